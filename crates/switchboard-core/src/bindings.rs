@@ -1,0 +1,76 @@
+//! TypeScript declarations for the UI, generated from the Rust types so the
+//! two sides cannot drift. The generated file is committed at
+//! `ui/src/lib/bindings.ts`; the `bindings_are_fresh` test fails when it is
+//! stale, and regenerates it when run with `SWITCHBOARD_BLESS=1`.
+
+use ts_rs::{Config, TS};
+
+use crate::api::{
+    ApiError, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Profile, ProfileSpec, ScreenSnapshot, SessionInfo,
+    SessionState,
+};
+use crate::engine::Reply;
+use crate::session::SubscriptionId;
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+
+/// Where the generated file lives, relative to the repository root.
+pub const BINDINGS_PATH: &str = "ui/src/lib/bindings.ts";
+
+/// The whole generated file.
+pub fn typescript() -> String {
+    // Timestamps are i64 milliseconds; JSON numbers represent them exactly
+    // until the year 287396.
+    let cfg = Config::new().with_large_int("number");
+    let declarations = [
+        ProfileId::decl(&cfg),
+        SessionId::decl(&cfg),
+        AgentKind::decl(&cfg),
+        TermSize::decl(&cfg),
+        ProfileSpec::decl(&cfg),
+        Profile::decl(&cfg),
+        SessionState::decl(&cfg),
+        SessionInfo::decl(&cfg),
+        ScreenSnapshot::decl(&cfg),
+        Command::decl(&cfg),
+        Reply::decl(&cfg),
+        EngineEvent::decl(&cfg),
+        LogKind::decl(&cfg),
+        LogEntry::decl(&cfg),
+        ErrorCode::decl(&cfg),
+        ApiError::decl(&cfg),
+        SubscriptionId::decl(&cfg),
+    ];
+    let mut out = String::from(
+        "// Generated from the Rust types in switchboard-core and switchboard-protocol.\n\
+         // Do not edit: run `SWITCHBOARD_BLESS=1 cargo test -p switchboard-core bindings` instead.\n\n",
+    );
+    for declaration in declarations {
+        out.push_str("export ");
+        out.push_str(&declaration);
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_are_fresh() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(BINDINGS_PATH);
+        let generated = typescript();
+        if std::env::var_os("SWITCHBOARD_BLESS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{} is stale; regenerate it with `SWITCHBOARD_BLESS=1 cargo test -p switchboard-core bindings`",
+            BINDINGS_PATH
+        );
+    }
+}

@@ -1,0 +1,130 @@
+//! Engine configuration and where its files live. Paths and environment are
+//! resolved here, at the edge, by pure functions; the engine only receives
+//! the result.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Default cap on the raw output kept per session for replay into a view.
+/// One MiB holds several thousand screens of ordinary agent output while
+/// keeping ten busy sessions well under 20 MiB.
+pub const DEFAULT_SCROLLBACK_BYTES: usize = 1024 * 1024;
+
+/// Default number of lines the screen model keeps above the visible screen,
+/// so a fallback summary can quote recent output.
+pub const DEFAULT_SCREEN_HISTORY_LINES: usize = 200;
+
+/// How long a stopped agent gets between SIGTERM and SIGKILL.
+pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(3);
+
+/// The longest Unix socket path Linux accepts (`sun_path` is 108 bytes,
+/// including the terminating NUL).
+pub const MAX_SOCKET_PATH_BYTES: usize = 107;
+
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Holds the database and the demo workspace.
+    pub data_dir: PathBuf,
+    /// Where the hook server listens; passed to every agent as
+    /// `SWITCHBOARD_SOCKET`.
+    pub socket_path: PathBuf,
+    pub scrollback_bytes: usize,
+    pub screen_history_lines: usize,
+    pub kill_grace: Duration,
+    /// The scripted demo agent; when set, the first start creates a demo
+    /// workspace and a profile that runs it.
+    pub demo_agent: Option<PathBuf>,
+}
+
+impl EngineConfig {
+    pub fn new(data_dir: PathBuf, runtime_dir: Option<PathBuf>) -> Self {
+        let socket_path = socket_path(&data_dir, runtime_dir.as_deref());
+        EngineConfig {
+            data_dir,
+            socket_path,
+            scrollback_bytes: DEFAULT_SCROLLBACK_BYTES,
+            screen_history_lines: DEFAULT_SCREEN_HISTORY_LINES,
+            kill_grace: DEFAULT_KILL_GRACE,
+            demo_agent: None,
+        }
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.data_dir.join("switchboard.db")
+    }
+}
+
+/// The data directory: the `--data-dir` flag, else `SWITCHBOARD_DATA_DIR`,
+/// else `$XDG_DATA_HOME/switchboard`, else `~/.local/share/switchboard`.
+/// Empty values count as unset, as the XDG spec says.
+pub fn resolve_data_dir(
+    flag: Option<&Path>,
+    env_data_dir: Option<&str>,
+    xdg_data_home: Option<&str>,
+    home: Option<&str>,
+) -> Option<PathBuf> {
+    let non_empty = |value: Option<&str>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
+    flag.map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .or_else(|| non_empty(env_data_dir))
+        .or_else(|| non_empty(xdg_data_home).map(|dir| dir.join("switchboard")))
+        .or_else(|| non_empty(home).map(|dir| dir.join(".local/share/switchboard")))
+}
+
+/// The hook socket: inside `$XDG_RUNTIME_DIR/switchboard/` when that exists,
+/// else `<data dir>/run/`. Named after a hash of the data directory so two
+/// instances with different data never share a socket.
+pub fn socket_path(data_dir: &Path, runtime_dir: Option<&Path>) -> PathBuf {
+    let base = match runtime_dir {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join("switchboard"),
+        _ => data_dir.join("run"),
+    };
+    base.join(format!("engine-{:016x}.sock", fnv1a(data_dir.as_os_str().as_encoded_bytes())))
+}
+
+/// FNV-1a: a stable, dependency-free hash (std's hasher is randomly seeded
+/// per process, and the socket name must be the same for every process).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_dir_precedence() {
+        let flag = Path::new("/flag");
+        let cases: [(Option<&Path>, Option<&str>, Option<&str>, Option<&str>, Option<&str>); 7] = [
+            (Some(flag), Some("/env"), Some("/xdg"), Some("/home/u"), Some("/flag")),
+            (None, Some("/env"), Some("/xdg"), Some("/home/u"), Some("/env")),
+            (None, Some(""), Some("/xdg"), Some("/home/u"), Some("/xdg/switchboard")),
+            (None, None, Some("/xdg"), Some("/home/u"), Some("/xdg/switchboard")),
+            (None, None, Some(""), Some("/home/u"), Some("/home/u/.local/share/switchboard")),
+            (None, None, None, Some("/home/u"), Some("/home/u/.local/share/switchboard")),
+            (None, None, None, None, None),
+        ];
+        for (flag, env, xdg, home, expected) in cases {
+            assert_eq!(
+                resolve_data_dir(flag, env, xdg, home),
+                expected.map(PathBuf::from),
+                "flag={flag:?} env={env:?} xdg={xdg:?} home={home:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn socket_path_is_per_data_dir_and_fits_sun_path() {
+        let a = socket_path(Path::new("/data/a"), Some(Path::new("/run/user/1000")));
+        let b = socket_path(Path::new("/data/b"), Some(Path::new("/run/user/1000")));
+        assert_ne!(a, b);
+        assert!(a.starts_with("/run/user/1000/switchboard"));
+        assert_eq!(a, socket_path(Path::new("/data/a"), Some(Path::new("/run/user/1000"))));
+        assert!(a.as_os_str().len() <= MAX_SOCKET_PATH_BYTES);
+
+        let fallback = socket_path(Path::new("/data/a"), None);
+        assert!(fallback.starts_with("/data/a/run"));
+    }
+}

@@ -1,0 +1,603 @@
+//! The engine task and its handle.
+//!
+//! One task owns the store, the profiles and the session handles; callers
+//! reach it only through [`EngineHandle`], which sends a message and awaits
+//! the reply. Sessions report their end back over an internal channel. The
+//! engine reports outward through the injected [`EventSink`].
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use switchboard_protocol::{ProfileId, SessionId, TermSize};
+use tokio::sync::{mpsc, oneshot};
+use ts_rs::TS;
+
+use crate::api::{
+    Command, EngineEvent, LogEntry, LogKind, Millis, Profile, ProfileSpec, ScreenSnapshot, SessionInfo, SessionState,
+};
+use crate::config::EngineConfig;
+use crate::demo;
+use crate::error::EngineError;
+use crate::session::{self, Control, OutputSink, SessionEnd, SessionHandle, SpawnSpec, SubscriptionId, process};
+use crate::store::Store;
+use crate::validate::{resolve_command, validate_profile};
+
+/// Requests a caller may have in flight before `send` waits.
+const REQUEST_QUEUE: usize = 256;
+
+/// Ended sessions whose terminal (replay and screen) stays viewable. Older
+/// ones are dropped; their records stay in the store.
+pub const RETAINED_ENDED_SESSIONS: usize = 32;
+
+/// Most sessions returned by a listing, newest kept.
+pub const MAX_LISTED_SESSIONS: usize = 500;
+
+/// Where the engine reports what happened. The desktop shell forwards events
+/// to the UI; tests collect them. Called on the engine task: must not block.
+pub trait EventSink: Send + Sync + 'static {
+    fn emit(&self, event: EngineEvent);
+}
+
+/// A sink that drops every event, for callers that only use replies.
+pub struct NoEvents;
+
+impl EventSink for NoEvents {
+    fn emit(&self, _event: EngineEvent) {}
+}
+
+impl<F: Fn(EngineEvent) + Send + Sync + 'static> EventSink for F {
+    fn emit(&self, event: EngineEvent) {
+        self(event)
+    }
+}
+
+/// The reply to a [`Command`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum Reply {
+    Unit,
+    Profiles(Vec<Profile>),
+    Profile(Profile),
+    Sessions(Vec<SessionInfo>),
+    Session(SessionInfo),
+    Snapshot(ScreenSnapshot),
+    Events(Vec<LogEntry>),
+}
+
+pub(crate) type Responder = oneshot::Sender<Result<Reply, EngineError>>;
+
+enum Request {
+    Command(Command, Responder),
+    Attach { session_id: SessionId, sink: Box<dyn OutputSink>, reply: oneshot::Sender<Result<SubscriptionId, EngineError>> },
+    Detach { session_id: SessionId, subscription: SubscriptionId },
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// A cloneable handle on the running engine. When the last handle is dropped
+/// the engine stops every agent and ends.
+#[derive(Clone)]
+pub struct EngineHandle {
+    requests: mpsc::Sender<Request>,
+}
+
+pub struct Engine;
+
+impl Engine {
+    /// Opens the store, recovers from an unclean stop (sessions that were
+    /// running are marked interrupted and their processes reaped), creates
+    /// the demo workspace on first run, starts profiles marked to start on
+    /// launch, and returns the handle. Must be called within a Tokio runtime.
+    pub async fn start(config: EngineConfig, sink: Arc<dyn EventSink>) -> Result<EngineHandle, EngineError> {
+        process::become_subreaper();
+        let store = Store::open(&config.database_path())?;
+        let (requests, inbox) = mpsc::channel(REQUEST_QUEUE);
+        let (ended_tx, ended_rx) = mpsc::unbounded_channel();
+        let mut engine = EngineState {
+            path_env: std::env::var_os("PATH"),
+            config,
+            store,
+            sink,
+            sessions: HashMap::new(),
+            running: HashSet::new(),
+            ended_order: VecDeque::new(),
+            pending_stops: HashMap::new(),
+            pending_restarts: HashMap::new(),
+            ended_tx,
+        };
+        engine.recover_interrupted()?;
+        if let Some(demo_agent) = engine.config.demo_agent.clone() {
+            demo::ensure_demo(&engine.store, &engine.config.data_dir, &demo_agent, now())?;
+        }
+        engine.start_on_launch();
+        tokio::spawn(engine.run(inbox, ended_rx));
+        Ok(EngineHandle { requests })
+    }
+}
+
+impl EngineHandle {
+    /// Sends any command and awaits its reply.
+    pub async fn call(&self, command: Command) -> Result<Reply, EngineError> {
+        let (reply, response) = oneshot::channel();
+        self.requests.send(Request::Command(command, reply)).await.map_err(|_| EngineError::EngineStopped)?;
+        response.await.map_err(|_| EngineError::EngineStopped)?
+    }
+
+    pub async fn list_profiles(&self) -> Result<Vec<Profile>, EngineError> {
+        match self.call(Command::ListProfiles).await? {
+            Reply::Profiles(profiles) => Ok(profiles),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn create_profile(&self, spec: ProfileSpec) -> Result<Profile, EngineError> {
+        self.profile(Command::CreateProfile { spec }).await
+    }
+
+    pub async fn update_profile(&self, profile_id: ProfileId, spec: ProfileSpec) -> Result<Profile, EngineError> {
+        self.profile(Command::UpdateProfile { profile_id, spec }).await
+    }
+
+    pub async fn delete_profile(&self, profile_id: ProfileId) -> Result<(), EngineError> {
+        self.unit(Command::DeleteProfile { profile_id }).await
+    }
+
+    pub async fn list_sessions(&self) -> Result<Vec<SessionInfo>, EngineError> {
+        match self.call(Command::ListSessions).await? {
+            Reply::Sessions(sessions) => Ok(sessions),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn start_session(&self, profile_id: ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        self.session(Command::StartSession { profile_id, size }).await
+    }
+
+    /// Stops the session's whole process tree; returns once it is gone.
+    pub async fn stop_session(&self, session_id: SessionId) -> Result<SessionInfo, EngineError> {
+        self.session(Command::StopSession { session_id }).await
+    }
+
+    /// Stops the session if it runs, then starts a new one of its profile.
+    pub async fn restart_session(&self, session_id: SessionId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        self.session(Command::RestartSession { session_id, size }).await
+    }
+
+    pub async fn write_input(&self, session_id: SessionId, data: String) -> Result<(), EngineError> {
+        self.unit(Command::WriteInput { session_id, data }).await
+    }
+
+    pub async fn resize(&self, session_id: SessionId, size: TermSize) -> Result<(), EngineError> {
+        self.unit(Command::Resize { session_id, size }).await
+    }
+
+    pub async fn set_output_paused(&self, session_id: SessionId, paused: bool) -> Result<(), EngineError> {
+        self.unit(Command::SetOutputPaused { session_id, paused }).await
+    }
+
+    pub async fn screen_snapshot(&self, session_id: SessionId, recent_lines: u32) -> Result<ScreenSnapshot, EngineError> {
+        match self.call(Command::ScreenSnapshot { session_id, recent_lines }).await? {
+            Reply::Snapshot(snapshot) => Ok(snapshot),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn list_events(&self, session_id: Option<SessionId>) -> Result<Vec<LogEntry>, EngineError> {
+        match self.call(Command::ListEvents { session_id }).await? {
+            Reply::Events(events) => Ok(events),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Subscribes to a session's output: the sink first receives the
+    /// retained output (replay), then every new batch.
+    pub async fn attach(&self, session_id: SessionId, sink: impl OutputSink) -> Result<SubscriptionId, EngineError> {
+        let (reply, response) = oneshot::channel();
+        let request = Request::Attach { session_id, sink: Box::new(sink), reply };
+        self.requests.send(request).await.map_err(|_| EngineError::EngineStopped)?;
+        response.await.map_err(|_| EngineError::EngineStopped)?
+    }
+
+    pub async fn detach(&self, session_id: SessionId, subscription: SubscriptionId) -> Result<(), EngineError> {
+        let request = Request::Detach { session_id, subscription };
+        self.requests.send(request).await.map_err(|_| EngineError::EngineStopped)
+    }
+
+    /// Stops every running agent (recording them as killed) and ends the
+    /// engine. Returns when all their processes are gone.
+    pub async fn shutdown(&self) {
+        let (reply, done) = oneshot::channel();
+        if self.requests.send(Request::Shutdown(reply)).await.is_ok() {
+            done.await.ok();
+        }
+    }
+
+    async fn profile(&self, command: Command) -> Result<Profile, EngineError> {
+        match self.call(command).await? {
+            Reply::Profile(profile) => Ok(profile),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn session(&self, command: Command) -> Result<SessionInfo, EngineError> {
+        match self.call(command).await? {
+            Reply::Session(session) => Ok(session),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn unit(&self, command: Command) -> Result<(), EngineError> {
+        match self.call(command).await? {
+            Reply::Unit => Ok(()),
+            other => Err(unexpected(other)),
+        }
+    }
+}
+
+fn unexpected(reply: Reply) -> EngineError {
+    EngineError::Internal(format!("unexpected reply {reply:?}"))
+}
+
+/// Wall-clock time, read here at the edge and passed into everything else.
+fn now() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as Millis)
+}
+
+struct EngineState {
+    config: EngineConfig,
+    path_env: Option<OsString>,
+    store: Store,
+    sink: Arc<dyn EventSink>,
+    sessions: HashMap<SessionId, SessionHandle>,
+    running: HashSet<SessionId>,
+    ended_order: VecDeque<SessionId>,
+    pending_stops: HashMap<SessionId, Vec<Responder>>,
+    pending_restarts: HashMap<SessionId, Vec<(TermSize, Responder)>>,
+    ended_tx: mpsc::UnboundedSender<SessionEnd>,
+}
+
+impl EngineState {
+    async fn run(mut self, mut inbox: mpsc::Receiver<Request>, mut ended: mpsc::UnboundedReceiver<SessionEnd>) {
+        let mut shutdown_waiters = Vec::new();
+        loop {
+            tokio::select! {
+                request = inbox.recv(), if shutdown_waiters.is_empty() => match request {
+                    Some(Request::Shutdown(done)) => {
+                        shutdown_waiters.push(done);
+                        self.stop_all();
+                    }
+                    Some(request) => self.on_request(request),
+                    None => {
+                        // Every handle is gone: nobody can stop the agents later.
+                        shutdown_waiters.push(oneshot::channel().0);
+                        self.stop_all();
+                    }
+                },
+                Some(end) = ended.recv() => self.on_session_end(end),
+            }
+            if !shutdown_waiters.is_empty() && self.running.is_empty() {
+                break;
+            }
+        }
+        for done in shutdown_waiters {
+            done.send(()).ok();
+        }
+        tracing::info!("engine stopped");
+    }
+
+    fn on_request(&mut self, request: Request) {
+        match request {
+            Request::Command(command, reply) => self.on_command(command, reply),
+            Request::Attach { session_id, sink, reply } => match self.sessions.get(&session_id) {
+                Some(session) => {
+                    let (tx, rx) = oneshot::channel();
+                    session.send(Control::Attach(sink, tx));
+                    tokio::spawn(async move {
+                        let id = rx.await.map_err(|_| EngineError::Internal("the view went away while attaching".into()));
+                        reply.send(id).ok();
+                    });
+                }
+                None => {
+                    reply.send(Err(self.missing_session(&session_id))).ok();
+                }
+            },
+            Request::Detach { session_id, subscription } => {
+                if let Some(session) = self.sessions.get(&session_id) {
+                    session.send(Control::Detach(subscription));
+                }
+            }
+            Request::Shutdown(_) => unreachable!("handled by the loop"),
+        }
+    }
+
+    fn on_command(&mut self, command: Command, reply: Responder) {
+        let result = match command {
+            Command::ListProfiles => self.store.list_profiles().map(Reply::Profiles).map_err(Into::into),
+            Command::CreateProfile { spec } => self.create_profile(spec).map(Reply::Profile),
+            Command::UpdateProfile { profile_id, spec } => self.update_profile(profile_id, spec).map(Reply::Profile),
+            Command::DeleteProfile { profile_id } => self.delete_profile(profile_id).map(|()| Reply::Unit),
+            Command::ListSessions => self.list_sessions().map(Reply::Sessions),
+            Command::StartSession { profile_id, size } => self.start_session(&profile_id, size).map(Reply::Session),
+            Command::StopSession { session_id } => return self.stop_session(session_id, reply),
+            Command::RestartSession { session_id, size } => return self.restart_session(session_id, size, reply),
+            Command::WriteInput { session_id, data } => {
+                return self.forward(&session_id, reply, |reply| Control::Write(data.into_bytes(), reply));
+            }
+            Command::Resize { session_id, size } => {
+                if !size.is_valid() {
+                    Err(invalid_size(size))
+                } else {
+                    if let Err(error) = self.store.update_session_size(&session_id, size) {
+                        tracing::warn!(%error, "recording a terminal size failed");
+                    }
+                    return self.forward(&session_id, reply, |reply| Control::Resize(size, reply));
+                }
+            }
+            Command::SetOutputPaused { session_id, paused } => match self.sessions.get(&session_id) {
+                Some(session) => {
+                    session.send(Control::SetPaused(paused));
+                    Ok(Reply::Unit)
+                }
+                None => Err(self.missing_session(&session_id)),
+            },
+            Command::ScreenSnapshot { session_id, recent_lines } => {
+                return self.forward(&session_id, reply, |reply| Control::Snapshot(recent_lines as usize, reply));
+            }
+            Command::ListEvents { session_id } => {
+                self.store.list_events(session_id.as_ref()).map(Reply::Events).map_err(Into::into)
+            }
+        };
+        reply.send(result).ok();
+    }
+
+    /// Hands a command to the session actor, which answers the caller itself.
+    fn forward(&self, session_id: &SessionId, reply: Responder, control: impl FnOnce(Responder) -> Control) {
+        match self.sessions.get(session_id) {
+            Some(session) => session.send(control(reply)),
+            None => {
+                reply.send(Err(self.missing_session(session_id))).ok();
+            }
+        }
+    }
+
+    /// The error for a session without a live actor: unknown, or ended long
+    /// enough ago that its terminal was let go.
+    fn missing_session(&self, session_id: &SessionId) -> EngineError {
+        let known = self.store.list_sessions().is_ok_and(|all| all.iter().any(|s| &s.id == session_id));
+        if known { EngineError::SessionNotRunning(session_id.clone()) } else { EngineError::SessionNotFound(session_id.clone()) }
+    }
+
+    fn create_profile(&mut self, spec: ProfileSpec) -> Result<Profile, EngineError> {
+        let spec = validate_profile(&spec, self.path_env.as_deref())?;
+        if self.store.profile_name_taken(&spec.name, None)? {
+            return Err(EngineError::DuplicateName { name: spec.name });
+        }
+        let profile = Profile { id: ProfileId::new(), spec, created_at: now() };
+        self.store.insert_profile(&profile)?;
+        self.sink.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
+        Ok(profile)
+    }
+
+    fn update_profile(&mut self, id: ProfileId, spec: ProfileSpec) -> Result<Profile, EngineError> {
+        let existing = self.store.get_profile(&id)?.ok_or_else(|| EngineError::ProfileNotFound(id.clone()))?;
+        let spec = validate_profile(&spec, self.path_env.as_deref())?;
+        if self.store.profile_name_taken(&spec.name, Some(&id))? {
+            return Err(EngineError::DuplicateName { name: spec.name });
+        }
+        self.store.update_profile(&id, &spec)?;
+        let profile = Profile { spec, ..existing };
+        self.sink.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
+        Ok(profile)
+    }
+
+    fn delete_profile(&mut self, id: ProfileId) -> Result<(), EngineError> {
+        if self.store.get_profile(&id)?.is_none() {
+            return Err(EngineError::ProfileNotFound(id));
+        }
+        let sessions = self.store.list_sessions()?;
+        if sessions.iter().any(|s| s.profile_id == id && self.running.contains(&s.id)) {
+            return Err(EngineError::ProfileBusy(id));
+        }
+        self.store.delete_profile(&id)?;
+        for session in sessions.iter().filter(|s| s.profile_id == id) {
+            self.sessions.remove(&session.id);
+            self.ended_order.retain(|ended| ended != &session.id);
+        }
+        self.sink.emit(EngineEvent::ProfileDeleted { profile_id: id });
+        Ok(())
+    }
+
+    fn list_sessions(&self) -> Result<Vec<SessionInfo>, EngineError> {
+        let mut sessions = self.store.list_sessions()?;
+        let skip = sessions.len().saturating_sub(MAX_LISTED_SESSIONS);
+        sessions.drain(..skip);
+        Ok(sessions)
+    }
+
+    fn start_session(&mut self, profile_id: &ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        if !size.is_valid() {
+            return Err(invalid_size(size));
+        }
+        let profile =
+            self.store.get_profile(profile_id)?.ok_or_else(|| EngineError::ProfileNotFound(profile_id.clone()))?;
+        // The workspace or the program may have gone since the profile was saved.
+        let cwd = PathBuf::from(&profile.spec.cwd);
+        if !cwd.is_dir() {
+            return Err(EngineError::DirectoryMissing { path: cwd });
+        }
+        let program = resolve_command(&profile.spec.command, &cwd, self.path_env.as_deref())?;
+        let id = SessionId::new();
+        let spawned = session::spawn(
+            SpawnSpec {
+                id: id.clone(),
+                program,
+                args: profile.spec.args.clone(),
+                env: session_env(&profile, &id, &self.config.socket_path),
+                cwd,
+                size,
+                replay_cap: self.config.scrollback_bytes,
+                history_lines: self.config.screen_history_lines,
+                kill_grace: self.config.kill_grace,
+            },
+            self.ended_tx.clone(),
+        )?;
+        let info = SessionInfo {
+            id: id.clone(),
+            profile_id: profile.id.clone(),
+            started_at: now(),
+            size,
+            state: SessionState::Running { pid: spawned.pid },
+        };
+        let recorded = self
+            .store
+            .insert_session(&info, spawned.start_time)
+            .and_then(|()| self.store.append_event(info.started_at, Some(&id), &LogKind::SessionStarted { pid: spawned.pid }));
+        if let Err(error) = recorded {
+            // An agent the store does not know of could not be recovered
+            // after a crash: do not let it run.
+            spawned.handle.send(Control::Kill);
+            return Err(error.into());
+        }
+        self.sessions.insert(id.clone(), spawned.handle);
+        self.running.insert(id);
+        self.sink.emit(EngineEvent::SessionChanged { session: info.clone() });
+        Ok(info)
+    }
+
+    fn stop_session(&mut self, session_id: SessionId, reply: Responder) {
+        if !self.running.contains(&session_id) {
+            reply.send(Err(self.missing_session(&session_id))).ok();
+            return;
+        }
+        self.sessions.get(&session_id).expect("running sessions have an actor").send(Control::Kill);
+        self.pending_stops.entry(session_id).or_default().push(reply);
+    }
+
+    fn restart_session(&mut self, session_id: SessionId, size: TermSize, reply: Responder) {
+        if self.running.contains(&session_id) {
+            self.sessions.get(&session_id).expect("running sessions have an actor").send(Control::Kill);
+            self.pending_restarts.entry(session_id).or_default().push((size, reply));
+            return;
+        }
+        let result = self
+            .store
+            .list_sessions()
+            .map_err(EngineError::from)
+            .and_then(|all| {
+                all.into_iter().find(|s| s.id == session_id).ok_or(EngineError::SessionNotFound(session_id))
+            })
+            .and_then(|old| self.start_session(&old.profile_id, size));
+        reply.send(result.map(Reply::Session)).ok();
+    }
+
+    fn on_session_end(&mut self, end: SessionEnd) {
+        self.running.remove(&end.id);
+        let ended_at = now();
+        let (state, log) = if end.killed {
+            (
+                SessionState::Killed { exit_code: end.exit_code, signal: end.signal.clone(), ended_at },
+                LogKind::SessionKilled { exit_code: end.exit_code, signal: end.signal },
+            )
+        } else {
+            (
+                SessionState::Exited { exit_code: end.exit_code, signal: end.signal.clone(), ended_at },
+                LogKind::SessionExited { exit_code: end.exit_code, signal: end.signal },
+            )
+        };
+        let recorded = self
+            .store
+            .update_session_state(&end.id, &state)
+            .and_then(|()| self.store.append_event(ended_at, Some(&end.id), &log));
+        if let Err(error) = recorded {
+            tracing::error!(session = %end.id, %error, "recording a session's end failed");
+        }
+        let info = self.store.list_sessions().ok().and_then(|all| all.into_iter().find(|s| s.id == end.id));
+
+        self.ended_order.push_back(end.id.clone());
+        while self.ended_order.len() > RETAINED_ENDED_SESSIONS {
+            if let Some(old) = self.ended_order.pop_front() {
+                self.sessions.remove(&old);
+            }
+        }
+
+        if let Some(info) = &info {
+            self.sink.emit(EngineEvent::SessionChanged { session: info.clone() });
+        }
+        for reply in self.pending_stops.remove(&end.id).unwrap_or_default() {
+            let result = info.clone().map(Reply::Session).ok_or_else(|| EngineError::SessionNotFound(end.id.clone()));
+            reply.send(result).ok();
+        }
+        for (size, reply) in self.pending_restarts.remove(&end.id).unwrap_or_default() {
+            let result = match &info {
+                Some(old) => self.start_session(&old.profile_id, size).map(Reply::Session),
+                None => Err(EngineError::SessionNotFound(end.id.clone())),
+            };
+            reply.send(result).ok();
+        }
+    }
+
+    fn stop_all(&mut self) {
+        for id in &self.running {
+            if let Some(session) = self.sessions.get(id) {
+                session.send(Control::Kill);
+            }
+        }
+    }
+
+    fn start_on_launch(&mut self) {
+        let profiles = match self.store.list_profiles() {
+            Ok(profiles) => profiles,
+            Err(error) => {
+                tracing::error!(%error, "listing profiles to start on launch failed");
+                return;
+            }
+        };
+        for profile in profiles.into_iter().filter(|p| p.spec.start_on_launch) {
+            if let Err(error) = self.start_session(&profile.id, TermSize::DEFAULT) {
+                tracing::warn!(profile = %profile.spec.name, %error, "starting an agent on launch failed");
+            }
+        }
+    }
+
+    /// Sessions recorded as running belong to a previous run of the app that
+    /// did not stop cleanly. Mark them interrupted; end their processes if
+    /// the recorded PID still names the same process.
+    fn recover_interrupted(&mut self) -> Result<(), EngineError> {
+        for run in self.store.running_sessions()? {
+            let SessionState::Running { pid } = run.session.state else { continue };
+            let alive = process::is_same_process(pid, run.pid_start_time);
+            if alive {
+                let report = process::terminate_session(&run.session.id, pid as i32, self.config.kill_grace);
+                tracing::info!(session = %run.session.id, pid, ?report, "reaped an interrupted agent");
+            }
+            let ended_at = now();
+            self.store.update_session_state(&run.session.id, &SessionState::Interrupted { ended_at })?;
+            self.store.append_event(ended_at, Some(&run.session.id), &LogKind::SessionInterrupted { reaped: alive })?;
+        }
+        Ok(())
+    }
+}
+
+fn invalid_size(size: TermSize) -> EngineError {
+    EngineError::InvalidInput {
+        field: "size",
+        reason: format!("{}x{} is not a usable terminal size", size.cols, size.rows),
+    }
+}
+
+/// The environment an agent starts with, on top of the app's own: the
+/// profile's variables, then what the engine needs (these win).
+fn session_env(profile: &Profile, id: &SessionId, socket: &Path) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = vec![
+        ("TERM".into(), "xterm-256color".into()),
+        ("COLORTERM".into(), "truecolor".into()),
+    ];
+    env.extend(profile.spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.push((process::SESSION_ENV.into(), id.to_string()));
+    env.push(("SWITCHBOARD_SOCKET".into(), socket.display().to_string()));
+    env
+}

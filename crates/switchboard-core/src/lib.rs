@@ -1,0 +1,26 @@
+//! The Switchboard engine: runs coding agents in pseudo-terminals, keeps
+//! their records in SQLite and reports what happens through an event sink.
+//!
+//! This crate knows nothing of Tauri or any UI. Start it with
+//! [`Engine::start`]; talk to it through the cloneable [`EngineHandle`]. See
+//! `ARCHITECTURE.md` at the repository root for the map and the invariants.
+
+pub mod api;
+pub mod bindings;
+pub mod config;
+pub mod demo;
+mod engine;
+pub mod error;
+pub mod session;
+pub mod store;
+pub mod validate;
+
+pub use api::{
+    ApiError, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile, ProfileSpec, ScreenSnapshot,
+    SessionInfo, SessionState,
+};
+pub use config::EngineConfig;
+pub use engine::{Engine, EngineHandle, EventSink, MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply};
+pub use error::EngineError;
+pub use session::{OutputSink, SubscriptionId};
+pub use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};

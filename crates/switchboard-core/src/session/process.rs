@@ -1,0 +1,236 @@
+//! Finding and ending every process of a session.
+//!
+//! An agent's process tree is not just its process group: tools start
+//! daemons that call `setsid()`, ignore SIGHUP and outlive the terminal. The
+//! engine therefore identifies a session's processes three ways — the
+//! session leader's process group, its terminal session, and the
+//! `SWITCHBOARD_SESSION_ID` variable every descendant inherits — and makes
+//! itself a child subreaper, so orphans are re-parented to the app and can be
+//! reaped here instead of lingering as zombies.
+//!
+//! Linux only: reads `/proc`.
+
+use std::collections::HashSet;
+use std::fs;
+use std::sync::{LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::wait::{WaitPidFlag, waitpid};
+use nix::unistd::Pid;
+use switchboard_protocol::SessionId;
+
+/// The environment variable naming the session a process belongs to.
+pub const SESSION_ENV: &str = "SWITCHBOARD_SESSION_ID";
+
+/// How often the terminator re-checks which processes are left.
+const POLL_INTERVAL: Duration = Duration::from_millis(10);
+
+/// After SIGKILL, how long to wait for the kernel to finish the processes
+/// before reporting survivors (a process in uninterruptible sleep).
+const AFTER_KILL_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Session leaders spawned by this process. Their exit status belongs to the
+/// thread blocked in `wait()` on them; the reaper must never take it.
+static SESSION_LEADERS: LazyLock<Mutex<HashSet<i32>>> = LazyLock::new(Default::default);
+
+pub fn register_leader(pid: u32) {
+    SESSION_LEADERS.lock().expect("leader set lock is never poisoned").insert(pid as i32);
+}
+
+pub fn unregister_leader(pid: u32) {
+    SESSION_LEADERS.lock().expect("leader set lock is never poisoned").remove(&(pid as i32));
+}
+
+fn is_leader(pid: i32) -> bool {
+    SESSION_LEADERS.lock().expect("leader set lock is never poisoned").contains(&pid)
+}
+
+/// Makes this process the reaper of orphaned descendants. Process-wide and
+/// idempotent.
+pub fn become_subreaper() {
+    if let Err(error) = nix::sys::prctl::set_child_subreaper(true) {
+        tracing::warn!(%error, "could not become a child subreaper; orphaned agent processes will be reaped by init");
+    }
+}
+
+/// The fields of `/proc/<pid>/stat` the engine uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    pub pid: i32,
+    pub state: char,
+    pub ppid: i32,
+    pub pgrp: i32,
+    pub session: i32,
+    /// Clock ticks since boot: with the pid, identifies a process across PID reuse.
+    pub start_time: u64,
+}
+
+impl ProcStat {
+    pub fn is_zombie(&self) -> bool {
+        self.state == 'Z' || self.state == 'X'
+    }
+}
+
+/// Parses a `/proc/<pid>/stat` line. The command name is in parentheses and
+/// may itself contain spaces and parentheses, so fields are counted from the
+/// last `)`.
+pub fn parse_stat(pid: i32, line: &str) -> Option<ProcStat> {
+    let rest = &line[line.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_ascii_whitespace().collect();
+    // fields[0] is field 3 of proc(5): state, ppid, pgrp, session, ..., starttime (22).
+    Some(ProcStat {
+        pid,
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        session: fields.get(3)?.parse().ok()?,
+        start_time: fields.get(19)?.parse().ok()?,
+    })
+}
+
+pub fn read_stat(pid: i32) -> Option<ProcStat> {
+    parse_stat(pid, &fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The start time of a live process, to record beside its pid.
+pub fn start_time(pid: u32) -> Option<u64> {
+    read_stat(pid as i32).map(|stat| stat.start_time)
+}
+
+fn all_pids() -> Vec<i32> {
+    let Ok(entries) = fs::read_dir("/proc") else { return Vec::new() };
+    entries.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok()).collect()
+}
+
+fn carries_session_env(pid: i32, marker: &[u8]) -> bool {
+    fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|environ| environ.split(|byte| *byte == 0).any(|entry| entry == marker))
+}
+
+/// Every live or zombie process that belongs to the session led by `leader`.
+pub fn session_members(session_id: &SessionId, leader: i32) -> Vec<ProcStat> {
+    let me = std::process::id() as i32;
+    let marker = format!("{SESSION_ENV}={session_id}").into_bytes();
+    all_pids()
+        .into_iter()
+        .filter(|&pid| pid != me)
+        .filter_map(read_stat)
+        .filter(|stat| stat.pgrp == leader || stat.session == leader || carries_session_env(stat.pid, &marker))
+        .collect()
+}
+
+/// Reaps the given processes if they are our zombie children (adopted
+/// orphans). Leaders are left to their waiting thread.
+fn reap_adopted(members: &[ProcStat]) {
+    let me = std::process::id() as i32;
+    for stat in members.iter().filter(|s| s.ppid == me && s.is_zombie() && !is_leader(s.pid)) {
+        match waitpid(Pid::from_raw(stat.pid), Some(WaitPidFlag::WNOHANG)) {
+            Ok(_) | Err(Errno::ECHILD) => {}
+            Err(error) => tracing::warn!(pid = stat.pid, %error, "reaping an adopted agent process failed"),
+        }
+    }
+}
+
+fn signal_all(leader: i32, members: &[ProcStat], signal: Signal) {
+    if let Err(error) = killpg(Pid::from_raw(leader), signal)
+        && error != Errno::ESRCH
+    {
+        tracing::warn!(leader, ?signal, %error, "signalling an agent's process group failed");
+    }
+    for stat in members.iter().filter(|s| !s.is_zombie()) {
+        match kill(Pid::from_raw(stat.pid), signal) {
+            Ok(()) | Err(Errno::ESRCH) => {}
+            Err(error) => tracing::warn!(pid = stat.pid, ?signal, %error, "signalling an agent process failed"),
+        }
+    }
+}
+
+/// The members that still need to go: everything alive, and zombies other
+/// than the leader (whose status its waiting thread collects).
+fn remaining(session_id: &SessionId, leader: i32) -> Vec<ProcStat> {
+    let members = session_members(session_id, leader);
+    reap_adopted(&members);
+    session_members(session_id, leader)
+        .into_iter()
+        .filter(|stat| !(stat.pid == leader && stat.is_zombie()))
+        .collect()
+}
+
+fn wait_until_gone(session_id: &SessionId, leader: i32, timeout: Duration) -> Vec<ProcStat> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let left = remaining(session_id, leader);
+        if left.is_empty() || Instant::now() >= deadline {
+            return left;
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
+/// What ending a session's processes achieved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminateReport {
+    /// Processes that were still there when SIGKILL was sent.
+    pub killed: usize,
+    /// Processes still present afterwards (should be none).
+    pub survivors: Vec<i32>,
+}
+
+/// Ends every process of a session: SIGHUP and SIGTERM (as when a terminal
+/// closes), up to `grace` to exit, then SIGKILL, then reap what was adopted.
+/// Blocking; run it off the async executor.
+pub fn terminate_session(session_id: &SessionId, leader: i32, grace: Duration) -> TerminateReport {
+    let members = session_members(session_id, leader);
+    // Interactive shells ignore SIGTERM but not SIGHUP; most programs the other way round.
+    signal_all(leader, &members, Signal::SIGHUP);
+    signal_all(leader, &members, Signal::SIGTERM);
+    signal_all(leader, &members, Signal::SIGCONT);
+    let left = wait_until_gone(session_id, leader, grace);
+    if left.is_empty() {
+        return TerminateReport { killed: 0, survivors: Vec::new() };
+    }
+    signal_all(leader, &left, Signal::SIGKILL);
+    let survivors = wait_until_gone(session_id, leader, AFTER_KILL_TIMEOUT);
+    if !survivors.is_empty() {
+        tracing::error!(?survivors, "agent processes survived SIGKILL");
+    }
+    TerminateReport { killed: left.len(), survivors: survivors.iter().map(|s| s.pid).collect() }
+}
+
+/// Whether `pid` still names the process that started at `start_time`.
+pub fn is_same_process(pid: u32, start_time: Option<u64>) -> bool {
+    match (read_stat(pid as i32), start_time) {
+        (Some(stat), Some(expected)) => !stat.is_zombie() && stat.start_time == expected,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_lines_with_awkward_command_names() {
+        let line = "4242 (my (odd) prog) S 1 4242 4242 34816 4242 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10";
+        let stat = parse_stat(4242, line).unwrap();
+        assert_eq!(
+            stat,
+            ProcStat { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, start_time: 987654 }
+        );
+        assert!(!stat.is_zombie());
+        assert_eq!(parse_stat(1, "1 (init) Z 0").map(|s| s.state), None);
+        assert_eq!(parse_stat(1, "garbage"), None);
+    }
+
+    #[test]
+    fn reads_its_own_stat() {
+        let me = std::process::id();
+        let stat = read_stat(me as i32).unwrap();
+        assert_eq!(stat.pid, me as i32);
+        assert!(is_same_process(me, Some(stat.start_time)));
+        assert!(!is_same_process(me, Some(stat.start_time + 1)));
+        assert!(!is_same_process(me, None));
+    }
+}

@@ -1,0 +1,361 @@
+//! The SQLite store: one file in the data directory, WAL mode, forward-only
+//! migrations (kept in `migrations/`, applied by `rusqlite_migration`).
+//!
+//! The store is owned by the engine task; nothing else holds the connection.
+//! Every write is its own transaction, committed before the engine reports
+//! the change, so what the UI has seen survives a crash of the app.
+
+use std::path::Path;
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite_migration::{M, Migrations};
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+
+use crate::api::{LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState};
+
+/// How long a statement waits for another connection's lock (a second app
+/// instance, a backup tool) before failing.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+static MIGRATIONS: LazyLock<Migrations<'static>> =
+    LazyLock::new(|| Migrations::new(vec![M::up(include_str!("../../migrations/0001_initial.sql"))]));
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("could not create the data directory {path}: {source}")]
+    CreateDir { path: String, source: std::io::Error },
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database migration failed: {0}")]
+    Migration(#[from] rusqlite_migration::Error),
+    #[error("the database holds a malformed {what}: {detail}")]
+    Corrupt { what: &'static str, detail: String },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// A running session as recorded, with the identity of its process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRun {
+    pub session: SessionInfo,
+    pub pid_start_time: Option<u64>,
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file and brings its schema up
+    /// to date.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|source| StoreError::CreateDir { path: parent.display().to_string(), source })?;
+        }
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // NORMAL in WAL mode: a crash of the app loses no committed
+        // transaction; only a power loss may lose the last ones.
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        Self::prepare(conn)
+    }
+
+    /// A private in-memory database, for tests.
+    pub fn open_in_memory() -> Result<Store> {
+        Self::prepare(Connection::open_in_memory()?)
+    }
+
+    fn prepare(mut conn: Connection) -> Result<Store> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        MIGRATIONS.to_latest(&mut conn)?;
+        Ok(Store { conn })
+    }
+
+    /// The schema version (number of applied migrations).
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self.conn.pragma_query_value(None, "user_version", |row| row.get(0))?)
+    }
+
+    // ---- profiles ----
+
+    pub fn insert_profile(&self, profile: &Profile) -> Result<()> {
+        let spec = &profile.spec;
+        self.conn.execute(
+            "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                profile.id.to_string(),
+                spec.name,
+                spec.command,
+                to_json(&spec.args),
+                to_json(&spec.env),
+                spec.cwd,
+                spec.kind.as_str(),
+                spec.start_on_launch,
+                profile.created_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Replaces a profile's spec; returns false if there is no such profile.
+    pub fn update_profile(&self, id: &ProfileId, spec: &ProfileSpec) -> Result<bool> {
+        let changed = self.conn.execute(
+            "UPDATE profiles SET name = ?2, command = ?3, args = ?4, env = ?5, cwd = ?6, kind = ?7,
+             start_on_launch = ?8 WHERE id = ?1",
+            params![
+                id.to_string(),
+                spec.name,
+                spec.command,
+                to_json(&spec.args),
+                to_json(&spec.env),
+                spec.cwd,
+                spec.kind.as_str(),
+                spec.start_on_launch,
+            ],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// Deletes a profile and its session rows (the event log keeps their
+    /// history); returns false if there was no such profile.
+    pub fn delete_profile(&self, id: &ProfileId) -> Result<bool> {
+        Ok(self.conn.execute("DELETE FROM profiles WHERE id = ?1", [id.to_string()])? == 1)
+    }
+
+    pub fn list_profiles(&self) -> Result<Vec<Profile>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, name, command, args, env, cwd, kind, start_on_launch, created_at
+             FROM profiles ORDER BY created_at, name",
+        )?;
+        let rows = stmt.query_map([], |row| Ok(profile_from_row(row)))?;
+        rows.map(|row| row?).collect()
+    }
+
+    pub fn get_profile(&self, id: &ProfileId) -> Result<Option<Profile>> {
+        let profile = self
+            .conn
+            .query_row(
+                "SELECT id, name, command, args, env, cwd, kind, start_on_launch, created_at
+                 FROM profiles WHERE id = ?1",
+                [id.to_string()],
+                |row| Ok(profile_from_row(row)),
+            )
+            .optional()?;
+        profile.transpose()
+    }
+
+    /// Whether another profile (not `except`) already has this name.
+    pub fn profile_name_taken(&self, name: &str, except: Option<&ProfileId>) -> Result<bool> {
+        let except = except.map(ToString::to_string).unwrap_or_default();
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM profiles WHERE name = ?1 AND id != ?2)",
+            params![name, except],
+            |row| row.get(0),
+        )?)
+    }
+
+    // ---- sessions ----
+
+    pub fn insert_session(&self, session: &SessionInfo, pid_start_time: Option<u64>) -> Result<()> {
+        let columns = StateColumns::from(&session.state);
+        self.conn.execute(
+            "INSERT INTO sessions (id, profile_id, state, pid, pid_start_time, rows, cols, exit_code,
+             signal, started_at, ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                session.id.to_string(),
+                session.profile_id.to_string(),
+                columns.state,
+                columns.pid,
+                pid_start_time.map(|t| t as i64),
+                session.size.rows,
+                session.size.cols,
+                columns.exit_code,
+                columns.signal,
+                session.started_at,
+                columns.ended_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn update_session_state(&self, id: &SessionId, state: &SessionState) -> Result<()> {
+        let columns = StateColumns::from(state);
+        // The pid column keeps the last known process even after it ended.
+        self.conn.execute(
+            "UPDATE sessions SET state = ?2, pid = COALESCE(?3, pid), exit_code = ?4, signal = ?5,
+             ended_at = ?6 WHERE id = ?1",
+            params![id.to_string(), columns.state, columns.pid, columns.exit_code, columns.signal, columns.ended_at],
+        )?;
+        Ok(())
+    }
+
+    pub fn update_session_size(&self, id: &SessionId, size: TermSize) -> Result<()> {
+        self.conn.execute(
+            "UPDATE sessions SET rows = ?2, cols = ?3 WHERE id = ?1",
+            params![id.to_string(), size.rows, size.cols],
+        )?;
+        Ok(())
+    }
+
+    /// Every session, oldest first.
+    pub fn list_sessions(&self) -> Result<Vec<SessionInfo>> {
+        Ok(self.query_runs("1")?.into_iter().map(|run| run.session).collect())
+    }
+
+    /// Sessions recorded as running: after a crash these are the ones to
+    /// mark interrupted and whose processes may need reaping.
+    pub fn running_sessions(&self) -> Result<Vec<RecordedRun>> {
+        self.query_runs("state = 'running'")
+    }
+
+    fn query_runs(&self, filter: &str) -> Result<Vec<RecordedRun>> {
+        let sql = format!(
+            "SELECT id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal,
+             started_at, ended_at FROM sessions WHERE {filter} ORDER BY started_at, rowid"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([], |row| Ok(run_from_row(row)))?;
+        rows.map(|row| row?).collect()
+    }
+
+    // ---- event log ----
+
+    pub fn append_event(&self, at: Millis, session_id: Option<&SessionId>, kind: &LogKind) -> Result<i64> {
+        let data = to_json(kind);
+        let tag = serde_json::to_value(kind)
+            .ok()
+            .and_then(|value| value.get("kind").and_then(|k| k.as_str()).map(str::to_owned))
+            .unwrap_or_default();
+        self.conn.execute(
+            "INSERT INTO events (at, session_id, kind, data) VALUES (?1, ?2, ?3, ?4)",
+            params![at, session_id.map(ToString::to_string), tag, data],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    pub fn list_events(&self, session_id: Option<&SessionId>) -> Result<Vec<LogEntry>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, at, session_id, data FROM events
+             WHERE ?1 IS NULL OR session_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([session_id.map(ToString::to_string)], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, Option<String>>(2)?, row.get::<_, String>(3)?))
+        })?;
+        rows.map(|row| {
+            let (seq, at, session_id, data) = row?;
+            Ok(LogEntry {
+                seq,
+                at,
+                session_id: session_id.map(|id| parse_id(&id)).transpose()?,
+                kind: serde_json::from_str(&data)
+                    .map_err(|e| StoreError::Corrupt { what: "event", detail: format!("#{seq}: {e}") })?,
+            })
+        })
+        .collect()
+    }
+
+    // ---- meta ----
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self.conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0)).optional()?)
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+}
+
+/// A [`SessionState`] spread over the `sessions` table's columns.
+struct StateColumns {
+    state: &'static str,
+    pid: Option<u32>,
+    exit_code: Option<u32>,
+    signal: Option<String>,
+    ended_at: Option<Millis>,
+}
+
+impl From<&SessionState> for StateColumns {
+    fn from(state: &SessionState) -> Self {
+        let ended = |state, exit_code: &u32, signal: &Option<String>, ended_at: &Millis| StateColumns {
+            state,
+            pid: None,
+            exit_code: Some(*exit_code),
+            signal: signal.clone(),
+            ended_at: Some(*ended_at),
+        };
+        match state {
+            SessionState::Running { pid } => {
+                StateColumns { state: "running", pid: Some(*pid), exit_code: None, signal: None, ended_at: None }
+            }
+            SessionState::Exited { exit_code, signal, ended_at } => ended("exited", exit_code, signal, ended_at),
+            SessionState::Killed { exit_code, signal, ended_at } => ended("killed", exit_code, signal, ended_at),
+            SessionState::Interrupted { ended_at } => {
+                StateColumns { state: "interrupted", pid: None, exit_code: None, signal: None, ended_at: Some(*ended_at) }
+            }
+        }
+    }
+}
+
+fn run_from_row(row: &Row<'_>) -> Result<RecordedRun> {
+    let corrupt = |detail: String| StoreError::Corrupt { what: "session", detail };
+    let state: String = row.get(2)?;
+    let pid: Option<u32> = row.get(3)?;
+    let exit_code: Option<u32> = row.get(7)?;
+    let signal: Option<String> = row.get(8)?;
+    let ended_at: Option<Millis> = row.get(10)?;
+    let state = match (state.as_str(), pid, exit_code, ended_at) {
+        ("running", Some(pid), _, _) => SessionState::Running { pid },
+        ("exited", _, Some(exit_code), Some(ended_at)) => SessionState::Exited { exit_code, signal, ended_at },
+        ("killed", _, Some(exit_code), Some(ended_at)) => SessionState::Killed { exit_code, signal, ended_at },
+        ("interrupted", _, _, Some(ended_at)) => SessionState::Interrupted { ended_at },
+        (other, ..) => return Err(corrupt(format!("inconsistent state `{other}`"))),
+    };
+    Ok(RecordedRun {
+        session: SessionInfo {
+            id: parse_id(&row.get::<_, String>(0)?)?,
+            profile_id: parse_id(&row.get::<_, String>(1)?)?,
+            started_at: row.get(9)?,
+            size: TermSize { rows: row.get(5)?, cols: row.get(6)? },
+            state,
+        },
+        pid_start_time: row.get::<_, Option<i64>>(4)?.map(|t| t as u64),
+    })
+}
+
+fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
+    let corrupt = |detail: String| StoreError::Corrupt { what: "profile", detail };
+    let kind: String = row.get(6)?;
+    Ok(Profile {
+        id: parse_id(&row.get::<_, String>(0)?)?,
+        spec: ProfileSpec {
+            name: row.get(1)?,
+            command: row.get(2)?,
+            args: serde_json::from_str(&row.get::<_, String>(3)?).map_err(|e| corrupt(e.to_string()))?,
+            env: serde_json::from_str(&row.get::<_, String>(4)?).map_err(|e| corrupt(e.to_string()))?,
+            cwd: row.get(5)?,
+            kind: AgentKind::parse(&kind).ok_or_else(|| corrupt(format!("unknown kind `{kind}`")))?,
+            start_on_launch: row.get(7)?,
+        },
+        created_at: row.get(8)?,
+    })
+}
+
+fn parse_id<T: std::str::FromStr<Err = switchboard_protocol::IdError>>(text: &str) -> Result<T> {
+    text.parse().map_err(|e: switchboard_protocol::IdError| StoreError::Corrupt { what: "id", detail: e.to_string() })
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("plain data types always serialize to JSON")
+}
+
+#[cfg(test)]
+mod tests;

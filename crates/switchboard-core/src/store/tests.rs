@@ -1,0 +1,166 @@
+use super::*;
+
+fn profile(name: &str) -> Profile {
+    Profile {
+        id: ProfileId::new(),
+        spec: ProfileSpec {
+            name: name.into(),
+            command: "sh".into(),
+            args: vec!["-c".into(), "echo hi".into()],
+            env: [("A".to_owned(), "1".to_owned())].into(),
+            cwd: "/tmp".into(),
+            kind: AgentKind::ClaudeCode,
+            start_on_launch: true,
+        },
+        created_at: 1_700_000_000_000,
+    }
+}
+
+fn session(profile: &Profile, state: SessionState) -> SessionInfo {
+    SessionInfo {
+        id: SessionId::new(),
+        profile_id: profile.id.clone(),
+        started_at: 1_700_000_000_500,
+        size: TermSize { rows: 30, cols: 100 },
+        state,
+    }
+}
+
+#[test]
+fn migrations_are_valid() {
+    MIGRATIONS.validate().unwrap();
+}
+
+#[test]
+fn profiles_round_trip_in_memory() {
+    let store = Store::open_in_memory().unwrap();
+    let mut p = profile("alpha");
+    store.insert_profile(&p).unwrap();
+    assert_eq!(store.list_profiles().unwrap(), vec![p.clone()]);
+    assert!(store.profile_name_taken("alpha", None).unwrap());
+    assert!(!store.profile_name_taken("alpha", Some(&p.id)).unwrap());
+
+    p.spec.name = "beta".into();
+    p.spec.kind = AgentKind::Codex;
+    assert!(store.update_profile(&p.id, &p.spec).unwrap());
+    assert_eq!(store.get_profile(&p.id).unwrap(), Some(p.clone()));
+    assert!(!store.update_profile(&ProfileId::new(), &p.spec).unwrap());
+
+    assert!(store.delete_profile(&p.id).unwrap());
+    assert_eq!(store.get_profile(&p.id).unwrap(), None);
+}
+
+#[test]
+fn duplicate_profile_names_are_refused_by_the_schema() {
+    let store = Store::open_in_memory().unwrap();
+    store.insert_profile(&profile("same")).unwrap();
+    assert!(matches!(store.insert_profile(&profile("same")), Err(StoreError::Sqlite(_))));
+}
+
+#[test]
+fn session_states_round_trip() {
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("a");
+    store.insert_profile(&p).unwrap();
+    let states = [
+        SessionState::Running { pid: 42 },
+        SessionState::Exited { exit_code: 3, signal: None, ended_at: 5 },
+        SessionState::Killed { exit_code: 143, signal: Some("Terminated".into()), ended_at: 6 },
+        SessionState::Interrupted { ended_at: 7 },
+    ];
+    for state in states {
+        let s = session(&p, SessionState::Running { pid: 7 });
+        store.insert_session(&s, Some(12345)).unwrap();
+        store.update_session_state(&s.id, &state).unwrap();
+        let found = store.list_sessions().unwrap().into_iter().find(|x| x.id == s.id).unwrap();
+        assert_eq!(found.state, state);
+    }
+    let running = store.running_sessions().unwrap();
+    assert_eq!(running.len(), 1);
+    assert_eq!(running[0].pid_start_time, Some(12345));
+}
+
+#[test]
+fn deleting_a_profile_deletes_its_sessions_but_not_their_history() {
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("a");
+    store.insert_profile(&p).unwrap();
+    let s = session(&p, SessionState::Running { pid: 9 });
+    store.insert_session(&s, None).unwrap();
+    store.append_event(1, Some(&s.id), &LogKind::SessionStarted { pid: 9 }).unwrap();
+    store.delete_profile(&p.id).unwrap();
+    assert!(store.list_sessions().unwrap().is_empty());
+    assert_eq!(store.list_events(Some(&s.id)).unwrap().len(), 1);
+}
+
+#[test]
+fn event_log_is_append_only() {
+    let store = Store::open_in_memory().unwrap();
+    let s = SessionId::new();
+    let first = store.append_event(10, Some(&s), &LogKind::SessionStarted { pid: 1 }).unwrap();
+    let second = store
+        .append_event(20, Some(&s), &LogKind::SessionExited { exit_code: 0, signal: None })
+        .unwrap();
+    assert!(second > first);
+    store.append_event(30, None, &LogKind::SessionInterrupted { reaped: false }).unwrap();
+
+    let events = store.list_events(Some(&s)).unwrap();
+    assert_eq!(events.iter().map(|e| e.at).collect::<Vec<_>>(), vec![10, 20]);
+    assert_eq!(events[1].kind, LogKind::SessionExited { exit_code: 0, signal: None });
+    assert_eq!(store.list_events(None).unwrap().len(), 3);
+
+    let update = store.conn.execute("UPDATE events SET at = 0", []);
+    assert!(update.unwrap_err().to_string().contains("append-only"));
+    let delete = store.conn.execute("DELETE FROM events", []);
+    assert!(delete.unwrap_err().to_string().contains("append-only"));
+}
+
+#[test]
+fn file_database_survives_reopen_and_uses_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/switchboard.db");
+    let p = profile("kept");
+    {
+        let store = Store::open(&path).unwrap();
+        store.insert_profile(&p).unwrap();
+        store.set_meta("demo_created", "1").unwrap();
+        let mode: String = store.conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.list_profiles().unwrap(), vec![p]);
+    assert_eq!(store.meta("demo_created").unwrap().as_deref(), Some("1"));
+    assert_eq!(store.meta("missing").unwrap(), None);
+}
+
+#[test]
+fn migrates_an_empty_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.db");
+    Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 1);
+    assert!(store.list_profiles().unwrap().is_empty());
+}
+
+#[test]
+fn a_corrupt_row_is_an_error_not_a_panic() {
+    let store = Store::open_in_memory().unwrap();
+    store
+        .conn
+        .execute(
+            "INSERT INTO profiles (id, name, command, cwd, kind, created_at) VALUES ('x', 'n', 'c', '/', 'generic', 0)",
+            [],
+        )
+        .unwrap();
+    assert!(matches!(store.list_profiles(), Err(StoreError::Corrupt { what: "id", .. })));
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("switchboard.db");
+    std::fs::write(&path, b"this is not sqlite, just some text that is long enough to matter").unwrap();
+    let error = Store::open(&path).err().expect("opening garbage must fail");
+    assert!(error.to_string().contains("not a database"), "{error}");
+}
