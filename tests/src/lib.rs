@@ -1,1 +1,5 @@
-//! Shared helpers for the end-to-end tests.
+//! The test-support crate of Switchboard: the scripted demo agent (also
+//! shipped with the app), helpers for the end-to-end tests in `tests/`, and
+//! fixtures under `fixtures/`.
+
+pub mod demo;

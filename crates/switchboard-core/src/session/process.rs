@@ -10,7 +10,7 @@
 //!
 //! Linux only: reads `/proc`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
@@ -147,25 +147,46 @@ fn signal_all(leader: i32, members: &[ProcStat], signal: Signal) {
     }
 }
 
-/// The members that still need to go: everything alive, and zombies other
-/// than the leader (whose status its waiting thread collects).
-fn remaining(session_id: &SessionId, leader: i32) -> Vec<ProcStat> {
-    let members = session_members(session_id, leader);
-    reap_adopted(&members);
-    session_members(session_id, leader)
-        .into_iter()
-        .filter(|stat| !(stat.pid == leader && stat.is_zombie()))
-        .collect()
+/// The processes of one session, as far as they have been seen. A process
+/// once identified stays a member (by pid and start time) even when it can
+/// no longer be recognised: a zombie has no environment to read.
+struct Members {
+    session_id: SessionId,
+    leader: i32,
+    known: HashMap<i32, u64>,
 }
 
-fn wait_until_gone(session_id: &SessionId, leader: i32, timeout: Duration) -> Vec<ProcStat> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let left = remaining(session_id, leader);
-        if left.is_empty() || Instant::now() >= deadline {
-            return left;
+impl Members {
+    fn new(session_id: &SessionId, leader: i32) -> Self {
+        Members { session_id: session_id.clone(), leader, known: HashMap::new() }
+    }
+
+    /// Scans for members (adding new ones), reaps adopted zombies, and
+    /// returns what is still there: everything alive, and zombies other than
+    /// the leader (whose status its waiting thread collects).
+    fn remaining(&mut self) -> Vec<ProcStat> {
+        for stat in session_members(&self.session_id, self.leader) {
+            self.known.entry(stat.pid).or_insert(stat.start_time);
         }
-        std::thread::sleep(POLL_INTERVAL);
+        let present = |known: &HashMap<i32, u64>| -> Vec<ProcStat> {
+            known
+                .iter()
+                .filter_map(|(&pid, &start)| read_stat(pid).filter(|stat| stat.start_time == start))
+                .collect()
+        };
+        reap_adopted(&present(&self.known));
+        present(&self.known).into_iter().filter(|stat| !(stat.pid == self.leader && stat.is_zombie())).collect()
+    }
+
+    fn wait_until_gone(&mut self, timeout: Duration) -> Vec<ProcStat> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = self.remaining();
+            if left.is_empty() || Instant::now() >= deadline {
+                return left;
+            }
+            std::thread::sleep(POLL_INTERVAL);
+        }
     }
 }
 
@@ -182,17 +203,18 @@ pub struct TerminateReport {
 /// closes), up to `grace` to exit, then SIGKILL, then reap what was adopted.
 /// Blocking; run it off the async executor.
 pub fn terminate_session(session_id: &SessionId, leader: i32, grace: Duration) -> TerminateReport {
-    let members = session_members(session_id, leader);
+    let mut members = Members::new(session_id, leader);
+    let present = members.remaining();
     // Interactive shells ignore SIGTERM but not SIGHUP; most programs the other way round.
-    signal_all(leader, &members, Signal::SIGHUP);
-    signal_all(leader, &members, Signal::SIGTERM);
-    signal_all(leader, &members, Signal::SIGCONT);
-    let left = wait_until_gone(session_id, leader, grace);
+    signal_all(leader, &present, Signal::SIGHUP);
+    signal_all(leader, &present, Signal::SIGTERM);
+    signal_all(leader, &present, Signal::SIGCONT);
+    let left = members.wait_until_gone(grace);
     if left.is_empty() {
         return TerminateReport { killed: 0, survivors: Vec::new() };
     }
     signal_all(leader, &left, Signal::SIGKILL);
-    let survivors = wait_until_gone(session_id, leader, AFTER_KILL_TIMEOUT);
+    let survivors = members.wait_until_gone(AFTER_KILL_TIMEOUT);
     if !survivors.is_empty() {
         tracing::error!(?survivors, "agent processes survived SIGKILL");
     }

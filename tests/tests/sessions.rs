@@ -1,0 +1,242 @@
+//! Engine tests with real PTYs and the scripted demo agent: spawning,
+//! reading, writing, resizing, exit codes, killing whole process trees, flow
+//! control and bounded scrollback.
+
+mod support;
+
+use std::time::Duration;
+
+use switchboard_core::{ErrorCode, LogKind, SessionState, TermSize};
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_runs_in_its_workspace_with_session_environment() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&["--print-env"]).await;
+    let (session, output) = t.start_session(&profile).await;
+
+    let text = output.wait_for_text("demo>").await;
+    assert!(text.contains(&format!("session: {}", session.id)), "{text}");
+    assert!(text.contains(&format!("cwd: {}", t.workspace.display())), "{text}");
+    assert!(text.contains("socket: /"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_task_is_echoed_worked_on_and_summarised() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&["--speed", "fast"]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+
+    t.engine
+        .write_input(session.id.clone(), "Fix the bug, then write summaries/task-1.md\r".into())
+        .await
+        .unwrap();
+    let text = output.wait_for_text("wrote ").await;
+    assert!(text.contains("received: Fix the bug"), "{text}");
+    // The terminal echoes what was typed, as a real one does.
+    assert!(text.contains("Fix the bug, then write summaries/task-1.md"), "{text}");
+    let summary = std::fs::read_to_string(t.workspace.join("summaries/task-1.md")).unwrap();
+    assert!(summary.contains("## Status\n✅ COMPLETED"), "{summary}");
+
+    let snapshot = t.engine.screen_snapshot(session.id.clone(), 100).await.unwrap();
+    assert!(snapshot.recent_lines.iter().any(|l| l.starts_with("received: Fix the bug")), "{snapshot:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resize_reaches_the_program_and_the_screen_model() {
+    let t = TestEngine::start().await;
+    let profile = t.profile("sizer", "sh", &["-c", "while read line; do stty size; done"]).await;
+    let (session, output) = t.start_session(&profile).await;
+
+    t.engine.resize(session.id.clone(), TermSize { rows: 40, cols: 120 }).await.unwrap();
+    t.engine.write_input(session.id.clone(), "\r".into()).await.unwrap();
+    output.wait_for_text("40 120").await;
+    let snapshot = t.engine.screen_snapshot(session.id.clone(), 0).await.unwrap();
+    assert_eq!(snapshot.size, TermSize { rows: 40, cols: 120 });
+
+    let error = t.engine.resize(session.id.clone(), TermSize { rows: 0, cols: 120 }).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidInput);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_code_is_detected_and_recorded() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&["--exit-on-task", "1", "--exit-code", "7"]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+    t.engine.write_input(session.id.clone(), "go\r".into()).await.unwrap();
+
+    let ended = t.wait_for_end(&session.id).await;
+    assert!(matches!(ended.state, SessionState::Exited { exit_code: 7, .. }), "{ended:?}");
+    let log = t.engine.list_events(Some(session.id.clone())).await.unwrap();
+    let kinds: Vec<_> = log.into_iter().map(|e| e.kind).collect();
+    assert!(matches!(kinds.as_slice(), [LogKind::SessionStarted { .. }, LogKind::SessionExited { exit_code: 7, .. }]), "{kinds:?}");
+    assert!(!process_exists(pid_of(&session)));
+    // Writing to an ended session is a typed error, not a silent drop.
+    let error = t.engine.write_input(session.id.clone(), "x".into()).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::SessionNotRunning);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_is_an_exit_with_a_failure_code() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&["--crash-on-task", "1"]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+    t.engine.write_input(session.id.clone(), "boom\r".into()).await.unwrap();
+
+    let ended = t.wait_for_end(&session.id).await;
+    let SessionState::Exited { exit_code, .. } = ended.state else { panic!("{ended:?}") };
+    assert_ne!(exit_code, 0);
+    assert!(output.text().contains("crashed"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_kills_the_whole_tree_including_a_stubborn_daemon() {
+    let t = TestEngine::start().await;
+    let pid_file = t.workspace.join("daemon.pid");
+    let pid_arg = pid_file.display().to_string();
+    // The agent ignores SIGHUP and SIGTERM; its grandchild left its session,
+    // ignores both too, and was orphaned (its parent exited).
+    let profile = t.demo_profile(&["--ignore-signals", "--stubborn-grandchild", &pid_arg]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+    let daemon: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let agent = pid_of(&session);
+    assert!(process_exists(daemon) && process_exists(agent));
+
+    let stopped = t.engine.stop_session(session.id.clone()).await.unwrap();
+    assert!(matches!(stopped.state, SessionState::Killed { .. }), "{stopped:?}");
+    // Gone means gone: not running, and not left as a zombie either.
+    assert!(!process_exists(agent), "agent {agent} still exists");
+    assert!(!process_exists(daemon), "daemon {daemon} still exists");
+
+    let log = t.engine.list_events(Some(session.id.clone())).await.unwrap();
+    assert!(matches!(log.last().unwrap().kind, LogKind::SessionKilled { .. }), "{log:?}");
+    let error = t.engine.stop_session(session.id.clone()).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::SessionNotRunning);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leftover_children_of_an_exited_agent_are_ended() {
+    let t = TestEngine::start().await;
+    let pid_file = t.workspace.join("left.pid");
+    let script = format!("sleep 1000 & echo $! > {}; echo started; read x", pid_file.display());
+    let profile = t.profile("leaver", "sh", &["-c", &script]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("started").await;
+    let sleeper: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+
+    t.engine.write_input(session.id.clone(), "\r".into()).await.unwrap();
+    let ended = t.wait_for_end(&session.id).await;
+    assert!(matches!(ended.state, SessionState::Exited { exit_code: 0, .. }), "{ended:?}");
+    assert!(!process_exists(sleeper), "background child {sleeper} outlived its agent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paused_output_holds_the_agent_back_and_resuming_lets_it_finish() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&["--speed", "fast", "--flood", "20000000"]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+    t.engine.write_input(session.id.clone(), "flood\r".into()).await.unwrap();
+    output.wait_for_text("flood line").await;
+
+    t.engine.set_output_paused(session.id.clone(), true).await.unwrap();
+    // Let what was already read drain, then watch: nothing more arrives.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let held = output.len();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(output.len(), held, "output kept flowing while paused");
+    assert!(held < 20_000_000, "the flood finished before the pause took effect");
+
+    t.engine.set_output_paused(session.id.clone(), false).await.unwrap();
+    output.wait_for_text("done").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scrollback_is_bounded_and_replayed_to_late_viewers() {
+    let t = TestEngine::start_with(|config| config.scrollback_bytes = 64 * 1024).await;
+    let profile = t.demo_profile(&["--speed", "fast", "--flood", "2000000"]).await;
+    let (session, first) = t.start_session(&profile).await;
+    first.wait_for_text("demo>").await;
+    t.engine.write_input(session.id.clone(), "flood\r".into()).await.unwrap();
+    first.wait_for_text("done").await;
+
+    let late = t.attach(&session.id).await;
+    late.wait_for_text("done").await;
+    let replay = late.text();
+    assert!(late.len() <= 64 * 1024, "replay of {} bytes", late.len());
+    assert!(replay.starts_with("\x1b["), "replay should start at a line: {:?}", &replay[..40]);
+    assert!(first.len() > 2_000_000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_replaces_the_session() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&[]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+
+    let fresh = t.engine.restart_session(session.id.clone(), TermSize { rows: 30, cols: 90 }).await.unwrap();
+    assert_ne!(fresh.id, session.id);
+    assert_eq!(fresh.size, TermSize { rows: 30, cols: 90 });
+    assert!(fresh.state.is_running());
+    let sessions = t.engine.list_sessions().await.unwrap();
+    let old = sessions.iter().find(|s| s.id == session.id).unwrap();
+    assert!(matches!(old.state, SessionState::Killed { .. }), "{old:?}");
+    t.attach(&fresh.id).await.wait_for_text("demo>").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vanished_workspace_or_command_spawns_nothing() {
+    let t = TestEngine::start().await;
+    let gone = t.workspace.join("soon-gone");
+    std::fs::create_dir(&gone).unwrap();
+    let mut spec = t.spec("fragile", "sh", &[]);
+    spec.cwd = gone.display().to_string();
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    std::fs::remove_dir(&gone).unwrap();
+
+    let error = t.engine.start_session(profile.id.clone(), TermSize::DEFAULT).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::DirectoryMissing);
+    assert!(t.engine.list_sessions().await.unwrap().is_empty());
+
+    let error = t.engine.create_profile(t.spec("typo", "no-such-agent-cli", &[])).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::CommandNotFound);
+    assert_eq!(t.engine.list_profiles().await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profiles_persist_and_shutdown_stops_every_agent() {
+    let temp = tempfile::tempdir().unwrap();
+    let agent_pid;
+    {
+        let t = TestEngine::start_in(temp.path(), |_| {}).await;
+        let profile = t.demo_profile(&["--ignore-signals"]).await;
+        let (session, output) = t.start_session(&profile).await;
+        output.wait_for_text("demo>").await;
+        agent_pid = pid_of(&session);
+        t.engine.shutdown().await;
+        assert!(!process_exists(agent_pid));
+        let error = t.engine.list_profiles().await.unwrap_err();
+        assert_eq!(error.code(), ErrorCode::EngineStopped);
+    }
+    let t = TestEngine::start_in(temp.path(), |_| {}).await;
+    let profiles = t.engine.list_profiles().await.unwrap();
+    assert_eq!(profiles.iter().map(|p| p.spec.name.as_str()).collect::<Vec<_>>(), ["demo"]);
+    let sessions = t.engine.list_sessions().await.unwrap();
+    assert!(matches!(sessions[0].state, SessionState::Killed { .. }), "{sessions:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_profile_is_created_and_started_on_first_launch() {
+    let t = TestEngine::start_with(|config| config.demo_agent = Some(DEMO_AGENT.into())).await;
+    let profiles = t.engine.list_profiles().await.unwrap();
+    assert_eq!(profiles.len(), 1);
+    let sessions = t.engine.list_sessions().await.unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert!(sessions[0].state.is_running());
+    t.attach(&sessions[0].id).await.wait_for_text("Switchboard demo agent").await;
+}

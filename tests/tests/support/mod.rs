@@ -1,0 +1,207 @@
+//! Helpers shared by the engine tests: an engine on a temporary data
+//! directory, collected events and output, and waiting with a deadline.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use switchboard_core::{
+    AgentKind, Engine, EngineConfig, EngineEvent, EngineHandle, Profile, ProfileSpec, SessionId, SessionInfo,
+    SessionState, TermSize,
+};
+use tokio::sync::Notify;
+
+/// Generous: these deadlines only bound a failing test, they assert nothing
+/// about speed.
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+pub const DEMO_AGENT: &str = env!("CARGO_BIN_EXE_switchboard-demo-agent");
+pub const ENGINE_HOST: &str = env!("CARGO_BIN_EXE_switchboard-engine-host");
+pub const STORE_WRITER: &str = env!("CARGO_BIN_EXE_switchboard-store-writer");
+
+/// Bytes and events collected from the engine, with a wake-up on change.
+pub struct Collected<T> {
+    items: Mutex<Vec<T>>,
+    changed: Notify,
+}
+
+impl<T> Default for Collected<T> {
+    fn default() -> Self {
+        Collected { items: Mutex::new(Vec::new()), changed: Notify::new() }
+    }
+}
+
+impl<T: Clone> Collected<T> {
+    pub fn push(&self, item: T) {
+        self.items.lock().unwrap().push(item);
+        self.changed.notify_waiters();
+    }
+
+    pub fn extend(&self, items: impl IntoIterator<Item = T>) {
+        self.items.lock().unwrap().extend(items);
+        self.changed.notify_waiters();
+    }
+
+    pub fn snapshot(&self) -> Vec<T> {
+        self.items.lock().unwrap().clone()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.lock().unwrap().len()
+    }
+
+    /// Waits until `found` returns something, or panics at the deadline
+    /// with `what` and the collected items.
+    pub async fn wait_for<R>(&self, what: &str, found: impl Fn(&[T]) -> Option<R>) -> R
+    where
+        T: std::fmt::Debug,
+    {
+        let waiting = async {
+            loop {
+                let notified = self.changed.notified();
+                if let Some(result) = found(&self.items.lock().unwrap()) {
+                    return result;
+                }
+                // Also re-check now and then: notify_waiters only wakes
+                // waiters registered before it fired.
+                tokio::select! {
+                    () = notified => {}
+                    () = tokio::time::sleep(Duration::from_millis(50)) => {}
+                }
+            }
+        };
+        match tokio::time::timeout(DEADLINE, waiting).await {
+            Ok(result) => result,
+            Err(_) => panic!("timed out waiting for {what}"),
+        }
+    }
+}
+
+impl Collected<u8> {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.snapshot()).into_owned()
+    }
+
+    pub async fn wait_for_text(&self, needle: &str) -> String {
+        let needle = needle.to_owned();
+        let found = self
+            .wait_for(&format!("output containing {needle:?}"), |bytes| {
+                let text = String::from_utf8_lossy(bytes);
+                text.contains(&needle).then(|| text.into_owned())
+            })
+            .await;
+        found
+    }
+}
+
+pub struct TestEngine {
+    pub engine: EngineHandle,
+    pub events: Arc<Collected<EngineEvent>>,
+    pub data_dir: PathBuf,
+    pub workspace: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl TestEngine {
+    pub async fn start() -> TestEngine {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(configure: impl FnOnce(&mut EngineConfig)) -> TestEngine {
+        let temp = tempfile::tempdir().unwrap();
+        let mut engine = Self::start_in(temp.path(), configure).await;
+        engine._temp = Some(temp);
+        engine
+    }
+
+    /// An engine on an existing data directory (for restart tests).
+    pub async fn start_in(data_dir: &Path, configure: impl FnOnce(&mut EngineConfig)) -> TestEngine {
+        let workspace = data_dir.join("workspace");
+        std::fs::create_dir_all(&workspace).unwrap();
+        let mut config = EngineConfig::new(data_dir.to_path_buf(), None);
+        config.kill_grace = Duration::from_millis(500);
+        configure(&mut config);
+        let events = Arc::new(Collected::default());
+        let sink_events = events.clone();
+        let engine = Engine::start(config, Arc::new(move |event| sink_events.push(event))).await.unwrap();
+        TestEngine { engine, events, data_dir: data_dir.to_path_buf(), workspace, _temp: None }
+    }
+
+    pub fn spec(&self, name: &str, command: &str, args: &[&str]) -> ProfileSpec {
+        ProfileSpec {
+            name: name.into(),
+            command: command.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: Default::default(),
+            cwd: self.workspace.display().to_string(),
+            kind: AgentKind::Generic,
+            start_on_launch: false,
+        }
+    }
+
+    pub async fn profile(&self, name: &str, command: &str, args: &[&str]) -> Profile {
+        self.engine.create_profile(self.spec(name, command, args)).await.unwrap()
+    }
+
+    pub async fn demo_profile(&self, args: &[&str]) -> Profile {
+        self.profile("demo", DEMO_AGENT, args).await
+    }
+
+    /// Starts a session and subscribes to its output.
+    pub async fn start_session(&self, profile: &Profile) -> (SessionInfo, Arc<Collected<u8>>) {
+        let session = self.engine.start_session(profile.id.clone(), TermSize::DEFAULT).await.unwrap();
+        let output = self.attach(&session.id).await;
+        (session, output)
+    }
+
+    pub async fn attach(&self, session: &SessionId) -> Arc<Collected<u8>> {
+        let output = Arc::new(Collected::default());
+        let sink = output.clone();
+        self.engine
+            .attach(session.clone(), move |batch: &[u8]| {
+                sink.extend(batch.iter().copied());
+                true
+            })
+            .await
+            .unwrap();
+        output
+    }
+
+    /// Waits for the session-changed event that reports the session ended.
+    pub async fn wait_for_end(&self, session: &SessionId) -> SessionInfo {
+        self.events
+            .wait_for("the session to end", |events| {
+                events.iter().find_map(|event| match event {
+                    EngineEvent::SessionChanged { session: info }
+                        if &info.id == session && !matches!(info.state, SessionState::Running { .. }) =>
+                    {
+                        Some(info.clone())
+                    }
+                    _ => None,
+                })
+            })
+            .await
+    }
+}
+
+pub fn pid_of(session: &SessionInfo) -> u32 {
+    match session.state {
+        SessionState::Running { pid } => pid,
+        ref other => panic!("session is not running: {other:?}"),
+    }
+}
+
+/// Whether a process exists at all (a zombie counts: it was not reaped).
+pub fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+pub async fn wait_until(what: &str, condition: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while !condition() {
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -1,0 +1,206 @@
+/**
+ * The one door to the Rust side. Components and state talk to a `Backend`; this module holds
+ * the interface, the error normalisation, and the Tauri implementation, and is the only file
+ * that imports `@tauri-apps/api` (eslint enforces it). `fakeBackend.ts` implements the same
+ * interface in memory for Vitest and for running the page in a plain browser.
+ *
+ * Every method rejects with an `ApiError`; callers branch on `code` and `field`, never on
+ * `message`, which is for people.
+ */
+import { Channel, invoke } from '@tauri-apps/api/core';
+import { listen } from '@tauri-apps/api/event';
+import type {
+  ApiError,
+  EngineEvent,
+  ErrorCode,
+  Profile,
+  ProfileId,
+  ProfileSpec,
+  SessionId,
+  SessionInfo,
+  SubscriptionId,
+  TermSize,
+} from './bindings';
+import { toBytes } from './bytes';
+
+export interface AppInfo {
+  data_dir: string;
+  socket_path: string;
+  version: string;
+}
+
+/** A live terminal subscription. `detach` is idempotent. */
+export interface TerminalAttachment {
+  subscription: SubscriptionId;
+  detach(): Promise<void>;
+}
+
+export type Unsubscribe = () => void;
+
+export interface Backend {
+  listProfiles(): Promise<Profile[]>;
+  createProfile(spec: ProfileSpec): Promise<Profile>;
+  updateProfile(profileId: ProfileId, spec: ProfileSpec): Promise<Profile>;
+  deleteProfile(profileId: ProfileId): Promise<void>;
+  /** Oldest first. */
+  listSessions(): Promise<SessionInfo[]>;
+  startSession(profileId: ProfileId, size: TermSize): Promise<SessionInfo>;
+  /** Resolves once the process tree is gone (can take seconds), with the final state. */
+  stopSession(sessionId: SessionId): Promise<SessionInfo>;
+  /** Resolves with the new session. */
+  restartSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo>;
+  writeInput(sessionId: SessionId, data: string): Promise<void>;
+  resizeSession(sessionId: SessionId, size: TermSize): Promise<void>;
+  setOutputPaused(sessionId: SessionId, paused: boolean): Promise<void>;
+  /**
+   * Stream a session's output: first the retained scrollback, then live batches. `onBytes` may
+   * be called before the promise resolves. Works for ended sessions (replay only).
+   */
+  attachTerminal(sessionId: SessionId, onBytes: (bytes: Uint8Array) => void): Promise<TerminalAttachment>;
+  appInfo(): Promise<AppInfo>;
+  /** Subscribe to `engine-event`. The returned function stops the subscription. */
+  onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe;
+}
+
+/** Name of the Tauri event carrying `EngineEvent` payloads. */
+export const ENGINE_EVENT = 'engine-event';
+
+const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'invalid_input',
+  'command_not_found',
+  'directory_missing',
+  'duplicate_name',
+  'profile_not_found',
+  'session_not_found',
+  'session_not_running',
+  'profile_busy',
+  'spawn_failed',
+  'storage',
+  'engine_stopped',
+  'internal',
+]);
+
+export function apiError(code: ErrorCode, message: string, field: string | null = null): ApiError {
+  return { code, message, field };
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.code === 'string' &&
+    ERROR_CODES.has(v.code) &&
+    typeof v.message === 'string' &&
+    (v.field === null || v.field === undefined || typeof v.field === 'string')
+  );
+}
+
+/**
+ * Whatever a rejection carried, as an `ApiError`. The Rust commands reject with one already;
+ * Tauri itself rejects with a plain string (unknown command, bad arguments, missing
+ * permission), and those become `internal` errors carrying the string as message.
+ */
+export function toApiError(reason: unknown): ApiError {
+  if (isApiError(reason)) return { code: reason.code, message: reason.message, field: reason.field ?? null };
+  if (typeof reason === 'string') return apiError('internal', reason);
+  if (reason instanceof Error) return apiError('internal', reason.message);
+  return apiError('internal', `unexpected error: ${String(reason)}`);
+}
+
+/** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
+export function inTauri(): boolean {
+  return typeof window !== 'undefined' && '__TAURI_INTERNALS__' in window;
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (reason) {
+    throw toApiError(reason);
+  }
+}
+
+/**
+ * The Tauri implementation. Argument keys are the camelCase forms Tauri derives from the Rust
+ * command parameters (`profile_id` -> `profileId`).
+ */
+export class TauriBackend implements Backend {
+  listProfiles(): Promise<Profile[]> {
+    return call('list_profiles');
+  }
+  createProfile(spec: ProfileSpec): Promise<Profile> {
+    return call('create_profile', { spec });
+  }
+  updateProfile(profileId: ProfileId, spec: ProfileSpec): Promise<Profile> {
+    return call('update_profile', { profileId, spec });
+  }
+  async deleteProfile(profileId: ProfileId): Promise<void> {
+    await call<null>('delete_profile', { profileId });
+  }
+  listSessions(): Promise<SessionInfo[]> {
+    return call('list_sessions');
+  }
+  startSession(profileId: ProfileId, size: TermSize): Promise<SessionInfo> {
+    return call('start_session', { profileId, size });
+  }
+  stopSession(sessionId: SessionId): Promise<SessionInfo> {
+    return call('stop_session', { sessionId });
+  }
+  restartSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
+    return call('restart_session', { sessionId, size });
+  }
+  async writeInput(sessionId: SessionId, data: string): Promise<void> {
+    await call<null>('write_input', { sessionId, data });
+  }
+  async resizeSession(sessionId: SessionId, size: TermSize): Promise<void> {
+    await call<null>('resize_session', { sessionId, size });
+  }
+  async setOutputPaused(sessionId: SessionId, paused: boolean): Promise<void> {
+    await call<null>('set_output_paused', { sessionId, paused });
+  }
+
+  async attachTerminal(
+    sessionId: SessionId,
+    onBytes: (bytes: Uint8Array) => void,
+  ): Promise<TerminalAttachment> {
+    let open = true;
+    const output = new Channel<unknown>((message) => {
+      if (!open) return;
+      const bytes = toBytes(message);
+      if (bytes) onBytes(bytes);
+      else console.error('attach_terminal: ignoring a message that is not bytes', message);
+    });
+    const subscription = await call<SubscriptionId>('attach_terminal', { sessionId, output });
+    return {
+      subscription,
+      detach: async () => {
+        if (!open) return;
+        open = false;
+        await call<null>('detach_terminal', { sessionId, subscription });
+      },
+    };
+  }
+
+  appInfo(): Promise<AppInfo> {
+    return call('app_info');
+  }
+
+  onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
+    let stopped = false;
+    let unlisten: (() => void) | null = null;
+    listen<EngineEvent>(ENGINE_EVENT, (event) => {
+      if (!stopped) callback(event.payload);
+    }).then(
+      (fn) => {
+        if (stopped) fn();
+        else unlisten = fn;
+      },
+      (reason: unknown) => console.error(`listen(${ENGINE_EVENT}) failed`, reason),
+    );
+    return () => {
+      stopped = true;
+      unlisten?.();
+      unlisten = null;
+    };
+  }
+}
