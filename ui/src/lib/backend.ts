@@ -4,15 +4,13 @@
  * that imports `@tauri-apps/api` (eslint enforces it). `fakeBackend.ts` implements the same
  * interface in memory for Vitest and for running the page in a plain browser.
  *
- * Every method rejects with an `ApiError`; callers branch on `code` and `field`, never on
- * `message`, which is for people.
+ * Every method rejects with an `ApiError` (see errors.ts); callers branch on `code` and `field`,
+ * never on `message`, which is for people.
  */
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import type {
-  ApiError,
   EngineEvent,
-  ErrorCode,
   Profile,
   ProfileId,
   ProfileSpec,
@@ -22,6 +20,7 @@ import type {
   TermSize,
 } from './bindings';
 import { toBytes } from './bytes';
+import { toApiError } from './errors';
 
 export interface AppInfo {
   data_dir: string;
@@ -64,48 +63,6 @@ export interface Backend {
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
 export const ENGINE_EVENT = 'engine-event';
-
-const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'invalid_input',
-  'command_not_found',
-  'directory_missing',
-  'duplicate_name',
-  'profile_not_found',
-  'session_not_found',
-  'session_not_running',
-  'profile_busy',
-  'spawn_failed',
-  'storage',
-  'engine_stopped',
-  'internal',
-]);
-
-export function apiError(code: ErrorCode, message: string, field: string | null = null): ApiError {
-  return { code, message, field };
-}
-
-export function isApiError(value: unknown): value is ApiError {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return (
-    typeof v.code === 'string' &&
-    ERROR_CODES.has(v.code) &&
-    typeof v.message === 'string' &&
-    (v.field === null || v.field === undefined || typeof v.field === 'string')
-  );
-}
-
-/**
- * Whatever a rejection carried, as an `ApiError`. The Rust commands reject with one already;
- * Tauri itself rejects with a plain string (unknown command, bad arguments, missing
- * permission), and those become `internal` errors carrying the string as message.
- */
-export function toApiError(reason: unknown): ApiError {
-  if (isApiError(reason)) return { code: reason.code, message: reason.message, field: reason.field ?? null };
-  if (typeof reason === 'string') return apiError('internal', reason);
-  if (reason instanceof Error) return apiError('internal', reason.message);
-  return apiError('internal', `unexpected error: ${String(reason)}`);
-}
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
 export function inTauri(): boolean {

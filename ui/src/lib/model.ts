@@ -1,0 +1,149 @@
+/**
+ * Pure decisions over profiles and sessions: how events fold into the lists, what the
+ * sidebar shows in which order, what the window opens on. No Svelte, no backend.
+ */
+import type { EngineEvent, Profile, ProfileId, SessionId, SessionInfo, TermSize } from './bindings';
+
+export interface Model {
+  profiles: Profile[];
+  sessions: SessionInfo[];
+}
+
+export type RunningSession = Extract<SessionInfo, { state: 'running' }>;
+export type EndedSession = Exclude<SessionInfo, { state: 'running' }>;
+
+/** The size a session starts with before any terminal has been measured. */
+export const DEFAULT_TERM_SIZE: TermSize = { rows: 24, cols: 80 };
+
+/** How many sessions the sidebar lists per profile before collapsing the older ones. */
+export const RECENT_SESSIONS_SHOWN = 5;
+
+export function isRunning(session: SessionInfo): session is RunningSession {
+  return session.state === 'running';
+}
+
+export function sameSize(a: TermSize, b: TermSize): boolean {
+  return a.rows === b.rows && a.cols === b.cols;
+}
+
+export function upsertProfile(profiles: readonly Profile[], profile: Profile): Profile[] {
+  const index = profiles.findIndex((p) => p.id === profile.id);
+  if (index === -1) return [...profiles, profile];
+  const next = [...profiles];
+  next[index] = profile;
+  return next;
+}
+
+export function removeProfile(profiles: readonly Profile[], profileId: ProfileId): Profile[] {
+  return profiles.filter((p) => p.id !== profileId);
+}
+
+/**
+ * Put `incoming` into the list, replacing the entry with its id.
+ *
+ * A session's state only moves forward (running, then one ended state, for good), so an
+ * incoming `running` never replaces an ended entry: it is a stale copy, e.g. from a
+ * `list_sessions` reply that was computed before an exit event we already applied.
+ */
+export function upsertSession(sessions: readonly SessionInfo[], incoming: SessionInfo): SessionInfo[] {
+  const index = sessions.findIndex((s) => s.id === incoming.id);
+  if (index === -1) return [...sessions, incoming];
+  const current = sessions[index];
+  if (!isRunning(current) && isRunning(incoming)) return [...sessions];
+  const next = [...sessions];
+  next[index] = incoming;
+  return next;
+}
+
+/** Fold one engine event into the model. Unknown event types (a newer engine) are ignored. */
+export function applyEngineEvent(model: Model, event: EngineEvent): Model {
+  switch (event.type) {
+    case 'profile_saved':
+      return { ...model, profiles: upsertProfile(model.profiles, event.profile) };
+    case 'profile_deleted':
+      return { ...model, profiles: removeProfile(model.profiles, event.profile_id) };
+    case 'session_changed':
+      return { ...model, sessions: upsertSession(model.sessions, event.session) };
+    default:
+      return model;
+  }
+}
+
+/**
+ * Merge the initial `list_*` replies with events that arrived while they were in flight.
+ * The events are applied after the lists, in arrival order: each one is at least as new as
+ * the state the lists were computed from, or already contained in it (and then idempotent).
+ */
+export function mergeInitial(lists: Model, bufferedEvents: readonly EngineEvent[]): Model {
+  let model: Model = { profiles: [], sessions: [] };
+  for (const profile of lists.profiles) model.profiles = upsertProfile(model.profiles, profile);
+  for (const session of lists.sessions) model.sessions = upsertSession(model.sessions, session);
+  for (const event of bufferedEvents) model = applyEngineEvent(model, event);
+  return model;
+}
+
+/**
+ * Newest first: by `started_at`, ties broken by list position (the engine lists oldest
+ * first and appends new sessions, so a later position is newer).
+ */
+export function newestFirst(sessions: readonly SessionInfo[]): SessionInfo[] {
+  return sessions
+    .map((session, position) => ({ session, position }))
+    .sort((a, b) => b.session.started_at - a.session.started_at || b.position - a.position)
+    .map(({ session }) => session);
+}
+
+export function sessionsOfProfile(sessions: readonly SessionInfo[], profileId: ProfileId): SessionInfo[] {
+  return newestFirst(sessions.filter((s) => s.profile_id === profileId));
+}
+
+export type Selection =
+  | { kind: 'session'; id: SessionId }
+  | { kind: 'profile'; id: ProfileId }
+  | null;
+
+/**
+ * What the window opens on: the most recent running session (the demo agent is started on
+ * launch, so this is usually a live terminal), else the most recent session, else the first
+ * profile. Sessions whose profile is gone are skipped: the sidebar cannot show them.
+ */
+export function initialSelection(model: Model): Selection {
+  const known = new Set(model.profiles.map((p) => p.id));
+  const candidates = newestFirst(model.sessions.filter((s) => known.has(s.profile_id)));
+  const pick = candidates.find(isRunning) ?? candidates[0];
+  if (pick) return { kind: 'session', id: pick.id };
+  const first = model.profiles[0];
+  return first ? { kind: 'profile', id: first.id } : null;
+}
+
+/** Short text for a session's state badge. */
+export function stateLabel(session: SessionInfo): string {
+  switch (session.state) {
+    case 'running':
+      return `running · pid ${session.pid}`;
+    case 'exited':
+      return session.signal ? `exited · ${session.signal}` : `exited · ${session.exit_code}`;
+    case 'killed':
+      return session.signal ? `killed · ${session.signal}` : 'killed';
+    case 'interrupted':
+      return 'interrupted';
+  }
+}
+
+/**
+ * A timestamp from the engine as a Date. The bindings say only `number`; values below 1e11
+ * are taken as Unix seconds and larger ones as milliseconds (1e11 ms is 1973, 1e11 s is
+ * the year 5138), so either unit displays correctly.
+ */
+export function toDate(timestamp: number): Date {
+  return new Date(timestamp < 1e11 ? timestamp * 1000 : timestamp);
+}
+
+/** `HH:MM` today, `Mon D, HH:MM` on other days, in the local time zone of `now`. */
+export function formatTime(timestamp: number, now: Date): string {
+  const date = toDate(timestamp);
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (date.toDateString() === now.toDateString()) return time;
+  const day = date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  return `${day}, ${time}`;
+}
