@@ -1,1 +1,28 @@
-fn main() { tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json")).expect("tauri build configuration is valid") }
+//! Builds the Tauri context from the repository-root `tauri.conf.json` and
+//! declares the app's commands, so the capability file can grant exactly
+//! these to the main window and nothing else.
+
+/// Every command of `src/commands.rs`; a command missing here cannot be called.
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "list_profiles",
+    "create_profile",
+    "update_profile",
+    "delete_profile",
+    "list_sessions",
+    "start_session",
+    "stop_session",
+    "restart_session",
+    "write_input",
+    "resize_session",
+    "set_output_paused",
+    "attach_terminal",
+    "detach_terminal",
+];
+
+fn main() {
+    let attributes = tauri_build::Attributes::new()
+        .config_path("../tauri.conf.json")
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
+    tauri_build::try_build(attributes).expect("the Tauri configuration and capabilities are valid");
+}

@@ -1,1 +1,67 @@
-fn main() {}
+//! `switchboard`: the desktop app. Parses the command line, resolves where
+//! data lives, and hands over to the Tauri shell in [`app`].
+
+mod app;
+mod commands;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use switchboard_core::EngineConfig;
+use switchboard_core::config::resolve_data_dir;
+
+/// Name of the scripted demo agent binary, shipped beside the app's.
+const DEMO_AGENT_BINARY: &str = "switchboard-demo-agent";
+
+#[derive(Parser, Debug)]
+#[command(name = "switchboard", version, about = "A control room for command-line coding agents")]
+struct Cli {
+    /// Where the database and the demo workspace live. Overrides
+    /// SWITCHBOARD_DATA_DIR; the default is $XDG_DATA_HOME/switchboard.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Do not create the demo workspace and profile on first start.
+    #[arg(long)]
+    no_demo: bool,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,switchboard=debug".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+
+    let env = |name| std::env::var(name).ok();
+    let data_dir = resolve_data_dir(
+        cli.data_dir.as_deref(),
+        env("SWITCHBOARD_DATA_DIR").as_deref(),
+        env("XDG_DATA_HOME").as_deref(),
+        env("HOME").as_deref(),
+    )
+    .context("cannot tell where to keep data: pass --data-dir or set SWITCHBOARD_DATA_DIR")?;
+    let mut config = EngineConfig::new(absolute(&data_dir)?, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
+    if !cli.no_demo {
+        config.demo_agent = demo_agent()?;
+    }
+    app::run(config)
+}
+
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).with_context(|| format!("resolving {}", path.display()))
+}
+
+/// The demo agent is installed next to the app's own binary.
+fn demo_agent() -> Result<Option<PathBuf>> {
+    let exe = std::env::current_exe().context("locating the app binary")?;
+    let candidate = exe.with_file_name(DEMO_AGENT_BINARY);
+    if candidate.is_file() {
+        Ok(Some(candidate))
+    } else {
+        tracing::warn!(path = %candidate.display(), "demo agent not found; starting without the demo workspace");
+        Ok(None)
+    }
+}

@@ -1,0 +1,72 @@
+//! The Tauri shell: starts the engine, forwards its events to the web view,
+//! registers the commands, and stops every agent when the app exits. No
+//! business logic lives here.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use switchboard_core::{Engine, EngineConfig, EngineEvent};
+use tauri::{Emitter, Manager, RunEvent};
+
+/// The Tauri event carrying every [`EngineEvent`] to the UI.
+pub const ENGINE_EVENT: &str = "engine-event";
+
+/// Facts about this instance, shown in the UI.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppInfo {
+    pub data_dir: String,
+    pub socket_path: String,
+    pub version: &'static str,
+}
+
+pub fn run(config: EngineConfig) -> Result<()> {
+    let info = AppInfo {
+        data_dir: config.data_dir.display().to_string(),
+        socket_path: config.socket_path.display().to_string(),
+        version: env!("CARGO_PKG_VERSION"),
+    };
+    tracing::info!(data_dir = %info.data_dir, "starting Switchboard");
+    let app = tauri::Builder::default()
+        .manage(info)
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            let sink = move |event: EngineEvent| {
+                if let Err(error) = handle.emit(ENGINE_EVENT, &event) {
+                    tracing::warn!(%error, "forwarding an engine event to the UI failed");
+                }
+            };
+            let engine = tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink)))
+                .context("starting the engine")?;
+            app.manage(engine);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            crate::commands::app_info,
+            crate::commands::list_profiles,
+            crate::commands::create_profile,
+            crate::commands::update_profile,
+            crate::commands::delete_profile,
+            crate::commands::list_sessions,
+            crate::commands::start_session,
+            crate::commands::stop_session,
+            crate::commands::restart_session,
+            crate::commands::write_input,
+            crate::commands::resize_session,
+            crate::commands::set_output_paused,
+            crate::commands::attach_terminal,
+            crate::commands::detach_terminal,
+        ])
+        .build(tauri::generate_context!("../tauri.conf.json"))
+        .context("building the app window")?;
+
+    app.run(|app, event| {
+        if let RunEvent::Exit = event
+            && let Some(engine) = app.try_state::<switchboard_core::EngineHandle>()
+        {
+            // Agents do not outlive the app: stop them (SIGTERM, grace, SIGKILL).
+            tauri::async_runtime::block_on(engine.shutdown());
+        }
+    });
+    Ok(())
+}

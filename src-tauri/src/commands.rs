@@ -1,0 +1,85 @@
+//! Tauri commands: each is a one-line delegation to the engine handle.
+//! Errors cross to the UI as `ApiError {code, message, field}`.
+
+use switchboard_core::{
+    ApiError, EngineHandle, Profile, ProfileId, ProfileSpec, SessionId, SessionInfo, SubscriptionId, TermSize,
+};
+use tauri::State;
+use tauri::ipc::{Channel, InvokeResponseBody};
+
+use crate::app::AppInfo;
+
+type Engine<'a> = State<'a, EngineHandle>;
+type Reply<T> = Result<T, ApiError>;
+
+#[tauri::command]
+pub fn app_info(info: State<'_, AppInfo>) -> AppInfo {
+    info.inner().clone()
+}
+
+#[tauri::command]
+pub async fn list_profiles(engine: Engine<'_>) -> Reply<Vec<Profile>> {
+    engine.list_profiles().await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn create_profile(engine: Engine<'_>, spec: ProfileSpec) -> Reply<Profile> {
+    engine.create_profile(spec).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn update_profile(engine: Engine<'_>, profile_id: ProfileId, spec: ProfileSpec) -> Reply<Profile> {
+    engine.update_profile(profile_id, spec).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn delete_profile(engine: Engine<'_>, profile_id: ProfileId) -> Reply<()> {
+    engine.delete_profile(profile_id).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn list_sessions(engine: Engine<'_>) -> Reply<Vec<SessionInfo>> {
+    engine.list_sessions().await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn start_session(engine: Engine<'_>, profile_id: ProfileId, size: TermSize) -> Reply<SessionInfo> {
+    engine.start_session(profile_id, size).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn stop_session(engine: Engine<'_>, session_id: SessionId) -> Reply<SessionInfo> {
+    engine.stop_session(session_id).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn restart_session(engine: Engine<'_>, session_id: SessionId, size: TermSize) -> Reply<SessionInfo> {
+    engine.restart_session(session_id, size).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn write_input(engine: Engine<'_>, session_id: SessionId, data: String) -> Reply<()> {
+    engine.write_input(session_id, data).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn resize_session(engine: Engine<'_>, session_id: SessionId, size: TermSize) -> Reply<()> {
+    engine.resize(session_id, size).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn set_output_paused(engine: Engine<'_>, session_id: SessionId, paused: bool) -> Reply<()> {
+    engine.set_output_paused(session_id, paused).await.map_err(Into::into)
+}
+
+/// Streams the session's output (replay first) as raw bytes over `output`;
+/// the subscription ends when the channel is gone or on `detach_terminal`.
+#[tauri::command]
+pub async fn attach_terminal(engine: Engine<'_>, session_id: SessionId, output: Channel) -> Reply<SubscriptionId> {
+    engine.attach(session_id, move |batch: &[u8]| output.send(InvokeResponseBody::Raw(batch.to_vec())).is_ok()).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn detach_terminal(engine: Engine<'_>, session_id: SessionId, subscription: SubscriptionId) -> Reply<()> {
+    engine.detach(session_id, subscription).await.map_err(Into::into)
+}
