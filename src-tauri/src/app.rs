@@ -36,8 +36,8 @@ pub fn run(config: EngineConfig) -> Result<()> {
                     tracing::warn!(%error, "forwarding an engine event to the UI failed");
                 }
             };
-            let engine = tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink)))
-                .context("starting the engine")?;
+            let engine =
+                tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink))).context("starting the engine")?;
             app.manage(engine);
             Ok(())
         })

@@ -76,7 +76,10 @@ pub async fn set_output_paused(engine: Engine<'_>, session_id: SessionId, paused
 /// the subscription ends when the channel is gone or on `detach_terminal`.
 #[tauri::command]
 pub async fn attach_terminal(engine: Engine<'_>, session_id: SessionId, output: Channel) -> Reply<SubscriptionId> {
-    engine.attach(session_id, move |batch: &[u8]| output.send(InvokeResponseBody::Raw(batch.to_vec())).is_ok()).await.map_err(Into::into)
+    engine
+        .attach(session_id, move |batch: &[u8]| output.send(InvokeResponseBody::Raw(batch.to_vec())).is_ok())
+        .await
+        .map_err(Into::into)
 }
 
 #[tauri::command]

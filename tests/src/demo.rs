@@ -57,7 +57,10 @@ pub enum Step {
     /// Text printed exactly as given (use `\n`; it is sent as `\r\n`).
     Raw(String),
     /// A file in the workspace (a deliverable).
-    WriteFile { path: String, content: String },
+    WriteFile {
+        path: String,
+        content: String,
+    },
     /// Write `summaries/<task_id>.md` with this status.
     Summary(Status),
     /// This many bytes of coloured filler.
@@ -106,7 +109,9 @@ pub fn parse_speed(speed: &str) -> Result<Duration> {
         "slow" => Duration::from_millis(800),
         "normal" => Duration::from_millis(150),
         "fast" => Duration::ZERO,
-        ms => Duration::from_millis(ms.parse().with_context(|| format!("`{ms}` is not slow, normal, fast or a number"))?),
+        ms => {
+            Duration::from_millis(ms.parse().with_context(|| format!("`{ms}` is not slow, normal, fast or a number"))?)
+        }
     })
 }
 
@@ -116,7 +121,9 @@ pub fn task_id_in(text: &str) -> Option<String> {
     let rest = &text[start..];
     let end = rest.find(".md")?;
     let id = &rest[..end];
-    let safe = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) && !id.starts_with('.');
+    let safe = !id.is_empty()
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !id.starts_with('.');
     safe.then(|| id.to_owned())
 }
 
@@ -258,10 +265,7 @@ pub fn write_summary(workspace: &Path, task_id: &str, task: &str, status: Status
             _ => None,
         })
         .collect();
-    let mut text = format!(
-        "# Task Completion Summary\n\n## Objective\n{}\n\n## Accomplishments\n",
-        first_line(task)
-    );
+    let mut text = format!("# Task Completion Summary\n\n## Objective\n{}\n\n## Accomplishments\n", first_line(task));
     for step in steps {
         if let Step::Say(said) = step {
             text.push_str(&format!("- {said}\n"));
@@ -426,16 +430,22 @@ mod tests {
     #[test]
     fn summary_has_every_protocol_section_and_lands_atomically() {
         let dir = tempfile::tempdir().unwrap();
-        let steps = vec![
-            Step::Say("Edited".into()),
-            Step::WriteFile { path: "out/report.txt".into(), content: "x".into() },
-        ];
+        let steps =
+            vec![Step::Say("Edited".into()), Step::WriteFile { path: "out/report.txt".into(), content: "x".into() }];
         let path = write_summary(dir.path(), "t-1", "Fix the bug\nmore", Status::Partial, &steps).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        for section in ["## Objective\nFix the bug", "## Accomplishments\n- Edited", "`out/report.txt`", "## Test Results", "## Important Notes", "## Status\n⚠️ PARTIAL"] {
+        for section in [
+            "## Objective\nFix the bug",
+            "## Accomplishments\n- Edited",
+            "`out/report.txt`",
+            "## Test Results",
+            "## Important Notes",
+            "## Status\n⚠️ PARTIAL",
+        ] {
             assert!(text.contains(section), "missing {section:?} in\n{text}");
         }
-        let names: Vec<_> = std::fs::read_dir(dir.path().join("summaries")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path().join("summaries")).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("t-1.md")]);
     }
 

@@ -6,9 +6,9 @@ mod support;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
+use support::*;
 use switchboard_core::store::Store;
 use switchboard_core::{LogKind, SessionState};
-use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_of_a_killed_app_are_interrupted_and_their_agents_reaped() {

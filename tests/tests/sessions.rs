@@ -6,8 +6,8 @@ mod support;
 
 use std::time::Duration;
 
-use switchboard_core::{ErrorCode, LogKind, SessionState, TermSize};
 use support::*;
+use switchboard_core::{ErrorCode, LogKind, SessionState, TermSize};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agent_runs_in_its_workspace_with_session_environment() {
@@ -28,10 +28,7 @@ async fn typed_task_is_echoed_worked_on_and_summarised() {
     let (session, output) = t.start_session(&profile).await;
     output.wait_for_text("demo>").await;
 
-    t.engine
-        .write_input(session.id.clone(), "Fix the bug, then write summaries/task-1.md\r".into())
-        .await
-        .unwrap();
+    t.engine.write_input(session.id.clone(), "Fix the bug, then write summaries/task-1.md\r".into()).await.unwrap();
     let text = output.wait_for_text("wrote ").await;
     assert!(text.contains("received: Fix the bug"), "{text}");
     // The terminal echoes what was typed, as a real one does.
@@ -71,7 +68,10 @@ async fn exit_code_is_detected_and_recorded() {
     assert!(matches!(ended.state, SessionState::Exited { exit_code: 7, .. }), "{ended:?}");
     let log = t.engine.list_events(Some(session.id.clone())).await.unwrap();
     let kinds: Vec<_> = log.into_iter().map(|e| e.kind).collect();
-    assert!(matches!(kinds.as_slice(), [LogKind::SessionStarted { .. }, LogKind::SessionExited { exit_code: 7, .. }]), "{kinds:?}");
+    assert!(
+        matches!(kinds.as_slice(), [LogKind::SessionStarted { .. }, LogKind::SessionExited { exit_code: 7, .. }]),
+        "{kinds:?}"
+    );
     assert!(!process_exists(pid_of(&session)));
     // Writing to an ended session is a typed error, not a silent drop.
     let error = t.engine.write_input(session.id.clone(), "x".into()).await.unwrap_err();

@@ -62,7 +62,9 @@ pub enum SessionState {
         ended_at: Millis,
     },
     /// The app died while the agent ran; found so at the next start.
-    Interrupted { ended_at: Millis },
+    Interrupted {
+        ended_at: Millis,
+    },
 }
 
 impl SessionState {

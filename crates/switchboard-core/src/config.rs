@@ -85,9 +85,7 @@ pub fn socket_path(data_dir: &Path, runtime_dir: Option<&Path>) -> PathBuf {
 /// FNV-1a: a stable, dependency-free hash (std's hasher is randomly seeded
 /// per process, and the socket name must be the same for every process).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
 }
 
 #[cfg(test)]
@@ -96,8 +94,10 @@ mod tests {
 
     #[test]
     fn data_dir_precedence() {
+        /// flag, SWITCHBOARD_DATA_DIR, XDG_DATA_HOME, HOME -> expected
+        type Case<'a> = (Option<&'a Path>, Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
         let flag = Path::new("/flag");
-        let cases: [(Option<&Path>, Option<&str>, Option<&str>, Option<&str>, Option<&str>); 7] = [
+        let cases: [Case; 7] = [
             (Some(flag), Some("/env"), Some("/xdg"), Some("/home/u"), Some("/flag")),
             (None, Some("/env"), Some("/xdg"), Some("/home/u"), Some("/env")),
             (None, Some(""), Some("/xdg"), Some("/home/u"), Some("/xdg/switchboard")),

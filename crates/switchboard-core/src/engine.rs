@@ -71,8 +71,15 @@ pub(crate) type Responder = oneshot::Sender<Result<Reply, EngineError>>;
 
 enum Request {
     Command(Command, Responder),
-    Attach { session_id: SessionId, sink: Box<dyn OutputSink>, reply: oneshot::Sender<Result<SubscriptionId, EngineError>> },
-    Detach { session_id: SessionId, subscription: SubscriptionId },
+    Attach {
+        session_id: SessionId,
+        sink: Box<dyn OutputSink>,
+        reply: oneshot::Sender<Result<SubscriptionId, EngineError>>,
+    },
+    Detach {
+        session_id: SessionId,
+        subscription: SubscriptionId,
+    },
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -177,7 +184,11 @@ impl EngineHandle {
         self.unit(Command::SetOutputPaused { session_id, paused }).await
     }
 
-    pub async fn screen_snapshot(&self, session_id: SessionId, recent_lines: u32) -> Result<ScreenSnapshot, EngineError> {
+    pub async fn screen_snapshot(
+        &self,
+        session_id: SessionId,
+        recent_lines: u32,
+    ) -> Result<ScreenSnapshot, EngineError> {
         match self.call(Command::ScreenSnapshot { session_id, recent_lines }).await? {
             Reply::Snapshot(snapshot) => Ok(snapshot),
             other => Err(unexpected(other)),
@@ -297,7 +308,8 @@ impl EngineState {
                     let (tx, rx) = oneshot::channel();
                     session.send(Control::Attach(sink, tx));
                     tokio::spawn(async move {
-                        let id = rx.await.map_err(|_| EngineError::Internal("the view went away while attaching".into()));
+                        let id =
+                            rx.await.map_err(|_| EngineError::Internal("the view went away while attaching".into()));
                         reply.send(id).ok();
                     });
                 }
@@ -368,7 +380,11 @@ impl EngineState {
     /// enough ago that its terminal was let go.
     fn missing_session(&self, session_id: &SessionId) -> EngineError {
         let known = self.store.list_sessions().is_ok_and(|all| all.iter().any(|s| &s.id == session_id));
-        if known { EngineError::SessionNotRunning(session_id.clone()) } else { EngineError::SessionNotFound(session_id.clone()) }
+        if known {
+            EngineError::SessionNotRunning(session_id.clone())
+        } else {
+            EngineError::SessionNotFound(session_id.clone())
+        }
     }
 
     fn create_profile(&mut self, spec: ProfileSpec) -> Result<Profile, EngineError> {
@@ -452,10 +468,9 @@ impl EngineState {
             size,
             state: SessionState::Running { pid: spawned.pid },
         };
-        let recorded = self
-            .store
-            .insert_session(&info, spawned.start_time)
-            .and_then(|()| self.store.append_event(info.started_at, Some(&id), &LogKind::SessionStarted { pid: spawned.pid }));
+        let recorded = self.store.insert_session(&info, spawned.start_time).and_then(|()| {
+            self.store.append_event(info.started_at, Some(&id), &LogKind::SessionStarted { pid: spawned.pid })
+        });
         if let Err(error) = recorded {
             // An agent the store does not know of could not be recovered
             // after a crash: do not let it run.
@@ -592,10 +607,8 @@ fn invalid_size(size: TermSize) -> EngineError {
 /// The environment an agent starts with, on top of the app's own: the
 /// profile's variables, then what the engine needs (these win).
 fn session_env(profile: &Profile, id: &SessionId, socket: &Path) -> Vec<(String, String)> {
-    let mut env: Vec<(String, String)> = vec![
-        ("TERM".into(), "xterm-256color".into()),
-        ("COLORTERM".into(), "truecolor".into()),
-    ];
+    let mut env: Vec<(String, String)> =
+        vec![("TERM".into(), "xterm-256color".into()), ("COLORTERM".into(), "truecolor".into())];
     env.extend(profile.spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     env.push((process::SESSION_ENV.into(), id.to_string()));
     env.push(("SWITCHBOARD_SOCKET".into(), socket.display().to_string()));

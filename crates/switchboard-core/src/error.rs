@@ -67,11 +67,7 @@ impl EngineError {
 
 impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> Self {
-        ApiError {
-            code: error.code(),
-            field: error.field().map(str::to_owned),
-            message: error.to_string(),
-        }
+        ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string() }
     }
 }
 

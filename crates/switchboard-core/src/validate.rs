@@ -91,7 +91,9 @@ mod tests {
         let missing = dir.path().join("gone");
         let path_env = std::env::var_os("PATH");
         let long = "x".repeat(MAX_NAME_CHARS + 1);
-        let cases: Vec<(ProfileSpec, Result<(), (ErrorCode, &str)>)> = vec![
+        /// A spec and the error code and field it must fail with (or Ok).
+        type Case<'a> = (ProfileSpec, Result<(), (ErrorCode, &'a str)>);
+        let cases: Vec<Case> = vec![
             (spec("a", "sh", cwd), Ok(())),
             (spec("a", "/bin/sh", cwd), Ok(())),
             (spec("  ", "sh", cwd), Err((ErrorCode::InvalidInput, "name"))),

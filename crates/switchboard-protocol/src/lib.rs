@@ -35,9 +35,7 @@ impl AgentKind {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [AgentKind::Generic, AgentKind::ClaudeCode, AgentKind::Codex]
-            .into_iter()
-            .find(|kind| kind.as_str() == text)
+        [AgentKind::Generic, AgentKind::ClaudeCode, AgentKind::Codex].into_iter().find(|kind| kind.as_str() == text)
     }
 }
 
@@ -57,8 +55,7 @@ impl TermSize {
     pub const MAX_CELLS_PER_SIDE: u16 = 1000;
 
     pub fn is_valid(self) -> bool {
-        (1..=Self::MAX_CELLS_PER_SIDE).contains(&self.rows)
-            && (1..=Self::MAX_CELLS_PER_SIDE).contains(&self.cols)
+        (1..=Self::MAX_CELLS_PER_SIDE).contains(&self.rows) && (1..=Self::MAX_CELLS_PER_SIDE).contains(&self.cols)
     }
 }
 

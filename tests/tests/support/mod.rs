@@ -86,13 +86,11 @@ impl Collected<u8> {
 
     pub async fn wait_for_text(&self, needle: &str) -> String {
         let needle = needle.to_owned();
-        let found = self
-            .wait_for(&format!("output containing {needle:?}"), |bytes| {
-                let text = String::from_utf8_lossy(bytes);
-                text.contains(&needle).then(|| text.into_owned())
-            })
-            .await;
-        found
+        self.wait_for(&format!("output containing {needle:?}"), |bytes| {
+            let text = String::from_utf8_lossy(bytes);
+            text.contains(&needle).then(|| text.into_owned())
+        })
+        .await
     }
 }
 

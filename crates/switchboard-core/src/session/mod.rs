@@ -149,7 +149,8 @@ impl FlowGate {
 /// Starts the process in a new PTY and its actor. Must be called within a
 /// Tokio runtime.
 pub(crate) fn spawn(spec: SpawnSpec, ended: mpsc::UnboundedSender<SessionEnd>) -> Result<Spawned, EngineError> {
-    let spawn_failed = |reason: String| EngineError::SpawnFailed { command: spec.program.display().to_string(), reason };
+    let spawn_failed =
+        |reason: String| EngineError::SpawnFailed { command: spec.program.display().to_string(), reason };
     let pair = native_pty_system()
         .openpty(PtySize { rows: spec.size.rows, cols: spec.size.cols, pixel_width: 0, pixel_height: 0 })
         .map_err(|e| spawn_failed(format!("no pseudo-terminal: {e}")))?;
@@ -424,8 +425,7 @@ impl SessionActor {
     fn start_cleanup(&mut self, grace: Duration) {
         self.gate.set_paused(false);
         let (id, pid) = (self.id.clone(), self.pid);
-        self.cleanup =
-            Some(tokio::task::spawn_blocking(move || process::terminate_session(&id, pid as i32, grace)));
+        self.cleanup = Some(tokio::task::spawn_blocking(move || process::terminate_session(&id, pid as i32, grace)));
     }
 
     fn report_end(&mut self) {

@@ -169,10 +169,7 @@ impl Members {
             self.known.entry(stat.pid).or_insert(stat.start_time);
         }
         let present = |known: &HashMap<i32, u64>| -> Vec<ProcStat> {
-            known
-                .iter()
-                .filter_map(|(&pid, &start)| read_stat(pid).filter(|stat| stat.start_time == start))
-                .collect()
+            known.iter().filter_map(|(&pid, &start)| read_stat(pid).filter(|stat| stat.start_time == start)).collect()
         };
         reap_adopted(&present(&self.known));
         present(&self.known).into_iter().filter(|stat| !(stat.pid == self.leader && stat.is_zombie())).collect()
@@ -237,10 +234,7 @@ mod tests {
     fn parses_stat_lines_with_awkward_command_names() {
         let line = "4242 (my (odd) prog) S 1 4242 4242 34816 4242 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10";
         let stat = parse_stat(4242, line).unwrap();
-        assert_eq!(
-            stat,
-            ProcStat { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, start_time: 987654 }
-        );
+        assert_eq!(stat, ProcStat { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, start_time: 987654 });
         assert!(!stat.is_zombie());
         assert_eq!(parse_stat(1, "1 (init) Z 0").map(|s| s.state), None);
         assert_eq!(parse_stat(1, "garbage"), None);

@@ -36,9 +36,7 @@ impl TerminalModel {
         if self.replay.len() > self.replay_cap {
             let excess = self.replay.len() - self.replay_cap;
             let search_end = (excess + TRIM_LINE_SEARCH_BYTES).min(self.replay.len());
-            let cut = (excess..search_end)
-                .find(|&i| self.replay[i] == b'\n')
-                .map_or(excess, |newline| newline + 1);
+            let cut = (excess..search_end).find(|&i| self.replay[i] == b'\n').map_or(excess, |newline| newline + 1);
             self.replay.drain(..cut);
         }
     }

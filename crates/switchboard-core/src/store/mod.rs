@@ -244,7 +244,12 @@ impl Store {
              WHERE ?1 IS NULL OR session_id = ?1 ORDER BY seq",
         )?;
         let rows = stmt.query_map([session_id.map(ToString::to_string)], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, Option<String>>(2)?, row.get::<_, String>(3)?))
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, Option<String>>(2)?,
+                row.get::<_, String>(3)?,
+            ))
         })?;
         rows.map(|row| {
             let (seq, at, session_id, data) = row?;
@@ -298,9 +303,13 @@ impl From<&SessionState> for StateColumns {
             }
             SessionState::Exited { exit_code, signal, ended_at } => ended("exited", exit_code, signal, ended_at),
             SessionState::Killed { exit_code, signal, ended_at } => ended("killed", exit_code, signal, ended_at),
-            SessionState::Interrupted { ended_at } => {
-                StateColumns { state: "interrupted", pid: None, exit_code: None, signal: None, ended_at: Some(*ended_at) }
-            }
+            SessionState::Interrupted { ended_at } => StateColumns {
+                state: "interrupted",
+                pid: None,
+                exit_code: None,
+                signal: None,
+                ended_at: Some(*ended_at),
+            },
         }
     }
 }

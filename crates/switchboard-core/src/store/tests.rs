@@ -98,9 +98,7 @@ fn event_log_is_append_only() {
     let store = Store::open_in_memory().unwrap();
     let s = SessionId::new();
     let first = store.append_event(10, Some(&s), &LogKind::SessionStarted { pid: 1 }).unwrap();
-    let second = store
-        .append_event(20, Some(&s), &LogKind::SessionExited { exit_code: 0, signal: None })
-        .unwrap();
+    let second = store.append_event(20, Some(&s), &LogKind::SessionExited { exit_code: 0, signal: None }).unwrap();
     assert!(second > first);
     store.append_event(30, None, &LogKind::SessionInterrupted { reaped: false }).unwrap();
 

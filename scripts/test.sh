@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Sets up and runs every check and test of Switchboard: formatting, lints,
+# the engine and store tests (real PTYs, real SQLite), the UI's type check,
+# lint and unit tests, the TypeScript bindings' freshness, and an end-to-end
+# test driving the real app window under Xvfb.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n\033[1;34m==> %s\033[0m\n' "$*"; }
+
+step "setup"
+./scripts/setup.sh
+if ! command -v tauri-driver >/dev/null; then
+  step "installing tauri-driver"
+  cargo install tauri-driver --version '^2' --locked --quiet
+fi
+if [[ ! -d tests/e2e/node_modules ]] || [[ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]]; then
+  (cd tests/e2e && npm install --no-audit --no-fund --loglevel=error)
+fi
+
+step "formatting"
+cargo fmt --all --check
+
+step "build (UI, app, demo agent)"
+./scripts/build.sh
+
+step "clippy"
+cargo clippy --workspace --all-targets --features switchboard/custom-protocol --quiet -- -D warnings
+
+step "rustdoc"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-core
+
+step "engine, store and demo agent tests (includes the bindings freshness check)"
+cargo test --quiet
+
+step "UI: type check, lint, unit tests"
+(cd ui && npm run --silent check && npm run --silent lint && npm test --silent)
+
+step "end-to-end: the real app window under Xvfb"
+xvfb-run --auto-servernum --server-args="-screen 0 1280x800x24 -nolisten tcp" \
+  node --test tests/e2e/

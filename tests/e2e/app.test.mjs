@@ -1,0 +1,65 @@
+// The real Switchboard window, driven like a user would: create an agent
+// through the form (a bad command first), start it, type into its terminal,
+// see the agent answer, stop it.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchApp, waitForTerminalText, terminalText, DEMO_AGENT } from './driver.mjs';
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+
+test('opens on the demo workspace with the demo agent live', async () => {
+  const { browser, close } = await launchApp();
+  try {
+    await waitForTerminalText(browser, 'Switchboard demo agent');
+    await waitForTerminalText(browser, 'demo>');
+    const entry = await browser.$(`${byTestId('profile-entry')}[data-profile-name="Demo agent"]`);
+    assert.ok(await entry.isExisting(), 'the demo profile is listed');
+    const running = await browser.$(`${byTestId('session-entry')}[data-state="running"]`);
+    assert.ok(await running.isExisting(), 'its session shows as running');
+  } finally {
+    await close();
+  }
+});
+
+test('create an agent, start it, type into it, stop it', async () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
+  const { browser, close } = await launchApp({ args: ['--no-demo'] });
+  try {
+    await (await browser.$(byTestId('new-agent'))).click();
+    await (await browser.$(byTestId('agent-name'))).setValue('echo agent');
+    await (await browser.$(byTestId('agent-command'))).setValue('no-such-agent-command-xyz');
+    await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
+    await (await browser.$(byTestId('agent-submit'))).click();
+
+    // A clear inline error, and nothing created.
+    const commandError = await browser.$(byTestId('error-command'));
+    await commandError.waitForExist({ timeout: 10_000 });
+    assert.match(await commandError.getText(), /no-such-agent-command-xyz.*not found/);
+    assert.equal((await browser.$$(byTestId('profile-entry'))).length, 0);
+
+    await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
+    await (await browser.$(byTestId('agent-submit'))).click();
+    const entry = await browser.$(`${byTestId('profile-entry')}[data-profile-name="echo agent"]`);
+    await entry.waitForExist({ timeout: 10_000 });
+
+    await (await entry.$(byTestId('start-profile'))).click();
+    await waitForTerminalText(browser, 'demo>');
+
+    const input = await browser.$(`${byTestId('terminal')} textarea.xterm-helper-textarea`);
+    await input.click();
+    for (const key of [...'hello from e2e', 'Enter']) { await browser.keys([key]); await browser.pause(150); }
+    await waitForTerminalText(browser, 'received: hello from e2e');
+    assert.match(await terminalText(browser), /demo> hello from e2e/, 'the typed line is echoed');
+
+    await (await browser.$(byTestId('stop-session'))).click();
+    const state = await browser.$(`${byTestId('session-entry')}[data-state="killed"]`);
+    await state.waitForExist({ timeout: 15_000 });
+  } finally {
+    await close();
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});

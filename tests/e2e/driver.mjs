@@ -1,0 +1,88 @@
+// Starts the real app under tauri-driver (which drives WebKitWebDriver) and
+// returns a webdriverio session on its window. Each call gets a fresh data
+// directory, so a test never sees another's agents.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import net from 'node:net';
+import { remote } from 'webdriverio';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const APP = join(ROOT, 'target/debug/switchboard');
+export const DEMO_AGENT = join(ROOT, 'target/debug/switchboard-demo-agent');
+
+async function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitForPort(port, deadlineMs) {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise((done) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        done(true);
+      });
+      socket.on('error', () => done(false));
+    });
+    if (open) return;
+    await sleep(100);
+  }
+  throw new Error(`tauri-driver did not listen on ${port}`);
+}
+
+/** Launches the app; returns {browser, dataDir, close}. */
+export async function launchApp({ args = [] } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+  const port = await freePort();
+  const nativePort = await freePort();
+  const driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  await waitForPort(port, 15_000);
+  const browser = await remote({
+    hostname: '127.0.0.1',
+    port,
+    logLevel: 'error',
+    capabilities: {
+      browserName: 'wry',
+      'wdio:enforceWebDriverClassic': true,
+      'tauri:options': { application: APP, args: ['--data-dir', dataDir, ...args] },
+    },
+  });
+  const close = async () => {
+    try {
+      await browser.deleteSession();
+    } finally {
+      driver.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+  return { browser, dataDir, close };
+}
+
+/** The text xterm.js currently shows (its DOM renderer keeps rows as text). */
+export async function terminalText(browser) {
+  return browser.execute(() => {
+    const rows = document.querySelector('[data-testid="terminal"] .xterm-rows');
+    return rows ? Array.from(rows.children, (row) => row.textContent ?? '').join('\n') : '';
+  });
+}
+
+export async function waitForTerminalText(browser, needle, timeout = 15_000) {
+  await browser.waitUntil(async () => (await terminalText(browser)).includes(needle), {
+    timeout,
+    interval: 100,
+    timeoutMsg: `terminal never showed ${JSON.stringify(needle)}; it shows:\n${await terminalText(browser)}`,
+  });
+}
