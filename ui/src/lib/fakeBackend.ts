@@ -2,7 +2,7 @@
  * An in-memory `Backend` for Vitest and for running the page in a plain browser.
  *
  * It validates profiles the way the engine does (name, command on a known list, existing
- * working directory) and rejects with the same `ApiError` codes and fields, emits the same
+ * working directory) and rejects with the same `ApiError` codes, fields and messages, emits the same
  * engine events, and runs each session as a scripted line-echo terminal: typed characters are
  * echoed, Enter answers `echo: <line>`, `exit` ends the session with code 0.
  *
@@ -233,7 +233,7 @@ export class FakeBackend implements Backend {
 
   async appInfo(): Promise<AppInfo> {
     this.#record('app_info', {});
-    return { data_dir: '(in memory)', socket_path: '(none)', version: 'fake' };
+    return { data_dir: '(in memory)', socket_path: '(none)', version: 'browser preview (fake backend)' };
   }
 
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
@@ -260,10 +260,10 @@ export class FakeBackend implements Backend {
     if (clash) this.#fail('duplicate_name', `a profile named \`${name}\` already exists`, 'name');
     if (spec.command.trim() === '') this.#fail('invalid_input', 'command must not be empty', 'command');
     if (!spec.command.startsWith('/') && !this.#commands.has(spec.command)) {
-      this.#fail('command_not_found', `command \`${spec.command}\` was not found on PATH`, 'command');
+      this.#fail('command_not_found', `command \`${spec.command}\` was not found: it is neither an executable file nor on PATH`, 'command');
     }
     if (!this.#directories.has(spec.cwd)) {
-      this.#fail('directory_missing', `working directory \`${spec.cwd}\` does not exist`, 'cwd');
+      this.#fail('directory_missing', `working directory ${spec.cwd} does not exist or is not a directory`, 'cwd');
     }
   }
 

@@ -130,13 +130,9 @@ export function stateLabel(session: SessionInfo): string {
   }
 }
 
-/**
- * A timestamp from the engine as a Date. The bindings say only `number`; values below 1e11
- * are taken as Unix seconds and larger ones as milliseconds (1e11 ms is 1973, 1e11 s is
- * the year 5138), so either unit displays correctly.
- */
+/** The engine's timestamps (`started_at`, `ended_at`) are Unix milliseconds. */
 export function toDate(timestamp: number): Date {
-  return new Date(timestamp < 1e11 ? timestamp * 1000 : timestamp);
+  return new Date(timestamp);
 }
 
 /** `HH:MM` today, `Mon D, HH:MM` on other days, in the local time zone of `now`. */

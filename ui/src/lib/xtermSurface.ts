@@ -11,7 +11,10 @@ import { clipboardShortcut, type TerminalFactory, type TerminalSurface } from '.
 /** Lines kept above the screen for scrolling back. */
 const SCROLLBACK_LINES = 10_000;
 
-/** Matches the app's dark palette (app.css); the 16 ANSI colours are tuned for that background. */
+/**
+ * Matches the app's dark palette (app.css); the 16 ANSI colours are tuned for that background.
+ * 256-colour and truecolour output need no option: xterm renders both as the program sent them.
+ */
 const THEME: ITheme = {
   background: '#0d1117',
   foreground: '#d6dde6',
@@ -48,9 +51,6 @@ export const createXtermSurface: TerminalFactory = (container, options) => {
     fontSize: 13,
     cursorBlink: true,
     disableStdin: options.readOnly,
-    // Agents draw rich UIs; 256 colours and truecolour need no option, but keep xterm from
-    // "fixing" contrast of colours the program chose.
-    minimumContrastRatio: 1,
   });
   const fit = new FitAddon();
   term.loadAddon(fit);

@@ -1,0 +1,77 @@
+import { fireEvent, screen } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+describe('session header', () => {
+  it('opens on the most recent running session', async () => {
+    const backend = new FakeBackend();
+    const a = backend.seedProfile({ name: 'alpha' });
+    const b = backend.seedProfile({ name: 'beta' });
+    backend.seedSession(a.id, { state: 'running', pid: 1 }, 100);
+    const newest = backend.seedSession(b.id, { state: 'running', pid: 2 }, 200);
+    backend.seedSession(a.id, { state: 'exited', exit_code: 0, signal: null, ended_at: 400 }, 300);
+    await renderApp(backend);
+
+    expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(newest.id);
+    expect(screen.getByTestId('session-profile-name').textContent).toBe('beta');
+    expect(screen.getByTestId('session-state').textContent?.trim()).toBe('running · pid 2');
+  });
+
+  it('stop ends the session and shows its final state', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const session = backend.seedSession(p.id, { state: 'running', pid: 5 });
+    await renderApp(backend);
+
+    await fireEvent.click(screen.getByTestId('stop-session'));
+
+    expect(callsOf(backend, 'stop_session')).toEqual([{ sessionId: session.id }]);
+    expect((await screen.findByTestId('session-ended-notice')).textContent).toContain('killed · SIGTERM');
+    expect(screen.getByTestId('session-state').getAttribute('data-state')).toBe('killed');
+    expect(screen.queryByTestId('stop-session')).toBeNull();
+  });
+
+  it('restart selects the new session', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const session = backend.seedSession(p.id, { state: 'running', pid: 5 });
+    await renderApp(backend);
+
+    await fireEvent.click(screen.getByTestId('restart-session'));
+
+    const [restart] = callsOf(backend, 'restart_session');
+    expect(restart.sessionId).toBe(session.id);
+    const view = await screen.findByTestId('session-view');
+    expect(view.getAttribute('data-session-id')).not.toBe(session.id);
+    expect(screen.getByTestId('session-state').getAttribute('data-state')).toBe('running');
+    const states = screen.getAllByTestId('session-entry').map((e) => e.getAttribute('data-state'));
+    expect(states).toEqual(['running', 'killed']);
+  });
+
+  it('shows a failed stop in the header', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    backend.seedSession(p.id, { state: 'running', pid: 5 });
+    backend.failNext('stop_session', { code: 'internal', message: 'kill failed', field: null });
+    await renderApp(backend);
+
+    await fireEvent.click(screen.getByTestId('stop-session'));
+
+    expect((await screen.findByTestId('session-error')).textContent).toBe('kill failed');
+    expect(screen.getByTestId('session-state').getAttribute('data-state')).toBe('running');
+  });
+
+  it('start new on an ended session starts its profile again', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const ended = backend.seedSession(p.id, { state: 'interrupted', ended_at: 1 });
+    await renderApp(backend);
+
+    await fireEvent.click(screen.getByTestId('start-new-session'));
+
+    expect(callsOf(backend, 'start_session')).toEqual([{ profileId: p.id, size: { rows: 30, cols: 100 } }]);
+    const view = await screen.findByTestId('session-view');
+    expect(view.getAttribute('data-session-id')).not.toBe(ended.id);
+  });
+});

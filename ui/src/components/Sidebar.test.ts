@@ -1,0 +1,151 @@
+import { fireEvent, screen, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+function entryOf(sessionId: string): HTMLElement {
+  const entry = screen.getAllByTestId('session-entry').find((e) => e.getAttribute('data-session-id') === sessionId);
+  if (!entry) throw new Error(`no sidebar entry for ${sessionId}`);
+  return entry;
+}
+
+describe('sidebar', () => {
+  it('lists each profile with its kind and command line', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'big model'], kind: 'claude-code' });
+    backend.seedProfile({ name: 'codex', command: 'codex', kind: 'codex' });
+    await renderApp(backend);
+
+    const entries = screen.getAllByTestId('profile-entry');
+    expect(entries.map((e) => e.getAttribute('data-profile-name'))).toEqual(['claude', 'codex']);
+    expect(within(entries[0]).getByTestId('profile-kind').textContent).toBe('claude-code');
+    expect(entries[0].textContent).toContain("claude --model 'big model'");
+  });
+
+  it('shows a badge for every session state, newest first', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const running = backend.seedSession(p.id, { state: 'running', pid: 31337 }, 4000);
+    const exited = backend.seedSession(p.id, { state: 'exited', exit_code: 2, signal: null, ended_at: 3500 }, 3000);
+    const killed = backend.seedSession(p.id, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: 2500 }, 2000);
+    const interrupted = backend.seedSession(p.id, { state: 'interrupted', ended_at: 1500 }, 1000);
+    await renderApp(backend);
+
+    const entries = screen.getAllByTestId('session-entry');
+    expect(entries.map((e) => e.getAttribute('data-session-id'))).toEqual([running.id, exited.id, killed.id, interrupted.id]);
+    expect(entries.map((e) => e.getAttribute('data-state'))).toEqual(['running', 'exited', 'killed', 'interrupted']);
+    const badges = entries.map((e) => within(e).getByTestId('state-badge').textContent?.trim());
+    expect(badges).toEqual(['running · pid 31337', 'exited · 2', 'killed · SIGTERM', 'interrupted']);
+  });
+
+  it('updates a badge when the engine reports a session change', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const session = backend.seedSession(p.id, { state: 'running', pid: 7 });
+    await renderApp(backend);
+    expect(entryOf(session.id).getAttribute('data-state')).toBe('running');
+
+    backend.emit({ type: 'session_changed', session: { ...session, state: 'exited', exit_code: 0, signal: null, ended_at: 1 } });
+    await tick();
+
+    expect(entryOf(session.id).getAttribute('data-state')).toBe('exited');
+    expect(within(entryOf(session.id)).getByTestId('state-badge').textContent?.trim()).toBe('exited · 0');
+  });
+
+  it('adds sessions and profiles that appear through events', async () => {
+    const backend = new FakeBackend();
+    await renderApp(backend);
+    expect(screen.queryAllByTestId('profile-entry')).toHaveLength(0);
+
+    const profile = await backend.createProfile({ name: 'late', command: 'bash', args: [], env: {}, cwd: '/tmp', kind: 'generic', start_on_launch: false });
+    await tick();
+    expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);
+
+    const session = await backend.startSession(profile.id, { rows: 24, cols: 80 });
+    await tick();
+    expect(entryOf(session.id).getAttribute('data-state')).toBe('running');
+  });
+
+  it('start calls start_session with 24x80 before any terminal was measured, then selects the session', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    await renderApp(backend);
+    expect(callsOf(backend, 'start_session')).toEqual([]);
+
+    await fireEvent.click(within(screen.getByTestId('profile-entry')).getByTestId('start-profile'));
+
+    expect(callsOf(backend, 'start_session')).toEqual([{ profileId: p.id, size: { rows: 24, cols: 80 } }]);
+    const view = await screen.findByTestId('session-view');
+    const [session] = await backend.listSessions();
+    expect(view.getAttribute('data-session-id')).toBe(session.id);
+    expect(entryOf(session.id).getAttribute('aria-current')).toBe('true');
+  });
+
+  it('starts later sessions at the size the terminal last fitted to', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    backend.seedSession(p.id, { state: 'running', pid: 1 });
+    const { terminals } = await renderApp(backend); // opens on the running session; the fake fits to 30x100
+
+    expect(terminals.last().size).toEqual({ rows: 30, cols: 100 });
+    await fireEvent.click(screen.getByTestId('start-profile'));
+    expect(callsOf(backend, 'start_session')).toEqual([{ profileId: p.id, size: { rows: 30, cols: 100 } }]);
+  });
+
+  it('shows a start failure under its profile', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'ok' });
+    backend.seedProfile({ name: 'broken' });
+    backend.failNext('start_session', { code: 'spawn_failed', message: 'could not spawn `broken`: permission denied', field: null });
+    await renderApp(backend);
+
+    const [ok, broken] = screen.getAllByTestId('profile-entry');
+    await fireEvent.click(within(broken).getByTestId('start-profile'));
+
+    expect((await within(broken).findByTestId('start-error')).textContent).toBe('could not spawn `broken`: permission denied');
+    expect(within(ok).queryByTestId('start-error')).toBeNull();
+  });
+
+  it('clicking a session selects it', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const older = backend.seedSession(p.id, { state: 'exited', exit_code: 0, signal: null, ended_at: 2 }, 1);
+    backend.seedSession(p.id, { state: 'running', pid: 9 }, 5);
+    await renderApp(backend);
+
+    await fireEvent.click(entryOf(older.id));
+    expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(older.id);
+    expect(screen.getByTestId('session-state').getAttribute('data-state')).toBe('exited');
+  });
+
+  it('collapses sessions beyond the five most recent', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const ids = Array.from({ length: 7 }, (_, i) => backend.seedSession(p.id, { state: 'interrupted', ended_at: i + 1 }, i).id);
+    await renderApp(backend);
+
+    const shown = () => screen.getAllByTestId('session-entry').map((e) => e.getAttribute('data-session-id'));
+    expect(shown()).toEqual(ids.slice(2).reverse());
+    const toggle = screen.getByTestId('older-sessions-toggle');
+    expect(toggle.textContent?.trim()).toBe('2 older…');
+
+    await fireEvent.click(toggle);
+    expect(shown()).toEqual([...ids].reverse());
+  });
+
+  it('renders a profile name with markup as text', async () => {
+    const backend = new FakeBackend();
+    const name = '<img src=x onerror=alert(1)>';
+    backend.seedProfile({ name, command: '<b>bold</b>' });
+    const { container } = await renderApp(backend);
+
+    const entry = screen.getByTestId('profile-entry');
+    expect(entry.textContent).toContain(name);
+    expect(entry.textContent).toContain('<b>bold</b>');
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.querySelector('b')).toBeNull();
+    // The profile view shows it too, still as text.
+    expect(screen.getByTestId('profile-view').textContent).toContain(name);
+  });
+});

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent, Profile, SessionInfo } from './bindings';
+import {
+  applyEngineEvent,
+  formatTime,
+  initialSelection,
+  mergeInitial,
+  newestFirst,
+  sessionsOfProfile,
+  stateLabel,
+  upsertSession,
+} from './model';
+
+const profile = (id: string, name = id): Profile => ({
+  id,
+  created_at: 0,
+  name,
+  command: 'bash',
+  args: [],
+  env: {},
+  cwd: '/tmp',
+  kind: 'generic',
+  start_on_launch: false,
+});
+
+const base = (id: string, profile_id: string, started_at: number) => ({ id, profile_id, started_at, size: { rows: 24, cols: 80 } });
+const running = (id: string, profileId = 'p', at = 0): SessionInfo => ({ ...base(id, profileId, at), state: 'running', pid: 100 });
+const exited = (id: string, profileId = 'p', at = 0, code = 0): SessionInfo => ({
+  ...base(id, profileId, at),
+  state: 'exited',
+  exit_code: code,
+  signal: null,
+  ended_at: at + 1,
+});
+
+describe('upsertSession', () => {
+  it('appends a new session and replaces a known one', () => {
+    const list = upsertSession([running('a')], running('b'));
+    expect(list.map((s) => s.id)).toEqual(['a', 'b']);
+    expect(upsertSession(list, exited('a'))[0].state).toBe('exited');
+  });
+
+  it('never moves an ended session back to running (a stale copy)', () => {
+    const list = [exited('a')];
+    expect(upsertSession(list, running('a'))).toEqual(list);
+  });
+});
+
+describe('applyEngineEvent', () => {
+  const model = { profiles: [profile('p')], sessions: [running('s')] };
+
+  it('saves, renames and deletes profiles', () => {
+    const added = applyEngineEvent(model, { type: 'profile_saved', profile: profile('q') });
+    expect(added.profiles.map((p) => p.id)).toEqual(['p', 'q']);
+    const renamed = applyEngineEvent(added, { type: 'profile_saved', profile: profile('p', 'renamed') });
+    expect(renamed.profiles.map((p) => p.name)).toEqual(['renamed', 'q']);
+    expect(applyEngineEvent(renamed, { type: 'profile_deleted', profile_id: 'p' }).profiles.map((p) => p.id)).toEqual(['q']);
+  });
+
+  it('applies session changes', () => {
+    expect(applyEngineEvent(model, { type: 'session_changed', session: exited('s') }).sessions[0].state).toBe('exited');
+  });
+
+  it('ignores event types it does not know', () => {
+    const event = { type: 'from_a_newer_engine' } as unknown as EngineEvent;
+    expect(applyEngineEvent(model, event)).toBe(model);
+  });
+});
+
+describe('mergeInitial', () => {
+  it('applies events buffered during the load after the lists', () => {
+    const merged = mergeInitial({ profiles: [profile('p')], sessions: [running('s')] }, [
+      { type: 'session_changed', session: exited('s') },
+      { type: 'session_changed', session: running('t') },
+      { type: 'profile_deleted', profile_id: 'p' },
+    ]);
+    expect(merged.profiles).toEqual([]);
+    expect(merged.sessions.map((s) => [s.id, s.state])).toEqual([
+      ['s', 'exited'],
+      ['t', 'running'],
+    ]);
+  });
+
+  it('keeps an exit seen as an event before a list that still says running', () => {
+    const merged = mergeInitial({ profiles: [], sessions: [running('s')] }, [{ type: 'session_changed', session: exited('s') }]);
+    expect(merged.sessions[0].state).toBe('exited');
+  });
+});
+
+describe('ordering', () => {
+  it('lists newest first, breaking ties by list position', () => {
+    const list = [running('old', 'p', 1), running('tie-first', 'p', 5), running('tie-second', 'p', 5), running('mid', 'p', 3)];
+    expect(newestFirst(list).map((s) => s.id)).toEqual(['tie-second', 'tie-first', 'mid', 'old']);
+  });
+
+  it("lists only the profile's own sessions", () => {
+    expect(sessionsOfProfile([running('a', 'p'), running('b', 'q')], 'q').map((s) => s.id)).toEqual(['b']);
+  });
+});
+
+describe('initialSelection', () => {
+  const cases: [string, Profile[], SessionInfo[], ReturnType<typeof initialSelection>][] = [
+    ['nothing at all', [], [], null],
+    ['a profile without sessions', [profile('p')], [], { kind: 'profile', id: 'p' }],
+    [
+      'the most recent running session, over a newer ended one',
+      [profile('p')],
+      [running('r1', 'p', 1), running('r2', 'p', 2), exited('e', 'p', 3)],
+      { kind: 'session', id: 'r2' },
+    ],
+    ['the most recent session when none runs', [profile('p')], [exited('e1', 'p', 1), exited('e2', 'p', 2)], { kind: 'session', id: 'e2' }],
+    ['not a session whose profile is gone', [profile('p')], [running('orphan', 'gone', 9), exited('e', 'p', 1)], { kind: 'session', id: 'e' }],
+  ];
+  it.each(cases)('opens on %s', (_name, profiles, sessions, expected) => {
+    expect(initialSelection({ profiles, sessions })).toEqual(expected);
+  });
+});
+
+describe('stateLabel', () => {
+  const at = base('s', 'p', 0);
+  it.each<[SessionInfo, string]>([
+    [{ ...at, state: 'running', pid: 42 }, 'running · pid 42'],
+    [{ ...at, state: 'exited', exit_code: 3, signal: null, ended_at: 1 }, 'exited · 3'],
+    [{ ...at, state: 'exited', exit_code: 0, signal: 'SIGSEGV', ended_at: 1 }, 'exited · SIGSEGV'],
+    [{ ...at, state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: 1 }, 'killed · SIGTERM'],
+    [{ ...at, state: 'killed', exit_code: 137, signal: null, ended_at: 1 }, 'killed'],
+    [{ ...at, state: 'interrupted', ended_at: 1 }, 'interrupted'],
+  ])('%j', (session, label) => {
+    expect(stateLabel(session)).toBe(label);
+  });
+});
+
+describe('formatTime', () => {
+  const now = new Date(2026, 10, 21, 15, 0);
+  it('shows only the time for today and adds the day otherwise', () => {
+    const today = formatTime(new Date(2026, 10, 21, 9, 5).getTime(), now);
+    const earlier = formatTime(new Date(2026, 10, 19, 9, 5).getTime(), now);
+    expect(earlier).not.toBe(today);
+    expect(earlier.endsWith(today)).toBe(true);
+    expect(today).toMatch(/09.05|9.05/);
+  });
+});

@@ -1,0 +1,15 @@
+import { mount } from 'svelte';
+import './app.css';
+import App from './App.svelte';
+import { TauriBackend, inTauri } from './lib/backend';
+import { demoBackend } from './lib/fakeBackend';
+import { createXtermSurface } from './lib/xtermSurface';
+
+const target = document.getElementById('app');
+if (!target) throw new Error('index.html lacks the #app element');
+
+// In a plain browser (no Tauri IPC bridge) the in-memory fake drives the UI, so the page can
+// be developed and screenshotted without the Rust side.
+const backend = inTauri() ? new TauriBackend() : demoBackend();
+
+mount(App, { target, props: { backend, terminals: createXtermSurface } });
