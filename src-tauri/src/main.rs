@@ -47,6 +47,9 @@ fn main() -> Result<()> {
     if !cli.no_demo {
         config.demo_agent = demo_agent()?;
     }
+    if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
+        anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
+    }
     app::run(config)
 }
 
