@@ -6,7 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n\033[1;34m==> %s\033[0m\n' "$*"; }
+# Each step reports how long the previous one took, so slow steps show in CI logs.
+step_started=$SECONDS
+step_name=""
+step() {
+  [[ -n $step_name ]] && printf '\033[2m    (%s: %ss)\033[0m\n' "$step_name" $((SECONDS - step_started))
+  step_name=$*
+  step_started=$SECONDS
+  printf '\n\033[1;34m==> %s\033[0m\n' "$*"
+}
+trap '[[ $? == 0 ]] && step "done in ${SECONDS}s"' EXIT
 
 step "setup"
 ./scripts/setup.sh

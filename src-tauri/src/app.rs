@@ -5,26 +5,17 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
-use switchboard_core::{Engine, EngineConfig, EngineEvent};
+use switchboard_core::{AppInfo, Engine, EngineConfig, EngineEvent};
 use tauri::{Emitter, Manager, RunEvent};
 
 /// The Tauri event carrying every [`EngineEvent`] to the UI.
 pub const ENGINE_EVENT: &str = "engine-event";
 
-/// Facts about this instance, shown in the UI.
-#[derive(Debug, Clone, Serialize)]
-pub struct AppInfo {
-    pub data_dir: String,
-    pub socket_path: String,
-    pub version: &'static str,
-}
-
 pub fn run(config: EngineConfig) -> Result<()> {
     let info = AppInfo {
         data_dir: config.data_dir.display().to_string(),
         socket_path: config.socket_path.display().to_string(),
-        version: env!("CARGO_PKG_VERSION"),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     tracing::info!(data_dir = %info.data_dir, "starting Switchboard");
     let app = tauri::Builder::default()

@@ -2,12 +2,10 @@
 //! Errors cross to the UI as `ApiError {code, message, field}`.
 
 use switchboard_core::{
-    ApiError, EngineHandle, Profile, ProfileId, ProfileSpec, SessionId, SessionInfo, SubscriptionId, TermSize,
+    ApiError, AppInfo, EngineHandle, Profile, ProfileId, ProfileSpec, SessionId, SessionInfo, SubscriptionId, TermSize,
 };
 use tauri::State;
 use tauri::ipc::{Channel, InvokeResponseBody};
-
-use crate::app::AppInfo;
 
 type Engine<'a> = State<'a, EngineHandle>;
 type Reply<T> = Result<T, ApiError>;

@@ -178,6 +178,14 @@ pub enum LogKind {
     SessionInterrupted { reaped: bool },
 }
 
+/// Facts about the running instance, shown in the UI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AppInfo {
+    pub data_dir: String,
+    pub socket_path: String,
+    pub version: String,
+}
+
 /// Stable error codes: the UI branches on these, never on message text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]

@@ -6,8 +6,8 @@
 use ts_rs::{Config, TS};
 
 use crate::api::{
-    ApiError, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Profile, ProfileSpec, ScreenSnapshot, SessionInfo,
-    SessionState,
+    ApiError, AppInfo, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Profile, ProfileSpec, ScreenSnapshot,
+    SessionInfo, SessionState,
 };
 use crate::engine::Reply;
 use crate::session::SubscriptionId;
@@ -38,6 +38,7 @@ pub fn typescript() -> String {
         LogEntry::decl(&cfg),
         ErrorCode::decl(&cfg),
         ApiError::decl(&cfg),
+        AppInfo::decl(&cfg),
         SubscriptionId::decl(&cfg),
     ];
     let mut out = String::from(

@@ -16,8 +16,8 @@ pub mod store;
 pub mod validate;
 
 pub use api::{
-    ApiError, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile, ProfileSpec, ScreenSnapshot,
-    SessionInfo, SessionState,
+    ApiError, AppInfo, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile, ProfileSpec,
+    ScreenSnapshot, SessionInfo, SessionState,
 };
 pub use config::EngineConfig;
 pub use engine::{Engine, EngineHandle, EventSink, MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply};

@@ -10,6 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import type {
+  AppInfo,
   EngineEvent,
   Profile,
   ProfileId,
@@ -21,12 +22,6 @@ import type {
 } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
-
-export interface AppInfo {
-  data_dir: string;
-  socket_path: string;
-  version: string;
-}
 
 /** A live terminal subscription. `detach` is idempotent. */
 export interface TerminalAttachment {

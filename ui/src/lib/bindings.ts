@@ -73,4 +73,6 @@ export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missi
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, };
 
+export type AppInfo = { data_dir: string, socket_path: string, version: string, };
+
 export type SubscriptionId = number;

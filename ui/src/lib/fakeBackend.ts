@@ -11,6 +11,7 @@
  */
 import type {
   ApiError,
+  AppInfo,
   EngineEvent,
   ErrorCode,
   Profile,
@@ -22,7 +23,7 @@ import type {
   SubscriptionId,
   TermSize,
 } from './bindings';
-import type { AppInfo, Backend, TerminalAttachment, Unsubscribe } from './backend';
+import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
 
 export interface FakeCall {
