@@ -30,6 +30,9 @@ describe('session header', () => {
     expect((await screen.findByTestId('session-ended-notice')).textContent).toContain('killed · SIGTERM');
     expect(screen.getByTestId('session-state').getAttribute('data-state')).toBe('killed');
     expect(screen.queryByTestId('stop-session')).toBeNull();
+    // One way to run it again, not two buttons doing the same thing.
+    expect(screen.queryByTestId('restart-session')).toBeNull();
+    expect(screen.getByTestId('start-new-session')).toBeTruthy();
   });
 
   it('restart selects the new session', async () => {
