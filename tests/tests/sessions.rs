@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use support::*;
@@ -136,23 +138,40 @@ async fn leftover_children_of_an_exited_agent_are_ended() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paused_output_holds_the_agent_back_and_resuming_lets_it_finish() {
+    /// Seconds of output for a test build; if the pause ever landed after
+    /// the end, the `held < FLOOD` check fails rather than passing falsely.
+    const FLOOD: usize = 20_000_000;
     let t = TestEngine::start().await;
-    let profile = t.demo_profile(&["--speed", "fast", "--flood", "20000000"]).await;
-    let (session, output) = t.start_session(&profile).await;
-    output.wait_for_text("demo>").await;
+    let flood = FLOOD.to_string();
+    let profile = t.demo_profile(&["--speed", "fast", "--flood", &flood]).await;
+    let session = t.engine.start_session(profile.id.clone(), TermSize::DEFAULT).await.unwrap();
+    // Count the bytes and keep only a tail: the flood is not worth storing.
+    let received = Arc::new(AtomicUsize::new(0));
+    let tail = Arc::new(Collected::<u8>::default());
+    let (count, sink_tail) = (received.clone(), tail.clone());
+    t.engine
+        .attach(session.id.clone(), move |batch: &[u8]| {
+            count.fetch_add(batch.len(), Ordering::SeqCst);
+            sink_tail.keep_last(batch, 4096);
+            true
+        })
+        .await
+        .unwrap();
+    tail.wait_for_text("demo>").await;
     t.engine.write_input(session.id.clone(), "flood\r".into()).await.unwrap();
-    output.wait_for_text("flood line").await;
+    tail.wait_for_text("flood line").await;
 
     t.engine.set_output_paused(session.id.clone(), true).await.unwrap();
     // Let what was already read drain, then watch: nothing more arrives.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let held = output.len();
+    let held = received.load(Ordering::SeqCst);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(output.len(), held, "output kept flowing while paused");
-    assert!(held < 20_000_000, "the flood finished before the pause took effect");
+    assert_eq!(received.load(Ordering::SeqCst), held, "output kept flowing while paused");
+    assert!(held < FLOOD, "the flood finished before the pause took effect");
 
     t.engine.set_output_paused(session.id.clone(), false).await.unwrap();
-    output.wait_for_text("done").await;
+    tail.wait_for_text("done").await;
+    assert!(received.load(Ordering::SeqCst) > FLOOD);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

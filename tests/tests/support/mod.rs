@@ -80,6 +80,17 @@ impl<T: Clone> Collected<T> {
 }
 
 impl Collected<u8> {
+    /// Appends `bytes`, then drops all but the last `cap` bytes.
+    pub fn keep_last(&self, bytes: &[u8], cap: usize) {
+        {
+            let mut items = self.items.lock().unwrap();
+            items.extend_from_slice(bytes);
+            let excess = items.len().saturating_sub(cap);
+            items.drain(..excess);
+        }
+        self.changed.notify_waiters();
+    }
+
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.snapshot()).into_owned()
     }
