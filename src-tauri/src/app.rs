@@ -2,11 +2,11 @@
 //! registers the commands, and stops every agent when the app exits. No
 //! business logic lives here.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 use switchboard_core::{AppInfo, Engine, EngineConfig, EngineEvent};
-use tauri::{Emitter, Manager, RunEvent};
+use tauri::{AppHandle, Emitter, Manager, RunEvent};
 
 /// The Tauri event carrying every [`EngineEvent`] to the UI.
 pub const ENGINE_EVENT: &str = "engine-event";
@@ -18,18 +18,27 @@ pub fn run(config: EngineConfig) -> Result<()> {
         version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     tracing::info!(data_dir = %info.data_dir, "starting Switchboard");
+
+    // The engine starts before any window, so a refusal (another instance
+    // on this data directory, an unreadable database) is reported without
+    // one. Its events reach the UI once the app handle exists; earlier ones
+    // have no listener anyway (the UI loads the lists when it opens).
+    let app_handle: Arc<OnceLock<AppHandle>> = Arc::default();
+    let sink_handle = app_handle.clone();
+    let sink = move |event: EngineEvent| {
+        if let Some(handle) = sink_handle.get()
+            && let Err(error) = handle.emit(ENGINE_EVENT, &event)
+        {
+            tracing::warn!(%error, "forwarding an engine event to the UI failed");
+        }
+    };
+    let engine = tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink)))?;
+
     let app = tauri::Builder::default()
         .manage(info)
+        .manage(engine)
         .setup(move |app| {
-            let handle = app.handle().clone();
-            let sink = move |event: EngineEvent| {
-                if let Err(error) = handle.emit(ENGINE_EVENT, &event) {
-                    tracing::warn!(%error, "forwarding an engine event to the UI failed");
-                }
-            };
-            let engine =
-                tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink))).context("starting the engine")?;
-            app.manage(engine);
+            app_handle.set(app.handle().clone()).expect("setup runs once");
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

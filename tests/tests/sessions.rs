@@ -250,6 +250,31 @@ async fn profiles_persist_and_shutdown_stops_every_agent() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_engine_on_the_same_data_is_refused_and_harms_nothing() {
+    let temp = tempfile::tempdir().unwrap();
+    let first = TestEngine::start_in(temp.path(), |_| {}).await;
+    let profile = first.demo_profile(&[]).await;
+    let (session, output) = first.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+
+    let config = switchboard_core::EngineConfig::new(temp.path().to_path_buf(), None);
+    let refused = switchboard_core::Engine::start(config, std::sync::Arc::new(switchboard_core::NoEvents)).await;
+    let error = refused.err().expect("a second engine must not start");
+    assert_eq!(error.code(), ErrorCode::AlreadyRunning);
+    assert!(error.to_string().contains(&format!("process {}", std::process::id())), "{error}");
+
+    // The first instance's agent was not mistaken for a leftover of a crash.
+    assert!(process_exists(pid_of(&session)));
+    first.engine.write_input(session.id.clone(), "still here\r".into()).await.unwrap();
+    output.wait_for_text("received: still here").await;
+
+    // Once the first stops, the data directory is free again.
+    first.engine.shutdown().await;
+    let again = TestEngine::start_in(temp.path(), |_| {}).await;
+    assert_eq!(again.engine.list_profiles().await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_profile_is_created_and_started_on_first_launch() {
     let t = TestEngine::start_with(|config| config.demo_agent = Some(DEMO_AGENT.into())).await;
     let profiles = t.engine.list_profiles().await.unwrap();

@@ -199,6 +199,7 @@ pub enum ErrorCode {
     SessionNotRunning,
     ProfileBusy,
     SpawnFailed,
+    AlreadyRunning,
     Storage,
     EngineStopped,
     Internal,

@@ -21,6 +21,7 @@ use crate::api::{
 use crate::config::EngineConfig;
 use crate::demo;
 use crate::error::EngineError;
+use crate::instance::InstanceLock;
 use crate::session::{self, Control, OutputSink, SessionEnd, SessionHandle, SpawnSpec, SubscriptionId, process};
 use crate::store::Store;
 use crate::validate::{resolve_command, validate_profile};
@@ -98,6 +99,9 @@ impl Engine {
     /// the demo workspace on first run, starts profiles marked to start on
     /// launch, and returns the handle. Must be called within a Tokio runtime.
     pub async fn start(config: EngineConfig, sink: Arc<dyn EventSink>) -> Result<EngineHandle, EngineError> {
+        // Before anything else: recovery below would end another live
+        // instance's agents.
+        let instance = InstanceLock::acquire(&config.data_dir)?;
         process::become_subreaper();
         let store = Store::open(&config.database_path())?;
         let (requests, inbox) = mpsc::channel(REQUEST_QUEUE);
@@ -113,6 +117,7 @@ impl Engine {
             pending_stops: HashMap::new(),
             pending_restarts: HashMap::new(),
             ended_tx,
+            _instance: instance,
         };
         engine.recover_interrupted()?;
         if let Some(demo_agent) = engine.config.demo_agent.clone() {
@@ -269,6 +274,8 @@ struct EngineState {
     pending_stops: HashMap<SessionId, Vec<Responder>>,
     pending_restarts: HashMap<SessionId, Vec<(TermSize, Responder)>>,
     ended_tx: mpsc::UnboundedSender<SessionEnd>,
+    /// Released when the engine task ends, after every agent has stopped.
+    _instance: InstanceLock,
 }
 
 impl EngineState {
@@ -294,6 +301,9 @@ impl EngineState {
                 break;
             }
         }
+        // Release the data directory (and the sessions' actors) before telling
+        // anyone the engine stopped: they may start a new one on it at once.
+        drop(self);
         for done in shutdown_waiters {
             done.send(()).ok();
         }

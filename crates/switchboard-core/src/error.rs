@@ -27,6 +27,8 @@ pub enum EngineError {
     ProfileBusy(ProfileId),
     #[error("could not start `{command}`: {reason}")]
     SpawnFailed { command: String, reason: String },
+    #[error("Switchboard is already running with the data directory {}{}", .data_dir.display(), .pid.map(|p| format!(" (process {p})")).unwrap_or_default())]
+    AlreadyRunning { data_dir: PathBuf, pid: Option<u32> },
     #[error("storage: {0}")]
     Store(#[from] StoreError),
     #[error("the engine has shut down")]
@@ -47,6 +49,7 @@ impl EngineError {
             EngineError::SessionNotRunning(_) => ErrorCode::SessionNotRunning,
             EngineError::ProfileBusy(_) => ErrorCode::ProfileBusy,
             EngineError::SpawnFailed { .. } => ErrorCode::SpawnFailed,
+            EngineError::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
             EngineError::Store(_) => ErrorCode::Storage,
             EngineError::EngineStopped => ErrorCode::EngineStopped,
             EngineError::Internal(_) => ErrorCode::Internal,

@@ -11,6 +11,7 @@ pub mod config;
 pub mod demo;
 mod engine;
 pub mod error;
+pub mod instance;
 pub mod session;
 pub mod store;
 pub mod validate;

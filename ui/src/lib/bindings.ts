@@ -69,7 +69,7 @@ export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "s
 
 export type LogEntry = { seq: number, at: number, session_id: SessionId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, });
 
-export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "storage" | "engine_stopped" | "internal";
+export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "already_running" | "storage" | "engine_stopped" | "internal";
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, };
 
