@@ -54,7 +54,7 @@ pub enum Step {
     SleepMs(u64),
     /// A built-in example block of this signal kind.
     Signal(SignalKind),
-    /// Text printed exactly as given (use `\n`; it is sent as `\r\n`).
+    /// Text printed line by line as given (the terminal shows `\n` as a new line).
     Raw(String),
     /// A file in the workspace (a deliverable).
     WriteFile {
@@ -178,12 +178,12 @@ impl<R: BufRead> TaskReader<R> {
 
 pub fn banner(out: &mut impl Write, print_env: bool) -> Result<()> {
     write!(out, "{BRACKETED_PASTE_ON}")?;
-    writeln!(out, "\x1b[1;35mSwitchboard demo agent\x1b[0m — type a task and press Enter (`exit` quits)\r")?;
+    writeln!(out, "\x1b[1;35mSwitchboard demo agent\x1b[0m — type a task and press Enter (`exit` quits)")?;
     if print_env {
         let var = |name| std::env::var(name).unwrap_or_else(|_| "<unset>".into());
-        writeln!(out, "session: {}\r", var("SWITCHBOARD_SESSION_ID"))?;
-        writeln!(out, "socket: {}\r", var("SWITCHBOARD_SOCKET"))?;
-        writeln!(out, "cwd: {}\r", std::env::current_dir()?.display())?;
+        writeln!(out, "session: {}", var("SWITCHBOARD_SESSION_ID"))?;
+        writeln!(out, "socket: {}", var("SWITCHBOARD_SOCKET"))?;
+        writeln!(out, "cwd: {}", std::env::current_dir()?.display())?;
     }
     out.flush()?;
     Ok(())
@@ -197,7 +197,7 @@ pub fn run_steps(out: &mut impl Write, task: &TaskContext, steps: &[Step]) -> Re
         match step {
             Step::Say(text) => {
                 said += 1;
-                writeln!(out, "\x1b[33m[{said}/{total}]\x1b[0m {text} \x1b[32m✓\x1b[0m\r")?;
+                writeln!(out, "\x1b[33m[{said}/{total}]\x1b[0m {text} \x1b[32m✓\x1b[0m")?;
                 out.flush()?;
                 std::thread::sleep(task.delay);
             }
@@ -205,22 +205,22 @@ pub fn run_steps(out: &mut impl Write, task: &TaskContext, steps: &[Step]) -> Re
                 out.flush()?;
                 std::thread::sleep(Duration::from_millis(*ms));
             }
-            Step::Signal(kind) => write_crlf(out, &signal_block(*kind, task.number))?,
-            Step::Raw(text) => write_crlf(out, text)?,
+            Step::Signal(kind) => write_lines(out, &signal_block(*kind, task.number))?,
+            Step::Raw(text) => write_lines(out, text)?,
             Step::WriteFile { path, content } => {
                 let target = task.workspace.join(path);
                 if let Some(parent) = target.parent() {
                     std::fs::create_dir_all(parent)?;
                 }
                 std::fs::write(&target, content)?;
-                writeln!(out, "\x1b[2mwrote {path}\x1b[0m\r")?;
+                writeln!(out, "\x1b[2mwrote {path}\x1b[0m")?;
             }
             Step::Summary(status) => {
                 if let (true, Some(id)) = (task.write_summaries, &task.task_id) {
                     let path = write_summary(&task.workspace, id, &task.text, *status, steps)?;
-                    writeln!(out, "\x1b[1;32mdone\x1b[0m: wrote {}\r", path.display())?;
+                    writeln!(out, "\x1b[1;32mdone\x1b[0m: wrote {}", path.display())?;
                 } else {
-                    writeln!(out, "\x1b[1;32mdone\x1b[0m\r")?;
+                    writeln!(out, "\x1b[1;32mdone\x1b[0m")?;
                 }
             }
             Step::Flood(bytes) => flood(out, *bytes)?,
@@ -231,9 +231,9 @@ pub fn run_steps(out: &mut impl Write, task: &TaskContext, steps: &[Step]) -> Re
     Ok(None)
 }
 
-fn write_crlf(out: &mut impl Write, text: &str) -> Result<()> {
+fn write_lines(out: &mut impl Write, text: &str) -> Result<()> {
     for line in text.lines() {
-        writeln!(out, "{line}\r")?;
+        writeln!(out, "{line}")?;
     }
     out.flush()?;
     Ok(())
@@ -244,7 +244,7 @@ fn flood(out: &mut impl Write, bytes: usize) -> Result<()> {
     let mut line_number = 0u64;
     while written < bytes {
         let colour = 31 + line_number % 6;
-        let line = format!("\x1b[{colour}mflood line {line_number:08} {}\x1b[0m\r\n", "=".repeat(48));
+        let line = format!("\x1b[{colour}mflood line {line_number:08} {}\x1b[0m\n", "=".repeat(48));
         out.write_all(line.as_bytes())?;
         written += line.len();
         line_number += 1;

@@ -43,6 +43,28 @@ async fn typed_task_is_echoed_worked_on_and_summarised() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scenario_drives_signals_deliverables_and_summaries() {
+    let t = TestEngine::start().await;
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/clarify-then-deliver.toml");
+    let profile = t.demo_profile(&["--speed", "fast", "--scenario", scenario]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+
+    t.engine.write_input(session.id.clone(), "Plan the auth work; summaries/t-1.md\r".into()).await.unwrap();
+    let text = output.wait_for_text("[/CLARIFICATION_NEEDED]").await;
+    let block = &text[text.find("[CLARIFICATION_NEEDED]").unwrap()..];
+    assert!(block.contains("questions:\r\n  - \"Analyze OAuth2, JWT, or both?\""), "{block}");
+    output.wait_for_text("[/CLARIFICATION_NEEDED]\r\nagent> ").await;
+    assert!(!t.workspace.join("summaries/t-1.md").exists(), "asking is not completing");
+
+    t.engine.write_input(session.id.clone(), "Both; summaries/t-2.md\r".into()).await.unwrap();
+    output.wait_for_text("done: wrote").await;
+    assert_eq!(std::fs::read_to_string(t.workspace.join("out/result.txt")).unwrap(), "42\n");
+    let summary = std::fs::read_to_string(t.workspace.join("summaries/t-2.md")).unwrap();
+    assert!(summary.contains("- `out/result.txt`"), "{summary}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resize_reaches_the_program_and_the_screen_model() {
     let t = TestEngine::start().await;
     let profile = t.profile("sizer", "sh", &["-c", "while read line; do stty size; done"]).await;

@@ -98,7 +98,7 @@ fn main() -> Result<()> {
         write!(out, "{prompt}")?;
         out.flush()?;
         let Some(task) = input.next_task()? else {
-            writeln!(out, "\r\n\x1b[2mend of input; goodbye\x1b[0m\r")?;
+            writeln!(out, "\n\x1b[2mend of input; goodbye\x1b[0m")?;
             return Ok(());
         };
         let trimmed = task.trim();
@@ -106,18 +106,18 @@ fn main() -> Result<()> {
             continue;
         }
         if trimmed == "exit" || trimmed == "quit" {
-            writeln!(out, "goodbye\r")?;
+            writeln!(out, "goodbye")?;
             return Ok(());
         }
         task_number += 1;
-        writeln!(out, "received: {}\r", demo::first_line(trimmed))?;
+        writeln!(out, "received: {}", demo::first_line(trimmed))?;
         if args.crash_on_task == Some(task_number) {
-            writeln!(out, "\x1b[1;31mfatal: the demo agent crashed (as asked)\x1b[0m\r")?;
+            writeln!(out, "\x1b[1;31mfatal: the demo agent crashed (as asked)\x1b[0m")?;
             out.flush()?;
             std::process::abort();
         }
         if args.exit_on_task == Some(task_number) {
-            writeln!(out, "exiting with code {} (as asked)\r", args.exit_code)?;
+            writeln!(out, "exiting with code {} (as asked)", args.exit_code)?;
             out.flush()?;
             std::process::exit(args.exit_code);
         }
@@ -127,8 +127,9 @@ fn main() -> Result<()> {
         if let Some(bytes) = args.flood {
             steps.push(Step::Flood(bytes));
         }
-        let has_summary_step = steps.iter().any(|s| matches!(s, Step::Summary(_)));
-        if !has_summary_step && !args.no_summary {
+        // Without a scenario every task ends with its summary; a scenario
+        // says exactly when (or whether) one is written.
+        if args.scenario.is_none() && !args.no_summary {
             steps.push(Step::Summary(args.status));
         }
         let context = demo::TaskContext {
