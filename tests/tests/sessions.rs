@@ -58,7 +58,8 @@ async fn a_scenario_drives_signals_deliverables_and_summaries() {
     assert!(!t.workspace.join("summaries/t-1.md").exists(), "asking is not completing");
 
     t.engine.write_input(session.id.clone(), "Both; summaries/t-2.md\r".into()).await.unwrap();
-    output.wait_for_text("done: wrote").await;
+    // The agent reports the summary by its full path (the typed task named it relatively).
+    output.wait_for_text("/summaries/t-2.md").await;
     assert_eq!(std::fs::read_to_string(t.workspace.join("out/result.txt")).unwrap(), "42\n");
     let summary = std::fs::read_to_string(t.workspace.join("summaries/t-2.md")).unwrap();
     assert!(summary.contains("- `out/result.txt`"), "{summary}");
