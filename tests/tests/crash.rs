@@ -3,6 +3,16 @@
 
 mod support;
 
+/// Starts an engine in its own process on `data_dir`, running `agent` in one
+/// session; returns the host process and the agent's pid.
+fn spawn_host(data_dir: &std::path::Path, agent: &[&str]) -> (std::process::Child, u32) {
+    let mut host = Command::new(ENGINE_HOST).arg(data_dir).args(agent).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(host.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let pid = line.trim().strip_prefix("pid ").expect("the host prints the agent pid").parse().unwrap();
+    (host, pid)
+}
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
@@ -15,15 +25,8 @@ async fn sessions_of_a_killed_app_are_interrupted_and_their_agents_reaped() {
     let temp = tempfile::tempdir().unwrap();
     // The agent ignores SIGHUP and SIGTERM and never touches its terminal,
     // so losing the terminal does not end it: only the restarted app can.
-    let mut host = Command::new(ENGINE_HOST)
-        .arg(temp.path())
-        .args(["sh", "-c", "trap '' HUP TERM; touch traps-set; while :; do sleep 1; done"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(host.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let agent: u32 = line.trim().strip_prefix("pid ").expect("host prints the agent pid").parse().unwrap();
+    let (mut host, agent) =
+        spawn_host(temp.path(), &["sh", "-c", "trap '' HUP TERM; touch traps-set; while :; do sleep 1; done"]);
     let ready = temp.path().join("work/traps-set");
     wait_until("the agent ignores hangups", || ready.exists()).await;
 
@@ -49,17 +52,9 @@ async fn sessions_of_a_killed_app_are_interrupted_and_their_agents_reaped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupted_agent_that_already_died_is_recorded_as_not_reaped() {
     let temp = tempfile::tempdir().unwrap();
-    let mut host = Command::new(ENGINE_HOST)
-        .arg(temp.path())
-        .args(["sh", "-c", "exec sleep 1000"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(host.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (mut host, agent) = spawn_host(temp.path(), &["sh", "-c", "exec sleep 1000"]);
     host.kill().unwrap();
     host.wait().unwrap();
-    let agent: u32 = line.trim().strip_prefix("pid ").unwrap().parse().unwrap();
     // The agent dies before the app comes back: nothing to reap. (A pid
     // reused by another process is told apart by its start time; see
     // `is_same_process` in the engine's unit tests.)

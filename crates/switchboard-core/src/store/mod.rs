@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 use rusqlite_migration::{M, Migrations};
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
 
@@ -83,40 +83,41 @@ impl Store {
     // ---- profiles ----
 
     pub fn insert_profile(&self, profile: &Profile) -> Result<()> {
-        let spec = &profile.spec;
+        let spec = SpecColumns::from(&profile.spec);
         self.conn.execute(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                profile.id.to_string(),
-                spec.name,
-                spec.command,
-                to_json(&spec.args),
-                to_json(&spec.env),
-                spec.cwd,
-                spec.kind.as_str(),
-                spec.start_on_launch,
-                profile.created_at,
-            ],
+             VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :created_at)",
+            named_params! {
+                ":id": profile.id.to_string(),
+                ":name": spec.name,
+                ":command": spec.command,
+                ":args": spec.args,
+                ":env": spec.env,
+                ":cwd": spec.cwd,
+                ":kind": spec.kind,
+                ":start_on_launch": spec.start_on_launch,
+                ":created_at": profile.created_at,
+            },
         )?;
         Ok(())
     }
 
     /// Replaces a profile's spec; returns false if there is no such profile.
     pub fn update_profile(&self, id: &ProfileId, spec: &ProfileSpec) -> Result<bool> {
+        let spec = SpecColumns::from(spec);
         let changed = self.conn.execute(
-            "UPDATE profiles SET name = ?2, command = ?3, args = ?4, env = ?5, cwd = ?6, kind = ?7,
-             start_on_launch = ?8 WHERE id = ?1",
-            params![
-                id.to_string(),
-                spec.name,
-                spec.command,
-                to_json(&spec.args),
-                to_json(&spec.env),
-                spec.cwd,
-                spec.kind.as_str(),
-                spec.start_on_launch,
-            ],
+            "UPDATE profiles SET name = :name, command = :command, args = :args, env = :env, cwd = :cwd,
+             kind = :kind, start_on_launch = :start_on_launch WHERE id = :id",
+            named_params! {
+                ":id": id.to_string(),
+                ":name": spec.name,
+                ":command": spec.command,
+                ":args": spec.args,
+                ":env": spec.env,
+                ":cwd": spec.cwd,
+                ":kind": spec.kind,
+                ":start_on_launch": spec.start_on_launch,
+            },
         )?;
         Ok(changed == 1)
     }
@@ -276,6 +277,31 @@ impl Store {
             params![key, value],
         )?;
         Ok(())
+    }
+}
+
+/// A [`ProfileSpec`] as the `profiles` table stores it.
+struct SpecColumns<'a> {
+    name: &'a str,
+    command: &'a str,
+    args: String,
+    env: String,
+    cwd: &'a str,
+    kind: &'static str,
+    start_on_launch: bool,
+}
+
+impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
+    fn from(spec: &'a ProfileSpec) -> Self {
+        SpecColumns {
+            name: &spec.name,
+            command: &spec.command,
+            args: to_json(&spec.args),
+            env: to_json(&spec.env),
+            cwd: &spec.cwd,
+            kind: spec.kind.as_str(),
+            start_on_launch: spec.start_on_launch,
+        }
     }
 }
 
