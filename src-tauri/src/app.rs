@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 use anyhow::{Context, Result};
 use switchboard_core::{AppInfo, Engine, EngineConfig, EngineEvent};
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 /// The Tauri event carrying every [`EngineEvent`] to the UI.
 pub const ENGINE_EVENT: &str = "engine-event";
@@ -18,6 +19,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
         version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     tracing::info!(data_dir = %info.data_dir, "starting Switchboard");
+    let quit_signals = QuitSignals::listen()?;
 
     // The engine starts before any window, so a refusal (another instance
     // on this data directory, an unreadable database) is reported without
@@ -60,6 +62,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;
 
+    quit_signals.quit_on_arrival(app.handle().clone());
     app.run(|app, event| {
         if let RunEvent::Exit = event
             && let Some(engine) = app.try_state::<switchboard_core::EngineHandle>()
@@ -69,4 +72,41 @@ pub fn run(config: EngineConfig) -> Result<()> {
         }
     });
     Ok(())
+}
+
+/// SIGTERM (a `kill`, a logout), SIGINT (Ctrl+C in the launching terminal)
+/// and SIGHUP quit the app the normal way, so its agents are stopped and
+/// recorded as killed instead of being found "interrupted" at the next start.
+///
+/// Listening starts before the engine does: a signal that arrives while the
+/// app is still starting is kept and acted on once the app exists.
+struct QuitSignals {
+    terminate: Signal,
+    interrupt: Signal,
+    hangup: Signal,
+}
+
+impl QuitSignals {
+    fn listen() -> Result<QuitSignals> {
+        tauri::async_runtime::block_on(async {
+            Ok::<_, std::io::Error>(QuitSignals {
+                terminate: signal(SignalKind::terminate())?,
+                interrupt: signal(SignalKind::interrupt())?,
+                hangup: signal(SignalKind::hangup())?,
+            })
+        })
+        .context("listening for quit signals")
+    }
+
+    fn quit_on_arrival(mut self, app: AppHandle) {
+        tauri::async_runtime::spawn(async move {
+            tokio::select! {
+                _ = self.terminate.recv() => {}
+                _ = self.interrupt.recv() => {}
+                _ = self.hangup.recv() => {}
+            }
+            tracing::info!("quitting on a signal");
+            app.exit(0);
+        });
+    }
 }

@@ -41,9 +41,12 @@ async function waitForPort(port, deadlineMs) {
   throw new Error(`tauri-driver did not listen on ${port}`);
 }
 
-/** Launches the app; returns {browser, dataDir, close}. */
-export async function launchApp({ args = [] } = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+/**
+ * Launches the app; returns {browser, dataDir, close}. Pass `dataDir` to reuse one (it is then
+ * left in place on close).
+ */
+export async function launchApp({ args = [], dataDir: given } = {}) {
+  const dataDir = given ?? mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
   const port = await freePort();
   const nativePort = await freePort();
   const driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
@@ -65,7 +68,7 @@ export async function launchApp({ args = [] } = {}) {
       await browser.deleteSession();
     } finally {
       driver.kill();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!given) rmSync(dataDir, { recursive: true, force: true });
     }
   };
   return { browser, dataDir, close };
