@@ -96,8 +96,9 @@ pub struct Engine;
 impl Engine {
     /// Opens the store, recovers from an unclean stop (sessions that were
     /// running are marked interrupted and their processes reaped), creates
-    /// the demo workspace on first run, starts profiles marked to start on
-    /// launch, and returns the handle. Must be called within a Tokio runtime.
+    /// the demo workspace on first run, and returns the handle; the engine
+    /// task then starts the profiles marked to start on launch before it
+    /// answers any request. Must be called within a Tokio runtime.
     pub async fn start(config: EngineConfig, sink: Arc<dyn EventSink>) -> Result<EngineHandle, EngineError> {
         // Before anything else: recovery below would end another live
         // instance's agents.
@@ -123,7 +124,6 @@ impl Engine {
         if let Some(demo_agent) = engine.config.demo_agent.clone() {
             demo::ensure_demo(&engine.store, &engine.config.data_dir, &demo_agent, now())?;
         }
-        engine.start_on_launch();
         tokio::spawn(engine.run(inbox, ended_rx));
         Ok(EngineHandle { requests })
     }
@@ -280,6 +280,9 @@ struct EngineState {
 
 impl EngineState {
     async fn run(mut self, mut inbox: mpsc::Receiver<Request>, mut ended: mpsc::UnboundedReceiver<SessionEnd>) {
+        // Here rather than in `Engine::start`, so the caller (the window) does
+        // not wait for agents to spawn. Requests queue meanwhile and see them.
+        self.start_on_launch();
         let mut shutdown_waiters = Vec::new();
         loop {
             tokio::select! {
