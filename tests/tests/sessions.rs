@@ -307,3 +307,66 @@ async fn demo_profile_is_created_and_started_on_first_launch() {
     assert!(sessions[0].state.is_running());
     t.attach(&sessions[0].id).await.wait_for_text("Switchboard demo agent").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profiles_are_edited_and_deleted_but_never_under_a_running_agent() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&[]).await;
+    let other = t.profile("other", "sh", &[]).await;
+
+    // A bad edit is refused and changes nothing.
+    let mut bad = profile.spec.clone();
+    bad.cwd = t.workspace.join("missing").display().to_string();
+    let error = t.engine.update_profile(profile.id.clone(), bad).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::DirectoryMissing);
+    let mut taken = profile.spec.clone();
+    taken.name = "other".into();
+    let error = t.engine.update_profile(profile.id.clone(), taken).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::DuplicateName);
+    assert_eq!(t.engine.list_profiles().await.unwrap()[0], profile);
+
+    // A good edit applies to the next session.
+    let mut renamed = profile.spec.clone();
+    renamed.name = "renamed".into();
+    renamed.args = vec!["--prompt".into(), "edited> ".into()];
+    let edited = t.engine.update_profile(profile.id.clone(), renamed).await.unwrap();
+    assert_eq!((edited.spec.name.as_str(), edited.created_at), ("renamed", profile.created_at));
+    let (session, output) = t.start_session(&edited).await;
+    output.wait_for_text("edited> ").await;
+
+    let error = t.engine.delete_profile(profile.id.clone()).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::ProfileBusy);
+    assert!(process_exists(pid_of(&session)));
+
+    t.engine.stop_session(session.id.clone()).await.unwrap();
+    t.engine.delete_profile(profile.id.clone()).await.unwrap();
+    let left: Vec<_> = t.engine.list_profiles().await.unwrap().into_iter().map(|p| p.id).collect();
+    assert_eq!(left, [other.id]);
+    assert!(t.engine.list_sessions().await.unwrap().is_empty());
+    let error = t.engine.screen_snapshot(session.id.clone(), 1).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::SessionNotFound);
+    let error = t.engine.delete_profile(profile.id.clone()).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::ProfileNotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_during_a_stop_answers_both_and_leaves_one_agent() {
+    let t = TestEngine::start().await;
+    // Ignores SIGHUP/SIGTERM: the stop takes the whole grace period.
+    let profile = t.demo_profile(&["--ignore-signals"]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+
+    let (stopped, restarted) = tokio::join!(
+        t.engine.stop_session(session.id.clone()),
+        t.engine.restart_session(session.id.clone(), TermSize::DEFAULT),
+    );
+    assert!(matches!(stopped.unwrap().state, SessionState::Killed { .. }));
+    let fresh = restarted.unwrap();
+    assert!(fresh.state.is_running());
+    assert!(!process_exists(pid_of(&session)));
+    let running: Vec<_> =
+        t.engine.list_sessions().await.unwrap().into_iter().filter(|s| s.state.is_running()).collect();
+    assert_eq!(running.len(), 1);
+    assert_eq!(running[0].id, fresh.id);
+}

@@ -5,7 +5,7 @@
 //! the reply. Sessions report their end back over an internal channel. The
 //! engine reports outward through the injected [`EventSink`].
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -113,7 +113,7 @@ impl Engine {
             store,
             sink,
             sessions: HashMap::new(),
-            running: HashSet::new(),
+            running: HashMap::new(),
             ended_order: VecDeque::new(),
             pending_stops: HashMap::new(),
             pending_restarts: HashMap::new(),
@@ -269,7 +269,9 @@ struct EngineState {
     store: Store,
     sink: Arc<dyn EventSink>,
     sessions: HashMap<SessionId, SessionHandle>,
-    running: HashSet<SessionId>,
+    /// What the engine knows of each running session; the source of the
+    /// state reported when it ends, even if the store cannot record it.
+    running: HashMap<SessionId, SessionInfo>,
     ended_order: VecDeque<SessionId>,
     pending_stops: HashMap<SessionId, Vec<Responder>>,
     pending_restarts: HashMap<SessionId, Vec<(TermSize, Responder)>>,
@@ -392,8 +394,7 @@ impl EngineState {
     /// The error for a session without a live actor: unknown, or ended long
     /// enough ago that its terminal was let go.
     fn missing_session(&self, session_id: &SessionId) -> EngineError {
-        let known = self.store.list_sessions().is_ok_and(|all| all.iter().any(|s| &s.id == session_id));
-        if known {
+        if matches!(self.store.get_session(session_id), Ok(Some(_))) {
             EngineError::SessionNotRunning(session_id.clone())
         } else {
             EngineError::SessionNotFound(session_id.clone())
@@ -427,24 +428,21 @@ impl EngineState {
         if self.store.get_profile(&id)?.is_none() {
             return Err(EngineError::ProfileNotFound(id));
         }
-        let sessions = self.store.list_sessions()?;
-        if sessions.iter().any(|s| s.profile_id == id && self.running.contains(&s.id)) {
+        if self.running.values().any(|s| s.profile_id == id) {
             return Err(EngineError::ProfileBusy(id));
         }
+        let session_ids = self.store.session_ids_of_profile(&id)?;
         self.store.delete_profile(&id)?;
-        for session in sessions.iter().filter(|s| s.profile_id == id) {
-            self.sessions.remove(&session.id);
-            self.ended_order.retain(|ended| ended != &session.id);
+        for session_id in &session_ids {
+            self.sessions.remove(session_id);
+            self.ended_order.retain(|ended| ended != session_id);
         }
         self.sink.emit(EngineEvent::ProfileDeleted { profile_id: id });
         Ok(())
     }
 
     fn list_sessions(&self) -> Result<Vec<SessionInfo>, EngineError> {
-        let mut sessions = self.store.list_sessions()?;
-        let skip = sessions.len().saturating_sub(MAX_LISTED_SESSIONS);
-        sessions.drain(..skip);
-        Ok(sessions)
+        Ok(self.store.recent_sessions(MAX_LISTED_SESSIONS)?)
     }
 
     fn start_session(&mut self, profile_id: &ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
@@ -491,13 +489,13 @@ impl EngineState {
             return Err(error.into());
         }
         self.sessions.insert(id.clone(), spawned.handle);
-        self.running.insert(id);
+        self.running.insert(id, info.clone());
         self.sink.emit(EngineEvent::SessionChanged { session: info.clone() });
         Ok(info)
     }
 
     fn stop_session(&mut self, session_id: SessionId, reply: Responder) {
-        if !self.running.contains(&session_id) {
+        if !self.running.contains_key(&session_id) {
             reply.send(Err(self.missing_session(&session_id))).ok();
             return;
         }
@@ -506,36 +504,32 @@ impl EngineState {
     }
 
     fn restart_session(&mut self, session_id: SessionId, size: TermSize, reply: Responder) {
-        if self.running.contains(&session_id) {
+        if self.running.contains_key(&session_id) {
             self.sessions.get(&session_id).expect("running sessions have an actor").send(Control::Kill);
             self.pending_restarts.entry(session_id).or_default().push((size, reply));
             return;
         }
         let result = self
             .store
-            .list_sessions()
+            .get_session(&session_id)
             .map_err(EngineError::from)
-            .and_then(|all| {
-                all.into_iter().find(|s| s.id == session_id).ok_or(EngineError::SessionNotFound(session_id))
-            })
+            .and_then(|old| old.ok_or(EngineError::SessionNotFound(session_id)))
             .and_then(|old| self.start_session(&old.profile_id, size));
         reply.send(result.map(Reply::Session)).ok();
     }
 
     fn on_session_end(&mut self, end: SessionEnd) {
-        self.running.remove(&end.id);
         let ended_at = now();
-        let (state, log) = if end.killed {
-            (
-                SessionState::Killed { exit_code: end.exit_code, signal: end.signal.clone(), ended_at },
-                LogKind::SessionKilled { exit_code: end.exit_code, signal: end.signal },
-            )
-        } else {
-            (
-                SessionState::Exited { exit_code: end.exit_code, signal: end.signal.clone(), ended_at },
-                LogKind::SessionExited { exit_code: end.exit_code, signal: end.signal },
-            )
-        };
+        let (state, log) = ended_state(&end, ended_at);
+        // The report comes from what the engine knows, not from re-reading
+        // the store: if the store cannot record the end (a full disk), the UI
+        // must still not show a dead agent as running.
+        let known = self.running.remove(&end.id).map(Ok).unwrap_or_else(|| {
+            self.store
+                .get_session(&end.id)
+                .map_err(EngineError::from)
+                .and_then(|found| found.ok_or_else(|| EngineError::SessionNotFound(end.id.clone())))
+        });
         let recorded = self
             .store
             .update_session_state(&end.id, &state)
@@ -543,7 +537,7 @@ impl EngineState {
         if let Err(error) = recorded {
             tracing::error!(session = %end.id, %error, "recording a session's end failed");
         }
-        let info = self.store.list_sessions().ok().and_then(|all| all.into_iter().find(|s| s.id == end.id));
+        let info = known.map(|info| SessionInfo { state, ..info });
 
         self.ended_order.push_back(end.id.clone());
         while self.ended_order.len() > RETAINED_ENDED_SESSIONS {
@@ -552,24 +546,20 @@ impl EngineState {
             }
         }
 
-        if let Some(info) = &info {
+        if let Ok(info) = &info {
             self.sink.emit(EngineEvent::SessionChanged { session: info.clone() });
         }
         for reply in self.pending_stops.remove(&end.id).unwrap_or_default() {
-            let result = info.clone().map(Reply::Session).ok_or_else(|| EngineError::SessionNotFound(end.id.clone()));
-            reply.send(result).ok();
+            reply.send(clone_result(&info).map(Reply::Session)).ok();
         }
         for (size, reply) in self.pending_restarts.remove(&end.id).unwrap_or_default() {
-            let result = match &info {
-                Some(old) => self.start_session(&old.profile_id, size).map(Reply::Session),
-                None => Err(EngineError::SessionNotFound(end.id.clone())),
-            };
-            reply.send(result).ok();
+            let result = clone_result(&info).and_then(|old| self.start_session(&old.profile_id, size));
+            reply.send(result.map(Reply::Session)).ok();
         }
     }
 
     fn stop_all(&mut self) {
-        for id in &self.running {
+        for id in self.running.keys() {
             if let Some(session) = self.sessions.get(id) {
                 session.send(Control::Kill);
             }
@@ -610,6 +600,32 @@ impl EngineState {
     }
 }
 
+/// How a session's end is recorded: stopped by the user (or the app's exit)
+/// is `killed`, anything else `exited`, each with its exit code and signal.
+fn ended_state(end: &SessionEnd, ended_at: Millis) -> (SessionState, LogKind) {
+    let (exit_code, signal) = (end.exit_code, end.signal.clone());
+    if end.killed {
+        (
+            SessionState::Killed { exit_code, signal: signal.clone(), ended_at },
+            LogKind::SessionKilled { exit_code, signal },
+        )
+    } else {
+        (
+            SessionState::Exited { exit_code, signal: signal.clone(), ended_at },
+            LogKind::SessionExited { exit_code, signal },
+        )
+    }
+}
+
+/// `EngineError` is not `Clone` (it wraps I/O and SQLite errors); one
+/// lookup result may answer several waiting callers.
+fn clone_result(result: &Result<SessionInfo, EngineError>) -> Result<SessionInfo, EngineError> {
+    match result {
+        Ok(info) => Ok(info.clone()),
+        Err(error) => Err(EngineError::Internal(error.to_string())),
+    }
+}
+
 fn invalid_size(size: TermSize) -> EngineError {
     EngineError::InvalidInput {
         field: "size",
@@ -626,4 +642,46 @@ fn session_env(profile: &Profile, id: &SessionId, socket: &Path) -> Vec<(String,
     env.push((process::SESSION_ENV.into(), id.to_string()));
     env.push(("SWITCHBOARD_SOCKET".into(), socket.display().to_string()));
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn how_an_end_is_recorded() {
+        let end = |killed, exit_code, signal: Option<&str>| SessionEnd {
+            id: SessionId::new(),
+            exit_code,
+            signal: signal.map(str::to_owned),
+            killed,
+        };
+        let hup = Some("Hangup".to_owned());
+        let cases = [
+            (
+                end(false, 0, None),
+                SessionState::Exited { exit_code: 0, signal: None, ended_at: 9 },
+                LogKind::SessionExited { exit_code: 0, signal: None },
+            ),
+            (
+                end(false, 134, Some("Aborted")),
+                SessionState::Exited { exit_code: 134, signal: Some("Aborted".into()), ended_at: 9 },
+                LogKind::SessionExited { exit_code: 134, signal: Some("Aborted".into()) },
+            ),
+            (
+                end(true, 1, Some("Hangup")),
+                SessionState::Killed { exit_code: 1, signal: hup.clone(), ended_at: 9 },
+                LogKind::SessionKilled { exit_code: 1, signal: hup },
+            ),
+            // Stopped, but it exited cleanly on the first SIGTERM: still the user's doing.
+            (
+                end(true, 0, None),
+                SessionState::Killed { exit_code: 0, signal: None, ended_at: 9 },
+                LogKind::SessionKilled { exit_code: 0, signal: None },
+            ),
+        ];
+        for (end, state, log) in cases {
+            assert_eq!(ended_state(&end, 9), (state, log), "{end:?}");
+        }
+    }
 }

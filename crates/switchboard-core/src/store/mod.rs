@@ -36,6 +36,10 @@ pub enum StoreError {
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
+/// The `sessions` columns in the order `run_from_row` reads them.
+const SESSION_COLUMNS: &str =
+    "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at";
+
 /// A running session as recorded, with the identity of its process.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordedRun {
@@ -205,22 +209,39 @@ impl Store {
 
     /// Every session, oldest first.
     pub fn list_sessions(&self) -> Result<Vec<SessionInfo>> {
-        Ok(self.query_runs("1")?.into_iter().map(|run| run.session).collect())
+        Ok(self.query_runs("1", [])?.into_iter().map(|run| run.session).collect())
+    }
+
+    /// The `limit` most recent sessions, oldest first.
+    pub fn recent_sessions(&self, limit: usize) -> Result<Vec<SessionInfo>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT * FROM (SELECT {SESSION_COLUMNS}, rowid AS r FROM sessions
+             ORDER BY started_at DESC, r DESC LIMIT ?1) ORDER BY started_at, r"
+        ))?;
+        let rows = stmt.query_map([limit as i64], |row| Ok(run_from_row(row)))?;
+        rows.map(|row| Ok(row??.session)).collect()
+    }
+
+    pub fn get_session(&self, id: &SessionId) -> Result<Option<SessionInfo>> {
+        Ok(self.query_runs("id = ?1", [id.to_string()])?.pop().map(|run| run.session))
+    }
+
+    /// The ids of a profile's sessions.
+    pub fn session_ids_of_profile(&self, profile_id: &ProfileId) -> Result<Vec<SessionId>> {
+        let runs = self.query_runs("profile_id = ?1", [profile_id.to_string()])?;
+        Ok(runs.into_iter().map(|run| run.session.id).collect())
     }
 
     /// Sessions recorded as running: after a crash these are the ones to
     /// mark interrupted and whose processes may need reaping.
     pub fn running_sessions(&self) -> Result<Vec<RecordedRun>> {
-        self.query_runs("state = 'running'")
+        self.query_runs("state = 'running'", [])
     }
 
-    fn query_runs(&self, filter: &str) -> Result<Vec<RecordedRun>> {
-        let sql = format!(
-            "SELECT id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal,
-             started_at, ended_at FROM sessions WHERE {filter} ORDER BY started_at, rowid"
-        );
+    fn query_runs(&self, filter: &str, params: impl rusqlite::Params) -> Result<Vec<RecordedRun>> {
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE {filter} ORDER BY started_at, rowid");
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([], |row| Ok(run_from_row(row)))?;
+        let rows = stmt.query_map(params, |row| Ok(run_from_row(row)))?;
         rows.map(|row| row?).collect()
     }
 

@@ -162,3 +162,52 @@ fn a_file_that_is_not_a_database_is_a_clear_error() {
     let error = Store::open(&path).err().expect("opening garbage must fail");
     assert!(error.to_string().contains("not a database"), "{error}");
 }
+
+#[test]
+fn recent_sessions_are_the_newest_in_order_and_single_lookups_work() {
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("a");
+    store.insert_profile(&p).unwrap();
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        let mut s = session(&p, SessionState::Interrupted { ended_at: n });
+        s.started_at = 1000 + n;
+        store.insert_session(&s, None).unwrap();
+        ids.push(s.id);
+    }
+    let recent: Vec<_> = store.recent_sessions(3).unwrap().into_iter().map(|s| s.id).collect();
+    assert_eq!(recent, ids[2..]);
+    assert_eq!(store.get_session(&ids[1]).unwrap().map(|s| s.started_at), Some(1001));
+    assert_eq!(store.get_session(&SessionId::new()).unwrap(), None);
+    assert_eq!(store.session_ids_of_profile(&p.id).unwrap(), ids);
+    assert!(store.session_ids_of_profile(&ProfileId::new()).unwrap().is_empty());
+}
+
+/// SQLite reports a full disk as SQLITE_FULL; `max_page_count` produces
+/// exactly that error without filling a real disk.
+#[test]
+fn a_full_disk_is_a_clear_error_and_loses_nothing_already_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("switchboard.db");
+    let store = Store::open(&path).unwrap();
+    let kept = profile("kept");
+    store.insert_profile(&kept).unwrap();
+    let pages: i64 = store.conn.pragma_query_value(None, "page_count", |r| r.get(0)).unwrap();
+    store.conn.pragma_update(None, "max_page_count", pages).unwrap();
+
+    let error = (0..10_000)
+        .find_map(|n| {
+            let mut p = profile(&format!("filler {n} {}", "x".repeat(500)));
+            p.spec.cwd = "y".repeat(2000);
+            store.insert_profile(&p).err()
+        })
+        .expect("the database must fill up");
+    assert!(error.to_string().contains("full"), "{error}");
+
+    drop(store);
+    let reopened = Store::open(&path).unwrap();
+    let profiles = reopened.list_profiles().unwrap();
+    assert!(profiles.contains(&kept));
+    // Space again: writing works again.
+    reopened.insert_profile(&profile("after")).unwrap();
+}
