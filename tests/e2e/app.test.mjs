@@ -25,7 +25,7 @@ test('opens on the demo workspace with the demo agent live', async () => {
   }
 });
 
-test('create an agent, start it, type into it, stop it', async () => {
+test('create an agent, start it, type into it, stop it, edit it, delete it', async () => {
   const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
   const { browser, close } = await launchApp({ args: ['--no-demo'] });
   try {
@@ -62,6 +62,22 @@ test('create an agent, start it, type into it, stop it', async () => {
     await (await browser.$(byTestId('stop-session'))).click();
     const state = await browser.$(`${byTestId('session-entry')}[data-state="killed"]`);
     await state.waitForExist({ timeout: 15_000 });
+
+    // Edit it: the form comes filled in; the new name shows in the sidebar.
+    await (await entry.$(byTestId('profile-select'))).click();
+    await (await browser.$(byTestId('edit-profile'))).click();
+    const name = await browser.$(byTestId('agent-name'));
+    assert.equal(await name.getValue(), 'echo agent');
+    await name.setValue('renamed agent');
+    await (await browser.$(byTestId('agent-submit'))).click();
+    const renamed = await browser.$(`${byTestId('profile-entry')}[data-profile-name="renamed agent"]`);
+    await renamed.waitForExist({ timeout: 10_000 });
+
+    // Delete it (it asks first): the agent and its session leave the sidebar.
+    await (await browser.$(byTestId('delete-profile'))).click();
+    await (await browser.$(byTestId('confirm-delete-profile'))).click();
+    await renamed.waitForExist({ reverse: true, timeout: 10_000 });
+    assert.equal((await browser.$$(byTestId('session-entry'))).length, 0);
   } finally {
     await close();
     rmSync(workspace, { recursive: true, force: true });

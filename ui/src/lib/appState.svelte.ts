@@ -14,6 +14,7 @@ import {
   initialSelection,
   isRunning,
   mergeInitial,
+  repairSelection,
   sessionsOfProfile,
   upsertProfile,
   upsertSession,
@@ -27,6 +28,8 @@ export class AppState {
   model: Model = $state.raw({ profiles: [], sessions: [] });
   selection: Selection = $state.raw(null);
   formOpen = $state(false);
+  /** The profile the form edits; null while it creates a new one. */
+  editing: Profile | null = $state.raw(null);
   loading = $state(true);
   loadError: string | null = $state(null);
   /** The last start failure per profile, shown under it until the next attempt. */
@@ -95,12 +98,15 @@ export class AppState {
     this.formOpen = false;
   }
 
-  openForm(): void {
+  /** Open the agent form: empty to create, or filled in to edit `profile`. */
+  openForm(profile: Profile | null = null): void {
+    this.editing = profile;
     this.formOpen = true;
   }
 
   closeForm(): void {
     this.formOpen = false;
+    this.editing = null;
   }
 
   /** Start a session of the profile and select it; a failure is kept in `startErrors`. */
@@ -133,14 +139,38 @@ export class AppState {
 
   /** Create a profile (nothing is started) and select it; rejects with an ApiError. */
   async createProfile(spec: ProfileSpec): Promise<Profile> {
-    const profile = await this.backend.createProfile(spec);
+    return this.#saved(await this.backend.createProfile(spec));
+  }
+
+  /**
+   * Save the form: update the profile being edited, or create a new one. Changes apply to the
+   * next session; running ones keep going as they started. Rejects with an ApiError.
+   */
+  async saveProfile(spec: ProfileSpec): Promise<Profile> {
+    const editing = this.editing;
+    if (editing === null) return this.createProfile(spec);
+    return this.#saved(await this.backend.updateProfile(editing.id, spec));
+  }
+
+  /**
+   * Delete a profile and its session history. The engine refuses while one of its sessions
+   * runs (`profile_busy`). Rejects with an ApiError.
+   */
+  async deleteProfile(profileId: ProfileId): Promise<void> {
+    await this.backend.deleteProfile(profileId);
+    this.#apply({ type: 'profile_deleted', profile_id: profileId });
+  }
+
+  #saved(profile: Profile): Profile {
     this.model = { ...this.model, profiles: upsertProfile(this.model.profiles, profile) };
     this.select({ kind: 'profile', id: profile.id });
+    this.editing = null;
     return profile;
   }
 
   #apply(event: EngineEvent): void {
     this.model = applyEngineEvent(this.model, event);
+    this.selection = repairSelection(this.model, this.selection);
     // A window that had nothing to show follows the first agent that comes to life.
     if (this.selection === null && event.type === 'session_changed' && isRunning(event.session)) {
       this.selection = { kind: 'session', id: event.session.id };

@@ -169,6 +169,8 @@ export class FakeBackend implements Backend {
     const busy = [...this.#sessions.values()].some((s) => s.info.profile_id === profileId && s.info.state === 'running');
     if (busy) throw apiError('profile_busy', 'the profile has a running session; stop it first');
     this.#profiles.delete(profileId);
+    // As the engine does: the profile's sessions go with it.
+    for (const [id, session] of this.#sessions) if (session.info.profile_id === profileId) this.#sessions.delete(id);
     this.emit({ type: 'profile_deleted', profile_id: profileId });
   }
 

@@ -6,6 +6,7 @@ import {
   initialSelection,
   mergeInitial,
   newestFirst,
+  repairSelection,
   sessionsOfProfile,
   stateLabel,
   upsertSession,
@@ -57,6 +58,12 @@ describe('applyEngineEvent', () => {
     expect(applyEngineEvent(renamed, { type: 'profile_deleted', profile_id: 'p' }).profiles.map((p) => p.id)).toEqual(['q']);
   });
 
+  it('drops a deleted profile\'s sessions with it', () => {
+    const two = { profiles: [profile('p'), profile('q')], sessions: [exited('s1', 'p'), exited('s2', 'q')] };
+    const after = applyEngineEvent(two, { type: 'profile_deleted', profile_id: 'p' });
+    expect(after.sessions.map((s) => s.id)).toEqual(['s2']);
+  });
+
   it('applies session changes', () => {
     expect(applyEngineEvent(model, { type: 'session_changed', session: exited('s') }).sessions[0].state).toBe('exited');
   });
@@ -69,14 +76,14 @@ describe('applyEngineEvent', () => {
 
 describe('mergeInitial', () => {
   it('applies events buffered during the load after the lists', () => {
-    const merged = mergeInitial({ profiles: [profile('p')], sessions: [running('s')] }, [
-      { type: 'session_changed', session: exited('s') },
-      { type: 'session_changed', session: running('t') },
+    const merged = mergeInitial({ profiles: [profile('p'), profile('q')], sessions: [running('s', 'p'), running('u', 'q')] }, [
+      { type: 'session_changed', session: exited('u', 'q') },
+      { type: 'session_changed', session: running('t', 'q') },
       { type: 'profile_deleted', profile_id: 'p' },
     ]);
-    expect(merged.profiles).toEqual([]);
+    expect(merged.profiles.map((p) => p.id)).toEqual(['q']);
     expect(merged.sessions.map((s) => [s.id, s.state])).toEqual([
-      ['s', 'exited'],
+      ['u', 'exited'],
       ['t', 'running'],
     ]);
   });
@@ -138,5 +145,21 @@ describe('formatTime', () => {
     expect(earlier).not.toBe(today);
     expect(earlier.endsWith(today)).toBe(true);
     expect(today).toMatch(/09.05|9.05/);
+  });
+});
+
+describe('repairSelection', () => {
+  const model = { profiles: [profile('p'), profile('q')], sessions: [exited('old', 'q', 1), running('live', 'q', 5)] };
+
+  it('keeps a selection that still exists', () => {
+    expect(repairSelection(model, { kind: 'profile', id: 'p' })).toEqual({ kind: 'profile', id: 'p' });
+    expect(repairSelection(model, { kind: 'session', id: 'old' })).toEqual({ kind: 'session', id: 'old' });
+    expect(repairSelection(model, null)).toBeNull();
+  });
+
+  it('falls back to what the window opens on when the selected thing is gone', () => {
+    expect(repairSelection(model, { kind: 'profile', id: 'deleted' })).toEqual({ kind: 'session', id: 'live' });
+    expect(repairSelection(model, { kind: 'session', id: 'deleted' })).toEqual({ kind: 'session', id: 'live' });
+    expect(repairSelection({ profiles: [], sessions: [] }, { kind: 'profile', id: 'p' })).toBeNull();
   });
 });

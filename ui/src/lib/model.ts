@@ -61,7 +61,11 @@ export function applyEngineEvent(model: Model, event: EngineEvent): Model {
     case 'profile_saved':
       return { ...model, profiles: upsertProfile(model.profiles, event.profile) };
     case 'profile_deleted':
-      return { ...model, profiles: removeProfile(model.profiles, event.profile_id) };
+      // The engine deletes a profile's sessions with it (their history stays in its log).
+      return {
+        profiles: removeProfile(model.profiles, event.profile_id),
+        sessions: model.sessions.filter((s) => s.profile_id !== event.profile_id),
+      };
     case 'session_changed':
       return { ...model, sessions: upsertSession(model.sessions, event.session) };
     default:
@@ -114,6 +118,19 @@ export function initialSelection(model: Model): Selection {
   if (pick) return { kind: 'session', id: pick.id };
   const first = model.profiles[0];
   return first ? { kind: 'profile', id: first.id } : null;
+}
+
+/**
+ * The selection still valid after the model changed: kept while what it names exists, else
+ * what the window would open on (e.g. after the selected agent was deleted).
+ */
+export function repairSelection(model: Model, selection: Selection): Selection {
+  if (selection === null) return null;
+  const exists =
+    selection.kind === 'profile'
+      ? model.profiles.some((p) => p.id === selection.id)
+      : model.sessions.some((s) => s.id === selection.id);
+  return exists ? selection : initialSelection(model);
 }
 
 /** Short text for a session's state badge. */

@@ -1,0 +1,97 @@
+import { fireEvent, screen, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+/** Selects a profile in the sidebar (its name), which shows the profile view. */
+async function openProfile(name: string) {
+  const entry = screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-name') === name);
+  if (!entry) throw new Error(`no profile ${name}`);
+  await fireEvent.click(within(entry).getByTestId('profile-select'));
+  return screen.findByTestId('profile-view');
+}
+
+const input = (id: string) => screen.getByTestId(id) as HTMLInputElement;
+
+describe('editing an agent', () => {
+  it('opens the form filled in and saves the changes, keeping what the form does not show', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'alpha', command: 'bash', args: ['-l', 'two words'], cwd: '/tmp', env: { TOKEN: 'x' } });
+    await renderApp(backend);
+    await openProfile('alpha');
+
+    await fireEvent.click(screen.getByTestId('edit-profile'));
+    expect(screen.getByRole('heading', { name: 'Edit agent' })).toBeTruthy();
+    expect(input('agent-name').value).toBe('alpha');
+    expect(input('agent-args').value).toBe("-l 'two words'");
+    await fireEvent.input(input('agent-name'), { target: { value: 'alpha renamed' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+
+    const view = await screen.findByTestId('profile-view');
+    expect(view.querySelector('h1')?.textContent).toBe('alpha renamed');
+    expect(callsOf(backend, 'create_profile')).toEqual([]);
+    const [update] = callsOf(backend, 'update_profile');
+    expect(update.profileId).toBe(p.id);
+    expect(update.spec).toMatchObject({ name: 'alpha renamed', args: ['-l', 'two words'], env: { TOKEN: 'x' } });
+  });
+
+  it('shows a bad edit inline and changes nothing', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'alpha', cwd: '/tmp' });
+    await renderApp(backend);
+    await openProfile('alpha');
+    await fireEvent.click(screen.getByTestId('edit-profile'));
+    backend.failNext('update_profile', { code: 'directory_missing', message: 'working directory /gone does not exist', field: 'cwd' });
+    await fireEvent.input(input('agent-cwd'), { target: { value: '/gone' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+
+    expect((await screen.findByTestId('error-cwd')).textContent).toContain('/gone does not exist');
+    expect(screen.getByTestId('agent-form')).toBeTruthy();
+    expect((await backend.listProfiles())[0].cwd).toBe('/tmp');
+  });
+});
+
+describe('deleting an agent', () => {
+  it('asks first, then removes the agent and its sessions and selects what is left', async () => {
+    const backend = new FakeBackend();
+    const doomed = backend.seedProfile({ name: 'doomed' });
+    backend.seedSession(doomed.id, { state: 'exited', exit_code: 0, signal: null, ended_at: 2 }, 1);
+    backend.seedProfile({ name: 'kept' });
+    await renderApp(backend);
+    await openProfile('doomed');
+
+    await fireEvent.click(screen.getByTestId('delete-profile'));
+    expect(callsOf(backend, 'delete_profile')).toEqual([]);
+    await fireEvent.click(screen.getByTestId('confirm-delete-profile'));
+
+    await screen.findByText('kept', { selector: 'h1' });
+    const names = screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'));
+    expect(names).toEqual(['kept']);
+    expect(screen.queryAllByTestId('session-entry')).toEqual([]);
+  });
+
+  it('keeps an agent whose session runs, and says why', async () => {
+    const backend = new FakeBackend();
+    const busy = backend.seedProfile({ name: 'busy' });
+    backend.seedSession(busy.id, { state: 'running', pid: 7 });
+    await renderApp(backend);
+    await openProfile('busy');
+
+    await fireEvent.click(screen.getByTestId('delete-profile'));
+    await fireEvent.click(screen.getByTestId('confirm-delete-profile'));
+
+    expect((await screen.findByTestId('delete-error')).textContent).toContain('Stop its running session first');
+    expect(screen.getAllByTestId('profile-entry')).toHaveLength(1);
+  });
+
+  it('changing one\'s mind deletes nothing', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'alpha' });
+    await renderApp(backend);
+    await openProfile('alpha');
+    await fireEvent.click(screen.getByTestId('delete-profile'));
+    await fireEvent.click(screen.getByTestId('cancel-delete-profile'));
+    expect(screen.queryByTestId('delete-confirmation')).toBeNull();
+    expect(callsOf(backend, 'delete_profile')).toEqual([]);
+  });
+});
