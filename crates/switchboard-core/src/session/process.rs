@@ -117,8 +117,22 @@ pub fn session_members(session_id: &SessionId, leader: i32) -> Vec<ProcStat> {
         .into_iter()
         .filter(|&pid| pid != me)
         .filter_map(read_stat)
-        .filter(|stat| stat.pgrp == leader || stat.session == leader || carries_session_env(stat.pid, &marker))
+        .filter(|stat| is_member(stat, leader, || carries_session_env(stat.pid, &marker)))
         .collect()
+}
+
+/// Whether a process belongs to the session led by `leader`: in its process
+/// group, in its terminal session, or (the only way to recognise a daemon
+/// that called `setsid()`) carrying the session's environment variable. The
+/// environment is read only when the cheaper checks fail.
+fn is_member(stat: &ProcStat, leader: i32, carries_env: impl FnOnce() -> bool) -> bool {
+    stat.pgrp == leader || stat.session == leader || carries_env()
+}
+
+/// Whether a member still has to be ended: everything alive, and zombies
+/// other than the leader (whose exit status its waiting thread collects).
+fn still_to_end(stat: &ProcStat, leader: i32) -> bool {
+    !(stat.pid == leader && stat.is_zombie())
 }
 
 /// Reaps the given processes if they are our zombie children (adopted
@@ -172,7 +186,7 @@ impl Members {
             known.iter().filter_map(|(&pid, &start)| read_stat(pid).filter(|stat| stat.start_time == start)).collect()
         };
         reap_adopted(&present(&self.known));
-        present(&self.known).into_iter().filter(|stat| !(stat.pid == self.leader && stat.is_zombie())).collect()
+        present(&self.known).into_iter().filter(|stat| still_to_end(stat, self.leader)).collect()
     }
 
     fn wait_until_gone(&mut self, timeout: Duration) -> Vec<ProcStat> {
@@ -238,6 +252,39 @@ mod tests {
         assert!(!stat.is_zombie());
         assert_eq!(parse_stat(1, "1 (init) Z 0").map(|s| s.state), None);
         assert_eq!(parse_stat(1, "garbage"), None);
+    }
+
+    #[test]
+    fn who_belongs_to_a_session_and_who_is_left_to_end() {
+        let stat = |pid, state, pgrp, session| ProcStat { pid, state, ppid: 1, pgrp, session, start_time: 0 };
+        // (process, carries the session variable) -> member?
+        let members = [
+            (stat(100, 'S', 100, 100), false, true),  // the leader
+            (stat(101, 'S', 100, 100), false, true),  // a child in its group
+            (stat(102, 'S', 102, 100), false, true),  // a job in its own group, same terminal session
+            (stat(103, 'S', 103, 103), true, true),   // a setsid() daemon, recognised by its environment
+            (stat(104, 'S', 104, 104), false, false), // an unrelated process
+        ];
+        for (process, carries_env, expected) in members {
+            assert_eq!(is_member(&process, 100, || carries_env), expected, "{process:?}");
+        }
+        let mut read_env = false;
+        assert!(is_member(&stat(101, 'S', 100, 100), 100, || {
+            read_env = true;
+            true
+        }));
+        assert!(!read_env, "the environment is read only when needed");
+
+        // (process) -> still to end?
+        let left = [
+            (stat(100, 'Z', 100, 100), false), // the leader's zombie: its waiter reaps it
+            (stat(100, 'S', 100, 100), true),
+            (stat(101, 'Z', 100, 100), true), // another member's zombie: ours to reap
+            (stat(101, 'R', 100, 100), true),
+        ];
+        for (process, expected) in left {
+            assert_eq!(still_to_end(&process, 100), expected, "{process:?}");
+        }
     }
 
     #[test]
