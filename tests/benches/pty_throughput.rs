@@ -86,6 +86,7 @@ async fn through_engine(dir: &std::path::Path, file: &str) -> Duration {
         cwd: "/".into(),
         kind: AgentKind::Generic,
         start_on_launch: false,
+        ..Default::default()
     };
     let profile = engine.create_profile(spec).await.unwrap();
     let received = Arc::new(AtomicUsize::new(0));

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+use switchboard_protocol::summary::Summary;
+use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, TaskId, TermSize};
 use ts_rs::TS;
 
 /// Milliseconds since the Unix epoch.
@@ -31,6 +32,46 @@ pub struct ProfileSpec {
     /// Start a session of this profile whenever the app starts.
     #[serde(default)]
     pub start_on_launch: bool,
+    /// When the agent is ready for a task: a regular expression the line
+    /// under the cursor must match (none: any line) ...
+    #[serde(default)]
+    pub ready_pattern: Option<String>,
+    /// ... and how long its output must have been quiet, in milliseconds.
+    #[serde(default = "default_ready_quiet_ms")]
+    pub ready_quiet_ms: u32,
+    /// A task's time limit when its submission names none, in seconds.
+    #[serde(default = "default_task_time_limit_secs")]
+    pub task_time_limit_secs: u32,
+}
+
+impl Default for ProfileSpec {
+    /// An empty generic profile with the default readiness and time limit;
+    /// for filling in the rest with struct update syntax.
+    fn default() -> Self {
+        ProfileSpec {
+            name: String::new(),
+            command: String::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: String::new(),
+            kind: AgentKind::Generic,
+            start_on_launch: false,
+            ready_pattern: None,
+            ready_quiet_ms: DEFAULT_READY_QUIET_MS,
+            task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
+        }
+    }
+}
+
+pub const DEFAULT_READY_QUIET_MS: u32 = 800;
+pub const DEFAULT_TASK_TIME_LIMIT_SECS: u32 = 30 * 60;
+
+fn default_ready_quiet_ms() -> u32 {
+    DEFAULT_READY_QUIET_MS
+}
+
+fn default_task_time_limit_secs() -> u32 {
+    DEFAULT_TASK_TIME_LIMIT_SECS
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -97,6 +138,156 @@ pub struct ScreenSnapshot {
     pub cursor_col: u16,
 }
 
+/// A task as the user submits it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TaskSpec {
+    pub profile_id: ProfileId,
+    /// What to do; typed into the agent with the completion protocol.
+    pub instruction: String,
+    /// Written to CONTEXT.md in the workspace before the task is typed.
+    #[serde(default)]
+    pub context: Option<String>,
+    /// Written to SPECS.md.
+    #[serde(default)]
+    pub specs: Option<String>,
+    /// Written to INSTRUCTIONS.md.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    #[serde(default = "normal_priority")]
+    pub priority: Priority,
+    /// Seconds; none means the profile's default.
+    #[serde(default)]
+    pub time_limit_secs: Option<u32>,
+    /// What counts as success; shown beside the agent's completion report.
+    #[serde(default)]
+    pub success_criteria: Option<String>,
+}
+
+fn normal_priority() -> Priority {
+    Priority::Normal
+}
+
+/// Where a task is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    /// Waiting in its agent's queue.
+    Queued,
+    /// Given to the agent (typed when it was ready); waiting for its summary.
+    Running,
+    /// The summary file appeared.
+    Completed,
+    /// The agent exited before writing its summary, or the task could not
+    /// be given to it.
+    Failed,
+    /// The time limit passed without a summary.
+    TimedOut,
+    Cancelled,
+    /// The app stopped while the task ran and its summary had not appeared;
+    /// it can be put back in the queue.
+    Interrupted,
+}
+
+impl TaskState {
+    pub fn is_finished(self) -> bool {
+        !matches!(self, TaskState::Queued | TaskState::Running)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Queued => "queued",
+            TaskState::Running => "running",
+            TaskState::Completed => "completed",
+            TaskState::Failed => "failed",
+            TaskState::TimedOut => "timed_out",
+            TaskState::Cancelled => "cancelled",
+            TaskState::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        use TaskState::*;
+        [Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted].into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// A file returned with a task's result: the summary first, then the key
+/// deliverables it lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Artifact {
+    /// Relative to the workspace.
+    pub path: String,
+    /// The file's text (invalid UTF-8 replaced), cut at the artifact cap.
+    pub content: String,
+    pub size: u64,
+    pub truncated: bool,
+}
+
+/// A deliverable the summary listed that was not returned, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RejectedPath {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What a finished task produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TaskResult {
+    pub summary: Summary,
+    /// True when the agent wrote no summary and the app built one from the
+    /// screen and the files the task changed.
+    pub fallback: bool,
+    /// At most five: the summary, then up to four deliverables.
+    pub artifacts: Vec<Artifact>,
+    pub rejected: Vec<RejectedPath>,
+    /// RESULTS.json as the agent wrote it, if it did.
+    pub results_json: Option<String>,
+    /// ERRORS.md, if the agent wrote it.
+    pub errors: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TaskInfo {
+    pub id: TaskId,
+    #[serde(flatten)]
+    pub spec: TaskSpec,
+    pub state: TaskState,
+    /// Queue order within a priority: lower runs first.
+    pub order: i64,
+    pub session_id: Option<SessionId>,
+    pub created_at: Millis,
+    /// When the queue took it.
+    pub started_at: Option<Millis>,
+    /// When it was typed into the agent; the time limit counts from here.
+    pub typed_at: Option<Millis>,
+    pub ended_at: Option<Millis>,
+    /// The latest STATUS.txt while it runs.
+    pub progress: Option<String>,
+    /// Why it failed, was cancelled or interrupted.
+    pub reason: Option<String>,
+    pub result: Option<TaskResult>,
+}
+
+/// One agent's queue at a glance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct QueueStatus {
+    pub profile_id: ProfileId,
+    pub paused: bool,
+    pub executing: bool,
+    pub current_task: Option<TaskId>,
+    pub queued: u32,
+}
+
+/// The answer to a submission: the task, and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Submitted {
+    pub task: TaskInfo,
+    /// 1-based place in the queue; none when it started at once.
+    pub position: Option<u32>,
+    /// The task the agent is busy with, if any.
+    pub waiting_for: Option<TaskId>,
+}
+
 /// A request to the engine. Each has exactly one kind of reply (see the
 /// typed methods on [`crate::EngineHandle`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -147,6 +338,43 @@ pub enum Command {
     ListEvents {
         session_id: Option<SessionId>,
     },
+    SubmitTask {
+        spec: TaskSpec,
+    },
+    /// Queued and running tasks, and the most recent finished ones; of one
+    /// agent, or of all.
+    ListTasks {
+        profile_id: Option<ProfileId>,
+    },
+    GetTask {
+        task_id: TaskId,
+    },
+    /// A queued task leaves the queue; a running one is interrupted.
+    CancelTask {
+        task_id: TaskId,
+    },
+    /// Moves a queued task to this 0-based place in its agent's queue (as
+    /// listed: urgent first). Landing among the other priority's tasks takes
+    /// that priority.
+    MoveTask {
+        task_id: TaskId,
+        to_index: u32,
+    },
+    /// Puts an interrupted, failed, timed-out or cancelled task back at the
+    /// front of its agent's queue.
+    RequeueTask {
+        task_id: TaskId,
+    },
+    /// Pauses or resumes one agent's queue, or every queue.
+    SetQueuePaused {
+        profile_id: Option<ProfileId>,
+        paused: bool,
+    },
+    ListQueues,
+    /// A task's history from the event log.
+    TaskTimeline {
+        task_id: TaskId,
+    },
 }
 
 /// Something that happened in the engine, reported through the
@@ -157,6 +385,8 @@ pub enum EngineEvent {
     ProfileSaved { profile: Profile },
     ProfileDeleted { profile_id: ProfileId },
     SessionChanged { session: SessionInfo },
+    TaskChanged { task: TaskInfo },
+    QueueChanged { queue: QueueStatus },
 }
 
 /// One entry of the append-only event log.
@@ -165,6 +395,7 @@ pub struct LogEntry {
     pub seq: i64,
     pub at: Millis,
     pub session_id: Option<SessionId>,
+    pub task_id: Option<TaskId>,
     #[serde(flatten)]
     pub kind: LogKind,
 }
@@ -176,6 +407,13 @@ pub enum LogKind {
     SessionExited { exit_code: u32, signal: Option<String> },
     SessionKilled { exit_code: u32, signal: Option<String> },
     SessionInterrupted { reaped: bool },
+    TaskQueued { priority: Priority },
+    TaskStarted,
+    TaskTyped { bracketed: bool },
+    TaskMoved { to_index: u32, priority: Priority },
+    TaskRequeued,
+    DeliverableRejected { path: String, reason: String },
+    TaskEnded { state: TaskState, reason: Option<String> },
 }
 
 /// Facts about the running instance, shown in the UI.
@@ -199,6 +437,8 @@ pub enum ErrorCode {
     SessionNotRunning,
     ProfileBusy,
     SpawnFailed,
+    TaskNotFound,
+    TaskState,
     AlreadyRunning,
     Storage,
     EngineStopped,

@@ -6,12 +6,13 @@
 use ts_rs::{Config, TS};
 
 use crate::api::{
-    ApiError, AppInfo, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Profile, ProfileSpec, ScreenSnapshot,
-    SessionInfo, SessionState,
+    ApiError, AppInfo, Artifact, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Profile, ProfileSpec, QueueStatus,
+    RejectedPath, ScreenSnapshot, SessionInfo, SessionState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 use crate::engine::Reply;
 use crate::session::SubscriptionId;
-use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+use switchboard_protocol::summary::{Summary, SummaryStatus, TestCounts};
+use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, TaskId, TermSize};
 
 /// Where the generated file lives, relative to the repository root.
 pub const BINDINGS_PATH: &str = "ui/src/lib/bindings.ts";
@@ -24,13 +25,26 @@ pub fn typescript() -> String {
     let declarations = [
         ProfileId::decl(&cfg),
         SessionId::decl(&cfg),
+        TaskId::decl(&cfg),
         AgentKind::decl(&cfg),
+        Priority::decl(&cfg),
         TermSize::decl(&cfg),
         ProfileSpec::decl(&cfg),
         Profile::decl(&cfg),
         SessionState::decl(&cfg),
         SessionInfo::decl(&cfg),
         ScreenSnapshot::decl(&cfg),
+        TaskSpec::decl(&cfg),
+        TaskState::decl(&cfg),
+        SummaryStatus::decl(&cfg),
+        TestCounts::decl(&cfg),
+        Summary::decl(&cfg),
+        Artifact::decl(&cfg),
+        RejectedPath::decl(&cfg),
+        TaskResult::decl(&cfg),
+        TaskInfo::decl(&cfg),
+        QueueStatus::decl(&cfg),
+        Submitted::decl(&cfg),
         Command::decl(&cfg),
         Reply::decl(&cfg),
         EngineEvent::decl(&cfg),

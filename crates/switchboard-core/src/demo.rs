@@ -11,6 +11,8 @@ use crate::error::EngineError;
 use crate::store::Store;
 
 pub const DEMO_PROFILE_NAME: &str = "Demo agent";
+/// The demo agent's prompt, as the line under the cursor shows it.
+pub const DEMO_READY_PATTERN: &str = "demo> $";
 const DEMO_PROFILE_KEY: &str = "demo_profile_id";
 
 const WORKSPACE_README: &str = "\
@@ -57,6 +59,9 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             cwd: workspace.display().to_string(),
             kind: AgentKind::Generic,
             start_on_launch: true,
+            ready_pattern: Some(DEMO_READY_PATTERN.into()),
+            ready_quiet_ms: 300,
+            task_time_limit_secs: 5 * 60,
         },
         created_at: now,
     };

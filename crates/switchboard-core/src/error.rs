@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use switchboard_protocol::{ProfileId, SessionId};
+use switchboard_protocol::{ProfileId, SessionId, TaskId};
 
 use crate::api::{ApiError, ErrorCode};
 use crate::store::StoreError;
@@ -27,6 +27,10 @@ pub enum EngineError {
     ProfileBusy(ProfileId),
     #[error("could not start `{command}`: {reason}")]
     SpawnFailed { command: String, reason: String },
+    #[error("no task {0}")]
+    TaskNotFound(TaskId),
+    #[error("task {task} is {state}: {reason}")]
+    TaskState { task: TaskId, state: &'static str, reason: &'static str },
     #[error("Switchboard is already running with the data directory {}{}", .data_dir.display(), .pid.map(|p| format!(" (process {p})")).unwrap_or_default())]
     AlreadyRunning { data_dir: PathBuf, pid: Option<u32> },
     #[error("storage: {0}")]
@@ -49,6 +53,8 @@ impl EngineError {
             EngineError::SessionNotRunning(_) => ErrorCode::SessionNotRunning,
             EngineError::ProfileBusy(_) => ErrorCode::ProfileBusy,
             EngineError::SpawnFailed { .. } => ErrorCode::SpawnFailed,
+            EngineError::TaskNotFound(_) => ErrorCode::TaskNotFound,
+            EngineError::TaskState { .. } => ErrorCode::TaskState,
             EngineError::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
             EngineError::Store(_) => ErrorCode::Storage,
             EngineError::EngineStopped => ErrorCode::EngineStopped,

@@ -14,14 +14,19 @@ pub mod error;
 pub mod instance;
 pub mod session;
 pub mod store;
+pub mod tasks;
 pub mod validate;
 
 pub use api::{
-    ApiError, AppInfo, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile, ProfileSpec,
-    ScreenSnapshot, SessionInfo, SessionState,
+    ApiError, AppInfo, Artifact, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile, ProfileSpec,
+    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, Submitted, TaskInfo, TaskResult, TaskSpec,
+    TaskState,
 };
 pub use config::EngineConfig;
-pub use engine::{Engine, EngineHandle, EventSink, MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply};
+pub use engine::{
+    Engine, EngineHandle, EventSink, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,
+    MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply,
+};
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
-pub use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+pub use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, TaskId, TermSize};

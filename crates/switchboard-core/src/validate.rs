@@ -11,6 +11,13 @@ use crate::error::EngineError;
 /// the tray and notifications.
 pub const MAX_NAME_CHARS: usize = 64;
 
+/// The longest a readiness check waits for quiet output.
+pub const MAX_READY_QUIET_MS: u32 = 60_000;
+/// The longest time limit a task may have.
+pub const MAX_TIME_LIMIT_SECS: u32 = 7 * 86_400;
+/// Compiled size limit of a prompt pattern.
+pub const MAX_PATTERN_BYTES: usize = 1 << 20;
+
 /// Validates the spec and returns it with its name trimmed.
 ///
 /// `path_env` is the `PATH` to search (passed in, not read here).
@@ -34,6 +41,18 @@ pub fn validate_profile(spec: &ProfileSpec, path_env: Option<&OsStr>) -> Result<
         if key.is_empty() || key.contains('=') || key.contains('\0') || value.contains('\0') {
             return invalid("env", &format!("`{key}` is not a valid environment variable"));
         }
+    }
+    spec.ready_pattern = spec.ready_pattern.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty());
+    if let Some(pattern) = &spec.ready_pattern
+        && let Err(error) = regex::RegexBuilder::new(pattern).size_limit(MAX_PATTERN_BYTES).build()
+    {
+        return invalid("ready_pattern", &format!("not a usable regular expression: {error}"));
+    }
+    if spec.ready_quiet_ms > MAX_READY_QUIET_MS {
+        return invalid("ready_quiet_ms", &format!("at most {MAX_READY_QUIET_MS} ms"));
+    }
+    if !(1..=MAX_TIME_LIMIT_SECS).contains(&spec.task_time_limit_secs) {
+        return invalid("task_time_limit_secs", &format!("between 1 second and {} days", MAX_TIME_LIMIT_SECS / 86_400));
     }
     let cwd = Path::new(&spec.cwd);
     if !cwd.is_absolute() {
@@ -81,6 +100,7 @@ mod tests {
             cwd: cwd.into(),
             kind: AgentKind::Generic,
             start_on_launch: false,
+            ..Default::default()
         }
     }
 
@@ -104,6 +124,20 @@ mod tests {
             (spec("a", "./nothing-here", cwd), Err((ErrorCode::CommandNotFound, "command"))),
             (spec("a", "sh", missing.to_str().unwrap()), Err((ErrorCode::DirectoryMissing, "cwd"))),
             (spec("a", "sh", "relative/dir"), Err((ErrorCode::InvalidInput, "cwd"))),
+            (ProfileSpec { ready_pattern: Some("demo> $".into()), ..spec("a", "sh", cwd) }, Ok(())),
+            (ProfileSpec { ready_pattern: Some("  ".into()), ..spec("a", "sh", cwd) }, Ok(())),
+            (
+                ProfileSpec { ready_pattern: Some("([unclosed".into()), ..spec("a", "sh", cwd) },
+                Err((ErrorCode::InvalidInput, "ready_pattern")),
+            ),
+            (
+                ProfileSpec { ready_quiet_ms: MAX_READY_QUIET_MS + 1, ..spec("a", "sh", cwd) },
+                Err((ErrorCode::InvalidInput, "ready_quiet_ms")),
+            ),
+            (
+                ProfileSpec { task_time_limit_secs: 0, ..spec("a", "sh", cwd) },
+                Err((ErrorCode::InvalidInput, "task_time_limit_secs")),
+            ),
         ];
         for (spec, expected) in cases {
             let got = validate_profile(&spec, path_env.as_deref())

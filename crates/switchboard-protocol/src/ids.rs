@@ -77,6 +77,12 @@ uuid_id!(
     SessionId,
     "session"
 );
+uuid_id!(
+    /// A task given to an agent. Its text names the summary file
+    /// `summaries/<id>.md`, so the id must be (and is) a safe file name.
+    TaskId,
+    "task"
+);
 
 #[cfg(test)]
 mod tests {

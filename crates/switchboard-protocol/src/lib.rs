@@ -7,8 +7,9 @@
 //! too, as pure parsers.
 
 mod ids;
+pub mod summary;
 
-pub use ids::{IdError, ProfileId, SessionId};
+pub use ids::{IdError, ProfileId, SessionId, TaskId};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -36,6 +37,36 @@ impl AgentKind {
 
     pub fn parse(text: &str) -> Option<Self> {
         [AgentKind::Generic, AgentKind::ClaudeCode, AgentKind::Codex].into_iter().find(|kind| kind.as_str() == text)
+    }
+
+    /// The keystroke that interrupts the agent's current work: Escape for
+    /// the agent TUIs, Ctrl-C for anything else.
+    pub fn interrupt_key(self) -> &'static str {
+        match self {
+            AgentKind::Generic => "\x03",
+            AgentKind::ClaudeCode | AgentKind::Codex => "\x1b",
+        }
+    }
+}
+
+/// Task priority: urgent tasks run before normal ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    Urgent,
+    Normal,
+}
+
+impl Priority {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::Urgent => "urgent",
+            Priority::Normal => "normal",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [Priority::Urgent, Priority::Normal].into_iter().find(|p| p.as_str() == text)
     }
 }
 

@@ -27,6 +27,7 @@ fn main() -> Result<()> {
                 cwd: workspace.display().to_string(),
                 kind: AgentKind::Generic,
                 start_on_launch: true,
+                ..Default::default()
             },
             created_at: n as i64,
         })?;

@@ -24,6 +24,7 @@ async fn main() -> Result<()> {
         cwd: workspace.display().to_string(),
         kind: AgentKind::Generic,
         start_on_launch: false,
+        ..Default::default()
     };
     let profile = engine.create_profile(spec).await?;
     let session = engine.start_session(profile.id, TermSize::DEFAULT).await?;

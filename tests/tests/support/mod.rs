@@ -147,6 +147,7 @@ impl TestEngine {
             cwd: self.workspace.display().to_string(),
             kind: AgentKind::Generic,
             start_on_launch: false,
+            ..Default::default()
         }
     }
 

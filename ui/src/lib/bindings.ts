@@ -5,7 +5,11 @@ export type ProfileId = string;
 
 export type SessionId = string;
 
+export type TaskId = string;
+
 export type AgentKind = "generic" | "claude-code" | "codex";
+
+export type Priority = "urgent" | "normal";
 
 export type TermSize = { rows: number, cols: number, };
 
@@ -25,7 +29,20 @@ cwd: string, kind: AgentKind,
 /**
  * Start a session of this profile whenever the app starts.
  */
-start_on_launch: boolean, };
+start_on_launch: boolean, 
+/**
+ * When the agent is ready for a task: a regular expression the line
+ * under the cursor must match (none: any line) ...
+ */
+ready_pattern: string | null, 
+/**
+ * ... and how long its output must have been quiet, in milliseconds.
+ */
+ready_quiet_ms: number, 
+/**
+ * A task's time limit when its submission names none, in seconds.
+ */
+task_time_limit_secs: number, };
 
 export type Profile = { id: ProfileId, created_at: number, name: string, 
 /**
@@ -43,7 +60,20 @@ cwd: string, kind: AgentKind,
 /**
  * Start a session of this profile whenever the app starts.
  */
-start_on_launch: boolean, };
+start_on_launch: boolean, 
+/**
+ * When the agent is ready for a task: a regular expression the line
+ * under the cursor must match (none: any line) ...
+ */
+ready_pattern: string | null, 
+/**
+ * ... and how long its output must have been quiet, in milliseconds.
+ */
+ready_quiet_ms: number, 
+/**
+ * A task's time limit when its submission names none, in seconds.
+ */
+task_time_limit_secs: number, };
 
 export type SessionState = { "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, };
 
@@ -59,17 +89,149 @@ screen: string,
  */
 recent_lines: Array<string>, cursor_row: number, cursor_col: number, };
 
-export type Command = { "type": "list_profiles" } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions" } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, };
+export type TaskSpec = { profile_id: ProfileId, 
+/**
+ * What to do; typed into the agent with the completion protocol.
+ */
+instruction: string, 
+/**
+ * Written to CONTEXT.md in the workspace before the task is typed.
+ */
+context: string | null, 
+/**
+ * Written to SPECS.md.
+ */
+specs: string | null, 
+/**
+ * Written to INSTRUCTIONS.md.
+ */
+instructions: string | null, priority: Priority, 
+/**
+ * Seconds; none means the profile's default.
+ */
+time_limit_secs: number | null, 
+/**
+ * What counts as success; shown beside the agent's completion report.
+ */
+success_criteria: string | null, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> };
+export type TaskState = "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
 
-export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, };
+export type SummaryStatus = "completed" | "partial" | "failed";
 
-export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, };
+export type TestCounts = { passed: number | null, failed: number | null, };
 
-export type LogEntry = { seq: number, at: number, session_id: SessionId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, });
+export type Summary = { objective: string, accomplishments: Array<string>, 
+/**
+ * Paths listed as `` `path` `` items under Key Deliverables, in order,
+ * exactly as written (not yet checked against the workspace).
+ */
+deliverables: Array<string>, test_results: string, tests: TestCounts | null, notes: Array<string>, 
+/**
+ * `None` when the Status section names none of the three.
+ */
+status: SummaryStatus | null, };
 
-export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "already_running" | "storage" | "engine_stopped" | "internal";
+export type Artifact = { 
+/**
+ * Relative to the workspace.
+ */
+path: string, 
+/**
+ * The file's text (invalid UTF-8 replaced), cut at the artifact cap.
+ */
+content: string, size: number, truncated: boolean, };
+
+export type RejectedPath = { path: string, reason: string, };
+
+export type TaskResult = { summary: Summary, 
+/**
+ * True when the agent wrote no summary and the app built one from the
+ * screen and the files the task changed.
+ */
+fallback: boolean, 
+/**
+ * At most five: the summary, then up to four deliverables.
+ */
+artifacts: Array<Artifact>, rejected: Array<RejectedPath>, 
+/**
+ * RESULTS.json as the agent wrote it, if it did.
+ */
+results_json: string | null, 
+/**
+ * ERRORS.md, if the agent wrote it.
+ */
+errors: string | null, };
+
+export type TaskInfo = { id: TaskId, state: TaskState, 
+/**
+ * Queue order within a priority: lower runs first.
+ */
+order: number, session_id: SessionId | null, created_at: number, 
+/**
+ * When the queue took it.
+ */
+started_at: number | null, 
+/**
+ * When it was typed into the agent; the time limit counts from here.
+ */
+typed_at: number | null, ended_at: number | null, 
+/**
+ * The latest STATUS.txt while it runs.
+ */
+progress: string | null, 
+/**
+ * Why it failed, was cancelled or interrupted.
+ */
+reason: string | null, result: TaskResult | null, profile_id: ProfileId, 
+/**
+ * What to do; typed into the agent with the completion protocol.
+ */
+instruction: string, 
+/**
+ * Written to CONTEXT.md in the workspace before the task is typed.
+ */
+context: string | null, 
+/**
+ * Written to SPECS.md.
+ */
+specs: string | null, 
+/**
+ * Written to INSTRUCTIONS.md.
+ */
+instructions: string | null, priority: Priority, 
+/**
+ * Seconds; none means the profile's default.
+ */
+time_limit_secs: number | null, 
+/**
+ * What counts as success; shown beside the agent's completion report.
+ */
+success_criteria: string | null, };
+
+export type QueueStatus = { profile_id: ProfileId, paused: boolean, executing: boolean, current_task: TaskId | null, queued: number, };
+
+export type Submitted = { task: TaskInfo, 
+/**
+ * 1-based place in the queue; none when it started at once.
+ */
+position: number | null, 
+/**
+ * The task the agent is busy with, if any.
+ */
+waiting_for: TaskId | null, };
+
+export type Command = { "type": "list_profiles" } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions" } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues" } | { "type": "task_timeline", task_id: TaskId, };
+
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> };
+
+export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, };
+
+export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, };
+
+export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, });
+
+export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "already_running" | "storage" | "engine_stopped" | "internal";
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, };
 

@@ -9,6 +9,7 @@
 
 pub mod process;
 pub mod terminal;
+pub mod typing;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -25,6 +26,7 @@ use ts_rs::TS;
 use crate::engine::{Reply, Responder};
 use crate::error::EngineError;
 use terminal::TerminalModel;
+use typing::{ENTER_DELAY, Readiness, ReadyWhen};
 
 /// Output is delivered to subscribers at most this often: one frame. Bytes
 /// arriving in between are coalesced into one batch.
@@ -100,7 +102,20 @@ pub(crate) enum Control {
     Detach(SubscriptionId),
     SetPaused(bool),
     Snapshot(usize, Responder),
+    /// Type this text and press Enter once the agent is ready for input.
+    /// Replaces any earlier request that was not typed yet.
+    Type(TypeRequest),
+    /// Forget a request that was not typed yet.
+    CancelType,
     Kill,
+}
+
+/// A task's text waiting to be typed. The reply says whether bracketed paste
+/// was used, or why nothing was typed.
+pub(crate) struct TypeRequest {
+    pub text: String,
+    pub ready: ReadyWhen,
+    pub reply: oneshot::Sender<Result<bool, EngineError>>,
 }
 
 /// The engine's handle on a session actor. Dropping it ends the actor (and,
@@ -119,7 +134,14 @@ impl SessionHandle {
                 Control::Write(_, reply) | Control::Resize(_, reply) | Control::Snapshot(_, reply) => {
                     reply.send(Err(EngineError::Internal("session actor is gone".into()))).ok();
                 }
-                Control::Attach(..) | Control::Detach(_) | Control::SetPaused(_) | Control::Kill => {}
+                Control::Type(request) => {
+                    request.reply.send(Err(EngineError::Internal("session actor is gone".into()))).ok();
+                }
+                Control::Attach(..)
+                | Control::Detach(_)
+                | Control::SetPaused(_)
+                | Control::CancelType
+                | Control::Kill => {}
             }
         }
     }
@@ -218,6 +240,10 @@ pub(crate) fn spawn(spec: SpawnSpec, ended: mpsc::UnboundedSender<SessionEnd>) -
         cleanup: None,
         reported: false,
         ended,
+        last_output: Instant::now(),
+        typing: None,
+        check_ready_at: None,
+        enter: None,
     };
     tokio::spawn(actor.run(control_rx, output_rx, exit_rx));
     Ok(Spawned { handle: SessionHandle { control: control_tx }, pid, start_time })
@@ -269,6 +295,12 @@ struct SessionActor {
     cleanup: Option<tokio::task::JoinHandle<process::TerminateReport>>,
     reported: bool,
     ended: mpsc::UnboundedSender<SessionEnd>,
+    last_output: Instant,
+    /// A text waiting for the agent to be ready.
+    typing: Option<TypeRequest>,
+    check_ready_at: Option<Instant>,
+    /// Pasted; Enter follows at this instant.
+    enter: Option<(Instant, bool, oneshot::Sender<Result<bool, EngineError>>)>,
 }
 
 impl SessionActor {
@@ -289,6 +321,8 @@ impl SessionActor {
                 report_deadline = None;
             }
             let flush_at = self.flush_at;
+            let check_ready_at = self.check_ready_at;
+            let enter_at = self.enter.as_ref().map(|(at, ..)| *at);
             tokio::select! {
                 message = control.recv() => match message {
                     Some(message) => self.on_control(message),
@@ -322,6 +356,13 @@ impl SessionActor {
                 }
                 () = tokio::time::sleep_until(flush_at.unwrap_or_else(Instant::now)), if flush_at.is_some() => {
                     self.flush();
+                }
+                () = tokio::time::sleep_until(check_ready_at.unwrap_or_else(Instant::now)), if check_ready_at.is_some() => {
+                    self.check_ready_at = None;
+                    self.try_type();
+                }
+                () = tokio::time::sleep_until(enter_at.unwrap_or_else(Instant::now)), if enter_at.is_some() => {
+                    self.press_enter();
                 }
             }
         }
@@ -379,6 +420,18 @@ impl SessionActor {
             Control::Snapshot(lines, reply) => {
                 reply.send(Ok(Reply::Snapshot(self.model.snapshot(lines)))).ok();
             }
+            Control::Type(request) => {
+                if self.input.is_none() || self.exit.is_some() {
+                    request.reply.send(Err(EngineError::SessionNotRunning(self.id.clone()))).ok();
+                } else {
+                    self.typing = Some(request);
+                    self.try_type();
+                }
+            }
+            Control::CancelType => {
+                self.typing = None;
+                self.check_ready_at = None;
+            }
             Control::Kill => {
                 if self.exit.is_none() && !self.kill_requested {
                     self.kill_requested = true;
@@ -390,6 +443,10 @@ impl SessionActor {
 
     fn on_output(&mut self, bytes: &[u8]) {
         self.model.feed(bytes);
+        self.last_output = Instant::now();
+        if let Some(request) = &self.typing {
+            self.check_ready_at = Some(self.last_output + request.ready.quiet);
+        }
         if self.subscribers.is_empty() {
             return;
         }
@@ -399,6 +456,42 @@ impl SessionActor {
         } else if self.flush_at.is_none() {
             self.flush_at = Some(Instant::now() + BATCH_INTERVAL);
         }
+    }
+
+    /// Types the waiting text if the agent is ready now; otherwise arranges
+    /// to look again when it may be.
+    fn try_type(&mut self) {
+        let Some(request) = &self.typing else { return };
+        if self.enter.is_some() {
+            // The previous text is still waiting for its Enter.
+            self.check_ready_at = Some(Instant::now() + ENTER_DELAY);
+            return;
+        }
+        let quiet_for = self.last_output.elapsed();
+        match typing::readiness(&request.ready, &self.model.cursor_line(), quiet_for) {
+            Readiness::WaitQuiet(remaining) => self.check_ready_at = Some(Instant::now() + remaining),
+            Readiness::WaitPattern => self.check_ready_at = None,
+            Readiness::Ready => {
+                let request = self.typing.take().expect("checked above");
+                let bracketed = self.model.bracketed_paste();
+                let sent = self
+                    .input
+                    .as_ref()
+                    .is_some_and(|input| input.send(typing::typed_input(&request.text, bracketed)).is_ok());
+                if sent {
+                    self.enter = Some((Instant::now() + ENTER_DELAY, bracketed, request.reply));
+                } else {
+                    request.reply.send(Err(EngineError::SessionNotRunning(self.id.clone()))).ok();
+                }
+            }
+        }
+    }
+
+    fn press_enter(&mut self) {
+        let Some((_, bracketed, reply)) = self.enter.take() else { return };
+        let sent = self.input.as_ref().is_some_and(|input| input.send(b"\r".to_vec()).is_ok());
+        let result = if sent { Ok(bracketed) } else { Err(EngineError::SessionNotRunning(self.id.clone())) };
+        reply.send(result).ok();
     }
 
     fn flush(&mut self) {
@@ -436,6 +529,14 @@ impl SessionActor {
         self.flush();
         self.master = None;
         self.input = None;
+        let gone = || Err(EngineError::SessionNotRunning(self.id.clone()));
+        if let Some(request) = self.typing.take() {
+            request.reply.send(gone()).ok();
+        }
+        if let Some((_, _, reply)) = self.enter.take() {
+            reply.send(gone()).ok();
+        }
+        self.check_ready_at = None;
         let status = self.exit.as_ref().expect("the end is reported only after the exit");
         let end = SessionEnd {
             id: self.id.clone(),

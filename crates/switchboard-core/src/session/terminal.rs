@@ -61,6 +61,25 @@ impl TerminalModel {
         self.parser.screen_mut().set_size(cells(size.rows), cells(size.cols));
     }
 
+    /// The text of the cursor's row up to the cursor: what a prompt
+    /// pattern is matched against.
+    pub fn cursor_line(&self) -> String {
+        let screen = self.parser.screen();
+        let (row, col) = screen.cursor_position();
+        let line = screen.rows(0, self.size.cols).nth(usize::from(row)).unwrap_or_default();
+        let mut line: String = line.chars().take(usize::from(col)).collect();
+        // Cells never written read as nothing; the cursor stands after them.
+        while line.chars().count() < usize::from(col) {
+            line.push(' ');
+        }
+        line
+    }
+
+    /// Whether the agent turned bracketed paste on (`ESC[?2004h`).
+    pub fn bracketed_paste(&self) -> bool {
+        self.parser.screen().bracketed_paste()
+    }
+
     pub fn snapshot(&mut self, recent_lines: usize) -> ScreenSnapshot {
         let cols = self.size.cols;
         let rows = usize::from(self.size.rows);
@@ -148,6 +167,18 @@ mod tests {
         let all = model.snapshot(1000);
         assert_eq!(all.recent_lines.first().map(String::as_str), Some("row 0"));
         assert_eq!(all.recent_lines.len(), 13);
+    }
+
+    #[test]
+    fn cursor_line_and_bracketed_paste() {
+        let mut model = TerminalModel::new(SMALL, 4096, 10);
+        model.feed(b"working...\r\n\x1b[1;36mdemo>\x1b[0m ");
+        assert_eq!(model.cursor_line(), "demo> ");
+        assert!(!model.bracketed_paste());
+        model.feed(b"\x1b[?2004h");
+        assert!(model.bracketed_paste());
+        model.feed(b"typed");
+        assert_eq!(model.cursor_line(), "demo> typed");
     }
 
     #[test]

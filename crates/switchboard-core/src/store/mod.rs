@@ -11,16 +11,23 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 use rusqlite_migration::{M, Migrations};
-use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, TaskId, TermSize};
 
-use crate::api::{LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState};
+use crate::api::{
+    LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, TaskInfo, TaskSpec, TaskState,
+};
+use switchboard_protocol::Priority;
 
 /// How long a statement waits for another connection's lock (a second app
 /// instance, a backup tool) before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-static MIGRATIONS: LazyLock<Migrations<'static>> =
-    LazyLock::new(|| Migrations::new(vec![M::up(include_str!("../../migrations/0001_initial.sql"))]));
+static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
+    Migrations::new(vec![
+        M::up(include_str!("../../migrations/0001_initial.sql")),
+        M::up(include_str!("../../migrations/0002_tasks.sql")),
+    ])
+});
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -35,6 +42,14 @@ pub enum StoreError {
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// The `profiles` columns in the order `profile_from_row` reads them.
+const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
+     ready_quiet_ms, task_time_limit_secs";
+
+/// The `tasks` columns in the order `task_from_row` reads them.
+const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
+     success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result";
 
 /// The `sessions` columns in the order `run_from_row` reads them.
 const SESSION_COLUMNS: &str =
@@ -89,8 +104,10 @@ impl Store {
     pub fn insert_profile(&self, profile: &Profile) -> Result<()> {
         let spec = SpecColumns::from(&profile.spec);
         self.conn.execute(
-            "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, created_at)
-             VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :created_at)",
+            "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
+             ready_quiet_ms, task_time_limit_secs, created_at)
+             VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
+             :ready_quiet_ms, :task_time_limit_secs, :created_at)",
             named_params! {
                 ":id": profile.id.to_string(),
                 ":name": spec.name,
@@ -100,6 +117,9 @@ impl Store {
                 ":cwd": spec.cwd,
                 ":kind": spec.kind,
                 ":start_on_launch": spec.start_on_launch,
+                ":ready_pattern": spec.ready_pattern,
+                ":ready_quiet_ms": spec.ready_quiet_ms,
+                ":task_time_limit_secs": spec.task_time_limit_secs,
                 ":created_at": profile.created_at,
             },
         )?;
@@ -111,7 +131,8 @@ impl Store {
         let spec = SpecColumns::from(spec);
         let changed = self.conn.execute(
             "UPDATE profiles SET name = :name, command = :command, args = :args, env = :env, cwd = :cwd,
-             kind = :kind, start_on_launch = :start_on_launch WHERE id = :id",
+             kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
+             ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs WHERE id = :id",
             named_params! {
                 ":id": id.to_string(),
                 ":name": spec.name,
@@ -121,6 +142,9 @@ impl Store {
                 ":cwd": spec.cwd,
                 ":kind": spec.kind,
                 ":start_on_launch": spec.start_on_launch,
+                ":ready_pattern": spec.ready_pattern,
+                ":ready_quiet_ms": spec.ready_quiet_ms,
+                ":task_time_limit_secs": spec.task_time_limit_secs,
             },
         )?;
         Ok(changed == 1)
@@ -133,10 +157,8 @@ impl Store {
     }
 
     pub fn list_profiles(&self) -> Result<Vec<Profile>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, name, command, args, env, cwd, kind, start_on_launch, created_at
-             FROM profiles ORDER BY created_at, name",
-        )?;
+        let mut stmt =
+            self.conn.prepare(&format!("SELECT {PROFILE_COLUMNS} FROM profiles ORDER BY created_at, name"))?;
         let rows = stmt.query_map([], |row| Ok(profile_from_row(row)))?;
         rows.map(|row| row?).collect()
     }
@@ -144,12 +166,9 @@ impl Store {
     pub fn get_profile(&self, id: &ProfileId) -> Result<Option<Profile>> {
         let profile = self
             .conn
-            .query_row(
-                "SELECT id, name, command, args, env, cwd, kind, start_on_launch, created_at
-                 FROM profiles WHERE id = ?1",
-                [id.to_string()],
-                |row| Ok(profile_from_row(row)),
-            )
+            .query_row(&format!("SELECT {PROFILE_COLUMNS} FROM profiles WHERE id = ?1"), [id.to_string()], |row| {
+                Ok(profile_from_row(row))
+            })
             .optional()?;
         profile.transpose()
     }
@@ -248,42 +267,175 @@ impl Store {
     // ---- event log ----
 
     pub fn append_event(&self, at: Millis, session_id: Option<&SessionId>, kind: &LogKind) -> Result<i64> {
+        self.append_task_event(at, session_id, None, kind)
+    }
+
+    pub fn append_task_event(
+        &self,
+        at: Millis,
+        session_id: Option<&SessionId>,
+        task_id: Option<&TaskId>,
+        kind: &LogKind,
+    ) -> Result<i64> {
         let data = to_json(kind);
         let tag = serde_json::to_value(kind)
             .ok()
             .and_then(|value| value.get("kind").and_then(|k| k.as_str()).map(str::to_owned))
             .unwrap_or_default();
         self.conn.execute(
-            "INSERT INTO events (at, session_id, kind, data) VALUES (?1, ?2, ?3, ?4)",
-            params![at, session_id.map(ToString::to_string), tag, data],
+            "INSERT INTO events (at, session_id, task_id, kind, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![at, session_id.map(ToString::to_string), task_id.map(ToString::to_string), tag, data],
         )?;
         Ok(self.conn.last_insert_rowid())
     }
 
     pub fn list_events(&self, session_id: Option<&SessionId>) -> Result<Vec<LogEntry>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT seq, at, session_id, data FROM events
-             WHERE ?1 IS NULL OR session_id = ?1 ORDER BY seq",
-        )?;
-        let rows = stmt.query_map([session_id.map(ToString::to_string)], |row| {
+        self.query_events("?1 IS NULL OR session_id = ?1", session_id.map(ToString::to_string))
+    }
+
+    pub fn task_events(&self, task_id: &TaskId) -> Result<Vec<LogEntry>> {
+        self.query_events("task_id = ?1", Some(task_id.to_string()))
+    }
+
+    fn query_events(&self, filter: &str, param: Option<String>) -> Result<Vec<LogEntry>> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT seq, at, session_id, task_id, data FROM events WHERE {filter} ORDER BY seq"))?;
+        let rows = stmt.query_map([param], |row| {
             Ok((
                 row.get::<_, i64>(0)?,
                 row.get::<_, i64>(1)?,
                 row.get::<_, Option<String>>(2)?,
-                row.get::<_, String>(3)?,
+                row.get::<_, Option<String>>(3)?,
+                row.get::<_, String>(4)?,
             ))
         })?;
         rows.map(|row| {
-            let (seq, at, session_id, data) = row?;
+            let (seq, at, session_id, task_id, data) = row?;
             Ok(LogEntry {
                 seq,
                 at,
                 session_id: session_id.map(|id| parse_id(&id)).transpose()?,
+                task_id: task_id.map(|id| parse_id(&id)).transpose()?,
                 kind: serde_json::from_str(&data)
                     .map_err(|e| StoreError::Corrupt { what: "event", detail: format!("#{seq}: {e}") })?,
             })
         })
         .collect()
+    }
+
+    // ---- queues and tasks ----
+
+    pub fn queue_paused(&self, profile_id: &ProfileId) -> Result<bool> {
+        Ok(self
+            .conn
+            .query_row("SELECT queue_paused FROM profiles WHERE id = ?1", [profile_id.to_string()], |row| row.get(0))
+            .optional()?
+            .unwrap_or(false))
+    }
+
+    pub fn set_queue_paused(&self, profile_id: &ProfileId, paused: bool) -> Result<()> {
+        self.conn
+            .execute("UPDATE profiles SET queue_paused = ?2 WHERE id = ?1", params![profile_id.to_string(), paused])?;
+        Ok(())
+    }
+
+    /// Inserts or replaces a task's row.
+    pub fn save_task(&self, task: &TaskInfo) -> Result<()> {
+        save_task_on(&self.conn, task)
+    }
+
+    /// Writes several tasks in one transaction (a reordered queue).
+    pub fn save_tasks(&mut self, tasks: &[TaskInfo]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        for task in tasks {
+            save_task_on(&tx, task)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn get_task(&self, id: &TaskId) -> Result<Option<TaskInfo>> {
+        Ok(self.query_tasks("id = ?1", [id.to_string()], None)?.pop())
+    }
+}
+
+fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
+    {
+        conn.execute(
+            &format!(
+                "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+                 ?14, ?15, ?16, ?17, ?18, ?19)
+                 ON CONFLICT(id) DO UPDATE SET priority = ?7, state = ?10, ord = ?11, session_id = ?12,
+                 started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19"
+            ),
+            params![
+                task.id.to_string(),
+                task.spec.profile_id.to_string(),
+                task.spec.instruction,
+                task.spec.context,
+                task.spec.specs,
+                task.spec.instructions,
+                task.spec.priority.as_str(),
+                task.spec.time_limit_secs.unwrap_or_default(),
+                task.spec.success_criteria,
+                task.state.as_str(),
+                task.order,
+                task.session_id.as_ref().map(ToString::to_string),
+                task.created_at,
+                task.started_at,
+                task.typed_at,
+                task.ended_at,
+                task.progress,
+                task.reason,
+                task.result.as_ref().map(to_json),
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Queued and running tasks, of one profile or all.
+    pub fn active_tasks(&self, profile_id: Option<&ProfileId>) -> Result<Vec<TaskInfo>> {
+        self.query_tasks(
+            "state IN ('queued', 'running') AND (?1 IS NULL OR profile_id = ?1)",
+            [profile_id.map(ToString::to_string)],
+            None,
+        )
+    }
+
+    /// The `limit` most recently finished tasks, of one profile or all.
+    pub fn finished_tasks(&self, profile_id: Option<&ProfileId>, limit: usize) -> Result<Vec<TaskInfo>> {
+        self.query_tasks(
+            "state NOT IN ('queued', 'running') AND (?1 IS NULL OR profile_id = ?1)",
+            [profile_id.map(ToString::to_string)],
+            Some(limit),
+        )
+    }
+
+    /// The order value that puts a task last (or first) among a profile's
+    /// queued tasks.
+    pub fn queue_bound(&self, profile_id: &ProfileId, last: bool) -> Result<i64> {
+        let sql = if last {
+            "SELECT COALESCE(MAX(ord) + 1, 0) FROM tasks WHERE profile_id = ?1 AND state = 'queued'"
+        } else {
+            "SELECT COALESCE(MIN(ord) - 1, 0) FROM tasks WHERE profile_id = ?1 AND state = 'queued'"
+        };
+        Ok(self.conn.query_row(sql, [profile_id.to_string()], |row| row.get(0))?)
+    }
+
+    fn query_tasks(&self, filter: &str, params: impl rusqlite::Params, limit: Option<usize>) -> Result<Vec<TaskInfo>> {
+        let sql = match limit {
+            Some(limit) => format!(
+                "SELECT * FROM (SELECT {TASK_COLUMNS}, rowid AS r FROM tasks WHERE {filter}
+                 ORDER BY ended_at DESC, r DESC LIMIT {limit}) ORDER BY ended_at, r"
+            ),
+            None => format!("SELECT {TASK_COLUMNS} FROM tasks WHERE {filter} ORDER BY created_at, rowid"),
+        };
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params, |row| Ok(task_from_row(row)))?;
+        rows.map(|row| row?).collect()
     }
 
     // ---- meta ----
@@ -310,6 +462,9 @@ struct SpecColumns<'a> {
     cwd: &'a str,
     kind: &'static str,
     start_on_launch: bool,
+    ready_pattern: Option<&'a str>,
+    ready_quiet_ms: u32,
+    task_time_limit_secs: u32,
 }
 
 impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
@@ -322,6 +477,9 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             cwd: &spec.cwd,
             kind: spec.kind.as_str(),
             start_on_launch: spec.start_on_launch,
+            ready_pattern: spec.ready_pattern.as_deref(),
+            ready_quiet_ms: spec.ready_quiet_ms,
+            task_time_limit_secs: spec.task_time_limit_secs,
         }
     }
 }
@@ -387,6 +545,38 @@ fn run_from_row(row: &Row<'_>) -> Result<RecordedRun> {
     })
 }
 
+fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
+    let corrupt = |detail: String| StoreError::Corrupt { what: "task", detail };
+    let priority: String = row.get(6)?;
+    let state: String = row.get(9)?;
+    Ok(TaskInfo {
+        id: parse_id(&row.get::<_, String>(0)?)?,
+        spec: TaskSpec {
+            profile_id: parse_id(&row.get::<_, String>(1)?)?,
+            instruction: row.get(2)?,
+            context: row.get(3)?,
+            specs: row.get(4)?,
+            instructions: row.get(5)?,
+            priority: Priority::parse(&priority).ok_or_else(|| corrupt(format!("priority `{priority}`")))?,
+            time_limit_secs: Some(row.get(7)?),
+            success_criteria: row.get(8)?,
+        },
+        state: TaskState::parse(&state).ok_or_else(|| corrupt(format!("state `{state}`")))?,
+        order: row.get(10)?,
+        session_id: row.get::<_, Option<String>>(11)?.map(|id| parse_id(&id)).transpose()?,
+        created_at: row.get(12)?,
+        started_at: row.get(13)?,
+        typed_at: row.get(14)?,
+        ended_at: row.get(15)?,
+        progress: row.get(16)?,
+        reason: row.get(17)?,
+        result: row
+            .get::<_, Option<String>>(18)?
+            .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
+            .transpose()?,
+    })
+}
+
 fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
     let corrupt = |detail: String| StoreError::Corrupt { what: "profile", detail };
     let kind: String = row.get(6)?;
@@ -400,6 +590,9 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
             cwd: row.get(5)?,
             kind: AgentKind::parse(&kind).ok_or_else(|| corrupt(format!("unknown kind `{kind}`")))?,
             start_on_launch: row.get(7)?,
+            ready_pattern: row.get(9)?,
+            ready_quiet_ms: row.get(10)?,
+            task_time_limit_secs: row.get(11)?,
         },
         created_at: row.get(8)?,
     })

@@ -11,6 +11,7 @@ fn profile(name: &str) -> Profile {
             cwd: "/tmp".into(),
             kind: AgentKind::ClaudeCode,
             start_on_launch: true,
+            ..Default::default()
         },
         created_at: 1_700_000_000_000,
     }
@@ -137,7 +138,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 1);
+    assert_eq!(store.schema_version().unwrap(), 2);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 

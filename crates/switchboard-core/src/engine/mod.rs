@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use switchboard_protocol::{ProfileId, SessionId, TermSize};
+use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 use tokio::sync::{mpsc, oneshot};
 use ts_rs::TS;
 
 use crate::api::{
-    Command, EngineEvent, LogEntry, LogKind, Millis, Profile, ProfileSpec, ScreenSnapshot, SessionInfo, SessionState,
+    Command, EngineEvent, LogEntry, LogKind, Millis, Profile, ProfileSpec, QueueStatus, ScreenSnapshot, SessionInfo,
+    SessionState, Submitted, TaskInfo, TaskSpec,
 };
 use crate::config::EngineConfig;
 use crate::demo;
@@ -24,7 +25,13 @@ use crate::error::EngineError;
 use crate::instance::InstanceLock;
 use crate::session::{self, Control, OutputSink, SessionEnd, SessionHandle, SpawnSpec, SubscriptionId, process};
 use crate::store::Store;
+use crate::tasks::watch::WatchEvent;
 use crate::validate::{resolve_command, validate_profile};
+
+mod tasks;
+
+pub use tasks::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS};
+use tasks::{TaskCommand, TaskNote, Tasks};
 
 /// Requests a caller may have in flight before `send` waits.
 const REQUEST_QUEUE: usize = 256;
@@ -66,6 +73,10 @@ pub enum Reply {
     Session(SessionInfo),
     Snapshot(ScreenSnapshot),
     Events(Vec<LogEntry>),
+    Submitted(Submitted),
+    Tasks(Vec<TaskInfo>),
+    Task(TaskInfo),
+    Queues(Vec<QueueStatus>),
 }
 
 pub(crate) type Responder = oneshot::Sender<Result<Reply, EngineError>>;
@@ -107,7 +118,13 @@ impl Engine {
         let store = Store::open(&config.database_path())?;
         let (requests, inbox) = mpsc::channel(REQUEST_QUEUE);
         let (ended_tx, ended_rx) = mpsc::unbounded_channel();
+        let (task_notes, notes_rx) = mpsc::unbounded_channel();
+        let (watch_events, watch_rx) = mpsc::unbounded_channel();
         let mut engine = EngineState {
+            tasks: Tasks::default(),
+            task_notes,
+            watch_events,
+            shutting_down: false,
             path_env: std::env::var_os("PATH"),
             config,
             store,
@@ -121,10 +138,11 @@ impl Engine {
             _instance: instance,
         };
         engine.recover_interrupted()?;
+        engine.recover_tasks()?;
         if let Some(demo_agent) = engine.config.demo_agent.clone() {
             demo::ensure_demo(&engine.store, &engine.config.data_dir, &demo_agent, now())?;
         }
-        tokio::spawn(engine.run(inbox, ended_rx));
+        tokio::spawn(engine.run(inbox, ended_rx, notes_rx, watch_rx));
         Ok(EngineHandle { requests })
     }
 }
@@ -207,6 +225,62 @@ impl EngineHandle {
         }
     }
 
+    pub async fn submit_task(&self, spec: TaskSpec) -> Result<Submitted, EngineError> {
+        match self.call(Command::SubmitTask { spec }).await? {
+            Reply::Submitted(submitted) => Ok(submitted),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Queued and running tasks plus the most recent finished ones.
+    pub async fn list_tasks(&self, profile_id: Option<ProfileId>) -> Result<Vec<TaskInfo>, EngineError> {
+        match self.call(Command::ListTasks { profile_id }).await? {
+            Reply::Tasks(tasks) => Ok(tasks),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn get_task(&self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+        self.task(Command::GetTask { task_id }).await
+    }
+
+    pub async fn cancel_task(&self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+        self.task(Command::CancelTask { task_id }).await
+    }
+
+    pub async fn move_task(&self, task_id: TaskId, to_index: u32) -> Result<(), EngineError> {
+        self.unit(Command::MoveTask { task_id, to_index }).await
+    }
+
+    pub async fn requeue_task(&self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+        self.task(Command::RequeueTask { task_id }).await
+    }
+
+    pub async fn set_queue_paused(&self, profile_id: Option<ProfileId>, paused: bool) -> Result<(), EngineError> {
+        self.unit(Command::SetQueuePaused { profile_id, paused }).await
+    }
+
+    pub async fn list_queues(&self) -> Result<Vec<QueueStatus>, EngineError> {
+        match self.call(Command::ListQueues).await? {
+            Reply::Queues(queues) => Ok(queues),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn task_timeline(&self, task_id: TaskId) -> Result<Vec<LogEntry>, EngineError> {
+        match self.call(Command::TaskTimeline { task_id }).await? {
+            Reply::Events(events) => Ok(events),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn task(&self, command: Command) -> Result<TaskInfo, EngineError> {
+        match self.call(command).await? {
+            Reply::Task(task) => Ok(task),
+            other => Err(unexpected(other)),
+        }
+    }
+
     /// Subscribes to a session's output: the sink first receives the
     /// retained output (replay), then every new batch.
     pub async fn attach(&self, session_id: SessionId, sink: impl OutputSink) -> Result<SubscriptionId, EngineError> {
@@ -276,17 +350,30 @@ struct EngineState {
     pending_stops: HashMap<SessionId, Vec<Responder>>,
     pending_restarts: HashMap<SessionId, Vec<(TermSize, Responder)>>,
     ended_tx: mpsc::UnboundedSender<SessionEnd>,
+    tasks: Tasks,
+    task_notes: mpsc::UnboundedSender<TaskNote>,
+    watch_events: mpsc::UnboundedSender<WatchEvent>,
+    /// Set once the engine is stopping every agent.
+    shutting_down: bool,
     /// Released when the engine task ends, after every agent has stopped.
     _instance: InstanceLock,
 }
 
 impl EngineState {
-    async fn run(mut self, mut inbox: mpsc::Receiver<Request>, mut ended: mpsc::UnboundedReceiver<SessionEnd>) {
+    async fn run(
+        mut self,
+        mut inbox: mpsc::Receiver<Request>,
+        mut ended: mpsc::UnboundedReceiver<SessionEnd>,
+        mut notes: mpsc::UnboundedReceiver<TaskNote>,
+        mut watch_events: mpsc::UnboundedReceiver<WatchEvent>,
+    ) {
         // Here rather than in `Engine::start`, so the caller (the window) does
         // not wait for agents to spawn. Requests queue meanwhile and see them.
         self.start_on_launch();
+        self.pump_all();
         let mut shutdown_waiters = Vec::new();
         loop {
+            let deadline = self.next_task_deadline();
             tokio::select! {
                 request = inbox.recv(), if shutdown_waiters.is_empty() => match request {
                     Some(Request::Shutdown(done)) => {
@@ -301,6 +388,11 @@ impl EngineState {
                     }
                 },
                 Some(end) = ended.recv() => self.on_session_end(end),
+                Some(note) = notes.recv() => self.on_task_note(note),
+                Some(event) = watch_events.recv() => self.on_watch_event(event),
+                () = tokio::time::sleep_until(deadline.unwrap_or_else(tokio::time::Instant::now)), if deadline.is_some() => {
+                    self.on_task_deadline();
+                }
             }
             if !shutdown_waiters.is_empty() && self.running.is_empty() {
                 break;
@@ -377,6 +469,15 @@ impl EngineState {
             Command::ListEvents { session_id } => {
                 self.store.list_events(session_id.as_ref()).map(Reply::Events).map_err(Into::into)
             }
+            Command::SubmitTask { spec } => self.task_reply(TaskCommand::Submit(spec)),
+            Command::ListTasks { profile_id } => self.task_reply(TaskCommand::List(profile_id)),
+            Command::GetTask { task_id } => self.task_reply(TaskCommand::Get(task_id)),
+            Command::CancelTask { task_id } => self.task_reply(TaskCommand::Cancel(task_id)),
+            Command::MoveTask { task_id, to_index } => self.task_reply(TaskCommand::Move(task_id, to_index)),
+            Command::RequeueTask { task_id } => self.task_reply(TaskCommand::Requeue(task_id)),
+            Command::SetQueuePaused { profile_id, paused } => self.task_reply(TaskCommand::Pause(profile_id, paused)),
+            Command::ListQueues => self.task_reply(TaskCommand::Queues),
+            Command::TaskTimeline { task_id } => self.task_reply(TaskCommand::Timeline(task_id)),
         };
         reply.send(result).ok();
     }
@@ -428,7 +529,7 @@ impl EngineState {
         if self.store.get_profile(&id)?.is_none() {
             return Err(EngineError::ProfileNotFound(id));
         }
-        if self.running.values().any(|s| s.profile_id == id) {
+        if self.running.values().any(|s| s.profile_id == id) || self.has_work(&id) {
             return Err(EngineError::ProfileBusy(id));
         }
         let session_ids = self.store.session_ids_of_profile(&id)?;
@@ -537,7 +638,7 @@ impl EngineState {
         if let Err(error) = recorded {
             tracing::error!(session = %end.id, %error, "recording a session's end failed");
         }
-        let info = known.map(|info| SessionInfo { state, ..info });
+        let info = known.map(|info| SessionInfo { state: state.clone(), ..info });
 
         self.ended_order.push_back(end.id.clone());
         while self.ended_order.len() > RETAINED_ENDED_SESSIONS {
@@ -549,6 +650,7 @@ impl EngineState {
         if let Ok(info) = &info {
             self.sink.emit(EngineEvent::SessionChanged { session: info.clone() });
         }
+        self.on_task_session_end(&end.id, end.killed, &state);
         for reply in self.pending_stops.remove(&end.id).unwrap_or_default() {
             reply.send(clone_result(&info).map(Reply::Session)).ok();
         }
@@ -559,6 +661,7 @@ impl EngineState {
     }
 
     fn stop_all(&mut self) {
+        self.shutting_down = true;
         for id in self.running.keys() {
             if let Some(session) = self.sessions.get(id) {
                 session.send(Control::Kill);

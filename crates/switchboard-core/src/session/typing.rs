@@ -1,0 +1,99 @@
+//! Typing a task into an agent: when the agent is ready for input, and the
+//! bytes that make one submission of a possibly multi-line text. Pure
+//! functions; the session actor applies them.
+
+use std::time::Duration;
+
+use regex::Regex;
+
+/// Between the pasted text and the Enter that submits it. Agent TUIs treat
+/// an Enter that arrives in the same read as a paste as part of the paste.
+pub const ENTER_DELAY: Duration = Duration::from_millis(100);
+
+const PASTE_START: &str = "\x1b[200~";
+const PASTE_END: &str = "\x1b[201~";
+
+/// When a profile's agent counts as ready for a task.
+#[derive(Debug, Clone)]
+pub struct ReadyWhen {
+    /// Must match the line under the cursor, up to the cursor.
+    pub pattern: Option<Regex>,
+    /// Output must have been quiet this long.
+    pub quiet: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readiness {
+    Ready,
+    /// Quiet for too short a time: check again after this long.
+    WaitQuiet(Duration),
+    /// Quiet, but the prompt is not on screen: wait for more output.
+    WaitPattern,
+}
+
+/// Whether an agent whose cursor line reads `cursor_line` and whose output
+/// has been quiet for `quiet_for` may be typed into.
+pub fn readiness(ready: &ReadyWhen, cursor_line: &str, quiet_for: Duration) -> Readiness {
+    if quiet_for < ready.quiet {
+        return Readiness::WaitQuiet(ready.quiet - quiet_for);
+    }
+    match &ready.pattern {
+        Some(pattern) if !pattern.is_match(cursor_line) => Readiness::WaitPattern,
+        _ => Readiness::Ready,
+    }
+}
+
+/// The bytes that put `text` on the agent's input line as one submission
+/// (the Enter is sent separately, after [`ENTER_DELAY`]). With bracketed
+/// paste the lines stay lines; without it a newline would submit early, so
+/// lines are joined with spaces. Control characters are dropped either way,
+/// so the text cannot end the paste or send keystrokes of its own.
+pub fn typed_input(text: &str, bracketed: bool) -> Vec<u8> {
+    let keep = |c: &char| !c.is_control() || *c == '\n' || *c == '\t';
+    if bracketed {
+        let body: String = text.replace("\r\n", "\n").replace('\r', "\n").chars().filter(keep).collect();
+        format!("{PASTE_START}{body}{PASTE_END}").into_bytes()
+    } else {
+        let body: String = text.chars().filter(keep).map(|c| if c == '\n' || c == '\t' { ' ' } else { c }).collect();
+        body.into_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readiness_cases() {
+        let prompt = ReadyWhen { pattern: Some(Regex::new("demo> $").unwrap()), quiet: Duration::from_millis(300) };
+        let quiet_only = ReadyWhen { pattern: None, quiet: Duration::from_millis(800) };
+        let ms = Duration::from_millis;
+        let cases = [
+            (&prompt, "demo> ", ms(300), Readiness::Ready),
+            (&prompt, "demo> ", ms(100), Readiness::WaitQuiet(ms(200))),
+            (&prompt, "[2/4] Editing files", ms(5000), Readiness::WaitPattern),
+            // Something already typed after the prompt: not ready.
+            (&prompt, "demo> half a comm", ms(5000), Readiness::WaitPattern),
+            (&quiet_only, "anything", ms(800), Readiness::Ready),
+            (&quiet_only, "", ms(799), Readiness::WaitQuiet(ms(1))),
+        ];
+        for (ready, line, quiet_for, expected) in cases {
+            assert_eq!(readiness(ready, line, quiet_for), expected, "{line:?} after {quiet_for:?}");
+        }
+    }
+
+    #[test]
+    fn typed_input_is_one_submission() {
+        let cases: [(&str, bool, &[u8]); 5] = [
+            ("fix it", true, b"\x1b[200~fix it\x1b[201~"),
+            ("line one\r\nline two", true, b"\x1b[200~line one\nline two\x1b[201~"),
+            ("line one\nline two\tend", false, b"line one line two end"),
+            // A text that tries to end the paste early and press keys itself.
+            ("a\x1b[201~\x03b", true, b"\x1b[200~a[201~b\x1b[201~"),
+            ("a\x1b[201~\rb", false, b"a[201~b"),
+        ];
+        for (text, bracketed, expected) in cases {
+            assert_eq!(typed_input(text, bracketed), expected, "{text:?} bracketed={bracketed}");
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! A finished task's result: the summary, the deliverables it lists (only
+//! those that exist inside the workspace), the optional RESULTS.json and
+//! ERRORS.md, and the fallback summary built when the agent wrote none.
+//!
+//! Every path named by an agent is untrusted: `..` and absolute paths
+//! outside the workspace are refused before anything is touched, and a
+//! symlink is followed only to decide that it stays inside.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use switchboard_protocol::TaskId;
+use switchboard_protocol::summary::{
+    CONTEXT_FILE, ERRORS_FILE, INSTRUCTIONS_FILE, RESULTS_FILE, SPECS_FILE, STATUS_FILE, SUMMARIES_DIR, parse_summary,
+    summary_path,
+};
+
+use crate::api::{Artifact, RejectedPath, TaskResult};
+
+/// At most this many artifacts: the summary and four deliverables.
+pub const MAX_ARTIFACTS: usize = 5;
+/// Bytes of one artifact kept; the rest is cut (and marked).
+pub const ARTIFACT_CAP_BYTES: usize = 256 * 1024;
+/// Bytes of STATUS.txt, RESULTS.json or ERRORS.md kept.
+pub const SIDE_FILE_CAP_BYTES: usize = 64 * 1024;
+/// Lines of the terminal quoted in a fallback summary.
+pub const FALLBACK_SCREEN_LINES: usize = 100;
+/// Most directory entries looked at when listing the files a task changed.
+const CHANGED_FILES_SCAN_LIMIT: usize = 20_000;
+
+/// Reads up to `cap` bytes: the text (invalid UTF-8 replaced), the file's
+/// size, and whether it was cut.
+pub fn read_capped(path: &Path, cap: usize) -> std::io::Result<(String, u64, bool)> {
+    let file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut bytes = Vec::with_capacity(cap.min(size as usize));
+    file.take(cap as u64).read_to_end(&mut bytes)?;
+    let truncated = size > bytes.len() as u64;
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), size, truncated))
+}
+
+/// The file a deliverable names, if it may be returned: relative (or
+/// absolute inside the workspace), no `..`, existing, a regular file, and
+/// inside the workspace after symlinks are resolved. `workspace` must be
+/// canonical.
+pub fn resolve_deliverable(workspace: &Path, listed: &str) -> Result<PathBuf, String> {
+    let path = Path::new(listed.trim());
+    if path.as_os_str().is_empty() {
+        return Err("empty path".into());
+    }
+    if path.components().any(|c| c == Component::ParentDir) {
+        return Err("`..` is not allowed in a deliverable path".into());
+    }
+    let relative = if path.is_absolute() {
+        path.strip_prefix(workspace).map_err(|_| "an absolute path outside the workspace".to_owned())?
+    } else {
+        path
+    };
+    let candidate = workspace.join(relative);
+    let resolved = candidate.canonicalize().map_err(|_| "does not exist".to_owned())?;
+    if !resolved.starts_with(workspace) {
+        return Err("a symlink that leads outside the workspace".into());
+    }
+    if !resolved.is_file() {
+        return Err("not a regular file".into());
+    }
+    Ok(resolved)
+}
+
+/// The result of a task whose summary `summary_text` was written by the
+/// agent (or built as a fallback): the summary plus up to four accepted
+/// deliverables, and the deliverables refused with why.
+pub fn collect_result(workspace: &Path, task: &TaskId, summary_text: String, fallback: bool) -> TaskResult {
+    let summary = parse_summary(&summary_text);
+    let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    let summary_len = summary_text.len() as u64;
+    let mut summary_text = summary_text;
+    let truncated = summary_text.len() > ARTIFACT_CAP_BYTES;
+    if truncated {
+        let mut cut = ARTIFACT_CAP_BYTES;
+        while !summary_text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        summary_text.truncate(cut);
+    }
+    let mut artifacts =
+        vec![Artifact { path: summary_path(task), content: summary_text, size: summary_len, truncated }];
+    let mut rejected = Vec::new();
+    for listed in &summary.deliverables {
+        if artifacts.iter().any(|a| &a.path == listed) {
+            continue;
+        }
+        if artifacts.len() >= MAX_ARTIFACTS {
+            rejected.push(RejectedPath { path: listed.clone(), reason: "more than four deliverables listed".into() });
+            continue;
+        }
+        let read = resolve_deliverable(&workspace, listed)
+            .and_then(|path| read_capped(&path, ARTIFACT_CAP_BYTES).map_err(|e| format!("unreadable: {e}")));
+        match read {
+            Ok((content, size, truncated)) => {
+                artifacts.push(Artifact { path: listed.clone(), content, size, truncated });
+            }
+            Err(reason) => rejected.push(RejectedPath { path: listed.clone(), reason }),
+        }
+    }
+    TaskResult {
+        summary,
+        fallback,
+        artifacts,
+        rejected,
+        results_json: read_side_file(&workspace, RESULTS_FILE),
+        errors: read_side_file(&workspace, ERRORS_FILE),
+    }
+}
+
+/// STATUS.txt, RESULTS.json or ERRORS.md from the workspace root, if the
+/// agent wrote it (a symlink out of the workspace is not followed).
+pub fn read_side_file(workspace: &Path, name: &str) -> Option<String> {
+    let path = resolve_deliverable(workspace, name).ok()?;
+    read_capped(&path, SIDE_FILE_CAP_BYTES).ok().map(|(text, ..)| text)
+}
+
+/// The latest progress line(s) of STATUS.txt, for showing while a task runs.
+pub fn read_progress(workspace: &Path) -> Option<String> {
+    let workspace = workspace.canonicalize().ok()?;
+    let text = read_side_file(&workspace, STATUS_FILE)?;
+    let text = text.trim();
+    (!text.is_empty())
+        .then(|| text.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n"))
+}
+
+/// Files in the workspace created or changed since `since`, newest first:
+/// not the context and protocol files, not summaries, not what `.gitignore`
+/// or hidden directories hold. Bounded by [`CHANGED_FILES_SCAN_LIMIT`].
+pub fn changed_files(workspace: &Path, since: SystemTime) -> Vec<String> {
+    const SKIP: [&str; 6] = [CONTEXT_FILE, SPECS_FILE, INSTRUCTIONS_FILE, STATUS_FILE, RESULTS_FILE, ERRORS_FILE];
+    let mut found: Vec<(SystemTime, String)> = Vec::new();
+    let walk = ignore::WalkBuilder::new(workspace).max_depth(Some(12)).require_git(false).build();
+    for entry in walk.take(CHANGED_FILES_SCAN_LIMIT).flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(workspace) else { continue };
+        let relative = relative.to_string_lossy().into_owned();
+        if relative.starts_with(&format!("{SUMMARIES_DIR}/")) || SKIP.contains(&relative.as_str()) {
+            continue;
+        }
+        let Ok(modified) = entry.metadata().and_then(|m| m.modified().map_err(Into::into)) else { continue };
+        if modified >= since {
+            found.push((modified, relative));
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    found.into_iter().map(|(_, path)| path).collect()
+}
+
+/// The summary the app writes for a task that ended without one: the
+/// protocol's sections, the files it changed, the end of the screen, and
+/// PARTIAL status.
+pub fn fallback_summary(task: &TaskId, instruction: &str, why: &str, changed: &[String], screen: &[String]) -> String {
+    let mut text = format!(
+        "# Task Completion Summary\n\n## Objective\n{}\n\n## Accomplishments\n- {why}; the agent wrote no summary. See the terminal output below.\n\n## Key Deliverables\n",
+        instruction.lines().next().unwrap_or_default().trim()
+    );
+    if changed.is_empty() {
+        text.push_str("- (no files changed)\n");
+    }
+    for path in changed.iter().take(MAX_ARTIFACTS - 1) {
+        // A file name with a backtick cannot be quoted as a deliverable.
+        if !path.contains('`') {
+            text.push_str(&format!("- `{path}` - changed during the task\n"));
+        }
+    }
+    let skip = screen.len().saturating_sub(FALLBACK_SCREEN_LINES);
+    let fence = if screen.iter().any(|l| l.contains("```")) { "~~~~" } else { "```" };
+    text.push_str(&format!(
+        "\n## Test Results\n⏭️ Unknown (summary not created by the agent)\n\n## Important Notes\n- Task {task}: built by Switchboard from the terminal and the workspace.\n\n## Terminal Output\n{fence}\n"
+    ));
+    for line in &screen[skip..] {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(&format!("{fence}\n\n## Status\n⚠️ PARTIAL - Summary not created by the agent\n"));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchboard_protocol::summary::SummaryStatus;
+
+    fn workspace() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn x() {}\n").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn deliverable_paths() {
+        let (_dir, root) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "s").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("escape")).unwrap();
+        std::os::unix::fs::symlink(root.join("src/lib.rs"), root.join("inside-link")).unwrap();
+        let absolute_inside = root.join("src/lib.rs").display().to_string();
+        let cases: [(&str, Result<&str, &str>); 9] = [
+            ("src/lib.rs", Ok("src/lib.rs")),
+            ("./src/lib.rs", Ok("src/lib.rs")),
+            (&absolute_inside, Ok("src/lib.rs")),
+            ("inside-link", Ok("src/lib.rs")),
+            ("../etc/passwd", Err("`..`")),
+            ("src/../src/lib.rs", Err("`..`")),
+            ("/etc/passwd", Err("absolute path outside")),
+            ("escape", Err("symlink")),
+            ("src", Err("not a regular file")),
+        ];
+        for (listed, expected) in cases {
+            let got = resolve_deliverable(&root, listed);
+            match (got, expected) {
+                (Ok(path), Ok(want)) => assert_eq!(path, root.join(want), "{listed}"),
+                (Err(reason), Err(want)) => assert!(reason.contains(want), "{listed}: {reason}"),
+                (got, want) => panic!("{listed}: got {got:?}, want {want:?}"),
+            }
+        }
+        assert_eq!(resolve_deliverable(&root, "missing.txt").unwrap_err(), "does not exist");
+    }
+
+    #[test]
+    fn result_has_the_summary_and_at_most_four_deliverables() {
+        let (_dir, root) = workspace();
+        for name in ["a", "b", "c", "d", "e"] {
+            std::fs::write(root.join(name), name).unwrap();
+        }
+        let task = TaskId::new();
+        let summary =
+            "## Key Deliverables\n- `a`\n- `../x`\n- `b`\n- `a`\n- `c`\n- `d`\n- `e`\n## Status\n✅ COMPLETED\n";
+        let result = collect_result(&root, &task, summary.into(), false);
+        let paths: Vec<_> = result.artifacts.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(paths, [summary_path(&task).as_str(), "a", "b", "c", "d"]);
+        assert_eq!(result.artifacts[1].content, "a");
+        let rejected: Vec<_> = result.rejected.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(rejected, ["../x", "e"]);
+        assert_eq!(result.summary.status, Some(SummaryStatus::Completed));
+        assert!(result.results_json.is_none() && result.errors.is_none());
+    }
+
+    #[test]
+    fn big_artifacts_are_cut_and_marked() {
+        let (_dir, root) = workspace();
+        std::fs::write(root.join("big.log"), vec![b'x'; ARTIFACT_CAP_BYTES + 10]).unwrap();
+        let result = collect_result(&root, &TaskId::new(), "## Key Deliverables\n- `big.log`\n".into(), false);
+        let big = &result.artifacts[1];
+        assert!(big.truncated);
+        assert_eq!(big.content.len(), ARTIFACT_CAP_BYTES);
+        assert_eq!(big.size, ARTIFACT_CAP_BYTES as u64 + 10);
+    }
+
+    #[test]
+    fn side_files_are_read_when_present() {
+        let (_dir, root) = workspace();
+        std::fs::write(root.join(RESULTS_FILE), "{\"ok\": true}").unwrap();
+        std::fs::write(root.join(ERRORS_FILE), "# Errors\nboom").unwrap();
+        std::fs::write(root.join(STATUS_FILE), "step 1\nstep 2\n\n").unwrap();
+        let result = collect_result(&root, &TaskId::new(), String::new(), false);
+        assert_eq!(result.results_json.as_deref(), Some("{\"ok\": true}"));
+        assert_eq!(result.errors.as_deref(), Some("# Errors\nboom"));
+        assert_eq!(read_progress(&root).as_deref(), Some("step 1\nstep 2"));
+    }
+
+    #[test]
+    fn fallback_lists_changed_files_and_the_screen() {
+        let (_dir, root) = workspace();
+        let since = SystemTime::now() - std::time::Duration::from_secs(1);
+        std::fs::create_dir_all(root.join("summaries")).unwrap();
+        std::fs::write(root.join("summaries/other.md"), "x").unwrap();
+        std::fs::write(root.join(CONTEXT_FILE), "x").unwrap();
+        std::fs::write(root.join("new.txt"), "x").unwrap();
+        std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+        std::fs::create_dir_all(root.join("target")).unwrap();
+        std::fs::write(root.join("target/out.o"), "x").unwrap();
+        let old = root.join("src/lib.rs");
+        File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(since - std::time::Duration::from_secs(60))
+            .unwrap();
+
+        let changed = changed_files(&root, since);
+        assert_eq!(changed, ["new.txt"]);
+
+        let task = TaskId::new();
+        let screen: Vec<String> = (0..150).map(|i| format!("line {i}")).collect();
+        let text = fallback_summary(&task, "Do it\nmore", "The time limit passed", &changed, &screen);
+        let result = collect_result(&root, &task, text.clone(), true);
+        assert_eq!(result.summary.status, Some(SummaryStatus::Partial));
+        assert_eq!(result.summary.objective, "Do it");
+        assert_eq!(result.summary.deliverables, ["new.txt"]);
+        assert!(text.contains("line 50\n") && text.contains("line 149\n") && !text.contains("line 49\n"));
+        assert_eq!(result.artifacts.len(), 2);
+    }
+}

@@ -1,0 +1,296 @@
+//! The task summary an agent writes to `summaries/<task_id>.md` when it
+//! finishes a task, and the prompt that asks for it.
+//!
+//! The summary is Markdown with level-two sections (Objective,
+//! Accomplishments, Key Deliverables, Test Results, Important Notes, Status).
+//! Agents write it by hand, so the parser is lenient: section names match
+//! case-insensitively, missing sections are empty, and the status is found in
+//! its word or emoji form.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::TaskId;
+
+/// How the agent says the task went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryStatus {
+    Completed,
+    Partial,
+    Failed,
+}
+
+/// Test counts, where the summary states them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+pub struct TestCounts {
+    pub passed: Option<u32>,
+    pub failed: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+pub struct Summary {
+    pub objective: String,
+    pub accomplishments: Vec<String>,
+    /// Paths listed as `` `path` `` items under Key Deliverables, in order,
+    /// exactly as written (not yet checked against the workspace).
+    pub deliverables: Vec<String>,
+    pub test_results: String,
+    pub tests: Option<TestCounts>,
+    pub notes: Vec<String>,
+    /// `None` when the Status section names none of the three.
+    pub status: Option<SummaryStatus>,
+}
+
+/// Parses a summary file's text. Never fails: what cannot be found is empty.
+pub fn parse_summary(text: &str) -> Summary {
+    let sections = sections(text);
+    let section = |names: &[&str]| {
+        sections.iter().find(|(title, _)| names.iter().any(|n| title.eq_ignore_ascii_case(n))).map_or("", |(_, b)| b)
+    };
+    let test_results = section(&["Test Results", "Tests"]).trim().to_owned();
+    Summary {
+        objective: section(&["Objective"]).trim().to_owned(),
+        accomplishments: list_items(section(&["Accomplishments"])),
+        deliverables: deliverables(section(&["Key Deliverables", "Deliverables"])),
+        tests: test_counts(&test_results),
+        test_results,
+        notes: list_items(section(&["Important Notes", "Notes"])),
+        status: status_of(section(&["Status"])),
+    }
+}
+
+/// `(title, body)` for each `## ` section, in order.
+fn sections(text: &str) -> Vec<(String, String)> {
+    let mut sections: Vec<(String, String)> = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        if !in_fence && let Some(title) = line.strip_prefix("## ") {
+            sections.push((title.trim().to_owned(), String::new()));
+        } else if let Some((_, body)) = sections.last_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    sections
+}
+
+fn list_items(body: &str) -> Vec<String> {
+    body.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")).map(|item| item.trim().to_owned())
+        })
+        .filter(|item| !item.is_empty())
+        .collect()
+}
+
+fn deliverables(body: &str) -> Vec<String> {
+    static ITEM: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\s*[-*]\s*`([^`]+)`").expect("the deliverable pattern is valid"));
+    body.lines()
+        .filter_map(|line| ITEM.captures(line).map(|c| c[1].trim().to_owned()))
+        .filter(|path| !path.is_empty())
+        .collect()
+}
+
+/// The first status named in the section, by word or emoji.
+fn status_of(body: &str) -> Option<SummaryStatus> {
+    let upper = body.to_uppercase();
+    let candidates = [
+        (SummaryStatus::Completed, ["COMPLETED", "✅"]),
+        (SummaryStatus::Partial, ["PARTIAL", "⚠"]),
+        (SummaryStatus::Failed, ["FAILED", "❌"]),
+    ];
+    candidates
+        .iter()
+        .filter_map(|(status, marks)| marks.iter().filter_map(|m| upper.find(m)).min().map(|at| (at, *status)))
+        .min_by_key(|(at, _)| *at)
+        .map(|(_, status)| status)
+}
+
+fn test_counts(text: &str) -> Option<TestCounts> {
+    // "Passed: 5", "failed: 0": a label, then its number.
+    static LABELLED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(passed|failed)\s*:\s*(\d+)").expect("valid pattern"));
+    // "8 tests passed", "3 failed".
+    static COUNTED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(\d+)\s+(?:tests?\s+)?(passed|passing|failed|failing)").expect("valid pattern")
+    });
+    // "7/9 tests passed".
+    static OF: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)(\d+)\s*/\s*(\d+)\s+(?:tests?\s+)?passed").expect("valid pattern"));
+    if let Some(c) = OF.captures(text) {
+        let (passed, total): (u32, u32) = (c[1].parse().ok()?, c[2].parse().ok()?);
+        return Some(TestCounts { passed: Some(passed), failed: Some(total.saturating_sub(passed)) });
+    }
+    let mut counts = TestCounts::default();
+    let mut record = |word: &str, number: &str| {
+        let slot = if word.to_lowercase().starts_with("pass") { &mut counts.passed } else { &mut counts.failed };
+        if slot.is_none() {
+            *slot = number.parse().ok();
+        }
+    };
+    if LABELLED.is_match(text) {
+        LABELLED.captures_iter(text).for_each(|c| record(&c[1], &c[2]));
+    } else {
+        COUNTED.captures_iter(text).for_each(|c| record(&c[2], &c[1]));
+    }
+    (counts != TestCounts::default()).then_some(counts)
+}
+
+/// The files beside the summary that carry a task's context, written by the
+/// app before the task is typed.
+pub const CONTEXT_FILE: &str = "CONTEXT.md";
+pub const SPECS_FILE: &str = "SPECS.md";
+pub const INSTRUCTIONS_FILE: &str = "INSTRUCTIONS.md";
+
+/// Files an agent may write while working: progress, machine-readable
+/// results, error details.
+pub const STATUS_FILE: &str = "STATUS.txt";
+pub const RESULTS_FILE: &str = "RESULTS.json";
+pub const ERRORS_FILE: &str = "ERRORS.md";
+
+pub const SUMMARIES_DIR: &str = "summaries";
+
+/// The summary's path relative to the workspace.
+pub fn summary_path(task: &TaskId) -> String {
+    format!("{SUMMARIES_DIR}/{task}.md")
+}
+
+/// The text typed into the agent for a task: the instruction, where to find
+/// its context, and the completion protocol naming the summary file.
+pub fn task_prompt(task: &TaskId, instruction: &str, context_files: &[&str]) -> String {
+    let path = summary_path(task);
+    let mut prompt = instruction.trim().to_owned();
+    if !context_files.is_empty() {
+        prompt.push_str(&format!("\n\nRead {} for full details.", context_files.join(" and ")));
+    }
+    prompt.push_str(&format!(
+        "\n\nCRITICAL: When you complete this task, create the file {path} with:\n\
+         # Task Completion Summary\n\
+         ## Objective\n[What was the task?]\n\
+         ## Accomplishments\n- [what you did]\n\
+         ## Key Deliverables\n- `path/to/file` - description (only the essential files, at most four)\n\
+         ## Test Results\n✅ All X tests passed [OR] ⏭️ No tests (why) [OR] ❌ X tests failed\n\
+         ## Important Notes\n- [caveats, issues, recommendations]\n\
+         ## Status\n✅ COMPLETED [OR] ⚠️ PARTIAL [OR] ❌ FAILED\n\
+         You may write progress to {STATUS_FILE}, machine-readable results to {RESULTS_FILE} and error details \
+         to {ERRORS_FILE}. Do not proceed to other tasks until {path} is created."
+    ));
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = "# Task Completion Summary
+
+## Objective
+Create a login button component
+
+## Accomplishments
+- Created reusable Button component
+- Added unit tests
+
+## Key Deliverables
+- `src/components/Button.tsx` - Main button component
+- `src/components/Button.test.tsx` - Unit tests (8 tests)
+* `docs/README.md`
+
+## Test Results
+✅ All 8 tests passed
+- Button renders correctly ✓
+
+## Important Notes
+- Uses Material-UI
+
+## Status
+✅ COMPLETED
+";
+
+    #[test]
+    fn parses_the_protocol_example() {
+        let summary = parse_summary(EXAMPLE);
+        assert_eq!(summary.objective, "Create a login button component");
+        assert_eq!(summary.accomplishments, ["Created reusable Button component", "Added unit tests"]);
+        assert_eq!(
+            summary.deliverables,
+            ["src/components/Button.tsx", "src/components/Button.test.tsx", "docs/README.md"]
+        );
+        assert_eq!(summary.tests, Some(TestCounts { passed: Some(8), failed: None }));
+        assert_eq!(summary.notes, ["Uses Material-UI"]);
+        assert_eq!(summary.status, Some(SummaryStatus::Completed));
+    }
+
+    #[test]
+    fn status_in_word_and_emoji_forms() {
+        let cases = [
+            ("✅ COMPLETED", Some(SummaryStatus::Completed)),
+            ("completed", Some(SummaryStatus::Completed)),
+            ("⚠️ PARTIAL - Summary not created", Some(SummaryStatus::Partial)),
+            ("⚠️", Some(SummaryStatus::Partial)),
+            ("❌ FAILED", Some(SummaryStatus::Failed)),
+            ("❌", Some(SummaryStatus::Failed)),
+            ("Failed: the build broke", Some(SummaryStatus::Failed)),
+            // The template line lists all three; the first one wins.
+            ("✅ COMPLETED [OR] ⚠️ PARTIAL [OR] ❌ FAILED", Some(SummaryStatus::Completed)),
+            ("done, I think", None),
+            ("", None),
+        ];
+        for (body, expected) in cases {
+            let text = format!("## Status\n{body}\n");
+            assert_eq!(parse_summary(&text).status, expected, "{body:?}");
+        }
+    }
+
+    #[test]
+    fn test_counts_where_stated() {
+        let cases = [
+            ("✅ All 8 tests passed", Some((Some(8), None))),
+            ("❌ 3 tests failed", Some((None, Some(3)))),
+            ("12 passed, 2 failed", Some((Some(12), Some(2)))),
+            ("Passed: 5 Failed: 0", Some((Some(5), Some(0)))),
+            ("7/9 tests passed", Some((Some(7), Some(2)))),
+            ("⏭️ No tests (docs only)", None),
+            ("", None),
+        ];
+        for (body, expected) in cases {
+            let text = format!("## Test Results\n{body}\n");
+            let got = parse_summary(&text).tests.map(|t| (t.passed, t.failed));
+            assert_eq!(got, expected, "{body:?}");
+        }
+    }
+
+    #[test]
+    fn lenient_about_missing_and_odd_sections() {
+        let summary = parse_summary("no headings at all\n`x.rs`\n");
+        assert_eq!(summary, Summary::default());
+
+        let text = "## key deliverables\n- `a.txt` - one\n- plain item\n- `` - empty\n```\n## Status\n```\n## STATUS\npartial\n";
+        let summary = parse_summary(text);
+        assert_eq!(summary.deliverables, ["a.txt"]);
+        // A heading inside a code fence is text, not a section.
+        assert_eq!(summary.status, Some(SummaryStatus::Partial));
+    }
+
+    #[test]
+    fn the_prompt_names_the_summary_file_and_every_section() {
+        let id: TaskId = "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f".parse().unwrap();
+        let prompt = task_prompt(&id, "  Fix the parser\nand its tests ", &[CONTEXT_FILE, INSTRUCTIONS_FILE]);
+        assert!(prompt.starts_with("Fix the parser\nand its tests\n\nRead CONTEXT.md and INSTRUCTIONS.md"));
+        assert!(prompt.contains("summaries/0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f.md"));
+        for section in ["Objective", "Accomplishments", "Key Deliverables", "Test Results", "Important Notes", "Status"]
+        {
+            assert!(prompt.contains(&format!("## {section}\n")), "{section}");
+        }
+        assert!(!task_prompt(&id, "x", &[]).contains("Read "));
+    }
+}
