@@ -189,21 +189,63 @@ pub fn banner(out: &mut impl Write, print_env: bool) -> Result<()> {
     Ok(())
 }
 
-/// Runs the steps; returns an exit code if a step asks to exit.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_: nix::libc::c_int) {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Ctrl-C (SIGINT) abandons the task at work and returns to the prompt, as
+/// interactive coding agents do, instead of ending the agent.
+pub fn interrupt_abandons_task() {
+    use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+    let action = SigAction::new(SigHandler::Handler(on_interrupt), SaFlags::SA_RESTART, SigSet::empty());
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe { sigaction(Signal::SIGINT, &action) }.expect("installing a SIGINT handler cannot fail");
+}
+
+/// Clears an interrupt that arrived between tasks.
+pub fn clear_interrupt() {
+    INTERRUPTED.store(false, std::sync::atomic::Ordering::SeqCst);
+}
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Sleeps, but wakes early when interrupted.
+fn pause(duration: Duration) {
+    let until = std::time::Instant::now() + duration;
+    while !interrupted() {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+/// Runs the steps; returns an exit code if a step asks to exit. Stops early
+/// (printing so) when interrupted.
 pub fn run_steps(out: &mut impl Write, task: &TaskContext, steps: &[Step]) -> Result<Option<i32>> {
     let total = steps.iter().filter(|s| matches!(s, Step::Say(_))).count();
     let mut said = 0;
     for step in steps {
+        if interrupted() {
+            writeln!(out, "\x1b[1;33minterrupted\x1b[0m: task abandoned")?;
+            out.flush()?;
+            return Ok(None);
+        }
         match step {
             Step::Say(text) => {
                 said += 1;
                 writeln!(out, "\x1b[33m[{said}/{total}]\x1b[0m {text} \x1b[32m✓\x1b[0m")?;
                 out.flush()?;
-                std::thread::sleep(task.delay);
+                pause(task.delay);
             }
             Step::SleepMs(ms) => {
                 out.flush()?;
-                std::thread::sleep(Duration::from_millis(*ms));
+                pause(Duration::from_millis(*ms));
             }
             Step::Signal(kind) => write_lines(out, &signal_block(*kind, task.number))?,
             Step::Raw(text) => write_lines(out, text)?,

@@ -77,6 +77,7 @@ fn main() -> Result<()> {
     if args.ignore_signals {
         demo::ignore_hangup_and_term();
     }
+    demo::interrupt_abandons_task();
     if let Some(pid_file) = &args.stubborn_grandchild {
         demo::start_stubborn_grandchild(pid_file)?;
     }
@@ -110,6 +111,7 @@ fn main() -> Result<()> {
             return Ok(());
         }
         task_number += 1;
+        demo::clear_interrupt();
         writeln!(out, "received: {}", demo::first_line(trimmed))?;
         if args.crash_on_task == Some(task_number) {
             writeln!(out, "\x1b[1;31mfatal: the demo agent crashed (as asked)\x1b[0m")?;

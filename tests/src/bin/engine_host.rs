@@ -1,12 +1,15 @@
 //! `switchboard-engine-host DATA_DIR COMMAND [ARGS...]`: an engine in its own
 //! process, for crash tests. It creates a profile running COMMAND in
 //! DATA_DIR/work, starts one session, prints `pid <PID>` of the agent and
-//! waits to be killed.
+//! waits to be killed. With `HOST_TASKS=N` it then queues N tasks
+//! (`task 1` ...) and prints `task <ID>` for each.
 
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use switchboard_core::{AgentKind, Engine, EngineConfig, NoEvents, ProfileSpec, SessionState, TermSize};
+use switchboard_core::{
+    AgentKind, Engine, EngineConfig, NoEvents, Priority, ProfileSpec, SessionState, TaskSpec, TermSize,
+};
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -24,12 +27,27 @@ async fn main() -> Result<()> {
         cwd: workspace.display().to_string(),
         kind: AgentKind::Generic,
         start_on_launch: false,
+        ready_quiet_ms: 100,
         ..Default::default()
     };
     let profile = engine.create_profile(spec).await?;
-    let session = engine.start_session(profile.id, TermSize::DEFAULT).await?;
+    let session = engine.start_session(profile.id.clone(), TermSize::DEFAULT).await?;
     let SessionState::Running { pid } = session.state else { anyhow::bail!("session did not start") };
     println!("pid {pid}");
+    let tasks: usize = std::env::var("HOST_TASKS").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+    for n in 1..=tasks {
+        let spec = TaskSpec {
+            profile_id: profile.id.clone(),
+            instruction: format!("task {n}"),
+            context: None,
+            specs: None,
+            instructions: None,
+            priority: Priority::Normal,
+            time_limit_secs: None,
+            success_criteria: None,
+        };
+        println!("task {}", engine.submit_task(spec).await?.task.id);
+    }
     std::future::pending::<()>().await;
     Ok(())
 }

@@ -1,0 +1,404 @@
+//! The task queue and the file completion protocol, end to end through the
+//! engine with real agents in real PTYs: the scripted demo agent, and `cat`
+//! (an agent that never writes a summary, so the test writes it).
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use support::*;
+use switchboard_core::store::Store;
+use switchboard_core::summary::SummaryStatus;
+use switchboard_core::{
+    EngineEvent, LogKind, Priority, Profile, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec, TaskState,
+};
+
+fn task(profile: &Profile, instruction: &str) -> TaskSpec {
+    TaskSpec {
+        profile_id: profile.id.clone(),
+        instruction: instruction.into(),
+        context: None,
+        specs: None,
+        instructions: None,
+        priority: Priority::Normal,
+        time_limit_secs: None,
+        success_criteria: None,
+    }
+}
+
+fn urgent(spec: TaskSpec) -> TaskSpec {
+    TaskSpec { priority: Priority::Urgent, ..spec }
+}
+
+impl TestEngine {
+    /// The demo agent, ready when its prompt shows.
+    async fn demo_tasks_profile(&self, args: &[&str]) -> Profile {
+        let spec = ProfileSpec {
+            ready_pattern: Some("demo> $".into()),
+            ready_quiet_ms: 50,
+            ..self.spec("demo", DEMO_AGENT, args)
+        };
+        self.engine.create_profile(spec).await.unwrap()
+    }
+
+    /// `cat`: echoes what it is typed and never writes a summary.
+    async fn cat_profile(&self) -> Profile {
+        let spec = ProfileSpec { ready_quiet_ms: 50, ..self.spec("cat", "cat", &[]) };
+        self.engine.create_profile(spec).await.unwrap()
+    }
+
+    async fn submit(&self, spec: TaskSpec) -> Submitted {
+        self.engine.submit_task(spec).await.unwrap()
+    }
+
+    /// Waits until the task's latest reported state satisfies `condition`.
+    async fn task_until(&self, id: &TaskId, what: &str, condition: impl Fn(&TaskInfo) -> bool) -> TaskInfo {
+        self.events
+            .wait_for(&format!("task {id} {what}"), |events| {
+                let latest = events.iter().rev().find_map(|event| match event {
+                    EngineEvent::TaskChanged { task } if &task.id == id => Some(task),
+                    _ => None,
+                })?;
+                condition(latest).then(|| latest.clone())
+            })
+            .await
+    }
+
+    async fn finished(&self, id: &TaskId) -> TaskInfo {
+        self.task_until(id, "to finish", |task| task.state.is_finished()).await
+    }
+
+    async fn typed(&self, id: &TaskId) -> TaskInfo {
+        self.task_until(id, "to be typed", |task| task.typed_at.is_some()).await
+    }
+
+    fn summary_path(&self, id: &TaskId) -> std::path::PathBuf {
+        self.workspace.join("summaries").join(format!("{id}.md"))
+    }
+}
+
+/// Writes a summary the way careful agents do: a temporary file, renamed
+/// into place.
+fn write_atomically(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let temp = path.with_extension("md.tmp");
+    std::fs::write(&temp, text).unwrap();
+    std::fs::rename(&temp, path).unwrap();
+}
+
+const SUMMARY: &str = "# Task Completion Summary\n\n## Objective\nx\n\n## Key Deliverables\n- `out.txt` - the output\n\n## Test Results\n✅ All 3 tests passed\n\n## Status\n✅ COMPLETED\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_tasks_run_strictly_one_at_a_time_in_order() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_tasks_profile(&["--speed", "20"]).await;
+    let first = t.submit(task(&profile, "First task\nwith a second line")).await;
+    let second = t.submit(task(&profile, "Second task")).await;
+    let third = t.submit(TaskSpec { context: Some("the context".into()), ..task(&profile, "Third task") }).await;
+
+    // The queue says where each one stands.
+    assert_eq!((first.position, first.task.state), (None, TaskState::Running));
+    assert_eq!(second.position, Some(1));
+    assert_eq!(second.waiting_for.as_ref(), Some(&first.task.id));
+    assert_eq!(third.position, Some(2));
+
+    let done = [t.finished(&first.task.id).await, t.finished(&second.task.id).await, t.finished(&third.task.id).await];
+    for task in &done {
+        assert_eq!(task.state, TaskState::Completed, "{task:?}");
+        let result = task.result.as_ref().unwrap();
+        assert!(!result.fallback);
+        assert_eq!(result.summary.status, Some(SummaryStatus::Completed));
+        assert_eq!(result.artifacts[0].path, format!("summaries/{}.md", task.id));
+    }
+    // Strictly one at a time: each starts after the one before has ended.
+    for pair in done.windows(2) {
+        assert!(pair[1].started_at.unwrap() >= pair[0].ended_at.unwrap(), "{pair:?}");
+    }
+    // The multi-line instruction reached the agent as one submission.
+    assert!(done[0].result.as_ref().unwrap().summary.objective.starts_with("First task"));
+    let sessions = t.engine.list_sessions().await.unwrap();
+    assert_eq!(sessions.len(), 1, "the queue started one session and kept using it");
+    let snapshot = t.engine.screen_snapshot(sessions[0].id.clone(), 500).await.unwrap();
+    let received = snapshot.recent_lines.iter().filter(|l| l.starts_with("received: ")).count();
+    assert_eq!(received, 3, "{:#?}", snapshot.recent_lines);
+    assert_eq!(std::fs::read_to_string(t.workspace.join("CONTEXT.md")).unwrap(), "the context");
+
+    let timeline: Vec<_> =
+        t.engine.task_timeline(first.task.id.clone()).await.unwrap().into_iter().map(|e| e.kind).collect();
+    assert_eq!(
+        timeline,
+        [
+            LogKind::TaskQueued { priority: Priority::Normal },
+            LogKind::TaskStarted,
+            LogKind::TaskTyped { bracketed: true },
+            LogKind::TaskEnded { state: TaskState::Completed, reason: None },
+        ]
+    );
+    let queues = t.engine.list_queues().await.unwrap();
+    assert_eq!((queues[0].executing, queues[0].queued), (false, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_urgent_task_jumps_ahead_and_a_drag_reorders() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_tasks_profile(&["--speed", "150"]).await;
+    let a = t.submit(task(&profile, "Task A")).await.task;
+    let b = t.submit(task(&profile, "Task B")).await.task;
+    let c = t.submit(task(&profile, "Task C")).await.task;
+    let d = t.submit(urgent(task(&profile, "Task D"))).await;
+    assert_eq!(d.position, Some(1), "urgent goes first");
+    // Drag C to the top of the queue: ahead of an urgent task it becomes urgent.
+    t.engine.move_task(c.id.clone(), 0).await.unwrap();
+    let c_now = t.engine.get_task(c.id.clone()).await.unwrap();
+    assert_eq!(c_now.spec.priority, Priority::Urgent);
+
+    let mut ended = Vec::new();
+    for id in [&a.id, &b.id, &c.id, &d.task.id] {
+        ended.push((t.finished(id).await.ended_at.unwrap(), id.clone()));
+    }
+    ended.sort();
+    let order: Vec<TaskId> = ended.into_iter().map(|(_, id)| id).collect();
+    assert_eq!(order, [a.id, c.id, d.task.id, b.id]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_queued_and_the_running_task() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_tasks_profile(&["--speed", "3000"]).await;
+    let a = t.submit(task(&profile, "Long task")).await.task;
+    let b = t.submit(task(&profile, "Never runs")).await.task;
+    let c = t.submit(TaskSpec { ..task(&profile, "Runs after the cancel") }).await.task;
+
+    let cancelled = t.engine.cancel_task(b.id.clone()).await.unwrap();
+    assert_eq!(cancelled.state, TaskState::Cancelled);
+    t.typed(&a.id).await;
+    let cancelled = t.engine.cancel_task(a.id.clone()).await.unwrap();
+    assert_eq!(cancelled.state, TaskState::Cancelled);
+    // A finished task cannot be cancelled again.
+    let error = t.engine.cancel_task(a.id.clone()).await.unwrap_err();
+    assert_eq!(error.code(), switchboard_core::ErrorCode::TaskState);
+
+    // The agent was interrupted and went back to its prompt; the queue moved on.
+    t.typed(&c.id).await;
+    let session = t.engine.list_sessions().await.unwrap().pop().unwrap();
+    let screen = t.engine.screen_snapshot(session.id, 200).await.unwrap().recent_lines.join("\n");
+    assert!(screen.contains("interrupted: task abandoned"), "{screen}");
+    assert!(!screen.contains("received: Never runs"), "{screen}");
+    t.engine.cancel_task(c.id.clone()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
+    let t = TestEngine::start().await;
+    let profile = t.cat_profile().await;
+
+    // Renamed into place.
+    let first = t.submit(task(&profile, "one")).await.task;
+    t.typed(&first.id).await;
+    std::fs::write(t.workspace.join("STATUS.txt"), "step 1 of 3: reading\n").unwrap();
+    t.events
+        .wait_for("progress from STATUS.txt", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task } if task.progress.as_deref() == Some("step 1 of 3: reading") => {
+                    Some(())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    write_atomically(&t.summary_path(&first.id), SUMMARY);
+    assert_eq!(t.finished(&first.id).await.state, TaskState::Completed);
+
+    // Written in place (seen when closed), after `summaries/` was deleted and made again.
+    let second = t.submit(task(&profile, "two")).await.task;
+    t.typed(&second.id).await;
+    std::fs::remove_dir_all(t.workspace.join("summaries")).unwrap();
+    std::fs::create_dir(t.workspace.join("summaries")).unwrap();
+    std::fs::write(t.summary_path(&second.id), SUMMARY.replace("✅ COMPLETED", "❌ FAILED")).unwrap();
+    let done = t.finished(&second.id).await;
+    assert_eq!(done.state, TaskState::Completed);
+    assert_eq!(done.result.unwrap().summary.status, Some(SummaryStatus::Failed));
+
+    // Another task's summary does not complete this one.
+    let third = t.submit(task(&profile, "three")).await.task;
+    t.typed(&third.id).await;
+    write_atomically(&t.summary_path(&TaskId::new()), SUMMARY);
+    write_atomically(&t.summary_path(&third.id), SUMMARY);
+    assert_eq!(t.finished(&third.id).await.state, TaskState::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deliverables_that_escape_the_workspace_are_refused_and_never_read() {
+    let t = TestEngine::start().await;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "do not read").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), t.workspace.join("link.txt")).unwrap();
+    std::fs::write(t.workspace.join("out.txt"), "the real output").unwrap();
+    let profile = t.cat_profile().await;
+    let job = t.submit(task(&profile, "deliver")).await.task;
+    t.typed(&job.id).await;
+    let secret = outside.path().join("secret.txt").display().to_string();
+    let summary = format!(
+        "## Key Deliverables\n- `../outside.txt` - up\n- `{secret}` - absolute\n- `link.txt` - symlink\n- `out.txt` - good\n## Status\n✅ COMPLETED\n"
+    );
+    write_atomically(&t.summary_path(&job.id), &summary);
+    let done = t.finished(&job.id).await;
+    let result = done.result.unwrap();
+    let returned: Vec<_> = result.artifacts.iter().map(|a| a.path.as_str()).collect();
+    assert_eq!(returned[1..], ["out.txt"]);
+    assert_eq!(result.artifacts[1].content, "the real output");
+    assert!(result.artifacts.iter().all(|a| !a.content.contains("do not read")));
+    let refused: Vec<_> = result.rejected.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(refused, ["../outside.txt", secret.as_str(), "link.txt"]);
+    let timeline = t.engine.task_timeline(job.id.clone()).await.unwrap();
+    let logged = timeline.iter().filter(|e| matches!(e.kind, LogKind::DeliverableRejected { .. })).count();
+    assert_eq!(logged, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_task_gets_a_fallback_summary_and_the_queue_moves_on() {
+    let t = TestEngine::start().await;
+    // Outside the workspace: a file written just before the task would
+    // count as changed by it.
+    let scenario = t.data_dir.join("slow.toml");
+    std::fs::write(
+        &scenario,
+        "prompt = \"demo> \"\n[[tasks]]\nsteps = [{ say = \"Working hard\" }, { write_file = { path = \"partial/result.txt\", content = \"half\" } }, { sleep_ms = 60000 }]\n[[tasks]]\nsteps = [{ summary = \"completed\" }]\n",
+    )
+    .unwrap();
+    let profile = t.demo_tasks_profile(&["--scenario", scenario.to_str().unwrap()]).await;
+    let slow = t
+        .submit(TaskSpec { time_limit_secs: Some(1), context: Some("c".into()), ..task(&profile, "Slow task") })
+        .await
+        .task;
+    let next = t.submit(task(&profile, "Next task")).await.task;
+
+    let timed_out = t.finished(&slow.id).await;
+    assert_eq!(timed_out.state, TaskState::TimedOut);
+    assert!(timed_out.reason.as_deref().unwrap().contains("time limit"), "{timed_out:?}");
+    let result = timed_out.result.unwrap();
+    assert!(result.fallback);
+    assert_eq!(result.summary.status, Some(SummaryStatus::Partial));
+    assert_eq!(result.summary.deliverables, ["partial/result.txt"], "changed files, not CONTEXT.md");
+    assert_eq!(result.artifacts[1].content, "half");
+    assert!(result.artifacts[0].content.contains("received: Slow task"), "{}", result.artifacts[0].content);
+    // The timed-out task was interrupted, so the next one could be typed.
+    assert_eq!(t.finished(&next.id).await.state, TaskState::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_crash_fails_its_task_and_the_next_starts_in_a_fresh_session() {
+    let t = TestEngine::start().await;
+    // Each agent process crashes on its second task.
+    let profile = t.demo_tasks_profile(&["--crash-on-task", "2", "--speed", "fast"]).await;
+    let fine = t.submit(task(&profile, "All good")).await.task;
+    let doomed = t.submit(task(&profile, "Crash please")).await.task;
+    let next = t.submit(task(&profile, "Then this")).await.task;
+    assert_eq!(t.finished(&fine.id).await.state, TaskState::Completed);
+    let failed = t.finished(&doomed.id).await;
+    assert_eq!(failed.state, TaskState::Failed);
+    assert!(failed.reason.as_deref().unwrap().contains("exited"), "{failed:?}");
+    let result = failed.result.unwrap();
+    assert!(result.fallback);
+    assert!(result.artifacts[0].content.contains("crashed (as asked)"), "{}", result.artifacts[0].content);
+
+    let done = t.finished(&next.id).await;
+    assert_eq!(done.state, TaskState::Completed);
+    assert_ne!(done.session_id, failed.session_id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vanished_workspace_fails_the_task_clearly_and_pauses_the_queue() {
+    let t = TestEngine::start().await;
+    let workspace = t.workspace.join("doomed");
+    std::fs::create_dir(&workspace).unwrap();
+    let spec = ProfileSpec { cwd: workspace.display().to_string(), ..t.spec("cat", "cat", &[]) };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    std::fs::remove_dir(&workspace).unwrap();
+    let first = t.submit(task(&profile, "one")).await;
+    let second = t.submit(task(&profile, "two")).await;
+    assert_eq!(first.task.state, TaskState::Failed);
+    assert!(first.task.reason.as_deref().unwrap().contains("does not exist"), "{:?}", first.task.reason);
+    assert!(!workspace.exists(), "the workspace is not made again");
+    assert_eq!(second.task.state, TaskState::Queued, "nothing else is lost");
+    let queue = t.engine.list_queues().await.unwrap().pop().unwrap();
+    assert!(queue.paused);
+    assert_eq!(queue.queued, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_queue_holds_its_tasks_until_resumed() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_tasks_profile(&["--speed", "fast"]).await;
+    t.engine.set_queue_paused(Some(profile.id.clone()), true).await.unwrap();
+    let held = t.submit(task(&profile, "Held")).await;
+    assert_eq!((held.task.state, held.position), (TaskState::Queued, Some(1)));
+    assert!(t.engine.list_sessions().await.unwrap().is_empty(), "a paused queue starts no agent");
+    t.engine.set_queue_paused(None, false).await.unwrap();
+    assert_eq!(t.finished(&held.task.id).await.state, TaskState::Completed);
+}
+
+/// `kill -9` of the app mid-task: the queue is intact after the restart; a
+/// task whose summary appeared meanwhile completes, one whose did not is
+/// interrupted and can be put back in the queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
+    for summary_meanwhile in [true, false] {
+        let temp = tempfile::tempdir().unwrap();
+        let mut host = Command::new(ENGINE_HOST)
+            .arg(temp.path())
+            .arg("cat")
+            .env("HOST_TASKS", "3")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines: Vec<String> =
+            BufReader::new(host.stdout.take().unwrap()).lines().take(4).map(Result::unwrap).collect();
+        let ids: Vec<TaskId> = lines[1..].iter().map(|l| l.strip_prefix("task ").unwrap().parse().unwrap()).collect();
+        let db = temp.path().join("switchboard.db");
+        wait_until("the first task is typed", || {
+            Store::open(&db).unwrap().get_task(&ids[0]).unwrap().is_some_and(|t| t.typed_at.is_some())
+        })
+        .await;
+        host.kill().unwrap();
+        host.wait().unwrap();
+
+        let store = Store::open(&db).unwrap();
+        let queued: Vec<TaskId> = store
+            .active_tasks(None)
+            .unwrap()
+            .into_iter()
+            .filter(|t| t.state == TaskState::Queued)
+            .map(|t| t.id)
+            .collect();
+        assert_eq!(queued, ids[1..], "the same tasks, in the same order");
+        drop(store);
+        let summary = temp.path().join("work/summaries").join(format!("{}.md", ids[0]));
+        if summary_meanwhile {
+            write_atomically(&summary, SUMMARY);
+        }
+
+        let t = TestEngine::start_in(temp.path(), |_| {}).await;
+        let first = t.engine.get_task(ids[0].clone()).await.unwrap();
+        if summary_meanwhile {
+            assert_eq!(first.state, TaskState::Completed, "{first:?}");
+        } else {
+            assert_eq!(first.state, TaskState::Interrupted);
+            let requeued = t.engine.requeue_task(ids[0].clone()).await.unwrap();
+            assert_eq!(requeued.state, TaskState::Queued);
+        }
+        // The queue goes on with a fresh agent: `cat` writes no summaries,
+        // so the test plays the agent.
+        let order = if summary_meanwhile { vec![&ids[1], &ids[2]] } else { vec![&ids[1], &ids[0], &ids[2]] };
+        // The engine may have taken the next task before the requeue; the
+        // interrupted task then runs right after it.
+        for id in order {
+            t.typed(id).await;
+            write_atomically(&temp.path().join("work/summaries").join(format!("{id}.md")), SUMMARY);
+            let done = t.finished(id).await;
+            assert_eq!(done.state, TaskState::Completed, "meanwhile={summary_meanwhile} {done:?}");
+        }
+    }
+}
