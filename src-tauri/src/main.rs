@@ -1,5 +1,7 @@
 //! `switchboard`: the desktop app. Parses the command line, resolves where
-//! data lives, and hands over to the Tauri shell in [`app`].
+//! data lives, and hands over to the Tauri shell in [`app`]; with a
+//! subcommand (`switchboard task add ...`) it is instead a client of the
+//! running app (see `switchboard-cli`).
 
 mod app;
 mod commands;
@@ -8,26 +10,25 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use switchboard_cli::Cli;
 use switchboard_core::EngineConfig;
 use switchboard_core::config::resolve_data_dir;
 
 /// Name of the scripted demo agent binary, shipped beside the app's.
 const DEMO_AGENT_BINARY: &str = "switchboard-demo-agent";
 
-#[derive(Parser, Debug)]
-#[command(name = "switchboard", version, about = "A control room for command-line coding agents")]
-struct Cli {
-    /// Where the database and the demo workspace live. Overrides
-    /// SWITCHBOARD_DATA_DIR; the default is $XDG_DATA_HOME/switchboard.
-    #[arg(long, value_name = "DIR")]
-    data_dir: Option<PathBuf>,
-    /// Do not create the demo workspace and profile on first start.
-    #[arg(long)]
-    no_demo: bool,
-}
-
-fn main() -> Result<()> {
+fn main() -> Result<std::process::ExitCode> {
     let cli = Cli::parse();
+    if let Some(command) = cli.command {
+        // A client of the running app: no window, no engine of its own.
+        let socket = switchboard_cli::socket_for(cli.data_dir.as_deref())?;
+        return Ok(switchboard_cli::run(
+            command,
+            &socket,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ));
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,switchboard=debug".into()),
@@ -50,7 +51,8 @@ fn main() -> Result<()> {
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }
-    app::run(config)
+    app::run(config)?;
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 fn absolute(path: &Path) -> Result<PathBuf> {

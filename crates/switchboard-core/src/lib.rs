@@ -7,11 +7,14 @@
 
 pub mod api;
 pub mod bindings;
+pub mod client;
 pub mod config;
 pub mod demo;
 mod engine;
 pub mod error;
 pub mod instance;
+pub mod notice;
+pub mod server;
 pub mod session;
 pub mod store;
 pub mod tasks;

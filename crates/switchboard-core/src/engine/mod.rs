@@ -23,6 +23,7 @@ use crate::config::EngineConfig;
 use crate::demo;
 use crate::error::EngineError;
 use crate::instance::InstanceLock;
+use crate::server::{self, SocketServer};
 use crate::session::{self, Control, OutputSink, SessionEnd, SessionHandle, SpawnSpec, SubscriptionId, process};
 use crate::store::Store;
 use crate::tasks::watch::WatchEvent;
@@ -81,7 +82,7 @@ pub enum Reply {
 
 pub(crate) type Responder = oneshot::Sender<Result<Reply, EngineError>>;
 
-enum Request {
+pub(crate) enum Request {
     Command(Command, Responder),
     Attach {
         session_id: SessionId,
@@ -122,6 +123,7 @@ impl Engine {
         let (watch_events, watch_rx) = mpsc::unbounded_channel();
         let mut engine = EngineState {
             tasks: Tasks::default(),
+            server: None,
             task_notes,
             watch_events,
             shutting_down: false,
@@ -139,6 +141,14 @@ impl Engine {
         };
         engine.recover_interrupted()?;
         engine.recover_tasks()?;
+        // Without its socket the app still works; only scripts cannot reach it.
+        engine.server = match server::serve(&engine.config.socket_path, requests.downgrade()) {
+            Ok(server) => Some(server),
+            Err(error) => {
+                tracing::error!(%error, "the engine socket is not available");
+                None
+            }
+        };
         if let Some(demo_agent) = engine.config.demo_agent.clone() {
             demo::ensure_demo(&engine.store, &engine.config.data_dir, &demo_agent, now())?;
         }
@@ -147,12 +157,17 @@ impl Engine {
     }
 }
 
+/// Sends a command on the engine's request channel and awaits the reply.
+pub(crate) async fn call_with(requests: &mpsc::Sender<Request>, command: Command) -> Result<Reply, EngineError> {
+    let (reply, response) = oneshot::channel();
+    requests.send(Request::Command(command, reply)).await.map_err(|_| EngineError::EngineStopped)?;
+    response.await.map_err(|_| EngineError::EngineStopped)?
+}
+
 impl EngineHandle {
     /// Sends any command and awaits its reply.
     pub async fn call(&self, command: Command) -> Result<Reply, EngineError> {
-        let (reply, response) = oneshot::channel();
-        self.requests.send(Request::Command(command, reply)).await.map_err(|_| EngineError::EngineStopped)?;
-        response.await.map_err(|_| EngineError::EngineStopped)?
+        call_with(&self.requests, command).await
     }
 
     pub async fn list_profiles(&self) -> Result<Vec<Profile>, EngineError> {
@@ -353,6 +368,7 @@ struct EngineState {
     tasks: Tasks,
     task_notes: mpsc::UnboundedSender<TaskNote>,
     watch_events: mpsc::UnboundedSender<WatchEvent>,
+    server: Option<SocketServer>,
     /// Set once the engine is stopping every agent.
     shutting_down: bool,
     /// Released when the engine task ends, after every agent has stopped.

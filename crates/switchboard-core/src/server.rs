@@ -1,0 +1,188 @@
+//! The engine's local socket: scripts (the `switchboard` command line) and,
+//! later, agents' hooks reach the running app here.
+//!
+//! A Unix socket in a directory only we can enter (0700), itself 0600; a
+//! peer must run as our user. Each connection carries newline-delimited
+//! JSON: one [`SocketRequest`] per line, one [`SocketResponse`] per line
+//! back. A line longer than [`MAX_LINE_BYTES`] or a connection idle past
+//! [`READ_DEADLINE`] is closed; malformed JSON gets an error answer and the
+//! connection is closed. Nothing a peer sends can stop the server.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::mpsc;
+
+use crate::api::{ApiError, Command, ErrorCode};
+use crate::config::MAX_SOCKET_PATH_BYTES;
+use crate::engine::{Reply, Request, call_with};
+use crate::error::EngineError;
+
+/// Longest request line accepted.
+pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+/// How long a connection may wait between requests.
+pub const READ_DEADLINE: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SocketRequest {
+    /// Any engine command, answered with its reply.
+    Command { command: Command },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SocketResponse {
+    Ok(Reply),
+    Error(ApiError),
+}
+
+/// Counts of what the server refused, for the log and for tests.
+#[derive(Debug, Default)]
+pub struct ServerStats {
+    pub malformed: AtomicU64,
+    pub refused_peers: AtomicU64,
+}
+
+/// The listening server; dropping it stops accepting and removes the socket.
+pub struct SocketServer {
+    path: PathBuf,
+    accept: tokio::task::JoinHandle<()>,
+    pub stats: Arc<ServerStats>,
+}
+
+impl Drop for SocketServer {
+    fn drop(&mut self) {
+        self.accept.abort();
+        std::fs::remove_file(&self.path).ok();
+    }
+}
+
+/// Binds the socket at `path` (making its directory private) and serves
+/// requests to the engine behind `requests`. Holds only a weak sender: the
+/// server does not keep the engine alive.
+pub(crate) fn serve(path: &Path, requests: mpsc::WeakSender<Request>) -> Result<SocketServer, EngineError> {
+    let failed = |reason: String| EngineError::Internal(format!("socket {}: {reason}", path.display()));
+    if path.as_os_str().len() > MAX_SOCKET_PATH_BYTES {
+        return Err(failed(format!("the path is longer than {MAX_SOCKET_PATH_BYTES} bytes")));
+    }
+    let dir = path.parent().ok_or_else(|| failed("no parent directory".into()))?;
+    std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| failed(e.to_string()))?;
+    // A socket file left by an app that died: nobody listens on it (the
+    // instance lock says no other app runs on this data directory).
+    if path.exists() {
+        std::fs::remove_file(path).map_err(|e| failed(format!("removing a stale socket: {e}")))?;
+    }
+    let listener = UnixListener::bind(path).map_err(|e| failed(e.to_string()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| failed(e.to_string()))?;
+    let stats = Arc::new(ServerStats::default());
+    let accept_stats = stats.clone();
+    let accept = tokio::spawn(async move {
+        loop {
+            match listener.accept().await {
+                Ok((stream, _)) => {
+                    tokio::spawn(serve_connection(stream, requests.clone(), accept_stats.clone()));
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "accepting a socket connection failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+    });
+    Ok(SocketServer { path: path.to_path_buf(), accept, stats })
+}
+
+async fn serve_connection(stream: UnixStream, requests: mpsc::WeakSender<Request>, stats: Arc<ServerStats>) {
+    let ours = nix::unistd::getuid().as_raw();
+    match stream.peer_cred() {
+        Ok(cred) if cred.uid() == ours => {}
+        other => {
+            stats.refused_peers.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(peer = ?other.map(|c| c.uid()), "refused a socket peer that is not this user");
+            return;
+        }
+    }
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = tokio::time::timeout(READ_DEADLINE, read_line(&mut lines, &mut line)).await;
+        let response = match read {
+            Err(_) | Ok(Ok(0)) => return,
+            Ok(Err(error)) => {
+                stats.malformed.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(%error, "a socket request was refused");
+                respond(&mut write, &error_response(ErrorCode::InvalidInput, error.to_string())).await;
+                return;
+            }
+            Ok(Ok(_)) => match serde_json::from_slice::<SocketRequest>(&line) {
+                Ok(SocketRequest::Command { command }) => match requests.upgrade() {
+                    Some(sender) => match call_with(&sender, command).await {
+                        Ok(reply) => SocketResponse::Ok(reply),
+                        Err(error) => SocketResponse::Error(error.into()),
+                    },
+                    None => error_response(ErrorCode::EngineStopped, "the engine has shut down".into()),
+                },
+                Err(error) => {
+                    stats.malformed.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(%error, "malformed socket request");
+                    respond(
+                        &mut write,
+                        &error_response(ErrorCode::InvalidInput, format!("malformed request: {error}")),
+                    )
+                    .await;
+                    return;
+                }
+            },
+        };
+        if !respond(&mut write, &response).await {
+            return;
+        }
+    }
+}
+
+/// Reads one line (without its newline) of at most [`MAX_LINE_BYTES`].
+async fn read_line(
+    reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
+    line: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(line.len());
+        }
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(end) => (&available[..end], Some(end + 1)),
+            None => (available, None),
+        };
+        if line.len() + chunk.len() > MAX_LINE_BYTES {
+            return Err(std::io::Error::other(format!("a request line is longer than {MAX_LINE_BYTES} bytes")));
+        }
+        line.extend_from_slice(chunk);
+        let consumed = done.unwrap_or(available.len());
+        reader.consume(consumed);
+        if done.is_some() {
+            // An empty line still counts as a line.
+            return Ok(line.len().max(1));
+        }
+    }
+}
+
+async fn respond(write: &mut tokio::net::unix::OwnedWriteHalf, response: &SocketResponse) -> bool {
+    let mut bytes = serde_json::to_vec(response).expect("responses always serialize");
+    bytes.push(b'\n');
+    write.write_all(&bytes).await.is_ok()
+}
+
+fn error_response(code: ErrorCode, message: String) -> SocketResponse {
+    SocketResponse::Error(ApiError { code, message, field: None })
+}

@@ -1,0 +1,152 @@
+//! The command line as a client of a running engine over its socket, and
+//! the socket's defences against bad input.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::process::ExitCode;
+
+use clap::Parser;
+use support::*;
+use switchboard_cli::{Cli, run};
+use switchboard_core::{Submitted, TaskInfo, TaskState};
+
+/// Runs a command line against the test engine; returns exit code, stdout, stderr.
+fn cli(t: &TestEngine, line: &[&str]) -> (ExitCode, String, String) {
+    let args = std::iter::once("switchboard").chain(line.iter().copied());
+    let command = Cli::try_parse_from(args).unwrap().command.expect("a client command");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let socket = switchboard_core::config::socket_path(&t.data_dir, None);
+    let code = run(command, &socket, &mut out, &mut err);
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+/// The command line blocks; run it off the test's runtime threads.
+async fn cli_async(t: &TestEngine, line: &[&str]) -> (ExitCode, String, String) {
+    let line: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+    let data_dir = t.data_dir.clone();
+    tokio::task::spawn_blocking(move || {
+        let args = std::iter::once("switchboard".to_owned()).chain(line);
+        let command = Cli::try_parse_from(args).unwrap().command.expect("a client command");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let socket = switchboard_core::config::socket_path(&data_dir, None);
+        let code = run(command, &socket, &mut out, &mut err);
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scripts_add_agents_and_queue_tasks() {
+    let t = TestEngine::start().await;
+    let cwd = t.workspace.display().to_string();
+    let (code, out, err) = cli_async(
+        &t,
+        &[
+            "agent",
+            "add",
+            "--name",
+            "scripted",
+            "--command",
+            DEMO_AGENT,
+            "--arg",
+            "--speed",
+            "--arg",
+            "fast",
+            "--cwd",
+            &cwd,
+        ],
+    )
+    .await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    assert!(out.starts_with("added agent scripted ("), "{out}");
+
+    let (_, out, _) = cli_async(&t, &["agent", "list", "--json"]).await;
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed[0]["name"], "scripted");
+    assert_eq!(listed[0]["args"], serde_json::json!(["--speed", "fast"]));
+
+    let (code, out, err) =
+        cli_async(&t, &["task", "add", "--agent", "scripted", "--json", "Write", "the", "notes"]).await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let first: Submitted = serde_json::from_str(&out).unwrap();
+    assert_eq!(first.task.spec.instruction, "Write the notes");
+    let (_, out, _) = cli_async(&t, &["task", "add", "--agent", "scripted", "--priority", "urgent", "Second"]).await;
+    assert!(out.starts_with("queued task ") || out.starts_with("task "), "{out}");
+
+    // Both run; `task show` tells the result.
+    let id = first.task.id.to_string();
+    let mut shown = String::new();
+    for _ in 0..200 {
+        let (_, out, _) = cli_async(&t, &["task", "show", &id, "--json"]).await;
+        let task: TaskInfo = serde_json::from_str(&out).unwrap();
+        if task.state.is_finished() {
+            assert_eq!(task.state, TaskState::Completed);
+            shown = cli_async(&t, &["task", "show", &id]).await.1;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(shown.contains("state: completed") && shown.contains(&format!("summaries/{id}.md:")), "{shown}");
+
+    let (_, out, _) = cli_async(&t, &["task", "list", "--agent", "scripted"]).await;
+    assert_eq!(out.lines().count(), 2, "{out}");
+
+    // Errors are clear and exit non-zero.
+    let (code, _, err) = cli_async(&t, &["task", "add", "--agent", "nobody", "x"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("no agent named `nobody`"), "{err}");
+    let (code, _, err) = cli_async(&t, &["task", "cancel", &id]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("already finished"), "{err}");
+    let (code, _, err) = cli_async(&t, &["task", "show", "not-an-id"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("not a valid task id"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_app_running_the_command_line_says_so() {
+    let temp = tempfile::tempdir().unwrap();
+    let t = TestEngine::start_in(temp.path(), |_| {}).await;
+    t.engine.shutdown().await;
+    let (code, out, err) = cli(&t, &["task", "list"]);
+    assert_eq!(code, ExitCode::from(3));
+    assert!(out.is_empty());
+    assert!(err.contains("Switchboard is not running with this data directory"), "{err}");
+}
+
+/// Sends raw bytes, returns the first reply line ("" if the server hung up).
+fn exchange(socket: &std::path::Path, request: &[u8]) -> String {
+    let mut stream = UnixStream::connect(socket).unwrap();
+    stream.write_all(request).ok();
+    let mut reply = String::new();
+    BufReader::new(&stream).read_line(&mut reply).ok();
+    reply
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_socket_is_private_and_survives_bad_input() {
+    let t = TestEngine::start().await;
+    let socket = switchboard_core::config::socket_path(&t.data_dir, None);
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&socket), 0o600);
+    assert_eq!(mode(socket.parent().unwrap()), 0o700);
+
+    // The test body runs outside the engine's worker threads: blocking here is fine.
+    let reply = exchange(&socket, b"{not json\n");
+    assert!(reply.contains("\"invalid_input\"") && reply.contains("malformed request"), "{reply}");
+    let unknown = exchange(&socket, b"{\"type\":\"command\",\"command\":{\"type\":\"format_disk\"}}\n");
+    assert!(unknown.contains("malformed request"), "{unknown}");
+    let mut huge = vec![b'x'; switchboard_core::server::MAX_LINE_BYTES + 10];
+    huge.push(b'\n');
+    let reply = exchange(&socket, &huge);
+    assert!(reply.contains("longer than"), "{reply}");
+
+    // Still serving.
+    let (code, out, _) = cli_async(&t, &["agent", "list", "--json"]).await;
+    assert_eq!(code, ExitCode::SUCCESS);
+    assert_eq!(out.trim(), "[]");
+}
