@@ -18,6 +18,16 @@ const COMMANDS: &[&str] = &[
     "set_output_paused",
     "attach_terminal",
     "detach_terminal",
+    "submit_task",
+    "list_tasks",
+    "get_task",
+    "cancel_task",
+    "move_task",
+    "requeue_task",
+    "set_queue_paused",
+    "list_queues",
+    "task_timeline",
+    "set_viewed_task",
 ];
 
 fn main() {

@@ -5,7 +5,10 @@
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
+use switchboard_core::notice::Notices;
 use switchboard_core::{AppInfo, Engine, EngineConfig, EngineEvent};
+
+use crate::desktop::{Desktop, app_icon};
 use tauri::{AppHandle, Emitter, Manager, RunEvent};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
@@ -28,19 +31,32 @@ pub fn run(config: EngineConfig) -> Result<()> {
     let app_handle: Arc<OnceLock<AppHandle>> = Arc::default();
     let sink_handle = app_handle.clone();
     let sink = move |event: EngineEvent| {
-        if let Some(handle) = sink_handle.get()
-            && let Err(error) = handle.emit(ENGINE_EVENT, &event)
-        {
+        let Some(handle) = sink_handle.get() else { return };
+        if let Err(error) = handle.emit(ENGINE_EVENT, &event) {
             tracing::warn!(%error, "forwarding an engine event to the UI failed");
+        }
+        if let Some(desktop) = handle.try_state::<Desktop>() {
+            desktop.on_event(handle, &event);
         }
     };
     let engine = tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink)))?;
+    let notices = tauri::async_runtime::block_on(async {
+        Ok::<_, switchboard_core::EngineError>(Notices::new(
+            &engine.list_profiles().await?,
+            &engine.list_queues().await?,
+        ))
+    })?;
 
     let app = tauri::Builder::default()
         .manage(info)
         .manage(engine)
+        .manage(Desktop::new(notices))
         .setup(move |app| {
             app_handle.set(app.handle().clone()).expect("setup runs once");
+            app.state::<Desktop>().build_tray(app.handle());
+            if let Some(window) = app.get_webview_window("main") {
+                window.set_icon(app_icon()).ok();
+            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -58,6 +74,16 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::set_output_paused,
             crate::commands::attach_terminal,
             crate::commands::detach_terminal,
+            crate::commands::submit_task,
+            crate::commands::list_tasks,
+            crate::commands::get_task,
+            crate::commands::cancel_task,
+            crate::commands::move_task,
+            crate::commands::requeue_task,
+            crate::commands::set_queue_paused,
+            crate::commands::list_queues,
+            crate::commands::task_timeline,
+            crate::commands::set_viewed_task,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

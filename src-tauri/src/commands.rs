@@ -2,8 +2,11 @@
 //! Errors cross to the UI as `ApiError {code, message, field}`.
 
 use switchboard_core::{
-    ApiError, AppInfo, EngineHandle, Profile, ProfileId, ProfileSpec, SessionId, SessionInfo, SubscriptionId, TermSize,
+    ApiError, AppInfo, EngineHandle, LogEntry, Profile, ProfileId, ProfileSpec, QueueStatus, SessionId, SessionInfo,
+    Submitted, SubscriptionId, TaskId, TaskInfo, TaskSpec, TermSize,
 };
+
+use crate::desktop::Desktop;
 use tauri::State;
 use tauri::ipc::{Channel, InvokeResponseBody};
 
@@ -83,4 +86,55 @@ pub async fn attach_terminal(engine: Engine<'_>, session_id: SessionId, output: 
 #[tauri::command]
 pub async fn detach_terminal(engine: Engine<'_>, session_id: SessionId, subscription: SubscriptionId) -> Reply<()> {
     engine.detach(session_id, subscription).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn submit_task(engine: Engine<'_>, spec: TaskSpec) -> Reply<Submitted> {
+    engine.submit_task(spec).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn list_tasks(engine: Engine<'_>, profile_id: Option<ProfileId>) -> Reply<Vec<TaskInfo>> {
+    engine.list_tasks(profile_id).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn get_task(engine: Engine<'_>, task_id: TaskId) -> Reply<TaskInfo> {
+    engine.get_task(task_id).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn cancel_task(engine: Engine<'_>, task_id: TaskId) -> Reply<TaskInfo> {
+    engine.cancel_task(task_id).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn move_task(engine: Engine<'_>, task_id: TaskId, to_index: u32) -> Reply<()> {
+    engine.move_task(task_id, to_index).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn requeue_task(engine: Engine<'_>, task_id: TaskId) -> Reply<TaskInfo> {
+    engine.requeue_task(task_id).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn set_queue_paused(engine: Engine<'_>, profile_id: Option<ProfileId>, paused: bool) -> Reply<()> {
+    engine.set_queue_paused(profile_id, paused).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn list_queues(engine: Engine<'_>) -> Reply<Vec<QueueStatus>> {
+    engine.list_queues().await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn task_timeline(engine: Engine<'_>, task_id: TaskId) -> Reply<Vec<LogEntry>> {
+    engine.task_timeline(task_id).await.map_err(Into::into)
+}
+
+/// The task the user is looking at gets no desktop notification.
+#[tauri::command]
+pub fn set_viewed_task(desktop: State<'_, Desktop>, task_id: Option<TaskId>) {
+    desktop.set_viewed(task_id)
 }

@@ -5,6 +5,7 @@
 
 mod app;
 mod commands;
+mod desktop;
 
 use std::path::{Path, PathBuf};
 

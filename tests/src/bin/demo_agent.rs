@@ -132,6 +132,11 @@ fn main() -> Result<()> {
         // Without a scenario every task ends with its summary; a scenario
         // says exactly when (or whether) one is written.
         if args.scenario.is_none() && !args.no_summary {
+            // A deliverable to return with the summary, as real agents have.
+            if let Some(id) = demo::task_id_in(trimmed) {
+                let content = format!("# Notes\n\nWhat the demo agent did for: {}\n", demo::first_line(trimmed));
+                steps.push(Step::WriteFile { path: format!("notes/{id}.md"), content });
+            }
             steps.push(Step::Summary(args.status));
         }
         let context = demo::TaskContext {

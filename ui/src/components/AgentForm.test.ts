@@ -102,12 +102,32 @@ describe('new agent form', () => {
           cwd: '/work',
           kind: 'claude-code',
           start_on_launch: false,
+          ready_pattern: null,
+          ready_quiet_ms: 800,
+          task_time_limit_secs: 1800,
         },
       },
     ]);
     expect(callsOf(backend, 'start_session')).toEqual([]);
     const entry = screen.getByTestId('profile-entry');
     expect(entry.getAttribute('data-profile-name')).toBe('claude-main');
+  });
+
+  it('sends the task settings, in seconds, and refuses a time limit that is not a number', async () => {
+    const backend = new FakeBackend();
+    await openForm(backend);
+    await fill({ name: 'mine', command: 'bash', cwd: '/tmp' });
+    await fireEvent.input(screen.getByTestId('agent-task-time-limit'), { target: { value: 'soon' } });
+    await submit();
+    expect((await screen.findByTestId('error-task_time_limit_secs')).textContent).toBe('the time limit is a number of minutes');
+    expect(callsOf(backend, 'create_profile')).toEqual([]);
+
+    await fireEvent.input(screen.getByTestId('agent-task-time-limit'), { target: { value: '5' } });
+    await fireEvent.input(screen.getByTestId('agent-ready-pattern'), { target: { value: '^> $' } });
+    await fireEvent.input(screen.getByTestId('agent-ready-quiet-ms'), { target: { value: '300' } });
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'create_profile')[0].spec).toMatchObject({ ready_pattern: '^> $', ready_quiet_ms: 300, task_time_limit_secs: 300 });
   });
 
   it('cancel closes the form without creating anything', async () => {

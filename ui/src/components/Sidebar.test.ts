@@ -58,7 +58,18 @@ describe('sidebar', () => {
     await renderApp(backend);
     expect(screen.queryAllByTestId('profile-entry')).toHaveLength(0);
 
-    const profile = await backend.createProfile({ name: 'late', command: 'bash', args: [], env: {}, cwd: '/tmp', kind: 'generic', start_on_launch: false });
+    const profile = await backend.createProfile({
+      name: 'late',
+      command: 'bash',
+      args: [],
+      env: {},
+      cwd: '/tmp',
+      kind: 'generic',
+      start_on_launch: false,
+      ready_pattern: null,
+      ready_quiet_ms: 800,
+      task_time_limit_secs: 1800,
+    });
     await tick();
     expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);
 

@@ -2,12 +2,27 @@
  * The app's state and the user actions on it. One instance per window, shared with the
  * components through context. It owns the profile and session lists (folded from the initial
  * `list_*` replies and then from `engine-event`s, by the pure functions in model.ts), the
- * selection, and the per-profile start errors.
+ * task and queue lists (likewise, by tasks.ts), the selection, the task detail on screen, and
+ * the per-profile start errors.
  */
 import { SvelteSet } from 'svelte/reactivity';
-import type { EngineEvent, Profile, ProfileId, ProfileSpec, SessionId, SessionInfo, TermSize } from './bindings';
+import type {
+  EngineEvent,
+  Profile,
+  ProfileId,
+  ProfileSpec,
+  QueueStatus,
+  SessionId,
+  SessionInfo,
+  Submitted,
+  TaskId,
+  TaskInfo,
+  TaskSpec,
+  TermSize,
+} from './bindings';
 import type { Backend, Unsubscribe } from './backend';
-import { toApiError } from './errors';
+import { logFailure, toApiError } from './errors';
+import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
   DEFAULT_TERM_SIZE,
   applyEngineEvent,
@@ -26,12 +41,19 @@ export class AppState {
   readonly backend: Backend;
 
   model: Model = $state.raw({ profiles: [], sessions: [] });
+  tasks: TaskModel = $state.raw(EMPTY_TASKS);
   selection: Selection = $state.raw(null);
+  /** The task whose detail is on screen. */
+  selectedTaskId: TaskId | null = $state(null);
+  /** Whether the session view shows its agent's task panel beside the terminal. */
+  taskPanelOpen = $state(true);
   formOpen = $state(false);
   /** The profile the form edits; null while it creates a new one. */
   editing: Profile | null = $state.raw(null);
   loading = $state(true);
   loadError: string | null = $state(null);
+  /** The initial task lists could not be loaded (the rest of the app works without them). */
+  taskLoadError: string | null = $state(null);
   /** The last start failure per profile, shown under it until the next attempt. */
   startErrors: Record<ProfileId, string> = $state.raw({});
   /** Profiles with a start in flight. */
@@ -54,39 +76,65 @@ export class AppState {
     return id === undefined ? undefined : this.model.profiles.find((p) => p.id === id);
   });
 
-  #unsubscribe: Unsubscribe | null = null;
+  selectedTask: TaskInfo | undefined = $derived.by(() => {
+    const id = this.selectedTaskId;
+    return id === null ? undefined : this.tasks.tasks.find((t) => t.id === id);
+  });
+
+  #unsubscribe: Unsubscribe[] = [];
+  #loaded: Promise<void>;
+  #markLoaded: () => void = () => {};
 
   constructor(backend: Backend) {
     this.backend = backend;
+    this.#loaded = new Promise((resolve) => (this.#markLoaded = resolve));
   }
 
   /**
-   * Subscribe to engine events, load the lists, and select what the window opens on.
-   * Events that arrive while the lists load are buffered and applied after them.
+   * Subscribe to engine events and notification clicks, load the lists (profiles, sessions,
+   * tasks, queues), and select what the window opens on. Events that arrive while the lists
+   * load are buffered and applied after them; a notification click waits for the load.
    */
   async open(): Promise<void> {
     const buffered: EngineEvent[] = [];
     let loaded = false;
-    this.#unsubscribe = this.backend.onEngineEvent((event) => {
-      if (loaded) this.#apply(event);
-      else buffered.push(event);
-    });
+    this.#unsubscribe.push(
+      this.backend.onEngineEvent((event) => {
+        if (loaded) this.#apply(event);
+        else buffered.push(event);
+      }),
+      this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
+    );
+    // Tasks load beside the profiles and sessions; an engine that cannot list them still
+    // leaves the agents and terminals usable.
+    const taskLists = Promise.all([this.backend.listTasks(null), this.backend.listQueues()]).then(
+      ([tasks, queues]) => ({ tasks, queues }),
+      (reason: unknown) => {
+        this.taskLoadError = toApiError(reason).message;
+        return { tasks: [] as TaskInfo[], queues: [] as QueueStatus[] };
+      },
+    );
     try {
-      const [profiles, sessions] = await Promise.all([this.backend.listProfiles(), this.backend.listSessions()]);
+      const [[profiles, sessions], tasks] = await Promise.all([
+        Promise.all([this.backend.listProfiles(), this.backend.listSessions()]),
+        taskLists,
+      ]);
       this.model = mergeInitial({ profiles, sessions }, buffered);
+      this.tasks = mergeInitialTasks(tasks, buffered);
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
       this.loadError = toApiError(reason).message;
       this.model = mergeInitial({ profiles: [], sessions: [] }, buffered);
+      this.tasks = mergeInitialTasks((await taskLists), buffered);
     } finally {
       loaded = true;
       this.loading = false;
+      this.#markLoaded();
     }
   }
 
   close(): void {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
   }
 
   sessionsOf(profileId: ProfileId): SessionInfo[] {
@@ -96,12 +144,78 @@ export class AppState {
   select(selection: Selection): void {
     this.selection = selection;
     this.formOpen = false;
+    this.closeTask();
   }
 
   /** Open the agent form: empty to create, or filled in to edit `profile`. */
   openForm(profile: Profile | null = null): void {
     this.editing = profile;
     this.formOpen = true;
+    this.closeTask();
+  }
+
+  // ---- tasks ---------------------------------------------------------------------------
+
+  /** Show a task's detail, and tell the shell (it does not notify about the task on screen). */
+  openTask(taskId: TaskId): void {
+    if (this.selectedTaskId === taskId) return;
+    this.selectedTaskId = taskId;
+    this.backend.setViewedTask(taskId).catch(logFailure('set_viewed_task'));
+  }
+
+  closeTask(): void {
+    if (this.selectedTaskId === null) return;
+    this.selectedTaskId = null;
+    this.backend.setViewedTask(null).catch(logFailure('set_viewed_task'));
+  }
+
+  /**
+   * Show a task the user asked for from outside (a clicked notification): select its agent,
+   * keeping the selection if it already shows that agent, and open the task's detail. A task
+   * the lists do not have (yet) is fetched.
+   */
+  async revealTask(taskId: TaskId): Promise<void> {
+    await this.#loaded;
+    let task = this.tasks.tasks.find((t) => t.id === taskId);
+    if (!task) {
+      try {
+        task = await this.backend.getTask(taskId);
+      } catch (reason) {
+        logFailure(`get_task(${taskId})`)(reason);
+        return;
+      }
+      this.#addTask(task);
+    }
+    this.selection = selectionForTask(this.model, this.selection, task);
+    this.formOpen = false;
+    this.openTask(taskId);
+  }
+
+  /** Submit a task; rejects with an ApiError. */
+  async submitTask(spec: TaskSpec): Promise<Submitted> {
+    const submitted = await this.backend.submitTask(spec);
+    this.#addTask(submitted.task);
+    return submitted;
+  }
+
+  /** Cancel a queued or running task; rejects with an ApiError. */
+  async cancelTask(taskId: TaskId): Promise<void> {
+    this.#addTask(await this.backend.cancelTask(taskId));
+  }
+
+  /** Move a queued task to a 0-based place in its agent's queue (pick order); rejects with an ApiError. */
+  async moveTask(taskId: TaskId, toIndex: number): Promise<void> {
+    await this.backend.moveTask(taskId, toIndex);
+  }
+
+  /** Put a finished task back at the front of its queue; rejects with an ApiError. */
+  async requeueTask(taskId: TaskId): Promise<void> {
+    this.#addTask(await this.backend.requeueTask(taskId));
+  }
+
+  /** Pause or resume an agent's queue; rejects with an ApiError. */
+  async setQueuePaused(profileId: ProfileId, paused: boolean): Promise<void> {
+    await this.backend.setQueuePaused(profileId, paused);
   }
 
   closeForm(): void {
@@ -170,11 +284,18 @@ export class AppState {
 
   #apply(event: EngineEvent): void {
     this.model = applyEngineEvent(this.model, event);
+    this.tasks = applyTaskEvent(this.tasks, event);
+    const shown = this.selectedTaskId;
+    if (shown !== null && !this.tasks.tasks.some((t) => t.id === shown)) this.closeTask();
     this.selection = repairSelection(this.model, this.selection);
     // A window that had nothing to show follows the first agent that comes to life.
     if (this.selection === null && event.type === 'session_changed' && isRunning(event.session)) {
       this.selection = { kind: 'session', id: event.session.id };
     }
+  }
+
+  #addTask(task: TaskInfo): void {
+    this.tasks = { ...this.tasks, tasks: addTaskIfMissing(this.tasks.tasks, task) };
   }
 
   #putSession(session: SessionInfo): void {

@@ -12,12 +12,18 @@ import { listen } from '@tauri-apps/api/event';
 import type {
   AppInfo,
   EngineEvent,
+  LogEntry,
   Profile,
   ProfileId,
   ProfileSpec,
+  QueueStatus,
   SessionId,
   SessionInfo,
+  Submitted,
   SubscriptionId,
+  TaskId,
+  TaskInfo,
+  TaskSpec,
   TermSize,
 } from './bindings';
 import { toBytes } from './bytes';
@@ -54,10 +60,37 @@ export interface Backend {
   appInfo(): Promise<AppInfo>;
   /** Subscribe to `engine-event`. The returned function stops the subscription. */
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe;
+
+  /** Queue a task for its agent; it starts at once when the agent is idle and its queue runs. */
+  submitTask(spec: TaskSpec): Promise<Submitted>;
+  /** Queued and running tasks and the most recent finished ones, of one agent or all; in no order. */
+  listTasks(profileId: ProfileId | null): Promise<TaskInfo[]>;
+  getTask(taskId: TaskId): Promise<TaskInfo>;
+  /** A queued task leaves the queue; a running one is interrupted. Both end `cancelled`. */
+  cancelTask(taskId: TaskId): Promise<TaskInfo>;
+  /**
+   * Move a queued task to a 0-based place in its agent's queue, as listed in pick order (urgent
+   * first). Landing among the other priority's tasks gives it that priority.
+   */
+  moveTask(taskId: TaskId, toIndex: number): Promise<void>;
+  /** Put an interrupted, failed, timed-out or cancelled task back at the front of its queue. */
+  requeueTask(taskId: TaskId): Promise<TaskInfo>;
+  /** Pause or resume one agent's queue, or every queue (`null`). */
+  setQueuePaused(profileId: ProfileId | null, paused: boolean): Promise<void>;
+  listQueues(): Promise<QueueStatus[]>;
+  /** A task's history from the event log, oldest first. */
+  taskTimeline(taskId: TaskId): Promise<LogEntry[]>;
+  /** Tell the shell which task detail is on screen (none: `null`), so it does not notify about it. */
+  setViewedTask(taskId: TaskId | null): Promise<void>;
+  /** Subscribe to `open-task`: the user clicked a desktop notification about that task. */
+  onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
 export const ENGINE_EVENT = 'engine-event';
+
+/** Name of the Tauri event the shell emits, with a `TaskId`, when a task notification is clicked. */
+export const OPEN_TASK_EVENT = 'open-task';
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
 export function inTauri(): boolean {
@@ -138,21 +171,63 @@ export class TauriBackend implements Backend {
   }
 
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
-    let stopped = false;
-    let unlisten: (() => void) | null = null;
-    listen<EngineEvent>(ENGINE_EVENT, (event) => {
-      if (!stopped) callback(event.payload);
-    }).then(
-      (fn) => {
-        if (stopped) fn();
-        else unlisten = fn;
-      },
-      (reason: unknown) => console.error(`listen(${ENGINE_EVENT}) failed`, reason),
-    );
-    return () => {
-      stopped = true;
-      unlisten?.();
-      unlisten = null;
-    };
+    return subscribe(ENGINE_EVENT, callback);
   }
+
+  submitTask(spec: TaskSpec): Promise<Submitted> {
+    return call('submit_task', { spec });
+  }
+  listTasks(profileId: ProfileId | null): Promise<TaskInfo[]> {
+    return call('list_tasks', { profileId });
+  }
+  getTask(taskId: TaskId): Promise<TaskInfo> {
+    return call('get_task', { taskId });
+  }
+  cancelTask(taskId: TaskId): Promise<TaskInfo> {
+    return call('cancel_task', { taskId });
+  }
+  async moveTask(taskId: TaskId, toIndex: number): Promise<void> {
+    await call<null>('move_task', { taskId, toIndex });
+  }
+  requeueTask(taskId: TaskId): Promise<TaskInfo> {
+    return call('requeue_task', { taskId });
+  }
+  async setQueuePaused(profileId: ProfileId | null, paused: boolean): Promise<void> {
+    await call<null>('set_queue_paused', { profileId, paused });
+  }
+  listQueues(): Promise<QueueStatus[]> {
+    return call('list_queues');
+  }
+  taskTimeline(taskId: TaskId): Promise<LogEntry[]> {
+    return call('task_timeline', { taskId });
+  }
+  async setViewedTask(taskId: TaskId | null): Promise<void> {
+    await call<null>('set_viewed_task', { taskId });
+  }
+  onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe {
+    return subscribe(OPEN_TASK_EVENT, callback);
+  }
+}
+
+/**
+ * Listen to a Tauri event. `listen` resolves asynchronously; stopping before it did still
+ * unlistens once it has, and nothing is delivered after the stop.
+ */
+function subscribe<T>(name: string, callback: (payload: T) => void): Unsubscribe {
+  let stopped = false;
+  let unlisten: (() => void) | null = null;
+  listen<T>(name, (event) => {
+    if (!stopped) callback(event.payload);
+  }).then(
+    (fn) => {
+      if (stopped) fn();
+      else unlisten = fn;
+    },
+    (reason: unknown) => console.error(`listen(${name}) failed`, reason),
+  );
+  return () => {
+    stopped = true;
+    unlisten?.();
+    unlisten = null;
+  };
 }

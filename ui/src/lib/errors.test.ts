@@ -7,6 +7,12 @@ describe('toApiError', () => {
     expect(toApiError(error)).toEqual(error);
   });
 
+  it('keeps the task error codes', () => {
+    for (const code of ['task_not_found', 'task_state']) {
+      expect(toApiError({ code, message: 'm', field: null }).code).toBe(code);
+    }
+  });
+
   it('fills a missing field with null', () => {
     expect(toApiError({ code: 'storage', message: 'disk full' })).toEqual({ code: 'storage', message: 'disk full', field: null });
   });

@@ -4,20 +4,26 @@
  */
 import type { ApiError, ErrorCode } from './bindings';
 
-const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'invalid_input',
-  'command_not_found',
-  'directory_missing',
-  'duplicate_name',
-  'profile_not_found',
-  'session_not_found',
-  'session_not_running',
-  'profile_busy',
-  'spawn_failed',
-  'storage',
-  'engine_stopped',
-  'internal',
-]);
+// A record rather than a list, so a code added on the Rust side fails the type check here
+// until it is listed (an unlisted code would turn into `internal`).
+const KNOWN_CODES: Record<ErrorCode, true> = {
+  invalid_input: true,
+  command_not_found: true,
+  directory_missing: true,
+  duplicate_name: true,
+  profile_not_found: true,
+  session_not_found: true,
+  session_not_running: true,
+  profile_busy: true,
+  spawn_failed: true,
+  task_not_found: true,
+  task_state: true,
+  already_running: true,
+  storage: true,
+  engine_stopped: true,
+  internal: true,
+};
+const ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(KNOWN_CODES));
 
 export function apiError(code: ErrorCode, message: string, field: string | null = null): ApiError {
   return { code, message, field };

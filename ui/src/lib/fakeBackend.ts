@@ -6,6 +6,13 @@
  * engine events, and runs each session as a scripted line-echo terminal: typed characters are
  * echoed, Enter answers `echo: <line>`, `exit` ends the session with code 0.
  *
+ * Tasks queue per agent as in the engine: a submission runs at once when its agent has no
+ * running task and its queue is not paused, else it waits in pick order (urgent first, then
+ * `order`); cancel, move, requeue and pause behave as the engine's do and emit the same
+ * `task_changed`/`queue_changed` events. A fake task never finishes by itself: tests end the
+ * running one with `finishTask`. Typing a task into an agent is simulated by printing it to
+ * the agent's running session, if it has one.
+ *
  * Output is delivered synchronously, which keeps tests deterministic. Every call is recorded
  * in `calls` so tests can assert what the UI asked for.
  */
@@ -14,17 +21,27 @@ import type {
   AppInfo,
   EngineEvent,
   ErrorCode,
+  LogEntry,
+  LogKind,
   Profile,
   ProfileId,
   ProfileSpec,
+  QueueStatus,
   SessionId,
   SessionInfo,
   SessionState,
+  Submitted,
   SubscriptionId,
+  TaskId,
+  TaskInfo,
+  TaskResult,
+  TaskSpec,
+  TaskState,
   TermSize,
 } from './bindings';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
+import { applyMove, canCancel, canRequeue, firstLine, queueOf, summaryPath } from './tasks';
 
 export interface FakeCall {
   command: string;
@@ -39,6 +56,9 @@ export interface FakeBackendOptions {
   /** Clock in milliseconds since the epoch. */
   now?: () => number;
 }
+
+/** The engine's defaults for what a profile spec leaves out. */
+const PROFILE_DEFAULTS = { ready_pattern: null, ready_quiet_ms: 800, task_time_limit_secs: 1800 } as const;
 
 /** Cap on a fake session's retained output, like the engine's bounded scrollback. */
 const FAKE_SCROLLBACK_BYTES = 256 * 1024;
@@ -61,6 +81,10 @@ export class FakeBackend implements Backend {
   readonly #profiles = new Map<ProfileId, Profile>();
   readonly #sessions = new Map<SessionId, FakeSession>();
   readonly #listeners = new Set<(event: EngineEvent) => void>();
+  readonly #openTaskListeners = new Set<(taskId: TaskId) => void>();
+  readonly #tasks = new Map<TaskId, TaskInfo>();
+  readonly #log: LogEntry[] = [];
+  readonly #pausedQueues = new Set<ProfileId>();
   readonly #failures = new Map<string, ApiError[]>();
   readonly #commands: Set<string>;
   readonly #directories: Set<string>;
@@ -68,6 +92,10 @@ export class FakeBackend implements Backend {
   #nextId = 1;
   #nextPid = 4200;
   #nextSubscription = 1;
+  #nextTask = 1;
+  #nextOrder = 1;
+  #nextSeq = 1;
+  #viewedTask: TaskId | null = null;
 
   constructor(options: FakeBackendOptions = {}) {
     this.#commands = new Set(options.commands ?? ['bash', 'sh', 'claude', 'codex', 'python3', 'node']);
@@ -121,10 +149,63 @@ export class FakeBackend implements Backend {
       cwd: '/tmp',
       kind: 'generic',
       start_on_launch: false,
+      ...PROFILE_DEFAULTS,
       ...spec,
     };
     this.#profiles.set(profile.id, profile);
     return profile;
+  }
+
+  /**
+   * Add a task in any state without events or queue logic (for seeding). Fields not given
+   * take the values of a task just submitted; `profile_id` is required.
+   */
+  seedTask(task: Partial<TaskInfo> & { profile_id: ProfileId }): TaskInfo {
+    const info: TaskInfo = { ...this.#newTask({ instruction: 'seeded task', ...task } as TaskSpec), ...task };
+    this.#tasks.set(info.id, info);
+    return info;
+  }
+
+  /**
+   * End the agent's running task (or the given task) as the engine would when its summary
+   * appeared (`completed`), it failed or it timed out; then the queue moves on.
+   */
+  finishTask(
+    which: { profileId: ProfileId } | { taskId: TaskId },
+    outcome: { state?: Extract<TaskState, 'completed' | 'failed' | 'timed_out' | 'interrupted'>; result?: TaskResult | null; reason?: string | null } = {},
+  ): TaskInfo {
+    const task =
+      'taskId' in which
+        ? this.#task(which.taskId)
+        : [...this.#tasks.values()].find((t) => t.profile_id === which.profileId && t.state === 'running');
+    if (!task || task.state !== 'running') throw new Error('finishTask: no such running task');
+    const state = outcome.state ?? 'completed';
+    const result = outcome.result === undefined ? (state === 'completed' ? sampleResult(task.id) : null) : outcome.result;
+    for (const rejected of result?.rejected ?? []) {
+      this.#logTask(task, { kind: 'deliverable_rejected', path: rejected.path, reason: rejected.reason });
+    }
+    this.#endTask(task, state, outcome.reason ?? null, result);
+    this.#pump(task.profile_id);
+    return this.#task(task.id);
+  }
+
+  /** Report a running task's STATUS.txt, as the engine does when the file changes. */
+  setProgress(taskId: TaskId, progress: string): TaskInfo {
+    return this.#putTask({ ...this.#task(taskId), progress });
+  }
+
+  /** Fire `open-task`, as the shell does when the user clicks a task notification. */
+  openTask(taskId: TaskId): void {
+    for (const listener of [...this.#openTaskListeners]) listener(taskId);
+  }
+
+  /** The task the UI last said it shows (`set_viewed_task`). */
+  get viewedTask(): TaskId | null {
+    return this.#viewedTask;
+  }
+
+  isQueuePaused(profileId: ProfileId): boolean {
+    return this.#pausedQueues.has(profileId);
   }
 
   /** Add a session in any state without events (for seeding). */
@@ -169,8 +250,10 @@ export class FakeBackend implements Backend {
     const busy = [...this.#sessions.values()].some((s) => s.info.profile_id === profileId && s.info.state === 'running');
     if (busy) throw apiError('profile_busy', 'the profile has a running session; stop it first');
     this.#profiles.delete(profileId);
-    // As the engine does: the profile's sessions go with it.
+    // As the engine does: the profile's sessions go with it (and, in the fake, its tasks).
     for (const [id, session] of this.#sessions) if (session.info.profile_id === profileId) this.#sessions.delete(id);
+    for (const [id, task] of this.#tasks) if (task.profile_id === profileId) this.#tasks.delete(id);
+    this.#pausedQueues.delete(profileId);
     this.emit({ type: 'profile_deleted', profile_id: profileId });
   }
 
@@ -244,6 +327,117 @@ export class FakeBackend implements Backend {
     return () => this.#listeners.delete(callback);
   }
 
+  async submitTask(spec: TaskSpec): Promise<Submitted> {
+    this.#record('submit_task', { spec });
+    this.#profile(spec.profile_id);
+    if (spec.instruction.trim() === '') this.#fail('invalid_input', 'instruction: give the task an instruction', 'instruction');
+    if (spec.time_limit_secs !== null && spec.time_limit_secs <= 0) {
+      this.#fail('invalid_input', 'time_limit_secs: the time limit must be more than zero', 'time_limit_secs');
+    }
+    const task = this.#newTask(structuredClone(spec));
+    this.#tasks.set(task.id, task);
+    this.#logTask(task, { kind: 'task_queued', priority: task.priority });
+    this.emit({ type: 'task_changed', task });
+    this.#pump(task.profile_id);
+    const now = this.#task(task.id);
+    const position = now.state === 'queued' ? queueOf([...this.#tasks.values()], now.profile_id).findIndex((t) => t.id === now.id) + 1 : null;
+    const waiting = position === null ? undefined : this.#runningTask(now.profile_id);
+    return { task: now, position, waiting_for: waiting?.id ?? null };
+  }
+
+  async listTasks(profileId: ProfileId | null): Promise<TaskInfo[]> {
+    this.#record('list_tasks', { profileId });
+    return [...this.#tasks.values()].filter((t) => profileId === null || t.profile_id === profileId);
+  }
+
+  async getTask(taskId: TaskId): Promise<TaskInfo> {
+    this.#record('get_task', { taskId });
+    return this.#task(taskId);
+  }
+
+  async cancelTask(taskId: TaskId): Promise<TaskInfo> {
+    this.#record('cancel_task', { taskId });
+    const task = this.#task(taskId);
+    if (!canCancel(task.state)) this.#taskState(task, 'only a queued or running task can be cancelled');
+    const wasRunning = task.state === 'running';
+    if (wasRunning) this.#typeIntoAgent(task, '^C');
+    this.#endTask(task, 'cancelled', 'cancelled by the user', null);
+    this.#pump(task.profile_id);
+    return this.#task(taskId);
+  }
+
+  async moveTask(taskId: TaskId, toIndex: number): Promise<void> {
+    this.#record('move_task', { taskId, toIndex });
+    const task = this.#task(taskId);
+    if (task.state !== 'queued') this.#taskState(task, 'only a queued task can be moved');
+    const queue = queueOf([...this.#tasks.values()], task.profile_id);
+    const moved = applyMove(queue, taskId, toIndex);
+    for (const { id, priority, order } of moved) {
+      const current = this.#task(id);
+      if (current.priority !== priority || current.order !== order) this.#putTask({ ...current, priority, order });
+    }
+    const index = moved.findIndex((m) => m.id === taskId);
+    this.#logTask(task, { kind: 'task_moved', to_index: index, priority: moved[index].priority });
+    this.#emitQueue(task.profile_id);
+  }
+
+  async requeueTask(taskId: TaskId): Promise<TaskInfo> {
+    this.#record('requeue_task', { taskId });
+    const task = this.#task(taskId);
+    if (!canRequeue(task.state)) this.#taskState(task, 'only an interrupted, failed, timed-out or cancelled task can be requeued');
+    const sameKind = queueOf([...this.#tasks.values()], task.profile_id).filter((t) => t.priority === task.priority);
+    const order = sameKind.length ? Math.min(...sameKind.map((t) => t.order)) - 1 : this.#nextOrder++;
+    this.#putTask({
+      ...task,
+      state: 'queued',
+      order,
+      session_id: null,
+      started_at: null,
+      typed_at: null,
+      ended_at: null,
+      progress: null,
+      reason: null,
+      result: null,
+    });
+    this.#logTask(task, { kind: 'task_requeued' });
+    this.#pump(task.profile_id);
+    return this.#task(taskId);
+  }
+
+  async setQueuePaused(profileId: ProfileId | null, paused: boolean): Promise<void> {
+    this.#record('set_queue_paused', { profileId, paused });
+    const ids = profileId === null ? [...this.#profiles.keys()] : [this.#profile(profileId).id];
+    for (const id of ids) {
+      if (paused === this.#pausedQueues.has(id)) continue;
+      if (paused) this.#pausedQueues.add(id);
+      else this.#pausedQueues.delete(id);
+      // Pausing lets the running task finish; resuming picks the next one if the agent is idle.
+      this.#emitQueue(id);
+      this.#pump(id);
+    }
+  }
+
+  async listQueues(): Promise<QueueStatus[]> {
+    this.#record('list_queues', {});
+    return [...this.#profiles.keys()].map((id) => this.#queueStatus(id));
+  }
+
+  async taskTimeline(taskId: TaskId): Promise<LogEntry[]> {
+    this.#record('task_timeline', { taskId });
+    this.#task(taskId);
+    return this.#log.filter((e) => e.task_id === taskId).map((e) => structuredClone(e));
+  }
+
+  async setViewedTask(taskId: TaskId | null): Promise<void> {
+    this.#record('set_viewed_task', { taskId });
+    this.#viewedTask = taskId;
+  }
+
+  onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe {
+    this.#openTaskListeners.add(callback);
+    return () => this.#openTaskListeners.delete(callback);
+  }
+
   // ---- internals -----------------------------------------------------------------------
 
   #record(command: string, args: Record<string, unknown>): void {
@@ -297,6 +491,9 @@ export class FakeBackend implements Backend {
     const argv = [profile.command, ...profile.args].join(' ');
     this.#print(session, encoder.encode(`\x1b[2mSwitchboard fake backend: \`${argv}\` in ${profile.cwd}\x1b[0m\r\n${PROMPT}`));
     this.emit({ type: 'session_changed', session: info });
+    // A task that waited for its agent to come up is typed into the new session.
+    const waiting = this.#runningTask(profile.id);
+    if (waiting && waiting.typed_at === null) this.#typeTask({ ...waiting, session_id: info.id });
     return info;
   }
 
@@ -311,6 +508,12 @@ export class FakeBackend implements Backend {
     session.info = { id, profile_id, started_at, size, ...state };
     session.subscribers.clear();
     this.emit({ type: 'session_changed', session: session.info });
+    // As in the engine: an agent that exits before writing its summary fails its task.
+    const task = this.#runningTask(profile_id);
+    if (task && task.session_id === id) {
+      this.#endTask(task, 'failed', 'the agent exited before writing its summary', null);
+      this.#pump(profile_id);
+    }
   }
 
   #type(session: FakeSession, ch: string): void {
@@ -335,6 +538,101 @@ export class FakeBackend implements Backend {
     }
   }
 
+  #task(taskId: TaskId): TaskInfo {
+    return this.#tasks.get(taskId) ?? this.#fail('task_not_found', `no task ${taskId}`);
+  }
+
+  #taskState(task: TaskInfo, reason: string): never {
+    this.#fail('task_state', `task ${task.id} is ${task.state}: ${reason}`);
+  }
+
+  #newTask(spec: TaskSpec): TaskInfo {
+    // Task ids are UUIDs in the engine, and the UI shows their first 8 characters.
+    const n = this.#nextTask++;
+    const id = `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${(0xfa4e0000 + n).toString(16).padStart(12, '0')}`;
+    return {
+      id,
+      state: 'queued',
+      order: this.#nextOrder++,
+      session_id: null,
+      created_at: this.#now(),
+      started_at: null,
+      typed_at: null,
+      ended_at: null,
+      progress: null,
+      reason: null,
+      result: null,
+      profile_id: spec.profile_id,
+      instruction: spec.instruction,
+      context: spec.context ?? null,
+      specs: spec.specs ?? null,
+      instructions: spec.instructions ?? null,
+      priority: spec.priority ?? 'normal',
+      time_limit_secs: spec.time_limit_secs ?? null,
+      success_criteria: spec.success_criteria ?? null,
+    };
+  }
+
+  #putTask(task: TaskInfo): TaskInfo {
+    this.#tasks.set(task.id, task);
+    this.emit({ type: 'task_changed', task });
+    return task;
+  }
+
+  #runningTask(profileId: ProfileId): TaskInfo | undefined {
+    return [...this.#tasks.values()].find((t) => t.profile_id === profileId && t.state === 'running');
+  }
+
+  #queueStatus(profileId: ProfileId): QueueStatus {
+    const running = this.#runningTask(profileId);
+    return {
+      profile_id: profileId,
+      paused: this.#pausedQueues.has(profileId),
+      executing: running !== undefined,
+      current_task: running?.id ?? null,
+      queued: queueOf([...this.#tasks.values()], profileId).length,
+    };
+  }
+
+  #emitQueue(profileId: ProfileId): void {
+    this.emit({ type: 'queue_changed', queue: this.#queueStatus(profileId) });
+  }
+
+  /** Start the next queued task if the agent is idle and its queue runs; report the queue. */
+  #pump(profileId: ProfileId): void {
+    const next = queueOf([...this.#tasks.values()], profileId)[0];
+    if (next && !this.#pausedQueues.has(profileId) && !this.#runningTask(profileId)) {
+      const now = this.#now();
+      const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profileId && s.info.state === 'running');
+      const started = this.#putTask({ ...next, state: 'running', started_at: now, session_id: session?.info.id ?? null });
+      this.#logTask(started, { kind: 'task_started' });
+      // The fake agent is "ready" at once when it has a session; without one the task waits.
+      if (session) this.#typeTask(started);
+    }
+    this.#emitQueue(profileId);
+  }
+
+  /** Type a running task into the agent's session (`task.session_id`). */
+  #typeTask(task: TaskInfo): void {
+    const typed = this.#putTask({ ...task, typed_at: this.#now() });
+    this.#typeIntoAgent(typed, `[task ${typed.id.slice(0, 8)}] ${firstLine(typed.instruction)}`);
+    this.#logTask(typed, { kind: 'task_typed', bracketed: true });
+  }
+
+  #endTask(task: TaskInfo, state: TaskState, reason: string | null, result: TaskResult | null): void {
+    this.#putTask({ ...this.#task(task.id), state, reason, result, ended_at: this.#now() });
+    this.#logTask(task, { kind: 'task_ended', state, reason });
+  }
+
+  #logTask(task: TaskInfo, kind: LogKind): void {
+    this.#log.push({ seq: this.#nextSeq++, at: this.#now(), session_id: this.#task(task.id).session_id, task_id: task.id, ...kind });
+  }
+
+  #typeIntoAgent(task: TaskInfo, text: string): void {
+    const session = task.session_id === null ? undefined : this.#sessions.get(task.session_id);
+    if (session?.info.state === 'running') this.#print(session, encoder.encode(`${text}\r\n${PROMPT}`));
+  }
+
   #print(session: FakeSession, bytes: Uint8Array): void {
     session.scrollback.push(bytes);
     session.scrollbackBytes += bytes.length;
@@ -343,6 +641,55 @@ export class FakeBackend implements Backend {
     }
     for (const onBytes of session.subscribers.values()) onBytes(bytes);
   }
+}
+
+const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {
+  context: null,
+  specs: null,
+  instructions: null,
+  priority: 'normal',
+  time_limit_secs: null,
+  success_criteria: null,
+};
+
+/** A plausible completed result: the summary file as its first artifact, one deliverable. */
+export function sampleResult(taskId: TaskId, overrides: Partial<TaskResult> = {}): TaskResult {
+  const markdown = [
+    '# Task Completion Summary',
+    '## Objective',
+    'Do what the task said.',
+    '## Accomplishments',
+    '- Did it',
+    '## Key Deliverables',
+    '- `src/done.txt` - the result',
+    '## Test Results',
+    '✅ All 3 tests passed',
+    '## Important Notes',
+    '- Nothing unusual',
+    '## Status',
+    '✅ COMPLETED',
+    '',
+  ].join('\n');
+  return {
+    summary: {
+      objective: 'Do what the task said.',
+      accomplishments: ['Did it'],
+      deliverables: ['src/done.txt'],
+      test_results: '✅ All 3 tests passed',
+      tests: { passed: 3, failed: null },
+      notes: ['Nothing unusual'],
+      status: 'completed',
+    },
+    fallback: false,
+    artifacts: [
+      { path: summaryPath(taskId), content: markdown, size: markdown.length, truncated: false },
+      { path: 'src/done.txt', content: 'done\n', size: 5, truncated: false },
+    ],
+    rejected: [],
+    results_json: null,
+    errors: null,
+    ...overrides,
+  };
 }
 
 /** The fake with a demo profile and a running demo session, for the plain-browser page. */
@@ -357,5 +704,34 @@ export function demoBackend(): FakeBackend {
   backend.seedSession(codex.id, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: now - hour / 2 }, now - hour);
   const demo = backend.seedProfile({ name: 'demo', command: 'bash', args: ['-i'], cwd: '/tmp', kind: 'generic', start_on_launch: true });
   void backend.startSession(demo.id, { rows: 24, cols: 80 });
+
+  // A task history to look at: one done, one cut short, one running, two waiting.
+  const done = backend.seedTask({
+    profile_id: claude.id,
+    instruction: 'Add a --verbose flag to the CLI\n\nPrint each step when it is set.',
+    state: 'completed',
+    created_at: now - 3 * hour,
+    started_at: now - 3 * hour,
+    typed_at: now - 3 * hour,
+    ended_at: now - 2.5 * hour,
+    success_criteria: 'cargo test passes',
+  });
+  backend.seedTask({ ...done, result: sampleResult(done.id, { results_json: '{"tests":{"passed":3,"failed":0}}' }) });
+  backend.seedTask({
+    profile_id: claude.id,
+    instruction: 'Refactor the parser',
+    state: 'interrupted',
+    created_at: now - 2 * hour,
+    started_at: now - 2 * hour,
+    typed_at: now - 2 * hour,
+    ended_at: now - hour,
+    reason: 'the app stopped while the task ran',
+  });
+  void (async () => {
+    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Write a haiku about queues' });
+    backend.setProgress((await backend.listTasks(demo.id))[0].id, 'counting syllables (2/3 lines)');
+    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Then summarise the README' });
+    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Fix the flaky test', priority: 'urgent' });
+  })();
   return backend;
 }

@@ -1,0 +1,192 @@
+//! The app's presence outside its window: the tray icon with its menu and
+//! counts, and desktop notifications when tasks end. What to show is
+//! decided by `switchboard_core::notice`; this module only shows it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use switchboard_core::notice::{Notice, Notices, TrayCounts};
+use switchboard_core::{EngineEvent, EngineHandle, TaskId};
+use tauri::image::Image;
+use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
+use tauri::tray::{TrayIcon, TrayIconBuilder};
+use tauri::{AppHandle, Emitter, Manager, Wry};
+
+/// The Tauri event that asks the UI to open a task (a notification was clicked).
+pub const OPEN_TASK_EVENT: &str = "open-task";
+
+/// Notifications whose click is still awaited; past this many, new ones
+/// are shown without waiting for a click.
+const MAX_AWAITED_NOTIFICATIONS: usize = 8;
+
+pub struct Desktop {
+    notices: Mutex<Notices>,
+    tray: Mutex<Option<Tray>>,
+    awaited: AtomicUsize,
+}
+
+struct Tray {
+    _icon: TrayIcon,
+    status: MenuItem<Wry>,
+    pause: MenuItem<Wry>,
+    shown: TrayCounts,
+    all_paused: bool,
+}
+
+impl Desktop {
+    pub fn new(notices: Notices) -> Desktop {
+        Desktop { notices: Mutex::new(notices), tray: Mutex::new(None), awaited: AtomicUsize::new(0) }
+    }
+
+    pub fn set_viewed(&self, task: Option<TaskId>) {
+        self.notices.lock().expect("never poisoned").set_viewed(task);
+    }
+
+    /// Follows an engine event: a notification if a task ended, fresh tray counts.
+    pub fn on_event(&self, app: &AppHandle, event: &EngineEvent) {
+        let (notice, counts, all_paused) = {
+            let mut notices = self.notices.lock().expect("never poisoned");
+            let notice = notices.apply(event);
+            (notice, notices.counts(), notices.all_paused())
+        };
+        if let Some(notice) = notice {
+            self.notify(app, notice);
+        }
+        if let Some(tray) = self.tray.lock().expect("never poisoned").as_mut() {
+            if tray.shown != counts {
+                tray.shown = counts;
+                tray.status.set_text(counts.label()).ok();
+                tray._icon.set_tooltip(Some(format!("Switchboard: {}", counts.label()))).ok();
+            }
+            if tray.all_paused != all_paused {
+                tray.all_paused = all_paused;
+                tray.pause.set_text(pause_label(all_paused)).ok();
+            }
+        }
+    }
+
+    /// Shows the notification on its own thread (D-Bus calls block) and,
+    /// when it is clicked, brings the window up on the task.
+    fn notify(&self, app: &AppHandle, notice: Notice) {
+        let app = app.clone();
+        let await_click = self.awaited.fetch_add(1, Ordering::SeqCst) < MAX_AWAITED_NOTIFICATIONS;
+        if !await_click {
+            self.awaited.fetch_sub(1, Ordering::SeqCst);
+        }
+        let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
+            let shown = notify_rust::Notification::new()
+                .appname("Switchboard")
+                .summary(&notice.title)
+                .body(&notice.body)
+                .action("default", "Open task")
+                .show();
+            match shown {
+                Ok(handle) if await_click => {
+                    handle.wait_for_action(|action| {
+                        if action == "default" {
+                            open_task(&app, &notice.task_id);
+                        }
+                    });
+                }
+                Ok(_) => {}
+                Err(error) => tracing::debug!(%error, "no desktop notification (is a notification daemon running?)"),
+            }
+            if await_click && let Some(desktop) = app.try_state::<Desktop>() {
+                desktop.awaited.fetch_sub(1, Ordering::SeqCst);
+            }
+        });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "could not start a notification thread");
+        }
+    }
+
+    /// Builds the tray icon and menu. Without a tray (no status notifier on
+    /// this desktop) the app works on without one.
+    pub fn build_tray(&self, app: &AppHandle) {
+        let (counts, all_paused) = {
+            let notices = self.notices.lock().expect("never poisoned");
+            (notices.counts(), notices.all_paused())
+        };
+        let built = (|| -> tauri::Result<Tray> {
+            let status = MenuItem::with_id(app, "status", counts.label(), false, None::<&str>)?;
+            let show = MenuItem::with_id(app, "show", "Show window", true, None::<&str>)?;
+            let pause = MenuItem::with_id(app, "pause", pause_label(all_paused), true, None::<&str>)?;
+            let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
+            let separator = PredefinedMenuItem::separator(app)?;
+            let menu = Menu::with_items(app, &[&status, &separator, &show, &pause, &quit])?;
+            let icon = TrayIconBuilder::with_id("main")
+                .icon(app_icon())
+                .tooltip(format!("Switchboard: {}", counts.label()))
+                .menu(&menu)
+                .on_menu_event(|app, event| match event.id().as_ref() {
+                    "show" => show_window(app),
+                    "pause" => toggle_pause_all(app),
+                    "quit" => app.exit(0),
+                    _ => {}
+                })
+                .build(app)?;
+            Ok(Tray { _icon: icon, status, pause, shown: counts, all_paused })
+        })();
+        match built {
+            Ok(tray) => *self.tray.lock().expect("never poisoned") = Some(tray),
+            Err(error) => tracing::warn!(%error, "no tray icon"),
+        }
+    }
+}
+
+fn pause_label(all_paused: bool) -> &'static str {
+    if all_paused { "Resume all queues" } else { "Pause all queues" }
+}
+
+fn show_window(app: &AppHandle) {
+    if let Some(window) = app.get_webview_window("main") {
+        window.show().ok();
+        window.unminimize().ok();
+        window.set_focus().ok();
+    }
+}
+
+fn open_task(app: &AppHandle, task: &TaskId) {
+    show_window(app);
+    if let Err(error) = app.emit(OPEN_TASK_EVENT, task) {
+        tracing::warn!(%error, "asking the UI to open a task failed");
+    }
+}
+
+fn toggle_pause_all(app: &AppHandle) {
+    let Some(desktop) = app.try_state::<Desktop>() else { return };
+    let pause = !desktop.notices.lock().expect("never poisoned").all_paused();
+    let engine = app.state::<EngineHandle>().inner().clone();
+    tauri::async_runtime::spawn(async move {
+        if let Err(error) = engine.set_queue_paused(None, pause).await {
+            tracing::warn!(%error, "pausing every queue failed");
+        }
+    });
+}
+
+/// The app icon, drawn here: a rounded teal square with three rows of
+/// sockets, like a telephone switchboard.
+pub fn app_icon() -> Image<'static> {
+    const SIZE: u32 = 32;
+    let mut rgba = Vec::with_capacity((SIZE * SIZE * 4) as usize);
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            // Rounded square: distance outside a square inset by the radius.
+            let (r, half) = (7.0_f32, SIZE as f32 / 2.0);
+            let dx = ((fx - half).abs() - (half - r - 1.0)).max(0.0);
+            let dy = ((fy - half).abs() - (half - r - 1.0)).max(0.0);
+            let inside = (dx * dx + dy * dy).sqrt() <= r;
+            let socket = [9.0_f32, 16.0, 23.0]
+                .iter()
+                .any(|row| [9.0_f32, 16.0, 23.0].iter().any(|col| (fx - col).powi(2) + (fy - row).powi(2) <= 5.0));
+            let pixel = match (inside, socket) {
+                (false, _) => [0, 0, 0, 0],
+                (true, true) => [0xf4, 0xf1, 0xe8, 0xff],
+                (true, false) => [0x1f, 0x8a, 0x84, 0xff],
+            };
+            rgba.extend_from_slice(&pixel);
+        }
+    }
+    Image::new_owned(rgba, SIZE, SIZE)
+}

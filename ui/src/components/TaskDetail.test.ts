@@ -1,0 +1,285 @@
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProfileId, TaskResult, TaskSpec } from '../lib/bindings';
+import { FakeBackend, sampleResult } from '../lib/fakeBackend';
+import App from '../App.svelte';
+import { fakeTerminals } from '../test/fakeTerminal';
+import { callsOf, renderApp } from '../test/render';
+
+declare global {
+  interface Window {
+    __pwned?: number;
+  }
+}
+
+afterEach(() => {
+  delete window.__pwned;
+});
+
+const spec = (profile_id: ProfileId, instruction: string): TaskSpec => ({
+  profile_id,
+  instruction,
+  context: null,
+  specs: null,
+  instructions: null,
+  priority: 'normal',
+  time_limit_secs: null,
+  success_criteria: null,
+});
+
+async function openDetail(title: string) {
+  const entry = screen.getAllByTestId('task-entry').find((e) => within(e).getByTestId('task-open').textContent?.trim() === title);
+  if (!entry) throw new Error(`no task entry ${title}`);
+  await fireEvent.click(within(entry).getByTestId('task-open'));
+  return screen.getByTestId('task-detail');
+}
+
+/** An agent with a completed task whose result is `result(taskId)`. */
+function finishedWith(result: (taskId: string) => TaskResult, extra: { instruction?: string; success_criteria?: string } = {}) {
+  const backend = new FakeBackend();
+  const agent = backend.seedProfile({ name: 'agent' });
+  const seeded = backend.seedTask({ profile_id: agent.id, instruction: 'Build it\n\nwith <b>care</b>', state: 'completed', ended_at: 5, ...extra });
+  backend.seedTask({ ...seeded, result: result(seeded.id) });
+  return { backend, agent, task: seeded };
+}
+
+describe('task detail', () => {
+  it('shows the task, and tells the shell which task is on screen', async () => {
+    const { backend, task } = finishedWith((id) => sampleResult(id), { success_criteria: 'it builds' });
+    const { container } = await renderApp(backend);
+
+    const detail = await openDetail('Build it');
+    expect(detail.getAttribute('data-task-id')).toBe(task.id);
+    expect(detail.getAttribute('data-state')).toBe('completed');
+    // The instruction in full, as text.
+    expect(within(detail).getByTestId('task-detail-instruction').textContent).toBe('Build it\n\nwith <b>care</b>');
+    expect(container.querySelector('b')).toBeNull();
+    expect(within(detail).getByTestId('task-detail-success-criteria').textContent).toBe('it builds');
+    expect(within(detail).getByTestId('task-result-status').textContent).toBe('completed');
+    expect(within(detail).getByTestId('task-test-counts').textContent?.trim()).toBe('3 passed · ? failed');
+    expect(within(detail).queryByTestId('task-fallback-marker')).toBeNull();
+    expect(backend.viewedTask).toBe(task.id);
+
+    await fireEvent.click(within(detail).getByTestId('task-detail-close'));
+    expect(screen.queryByTestId('task-detail')).toBeNull();
+    expect(callsOf(backend, 'set_viewed_task')).toEqual([{ taskId: task.id }, { taskId: null }]);
+  });
+
+  it('renders the summary as Markdown', async () => {
+    const { backend } = finishedWith((id) => sampleResult(id));
+    await renderApp(backend);
+    const detail = await openDetail('Build it');
+    const summary = within(detail).getByTestId('task-summary');
+    expect([...summary.querySelectorAll('h2')].map((h) => h.textContent)).toContain('Key Deliverables');
+    expect(summary.querySelector('li code')?.textContent).toBe('src/done.txt');
+  });
+
+  it('renders a hostile summary without running or keeping anything active', async () => {
+    const hostile = [
+      '# Task Completion Summary',
+      '<img src=x onerror="window.__pwned=1">',
+      '<script>window.__pwned=1</script>',
+      '[click me](javascript:window.__pwned=1)',
+      '<a href="javascript:window.__pwned=1" onclick="window.__pwned=1">raw link</a>',
+      '<iframe src="https://evil.example"></iframe><form action="https://evil.example"><input name=q></form>',
+      '<div style="position:fixed;inset:0" onmouseover="window.__pwned=1">cover</div>',
+    ].join('\n\n');
+    const { backend } = finishedWith((id) =>
+      sampleResult(id, { artifacts: [{ path: `summaries/${id}.md`, content: hostile, size: hostile.length, truncated: false }] }),
+    );
+    await renderApp(backend);
+    const detail = await openDetail('Build it');
+    const summary = within(detail).getByTestId('task-summary');
+
+    expect(summary.querySelector('h1')?.textContent).toBe('Task Completion Summary');
+    expect(summary.querySelector('script, img, iframe, form, input, style')).toBeNull();
+    for (const element of summary.querySelectorAll('*')) {
+      for (const attribute of element.getAttributeNames()) {
+        expect(attribute.startsWith('on') || attribute === 'style' || attribute === 'href' || attribute === 'src').toBe(false);
+      }
+    }
+    expect(summary.innerHTML).not.toMatch(/javascript:|onerror|onclick|onmouseover/);
+    const links = [...summary.querySelectorAll('a')];
+    expect(links.map((a) => a.textContent)).toEqual(['click me', 'raw link']);
+
+    // Clicking what is left of a link goes nowhere.
+    const click = new MouseEvent('click', { bubbles: true, cancelable: true });
+    links[0].dispatchEvent(click);
+    expect(click.defaultPrevented).toBe(true);
+    expect(window.__pwned).toBeUndefined();
+  });
+
+  it('marks a fallback summary and shows the parsed fields', async () => {
+    const { backend } = finishedWith((id) =>
+      sampleResult(id, {
+        fallback: true,
+        artifacts: [],
+        summary: { objective: 'guessed', accomplishments: [], deliverables: [], test_results: '', tests: { passed: 4, failed: 1 }, notes: [], status: 'partial' },
+      }),
+    );
+    await renderApp(backend);
+    const detail = await openDetail('Build it');
+    expect(within(detail).getByTestId('task-fallback-marker').textContent).toContain('Fallback summary — the agent wrote none');
+    expect(within(detail).getByTestId('task-result-status').textContent).toBe('partial');
+    expect(within(detail).getByTestId('task-test-counts').textContent?.trim()).toBe('4 passed · 1 failed');
+    // Built from the parsed fields, since there is no summary file.
+    expect(within(detail).getByTestId('task-summary').textContent).toContain('guessed');
+    expect(within(detail).getByTestId('task-status-label').textContent).toBe('completed · partial');
+  });
+
+  it('shows artifacts as plain text, one at a time, and says when one was cut', async () => {
+    const { backend } = finishedWith((id) =>
+      sampleResult(id, {
+        artifacts: [
+          { path: `summaries/${id}.md`, content: '# Summary', size: 9, truncated: false },
+          { path: 'src/page.html', content: '<script>window.__pwned=1</script><b>bold</b>', size: 44, truncated: false },
+          { path: 'big.log', content: 'line 1\nline 2', size: 999_999, truncated: true },
+        ],
+        rejected: [
+          { path: '../../etc/passwd', reason: 'outside the workspace' },
+          { path: 'missing.txt', reason: 'no such file' },
+        ],
+        errors: 'E1: <img src=x onerror="window.__pwned=1">',
+        results_json: '{"passed":3,"failed":0}',
+      }),
+    );
+    const { container } = await renderApp(backend);
+    const detail = await openDetail('Build it');
+
+    const artifacts = within(detail).getAllByTestId('task-artifact');
+    expect(artifacts.map((a) => a.getAttribute('data-path'))).toEqual([expect.stringMatching(/^summaries\//), 'src/page.html', 'big.log']);
+    expect(within(detail).queryByTestId('task-artifact-content')).toBeNull();
+
+    await fireEvent.click(artifacts[1]);
+    const content = within(detail).getByTestId('task-artifact-content');
+    expect(content.tagName).toBe('PRE');
+    expect(content.textContent).toBe('<script>window.__pwned=1</script><b>bold</b>');
+    expect(content.children).toHaveLength(0);
+    expect(within(detail).queryByTestId('task-artifact-truncated')).toBeNull();
+
+    await fireEvent.click(artifacts[2]);
+    expect(within(detail).getByTestId('task-artifact-content').textContent).toBe('line 1\nline 2');
+    expect(within(detail).getByTestId('task-artifact-truncated')).toBeTruthy();
+
+    const rejected = within(detail).getAllByTestId('task-rejected');
+    expect(rejected.map((r) => r.getAttribute('data-path'))).toEqual(['../../etc/passwd', 'missing.txt']);
+    expect(rejected[0].textContent).toContain('outside the workspace');
+
+    expect(within(detail).getByTestId('task-errors').textContent).toBe('E1: <img src=x onerror="window.__pwned=1">');
+    expect(within(detail).getByTestId('task-results-json').textContent).toBe('{\n  "passed": 3,\n  "failed": 0\n}');
+    expect(container.querySelector('img, script, b')).toBeNull();
+    expect(window.__pwned).toBeUndefined();
+  });
+
+  it('shows a running task\'s progress live, its timeline, and cancels it', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    backend.seedSession(agent.id, { state: 'running', pid: 3 });
+    const { task } = await backend.submitTask(spec(agent.id, 'long job'));
+    await renderApp(backend);
+    const detail = await openDetail('long job');
+    await tick();
+
+    const timeline = () => within(screen.getByTestId('task-timeline')).queryAllByRole('listitem').map((li) => li.textContent);
+    expect(timeline()).toEqual([
+      expect.stringContaining('Queued'),
+      expect.stringContaining('Taken from the queue'),
+      expect.stringContaining('Typed into the agent (bracketed paste)'),
+    ]);
+    expect(within(detail).queryByTestId('task-progress')).toBeNull();
+
+    backend.setProgress(task.id, 'compiling');
+    await tick();
+    expect(within(screen.getByTestId('task-detail')).getByTestId('task-progress').textContent).toBe('compiling');
+
+    await fireEvent.click(within(screen.getByTestId('task-detail')).getByTestId('task-cancel'));
+    await tick();
+    expect(screen.getByTestId('task-detail').getAttribute('data-state')).toBe('cancelled');
+    expect(screen.getByTestId('task-reason').textContent).toBe('cancelled by the user');
+    expect(timeline().at(-1)).toContain('Ended cancelled: cancelled by the user');
+  });
+
+  it('says where a queued task stands', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    const { task: first } = await backend.submitTask(spec(agent.id, 'first'));
+    await backend.submitTask(spec(agent.id, 'second'));
+    await renderApp(backend);
+    const detail = await openDetail('second');
+    expect(within(detail).getByTestId('task-status-label').textContent).toBe(`queued · position 1 · waiting for ${first.id.slice(0, 8)}`);
+  });
+
+  it('opens the task of a clicked notification, on its agent', async () => {
+    const backend = new FakeBackend();
+    const other = backend.seedProfile({ name: 'other' });
+    const agent = backend.seedProfile({ name: 'agent' });
+    backend.seedSession(other.id, { state: 'running', pid: 1 });
+    const done = backend.seedTask({ profile_id: agent.id, instruction: 'notified', state: 'failed', ended_at: 3, reason: 'the agent exited' });
+    await renderApp(backend);
+    expect(screen.getByTestId('session-view')).toBeTruthy();
+
+    backend.openTask(done.id);
+    const detail = await screen.findByTestId('task-detail');
+    expect(detail.getAttribute('data-task-id')).toBe(done.id);
+    expect(screen.getByTestId('profile-view').getAttribute('data-profile-id')).toBe(agent.id);
+    expect(within(detail).getByTestId('task-reason').textContent).toBe('the agent exited');
+    expect(backend.viewedTask).toBe(done.id);
+
+    // Selecting something else closes the detail, and the shell hears of it.
+    await fireEvent.click(within(screen.getAllByTestId('profile-entry')[0]).getByTestId('profile-select'));
+    expect(screen.queryByTestId('task-detail')).toBeNull();
+    expect(backend.viewedTask).toBeNull();
+  });
+
+  it('closes on Escape, but not when Escape closes the task form', async () => {
+    const { backend } = finishedWith((id) => sampleResult(id));
+    await renderApp(backend);
+    await openDetail('Build it');
+
+    await fireEvent.click(screen.getByTestId('new-task'));
+    await fireEvent.keyDown(screen.getByTestId('task-instruction'), { key: 'Escape' });
+    expect(screen.queryByTestId('task-form')).toBeNull();
+    expect(screen.getByTestId('task-detail')).toBeTruthy();
+
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByTestId('task-detail')).toBeNull();
+    expect(backend.viewedTask).toBeNull();
+  });
+
+  it('shows a notified task once the app has loaded, when the click came first', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    const done = backend.seedTask({ profile_id: agent.id, instruction: 'early', state: 'completed', ended_at: 1 });
+    render(App, { props: { backend, terminals: fakeTerminals().factory } });
+    backend.openTask(done.id);
+
+    expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(done.id);
+    expect(callsOf(backend, 'get_task')).toEqual([]);
+  });
+
+  it('fetches a notified task the lists do not have', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    await renderApp(backend);
+    // Created behind the app's back: no event announced it.
+    const hidden = backend.seedTask({ profile_id: agent.id, instruction: 'unseen', state: 'completed', ended_at: 1 });
+
+    backend.openTask(hidden.id);
+    const detail = await screen.findByTestId('task-detail');
+    expect(detail.getAttribute('data-task-id')).toBe(hidden.id);
+    expect(callsOf(backend, 'get_task')).toEqual([{ taskId: hidden.id }]);
+  });
+
+  it('requeues a finished task from its detail', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    const timedOut = backend.seedTask({ profile_id: agent.id, instruction: 'slow', state: 'timed_out', ended_at: 2 });
+    await renderApp(backend);
+    const detail = await openDetail('slow');
+    await fireEvent.click(within(detail).getByTestId('task-requeue'));
+    expect(callsOf(backend, 'requeue_task')).toEqual([{ taskId: timedOut.id }]);
+    // Nothing else runs, so it starts at once.
+    expect(screen.getByTestId('task-detail').getAttribute('data-state')).toBe('running');
+  });
+});

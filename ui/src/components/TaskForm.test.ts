@@ -1,0 +1,126 @@
+import { fireEvent, screen, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import type { TaskSpec } from '../lib/bindings';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+const spec = (profile_id: string, instruction: string): TaskSpec => ({
+  profile_id,
+  instruction,
+  context: null,
+  specs: null,
+  instructions: null,
+  priority: 'normal',
+  time_limit_secs: null,
+  success_criteria: null,
+});
+
+/** An app showing one agent's profile view (it has no sessions), with the task form open. */
+async function openForm(backend: FakeBackend) {
+  const rendered = await renderApp(backend);
+  await fireEvent.click(screen.getByTestId('new-task'));
+  return rendered;
+}
+
+const type = (testid: string, value: string) => fireEvent.input(screen.getByTestId(testid), { target: { value } });
+
+describe('new task form', () => {
+  it('starts a task on an idle agent and says so', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+
+    await type('task-instruction', 'Fix the parser\nand its tests');
+    await type('task-success-criteria', 'cargo test passes');
+    await fireEvent.change(screen.getByTestId('task-priority'), { target: { value: 'urgent' } });
+    await type('task-time-limit', '5');
+    await type('task-context', 'the parser lives in src/parse.rs');
+    await type('task-specs', '   ');
+    await type('task-instructions', 'keep commits small');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+
+    expect((await screen.findByTestId('task-submit-result')).textContent).toBe('Started');
+    expect(callsOf(backend, 'submit_task')).toEqual([
+      {
+        spec: {
+          profile_id: agent.id,
+          instruction: 'Fix the parser\nand its tests',
+          context: 'the parser lives in src/parse.rs',
+          specs: null,
+          instructions: 'keep commits small',
+          priority: 'urgent',
+          time_limit_secs: 300,
+          success_criteria: 'cargo test passes',
+        },
+      },
+    ]);
+    // The form is emptied for the next task, and the task shows as running.
+    expect((screen.getByTestId('task-instruction') as HTMLTextAreaElement).value).toBe('');
+    expect((screen.getByTestId('task-priority') as HTMLSelectElement).value).toBe('normal');
+    const [entry] = screen.getAllByTestId('task-entry');
+    expect(entry.getAttribute('data-state')).toBe('running');
+    expect(within(entry).getByTestId('task-open').textContent?.trim()).toBe('Fix the parser');
+  });
+
+  it('queues behind a running task, naming its place and what it waits for', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    const { task: first } = await backend.submitTask(spec(agent.id, 'first'));
+    await openForm(backend);
+
+    await type('task-instruction', 'second');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+
+    const result = await screen.findByTestId('task-submit-result');
+    expect(result.textContent).toBe(`Queued · position 1 · waiting for task ${first.id.slice(0, 8)}`);
+    expect(callsOf(backend, 'submit_task')[0]).toMatchObject({ spec: { time_limit_secs: null, priority: 'normal', context: null } });
+  });
+
+  it('shows the agent default time limit as the placeholder', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent', task_time_limit_secs: 600 });
+    await openForm(backend);
+    expect(screen.getByTestId('task-time-limit').getAttribute('placeholder')).toBe('default 10m');
+  });
+
+  it('refuses an empty instruction without calling the engine', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+
+    await type('task-instruction', '   ');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+
+    expect(screen.getByTestId('task-form-error').textContent).toBe('Write what the agent should do.');
+    expect(screen.getByTestId('task-instruction').getAttribute('aria-invalid')).toBe('true');
+    expect(callsOf(backend, 'submit_task')).toEqual([]);
+  });
+
+  it('shows an engine error inline and keeps what was typed', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+    backend.failNext('submit_task', { code: 'invalid_input', message: 'time_limit_secs: at most a day', field: 'time_limit_secs' });
+
+    await type('task-instruction', 'do it');
+    await type('task-time-limit', '5000');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+
+    expect((await screen.findByTestId('task-form-error')).textContent).toBe('time_limit_secs: at most a day');
+    expect(screen.getByTestId('task-time-limit').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.queryByTestId('task-submit-result')).toBeNull();
+    expect((screen.getByTestId('task-instruction') as HTMLTextAreaElement).value).toBe('do it');
+    expect(screen.queryAllByTestId('task-entry')).toEqual([]);
+  });
+
+  it('refuses a time limit that is not a number of minutes', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+    await type('task-instruction', 'do it');
+    await type('task-time-limit', 'soon');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    expect(screen.getByTestId('task-form-error').textContent).toBe('the time limit is a number of minutes');
+    expect(callsOf(backend, 'submit_task')).toEqual([]);
+  });
+});

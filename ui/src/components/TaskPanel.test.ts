@@ -1,0 +1,261 @@
+import { fireEvent, screen, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import { describe, expect, it } from 'vitest';
+import type { Priority, ProfileId, TaskSpec } from '../lib/bindings';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+const spec = (profile_id: ProfileId, instruction: string, priority: Priority = 'normal'): TaskSpec => ({
+  profile_id,
+  instruction,
+  context: null,
+  specs: null,
+  instructions: null,
+  priority,
+  time_limit_secs: null,
+  success_criteria: null,
+});
+
+const entries = () => screen.getAllByTestId('task-entry');
+const titles = () => entries().map((e) => within(e).getByTestId('task-open').textContent?.trim());
+const entryOf = (title: string) => {
+  const entry = entries().find((e) => within(e).getByTestId('task-open').textContent?.trim() === title);
+  if (!entry) throw new Error(`no task entry ${title}`);
+  return entry;
+};
+
+/** An agent with one running task and three queued (one urgent, submitted last). */
+async function busyAgent() {
+  const backend = new FakeBackend();
+  const agent = backend.seedProfile({ name: 'agent' });
+  await backend.submitTask(spec(agent.id, 'running one'));
+  await backend.submitTask(spec(agent.id, 'normal a'));
+  await backend.submitTask(spec(agent.id, 'normal b'));
+  await backend.submitTask(spec(agent.id, 'urgent c', 'urgent'));
+  backend.calls.length = 0;
+  return { backend, agent };
+}
+
+describe('task panel', () => {
+  it('shows the running task, the queue in pick order and finished tasks newest first', async () => {
+    const backend = new FakeBackend({ now: () => 1_000_000 });
+    const agent = backend.seedProfile({ name: 'agent' });
+    backend.seedTask({ profile_id: agent.id, instruction: 'old failure', state: 'failed', ended_at: 10 });
+    backend.seedTask({ profile_id: agent.id, instruction: 'recent success', state: 'completed', ended_at: 30 });
+    backend.seedTask({ profile_id: agent.id, instruction: 'cut short', state: 'interrupted', ended_at: 20 });
+    await backend.submitTask(spec(agent.id, 'running one'));
+    await backend.submitTask(spec(agent.id, 'normal a'));
+    await backend.submitTask(spec(agent.id, 'urgent c', 'urgent'));
+    await renderApp(backend);
+
+    const panel = screen.getByTestId('task-panel');
+    expect(panel.getAttribute('data-profile-id')).toBe(agent.id);
+    expect(titles()).toEqual(['running one', 'urgent c', 'normal a', 'recent success', 'cut short', 'old failure']);
+    expect(entries().map((e) => e.getAttribute('data-state'))).toEqual(['running', 'queued', 'queued', 'completed', 'interrupted', 'failed']);
+    expect(entries().map((e) => e.getAttribute('data-position'))).toEqual([null, '1', '2', null, null, null]);
+    expect(entryOf('urgent c').getAttribute('data-priority')).toBe('urgent');
+
+    const status = screen.getByTestId('queue-status');
+    expect(status.getAttribute('data-executing')).toBe('true');
+    expect(status.getAttribute('data-paused')).toBe('false');
+    expect(status.getAttribute('data-queued')).toBe('2');
+    expect(status.textContent).toContain('executing');
+
+    // Only interrupted, failed, timed-out and cancelled tasks can be requeued.
+    expect(within(entryOf('recent success')).queryByTestId('task-requeue')).toBeNull();
+    expect(within(entryOf('cut short')).getByTestId('task-requeue')).toBeTruthy();
+    expect(within(entryOf('running one')).getByTestId('task-cancel')).toBeTruthy();
+  });
+
+  it('moves queued tasks with the arrow buttons', async () => {
+    const { backend } = await busyAgent();
+    await renderApp(backend);
+    expect(titles()).toEqual(['running one', 'urgent c', 'normal a', 'normal b']);
+    expect(within(entryOf('urgent c')).getByTestId('task-move-up').hasAttribute('disabled')).toBe(true);
+    expect(within(entryOf('normal b')).getByTestId('task-move-down').hasAttribute('disabled')).toBe(true);
+
+    const b = entryOf('normal b').getAttribute('data-task-id');
+    await fireEvent.click(within(entryOf('normal b')).getByTestId('task-move-up'));
+    expect(callsOf(backend, 'move_task')).toEqual([{ taskId: b, toIndex: 1 }]);
+    expect(titles()).toEqual(['running one', 'urgent c', 'normal b', 'normal a']);
+
+    // Moving above the urgent task makes it urgent (the engine decides; the fake does the same).
+    await fireEvent.click(within(entryOf('normal b')).getByTestId('task-move-up'));
+    expect(callsOf(backend, 'move_task')[1]).toEqual({ taskId: b, toIndex: 0 });
+    expect(titles()).toEqual(['running one', 'normal b', 'urgent c', 'normal a']);
+    expect(entryOf('normal b').getAttribute('data-priority')).toBe('urgent');
+
+    const c = entryOf('urgent c').getAttribute('data-task-id');
+    await fireEvent.click(within(entryOf('urgent c')).getByTestId('task-move-down'));
+    expect(callsOf(backend, 'move_task')[2]).toEqual({ taskId: c, toIndex: 2 });
+    expect(titles()).toEqual(['running one', 'normal b', 'normal a', 'urgent c']);
+    expect(entryOf('urgent c').getAttribute('data-priority')).toBe('normal');
+  });
+
+  it('moves a queued task by dragging its grip', async () => {
+    const { backend } = await busyAgent();
+    await renderApp(backend);
+    const queued = entries().filter((e) => e.getAttribute('data-state') === 'queued');
+    // jsdom has no layout: give the three queued rows boxes 20px high, from y=100.
+    queued.forEach((row, i) => {
+      row.getBoundingClientRect = () => ({ top: 100 + 20 * i, height: 20, bottom: 120 + 20 * i, left: 0, right: 100, width: 100, x: 0, y: 100 + 20 * i, toJSON: () => ({}) });
+    });
+    const grip = queued[0].querySelector('.grip') as HTMLElement;
+    const id = queued[0].getAttribute('data-task-id');
+
+    await fireEvent.pointerDown(grip, { button: 0, pointerId: 1, clientY: 110 });
+    await fireEvent.pointerMove(grip, { pointerId: 1, clientY: 145 });
+    expect(queued[2].classList.contains('drop-before')).toBe(true);
+    await fireEvent.pointerUp(grip, { pointerId: 1, clientY: 145 });
+
+    // Dropped before the third row: it lands second, after "normal a".
+    expect(callsOf(backend, 'move_task')).toEqual([{ taskId: id, toIndex: 1 }]);
+    expect(titles().slice(1, 4)).toEqual(['normal a', 'urgent c', 'normal b']);
+  });
+
+  it('a drag that ends where it started moves nothing', async () => {
+    const { backend } = await busyAgent();
+    await renderApp(backend);
+    const grip = entries()[1].querySelector('.grip') as HTMLElement;
+    await fireEvent.pointerDown(grip, { button: 0, pointerId: 1, clientY: 0 });
+    await fireEvent.pointerUp(grip, { pointerId: 1, clientY: 0 });
+    expect(callsOf(backend, 'move_task')).toEqual([]);
+  });
+
+  it('cancels queued and running tasks, and the queue moves on', async () => {
+    const { backend } = await busyAgent();
+    await renderApp(backend);
+
+    const a = entryOf('normal a').getAttribute('data-task-id');
+    await fireEvent.click(within(entryOf('normal a')).getByTestId('task-cancel'));
+    expect(callsOf(backend, 'cancel_task')).toEqual([{ taskId: a }]);
+    expect(entryOf('normal a').getAttribute('data-state')).toBe('cancelled');
+
+    await fireEvent.click(within(entryOf('running one')).getByTestId('task-cancel'));
+    expect(entryOf('running one').getAttribute('data-state')).toBe('cancelled');
+    // The urgent task was next in line.
+    expect(entryOf('urgent c').getAttribute('data-state')).toBe('running');
+    expect(screen.getByTestId('queue-status').getAttribute('data-queued')).toBe('1');
+  });
+
+  it('requeues a cancelled task at the front of the queue', async () => {
+    const { backend } = await busyAgent();
+    await renderApp(backend);
+    await fireEvent.click(within(entryOf('normal b')).getByTestId('task-cancel'));
+    const b = entryOf('normal b').getAttribute('data-task-id');
+
+    await fireEvent.click(within(entryOf('normal b')).getByTestId('task-requeue'));
+
+    expect(callsOf(backend, 'requeue_task')).toEqual([{ taskId: b }]);
+    expect(titles()).toEqual(['running one', 'urgent c', 'normal b', 'normal a']);
+    expect(entryOf('normal b').getAttribute('data-position')).toBe('2');
+  });
+
+  it('pauses and resumes the queue', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    await renderApp(backend);
+
+    await fireEvent.click(screen.getByTestId('queue-pause'));
+    expect(callsOf(backend, 'set_queue_paused')).toEqual([{ profileId: agent.id, paused: true }]);
+    expect(screen.getByTestId('queue-status').getAttribute('data-paused')).toBe('true');
+    expect(screen.getByTestId('queue-status').textContent).toContain('paused');
+
+    // A paused queue takes tasks but starts none.
+    await backend.submitTask(spec(agent.id, 'waits'));
+    await tick();
+    expect(entryOf('waits').getAttribute('data-state')).toBe('queued');
+
+    await fireEvent.click(screen.getByTestId('queue-resume'));
+    expect(callsOf(backend, 'set_queue_paused')[1]).toEqual({ profileId: agent.id, paused: false });
+    expect(entryOf('waits').getAttribute('data-state')).toBe('running');
+    expect(screen.getByTestId('queue-status').getAttribute('data-executing')).toBe('true');
+  });
+
+  it('follows the engine: a finished task goes to the list and the next one starts', async () => {
+    const { backend, agent } = await busyAgent();
+    await renderApp(backend);
+
+    backend.finishTask({ profileId: agent.id });
+    await tick();
+
+    expect(entryOf('running one').getAttribute('data-state')).toBe('completed');
+    expect(entryOf('urgent c').getAttribute('data-state')).toBe('running');
+    expect(titles()).toEqual(['urgent c', 'normal a', 'normal b', 'running one']);
+  });
+
+  it('a task waits for its agent\'s session, and fails when the session ends', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    await backend.submitTask(spec(agent.id, 'needs a session'));
+    await renderApp(backend);
+    expect(within(entryOf('needs a session')).getByTestId('task-open').getAttribute('title')).toBe('needs a session');
+    expect(screen.getByTestId('task-panel').textContent).toContain('running · waiting for the agent');
+
+    await fireEvent.click(screen.getByTestId('profile-view-start'));
+    expect(entryOf('needs a session').getAttribute('data-state')).toBe('running');
+    expect(screen.getByTestId('task-panel').textContent).not.toContain('waiting for the agent');
+
+    await fireEvent.click(screen.getByTestId('stop-session'));
+    expect(entryOf('needs a session').getAttribute('data-state')).toBe('failed');
+  });
+
+  it('shows the running task\'s progress and elapsed time against its limit', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent', task_time_limit_secs: 900 });
+    backend.seedSession(agent.id, { state: 'running', pid: 3 });
+    const { task } = await backend.submitTask(spec(agent.id, 'work'));
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('profile-select'));
+
+    backend.setProgress(task.id, 'step 2 of 5');
+    await tick();
+    const entry = entryOf('work');
+    expect(within(entry).getByTestId('task-progress').textContent).toBe('step 2 of 5');
+    expect(within(entry).getByTestId('task-elapsed').textContent).toMatch(/ \/ 15m$/);
+  });
+
+  it('shows a failed action in the panel', async () => {
+    const { backend } = await busyAgent();
+    await renderApp(backend);
+    backend.failNext('cancel_task', { code: 'task_state', message: 'task x is completed: only a queued or running task can be cancelled', field: null });
+    await fireEvent.click(within(entryOf('normal a')).getByTestId('task-cancel'));
+    expect((await screen.findByTestId('task-panel-error')).textContent).toContain('only a queued or running task can be cancelled');
+  });
+
+  it('sits beside the terminal in the session view and can be hidden', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    backend.seedSession(agent.id, { state: 'running', pid: 3 });
+    await backend.submitTask(spec(agent.id, 'in the session'));
+    await renderApp(backend);
+
+    const view = screen.getByTestId('session-view');
+    expect(within(view).getByTestId('task-panel').getAttribute('data-profile-id')).toBe(agent.id);
+    expect(within(view).getByTestId('terminal')).toBeTruthy();
+    // The fake types the task into the agent's session.
+    expect(entryOf('in the session').getAttribute('data-state')).toBe('running');
+
+    await fireEvent.click(screen.getByTestId('toggle-task-panel'));
+    expect(screen.queryByTestId('task-panel')).toBeNull();
+    await fireEvent.click(screen.getByTestId('toggle-task-panel'));
+    expect(screen.getByTestId('task-panel')).toBeTruthy();
+  });
+
+  it('shows each agent\'s queue in the sidebar', async () => {
+    const { backend, agent } = await busyAgent();
+    const idle = backend.seedProfile({ name: 'idle' });
+    await renderApp(backend);
+
+    const indicator = (id: string) =>
+      within(screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-id') === id) as HTMLElement).queryByTestId('profile-queue');
+    expect(indicator(agent.id)?.textContent).toBe('working · 3 queued');
+    expect(indicator(agent.id)?.getAttribute('data-queued')).toBe('3');
+    expect(indicator(idle.id)).toBeNull();
+
+    await backend.setQueuePaused(idle.id, true);
+    await tick();
+    expect(indicator(idle.id)?.textContent).toBe('paused');
+    expect(indicator(idle.id)?.getAttribute('data-paused')).toBe('true');
+  });
+});

@@ -1,0 +1,394 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent, LogEntry, LogKind, QueueStatus, SessionInfo, Submitted, Summary, TaskInfo } from './bindings';
+import type { Model, Selection } from './model';
+import {
+  addTaskIfMissing,
+  applyMove,
+  applyTaskEvent,
+  canRequeue,
+  dropIndex,
+  elapsedLabel,
+  elapsedSecs,
+  finishedTasks,
+  firstLine,
+  formatDuration,
+  insertionIndex,
+  mergeInitialTasks,
+  parseTimeLimitMinutes,
+  prettyJson,
+  queueIndicator,
+  queueOf,
+  queuePosition,
+  queueStatusOf,
+  runningTask,
+  selectionForTask,
+  submittedMessage,
+  summaryMarkdown,
+  summaryToMarkdown,
+  taskSpecFromForm,
+  taskStatusLabel,
+  timelineText,
+  upsertTask,
+  waitingFor,
+  type TaskFormFields,
+} from './tasks';
+import { task } from '../test/tasks';
+
+const ID = 'a1b2c3d4-0000-4000-8000-000000000001';
+
+const summary: Summary = {
+  objective: 'Fix it',
+  accomplishments: ['fixed', 'tested'],
+  deliverables: ['src/a.rs'],
+  test_results: '✅ All 2 tests passed',
+  tests: { passed: 2, failed: null },
+  notes: [],
+  status: 'completed',
+};
+
+const queue = (profile_id: string, overrides: Partial<QueueStatus> = {}): QueueStatus => ({
+  profile_id,
+  paused: false,
+  executing: false,
+  current_task: null,
+  queued: 0,
+  ...overrides,
+});
+
+describe('folding events', () => {
+  it('upserts tasks by id', () => {
+    const list = upsertTask([task('a'), task('b')], task('a', { state: 'running' }));
+    expect(list.map((t) => [t.id, t.state])).toEqual([
+      ['a', 'running'],
+      ['b', 'queued'],
+    ]);
+    expect(upsertTask(list, task('c')).map((t) => t.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('adds an action reply only when no event brought the task yet', () => {
+    const list = [task('a', { state: 'running' })];
+    expect(addTaskIfMissing(list, task('a', { state: 'queued' }))[0].state).toBe('running');
+    expect(addTaskIfMissing(list, task('b')).map((t) => t.id)).toEqual(['a', 'b']);
+  });
+
+  it.each<[string, EngineEvent, { tasks: string[]; queues: string[] }]>([
+    ['task_changed adds', { type: 'task_changed', task: task('c') }, { tasks: ['a', 'b', 'c'], queues: ['p', 'q'] }],
+    ['queue_changed replaces', { type: 'queue_changed', queue: queue('q', { paused: true }) }, { tasks: ['a', 'b'], queues: ['p', 'q'] }],
+    ['profile_deleted drops its tasks and queue', { type: 'profile_deleted', profile_id: 'q' }, { tasks: ['a'], queues: ['p'] }],
+    ['other events change nothing', { type: 'profile_deleted', profile_id: 'zzz' }, { tasks: ['a', 'b'], queues: ['p', 'q'] }],
+  ])('%s', (_name, event, expected) => {
+    const model = { tasks: [task('a'), task('b', { profile_id: 'q' })], queues: [queue('p'), queue('q')] };
+    const after = applyTaskEvent(model, event);
+    expect(after.tasks.map((t) => t.id)).toEqual(expected.tasks);
+    expect(after.queues.map((q) => q.profile_id)).toEqual(expected.queues);
+  });
+
+  it('applies a queue change', () => {
+    const after = applyTaskEvent({ tasks: [], queues: [queue('p')] }, { type: 'queue_changed', queue: queue('p', { paused: true }) });
+    expect(after.queues).toEqual([queue('p', { paused: true })]);
+  });
+
+  it('ignores event types it does not know', () => {
+    const model = { tasks: [task('a')], queues: [] };
+    expect(applyTaskEvent(model, { type: 'from_the_future' } as unknown as EngineEvent)).toBe(model);
+  });
+
+  it('applies events that arrived during the load after the lists', () => {
+    const merged = mergeInitialTasks({ tasks: [task('a'), task('b')], queues: [queue('p', { queued: 2 })] }, [
+      { type: 'task_changed', task: task('a', { state: 'running' }) },
+      { type: 'queue_changed', queue: queue('p', { queued: 1, executing: true }) },
+    ]);
+    expect(merged.tasks.map((t) => t.state)).toEqual(['running', 'queued']);
+    expect(merged.queues).toEqual([queue('p', { queued: 1, executing: true })]);
+  });
+});
+
+describe('queue order', () => {
+  const tasks = [
+    task('n2', { order: 5 }),
+    task('u1', { order: 9, priority: 'urgent' }),
+    task('n1', { order: 2 }),
+    task('other', { order: 0, profile_id: 'q' }),
+    task('u0', { order: 1, priority: 'urgent' }),
+    task('run', { state: 'running', order: -1 }),
+    task('done', { state: 'completed', order: -2, ended_at: 10 }),
+  ];
+
+  it('lists the queue in pick order: urgent first, then by order', () => {
+    expect(queueOf(tasks, 'p').map((t) => t.id)).toEqual(['u0', 'u1', 'n1', 'n2']);
+    expect(queueOf(tasks, 'q').map((t) => t.id)).toEqual(['other']);
+  });
+
+  it.each<[string, number | null]>([
+    ['u0', 1],
+    ['u1', 2],
+    ['n1', 3],
+    ['n2', 4],
+    ['other', 1],
+    ['run', null],
+    ['done', null],
+    ['missing', null],
+  ])('position of %s is %s', (id, position) => {
+    expect(queuePosition(tasks, id)).toBe(position);
+  });
+
+  it('finds the running task and what a queued task waits for', () => {
+    expect(runningTask(tasks, 'p')?.id).toBe('run');
+    expect(runningTask(tasks, 'q')).toBeUndefined();
+    expect(waitingFor(tasks, 'n1')?.id).toBe('run');
+    expect(waitingFor(tasks, 'other')).toBeUndefined();
+    expect(waitingFor(tasks, 'run')).toBeUndefined();
+  });
+
+  it('lists finished tasks newest first by end time', () => {
+    const list = [
+      task('old', { state: 'failed', ended_at: 100 }),
+      task('new', { state: 'cancelled', ended_at: 300 }),
+      task('mid', { state: 'completed', ended_at: 200 }),
+      task('queued'),
+      task('elsewhere', { state: 'completed', ended_at: 999, profile_id: 'q' }),
+    ];
+    expect(finishedTasks(list, 'p').map((t) => t.id)).toEqual(['new', 'mid', 'old']);
+  });
+
+  it('derives a queue status the engine has not reported', () => {
+    expect(queueStatusOf([], tasks, 'p')).toEqual({ profile_id: 'p', paused: false, executing: true, current_task: 'run', queued: 4 });
+    expect(queueStatusOf([queue('p', { paused: true })], tasks, 'p').paused).toBe(true);
+  });
+
+  it.each<[string, QueueStatus | undefined, string | null]>([
+    ['unknown', undefined, null],
+    ['idle and empty', queue('p'), null],
+    ['working', queue('p', { executing: true }), 'working'],
+    ['working with a queue', queue('p', { executing: true, queued: 2 }), 'working · 2 queued'],
+    ['paused with a queue', queue('p', { paused: true, queued: 1 }), 'paused · 1 queued'],
+    ['only paused', queue('p', { paused: true }), 'paused'],
+  ])('sidebar indicator: %s', (_name, status, text) => {
+    expect(queueIndicator(status)).toBe(text);
+  });
+});
+
+describe('reordering', () => {
+  it.each<[number[], number, number]>([
+    [[10, 30, 50], 0, 0],
+    [[10, 30, 50], 20, 1],
+    [[10, 30, 50], 30, 1],
+    [[10, 30, 50], 49, 2],
+    [[10, 30, 50], 99, 3],
+    [[], 5, 0],
+  ])('midpoints %j, pointer at %i: insertion point %i', (midpoints, y, expected) => {
+    expect(insertionIndex(midpoints, y)).toBe(expected);
+  });
+
+  it.each<[number, number, number | null]>([
+    [0, 0, null],
+    [0, 1, null],
+    [0, 2, 1],
+    [0, 3, 2],
+    [2, 0, 0],
+    [2, 2, null],
+    [2, 3, null],
+    [1, 0, 0],
+  ])('row %i dropped before %i moves to %s', (from, before, to) => {
+    expect(dropIndex(from, before)).toBe(to);
+  });
+
+  const q = [task('u1', { priority: 'urgent', order: 3 }), task('u2', { priority: 'urgent', order: 4 }), task('n1', { order: 1 }), task('n2', { order: 7 })];
+  it.each<[string, string, number, string[]]>([
+    ['a normal task moved among the urgent ones turns urgent', 'n2', 0, ['n2:urgent:0', 'u1:urgent:1', 'u2:urgent:2', 'n1:normal:0']],
+    ['an urgent task moved among the normal ones turns normal', 'u1', 3, ['u2:urgent:0', 'n1:normal:0', 'n2:normal:1', 'u1:normal:2']],
+    ['at the border a normal task keeps its priority', 'n2', 2, ['u1:urgent:0', 'u2:urgent:1', 'n2:normal:0', 'n1:normal:1']],
+    ['at the border an urgent task keeps its priority', 'u1', 1, ['u2:urgent:0', 'u1:urgent:1', 'n1:normal:0', 'n2:normal:1']],
+    ['an index past the end is clamped', 'u1', 99, ['u2:urgent:0', 'n1:normal:0', 'n2:normal:1', 'u1:normal:2']],
+    ['an unknown task changes nothing', 'zz', 0, ['u1:urgent:3', 'u2:urgent:4', 'n1:normal:1', 'n2:normal:7']],
+  ])('%s', (_name, id, to, expected) => {
+    expect(applyMove(q, id, to).map((m) => `${m.id}:${m.priority}:${m.order}`)).toEqual(expected);
+  });
+});
+
+describe('texts', () => {
+  it.each<[TaskInfo, { position?: number | null; waitingFor?: string | null }, string]>([
+    [task(ID), { position: 2, waitingFor: 'ffeeddcc-1111-4000-8000-000000000000' }, 'queued · position 2 · waiting for ffeeddcc'],
+    [task(ID), { position: 1 }, 'queued · position 1'],
+    [task(ID, { state: 'running', typed_at: null }), {}, 'running · waiting for the agent'],
+    [task(ID, { state: 'running', typed_at: 5 }), {}, 'running'],
+    [task(ID, { state: 'completed' }), {}, 'completed'],
+    [task(ID, { state: 'completed', result: { summary: { ...summary, status: 'partial' }, fallback: false, artifacts: [], rejected: [], results_json: null, errors: null } }), {}, 'completed · partial'],
+    [task(ID, { state: 'failed' }), {}, 'failed'],
+    [task(ID, { state: 'timed_out' }), {}, 'timed out'],
+    [task(ID, { state: 'cancelled' }), {}, 'cancelled'],
+    [task(ID, { state: 'interrupted' }), {}, 'interrupted'],
+  ])('status label of %#', (t, context, label) => {
+    expect(taskStatusLabel(t, context)).toBe(label);
+  });
+
+  it.each<[Submitted, string]>([
+    [{ task: task(ID), position: null, waiting_for: null }, 'Started'],
+    [{ task: task(ID), position: 3, waiting_for: 'ffeeddcc-1111-4000-8000-000000000000' }, 'Queued · position 3 · waiting for task ffeeddcc'],
+    [{ task: task(ID), position: 1, waiting_for: null }, 'Queued · position 1'],
+  ])('submission outcome %#', (submitted, message) => {
+    expect(submittedMessage(submitted)).toBe(message);
+  });
+
+  it.each<[number, string]>([
+    [0, '0s'],
+    [-3, '0s'],
+    [45.9, '45s'],
+    [60, '1m'],
+    [330, '5m 30s'],
+    [1800, '30m'],
+    [3600, '1h'],
+    [3900, '1h 5m'],
+    [3959, '1h 5m'],
+    [90000, '25h'],
+  ])('formatDuration(%d) = %s', (secs, text) => {
+    expect(formatDuration(secs)).toBe(text);
+  });
+
+  it.each<[Partial<TaskInfo>, number, number | null]>([
+    [{}, 10_000, null],
+    [{ started_at: 1000 }, 11_000, 10],
+    [{ started_at: 1000, typed_at: 4000 }, 11_000, 7],
+    [{ started_at: 1000, typed_at: 4000, ended_at: 6000 }, 99_000, 2],
+  ])('elapsed of %j at %d is %s s', (overrides, now, secs) => {
+    expect(elapsedSecs(task(ID, overrides), now)).toBe(secs);
+  });
+
+  it('labels elapsed time against the limit', () => {
+    expect(elapsedLabel(task(ID, { typed_at: 0 }), 1800, 192_000)).toBe('3m 12s / 30m');
+    expect(elapsedLabel(task(ID), 600, 0)).toBe('— / 10m');
+    expect(elapsedLabel(task(ID, { typed_at: 0 }), null, 5000)).toBe('5s');
+  });
+
+  it.each<[string, string]>([
+    ['one line', 'one line'],
+    ['\n\n  first  \nsecond', 'first'],
+    ['   ', ''],
+  ])('firstLine(%j) = %j', (text, line) => {
+    expect(firstLine(text)).toBe(line);
+  });
+
+  const entry = (kind: LogKind): LogEntry => ({ seq: 1, at: 0, session_id: null, task_id: ID, ...kind });
+  it.each<[LogKind, string]>([
+    [{ kind: 'task_queued', priority: 'normal' }, 'Queued'],
+    [{ kind: 'task_queued', priority: 'urgent' }, 'Queued as urgent'],
+    [{ kind: 'task_started' }, 'Taken from the queue'],
+    [{ kind: 'task_typed', bracketed: true }, 'Typed into the agent (bracketed paste)'],
+    [{ kind: 'task_typed', bracketed: false }, 'Typed into the agent'],
+    [{ kind: 'task_moved', to_index: 0, priority: 'urgent' }, 'Moved to position 1 (urgent)'],
+    [{ kind: 'task_requeued' }, 'Put back in the queue'],
+    [{ kind: 'deliverable_rejected', path: '../etc/passwd', reason: 'outside the workspace' }, 'Deliverable ../etc/passwd rejected: outside the workspace'],
+    [{ kind: 'task_ended', state: 'timed_out', reason: null }, 'Ended timed out'],
+    [{ kind: 'task_ended', state: 'failed', reason: 'the agent exited' }, 'Ended failed: the agent exited'],
+    [{ kind: 'session_started', pid: 42 }, 'Session started (pid 42)'],
+    [{ kind: 'session_exited', exit_code: 1, signal: null }, 'Session exited with code 1'],
+    [{ kind: 'session_killed', exit_code: 143, signal: 'SIGTERM' }, 'Session stopped (SIGTERM)'],
+    [{ kind: 'session_interrupted', reaped: true }, 'Session interrupted (the app stopped)'],
+    [{ kind: 'task_from_the_future' } as unknown as LogKind, 'task from the future'],
+  ])('timeline %j', (kind, text) => {
+    expect(timelineText(entry(kind))).toBe(text);
+  });
+
+  it.each<[string, { text: string; valid: boolean }]>([
+    ['{"a":1,"b":[true]}', { text: '{\n  "a": 1,\n  "b": [\n    true\n  ]\n}', valid: true }],
+    ['not json', { text: 'not json', valid: false }],
+  ])('prettyJson(%j)', (text, expected) => {
+    expect(prettyJson(text)).toEqual(expected);
+  });
+
+  it('takes the summary from the summary file, else writes out the parsed fields', () => {
+    const result = { summary, fallback: false, artifacts: [{ path: `summaries/${ID}.md`, content: '# Mine', size: 6, truncated: false }], rejected: [], results_json: null, errors: null };
+    expect(summaryMarkdown(task(ID, { result }))).toBe('# Mine');
+    const fallback = { ...result, fallback: true, artifacts: [{ path: 'src/a.rs', content: 'fn main(){}', size: 11, truncated: false }] };
+    expect(summaryMarkdown(task(ID, { result: fallback }))).toBe(summaryToMarkdown(summary));
+    expect(summaryMarkdown(task(ID))).toBeNull();
+    expect(summaryToMarkdown(summary)).toBe(
+      '## Objective\nFix it\n\n## Accomplishments\n- fixed\n- tested\n\n## Key Deliverables\n- `src/a.rs`\n\n## Test Results\n✅ All 2 tests passed\n\n## Status\ncompleted\n',
+    );
+  });
+
+  it.each<[string, string]>([
+    ['interrupted', 'yes'],
+    ['failed', 'yes'],
+    ['timed_out', 'yes'],
+    ['cancelled', 'yes'],
+    ['completed', 'no'],
+    ['queued', 'no'],
+    ['running', 'no'],
+  ])('%s can be requeued: %s', (state, yes) => {
+    expect(canRequeue(state as TaskInfo['state'])).toBe(yes === 'yes');
+  });
+});
+
+describe('the submit form', () => {
+  const fields: TaskFormFields = {
+    instruction: 'Fix the bug',
+    context: '',
+    specs: '  ',
+    instructions: 'use tabs',
+    priority: 'urgent',
+    timeLimitMinutes: '',
+    successCriteria: 'tests pass',
+  };
+
+  it.each<[string, { ok: true; secs: number | null } | { ok: false; message: string }]>([
+    ['', { ok: true, secs: null }],
+    ['  ', { ok: true, secs: null }],
+    ['5', { ok: true, secs: 300 }],
+    ['1.5', { ok: true, secs: 90 }],
+    [' 30 ', { ok: true, secs: 1800 }],
+    ['0', { ok: false, message: 'the time limit must be more than zero' }],
+    ['-1', { ok: false, message: 'the time limit is a number of minutes' }],
+    ['ten', { ok: false, message: 'the time limit is a number of minutes' }],
+    ['1e3', { ok: false, message: 'the time limit is a number of minutes' }],
+    ['99999999999', { ok: false, message: 'the time limit is too long' }],
+  ])('time limit %j', (text, expected) => {
+    expect(parseTimeLimitMinutes(text)).toEqual(expected);
+  });
+
+  it('builds the spec, blank optional fields as null and an empty limit as the default', () => {
+    expect(taskSpecFromForm('p', fields)).toEqual({
+      ok: true,
+      spec: {
+        profile_id: 'p',
+        instruction: 'Fix the bug',
+        context: null,
+        specs: null,
+        instructions: 'use tabs',
+        priority: 'urgent',
+        time_limit_secs: null,
+        success_criteria: 'tests pass',
+      },
+    });
+  });
+
+  it.each<[Partial<TaskFormFields>, string]>([
+    [{ instruction: '  \n ' }, 'instruction'],
+    [{ timeLimitMinutes: 'x' }, 'timeLimitMinutes'],
+  ])('refuses %j', (change, field) => {
+    const built = taskSpecFromForm('p', { ...fields, ...change });
+    expect(built.ok).toBe(false);
+    if (!built.ok) expect(built.field).toBe(field);
+  });
+});
+
+describe('selectionForTask', () => {
+  const session = (id: string, profile_id: string, state: 'running' | 'exited', started_at: number): SessionInfo =>
+    state === 'running'
+      ? { id, profile_id, started_at, size: { rows: 24, cols: 80 }, state, pid: 1 }
+      : { id, profile_id, started_at, size: { rows: 24, cols: 80 }, state, exit_code: 0, signal: null, ended_at: started_at + 1 };
+  const model: Model = {
+    profiles: [],
+    sessions: [session('p-old', 'p', 'exited', 1), session('p-live', 'p', 'running', 2), session('p-live2', 'p', 'running', 3), session('q-live', 'q', 'running', 4)],
+  };
+
+  it.each<[string, Selection, Partial<TaskInfo>, Selection]>([
+    ['keeps the agent when it is selected', { kind: 'profile', id: 'p' }, {}, { kind: 'profile', id: 'p' }],
+    ['keeps a session of the agent', { kind: 'session', id: 'p-old' }, { session_id: 'p-live' }, { kind: 'session', id: 'p-old' }],
+    ['goes to the session the task ran in', { kind: 'session', id: 'q-live' }, { session_id: 'p-old' }, { kind: 'session', id: 'p-old' }],
+    ['else to the newest running session', { kind: 'profile', id: 'q' }, { session_id: null }, { kind: 'session', id: 'p-live2' }],
+    ['else to the agent', null, { profile_id: 'r' }, { kind: 'profile', id: 'r' }],
+  ])('%s', (_name, selection, overrides, expected) => {
+    expect(selectionForTask(model, selection, task(ID, overrides))).toEqual(expected);
+  });
+});

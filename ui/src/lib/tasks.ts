@@ -1,0 +1,440 @@
+/**
+ * Pure decisions over tasks and queues: how events fold into the lists, the pick order of an
+ * agent's queue, what a drag asks the engine for, and the texts the task views show. No Svelte,
+ * no backend.
+ */
+import type {
+  EngineEvent,
+  LogEntry,
+  Priority,
+  Profile,
+  ProfileId,
+  QueueStatus,
+  SessionInfo,
+  Submitted,
+  Summary,
+  TaskId,
+  TaskInfo,
+  TaskSpec,
+  TaskState,
+} from './bindings';
+import { isRunning, newestFirst, type Model, type Selection } from './model';
+
+export interface TaskModel {
+  tasks: TaskInfo[];
+  queues: QueueStatus[];
+}
+
+export const EMPTY_TASKS: TaskModel = { tasks: [], queues: [] };
+
+/** States a task can be put back in the queue from (`requeue_task`). */
+const REQUEUEABLE: ReadonlySet<TaskState> = new Set<TaskState>(['interrupted', 'failed', 'timed_out', 'cancelled']);
+
+export function isFinished(state: TaskState): boolean {
+  return state !== 'queued' && state !== 'running';
+}
+
+export function canRequeue(state: TaskState): boolean {
+  return REQUEUEABLE.has(state);
+}
+
+export function canCancel(state: TaskState): boolean {
+  return state === 'queued' || state === 'running';
+}
+
+/** Put the task into the list, replacing the entry with its id. */
+export function upsertTask(tasks: readonly TaskInfo[], task: TaskInfo): TaskInfo[] {
+  const index = tasks.findIndex((t) => t.id === task.id);
+  if (index === -1) return [...tasks, task];
+  const next = [...tasks];
+  next[index] = task;
+  return next;
+}
+
+/**
+ * Add a task an action replied with, unless the list already has it. A task's state does not
+ * only move forward (a requeued task runs again), so a reply cannot be told from a stale copy;
+ * the `task_changed` events are the truth and a reply only fills in what no event brought yet.
+ */
+export function addTaskIfMissing(tasks: readonly TaskInfo[], task: TaskInfo): TaskInfo[] {
+  return tasks.some((t) => t.id === task.id) ? [...tasks] : [...tasks, task];
+}
+
+export function upsertQueue(queues: readonly QueueStatus[], queue: QueueStatus): QueueStatus[] {
+  const index = queues.findIndex((q) => q.profile_id === queue.profile_id);
+  if (index === -1) return [...queues, queue];
+  const next = [...queues];
+  next[index] = queue;
+  return next;
+}
+
+/** Fold one engine event into the task lists; events about other things leave them as they are. */
+export function applyTaskEvent(model: TaskModel, event: EngineEvent): TaskModel {
+  switch (event.type) {
+    case 'task_changed':
+      return { ...model, tasks: upsertTask(model.tasks, event.task) };
+    case 'queue_changed':
+      return { ...model, queues: upsertQueue(model.queues, event.queue) };
+    case 'profile_deleted':
+      // No view shows an agent's tasks once the agent is gone.
+      return {
+        tasks: model.tasks.filter((t) => t.profile_id !== event.profile_id),
+        queues: model.queues.filter((q) => q.profile_id !== event.profile_id),
+      };
+    default:
+      return model;
+  }
+}
+
+/** The initial `list_tasks`/`list_queues` replies, then the events that arrived meanwhile. */
+export function mergeInitialTasks(lists: TaskModel, bufferedEvents: readonly EngineEvent[]): TaskModel {
+  let model: TaskModel = { tasks: [], queues: [] };
+  for (const task of lists.tasks) model.tasks = upsertTask(model.tasks, task);
+  for (const queue of lists.queues) model.queues = upsertQueue(model.queues, queue);
+  for (const event of bufferedEvents) model = applyTaskEvent(model, event);
+  return model;
+}
+
+/** The order the engine picks queued tasks in: urgent first, then `order` ascending. */
+export function comparePickOrder(a: TaskInfo, b: TaskInfo): number {
+  const rank = (p: Priority) => (p === 'urgent' ? 0 : 1);
+  // Ties do not happen in the engine's data; created_at and id keep the order stable anyway.
+  return rank(a.priority) - rank(b.priority) || a.order - b.order || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** An agent's queued tasks in pick order. */
+export function queueOf(tasks: readonly TaskInfo[], profileId: ProfileId): TaskInfo[] {
+  return tasks.filter((t) => t.profile_id === profileId && t.state === 'queued').sort(comparePickOrder);
+}
+
+/** A queued task's 1-based place in its agent's queue; null for a task that is not queued. */
+export function queuePosition(tasks: readonly TaskInfo[], taskId: TaskId): number | null {
+  const task = tasks.find((t) => t.id === taskId);
+  if (!task || task.state !== 'queued') return null;
+  return queueOf(tasks, task.profile_id).findIndex((t) => t.id === taskId) + 1;
+}
+
+/** The task the agent is working on (the engine runs one per agent). */
+export function runningTask(tasks: readonly TaskInfo[], profileId: ProfileId): TaskInfo | undefined {
+  return tasks.find((t) => t.profile_id === profileId && t.state === 'running');
+}
+
+/** What a queued task waits for: the task its agent is busy with, if any. */
+export function waitingFor(tasks: readonly TaskInfo[], taskId: TaskId): TaskInfo | undefined {
+  const task = tasks.find((t) => t.id === taskId);
+  if (!task || task.state !== 'queued') return undefined;
+  return runningTask(tasks, task.profile_id);
+}
+
+/** An agent's finished tasks, the most recently ended first. */
+export function finishedTasks(tasks: readonly TaskInfo[], profileId: ProfileId): TaskInfo[] {
+  const ended = (t: TaskInfo) => t.ended_at ?? t.created_at;
+  return tasks
+    .filter((t) => t.profile_id === profileId && isFinished(t.state))
+    .sort((a, b) => ended(b) - ended(a) || b.created_at - a.created_at);
+}
+
+/** The queue status of an agent; an agent the engine reported nothing for is idle and empty. */
+export function queueStatusOf(queues: readonly QueueStatus[], tasks: readonly TaskInfo[], profileId: ProfileId): QueueStatus {
+  const known = queues.find((q) => q.profile_id === profileId);
+  if (known) return known;
+  const current = runningTask(tasks, profileId);
+  return {
+    profile_id: profileId,
+    paused: false,
+    executing: current !== undefined,
+    current_task: current?.id ?? null,
+    queued: queueOf(tasks, profileId).length,
+  };
+}
+
+/** The sidebar's few words about an agent's queue, or null when there is nothing to say. */
+export function queueIndicator(queue: QueueStatus | undefined): string | null {
+  if (!queue) return null;
+  const parts: string[] = [];
+  if (queue.paused) parts.push('paused');
+  if (queue.executing) parts.push('working');
+  if (queue.queued > 0) parts.push(`${queue.queued} queued`);
+  return parts.length ? parts.join(' · ') : null;
+}
+
+// ---- reordering ------------------------------------------------------------------------
+
+/**
+ * Where a dragged row lands: the insertion point (0..n, "before row i") under the pointer,
+ * given the vertical midpoints of the rows in list order.
+ */
+export function insertionIndex(midpoints: readonly number[], y: number): number {
+  let index = 0;
+  while (index < midpoints.length && midpoints[index] < y) index++;
+  return index;
+}
+
+/**
+ * The `to_index` for `move_task` when the row at `from` is dropped at insertion point `before`
+ * (0..n, counted with the row still in place), or null when the drop changes nothing.
+ */
+export function dropIndex(from: number, before: number): number | null {
+  const to = before > from ? before - 1 : before;
+  return to === from ? null : to;
+}
+
+export interface MovedTask {
+  id: TaskId;
+  priority: Priority;
+  order: number;
+}
+
+/**
+ * What `move_task` does to a queue in pick order (the fake backend's model of the engine):
+ * the task goes to `toIndex` (clamped), takes the priority of the tasks it lands among
+ * (between the two groups it keeps its own), and each priority's `order` is renumbered
+ * 0, 1, ... in the new list order. Returns the whole queue in its new order.
+ */
+export function applyMove(queue: readonly TaskInfo[], taskId: TaskId, toIndex: number): MovedTask[] {
+  const task = queue.find((t) => t.id === taskId);
+  if (!task) return queue.map(({ id, priority, order }) => ({ id, priority, order }));
+  const others = queue.filter((t) => t.id !== taskId);
+  const to = Math.max(0, Math.min(toIndex, others.length));
+  const urgentCount = others.filter((t) => t.priority === 'urgent').length;
+  const priority: Priority = to < urgentCount ? 'urgent' : to > urgentCount ? 'normal' : task.priority;
+  const list = others.map(({ id, priority }) => ({ id, priority }));
+  list.splice(to, 0, { id: task.id, priority });
+  const counters: Record<Priority, number> = { urgent: 0, normal: 0 };
+  return list.map(({ id, priority }) => ({ id, priority, order: counters[priority]++ }));
+}
+
+// ---- texts -----------------------------------------------------------------------------
+
+/** The first 8 characters of an id (a UUID's first group): enough to tell tasks apart. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+/** A text's first non-blank line, trimmed; for one-line lists. */
+export function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}
+
+const STATE_WORDS: Record<TaskState, string> = {
+  queued: 'queued',
+  running: 'running',
+  completed: 'completed',
+  failed: 'failed',
+  timed_out: 'timed out',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+};
+
+export function stateWord(state: TaskState): string {
+  return STATE_WORDS[state];
+}
+
+/**
+ * A task's status in a few words. A queued task needs its place and what it waits for, which
+ * depend on the other tasks: `position` (1-based) and `waitingFor` (the running task's id).
+ */
+export function taskStatusLabel(task: TaskInfo, context: { position?: number | null; waitingFor?: TaskId | null } = {}): string {
+  switch (task.state) {
+    case 'queued': {
+      const parts = ['queued'];
+      if (context.position) parts.push(`position ${context.position}`);
+      if (context.waitingFor) parts.push(`waiting for ${shortId(context.waitingFor)}`);
+      return parts.join(' · ');
+    }
+    case 'running':
+      // The queue took it, but the agent was not ready to have it typed yet.
+      return task.typed_at === null ? 'running · waiting for the agent' : 'running';
+    case 'completed': {
+      // The agent's own verdict, when it is not plain success.
+      const status = task.result?.summary.status;
+      return status && status !== 'completed' ? `completed · ${status}` : 'completed';
+    }
+    default:
+      return stateWord(task.state);
+  }
+}
+
+/** The outcome of a submission, as the form reports it. */
+export function submittedMessage(submitted: Submitted): string {
+  if (submitted.position === null) return 'Started';
+  const parts = ['Queued', `position ${submitted.position}`];
+  if (submitted.waiting_for) parts.push(`waiting for task ${shortId(submitted.waiting_for)}`);
+  return parts.join(' · ');
+}
+
+/** `45s`, `5m`, `5m 30s`, `1h`, `1h 5m` (seconds dropped from an hour on). */
+export function formatDuration(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.floor(totalSeconds));
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return m > 0 ? `${h}h ${m}m` : `${h}h`;
+  if (m > 0) return s > 0 ? `${m}m ${s}s` : `${m}m`;
+  return `${s}s`;
+}
+
+/** The time limit that applies to a task: its own, else its agent's default. */
+export function effectiveTimeLimitSecs(task: TaskInfo, profile: Profile | undefined): number | null {
+  return task.time_limit_secs ?? profile?.task_time_limit_secs ?? null;
+}
+
+/**
+ * Seconds a task has been running, counted like the time limit: from when it was typed into
+ * the agent (from when the queue took it before that), until it ended or `now`. Null before
+ * it started.
+ */
+export function elapsedSecs(task: TaskInfo, now: number): number | null {
+  const from = task.typed_at ?? task.started_at;
+  if (from === null) return null;
+  return Math.max(0, ((task.ended_at ?? now) - from) / 1000);
+}
+
+/** `3m 12s / 30m`: elapsed against the limit (either may be unknown). */
+export function elapsedLabel(task: TaskInfo, limitSecs: number | null, now: number): string {
+  const elapsed = elapsedSecs(task, now);
+  const shown = elapsed === null ? '—' : formatDuration(elapsed);
+  return limitSecs === null ? shown : `${shown} / ${formatDuration(limitSecs)}`;
+}
+
+/** One timeline entry in words. */
+export function timelineText(entry: LogEntry): string {
+  switch (entry.kind) {
+    case 'task_queued':
+      return entry.priority === 'urgent' ? 'Queued as urgent' : 'Queued';
+    case 'task_started':
+      return 'Taken from the queue';
+    case 'task_typed':
+      return entry.bracketed ? 'Typed into the agent (bracketed paste)' : 'Typed into the agent';
+    case 'task_moved':
+      return `Moved to position ${entry.to_index + 1} (${entry.priority})`;
+    case 'task_requeued':
+      return 'Put back in the queue';
+    case 'deliverable_rejected':
+      return `Deliverable ${entry.path} rejected: ${entry.reason}`;
+    case 'task_ended':
+      return entry.reason ? `Ended ${stateWord(entry.state)}: ${entry.reason}` : `Ended ${stateWord(entry.state)}`;
+    case 'session_started':
+      return `Session started (pid ${entry.pid})`;
+    case 'session_exited':
+      return entry.signal ? `Session exited (${entry.signal})` : `Session exited with code ${entry.exit_code}`;
+    case 'session_killed':
+      return entry.signal ? `Session stopped (${entry.signal})` : 'Session stopped';
+    case 'session_interrupted':
+      return 'Session interrupted (the app stopped)';
+    default:
+      // A kind from a newer engine.
+      return (entry as { kind: string }).kind.replaceAll('_', ' ');
+  }
+}
+
+/** RESULTS.json indented for reading; text that is not JSON is shown as it is. */
+export function prettyJson(text: string): { text: string; valid: boolean } {
+  try {
+    return { text: JSON.stringify(JSON.parse(text), null, 2), valid: true };
+  } catch {
+    return { text, valid: false };
+  }
+}
+
+/** The workspace path of a task's summary file (the engine's `summary_path`). */
+export function summaryPath(taskId: TaskId): string {
+  return `summaries/${taskId}.md`;
+}
+
+/**
+ * The Markdown to show as a task's summary: the summary file as the agent wrote it (the first
+ * artifact), else, for a summary the app built itself, its parsed fields written out.
+ */
+export function summaryMarkdown(task: TaskInfo): string | null {
+  const result = task.result;
+  if (!result) return null;
+  const file = result.artifacts.find((a) => a.path === summaryPath(task.id));
+  return file ? file.content : summaryToMarkdown(result.summary);
+}
+
+export function summaryToMarkdown(summary: Summary): string {
+  const out: string[] = [];
+  const section = (title: string, body: string) => {
+    if (body.trim() !== '') out.push(`## ${title}\n${body.trim()}\n`);
+  };
+  const list = (items: readonly string[]) => items.map((item) => `- ${item}`).join('\n');
+  section('Objective', summary.objective);
+  section('Accomplishments', list(summary.accomplishments));
+  section('Key Deliverables', list(summary.deliverables.map((path) => `\`${path.replaceAll('`', '')}\``)));
+  section('Test Results', summary.test_results);
+  section('Important Notes', list(summary.notes));
+  section('Status', summary.status ?? '');
+  return out.join('\n');
+}
+
+// ---- the submit form --------------------------------------------------------------------
+
+export interface TaskFormFields {
+  instruction: string;
+  context: string;
+  specs: string;
+  instructions: string;
+  priority: Priority;
+  /** Minutes as typed; empty means the agent's default. */
+  timeLimitMinutes: string;
+  successCriteria: string;
+}
+
+export type TaskFormResult = { ok: true; spec: TaskSpec } | { ok: false; field: keyof TaskFormFields; message: string };
+
+/** Blank optional text is no text at all. */
+function optional(text: string): string | null {
+  return text.trim() === '' ? null : text;
+}
+
+/** Minutes (decimals allowed) to whole seconds; empty is the default (null). */
+export function parseTimeLimitMinutes(text: string): { ok: true; secs: number | null } | { ok: false; message: string } {
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: true, secs: null };
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) return { ok: false, message: 'the time limit is a number of minutes' };
+  const secs = Math.round(Number(trimmed) * 60);
+  if (secs < 1) return { ok: false, message: 'the time limit must be more than zero' };
+  // The engine keeps seconds in a u32.
+  if (secs > 0xffffffff) return { ok: false, message: 'the time limit is too long' };
+  return { ok: true, secs };
+}
+
+/** The spec a filled-in form submits, or what is wrong with it. */
+export function taskSpecFromForm(profileId: ProfileId, fields: TaskFormFields): TaskFormResult {
+  if (fields.instruction.trim() === '') return { ok: false, field: 'instruction', message: 'Write what the agent should do.' };
+  const limit = parseTimeLimitMinutes(fields.timeLimitMinutes);
+  if (!limit.ok) return { ok: false, field: 'timeLimitMinutes', message: limit.message };
+  return {
+    ok: true,
+    spec: {
+      profile_id: profileId,
+      instruction: fields.instruction,
+      context: optional(fields.context),
+      specs: optional(fields.specs),
+      instructions: optional(fields.instructions),
+      priority: fields.priority,
+      time_limit_secs: limit.secs,
+      success_criteria: optional(fields.successCriteria),
+    },
+  };
+}
+
+// ---- navigation ------------------------------------------------------------------------
+
+/**
+ * What to select to show a task (from a notification): the current selection when it already
+ * is the task's agent or one of its sessions; else the session the task ran in; else the
+ * agent's newest running session; else the agent.
+ */
+export function selectionForTask(model: Model, selection: Selection, task: TaskInfo): Selection {
+  const profileId = task.profile_id;
+  const ownSessions = model.sessions.filter((s) => s.profile_id === profileId);
+  if (selection?.kind === 'profile' && selection.id === profileId) return selection;
+  if (selection?.kind === 'session' && ownSessions.some((s) => s.id === selection.id)) return selection;
+  const ranIn = ownSessions.find((s) => s.id === task.session_id);
+  if (ranIn) return { kind: 'session', id: ranIn.id };
+  const live: SessionInfo | undefined = newestFirst(ownSessions).find(isRunning);
+  if (live) return { kind: 'session', id: live.id };
+  return { kind: 'profile', id: profileId };
+}

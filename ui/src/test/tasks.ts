@@ -1,0 +1,27 @@
+/** Task values for tests: a queued normal task of profile `p`, with any field overridden. */
+import type { TaskInfo } from '../lib/bindings';
+
+export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
+  return {
+    id,
+    state: 'queued',
+    order: 0,
+    session_id: null,
+    created_at: 0,
+    started_at: null,
+    typed_at: null,
+    ended_at: null,
+    progress: null,
+    reason: null,
+    result: null,
+    profile_id: 'p',
+    instruction: `do ${id}`,
+    context: null,
+    specs: null,
+    instructions: null,
+    priority: 'normal',
+    time_limit_secs: null,
+    success_criteria: null,
+    ...overrides,
+  };
+}
