@@ -379,6 +379,9 @@ pub enum Command {
 
 /// Something that happened in the engine, reported through the
 /// [`crate::EventSink`].
+// Events are built once and moved to the sink; boxing the big variant would
+// buy nothing but an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EngineEvent {

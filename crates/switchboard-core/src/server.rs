@@ -36,6 +36,8 @@ pub enum SocketRequest {
     Command { command: Command },
 }
 
+// One response lives only until it is written; its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SocketResponse {

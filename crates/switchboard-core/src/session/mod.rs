@@ -110,12 +110,15 @@ pub(crate) enum Control {
     Kill,
 }
 
-/// A task's text waiting to be typed. The reply says whether bracketed paste
-/// was used, or why nothing was typed.
+/// Answers a [`TypeRequest`]: whether bracketed paste was used, or why
+/// nothing was typed.
+pub(crate) type TypedReply = oneshot::Sender<Result<bool, EngineError>>;
+
+/// A task's text waiting to be typed.
 pub(crate) struct TypeRequest {
     pub text: String,
     pub ready: ReadyWhen,
-    pub reply: oneshot::Sender<Result<bool, EngineError>>,
+    pub reply: TypedReply,
 }
 
 /// The engine's handle on a session actor. Dropping it ends the actor (and,
@@ -300,7 +303,7 @@ struct SessionActor {
     typing: Option<TypeRequest>,
     check_ready_at: Option<Instant>,
     /// Pasted; Enter follows at this instant.
-    enter: Option<(Instant, bool, oneshot::Sender<Result<bool, EngineError>>)>,
+    enter: Option<(Instant, bool, TypedReply)>,
 }
 
 impl SessionActor {

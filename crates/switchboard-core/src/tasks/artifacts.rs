@@ -28,7 +28,7 @@ pub const SIDE_FILE_CAP_BYTES: usize = 64 * 1024;
 /// Lines of the terminal quoted in a fallback summary.
 pub const FALLBACK_SCREEN_LINES: usize = 100;
 /// Most directory entries looked at when listing the files a task changed.
-const CHANGED_FILES_SCAN_LIMIT: usize = 20_000;
+pub const CHANGED_FILES_SCAN_LIMIT: usize = 20_000;
 
 /// Reads up to `cap` bytes: the text (invalid UTF-8 replaced), the file's
 /// size, and whether it was cut.

@@ -14,7 +14,7 @@ pub struct Queued {
 
 /// The queue in pick order: urgent before normal, then by `order`.
 pub fn pick_order(queue: &mut [Queued]) {
-    queue.sort_by(|a, b| (a.priority, a.order).cmp(&(b.priority, b.order)));
+    queue.sort_by_key(|q| (q.priority, q.order));
 }
 
 /// The task to run next.
