@@ -176,6 +176,18 @@ impl<R: BufRead> TaskReader<R> {
     }
 }
 
+/// Echo control characters as themselves, not as `^[`-style text: the
+/// markers around a bracketed paste then reach the terminal as the escape
+/// sequences they are (which it ignores) instead of littering the screen.
+pub fn echo_controls_plainly() {
+    use nix::sys::termios::{LocalFlags, SetArg, tcgetattr, tcsetattr};
+    let stdin = std::io::stdin();
+    if let Ok(mut termios) = tcgetattr(&stdin) {
+        termios.local_flags.remove(LocalFlags::ECHOCTL);
+        tcsetattr(&stdin, SetArg::TCSANOW, &termios).ok();
+    }
+}
+
 pub fn banner(out: &mut impl Write, print_env: bool) -> Result<()> {
     write!(out, "{BRACKETED_PASTE_ON}")?;
     writeln!(out, "\x1b[1;35mSwitchboard demo agent\x1b[0m — type a task and press Enter (`exit` quits)")?;

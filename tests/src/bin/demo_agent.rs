@@ -78,6 +78,7 @@ fn main() -> Result<()> {
         demo::ignore_hangup_and_term();
     }
     demo::interrupt_abandons_task();
+    demo::echo_controls_plainly();
     if let Some(pid_file) = &args.stubborn_grandchild {
         demo::start_stubborn_grandchild(pid_file)?;
     }

@@ -23,6 +23,7 @@ import {
   runningTask,
   selectionForTask,
   submittedMessage,
+  liveSubmittedMessage,
   summaryMarkdown,
   summaryToMarkdown,
   taskSpecFromForm,
@@ -228,6 +229,16 @@ describe('texts', () => {
     [{ task: task(ID), position: 1, waiting_for: null }, 'Queued · position 1'],
   ])('submission outcome %#', (submitted, message) => {
     expect(submittedMessage(submitted)).toBe(message);
+  });
+
+  it.each<[Submitted, TaskInfo | undefined, string]>([
+    [{ task: task(ID), position: null, waiting_for: null }, task(ID, { state: 'running' }), 'Started'],
+    [{ task: task(ID), position: 2, waiting_for: null }, undefined, 'Queued · position 2'],
+    [{ task: task(ID), position: 2, waiting_for: null }, task(ID, { state: 'queued' }), 'Queued · position 2'],
+    [{ task: task(ID), position: 2, waiting_for: null }, task(ID, { state: 'running' }), `Task ${ID.slice(0, 8)} · running`],
+    [{ task: task(ID), position: null, waiting_for: null }, task(ID, { state: 'completed' }), `Task ${ID.slice(0, 8)} · completed`],
+  ])('live submission outcome %#', (submitted, current, message) => {
+    expect(liveSubmittedMessage(submitted, current)).toBe(message);
   });
 
   it.each<[number, string]>([

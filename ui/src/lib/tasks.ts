@@ -263,6 +263,19 @@ export function submittedMessage(submitted: Submitted): string {
   return parts.join(' · ');
 }
 
+/**
+ * The submission's outcome as it stands now: the receipt (`Started`, `Queued · position N …`)
+ * while it still says what is true, then `Task 1a2b3c4d · running`, `… · completed`, … once the
+ * task has moved on, so the form never shows a stale place in the queue.
+ */
+export function liveSubmittedMessage(submitted: Submitted, current: TaskInfo | undefined): string {
+  const stillTrue =
+    current === undefined ||
+    current.state === 'queued' ||
+    (current.state === 'running' && submitted.position === null);
+  return stillTrue ? submittedMessage(submitted) : `Task ${shortId(current.id)} · ${stateWord(current.state)}`;
+}
+
 /** `45s`, `5m`, `5m 30s`, `1h`, `1h 5m` (seconds dropped from an hour on). */
 export function formatDuration(totalSeconds: number): string {
   const seconds = Math.max(0, Math.floor(totalSeconds));

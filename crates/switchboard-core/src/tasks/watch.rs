@@ -138,6 +138,36 @@ impl Drop for WorkspaceWatch {
 mod tests {
     use super::*;
 
+    #[tokio::test(start_paused = true)]
+    async fn an_unwatchable_workspace_is_polled() {
+        let (events, mut received) = mpsc::unbounded_channel();
+        let missing = PathBuf::from("/nonexistent/switchboard-workspace");
+        let watch = WorkspaceWatch::start(missing.clone(), events);
+        assert!(watch.is_polling());
+        // The first rescan at once, then one per interval.
+        for _ in 0..3 {
+            assert_eq!(received.recv().await, Some(WatchEvent::Rescan { workspace: missing.clone() }));
+        }
+        drop(watch);
+    }
+
+    #[tokio::test]
+    async fn a_watched_workspace_reports_complete_summaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (events, mut received) = mpsc::unbounded_channel();
+        let watch = WorkspaceWatch::start(root.clone(), events);
+        assert!(!watch.is_polling());
+        assert_eq!(received.recv().await, Some(WatchEvent::Rescan { workspace: root.clone() }));
+        std::fs::create_dir(root.join(SUMMARIES_DIR)).unwrap();
+        assert_eq!(received.recv().await, Some(WatchEvent::SummariesCreated { workspace: root.clone() }));
+        let mut watch = watch;
+        watch.watch_summaries();
+        std::fs::write(root.join("summaries/t.md"), "x").unwrap();
+        let summary = WatchEvent::Summary { workspace: root.clone(), name: "t.md".into() };
+        assert_eq!(received.recv().await, Some(summary));
+    }
+
     #[test]
     fn classify_cases() {
         let ws = Path::new("/w");
