@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use switchboard_core::{Engine, EngineConfig, EngineEvent, Priority, ProfileSpec, TaskId, TaskSpec, TaskState};
+use switchboard_core::{Engine, EngineConfig, EngineEvent, ProfileSpec, TaskId, TaskSpec, TaskState};
 use tokio::sync::mpsc;
 
 const POLL_INTERVAL: Duration = Duration::from_secs(5);
@@ -80,16 +80,7 @@ async fn run_tasks(data_dir: PathBuf, workspace: PathBuf, tasks: usize, pending:
     let profile = engine.create_profile(spec).await.unwrap();
     let mut latencies = Vec::with_capacity(tasks);
     for n in 0..tasks {
-        let task = TaskSpec {
-            profile_id: profile.id.clone(),
-            instruction: format!("task {n}"),
-            context: None,
-            specs: None,
-            instructions: None,
-            priority: Priority::Normal,
-            time_limit_secs: None,
-            success_criteria: None,
-        };
+        let task = TaskSpec::new(profile.id.clone(), format!("task {n}"));
         let id = engine.submit_task(task).await.unwrap().task.id;
         wait_for(&mut events, &id, |state, typed| state == TaskState::Running && typed).await;
         let path = workspace.join("summaries").join(format!("{id}.md"));

@@ -16,16 +16,7 @@ use switchboard_core::{
 };
 
 fn task(profile: &Profile, instruction: &str) -> TaskSpec {
-    TaskSpec {
-        profile_id: profile.id.clone(),
-        instruction: instruction.into(),
-        context: None,
-        specs: None,
-        instructions: None,
-        priority: Priority::Normal,
-        time_limit_secs: None,
-        success_criteria: None,
-    }
+    TaskSpec::new(profile.id.clone(), instruction)
 }
 
 fn urgent(spec: TaskSpec) -> TaskSpec {

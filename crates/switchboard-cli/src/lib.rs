@@ -202,19 +202,12 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
         }
         ClientCommand::Task(TaskCommand::Add { agent, priority, time_limit, text, output }) => {
             let profile = find_agent(&call, &agent)?;
-            let spec = TaskSpec {
-                profile_id: profile.id.clone(),
-                instruction: text.join(" "),
-                context: None,
-                specs: None,
-                instructions: None,
-                priority: match priority {
-                    PriorityArg::Urgent => Priority::Urgent,
-                    PriorityArg::Normal => Priority::Normal,
-                },
-                time_limit_secs: time_limit,
-                success_criteria: None,
+            let priority = match priority {
+                PriorityArg::Urgent => Priority::Urgent,
+                PriorityArg::Normal => Priority::Normal,
             };
+            let spec =
+                TaskSpec { priority, time_limit_secs: time_limit, ..TaskSpec::new(profile.id.clone(), text.join(" ")) };
             let Reply::Submitted(submitted) = call(Command::SubmitTask { spec })? else { return unexpected() };
             print(out, output, &submitted, |s| submitted_line(s, &profile.spec.name))
         }

@@ -163,6 +163,23 @@ pub struct TaskSpec {
     pub success_criteria: Option<String>,
 }
 
+impl TaskSpec {
+    /// A normal-priority task with only an instruction; fill in the rest
+    /// with struct update syntax.
+    pub fn new(profile_id: ProfileId, instruction: impl Into<String>) -> TaskSpec {
+        TaskSpec {
+            profile_id,
+            instruction: instruction.into(),
+            context: None,
+            specs: None,
+            instructions: None,
+            priority: Priority::Normal,
+            time_limit_secs: None,
+            success_criteria: None,
+        }
+    }
+}
+
 fn normal_priority() -> Priority {
     Priority::Normal
 }

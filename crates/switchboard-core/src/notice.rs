@@ -141,21 +141,11 @@ impl Notices {
 mod tests {
     use super::*;
     use crate::api::TaskSpec;
-    use switchboard_protocol::Priority;
 
     fn task(profile: &ProfileId, id: &TaskId, state: TaskState) -> TaskInfo {
         TaskInfo {
             id: id.clone(),
-            spec: TaskSpec {
-                profile_id: profile.clone(),
-                instruction: "Fix the login bug\nwith details".into(),
-                context: None,
-                specs: None,
-                instructions: None,
-                priority: Priority::Normal,
-                time_limit_secs: Some(60),
-                success_criteria: None,
-            },
+            spec: TaskSpec::new(profile.clone(), "Fix the login bug\nwith details"),
             state,
             order: 0,
             session_id: None,

@@ -7,9 +7,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use switchboard_core::{
-    AgentKind, Engine, EngineConfig, NoEvents, Priority, ProfileSpec, SessionState, TaskSpec, TermSize,
-};
+use switchboard_core::{AgentKind, Engine, EngineConfig, NoEvents, ProfileSpec, SessionState, TaskSpec, TermSize};
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -36,16 +34,7 @@ async fn main() -> Result<()> {
     println!("pid {pid}");
     let tasks: usize = std::env::var("HOST_TASKS").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
     for n in 1..=tasks {
-        let spec = TaskSpec {
-            profile_id: profile.id.clone(),
-            instruction: format!("task {n}"),
-            context: None,
-            specs: None,
-            instructions: None,
-            priority: Priority::Normal,
-            time_limit_secs: None,
-            success_criteria: None,
-        };
+        let spec = TaskSpec::new(profile.id.clone(), format!("task {n}"));
         println!("task {}", engine.submit_task(spec).await?.task.id);
     }
     std::future::pending::<()>().await;

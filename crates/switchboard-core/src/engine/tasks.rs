@@ -818,19 +818,9 @@ fn human_secs(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_protocol::Priority;
 
     fn spec(instruction: &str) -> TaskSpec {
-        TaskSpec {
-            profile_id: ProfileId::new(),
-            instruction: instruction.into(),
-            context: None,
-            specs: None,
-            instructions: None,
-            priority: Priority::Normal,
-            time_limit_secs: None,
-            success_criteria: None,
-        }
+        TaskSpec::new(ProfileId::new(), instruction)
     }
 
     #[test]
