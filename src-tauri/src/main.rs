@@ -20,6 +20,10 @@ const DEMO_AGENT_BINARY: &str = "switchboard-demo-agent";
 
 fn main() -> Result<std::process::ExitCode> {
     let cli = Cli::parse();
+    if let Some(switchboard_cli::ClientCommand::Scan) = cli.command {
+        let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+        return Ok(switchboard_cli::scan_input(std::io::stdin().lock(), &mut out, &mut err));
+    }
     if let Some(command) = cli.command {
         // A client of the running app: no window, no engine of its own.
         let socket = switchboard_cli::socket_for(cli.data_dir.as_deref())?;

@@ -15,7 +15,7 @@
 //! `--json` prints machine-readable output. Exit codes: 0 done, 1 the app
 //! refused or failed, 2 bad usage, 3 no app running.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -23,6 +23,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use switchboard_core::client::{self, ClientError};
 use switchboard_core::config::{resolve_data_dir, socket_path};
+use switchboard_core::signal::{ScanEvent, SignalScanner};
 use switchboard_core::{
     AgentKind, Command, Priority, Profile, ProfileId, ProfileSpec, Reply, Submitted, TaskId, TaskInfo, TaskSpec,
 };
@@ -49,6 +50,10 @@ pub enum ClientCommand {
     /// Tasks of the running app.
     #[command(subcommand)]
     Task(TaskCommand),
+    /// Reads agent output on stdin and prints each protocol signal found in
+    /// it as one JSON line; needs no running app. Exits 1 if a signal was
+    /// malformed.
+    Scan,
 }
 
 #[derive(Subcommand, Debug)]
@@ -175,6 +180,7 @@ pub fn run(command: ClientCommand, socket: &Path, out: &mut impl Write, err: &mu
 fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Result<()> {
     let call = |command: Command| client::call(socket, command).map_err(anyhow::Error::from);
     match command {
+        ClientCommand::Scan => anyhow::bail!("`scan` reads its input: use `scan_input`"),
         ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, output }) => {
             let cwd = match cwd {
                 Some(dir) => std::path::absolute(dir)?,
@@ -247,6 +253,70 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             let Reply::Task(task) = call(Command::CancelTask { task_id })? else { return unexpected() };
             print(out, output, &task, |t| format!("cancelled task {}", t.id))
         }
+    }
+}
+
+/// `switchboard scan`: every signal in `input`, one JSON line each, as soon
+/// as its block closes: `{"kind", "malformed", "fields" | "reason", "raw"}`.
+pub fn scan_input(mut input: impl Read, out: &mut impl Write, err: &mut impl Write) -> ExitCode {
+    let mut scanner = SignalScanner::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut malformed = false;
+    let mut print = |event: ScanEvent, out: &mut dyn Write| -> std::io::Result<()> {
+        malformed |= matches!(event, ScanEvent::Malformed { .. });
+        writeln!(out, "{}", scan_line(&event))?;
+        out.flush()
+    };
+    loop {
+        let read = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => {
+                writeln!(err, "switchboard: reading the input: {error}").ok();
+                return ExitCode::from(EXIT_FAILED);
+            }
+        };
+        for event in scanner.feed(&buf[..read]) {
+            if print(event, out).is_err() {
+                return ExitCode::from(EXIT_FAILED);
+            }
+        }
+    }
+    if let Some(event) = scanner.finish()
+        && print(event, out).is_err()
+    {
+        return ExitCode::from(EXIT_FAILED);
+    }
+    if malformed { ExitCode::from(EXIT_FAILED) } else { ExitCode::SUCCESS }
+}
+
+/// One found signal as `switchboard scan` prints it.
+pub fn scan_line(event: &ScanEvent) -> serde_json::Value {
+    match event {
+        ScanEvent::Signal { signal } => {
+            let mut fields = serde_json::to_value(&signal.body).expect("signals serialize");
+            if let serde_json::Value::Object(map) = &mut fields {
+                map.remove("kind");
+                map.insert("agent_id".into(), signal.agent_id.clone().into());
+                map.insert("timestamp".into(), signal.timestamp.clone().into());
+                for (key, value) in &signal.extra {
+                    map.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
+            serde_json::json!({
+                "kind": signal.body.kind(),
+                "malformed": false,
+                "fields": fields,
+                "raw": signal.raw,
+            })
+        }
+        ScanEvent::Malformed { kind, reason, raw } => serde_json::json!({
+            "kind": kind,
+            "malformed": true,
+            "reason": reason,
+            "raw": raw,
+        }),
     }
 }
 
@@ -373,6 +443,31 @@ mod tests {
         assert!(parse("switchboard --no-demo").is_ok());
         assert!(parse("switchboard task add --agent demo").is_err(), "a task needs text");
         assert!(parse("switchboard task add --agent a --priority high x").is_err());
+    }
+
+    #[test]
+    fn scan_prints_one_json_line_per_signal() {
+        let input = "working\r\n\x1b[33m[DELEGATE_WORK]\x1b[0m\r\nagent_id: a1\r\nnew_task_description: \"tests\"\r\nextra_field: 3\r\n[/DELEGATE_WORK]\r\n[STOP_WORK]\nnot: [yaml\n[/STOP_WORK]\n";
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = scan_input(input.as_bytes(), &mut out, &mut err);
+        assert_eq!(code, ExitCode::from(EXIT_FAILED), "a malformed block makes the exit code 1");
+        let lines: Vec<serde_json::Value> =
+            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["kind"], "delegate");
+        assert_eq!(lines[0]["malformed"], false);
+        assert_eq!(lines[0]["fields"]["agent_id"], "a1");
+        assert_eq!(lines[0]["fields"]["new_task_description"], "tests");
+        assert_eq!(lines[0]["fields"]["independence"], "can_proceed_parallel");
+        assert_eq!(lines[0]["fields"]["extra_field"], 3);
+        assert_eq!(lines[1]["kind"], "stop_work");
+        assert_eq!(lines[1]["malformed"], true);
+        assert!(lines[1]["reason"].as_str().unwrap().contains("YAML"));
+        assert_eq!(lines[1]["raw"], "\nnot: [yaml\n");
+
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(scan_input("nothing to see\n".as_bytes(), &mut out, &mut err), ExitCode::SUCCESS);
+        assert!(out.is_empty());
     }
 
     #[test]

@@ -32,5 +32,5 @@ pub use engine::{
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
-pub use switchboard_protocol::summary;
 pub use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, TaskId, TermSize};
+pub use switchboard_protocol::{signal, summary};

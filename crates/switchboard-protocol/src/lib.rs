@@ -7,6 +7,7 @@
 //! too, as pure parsers.
 
 mod ids;
+pub mod signal;
 pub mod summary;
 
 pub use ids::{IdError, ProfileId, SessionId, TaskId};

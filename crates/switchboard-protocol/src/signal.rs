@@ -1,0 +1,462 @@
+//! Protocol signals: the blocks agents print to ask the user something, stop,
+//! hand work off or report completion.
+//!
+//! ```text
+//! [CLARIFICATION_NEEDED]
+//! agent_id: bg-task-abc
+//! timestamp: 2026-01-11T09:00:00-05:00
+//! blocked_at: "Choosing the auth strategy"
+//! questions:
+//!   - "Analyze OAuth2, JWT, or both?"
+//! current_state: "Phase 1 complete"
+//! [/CLARIFICATION_NEEDED]
+//! ```
+//!
+//! [`SignalScanner`] finds such blocks in a terminal's output as it streams:
+//! escape sequences are stripped (by `vte`, which keeps its state across
+//! reads), `\r\n` and `\r` end lines, and a marker may be split across reads
+//! at any byte. It is bounded: a block longer than [`MAX_BLOCK_BYTES`], or one
+//! never closed, becomes a [`ScanEvent::Malformed`] and is dropped, never an
+//! unbounded buffer. The block's YAML becomes a typed [`Signal`] through
+//! `serde-saphyr`; fields the protocol does not name are kept in `extra`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// Longest block body kept; a longer one is malformed.
+pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalKind {
+    Clarification,
+    StopWork,
+    Delegate,
+    Completion,
+}
+
+impl SignalKind {
+    pub const ALL: [SignalKind; 4] =
+        [SignalKind::Clarification, SignalKind::StopWork, SignalKind::Delegate, SignalKind::Completion];
+
+    /// The word between the brackets.
+    pub fn marker(self) -> &'static str {
+        match self {
+            SignalKind::Clarification => "CLARIFICATION_NEEDED",
+            SignalKind::StopWork => "STOP_WORK",
+            SignalKind::Delegate => "DELEGATE_WORK",
+            SignalKind::Completion => "COMPLETION_REPORT",
+        }
+    }
+
+    pub fn open(self) -> String {
+        format!("[{}]", self.marker())
+    }
+
+    pub fn close(self) -> String {
+        format!("[/{}]", self.marker())
+    }
+}
+
+/// Whether delegated work can run beside the requester's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Independence {
+    CanProceedParallel,
+    BlocksCurrentWork,
+    /// Something else the agent wrote, kept as written.
+    Other(String),
+}
+
+/// The fields of each kind of signal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SignalBody {
+    Clarification {
+        blocked_at: String,
+        questions: Vec<String>,
+        current_state: String,
+    },
+    StopWork {
+        blocker_type: String,
+        details: String,
+        state_snapshot: String,
+        blocked_work: String,
+        stop_reason: String,
+        resume_requirements: String,
+    },
+    Delegate {
+        new_task_description: String,
+        independence: Independence,
+        coordination: String,
+    },
+    Completion {
+        status: String,
+        deliverables: Vec<String>,
+        metrics_achieved: String,
+        recommendations: Vec<String>,
+    },
+}
+
+impl SignalBody {
+    pub fn kind(&self) -> SignalKind {
+        match self {
+            SignalBody::Clarification { .. } => SignalKind::Clarification,
+            SignalBody::StopWork { .. } => SignalKind::StopWork,
+            SignalBody::Delegate { .. } => SignalKind::Delegate,
+            SignalBody::Completion { .. } => SignalKind::Completion,
+        }
+    }
+}
+
+/// A well-formed signal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct Signal {
+    pub agent_id: Option<String>,
+    pub timestamp: Option<String>,
+    #[serde(flatten)]
+    pub body: SignalBody,
+    /// Fields the protocol does not name, as the agent wrote them.
+    pub extra: BTreeMap<String, Value>,
+    /// The block's text between its markers.
+    pub raw: String,
+}
+
+/// What the scanner found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ScanEvent {
+    Signal {
+        signal: Signal,
+    },
+    /// A block that could not be read: never closed, too long, not YAML,
+    /// or missing what its kind needs. Shown to the user, never dropped.
+    Malformed {
+        kind: SignalKind,
+        reason: String,
+        raw: String,
+    },
+}
+
+/// Parses one block's text (between its markers) as a signal of `kind`.
+pub fn parse_block(kind: SignalKind, raw: &str) -> ScanEvent {
+    let malformed = |reason: String| ScanEvent::Malformed { kind, reason, raw: raw.to_owned() };
+    let text = dedent(raw);
+    let value: Value = match serde_saphyr::from_str(&text) {
+        Ok(value) => value,
+        Err(error) => return malformed(format!("not valid YAML: {}", first_line(&error.to_string()))),
+    };
+    let Value::Object(mut fields) = value else {
+        return malformed("the block is not a list of `field: value` lines".into());
+    };
+    let mut take_text = |name: &str| fields.remove(name).map(text_of).unwrap_or_default();
+    let agent_id = Some(take_text("agent_id")).filter(|s| !s.is_empty());
+    let timestamp = Some(take_text("timestamp")).filter(|s| !s.is_empty());
+    let body = match kind {
+        SignalKind::Clarification => {
+            let questions = list_of(fields.remove("questions"));
+            if questions.is_empty() {
+                return malformed("a clarification needs `questions`".into());
+            }
+            SignalBody::Clarification {
+                blocked_at: fields.remove("blocked_at").map(text_of).unwrap_or_default(),
+                questions,
+                current_state: fields.remove("current_state").map(text_of).unwrap_or_default(),
+            }
+        }
+        SignalKind::StopWork => {
+            let mut take = |name: &str| fields.remove(name).map(text_of).unwrap_or_default();
+            let body = SignalBody::StopWork {
+                blocker_type: take("blocker_type"),
+                details: take("details"),
+                state_snapshot: take("state_snapshot"),
+                blocked_work: take("blocked_work"),
+                stop_reason: take("stop_reason"),
+                resume_requirements: take("resume_requirements"),
+            };
+            if let SignalBody::StopWork { blocker_type, details, .. } = &body
+                && blocker_type.is_empty()
+                && details.is_empty()
+            {
+                return malformed("a stop needs `blocker_type` or `details`".into());
+            }
+            body
+        }
+        SignalKind::Delegate => {
+            let description = fields.remove("new_task_description").map(text_of).unwrap_or_default();
+            if description.is_empty() {
+                return malformed("a delegation needs `new_task_description`".into());
+            }
+            let independence = match fields.remove("independence").map(text_of).unwrap_or_default().as_str() {
+                "can_proceed_parallel" | "" => Independence::CanProceedParallel,
+                "blocks_current_work" => Independence::BlocksCurrentWork,
+                other => Independence::Other(other.to_owned()),
+            };
+            SignalBody::Delegate {
+                new_task_description: description,
+                independence,
+                coordination: fields.remove("coordination").map(text_of).unwrap_or_default(),
+            }
+        }
+        SignalKind::Completion => {
+            let status = fields.remove("status").map(text_of).unwrap_or_default();
+            if status.is_empty() {
+                return malformed("a completion report needs `status`".into());
+            }
+            SignalBody::Completion {
+                status,
+                deliverables: list_of(fields.remove("deliverables")),
+                metrics_achieved: fields.remove("metrics_achieved").map(text_of).unwrap_or_default(),
+                recommendations: list_of(fields.remove("recommendations")),
+            }
+        }
+    };
+    ScanEvent::Signal {
+        signal: Signal { agent_id, timestamp, body, extra: fields.into_iter().collect(), raw: raw.to_owned() },
+    }
+}
+
+/// A field's value as text: strings as they are, anything else as JSON.
+fn text_of(value: Value) -> String {
+    match value {
+        Value::String(text) => text.trim().to_owned(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// A list field; a single value counts as a list of one.
+fn list_of(value: Option<Value>) -> Vec<String> {
+    match value {
+        Some(Value::Array(items)) => items.into_iter().map(text_of).filter(|s| !s.is_empty()).collect(),
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![text_of(other)].into_iter().filter(|s| !s.is_empty()).collect(),
+    }
+}
+
+/// Removes the indentation every non-blank line shares (a block printed
+/// inside an indented region is still YAML).
+fn dedent(text: &str) -> String {
+    let indent = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    text.lines().map(|line| line.get(indent..).unwrap_or(line.trim_start())).collect::<Vec<_>>().join("\n")
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}
+
+/// Collects the text a terminal would show, without escape sequences.
+struct PlainText {
+    text: String,
+    /// The last character was `\r`: a following `\n` belongs to it (even
+    /// in the next read).
+    after_cr: bool,
+}
+
+impl vte::Perform for PlainText {
+    fn print(&mut self, c: char) {
+        self.after_cr = false;
+        self.text.push(c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            b'\n' if self.after_cr => self.after_cr = false,
+            b'\n' => self.text.push('\n'),
+            b'\r' => {
+                self.text.push('\n');
+                self.after_cr = true;
+            }
+            b'\t' => {
+                self.after_cr = false;
+                self.text.push('\t');
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where the scanner is.
+enum State {
+    /// Looking for an opening marker. `tail` is the end of the text seen so
+    /// far that could still be the start of one.
+    Outside { tail: String },
+    /// Inside a block of `kind`; `searched` is how far `body` has been
+    /// searched for markers.
+    Inside { kind: SignalKind, body: String, searched: usize },
+    /// Inside a block that grew past the cap: skipped until its close.
+    Skipping { kind: SignalKind, tail: String },
+}
+
+/// Finds signal blocks in streamed terminal output.
+pub struct SignalScanner {
+    parser: vte::Parser,
+    after_cr: bool,
+    state: State,
+    cap: usize,
+}
+
+impl Default for SignalScanner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+const LONGEST_MARKER: usize = "[/CLARIFICATION_NEEDED]".len();
+
+impl SignalScanner {
+    pub fn new() -> Self {
+        Self::with_cap(MAX_BLOCK_BYTES)
+    }
+
+    /// A scanner whose blocks may be at most `cap` bytes.
+    pub fn with_cap(cap: usize) -> Self {
+        SignalScanner {
+            parser: vte::Parser::new(),
+            after_cr: false,
+            state: State::Outside { tail: String::new() },
+            cap,
+        }
+    }
+
+    /// Takes in the next bytes of output; returns the blocks they complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<ScanEvent> {
+        let mut plain = PlainText { text: String::with_capacity(bytes.len()), after_cr: self.after_cr };
+        self.parser.advance(&mut plain, bytes);
+        self.after_cr = plain.after_cr;
+        let mut events = Vec::new();
+        self.scan(plain.text, &mut events);
+        events
+    }
+
+    /// The output ended: a block still open is malformed.
+    pub fn finish(&mut self) -> Option<ScanEvent> {
+        match std::mem::replace(&mut self.state, State::Outside { tail: String::new() }) {
+            State::Inside { kind, body, .. } => {
+                Some(ScanEvent::Malformed { kind, reason: "the block was never closed".into(), raw: body })
+            }
+            State::Skipping { kind, .. } => Some(too_long(kind, self.cap)),
+            State::Outside { .. } => None,
+        }
+    }
+
+    fn scan(&mut self, mut text: String, events: &mut Vec<ScanEvent>) {
+        loop {
+            match &mut self.state {
+                State::Outside { tail } => {
+                    tail.push_str(&text);
+                    let Some((at, kind)) = find_open(tail) else {
+                        keep_last(tail, LONGEST_MARKER);
+                        return;
+                    };
+                    text = tail[at + kind.open().len()..].to_owned();
+                    self.state = State::Inside { kind, body: String::new(), searched: 0 };
+                }
+                State::Inside { kind, body, searched } => {
+                    let kind = *kind;
+                    body.push_str(&text);
+                    let from = floor_boundary(body, searched.saturating_sub(LONGEST_MARKER));
+                    let close = body[from..].find(&kind.close()).map(|i| from + i);
+                    // Another block opening first means this one was never closed.
+                    let reopen = find_open(&body[from..]).map(|(i, k)| (from + i, k));
+                    match (close, reopen) {
+                        (Some(end), reopen) if end > self.cap && reopen.is_none_or(|(start, _)| end < start) => {
+                            let rest = body[end + kind.close().len()..].to_owned();
+                            events.push(too_long(kind, self.cap));
+                            self.state = State::Outside { tail: String::new() };
+                            text = rest;
+                        }
+                        (Some(end), reopen) if reopen.is_none_or(|(start, _)| end < start) => {
+                            let rest = body[end + kind.close().len()..].to_owned();
+                            events.push(parse_block(kind, &body[..end]));
+                            self.state = State::Outside { tail: String::new() };
+                            text = rest;
+                        }
+                        (_, Some((start, _))) => {
+                            let rest = body[start..].to_owned();
+                            events.push(ScanEvent::Malformed {
+                                kind,
+                                reason: "the block was never closed".into(),
+                                raw: body[..start].to_owned(),
+                            });
+                            self.state = State::Outside { tail: String::new() };
+                            text = rest;
+                        }
+                        _ if body.len() > self.cap => {
+                            events.push(too_long(kind, self.cap));
+                            let mut tail = std::mem::take(body);
+                            keep_last(&mut tail, LONGEST_MARKER);
+                            self.state = State::Skipping { kind, tail };
+                            return;
+                        }
+                        _ => {
+                            *searched = body.len();
+                            return;
+                        }
+                    }
+                }
+                State::Skipping { kind, tail } => {
+                    let kind = *kind;
+                    tail.push_str(&text);
+                    match tail.find(&kind.close()) {
+                        Some(end) => {
+                            text = tail[end + kind.close().len()..].to_owned();
+                            self.state = State::Outside { tail: String::new() };
+                        }
+                        None => {
+                            keep_last(tail, LONGEST_MARKER);
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn too_long(kind: SignalKind, cap: usize) -> ScanEvent {
+    ScanEvent::Malformed {
+        kind,
+        reason: format!("the block is longer than {cap} bytes; it was skipped"),
+        raw: String::new(),
+    }
+}
+
+/// The first opening marker in `text`.
+fn find_open(text: &str) -> Option<(usize, SignalKind)> {
+    SignalKind::ALL.iter().filter_map(|kind| text.find(&kind.open()).map(|at| (at, *kind))).min_by_key(|(at, _)| *at)
+}
+
+/// Keeps only the last `n` bytes (at a character boundary).
+fn keep_last(text: &mut String, n: usize) {
+    if text.len() > n {
+        let cut = floor_boundary(text, text.len() - n);
+        text.drain(..cut);
+    }
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Scans a whole text at once (for `switchboard scan` and tests).
+pub fn scan_all(bytes: &[u8]) -> Vec<ScanEvent> {
+    let mut scanner = SignalScanner::new();
+    let mut events = scanner.feed(bytes);
+    events.extend(scanner.finish());
+    events
+}
+
+#[cfg(test)]
+mod tests;
