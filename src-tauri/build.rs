@@ -28,6 +28,8 @@ const COMMANDS: &[&str] = &[
     "list_queues",
     "task_timeline",
     "set_viewed_task",
+    "list_signals",
+    "respond_to_signal",
 ];
 
 fn main() {

@@ -44,6 +44,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
         Ok::<_, switchboard_core::EngineError>(Notices::new(
             &engine.list_profiles().await?,
             &engine.list_queues().await?,
+            &engine.list_signals().await?,
         ))
     })?;
 
@@ -84,6 +85,8 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::list_queues,
             crate::commands::task_timeline,
             crate::commands::set_viewed_task,
+            crate::commands::list_signals,
+            crate::commands::respond_to_signal,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

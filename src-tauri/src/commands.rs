@@ -3,7 +3,7 @@
 
 use switchboard_core::{
     ApiError, AppInfo, EngineHandle, LogEntry, Profile, ProfileId, ProfileSpec, QueueStatus, SessionId, SessionInfo,
-    Submitted, SubscriptionId, TaskId, TaskInfo, TaskSpec, TermSize,
+    SignalId, SignalInfo, SignalResponse, Submitted, SubscriptionId, TaskId, TaskInfo, TaskSpec, TermSize,
 };
 
 use crate::desktop::Desktop;
@@ -131,6 +131,16 @@ pub async fn list_queues(engine: Engine<'_>) -> Reply<Vec<QueueStatus>> {
 #[tauri::command]
 pub async fn task_timeline(engine: Engine<'_>, task_id: TaskId) -> Reply<Vec<LogEntry>> {
     engine.task_timeline(task_id).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn list_signals(engine: Engine<'_>) -> Reply<Vec<SignalInfo>> {
+    engine.list_signals().await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn respond_to_signal(engine: Engine<'_>, signal_id: SignalId, response: SignalResponse) -> Reply<SignalInfo> {
+    engine.respond_to_signal(signal_id, response).await.map_err(Into::into)
 }
 
 /// The task the user is looking at gets no desktop notification.

@@ -5,8 +5,8 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use switchboard_core::notice::{Notice, Notices, TrayCounts};
-use switchboard_core::{EngineEvent, EngineHandle, TaskId};
+use switchboard_core::notice::{Notice, NoticeTarget, Notices, TrayCounts};
+use switchboard_core::{EngineEvent, EngineHandle, SignalId, TaskId};
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -14,6 +14,8 @@ use tauri::{AppHandle, Emitter, Manager, Wry};
 
 /// The Tauri event that asks the UI to open a task (a notification was clicked).
 pub const OPEN_TASK_EVENT: &str = "open-task";
+/// The Tauri event that asks the UI to open a signal's dialog.
+pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
 
 /// Notifications whose click is still awaited; past this many, new ones
 /// are shown without waiting for a click.
@@ -84,7 +86,10 @@ impl Desktop {
                 Ok(handle) if await_click => {
                     handle.wait_for_action(|action| {
                         if action == "default" {
-                            open_task(&app, &notice.task_id);
+                            match &notice.target {
+                                NoticeTarget::Task(task) => open_task(&app, task),
+                                NoticeTarget::Signal(signal) => open_signal(&app, signal),
+                            }
                         }
                     });
                 }
@@ -150,6 +155,13 @@ fn open_task(app: &AppHandle, task: &TaskId) {
     show_window(app);
     if let Err(error) = app.emit(OPEN_TASK_EVENT, task) {
         tracing::warn!(%error, "asking the UI to open a task failed");
+    }
+}
+
+fn open_signal(app: &AppHandle, signal: &SignalId) {
+    show_window(app);
+    if let Err(error) = app.emit(OPEN_SIGNAL_EVENT, signal) {
+        tracing::warn!(%error, "asking the UI to open a signal failed");
     }
 }
 

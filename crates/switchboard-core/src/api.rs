@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use switchboard_protocol::signal::ScanEvent;
 use switchboard_protocol::summary::Summary;
-use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, TaskId, TermSize};
+use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
 use ts_rs::TS;
 
 /// Milliseconds since the Unix epoch.
@@ -305,6 +306,87 @@ pub struct Submitted {
     pub waiting_for: Option<TaskId>,
 }
 
+/// Where a signal was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalChannel {
+    /// The agent's terminal output (plain CLI agents).
+    Pty,
+    /// The agent's own words, delivered by its hooks (agents with a TUI).
+    Hook,
+}
+
+/// Where a signal's protocol stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalState {
+    /// Waiting for the user.
+    Pending,
+    /// The user answered or decided; the agent has been (or is being) told.
+    Handled,
+    /// The user dismissed it without telling the agent anything.
+    Dismissed,
+}
+
+/// What the user decided about a signal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum SignalResponse {
+    /// Clarification: one answer per question, in order.
+    Answer { answers: Vec<String> },
+    /// Stop work: the blocker is gone.
+    Resolve { resolution: String },
+    /// Stop work: try again from the checkpoint.
+    Retry,
+    /// Stop work: log the blocked item to SKIPPED_ITEMS.md and go on.
+    Skip,
+    /// Stop work: hand the blocked part to a new agent of this profile and
+    /// resume the rest.
+    DelegateBlocked { profile_id: ProfileId },
+    /// Delegation: a new session of this profile takes the work.
+    Approve { profile_id: ProfileId },
+    /// Delegation: refused, and why.
+    Deny { reason: String },
+    /// Completion report: seen.
+    Acknowledge,
+    /// Nothing is sent to the agent.
+    Dismiss,
+}
+
+/// A completion report's deliverable, checked against the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct DeliverableCheck {
+    pub path: String,
+    /// None when it exists inside the workspace; else why it does not count.
+    pub problem: Option<String>,
+}
+
+/// A signal an agent raised and what became of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SignalInfo {
+    pub id: SignalId,
+    pub session_id: SessionId,
+    pub profile_id: ProfileId,
+    /// The task the agent was working on, if any.
+    pub task_id: Option<TaskId>,
+    pub channel: SignalChannel,
+    /// The signal as read, or why it could not be.
+    pub scan: ScanEvent,
+    pub state: SignalState,
+    pub created_at: Millis,
+    pub handled_at: Option<Millis>,
+    pub response: Option<SignalResponse>,
+    /// The prompt typed into the agent in reply.
+    pub reply_prompt: Option<String>,
+    /// The session that took delegated work.
+    pub delegate_session: Option<SessionId>,
+    /// Completion reports: each deliverable checked.
+    pub deliverables: Vec<DeliverableCheck>,
+    /// Completion reports: the task's success criteria, to set beside
+    /// `metrics_achieved`.
+    pub success_criteria: Option<String>,
+}
+
 /// A request to the engine. Each has exactly one kind of reply (see the
 /// typed methods on [`crate::EngineHandle`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -392,6 +474,18 @@ pub enum Command {
     TaskTimeline {
         task_id: TaskId,
     },
+    /// Pending signals and the most recent handled ones.
+    ListSignals,
+    RespondToSignal {
+        signal_id: SignalId,
+        response: SignalResponse,
+    },
+    /// Text an agent wrote, as its hooks deliver it (the Stop event's
+    /// `last_assistant_message`): scanned for signals like terminal output.
+    AgentText {
+        session_id: SessionId,
+        text: String,
+    },
 }
 
 /// Something that happened in the engine, reported through the
@@ -407,6 +501,7 @@ pub enum EngineEvent {
     SessionChanged { session: SessionInfo },
     TaskChanged { task: TaskInfo },
     QueueChanged { queue: QueueStatus },
+    SignalChanged { signal: SignalInfo },
 }
 
 /// One entry of the append-only event log.
@@ -434,6 +529,8 @@ pub enum LogKind {
     TaskRequeued,
     DeliverableRejected { path: String, reason: String },
     TaskEnded { state: TaskState, reason: Option<String> },
+    SignalRaised { signal_id: SignalId, signal_kind: switchboard_protocol::signal::SignalKind, malformed: bool },
+    SignalHandled { signal_id: SignalId, response: SignalResponse },
 }
 
 /// Facts about the running instance, shown in the UI.
@@ -459,6 +556,9 @@ pub enum ErrorCode {
     SpawnFailed,
     TaskNotFound,
     TaskState,
+    SignalNotFound,
+    SignalState,
+    TooManyAgents,
     AlreadyRunning,
     Storage,
     EngineStopped,

@@ -6,13 +6,15 @@
 use ts_rs::{Config, TS};
 
 use crate::api::{
-    ApiError, AppInfo, Artifact, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Profile, ProfileSpec, QueueStatus,
-    RejectedPath, ScreenSnapshot, SessionInfo, SessionState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    ApiError, AppInfo, Artifact, Command, DeliverableCheck, EngineEvent, ErrorCode, LogEntry, LogKind, Profile,
+    ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo,
+    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 use crate::engine::Reply;
 use crate::session::SubscriptionId;
+use switchboard_protocol::signal::{Independence, ScanEvent, Signal, SignalBody, SignalKind};
 use switchboard_protocol::summary::{Summary, SummaryStatus, TestCounts};
-use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, TaskId, TermSize};
+use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
 
 /// Where the generated file lives, relative to the repository root.
 pub const BINDINGS_PATH: &str = "ui/src/lib/bindings.ts";
@@ -26,6 +28,7 @@ pub fn typescript() -> String {
         ProfileId::decl(&cfg),
         SessionId::decl(&cfg),
         TaskId::decl(&cfg),
+        SignalId::decl(&cfg),
         AgentKind::decl(&cfg),
         Priority::decl(&cfg),
         TermSize::decl(&cfg),
@@ -45,6 +48,17 @@ pub fn typescript() -> String {
         TaskInfo::decl(&cfg),
         QueueStatus::decl(&cfg),
         Submitted::decl(&cfg),
+        serde_json::Value::decl(&cfg),
+        SignalKind::decl(&cfg),
+        Independence::decl(&cfg),
+        SignalBody::decl(&cfg),
+        Signal::decl(&cfg),
+        ScanEvent::decl(&cfg),
+        SignalChannel::decl(&cfg),
+        SignalState::decl(&cfg),
+        SignalResponse::decl(&cfg),
+        DeliverableCheck::decl(&cfg),
+        SignalInfo::decl(&cfg),
         Command::decl(&cfg),
         Reply::decl(&cfg),
         EngineEvent::decl(&cfg),

@@ -34,7 +34,13 @@ pub struct EngineConfig {
     /// The scripted demo agent; when set, the first start creates a demo
     /// workspace and a profile that runs it.
     pub demo_agent: Option<PathBuf>,
+    /// The most agent sessions running at once that approving a
+    /// delegation may reach.
+    pub max_agents: usize,
 }
+
+/// Default cap on agents running at once, for delegations.
+pub const DEFAULT_MAX_AGENTS: usize = 8;
 
 impl EngineConfig {
     pub fn new(data_dir: PathBuf, runtime_dir: Option<PathBuf>) -> Self {
@@ -46,6 +52,7 @@ impl EngineConfig {
             screen_history_lines: DEFAULT_SCREEN_HISTORY_LINES,
             kill_grace: DEFAULT_KILL_GRACE,
             demo_agent: None,
+            max_agents: DEFAULT_MAX_AGENTS,
         }
     }
 

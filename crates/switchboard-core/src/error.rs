@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use switchboard_protocol::{ProfileId, SessionId, TaskId};
+use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
 
 use crate::api::{ApiError, ErrorCode};
 use crate::store::StoreError;
@@ -31,6 +31,12 @@ pub enum EngineError {
     TaskNotFound(TaskId),
     #[error("task {task} is {state}: {reason}")]
     TaskState { task: TaskId, state: &'static str, reason: &'static str },
+    #[error("no signal {0}")]
+    SignalNotFound(SignalId),
+    #[error("signal {signal}: {reason}")]
+    SignalState { signal: SignalId, reason: String },
+    #[error("{running} agents are running, the most allowed at once; stop one or raise the limit")]
+    TooManyAgents { running: usize },
     #[error("Switchboard is already running with the data directory {}{}", .data_dir.display(), .pid.map(|p| format!(" (process {p})")).unwrap_or_default())]
     AlreadyRunning { data_dir: PathBuf, pid: Option<u32> },
     #[error("storage: {0}")]
@@ -55,6 +61,9 @@ impl EngineError {
             EngineError::SpawnFailed { .. } => ErrorCode::SpawnFailed,
             EngineError::TaskNotFound(_) => ErrorCode::TaskNotFound,
             EngineError::TaskState { .. } => ErrorCode::TaskState,
+            EngineError::SignalNotFound(_) => ErrorCode::SignalNotFound,
+            EngineError::SignalState { .. } => ErrorCode::SignalState,
+            EngineError::TooManyAgents { .. } => ErrorCode::TooManyAgents,
             EngineError::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
             EngineError::Store(_) => ErrorCode::Storage,
             EngineError::EngineStopped => ErrorCode::EngineStopped,

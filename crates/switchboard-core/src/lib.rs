@@ -22,15 +22,15 @@ pub mod validate;
 
 pub use api::{
     ApiError, AppInfo, Artifact, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile, ProfileSpec,
-    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, Submitted, TaskInfo, TaskResult, TaskSpec,
-    TaskState,
+    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse,
+    SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 pub use config::EngineConfig;
 pub use engine::{
     Engine, EngineHandle, EventSink, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,
-    MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply,
+    MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply, SKIPPED_ITEMS_FILE,
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
-pub use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, TaskId, TermSize};
+pub use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
 pub use switchboard_protocol::{signal, summary};

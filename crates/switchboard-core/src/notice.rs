@@ -4,17 +4,25 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use switchboard_protocol::{ProfileId, TaskId};
+use switchboard_protocol::signal::{ScanEvent, SignalBody};
+use switchboard_protocol::{ProfileId, SignalId, TaskId};
 
-use crate::api::{EngineEvent, Profile, QueueStatus, TaskInfo, TaskState};
+use crate::api::{EngineEvent, Profile, QueueStatus, SignalInfo, SignalState, TaskInfo, TaskState};
 
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;
 
+/// What clicking a notification opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoticeTarget {
+    Task(TaskId),
+    Signal(SignalId),
+}
+
 /// A desktop notification to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
-    pub task_id: TaskId,
+    pub target: NoticeTarget,
     pub title: String,
     pub body: String,
 }
@@ -24,8 +32,8 @@ pub struct Notice {
 pub struct TrayCounts {
     /// Agents with a task at work.
     pub working: usize,
-    /// Agents whose last task failed, timed out or was interrupted, and
-    /// that have nothing at work now.
+    /// Agents with a signal waiting for the user, or whose last task
+    /// failed, timed out or was interrupted while nothing is at work.
     pub attention: usize,
 }
 
@@ -41,16 +49,24 @@ pub struct Notices {
     names: HashMap<ProfileId, String>,
     queues: HashMap<ProfileId, QueueStatus>,
     last_finished: HashMap<ProfileId, TaskState>,
-    notified: HashSet<TaskId>,
-    notified_order: VecDeque<TaskId>,
+    /// Pending signals per agent.
+    pending: HashMap<SignalId, ProfileId>,
+    notified: HashSet<String>,
+    notified_order: VecDeque<String>,
     viewed: Option<TaskId>,
 }
 
 impl Notices {
-    pub fn new(profiles: &[Profile], queues: &[QueueStatus]) -> Notices {
+    pub fn new(profiles: &[Profile], queues: &[QueueStatus], signals: &[SignalInfo]) -> Notices {
         Notices {
             names: profiles.iter().map(|p| (p.id.clone(), p.spec.name.clone())).collect(),
             queues: queues.iter().map(|q| (q.profile_id.clone(), q.clone())).collect(),
+            pending: signals
+                .iter()
+                .filter(|s| s.state == SignalState::Pending)
+                .map(|s| (s.id.clone(), s.profile_id.clone()))
+                .collect(),
+            notified: signals.iter().map(|s| s.id.to_string()).collect(),
             ..Notices::default()
         }
     }
@@ -78,6 +94,7 @@ impl Notices {
                 None
             }
             EngineEvent::TaskChanged { task } => self.on_task(task),
+            EngineEvent::SignalChanged { signal } => self.on_signal(signal),
             EngineEvent::SessionChanged { .. } => None,
         }
     }
@@ -92,7 +109,7 @@ impl Notices {
             TaskState::TimedOut => "timed out",
             _ => return None,
         };
-        if self.viewed.as_ref() == Some(&task.id) || !self.remember(&task.id) {
+        if self.viewed.as_ref() == Some(&task.id) || !self.remember(task.id.to_string()) {
             return None;
         }
         let agent = self.names.get(&task.spec.profile_id).map_or("An agent", String::as_str);
@@ -101,15 +118,48 @@ impl Notices {
         if let Some(reason) = task.reason.as_deref().filter(|_| task.state != TaskState::Completed) {
             body.push_str(&format!("\n{reason}"));
         }
-        Some(Notice { task_id: task.id.clone(), title: format!("{agent}: task {verb}"), body })
+        Some(Notice { target: NoticeTarget::Task(task.id.clone()), title: format!("{agent}: task {verb}"), body })
     }
 
-    /// Records a notification for the task; false if it already had one.
-    fn remember(&mut self, task: &TaskId) -> bool {
-        if !self.notified.insert(task.clone()) {
+    fn on_signal(&mut self, signal: &SignalInfo) -> Option<Notice> {
+        if signal.state != SignalState::Pending {
+            self.pending.remove(&signal.id);
+            return None;
+        }
+        self.pending.insert(signal.id.clone(), signal.profile_id.clone());
+        if !self.remember(signal.id.to_string()) {
+            return None;
+        }
+        let agent = self.names.get(&signal.profile_id).map_or("An agent", String::as_str);
+        let (title, body) = match &signal.scan {
+            ScanEvent::Signal { signal } => match &signal.body {
+                SignalBody::Clarification { questions, .. } => {
+                    (format!("{agent} needs an answer"), questions.first().cloned().unwrap_or_default())
+                }
+                SignalBody::StopWork { blocker_type, details, .. } => {
+                    (format!("{agent} is blocked: {blocker_type}"), details.clone())
+                }
+                SignalBody::Delegate { new_task_description, .. } => {
+                    (format!("{agent} asks to delegate work"), new_task_description.clone())
+                }
+                SignalBody::Completion { status, metrics_achieved, .. } => {
+                    (format!("{agent} reports completion: {status}"), metrics_achieved.clone())
+                }
+            },
+            ScanEvent::Malformed { reason, .. } => {
+                (format!("{agent} printed a signal that could not be read"), reason.clone())
+            }
+        };
+        let body = body.chars().take(160).collect();
+        Some(Notice { target: NoticeTarget::Signal(signal.id.clone()), title, body })
+    }
+
+    /// Records a notification for this key; false if it already had one.
+    fn remember(&mut self, key: String) -> bool {
+        if !self.notified.insert(key.clone()) {
             return false;
         }
-        self.notified_order.push_back(task.clone());
+        self.notified_order.push_back(key);
         if self.notified_order.len() > REMEMBERED_NOTICES
             && let Some(old) = self.notified_order.pop_front()
         {
@@ -120,14 +170,12 @@ impl Notices {
 
     pub fn counts(&self) -> TrayCounts {
         let working = self.queues.values().filter(|q| q.executing).count();
-        let attention = self
-            .last_finished
-            .iter()
-            .filter(|(profile, state)| {
-                matches!(state, TaskState::Failed | TaskState::TimedOut | TaskState::Interrupted)
-                    && !self.queues.get(*profile).is_some_and(|q| q.executing)
-            })
-            .count();
+        let mut attention: HashSet<&ProfileId> = self.pending.values().collect();
+        attention.extend(self.last_finished.iter().filter_map(|(profile, state)| {
+            let failed = matches!(state, TaskState::Failed | TaskState::TimedOut | TaskState::Interrupted);
+            (failed && !self.queues.get(profile).is_some_and(|q| q.executing)).then_some(profile)
+        }));
+        let attention = attention.len();
         TrayCounts { working, attention }
     }
 
@@ -199,6 +247,7 @@ mod tests {
         });
         let done = |id| EngineEvent::TaskChanged { task: task(&profile, id, TaskState::Completed) };
         let first = notices.apply(&done(&a)).unwrap();
+        assert_eq!(first.target, NoticeTarget::Task(a.clone()));
         assert_eq!(first.title, "Builder: task finished");
         assert_eq!(first.body, "Fix the login bug");
         assert_eq!(notices.apply(&done(&a)), None, "the same task again");
@@ -209,6 +258,46 @@ mod tests {
         let timed_out =
             notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &TaskId::new(), TaskState::TimedOut) });
         assert_eq!(timed_out.unwrap().body, "Fix the login bug\nthe time limit passed");
+    }
+
+    #[test]
+    fn a_pending_signal_notifies_once_and_needs_attention_until_handled() {
+        let profile = ProfileId::new();
+        let scan = switchboard_protocol::signal::scan_all(
+            b"[CLARIFICATION_NEEDED]\nquestions:\n  - Which auth strategy?\n[/CLARIFICATION_NEEDED]",
+        )
+        .pop()
+        .unwrap();
+        let mut signal = SignalInfo {
+            id: SignalId::new(),
+            session_id: switchboard_protocol::SessionId::new(),
+            profile_id: profile.clone(),
+            task_id: None,
+            channel: crate::api::SignalChannel::Pty,
+            scan,
+            state: SignalState::Pending,
+            created_at: 0,
+            handled_at: None,
+            response: None,
+            reply_prompt: None,
+            delegate_session: None,
+            deliverables: Vec::new(),
+            success_criteria: None,
+        };
+        let mut notices = Notices::default();
+        let notice = notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }).unwrap();
+        assert_eq!(notice.target, NoticeTarget::Signal(signal.id.clone()));
+        assert_eq!((notice.title.as_str(), notice.body.as_str()), ("An agent needs an answer", "Which auth strategy?"));
+        assert_eq!(notices.counts().attention, 1);
+        assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
+        signal.state = SignalState::Handled;
+        assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
+        assert_eq!(notices.counts().attention, 0);
+        // Known at start: counted, not notified again.
+        signal.state = SignalState::Pending;
+        let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal));
+        assert_eq!(restarted.counts().attention, 1);
+        assert_eq!(restarted.apply(&EngineEvent::SignalChanged { signal }), None);
     }
 
     #[test]

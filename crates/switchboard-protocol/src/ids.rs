@@ -78,6 +78,12 @@ uuid_id!(
     "session"
 );
 uuid_id!(
+    /// A protocol signal an agent raised (a question, a blocker, a request
+    /// to delegate, a completion report).
+    SignalId,
+    "signal"
+);
+uuid_id!(
     /// A task given to an agent. Its text names the summary file
     /// `summaries/<id>.md`, so the id must be (and is) a safe file name.
     TaskId,

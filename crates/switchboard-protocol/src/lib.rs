@@ -10,7 +10,7 @@ mod ids;
 pub mod signal;
 pub mod summary;
 
-pub use ids::{IdError, ProfileId, SessionId, TaskId};
+pub use ids::{IdError, ProfileId, SessionId, SignalId, TaskId};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+pub mod prompts;
+
 /// Longest block body kept; a longer one is malformed.
 pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
 

@@ -2,8 +2,8 @@
  * The app's state and the user actions on it. One instance per window, shared with the
  * components through context. It owns the profile and session lists (folded from the initial
  * `list_*` replies and then from `engine-event`s, by the pure functions in model.ts), the
- * task and queue lists (likewise, by tasks.ts), the selection, the task detail on screen, and
- * the per-profile start errors.
+ * task and queue lists (likewise, by tasks.ts), the signal list (by signals.ts), the
+ * selection, the task detail and signal dialog on screen, and the per-profile start errors.
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type {
@@ -14,6 +14,9 @@ import type {
   QueueStatus,
   SessionId,
   SessionInfo,
+  SignalId,
+  SignalInfo,
+  SignalResponse,
   Submitted,
   TaskId,
   TaskInfo,
@@ -22,6 +25,7 @@ import type {
 } from './bindings';
 import type { Backend, Unsubscribe } from './backend';
 import { logFailure, toApiError } from './errors';
+import { applySignalEvent, mergeInitialSignals, pendingSignals, upsertSignal } from './signals';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
   DEFAULT_TERM_SIZE,
@@ -54,6 +58,12 @@ export class AppState {
   loadError: string | null = $state(null);
   /** The initial task lists could not be loaded (the rest of the app works without them). */
   taskLoadError: string | null = $state(null);
+  /** Signals agents raised: every pending one and the recently settled ones, in no order. */
+  signals: SignalInfo[] = $state.raw([]);
+  /** The initial signal list could not be loaded (the rest of the app works without it). */
+  signalLoadError: string | null = $state(null);
+  /** The signal whose dialog is open (over the whole app). */
+  shownSignalId: SignalId | null = $state(null);
   /** The last start failure per profile, shown under it until the next attempt. */
   startErrors: Record<ProfileId, string> = $state.raw({});
   /** Profiles with a start in flight. */
@@ -81,6 +91,14 @@ export class AppState {
     return id === null ? undefined : this.tasks.tasks.find((t) => t.id === id);
   });
 
+  /** The signals waiting for the user, oldest first. */
+  pendingSignals: SignalInfo[] = $derived(pendingSignals(this.signals));
+
+  shownSignal: SignalInfo | undefined = $derived.by(() => {
+    const id = this.shownSignalId;
+    return id === null ? undefined : this.signals.find((s) => s.id === id);
+  });
+
   #unsubscribe: Unsubscribe[] = [];
   #loaded: Promise<void>;
   #markLoaded: () => void = () => {};
@@ -92,7 +110,7 @@ export class AppState {
 
   /**
    * Subscribe to engine events and notification clicks, load the lists (profiles, sessions,
-   * tasks, queues), and select what the window opens on. Events that arrive while the lists
+   * tasks, queues, signals), and select what the window opens on. Events that arrive while the lists
    * load are buffered and applied after them; a notification click waits for the load.
    */
   async open(): Promise<void> {
@@ -104,6 +122,7 @@ export class AppState {
         else buffered.push(event);
       }),
       this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
+      this.backend.onOpenSignal((signalId) => this.showSignal(signalId)),
     );
     // Tasks load beside the profiles and sessions; an engine that cannot list them still
     // leaves the agents and terminals usable.
@@ -114,18 +133,26 @@ export class AppState {
         return { tasks: [] as TaskInfo[], queues: [] as QueueStatus[] };
       },
     );
+    // Likewise signals: without them nothing asks for the user, but the agents still run.
+    const signalList = this.backend.listSignals().catch((reason: unknown) => {
+      this.signalLoadError = toApiError(reason).message;
+      return [] as SignalInfo[];
+    });
     try {
-      const [[profiles, sessions], tasks] = await Promise.all([
+      const [[profiles, sessions], tasks, signals] = await Promise.all([
         Promise.all([this.backend.listProfiles(), this.backend.listSessions()]),
         taskLists,
+        signalList,
       ]);
       this.model = mergeInitial({ profiles, sessions }, buffered);
       this.tasks = mergeInitialTasks(tasks, buffered);
+      this.signals = mergeInitialSignals(signals, buffered);
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
       this.loadError = toApiError(reason).message;
       this.model = mergeInitial({ profiles: [], sessions: [] }, buffered);
       this.tasks = mergeInitialTasks((await taskLists), buffered);
+      this.signals = mergeInitialSignals(await signalList, buffered);
     } finally {
       loaded = true;
       this.loading = false;
@@ -218,6 +245,33 @@ export class AppState {
     await this.backend.setQueuePaused(profileId, paused);
   }
 
+  // ---- signals -------------------------------------------------------------------------
+
+  /** Open a signal's dialog. */
+  showSignal(signalId: SignalId): void {
+    this.shownSignalId = signalId;
+  }
+
+  closeSignal(): void {
+    this.shownSignalId = null;
+  }
+
+  /**
+   * Answer, decide or dismiss a signal; resolves with the settled record, rejects with an
+   * ApiError. The dialog stays open on it, to show what was sent.
+   */
+  async respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo> {
+    const settled = await this.backend.respondToSignal(signalId, response);
+    this.signals = upsertSignal(this.signals, settled);
+    return settled;
+  }
+
+  /** Close the dialog and show a session (the one that took delegated work). */
+  revealSession(sessionId: SessionId): void {
+    this.closeSignal();
+    if (this.model.sessions.some((s) => s.id === sessionId)) this.select({ kind: 'session', id: sessionId });
+  }
+
   closeForm(): void {
     this.formOpen = false;
     this.editing = null;
@@ -285,6 +339,9 @@ export class AppState {
   #apply(event: EngineEvent): void {
     this.model = applyEngineEvent(this.model, event);
     this.tasks = applyTaskEvent(this.tasks, event);
+    this.signals = applySignalEvent(this.signals, event);
+    const signal = this.shownSignalId;
+    if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();
     const shown = this.selectedTaskId;
     if (shown !== null && !this.tasks.tasks.some((t) => t.id === shown)) this.closeTask();
     this.selection = repairSelection(this.model, this.selection);

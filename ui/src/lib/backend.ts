@@ -19,6 +19,9 @@ import type {
   QueueStatus,
   SessionId,
   SessionInfo,
+  SignalId,
+  SignalInfo,
+  SignalResponse,
   Submitted,
   SubscriptionId,
   TaskId,
@@ -84,6 +87,17 @@ export interface Backend {
   setViewedTask(taskId: TaskId | null): Promise<void>;
   /** Subscribe to `open-task`: the user clicked a desktop notification about that task. */
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe;
+  /** Subscribe to `open-signal`: the user clicked a desktop notification about that signal. */
+  onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe;
+
+  /** Every pending signal and the recently settled ones; in no order. */
+  listSignals(): Promise<SignalInfo[]>;
+  /**
+   * Answer, decide or dismiss a pending signal. Resolves with the settled record (the engine
+   * also emits `signal_changed`). Approving delegated work starts a session, which can fail
+   * with `too_many_agents`.
+   */
+  respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo>;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
@@ -91,6 +105,8 @@ export const ENGINE_EVENT = 'engine-event';
 
 /** Name of the Tauri event the shell emits, with a `TaskId`, when a task notification is clicked. */
 export const OPEN_TASK_EVENT = 'open-task';
+/** Name of the Tauri event the shell emits when a signal notification is clicked. */
+export const OPEN_SIGNAL_EVENT = 'open-signal';
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
 export function inTauri(): boolean {
@@ -206,6 +222,16 @@ export class TauriBackend implements Backend {
   }
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe {
     return subscribe(OPEN_TASK_EVENT, callback);
+  }
+
+  onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe {
+    return subscribe(OPEN_SIGNAL_EVENT, callback);
+  }
+  listSignals(): Promise<SignalInfo[]> {
+    return call('list_signals');
+  }
+  respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo> {
+    return call('respond_to_signal', { signalId, response });
   }
 }
 

@@ -7,6 +7,8 @@ export type SessionId = string;
 
 export type TaskId = string;
 
+export type SignalId = string;
+
 export type AgentKind = "generic" | "claude-code" | "codex";
 
 export type Priority = "urgent" | "normal";
@@ -221,17 +223,76 @@ position: number | null,
  */
 waiting_for: TaskId | null, };
 
-export type Command = { "type": "list_profiles" } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions" } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues" } | { "type": "task_timeline", task_id: TaskId, };
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> };
+export type SignalKind = "clarification" | "stop_work" | "delegate" | "completion";
 
-export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, };
+export type Independence = "can_proceed_parallel" | "blocks_current_work" | { "other": string };
 
-export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, };
+export type SignalBody = { "kind": "clarification", blocked_at: string, questions: Array<string>, current_state: string, } | { "kind": "stop_work", blocker_type: string, details: string, state_snapshot: string, blocked_work: string, stop_reason: string, resume_requirements: string, } | { "kind": "delegate", new_task_description: string, independence: Independence, coordination: string, } | { "kind": "completion", status: string, deliverables: Array<string>, metrics_achieved: string, recommendations: Array<string>, };
 
-export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, });
+export type Signal = { agent_id: string | null, timestamp: string | null, 
+/**
+ * Fields the protocol does not name, as the agent wrote them.
+ */
+extra: { [key in string]: JsonValue }, 
+/**
+ * The block's text between its markers.
+ */
+raw: string, } & ({ "kind": "clarification", blocked_at: string, questions: Array<string>, current_state: string, } | { "kind": "stop_work", blocker_type: string, details: string, state_snapshot: string, blocked_work: string, stop_reason: string, resume_requirements: string, } | { "kind": "delegate", new_task_description: string, independence: Independence, coordination: string, } | { "kind": "completion", status: string, deliverables: Array<string>, metrics_achieved: string, recommendations: Array<string>, });
 
-export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "already_running" | "storage" | "engine_stopped" | "internal";
+export type ScanEvent = { "type": "signal", signal: Signal, } | { "type": "malformed", kind: SignalKind, reason: string, raw: string, };
+
+export type SignalChannel = "pty" | "hook";
+
+export type SignalState = "pending" | "handled" | "dismissed";
+
+export type SignalResponse = { "action": "answer", answers: Array<string>, } | { "action": "resolve", resolution: string, } | { "action": "retry" } | { "action": "skip" } | { "action": "delegate_blocked", profile_id: ProfileId, } | { "action": "approve", profile_id: ProfileId, } | { "action": "deny", reason: string, } | { "action": "acknowledge" } | { "action": "dismiss" };
+
+export type DeliverableCheck = { path: string, 
+/**
+ * None when it exists inside the workspace; else why it does not count.
+ */
+problem: string | null, };
+
+export type SignalInfo = { id: SignalId, session_id: SessionId, profile_id: ProfileId, 
+/**
+ * The task the agent was working on, if any.
+ */
+task_id: TaskId | null, channel: SignalChannel, 
+/**
+ * The signal as read, or why it could not be.
+ */
+scan: ScanEvent, state: SignalState, created_at: number, handled_at: number | null, response: SignalResponse | null, 
+/**
+ * The prompt typed into the agent in reply.
+ */
+reply_prompt: string | null, 
+/**
+ * The session that took delegated work.
+ */
+delegate_session: SessionId | null, 
+/**
+ * Completion reports: each deliverable checked.
+ */
+deliverables: Array<DeliverableCheck>, 
+/**
+ * Completion reports: the task's success criteria, to set beside
+ * `metrics_achieved`.
+ */
+success_criteria: string | null, };
+
+export type Command = { "type": "list_profiles" } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions" } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues" } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals" } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "agent_text", session_id: SessionId, text: string, };
+
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo };
+
+export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, };
+
+export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, };
+
+export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, });
+
+export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "storage" | "engine_stopped" | "internal";
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, };
 

@@ -13,6 +13,12 @@ describe('toApiError', () => {
     }
   });
 
+  it('keeps the signal error codes', () => {
+    for (const code of ['signal_not_found', 'signal_state', 'too_many_agents']) {
+      expect(toApiError({ code, message: 'm', field: null }).code).toBe(code);
+    }
+  });
+
   it('fills a missing field with null', () => {
     expect(toApiError({ code: 'storage', message: 'disk full' })).toEqual({ code: 'storage', message: 'disk full', field: null });
   });

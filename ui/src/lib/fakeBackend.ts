@@ -13,6 +13,12 @@
  * running one with `finishTask`. Typing a task into an agent is simulated by printing it to
  * the agent's running session, if it has one.
  *
+ * Signals (an agent asking, stopping, delegating, reporting) are raised by tests with
+ * `raiseSignal`; `respond_to_signal` settles them as the engine does: it checks the response,
+ * types a reply prompt like the engine's into the agent's session, starts a session for
+ * approved or delegated work (refusing with `too_many_agents` past `maxRunningAgents`), and
+ * emits `signal_changed`.
+ *
  * Output is delivered synchronously, which keeps tests deterministic. Every call is recorded
  * in `calls` so tests can assert what the UI asked for.
  */
@@ -27,9 +33,15 @@ import type {
   ProfileId,
   ProfileSpec,
   QueueStatus,
+  ScanEvent,
   SessionId,
   SessionInfo,
   SessionState,
+  Signal,
+  SignalBody,
+  SignalId,
+  SignalInfo,
+  SignalResponse,
   Submitted,
   SubscriptionId,
   TaskId,
@@ -41,6 +53,7 @@ import type {
 } from './bindings';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
+import { independenceLabel, validateResponse, wellFormed } from './signals';
 import { applyMove, canCancel, canRequeue, firstLine, queueOf, summaryPath } from './tasks';
 
 export interface FakeCall {
@@ -55,6 +68,8 @@ export interface FakeBackendOptions {
   directories?: string[];
   /** Clock in milliseconds since the epoch. */
   now?: () => number;
+  /** Running sessions allowed at once before approving delegated work fails with `too_many_agents`. */
+  maxRunningAgents?: number;
 }
 
 /** The engine's defaults for what a profile spec leaves out. */
@@ -82,6 +97,7 @@ export class FakeBackend implements Backend {
   readonly #sessions = new Map<SessionId, FakeSession>();
   readonly #listeners = new Set<(event: EngineEvent) => void>();
   readonly #openTaskListeners = new Set<(taskId: TaskId) => void>();
+  readonly #openSignalListeners = new Set<(signalId: SignalId) => void>();
   readonly #tasks = new Map<TaskId, TaskInfo>();
   readonly #log: LogEntry[] = [];
   readonly #pausedQueues = new Set<ProfileId>();
@@ -89,7 +105,10 @@ export class FakeBackend implements Backend {
   readonly #commands: Set<string>;
   readonly #directories: Set<string>;
   readonly #now: () => number;
+  readonly #maxRunningAgents: number;
+  readonly #signals = new Map<SignalId, SignalInfo>();
   #nextId = 1;
+  #nextSignal = 1;
   #nextPid = 4200;
   #nextSubscription = 1;
   #nextTask = 1;
@@ -101,6 +120,7 @@ export class FakeBackend implements Backend {
     this.#commands = new Set(options.commands ?? ['bash', 'sh', 'claude', 'codex', 'python3', 'node']);
     this.#directories = new Set(options.directories ?? ['/', '/tmp', '/home', '/work']);
     this.#now = options.now ?? (() => Date.now());
+    this.#maxRunningAgents = options.maxRunningAgents ?? 8;
   }
 
   // ---- test controls -------------------------------------------------------------------
@@ -199,6 +219,11 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#openTaskListeners]) listener(taskId);
   }
 
+  /** Fire `open-signal`, as the shell does when the user clicks a signal notification. */
+  openSignal(signalId: SignalId): void {
+    for (const listener of [...this.#openSignalListeners]) listener(signalId);
+  }
+
   /** The task the UI last said it shows (`set_viewed_task`). */
   get viewedTask(): TaskId | null {
     return this.#viewedTask;
@@ -206,6 +231,41 @@ export class FakeBackend implements Backend {
 
   isQueuePaused(profileId: ProfileId): boolean {
     return this.#pausedQueues.has(profileId);
+  }
+
+  /**
+   * Raise a signal in a session, as the engine does when it reads a block in the agent's
+   * output: pending, tied to the agent's running task, its deliverables (completion reports)
+   * all found unless `overrides` says otherwise; emits `signal_changed`. Build `scan` with
+   * `signalScan` (well-formed) or as a `malformed` event.
+   */
+  raiseSignal(sessionId: SessionId, scan: ScanEvent, overrides: Partial<SignalInfo> = {}): SignalInfo {
+    const session = this.#session(sessionId);
+    const running = this.#runningTask(session.info.profile_id);
+    const task = running?.session_id === sessionId ? running : undefined;
+    const completion = scan.type === 'signal' && scan.signal.kind === 'completion' ? scan.signal : null;
+    const info: SignalInfo = {
+      id: `signal-${this.#nextSignal++}`,
+      session_id: sessionId,
+      profile_id: session.info.profile_id,
+      task_id: task?.id ?? null,
+      channel: 'pty',
+      scan,
+      state: 'pending',
+      created_at: this.#now(),
+      handled_at: null,
+      response: null,
+      reply_prompt: null,
+      delegate_session: null,
+      deliverables: completion ? completion.deliverables.map((path) => ({ path, problem: null })) : [],
+      success_criteria: completion ? (task?.success_criteria ?? null) : null,
+      ...structuredClone(overrides),
+    };
+    this.#signals.set(info.id, info);
+    const kind = scan.type === 'signal' ? scan.signal.kind : scan.kind;
+    this.#logEntry(info.session_id, info.task_id, { kind: 'signal_raised', signal_id: info.id, signal_kind: kind, malformed: scan.type === 'malformed' });
+    this.emit({ type: 'signal_changed', signal: structuredClone(info) });
+    return structuredClone(info);
   }
 
   /** Add a session in any state without events (for seeding). */
@@ -253,6 +313,7 @@ export class FakeBackend implements Backend {
     // As the engine does: the profile's sessions go with it (and, in the fake, its tasks).
     for (const [id, session] of this.#sessions) if (session.info.profile_id === profileId) this.#sessions.delete(id);
     for (const [id, task] of this.#tasks) if (task.profile_id === profileId) this.#tasks.delete(id);
+    for (const [id, signal] of this.#signals) if (signal.profile_id === profileId) this.#signals.delete(id);
     this.#pausedQueues.delete(profileId);
     this.emit({ type: 'profile_deleted', profile_id: profileId });
   }
@@ -436,6 +497,62 @@ export class FakeBackend implements Backend {
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe {
     this.#openTaskListeners.add(callback);
     return () => this.#openTaskListeners.delete(callback);
+  }
+
+  onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe {
+    this.#openSignalListeners.add(callback);
+    return () => this.#openSignalListeners.delete(callback);
+  }
+
+  async listSignals(): Promise<SignalInfo[]> {
+    this.#record('list_signals', {});
+    return [...this.#signals.values()].map((s) => structuredClone(s));
+  }
+
+  async respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo> {
+    this.#record('respond_to_signal', { signalId, response });
+    const info = this.#signals.get(signalId) ?? this.#fail('signal_not_found', `no signal ${signalId}`);
+    if (info.state !== 'pending') this.#fail('signal_state', `signal ${signalId}: it was already handled`);
+    // As the engine: a response of the wrong kind is refused as a state error, missing text as
+    // invalid input on its field, and an unknown agent as `profile_not_found` (below).
+    const problem = validateResponse(info, response);
+    if (problem?.field === 'action') this.#fail('signal_state', `signal ${signalId}: that response does not fit this signal`);
+    if (problem && problem.field !== 'profile_id') this.#fail('invalid_input', problem.message, problem.field);
+
+    // Approved or delegated work goes to a new session of the chosen agent.
+    let delegate: SessionInfo | null = null;
+    if (response.action === 'approve' || response.action === 'delegate_blocked') {
+      const profile = this.#profile(response.profile_id);
+      const running = [...this.#sessions.values()].filter((s) => s.info.state === 'running').length;
+      if (running >= this.#maxRunningAgents) {
+        this.#fail('too_many_agents', `${running} agents are running, the most allowed at once; stop one or raise the limit`);
+      }
+      delegate = this.#start(profile, { rows: 24, cols: 80 });
+      const work = delegatedWork(info, info.session_id);
+      if (work !== null) this.#print(this.#session(delegate.id), encoder.encode(`${work.replaceAll('\n', '\r\n')}\r\n${PROMPT}`));
+    }
+
+    let reply = replyPrompt(info, response, delegate?.id ?? null);
+    const task = info.task_id === null ? undefined : this.#tasks.get(info.task_id);
+    if (reply !== null && task?.state === 'running') reply += `\n\nWhen the task is done, create ${summaryPath(task.id)} as asked at the start.`;
+    const settled: SignalInfo = {
+      ...info,
+      state: response.action === 'dismiss' ? 'dismissed' : 'handled',
+      handled_at: this.#now(),
+      response: structuredClone(response),
+      reply_prompt: reply,
+      delegate_session: delegate?.id ?? null,
+    };
+    this.#signals.set(signalId, settled);
+    if (reply !== null) {
+      // The engine types the reply into the session, or into a fresh one of its agent when it has ended.
+      const session = this.#sessions.get(info.session_id);
+      const target = session?.info.state === 'running' ? session : this.#session(this.#start(this.#profile(info.profile_id), { rows: 24, cols: 80 }).id);
+      this.#print(target, encoder.encode(`${reply.replaceAll('\n', '\r\n')}\r\n${PROMPT}`));
+    }
+    this.#logEntry(info.session_id, info.task_id, { kind: 'signal_handled', signal_id: signalId, response: structuredClone(response) });
+    this.emit({ type: 'signal_changed', signal: structuredClone(settled) });
+    return structuredClone(settled);
   }
 
   // ---- internals -----------------------------------------------------------------------
@@ -625,7 +742,11 @@ export class FakeBackend implements Backend {
   }
 
   #logTask(task: TaskInfo, kind: LogKind): void {
-    this.#log.push({ seq: this.#nextSeq++, at: this.#now(), session_id: this.#task(task.id).session_id, task_id: task.id, ...kind });
+    this.#logEntry(this.#task(task.id).session_id, task.id, kind);
+  }
+
+  #logEntry(sessionId: SessionId | null, taskId: TaskId | null, kind: LogKind): void {
+    this.#log.push({ seq: this.#nextSeq++, at: this.#now(), session_id: sessionId, task_id: taskId, ...kind });
   }
 
   #typeIntoAgent(task: TaskInfo, text: string): void {
@@ -641,6 +762,90 @@ export class FakeBackend implements Backend {
     }
     for (const onBytes of session.subscribers.values()) onBytes(bytes);
   }
+}
+
+/** A well-formed signal as the engine reads it; `raw` defaults to the block's YAML, roughly. */
+export function signalScan(body: SignalBody, fields: Partial<Pick<Signal, 'agent_id' | 'timestamp' | 'extra' | 'raw'>> = {}): ScanEvent {
+  const signal: Signal = { agent_id: null, timestamp: null, extra: {}, raw: rawBlock(body), ...body, ...fields };
+  return { type: 'signal', signal };
+}
+
+function rawBlock(body: SignalBody): string {
+  const quote = (text: string) => JSON.stringify(text);
+  return Object.entries(body)
+    .filter(([key]) => key !== 'kind')
+    .map(([key, value]) => {
+      if (Array.isArray(value)) return `${key}:\n${value.map((item) => `  - ${quote(String(item))}`).join('\n')}`;
+      if (typeof value === 'object' && value !== null) return `${key}: ${quote(independenceLabel(value))}`;
+      return `${key}: ${typeof value === 'string' ? quote(value) : String(value)}`;
+    })
+    .join('\n');
+}
+
+// ---- reply prompts: the engine's (switchboard-protocol signal/prompts.rs), for the fake ----
+
+function section(title: string, body: string): string {
+  return body.trim() === '' ? '' : `\n\n${title}\n${body.trim()}`;
+}
+
+function blockerIssue(blockerType: string, details: string): string {
+  const [kind, text] = [blockerType.trim(), details.trim()];
+  if (kind === '') return text;
+  return text === '' ? kind : `${kind}: ${text}`;
+}
+
+/** What the engine types into the requester in reply; null when nothing is typed. */
+function replyPrompt(info: SignalInfo, response: SignalResponse, delegate: SessionId | null): string | null {
+  const signal = wellFormed(info);
+  if (!signal || response.action === 'dismiss' || response.action === 'acknowledge') return null;
+  if (signal.kind === 'clarification' && response.action === 'answer') {
+    const pairs = signal.questions.map((q, n) => `\nQ${n + 1}: ${q.trim()}\nA${n + 1}: ${(response.answers[n] ?? '').trim()}`).join('');
+    return `CLARIFICATION RESPONSE${pairs}${section('STATE RESTORATION', signal.current_state)}${section('RESUME INSTRUCTIONS', 'Continue the work with these answers.')}`;
+  }
+  if (signal.kind === 'stop_work') {
+    const issue = blockerIssue(signal.blocker_type, signal.details);
+    const snapshot = section('STATE RESTORATION', signal.state_snapshot);
+    const work = signal.blocked_work.trim();
+    switch (response.action) {
+      case 'resolve':
+        return `BLOCKER RESOLVED\nIssue: ${issue}\nResolution: ${response.resolution.trim()}${snapshot}${section('RESUME INSTRUCTIONS', work ? `Continue with: ${work}` : 'Continue from the checkpoint.')}`;
+      case 'retry':
+        return `RETRY FROM CHECKPOINT\nIssue: ${issue}${snapshot}${section('RESUME INSTRUCTIONS', work ? `Restore from the checkpoint and retry: ${work}` : 'Restore from the checkpoint and try the failed step again.')}`;
+      case 'skip':
+        return `SKIP ITEM\nSkip: ${work || 'the blocked item'}\nIt is logged to SKIPPED_ITEMS.md.${snapshot}${section('RESUME INSTRUCTIONS', 'Continue with the next item.')}`;
+      case 'delegate_blocked':
+        return `PARTIAL RESUME\nThe blocked part (${work || 'the blocked work'}) was delegated to agent ${delegate}; do not work on it.${snapshot}${section('RESUME INSTRUCTIONS', 'Continue with the rest of the work.')}`;
+    }
+  }
+  if (signal.kind === 'delegate') {
+    if (response.action === 'approve') {
+      const next = signal.independence === 'blocks_current_work'
+        ? "Wait: you will be resumed with the new agent's results when it reports completion."
+        : 'Continue your own work in parallel.';
+      return `DELEGATION APPROVED\nNew agent: ${delegate}${section('COORDINATION', signal.coordination)}${section('RESUME INSTRUCTIONS', next)}`;
+    }
+    if (response.action === 'deny') {
+      return `DELEGATION DENIED\nReason: ${response.reason.trim()}${section('RESUME INSTRUCTIONS', 'Do the work yourself, or continue without it.')}`;
+    }
+  }
+  return null;
+}
+
+/** What the engine types into the new session that takes delegated work. */
+function delegatedWork(info: SignalInfo, requester: SessionId): string | null {
+  const signal = wellFormed(info);
+  let description: string;
+  let coordination = '';
+  if (signal?.kind === 'delegate') {
+    description = signal.new_task_description;
+    coordination = signal.coordination;
+  } else if (signal?.kind === 'stop_work') {
+    description = signal.blocked_work.trim() === '' ? signal.details : `${signal.blocked_work.trim()}\n\nBlocked on: ${signal.details}`;
+    coordination = signal.state_snapshot;
+  } else {
+    return null;
+  }
+  return `DELEGATED WORK (from agent ${requester})\n${description.trim()}${section('COORDINATION', coordination)}\n\nWhen you are done, print a [COMPLETION_REPORT] block (status, deliverables, metrics_achieved, recommendations).`;
 }
 
 const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {
@@ -703,7 +908,7 @@ export function demoBackend(): FakeBackend {
   const codex = backend.seedProfile({ name: 'codex', command: 'codex', cwd: '/work', kind: 'codex' });
   backend.seedSession(codex.id, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: now - hour / 2 }, now - hour);
   const demo = backend.seedProfile({ name: 'demo', command: 'bash', args: ['-i'], cwd: '/tmp', kind: 'generic', start_on_launch: true });
-  void backend.startSession(demo.id, { rows: 24, cols: 80 });
+  const demoSession = backend.startSession(demo.id, { rows: 24, cols: 80 });
 
   // A task history to look at: one done, one cut short, one running, two waiting.
   const done = backend.seedTask({
@@ -728,10 +933,24 @@ export function demoBackend(): FakeBackend {
     reason: 'the app stopped while the task ran',
   });
   void (async () => {
+    const session = await demoSession;
     await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Write a haiku about queues' });
     backend.setProgress((await backend.listTasks(demo.id))[0].id, 'counting syllables (2/3 lines)');
     await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Then summarise the README' });
     await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Fix the flaky test', priority: 'urgent' });
+    // The running task's agent has questions: the "Needs you" list and the session banner show it.
+    backend.raiseSignal(
+      session.id,
+      signalScan(
+        {
+          kind: 'clarification',
+          blocked_at: 'Choosing the form of the haiku',
+          questions: ['Strict 5-7-5 syllables, or is a looser modern form fine?', 'Which queue: a task queue, or a line at the post office?'],
+          current_state: 'Drafted two candidate first lines:\n- "tasks wait in a row"\n- "the line does not move"',
+        },
+        { agent_id: 'demo', timestamp: new Date(now).toISOString(), extra: { confidence: 0.6 } },
+      ),
+    );
   })();
   return backend;
 }

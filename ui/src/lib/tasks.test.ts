@@ -295,6 +295,10 @@ describe('texts', () => {
     [{ kind: 'session_exited', exit_code: 1, signal: null }, 'Session exited with code 1'],
     [{ kind: 'session_killed', exit_code: 143, signal: 'SIGTERM' }, 'Session stopped (SIGTERM)'],
     [{ kind: 'session_interrupted', reaped: true }, 'Session interrupted (the app stopped)'],
+    [{ kind: 'signal_raised', signal_id: 's', signal_kind: 'clarification', malformed: false }, 'The agent asked for clarification'],
+    [{ kind: 'signal_raised', signal_id: 's', signal_kind: 'stop_work', malformed: true }, 'The agent printed an unreadable stop-work block'],
+    [{ kind: 'signal_handled', signal_id: 's', response: { action: 'answer', answers: ['a'] } }, 'Signal handled: answered'],
+    [{ kind: 'signal_handled', signal_id: 's', response: { action: 'dismiss' } }, 'Signal dismissed'],
     [{ kind: 'task_from_the_future' } as unknown as LogKind, 'task from the future'],
   ])('timeline %j', (kind, text) => {
     expect(timelineText(entry(kind))).toBe(text);

@@ -19,6 +19,7 @@ import type {
   TaskState,
 } from './bindings';
 import { isRunning, newestFirst, type Model, type Selection } from './model';
+import { signalHandledText, signalRaisedText } from './signals';
 
 export interface TaskModel {
   tasks: TaskInfo[];
@@ -335,6 +336,10 @@ export function timelineText(entry: LogEntry): string {
       return entry.signal ? `Session stopped (${entry.signal})` : 'Session stopped';
     case 'session_interrupted':
       return 'Session interrupted (the app stopped)';
+    case 'signal_raised':
+      return signalRaisedText(entry.signal_kind, entry.malformed);
+    case 'signal_handled':
+      return signalHandledText(entry.response);
     default:
       // A kind from a newer engine.
       return (entry as { kind: string }).kind.replaceAll('_', ' ');

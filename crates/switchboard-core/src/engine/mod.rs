@@ -11,26 +11,31 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TaskId, TermSize};
 use tokio::sync::{mpsc, oneshot};
 use ts_rs::TS;
 
 use crate::api::{
     Command, EngineEvent, LogEntry, LogKind, Millis, Profile, ProfileSpec, QueueStatus, ScreenSnapshot, SessionInfo,
-    SessionState, Submitted, TaskInfo, TaskSpec,
+    SessionState, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec,
 };
 use crate::config::EngineConfig;
 use crate::demo;
 use crate::error::EngineError;
 use crate::instance::InstanceLock;
 use crate::server::{self, SocketServer};
-use crate::session::{self, Control, OutputSink, SessionEnd, SessionHandle, SpawnSpec, SubscriptionId, process};
+use crate::session::{
+    self, Control, OutputSink, SessionEnd, SessionHandle, SessionScan, SpawnSpec, SubscriptionId, process,
+};
 use crate::store::Store;
 use crate::tasks::watch::WatchEvent;
 use crate::validate::{resolve_command, validate_profile};
 
+mod signals;
 mod tasks;
 
+use signals::Signals;
+pub use signals::{MAX_LISTED_HANDLED_SIGNALS, SKIPPED_ITEMS_FILE};
 pub use tasks::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS};
 use tasks::{TaskCommand, TaskNote, Tasks};
 
@@ -78,6 +83,8 @@ pub enum Reply {
     Tasks(Vec<TaskInfo>),
     Task(TaskInfo),
     Queues(Vec<QueueStatus>),
+    Signals(Vec<SignalInfo>),
+    Signal(SignalInfo),
 }
 
 pub(crate) type Responder = oneshot::Sender<Result<Reply, EngineError>>;
@@ -121,7 +128,10 @@ impl Engine {
         let (ended_tx, ended_rx) = mpsc::unbounded_channel();
         let (task_notes, notes_rx) = mpsc::unbounded_channel();
         let (watch_events, watch_rx) = mpsc::unbounded_channel();
+        let (scans_tx, scans_rx) = mpsc::unbounded_channel();
         let mut engine = EngineState {
+            signals: Signals::default(),
+            scans_tx,
             tasks: Tasks::default(),
             server: None,
             task_notes,
@@ -152,7 +162,7 @@ impl Engine {
         if let Some(demo_agent) = engine.config.demo_agent.clone() {
             demo::ensure_demo(&engine.store, &engine.config.data_dir, &demo_agent, now())?;
         }
-        tokio::spawn(engine.run(inbox, ended_rx, notes_rx, watch_rx));
+        tokio::spawn(engine.run(inbox, ended_rx, notes_rx, watch_rx, scans_rx));
         Ok(EngineHandle { requests })
     }
 }
@@ -289,6 +299,30 @@ impl EngineHandle {
         }
     }
 
+    /// Pending signals and the most recent handled ones.
+    pub async fn list_signals(&self) -> Result<Vec<SignalInfo>, EngineError> {
+        match self.call(Command::ListSignals).await? {
+            Reply::Signals(signals) => Ok(signals),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn respond_to_signal(
+        &self,
+        signal_id: SignalId,
+        response: SignalResponse,
+    ) -> Result<SignalInfo, EngineError> {
+        match self.call(Command::RespondToSignal { signal_id, response }).await? {
+            Reply::Signal(signal) => Ok(signal),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Text an agent wrote, from its hooks: scanned for signals.
+    pub async fn agent_text(&self, session_id: SessionId, text: String) -> Result<(), EngineError> {
+        self.unit(Command::AgentText { session_id, text }).await
+    }
+
     async fn task(&self, command: Command) -> Result<TaskInfo, EngineError> {
         match self.call(command).await? {
             Reply::Task(task) => Ok(task),
@@ -366,6 +400,9 @@ struct EngineState {
     pending_restarts: HashMap<SessionId, Vec<(TermSize, Responder)>>,
     ended_tx: mpsc::UnboundedSender<SessionEnd>,
     tasks: Tasks,
+    signals: Signals,
+    /// Sessions report the signal blocks in their output here.
+    scans_tx: mpsc::UnboundedSender<SessionScan>,
     task_notes: mpsc::UnboundedSender<TaskNote>,
     watch_events: mpsc::UnboundedSender<WatchEvent>,
     server: Option<SocketServer>,
@@ -382,6 +419,7 @@ impl EngineState {
         mut ended: mpsc::UnboundedReceiver<SessionEnd>,
         mut notes: mpsc::UnboundedReceiver<TaskNote>,
         mut watch_events: mpsc::UnboundedReceiver<WatchEvent>,
+        mut scans: mpsc::UnboundedReceiver<SessionScan>,
     ) {
         // Here rather than in `Engine::start`, so the caller (the window) does
         // not wait for agents to spawn. Requests queue meanwhile and see them.
@@ -406,6 +444,7 @@ impl EngineState {
                 Some(end) = ended.recv() => self.on_session_end(end),
                 Some(note) = notes.recv() => self.on_task_note(note),
                 Some(event) = watch_events.recv() => self.on_watch_event(event),
+                Some(scan) = scans.recv() => self.on_signal(scan.id, SignalChannel::Pty, scan.event),
                 () = tokio::time::sleep_until(deadline.unwrap_or_else(tokio::time::Instant::now)), if deadline.is_some() => {
                     self.on_task_deadline();
                 }
@@ -494,6 +533,11 @@ impl EngineState {
             Command::SetQueuePaused { profile_id, paused } => self.task_reply(TaskCommand::Pause(profile_id, paused)),
             Command::ListQueues => self.task_reply(TaskCommand::Queues),
             Command::TaskTimeline { task_id } => self.task_reply(TaskCommand::Timeline(task_id)),
+            Command::ListSignals => self.list_signals().map(Reply::Signals),
+            Command::RespondToSignal { signal_id, response } => {
+                self.respond_to_signal(&signal_id, response).map(Reply::Signal)
+            }
+            Command::AgentText { session_id, text } => self.agent_text(session_id, &text).map(|()| Reply::Unit),
         };
         reply.send(result).ok();
     }
@@ -586,8 +630,10 @@ impl EngineState {
                 replay_cap: self.config.scrollback_bytes,
                 history_lines: self.config.screen_history_lines,
                 kill_grace: self.config.kill_grace,
+                scan_signals: profile.spec.kind == AgentKind::Generic,
             },
             self.ended_tx.clone(),
+            self.scans_tx.clone(),
         )?;
         let info = SessionInfo {
             id: id.clone(),

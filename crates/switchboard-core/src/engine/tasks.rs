@@ -311,6 +311,7 @@ impl EngineState {
         let (reply, typed) = oneshot::channel();
         let text = task_prompt(&task.id, &task.spec.instruction, &context_files);
         self.sessions.get(&session_id).expect("a running session has an actor").send(Control::Type(TypeRequest {
+            tag: task.id.to_string(),
             text,
             ready,
             reply,
@@ -459,7 +460,7 @@ impl EngineState {
         if !work.typed
             && let Some(session) = self.sessions.get(&work.session_id)
         {
-            session.send(Control::CancelType);
+            session.send(Control::CancelType(work.task_id.to_string()));
         }
         let result = artifacts::collect_result(&work.workspace, &work.task_id, text, false);
         self.unwatch(&work.workspace);
@@ -599,7 +600,7 @@ impl EngineState {
     fn interrupt(&self, work: &Work, profile_id: &ProfileId) {
         let Some(session) = self.sessions.get(&work.session_id) else { return };
         if !work.typed {
-            session.send(Control::CancelType);
+            session.send(Control::CancelType(work.task_id.to_string()));
             return;
         }
         let key = match self.store.get_profile(profile_id) {
@@ -688,6 +689,11 @@ impl EngineState {
 
     fn latest_running_session(&self, profile_id: &ProfileId) -> Option<SessionId> {
         self.running.values().filter(|s| &s.profile_id == profile_id).max_by_key(|s| s.started_at).map(|s| s.id.clone())
+    }
+
+    /// The task a session's agent is working on.
+    pub(super) fn task_of_session(&self, session_id: &SessionId) -> Option<TaskId> {
+        self.tasks.work.values().find(|w| &w.session_id == session_id).map(|w| w.task_id.clone())
     }
 
     pub(super) fn has_work(&self, profile_id: &ProfileId) -> bool {

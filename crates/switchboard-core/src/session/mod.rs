@@ -11,6 +11,7 @@ pub mod process;
 pub mod terminal;
 pub mod typing;
 
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
@@ -34,6 +35,9 @@ pub const BATCH_INTERVAL: Duration = Duration::from_millis(16);
 
 /// A batch this large is delivered at once instead of waiting for the frame.
 pub const MAX_BATCH_BYTES: usize = 256 * 1024;
+
+/// Texts that may wait to be typed into one session.
+const MAX_WAITING_TEXTS: usize = 16;
 
 /// Size of one PTY read. Linux PTYs hand out a few KiB at a time anyway.
 const READ_CHUNK_BYTES: usize = 16 * 1024;
@@ -78,6 +82,16 @@ pub(crate) struct SpawnSpec {
     pub replay_cap: usize,
     pub history_lines: usize,
     pub kill_grace: Duration,
+    /// Look for protocol signals in the output (plain CLI agents; a TUI
+    /// reflows them, and its hooks deliver them instead).
+    pub scan_signals: bool,
+}
+
+/// A signal block found in a session's output.
+#[derive(Debug)]
+pub(crate) struct SessionScan {
+    pub id: SessionId,
+    pub event: switchboard_protocol::signal::ScanEvent,
 }
 
 /// How a session's process ended, reported once to the engine.
@@ -102,11 +116,11 @@ pub(crate) enum Control {
     Detach(SubscriptionId),
     SetPaused(bool),
     Snapshot(usize, Responder),
-    /// Type this text and press Enter once the agent is ready for input.
-    /// Replaces any earlier request that was not typed yet.
+    /// Type this text and press Enter once the agent is ready for input,
+    /// after the requests before it.
     Type(TypeRequest),
-    /// Forget a request that was not typed yet.
-    CancelType,
+    /// Forget the request with this tag if it was not typed yet.
+    CancelType(String),
     Kill,
 }
 
@@ -116,6 +130,8 @@ pub(crate) type TypedReply = oneshot::Sender<Result<bool, EngineError>>;
 
 /// A task's text waiting to be typed.
 pub(crate) struct TypeRequest {
+    /// Names the request, for cancelling it (a task id, a signal id).
+    pub tag: String,
     pub text: String,
     pub ready: ReadyWhen,
     pub reply: TypedReply,
@@ -143,7 +159,7 @@ impl SessionHandle {
                 Control::Attach(..)
                 | Control::Detach(_)
                 | Control::SetPaused(_)
-                | Control::CancelType
+                | Control::CancelType(_)
                 | Control::Kill => {}
             }
         }
@@ -173,7 +189,11 @@ impl FlowGate {
 
 /// Starts the process in a new PTY and its actor. Must be called within a
 /// Tokio runtime.
-pub(crate) fn spawn(spec: SpawnSpec, ended: mpsc::UnboundedSender<SessionEnd>) -> Result<Spawned, EngineError> {
+pub(crate) fn spawn(
+    spec: SpawnSpec,
+    ended: mpsc::UnboundedSender<SessionEnd>,
+    signals: mpsc::UnboundedSender<SessionScan>,
+) -> Result<Spawned, EngineError> {
     let spawn_failed =
         |reason: String| EngineError::SpawnFailed { command: spec.program.display().to_string(), reason };
     let pair = native_pty_system()
@@ -243,8 +263,10 @@ pub(crate) fn spawn(spec: SpawnSpec, ended: mpsc::UnboundedSender<SessionEnd>) -
         cleanup: None,
         reported: false,
         ended,
+        scanner: spec.scan_signals.then(switchboard_protocol::signal::SignalScanner::new),
+        signals,
         last_output: Instant::now(),
-        typing: None,
+        typing: VecDeque::new(),
         check_ready_at: None,
         enter: None,
     };
@@ -298,9 +320,11 @@ struct SessionActor {
     cleanup: Option<tokio::task::JoinHandle<process::TerminateReport>>,
     reported: bool,
     ended: mpsc::UnboundedSender<SessionEnd>,
+    scanner: Option<switchboard_protocol::signal::SignalScanner>,
+    signals: mpsc::UnboundedSender<SessionScan>,
     last_output: Instant,
-    /// A text waiting for the agent to be ready.
-    typing: Option<TypeRequest>,
+    /// Texts waiting for the agent to be ready, first first.
+    typing: VecDeque<TypeRequest>,
     check_ready_at: Option<Instant>,
     /// Pasted; Enter follows at this instant.
     enter: Option<(Instant, bool, TypedReply)>,
@@ -427,13 +451,19 @@ impl SessionActor {
                 if self.input.is_none() || self.exit.is_some() {
                     request.reply.send(Err(EngineError::SessionNotRunning(self.id.clone()))).ok();
                 } else {
-                    self.typing = Some(request);
-                    self.try_type();
+                    if self.typing.len() >= MAX_WAITING_TEXTS {
+                        request.reply.send(Err(EngineError::Internal("too many texts wait to be typed".into()))).ok();
+                    } else {
+                        self.typing.push_back(request);
+                        self.try_type();
+                    }
                 }
             }
-            Control::CancelType => {
-                self.typing = None;
-                self.check_ready_at = None;
+            Control::CancelType(tag) => {
+                self.typing.retain(|request| request.tag != tag);
+                if self.typing.is_empty() {
+                    self.check_ready_at = None;
+                }
             }
             Control::Kill => {
                 if self.exit.is_none() && !self.kill_requested {
@@ -446,8 +476,13 @@ impl SessionActor {
 
     fn on_output(&mut self, bytes: &[u8]) {
         self.model.feed(bytes);
+        if let Some(scanner) = &mut self.scanner {
+            for event in scanner.feed(bytes) {
+                self.signals.send(SessionScan { id: self.id.clone(), event }).ok();
+            }
+        }
         self.last_output = Instant::now();
-        if let Some(request) = &self.typing {
+        if let Some(request) = self.typing.front() {
             self.check_ready_at = Some(self.last_output + request.ready.quiet);
         }
         if self.subscribers.is_empty() {
@@ -464,7 +499,7 @@ impl SessionActor {
     /// Types the waiting text if the agent is ready now; otherwise arranges
     /// to look again when it may be.
     fn try_type(&mut self) {
-        let Some(request) = &self.typing else { return };
+        let Some(request) = self.typing.front() else { return };
         if self.enter.is_some() {
             // The previous text is still waiting for its Enter.
             self.check_ready_at = Some(Instant::now() + ENTER_DELAY);
@@ -475,7 +510,7 @@ impl SessionActor {
             Readiness::WaitQuiet(remaining) => self.check_ready_at = Some(Instant::now() + remaining),
             Readiness::WaitPattern => self.check_ready_at = None,
             Readiness::Ready => {
-                let request = self.typing.take().expect("checked above");
+                let request = self.typing.pop_front().expect("checked above");
                 let bracketed = self.model.bracketed_paste();
                 let sent = self
                     .input
@@ -495,6 +530,10 @@ impl SessionActor {
         let sent = self.input.as_ref().is_some_and(|input| input.send(b"\r".to_vec()).is_ok());
         let result = if sent { Ok(bracketed) } else { Err(EngineError::SessionNotRunning(self.id.clone())) };
         reply.send(result).ok();
+        // The next text waits for the agent to be ready again.
+        if let Some(next) = self.typing.front() {
+            self.check_ready_at = Some(Instant::now() + next.ready.quiet);
+        }
     }
 
     fn flush(&mut self) {
@@ -532,8 +571,11 @@ impl SessionActor {
         self.flush();
         self.master = None;
         self.input = None;
+        if let Some(event) = self.scanner.take().and_then(|mut scanner| scanner.finish()) {
+            self.signals.send(SessionScan { id: self.id.clone(), event }).ok();
+        }
         let gone = || Err(EngineError::SessionNotRunning(self.id.clone()));
-        if let Some(request) = self.typing.take() {
+        for request in self.typing.drain(..) {
             request.reply.send(gone()).ok();
         }
         if let Some((_, _, reply)) = self.enter.take() {

@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 use rusqlite_migration::{M, Migrations};
-use switchboard_protocol::{AgentKind, ProfileId, SessionId, TaskId, TermSize};
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TaskId, TermSize};
 
 use crate::api::{
-    LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, TaskInfo, TaskSpec, TaskState,
+    LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, SignalInfo, SignalState, TaskInfo,
+    TaskSpec, TaskState,
 };
 use switchboard_protocol::Priority;
 
@@ -26,6 +27,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
     Migrations::new(vec![
         M::up(include_str!("../../migrations/0001_initial.sql")),
         M::up(include_str!("../../migrations/0002_tasks.sql")),
+        M::up(include_str!("../../migrations/0003_signals.sql")),
     ])
 });
 
@@ -436,6 +438,53 @@ impl Store {
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params, |row| Ok(task_from_row(row)))?;
         rows.map(|row| row?).collect()
+    }
+
+    // ---- signals ----
+
+    pub fn save_signal(&self, signal: &SignalInfo) -> Result<()> {
+        let state = match signal.state {
+            SignalState::Pending => "pending",
+            SignalState::Handled => "handled",
+            SignalState::Dismissed => "dismissed",
+        };
+        self.conn.execute(
+            "INSERT INTO signals (id, profile_id, session_id, state, created_at, record)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(id) DO UPDATE SET state = ?4, record = ?6",
+            params![
+                signal.id.to_string(),
+                signal.profile_id.to_string(),
+                signal.session_id.to_string(),
+                state,
+                signal.created_at,
+                to_json(signal),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn get_signal(&self, id: &SignalId) -> Result<Option<SignalInfo>> {
+        Ok(self.query_signals("id = ?1", [id.to_string()])?.pop())
+    }
+
+    /// Every pending signal and the `recent` most recent others, oldest first.
+    pub fn list_signals(&self, recent: usize) -> Result<Vec<SignalInfo>> {
+        self.query_signals(
+            "state = 'pending' OR id IN (SELECT id FROM signals WHERE state != 'pending'
+             ORDER BY created_at DESC LIMIT ?1)",
+            [recent as i64],
+        )
+    }
+
+    fn query_signals(&self, filter: &str, params: impl rusqlite::Params) -> Result<Vec<SignalInfo>> {
+        let mut stmt =
+            self.conn.prepare(&format!("SELECT record FROM signals WHERE {filter} ORDER BY created_at, rowid"))?;
+        let rows = stmt.query_map(params, |row| row.get::<_, String>(0))?;
+        rows.map(|row| {
+            serde_json::from_str(&row?).map_err(|e| StoreError::Corrupt { what: "signal", detail: e.to_string() })
+        })
+        .collect()
     }
 
     // ---- meta ----

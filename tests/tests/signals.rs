@@ -1,0 +1,291 @@
+//! The signal protocols end to end with real agents: a signal printed by the
+//! agent (or delivered as its hook text) is recorded once and survives a
+//! restart; the user's answer or decision is typed back into the agent, which
+//! goes on.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+use switchboard_core::signal::{ScanEvent, SignalBody, SignalKind};
+use switchboard_core::{
+    EngineEvent, ErrorCode, Profile, ProfileSpec, SessionId, SignalInfo, SignalResponse, SignalState, TaskSpec,
+    TaskState,
+};
+
+impl TestEngine {
+    /// The demo agent running `scenario` (TOML text), ready at `agent> `.
+    async fn scenario_profile(&self, name: &str, scenario: &str) -> Profile {
+        let path = self.data_dir.join(format!("{name}.toml"));
+        std::fs::write(&path, format!("prompt = \"agent> \"\n{scenario}")).unwrap();
+        let spec = ProfileSpec {
+            ready_pattern: Some("agent> $".into()),
+            ready_quiet_ms: 50,
+            ..self.spec(name, DEMO_AGENT, &["--speed", "fast", "--scenario", path.to_str().unwrap()])
+        };
+        self.engine.create_profile(spec).await.unwrap()
+    }
+
+    /// Waits for a signal of `kind` in this state.
+    async fn signal(&self, kind: SignalKind, state: SignalState) -> SignalInfo {
+        self.events
+            .wait_for(&format!("a {kind:?} signal, {state:?}"), |events| {
+                events.iter().rev().find_map(|event| match event {
+                    EngineEvent::SignalChanged { signal } if kind_of(signal) == kind && signal.state == state => {
+                        Some(signal.clone())
+                    }
+                    _ => None,
+                })
+            })
+            .await
+    }
+
+    async fn screen(&self, session: &SessionId) -> String {
+        self.engine.screen_snapshot(session.clone(), 500).await.unwrap().recent_lines.join("\n")
+    }
+
+    async fn wait_for_screen(&self, session: &SessionId, needle: &str) -> String {
+        for _ in 0..400 {
+            let screen = self.screen(session).await;
+            if screen.contains(needle) {
+                return screen;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{needle:?} never appeared:\n{}", self.screen(session).await)
+    }
+}
+
+fn kind_of(signal: &SignalInfo) -> SignalKind {
+    match &signal.scan {
+        ScanEvent::Signal { signal } => signal.body.kind(),
+        ScanEvent::Malformed { kind, .. } => *kind,
+    }
+}
+
+fn signals_of(events: &[EngineEvent]) -> usize {
+    let mut ids: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::SignalChanged { signal } => Some(signal.id.clone()),
+            _ => None,
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.len()
+}
+
+const CLARIFY_THEN_DELIVER: &str = r#"
+[[tasks]]
+steps = [{ say = "Reading" }, { signal = "clarification" }]
+[[tasks]]
+steps = [{ write_file = { path = "out/result.txt", content = "42\n" } }, { summary = "completed" }]
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clarification_is_answered_and_the_agent_finishes_its_task() {
+    let t = TestEngine::start().await;
+    let profile = t.scenario_profile("asker", CLARIFY_THEN_DELIVER).await;
+    let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Review the auth module")).await.unwrap().task;
+
+    let asked = t.signal(SignalKind::Clarification, SignalState::Pending).await;
+    assert_eq!(asked.task_id.as_ref(), Some(&task.id));
+    let ScanEvent::Signal { signal } = &asked.scan else { panic!("{asked:?}") };
+    let SignalBody::Clarification { questions, .. } = &signal.body else { panic!() };
+    assert_eq!(questions.len(), 2);
+
+    // Every question needs an answer.
+    let error = t
+        .engine
+        .respond_to_signal(asked.id.clone(), SignalResponse::Answer { answers: vec!["Both".into()] })
+        .await
+        .unwrap_err();
+    assert_eq!(error.field(), Some("answers"));
+
+    let answered = t
+        .engine
+        .respond_to_signal(
+            asked.id.clone(),
+            SignalResponse::Answer { answers: vec!["Both strategies".into(), "Deep dive".into()] },
+        )
+        .await
+        .unwrap();
+    assert_eq!(answered.state, SignalState::Handled);
+    let prompt = answered.reply_prompt.unwrap();
+    assert!(prompt.starts_with("CLARIFICATION RESPONSE\nQ1: Analyze OAuth2, JWT, or both?\nA1: Both strategies\n"));
+    assert!(prompt.contains(&format!("summaries/{}.md", task.id)), "{prompt}");
+
+    // The agent reads the answers and finishes the task it was given.
+    let session = asked.session_id.clone();
+    t.wait_for_screen(&session, "received: CLARIFICATION RESPONSE").await;
+    let done = t
+        .events
+        .wait_for("the task to complete", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state.is_finished() => {
+                    Some(done.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(done.state, TaskState::Completed);
+    assert!(std::fs::read_to_string(t.workspace.join("out/result.txt")).unwrap().contains("42"));
+
+    // Answered once: a second answer is refused.
+    let again = t.engine.respond_to_signal(asked.id.clone(), SignalResponse::Dismiss).await.unwrap_err();
+    assert_eq!(again.code(), ErrorCode::SignalState);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hook_text_is_scanned_and_a_signal_seen_on_two_channels_is_handled_once() {
+    let t = TestEngine::start().await;
+    let profile = t.scenario_profile("printer", "[[tasks]]\nsteps = [{ raw = \"[DELEGATE_WORK]\\nnew_task_description: Write the tests\\ncoordination: tests/\\n[/DELEGATE_WORK]\" }]\n").await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+    t.engine.write_input(session.id.clone(), "go\r".into()).await.unwrap();
+    t.signal(SignalKind::Delegate, SignalState::Pending).await;
+    // The same block, as the agent's hook would deliver its words.
+    t.engine
+        .agent_text(session.id.clone(), "I need help.\n\n[DELEGATE_WORK]\nnew_task_description: Write the tests\ncoordination: tests/\n[/DELEGATE_WORK]\n".into())
+        .await
+        .unwrap();
+    // A recorded Claude Code Stop payload's text: a different signal.
+    let recorded = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents/cc-hooks-write-signal.jsonl"),
+    )
+    .unwrap();
+    let stop: serde_json::Value = recorded
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["stdin"]["hook_event_name"] == "Stop")
+        .unwrap();
+    let text = stop["stdin"]["last_assistant_message"].as_str().unwrap().to_owned();
+    t.engine.agent_text(session.id.clone(), text).await.unwrap();
+    let asked = t.signal(SignalKind::Clarification, SignalState::Pending).await;
+    assert_eq!(asked.channel, switchboard_core::SignalChannel::Hook);
+
+    let listed = t.engine.list_signals().await.unwrap();
+    assert_eq!(listed.len(), 2, "{listed:#?}");
+    assert_eq!(signals_of(&t.events.snapshot()), 2);
+
+    // Text for a session that does not exist is refused clearly.
+    let error = t.engine.agent_text(SessionId::new(), "[STOP_WORK]\n[/STOP_WORK]".into()).await.unwrap_err();
+    assert_eq!(error.code(), ErrorCode::SessionNotFound);
+    t.engine.stop_session(session.id).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocker_is_skipped_logged_and_resumed_and_pending_signals_survive_a_restart() {
+    let temp = tempfile::tempdir().unwrap();
+    let session_id;
+    {
+        let t = TestEngine::start_in(temp.path(), |_| {}).await;
+        let profile = t.scenario_profile("blocked", "[[tasks]]\nsteps = [{ signal = \"stop-work\" }]\n").await;
+        let (session, output) = t.start_session(&profile).await;
+        output.wait_for_text("agent> ").await;
+        t.engine.write_input(session.id.clone(), "migrate\r".into()).await.unwrap();
+        t.signal(SignalKind::StopWork, SignalState::Pending).await;
+        session_id = session.id.clone();
+        t.engine.shutdown().await;
+    }
+    // After a restart the blocker is still pending; the agent is gone, so
+    // the reply goes to a fresh session of its profile.
+    let t = TestEngine::start_in(temp.path(), |_| {}).await;
+    let pending = t.engine.list_signals().await.unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].state, SignalState::Pending);
+    assert_eq!(pending[0].session_id, session_id);
+
+    let handled = t.engine.respond_to_signal(pending[0].id.clone(), SignalResponse::Skip).await.unwrap();
+    let prompt = handled.reply_prompt.unwrap();
+    assert!(prompt.starts_with("SKIP ITEM\nSkip: Phase 3: migrations"), "{prompt}");
+    assert!(prompt.contains("STATE RESTORATION\nPhases 1-2 done; checkpoint at step 3"), "{prompt}");
+    let log = std::fs::read_to_string(t.workspace.join(switchboard_core::SKIPPED_ITEMS_FILE)).unwrap();
+    assert!(
+        log.contains("Phase 3: migrations: missing_dependency: The database credentials are not available"),
+        "{log}"
+    );
+
+    let sessions = t.engine.list_sessions().await.unwrap();
+    let fresh = sessions.iter().find(|s| s.state.is_running()).expect("a fresh session");
+    assert_ne!(fresh.id, session_id);
+    t.wait_for_screen(&fresh.id, "received: SKIP ITEM").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiting_requester() {
+    let t = TestEngine::start().await;
+    // The requester asks to delegate work that blocks its own.
+    let requester = t
+        .scenario_profile(
+            "lead",
+            "[[tasks]]\nsteps = [{ raw = \"[DELEGATE_WORK]\\nnew_task_description: Write the parser tests\\nindependence: blocks_current_work\\ncoordination: put them in tests/parser.rs\\n[/DELEGATE_WORK]\" }]\n",
+        )
+        .await;
+    // The helper reports completion for whatever it is given.
+    let helper = t
+        .scenario_profile(
+            "helper",
+            "[[tasks]]\nsteps = [{ write_file = { path = \"tests/parser.rs\", content = \"// tests\" } }, { raw = \"[COMPLETION_REPORT]\\nstatus: success\\ndeliverables:\\n  - tests/parser.rs\\n  - missing.rs\\nmetrics_achieved: 12 tests\\n[/COMPLETION_REPORT]\" }]\n",
+        )
+        .await;
+    let (lead, output) = t.start_session(&requester).await;
+    output.wait_for_text("agent> ").await;
+    t.engine.write_input(lead.id.clone(), "plan\r".into()).await.unwrap();
+    let request = t.signal(SignalKind::Delegate, SignalState::Pending).await;
+
+    // Denying needs a reason; the cap on agents is enforced.
+    let error =
+        t.engine.respond_to_signal(request.id.clone(), SignalResponse::Deny { reason: " ".into() }).await.unwrap_err();
+    assert_eq!(error.field(), Some("reason"));
+
+    let approved = t
+        .engine
+        .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
+        .await
+        .unwrap();
+    let delegate = approved.delegate_session.clone().expect("a delegate session");
+    assert!(
+        approved.reply_prompt.as_deref().unwrap().starts_with(&format!("DELEGATION APPROVED\nNew agent: {delegate}"))
+    );
+    t.wait_for_screen(&lead.id, "received: DELEGATION APPROVED").await;
+    t.wait_for_screen(&delegate, "received: DELEGATED WORK").await;
+
+    // The delegate's report: deliverables checked, and the requester resumed with its results.
+    let report = t.signal(SignalKind::Completion, SignalState::Pending).await;
+    assert_eq!(report.session_id, delegate);
+    let checks: Vec<_> = report.deliverables.iter().map(|d| (d.path.as_str(), d.problem.is_none())).collect();
+    assert_eq!(checks, [("tests/parser.rs", true), ("missing.rs", false)]);
+    t.wait_for_screen(&lead.id, "received: DELEGATED WORK COMPLETE").await;
+    let acknowledged = t.engine.respond_to_signal(report.id.clone(), SignalResponse::Acknowledge).await.unwrap();
+    assert_eq!(acknowledged.state, SignalState::Handled);
+    assert!(acknowledged.reply_prompt.is_none(), "nothing is typed for an acknowledgement");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delegation_is_refused_past_the_cap_on_agents() {
+    let t = TestEngine::start_with(|config| config.max_agents = 1).await;
+    let profile = t.scenario_profile("lead", "[[tasks]]\nsteps = [{ signal = \"delegate\" }]\n").await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+    t.engine.write_input(session.id.clone(), "go\r".into()).await.unwrap();
+    let request = t.signal(SignalKind::Delegate, SignalState::Pending).await;
+    let error = t
+        .engine
+        .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: profile.id.clone() })
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::TooManyAgents);
+    // Still pending: the user can deny it instead.
+    let denied = t
+        .engine
+        .respond_to_signal(request.id.clone(), SignalResponse::Deny { reason: "not now".into() })
+        .await
+        .unwrap();
+    assert!(denied.reply_prompt.unwrap().starts_with("DELEGATION DENIED\nReason: not now"));
+    t.wait_for_screen(&session.id, "received: DELEGATION DENIED").await;
+    t.engine.stop_session(session.id).await.unwrap();
+}

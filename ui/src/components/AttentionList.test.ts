@@ -1,0 +1,143 @@
+import { fireEvent, screen, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+import { clarification, completion, malformed, stopWork } from '../test/signals';
+
+/** An agent `claude` with a running session, and a second agent `codex` with one too. */
+function twoAgents() {
+  const backend = new FakeBackend({ now: () => 1_000 });
+  const claude = backend.seedProfile({ name: 'claude' });
+  const codex = backend.seedProfile({ name: 'codex' });
+  const codexSession = backend.seedSession(codex.id, { state: 'running', pid: 2 }, 100);
+  const claudeSession = backend.seedSession(claude.id, { state: 'running', pid: 1 }, 200);
+  return { backend, claude, codex, claudeSession, codexSession };
+}
+
+const profileEntry = (name: string) => {
+  const entry = screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-name') === name);
+  if (!entry) throw new Error(`no profile entry ${name}`);
+  return entry;
+};
+
+describe('needs you', () => {
+  it('is absent while no agent has raised anything', async () => {
+    const { backend } = twoAgents();
+    await renderApp(backend);
+    expect(callsOf(backend, 'list_signals')).toEqual([{}]);
+    expect(screen.queryByTestId('attention-list')).toBeNull();
+    expect(screen.queryByTestId('profile-attention')).toBeNull();
+    expect(screen.queryByTestId('signal-banner')).toBeNull();
+  });
+
+  it('lists pending signals of all agents, oldest first, with a count', async () => {
+    const { backend, claudeSession, codexSession } = twoAgents();
+    const first = backend.raiseSignal(codexSession.id, signalScan(stopWork()), { created_at: 10 });
+    const second = backend.raiseSignal(claudeSession.id, signalScan(clarification()), { created_at: 20 });
+    await renderApp(backend);
+
+    const list = screen.getByTestId('attention-list');
+    expect(within(list).getByTestId('attention-count').textContent).toBe('2');
+    const entries = within(list).getAllByTestId('attention-entry');
+    expect(entries.map((e) => [e.getAttribute('data-signal-id'), e.getAttribute('data-kind'), e.getAttribute('data-session-id')])).toEqual([
+      [first.id, 'stop_work', codexSession.id],
+      [second.id, 'clarification', claudeSession.id],
+    ]);
+    expect(entries[0].textContent).toContain('Agent codex is blocked: external_dependency');
+    expect(entries[1].textContent).toContain('Agent claude asks 2 questions');
+
+    // Each agent with a pending signal is marked in the sidebar, and so is the session.
+    expect(within(profileEntry('claude')).getByTestId('profile-attention').getAttribute('data-count')).toBe('1');
+    expect(within(profileEntry('codex')).getByTestId('profile-attention')).toBeTruthy();
+    const sessionEntry = within(profileEntry('claude')).getByTestId('session-entry');
+    expect(sessionEntry.getAttribute('data-attention')).toBe('true');
+  });
+
+  it('follows signals as they are raised and settled', async () => {
+    const { backend, claudeSession } = twoAgents();
+    await renderApp(backend);
+
+    const raised = backend.raiseSignal(claudeSession.id, signalScan(completion()));
+    await tick();
+    expect(screen.getByTestId('attention-count').textContent).toBe('1');
+    expect(within(profileEntry('claude')).getByTestId('profile-attention')).toBeTruthy();
+    expect(within(profileEntry('codex')).queryByTestId('profile-attention')).toBeNull();
+
+    // Settled elsewhere (e.g. from the CLI): it leaves the list, and is kept under "Recently handled".
+    await backend.respondToSignal(raised.id, { action: 'acknowledge' });
+    await tick();
+    expect(screen.getByTestId('attention-count').textContent).toBe('0');
+    expect(screen.queryAllByTestId('attention-entry')).toHaveLength(0);
+    expect(screen.getByTestId('attention-list').textContent).toContain('Nothing waits for you.');
+    expect(screen.queryByTestId('profile-attention')).toBeNull();
+    const history = screen.getByTestId('signal-history-entry');
+    expect(history.getAttribute('data-state')).toBe('handled');
+    expect(history.textContent).toContain('acknowledged');
+
+    await fireEvent.click(history);
+    const dialog = screen.getByTestId('signal-dialog');
+    expect(dialog.getAttribute('data-state')).toBe('handled');
+    expect(within(dialog).getByTestId('signal-response').textContent).toContain('Acknowledged');
+    expect(within(dialog).queryByTestId('signal-acknowledge')).toBeNull();
+  });
+
+  it('opens a signal from its entry', async () => {
+    const { backend, codexSession } = twoAgents();
+    const raised = backend.raiseSignal(codexSession.id, malformed('delegate'));
+    await renderApp(backend);
+
+    expect(screen.queryByTestId('signal-dialog')).toBeNull();
+    await fireEvent.click(screen.getByTestId('attention-entry'));
+    const dialog = screen.getByTestId('signal-dialog');
+    expect(dialog.getAttribute('data-signal-id')).toBe(raised.id);
+    expect(dialog.getAttribute('data-kind')).toBe('delegate');
+    expect(dialog.getAttribute('data-state')).toBe('pending');
+    expect(dialog.getAttribute('role')).toBe('dialog');
+    expect(dialog.getAttribute('aria-modal')).toBe('true');
+  });
+
+  it('shows the load failure and keeps the app usable', async () => {
+    const { backend } = twoAgents();
+    backend.failNext('list_signals', { code: 'storage', message: 'database locked', field: null });
+    await renderApp(backend);
+    expect(screen.getByTestId('signal-load-error').textContent).toContain('database locked');
+    expect(screen.getAllByTestId('profile-entry')).toHaveLength(2);
+    expect(screen.getByTestId('session-view')).toBeTruthy();
+  });
+});
+
+describe('session banner', () => {
+  it('shows the pending signals of the session on screen, and opens them', async () => {
+    const { backend, claudeSession, codexSession } = twoAgents();
+    const mine = backend.raiseSignal(claudeSession.id, signalScan(stopWork({ blocker_type: 'permission' })));
+    backend.raiseSignal(codexSession.id, signalScan(clarification()));
+    await renderApp(backend);
+
+    // The newest running session (claude's) is on screen.
+    expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(claudeSession.id);
+    const banners = screen.getAllByTestId('signal-banner');
+    expect(banners.map((b) => b.getAttribute('data-signal-id'))).toEqual([mine.id]);
+    expect(banners[0].textContent).toContain('Agent claude is blocked: permission');
+
+    await fireEvent.click(banners[0]);
+    expect(screen.getByTestId('signal-dialog').getAttribute('data-signal-id')).toBe(mine.id);
+  });
+
+  it('appears when the agent raises a signal and goes once it is answered', async () => {
+    const { backend, claudeSession } = twoAgents();
+    await renderApp(backend);
+    expect(screen.queryByTestId('signal-banner')).toBeNull();
+
+    backend.raiseSignal(claudeSession.id, signalScan(clarification(['Which one?'])));
+    await tick();
+    await fireEvent.click(screen.getByTestId('signal-banner'));
+    const dialog = screen.getByTestId('signal-dialog');
+    await fireEvent.input(within(dialog).getByTestId('signal-answer'), { target: { value: 'the first' } });
+    await fireEvent.click(within(dialog).getByTestId('signal-submit'));
+    await tick();
+
+    expect(screen.queryByTestId('signal-banner')).toBeNull();
+    expect(screen.getByTestId('signal-dialog').getAttribute('data-state')).toBe('handled');
+  });
+});

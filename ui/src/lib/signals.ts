@@ -1,0 +1,385 @@
+/**
+ * Pure decisions over protocol signals (an agent asking a question, stopping, asking to hand
+ * work off, reporting completion): how events fold into the list, what needs the user, the
+ * texts the signal views show, and what a response must hold before it is sent. No Svelte,
+ * no backend.
+ *
+ * Every field of a signal is agent output. These functions only ever return plain strings,
+ * which the components interpolate as text (never as markup, never through the Markdown
+ * renderer).
+ */
+import type {
+  ApiError,
+  EngineEvent,
+  Independence,
+  JsonValue,
+  Profile,
+  ProfileId,
+  SessionId,
+  Signal,
+  SignalInfo,
+  SignalKind,
+  SignalResponse,
+  SignalState,
+} from './bindings';
+
+export type SignalAction = SignalResponse['action'];
+
+/** A well-formed signal of one kind, with its fields. */
+export type SignalOf<K extends SignalKind> = Extract<Signal, { kind: K }>;
+
+/** Which protocol a signal belongs to, well-formed or not. */
+export function signalKind(info: SignalInfo): SignalKind {
+  return info.scan.type === 'signal' ? info.scan.signal.kind : info.scan.kind;
+}
+
+/** The parsed signal, or null when the agent's block could not be read. */
+export function wellFormed(info: SignalInfo): Signal | null {
+  return info.scan.type === 'signal' ? info.scan.signal : null;
+}
+
+export function isPending(info: SignalInfo): boolean {
+  return info.state === 'pending';
+}
+
+// ---- folding events ---------------------------------------------------------------------
+
+/**
+ * Put the signal into the list, replacing the entry with its id. A signal only moves from
+ * `pending` to `handled` or `dismissed`, for good; an incoming `pending` copy of a settled
+ * signal is stale (e.g. a `list_signals` reply computed before an event we already applied)
+ * and is ignored.
+ */
+export function upsertSignal(signals: readonly SignalInfo[], incoming: SignalInfo): SignalInfo[] {
+  const index = signals.findIndex((s) => s.id === incoming.id);
+  if (index === -1) return [...signals, incoming];
+  if (!isPending(signals[index]) && isPending(incoming)) return [...signals];
+  const next = [...signals];
+  next[index] = incoming;
+  return next;
+}
+
+/** Fold one engine event into the signal list; events about other things leave it as it is. */
+export function applySignalEvent(signals: SignalInfo[], event: EngineEvent): SignalInfo[] {
+  switch (event.type) {
+    case 'signal_changed':
+      return upsertSignal(signals, event.signal);
+    case 'profile_deleted':
+      // The agent and its sessions are gone: nothing could show or answer its signals.
+      return signals.filter((s) => s.profile_id !== event.profile_id);
+    default:
+      return signals;
+  }
+}
+
+/** The initial `list_signals` reply, then the events that arrived meanwhile. */
+export function mergeInitialSignals(list: readonly SignalInfo[], bufferedEvents: readonly EngineEvent[]): SignalInfo[] {
+  let signals: SignalInfo[] = [];
+  for (const signal of list) signals = upsertSignal(signals, signal);
+  for (const event of bufferedEvents) signals = applySignalEvent(signals, event);
+  return signals;
+}
+
+// ---- what needs the user ----------------------------------------------------------------
+
+/** Oldest first: the one that has waited longest comes first. */
+function oldestFirst(a: SignalInfo, b: SignalInfo): number {
+  return a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Every signal waiting for the user, oldest first. */
+export function pendingSignals(signals: readonly SignalInfo[]): SignalInfo[] {
+  return signals.filter(isPending).sort(oldestFirst);
+}
+
+export function pendingOfSession(signals: readonly SignalInfo[], sessionId: SessionId): SignalInfo[] {
+  return pendingSignals(signals).filter((s) => s.session_id === sessionId);
+}
+
+export function pendingOfProfile(signals: readonly SignalInfo[], profileId: ProfileId): SignalInfo[] {
+  return pendingSignals(signals).filter((s) => s.profile_id === profileId);
+}
+
+/** Answered and dismissed signals, the most recently settled first, at most `limit`. */
+export function recentlySettled(signals: readonly SignalInfo[], limit: number): SignalInfo[] {
+  const settled = (s: SignalInfo) => s.handled_at ?? s.created_at;
+  return signals
+    .filter((s) => !isPending(s))
+    .sort((a, b) => settled(b) - settled(a) || oldestFirst(b, a))
+    .slice(0, limit);
+}
+
+// ---- texts ------------------------------------------------------------------------------
+
+const KIND_WORDS: Record<SignalKind, string> = {
+  clarification: 'clarification',
+  stop_work: 'stop-work',
+  delegate: 'delegation',
+  completion: 'completion report',
+};
+
+/** The protocol's name in words: `clarification`, `stop-work`, `delegation`, `completion report`. */
+export function kindWord(kind: SignalKind): string {
+  return KIND_WORDS[kind] ?? String(kind).replaceAll('_', ' ');
+}
+
+const STATE_WORDS: Record<SignalState, string> = { pending: 'needs you', handled: 'handled', dismissed: 'dismissed' };
+
+export function signalStateWord(state: SignalState): string {
+  return STATE_WORDS[state] ?? state;
+}
+
+/** `Agent claude`, or `A deleted agent` when the profile is gone. */
+function who(agentName: string | undefined): string {
+  return agentName === undefined ? 'A deleted agent' : `Agent ${agentName}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * One line saying what the signal is about, for the attention list, the session banner and
+ * the dialog's heading. `agentName` is the profile's name (undefined: the profile is gone).
+ */
+export function signalTitle(info: SignalInfo, agentName: string | undefined): string {
+  const agent = who(agentName);
+  const signal = wellFormed(info);
+  if (!signal) return `${agent} printed an unreadable ${kindWord(signalKind(info))} block`;
+  switch (signal.kind) {
+    case 'clarification':
+      return signal.questions.length === 0 ? `${agent} asks for clarification` : `${agent} asks ${plural(signal.questions.length, 'question')}`;
+    case 'stop_work':
+      return signal.blocker_type.trim() === '' ? `${agent} is blocked` : `${agent} is blocked: ${signal.blocker_type.trim()}`;
+    case 'delegate':
+      return `${agent} asks to delegate work`;
+    case 'completion':
+      return signal.status.trim() === '' ? `${agent} reports completion` : `${agent} reports completion: ${signal.status.trim()}`;
+  }
+}
+
+/** How delegated work relates to the requester's own. */
+export function independenceLabel(independence: Independence): string {
+  if (independence === 'can_proceed_parallel') return 'can run in parallel';
+  if (independence === 'blocks_current_work') return 'the requester waits for it';
+  return independence.other;
+}
+
+/** A field the dialog shows: `name` as the protocol spells it (for `data-field`). */
+export interface SignalField {
+  name: string;
+  label: string;
+  value: string;
+  /** Shown preformatted: a snapshot, or anything of several lines. */
+  pre: boolean;
+}
+
+function field(name: string, label: string, value: string, alwaysPre = false): SignalField {
+  return { name, label, value, pre: alwaysPre || value.includes('\n') };
+}
+
+/**
+ * The named fields of a well-formed signal, in reading order. Questions, deliverables,
+ * recommendations and the metrics-against-criteria comparison have views of their own and
+ * are not listed; a malformed signal has no fields.
+ */
+export function signalFields(info: SignalInfo): SignalField[] {
+  const signal = wellFormed(info);
+  if (!signal) return [];
+  switch (signal.kind) {
+    case 'clarification':
+      return [field('blocked_at', 'Blocked at', signal.blocked_at), field('current_state', 'Current state', signal.current_state)];
+    case 'stop_work':
+      return [
+        field('blocker_type', 'Blocker', signal.blocker_type),
+        field('details', 'Details', signal.details),
+        field('state_snapshot', 'State snapshot', signal.state_snapshot, true),
+        field('blocked_work', 'Blocked work', signal.blocked_work),
+        field('stop_reason', 'Why it stopped', signal.stop_reason),
+        field('resume_requirements', 'To resume it needs', signal.resume_requirements),
+      ];
+    case 'delegate':
+      return [
+        field('new_task_description', 'Work to hand off', signal.new_task_description),
+        field('independence', 'Independence', independenceLabel(signal.independence)),
+        field('coordination', 'Coordination', signal.coordination),
+      ];
+    case 'completion':
+      return [field('status', 'Status', signal.status)];
+  }
+}
+
+/** Fields the protocol does not name, as `[key, JSON text]`, sorted by key. */
+export function extraEntries(extra: { [key in string]?: JsonValue }): [string, string][] {
+  return Object.entries(extra)
+    .map(([key, value]): [string, string] => [key, JSON.stringify(value ?? null)])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export interface DeliverableRow {
+  path: string;
+  /** True: it exists in the workspace; false: see `problem`; null: the engine did not check it. */
+  ok: boolean | null;
+  problem: string | null;
+}
+
+/** A completion report's deliverables with their checks. */
+export function deliverableRows(info: SignalInfo): DeliverableRow[] {
+  if (info.deliverables.length > 0) {
+    return info.deliverables.map((d) => ({ path: d.path, ok: d.problem === null, problem: d.problem }));
+  }
+  const signal = wellFormed(info);
+  return signal?.kind === 'completion' ? signal.deliverables.map((path) => ({ path, ok: null, problem: null })) : [];
+}
+
+const ACTION_WORDS: Record<SignalAction, string> = {
+  answer: 'answered',
+  resolve: 'resolved',
+  retry: 'retry from the checkpoint',
+  skip: 'item skipped',
+  delegate_blocked: 'blocked part delegated',
+  approve: 'delegation approved',
+  deny: 'delegation denied',
+  acknowledge: 'acknowledged',
+  dismiss: 'dismissed',
+};
+
+export function actionWord(action: SignalAction): string {
+  return ACTION_WORDS[action] ?? String(action).replaceAll('_', ' ');
+}
+
+/**
+ * What the user decided, in one line, for a settled signal. `profileName` names a profile id
+ * (undefined: it is gone).
+ */
+export function responseSummary(response: SignalResponse, profileName: (id: ProfileId) => string | undefined): string {
+  const agent = (id: ProfileId) => profileName(id) ?? 'a deleted agent';
+  switch (response.action) {
+    case 'answer':
+      return `Answered ${plural(response.answers.length, 'question')}`;
+    case 'resolve':
+      return 'Resolved';
+    case 'retry':
+      return 'Told to retry from the checkpoint';
+    case 'skip':
+      return 'Told to skip the item (logged to SKIPPED_ITEMS.md)';
+    case 'delegate_blocked':
+      return `Blocked part delegated to a new session of ${agent(response.profile_id)}`;
+    case 'approve':
+      return `Approved: a new session of ${agent(response.profile_id)} takes the work`;
+    case 'deny':
+      return 'Denied';
+    case 'acknowledge':
+      return 'Acknowledged';
+    case 'dismiss':
+      return 'Dismissed: nothing was sent to the agent';
+    default:
+      return actionWord((response as { action: SignalAction }).action);
+  }
+}
+
+/** The text a settled signal's response carries (a resolution, a reason), if any. */
+export function responseText(response: SignalResponse): string | null {
+  if (response.action === 'resolve') return response.resolution;
+  if (response.action === 'deny') return response.reason;
+  return null;
+}
+
+/** One log entry about a signal, for a task's timeline. */
+export function signalRaisedText(kind: SignalKind, malformed: boolean): string {
+  if (malformed) return `The agent printed an unreadable ${kindWord(kind)} block`;
+  switch (kind) {
+    case 'clarification':
+      return 'The agent asked for clarification';
+    case 'stop_work':
+      return 'The agent stopped work: blocked';
+    case 'delegate':
+      return 'The agent asked to delegate work';
+    case 'completion':
+      return 'The agent reported completion';
+    default:
+      return `The agent raised a ${kindWord(kind)} signal`;
+  }
+}
+
+export function signalHandledText(response: SignalResponse): string {
+  const word = actionWord(response.action);
+  return `Signal ${response.action === 'dismiss' ? word : `handled: ${word}`}`;
+}
+
+/**
+ * An error from `respond_to_signal`, for the dialog. The too-many-agents refusal says that
+ * nothing was started and what to do, since the user will otherwise try again at once.
+ */
+export function responseErrorText(error: ApiError): string {
+  switch (error.code) {
+    case 'too_many_agents':
+      return `No new agent was started: ${error.message}.`;
+    case 'signal_state':
+      return `This signal is no longer waiting: ${error.message}`;
+    case 'signal_not_found':
+      return `This signal is gone: ${error.message}`;
+    default:
+      return error.message;
+  }
+}
+
+// ---- responding -------------------------------------------------------------------------
+
+const ACTIONS: Record<SignalKind | 'malformed', readonly SignalAction[]> = {
+  clarification: ['answer', 'dismiss'],
+  stop_work: ['resolve', 'retry', 'skip', 'delegate_blocked', 'dismiss'],
+  delegate: ['approve', 'deny', 'dismiss'],
+  completion: ['acknowledge', 'dismiss'],
+  malformed: ['dismiss'],
+};
+
+/** The responses that make sense for a signal (dismissing always does). */
+export function allowedActions(info: SignalInfo): readonly SignalAction[] {
+  return ACTIONS[info.scan.type === 'signal' ? info.scan.signal.kind : 'malformed'] ?? ['dismiss'];
+}
+
+/** Why a response cannot be sent: the form field concerned (`index`: which answer), and words for the user. */
+export interface ResponseProblem {
+  field: 'action' | 'answers' | 'resolution' | 'profile_id' | 'reason';
+  index: number | null;
+  message: string;
+}
+
+const blank = (text: string) => text.trim() === '';
+
+/** What is wrong with a response to this signal, or null when it can be sent. */
+export function validateResponse(info: SignalInfo, response: SignalResponse): ResponseProblem | null {
+  if (!allowedActions(info).includes(response.action)) {
+    return { field: 'action', index: null, message: `A ${kindWord(signalKind(info))} signal cannot be answered with “${actionWord(response.action)}”.` };
+  }
+  switch (response.action) {
+    case 'answer': {
+      const signal = wellFormed(info);
+      const questions = signal?.kind === 'clarification' ? signal.questions.length : 0;
+      if (response.answers.length !== questions) {
+        return { field: 'answers', index: null, message: `Give one answer per question (${plural(questions, 'question')}).` };
+      }
+      const missing = response.answers.findIndex(blank);
+      if (missing !== -1) {
+        return { field: 'answers', index: missing, message: `Answer question ${missing + 1}: the agent waits for every answer.` };
+      }
+      return null;
+    }
+    case 'resolve':
+      return blank(response.resolution) ? { field: 'resolution', index: null, message: 'Say how the blocker was resolved, so the agent can go on.' } : null;
+    case 'delegate_blocked':
+    case 'approve':
+      return blank(response.profile_id) ? { field: 'profile_id', index: null, message: 'Choose the agent that takes the work.' } : null;
+    case 'deny':
+      return blank(response.reason) ? { field: 'reason', index: null, message: 'Say why, so the agent knows how to go on.' } : null;
+    default:
+      return null;
+  }
+}
+
+/** The agent to preselect for delegated work: the requester's own, else the first there is. */
+export function defaultDelegateProfile(info: SignalInfo, profiles: readonly Profile[]): ProfileId | null {
+  if (profiles.some((p) => p.id === info.profile_id)) return info.profile_id;
+  return profiles[0]?.id ?? null;
+}
