@@ -258,7 +258,7 @@ async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiti
     let report = t.signal(SignalKind::Completion, SignalState::Pending).await;
     assert_eq!(report.session_id, delegate);
     let checks: Vec<_> = report.deliverables.iter().map(|d| (d.path.as_str(), d.problem.is_none())).collect();
-    assert_eq!(checks, [("tests/parser.rs", true), ("missing.rs", false)]);
+    assert_eq!(checks, [("tests/parser.rs", true), ("missing.rs", false)], "{report:#?}");
     t.wait_for_screen(&lead.id, "received: DELEGATED WORK COMPLETE").await;
     let acknowledged = t.engine.respond_to_signal(report.id.clone(), SignalResponse::Acknowledge).await.unwrap();
     assert_eq!(acknowledged.state, SignalState::Handled);
