@@ -263,6 +263,10 @@ async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiti
     let acknowledged = t.engine.respond_to_signal(report.id.clone(), SignalResponse::Acknowledge).await.unwrap();
     assert_eq!(acknowledged.state, SignalState::Handled);
     assert!(acknowledged.reply_prompt.is_none(), "nothing is typed for an acknowledgement");
+    // The echoed reply prompts raised no signals of their own.
+    let all = t.engine.list_signals().await.unwrap();
+    let kinds: Vec<_> = all.iter().map(|s| (kind_of(s), matches!(s.scan, ScanEvent::Malformed { .. }))).collect();
+    assert_eq!(kinds, [(SignalKind::Delegate, false), (SignalKind::Completion, false)], "{all:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

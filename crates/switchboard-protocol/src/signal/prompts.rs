@@ -96,8 +96,11 @@ pub fn partial_resume(blocker: &Blocker, delegate: &str) -> String {
 pub fn delegated_work(description: &str, coordination: &str, requester: &str) -> String {
     let mut out = format!("DELEGATED WORK (from agent {requester})\n{}", description.trim());
     section(&mut out, "COORDINATION", coordination);
+    // The marker is named, not written: the terminal echoes this text, and a
+    // marker in the echo would read as the start of a block.
     out.push_str(
-        "\n\nWhen you are done, print a [COMPLETION_REPORT] block (status, deliverables, metrics_achieved, recommendations).",
+        "\n\nWhen you are done, print a completion report: the COMPLETION_REPORT marker in square brackets, then \
+         status, deliverables, metrics_achieved and recommendations as YAML, then the closing marker.",
     );
     out
 }
@@ -189,6 +192,29 @@ mod tests {
         );
     }
 
+    /// Replies are echoed by the agent's terminal: one holding a marker
+    /// would be read back as a signal.
+    #[test]
+    fn no_reply_holds_a_marker() {
+        let replies = [
+            clarification_response(&["q".into()], &["a".into()], "s"),
+            blocker_resolved(&BLOCKER, "r"),
+            retry_from_checkpoint(&BLOCKER),
+            skip_item(&BLOCKER),
+            partial_resume(&BLOCKER, "s"),
+            delegated_work("w", "c", "r"),
+            delegation_approved("s", "c", true),
+            delegation_denied("r"),
+            delegate_results("s", "ok", &["a".into()], "m"),
+            task_reminder("summaries/x.md"),
+        ];
+        for reply in replies {
+            for kind in crate::signal::SignalKind::ALL {
+                assert!(!reply.contains(&kind.open()) && !reply.contains(&kind.close()), "{reply}");
+            }
+        }
+    }
+
     #[test]
     fn delegation_replies() {
         assert_eq!(
@@ -202,7 +228,7 @@ mod tests {
         );
         let work = delegated_work("Write tests", "put them in tests/", "s-1");
         assert!(work.starts_with("DELEGATED WORK (from agent s-1)\nWrite tests\n\nCOORDINATION\nput them in tests/"));
-        assert!(work.contains("[COMPLETION_REPORT]"));
+        assert!(work.contains("COMPLETION_REPORT marker"));
         let results = delegate_results("s-9", "success", &["tests/parser.rs".into()], "12 tests");
         assert_eq!(
             results,
