@@ -47,4 +47,4 @@ step "UI: type check, lint, unit tests"
 
 step "end-to-end: the real app window under Xvfb"
 xvfb-run --auto-servernum --server-args="-screen 0 1280x800x24 -nolisten tcp" \
-  node --test tests/e2e/
+  node --test --test-timeout=240000 tests/e2e/

@@ -2,7 +2,7 @@
 // returns a webdriverio session on its window. Each call gets a fresh data
 // directory, so a test never sees another's agents.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -68,10 +68,32 @@ export async function launchApp({ args = [], dataDir: given } = {}) {
       await browser.deleteSession();
     } finally {
       driver.kill();
+      await endStragglers(dataDir);
       if (!given) rmSync(dataDir, { recursive: true, force: true });
     }
   };
   return { browser, dataDir, close };
+}
+
+/**
+ * An app on `dataDir` still running a while after its session was deleted would hold the test
+ * runner's output pipe open and hang the run: end it (SIGTERM, so its agents are stopped too),
+ * and say so, since a window that closed should have ended the app by itself.
+ */
+async function endStragglers(dataDir) {
+  const alive = () => {
+    try {
+      return execFileSync('pgrep', ['-f', `${APP} --data-dir ${dataDir}`]).toString().trim().split('\n').map(Number);
+    } catch {
+      return [];
+    }
+  };
+  for (let waited = 0; waited < 5_000 && alive().length > 0; waited += 100) await sleep(100);
+  const left = alive();
+  if (left.length === 0) return;
+  console.warn(`the app on ${dataDir} outlived its window; ending it (pids ${left.join(', ')})`);
+  for (const pid of left) process.kill(pid, 'SIGTERM');
+  for (let waited = 0; waited < 10_000 && alive().length > 0; waited += 100) await sleep(100);
 }
 
 /** The text xterm.js currently shows (its DOM renderer keeps rows as text). */
