@@ -293,3 +293,74 @@ async fn delegation_is_refused_past_the_cap_on_agents() {
     t.wait_for_screen(&session.id, "received: DELEGATION DENIED").await;
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+/// An agent with this completion rule, running `scenario`.
+async fn rule_profile(t: &TestEngine, name: &str, rule: switchboard_core::CompletionRule, scenario: &str) -> Profile {
+    let path = t.data_dir.join(format!("{name}.toml"));
+    std::fs::write(&path, format!("prompt = \"agent> \"\n{scenario}")).unwrap();
+    let spec = ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        completion: rule,
+        ..t.spec(name, DEMO_AGENT, &["--speed", "fast", "--scenario", path.to_str().unwrap()])
+    };
+    t.engine.create_profile(spec).await.unwrap()
+}
+
+async fn finished_task(t: &TestEngine, id: &switchboard_core::TaskId) -> switchboard_core::TaskInfo {
+    t.events
+        .wait_for("the task to finish", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task } if &task.id == id && task.state.is_finished() => Some(task.clone()),
+                _ => None,
+            })
+        })
+        .await
+}
+
+const REPORT: &str = "{ raw = \"[COMPLETION_REPORT]\\nstatus: STATUS\\ndeliverables:\\n  - out/notes.md\\nmetrics_achieved: 3 of 3 checks\\nrecommendations:\\n  - Review the notes\\n[/COMPLETION_REPORT]\" }";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_completes_the_task_of_an_agent_that_writes_no_summary() {
+    let t = TestEngine::start().await;
+    let steps = format!(
+        "[[tasks]]\nsteps = [{{ write_file = {{ path = \"out/notes.md\", content = \"notes\" }} }}, {}]\n",
+        REPORT.replace("STATUS", "success")
+    );
+    let profile = rule_profile(&t, "reporter", switchboard_core::CompletionRule::Report, &steps).await;
+    let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Take notes")).await.unwrap().task;
+    let done = finished_task(&t, &task.id).await;
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    let result = done.result.unwrap();
+    assert!(!result.fallback);
+    assert_eq!(result.summary.objective, "Take notes");
+    assert_eq!(result.artifacts.iter().map(|a| a.path.as_str()).collect::<Vec<_>>()[1..], ["out/notes.md"]);
+    assert_eq!(result.artifacts[1].content, "notes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_both_required_the_task_waits_for_both_and_fails_when_they_disagree() {
+    let t = TestEngine::start().await;
+    // Task 1: summary (completed) and an agreeing report; task 2: a summary
+    // saying completed and a report saying failed.
+    let scenario = format!(
+        "[[tasks]]\nsteps = [{{ summary = \"completed\" }}, {{ sleep_ms = 300 }}, {agree}]\n[[tasks]]\nsteps = [{{ summary = \"completed\" }}, {disagree}]\n",
+        agree = REPORT.replace("STATUS", "success"),
+        disagree = REPORT.replace("STATUS", "failed"),
+    );
+    let profile = rule_profile(&t, "careful", switchboard_core::CompletionRule::Both, &scenario).await;
+    let first = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "First")).await.unwrap().task;
+    let second = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Second")).await.unwrap().task;
+
+    let done = finished_task(&t, &first.id).await;
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    // It did not complete on the summary alone: the report came 300 ms later.
+    let summary_written =
+        std::fs::metadata(t.workspace.join(format!("summaries/{}.md", first.id))).unwrap().modified().unwrap();
+    let written_ms = summary_written.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    assert!(done.ended_at.unwrap() >= written_ms + 250, "ended {} vs summary {written_ms}", done.ended_at.unwrap());
+
+    let failed = finished_task(&t, &second.id).await;
+    assert_eq!(failed.state, TaskState::Failed);
+    assert_eq!(failed.reason.as_deref(), Some("the summary says COMPLETED but the completion report says failed"));
+}

@@ -43,6 +43,35 @@ pub struct ProfileSpec {
     /// A task's time limit when its submission names none, in seconds.
     #[serde(default = "default_task_time_limit_secs")]
     pub task_time_limit_secs: u32,
+    /// What completes a task of this agent.
+    #[serde(default)]
+    pub completion: CompletionRule,
+}
+
+/// What completes a task: the summary file (the default), the agent's
+/// completion report (for agents that write no summary), or both, which
+/// must then agree on the outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CompletionRule {
+    #[default]
+    Summary,
+    Report,
+    Both,
+}
+
+impl CompletionRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompletionRule::Summary => "summary",
+            CompletionRule::Report => "report",
+            CompletionRule::Both => "both",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [CompletionRule::Summary, CompletionRule::Report, CompletionRule::Both].into_iter().find(|r| r.as_str() == text)
+    }
 }
 
 impl Default for ProfileSpec {
@@ -60,6 +89,7 @@ impl Default for ProfileSpec {
             ready_pattern: None,
             ready_quiet_ms: DEFAULT_READY_QUIET_MS,
             task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
+            completion: CompletionRule::Summary,
         }
     }
 }

@@ -6,9 +6,9 @@
 use ts_rs::{Config, TS};
 
 use crate::api::{
-    ApiError, AppInfo, Artifact, Command, DeliverableCheck, EngineEvent, ErrorCode, LogEntry, LogKind, Profile,
-    ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo,
-    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode, LogEntry, LogKind,
+    Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel,
+    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 use crate::engine::Reply;
 use crate::session::SubscriptionId;
@@ -32,6 +32,7 @@ pub fn typescript() -> String {
         AgentKind::decl(&cfg),
         Priority::decl(&cfg),
         TermSize::decl(&cfg),
+        CompletionRule::decl(&cfg),
         ProfileSpec::decl(&cfg),
         Profile::decl(&cfg),
         SessionState::decl(&cfg),

@@ -62,6 +62,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             ready_pattern: Some(DEMO_READY_PATTERN.into()),
             ready_quiet_ms: 300,
             task_time_limit_secs: 5 * 60,
+            completion: Default::default(),
         },
         created_at: now,
     };

@@ -21,9 +21,9 @@ pub mod tasks;
 pub mod validate;
 
 pub use api::{
-    ApiError, AppInfo, Artifact, Command, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile, ProfileSpec,
-    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse,
-    SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    ApiError, AppInfo, Artifact, Command, CompletionRule, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile,
+    ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo,
+    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -121,7 +121,7 @@ fn test_counts(text: &str) -> Option<TestCounts> {
         LazyLock::new(|| Regex::new(r"(?i)\b(passed|failed)\s*:\s*(\d+)").expect("valid pattern"));
     // "8 tests passed", "3 failed".
     static COUNTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)(\d+)\s+(?:tests?\s+)?(passed|passing|failed|failing)").expect("valid pattern")
+        Regex::new(r"(?i)(\d+)\s+(?:tests?\s+)?(passed|passing|pass|failed|failing|fail)\b").expect("valid pattern")
     });
     // "7/9 tests passed".
     static OF: LazyLock<Regex> =
@@ -257,6 +257,8 @@ Create a login button component
             ("✅ All 8 tests passed", Some((Some(8), None))),
             ("❌ 3 tests failed", Some((None, Some(3)))),
             ("12 passed, 2 failed", Some((Some(12), Some(2)))),
+            ("12 tests pass, 1 fails", Some((Some(12), None))),
+            ("3 tests fail", Some((None, Some(3)))),
             ("Passed: 5 Failed: 0", Some((Some(5), Some(0)))),
             ("7/9 tests passed", Some((Some(7), Some(2)))),
             ("⏭️ No tests (docs only)", None),

@@ -87,6 +87,7 @@ describe('new agent form', () => {
     const backend = new FakeBackend();
     await openForm(backend);
     await fill({ name: 'claude-main', command: 'claude', args: '--model sonnet --prompt "two words"', cwd: '/work', kind: 'claude-code' });
+    await fireEvent.change(screen.getByTestId('agent-completion'), { target: { value: 'both' } });
     await submit();
 
     const view = await screen.findByTestId('profile-view');
@@ -105,6 +106,7 @@ describe('new agent form', () => {
           ready_pattern: null,
           ready_quiet_ms: 800,
           task_time_limit_secs: 1800,
+          completion: 'both',
         },
       },
     ]);

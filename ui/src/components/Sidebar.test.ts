@@ -69,6 +69,7 @@ describe('sidebar', () => {
       ready_pattern: null,
       ready_quiet_ms: 800,
       task_time_limit_secs: 1800,
+      completion: 'summary',
     });
     await tick();
     expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);

@@ -15,6 +15,8 @@ export type Priority = "urgent" | "normal";
 
 export type TermSize = { rows: number, cols: number, };
 
+export type CompletionRule = "summary" | "report" | "both";
+
 export type ProfileSpec = { name: string, 
 /**
  * A program name looked up on `PATH`, or a path to an executable.
@@ -44,7 +46,11 @@ ready_quiet_ms: number,
 /**
  * A task's time limit when its submission names none, in seconds.
  */
-task_time_limit_secs: number, };
+task_time_limit_secs: number, 
+/**
+ * What completes a task of this agent.
+ */
+completion: CompletionRule, };
 
 export type Profile = { id: ProfileId, created_at: number, name: string, 
 /**
@@ -75,7 +81,11 @@ ready_quiet_ms: number,
 /**
  * A task's time limit when its submission names none, in seconds.
  */
-task_time_limit_secs: number, };
+task_time_limit_secs: number, 
+/**
+ * What completes a task of this agent.
+ */
+completion: CompletionRule, };
 
 export type SessionState = { "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, };
 

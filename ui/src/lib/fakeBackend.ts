@@ -73,7 +73,7 @@ export interface FakeBackendOptions {
 }
 
 /** The engine's defaults for what a profile spec leaves out. */
-const PROFILE_DEFAULTS = { ready_pattern: null, ready_quiet_ms: 800, task_time_limit_secs: 1800 } as const;
+const PROFILE_DEFAULTS = { ready_pattern: null, ready_quiet_ms: 800, task_time_limit_secs: 1800, completion: 'summary' } as const;
 
 /** Cap on a fake session's retained output, like the engine's bounded scrollback. */
 const FAKE_SCROLLBACK_BYTES = 256 * 1024;

@@ -298,6 +298,7 @@ describe('responding', () => {
     ready_pattern: null,
     ready_quiet_ms: 800,
     task_time_limit_secs: 1800,
+    completion: 'summary',
   });
 
   it.each<[string, Profile[], string | null]>([

@@ -15,6 +15,7 @@ use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use super::tasks::Report;
 use super::{EngineState, now};
 use crate::api::{
     DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalResponse, SignalState, TaskState,
@@ -111,6 +112,18 @@ impl EngineState {
         };
         self.save_signal(&info);
         self.log_signal(&info, LogKind::SignalRaised { signal_id: info.id.clone(), signal_kind: kind, malformed });
+        // A completion report may complete the agent's task (by its rule).
+        if let ScanEvent::Signal { signal } = &info.scan
+            && let SignalBody::Completion { status, deliverables, metrics_achieved, recommendations } = &signal.body
+        {
+            let report = Report {
+                status: status.clone(),
+                deliverables: deliverables.clone(),
+                metrics: metrics_achieved.clone(),
+                recommendations: recommendations.clone(),
+            };
+            self.report_arrived(&session_id, report);
+        }
         // A delegate reporting completion resumes the requester that waits for it.
         if let ScanEvent::Signal { signal } = &info.scan
             && let SignalBody::Completion { status, deliverables, metrics_achieved, .. } = &signal.body

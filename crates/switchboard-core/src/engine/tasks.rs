@@ -13,7 +13,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use regex::Regex;
 use switchboard_protocol::summary::{
-    CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE, STATUS_FILE, SUMMARIES_DIR, task_prompt,
+    CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE, STATUS_FILE, SUMMARIES_DIR, parse_summary, task_prompt,
 };
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 use tokio::sync::oneshot;
@@ -21,12 +21,14 @@ use tokio::time::Instant;
 
 use super::{EngineState, Reply, now};
 use crate::api::{
-    EngineEvent, LogKind, Profile, QueueStatus, SessionState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    CompletionRule, EngineEvent, LogKind, Profile, QueueStatus, SessionState, Submitted, TaskInfo, TaskResult,
+    TaskSpec, TaskState,
 };
 use crate::error::EngineError;
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
 use crate::tasks::artifacts::{self, FALLBACK_SCREEN_LINES};
+use crate::tasks::completion::{self, Decision};
 use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
 
@@ -55,6 +57,20 @@ pub(super) struct Work {
     typed: bool,
     /// Its end is decided and a fallback is being gathered.
     ending: bool,
+    /// What completes it.
+    rule: CompletionRule,
+    /// The summary file's text, once complete.
+    summary: Option<String>,
+    /// The agent's completion report, once seen.
+    report: Option<Report>,
+}
+
+/// A completion report's fields, as the task's end needs them.
+pub(super) struct Report {
+    pub status: String,
+    pub deliverables: Vec<String>,
+    pub metrics: String,
+    pub recommendations: Vec<String>,
 }
 
 /// Reports from helpers the engine started, back on the engine task.
@@ -332,6 +348,9 @@ impl EngineState {
                 time_limit,
                 typed: false,
                 ending: false,
+                rule: profile.spec.completion,
+                summary: None,
+                report: None,
             },
         );
         Ok(())
@@ -444,17 +463,42 @@ impl EngineState {
         }
     }
 
-    /// The summary of the profile's task is complete: read it, collect the
-    /// artifacts, finish the task, go on.
+    /// The summary of the profile's task is complete: read it, and finish
+    /// the task if its completion rule is met.
     fn complete(&mut self, profile_id: &ProfileId) {
-        let Some(work) = self.tasks.work.get(profile_id) else { return };
+        let Some(work) = self.tasks.work.get_mut(profile_id) else { return };
         let path = summary_file(&work.workspace, &work.task_id);
-        let text = match artifacts::read_capped(&path, SUMMARY_CAP_BYTES) {
-            Ok((text, ..)) => text,
+        match artifacts::read_capped(&path, SUMMARY_CAP_BYTES) {
+            Ok((text, ..)) => work.summary = Some(text),
             Err(error) => {
                 tracing::warn!(path = %path.display(), %error, "a summary could not be read");
                 return;
             }
+        }
+        self.settle(profile_id);
+    }
+
+    /// The agent at work in `session_id` reported completion.
+    pub(super) fn report_arrived(&mut self, session_id: &SessionId, report: Report) {
+        let Some(profile_id) =
+            self.tasks.work.iter().find(|(_, w)| &w.session_id == session_id && !w.ending).map(|(p, _)| p.clone())
+        else {
+            return;
+        };
+        self.tasks.work.get_mut(&profile_id).expect("found above").report = Some(report);
+        self.settle(&profile_id);
+    }
+
+    /// Finishes the profile's task if what has arrived meets its rule: the
+    /// result is the summary file, or one made from the report.
+    fn settle(&mut self, profile_id: &ProfileId) {
+        let Some(work) = self.tasks.work.get(profile_id) else { return };
+        let summary_status = work.summary.as_deref().map(|text| parse_summary(text).status);
+        let decision = completion::decide(work.rule, summary_status, work.report.as_ref().map(|r| r.status.as_str()));
+        let (state, reason) = match decision {
+            Decision::Wait => return,
+            Decision::Complete => (TaskState::Completed, None),
+            Decision::Disagree(reason) => (TaskState::Failed, Some(reason)),
         };
         let work = self.tasks.work.remove(profile_id).expect("checked above");
         if !work.typed
@@ -462,10 +506,21 @@ impl EngineState {
         {
             session.send(Control::CancelType(work.task_id.to_string()));
         }
-        let result = artifacts::collect_result(&work.workspace, &work.task_id, text, false);
         self.unwatch(&work.workspace);
         if let Ok(task) = self.task(&work.task_id) {
-            self.finish(task, TaskState::Completed, None, Some(result));
+            let text = match (work.summary, &work.report) {
+                (Some(text), _) => text,
+                (None, Some(report)) => completion::summary_from_report(
+                    &task.spec.instruction,
+                    &report.status,
+                    &report.deliverables,
+                    &report.metrics,
+                    &report.recommendations,
+                ),
+                (None, None) => unreachable!("a decision to complete needs the summary or the report"),
+            };
+            let result = artifacts::collect_result(&work.workspace, &work.task_id, text, false);
+            self.finish(task, state, reason, Some(result));
         }
         self.pump(profile_id);
     }
@@ -554,9 +609,11 @@ impl EngineState {
         let work = self.tasks.work.remove(&profile_id).expect("found above");
         self.unwatch(&work.workspace);
         let Ok(task) = self.task(task_id) else { return };
-        // The summary may have landed while the screen was fetched.
+        // The summary may have landed while the screen was fetched (it is
+        // the result then, even when the rule also wanted a report).
         let path = summary_file(&work.workspace, task_id);
-        let result = if let Ok((text, ..)) = artifacts::read_capped(&path, SUMMARY_CAP_BYTES) {
+        let summary = work.summary.or_else(|| artifacts::read_capped(&path, SUMMARY_CAP_BYTES).ok().map(|(t, ..)| t));
+        let result = if let Some(text) = summary {
             artifacts::collect_result(&work.workspace, task_id, text, false)
         } else {
             let since = task.started_at.map_or(UNIX_EPOCH, |ms| UNIX_EPOCH + Duration::from_millis(ms as u64));

@@ -14,8 +14,8 @@ use rusqlite_migration::{M, Migrations};
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TaskId, TermSize};
 
 use crate::api::{
-    LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, SignalInfo, SignalState, TaskInfo,
-    TaskSpec, TaskState,
+    CompletionRule, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, SignalInfo,
+    SignalState, TaskInfo, TaskSpec, TaskState,
 };
 use switchboard_protocol::Priority;
 
@@ -28,6 +28,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0001_initial.sql")),
         M::up(include_str!("../../migrations/0002_tasks.sql")),
         M::up(include_str!("../../migrations/0003_signals.sql")),
+        M::up(include_str!("../../migrations/0004_completion_rule.sql")),
     ])
 });
 
@@ -47,7 +48,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The `profiles` columns in the order `profile_from_row` reads them.
 const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
-     ready_quiet_ms, task_time_limit_secs";
+     ready_quiet_ms, task_time_limit_secs, completion";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
@@ -107,9 +108,9 @@ impl Store {
         let spec = SpecColumns::from(&profile.spec);
         self.conn.execute(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
-             ready_quiet_ms, task_time_limit_secs, created_at)
+             ready_quiet_ms, task_time_limit_secs, completion, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
-             :ready_quiet_ms, :task_time_limit_secs, :created_at)",
+             :ready_quiet_ms, :task_time_limit_secs, :completion, :created_at)",
             named_params! {
                 ":id": profile.id.to_string(),
                 ":name": spec.name,
@@ -122,6 +123,7 @@ impl Store {
                 ":ready_pattern": spec.ready_pattern,
                 ":ready_quiet_ms": spec.ready_quiet_ms,
                 ":task_time_limit_secs": spec.task_time_limit_secs,
+                ":completion": spec.completion,
                 ":created_at": profile.created_at,
             },
         )?;
@@ -134,7 +136,8 @@ impl Store {
         let changed = self.conn.execute(
             "UPDATE profiles SET name = :name, command = :command, args = :args, env = :env, cwd = :cwd,
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
-             ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs WHERE id = :id",
+             ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
+             completion = :completion WHERE id = :id",
             named_params! {
                 ":id": id.to_string(),
                 ":name": spec.name,
@@ -147,6 +150,7 @@ impl Store {
                 ":ready_pattern": spec.ready_pattern,
                 ":ready_quiet_ms": spec.ready_quiet_ms,
                 ":task_time_limit_secs": spec.task_time_limit_secs,
+                ":completion": spec.completion,
             },
         )?;
         Ok(changed == 1)
@@ -514,6 +518,7 @@ struct SpecColumns<'a> {
     ready_pattern: Option<&'a str>,
     ready_quiet_ms: u32,
     task_time_limit_secs: u32,
+    completion: &'static str,
 }
 
 impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
@@ -529,6 +534,7 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             ready_pattern: spec.ready_pattern.as_deref(),
             ready_quiet_ms: spec.ready_quiet_ms,
             task_time_limit_secs: spec.task_time_limit_secs,
+            completion: spec.completion.as_str(),
         }
     }
 }
@@ -642,6 +648,10 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
             ready_pattern: row.get(9)?,
             ready_quiet_ms: row.get(10)?,
             task_time_limit_secs: row.get(11)?,
+            completion: {
+                let rule: String = row.get(12)?;
+                CompletionRule::parse(&rule).ok_or_else(|| corrupt(format!("unknown completion rule `{rule}`")))?
+            },
         },
         created_at: row.get(8)?,
     })

@@ -2,5 +2,6 @@
 //! queue order, workspace watching, and collecting a task's result.
 
 pub mod artifacts;
+pub mod completion;
 pub mod queue;
 pub mod watch;
