@@ -364,3 +364,56 @@ async fn with_both_required_the_task_waits_for_both_and_fails_when_they_disagree
     assert_eq!(failed.state, TaskState::Failed);
     assert_eq!(failed.reason.as_deref(), Some("the summary says COMPLETED but the completion report says failed"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_agents_results_are_merged_with_their_shared_findings() {
+    let t = TestEngine::start().await;
+    std::fs::write(
+        t.workspace.join("SHARED_FINDINGS.jsonl"),
+        "{\"agent\":\"lead\",\"finding\":\"auth uses JWT\"}\nthis line is not JSON\n{\"agent\":\"helper\",\"finding\":\"no rate limit\"}\n",
+    )
+    .unwrap();
+    let report = |status: &str| {
+        format!(
+            "{{ raw = \"[COMPLETION_REPORT]\\nstatus: {status}\\ndeliverables:\\n  - SHARED_FINDINGS.jsonl\\nmetrics_achieved: {status} metrics\\n[/COMPLETION_REPORT]\" }}"
+        )
+    };
+    let lead = t
+        .scenario_profile(
+            "lead",
+            &format!(
+                "[[tasks]]\nsteps = [{{ raw = \"[DELEGATE_WORK]\\nnew_task_description: Audit the API\\nindependence: can_proceed_parallel\\ncoordination: append to SHARED_FINDINGS.jsonl\\n[/DELEGATE_WORK]\" }}]\n[[tasks]]\nsteps = [{{ sleep_ms = 200 }}, {}]\n",
+                report("success")
+            ),
+        )
+        .await;
+    let helper = t.scenario_profile("helper", &format!("[[tasks]]\nsteps = [{}]\n", report("partial"))).await;
+    let (session, output) = t.start_session(&lead).await;
+    output.wait_for_text("agent> ").await;
+    t.engine.write_input(session.id.clone(), "audit\r".into()).await.unwrap();
+    let request = t.signal(SignalKind::Delegate, SignalState::Pending).await;
+    let approved = t
+        .engine
+        .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
+        .await
+        .unwrap();
+    let delegate = approved.delegate_session.unwrap();
+
+    let merged = t
+        .events
+        .wait_for("the merged result", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::SignalChanged { signal } => signal.merged.clone().map(|m| (signal.session_id.clone(), m)),
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(merged.0, session.id, "the merged result sits on the requester's report");
+    let members: Vec<_> =
+        merged.1.members.iter().map(|m| (m.session_id.clone(), m.requester, m.status.clone())).collect();
+    assert_eq!(members, [(session.id.clone(), true, "success".into()), (delegate, false, "partial".into())]);
+    assert_eq!(merged.1.findings.len(), 2);
+    assert_eq!(merged.1.findings[1]["finding"], "no rate limit");
+    assert_eq!(merged.1.malformed_findings.iter().map(|m| m.line).collect::<Vec<_>>(), [2]);
+    t.engine.stop_session(session.id).await.unwrap();
+}

@@ -415,6 +415,33 @@ pub struct SignalInfo {
     /// Completion reports: the task's success criteria, to set beside
     /// `metrics_achieved`.
     pub success_criteria: Option<String>,
+    /// On the requester's completion report, once it and every agent it
+    /// had working in parallel have reported: their results together.
+    #[serde(default)]
+    pub merged: Option<MergedResult>,
+}
+
+/// One agent's part of a merged result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct MemberResult {
+    pub session_id: SessionId,
+    pub profile_id: ProfileId,
+    /// True for the agent that asked for the others.
+    pub requester: bool,
+    pub status: String,
+    pub deliverables: Vec<DeliverableCheck>,
+    pub metrics_achieved: String,
+    pub recommendations: Vec<String>,
+}
+
+/// The results of a requester and the agents it had working in parallel,
+/// with what they appended to SHARED_FINDINGS.jsonl.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct MergedResult {
+    pub members: Vec<MemberResult>,
+    pub findings: Vec<serde_json::Value>,
+    pub malformed_findings: Vec<switchboard_protocol::signal::MalformedLine>,
+    pub merged_at: Millis,
 }
 
 /// A request to the engine. Each has exactly one kind of reply (see the

@@ -7,12 +7,13 @@ use ts_rs::{Config, TS};
 
 use crate::api::{
     ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode, LogEntry, LogKind,
-    Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel,
-    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    MemberResult, MergedResult, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo,
+    SessionState, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec,
+    TaskState,
 };
 use crate::engine::Reply;
 use crate::session::SubscriptionId;
-use switchboard_protocol::signal::{Independence, ScanEvent, Signal, SignalBody, SignalKind};
+use switchboard_protocol::signal::{Independence, MalformedLine, ScanEvent, Signal, SignalBody, SignalKind};
 use switchboard_protocol::summary::{Summary, SummaryStatus, TestCounts};
 use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
 
@@ -59,6 +60,9 @@ pub fn typescript() -> String {
         SignalState::decl(&cfg),
         SignalResponse::decl(&cfg),
         DeliverableCheck::decl(&cfg),
+        MalformedLine::decl(&cfg),
+        MemberResult::decl(&cfg),
+        MergedResult::decl(&cfg),
         SignalInfo::decl(&cfg),
         Command::decl(&cfg),
         Reply::decl(&cfg),

@@ -283,6 +283,7 @@ mod tests {
             delegate_session: None,
             deliverables: Vec::new(),
             success_criteria: None,
+            merged: None,
         };
         let mut notices = Notices::default();
         let notice = notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }).unwrap();

@@ -452,6 +452,34 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
+/// The append-only findings file agents working in parallel share.
+pub const SHARED_FINDINGS_FILE: &str = "SHARED_FINDINGS.jsonl";
+
+/// A line of the findings file that is not a JSON value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct MalformedLine {
+    /// 1-based.
+    pub line: u32,
+    pub reason: String,
+}
+
+/// Reads the findings file: one JSON value per line; blank lines are
+/// skipped, bad lines reported (never fatal).
+pub fn parse_findings(text: &str) -> (Vec<Value>, Vec<MalformedLine>) {
+    let mut findings = Vec::new();
+    let mut malformed = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(value) => findings.push(value),
+            Err(error) => malformed.push(MalformedLine { line: index as u32 + 1, reason: error.to_string() }),
+        }
+    }
+    (findings, malformed)
+}
+
 /// Scans a whole text at once (for `switchboard scan` and tests).
 pub fn scan_all(bytes: &[u8]) -> Vec<ScanEvent> {
     let mut scanner = SignalScanner::new();

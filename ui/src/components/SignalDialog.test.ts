@@ -243,6 +243,31 @@ describe('delegation', () => {
 });
 
 describe('completion report', () => {
+  it('shows the merged results of parallel agents, findings as text, bad lines as warnings', async () => {
+    const hostile = '<img src=x onerror="window.__pwned=1">';
+    const { session, signal } = await raised(signalScan(completion({ status: 'success' })), {
+      merged: {
+        members: [
+          { session_id: 'a0000000-0000-4000-8000-000000000001', profile_id: 'p', requester: true, status: 'success', deliverables: [], metrics_achieved: '3 checks', recommendations: [] },
+          { session_id: 'b0000000-0000-4000-8000-000000000002', profile_id: 'p', requester: false, status: hostile, deliverables: [], metrics_achieved: '', recommendations: [] },
+        ],
+        findings: [{ finding: hostile }],
+        malformed_findings: [{ line: 2, reason: 'expected value' }],
+        merged_at: 1,
+      },
+    });
+    expect(session).toBeTruthy();
+    await openDialog(signal.id);
+    const merged = within(dialog()).getByTestId('signal-merged');
+    const members = within(merged).getAllByTestId('signal-merged-member');
+    expect(members.map((m) => m.getAttribute('data-requester'))).toEqual(['true', 'false']);
+    expect(members[1].textContent).toContain(hostile);
+    expect(within(merged).getByTestId('signal-finding').textContent).toBe(JSON.stringify({ finding: hostile }));
+    expect(within(merged).getByTestId('signal-finding-malformed').getAttribute('data-line')).toBe('2');
+    expect(dialog().querySelector('img')).toBeNull();
+    expect(window.__pwned).toBeUndefined();
+  });
+
   it('shows the checked deliverables, metrics beside the criteria, recommendations, and acknowledges', async () => {
     const backend = new FakeBackend();
     const claude = backend.seedProfile({ name: 'claude' });

@@ -265,6 +265,20 @@ export type DeliverableCheck = { path: string,
  */
 problem: string | null, };
 
+export type MalformedLine = { 
+/**
+ * 1-based.
+ */
+line: number, reason: string, };
+
+export type MemberResult = { session_id: SessionId, profile_id: ProfileId, 
+/**
+ * True for the agent that asked for the others.
+ */
+requester: boolean, status: string, deliverables: Array<DeliverableCheck>, metrics_achieved: string, recommendations: Array<string>, };
+
+export type MergedResult = { members: Array<MemberResult>, findings: Array<JsonValue>, malformed_findings: Array<MalformedLine>, merged_at: number, };
+
 export type SignalInfo = { id: SignalId, session_id: SessionId, profile_id: ProfileId, 
 /**
  * The task the agent was working on, if any.
@@ -290,7 +304,12 @@ deliverables: Array<DeliverableCheck>,
  * Completion reports: the task's success criteria, to set beside
  * `metrics_achieved`.
  */
-success_criteria: string | null, };
+success_criteria: string | null, 
+/**
+ * On the requester's completion report, once it and every agent it
+ * had working in parallel have reported: their results together.
+ */
+merged: MergedResult | null, };
 
 export type Command = { "type": "list_profiles" } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions" } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues" } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals" } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "agent_text", session_id: SessionId, text: string, };
 

@@ -259,6 +259,7 @@ export class FakeBackend implements Backend {
       delegate_session: null,
       deliverables: completion ? completion.deliverables.map((path) => ({ path, problem: null })) : [],
       success_criteria: completion ? (task?.success_criteria ?? null) : null,
+      merged: null,
       ...structuredClone(overrides),
     };
     this.#signals.set(info.id, info);

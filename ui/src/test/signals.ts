@@ -61,6 +61,7 @@ export function signalInfo(id: string, scan: ScanEvent | SignalBody, overrides: 
     delegate_session: null,
     deliverables: [],
     success_criteria: null,
+    merged: null,
     ...overrides,
   };
 }

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use switchboard_protocol::signal::prompts::{self, Blocker};
-use switchboard_protocol::signal::{Independence, ScanEvent, SignalBody, scan_all};
+use switchboard_protocol::signal::{
+    Independence, SHARED_FINDINGS_FILE, ScanEvent, SignalBody, parse_findings, scan_all,
+};
 use switchboard_protocol::summary::summary_path;
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
 use tokio::sync::oneshot;
@@ -18,12 +20,20 @@ use tokio::time::Instant;
 use super::tasks::Report;
 use super::{EngineState, now};
 use crate::api::{
-    DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalResponse, SignalState, TaskState,
+    DeliverableCheck, EngineEvent, LogKind, MemberResult, MergedResult, SignalChannel, SignalInfo, SignalResponse,
+    SignalState, TaskState,
 };
 use crate::error::EngineError;
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
-use crate::tasks::artifacts::resolve_deliverable;
+use crate::tasks::artifacts::{read_capped, resolve_deliverable};
+
+/// A file in the workspace root, read with a cap, if it is there (and
+/// inside the workspace).
+fn read_side_file(workspace: &Path, name: &str, cap: usize) -> Option<String> {
+    let path = resolve_deliverable(workspace, name).ok()?;
+    read_capped(&path, cap).ok().map(|(text, ..)| text)
+}
 
 /// Handled and dismissed signals returned by a listing, besides the pending.
 pub const MAX_LISTED_HANDLED_SIGNALS: usize = 200;
@@ -32,6 +42,10 @@ pub const MAX_LISTED_HANDLED_SIGNALS: usize = 200;
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(600);
 /// Signals remembered per session for spotting duplicates.
 const REMEMBERED_PER_SESSION: usize = 64;
+/// Signals looked through to find a team's members.
+const TEAM_LOOKBACK_SIGNALS: usize = 1000;
+/// Largest SHARED_FINDINGS.jsonl read.
+const FINDINGS_CAP_BYTES: usize = 1024 * 1024;
 /// The file skipped items are logged to, in the workspace.
 pub const SKIPPED_ITEMS_FILE: &str = "SKIPPED_ITEMS.md";
 
@@ -95,6 +109,7 @@ impl EngineState {
             delegate_session: None,
             deliverables: Vec::new(),
             success_criteria: None,
+            merged: None,
         };
         if let ScanEvent::Signal { signal } = &info.scan
             && let SignalBody::Completion { deliverables, .. } = &signal.body
@@ -124,6 +139,11 @@ impl EngineState {
             };
             self.report_arrived(&session_id, report);
         }
+        if let ScanEvent::Signal { signal } = &info.scan
+            && signal.body.kind() == switchboard_protocol::signal::SignalKind::Completion
+        {
+            self.merge_team_of(&session_id);
+        }
         // A delegate reporting completion resumes the requester that waits for it.
         if let ScanEvent::Signal { signal } = &info.scan
             && let SignalBody::Completion { status, deliverables, metrics_achieved, .. } = &signal.body
@@ -136,6 +156,69 @@ impl EngineState {
                 tracing::warn!(%error, "resuming a requester with its delegate's results failed");
             }
         }
+    }
+
+    /// Once a requester and every agent it had working in parallel have
+    /// reported completion, puts their results together (with the shared
+    /// findings file) on the requester's report.
+    fn merge_team_of(&mut self, session_id: &SessionId) {
+        let all = match self.store.list_signals(TEAM_LOOKBACK_SIGNALS) {
+            Ok(all) => all,
+            Err(error) => {
+                tracing::error!(%error, "reading signals to merge a team's results failed");
+                return;
+            }
+        };
+        let approved_parallel = |s: &&SignalInfo| {
+            matches!(s.response, Some(SignalResponse::Approve { .. }))
+                && matches!(&s.scan, ScanEvent::Signal { signal } if matches!(
+                    &signal.body,
+                    SignalBody::Delegate { independence: Independence::CanProceedParallel, .. }
+                ))
+        };
+        let parent = all
+            .iter()
+            .filter(approved_parallel)
+            .find(|s| s.delegate_session.as_ref() == Some(session_id))
+            .map_or_else(|| session_id.clone(), |s| s.session_id.clone());
+        let delegates: Vec<SessionId> = all
+            .iter()
+            .filter(approved_parallel)
+            .filter(|s| s.session_id == parent)
+            .filter_map(|s| s.delegate_session.clone())
+            .collect();
+        if delegates.is_empty() {
+            return;
+        }
+        let latest_report = |session: &SessionId| {
+            all.iter().rev().find(|s| {
+                &s.session_id == session
+                    && matches!(&s.scan, ScanEvent::Signal { signal } if matches!(signal.body, SignalBody::Completion { .. }))
+            })
+        };
+        let mut members = Vec::new();
+        for (session, requester) in std::iter::once((&parent, true)).chain(delegates.iter().map(|d| (d, false))) {
+            let Some(report) = latest_report(session) else { return };
+            let ScanEvent::Signal { signal } = &report.scan else { return };
+            let SignalBody::Completion { status, metrics_achieved, recommendations, .. } = &signal.body else { return };
+            members.push(MemberResult {
+                session_id: session.clone(),
+                profile_id: report.profile_id.clone(),
+                requester,
+                status: status.clone(),
+                deliverables: report.deliverables.clone(),
+                metrics_achieved: metrics_achieved.clone(),
+                recommendations: recommendations.clone(),
+            });
+        }
+        let Some(mut parent_report) = latest_report(&parent).cloned() else { return };
+        let findings = self
+            .workspace_of(&parent_report.profile_id)
+            .and_then(|ws| read_side_file(&ws, SHARED_FINDINGS_FILE, FINDINGS_CAP_BYTES))
+            .unwrap_or_default();
+        let (findings, malformed_findings) = parse_findings(&findings);
+        parent_report.merged = Some(MergedResult { members, findings, malformed_findings, merged_at: now() });
+        self.save_signal(&parent_report);
     }
 
     /// Text an agent wrote, from its hooks.

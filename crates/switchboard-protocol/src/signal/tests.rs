@@ -215,3 +215,12 @@ proptest! {
         );
     }
 }
+
+#[test]
+fn findings_lines_are_read_and_bad_ones_reported() {
+    let text = "{\"agent\":\"a\",\"finding\":1}\n\nnot json\n[1,2]\n{\"cut\": \n";
+    let (findings, malformed) = parse_findings(text);
+    assert_eq!(findings, [serde_json::json!({"agent": "a", "finding": 1}), serde_json::json!([1, 2])]);
+    let lines: Vec<u32> = malformed.iter().map(|m| m.line).collect();
+    assert_eq!(lines, [3, 5]);
+}
