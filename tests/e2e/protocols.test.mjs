@@ -113,6 +113,37 @@ steps = [{ write_file = { path = "tests/parser.rs", content = "// tests" } }, { 
   }
 });
 
+test('a blocker resolved in its card resumes the agent, whose completion report is acknowledged', async () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
+  const { browser, dataDir, close } = await launchApp({ args: ['--no-demo'] });
+  try {
+    addScenarioAgent(dataDir, workspace, 'migrator', `[[tasks]]
+steps = [{ signal = "stop-work" }]
+[[tasks]]
+steps = [{ say = "Running the migrations" }, { signal = "completion" }]
+`);
+    cli(dataDir, 'task', 'add', '--agent', 'migrator', 'Migrate the database');
+
+    const blocker = await openSignal(browser, 'stop_work');
+    assert.match(await (await blocker.$(`${byTestId('signal-field')}[data-field="details"]`)).getText(), /database credentials/);
+    await (await blocker.$(byTestId('signal-resolution'))).setValue('DATABASE_URL is set now');
+    await (await blocker.$(byTestId('signal-resolve'))).click();
+    await browser.waitUntil(async () => (await blocker.getAttribute('data-state')) === 'handled', { timeout: 10_000 });
+    await (await browser.$(byTestId('signal-close'))).click();
+
+    await selectSession(browser, 'migrator');
+    await waitForTerminalText(browser, 'Resolution: DATABASE_URL is set now');
+    const report = await openSignal(browser, 'completion');
+    const deliverable = await report.$(byTestId('signal-deliverable'));
+    assert.equal(await deliverable.getAttribute('data-path'), 'summaries/');
+    await (await report.$(byTestId('signal-acknowledge'))).click();
+    await browser.waitUntil(async () => (await report.getAttribute('data-state')) === 'handled', { timeout: 10_000 });
+  } finally {
+    await close();
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
 test('signal fields with markup are shown as text and run nothing', async () => {
   const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
   const { browser, dataDir, close } = await launchApp({ args: ['--no-demo'] });

@@ -417,3 +417,59 @@ async fn parallel_agents_results_are_merged_with_their_shared_findings() {
     assert_eq!(merged.1.malformed_findings.iter().map(|m| m.line).collect::<Vec<_>>(), [2]);
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocker_resolved_or_delegated_resumes_the_agent_with_its_checkpoint() {
+    let t = TestEngine::start().await;
+    let blocked = "[[tasks]]\nsteps = [{ signal = \"stop-work\" }]\n";
+    let first = t.scenario_profile("first", blocked).await;
+    let second = t.scenario_profile("second", blocked).await;
+    let helper = t.scenario_profile("helper", "[[tasks]]\nsteps = [{ say = \"On it\" }]\n").await;
+
+    // Resolved: the agent is told how, with its state restored.
+    let (one, output) = t.start_session(&first).await;
+    output.wait_for_text("agent> ").await;
+    t.engine.write_input(one.id.clone(), "migrate\r".into()).await.unwrap();
+    let blocker = t.signal(SignalKind::StopWork, SignalState::Pending).await;
+    let error = t
+        .engine
+        .respond_to_signal(blocker.id.clone(), SignalResponse::Resolve { resolution: "  ".into() })
+        .await
+        .unwrap_err();
+    assert_eq!(error.field(), Some("resolution"));
+    let resolved = t
+        .engine
+        .respond_to_signal(blocker.id.clone(), SignalResponse::Resolve { resolution: "DATABASE_URL is set".into() })
+        .await
+        .unwrap();
+    let prompt = resolved.reply_prompt.unwrap();
+    assert!(prompt.starts_with("BLOCKER RESOLVED\nIssue: missing_dependency: The database credentials are not available\nResolution: DATABASE_URL is set"), "{prompt}");
+    assert!(prompt.contains("STATE RESTORATION\nPhases 1-2 done; checkpoint at step 3\n\nRESUME INSTRUCTIONS\nContinue with: Phase 3: migrations"), "{prompt}");
+    t.wait_for_screen(&one.id, "received: BLOCKER RESOLVED").await;
+
+    // Delegated: a new agent takes the blocked part, the first goes on with the rest.
+    let (two, output) = t.start_session(&second).await;
+    output.wait_for_text("agent> ").await;
+    t.engine.write_input(two.id.clone(), "migrate\r".into()).await.unwrap();
+    let blocker = t
+        .events
+        .wait_for("the second blocker", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::SignalChanged { signal } if signal.session_id == two.id => Some(signal.clone()),
+                _ => None,
+            })
+        })
+        .await;
+    let delegated = t
+        .engine
+        .respond_to_signal(blocker.id.clone(), SignalResponse::DelegateBlocked { profile_id: helper.id.clone() })
+        .await
+        .unwrap();
+    let taker = delegated.delegate_session.clone().unwrap();
+    assert!(delegated.reply_prompt.unwrap().starts_with(&format!(
+        "PARTIAL RESUME\nThe blocked part (Phase 3: migrations) was delegated to agent {taker}"
+    )));
+    let screen = t.wait_for_screen(&taker, "received: DELEGATED WORK").await;
+    assert!(screen.contains("Phase 3: migrations"), "{screen}");
+    t.wait_for_screen(&two.id, "received: PARTIAL RESUME").await;
+}
