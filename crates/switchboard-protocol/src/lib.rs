@@ -6,9 +6,11 @@
 //! Later protocol pieces (signal blocks, summary files, hook events) live here
 //! too, as pure parsers.
 
+pub mod hook;
 mod ids;
 pub mod signal;
 pub mod summary;
+pub mod team;
 
 pub use ids::{IdError, ProfileId, SessionId, SignalId, TaskId};
 

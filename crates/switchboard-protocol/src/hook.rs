@@ -1,0 +1,260 @@
+//! Agents' hook events: what Claude Code and Codex report about a session as
+//! it goes (see `tests/fixtures/agents/` for recordings), as the
+//! `switchboard-hook` binary forwards them, typed, and the agent status they
+//! imply.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// Largest event the hook binary reads and the server accepts.
+pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
+
+/// Environment variables the hook binary passes along with an event: the
+/// app's session identity and the agent's own.
+pub const FORWARDED_ENV: [&str; 8] = [
+    "SWITCHBOARD_SESSION_ID",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_PID",
+    "CLAUDE_CODE_TEAM_NAME",
+    "CLAUDE_CODE_AGENT_ID",
+    "CLAUDE_CODE_AGENT_NAME",
+    "CLAUDE_CODE_AGENT_TYPE",
+];
+
+/// What the hook binary sends: the event as the agent gave it, where it
+/// came from, and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct HookEnvelope {
+    /// The app session the agent runs in (`SWITCHBOARD_SESSION_ID`), if set.
+    pub session_id: Option<String>,
+    /// The forwarded environment variables that were set.
+    pub env: BTreeMap<String, String>,
+    /// Milliseconds since the epoch, when the hook ran.
+    pub at: i64,
+    /// The event JSON as the agent wrote it.
+    pub payload: Value,
+}
+
+/// A teammate or background task in a Stop event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct BackgroundTask {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub status: String,
+}
+
+/// The events the app acts on, typed; anything else is `Unknown` (still
+/// logged).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum HookEvent {
+    SessionStart,
+    UserPromptSubmit,
+    PreToolUse {
+        tool_name: String,
+        tool_use_id: Option<String>,
+        tool_input: Value,
+    },
+    PostToolUse {
+        tool_name: String,
+        tool_use_id: Option<String>,
+    },
+    PermissionRequest {
+        tool_name: String,
+        tool_input: Value,
+    },
+    Notification {
+        message: String,
+        notification_type: Option<String>,
+    },
+    SubagentStart {
+        agent_id: String,
+        agent_type: Option<String>,
+    },
+    SubagentStop {
+        agent_id: String,
+    },
+    TeammateIdle {
+        agent_id: Option<String>,
+        teammate_name: Option<String>,
+        team_name: Option<String>,
+    },
+    /// A turn ended. `background_tasks` is None when the agent does not say.
+    Stop {
+        last_assistant_message: Option<String>,
+        background_tasks: Option<Vec<BackgroundTask>>,
+    },
+    SessionEnd {
+        reason: Option<String>,
+    },
+    Unknown {
+        name: String,
+    },
+}
+
+impl HookEvent {
+    /// Reads a hook payload: Claude Code's and Codex's hooks (by
+    /// `hook_event_name`), and Codex's `notify` (`type:
+    /// "agent-turn-complete"`, read as a Stop).
+    pub fn parse(payload: &Value) -> HookEvent {
+        let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
+        if payload.get("type").and_then(Value::as_str) == Some("agent-turn-complete") {
+            return HookEvent::Stop { last_assistant_message: text("last-assistant-message"), background_tasks: None };
+        }
+        let Some(name) = text("hook_event_name") else {
+            return HookEvent::Unknown { name: String::new() };
+        };
+        let tool_name = || text("tool_name").unwrap_or_default();
+        let input = || payload.get("tool_input").cloned().unwrap_or(Value::Null);
+        match name.as_str() {
+            "SessionStart" => HookEvent::SessionStart,
+            "UserPromptSubmit" => HookEvent::UserPromptSubmit,
+            "PreToolUse" => {
+                HookEvent::PreToolUse { tool_name: tool_name(), tool_use_id: text("tool_use_id"), tool_input: input() }
+            }
+            "PostToolUse" => HookEvent::PostToolUse { tool_name: tool_name(), tool_use_id: text("tool_use_id") },
+            "PermissionRequest" => HookEvent::PermissionRequest { tool_name: tool_name(), tool_input: input() },
+            "Notification" => HookEvent::Notification {
+                message: text("message").unwrap_or_default(),
+                notification_type: text("notification_type"),
+            },
+            "SubagentStart" => HookEvent::SubagentStart {
+                agent_id: text("agent_id").unwrap_or_default(),
+                agent_type: text("agent_type"),
+            },
+            "SubagentStop" => HookEvent::SubagentStop { agent_id: text("agent_id").unwrap_or_default() },
+            "TeammateIdle" => HookEvent::TeammateIdle {
+                agent_id: text("agent_id"),
+                teammate_name: text("teammate_name"),
+                team_name: text("team_name"),
+            },
+            "Stop" => HookEvent::Stop {
+                last_assistant_message: text("last_assistant_message"),
+                background_tasks: payload
+                    .get("background_tasks")
+                    .and_then(|tasks| serde_json::from_value(tasks.clone()).ok()),
+            },
+            "SessionEnd" => HookEvent::SessionEnd { reason: text("reason") },
+            _ => HookEvent::Unknown { name },
+        }
+    }
+
+    /// The agent's own words at the end of a turn, where signals are read.
+    pub fn assistant_text(&self) -> Option<&str> {
+        match self {
+            HookEvent::Stop { last_assistant_message: Some(text), .. } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// What an agent is doing, as the sidebar and the tray show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    /// At its prompt, waiting for the user or a task.
+    Waiting,
+    Working,
+    /// It needs the user: a permission, a question, a blocker, a delegation.
+    Attention,
+    /// Its task is complete.
+    Done,
+    Exited,
+}
+
+/// The status after `event`, from the status before it.
+pub fn next_status(current: AgentStatus, event: &HookEvent) -> AgentStatus {
+    match event {
+        HookEvent::SessionStart | HookEvent::Stop { .. } => AgentStatus::Waiting,
+        HookEvent::UserPromptSubmit
+        | HookEvent::PreToolUse { .. }
+        | HookEvent::PostToolUse { .. }
+        | HookEvent::SubagentStart { .. } => AgentStatus::Working,
+        HookEvent::PermissionRequest { .. } => AgentStatus::Attention,
+        HookEvent::Notification { notification_type: Some(kind), .. }
+            if kind == "permission_prompt" || kind == "elicitation_dialog" =>
+        {
+            AgentStatus::Attention
+        }
+        HookEvent::SessionEnd { .. } => AgentStatus::Exited,
+        HookEvent::Notification { .. }
+        | HookEvent::SubagentStop { .. }
+        | HookEvent::TeammateIdle { .. }
+        | HookEvent::Unknown { .. } => current,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn payloads_become_typed_events() {
+        let cases = [
+            (json!({"hook_event_name": "SessionStart", "source": "startup"}), HookEvent::SessionStart),
+            (
+                json!({"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "t1", "tool_input": {"name": "worker1"}}),
+                HookEvent::PreToolUse {
+                    tool_name: "Agent".into(),
+                    tool_use_id: Some("t1".into()),
+                    tool_input: json!({"name": "worker1"}),
+                },
+            ),
+            (
+                json!({"hook_event_name": "Stop", "last_assistant_message": "done", "background_tasks": [{"id": "b1", "type": "teammate", "status": "running", "description": "x"}]}),
+                HookEvent::Stop {
+                    last_assistant_message: Some("done".into()),
+                    background_tasks: Some(vec![BackgroundTask {
+                        id: "b1".into(),
+                        kind: "teammate".into(),
+                        status: "running".into(),
+                    }]),
+                },
+            ),
+            (
+                json!({"type": "agent-turn-complete", "thread-id": "x", "last-assistant-message": "hi"}),
+                HookEvent::Stop { last_assistant_message: Some("hi".into()), background_tasks: None },
+            ),
+            (json!({"hook_event_name": "PreModelRequest"}), HookEvent::Unknown { name: "PreModelRequest".into() }),
+            (json!({"no": "name"}), HookEvent::Unknown { name: String::new() }),
+            (json!([1, 2]), HookEvent::Unknown { name: String::new() }),
+        ];
+        for (payload, expected) in cases {
+            assert_eq!(HookEvent::parse(&payload), expected, "{payload}");
+        }
+    }
+
+    #[test]
+    fn status_follows_the_events() {
+        use AgentStatus::*;
+        let pre = HookEvent::PreToolUse { tool_name: "Bash".into(), tool_use_id: None, tool_input: Value::Null };
+        let permission = HookEvent::PermissionRequest { tool_name: "Bash".into(), tool_input: Value::Null };
+        let asks = HookEvent::Notification {
+            message: "Claude needs your permission".into(),
+            notification_type: Some("permission_prompt".into()),
+        };
+        let idle = HookEvent::Notification { message: "waiting".into(), notification_type: Some("idle_prompt".into()) };
+        let stop = HookEvent::Stop { last_assistant_message: None, background_tasks: None };
+        let cases = [
+            (Exited, HookEvent::SessionStart, Waiting),
+            (Waiting, HookEvent::UserPromptSubmit, Working),
+            (Waiting, pre.clone(), Working),
+            (Working, permission, Attention),
+            (Working, asks, Attention),
+            (Working, idle, Working),
+            (Attention, pre, Working),
+            (Working, stop, Waiting),
+            (Waiting, HookEvent::SessionEnd { reason: None }, Exited),
+            (Working, HookEvent::Unknown { name: "PreModelRequest".into() }, Working),
+        ];
+        for (before, event, after) in cases {
+            assert_eq!(next_status(before, &event), after, "{before:?} + {event:?}");
+        }
+    }
+}
