@@ -37,7 +37,7 @@ step "clippy"
 cargo clippy --workspace --all-targets --features switchboard/custom-protocol --quiet -- -D warnings
 
 step "rustdoc"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-core -p switchboard-cli
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-core -p switchboard-cli -p switchboard-hook
 
 step "engine, store and demo agent tests (includes the bindings freshness check)"
 cargo test --quiet

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use switchboard_protocol::hook::{AgentStatus, HookEnvelope};
 use switchboard_protocol::signal::ScanEvent;
 use switchboard_protocol::summary::Summary;
 use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
@@ -543,6 +544,21 @@ pub enum Command {
         session_id: SessionId,
         text: String,
     },
+    /// An event from an agent's hooks, as `switchboard-hook` forwards it.
+    HookEvent {
+        envelope: HookEnvelope,
+    },
+    /// Every session's agent status.
+    ListAgentStatus,
+}
+
+/// A session's agent status and when its hooks last reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AgentStatusInfo {
+    pub session_id: SessionId,
+    pub status: AgentStatus,
+    /// When the last hook event arrived; none if hooks never reported.
+    pub last_event_at: Option<Millis>,
 }
 
 /// Something that happened in the engine, reported through the
@@ -559,6 +575,7 @@ pub enum EngineEvent {
     TaskChanged { task: TaskInfo },
     QueueChanged { queue: QueueStatus },
     SignalChanged { signal: SignalInfo },
+    AgentStatusChanged { status: AgentStatusInfo },
 }
 
 /// One entry of the append-only event log.
@@ -575,19 +592,55 @@ pub struct LogEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LogKind {
-    SessionStarted { pid: u32 },
-    SessionExited { exit_code: u32, signal: Option<String> },
-    SessionKilled { exit_code: u32, signal: Option<String> },
-    SessionInterrupted { reaped: bool },
-    TaskQueued { priority: Priority },
+    SessionStarted {
+        pid: u32,
+    },
+    SessionExited {
+        exit_code: u32,
+        signal: Option<String>,
+    },
+    SessionKilled {
+        exit_code: u32,
+        signal: Option<String>,
+    },
+    SessionInterrupted {
+        reaped: bool,
+    },
+    TaskQueued {
+        priority: Priority,
+    },
     TaskStarted,
-    TaskTyped { bracketed: bool },
-    TaskMoved { to_index: u32, priority: Priority },
+    TaskTyped {
+        bracketed: bool,
+    },
+    TaskMoved {
+        to_index: u32,
+        priority: Priority,
+    },
     TaskRequeued,
-    DeliverableRejected { path: String, reason: String },
-    TaskEnded { state: TaskState, reason: Option<String> },
-    SignalRaised { signal_id: SignalId, signal_kind: switchboard_protocol::signal::SignalKind, malformed: bool },
-    SignalHandled { signal_id: SignalId, response: SignalResponse },
+    DeliverableRejected {
+        path: String,
+        reason: String,
+    },
+    TaskEnded {
+        state: TaskState,
+        reason: Option<String>,
+    },
+    SignalRaised {
+        signal_id: SignalId,
+        signal_kind: switchboard_protocol::signal::SignalKind,
+        malformed: bool,
+    },
+    SignalHandled {
+        signal_id: SignalId,
+        response: SignalResponse,
+    },
+    /// A hook event; `payload` is the event as sent (or a note that it was
+    /// too big to keep).
+    Hook {
+        event: String,
+        payload: serde_json::Value,
+    },
 }
 
 /// Facts about the running instance, shown in the UI.

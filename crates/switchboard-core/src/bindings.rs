@@ -6,13 +6,14 @@
 use ts_rs::{Config, TS};
 
 use crate::api::{
-    ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode, LogEntry, LogKind,
-    MemberResult, MergedResult, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo,
-    SessionState, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec,
-    TaskState,
+    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode,
+    LogEntry, LogKind, MemberResult, MergedResult, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot,
+    SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult,
+    TaskSpec, TaskState,
 };
 use crate::engine::Reply;
 use crate::session::SubscriptionId;
+use switchboard_protocol::hook::{AgentStatus, BackgroundTask, HookEnvelope};
 use switchboard_protocol::signal::{Independence, MalformedLine, ScanEvent, Signal, SignalBody, SignalKind};
 use switchboard_protocol::summary::{Summary, SummaryStatus, TestCounts};
 use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
@@ -64,6 +65,10 @@ pub fn typescript() -> String {
         MemberResult::decl(&cfg),
         MergedResult::decl(&cfg),
         SignalInfo::decl(&cfg),
+        AgentStatus::decl(&cfg),
+        AgentStatusInfo::decl(&cfg),
+        BackgroundTask::decl(&cfg),
+        HookEnvelope::decl(&cfg),
         Command::decl(&cfg),
         Reply::decl(&cfg),
         EngineEvent::decl(&cfg),

@@ -21,16 +21,17 @@ pub mod tasks;
 pub mod validate;
 
 pub use api::{
-    ApiError, AppInfo, Artifact, Command, CompletionRule, EngineEvent, ErrorCode, LogEntry, LogKind, Millis, Profile,
-    ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo,
-    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, EngineEvent, ErrorCode, LogEntry, LogKind,
+    Millis, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel,
+    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 pub use config::EngineConfig;
 pub use engine::{
     Engine, EngineHandle, EventSink, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,
     MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply, SKIPPED_ITEMS_FILE,
+    SPOOL_FILE, spool_path,
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
 pub use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
-pub use switchboard_protocol::{signal, summary};
+pub use switchboard_protocol::{hook, signal, summary, team};

@@ -95,7 +95,7 @@ impl Notices {
             }
             EngineEvent::TaskChanged { task } => self.on_task(task),
             EngineEvent::SignalChanged { signal } => self.on_signal(signal),
-            EngineEvent::SessionChanged { .. } => None,
+            EngineEvent::SessionChanged { .. } | EngineEvent::AgentStatusChanged { .. } => None,
         }
     }
 

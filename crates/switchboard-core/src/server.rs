@@ -34,6 +34,9 @@ pub const READ_DEADLINE: Duration = Duration::from_secs(10);
 pub enum SocketRequest {
     /// Any engine command, answered with its reply.
     Command { command: Command },
+    /// An agent's hook event (from `switchboard-hook`), answered `ok` once
+    /// the engine has it.
+    Hook { envelope: switchboard_protocol::hook::HookEnvelope },
 }
 
 // One response lives only until it is written; its size does not matter.
@@ -43,6 +46,15 @@ pub enum SocketRequest {
 pub enum SocketResponse {
     Ok(Reply),
     Error(ApiError),
+}
+
+impl SocketRequest {
+    fn into_command(self) -> Command {
+        match self {
+            SocketRequest::Command { command } => command,
+            SocketRequest::Hook { envelope } => Command::HookEvent { envelope },
+        }
+    }
 }
 
 /// Counts of what the server refused, for the log and for tests.
@@ -127,8 +139,8 @@ async fn serve_connection(stream: UnixStream, requests: mpsc::WeakSender<Request
                 return;
             }
             Ok(Ok(_)) => match serde_json::from_slice::<SocketRequest>(&line) {
-                Ok(SocketRequest::Command { command }) => match requests.upgrade() {
-                    Some(sender) => match call_with(&sender, command).await {
+                Ok(request) => match requests.upgrade() {
+                    Some(sender) => match call_with(&sender, request.into_command()).await {
                         Ok(reply) => SocketResponse::Ok(reply),
                         Err(error) => SocketResponse::Error(error.into()),
                     },

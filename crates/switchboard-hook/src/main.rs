@@ -1,18 +1,24 @@
-//! `switchboard-hook`: run by an agent's hooks with the event JSON on stdin.
-//!
-//! This skeleton only reports which session it belongs to; forwarding events
-//! to the engine's socket (with a spool when the app is not running) is the
-//! next step. Whatever happens, it exits 0 at once: a hook must never slow
-//! or block the agent.
+//! `switchboard-hook`: run by an agent's hooks with the event JSON on stdin
+//! (or, as Codex's `notify` program, as the last argument). It forwards the
+//! event to the Switchboard app that runs the agent, or spools it when the
+//! app is not running, and exits 0 within milliseconds whatever happens: a
+//! hook must never slow or block the agent.
 
 fn main() {
-    let session = std::env::var("SWITCHBOARD_SESSION_ID").unwrap_or_default();
-    let socket = std::env::var("SWITCHBOARD_SOCKET").unwrap_or_default();
-    if std::env::args().any(|arg| arg == "--version") {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|arg| arg == "--version") {
         println!("switchboard-hook {}", env!("CARGO_PKG_VERSION"));
         return;
     }
-    if session.is_empty() || socket.is_empty() {
-        eprintln!("switchboard-hook: not running inside a Switchboard session; event ignored");
+    // Codex's `notify` passes the event as an argument: then stdin is not
+    // read at all (it may be a pipe that never closes).
+    let from_argument = args.len() > 1 && args.last().is_some_and(|arg| arg.trim_start().starts_with('{'));
+    let stdin: Box<dyn std::io::Read> = if from_argument || std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        Box::new(std::io::empty())
+    } else {
+        Box::new(std::io::stdin())
+    };
+    if let Err(error) = switchboard_hook::run(stdin, &args, |name| std::env::var(name).ok()) {
+        eprintln!("switchboard-hook: {error}");
     }
 }

@@ -16,8 +16,9 @@ use tokio::sync::{mpsc, oneshot};
 use ts_rs::TS;
 
 use crate::api::{
-    Command, EngineEvent, LogEntry, LogKind, Millis, Profile, ProfileSpec, QueueStatus, ScreenSnapshot, SessionInfo,
-    SessionState, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec,
+    AgentStatusInfo, Command, EngineEvent, LogEntry, LogKind, Millis, Profile, ProfileSpec, QueueStatus,
+    ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo,
+    TaskSpec,
 };
 use crate::config::EngineConfig;
 use crate::demo;
@@ -31,9 +32,12 @@ use crate::store::Store;
 use crate::tasks::watch::WatchEvent;
 use crate::validate::{resolve_command, validate_profile};
 
+mod hooks;
 mod signals;
 mod tasks;
 
+use hooks::Hooks;
+pub use hooks::{SPOOL_FILE, spool_path};
 use signals::Signals;
 pub use signals::{MAX_LISTED_HANDLED_SIGNALS, SKIPPED_ITEMS_FILE};
 pub use tasks::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS};
@@ -85,6 +89,7 @@ pub enum Reply {
     Queues(Vec<QueueStatus>),
     Signals(Vec<SignalInfo>),
     Signal(SignalInfo),
+    AgentStatus(Vec<AgentStatusInfo>),
 }
 
 pub(crate) type Responder = oneshot::Sender<Result<Reply, EngineError>>;
@@ -130,6 +135,7 @@ impl Engine {
         let (watch_events, watch_rx) = mpsc::unbounded_channel();
         let (scans_tx, scans_rx) = mpsc::unbounded_channel();
         let mut engine = EngineState {
+            hooks: Hooks::default(),
             signals: Signals::default(),
             scans_tx,
             tasks: Tasks::default(),
@@ -151,6 +157,7 @@ impl Engine {
         };
         engine.recover_interrupted()?;
         engine.recover_tasks()?;
+        engine.replay_spool();
         // Without its socket the app still works; only scripts cannot reach it.
         engine.server = match server::serve(&engine.config.socket_path, requests.downgrade()) {
             Ok(server) => Some(server),
@@ -318,6 +325,18 @@ impl EngineHandle {
         }
     }
 
+    /// An event from an agent's hooks.
+    pub async fn hook_event(&self, envelope: switchboard_protocol::hook::HookEnvelope) -> Result<(), EngineError> {
+        self.unit(Command::HookEvent { envelope }).await
+    }
+
+    pub async fn list_agent_status(&self) -> Result<Vec<AgentStatusInfo>, EngineError> {
+        match self.call(Command::ListAgentStatus).await? {
+            Reply::AgentStatus(status) => Ok(status),
+            other => Err(unexpected(other)),
+        }
+    }
+
     /// Text an agent wrote, from its hooks: scanned for signals.
     pub async fn agent_text(&self, session_id: SessionId, text: String) -> Result<(), EngineError> {
         self.unit(Command::AgentText { session_id, text }).await
@@ -401,6 +420,7 @@ struct EngineState {
     ended_tx: mpsc::UnboundedSender<SessionEnd>,
     tasks: Tasks,
     signals: Signals,
+    hooks: Hooks,
     /// Sessions report the signal blocks in their output here.
     scans_tx: mpsc::UnboundedSender<SessionScan>,
     task_notes: mpsc::UnboundedSender<TaskNote>,
@@ -538,6 +558,8 @@ impl EngineState {
                 self.respond_to_signal(&signal_id, response).map(Reply::Signal)
             }
             Command::AgentText { session_id, text } => self.agent_text(session_id, &text).map(|()| Reply::Unit),
+            Command::HookEvent { envelope } => self.on_hook(envelope).map(|()| Reply::Unit),
+            Command::ListAgentStatus => Ok(Reply::AgentStatus(self.list_agent_status())),
         };
         reply.send(result).ok();
     }
@@ -624,7 +646,7 @@ impl EngineState {
                 id: id.clone(),
                 program,
                 args: profile.spec.args.clone(),
-                env: session_env(&profile, &id, &self.config.socket_path),
+                env: session_env(&profile, &id, &self.config.socket_path, &spool_path(&self.config.data_dir)),
                 cwd,
                 size,
                 replay_cap: self.config.scrollback_bytes,
@@ -713,6 +735,7 @@ impl EngineState {
             self.sink.emit(EngineEvent::SessionChanged { session: info.clone() });
         }
         self.on_task_session_end(&end.id, end.killed, &state);
+        self.hook_session_ended(&end.id);
         for reply in self.pending_stops.remove(&end.id).unwrap_or_default() {
             reply.send(clone_result(&info).map(Reply::Session)).ok();
         }
@@ -800,12 +823,13 @@ fn invalid_size(size: TermSize) -> EngineError {
 
 /// The environment an agent starts with, on top of the app's own: the
 /// profile's variables, then what the engine needs (these win).
-fn session_env(profile: &Profile, id: &SessionId, socket: &Path) -> Vec<(String, String)> {
+fn session_env(profile: &Profile, id: &SessionId, socket: &Path, spool: &Path) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> =
         vec![("TERM".into(), "xterm-256color".into()), ("COLORTERM".into(), "truecolor".into())];
     env.extend(profile.spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     env.push((process::SESSION_ENV.into(), id.to_string()));
     env.push(("SWITCHBOARD_SOCKET".into(), socket.display().to_string()));
+    env.push(("SWITCHBOARD_SPOOL".into(), spool.display().to_string()));
     env
 }
 

@@ -1,0 +1,118 @@
+//! Hook events from agents, on the engine task: logged, turned into each
+//! session's agent status, and — for the agent's own words at a turn's end —
+//! scanned for signals. Events spooled while the app was not running are
+//! replayed at start, in order.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use switchboard_protocol::SessionId;
+use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status};
+
+use super::{EngineState, now};
+use crate::api::{AgentStatusInfo, EngineEvent, LogKind};
+use crate::error::EngineError;
+use crate::server::SocketRequest;
+
+/// The largest payload kept whole in the event log.
+const LOGGED_PAYLOAD_BYTES: usize = 16 * 1024;
+/// The spool file in the data directory.
+pub const SPOOL_FILE: &str = "hook-spool.jsonl";
+
+#[derive(Default)]
+pub(super) struct Hooks {
+    pub status: HashMap<SessionId, AgentStatusInfo>,
+    /// Events that could not be used (no session, unknown session).
+    pub refused: u64,
+}
+
+impl EngineState {
+    pub(super) fn on_hook(&mut self, envelope: HookEnvelope) -> Result<(), EngineError> {
+        let session_id = envelope.session_id.as_deref().and_then(|id| id.parse::<SessionId>().ok());
+        let Some(session_id) = session_id.filter(|id| self.known_session(id)) else {
+            self.hooks.refused += 1;
+            return Err(EngineError::InvalidInput {
+                field: "session_id",
+                reason: format!("a hook event names no session of this app ({:?})", envelope.session_id),
+            });
+        };
+        let event = HookEvent::parse(&envelope.payload);
+        let name = match &event {
+            HookEvent::Unknown { name } if name.is_empty() => "unrecognised".to_owned(),
+            HookEvent::Unknown { name } => name.clone(),
+            other => serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.get("event").and_then(|e| e.as_str()).map(str::to_owned))
+                .unwrap_or_default(),
+        };
+        let text = envelope.payload.to_string();
+        let payload = if text.len() <= LOGGED_PAYLOAD_BYTES {
+            envelope.payload.clone()
+        } else {
+            serde_json::json!({"truncated": true, "bytes": text.len()})
+        };
+        if let Err(error) =
+            self.store.append_event(envelope.at, Some(&session_id), &LogKind::Hook { event: name, payload })
+        {
+            tracing::error!(%error, "logging a hook event failed");
+        }
+        if self.running.contains_key(&session_id) {
+            let current = self.hooks.status.get(&session_id).map_or(AgentStatus::Waiting, |s| s.status);
+            let status = AgentStatusInfo {
+                session_id: session_id.clone(),
+                status: next_status(current, &event),
+                last_event_at: Some(now()),
+            };
+            self.hooks.status.insert(session_id.clone(), status.clone());
+            self.sink.emit(EngineEvent::AgentStatusChanged { status });
+        }
+        if let Some(text) = event.assistant_text() {
+            self.agent_text(session_id, text)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn list_agent_status(&self) -> Vec<AgentStatusInfo> {
+        self.hooks.status.values().cloned().collect()
+    }
+
+    /// A session ended: an agent whose hooks reported is now Exited.
+    pub(super) fn hook_session_ended(&mut self, session_id: &SessionId) {
+        if let Some(last) = self.hooks.status.remove(session_id) {
+            let status = AgentStatusInfo { status: AgentStatus::Exited, ..last };
+            self.sink.emit(EngineEvent::AgentStatusChanged { status });
+        }
+    }
+
+    /// Replays the events hooks spooled while no app ran, then empties the
+    /// spool. A line that cannot be used is logged and dropped.
+    pub(super) fn replay_spool(&mut self) {
+        let path = self.config.data_dir.join(SPOOL_FILE);
+        let Ok(file) = std::fs::File::open(&path) else { return };
+        let mut replayed = 0;
+        for (number, line) in BufReader::new(file).lines().enumerate() {
+            let Ok(line) = line else { break };
+            match serde_json::from_str::<SocketRequest>(&line) {
+                Ok(SocketRequest::Hook { envelope }) => match self.on_hook(envelope) {
+                    Ok(()) => replayed += 1,
+                    Err(error) => tracing::warn!(line = number + 1, %error, "a spooled hook event was dropped"),
+                },
+                Ok(_) | Err(_) => tracing::warn!(line = number + 1, "a spooled line is not a hook event"),
+            }
+        }
+        if let Err(error) = std::fs::remove_file(&path) {
+            tracing::error!(path = %path.display(), %error, "emptying the hook spool failed");
+        }
+        tracing::info!(replayed, "replayed spooled hook events");
+    }
+
+    fn known_session(&self, id: &SessionId) -> bool {
+        self.running.contains_key(id) || matches!(self.store.get_session(id), Ok(Some(_)))
+    }
+}
+
+/// Where hooks spool events for the app on `data_dir`.
+pub fn spool_path(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join(SPOOL_FILE)
+}

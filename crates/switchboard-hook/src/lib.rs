@@ -1,0 +1,150 @@
+//! What `switchboard-hook` does, as a library so it can be tested: build the
+//! envelope from the event and the environment, hand it to the engine's
+//! socket under a short deadline, and append it to the spool file when no
+//! app takes it, so no event is lost.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use switchboard_protocol::hook::{FORWARDED_ENV, HookEnvelope, MAX_EVENT_BYTES};
+
+/// How long the socket may take, in all: the agent waits for its hook.
+pub const DEADLINE: Duration = Duration::from_millis(300);
+
+/// Where the engine puts the socket and the spool for an agent.
+pub const SOCKET_ENV: &str = "SWITCHBOARD_SOCKET";
+pub const SPOOL_ENV: &str = "SWITCHBOARD_SPOOL";
+
+/// Reads at most [`MAX_EVENT_BYTES`] of the event; more is cut (and then
+/// fails to parse, which the server counts).
+pub fn read_event(input: impl Read) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    input.take(MAX_EVENT_BYTES as u64).read_to_end(&mut bytes).ok();
+    bytes
+}
+
+/// The event's JSON from stdin, or — as Codex's `notify` program — from the
+/// last argument.
+pub fn event_payload(stdin: &[u8], args: &[String]) -> Value {
+    let text = String::from_utf8_lossy(stdin);
+    let from_args = args.last().filter(|arg| arg.trim_start().starts_with('{'));
+    let text = match (text.trim().is_empty(), from_args) {
+        (true, Some(arg)) => arg.as_str(),
+        _ => text.as_ref(),
+    };
+    // Not JSON: still forwarded (as text), so the app can say so.
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.chars().take(4096).collect()))
+}
+
+pub fn envelope(payload: Value, env: impl Fn(&str) -> Option<String>) -> HookEnvelope {
+    let forwarded: BTreeMap<String, String> =
+        FORWARDED_ENV.iter().filter_map(|name| env(name).map(|value| ((*name).to_owned(), value))).collect();
+    let at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    HookEnvelope { session_id: env("SWITCHBOARD_SESSION_ID"), env: forwarded, at, payload }
+}
+
+/// One request line for the engine socket.
+pub fn request_line(envelope: &HookEnvelope) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&serde_json::json!({"type": "hook", "envelope": envelope}))
+        .expect("an envelope always serializes");
+    line.push(b'\n');
+    line
+}
+
+/// Sends the line and waits for the engine's answer; true once it took it.
+pub fn send(socket: &Path, line: &[u8]) -> bool {
+    let attempt = || -> std::io::Result<bool> {
+        let stream = UnixStream::connect(socket)?;
+        stream.set_write_timeout(Some(DEADLINE))?;
+        stream.set_read_timeout(Some(DEADLINE))?;
+        (&stream).write_all(line)?;
+        let mut answer = String::new();
+        BufReader::new(&stream).read_line(&mut answer)?;
+        Ok(answer.starts_with("{\"ok\""))
+    };
+    attempt().unwrap_or(false)
+}
+
+/// Appends the line to the spool, under an exclusive lock so lines from
+/// hooks running at once never interleave.
+pub fn spool(path: &Path, line: &[u8]) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    // SAFETY: flock on a descriptor we own; it is released when the file closes.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    file.write_all(line)?;
+    file.flush()
+}
+
+/// The whole hook: forward, else spool. Never fails the agent.
+pub fn run(stdin: impl Read, args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+    let bytes = read_event(stdin);
+    let envelope = envelope(event_payload(&bytes, args), &env);
+    let line = request_line(&envelope);
+    if let Some(socket) = env(SOCKET_ENV)
+        && send(Path::new(&socket), &line)
+    {
+        return Ok(());
+    }
+    match env(SPOOL_ENV) {
+        Some(path) => spool(Path::new(&path), &line).map_err(|e| format!("spooling the event failed: {e}")),
+        None => Err("no Switchboard app took the event and no spool is set; event dropped".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_from_stdin_or_the_notify_argument() {
+        let stdin = br#"{"hook_event_name":"Stop"}"#;
+        assert_eq!(event_payload(stdin, &[]), serde_json::json!({"hook_event_name": "Stop"}));
+        let notify = vec!["switchboard-hook".to_owned(), r#"{"type":"agent-turn-complete"}"#.to_owned()];
+        assert_eq!(event_payload(b"", &notify), serde_json::json!({"type": "agent-turn-complete"}));
+        assert_eq!(event_payload(b"not json", &[]), Value::String("not json".into()));
+    }
+
+    #[test]
+    fn the_envelope_carries_the_session_and_agent_identity() {
+        let env = |name: &str| match name {
+            "SWITCHBOARD_SESSION_ID" => Some("s-1".to_owned()),
+            "CLAUDE_CODE_SESSION_ID" => Some("c-1".to_owned()),
+            "HOME" => Some("/root".to_owned()),
+            _ => None,
+        };
+        let envelope = envelope(serde_json::json!({}), env);
+        assert_eq!(envelope.session_id.as_deref(), Some("s-1"));
+        assert_eq!(envelope.env.keys().collect::<Vec<_>>(), ["CLAUDE_CODE_SESSION_ID", "SWITCHBOARD_SESSION_ID"]);
+    }
+
+    #[test]
+    fn with_no_app_the_event_is_spooled_and_reading_is_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool_file = dir.path().join("spool/hooks.jsonl");
+        let env = |name: &str| match name {
+            SOCKET_ENV => Some(dir.path().join("none.sock").display().to_string()),
+            SPOOL_ENV => Some(spool_file.display().to_string()),
+            _ => None,
+        };
+        run(&br#"{"hook_event_name":"SessionStart"}"#[..], &[], env).unwrap();
+        run(&br#"{"hook_event_name":"Stop"}"#[..], &[], env).unwrap();
+        let text = std::fs::read_to_string(&spool_file).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[1]["envelope"]["payload"]["hook_event_name"], "Stop");
+
+        let huge = vec![b'x'; MAX_EVENT_BYTES + 100];
+        assert_eq!(read_event(&huge[..]).len(), MAX_EVENT_BYTES);
+        assert!(run(&b"{}"[..], &[], |_| None).is_err(), "nowhere to put it: said, not hidden");
+    }
+}
