@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 (cd ui && npm run --silent build)
-cargo build -p switchboard -p switchboard-tests --features switchboard/custom-protocol
+cargo build -p switchboard -p switchboard-hook -p switchboard-tests --features switchboard/custom-protocol

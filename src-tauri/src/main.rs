@@ -17,6 +17,8 @@ use switchboard_core::config::resolve_data_dir;
 
 /// Name of the scripted demo agent binary, shipped beside the app's.
 const DEMO_AGENT_BINARY: &str = "switchboard-demo-agent";
+/// Name of the hook binary agents' hooks run, shipped beside the app's.
+const HOOK_BINARY: &str = "switchboard-hook";
 
 fn main() -> Result<std::process::ExitCode> {
     let cli = Cli::parse();
@@ -53,6 +55,7 @@ fn main() -> Result<std::process::ExitCode> {
     if !cli.no_demo {
         config.demo_agent = demo_agent()?;
     }
+    config.hook_binary = beside_app(HOOK_BINARY)?;
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }
@@ -62,6 +65,18 @@ fn main() -> Result<std::process::ExitCode> {
 
 fn absolute(path: &Path) -> Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("resolving {}", path.display()))
+}
+
+/// A program installed next to the app's own binary, if it is there.
+fn beside_app(name: &str) -> Result<Option<PathBuf>> {
+    let exe = std::env::current_exe().context("locating the app binary")?;
+    let candidate = exe.with_file_name(name);
+    if candidate.is_file() {
+        Ok(Some(candidate))
+    } else {
+        tracing::warn!(path = %candidate.display(), "{name} not found beside the app");
+        Ok(None)
+    }
 }
 
 /// The demo agent is installed next to the app's own binary.

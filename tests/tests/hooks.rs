@@ -117,3 +117,51 @@ async fn events_spooled_while_no_app_runs_are_replayed_at_the_next_start() {
     let signals = t.engine.list_signals().await.unwrap();
     assert_eq!(signals.len(), 1, "the spooled Stop still raised its clarification");
 }
+
+/// The hook binary, built beside the test binaries by `cargo test`.
+fn hook_binary() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let hook = dir.join("switchboard-hook");
+    assert!(hook.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", hook.display());
+    hook
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_session_gets_its_hooks_and_their_events_arrive() {
+    let hook = hook_binary();
+    let t = TestEngine::start_with(|config| config.hook_binary = Some(hook.clone())).await;
+    // The user's own hook stays.
+    let settings = t.workspace.join(".claude/settings.local.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"./mine.sh"}]}]}}"#).unwrap();
+    // Stands in for Claude Code: runs the SessionStart hook it finds in the
+    // settings, the way Claude Code runs it (event JSON on stdin, the
+    // agent's environment), then waits.
+    let script = r#"cmd=$(sed -n 's/.*"command": "\([^"]*switchboard-hook\)".*/\1/p' .claude/settings.local.json | head -n1)
+printf '{"hook_event_name":"SessionStart","session_id":"c1","source":"startup"}' | "$cmd"
+echo hooked; exec sleep 30"#;
+    let spec = switchboard_core::ProfileSpec {
+        kind: switchboard_core::AgentKind::ClaudeCode,
+        ..t.spec("claude", "sh", &["-c", script])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("hooked").await;
+
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["command"], "./mine.sh");
+    assert_eq!(written["hooks"]["Stop"][1]["hooks"][0]["command"], hook.display().to_string());
+    let status = t
+        .events
+        .wait_for("the agent's status from its hook", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::AgentStatusChanged { status } if status.session_id == session.id => Some(status.clone()),
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(status.status, AgentStatus::Waiting);
+    assert!(status.last_event_at.is_some(), "the badge can say events arrive");
+    t.engine.stop_session(session.id).await.unwrap();
+}

@@ -37,6 +37,9 @@ pub struct EngineConfig {
     /// The most agent sessions running at once that approving a
     /// delegation may reach.
     pub max_agents: usize,
+    /// The `switchboard-hook` binary: when set, Claude Code sessions get
+    /// their hooks pointed at it.
+    pub hook_binary: Option<PathBuf>,
 }
 
 /// Default cap on agents running at once, for delegations.
@@ -53,6 +56,7 @@ impl EngineConfig {
             kill_grace: DEFAULT_KILL_GRACE,
             demo_agent: None,
             max_agents: DEFAULT_MAX_AGENTS,
+            hook_binary: None,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod api;
 pub mod bindings;
 pub mod client;
 pub mod config;
+pub mod connect;
 pub mod demo;
 mod engine;
 pub mod error;

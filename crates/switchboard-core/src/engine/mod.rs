@@ -640,6 +640,15 @@ impl EngineState {
             return Err(EngineError::DirectoryMissing { path: cwd });
         }
         let program = resolve_command(&profile.spec.command, &cwd, self.path_env.as_deref())?;
+        if profile.spec.kind == AgentKind::ClaudeCode
+            && let Some(hook) = &self.config.hook_binary
+        {
+            // Without its hooks the agent still runs; the app only sees less.
+            match crate::connect::connect_claude(&cwd, hook) {
+                Ok(path) => tracing::debug!(path = %path.display(), "Claude Code hooks connected"),
+                Err(error) => tracing::warn!(%error, "Claude Code hooks could not be connected"),
+            }
+        }
         let id = SessionId::new();
         let spawned = session::spawn(
             SpawnSpec {
