@@ -165,3 +165,52 @@ echo hooked; exec sleep 30"#;
     assert!(status.last_event_at.is_some(), "the badge can say events arrive");
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lead_with_a_background_teammate_stays_working_until_the_teammate_is_done() {
+    let t = TestEngine::start().await;
+    let profile = t.profile("lead", "sleep", &["30"]).await;
+    let (session, _output) = t.start_session(&profile).await;
+    let socket = switchboard_core::config::socket_path(&t.data_dir, None);
+    let spool = switchboard_core::spool_path(&t.data_dir);
+    let recorded =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents/cc-hooks-team.jsonl"))
+            .unwrap();
+    // The recorded turns: the lead spawns worker1 in the background; both of
+    // its Stops say the teammate still runs. Then a last Stop says none does.
+    let mut payloads: Vec<String> = recorded
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["stdin"].clone())
+        .filter(|p| p["hook_event_name"] != "SessionEnd")
+        .map(|p| p.to_string())
+        .collect();
+    payloads.push(
+        serde_json::json!({"hook_event_name": "Stop", "last_assistant_message": "All done.", "background_tasks": []})
+            .to_string(),
+    );
+    let (sock, spl, id) = (socket, spool, session.id.clone());
+    let last = payloads.pop().unwrap();
+    tokio::task::spawn_blocking(move || {
+        for payload in &payloads {
+            fire(&sock, &spl, &id, payload);
+        }
+    })
+    .await
+    .unwrap();
+    let latest = |events: &[EngineEvent]| {
+        events.iter().rev().find_map(|e| match e {
+            EngineEvent::AgentStatusChanged { status } if status.session_id == session.id => Some(status.status),
+            _ => None,
+        })
+    };
+    assert_eq!(latest(&t.events.snapshot()), Some(AgentStatus::Working), "the team is active: no completion");
+
+    let (sock, spl, id) = (
+        switchboard_core::config::socket_path(&t.data_dir, None),
+        switchboard_core::spool_path(&t.data_dir),
+        session.id.clone(),
+    );
+    tokio::task::spawn_blocking(move || fire(&sock, &spl, &id, &last)).await.unwrap();
+    assert_eq!(latest(&t.events.snapshot()), Some(AgentStatus::Waiting), "the team is done: the turn completes");
+    t.engine.stop_session(session.id).await.unwrap();
+}

@@ -473,3 +473,68 @@ async fn a_blocker_resolved_or_delegated_resumes_the_agent_with_its_checkpoint()
     assert!(screen.contains("Phase 3: migrations"), "{screen}");
     t.wait_for_screen(&two.id, "received: PARTIAL RESUME").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lead_task_completes_only_after_both_delegated_teammates() {
+    let t = TestEngine::start().await;
+    let delegate = |what: &str| {
+        format!(
+            "{{ raw = \"[DELEGATE_WORK]\\nnew_task_description: {what}\\nindependence: can_proceed_parallel\\n[/DELEGATE_WORK]\" }}"
+        )
+    };
+    let lead = t
+        .scenario_profile(
+            "lead",
+            &format!(
+                "[[tasks]]\nsteps = [{}, {}, {{ sleep_ms = 1500 }}, {{ summary = \"completed\" }}]\n[[tasks]]\nsteps = [{{ say = \"noted\" }}]\n",
+                delegate("Write the tests"),
+                delegate("Write the docs")
+            ),
+        )
+        .await;
+    let helper = t
+        .scenario_profile(
+            "helper",
+            "[[tasks]]\nsteps = [{ sleep_ms = 2500 }, { raw = \"[COMPLETION_REPORT]\\nstatus: success\\n[/COMPLETION_REPORT]\" }]\n",
+        )
+        .await;
+    let task = t.engine.submit_task(TaskSpec::new(lead.id.clone(), "Ship the parser")).await.unwrap().task;
+    let mut requests = Vec::new();
+    while requests.len() < 2 {
+        let pending: Vec<SignalInfo> = t
+            .engine
+            .list_signals()
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|s| kind_of(s) == SignalKind::Delegate && s.state == SignalState::Pending)
+            .collect();
+        requests = pending;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    for request in &requests {
+        t.engine
+            .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
+            .await
+            .unwrap();
+    }
+    // The lead writes its summary while both teammates still work: held.
+    let summary = t.workspace.join(format!("summaries/{}.md", task.id));
+    wait_until("the lead's summary", || summary.exists()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state, TaskState::Running, "held for the team");
+
+    let done = finished_task(&t, &task.id).await;
+    assert_eq!(done.state, TaskState::Completed);
+    let reports: Vec<i64> = t
+        .engine
+        .list_signals()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|s| kind_of(s) == SignalKind::Completion)
+        .map(|s| s.created_at)
+        .collect();
+    assert_eq!(reports.len(), 2);
+    assert!(reports.iter().all(|at| *at <= done.ended_at.unwrap()), "completed after both teammates reported");
+}

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use switchboard_protocol::SessionId;
 use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status};
+use switchboard_protocol::team::{Emit, TeamEvent, TeamState, TurnEnd, gate};
 
 use super::{EngineState, now};
 use crate::api::{AgentStatusInfo, EngineEvent, LogKind};
@@ -23,6 +24,8 @@ pub const SPOOL_FILE: &str = "hook-spool.jsonl";
 #[derive(Default)]
 pub(super) struct Hooks {
     pub status: HashMap<SessionId, AgentStatusInfo>,
+    /// Each lead session's team.
+    pub teams: HashMap<SessionId, TeamState>,
     /// Events that could not be used (no session, unknown session).
     pub refused: u64,
 }
@@ -57,20 +60,70 @@ impl EngineState {
         {
             tracing::error!(%error, "logging a hook event failed");
         }
+        if let Some(team_event) = team_event(&event, &envelope) {
+            self.hooks.teams.entry(session_id.clone()).or_default().apply(team_event);
+        }
+        // A turn that ends while teammates work leaves the lead working (and
+        // its task open); one that ends without lets the task complete.
+        let mut team_done = false;
+        let held = matches!(event, HookEvent::Stop { .. })
+            && gate(self.hooks.teams.get(&session_id).unwrap_or(&TeamState::default()), TurnEnd::Success)
+                == [Emit::UsageUpdate];
+        if matches!(event, HookEvent::Stop { .. }) && !held {
+            team_done = true;
+        }
         if self.running.contains_key(&session_id) {
             let current = self.hooks.status.get(&session_id).map_or(AgentStatus::Waiting, |s| s.status);
             let status = AgentStatusInfo {
                 session_id: session_id.clone(),
-                status: next_status(current, &event),
+                status: if held { AgentStatus::Working } else { next_status(current, &event) },
                 last_event_at: Some(now()),
             };
             self.hooks.status.insert(session_id.clone(), status.clone());
             self.sink.emit(EngineEvent::AgentStatusChanged { status });
         }
         if let Some(text) = event.assistant_text() {
-            self.agent_text(session_id, text)?;
+            self.agent_text(session_id.clone(), text)?;
+        }
+        if team_done {
+            self.team_settled(&session_id);
         }
         Ok(())
+    }
+
+    /// Whether the session leads a team with teammates still at work.
+    pub(super) fn team_active(&self, session_id: &SessionId) -> bool {
+        self.hooks.teams.get(session_id).is_some_and(TeamState::is_active)
+    }
+
+    /// A teammate the app started for `lead` (an approved delegation)
+    /// counts from now.
+    pub(super) fn team_spawned(&mut self, lead: &SessionId, teammate: &SessionId) {
+        let team_name = format!("session-{}", &lead.to_string()[..8]);
+        self.hooks
+            .teams
+            .entry(lead.clone())
+            .or_default()
+            .apply(TeamEvent::SpawnRequested { teammate: teammate.to_string(), team_name });
+    }
+
+    /// A teammate finished (reported completion or ended): if it was the
+    /// last, its lead's held task may complete.
+    pub(super) fn teammate_gone(&mut self, teammate: &SessionId) {
+        let leads: Vec<SessionId> = self
+            .hooks
+            .teams
+            .iter()
+            .filter(|(_, team)| team.teammates.contains(&teammate.to_string()))
+            .map(|(lead, _)| lead.clone())
+            .collect();
+        for lead in leads {
+            let team = self.hooks.teams.get_mut(&lead).expect("listed above");
+            team.apply(TeamEvent::Gone { teammate: teammate.to_string() });
+            if !team.is_active() {
+                self.team_settled(&lead);
+            }
+        }
     }
 
     pub(super) fn list_agent_status(&self) -> Vec<AgentStatusInfo> {
@@ -109,6 +162,40 @@ impl EngineState {
 
     fn known_session(&self, id: &SessionId) -> bool {
         self.running.contains_key(id) || matches!(self.store.get_session(id), Ok(Some(_)))
+    }
+}
+
+/// What a hook event means for the sending session's team: Claude Code's
+/// Agent tool spawning a named or background teammate counts from the
+/// request; an idle teammate is done; a Stop's `background_tasks` is the
+/// truth about who still runs.
+fn team_event(event: &HookEvent, envelope: &HookEnvelope) -> Option<TeamEvent> {
+    match event {
+        HookEvent::PreToolUse { tool_name, tool_use_id, tool_input } if tool_name == "Agent" || tool_name == "Task" => {
+            let name = tool_input.get("name").and_then(|n| n.as_str());
+            let background = tool_input.get("run_in_background").and_then(|b| b.as_bool()).unwrap_or(false);
+            if name.is_none() && !background {
+                return None;
+            }
+            let teammate = name.map(str::to_owned).or_else(|| tool_use_id.clone())?;
+            let lead = envelope
+                .payload
+                .get("session_id")
+                .and_then(|s| s.as_str())
+                .or(envelope.session_id.as_deref())
+                .unwrap_or_default();
+            let team_name = format!("session-{}", lead.get(..8).unwrap_or(lead));
+            Some(TeamEvent::SpawnRequested { teammate, team_name })
+        }
+        HookEvent::TeammateIdle { teammate_name: Some(name), .. } => Some(TeamEvent::Gone { teammate: name.clone() }),
+        HookEvent::Stop { background_tasks: Some(tasks), .. } => Some(TeamEvent::Running {
+            teammates: tasks
+                .iter()
+                .filter(|t| t.kind == "teammate" && matches!(t.status.as_str(), "running" | "pending"))
+                .map(|t| t.id.clone())
+                .collect(),
+        }),
+        _ => None,
     }
 }
 

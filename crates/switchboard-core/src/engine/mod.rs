@@ -745,6 +745,7 @@ impl EngineState {
         }
         self.on_task_session_end(&end.id, end.killed, &state);
         self.hook_session_ended(&end.id);
+        self.teammate_gone(&end.id);
         for reply in self.pending_stops.remove(&end.id).unwrap_or_default() {
             reply.send(clone_result(&info).map(Reply::Session)).ok();
         }

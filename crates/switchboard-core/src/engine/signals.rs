@@ -143,6 +143,7 @@ impl EngineState {
             && signal.body.kind() == switchboard_protocol::signal::SignalKind::Completion
         {
             self.merge_team_of(&session_id);
+            self.teammate_gone(&session_id);
         }
         // A delegate reporting completion resumes the requester that waits for it.
         if let ScanEvent::Signal { signal } = &info.scan
@@ -381,6 +382,8 @@ impl EngineState {
             return Err(EngineError::TooManyAgents { running });
         }
         let session = self.start_session(profile_id, TermSize::DEFAULT)?.id;
+        // The delegate is the requester's teammate from the moment it exists.
+        self.team_spawned(requester, &session);
         let prompt = prompts::delegated_work(work, coordination, &requester.to_string());
         self.deliver(&session, profile_id, "delegated work", prompt)
     }

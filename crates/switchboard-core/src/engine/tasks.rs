@@ -497,6 +497,9 @@ impl EngineState {
         let decision = completion::decide(work.rule, summary_status, work.report.as_ref().map(|r| r.status.as_str()));
         let (state, reason) = match decision {
             Decision::Wait => return,
+            // Teammates still at work: the lead's task stays open until
+            // they are done (its summary is kept).
+            Decision::Complete | Decision::Disagree(_) if self.team_active(&work.session_id) => return,
             Decision::Complete => (TaskState::Completed, None),
             Decision::Disagree(reason) => (TaskState::Failed, Some(reason)),
         };
@@ -746,6 +749,14 @@ impl EngineState {
 
     fn latest_running_session(&self, profile_id: &ProfileId) -> Option<SessionId> {
         self.running.values().filter(|s| &s.profile_id == profile_id).max_by_key(|s| s.started_at).map(|s| s.id.clone())
+    }
+
+    /// The lead's team is done: a task it held may complete now.
+    pub(super) fn team_settled(&mut self, lead: &SessionId) {
+        let profile = self.tasks.work.iter().find(|(_, w)| &w.session_id == lead).map(|(p, _)| p.clone());
+        if let Some(profile) = profile {
+            self.settle(&profile);
+        }
     }
 
     /// The task a session's agent is working on.
