@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "set_viewed_task",
     "list_signals",
     "respond_to_signal",
+    "list_agent_status",
 ];
 
 fn main() {

@@ -87,6 +87,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::set_viewed_task,
             crate::commands::list_signals,
             crate::commands::respond_to_signal,
+            crate::commands::list_agent_status,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

@@ -2,8 +2,9 @@
 //! Errors cross to the UI as `ApiError {code, message, field}`.
 
 use switchboard_core::{
-    ApiError, AppInfo, EngineHandle, LogEntry, Profile, ProfileId, ProfileSpec, QueueStatus, SessionId, SessionInfo,
-    SignalId, SignalInfo, SignalResponse, Submitted, SubscriptionId, TaskId, TaskInfo, TaskSpec, TermSize,
+    AgentStatusInfo, ApiError, AppInfo, EngineHandle, LogEntry, Profile, ProfileId, ProfileSpec, QueueStatus,
+    SessionId, SessionInfo, SignalId, SignalInfo, SignalResponse, Submitted, SubscriptionId, TaskId, TaskInfo,
+    TaskSpec, TermSize,
 };
 
 use crate::desktop::Desktop;
@@ -141,6 +142,11 @@ pub async fn list_signals(engine: Engine<'_>) -> Reply<Vec<SignalInfo>> {
 #[tauri::command]
 pub async fn respond_to_signal(engine: Engine<'_>, signal_id: SignalId, response: SignalResponse) -> Reply<SignalInfo> {
     engine.respond_to_signal(signal_id, response).await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn list_agent_status(engine: Engine<'_>) -> Reply<Vec<AgentStatusInfo>> {
+    engine.list_agent_status().await.map_err(Into::into)
 }
 
 /// The task the user is looking at gets no desktop notification.

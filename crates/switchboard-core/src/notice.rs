@@ -51,6 +51,11 @@ pub struct Notices {
     last_finished: HashMap<ProfileId, TaskState>,
     /// Pending signals per agent.
     pending: HashMap<SignalId, ProfileId>,
+    /// Sessions whose hooks say the agent works, or needs the user.
+    hook_working: HashSet<switchboard_protocol::SessionId>,
+    hook_attention: HashSet<switchboard_protocol::SessionId>,
+    /// Which agent each session runs.
+    session_profiles: HashMap<switchboard_protocol::SessionId, ProfileId>,
     notified: HashSet<String>,
     notified_order: VecDeque<String>,
     viewed: Option<TaskId>,
@@ -95,7 +100,21 @@ impl Notices {
             }
             EngineEvent::TaskChanged { task } => self.on_task(task),
             EngineEvent::SignalChanged { signal } => self.on_signal(signal),
-            EngineEvent::SessionChanged { .. } | EngineEvent::AgentStatusChanged { .. } => None,
+            EngineEvent::AgentStatusChanged { status } => {
+                use switchboard_protocol::hook::AgentStatus;
+                self.hook_working.remove(&status.session_id);
+                self.hook_attention.remove(&status.session_id);
+                match status.status {
+                    AgentStatus::Working => self.hook_working.insert(status.session_id.clone()),
+                    AgentStatus::Attention => self.hook_attention.insert(status.session_id.clone()),
+                    _ => false,
+                };
+                None
+            }
+            EngineEvent::SessionChanged { session } => {
+                self.session_profiles.insert(session.id.clone(), session.profile_id.clone());
+                None
+            }
         }
     }
 
@@ -169,14 +188,17 @@ impl Notices {
     }
 
     pub fn counts(&self) -> TrayCounts {
-        let working = self.queues.values().filter(|q| q.executing).count();
+        let profile_of = |session| self.session_profiles.get(session);
+        let mut working: HashSet<&ProfileId> =
+            self.queues.values().filter(|q| q.executing).map(|q| &q.profile_id).collect();
+        working.extend(self.hook_working.iter().filter_map(profile_of));
         let mut attention: HashSet<&ProfileId> = self.pending.values().collect();
+        attention.extend(self.hook_attention.iter().filter_map(profile_of));
         attention.extend(self.last_finished.iter().filter_map(|(profile, state)| {
             let failed = matches!(state, TaskState::Failed | TaskState::TimedOut | TaskState::Interrupted);
             (failed && !self.queues.get(profile).is_some_and(|q| q.executing)).then_some(profile)
         }));
-        let attention = attention.len();
-        TrayCounts { working, attention }
+        TrayCounts { working: working.len(), attention: attention.len() }
     }
 
     /// Whether every known queue is paused (the tray offers "resume all").
@@ -321,6 +343,24 @@ mod tests {
         notices.apply(&queue(&p2, true, false));
         assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 0 });
         assert_eq!(notices.counts().label(), "2 working · 0 need attention");
+        // An agent its hooks report working counts once, queue or not; one
+        // waiting on a permission needs attention.
+        let session = |profile: &ProfileId| crate::api::SessionInfo {
+            id: switchboard_protocol::SessionId::new(),
+            profile_id: profile.clone(),
+            started_at: 0,
+            size: switchboard_protocol::TermSize::DEFAULT,
+            state: crate::api::SessionState::Running { pid: 1 },
+        };
+        let (s1, s3) = (session(&p1), session(&p3));
+        let status = |s: &crate::api::SessionInfo, status| EngineEvent::AgentStatusChanged {
+            status: crate::api::AgentStatusInfo { session_id: s.id.clone(), status, last_event_at: Some(1) },
+        };
+        notices.apply(&EngineEvent::SessionChanged { session: s1.clone() });
+        notices.apply(&EngineEvent::SessionChanged { session: s3.clone() });
+        notices.apply(&status(&s1, switchboard_protocol::hook::AgentStatus::Working));
+        notices.apply(&status(&s3, switchboard_protocol::hook::AgentStatus::Attention));
+        assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 1 });
         for p in [&p1, &p2, &p3] {
             notices.apply(&queue(p, false, true));
         }

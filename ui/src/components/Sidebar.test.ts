@@ -11,6 +11,24 @@ function entryOf(sessionId: string): HTMLElement {
 }
 
 describe('sidebar', () => {
+  it("shows a running session's agent status as its hooks report it", async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'claude', kind: 'claude-code' });
+    const session = backend.seedSession(p.id, { state: 'running', pid: 7 });
+    await renderApp(backend);
+    expect(screen.queryByTestId('agent-status')).toBeNull();
+
+    backend.setAgentStatus({ session_id: session.id, status: 'working', last_event_at: 1000 });
+    await tick();
+    const chip = screen.getByTestId('agent-status');
+    expect(chip.getAttribute('data-status')).toBe('working');
+    expect(chip.getAttribute('title')).toMatch(/^Hook events arrive/);
+
+    backend.setAgentStatus({ session_id: session.id, status: 'attention', last_event_at: 2000 });
+    await tick();
+    expect(screen.getByTestId('agent-status').textContent).toBe('needs you');
+  });
+
   it('lists each profile with its kind and command line', async () => {
     const backend = new FakeBackend();
     backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'big model'], kind: 'claude-code' });

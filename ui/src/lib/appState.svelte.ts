@@ -25,6 +25,7 @@ import type {
 } from './bindings';
 import type { Backend, Unsubscribe } from './backend';
 import { logFailure, toApiError } from './errors';
+import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatus';
 import { applySignalEvent, mergeInitialSignals, pendingSignals, upsertSignal } from './signals';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
@@ -60,6 +61,8 @@ export class AppState {
   taskLoadError: string | null = $state(null);
   /** Signals agents raised: every pending one and the recently settled ones, in no order. */
   signals: SignalInfo[] = $state.raw([]);
+  /** Each session's agent status, from its hooks. */
+  agentStatus: AgentStatusMap = $state.raw({});
   /** The initial signal list could not be loaded (the rest of the app works without it). */
   signalLoadError: string | null = $state(null);
   /** The signal whose dialog is open (over the whole app). */
@@ -138,6 +141,8 @@ export class AppState {
       this.signalLoadError = toApiError(reason).message;
       return [] as SignalInfo[];
     });
+    // Statuses come from hooks; without them the session states still tell.
+    const statusList = this.backend.listAgentStatus().catch(() => []);
     try {
       const [[profiles, sessions], tasks, signals] = await Promise.all([
         Promise.all([this.backend.listProfiles(), this.backend.listSessions()]),
@@ -147,6 +152,7 @@ export class AppState {
       this.model = mergeInitial({ profiles, sessions }, buffered);
       this.tasks = mergeInitialTasks(tasks, buffered);
       this.signals = mergeInitialSignals(signals, buffered);
+      this.agentStatus = buffered.reduce(applyStatusEvent, statusMapOf(await statusList));
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
       this.loadError = toApiError(reason).message;
@@ -340,6 +346,7 @@ export class AppState {
     this.model = applyEngineEvent(this.model, event);
     this.tasks = applyTaskEvent(this.tasks, event);
     this.signals = applySignalEvent(this.signals, event);
+    this.agentStatus = applyStatusEvent(this.agentStatus, event);
     const signal = this.shownSignalId;
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();
     const shown = this.selectedTaskId;

@@ -10,6 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import type {
+  AgentStatusInfo,
   AppInfo,
   EngineEvent,
   LogEntry,
@@ -98,6 +99,8 @@ export interface Backend {
    * with `too_many_agents`.
    */
   respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo>;
+  /** Each session's agent status, for sessions whose hooks have reported. */
+  listAgentStatus(): Promise<AgentStatusInfo[]>;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
@@ -233,6 +236,10 @@ export class TauriBackend implements Backend {
   respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo> {
     return call('respond_to_signal', { signalId, response });
   }
+  listAgentStatus(): Promise<AgentStatusInfo[]> {
+    return call('list_agent_status');
+  }
+
 }
 
 /**

@@ -23,6 +23,7 @@
  * in `calls` so tests can assert what the UI asked for.
  */
 import type {
+  AgentStatusInfo,
   ApiError,
   AppInfo,
   EngineEvent,
@@ -503,6 +504,19 @@ export class FakeBackend implements Backend {
   onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe {
     this.#openSignalListeners.add(callback);
     return () => this.#openSignalListeners.delete(callback);
+  }
+
+  readonly #agentStatus = new Map<SessionId, AgentStatusInfo>();
+
+  async listAgentStatus(): Promise<AgentStatusInfo[]> {
+    this.#record('list_agent_status', {});
+    return [...this.#agentStatus.values()].map((s) => ({ ...s }));
+  }
+
+  /** Report a session's agent status, as the engine does when its hooks report. */
+  setAgentStatus(status: AgentStatusInfo): void {
+    this.#agentStatus.set(status.session_id, { ...status });
+    this.emit({ type: 'agent_status_changed', status: { ...status } });
   }
 
   async listSignals(): Promise<SignalInfo[]> {
