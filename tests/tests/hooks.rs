@@ -214,3 +214,25 @@ async fn a_lead_with_a_background_teammate_stays_working_until_the_teammate_is_d
     assert_eq!(latest(&t.events.snapshot()), Some(AgentStatus::Waiting), "the team is done: the turn completes");
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_working_agent_whose_hooks_go_silent_is_taken_to_be_waiting() {
+    let t = TestEngine::start_with(|config| config.working_idle = std::time::Duration::from_millis(300)).await;
+    let profile = t.profile("quiet", "sleep", &["30"]).await;
+    let (session, _output) = t.start_session(&profile).await;
+    let (sock, spl, id) = (
+        switchboard_core::config::socket_path(&t.data_dir, None),
+        switchboard_core::spool_path(&t.data_dir),
+        session.id.clone(),
+    );
+    tokio::task::spawn_blocking(move || fire(&sock, &spl, &id, r#"{"hook_event_name":"UserPromptSubmit"}"#))
+        .await
+        .unwrap();
+    t.events
+        .wait_for("working, then waiting when the hooks fall silent", |events| {
+            let seen = statuses(events, &session.id);
+            (seen == [AgentStatus::Working, AgentStatus::Waiting]).then_some(())
+        })
+        .await;
+    t.engine.stop_session(session.id).await.unwrap();
+}

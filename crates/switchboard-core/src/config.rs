@@ -40,7 +40,13 @@ pub struct EngineConfig {
     /// The `switchboard-hook` binary: when set, Claude Code sessions get
     /// their hooks pointed at it.
     pub hook_binary: Option<PathBuf>,
+    /// An agent reported working whose hooks are silent this long is
+    /// taken to be waiting.
+    pub working_idle: Duration,
 }
+
+/// Default for [`EngineConfig::working_idle`].
+pub const DEFAULT_WORKING_IDLE: Duration = Duration::from_secs(10 * 60);
 
 /// Default cap on agents running at once, for delegations.
 pub const DEFAULT_MAX_AGENTS: usize = 8;
@@ -57,6 +63,7 @@ impl EngineConfig {
             demo_agent: None,
             max_agents: DEFAULT_MAX_AGENTS,
             hook_binary: None,
+            working_idle: DEFAULT_WORKING_IDLE,
         }
     }
 

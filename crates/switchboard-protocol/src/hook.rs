@@ -189,6 +189,13 @@ pub fn next_status(current: AgentStatus, event: &HookEvent) -> AgentStatus {
     }
 }
 
+/// Corrects a status that went stale: an agent reported working whose
+/// hooks have said nothing for `idle_ms` is waiting after all (a turn can
+/// end without a Stop reaching the app). `None`: it stands.
+pub fn reconcile(status: AgentStatus, quiet_ms: i64, idle_ms: i64) -> Option<AgentStatus> {
+    (status == AgentStatus::Working && quiet_ms >= idle_ms).then_some(AgentStatus::Waiting)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +234,20 @@ mod tests {
         ];
         for (payload, expected) in cases {
             assert_eq!(HookEvent::parse(&payload), expected, "{payload}");
+        }
+    }
+
+    #[test]
+    fn stale_states_are_corrected() {
+        use AgentStatus::*;
+        let cases = [
+            (Working, 600_000, 600_000, Some(Waiting)),
+            (Working, 599_999, 600_000, None),
+            (Attention, 10_000_000, 600_000, None),
+            (Waiting, 10_000_000, 600_000, None),
+        ];
+        for (status, quiet, idle, expected) in cases {
+            assert_eq!(reconcile(status, quiet, idle), expected, "{status:?} quiet {quiet}");
         }
     }
 

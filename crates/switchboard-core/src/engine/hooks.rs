@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use switchboard_protocol::SessionId;
-use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status};
+use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status, reconcile};
 use switchboard_protocol::team::{Emit, TeamEvent, TeamState, TurnEnd, gate};
 
 use super::{EngineState, now};
@@ -89,6 +89,27 @@ impl EngineState {
             self.team_settled(&session_id);
         }
         Ok(())
+    }
+
+    /// Corrects statuses gone stale (see `reconcile`); run now and then.
+    pub(super) fn reconcile_status(&mut self) {
+        let idle = self.config.working_idle.as_millis() as i64;
+        let now = now();
+        let stale: Vec<AgentStatusInfo> = self
+            .hooks
+            .status
+            .values()
+            // A lead waiting on its team is working, however quiet.
+            .filter(|info| !self.team_active(&info.session_id))
+            .filter_map(|info| {
+                let quiet = now - info.last_event_at.unwrap_or(now);
+                reconcile(info.status, quiet, idle).map(|status| AgentStatusInfo { status, ..info.clone() })
+            })
+            .collect();
+        for status in stale {
+            self.hooks.status.insert(status.session_id.clone(), status.clone());
+            self.sink.emit(EngineEvent::AgentStatusChanged { status });
+        }
     }
 
     /// Whether the session leads a team with teammates still at work.

@@ -43,6 +43,9 @@ pub use signals::{MAX_LISTED_HANDLED_SIGNALS, SKIPPED_ITEMS_FILE};
 pub use tasks::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS};
 use tasks::{TaskCommand, TaskNote, Tasks};
 
+/// How often stale agent statuses are looked for.
+const RECONCILE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// Requests a caller may have in flight before `send` waits.
 const REQUEST_QUEUE: usize = 256;
 
@@ -446,6 +449,8 @@ impl EngineState {
         self.start_on_launch();
         self.pump_all();
         let mut shutdown_waiters = Vec::new();
+        let mut reconcile = tokio::time::interval(RECONCILE_INTERVAL.min(self.config.working_idle));
+        reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let deadline = self.next_task_deadline();
             tokio::select! {
@@ -468,6 +473,7 @@ impl EngineState {
                 () = tokio::time::sleep_until(deadline.unwrap_or_else(tokio::time::Instant::now)), if deadline.is_some() => {
                     self.on_task_deadline();
                 }
+                _ = reconcile.tick() => self.reconcile_status(),
             }
             if !shutdown_waiters.is_empty() && self.running.is_empty() {
                 break;
