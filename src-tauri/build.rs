@@ -31,6 +31,7 @@ const COMMANDS: &[&str] = &[
     "list_signals",
     "respond_to_signal",
     "list_agent_status",
+    "resume_session",
 ];
 
 fn main() {

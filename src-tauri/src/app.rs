@@ -88,6 +88,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::list_signals,
             crate::commands::respond_to_signal,
             crate::commands::list_agent_status,
+            crate::commands::resume_session,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

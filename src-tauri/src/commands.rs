@@ -60,6 +60,11 @@ pub async fn restart_session(engine: Engine<'_>, session_id: SessionId, size: Te
 }
 
 #[tauri::command]
+pub async fn resume_session(engine: Engine<'_>, session_id: SessionId, size: TermSize) -> Reply<SessionInfo> {
+    engine.resume_session(session_id, size).await.map_err(Into::into)
+}
+
+#[tauri::command]
 pub async fn write_input(engine: Engine<'_>, session_id: SessionId, data: String) -> Reply<()> {
     engine.write_input(session_id, data).await.map_err(Into::into)
 }

@@ -236,3 +236,39 @@ async fn a_working_agent_whose_hooks_go_silent_is_taken_to_be_waiting() {
         .await;
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_conversation_is_named_at_start_and_resumed_later() {
+    let t = TestEngine::start().await;
+    // Stands in for Claude Code: shows the arguments it was given.
+    let fake = t.data_dir.join("fake-claude");
+    std::fs::write(&fake, "#!/bin/sh\necho \"args: $*\"\nexec sleep 30\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = switchboard_core::ProfileSpec {
+        kind: switchboard_core::AgentKind::ClaudeCode,
+        ..t.spec("claude", fake.to_str().unwrap(), &[])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let (first, output) = t.start_session(&profile).await;
+    let conversation = first.agent_session_id.clone().expect("a conversation id");
+    output.wait_for_text(&format!("args: --session-id {conversation}")).await;
+    t.engine.stop_session(first.id.clone()).await.unwrap();
+
+    let resumed = t.engine.resume_session(first.id.clone(), switchboard_core::TermSize::DEFAULT).await.unwrap();
+    assert_eq!(resumed.agent_session_id.as_deref(), Some(conversation.as_str()));
+    let output = t.attach(&resumed.id).await;
+    output.wait_for_text(&format!("args: --resume {conversation}")).await;
+    // The conversation is kept across a restart of the app: the store has it.
+    let stored = t.engine.list_sessions().await.unwrap();
+    assert!(stored.iter().all(|s| s.agent_session_id.as_deref() == Some(conversation.as_str())));
+
+    // A running session, or one of an agent without conversations, is refused clearly.
+    let error = t.engine.resume_session(resumed.id.clone(), switchboard_core::TermSize::DEFAULT).await.unwrap_err();
+    assert!(error.to_string().contains("still running"), "{error}");
+    let plain = t.profile("plain", "sleep", &["30"]).await;
+    let (other, _) = t.start_session(&plain).await;
+    t.engine.stop_session(other.id.clone()).await.unwrap();
+    let error = t.engine.resume_session(other.id, switchboard_core::TermSize::DEFAULT).await.unwrap_err();
+    assert!(error.to_string().contains("cannot be resumed"), "{error}");
+    t.engine.stop_session(resumed.id).await.unwrap();
+}

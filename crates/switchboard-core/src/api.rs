@@ -154,6 +154,10 @@ pub struct SessionInfo {
     pub size: TermSize,
     #[serde(flatten)]
     pub state: SessionState,
+    /// The agent's own id for its conversation (Claude Code's
+    /// `--session-id`), which a later session can resume.
+    #[serde(default)]
+    pub agent_session_id: Option<String>,
 }
 
 /// What is on a session's screen now, as text, plus recent lines that
@@ -471,6 +475,12 @@ pub enum Command {
     },
     /// Stop the session (if running) and start a fresh one of its profile.
     RestartSession {
+        session_id: SessionId,
+        size: TermSize,
+    },
+    /// Start a new session of an ended session's profile that continues the
+    /// agent's conversation (Claude Code: `--resume`).
+    ResumeSession {
         session_id: SessionId,
         size: TermSize,
     },

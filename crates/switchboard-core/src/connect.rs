@@ -112,6 +112,33 @@ pub fn connect_claude(workspace: &Path, hook_binary: &Path) -> Result<PathBuf, S
     Ok(path)
 }
 
+/// Arguments that already choose Claude Code's conversation.
+const CONVERSATION_FLAGS: [&str; 5] = ["--session-id", "--resume", "-r", "--continue", "-c"];
+
+/// A Claude Code session's arguments and its conversation id: resuming
+/// `resume` when given; else a fresh id passed with `--session-id` (so the
+/// conversation can be resumed later), unless the user's own arguments
+/// already choose one (then none is known).
+pub fn claude_conversation(
+    args: &[String],
+    resume: Option<&str>,
+    fresh: impl FnOnce() -> String,
+) -> (Vec<String>, Option<String>) {
+    let mut args = args.to_vec();
+    let chosen = args.iter().any(|a| CONVERSATION_FLAGS.iter().any(|f| a == f || a.starts_with(&format!("{f}="))));
+    if let Some(id) = resume {
+        args.retain(|a| !CONVERSATION_FLAGS.contains(&a.as_str()));
+        args.extend(["--resume".to_owned(), id.to_owned()]);
+        return (args, Some(id.to_owned()));
+    }
+    if chosen {
+        return (args, None);
+    }
+    let id = fresh();
+    args.extend(["--session-id".to_owned(), id.clone()]);
+    (args, Some(id))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +194,25 @@ mod tests {
         let error = connect_claude(dir.path(), Path::new(HOOK)).unwrap_err();
         assert!(error.contains("not valid JSON"), "{error}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+    }
+
+    /// Given arguments, a conversation to resume; the arguments and id wanted.
+    type Case<'a> = (Vec<String>, Option<&'a str>, Vec<String>, Option<&'a str>);
+
+    #[test]
+    fn conversation_ids() {
+        let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let fresh = || "new-id".to_owned();
+        let cases: [Case; 4] = [
+            (args(&["--model", "x"]), None, args(&["--model", "x", "--session-id", "new-id"]), Some("new-id")),
+            (args(&["--continue"]), None, args(&["--continue"]), None),
+            (args(&["--session-id=abc"]), None, args(&["--session-id=abc"]), None),
+            (args(&["--model", "x"]), Some("old-id"), args(&["--model", "x", "--resume", "old-id"]), Some("old-id")),
+        ];
+        for (given, resume, want_args, want_id) in cases {
+            let (got, id) = claude_conversation(&given, resume, fresh);
+            assert_eq!((got, id.as_deref()), (want_args, want_id), "{given:?} resume {resume:?}");
+        }
     }
 
     #[test]

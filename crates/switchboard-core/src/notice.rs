@@ -351,6 +351,7 @@ mod tests {
             started_at: 0,
             size: switchboard_protocol::TermSize::DEFAULT,
             state: crate::api::SessionState::Running { pid: 1 },
+            agent_session_id: None,
         };
         let (s1, s3) = (session(&p1), session(&p3));
         let status = |s: &crate::api::SessionInfo, status| EngineEvent::AgentStatusChanged {

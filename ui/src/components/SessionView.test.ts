@@ -77,4 +77,24 @@ describe('session header', () => {
     const view = await screen.findByTestId('session-view');
     expect(view.getAttribute('data-session-id')).not.toBe(ended.id);
   });
+
+  it("resumes an ended Claude Code session's conversation in a new session", async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'claude', kind: 'claude-code' });
+    const ended = backend.seedSession(p.id, { state: 'interrupted', ended_at: 1 });
+    await renderApp(backend);
+    // A session whose conversation is unknown offers no resume.
+    expect(screen.queryByTestId('resume-session')).toBeNull();
+
+    await fireEvent.click(screen.getByTestId('start-new-session'));
+    const first = await screen.findByTestId('session-view');
+    const firstId = first.getAttribute('data-session-id');
+    expect(firstId).not.toBe(ended.id);
+    await fireEvent.click(screen.getByTestId('stop-session'));
+    await fireEvent.click(await screen.findByTestId('resume-session'));
+
+    expect(callsOf(backend, 'resume_session')).toEqual([{ sessionId: firstId, size: { rows: 30, cols: 100 } }]);
+    const resumed = await screen.findByTestId('session-view');
+    expect(resumed.getAttribute('data-session-id')).not.toBe(firstId);
+  });
 });

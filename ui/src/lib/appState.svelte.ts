@@ -311,6 +311,13 @@ export class AppState {
     this.select({ kind: 'session', id: session.id });
   }
 
+  /** Start a session continuing an ended one's conversation, and select it. */
+  async resumeSession(sessionId: SessionId): Promise<void> {
+    const session = await this.backend.resumeSession(sessionId, this.terminalSize);
+    this.#putSession(session);
+    this.select({ kind: 'session', id: session.id });
+  }
+
   /** Create a profile (nothing is started) and select it; rejects with an ApiError. */
   async createProfile(spec: ProfileSpec): Promise<Profile> {
     return this.#saved(await this.backend.createProfile(spec));

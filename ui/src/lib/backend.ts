@@ -53,6 +53,8 @@ export interface Backend {
   stopSession(sessionId: SessionId): Promise<SessionInfo>;
   /** Resolves with the new session. */
   restartSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo>;
+  /** A new session continuing an ended session's conversation (Claude Code `--resume`). */
+  resumeSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo>;
   writeInput(sessionId: SessionId, data: string): Promise<void>;
   resizeSession(sessionId: SessionId, size: TermSize): Promise<void>;
   setOutputPaused(sessionId: SessionId, paused: boolean): Promise<void>;
@@ -152,6 +154,9 @@ export class TauriBackend implements Backend {
   }
   restartSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
     return call('restart_session', { sessionId, size });
+  }
+  resumeSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
+    return call('resume_session', { sessionId, size });
   }
   async writeInput(sessionId: SessionId, data: string): Promise<void> {
     await call<null>('write_input', { sessionId, data });

@@ -272,7 +272,7 @@ export class FakeBackend implements Backend {
 
   /** Add a session in any state without events (for seeding). */
   seedSession(profileId: ProfileId, state: SessionState, startedAt = this.#now()): SessionInfo {
-    const info: SessionInfo = { id: `session-${this.#nextId++}`, profile_id: profileId, started_at: startedAt, size: { rows: 24, cols: 80 }, ...state };
+    const info: SessionInfo = { id: `session-${this.#nextId++}`, profile_id: profileId, started_at: startedAt, size: { rows: 24, cols: 80 }, agent_session_id: null, ...state };
     const session = this.#newSession(info);
     if (state.state !== 'running') {
       this.#print(session, encoder.encode(`(output of an earlier run)\r\n${PROMPT}exit\r\n`));
@@ -345,6 +345,17 @@ export class FakeBackend implements Backend {
       this.#end(session, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: this.#now() });
     }
     return this.#start(this.#profile(session.info.profile_id), size);
+  }
+
+  async resumeSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
+    this.#record('resume_session', { sessionId, size });
+    const session = this.#session(sessionId);
+    if (session.info.state === 'running') this.#fail('invalid_input', 'session_id: it is still running');
+    const conversation = session.info.agent_session_id;
+    if (conversation === null) {
+      this.#fail('invalid_input', "session_id: the app does not know this agent's conversation, so it cannot be resumed");
+    }
+    return this.#start(this.#profile(session.info.profile_id), size, conversation);
   }
 
   async writeInput(sessionId: SessionId, data: string): Promise<void> {
@@ -610,12 +621,13 @@ export class FakeBackend implements Backend {
     return session;
   }
 
-  #start(profile: Profile, size: TermSize): SessionInfo {
+  #start(profile: Profile, size: TermSize, resume: string | null = null): SessionInfo {
     const info: SessionInfo = {
       id: `session-${this.#nextId++}`,
       profile_id: profile.id,
       started_at: this.#now(),
       size,
+      agent_session_id: resume ?? (profile.kind === 'claude-code' ? `conversation-${this.#nextId}` : null),
       state: 'running',
       pid: this.#nextPid++,
     };
@@ -636,8 +648,8 @@ export class FakeBackend implements Backend {
   }
 
   #end(session: FakeSession, state: Exclude<SessionState, { state: 'running' }>): void {
-    const { id, profile_id, started_at, size } = session.info;
-    session.info = { id, profile_id, started_at, size, ...state };
+    const { id, profile_id, started_at, size, agent_session_id } = session.info;
+    session.info = { id, profile_id, started_at, size, agent_session_id, ...state };
     session.subscribers.clear();
     this.emit({ type: 'session_changed', session: session.info });
     // As in the engine: an agent that exits before writing its summary fails its task.

@@ -28,7 +28,7 @@ const profile = (id: string, name = id): Profile => ({
   completion: 'summary',
 });
 
-const base = (id: string, profile_id: string, started_at: number) => ({ id, profile_id, started_at, size: { rows: 24, cols: 80 } });
+const base = (id: string, profile_id: string, started_at: number) => ({ id, profile_id, started_at, size: { rows: 24, cols: 80 }, agent_session_id: null });
 const running = (id: string, profileId = 'p', at = 0): SessionInfo => ({ ...base(id, profileId, at), state: 'running', pid: 100 });
 const exited = (id: string, profileId = 'p', at = 0, code = 0): SessionInfo => ({
   ...base(id, profileId, at),

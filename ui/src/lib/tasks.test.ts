@@ -390,8 +390,8 @@ describe('the submit form', () => {
 describe('selectionForTask', () => {
   const session = (id: string, profile_id: string, state: 'running' | 'exited', started_at: number): SessionInfo =>
     state === 'running'
-      ? { id, profile_id, started_at, size: { rows: 24, cols: 80 }, state, pid: 1 }
-      : { id, profile_id, started_at, size: { rows: 24, cols: 80 }, state, exit_code: 0, signal: null, ended_at: started_at + 1 };
+      ? { id, profile_id, started_at, size: { rows: 24, cols: 80 }, agent_session_id: null, state, pid: 1 }
+      : { id, profile_id, started_at, size: { rows: 24, cols: 80 }, agent_session_id: null, state, exit_code: 0, signal: null, ended_at: started_at + 1 };
   const model: Model = {
     profiles: [],
     sessions: [session('p-old', 'p', 'exited', 1), session('p-live', 'p', 'running', 2), session('p-live2', 'p', 'running', 3), session('q-live', 'q', 'running', 4)],

@@ -225,6 +225,11 @@ impl EngineHandle {
         self.session(Command::StopSession { session_id }).await
     }
 
+    /// Starts a session that continues an ended session's conversation.
+    pub async fn resume_session(&self, session_id: SessionId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        self.session(Command::ResumeSession { session_id, size }).await
+    }
+
     /// Stops the session if it runs, then starts a new one of its profile.
     pub async fn restart_session(&self, session_id: SessionId, size: TermSize) -> Result<SessionInfo, EngineError> {
         self.session(Command::RestartSession { session_id, size }).await
@@ -524,6 +529,7 @@ impl EngineState {
             Command::StartSession { profile_id, size } => self.start_session(&profile_id, size).map(Reply::Session),
             Command::StopSession { session_id } => return self.stop_session(session_id, reply),
             Command::RestartSession { session_id, size } => return self.restart_session(session_id, size, reply),
+            Command::ResumeSession { session_id, size } => self.resume_session(&session_id, size).map(Reply::Session),
             Command::WriteInput { session_id, data } => {
                 return self.forward(&session_id, reply, |reply| Control::Write(data.into_bytes(), reply));
             }
@@ -635,6 +641,17 @@ impl EngineState {
     }
 
     fn start_session(&mut self, profile_id: &ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        self.start_session_resuming(profile_id, size, None)
+    }
+
+    /// Starts a session; for Claude Code, continuing the conversation
+    /// `resume` when given.
+    fn start_session_resuming(
+        &mut self,
+        profile_id: &ProfileId,
+        size: TermSize,
+        resume: Option<&str>,
+    ) -> Result<SessionInfo, EngineError> {
         if !size.is_valid() {
             return Err(invalid_size(size));
         }
@@ -656,11 +673,17 @@ impl EngineState {
             }
         }
         let id = SessionId::new();
+        let (args, agent_session_id) = match profile.spec.kind {
+            AgentKind::ClaudeCode => {
+                crate::connect::claude_conversation(&profile.spec.args, resume, || SessionId::new().to_string())
+            }
+            _ => (profile.spec.args.clone(), None),
+        };
         let spawned = session::spawn(
             SpawnSpec {
                 id: id.clone(),
                 program,
-                args: profile.spec.args.clone(),
+                args,
                 env: session_env(&profile, &id, &self.config.socket_path, &spool_path(&self.config.data_dir)),
                 cwd,
                 size,
@@ -678,6 +701,7 @@ impl EngineState {
             started_at: now(),
             size,
             state: SessionState::Running { pid: spawned.pid },
+            agent_session_id,
         };
         let recorded = self.store.insert_session(&info, spawned.start_time).and_then(|()| {
             self.store.append_event(info.started_at, Some(&id), &LogKind::SessionStarted { pid: spawned.pid })
@@ -701,6 +725,24 @@ impl EngineState {
         }
         self.sessions.get(&session_id).expect("running sessions have an actor").send(Control::Kill);
         self.pending_stops.entry(session_id).or_default().push(reply);
+    }
+
+    fn resume_session(&mut self, session_id: &SessionId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        if !size.is_valid() {
+            return Err(invalid_size(size));
+        }
+        let old =
+            self.store.get_session(session_id)?.ok_or_else(|| EngineError::SessionNotFound(session_id.clone()))?;
+        if self.running.contains_key(session_id) {
+            return Err(EngineError::InvalidInput { field: "session_id", reason: "it is still running".into() });
+        }
+        let Some(conversation) = old.agent_session_id else {
+            return Err(EngineError::InvalidInput {
+                field: "session_id",
+                reason: "the app does not know this agent's conversation, so it cannot be resumed".into(),
+            });
+        };
+        self.start_session_resuming(&old.profile_id, size, Some(&conversation))
     }
 
     fn restart_session(&mut self, session_id: SessionId, size: TermSize, reply: Responder) {

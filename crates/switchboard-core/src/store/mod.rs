@@ -29,6 +29,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0002_tasks.sql")),
         M::up(include_str!("../../migrations/0003_signals.sql")),
         M::up(include_str!("../../migrations/0004_completion_rule.sql")),
+        M::up(include_str!("../../migrations/0005_agent_session_id.sql")),
     ])
 });
 
@@ -56,7 +57,7 @@ const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instruc
 
 /// The `sessions` columns in the order `run_from_row` reads them.
 const SESSION_COLUMNS: &str =
-    "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at";
+    "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id";
 
 /// A running session as recorded, with the identity of its process.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,7 +196,8 @@ impl Store {
         let columns = StateColumns::from(&session.state);
         self.conn.execute(
             "INSERT INTO sessions (id, profile_id, state, pid, pid_start_time, rows, cols, exit_code,
-             signal, started_at, ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             signal, started_at, ended_at, agent_session_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 session.id.to_string(),
                 session.profile_id.to_string(),
@@ -208,6 +210,7 @@ impl Store {
                 columns.signal,
                 session.started_at,
                 columns.ended_at,
+                session.agent_session_id,
             ],
         )?;
         Ok(())
@@ -595,6 +598,7 @@ fn run_from_row(row: &Row<'_>) -> Result<RecordedRun> {
             started_at: row.get(9)?,
             size: TermSize { rows: row.get(5)?, cols: row.get(6)? },
             state,
+            agent_session_id: row.get(11)?,
         },
         pid_start_time: row.get::<_, Option<i64>>(4)?.map(|t| t as u64),
     })

@@ -24,6 +24,7 @@ fn session(profile: &Profile, state: SessionState) -> SessionInfo {
         started_at: 1_700_000_000_500,
         size: TermSize { rows: 30, cols: 100 },
         state,
+        agent_session_id: Some("11be1930-3c45-41f0-8a97-80ee87b18f26".into()),
     }
 }
 
@@ -138,7 +139,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
