@@ -32,6 +32,8 @@ const COMMANDS: &[&str] = &[
     "respond_to_signal",
     "list_agent_status",
     "resume_session",
+    "list_permission_requests",
+    "decide_permission",
 ];
 
 fn main() {

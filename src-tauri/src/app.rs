@@ -89,6 +89,8 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::respond_to_signal,
             crate::commands::list_agent_status,
             crate::commands::resume_session,
+            crate::commands::list_permission_requests,
+            crate::commands::decide_permission,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

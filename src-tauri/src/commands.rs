@@ -2,9 +2,9 @@
 //! Errors cross to the UI as `ApiError {code, message, field}`.
 
 use switchboard_core::{
-    AgentStatusInfo, ApiError, AppInfo, EngineHandle, LogEntry, Profile, ProfileId, ProfileSpec, QueueStatus,
-    SessionId, SessionInfo, SignalId, SignalInfo, SignalResponse, Submitted, SubscriptionId, TaskId, TaskInfo,
-    TaskSpec, TermSize,
+    AgentStatusInfo, ApiError, AppInfo, EngineHandle, LogEntry, PermissionRequest, Profile, ProfileId, ProfileSpec,
+    QueueStatus, SessionId, SessionInfo, SignalId, SignalInfo, SignalResponse, Submitted, SubscriptionId, TaskId,
+    TaskInfo, TaskSpec, TermSize,
 };
 
 use crate::desktop::Desktop;
@@ -152,6 +152,16 @@ pub async fn respond_to_signal(engine: Engine<'_>, signal_id: SignalId, response
 #[tauri::command]
 pub async fn list_agent_status(engine: Engine<'_>) -> Reply<Vec<AgentStatusInfo>> {
     engine.list_agent_status().await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn list_permission_requests(engine: Engine<'_>) -> Reply<Vec<PermissionRequest>> {
+    engine.list_permission_requests().await.map_err(Into::into)
+}
+
+#[tauri::command]
+pub async fn decide_permission(engine: Engine<'_>, request_id: u64, allow: bool, message: Option<String>) -> Reply<()> {
+    engine.decide_permission(request_id, allow, message).await.map_err(Into::into)
 }
 
 /// The task the user is looking at gets no desktop notification.

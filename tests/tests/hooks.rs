@@ -272,3 +272,63 @@ async fn a_claude_code_conversation_is_named_at_start_and_resumed_later() {
     assert!(error.to_string().contains("cannot be resumed"), "{error}");
     t.engine.stop_session(resumed.id).await.unwrap();
 }
+
+/// Runs the hook for a permission request; returns what it prints for the agent.
+fn ask(socket: &Path, spool: &Path, session: &SessionId) -> Option<String> {
+    let env = |name: &str| match name {
+        "SWITCHBOARD_SESSION_ID" => Some(session.to_string()),
+        "SWITCHBOARD_SOCKET" => Some(socket.display().to_string()),
+        "SWITCHBOARD_SPOOL" => Some(spool.display().to_string()),
+        _ => None,
+    };
+    let payload =
+        r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#;
+    switchboard_hook::run(payload.as_bytes(), &[], env).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_request_is_answered_in_the_app_or_left_to_the_agent() {
+    let t = TestEngine::start_with(|config| config.permission_wait = std::time::Duration::from_millis(500)).await;
+    let profile = t.profile("asking", "sleep", &["30"]).await;
+    let (session, _output) = t.start_session(&profile).await;
+    let socket = switchboard_core::config::socket_path(&t.data_dir, None);
+    let spool = switchboard_core::spool_path(&t.data_dir);
+
+    // Answered: the hook hands the agent the user's decision.
+    let (sock, spl, id) = (socket.clone(), spool.clone(), session.id.clone());
+    let hook = tokio::task::spawn_blocking(move || ask(&sock, &spl, &id));
+    let request = t
+        .events
+        .wait_for("the permission request", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::PermissionRequested { request } => Some(request.clone()),
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(request.tool_name, "Bash");
+    assert_eq!(request.tool_input["command"], "rm -rf build");
+    let statuses_now = statuses(&t.events.snapshot(), &session.id);
+    assert_eq!(statuses_now.last(), Some(&AgentStatus::Attention));
+    t.engine
+        .call(switchboard_core::Command::DecidePermission {
+            request_id: request.id,
+            allow: false,
+            message: Some("not on this branch".into()),
+        })
+        .await
+        .unwrap();
+    let printed: serde_json::Value = serde_json::from_str(&hook.await.unwrap().expect("a decision")).unwrap();
+    assert_eq!(
+        printed["hookSpecificOutput"]["decision"],
+        serde_json::json!({"behavior": "deny", "message": "not on this branch"})
+    );
+
+    // Unanswered: after the wait the hook prints nothing, and the agent's own prompt decides.
+    let (sock, spl, id) = (socket, spool, session.id.clone());
+    let unanswered = tokio::task::spawn_blocking(move || ask(&sock, &spl, &id)).await.unwrap();
+    assert_eq!(unanswered, None);
+    let closed = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::PermissionClosed { .. })).count();
+    assert_eq!(closed, 2);
+    t.engine.stop_session(session.id).await.unwrap();
+}

@@ -560,6 +560,33 @@ pub enum Command {
     },
     /// Every session's agent status.
     ListAgentStatus,
+    /// Permission requests waiting for the user.
+    ListPermissionRequests,
+    /// The user's answer to an agent's permission request.
+    DecidePermission {
+        request_id: u64,
+        allow: bool,
+        message: Option<String>,
+    },
+}
+
+/// An agent asks to use a tool; its hook waits (bounded) for the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PermissionRequest {
+    pub id: u64,
+    pub session_id: SessionId,
+    pub tool_name: String,
+    pub tool_input: serde_json::Value,
+    pub asked_at: Millis,
+    /// After this the agent's own prompt decides.
+    pub expires_at: Millis,
+}
+
+/// The user's decision, as the hook hands it to the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PermissionDecision {
+    pub allow: bool,
+    pub message: Option<String>,
 }
 
 /// A session's agent status and when its hooks last reported.
@@ -579,13 +606,35 @@ pub struct AgentStatusInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EngineEvent {
-    ProfileSaved { profile: Profile },
-    ProfileDeleted { profile_id: ProfileId },
-    SessionChanged { session: SessionInfo },
-    TaskChanged { task: TaskInfo },
-    QueueChanged { queue: QueueStatus },
-    SignalChanged { signal: SignalInfo },
-    AgentStatusChanged { status: AgentStatusInfo },
+    ProfileSaved {
+        profile: Profile,
+    },
+    ProfileDeleted {
+        profile_id: ProfileId,
+    },
+    SessionChanged {
+        session: SessionInfo,
+    },
+    TaskChanged {
+        task: TaskInfo,
+    },
+    QueueChanged {
+        queue: QueueStatus,
+    },
+    SignalChanged {
+        signal: SignalInfo,
+    },
+    AgentStatusChanged {
+        status: AgentStatusInfo,
+    },
+    PermissionRequested {
+        request: PermissionRequest,
+    },
+    /// Decided, or expired (the agent's own prompt decides then).
+    PermissionClosed {
+        request_id: u64,
+        decision: Option<PermissionDecision>,
+    },
 }
 
 /// One entry of the append-only event log.

@@ -7,9 +7,9 @@ use ts_rs::{Config, TS};
 
 use crate::api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode,
-    LogEntry, LogKind, MemberResult, MergedResult, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot,
-    SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult,
-    TaskSpec, TaskState,
+    LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest, Profile, ProfileSpec,
+    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse,
+    SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 use crate::engine::Reply;
 use crate::session::SubscriptionId;
@@ -69,6 +69,8 @@ pub fn typescript() -> String {
         AgentStatusInfo::decl(&cfg),
         BackgroundTask::decl(&cfg),
         HookEnvelope::decl(&cfg),
+        PermissionRequest::decl(&cfg),
+        PermissionDecision::decl(&cfg),
         Command::decl(&cfg),
         Reply::decl(&cfg),
         EngineEvent::decl(&cfg),

@@ -43,7 +43,13 @@ pub struct EngineConfig {
     /// An agent reported working whose hooks are silent this long is
     /// taken to be waiting.
     pub working_idle: Duration,
+    /// How long a permission request's hook waits for the user before the
+    /// agent's own prompt decides.
+    pub permission_wait: Duration,
 }
+
+/// Default for [`EngineConfig::permission_wait`].
+pub const DEFAULT_PERMISSION_WAIT: Duration = Duration::from_secs(60);
 
 /// Default for [`EngineConfig::working_idle`].
 pub const DEFAULT_WORKING_IDLE: Duration = Duration::from_secs(10 * 60);
@@ -64,6 +70,7 @@ impl EngineConfig {
             max_agents: DEFAULT_MAX_AGENTS,
             hook_binary: None,
             working_idle: DEFAULT_WORKING_IDLE,
+            permission_wait: DEFAULT_PERMISSION_WAIT,
         }
     }
 

@@ -23,8 +23,9 @@ pub mod validate;
 
 pub use api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, EngineEvent, ErrorCode, LogEntry, LogKind,
-    Millis, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel,
-    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot,
+    SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult,
+    TaskSpec, TaskState,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -111,6 +111,7 @@ impl Notices {
                 };
                 None
             }
+            EngineEvent::PermissionRequested { .. } | EngineEvent::PermissionClosed { .. } => None,
             EngineEvent::SessionChanged { session } => {
                 self.session_profiles.insert(session.id.clone(), session.profile_id.clone());
                 None

@@ -14,6 +14,9 @@ use switchboard_protocol::hook::{FORWARDED_ENV, HookEnvelope, MAX_EVENT_BYTES};
 
 /// How long the socket may take, in all: the agent waits for its hook.
 pub const DEADLINE: Duration = Duration::from_millis(300);
+/// A permission request waits for the user in the app (the app gives up
+/// after its own, shorter, time and the agent's prompt decides).
+pub const PERMISSION_DEADLINE: Duration = Duration::from_secs(70);
 
 /// Where the engine puts the socket and the spool for an agent.
 pub const SOCKET_ENV: &str = "SWITCHBOARD_SOCKET";
@@ -55,18 +58,38 @@ pub fn request_line(envelope: &HookEnvelope) -> Vec<u8> {
     line
 }
 
-/// Sends the line and waits for the engine's answer; true once it took it.
-pub fn send(socket: &Path, line: &[u8]) -> bool {
-    let attempt = || -> std::io::Result<bool> {
+/// Sends the line and waits (at most `wait`) for the engine's answer: its
+/// `ok` value once it took the event, none if it did not.
+pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Value> {
+    let attempt = || -> std::io::Result<Option<Value>> {
         let stream = UnixStream::connect(socket)?;
         stream.set_write_timeout(Some(DEADLINE))?;
-        stream.set_read_timeout(Some(DEADLINE))?;
+        stream.set_read_timeout(Some(wait))?;
         (&stream).write_all(line)?;
         let mut answer = String::new();
         BufReader::new(&stream).read_line(&mut answer)?;
-        Ok(answer.starts_with("{\"ok\""))
+        Ok(serde_json::from_str::<Value>(&answer).ok().and_then(|v| v.get("ok").cloned()))
     };
-    attempt().unwrap_or(false)
+    attempt().ok().flatten()
+}
+
+/// What the hook prints for the agent: a permission decision the user made
+/// in the app, in Claude Code's hook output form. Nothing otherwise (the
+/// agent goes on, or asks in its own prompt).
+pub fn agent_output(answer: &Value) -> Option<String> {
+    if answer.get("type").and_then(Value::as_str) != Some("permission") {
+        return None;
+    }
+    let decision = answer.get("value").filter(|v| !v.is_null())?;
+    let allow = decision.get("allow").and_then(Value::as_bool)?;
+    let mut verdict = serde_json::json!({"behavior": if allow { "allow" } else { "deny" }});
+    if let Some(message) = decision.get("message").and_then(Value::as_str) {
+        verdict["message"] = Value::String(message.to_owned());
+    }
+    Some(
+        serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": verdict}})
+            .to_string(),
+    )
 }
 
 /// Appends the line to the spool, under an exclusive lock so lines from
@@ -85,18 +108,22 @@ pub fn spool(path: &Path, line: &[u8]) -> std::io::Result<()> {
     file.flush()
 }
 
-/// The whole hook: forward, else spool. Never fails the agent.
-pub fn run(stdin: impl Read, args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+/// The whole hook: forward, else spool. Never fails the agent. Returns what
+/// to print for the agent, if anything.
+pub fn run(stdin: impl Read, args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
     let bytes = read_event(stdin);
     let envelope = envelope(event_payload(&bytes, args), &env);
+    let asks = envelope.payload.get("hook_event_name").and_then(Value::as_str) == Some("PermissionRequest");
     let line = request_line(&envelope);
     if let Some(socket) = env(SOCKET_ENV)
-        && send(Path::new(&socket), &line)
+        && let Some(answer) = send(Path::new(&socket), &line, if asks { PERMISSION_DEADLINE } else { DEADLINE })
     {
-        return Ok(());
+        return Ok(agent_output(&answer));
     }
     match env(SPOOL_ENV) {
-        Some(path) => spool(Path::new(&path), &line).map_err(|e| format!("spooling the event failed: {e}")),
+        Some(path) => {
+            spool(Path::new(&path), &line).map(|()| None).map_err(|e| format!("spooling the event failed: {e}"))
+        }
         None => Err("no Switchboard app took the event and no spool is set; event dropped".into()),
     }
 }
@@ -125,6 +152,24 @@ mod tests {
         let envelope = envelope(serde_json::json!({}), env);
         assert_eq!(envelope.session_id.as_deref(), Some("s-1"));
         assert_eq!(envelope.env.keys().collect::<Vec<_>>(), ["CLAUDE_CODE_SESSION_ID", "SWITCHBOARD_SESSION_ID"]);
+    }
+
+    #[test]
+    fn a_decision_from_the_app_becomes_claude_codes_hook_output() {
+        let allow = serde_json::json!({"type": "permission", "value": {"allow": true, "message": null}});
+        let deny = serde_json::json!({"type": "permission", "value": {"allow": false, "message": "not in prod"}});
+        let none = serde_json::json!({"type": "permission", "value": null});
+        assert_eq!(
+            agent_output(&allow).unwrap(),
+            r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#
+        );
+        let denied: Value = serde_json::from_str(&agent_output(&deny).unwrap()).unwrap();
+        assert_eq!(
+            denied["hookSpecificOutput"]["decision"],
+            serde_json::json!({"behavior": "deny", "message": "not in prod"})
+        );
+        assert_eq!(agent_output(&none), None, "no answer in time: the agent's prompt decides");
+        assert_eq!(agent_output(&serde_json::json!({"type": "unit"})), None);
     }
 
     #[test]

@@ -18,7 +18,9 @@ fn main() {
     } else {
         Box::new(std::io::stdin())
     };
-    if let Err(error) = switchboard_hook::run(stdin, &args, |name| std::env::var(name).ok()) {
-        eprintln!("switchboard-hook: {error}");
+    match switchboard_hook::run(stdin, &args, |name| std::env::var(name).ok()) {
+        Ok(Some(output)) => println!("{output}"),
+        Ok(None) => {}
+        Err(error) => eprintln!("switchboard-hook: {error}"),
     }
 }

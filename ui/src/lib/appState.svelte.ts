@@ -7,6 +7,7 @@
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type {
+  PermissionRequest,
   EngineEvent,
   Profile,
   ProfileId,
@@ -26,6 +27,7 @@ import type {
 import type { Backend, Unsubscribe } from './backend';
 import { logFailure, toApiError } from './errors';
 import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatus';
+import { applyPermissionEvent } from './permissions';
 import { applySignalEvent, mergeInitialSignals, pendingSignals, upsertSignal } from './signals';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
@@ -63,6 +65,8 @@ export class AppState {
   signals: SignalInfo[] = $state.raw([]);
   /** Each session's agent status, from its hooks. */
   agentStatus: AgentStatusMap = $state.raw({});
+  /** Permission requests agents wait on, oldest first. */
+  permissions: PermissionRequest[] = $state.raw([]);
   /** The initial signal list could not be loaded (the rest of the app works without it). */
   signalLoadError: string | null = $state(null);
   /** The signal whose dialog is open (over the whole app). */
@@ -143,6 +147,7 @@ export class AppState {
     });
     // Statuses come from hooks; without them the session states still tell.
     const statusList = this.backend.listAgentStatus().catch(() => []);
+    const permissionList = this.backend.listPermissionRequests().catch(() => [] as PermissionRequest[]);
     try {
       const [[profiles, sessions], tasks, signals] = await Promise.all([
         Promise.all([this.backend.listProfiles(), this.backend.listSessions()]),
@@ -153,6 +158,7 @@ export class AppState {
       this.tasks = mergeInitialTasks(tasks, buffered);
       this.signals = mergeInitialSignals(signals, buffered);
       this.agentStatus = buffered.reduce(applyStatusEvent, statusMapOf(await statusList));
+      this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
       this.loadError = toApiError(reason).message;
@@ -311,6 +317,12 @@ export class AppState {
     this.select({ kind: 'session', id: session.id });
   }
 
+  /** Answer an agent's permission request; rejects with an ApiError. */
+  async decidePermission(requestId: number, allow: boolean, message: string | null): Promise<void> {
+    await this.backend.decidePermission(requestId, allow, message);
+    this.permissions = this.permissions.filter((p) => p.id !== requestId);
+  }
+
   /** Start a session continuing an ended one's conversation, and select it. */
   async resumeSession(sessionId: SessionId): Promise<void> {
     const session = await this.backend.resumeSession(sessionId, this.terminalSize);
@@ -354,6 +366,7 @@ export class AppState {
     this.tasks = applyTaskEvent(this.tasks, event);
     this.signals = applySignalEvent(this.signals, event);
     this.agentStatus = applyStatusEvent(this.agentStatus, event);
+    this.permissions = applyPermissionEvent(this.permissions, event);
     const signal = this.shownSignalId;
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();
     const shown = this.selectedTaskId;

@@ -11,6 +11,7 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import type {
   AgentStatusInfo,
+  PermissionRequest,
   AppInfo,
   EngineEvent,
   LogEntry,
@@ -103,6 +104,8 @@ export interface Backend {
   respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo>;
   /** Each session's agent status, for sessions whose hooks have reported. */
   listAgentStatus(): Promise<AgentStatusInfo[]>;
+  listPermissionRequests(): Promise<PermissionRequest[]>;
+  decidePermission(requestId: number, allow: boolean, message: string | null): Promise<void>;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
@@ -243,6 +246,12 @@ export class TauriBackend implements Backend {
   }
   listAgentStatus(): Promise<AgentStatusInfo[]> {
     return call('list_agent_status');
+  }
+  listPermissionRequests(): Promise<PermissionRequest[]> {
+    return call('list_permission_requests');
+  }
+  async decidePermission(requestId: number, allow: boolean, message: string | null): Promise<void> {
+    await call<null>('decide_permission', { requestId, allow, message });
   }
 
 }

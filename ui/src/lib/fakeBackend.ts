@@ -24,6 +24,7 @@
  */
 import type {
   AgentStatusInfo,
+  PermissionRequest,
   ApiError,
   AppInfo,
   EngineEvent,
@@ -522,6 +523,27 @@ export class FakeBackend implements Backend {
   async listAgentStatus(): Promise<AgentStatusInfo[]> {
     this.#record('list_agent_status', {});
     return [...this.#agentStatus.values()].map((s) => ({ ...s }));
+  }
+
+  readonly #permissions: PermissionRequest[] = [];
+
+  async listPermissionRequests(): Promise<PermissionRequest[]> {
+    this.#record('list_permission_requests', {});
+    return this.#permissions.map((p) => structuredClone(p));
+  }
+
+  async decidePermission(requestId: number, allow: boolean, message: string | null): Promise<void> {
+    this.#record('decide_permission', { requestId, allow, message });
+    const index = this.#permissions.findIndex((p) => p.id === requestId);
+    if (index < 0) this.#fail('invalid_input', 'request_id: no such permission request waits', 'request_id');
+    this.#permissions.splice(index, 1);
+    this.emit({ type: 'permission_closed', request_id: requestId, decision: { allow, message } });
+  }
+
+  /** An agent's hook asks for a permission (for tests). */
+  askPermission(request: PermissionRequest): void {
+    this.#permissions.push(structuredClone(request));
+    this.emit({ type: 'permission_requested', request: structuredClone(request) });
   }
 
   /** Report a session's agent status, as the engine does when its hooks report. */

@@ -11,8 +11,8 @@ use switchboard_protocol::SessionId;
 use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status, reconcile};
 use switchboard_protocol::team::{Emit, TeamEvent, TeamState, TurnEnd, gate};
 
-use super::{EngineState, now};
-use crate::api::{AgentStatusInfo, EngineEvent, LogKind};
+use super::{EngineState, Reply, Responder, now};
+use crate::api::{AgentStatusInfo, EngineEvent, LogKind, PermissionDecision, PermissionRequest};
 use crate::error::EngineError;
 use crate::server::SocketRequest;
 
@@ -21,8 +21,17 @@ const LOGGED_PAYLOAD_BYTES: usize = 16 * 1024;
 /// The spool file in the data directory.
 pub const SPOOL_FILE: &str = "hook-spool.jsonl";
 
+/// A permission request whose hook waits for the user.
+pub(super) struct PendingPermission {
+    pub request: PermissionRequest,
+    pub deadline: tokio::time::Instant,
+    pub reply: Responder,
+}
+
 #[derive(Default)]
 pub(super) struct Hooks {
+    pub permissions: Vec<PendingPermission>,
+    pub next_permission: u64,
     pub status: HashMap<SessionId, AgentStatusInfo>,
     /// Each lead session's team.
     pub teams: HashMap<SessionId, TeamState>,
@@ -89,6 +98,77 @@ impl EngineState {
             self.team_settled(&session_id);
         }
         Ok(())
+    }
+
+    /// Holds a permission request's hook until the user decides or the
+    /// time runs out.
+    pub(super) fn ask_permission(&mut self, envelope: &HookEnvelope, reply: Responder) {
+        let Some(session_id) = envelope.session_id.as_deref().and_then(|id| id.parse::<SessionId>().ok()) else {
+            reply.send(Ok(Reply::Permission(None))).ok();
+            return;
+        };
+        let HookEvent::PermissionRequest { tool_name, tool_input } = HookEvent::parse(&envelope.payload) else {
+            reply.send(Ok(Reply::Permission(None))).ok();
+            return;
+        };
+        self.hooks.next_permission += 1;
+        let wait = self.config.permission_wait;
+        let asked_at = now();
+        let request = PermissionRequest {
+            id: self.hooks.next_permission,
+            session_id,
+            tool_name,
+            tool_input,
+            asked_at,
+            expires_at: asked_at + wait.as_millis() as i64,
+        };
+        self.sink.emit(EngineEvent::PermissionRequested { request: request.clone() });
+        self.hooks.permissions.push(PendingPermission { request, deadline: tokio::time::Instant::now() + wait, reply });
+    }
+
+    pub(super) fn list_permission_requests(&self) -> Vec<PermissionRequest> {
+        self.hooks.permissions.iter().map(|p| p.request.clone()).collect()
+    }
+
+    pub(super) fn decide_permission(&mut self, id: u64, decision: PermissionDecision) -> Result<(), EngineError> {
+        let Some(index) = self.hooks.permissions.iter().position(|p| p.request.id == id) else {
+            return Err(EngineError::InvalidInput {
+                field: "request_id",
+                reason: "no such permission request waits (it was answered, or the agent's own prompt took over)"
+                    .into(),
+            });
+        };
+        let pending = self.hooks.permissions.remove(index);
+        pending.reply.send(Ok(Reply::Permission(Some(decision.clone())))).ok();
+        self.sink.emit(EngineEvent::PermissionClosed { request_id: id, decision: Some(decision) });
+        Ok(())
+    }
+
+    pub(super) fn next_permission_deadline(&self) -> Option<tokio::time::Instant> {
+        self.hooks.permissions.iter().map(|p| p.deadline).min()
+    }
+
+    /// Requests nobody answered in time go back to the agent's own prompt.
+    pub(super) fn expire_permissions(&mut self) {
+        let now = tokio::time::Instant::now();
+        let (expired, waiting): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.hooks.permissions).into_iter().partition(|p| p.deadline <= now);
+        self.hooks.permissions = waiting;
+        for pending in expired {
+            pending.reply.send(Ok(Reply::Permission(None))).ok();
+            self.sink.emit(EngineEvent::PermissionClosed { request_id: pending.request.id, decision: None });
+        }
+    }
+
+    /// A session ended: its waiting hooks are let go.
+    pub(super) fn close_permissions_of(&mut self, session_id: &SessionId) {
+        let (closed, waiting): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.hooks.permissions).into_iter().partition(|p| &p.request.session_id == session_id);
+        self.hooks.permissions = waiting;
+        for pending in closed {
+            pending.reply.send(Ok(Reply::Permission(None))).ok();
+            self.sink.emit(EngineEvent::PermissionClosed { request_id: pending.request.id, decision: None });
+        }
     }
 
     /// Corrects statuses gone stale (see `reconcile`); run now and then.

@@ -16,9 +16,9 @@ use tokio::sync::{mpsc, oneshot};
 use ts_rs::TS;
 
 use crate::api::{
-    AgentStatusInfo, Command, EngineEvent, LogEntry, LogKind, Millis, Profile, ProfileSpec, QueueStatus,
-    ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo,
-    TaskSpec,
+    AgentStatusInfo, Command, EngineEvent, LogEntry, LogKind, Millis, PermissionDecision, PermissionRequest, Profile,
+    ProfileSpec, QueueStatus, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse,
+    Submitted, TaskInfo, TaskSpec,
 };
 use crate::config::EngineConfig;
 use crate::demo;
@@ -93,6 +93,10 @@ pub enum Reply {
     Signals(Vec<SignalInfo>),
     Signal(SignalInfo),
     AgentStatus(Vec<AgentStatusInfo>),
+    /// To a permission request's hook: the user's decision, or none (the
+    /// agent's own prompt decides).
+    Permission(Option<PermissionDecision>),
+    PermissionRequests(Vec<PermissionRequest>),
 }
 
 pub(crate) type Responder = oneshot::Sender<Result<Reply, EngineError>>;
@@ -345,6 +349,24 @@ impl EngineHandle {
         }
     }
 
+    /// Permission requests waiting for the user.
+    pub async fn list_permission_requests(&self) -> Result<Vec<PermissionRequest>, EngineError> {
+        match self.call(Command::ListPermissionRequests).await? {
+            Reply::PermissionRequests(requests) => Ok(requests),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Answers a permission request: its hook hands the agent the decision.
+    pub async fn decide_permission(
+        &self,
+        request_id: u64,
+        allow: bool,
+        message: Option<String>,
+    ) -> Result<(), EngineError> {
+        self.unit(Command::DecidePermission { request_id, allow, message }).await
+    }
+
     /// Text an agent wrote, from its hooks: scanned for signals.
     pub async fn agent_text(&self, session_id: SessionId, text: String) -> Result<(), EngineError> {
         self.unit(Command::AgentText { session_id, text }).await
@@ -458,6 +480,7 @@ impl EngineState {
         reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let deadline = self.next_task_deadline();
+            let permission_deadline = self.next_permission_deadline();
             tokio::select! {
                 request = inbox.recv(), if shutdown_waiters.is_empty() => match request {
                     Some(Request::Shutdown(done)) => {
@@ -479,6 +502,9 @@ impl EngineState {
                     self.on_task_deadline();
                 }
                 _ = reconcile.tick() => self.reconcile_status(),
+                () = tokio::time::sleep_until(permission_deadline.unwrap_or_else(tokio::time::Instant::now)), if permission_deadline.is_some() => {
+                    self.expire_permissions();
+                }
             }
             if !shutdown_waiters.is_empty() && self.running.is_empty() {
                 break;
@@ -570,7 +596,21 @@ impl EngineState {
                 self.respond_to_signal(&signal_id, response).map(Reply::Signal)
             }
             Command::AgentText { session_id, text } => self.agent_text(session_id, &text).map(|()| Reply::Unit),
-            Command::HookEvent { envelope } => self.on_hook(envelope).map(|()| Reply::Unit),
+            Command::HookEvent { envelope } => {
+                let asks = matches!(
+                    switchboard_protocol::hook::HookEvent::parse(&envelope.payload),
+                    switchboard_protocol::hook::HookEvent::PermissionRequest { .. }
+                );
+                match self.on_hook(envelope.clone()) {
+                    // The hook waits for the user's answer; it is given later.
+                    Ok(()) if asks => return self.ask_permission(&envelope, reply),
+                    other => other.map(|()| Reply::Unit),
+                }
+            }
+            Command::ListPermissionRequests => Ok(Reply::PermissionRequests(self.list_permission_requests())),
+            Command::DecidePermission { request_id, allow, message } => {
+                self.decide_permission(request_id, PermissionDecision { allow, message }).map(|()| Reply::Unit)
+            }
             Command::ListAgentStatus => Ok(Reply::AgentStatus(self.list_agent_status())),
         };
         reply.send(result).ok();
@@ -793,6 +833,7 @@ impl EngineState {
         }
         self.on_task_session_end(&end.id, end.killed, &state);
         self.hook_session_ended(&end.id);
+        self.close_permissions_of(&end.id);
         self.teammate_gone(&end.id);
         for reply in self.pending_stops.remove(&end.id).unwrap_or_default() {
             reply.send(clone_result(&info).map(Reply::Session)).ok();
