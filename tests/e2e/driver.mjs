@@ -88,7 +88,8 @@ async function endStragglers(dataDir) {
       return [];
     }
   };
-  for (let waited = 0; waited < 5_000 && alive().length > 0; waited += 100) await sleep(100);
+  // Quitting stops the agents first (SIGTERM, a grace period, SIGKILL): give that its time.
+  for (let waited = 0; waited < 15_000 && alive().length > 0; waited += 100) await sleep(100);
   const left = alive();
   if (left.length === 0) return;
   console.warn(`the app on ${dataDir} outlived its window; ending it (pids ${left.join(', ')})`);

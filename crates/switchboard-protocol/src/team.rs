@@ -5,11 +5,14 @@
 use std::collections::BTreeSet;
 
 /// A lead session's team: its name once the first teammate is requested,
-/// and the teammates that count as active.
+/// and the teammates that count as active — those the agent spawned itself
+/// and those the app started for it (approved delegations), kept apart
+/// because the agent's own account covers only the first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TeamState {
     pub team_name: Option<String>,
     pub teammates: BTreeSet<String>,
+    pub delegates: BTreeSet<String>,
 }
 
 /// What changes a team.
@@ -21,6 +24,11 @@ pub enum TeamEvent {
         teammate: String,
         team_name: String,
     },
+    /// The app started a teammate for the lead (an approved delegation).
+    DelegateStarted {
+        teammate: String,
+        team_name: String,
+    },
     SpawnFailed {
         teammate: String,
     },
@@ -29,7 +37,8 @@ pub enum TeamEvent {
         teammate: String,
     },
     /// The agent's own account of its running teammates (the Stop event's
-    /// `background_tasks`): the truth where present.
+    /// `background_tasks`): the truth where present, about the teammates
+    /// it spawned (not about those the app started).
     Running {
         teammates: BTreeSet<String>,
     },
@@ -40,13 +49,16 @@ impl TeamState {
     pub fn apply(&mut self, event: TeamEvent) {
         match event {
             TeamEvent::SpawnRequested { teammate, team_name } => {
-                if self.team_name.is_none() {
-                    self.team_name = Some(team_name);
-                }
+                self.team_name.get_or_insert(team_name);
                 self.teammates.insert(teammate);
+            }
+            TeamEvent::DelegateStarted { teammate, team_name } => {
+                self.team_name.get_or_insert(team_name);
+                self.delegates.insert(teammate);
             }
             TeamEvent::SpawnFailed { teammate } | TeamEvent::Gone { teammate } => {
                 self.teammates.remove(&teammate);
+                self.delegates.remove(&teammate);
             }
             TeamEvent::Running { teammates } => self.teammates = teammates,
             TeamEvent::Reset => *self = TeamState::default(),
@@ -54,12 +66,17 @@ impl TeamState {
     }
 
     pub fn active_count(&self) -> usize {
-        self.teammates.len()
+        self.teammates.len() + self.delegates.len()
     }
 
     /// Both: a team was formed, and teammates exist.
     pub fn is_active(&self) -> bool {
-        self.team_name.is_some() && !self.teammates.is_empty()
+        self.team_name.is_some() && self.active_count() > 0
+    }
+
+    /// Whether `teammate` is on this team.
+    pub fn has(&self, teammate: &str) -> bool {
+        self.teammates.contains(teammate) || self.delegates.contains(teammate)
     }
 }
 
@@ -94,6 +111,10 @@ mod tests {
 
     fn spawn(name: &str) -> TeamEvent {
         TeamEvent::SpawnRequested { teammate: name.into(), team_name: "session-489105c7".into() }
+    }
+
+    fn delegate(name: &str) -> TeamEvent {
+        TeamEvent::DelegateStarted { teammate: name.into(), team_name: "session-489105c7".into() }
     }
 
     fn gone(name: &str) -> TeamEvent {
@@ -144,6 +165,14 @@ mod tests {
             ("reset", vec![spawn("w1"), TeamEvent::Reset], TurnEnd::Success, vec![Complete]),
             // A teammate that was never requested does not count towards a team.
             ("running without a team", vec![running(&["bg-1"])], TurnEnd::Success, vec![Complete]),
+            // The agent's account does not cover teammates the app started.
+            (
+                "delegate outlives the agent's account",
+                vec![delegate("s-2"), running(&[])],
+                TurnEnd::Success,
+                vec![UsageUpdate],
+            ),
+            ("delegate done", vec![delegate("s-2"), running(&[]), gone("s-2")], TurnEnd::Success, vec![Complete]),
         ];
         for (name, events, turn, expected) in cases {
             let mut team = TeamState::default();

@@ -205,7 +205,7 @@ impl EngineState {
             .teams
             .entry(lead.clone())
             .or_default()
-            .apply(TeamEvent::SpawnRequested { teammate: teammate.to_string(), team_name });
+            .apply(TeamEvent::DelegateStarted { teammate: teammate.to_string(), team_name });
     }
 
     /// A teammate finished (reported completion or ended): if it was the
@@ -215,7 +215,7 @@ impl EngineState {
             .hooks
             .teams
             .iter()
-            .filter(|(_, team)| team.teammates.contains(&teammate.to_string()))
+            .filter(|(_, team)| team.has(&teammate.to_string()))
             .map(|(lead, _)| lead.clone())
             .collect();
         for lead in leads {

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
+use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
 use rusqlite_migration::{M, Migrations};
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TaskId, TermSize};
 
@@ -112,21 +112,7 @@ impl Store {
              ready_quiet_ms, task_time_limit_secs, completion, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
              :ready_quiet_ms, :task_time_limit_secs, :completion, :created_at)",
-            named_params! {
-                ":id": profile.id.to_string(),
-                ":name": spec.name,
-                ":command": spec.command,
-                ":args": spec.args,
-                ":env": spec.env,
-                ":cwd": spec.cwd,
-                ":kind": spec.kind,
-                ":start_on_launch": spec.start_on_launch,
-                ":ready_pattern": spec.ready_pattern,
-                ":ready_quiet_ms": spec.ready_quiet_ms,
-                ":task_time_limit_secs": spec.task_time_limit_secs,
-                ":completion": spec.completion,
-                ":created_at": profile.created_at,
-            },
+            &spec.params(&profile.id.to_string(), Some(&profile.created_at))[..],
         )?;
         Ok(())
     }
@@ -139,20 +125,7 @@ impl Store {
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
              completion = :completion WHERE id = :id",
-            named_params! {
-                ":id": id.to_string(),
-                ":name": spec.name,
-                ":command": spec.command,
-                ":args": spec.args,
-                ":env": spec.env,
-                ":cwd": spec.cwd,
-                ":kind": spec.kind,
-                ":start_on_launch": spec.start_on_launch,
-                ":ready_pattern": spec.ready_pattern,
-                ":ready_quiet_ms": spec.ready_quiet_ms,
-                ":task_time_limit_secs": spec.task_time_limit_secs,
-                ":completion": spec.completion,
-            },
+            &spec.params(&id.to_string(), None)[..],
         )?;
         Ok(changed == 1)
     }
@@ -522,6 +495,31 @@ struct SpecColumns<'a> {
     ready_quiet_ms: u32,
     task_time_limit_secs: u32,
     completion: &'static str,
+}
+
+impl SpecColumns<'_> {
+    /// The named parameters of the `profiles` columns, for an insert (with
+    /// `created_at`) or an update (without).
+    fn params<'p>(&'p self, id: &'p dyn ToSql, created_at: Option<&'p Millis>) -> Vec<(&'static str, &'p dyn ToSql)> {
+        let mut params: Vec<(&'static str, &'p dyn ToSql)> = vec![
+            (":id", id),
+            (":name", &self.name),
+            (":command", &self.command),
+            (":args", &self.args),
+            (":env", &self.env),
+            (":cwd", &self.cwd),
+            (":kind", &self.kind),
+            (":start_on_launch", &self.start_on_launch),
+            (":ready_pattern", &self.ready_pattern),
+            (":ready_quiet_ms", &self.ready_quiet_ms),
+            (":task_time_limit_secs", &self.task_time_limit_secs),
+            (":completion", &self.completion),
+        ];
+        if let Some(created_at) = created_at {
+            params.push((":created_at", created_at));
+        }
+        params
+    }
 }
 
 impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
