@@ -131,6 +131,9 @@ export class AppState {
       this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
       this.backend.onOpenSignal((signalId) => this.showSignal(signalId)),
     );
+    // Only once the events are heard do the lists load: a change between the two is then in
+    // one or the other (applied twice is harmless; missed is not).
+    await this.backend.whenListening();
     // Tasks load beside the profiles and sessions; an engine that cannot list them still
     // leaves the agents and terminals usable.
     const taskLists = Promise.all([this.backend.listTasks(null), this.backend.listQueues()]).then(

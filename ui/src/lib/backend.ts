@@ -67,6 +67,12 @@ export interface Backend {
   appInfo(): Promise<AppInfo>;
   /** Subscribe to `engine-event`. The returned function stops the subscription. */
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe;
+  /**
+   * Resolves once every subscription made so far is registered: events emitted before then
+   * are not delivered, so the lists must be loaded after it, or a change made meanwhile (an
+   * agent started from the command line while the window opens) is missed.
+   */
+  whenListening(): Promise<void>;
 
   /** Queue a task for its agent; it starts at once when the agent is idle and its queue runs. */
   submitTask(spec: TaskSpec): Promise<Submitted>;
@@ -198,7 +204,13 @@ export class TauriBackend implements Backend {
   }
 
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
-    return subscribe(ENGINE_EVENT, callback);
+    return subscribe(ENGINE_EVENT, callback, this.#registrations);
+  }
+
+  readonly #registrations: Promise<unknown>[] = [];
+
+  async whenListening(): Promise<void> {
+    await Promise.allSettled(this.#registrations);
   }
 
   submitTask(spec: TaskSpec): Promise<Submitted> {
@@ -260,12 +272,14 @@ export class TauriBackend implements Backend {
  * Listen to a Tauri event. `listen` resolves asynchronously; stopping before it did still
  * unlistens once it has, and nothing is delivered after the stop.
  */
-function subscribe<T>(name: string, callback: (payload: T) => void): Unsubscribe {
+function subscribe<T>(name: string, callback: (payload: T) => void, registrations?: Promise<unknown>[]): Unsubscribe {
   let stopped = false;
   let unlisten: (() => void) | null = null;
-  listen<T>(name, (event) => {
+  const registered = listen<T>(name, (event) => {
     if (!stopped) callback(event.payload);
-  }).then(
+  });
+  registrations?.push(registered);
+  registered.then(
     (fn) => {
       if (stopped) fn();
       else unlisten = fn;

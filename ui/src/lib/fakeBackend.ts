@@ -508,6 +508,8 @@ export class FakeBackend implements Backend {
     this.#viewedTask = taskId;
   }
 
+  async whenListening(): Promise<void> {}
+
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe {
     this.#openTaskListeners.add(callback);
     return () => this.#openTaskListeners.delete(callback);

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { AppState } from './appState.svelte';
+import { FakeBackend } from './fakeBackend';
+import { callsOf } from '../test/render';
+
+/** A backend whose event subscription registers only when told to. */
+class SlowToListen extends FakeBackend {
+  registered!: () => void;
+  readonly #ready = new Promise<void>((resolve) => (this.registered = resolve));
+  override whenListening(): Promise<void> {
+    return this.#ready;
+  }
+}
+
+describe('opening the window', () => {
+  it('loads the lists only once events are heard, so a change in between is not missed', async () => {
+    const backend = new SlowToListen();
+    const app = new AppState(backend);
+    const opening = app.open();
+    await Promise.resolve();
+    expect(callsOf(backend, 'list_profiles')).toEqual([]);
+    // An agent created while the subscription registers: the lists load after, and hold it.
+    const profile = backend.seedProfile({ name: 'late' });
+    backend.registered();
+    await opening;
+    expect(app.model.profiles.map((p) => p.id)).toEqual([profile.id]);
+    app.close();
+  });
+});
