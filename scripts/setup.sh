@@ -10,7 +10,7 @@ log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
 APT_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
   libsoup-3.0-dev libjavascriptcoregtk-4.1-dev build-essential pkg-config libssl-dev
-  libxdo-dev file xvfb xauth webkit2gtk-driver
+  libxdo-dev file xvfb xauth webkit2gtk-driver iproute2
 )
 if [[ "${1:-}" == "--with-test-tools" ]]; then
   APT_PACKAGES+=(chromium imagemagick)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every check and test of Switchboard: formatting, lints,
-# the engine and store tests (real PTYs, real SQLite), the UI's type check,
+# the engine and store tests (real PTYs, real SQLite), the real agent CLIs
+# (installed from npm, cached) against a fake model, the UI's type check,
 # lint and unit tests, the TypeScript bindings' freshness, and an end-to-end
 # test driving the real app window under Xvfb.
 set -euo pipefail
@@ -41,6 +42,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -
 
 step "engine, store and demo agent tests (includes the bindings freshness check)"
 cargo test --quiet
+
+step "the real Claude Code and Codex CLIs against a fake model, in a loopback-only network namespace"
+eval "$(./scripts/agents.sh)"
+cargo test --quiet -p switchboard-tests --features real-agents --test real_agents
 
 step "UI: type check, lint, unit tests"
 (cd ui && npm run --silent check && npm run --silent lint && npm test --silent)

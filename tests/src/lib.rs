@@ -3,3 +3,5 @@
 //! fixtures under `fixtures/`.
 
 pub mod demo;
+pub mod fake_model;
+pub mod netns;

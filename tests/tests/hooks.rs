@@ -66,7 +66,9 @@ async fn recorded_hook_events_drive_status_and_signals() {
     assert!(!spool.exists(), "the running app took every event");
     let events = t.events.snapshot();
     use AgentStatus::*;
-    assert_eq!(statuses(&events, &session.id), [Waiting, Working, Waiting, Exited]);
+    // The turn's clarification waits for the user (Attention) until the
+    // recorded session ends.
+    assert_eq!(statuses(&events, &session.id), [Waiting, Working, Waiting, Attention, Exited]);
     // The Stop event's text carried a clarification.
     t.events
         .wait_for("the clarification from the Stop hook", |events| {

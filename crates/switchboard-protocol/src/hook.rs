@@ -189,6 +189,18 @@ pub fn next_status(current: AgentStatus, event: &HookEvent) -> AgentStatus {
     }
 }
 
+/// What the app shows for an agent: what its hooks say, unless the app
+/// knows more — a signal of the agent's waits for the user (Attention), or
+/// the agent's task completed and it has not started anything since (Done).
+pub fn shown_status(from_hooks: AgentStatus, needs_user: bool, task_done: bool) -> AgentStatus {
+    match from_hooks {
+        AgentStatus::Exited => AgentStatus::Exited,
+        _ if needs_user => AgentStatus::Attention,
+        AgentStatus::Waiting if task_done => AgentStatus::Done,
+        status => status,
+    }
+}
+
 /// Corrects a status that went stale: an agent reported working whose
 /// hooks have said nothing for `idle_ms` is waiting after all (a turn can
 /// end without a Stop reaching the app). `None`: it stands.
@@ -200,6 +212,27 @@ pub fn reconcile(status: AgentStatus, quiet_ms: i64, idle_ms: i64) -> Option<Age
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_app_shows_attention_and_done_over_the_hooks_status() {
+        use AgentStatus::*;
+        let cases = [
+            // (from hooks, needs the user, task done) → shown
+            (Waiting, false, false, Waiting),
+            (Working, false, false, Working),
+            (Waiting, true, false, Attention),
+            (Working, true, false, Attention),
+            (Waiting, false, true, Done),
+            (Waiting, true, true, Attention),
+            // A done agent given more work works again.
+            (Working, false, true, Working),
+            (Attention, false, true, Attention),
+            (Exited, true, true, Exited),
+        ];
+        for (hooks, needs_user, done, shown) in cases {
+            assert_eq!(shown_status(hooks, needs_user, done), shown, "{hooks:?} needs_user={needs_user} done={done}");
+        }
+    }
 
     #[test]
     fn payloads_become_typed_events() {

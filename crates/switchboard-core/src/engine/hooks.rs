@@ -3,13 +3,13 @@
 //! scanned for signals. Events spooled while the app was not running are
 //! replayed at start, in order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use switchboard_protocol::SessionId;
-use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status, reconcile};
+use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status, reconcile, shown_status};
 use switchboard_protocol::team::{Emit, TeamEvent, TeamState, TurnEnd, gate};
+use switchboard_protocol::{SessionId, SignalId};
 
 use super::{EngineState, Reply, Responder, now};
 use crate::api::{AgentStatusInfo, EngineEvent, LogKind, PermissionDecision, PermissionRequest};
@@ -32,7 +32,13 @@ pub(super) struct PendingPermission {
 pub(super) struct Hooks {
     pub permissions: Vec<PendingPermission>,
     pub next_permission: u64,
+    /// Each session's status as its hooks tell it (what is shown adds
+    /// `needs_user` and `done`).
     pub status: HashMap<SessionId, AgentStatusInfo>,
+    /// Signals of each session that wait for the user.
+    pub needs_user: HashMap<SessionId, BTreeSet<SignalId>>,
+    /// Sessions whose task completed, with nothing started since.
+    pub done: HashSet<SessionId>,
     /// Each lead session's team.
     pub teams: HashMap<SessionId, TeamState>,
     /// Events that could not be used (no session, unknown session).
@@ -83,13 +89,14 @@ impl EngineState {
         }
         if self.running.contains_key(&session_id) {
             let current = self.hooks.status.get(&session_id).map_or(AgentStatus::Waiting, |s| s.status);
-            let status = AgentStatusInfo {
-                session_id: session_id.clone(),
-                status: if held { AgentStatus::Working } else { next_status(current, &event) },
-                last_event_at: Some(now()),
-            };
-            self.hooks.status.insert(session_id.clone(), status.clone());
-            self.sink.emit(EngineEvent::AgentStatusChanged { status });
+            let status = if held { AgentStatus::Working } else { next_status(current, &event) };
+            if matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit) {
+                // Something new begins.
+                self.hooks.done.remove(&session_id);
+            }
+            let info = AgentStatusInfo { session_id: session_id.clone(), status, last_event_at: Some(now()) };
+            self.hooks.status.insert(session_id.clone(), info);
+            self.publish_status(&session_id);
         }
         if let Some(text) = event.assistant_text() {
             self.agent_text(session_id.clone(), text)?;
@@ -187,8 +194,9 @@ impl EngineState {
             })
             .collect();
         for status in stale {
-            self.hooks.status.insert(status.session_id.clone(), status.clone());
-            self.sink.emit(EngineEvent::AgentStatusChanged { status });
+            let session_id = status.session_id.clone();
+            self.hooks.status.insert(session_id.clone(), status);
+            self.publish_status(&session_id);
         }
     }
 
@@ -228,11 +236,44 @@ impl EngineState {
     }
 
     pub(super) fn list_agent_status(&self) -> Vec<AgentStatusInfo> {
-        self.hooks.status.values().cloned().collect()
+        self.hooks.status.keys().filter_map(|session_id| self.shown_status(session_id)).collect()
+    }
+
+    /// The status shown for a session whose hooks have reported.
+    fn shown_status(&self, session_id: &SessionId) -> Option<AgentStatusInfo> {
+        let from_hooks = self.hooks.status.get(session_id)?;
+        let needs_user = self.hooks.needs_user.get(session_id).is_some_and(|signals| !signals.is_empty());
+        let done = self.hooks.done.contains(session_id);
+        Some(AgentStatusInfo { status: shown_status(from_hooks.status, needs_user, done), ..from_hooks.clone() })
+    }
+
+    /// Tells the window and the tray a session's status.
+    pub(super) fn publish_status(&self, session_id: &SessionId) {
+        if let Some(status) = self.shown_status(session_id) {
+            self.sink.emit(EngineEvent::AgentStatusChanged { status });
+        }
+    }
+
+    /// A signal of the session waits for the user, or no longer does.
+    pub(super) fn signal_needs_user(&mut self, session_id: &SessionId, signal: &SignalId, waits: bool) {
+        let signals = self.hooks.needs_user.entry(session_id.clone()).or_default();
+        let changed = if waits { signals.insert(signal.clone()) } else { signals.remove(signal) };
+        if changed {
+            self.publish_status(session_id);
+        }
+    }
+
+    /// The session's task completed.
+    pub(super) fn session_task_done(&mut self, session_id: &SessionId) {
+        if self.hooks.done.insert(session_id.clone()) {
+            self.publish_status(session_id);
+        }
     }
 
     /// A session ended: an agent whose hooks reported is now Exited.
     pub(super) fn hook_session_ended(&mut self, session_id: &SessionId) {
+        self.hooks.needs_user.remove(session_id);
+        self.hooks.done.remove(session_id);
         if let Some(last) = self.hooks.status.remove(session_id) {
             let status = AgentStatusInfo { status: AgentStatus::Exited, ..last };
             self.sink.emit(EngineEvent::AgentStatusChanged { status });
@@ -292,7 +333,9 @@ fn team_event(event: &HookEvent, envelope: &HookEnvelope) -> Option<TeamEvent> {
         HookEvent::Stop { background_tasks: Some(tasks), .. } => Some(TeamEvent::Running {
             teammates: tasks
                 .iter()
-                .filter(|t| t.kind == "teammate" && matches!(t.status.as_str(), "running" | "pending"))
+                // Teammates and background subagents; not background shells.
+                .filter(|t| matches!(t.kind.as_str(), "teammate" | "subagent"))
+                .filter(|t| matches!(t.status.as_str(), "running" | "pending"))
                 .map(|t| t.id.clone())
                 .collect(),
         }),

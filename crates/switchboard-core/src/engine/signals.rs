@@ -424,11 +424,13 @@ impl EngineState {
         Path::new(&profile.spec.cwd).canonicalize().ok()
     }
 
-    fn save_signal(&self, info: &SignalInfo) {
+    fn save_signal(&mut self, info: &SignalInfo) {
         if let Err(error) = self.store.save_signal(info) {
             tracing::error!(signal = %info.id, %error, "recording a signal failed");
         }
         self.sink.emit(EngineEvent::SignalChanged { signal: info.clone() });
+        let waits = info.state == SignalState::Pending && needs_user(&info.scan);
+        self.signal_needs_user(&info.session_id, &info.id, waits);
     }
 
     fn log_signal(&self, info: &SignalInfo, kind: LogKind) {
@@ -436,6 +438,15 @@ impl EngineState {
         if let Err(error) = logged {
             tracing::error!(signal = %info.id, %error, "logging a signal event failed");
         }
+    }
+}
+
+/// Whether a pending signal waits for the user's decision (a completion
+/// report only asks to be read).
+fn needs_user(scan: &ScanEvent) -> bool {
+    match scan {
+        ScanEvent::Signal { signal } => !matches!(signal.body, SignalBody::Completion { .. }),
+        ScanEvent::Malformed { .. } => true,
     }
 }
 

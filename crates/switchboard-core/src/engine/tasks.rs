@@ -652,6 +652,11 @@ impl EngineState {
         task.result = result;
         self.save_and_report(&task);
         self.log_task(&task, LogKind::TaskEnded { state, reason });
+        if state == TaskState::Completed
+            && let Some(session_id) = &task.session_id
+        {
+            self.session_task_done(session_id);
+        }
         task
     }
 

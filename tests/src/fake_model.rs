@@ -1,0 +1,306 @@
+//! A scripted model API for running the real agent CLIs offline: the
+//! Anthropic Messages API (Claude Code) or the OpenAI Responses API (Codex),
+//! streamed as server-sent events. A test's script sees every request and
+//! says what the model answers: text, tool calls, and whether to hold the
+//! answer back until the test lets it go.
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+/// Which API the fake speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// `POST /v1/messages`, as Claude Code calls it.
+    Anthropic,
+    /// `POST /v1/responses`, as Codex calls it.
+    OpenAiResponses,
+}
+
+/// One request an agent made, as received.
+#[derive(Debug, Clone)]
+pub struct ModelRequest {
+    pub path: String,
+    pub body: Value,
+}
+
+impl ModelRequest {
+    /// Every text the user side of the conversation holds, in order.
+    pub fn user_text(&self) -> String {
+        let items = self.body.get("messages").or_else(|| self.body.get("input"));
+        let mut texts = Vec::new();
+        for item in items.and_then(Value::as_array).into_iter().flatten() {
+            if item.get("role").and_then(Value::as_str) != Some("user") {
+                continue;
+            }
+            match item.get("content") {
+                Some(Value::String(text)) => texts.push(text.clone()),
+                Some(Value::Array(blocks)) => texts.extend(
+                    blocks
+                        .iter()
+                        .filter(|b| matches!(b["type"].as_str(), Some("text" | "input_text")))
+                        .filter_map(|b| b["text"].as_str().map(str::to_owned)),
+                ),
+                _ => {}
+            }
+        }
+        texts.join("\n")
+    }
+
+    /// Whether the conversation's last item answers a tool call: the model
+    /// is being asked to go on after using a tool.
+    pub fn follows_tool_use(&self) -> bool {
+        if let Some(messages) = self.body.get("messages").and_then(Value::as_array) {
+            let last = messages.iter().rev().find(|m| m["role"] != "system");
+            return last
+                .and_then(|m| m["content"].as_array())
+                .is_some_and(|blocks| blocks.iter().any(|b| b["type"] == "tool_result"));
+        }
+        let input = self.body.get("input").and_then(Value::as_array);
+        input
+            .and_then(|items| items.last())
+            .is_some_and(|item| item["type"].as_str().is_some_and(|kind| kind.ends_with("_call_output")))
+    }
+
+    /// The text of the user's latest turn (not a tool result).
+    pub fn latest_user_text(&self) -> String {
+        let items = self.body.get("messages").or_else(|| self.body.get("input"));
+        let last = items
+            .and_then(Value::as_array)
+            .and_then(|items| items.iter().rev().find(|item| item.get("role").and_then(Value::as_str) == Some("user")));
+        let Some(last) = last else { return String::new() };
+        match &last["content"] {
+            Value::String(text) => text.clone(),
+            Value::Array(blocks) => blocks
+                .iter()
+                .filter(|b| matches!(b["type"].as_str(), Some("text" | "input_text")))
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    }
+}
+
+/// A part of the model's answer.
+#[derive(Debug, Clone)]
+pub enum Block {
+    Text(String),
+    /// A tool call: for Anthropic a `tool_use` block, for OpenAI a
+    /// `function_call` item whose arguments are `input` as JSON.
+    Tool {
+        name: String,
+        input: Value,
+    },
+}
+
+/// The model's answer to one request.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub blocks: Vec<Block>,
+    /// Answer only once this turns true.
+    pub hold: Option<watch::Receiver<bool>>,
+}
+
+impl Reply {
+    pub fn text(text: impl Into<String>) -> Reply {
+        Reply { blocks: vec![Block::Text(text.into())], hold: None }
+    }
+
+    pub fn tools(calls: impl IntoIterator<Item = (&'static str, Value)>) -> Reply {
+        let blocks = calls.into_iter().map(|(name, input)| Block::Tool { name: name.into(), input }).collect();
+        Reply { blocks, hold: None }
+    }
+
+    pub fn held_until(mut self, gate: watch::Receiver<bool>) -> Reply {
+        self.hold = Some(gate);
+        self
+    }
+}
+
+type Script = dyn Fn(&ModelRequest) -> Reply + Send + Sync;
+
+struct State {
+    wire: Wire,
+    script: Box<Script>,
+    requests: Mutex<Vec<ModelRequest>>,
+    next_id: AtomicU64,
+}
+
+/// A running fake model; it serves until the runtime ends.
+pub struct FakeModel {
+    state: Arc<State>,
+    pub port: u16,
+}
+
+impl FakeModel {
+    /// Serves on `listener` (which may have been bound in another network
+    /// namespace). Call from within a Tokio runtime.
+    pub fn start(
+        listener: std::net::TcpListener,
+        wire: Wire,
+        script: impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static,
+    ) -> std::io::Result<FakeModel> {
+        let port = listener.local_addr()?.port();
+        listener.set_nonblocking(true)?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let state = Arc::new(State {
+            wire,
+            script: Box::new(script),
+            requests: Mutex::new(Vec::new()),
+            next_id: AtomicU64::new(1),
+        });
+        let serving = state.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let state = serving.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |request| answer(state.clone(), request));
+                    let connection = hyper::server::conn::http1::Builder::new();
+                    // A client hanging up mid-answer is no concern of a test.
+                    connection.serve_connection(TokioIo::new(stream), service).await.ok();
+                });
+            }
+        });
+        Ok(FakeModel { state, port })
+    }
+
+    /// The API's base URL, as the agents' configuration wants it.
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The requests received so far.
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        self.state.requests.lock().unwrap().clone()
+    }
+}
+
+async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let path = request.uri().to_string();
+    let method = request.method().clone();
+    let bytes = request.into_body().collect().await.map(|body| body.to_bytes()).unwrap_or_default();
+    if method != hyper::Method::POST {
+        // Model lists and the like: nothing to offer.
+        return Ok(respond(404, "application/json", json!({"error": "not here"}).to_string()));
+    }
+    let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let request = ModelRequest { path, body };
+    let reply = (state.script)(&request);
+    let streamed = request.body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    state.requests.lock().unwrap().push(request);
+    if let Some(mut gate) = reply.hold.clone() {
+        gate.wait_for(|open| *open).await.ok();
+    }
+    let id = state.next_id.fetch_add(1, Ordering::Relaxed);
+    Ok(match (state.wire, streamed) {
+        (Wire::Anthropic, true) => respond(200, "text/event-stream", anthropic_events(id, &reply.blocks)),
+        (Wire::Anthropic, false) => respond(200, "application/json", anthropic_message(id, &reply.blocks).to_string()),
+        (Wire::OpenAiResponses, _) => respond(200, "text/event-stream", responses_events(id, &reply.blocks)),
+    })
+}
+
+fn respond(status: u16, content_type: &str, body: String) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(status)
+        .header("content-type", content_type)
+        .body(Full::new(Bytes::from(body)))
+        .expect("a well-formed response")
+}
+
+fn event(name: &str, data: &Value) -> String {
+    format!("event: {name}\ndata: {data}\n\n")
+}
+
+fn stop_reason(blocks: &[Block]) -> &'static str {
+    if blocks.iter().any(|b| matches!(b, Block::Tool { .. })) { "tool_use" } else { "end_turn" }
+}
+
+fn anthropic_message(id: u64, blocks: &[Block]) -> Value {
+    let content: Vec<Value> = blocks
+        .iter()
+        .enumerate()
+        .map(|(index, block)| match block {
+            Block::Text(text) => json!({"type": "text", "text": text}),
+            Block::Tool { name, input } => {
+                json!({"type": "tool_use", "id": format!("toolu_fake_{id}_{index}"), "name": name, "input": input})
+            }
+        })
+        .collect();
+    json!({
+        "id": format!("msg_fake_{id}"), "type": "message", "role": "assistant", "model": "claude-fake",
+        "content": content, "stop_reason": stop_reason(blocks), "stop_sequence": null,
+        "usage": {"input_tokens": 100, "output_tokens": 20},
+    })
+}
+
+fn anthropic_events(id: u64, blocks: &[Block]) -> String {
+    let mut message = anthropic_message(id, blocks);
+    message["content"] = json!([]);
+    message["stop_reason"] = Value::Null;
+    let mut out = event("message_start", &json!({"type": "message_start", "message": message}));
+    for (index, block) in blocks.iter().enumerate() {
+        let (start, delta) = match block {
+            Block::Text(text) => (json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": text})),
+            Block::Tool { name, input } => (
+                json!({"type": "tool_use", "id": format!("toolu_fake_{id}_{index}"), "name": name, "input": {}}),
+                json!({"type": "input_json_delta", "partial_json": input.to_string()}),
+            ),
+        };
+        out += &event(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index, "content_block": start}),
+        );
+        out += &event("content_block_delta", &json!({"type": "content_block_delta", "index": index, "delta": delta}));
+        out += &event("content_block_stop", &json!({"type": "content_block_stop", "index": index}));
+    }
+    out += &event(
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason(blocks), "stop_sequence": null},
+                "usage": {"output_tokens": 20}}),
+    );
+    out + &event("message_stop", &json!({"type": "message_stop"}))
+}
+
+fn responses_events(id: u64, blocks: &[Block]) -> String {
+    let response_id = format!("resp_fake_{id}");
+    let mut out = event(
+        "response.created",
+        &json!({"type": "response.created", "response": {"id": response_id, "status": "in_progress"}}),
+    );
+    for (index, block) in blocks.iter().enumerate() {
+        let item = match block {
+            Block::Text(text) => {
+                let item_id = format!("msg_fake_{id}_{index}");
+                out += &event(
+                    "response.output_text.delta",
+                    &json!({"type": "response.output_text.delta", "item_id": item_id, "output_index": index,
+                            "content_index": 0, "delta": text}),
+                );
+                json!({"type": "message", "role": "assistant", "id": item_id, "status": "completed",
+                       "content": [{"type": "output_text", "text": text, "annotations": []}]})
+            }
+            Block::Tool { name, input } => json!({
+                "type": "function_call", "id": format!("fc_fake_{id}_{index}"), "status": "completed",
+                "call_id": format!("call_fake_{id}_{index}"), "name": name, "arguments": input.to_string(),
+            }),
+        };
+        out += &event(
+            "response.output_item.done",
+            &json!({"type": "response.output_item.done", "output_index": index, "item": item}),
+        );
+    }
+    out + &event(
+        "response.completed",
+        &json!({"type": "response.completed", "response": {"id": response_id, "status": "completed",
+                "usage": {"input_tokens": 100, "input_tokens_details": null, "output_tokens": 20,
+                          "output_tokens_details": null, "total_tokens": 120}}}),
+    )
+}

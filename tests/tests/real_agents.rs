@@ -1,0 +1,361 @@
+//! The engine against the real agent CLIs: Claude Code and Codex, installed
+//! from npm by `scripts/agents.sh`, each run in an engine PTY inside a
+//! loopback-only network namespace and talking to a scripted fake model
+//! served in that namespace. Their hooks reach the engine through the real
+//! hook binary; tasks are typed into their real TUIs.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::{Value, json};
+use support::*;
+use switchboard_core::hook::AgentStatus;
+use switchboard_core::signal::{ScanEvent, SignalBody};
+use switchboard_core::{
+    AgentKind, EngineEvent, LogKind, Profile, ProfileSpec, SessionId, SignalChannel, TaskId, TaskInfo, TaskSpec,
+    TaskState,
+};
+use switchboard_tests::fake_model::{FakeModel, ModelRequest, Reply, Wire};
+use switchboard_tests::netns::LoopbackNet;
+use tokio::sync::watch;
+
+/// Real CLIs start and answer in seconds; this only bounds a failing test.
+const REAL_DEADLINE: Duration = Duration::from_secs(60);
+const API_KEY: &str = "sk-ant-switchboard-test-0123456789abcdef";
+
+fn installed(variable: &str) -> String {
+    let path = std::env::var(variable)
+        .unwrap_or_else(|_| panic!("{variable} is not set: run `eval \"$(scripts/agents.sh)\"` first"));
+    assert!(Path::new(&path).is_file(), "{variable}={path} does not exist: run scripts/agents.sh");
+    path
+}
+
+/// The hook binary, built beside the test binaries by `cargo test`.
+fn hook_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let hook = exe.parent().and_then(Path::parent).unwrap().join("switchboard-hook");
+    assert!(hook.is_file(), "{} is missing: build the workspace first", hook.display());
+    hook
+}
+
+/// A task's summary file as the engine told the agent to write it.
+fn summary_path(request: &ModelRequest) -> Option<String> {
+    let pattern = Regex::new(r"summaries/[0-9a-f-]{36}\.md").unwrap();
+    pattern.find(&request.user_text()).map(|m| m.as_str().to_owned())
+}
+
+const SUMMARY: &str = "# Task summary\n\n## Status\nCOMPLETED\n\n## Summary\nThe fake model wrote this through the agent's own file tool.\n";
+
+const CLARIFICATION: &str = "I need one answer first.\n\n[CLARIFICATION_NEEDED]\nblocked_at: \"Choosing the output format\"\nquestions:\n  - \"JSON or YAML?\"\ncurrent_state: \"Nothing written yet\"\n[/CLARIFICATION_NEEDED]\n";
+
+/// A real agent's world: the engine, the namespace, the fake model and a
+/// throwaway home.
+struct Rig {
+    t: TestEngine,
+    net: LoopbackNet,
+    model: FakeModel,
+    workspace: PathBuf,
+    home: PathBuf,
+}
+
+impl Rig {
+    /// `script` is made for the workspace the agent works in.
+    async fn start<S>(wire: Wire, script: impl FnOnce(PathBuf) -> S) -> Rig
+    where
+        S: Fn(&ModelRequest) -> Reply + Send + Sync + 'static,
+    {
+        let t = TestEngine::start_with(|config| config.hook_binary = Some(hook_binary())).await;
+        let workspace = t.workspace.canonicalize().unwrap();
+        let mut net = LoopbackNet::new().expect("a loopback-only network namespace");
+        let model = FakeModel::start(net.listener.take().unwrap(), wire, script(workspace.clone())).unwrap();
+        let home = t.data_dir.join("home");
+        std::fs::create_dir_all(home.join("tmp")).unwrap();
+        Rig { t, net, model, workspace, home }
+    }
+
+    /// A profile running `program args` inside the namespace.
+    async fn profile(&self, kind: AgentKind, program: &str, args: &[&str], env: BTreeMap<String, String>) -> Profile {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let (command, args) = self.net.wrap(program, &args);
+        let spec = ProfileSpec {
+            name: kind.as_str().into(),
+            command,
+            args,
+            env,
+            cwd: self.workspace.display().to_string(),
+            kind,
+            ..Default::default()
+        };
+        self.t.engine.create_profile(spec).await.unwrap()
+    }
+
+    /// Claude Code with its first-run dialogs answered, editing files
+    /// without asking.
+    async fn claude_code(&self) -> Profile {
+        let state = json!({
+            "hasCompletedOnboarding": true,
+            "projects": {self.workspace.display().to_string(): {"hasTrustDialogAccepted": true}},
+            "customApiKeyResponses": {"approved": [&API_KEY[API_KEY.len() - 20..]], "rejected": []},
+        });
+        std::fs::write(self.home.join(".claude.json"), state.to_string()).unwrap();
+        let env = self.env(&[
+            ("ANTHROPIC_BASE_URL", self.model.base_url()),
+            ("ANTHROPIC_API_KEY", API_KEY.into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("DISABLE_ERROR_REPORTING", "1".into()),
+        ]);
+        let claude = installed("SWITCHBOARD_CLAUDE_CODE");
+        self.profile(AgentKind::ClaudeCode, &claude, &["--permission-mode", "acceptEdits"], env).await
+    }
+
+    fn env(&self, extra: &[(&str, String)]) -> BTreeMap<String, String> {
+        let mut env: BTreeMap<String, String> = [
+            ("HOME", self.home.display().to_string()),
+            ("TMPDIR", self.home.join("tmp").display().to_string()),
+            ("XDG_RUNTIME_DIR", self.home.join("tmp").display().to_string()),
+            ("TERM", "xterm-256color".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
+        env
+    }
+
+    async fn submit(&self, profile: &Profile, instruction: &str) -> TaskInfo {
+        self.t.engine.submit_task(TaskSpec::new(profile.id.clone(), instruction)).await.unwrap().task
+    }
+
+    async fn wait_for<R>(&self, what: &str, found: impl Fn(&[EngineEvent]) -> Option<R>) -> R {
+        match tokio::time::timeout(REAL_DEADLINE, self.t.events.wait_for(what, found)).await {
+            Ok(found) => found,
+            Err(_) => panic!("timed out waiting for {what}"),
+        }
+    }
+
+    async fn task_ends(&self, id: &TaskId) -> TaskInfo {
+        self.wait_for("the task to end", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task }
+                    if &task.id == id && !matches!(task.state, TaskState::Queued | TaskState::Running) =>
+                {
+                    Some(task.clone())
+                }
+                _ => None,
+            })
+        })
+        .await
+    }
+
+    async fn session_of(&self, id: &TaskId) -> SessionId {
+        self.wait_for("the task to be given to a session", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task } if &task.id == id => task.session_id.clone(),
+                _ => None,
+            })
+        })
+        .await
+    }
+
+    /// The hook events logged for `session`: (the agent's event name, payload).
+    async fn hooks(&self, session: &SessionId) -> Vec<(String, Value)> {
+        let entries = self.t.engine.list_events(Some(session.clone())).await.unwrap();
+        entries
+            .into_iter()
+            .filter_map(|entry| match entry.kind {
+                LogKind::Hook { payload, .. } => Some((payload["hook_event_name"].as_str()?.to_owned(), payload)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    async fn wait_for_hook(&self, session: &SessionId, event: &str, count: usize) -> Vec<(String, Value)> {
+        let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+        loop {
+            let hooks = self.hooks(session).await;
+            if hooks.iter().filter(|(name, _)| name == event).count() >= count {
+                return hooks;
+            }
+            let seen: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
+            assert!(tokio::time::Instant::now() < deadline, "no {event} #{count} from the agent; hooks seen: {seen:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+fn statuses(events: &[EngineEvent], session: &SessionId) -> Vec<AgentStatus> {
+    let mut out: Vec<AgentStatus> = Vec::new();
+    for event in events {
+        if let EngineEvent::AgentStatusChanged { status } = event
+            && &status.session_id == session
+            && out.last() != Some(&status.status)
+        {
+            out.push(status.status);
+        }
+    }
+    out
+}
+
+fn latest_status(events: &[EngineEvent], session: &SessionId) -> Option<AgentStatus> {
+    statuses(events, session).last().copied()
+}
+
+/// The model of the first Claude Code test: a task naming WRITE-SUMMARY is
+/// done with the Write tool; one naming ASK-FIRST asks a question.
+fn writer_script(workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        let latest = request.latest_user_text();
+        if request.follows_tool_use() {
+            Reply::text("The summary is written.")
+        } else if latest.contains("WRITE-SUMMARY")
+            && let Some(path) = summary_path(request)
+        {
+            let file_path = workspace.join(path).display().to_string();
+            Reply::tools([("Write", json!({"file_path": file_path, "content": SUMMARY}))])
+        } else if latest.contains("ASK-FIRST") {
+            Reply::text(CLARIFICATION)
+        } else {
+            Reply::text("Ready.")
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_reports_through_its_hooks_and_its_summary_completes_the_task() {
+    let rig = Rig::start(Wire::Anthropic, writer_script).await;
+    let profile = rig.claude_code().await;
+    let (session, _output) = rig.t.start_session(&profile).await;
+    let session = session.id;
+    rig.wait_for_hook(&session, "SessionStart", 1).await;
+
+    // A turn typed by hand: Waiting → Working → Waiting.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    rig.t.engine.write_input(session.clone(), "hello".into()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    rig.t.engine.write_input(session.clone(), "\r".into()).await.unwrap();
+    rig.wait_for_hook(&session, "Stop", 1).await;
+    let seen = statuses(&rig.t.events.snapshot(), &session);
+    assert_eq!(seen, [AgentStatus::Waiting, AgentStatus::Working, AgentStatus::Waiting]);
+
+    // A task, done with the agent's Write tool: the summary completes it.
+    let task = rig.submit(&profile, "WRITE-SUMMARY: say hello").await;
+    assert_eq!(rig.session_of(&task.id).await, session, "the running agent takes the task");
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    let summary = std::fs::read_to_string(rig.workspace.join(format!("summaries/{}.md", task.id))).unwrap();
+    assert_eq!(summary, SUMMARY, "written by the agent's Write tool");
+
+    // Hook events came from the agent's session, under the conversation id
+    // the engine gave it.
+    let hooks = rig.wait_for_hook(&session, "Stop", 2).await;
+    let names: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
+    for expected in ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"] {
+        assert!(names.contains(&expected), "no {expected} among {names:?}");
+    }
+    let info = rig.t.engine.list_sessions().await.unwrap().into_iter().find(|s| s.id == session).unwrap();
+    let conversation = info.agent_session_id.expect("a Claude Code session is named by the engine");
+    assert!(hooks.iter().all(|(_, payload)| payload["session_id"] == conversation.as_str()), "{hooks:?}");
+    let write = hooks.iter().find(|(name, _)| name == "PreToolUse").unwrap();
+    assert_eq!(write.1["tool_name"], "Write");
+
+    rig.wait_for("the agent to be done", |events| {
+        (latest_status(events, &session) == Some(AgentStatus::Done)).then_some(())
+    })
+    .await;
+    let seen = statuses(&rig.t.events.snapshot(), &session);
+    assert_eq!(&seen[3..], [AgentStatus::Working, AgentStatus::Done], "status went {seen:?}");
+
+    // A question the model writes reaches the app through the Stop hook
+    // (the screen shows it reflowed) and waits for the user.
+    let asking = rig.submit(&profile, "ASK-FIRST: pick a format").await;
+    let signal = rig
+        .wait_for("the clarification", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::SignalChanged { signal } if signal.task_id.as_ref() == Some(&asking.id) => {
+                    Some(signal.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(signal.session_id, session);
+    assert_eq!(signal.channel, SignalChannel::Hook);
+    let ScanEvent::Signal { signal: read } = &signal.scan else { panic!("not read: {:?}", signal.scan) };
+    let SignalBody::Clarification { questions, .. } = &read.body else { panic!("not a clarification: {read:?}") };
+    assert_eq!(questions, &["JSON or YAML?"]);
+    rig.wait_for("the agent to need the user", |events| {
+        (latest_status(events, &session) == Some(AgentStatus::Attention)).then_some(())
+    })
+    .await;
+    rig.t.engine.stop_session(session).await.unwrap();
+}
+
+/// The model of the team test: the lead starts a background teammate, then
+/// writes its summary; the teammate's answer waits for `gate`.
+fn team_script(gate: watch::Receiver<bool>) -> impl FnOnce(PathBuf) -> Box<Script> {
+    move |workspace| {
+        Box::new(move |request: &ModelRequest| {
+            let everything = request.user_text();
+            if !everything.contains("LEAD-TEAM") {
+                return Reply::text("Counted to three.").held_until(gate.clone());
+            }
+            let summary = summary_path(request).map(|path| workspace.join(path));
+            if request.latest_user_text().contains("task-notification") {
+                Reply::text("My teammate reported: the team is done.")
+            } else if !request.follows_tool_use() {
+                Reply::tools([(
+                    "Agent",
+                    json!({"description": "count", "prompt": "TEAMMATE-JOB: count to three",
+                           "subagent_type": "general-purpose", "name": "counter", "run_in_background": true}),
+                )])
+            } else if let Some(summary) = summary.filter(|path| !path.exists()) {
+                Reply::tools([("Write", json!({"file_path": summary.display().to_string(), "content": SUMMARY}))])
+            } else {
+                Reply::text("My teammate is still counting.")
+            }
+        })
+    }
+}
+
+type Script = dyn Fn(&ModelRequest) -> Reply + Send + Sync;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it() {
+    let (open, gate) = watch::channel(false);
+    let rig = Rig::start(Wire::Anthropic, team_script(gate)).await;
+    let profile = rig.claude_code().await;
+    let task = rig.submit(&profile, "LEAD-TEAM: count with a helper").await;
+    let lead = rig.session_of(&task.id).await;
+
+    // The lead's turn ends with its summary written and its teammate at work.
+    let hooks = rig.wait_for_hook(&lead, "Stop", 1).await;
+    let stop = &hooks.iter().find(|(name, _)| name == "Stop").unwrap().1;
+    assert_eq!(stop["background_tasks"][0]["status"], "running", "{stop}");
+    assert!(hooks.iter().any(|(name, _)| name == "SubagentStart"), "the teammate's start is the lead's event");
+    assert!(rig.workspace.join(format!("summaries/{}.md", task.id)).is_file());
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
+    assert_eq!(held.state, TaskState::Running, "the team still works: the lead's task stays open");
+    assert_eq!(latest_status(&rig.t.events.snapshot(), &lead), Some(AgentStatus::Working));
+
+    // The teammate answers; the lead hears of it, and its next turn ends
+    // with no one left at work.
+    open.send(true).unwrap();
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    let hooks = rig.hooks(&lead).await;
+    let stops: Vec<&Value> = hooks.iter().filter(|(name, _)| name == "Stop").map(|(_, p)| p).collect();
+    assert!(stops.len() >= 2, "completed at the lead's second turn: {stops:?}");
+    assert_eq!(stops.last().unwrap()["background_tasks"], json!([]));
+    rig.wait_for("the lead to be done", |events| {
+        (latest_status(events, &lead) == Some(AgentStatus::Done)).then_some(())
+    })
+    .await;
+    rig.t.engine.stop_session(lead).await.unwrap();
+}
