@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io;
 use std::net::TcpListener;
 use std::os::fd::AsRawFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A network namespace with only `lo`, up, and a listener bound in it. The
@@ -43,10 +43,17 @@ impl LoopbackNet {
         PathBuf::from(format!("/proc/{}/fd/{}", std::process::id(), self.namespace.as_raw_fd()))
     }
 
-    /// `program args…` wrapped so that it runs inside the namespace.
-    pub fn wrap(&self, program: &str, args: &[String]) -> (String, Vec<String>) {
-        let mut wrapped = vec![format!("--net={}", self.path().display()), "--".to_owned(), program.to_owned()];
-        wrapped.extend(args.iter().cloned());
-        ("nsenter".to_owned(), wrapped)
+    /// Writes an executable at `path` that runs `program` (with the
+    /// arguments it is given) inside the namespace: a profile's command.
+    pub fn wrapper(&self, path: &Path, program: &str) -> io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+        let script = format!(
+            "#!/bin/sh\nexec nsenter --net={} -- {} \"$@\"\n",
+            quote(&self.path().display().to_string()),
+            quote(program)
+        );
+        std::fs::write(path, script)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
     }
 }

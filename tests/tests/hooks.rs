@@ -334,3 +334,49 @@ async fn a_permission_request_is_answered_in_the_app_or_left_to_the_agent() {
     assert_eq!(closed, 2);
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_waits_while_the_agents_hooks_say_it_works() {
+    let t = TestEngine::start().await;
+    let spec = switchboard_core::ProfileSpec {
+        ready_pattern: Some("demo> $".into()),
+        ready_quiet_ms: 50,
+        ..t.spec("demo", DEMO_AGENT, &[])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+    let socket = switchboard_core::config::socket_path(&t.data_dir, None);
+    let spool = switchboard_core::spool_path(&t.data_dir);
+    let send = |payload: &'static str| {
+        let (sock, spl, id) = (socket.clone(), spool.clone(), session.id.clone());
+        tokio::task::spawn_blocking(move || fire(&sock, &spl, &id, payload))
+    };
+    // The agent's hooks say it is in the middle of a turn, though its
+    // screen sits quietly at the prompt (a long tool call, say).
+    send(r#"{"hook_event_name":"UserPromptSubmit","prompt":"earlier work"}"#).await.unwrap();
+    let task = t
+        .engine
+        .submit_task(switchboard_core::TaskSpec::new(profile.id.clone(), "Typed only once the turn is over"))
+        .await
+        .unwrap()
+        .task;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert!(!output.text().contains("Typed only once"), "typed into a busy agent:\n{}", output.text());
+
+    send(r#"{"hook_event_name":"Stop","last_assistant_message":"done"}"#).await.unwrap();
+    output.wait_for_text("Typed only once the turn is over").await;
+    let done = t
+        .events
+        .wait_for("the task to complete", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: info } if info.id == task.id && info.state.is_finished() => {
+                    Some(info.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(done.state, switchboard_core::TaskState::Completed);
+    t.engine.stop_session(session.id).await.unwrap();
+}

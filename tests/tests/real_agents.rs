@@ -79,12 +79,12 @@ impl Rig {
 
     /// A profile running `program args` inside the namespace.
     async fn profile(&self, kind: AgentKind, program: &str, args: &[&str], env: BTreeMap<String, String>) -> Profile {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let (command, args) = self.net.wrap(program, &args);
+        let command = self.home.join(format!("{}-in-namespace", kind.as_str()));
+        self.net.wrapper(&command, program).unwrap();
         let spec = ProfileSpec {
             name: kind.as_str().into(),
-            command,
-            args,
+            command: command.display().to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
             env,
             cwd: self.workspace.display().to_string(),
             kind,
@@ -112,6 +112,33 @@ impl Rig {
         ]);
         let claude = installed("SWITCHBOARD_CLAUDE_CODE");
         self.profile(AgentKind::ClaudeCode, &claude, &["--permission-mode", "acceptEdits"], env).await
+    }
+
+    /// Codex on the fake model, in a trusted folder, running commands
+    /// without asking; its hooks (which the app writes into its
+    /// configuration folder) trusted from the command line.
+    async fn codex(&self) -> Profile {
+        let codex_home = self.home.join("codex");
+        std::fs::create_dir_all(&codex_home).unwrap();
+        let config = format!(
+            "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n\n\
+             [model_providers.fake]\nname = \"fake\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
+             env_key = \"FAKE_MODEL_KEY\"\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            self.model.base_url(),
+            self.workspace.display()
+        );
+        std::fs::write(codex_home.join("config.toml"), config).unwrap();
+        let env = self.env(&[("CODEX_HOME", codex_home.display().to_string()), ("FAKE_MODEL_KEY", "fake".into())]);
+        let codex = installed("SWITCHBOARD_CODEX");
+        let args = [
+            "--no-daemon",
+            "--dangerously-bypass-hook-trust",
+            "--sandbox",
+            "danger-full-access",
+            "--ask-for-approval",
+            "never",
+        ];
+        self.profile(AgentKind::Codex, &codex, &args, env).await
     }
 
     fn env(&self, extra: &[(&str, String)]) -> BTreeMap<String, String> {
@@ -163,19 +190,28 @@ impl Rig {
         .await
     }
 
-    /// The hook events logged for `session`: (the agent's event name, payload).
-    async fn hooks(&self, session: &SessionId) -> Vec<(String, Value)> {
+    /// What the engine logged of `session`'s hooks: (the engine's name
+    /// for the event, payload).
+    async fn logged(&self, session: &SessionId) -> Vec<(String, Value)> {
         let entries = self.t.engine.list_events(Some(session.clone())).await.unwrap();
         entries
             .into_iter()
             .filter_map(|entry| match entry.kind {
-                LogKind::Hook { payload, .. } => Some((payload["hook_event_name"].as_str()?.to_owned(), payload)),
+                LogKind::Hook { event, payload } => Some((event, payload)),
                 _ => None,
             })
             .collect()
     }
 
+    /// The hook events logged for `session`: (the agent's event name, payload).
+    async fn hooks(&self, session: &SessionId) -> Vec<(String, Value)> {
+        let logged = self.logged(session).await;
+        logged.into_iter().filter_map(|(_, p)| Some((p["hook_event_name"].as_str()?.to_owned(), p))).collect()
+    }
+
     async fn wait_for_hook(&self, session: &SessionId, event: &str, count: usize) -> Vec<(String, Value)> {
+        let what = format!("{event} #{count} from the agent");
+        self.wait_until_logged(session, &what, |_| true).await;
         let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
         loop {
             let hooks = self.hooks(session).await;
@@ -183,7 +219,21 @@ impl Rig {
                 return hooks;
             }
             let seen: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
-            assert!(tokio::time::Instant::now() < deadline, "no {event} #{count} from the agent; hooks seen: {seen:?}");
+            assert!(tokio::time::Instant::now() < deadline, "no {what}; hooks seen: {seen:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits until what was logged of `session`'s hooks satisfies `done`.
+    async fn wait_until_logged(&self, session: &SessionId, what: &str, done: impl Fn(&[(String, Value)]) -> bool) {
+        let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+        loop {
+            let logged = self.logged(session).await;
+            if done(&logged) {
+                return;
+            }
+            let seen: Vec<&str> = logged.iter().map(|(name, _)| name.as_str()).collect();
+            assert!(tokio::time::Instant::now() < deadline, "no {what}; logged: {seen:?}");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -358,4 +408,97 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     })
     .await;
     rig.t.engine.stop_session(lead).await.unwrap();
+}
+
+/// The model of the Codex test: a task naming WRITE-SUMMARY is done with a
+/// shell command; one naming ASK-FIRST asks a question. Codex also asks the
+/// model (with no tools) for a title of each session.
+fn codex_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+        let latest = request.latest_user_text();
+        if !has_tools {
+            Reply::text("Write the summary")
+        } else if request.follows_tool_use() {
+            Reply::text("The summary is written.")
+        } else if latest.contains("WRITE-SUMMARY")
+            && let Some(path) = summary_path(request)
+        {
+            let cmd = format!("mkdir -p summaries && cat > {path} <<'EOF'\n{SUMMARY}EOF\n");
+            Reply::tools([("exec_command", json!({"cmd": cmd}))])
+        } else if latest.contains("ASK-FIRST") {
+            Reply::text(CLARIFICATION)
+        } else {
+            Reply::text("Ready.")
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_reports_through_its_hooks_and_notify_and_its_summary_completes_the_task() {
+    let rig = Rig::start(Wire::OpenAiResponses, codex_script).await;
+    let profile = rig.codex().await;
+
+    let task = rig.submit(&profile, "WRITE-SUMMARY: say hello").await;
+    let session = rig.session_of(&task.id).await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    let summary = std::fs::read_to_string(rig.workspace.join(format!("summaries/{}.md", task.id))).unwrap();
+    assert_eq!(summary, SUMMARY, "written by the agent's shell tool");
+
+    // The app put its hooks in Codex's folder and itself as `notify`; both
+    // report, tagged with the session.
+    let hooks_file = std::fs::read_to_string(rig.home.join("codex/hooks.json")).unwrap();
+    assert!(hooks_file.contains("switchboard-hook"), "{hooks_file}");
+    let hooks = rig.wait_for_hook(&session, "Stop", 1).await;
+    let names: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
+    for expected in ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"] {
+        assert!(names.contains(&expected), "no {expected} among {names:?}");
+    }
+    let conversation = hooks[0].1["session_id"].as_str().unwrap().to_owned();
+    assert!(hooks.iter().all(|(_, payload)| payload["session_id"] == conversation.as_str()), "{hooks:?}");
+    // `notify` reports the session's turn, and the turn Codex runs for
+    // itself to title the session, which is told apart and not used.
+    let notify_of = |logged: &[(String, Value)], side: bool| {
+        logged.iter().any(|(name, payload)| {
+            payload["type"] == "agent-turn-complete"
+                && (payload["thread-id"] == conversation.as_str()) != side
+                && name.contains("side thread") == side
+        })
+    };
+    rig.wait_until_logged(&session, "notify of the session's turn", |logged| notify_of(logged, false)).await;
+    rig.wait_until_logged(&session, "notify of the title thread", |logged| notify_of(logged, true)).await;
+    rig.wait_for("the agent to be done", |events| {
+        (latest_status(events, &session) == Some(AgentStatus::Done)).then_some(())
+    })
+    .await;
+    let seen = statuses(&rig.t.events.snapshot(), &session);
+    assert_eq!(seen, [AgentStatus::Waiting, AgentStatus::Working, AgentStatus::Done], "status went {seen:?}");
+
+    // A question reaches the app through the Stop hook (and notify: once).
+    let asking = rig.submit(&profile, "ASK-FIRST: pick a format").await;
+    rig.wait_for("the agent to need the user", |events| {
+        (latest_status(events, &session) == Some(AgentStatus::Attention)).then_some(())
+    })
+    .await;
+    rig.wait_until_logged(&session, "notify of the question's turn", |logged| {
+        logged
+            .iter()
+            .filter(|(_, p)| p["type"] == "agent-turn-complete" && p["thread-id"] == conversation.as_str())
+            .count()
+            >= 2
+    })
+    .await;
+    let signals: Vec<_> = rig
+        .t
+        .engine
+        .list_signals()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|signal| signal.task_id.as_ref() == Some(&asking.id))
+        .collect();
+    assert_eq!(signals.len(), 1, "seen by the hook and by notify, raised once: {signals:?}");
+    assert_eq!(signals[0].channel, SignalChannel::Hook);
+    rig.t.engine.stop_session(session).await.unwrap();
 }

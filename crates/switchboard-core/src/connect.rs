@@ -1,9 +1,12 @@
-//! Connecting an agent CLI to the app: Claude Code reads its hooks from the
-//! workspace's `.claude/settings.local.json`, and the app adds its own there
-//! — merged with what the user has (never removing their hooks), added once
-//! however often it runs, and removable. Pure functions over the settings
-//! JSON; the engine reads and writes the file.
+//! Connecting an agent CLI to the app. Claude Code reads its hooks from the
+//! workspace's `.claude/settings.local.json`, Codex from `hooks.json` in its
+//! configuration folder; the app adds its own there — merged with what the
+//! user has (never removing their hooks), added once however often it runs,
+//! and removable. Codex also runs the hook binary as its `notify` program
+//! when the user has none. Pure functions over the files' contents, and the
+//! two that write them.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -23,6 +26,10 @@ pub const CLAUDE_HOOK_EVENTS: [&str; 11] = [
     "SessionEnd",
 ];
 
+/// The Codex hook events the app listens to.
+pub const CODEX_HOOK_EVENTS: [&str; 6] =
+    ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"];
+
 /// Events whose hooks are filtered by tool name; the app's match every tool.
 const TOOL_EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PermissionRequest"];
 
@@ -35,23 +42,34 @@ pub fn claude_settings_path(workspace: &Path) -> PathBuf {
 }
 
 fn is_ours(hook: &Value) -> bool {
-    hook.get("command")
-        .and_then(Value::as_str)
-        .and_then(|command| command.split_whitespace().next())
-        .is_some_and(|program| Path::new(program).file_name().is_some_and(|name| name == HOOK_BINARY))
+    hook.get("command").and_then(Value::as_str).is_some_and(|command| {
+        let program = command.trim().trim_matches('\'');
+        Path::new(program).file_name().is_some_and(|name| name == HOOK_BINARY)
+    })
 }
 
-/// The settings with the app's hook (running `hook_command`) on every event
-/// the app listens to, and only once; the user's hooks and other settings
-/// untouched. Refuses settings that are not a JSON object.
-pub fn with_switchboard_hooks(settings: Value, hook_command: &str) -> Result<Value, String> {
+/// The hook binary as a shell command (agents run hook commands with a
+/// shell): quoted when its path holds anything but plain characters.
+fn hook_command(hook_binary: &Path) -> String {
+    let path = hook_binary.display().to_string();
+    if path.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        path
+    } else {
+        format!("'{}'", path.replace('\'', r"'\''"))
+    }
+}
+
+/// The settings with the app's hook (running `hook_command`) on each of
+/// `events`, and only once; the user's hooks and other settings untouched.
+/// Refuses settings that are not a JSON object.
+pub fn with_switchboard_hooks(settings: Value, hook_command: &str, events: &[&str]) -> Result<Value, String> {
     let mut settings = without_switchboard_hooks(settings)?;
     let root = settings.as_object_mut().expect("checked by without_switchboard_hooks");
     let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
     let Some(hooks) = hooks.as_object_mut() else {
         return Err("`hooks` in the settings is not an object".into());
     };
-    for event in CLAUDE_HOOK_EVENTS {
+    for &event in events {
         let groups = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
         let Some(groups) = groups.as_array_mut() else {
             return Err(format!("`hooks.{event}` in the settings is not a list"));
@@ -90,26 +108,73 @@ pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, String> {
     Ok(settings)
 }
 
-/// Points the workspace's Claude Code settings at the hook binary (the file
-/// written atomically). A settings file that is not valid JSON is left alone
-/// and the reason returned: the user's settings are never lost.
+/// Points the workspace's Claude Code settings at the hook binary. A
+/// settings file that is not valid JSON is left alone and the reason
+/// returned: the user's settings are never lost.
 pub fn connect_claude(workspace: &Path, hook_binary: &Path) -> Result<PathBuf, String> {
     let path = claude_settings_path(workspace);
-    let current = match std::fs::read_to_string(&path) {
+    add_hooks_to(&path, hook_binary, &CLAUDE_HOOK_EVENTS)?;
+    Ok(path)
+}
+
+/// Codex's configuration folder as an agent started with `profile_env` sees
+/// it: its `CODEX_HOME`, else `.codex` in its home.
+pub fn codex_home(profile_env: &BTreeMap<String, String>, app_env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let var = |name: &str| profile_env.get(name).cloned().or_else(|| app_env(name)).filter(|v| !v.is_empty());
+    var("CODEX_HOME").map(PathBuf::from).or_else(|| var("HOME").map(|home| Path::new(&home).join(".codex")))
+}
+
+/// Points Codex's `hooks.json` in `codex_home` at the hook binary (as for
+/// Claude Code: merged, once, a broken file left alone). Codex runs the
+/// hooks once the user trusts them (its own prompt, or
+/// `--dangerously-bypass-hook-trust`).
+pub fn connect_codex(codex_home: &Path, hook_binary: &Path) -> Result<PathBuf, String> {
+    let path = codex_home.join("hooks.json");
+    add_hooks_to(&path, hook_binary, &CODEX_HOOK_EVENTS)?;
+    Ok(path)
+}
+
+/// Codex's arguments with the hook binary as its `notify` program, given
+/// first (before any subcommand) — unless the user's `config` or arguments
+/// already name one: Codex runs a single notify program, and the user's is
+/// kept.
+pub fn codex_notify(args: &[String], config: Option<&str>, hook_binary: &Path) -> Vec<String> {
+    let configured = config.is_some_and(|text| text.parse::<toml::Table>().map_or(true, |t| t.contains_key("notify")));
+    let in_args = args.iter().enumerate().any(|(i, arg)| {
+        let value = match arg.strip_prefix("--config=") {
+            Some(value) => Some(value),
+            None if arg == "-c" || arg == "--config" => args.get(i + 1).map(String::as_str),
+            None => None,
+        };
+        value.is_some_and(|v| v.trim_start().starts_with("notify"))
+    });
+    if configured || in_args {
+        return args.to_vec();
+    }
+    let program = toml::Value::Array(vec![toml::Value::String(hook_binary.display().to_string())]);
+    let mut with = vec!["-c".to_owned(), format!("notify={program}")];
+    with.extend(args.iter().cloned());
+    with
+}
+
+/// Adds the app's hooks to the JSON hooks file at `path` (written
+/// atomically), creating it if need be.
+fn add_hooks_to(path: &Path, hook_binary: &Path, events: &[&str]) -> Result<(), String> {
+    let current = match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str(&text)
             .map_err(|e| format!("{} is not valid JSON ({e}); left as it is", path.display()))?,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
         Err(error) => return Err(format!("reading {}: {error}", path.display())),
     };
-    let merged = with_switchboard_hooks(current, &hook_binary.display().to_string())?;
-    let dir = path.parent().expect("the settings path has a parent");
+    let merged = with_switchboard_hooks(current, &hook_command(hook_binary), events)?;
+    let dir = path.parent().expect("a hooks file path has a parent");
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    let temp = dir.join(".settings.local.json.switchboard-tmp");
+    let name = path.file_name().expect("a hooks file path names a file").to_string_lossy();
+    let temp = dir.join(format!(".{name}.switchboard-tmp"));
     let text = serde_json::to_string_pretty(&merged).expect("JSON values serialize");
     std::fs::write(&temp, text + "\n")
-        .and_then(|()| std::fs::rename(&temp, &path))
-        .map_err(|e| format!("writing {}: {e}", path.display()))?;
-    Ok(path)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|e| format!("writing {}: {e}", path.display()))
 }
 
 /// Arguments that already choose Claude Code's conversation.
@@ -160,8 +225,8 @@ mod tests {
                 "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
             }
         });
-        let once = with_switchboard_hooks(user.clone(), HOOK).unwrap();
-        let twice = with_switchboard_hooks(once.clone(), HOOK).unwrap();
+        let once = with_switchboard_hooks(user.clone(), HOOK, &CLAUDE_HOOK_EVENTS).unwrap();
+        let twice = with_switchboard_hooks(once.clone(), HOOK, &CLAUDE_HOOK_EVENTS).unwrap();
         assert_eq!(once, twice, "idempotent");
         for event in CLAUDE_HOOK_EVENTS {
             assert_eq!(ours_on(&once, event), 1, "{event}");
@@ -173,13 +238,13 @@ mod tests {
         assert_eq!(once["permissions"], user["permissions"]);
 
         // The app moved: the old path is replaced, not added to.
-        let moved = with_switchboard_hooks(once.clone(), "/new/place/switchboard-hook").unwrap();
+        let moved = with_switchboard_hooks(once.clone(), "/new/place/switchboard-hook", &CLAUDE_HOOK_EVENTS).unwrap();
         assert_eq!(ours_on(&moved, "Stop"), 1);
         assert_eq!(moved["hooks"]["Stop"][1]["hooks"][0]["command"], "/new/place/switchboard-hook");
 
         // Removing gives the user's settings back exactly.
         assert_eq!(without_switchboard_hooks(once).unwrap(), user);
-        let empty = with_switchboard_hooks(json!({}), HOOK).unwrap();
+        let empty = with_switchboard_hooks(json!({}), HOOK, &CLAUDE_HOOK_EVENTS).unwrap();
         assert_eq!(without_switchboard_hooks(empty).unwrap(), json!({}));
     }
 
@@ -194,6 +259,67 @@ mod tests {
         let error = connect_claude(dir.path(), Path::new(HOOK)).unwrap_err();
         assert!(error.contains("not valid JSON"), "{error}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+    }
+
+    #[test]
+    fn codex_gets_its_hooks_file_and_notify_unless_the_user_has_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./say-done"}]}]}});
+        std::fs::write(dir.path().join("hooks.json"), user.to_string()).unwrap();
+        let path = connect_codex(dir.path(), Path::new(HOOK)).unwrap();
+        connect_codex(dir.path(), Path::new(HOOK)).unwrap();
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for event in CODEX_HOOK_EVENTS {
+            assert_eq!(ours_on(&written, event), 1, "{event}");
+        }
+        assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["command"], "./say-done");
+        assert_eq!(without_switchboard_hooks(written).unwrap(), user);
+
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let hook = Path::new(HOOK);
+        let notify = r#"notify=["/opt/switchboard/switchboard-hook"]"#;
+        let cases: [(&[&str], Option<&str>, &[&str]); 6] = [
+            (&["--model", "m"], None, &["-c", notify, "--model", "m"]),
+            (&[], Some("model = \"m\"\n"), &["-c", notify]),
+            // The user's own notify program stays the only one.
+            (&[], Some("notify = [\"notify-send\"]\n"), &[]),
+            (&["-c", "notify=[\"mine\"]"], None, &["-c", "notify=[\"mine\"]"]),
+            (&["--config=notify=[\"mine\"]"], None, &["--config=notify=[\"mine\"]"]),
+            // A config Codex itself cannot read is not added to.
+            (&[], Some("notify = [ broken"), &[]),
+        ];
+        for (given, config, wanted) in cases {
+            assert_eq!(codex_notify(&args(given), config, hook), args(wanted), "{given:?} {config:?}");
+        }
+        let odd = Path::new("/opt/my 'odd\" apps/switchboard-hook");
+        let value = &codex_notify(&[], None, odd)[1];
+        let table = value.parse::<toml::Table>().unwrap();
+        assert_eq!(table["notify"][0].as_str(), Some(odd.to_str().unwrap()), "valid TOML: {value}");
+    }
+
+    #[test]
+    fn a_hook_path_with_spaces_or_quotes_is_one_shell_word() {
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("my 'apps'").join(HOOK_BINARY);
+        let command = hook_command(&odd);
+        let said = std::process::Command::new("sh").args(["-c", &format!("printf %s {command}")]).output().unwrap();
+        assert_eq!(String::from_utf8(said.stdout).unwrap(), odd.display().to_string());
+        // Still recognised as the app's, so it is never added twice.
+        let once = with_switchboard_hooks(json!({}), &command, &CODEX_HOOK_EVENTS).unwrap();
+        let twice = with_switchboard_hooks(once.clone(), &command, &CODEX_HOOK_EVENTS).unwrap();
+        assert_eq!(once, twice);
+    }
+
+    #[test]
+    fn codex_home_as_the_agent_sees_it() {
+        let env = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        let app = |name: &str| (name == "HOME").then(|| "/home/me".to_owned());
+        assert_eq!(codex_home(&env(&[]), app), Some(PathBuf::from("/home/me/.codex")));
+        assert_eq!(codex_home(&env(&[("CODEX_HOME", "/c")]), app), Some(PathBuf::from("/c")));
+        assert_eq!(codex_home(&env(&[("HOME", "/h")]), app), Some(PathBuf::from("/h/.codex")));
+        assert_eq!(codex_home(&env(&[]), |_| None), None);
     }
 
     /// Given arguments, a conversation to resume; the arguments and id wanted.
@@ -217,8 +343,8 @@ mod tests {
 
     #[test]
     fn settings_it_cannot_merge_into_are_refused_not_overwritten() {
-        assert!(with_switchboard_hooks(json!([1]), HOOK).is_err());
-        assert!(with_switchboard_hooks(json!({"hooks": "no"}), HOOK).is_err());
-        assert!(with_switchboard_hooks(json!({"hooks": {"Stop": {}}}), HOOK).is_err());
+        assert!(with_switchboard_hooks(json!([1]), HOOK, &CLAUDE_HOOK_EVENTS).is_err());
+        assert!(with_switchboard_hooks(json!({"hooks": "no"}), HOOK, &CLAUDE_HOOK_EVENTS).is_err());
+        assert!(with_switchboard_hooks(json!({"hooks": {"Stop": {}}}), HOOK, &CLAUDE_HOOK_EVENTS).is_err());
     }
 }

@@ -18,6 +18,8 @@ pub const DEADLINE: Duration = Duration::from_millis(300);
 /// after its own, shorter, time and the agent's prompt decides).
 pub const PERMISSION_DEADLINE: Duration = Duration::from_secs(70);
 
+/// Names the session of the app the agent runs in; set only by the app.
+pub const SESSION_ENV: &str = "SWITCHBOARD_SESSION_ID";
 /// Where the engine puts the socket and the spool for an agent.
 pub const SOCKET_ENV: &str = "SWITCHBOARD_SOCKET";
 pub const SPOOL_ENV: &str = "SWITCHBOARD_SPOOL";
@@ -47,7 +49,7 @@ pub fn envelope(payload: Value, env: impl Fn(&str) -> Option<String>) -> HookEnv
     let forwarded: BTreeMap<String, String> =
         FORWARDED_ENV.iter().filter_map(|name| env(name).map(|value| ((*name).to_owned(), value))).collect();
     let at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    HookEnvelope { session_id: env("SWITCHBOARD_SESSION_ID"), env: forwarded, at, payload }
+    HookEnvelope { session_id: env(SESSION_ENV), env: forwarded, at, payload }
 }
 
 /// One request line for the engine socket.
@@ -112,6 +114,11 @@ pub fn spool(path: &Path, line: &[u8]) -> std::io::Result<()> {
 /// to print for the agent, if anything.
 pub fn run(stdin: impl Read, args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
     let bytes = read_event(stdin);
+    if env(SESSION_ENV).is_none() {
+        // An agent the app did not start (Codex's hooks file and `notify`
+        // serve every Codex run): nothing to tell, nothing to complain of.
+        return Ok(None);
+    }
     let envelope = envelope(event_payload(&bytes, args), &env);
     let asks = envelope.payload.get("hook_event_name").and_then(Value::as_str) == Some("PermissionRequest");
     let line = request_line(&envelope);
@@ -177,6 +184,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let spool_file = dir.path().join("spool/hooks.jsonl");
         let env = |name: &str| match name {
+            SESSION_ENV => Some("s-1".to_owned()),
             SOCKET_ENV => Some(dir.path().join("none.sock").display().to_string()),
             SPOOL_ENV => Some(spool_file.display().to_string()),
             _ => None,
@@ -190,6 +198,20 @@ mod tests {
 
         let huge = vec![b'x'; MAX_EVENT_BYTES + 100];
         assert_eq!(read_event(&huge[..]).len(), MAX_EVENT_BYTES);
-        assert!(run(&b"{}"[..], &[], |_| None).is_err(), "nowhere to put it: said, not hidden");
+        let session_only = |name: &str| (name == SESSION_ENV).then(|| "s-1".to_owned());
+        assert!(run(&b"{}"[..], &[], session_only).is_err(), "nowhere to put it: said, not hidden");
+    }
+
+    #[test]
+    fn an_agent_the_app_did_not_start_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool_file = dir.path().join("hooks.jsonl");
+        // Codex's hooks serve every Codex run, in the app or not.
+        let env = |name: &str| match name {
+            SPOOL_ENV => Some(spool_file.display().to_string()),
+            _ => None,
+        };
+        assert_eq!(run(&br#"{"hook_event_name":"Stop"}"#[..], &[], env), Ok(None));
+        assert!(!spool_file.exists(), "nothing kept for no session");
     }
 }

@@ -34,8 +34,9 @@ fn exits_zero_and_spools_when_no_app_listens() {
     assert!(lines[2]["envelope"]["payload"].is_string());
     assert_eq!(lines[0]["envelope"]["session_id"], "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f");
 
-    // Outside a Switchboard session it says so, and still exits 0.
+    // In a session but with nowhere to send or keep the event: said, exit 0.
     let output = Command::new(env!("CARGO_BIN_EXE_switchboard-hook"))
+        .env("SWITCHBOARD_SESSION_ID", "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f")
         .env_remove("SWITCHBOARD_SOCKET")
         .env_remove("SWITCHBOARD_SPOOL")
         .stdin(Stdio::null())
@@ -43,4 +44,16 @@ fn exits_zero_and_spools_when_no_app_listens() {
         .unwrap();
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("event dropped"));
+
+    // An agent the app did not start (Codex's hooks serve every Codex run):
+    // silent, exit 0.
+    let output = Command::new(env!("CARGO_BIN_EXE_switchboard-hook"))
+        .env_remove("SWITCHBOARD_SESSION_ID")
+        .env("SWITCHBOARD_SPOOL", &spool)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(std::fs::read_to_string(&spool).unwrap().lines().count(), 3, "nothing spooled");
 }

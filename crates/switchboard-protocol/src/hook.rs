@@ -189,14 +189,45 @@ pub fn next_status(current: AgentStatus, event: &HookEvent) -> AgentStatus {
     }
 }
 
+/// Whether a payload is about a side conversation of the agent's rather
+/// than the session's own: Codex's `notify` also reports the turns of the
+/// threads it runs for itself (writing the session's title, say), each with
+/// its own `thread-id`, while its hooks name the session's conversation
+/// (`session_id`). `known`: the conversation the session's hooks named.
+pub fn is_side_thread(payload: &Value, known: Option<&str>) -> bool {
+    let notify = payload.get("type").and_then(Value::as_str) == Some("agent-turn-complete");
+    let thread = payload.get("thread-id").and_then(Value::as_str);
+    notify && known.is_some() && thread != known
+}
+
+/// The conversation a hook event (not a notify) names.
+pub fn hook_conversation(payload: &Value) -> Option<&str> {
+    payload.get("hook_event_name")?;
+    payload.get("session_id").and_then(Value::as_str)
+}
+
+/// What decides the status shown for an agent.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown {
+    /// What the agent's hooks say.
+    pub from_hooks: AgentStatus,
+    /// It leads a team whose teammates still work.
+    pub team_working: bool,
+    /// A signal of the agent's waits for the user.
+    pub needs_user: bool,
+    /// Its task completed, and it has not started anything since.
+    pub task_done: bool,
+}
+
 /// What the app shows for an agent: what its hooks say, unless the app
-/// knows more — a signal of the agent's waits for the user (Attention), or
-/// the agent's task completed and it has not started anything since (Done).
-pub fn shown_status(from_hooks: AgentStatus, needs_user: bool, task_done: bool) -> AgentStatus {
-    match from_hooks {
+/// knows more — a lead at its prompt whose team works is working (REQ-001),
+/// a signal waiting for the user makes it Attention, a completed task Done.
+pub fn shown_status(shown: Shown) -> AgentStatus {
+    match shown.from_hooks {
         AgentStatus::Exited => AgentStatus::Exited,
-        _ if needs_user => AgentStatus::Attention,
-        AgentStatus::Waiting if task_done => AgentStatus::Done,
+        _ if shown.needs_user => AgentStatus::Attention,
+        AgentStatus::Waiting if shown.team_working => AgentStatus::Working,
+        AgentStatus::Waiting if shown.task_done => AgentStatus::Done,
         status => status,
     }
 }
@@ -214,23 +245,47 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn codex_notify_of_a_side_thread_is_told_apart() {
+        let notify = |thread: &str| json!({"type": "agent-turn-complete", "thread-id": thread});
+        let cases = [
+            (notify("main"), Some("main"), false),
+            (notify("title"), Some("main"), true),
+            // Before any hook named the conversation, every notify counts.
+            (notify("title"), None, false),
+            (json!({"type": "agent-turn-complete"}), Some("main"), true),
+            // Hook events are the session's own, whatever they name.
+            (json!({"hook_event_name": "Stop", "session_id": "other"}), Some("main"), false),
+        ];
+        for (payload, known, side) in cases {
+            assert_eq!(is_side_thread(&payload, known), side, "{payload} known={known:?}");
+        }
+        assert_eq!(hook_conversation(&json!({"hook_event_name": "Stop", "session_id": "c"})), Some("c"));
+        assert_eq!(hook_conversation(&json!({"type": "agent-turn-complete", "thread-id": "c"})), None);
+    }
+
+    #[test]
     fn the_app_shows_attention_and_done_over_the_hooks_status() {
         use AgentStatus::*;
         let cases = [
-            // (from hooks, needs the user, task done) → shown
-            (Waiting, false, false, Waiting),
-            (Working, false, false, Working),
-            (Waiting, true, false, Attention),
-            (Working, true, false, Attention),
-            (Waiting, false, true, Done),
-            (Waiting, true, true, Attention),
+            // (from hooks, team working, needs the user, task done) → shown
+            (Waiting, false, false, false, Waiting),
+            (Working, false, false, false, Working),
+            (Waiting, false, true, false, Attention),
+            (Working, false, true, false, Attention),
+            (Waiting, false, false, true, Done),
+            (Waiting, false, true, true, Attention),
             // A done agent given more work works again.
-            (Working, false, true, Working),
-            (Attention, false, true, Attention),
-            (Exited, true, true, Exited),
+            (Working, false, false, true, Working),
+            (Attention, false, false, true, Attention),
+            (Exited, true, true, true, Exited),
+            // A lead whose turn ended while its team works.
+            (Waiting, true, false, false, Working),
+            (Waiting, true, true, false, Attention),
+            (Attention, true, false, false, Attention),
         ];
-        for (hooks, needs_user, done, shown) in cases {
-            assert_eq!(shown_status(hooks, needs_user, done), shown, "{hooks:?} needs_user={needs_user} done={done}");
+        for (from_hooks, team_working, needs_user, task_done, expected) in cases {
+            let shown = Shown { from_hooks, team_working, needs_user, task_done };
+            assert_eq!(shown_status(shown), expected, "{shown:?}");
         }
     }
 

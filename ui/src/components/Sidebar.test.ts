@@ -15,18 +15,25 @@ describe('sidebar', () => {
     const backend = new FakeBackend();
     const p = backend.seedProfile({ name: 'claude', kind: 'claude-code' });
     const session = backend.seedSession(p.id, { state: 'running', pid: 7 });
+    const shell = backend.seedProfile({ name: 'shell', kind: 'generic' });
+    const plain = backend.seedSession(shell.id, { state: 'running', pid: 8 });
     await renderApp(backend);
-    expect(screen.queryByTestId('agent-status')).toBeNull();
+    // A plain command has no hooks: no badge.
+    expect(within(entryOf(plain.id)).queryByTestId('agent-status')).toBeNull();
+    // No event yet: the badge says so.
+    const silent = within(entryOf(session.id)).getByTestId('agent-status');
+    expect(silent.getAttribute('data-status')).toBe('silent');
+    expect(silent.getAttribute('title')).toMatch(/^No hook events from this agent yet/);
 
     backend.setAgentStatus({ session_id: session.id, status: 'working', last_event_at: 1000 });
     await tick();
-    const chip = screen.getByTestId('agent-status');
+    const chip = within(entryOf(session.id)).getByTestId('agent-status');
     expect(chip.getAttribute('data-status')).toBe('working');
     expect(chip.getAttribute('title')).toMatch(/^Hook events arrive/);
 
     backend.setAgentStatus({ session_id: session.id, status: 'attention', last_event_at: 2000 });
     await tick();
-    expect(screen.getByTestId('agent-status').textContent).toBe('needs you');
+    expect(within(entryOf(session.id)).getByTestId('agent-status').textContent).toBe('needs you');
   });
 
   it('lists each profile with its kind and command line', async () => {

@@ -34,8 +34,8 @@ describe('agent status', () => {
 
   it('says whether hook events arrive', () => {
     const at = (ms: number) => `t${ms}`;
-    expect(hooksTitle(undefined, at)).toBe('No hook events from this agent');
-    expect(hooksTitle(info(S1, 'waiting', null), at)).toBe('No hook events from this agent');
+    expect(hooksTitle(undefined, at)).toMatch(/^No hook events from this agent yet/);
+    expect(hooksTitle(info(S1, 'waiting', null), at)).toMatch(/^No hook events from this agent yet/);
     expect(hooksTitle(info(S1, 'waiting', 42), at)).toBe('Hook events arrive (last at t42)');
   });
 });

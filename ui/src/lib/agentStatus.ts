@@ -31,6 +31,8 @@ export function statusLabel(status: AgentStatus): string {
 
 /** The hooks badge's tooltip: whether events arrive, and the last one's time. */
 export function hooksTitle(info: AgentStatusInfo | undefined, formatTime: (at: number) => string): string {
-  if (!info || info.last_event_at === null) return 'No hook events from this agent';
+  if (!info || info.last_event_at === null) {
+    return 'No hook events from this agent yet, so its status is unknown (for Codex, trust the hooks it shows for review)';
+  }
   return `Hook events arrive (last at ${formatTime(info.last_event_at)})`;
 }

@@ -7,7 +7,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use switchboard_protocol::hook::{AgentStatus, HookEnvelope, HookEvent, next_status, reconcile, shown_status};
+use switchboard_protocol::hook::{
+    AgentStatus, HookEnvelope, HookEvent, Shown, hook_conversation, is_side_thread, next_status, reconcile,
+    shown_status,
+};
 use switchboard_protocol::team::{Emit, TeamEvent, TeamState, TurnEnd, gate};
 use switchboard_protocol::{SessionId, SignalId};
 
@@ -15,6 +18,7 @@ use super::{EngineState, Reply, Responder, now};
 use crate::api::{AgentStatusInfo, EngineEvent, LogKind, PermissionDecision, PermissionRequest};
 use crate::error::EngineError;
 use crate::server::SocketRequest;
+use crate::session::Control;
 
 /// The largest payload kept whole in the event log.
 const LOGGED_PAYLOAD_BYTES: usize = 16 * 1024;
@@ -39,6 +43,8 @@ pub(super) struct Hooks {
     pub needs_user: HashMap<SessionId, BTreeSet<SignalId>>,
     /// Sessions whose task completed, with nothing started since.
     pub done: HashSet<SessionId>,
+    /// The conversation each session's hooks name (the agent's own id).
+    pub conversations: HashMap<SessionId, String>,
     /// Each lead session's team.
     pub teams: HashMap<SessionId, TeamState>,
     /// Events that could not be used (no session, unknown session).
@@ -55,7 +61,16 @@ impl EngineState {
                 reason: format!("a hook event names no session of this app ({:?})", envelope.session_id),
             });
         };
-        let event = HookEvent::parse(&envelope.payload);
+        if let Some(conversation) = hook_conversation(&envelope.payload) {
+            self.hooks.conversations.entry(session_id.clone()).or_insert_with(|| conversation.to_owned());
+        }
+        let known = self.hooks.conversations.get(&session_id).map(String::as_str);
+        let side_thread = is_side_thread(&envelope.payload, known);
+        let event = if side_thread {
+            HookEvent::Unknown { name: "agent-turn-complete (side thread)".into() }
+        } else {
+            HookEvent::parse(&envelope.payload)
+        };
         let name = match &event {
             HookEvent::Unknown { name } if name.is_empty() => "unrecognised".to_owned(),
             HookEvent::Unknown { name } => name.clone(),
@@ -75,21 +90,21 @@ impl EngineState {
         {
             tracing::error!(%error, "logging a hook event failed");
         }
+        if side_thread {
+            return Ok(());
+        }
         if let Some(team_event) = team_event(&event, &envelope) {
             self.hooks.teams.entry(session_id.clone()).or_default().apply(team_event);
         }
-        // A turn that ends while teammates work leaves the lead working (and
-        // its task open); one that ends without lets the task complete.
-        let mut team_done = false;
-        let held = matches!(event, HookEvent::Stop { .. })
+        // A turn that ends while teammates work leaves the lead shown as
+        // working (and its task open); one that ends without lets the task
+        // complete.
+        let team_done = matches!(event, HookEvent::Stop { .. })
             && gate(self.hooks.teams.get(&session_id).unwrap_or(&TeamState::default()), TurnEnd::Success)
-                == [Emit::UsageUpdate];
-        if matches!(event, HookEvent::Stop { .. }) && !held {
-            team_done = true;
-        }
+                == [Emit::Complete];
         if self.running.contains_key(&session_id) {
             let current = self.hooks.status.get(&session_id).map_or(AgentStatus::Waiting, |s| s.status);
-            let status = if held { AgentStatus::Working } else { next_status(current, &event) };
+            let status = next_status(current, &event);
             if matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit) {
                 // Something new begins.
                 self.hooks.done.remove(&session_id);
@@ -97,6 +112,7 @@ impl EngineState {
             let info = AgentStatusInfo { session_id: session_id.clone(), status, last_event_at: Some(now()) };
             self.hooks.status.insert(session_id.clone(), info);
             self.publish_status(&session_id);
+            self.tell_busy(&session_id, status);
         }
         if let Some(text) = event.assistant_text() {
             self.agent_text(session_id.clone(), text)?;
@@ -195,8 +211,10 @@ impl EngineState {
             .collect();
         for status in stale {
             let session_id = status.session_id.clone();
+            let now_status = status.status;
             self.hooks.status.insert(session_id.clone(), status);
             self.publish_status(&session_id);
+            self.tell_busy(&session_id, now_status);
         }
     }
 
@@ -230,6 +248,7 @@ impl EngineState {
             let team = self.hooks.teams.get_mut(&lead).expect("listed above");
             team.apply(TeamEvent::Gone { teammate: teammate.to_string() });
             if !team.is_active() {
+                self.publish_status(&lead);
                 self.team_settled(&lead);
             }
         }
@@ -242,9 +261,21 @@ impl EngineState {
     /// The status shown for a session whose hooks have reported.
     fn shown_status(&self, session_id: &SessionId) -> Option<AgentStatusInfo> {
         let from_hooks = self.hooks.status.get(session_id)?;
-        let needs_user = self.hooks.needs_user.get(session_id).is_some_and(|signals| !signals.is_empty());
-        let done = self.hooks.done.contains(session_id);
-        Some(AgentStatusInfo { status: shown_status(from_hooks.status, needs_user, done), ..from_hooks.clone() })
+        let shown = shown_status(Shown {
+            from_hooks: from_hooks.status,
+            team_working: self.team_active(session_id),
+            needs_user: self.hooks.needs_user.get(session_id).is_some_and(|signals| !signals.is_empty()),
+            task_done: self.hooks.done.contains(session_id),
+        });
+        Some(AgentStatusInfo { status: shown, ..from_hooks.clone() })
+    }
+
+    /// Tells the session whether its agent may be typed into, as far as
+    /// its hooks know: not while it works or asks the user something.
+    fn tell_busy(&self, session_id: &SessionId, status: AgentStatus) {
+        if let Some(session) = self.sessions.get(session_id) {
+            session.send(Control::AgentBusy(matches!(status, AgentStatus::Working | AgentStatus::Attention)));
+        }
     }
 
     /// Tells the window and the tray a session's status.
@@ -274,6 +305,7 @@ impl EngineState {
     pub(super) fn hook_session_ended(&mut self, session_id: &SessionId) {
         self.hooks.needs_user.remove(session_id);
         self.hooks.done.remove(session_id);
+        self.hooks.conversations.remove(session_id);
         if let Some(last) = self.hooks.status.remove(session_id) {
             let status = AgentStatusInfo { status: AgentStatus::Exited, ..last };
             self.sink.emit(EngineEvent::AgentStatusChanged { status });

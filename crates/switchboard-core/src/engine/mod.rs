@@ -717,7 +717,8 @@ impl EngineState {
             AgentKind::ClaudeCode => {
                 crate::connect::claude_conversation(&profile.spec.args, resume, || SessionId::new().to_string())
             }
-            _ => (profile.spec.args.clone(), None),
+            AgentKind::Codex => (self.connect_codex(&profile), None),
+            AgentKind::Generic => (profile.spec.args.clone(), None),
         };
         let spawned = session::spawn(
             SpawnSpec {
@@ -756,6 +757,22 @@ impl EngineState {
         self.running.insert(id, info.clone());
         self.sink.emit(EngineEvent::SessionChanged { session: info.clone() });
         Ok(info)
+    }
+
+    /// Codex's hooks file and `notify` pointed at the hook binary (when the
+    /// app has one); the arguments to start it with.
+    fn connect_codex(&self, profile: &Profile) -> Vec<String> {
+        let Some(hook) = &self.config.hook_binary else { return profile.spec.args.clone() };
+        let Some(home) = crate::connect::codex_home(&profile.spec.env, |name| std::env::var(name).ok()) else {
+            tracing::warn!("Codex's configuration folder is unknown (no CODEX_HOME or HOME): hooks not connected");
+            return profile.spec.args.clone();
+        };
+        match crate::connect::connect_codex(&home, hook) {
+            Ok(path) => tracing::debug!(path = %path.display(), "Codex hooks connected"),
+            Err(error) => tracing::warn!(%error, "Codex hooks could not be connected"),
+        }
+        let config = std::fs::read_to_string(home.join("config.toml")).ok();
+        crate::connect::codex_notify(&profile.spec.args, config.as_deref(), hook)
     }
 
     fn stop_session(&mut self, session_id: SessionId, reply: Responder) {

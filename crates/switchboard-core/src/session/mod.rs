@@ -121,6 +121,9 @@ pub(crate) enum Control {
     Type(TypeRequest),
     /// Forget the request with this tag if it was not typed yet.
     CancelType(String),
+    /// The agent's hooks say it is at work or asking something (true), or
+    /// back at its prompt (false).
+    AgentBusy(bool),
     Kill,
 }
 
@@ -160,6 +163,7 @@ impl SessionHandle {
                 | Control::Detach(_)
                 | Control::SetPaused(_)
                 | Control::CancelType(_)
+                | Control::AgentBusy(_)
                 | Control::Kill => {}
             }
         }
@@ -268,6 +272,7 @@ pub(crate) fn spawn(
         last_output: Instant::now(),
         typing: VecDeque::new(),
         check_ready_at: None,
+        agent_busy: false,
         enter: None,
     };
     tokio::spawn(actor.run(control_rx, output_rx, exit_rx));
@@ -326,6 +331,8 @@ struct SessionActor {
     /// Texts waiting for the agent to be ready, first first.
     typing: VecDeque<TypeRequest>,
     check_ready_at: Option<Instant>,
+    /// What the agent's hooks last said: at work or asking (true).
+    agent_busy: bool,
     /// Pasted; Enter follows at this instant.
     enter: Option<(Instant, bool, TypedReply)>,
 }
@@ -465,6 +472,12 @@ impl SessionActor {
                     self.check_ready_at = None;
                 }
             }
+            Control::AgentBusy(busy) => {
+                self.agent_busy = busy;
+                if !busy {
+                    self.try_type();
+                }
+            }
             Control::Kill => {
                 if self.exit.is_none() && !self.kill_requested {
                     self.kill_requested = true;
@@ -506,9 +519,9 @@ impl SessionActor {
             return;
         }
         let quiet_for = self.last_output.elapsed();
-        match typing::readiness(&request.ready, &self.model.cursor_line(), quiet_for) {
+        match typing::readiness(&request.ready, &self.model.cursor_line(), quiet_for, self.agent_busy) {
             Readiness::WaitQuiet(remaining) => self.check_ready_at = Some(Instant::now() + remaining),
-            Readiness::WaitPattern => self.check_ready_at = None,
+            Readiness::WaitPattern | Readiness::WaitAgent => self.check_ready_at = None,
             Readiness::Ready => {
                 let request = self.typing.pop_front().expect("checked above");
                 let bracketed = self.model.bracketed_paste();

@@ -29,11 +29,18 @@ pub enum Readiness {
     WaitQuiet(Duration),
     /// Quiet, but the prompt is not on screen: wait for more output.
     WaitPattern,
+    /// The agent's hooks say it is at work or asking the user something:
+    /// wait until they say it is back at its prompt.
+    WaitAgent,
 }
 
-/// Whether an agent whose cursor line reads `cursor_line` and whose output
-/// has been quiet for `quiet_for` may be typed into.
-pub fn readiness(ready: &ReadyWhen, cursor_line: &str, quiet_for: Duration) -> Readiness {
+/// Whether an agent whose cursor line reads `cursor_line`, whose output
+/// has been quiet for `quiet_for`, and whose hooks say it is `busy` (or
+/// have said nothing) may be typed into.
+pub fn readiness(ready: &ReadyWhen, cursor_line: &str, quiet_for: Duration, busy: bool) -> Readiness {
+    if busy {
+        return Readiness::WaitAgent;
+    }
     if quiet_for < ready.quiet {
         return Readiness::WaitQuiet(ready.quiet - quiet_for);
     }
@@ -69,16 +76,20 @@ mod tests {
         let quiet_only = ReadyWhen { pattern: None, quiet: Duration::from_millis(800) };
         let ms = Duration::from_millis;
         let cases = [
-            (&prompt, "demo> ", ms(300), Readiness::Ready),
-            (&prompt, "demo> ", ms(100), Readiness::WaitQuiet(ms(200))),
-            (&prompt, "[2/4] Editing files", ms(5000), Readiness::WaitPattern),
+            (&prompt, "demo> ", ms(300), false, Readiness::Ready),
+            (&prompt, "demo> ", ms(100), false, Readiness::WaitQuiet(ms(200))),
+            (&prompt, "[2/4] Editing files", ms(5000), false, Readiness::WaitPattern),
             // Something already typed after the prompt: not ready.
-            (&prompt, "demo> half a comm", ms(5000), Readiness::WaitPattern),
-            (&quiet_only, "anything", ms(800), Readiness::Ready),
-            (&quiet_only, "", ms(799), Readiness::WaitQuiet(ms(1))),
+            (&prompt, "demo> half a comm", ms(5000), false, Readiness::WaitPattern),
+            (&quiet_only, "anything", ms(800), false, Readiness::Ready),
+            (&quiet_only, "", ms(799), false, Readiness::WaitQuiet(ms(1))),
+            // Quiet at its prompt, but its hooks say it works (a long tool
+            // call, a permission dialog): not ready.
+            (&prompt, "demo> ", ms(5000), true, Readiness::WaitAgent),
+            (&quiet_only, "", ms(5000), true, Readiness::WaitAgent),
         ];
-        for (ready, line, quiet_for, expected) in cases {
-            assert_eq!(readiness(ready, line, quiet_for), expected, "{line:?} after {quiet_for:?}");
+        for (ready, line, quiet_for, busy, expected) in cases {
+            assert_eq!(readiness(ready, line, quiet_for, busy), expected, "{line:?} after {quiet_for:?} busy={busy}");
         }
     }
 
