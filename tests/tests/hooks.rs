@@ -380,3 +380,83 @@ async fn a_task_waits_while_the_agents_hooks_say_it_works() {
     assert_eq!(done.state, switchboard_core::TaskState::Completed);
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+/// Stands in for an agent CLI with a start-up dialog: it asks, and only
+/// once answered runs its SessionStart hook (as Claude Code does after its
+/// trust dialog), then echoes what it is typed.
+const DIALOG_AGENT: &str = r#"cmd=$(sed -n 's/.*"command": "\([^"]*switchboard-hook\)".*/\1/p' .claude/settings.local.json | head -n1)
+printf 'Trust the files in this folder? (y/n) '
+read answer
+echo "dialog answered: $answer"
+if [ -n "$HOOKED" ]; then printf '{"hook_event_name":"SessionStart","source":"startup"}' | "$cmd"; fi
+exec cat"#;
+
+async fn dialog_agent(t: &TestEngine, hooked: bool) -> switchboard_core::Profile {
+    let mut env = std::collections::BTreeMap::new();
+    if hooked {
+        env.insert("HOOKED".to_owned(), "1".to_owned());
+    }
+    let spec = switchboard_core::ProfileSpec {
+        kind: switchboard_core::AgentKind::ClaudeCode,
+        ready_quiet_ms: 50,
+        env,
+        ..t.spec("claude", "sh", &["-c", DIALOG_AGENT])
+    };
+    t.engine.create_profile(spec).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_not_typed_into_an_agents_start_up_dialog() {
+    let hook = hook_binary();
+    let t = TestEngine::start_with(|config| config.hook_binary = Some(hook.clone())).await;
+    let profile = dialog_agent(&t, true).await;
+    let task =
+        t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id.clone(), "The task text")).await.unwrap().task;
+    let session = t
+        .events
+        .wait_for("the task's session", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: info } if info.id == task.id => info.session_id.clone(),
+                _ => None,
+            })
+        })
+        .await;
+    let output = t.attach(&session).await;
+    output.wait_for_text("(y/n)").await;
+    // Quiet at its dialog, long past the quiet time: still not typed.
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert!(!output.text().contains("dialog answered"), "typed into the dialog:\n{}", output.text());
+
+    // The user answers; the agent's session starts; now the task goes in.
+    t.engine.write_input(session.clone(), "y\r".into()).await.unwrap();
+    output.wait_for_text("dialog answered: y").await;
+    output.wait_for_text("The task text").await;
+    t.engine.stop_session(session).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_whose_hooks_stay_silent_is_typed_into_after_a_grace() {
+    let hook = hook_binary();
+    let t = TestEngine::start_with(|config| {
+        config.hook_binary = Some(hook.clone());
+        config.hooks_grace = std::time::Duration::from_millis(600);
+    })
+    .await;
+    // Its hooks never run (disabled by the user, say): after the grace the
+    // screen alone decides, and here the text answers the dialog.
+    let profile = dialog_agent(&t, false).await;
+    let task =
+        t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id.clone(), "yes please")).await.unwrap().task;
+    let session = t
+        .events
+        .wait_for("the task's session", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: info } if info.id == task.id => info.session_id.clone(),
+                _ => None,
+            })
+        })
+        .await;
+    let output = t.attach(&session).await;
+    output.wait_for_text("dialog answered:").await;
+    t.engine.stop_session(session).await.unwrap();
+}

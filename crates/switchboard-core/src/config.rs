@@ -46,7 +46,15 @@ pub struct EngineConfig {
     /// How long a permission request's hook waits for the user before the
     /// agent's own prompt decides.
     pub permission_wait: Duration,
+    /// How long typing into a newly started agent whose hooks the app
+    /// connected waits for their first event (its session start comes only
+    /// once the agent is past its start-up dialogs) before going by the
+    /// screen alone.
+    pub hooks_grace: Duration,
 }
+
+/// Default for [`EngineConfig::hooks_grace`].
+pub const DEFAULT_HOOKS_GRACE: Duration = Duration::from_secs(15);
 
 /// Default for [`EngineConfig::permission_wait`].
 pub const DEFAULT_PERMISSION_WAIT: Duration = Duration::from_secs(60);
@@ -71,6 +79,7 @@ impl EngineConfig {
             hook_binary: None,
             working_idle: DEFAULT_WORKING_IDLE,
             permission_wait: DEFAULT_PERMISSION_WAIT,
+            hooks_grace: DEFAULT_HOOKS_GRACE,
         }
     }
 

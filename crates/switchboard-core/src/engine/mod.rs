@@ -703,12 +703,16 @@ impl EngineState {
             return Err(EngineError::DirectoryMissing { path: cwd });
         }
         let program = resolve_command(&profile.spec.command, &cwd, self.path_env.as_deref())?;
+        let mut hooks_connected = false;
         if profile.spec.kind == AgentKind::ClaudeCode
             && let Some(hook) = &self.config.hook_binary
         {
             // Without its hooks the agent still runs; the app only sees less.
             match crate::connect::connect_claude(&cwd, hook) {
-                Ok(path) => tracing::debug!(path = %path.display(), "Claude Code hooks connected"),
+                Ok(path) => {
+                    tracing::debug!(path = %path.display(), "Claude Code hooks connected");
+                    hooks_connected = true;
+                }
                 Err(error) => tracing::warn!(%error, "Claude Code hooks could not be connected"),
             }
         }
@@ -717,7 +721,11 @@ impl EngineState {
             AgentKind::ClaudeCode => {
                 crate::connect::claude_conversation(&profile.spec.args, resume, || SessionId::new().to_string())
             }
-            AgentKind::Codex => (self.connect_codex(&profile), None),
+            AgentKind::Codex => {
+                let (args, connected) = self.connect_codex(&profile);
+                hooks_connected = connected;
+                (args, None)
+            }
             AgentKind::Generic => (profile.spec.args.clone(), None),
         };
         let spawned = session::spawn(
@@ -732,6 +740,7 @@ impl EngineState {
                 history_lines: self.config.screen_history_lines,
                 kill_grace: self.config.kill_grace,
                 scan_signals: profile.spec.kind == AgentKind::Generic,
+                hooks_grace: hooks_connected.then_some(self.config.hooks_grace),
             },
             self.ended_tx.clone(),
             self.scans_tx.clone(),
@@ -760,19 +769,26 @@ impl EngineState {
     }
 
     /// Codex's hooks file and `notify` pointed at the hook binary (when the
-    /// app has one); the arguments to start it with.
-    fn connect_codex(&self, profile: &Profile) -> Vec<String> {
-        let Some(hook) = &self.config.hook_binary else { return profile.spec.args.clone() };
+    /// app has one): the arguments to start it with, and whether its hooks
+    /// are connected.
+    fn connect_codex(&self, profile: &Profile) -> (Vec<String>, bool) {
+        let Some(hook) = &self.config.hook_binary else { return (profile.spec.args.clone(), false) };
         let Some(home) = crate::connect::codex_home(&profile.spec.env, |name| std::env::var(name).ok()) else {
             tracing::warn!("Codex's configuration folder is unknown (no CODEX_HOME or HOME): hooks not connected");
-            return profile.spec.args.clone();
+            return (profile.spec.args.clone(), false);
         };
-        match crate::connect::connect_codex(&home, hook) {
-            Ok(path) => tracing::debug!(path = %path.display(), "Codex hooks connected"),
-            Err(error) => tracing::warn!(%error, "Codex hooks could not be connected"),
-        }
+        let connected = match crate::connect::connect_codex(&home, hook) {
+            Ok(path) => {
+                tracing::debug!(path = %path.display(), "Codex hooks connected");
+                true
+            }
+            Err(error) => {
+                tracing::warn!(%error, "Codex hooks could not be connected");
+                false
+            }
+        };
         let config = std::fs::read_to_string(home.join("config.toml")).ok();
-        crate::connect::codex_notify(&profile.spec.args, config.as_deref(), hook)
+        (crate::connect::codex_notify(&profile.spec.args, config.as_deref(), hook), connected)
     }
 
     fn stop_session(&mut self, session_id: SessionId, reply: Responder) {

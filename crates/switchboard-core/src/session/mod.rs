@@ -85,6 +85,9 @@ pub(crate) struct SpawnSpec {
     /// Look for protocol signals in the output (plain CLI agents; a TUI
     /// reflows them, and its hooks deliver them instead).
     pub scan_signals: bool,
+    /// The agent's hooks are connected: typing waits this long for their
+    /// first word before going by the screen alone.
+    pub hooks_grace: Option<Duration>,
 }
 
 /// A signal block found in a session's output.
@@ -272,7 +275,8 @@ pub(crate) fn spawn(
         last_output: Instant::now(),
         typing: VecDeque::new(),
         check_ready_at: None,
-        agent_busy: false,
+        agent_busy: spec.hooks_grace.is_some(),
+        hooks_grace_until: spec.hooks_grace.map(|grace| Instant::now() + grace),
         enter: None,
     };
     tokio::spawn(actor.run(control_rx, output_rx, exit_rx));
@@ -331,8 +335,11 @@ struct SessionActor {
     /// Texts waiting for the agent to be ready, first first.
     typing: VecDeque<TypeRequest>,
     check_ready_at: Option<Instant>,
-    /// What the agent's hooks last said: at work or asking (true).
+    /// What the agent's hooks last said: at work or asking (true). Until
+    /// their first word, an agent with hooks counts as busy…
     agent_busy: bool,
+    /// …until this deadline at most.
+    hooks_grace_until: Option<Instant>,
     /// Pasted; Enter follows at this instant.
     enter: Option<(Instant, bool, TypedReply)>,
 }
@@ -357,6 +364,7 @@ impl SessionActor {
             let flush_at = self.flush_at;
             let check_ready_at = self.check_ready_at;
             let enter_at = self.enter.as_ref().map(|(at, ..)| *at);
+            let hooks_grace_until = self.hooks_grace_until;
             tokio::select! {
                 message = control.recv() => match message {
                     Some(message) => self.on_control(message),
@@ -397,6 +405,12 @@ impl SessionActor {
                 }
                 () = tokio::time::sleep_until(enter_at.unwrap_or_else(Instant::now)), if enter_at.is_some() => {
                     self.press_enter();
+                }
+                () = tokio::time::sleep_until(hooks_grace_until.unwrap_or_else(Instant::now)), if hooks_grace_until.is_some() => {
+                    tracing::info!(session = %self.id, "no hook event yet: typing goes by the screen alone");
+                    self.hooks_grace_until = None;
+                    self.agent_busy = false;
+                    self.try_type();
                 }
             }
         }
@@ -473,6 +487,7 @@ impl SessionActor {
                 }
             }
             Control::AgentBusy(busy) => {
+                self.hooks_grace_until = None;
                 self.agent_busy = busy;
                 if !busy {
                     self.try_type();
