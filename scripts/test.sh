@@ -35,7 +35,7 @@ step "build (UI, app, demo agent)"
 ./scripts/build.sh
 
 step "clippy"
-cargo clippy --workspace --all-targets --features switchboard/custom-protocol --quiet -- -D warnings
+cargo clippy --workspace --all-targets --features switchboard/custom-protocol,switchboard-tests/real-agents --quiet -- -D warnings
 
 step "rustdoc"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-core -p switchboard-cli -p switchboard-hook

@@ -32,19 +32,6 @@ fn fire(socket: &Path, spool: &Path, session: &SessionId, payload: &str) {
     switchboard_hook::run(payload.as_bytes(), &[], env).unwrap();
 }
 
-fn statuses(events: &[EngineEvent], session: &SessionId) -> Vec<AgentStatus> {
-    let mut out: Vec<AgentStatus> = Vec::new();
-    for event in events {
-        if let EngineEvent::AgentStatusChanged { status } = event
-            && &status.session_id == session
-            && out.last() != Some(&status.status)
-        {
-            out.push(status.status);
-        }
-    }
-    out
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recorded_hook_events_drive_status_and_signals() {
     let t = TestEngine::start().await;
@@ -412,15 +399,7 @@ async fn a_task_is_not_typed_into_an_agents_start_up_dialog() {
     let profile = dialog_agent(&t, true).await;
     let task =
         t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id.clone(), "The task text")).await.unwrap().task;
-    let session = t
-        .events
-        .wait_for("the task's session", |events| {
-            events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: info } if info.id == task.id => info.session_id.clone(),
-                _ => None,
-            })
-        })
-        .await;
+    let session = t.session_of_task(&task.id).await;
     let output = t.attach(&session).await;
     output.wait_for_text("(y/n)").await;
     // Quiet at its dialog, long past the quiet time: still not typed.
@@ -447,15 +426,7 @@ async fn an_agent_whose_hooks_stay_silent_is_typed_into_after_a_grace() {
     let profile = dialog_agent(&t, false).await;
     let task =
         t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id.clone(), "yes please")).await.unwrap().task;
-    let session = t
-        .events
-        .wait_for("the task's session", |events| {
-            events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: info } if info.id == task.id => info.session_id.clone(),
-                _ => None,
-            })
-        })
-        .await;
+    let session = t.session_of_task(&task.id).await;
     let output = t.attach(&session).await;
     output.wait_for_text("dialog answered:").await;
     t.engine.stop_session(session).await.unwrap();

@@ -239,19 +239,6 @@ impl Rig {
     }
 }
 
-fn statuses(events: &[EngineEvent], session: &SessionId) -> Vec<AgentStatus> {
-    let mut out: Vec<AgentStatus> = Vec::new();
-    for event in events {
-        if let EngineEvent::AgentStatusChanged { status } = event
-            && &status.session_id == session
-            && out.last() != Some(&status.status)
-        {
-            out.push(status.status);
-        }
-    }
-    out
-}
-
 fn latest_status(events: &[EngineEvent], session: &SessionId) -> Option<AgentStatus> {
     statuses(events, session).last().copied()
 }

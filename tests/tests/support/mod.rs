@@ -179,6 +179,18 @@ impl TestEngine {
         output
     }
 
+    /// Waits until the task is given to a session, and names it.
+    pub async fn session_of_task(&self, task: &switchboard_core::TaskId) -> SessionId {
+        self.events
+            .wait_for("the task's session", |events| {
+                events.iter().find_map(|e| match e {
+                    EngineEvent::TaskChanged { task: info } if &info.id == task => info.session_id.clone(),
+                    _ => None,
+                })
+            })
+            .await
+    }
+
     /// Waits for the session-changed event that reports the session ended.
     pub async fn wait_for_end(&self, session: &SessionId) -> SessionInfo {
         self.events
@@ -194,6 +206,20 @@ impl TestEngine {
             })
             .await
     }
+}
+
+/// The agent statuses reported for `session`, repeats left out.
+pub fn statuses(events: &[EngineEvent], session: &SessionId) -> Vec<switchboard_core::hook::AgentStatus> {
+    let mut out = Vec::new();
+    for event in events {
+        if let EngineEvent::AgentStatusChanged { status } = event
+            && &status.session_id == session
+            && out.last() != Some(&status.status)
+        {
+            out.push(status.status);
+        }
+    }
+    out
 }
 
 pub fn pid_of(session: &SessionInfo) -> u32 {
