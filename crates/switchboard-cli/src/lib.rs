@@ -400,12 +400,13 @@ pub fn describe_task(task: &TaskInfo) -> String {
         if result.fallback {
             text.push_str("summary: (fallback — the agent wrote none)\n");
         }
-        if let Some(summary) = result.artifacts.first() {
+        // The summary comes first, then the deliverables.
+        if let Some((summary, deliverables)) = result.artifacts.split_first() {
             text.push_str(&format!("{}:\n{}\n", summary.path, indent(&summary.content)));
-        }
-        for artifact in result.artifacts.iter().skip(1) {
-            let cut = if artifact.truncated { ", cut" } else { "" };
-            text.push_str(&format!("artifact: {} ({} bytes{cut})\n", artifact.path, artifact.size));
+            for artifact in deliverables {
+                let cut = if artifact.truncated { ", cut" } else { "" };
+                text.push_str(&format!("artifact: {} ({} bytes{cut})\n", artifact.path, artifact.size));
+            }
         }
         for rejected in &result.rejected {
             text.push_str(&format!("refused: {} ({})\n", rejected.path, rejected.reason));
