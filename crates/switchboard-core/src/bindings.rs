@@ -5,13 +5,13 @@
 
 use ts_rs::{Config, TS};
 
+use crate::api::Reply;
 use crate::api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode,
     LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest, Profile, ProfileSpec,
-    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse,
-    SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo,
+    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
-use crate::engine::Reply;
 use crate::session::SubscriptionId;
 use switchboard_protocol::hook::{AgentStatus, BackgroundTask, HookEnvelope};
 use switchboard_protocol::signal::{Independence, MalformedLine, ScanEvent, Signal, SignalBody, SignalKind};
@@ -60,6 +60,7 @@ pub fn typescript() -> String {
         SignalChannel::decl(&cfg),
         SignalState::decl(&cfg),
         SignalResponse::decl(&cfg),
+        SignalAction::decl(&cfg),
         DeliverableCheck::decl(&cfg),
         MalformedLine::decl(&cfg),
         MemberResult::decl(&cfg),

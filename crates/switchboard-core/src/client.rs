@@ -6,8 +6,8 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::api::Reply;
 use crate::api::{ApiError, Command};
-use crate::engine::Reply;
 use crate::server::{MAX_LINE_BYTES, SocketRequest, SocketResponse};
 
 /// How long a reply may take. Stopping an agent can take its kill grace.

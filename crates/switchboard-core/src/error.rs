@@ -1,6 +1,9 @@
-//! The engine's error type and its mapping to the wire form [`ApiError`].
+//! The engine's error type, its mapping to the wire form [`ApiError`], and
+//! [`Responder`], the one-shot answer every request carries.
 
 use std::path::PathBuf;
+
+use tokio::sync::oneshot;
 
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
 
@@ -43,6 +46,8 @@ pub enum EngineError {
     Store(#[from] StoreError),
     #[error("the engine has shut down")]
     EngineStopped,
+    #[error("the work that was to answer this request ended first")]
+    Unanswered,
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -67,7 +72,7 @@ impl EngineError {
             EngineError::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
             EngineError::Store(_) => ErrorCode::Storage,
             EngineError::EngineStopped => ErrorCode::EngineStopped,
-            EngineError::Internal(_) => ErrorCode::Internal,
+            EngineError::Unanswered | EngineError::Internal(_) => ErrorCode::Internal,
         }
     }
 
@@ -86,6 +91,57 @@ impl EngineError {
 impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> Self {
         ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string() }
+    }
+}
+
+/// Answers one request, once. Whoever holds it owes the caller an answer;
+/// dropping it unanswered (a session actor that ended, a request discarded
+/// at shutdown) answers [`EngineError::Unanswered`], so no caller waits
+/// forever.
+pub struct Responder<T>(Option<Answer<T>>);
+
+/// Where a [`Responder`]'s answer goes.
+type Answer<T> = Box<dyn FnOnce(Result<T, EngineError>) + Send>;
+
+impl<T: Send + 'static> Responder<T> {
+    /// A responder that hands the answer to `answer`.
+    pub fn new(answer: impl FnOnce(Result<T, EngineError>) + Send + 'static) -> Self {
+        Responder(Some(Box::new(answer)))
+    }
+
+    /// A responder whose answer arrives on the returned receiver.
+    pub fn channel() -> (Self, oneshot::Receiver<Result<T, EngineError>>) {
+        let (sender, receiver) = oneshot::channel();
+        let responder = Responder::new(move |result| {
+            // The caller may have stopped waiting; then nobody needs the answer.
+            sender.send(result).ok();
+        });
+        (responder, receiver)
+    }
+
+    pub fn send(mut self, result: Result<T, EngineError>) {
+        if let Some(answer) = self.0.take() {
+            answer(result);
+        }
+    }
+
+    /// A responder for `U` that answers this one with `f` of its value.
+    pub fn map<U: Send + 'static>(self, f: impl FnOnce(U) -> T + Send + 'static) -> Responder<U> {
+        Responder::new(move |result: Result<U, EngineError>| self.send(result.map(f)))
+    }
+}
+
+impl<T> Drop for Responder<T> {
+    fn drop(&mut self) {
+        if let Some(answer) = self.0.take() {
+            answer(Err(EngineError::Unanswered));
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Responder<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Responder(waiting)" } else { "Responder(answered)" })
     }
 }
 
@@ -110,5 +166,16 @@ mod tests {
             json,
             serde_json::json!({"code": "engine_stopped", "message": "the engine has shut down", "field": null})
         );
+    }
+
+    #[test]
+    fn a_responder_answers_once_and_a_dropped_one_says_so() {
+        let (responder, mut answer) = Responder::<u32>::channel();
+        responder.map(|text: &str| text.len() as u32).send(Ok("four"));
+        assert_eq!(answer.try_recv().unwrap().unwrap(), 4);
+
+        let (responder, mut answer) = Responder::<u32>::channel();
+        drop(responder.map(|n: u32| n + 1));
+        assert!(matches!(answer.try_recv().unwrap(), Err(EngineError::Unanswered)));
     }
 }

@@ -23,15 +23,15 @@ pub mod validate;
 
 pub use api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, EngineEvent, ErrorCode, LogEntry, LogKind,
-    Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, ScreenSnapshot,
-    SessionInfo, SessionState, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult,
-    TaskSpec, TaskState,
+    Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, Reply,
+    ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState,
+    Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 pub use config::EngineConfig;
 pub use engine::{
     Engine, EngineHandle, EventSink, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,
-    MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, Reply, SKIPPED_ITEMS_FILE,
-    SPOOL_FILE, spool_path,
+    MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, NoEvents, RETAINED_ENDED_SESSIONS, SKIPPED_ITEMS_FILE, SPOOL_FILE,
+    allowed_actions, spool_path,
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};

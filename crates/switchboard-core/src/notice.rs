@@ -307,6 +307,7 @@ mod tests {
             deliverables: Vec::new(),
             success_criteria: None,
             merged: None,
+            actions: Vec::new(),
         };
         let mut notices = Notices::default();
         let notice = notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }).unwrap();

@@ -8,6 +8,7 @@
 //! [`READ_DEADLINE`] is closed; malformed JSON gets an error answer and the
 //! connection is closed. Nothing a peer sends can stop the server.
 
+use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,11 +18,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
-use crate::api::{ApiError, Command, ErrorCode};
+use crate::api::{ApiError, Command, ErrorCode, Reply};
 use crate::config::MAX_SOCKET_PATH_BYTES;
-use crate::engine::{Reply, Request, call_with};
 use crate::error::EngineError;
 
 /// Longest request line accepted.
@@ -48,8 +48,14 @@ pub enum SocketResponse {
     Error(ApiError),
 }
 
+/// What serves the requests the socket reads: the engine, or a stand-in in
+/// tests.
+pub trait RequestHandler: Send + Sync + 'static {
+    fn handle(&self, request: SocketRequest) -> impl Future<Output = Result<Reply, EngineError>> + Send;
+}
+
 impl SocketRequest {
-    fn into_command(self) -> Command {
+    pub fn into_command(self) -> Command {
         match self {
             SocketRequest::Command { command } => command,
             SocketRequest::Hook { envelope } => Command::HookEvent { envelope },
@@ -64,7 +70,8 @@ pub struct ServerStats {
     pub refused_peers: AtomicU64,
 }
 
-/// The listening server; dropping it stops accepting and removes the socket.
+/// The listening server; dropping it stops accepting, ends every open
+/// connection (the accept task owns them) and removes the socket.
 pub struct SocketServer {
     path: PathBuf,
     accept: tokio::task::JoinHandle<()>,
@@ -79,9 +86,8 @@ impl Drop for SocketServer {
 }
 
 /// Binds the socket at `path` (making its directory private) and serves
-/// requests to the engine behind `requests`. Holds only a weak sender: the
-/// server does not keep the engine alive.
-pub(crate) fn serve(path: &Path, requests: mpsc::WeakSender<Request>) -> Result<SocketServer, EngineError> {
+/// requests with `handler`.
+pub fn serve<H: RequestHandler>(path: &Path, handler: Arc<H>) -> Result<SocketServer, EngineError> {
     let failed = |reason: String| EngineError::Internal(format!("socket {}: {reason}", path.display()));
     if path.as_os_str().len() > MAX_SOCKET_PATH_BYTES {
         return Err(failed(format!("the path is longer than {MAX_SOCKET_PATH_BYTES} bytes")));
@@ -99,10 +105,13 @@ pub(crate) fn serve(path: &Path, requests: mpsc::WeakSender<Request>) -> Result<
     let stats = Arc::new(ServerStats::default());
     let accept_stats = stats.clone();
     let accept = tokio::spawn(async move {
+        let mut connections = JoinSet::new();
         loop {
+            // Finished connections are let go as others arrive.
+            while connections.try_join_next().is_some() {}
             match listener.accept().await {
                 Ok((stream, _)) => {
-                    tokio::spawn(serve_connection(stream, requests.clone(), accept_stats.clone()));
+                    connections.spawn(serve_connection(stream, handler.clone(), accept_stats.clone()));
                 }
                 Err(error) => {
                     tracing::warn!(%error, "accepting a socket connection failed");
@@ -114,7 +123,7 @@ pub(crate) fn serve(path: &Path, requests: mpsc::WeakSender<Request>) -> Result<
     Ok(SocketServer { path: path.to_path_buf(), accept, stats })
 }
 
-async fn serve_connection(stream: UnixStream, requests: mpsc::WeakSender<Request>, stats: Arc<ServerStats>) {
+async fn serve_connection<H: RequestHandler>(stream: UnixStream, handler: Arc<H>, stats: Arc<ServerStats>) {
     let ours = nix::unistd::getuid().as_raw();
     match stream.peer_cred() {
         Ok(cred) if cred.uid() == ours => {}
@@ -139,12 +148,9 @@ async fn serve_connection(stream: UnixStream, requests: mpsc::WeakSender<Request
                 return;
             }
             Ok(Ok(_)) => match serde_json::from_slice::<SocketRequest>(&line) {
-                Ok(request) => match requests.upgrade() {
-                    Some(sender) => match call_with(&sender, request.into_command()).await {
-                        Ok(reply) => SocketResponse::Ok(reply),
-                        Err(error) => SocketResponse::Error(error.into()),
-                    },
-                    None => error_response(ErrorCode::EngineStopped, "the engine has shut down".into()),
+                Ok(request) => match handler.handle(request).await {
+                    Ok(reply) => SocketResponse::Ok(reply),
+                    Err(error) => SocketResponse::Error(error.into()),
                 },
                 Err(error) => {
                     stats.malformed.fetch_add(1, Ordering::Relaxed);

@@ -264,6 +264,8 @@ export type SignalState = "pending" | "handled" | "dismissed";
 
 export type SignalResponse = { "action": "answer", answers: Array<string>, } | { "action": "resolve", resolution: string, } | { "action": "retry" } | { "action": "skip" } | { "action": "delegate_blocked", profile_id: ProfileId, } | { "action": "approve", profile_id: ProfileId, } | { "action": "deny", reason: string, } | { "action": "acknowledge" } | { "action": "dismiss" };
 
+export type SignalAction = "answer" | "resolve" | "retry" | "skip" | "delegate_blocked" | "approve" | "deny" | "acknowledge" | "dismiss";
+
 export type DeliverableCheck = { path: string, 
 /**
  * None when it exists inside the workspace; else why it does not count.
@@ -314,7 +316,12 @@ success_criteria: string | null,
  * On the requester's completion report, once it and every agent it
  * had working in parallel have reported: their results together.
  */
-merged: MergedResult | null, };
+merged: MergedResult | null, 
+/**
+ * The responses it takes now (none once handled), as the engine
+ * decides them; the window offers these.
+ */
+actions: Array<SignalAction>, };
 
 export type AgentStatus = "waiting" | "working" | "attention" | "done" | "exited";
 

@@ -56,6 +56,7 @@ import type {
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
+import type { SignalAction as EngineSignalAction } from './bindings';
 import { applyMove, canCancel, canRequeue, firstLine, queueOf, summaryPath } from './tasks';
 
 export interface FakeCall {
@@ -262,6 +263,7 @@ export class FakeBackend implements Backend {
       deliverables: completion ? completion.deliverables.map((path) => ({ path, problem: null })) : [],
       success_criteria: completion ? (task?.success_criteria ?? null) : null,
       merged: null,
+      actions: engineActions(scan),
       ...structuredClone(overrides),
     };
     this.#signals.set(info.id, info);
@@ -589,6 +591,7 @@ export class FakeBackend implements Backend {
       ...info,
       state: response.action === 'dismiss' ? 'dismissed' : 'handled',
       handled_at: this.#now(),
+      actions: [],
       response: structuredClone(response),
       reply_prompt: reply,
       delegate_session: delegate?.id ?? null,
@@ -1004,4 +1007,22 @@ export function demoBackend(): FakeBackend {
     );
   })();
   return backend;
+}
+
+/**
+ * The responses a pending signal takes, as the engine decides them (`allowed_actions` in the
+ * engine's signal desk): the fake plays the engine, so it must offer the same.
+ */
+export function engineActions(scan: ScanEvent): EngineSignalAction[] {
+  if (scan.type === 'malformed') return ['dismiss'];
+  switch (scan.signal.kind) {
+    case 'clarification':
+      return ['answer', 'dismiss'];
+    case 'stop_work':
+      return ['resolve', 'retry', 'skip', 'delegate_blocked', 'dismiss'];
+    case 'delegate':
+      return ['approve', 'deny', 'dismiss'];
+    case 'completion':
+      return ['acknowledge', 'dismiss'];
+  }
 }

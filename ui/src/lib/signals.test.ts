@@ -252,8 +252,12 @@ describe('responding', () => {
     ['delegate', signalInfo('1', delegate()), ['approve', 'deny', 'dismiss']],
     ['completion', signalInfo('1', completion()), ['acknowledge', 'dismiss']],
     ['malformed', signalInfo('1', malformed('delegate')), ['dismiss']],
-  ])('actions of %s', (_, info, actions) => {
+  ])('actions of %s, as the engine offers them', (_, info, actions) => {
     expect(allowedActions(info)).toEqual(actions);
+  });
+
+  it('offers nothing once the engine says the signal is handled', () => {
+    expect(allowedActions(signalInfo('1', clarification(), { state: 'handled', actions: [] }))).toEqual([]);
   });
 
   const ask = signalInfo('1', clarification(['Q1?', 'Q2?']));

@@ -326,17 +326,9 @@ export function responseErrorText(error: ApiError): string {
 
 // ---- responding -------------------------------------------------------------------------
 
-const ACTIONS: Record<SignalKind | 'malformed', readonly SignalAction[]> = {
-  clarification: ['answer', 'dismiss'],
-  stop_work: ['resolve', 'retry', 'skip', 'delegate_blocked', 'dismiss'],
-  delegate: ['approve', 'deny', 'dismiss'],
-  completion: ['acknowledge', 'dismiss'],
-  malformed: ['dismiss'],
-};
-
-/** The responses that make sense for a signal (dismissing always does). */
+/** The responses the engine says the signal takes now (none once it is handled). */
 export function allowedActions(info: SignalInfo): readonly SignalAction[] {
-  return ACTIONS[info.scan.type === 'signal' ? info.scan.signal.kind : 'malformed'] ?? ['dismiss'];
+  return info.actions;
 }
 
 /** Why a response cannot be sent: the form field concerned (`index`: which answer), and words for the user. */

@@ -1,6 +1,6 @@
 /** Signal values for tests: one body per protocol, and a whole `SignalInfo` around a scan. */
 import type { ScanEvent, SignalBody, SignalInfo, SignalKind } from '../lib/bindings';
-import { signalScan } from '../lib/fakeBackend';
+import { engineActions, signalScan } from '../lib/fakeBackend';
 
 export const clarification = (questions: string[] = ['Analyze OAuth2, JWT, or both?', 'What depth?']): SignalBody => ({
   kind: 'clarification',
@@ -62,6 +62,7 @@ export function signalInfo(id: string, scan: ScanEvent | SignalBody, overrides: 
     deliverables: [],
     success_criteria: null,
     merged: null,
+    actions: engineActions('type' in scan ? scan : signalScan(scan)),
     ...overrides,
   };
 }

@@ -1,0 +1,148 @@
+//! What the engine reports: events, the event log, agent status.
+
+use serde::{Deserialize, Serialize};
+use switchboard_protocol::hook::AgentStatus;
+use switchboard_protocol::{Priority, ProfileId, SessionId, SignalId, TaskId};
+use ts_rs::TS;
+
+use super::*;
+
+/// An agent asks to use a tool; its hook waits (bounded) for the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PermissionRequest {
+    pub id: u64,
+    pub session_id: SessionId,
+    pub tool_name: String,
+    pub tool_input: serde_json::Value,
+    pub asked_at: Millis,
+    /// After this the agent's own prompt decides.
+    pub expires_at: Millis,
+}
+
+/// The user's decision, as the hook hands it to the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PermissionDecision {
+    pub allow: bool,
+    pub message: Option<String>,
+}
+
+/// A session's agent status and when its hooks last reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AgentStatusInfo {
+    pub session_id: SessionId,
+    pub status: AgentStatus,
+    /// When the last hook event arrived; none if hooks never reported.
+    pub last_event_at: Option<Millis>,
+}
+
+/// Something that happened in the engine, reported through the
+/// [`crate::EventSink`].
+// Events are built once and moved to the sink; boxing the big variant would
+// buy nothing but an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EngineEvent {
+    ProfileSaved {
+        profile: Profile,
+    },
+    ProfileDeleted {
+        profile_id: ProfileId,
+    },
+    SessionChanged {
+        session: SessionInfo,
+    },
+    TaskChanged {
+        task: TaskInfo,
+    },
+    QueueChanged {
+        queue: QueueStatus,
+    },
+    SignalChanged {
+        signal: SignalInfo,
+    },
+    AgentStatusChanged {
+        status: AgentStatusInfo,
+    },
+    PermissionRequested {
+        request: PermissionRequest,
+    },
+    /// Decided, or expired (the agent's own prompt decides then).
+    PermissionClosed {
+        request_id: u64,
+        decision: Option<PermissionDecision>,
+    },
+}
+
+/// One entry of the append-only event log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LogEntry {
+    pub seq: i64,
+    pub at: Millis,
+    pub session_id: Option<SessionId>,
+    pub task_id: Option<TaskId>,
+    #[serde(flatten)]
+    pub kind: LogKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LogKind {
+    SessionStarted {
+        pid: u32,
+    },
+    SessionExited {
+        exit_code: u32,
+        signal: Option<String>,
+    },
+    SessionKilled {
+        exit_code: u32,
+        signal: Option<String>,
+    },
+    SessionInterrupted {
+        reaped: bool,
+    },
+    TaskQueued {
+        priority: Priority,
+    },
+    TaskStarted,
+    TaskTyped {
+        bracketed: bool,
+    },
+    TaskMoved {
+        to_index: u32,
+        priority: Priority,
+    },
+    TaskRequeued,
+    DeliverableRejected {
+        path: String,
+        reason: String,
+    },
+    TaskEnded {
+        state: TaskState,
+        reason: Option<String>,
+    },
+    SignalRaised {
+        signal_id: SignalId,
+        signal_kind: switchboard_protocol::signal::SignalKind,
+        malformed: bool,
+    },
+    SignalHandled {
+        signal_id: SignalId,
+        response: SignalResponse,
+    },
+    /// A hook event; `payload` is the event as sent (or a note that it was
+    /// too big to keep).
+    Hook {
+        event: String,
+        payload: serde_json::Value,
+    },
+}
+
+/// Facts about the running instance, shown in the UI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AppInfo {
+    pub data_dir: String,
+    pub socket_path: String,
+    pub version: String,
+}

@@ -1,0 +1,20 @@
+//! The engine's public vocabulary: the commands it takes, the events it
+//! reports and the data they carry. Everything here is a plain serde type, so
+//! the same values can cross the Tauri bridge today and a socket tomorrow;
+//! TypeScript declarations for the UI are generated from these definitions
+//! (see [`crate::bindings`]).
+
+mod command;
+mod event;
+mod profile;
+mod signal;
+mod task;
+
+pub use command::*;
+pub use event::*;
+pub use profile::*;
+pub use signal::*;
+pub use task::*;
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = i64;

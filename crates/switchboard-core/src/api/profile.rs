@@ -1,0 +1,167 @@
+//! Agents (profiles) and their sessions.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+use ts_rs::TS;
+
+use super::Millis;
+
+/// What the user fills in to describe an agent: the command to run, where and
+/// how. Validated by the engine before it is stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProfileSpec {
+    pub name: String,
+    /// A program name looked up on `PATH`, or a path to an executable.
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment for the agent, on top of the app's own environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The agent's working directory (its workspace). Must exist.
+    pub cwd: String,
+    pub kind: AgentKind,
+    /// Start a session of this profile whenever the app starts.
+    #[serde(default)]
+    pub start_on_launch: bool,
+    /// When the agent is ready for a task: a regular expression the line
+    /// under the cursor must match (none: any line) ...
+    #[serde(default)]
+    pub ready_pattern: Option<String>,
+    /// ... and how long its output must have been quiet, in milliseconds.
+    #[serde(default = "default_ready_quiet_ms")]
+    pub ready_quiet_ms: u32,
+    /// A task's time limit when its submission names none, in seconds.
+    #[serde(default = "default_task_time_limit_secs")]
+    pub task_time_limit_secs: u32,
+    /// What completes a task of this agent.
+    #[serde(default)]
+    pub completion: CompletionRule,
+}
+
+/// What completes a task: the summary file (the default), the agent's
+/// completion report (for agents that write no summary), or both, which
+/// must then agree on the outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CompletionRule {
+    #[default]
+    Summary,
+    Report,
+    Both,
+}
+
+impl CompletionRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompletionRule::Summary => "summary",
+            CompletionRule::Report => "report",
+            CompletionRule::Both => "both",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [CompletionRule::Summary, CompletionRule::Report, CompletionRule::Both].into_iter().find(|r| r.as_str() == text)
+    }
+}
+
+impl Default for ProfileSpec {
+    /// An empty generic profile with the default readiness and time limit;
+    /// for filling in the rest with struct update syntax.
+    fn default() -> Self {
+        ProfileSpec {
+            name: String::new(),
+            command: String::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: String::new(),
+            kind: AgentKind::Generic,
+            start_on_launch: false,
+            ready_pattern: None,
+            ready_quiet_ms: DEFAULT_READY_QUIET_MS,
+            task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
+            completion: CompletionRule::Summary,
+        }
+    }
+}
+
+pub const DEFAULT_READY_QUIET_MS: u32 = 800;
+pub const DEFAULT_TASK_TIME_LIMIT_SECS: u32 = 30 * 60;
+
+fn default_ready_quiet_ms() -> u32 {
+    DEFAULT_READY_QUIET_MS
+}
+
+fn default_task_time_limit_secs() -> u32 {
+    DEFAULT_TASK_TIME_LIMIT_SECS
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Profile {
+    pub id: ProfileId,
+    #[serde(flatten)]
+    pub spec: ProfileSpec,
+    pub created_at: Millis,
+}
+
+/// Where a session is in its life. Each variant carries the data of that
+/// state: a running session has a process, an ended one has how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum SessionState {
+    Running {
+        pid: u32,
+    },
+    /// The agent exited by itself.
+    Exited {
+        exit_code: u32,
+        signal: Option<String>,
+        ended_at: Millis,
+    },
+    /// The user stopped the agent; the engine ended its process tree.
+    Killed {
+        exit_code: u32,
+        signal: Option<String>,
+        ended_at: Millis,
+    },
+    /// The app died while the agent ran; found so at the next start.
+    Interrupted {
+        ended_at: Millis,
+    },
+}
+
+impl SessionState {
+    pub fn is_running(&self) -> bool {
+        matches!(self, SessionState::Running { .. })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionInfo {
+    pub id: SessionId,
+    pub profile_id: ProfileId,
+    pub started_at: Millis,
+    pub size: TermSize,
+    #[serde(flatten)]
+    pub state: SessionState,
+    /// The agent's own id for its conversation (Claude Code's
+    /// `--session-id`), which a later session can resume.
+    #[serde(default)]
+    pub agent_session_id: Option<String>,
+}
+
+/// What is on a session's screen now, as text, plus recent lines that
+/// scrolled off. Built from the engine's own terminal model, independent of
+/// any view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ScreenSnapshot {
+    pub size: TermSize,
+    /// The visible rows, trailing blanks trimmed, joined by `\n`.
+    pub screen: String,
+    /// Up to the requested number of most recent lines, scrollback included.
+    pub recent_lines: Vec<String>,
+    pub cursor_row: u16,
+    pub cursor_col: u16,
+}

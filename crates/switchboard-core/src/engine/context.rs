@@ -1,0 +1,77 @@
+//! What every desk works with: the store, the event sink, the session
+//! registry, and the follow-ups one desk leaves for another.
+//!
+//! A desk never calls another desk. When its work concerns another (a
+//! completion report for the task desk, an agent's words for the signal
+//! desk), it leaves a [`Follow`] here; the engine hands each to the desk it
+//! is for once the current step is done.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use switchboard_protocol::{ProfileId, SessionId, TermSize};
+
+use super::EventSink;
+use super::sessions::Sessions;
+use crate::api::{EngineEvent, Profile, SessionInfo};
+use crate::error::EngineError;
+use crate::store::Store;
+
+pub(crate) struct Ctx {
+    pub store: Store,
+    pub sink: Arc<dyn EventSink>,
+    pub sessions: Sessions,
+    follows: VecDeque<Follow>,
+}
+
+/// Work one desk leaves for another.
+#[derive(Debug)]
+pub(crate) enum Follow {
+    /// An agent's own words, from its hooks: for the signal desk to scan.
+    AgentText { session: SessionId, text: String },
+    /// The agent in `session` reported completion: for the task desk.
+    Report { session: SessionId, report: Report },
+    /// The lead's teammates are all done: a task it held may complete.
+    TeamSettled { lead: SessionId },
+}
+
+/// A completion report's fields, as a task's end needs them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Report {
+    pub status: String,
+    pub deliverables: Vec<String>,
+    pub metrics: String,
+    pub recommendations: Vec<String>,
+}
+
+impl Ctx {
+    pub fn new(store: Store, sink: Arc<dyn EventSink>, sessions: Sessions) -> Self {
+        Ctx { store, sink, sessions, follows: VecDeque::new() }
+    }
+
+    pub fn emit(&self, event: EngineEvent) {
+        self.sink.emit(event);
+    }
+
+    pub fn follow(&mut self, follow: Follow) {
+        self.follows.push_back(follow);
+    }
+
+    pub fn next_follow(&mut self) -> Option<Follow> {
+        self.follows.pop_front()
+    }
+
+    pub fn profile(&self, id: &ProfileId) -> Result<Profile, EngineError> {
+        self.store.get_profile(id)?.ok_or_else(|| EngineError::ProfileNotFound(id.clone()))
+    }
+
+    /// Starts a session of the profile (see [`Sessions::start`]).
+    pub fn start_session(
+        &mut self,
+        profile_id: &ProfileId,
+        size: TermSize,
+        resume: Option<&str>,
+    ) -> Result<SessionInfo, EngineError> {
+        self.sessions.start(&self.store, &*self.sink, profile_id, size, resume)
+    }
+}

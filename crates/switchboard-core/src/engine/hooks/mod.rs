@@ -1,0 +1,191 @@
+//! The hook desk: events from agents' hooks are logged, turned into each
+//! session's agent status and team, and — for the agent's own words at a
+//! turn's end — left for the signal desk. Permission requests wait here for
+//! the user. Events spooled while the app was not running are replayed at
+//! start, in order.
+
+mod permissions;
+#[cfg(test)]
+mod tests;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::time::Duration;
+
+use switchboard_protocol::SessionId;
+use switchboard_protocol::hook::{
+    AgentStatus, HookEnvelope, HookEvent, hook_conversation, is_side_thread, next_status,
+};
+use switchboard_protocol::team::{Emit, TeamEvent, TurnEnd, gate};
+
+use super::context::{Ctx, Follow};
+use super::{now, status};
+use crate::api::{LogKind, PermissionRequest};
+use crate::error::EngineError;
+use crate::server::SocketRequest;
+use permissions::PendingPermission;
+
+/// The largest payload kept whole in the event log.
+const LOGGED_PAYLOAD_BYTES: usize = 16 * 1024;
+/// The spool file in the data directory.
+pub const SPOOL_FILE: &str = "hook-spool.jsonl";
+
+pub(crate) struct HookDesk {
+    /// Permission requests whose hooks wait for the user, oldest first.
+    permissions: Vec<PendingPermission>,
+    next_permission: u64,
+    /// How long a permission request waits for the user.
+    permission_wait: Duration,
+    /// Events that could not be used (no session, unknown session).
+    refused: u64,
+}
+
+impl HookDesk {
+    pub fn new(permission_wait: Duration) -> Self {
+        HookDesk { permissions: Vec::new(), next_permission: 0, permission_wait, refused: 0 }
+    }
+
+    /// An event from a session's hooks.
+    pub fn on_hook(&mut self, cx: &mut Ctx, envelope: &HookEnvelope) -> Result<(), EngineError> {
+        let session_id = envelope.session_id.as_deref().and_then(|id| id.parse::<SessionId>().ok());
+        let entry = session_id.as_ref().and_then(|id| cx.sessions.known(&cx.store, id));
+        let (Some(session_id), Some(entry)) = (session_id, entry) else {
+            self.refused += 1;
+            return Err(EngineError::InvalidInput {
+                field: "session_id",
+                reason: format!("a hook event names no session of this app ({:?})", envelope.session_id),
+            });
+        };
+        if let Some(conversation) = hook_conversation(&envelope.payload) {
+            entry.hooks.conversation.get_or_insert_with(|| conversation.to_owned());
+        }
+        let side_thread = is_side_thread(&envelope.payload, entry.hooks.conversation.as_deref());
+        let event = if side_thread {
+            HookEvent::Unknown { name: "agent-turn-complete (side thread)".into() }
+        } else {
+            HookEvent::parse(&envelope.payload)
+        };
+        log_hook(cx, &session_id, envelope, &event);
+        if side_thread {
+            return Ok(());
+        }
+        let entry = cx.sessions.get_mut(&session_id).expect("known above");
+        if let Some(team_event) = team_event(&event, envelope) {
+            entry.team.apply(team_event);
+        }
+        // A turn that ends while teammates work leaves the lead shown as
+        // working (and its task open); one that ends without lets the task
+        // complete.
+        let team_done =
+            matches!(event, HookEvent::Stop { .. }) && gate(&entry.team, TurnEnd::Success) == [Emit::Complete];
+        if entry.is_running() {
+            let current = entry.hooks.status.as_ref().map_or(AgentStatus::Waiting, |s| s.status);
+            let begins = matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit);
+            status::set_from_hooks(cx, &session_id, next_status(current, &event), now(), begins);
+        }
+        if let Some(text) = event.assistant_text() {
+            cx.follow(Follow::AgentText { session: session_id.clone(), text: text.to_owned() });
+        }
+        if team_done {
+            cx.follow(Follow::TeamSettled { lead: session_id });
+        }
+        Ok(())
+    }
+
+    /// Replays the events hooks spooled while no app ran, then empties the
+    /// spool. A line that cannot be used is logged and dropped. Returns how
+    /// many were replayed; the follow-ups they left wait in `cx`.
+    pub fn replay_spool(&mut self, cx: &mut Ctx, data_dir: &Path) -> usize {
+        let path = spool_path(data_dir);
+        let Ok(file) = std::fs::File::open(&path) else { return 0 };
+        let mut replayed = 0;
+        for (number, line) in BufReader::new(file).lines().enumerate() {
+            let Ok(line) = line else { break };
+            match serde_json::from_str::<SocketRequest>(&line) {
+                Ok(SocketRequest::Hook { envelope }) => match self.on_hook(cx, &envelope) {
+                    Ok(()) => replayed += 1,
+                    Err(error) => tracing::warn!(line = number + 1, %error, "a spooled hook event was dropped"),
+                },
+                Ok(_) | Err(_) => tracing::warn!(line = number + 1, "a spooled line is not a hook event"),
+            }
+        }
+        if let Err(error) = std::fs::remove_file(&path) {
+            tracing::error!(path = %path.display(), %error, "emptying the hook spool failed");
+        }
+        tracing::info!(replayed, "replayed spooled hook events");
+        replayed
+    }
+
+    pub fn list_permission_requests(&self) -> Vec<PermissionRequest> {
+        self.permissions.iter().map(|p| p.request.clone()).collect()
+    }
+
+    /// Hook events refused since start.
+    #[cfg(test)]
+    pub fn refused(&self) -> u64 {
+        self.refused
+    }
+}
+
+/// Logs the event in the session's history (a payload too big to keep is
+/// noted by its size).
+fn log_hook(cx: &Ctx, session_id: &SessionId, envelope: &HookEnvelope, event: &HookEvent) {
+    let name = match event {
+        HookEvent::Unknown { name } if name.is_empty() => "unrecognised".to_owned(),
+        HookEvent::Unknown { name } => name.clone(),
+        other => serde_json::to_value(other)
+            .ok()
+            .and_then(|v| v.get("event").and_then(|e| e.as_str()).map(str::to_owned))
+            .unwrap_or_default(),
+    };
+    let text = envelope.payload.to_string();
+    let payload = if text.len() <= LOGGED_PAYLOAD_BYTES {
+        envelope.payload.clone()
+    } else {
+        serde_json::json!({"truncated": true, "bytes": text.len()})
+    };
+    if let Err(error) = cx.store.append_event(envelope.at, Some(session_id), &LogKind::Hook { event: name, payload }) {
+        tracing::error!(%error, "logging a hook event failed");
+    }
+}
+
+/// What a hook event means for the sending session's team: Claude Code's
+/// Agent tool spawning a named or background teammate counts from the
+/// request; an idle teammate is done; a Stop's `background_tasks` is the
+/// truth about who still runs.
+fn team_event(event: &HookEvent, envelope: &HookEnvelope) -> Option<TeamEvent> {
+    match event {
+        HookEvent::PreToolUse { tool_name, tool_use_id, tool_input } if tool_name == "Agent" || tool_name == "Task" => {
+            let name = tool_input.get("name").and_then(|n| n.as_str());
+            let background = tool_input.get("run_in_background").and_then(|b| b.as_bool()).unwrap_or(false);
+            if name.is_none() && !background {
+                return None;
+            }
+            let teammate = name.map(str::to_owned).or_else(|| tool_use_id.clone())?;
+            let lead = envelope
+                .payload
+                .get("session_id")
+                .and_then(|s| s.as_str())
+                .or(envelope.session_id.as_deref())
+                .unwrap_or_default();
+            let team_name = format!("session-{}", lead.get(..8).unwrap_or(lead));
+            Some(TeamEvent::SpawnRequested { teammate, team_name })
+        }
+        HookEvent::TeammateIdle { teammate_name: Some(name), .. } => Some(TeamEvent::Gone { teammate: name.clone() }),
+        HookEvent::Stop { background_tasks: Some(tasks), .. } => Some(TeamEvent::Running {
+            teammates: tasks
+                .iter()
+                // Teammates and background subagents; not background shells.
+                .filter(|t| matches!(t.kind.as_str(), "teammate" | "subagent"))
+                .filter(|t| matches!(t.status.as_str(), "running" | "pending"))
+                .map(|t| t.id.clone())
+                .collect(),
+        }),
+        _ => None,
+    }
+}
+
+/// Where hooks spool events for the app on `data_dir`.
+pub fn spool_path(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join(SPOOL_FILE)
+}

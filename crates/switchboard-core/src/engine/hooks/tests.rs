@@ -1,0 +1,185 @@
+//! The hook desk over an in-memory store and stand-in sessions: status from
+//! events, teams spawned, finished and idle, permission requests, refused
+//! events and the spool.
+
+use serde_json::json;
+use switchboard_protocol::AgentKind;
+use switchboard_protocol::hook::AgentStatus;
+
+use super::*;
+use crate::api::{EngineEvent, PermissionDecision};
+use crate::engine::testing::Bench;
+use crate::error::Responder;
+use crate::session::Control;
+
+struct Desk {
+    bench: Bench,
+    desk: HookDesk,
+    session: SessionId,
+}
+
+impl Desk {
+    fn new() -> Desk {
+        let mut bench = Bench::new();
+        let profile = bench.profile("claude", AgentKind::ClaudeCode);
+        let session = bench.start(&profile).id;
+        Desk { bench, desk: HookDesk::new(Duration::from_secs(60)), session }
+    }
+
+    fn envelope(&self, payload: serde_json::Value) -> HookEnvelope {
+        HookEnvelope { session_id: Some(self.session.to_string()), env: Default::default(), at: 1, payload }
+    }
+
+    fn hook(&mut self, payload: serde_json::Value) {
+        let envelope = self.envelope(payload);
+        self.desk.on_hook(&mut self.bench.cx, &envelope).unwrap();
+    }
+
+    fn shown(&self) -> AgentStatus {
+        status::shown(self.bench.cx.sessions.get(&self.session).unwrap()).expect("hooks reported").status
+    }
+
+    /// Whether the session was last told its agent is busy.
+    fn last_busy(&self) -> Option<bool> {
+        self.bench.controls(&self.session).into_iter().rev().find_map(|control| match control {
+            Control::AgentBusy(busy) => Some(busy),
+            _ => None,
+        })
+    }
+
+    fn follows(&mut self) -> Vec<Follow> {
+        std::iter::from_fn(|| self.bench.cx.next_follow()).collect()
+    }
+}
+
+#[tokio::test]
+async fn a_turn_moves_the_status_and_tells_the_session_when_it_may_type() {
+    let mut desk = Desk::new();
+    desk.hook(json!({"hook_event_name": "SessionStart"}));
+    assert_eq!((desk.shown(), desk.last_busy()), (AgentStatus::Waiting, Some(false)));
+    desk.hook(json!({"hook_event_name": "UserPromptSubmit"}));
+    assert_eq!((desk.shown(), desk.last_busy()), (AgentStatus::Working, Some(true)));
+    desk.hook(json!({"hook_event_name": "Stop", "last_assistant_message": "Done."}));
+    assert_eq!((desk.shown(), desk.last_busy()), (AgentStatus::Waiting, Some(false)));
+    let follows = desk.follows();
+    assert!(
+        matches!(&follows[..], [Follow::AgentText { text, .. }, Follow::TeamSettled { .. }] if text == "Done."),
+        "the words go to the signal desk, and a lead without a team may complete: {follows:?}"
+    );
+    let logged = desk.bench.cx.store.list_events(Some(&desk.session)).unwrap();
+    assert_eq!(logged.iter().filter(|e| matches!(e.kind, LogKind::Hook { .. })).count(), 3);
+    let published = desk.bench.events();
+    assert!(
+        published
+            .iter()
+            .any(|e| matches!(e, EngineEvent::AgentStatusChanged { status } if status.status == AgentStatus::Working))
+    );
+}
+
+#[tokio::test]
+async fn a_team_is_spawned_finishes_and_goes_idle() {
+    let mut desk = Desk::new();
+    desk.hook(json!({"hook_event_name": "UserPromptSubmit"}));
+    // A named teammate counts from the request; an unnamed foreground one
+    // does not.
+    desk.hook(json!({"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "t1", "tool_input": {"name": "worker1"}}));
+    desk.hook(json!({"hook_event_name": "PreToolUse", "tool_name": "Task", "tool_use_id": "t2", "tool_input": {"prompt": "look"}}));
+    desk.hook(json!({"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "t3", "tool_input": {"run_in_background": true}}));
+    desk.follows();
+    // The turn ends while they work: the lead stays working, its task held.
+    let tasks = json!([
+        {"id": "worker1", "type": "teammate", "status": "running"},
+        {"id": "t3", "type": "subagent", "status": "running"},
+        {"id": "shell", "type": "shell", "status": "running"}
+    ]);
+    desk.hook(json!({"hook_event_name": "Stop", "background_tasks": tasks}));
+    assert_eq!(desk.shown(), AgentStatus::Working, "the lead works while its team does");
+    assert!(desk.follows().iter().all(|f| !matches!(f, Follow::TeamSettled { .. })));
+    // One goes idle; the Stop's list is the truth about the other.
+    desk.hook(json!({"hook_event_name": "TeammateIdle", "teammate_name": "worker1"}));
+    assert!(status::team_active(&desk.bench.cx.sessions, &desk.session));
+    desk.hook(json!({"hook_event_name": "Stop", "background_tasks": [{"id": "t3", "type": "subagent", "status": "completed"}]}));
+    assert!(!status::team_active(&desk.bench.cx.sessions, &desk.session));
+    assert_eq!(desk.shown(), AgentStatus::Waiting);
+    assert!(desk.follows().iter().any(|f| matches!(f, Follow::TeamSettled { lead } if *lead == desk.session)));
+}
+
+#[tokio::test]
+async fn events_from_no_session_of_this_app_are_refused_and_counted() {
+    let mut desk = Desk::new();
+    for session_id in [None, Some("not-a-session".to_owned()), Some(SessionId::new().to_string())] {
+        let envelope =
+            HookEnvelope { session_id, env: Default::default(), at: 1, payload: json!({"hook_event_name": "Stop"}) };
+        let refused = desk.desk.on_hook(&mut desk.bench.cx, &envelope).unwrap_err();
+        assert!(matches!(refused, EngineError::InvalidInput { field: "session_id", .. }));
+    }
+    assert_eq!(desk.desk.refused(), 3);
+}
+
+#[tokio::test]
+async fn a_session_that_ended_shows_exited_and_forgets_what_its_hooks_said() {
+    let mut desk = Desk::new();
+    desk.hook(json!({"hook_event_name": "UserPromptSubmit", "session_id": "conversation-1"}));
+    desk.bench.end(&desk.session.clone(), false);
+    desk.bench.events();
+    status::session_ended(&mut desk.bench.cx, &desk.session);
+    let events = desk.bench.events();
+    assert!(
+        matches!(&events[..], [EngineEvent::AgentStatusChanged { status }] if status.status == AgentStatus::Exited)
+    );
+    let entry = desk.bench.cx.sessions.get(&desk.session).unwrap();
+    assert!(entry.hooks.status.is_none() && entry.hooks.conversation.is_none());
+    // Its late events are still logged, but move no status.
+    desk.hook(json!({"hook_event_name": "Stop"}));
+    assert!(desk.bench.cx.sessions.get(&desk.session).unwrap().hooks.status.is_none());
+}
+
+#[tokio::test]
+async fn permission_requests_are_decided_expire_or_close_with_their_session() {
+    let mut desk = Desk::new();
+    let ask = |desk: &mut Desk| {
+        let envelope = desk.envelope(
+            json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        );
+        let (reply, answer) = Responder::channel();
+        desk.desk.ask_permission(&desk.bench.cx, &envelope, reply);
+        answer
+    };
+    let mut decided = ask(&mut desk);
+    let mut expired = ask(&mut desk);
+    let listed = desk.desk.list_permission_requests();
+    assert_eq!(listed.len(), 2);
+    let allow = PermissionDecision { allow: true, message: None };
+    desk.desk.decide_permission(&desk.bench.cx, listed[0].id, allow.clone()).unwrap();
+    assert_eq!(decided.try_recv().unwrap().unwrap(), Some(allow.clone()));
+    assert!(desk.desk.decide_permission(&desk.bench.cx, listed[0].id, allow).is_err(), "answered once");
+
+    let deadline = desk.desk.next_permission_deadline().unwrap();
+    desk.desk.expire_permissions(&desk.bench.cx, deadline);
+    assert_eq!(expired.try_recv().unwrap().unwrap(), None, "the agent's own prompt decides");
+
+    let mut closed = ask(&mut desk);
+    desk.desk.close_permissions_of(&desk.bench.cx, &desk.session);
+    assert_eq!(closed.try_recv().unwrap().unwrap(), None);
+    assert!(desk.desk.list_permission_requests().is_empty());
+}
+
+#[tokio::test]
+async fn spooled_events_replay_in_order_and_the_spool_is_emptied() {
+    let mut desk = Desk::new();
+    let data_dir = desk.bench.workspace.path().join("spool-test");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let line = |payload: serde_json::Value| {
+        serde_json::to_string(&SocketRequest::Hook { envelope: desk.envelope(payload) }).unwrap()
+    };
+    let spool = [
+        line(json!({"hook_event_name": "UserPromptSubmit"})),
+        "not json".to_owned(),
+        line(json!({"hook_event_name": "Stop"})),
+    ]
+    .join("\n");
+    std::fs::write(spool_path(&data_dir), spool).unwrap();
+    assert_eq!(desk.desk.replay_spool(&mut desk.bench.cx, &data_dir), 2);
+    assert_eq!(desk.shown(), AgentStatus::Waiting, "the Stop came last");
+    assert!(!spool_path(&data_dir).exists());
+}

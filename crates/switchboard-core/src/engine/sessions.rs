@@ -1,0 +1,523 @@
+//! The session registry: one entry per session the engine holds in memory,
+//! with everything known about it — its actor, its run, what its hooks
+//! said, its team, the signals seen from it. Removing a session removes all
+//! of it. Starting, stopping and ending sessions happen here.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use switchboard_protocol::team::TeamState;
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TermSize};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::{EventSink, RETAINED_ENDED_SESSIONS, now, spool_path};
+use crate::api::{AgentStatusInfo, EngineEvent, LogKind, Millis, Profile, SessionInfo, SessionState};
+use crate::config::EngineConfig;
+use crate::error::{EngineError, Responder};
+use crate::session::{self, Control, SessionEnd, SessionHandle, SessionScan, SpawnSpec, Spawned, process};
+use crate::store::Store;
+use crate::validate::resolve_command;
+
+/// Starts agent processes. The engine's launcher runs them in PTYs; desk
+/// tests use one whose sessions are stand-ins.
+pub(crate) trait Launch: Send {
+    fn launch(&mut self, spec: SpawnSpec) -> Result<Spawned, EngineError>;
+}
+
+/// Runs each session in a real PTY with its actor.
+pub(crate) struct PtyLauncher {
+    pub ended: mpsc::UnboundedSender<SessionEnd>,
+    pub scans: mpsc::UnboundedSender<SessionScan>,
+}
+
+impl Launch for PtyLauncher {
+    fn launch(&mut self, spec: SpawnSpec) -> Result<Spawned, EngineError> {
+        session::spawn(spec, self.ended.clone(), self.scans.clone())
+    }
+}
+
+/// What a session's hooks have said, and what the app adds to it.
+#[derive(Debug, Default)]
+pub(crate) struct HookRecord {
+    /// The status as its hooks tell it; none until they first report.
+    pub status: Option<AgentStatusInfo>,
+    /// The agent's own id for its conversation, as its hooks name it.
+    pub conversation: Option<String>,
+    /// Its signals that wait for the user.
+    pub needs_user: BTreeSet<SignalId>,
+    /// Its task completed, with nothing begun since.
+    pub task_done: bool,
+}
+
+/// The signal protocols' memory of a session.
+#[derive(Debug, Default)]
+pub(crate) struct SignalRecord {
+    /// Signals seen recently, for handling each once.
+    pub seen: VecDeque<(String, Instant)>,
+    /// This session is a delegate whose completion report resumes the
+    /// requester of this delegation.
+    pub resumes: Option<SignalId>,
+}
+
+/// Who waits for a running session's end.
+pub(crate) enum EndWaiter {
+    Stop(Responder<SessionInfo>),
+    /// Start a new session of the profile once it ended.
+    Restart(TermSize, Responder<SessionInfo>),
+}
+
+/// Where a session is, as the registry holds it.
+pub(crate) enum Run {
+    /// Its agent runs; these callers wait for its end.
+    Running { handle: SessionHandle, waiters: Vec<EndWaiter> },
+    /// It ended in this run of the app; its terminal can still be viewed.
+    Ended { handle: SessionHandle },
+    /// Known only from the store (it ran before the app started).
+    Recorded,
+}
+
+pub(crate) struct SessionEntry {
+    /// What the engine knows of it; the source of what is reported, even
+    /// when the store cannot record a change.
+    pub info: SessionInfo,
+    pub run: Run,
+    pub hooks: HookRecord,
+    /// The teammates it leads.
+    pub team: TeamState,
+    pub signals: SignalRecord,
+}
+
+impl SessionEntry {
+    fn new(info: SessionInfo, run: Run) -> Self {
+        SessionEntry {
+            info,
+            run,
+            hooks: HookRecord::default(),
+            team: TeamState::default(),
+            signals: SignalRecord::default(),
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        matches!(self.run, Run::Running { .. })
+    }
+
+    /// Its actor, while it has one (running, or ended and still viewable).
+    pub fn handle(&self) -> Option<&SessionHandle> {
+        match &self.run {
+            Run::Running { handle, .. } | Run::Ended { handle } => Some(handle),
+            Run::Recorded => None,
+        }
+    }
+}
+
+pub(crate) struct Sessions {
+    entries: HashMap<SessionId, SessionEntry>,
+    /// Entries of sessions not running, oldest first; past
+    /// [`RETAINED_ENDED_SESSIONS`] the oldest is removed.
+    ended: VecDeque<SessionId>,
+    launcher: Box<dyn Launch>,
+    config: EngineConfig,
+    path_env: Option<OsString>,
+}
+
+impl Sessions {
+    pub fn new(config: EngineConfig, path_env: Option<OsString>, launcher: Box<dyn Launch>) -> Self {
+        Sessions { entries: HashMap::new(), ended: VecDeque::new(), launcher, config, path_env }
+    }
+
+    pub fn get(&self, id: &SessionId) -> Option<&SessionEntry> {
+        self.entries.get(id)
+    }
+
+    pub fn get_mut(&mut self, id: &SessionId) -> Option<&mut SessionEntry> {
+        self.entries.get_mut(id)
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = &SessionEntry> {
+        self.entries.values()
+    }
+
+    pub fn entries_mut(&mut self) -> impl Iterator<Item = &mut SessionEntry> {
+        self.entries.values_mut()
+    }
+
+    /// The entry of a session this app ever ran: from memory, else loaded
+    /// from the store (then it has no terminal).
+    pub fn known(&mut self, store: &Store, id: &SessionId) -> Option<&mut SessionEntry> {
+        if !self.entries.contains_key(id) {
+            let info = store.get_session(id).ok().flatten()?;
+            self.entries.insert(id.clone(), SessionEntry::new(info, Run::Recorded));
+            self.retire(id.clone());
+        }
+        self.entries.get_mut(id)
+    }
+
+    pub fn is_running(&self, id: &SessionId) -> bool {
+        self.entries.get(id).is_some_and(SessionEntry::is_running)
+    }
+
+    pub fn running(&self) -> impl Iterator<Item = &SessionEntry> {
+        self.entries.values().filter(|entry| entry.is_running())
+    }
+
+    pub fn running_count(&self) -> usize {
+        self.running().count()
+    }
+
+    /// The most recently started running session of the profile.
+    pub fn latest_running_of(&self, profile_id: &ProfileId) -> Option<SessionId> {
+        self.running()
+            .filter(|entry| &entry.info.profile_id == profile_id)
+            .max_by_key(|entry| entry.info.started_at)
+            .map(|entry| entry.info.id.clone())
+    }
+
+    /// Sends to the session's actor; false when it has none.
+    pub fn send(&self, id: &SessionId, control: Control) -> bool {
+        match self.entries.get(id).and_then(SessionEntry::handle) {
+            Some(handle) => {
+                handle.send(control);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forwards a request to the session's actor, which answers the caller
+    /// itself; without an actor, the caller hears why.
+    pub fn forward<T: Send + 'static>(
+        &self,
+        store: &Store,
+        id: &SessionId,
+        reply: Responder<T>,
+        control: impl FnOnce(Responder<T>) -> Control,
+    ) {
+        match self.entries.get(id).and_then(SessionEntry::handle) {
+            Some(handle) => handle.send(control(reply)),
+            None => reply.send(Err(missing(store, id))),
+        }
+    }
+
+    /// The error for a session without a live actor.
+    pub fn missing(&self, store: &Store, id: &SessionId) -> EngineError {
+        missing(store, id)
+    }
+
+    /// Starts a session of the profile; for Claude Code, continuing the
+    /// conversation `resume` when given.
+    pub fn start(
+        &mut self,
+        store: &Store,
+        sink: &dyn EventSink,
+        profile_id: &ProfileId,
+        size: TermSize,
+        resume: Option<&str>,
+    ) -> Result<SessionInfo, EngineError> {
+        if !size.is_valid() {
+            return Err(invalid_size(size));
+        }
+        let profile = store.get_profile(profile_id)?.ok_or_else(|| EngineError::ProfileNotFound(profile_id.clone()))?;
+        // The workspace or the program may have gone since the profile was saved.
+        let cwd = PathBuf::from(&profile.spec.cwd);
+        if !cwd.is_dir() {
+            return Err(EngineError::DirectoryMissing { path: cwd });
+        }
+        let program = resolve_command(&profile.spec.command, &cwd, self.path_env.as_deref())?;
+        let id = SessionId::new();
+        let (args, agent_session_id, hooks_connected) = self.connect(&profile, &cwd, resume);
+        let spawned = self.launcher.launch(SpawnSpec {
+            id: id.clone(),
+            program,
+            args,
+            env: session_env(&profile, &id, &self.config.socket_path, &spool_path(&self.config.data_dir)),
+            cwd,
+            size,
+            replay_cap: self.config.scrollback_bytes,
+            history_lines: self.config.screen_history_lines,
+            kill_grace: self.config.kill_grace,
+            scan_signals: profile.spec.kind == AgentKind::Generic,
+            hooks_grace: hooks_connected.then_some(self.config.hooks_grace),
+        })?;
+        let info = SessionInfo {
+            id: id.clone(),
+            profile_id: profile.id.clone(),
+            started_at: now(),
+            size,
+            state: SessionState::Running { pid: spawned.pid },
+            agent_session_id,
+        };
+        let recorded = store.insert_session(&info, spawned.start_time).and_then(|()| {
+            store.append_event(info.started_at, Some(&id), &LogKind::SessionStarted { pid: spawned.pid })
+        });
+        if let Err(error) = recorded {
+            // An agent the store does not know of could not be recovered
+            // after a crash: do not let it run.
+            spawned.handle.send(Control::Kill);
+            return Err(error.into());
+        }
+        let run = Run::Running { handle: spawned.handle, waiters: Vec::new() };
+        self.entries.insert(id, SessionEntry::new(info.clone(), run));
+        sink.emit(EngineEvent::SessionChanged { session: info.clone() });
+        Ok(info)
+    }
+
+    /// The arguments to start the profile's agent with, the conversation id
+    /// the app gave it, and whether its hooks are connected.
+    fn connect(&self, profile: &Profile, cwd: &Path, resume: Option<&str>) -> (Vec<String>, Option<String>, bool) {
+        let hook = self.config.hook_binary.as_deref();
+        match (profile.spec.kind, hook) {
+            (AgentKind::ClaudeCode, hook) => {
+                // Without its hooks the agent still runs; the app only sees less.
+                let connected = hook.is_some_and(|hook| match crate::connect::connect_claude(cwd, hook) {
+                    Ok(path) => {
+                        tracing::debug!(path = %path.display(), "Claude Code hooks connected");
+                        true
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "Claude Code hooks could not be connected");
+                        false
+                    }
+                });
+                let (args, conversation) =
+                    crate::connect::claude_conversation(&profile.spec.args, resume, || SessionId::new().to_string());
+                (args, conversation, connected)
+            }
+            (AgentKind::Codex, Some(hook)) => {
+                let (args, connected) = connect_codex(profile, hook);
+                (args, None, connected)
+            }
+            (AgentKind::Codex | AgentKind::Generic, _) => (profile.spec.args.clone(), None, false),
+        }
+    }
+
+    /// Asks the session's tree to end; `waiter` hears when it has.
+    pub fn stop(&mut self, store: &Store, id: &SessionId, waiter: EndWaiter) -> Result<(), (EngineError, EndWaiter)> {
+        match self.entries.get_mut(id).map(|entry| &mut entry.run) {
+            Some(Run::Running { handle, waiters }) => {
+                handle.send(Control::Kill);
+                waiters.push(waiter);
+                Ok(())
+            }
+            _ => Err((missing(store, id), waiter)),
+        }
+    }
+
+    /// Stops every running session (the app is quitting).
+    pub fn stop_all(&self) {
+        for entry in self.running() {
+            if let Some(handle) = entry.handle() {
+                handle.send(Control::Kill);
+            }
+        }
+    }
+
+    /// Records a session's end and answers who waited for it: a restart
+    /// starts its new session here. Returns the state it ended in.
+    pub fn end(&mut self, store: &Store, sink: &dyn EventSink, end: SessionEnd) -> SessionState {
+        let ended_at = now();
+        let (state, log) = ended_state(&end, ended_at);
+        let recorded = store
+            .update_session_state(&end.id, &state)
+            .and_then(|()| store.append_event(ended_at, Some(&end.id), &log));
+        if let Err(error) = recorded {
+            tracing::error!(session = %end.id, %error, "recording a session's end failed");
+        }
+        // The report comes from what the engine knows, not from re-reading
+        // the store: if the store cannot record the end (a full disk), the UI
+        // must still not show a dead agent as running.
+        let mut waiters = Vec::new();
+        let info = match self.entries.get_mut(&end.id) {
+            Some(entry) => {
+                entry.info.state = state.clone();
+                if let Run::Running { .. } = entry.run {
+                    let Run::Running { handle, waiters: waiting } = std::mem::replace(&mut entry.run, Run::Recorded)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    entry.run = Run::Ended { handle };
+                    waiters = waiting;
+                }
+                Ok(entry.info.clone())
+            }
+            None => store
+                .get_session(&end.id)
+                .map_err(EngineError::from)
+                .and_then(|found| found.ok_or_else(|| EngineError::SessionNotFound(end.id.clone())))
+                .map(|info| SessionInfo { state: state.clone(), ..info }),
+        };
+        self.retire(end.id.clone());
+        if let Ok(info) = &info {
+            sink.emit(EngineEvent::SessionChanged { session: info.clone() });
+        }
+        for waiter in waiters {
+            match waiter {
+                EndWaiter::Stop(reply) => reply.send(clone_result(&info)),
+                EndWaiter::Restart(size, reply) => {
+                    let started =
+                        clone_result(&info).and_then(|old| self.start(store, sink, &old.profile_id, size, None));
+                    reply.send(started);
+                }
+            }
+        }
+        state
+    }
+
+    /// Moves a session among the ended ones, letting go of the oldest past
+    /// the limit: their entry, with everything known about them, goes.
+    fn retire(&mut self, id: SessionId) {
+        self.ended.retain(|ended| ended != &id);
+        self.ended.push_back(id);
+        while self.ended.len() > RETAINED_ENDED_SESSIONS {
+            if let Some(old) = self.ended.pop_front() {
+                self.entries.remove(&old);
+            }
+        }
+    }
+
+    /// Forgets the sessions of a deleted profile.
+    pub fn remove_all(&mut self, ids: &[SessionId]) {
+        for id in ids {
+            self.entries.remove(id);
+        }
+        self.ended.retain(|ended| !ids.contains(ended));
+    }
+}
+
+/// Sessions recorded as running belong to a previous run of the app that
+/// did not stop cleanly. Marks them interrupted, ending their processes if
+/// the recorded PID still names the same process.
+pub(crate) fn recover_interrupted(store: &Store, kill_grace: std::time::Duration) -> Result<(), EngineError> {
+    for run in store.running_sessions()? {
+        let SessionState::Running { pid } = run.session.state else { continue };
+        let alive = process::is_same_process(pid, run.pid_start_time);
+        if alive {
+            let report = process::terminate_session(&run.session.id, pid as i32, kill_grace);
+            tracing::info!(session = %run.session.id, pid, ?report, "reaped an interrupted agent");
+        }
+        let ended_at = now();
+        store.update_session_state(&run.session.id, &SessionState::Interrupted { ended_at })?;
+        store.append_event(ended_at, Some(&run.session.id), &LogKind::SessionInterrupted { reaped: alive })?;
+    }
+    Ok(())
+}
+
+/// The error for a session without a live actor: unknown, or ended long
+/// enough ago that its terminal was let go.
+fn missing(store: &Store, id: &SessionId) -> EngineError {
+    if matches!(store.get_session(id), Ok(Some(_))) {
+        EngineError::SessionNotRunning(id.clone())
+    } else {
+        EngineError::SessionNotFound(id.clone())
+    }
+}
+
+/// Codex's hooks file and `notify` pointed at the hook binary: the
+/// arguments to start it with, and whether its hooks are connected.
+fn connect_codex(profile: &Profile, hook: &Path) -> (Vec<String>, bool) {
+    let Some(home) = crate::connect::codex_home(&profile.spec.env, |name| std::env::var(name).ok()) else {
+        tracing::warn!("Codex's configuration folder is unknown (no CODEX_HOME or HOME): hooks not connected");
+        return (profile.spec.args.clone(), false);
+    };
+    let connected = match crate::connect::connect_codex(&home, hook) {
+        Ok(path) => {
+            tracing::debug!(path = %path.display(), "Codex hooks connected");
+            true
+        }
+        Err(error) => {
+            tracing::warn!(%error, "Codex hooks could not be connected");
+            false
+        }
+    };
+    let config = std::fs::read_to_string(home.join("config.toml")).ok();
+    (crate::connect::codex_notify(&profile.spec.args, config.as_deref(), hook), connected)
+}
+
+/// How a session's end is recorded: stopped by the user (or the app's exit)
+/// is `killed`, anything else `exited`, each with its exit code and signal.
+pub(crate) fn ended_state(end: &SessionEnd, ended_at: Millis) -> (SessionState, LogKind) {
+    let (exit_code, signal) = (end.exit_code, end.signal.clone());
+    if end.killed {
+        (
+            SessionState::Killed { exit_code, signal: signal.clone(), ended_at },
+            LogKind::SessionKilled { exit_code, signal },
+        )
+    } else {
+        (
+            SessionState::Exited { exit_code, signal: signal.clone(), ended_at },
+            LogKind::SessionExited { exit_code, signal },
+        )
+    }
+}
+
+/// `EngineError` is not `Clone` (it wraps I/O and SQLite errors); one
+/// lookup result may answer several waiting callers.
+fn clone_result(result: &Result<SessionInfo, EngineError>) -> Result<SessionInfo, EngineError> {
+    match result {
+        Ok(info) => Ok(info.clone()),
+        Err(error) => Err(EngineError::Internal(error.to_string())),
+    }
+}
+
+pub(crate) fn invalid_size(size: TermSize) -> EngineError {
+    EngineError::InvalidInput {
+        field: "size",
+        reason: format!("{}x{} is not a usable terminal size", size.cols, size.rows),
+    }
+}
+
+/// The environment an agent starts with, on top of the app's own: the
+/// profile's variables, then what the engine needs (these win).
+fn session_env(profile: &Profile, id: &SessionId, socket: &Path, spool: &Path) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> =
+        vec![("TERM".into(), "xterm-256color".into()), ("COLORTERM".into(), "truecolor".into())];
+    env.extend(profile.spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.push((process::SESSION_ENV.into(), id.to_string()));
+    env.push(("SWITCHBOARD_SOCKET".into(), socket.display().to_string()));
+    env.push(("SWITCHBOARD_SPOOL".into(), spool.display().to_string()));
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn how_an_end_is_recorded() {
+        let end = |killed, exit_code, signal: Option<&str>| SessionEnd {
+            id: SessionId::new(),
+            exit_code,
+            signal: signal.map(str::to_owned),
+            killed,
+        };
+        let hup = Some("Hangup".to_owned());
+        let cases = [
+            (
+                end(false, 0, None),
+                SessionState::Exited { exit_code: 0, signal: None, ended_at: 9 },
+                LogKind::SessionExited { exit_code: 0, signal: None },
+            ),
+            (
+                end(false, 134, Some("Aborted")),
+                SessionState::Exited { exit_code: 134, signal: Some("Aborted".into()), ended_at: 9 },
+                LogKind::SessionExited { exit_code: 134, signal: Some("Aborted".into()) },
+            ),
+            (
+                end(true, 1, Some("Hangup")),
+                SessionState::Killed { exit_code: 1, signal: hup.clone(), ended_at: 9 },
+                LogKind::SessionKilled { exit_code: 1, signal: hup },
+            ),
+            // Stopped, but it exited cleanly on the first SIGTERM: still the user's doing.
+            (
+                end(true, 0, None),
+                SessionState::Killed { exit_code: 0, signal: None, ended_at: 9 },
+                LogKind::SessionKilled { exit_code: 0, signal: None },
+            ),
+        ];
+        for (end, state, log) in cases {
+            assert_eq!(ended_state(&end, 9), (state, log), "{end:?}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The signal desk: a signal read from an agent's terminal (plain CLI
+//! agents) or from its own words delivered by a hook (TUIs) is recorded
+//! once, shown to the user, and the user's decision becomes a prompt typed
+//! into the agent (or into a fresh session of its profile when it has
+//! exited), or a new delegated agent.
+
+mod merge;
+mod respond;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use switchboard_protocol::signal::{ScanEvent, SignalBody, scan_all};
+use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
+use tokio::time::Instant;
+
+use super::context::{Ctx, Follow, Report};
+use super::{now, status};
+use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
+use crate::error::EngineError;
+use crate::tasks::artifacts::{read_capped, resolve_deliverable};
+pub use respond::{SKIPPED_ITEMS_FILE, allowed_actions};
+
+/// Handled and dismissed signals returned by a listing, besides the pending.
+pub const MAX_LISTED_HANDLED_SIGNALS: usize = 200;
+/// The same signal seen again within this time (on another channel, or
+/// re-read) is the same signal.
+const DUPLICATE_WINDOW: Duration = Duration::from_secs(600);
+/// Signals remembered per session for spotting duplicates.
+const REMEMBERED_PER_SESSION: usize = 64;
+
+pub(crate) struct SignalDesk {
+    /// The most agent sessions running at once that approving a delegation
+    /// may reach.
+    max_agents: usize,
+}
+
+impl SignalDesk {
+    pub fn new(max_agents: usize) -> Self {
+        SignalDesk { max_agents }
+    }
+
+    /// Text an agent wrote, from its hooks; `task` is the task its agent
+    /// works on.
+    pub fn agent_text(
+        &mut self,
+        cx: &mut Ctx,
+        session_id: SessionId,
+        text: &str,
+        task: Option<TaskId>,
+    ) -> Result<(), EngineError> {
+        if cx.sessions.known(&cx.store, &session_id).is_none() {
+            return Err(EngineError::SessionNotFound(session_id));
+        }
+        for event in scan_all(text.as_bytes()) {
+            self.on_signal(cx, session_id.clone(), SignalChannel::Hook, event, task.clone());
+        }
+        Ok(())
+    }
+
+    /// A block read from `session_id`'s output or hooks; `task` is the task
+    /// its agent works on.
+    pub fn on_signal(
+        &mut self,
+        cx: &mut Ctx,
+        session_id: SessionId,
+        channel: SignalChannel,
+        event: ScanEvent,
+        task_id: Option<TaskId>,
+    ) {
+        let Some(entry) = cx.sessions.known(&cx.store, &session_id) else {
+            tracing::warn!(session = %session_id, "a signal from an unknown session was ignored");
+            return;
+        };
+        if !first_sighting(&mut entry.signals.seen, identity(&event), Instant::now()) {
+            tracing::debug!(session = %session_id, ?channel, "a signal seen again was ignored");
+            return;
+        }
+        let profile_id = entry.info.profile_id.clone();
+        let mut info = SignalInfo {
+            id: SignalId::new(),
+            session_id: session_id.clone(),
+            profile_id: profile_id.clone(),
+            task_id: task_id.clone(),
+            channel,
+            scan: event,
+            state: SignalState::Pending,
+            created_at: now(),
+            handled_at: None,
+            response: None,
+            reply_prompt: None,
+            delegate_session: None,
+            deliverables: Vec::new(),
+            success_criteria: None,
+            merged: None,
+            actions: Vec::new(),
+        };
+        let completion = match &info.scan {
+            ScanEvent::Signal { signal } => match &signal.body {
+                SignalBody::Completion { status, deliverables, metrics_achieved, recommendations } => Some(Report {
+                    status: status.clone(),
+                    deliverables: deliverables.clone(),
+                    metrics: metrics_achieved.clone(),
+                    recommendations: recommendations.clone(),
+                }),
+                _ => None,
+            },
+            ScanEvent::Malformed { .. } => None,
+        };
+        if let Some(report) = &completion {
+            let workspace = workspace_of(cx, &profile_id);
+            info.deliverables =
+                report.deliverables.iter().map(|path| check_deliverable(workspace.as_deref(), path)).collect();
+            info.success_criteria = task_id
+                .as_ref()
+                .and_then(|id| cx.store.get_task(id).ok().flatten())
+                .and_then(|task| task.spec.success_criteria);
+        }
+        let (kind, malformed) = match &info.scan {
+            ScanEvent::Signal { signal } => (signal.body.kind(), false),
+            ScanEvent::Malformed { kind, .. } => (*kind, true),
+        };
+        save_signal(cx, &info);
+        log_signal(cx, &info, LogKind::SignalRaised { signal_id: info.id.clone(), signal_kind: kind, malformed });
+        let Some(report) = completion else { return };
+        // A completion report may complete the agent's task (by its rule),
+        // ends its part in a team, and resumes a requester waiting for it.
+        cx.follow(Follow::Report { session: session_id.clone(), report: report.clone() });
+        merge::merge_team_of(cx, &session_id);
+        status::teammate_gone(cx, &session_id);
+        let waiting = cx.sessions.get_mut(&session_id).and_then(|entry| entry.signals.resumes.take());
+        if let Some(request) = waiting
+            && let Ok(Some(request)) = cx.store.get_signal(&request)
+        {
+            let prompt = switchboard_protocol::signal::prompts::delegate_results(
+                &session_id.to_string(),
+                &report.status,
+                &report.deliverables,
+                &report.metrics,
+            );
+            if let Err(error) =
+                respond::deliver(cx, &request.session_id, &request.profile_id, &request.id.to_string(), prompt)
+            {
+                tracing::warn!(%error, "resuming a requester with its delegate's results failed");
+            }
+        }
+    }
+
+    pub fn list(&self, cx: &Ctx) -> Result<Vec<SignalInfo>, EngineError> {
+        Ok(cx.store.list_signals(MAX_LISTED_HANDLED_SIGNALS)?.into_iter().map(respond::with_actions).collect())
+    }
+}
+
+/// Remembers a signal's identity for the session; false when it was seen
+/// within the duplicate window.
+fn first_sighting(seen: &mut std::collections::VecDeque<(String, Instant)>, key: String, now: Instant) -> bool {
+    seen.retain(|(_, at)| now.duration_since(*at) < DUPLICATE_WINDOW);
+    if seen.iter().any(|(known, _)| known == &key) {
+        return false;
+    }
+    seen.push_back((key, now));
+    while seen.len() > REMEMBERED_PER_SESSION {
+        seen.pop_front();
+    }
+    true
+}
+
+/// What identifies a signal across channels: its kind and fields, not how
+/// the terminal happened to lay it out.
+fn identity(event: &ScanEvent) -> String {
+    match event {
+        ScanEvent::Signal { signal } => {
+            let fields = serde_json::json!([signal.agent_id, signal.timestamp, signal.body, signal.extra]);
+            fields.to_string()
+        }
+        ScanEvent::Malformed { kind, raw, .. } => {
+            format!("{kind:?}:{}", raw.split_whitespace().collect::<Vec<_>>().join(" "))
+        }
+    }
+}
+
+/// Records the signal, reports it, and whether it has its agent wait for
+/// the user.
+fn save_signal(cx: &mut Ctx, info: &SignalInfo) {
+    let info = &respond::with_actions(info.clone());
+    if let Err(error) = cx.store.save_signal(info) {
+        tracing::error!(signal = %info.id, %error, "recording a signal failed");
+    }
+    cx.emit(EngineEvent::SignalChanged { signal: info.clone() });
+    let waits = info.state == SignalState::Pending && needs_user(&info.scan);
+    status::set_needs_user(cx, &info.session_id, &info.id, waits);
+}
+
+fn log_signal(cx: &Ctx, info: &SignalInfo, kind: LogKind) {
+    let logged = cx.store.append_task_event(now(), Some(&info.session_id), info.task_id.as_ref(), &kind);
+    if let Err(error) = logged {
+        tracing::error!(signal = %info.id, %error, "logging a signal event failed");
+    }
+}
+
+/// Whether a pending signal waits for the user's decision (a completion
+/// report only asks to be read).
+fn needs_user(scan: &ScanEvent) -> bool {
+    match scan {
+        ScanEvent::Signal { signal } => !matches!(signal.body, SignalBody::Completion { .. }),
+        ScanEvent::Malformed { .. } => true,
+    }
+}
+
+fn workspace_of(cx: &Ctx, profile_id: &ProfileId) -> Option<PathBuf> {
+    let profile = cx.store.get_profile(profile_id).ok().flatten()?;
+    Path::new(&profile.spec.cwd).canonicalize().ok()
+}
+
+/// A file in the workspace root, read with a cap, if it is there (and
+/// inside the workspace).
+fn read_side_file(workspace: &Path, name: &str, cap: usize) -> Option<String> {
+    let path = resolve_deliverable(workspace, name).ok()?;
+    read_capped(&path, cap).ok().map(|(text, ..)| text)
+}
+
+/// A completion report's deliverable: it must exist inside the workspace.
+fn check_deliverable(workspace: Option<&Path>, path: &str) -> DeliverableCheck {
+    let problem = match workspace {
+        None => Some("the workspace is gone".to_owned()),
+        Some(workspace) => {
+            let listed = path.trim_end_matches('/');
+            match resolve_deliverable(workspace, listed) {
+                Ok(_) => None,
+                // A directory is a fine deliverable for a report.
+                Err(reason) if reason == "not a regular file" => None,
+                Err(reason) => Some(reason),
+            }
+        }
+    };
+    DeliverableCheck { path: path.to_owned(), problem }
+}

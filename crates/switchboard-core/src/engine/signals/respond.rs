@@ -1,0 +1,221 @@
+//! The user's response to a pending signal: which responses fit (a pure
+//! decision the window asks for rather than repeating), and carrying one
+//! out — a reply prompt typed into the agent, a skipped item logged, a
+//! delegated agent started.
+
+use switchboard_protocol::signal::prompts::{self, Blocker};
+use switchboard_protocol::signal::{Independence, ScanEvent, SignalBody, SignalKind};
+use switchboard_protocol::summary::summary_path;
+use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
+
+use super::{SignalDesk, log_signal, save_signal, workspace_of};
+use crate::api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, TaskState};
+use crate::engine::context::Ctx;
+use crate::engine::tasks::ready_when;
+use crate::engine::{now, status};
+use crate::error::{EngineError, Responder};
+use crate::session::{Control, TypeRequest};
+
+/// The file skipped items are logged to, in the workspace.
+pub const SKIPPED_ITEMS_FILE: &str = "SKIPPED_ITEMS.md";
+
+/// The responses a signal takes in its state: none once handled or
+/// dismissed; while pending, those of its kind, and dismissing always.
+pub fn allowed_actions(scan: &ScanEvent, state: SignalState) -> Vec<SignalAction> {
+    use SignalAction::*;
+    if state != SignalState::Pending {
+        return Vec::new();
+    }
+    let kind = match scan {
+        ScanEvent::Signal { signal } => Some(signal.body.kind()),
+        ScanEvent::Malformed { .. } => None,
+    };
+    match kind {
+        Some(SignalKind::Clarification) => vec![Answer, Dismiss],
+        Some(SignalKind::StopWork) => vec![Resolve, Retry, Skip, DelegateBlocked, Dismiss],
+        Some(SignalKind::Delegate) => vec![Approve, Deny, Dismiss],
+        Some(SignalKind::Completion) => vec![Acknowledge, Dismiss],
+        None => vec![Dismiss],
+    }
+}
+
+/// The signal as the window is told of it: with the responses it takes.
+pub fn with_actions(mut info: SignalInfo) -> SignalInfo {
+    info.actions = allowed_actions(&info.scan, info.state);
+    info
+}
+
+impl SignalDesk {
+    /// Carries out the user's decision on a pending signal; `task_running`
+    /// says whether the signal's task is still at work (its reply then
+    /// reminds the agent of its summary file).
+    pub fn respond(
+        &mut self,
+        cx: &mut Ctx,
+        id: &SignalId,
+        response: SignalResponse,
+    ) -> Result<SignalInfo, EngineError> {
+        let mut info = cx.store.get_signal(id)?.ok_or_else(|| EngineError::SignalNotFound(id.clone()))?;
+        let refuse = |reason: &str| Err(EngineError::SignalState { signal: id.clone(), reason: reason.to_owned() });
+        if info.state != SignalState::Pending {
+            return refuse("it was already handled");
+        }
+        if !allowed_actions(&info.scan, info.state).contains(&response.action()) {
+            return refuse("that response does not fit this signal");
+        }
+        let body = match &info.scan {
+            ScanEvent::Signal { signal } => Some(signal.body.clone()),
+            ScanEvent::Malformed { .. } => None,
+        };
+        let prompt = match (&body, &response) {
+            (_, SignalResponse::Dismiss) | (Some(SignalBody::Completion { .. }), SignalResponse::Acknowledge) => None,
+            (Some(SignalBody::Clarification { questions, current_state, .. }), SignalResponse::Answer { answers }) => {
+                if answers.len() != questions.len() || answers.iter().any(|a| a.trim().is_empty()) {
+                    return Err(EngineError::InvalidInput {
+                        field: "answers",
+                        reason: format!("answer each of the {} questions", questions.len()),
+                    });
+                }
+                Some(prompts::clarification_response(questions, answers, current_state))
+            }
+            (Some(body @ SignalBody::StopWork { .. }), action) => {
+                Some(self.resolve_blocker(cx, &mut info, &blocker_of(body), action)?)
+            }
+            (Some(SignalBody::Delegate { new_task_description, independence, coordination }), action) => {
+                let prompt = match action {
+                    SignalResponse::Approve { profile_id } => {
+                        let delegate =
+                            self.start_delegate(cx, profile_id, &info.session_id, new_task_description, coordination)?;
+                        let blocks = *independence == Independence::BlocksCurrentWork;
+                        if blocks && let Some(entry) = cx.sessions.get_mut(&delegate) {
+                            entry.signals.resumes = Some(info.id.clone());
+                        }
+                        info.delegate_session = Some(delegate.clone());
+                        prompts::delegation_approved(&delegate.to_string(), coordination, blocks)
+                    }
+                    SignalResponse::Deny { reason } if !reason.trim().is_empty() => prompts::delegation_denied(reason),
+                    _ => return Err(EngineError::InvalidInput { field: "reason", reason: "say why".into() }),
+                };
+                Some(prompt)
+            }
+            _ => return refuse("that response does not fit this signal"),
+        };
+        if let Some(prompt) = prompt {
+            let mut text = prompt;
+            if let Some(task) = &info.task_id
+                && cx.store.get_task(task).ok().flatten().is_some_and(|t| t.state == TaskState::Running)
+            {
+                text.push_str(&prompts::task_reminder(&summary_path(task)));
+            }
+            deliver(cx, &info.session_id, &info.profile_id, &info.id.to_string(), text.clone())?;
+            info.reply_prompt = Some(text);
+        }
+        info.state = if response == SignalResponse::Dismiss { SignalState::Dismissed } else { SignalState::Handled };
+        info.handled_at = Some(now());
+        info.response = Some(response.clone());
+        save_signal(cx, &info);
+        log_signal(cx, &info, LogKind::SignalHandled { signal_id: info.id.clone(), response });
+        Ok(with_actions(info))
+    }
+
+    /// The reply to a blocker: resolved, retried, skipped (and logged), or
+    /// its blocked part delegated.
+    fn resolve_blocker(
+        &mut self,
+        cx: &mut Ctx,
+        info: &mut SignalInfo,
+        blocker: &Blocker<'_>,
+        action: &SignalResponse,
+    ) -> Result<String, EngineError> {
+        Ok(match action {
+            SignalResponse::Resolve { resolution } if !resolution.trim().is_empty() => {
+                prompts::blocker_resolved(blocker, resolution)
+            }
+            SignalResponse::Resolve { .. } => {
+                return Err(EngineError::InvalidInput {
+                    field: "resolution",
+                    reason: "say how the blocker was resolved".into(),
+                });
+            }
+            SignalResponse::Retry => prompts::retry_from_checkpoint(blocker),
+            SignalResponse::Skip => {
+                log_skipped(cx, &info.profile_id, blocker)?;
+                prompts::skip_item(blocker)
+            }
+            SignalResponse::DelegateBlocked { profile_id } => {
+                let work = match blocker.blocked_work.trim() {
+                    "" => blocker.details.to_owned(),
+                    work => format!("{work}\n\nBlocked on: {}", blocker.details),
+                };
+                let delegate = self.start_delegate(cx, profile_id, &info.session_id, &work, blocker.state_snapshot)?;
+                info.delegate_session = Some(delegate.clone());
+                prompts::partial_resume(blocker, &delegate.to_string())
+            }
+            _ => unreachable!("allowed_actions admits only these for a blocker"),
+        })
+    }
+
+    /// Starts a session of `profile_id` for delegated work and types the
+    /// work into it. Refused past the cap on agents running at once.
+    fn start_delegate(
+        &mut self,
+        cx: &mut Ctx,
+        profile_id: &ProfileId,
+        requester: &SessionId,
+        work: &str,
+        coordination: &str,
+    ) -> Result<SessionId, EngineError> {
+        let running = cx.sessions.running_count();
+        if running >= self.max_agents {
+            return Err(EngineError::TooManyAgents { running });
+        }
+        let session = cx.start_session(profile_id, TermSize::DEFAULT, None)?.id;
+        // The delegate is the requester's teammate from the moment it exists.
+        status::team_spawned(cx, requester, &session);
+        let prompt = prompts::delegated_work(work, coordination, &requester.to_string());
+        deliver(cx, &session, profile_id, "delegated work", prompt)
+    }
+}
+
+/// Types `prompt` into the session once its agent is ready; if the session
+/// has ended, into a fresh session of its profile.
+pub(super) fn deliver(
+    cx: &mut Ctx,
+    session_id: &SessionId,
+    profile_id: &ProfileId,
+    tag: &str,
+    prompt: String,
+) -> Result<SessionId, EngineError> {
+    let target = if cx.sessions.is_running(session_id) {
+        session_id.clone()
+    } else {
+        cx.start_session(profile_id, TermSize::DEFAULT, None)?.id
+    };
+    let ready = ready_when(&cx.profile(profile_id)?)?;
+    let session = target.clone();
+    let reply = Responder::new(move |typed: Result<bool, EngineError>| match typed {
+        Ok(_) => tracing::debug!(%session, "a reply was typed into the agent"),
+        Err(error) => tracing::warn!(%session, %error, "a reply could not be typed"),
+    });
+    cx.sessions.send(&target, Control::Type(TypeRequest { tag: tag.to_owned(), text: prompt, ready, reply }));
+    Ok(target)
+}
+
+fn log_skipped(cx: &Ctx, profile_id: &ProfileId, blocker: &Blocker) -> Result<(), EngineError> {
+    let workspace =
+        workspace_of(cx, profile_id).ok_or_else(|| EngineError::Internal("the agent's workspace is gone".into()))?;
+    let path = workspace.join(SKIPPED_ITEMS_FILE);
+    let line = prompts::skipped_item_line(blocker, &format!("{}", now()));
+    let mut text = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Skipped items\n\n".into());
+    text.push_str(&line);
+    std::fs::write(&path, text).map_err(|e| EngineError::Internal(format!("writing {}: {e}", path.display())))
+}
+
+fn blocker_of(body: &SignalBody) -> Blocker<'_> {
+    match body {
+        SignalBody::StopWork { blocker_type, details, state_snapshot, blocked_work, .. } => {
+            Blocker { blocker_type, details, state_snapshot, blocked_work }
+        }
+        _ => Blocker { blocker_type: "", details: "", state_snapshot: "", blocked_work: "" },
+    }
+}

@@ -1,0 +1,402 @@
+//! The engine task: a thin router. It owns the shared context and the
+//! desks, takes requests, session ends, helper notes, watch events and
+//! timers in turn, hands each to the desk it concerns, and then hands out
+//! the follow-ups desks left for each other.
+
+use std::time::Duration;
+
+use switchboard_protocol::hook::{HookEnvelope, HookEvent};
+use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId, TermSize};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::context::{Ctx, Follow};
+use super::handle::Request;
+use super::hooks::HookDesk;
+use super::sessions::{EndWaiter, invalid_size};
+use super::signals::SignalDesk;
+use super::tasks::{TaskDesk, TaskNote};
+use super::{MAX_LISTED_SESSIONS, now, status};
+use crate::api::{
+    AgentStatusInfo, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
+    ScreenSnapshot, SessionInfo, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec,
+};
+use crate::config::EngineConfig;
+use crate::error::{EngineError, Responder};
+use crate::instance::InstanceLock;
+use crate::server::SocketServer;
+use crate::session::{Control, OutputSink, SessionEnd, SessionScan, SubscriptionId};
+use crate::tasks::watch::WatchEvent;
+use crate::validate::validate_profile;
+
+/// How often stale agent statuses are looked for.
+const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
+
+/// The inputs the engine task waits on besides requests.
+pub(super) struct Inputs {
+    pub requests: mpsc::Receiver<Request>,
+    pub ended: mpsc::UnboundedReceiver<SessionEnd>,
+    pub notes: mpsc::UnboundedReceiver<TaskNote>,
+    pub watch_events: mpsc::UnboundedReceiver<WatchEvent>,
+    pub scans: mpsc::UnboundedReceiver<SessionScan>,
+}
+
+pub(crate) struct EngineState {
+    pub(super) cx: Ctx,
+    pub(super) tasks: TaskDesk,
+    pub(super) signals: SignalDesk,
+    pub(super) hooks: HookDesk,
+    pub(super) config: EngineConfig,
+    /// The app's `PATH`, for finding agents' commands.
+    pub(super) path_env: Option<std::ffi::OsString>,
+    pub(super) server: Option<SocketServer>,
+    /// Released when the engine task ends, after every agent has stopped.
+    pub(super) _instance: InstanceLock,
+}
+
+impl EngineState {
+    pub(super) async fn run(mut self, mut inputs: Inputs) {
+        // Here rather than in `Engine::start`, so the caller (the window) does
+        // not wait for agents to spawn. Requests queue meanwhile and see them.
+        self.start_on_launch();
+        self.tasks.pump_all(&mut self.cx);
+        self.run_follows();
+        let mut shutdown_waiters = Vec::new();
+        let mut reconcile = tokio::time::interval(RECONCILE_INTERVAL.min(self.config.working_idle));
+        reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let deadline = self.tasks.next_deadline();
+            let permission_deadline = self.hooks.next_permission_deadline();
+            tokio::select! {
+                request = inputs.requests.recv(), if shutdown_waiters.is_empty() => match request {
+                    Some(Request::Shutdown(done)) => {
+                        shutdown_waiters.push(done);
+                        self.stop_all();
+                    }
+                    Some(Request::Command(command, reply)) => self.on_command(command, reply),
+                    Some(Request::Call(call)) => call(&mut self),
+                    None => {
+                        // Every handle is gone: nobody can stop the agents later.
+                        shutdown_waiters.push(oneshot::channel().0);
+                        self.stop_all();
+                    }
+                },
+                Some(end) = inputs.ended.recv() => self.on_session_end(end),
+                Some(note) = inputs.notes.recv() => self.tasks.on_note(&mut self.cx, note),
+                Some(event) = inputs.watch_events.recv() => self.tasks.on_watch_event(&mut self.cx, event),
+                Some(scan) = inputs.scans.recv() => {
+                    let task = self.tasks.task_of_session(&scan.id);
+                    self.signals.on_signal(&mut self.cx, scan.id, SignalChannel::Pty, scan.event, task);
+                }
+                () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                    self.tasks.on_deadline(&mut self.cx, Instant::now());
+                }
+                _ = reconcile.tick() => {
+                    status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());
+                }
+                () = tokio::time::sleep_until(permission_deadline.unwrap_or_else(Instant::now)), if permission_deadline.is_some() => {
+                    self.hooks.expire_permissions(&self.cx, Instant::now());
+                }
+            }
+            self.run_follows();
+            if !shutdown_waiters.is_empty() && self.cx.sessions.running_count() == 0 {
+                break;
+            }
+        }
+        // Release the data directory (and the sessions' actors) before telling
+        // anyone the engine stopped: they may start a new one on it at once.
+        drop(self);
+        for done in shutdown_waiters {
+            done.send(()).ok();
+        }
+        tracing::info!("engine stopped");
+    }
+
+    /// Hands each follow-up a desk left to the desk it is for, until none
+    /// is left.
+    pub(super) fn run_follows(&mut self) {
+        while let Some(follow) = self.cx.next_follow() {
+            match follow {
+                Follow::AgentText { session, text } => {
+                    let task = self.tasks.task_of_session(&session);
+                    if let Err(error) = self.signals.agent_text(&mut self.cx, session, &text, task) {
+                        tracing::warn!(%error, "an agent's words could not be scanned");
+                    }
+                }
+                Follow::Report { session, report } => self.tasks.report_arrived(&mut self.cx, &session, report),
+                Follow::TeamSettled { lead } => self.tasks.team_settled(&mut self.cx, &lead),
+            }
+        }
+    }
+
+    /// Answers with `call`'s result once the follow-ups it left are done,
+    /// so the caller sees everything it caused.
+    pub(super) fn answer<T: Send + 'static>(
+        &mut self,
+        reply: Responder<T>,
+        call: impl FnOnce(&mut Self) -> Result<T, EngineError>,
+    ) {
+        let result = call(self);
+        self.run_follows();
+        reply.send(result);
+    }
+
+    // ---- profiles ----
+
+    pub(super) fn list_profiles(&self) -> Result<Vec<Profile>, EngineError> {
+        Ok(self.cx.store.list_profiles()?)
+    }
+
+    pub(super) fn create_profile(&mut self, spec: ProfileSpec) -> Result<Profile, EngineError> {
+        let spec = validate_profile(&spec, self.path_env.as_deref())?;
+        if self.cx.store.profile_name_taken(&spec.name, None)? {
+            return Err(EngineError::DuplicateName { name: spec.name });
+        }
+        let profile = Profile { id: ProfileId::new(), spec, created_at: now() };
+        self.cx.store.insert_profile(&profile)?;
+        self.cx.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
+        Ok(profile)
+    }
+
+    pub(super) fn update_profile(&mut self, id: ProfileId, spec: ProfileSpec) -> Result<Profile, EngineError> {
+        let existing = self.cx.profile(&id)?;
+        let spec = validate_profile(&spec, self.path_env.as_deref())?;
+        if self.cx.store.profile_name_taken(&spec.name, Some(&id))? {
+            return Err(EngineError::DuplicateName { name: spec.name });
+        }
+        self.cx.store.update_profile(&id, &spec)?;
+        let profile = Profile { spec, ..existing };
+        self.cx.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
+        Ok(profile)
+    }
+
+    pub(super) fn delete_profile(&mut self, id: ProfileId) -> Result<(), EngineError> {
+        self.cx.profile(&id)?;
+        if self.cx.sessions.running().any(|s| s.info.profile_id == id) || self.tasks.has_work(&id) {
+            return Err(EngineError::ProfileBusy(id));
+        }
+        let session_ids = self.cx.store.session_ids_of_profile(&id)?;
+        self.cx.store.delete_profile(&id)?;
+        self.cx.sessions.remove_all(&session_ids);
+        self.cx.emit(EngineEvent::ProfileDeleted { profile_id: id });
+        Ok(())
+    }
+
+    // ---- sessions ----
+
+    pub(super) fn list_sessions(&self) -> Result<Vec<SessionInfo>, EngineError> {
+        Ok(self.cx.store.recent_sessions(MAX_LISTED_SESSIONS)?)
+    }
+
+    pub(super) fn start_session(&mut self, profile_id: &ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        self.cx.start_session(profile_id, size, None)
+    }
+
+    pub(super) fn stop_session(&mut self, session_id: SessionId, reply: Responder<SessionInfo>) {
+        if let Err((error, EndWaiter::Stop(reply) | EndWaiter::Restart(_, reply))) =
+            self.cx.sessions.stop(&self.cx.store, &session_id, EndWaiter::Stop(reply))
+        {
+            reply.send(Err(error));
+        }
+    }
+
+    pub(super) fn resume_session(
+        &mut self,
+        session_id: &SessionId,
+        size: TermSize,
+    ) -> Result<SessionInfo, EngineError> {
+        if !size.is_valid() {
+            return Err(invalid_size(size));
+        }
+        let old =
+            self.cx.store.get_session(session_id)?.ok_or_else(|| EngineError::SessionNotFound(session_id.clone()))?;
+        if self.cx.sessions.is_running(session_id) {
+            return Err(EngineError::InvalidInput { field: "session_id", reason: "it is still running".into() });
+        }
+        let Some(conversation) = old.agent_session_id else {
+            return Err(EngineError::InvalidInput {
+                field: "session_id",
+                reason: "the app does not know this agent's conversation, so it cannot be resumed".into(),
+            });
+        };
+        self.cx.start_session(&old.profile_id, size, Some(&conversation))
+    }
+
+    pub(super) fn restart_session(&mut self, session_id: SessionId, size: TermSize, reply: Responder<SessionInfo>) {
+        if self.cx.sessions.is_running(&session_id) {
+            let waiter = EndWaiter::Restart(size, reply);
+            if let Err((error, EndWaiter::Restart(_, reply) | EndWaiter::Stop(reply))) =
+                self.cx.sessions.stop(&self.cx.store, &session_id, waiter)
+            {
+                reply.send(Err(error));
+            }
+            return;
+        }
+        let result = self
+            .cx
+            .store
+            .get_session(&session_id)
+            .map_err(EngineError::from)
+            .and_then(|old| old.ok_or(EngineError::SessionNotFound(session_id)))
+            .and_then(|old| self.start_session(&old.profile_id, size));
+        reply.send(result);
+    }
+
+    pub(super) fn write_input(&mut self, session_id: &SessionId, data: String, reply: Responder<()>) {
+        self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Write(data.into_bytes(), reply));
+    }
+
+    pub(super) fn resize(&mut self, session_id: &SessionId, size: TermSize, reply: Responder<()>) {
+        if !size.is_valid() {
+            return reply.send(Err(invalid_size(size)));
+        }
+        if let Err(error) = self.cx.store.update_session_size(session_id, size) {
+            tracing::warn!(%error, "recording a terminal size failed");
+        }
+        self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Resize(size, reply));
+    }
+
+    pub(super) fn set_output_paused(&mut self, session_id: &SessionId, paused: bool) -> Result<(), EngineError> {
+        if self.cx.sessions.send(session_id, Control::SetPaused(paused)) {
+            Ok(())
+        } else {
+            Err(self.cx.sessions.missing(&self.cx.store, session_id))
+        }
+    }
+
+    pub(super) fn screen_snapshot(&mut self, session_id: &SessionId, lines: u32, reply: Responder<ScreenSnapshot>) {
+        self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Snapshot(lines as usize, reply));
+    }
+
+    pub(super) fn attach(
+        &mut self,
+        session_id: &SessionId,
+        sink: Box<dyn OutputSink>,
+        reply: Responder<SubscriptionId>,
+    ) {
+        self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Attach(sink, reply));
+    }
+
+    pub(super) fn detach(&mut self, session_id: &SessionId, subscription: SubscriptionId) {
+        self.cx.sessions.send(session_id, Control::Detach(subscription));
+    }
+
+    pub(super) fn list_events(&self, session_id: Option<&SessionId>) -> Result<Vec<LogEntry>, EngineError> {
+        Ok(self.cx.store.list_events(session_id)?)
+    }
+
+    fn on_session_end(&mut self, end: SessionEnd) {
+        let (id, killed) = (end.id.clone(), end.killed);
+        let state = self.cx.sessions.end(&self.cx.store, &*self.cx.sink, end);
+        self.tasks.on_session_end(&mut self.cx, &id, killed, &state);
+        status::session_ended(&mut self.cx, &id);
+        self.hooks.close_permissions_of(&self.cx, &id);
+        status::teammate_gone(&mut self.cx, &id);
+    }
+
+    fn stop_all(&mut self) {
+        self.tasks.quit();
+        self.cx.sessions.stop_all();
+    }
+
+    fn start_on_launch(&mut self) {
+        let profiles = match self.cx.store.list_profiles() {
+            Ok(profiles) => profiles,
+            Err(error) => {
+                tracing::error!(%error, "listing profiles to start on launch failed");
+                return;
+            }
+        };
+        for profile in profiles.into_iter().filter(|p| p.spec.start_on_launch) {
+            if let Err(error) = self.start_session(&profile.id, TermSize::DEFAULT) {
+                tracing::warn!(profile = %profile.spec.name, %error, "starting an agent on launch failed");
+            }
+        }
+    }
+
+    // ---- tasks ----
+
+    pub(super) fn submit_task(&mut self, spec: TaskSpec) -> Result<Submitted, EngineError> {
+        self.tasks.submit(&mut self.cx, spec)
+    }
+
+    pub(super) fn list_tasks(&self, profile_id: Option<&ProfileId>) -> Result<Vec<TaskInfo>, EngineError> {
+        self.tasks.list(&self.cx, profile_id)
+    }
+
+    pub(super) fn get_task(&self, task_id: &TaskId) -> Result<TaskInfo, EngineError> {
+        self.tasks.get(&self.cx, task_id)
+    }
+
+    pub(super) fn cancel_task(&mut self, task_id: &TaskId) -> Result<TaskInfo, EngineError> {
+        self.tasks.cancel(&mut self.cx, task_id)
+    }
+
+    pub(super) fn move_task(&mut self, task_id: &TaskId, to_index: u32) -> Result<(), EngineError> {
+        self.tasks.move_to(&mut self.cx, task_id, to_index)
+    }
+
+    pub(super) fn requeue_task(&mut self, task_id: &TaskId) -> Result<TaskInfo, EngineError> {
+        self.tasks.requeue(&mut self.cx, task_id)
+    }
+
+    pub(super) fn set_queue_paused(&mut self, profile_id: Option<ProfileId>, paused: bool) -> Result<(), EngineError> {
+        self.tasks.set_paused(&mut self.cx, profile_id, paused)
+    }
+
+    pub(super) fn list_queues(&self) -> Result<Vec<QueueStatus>, EngineError> {
+        self.tasks.queues(&self.cx)
+    }
+
+    pub(super) fn task_timeline(&self, task_id: &TaskId) -> Result<Vec<LogEntry>, EngineError> {
+        self.tasks.timeline(&self.cx, task_id)
+    }
+
+    // ---- signals ----
+
+    pub(super) fn list_signals(&self) -> Result<Vec<SignalInfo>, EngineError> {
+        self.signals.list(&self.cx)
+    }
+
+    pub(super) fn respond_to_signal(
+        &mut self,
+        signal_id: &SignalId,
+        response: SignalResponse,
+    ) -> Result<SignalInfo, EngineError> {
+        self.signals.respond(&mut self.cx, signal_id, response)
+    }
+
+    pub(super) fn agent_text(&mut self, session_id: SessionId, text: &str) -> Result<(), EngineError> {
+        let task = self.tasks.task_of_session(&session_id);
+        self.signals.agent_text(&mut self.cx, session_id, text, task)
+    }
+
+    // ---- hooks ----
+
+    /// A hook event; a permission request waits for the user's decision.
+    pub(super) fn hook_event(&mut self, envelope: HookEnvelope, reply: Responder<Option<PermissionDecision>>) {
+        let asks = matches!(HookEvent::parse(&envelope.payload), HookEvent::PermissionRequest { .. });
+        let result = self.hooks.on_hook(&mut self.cx, &envelope);
+        self.run_follows();
+        match result {
+            Ok(()) if asks => self.hooks.ask_permission(&self.cx, &envelope, reply),
+            other => reply.send(other.map(|()| None)),
+        }
+    }
+
+    pub(super) fn list_agent_status(&self) -> Vec<AgentStatusInfo> {
+        status::list(&self.cx.sessions)
+    }
+
+    pub(super) fn list_permission_requests(&self) -> Vec<PermissionRequest> {
+        self.hooks.list_permission_requests()
+    }
+
+    pub(super) fn decide_permission(
+        &mut self,
+        request_id: u64,
+        decision: PermissionDecision,
+    ) -> Result<(), EngineError> {
+        self.hooks.decide_permission(&self.cx, request_id, decision)
+    }
+}

@@ -1,0 +1,388 @@
+//! How the task at work ends: its summary arrives (watch event or rescan),
+//! its completion report arrives, its time runs out, its session ends, or
+//! it is cancelled; and the recovery of tasks a crash cut short.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use switchboard_protocol::summary::{STATUS_FILE, SUMMARIES_DIR, parse_summary};
+use switchboard_protocol::{ProfileId, SessionId, TaskId};
+use tokio::time::Instant;
+
+use super::rules::{self, SessionEndOutcome};
+use super::{Phase, TaskDesk, Work, interrupt, log_task, task_of};
+use crate::api::{LogKind, SessionState, TaskInfo, TaskResult, TaskState};
+use crate::engine::context::{Ctx, Report};
+use crate::engine::{now, status};
+use crate::error::{EngineError, Responder};
+use crate::session::Control;
+use crate::tasks::artifacts::{self, FALLBACK_SCREEN_LINES};
+use crate::tasks::completion::{self, Decision};
+use crate::tasks::watch::WatchEvent;
+
+/// Largest summary file read.
+const SUMMARY_CAP_BYTES: usize = 1024 * 1024;
+/// A summary found by a rescan (not by a close or rename event) must keep
+/// its size and time this long before it is read: it may still be written.
+const SETTLE_TIME: Duration = Duration::from_millis(150);
+
+/// What the desk's helpers report back, on the engine task.
+#[derive(Debug)]
+pub enum TaskNote {
+    /// The session actor typed the task (whether as a bracketed paste), or
+    /// could not.
+    Typed { task_id: TaskId, result: Result<bool, EngineError> },
+    /// The screen for a fallback summary arrived.
+    Screen { task_id: TaskId, state: TaskState, reason: String, lines: Vec<String> },
+    /// A summary found by a rescan stopped changing.
+    Settled { task_id: TaskId },
+}
+
+impl TaskDesk {
+    pub fn on_note(&mut self, cx: &mut Ctx, note: TaskNote) {
+        match note {
+            TaskNote::Typed { task_id, result } => {
+                let Some(profile_id) = self.profile_working_on(&task_id) else { return };
+                match result {
+                    Ok(bracketed) => {
+                        let work = self.work.get_mut(&profile_id).expect("found above");
+                        if let Phase::Handed { .. } = work.phase {
+                            work.phase = Phase::Typed { deadline: Instant::now() + work.time_limit };
+                        }
+                        if let Ok(mut task) = task_of(cx, &task_id) {
+                            task.typed_at = Some(now());
+                            save_and_report(cx, &task);
+                            log_task(cx, &task, LogKind::TaskTyped { bracketed });
+                        }
+                    }
+                    // The session ended before the agent was ready; its end
+                    // decides the task.
+                    Err(error) => tracing::info!(task = %task_id, %error, "the task was not typed"),
+                }
+            }
+            TaskNote::Screen { task_id, state, reason, lines } => {
+                self.end_with_fallback(cx, &task_id, state, reason, lines)
+            }
+            TaskNote::Settled { task_id } => {
+                if let Some(profile_id) = self.profile_working_on(&task_id) {
+                    self.complete(cx, &profile_id);
+                }
+            }
+        }
+    }
+
+    pub fn on_watch_event(&mut self, cx: &mut Ctx, event: WatchEvent) {
+        match event {
+            WatchEvent::Summary { workspace, name } => {
+                let done: Vec<ProfileId> = self
+                    .work
+                    .iter()
+                    .filter(|(_, w)| w.workspace == workspace && name == format!("{}.md", w.task_id))
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                for profile_id in done {
+                    self.complete(cx, &profile_id);
+                }
+            }
+            WatchEvent::SideFile { workspace, name } if name == STATUS_FILE => self.refresh_progress(cx, &workspace),
+            WatchEvent::SideFile { .. } => {}
+            WatchEvent::SummariesCreated { workspace } => {
+                if let Some((watch, _)) = self.watches.get_mut(&workspace) {
+                    watch.watch_summaries();
+                }
+                self.rescan(cx, &workspace);
+            }
+            WatchEvent::Rescan { workspace } => self.rescan(cx, &workspace),
+        }
+    }
+
+    /// Looks at the files themselves: a summary that exists is read once it
+    /// has stopped changing.
+    fn rescan(&mut self, cx: &mut Ctx, workspace: &Path) {
+        self.refresh_progress(cx, workspace);
+        while self.settlers.try_join_next().is_some() {}
+        for work in self.work.values_mut().filter(|w| w.workspace == workspace && !w.ending()) {
+            let path = summary_file(workspace, &work.task_id);
+            if !path.exists() {
+                continue;
+            }
+            let notes = self.notes.clone();
+            let task_id = work.task_id.clone();
+            let settling = self.settlers.spawn(async move {
+                let fingerprint = |path: &Path| std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
+                let mut seen = fingerprint(&path);
+                loop {
+                    tokio::time::sleep(SETTLE_TIME).await;
+                    let now = fingerprint(&path);
+                    if now.is_none() {
+                        return;
+                    }
+                    if now == seen {
+                        notes.send(TaskNote::Settled { task_id }).ok();
+                        return;
+                    }
+                    seen = now;
+                }
+            });
+            if let Some(earlier) = work.settling.replace(settling) {
+                earlier.abort();
+            }
+        }
+    }
+
+    fn refresh_progress(&mut self, cx: &mut Ctx, workspace: &Path) {
+        let working: Vec<TaskId> =
+            self.work.values().filter(|w| w.workspace == workspace).map(|w| w.task_id.clone()).collect();
+        if working.is_empty() {
+            return;
+        }
+        let progress = artifacts::read_progress(workspace);
+        for task_id in working {
+            if let Ok(mut task) = task_of(cx, &task_id)
+                && task.progress != progress
+                && progress.is_some()
+            {
+                task.progress = progress.clone();
+                save_and_report(cx, &task);
+            }
+        }
+    }
+
+    /// The summary of the profile's task is complete: read it, and finish
+    /// the task if its completion rule is met.
+    fn complete(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
+        let Some(work) = self.work.get_mut(profile_id) else { return };
+        let path = summary_file(&work.workspace, &work.task_id);
+        match artifacts::read_capped(&path, SUMMARY_CAP_BYTES) {
+            Ok((text, ..)) => work.summary = Some(text),
+            Err(error) => {
+                tracing::warn!(path = %path.display(), %error, "a summary could not be read");
+                return;
+            }
+        }
+        self.settle(cx, profile_id);
+    }
+
+    /// The agent at work in `session_id` reported completion.
+    pub fn report_arrived(&mut self, cx: &mut Ctx, session_id: &SessionId, report: Report) {
+        let Some(profile_id) = self.working_in(session_id) else { return };
+        self.work.get_mut(&profile_id).expect("found above").report = Some(report);
+        self.settle(cx, &profile_id);
+    }
+
+    /// The lead's team is done: a task it held may complete now.
+    pub fn team_settled(&mut self, cx: &mut Ctx, lead: &SessionId) {
+        let profile = self.work.iter().find(|(_, w)| &w.session_id == lead).map(|(p, _)| p.clone());
+        if let Some(profile) = profile {
+            self.settle(cx, &profile);
+        }
+    }
+
+    /// Finishes the profile's task if what has arrived meets its rule: the
+    /// result is the summary file, or one made from the report.
+    fn settle(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
+        let Some(work) = self.work.get(profile_id) else { return };
+        let summary_status = work.summary.as_deref().map(|text| parse_summary(text).status);
+        let decision = completion::decide(work.rule, summary_status, work.report.as_ref().map(|r| r.status.as_str()));
+        let (state, reason) = match decision {
+            Decision::Wait => return,
+            // Teammates still at work: the lead's task stays open until
+            // they are done (its summary is kept).
+            Decision::Complete | Decision::Disagree(_) if status::team_active(&cx.sessions, &work.session_id) => {
+                return;
+            }
+            Decision::Complete => (TaskState::Completed, None),
+            Decision::Disagree(reason) => (TaskState::Failed, Some(reason)),
+        };
+        let mut work = self.work.remove(profile_id).expect("checked above");
+        if let Phase::Handed { .. } = work.phase {
+            cx.sessions.send(&work.session_id, Control::CancelType(work.task_id.to_string()));
+        }
+        self.unwatch(&work.workspace);
+        if let Ok(task) = task_of(cx, &work.task_id) {
+            let text = match (work.summary.take(), &work.report) {
+                (Some(text), _) => text,
+                (None, Some(report)) => completion::summary_from_report(
+                    &task.spec.instruction,
+                    &report.status,
+                    &report.deliverables,
+                    &report.metrics,
+                    &report.recommendations,
+                ),
+                (None, None) => unreachable!("a decision to complete needs the summary or the report"),
+            };
+            let result = artifacts::collect_result(&work.workspace, &work.task_id, text, false);
+            self.finish(cx, task, state, reason, Some(result));
+        }
+        self.pump(cx, profile_id);
+    }
+
+    /// When the next time limit passes.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.work.values().filter_map(Work::deadline).min()
+    }
+
+    pub fn on_deadline(&mut self, cx: &mut Ctx, now: Instant) {
+        let expired: Vec<ProfileId> =
+            self.work.iter().filter(|(_, w)| w.deadline().is_some_and(|d| d <= now)).map(|(p, _)| p.clone()).collect();
+        for profile_id in expired {
+            let work = self.work.get(&profile_id).expect("listed above");
+            let typed = matches!(work.phase, Phase::Typed { .. });
+            let reason = rules::deadline_reason(typed, work.time_limit);
+            self.begin_fallback(cx, &profile_id, TaskState::TimedOut, reason, true);
+        }
+    }
+
+    /// A session ended; a task it worked on ends with it.
+    pub fn on_session_end(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
+        let Some(profile_id) = self.working_in(session_id) else { return };
+        let SessionEndOutcome { state, reason, fallback, pause_queue } =
+            rules::on_session_end(self.quitting, killed, exit);
+        if pause_queue && let Err(error) = cx.store.set_queue_paused(&profile_id, true) {
+            tracing::error!(%error, "pausing a queue failed");
+        }
+        if fallback {
+            self.begin_fallback(cx, &profile_id, state, reason, false);
+        } else {
+            let work = self.work.remove(&profile_id).expect("found above");
+            self.unwatch(&work.workspace);
+            if let Ok(task) = task_of(cx, &work.task_id) {
+                self.finish(cx, task, state, Some(reason), None);
+            }
+        }
+    }
+
+    /// Decides the task's end and gathers the screen for its fallback
+    /// summary; the end is recorded when the screen arrives.
+    fn begin_fallback(
+        &mut self,
+        cx: &Ctx,
+        profile_id: &ProfileId,
+        state: TaskState,
+        reason: String,
+        interrupt_agent: bool,
+    ) {
+        let Some(work) = self.work.get_mut(profile_id) else { return };
+        if interrupt_agent {
+            interrupt(cx, work, profile_id);
+        }
+        work.phase = Phase::Ending;
+        let (task_id, session_id) = (work.task_id.clone(), work.session_id.clone());
+        let notes = self.notes.clone();
+        // Without a screen (the session's actor is gone) the fallback is
+        // built from the files alone.
+        let reply = Responder::new(move |snapshot: Result<crate::api::ScreenSnapshot, EngineError>| {
+            let lines = snapshot.map(|s| s.recent_lines).unwrap_or_default();
+            notes.send(TaskNote::Screen { task_id, state, reason, lines }).ok();
+        });
+        cx.sessions.send(&session_id, Control::Snapshot(FALLBACK_SCREEN_LINES, reply));
+    }
+
+    fn end_with_fallback(
+        &mut self,
+        cx: &mut Ctx,
+        task_id: &TaskId,
+        state: TaskState,
+        reason: String,
+        lines: Vec<String>,
+    ) {
+        let Some(profile_id) = self.profile_working_on(task_id) else { return };
+        let mut work = self.work.remove(&profile_id).expect("found above");
+        self.unwatch(&work.workspace);
+        let Ok(task) = task_of(cx, task_id) else { return };
+        // The summary may have landed while the screen was fetched (it is
+        // the result then, even when the rule also wanted a report).
+        let path = summary_file(&work.workspace, task_id);
+        let summary =
+            work.summary.take().or_else(|| artifacts::read_capped(&path, SUMMARY_CAP_BYTES).ok().map(|(t, ..)| t));
+        let result = if let Some(text) = summary {
+            artifacts::collect_result(&work.workspace, task_id, text, false)
+        } else {
+            let since = task.started_at.map_or(UNIX_EPOCH, |ms| UNIX_EPOCH + Duration::from_millis(ms as u64));
+            // File times have coarse resolution on some file systems.
+            let since = since.checked_sub(Duration::from_secs(1)).unwrap_or(since);
+            let changed = artifacts::changed_files(&work.workspace, since);
+            let text = artifacts::fallback_summary(task_id, &task.spec.instruction, &reason, &changed, &lines);
+            artifacts::collect_result(&work.workspace, task_id, text, true)
+        };
+        self.finish(cx, task, state, Some(reason), Some(result));
+        self.pump(cx, &profile_id);
+    }
+
+    /// Records a task's end, reports it, and logs what was refused.
+    pub(super) fn finish(
+        &mut self,
+        cx: &mut Ctx,
+        mut task: TaskInfo,
+        state: TaskState,
+        reason: Option<String>,
+        result: Option<TaskResult>,
+    ) -> TaskInfo {
+        task.state = state;
+        task.ended_at = Some(now());
+        task.reason = reason.clone();
+        if let Some(result) = &result {
+            for rejected in &result.rejected {
+                let kind =
+                    LogKind::DeliverableRejected { path: rejected.path.clone(), reason: rejected.reason.clone() };
+                log_task(cx, &task, kind);
+            }
+        }
+        task.result = result;
+        save_and_report(cx, &task);
+        log_task(cx, &task, LogKind::TaskEnded { state, reason });
+        if state == TaskState::Completed
+            && let Some(session_id) = &task.session_id
+        {
+            status::task_done(cx, session_id);
+        }
+        task
+    }
+
+    /// Tasks recorded as running belong to a run of the app that ended
+    /// while they worked: complete those whose summary has appeared since,
+    /// mark the others interrupted (the user can put them back in the queue).
+    pub fn recover(&mut self, cx: &mut Ctx) -> Result<(), EngineError> {
+        for task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state == TaskState::Running) {
+            let workspace =
+                cx.store.get_profile(&task.spec.profile_id)?.and_then(|p| Path::new(&p.spec.cwd).canonicalize().ok());
+            let summary = workspace.as_ref().and_then(|ws| {
+                artifacts::read_capped(&summary_file(ws, &task.id), SUMMARY_CAP_BYTES).ok().map(|(text, ..)| (ws, text))
+            });
+            match summary {
+                Some((workspace, text)) => {
+                    let result = artifacts::collect_result(workspace, &task.id, text, false);
+                    self.finish(cx, task, TaskState::Completed, None, Some(result));
+                }
+                None => {
+                    let reason = Some("the app stopped while the task ran".into());
+                    self.finish(cx, task, TaskState::Interrupted, reason, None);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn profile_working_on(&self, task_id: &TaskId) -> Option<ProfileId> {
+        self.work.iter().find(|(_, w)| &w.task_id == task_id).map(|(p, _)| p.clone())
+    }
+
+    /// The profile whose task at work runs in the session, unless its end
+    /// is already decided.
+    fn working_in(&self, session_id: &SessionId) -> Option<ProfileId> {
+        self.work.iter().find(|(_, w)| &w.session_id == session_id && !w.ending()).map(|(p, _)| p.clone())
+    }
+}
+
+fn save_and_report(cx: &Ctx, task: &TaskInfo) {
+    // As with sessions: a store that cannot record the change (a full
+    // disk) must not hide it from the user.
+    if let Err(error) = cx.store.save_task(task) {
+        tracing::error!(task = %task.id, %error, "recording a task failed");
+    }
+    cx.emit(crate::api::EngineEvent::TaskChanged { task: task.clone() });
+}
+
+pub(super) fn summary_file(workspace: &Path, task: &TaskId) -> PathBuf {
+    workspace.join(SUMMARIES_DIR).join(format!("{task}.md"))
+}

@@ -1,0 +1,258 @@
+//! The task desk's decisions, as pure functions: what cancelling does in
+//! each state, how a task ends when its time runs out or its agent's
+//! session ends, and what a submission must hold.
+
+use std::time::Duration;
+
+use crate::api::{SessionState, TaskSpec, TaskState};
+use crate::error::EngineError;
+
+/// Longest instruction accepted, in bytes.
+pub const MAX_INSTRUCTION_BYTES: usize = 256 * 1024;
+/// Longest context, specs or instructions text, in bytes.
+pub const MAX_CONTEXT_BYTES: usize = 1024 * 1024;
+
+/// What cancelling a task in a given state does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cancel {
+    /// It leaves the queue; the agent is not involved.
+    Dequeue { reason: &'static str },
+    /// The agent is interrupted (or its text withdrawn) and the queue moves on.
+    Interrupt { reason: &'static str },
+    /// Nothing to cancel.
+    Refuse { reason: &'static str },
+}
+
+pub(crate) fn cancel(state: TaskState) -> Cancel {
+    match state {
+        TaskState::Queued => Cancel::Dequeue { reason: "cancelled before it started" },
+        TaskState::Running => Cancel::Interrupt { reason: "cancelled while it ran" },
+        TaskState::Completed
+        | TaskState::Failed
+        | TaskState::TimedOut
+        | TaskState::Cancelled
+        | TaskState::Interrupted => Cancel::Refuse { reason: "already finished" },
+    }
+}
+
+/// Whether a finished task may go back in the queue.
+pub(crate) fn requeue_allowed(state: TaskState) -> bool {
+    state.is_finished() && state != TaskState::Completed
+}
+
+/// How a task whose session ended without its summary ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SessionEndOutcome {
+    pub state: TaskState,
+    pub reason: String,
+    /// Gather a fallback summary (the app is not quitting).
+    pub fallback: bool,
+    /// Pause the agent's queue: the user stopped it, so the app must not
+    /// start it again behind their back.
+    pub pause_queue: bool,
+}
+
+/// `quitting`: the app stops every agent; `killed`: this session was
+/// stopped (by the user, or by the app quitting); `exit`: how it ended.
+pub(crate) fn on_session_end(quitting: bool, killed: bool, exit: &SessionState) -> SessionEndOutcome {
+    if quitting {
+        // The task did not fail, it was cut short.
+        return SessionEndOutcome {
+            state: TaskState::Interrupted,
+            reason: "the app quit while the task ran".into(),
+            fallback: false,
+            pause_queue: false,
+        };
+    }
+    if killed {
+        return SessionEndOutcome {
+            state: TaskState::Cancelled,
+            reason: "the agent was stopped; its queue is paused".into(),
+            fallback: true,
+            pause_queue: true,
+        };
+    }
+    let how = match exit {
+        SessionState::Exited { exit_code, signal: Some(signal), .. } => format!("{signal} (code {exit_code})"),
+        SessionState::Exited { exit_code, .. } => format!("code {exit_code}"),
+        _ => "unknown status".into(),
+    };
+    SessionEndOutcome {
+        state: TaskState::Failed,
+        reason: format!("the agent exited ({how}) before writing its summary"),
+        fallback: true,
+        pause_queue: false,
+    }
+}
+
+/// Why a task timed out: it was typed and wrote no summary in time, or the
+/// agent never became ready for it.
+pub(crate) fn deadline_reason(typed: bool, limit: Duration) -> String {
+    let limit = human_secs(limit.as_secs());
+    if typed {
+        format!("the time limit of {limit} passed without a summary")
+    } else {
+        format!("the agent was not ready for input within {limit}")
+    }
+}
+
+fn human_secs(secs: u64) -> String {
+    match secs {
+        s if s % 3600 == 0 && s >= 3600 => format!("{} h", s / 3600),
+        s if s % 60 == 0 && s >= 60 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
+/// Checks a submission: an instruction, texts within their caps, a usable
+/// time limit. Returns it with the instruction trimmed and empty optional
+/// texts as none.
+pub fn validate_task(mut spec: TaskSpec) -> Result<TaskSpec, EngineError> {
+    let invalid = |field, reason: String| Err(EngineError::InvalidInput { field, reason });
+    spec.instruction = spec.instruction.trim().to_owned();
+    if spec.instruction.is_empty() {
+        return invalid("instruction", "say what the agent should do".into());
+    }
+    if spec.instruction.len() > MAX_INSTRUCTION_BYTES {
+        return invalid("instruction", format!("at most {} KiB", MAX_INSTRUCTION_BYTES / 1024));
+    }
+    let optional = |text: Option<String>| text.filter(|t| !t.trim().is_empty());
+    spec.context = optional(spec.context);
+    spec.specs = optional(spec.specs);
+    spec.instructions = optional(spec.instructions);
+    spec.success_criteria = optional(spec.success_criteria);
+    for (field, text) in [("context", &spec.context), ("specs", &spec.specs), ("instructions", &spec.instructions)] {
+        if text.as_ref().is_some_and(|t| t.len() > MAX_CONTEXT_BYTES) {
+            return invalid(field, format!("at most {} KiB", MAX_CONTEXT_BYTES / 1024));
+        }
+    }
+    if let Some(limit) = spec.time_limit_secs
+        && !(1..=crate::validate::MAX_TIME_LIMIT_SECS).contains(&limit)
+    {
+        return invalid(
+            "time_limit_secs",
+            format!("between 1 second and {} days", crate::validate::MAX_TIME_LIMIT_SECS / 86_400),
+        );
+    }
+    Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use switchboard_protocol::ProfileId;
+
+    use super::*;
+
+    #[test]
+    fn cancelling_in_every_state() {
+        use TaskState::*;
+        let cases = [
+            (Queued, Cancel::Dequeue { reason: "cancelled before it started" }),
+            (Running, Cancel::Interrupt { reason: "cancelled while it ran" }),
+            (Completed, Cancel::Refuse { reason: "already finished" }),
+            (Failed, Cancel::Refuse { reason: "already finished" }),
+            (TimedOut, Cancel::Refuse { reason: "already finished" }),
+            (Cancelled, Cancel::Refuse { reason: "already finished" }),
+            (Interrupted, Cancel::Refuse { reason: "already finished" }),
+        ];
+        for (state, expected) in cases {
+            assert_eq!(cancel(state), expected, "{state:?}");
+        }
+    }
+
+    #[test]
+    fn what_may_be_requeued() {
+        use TaskState::*;
+        let cases = [
+            (Queued, false),
+            (Running, false),
+            (Completed, false),
+            (Failed, true),
+            (TimedOut, true),
+            (Cancelled, true),
+        ];
+        for (state, allowed) in cases.into_iter().chain([(Interrupted, true)]) {
+            assert_eq!(requeue_allowed(state), allowed, "{state:?}");
+        }
+    }
+
+    #[test]
+    fn how_a_task_ends_with_its_session() {
+        let exited = |code, signal: Option<&str>| SessionState::Exited {
+            exit_code: code,
+            signal: signal.map(str::to_owned),
+            ended_at: 1,
+        };
+        let killed = SessionState::Killed { exit_code: 0, signal: None, ended_at: 1 };
+        // (quitting, killed, exit) -> (state, reason, fallback, pause)
+        let cases = [
+            (true, true, killed.clone(), TaskState::Interrupted, "the app quit while the task ran", false, false),
+            (false, true, killed, TaskState::Cancelled, "the agent was stopped; its queue is paused", true, true),
+            (
+                false,
+                false,
+                exited(2, None),
+                TaskState::Failed,
+                "the agent exited (code 2) before writing its summary",
+                true,
+                false,
+            ),
+            (
+                false,
+                false,
+                exited(134, Some("Aborted")),
+                TaskState::Failed,
+                "the agent exited (Aborted (code 134)) before writing its summary",
+                true,
+                false,
+            ),
+            (
+                false,
+                false,
+                SessionState::Interrupted { ended_at: 1 },
+                TaskState::Failed,
+                "the agent exited (unknown status) before writing its summary",
+                true,
+                false,
+            ),
+        ];
+        for (quitting, was_killed, exit, state, reason, fallback, pause_queue) in cases {
+            assert_eq!(
+                on_session_end(quitting, was_killed, &exit),
+                SessionEndOutcome { state, reason: reason.into(), fallback, pause_queue },
+                "quitting={quitting} killed={was_killed} {exit:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn why_a_task_timed_out() {
+        let cases = [
+            (true, 45, "the time limit of 45 s passed without a summary"),
+            (true, 120, "the time limit of 2 min passed without a summary"),
+            (true, 7200, "the time limit of 2 h passed without a summary"),
+            (true, 90, "the time limit of 90 s passed without a summary"),
+            (false, 60, "the agent was not ready for input within 1 min"),
+        ];
+        for (typed, secs, reason) in cases {
+            assert_eq!(deadline_reason(typed, Duration::from_secs(secs)), reason);
+        }
+    }
+
+    fn spec(instruction: &str) -> TaskSpec {
+        TaskSpec::new(ProfileId::new(), instruction)
+    }
+
+    #[test]
+    fn task_validation() {
+        let field = |s: TaskSpec| validate_task(s).err().and_then(|e| e.field());
+        assert_eq!(field(spec("  fix it ")), None);
+        assert_eq!(validate_task(spec("  fix it ")).unwrap().instruction, "fix it");
+        assert_eq!(field(spec(" \n ")), Some("instruction"));
+        assert_eq!(field(spec(&"x".repeat(MAX_INSTRUCTION_BYTES + 1))), Some("instruction"));
+        assert_eq!(field(TaskSpec { context: Some("x".repeat(MAX_CONTEXT_BYTES + 1)), ..spec("a") }), Some("context"));
+        assert_eq!(field(TaskSpec { time_limit_secs: Some(0), ..spec("a") }), Some("time_limit_secs"));
+        let cleaned = validate_task(TaskSpec { specs: Some("  ".into()), ..spec("a") }).unwrap();
+        assert_eq!(cleaned.specs, None);
+    }
+}

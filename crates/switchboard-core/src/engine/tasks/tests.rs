@@ -1,0 +1,288 @@
+//! The task desk over an in-memory store and stand-in sessions: what each
+//! step of a task's life sends to its session and records.
+
+use switchboard_protocol::summary::SummaryStatus;
+use switchboard_protocol::{AgentKind, TaskId};
+use tokio::sync::mpsc;
+
+use super::*;
+use crate::api::{CompletionRule, Profile, ScreenSnapshot};
+use crate::engine::context::Follow;
+use crate::engine::status;
+use crate::engine::testing::Bench;
+use crate::session::Control;
+
+struct Desk {
+    bench: Bench,
+    desk: TaskDesk,
+    notes: mpsc::UnboundedReceiver<TaskNote>,
+    _watch: mpsc::UnboundedReceiver<WatchEvent>,
+    profile: Profile,
+}
+
+impl Desk {
+    fn new(rule: CompletionRule) -> Desk {
+        let mut bench = Bench::new();
+        let mut profile = bench.profile("worker", AgentKind::Generic);
+        profile.spec.completion = rule;
+        bench.cx.store.update_profile(&profile.id, &profile.spec).unwrap();
+        let (notes_tx, notes) = mpsc::unbounded_channel();
+        let (watch_tx, _watch) = mpsc::unbounded_channel();
+        Desk { bench, desk: TaskDesk::new(notes_tx, watch_tx), notes, _watch, profile }
+    }
+
+    fn submit(&mut self, instruction: &str) -> TaskInfo {
+        let spec = TaskSpec::new(self.profile.id.clone(), instruction);
+        self.desk.submit(&mut self.bench.cx, spec).unwrap().task
+    }
+
+    fn task(&self, id: &TaskId) -> TaskInfo {
+        self.desk.get(&self.bench.cx, id).unwrap()
+    }
+
+    fn session(&self, id: &TaskId) -> SessionId {
+        self.task(id).session_id.expect("the task was given to a session")
+    }
+
+    /// The session types the task (answering its request) and the desk
+    /// hears of it.
+    fn type_it(&mut self, id: &TaskId) {
+        let session = self.session(id);
+        let typed = self.bench.typed(&session);
+        assert_eq!(typed.len(), 1, "one text typed");
+        assert!(typed[0].contains(&format!("summaries/{id}.md")), "the prompt names the summary file");
+        self.take_notes();
+    }
+
+    /// Hands the notes the desk's helpers sent back to it.
+    fn take_notes(&mut self) {
+        while let Ok(note) = self.notes.try_recv() {
+            self.desk.on_note(&mut self.bench.cx, note);
+        }
+    }
+
+    fn write_summary(&self, id: &TaskId, status: &str) {
+        let dir = self.bench.workspace.path().join("summaries");
+        std::fs::write(dir.join(format!("{id}.md")), format!("# Task Completion Summary\n## Status\n{status}\n"))
+            .unwrap();
+    }
+
+    fn summary_arrives(&mut self, id: &TaskId) {
+        let workspace = self.bench.workspace.path().canonicalize().unwrap();
+        let event = WatchEvent::Summary { workspace, name: format!("{id}.md") };
+        self.desk.on_watch_event(&mut self.bench.cx, event);
+    }
+}
+
+#[tokio::test]
+async fn a_task_is_handed_to_a_new_session_and_typed_once_ready() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("fix the build");
+    let task = desk.task(&task.id);
+    assert_eq!(task.state, TaskState::Running);
+    assert!(desk.bench.cx.sessions.is_running(&task.session_id.clone().unwrap()));
+    assert_eq!(task.typed_at, None, "not typed until the session says so");
+    desk.type_it(&task.id);
+    assert!(desk.task(&task.id).typed_at.is_some());
+    let timeline = desk.desk.timeline(&desk.bench.cx, &task.id).unwrap();
+    let kinds: Vec<_> = timeline.iter().map(|e| std::mem::discriminant(&e.kind)).collect();
+    assert_eq!(kinds.len(), 3, "queued, started, typed: {timeline:?}");
+}
+
+#[tokio::test]
+async fn cancelling_in_each_state() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    // Running, not typed yet: its text is withdrawn.
+    let first = desk.submit("one");
+    let second = desk.submit("two");
+    let session = desk.session(&first.id);
+    let cancelled = desk.desk.cancel(&mut desk.bench.cx, &first.id).unwrap();
+    assert_eq!((cancelled.state, cancelled.reason.as_deref()), (TaskState::Cancelled, Some("cancelled while it ran")));
+    let controls = desk.bench.controls(&session);
+    let withdrawn = controls.iter().any(|c| matches!(c, Control::CancelType(tag) if *tag == first.id.to_string()));
+    assert!(withdrawn, "the untyped text is withdrawn");
+    // The queue moved on to the next task, in the same session.
+    assert_eq!(desk.task(&second.id).state, TaskState::Running);
+    assert_eq!(desk.session(&second.id), session);
+    let typed: Vec<String> = controls
+        .into_iter()
+        .filter_map(|control| match control {
+            Control::Type(request) => {
+                request.reply.send(Ok(true));
+                Some(request.text)
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(typed[typed.len() - 1].starts_with("two"), "{typed:?}");
+    desk.take_notes();
+
+    // Running and typed: the agent is interrupted with its kind's key.
+    desk.desk.cancel(&mut desk.bench.cx, &second.id).unwrap();
+    let interrupted =
+        desk.bench.controls(&session).into_iter().any(|c| matches!(c, Control::Write(bytes, _) if bytes == b"\x03"));
+    assert!(interrupted, "Ctrl-C was sent to the generic agent");
+
+    // Queued: it leaves the queue; the agent is not involved.
+    desk.desk.set_paused(&mut desk.bench.cx, Some(desk.profile.id.clone()), true).unwrap();
+    let queued = desk.submit("three");
+    assert_eq!(desk.task(&queued.id).state, TaskState::Queued);
+    let cancelled = desk.desk.cancel(&mut desk.bench.cx, &queued.id).unwrap();
+    assert_eq!(cancelled.reason.as_deref(), Some("cancelled before it started"));
+    assert!(desk.bench.controls(&session).is_empty());
+
+    // Finished: refused, and it stays as it was.
+    let error = desk.desk.cancel(&mut desk.bench.cx, &queued.id).unwrap_err();
+    assert!(matches!(error, EngineError::TaskState { reason: "already finished", .. }), "{error}");
+    assert_eq!(desk.task(&queued.id).state, TaskState::Cancelled);
+}
+
+#[tokio::test]
+async fn a_finished_task_goes_back_in_the_queue_but_a_completed_one_does_not() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("one");
+    desk.desk.cancel(&mut desk.bench.cx, &task.id).unwrap();
+    // The stand-in keeps the withdrawn text; a real session forgets it.
+    drop(desk.bench.controls(&desk.session(&task.id)));
+    let again = desk.desk.requeue(&mut desk.bench.cx, &task.id).unwrap();
+    assert_eq!(again.state, TaskState::Running, "requeued, and taken at once");
+    assert_eq!((again.reason, again.ended_at, again.result), (None, None, None));
+    desk.type_it(&task.id);
+    desk.write_summary(&task.id, "COMPLETED");
+    desk.summary_arrives(&task.id);
+    assert_eq!(desk.task(&task.id).state, TaskState::Completed);
+    let error = desk.desk.requeue(&mut desk.bench.cx, &task.id).unwrap_err();
+    assert!(matches!(error, EngineError::TaskState { state: "completed", .. }), "{error}");
+}
+
+#[tokio::test]
+async fn each_completion_rule_settles_on_what_it_needs() {
+    // The summary file alone.
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("one");
+    desk.type_it(&task.id);
+    desk.write_summary(&task.id, "COMPLETED");
+    desk.summary_arrives(&task.id);
+    let done = desk.task(&task.id);
+    assert_eq!(done.state, TaskState::Completed);
+    assert_eq!(done.result.unwrap().summary.status, Some(SummaryStatus::Completed));
+    let session = done.session_id.unwrap();
+    let shown = desk.bench.cx.sessions.get(&session).unwrap();
+    assert!(shown.hooks.task_done, "the session is marked done");
+
+    // The completion report alone: a summary file is not enough.
+    let mut desk = Desk::new(CompletionRule::Report);
+    let task = desk.submit("one");
+    desk.type_it(&task.id);
+    desk.write_summary(&task.id, "COMPLETED");
+    desk.summary_arrives(&task.id);
+    assert_eq!(desk.task(&task.id).state, TaskState::Running);
+    let report =
+        Report { status: "success".into(), deliverables: vec![], metrics: "all".into(), recommendations: vec![] };
+    let session = desk.session(&task.id);
+    desk.desk.report_arrived(&mut desk.bench.cx, &session, report);
+    assert_eq!(desk.task(&task.id).state, TaskState::Completed);
+
+    // Both, disagreeing: the task fails, saying how.
+    let mut desk = Desk::new(CompletionRule::Both);
+    let task = desk.submit("one");
+    desk.type_it(&task.id);
+    let report =
+        Report { status: "failed".into(), deliverables: vec![], metrics: String::new(), recommendations: vec![] };
+    let session = desk.session(&task.id);
+    desk.desk.report_arrived(&mut desk.bench.cx, &session, report);
+    assert_eq!(desk.task(&task.id).state, TaskState::Running, "the summary is still missing");
+    desk.write_summary(&task.id, "COMPLETED");
+    desk.summary_arrives(&task.id);
+    let failed = desk.task(&task.id);
+    assert_eq!(failed.state, TaskState::Failed);
+    assert_eq!(failed.reason.as_deref(), Some("the summary says COMPLETED but the completion report says failed"));
+}
+
+#[tokio::test]
+async fn a_lead_task_waits_for_its_team() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("lead the team");
+    desk.type_it(&task.id);
+    let lead = desk.session(&task.id);
+    let teammate = SessionId::new();
+    status::team_spawned(&mut desk.bench.cx, &lead, &teammate);
+    desk.write_summary(&task.id, "COMPLETED");
+    desk.summary_arrives(&task.id);
+    assert_eq!(desk.task(&task.id).state, TaskState::Running, "held while the teammate works");
+
+    status::teammate_gone(&mut desk.bench.cx, &teammate);
+    let Some(Follow::TeamSettled { lead: settled }) = desk.bench.cx.next_follow() else { panic!("the team settled") };
+    assert_eq!(settled, lead);
+    desk.desk.team_settled(&mut desk.bench.cx, &settled);
+    assert_eq!(desk.task(&task.id).state, TaskState::Completed);
+}
+
+#[tokio::test]
+async fn a_deadline_ends_the_task_with_a_fallback_from_the_screen() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("take long");
+    desk.type_it(&task.id);
+    let session = desk.session(&task.id);
+    let deadline = desk.desk.next_deadline().expect("the task has a deadline");
+    desk.desk.on_deadline(&mut desk.bench.cx, deadline);
+    assert_eq!(desk.desk.next_deadline(), None, "its end is decided");
+    let mut controls = desk.bench.controls(&session).into_iter();
+    assert!(matches!(controls.next(), Some(Control::Write(bytes, _)) if bytes == b"\x03"), "interrupted first");
+    let Some(Control::Snapshot(_, reply)) = controls.next() else { panic!("the screen is asked for") };
+    let screen = ScreenSnapshot {
+        size: switchboard_protocol::TermSize::DEFAULT,
+        screen: String::new(),
+        recent_lines: vec!["compiling 3 of 9".into()],
+        cursor_row: 0,
+        cursor_col: 0,
+    };
+    reply.send(Ok(screen));
+    desk.take_notes();
+    let ended = desk.task(&task.id);
+    assert_eq!(ended.state, TaskState::TimedOut);
+    assert_eq!(ended.reason.as_deref(), Some("the time limit of 30 min passed without a summary"));
+    let result = ended.result.unwrap();
+    assert!(result.fallback);
+    assert!(result.artifacts[0].content.contains("compiling 3 of 9"), "{}", result.artifacts[0].content);
+}
+
+#[tokio::test]
+async fn a_session_that_ends_ends_its_task() {
+    // Stopped by the user: cancelled, and the queue pauses. The screen is
+    // gone (its request dropped): the fallback comes from the files alone.
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("one");
+    let next = desk.submit("two");
+    desk.type_it(&task.id);
+    let session = desk.session(&task.id);
+    let state = desk.bench.end(&session, true);
+    desk.desk.on_session_end(&mut desk.bench.cx, &session, true, &state);
+    drop(desk.bench.controls(&session));
+    desk.take_notes();
+    let ended = desk.task(&task.id);
+    assert_eq!(ended.state, TaskState::Cancelled);
+    assert!(ended.result.unwrap().fallback);
+    assert!(desk.bench.cx.store.queue_paused(&desk.profile.id).unwrap());
+    assert_eq!(desk.task(&next.id).state, TaskState::Queued, "the paused queue waits");
+
+    // Exited by itself: failed, with how.
+    desk.desk.set_paused(&mut desk.bench.cx, Some(desk.profile.id.clone()), false).unwrap();
+    let session = desk.session(&next.id);
+    let state = desk.bench.end(&session, false);
+    desk.desk.on_session_end(&mut desk.bench.cx, &session, false, &state);
+    drop(desk.bench.controls(&session));
+    desk.take_notes();
+    let ended = desk.task(&next.id);
+    assert_eq!(ended.state, TaskState::Failed);
+    assert_eq!(ended.reason.as_deref(), Some("the agent exited (code 3) before writing its summary"));
+
+    // The app quitting: interrupted, no fallback.
+    let last = desk.submit("three");
+    let session = desk.session(&last.id);
+    desk.desk.quit();
+    let state = desk.bench.end(&session, true);
+    desk.desk.on_session_end(&mut desk.bench.cx, &session, true, &state);
+    let ended = desk.task(&last.id);
+    assert_eq!((ended.state, ended.result), (TaskState::Interrupted, None));
+}

@@ -1,0 +1,407 @@
+//! The session actor: the one task that owns a session's PTY master, its
+//! terminal model, its output subscribers and the texts waiting to be typed.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use portable_pty::{ExitStatus, MasterPty, PtySize};
+use switchboard_protocol::SessionId;
+use switchboard_protocol::signal::SignalScanner;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::terminal::TerminalModel;
+use super::typing::{self, ENTER_DELAY, Readiness};
+use super::{
+    BATCH_INTERVAL, Control, FlowGate, MAX_BATCH_BYTES, OutputSink, SessionEnd, SessionScan, SubscriptionId,
+    TypeRequest, process,
+};
+use crate::error::{EngineError, Responder};
+
+/// Texts that may wait to be typed into one session.
+const MAX_WAITING_TEXTS: usize = 16;
+
+/// After an agent exits by itself, how long its leftover descendants get
+/// between SIGTERM and SIGKILL.
+const LEFTOVER_GRACE: Duration = Duration::from_millis(500);
+
+/// Once the process tree is gone, how long the reader gets to drain the last
+/// output before the end is reported anyway.
+const READER_DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Where the session's process is in its life, with what each stage holds.
+enum Life {
+    /// The agent runs.
+    Running,
+    /// The user asked to stop it: its tree is being ended.
+    Stopping { cleanup: JoinHandle<process::TerminateReport> },
+    /// `wait()` returned; what is left of its tree is being ended.
+    Exited { status: ExitStatus, killed: bool, cleanup: JoinHandle<process::TerminateReport> },
+    /// The tree is gone; the reader drains the last output until this
+    /// deadline, then the end is reported regardless.
+    Draining { status: ExitStatus, killed: bool, deadline: Instant },
+    /// The end was reported and the PTY let go.
+    Reported,
+}
+
+impl Life {
+    fn process_alive(&self) -> bool {
+        matches!(self, Life::Running | Life::Stopping { .. })
+    }
+}
+
+/// What `spawn` built for the actor.
+pub(super) struct Parts {
+    pub id: SessionId,
+    pub pid: u32,
+    pub model: TerminalModel,
+    pub master: Box<dyn MasterPty + Send>,
+    pub input: std::sync::mpsc::Sender<Vec<u8>>,
+    pub gate: Arc<FlowGate>,
+    pub ended: mpsc::UnboundedSender<SessionEnd>,
+    pub signals: mpsc::UnboundedSender<SessionScan>,
+}
+
+/// A pasted text whose Enter is due.
+struct PendingEnter {
+    at: Instant,
+    bracketed: bool,
+    reply: Responder<bool>,
+}
+
+pub(super) struct SessionActor {
+    id: SessionId,
+    pid: u32,
+    life: Life,
+    model: TerminalModel,
+    /// Let go once the end is reported, releasing the PTY.
+    master: Option<Box<dyn MasterPty + Send>>,
+    input: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    gate: Arc<FlowGate>,
+    subscribers: Vec<(SubscriptionId, Box<dyn OutputSink>)>,
+    next_subscription: u32,
+    /// Output not yet delivered to subscribers (already in the model).
+    pending: Vec<u8>,
+    flush_at: Option<Instant>,
+    kill_grace: Duration,
+    ended: mpsc::UnboundedSender<SessionEnd>,
+    scanner: Option<SignalScanner>,
+    signals: mpsc::UnboundedSender<SessionScan>,
+    last_output: Instant,
+    /// Texts waiting for the agent to be ready, first first.
+    typing: VecDeque<TypeRequest>,
+    check_ready_at: Option<Instant>,
+    /// What the agent's hooks last said: at work or asking (true). Until
+    /// their first word, an agent with hooks counts as busy…
+    agent_busy: bool,
+    /// …until this deadline at most.
+    hooks_grace_until: Option<Instant>,
+    enter: Option<PendingEnter>,
+}
+
+impl SessionActor {
+    pub(super) fn new(parts: Parts, kill_grace: Duration, scan_signals: bool, hooks_grace: Option<Duration>) -> Self {
+        SessionActor {
+            id: parts.id,
+            pid: parts.pid,
+            life: Life::Running,
+            model: parts.model,
+            master: Some(parts.master),
+            input: Some(parts.input),
+            gate: parts.gate,
+            subscribers: Vec::new(),
+            next_subscription: 0,
+            pending: Vec::new(),
+            flush_at: None,
+            kill_grace,
+            ended: parts.ended,
+            scanner: scan_signals.then(SignalScanner::new),
+            signals: parts.signals,
+            last_output: Instant::now(),
+            typing: VecDeque::new(),
+            check_ready_at: None,
+            agent_busy: hooks_grace.is_some(),
+            hooks_grace_until: hooks_grace.map(|grace| Instant::now() + grace),
+            enter: None,
+        }
+    }
+
+    pub(super) async fn run(
+        mut self,
+        mut control: mpsc::UnboundedReceiver<Control>,
+        mut output: mpsc::Receiver<Vec<u8>>,
+        mut exit: oneshot::Receiver<ExitStatus>,
+    ) {
+        let mut reader_open = true;
+        loop {
+            if !reader_open && matches!(self.life, Life::Draining { .. }) {
+                self.report_end();
+            }
+            let flush_at = self.flush_at;
+            let check_ready_at = self.check_ready_at;
+            let enter_at = self.enter.as_ref().map(|enter| enter.at);
+            let hooks_grace_until = self.hooks_grace_until;
+            let drain_deadline = match &self.life {
+                Life::Draining { deadline, .. } => Some(*deadline),
+                _ => None,
+            };
+            let cleaning_up = matches!(self.life, Life::Exited { .. });
+            tokio::select! {
+                message = control.recv() => match message {
+                    Some(message) => self.on_control(message),
+                    None => break,
+                },
+                chunk = output.recv(), if reader_open => match chunk {
+                    Some(bytes) => self.on_output(&bytes),
+                    None => reader_open = false,
+                },
+                status = &mut exit, if self.life.process_alive() => {
+                    let status = status.unwrap_or_else(|_| ExitStatus::with_exit_code(u32::MAX));
+                    self.on_exit(status);
+                }
+                report = async {
+                    match &mut self.life {
+                        Life::Exited { cleanup, .. } => cleanup.await,
+                        _ => unreachable!("guarded by the select condition"),
+                    }
+                }, if cleaning_up => self.on_tree_gone(report),
+                () = tokio::time::sleep_until(drain_deadline.unwrap_or_else(Instant::now)), if drain_deadline.is_some() => {
+                    tracing::warn!(session = %self.id, "the terminal stayed open after the agent's processes ended");
+                    self.report_end();
+                }
+                () = tokio::time::sleep_until(flush_at.unwrap_or_else(Instant::now)), if flush_at.is_some() => {
+                    self.flush();
+                }
+                () = tokio::time::sleep_until(check_ready_at.unwrap_or_else(Instant::now)), if check_ready_at.is_some() => {
+                    self.check_ready_at = None;
+                    self.try_type();
+                }
+                () = tokio::time::sleep_until(enter_at.unwrap_or_else(Instant::now)), if enter_at.is_some() => {
+                    self.press_enter();
+                }
+                () = tokio::time::sleep_until(hooks_grace_until.unwrap_or_else(Instant::now)), if hooks_grace_until.is_some() => {
+                    tracing::info!(session = %self.id, "no hook event yet: typing goes by the screen alone");
+                    self.hooks_grace_until = None;
+                    self.agent_busy = false;
+                    self.try_type();
+                }
+            }
+        }
+        // The engine let go of this session. If its process still runs (engine
+        // shutdown without a stop), end the tree before the actor disappears.
+        if self.life.process_alive() {
+            let (id, pid, grace) = (self.id.clone(), self.pid, self.kill_grace);
+            self.gate.set_paused(false);
+            tokio::task::spawn_blocking(move || process::terminate_session(&id, pid as i32, grace));
+        }
+    }
+
+    fn on_control(&mut self, message: Control) {
+        match message {
+            Control::Write(bytes, reply) => {
+                let sent = self.input.as_ref().is_some_and(|input| input.send(bytes).is_ok());
+                reply.send(if sent { Ok(()) } else { Err(self.not_running()) });
+            }
+            Control::Resize(size, reply) => {
+                let result = match &self.master {
+                    Some(master) => master
+                        .resize(PtySize { rows: size.rows, cols: size.cols, pixel_width: 0, pixel_height: 0 })
+                        .map(|()| self.model.resize(size))
+                        .map_err(|e| EngineError::Internal(format!("resizing the terminal: {e}"))),
+                    None => Err(self.not_running()),
+                };
+                reply.send(result);
+            }
+            Control::Attach(mut sink, reply) => {
+                // Deliver what is pending to the others first: the replay
+                // below already contains it, so the new view sees every byte
+                // exactly once.
+                self.flush();
+                let replay = self.model.replay();
+                if replay.is_empty() || sink.deliver(&replay) {
+                    let id = SubscriptionId(self.next_subscription);
+                    self.next_subscription += 1;
+                    self.subscribers.push((id, sink));
+                    reply.send(Ok(id));
+                } else {
+                    reply.send(Err(EngineError::Internal("the view went away while attaching".into())));
+                }
+                self.gate.set_paused(false);
+            }
+            Control::Detach(id) => {
+                self.subscribers.retain(|(sub, _)| *sub != id);
+                self.gate.set_paused(false);
+            }
+            Control::SetPaused(paused) => {
+                // Only a live view may hold the agent back.
+                self.gate.set_paused(paused && !self.subscribers.is_empty() && self.life.process_alive());
+            }
+            Control::Snapshot(lines, reply) => reply.send(Ok(self.model.snapshot(lines))),
+            Control::Type(request) => {
+                if self.input.is_none() || !self.life.process_alive() {
+                    request.reply.send(Err(self.not_running()));
+                } else if self.typing.len() >= MAX_WAITING_TEXTS {
+                    request.reply.send(Err(EngineError::Internal("too many texts wait to be typed".into())));
+                } else {
+                    self.typing.push_back(request);
+                    self.try_type();
+                }
+            }
+            Control::CancelType(tag) => {
+                self.typing.retain(|request| request.tag != tag);
+                if self.typing.is_empty() {
+                    self.check_ready_at = None;
+                }
+            }
+            Control::AgentBusy(busy) => {
+                self.hooks_grace_until = None;
+                self.agent_busy = busy;
+                if !busy {
+                    self.try_type();
+                }
+            }
+            Control::Kill => {
+                if matches!(self.life, Life::Running) {
+                    self.life = Life::Stopping { cleanup: self.start_cleanup(self.kill_grace) };
+                }
+            }
+        }
+    }
+
+    fn not_running(&self) -> EngineError {
+        EngineError::SessionNotRunning(self.id.clone())
+    }
+
+    fn on_output(&mut self, bytes: &[u8]) {
+        self.model.feed(bytes);
+        if let Some(scanner) = &mut self.scanner {
+            for event in scanner.feed(bytes) {
+                self.signals.send(SessionScan { id: self.id.clone(), event }).ok();
+            }
+        }
+        self.last_output = Instant::now();
+        if let Some(request) = self.typing.front() {
+            self.check_ready_at = Some(self.last_output + request.ready.quiet);
+        }
+        if self.subscribers.is_empty() {
+            return;
+        }
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= MAX_BATCH_BYTES {
+            self.flush();
+        } else if self.flush_at.is_none() {
+            self.flush_at = Some(Instant::now() + BATCH_INTERVAL);
+        }
+    }
+
+    /// Types the waiting text if the agent is ready now; otherwise arranges
+    /// to look again when it may be.
+    fn try_type(&mut self) {
+        let Some(request) = self.typing.front() else { return };
+        if self.enter.is_some() {
+            // The previous text is still waiting for its Enter.
+            self.check_ready_at = Some(Instant::now() + ENTER_DELAY);
+            return;
+        }
+        let quiet_for = self.last_output.elapsed();
+        match typing::readiness(&request.ready, &self.model.cursor_line(), quiet_for, self.agent_busy) {
+            Readiness::WaitQuiet(remaining) => self.check_ready_at = Some(Instant::now() + remaining),
+            Readiness::WaitPattern | Readiness::WaitAgent => self.check_ready_at = None,
+            Readiness::Ready => {
+                let request = self.typing.pop_front().expect("checked above");
+                let bracketed = self.model.bracketed_paste();
+                let sent = self
+                    .input
+                    .as_ref()
+                    .is_some_and(|input| input.send(typing::typed_input(&request.text, bracketed)).is_ok());
+                if sent {
+                    self.enter =
+                        Some(PendingEnter { at: Instant::now() + ENTER_DELAY, bracketed, reply: request.reply });
+                } else {
+                    request.reply.send(Err(self.not_running()));
+                }
+            }
+        }
+    }
+
+    fn press_enter(&mut self) {
+        let Some(enter) = self.enter.take() else { return };
+        let sent = self.input.as_ref().is_some_and(|input| input.send(b"\r".to_vec()).is_ok());
+        enter.reply.send(if sent { Ok(enter.bracketed) } else { Err(self.not_running()) });
+        // The next text waits for the agent to be ready again.
+        if let Some(next) = self.typing.front() {
+            self.check_ready_at = Some(Instant::now() + next.ready.quiet);
+        }
+    }
+
+    fn flush(&mut self) {
+        self.flush_at = None;
+        if self.pending.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.pending);
+        self.subscribers.retain_mut(|(_, sink)| sink.deliver(&batch));
+        if self.subscribers.is_empty() {
+            self.gate.set_paused(false);
+        }
+    }
+
+    fn on_exit(&mut self, status: ExitStatus) {
+        self.gate.set_paused(false);
+        self.life = match std::mem::replace(&mut self.life, Life::Reported) {
+            Life::Stopping { cleanup } => Life::Exited { status, killed: true, cleanup },
+            // Descendants the agent left behind still hold the terminal; end them.
+            _ => Life::Exited { status, killed: false, cleanup: self.start_cleanup(LEFTOVER_GRACE) },
+        };
+    }
+
+    fn on_tree_gone(&mut self, report: Result<process::TerminateReport, tokio::task::JoinError>) {
+        match report {
+            Ok(report) if !report.survivors.is_empty() => {
+                tracing::error!(session = %self.id, survivors = ?report.survivors, "agent processes survived");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::error!(session = %self.id, %error, "ending the process tree failed"),
+        }
+        if let Life::Exited { status, killed, .. } = std::mem::replace(&mut self.life, Life::Reported) {
+            self.life = Life::Draining { status, killed, deadline: Instant::now() + READER_DRAIN_TIMEOUT };
+        }
+    }
+
+    fn start_cleanup(&self, grace: Duration) -> JoinHandle<process::TerminateReport> {
+        self.gate.set_paused(false);
+        let (id, pid) = (self.id.clone(), self.pid);
+        tokio::task::spawn_blocking(move || process::terminate_session(&id, pid as i32, grace))
+    }
+
+    /// Reports the end once, from `Draining`, and lets the PTY go.
+    fn report_end(&mut self) {
+        let Life::Draining { status, killed, .. } = std::mem::replace(&mut self.life, Life::Reported) else {
+            return;
+        };
+        self.flush();
+        self.master = None;
+        self.input = None;
+        if let Some(event) = self.scanner.take().and_then(|mut scanner| scanner.finish()) {
+            self.signals.send(SessionScan { id: self.id.clone(), event }).ok();
+        }
+        for request in self.typing.drain(..) {
+            request.reply.send(Err(EngineError::SessionNotRunning(self.id.clone())));
+        }
+        if let Some(enter) = self.enter.take() {
+            enter.reply.send(Err(EngineError::SessionNotRunning(self.id.clone())));
+        }
+        self.check_ready_at = None;
+        let end = SessionEnd {
+            id: self.id.clone(),
+            exit_code: status.exit_code(),
+            signal: status.signal().map(str::to_owned),
+            killed,
+        };
+        if self.ended.send(end).is_err() {
+            tracing::warn!(session = %self.id, "engine gone before the session end was recorded");
+        }
+    }
+}
