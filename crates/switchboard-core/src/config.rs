@@ -53,6 +53,15 @@ pub struct EngineConfig {
     pub hooks_grace: Duration,
 }
 
+/// The file hooks spool events to while the app does not answer, in the
+/// data directory; replayed in order at start.
+pub const SPOOL_FILE: &str = "hook-spool.jsonl";
+
+/// Where hooks spool events for the app on `data_dir`.
+pub fn spool_path(data_dir: &Path) -> PathBuf {
+    data_dir.join(SPOOL_FILE)
+}
+
 /// Default for [`EngineConfig::hooks_grace`].
 pub const DEFAULT_HOOKS_GRACE: Duration = Duration::from_secs(15);
 

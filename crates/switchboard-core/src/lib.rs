@@ -17,6 +17,7 @@ pub mod instance;
 pub mod notice;
 pub mod server;
 pub mod session;
+mod sink;
 pub mod store;
 pub mod tasks;
 pub mod validate;

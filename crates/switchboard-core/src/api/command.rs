@@ -5,7 +5,10 @@ use switchboard_protocol::hook::HookEnvelope;
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId, TermSize};
 use ts_rs::TS;
 
-use super::*;
+use super::event::{AgentStatusInfo, LogEntry, PermissionDecision, PermissionRequest};
+use super::profile::{Profile, ProfileSpec, ScreenSnapshot, SessionInfo};
+use super::signal::{SignalInfo, SignalResponse};
+use super::task::{QueueStatus, Submitted, TaskInfo, TaskSpec};
 
 /// A request to the engine. Each has exactly one kind of reply (see the
 /// typed methods on [`crate::EngineHandle`]).

@@ -5,7 +5,10 @@ use switchboard_protocol::hook::AgentStatus;
 use switchboard_protocol::{Priority, ProfileId, SessionId, SignalId, TaskId};
 use ts_rs::TS;
 
-use super::*;
+use super::Millis;
+use super::profile::{Profile, SessionInfo};
+use super::signal::{SignalInfo, SignalResponse};
+use super::task::{QueueStatus, TaskInfo, TaskState};
 
 /// An agent asks to use a tool; its hook waits (bounded) for the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

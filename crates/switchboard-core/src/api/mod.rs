@@ -18,3 +18,10 @@ pub use task::*;
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
+
+/// Wall-clock time, read at the engine's edge and passed into everything else.
+pub(crate) fn now() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as Millis)
+}

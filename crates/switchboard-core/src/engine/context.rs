@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use switchboard_protocol::{ProfileId, SessionId, TermSize};
 
-use super::EventSink;
 use super::sessions::Sessions;
 use crate::api::{EngineEvent, Profile, SessionInfo};
 use crate::error::EngineError;
+use crate::sink::EventSink;
 use crate::store::Store;
 
 pub(crate) struct Ctx {

@@ -6,25 +6,13 @@ use switchboard_protocol::hook::HookEnvelope;
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId, TermSize};
 use tokio::sync::{mpsc, oneshot};
 
-use super::state::EngineState;
+use super::state::{Call, EngineState, Request};
 use crate::api::{
     AgentStatusInfo, Command, LogEntry, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
     Reply, ScreenSnapshot, SessionInfo, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec,
 };
 use crate::error::{EngineError, Responder};
 use crate::session::{OutputSink, SubscriptionId};
-
-/// A call carried out on the engine task, with the engine's state.
-type Call = Box<dyn FnOnce(&mut EngineState) + Send>;
-
-pub(crate) enum Request {
-    /// A command in the wire vocabulary (from the socket).
-    Command(Command, Responder<Reply>),
-    /// A typed call (from the handle).
-    Call(Call),
-    /// Stop every agent, then end the engine.
-    Shutdown(oneshot::Sender<()>),
-}
 
 /// A cloneable handle on the running engine. When the last handle is dropped
 /// the engine stops every agent and ends.

@@ -25,48 +25,25 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::api::{EngineEvent, Millis};
+use crate::api::now;
 use crate::config::EngineConfig;
+pub use crate::config::{SPOOL_FILE, spool_path};
 use crate::demo;
 use crate::error::EngineError;
 use crate::instance::InstanceLock;
 use crate::server::{self, RequestHandler, SocketRequest};
 use crate::session::process;
+pub use crate::sink::{EventSink, NoEvents};
 use crate::store::Store;
 pub use handle::EngineHandle;
-pub use hooks::{SPOOL_FILE, spool_path};
+pub use sessions::RETAINED_ENDED_SESSIONS;
 pub use signals::{MAX_LISTED_HANDLED_SIGNALS, SKIPPED_ITEMS_FILE, allowed_actions};
+pub use state::MAX_LISTED_SESSIONS;
 pub use tasks::MAX_LISTED_FINISHED_TASKS;
 pub use tasks::rules::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES};
 
 /// Requests a caller may have in flight before `send` waits.
 const REQUEST_QUEUE: usize = 256;
-
-/// Ended sessions whose terminal (replay and screen) stays viewable. Older
-/// ones are dropped; their records stay in the store.
-pub const RETAINED_ENDED_SESSIONS: usize = 32;
-
-/// Most sessions returned by a listing, newest kept.
-pub const MAX_LISTED_SESSIONS: usize = 500;
-
-/// Where the engine reports what happened. The desktop shell forwards events
-/// to the UI; tests collect them. Called on the engine task: must not block.
-pub trait EventSink: Send + Sync + 'static {
-    fn emit(&self, event: EngineEvent);
-}
-
-/// A sink that drops every event, for callers that only use replies.
-pub struct NoEvents;
-
-impl EventSink for NoEvents {
-    fn emit(&self, _event: EngineEvent) {}
-}
-
-impl<F: Fn(EngineEvent) + Send + Sync + 'static> EventSink for F {
-    fn emit(&self, event: EngineEvent) {
-        self(event)
-    }
-}
 
 pub struct Engine;
 
@@ -130,18 +107,11 @@ impl Engine {
 
 /// The socket's way to the engine: a weak sender, so the server never
 /// keeps the engine alive.
-struct WeakEngine(mpsc::WeakSender<handle::Request>);
+struct WeakEngine(mpsc::WeakSender<state::Request>);
 
 impl RequestHandler for WeakEngine {
     async fn handle(&self, request: SocketRequest) -> Result<crate::api::Reply, EngineError> {
         let sender = self.0.upgrade().ok_or(EngineError::EngineStopped)?;
         handle::send_command(&sender, request.into_command()).await
     }
-}
-
-/// Wall-clock time, read here at the edge and passed into everything else.
-fn now() -> Millis {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis() as Millis)
 }

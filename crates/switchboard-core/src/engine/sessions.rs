@@ -12,13 +12,17 @@ use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TermSize};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{EventSink, RETAINED_ENDED_SESSIONS, now, spool_path};
-use crate::api::{AgentStatusInfo, EngineEvent, LogKind, Millis, Profile, SessionInfo, SessionState};
-use crate::config::EngineConfig;
+use crate::api::{AgentStatusInfo, EngineEvent, LogKind, Millis, Profile, SessionInfo, SessionState, now};
+use crate::config::{EngineConfig, spool_path};
 use crate::error::{EngineError, Responder};
 use crate::session::{self, Control, SessionEnd, SessionHandle, SessionScan, SpawnSpec, Spawned, process};
+use crate::sink::EventSink;
 use crate::store::Store;
 use crate::validate::resolve_command;
+
+/// Ended sessions whose terminal (replay and screen) stays viewable. Older
+/// ones are dropped with their entry; their records stay in the store.
+pub const RETAINED_ENDED_SESSIONS: usize = 32;
 
 /// Starts agent processes. The engine's launcher runs them in PTYs; desk
 /// tests use one whose sessions are stand-ins.

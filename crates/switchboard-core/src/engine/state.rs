@@ -11,15 +11,15 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Follow};
-use super::handle::Request;
 use super::hooks::HookDesk;
 use super::sessions::{EndWaiter, invalid_size};
 use super::signals::SignalDesk;
+use super::status;
 use super::tasks::{TaskDesk, TaskNote};
-use super::{MAX_LISTED_SESSIONS, now, status};
 use crate::api::{
-    AgentStatusInfo, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
-    ScreenSnapshot, SessionInfo, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec,
+    AgentStatusInfo, Command, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile, ProfileSpec,
+    QueueStatus, Reply, ScreenSnapshot, SessionInfo, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo,
+    TaskSpec, now,
 };
 use crate::config::EngineConfig;
 use crate::error::{EngineError, Responder};
@@ -31,6 +31,22 @@ use crate::validate::validate_profile;
 
 /// How often stale agent statuses are looked for.
 const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
+
+/// Most sessions returned by a listing, newest kept.
+pub const MAX_LISTED_SESSIONS: usize = 500;
+
+/// A call carried out on the engine task, with the engine's state.
+pub(crate) type Call = Box<dyn FnOnce(&mut EngineState) + Send>;
+
+/// What reaches the engine task through its handle or the socket.
+pub(crate) enum Request {
+    /// A command in the wire vocabulary (from the socket).
+    Command(Command, Responder<Reply>),
+    /// A typed call (from the handle).
+    Call(Call),
+    /// Stop every agent, then end the engine.
+    Shutdown(oneshot::Sender<()>),
+}
 
 /// The inputs the engine task waits on besides requests.
 pub(super) struct Inputs {

@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use crate::api::Profile;
+use crate::error::EngineError;
+
 /// Between the pasted text and the Enter that submits it. Agent TUIs treat
 /// an Enter that arrives in the same read as a paste as part of the paste.
 pub const ENTER_DELAY: Duration = Duration::from_millis(100);
@@ -20,6 +23,21 @@ pub struct ReadyWhen {
     pub pattern: Option<Regex>,
     /// Output must have been quiet this long.
     pub quiet: Duration,
+}
+
+impl ReadyWhen {
+    /// The profile's readiness rule: its ready pattern (checked here, as a
+    /// regular expression) and quiet time.
+    pub fn for_profile(profile: &Profile) -> Result<ReadyWhen, EngineError> {
+        let pattern = profile
+            .spec
+            .ready_pattern
+            .as_deref()
+            .map(Regex::new)
+            .transpose()
+            .map_err(|e| EngineError::InvalidInput { field: "ready_pattern", reason: e.to_string() })?;
+        Ok(ReadyWhen { pattern, quiet: Duration::from_millis(profile.spec.ready_quiet_ms.into()) })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

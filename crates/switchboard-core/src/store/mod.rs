@@ -11,13 +11,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
 use rusqlite_migration::{M, Migrations};
-use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TaskId, TermSize};
+use switchboard_protocol::{AgentKind, ProfileId, SessionId, TaskId, TermSize};
 
-use crate::api::{
-    CompletionRule, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, SignalInfo,
-    SignalState, TaskInfo, TaskSpec, TaskState,
-};
-use switchboard_protocol::Priority;
+mod tasks;
+
+use crate::api::{CompletionRule, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState};
 
 /// How long a statement waits for another connection's lock (a second app
 /// instance, a backup tool) before failing.
@@ -52,10 +50,6 @@ const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on
      ready_quiet_ms, task_time_limit_secs, completion";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
-const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
-     success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result";
-
-/// The `sessions` columns in the order `run_from_row` reads them.
 const SESSION_COLUMNS: &str =
     "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id";
 
@@ -305,168 +299,9 @@ impl Store {
         })
         .collect()
     }
-
-    // ---- queues and tasks ----
-
-    pub fn queue_paused(&self, profile_id: &ProfileId) -> Result<bool> {
-        Ok(self
-            .conn
-            .query_row("SELECT queue_paused FROM profiles WHERE id = ?1", [profile_id.to_string()], |row| row.get(0))
-            .optional()?
-            .unwrap_or(false))
-    }
-
-    pub fn set_queue_paused(&self, profile_id: &ProfileId, paused: bool) -> Result<()> {
-        self.conn
-            .execute("UPDATE profiles SET queue_paused = ?2 WHERE id = ?1", params![profile_id.to_string(), paused])?;
-        Ok(())
-    }
-
-    /// Inserts or replaces a task's row.
-    pub fn save_task(&self, task: &TaskInfo) -> Result<()> {
-        save_task_on(&self.conn, task)
-    }
-
-    /// Writes several tasks in one transaction (a reordered queue).
-    pub fn save_tasks(&mut self, tasks: &[TaskInfo]) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        for task in tasks {
-            save_task_on(&tx, task)?;
-        }
-        tx.commit()?;
-        Ok(())
-    }
-
-    pub fn get_task(&self, id: &TaskId) -> Result<Option<TaskInfo>> {
-        Ok(self.query_tasks("id = ?1", [id.to_string()], None)?.pop())
-    }
-}
-
-fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
-    {
-        conn.execute(
-            &format!(
-                "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-                 ?14, ?15, ?16, ?17, ?18, ?19)
-                 ON CONFLICT(id) DO UPDATE SET priority = ?7, state = ?10, ord = ?11, session_id = ?12,
-                 started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19"
-            ),
-            params![
-                task.id.to_string(),
-                task.spec.profile_id.to_string(),
-                task.spec.instruction,
-                task.spec.context,
-                task.spec.specs,
-                task.spec.instructions,
-                task.spec.priority.as_str(),
-                task.spec.time_limit_secs.unwrap_or_default(),
-                task.spec.success_criteria,
-                task.state.as_str(),
-                task.order,
-                task.session_id.as_ref().map(ToString::to_string),
-                task.created_at,
-                task.started_at,
-                task.typed_at,
-                task.ended_at,
-                task.progress,
-                task.reason,
-                task.result.as_ref().map(to_json),
-            ],
-        )?;
-        Ok(())
-    }
 }
 
 impl Store {
-    /// Queued and running tasks, of one profile or all.
-    pub fn active_tasks(&self, profile_id: Option<&ProfileId>) -> Result<Vec<TaskInfo>> {
-        self.query_tasks(
-            "state IN ('queued', 'running') AND (?1 IS NULL OR profile_id = ?1)",
-            [profile_id.map(ToString::to_string)],
-            None,
-        )
-    }
-
-    /// The `limit` most recently finished tasks, of one profile or all.
-    pub fn finished_tasks(&self, profile_id: Option<&ProfileId>, limit: usize) -> Result<Vec<TaskInfo>> {
-        self.query_tasks(
-            "state NOT IN ('queued', 'running') AND (?1 IS NULL OR profile_id = ?1)",
-            [profile_id.map(ToString::to_string)],
-            Some(limit),
-        )
-    }
-
-    /// The order value that puts a task last (or first) among a profile's
-    /// queued tasks.
-    pub fn queue_bound(&self, profile_id: &ProfileId, last: bool) -> Result<i64> {
-        let sql = if last {
-            "SELECT COALESCE(MAX(ord) + 1, 0) FROM tasks WHERE profile_id = ?1 AND state = 'queued'"
-        } else {
-            "SELECT COALESCE(MIN(ord) - 1, 0) FROM tasks WHERE profile_id = ?1 AND state = 'queued'"
-        };
-        Ok(self.conn.query_row(sql, [profile_id.to_string()], |row| row.get(0))?)
-    }
-
-    fn query_tasks(&self, filter: &str, params: impl rusqlite::Params, limit: Option<usize>) -> Result<Vec<TaskInfo>> {
-        let sql = match limit {
-            Some(limit) => format!(
-                "SELECT * FROM (SELECT {TASK_COLUMNS}, rowid AS r FROM tasks WHERE {filter}
-                 ORDER BY ended_at DESC, r DESC LIMIT {limit}) ORDER BY ended_at, r"
-            ),
-            None => format!("SELECT {TASK_COLUMNS} FROM tasks WHERE {filter} ORDER BY created_at, rowid"),
-        };
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params, |row| Ok(task_from_row(row)))?;
-        rows.map(|row| row?).collect()
-    }
-
-    // ---- signals ----
-
-    pub fn save_signal(&self, signal: &SignalInfo) -> Result<()> {
-        let state = match signal.state {
-            SignalState::Pending => "pending",
-            SignalState::Handled => "handled",
-            SignalState::Dismissed => "dismissed",
-        };
-        self.conn.execute(
-            "INSERT INTO signals (id, profile_id, session_id, state, created_at, record)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT(id) DO UPDATE SET state = ?4, record = ?6",
-            params![
-                signal.id.to_string(),
-                signal.profile_id.to_string(),
-                signal.session_id.to_string(),
-                state,
-                signal.created_at,
-                to_json(signal),
-            ],
-        )?;
-        Ok(())
-    }
-
-    pub fn get_signal(&self, id: &SignalId) -> Result<Option<SignalInfo>> {
-        Ok(self.query_signals("id = ?1", [id.to_string()])?.pop())
-    }
-
-    /// Every pending signal and the `recent` most recent others, oldest first.
-    pub fn list_signals(&self, recent: usize) -> Result<Vec<SignalInfo>> {
-        self.query_signals(
-            "state = 'pending' OR id IN (SELECT id FROM signals WHERE state != 'pending'
-             ORDER BY created_at DESC LIMIT ?1)",
-            [recent as i64],
-        )
-    }
-
-    fn query_signals(&self, filter: &str, params: impl rusqlite::Params) -> Result<Vec<SignalInfo>> {
-        let mut stmt =
-            self.conn.prepare(&format!("SELECT record FROM signals WHERE {filter} ORDER BY created_at, rowid"))?;
-        let rows = stmt.query_map(params, |row| row.get::<_, String>(0))?;
-        rows.map(|row| {
-            serde_json::from_str(&row?).map_err(|e| StoreError::Corrupt { what: "signal", detail: e.to_string() })
-        })
-        .collect()
-    }
-
     // ---- meta ----
 
     pub fn meta(&self, key: &str) -> Result<Option<String>> {
@@ -599,38 +434,6 @@ fn run_from_row(row: &Row<'_>) -> Result<RecordedRun> {
             agent_session_id: row.get(11)?,
         },
         pid_start_time: row.get::<_, Option<i64>>(4)?.map(|t| t as u64),
-    })
-}
-
-fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
-    let corrupt = |detail: String| StoreError::Corrupt { what: "task", detail };
-    let priority: String = row.get(6)?;
-    let state: String = row.get(9)?;
-    Ok(TaskInfo {
-        id: parse_id(&row.get::<_, String>(0)?)?,
-        spec: TaskSpec {
-            profile_id: parse_id(&row.get::<_, String>(1)?)?,
-            instruction: row.get(2)?,
-            context: row.get(3)?,
-            specs: row.get(4)?,
-            instructions: row.get(5)?,
-            priority: Priority::parse(&priority).ok_or_else(|| corrupt(format!("priority `{priority}`")))?,
-            time_limit_secs: Some(row.get(7)?),
-            success_criteria: row.get(8)?,
-        },
-        state: TaskState::parse(&state).ok_or_else(|| corrupt(format!("state `{state}`")))?,
-        order: row.get(10)?,
-        session_id: row.get::<_, Option<String>>(11)?.map(|id| parse_id(&id)).transpose()?,
-        created_at: row.get(12)?,
-        started_at: row.get(13)?,
-        typed_at: row.get(14)?,
-        ended_at: row.get(15)?,
-        progress: row.get(16)?,
-        reason: row.get(17)?,
-        result: row
-            .get::<_, Option<String>>(18)?
-            .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
-            .transpose()?,
     })
 }
 

@@ -19,16 +19,15 @@ use switchboard_protocol::hook::{
 use switchboard_protocol::team::{Emit, TeamEvent, TurnEnd, gate};
 
 use super::context::{Ctx, Follow};
-use super::{now, status};
-use crate::api::{LogKind, PermissionRequest};
+use super::status;
+use crate::api::{LogKind, PermissionRequest, now};
+use crate::config::spool_path;
 use crate::error::EngineError;
 use crate::server::SocketRequest;
 use permissions::PendingPermission;
 
 /// The largest payload kept whole in the event log.
 const LOGGED_PAYLOAD_BYTES: usize = 16 * 1024;
-/// The spool file in the data directory.
-pub const SPOOL_FILE: &str = "hook-spool.jsonl";
 
 pub(crate) struct HookDesk {
     /// Permission requests whose hooks wait for the user, oldest first.
@@ -183,9 +182,4 @@ fn team_event(event: &HookEvent, envelope: &HookEnvelope) -> Option<TeamEvent> {
         }),
         _ => None,
     }
-}
-
-/// Where hooks spool events for the app on `data_dir`.
-pub fn spool_path(data_dir: &Path) -> std::path::PathBuf {
-    data_dir.join(SPOOL_FILE)
 }

@@ -7,9 +7,8 @@ use switchboard_protocol::hook::{HookEnvelope, HookEvent};
 use tokio::time::Instant;
 
 use super::HookDesk;
-use crate::api::{EngineEvent, PermissionDecision, PermissionRequest};
+use crate::api::{EngineEvent, PermissionDecision, PermissionRequest, now};
 use crate::engine::context::Ctx;
-use crate::engine::now;
 use crate::error::{EngineError, Responder};
 
 /// A permission request whose hook waits for the user.

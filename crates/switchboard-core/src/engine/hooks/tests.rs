@@ -8,6 +8,7 @@ use switchboard_protocol::hook::AgentStatus;
 
 use super::*;
 use crate::api::{EngineEvent, PermissionDecision};
+use crate::config::spool_path;
 use crate::engine::testing::Bench;
 use crate::error::Responder;
 use crate::session::Control;

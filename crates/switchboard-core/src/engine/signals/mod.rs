@@ -17,7 +17,8 @@ use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Follow, Report};
-use super::{now, status};
+use super::status;
+use crate::api::now;
 use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
 use crate::error::EngineError;
 use crate::tasks::artifacts::{read_capped, resolve_deliverable};

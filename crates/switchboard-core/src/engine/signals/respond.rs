@@ -9,11 +9,12 @@ use switchboard_protocol::summary::summary_path;
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
 
 use super::{SignalDesk, log_signal, save_signal, workspace_of};
+use crate::api::now;
 use crate::api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, TaskState};
 use crate::engine::context::Ctx;
-use crate::engine::tasks::ready_when;
-use crate::engine::{now, status};
+use crate::engine::status;
 use crate::error::{EngineError, Responder};
+use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
 
 /// The file skipped items are logged to, in the workspace.
@@ -191,7 +192,7 @@ pub(super) fn deliver(
     } else {
         cx.start_session(profile_id, TermSize::DEFAULT, None)?.id
     };
-    let ready = ready_when(&cx.profile(profile_id)?)?;
+    let ready = ReadyWhen::for_profile(&cx.profile(profile_id)?)?;
     let session = target.clone();
     let reply = Responder::new(move |typed: Result<bool, EngineError>| match typed {
         Ok(_) => tracing::debug!(%session, "a reply was typed into the agent"),

@@ -11,9 +11,10 @@ use tokio::time::Instant;
 
 use super::rules::{self, SessionEndOutcome};
 use super::{Phase, TaskDesk, Work, interrupt, log_task, task_of};
+use crate::api::now;
 use crate::api::{LogKind, SessionState, TaskInfo, TaskResult, TaskState};
 use crate::engine::context::{Ctx, Report};
-use crate::engine::{now, status};
+use crate::engine::status;
 use crate::error::{EngineError, Responder};
 use crate::session::Control;
 use crate::tasks::artifacts::{self, FALLBACK_SCREEN_LINES};

@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use regex::Regex;
 use switchboard_protocol::summary::{CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE, SUMMARIES_DIR, task_prompt};
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 use tokio::sync::mpsc;
@@ -24,7 +23,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Report};
-use super::now;
+use crate::api::now;
 use crate::api::{CompletionRule, EngineEvent, LogKind, QueueStatus, Submitted, TaskInfo, TaskSpec, TaskState};
 use crate::error::{EngineError, Responder};
 use crate::session::typing::ReadyWhen;
@@ -323,7 +322,7 @@ impl TaskDesk {
         let workspace = Path::new(&profile.spec.cwd)
             .canonicalize()
             .map_err(|_| EngineError::DirectoryMissing { path: profile.spec.cwd.clone().into() })?;
-        let ready = ready_when(&profile)?;
+        let ready = ReadyWhen::for_profile(&profile)?;
         let context_files = write_context_files(&workspace, &task.spec)?;
         let session_id = match cx.sessions.latest_running_of(profile_id) {
             Some(id) => id,
@@ -422,18 +421,6 @@ fn interrupt(cx: &Ctx, work: &Work, profile_id: &ProfileId) {
         }
     });
     cx.sessions.send(&work.session_id, Control::Write(key.as_bytes().to_vec(), reply));
-}
-
-/// When the profile's agent is ready for a text.
-pub(crate) fn ready_when(profile: &crate::api::Profile) -> Result<ReadyWhen, EngineError> {
-    let pattern = profile
-        .spec
-        .ready_pattern
-        .as_deref()
-        .map(Regex::new)
-        .transpose()
-        .map_err(|e| EngineError::InvalidInput { field: "ready_pattern", reason: e.to_string() })?;
-    Ok(ReadyWhen { pattern, quiet: Duration::from_millis(profile.spec.ready_quiet_ms.into()) })
 }
 
 fn task_of(cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
