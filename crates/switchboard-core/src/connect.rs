@@ -11,6 +11,20 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+/// Why the app's hooks could not be connected; the user's file is left
+/// as it was in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("{} is not valid JSON ({source}); left as it is", .path.display())]
+    NotJson { path: PathBuf, source: serde_json::Error },
+    #[error("the settings file does not hold a JSON object")]
+    NotAnObject,
+    #[error("`{key}` in the settings is not {expected}")]
+    WrongShape { key: String, expected: &'static str },
+    #[error("{doing} {}: {source}", .path.display())]
+    Io { doing: &'static str, path: PathBuf, source: std::io::Error },
+}
+
 /// The Claude Code hook events the app listens to.
 pub const CLAUDE_HOOK_EVENTS: [&str; 11] = [
     "SessionStart",
@@ -62,17 +76,17 @@ fn hook_command(hook_binary: &Path) -> String {
 /// The settings with the app's hook (running `hook_command`) on each of
 /// `events`, and only once; the user's hooks and other settings untouched.
 /// Refuses settings that are not a JSON object.
-pub fn with_switchboard_hooks(settings: Value, hook_command: &str, events: &[&str]) -> Result<Value, String> {
+pub fn with_switchboard_hooks(settings: Value, hook_command: &str, events: &[&str]) -> Result<Value, ConnectError> {
     let mut settings = without_switchboard_hooks(settings)?;
     let root = settings.as_object_mut().expect("checked by without_switchboard_hooks");
     let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
     let Some(hooks) = hooks.as_object_mut() else {
-        return Err("`hooks` in the settings is not an object".into());
+        return Err(ConnectError::WrongShape { key: "hooks".into(), expected: "an object" });
     };
     for &event in events {
         let groups = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
         let Some(groups) = groups.as_array_mut() else {
-            return Err(format!("`hooks.{event}` in the settings is not a list"));
+            return Err(ConnectError::WrongShape { key: format!("hooks.{event}"), expected: "a list" });
         };
         let mut group = json!({"hooks": [{"type": "command", "command": hook_command, "timeout": 70}]});
         if TOOL_EVENTS.contains(&event) {
@@ -85,9 +99,9 @@ pub fn with_switchboard_hooks(settings: Value, hook_command: &str, events: &[&st
 
 /// The settings without any of the app's hooks (groups left empty by that
 /// are dropped, and so are event lists and a `hooks` object left empty).
-pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, String> {
+pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, ConnectError> {
     let Some(root) = settings.as_object_mut() else {
-        return Err("the settings file does not hold a JSON object".into());
+        return Err(ConnectError::NotAnObject);
     };
     if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
         for groups in hooks.values_mut() {
@@ -111,7 +125,7 @@ pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, String> {
 /// Points the workspace's Claude Code settings at the hook binary. A
 /// settings file that is not valid JSON is left alone and the reason
 /// returned: the user's settings are never lost.
-pub fn connect_claude(workspace: &Path, hook_binary: &Path) -> Result<PathBuf, String> {
+pub fn connect_claude(workspace: &Path, hook_binary: &Path) -> Result<PathBuf, ConnectError> {
     let path = claude_settings_path(workspace);
     add_hooks_to(&path, hook_binary, &CLAUDE_HOOK_EVENTS)?;
     Ok(path)
@@ -128,7 +142,7 @@ pub fn codex_home(profile_env: &BTreeMap<String, String>, app_env: impl Fn(&str)
 /// Claude Code: merged, once, a broken file left alone). Codex runs the
 /// hooks once the user trusts them (its own prompt, or
 /// `--dangerously-bypass-hook-trust`).
-pub fn connect_codex(codex_home: &Path, hook_binary: &Path) -> Result<PathBuf, String> {
+pub fn connect_codex(codex_home: &Path, hook_binary: &Path) -> Result<PathBuf, ConnectError> {
     let path = codex_home.join("hooks.json");
     add_hooks_to(&path, hook_binary, &CODEX_HOOK_EVENTS)?;
     Ok(path)
@@ -159,22 +173,25 @@ pub fn codex_notify(args: &[String], config: Option<&str>, hook_binary: &Path) -
 
 /// Adds the app's hooks to the JSON hooks file at `path` (written
 /// atomically), creating it if need be.
-fn add_hooks_to(path: &Path, hook_binary: &Path, events: &[&str]) -> Result<(), String> {
+fn add_hooks_to(path: &Path, hook_binary: &Path, events: &[&str]) -> Result<(), ConnectError> {
+    let io = |doing: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ConnectError::Io { doing, path, source }
+    };
     let current = match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not valid JSON ({e}); left as it is", path.display()))?,
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|source| ConnectError::NotJson { path: path.to_path_buf(), source })?
+        }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
-        Err(error) => return Err(format!("reading {}: {error}", path.display())),
+        Err(error) => return Err(io("reading", path)(error)),
     };
     let merged = with_switchboard_hooks(current, &hook_command(hook_binary), events)?;
     let dir = path.parent().expect("a hooks file path has a parent");
-    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(io("creating", dir))?;
     let name = path.file_name().expect("a hooks file path names a file").to_string_lossy();
     let temp = dir.join(format!(".{name}.switchboard-tmp"));
     let text = serde_json::to_string_pretty(&merged).expect("JSON values serialize");
-    std::fs::write(&temp, text + "\n")
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|e| format!("writing {}: {e}", path.display()))
+    std::fs::write(&temp, text + "\n").and_then(|()| std::fs::rename(&temp, path)).map_err(io("writing", path))
 }
 
 /// Arguments that already choose Claude Code's conversation.
@@ -257,7 +274,8 @@ mod tests {
 
         std::fs::write(&path, "{ not json").unwrap();
         let error = connect_claude(dir.path(), Path::new(HOOK)).unwrap_err();
-        assert!(error.contains("not valid JSON"), "{error}");
+        assert!(matches!(error, ConnectError::NotJson { .. }), "{error}");
+        assert!(error.to_string().contains("not valid JSON"), "{error}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
     }
 

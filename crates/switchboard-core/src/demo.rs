@@ -42,7 +42,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
     let workspace = data_dir.join("demo-workspace");
     std::fs::create_dir_all(workspace.join("summaries"))
         .and_then(|()| std::fs::write(workspace.join("README.md"), WORKSPACE_README))
-        .map_err(|e| EngineError::Internal(format!("creating the demo workspace {}: {e}", workspace.display())))?;
+        .map_err(|e| EngineError::io(format!("creating the demo workspace {}", workspace.display()), e))?;
     let mut name = DEMO_PROFILE_NAME.to_owned();
     let mut suffix = 2;
     while store.profile_name_taken(&name, None)? {

@@ -44,6 +44,14 @@ pub enum EngineError {
     AlreadyRunning { data_dir: PathBuf, pid: Option<u32> },
     #[error("storage: {0}")]
     Store(#[from] StoreError),
+    /// A file or directory the engine reads or writes failed it; the code
+    /// says how (a full disk, no permission, gone).
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    /// An error relayed to a further caller (one failure answering
+    /// several waiting callers); keeps its code and field.
+    #[error("{}", .0.message)]
+    Relayed(ApiError),
     #[error("the engine has shut down")]
     EngineStopped,
     #[error("the work that was to answer this request ended first")]
@@ -70,7 +78,17 @@ impl EngineError {
             EngineError::SignalState { .. } => ErrorCode::SignalState,
             EngineError::TooManyAgents { .. } => ErrorCode::TooManyAgents,
             EngineError::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
+            EngineError::Store(error) if error.is_disk_full() => ErrorCode::DiskFull,
             EngineError::Store(_) => ErrorCode::Storage,
+            EngineError::Io { source, .. } => match source.kind() {
+                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => ErrorCode::DiskFull,
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+                    ErrorCode::PermissionDenied
+                }
+                std::io::ErrorKind::NotFound => ErrorCode::NotFound,
+                _ => ErrorCode::Io,
+            },
+            EngineError::Relayed(error) => error.code,
             EngineError::EngineStopped => ErrorCode::EngineStopped,
             EngineError::Unanswered | EngineError::Internal(_) => ErrorCode::Internal,
         }
@@ -88,9 +106,31 @@ impl EngineError {
     }
 }
 
+impl EngineError {
+    /// A failure of `what` (said as "writing CONTEXT.md into /ws") with a file.
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> EngineError {
+        EngineError::Io { what: what.into(), source }
+    }
+
+    /// The same error for another caller: `EngineError` is not `Clone` (it
+    /// carries I/O and SQLite errors), but its code, field and message are.
+    pub fn relayed(&self) -> EngineError {
+        EngineError::Relayed(ApiError::from(self))
+    }
+}
+
+impl From<&EngineError> for ApiError {
+    fn from(error: &EngineError) -> Self {
+        if let EngineError::Relayed(relayed) = error {
+            return relayed.clone();
+        }
+        ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string() }
+    }
+}
+
 impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> Self {
-        ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string() }
+        ApiError::from(&error)
     }
 }
 
@@ -166,6 +206,40 @@ mod tests {
             json,
             serde_json::json!({"code": "engine_stopped", "message": "the engine has shut down", "field": null})
         );
+    }
+
+    #[test]
+    fn file_failures_keep_their_cause_in_the_code() {
+        use std::io::{Error, ErrorKind};
+        let cases = [
+            (ErrorKind::StorageFull, ErrorCode::DiskFull),
+            (ErrorKind::QuotaExceeded, ErrorCode::DiskFull),
+            (ErrorKind::PermissionDenied, ErrorCode::PermissionDenied),
+            (ErrorKind::ReadOnlyFilesystem, ErrorCode::PermissionDenied),
+            (ErrorKind::NotFound, ErrorCode::NotFound),
+            (ErrorKind::InvalidData, ErrorCode::Io),
+        ];
+        for (kind, code) in cases {
+            assert_eq!(EngineError::io("writing x", Error::from(kind)).code(), code, "{kind:?}");
+        }
+        // A real full device, as the kernel says it.
+        let full = std::fs::write("/dev/full", b"x").unwrap_err();
+        let error = EngineError::io("writing CONTEXT.md into /ws", full);
+        assert_eq!(error.code(), ErrorCode::DiskFull);
+        assert!(error.to_string().starts_with("writing CONTEXT.md into /ws: "), "{error}");
+
+        // SQLite's own full-disk error.
+        let sqlite = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL), None);
+        assert_eq!(EngineError::Store(StoreError::Sqlite(sqlite)).code(), ErrorCode::DiskFull);
+    }
+
+    #[test]
+    fn a_relayed_error_keeps_its_code_field_and_message() {
+        let original = EngineError::InvalidInput { field: "size", reason: "0x0".into() };
+        let relayed = original.relayed();
+        assert_eq!(ApiError::from(&relayed), ApiError::from(&original));
+        let io = EngineError::io("reading a", std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        assert_eq!(io.relayed().code(), ErrorCode::PermissionDenied);
     }
 
     #[test]

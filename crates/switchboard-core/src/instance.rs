@@ -24,7 +24,7 @@ pub struct InstanceLock {
 impl InstanceLock {
     pub fn acquire(data_dir: &Path) -> Result<InstanceLock, EngineError> {
         std::fs::create_dir_all(data_dir)
-            .map_err(|e| EngineError::Internal(format!("creating the data directory {}: {e}", data_dir.display())))?;
+            .map_err(|e| EngineError::io(format!("creating the data directory {}", data_dir.display()), e))?;
         let path = data_dir.join(LOCK_FILE);
         let file = OpenOptions::new()
             .read(true)
@@ -32,7 +32,7 @@ impl InstanceLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| EngineError::Internal(format!("opening {}: {e}", path.display())))?;
+            .map_err(|e| EngineError::io(format!("opening {}", path.display()), e))?;
         let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(lock) => lock,
             Err((mut file, Errno::EWOULDBLOCK)) => {
@@ -44,7 +44,7 @@ impl InstanceLock {
                 });
             }
             Err((_, errno)) => {
-                return Err(EngineError::Internal(format!("locking {}: {errno}", path.display())));
+                return Err(EngineError::io(format!("locking {}", path.display()), errno.into()));
             }
         };
         // Note who holds it, for the message a second instance shows.

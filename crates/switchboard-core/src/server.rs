@@ -88,20 +88,24 @@ impl Drop for SocketServer {
 /// Binds the socket at `path` (making its directory private) and serves
 /// requests with `handler`.
 pub fn serve<H: RequestHandler>(path: &Path, handler: Arc<H>) -> Result<SocketServer, EngineError> {
-    let failed = |reason: String| EngineError::Internal(format!("socket {}: {reason}", path.display()));
+    let failed = |doing: &str, e: std::io::Error| EngineError::io(format!("{doing} the socket {}", path.display()), e);
     if path.as_os_str().len() > MAX_SOCKET_PATH_BYTES {
-        return Err(failed(format!("the path is longer than {MAX_SOCKET_PATH_BYTES} bytes")));
+        return Err(EngineError::InvalidInput {
+            field: "socket_path",
+            reason: format!("{} is longer than {MAX_SOCKET_PATH_BYTES} bytes", path.display()),
+        });
     }
-    let dir = path.parent().ok_or_else(|| failed("no parent directory".into()))?;
-    std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| failed(e.to_string()))?;
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    std::fs::create_dir_all(dir).map_err(|e| failed("making the folder of", e))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| failed("protecting the folder of", e))?;
     // A socket file left by an app that died: nobody listens on it (the
     // instance lock says no other app runs on this data directory).
     if path.exists() {
-        std::fs::remove_file(path).map_err(|e| failed(format!("removing a stale socket: {e}")))?;
+        std::fs::remove_file(path).map_err(|e| failed("removing a stale", e))?;
     }
-    let listener = UnixListener::bind(path).map_err(|e| failed(e.to_string()))?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| failed(e.to_string()))?;
+    let listener = UnixListener::bind(path).map_err(|e| failed("binding", e))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| failed("protecting", e))?;
     let stats = Arc::new(ServerStats::default());
     let accept_stats = stats.clone();
     let accept = tokio::spawn(async move {

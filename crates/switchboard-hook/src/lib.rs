@@ -110,9 +110,35 @@ pub fn spool(path: &Path, line: &[u8]) -> std::io::Result<()> {
     file.flush()
 }
 
+/// Why an event was lost: said on stderr, never to the agent.
+#[derive(Debug)]
+pub enum HookError {
+    /// No app took it and the environment names no spool.
+    NowhereToGo,
+    /// No app took it and appending it to the spool failed.
+    Spool(std::io::Error),
+}
+
+impl std::fmt::Display for HookError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HookError::NowhereToGo => {
+                f.write_str("no Switchboard app took the event and no spool is set; event dropped")
+            }
+            HookError::Spool(error) => write!(f, "spooling the event failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for HookError {}
+
 /// The whole hook: forward, else spool. Never fails the agent. Returns what
 /// to print for the agent, if anything.
-pub fn run(stdin: impl Read, args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
+pub fn run(
+    stdin: impl Read,
+    args: &[String],
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<String>, HookError> {
     let bytes = read_event(stdin);
     if env(SESSION_ENV).is_none() {
         // An agent the app did not start (Codex's hooks file and `notify`
@@ -128,10 +154,8 @@ pub fn run(stdin: impl Read, args: &[String], env: impl Fn(&str) -> Option<Strin
         return Ok(agent_output(&answer));
     }
     match env(SPOOL_ENV) {
-        Some(path) => {
-            spool(Path::new(&path), &line).map(|()| None).map_err(|e| format!("spooling the event failed: {e}"))
-        }
-        None => Err("no Switchboard app took the event and no spool is set; event dropped".into()),
+        Some(path) => spool(Path::new(&path), &line).map(|()| None).map_err(HookError::Spool),
+        None => Err(HookError::NowhereToGo),
     }
 }
 
@@ -199,7 +223,10 @@ mod tests {
         let huge = vec![b'x'; MAX_EVENT_BYTES + 100];
         assert_eq!(read_event(&huge[..]).len(), MAX_EVENT_BYTES);
         let session_only = |name: &str| (name == SESSION_ENV).then(|| "s-1".to_owned());
-        assert!(run(&b"{}"[..], &[], session_only).is_err(), "nowhere to put it: said, not hidden");
+        assert!(
+            matches!(run(&b"{}"[..], &[], session_only), Err(HookError::NowhereToGo)),
+            "nowhere to put it: said, not hidden"
+        );
     }
 
     #[test]
@@ -211,7 +238,7 @@ mod tests {
             SPOOL_ENV => Some(spool_file.display().to_string()),
             _ => None,
         };
-        assert_eq!(run(&br#"{"hook_event_name":"Stop"}"#[..], &[], env), Ok(None));
+        assert!(matches!(run(&br#"{"hook_event_name":"Stop"}"#[..], &[], env), Ok(None)));
         assert!(!spool_file.exists(), "nothing kept for no session");
     }
 }

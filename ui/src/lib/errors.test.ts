@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toApiError } from './errors';
+import { toApiError, userMessage } from './errors';
 
 describe('toApiError', () => {
   it('keeps an ApiError from the engine as it is', () => {
@@ -28,5 +28,19 @@ describe('toApiError', () => {
     expect(toApiError(new Error('boom'))).toEqual({ code: 'internal', message: 'boom', field: null });
     expect(toApiError({ code: 'from_the_future', message: 'new', field: null })).toEqual({ code: 'internal', message: 'new', field: null });
     expect(toApiError(42).code).toBe('internal');
+  });
+});
+
+describe('userMessage', () => {
+  it.each([
+    ['disk_full', 'writing CONTEXT.md into /ws: No space left on device (os error 28)', 'The disk is full. Free some space, then try again.'],
+    ['permission_denied', 'writing /ws/SKIPPED_ITEMS.md: Permission denied (os error 13)', 'Switchboard is not allowed to use a file it needs (writing /ws/SKIPPED_ITEMS.md: Permission denied (os error 13)).'],
+    ['not_found', 'opening /data/switchboard.lock: No such file or directory (os error 2)', 'A file Switchboard needs is gone (opening /data/switchboard.lock: No such file or directory (os error 2)).'],
+    ['io', 'reading x: Input/output error', 'reading x: Input/output error'],
+    ['invalid_input', 'instruction: say what the agent should do', 'instruction: say what the agent should do'],
+  ] as const)('says %s in the user\'s words', (code, message, said) => {
+    const error = toApiError({ code, message, field: null });
+    expect(error.code).toBe(code);
+    expect(userMessage(error)).toBe(said);
   });
 });

@@ -23,6 +23,10 @@ const KNOWN_CODES: Record<ErrorCode, true> = {
   too_many_agents: true,
   already_running: true,
   storage: true,
+  disk_full: true,
+  permission_denied: true,
+  not_found: true,
+  io: true,
   engine_stopped: true,
   internal: true,
 };
@@ -58,6 +62,23 @@ export function toApiError(reason: unknown): ApiError {
     return apiError('internal', (reason as { message: string }).message);
   }
   return apiError('internal', `unexpected error: ${String(reason)}`);
+}
+
+/**
+ * What to tell the user of an error: the engine's message, put in words for the failures a
+ * user can act on (a full disk, a file the app may not use or that is gone).
+ */
+export function userMessage(error: ApiError): string {
+  switch (error.code) {
+    case 'disk_full':
+      return 'The disk is full. Free some space, then try again.';
+    case 'permission_denied':
+      return `Switchboard is not allowed to use a file it needs (${error.message}).`;
+    case 'not_found':
+      return `A file Switchboard needs is gone (${error.message}).`;
+    default:
+      return error.message;
+  }
 }
 
 /** Log a failure that has no place in the UI (a best-effort call), without dropping it silently. */

@@ -8,6 +8,7 @@
  * which the components interpolate as text (never as markup, never through the Markdown
  * renderer).
  */
+import { userMessage } from './errors';
 import type {
   ApiError,
   EngineEvent,
@@ -320,7 +321,7 @@ export function responseErrorText(error: ApiError): string {
     case 'signal_not_found':
       return `This signal is gone: ${error.message}`;
     default:
-      return error.message;
+      return userMessage(error);
   }
 }
 

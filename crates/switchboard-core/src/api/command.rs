@@ -175,6 +175,14 @@ pub enum ErrorCode {
     TooManyAgents,
     AlreadyRunning,
     Storage,
+    /// The disk holding a file or the database is full.
+    DiskFull,
+    /// The app may not read or write a file it needs.
+    PermissionDenied,
+    /// A file or directory the app needs is gone.
+    NotFound,
+    /// Another failure reading or writing a file.
+    Io,
     EngineStopped,
     Internal,
 }

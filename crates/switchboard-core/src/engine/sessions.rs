@@ -456,12 +456,11 @@ pub(crate) fn ended_state(end: &SessionEnd, ended_at: Millis) -> (SessionState, 
     }
 }
 
-/// `EngineError` is not `Clone` (it wraps I/O and SQLite errors); one
-/// lookup result may answer several waiting callers.
+/// One lookup result may answer several waiting callers.
 fn clone_result(result: &Result<SessionInfo, EngineError>) -> Result<SessionInfo, EngineError> {
     match result {
         Ok(info) => Ok(info.clone()),
-        Err(error) => Err(EngineError::Internal(error.to_string())),
+        Err(error) => Err(error.relayed()),
     }
 }
 

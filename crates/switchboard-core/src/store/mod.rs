@@ -43,6 +43,17 @@ pub enum StoreError {
     Corrupt { what: &'static str, detail: String },
 }
 
+impl StoreError {
+    /// SQLite could not write because the disk is full.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            StoreError::Sqlite(error) => error.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull),
+            StoreError::CreateDir { source, .. } => source.kind() == std::io::ErrorKind::StorageFull,
+            StoreError::Migration(_) | StoreError::Corrupt { .. } => false,
+        }
+    }
+}
+
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The `profiles` columns in the order `profile_from_row` reads them.

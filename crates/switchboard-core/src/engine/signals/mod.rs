@@ -21,7 +21,7 @@ use super::status;
 use crate::api::now;
 use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
 use crate::error::EngineError;
-use crate::tasks::artifacts::{read_capped, resolve_deliverable};
+use crate::tasks::artifacts::{PathRefusal, read_capped, resolve_deliverable};
 pub use respond::{SKIPPED_ITEMS_FILE, allowed_actions};
 
 /// Handled and dismissed signals returned by a listing, besides the pending.
@@ -229,10 +229,9 @@ fn check_deliverable(workspace: Option<&Path>, path: &str) -> DeliverableCheck {
         Some(workspace) => {
             let listed = path.trim_end_matches('/');
             match resolve_deliverable(workspace, listed) {
-                Ok(_) => None,
                 // A directory is a fine deliverable for a report.
-                Err(reason) if reason == "not a regular file" => None,
-                Err(reason) => Some(reason),
+                Ok(_) | Err(PathRefusal::NotAFile) => None,
+                Err(refusal) => Some(refusal.to_string()),
             }
         }
     };

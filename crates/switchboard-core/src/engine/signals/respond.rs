@@ -8,7 +8,9 @@ use switchboard_protocol::signal::{Independence, ScanEvent, SignalBody, SignalKi
 use switchboard_protocol::summary::summary_path;
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
 
-use super::{SignalDesk, log_signal, save_signal, workspace_of};
+use std::path::PathBuf;
+
+use super::{SignalDesk, log_signal, save_signal};
 use crate::api::now;
 use crate::api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, TaskState};
 use crate::engine::context::Ctx;
@@ -203,13 +205,13 @@ pub(super) fn deliver(
 }
 
 fn log_skipped(cx: &Ctx, profile_id: &ProfileId, blocker: &Blocker) -> Result<(), EngineError> {
-    let workspace =
-        workspace_of(cx, profile_id).ok_or_else(|| EngineError::Internal("the agent's workspace is gone".into()))?;
+    let cwd = PathBuf::from(cx.profile(profile_id)?.spec.cwd);
+    let workspace = cwd.canonicalize().map_err(|_| EngineError::DirectoryMissing { path: cwd.clone() })?;
     let path = workspace.join(SKIPPED_ITEMS_FILE);
     let line = prompts::skipped_item_line(blocker, &format!("{}", now()));
     let mut text = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Skipped items\n\n".into());
     text.push_str(&line);
-    std::fs::write(&path, text).map_err(|e| EngineError::Internal(format!("writing {}: {e}", path.display())))
+    std::fs::write(&path, text).map_err(|e| EngineError::io(format!("writing {}", path.display()), e))
 }
 
 fn blocker_of(body: &SignalBody) -> Blocker<'_> {

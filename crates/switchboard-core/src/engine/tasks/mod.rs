@@ -459,9 +459,8 @@ fn log_task(cx: &Ctx, task: &TaskInfo, kind: LogKind) {
 fn write_context_files(workspace: &Path, spec: &TaskSpec) -> Result<Vec<&'static str>, EngineError> {
     let mut written = Vec::new();
     let files = [(CONTEXT_FILE, &spec.context), (SPECS_FILE, &spec.specs), (INSTRUCTIONS_FILE, &spec.instructions)];
-    let failed = |name: &str, e: std::io::Error| {
-        EngineError::Internal(format!("writing {name} into {}: {e}", workspace.display()))
-    };
+    let failed =
+        |name: &str, e: std::io::Error| EngineError::io(format!("writing {name} into {}", workspace.display()), e);
     // Not `create_dir_all`: a workspace that vanished must not be made again.
     match std::fs::create_dir(workspace.join(SUMMARIES_DIR)) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(failed(SUMMARIES_DIR, e)),
