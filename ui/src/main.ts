@@ -1,5 +1,6 @@
 import { mount } from 'svelte';
 import './app.css';
+import './styles/panels.css';
 import App from './App.svelte';
 import { TauriBackend, inTauri } from './lib/backend';
 import { demoBackend } from './lib/fakeBackend';

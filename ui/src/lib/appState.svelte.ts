@@ -1,9 +1,10 @@
 /**
  * The app's state and the user actions on it. One instance per window, shared with the
- * components through context. It owns the profile and session lists (folded from the initial
- * `list_*` replies and then from `engine-event`s, by the pure functions in model.ts), the
- * task and queue lists (likewise, by tasks.ts), the signal list (by signals.ts), the
- * selection, the task detail and signal dialog on screen, and the per-profile start errors.
+ * components through context. It owns the agent (`Profile`) and session lists (folded from
+ * the initial `list_*` replies and then from `engine-event`s, by the pure functions in
+ * model.ts), the task and queue lists (likewise, by tasks.ts), the signal list (by
+ * signals.ts), the selection, the task detail and signal dialog on screen, and the per-agent
+ * start errors.
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type {
@@ -25,7 +26,7 @@ import type {
   TermSize,
 } from './bindings';
 import type { Backend, Unsubscribe } from './backend';
-import { logFailure, toApiError } from './errors';
+import { logFailure, toApiError, userMessage } from './errors';
 import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatus';
 import { applyPermissionEvent } from './permissions';
 import { applySignalEvent, mergeInitialSignals, pendingSignals, upsertSignal } from './signals';
@@ -55,7 +56,7 @@ export class AppState {
   /** Whether the session view shows its agent's task panel beside the terminal. */
   taskPanelOpen = $state(true);
   formOpen = $state(false);
-  /** The profile the form edits; null while it creates a new one. */
+  /** The agent the form edits; null while it creates a new one. */
   editing: Profile | null = $state.raw(null);
   loading = $state(true);
   loadError: string | null = $state(null);
@@ -71,9 +72,9 @@ export class AppState {
   signalLoadError: string | null = $state(null);
   /** The signal whose dialog is open (over the whole app). */
   shownSignalId: SignalId | null = $state(null);
-  /** The last start failure per profile, shown under it until the next attempt. */
+  /** The last start failure per agent, shown under it until the next attempt. */
   startErrors: Record<ProfileId, string> = $state.raw({});
-  /** Profiles with a start in flight. */
+  /** Agents with a start in flight. */
   readonly starting = new SvelteSet<ProfileId>();
   /**
    * The size the visible terminal last fitted to; new sessions start at it so the agent's
@@ -86,8 +87,8 @@ export class AppState {
     return selection?.kind === 'session' ? this.model.sessions.find((s) => s.id === selection.id) : undefined;
   });
 
-  /** The profile of the selected session, or the selected profile. */
-  selectedProfile: Profile | undefined = $derived.by(() => {
+  /** The agent of the selected session, or the selected agent. */
+  selectedAgent: Profile | undefined = $derived.by(() => {
     const selection = this.selection;
     const id = selection?.kind === 'profile' ? selection.id : this.selectedSession?.profile_id;
     return id === undefined ? undefined : this.model.profiles.find((p) => p.id === id);
@@ -139,13 +140,13 @@ export class AppState {
     const taskLists = Promise.all([this.backend.listTasks(null), this.backend.listQueues()]).then(
       ([tasks, queues]) => ({ tasks, queues }),
       (reason: unknown) => {
-        this.taskLoadError = toApiError(reason).message;
+        this.taskLoadError = userMessage(toApiError(reason));
         return { tasks: [] as TaskInfo[], queues: [] as QueueStatus[] };
       },
     );
     // Likewise signals: without them nothing asks for the user, but the agents still run.
     const signalList = this.backend.listSignals().catch((reason: unknown) => {
-      this.signalLoadError = toApiError(reason).message;
+      this.signalLoadError = userMessage(toApiError(reason));
       return [] as SignalInfo[];
     });
     // Statuses come from hooks; without them the session states still tell.
@@ -164,7 +165,7 @@ export class AppState {
       this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
-      this.loadError = toApiError(reason).message;
+      this.loadError = userMessage(toApiError(reason));
       this.model = mergeInitial({ profiles: [], sessions: [] }, buffered);
       this.tasks = mergeInitialTasks((await taskLists), buffered);
       this.signals = mergeInitialSignals(await signalList, buffered);
@@ -189,9 +190,9 @@ export class AppState {
     this.closeTask();
   }
 
-  /** Open the agent form: empty to create, or filled in to edit `profile`. */
-  openForm(profile: Profile | null = null): void {
-    this.editing = profile;
+  /** Open the agent form: empty to create, or filled in to edit `agent`. */
+  openForm(agent: Profile | null = null): void {
+    this.editing = agent;
     this.formOpen = true;
     this.closeTask();
   }
@@ -292,8 +293,8 @@ export class AppState {
     this.editing = null;
   }
 
-  /** Start a session of the profile and select it; a failure is kept in `startErrors`. */
-  async startProfile(profileId: ProfileId): Promise<void> {
+  /** Start a session of the agent and select it; a failure is kept in `startErrors`. */
+  async startAgent(profileId: ProfileId): Promise<void> {
     if (this.starting.has(profileId)) return;
     this.starting.add(profileId);
     this.#setStartError(profileId, null);
@@ -302,7 +303,7 @@ export class AppState {
       this.#putSession(session);
       this.select({ kind: 'session', id: session.id });
     } catch (reason) {
-      this.#setStartError(profileId, toApiError(reason).message);
+      this.#setStartError(profileId, userMessage(toApiError(reason)));
     } finally {
       this.starting.delete(profileId);
     }
@@ -333,26 +334,26 @@ export class AppState {
     this.select({ kind: 'session', id: session.id });
   }
 
-  /** Create a profile (nothing is started) and select it; rejects with an ApiError. */
-  async createProfile(spec: ProfileSpec): Promise<Profile> {
+  /** Create an agent (nothing is started) and select it; rejects with an ApiError. */
+  async createAgent(spec: ProfileSpec): Promise<Profile> {
     return this.#saved(await this.backend.createProfile(spec));
   }
 
   /**
-   * Save the form: update the profile being edited, or create a new one. Changes apply to the
+   * Save the form: update the agent being edited, or create a new one. Changes apply to the
    * next session; running ones keep going as they started. Rejects with an ApiError.
    */
-  async saveProfile(spec: ProfileSpec): Promise<Profile> {
+  async saveAgent(spec: ProfileSpec): Promise<Profile> {
     const editing = this.editing;
-    if (editing === null) return this.createProfile(spec);
+    if (editing === null) return this.createAgent(spec);
     return this.#saved(await this.backend.updateProfile(editing.id, spec));
   }
 
   /**
-   * Delete a profile and its session history. The engine refuses while one of its sessions
+   * Delete an agent and its session history. The engine refuses while one of its sessions
    * runs (`profile_busy`). Rejects with an ApiError.
    */
-  async deleteProfile(profileId: ProfileId): Promise<void> {
+  async deleteAgent(profileId: ProfileId): Promise<void> {
     await this.backend.deleteProfile(profileId);
     this.#apply({ type: 'profile_deleted', profile_id: profileId });
   }

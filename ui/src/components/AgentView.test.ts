@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
 
-/** Selects a profile in the sidebar (its name), which shows the profile view. */
-async function openProfile(name: string) {
+/** Selects an agent in the sidebar (its name), which shows the agent view. */
+async function openAgent(name: string) {
   const entry = screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-name') === name);
-  if (!entry) throw new Error(`no profile ${name}`);
+  if (!entry) throw new Error(`no agent ${name}`);
   await fireEvent.click(within(entry).getByTestId('profile-select'));
   return screen.findByTestId('profile-view');
 }
@@ -18,7 +18,7 @@ describe('editing an agent', () => {
     const backend = new FakeBackend();
     const p = backend.seedProfile({ name: 'alpha', command: 'bash', args: ['-l', 'two words'], cwd: '/tmp', env: { TOKEN: 'x' } });
     await renderApp(backend);
-    await openProfile('alpha');
+    await openAgent('alpha');
 
     await fireEvent.click(screen.getByTestId('edit-profile'));
     expect(screen.getByRole('heading', { name: 'Edit agent' })).toBeTruthy();
@@ -39,7 +39,7 @@ describe('editing an agent', () => {
     const backend = new FakeBackend();
     backend.seedProfile({ name: 'alpha', cwd: '/tmp' });
     await renderApp(backend);
-    await openProfile('alpha');
+    await openAgent('alpha');
     await fireEvent.click(screen.getByTestId('edit-profile'));
     backend.failNext('update_profile', { code: 'directory_missing', message: 'working directory /gone does not exist', field: 'cwd' });
     await fireEvent.input(input('agent-cwd'), { target: { value: '/gone' } });
@@ -58,7 +58,7 @@ describe('deleting an agent', () => {
     backend.seedSession(doomed.id, { state: 'exited', exit_code: 0, signal: null, ended_at: 2 }, 1);
     backend.seedProfile({ name: 'kept' });
     await renderApp(backend);
-    await openProfile('doomed');
+    await openAgent('doomed');
 
     await fireEvent.click(screen.getByTestId('delete-profile'));
     expect(callsOf(backend, 'delete_profile')).toEqual([]);
@@ -75,7 +75,7 @@ describe('deleting an agent', () => {
     const busy = backend.seedProfile({ name: 'busy' });
     backend.seedSession(busy.id, { state: 'running', pid: 7 });
     await renderApp(backend);
-    await openProfile('busy');
+    await openAgent('busy');
 
     await fireEvent.click(screen.getByTestId('delete-profile'));
     await fireEvent.click(screen.getByTestId('confirm-delete-profile'));
@@ -88,7 +88,7 @@ describe('deleting an agent', () => {
     const backend = new FakeBackend();
     backend.seedProfile({ name: 'alpha' });
     await renderApp(backend);
-    await openProfile('alpha');
+    await openAgent('alpha');
     await fireEvent.click(screen.getByTestId('delete-profile'));
     await fireEvent.click(screen.getByTestId('cancel-delete-profile'));
     expect(screen.queryByTestId('delete-confirmation')).toBeNull();

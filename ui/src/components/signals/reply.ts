@@ -1,0 +1,65 @@
+/**
+ * The response one signal dialog sends: the protocol's check before sending, which response
+ * is in flight (one at a time), and why the last one was refused. Shared by the dialog's
+ * frame and the part for the signal's kind.
+ */
+import { Action } from '../../lib/action.svelte';
+import type { ErrorCode, SignalInfo, SignalResponse } from '../../lib/bindings';
+import { toApiError } from '../../lib/errors';
+import { allowedActions, responseErrorText, validateResponse, type ResponseProblem, type SignalAction } from '../../lib/signals';
+
+/** A refused response: by the engine (with its code) or before sending (with the field at fault). */
+export interface ReplyError {
+  text: string;
+  code: ErrorCode | null;
+  problem: ResponseProblem | null;
+}
+
+function engineRefusal(reason: unknown): ReplyError {
+  const error = toApiError(reason);
+  return { text: responseErrorText(error), code: error.code, problem: null };
+}
+
+export class SignalReply {
+  readonly #sending = new Action<SignalAction, ReplyError>({ exclusive: true, describe: engineRefusal });
+  readonly #signal: () => SignalInfo;
+  readonly #send: (response: SignalResponse) => Promise<void>;
+
+  /** `signal` reads the dialog's signal as it is now; `send` delivers a checked response. */
+  constructor(signal: () => SignalInfo, send: (response: SignalResponse) => Promise<void>) {
+    this.#signal = signal;
+    this.#send = send;
+  }
+
+  /** The response in flight, by its action; null when none is. */
+  get busy(): SignalAction | null {
+    return this.#sending.busy;
+  }
+
+  get error(): ReplyError | null {
+    return this.#sending.error;
+  }
+
+  /** Whether `action` may be sent now: the signal waits for the user and its protocol allows it. */
+  can(action: SignalAction): boolean {
+    const signal = this.#signal();
+    return signal.state === 'pending' && allowedActions(signal).includes(action);
+  }
+
+  /** Whether the last response was refused for `field` (answer `index`), to mark that field. */
+  invalid(field: ResponseProblem['field'], index: number | null = null): boolean {
+    const problem = this.error?.problem;
+    return problem?.field === field && (problem.index === null || problem.index === index);
+  }
+
+  /** Check `response` and send it, unless one is in flight; a refusal lands in `error`. */
+  async respond(response: SignalResponse): Promise<void> {
+    if (this.busy !== null) return;
+    const problem = validateResponse(this.#signal(), response);
+    if (problem) {
+      this.#sending.error = { text: problem.message, code: null, problem };
+      return;
+    }
+    await this.#sending.run(response.action, () => this.#send(response));
+  }
+}
