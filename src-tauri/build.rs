@@ -3,38 +3,9 @@
 //! these to the main window and nothing else.
 
 /// Every command of `src/commands.rs`; a command missing here cannot be called.
-const COMMANDS: &[&str] = &[
-    "app_info",
-    "list_profiles",
-    "create_profile",
-    "update_profile",
-    "delete_profile",
-    "list_sessions",
-    "start_session",
-    "stop_session",
-    "restart_session",
-    "write_input",
-    "resize_session",
-    "set_output_paused",
-    "attach_terminal",
-    "detach_terminal",
-    "submit_task",
-    "list_tasks",
-    "get_task",
-    "cancel_task",
-    "move_task",
-    "requeue_task",
-    "set_queue_paused",
-    "list_queues",
-    "task_timeline",
-    "set_viewed_task",
-    "list_signals",
-    "respond_to_signal",
-    "list_agent_status",
-    "resume_session",
-    "list_permission_requests",
-    "decide_permission",
-];
+/// The engine's own commands all pass through `engine_call`, which admits
+/// only those the engine marks as the window's.
+const COMMANDS: &[&str] = &["app_info", "engine_call", "attach_terminal", "detach_terminal", "set_viewed_task"];
 
 fn main() {
     let attributes = tauri_build::Attributes::new()

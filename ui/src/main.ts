@@ -2,7 +2,7 @@ import { mount } from 'svelte';
 import './app.css';
 import './styles/panels.css';
 import App from './App.svelte';
-import { TauriBackend, inTauri } from './lib/backend';
+import { inTauri, tauriBackend } from './lib/backend';
 import { demoBackend } from './lib/fakeBackend';
 import { createXtermSurface } from './lib/xtermSurface';
 
@@ -11,6 +11,6 @@ if (!target) throw new Error('index.html lacks the #app element');
 
 // In a plain browser (no Tauri IPC bridge) the in-memory fake drives the UI, so the page can
 // be developed and screenshotted without the Rust side.
-const backend = inTauri() ? new TauriBackend() : demoBackend();
+const backend = inTauri() ? tauriBackend() : demoBackend();
 
 mount(App, { target, props: { backend, terminals: createXtermSurface } });

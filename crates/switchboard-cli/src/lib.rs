@@ -197,7 +197,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             print(out, output, &profile, |p| format!("added agent {} ({})", p.spec.name, p.id))
         }
         ClientCommand::Agent(AgentCommand::List { output }) => {
-            let Reply::Profiles(profiles) = call(Command::ListProfiles)? else { return unexpected() };
+            let Reply::Profiles(profiles) = call(Command::ListProfiles {})? else { return unexpected() };
             print(out, output, &profiles, |profiles| {
                 profiles
                     .iter()
@@ -218,7 +218,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             print(out, output, &submitted, |s| submitted_line(s, &profile.spec.name))
         }
         ClientCommand::Task(TaskCommand::List { agent, output }) => {
-            let profiles = match call(Command::ListProfiles)? {
+            let profiles = match call(Command::ListProfiles {})? {
                 Reply::Profiles(profiles) => profiles,
                 _ => return unexpected(),
             };
@@ -321,7 +321,7 @@ pub fn scan_line(event: &ScanEvent) -> serde_json::Value {
 }
 
 fn find_agent(call: &impl Fn(Command) -> Result<Reply>, name: &str) -> Result<Profile> {
-    let Reply::Profiles(profiles) = call(Command::ListProfiles)? else { return unexpected() };
+    let Reply::Profiles(profiles) = call(Command::ListProfiles {})? else { return unexpected() };
     find_in(&profiles, name).cloned()
 }
 

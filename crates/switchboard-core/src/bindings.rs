@@ -5,12 +5,11 @@
 
 use ts_rs::{Config, TS};
 
-use crate::api::Reply;
 use crate::api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode,
-    LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest, Profile, ProfileSpec,
-    QueueStatus, RejectedPath, ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo,
-    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    IntoReply, LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest, Profile,
+    ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction,
+    SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 use crate::session::SubscriptionId;
 use switchboard_protocol::hook::{AgentStatus, BackgroundTask, HookEnvelope};
@@ -91,9 +90,112 @@ pub fn typescript() -> String {
         out.push_str(&declaration);
         out.push_str("\n\n");
     }
+    out.push_str(&typed_calls(&cfg));
     out.truncate(out.trim_end().len());
     out.push('\n');
     out
+}
+
+/// One command of the engine's list as the window's TypeScript sees it.
+struct CommandDoc {
+    method: &'static str,
+    window: bool,
+    docs: Vec<&'static str>,
+    /// Its arguments: the wire name and the TypeScript type.
+    args: Vec<(&'static str, String)>,
+    /// The TypeScript type it answers with.
+    output: String,
+    /// The `type` of its reply on the wire.
+    reply: &'static str,
+}
+
+macro_rules! command_docs {
+    ($(
+        $(#[doc = $doc:literal])*
+        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+    )*) => {
+        fn command_docs(cfg: &Config) -> Vec<CommandDoc> {
+            vec![$(
+                CommandDoc {
+                    method: stringify!($method),
+                    window: stringify!($reach) == "window",
+                    docs: vec![$($doc),*],
+                    args: vec![$((stringify!($arg), <$ty as TS>::name(cfg))),*],
+                    output: <$out as TS>::name(cfg),
+                    reply: <$out as IntoReply>::KIND,
+                },
+            )*]
+        }
+    };
+}
+
+crate::api::engine_commands!(command_docs);
+
+/// `list_profiles` as `listProfiles`.
+fn camel(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The window's typed calls, one per command the window may send: the
+/// `EngineCommands` interface a backend implements, the calls over a
+/// function that sends a `Command`, and the way back from a `Command` to a
+/// backend's method.
+fn typed_calls(cfg: &Config) -> String {
+    let commands: Vec<CommandDoc> = command_docs(cfg).into_iter().filter(|c| c.window).collect();
+    let mut interface = String::new();
+    let mut calls = String::new();
+    let mut dispatch = String::new();
+    for command in &commands {
+        let name = camel(command.method);
+        let output = if command.reply == "unit" { "void".to_owned() } else { command.output.clone() };
+        let params: Vec<String> = command.args.iter().map(|(arg, ty)| format!("{}: {ty}", camel(arg))).collect();
+        let names: Vec<String> = command.args.iter().map(|(arg, _)| camel(arg)).collect();
+        let fields: String = command.args.iter().map(|(arg, _)| format!(", {arg}: {}", camel(arg))).collect();
+        let docs: Vec<&str> = command.docs.iter().map(|line| line.trim()).collect();
+        if !docs.is_empty() {
+            interface.push_str(&format!("  /** {} */\n", docs.join(" ")));
+        }
+        interface.push_str(&format!("  {name}({}): Promise<{output}>;\n", params.join(", ")));
+        calls.push_str(&format!(
+            "    {name}: async ({}) => replyValue(await send({{ type: \"{}\"{fields} }}), \"{}\"),\n",
+            names.join(", "),
+            command.method,
+            command.reply,
+        ));
+        let args = command.args.iter().map(|(arg, _)| format!("command.{arg}")).collect::<Vec<_>>().join(", ");
+        let case = format!("    case \"{}\":\n", command.method);
+        if command.reply == "unit" {
+            dispatch
+                .push_str(&format!("{case}      await target.{name}({args});\n      return {{ type: \"unit\" }};\n"));
+        } else {
+            let reply = command.reply;
+            dispatch.push_str(&format!(
+                "{case}      return {{ type: \"{reply}\", value: await target.{name}({args}) }};\n"
+            ));
+        }
+    }
+    format!(
+        "/** The engine's commands the window may send, as typed calls (one per command of the engine's list). */\n\
+         export interface EngineCommands {{\n{interface}}}\n\n\
+         /** The window's commands over `send`, which carries one `Command` to the engine and resolves with its `Reply`. */\n\
+         export function engineCommands(send: (command: Command) => Promise<Reply>): EngineCommands {{\n  return {{\n{calls}  }};\n}}\n\n\
+         /** Carries a window command to a backend's method of the same name, answering as the engine would. */\n\
+         export async function dispatchCommand(target: EngineCommands, command: Command): Promise<Reply> {{\n  switch (command.type) {{\n{dispatch}    default:\n      throw {{ code: \"invalid_input\", message: `\\`${{command.type}}\\` is not a command of the window`, field: \"command\" }} as ApiError;\n  }}\n}}\n\n\
+         type ReplyValue<K extends Reply[\"type\"]> = Extract<Reply, {{ type: K }}> extends {{ value: infer V }} ? V : void;\n\n\
+         function replyValue<K extends Reply[\"type\"]>(reply: Reply, kind: K): ReplyValue<K> {{\n  if (reply.type !== kind) {{\n    throw {{ code: \"internal\", message: `the engine answered ${{reply.type}} where ${{kind}} was expected`, field: null }} as ApiError;\n  }}\n  return (\"value\" in reply ? reply.value : undefined) as ReplyValue<K>;\n}}\n"
+    )
 }
 
 #[cfg(test)]

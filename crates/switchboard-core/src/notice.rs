@@ -291,24 +291,8 @@ mod tests {
         )
         .pop()
         .unwrap();
-        let mut signal = SignalInfo {
-            id: SignalId::new(),
-            session_id: switchboard_protocol::SessionId::new(),
-            profile_id: profile.clone(),
-            task_id: None,
-            channel: crate::api::SignalChannel::Pty,
-            scan,
-            state: SignalState::Pending,
-            created_at: 0,
-            handled_at: None,
-            response: None,
-            reply_prompt: None,
-            delegate_session: None,
-            deliverables: Vec::new(),
-            success_criteria: None,
-            merged: None,
-            actions: Vec::new(),
-        };
+        let session = switchboard_protocol::SessionId::new();
+        let mut signal = SignalInfo::pending(session, profile.clone(), None, crate::api::SignalChannel::Pty, scan, 0);
         let mut notices = Notices::default();
         let notice = notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }).unwrap();
         assert_eq!(notice.target, NoticeTarget::Signal(signal.id.clone()));

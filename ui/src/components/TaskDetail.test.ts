@@ -196,8 +196,8 @@ describe('task detail', () => {
     await fireEvent.click(within(screen.getByTestId('task-detail')).getByTestId('task-cancel'));
     await tick();
     expect(screen.getByTestId('task-detail').getAttribute('data-state')).toBe('cancelled');
-    expect(screen.getByTestId('task-reason').textContent).toBe('cancelled by the user');
-    expect(timeline().at(-1)).toContain('Ended cancelled: cancelled by the user');
+    expect(screen.getByTestId('task-reason').textContent).toBe('cancelled while it ran');
+    expect(timeline().at(-1)).toContain('Ended cancelled: cancelled while it ran');
   });
 
   it('says where a queued task stands', async () => {

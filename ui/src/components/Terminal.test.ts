@@ -110,17 +110,17 @@ describe('terminal', () => {
     const { terminals } = await renderApp(backend);
     const surface = terminals.last();
     // The first fit (30x100) differs from the size the session started with (24x80).
-    expect(callsOf(backend, 'resize_session')).toEqual([{ sessionId: session.id, size: { rows: 30, cols: 100 } }]);
+    expect(callsOf(backend, 'resize')).toEqual([{ sessionId: session.id, size: { rows: 30, cols: 100 } }]);
 
     window.dispatchEvent(new Event('resize'));
     await settle();
-    expect(callsOf(backend, 'resize_session')).toHaveLength(1);
+    expect(callsOf(backend, 'resize')).toHaveLength(1);
 
     surface.size = { rows: 40, cols: 120 };
     for (let i = 0; i < 5; i++) window.dispatchEvent(new Event('resize'));
-    expect(callsOf(backend, 'resize_session')).toHaveLength(1);
+    expect(callsOf(backend, 'resize')).toHaveLength(1);
     await settle();
-    expect(callsOf(backend, 'resize_session')).toEqual([
+    expect(callsOf(backend, 'resize')).toEqual([
       { sessionId: session.id, size: { rows: 30, cols: 100 } },
       { sessionId: session.id, size: { rows: 40, cols: 120 } },
     ]);
@@ -144,7 +144,7 @@ describe('terminal', () => {
     window.dispatchEvent(new Event('resize'));
     await settle();
     expect(callsOf(backend, 'write_input')).toEqual([]);
-    expect(callsOf(backend, 'resize_session')).toEqual([]);
+    expect(callsOf(backend, 'resize')).toEqual([]);
     expect(callsOf(backend, 'set_output_paused')).toEqual([]);
     expect(callsOf(backend, 'attach_terminal')).toEqual([{ sessionId: session.id }]);
   });

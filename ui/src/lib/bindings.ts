@@ -359,7 +359,7 @@ expires_at: number, };
 
 export type PermissionDecision = { allow: boolean, message: string | null, };
 
-export type Command = { "type": "list_profiles" } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions" } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues" } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals" } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status" } | { "type": "list_permission_requests" } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
 export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> };
 
@@ -376,3 +376,158 @@ export type ApiError = { code: ErrorCode, message: string, field: string | null,
 export type AppInfo = { data_dir: string, socket_path: string, version: string, };
 
 export type SubscriptionId = number;
+
+/** The engine's commands the window may send, as typed calls (one per command of the engine's list). */
+export interface EngineCommands {
+  listProfiles(): Promise<Array<Profile>>;
+  createProfile(spec: ProfileSpec): Promise<Profile>;
+  updateProfile(profileId: ProfileId, spec: ProfileSpec): Promise<Profile>;
+  deleteProfile(profileId: ProfileId): Promise<void>;
+  /** Oldest first. */
+  listSessions(): Promise<Array<SessionInfo>>;
+  startSession(profileId: ProfileId, size: TermSize): Promise<SessionInfo>;
+  /** Stops the session's whole process tree; answers once it is gone, with its final state. */
+  stopSession(sessionId: SessionId): Promise<SessionInfo>;
+  /** Stops the session if it runs, then starts a new one of its profile. */
+  restartSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo>;
+  /** Starts a new session of an ended session's profile that continues the agent's conversation (Claude Code: `--resume`). */
+  resumeSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo>;
+  writeInput(sessionId: SessionId, data: string): Promise<void>;
+  resize(sessionId: SessionId, size: TermSize): Promise<void>;
+  /** Flow control from a view: while paused the engine stops reading the agent's PTY, so a flooding agent blocks instead of the view. */
+  setOutputPaused(sessionId: SessionId, paused: boolean): Promise<void>;
+  /** Queues a task for its agent; it starts at once when the agent is idle and its queue runs. */
+  submitTask(spec: TaskSpec): Promise<Submitted>;
+  /** Queued and running tasks, and the most recent finished ones; of one agent, or of all. */
+  listTasks(profileId: ProfileId | null): Promise<Array<TaskInfo>>;
+  getTask(taskId: TaskId): Promise<TaskInfo>;
+  /** A queued task leaves the queue; a running one is interrupted. Both end cancelled. */
+  cancelTask(taskId: TaskId): Promise<TaskInfo>;
+  /** Moves a queued task to this 0-based place in its agent's queue (as listed: urgent first). Landing among the other priority's tasks takes that priority. */
+  moveTask(taskId: TaskId, toIndex: number): Promise<void>;
+  /** Puts an interrupted, failed, timed-out or cancelled task back at the front of its agent's queue. */
+  requeueTask(taskId: TaskId): Promise<TaskInfo>;
+  /** Pauses or resumes one agent's queue, or every queue. */
+  setQueuePaused(profileId: ProfileId | null, paused: boolean): Promise<void>;
+  listQueues(): Promise<Array<QueueStatus>>;
+  /** A task's history from the event log, oldest first. */
+  taskTimeline(taskId: TaskId): Promise<Array<LogEntry>>;
+  /** Pending signals and the most recent handled ones. */
+  listSignals(): Promise<Array<SignalInfo>>;
+  /** Answers, decides or dismisses a pending signal; answers with the settled record. */
+  respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo>;
+  /** Each session's agent status, for sessions whose hooks have reported. */
+  listAgentStatus(): Promise<Array<AgentStatusInfo>>;
+  /** Permission requests waiting for the user. */
+  listPermissionRequests(): Promise<Array<PermissionRequest>>;
+  /** The user's answer to an agent's permission request. */
+  decidePermission(requestId: number, allow: boolean, message: string | null): Promise<void>;
+}
+
+/** The window's commands over `send`, which carries one `Command` to the engine and resolves with its `Reply`. */
+export function engineCommands(send: (command: Command) => Promise<Reply>): EngineCommands {
+  return {
+    listProfiles: async () => replyValue(await send({ type: "list_profiles" }), "profiles"),
+    createProfile: async (spec) => replyValue(await send({ type: "create_profile", spec: spec }), "profile"),
+    updateProfile: async (profileId, spec) => replyValue(await send({ type: "update_profile", profile_id: profileId, spec: spec }), "profile"),
+    deleteProfile: async (profileId) => replyValue(await send({ type: "delete_profile", profile_id: profileId }), "unit"),
+    listSessions: async () => replyValue(await send({ type: "list_sessions" }), "sessions"),
+    startSession: async (profileId, size) => replyValue(await send({ type: "start_session", profile_id: profileId, size: size }), "session"),
+    stopSession: async (sessionId) => replyValue(await send({ type: "stop_session", session_id: sessionId }), "session"),
+    restartSession: async (sessionId, size) => replyValue(await send({ type: "restart_session", session_id: sessionId, size: size }), "session"),
+    resumeSession: async (sessionId, size) => replyValue(await send({ type: "resume_session", session_id: sessionId, size: size }), "session"),
+    writeInput: async (sessionId, data) => replyValue(await send({ type: "write_input", session_id: sessionId, data: data }), "unit"),
+    resize: async (sessionId, size) => replyValue(await send({ type: "resize", session_id: sessionId, size: size }), "unit"),
+    setOutputPaused: async (sessionId, paused) => replyValue(await send({ type: "set_output_paused", session_id: sessionId, paused: paused }), "unit"),
+    submitTask: async (spec) => replyValue(await send({ type: "submit_task", spec: spec }), "submitted"),
+    listTasks: async (profileId) => replyValue(await send({ type: "list_tasks", profile_id: profileId }), "tasks"),
+    getTask: async (taskId) => replyValue(await send({ type: "get_task", task_id: taskId }), "task"),
+    cancelTask: async (taskId) => replyValue(await send({ type: "cancel_task", task_id: taskId }), "task"),
+    moveTask: async (taskId, toIndex) => replyValue(await send({ type: "move_task", task_id: taskId, to_index: toIndex }), "unit"),
+    requeueTask: async (taskId) => replyValue(await send({ type: "requeue_task", task_id: taskId }), "task"),
+    setQueuePaused: async (profileId, paused) => replyValue(await send({ type: "set_queue_paused", profile_id: profileId, paused: paused }), "unit"),
+    listQueues: async () => replyValue(await send({ type: "list_queues" }), "queues"),
+    taskTimeline: async (taskId) => replyValue(await send({ type: "task_timeline", task_id: taskId }), "events"),
+    listSignals: async () => replyValue(await send({ type: "list_signals" }), "signals"),
+    respondToSignal: async (signalId, response) => replyValue(await send({ type: "respond_to_signal", signal_id: signalId, response: response }), "signal"),
+    listAgentStatus: async () => replyValue(await send({ type: "list_agent_status" }), "agent_status"),
+    listPermissionRequests: async () => replyValue(await send({ type: "list_permission_requests" }), "permission_requests"),
+    decidePermission: async (requestId, allow, message) => replyValue(await send({ type: "decide_permission", request_id: requestId, allow: allow, message: message }), "unit"),
+  };
+}
+
+/** Carries a window command to a backend's method of the same name, answering as the engine would. */
+export async function dispatchCommand(target: EngineCommands, command: Command): Promise<Reply> {
+  switch (command.type) {
+    case "list_profiles":
+      return { type: "profiles", value: await target.listProfiles() };
+    case "create_profile":
+      return { type: "profile", value: await target.createProfile(command.spec) };
+    case "update_profile":
+      return { type: "profile", value: await target.updateProfile(command.profile_id, command.spec) };
+    case "delete_profile":
+      await target.deleteProfile(command.profile_id);
+      return { type: "unit" };
+    case "list_sessions":
+      return { type: "sessions", value: await target.listSessions() };
+    case "start_session":
+      return { type: "session", value: await target.startSession(command.profile_id, command.size) };
+    case "stop_session":
+      return { type: "session", value: await target.stopSession(command.session_id) };
+    case "restart_session":
+      return { type: "session", value: await target.restartSession(command.session_id, command.size) };
+    case "resume_session":
+      return { type: "session", value: await target.resumeSession(command.session_id, command.size) };
+    case "write_input":
+      await target.writeInput(command.session_id, command.data);
+      return { type: "unit" };
+    case "resize":
+      await target.resize(command.session_id, command.size);
+      return { type: "unit" };
+    case "set_output_paused":
+      await target.setOutputPaused(command.session_id, command.paused);
+      return { type: "unit" };
+    case "submit_task":
+      return { type: "submitted", value: await target.submitTask(command.spec) };
+    case "list_tasks":
+      return { type: "tasks", value: await target.listTasks(command.profile_id) };
+    case "get_task":
+      return { type: "task", value: await target.getTask(command.task_id) };
+    case "cancel_task":
+      return { type: "task", value: await target.cancelTask(command.task_id) };
+    case "move_task":
+      await target.moveTask(command.task_id, command.to_index);
+      return { type: "unit" };
+    case "requeue_task":
+      return { type: "task", value: await target.requeueTask(command.task_id) };
+    case "set_queue_paused":
+      await target.setQueuePaused(command.profile_id, command.paused);
+      return { type: "unit" };
+    case "list_queues":
+      return { type: "queues", value: await target.listQueues() };
+    case "task_timeline":
+      return { type: "events", value: await target.taskTimeline(command.task_id) };
+    case "list_signals":
+      return { type: "signals", value: await target.listSignals() };
+    case "respond_to_signal":
+      return { type: "signal", value: await target.respondToSignal(command.signal_id, command.response) };
+    case "list_agent_status":
+      return { type: "agent_status", value: await target.listAgentStatus() };
+    case "list_permission_requests":
+      return { type: "permission_requests", value: await target.listPermissionRequests() };
+    case "decide_permission":
+      await target.decidePermission(command.request_id, command.allow, command.message);
+      return { type: "unit" };
+    default:
+      throw { code: "invalid_input", message: `\`${command.type}\` is not a command of the window`, field: "command" } as ApiError;
+  }
+}
+
+type ReplyValue<K extends Reply["type"]> = Extract<Reply, { type: K }> extends { value: infer V } ? V : void;
+
+function replyValue<K extends Reply["type"]>(reply: Reply, kind: K): ReplyValue<K> {
+  if (reply.type !== kind) {
+    throw { code: "internal", message: `the engine answered ${reply.type} where ${kind} was expected`, field: null } as ApiError;
+  }
+  return ("value" in reply ? reply.value : undefined) as ReplyValue<K>;
+}

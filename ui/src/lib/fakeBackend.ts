@@ -115,7 +115,6 @@ export class FakeBackend implements Backend {
   #nextPid = 4200;
   #nextSubscription = 1;
   #nextTask = 1;
-  #nextOrder = 1;
   #nextSeq = 1;
   #viewedTask: TaskId | null = null;
 
@@ -293,7 +292,7 @@ export class FakeBackend implements Backend {
   async createProfile(spec: ProfileSpec): Promise<Profile> {
     this.#record('create_profile', { spec });
     this.#validate(spec, null);
-    const profile: Profile = { id: `profile-${this.#nextId++}`, created_at: this.#now(), ...structuredClone(spec) };
+    const profile: Profile = { id: `profile-${this.#nextId++}`, created_at: this.#now(), ...withSpecDefaults(spec) };
     this.#profiles.set(profile.id, profile);
     this.emit({ type: 'profile_saved', profile });
     return profile;
@@ -303,7 +302,7 @@ export class FakeBackend implements Backend {
     this.#record('update_profile', { profileId, spec });
     const current = this.#profile(profileId);
     this.#validate(spec, profileId);
-    const profile: Profile = { ...current, ...structuredClone(spec) };
+    const profile: Profile = { ...current, ...withSpecDefaults(spec) };
     this.#profiles.set(profileId, profile);
     this.emit({ type: 'profile_saved', profile });
     return profile;
@@ -330,6 +329,7 @@ export class FakeBackend implements Backend {
 
   async startSession(profileId: ProfileId, size: TermSize): Promise<SessionInfo> {
     this.#record('start_session', { profileId, size });
+    this.#checkSize(size);
     return this.#start(this.#profile(profileId), size);
   }
 
@@ -352,6 +352,7 @@ export class FakeBackend implements Backend {
 
   async resumeSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
     this.#record('resume_session', { sessionId, size });
+    this.#checkSize(size);
     const session = this.#session(sessionId);
     if (session.info.state === 'running') this.#fail('invalid_input', 'session_id: it is still running');
     const conversation = session.info.agent_session_id;
@@ -367,8 +368,9 @@ export class FakeBackend implements Backend {
     for (const ch of data) this.#type(session, ch);
   }
 
-  async resizeSession(sessionId: SessionId, size: TermSize): Promise<void> {
-    this.#record('resize_session', { sessionId, size });
+  async resize(sessionId: SessionId, size: TermSize): Promise<void> {
+    this.#record('resize', { sessionId, size });
+    this.#checkSize(size);
     const session = this.#running(sessionId);
     session.info = { ...session.info, size };
   }
@@ -438,7 +440,8 @@ export class FakeBackend implements Backend {
     if (!canCancel(task.state)) this.#taskState(task, 'only a queued or running task can be cancelled');
     const wasRunning = task.state === 'running';
     if (wasRunning) this.#typeIntoAgent(task, '^C');
-    this.#endTask(task, 'cancelled', 'cancelled by the user', null);
+    // The engine's words for each state it cancels from.
+    this.#endTask(task, 'cancelled', wasRunning ? 'cancelled while it ran' : 'cancelled before it started', null);
     this.#pump(task.profile_id);
     return this.#task(taskId);
   }
@@ -462,8 +465,9 @@ export class FakeBackend implements Backend {
     this.#record('requeue_task', { taskId });
     const task = this.#task(taskId);
     if (!canRequeue(task.state)) this.#taskState(task, 'only an interrupted, failed, timed-out or cancelled task can be requeued');
-    const sameKind = queueOf([...this.#tasks.values()], task.profile_id).filter((t) => t.priority === task.priority);
-    const order = sameKind.length ? Math.min(...sameKind.map((t) => t.order)) - 1 : this.#nextOrder++;
+    // As the engine: at the front of its agent's queued tasks.
+    const queued = queueOf([...this.#tasks.values()], task.profile_id);
+    const order = queued.length ? Math.min(...queued.map((t) => t.order)) - 1 : 0;
     this.#putTask({
       ...task,
       state: 'queued',
@@ -713,6 +717,14 @@ export class FakeBackend implements Backend {
     return this.#tasks.get(taskId) ?? this.#fail('task_not_found', `no task ${taskId}`);
   }
 
+  /** As the engine: a terminal of 1 to 1000 cells a side. */
+  #checkSize(size: TermSize): void {
+    const usable = (cells: number) => Number.isInteger(cells) && cells >= 1 && cells <= 1000;
+    if (!usable(size.rows) || !usable(size.cols)) {
+      this.#fail('invalid_input', `size: ${size.cols}x${size.rows} is not a usable terminal size`, 'size');
+    }
+  }
+
   #taskState(task: TaskInfo, reason: string): never {
     this.#fail('task_state', `task ${task.id} is ${task.state}: ${reason}`);
   }
@@ -720,11 +732,15 @@ export class FakeBackend implements Backend {
   #newTask(spec: TaskSpec): TaskInfo {
     // Task ids are UUIDs in the engine, and the UI shows their first 8 characters.
     const n = this.#nextTask++;
+    // As the engine: after its agent's queued tasks, with the agent's time limit unless the
+    // task names one, and blank texts left out.
+    const queued = queueOf([...this.#tasks.values()], spec.profile_id);
+    const optional = (text: string | null | undefined) => (text === undefined || text === null || text.trim() === '' ? null : text);
     const id = `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${(0xfa4e0000 + n).toString(16).padStart(12, '0')}`;
     return {
       id,
       state: 'queued',
-      order: this.#nextOrder++,
+      order: queued.length ? Math.max(...queued.map((t) => t.order)) + 1 : 0,
       session_id: null,
       created_at: this.#now(),
       started_at: null,
@@ -734,13 +750,13 @@ export class FakeBackend implements Backend {
       reason: null,
       result: null,
       profile_id: spec.profile_id,
-      instruction: spec.instruction,
-      context: spec.context ?? null,
-      specs: spec.specs ?? null,
-      instructions: spec.instructions ?? null,
+      instruction: spec.instruction.trim(),
+      context: optional(spec.context),
+      specs: optional(spec.specs),
+      instructions: optional(spec.instructions),
       priority: spec.priority ?? 'normal',
-      time_limit_secs: spec.time_limit_secs ?? null,
-      success_criteria: spec.success_criteria ?? null,
+      time_limit_secs: spec.time_limit_secs ?? this.#profile(spec.profile_id).task_time_limit_secs,
+      success_criteria: optional(spec.success_criteria),
     };
   }
 
@@ -1025,4 +1041,18 @@ export function engineActions(scan: ScanEvent): EngineSignalAction[] {
     case 'completion':
       return ['acknowledge', 'dismiss'];
   }
+}
+
+/** A spec as the engine takes it off the wire: fields left out get the engine's defaults. */
+function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
+  const defaults: Omit<ProfileSpec, 'name' | 'command' | 'cwd' | 'kind'> = {
+    args: [],
+    env: {},
+    start_on_launch: false,
+    ready_pattern: null,
+    ready_quiet_ms: 800,
+    task_time_limit_secs: 30 * 60,
+    completion: 'summary',
+  };
+  return { ...defaults, ...structuredClone(spec) };
 }

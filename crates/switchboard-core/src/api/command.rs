@@ -1,134 +1,215 @@
 //! The commands the engine takes, their replies, and errors as they cross the wire.
 
 use serde::{Deserialize, Serialize};
-use switchboard_protocol::hook::HookEnvelope;
-use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId, TermSize};
 use ts_rs::TS;
 
 use super::event::{AgentStatusInfo, LogEntry, PermissionDecision, PermissionRequest};
-use super::profile::{Profile, ProfileSpec, ScreenSnapshot, SessionInfo};
-use super::signal::{SignalInfo, SignalResponse};
-use super::task::{QueueStatus, Submitted, TaskInfo, TaskSpec};
+use super::profile::{Profile, ScreenSnapshot, SessionInfo};
+use super::signal::SignalInfo;
+use super::task::{QueueStatus, Submitted, TaskInfo};
 
-/// A request to the engine. Each has exactly one kind of reply (see the
-/// typed methods on [`crate::EngineHandle`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Command {
-    ListProfiles,
-    CreateProfile {
-        spec: ProfileSpec,
-    },
-    UpdateProfile {
-        profile_id: ProfileId,
-        spec: ProfileSpec,
-    },
-    DeleteProfile {
-        profile_id: ProfileId,
-    },
-    ListSessions,
-    StartSession {
-        profile_id: ProfileId,
-        size: TermSize,
-    },
-    StopSession {
-        session_id: SessionId,
-    },
-    /// Stop the session (if running) and start a fresh one of its profile.
-    RestartSession {
-        session_id: SessionId,
-        size: TermSize,
-    },
-    /// Start a new session of an ended session's profile that continues the
-    /// agent's conversation (Claude Code: `--resume`).
-    ResumeSession {
-        session_id: SessionId,
-        size: TermSize,
-    },
-    WriteInput {
-        session_id: SessionId,
-        data: String,
-    },
-    Resize {
-        session_id: SessionId,
-        size: TermSize,
-    },
-    /// Flow control from a view: while paused the engine stops reading the
-    /// agent's PTY, so a flooding agent blocks instead of the view.
-    SetOutputPaused {
-        session_id: SessionId,
-        paused: bool,
-    },
-    ScreenSnapshot {
-        session_id: SessionId,
-        recent_lines: u32,
-    },
-    ListEvents {
-        session_id: Option<SessionId>,
-    },
-    SubmitTask {
-        spec: TaskSpec,
-    },
-    /// Queued and running tasks, and the most recent finished ones; of one
-    /// agent, or of all.
-    ListTasks {
-        profile_id: Option<ProfileId>,
-    },
-    GetTask {
-        task_id: TaskId,
-    },
-    /// A queued task leaves the queue; a running one is interrupted.
-    CancelTask {
-        task_id: TaskId,
-    },
-    /// Moves a queued task to this 0-based place in its agent's queue (as
-    /// listed: urgent first). Landing among the other priority's tasks takes
-    /// that priority.
-    MoveTask {
-        task_id: TaskId,
-        to_index: u32,
-    },
-    /// Puts an interrupted, failed, timed-out or cancelled task back at the
-    /// front of its agent's queue.
-    RequeueTask {
-        task_id: TaskId,
-    },
-    /// Pauses or resumes one agent's queue, or every queue.
-    SetQueuePaused {
-        profile_id: Option<ProfileId>,
-        paused: bool,
-    },
-    ListQueues,
-    /// A task's history from the event log.
-    TaskTimeline {
-        task_id: TaskId,
-    },
-    /// Pending signals and the most recent handled ones.
-    ListSignals,
-    RespondToSignal {
-        signal_id: SignalId,
-        response: SignalResponse,
-    },
-    /// Text an agent wrote, as its hooks deliver it (the Stop event's
-    /// `last_assistant_message`): scanned for signals like terminal output.
-    AgentText {
-        session_id: SessionId,
-        text: String,
-    },
-    /// An event from an agent's hooks, as `switchboard-hook` forwards it.
-    HookEvent {
-        envelope: HookEnvelope,
-    },
-    /// Every session's agent status.
-    ListAgentStatus,
-    /// Permission requests waiting for the user.
-    ListPermissionRequests,
-    /// The user's answer to an agent's permission request.
-    DecidePermission {
-        request_id: u64,
-        allow: bool,
-        message: Option<String>,
-    },
+/// The engine's commands, each listed once: this list makes the wire
+/// vocabulary ([`Command`]), the typed methods of `EngineHandle`, the
+/// engine's dispatch of wire commands, and the window's typed calls in
+/// TypeScript (`ui/src/lib/bindings.ts`).
+///
+/// An entry: who may send it (`window`: the app's window and scripts;
+/// `socket`: scripts and hooks only), whether the engine answers `now` or
+/// `later` (it keeps the responder until, say, a process has ended), the
+/// method and variant names, the arguments, and what it answers with. The
+/// engine implements each as a method of the same name on its state: for
+/// `now`, `fn(&mut self, args…) -> Result<T, EngineError>`; for `later`,
+/// `fn(&mut self, args…, reply: Responder<T>)`.
+macro_rules! engine_commands {
+    ($then:ident) => {
+        $then! {
+            window now list_profiles / ListProfiles () -> Vec<crate::api::Profile>;
+            window now create_profile / CreateProfile (spec: crate::api::ProfileSpec) -> crate::api::Profile;
+            window now update_profile / UpdateProfile (
+                profile_id: switchboard_protocol::ProfileId,
+                spec: crate::api::ProfileSpec,
+            ) -> crate::api::Profile;
+            window now delete_profile / DeleteProfile (profile_id: switchboard_protocol::ProfileId) -> ();
+            /// Oldest first.
+            window now list_sessions / ListSessions () -> Vec<crate::api::SessionInfo>;
+            window now start_session / StartSession (
+                profile_id: switchboard_protocol::ProfileId,
+                size: switchboard_protocol::TermSize,
+            ) -> crate::api::SessionInfo;
+            /// Stops the session's whole process tree; answers once it is gone, with its final state.
+            window later stop_session / StopSession (session_id: switchboard_protocol::SessionId) -> crate::api::SessionInfo;
+            /// Stops the session if it runs, then starts a new one of its profile.
+            window later restart_session / RestartSession (
+                session_id: switchboard_protocol::SessionId,
+                size: switchboard_protocol::TermSize,
+            ) -> crate::api::SessionInfo;
+            /// Starts a new session of an ended session's profile that continues the agent's
+            /// conversation (Claude Code: `--resume`).
+            window now resume_session / ResumeSession (
+                session_id: switchboard_protocol::SessionId,
+                size: switchboard_protocol::TermSize,
+            ) -> crate::api::SessionInfo;
+            window later write_input / WriteInput (session_id: switchboard_protocol::SessionId, data: String) -> ();
+            window later resize / Resize (
+                session_id: switchboard_protocol::SessionId,
+                size: switchboard_protocol::TermSize,
+            ) -> ();
+            /// Flow control from a view: while paused the engine stops reading the agent's PTY,
+            /// so a flooding agent blocks instead of the view.
+            window now set_output_paused / SetOutputPaused (
+                session_id: switchboard_protocol::SessionId,
+                paused: bool,
+            ) -> ();
+            /// The screen as text and this many recent lines.
+            socket later screen_snapshot / ScreenSnapshot (
+                session_id: switchboard_protocol::SessionId,
+                recent_lines: u32,
+            ) -> crate::api::ScreenSnapshot;
+            /// The event log, of one session or all.
+            socket now list_events / ListEvents (
+                session_id: Option<switchboard_protocol::SessionId>,
+            ) -> Vec<crate::api::LogEntry>;
+            /// Queues a task for its agent; it starts at once when the agent is idle and its
+            /// queue runs.
+            window now submit_task / SubmitTask (spec: crate::api::TaskSpec) -> crate::api::Submitted;
+            /// Queued and running tasks, and the most recent finished ones; of one agent, or of all.
+            window now list_tasks / ListTasks (
+                profile_id: Option<switchboard_protocol::ProfileId>,
+            ) -> Vec<crate::api::TaskInfo>;
+            window now get_task / GetTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            /// A queued task leaves the queue; a running one is interrupted. Both end cancelled.
+            window now cancel_task / CancelTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            /// Moves a queued task to this 0-based place in its agent's queue (as listed: urgent
+            /// first). Landing among the other priority's tasks takes that priority.
+            window now move_task / MoveTask (task_id: switchboard_protocol::TaskId, to_index: u32) -> ();
+            /// Puts an interrupted, failed, timed-out or cancelled task back at the front of its
+            /// agent's queue.
+            window now requeue_task / RequeueTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            /// Pauses or resumes one agent's queue, or every queue.
+            window now set_queue_paused / SetQueuePaused (
+                profile_id: Option<switchboard_protocol::ProfileId>,
+                paused: bool,
+            ) -> ();
+            window now list_queues / ListQueues () -> Vec<crate::api::QueueStatus>;
+            /// A task's history from the event log, oldest first.
+            window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<crate::api::LogEntry>;
+            /// Pending signals and the most recent handled ones.
+            window now list_signals / ListSignals () -> Vec<crate::api::SignalInfo>;
+            /// Answers, decides or dismisses a pending signal; answers with the settled record.
+            window now respond_to_signal / RespondToSignal (
+                signal_id: switchboard_protocol::SignalId,
+                response: crate::api::SignalResponse,
+            ) -> crate::api::SignalInfo;
+            /// Text an agent wrote, as its hooks deliver it (the Stop event's
+            /// `last_assistant_message`): scanned for signals like terminal output.
+            socket now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
+            /// An event from an agent's hooks, as `switchboard-hook` forwards it. A permission
+            /// request is answered once the user decides (none: the agent's own prompt decides).
+            socket later hook_event / HookEvent (
+                envelope: switchboard_protocol::hook::HookEnvelope,
+            ) -> Option<crate::api::PermissionDecision>;
+            /// Each session's agent status, for sessions whose hooks have reported.
+            window now list_agent_status / ListAgentStatus () -> Vec<crate::api::AgentStatusInfo>;
+            /// Permission requests waiting for the user.
+            window now list_permission_requests / ListPermissionRequests () -> Vec<crate::api::PermissionRequest>;
+            /// The user's answer to an agent's permission request.
+            window now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
+        }
+    };
+}
+pub(crate) use engine_commands;
+
+/// Whether commands of this reach may come from the window.
+macro_rules! for_window {
+    (window) => {
+        true
+    };
+    (socket) => {
+        false
+    };
+}
+
+/// Makes [`Command`] from the list.
+macro_rules! command_enum {
+    ($(
+        $(#[doc = $doc:literal])*
+        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+    )*) => {
+        /// A request to the engine in its wire form (the socket, the command line, the
+        /// window). Each has exactly one kind of reply.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum Command {
+            $(
+                $(#[doc = $doc])*
+                $variant { $($arg: $ty),* },
+            )*
+        }
+
+        impl Command {
+            /// Whether the app's window may send it (the rest are for scripts and hooks).
+            pub fn for_window(&self) -> bool {
+                match self {
+                    $(Command::$variant { .. } => for_window!($reach),)*
+                }
+            }
+
+            /// Its wire name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Command::$variant { .. } => stringify!($method),)*
+                }
+            }
+        }
+    };
+}
+
+engine_commands!(command_enum);
+
+/// Which values answer a command: each output type has its [`Reply`]
+/// variant, so the wire reply follows from the command's output.
+pub trait IntoReply {
+    /// The reply's `type` on the wire.
+    const KIND: &'static str;
+    fn into_reply(self) -> Reply;
+}
+
+macro_rules! replies {
+    ($($out:ty => $variant:ident $kind:literal),* $(,)?) => {
+        $(
+            impl IntoReply for $out {
+                const KIND: &'static str = $kind;
+                fn into_reply(self) -> Reply {
+                    Reply::$variant(self)
+                }
+            }
+        )*
+    };
+}
+
+replies! {
+    Vec<Profile> => Profiles "profiles",
+    Profile => Profile "profile",
+    Vec<SessionInfo> => Sessions "sessions",
+    SessionInfo => Session "session",
+    ScreenSnapshot => Snapshot "snapshot",
+    Vec<LogEntry> => Events "events",
+    Submitted => Submitted "submitted",
+    Vec<TaskInfo> => Tasks "tasks",
+    TaskInfo => Task "task",
+    Vec<QueueStatus> => Queues "queues",
+    Vec<SignalInfo> => Signals "signals",
+    SignalInfo => Signal "signal",
+    Vec<AgentStatusInfo> => AgentStatus "agent_status",
+    Option<PermissionDecision> => Permission "permission",
+    Vec<PermissionRequest> => PermissionRequests "permission_requests",
+}
+
+impl IntoReply for () {
+    const KIND: &'static str = "unit";
+    fn into_reply(self) -> Reply {
+        Reply::Unit
+    }
 }
 
 /// The reply to a [`Command`]: one variant per kind of answer.

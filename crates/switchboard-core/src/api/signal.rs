@@ -128,6 +128,38 @@ pub struct SignalInfo {
     pub actions: Vec<SignalAction>,
 }
 
+impl SignalInfo {
+    /// A signal just read from `session_id`, waiting for the user; its
+    /// checks, merged result and the responses it takes are filled in later.
+    pub fn pending(
+        session_id: SessionId,
+        profile_id: ProfileId,
+        task_id: Option<TaskId>,
+        channel: SignalChannel,
+        scan: ScanEvent,
+        created_at: Millis,
+    ) -> SignalInfo {
+        SignalInfo {
+            id: SignalId::new(),
+            session_id,
+            profile_id,
+            task_id,
+            channel,
+            scan,
+            state: SignalState::Pending,
+            created_at,
+            handled_at: None,
+            response: None,
+            reply_prompt: None,
+            delegate_session: None,
+            deliverables: Vec::new(),
+            success_criteria: None,
+            merged: None,
+            actions: Vec::new(),
+        }
+    }
+}
+
 /// One agent's part of a merged result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct MemberResult {

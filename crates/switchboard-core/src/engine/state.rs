@@ -204,7 +204,8 @@ impl EngineState {
         Ok(self.cx.store.recent_sessions(MAX_LISTED_SESSIONS)?)
     }
 
-    pub(super) fn start_session(&mut self, profile_id: &ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
+    pub(super) fn start_session(&mut self, profile_id: ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        let profile_id = &profile_id;
         self.cx.start_session(profile_id, size, None)
     }
 
@@ -216,11 +217,8 @@ impl EngineState {
         }
     }
 
-    pub(super) fn resume_session(
-        &mut self,
-        session_id: &SessionId,
-        size: TermSize,
-    ) -> Result<SessionInfo, EngineError> {
+    pub(super) fn resume_session(&mut self, session_id: SessionId, size: TermSize) -> Result<SessionInfo, EngineError> {
+        let session_id = &session_id;
         if !size.is_valid() {
             return Err(invalid_size(size));
         }
@@ -254,15 +252,17 @@ impl EngineState {
             .get_session(&session_id)
             .map_err(EngineError::from)
             .and_then(|old| old.ok_or(EngineError::SessionNotFound(session_id)))
-            .and_then(|old| self.start_session(&old.profile_id, size));
+            .and_then(|old| self.start_session(old.profile_id, size));
         reply.send(result);
     }
 
-    pub(super) fn write_input(&mut self, session_id: &SessionId, data: String, reply: Responder<()>) {
+    pub(super) fn write_input(&mut self, session_id: SessionId, data: String, reply: Responder<()>) {
+        let session_id = &session_id;
         self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Write(data.into_bytes(), reply));
     }
 
-    pub(super) fn resize(&mut self, session_id: &SessionId, size: TermSize, reply: Responder<()>) {
+    pub(super) fn resize(&mut self, session_id: SessionId, size: TermSize, reply: Responder<()>) {
+        let session_id = &session_id;
         if !size.is_valid() {
             return reply.send(Err(invalid_size(size)));
         }
@@ -272,7 +272,8 @@ impl EngineState {
         self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Resize(size, reply));
     }
 
-    pub(super) fn set_output_paused(&mut self, session_id: &SessionId, paused: bool) -> Result<(), EngineError> {
+    pub(super) fn set_output_paused(&mut self, session_id: SessionId, paused: bool) -> Result<(), EngineError> {
+        let session_id = &session_id;
         if self.cx.sessions.send(session_id, Control::SetPaused(paused)) {
             Ok(())
         } else {
@@ -280,7 +281,8 @@ impl EngineState {
         }
     }
 
-    pub(super) fn screen_snapshot(&mut self, session_id: &SessionId, lines: u32, reply: Responder<ScreenSnapshot>) {
+    pub(super) fn screen_snapshot(&mut self, session_id: SessionId, lines: u32, reply: Responder<ScreenSnapshot>) {
+        let session_id = &session_id;
         self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Snapshot(lines as usize, reply));
     }
 
@@ -297,7 +299,8 @@ impl EngineState {
         self.cx.sessions.send(session_id, Control::Detach(subscription));
     }
 
-    pub(super) fn list_events(&self, session_id: Option<&SessionId>) -> Result<Vec<LogEntry>, EngineError> {
+    pub(super) fn list_events(&self, session_id: Option<SessionId>) -> Result<Vec<LogEntry>, EngineError> {
+        let session_id = session_id.as_ref();
         Ok(self.cx.store.list_events(session_id)?)
     }
 
@@ -324,7 +327,7 @@ impl EngineState {
             }
         };
         for profile in profiles.into_iter().filter(|p| p.spec.start_on_launch) {
-            if let Err(error) = self.start_session(&profile.id, TermSize::DEFAULT) {
+            if let Err(error) = self.start_session(profile.id.clone(), TermSize::DEFAULT) {
                 tracing::warn!(profile = %profile.spec.name, %error, "starting an agent on launch failed");
             }
         }
@@ -336,23 +339,28 @@ impl EngineState {
         self.tasks.submit(&mut self.cx, spec)
     }
 
-    pub(super) fn list_tasks(&self, profile_id: Option<&ProfileId>) -> Result<Vec<TaskInfo>, EngineError> {
+    pub(super) fn list_tasks(&self, profile_id: Option<ProfileId>) -> Result<Vec<TaskInfo>, EngineError> {
+        let profile_id = profile_id.as_ref();
         self.tasks.list(&self.cx, profile_id)
     }
 
-    pub(super) fn get_task(&self, task_id: &TaskId) -> Result<TaskInfo, EngineError> {
+    pub(super) fn get_task(&self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+        let task_id = &task_id;
         self.tasks.get(&self.cx, task_id)
     }
 
-    pub(super) fn cancel_task(&mut self, task_id: &TaskId) -> Result<TaskInfo, EngineError> {
+    pub(super) fn cancel_task(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+        let task_id = &task_id;
         self.tasks.cancel(&mut self.cx, task_id)
     }
 
-    pub(super) fn move_task(&mut self, task_id: &TaskId, to_index: u32) -> Result<(), EngineError> {
+    pub(super) fn move_task(&mut self, task_id: TaskId, to_index: u32) -> Result<(), EngineError> {
+        let task_id = &task_id;
         self.tasks.move_to(&mut self.cx, task_id, to_index)
     }
 
-    pub(super) fn requeue_task(&mut self, task_id: &TaskId) -> Result<TaskInfo, EngineError> {
+    pub(super) fn requeue_task(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+        let task_id = &task_id;
         self.tasks.requeue(&mut self.cx, task_id)
     }
 
@@ -364,7 +372,8 @@ impl EngineState {
         self.tasks.queues(&self.cx)
     }
 
-    pub(super) fn task_timeline(&self, task_id: &TaskId) -> Result<Vec<LogEntry>, EngineError> {
+    pub(super) fn task_timeline(&self, task_id: TaskId) -> Result<Vec<LogEntry>, EngineError> {
+        let task_id = &task_id;
         self.tasks.timeline(&self.cx, task_id)
     }
 
@@ -376,13 +385,15 @@ impl EngineState {
 
     pub(super) fn respond_to_signal(
         &mut self,
-        signal_id: &SignalId,
+        signal_id: SignalId,
         response: SignalResponse,
     ) -> Result<SignalInfo, EngineError> {
+        let signal_id = &signal_id;
         self.signals.respond(&mut self.cx, signal_id, response)
     }
 
-    pub(super) fn agent_text(&mut self, session_id: SessionId, text: &str) -> Result<(), EngineError> {
+    pub(super) fn agent_text(&mut self, session_id: SessionId, text: String) -> Result<(), EngineError> {
+        let text = text.as_str();
         let task = self.tasks.task_of_session(&session_id);
         self.signals.agent_text(&mut self.cx, session_id, text, task)
     }
@@ -400,19 +411,20 @@ impl EngineState {
         }
     }
 
-    pub(super) fn list_agent_status(&self) -> Vec<AgentStatusInfo> {
-        status::list(&self.cx.sessions)
+    pub(super) fn list_agent_status(&self) -> Result<Vec<AgentStatusInfo>, EngineError> {
+        Ok(status::list(&self.cx.sessions))
     }
 
-    pub(super) fn list_permission_requests(&self) -> Vec<PermissionRequest> {
-        self.hooks.list_permission_requests()
+    pub(super) fn list_permission_requests(&self) -> Result<Vec<PermissionRequest>, EngineError> {
+        Ok(self.hooks.list_permission_requests())
     }
 
     pub(super) fn decide_permission(
         &mut self,
         request_id: u64,
-        decision: PermissionDecision,
+        allow: bool,
+        message: Option<String>,
     ) -> Result<(), EngineError> {
-        self.hooks.decide_permission(&self.cx, request_id, decision)
+        self.hooks.decide_permission(&self.cx, request_id, PermissionDecision { allow, message })
     }
 }

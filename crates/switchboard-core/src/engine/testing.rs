@@ -82,18 +82,9 @@ impl Bench {
     }
 
     /// The texts typed into the session since last asked (answering each as
-    /// typed), and whether it was asked for anything else.
+    /// typed); other requests are dropped.
     pub fn typed(&self, session: &SessionId) -> Vec<String> {
-        self.controls(session)
-            .into_iter()
-            .filter_map(|control| match control {
-                Control::Type(request) => {
-                    request.reply.send(Ok(false));
-                    Some(request.text)
-                }
-                _ => None,
-            })
-            .collect()
+        typed_in(self.controls(session))
     }
 
     /// The events emitted since last asked.
@@ -106,4 +97,19 @@ impl Bench {
         let end = SessionEnd { id: session.clone(), exit_code: if killed { 0 } else { 3 }, signal: None, killed };
         self.cx.sessions.end(&self.cx.store, &*self.cx.sink, end)
     }
+}
+
+/// The texts among `controls`, each answered as typed (as a bracketed
+/// paste); the other requests are dropped.
+pub(crate) fn typed_in(controls: Vec<Control>) -> Vec<String> {
+    controls
+        .into_iter()
+        .filter_map(|control| match control {
+            Control::Type(request) => {
+                request.reply.send(Ok(true));
+                Some(request.text)
+            }
+            _ => None,
+        })
+        .collect()
 }

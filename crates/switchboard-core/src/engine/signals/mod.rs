@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use switchboard_protocol::signal::{ScanEvent, SignalBody, scan_all};
-use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
+use switchboard_protocol::{ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Follow, Report};
@@ -80,24 +80,8 @@ impl SignalDesk {
             return;
         }
         let profile_id = entry.info.profile_id.clone();
-        let mut info = SignalInfo {
-            id: SignalId::new(),
-            session_id: session_id.clone(),
-            profile_id: profile_id.clone(),
-            task_id: task_id.clone(),
-            channel,
-            scan: event,
-            state: SignalState::Pending,
-            created_at: now(),
-            handled_at: None,
-            response: None,
-            reply_prompt: None,
-            delegate_session: None,
-            deliverables: Vec::new(),
-            success_criteria: None,
-            merged: None,
-            actions: Vec::new(),
-        };
+        let mut info =
+            SignalInfo::pending(session_id.clone(), profile_id.clone(), task_id.clone(), channel, event, now());
         let completion = match &info.scan {
             ScanEvent::Signal { signal } => match &signal.body {
                 SignalBody::Completion { status, deliverables, metrics_achieved, recommendations } => Some(Report {

@@ -9,7 +9,7 @@ use super::*;
 use crate::api::{CompletionRule, Profile, ScreenSnapshot};
 use crate::engine::context::Follow;
 use crate::engine::status;
-use crate::engine::testing::Bench;
+use crate::engine::testing::{Bench, typed_in};
 use crate::session::Control;
 
 struct Desk {
@@ -104,16 +104,7 @@ async fn cancelling_in_each_state() {
     // The queue moved on to the next task, in the same session.
     assert_eq!(desk.task(&second.id).state, TaskState::Running);
     assert_eq!(desk.session(&second.id), session);
-    let typed: Vec<String> = controls
-        .into_iter()
-        .filter_map(|control| match control {
-            Control::Type(request) => {
-                request.reply.send(Ok(true));
-                Some(request.text)
-            }
-            _ => None,
-        })
-        .collect();
+    let typed = typed_in(controls);
     assert!(typed[typed.len() - 1].starts_with("two"), "{typed:?}");
     desk.take_notes();
 
