@@ -83,8 +83,8 @@ async fn scripts_add_agents_and_queue_tasks() {
     for _ in 0..200 {
         let (_, out, _) = cli_async(&t, &["task", "show", &id, "--json"]).await;
         let task: TaskInfo = serde_json::from_str(&out).unwrap();
-        if task.state.is_finished() {
-            assert_eq!(task.state, TaskState::Completed);
+        if task.state().is_finished() {
+            assert_eq!(task.state(), TaskState::Completed);
             shown = cli_async(&t, &["task", "show", &id]).await.1;
             break;
         }

@@ -357,14 +357,14 @@ async fn a_task_waits_while_the_agents_hooks_say_it_works() {
         .events
         .wait_for("the task to complete", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: info } if info.id == task.id && info.state.is_finished() => {
+                EngineEvent::TaskChanged { task: info } if info.id == task.id && info.state().is_finished() => {
                     Some(info.clone())
                 }
                 _ => None,
             })
         })
         .await;
-    assert_eq!(done.state, switchboard_core::TaskState::Completed);
+    assert_eq!(done.state(), switchboard_core::TaskState::Completed);
     t.engine.stop_session(session.id).await.unwrap();
 }
 

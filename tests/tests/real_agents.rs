@@ -170,7 +170,7 @@ impl Rig {
         self.wait_for("the task to end", |events| {
             events.iter().find_map(|e| match e {
                 EngineEvent::TaskChanged { task }
-                    if &task.id == id && !matches!(task.state, TaskState::Queued | TaskState::Running) =>
+                    if &task.id == id && !matches!(task.state(), TaskState::Queued | TaskState::Running) =>
                 {
                     Some(task.clone())
                 }
@@ -183,7 +183,7 @@ impl Rig {
     async fn session_of(&self, id: &TaskId) -> SessionId {
         self.wait_for("the task to be given to a session", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task } if &task.id == id => task.session_id.clone(),
+                EngineEvent::TaskChanged { task } if &task.id == id => task.session_id().cloned(),
                 _ => None,
             })
         })
@@ -284,7 +284,7 @@ async fn claude_code_reports_through_its_hooks_and_its_summary_completes_the_tas
     let task = rig.submit(&profile, "WRITE-SUMMARY: say hello").await;
     assert_eq!(rig.session_of(&task.id).await, session, "the running agent takes the task");
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
     let summary = std::fs::read_to_string(rig.workspace.join(format!("summaries/{}.md", task.id))).unwrap();
     assert_eq!(summary, SUMMARY, "written by the agent's Write tool");
 
@@ -378,14 +378,14 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     assert!(rig.workspace.join(format!("summaries/{}.md", task.id)).is_file());
     tokio::time::sleep(Duration::from_secs(1)).await;
     let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
-    assert_eq!(held.state, TaskState::Running, "the team still works: the lead's task stays open");
+    assert_eq!(held.state(), TaskState::Running, "the team still works: the lead's task stays open");
     assert_eq!(latest_status(&rig.t.events.snapshot(), &lead), Some(AgentStatus::Working));
 
     // The teammate answers; the lead hears of it, and its next turn ends
     // with no one left at work.
     open.send(true).unwrap();
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
     let hooks = rig.hooks(&lead).await;
     let stops: Vec<&Value> = hooks.iter().filter(|(name, _)| name == "Stop").map(|(_, p)| p).collect();
     assert!(stops.len() >= 2, "completed at the lead's second turn: {stops:?}");
@@ -429,7 +429,7 @@ async fn codex_reports_through_its_hooks_and_notify_and_its_summary_completes_th
     let task = rig.submit(&profile, "WRITE-SUMMARY: say hello").await;
     let session = rig.session_of(&task.id).await;
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
     let summary = std::fs::read_to_string(rig.workspace.join(format!("summaries/{}.md", task.id))).unwrap();
     assert_eq!(summary, SUMMARY, "written by the agent's shell tool");
 

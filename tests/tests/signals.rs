@@ -124,14 +124,14 @@ async fn a_clarification_is_answered_and_the_agent_finishes_its_task() {
         .events
         .wait_for("the task to complete", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state.is_finished() => {
+                EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state().is_finished() => {
                     Some(done.clone())
                 }
                 _ => None,
             })
         })
         .await;
-    assert_eq!(done.state, TaskState::Completed);
+    assert_eq!(done.state(), TaskState::Completed);
     assert!(std::fs::read_to_string(t.workspace.join("out/result.txt")).unwrap().contains("42"));
 
     // Answered once: a second answer is refused.
@@ -311,7 +311,7 @@ async fn finished_task(t: &TestEngine, id: &switchboard_core::TaskId) -> switchb
     t.events
         .wait_for("the task to finish", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task } if &task.id == id && task.state.is_finished() => Some(task.clone()),
+                EngineEvent::TaskChanged { task } if &task.id == id && task.state().is_finished() => Some(task.clone()),
                 _ => None,
             })
         })
@@ -330,8 +330,8 @@ async fn a_report_completes_the_task_of_an_agent_that_writes_no_summary() {
     let profile = rule_profile(&t, "reporter", switchboard_core::CompletionRule::Report, &steps).await;
     let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Take notes")).await.unwrap().task;
     let done = finished_task(&t, &task.id).await;
-    assert_eq!(done.state, TaskState::Completed, "{done:?}");
-    let result = done.result.unwrap();
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let result = done.result().unwrap();
     assert!(!result.fallback);
     assert_eq!(result.summary.objective, "Take notes");
     assert_eq!(result.artifacts.iter().map(|a| a.path.as_str()).collect::<Vec<_>>()[1..], ["out/notes.md"]);
@@ -353,16 +353,16 @@ async fn with_both_required_the_task_waits_for_both_and_fails_when_they_disagree
     let second = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Second")).await.unwrap().task;
 
     let done = finished_task(&t, &first.id).await;
-    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
     // It did not complete on the summary alone: the report came 300 ms later.
     let summary_written =
         std::fs::metadata(t.workspace.join(format!("summaries/{}.md", first.id))).unwrap().modified().unwrap();
     let written_ms = summary_written.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    assert!(done.ended_at.unwrap() >= written_ms + 250, "ended {} vs summary {written_ms}", done.ended_at.unwrap());
+    assert!(done.ended_at().unwrap() >= written_ms + 250, "ended {} vs summary {written_ms}", done.ended_at().unwrap());
 
     let failed = finished_task(&t, &second.id).await;
-    assert_eq!(failed.state, TaskState::Failed);
-    assert_eq!(failed.reason.as_deref(), Some("the summary says COMPLETED but the completion report says failed"));
+    assert_eq!(failed.state(), TaskState::Failed);
+    assert_eq!(failed.reason(), Some("the summary says COMPLETED but the completion report says failed"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -522,10 +522,10 @@ async fn a_lead_task_completes_only_after_both_delegated_teammates() {
     let summary = t.workspace.join(format!("summaries/{}.md", task.id));
     wait_until("the lead's summary", || summary.exists()).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state, TaskState::Running, "held for the team");
+    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state(), TaskState::Running, "held for the team");
 
     let done = finished_task(&t, &task.id).await;
-    assert_eq!(done.state, TaskState::Completed);
+    assert_eq!(done.state(), TaskState::Completed);
     let reports: Vec<i64> = t
         .engine
         .list_signals()
@@ -536,5 +536,5 @@ async fn a_lead_task_completes_only_after_both_delegated_teammates() {
         .map(|s| s.created_at)
         .collect();
     assert_eq!(reports.len(), 2);
-    assert!(reports.iter().all(|at| *at <= done.ended_at.unwrap()), "completed after both teammates reported");
+    assert!(reports.iter().all(|at| *at <= done.ended_at().unwrap()), "completed after both teammates reported");
 }

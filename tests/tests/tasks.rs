@@ -58,11 +58,11 @@ impl TestEngine {
     }
 
     async fn finished(&self, id: &TaskId) -> TaskInfo {
-        self.task_until(id, "to finish", |task| task.state.is_finished()).await
+        self.task_until(id, "to finish", |task| task.state().is_finished()).await
     }
 
     async fn typed(&self, id: &TaskId) -> TaskInfo {
-        self.task_until(id, "to be typed", |task| task.typed_at.is_some()).await
+        self.task_until(id, "to be typed", |task| task.typed_at().is_some()).await
     }
 
     fn summary_path(&self, id: &TaskId) -> std::path::PathBuf {
@@ -90,25 +90,25 @@ async fn three_tasks_run_strictly_one_at_a_time_in_order() {
     let third = t.submit(TaskSpec { context: Some("the context".into()), ..task(&profile, "Third task") }).await;
 
     // The queue says where each one stands.
-    assert_eq!((first.position, first.task.state), (None, TaskState::Running));
+    assert_eq!((first.position, first.task.state()), (None, TaskState::Running));
     assert_eq!(second.position, Some(1));
     assert_eq!(second.waiting_for.as_ref(), Some(&first.task.id));
     assert_eq!(third.position, Some(2));
 
     let done = [t.finished(&first.task.id).await, t.finished(&second.task.id).await, t.finished(&third.task.id).await];
     for task in &done {
-        assert_eq!(task.state, TaskState::Completed, "{task:?}");
-        let result = task.result.as_ref().unwrap();
+        assert_eq!(task.state(), TaskState::Completed, "{task:?}");
+        let result = task.result().unwrap();
         assert!(!result.fallback);
         assert_eq!(result.summary.status, Some(SummaryStatus::Completed));
         assert_eq!(result.artifacts[0].path, format!("summaries/{}.md", task.id));
     }
     // Strictly one at a time: each starts after the one before has ended.
     for pair in done.windows(2) {
-        assert!(pair[1].started_at.unwrap() >= pair[0].ended_at.unwrap(), "{pair:?}");
+        assert!(pair[1].started_at().unwrap() >= pair[0].ended_at().unwrap(), "{pair:?}");
     }
     // The multi-line instruction reached the agent as one submission.
-    assert!(done[0].result.as_ref().unwrap().summary.objective.starts_with("First task"));
+    assert!(done[0].result().unwrap().summary.objective.starts_with("First task"));
     let sessions = t.engine.list_sessions().await.unwrap();
     assert_eq!(sessions.len(), 1, "the queue started one session and kept using it");
     let snapshot = t.engine.screen_snapshot(sessions[0].id.clone(), 500).await.unwrap();
@@ -147,7 +147,7 @@ async fn an_urgent_task_jumps_ahead_and_a_drag_reorders() {
 
     let mut ended = Vec::new();
     for id in [&a.id, &b.id, &c.id, &d.task.id] {
-        ended.push((t.finished(id).await.ended_at.unwrap(), id.clone()));
+        ended.push((t.finished(id).await.ended_at().unwrap(), id.clone()));
     }
     ended.sort();
     let order: Vec<TaskId> = ended.into_iter().map(|(_, id)| id).collect();
@@ -163,10 +163,10 @@ async fn cancelling_a_queued_and_the_running_task() {
     let c = t.submit(TaskSpec { ..task(&profile, "Runs after the cancel") }).await.task;
 
     let cancelled = t.engine.cancel_task(b.id.clone()).await.unwrap();
-    assert_eq!(cancelled.state, TaskState::Cancelled);
+    assert_eq!(cancelled.state(), TaskState::Cancelled);
     t.typed(&a.id).await;
     let cancelled = t.engine.cancel_task(a.id.clone()).await.unwrap();
-    assert_eq!(cancelled.state, TaskState::Cancelled);
+    assert_eq!(cancelled.state(), TaskState::Cancelled);
     // A finished task cannot be cancelled again.
     let error = t.engine.cancel_task(a.id.clone()).await.unwrap_err();
     assert_eq!(error.code(), switchboard_core::ErrorCode::TaskState);
@@ -192,15 +192,13 @@ async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
     t.events
         .wait_for("progress from STATUS.txt", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task } if task.progress.as_deref() == Some("step 1 of 3: reading") => {
-                    Some(())
-                }
+                EngineEvent::TaskChanged { task } if task.progress() == Some("step 1 of 3: reading") => Some(()),
                 _ => None,
             })
         })
         .await;
     write_atomically(&t.summary_path(&first.id), SUMMARY);
-    assert_eq!(t.finished(&first.id).await.state, TaskState::Completed);
+    assert_eq!(t.finished(&first.id).await.state(), TaskState::Completed);
 
     // Written in place (seen when closed), after `summaries/` was deleted and made again.
     let second = t.submit(task(&profile, "two")).await.task;
@@ -209,15 +207,15 @@ async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
     std::fs::create_dir(t.workspace.join("summaries")).unwrap();
     std::fs::write(t.summary_path(&second.id), SUMMARY.replace("✅ COMPLETED", "❌ FAILED")).unwrap();
     let done = t.finished(&second.id).await;
-    assert_eq!(done.state, TaskState::Completed);
-    assert_eq!(done.result.unwrap().summary.status, Some(SummaryStatus::Failed));
+    assert_eq!(done.state(), TaskState::Completed);
+    assert_eq!(done.result().unwrap().summary.status, Some(SummaryStatus::Failed));
 
     // Another task's summary does not complete this one.
     let third = t.submit(task(&profile, "three")).await.task;
     t.typed(&third.id).await;
     write_atomically(&t.summary_path(&TaskId::new()), SUMMARY);
     write_atomically(&t.summary_path(&third.id), SUMMARY);
-    assert_eq!(t.finished(&third.id).await.state, TaskState::Completed);
+    assert_eq!(t.finished(&third.id).await.state(), TaskState::Completed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -236,7 +234,7 @@ async fn deliverables_that_escape_the_workspace_are_refused_and_never_read() {
     );
     write_atomically(&t.summary_path(&job.id), &summary);
     let done = t.finished(&job.id).await;
-    let result = done.result.unwrap();
+    let result = done.result().unwrap();
     let returned: Vec<_> = result.artifacts.iter().map(|a| a.path.as_str()).collect();
     assert_eq!(returned[1..], ["out.txt"]);
     assert_eq!(result.artifacts[1].content, "the real output");
@@ -267,16 +265,16 @@ async fn a_timed_out_task_gets_a_fallback_summary_and_the_queue_moves_on() {
     let next = t.submit(task(&profile, "Next task")).await.task;
 
     let timed_out = t.finished(&slow.id).await;
-    assert_eq!(timed_out.state, TaskState::TimedOut);
-    assert!(timed_out.reason.as_deref().unwrap().contains("time limit"), "{timed_out:?}");
-    let result = timed_out.result.unwrap();
+    assert_eq!(timed_out.state(), TaskState::TimedOut);
+    assert!(timed_out.reason().unwrap().contains("time limit"), "{timed_out:?}");
+    let result = timed_out.result().unwrap();
     assert!(result.fallback);
     assert_eq!(result.summary.status, Some(SummaryStatus::Partial));
     assert_eq!(result.summary.deliverables, ["partial/result.txt"], "changed files, not CONTEXT.md");
     assert_eq!(result.artifacts[1].content, "half");
     assert!(result.artifacts[0].content.contains("received: Slow task"), "{}", result.artifacts[0].content);
     // The timed-out task was interrupted, so the next one could be typed.
-    assert_eq!(t.finished(&next.id).await.state, TaskState::Completed);
+    assert_eq!(t.finished(&next.id).await.state(), TaskState::Completed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -287,17 +285,17 @@ async fn an_agent_crash_fails_its_task_and_the_next_starts_in_a_fresh_session() 
     let fine = t.submit(task(&profile, "All good")).await.task;
     let doomed = t.submit(task(&profile, "Crash please")).await.task;
     let next = t.submit(task(&profile, "Then this")).await.task;
-    assert_eq!(t.finished(&fine.id).await.state, TaskState::Completed);
+    assert_eq!(t.finished(&fine.id).await.state(), TaskState::Completed);
     let failed = t.finished(&doomed.id).await;
-    assert_eq!(failed.state, TaskState::Failed);
-    assert!(failed.reason.as_deref().unwrap().contains("exited"), "{failed:?}");
-    let result = failed.result.unwrap();
+    assert_eq!(failed.state(), TaskState::Failed);
+    assert!(failed.reason().unwrap().contains("exited"), "{failed:?}");
+    let result = failed.result().unwrap();
     assert!(result.fallback);
     assert!(result.artifacts[0].content.contains("crashed (as asked)"), "{}", result.artifacts[0].content);
 
     let done = t.finished(&next.id).await;
-    assert_eq!(done.state, TaskState::Completed);
-    assert_ne!(done.session_id, failed.session_id);
+    assert_eq!(done.state(), TaskState::Completed);
+    assert_ne!(done.session_id(), failed.session_id());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -310,10 +308,10 @@ async fn a_vanished_workspace_fails_the_task_clearly_and_pauses_the_queue() {
     std::fs::remove_dir(&workspace).unwrap();
     let first = t.submit(task(&profile, "one")).await;
     let second = t.submit(task(&profile, "two")).await;
-    assert_eq!(first.task.state, TaskState::Failed);
-    assert!(first.task.reason.as_deref().unwrap().contains("does not exist"), "{:?}", first.task.reason);
+    assert_eq!(first.task.state(), TaskState::Failed);
+    assert!(first.task.reason().unwrap().contains("does not exist"), "{:?}", first.task.reason());
     assert!(!workspace.exists(), "the workspace is not made again");
-    assert_eq!(second.task.state, TaskState::Queued, "nothing else is lost");
+    assert_eq!(second.task.state(), TaskState::Queued, "nothing else is lost");
     let queue = t.engine.list_queues().await.unwrap().pop().unwrap();
     assert!(queue.paused);
     assert_eq!(queue.queued, 1);
@@ -325,10 +323,10 @@ async fn a_paused_queue_holds_its_tasks_until_resumed() {
     let profile = t.demo_tasks_profile(&["--speed", "fast"]).await;
     t.engine.set_queue_paused(Some(profile.id.clone()), true).await.unwrap();
     let held = t.submit(task(&profile, "Held")).await;
-    assert_eq!((held.task.state, held.position), (TaskState::Queued, Some(1)));
+    assert_eq!((held.task.state(), held.position), (TaskState::Queued, Some(1)));
     assert!(t.engine.list_sessions().await.unwrap().is_empty(), "a paused queue starts no agent");
     t.engine.set_queue_paused(None, false).await.unwrap();
-    assert_eq!(t.finished(&held.task.id).await.state, TaskState::Completed);
+    assert_eq!(t.finished(&held.task.id).await.state(), TaskState::Completed);
 }
 
 /// `kill -9` of the app mid-task: the queue is intact after the restart; a
@@ -350,7 +348,7 @@ async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
         let ids: Vec<TaskId> = lines[1..].iter().map(|l| l.strip_prefix("task ").unwrap().parse().unwrap()).collect();
         let db = temp.path().join("switchboard.db");
         wait_until("the first task is typed", || {
-            Store::open(&db).unwrap().get_task(&ids[0]).unwrap().is_some_and(|t| t.typed_at.is_some())
+            Store::open(&db).unwrap().get_task(&ids[0]).unwrap().is_some_and(|t| t.typed_at().is_some())
         })
         .await;
         host.kill().unwrap();
@@ -361,7 +359,7 @@ async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
             .active_tasks(None)
             .unwrap()
             .into_iter()
-            .filter(|t| t.state == TaskState::Queued)
+            .filter(|t| t.state() == TaskState::Queued)
             .map(|t| t.id)
             .collect();
         assert_eq!(queued, ids[1..], "the same tasks, in the same order");
@@ -374,11 +372,11 @@ async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
         let t = TestEngine::start_in(temp.path(), |_| {}).await;
         let first = t.engine.get_task(ids[0].clone()).await.unwrap();
         if summary_meanwhile {
-            assert_eq!(first.state, TaskState::Completed, "{first:?}");
+            assert_eq!(first.state(), TaskState::Completed, "{first:?}");
         } else {
-            assert_eq!(first.state, TaskState::Interrupted);
+            assert_eq!(first.state(), TaskState::Interrupted);
             let requeued = t.engine.requeue_task(ids[0].clone()).await.unwrap();
-            assert_eq!(requeued.state, TaskState::Queued);
+            assert_eq!(requeued.state(), TaskState::Queued);
         }
         // The queue goes on with a fresh agent: `cat` writes no summaries,
         // so the test plays the agent.
@@ -389,7 +387,7 @@ async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
             t.typed(id).await;
             write_atomically(&temp.path().join("work/summaries").join(format!("{id}.md")), SUMMARY);
             let done = t.finished(id).await;
-            assert_eq!(done.state, TaskState::Completed, "meanwhile={summary_meanwhile} {done:?}");
+            assert_eq!(done.state(), TaskState::Completed, "meanwhile={summary_meanwhile} {done:?}");
         }
     }
 }

@@ -224,7 +224,8 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             };
             let profile_id = agent.map(|name| find_in(&profiles, &name).map(|p| p.id.clone())).transpose()?;
             let Reply::Tasks(mut tasks) = call(Command::ListTasks { profile_id })? else { return unexpected() };
-            tasks.sort_by_key(|t| (t.state.is_finished(), t.ended_at.unwrap_or(i64::MAX), t.spec.priority, t.order));
+            tasks
+                .sort_by_key(|t| (t.state().is_finished(), t.ended_at().unwrap_or(i64::MAX), t.spec.priority, t.order));
             print(out, output, &tasks, |tasks| {
                 tasks
                     .iter()
@@ -233,7 +234,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                         format!(
                             "{}  {:<11} {:<6} {:<16} {}",
                             t.id,
-                            t.state.as_str(),
+                            t.state().as_str(),
                             t.spec.priority.as_str(),
                             name,
                             first_line(&t.spec.instruction, 60)
@@ -367,7 +368,7 @@ pub fn submitted_line(submitted: &Submitted, agent: &str) -> String {
             format!("queued task {id} for {agent} (position {position}, waiting for task {busy})")
         }
         (Some(position), None) => format!("queued task {id} for {agent} (position {position}; the queue is paused)"),
-        (None, _) => format!("task {id} is {} on {agent}", submitted.task.state.as_str()),
+        (None, _) => format!("task {id} is {} on {agent}", submitted.task.state().as_str()),
     }
 }
 
@@ -385,18 +386,18 @@ pub fn describe_task(task: &TaskInfo) -> String {
     let mut text = format!(
         "task {}\nstate: {}\npriority: {}\ntime limit: {} s\ninstruction:\n{}\n",
         task.id,
-        task.state.as_str(),
+        task.state().as_str(),
         task.spec.priority.as_str(),
         task.spec.time_limit_secs.unwrap_or_default(),
         indent(&task.spec.instruction)
     );
-    if let Some(reason) = &task.reason {
+    if let Some(reason) = task.reason() {
         text.push_str(&format!("reason: {reason}\n"));
     }
-    if let Some(progress) = &task.progress {
+    if let Some(progress) = task.progress() {
         text.push_str(&format!("progress:\n{}\n", indent(progress)));
     }
-    if let Some(result) = &task.result {
+    if let Some(result) = task.result() {
         if result.fallback {
             text.push_str("summary: (fallback — the agent wrote none)\n");
         }

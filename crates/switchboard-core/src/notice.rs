@@ -120,10 +120,10 @@ impl Notices {
     }
 
     fn on_task(&mut self, task: &TaskInfo) -> Option<Notice> {
-        if task.state.is_finished() {
-            self.last_finished.insert(task.spec.profile_id.clone(), task.state);
+        if task.state().is_finished() {
+            self.last_finished.insert(task.spec.profile_id.clone(), task.state());
         }
-        let verb = match task.state {
+        let verb = match task.state() {
             TaskState::Completed => "finished",
             TaskState::Failed => "failed",
             TaskState::TimedOut => "timed out",
@@ -135,7 +135,7 @@ impl Notices {
         let agent = self.names.get(&task.spec.profile_id).map_or("An agent", String::as_str);
         let first_line = task.spec.instruction.lines().next().unwrap_or_default();
         let mut body: String = first_line.chars().take(120).collect();
-        if let Some(reason) = task.reason.as_deref().filter(|_| task.state != TaskState::Completed) {
+        if let Some(reason) = task.reason().filter(|_| task.state() != TaskState::Completed) {
             body.push_str(&format!("\n{reason}"));
         }
         Some(Notice { target: NoticeTarget::Task(task.id.clone()), title: format!("{agent}: task {verb}"), body })
@@ -214,20 +214,24 @@ mod tests {
     use crate::api::TaskSpec;
 
     fn task(profile: &ProfileId, id: &TaskId, state: TaskState) -> TaskInfo {
-        TaskInfo {
-            id: id.clone(),
-            spec: TaskSpec::new(profile.clone(), "Fix the login bug\nwith details"),
-            state,
-            order: 0,
-            session_id: None,
-            created_at: 0,
-            started_at: None,
-            typed_at: None,
-            ended_at: None,
-            progress: None,
-            reason: (state == TaskState::TimedOut).then(|| "the time limit passed".into()),
-            result: None,
+        let spec = TaskSpec::new(profile.clone(), "Fix the login bug\nwith details");
+        let mut task = TaskInfo::queued(id.clone(), spec, 0, 0);
+        if state != TaskState::Queued {
+            task.start(switchboard_protocol::SessionId::new(), 0);
         }
+        if state.is_finished() {
+            let reason = if state == TaskState::TimedOut { "the time limit passed" } else { "it stopped" };
+            let result = crate::api::TaskResult {
+                summary: switchboard_protocol::summary::parse_summary(""),
+                fallback: state != TaskState::Completed,
+                artifacts: Vec::new(),
+                rejected: Vec::new(),
+                results_json: None,
+                errors: None,
+            };
+            task.end(state, 1, Some(reason.into()), Some(result));
+        }
+        task
     }
 
     fn queue(profile: &ProfileId, executing: bool, paused: bool) -> EngineEvent {

@@ -184,7 +184,7 @@ impl TestEngine {
         self.events
             .wait_for("the task's session", |events| {
                 events.iter().find_map(|e| match e {
-                    EngineEvent::TaskChanged { task: info } if &info.id == task => info.session_id.clone(),
+                    EngineEvent::TaskChanged { task: info } if &info.id == task => info.session_id().cloned(),
                     _ => None,
                 })
             })

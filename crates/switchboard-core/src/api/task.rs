@@ -132,8 +132,224 @@ pub struct TaskResult {
     pub errors: Option<String>,
 }
 
+/// A task: what was asked, where it is in its agent's queue, and its state
+/// with what that state has. On the wire and in the store it is the flat
+/// [`TaskRecord`] (the window reads it as `TaskInfo`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(into = "TaskRecord", try_from = "TaskRecord")]
+#[ts(as = "TaskRecord")]
 pub struct TaskInfo {
+    pub id: TaskId,
+    pub spec: TaskSpec,
+    /// Queue order within a priority: lower runs first.
+    pub order: i64,
+    pub created_at: Millis,
+    pub status: TaskStatus,
+}
+
+/// A task's run in its agent's session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskRun {
+    pub session_id: SessionId,
+    /// When the queue took it.
+    pub started_at: Millis,
+    /// When it was typed into the agent; the time limit counts from here.
+    pub typed_at: Option<Millis>,
+    /// The latest STATUS.txt.
+    pub progress: Option<String>,
+}
+
+/// Where a task is, with what each state has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskStatus {
+    Queued,
+    Running {
+        run: TaskRun,
+    },
+    /// Its summary (or report) arrived.
+    Completed {
+        run: TaskRun,
+        ended_at: Millis,
+        result: TaskResult,
+    },
+    /// It could not be given to its agent (no run), or its agent ended
+    /// without a summary, or its summary and report disagree.
+    Failed {
+        run: Option<TaskRun>,
+        ended_at: Millis,
+        reason: String,
+        result: Option<TaskResult>,
+    },
+    /// Its time ran out; the result is a fallback unless the summary came late.
+    TimedOut {
+        run: TaskRun,
+        ended_at: Millis,
+        reason: String,
+        result: TaskResult,
+    },
+    /// Cancelled while queued (no run) or while it ran.
+    Cancelled {
+        run: Option<TaskRun>,
+        ended_at: Millis,
+        reason: String,
+        result: Option<TaskResult>,
+    },
+    /// The app stopped while it ran.
+    Interrupted {
+        run: Option<TaskRun>,
+        ended_at: Millis,
+        reason: String,
+    },
+}
+
+impl TaskInfo {
+    /// A task just submitted.
+    pub fn queued(id: TaskId, spec: TaskSpec, order: i64, created_at: Millis) -> TaskInfo {
+        TaskInfo { id, spec, order, created_at, status: TaskStatus::Queued }
+    }
+
+    pub fn state(&self) -> TaskState {
+        match self.status {
+            TaskStatus::Queued => TaskState::Queued,
+            TaskStatus::Running { .. } => TaskState::Running,
+            TaskStatus::Completed { .. } => TaskState::Completed,
+            TaskStatus::Failed { .. } => TaskState::Failed,
+            TaskStatus::TimedOut { .. } => TaskState::TimedOut,
+            TaskStatus::Cancelled { .. } => TaskState::Cancelled,
+            TaskStatus::Interrupted { .. } => TaskState::Interrupted,
+        }
+    }
+
+    /// Its run in a session, if it was given to one.
+    pub fn run(&self) -> Option<&TaskRun> {
+        match &self.status {
+            TaskStatus::Queued => None,
+            TaskStatus::Running { run } | TaskStatus::Completed { run, .. } | TaskStatus::TimedOut { run, .. } => {
+                Some(run)
+            }
+            TaskStatus::Failed { run, .. }
+            | TaskStatus::Cancelled { run, .. }
+            | TaskStatus::Interrupted { run, .. } => run.as_ref(),
+        }
+    }
+
+    fn run_mut(&mut self) -> Option<&mut TaskRun> {
+        match &mut self.status {
+            TaskStatus::Queued => None,
+            TaskStatus::Running { run } | TaskStatus::Completed { run, .. } | TaskStatus::TimedOut { run, .. } => {
+                Some(run)
+            }
+            TaskStatus::Failed { run, .. }
+            | TaskStatus::Cancelled { run, .. }
+            | TaskStatus::Interrupted { run, .. } => run.as_mut(),
+        }
+    }
+
+    pub fn session_id(&self) -> Option<&SessionId> {
+        self.run().map(|run| &run.session_id)
+    }
+
+    /// When the queue took it.
+    pub fn started_at(&self) -> Option<Millis> {
+        self.run().map(|run| run.started_at)
+    }
+
+    pub fn typed_at(&self) -> Option<Millis> {
+        self.run().and_then(|run| run.typed_at)
+    }
+
+    pub fn progress(&self) -> Option<&str> {
+        self.run().and_then(|run| run.progress.as_deref())
+    }
+
+    pub fn ended_at(&self) -> Option<Millis> {
+        match &self.status {
+            TaskStatus::Queued | TaskStatus::Running { .. } => None,
+            TaskStatus::Completed { ended_at, .. }
+            | TaskStatus::Failed { ended_at, .. }
+            | TaskStatus::TimedOut { ended_at, .. }
+            | TaskStatus::Cancelled { ended_at, .. }
+            | TaskStatus::Interrupted { ended_at, .. } => Some(*ended_at),
+        }
+    }
+
+    /// Why it failed, timed out, was cancelled or interrupted.
+    pub fn reason(&self) -> Option<&str> {
+        match &self.status {
+            TaskStatus::Queued | TaskStatus::Running { .. } | TaskStatus::Completed { .. } => None,
+            TaskStatus::Failed { reason, .. }
+            | TaskStatus::TimedOut { reason, .. }
+            | TaskStatus::Cancelled { reason, .. }
+            | TaskStatus::Interrupted { reason, .. } => Some(reason),
+        }
+    }
+
+    pub fn result(&self) -> Option<&TaskResult> {
+        match &self.status {
+            TaskStatus::Completed { result, .. } | TaskStatus::TimedOut { result, .. } => Some(result),
+            TaskStatus::Failed { result, .. } | TaskStatus::Cancelled { result, .. } => result.as_ref(),
+            TaskStatus::Queued | TaskStatus::Running { .. } | TaskStatus::Interrupted { .. } => None,
+        }
+    }
+
+    /// Taken from the queue into `session_id`.
+    pub fn start(&mut self, session_id: SessionId, at: Millis) {
+        self.status =
+            TaskStatus::Running { run: TaskRun { session_id, started_at: at, typed_at: None, progress: None } };
+    }
+
+    /// Typed into its agent.
+    pub fn typed(&mut self, at: Millis) {
+        if let Some(run) = self.run_mut() {
+            run.typed_at = Some(at);
+        }
+    }
+
+    /// The agent's latest STATUS.txt.
+    pub fn set_progress(&mut self, progress: Option<String>) {
+        if let Some(run) = self.run_mut() {
+            run.progress = progress;
+        }
+    }
+
+    /// Back in the queue at `order`, as if just submitted.
+    pub fn requeue(&mut self, order: i64) {
+        self.order = order;
+        self.status = TaskStatus::Queued;
+    }
+
+    /// Ends it in `state` (a finished one). A state that needs a reason or a
+    /// result it was not given says so (a reason reads "no reason given"; a
+    /// completed task without a result cannot be: that is a bug).
+    pub fn end(&mut self, state: TaskState, at: Millis, reason: Option<String>, result: Option<TaskResult>) {
+        let run = self.run().cloned();
+        let reason = || reason.clone().unwrap_or_else(|| "no reason given".to_owned());
+        let ran = |what: &str| run.clone().unwrap_or_else(|| panic!("a {what} task has run"));
+        self.status = match state {
+            TaskState::Completed => TaskStatus::Completed {
+                run: ran("completed"),
+                ended_at: at,
+                result: result.expect("a completed task has its result"),
+            },
+            TaskState::TimedOut => TaskStatus::TimedOut {
+                run: ran("timed-out"),
+                ended_at: at,
+                reason: reason(),
+                result: result.expect("a timed-out task has its fallback result"),
+            },
+            TaskState::Failed => TaskStatus::Failed { run, ended_at: at, reason: reason(), result },
+            TaskState::Cancelled => TaskStatus::Cancelled { run, ended_at: at, reason: reason(), result },
+            TaskState::Interrupted => TaskStatus::Interrupted { run, ended_at: at, reason: reason() },
+            TaskState::Queued | TaskState::Running => unreachable!("ending a task ends it in a finished state"),
+        };
+    }
+}
+
+/// A task in its flat form, as the window and the store see it: the
+/// state's name beside every field any state can have.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(rename = "TaskInfo")]
+pub struct TaskRecord {
     pub id: TaskId,
     #[serde(flatten)]
     pub spec: TaskSpec,
@@ -154,6 +370,67 @@ pub struct TaskInfo {
     pub result: Option<TaskResult>,
 }
 
+impl From<TaskInfo> for TaskRecord {
+    fn from(task: TaskInfo) -> TaskRecord {
+        TaskRecord {
+            state: task.state(),
+            session_id: task.session_id().cloned(),
+            started_at: task.run().map(|run| run.started_at),
+            typed_at: task.typed_at(),
+            ended_at: task.ended_at(),
+            progress: task.progress().map(str::to_owned),
+            reason: task.reason().map(str::to_owned),
+            result: task.result().cloned(),
+            id: task.id,
+            spec: task.spec,
+            order: task.order,
+            created_at: task.created_at,
+        }
+    }
+}
+
+impl TryFrom<TaskRecord> for TaskInfo {
+    type Error = String;
+
+    /// A record whose fields do not fit its state (an ended task without an
+    /// end time, a completed one without its result) is refused.
+    fn try_from(record: TaskRecord) -> Result<TaskInfo, String> {
+        let run = match (record.session_id, record.started_at) {
+            (Some(session_id), Some(started_at)) => {
+                Some(TaskRun { session_id, started_at, typed_at: record.typed_at, progress: record.progress })
+            }
+            _ => None,
+        };
+        let state = record.state;
+        let missing = |what: &str| format!("a {} task without {what}", state.as_str());
+        let ended_at = || record.ended_at.ok_or_else(|| missing("its end time"));
+        let reason = || record.reason.clone().unwrap_or_default();
+        let status = match state {
+            TaskState::Queued => TaskStatus::Queued,
+            TaskState::Running => TaskStatus::Running { run: run.ok_or_else(|| missing("its session"))? },
+            TaskState::Completed => TaskStatus::Completed {
+                run: run.ok_or_else(|| missing("its session"))?,
+                ended_at: ended_at()?,
+                result: record.result.clone().ok_or_else(|| missing("its result"))?,
+            },
+            TaskState::TimedOut => TaskStatus::TimedOut {
+                run: run.ok_or_else(|| missing("its session"))?,
+                ended_at: ended_at()?,
+                reason: reason(),
+                result: record.result.clone().ok_or_else(|| missing("its result"))?,
+            },
+            TaskState::Failed => {
+                TaskStatus::Failed { run, ended_at: ended_at()?, reason: reason(), result: record.result.clone() }
+            }
+            TaskState::Cancelled => {
+                TaskStatus::Cancelled { run, ended_at: ended_at()?, reason: reason(), result: record.result.clone() }
+            }
+            TaskState::Interrupted => TaskStatus::Interrupted { run, ended_at: ended_at()?, reason: reason() },
+        };
+        Ok(TaskInfo { id: record.id, spec: record.spec, order: record.order, created_at: record.created_at, status })
+    }
+}
+
 /// One agent's queue at a glance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct QueueStatus {
@@ -172,4 +449,97 @@ pub struct Submitted {
     pub position: Option<u32>,
     /// The task the agent is busy with, if any.
     pub waiting_for: Option<TaskId>,
+}
+
+#[cfg(test)]
+mod tests {
+    use switchboard_protocol::summary::parse_summary;
+
+    use super::*;
+
+    fn result() -> TaskResult {
+        TaskResult {
+            summary: parse_summary("## Status\nCOMPLETED"),
+            fallback: false,
+            artifacts: Vec::new(),
+            rejected: Vec::new(),
+            results_json: None,
+            errors: None,
+        }
+    }
+
+    fn task() -> TaskInfo {
+        TaskInfo::queued(TaskId::new(), TaskSpec::new(ProfileId::new(), "fix it"), 3, 100)
+    }
+
+    #[test]
+    fn a_task_carries_what_its_state_has() {
+        let mut task = task();
+        assert_eq!((task.state(), task.session_id(), task.ended_at()), (TaskState::Queued, None, None));
+        let session = SessionId::new();
+        task.start(session.clone(), 200);
+        task.typed(250);
+        task.set_progress(Some("half".into()));
+        assert_eq!((task.state(), task.session_id(), task.typed_at()), (TaskState::Running, Some(&session), Some(250)));
+        task.end(TaskState::Completed, 300, None, Some(result()));
+        assert_eq!((task.state(), task.ended_at(), task.reason()), (TaskState::Completed, Some(300), None));
+        assert_eq!((task.progress(), task.started_at()), (Some("half"), Some(200)), "its run is kept");
+
+        // Requeued: nothing of the run is left to reset by hand.
+        task.requeue(-1);
+        assert_eq!(task, TaskInfo { order: -1, ..self::task_with_id(&task) });
+        assert_eq!((task.session_id(), task.typed_at(), task.result(), task.progress()), (None, None, None, None));
+
+        // Cancelled before it ran: no run, a reason.
+        let mut queued = self::task();
+        queued.end(TaskState::Cancelled, 5, Some("cancelled before it started".into()), None);
+        assert_eq!(queued.run(), None);
+        assert_eq!(queued.reason(), Some("cancelled before it started"));
+    }
+
+    fn task_with_id(like: &TaskInfo) -> TaskInfo {
+        TaskInfo::queued(like.id.clone(), like.spec.clone(), like.order, like.created_at)
+    }
+
+    #[test]
+    fn the_flat_record_round_trips_and_refuses_what_does_not_fit() {
+        let mut running = task();
+        running.start(SessionId::new(), 7);
+        let mut timed_out = running.clone();
+        timed_out.end(TaskState::TimedOut, 9, Some("the time limit passed".into()), Some(result()));
+        let mut failed = task();
+        failed.end(TaskState::Failed, 9, Some("the workspace is gone".into()), None);
+        for task in [self::task(), running, timed_out, failed] {
+            let json = serde_json::to_value(&task).unwrap();
+            assert_eq!(json["state"], task.state().as_str(), "the window reads the state's name");
+            assert!(json.get("reason").is_some() && json.get("session_id").is_some(), "every field, null or not");
+            assert_eq!(serde_json::from_value::<TaskInfo>(json).unwrap(), task);
+        }
+        let record = TaskRecord::from(task());
+        let cases = [
+            (TaskRecord { state: TaskState::Running, ..record.clone() }, "a running task without its session"),
+            (
+                TaskRecord {
+                    state: TaskState::Completed,
+                    session_id: Some(SessionId::new()),
+                    started_at: Some(1),
+                    ..record.clone()
+                },
+                "a completed task without its end time",
+            ),
+            (
+                TaskRecord {
+                    state: TaskState::Completed,
+                    session_id: Some(SessionId::new()),
+                    started_at: Some(1),
+                    ended_at: Some(2),
+                    ..record
+                },
+                "a completed task without its result",
+            ),
+        ];
+        for (record, refusal) in cases {
+            assert_eq!(TaskInfo::try_from(record).unwrap_err(), refusal);
+        }
+    }
 }

@@ -4,7 +4,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use switchboard_protocol::{Priority, ProfileId, SignalId, TaskId};
 
 use super::{Result, Store, StoreError, parse_id, to_json};
-use crate::api::{SignalInfo, SignalState, TaskInfo, TaskSpec, TaskState};
+use crate::api::{SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState};
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
      success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result";
@@ -138,6 +138,7 @@ impl Store {
 
 fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
     {
+        let task = TaskRecord::from(task.clone());
         conn.execute(
             &format!(
                 "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
@@ -175,7 +176,7 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
     let corrupt = |detail: String| StoreError::Corrupt { what: "task", detail };
     let priority: String = row.get(6)?;
     let state: String = row.get(9)?;
-    Ok(TaskInfo {
+    let record = TaskRecord {
         id: parse_id(&row.get::<_, String>(0)?)?,
         spec: TaskSpec {
             profile_id: parse_id(&row.get::<_, String>(1)?)?,
@@ -200,5 +201,7 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
             .get::<_, Option<String>>(18)?
             .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
             .transpose()?,
-    })
+    };
+    let id = record.id.clone();
+    TaskInfo::try_from(record).map_err(|reason| corrupt(format!("{id}: {reason}")))
 }

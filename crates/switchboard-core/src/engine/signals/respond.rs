@@ -106,7 +106,7 @@ impl SignalDesk {
         if let Some(prompt) = prompt {
             let mut text = prompt;
             if let Some(task) = &info.task_id
-                && cx.store.get_task(task).ok().flatten().is_some_and(|t| t.state == TaskState::Running)
+                && cx.store.get_task(task).ok().flatten().is_some_and(|t| t.state() == TaskState::Running)
             {
                 text.push_str(&prompts::task_reminder(&summary_path(task)));
             }

@@ -51,7 +51,7 @@ impl TaskDesk {
                             work.phase = Phase::Typed { deadline: Instant::now() + work.time_limit };
                         }
                         if let Ok(mut task) = task_of(cx, &task_id) {
-                            task.typed_at = Some(now());
+                            task.typed(now());
                             save_and_report(cx, &task);
                             log_task(cx, &task, LogKind::TaskTyped { bracketed });
                         }
@@ -140,10 +140,10 @@ impl TaskDesk {
         let progress = artifacts::read_progress(workspace);
         for task_id in working {
             if let Ok(mut task) = task_of(cx, &task_id)
-                && task.progress != progress
+                && task.progress() != progress.as_deref()
                 && progress.is_some()
             {
-                task.progress = progress.clone();
+                task.set_progress(progress.clone());
                 save_and_report(cx, &task);
             }
         }
@@ -299,7 +299,8 @@ impl TaskDesk {
         let result = if let Some(text) = summary {
             artifacts::collect_result(&work.workspace, task_id, text, false)
         } else {
-            let since = task.started_at.map_or(UNIX_EPOCH, |ms| UNIX_EPOCH + Duration::from_millis(ms as u64));
+            let started_at = task.run().map(|run| run.started_at);
+            let since = started_at.map_or(UNIX_EPOCH, |ms| UNIX_EPOCH + Duration::from_millis(ms as u64));
             // File times have coarse resolution on some file systems.
             let since = since.checked_sub(Duration::from_secs(1)).unwrap_or(since);
             let changed = artifacts::changed_files(&work.workspace, since);
@@ -319,9 +320,6 @@ impl TaskDesk {
         reason: Option<String>,
         result: Option<TaskResult>,
     ) -> TaskInfo {
-        task.state = state;
-        task.ended_at = Some(now());
-        task.reason = reason.clone();
         if let Some(result) = &result {
             for rejected in &result.rejected {
                 let kind =
@@ -329,13 +327,13 @@ impl TaskDesk {
                 log_task(cx, &task, kind);
             }
         }
-        task.result = result;
+        task.end(state, now(), reason.clone(), result);
         save_and_report(cx, &task);
         log_task(cx, &task, LogKind::TaskEnded { state, reason });
         if state == TaskState::Completed
-            && let Some(session_id) = &task.session_id
+            && let Some(session_id) = task.session_id().cloned()
         {
-            status::task_done(cx, session_id);
+            status::task_done(cx, &session_id);
         }
         task
     }
@@ -344,7 +342,7 @@ impl TaskDesk {
     /// while they worked: complete those whose summary has appeared since,
     /// mark the others interrupted (the user can put them back in the queue).
     pub fn recover(&mut self, cx: &mut Ctx) -> Result<(), EngineError> {
-        for task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state == TaskState::Running) {
+        for task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state() == TaskState::Running) {
             let workspace =
                 cx.store.get_profile(&task.spec.profile_id)?.and_then(|p| Path::new(&p.spec.cwd).canonicalize().ok());
             let summary = workspace.as_ref().and_then(|ws| {

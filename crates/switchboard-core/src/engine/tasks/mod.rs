@@ -126,26 +126,14 @@ impl TaskDesk {
         let profile = cx.profile(&spec.profile_id)?;
         let time_limit = spec.time_limit_secs.unwrap_or(profile.spec.task_time_limit_secs);
         let order = cx.store.queue_bound(&profile.id, true)?;
-        let task = TaskInfo {
-            id: TaskId::new(),
-            spec: TaskSpec { time_limit_secs: Some(time_limit), ..spec },
-            state: TaskState::Queued,
-            order,
-            session_id: None,
-            created_at: now(),
-            started_at: None,
-            typed_at: None,
-            ended_at: None,
-            progress: None,
-            reason: None,
-            result: None,
-        };
+        let task =
+            TaskInfo::queued(TaskId::new(), TaskSpec { time_limit_secs: Some(time_limit), ..spec }, order, now());
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskQueued { priority: task.spec.priority });
         cx.emit(EngineEvent::TaskChanged { task: task.clone() });
         self.pump(cx, &profile.id);
         let task = task_of(cx, &task.id)?;
-        let (position, waiting_for) = if task.state == TaskState::Queued {
+        let (position, waiting_for) = if task.state() == TaskState::Queued {
             let queued = queued(cx, &profile.id)?;
             (queue::position(&queued, &task.id), self.work.get(&profile.id).map(|w| w.task_id.clone()))
         } else {
@@ -172,7 +160,7 @@ impl TaskDesk {
     pub fn cancel(&mut self, cx: &mut Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
         let task = task_of(cx, id)?;
         let profile_id = task.spec.profile_id.clone();
-        match rules::cancel(task.state) {
+        match rules::cancel(task.state()) {
             Cancel::Dequeue { reason } => {
                 let task = self.finish(cx, task, TaskState::Cancelled, Some(reason.into()), None);
                 emit_queue(cx, self.queue_status(cx, &profile_id));
@@ -188,23 +176,23 @@ impl TaskDesk {
                 Ok(task)
             }
             Cancel::Refuse { reason } => {
-                Err(EngineError::TaskState { task: id.clone(), state: task.state.as_str(), reason })
+                Err(EngineError::TaskState { task: id.clone(), state: task.state().as_str(), reason })
             }
         }
     }
 
     pub fn move_to(&mut self, cx: &mut Ctx, id: &TaskId, to_index: u32) -> Result<(), EngineError> {
         let task = task_of(cx, id)?;
-        if task.state != TaskState::Queued {
+        if task.state() != TaskState::Queued {
             return Err(EngineError::TaskState {
                 task: id.clone(),
-                state: task.state.as_str(),
+                state: task.state().as_str(),
                 reason: "only queued tasks move",
             });
         }
         let profile_id = task.spec.profile_id.clone();
         let active = cx.store.active_tasks(Some(&profile_id))?;
-        let queued: Vec<Queued> = active.iter().filter(|t| t.state == TaskState::Queued).map(queued_of).collect();
+        let queued: Vec<Queued> = active.iter().filter(|t| t.state() == TaskState::Queued).map(queued_of).collect();
         let moved = queue::moved(&queued, id, to_index as usize).expect("the task is queued");
         let changed: Vec<TaskInfo> = moved
             .iter()
@@ -231,18 +219,15 @@ impl TaskDesk {
 
     pub fn requeue(&mut self, cx: &mut Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
         let mut task = task_of(cx, id)?;
-        if !rules::requeue_allowed(task.state) {
+        if !rules::requeue_allowed(task.state()) {
             return Err(EngineError::TaskState {
                 task: id.clone(),
-                state: task.state.as_str(),
+                state: task.state().as_str(),
                 reason: "only interrupted, failed, timed-out or cancelled tasks go back in the queue",
             });
         }
         cx.profile(&task.spec.profile_id)?;
-        task.order = cx.store.queue_bound(&task.spec.profile_id, false)?;
-        task.state = TaskState::Queued;
-        (task.session_id, task.started_at, task.typed_at, task.ended_at) = (None, None, None, None);
-        (task.progress, task.reason, task.result) = (None, None, None);
+        task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskRequeued);
         cx.emit(EngineEvent::TaskChanged { task: task.clone() });
@@ -329,9 +314,7 @@ impl TaskDesk {
             None => cx.start_session(profile_id, TermSize::DEFAULT, None)?.id,
         };
 
-        task.state = TaskState::Running;
-        task.started_at = Some(now());
-        task.session_id = Some(session_id.clone());
+        task.start(session_id.clone(), now());
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskStarted);
         cx.emit(EngineEvent::TaskChanged { task: task.clone() });
@@ -432,7 +415,7 @@ fn queued(cx: &Ctx, profile_id: &ProfileId) -> Result<Vec<Queued>, EngineError> 
         .store
         .active_tasks(Some(profile_id))?
         .iter()
-        .filter(|t| t.state == TaskState::Queued)
+        .filter(|t| t.state() == TaskState::Queued)
         .map(queued_of)
         .collect())
 }
@@ -449,7 +432,7 @@ fn emit_queue(cx: &Ctx, status: Result<QueueStatus, EngineError>) {
 }
 
 fn log_task(cx: &Ctx, task: &TaskInfo, kind: LogKind) {
-    if let Err(error) = cx.store.append_task_event(now(), task.session_id.as_ref(), Some(&task.id), &kind) {
+    if let Err(error) = cx.store.append_task_event(now(), task.session_id(), Some(&task.id), &kind) {
         tracing::error!(task = %task.id, %error, "logging a task event failed");
     }
 }

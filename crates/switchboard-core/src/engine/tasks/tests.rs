@@ -41,7 +41,7 @@ impl Desk {
     }
 
     fn session(&self, id: &TaskId) -> SessionId {
-        self.task(id).session_id.expect("the task was given to a session")
+        self.task(id).session_id().cloned().expect("the task was given to a session")
     }
 
     /// The session types the task (answering its request) and the desk
@@ -79,11 +79,11 @@ async fn a_task_is_handed_to_a_new_session_and_typed_once_ready() {
     let mut desk = Desk::new(CompletionRule::Summary);
     let task = desk.submit("fix the build");
     let task = desk.task(&task.id);
-    assert_eq!(task.state, TaskState::Running);
-    assert!(desk.bench.cx.sessions.is_running(&task.session_id.clone().unwrap()));
-    assert_eq!(task.typed_at, None, "not typed until the session says so");
+    assert_eq!(task.state(), TaskState::Running);
+    assert!(desk.bench.cx.sessions.is_running(&task.session_id().cloned().unwrap()));
+    assert_eq!(task.typed_at(), None, "not typed until the session says so");
     desk.type_it(&task.id);
-    assert!(desk.task(&task.id).typed_at.is_some());
+    assert!(desk.task(&task.id).typed_at().is_some());
     let timeline = desk.desk.timeline(&desk.bench.cx, &task.id).unwrap();
     let kinds: Vec<_> = timeline.iter().map(|e| std::mem::discriminant(&e.kind)).collect();
     assert_eq!(kinds.len(), 3, "queued, started, typed: {timeline:?}");
@@ -97,12 +97,12 @@ async fn cancelling_in_each_state() {
     let second = desk.submit("two");
     let session = desk.session(&first.id);
     let cancelled = desk.desk.cancel(&mut desk.bench.cx, &first.id).unwrap();
-    assert_eq!((cancelled.state, cancelled.reason.as_deref()), (TaskState::Cancelled, Some("cancelled while it ran")));
+    assert_eq!((cancelled.state(), cancelled.reason()), (TaskState::Cancelled, Some("cancelled while it ran")));
     let controls = desk.bench.controls(&session);
     let withdrawn = controls.iter().any(|c| matches!(c, Control::CancelType(tag) if *tag == first.id.to_string()));
     assert!(withdrawn, "the untyped text is withdrawn");
     // The queue moved on to the next task, in the same session.
-    assert_eq!(desk.task(&second.id).state, TaskState::Running);
+    assert_eq!(desk.task(&second.id).state(), TaskState::Running);
     assert_eq!(desk.session(&second.id), session);
     let typed = typed_in(controls);
     assert!(typed[typed.len() - 1].starts_with("two"), "{typed:?}");
@@ -117,15 +117,15 @@ async fn cancelling_in_each_state() {
     // Queued: it leaves the queue; the agent is not involved.
     desk.desk.set_paused(&mut desk.bench.cx, Some(desk.profile.id.clone()), true).unwrap();
     let queued = desk.submit("three");
-    assert_eq!(desk.task(&queued.id).state, TaskState::Queued);
+    assert_eq!(desk.task(&queued.id).state(), TaskState::Queued);
     let cancelled = desk.desk.cancel(&mut desk.bench.cx, &queued.id).unwrap();
-    assert_eq!(cancelled.reason.as_deref(), Some("cancelled before it started"));
+    assert_eq!(cancelled.reason(), Some("cancelled before it started"));
     assert!(desk.bench.controls(&session).is_empty());
 
     // Finished: refused, and it stays as it was.
     let error = desk.desk.cancel(&mut desk.bench.cx, &queued.id).unwrap_err();
     assert!(matches!(error, EngineError::TaskState { reason: "already finished", .. }), "{error}");
-    assert_eq!(desk.task(&queued.id).state, TaskState::Cancelled);
+    assert_eq!(desk.task(&queued.id).state(), TaskState::Cancelled);
 }
 
 #[tokio::test]
@@ -136,12 +136,12 @@ async fn a_finished_task_goes_back_in_the_queue_but_a_completed_one_does_not() {
     // The stand-in keeps the withdrawn text; a real session forgets it.
     drop(desk.bench.controls(&desk.session(&task.id)));
     let again = desk.desk.requeue(&mut desk.bench.cx, &task.id).unwrap();
-    assert_eq!(again.state, TaskState::Running, "requeued, and taken at once");
-    assert_eq!((again.reason, again.ended_at, again.result), (None, None, None));
+    assert_eq!(again.state(), TaskState::Running, "requeued, and taken at once");
+    assert_eq!((again.reason(), again.ended_at(), again.result()), (None, None, None));
     desk.type_it(&task.id);
     desk.write_summary(&task.id, "COMPLETED");
     desk.summary_arrives(&task.id);
-    assert_eq!(desk.task(&task.id).state, TaskState::Completed);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Completed);
     let error = desk.desk.requeue(&mut desk.bench.cx, &task.id).unwrap_err();
     assert!(matches!(error, EngineError::TaskState { state: "completed", .. }), "{error}");
 }
@@ -155,9 +155,9 @@ async fn each_completion_rule_settles_on_what_it_needs() {
     desk.write_summary(&task.id, "COMPLETED");
     desk.summary_arrives(&task.id);
     let done = desk.task(&task.id);
-    assert_eq!(done.state, TaskState::Completed);
-    assert_eq!(done.result.unwrap().summary.status, Some(SummaryStatus::Completed));
-    let session = done.session_id.unwrap();
+    assert_eq!(done.state(), TaskState::Completed);
+    assert_eq!(done.result().cloned().unwrap().summary.status, Some(SummaryStatus::Completed));
+    let session = done.session_id().cloned().unwrap();
     let shown = desk.bench.cx.sessions.get(&session).unwrap();
     assert!(shown.hooks.task_done, "the session is marked done");
 
@@ -167,12 +167,12 @@ async fn each_completion_rule_settles_on_what_it_needs() {
     desk.type_it(&task.id);
     desk.write_summary(&task.id, "COMPLETED");
     desk.summary_arrives(&task.id);
-    assert_eq!(desk.task(&task.id).state, TaskState::Running);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Running);
     let report =
         Report { status: "success".into(), deliverables: vec![], metrics: "all".into(), recommendations: vec![] };
     let session = desk.session(&task.id);
     desk.desk.report_arrived(&mut desk.bench.cx, &session, report);
-    assert_eq!(desk.task(&task.id).state, TaskState::Completed);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Completed);
 
     // Both, disagreeing: the task fails, saying how.
     let mut desk = Desk::new(CompletionRule::Both);
@@ -182,12 +182,12 @@ async fn each_completion_rule_settles_on_what_it_needs() {
         Report { status: "failed".into(), deliverables: vec![], metrics: String::new(), recommendations: vec![] };
     let session = desk.session(&task.id);
     desk.desk.report_arrived(&mut desk.bench.cx, &session, report);
-    assert_eq!(desk.task(&task.id).state, TaskState::Running, "the summary is still missing");
+    assert_eq!(desk.task(&task.id).state(), TaskState::Running, "the summary is still missing");
     desk.write_summary(&task.id, "COMPLETED");
     desk.summary_arrives(&task.id);
     let failed = desk.task(&task.id);
-    assert_eq!(failed.state, TaskState::Failed);
-    assert_eq!(failed.reason.as_deref(), Some("the summary says COMPLETED but the completion report says failed"));
+    assert_eq!(failed.state(), TaskState::Failed);
+    assert_eq!(failed.reason(), Some("the summary says COMPLETED but the completion report says failed"));
 }
 
 #[tokio::test]
@@ -200,13 +200,13 @@ async fn a_lead_task_waits_for_its_team() {
     status::team_spawned(&mut desk.bench.cx, &lead, &teammate);
     desk.write_summary(&task.id, "COMPLETED");
     desk.summary_arrives(&task.id);
-    assert_eq!(desk.task(&task.id).state, TaskState::Running, "held while the teammate works");
+    assert_eq!(desk.task(&task.id).state(), TaskState::Running, "held while the teammate works");
 
     status::teammate_gone(&mut desk.bench.cx, &teammate);
     let Some(Follow::TeamSettled { lead: settled }) = desk.bench.cx.next_follow() else { panic!("the team settled") };
     assert_eq!(settled, lead);
     desk.desk.team_settled(&mut desk.bench.cx, &settled);
-    assert_eq!(desk.task(&task.id).state, TaskState::Completed);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Completed);
 }
 
 #[tokio::test]
@@ -231,9 +231,9 @@ async fn a_deadline_ends_the_task_with_a_fallback_from_the_screen() {
     reply.send(Ok(screen));
     desk.take_notes();
     let ended = desk.task(&task.id);
-    assert_eq!(ended.state, TaskState::TimedOut);
-    assert_eq!(ended.reason.as_deref(), Some("the time limit of 30 min passed without a summary"));
-    let result = ended.result.unwrap();
+    assert_eq!(ended.state(), TaskState::TimedOut);
+    assert_eq!(ended.reason(), Some("the time limit of 30 min passed without a summary"));
+    let result = ended.result().cloned().unwrap();
     assert!(result.fallback);
     assert!(result.artifacts[0].content.contains("compiling 3 of 9"), "{}", result.artifacts[0].content);
 }
@@ -252,10 +252,10 @@ async fn a_session_that_ends_ends_its_task() {
     drop(desk.bench.controls(&session));
     desk.take_notes();
     let ended = desk.task(&task.id);
-    assert_eq!(ended.state, TaskState::Cancelled);
-    assert!(ended.result.unwrap().fallback);
+    assert_eq!(ended.state(), TaskState::Cancelled);
+    assert!(ended.result().cloned().unwrap().fallback);
     assert!(desk.bench.cx.store.queue_paused(&desk.profile.id).unwrap());
-    assert_eq!(desk.task(&next.id).state, TaskState::Queued, "the paused queue waits");
+    assert_eq!(desk.task(&next.id).state(), TaskState::Queued, "the paused queue waits");
 
     // Exited by itself: failed, with how.
     desk.desk.set_paused(&mut desk.bench.cx, Some(desk.profile.id.clone()), false).unwrap();
@@ -265,8 +265,8 @@ async fn a_session_that_ends_ends_its_task() {
     drop(desk.bench.controls(&session));
     desk.take_notes();
     let ended = desk.task(&next.id);
-    assert_eq!(ended.state, TaskState::Failed);
-    assert_eq!(ended.reason.as_deref(), Some("the agent exited (code 3) before writing its summary"));
+    assert_eq!(ended.state(), TaskState::Failed);
+    assert_eq!(ended.reason(), Some("the agent exited (code 3) before writing its summary"));
 
     // The app quitting: interrupted, no fallback.
     let last = desk.submit("three");
@@ -275,5 +275,5 @@ async fn a_session_that_ends_ends_its_task() {
     let state = desk.bench.end(&session, true);
     desk.desk.on_session_end(&mut desk.bench.cx, &session, true, &state);
     let ended = desk.task(&last.id);
-    assert_eq!((ended.state, ended.result), (TaskState::Interrupted, None));
+    assert_eq!((ended.state(), ended.result()), (TaskState::Interrupted, None));
 }
