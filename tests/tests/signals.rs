@@ -32,7 +32,7 @@ impl TestEngine {
         self.events
             .wait_for(&format!("a {kind:?} signal, {state:?}"), |events| {
                 events.iter().rev().find_map(|event| match event {
-                    EngineEvent::SignalChanged { signal } if kind_of(signal) == kind && signal.state == state => {
+                    EngineEvent::SignalChanged { signal } if kind_of(signal) == kind && signal.state() == state => {
                         Some(signal.clone())
                     }
                     _ => None,
@@ -112,8 +112,8 @@ async fn a_clarification_is_answered_and_the_agent_finishes_its_task() {
         )
         .await
         .unwrap();
-    assert_eq!(answered.state, SignalState::Handled);
-    let prompt = answered.reply_prompt.unwrap();
+    assert_eq!(answered.state(), SignalState::Handled);
+    let prompt = answered.reply_prompt().unwrap();
     assert!(prompt.starts_with("CLARIFICATION RESPONSE\nQ1: Analyze OAuth2, JWT, or both?\nA1: Both strategies\n"));
     assert!(prompt.contains(&format!("summaries/{}.md", task.id)), "{prompt}");
 
@@ -196,11 +196,11 @@ async fn a_blocker_is_skipped_logged_and_resumed_and_pending_signals_survive_a_r
     let t = TestEngine::start_in(temp.path(), |_| {}).await;
     let pending = t.engine.list_signals().await.unwrap();
     assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0].state, SignalState::Pending);
+    assert_eq!(pending[0].state(), SignalState::Pending);
     assert_eq!(pending[0].session_id, session_id);
 
     let handled = t.engine.respond_to_signal(pending[0].id.clone(), SignalResponse::Skip).await.unwrap();
-    let prompt = handled.reply_prompt.unwrap();
+    let prompt = handled.reply_prompt().unwrap();
     assert!(prompt.starts_with("SKIP ITEM\nSkip: Phase 3: migrations"), "{prompt}");
     assert!(prompt.contains("STATE RESTORATION\nPhases 1-2 done; checkpoint at step 3"), "{prompt}");
     let log = std::fs::read_to_string(t.workspace.join(switchboard_core::SKIPPED_ITEMS_FILE)).unwrap();
@@ -247,10 +247,8 @@ async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiti
         .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
         .await
         .unwrap();
-    let delegate = approved.delegate_session.clone().expect("a delegate session");
-    assert!(
-        approved.reply_prompt.as_deref().unwrap().starts_with(&format!("DELEGATION APPROVED\nNew agent: {delegate}"))
-    );
+    let delegate = approved.delegate_session().cloned().expect("a delegate session");
+    assert!(approved.reply_prompt().unwrap().starts_with(&format!("DELEGATION APPROVED\nNew agent: {delegate}")));
     t.wait_for_screen(&lead.id, "received: DELEGATION APPROVED").await;
     t.wait_for_screen(&delegate, "received: DELEGATED WORK").await;
 
@@ -261,8 +259,8 @@ async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiti
     assert_eq!(checks, [("tests/parser.rs", true), ("missing.rs", false)], "{report:#?}");
     t.wait_for_screen(&lead.id, "received: DELEGATED WORK COMPLETE").await;
     let acknowledged = t.engine.respond_to_signal(report.id.clone(), SignalResponse::Acknowledge).await.unwrap();
-    assert_eq!(acknowledged.state, SignalState::Handled);
-    assert!(acknowledged.reply_prompt.is_none(), "nothing is typed for an acknowledgement");
+    assert_eq!(acknowledged.state(), SignalState::Handled);
+    assert!(acknowledged.reply_prompt().is_none(), "nothing is typed for an acknowledgement");
     // The echoed reply prompts raised no signals of their own.
     let all = t.engine.list_signals().await.unwrap();
     let kinds: Vec<_> = all.iter().map(|s| (kind_of(s), matches!(s.scan, ScanEvent::Malformed { .. }))).collect();
@@ -289,7 +287,7 @@ async fn delegation_is_refused_past_the_cap_on_agents() {
         .respond_to_signal(request.id.clone(), SignalResponse::Deny { reason: "not now".into() })
         .await
         .unwrap();
-    assert!(denied.reply_prompt.unwrap().starts_with("DELEGATION DENIED\nReason: not now"));
+    assert!(denied.reply_prompt().unwrap().starts_with("DELEGATION DENIED\nReason: not now"));
     t.wait_for_screen(&session.id, "received: DELEGATION DENIED").await;
     t.engine.stop_session(session.id).await.unwrap();
 }
@@ -397,7 +395,7 @@ async fn parallel_agents_results_are_merged_with_their_shared_findings() {
         .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
         .await
         .unwrap();
-    let delegate = approved.delegate_session.unwrap();
+    let delegate = approved.delegate_session().cloned().unwrap();
 
     let merged = t
         .events
@@ -442,7 +440,7 @@ async fn a_blocker_resolved_or_delegated_resumes_the_agent_with_its_checkpoint()
         .respond_to_signal(blocker.id.clone(), SignalResponse::Resolve { resolution: "DATABASE_URL is set".into() })
         .await
         .unwrap();
-    let prompt = resolved.reply_prompt.unwrap();
+    let prompt = resolved.reply_prompt().unwrap();
     assert!(prompt.starts_with("BLOCKER RESOLVED\nIssue: missing_dependency: The database credentials are not available\nResolution: DATABASE_URL is set"), "{prompt}");
     assert!(prompt.contains("STATE RESTORATION\nPhases 1-2 done; checkpoint at step 3\n\nRESUME INSTRUCTIONS\nContinue with: Phase 3: migrations"), "{prompt}");
     t.wait_for_screen(&one.id, "received: BLOCKER RESOLVED").await;
@@ -465,8 +463,8 @@ async fn a_blocker_resolved_or_delegated_resumes_the_agent_with_its_checkpoint()
         .respond_to_signal(blocker.id.clone(), SignalResponse::DelegateBlocked { profile_id: helper.id.clone() })
         .await
         .unwrap();
-    let taker = delegated.delegate_session.clone().unwrap();
-    assert!(delegated.reply_prompt.unwrap().starts_with(&format!(
+    let taker = delegated.delegate_session().cloned().unwrap();
+    assert!(delegated.reply_prompt().unwrap().starts_with(&format!(
         "PARTIAL RESUME\nThe blocked part (Phase 3: migrations) was delegated to agent {taker}"
     )));
     let screen = t.wait_for_screen(&taker, "received: DELEGATED WORK").await;
@@ -507,7 +505,7 @@ async fn a_lead_task_completes_only_after_both_delegated_teammates() {
             .await
             .unwrap()
             .into_iter()
-            .filter(|s| kind_of(s) == SignalKind::Delegate && s.state == SignalState::Pending)
+            .filter(|s| kind_of(s) == SignalKind::Delegate && s.state() == SignalState::Pending)
             .collect();
         requests = pending;
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

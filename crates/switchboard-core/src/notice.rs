@@ -68,7 +68,7 @@ impl Notices {
             queues: queues.iter().map(|q| (q.profile_id.clone(), q.clone())).collect(),
             pending: signals
                 .iter()
-                .filter(|s| s.state == SignalState::Pending)
+                .filter(|s| s.state() == SignalState::Pending)
                 .map(|s| (s.id.clone(), s.profile_id.clone()))
                 .collect(),
             notified: signals.iter().map(|s| s.id.to_string()).collect(),
@@ -142,7 +142,7 @@ impl Notices {
     }
 
     fn on_signal(&mut self, signal: &SignalInfo) -> Option<Notice> {
-        if signal.state != SignalState::Pending {
+        if signal.state() != SignalState::Pending {
             self.pending.remove(&signal.id);
             return None;
         }
@@ -303,11 +303,16 @@ mod tests {
         assert_eq!((notice.title.as_str(), notice.body.as_str()), ("An agent needs an answer", "Which auth strategy?"));
         assert_eq!(notices.counts().attention, 1);
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
-        signal.state = SignalState::Handled;
+        signal.status = crate::api::SignalStatus::Handled {
+            at: 1,
+            response: crate::api::SignalResponse::Answer { answers: vec!["OAuth".into()] },
+            reply_prompt: None,
+            delegate_session: None,
+        };
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
         assert_eq!(notices.counts().attention, 0);
         // Known at start: counted, not notified again.
-        signal.state = SignalState::Pending;
+        signal.status = crate::api::SignalStatus::Pending;
         let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal));
         assert_eq!(restarted.counts().attention, 1);
         assert_eq!(restarted.apply(&EngineEvent::SignalChanged { signal }), None);

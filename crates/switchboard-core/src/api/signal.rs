@@ -94,9 +94,125 @@ pub struct DeliverableCheck {
     pub problem: Option<String>,
 }
 
-/// A signal an agent raised and what became of it.
+/// A signal an agent raised and what became of it. On the wire and in the
+/// store it is the flat [`SignalRecord`] (the window reads it as
+/// `SignalInfo`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(into = "SignalRecord", try_from = "SignalRecord")]
+#[ts(as = "SignalRecord")]
 pub struct SignalInfo {
+    pub id: SignalId,
+    pub session_id: SessionId,
+    pub profile_id: ProfileId,
+    /// The task the agent was working on, if any.
+    pub task_id: Option<TaskId>,
+    pub channel: SignalChannel,
+    /// The signal as read, or why it could not be.
+    pub scan: ScanEvent,
+    pub created_at: Millis,
+    pub status: SignalStatus,
+    /// Completion reports: each deliverable checked.
+    pub deliverables: Vec<DeliverableCheck>,
+    /// Completion reports: the task's success criteria, to set beside
+    /// `metrics_achieved`.
+    pub success_criteria: Option<String>,
+    /// On the requester's completion report, once it and every agent it
+    /// had working in parallel have reported: their results together.
+    pub merged: Option<MergedResult>,
+    /// The responses it takes now (none once handled), as the engine
+    /// decides them; the window offers these.
+    pub actions: Vec<SignalAction>,
+}
+
+/// Where a signal's protocol stands, with what each stage has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignalStatus {
+    /// Waiting for the user.
+    Pending,
+    /// The user answered or decided; the agent has been (or is being) told.
+    Handled {
+        at: Millis,
+        response: SignalResponse,
+        /// The prompt typed into the agent in reply, if one was.
+        reply_prompt: Option<String>,
+        /// The session that took delegated work, if one did.
+        delegate_session: Option<SessionId>,
+    },
+    /// The user dismissed it without telling the agent anything.
+    Dismissed { at: Millis },
+}
+
+impl SignalInfo {
+    /// A signal just read from `session_id`, waiting for the user; its
+    /// checks, merged result and the responses it takes are filled in later.
+    pub fn pending(
+        session_id: SessionId,
+        profile_id: ProfileId,
+        task_id: Option<TaskId>,
+        channel: SignalChannel,
+        scan: ScanEvent,
+        created_at: Millis,
+    ) -> SignalInfo {
+        SignalInfo {
+            id: SignalId::new(),
+            session_id,
+            profile_id,
+            task_id,
+            channel,
+            scan,
+            created_at,
+            status: SignalStatus::Pending,
+            deliverables: Vec::new(),
+            success_criteria: None,
+            merged: None,
+            actions: Vec::new(),
+        }
+    }
+
+    pub fn state(&self) -> SignalState {
+        match self.status {
+            SignalStatus::Pending => SignalState::Pending,
+            SignalStatus::Handled { .. } => SignalState::Handled,
+            SignalStatus::Dismissed { .. } => SignalState::Dismissed,
+        }
+    }
+
+    /// What the user decided, once they did.
+    pub fn response(&self) -> Option<&SignalResponse> {
+        match &self.status {
+            SignalStatus::Pending => None,
+            SignalStatus::Handled { response, .. } => Some(response),
+            SignalStatus::Dismissed { .. } => Some(&SignalResponse::Dismiss),
+        }
+    }
+
+    pub fn handled_at(&self) -> Option<Millis> {
+        match &self.status {
+            SignalStatus::Pending => None,
+            SignalStatus::Handled { at, .. } | SignalStatus::Dismissed { at } => Some(*at),
+        }
+    }
+
+    pub fn reply_prompt(&self) -> Option<&str> {
+        match &self.status {
+            SignalStatus::Handled { reply_prompt, .. } => reply_prompt.as_deref(),
+            SignalStatus::Pending | SignalStatus::Dismissed { .. } => None,
+        }
+    }
+
+    /// The session that took the work it delegated, if any.
+    pub fn delegate_session(&self) -> Option<&SessionId> {
+        match &self.status {
+            SignalStatus::Handled { delegate_session, .. } => delegate_session.as_ref(),
+            SignalStatus::Pending | SignalStatus::Dismissed { .. } => None,
+        }
+    }
+}
+
+/// A signal in its flat form, as the window and the store see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(rename = "SignalInfo")]
+pub struct SignalRecord {
     pub id: SignalId,
     pub session_id: SessionId,
     pub profile_id: ProfileId,
@@ -128,35 +244,59 @@ pub struct SignalInfo {
     pub actions: Vec<SignalAction>,
 }
 
-impl SignalInfo {
-    /// A signal just read from `session_id`, waiting for the user; its
-    /// checks, merged result and the responses it takes are filled in later.
-    pub fn pending(
-        session_id: SessionId,
-        profile_id: ProfileId,
-        task_id: Option<TaskId>,
-        channel: SignalChannel,
-        scan: ScanEvent,
-        created_at: Millis,
-    ) -> SignalInfo {
-        SignalInfo {
-            id: SignalId::new(),
-            session_id,
-            profile_id,
-            task_id,
-            channel,
-            scan,
-            state: SignalState::Pending,
-            created_at,
-            handled_at: None,
-            response: None,
-            reply_prompt: None,
-            delegate_session: None,
-            deliverables: Vec::new(),
-            success_criteria: None,
-            merged: None,
-            actions: Vec::new(),
+impl From<SignalInfo> for SignalRecord {
+    fn from(info: SignalInfo) -> SignalRecord {
+        SignalRecord {
+            state: info.state(),
+            handled_at: info.handled_at(),
+            response: info.response().cloned(),
+            reply_prompt: info.reply_prompt().map(str::to_owned),
+            delegate_session: info.delegate_session().cloned(),
+            id: info.id,
+            session_id: info.session_id,
+            profile_id: info.profile_id,
+            task_id: info.task_id,
+            channel: info.channel,
+            scan: info.scan,
+            created_at: info.created_at,
+            deliverables: info.deliverables,
+            success_criteria: info.success_criteria,
+            merged: info.merged,
+            actions: info.actions,
         }
+    }
+}
+
+impl TryFrom<SignalRecord> for SignalInfo {
+    type Error = String;
+
+    /// A handled record without its response or time is refused.
+    fn try_from(record: SignalRecord) -> Result<SignalInfo, String> {
+        let at = || record.handled_at.ok_or_else(|| "a settled signal without the time it was settled".to_owned());
+        let status = match record.state {
+            SignalState::Pending => SignalStatus::Pending,
+            SignalState::Handled => SignalStatus::Handled {
+                at: at()?,
+                response: record.response.clone().ok_or_else(|| "a handled signal without its response".to_owned())?,
+                reply_prompt: record.reply_prompt.clone(),
+                delegate_session: record.delegate_session.clone(),
+            },
+            SignalState::Dismissed => SignalStatus::Dismissed { at: at()? },
+        };
+        Ok(SignalInfo {
+            id: record.id,
+            session_id: record.session_id,
+            profile_id: record.profile_id,
+            task_id: record.task_id,
+            channel: record.channel,
+            scan: record.scan,
+            created_at: record.created_at,
+            status,
+            deliverables: record.deliverables,
+            success_criteria: record.success_criteria,
+            merged: record.merged,
+            actions: record.actions,
+        })
     }
 }
 
@@ -181,4 +321,48 @@ pub struct MergedResult {
     pub findings: Vec<serde_json::Value>,
     pub malformed_findings: Vec<switchboard_protocol::signal::MalformedLine>,
     pub merged_at: Millis,
+}
+
+#[cfg(test)]
+mod tests {
+    use switchboard_protocol::signal::scan_all;
+
+    use super::*;
+
+    #[test]
+    fn a_signal_carries_what_its_stage_has_and_round_trips_flat() {
+        let scan = scan_all(b"[STOP_WORK]\ndetails: x\n[/STOP_WORK]").pop().unwrap();
+        let pending = SignalInfo::pending(SessionId::new(), ProfileId::new(), None, SignalChannel::Pty, scan, 5);
+        let mut handled = pending.clone();
+        let delegate = SessionId::new();
+        handled.status = SignalStatus::Handled {
+            at: 9,
+            response: SignalResponse::Retry,
+            reply_prompt: Some("RETRY".into()),
+            delegate_session: Some(delegate.clone()),
+        };
+        let mut dismissed = pending.clone();
+        dismissed.status = SignalStatus::Dismissed { at: 7 };
+        assert_eq!((pending.state(), pending.response(), pending.handled_at()), (SignalState::Pending, None, None));
+        assert_eq!((handled.reply_prompt(), handled.delegate_session()), (Some("RETRY"), Some(&delegate)));
+        assert_eq!((dismissed.response(), dismissed.handled_at()), (Some(&SignalResponse::Dismiss), Some(7)));
+        for info in [pending, handled, dismissed] {
+            let json = serde_json::to_value(&info).unwrap();
+            assert!(json.get("reply_prompt").is_some() && json.get("handled_at").is_some(), "every field, null or not");
+            assert_eq!(serde_json::from_value::<SignalInfo>(json).unwrap(), info);
+        }
+        let mut broken = serde_json::to_value(SignalRecord::from(SignalInfo::pending(
+            SessionId::new(),
+            ProfileId::new(),
+            None,
+            SignalChannel::Hook,
+            scan_all(b"[STOP_WORK]\ndetails: y\n[/STOP_WORK]").pop().unwrap(),
+            1,
+        )))
+        .unwrap();
+        broken["state"] = "handled".into();
+        broken["handled_at"] = 2.into();
+        let refused = serde_json::from_value::<SignalInfo>(broken).unwrap_err();
+        assert!(refused.to_string().contains("a handled signal without its response"), "{refused}");
+    }
 }

@@ -91,7 +91,7 @@ impl Store {
     // ---- signals ----
 
     pub fn save_signal(&self, signal: &SignalInfo) -> Result<()> {
-        let state = match signal.state {
+        let state = match signal.state() {
             SignalState::Pending => "pending",
             SignalState::Handled => "handled",
             SignalState::Dismissed => "dismissed",

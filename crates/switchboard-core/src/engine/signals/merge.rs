@@ -26,7 +26,7 @@ pub(super) fn merge_team_of(cx: &mut Ctx, session_id: &SessionId) {
         }
     };
     let approved_parallel = |s: &&SignalInfo| {
-        matches!(s.response, Some(SignalResponse::Approve { .. }))
+        matches!(s.response(), Some(SignalResponse::Approve { .. }))
             && matches!(&s.scan, ScanEvent::Signal { signal } if matches!(
                 &signal.body,
                 SignalBody::Delegate { independence: Independence::CanProceedParallel, .. }
@@ -35,13 +35,13 @@ pub(super) fn merge_team_of(cx: &mut Ctx, session_id: &SessionId) {
     let parent = all
         .iter()
         .filter(approved_parallel)
-        .find(|s| s.delegate_session.as_ref() == Some(session_id))
+        .find(|s| s.delegate_session() == Some(session_id))
         .map_or_else(|| session_id.clone(), |s| s.session_id.clone());
     let delegates: Vec<SessionId> = all
         .iter()
         .filter(approved_parallel)
         .filter(|s| s.session_id == parent)
-        .filter_map(|s| s.delegate_session.clone())
+        .filter_map(|s| s.delegate_session().cloned())
         .collect();
     if delegates.is_empty() {
         return;

@@ -174,7 +174,7 @@ fn save_signal(cx: &mut Ctx, info: &SignalInfo) {
         tracing::error!(signal = %info.id, %error, "recording a signal failed");
     }
     cx.emit(EngineEvent::SignalChanged { signal: info.clone() });
-    let waits = info.state == SignalState::Pending && needs_user(&info.scan);
+    let waits = info.state() == SignalState::Pending && needs_user(&info.scan);
     status::set_needs_user(cx, &info.session_id, &info.id, waits);
 }
 

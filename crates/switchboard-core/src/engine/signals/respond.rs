@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use super::{SignalDesk, log_signal, save_signal};
 use crate::api::now;
-use crate::api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, TaskState};
+use crate::api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, SignalStatus, TaskState};
 use crate::engine::context::Ctx;
 use crate::engine::status;
 use crate::error::{EngineError, Responder};
@@ -44,7 +44,7 @@ pub fn allowed_actions(scan: &ScanEvent, state: SignalState) -> Vec<SignalAction
 
 /// The signal as the window is told of it: with the responses it takes.
 pub fn with_actions(mut info: SignalInfo) -> SignalInfo {
-    info.actions = allowed_actions(&info.scan, info.state);
+    info.actions = allowed_actions(&info.scan, info.state());
     info
 }
 
@@ -60,16 +60,17 @@ impl SignalDesk {
     ) -> Result<SignalInfo, EngineError> {
         let mut info = cx.store.get_signal(id)?.ok_or_else(|| EngineError::SignalNotFound(id.clone()))?;
         let refuse = |reason: &str| Err(EngineError::SignalState { signal: id.clone(), reason: reason.to_owned() });
-        if info.state != SignalState::Pending {
+        if info.state() != SignalState::Pending {
             return refuse("it was already handled");
         }
-        if !allowed_actions(&info.scan, info.state).contains(&response.action()) {
+        if !allowed_actions(&info.scan, info.state()).contains(&response.action()) {
             return refuse("that response does not fit this signal");
         }
         let body = match &info.scan {
             ScanEvent::Signal { signal } => Some(signal.body.clone()),
             ScanEvent::Malformed { .. } => None,
         };
+        let mut delegate_session = None;
         let prompt = match (&body, &response) {
             (_, SignalResponse::Dismiss) | (Some(SignalBody::Completion { .. }), SignalResponse::Acknowledge) => None,
             (Some(SignalBody::Clarification { questions, current_state, .. }), SignalResponse::Answer { answers }) => {
@@ -82,7 +83,9 @@ impl SignalDesk {
                 Some(prompts::clarification_response(questions, answers, current_state))
             }
             (Some(body @ SignalBody::StopWork { .. }), action) => {
-                Some(self.resolve_blocker(cx, &mut info, &blocker_of(body), action)?)
+                let (prompt, delegate) = self.resolve_blocker(cx, &info, &blocker_of(body), action)?;
+                delegate_session = delegate;
+                Some(prompt)
             }
             (Some(SignalBody::Delegate { new_task_description, independence, coordination }), action) => {
                 let prompt = match action {
@@ -93,8 +96,9 @@ impl SignalDesk {
                         if blocks && let Some(entry) = cx.sessions.get_mut(&delegate) {
                             entry.signals.resumes = Some(info.id.clone());
                         }
-                        info.delegate_session = Some(delegate.clone());
-                        prompts::delegation_approved(&delegate.to_string(), coordination, blocks)
+                        let prompt = prompts::delegation_approved(&delegate.to_string(), coordination, blocks);
+                        delegate_session = Some(delegate);
+                        prompt
                     }
                     SignalResponse::Deny { reason } if !reason.trim().is_empty() => prompts::delegation_denied(reason),
                     _ => return Err(EngineError::InvalidInput { field: "reason", reason: "say why".into() }),
@@ -103,7 +107,7 @@ impl SignalDesk {
             }
             _ => return refuse("that response does not fit this signal"),
         };
-        if let Some(prompt) = prompt {
+        let reply_prompt = if let Some(prompt) = prompt {
             let mut text = prompt;
             if let Some(task) = &info.task_id
                 && cx.store.get_task(task).ok().flatten().is_some_and(|t| t.state() == TaskState::Running)
@@ -111,11 +115,16 @@ impl SignalDesk {
                 text.push_str(&prompts::task_reminder(&summary_path(task)));
             }
             deliver(cx, &info.session_id, &info.profile_id, &info.id.to_string(), text.clone())?;
-            info.reply_prompt = Some(text);
-        }
-        info.state = if response == SignalResponse::Dismiss { SignalState::Dismissed } else { SignalState::Handled };
-        info.handled_at = Some(now());
-        info.response = Some(response.clone());
+            Some(text)
+        } else {
+            None
+        };
+        info.status = match response {
+            SignalResponse::Dismiss => SignalStatus::Dismissed { at: now() },
+            ref response => {
+                SignalStatus::Handled { at: now(), response: response.clone(), reply_prompt, delegate_session }
+            }
+        };
         save_signal(cx, &info);
         log_signal(cx, &info, LogKind::SignalHandled { signal_id: info.id.clone(), response });
         Ok(with_actions(info))
@@ -126,13 +135,13 @@ impl SignalDesk {
     fn resolve_blocker(
         &mut self,
         cx: &mut Ctx,
-        info: &mut SignalInfo,
+        info: &SignalInfo,
         blocker: &Blocker<'_>,
         action: &SignalResponse,
-    ) -> Result<String, EngineError> {
+    ) -> Result<(String, Option<SessionId>), EngineError> {
         Ok(match action {
             SignalResponse::Resolve { resolution } if !resolution.trim().is_empty() => {
-                prompts::blocker_resolved(blocker, resolution)
+                (prompts::blocker_resolved(blocker, resolution), None)
             }
             SignalResponse::Resolve { .. } => {
                 return Err(EngineError::InvalidInput {
@@ -140,10 +149,10 @@ impl SignalDesk {
                     reason: "say how the blocker was resolved".into(),
                 });
             }
-            SignalResponse::Retry => prompts::retry_from_checkpoint(blocker),
+            SignalResponse::Retry => (prompts::retry_from_checkpoint(blocker), None),
             SignalResponse::Skip => {
                 log_skipped(cx, &info.profile_id, blocker)?;
-                prompts::skip_item(blocker)
+                (prompts::skip_item(blocker), None)
             }
             SignalResponse::DelegateBlocked { profile_id } => {
                 let work = match blocker.blocked_work.trim() {
@@ -151,8 +160,7 @@ impl SignalDesk {
                     work => format!("{work}\n\nBlocked on: {}", blocker.details),
                 };
                 let delegate = self.start_delegate(cx, profile_id, &info.session_id, &work, blocker.state_snapshot)?;
-                info.delegate_session = Some(delegate.clone());
-                prompts::partial_resume(blocker, &delegate.to_string())
+                (prompts::partial_resume(blocker, &delegate.to_string()), Some(delegate))
             }
             _ => unreachable!("allowed_actions admits only these for a blocker"),
         })

@@ -85,7 +85,7 @@ async fn every_response_in_every_state() {
                 (true, Ok(handled)) => {
                     let state =
                         if response == SignalResponse::Dismiss { SignalState::Dismissed } else { SignalState::Handled };
-                    assert_eq!(handled.state, state, "{block} {response:?}");
+                    assert_eq!(handled.state(), state, "{block} {response:?}");
                     assert!(handled.actions.is_empty(), "a handled signal takes nothing more");
                     // Handled: every response is refused from now on.
                     for again in responses(&desk.profile) {
@@ -98,7 +98,7 @@ async fn every_response_in_every_state() {
                 (false, Err(EngineError::SignalState { reason, .. })) => {
                     assert_eq!(reason, "that response does not fit this signal");
                     let still = desk.desk.list(&desk.bench.cx).unwrap().pop().unwrap();
-                    assert_eq!(still.state, SignalState::Pending, "a refused response changes nothing");
+                    assert_eq!(still.state(), SignalState::Pending, "a refused response changes nothing");
                 }
                 _ => panic!("{block} {response:?}: fits {fits}, got {result:?}"),
             }
@@ -120,7 +120,7 @@ async fn an_answer_is_typed_into_the_agent_and_it_no_longer_waits() {
     let typed = desk.bench.typed(&desk.session);
     assert_eq!(typed.len(), 1);
     assert!(typed[0].contains("JWT") && typed[0].contains("Deep"), "{}", typed[0]);
-    assert_eq!(handled.reply_prompt.as_deref(), Some(typed[0].as_str()));
+    assert_eq!(handled.reply_prompt(), Some(typed[0].as_str()));
     assert!(!typed[0].contains("[CLARIFICATION"), "typed text never carries a marker");
     assert!(desk.bench.cx.sessions.get(&desk.session).unwrap().hooks.needs_user.is_empty());
 }
@@ -139,7 +139,7 @@ async fn an_approved_delegation_starts_a_teammate_whose_report_resumes_the_reque
     let mut desk = Desk::new();
     let signal = desk.raise(DELEGATE);
     let handled = desk.respond(&signal, SignalResponse::Approve { profile_id: desk.profile.id.clone() }).unwrap();
-    let delegate = handled.delegate_session.clone().expect("a delegate started");
+    let delegate = handled.delegate_session().cloned().expect("a delegate started");
     assert!(desk.bench.cx.sessions.is_running(&delegate));
     assert!(desk.bench.typed(&delegate)[0].contains("Write the parser tests"));
     assert!(desk.bench.cx.sessions.get(&desk.session).unwrap().team.is_active(), "the delegate is a teammate");
@@ -169,7 +169,7 @@ async fn delegations_stop_at_the_cap_on_agents() {
     let signal = desk.raise(DELEGATE);
     let refused = desk.respond(&signal, SignalResponse::Approve { profile_id: desk.profile.id.clone() });
     assert!(matches!(refused, Err(EngineError::TooManyAgents { running: 3 })), "{refused:?}");
-    assert_eq!(desk.desk.list(&desk.bench.cx).unwrap()[0].state, SignalState::Pending);
+    assert_eq!(desk.desk.list(&desk.bench.cx).unwrap()[0].state(), SignalState::Pending);
 }
 
 #[tokio::test]
