@@ -24,9 +24,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use switchboard_core::client::{self, ClientError};
 use switchboard_core::config::{resolve_data_dir, socket_path};
 use switchboard_core::signal::{ScanEvent, SignalScanner};
-use switchboard_core::{
-    AgentKind, Command, Priority, Profile, ProfileId, ProfileSpec, Reply, Submitted, TaskId, TaskInfo, TaskSpec,
-};
+use switchboard_core::{AgentKind, Priority, Profile, ProfileId, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec};
 
 #[derive(Parser, Debug)]
 #[command(name = "switchboard", version, about = "A control room for command-line coding agents")]
@@ -178,7 +176,7 @@ pub fn run(command: ClientCommand, socket: &Path, out: &mut impl Write, err: &mu
 }
 
 fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Result<()> {
-    let call = |command: Command| client::call(socket, command).map_err(anyhow::Error::from);
+    let client = client::Client::new(socket);
     match command {
         ClientCommand::Scan => anyhow::bail!("`scan` reads its input: use `scan_input`"),
         ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, output }) => {
@@ -193,11 +191,11 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             };
             let spec =
                 ProfileSpec { name, command, args, cwd: cwd.display().to_string(), kind, ..ProfileSpec::default() };
-            let Reply::Profile(profile) = call(Command::CreateProfile { spec })? else { return unexpected() };
+            let profile = client.create_profile(spec)?;
             print(out, output, &profile, |p| format!("added agent {} ({})", p.spec.name, p.id))
         }
         ClientCommand::Agent(AgentCommand::List { output }) => {
-            let Reply::Profiles(profiles) = call(Command::ListProfiles {})? else { return unexpected() };
+            let profiles = client.list_profiles()?;
             print(out, output, &profiles, |profiles| {
                 profiles
                     .iter()
@@ -207,23 +205,20 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             })
         }
         ClientCommand::Task(TaskCommand::Add { agent, priority, time_limit, text, output }) => {
-            let profile = find_agent(&call, &agent)?;
+            let profile = find_agent(&client, &agent)?;
             let priority = match priority {
                 PriorityArg::Urgent => Priority::Urgent,
                 PriorityArg::Normal => Priority::Normal,
             };
             let spec =
                 TaskSpec { priority, time_limit_secs: time_limit, ..TaskSpec::new(profile.id.clone(), text.join(" ")) };
-            let Reply::Submitted(submitted) = call(Command::SubmitTask { spec })? else { return unexpected() };
+            let submitted = client.submit_task(spec)?;
             print(out, output, &submitted, |s| submitted_line(s, &profile.spec.name))
         }
         ClientCommand::Task(TaskCommand::List { agent, output }) => {
-            let profiles = match call(Command::ListProfiles {})? {
-                Reply::Profiles(profiles) => profiles,
-                _ => return unexpected(),
-            };
+            let profiles = client.list_profiles()?;
             let profile_id = agent.map(|name| find_in(&profiles, &name).map(|p| p.id.clone())).transpose()?;
-            let Reply::Tasks(mut tasks) = call(Command::ListTasks { profile_id })? else { return unexpected() };
+            let mut tasks = client.list_tasks(profile_id)?;
             tasks
                 .sort_by_key(|t| (t.state().is_finished(), t.ended_at().unwrap_or(i64::MAX), t.spec.priority, t.order));
             print(out, output, &tasks, |tasks| {
@@ -246,12 +241,12 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
         }
         ClientCommand::Task(TaskCommand::Show { id, output }) => {
             let task_id = parse_task_id(&id)?;
-            let Reply::Task(task) = call(Command::GetTask { task_id })? else { return unexpected() };
+            let task = client.get_task(task_id)?;
             print(out, output, &task, describe_task)
         }
         ClientCommand::Task(TaskCommand::Cancel { id, output }) => {
             let task_id = parse_task_id(&id)?;
-            let Reply::Task(task) = call(Command::CancelTask { task_id })? else { return unexpected() };
+            let task = client.cancel_task(task_id)?;
             print(out, output, &task, |t| format!("cancelled task {}", t.id))
         }
     }
@@ -321,8 +316,8 @@ pub fn scan_line(event: &ScanEvent) -> serde_json::Value {
     }
 }
 
-fn find_agent(call: &impl Fn(Command) -> Result<Reply>, name: &str) -> Result<Profile> {
-    let Reply::Profiles(profiles) = call(Command::ListProfiles {})? else { return unexpected() };
+fn find_agent(client: &client::Client, name: &str) -> Result<Profile> {
+    let profiles = client.list_profiles()?;
     find_in(&profiles, name).cloned()
 }
 
@@ -354,10 +349,6 @@ fn print<T: serde::Serialize>(
         }
     }
     Ok(())
-}
-
-fn unexpected<T>() -> Result<T> {
-    anyhow::bail!("the app answered with a reply of the wrong kind")
 }
 
 /// "queued task … for N (position 2, waiting for task …)" or "started …".

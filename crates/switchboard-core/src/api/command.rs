@@ -167,11 +167,14 @@ macro_rules! command_enum {
 engine_commands!(command_enum);
 
 /// Which values answer a command: each output type has its [`Reply`]
-/// variant, so the wire reply follows from the command's output.
-pub trait IntoReply {
+/// variant, so the wire reply follows from the command's output (and a
+/// client knows which reply to expect).
+pub trait IntoReply: Sized {
     /// The reply's `type` on the wire.
     const KIND: &'static str;
     fn into_reply(self) -> Reply;
+    /// The value, if `reply` is of this kind.
+    fn from_reply(reply: Reply) -> Option<Self>;
 }
 
 macro_rules! replies {
@@ -181,6 +184,12 @@ macro_rules! replies {
                 const KIND: &'static str = $kind;
                 fn into_reply(self) -> Reply {
                     Reply::$variant(self)
+                }
+                fn from_reply(reply: Reply) -> Option<Self> {
+                    match reply {
+                        Reply::$variant(value) => Some(value),
+                        _ => None,
+                    }
                 }
             }
         )*
@@ -209,6 +218,9 @@ impl IntoReply for () {
     const KIND: &'static str = "unit";
     fn into_reply(self) -> Reply {
         Reply::Unit
+    }
+    fn from_reply(reply: Reply) -> Option<Self> {
+        matches!(reply, Reply::Unit).then_some(())
     }
 }
 
