@@ -6,7 +6,6 @@
 //! outside the workspace are refused before anything is touched, and a
 //! symlink is followed only to decide that it stays inside.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
@@ -30,15 +29,31 @@ pub const FALLBACK_SCREEN_LINES: usize = 100;
 /// Most directory entries looked at when listing the files a task changed.
 pub const CHANGED_FILES_SCAN_LIMIT: usize = 20_000;
 
-/// Reads up to `cap` bytes: the text (invalid UTF-8 replaced), the file's
-/// size, and whether it was cut.
+/// Reads up to `cap` bytes of a regular file: the text (invalid UTF-8
+/// replaced), the file's size, and whether it was cut. The file is opened
+/// without blocking and checked once open, so an agent that puts a FIFO or a
+/// device where a file is expected gets a refusal, never a stuck reader.
 pub fn read_capped(path: &Path, cap: usize) -> std::io::Result<(String, u64, bool)> {
-    let file = File::open(path)?;
-    let size = file.metadata()?.len();
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let size = metadata.len();
     let mut bytes = Vec::with_capacity(cap.min(size as usize));
     file.take(cap as u64).read_to_end(&mut bytes)?;
     let truncated = size > bytes.len() as u64;
     Ok((String::from_utf8_lossy(&bytes).into_owned(), size, truncated))
+}
+
+/// The summary of `task` in `workspace` (canonical), read with `cap`: it
+/// must be a regular file inside the workspace, symlinks resolved.
+pub fn read_summary(workspace: &Path, task: &TaskId, cap: usize) -> std::io::Result<String> {
+    let listed = format!("{SUMMARIES_DIR}/{task}.md");
+    let path = resolve_deliverable(workspace, &listed)
+        .map_err(|refusal| std::io::Error::new(std::io::ErrorKind::InvalidInput, refusal.to_string()))?;
+    read_capped(&path, cap).map(|(text, ..)| text)
 }
 
 /// Why a path an agent named is not read.
@@ -301,7 +316,7 @@ mod tests {
         std::fs::create_dir_all(root.join("target")).unwrap();
         std::fs::write(root.join("target/out.o"), "x").unwrap();
         let old = root.join("src/lib.rs");
-        File::options()
+        std::fs::File::options()
             .write(true)
             .open(&old)
             .unwrap()
@@ -320,5 +335,35 @@ mod tests {
         assert_eq!(result.summary.deliverables, ["new.txt"]);
         assert!(text.contains("line 50\n") && text.contains("line 149\n") && !text.contains("line 49\n"));
         assert_eq!(result.artifacts.len(), 2);
+    }
+
+    #[test]
+    fn a_fifo_where_a_file_should_be_is_refused_at_once() {
+        let (_dir, root) = workspace();
+        let fifo = root.join("summary.md");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        // Before: the open blocked until a writer came, for good.
+        let (sent, read) = std::sync::mpsc::channel();
+        let reader = fifo.clone();
+        std::thread::spawn(move || sent.send(read_capped(&reader, 1024).map(|(text, ..)| text)).ok());
+        let answer = read.recv_timeout(std::time::Duration::from_secs(5)).expect("the read returns without a writer");
+        assert_eq!(answer.unwrap_err().to_string(), "not a regular file");
+    }
+
+    #[test]
+    fn a_summary_must_be_a_regular_file_inside_the_workspace() {
+        let (_dir, root) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "## Status\nCOMPLETED\nsecret").unwrap();
+        std::fs::create_dir_all(root.join(SUMMARIES_DIR)).unwrap();
+        let (inside, escaping, fifo) = (TaskId::new(), TaskId::new(), TaskId::new());
+        let file = |task: &TaskId| root.join(SUMMARIES_DIR).join(format!("{task}.md"));
+        std::fs::write(file(&inside), "## Status\nCOMPLETED").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), file(&escaping)).unwrap();
+        nix::unistd::mkfifo(&file(&fifo), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(read_summary(&root, &inside, 1024).unwrap(), "## Status\nCOMPLETED");
+        let refused = read_summary(&root, &escaping, 1024).unwrap_err();
+        assert_eq!(refused.to_string(), "a symlink that leads outside the workspace");
+        assert_eq!(read_summary(&root, &fifo, 1024).unwrap_err().to_string(), "not a regular file");
     }
 }

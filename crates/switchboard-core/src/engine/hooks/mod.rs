@@ -26,6 +26,31 @@ use crate::error::EngineError;
 use crate::server::SocketRequest;
 use permissions::PendingPermission;
 
+/// Spooled lines that could not be replayed, kept beside the spool.
+pub const SPOOL_QUARANTINE_FILE: &str = "hook-spool.rejected.jsonl";
+
+/// What replaying the spool did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SpoolReplay {
+    pub replayed: usize,
+    /// Lines kept in the quarantine file instead.
+    pub kept: usize,
+}
+
+/// Appends each line (and a newline) to the file at `path`.
+fn append_lines(path: &Path, lines: &[Vec<u8>]) -> std::io::Result<()> {
+    use std::io::Write;
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    for line in lines {
+        file.write_all(line)?;
+        file.write_all(b"\n")?;
+    }
+    file.sync_all()
+}
+
 /// The largest payload kept whole in the event log.
 const LOGGED_PAYLOAD_BYTES: usize = 16 * 1024;
 
@@ -37,11 +62,13 @@ pub(crate) struct HookDesk {
     permission_wait: Duration,
     /// Events that could not be used (no session, unknown session).
     refused: u64,
+    /// Spooled lines kept aside since start.
+    quarantined: usize,
 }
 
 impl HookDesk {
     pub fn new(permission_wait: Duration) -> Self {
-        HookDesk { permissions: Vec::new(), next_permission: 0, permission_wait, refused: 0 }
+        HookDesk { permissions: Vec::new(), next_permission: 0, permission_wait, refused: 0, quarantined: 0 }
     }
 
     /// An event from a session's hooks.
@@ -91,28 +118,60 @@ impl HookDesk {
         Ok(())
     }
 
-    /// Replays the events hooks spooled while no app ran, then empties the
-    /// spool. A line that cannot be used is logged and dropped. Returns how
-    /// many were replayed; the follow-ups they left wait in `cx`.
-    pub fn replay_spool(&mut self, cx: &mut Ctx, data_dir: &Path) -> usize {
+    /// Replays the events hooks spooled while no app ran, in order. A line
+    /// that cannot be used (torn, not JSON, not a hook event, for no session
+    /// of this app) is skipped and kept in the quarantine file beside the
+    /// spool, never lost; the spool is emptied only once every line is
+    /// replayed or kept. Returns how many were replayed and kept; the
+    /// follow-ups they left wait in `cx`.
+    pub fn replay_spool(&mut self, cx: &mut Ctx, data_dir: &Path) -> SpoolReplay {
         let path = spool_path(data_dir);
-        let Ok(file) = std::fs::File::open(&path) else { return 0 };
-        let mut replayed = 0;
-        for (number, line) in BufReader::new(file).lines().enumerate() {
-            let Ok(line) = line else { break };
-            match serde_json::from_str::<SocketRequest>(&line) {
-                Ok(SocketRequest::Hook { envelope }) => match self.on_hook(cx, &envelope) {
-                    Ok(()) => replayed += 1,
-                    Err(error) => tracing::warn!(line = number + 1, %error, "a spooled hook event was dropped"),
-                },
-                Ok(_) | Err(_) => tracing::warn!(line = number + 1, "a spooled line is not a hook event"),
+        let Ok(file) = std::fs::File::open(&path) else { return SpoolReplay::default() };
+        let mut outcome = SpoolReplay::default();
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
+            let line = match line {
+                Ok(line) => line,
+                Err(error) => {
+                    // The spool could not be read to its end: leave all of it.
+                    tracing::error!(path = %path.display(), %error, "reading the hook spool failed; it is kept");
+                    return outcome;
+                }
+            };
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let refused = match serde_json::from_slice::<SocketRequest>(&line) {
+                Ok(SocketRequest::Hook { envelope }) => self.on_hook(cx, &envelope).err().map(|e| e.to_string()),
+                Ok(_) => Some("not a hook event".to_owned()),
+                Err(error) => Some(format!("not a request: {error}")),
+            };
+            match refused {
+                None => outcome.replayed += 1,
+                Some(reason) => {
+                    tracing::warn!(line = number + 1, %reason, "a spooled line was kept aside");
+                    kept.push(line);
+                }
             }
         }
-        if let Err(error) = std::fs::remove_file(&path) {
-            tracing::error!(path = %path.display(), %error, "emptying the hook spool failed");
+        outcome.kept = kept.len();
+        self.quarantined += kept.len();
+        let quarantine = path.with_file_name(SPOOL_QUARANTINE_FILE);
+        let emptied = match append_lines(&quarantine, &kept) {
+            Ok(()) => std::fs::remove_file(&path),
+            Err(error) => {
+                tracing::error!(path = %quarantine.display(), %error, "keeping spooled lines aside failed");
+                // The spool then keeps those lines, and only them.
+                let temp = path.with_extension("switchboard-tmp");
+                std::fs::remove_file(&temp).ok();
+                append_lines(&temp, &kept).and_then(|()| std::fs::rename(&temp, &path))
+            }
+        };
+        if let Err(error) = emptied {
+            tracing::error!(path = %path.display(), %error, "the hook spool is kept as it was");
         }
-        tracing::info!(replayed, "replayed spooled hook events");
-        replayed
+        tracing::info!(replayed = outcome.replayed, kept = outcome.kept, "replayed spooled hook events");
+        outcome
     }
 
     pub fn list_permission_requests(&self) -> Vec<PermissionRequest> {

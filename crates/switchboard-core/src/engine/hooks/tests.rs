@@ -180,7 +180,39 @@ async fn spooled_events_replay_in_order_and_the_spool_is_emptied() {
     ]
     .join("\n");
     std::fs::write(spool_path(&data_dir), spool).unwrap();
-    assert_eq!(desk.desk.replay_spool(&mut desk.bench.cx, &data_dir), 2);
+    let replay = desk.desk.replay_spool(&mut desk.bench.cx, &data_dir);
+    assert_eq!((replay.replayed, replay.kept), (2, 1));
     assert_eq!(desk.shown(), AgentStatus::Waiting, "the Stop came last");
+    assert!(!spool_path(&data_dir).exists());
+}
+
+#[tokio::test]
+async fn a_torn_spool_line_is_kept_aside_and_the_lines_after_it_still_replay() {
+    let mut desk = Desk::new();
+    let data_dir = desk.bench.workspace.path().join("torn");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let line = |name: &str| {
+        let payload = json!({"hook_event_name": name});
+        serde_json::to_vec(&SocketRequest::Hook { envelope: desk.envelope(payload) }).unwrap()
+    };
+    let torn = b"{\"type\":\"hook\",\"envelope\":{\"payload\":\"\xff\xfe".to_vec();
+    let unknown = {
+        let mut envelope = desk.envelope(json!({"hook_event_name": "Stop"}));
+        envelope.session_id = Some(SessionId::new().to_string());
+        serde_json::to_vec(&SocketRequest::Hook { envelope }).unwrap()
+    };
+    let mut spool = Vec::new();
+    for part in [line("UserPromptSubmit"), torn.clone(), unknown.clone(), line("Stop")] {
+        spool.extend_from_slice(&part);
+        spool.push(b'\n');
+    }
+    std::fs::write(spool_path(&data_dir), &spool).unwrap();
+    // Before: replay stopped at the torn line and the spool was deleted,
+    // losing everything after it.
+    let replay = desk.desk.replay_spool(&mut desk.bench.cx, &data_dir);
+    assert_eq!((replay.replayed, replay.kept), (2, 2));
+    assert_eq!(desk.shown(), AgentStatus::Waiting, "the Stop after the torn line was replayed");
+    let kept = std::fs::read(data_dir.join(SPOOL_QUARANTINE_FILE)).unwrap();
+    assert_eq!(kept, [torn, b"\n".to_vec(), unknown, b"\n".to_vec()].concat(), "kept byte for byte");
     assert!(!spool_path(&data_dir).exists());
 }

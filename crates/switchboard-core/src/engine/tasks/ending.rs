@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
-use switchboard_protocol::summary::{STATUS_FILE, SUMMARIES_DIR, parse_summary};
+use switchboard_protocol::summary::{STATUS_FILE, SUMMARIES_DIR, parse_summary, summary_path};
 use switchboard_protocol::{ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
@@ -154,10 +154,18 @@ impl TaskDesk {
     fn complete(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
         let Some(work) = self.work.get_mut(profile_id) else { return };
         let path = summary_file(&work.workspace, &work.task_id);
-        match artifacts::read_capped(&path, SUMMARY_CAP_BYTES) {
-            Ok((text, ..)) => work.summary = Some(text),
+        match artifacts::read_summary(&work.workspace, &work.task_id, SUMMARY_CAP_BYTES) {
+            Ok(text) => work.summary = Some(text),
             Err(error) => {
+                // The agent put something else there (a symlink out of the
+                // workspace, a FIFO): refused and said on the task's
+                // timeline; the task waits for a proper summary or its end.
                 tracing::warn!(path = %path.display(), %error, "a summary could not be read");
+                let task_id = work.task_id.clone();
+                if let Ok(task) = task_of(cx, &task_id) {
+                    let listed = summary_path(&task_id);
+                    log_task(cx, &task, LogKind::DeliverableRejected { path: listed, reason: error.to_string() });
+                }
                 return;
             }
         }
@@ -293,9 +301,8 @@ impl TaskDesk {
         let Ok(task) = task_of(cx, task_id) else { return };
         // The summary may have landed while the screen was fetched (it is
         // the result then, even when the rule also wanted a report).
-        let path = summary_file(&work.workspace, task_id);
         let summary =
-            work.summary.take().or_else(|| artifacts::read_capped(&path, SUMMARY_CAP_BYTES).ok().map(|(t, ..)| t));
+            work.summary.take().or_else(|| artifacts::read_summary(&work.workspace, task_id, SUMMARY_CAP_BYTES).ok());
         let result = if let Some(text) = summary {
             artifacts::collect_result(&work.workspace, task_id, text, false)
         } else {
@@ -345,9 +352,9 @@ impl TaskDesk {
         for task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state() == TaskState::Running) {
             let workspace =
                 cx.store.get_profile(&task.spec.profile_id)?.and_then(|p| Path::new(&p.spec.cwd).canonicalize().ok());
-            let summary = workspace.as_ref().and_then(|ws| {
-                artifacts::read_capped(&summary_file(ws, &task.id), SUMMARY_CAP_BYTES).ok().map(|(text, ..)| (ws, text))
-            });
+            let summary = workspace
+                .as_ref()
+                .and_then(|ws| artifacts::read_summary(ws, &task.id, SUMMARY_CAP_BYTES).ok().map(|text| (ws, text)));
             match summary {
                 Some((workspace, text)) => {
                     let result = artifacts::collect_result(workspace, &task.id, text, false);

@@ -6,7 +6,7 @@ use switchboard_protocol::{AgentKind, TaskId};
 use tokio::sync::mpsc;
 
 use super::*;
-use crate::api::{CompletionRule, Profile, ScreenSnapshot};
+use crate::api::{CompletionRule, LogKind, Profile, ScreenSnapshot};
 use crate::engine::context::Follow;
 use crate::engine::status;
 use crate::engine::testing::{Bench, typed_in};
@@ -276,4 +276,39 @@ async fn a_session_that_ends_ends_its_task() {
     desk.desk.on_session_end(&mut desk.bench.cx, &session, true, &state);
     let ended = desk.task(&last.id);
     assert_eq!((ended.state(), ended.result()), (TaskState::Interrupted, None));
+}
+
+#[tokio::test]
+async fn a_summary_that_is_a_fifo_or_leads_out_of_the_workspace_is_refused_and_the_task_waits() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "# Task Completion Summary\n## Status\nCOMPLETED\n").unwrap();
+    let task = desk.submit("one");
+    desk.type_it(&task.id);
+    let path = desk.bench.workspace.path().join("summaries").join(format!("{}.md", task.id));
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), &path).unwrap();
+    desk.summary_arrives(&task.id);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Running, "nothing from outside the workspace is its result");
+
+    std::fs::remove_file(&path).unwrap();
+    nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    desk.summary_arrives(&task.id);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Running, "and a FIFO does not stop the engine");
+    let refusals: Vec<String> = desk
+        .desk
+        .timeline(&desk.bench.cx, &task.id)
+        .unwrap()
+        .into_iter()
+        .filter_map(|entry| match entry.kind {
+            LogKind::DeliverableRejected { reason, .. } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refusals, ["a symlink that leads outside the workspace", "not a regular file"]);
+
+    // A proper summary still completes it.
+    std::fs::remove_file(&path).unwrap();
+    desk.write_summary(&task.id, "COMPLETED");
+    desk.summary_arrives(&task.id);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Completed);
 }
