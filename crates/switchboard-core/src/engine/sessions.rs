@@ -397,9 +397,14 @@ pub(crate) fn recover_interrupted(store: &Store, kill_grace: std::time::Duration
     for run in store.running_sessions()? {
         let SessionState::Running { pid } = run.session.state else { continue };
         let alive = process::is_same_process(pid, run.pid_start_time);
-        if alive {
-            let report = process::terminate_session(&run.session.id, pid as i32, kill_grace);
-            tracing::info!(session = %run.session.id, pid, ?report, "reaped an interrupted agent");
+        // The leader may be gone while a daemon it started still runs.
+        let report = if alive {
+            process::terminate_session(&run.session.id, pid as i32, kill_grace)
+        } else {
+            process::terminate_leaderless(&run.session.id, kill_grace)
+        };
+        if alive || report.killed > 0 || !report.survivors.is_empty() {
+            tracing::info!(session = %run.session.id, pid, alive, ?report, "reaped an interrupted agent");
         }
         let ended_at = now();
         store.update_session_state(&run.session.id, &SessionState::Interrupted { ended_at })?;
@@ -486,6 +491,47 @@ fn session_env(profile: &Profile, id: &SessionId, socket: &Path, spool: &Path) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recovery_ends_a_daemon_of_a_session_whose_leader_is_gone() {
+        let store = Store::open_in_memory().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let profile = Profile {
+            id: ProfileId::new(),
+            spec: crate::api::ProfileSpec {
+                name: "gone".into(),
+                command: "sh".into(),
+                cwd: dir.path().display().to_string(),
+                ..Default::default()
+            },
+            created_at: 0,
+        };
+        store.insert_profile(&profile).unwrap();
+        // The leader ran and is gone; the daemon it left carries the session's id.
+        let mut leader = std::process::Command::new("true").spawn().unwrap();
+        let leader_pid = leader.id();
+        leader.wait().unwrap();
+        let session = SessionInfo {
+            id: SessionId::new(),
+            profile_id: profile.id.clone(),
+            started_at: 0,
+            size: TermSize::DEFAULT,
+            state: SessionState::Running { pid: leader_pid },
+            agent_session_id: None,
+        };
+        store.insert_session(&session, Some(1)).unwrap();
+        let daemon = std::process::Command::new("sleep")
+            .arg("60")
+            .env(process::SESSION_ENV, session.id.to_string())
+            .spawn()
+            .unwrap();
+        let daemon_pid = daemon.id() as i32;
+        // Before: recovery ended the tree only when the leader still ran.
+        recover_interrupted(&store, std::time::Duration::from_millis(200)).unwrap();
+        assert!(process::read_stat(daemon_pid).is_none(), "the daemon was ended (and reaped)");
+        let recovered = store.get_session(&session.id).unwrap().unwrap();
+        assert!(matches!(recovered.state, SessionState::Interrupted { .. }));
+    }
 
     #[test]
     fn how_an_end_is_recorded() {

@@ -148,7 +148,8 @@ fn reap_adopted(members: &[ProcStat]) {
 }
 
 fn signal_all(leader: i32, members: &[ProcStat], signal: Signal) {
-    if let Err(error) = killpg(Pid::from_raw(leader), signal)
+    if leader != NO_LEADER
+        && let Err(error) = killpg(Pid::from_raw(leader), signal)
         && error != Errno::ESRCH
     {
         tracing::warn!(leader, ?signal, %error, "signalling an agent's process group failed");
@@ -230,6 +231,18 @@ pub fn terminate_session(session_id: &SessionId, leader: i32, grace: Duration) -
         tracing::error!(?survivors, "agent processes survived SIGKILL");
     }
     TerminateReport { killed: left.len(), survivors: survivors.iter().map(|s| s.pid).collect() }
+}
+
+/// Stands for a leader that is gone (its pid may name another process by
+/// now): no process group, terminal session or pid matches it, so only the
+/// session's environment variable makes a member.
+const NO_LEADER: i32 = -1;
+
+/// Ends every process still carrying the session's id when its leader is
+/// gone: a daemon an agent started with `setsid()` outlives the app's crash
+/// and its own leader.
+pub fn terminate_leaderless(session_id: &SessionId, grace: Duration) -> TerminateReport {
+    terminate_session(session_id, NO_LEADER, grace)
 }
 
 /// Whether `pid` still names the process that started at `start_time`.
