@@ -520,7 +520,7 @@ mod tests {
             agent_session_id: None,
         };
         store.insert_session(&session, Some(1)).unwrap();
-        let daemon = std::process::Command::new("sleep")
+        let mut daemon = std::process::Command::new("sleep")
             .arg("60")
             .env(process::SESSION_ENV, session.id.to_string())
             .spawn()
@@ -529,6 +529,8 @@ mod tests {
         // Before: recovery ended the tree only when the leader still ran.
         recover_interrupted(&store, std::time::Duration::from_millis(200)).unwrap();
         assert!(process::read_stat(daemon_pid).is_none(), "the daemon was ended (and reaped)");
+        // Reaped already by the recovery; nothing is left to wait for.
+        daemon.wait().ok();
         let recovered = store.get_session(&session.id).unwrap().unwrap();
         assert!(matches!(recovered.state, SessionState::Interrupted { .. }));
     }
