@@ -34,7 +34,10 @@ impl EngineHandle {
         call: impl FnOnce(&mut EngineState, Responder<T>) + Send + 'static,
     ) -> Result<T, EngineError> {
         let (responder, answer) = Responder::channel();
-        let call: Call = Box::new(move |engine| call(engine, responder));
+        let call: Call = Box::new(move |engine| match engine {
+            Some(engine) => call(engine, responder),
+            None => responder.send(Err(EngineError::EngineStopped)),
+        });
         self.requests.send(Request::Call(call)).await.map_err(|_| EngineError::EngineStopped)?;
         answer.await.map_err(|_| EngineError::EngineStopped)?
     }

@@ -35,8 +35,10 @@ const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
 /// Most sessions returned by a listing, newest kept.
 pub const MAX_LISTED_SESSIONS: usize = 500;
 
-/// A call carried out on the engine task, with the engine's state.
-pub(crate) type Call = Box<dyn FnOnce(&mut EngineState) + Send>;
+/// A call carried out on the engine task, with the engine's state; or,
+/// when the engine stopped before it came to it, with none (it then answers
+/// that the engine has stopped).
+pub(crate) type Call = Box<dyn FnOnce(Option<&mut EngineState>) + Send>;
 
 /// What reaches the engine task through its handle or the socket.
 pub(crate) enum Request {
@@ -90,7 +92,7 @@ impl EngineState {
                         self.stop_all();
                     }
                     Some(Request::Command(command, reply)) => self.on_command(command, reply),
-                    Some(Request::Call(call)) => call(&mut self),
+                    Some(Request::Call(call)) => call(Some(&mut self)),
                     None => {
                         // Every handle is gone: nobody can stop the agents later.
                         shutdown_waiters.push(oneshot::channel().0);
@@ -117,6 +119,15 @@ impl EngineState {
             self.run_follows();
             if !shutdown_waiters.is_empty() && self.cx.sessions.running_count() == 0 {
                 break;
+            }
+        }
+        // Requests still queued get the answer a later one would get.
+        inputs.requests.close();
+        while let Ok(request) = inputs.requests.try_recv() {
+            match request {
+                Request::Call(call) => call(None),
+                Request::Command(_, reply) => reply.send(Err(EngineError::EngineStopped)),
+                Request::Shutdown(done) => shutdown_waiters.push(done),
             }
         }
         // Release the data directory (and the sessions' actors) before telling
