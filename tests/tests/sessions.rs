@@ -370,3 +370,25 @@ async fn a_restart_during_a_stop_answers_both_and_leaves_one_agent() {
     assert_eq!(running.len(), 1);
     assert_eq!(running[0].id, fresh.id);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_to_an_agent_that_never_reads_is_bounded_and_refused_with_a_reason() {
+    let t = TestEngine::start().await;
+    let profile = t.profile("deaf", "sleep", &["60"]).await;
+    let (session, _output) = t.start_session(&profile).await;
+    // Before: every write was accepted and held (270 MB for a real agent).
+    let chunk = "x".repeat(256 * 1024);
+    let mut accepted = 0;
+    let refusal = loop {
+        match t.engine.write_input(session.id.clone(), chunk.clone()).await {
+            Ok(()) => accepted += 1,
+            Err(error) => break error,
+        }
+        assert!(accepted < 64, "16 MiB accepted for an agent that reads nothing");
+    };
+    assert_eq!((refusal.code(), refusal.field()), (ErrorCode::InvalidInput, Some("data")));
+    assert!(refusal.to_string().contains("has not read"), "{refusal}");
+    assert!(accepted * chunk.len() <= switchboard_core::session::MAX_PENDING_INPUT_BYTES + 64 * 1024);
+    let stopped = t.engine.stop_session(session.id.clone()).await.unwrap();
+    assert!(matches!(stopped.state, SessionState::Killed { .. }));
+}

@@ -15,8 +15,8 @@ use tokio::time::Instant;
 use super::terminal::TerminalModel;
 use super::typing::{self, ENTER_DELAY, Readiness};
 use super::{
-    BATCH_INTERVAL, Control, FlowGate, MAX_BATCH_BYTES, OutputSink, SessionEnd, SessionScan, SubscriptionId,
-    TypeRequest, process,
+    BATCH_INTERVAL, Control, FlowGate, InputQueue, InputRefused, MAX_BATCH_BYTES, OutputSink, SessionEnd, SessionScan,
+    SubscriptionId, TypeRequest, process,
 };
 use crate::error::{EngineError, Responder};
 
@@ -58,7 +58,7 @@ pub(super) struct Parts {
     pub pid: u32,
     pub model: TerminalModel,
     pub master: Box<dyn MasterPty + Send>,
-    pub input: std::sync::mpsc::Sender<Vec<u8>>,
+    pub input: InputQueue,
     pub gate: Arc<FlowGate>,
     pub ended: mpsc::UnboundedSender<SessionEnd>,
     pub signals: mpsc::UnboundedSender<SessionScan>,
@@ -78,7 +78,7 @@ pub(super) struct SessionActor {
     model: TerminalModel,
     /// Let go once the end is reported, releasing the PTY.
     master: Option<Box<dyn MasterPty + Send>>,
-    input: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    input: Option<InputQueue>,
     gate: Arc<FlowGate>,
     subscribers: Vec<(SubscriptionId, Box<dyn OutputSink>)>,
     next_subscription: u32,
@@ -200,10 +200,7 @@ impl SessionActor {
 
     fn on_control(&mut self, message: Control) {
         match message {
-            Control::Write(bytes, reply) => {
-                let sent = self.input.as_ref().is_some_and(|input| input.send(bytes).is_ok());
-                reply.send(if sent { Ok(()) } else { Err(self.not_running()) });
-            }
+            Control::Write(bytes, reply) => reply.send(self.push_input(bytes)),
             Control::Resize(size, reply) => {
                 let result = match &self.master {
                     Some(master) => master
@@ -270,6 +267,22 @@ impl SessionActor {
         }
     }
 
+    /// Hands input to the writer; refused when the session ended or the
+    /// agent has left too much unread.
+    fn push_input(&self, bytes: Vec<u8>) -> Result<(), EngineError> {
+        let Some(input) = &self.input else { return Err(self.not_running()) };
+        input.push(bytes).map_err(|refused| match refused {
+            InputRefused::Closed => self.not_running(),
+            InputRefused::Backlog { pending } => EngineError::InvalidInput {
+                field: "data",
+                reason: format!(
+                    "the agent has not read the {} KiB typed before; nothing more is sent until it does",
+                    pending / 1024
+                ),
+            },
+        })
+    }
+
     fn not_running(&self) -> EngineError {
         EngineError::SessionNotRunning(self.id.clone())
     }
@@ -312,15 +325,12 @@ impl SessionActor {
             Readiness::Ready => {
                 let request = self.typing.pop_front().expect("checked above");
                 let bracketed = self.model.bracketed_paste();
-                let sent = self
-                    .input
-                    .as_ref()
-                    .is_some_and(|input| input.send(typing::typed_input(&request.text, bracketed)).is_ok());
-                if sent {
-                    self.enter =
-                        Some(PendingEnter { at: Instant::now() + ENTER_DELAY, bracketed, reply: request.reply });
-                } else {
-                    request.reply.send(Err(self.not_running()));
+                match self.push_input(typing::typed_input(&request.text, bracketed)) {
+                    Ok(()) => {
+                        self.enter =
+                            Some(PendingEnter { at: Instant::now() + ENTER_DELAY, bracketed, reply: request.reply })
+                    }
+                    Err(error) => request.reply.send(Err(error)),
                 }
             }
         }
@@ -328,8 +338,7 @@ impl SessionActor {
 
     fn press_enter(&mut self) {
         let Some(enter) = self.enter.take() else { return };
-        let sent = self.input.as_ref().is_some_and(|input| input.send(b"\r".to_vec()).is_ok());
-        enter.reply.send(if sent { Ok(enter.bracketed) } else { Err(self.not_running()) });
+        enter.reply.send(self.push_input(b"\r".to_vec()).map(|()| enter.bracketed));
         // The next text waits for the agent to be ready again.
         if let Some(next) = self.typing.front() {
             self.check_ready_at = Some(Instant::now() + next.ready.quiet);

@@ -14,6 +14,7 @@ pub mod typing;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -35,6 +36,11 @@ pub const BATCH_INTERVAL: Duration = Duration::from_millis(16);
 
 /// A batch this large is delivered at once instead of waiting for the frame.
 pub const MAX_BATCH_BYTES: usize = 256 * 1024;
+
+/// Input handed to an agent's terminal that it has not read yet, at most:
+/// past it more input is refused (an agent that never reads cannot make the
+/// app hold an unbounded amount for it).
+pub const MAX_PENDING_INPUT_BYTES: usize = 2 * 1024 * 1024;
 
 /// Size of one PTY read. Linux PTYs hand out a few KiB at a time anyway.
 const READ_CHUNK_BYTES: usize = 16 * 1024;
@@ -214,6 +220,8 @@ pub(crate) fn spawn(
     let gate = Arc::new(FlowGate::default());
     let (output_tx, output_rx) = mpsc::channel(OUTPUT_QUEUE_CHUNKS);
     let (input_tx, input_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let pending_input = Arc::new(AtomicUsize::new(0));
+    let input = InputQueue { sender: input_tx, pending: pending_input.clone() };
     let (exit_tx, exit_rx) = oneshot::channel();
     let (control_tx, control_rx) = mpsc::unbounded_channel();
     let short_id = spec.id.to_string()[..8].to_owned();
@@ -224,7 +232,7 @@ pub(crate) fn spawn(
         .spawn(move || read_loop(reader, &reader_gate, output_tx))
         .map_err(|e| spawn_failed(format!("reader thread: {e}")))?;
     thread("pty-write")
-        .spawn(move || write_loop(writer, input_rx))
+        .spawn(move || write_loop(writer, input_rx, &pending_input))
         .map_err(|e| spawn_failed(format!("writer thread: {e}")))?;
     thread("pty-wait")
         .spawn(move || {
@@ -240,7 +248,7 @@ pub(crate) fn spawn(
 
     let model = TerminalModel::new(spec.size, spec.replay_cap, spec.history_lines);
     let actor = SessionActor::new(
-        actor::Parts { id: spec.id, pid, model, master: pair.master, input: input_tx, gate, ended, signals },
+        actor::Parts { id: spec.id, pid, model, master: pair.master, input, gate, ended, signals },
         spec.kill_grace,
         spec.scan_signals,
         spec.hooks_grace,
@@ -267,11 +275,45 @@ fn read_loop(mut reader: Box<dyn Read + Send>, gate: &FlowGate, output: mpsc::Se
     }
 }
 
-fn write_loop(mut writer: Box<dyn Write + Send>, input: std::sync::mpsc::Receiver<Vec<u8>>) {
+/// The way to a session's writer thread, with a count of what waits in it.
+pub(crate) struct InputQueue {
+    sender: std::sync::mpsc::Sender<Vec<u8>>,
+    pending: Arc<AtomicUsize>,
+}
+
+/// Why input was not handed to the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InputRefused {
+    /// This much is still unread: the agent does not read its input.
+    Backlog { pending: usize },
+    /// The writer is gone (the session ended).
+    Closed,
+}
+
+impl InputQueue {
+    /// Queues `bytes` for the agent, unless that would leave more than
+    /// [`MAX_PENDING_INPUT_BYTES`] unread.
+    pub fn push(&self, bytes: Vec<u8>) -> Result<(), InputRefused> {
+        let pending = self.pending.load(Ordering::Acquire);
+        if pending + bytes.len() > MAX_PENDING_INPUT_BYTES {
+            return Err(InputRefused::Backlog { pending });
+        }
+        let len = bytes.len();
+        self.pending.fetch_add(len, Ordering::AcqRel);
+        self.sender.send(bytes).map_err(|_| {
+            self.pending.fetch_sub(len, Ordering::AcqRel);
+            InputRefused::Closed
+        })
+    }
+}
+
+fn write_loop(mut writer: Box<dyn Write + Send>, input: std::sync::mpsc::Receiver<Vec<u8>>, pending: &AtomicUsize) {
     for bytes in input {
+        let written = bytes.len();
         if let Err(error) = writer.write_all(&bytes).and_then(|()| writer.flush()) {
             tracing::warn!(%error, "writing to an agent's terminal failed");
             break;
         }
+        pending.fetch_sub(written, Ordering::AcqRel);
     }
 }
