@@ -85,7 +85,7 @@ impl Store {
         };
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params, |row| Ok(task_from_row(row)))?;
-        rows.map(|row| row?).collect()
+        rows.filter_map(|row| skip_corrupt(row.map_err(StoreError::from).and_then(|task| task))).collect()
     }
 
     // ---- signals ----
@@ -129,10 +129,25 @@ impl Store {
         let mut stmt =
             self.conn.prepare(&format!("SELECT record FROM signals WHERE {filter} ORDER BY created_at, rowid"))?;
         let rows = stmt.query_map(params, |row| row.get::<_, String>(0))?;
-        rows.map(|row| {
-            serde_json::from_str(&row?).map_err(|e| StoreError::Corrupt { what: "signal", detail: e.to_string() })
+        rows.filter_map(|row| {
+            skip_corrupt(row.map_err(StoreError::from).and_then(|record| {
+                serde_json::from_str(&record).map_err(|e| StoreError::Corrupt { what: "signal", detail: e.to_string() })
+            }))
         })
         .collect()
+    }
+}
+
+/// A record that does not read (or does not fit its state) is left in the
+/// database and out of the answer, said in the log: one bad row must not
+/// hide every other task or signal from the window.
+fn skip_corrupt<T>(row: Result<T>) -> Option<Result<T>> {
+    match row {
+        Err(StoreError::Corrupt { what, detail }) => {
+            tracing::error!(what, %detail, "a stored record does not read; it is left out");
+            None
+        }
+        other => Some(other),
     }
 }
 

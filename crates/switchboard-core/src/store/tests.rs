@@ -1,4 +1,5 @@
 use super::*;
+use crate::api::{TaskInfo, TaskSpec};
 
 fn profile(name: &str) -> Profile {
     Profile {
@@ -212,4 +213,36 @@ fn a_full_disk_is_a_clear_error_and_loses_nothing_already_stored() {
     assert!(profiles.contains(&kept));
     // Space again: writing works again.
     reopened.insert_profile(&profile("after")).unwrap();
+}
+
+#[test]
+fn a_task_or_signal_that_does_not_fit_its_state_is_left_out_not_the_whole_list() {
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("alpha");
+    store.insert_profile(&p).unwrap();
+    let spec = TaskSpec { time_limit_secs: Some(60), ..TaskSpec::new(p.id.clone(), "fine") };
+    let good = TaskInfo::queued(TaskId::new(), spec, 0, 1);
+    store.save_task(&good).unwrap();
+    // Completed, but without a session, an end or a result.
+    store
+        .conn
+        .execute(
+            "INSERT INTO tasks (id, profile_id, instruction, priority, time_limit_secs, state, ord, created_at)
+             VALUES (?1, ?2, 'broken', 'normal', 60, 'completed', 1, 2)",
+            params![TaskId::new().to_string(), p.id.to_string()],
+        )
+        .unwrap();
+    store
+        .conn
+        .execute(
+            "INSERT INTO signals (id, profile_id, session_id, state, created_at, record)
+             VALUES ('s', ?1, 'x', 'handled', 3, '{\"not\": \"a signal\"}')",
+            params![p.id.to_string()],
+        )
+        .unwrap();
+    assert_eq!(store.active_tasks(None).unwrap(), [good]);
+    assert!(store.finished_tasks(None, 10).unwrap().is_empty());
+    assert!(store.list_signals(10).unwrap().is_empty());
+    let kept: i64 = store.conn.query_row("SELECT COUNT(*) FROM tasks", [], |row| row.get(0)).unwrap();
+    assert_eq!(kept, 2, "the bad row is left in place");
 }
