@@ -36,13 +36,6 @@ fn main() -> Result<std::process::ExitCode> {
             &mut std::io::stderr().lock(),
         ));
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,switchboard=debug".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-
     let env = |name| std::env::var(name).ok();
     let data_dir = resolve_data_dir(
         cli.data_dir.as_deref(),
@@ -51,7 +44,12 @@ fn main() -> Result<std::process::ExitCode> {
         env("HOME").as_deref(),
     )
     .context("cannot tell where to keep data: pass --data-dir or set SWITCHBOARD_DATA_DIR")?;
-    let mut config = EngineConfig::new(absolute(&data_dir)?, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
+    let data_dir = absolute(&data_dir)?;
+    // Logging never panics or blocks, whatever becomes of stderr; the log
+    // file lives in the data directory when it can be written.
+    let log = switchboard_core::logging::init_for_app(Some(&data_dir));
+
+    let mut config = EngineConfig::new(data_dir, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
     if !cli.no_demo {
         config.demo_agent = demo_agent()?;
     }
@@ -59,7 +57,12 @@ fn main() -> Result<std::process::ExitCode> {
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }
-    app::run(config)?;
+    let result = app::run(config);
+    let losses = log.losses();
+    if losses != Default::default() {
+        tracing::warn!(dropped = losses.dropped, failed = losses.failed, "some log lines could not be written");
+    }
+    result?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 

@@ -4,15 +4,17 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchApp, waitForTerminalText, terminalText, DEMO_AGENT } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
-test('opens on the demo workspace with the demo agent live', async () => {
-  const { browser, close } = await launchApp();
+test('opens on the demo workspace with the demo agent live, even with stderr refusing writes', async () => {
+  // Logging must never take the app down: a full disk or a closed pipe behind stderr once
+  // made the first log line panic at start.
+  const { browser, dataDir, close } = await launchApp({ stderr: '/dev/full' });
   try {
     await waitForTerminalText(browser, 'Switchboard demo agent');
     await waitForTerminalText(browser, 'demo>');
@@ -20,6 +22,8 @@ test('opens on the demo workspace with the demo agent live', async () => {
     assert.ok(await entry.isExisting(), 'the demo profile is listed');
     const running = await browser.$(`${byTestId('session-entry')}[data-state="running"]`);
     assert.ok(await running.isExisting(), 'its session shows as running');
+    const log = readFileSync(join(dataDir, 'logs', 'switchboard.log'), 'utf8');
+    assert.match(log, /starting Switchboard/, 'the log went to its file in the data directory');
   } finally {
     await close();
   }

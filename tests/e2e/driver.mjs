@@ -3,7 +3,7 @@
 // directory, so a test never sees another's agents.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,10 +43,18 @@ async function waitForPort(port, deadlineMs) {
 
 /**
  * Launches the app; returns {browser, dataDir, close}. Pass `dataDir` to reuse one (it is then
- * left in place on close).
+ * left in place on close). With `stderr: '/dev/full'` the app's stderr refuses every write, as
+ * on a full disk or a closed pipe.
  */
-export async function launchApp({ args = [], dataDir: given } = {}) {
+export async function launchApp({ args = [], dataDir: given, stderr } = {}) {
   const dataDir = given ?? mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+  let application = APP;
+  if (stderr) {
+    // The driver starts the program it is given: a script that redirects, then becomes the app.
+    application = join(mkdtempSync(join(tmpdir(), 'switchboard-e2e-bin-')), 'switchboard');
+    writeFileSync(application, `#!/bin/sh\nexec ${APP} "$@" 2>${stderr}\n`);
+    chmodSync(application, 0o755);
+  }
   const port = await freePort();
   const nativePort = await freePort();
   const driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
@@ -60,7 +68,7 @@ export async function launchApp({ args = [], dataDir: given } = {}) {
     capabilities: {
       browserName: 'wry',
       'wdio:enforceWebDriverClassic': true,
-      'tauri:options': { application: APP, args: ['--data-dir', dataDir, ...args] },
+      'tauri:options': { application, args: ['--data-dir', dataDir, ...args] },
     },
   });
   const close = async () => {

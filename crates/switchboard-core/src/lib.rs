@@ -14,6 +14,7 @@ pub mod demo;
 mod engine;
 pub mod error;
 pub mod instance;
+pub mod logging;
 pub mod notice;
 pub mod server;
 pub mod session;

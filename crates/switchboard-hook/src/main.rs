@@ -4,10 +4,14 @@
 //! app is not running, and exits 0 within milliseconds whatever happens: a
 //! hook must never slow or block the agent.
 
+use std::io::Write;
+
 fn main() {
+    // Writes to stdout and stderr ignore failure (a closed pipe, a full
+    // disk): `println!` would panic, and a hook must exit 0 whatever happens.
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|arg| arg == "--version") {
-        println!("switchboard-hook {}", env!("CARGO_PKG_VERSION"));
+        let _ = writeln!(std::io::stdout(), "switchboard-hook {}", env!("CARGO_PKG_VERSION"));
         return;
     }
     // Codex's `notify` passes the event as an argument: then stdin is not
@@ -19,8 +23,12 @@ fn main() {
         Box::new(std::io::stdin())
     };
     match switchboard_hook::run(stdin, &args, |name| std::env::var(name).ok()) {
-        Ok(Some(output)) => println!("{output}"),
+        Ok(Some(output)) => {
+            let _ = writeln!(std::io::stdout(), "{output}");
+        }
         Ok(None) => {}
-        Err(error) => eprintln!("switchboard-hook: {error}"),
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "switchboard-hook: {error}");
+        }
     }
 }
