@@ -483,3 +483,30 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+impl Store {
+    /// Makes the database as full as a full disk would: from now on every
+    /// write that needs room fails with SQLITE_FULL, until [`Store::make_room`].
+    pub(crate) fn fill_up(&self) {
+        self.conn.execute_batch("CREATE TABLE IF NOT EXISTS filler (x BLOB)").unwrap();
+        let pages: i64 = self.conn.pragma_query_value(None, "page_count", |r| r.get(0)).unwrap();
+        self.conn.pragma_update(None, "max_page_count", pages).unwrap();
+        // Room left in the pages a table already has would still take small
+        // rows: fill the event log's too (with rows no listing shows).
+        for size in [4096, 1024, 128, 16, 1] {
+            while self.conn.execute("INSERT INTO filler VALUES (zeroblob(?1))", [size]).is_ok() {}
+            while self
+                .conn
+                .execute("INSERT INTO events (at, kind, data) VALUES (0, 'filler', printf('%.*c', ?1, 'x'))", [size])
+                .is_ok()
+            {}
+        }
+    }
+
+    /// Space again after [`Store::fill_up`].
+    pub(crate) fn make_room(&self) {
+        self.conn.pragma_update(None, "max_page_count", 1_073_741_823_i64).unwrap();
+        self.conn.execute_batch("DROP TABLE IF EXISTS filler").unwrap();
+    }
+}

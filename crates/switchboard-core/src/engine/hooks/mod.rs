@@ -35,6 +35,8 @@ pub(crate) struct SpoolReplay {
     pub replayed: usize,
     /// Lines kept in the quarantine file instead.
     pub kept: usize,
+    /// Lines left in the spool because the store refused them.
+    pub left: usize,
 }
 
 /// Appends each line (and a newline) to the file at `path`.
@@ -91,7 +93,9 @@ impl HookDesk {
         } else {
             HookEvent::parse(&envelope.payload)
         };
-        log_hook(cx, &session_id, envelope, &event);
+        // Stored first: an event that could not be (a full disk) is refused
+        // with nothing applied, so its hook spools it for the next start.
+        log_hook(cx, &session_id, envelope, &event)?;
         if side_thread {
             return Ok(());
         }
@@ -121,28 +125,42 @@ impl HookDesk {
     /// Replays the events hooks spooled while no app ran, in order. A line
     /// that cannot be used (torn, not JSON, not a hook event, for no session
     /// of this app) is skipped and kept in the quarantine file beside the
-    /// spool, never lost; the spool is emptied only once every line is
-    /// replayed or kept. Returns how many were replayed and kept; the
-    /// follow-ups they left wait in `cx`.
+    /// spool, never lost. When the store refuses an event (a full disk), it
+    /// and every line after it stay in the spool for the next start. What
+    /// was not replayed is never deleted. Returns how many were replayed,
+    /// kept aside and left; the follow-ups they left wait in `cx`.
     pub fn replay_spool(&mut self, cx: &mut Ctx, data_dir: &Path) -> SpoolReplay {
         let path = spool_path(data_dir);
         let Ok(file) = std::fs::File::open(&path) else { return SpoolReplay::default() };
         let mut outcome = SpoolReplay::default();
         let mut kept: Vec<Vec<u8>> = Vec::new();
+        let mut left: Vec<Vec<u8>> = Vec::new();
         for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
             let line = match line {
                 Ok(line) => line,
                 Err(error) => {
                     // The spool could not be read to its end: leave all of it.
                     tracing::error!(path = %path.display(), %error, "reading the hook spool failed; it is kept");
-                    return outcome;
+                    return SpoolReplay::default();
                 }
             };
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            if !left.is_empty() {
+                left.push(line);
+                continue;
+            }
             let refused = match serde_json::from_slice::<SocketRequest>(&line) {
-                Ok(SocketRequest::Hook { envelope }) => self.on_hook(cx, &envelope).err().map(|e| e.to_string()),
+                Ok(SocketRequest::Hook { envelope }) => match self.on_hook(cx, &envelope) {
+                    Ok(()) => None,
+                    Err(EngineError::Store(error)) => {
+                        tracing::error!(line = number + 1, %error, "the store refused a spooled event; the rest stays spooled");
+                        left.push(line);
+                        continue;
+                    }
+                    Err(error) => Some(error.to_string()),
+                },
                 Ok(_) => Some("not a hook event".to_owned()),
                 Err(error) => Some(format!("not a request: {error}")),
             };
@@ -155,22 +173,30 @@ impl HookDesk {
             }
         }
         outcome.kept = kept.len();
+        outcome.left = left.len();
         self.quarantined += kept.len();
         let quarantine = path.with_file_name(SPOOL_QUARANTINE_FILE);
-        let emptied = match append_lines(&quarantine, &kept) {
-            Ok(()) => std::fs::remove_file(&path),
-            Err(error) => {
-                tracing::error!(path = %quarantine.display(), %error, "keeping spooled lines aside failed");
-                // The spool then keeps those lines, and only them.
-                let temp = path.with_extension("switchboard-tmp");
-                std::fs::remove_file(&temp).ok();
-                append_lines(&temp, &kept).and_then(|()| std::fs::rename(&temp, &path))
-            }
+        if let Err(error) = append_lines(&quarantine, &kept) {
+            tracing::error!(path = %quarantine.display(), %error, "keeping spooled lines aside failed");
+            // The spool then keeps those lines too.
+            left.splice(0..0, kept);
+        }
+        let rewritten = if left.is_empty() {
+            std::fs::remove_file(&path)
+        } else {
+            let temp = path.with_extension("switchboard-tmp");
+            std::fs::remove_file(&temp).ok();
+            append_lines(&temp, &left).and_then(|()| std::fs::rename(&temp, &path))
         };
-        if let Err(error) = emptied {
+        if let Err(error) = rewritten {
             tracing::error!(path = %path.display(), %error, "the hook spool is kept as it was");
         }
-        tracing::info!(replayed = outcome.replayed, kept = outcome.kept, "replayed spooled hook events");
+        tracing::info!(
+            replayed = outcome.replayed,
+            kept = outcome.kept,
+            left = outcome.left,
+            "replayed spooled hook events"
+        );
         outcome
     }
 
@@ -187,7 +213,7 @@ impl HookDesk {
 
 /// Logs the event in the session's history (a payload too big to keep is
 /// noted by its size).
-fn log_hook(cx: &Ctx, session_id: &SessionId, envelope: &HookEnvelope, event: &HookEvent) {
+fn log_hook(cx: &Ctx, session_id: &SessionId, envelope: &HookEnvelope, event: &HookEvent) -> Result<(), EngineError> {
     let name = match event {
         HookEvent::Unknown { name } if name.is_empty() => "unrecognised".to_owned(),
         HookEvent::Unknown { name } => name.clone(),
@@ -202,9 +228,11 @@ fn log_hook(cx: &Ctx, session_id: &SessionId, envelope: &HookEnvelope, event: &H
     } else {
         serde_json::json!({"truncated": true, "bytes": text.len()})
     };
-    if let Err(error) = cx.store.append_event(envelope.at, Some(session_id), &LogKind::Hook { event: name, payload }) {
-        tracing::error!(%error, "logging a hook event failed");
-    }
+    cx.store.append_event(envelope.at, Some(session_id), &LogKind::Hook { event: name, payload }).map_err(|error| {
+        tracing::error!(%error, "storing a hook event failed; it is refused, so its hook keeps it");
+        EngineError::from(error)
+    })?;
+    Ok(())
 }
 
 /// What a hook event means for the sending session's team: Claude Code's

@@ -216,3 +216,47 @@ async fn a_torn_spool_line_is_kept_aside_and_the_lines_after_it_still_replay() {
     assert_eq!(kept, [torn, b"\n".to_vec(), unknown, b"\n".to_vec()].concat(), "kept byte for byte");
     assert!(!spool_path(&data_dir).exists());
 }
+
+#[tokio::test]
+async fn an_event_that_cannot_be_stored_is_refused_with_nothing_applied_so_its_hook_spools_it() {
+    let mut desk = Desk::new();
+    desk.hook(json!({"hook_event_name": "UserPromptSubmit"}));
+    desk.follows();
+    desk.bench.cx.store.fill_up();
+    let stop = desk.envelope(json!({"hook_event_name": "Stop", "last_assistant_message": "Done."}));
+    // Before: the engine answered `ok` to an event it had not stored.
+    let error = desk.desk.on_hook(&mut desk.bench.cx, &stop).unwrap_err();
+    assert_eq!(error.code(), crate::api::ErrorCode::DiskFull, "{error}");
+    assert_eq!(desk.shown(), AgentStatus::Working, "nothing half-recorded: the Stop is not applied");
+    assert!(desk.follows().is_empty());
+
+    desk.bench.cx.store.make_room();
+    desk.desk.on_hook(&mut desk.bench.cx, &stop).unwrap();
+    assert_eq!(desk.shown(), AgentStatus::Waiting);
+}
+
+#[tokio::test]
+async fn replaying_onto_a_full_disk_leaves_the_unstored_events_in_the_spool() {
+    let mut desk = Desk::new();
+    let data_dir = desk.bench.workspace.path().join("full");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let lines: Vec<String> = ["UserPromptSubmit", "Stop"]
+        .into_iter()
+        .map(|name| {
+            let envelope = desk.envelope(json!({"hook_event_name": name}));
+            serde_json::to_string(&SocketRequest::Hook { envelope }).unwrap()
+        })
+        .collect();
+    let spool = format!("{}\n{}\n", lines[0], lines[1]);
+    std::fs::write(spool_path(&data_dir), &spool).unwrap();
+    desk.bench.cx.store.fill_up();
+    let replay = desk.desk.replay_spool(&mut desk.bench.cx, &data_dir);
+    assert_eq!(replay, SpoolReplay { replayed: 0, kept: 0, left: 2 });
+    assert_eq!(std::fs::read_to_string(spool_path(&data_dir)).unwrap(), spool, "kept for the next start");
+    assert!(!data_dir.join(SPOOL_QUARANTINE_FILE).exists(), "not mistaken for bad lines");
+
+    desk.bench.cx.store.make_room();
+    let replay = desk.desk.replay_spool(&mut desk.bench.cx, &data_dir);
+    assert_eq!(replay, SpoolReplay { replayed: 2, kept: 0, left: 0 });
+    assert!(!spool_path(&data_dir).exists());
+}
