@@ -480,7 +480,7 @@ export class FakeBackend implements Backend {
       reason: null,
       result: null,
     });
-    this.#logTask(task, { kind: 'task_requeued' });
+    this.#logTask(task, { kind: 'task_requeued', after_restart: false });
     this.#pump(task.profile_id);
     return this.#task(taskId);
   }

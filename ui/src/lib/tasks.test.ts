@@ -287,7 +287,11 @@ describe('texts', () => {
     [{ kind: 'task_typed', bracketed: true }, 'Typed into the agent (bracketed paste)'],
     [{ kind: 'task_typed', bracketed: false }, 'Typed into the agent'],
     [{ kind: 'task_moved', to_index: 0, priority: 'urgent' }, 'Moved to position 1 (urgent)'],
-    [{ kind: 'task_requeued' }, 'Put back in the queue'],
+    [{ kind: 'task_requeued', after_restart: false }, 'Put back in the queue'],
+    [
+      { kind: 'task_requeued', after_restart: true },
+      'Put back in the queue: Switchboard stopped before the task reached the agent',
+    ],
     [{ kind: 'deliverable_rejected', path: '../etc/passwd', reason: 'outside the workspace' }, 'Deliverable ../etc/passwd rejected: outside the workspace'],
     [{ kind: 'task_ended', state: 'timed_out', reason: null }, 'Ended timed out'],
     [{ kind: 'task_ended', state: 'failed', reason: 'the agent exited' }, 'Ended failed: the agent exited'],

@@ -323,7 +323,9 @@ export function timelineText(entry: LogEntry): string {
     case 'task_moved':
       return `Moved to position ${entry.to_index + 1} (${entry.priority})`;
     case 'task_requeued':
-      return 'Put back in the queue';
+      return entry.after_restart
+        ? 'Put back in the queue: Switchboard stopped before the task reached the agent'
+        : 'Put back in the queue';
     case 'deliverable_rejected':
       return `Deliverable ${entry.path} rejected: ${entry.reason}`;
     case 'task_ended':

@@ -116,7 +116,12 @@ pub enum LogKind {
         to_index: u32,
         priority: Priority,
     },
-    TaskRequeued,
+    TaskRequeued {
+        /// Put back by the app at start: the run before stopped before the
+        /// task was typed to its agent.
+        #[serde(default)]
+        after_restart: bool,
+    },
     DeliverableRejected {
         path: String,
         reason: String,

@@ -347,22 +347,29 @@ impl TaskDesk {
 
     /// Tasks recorded as running belong to a run of the app that ended
     /// while they worked: complete those whose summary has appeared since,
+    /// put those never typed to their agent back at the front of the queue,
     /// mark the others interrupted (the user can put them back in the queue).
     pub fn recover(&mut self, cx: &mut Ctx) -> Result<(), EngineError> {
-        for task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state() == TaskState::Running) {
+        for mut task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state() == TaskState::Running) {
             let workspace =
                 cx.store.get_profile(&task.spec.profile_id)?.and_then(|p| Path::new(&p.spec.cwd).canonicalize().ok());
             let summary = workspace
                 .as_ref()
                 .and_then(|ws| artifacts::read_summary(ws, &task.id, SUMMARY_CAP_BYTES).ok().map(|text| (ws, text)));
-            match summary {
-                Some((workspace, text)) => {
+            match rules::after_restart(summary.is_some(), task.typed_at().is_some()) {
+                rules::AfterRestart::Complete => {
+                    let (workspace, text) = summary.expect("complete only with a summary");
                     let result = artifacts::collect_result(workspace, &task.id, text, false);
                     self.finish(cx, task, TaskState::Completed, None, Some(result));
                 }
-                None => {
-                    let reason = Some("the app stopped while the task ran".into());
-                    self.finish(cx, task, TaskState::Interrupted, reason, None);
+                rules::AfterRestart::Requeue => {
+                    task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
+                    cx.store.save_task(&task)?;
+                    log_task(cx, &task, LogKind::TaskRequeued { after_restart: true });
+                    cx.emit(crate::api::EngineEvent::TaskChanged { task });
+                }
+                rules::AfterRestart::Interrupt { reason } => {
+                    self.finish(cx, task, TaskState::Interrupted, Some(reason.into()), None);
                 }
             }
         }

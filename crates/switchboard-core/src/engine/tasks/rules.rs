@@ -40,6 +40,27 @@ pub(crate) fn requeue_allowed(state: TaskState) -> bool {
     state.is_finished() && state != TaskState::Completed
 }
 
+/// What becomes, at start, of a task the last run of the app left running
+/// (it crashed or was killed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterRestart {
+    /// Its summary was written meanwhile: the work is done.
+    Complete,
+    /// The agent had it and may have done part of it: the user decides
+    /// whether to run it again.
+    Interrupt { reason: &'static str },
+    /// The agent never saw it: it goes back to the front of its queue.
+    Requeue,
+}
+
+pub(crate) fn after_restart(summary_written: bool, typed: bool) -> AfterRestart {
+    match (summary_written, typed) {
+        (true, _) => AfterRestart::Complete,
+        (false, true) => AfterRestart::Interrupt { reason: "the app stopped while the task ran" },
+        (false, false) => AfterRestart::Requeue,
+    }
+}
+
 /// How a task whose session ended without its summary ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SessionEndOutcome {
@@ -139,6 +160,20 @@ pub fn validate_task(mut spec: TaskSpec) -> Result<TaskSpec, EngineError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn after_a_restart_a_task_completes_waits_for_the_user_or_goes_back_in_the_queue() {
+        let interrupted = AfterRestart::Interrupt { reason: "the app stopped while the task ran" };
+        for (summary_written, typed, expected) in [
+            (true, true, AfterRestart::Complete),
+            // A summary without the typing recorded: the agent had it anyway.
+            (true, false, AfterRestart::Complete),
+            (false, true, interrupted),
+            (false, false, AfterRestart::Requeue),
+        ] {
+            assert_eq!(after_restart(summary_written, typed), expected, "summary {summary_written}, typed {typed}");
+        }
+    }
+
     use switchboard_protocol::ProfileId;
 
     use super::*;

@@ -312,3 +312,49 @@ async fn a_summary_that_is_a_fifo_or_leads_out_of_the_workspace_is_refused_and_t
     desk.summary_arrives(&task.id);
     assert_eq!(desk.task(&task.id).state(), TaskState::Completed);
 }
+
+#[tokio::test]
+async fn after_a_crash_a_task_never_typed_goes_back_to_the_front_of_its_queue_and_runs() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let handed = desk.submit("handed to a session, never typed");
+    let next = desk.submit("queued behind it");
+    assert_eq!(desk.task(&handed.id).state(), TaskState::Running);
+    let old_session = desk.session(&handed.id);
+
+    // The app dies, and its agent with it: a new desk over the same records
+    // starts up.
+    desk.bench.end(&old_session, true);
+    let (notes_tx, notes) = mpsc::unbounded_channel();
+    let (watch_tx, _watch) = mpsc::unbounded_channel();
+    desk.desk = TaskDesk::new(notes_tx, watch_tx);
+    desk.notes = notes;
+    desk.desk.recover(&mut desk.bench.cx).unwrap();
+
+    // Before: interrupted, waiting for the user to put it back by hand.
+    let recovered = desk.task(&handed.id);
+    assert_eq!(recovered.state(), TaskState::Queued);
+    let timeline = desk.desk.timeline(&desk.bench.cx, &handed.id).unwrap();
+    assert!(matches!(timeline.last().unwrap().kind, LogKind::TaskRequeued { after_restart: true }), "{timeline:?}");
+    let queued = desk.bench.cx.store.active_tasks(Some(&desk.profile.id)).unwrap();
+    let order: Vec<_> = queued.iter().filter(|t| t.state() == TaskState::Queued).map(|t| t.id.clone()).collect();
+    assert_eq!(order, [handed.id.clone(), next.id.clone()], "first, as before the crash");
+
+    desk.desk.pump_all(&mut desk.bench.cx);
+    assert_eq!(desk.task(&handed.id).state(), TaskState::Running, "it runs again, in a fresh session");
+    assert_ne!(desk.session(&handed.id), old_session);
+}
+
+#[tokio::test]
+async fn after_a_crash_a_task_its_agent_had_is_interrupted_for_the_user_to_decide() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let typed = desk.submit("typed before the crash");
+    desk.type_it(&typed.id);
+    let (notes_tx, notes) = mpsc::unbounded_channel();
+    let (watch_tx, _watch) = mpsc::unbounded_channel();
+    desk.desk = TaskDesk::new(notes_tx, watch_tx);
+    desk.notes = notes;
+    desk.desk.recover(&mut desk.bench.cx).unwrap();
+    let recovered = desk.task(&typed.id);
+    assert_eq!(recovered.state(), TaskState::Interrupted);
+    assert_eq!(recovered.reason(), Some("the app stopped while the task ran"));
+}
