@@ -6,7 +6,7 @@
 //! outside the workspace are refused before anything is touched, and a
 //! symlink is followed only to decide that it stays inside.
 
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
@@ -34,26 +34,61 @@ pub const CHANGED_FILES_SCAN_LIMIT: usize = 20_000;
 /// without blocking and checked once open, so an agent that puts a FIFO or a
 /// device where a file is expected gets a refusal, never a stuck reader.
 pub fn read_capped(path: &Path, cap: usize) -> std::io::Result<(String, u64, bool)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    let size = metadata.len();
+    let file = open_regular(path)?;
+    let size = file.metadata()?.len();
     let mut bytes = Vec::with_capacity(cap.min(size as usize));
     file.take(cap as u64).read_to_end(&mut bytes)?;
     let truncated = size > bytes.len() as u64;
     Ok((String::from_utf8_lossy(&bytes).into_owned(), size, truncated))
 }
 
+/// How much of the end of a summary longer than its cap is read as well:
+/// the Status section comes last.
+pub const SUMMARY_TAIL_BYTES: usize = 64 * 1024;
+
 /// The summary of `task` in `workspace` (canonical), read with `cap`: it
-/// must be a regular file inside the workspace, symlinks resolved.
+/// must be a regular file inside the workspace, symlinks resolved. A longer
+/// file is read as its first `cap` bytes and its last [`SUMMARY_TAIL_BYTES`]
+/// (from a line start), with a line saying how much was left out between,
+/// so its Status still counts.
 pub fn read_summary(workspace: &Path, task: &TaskId, cap: usize) -> std::io::Result<String> {
     let listed = format!("{SUMMARIES_DIR}/{task}.md");
     let path = resolve_deliverable(workspace, &listed)
         .map_err(|refusal| std::io::Error::new(std::io::ErrorKind::InvalidInput, refusal.to_string()))?;
-    read_capped(&path, cap).map(|(text, ..)| text)
+    read_head_and_tail(&path, cap, SUMMARY_TAIL_BYTES)
+}
+
+/// The first `head` bytes of a regular file and, when it is longer than
+/// `head + tail`, its last `tail` bytes from the first line start in them.
+fn read_head_and_tail(path: &Path, head: usize, tail: usize) -> std::io::Result<String> {
+    let (mut text, size, truncated) = read_capped(path, head.saturating_add(tail))?;
+    if !truncated {
+        return Ok(text);
+    }
+    // Cut back to the head (on a character boundary) and read the end.
+    let mut cut = head.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    let (mut file, start) = (open_regular(path)?, size.saturating_sub(tail as u64));
+    file.seek(SeekFrom::Start(start))?;
+    let mut end = Vec::with_capacity(tail);
+    file.take(tail as u64).read_to_end(&mut end)?;
+    let from = end.iter().position(|&b| b == b'\n').map_or(end.len(), |at| at + 1);
+    let end = String::from_utf8_lossy(&end[from..]);
+    let left_out = start + from as u64 - cut as u64;
+    Ok(format!("{text}\n\n[… {left_out} bytes of this summary were not read …]\n\n{end}"))
+}
+
+/// Opens a file without blocking and refuses what is not a regular file.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
 }
 
 /// Why a path an agent named is not read.
@@ -365,5 +400,26 @@ mod tests {
         let refused = read_summary(&root, &escaping, 1024).unwrap_err();
         assert_eq!(refused.to_string(), "a symlink that leads outside the workspace");
         assert_eq!(read_summary(&root, &fifo, 1024).unwrap_err().to_string(), "not a regular file");
+    }
+
+    #[test]
+    fn a_summary_longer_than_its_cap_keeps_its_status_and_says_what_was_left_out() {
+        let (_dir, root) = workspace();
+        std::fs::create_dir_all(root.join(SUMMARIES_DIR)).unwrap();
+        let task = TaskId::new();
+        let filler = "x".repeat(99) + "\n";
+        let text =
+            format!("## Objective\nship it\n## Important Notes\n{}## Status\n✅ COMPLETED\n", filler.repeat(30_000));
+        std::fs::write(root.join(SUMMARIES_DIR).join(format!("{task}.md")), &text).unwrap();
+        // Before: only the first megabyte was read, and the Status with it lost.
+        let read = read_summary(&root, &task, 1024 * 1024).unwrap();
+        let summary = parse_summary(&read);
+        assert_eq!(summary.status, Some(switchboard_protocol::summary::SummaryStatus::Completed));
+        assert_eq!(summary.objective, "ship it");
+        assert!(read.len() < 1024 * 1024 + SUMMARY_TAIL_BYTES + 100, "bounded: {}", read.len());
+        let shown = read.len() - read.lines().find(|l| l.starts_with("[… ")).unwrap().len() - 4;
+        let left_out: usize = read.split("[… ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert_eq!(left_out + shown, text.len(), "the note counts exactly what was not read");
+        assert!(read.contains("\n\nxxx"), "the end starts at a line start");
     }
 }
