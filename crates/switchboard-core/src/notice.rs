@@ -112,6 +112,16 @@ impl Notices {
                 None
             }
             EngineEvent::PermissionRequested { .. } | EngineEvent::PermissionClosed { .. } => None,
+            EngineEvent::SignalsFlooding { profile_id, limit, oldest_pending, .. } => {
+                let agent = self.names.get(profile_id).map_or("An agent", String::as_str);
+                Some(Notice {
+                    target: NoticeTarget::Signal(oldest_pending.clone()?),
+                    title: format!("{agent} is raising more signals than can wait at once"),
+                    body: format!(
+                        "{limit} are waiting for you; the ones after them are set aside in its event log until you answer some."
+                    ),
+                })
+            }
             EngineEvent::SessionChanged { session } => {
                 self.session_profiles.insert(session.id.clone(), session.profile_id.clone());
                 None
@@ -258,6 +268,22 @@ mod tests {
             let notice = notices.apply(&changed(state));
             assert_eq!(notice.as_ref().map(|n| n.title.as_str()), title, "{state:?}");
         }
+    }
+
+    #[test]
+    fn a_flooding_agent_is_one_notice_that_opens_its_oldest_signal() {
+        let (profile, oldest) = (ProfileId::new(), SignalId::new());
+        let flooding = |oldest_pending| EngineEvent::SignalsFlooding {
+            session_id: switchboard_protocol::SessionId::new(),
+            profile_id: profile.clone(),
+            limit: 20,
+            oldest_pending,
+        };
+        let notice = Notices::default().apply(&flooding(Some(oldest.clone()))).unwrap();
+        assert_eq!(notice.target, NoticeTarget::Signal(oldest));
+        assert_eq!(notice.title, "An agent is raising more signals than can wait at once");
+        assert!(notice.body.starts_with("20 are waiting for you"), "{}", notice.body);
+        assert_eq!(Notices::default().apply(&flooding(None)), None, "nothing waits: nothing to open");
     }
 
     #[test]

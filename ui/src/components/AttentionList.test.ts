@@ -82,6 +82,22 @@ describe('needs you', () => {
     expect(within(dialog).queryByTestId('signal-acknowledge')).toBeNull();
   });
 
+  it('says when an agent floods, until the user has answered enough to see new signals', async () => {
+    const { backend, claude, claudeSession } = twoAgents();
+    await renderApp(backend);
+    const first = backend.raiseSignal(claudeSession.id, signalScan(clarification()));
+    backend.raiseSignal(claudeSession.id, signalScan(stopWork()));
+    backend.emit({ type: 'signals_flooding', session_id: claudeSession.id, profile_id: claude.id, limit: 2, oldest_pending: first.id });
+    await tick();
+    const flood = screen.getByTestId('signal-flood');
+    expect(flood.textContent).toContain('claude raised more than 2 signals at once');
+    expect(flood.textContent).toContain('set aside in its event log');
+
+    await backend.respondToSignal(first.id, { action: 'dismiss' });
+    await tick();
+    expect(screen.queryByTestId('signal-flood')).toBeNull();
+  });
+
   it('opens a signal from its entry', async () => {
     const { backend, codexSession } = twoAgents();
     const raised = backend.raiseSignal(codexSession.id, malformed('delegate'));

@@ -29,7 +29,15 @@ import type { Backend, Unsubscribe } from './backend';
 import { logFailure, toApiError, userMessage } from './errors';
 import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatus';
 import { applyPermissionEvent } from './permissions';
-import { applySignalEvent, mergeInitialSignals, pendingSignals, upsertSignal } from './signals';
+import {
+  applyFloodEvent,
+  applySignalEvent,
+  floodingAgents,
+  mergeInitialSignals,
+  pendingSignals,
+  upsertSignal,
+  type Floods,
+} from './signals';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
   DEFAULT_TERM_SIZE,
@@ -64,6 +72,8 @@ export class AppState {
   taskLoadError: string | null = $state(null);
   /** Signals agents raised: every pending one and the recently settled ones, in no order. */
   signals: SignalInfo[] = $state.raw([]);
+  /** Sessions that reached the limit of signals waiting at once. */
+  floods: Floods = $state.raw({});
   /** Each session's agent status, from its hooks. */
   agentStatus: AgentStatusMap = $state.raw({});
   /** Permission requests agents wait on, oldest first. */
@@ -101,6 +111,8 @@ export class AppState {
 
   /** The signals waiting for the user, oldest first. */
   pendingSignals: SignalInfo[] = $derived(pendingSignals(this.signals));
+  /** Agents whose new signals are set aside until the user answers some. */
+  flooding = $derived(floodingAgents(this.floods, this.signals));
 
   shownSignal: SignalInfo | undefined = $derived.by(() => {
     const id = this.shownSignalId;
@@ -369,6 +381,7 @@ export class AppState {
     this.model = applyEngineEvent(this.model, event);
     this.tasks = applyTaskEvent(this.tasks, event);
     this.signals = applySignalEvent(this.signals, event);
+    this.floods = applyFloodEvent(this.floods, event);
     this.agentStatus = applyStatusEvent(this.agentStatus, event);
     this.permissions = applyPermissionEvent(this.permissions, event);
     const signal = this.shownSignalId;

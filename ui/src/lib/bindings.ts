@@ -363,21 +363,25 @@ export type Command = { "type": "list_profiles", } | { "type": "create_profile",
 
 export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> };
 
-export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, };
+export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
+/**
+ * The signal that has waited longest, to start with.
+ */
+oldest_pending: SignalId | null, };
 
 export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued", 
 /**
  * Put back by the app at start: the run before stopped before the
  * task was typed to its agent.
  */
-after_restart: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "hook", event: string, payload: JsonValue, };
+after_restart: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "hook", event: string, payload: JsonValue, };
 
 export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued", 
 /**
  * Put back by the app at start: the run before stopped before the
  * task was typed to its agent.
  */
-after_restart: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "hook", event: string, payload: JsonValue, });
+after_restart: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "hook", event: string, payload: JsonValue, });
 
 export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "engine_stopped" | "internal";
 

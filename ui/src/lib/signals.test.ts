@@ -4,8 +4,10 @@ import { FakeBackend, signalScan } from './fakeBackend';
 import {
   actionWord,
   allowedActions,
+  applyFloodEvent,
   applySignalEvent,
   defaultDelegateProfile,
+  floodingAgents,
   deliverableRows,
   extraEntries,
   independenceLabel,
@@ -21,6 +23,7 @@ import {
   signalHandledText,
   signalKind,
   signalRaisedText,
+  signalSetAsideText,
   signalTitle,
   upsertSignal,
   validateResponse,
@@ -72,6 +75,32 @@ describe('folding signal events', () => {
       ['a', 'handled'],
       ['b', 'pending'],
     ]);
+  });
+});
+
+describe('floods', () => {
+  const flooding: EngineEvent = { type: 'signals_flooding', session_id: 's1', profile_id: 'p', limit: 2, oldest_pending: 'a' };
+
+  it('shows an agent while its session has as many signals waiting as the limit', () => {
+    const floods = applyFloodEvent({}, flooding);
+    const two = [signalInfo('a', clarification(), { session_id: 's1' }), signalInfo('b', stopWork(), { session_id: 's1' })];
+    expect(floodingAgents(floods, two)).toEqual([{ profileId: 'p', limit: 2 }]);
+    expect(floodingAgents(floods, [two[0], handled(two[1])])).toEqual([]);
+    expect(floodingAgents({}, two)).toEqual([]);
+  });
+
+  it('forgets a deleted agent and ignores other events', () => {
+    const floods = applyFloodEvent({}, flooding);
+    expect(applyFloodEvent(floods, { type: 'profile_deleted', profile_id: 'p' })).toEqual({});
+    expect(applyFloodEvent(floods, { type: 'profile_deleted', profile_id: 'q' })).toEqual(floods);
+    expect(applyFloodEvent(floods, changed(signalInfo('a', clarification())))).toBe(floods);
+  });
+
+  it.each([
+    ['clarification', 'Clarification set aside: the agent had too many signals waiting'],
+    ['completion', 'Completion report set aside: the agent had too many signals waiting'],
+  ] as const)('names a %s set aside in the timeline', (kind, text) => {
+    expect(signalSetAsideText(kind)).toBe(text);
   });
 });
 

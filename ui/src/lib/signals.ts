@@ -81,6 +81,38 @@ export function mergeInitialSignals(list: readonly SignalInfo[], bufferedEvents:
   return signals;
 }
 
+// ---- floods -----------------------------------------------------------------------------
+
+/** Sessions the engine said flood: they reached `limit` waiting signals. */
+export type Floods = Readonly<Record<SessionId, { profileId: ProfileId; limit: number }>>;
+
+export function applyFloodEvent(floods: Floods, event: EngineEvent): Floods {
+  switch (event.type) {
+    case 'signals_flooding':
+      return { ...floods, [event.session_id]: { profileId: event.profile_id, limit: event.limit } };
+    case 'profile_deleted':
+      return Object.fromEntries(Object.entries(floods).filter(([, flood]) => flood.profileId !== event.profile_id));
+    default:
+      return floods;
+  }
+}
+
+/**
+ * The agents that still have as many signals waiting as the engine holds: what they raise now
+ * is set aside (in their event log) until the user answers some. One entry per agent.
+ */
+export function floodingAgents(floods: Floods, signals: readonly SignalInfo[]): { profileId: ProfileId; limit: number }[] {
+  const shown = new Map<ProfileId, { profileId: ProfileId; limit: number }>();
+  for (const [sessionId, flood] of Object.entries(floods)) {
+    if (pendingOfSession(signals, sessionId).length >= flood.limit) shown.set(flood.profileId, flood);
+  }
+  return [...shown.values()];
+}
+
+export function floodText(agentName: string | undefined, limit: number): string {
+  return `${agentName ?? 'An agent'} raised more than ${limit} signals at once. The ones after the first ${limit} are set aside in its event log; answer some to see new ones.`;
+}
+
 // ---- what needs the user ----------------------------------------------------------------
 
 /** Oldest first: the one that has waited longest comes first. */
@@ -287,6 +319,11 @@ export function responseText(response: SignalResponse): string | null {
 }
 
 /** One log entry about a signal, for a task's timeline. */
+export function signalSetAsideText(kind: SignalKind): string {
+  const word = kindWord(kind);
+  return `${word.charAt(0).toUpperCase()}${word.slice(1)} set aside: the agent had too many signals waiting`;
+}
+
 export function signalRaisedText(kind: SignalKind, malformed: boolean): string {
   if (malformed) return `The agent printed an unreadable ${kindWord(kind)} block`;
   switch (kind) {

@@ -19,7 +19,7 @@ import type {
   TaskState,
 } from './bindings';
 import { isRunning, newestFirst, type Model, type Selection } from './model';
-import { signalHandledText, signalRaisedText } from './signals';
+import { signalHandledText, signalRaisedText, signalSetAsideText } from './signals';
 
 export interface TaskModel {
   tasks: TaskInfo[];
@@ -342,6 +342,8 @@ export function timelineText(entry: LogEntry): string {
       return signalRaisedText(entry.signal_kind, entry.malformed);
     case 'signal_handled':
       return signalHandledText(entry.response);
+    case 'signal_set_aside':
+      return signalSetAsideText(entry.signal_kind);
     default:
       // A kind from a newer engine.
       return (entry as { kind: string }).kind.replaceAll('_', ' ');

@@ -75,6 +75,17 @@ pub enum EngineEvent {
         request_id: u64,
         decision: Option<PermissionDecision>,
     },
+    /// A session has as many signals waiting as the app holds for one agent
+    /// ([`crate::MAX_PENDING_SIGNALS`]); what it raises past that is set aside
+    /// (recorded in its event log, not shown as a dialog) until the user
+    /// answers some. Sent once per flood.
+    SignalsFlooding {
+        session_id: SessionId,
+        profile_id: ProfileId,
+        limit: u32,
+        /// The signal that has waited longest, to start with.
+        oldest_pending: Option<SignalId>,
+    },
 }
 
 /// One entry of the append-only event log.
@@ -138,6 +149,11 @@ pub enum LogKind {
     SignalHandled {
         signal_id: SignalId,
         response: SignalResponse,
+    },
+    /// A signal not shown to the user because its agent already had as many
+    /// waiting as the app holds.
+    SignalSetAside {
+        signal_kind: switchboard_protocol::signal::SignalKind,
     },
     /// A hook event; `payload` is the event as sent (or a note that it was
     /// too big to keep).

@@ -37,7 +37,7 @@ pub use crate::sink::{EventSink, NoEvents};
 use crate::store::Store;
 pub use handle::EngineHandle;
 pub use sessions::RETAINED_ENDED_SESSIONS;
-pub use signals::{MAX_LISTED_HANDLED_SIGNALS, SKIPPED_ITEMS_FILE, allowed_actions};
+pub use signals::{MAX_LISTED_HANDLED_SIGNALS, MAX_PENDING_SIGNALS, SKIPPED_ITEMS_FILE, allowed_actions};
 pub use state::MAX_LISTED_SESSIONS;
 pub use tasks::MAX_LISTED_FINISHED_TASKS;
 pub use tasks::rules::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES};

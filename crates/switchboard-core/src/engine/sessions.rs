@@ -63,6 +63,8 @@ pub(crate) struct SignalRecord {
     /// This session is a delegate whose completion report resumes the
     /// requester of this delegation.
     pub resumes: Option<SignalId>,
+    /// It reached the pending signals' limit and the user was told.
+    pub flooding: bool,
 }
 
 /// Who waits for a running session's end.

@@ -1,7 +1,7 @@
 //! Task queues and signals in the store.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use switchboard_protocol::{Priority, ProfileId, SignalId, TaskId};
+use switchboard_protocol::{Priority, ProfileId, SessionId, SignalId, TaskId};
 
 use super::{Result, Store, StoreError, parse_id, to_json};
 use crate::api::{SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState};
@@ -117,6 +117,24 @@ impl Store {
     }
 
     /// Every pending signal and the `recent` most recent others, oldest first.
+    /// The oldest pending signal of a session and how many it has pending.
+    pub fn pending_signals_of(&self, session_id: &SessionId) -> Result<(usize, Option<SignalId>)> {
+        let count: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM signals WHERE session_id = ?1 AND state = 'pending'",
+            [session_id.to_string()],
+            |row| row.get(0),
+        )?;
+        let oldest: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT id FROM signals WHERE session_id = ?1 AND state = 'pending' ORDER BY created_at, rowid LIMIT 1",
+                [session_id.to_string()],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok((count as usize, oldest.and_then(|id| id.parse().ok())))
+    }
+
     pub fn list_signals(&self, recent: usize) -> Result<Vec<SignalInfo>> {
         self.query_signals(
             "state = 'pending' OR id IN (SELECT id FROM signals WHERE state != 'pending'

@@ -31,6 +31,22 @@ pub const MAX_LISTED_HANDLED_SIGNALS: usize = 200;
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(600);
 /// Signals remembered per session for spotting duplicates.
 const REMEMBERED_PER_SESSION: usize = 64;
+/// Signals one session may have waiting for the user; past it they are set
+/// aside (in its event log) with one notice, so a flooding agent cannot bury
+/// the window in dialogs.
+pub const MAX_PENDING_SIGNALS: usize = 20;
+
+/// What becomes of a new signal, given how many its session has waiting
+/// and whether the user was already told it floods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Admit {
+    Raise,
+    SetAside { notify: bool },
+}
+
+pub(crate) fn admit(pending: usize, told: bool) -> Admit {
+    if pending < MAX_PENDING_SIGNALS { Admit::Raise } else { Admit::SetAside { notify: !told } }
+}
 
 pub(crate) struct SignalDesk {
     /// The most agent sessions running at once that approving a delegation
@@ -80,6 +96,9 @@ impl SignalDesk {
             return;
         }
         let profile_id = entry.info.profile_id.clone();
+        let (pending, oldest_pending) = cx.store.pending_signals_of(&session_id).unwrap_or_default();
+        let admitted = admit(pending, entry.signals.flooding);
+        entry.signals.flooding = admitted != Admit::Raise;
         let mut info =
             SignalInfo::pending(session_id.clone(), profile_id.clone(), task_id.clone(), channel, event, now());
         let completion = match &info.scan {
@@ -107,8 +126,29 @@ impl SignalDesk {
             ScanEvent::Signal { signal } => (signal.body.kind(), false),
             ScanEvent::Malformed { kind, .. } => (*kind, true),
         };
-        save_signal(cx, &info);
-        log_signal(cx, &info, LogKind::SignalRaised { signal_id: info.id.clone(), signal_kind: kind, malformed });
+        match admitted {
+            Admit::Raise => {
+                save_signal(cx, &info);
+                log_signal(
+                    cx,
+                    &info,
+                    LogKind::SignalRaised { signal_id: info.id.clone(), signal_kind: kind, malformed },
+                );
+            }
+            Admit::SetAside { notify } => {
+                tracing::warn!(session = %session_id, ?kind, "a signal past the pending limit was set aside");
+                log_signal(cx, &info, LogKind::SignalSetAside { signal_kind: kind });
+                if notify {
+                    cx.emit(EngineEvent::SignalsFlooding {
+                        session_id: session_id.clone(),
+                        profile_id: profile_id.clone(),
+                        limit: MAX_PENDING_SIGNALS as u32,
+                        oldest_pending,
+                    });
+                }
+            }
+        }
+        // A report set aside still counts for its task and team.
         let Some(report) = completion else { return };
         // A completion report may complete the agent's task (by its rule),
         // ends its part in a team, and resumes a requester waiting for it.

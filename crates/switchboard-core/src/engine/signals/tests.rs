@@ -219,3 +219,60 @@ fn completion_deliverables_are_checked_inside_the_workspace() {
     }
     assert!(check_deliverable(None, "a").problem.is_some());
 }
+
+#[test]
+fn past_the_pending_limit_signals_are_set_aside_with_one_notice_per_flood() {
+    for (pending, told, expected) in [
+        (0, false, Admit::Raise),
+        (MAX_PENDING_SIGNALS - 1, false, Admit::Raise),
+        (MAX_PENDING_SIGNALS, false, Admit::SetAside { notify: true }),
+        (MAX_PENDING_SIGNALS, true, Admit::SetAside { notify: false }),
+        (MAX_PENDING_SIGNALS + 500, true, Admit::SetAside { notify: false }),
+        // Answered below the limit: raised again, and the flag is cleared.
+        (MAX_PENDING_SIGNALS - 1, true, Admit::Raise),
+    ] {
+        assert_eq!(admit(pending, told), expected, "pending {pending}, told {told}");
+    }
+}
+
+#[tokio::test]
+async fn a_flooding_agent_gets_twenty_dialogs_one_notice_and_the_rest_in_its_log() {
+    let mut desk = Desk::new();
+    let question = |n: usize| {
+        format!(
+            "[CLARIFICATION_NEEDED]\nblocked_at: \"step {n}\"\nquestions:\n  - \"Which one, {n}?\"\n[/CLARIFICATION_NEEDED]"
+        )
+    };
+    // Before: each of 2,000 became a pending dialog (and a notification).
+    for n in 0..MAX_PENDING_SIGNALS + 30 {
+        desk.raise(&question(n));
+    }
+    let pending =
+        |desk: &Desk| desk.desk.list(&desk.bench.cx).unwrap().into_iter().filter(|s| s.state() == SignalState::Pending);
+    assert_eq!(pending(&desk).count(), MAX_PENDING_SIGNALS);
+    let floods: Vec<_> =
+        desk.bench.events().into_iter().filter(|e| matches!(e, EngineEvent::SignalsFlooding { .. })).collect();
+    let oldest = pending(&desk).next().unwrap().id;
+    assert_eq!(
+        floods,
+        [EngineEvent::SignalsFlooding {
+            session_id: desk.session.clone(),
+            profile_id: desk.profile.id.clone(),
+            limit: MAX_PENDING_SIGNALS as u32,
+            oldest_pending: Some(oldest),
+        }],
+        "one notice for the flood"
+    );
+    let log = desk.bench.cx.store.list_events(Some(&desk.session)).unwrap();
+    let set_aside = log.iter().filter(|e| matches!(e.kind, LogKind::SignalSetAside { .. })).count();
+    assert_eq!(set_aside, 30, "nothing lost: each one set aside is in the agent's log");
+
+    // Answering one makes room: the next is a dialog again; a new flood notifies again.
+    let first = pending(&desk).next().unwrap();
+    desk.respond(&first, SignalResponse::Dismiss).unwrap();
+    desk.raise(&question(1000));
+    assert_eq!(pending(&desk).count(), MAX_PENDING_SIGNALS);
+    desk.raise(&question(1001));
+    let floods = desk.bench.events().into_iter().filter(|e| matches!(e, EngineEvent::SignalsFlooding { .. })).count();
+    assert_eq!(floods, 1, "a second flood, a second notice");
+}
