@@ -377,7 +377,8 @@ async fn input_to_an_agent_that_never_reads_is_bounded_and_refused_with_a_reason
     let profile = t.profile("deaf", "sleep", &["60"]).await;
     let (session, _output) = t.start_session(&profile).await;
     // Before: every write was accepted and held (270 MB for a real agent).
-    let chunk = "x".repeat(256 * 1024);
+    // Lines: the terminal takes only so many before the agent must read.
+    let chunk = format!("{}\n", "x".repeat(99)).repeat(2600);
     let mut accepted = 0;
     let refusal = loop {
         match t.engine.write_input(session.id.clone(), chunk.clone()).await {
@@ -389,6 +390,21 @@ async fn input_to_an_agent_that_never_reads_is_bounded_and_refused_with_a_reason
     assert_eq!((refusal.code(), refusal.field()), (ErrorCode::InvalidInput, Some("data")));
     assert!(refusal.to_string().contains("has not read"), "{refusal}");
     assert!(accepted * chunk.len() <= switchboard_core::session::MAX_PENDING_INPUT_BYTES + 64 * 1024);
+    // The session's writer waits for room in the terminal...
+    let writer = format!("pty-write-{}", &session.id.to_string()[..5]);
+    assert!(thread_named(&writer), "the writer thread exists while the session runs");
     let stopped = t.engine.stop_session(session.id.clone()).await.unwrap();
     assert!(matches!(stopped.state, SessionState::Killed { .. }));
+    // ...and gives up, closing the terminal, once the session ended. Before:
+    // it stayed blocked in its write for good, holding the data and a ptmx.
+    wait_until("the writer thread ends with its session", || !thread_named(&writer)).await;
+}
+
+/// Whether a thread of this process has this name (as the kernel keeps it:
+/// at most 15 bytes).
+fn thread_named(name: &str) -> bool {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .any(|task| std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim_end() == name))
 }

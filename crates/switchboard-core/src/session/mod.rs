@@ -12,9 +12,11 @@ pub mod process;
 pub mod terminal;
 pub mod typing;
 
+use std::fs::File;
 use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -214,14 +216,18 @@ pub(crate) fn spawn(
     process::register_leader(pid);
     let start_time = process::start_time(pid);
 
-    let reader = pair.master.try_clone_reader().map_err(|e| spawn_failed(format!("PTY reader: {e}")))?;
-    let writer = pair.master.take_writer().map_err(|e| spawn_failed(format!("PTY writer: {e}")))?;
+    // The terminal is read and written without blocking: a writer stuck in
+    // a write the agent never reads would hold the terminal open for good
+    // after the session ends. Both threads wait in poll instead.
+    let (reader, writer) =
+        nonblocking_ends(&*pair.master).map_err(|e| spawn_failed(format!("PTY file descriptors: {e}")))?;
 
     let gate = Arc::new(FlowGate::default());
     let (output_tx, output_rx) = mpsc::channel(OUTPUT_QUEUE_CHUNKS);
     let (input_tx, input_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     let pending_input = Arc::new(AtomicUsize::new(0));
-    let input = InputQueue { sender: input_tx, pending: pending_input.clone() };
+    let input_closed = Arc::new(AtomicBool::new(false));
+    let input = InputQueue { sender: input_tx, pending: pending_input.clone(), closed: input_closed.clone() };
     let (exit_tx, exit_rx) = oneshot::channel();
     let (control_tx, control_rx) = mpsc::unbounded_channel();
     let short_id = spec.id.to_string()[..8].to_owned();
@@ -232,7 +238,7 @@ pub(crate) fn spawn(
         .spawn(move || read_loop(reader, &reader_gate, output_tx))
         .map_err(|e| spawn_failed(format!("reader thread: {e}")))?;
     thread("pty-write")
-        .spawn(move || write_loop(writer, input_rx, &pending_input))
+        .spawn(move || write_loop(writer, input_rx, &pending_input, &input_closed))
         .map_err(|e| spawn_failed(format!("writer thread: {e}")))?;
     thread("pty-wait")
         .spawn(move || {
@@ -257,7 +263,40 @@ pub(crate) fn spawn(
     Ok(Spawned { handle: SessionHandle { control: control_tx }, pid, start_time })
 }
 
-fn read_loop(mut reader: Box<dyn Read + Send>, gate: &FlowGate, output: mpsc::Sender<Vec<u8>>) {
+/// How long the writer waits for room in the terminal before it looks
+/// again whether its session has ended.
+const WRITE_WAIT: Duration = Duration::from_millis(100);
+
+/// Two descriptors of the terminal's master side, one to read and one to
+/// write, sharing its (now non-blocking) file description.
+fn nonblocking_ends(master: &dyn portable_pty::MasterPty) -> std::io::Result<(File, File)> {
+    let raw = master.as_raw_fd().ok_or_else(|| std::io::Error::other("the terminal has no descriptor"))?;
+    // SAFETY: the master keeps `raw` open for the duration of this call.
+    let fd = unsafe { BorrowedFd::borrow_raw(raw) };
+    let flags = nix::fcntl::OFlag::from_bits_truncate(nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_GETFL)?);
+    nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETFL(flags | nix::fcntl::OFlag::O_NONBLOCK))?;
+    let reader: OwnedFd = fd.try_clone_to_owned()?;
+    let writer: OwnedFd = fd.try_clone_to_owned()?;
+    Ok((File::from(reader), File::from(writer)))
+}
+
+/// Waits until `fd` is ready for `events`, at most `timeout`; false when the
+/// other side hung up or the descriptor failed.
+fn wait_ready(fd: BorrowedFd<'_>, events: nix::poll::PollFlags, timeout: nix::poll::PollTimeout) -> bool {
+    use nix::poll::{PollFd, PollFlags, poll};
+    let mut fds = [PollFd::new(fd, events)];
+    match poll(&mut fds, timeout) {
+        Ok(_) => {
+            let revents = fds[0].revents().unwrap_or(PollFlags::empty());
+            !revents.intersects(PollFlags::POLLERR | PollFlags::POLLNVAL)
+                && !(revents.contains(PollFlags::POLLHUP) && !revents.contains(events))
+        }
+        Err(nix::errno::Errno::EINTR) => true,
+        Err(_) => false,
+    }
+}
+
+fn read_loop(mut reader: File, gate: &FlowGate, output: mpsc::Sender<Vec<u8>>) {
     let mut buf = vec![0u8; READ_CHUNK_BYTES];
     loop {
         gate.wait_open();
@@ -269,6 +308,10 @@ fn read_loop(mut reader: Box<dyn Read + Send>, gate: &FlowGate, output: mpsc::Se
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                // A hang-up is left to the next read, which says EIO.
+                wait_ready(reader.as_fd(), nix::poll::PollFlags::POLLIN, nix::poll::PollTimeout::NONE);
+            }
             // EIO: every process holding the slave side has gone.
             Err(_) => break,
         }
@@ -279,6 +322,15 @@ fn read_loop(mut reader: Box<dyn Read + Send>, gate: &FlowGate, output: mpsc::Se
 pub(crate) struct InputQueue {
     sender: std::sync::mpsc::Sender<Vec<u8>>,
     pending: Arc<AtomicUsize>,
+    /// Set when the queue is dropped (the session ended): the writer gives
+    /// up what the agent never read and closes its descriptor.
+    closed: Arc<AtomicBool>,
+}
+
+impl Drop for InputQueue {
+    fn drop(&mut self) {
+        self.closed.store(true, Ordering::Release);
+    }
 }
 
 /// Why input was not handed to the writer.
@@ -307,13 +359,30 @@ impl InputQueue {
     }
 }
 
-fn write_loop(mut writer: Box<dyn Write + Send>, input: std::sync::mpsc::Receiver<Vec<u8>>, pending: &AtomicUsize) {
+fn write_loop(mut writer: File, input: std::sync::mpsc::Receiver<Vec<u8>>, pending: &AtomicUsize, closed: &AtomicBool) {
     for bytes in input {
-        let written = bytes.len();
-        if let Err(error) = writer.write_all(&bytes).and_then(|()| writer.flush()) {
-            tracing::warn!(%error, "writing to an agent's terminal failed");
-            break;
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            match writer.write(rest) {
+                Ok(n) => rest = &rest[n..],
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    // The agent does not read: wait for room, but not past
+                    // the end of its session.
+                    if closed.load(Ordering::Acquire) {
+                        return;
+                    }
+                    let timeout = nix::poll::PollTimeout::try_from(WRITE_WAIT).expect("fits");
+                    if !wait_ready(writer.as_fd(), nix::poll::PollFlags::POLLOUT, timeout) {
+                        return;
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "writing to an agent's terminal failed");
+                    return;
+                }
+            }
         }
-        pending.fetch_sub(written, Ordering::AcqRel);
+        pending.fetch_sub(bytes.len(), Ordering::AcqRel);
     }
 }
