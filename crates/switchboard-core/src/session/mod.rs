@@ -288,8 +288,9 @@ fn wait_ready(fd: BorrowedFd<'_>, events: nix::poll::PollFlags, timeout: nix::po
     match poll(&mut fds, timeout) {
         Ok(_) => {
             let revents = fds[0].revents().unwrap_or(PollFlags::empty());
-            !revents.intersects(PollFlags::POLLERR | PollFlags::POLLNVAL)
-                && !(revents.contains(PollFlags::POLLHUP) && !revents.contains(events))
+            let failed = revents.intersects(PollFlags::POLLERR | PollFlags::POLLNVAL);
+            let hung_up = revents.contains(PollFlags::POLLHUP) && !revents.contains(events);
+            !failed && !hung_up
         }
         Err(nix::errno::Errno::EINTR) => true,
         Err(_) => false,
