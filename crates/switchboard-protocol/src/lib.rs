@@ -61,6 +61,9 @@ pub enum Priority {
 }
 
 impl Priority {
+    /// Every priority, in the order the queue runs them.
+    pub const ALL: [Priority; 2] = [Priority::Urgent, Priority::Normal];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Priority::Urgent => "urgent",
@@ -69,7 +72,7 @@ impl Priority {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [Priority::Urgent, Priority::Normal].into_iter().find(|p| p.as_str() == text)
+        Priority::ALL.into_iter().find(|p| p.as_str() == text)
     }
 }
 

@@ -55,6 +55,85 @@ impl Store {
         )
     }
 
+    /// The queue of a profile as the pure queue rules take it (id, priority,
+    /// order, in arrival order): what the SQL reads below are checked against.
+    #[cfg(test)]
+    pub(crate) fn queue_entries(&self, profile_id: &ProfileId) -> Result<Vec<crate::tasks::queue::Queued>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, priority, ord FROM tasks WHERE profile_id = ?1 AND state = 'queued' ORDER BY created_at, rowid",
+        )?;
+        let rows = stmt.query_map([profile_id.to_string()], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, row.get::<_, i64>(2)?))
+        })?;
+        let mut entries = Vec::new();
+        for row in rows {
+            let (id, priority, order) = row?;
+            // As in the listings: a row that does not read is left out, not the queue.
+            match (parse_id(&id), Priority::parse(&priority)) {
+                (Ok(id), Some(priority)) => entries.push(crate::tasks::queue::Queued { id, priority, order }),
+                _ => {
+                    tracing::warn!(task = %id, %priority, "a queued task that does not read was left out of its queue")
+                }
+            }
+        }
+        Ok(entries)
+    }
+
+    /// The task a profile's queue runs next, read in SQL in the pick order of
+    /// [`crate::tasks::queue::pick_next`] (priority as [`Priority::ALL`] ranks
+    /// it, then order, then arrival), one indexed lookup per priority.
+    pub fn queue_next(&self, profile_id: &ProfileId) -> Result<Option<TaskId>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id FROM tasks WHERE profile_id = ?1 AND state = 'queued' AND priority = ?2
+             ORDER BY ord, created_at, rowid LIMIT 1",
+        )?;
+        for priority in Priority::ALL {
+            let id: Option<String> =
+                stmt.query_row([profile_id.to_string(), priority.as_str().to_owned()], |row| row.get(0)).optional()?;
+            if let Some(id) = id {
+                return Ok(Some(parse_id(&id)?));
+            }
+        }
+        Ok(None)
+    }
+
+    /// How many tasks wait in a profile's queue.
+    pub fn queue_len(&self, profile_id: &ProfileId) -> Result<usize> {
+        let count: i64 = self
+            .conn
+            .prepare_cached("SELECT COUNT(*) FROM tasks WHERE profile_id = ?1 AND state = 'queued'")?
+            .query_row([profile_id.to_string()], |row| row.get(0))?;
+        Ok(count as usize)
+    }
+
+    /// A queued task's 1-based place in its queue, counted in SQL in the pick
+    /// order of [`crate::tasks::queue::pick_order`] (priority as
+    /// [`Priority::ALL`] ranks it, then order, then arrival): the same answer
+    /// as [`crate::tasks::queue::position`] without reading the queue.
+    pub fn queue_position(&self, profile_id: &ProfileId, task_id: &TaskId) -> Result<Option<u32>> {
+        let rank = |table: &str| {
+            let arms: String = Priority::ALL
+                .iter()
+                .enumerate()
+                .map(|(rank, p)| format!(" WHEN '{}' THEN {rank}", p.as_str()))
+                .collect();
+            format!("CASE {table}.priority{arms} END")
+        };
+        let sql = format!(
+            "SELECT 1 + (SELECT COUNT(*) FROM tasks AS t WHERE t.profile_id = me.profile_id AND t.state = 'queued'
+                         AND ({t}, t.ord, t.created_at, t.rowid) < ({me}, me.ord, me.created_at, me.rowid))
+             FROM tasks AS me WHERE me.id = ?2 AND me.profile_id = ?1 AND me.state = 'queued'",
+            t = rank("t"),
+            me = rank("me"),
+        );
+        let position: Option<i64> = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([profile_id.to_string(), task_id.to_string()], |row| row.get(0))
+            .optional()?;
+        Ok(position.map(|p| p as u32))
+    }
+
     /// The `limit` most recently finished tasks, of one profile or all.
     pub fn finished_tasks(&self, profile_id: Option<&ProfileId>, limit: usize) -> Result<Vec<TaskInfo>> {
         self.query_tasks(

@@ -140,7 +140,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 5);
+    assert_eq!(store.schema_version().unwrap(), 6);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -245,4 +245,38 @@ fn a_task_or_signal_that_does_not_fit_its_state_is_left_out_not_the_whole_list()
     assert!(store.list_signals(10).unwrap().is_empty());
     let kept: i64 = store.conn.query_row("SELECT COUNT(*) FROM tasks", [], |row| row.get(0)).unwrap();
     assert_eq!(kept, 2, "the bad row is left in place");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// The queue's next task, place and length read in SQL agree with the
+    /// pure queue rules over the same tasks, ties and all.
+    #[test]
+    fn queue_position_in_sql_is_the_pure_rules_position(
+        tasks in proptest::collection::vec((proptest::bool::ANY, 0i64..4, 0i64..3, proptest::bool::ANY), 0..24)
+    ) {
+        let store = Store::open_in_memory().unwrap();
+        let p = profile("queue");
+        store.insert_profile(&p).unwrap();
+        let mut ids = Vec::new();
+        for (urgent, order, created, queued) in tasks {
+            let priority = if urgent { switchboard_protocol::Priority::Urgent } else { switchboard_protocol::Priority::Normal };
+            let spec = TaskSpec { priority, ..TaskSpec::new(p.id.clone(), "work") };
+            let mut task = TaskInfo::queued(TaskId::new(), spec, order, created);
+            if !queued {
+                task.start(SessionId::new(), created);
+            }
+            store.save_task(&task).unwrap();
+            ids.push(task.id);
+        }
+        let entries = store.queue_entries(&p.id).unwrap();
+        proptest::prop_assert_eq!(store.queue_len(&p.id).unwrap(), entries.len());
+        let next = crate::tasks::queue::pick_next(&entries).map(|q| q.id.clone());
+        proptest::prop_assert_eq!(store.queue_next(&p.id).unwrap(), next);
+        for id in &ids {
+            let expected = crate::tasks::queue::position(&entries, id);
+            proptest::prop_assert_eq!(store.queue_position(&p.id, id).unwrap(), expected);
+        }
+    }
 }

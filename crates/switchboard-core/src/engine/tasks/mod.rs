@@ -134,8 +134,8 @@ impl TaskDesk {
         self.pump(cx, &profile.id);
         let task = task_of(cx, &task.id)?;
         let (position, waiting_for) = if task.state() == TaskState::Queued {
-            let queued = queued(cx, &profile.id)?;
-            (queue::position(&queued, &task.id), self.work.get(&profile.id).map(|w| w.task_id.clone()))
+            let position = cx.store.queue_position(&profile.id, &task.id)?;
+            (position, self.work.get(&profile.id).map(|w| w.task_id.clone()))
         } else {
             (None, None)
         };
@@ -266,14 +266,16 @@ impl TaskDesk {
         if self.quitting || self.work.contains_key(profile_id) {
             return;
         }
-        let next = cx.store.queue_paused(profile_id).map_err(EngineError::from).and_then(|paused| {
-            if paused { Ok(None) } else { queued(cx, profile_id).map(|q| queue::pick_next(&q).cloned()) }
-        });
+        let next = cx
+            .store
+            .queue_paused(profile_id)
+            .map_err(EngineError::from)
+            .and_then(|paused| if paused { Ok(None) } else { Ok(cx.store.queue_next(profile_id)?) });
         match next {
             Ok(Some(next)) => {
-                if let Err(error) = self.dispatch(cx, profile_id, &next.id) {
-                    tracing::warn!(task = %next.id, %error, "a task could not be started");
-                    if let Ok(task) = task_of(cx, &next.id) {
+                if let Err(error) = self.dispatch(cx, profile_id, &next) {
+                    tracing::warn!(task = %next, %error, "a task could not be started");
+                    if let Ok(task) = task_of(cx, &next) {
                         self.finish(cx, task, TaskState::Failed, Some(error.to_string()), None);
                     }
                     if let Err(error) = cx.store.set_queue_paused(profile_id, true) {
@@ -365,7 +367,7 @@ impl TaskDesk {
             paused: cx.store.queue_paused(profile_id)?,
             executing: self.work.contains_key(profile_id),
             current_task: self.work.get(profile_id).map(|w| w.task_id.clone()),
-            queued: queued(cx, profile_id)?.len() as u32,
+            queued: cx.store.queue_len(profile_id)? as u32,
         })
     }
 
@@ -408,16 +410,6 @@ fn interrupt(cx: &Ctx, work: &Work, profile_id: &ProfileId) {
 
 fn task_of(cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
     cx.store.get_task(id)?.ok_or_else(|| EngineError::TaskNotFound(id.clone()))
-}
-
-fn queued(cx: &Ctx, profile_id: &ProfileId) -> Result<Vec<Queued>, EngineError> {
-    Ok(cx
-        .store
-        .active_tasks(Some(profile_id))?
-        .iter()
-        .filter(|t| t.state() == TaskState::Queued)
-        .map(queued_of)
-        .collect())
 }
 
 fn queued_of(task: &TaskInfo) -> Queued {
