@@ -16,17 +16,19 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 pub const ENGINE_EVENT: &str = "engine-event";
 
 pub fn run(config: EngineConfig) -> Result<()> {
-    let info = AppInfo {
+    let mut info = AppInfo {
         data_dir: config.data_dir.display().to_string(),
         socket_path: config.socket_path.display().to_string(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        startup_problem: None,
     };
     tracing::info!(data_dir = %info.data_dir, "starting Switchboard");
     let quit_signals = QuitSignals::listen()?;
 
     // The engine starts before any window, so a refusal (another instance
-    // on this data directory, an unreadable database) is reported without
-    // one. Its events reach the UI once the app handle exists; earlier ones
+    // on this data directory) is reported without one; a data directory it
+    // cannot write (a full disk, read-only) opens the window to say so. Its
+    // events reach the UI once the app handle exists; earlier ones
     // have no listener anyway (the UI loads the lists when it opens).
     let app_handle: Arc<OnceLock<AppHandle>> = Arc::default();
     let sink_handle = app_handle.clone();
@@ -39,14 +41,27 @@ pub fn run(config: EngineConfig) -> Result<()> {
             desktop.on_event(handle, &event);
         }
     };
-    let engine = tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink)))?;
-    let notices = tauri::async_runtime::block_on(async {
-        Ok::<_, switchboard_core::EngineError>(Notices::new(
-            &engine.list_profiles().await?,
-            &engine.list_queues().await?,
-            &engine.list_signals().await?,
-        ))
-    })?;
+    let data_dir = config.data_dir.clone();
+    let (engine, notices) = match tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink))) {
+        Ok(engine) => {
+            let notices = tauri::async_runtime::block_on(async {
+                Ok::<_, switchboard_core::EngineError>(Notices::new(
+                    &engine.list_profiles().await?,
+                    &engine.list_queues().await?,
+                    &engine.list_signals().await?,
+                ))
+            })?;
+            (engine, notices)
+        }
+        Err(error) => match switchboard_core::store::startup_problem(&error, &data_dir) {
+            Some(problem) => {
+                tracing::error!(%error, ?problem, "the engine cannot start on its data; the window says so");
+                info.startup_problem = Some(problem);
+                (switchboard_core::EngineHandle::stopped(), Notices::default())
+            }
+            None => return Err(error.into()),
+        },
+    };
 
     let app = tauri::Builder::default()
         .manage(info)

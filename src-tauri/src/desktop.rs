@@ -89,6 +89,7 @@ impl Desktop {
                             match &notice.target {
                                 NoticeTarget::Task(task) => open_task(&app, task),
                                 NoticeTarget::Signal(signal) => open_signal(&app, signal),
+                                NoticeTarget::Window => show_window(&app),
                             }
                         }
                     });

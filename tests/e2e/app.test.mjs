@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchApp, waitForTerminalText, terminalText, DEMO_AGENT } from './driver.mjs';
@@ -85,5 +85,23 @@ test('create an agent, start it, type into it, stop it, edit it, delete it', asy
   } finally {
     await close();
     rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+test('a data directory it cannot open still opens the window, saying why and what to do', async () => {
+  // Where the database should be, a folder: the engine cannot start on this data.
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-broken-'));
+  mkdirSync(join(dataDir, 'switchboard.db'));
+  const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
+  try {
+    const banner = await browser.$(byTestId('storage-banner'));
+    await banner.waitForExist({ timeout: 15_000 });
+    const text = await banner.getText();
+    assert.match(text, /Switchboard could not open its data/);
+    assert.match(text, /then restart Switchboard/);
+    assert.ok(text.includes(dataDir), 'it names the folder');
+  } finally {
+    await close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });

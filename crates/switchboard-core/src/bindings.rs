@@ -71,6 +71,8 @@ pub fn typescript() -> String {
         HookEnvelope::decl(&cfg),
         PermissionRequest::decl(&cfg),
         PermissionDecision::decl(&cfg),
+        crate::store::StorageProblem::decl(&cfg),
+        crate::store::StorageStatus::decl(&cfg),
         Command::decl(&cfg),
         Reply::decl(&cfg),
         EngineEvent::decl(&cfg),

@@ -8,6 +8,7 @@ use switchboard_protocol::signal::{ScanEvent, SignalBody};
 use switchboard_protocol::{ProfileId, SignalId, TaskId};
 
 use crate::api::{EngineEvent, Profile, QueueStatus, SignalInfo, SignalState, TaskInfo, TaskState};
+use crate::store::StorageProblem;
 
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;
@@ -17,6 +18,8 @@ const REMEMBERED_NOTICES: usize = 1024;
 pub enum NoticeTarget {
     Task(TaskId),
     Signal(SignalId),
+    /// Just the window (its banner says the rest).
+    Window,
 }
 
 /// A desktop notification to show.
@@ -112,6 +115,14 @@ impl Notices {
                 None
             }
             EngineEvent::PermissionRequested { .. } | EngineEvent::PermissionClosed { .. } => None,
+            EngineEvent::StorageChanged { problem } => {
+                let body = match problem.as_ref()? {
+                    StorageProblem::Full => "The disk is full: free some space. Nothing is lost meanwhile.".to_owned(),
+                    StorageProblem::ReadOnly => "Its data folder is read-only: make it writable.".to_owned(),
+                    StorageProblem::Failing { detail } => detail.clone(),
+                };
+                Some(Notice { target: NoticeTarget::Window, title: "Switchboard cannot record its work".into(), body })
+            }
             EngineEvent::SignalsFlooding { profile_id, limit, oldest_pending, .. } => {
                 let agent = self.names.get(profile_id).map_or("An agent", String::as_str);
                 Some(Notice {

@@ -38,6 +38,7 @@ import {
   upsertSignal,
   type Floods,
 } from './signals';
+import { applyStorageEvent, type StorageState } from './storage';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
   DEFAULT_TERM_SIZE,
@@ -72,6 +73,8 @@ export class AppState {
   taskLoadError: string | null = $state(null);
   /** Signals agents raised: every pending one and the recently settled ones, in no order. */
   signals: SignalInfo[] = $state.raw([]);
+  /** Whether the data can be written (null until known). */
+  storage: StorageState | null = $state.raw(null);
   /** Sessions that reached the limit of signals waiting at once. */
   floods: Floods = $state.raw({});
   /** Each session's agent status, from its hooks. */
@@ -147,6 +150,15 @@ export class AppState {
     // Only once the events are heard do the lists load: a change between the two is then in
     // one or the other (applied twice is harmless; missed is not).
     await this.backend.whenListening();
+    // Whether the data can be written: an engine that could not start on it says so here.
+    const storage = this.backend.appInfo().then(
+      async (info): Promise<StorageState | null> => {
+        if (info.startup_problem) return { dataDir: info.data_dir, problem: info.startup_problem, atStartup: true };
+        const status = await this.backend.storageStatus();
+        return { dataDir: status.data_dir, problem: status.problem, atStartup: false };
+      },
+      () => null,
+    );
     // Tasks load beside the profiles and sessions; an engine that cannot list them still
     // leaves the agents and terminals usable.
     const taskLists = Promise.all([this.backend.listTasks(null), this.backend.listQueues()]).then(
@@ -175,13 +187,21 @@ export class AppState {
       this.signals = mergeInitialSignals(signals, buffered);
       this.agentStatus = buffered.reduce(applyStatusEvent, statusMapOf(await statusList));
       this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
+      this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
-      this.loadError = userMessage(toApiError(reason));
+      this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
+      // An engine that could not start is explained by the storage banner.
+      this.loadError = this.storage?.atStartup ? null : userMessage(toApiError(reason));
       this.model = mergeInitial({ profiles: [], sessions: [] }, buffered);
       this.tasks = mergeInitialTasks((await taskLists), buffered);
       this.signals = mergeInitialSignals(await signalList, buffered);
     } finally {
+      if (this.storage?.atStartup) {
+        // Every list failed for the one reason the banner gives.
+        this.taskLoadError = null;
+        this.signalLoadError = null;
+      }
       loaded = true;
       this.loading = false;
       this.#markLoaded();
@@ -382,6 +402,7 @@ export class AppState {
     this.tasks = applyTaskEvent(this.tasks, event);
     this.signals = applySignalEvent(this.signals, event);
     this.floods = applyFloodEvent(this.floods, event);
+    this.storage = applyStorageEvent(this.storage, event);
     this.agentStatus = applyStatusEvent(this.agentStatus, event);
     this.permissions = applyPermissionEvent(this.permissions, event);
     const signal = this.shownSignalId;

@@ -359,11 +359,15 @@ expires_at: number, };
 
 export type PermissionDecision = { allow: boolean, message: string | null, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> };
+export type StorageStatus = { data_dir: string, problem: StorageProblem | null, };
 
-export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus };
+
+export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
  * The signal that has waited longest, to start with.
  */
@@ -387,7 +391,12 @@ export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missi
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, };
 
-export type AppInfo = { data_dir: string, socket_path: string, version: string, };
+export type AppInfo = { data_dir: string, socket_path: string, version: string, 
+/**
+ * Why the engine could not start on its data (the window opens to say
+ * so; nothing else works until the app is restarted).
+ */
+startup_problem: StorageProblem | null, };
 
 export type SubscriptionId = number;
 
@@ -424,6 +433,8 @@ export interface EngineCommands {
   /** Pauses or resumes one agent's queue, or every queue. */
   setQueuePaused(profileId: ProfileId | null, paused: boolean): Promise<void>;
   listQueues(): Promise<Array<QueueStatus>>;
+  /** Where the data lives and whether it can be written now. */
+  storageStatus(): Promise<StorageStatus>;
   /** A task's history from the event log, oldest first. */
   taskTimeline(taskId: TaskId): Promise<Array<LogEntry>>;
   /** Pending signals and the most recent handled ones. */
@@ -461,6 +472,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     requeueTask: async (taskId) => replyValue(await send({ type: "requeue_task", task_id: taskId }), "task"),
     setQueuePaused: async (profileId, paused) => replyValue(await send({ type: "set_queue_paused", profile_id: profileId, paused: paused }), "unit"),
     listQueues: async () => replyValue(await send({ type: "list_queues" }), "queues"),
+    storageStatus: async () => replyValue(await send({ type: "storage_status" }), "storage"),
     taskTimeline: async (taskId) => replyValue(await send({ type: "task_timeline", task_id: taskId }), "events"),
     listSignals: async () => replyValue(await send({ type: "list_signals" }), "signals"),
     respondToSignal: async (signalId, response) => replyValue(await send({ type: "respond_to_signal", signal_id: signalId, response: response }), "signal"),
@@ -519,6 +531,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "unit" };
     case "list_queues":
       return { type: "queues", value: await target.listQueues() };
+    case "storage_status":
+      return { type: "storage", value: await target.storageStatus() };
     case "task_timeline":
       return { type: "events", value: await target.taskTimeline(command.task_id) };
     case "list_signals":

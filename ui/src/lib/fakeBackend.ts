@@ -23,6 +23,8 @@
  * in `calls` so tests can assert what the UI asked for.
  */
 import type {
+  StorageProblem,
+  StorageStatus,
   AgentStatusInfo,
   PermissionRequest,
   ApiError,
@@ -73,6 +75,8 @@ export interface FakeBackendOptions {
   now?: () => number;
   /** Running sessions allowed at once before approving delegated work fails with `too_many_agents`. */
   maxRunningAgents?: number;
+  /** Why the engine could not start on its data: the app then answers every call with `engine_stopped`. */
+  startupProblem?: StorageProblem;
 }
 
 /** The engine's defaults for what a profile spec leaves out. */
@@ -117,8 +121,11 @@ export class FakeBackend implements Backend {
   #nextTask = 1;
   #nextSeq = 1;
   #viewedTask: TaskId | null = null;
+  #storageProblem: StorageProblem | null = null;
+  readonly #startupProblem: StorageProblem | null;
 
   constructor(options: FakeBackendOptions = {}) {
+    this.#startupProblem = options.startupProblem ?? null;
     this.#commands = new Set(options.commands ?? ['bash', 'sh', 'claude', 'codex', 'python3', 'node']);
     this.#directories = new Set(options.directories ?? ['/', '/tmp', '/home', '/work']);
     this.#now = options.now ?? (() => Date.now());
@@ -126,6 +133,12 @@ export class FakeBackend implements Backend {
   }
 
   // ---- test controls -------------------------------------------------------------------
+
+  /** The data can no longer be written (or, with null, can again), as the engine reports it. */
+  setStorageProblem(problem: StorageProblem | null): void {
+    this.#storageProblem = problem;
+    this.emit({ type: 'storage_changed', problem });
+  }
 
   /** Make the next call of `command` (an invoke name, e.g. `start_session`) reject with `error`. */
   failNext(command: string, error: ApiError): void {
@@ -398,7 +411,17 @@ export class FakeBackend implements Backend {
 
   async appInfo(): Promise<AppInfo> {
     this.#record('app_info', {});
-    return { data_dir: '(in memory)', socket_path: '(none)', version: 'browser preview (fake backend)' };
+    return {
+      data_dir: '(in memory)',
+      socket_path: '(none)',
+      version: 'browser preview (fake backend)',
+      startup_problem: this.#startupProblem,
+    };
+  }
+
+  async storageStatus(): Promise<StorageStatus> {
+    this.#record('storage_status', {});
+    return { data_dir: '(in memory)', problem: this.#storageProblem };
   }
 
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
@@ -618,6 +641,7 @@ export class FakeBackend implements Backend {
     this.calls.push({ command, args: structuredClone(args) });
     const error = this.#failures.get(command)?.shift();
     if (error) throw error;
+    if (this.#startupProblem && command !== 'app_info') this.#fail('engine_stopped', 'the engine has shut down');
   }
 
   #fail(code: ErrorCode, message: string, field: string | null = null): never {

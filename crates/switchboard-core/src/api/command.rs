@@ -91,6 +91,8 @@ macro_rules! engine_commands {
                 paused: bool,
             ) -> ();
             window now list_queues / ListQueues () -> Vec<crate::api::QueueStatus>;
+            /// Where the data lives and whether it can be written now.
+            window now storage_status / StorageStatus () -> crate::store::StorageStatus;
             /// A task's history from the event log, oldest first.
             window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<crate::api::LogEntry>;
             /// Pending signals and the most recent handled ones.
@@ -212,6 +214,7 @@ replies! {
     Vec<AgentStatusInfo> => AgentStatus "agent_status",
     Option<PermissionDecision> => Permission "permission",
     Vec<PermissionRequest> => PermissionRequests "permission_requests",
+    crate::store::StorageStatus => Storage "storage",
 }
 
 impl IntoReply for () {
@@ -246,6 +249,7 @@ pub enum Reply {
     /// agent's own prompt decides).
     Permission(Option<PermissionDecision>),
     PermissionRequests(Vec<PermissionRequest>),
+    Storage(crate::store::StorageStatus),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -75,6 +75,11 @@ pub enum EngineEvent {
         request_id: u64,
         decision: Option<PermissionDecision>,
     },
+    /// Whether the data can be written changed: a problem began (the disk
+    /// is full, the folder read-only), or it is gone (`None`).
+    StorageChanged {
+        problem: Option<crate::store::StorageProblem>,
+    },
     /// A session has as many signals waiting as the app holds for one agent
     /// ([`crate::MAX_PENDING_SIGNALS`]); what it raises past that is set aside
     /// (recorded in its event log, not shown as a dialog) until the user
@@ -169,4 +174,7 @@ pub struct AppInfo {
     pub data_dir: String,
     pub socket_path: String,
     pub version: String,
+    /// Why the engine could not start on its data (the window opens to say
+    /// so; nothing else works until the app is restarted).
+    pub startup_problem: Option<crate::store::StorageProblem>,
 }

@@ -6,13 +6,13 @@
 //! desk), it leaves a [`Follow`] here; the engine hands each to the desk it
 //! is for once the current step is done.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use switchboard_protocol::{ProfileId, SessionId, TermSize};
+use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 
 use super::sessions::Sessions;
-use crate::api::{EngineEvent, Profile, SessionInfo};
+use crate::api::{EngineEvent, Profile, SessionInfo, TaskInfo};
 use crate::error::EngineError;
 use crate::sink::EventSink;
 use crate::store::Store;
@@ -21,6 +21,9 @@ pub(crate) struct Ctx {
     pub store: Store,
     pub sink: Arc<dyn EventSink>,
     pub sessions: Sessions,
+    /// Task changes the store refused (a full disk), kept as the truth until
+    /// it can write them.
+    pub unsaved_tasks: BTreeMap<TaskId, TaskInfo>,
     follows: VecDeque<Follow>,
 }
 
@@ -46,7 +49,7 @@ pub(crate) struct Report {
 
 impl Ctx {
     pub fn new(store: Store, sink: Arc<dyn EventSink>, sessions: Sessions) -> Self {
-        Ctx { store, sink, sessions, follows: VecDeque::new() }
+        Ctx { store, sink, sessions, unsaved_tasks: BTreeMap::new(), follows: VecDeque::new() }
     }
 
     pub fn emit(&self, event: EngineEvent) {

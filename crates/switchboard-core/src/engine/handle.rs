@@ -22,6 +22,13 @@ impl EngineHandle {
         EngineHandle { requests }
     }
 
+    /// A handle to no engine (it could not start): every call answers that
+    /// the engine has stopped.
+    pub fn stopped() -> Self {
+        let (requests, _) = mpsc::channel(1);
+        EngineHandle { requests }
+    }
+
     /// Sends any command in the wire vocabulary and awaits its reply.
     pub async fn call(&self, command: Command) -> Result<Reply, EngineError> {
         send_command(&self.requests, command).await

@@ -111,12 +111,16 @@ impl EngineState {
                 }
                 _ = reconcile.tick() => {
                     status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());
+                    if self.cx.store.problem().is_some() {
+                        self.cx.store.probe_write();
+                    }
                 }
                 () = tokio::time::sleep_until(permission_deadline.unwrap_or_else(Instant::now)), if permission_deadline.is_some() => {
                     self.hooks.expire_permissions(&self.cx, Instant::now());
                 }
             }
             self.run_follows();
+            self.report_storage();
             if !shutdown_waiters.is_empty() && self.cx.sessions.running_count() == 0 {
                 break;
             }
@@ -381,6 +385,27 @@ impl EngineState {
 
     pub(super) fn list_queues(&self) -> Result<Vec<QueueStatus>, EngineError> {
         self.tasks.queues(&self.cx)
+    }
+
+    pub(super) fn storage_status(&self) -> Result<crate::store::StorageStatus, EngineError> {
+        Ok(crate::store::StorageStatus {
+            data_dir: self.config.data_dir.display().to_string(),
+            problem: self.cx.store.problem(),
+        })
+    }
+
+    /// Tells the window when writing began to fail or works again; once it
+    /// works, records what was kept meanwhile.
+    fn report_storage(&mut self) {
+        let Some(problem) = self.cx.store.take_problem_change() else { return };
+        match &problem {
+            Some(problem) => tracing::error!(?problem, "the data can no longer be written"),
+            None => {
+                tracing::info!("the data can be written again");
+                self.tasks.retry_unsaved(&mut self.cx);
+            }
+        }
+        self.cx.emit(EngineEvent::StorageChanged { problem });
     }
 
     pub(super) fn task_timeline(&self, task_id: TaskId) -> Result<Vec<LogEntry>, EngineError> {

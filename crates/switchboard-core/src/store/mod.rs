@@ -13,7 +13,10 @@ use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
 use rusqlite_migration::{M, Migrations};
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, TaskId, TermSize};
 
+mod health;
 mod tasks;
+
+pub use health::{StorageProblem, StorageStatus, startup_problem};
 
 use crate::api::{CompletionRule, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState};
 
@@ -74,6 +77,7 @@ pub struct RecordedRun {
 
 pub struct Store {
     conn: Connection,
+    health: health::Health,
 }
 
 impl Store {
@@ -89,19 +93,50 @@ impl Store {
         // NORMAL in WAL mode: a crash of the app loses no committed
         // transaction; only a power loss may lose the last ones.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        Self::prepare(conn)
+        Self::prepare(conn, path.parent().map(Path::to_path_buf))
     }
 
     /// A private in-memory database, for tests.
     pub fn open_in_memory() -> Result<Store> {
-        Self::prepare(Connection::open_in_memory()?)
+        Self::prepare(Connection::open_in_memory()?, None)
     }
 
-    fn prepare(mut conn: Connection) -> Result<Store> {
+    fn prepare(mut conn: Connection, dir: Option<std::path::PathBuf>) -> Result<Store> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         MIGRATIONS.to_latest(&mut conn)?;
-        Ok(Store { conn })
+        Ok(Store { conn, health: health::Health::new(dir) })
+    }
+
+    /// Runs a write, noting whether the store could write.
+    fn exec(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+        let result = self.conn.execute(sql, params);
+        self.health.note(&result);
+        result
+    }
+
+    /// What keeps the store from writing, as of its last write.
+    pub fn problem(&self) -> Option<StorageProblem> {
+        self.health.problem()
+    }
+
+    /// The problem, if it changed since the last call (`Some(None)`: it is
+    /// gone).
+    pub fn take_problem_change(&self) -> Option<Option<StorageProblem>> {
+        self.health.take_change()
+    }
+
+    /// Tries a write that needs room (rolled back), to learn whether a
+    /// problem has gone.
+    pub fn probe_write(&self) {
+        let result = self.conn.execute_batch(
+            "SAVEPOINT probe; CREATE TABLE probe_room (x TEXT); INSERT INTO probe_room VALUES (printf('%.*c', 8192, 'x'));
+             ROLLBACK TO probe; RELEASE probe",
+        );
+        if result.is_err() {
+            self.conn.execute_batch("ROLLBACK TO probe; RELEASE probe").ok();
+        }
+        self.health.note(&result);
     }
 
     /// The schema version (number of applied migrations).
@@ -113,7 +148,7 @@ impl Store {
 
     pub fn insert_profile(&self, profile: &Profile) -> Result<()> {
         let spec = SpecColumns::from(&profile.spec);
-        self.conn.execute(
+        self.exec(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
              ready_quiet_ms, task_time_limit_secs, completion, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
@@ -126,7 +161,7 @@ impl Store {
     /// Replaces a profile's spec; returns false if there is no such profile.
     pub fn update_profile(&self, id: &ProfileId, spec: &ProfileSpec) -> Result<bool> {
         let spec = SpecColumns::from(spec);
-        let changed = self.conn.execute(
+        let changed = self.exec(
             "UPDATE profiles SET name = :name, command = :command, args = :args, env = :env, cwd = :cwd,
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
@@ -139,7 +174,7 @@ impl Store {
     /// Deletes a profile and its session rows (the event log keeps their
     /// history); returns false if there was no such profile.
     pub fn delete_profile(&self, id: &ProfileId) -> Result<bool> {
-        Ok(self.conn.execute("DELETE FROM profiles WHERE id = ?1", [id.to_string()])? == 1)
+        Ok(self.exec("DELETE FROM profiles WHERE id = ?1", [id.to_string()])? == 1)
     }
 
     pub fn list_profiles(&self) -> Result<Vec<Profile>> {
@@ -173,7 +208,7 @@ impl Store {
 
     pub fn insert_session(&self, session: &SessionInfo, pid_start_time: Option<u64>) -> Result<()> {
         let columns = StateColumns::from(&session.state);
-        self.conn.execute(
+        self.exec(
             "INSERT INTO sessions (id, profile_id, state, pid, pid_start_time, rows, cols, exit_code,
              signal, started_at, ended_at, agent_session_id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -198,7 +233,7 @@ impl Store {
     pub fn update_session_state(&self, id: &SessionId, state: &SessionState) -> Result<()> {
         let columns = StateColumns::from(state);
         // The pid column keeps the last known process even after it ended.
-        self.conn.execute(
+        self.exec(
             "UPDATE sessions SET state = ?2, pid = COALESCE(?3, pid), exit_code = ?4, signal = ?5,
              ended_at = ?6 WHERE id = ?1",
             params![id.to_string(), columns.state, columns.pid, columns.exit_code, columns.signal, columns.ended_at],
@@ -207,7 +242,7 @@ impl Store {
     }
 
     pub fn update_session_size(&self, id: &SessionId, size: TermSize) -> Result<()> {
-        self.conn.execute(
+        self.exec(
             "UPDATE sessions SET rows = ?2, cols = ?3 WHERE id = ?1",
             params![id.to_string(), size.rows, size.cols],
         )?;
@@ -270,7 +305,7 @@ impl Store {
             .ok()
             .and_then(|value| value.get("kind").and_then(|k| k.as_str()).map(str::to_owned))
             .unwrap_or_default();
-        self.conn.execute(
+        self.exec(
             "INSERT INTO events (at, session_id, task_id, kind, data) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![at, session_id.map(ToString::to_string), task_id.map(ToString::to_string), tag, data],
         )?;
@@ -321,7 +356,7 @@ impl Store {
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn.execute(
+        self.exec(
             "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
             params![key, value],
         )?;
@@ -503,6 +538,12 @@ impl Store {
                 .is_ok()
             {}
         }
+    }
+
+    /// Makes every write fail as on a read-only data directory (or, with
+    /// `false`, work again).
+    pub(crate) fn refuse_writes(&self, refuse: bool) {
+        self.conn.pragma_update(None, "query_only", refuse).unwrap();
     }
 
     /// Space again after [`Store::fill_up`].

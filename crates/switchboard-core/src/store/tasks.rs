@@ -29,17 +29,23 @@ impl Store {
 
     /// Inserts or replaces a task's row.
     pub fn save_task(&self, task: &TaskInfo) -> Result<()> {
-        save_task_on(&self.conn, task)
+        let result = save_task_on(&self.conn, task);
+        self.health.note_store(&result);
+        result
     }
 
     /// Writes several tasks in one transaction (a reordered queue).
     pub fn save_tasks(&mut self, tasks: &[TaskInfo]) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        for task in tasks {
-            save_task_on(&tx, task)?;
-        }
-        tx.commit()?;
-        Ok(())
+        let result = (|| {
+            let tx = self.conn.transaction()?;
+            for task in tasks {
+                save_task_on(&tx, task)?;
+            }
+            tx.commit()?;
+            Ok(())
+        })();
+        self.health.note_store(&result);
+        result
     }
 
     pub fn get_task(&self, id: &TaskId) -> Result<Option<TaskInfo>> {
@@ -175,7 +181,7 @@ impl Store {
             SignalState::Handled => "handled",
             SignalState::Dismissed => "dismissed",
         };
-        self.conn.execute(
+        self.exec(
             "INSERT INTO signals (id, profile_id, session_id, state, created_at, record)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT(id) DO UPDATE SET state = ?4, record = ?6",

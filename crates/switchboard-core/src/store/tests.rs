@@ -280,3 +280,22 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_full_store_says_so_once_and_its_probe_sees_room_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("switchboard.db")).unwrap();
+    store.insert_profile(&profile("kept")).unwrap();
+    assert_eq!(store.take_problem_change(), None, "writable from the start");
+    store.fill_up();
+    store.probe_write();
+    assert_eq!(store.take_problem_change(), Some(Some(StorageProblem::Full)));
+    let mut big = profile("too big");
+    big.spec.cwd = "x".repeat(64 * 1024);
+    assert!(store.insert_profile(&big).is_err());
+    assert_eq!(store.take_problem_change(), None, "said once");
+    store.make_room();
+    store.probe_write();
+    assert_eq!(store.take_problem_change(), Some(None));
+    assert_eq!(store.list_profiles().unwrap().len(), 1, "the probe left nothing behind");
+}

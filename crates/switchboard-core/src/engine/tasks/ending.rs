@@ -387,11 +387,18 @@ impl TaskDesk {
     }
 }
 
-fn save_and_report(cx: &Ctx, task: &TaskInfo) {
-    // As with sessions: a store that cannot record the change (a full
-    // disk) must not hide it from the user.
-    if let Err(error) = cx.store.save_task(task) {
-        tracing::error!(task = %task.id, %error, "recording a task failed");
+fn save_and_report(cx: &mut Ctx, task: &TaskInfo) {
+    // A store that cannot record the change (a full disk) must not hide it:
+    // the task is shown and answered as it is, and recorded once the store
+    // can write again (see `TaskDesk::retry_unsaved`).
+    match cx.store.save_task(task) {
+        Ok(()) => {
+            cx.unsaved_tasks.remove(&task.id);
+        }
+        Err(error) => {
+            tracing::error!(task = %task.id, %error, "recording a task failed; it is kept until the store can write");
+            cx.unsaved_tasks.insert(task.id.clone(), task.clone());
+        }
     }
     cx.emit(crate::api::EngineEvent::TaskChanged { task: task.clone() });
 }

@@ -145,7 +145,31 @@ impl TaskDesk {
     pub fn list(&self, cx: &Ctx, profile_id: Option<&ProfileId>) -> Result<Vec<TaskInfo>, EngineError> {
         let mut tasks = cx.store.finished_tasks(profile_id, MAX_LISTED_FINISHED_TASKS)?;
         tasks.extend(cx.store.active_tasks(profile_id)?);
+        // Changes the store could not record yet are the truth meanwhile.
+        for task in &mut tasks {
+            if let Some(unsaved) = cx.unsaved_tasks.get(&task.id) {
+                *task = unsaved.clone();
+            }
+        }
         Ok(tasks)
+    }
+
+    /// Records the task changes the store refused (a full disk), now that it
+    /// may write again; those it still refuses stay kept.
+    pub fn retry_unsaved(&mut self, cx: &mut Ctx) {
+        let unsaved: Vec<TaskInfo> = cx.unsaved_tasks.values().cloned().collect();
+        for task in unsaved {
+            match cx.store.save_task(&task) {
+                Ok(()) => {
+                    cx.unsaved_tasks.remove(&task.id);
+                    tracing::info!(task = %task.id, "a task change kept while the store could not write is recorded");
+                }
+                Err(error) => {
+                    tracing::warn!(task = %task.id, %error, "recording a kept task change failed again");
+                    break;
+                }
+            }
+        }
     }
 
     pub fn get(&self, cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
@@ -409,6 +433,9 @@ fn interrupt(cx: &Ctx, work: &Work, profile_id: &ProfileId) {
 }
 
 fn task_of(cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
+    if let Some(unsaved) = cx.unsaved_tasks.get(id) {
+        return Ok(unsaved.clone());
+    }
     cx.store.get_task(id)?.ok_or_else(|| EngineError::TaskNotFound(id.clone()))
 }
 

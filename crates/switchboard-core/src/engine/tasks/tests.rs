@@ -358,3 +358,30 @@ async fn after_a_crash_a_task_its_agent_had_is_interrupted_for_the_user_to_decid
     assert_eq!(recovered.state(), TaskState::Interrupted);
     assert_eq!(recovered.reason(), Some("the app stopped while the task ran"));
 }
+
+#[tokio::test]
+async fn a_task_that_ends_while_the_store_cannot_write_is_shown_ended_and_recorded_once_it_can() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("one");
+    desk.type_it(&task.id);
+    desk.bench.cx.store.take_problem_change();
+    desk.bench.cx.store.refuse_writes(true);
+    desk.write_summary(&task.id, "COMPLETED");
+    desk.summary_arrives(&task.id);
+
+    // Before: the store kept it running, and so did every listing until a restart.
+    assert_eq!(desk.task(&task.id).state(), TaskState::Completed);
+    let listed = desk.desk.list(&desk.bench.cx, None).unwrap();
+    assert_eq!(listed.iter().find(|t| t.id == task.id).unwrap().state(), TaskState::Completed);
+    assert_eq!(desk.bench.cx.store.get_task(&task.id).unwrap().unwrap().state(), TaskState::Running);
+    assert_eq!(desk.bench.cx.store.take_problem_change(), Some(Some(crate::store::StorageProblem::ReadOnly)));
+    desk.bench.cx.store.probe_write();
+    assert_eq!(desk.bench.cx.store.take_problem_change(), None, "still read-only");
+
+    desk.bench.cx.store.refuse_writes(false);
+    desk.bench.cx.store.probe_write();
+    assert_eq!(desk.bench.cx.store.take_problem_change(), Some(None), "the probe sees it writable again");
+    desk.desk.retry_unsaved(&mut desk.bench.cx);
+    assert_eq!(desk.bench.cx.store.get_task(&task.id).unwrap().unwrap().state(), TaskState::Completed);
+    assert!(desk.bench.cx.unsaved_tasks.is_empty());
+}

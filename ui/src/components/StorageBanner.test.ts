@@ -1,0 +1,35 @@
+import { screen } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend } from '../lib/fakeBackend';
+import { renderApp } from '../test/render';
+
+describe('storage banner', () => {
+  it('appears when the data cannot be written and goes once it can', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'claude' });
+    await renderApp(backend);
+    expect(screen.queryByTestId('storage-banner')).toBeNull();
+
+    backend.setStorageProblem({ kind: 'full' });
+    await tick();
+    const banner = screen.getByTestId('storage-banner');
+    expect(banner.getAttribute('data-problem')).toBe('full');
+    expect(banner.textContent).toContain('Switchboard cannot record its work');
+    expect(banner.textContent).toContain('Free some space');
+    expect(screen.getAllByTestId('profile-entry')).toHaveLength(1);
+
+    backend.setStorageProblem(null);
+    await tick();
+    expect(screen.queryByTestId('storage-banner')).toBeNull();
+  });
+
+  it('explains an engine that could not start, instead of a wall of errors', async () => {
+    const backend = new FakeBackend({ startupProblem: { kind: 'read_only' } });
+    await renderApp(backend);
+    const banner = screen.getByTestId('storage-banner');
+    expect(banner.textContent).toContain('Switchboard could not open its data');
+    expect(banner.textContent).toContain('then restart Switchboard');
+    expect(screen.queryByText(/the engine has shut down/)).toBeNull();
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { applyStorageEvent, storageBanner, type StorageState } from './storage';
+
+const running = (problem: StorageState['problem']): StorageState => ({ dataDir: '/data', problem, atStartup: false });
+
+describe('storage banner', () => {
+  it.each<[string, StorageState | null, string | null]>([
+    ['nothing while all is well', running(null), null],
+    ['nothing before it is known', null, null],
+    ['a full disk, and what to do', running({ kind: 'full' }), "The disk holding Switchboard's data (/data) is full. Free some space; Switchboard notices by itself."],
+    ['a read-only folder', running({ kind: 'read_only' }), "Switchboard's data folder (/data) cannot be written: it is read-only or not yours. Make it writable;"],
+    ['another failure, with its detail', running({ kind: 'failing', detail: 'disk I/O error' }), 'Switchboard cannot write its data (/data): disk I/O error. Check the disk;'],
+  ])('says %s', (_, state, start) => {
+    const banner = storageBanner(state);
+    if (start === null) expect(banner).toBeNull();
+    else {
+      expect(banner?.title).toBe('Switchboard cannot record its work');
+      expect(banner?.advice.startsWith(start)).toBe(true);
+    }
+  });
+
+  it('at start, says nothing was started and to restart', () => {
+    const banner = storageBanner({ dataDir: '/data', problem: { kind: 'full' }, atStartup: true });
+    expect(banner).toEqual({
+      title: 'Switchboard could not open its data',
+      advice: "The disk holding Switchboard's data (/data) is full. Free some space, then restart Switchboard. No agent was started.",
+    });
+  });
+
+  it('follows the engine as writing fails and works again, but not once the engine could not start', () => {
+    let state: StorageState | null = running(null);
+    state = applyStorageEvent(state, { type: 'storage_changed', problem: { kind: 'full' } });
+    expect(state).toEqual(running({ kind: 'full' }));
+    state = applyStorageEvent(state, { type: 'storage_changed', problem: null });
+    expect(state).toEqual(running(null));
+    const startup: StorageState = { dataDir: '/data', problem: { kind: 'read_only' }, atStartup: true };
+    expect(applyStorageEvent(startup, { type: 'storage_changed', problem: null })).toBe(startup);
+    expect(applyStorageEvent(state, { type: 'profile_deleted', profile_id: 'p' })).toBe(state);
+  });
+});

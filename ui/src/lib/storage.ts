@@ -1,0 +1,45 @@
+/**
+ * What the window says when Switchboard cannot write its data: a full disk, a read-only folder,
+ * or another failure, at start or while it runs. Pure texts; the engine decides which problem
+ * it is.
+ */
+import type { EngineEvent, StorageProblem } from './bindings';
+
+/** The data's state as the window shows it. */
+export interface StorageState {
+  dataDir: string;
+  problem: StorageProblem | null;
+  /** The engine could not start on it: nothing works until the app is restarted. */
+  atStartup: boolean;
+}
+
+export function applyStorageEvent(state: StorageState | null, event: EngineEvent): StorageState | null {
+  if (event.type !== 'storage_changed' || state?.atStartup) return state;
+  return { dataDir: state?.dataDir ?? '', problem: event.problem, atStartup: false };
+}
+
+/** The banner's title and what to do, or null when all is well. */
+export function storageBanner(state: StorageState | null): { title: string; advice: string } | null {
+  if (!state?.problem) return null;
+  const where = state.dataDir ? ` (${state.dataDir})` : '';
+  const what = (() => {
+    switch (state.problem.kind) {
+      case 'full':
+        return { cause: `The disk holding Switchboard's data${where} is full.`, fix: 'Free some space' };
+      case 'read_only':
+        return { cause: `Switchboard's data folder${where} cannot be written: it is read-only or not yours.`, fix: 'Make it writable' };
+      case 'failing':
+        return { cause: `Switchboard cannot write its data${where}: ${state.problem.detail}.`, fix: 'Check the disk' };
+    }
+  })();
+  if (state.atStartup) {
+    return {
+      title: 'Switchboard could not open its data',
+      advice: `${what.cause} ${what.fix}, then restart Switchboard. No agent was started.`,
+    };
+  }
+  return {
+    title: 'Switchboard cannot record its work',
+    advice: `${what.cause} ${what.fix}; Switchboard notices by itself. Meanwhile your agents keep running and what they finish is shown, and recorded once it can be.`,
+  };
+}
