@@ -53,7 +53,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
             })?;
             (engine, notices)
         }
-        Err(error) => match switchboard_core::store::startup_problem(&error, &data_dir) {
+        Err(error) => match error.startup_problem(&data_dir) {
             Some(problem) => {
                 tracing::error!(%error, ?problem, "the engine cannot start on its data; the window says so");
                 info.startup_problem = Some(problem);

@@ -61,6 +61,28 @@ pub enum EngineError {
 }
 
 impl EngineError {
+    /// The storage problem behind an engine that could not start on
+    /// `data_dir`, if that is what kept it (another instance running, say,
+    /// is not).
+    pub fn startup_problem(&self, data_dir: &std::path::Path) -> Option<crate::api::StorageProblem> {
+        use crate::api::StorageProblem;
+        use crate::store::{NEARLY_FULL_BYTES, classify, free_bytes};
+        let free = free_bytes(data_dir).or_else(|| data_dir.parent().and_then(free_bytes));
+        let io = |source: &std::io::Error| match source.kind() {
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => StorageProblem::Full,
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => StorageProblem::ReadOnly,
+            _ if free.is_some_and(|free| free < NEARLY_FULL_BYTES) => StorageProblem::Full,
+            _ => StorageProblem::Failing { detail: source.to_string() },
+        };
+        match self {
+            EngineError::Store(StoreError::Sqlite(error)) => Some(classify(error, free)),
+            EngineError::Store(StoreError::CreateDir { source, .. }) => Some(io(source)),
+            EngineError::Store(other) => Some(StorageProblem::Failing { detail: other.to_string() }),
+            EngineError::Io { source, .. } => Some(io(source)),
+            _ => None,
+        }
+    }
+
     pub fn code(&self) -> ErrorCode {
         match self {
             EngineError::InvalidInput { .. } => ErrorCode::InvalidInput,

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use switchboard_protocol::signal::{ScanEvent, SignalBody};
 use switchboard_protocol::{ProfileId, SignalId, TaskId};
 
+use crate::api::StorageProblem;
 use crate::api::{EngineEvent, Profile, QueueStatus, SignalInfo, SignalState, TaskInfo, TaskState};
-use crate::store::StorageProblem;
 
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;

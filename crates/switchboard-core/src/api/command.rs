@@ -92,7 +92,7 @@ macro_rules! engine_commands {
             ) -> ();
             window now list_queues / ListQueues () -> Vec<crate::api::QueueStatus>;
             /// Where the data lives and whether it can be written now.
-            window now storage_status / StorageStatus () -> crate::store::StorageStatus;
+            window now storage_status / StorageStatus () -> crate::api::StorageStatus;
             /// A task's history from the event log, oldest first.
             window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<crate::api::LogEntry>;
             /// Pending signals and the most recent handled ones.
@@ -214,7 +214,7 @@ replies! {
     Vec<AgentStatusInfo> => AgentStatus "agent_status",
     Option<PermissionDecision> => Permission "permission",
     Vec<PermissionRequest> => PermissionRequests "permission_requests",
-    crate::store::StorageStatus => Storage "storage",
+    crate::api::StorageStatus => Storage "storage",
 }
 
 impl IntoReply for () {
@@ -249,7 +249,7 @@ pub enum Reply {
     /// agent's own prompt decides).
     Permission(Option<PermissionDecision>),
     PermissionRequests(Vec<PermissionRequest>),
-    Storage(crate::store::StorageStatus),
+    Storage(crate::api::StorageStatus),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -78,7 +78,7 @@ pub enum EngineEvent {
     /// Whether the data can be written changed: a problem began (the disk
     /// is full, the folder read-only), or it is gone (`None`).
     StorageChanged {
-        problem: Option<crate::store::StorageProblem>,
+        problem: Option<crate::api::StorageProblem>,
     },
     /// A session has as many signals waiting as the app holds for one agent
     /// ([`crate::MAX_PENDING_SIGNALS`]); what it raises past that is set aside
@@ -176,5 +176,5 @@ pub struct AppInfo {
     pub version: String,
     /// Why the engine could not start on its data (the window opens to say
     /// so; nothing else works until the app is restarted).
-    pub startup_problem: Option<crate::store::StorageProblem>,
+    pub startup_problem: Option<crate::api::StorageProblem>,
 }

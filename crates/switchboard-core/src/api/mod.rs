@@ -8,12 +8,14 @@ mod command;
 mod event;
 mod profile;
 mod signal;
+mod storage;
 mod task;
 
 pub use command::*;
 pub use event::*;
 pub use profile::*;
 pub use signal::*;
+pub use storage::*;
 pub use task::*;
 
 /// Milliseconds since the Unix epoch.

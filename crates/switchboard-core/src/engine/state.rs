@@ -387,8 +387,8 @@ impl EngineState {
         self.tasks.queues(&self.cx)
     }
 
-    pub(super) fn storage_status(&self) -> Result<crate::store::StorageStatus, EngineError> {
-        Ok(crate::store::StorageStatus {
+    pub(super) fn storage_status(&self) -> Result<crate::api::StorageStatus, EngineError> {
+        Ok(crate::api::StorageStatus {
             data_dir: self.config.data_dir.display().to_string(),
             problem: self.cx.store.problem(),
         })

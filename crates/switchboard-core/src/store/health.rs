@@ -5,31 +5,11 @@
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
+use crate::api::StorageProblem;
 
 /// Free space under which an I/O failure is taken for a full disk (SQLite
 /// often reports a full disk as a plain I/O error).
 pub const NEARLY_FULL_BYTES: u64 = 256 * 1024;
-
-/// Why the data cannot be written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum StorageProblem {
-    /// The disk holding the data directory is full.
-    Full,
-    /// The data directory cannot be written (read-only, or no permission).
-    ReadOnly,
-    /// Writing failed for another reason, said in `detail`.
-    Failing { detail: String },
-}
-
-/// Where the data lives and whether it can be written now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct StorageStatus {
-    pub data_dir: String,
-    pub problem: Option<StorageProblem>,
-}
 
 /// What a failed write means, given the SQLite error and the free space left
 /// where the data lives (if known).
@@ -41,26 +21,6 @@ pub fn classify(error: &rusqlite::Error, free_bytes: Option<u64>) -> StorageProb
         Some(Code::ReadOnly | Code::PermissionDenied) if !nearly_full => StorageProblem::ReadOnly,
         _ if nearly_full => StorageProblem::Full,
         _ => StorageProblem::Failing { detail: error.to_string() },
-    }
-}
-
-/// The storage problem behind an engine that could not start on `data_dir`,
-/// if that is what kept it (another instance running, say, is not).
-pub fn startup_problem(error: &crate::EngineError, data_dir: &Path) -> Option<StorageProblem> {
-    use super::StoreError;
-    let free = free_bytes(data_dir).or_else(|| data_dir.parent().and_then(free_bytes));
-    let io = |source: &std::io::Error| match source.kind() {
-        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => StorageProblem::Full,
-        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => StorageProblem::ReadOnly,
-        _ if free.is_some_and(|free| free < NEARLY_FULL_BYTES) => StorageProblem::Full,
-        _ => StorageProblem::Failing { detail: source.to_string() },
-    };
-    match error {
-        crate::EngineError::Store(StoreError::Sqlite(error)) => Some(classify(error, free)),
-        crate::EngineError::Store(StoreError::CreateDir { source, .. }) => Some(io(source)),
-        crate::EngineError::Store(other) => Some(StorageProblem::Failing { detail: other.to_string() }),
-        crate::EngineError::Io { source, .. } => Some(io(source)),
-        _ => None,
     }
 }
 

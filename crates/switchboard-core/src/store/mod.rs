@@ -16,7 +16,7 @@ use switchboard_protocol::{AgentKind, ProfileId, SessionId, TaskId, TermSize};
 mod health;
 mod tasks;
 
-pub use health::{StorageProblem, StorageStatus, startup_problem};
+pub use health::{NEARLY_FULL_BYTES, classify, free_bytes};
 
 use crate::api::{CompletionRule, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState};
 
@@ -116,13 +116,13 @@ impl Store {
     }
 
     /// What keeps the store from writing, as of its last write.
-    pub fn problem(&self) -> Option<StorageProblem> {
+    pub fn problem(&self) -> Option<crate::api::StorageProblem> {
         self.health.problem()
     }
 
     /// The problem, if it changed since the last call (`Some(None)`: it is
     /// gone).
-    pub fn take_problem_change(&self) -> Option<Option<StorageProblem>> {
+    pub fn take_problem_change(&self) -> Option<Option<crate::api::StorageProblem>> {
         self.health.take_change()
     }
 

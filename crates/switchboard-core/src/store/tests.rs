@@ -289,7 +289,7 @@ fn a_full_store_says_so_once_and_its_probe_sees_room_again() {
     assert_eq!(store.take_problem_change(), None, "writable from the start");
     store.fill_up();
     store.probe_write();
-    assert_eq!(store.take_problem_change(), Some(Some(StorageProblem::Full)));
+    assert_eq!(store.take_problem_change(), Some(Some(crate::api::StorageProblem::Full)));
     let mut big = profile("too big");
     big.spec.cwd = "x".repeat(64 * 1024);
     assert!(store.insert_profile(&big).is_err());

@@ -374,7 +374,7 @@ async fn a_task_that_ends_while_the_store_cannot_write_is_shown_ended_and_record
     let listed = desk.desk.list(&desk.bench.cx, None).unwrap();
     assert_eq!(listed.iter().find(|t| t.id == task.id).unwrap().state(), TaskState::Completed);
     assert_eq!(desk.bench.cx.store.get_task(&task.id).unwrap().unwrap().state(), TaskState::Running);
-    assert_eq!(desk.bench.cx.store.take_problem_change(), Some(Some(crate::store::StorageProblem::ReadOnly)));
+    assert_eq!(desk.bench.cx.store.take_problem_change(), Some(Some(crate::api::StorageProblem::ReadOnly)));
     desk.bench.cx.store.probe_write();
     assert_eq!(desk.bench.cx.store.take_problem_change(), None, "still read-only");
 

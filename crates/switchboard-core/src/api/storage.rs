@@ -1,0 +1,23 @@
+//! Whether the app can write its data, as the window is told.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Why the data cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StorageProblem {
+    /// The disk holding the data directory is full.
+    Full,
+    /// The data directory cannot be written (read-only, or no permission).
+    ReadOnly,
+    /// Writing failed for another reason, said in `detail`.
+    Failing { detail: String },
+}
+
+/// Where the data lives and whether it can be written now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StorageStatus {
+    pub data_dir: String,
+    pub problem: Option<StorageProblem>,
+}
