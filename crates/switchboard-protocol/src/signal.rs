@@ -263,8 +263,32 @@ struct PlainText {
     after_cr: bool,
 }
 
+/// Where a UTF-8 character cut short by the end of `bytes` starts (the
+/// length of `bytes` when none is).
+fn incomplete_utf8_start(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let byte = bytes[bytes.len() - back];
+        if byte & 0xC0 == 0x80 {
+            continue; // a continuation byte: look further back for its lead
+        }
+        let length = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => return bytes.len(),
+        };
+        return if length > back { bytes.len() - back } else { bytes.len() };
+    }
+    bytes.len()
+}
+
 impl vte::Perform for PlainText {
     fn print(&mut self, c: char) {
+        // A C1 control is never text. The terminal parser drops it when its
+        // two bytes come in one read but prints it when a read splits them.
+        if ('\u{80}'..='\u{9f}').contains(&c) {
+            return;
+        }
         self.after_cr = false;
         self.text.push(c);
     }
@@ -301,6 +325,10 @@ enum State {
 /// Finds signal blocks in streamed terminal output.
 pub struct SignalScanner {
     parser: vte::Parser,
+    /// The start of a UTF-8 character the last read cut short, held for the
+    /// next: the terminal parser then sees the same bytes together however
+    /// the output is cut.
+    carry: Vec<u8>,
     after_cr: bool,
     state: State,
     cap: usize,
@@ -323,6 +351,7 @@ impl SignalScanner {
     pub fn with_cap(cap: usize) -> Self {
         SignalScanner {
             parser: vte::Parser::new(),
+            carry: Vec::new(),
             after_cr: false,
             state: State::Outside { tail: String::new() },
             cap,
@@ -331,8 +360,18 @@ impl SignalScanner {
 
     /// Takes in the next bytes of output; returns the blocks they complete.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<ScanEvent> {
-        let mut plain = PlainText { text: String::with_capacity(bytes.len()), after_cr: self.after_cr };
-        self.parser.advance(&mut plain, bytes);
+        let mut joined;
+        let bytes = if self.carry.is_empty() {
+            bytes
+        } else {
+            joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(bytes);
+            &joined[..]
+        };
+        let (whole, cut) = bytes.split_at(incomplete_utf8_start(bytes));
+        self.carry.extend_from_slice(cut);
+        let mut plain = PlainText { text: String::with_capacity(whole.len()), after_cr: self.after_cr };
+        self.parser.advance(&mut plain, whole);
         self.after_cr = plain.after_cr;
         let mut events = Vec::new();
         self.scan(plain.text, &mut events);
@@ -341,6 +380,16 @@ impl SignalScanner {
 
     /// The output ended: a block still open is malformed.
     pub fn finish(&mut self) -> Option<ScanEvent> {
+        if !self.carry.is_empty() {
+            // What the cut-short character would have been, as if read whole.
+            let carry = std::mem::take(&mut self.carry);
+            let mut plain = PlainText { text: String::new(), after_cr: self.after_cr };
+            self.parser.advance(&mut plain, &carry);
+            self.after_cr = plain.after_cr;
+            let mut events = Vec::new();
+            self.scan(plain.text, &mut events);
+            debug_assert!(events.is_empty(), "an unfinished character completes no block");
+        }
         match std::mem::replace(&mut self.state, State::Outside { tail: String::new() }) {
             State::Inside { kind, body, .. } => {
                 Some(ScanEvent::Malformed { kind, reason: "the block was never closed".into(), raw: body })

@@ -224,3 +224,28 @@ fn findings_lines_are_read_and_bad_ones_reported() {
     let lines: Vec<u32> = malformed.iter().map(|m| m.line).collect();
     assert_eq!(lines, [3, 5]);
 }
+
+/// Found by bench/fuzz.sh: a C1 control character (U+0080..U+009F) split
+/// across two reads was kept as text, while read whole it was dropped, so a
+/// block's text depended on how the output was cut.
+#[test]
+fn a_control_character_split_across_reads_reads_as_when_whole() {
+    // Also found: a character cut short next to invalid bytes lost a space.
+    for bytes in [
+        b"[STOP_WORK]\ndetails: \"a\xc2\x80b\"\n".to_vec(),
+        b"[DELEGATE_WORK]\x00\xc2\x80 \x80\x00 a\xe2\x82 b\xf0\x9f\x98\x80 c\xc2".to_vec(),
+    ] {
+        split_anywhere_reads_as_whole(&bytes);
+    }
+}
+
+fn split_anywhere_reads_as_whole(bytes: &[u8]) {
+    let whole = scan_all(bytes);
+    for cut in 0..=bytes.len() {
+        let mut scanner = SignalScanner::new();
+        let mut events = scanner.feed(&bytes[..cut]);
+        events.extend(scanner.feed(&bytes[cut..]));
+        events.extend(scanner.finish());
+        assert_eq!(events, whole, "cut at {cut}");
+    }
+}

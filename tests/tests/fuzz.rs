@@ -1,0 +1,254 @@
+//! Property tests over everything an agent or a local client can feed the
+//! app: the signal scanner, the summary parser, hook payloads and the spool
+//! reader, the socket's line protocol, and the Claude Code / Codex settings
+//! merge. Each runs `PROPTEST_CASES` cases (256 by default, as part of the
+//! suite); `bench/fuzz.sh` runs them far longer. A failure proptest finds is
+//! kept in `fuzz.proptest-regressions` and becomes a case of its own here.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::Value;
+use switchboard_core::connect::{codex_notify, with_switchboard_hooks, without_switchboard_hooks};
+use switchboard_core::server::{RequestHandler, SocketRequest, SocketResponse, serve};
+use switchboard_core::signal::{MAX_BLOCK_BYTES, ScanEvent, SignalScanner, scan_all};
+use switchboard_core::{EngineError, Reply, hook::HookEvent, summary::parse_summary};
+
+const MARKERS: [&str; 8] = [
+    "[CLARIFICATION_NEEDED]",
+    "[/CLARIFICATION_NEEDED]",
+    "[STOP_WORK]",
+    "[/STOP_WORK]",
+    "[DELEGATE_WORK]",
+    "[/DELEGATE_WORK]",
+    "[COMPLETION_REPORT]",
+    "[/COMPLETION_REPORT]",
+];
+
+fn config() -> ProptestConfig {
+    // The default reads PROPTEST_CASES, which bench/fuzz.sh raises.
+    ProptestConfig { failure_persistence: None, ..ProptestConfig::default() }
+}
+
+/// Terminal output as an agent might print it: plain text, escapes, the
+/// protocol's markers and field lines, and raw bytes, in any order.
+fn output() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        4 => "[ -~]{0,40}".prop_map(String::into_bytes),
+        3 => proptest::sample::select(MARKERS.to_vec()).prop_map(|m| m.as_bytes().to_vec()),
+        2 => proptest::sample::select(vec![
+            "\n", "\r\n", "\r", "\x1b[2K", "\x1b[31m", "\x1b]0;title\x07", "\x1b[?2004h", "\t", "  - ", ": ",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        2 => proptest::sample::select(vec![
+            "agent_id: a1\n", "questions:\n  - \"which?\"\n", "status: success\n", "deliverables:\n  - x.md\n",
+            "blocker_type: external_dependency\n", "details: \"npm\"\n", "new_task_description: \"t\"\n",
+            "independence: parallel_safe\n", "metrics_achieved: \"ok\"\n", "blocked_at: \"here\"\n",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        1 => proptest::collection::vec(any::<u8>(), 0..16),
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
+}
+
+/// Any JSON value, nested a few levels.
+fn json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        // Decimals JSON writes back exactly (serde_json's float parsing is not
+        // round-trip exact in the last digit, which no hook relies on).
+        (-1_000_000i64..1_000_000).prop_map(|n| Value::from(n as f64 / 100.0)),
+        ".{0,12}".prop_map(Value::String),
+        proptest::sample::select(vec!["hooks", "Stop", "PreToolUse", "command", "matcher", "switchboard-hook"])
+            .prop_map(|s| Value::String(s.into())),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            proptest::collection::btree_map(
+                prop_oneof![
+                    ".{0,8}",
+                    proptest::sample::select(vec![
+                        "hooks",
+                        "Stop",
+                        "SessionStart",
+                        "PreToolUse",
+                        "type",
+                        "command",
+                        "matcher",
+                        "timeout",
+                        "hook_event_name",
+                        "last_assistant_message",
+                        "background_tasks",
+                        "tool_name",
+                        "tool_input",
+                    ])
+                    .prop_map(str::to_owned),
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The scanner never panics, finds the same blocks however the output
+    /// is cut, and never holds or returns a block past its cap.
+    #[test]
+    fn the_signal_scanner_takes_any_output(bytes in output(), cuts in proptest::collection::vec(any::<usize>(), 0..8)) {
+        let whole = scan_all(&bytes);
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+        cuts.sort();
+        let mut scanner = SignalScanner::new();
+        let mut chunked = Vec::new();
+        let mut start = 0;
+        for cut in cuts.into_iter().chain([bytes.len()]) {
+            chunked.extend(scanner.feed(&bytes[start..cut]));
+            start = cut;
+        }
+        chunked.extend(scanner.finish());
+        prop_assert_eq!(&chunked, &whole);
+        for event in &whole {
+            if let ScanEvent::Malformed { raw, .. } = event {
+                prop_assert!(raw.len() <= MAX_BLOCK_BYTES + 64, "a block past the cap: {} bytes", raw.len());
+            }
+        }
+    }
+
+    /// A summary is parsed from any text without panicking; what it finds
+    /// comes from the text.
+    #[test]
+    fn the_summary_parser_takes_any_text(text in proptest::collection::vec(prop_oneof![
+        "[ -~]{0,30}",
+        proptest::sample::select(vec![
+            "\n## Status\n", "\n## Objective\n", "\n## Key Deliverables\n", "- `a.md`\n", "✅ COMPLETED",
+            "❌ FAILED", "\n## Test Results\n", "12 passed, 1 failed", "\n# Task Completion Summary\n", "\r\n",
+        ]).prop_map(str::to_owned),
+    ], 0..40).prop_map(|parts| parts.concat())) {
+        let summary = parse_summary(&text);
+        for path in &summary.deliverables {
+            prop_assert!(text.contains(path.as_str()), "{path:?} is not in the text");
+        }
+        prop_assert!(summary.objective.len() <= text.len());
+    }
+
+    /// Any hook payload reads as some event; any hook input, bytes or
+    /// argument, becomes a payload; any spool line is a request or refused.
+    #[test]
+    fn hook_payloads_and_spool_lines_never_panic(payload in json(), bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let _ = HookEvent::parse(&payload);
+        let text = payload.to_string();
+        let from_stdin = switchboard_hook::event_payload(text.as_bytes(), &[]);
+        prop_assert_eq!(&from_stdin, &payload, "JSON on stdin is taken as it is");
+        let _ = switchboard_hook::event_payload(&bytes, &[]);
+        let _ = switchboard_hook::event_payload(&[], &["notify".into(), String::from_utf8_lossy(&bytes).into_owned()]);
+        let _ = serde_json::from_slice::<SocketRequest>(&bytes);
+        let line = serde_json::json!({"type": "hook", "envelope": {"session_id": null, "env": {}, "at": 1, "payload": payload}});
+        prop_assert!(serde_json::from_value::<SocketRequest>(line).is_ok(), "any payload travels in an envelope");
+    }
+
+    /// The hooks merge keeps every setting and hook of the user, adds the
+    /// app's once however often it runs, and removes only the app's.
+    #[test]
+    fn the_settings_merge_keeps_the_users_settings(settings in json()) {
+        let events = ["SessionStart", "Stop", "PreToolUse"];
+        let hook = "/opt/switchboard/switchboard-hook";
+        match with_switchboard_hooks(settings.clone(), hook, &events) {
+            Err(_) => {}
+            Ok(merged) => {
+                prop_assert_eq!(&with_switchboard_hooks(merged.clone(), hook, &events).unwrap(), &merged, "added once");
+                let removed = without_switchboard_hooks(merged.clone()).unwrap();
+                prop_assert_eq!(removed, without_switchboard_hooks(settings.clone()).unwrap(), "only the app's removed");
+                let count = merged.to_string().matches(hook).count();
+                prop_assert_eq!(count, events.len());
+                if let (Value::Object(before), Value::Object(after)) = (&settings, &merged) {
+                    for (key, value) in before {
+                        if key != "hooks" {
+                            prop_assert_eq!(after.get(key), Some(value), "{} kept", key);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Codex's notify setting: any arguments and config text, never a panic,
+    /// and the user's own notify program is never replaced.
+    #[test]
+    fn codex_notify_takes_any_arguments(args in proptest::collection::vec(".{0,20}", 0..6), config in proptest::option::of(".{0,60}")) {
+        let result = codex_notify(&args, config.as_deref(), Path::new("/opt/switchboard-hook"));
+        prop_assert!(result.ends_with(&args), "the user's arguments come last, unchanged");
+    }
+}
+
+/// Answers every request `ok`: the line protocol is what is under test.
+struct AlwaysOk;
+
+impl RequestHandler for AlwaysOk {
+    async fn handle(&self, _request: SocketRequest) -> Result<Reply, EngineError> {
+        Ok(Reply::Unit)
+    }
+}
+
+/// One request line and its answer, over a fresh connection.
+fn exchange(socket: &Path, line: &[u8]) -> Option<SocketResponse> {
+    let mut stream = UnixStream::connect(socket).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    stream.write_all(line).ok()?;
+    stream.write_all(b"\n").ok()?;
+    let mut answer = String::new();
+    BufReader::new(&stream).read_line(&mut answer).ok()?;
+    Some(serde_json::from_str(&answer).expect("every answer is a response line"))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Any line gets one well-formed answer: `ok` for a request, an error for
+    /// anything else; and the server goes on answering.
+    #[test]
+    fn the_socket_answers_any_line(line in prop_oneof![
+        proptest::collection::vec(any::<u8>().prop_filter("one line", |b| *b != b'\n'), 0..300),
+        json().prop_map(|v| v.to_string().into_bytes()),
+        json().prop_map(|payload| serde_json::json!({"type": "hook", "envelope": {"payload": payload, "at": 1, "env": {}}}).to_string().into_bytes()),
+    ]) {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("s/engine.sock");
+        let server = runtime.block_on(async { serve(&socket, Arc::new(AlwaysOk)).unwrap() });
+        let thread = std::thread::spawn({
+            let socket = socket.clone();
+            let line = line.clone();
+            move || {
+                let answer = exchange(&socket, &line);
+                let valid = exchange(&socket, br#"{"type":"command","command":{"type":"list_profiles"}}"#);
+                (answer, valid)
+            }
+        });
+        let (answer, valid) = runtime.block_on(async {
+            loop {
+                if thread.is_finished() {
+                    break thread.join().unwrap();
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+        });
+        let is_request = serde_json::from_slice::<SocketRequest>(&line).is_ok();
+        match answer {
+            Some(SocketResponse::Ok(Reply::Unit)) => prop_assert!(is_request),
+            Some(SocketResponse::Error(error)) => prop_assert!(!is_request, "a request refused: {error:?}"),
+            other => prop_assert!(false, "no answer: {other:?}"),
+        }
+        prop_assert_eq!(valid, Some(SocketResponse::Ok(Reply::Unit)), "the server still answers");
+        drop(server);
+    }
+}
