@@ -15,7 +15,7 @@
 //! Run with `bench/crash.sh` (it builds the app and provides a display).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -174,7 +174,7 @@ fn launch(app: &Path, data: &Path) -> Child {
         .unwrap()
 }
 
-fn wait_for(socket: &PathBuf) -> Client {
+fn wait_for(socket: &Path) -> Client {
     let client = Client::new(socket);
     let deadline = Instant::now() + Duration::from_secs(60);
     while client.list_profiles().is_err() {
