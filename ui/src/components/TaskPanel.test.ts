@@ -67,6 +67,23 @@ describe('task panel', () => {
     expect(within(entryOf('running one')).getByTestId('task-cancel')).toBeTruthy();
   });
 
+  it('lists a long queue a hundred at a time', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    for (let n = 0; n < 251; n++) await backend.submitTask(spec(agent.id, `task ${n}`));
+    await renderApp(backend);
+    // One running, a hundred queued shown: not 250 rows.
+    expect(entries()).toHaveLength(101);
+    expect(screen.getByTestId('queue-status').getAttribute('data-queued')).toBe('250');
+    expect(screen.getByTestId('queue-more').textContent).toContain('and 150 more queued');
+    await fireEvent.click(screen.getByTestId('queue-show-more'));
+    expect(entries()).toHaveLength(201);
+    await fireEvent.click(screen.getByTestId('queue-show-more'));
+    expect(entries()).toHaveLength(251);
+    expect(screen.queryByTestId('queue-more')).toBeNull();
+    expect(titles().at(-1)).toBe('task 250');
+  });
+
   it('moves queued tasks with the arrow buttons', async () => {
     const { backend } = await busyAgent();
     await renderApp(backend);
