@@ -1,0 +1,112 @@
+// Many agents streaming at once, beside one, in the same run: the app's and WebKit's memory,
+// the window's frame time while it shows a streaming terminal, and `switchboard agent list`
+// answering over the socket. Run with bench/scale.sh (it builds and provides a display).
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APP, ROOT, launchApp } from '../tests/e2e/driver.mjs';
+
+const AGENTS = Number(process.env.AGENTS ?? 50);
+const SETTLE_MS = Number(process.env.SETTLE_MS ?? 10_000);
+const SEED = join(ROOT, 'target/debug/switchboard-bench-seed');
+// Each agent prints a coloured line every 20 ms (50 lines a second) for good, with shell
+// builtins only: a `sleep` process a line would measure the machine's fork rate instead.
+const STREAM = 'i=0; while :; do i=$((i+1)); printf "\\033[32m%6d\\033[0m streaming output line of a busy agent\\n" $i; read -r -t 0.02 _; done';
+
+const kib = (pid, field) => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(status.match(new RegExp(`^${field}:\\s+(\\d+)`, 'm'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+};
+const children = (pid) => {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const descendants = (pid) => children(pid).flatMap((child) => [child, ...descendants(child)]);
+const comm = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+};
+const percentile = (values, q) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))];
+};
+
+async function measure(agents) {
+  const dataDir = mkdtempSync(join(tmpdir(), `switchboard-scale-${agents}-`));
+  execFileSync(SEED, [dataDir, String(agents), 'bash', '-c', STREAM]);
+  const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
+  try {
+    await browser.waitUntil(async () => (await browser.$$('[data-testid="session-entry"][data-state="running"]')).length === agents, {
+      timeout: 60_000,
+      timeoutMsg: `not all ${agents} agents started`,
+    });
+    // Look at one streaming terminal, as a user would.
+    await (await browser.$('[data-testid="session-entry"][data-state="running"]')).click();
+    await sleep(SETTLE_MS);
+
+    const app = Number(execFileSync('pgrep', ['-f', `${APP} --data-dir ${dataDir}`]).toString().trim().split('\n')[0]);
+    const webkit = descendants(app).filter((pid) => comm(pid).startsWith('WebKit'));
+    const appRss = kib(app, 'VmRSS');
+    const webkitRss = webkit.reduce((sum, pid) => sum + kib(pid, 'VmRSS'), 0);
+
+    const frames = await browser.executeAsync((done) => {
+      const deltas = [];
+      let last = performance.now();
+      const started = last;
+      const tick = (now) => {
+        deltas.push(now - last);
+        last = now;
+        if (now - started < 3000) requestAnimationFrame(tick);
+        else done(deltas);
+      };
+      requestAnimationFrame(tick);
+    });
+
+    const listTimes = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      execFileSync(APP, ['--data-dir', dataDir, 'agent', 'list'], { stdio: 'ignore' });
+      listTimes.push(performance.now() - t0);
+    }
+    return {
+      agents,
+      appRss,
+      webkitRss,
+      frameP50: percentile(frames, 0.5),
+      frameP99: percentile(frames, 0.99),
+      listP50: percentile(listTimes, 0.5),
+      listP99: percentile(listTimes, 0.99),
+    };
+  } finally {
+    await close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const one = await measure(1);
+const many = await measure(AGENTS);
+const row = (label, key, unit, digits = 1) =>
+  console.log(
+    `${label.padEnd(34)} ${one[key].toFixed(digits).padStart(9)} ${many[key].toFixed(digits).padStart(9)} ${unit.padEnd(4)} ratio ${(many[key] / one[key]).toFixed(2)}`,
+  );
+console.log(`${''.padEnd(34)} ${'1 agent'.padStart(9)} ${`${AGENTS} agents`.padStart(9)}`);
+row('app RSS', 'appRss', 'KiB', 0);
+row('WebKit RSS', 'webkitRss', 'KiB', 0);
+row('frame time p50 (streaming terminal)', 'frameP50', 'ms');
+row('frame time p99', 'frameP99', 'ms');
+row('`agent list` p50', 'listP50', 'ms');
+row('`agent list` p99', 'listP99', 'ms');
+
