@@ -33,7 +33,7 @@ pub(crate) trait Launch: Send {
 /// Runs each session in a real PTY with its actor.
 pub(crate) struct PtyLauncher {
     pub ended: mpsc::UnboundedSender<SessionEnd>,
-    pub scans: mpsc::UnboundedSender<SessionScan>,
+    pub scans: mpsc::Sender<SessionScan>,
 }
 
 impl Launch for PtyLauncher {

@@ -56,7 +56,7 @@ pub(super) struct Inputs {
     pub ended: mpsc::UnboundedReceiver<SessionEnd>,
     pub notes: mpsc::UnboundedReceiver<TaskNote>,
     pub watch_events: mpsc::UnboundedReceiver<WatchEvent>,
-    pub scans: mpsc::UnboundedReceiver<SessionScan>,
+    pub scans: mpsc::Receiver<SessionScan>,
 }
 
 pub(crate) struct EngineState {

@@ -61,7 +61,7 @@ pub(super) struct Parts {
     pub input: InputQueue,
     pub gate: Arc<FlowGate>,
     pub ended: mpsc::UnboundedSender<SessionEnd>,
-    pub signals: mpsc::UnboundedSender<SessionScan>,
+    pub signals: mpsc::Sender<SessionScan>,
 }
 
 /// A pasted text whose Enter is due.
@@ -88,7 +88,7 @@ pub(super) struct SessionActor {
     kill_grace: Duration,
     ended: mpsc::UnboundedSender<SessionEnd>,
     scanner: Option<SignalScanner>,
-    signals: mpsc::UnboundedSender<SessionScan>,
+    signals: mpsc::Sender<SessionScan>,
     last_output: Instant,
     /// Texts waiting for the agent to be ready, first first.
     typing: VecDeque<TypeRequest>,
@@ -154,7 +154,16 @@ impl SessionActor {
                     None => break,
                 },
                 chunk = output.recv(), if reader_open => match chunk {
-                    Some(bytes) => self.on_output(&bytes),
+                    Some(bytes) => {
+                        for event in self.on_output(&bytes) {
+                            // A flood of blocks waits for the engine (and the
+                            // terminal's reader for this) instead of queueing
+                            // without bound.
+                            if self.signals.send(SessionScan { id: self.id.clone(), event }).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
                     None => reader_open = false,
                 },
                 status = &mut exit, if self.life.process_alive() => {
@@ -287,19 +296,16 @@ impl SessionActor {
         EngineError::SessionNotRunning(self.id.clone())
     }
 
-    fn on_output(&mut self, bytes: &[u8]) {
+    /// Takes in output; returns the signal blocks it completed.
+    fn on_output(&mut self, bytes: &[u8]) -> Vec<switchboard_protocol::signal::ScanEvent> {
         self.model.feed(bytes);
-        if let Some(scanner) = &mut self.scanner {
-            for event in scanner.feed(bytes) {
-                self.signals.send(SessionScan { id: self.id.clone(), event }).ok();
-            }
-        }
+        let events = self.scanner.as_mut().map(|scanner| scanner.feed(bytes)).unwrap_or_default();
         self.last_output = Instant::now();
         if let Some(request) = self.typing.front() {
             self.check_ready_at = Some(self.last_output + request.ready.quiet);
         }
         if self.subscribers.is_empty() {
-            return;
+            return events;
         }
         self.pending.extend_from_slice(bytes);
         if self.pending.len() >= MAX_BATCH_BYTES {
@@ -307,6 +313,7 @@ impl SessionActor {
         } else if self.flush_at.is_none() {
             self.flush_at = Some(Instant::now() + BATCH_INTERVAL);
         }
+        events
     }
 
     /// Types the waiting text if the agent is ready now; otherwise arranges
@@ -393,8 +400,10 @@ impl SessionActor {
         self.flush();
         self.master = None;
         self.input = None;
-        if let Some(event) = self.scanner.take().and_then(|mut scanner| scanner.finish()) {
-            self.signals.send(SessionScan { id: self.id.clone(), event }).ok();
+        if let Some(event) = self.scanner.take().and_then(|mut scanner| scanner.finish())
+            && let Err(error) = self.signals.try_send(SessionScan { id: self.id.clone(), event })
+        {
+            tracing::warn!(session = %self.id, %error, "the last signal block of an ended session was not read");
         }
         for request in self.typing.drain(..) {
             request.reply.send(Err(EngineError::SessionNotRunning(self.id.clone())));

@@ -35,6 +35,9 @@ use typing::ReadyWhen;
 /// Output is delivered to subscribers at most this often: one frame. Bytes
 /// arriving in between are coalesced into one batch.
 pub const BATCH_INTERVAL: Duration = Duration::from_millis(16);
+/// Signal blocks read from all sessions and not yet taken by the engine, at
+/// most; past it a session's output waits (and with it its agent).
+pub const SCAN_QUEUE: usize = 1024;
 
 /// A batch this large is delivered at once instead of waiting for the frame.
 pub const MAX_BATCH_BYTES: usize = 256 * 1024;
@@ -192,7 +195,7 @@ impl FlowGate {
 pub(crate) fn spawn(
     spec: SpawnSpec,
     ended: mpsc::UnboundedSender<SessionEnd>,
-    signals: mpsc::UnboundedSender<SessionScan>,
+    signals: mpsc::Sender<SessionScan>,
 ) -> Result<Spawned, EngineError> {
     let spawn_failed =
         |reason: String| EngineError::SpawnFailed { command: spec.program.display().to_string(), reason };
