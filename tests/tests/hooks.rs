@@ -97,9 +97,19 @@ async fn events_spooled_while_no_app_runs_are_replayed_at_the_next_start() {
         fire(&socket, &spool, &session_id, &payload);
     }
     assert_eq!(std::fs::read_to_string(&spool).unwrap().lines().count(), 10);
+    // And one line torn by a full disk: set aside, counted for the window.
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new().append(true).open(&spool).unwrap(),
+        b"{\"type\":\"hook\",\"env\xff\n",
+    )
+    .unwrap();
 
     let t = TestEngine::start_in(temp.path(), |_| {}).await;
     assert!(!spool.exists(), "the spool was replayed and emptied");
+    let storage = t.engine.storage_status().await.unwrap();
+    assert_eq!(storage.hook_events_set_aside, 1);
+    let kept = std::fs::read(&storage.set_aside_file).unwrap();
+    assert_eq!(kept, b"{\"type\":\"hook\",\"env\xff\n", "kept byte for byte where the window says");
     let log = t.engine.list_events(Some(session_id.clone())).await.unwrap();
     let replayed = log.iter().filter(|e| matches!(e.kind, LogKind::Hook { .. })).count();
     assert_eq!(replayed, 10);

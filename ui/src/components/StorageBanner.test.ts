@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/svelte';
+import { fireEvent, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
@@ -22,6 +22,16 @@ describe('storage banner', () => {
     backend.setStorageProblem(null);
     await tick();
     expect(screen.queryByTestId('storage-banner')).toBeNull();
+  });
+
+  it('notes hook events set aside at start, until dismissed', async () => {
+    const backend = new FakeBackend({ hookEventsSetAside: 3 });
+    await renderApp(backend);
+    const note = screen.getByTestId('set-aside-note');
+    expect(note.textContent).toContain('3 hook events saved while Switchboard was closed could not be read');
+    expect(note.textContent).toContain('hook-spool.rejected.jsonl');
+    await fireEvent.click(within(note).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByTestId('set-aside-note')).toBeNull();
   });
 
   it('explains an engine that could not start, instead of a wall of errors', async () => {

@@ -155,7 +155,12 @@ export class AppState {
       async (info): Promise<StorageState | null> => {
         if (info.startup_problem) return { dataDir: info.data_dir, problem: info.startup_problem, atStartup: true };
         const status = await this.backend.storageStatus();
-        return { dataDir: status.data_dir, problem: status.problem, atStartup: false };
+        return {
+          dataDir: status.data_dir,
+          problem: status.problem,
+          atStartup: false,
+          setAside: { count: status.hook_events_set_aside, file: status.set_aside_file },
+        };
       },
       () => null,
     );

@@ -361,7 +361,12 @@ export type PermissionDecision = { allow: boolean, message: string | null, };
 
 export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 
-export type StorageStatus = { data_dir: string, problem: StorageProblem | null, };
+export type StorageStatus = { data_dir: string, problem: StorageProblem | null, 
+/**
+ * Hook events spooled while no app ran that could not be read at this
+ * start; they are kept, byte for byte, in `set_aside_file`.
+ */
+hook_events_set_aside: number, set_aside_file: string, };
 
 export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 

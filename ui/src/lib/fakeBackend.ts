@@ -77,6 +77,8 @@ export interface FakeBackendOptions {
   maxRunningAgents?: number;
   /** Why the engine could not start on its data: the app then answers every call with `engine_stopped`. */
   startupProblem?: StorageProblem;
+  /** Spooled hook events the start could not read. */
+  hookEventsSetAside?: number;
 }
 
 /** The engine's defaults for what a profile spec leaves out. */
@@ -122,10 +124,12 @@ export class FakeBackend implements Backend {
   #nextSeq = 1;
   #viewedTask: TaskId | null = null;
   #storageProblem: StorageProblem | null = null;
+  readonly #hookEventsSetAside: number;
   readonly #startupProblem: StorageProblem | null;
 
   constructor(options: FakeBackendOptions = {}) {
     this.#startupProblem = options.startupProblem ?? null;
+    this.#hookEventsSetAside = options.hookEventsSetAside ?? 0;
     this.#commands = new Set(options.commands ?? ['bash', 'sh', 'claude', 'codex', 'python3', 'node']);
     this.#directories = new Set(options.directories ?? ['/', '/tmp', '/home', '/work']);
     this.#now = options.now ?? (() => Date.now());
@@ -421,7 +425,12 @@ export class FakeBackend implements Backend {
 
   async storageStatus(): Promise<StorageStatus> {
     this.#record('storage_status', {});
-    return { data_dir: '(in memory)', problem: this.#storageProblem };
+    return {
+      data_dir: '(in memory)',
+      problem: this.#storageProblem,
+      hook_events_set_aside: this.#hookEventsSetAside,
+      set_aside_file: '(in memory)/hook-spool.rejected.jsonl',
+    };
   }
 
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyStorageEvent, storageBanner, type StorageState } from './storage';
+import { applyStorageEvent, setAsideNote, storageBanner, type StorageState } from './storage';
 
 const running = (problem: StorageState['problem']): StorageState => ({ dataDir: '/data', problem, atStartup: false });
 
@@ -36,5 +36,21 @@ describe('storage banner', () => {
     const startup: StorageState = { dataDir: '/data', problem: { kind: 'read_only' }, atStartup: true };
     expect(applyStorageEvent(startup, { type: 'storage_changed', problem: null })).toBe(startup);
     expect(applyStorageEvent(state, { type: 'profile_deleted', profile_id: 'p' })).toBe(state);
+  });
+});
+
+describe('hook events set aside', () => {
+  it.each<[number, string | null]>([
+    [0, null],
+    [1, '1 hook event saved while Switchboard was closed could not be read (cut short or garbled). Nothing else was lost; it is kept in /d/x.jsonl.'],
+    [4, '4 hook events saved while Switchboard was closed could not be read (cut short or garbled). Nothing else was lost; they are kept in /d/x.jsonl.'],
+  ])('%i set aside', (count, text) => {
+    expect(setAsideNote({ ...running(null), setAside: { count, file: '/d/x.jsonl' } })).toBe(text);
+  });
+
+  it('survives the storage events that follow', () => {
+    const state = { ...running(null), setAside: { count: 2, file: '/d/x.jsonl' } };
+    const after = applyStorageEvent(state, { type: 'storage_changed', problem: { kind: 'full' } });
+    expect(after?.setAside).toEqual({ count: 2, file: '/d/x.jsonl' });
   });
 });

@@ -11,11 +11,21 @@ export interface StorageState {
   problem: StorageProblem | null;
   /** The engine could not start on it: nothing works until the app is restarted. */
   atStartup: boolean;
+  /** Hook events spooled while the app was closed that could not be read, and where they are kept. */
+  setAside?: { count: number; file: string };
 }
 
 export function applyStorageEvent(state: StorageState | null, event: EngineEvent): StorageState | null {
   if (event.type !== 'storage_changed' || state?.atStartup) return state;
-  return { dataDir: state?.dataDir ?? '', problem: event.problem, atStartup: false };
+  return { ...state, dataDir: state?.dataDir ?? '', problem: event.problem, atStartup: false };
+}
+
+/** The note on hook events set aside at start, or null when there were none. */
+export function setAsideNote(state: StorageState | null): string | null {
+  const count = state?.setAside?.count ?? 0;
+  if (count === 0 || !state?.setAside) return null;
+  const events = count === 1 ? '1 hook event' : `${count} hook events`;
+  return `${events} saved while Switchboard was closed could not be read (cut short or garbled). Nothing else was lost; ${count === 1 ? 'it is' : 'they are'} kept in ${state.setAside.file}.`;
 }
 
 /** The banner's title and what to do, or null when all is well. */

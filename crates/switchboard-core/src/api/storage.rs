@@ -20,4 +20,8 @@ pub enum StorageProblem {
 pub struct StorageStatus {
     pub data_dir: String,
     pub problem: Option<StorageProblem>,
+    /// Hook events spooled while no app ran that could not be read at this
+    /// start; they are kept, byte for byte, in `set_aside_file`.
+    pub hook_events_set_aside: u32,
+    pub set_aside_file: String,
 }

@@ -388,9 +388,12 @@ impl EngineState {
     }
 
     pub(super) fn storage_status(&self) -> Result<crate::api::StorageStatus, EngineError> {
+        let spool = crate::config::spool_path(&self.config.data_dir);
         Ok(crate::api::StorageStatus {
             data_dir: self.config.data_dir.display().to_string(),
             problem: self.cx.store.problem(),
+            hook_events_set_aside: self.hooks.set_aside() as u32,
+            set_aside_file: spool.with_file_name(super::hooks::SPOOL_QUARANTINE_FILE).display().to_string(),
         })
     }
 

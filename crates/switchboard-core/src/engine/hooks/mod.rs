@@ -200,6 +200,11 @@ impl HookDesk {
         outcome
     }
 
+    /// Spooled lines set aside since start.
+    pub fn set_aside(&self) -> usize {
+        self.quarantined
+    }
+
     pub fn list_permission_requests(&self) -> Vec<PermissionRequest> {
         self.permissions.iter().map(|p| p.request.clone()).collect()
     }
