@@ -44,9 +44,14 @@ const percentile = (values, q) => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))];
 };
 
-async function measure(agents) {
+// An agent printing as fast as it can, for the output-flood measurement (FLOOD=1).
+const FLOOD = 'while :; do printf "\\033[33mflood\\033[0m %s\\n" "an agent printing as fast as the terminal takes it, line after line after line, for good"; done';
+// An agent that prints one line and waits: the flood's baseline.
+const IDLE = 'echo ready; read -r _';
+
+async function measure(agents, command = STREAM) {
   const dataDir = mkdtempSync(join(tmpdir(), `switchboard-scale-${agents}-`));
-  execFileSync(SEED, [dataDir, String(agents), 'bash', '-c', STREAM]);
+  execFileSync(SEED, [dataDir, String(agents), 'bash', '-c', command]);
   const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
   try {
     await browser.waitUntil(async () => (await browser.$$('[data-testid="session-entry"][data-state="running"]')).length === agents, {
@@ -96,13 +101,18 @@ async function measure(agents) {
   }
 }
 
-const one = await measure(1);
-const many = await measure(AGENTS);
+const flood = process.env.FLOOD === '1';
+const one = await measure(1, flood ? IDLE : STREAM);
+const many = await measure(flood ? 1 : AGENTS, flood ? FLOOD : STREAM);
 const row = (label, key, unit, digits = 1) =>
   console.log(
     `${label.padEnd(34)} ${one[key].toFixed(digits).padStart(9)} ${many[key].toFixed(digits).padStart(9)} ${unit.padEnd(4)} ratio ${(many[key] / one[key]).toFixed(2)}`,
   );
-console.log(`${''.padEnd(34)} ${'1 agent'.padStart(9)} ${`${AGENTS} agents`.padStart(9)}`);
+console.log(
+  flood
+    ? `${''.padEnd(34)} ${'idle'.padStart(9)} ${'flooding'.padStart(9)}   (one agent, its terminal shown, ${SETTLE_MS} ms)`
+    : `${''.padEnd(34)} ${'1 agent'.padStart(9)} ${`${AGENTS} agents`.padStart(9)}`,
+);
 row('app RSS', 'appRss', 'KiB', 0);
 row('WebKit RSS', 'webkitRss', 'KiB', 0);
 row('frame time p50 (streaming terminal)', 'frameP50', 'ms');
