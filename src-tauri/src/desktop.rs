@@ -80,7 +80,7 @@ impl Desktop {
                 .appname("Switchboard")
                 .summary(&notice.title)
                 .body(&notice.body)
-                .action("default", "Open task")
+                .action("default", notice.target.open_label())
                 .show();
             match shown {
                 Ok(handle) if await_click => {

@@ -22,6 +22,17 @@ pub enum NoticeTarget {
     Window,
 }
 
+impl NoticeTarget {
+    /// The words on the notification's button.
+    pub fn open_label(&self) -> &'static str {
+        match self {
+            NoticeTarget::Task(_) => "Open task",
+            NoticeTarget::Signal(_) => "Open",
+            NoticeTarget::Window => "Open Switchboard",
+        }
+    }
+}
+
 /// A desktop notification to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {

@@ -41,5 +41,7 @@ describe('storage banner', () => {
     expect(banner.textContent).toContain('Switchboard could not open its data');
     expect(banner.textContent).toContain('then restart Switchboard');
     expect(screen.queryByText(/the engine has shut down/)).toBeNull();
+    // Nothing can be created until it is restarted on data it can open.
+    expect(screen.getByTestId('new-agent').hasAttribute('disabled')).toBe(true);
   });
 });

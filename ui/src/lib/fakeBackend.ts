@@ -512,7 +512,7 @@ export class FakeBackend implements Backend {
       reason: null,
       result: null,
     });
-    this.#logTask(task, { kind: 'task_requeued', after_restart: false });
+    this.#logTask(task, { kind: 'task_requeued', app_stopped: false });
     this.#pump(task.profile_id);
     return this.#task(taskId);
   }

@@ -287,9 +287,9 @@ describe('texts', () => {
     [{ kind: 'task_typed', bracketed: true }, 'Typed into the agent (bracketed paste)'],
     [{ kind: 'task_typed', bracketed: false }, 'Typed into the agent'],
     [{ kind: 'task_moved', to_index: 0, priority: 'urgent' }, 'Moved to position 1 (urgent)'],
-    [{ kind: 'task_requeued', after_restart: false }, 'Put back in the queue'],
+    [{ kind: 'task_requeued', app_stopped: false }, 'Put back in the queue'],
     [
-      { kind: 'task_requeued', after_restart: true },
+      { kind: 'task_requeued', app_stopped: true },
       'Put back in the queue: Switchboard stopped before the task reached the agent',
     ],
     [{ kind: 'deliverable_rejected', path: '../etc/passwd', reason: 'outside the workspace' }, 'Deliverable ../etc/passwd rejected: outside the workspace'],

@@ -323,7 +323,7 @@ export function timelineText(entry: LogEntry): string {
     case 'task_moved':
       return `Moved to position ${entry.to_index + 1} (${entry.priority})`;
     case 'task_requeued':
-      return entry.after_restart
+      return entry.app_stopped
         ? 'Put back in the queue: Switchboard stopped before the task reached the agent'
         : 'Put back in the queue';
     case 'deliverable_rejected':

@@ -133,10 +133,10 @@ pub enum LogKind {
         priority: Priority,
     },
     TaskRequeued {
-        /// Put back by the app at start: the run before stopped before the
-        /// task was typed to its agent.
+        /// Put back by the app itself: it stopped (quit or crashed) before
+        /// the task was typed to its agent.
         #[serde(default)]
-        after_restart: bool,
+        app_stopped: bool,
     },
     DeliverableRejected {
         path: String,

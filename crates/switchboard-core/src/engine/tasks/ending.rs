@@ -245,12 +245,19 @@ impl TaskDesk {
     /// A session ended; a task it worked on ends with it.
     pub fn on_session_end(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
         let Some(profile_id) = self.working_in(session_id) else { return };
+        let typed = self.work.get(&profile_id).is_some_and(|work| !matches!(work.phase, Phase::Handed { .. }));
         let SessionEndOutcome { state, reason, fallback, pause_queue } =
-            rules::on_session_end(self.quitting, killed, exit);
+            rules::on_session_end(self.quitting, typed, killed, exit);
         if pause_queue && let Err(error) = cx.store.set_queue_paused(&profile_id, true) {
             tracing::error!(%error, "pausing a queue failed");
         }
-        if fallback {
+        if state == TaskState::Queued {
+            let work = self.work.remove(&profile_id).expect("found above");
+            self.unwatch(&work.workspace);
+            if let Err(error) = requeue_at_front(cx, &work.task_id) {
+                tracing::error!(task = %work.task_id, %error, "putting a task back in its queue failed");
+            }
+        } else if fallback {
             self.begin_fallback(cx, &profile_id, state, reason, false);
         } else {
             let work = self.work.remove(&profile_id).expect("found above");
@@ -362,12 +369,7 @@ impl TaskDesk {
                     let result = artifacts::collect_result(workspace, &task.id, text, false);
                     self.finish(cx, task, TaskState::Completed, None, Some(result));
                 }
-                rules::AfterRestart::Requeue => {
-                    task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
-                    cx.store.save_task(&task)?;
-                    log_task(cx, &task, LogKind::TaskRequeued { after_restart: true });
-                    cx.emit(crate::api::EngineEvent::TaskChanged { task });
-                }
+                rules::AfterRestart::Requeue => requeue_at_front(cx, &task.id)?,
                 rules::AfterRestart::Interrupt { reason } => {
                     self.finish(cx, task, TaskState::Interrupted, Some(reason.into()), None);
                 }
@@ -385,6 +387,17 @@ impl TaskDesk {
     fn working_in(&self, session_id: &SessionId) -> Option<ProfileId> {
         self.work.iter().find(|(_, w)| &w.session_id == session_id && !w.ending()).map(|(p, _)| p.clone())
     }
+}
+
+/// Puts a task the agent never saw back at the front of its queue (the app
+/// stopped before typing it), saying so in its timeline.
+fn requeue_at_front(cx: &mut Ctx, task_id: &TaskId) -> Result<(), EngineError> {
+    let mut task = task_of(cx, task_id)?;
+    task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
+    cx.store.save_task(&task)?;
+    log_task(cx, &task, LogKind::TaskRequeued { app_stopped: true });
+    cx.emit(crate::api::EngineEvent::TaskChanged { task });
+    Ok(())
 }
 
 fn save_and_report(cx: &mut Ctx, task: &TaskInfo) {

@@ -253,7 +253,7 @@ impl TaskDesk {
         cx.profile(&task.spec.profile_id)?;
         task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
         cx.store.save_task(&task)?;
-        log_task(cx, &task, LogKind::TaskRequeued { after_restart: false });
+        log_task(cx, &task, LogKind::TaskRequeued { app_stopped: false });
         cx.emit(EngineEvent::TaskChanged { task: task.clone() });
         let profile_id = task.spec.profile_id.clone();
         self.pump(cx, &profile_id);

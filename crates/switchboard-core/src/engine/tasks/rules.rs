@@ -73,9 +73,20 @@ pub(crate) struct SessionEndOutcome {
     pub pause_queue: bool,
 }
 
-/// `quitting`: the app stops every agent; `killed`: this session was
-/// stopped (by the user, or by the app quitting); `exit`: how it ended.
-pub(crate) fn on_session_end(quitting: bool, killed: bool, exit: &SessionState) -> SessionEndOutcome {
+/// `quitting`: the app stops every agent; `typed`: the task reached the
+/// agent; `killed`: this session was stopped (by the user, or by the app
+/// quitting); `exit`: how it ended. A task left `Queued` goes back to the
+/// front of its queue.
+pub(crate) fn on_session_end(quitting: bool, typed: bool, killed: bool, exit: &SessionState) -> SessionEndOutcome {
+    if quitting && !typed {
+        // The agent never saw it: it waits for the next start, first.
+        return SessionEndOutcome {
+            state: TaskState::Queued,
+            reason: "the app quit before the task reached the agent".into(),
+            fallback: false,
+            pause_queue: false,
+        };
+    }
     if quitting {
         // The task did not fail, it was cut short.
         return SessionEndOutcome {
@@ -219,10 +230,18 @@ mod tests {
             ended_at: 1,
         };
         let killed = SessionState::Killed { exit_code: 0, signal: None, ended_at: 1 };
-        // (quitting, killed, exit) -> (state, reason, fallback, pause)
+        // (quitting, killed, exit) -> (state, reason, fallback, pause), for a typed task
         let cases = [
             (true, true, killed.clone(), TaskState::Interrupted, "the app quit while the task ran", false, false),
-            (false, true, killed, TaskState::Cancelled, "the agent was stopped; its queue is paused", true, true),
+            (
+                false,
+                true,
+                killed.clone(),
+                TaskState::Cancelled,
+                "the agent was stopped; its queue is paused",
+                true,
+                true,
+            ),
             (
                 false,
                 false,
@@ -253,11 +272,20 @@ mod tests {
         ];
         for (quitting, was_killed, exit, state, reason, fallback, pause_queue) in cases {
             assert_eq!(
-                on_session_end(quitting, was_killed, &exit),
+                on_session_end(quitting, true, was_killed, &exit),
                 SessionEndOutcome { state, reason: reason.into(), fallback, pause_queue },
                 "quitting={quitting} killed={was_killed} {exit:?}"
             );
         }
+        // Not typed yet: quitting puts it back in the queue; anything else ends it as above.
+        let requeued = SessionEndOutcome {
+            state: TaskState::Queued,
+            reason: "the app quit before the task reached the agent".into(),
+            fallback: false,
+            pause_queue: false,
+        };
+        assert_eq!(on_session_end(true, false, true, &killed), requeued);
+        assert_eq!(on_session_end(false, false, true, &killed).state, TaskState::Cancelled);
     }
 
     #[test]

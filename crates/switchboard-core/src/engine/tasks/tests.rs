@@ -270,12 +270,32 @@ async fn a_session_that_ends_ends_its_task() {
 
     // The app quitting: interrupted, no fallback.
     let last = desk.submit("three");
+    desk.type_it(&last.id);
     let session = desk.session(&last.id);
     desk.desk.quit();
     let state = desk.bench.end(&session, true);
     desk.desk.on_session_end(&mut desk.bench.cx, &session, true, &state);
     let ended = desk.task(&last.id);
     assert_eq!((ended.state(), ended.result()), (TaskState::Interrupted, None));
+}
+
+#[tokio::test]
+async fn quitting_before_a_task_reached_its_agent_puts_it_back_first_in_its_queue() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let handed = desk.submit("handed, not typed");
+    let behind = desk.submit("behind it");
+    let session = desk.session(&handed.id);
+    desk.desk.quit();
+    let state = desk.bench.end(&session, true);
+    desk.desk.on_session_end(&mut desk.bench.cx, &session, true, &state);
+    // Before: interrupted, for the user to put back by hand.
+    assert_eq!(desk.task(&handed.id).state(), TaskState::Queued);
+    let queue = desk.bench.cx.store.active_tasks(Some(&desk.profile.id)).unwrap();
+    let mut queued: Vec<_> = queue.iter().filter(|t| t.state() == TaskState::Queued).collect();
+    queued.sort_by_key(|t| t.order);
+    assert_eq!(queued.iter().map(|t| t.id.clone()).collect::<Vec<_>>(), [handed.id.clone(), behind.id.clone()]);
+    let timeline = desk.desk.timeline(&desk.bench.cx, &handed.id).unwrap();
+    assert!(matches!(timeline.last().unwrap().kind, LogKind::TaskRequeued { app_stopped: true }), "{timeline:?}");
 }
 
 #[tokio::test]
@@ -334,7 +354,7 @@ async fn after_a_crash_a_task_never_typed_goes_back_to_the_front_of_its_queue_an
     let recovered = desk.task(&handed.id);
     assert_eq!(recovered.state(), TaskState::Queued);
     let timeline = desk.desk.timeline(&desk.bench.cx, &handed.id).unwrap();
-    assert!(matches!(timeline.last().unwrap().kind, LogKind::TaskRequeued { after_restart: true }), "{timeline:?}");
+    assert!(matches!(timeline.last().unwrap().kind, LogKind::TaskRequeued { app_stopped: true }), "{timeline:?}");
     let queued = desk.bench.cx.store.active_tasks(Some(&desk.profile.id)).unwrap();
     let order: Vec<_> = queued.iter().filter(|t| t.state() == TaskState::Queued).map(|t| t.id.clone()).collect();
     assert_eq!(order, [handed.id.clone(), next.id.clone()], "first, as before the crash");
