@@ -357,7 +357,7 @@ impl TaskDesk {
     /// put those never typed to their agent back at the front of the queue,
     /// mark the others interrupted (the user can put them back in the queue).
     pub fn recover(&mut self, cx: &mut Ctx) -> Result<(), EngineError> {
-        for mut task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state() == TaskState::Running) {
+        for task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state() == TaskState::Running) {
             let workspace =
                 cx.store.get_profile(&task.spec.profile_id)?.and_then(|p| Path::new(&p.spec.cwd).canonicalize().ok());
             let summary = workspace
