@@ -43,5 +43,6 @@ describe('storage banner', () => {
     expect(screen.queryByText(/the engine has shut down/)).toBeNull();
     // Nothing can be created until it is restarted on data it can open.
     expect(screen.getByTestId('new-agent').hasAttribute('disabled')).toBe(true);
+    expect(screen.getByTestId('agents-unavailable').textContent).toContain('once Switchboard can open its data');
   });
 });
