@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use switchboard_protocol::signal::{ScanEvent, SignalBody};
+use switchboard_protocol::summary::SummaryStatus;
 use switchboard_protocol::{ProfileId, SignalId, TaskId};
 
 use crate::api::StorageProblem;
@@ -155,10 +156,14 @@ impl Notices {
         if task.state().is_finished() {
             self.last_finished.insert(task.spec.profile_id.clone(), task.state());
         }
-        let verb = match task.state() {
-            TaskState::Completed => "finished",
-            TaskState::Failed => "failed",
-            TaskState::TimedOut => "timed out",
+        // A summary that says FAILED or PARTIAL is told as such, not as "finished".
+        let said = task.result().and_then(|result| result.summary.status);
+        let verb = match (task.state(), said) {
+            (TaskState::Completed, Some(SummaryStatus::Failed)) => "done, but its summary says it failed",
+            (TaskState::Completed, Some(SummaryStatus::Partial)) => "partly done",
+            (TaskState::Completed, _) => "finished",
+            (TaskState::Failed, _) => "failed",
+            (TaskState::TimedOut, _) => "timed out",
             _ => return None,
         };
         if self.viewed.as_ref() == Some(&task.id) || !self.remember(task.id.to_string()) {
@@ -306,6 +311,24 @@ mod tests {
         assert_eq!(notice.title, "An agent is raising more signals than can wait at once");
         assert!(notice.body.starts_with("20 are waiting for you"), "{}", notice.body);
         assert_eq!(Notices::default().apply(&flooding(None)), None, "nothing waits: nothing to open");
+    }
+
+    #[test]
+    fn a_completed_task_is_told_as_its_summary_says() {
+        let profile = ProfileId::new();
+        for (status, title) in [
+            (None, "An agent: task finished"),
+            (Some(SummaryStatus::Completed), "An agent: task finished"),
+            (Some(SummaryStatus::Partial), "An agent: task partly done"),
+            (Some(SummaryStatus::Failed), "An agent: task done, but its summary says it failed"),
+        ] {
+            let mut done = task(&profile, &TaskId::new(), TaskState::Completed);
+            let mut result = done.result().cloned().unwrap();
+            result.summary.status = status;
+            done.end(TaskState::Completed, 2, None, Some(result));
+            let notice = Notices::default().apply(&EngineEvent::TaskChanged { task: done }).unwrap();
+            assert_eq!(notice.title, title, "{status:?}");
+        }
     }
 
     #[test]

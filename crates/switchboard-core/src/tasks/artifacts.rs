@@ -91,6 +91,28 @@ fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
+/// Why a listed path is not sent as a deliverable, after the protocol's
+/// "don't send" list: the task's context files, other tasks' summaries (this
+/// task's is always the first artifact), the agents' own configuration, and
+/// build outputs. `None` when it may be sent.
+pub fn not_a_deliverable(listed: &str) -> Option<&'static str> {
+    let path = listed.trim_start_matches("./");
+    let mut parts = Path::new(path).components().filter_map(|c| match c {
+        Component::Normal(part) => part.to_str(),
+        _ => None,
+    });
+    let first = parts.next()?;
+    let only = parts.next().is_none();
+    match first {
+        CONTEXT_FILE | SPECS_FILE | INSTRUCTIONS_FILE if only => Some("a context file the task came with"),
+        SUMMARIES_DIR => Some("a task summary (the task's own is always sent first)"),
+        ".claude" | ".codex" => Some("the agent's own configuration"),
+        "CLAUDE.md" | "AGENTS.md" if only => Some("the agent's own instructions file"),
+        "node_modules" | "dist" | "target" => Some("a build output"),
+        _ => None,
+    }
+}
+
 /// Why a path an agent named is not read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum PathRefusal {
@@ -157,6 +179,10 @@ pub fn collect_result(workspace: &Path, task: &TaskId, summary_text: String, fal
     let mut rejected = Vec::new();
     for listed in &summary.deliverables {
         if artifacts.iter().any(|a| &a.path == listed) {
+            continue;
+        }
+        if let Some(reason) = not_a_deliverable(listed) {
+            rejected.push(RejectedPath { path: listed.clone(), reason: reason.into() });
             continue;
         }
         if artifacts.len() >= MAX_ARTIFACTS {
@@ -421,5 +447,46 @@ mod tests {
         let left_out: usize = read.split("[… ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
         assert_eq!(left_out + shown, text.len(), "the note counts exactly what was not read");
         assert!(read.contains("\n\nxxx"), "the end starts at a line start");
+    }
+
+    #[test]
+    fn what_is_never_sent_as_a_deliverable() {
+        let cases = [
+            ("src/auth.rs", None),
+            ("docs/CONTEXT.md", None),
+            ("package.json", None),
+            ("CONTEXT.md", Some("a context file the task came with")),
+            ("./SPECS.md", Some("a context file the task came with")),
+            ("INSTRUCTIONS.md", Some("a context file the task came with")),
+            (
+                "summaries/5f0c0a4e-0000-4000-8000-000000000000.md",
+                Some("a task summary (the task's own is always sent first)"),
+            ),
+            (".claude/settings.local.json", Some("the agent's own configuration")),
+            (".codex/hooks.json", Some("the agent's own configuration")),
+            ("CLAUDE.md", Some("the agent's own instructions file")),
+            ("AGENTS.md", Some("the agent's own instructions file")),
+            ("node_modules/x/index.js", Some("a build output")),
+            ("dist/app.js", Some("a build output")),
+            ("target/debug/app", Some("a build output")),
+        ];
+        for (listed, expected) in cases {
+            assert_eq!(not_a_deliverable(listed), expected, "{listed}");
+        }
+    }
+
+    #[test]
+    fn a_listed_context_file_or_other_summary_is_refused_with_the_reason_and_takes_no_place() {
+        let (_dir, root) = workspace();
+        for name in ["CONTEXT.md", "a", "b", "c", "d"] {
+            std::fs::write(root.join(name), name).unwrap();
+        }
+        let task = TaskId::new();
+        let summary = "## Key Deliverables\n- `CONTEXT.md`\n- `a`\n- `b`\n- `c`\n- `d`\n## Status\n✅ COMPLETED\n";
+        let result = collect_result(&root, &task, summary.into(), false);
+        let paths: Vec<_> = result.artifacts.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(paths, [summary_path(&task).as_str(), "a", "b", "c", "d"]);
+        assert_eq!(result.rejected.len(), 1);
+        assert_eq!(result.rejected[0].reason, "a context file the task came with");
     }
 }
