@@ -150,16 +150,29 @@ describe('stop work', () => {
     expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain('BLOCKER RESOLVED\nIssue: external_dependency: node_modules missing');
   });
 
-  it.each([
-    ['signal-retry', { action: 'retry' }, 'RETRY FROM CHECKPOINT'],
-    ['signal-skip', { action: 'skip' }, 'SKIP ITEM'],
-  ] as const)('%s', async (testid, response, prompt) => {
+  it('retries from the checkpoint once the user says what was fixed', async () => {
     const { backend, signal } = await raised(signalScan(stopWork()));
     await openDialog(signal.id);
-    await fireEvent.click(within(dialog()).getByTestId(testid));
+    await fireEvent.click(within(dialog()).getByTestId('signal-retry'));
     await tick();
-    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response }]);
-    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain(prompt);
+    expect(respondCalls(backend)).toEqual([]);
+    expect(within(dialog()).getByTestId('signal-error').textContent).toContain('Say what you fixed');
+    expect(within(dialog()).getByTestId('signal-retry-fix').getAttribute('aria-invalid')).toBe('true');
+
+    await fireEvent.input(within(dialog()).getByTestId('signal-retry-fix'), { target: { value: 'pinned lodash to 4.17' } });
+    await fireEvent.click(within(dialog()).getByTestId('signal-retry'));
+    await tick();
+    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'retry', fix: 'pinned lodash to 4.17' } }]);
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain('ERROR FIXED\nIssue: external_dependency: node_modules missing\nApplied fix: pinned lodash to 4.17');
+  });
+
+  it('skips the item', async () => {
+    const { backend, signal } = await raised(signalScan(stopWork()));
+    await openDialog(signal.id);
+    await fireEvent.click(within(dialog()).getByTestId('signal-skip'));
+    await tick();
+    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'skip' } }]);
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain('SKIP ITEM');
   });
 
   it('delegates the blocked part to a chosen agent, and links the new session', async () => {

@@ -262,7 +262,7 @@ export type SignalChannel = "pty" | "hook";
 
 export type SignalState = "pending" | "handled" | "dismissed";
 
-export type SignalResponse = { "action": "answer", answers: Array<string>, } | { "action": "resolve", resolution: string, } | { "action": "retry" } | { "action": "skip" } | { "action": "delegate_blocked", profile_id: ProfileId, } | { "action": "approve", profile_id: ProfileId, } | { "action": "deny", reason: string, } | { "action": "acknowledge" } | { "action": "dismiss" };
+export type SignalResponse = { "action": "answer", answers: Array<string>, } | { "action": "resolve", resolution: string, } | { "action": "retry", fix: string, } | { "action": "skip" } | { "action": "delegate_blocked", profile_id: ProfileId, } | { "action": "approve", profile_id: ProfileId, } | { "action": "deny", reason: string, } | { "action": "acknowledge" } | { "action": "dismiss" };
 
 export type SignalAction = "answer" | "resolve" | "retry" | "skip" | "delegate_blocked" | "approve" | "deny" | "acknowledge" | "dismiss";
 

@@ -913,7 +913,7 @@ function replyPrompt(info: SignalInfo, response: SignalResponse, delegate: Sessi
       case 'resolve':
         return `BLOCKER RESOLVED\nIssue: ${issue}\nResolution: ${response.resolution.trim()}${snapshot}${section('RESUME INSTRUCTIONS', work ? `Continue with: ${work}` : 'Continue from the checkpoint.')}`;
       case 'retry':
-        return `RETRY FROM CHECKPOINT\nIssue: ${issue}${snapshot}${section('RESUME INSTRUCTIONS', work ? `Restore from the checkpoint and retry: ${work}` : 'Restore from the checkpoint and try the failed step again.')}`;
+        return `ERROR FIXED\nIssue: ${issue}\nApplied fix: ${response.fix.trim()}${snapshot}${section('RESUME INSTRUCTIONS', work ? `Restore from the checkpoint and retry: ${work}` : 'Restore from the checkpoint and retry the failed step.')}`;
       case 'skip':
         return `SKIP ITEM\nSkip: ${work || 'the blocked item'}\nIt is logged to SKIPPED_ITEMS.md.${snapshot}${section('RESUME INSTRUCTIONS', 'Continue with the next item.')}`;
       case 'delegate_blocked':

@@ -233,7 +233,7 @@ describe('texts', () => {
   it.each<[SignalResponse, string, string | null]>([
     [{ action: 'answer', answers: ['a', 'b'] }, 'Answered 2 questions', null],
     [{ action: 'resolve', resolution: 'installed it' }, 'Resolved', 'installed it'],
-    [{ action: 'retry' }, 'Told to retry from the checkpoint', null],
+    [{ action: 'retry', fix: 'pinned lodash' }, 'Fixed; told to retry from the checkpoint', 'pinned lodash'],
     [{ action: 'skip' }, 'Told to skip the item (logged to SKIPPED_ITEMS.md)', null],
     [{ action: 'delegate_blocked', profile_id: 'p' }, 'Blocked part delegated to a new session of claude', null],
     [{ action: 'approve', profile_id: 'gone' }, 'Approved: a new session of a deleted agent takes the work', null],
@@ -300,7 +300,8 @@ describe('responding', () => {
     ['wrong kind', ask, { action: 'approve', profile_id: 'p' }, { field: 'action' }],
     ['resolved', signalInfo('1', stopWork()), { action: 'resolve', resolution: 'fixed' }, null],
     ['resolved, blank', signalInfo('1', stopWork()), { action: 'resolve', resolution: ' ' }, { field: 'resolution' }],
-    ['retry', signalInfo('1', stopWork()), { action: 'retry' }, null],
+    ['retry', signalInfo('1', stopWork()), { action: 'retry', fix: 'pinned lodash' }, null],
+    ['retry without the fix', signalInfo('1', stopWork()), { action: 'retry', fix: ' ' }, { field: 'fix' }],
     ['skip', signalInfo('1', stopWork()), { action: 'skip' }, null],
     ['delegate blocked', signalInfo('1', stopWork()), { action: 'delegate_blocked', profile_id: 'p' }, null],
     ['delegate blocked, no agent', signalInfo('1', stopWork()), { action: 'delegate_blocked', profile_id: '' }, { field: 'profile_id' }],
@@ -389,7 +390,7 @@ describe('respond_to_signal (the fake engine)', () => {
     const { backend, agent, session } = setup();
     const raised = backend.raiseSignal(session.id, signalScan(stopWork()));
     backend.exit(session.id, 0);
-    await backend.respondToSignal(raised.id, { action: 'retry' });
+    await backend.respondToSignal(raised.id, { action: 'retry', fix: 'pinned lodash' });
     const running = (await backend.listSessions()).filter((s) => s.profile_id === agent.id && s.state === 'running');
     expect(running).toHaveLength(1);
     expect(running[0].id).not.toBe(session.id);

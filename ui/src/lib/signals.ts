@@ -293,7 +293,7 @@ export function responseSummary(response: SignalResponse, profileName: (id: Prof
     case 'resolve':
       return 'Resolved';
     case 'retry':
-      return 'Told to retry from the checkpoint';
+      return 'Fixed; told to retry from the checkpoint';
     case 'skip':
       return 'Told to skip the item (logged to SKIPPED_ITEMS.md)';
     case 'delegate_blocked':
@@ -314,6 +314,7 @@ export function responseSummary(response: SignalResponse, profileName: (id: Prof
 /** The text a settled signal's response carries (a resolution, a reason), if any. */
 export function responseText(response: SignalResponse): string | null {
   if (response.action === 'resolve') return response.resolution;
+  if (response.action === 'retry') return response.fix || null;
   if (response.action === 'deny') return response.reason;
   return null;
 }
@@ -371,7 +372,7 @@ export function allowedActions(info: SignalInfo): readonly SignalAction[] {
 
 /** Why a response cannot be sent: the form field concerned (`index`: which answer), and words for the user. */
 export interface ResponseProblem {
-  field: 'action' | 'answers' | 'resolution' | 'profile_id' | 'reason';
+  field: 'action' | 'answers' | 'resolution' | 'fix' | 'profile_id' | 'reason';
   index: number | null;
   message: string;
 }
@@ -398,6 +399,8 @@ export function validateResponse(info: SignalInfo, response: SignalResponse): Re
     }
     case 'resolve':
       return blank(response.resolution) ? { field: 'resolution', index: null, message: 'Say how the blocker was resolved, so the agent can go on.' } : null;
+    case 'retry':
+      return blank(response.fix) ? { field: 'fix', index: null, message: 'Say what you fixed, so the agent knows what changed before it retries.' } : null;
     case 'delegate_blocked':
     case 'approve':
       return blank(response.profile_id) ? { field: 'profile_id', index: null, message: 'Choose the agent that takes the work.' } : null;

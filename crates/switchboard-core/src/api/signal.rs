@@ -37,8 +37,12 @@ pub enum SignalResponse {
     Answer { answers: Vec<String> },
     /// Stop work: the blocker is gone.
     Resolve { resolution: String },
-    /// Stop work: try again from the checkpoint.
-    Retry,
+    /// Stop work: the error is fixed (how, in `fix`); try again from the
+    /// checkpoint. (Records from before the fix was asked for read as empty.)
+    Retry {
+        #[serde(default)]
+        fix: String,
+    },
     /// Stop work: log the blocked item to SKIPPED_ITEMS.md and go on.
     Skip,
     /// Stop work: hand the blocked part to a new agent of this profile and
@@ -75,7 +79,7 @@ impl SignalResponse {
         match self {
             SignalResponse::Answer { .. } => SignalAction::Answer,
             SignalResponse::Resolve { .. } => SignalAction::Resolve,
-            SignalResponse::Retry => SignalAction::Retry,
+            SignalResponse::Retry { .. } => SignalAction::Retry,
             SignalResponse::Skip => SignalAction::Skip,
             SignalResponse::DelegateBlocked { .. } => SignalAction::DelegateBlocked,
             SignalResponse::Approve { .. } => SignalAction::Approve,
@@ -337,7 +341,7 @@ mod tests {
         let delegate = SessionId::new();
         handled.status = SignalStatus::Handled {
             at: 9,
-            response: SignalResponse::Retry,
+            response: SignalResponse::Retry { fix: "pinned the version".into() },
             reply_prompt: Some("RETRY".into()),
             delegate_session: Some(delegate.clone()),
         };

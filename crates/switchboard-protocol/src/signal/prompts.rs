@@ -50,11 +50,13 @@ pub fn blocker_resolved(blocker: &Blocker, resolution: &str) -> String {
     out
 }
 
-pub fn retry_from_checkpoint(blocker: &Blocker) -> String {
-    let mut out = format!("RETRY FROM CHECKPOINT\nIssue: {}", blocker.issue());
+/// The spec's ERROR FIXED resume: what was fixed, where to restore from,
+/// what to retry.
+pub fn error_fixed(blocker: &Blocker, fix: &str) -> String {
+    let mut out = format!("ERROR FIXED\nIssue: {}\nApplied fix: {}", blocker.issue(), fix.trim());
     section(&mut out, "STATE RESTORATION", blocker.state_snapshot);
     let next = match blocker.blocked_work.trim() {
-        "" => "Restore from the checkpoint and try the failed step again.".to_owned(),
+        "" => "Restore from the checkpoint and retry the failed step.".to_owned(),
         work => format!("Restore from the checkpoint and retry: {work}"),
     };
     section(&mut out, "RESUME INSTRUCTIONS", &next);
@@ -171,8 +173,8 @@ mod tests {
                 "BLOCKER RESOLVED\nIssue: external_dependency: node_modules missing\nResolution: ran npm install\n\nSTATE RESTORATION\nCompleted: A, B, C\nFiles: file1, file2\n\nRESUME INSTRUCTIONS\nContinue with: Task D",
             ),
             (
-                retry_from_checkpoint(&BLOCKER),
-                "RETRY FROM CHECKPOINT\nIssue: external_dependency: node_modules missing\n\nSTATE RESTORATION\nCompleted: A, B, C\nFiles: file1, file2\n\nRESUME INSTRUCTIONS\nRestore from the checkpoint and retry: Task D",
+                error_fixed(&BLOCKER, " pinned lodash to 4.17 "),
+                "ERROR FIXED\nIssue: external_dependency: node_modules missing\nApplied fix: pinned lodash to 4.17\n\nSTATE RESTORATION\nCompleted: A, B, C\nFiles: file1, file2\n\nRESUME INSTRUCTIONS\nRestore from the checkpoint and retry: Task D",
             ),
             (
                 skip_item(&BLOCKER),
@@ -199,7 +201,7 @@ mod tests {
         let replies = [
             clarification_response(&["q".into()], &["a".into()], "s"),
             blocker_resolved(&BLOCKER, "r"),
-            retry_from_checkpoint(&BLOCKER),
+            error_fixed(&BLOCKER, "f"),
             skip_item(&BLOCKER),
             partial_resume(&BLOCKER, "s"),
             delegated_work("w", "c", "r"),

@@ -149,7 +149,13 @@ impl SignalDesk {
                     reason: "say how the blocker was resolved".into(),
                 });
             }
-            SignalResponse::Retry => (prompts::retry_from_checkpoint(blocker), None),
+            SignalResponse::Retry { fix } if !fix.trim().is_empty() => (prompts::error_fixed(blocker, fix), None),
+            SignalResponse::Retry { .. } => {
+                return Err(EngineError::InvalidInput {
+                    field: "fix",
+                    reason: "say what was fixed, so the agent knows what changed before it retries".into(),
+                });
+            }
             SignalResponse::Skip => {
                 log_skipped(cx, &info.profile_id, blocker)?;
                 (prompts::skip_item(blocker), None)

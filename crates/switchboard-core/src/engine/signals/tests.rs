@@ -46,7 +46,7 @@ fn responses(profile: &Profile) -> Vec<SignalResponse> {
     vec![
         SignalResponse::Answer { answers: vec!["JWT".into(), "Deep".into()] },
         SignalResponse::Resolve { resolution: "installed".into() },
-        SignalResponse::Retry,
+        SignalResponse::Retry { fix: "pinned the version".into() },
         SignalResponse::Skip,
         SignalResponse::DelegateBlocked { profile_id: profile.id.clone() },
         SignalResponse::Approve { profile_id: profile.id.clone() },
@@ -186,7 +186,10 @@ async fn a_reply_to_an_agent_that_exited_goes_to_a_fresh_session() {
     let mut desk = Desk::new();
     let signal = desk.raise(STOP);
     desk.bench.end(&desk.session.clone(), false);
-    desk.respond(&signal, SignalResponse::Retry).unwrap();
+    let refused = desk.respond(&signal, SignalResponse::Retry { fix: "  ".into() }).unwrap_err();
+    assert_eq!(refused.field(), Some("fix"), "a retry says what was fixed");
+    assert_eq!(desk.bench.cx.sessions.latest_running_of(&desk.profile.id), None, "refused before any session starts");
+    desk.respond(&signal, SignalResponse::Retry { fix: "pinned the version".into() }).unwrap();
     let fresh = desk.bench.cx.sessions.latest_running_of(&desk.profile.id).expect("a fresh session");
     assert_ne!(fresh, desk.session);
     assert_eq!(desk.bench.typed(&fresh).len(), 1);
