@@ -323,6 +323,7 @@ impl EngineState {
         let (id, killed) = (end.id.clone(), end.killed);
         let state = self.cx.sessions.end(&self.cx.store, &*self.cx.sink, end);
         self.tasks.on_session_end(&mut self.cx, &id, killed, &state);
+        self.signals.session_ended(&mut self.cx, &id, &state);
         status::session_ended(&mut self.cx, &id);
         self.hooks.close_permissions_of(&self.cx, &id);
         status::teammate_gone(&mut self.cx, &id);

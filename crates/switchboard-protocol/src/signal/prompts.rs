@@ -135,6 +135,18 @@ pub fn delegate_results(delegate: &str, status: &str, deliverables: &[String], m
     out
 }
 
+/// To a requester whose delegate ended without reporting: it must go on
+/// without the results instead of waiting for them.
+pub fn delegate_failed(delegate: &str, how: &str) -> String {
+    let mut out = format!("DELEGATED WORK FAILED\nAgent {delegate} ended without a completion report: {}", how.trim());
+    section(
+        &mut out,
+        "RESUME INSTRUCTIONS",
+        "Do not wait for its results. Go on without them: do the delegated part yourself, or say you are blocked.",
+    );
+    out
+}
+
 /// Appended to a reply while the agent has a task: where its summary goes.
 pub fn task_reminder(summary_path: &str) -> String {
     format!("\n\nWhen the task is done, create {summary_path} as asked at the start.")
@@ -208,6 +220,7 @@ mod tests {
             delegation_approved("s", "c", true),
             delegation_denied("r"),
             delegate_results("s", "ok", &["a".into()], "m"),
+            delegate_failed("s", "it exited (code 1)"),
             task_reminder("summaries/x.md"),
         ];
         for reply in replies {

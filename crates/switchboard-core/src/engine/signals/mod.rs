@@ -155,26 +155,47 @@ impl SignalDesk {
         cx.follow(Follow::Report { session: session_id.clone(), report: report.clone() });
         merge::merge_team_of(cx, &session_id);
         status::teammate_gone(cx, &session_id);
-        let waiting = cx.sessions.get_mut(&session_id).and_then(|entry| entry.signals.resumes.take());
-        if let Some(request) = waiting
-            && let Ok(Some(request)) = cx.store.get_signal(&request)
-        {
-            let prompt = switchboard_protocol::signal::prompts::delegate_results(
-                &session_id.to_string(),
-                &report.status,
-                &report.deliverables,
-                &report.metrics,
-            );
-            if let Err(error) =
-                respond::deliver(cx, &request.session_id, &request.profile_id, &request.id.to_string(), prompt)
-            {
-                tracing::warn!(%error, "resuming a requester with its delegate's results failed");
+        let prompt = switchboard_protocol::signal::prompts::delegate_results(
+            &session_id.to_string(),
+            &report.status,
+            &report.deliverables,
+            &report.metrics,
+        );
+        resume_requester(cx, &session_id, prompt);
+    }
+
+    /// A session ended. A delegate that had not reported wakes the requester
+    /// waiting on it with a failure report, rather than leaving it waiting.
+    pub fn session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, state: &crate::api::SessionState) {
+        use crate::api::SessionState;
+        let how = match state {
+            SessionState::Exited { exit_code, signal: Some(signal), .. } => {
+                format!("it exited ({signal}, code {exit_code})")
             }
-        }
+            SessionState::Exited { exit_code, .. } => format!("it exited (code {exit_code})"),
+            SessionState::Killed { .. } => "it was stopped".to_owned(),
+            SessionState::Interrupted { .. } => "the app stopped".to_owned(),
+            SessionState::Running { .. } => return,
+        };
+        let prompt = switchboard_protocol::signal::prompts::delegate_failed(&session_id.to_string(), &how);
+        resume_requester(cx, session_id, prompt);
     }
 
     pub fn list(&self, cx: &Ctx) -> Result<Vec<SignalInfo>, EngineError> {
         Ok(cx.store.list_signals(MAX_LISTED_HANDLED_SIGNALS)?.into_iter().map(respond::with_actions).collect())
+    }
+}
+
+/// Types `prompt` to the requester the delegate `session_id` resumes, if it
+/// resumes one (once: the link is taken).
+fn resume_requester(cx: &mut Ctx, session_id: &SessionId, prompt: String) {
+    let waiting = cx.sessions.get_mut(session_id).and_then(|entry| entry.signals.resumes.take());
+    if let Some(request) = waiting
+        && let Ok(Some(request)) = cx.store.get_signal(&request)
+        && let Err(error) =
+            respond::deliver(cx, &request.session_id, &request.profile_id, &request.id.to_string(), prompt)
+    {
+        tracing::warn!(%error, "resuming a requester with its delegate's outcome failed");
     }
 }
 

@@ -159,6 +159,11 @@ async fn an_approved_delegation_starts_a_teammate_whose_report_resumes_the_reque
         matches!(&follows[0], Follow::Report { session, report } if *session == delegate && report.status == "success")
     );
     assert!(matches!(&follows[1], Follow::TeamSettled { lead } if *lead == desk.session));
+
+    // It reported: its end afterwards is no failure.
+    let ended = desk.bench.end(&delegate, false);
+    desk.desk.session_ended(&mut desk.bench.cx, &delegate, &ended);
+    assert!(desk.bench.typed(&desk.session).is_empty());
 }
 
 #[tokio::test]
@@ -278,4 +283,30 @@ async fn a_flooding_agent_gets_twenty_dialogs_one_notice_and_the_rest_in_its_log
     desk.raise(&question(1001));
     let floods = desk.bench.events().into_iter().filter(|e| matches!(e, EngineEvent::SignalsFlooding { .. })).count();
     assert_eq!(floods, 1, "a second flood, a second notice");
+}
+
+#[tokio::test]
+async fn a_delegate_that_ends_without_reporting_wakes_its_requester_with_a_failure() {
+    let mut desk = Desk::new();
+    let signal = desk.raise(DELEGATE);
+    let handled = desk.respond(&signal, SignalResponse::Approve { profile_id: desk.profile.id.clone() }).unwrap();
+    let delegate = handled.delegate_session().cloned().expect("a delegate started");
+    desk.bench.typed(&desk.session);
+
+    // Before: the requester was left waiting for results that never came.
+    let ended = desk.bench.end(&delegate, false);
+    desk.desk.session_ended(&mut desk.bench.cx, &delegate, &ended);
+    let told = desk.bench.typed(&desk.session);
+    assert_eq!(told.len(), 1);
+    assert!(
+        told[0].starts_with(&format!(
+            "DELEGATED WORK FAILED\nAgent {delegate} ended without a completion report: it exited (code 3)"
+        )),
+        "{}",
+        told[0]
+    );
+
+    // Once only; and a delegate that reported first does not fail afterwards.
+    desk.desk.session_ended(&mut desk.bench.cx, &delegate, &ended);
+    assert!(desk.bench.typed(&desk.session).is_empty());
 }
