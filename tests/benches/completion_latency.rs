@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use switchboard_tests::measure::{ms, percentiles};
 
 use switchboard_core::{Engine, EngineConfig, EngineEvent, ProfileSpec, TaskId, TaskSpec, TaskState};
 use tokio::sync::mpsc;
@@ -117,15 +118,4 @@ async fn wait_for(
         }
     }
     panic!("the engine stopped");
-}
-
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    assert!(!samples.is_empty());
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() as f64 * q).ceil() as usize).clamp(1, samples.len()) - 1];
-    (at(0.50), at(0.99))
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

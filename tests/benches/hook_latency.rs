@@ -9,6 +9,7 @@
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use switchboard_tests::measure::{ms, percentiles};
 
 use switchboard_core::{Engine, EngineConfig, EngineEvent, LogKind, ProfileSpec, SessionState, TermSize, spool_path};
 use tokio::sync::mpsc;
@@ -107,14 +108,4 @@ async fn logged_hooks(engine: &switchboard_core::EngineHandle, session: &switchb
         .iter()
         .filter(|e| matches!(e.kind, LogKind::Hook { .. }))
         .count()
-}
-
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() as f64 * q).ceil() as usize).clamp(1, samples.len()) - 1];
-    (at(0.50), at(0.99))
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use switchboard_tests::measure::{ms, percentiles};
 
 use switchboard_core::{
     Engine, EngineConfig, EngineEvent, EngineHandle, ProfileId, ProfileSpec, TaskId, TaskSpec, TaskState,
@@ -93,16 +94,6 @@ async fn pick(
     engine.set_queue_paused(Some(profile.clone()), true).await.unwrap();
     engine.cancel_task(task).await.unwrap();
     at - resumed
-}
-
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() as f64 * q).ceil() as usize).clamp(1, samples.len()) - 1];
-    (at(0.50), at(0.99))
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 fn ratio(measured: Duration, baseline: Duration) -> f64 {

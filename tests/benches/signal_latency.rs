@@ -9,6 +9,7 @@
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use switchboard_tests::measure::{ms, percentiles};
 
 use switchboard_core::signal::SignalScanner;
 use switchboard_core::{Engine, EngineConfig, EngineEvent, ProfileSpec, SignalResponse, TermSize};
@@ -143,14 +144,4 @@ fn latency(rounds: usize) {
         );
         engine.shutdown().await;
     });
-}
-
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() as f64 * q).ceil() as usize).clamp(1, samples.len()) - 1];
-    (at(0.50), at(0.99))
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

@@ -4,4 +4,5 @@
 
 pub mod demo;
 pub mod fake_model;
+pub mod measure;
 pub mod netns;
