@@ -35,9 +35,22 @@ async function openSignal(browser, kind) {
   return dialog;
 }
 
+/** Selects a session of the agent in this state (null: in any). */
 async function selectSession(browser, profileName, state = 'running') {
-  const entry = await browser.$(`${byTestId('profile-entry')}[data-profile-name="${profileName}"] ${byTestId('session-entry')}[data-state="${state}"]`);
-  await entry.waitForExist({ timeout: 15_000, timeoutMsg: `no ${state} session of ${profileName}` });
+  const inState = state === null ? '' : `[data-state="${state}"]`;
+  const entry = await browser.$(`${byTestId('profile-entry')}[data-profile-name="${profileName}"] ${byTestId('session-entry')}${inState}`);
+  try {
+    await entry.waitForExist({ timeout: 15_000 });
+  } catch {
+    // Say what the sidebar showed instead, so a failure can be read from the log.
+    const shown = await browser.execute(() =>
+      [...document.querySelectorAll('[data-testid="profile-entry"]')].map((p) => ({
+        agent: p.getAttribute('data-profile-name'),
+        sessions: [...p.querySelectorAll('[data-testid="session-entry"]')].map((e) => e.getAttribute('data-state')),
+      })),
+    );
+    throw new Error(`no ${state} session of ${profileName}; the sidebar shows ${JSON.stringify(shown)}`);
+  }
   await entry.click();
 }
 
@@ -98,11 +111,18 @@ steps = [{ write_file = { path = "tests/parser.rs", content = "// tests" } }, { 
     await delegate.waitForExist({ timeout: 10_000, timeoutMsg: 'no delegate session shown' });
     await (await browser.$(byTestId('signal-close'))).click();
 
-    // The second agent is there, got the work, and reported.
-    await selectSession(browser, 'helper');
+    // The second agent is there, got the work, and reported; then it ended, as delegates do.
+    await selectSession(browser, 'helper', null);
     await waitForTerminalText(browser, 'DELEGATED WORK (from agent');
     const report = await browser.$(`${byTestId('attention-entry')}[data-kind="completion"]`);
     await report.waitForExist({ timeout: 15_000, timeoutMsg: 'no completion report' });
+    const note = await browser.$(byTestId('delegation-note'));
+    await browser.waitUntil(async () => (await note.getAttribute('data-state')) === 'reported', {
+      timeout: 10_000,
+      timeoutMsg: 'the delegate view does not say it reported',
+    });
+    assert.match(await note.getText(), /Reported “success” to lead/);
+    await (await browser.$(byTestId('session-ended-notice'))).waitForExist({ timeout: 10_000, timeoutMsg: 'the delegate did not end' });
     // Its report resumed the waiting requester.
     await selectSession(browser, 'lead');
     await waitForTerminalText(browser, 'DELEGATED WORK COMPLETE');

@@ -10,8 +10,8 @@ use std::path::Path;
 use support::*;
 use switchboard_core::signal::{ScanEvent, SignalBody, SignalKind};
 use switchboard_core::{
-    EngineEvent, ErrorCode, Profile, ProfileSpec, SessionId, SignalInfo, SignalResponse, SignalState, TaskSpec,
-    TaskState,
+    DelegationState, EngineEvent, ErrorCode, Profile, ProfileSpec, SessionId, SignalInfo, SignalResponse, SignalState,
+    TaskSpec, TaskState,
 };
 
 impl TestEngine {
@@ -265,6 +265,124 @@ async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiti
     let all = t.engine.list_signals().await.unwrap();
     let kinds: Vec<_> = all.iter().map(|s| (kind_of(s), matches!(s.scan, ScanEvent::Malformed { .. }))).collect();
     assert_eq!(kinds, [(SignalKind::Delegate, false), (SignalKind::Completion, false)], "{all:#?}");
+    // Its work done, the delegate ends, freeing its place among the agents.
+    t.wait_for_end(&delegate).await;
+    let delegations = t.engine.list_delegations().await.unwrap();
+    assert_eq!(delegations.len(), 1);
+    assert_eq!((&delegations[0].requester_session, &delegations[0].request), (&lead.id, &request.id));
+    assert!(
+        matches!(&delegations[0].state, DelegationState::Reported { status, .. } if status == "success"),
+        "{delegations:#?}"
+    );
+    assert!(t.engine.list_sessions().await.unwrap().iter().find(|s| s.id == lead.id).unwrap().state.is_running());
+}
+
+/// A lead that delegates work blocking its own, and a helper that takes
+/// `helper_steps` for whatever it is given.
+async fn delegation_pair(t: &TestEngine, helper_steps: &str) -> (Profile, Profile) {
+    let lead = t
+        .scenario_profile(
+            "lead",
+            "[[tasks]]\nsteps = [{ raw = \"[DELEGATE_WORK]\\nnew_task_description: Write the parser tests\\nindependence: blocks_current_work\\ncoordination: tests/parser.rs\\n[/DELEGATE_WORK]\" }]\n",
+        )
+        .await;
+    let helper = t.scenario_profile("helper", &format!("[[tasks]]\nsteps = {helper_steps}\n")).await;
+    (lead, helper)
+}
+
+/// Starts the lead, has it ask to delegate, and approves with `helper`.
+async fn delegate_to(t: &TestEngine, lead: &Profile, helper: &Profile) -> (SessionId, SessionId) {
+    let (session, output) = t.start_session(lead).await;
+    output.wait_for_text("agent> ").await;
+    t.engine.write_input(session.id.clone(), "plan\r".into()).await.unwrap();
+    let request = t.signal(SignalKind::Delegate, SignalState::Pending).await;
+    let approved = t
+        .engine
+        .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
+        .await
+        .unwrap();
+    (session.id, approved.delegate_session().cloned().expect("a delegate session"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_delegate_runs_on_after_its_report_until_it_is_let_go() {
+    let t = TestEngine::start().await;
+    let (lead, helper) = delegation_pair(
+        &t,
+        "[{ sleep_ms = 300 }, { raw = \"[COMPLETION_REPORT]\\nstatus: success\\n[/COMPLETION_REPORT]\" }]",
+    )
+    .await;
+    let (lead, delegate) = delegate_to(&t, &lead, &helper).await;
+    let kept = t.engine.keep_delegate(delegate.clone(), true).await.unwrap();
+    assert!(kept.keep);
+    let error = t.engine.keep_delegate(lead.clone(), true).await.unwrap_err();
+    assert_eq!(error.field(), Some("session_id"), "the lead is no delegate: {error}");
+
+    t.wait_for_screen(&lead, "received: DELEGATED WORK COMPLETE").await;
+    let sessions = t.engine.list_sessions().await.unwrap();
+    assert!(sessions.iter().find(|s| s.id == delegate).unwrap().state.is_running(), "kept, it runs on");
+    // Let go after its report: it ends at once.
+    t.engine.keep_delegate(delegate.clone(), false).await.unwrap();
+    t.wait_for_end(&delegate).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_for_the_delegates_agent_does_not_interrupt_the_delegated_work() {
+    let t = TestEngine::start().await;
+    let (lead, helper) = delegation_pair(&t, "[{ sleep_ms = 60000 }]").await;
+    let (_, delegate) = delegate_to(&t, &lead, &helper).await;
+    t.wait_for_screen(&delegate, "received: DELEGATED WORK").await;
+    // Before, the queue typed it into the delegate, the latest session of its agent.
+    let task = t.engine.submit_task(TaskSpec::new(helper.id.clone(), "Tidy the fixtures")).await.unwrap().task;
+    let worker = t.session_of_task(&task.id).await;
+    assert_ne!(worker, delegate, "the task gets a session of its own");
+    t.wait_for_screen(&worker, "Tidy the fixtures").await;
+    assert!(!t.screen(&delegate).await.contains("Tidy the fixtures"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_a_requester_left_waiting_is_told_its_delegate_is_gone() {
+    let temp = tempfile::tempdir().unwrap();
+    let (lead_profile, lead_session, delegate);
+    {
+        let t = TestEngine::start_in(temp.path(), |_| {}).await;
+        let (lead, helper) = delegation_pair(&t, "[{ sleep_ms = 60000 }]").await;
+        (lead_session, delegate) = delegate_to(&t, &lead, &helper).await;
+        t.wait_for_screen(&delegate, "received: DELEGATED WORK").await;
+        lead_profile = lead;
+        // Quitting with the delegate at work: no failure is sent on the way out.
+        t.engine.shutdown().await;
+        let delegations = t.engine.list_delegations().await;
+        assert!(delegations.is_err(), "the engine stopped");
+    }
+    let t = TestEngine::start_in(temp.path(), |_| {}).await;
+    // The requester's agent is gone too: the news goes to a new session of it.
+    let woken = t
+        .events
+        .wait_for("a new session of the lead", |events| {
+            events.iter().find_map(|event| match event {
+                EngineEvent::SessionChanged { session }
+                    if session.profile_id == lead_profile.id && session.id != lead_session =>
+                {
+                    Some(session.id.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    let screen = t.wait_for_screen(&woken, "received: DELEGATED WORK FAILED").await;
+    assert!(screen.contains("app stopped before it reported"), "{screen}");
+    let delegations = t.engine.list_delegations().await.unwrap();
+    assert!(
+        matches!(&delegations[..], [d] if d.delegate_session == delegate && matches!(d.state, DelegationState::Failed { .. })),
+        "{delegations:#?}"
+    );
+    // Told once: a second restart wakes nobody.
+    t.engine.shutdown().await;
+    let t = TestEngine::start_in(temp.path(), |_| {}).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let running = t.engine.list_sessions().await.unwrap().into_iter().filter(|s| s.state.is_running()).count();
+    assert_eq!(running, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

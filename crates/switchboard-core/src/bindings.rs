@@ -65,6 +65,8 @@ pub fn typescript() -> String {
         MemberResult::decl(&cfg),
         MergedResult::decl(&cfg),
         SignalInfo::decl(&cfg),
+        crate::api::DelegationState::decl(&cfg),
+        crate::api::Delegation::decl(&cfg),
         AgentStatus::decl(&cfg),
         AgentStatusInfo::decl(&cfg),
         BackgroundTask::decl(&cfg),

@@ -24,10 +24,10 @@ pub mod tasks;
 pub mod validate;
 
 pub use api::{
-    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, EngineEvent, ErrorCode, LogEntry, LogKind,
-    Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, Reply,
-    ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState,
-    Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState, EngineEvent,
+    ErrorCode, LogEntry, LogKind, Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
+    RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo,
+    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -126,7 +126,9 @@ impl Notices {
                 };
                 None
             }
-            EngineEvent::PermissionRequested { .. } | EngineEvent::PermissionClosed { .. } => None,
+            EngineEvent::PermissionRequested { .. }
+            | EngineEvent::PermissionClosed { .. }
+            | EngineEvent::DelegationChanged { .. } => None,
             EngineEvent::StorageChanged { problem } => {
                 let body = match problem.as_ref()? {
                     StorageProblem::Full => "The disk is full: free some space. Nothing is lost meanwhile.".to_owned(),

@@ -218,6 +218,18 @@ describe('delegation', () => {
     expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain(`DELEGATION APPROVED\nNew agent: ${info.delegate_session}`);
     await fireEvent.click(within(dialog()).getByTestId('signal-delegate-session'));
     expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(info.delegate_session);
+
+    // The delegate's view says whom it works for and that it ends once it reports, unless kept.
+    const note = screen.getByTestId('delegation-note');
+    expect(note.textContent).toContain('Works for claude on “Write the parser tests”; it ends once it reports.');
+    await fireEvent.click(screen.getByTestId('delegate-keep'));
+    await tick();
+    expect(callsOf(backend, 'keep_delegate')).toEqual([{ sessionId: info.delegate_session, keep: true }]);
+    expect(screen.getByTestId('delegation-note').textContent).toContain('it keeps running after it reports');
+    backend.delegateReported(info.delegate_session!, 'success');
+    await tick();
+    expect(screen.getByTestId('delegation-note').textContent).toContain('Reported “success” to claude');
+    expect(screen.getByTestId('session-state').getAttribute('data-state')).toBe('running');
   });
 
   it('denies only with a reason', async () => {

@@ -8,6 +8,7 @@
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type {
+  Delegation,
   PermissionRequest,
   EngineEvent,
   Profile,
@@ -29,6 +30,7 @@ import type { Backend, Unsubscribe } from './backend';
 import { logFailure, toApiError, userMessage } from './errors';
 import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatus';
 import { applyPermissionEvent } from './permissions';
+import { applyDelegationEvent } from './delegations';
 import {
   applyFloodEvent,
   applySignalEvent,
@@ -77,6 +79,8 @@ export class AppState {
   storage: StorageState | null = $state.raw(null);
   /** Sessions that reached the limit of signals waiting at once. */
   floods: Floods = $state.raw({});
+  /** Delegated agents: at work, reported or ended, in no order. */
+  delegations: Delegation[] = $state.raw([]);
   /** Each session's agent status, from its hooks. */
   agentStatus: AgentStatusMap = $state.raw({});
   /** Permission requests agents wait on, oldest first. */
@@ -181,6 +185,7 @@ export class AppState {
     // Statuses come from hooks; without them the session states still tell.
     const statusList = this.backend.listAgentStatus().catch(() => []);
     const permissionList = this.backend.listPermissionRequests().catch(() => [] as PermissionRequest[]);
+    const delegationList = this.backend.listDelegations().catch(() => [] as Delegation[]);
     try {
       const [[profiles, sessions], tasks, signals] = await Promise.all([
         Promise.all([this.backend.listProfiles(), this.backend.listSessions()]),
@@ -192,6 +197,7 @@ export class AppState {
       this.signals = mergeInitialSignals(signals, buffered);
       this.agentStatus = buffered.reduce(applyStatusEvent, statusMapOf(await statusList));
       this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
+      this.delegations = buffered.reduce(applyDelegationEvent, await delegationList);
       this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
@@ -319,6 +325,12 @@ export class AppState {
     return settled;
   }
 
+  /** Keep a delegated agent running after it reports, or let it end then; rejects with an ApiError. */
+  async keepDelegate(sessionId: SessionId, keep: boolean): Promise<void> {
+    const kept = await this.backend.keepDelegate(sessionId, keep);
+    this.delegations = applyDelegationEvent(this.delegations, { type: 'delegation_changed', delegation: kept });
+  }
+
   /** Close the dialog and show a session (the one that took delegated work). */
   revealSession(sessionId: SessionId): void {
     this.closeSignal();
@@ -410,6 +422,7 @@ export class AppState {
     this.storage = applyStorageEvent(this.storage, event);
     this.agentStatus = applyStatusEvent(this.agentStatus, event);
     this.permissions = applyPermissionEvent(this.permissions, event);
+    this.delegations = applyDelegationEvent(this.delegations, event);
     const signal = this.shownSignalId;
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();
     const shown = this.selectedTaskId;

@@ -29,6 +29,7 @@ import type {
   PermissionRequest,
   ApiError,
   AppInfo,
+  Delegation,
   EngineEvent,
   ErrorCode,
   LogEntry,
@@ -618,6 +619,20 @@ export class FakeBackend implements Backend {
       delegate = this.#start(profile, { rows: 24, cols: 80 });
       const work = delegatedWork(info, info.session_id);
       if (work !== null) this.#print(this.#session(delegate.id), encoder.encode(`${work.replaceAll('\n', '\r\n')}\r\n${PROMPT}`));
+      const signal = wellFormed(info);
+      this.#putDelegation({
+        delegate_session: delegate.id,
+        delegate_profile: profile.id,
+        request: info.id,
+        requester_session: info.session_id,
+        requester_profile: info.profile_id,
+        work: signal?.kind === 'delegate' ? signal.new_task_description : signal?.kind === 'stop_work' ? signal.blocked_work : '',
+        // As the engine: the requester waits only when it asked with blocks_current_work.
+        blocks: response.action === 'approve' && signal?.kind === 'delegate' && signal.independence === 'blocks_current_work',
+        keep: false,
+        started_at: this.#now(),
+        state: { state: 'working' },
+      });
     }
 
     let reply = replyPrompt(info, response, delegate?.id ?? null);
@@ -642,6 +657,39 @@ export class FakeBackend implements Backend {
     this.#logEntry(info.session_id, info.task_id, { kind: 'signal_handled', signal_id: signalId, response: structuredClone(response) });
     this.emit({ type: 'signal_changed', signal: structuredClone(settled) });
     return structuredClone(settled);
+  }
+
+  readonly #delegations = new Map<SessionId, Delegation>();
+
+  async listDelegations(): Promise<Delegation[]> {
+    this.#record('list_delegations', {});
+    return [...this.#delegations.values()].map((d) => structuredClone(d));
+  }
+
+  async keepDelegate(sessionId: SessionId, keep: boolean): Promise<Delegation> {
+    this.#record('keep_delegate', { sessionId, keep });
+    const delegation =
+      this.#delegations.get(sessionId) ??
+      this.#fail('invalid_input', 'session_id: this agent was not started for delegated work', 'session_id');
+    const kept = { ...delegation, keep };
+    this.#putDelegation(kept);
+    return structuredClone(kept);
+  }
+
+  /** A delegate reported (for tests): its delegation settles and, unless kept, its session ends. */
+  delegateReported(sessionId: SessionId, status: string): void {
+    const delegation = this.#delegations.get(sessionId);
+    if (!delegation || delegation.state.state !== 'working') return;
+    this.#putDelegation({ ...delegation, state: { state: 'reported', at: this.#now(), status } });
+    const session = this.#sessions.get(sessionId);
+    if (!delegation.keep && session?.info.state === 'running') {
+      this.#end(session, { state: 'killed', exit_code: 129, signal: 'SIGHUP', ended_at: this.#now() });
+    }
+  }
+
+  #putDelegation(delegation: Delegation): void {
+    this.#delegations.set(delegation.delegate_session, structuredClone(delegation));
+    this.emit({ type: 'delegation_changed', delegation: structuredClone(delegation) });
   }
 
   // ---- internals -----------------------------------------------------------------------

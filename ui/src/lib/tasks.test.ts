@@ -303,6 +303,12 @@ describe('texts', () => {
     [{ kind: 'signal_raised', signal_id: 's', signal_kind: 'stop_work', malformed: true }, 'The agent printed an unreadable stop-work block'],
     [{ kind: 'signal_handled', signal_id: 's', response: { action: 'answer', answers: ['a'] } }, 'Signal handled: answered'],
     [{ kind: 'signal_handled', signal_id: 's', response: { action: 'dismiss' } }, 'Signal dismissed'],
+    [{ kind: 'delegation', requester_session: 'r', state: { state: 'working' } }, 'Started for delegated work'],
+    [{ kind: 'delegation', requester_session: 'r', state: { state: 'reported', at: 1, status: 'success' } }, 'Reported “success” on its delegated work'],
+    [
+      { kind: 'delegation', requester_session: 'r', state: { state: 'failed', at: 1, how: 'it exited (code 3)' } },
+      'Ended before reporting on its delegated work: it exited (code 3)',
+    ],
     [{ kind: 'task_from_the_future' } as unknown as LogKind, 'task from the future'],
   ])('timeline %j', (kind, text) => {
     expect(timelineText(entry(kind))).toBe(text);

@@ -344,6 +344,16 @@ export function timelineText(entry: LogEntry): string {
       return signalHandledText(entry.response);
     case 'signal_set_aside':
       return signalSetAsideText(entry.signal_kind);
+    case 'delegation':
+      switch (entry.state.state) {
+        case 'working':
+          return 'Started for delegated work';
+        case 'reported':
+          return `Reported “${entry.state.status}” on its delegated work`;
+        case 'failed':
+          return `Ended before reporting on its delegated work: ${entry.state.how}`;
+      }
+      break;
     default:
       // A kind from a newer engine.
       return (entry as { kind: string }).kind.replaceAll('_', ' ');

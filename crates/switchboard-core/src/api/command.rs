@@ -102,6 +102,14 @@ macro_rules! engine_commands {
                 signal_id: switchboard_protocol::SignalId,
                 response: crate::api::SignalResponse,
             ) -> crate::api::SignalInfo;
+            /// Delegated agents: those at work, and those that reported or ended.
+            window now list_delegations / ListDelegations () -> Vec<crate::api::Delegation>;
+            /// Whether a delegated agent keeps running after it reports (by default it ends,
+            /// freeing its place among the agents running at once).
+            window now keep_delegate / KeepDelegate (
+                session_id: switchboard_protocol::SessionId,
+                keep: bool,
+            ) -> crate::api::Delegation;
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
             socket now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
@@ -215,6 +223,8 @@ replies! {
     Option<PermissionDecision> => Permission "permission",
     Vec<PermissionRequest> => PermissionRequests "permission_requests",
     crate::api::StorageStatus => Storage "storage",
+    Vec<crate::api::Delegation> => Delegations "delegations",
+    crate::api::Delegation => Delegation "delegation",
 }
 
 impl IntoReply for () {
@@ -250,6 +260,8 @@ pub enum Reply {
     Permission(Option<PermissionDecision>),
     PermissionRequests(Vec<PermissionRequest>),
     Storage(crate::api::StorageStatus),
+    Delegations(Vec<crate::api::Delegation>),
+    Delegation(crate::api::Delegation),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -64,6 +64,10 @@ pub enum EngineEvent {
     SignalChanged {
         signal: SignalInfo,
     },
+    /// A delegated agent started, reported, ended, or is kept.
+    DelegationChanged {
+        delegation: crate::api::Delegation,
+    },
     AgentStatusChanged {
         status: AgentStatusInfo,
     },
@@ -159,6 +163,12 @@ pub enum LogKind {
     /// waiting as the app holds.
     SignalSetAside {
         signal_kind: switchboard_protocol::signal::SignalKind,
+    },
+    /// A delegated agent (this session) started, reported or ended; the
+    /// requester is the session it works for.
+    Delegation {
+        requester_session: SessionId,
+        state: crate::api::DelegationState,
     },
     /// A hook event; `payload` is the event as sent (or a note that it was
     /// too big to keep).

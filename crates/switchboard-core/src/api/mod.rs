@@ -5,6 +5,7 @@
 //! (see [`crate::bindings`]).
 
 mod command;
+mod delegation;
 mod event;
 mod profile;
 mod signal;
@@ -12,6 +13,7 @@ mod storage;
 mod task;
 
 pub use command::*;
+pub use delegation::*;
 pub use event::*;
 pub use profile::*;
 pub use signal::*;

@@ -68,6 +68,11 @@ impl Ctx {
         self.store.get_profile(id)?.ok_or_else(|| EngineError::ProfileNotFound(id.clone()))
     }
 
+    /// Whether `session` is a delegate still at the work delegated to it.
+    pub fn delegate_at_work(&self, session: &SessionId) -> bool {
+        self.store.delegation_of(session).ok().flatten().is_some_and(|d| d.is_working())
+    }
+
     /// Starts a session of the profile (see [`Sessions::start`]).
     pub fn start_session(
         &mut self,

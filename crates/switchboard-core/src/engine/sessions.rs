@@ -60,9 +60,6 @@ pub(crate) struct HookRecord {
 pub(crate) struct SignalRecord {
     /// Signals seen recently, for handling each once.
     pub seen: VecDeque<(String, Instant)>,
-    /// This session is a delegate whose completion report resumes the
-    /// requester of this delegation.
-    pub resumes: Option<SignalId>,
     /// It reached the pending signals' limit and the user was told.
     pub flooding: bool,
 }
@@ -173,10 +170,11 @@ impl Sessions {
         self.running().count()
     }
 
-    /// The most recently started running session of the profile.
-    pub fn latest_running_of(&self, profile_id: &ProfileId) -> Option<SessionId> {
+    /// The most recently started running session of the profile that
+    /// `fits`.
+    pub fn latest_running_of(&self, profile_id: &ProfileId, fits: impl Fn(&SessionId) -> bool) -> Option<SessionId> {
         self.running()
-            .filter(|entry| &entry.info.profile_id == profile_id)
+            .filter(|entry| &entry.info.profile_id == profile_id && fits(&entry.info.id))
             .max_by_key(|entry| entry.info.started_at)
             .map(|entry| entry.info.id.clone())
     }

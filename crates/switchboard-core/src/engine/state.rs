@@ -77,6 +77,7 @@ impl EngineState {
         // Here rather than in `Engine::start`, so the caller (the window) does
         // not wait for agents to spawn. Requests queue meanwhile and see them.
         self.start_on_launch();
+        super::signals::recover_delegations(&mut self.cx);
         self.tasks.pump_all(&mut self.cx);
         self.run_follows();
         let mut shutdown_waiters = Vec::new();
@@ -331,6 +332,7 @@ impl EngineState {
 
     fn stop_all(&mut self) {
         self.tasks.quit();
+        self.signals.quit();
         self.cx.sessions.stop_all();
     }
 
@@ -430,6 +432,18 @@ impl EngineState {
     ) -> Result<SignalInfo, EngineError> {
         let signal_id = &signal_id;
         self.signals.respond(&mut self.cx, signal_id, response)
+    }
+
+    pub(super) fn list_delegations(&self) -> Result<Vec<crate::api::Delegation>, EngineError> {
+        super::signals::list_delegations(&self.cx)
+    }
+
+    pub(super) fn keep_delegate(
+        &mut self,
+        session_id: SessionId,
+        keep: bool,
+    ) -> Result<crate::api::Delegation, EngineError> {
+        super::signals::keep_delegate(&mut self.cx, &session_id, keep)
     }
 
     pub(super) fn agent_text(&mut self, session_id: SessionId, text: String) -> Result<(), EngineError> {

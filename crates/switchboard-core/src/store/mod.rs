@@ -32,6 +32,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0004_completion_rule.sql")),
         M::up(include_str!("../../migrations/0005_agent_session_id.sql")),
         M::up(include_str!("../../migrations/0006_queue_order.sql")),
+        M::up(include_str!("../../migrations/0007_delegations.sql")),
     ])
 });
 

@@ -4,7 +4,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use switchboard_protocol::{Priority, ProfileId, SessionId, SignalId, TaskId};
 
 use super::{Result, Store, StoreError, parse_id, to_json};
-use crate::api::{SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState};
+use crate::api::{Delegation, SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState};
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
      success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result";
@@ -235,6 +235,58 @@ impl Store {
         rows.filter_map(|row| {
             skip_corrupt(row.map_err(StoreError::from).and_then(|record| {
                 serde_json::from_str(&record).map_err(|e| StoreError::Corrupt { what: "signal", detail: e.to_string() })
+            }))
+        })
+        .collect()
+    }
+}
+
+impl Store {
+    // ---- delegations ----
+
+    /// Inserts or replaces the delegation of its delegate session.
+    pub fn save_delegation(&self, delegation: &Delegation) -> Result<()> {
+        self.exec(
+            "INSERT INTO delegations (delegate_session, requester_session, open, created_at, record)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(delegate_session) DO UPDATE SET open = ?3, record = ?5",
+            params![
+                delegation.delegate_session.to_string(),
+                delegation.requester_session.to_string(),
+                delegation.is_working(),
+                delegation.started_at,
+                to_json(delegation),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn delegation_of(&self, delegate: &SessionId) -> Result<Option<Delegation>> {
+        Ok(self.query_delegations("delegate_session = ?1", [delegate.to_string()])?.pop())
+    }
+
+    /// The delegations whose delegate has not yet reported or ended.
+    pub fn working_delegations(&self) -> Result<Vec<Delegation>> {
+        self.query_delegations("open = 1", [])
+    }
+
+    /// Those at work and the `recent` most recent others, oldest first.
+    pub fn list_delegations(&self, recent: usize) -> Result<Vec<Delegation>> {
+        self.query_delegations(
+            "open = 1 OR delegate_session IN (SELECT delegate_session FROM delegations WHERE open = 0
+             ORDER BY created_at DESC LIMIT ?1)",
+            [recent as i64],
+        )
+    }
+
+    fn query_delegations(&self, filter: &str, params: impl rusqlite::Params) -> Result<Vec<Delegation>> {
+        let mut stmt =
+            self.conn.prepare(&format!("SELECT record FROM delegations WHERE {filter} ORDER BY created_at, rowid"))?;
+        let rows = stmt.query_map(params, |row| row.get::<_, String>(0))?;
+        rows.filter_map(|row| {
+            skip_corrupt(row.map_err(StoreError::from).and_then(|record| {
+                serde_json::from_str(&record)
+                    .map_err(|e| StoreError::Corrupt { what: "delegation", detail: e.to_string() })
             }))
         })
         .collect()

@@ -140,7 +140,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 6);
+    assert_eq!(store.schema_version().unwrap(), 7);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -298,4 +298,34 @@ fn a_full_store_says_so_once_and_its_probe_sees_room_again() {
     store.probe_write();
     assert_eq!(store.take_problem_change(), Some(None));
     assert_eq!(store.list_profiles().unwrap().len(), 1, "the probe left nothing behind");
+}
+
+#[test]
+fn a_delegation_is_at_work_until_its_outcome_and_then_listed_among_the_recent() {
+    use crate::api::{Delegation, DelegationState};
+    let store = Store::open_in_memory().unwrap();
+    let delegation = |n: i64| Delegation {
+        delegate_session: SessionId::new(),
+        delegate_profile: ProfileId::new(),
+        request: switchboard_protocol::SignalId::new(),
+        requester_session: SessionId::new(),
+        requester_profile: ProfileId::new(),
+        work: format!("part {n}"),
+        blocks: true,
+        keep: false,
+        started_at: n,
+        state: DelegationState::Working,
+    };
+    let (first, second) = (delegation(1), delegation(2));
+    store.save_delegation(&first).unwrap();
+    store.save_delegation(&second).unwrap();
+    assert_eq!(store.working_delegations().unwrap(), vec![first.clone(), second.clone()]);
+
+    let reported = Delegation { state: DelegationState::Reported { at: 3, status: "success".into() }, ..first.clone() };
+    store.save_delegation(&reported).unwrap();
+    assert_eq!(store.working_delegations().unwrap(), vec![second.clone()], "a reported delegate is no longer at work");
+    assert_eq!(store.delegation_of(&first.delegate_session).unwrap(), Some(reported.clone()));
+    assert_eq!(store.list_delegations(10).unwrap(), vec![reported.clone(), second.clone()]);
+    assert_eq!(store.list_delegations(0).unwrap(), vec![second], "finished ones past the recent are left out");
+    assert_eq!(store.delegation_of(&SessionId::new()).unwrap(), None);
 }

@@ -4,6 +4,7 @@
 //! into the agent (or into a fresh session of its profile when it has
 //! exited), or a new delegated agent.
 
+mod delegation;
 mod merge;
 mod respond;
 #[cfg(test)]
@@ -22,6 +23,7 @@ use crate::api::now;
 use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
 use crate::error::EngineError;
 use crate::tasks::artifacts::{PathRefusal, read_capped, resolve_deliverable};
+pub(crate) use delegation::{keep as keep_delegate, list as list_delegations, recover as recover_delegations};
 pub use respond::{SKIPPED_ITEMS_FILE, allowed_actions};
 
 /// Handled and dismissed signals returned by a listing, besides the pending.
@@ -52,11 +54,18 @@ pub(crate) struct SignalDesk {
     /// The most agent sessions running at once that approving a delegation
     /// may reach.
     max_agents: usize,
+    /// The app is quitting: sessions ending now are not delegates failing
+    /// (their delegations are taken up after the restart).
+    quitting: bool,
 }
 
 impl SignalDesk {
     pub fn new(max_agents: usize) -> Self {
-        SignalDesk { max_agents }
+        SignalDesk { max_agents, quitting: false }
+    }
+
+    pub fn quit(&mut self) {
+        self.quitting = true;
     }
 
     /// Text an agent wrote, from its hooks; `task` is the task its agent
@@ -155,19 +164,16 @@ impl SignalDesk {
         cx.follow(Follow::Report { session: session_id.clone(), report: report.clone() });
         merge::merge_team_of(cx, &session_id);
         status::teammate_gone(cx, &session_id);
-        let prompt = switchboard_protocol::signal::prompts::delegate_results(
-            &session_id.to_string(),
-            &report.status,
-            &report.deliverables,
-            &report.metrics,
-        );
-        resume_requester(cx, &session_id, prompt);
+        delegation::reported(cx, &session_id, &report);
     }
 
     /// A session ended. A delegate that had not reported wakes the requester
     /// waiting on it with a failure report, rather than leaving it waiting.
     pub fn session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, state: &crate::api::SessionState) {
         use crate::api::SessionState;
+        if self.quitting {
+            return;
+        }
         let how = match state {
             SessionState::Exited { exit_code, signal: Some(signal), .. } => {
                 format!("it exited ({signal}, code {exit_code})")
@@ -177,25 +183,11 @@ impl SignalDesk {
             SessionState::Interrupted { .. } => "the app stopped".to_owned(),
             SessionState::Running { .. } => return,
         };
-        let prompt = switchboard_protocol::signal::prompts::delegate_failed(&session_id.to_string(), &how);
-        resume_requester(cx, session_id, prompt);
+        delegation::ended(cx, session_id, &how);
     }
 
     pub fn list(&self, cx: &Ctx) -> Result<Vec<SignalInfo>, EngineError> {
         Ok(cx.store.list_signals(MAX_LISTED_HANDLED_SIGNALS)?.into_iter().map(respond::with_actions).collect())
-    }
-}
-
-/// Types `prompt` to the requester the delegate `session_id` resumes, if it
-/// resumes one (once: the link is taken).
-fn resume_requester(cx: &mut Ctx, session_id: &SessionId, prompt: String) {
-    let waiting = cx.sessions.get_mut(session_id).and_then(|entry| entry.signals.resumes.take());
-    if let Some(request) = waiting
-        && let Ok(Some(request)) = cx.store.get_signal(&request)
-        && let Err(error) =
-            respond::deliver(cx, &request.session_id, &request.profile_id, &request.id.to_string(), prompt)
-    {
-        tracing::warn!(%error, "resuming a requester with its delegate's outcome failed");
     }
 }
 

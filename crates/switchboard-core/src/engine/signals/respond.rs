@@ -10,7 +10,7 @@ use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
 
 use std::path::PathBuf;
 
-use super::{SignalDesk, log_signal, save_signal};
+use super::{SignalDesk, delegation, log_signal, save_signal};
 use crate::api::now;
 use crate::api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, SignalStatus, TaskState};
 use crate::engine::context::Ctx;
@@ -90,12 +90,9 @@ impl SignalDesk {
             (Some(SignalBody::Delegate { new_task_description, independence, coordination }), action) => {
                 let prompt = match action {
                     SignalResponse::Approve { profile_id } => {
-                        let delegate =
-                            self.start_delegate(cx, profile_id, &info.session_id, new_task_description, coordination)?;
                         let blocks = *independence == Independence::BlocksCurrentWork;
-                        if blocks && let Some(entry) = cx.sessions.get_mut(&delegate) {
-                            entry.signals.resumes = Some(info.id.clone());
-                        }
+                        let delegate =
+                            self.start_delegate(cx, profile_id, &info, new_task_description, coordination, blocks)?;
                         let prompt = prompts::delegation_approved(&delegate.to_string(), coordination, blocks);
                         delegate_session = Some(delegate);
                         prompt
@@ -165,37 +162,43 @@ impl SignalDesk {
                     "" => blocker.details.to_owned(),
                     work => format!("{work}\n\nBlocked on: {}", blocker.details),
                 };
-                let delegate = self.start_delegate(cx, profile_id, &info.session_id, &work, blocker.state_snapshot)?;
+                // The requester goes on with the rest: it does not wait.
+                let delegate = self.start_delegate(cx, profile_id, info, &work, blocker.state_snapshot, false)?;
                 (prompts::partial_resume(blocker, &delegate.to_string()), Some(delegate))
             }
             _ => unreachable!("allowed_actions admits only these for a blocker"),
         })
     }
 
-    /// Starts a session of `profile_id` for delegated work and types the
-    /// work into it. Refused past the cap on agents running at once.
+    /// Starts a session of `profile_id` for the work `request` (a signal)
+    /// delegates, records whom it works for, and types the work into it.
+    /// Refused past the cap on agents running at once.
     fn start_delegate(
         &mut self,
         cx: &mut Ctx,
         profile_id: &ProfileId,
-        requester: &SessionId,
+        request: &SignalInfo,
         work: &str,
         coordination: &str,
+        blocks: bool,
     ) -> Result<SessionId, EngineError> {
         let running = cx.sessions.running_count();
         if running >= self.max_agents {
             return Err(EngineError::TooManyAgents { running });
         }
+        let requester = &request.session_id;
         let session = cx.start_session(profile_id, TermSize::DEFAULT, None)?.id;
         // The delegate is the requester's teammate from the moment it exists.
         status::team_spawned(cx, requester, &session);
+        delegation::begin(cx, &request.id, (requester, &request.profile_id), (&session, profile_id), work, blocks);
         let prompt = prompts::delegated_work(work, coordination, &requester.to_string());
         deliver(cx, &session, profile_id, "delegated work", prompt)
     }
 }
 
-/// Types `prompt` into the session once its agent is ready; if the session
-/// has ended, into a fresh session of its profile.
+/// Types `prompt` into the session once its agent is ready. If the session
+/// has ended: into a new session that continues its agent's conversation
+/// when the app knows it (Claude Code), else a fresh session of its profile.
 pub(super) fn deliver(
     cx: &mut Ctx,
     session_id: &SessionId,
@@ -206,7 +209,8 @@ pub(super) fn deliver(
     let target = if cx.sessions.is_running(session_id) {
         session_id.clone()
     } else {
-        cx.start_session(profile_id, TermSize::DEFAULT, None)?.id
+        let conversation = cx.store.get_session(session_id).ok().flatten().and_then(|s| s.agent_session_id);
+        cx.start_session(profile_id, TermSize::DEFAULT, conversation.as_deref())?.id
     };
     let ready = ReadyWhen::for_profile(&cx.profile(profile_id)?)?;
     let session = target.clone();

@@ -193,9 +193,13 @@ async fn a_reply_to_an_agent_that_exited_goes_to_a_fresh_session() {
     desk.bench.end(&desk.session.clone(), false);
     let refused = desk.respond(&signal, SignalResponse::Retry { fix: "  ".into() }).unwrap_err();
     assert_eq!(refused.field(), Some("fix"), "a retry says what was fixed");
-    assert_eq!(desk.bench.cx.sessions.latest_running_of(&desk.profile.id), None, "refused before any session starts");
+    assert_eq!(
+        desk.bench.cx.sessions.latest_running_of(&desk.profile.id, |_| true),
+        None,
+        "refused before any session starts"
+    );
     desk.respond(&signal, SignalResponse::Retry { fix: "pinned the version".into() }).unwrap();
-    let fresh = desk.bench.cx.sessions.latest_running_of(&desk.profile.id).expect("a fresh session");
+    let fresh = desk.bench.cx.sessions.latest_running_of(&desk.profile.id, |_| true).expect("a fresh session");
     assert_ne!(fresh, desk.session);
     assert_eq!(desk.bench.typed(&fresh).len(), 1);
 }

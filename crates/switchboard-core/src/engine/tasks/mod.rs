@@ -335,7 +335,8 @@ impl TaskDesk {
             .map_err(|_| EngineError::DirectoryMissing { path: profile.spec.cwd.clone().into() })?;
         let ready = ReadyWhen::for_profile(&profile)?;
         let context_files = write_context_files(&workspace, &task.spec)?;
-        let session_id = match cx.sessions.latest_running_of(profile_id) {
+        // Not a session busy with work delegated to it: that is not the queue's.
+        let session_id = match cx.sessions.latest_running_of(profile_id, |id| !cx.delegate_at_work(id)) {
             Some(id) => id,
             None => cx.start_session(profile_id, TermSize::DEFAULT, None)?.id,
         };
