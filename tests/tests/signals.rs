@@ -654,3 +654,95 @@ async fn a_lead_task_completes_only_after_both_delegated_teammates() {
     assert_eq!(reports.len(), 2);
     assert!(reports.iter().all(|at| *at <= done.ended_at().unwrap()), "completed after both teammates reported");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_points_its_agent_to_the_protocols_with_its_goals_and_criteria_unless_turned_off() {
+    use switchboard_core::signal::teach::{PROTOCOL_FILE, pointer, protocol_text};
+    let t = TestEngine::start().await;
+    let taught = t.scenario_profile("taught", "[[tasks]]\nsteps = [{ sleep_ms = 60000 }]\n").await;
+    let spec = TaskSpec {
+        goals: Some("Users can paste YAML".into()),
+        success_criteria: Some("the parser tests pass".into()),
+        ..TaskSpec::new(taught.id.clone(), "Fix the parser")
+    };
+    let task = t.engine.submit_task(spec).await.unwrap().task;
+    let session = t.session_of_task(&task.id).await;
+    let screen = t.wait_for_screen(&session, "Success criteria: the parser tests pass").await;
+    assert!(screen.contains("Goals: Users can paste YAML"), "{screen}");
+    // The typed line, as the terminal wraps it: where the protocols are and the agent's id.
+    let typed = pointer(&session.to_string());
+    let unwrapped = screen.replace('\n', "");
+    assert!(unwrapped.contains(&typed), "{screen}");
+    let file = std::fs::read_to_string(t.workspace.join(PROTOCOL_FILE)).unwrap();
+    assert_eq!(file, protocol_text(None));
+    t.engine.cancel_task(task.id.clone()).await.unwrap();
+
+    // Turned off for another agent: its task says nothing of them.
+    let spec =
+        ProfileSpec { signal_protocols: false, ..t.spec("plain", DEMO_AGENT, &["--speed", "fast", "--no-summary"]) };
+    let plain = t.engine.create_profile(spec).await.unwrap();
+    let task = t.engine.submit_task(TaskSpec::new(plain.id.clone(), "Tidy the fixtures")).await.unwrap().task;
+    let session = t.session_of_task(&task.id).await;
+    let screen = t.wait_for_screen(&session, "received: Tidy the fixtures").await;
+    assert!(!screen.replace('\n', "").contains(PROTOCOL_FILE), "{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_marker_in_what_the_user_types_is_not_read_back_as_a_signal() {
+    let t = TestEngine::start().await;
+    let profile = t.scenario_profile("echo", "[[tasks]]\nsteps = [{ say = \"read it\" }]\n").await;
+    let instruction =
+        "Explain this block:\n[STOP_WORK]\nblocker_type: external_dependency\ndetails: \"x\"\n[/STOP_WORK]";
+    let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), instruction)).await.unwrap().task;
+    let session = t.session_of_task(&task.id).await;
+    t.wait_for_screen(&session, "read it").await;
+    let screen = t.screen(&session).await;
+    assert!(screen.contains("/STOP_WORK"), "the text reached the agent, without its brackets:\n{screen}");
+    // Before, the echo of the typed instruction raised a stop-work signal.
+    assert_eq!(t.engine.list_signals().await.unwrap(), []);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_and_codex_are_taught_through_their_own_instruction_channels() {
+    use std::os::unix::fs::PermissionsExt;
+    use switchboard_core::signal::teach::protocol_text;
+    let t = TestEngine::start().await;
+    // Stands in for each CLI: prints the arguments it was started with, one per line.
+    let script = t.data_dir.join("print-args");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\nprintf 'END\\n'\nsleep 30\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let t = &t;
+    let started = |kind, name: &str, on: bool| {
+        let spec =
+            ProfileSpec { kind, signal_protocols: on, ..t.spec(name, script.to_str().unwrap(), &["--model", "m"]) };
+        async move {
+            let profile = t.engine.create_profile(spec).await.unwrap();
+            let (session, output) = t.start_session(&profile).await;
+            output.wait_for_text("END").await;
+            let printed = String::from_utf8_lossy(&output.snapshot()).replace("\r\n", "\n");
+            (session.id, printed)
+        }
+    };
+    let (claude, printed) = started(switchboard_core::AgentKind::ClaudeCode, "claude", true).await;
+    let taught = protocol_text(Some(&claude.to_string()));
+    assert!(printed.contains(&format!("<--append-system-prompt>\n<{taught}>")), "{printed}");
+
+    let (codex, printed) = started(switchboard_core::AgentKind::Codex, "codex", true).await;
+    let value = printed
+        .split("<developer_instructions=")
+        .nth(1)
+        .expect("developer instructions given")
+        .split(">\n<--model>")
+        .next()
+        .unwrap();
+    let parsed: toml::Table = format!("v = {value}").parse().unwrap();
+    assert_eq!(parsed["v"].as_str(), Some(protocol_text(Some(&codex.to_string())).as_str()));
+    assert!(printed.starts_with("<-c>\n<developer_instructions="), "given before the user's own: {printed}");
+
+    let (_, printed) = started(switchboard_core::AgentKind::ClaudeCode, "claude off", false).await;
+    assert!(!printed.contains("--append-system-prompt"), "turned off: {printed}");
+}

@@ -171,6 +171,47 @@ pub fn codex_notify(args: &[String], config: Option<&str>, hook_binary: &Path) -
     with
 }
 
+/// Claude Code's arguments with `text` appended to its system prompt
+/// (`--append-system-prompt`); after the user's own appended text when they
+/// give one (the flag is taken once).
+pub fn claude_instructions(args: &[String], text: &str) -> Vec<String> {
+    const FLAG: &str = "--append-system-prompt";
+    let mut args = args.to_vec();
+    for i in 0..args.len() {
+        if let Some(theirs) = args[i].strip_prefix(&format!("{FLAG}=")) {
+            args[i] = format!("{FLAG}={theirs}\n\n{text}");
+            return args;
+        }
+        if args[i] == FLAG && i + 1 < args.len() {
+            args[i + 1] = format!("{}\n\n{text}", args[i + 1]);
+            return args;
+        }
+    }
+    args.extend([FLAG.to_owned(), text.to_owned()]);
+    args
+}
+
+/// Codex's arguments with `text` as its developer instructions (`-c
+/// developer_instructions=…`, given first), unless the user's arguments set
+/// them: theirs are kept.
+pub fn codex_instructions(args: &[String], text: &str) -> Vec<String> {
+    let theirs = args.iter().enumerate().any(|(i, arg)| {
+        let value = match arg.strip_prefix("--config=") {
+            Some(value) => Some(value),
+            None if arg == "-c" || arg == "--config" => args.get(i + 1).map(String::as_str),
+            None => None,
+        };
+        value.is_some_and(|v| v.trim_start().starts_with("developer_instructions"))
+    });
+    if theirs {
+        return args.to_vec();
+    }
+    let value = toml::Value::String(text.to_owned());
+    let mut with = vec!["-c".to_owned(), format!("developer_instructions={value}")];
+    with.extend(args.iter().cloned());
+    with
+}
+
 /// Adds the app's hooks to the JSON hooks file at `path` (written
 /// atomically), creating it if need be.
 fn add_hooks_to(path: &Path, hook_binary: &Path, events: &[&str]) -> Result<(), ConnectError> {
@@ -277,6 +318,34 @@ mod tests {
         assert!(matches!(error, ConnectError::NotJson { .. }), "{error}");
         assert!(error.to_string().contains("not valid JSON"), "{error}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+    }
+
+    #[test]
+    fn the_protocols_go_into_each_clis_own_instruction_channel() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let text = "TEACH \"quoted\"\nline two";
+        // Claude Code: appended to the system prompt, after the user's own.
+        assert_eq!(
+            claude_instructions(&args(&["--model", "x"]), text),
+            args(&["--model", "x", "--append-system-prompt", text])
+        );
+        assert_eq!(
+            claude_instructions(&args(&["--append-system-prompt", "Be brief."]), text),
+            args(&["--append-system-prompt", &format!("Be brief.\n\n{text}")])
+        );
+        assert_eq!(
+            claude_instructions(&args(&["--append-system-prompt=Be brief."]), text),
+            args(&[&format!("--append-system-prompt=Be brief.\n\n{text}")])
+        );
+        // Codex: a developer-instructions override whose value reads back as the text.
+        let with = codex_instructions(&args(&["--no-daemon"]), text);
+        assert_eq!((with[0].as_str(), with[2].as_str()), ("-c", "--no-daemon"));
+        let (key, value) = with[1].split_once('=').unwrap();
+        assert_eq!(key, "developer_instructions");
+        let parsed: toml::Table = format!("v = {value}").parse().unwrap();
+        assert_eq!(parsed["v"].as_str(), Some(text));
+        let theirs = args(&["-c", "developer_instructions=\"mine\""]);
+        assert_eq!(codex_instructions(&theirs, text), theirs, "the user's own are kept");
     }
 
     #[test]

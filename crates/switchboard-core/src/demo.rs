@@ -63,6 +63,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             ready_quiet_ms: 300,
             task_time_limit_secs: 5 * 60,
             completion: Default::default(),
+            signal_protocols: true,
         },
         created_at: now,
     };

@@ -27,6 +27,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 pub mod prompts;
+pub mod teach;
 
 /// Longest block body kept; a longer one is malformed.
 pub const MAX_BLOCK_BYTES: usize = 64 * 1024;

@@ -164,13 +164,34 @@ pub fn summary_path(task: &TaskId) -> String {
     format!("{SUMMARIES_DIR}/{task}.md")
 }
 
-/// The text typed into the agent for a task: the instruction, where to find
-/// its context, and the completion protocol naming the summary file.
-pub fn task_prompt(task: &TaskId, instruction: &str, context_files: &[&str]) -> String {
+/// What a task tells its agent besides the completion protocol.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Brief<'a> {
+    pub instruction: &'a str,
+    /// Context files written into the workspace for it.
+    pub context_files: &'a [&'a str],
+    pub goals: Option<&'a str>,
+    pub success_criteria: Option<&'a str>,
+    /// The agent's id, when it is taught the signal protocols.
+    pub agent_id: Option<&'a str>,
+}
+
+/// The text typed into the agent for a task: the instruction, its goals and
+/// success criteria, where to find its context and the signal protocols,
+/// and the completion protocol naming the summary file.
+pub fn task_prompt(task: &TaskId, brief: &Brief<'_>) -> String {
     let path = summary_path(task);
-    let mut prompt = instruction.trim().to_owned();
-    if !context_files.is_empty() {
-        prompt.push_str(&format!("\n\nRead {} for full details.", context_files.join(" and ")));
+    let mut prompt = brief.instruction.trim().to_owned();
+    for (label, text) in [("Goals", brief.goals), ("Success criteria", brief.success_criteria)] {
+        if let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) {
+            prompt.push_str(&format!("\n\n{label}: {text}"));
+        }
+    }
+    if !brief.context_files.is_empty() {
+        prompt.push_str(&format!("\n\nRead {} for full details.", brief.context_files.join(" and ")));
+    }
+    if let Some(agent_id) = brief.agent_id {
+        prompt.push_str(&format!("\n\n{}", crate::signal::teach::pointer(agent_id)));
     }
     prompt.push_str(&format!(
         "\n\nCRITICAL: When you complete this task, create the file {path} with:\n\
@@ -286,13 +307,42 @@ Create a login button component
     #[test]
     fn the_prompt_names_the_summary_file_and_every_section() {
         let id: TaskId = "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f".parse().unwrap();
-        let prompt = task_prompt(&id, "  Fix the parser\nand its tests ", &[CONTEXT_FILE, INSTRUCTIONS_FILE]);
+        let brief = Brief {
+            instruction: "  Fix the parser\nand its tests ",
+            context_files: &[CONTEXT_FILE, INSTRUCTIONS_FILE],
+            ..Brief::default()
+        };
+        let prompt = task_prompt(&id, &brief);
         assert!(prompt.starts_with("Fix the parser\nand its tests\n\nRead CONTEXT.md and INSTRUCTIONS.md"));
+        assert!(!prompt.contains(crate::signal::teach::PROTOCOL_FILE), "not taught: not pointed to");
         assert!(prompt.contains("summaries/0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f.md"));
         for section in ["Objective", "Accomplishments", "Key Deliverables", "Test Results", "Important Notes", "Status"]
         {
             assert!(prompt.contains(&format!("## {section}\n")), "{section}");
         }
-        assert!(!task_prompt(&id, "x", &[]).contains("Read "));
+        assert!(!task_prompt(&id, &Brief { instruction: "x", ..Brief::default() }).contains("Read "));
+    }
+
+    #[test]
+    fn the_prompt_names_goals_criteria_and_the_protocols_and_holds_no_marker() {
+        let id: TaskId = "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f".parse().unwrap();
+        let brief = Brief {
+            instruction: "Fix the parser",
+            context_files: &[CONTEXT_FILE],
+            goals: Some("Users can paste YAML "),
+            success_criteria: Some("  "),
+            agent_id: Some("agent-7"),
+        };
+        let prompt = task_prompt(&id, &brief);
+        assert!(
+            prompt.starts_with(&format!(
+                "Fix the parser\n\nGoals: Users can paste YAML\n\nRead CONTEXT.md for full details.\n\n{}\n\nCRITICAL:",
+                crate::signal::teach::pointer("agent-7")
+            )),
+            "{prompt}"
+        );
+        let with_criteria = task_prompt(&id, &Brief { success_criteria: Some("all tests pass"), ..brief });
+        assert!(with_criteria.contains("Goals: Users can paste YAML\n\nSuccess criteria: all tests pass\n\n"));
+        assert!(crate::signal::scan_all(with_criteria.as_bytes()).is_empty());
     }
 }

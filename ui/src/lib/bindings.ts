@@ -50,7 +50,12 @@ task_time_limit_secs: number,
 /**
  * What completes a task of this agent.
  */
-completion: CompletionRule, };
+completion: CompletionRule, 
+/**
+ * Teach the agent the signal protocols (through its own instruction
+ * channel where it has one, and a protocol file each task points to).
+ */
+signal_protocols: boolean, };
 
 export type Profile = { id: ProfileId, created_at: number, name: string, 
 /**
@@ -85,7 +90,12 @@ task_time_limit_secs: number,
 /**
  * What completes a task of this agent.
  */
-completion: CompletionRule, };
+completion: CompletionRule, 
+/**
+ * Teach the agent the signal protocols (through its own instruction
+ * channel where it has one, and a protocol file each task points to).
+ */
+signal_protocols: boolean, };
 
 export type SessionState = { "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, };
 
@@ -128,9 +138,14 @@ instructions: string | null, priority: Priority,
  */
 time_limit_secs: number | null, 
 /**
- * What counts as success; shown beside the agent's completion report.
+ * What counts as success; named in the typed task and shown beside
+ * the agent's completion report.
  */
-success_criteria: string | null, };
+success_criteria: string | null, 
+/**
+ * What the work is for; named in the typed task.
+ */
+goals: string | null, };
 
 export type TaskState = "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
 
@@ -222,9 +237,14 @@ instructions: string | null, priority: Priority,
  */
 time_limit_secs: number | null, 
 /**
- * What counts as success; shown beside the agent's completion report.
+ * What counts as success; named in the typed task and shown beside
+ * the agent's completion report.
  */
-success_criteria: string | null, };
+success_criteria: string | null, 
+/**
+ * What the work is for; named in the typed task.
+ */
+goals: string | null, };
 
 export type QueueStatus = { profile_id: ProfileId, paused: boolean, executing: boolean, current_task: TaskId | null, queued: number, };
 

@@ -39,6 +39,14 @@ pub struct ProfileSpec {
     /// What completes a task of this agent.
     #[serde(default)]
     pub completion: CompletionRule,
+    /// Teach the agent the signal protocols (through its own instruction
+    /// channel where it has one, and a protocol file each task points to).
+    #[serde(default = "default_signal_protocols")]
+    pub signal_protocols: bool,
+}
+
+fn default_signal_protocols() -> bool {
+    true
 }
 
 /// What completes a task: the summary file (the default), the agent's
@@ -83,6 +91,7 @@ impl Default for ProfileSpec {
             ready_quiet_ms: DEFAULT_READY_QUIET_MS,
             task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
             completion: CompletionRule::Summary,
+            signal_protocols: true,
         }
     }
 }

@@ -27,9 +27,13 @@ pub struct TaskSpec {
     /// Seconds; none means the profile's default.
     #[serde(default)]
     pub time_limit_secs: Option<u32>,
-    /// What counts as success; shown beside the agent's completion report.
+    /// What counts as success; named in the typed task and shown beside
+    /// the agent's completion report.
     #[serde(default)]
     pub success_criteria: Option<String>,
+    /// What the work is for; named in the typed task.
+    #[serde(default)]
+    pub goals: Option<String>,
 }
 
 impl TaskSpec {
@@ -45,6 +49,7 @@ impl TaskSpec {
             priority: Priority::Normal,
             time_limit_secs: None,
             success_criteria: None,
+            goals: None,
         }
     }
 }

@@ -231,7 +231,10 @@ impl Sessions {
         }
         let program = resolve_command(&profile.spec.command, &cwd, self.path_env.as_deref())?;
         let id = SessionId::new();
-        let (args, agent_session_id, hooks_connected) = self.connect(&profile, &cwd, resume);
+        let (mut args, agent_session_id, hooks_connected) = self.connect(&profile, &cwd, resume);
+        if profile.spec.signal_protocols {
+            args = teach(&profile, &id, args);
+        }
         let spawned = self.launcher.launch(SpawnSpec {
             id: id.clone(),
             program,
@@ -425,6 +428,19 @@ fn missing(store: &Store, id: &SessionId) -> EngineError {
 
 /// Codex's hooks file and `notify` pointed at the hook binary: the
 /// arguments to start it with, and whether its hooks are connected.
+/// The agent's arguments with the signal protocols given through its own
+/// instruction channel, for the agent known as `session`. A generic agent
+/// has none: its tasks point to the protocol file.
+fn teach(profile: &Profile, session: &SessionId, args: Vec<String>) -> Vec<String> {
+    use switchboard_protocol::signal::teach::protocol_text;
+    let text = || protocol_text(Some(&session.to_string()));
+    match profile.spec.kind {
+        AgentKind::ClaudeCode => crate::connect::claude_instructions(&args, &text()),
+        AgentKind::Codex => crate::connect::codex_instructions(&args, &text()),
+        AgentKind::Generic => args,
+    }
+}
+
 fn connect_codex(profile: &Profile, hook: &Path) -> (Vec<String>, bool) {
     let Some(home) = crate::connect::codex_home(&profile.spec.env, |name| std::env::var(name).ok()) else {
         tracing::warn!("Codex's configuration folder is unknown (no CODEX_HOME or HOME): hooks not connected");

@@ -251,7 +251,10 @@ impl SessionActor {
                 } else if self.typing.len() >= MAX_WAITING_TEXTS {
                     request.reply.send(Err(EngineError::Internal("too many texts wait to be typed".into())));
                 } else {
-                    self.typing.push_back(request);
+                    // The terminal echoes what is typed: a marker in it (a user's
+                    // instruction or answer quoting one) would read as a signal.
+                    let text = switchboard_protocol::signal::teach::defuse(&request.text);
+                    self.typing.push_back(TypeRequest { text, ..request });
                     self.try_type();
                 }
             }

@@ -33,6 +33,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0005_agent_session_id.sql")),
         M::up(include_str!("../../migrations/0006_queue_order.sql")),
         M::up(include_str!("../../migrations/0007_delegations.sql")),
+        M::up(include_str!("../../migrations/0008_protocols_taught.sql")),
     ])
 });
 
@@ -63,7 +64,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The `profiles` columns in the order `profile_from_row` reads them.
 const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
-     ready_quiet_ms, task_time_limit_secs, completion";
+     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
 const SESSION_COLUMNS: &str =
@@ -151,9 +152,9 @@ impl Store {
         let spec = SpecColumns::from(&profile.spec);
         self.exec(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
-             ready_quiet_ms, task_time_limit_secs, completion, created_at)
+             ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
-             :ready_quiet_ms, :task_time_limit_secs, :completion, :created_at)",
+             :ready_quiet_ms, :task_time_limit_secs, :completion, :signal_protocols, :created_at)",
             &spec.params(&profile.id.to_string(), Some(&profile.created_at))[..],
         )?;
         Ok(())
@@ -166,7 +167,7 @@ impl Store {
             "UPDATE profiles SET name = :name, command = :command, args = :args, env = :env, cwd = :cwd,
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
-             completion = :completion WHERE id = :id",
+             completion = :completion, signal_protocols = :signal_protocols WHERE id = :id",
             &spec.params(&id.to_string(), None)[..],
         )?;
         Ok(changed == 1)
@@ -378,6 +379,7 @@ struct SpecColumns<'a> {
     ready_quiet_ms: u32,
     task_time_limit_secs: u32,
     completion: &'static str,
+    signal_protocols: bool,
 }
 
 impl SpecColumns<'_> {
@@ -397,6 +399,7 @@ impl SpecColumns<'_> {
             (":ready_quiet_ms", &self.ready_quiet_ms),
             (":task_time_limit_secs", &self.task_time_limit_secs),
             (":completion", &self.completion),
+            (":signal_protocols", &self.signal_protocols),
         ];
         if let Some(created_at) = created_at {
             params.push((":created_at", created_at));
@@ -419,6 +422,7 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             ready_quiet_ms: spec.ready_quiet_ms,
             task_time_limit_secs: spec.task_time_limit_secs,
             completion: spec.completion.as_str(),
+            signal_protocols: spec.signal_protocols,
         }
     }
 }
@@ -505,6 +509,7 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
                 let rule: String = row.get(12)?;
                 CompletionRule::parse(&rule).ok_or_else(|| corrupt(format!("unknown completion rule `{rule}`")))?
             },
+            signal_protocols: row.get(13)?,
         },
         created_at: row.get(8)?,
     })

@@ -7,7 +7,8 @@ use super::{Result, Store, StoreError, parse_id, to_json};
 use crate::api::{Delegation, SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState};
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
-     success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result";
+     success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result, \
+     goals";
 
 /// The `sessions` columns in the order `run_from_row` reads them.
 impl Store {
@@ -312,7 +313,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
         conn.execute(
             &format!(
                 "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-                 ?14, ?15, ?16, ?17, ?18, ?19)
+                 ?14, ?15, ?16, ?17, ?18, ?19, ?20)
                  ON CONFLICT(id) DO UPDATE SET priority = ?7, state = ?10, ord = ?11, session_id = ?12,
                  started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19"
             ),
@@ -336,6 +337,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
                 task.progress,
                 task.reason,
                 task.result.as_ref().map(to_json),
+                task.spec.goals,
             ],
         )?;
         Ok(())
@@ -357,6 +359,7 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
             priority: Priority::parse(&priority).ok_or_else(|| corrupt(format!("priority `{priority}`")))?,
             time_limit_secs: Some(row.get(7)?),
             success_criteria: row.get(8)?,
+            goals: row.get(19)?,
         },
         state: TaskState::parse(&state).ok_or_else(|| corrupt(format!("state `{state}`")))?,
         order: row.get(10)?,

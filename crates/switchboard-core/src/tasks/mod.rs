@@ -4,4 +4,5 @@
 pub mod artifacts;
 pub mod completion;
 pub mod queue;
+pub mod teach;
 pub mod watch;

@@ -95,9 +95,13 @@ pub fn partial_resume(blocker: &Blocker, delegate: &str) -> String {
 }
 
 /// To the new agent: the work handed to it.
-pub fn delegated_work(description: &str, coordination: &str, requester: &str) -> String {
+/// `agent_id`: the delegate's id, when it is taught the signal protocols.
+pub fn delegated_work(description: &str, coordination: &str, requester: &str, agent_id: Option<&str>) -> String {
     let mut out = format!("DELEGATED WORK (from agent {requester})\n{}", description.trim());
     section(&mut out, "COORDINATION", coordination);
+    if let Some(agent_id) = agent_id {
+        out.push_str(&format!("\n\n{}", super::teach::pointer(agent_id)));
+    }
     // The marker is named, not written: the terminal echoes this text, and a
     // marker in the echo would read as the start of a block.
     out.push_str(
@@ -216,7 +220,8 @@ mod tests {
             error_fixed(&BLOCKER, "f"),
             skip_item(&BLOCKER),
             partial_resume(&BLOCKER, "s"),
-            delegated_work("w", "c", "r"),
+            delegated_work("w", "c", "r", None),
+            delegated_work("w", "c", "r", Some("s-2")),
             delegation_approved("s", "c", true),
             delegation_denied("r"),
             delegate_results("s", "ok", &["a".into()], "m"),
@@ -241,9 +246,11 @@ mod tests {
             delegation_denied("no budget"),
             "DELEGATION DENIED\nReason: no budget\n\nRESUME INSTRUCTIONS\nDo the work yourself, or continue without it."
         );
-        let work = delegated_work("Write tests", "put them in tests/", "s-1");
+        let work = delegated_work("Write tests", "put them in tests/", "s-1", None);
         assert!(work.starts_with("DELEGATED WORK (from agent s-1)\nWrite tests\n\nCOORDINATION\nput them in tests/"));
         assert!(work.contains("COMPLETION_REPORT marker"));
+        let taught = delegated_work("Write tests", "put them in tests/", "s-1", Some("s-2"));
+        assert!(taught.contains(&crate::signal::teach::pointer("s-2")), "{taught}");
         let results = delegate_results("s-9", "success", &["tests/parser.rs".into()], "12 tests");
         assert_eq!(
             results,

@@ -191,7 +191,14 @@ impl SignalDesk {
         // The delegate is the requester's teammate from the moment it exists.
         status::team_spawned(cx, requester, &session);
         delegation::begin(cx, &request.id, (requester, &request.profile_id), (&session, profile_id), work, blocks);
-        let prompt = prompts::delegated_work(work, coordination, &requester.to_string());
+        let profile = cx.profile(profile_id)?;
+        let taught = profile.spec.signal_protocols
+            && std::path::Path::new(&profile.spec.cwd)
+                .canonicalize()
+                .is_ok_and(|workspace| crate::engine::tasks::teach_protocols(&workspace));
+        let agent_id = session.to_string();
+        let prompt =
+            prompts::delegated_work(work, coordination, &requester.to_string(), taught.then_some(agent_id.as_str()));
         deliver(cx, &session, profile_id, "delegated work", prompt)
     }
 }

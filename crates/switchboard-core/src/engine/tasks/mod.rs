@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use switchboard_protocol::summary::{CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE, SUMMARIES_DIR, task_prompt};
+use switchboard_protocol::summary::{Brief, CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE, SUMMARIES_DIR, task_prompt};
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
@@ -355,7 +355,18 @@ impl TaskDesk {
             // The desk may be gone (the engine stopped); nothing waits then.
             notes.send(TaskNote::Typed { task_id: typed_id, result }).ok();
         });
-        let text = task_prompt(&task.id, &task.spec.instruction, &context_files);
+        // An agent taught the signal protocols finds them in its workspace; the
+        // typed task says where, with its id.
+        let agent_id = session_id.to_string();
+        let taught = profile.spec.signal_protocols && teach_protocols(&workspace);
+        let brief = Brief {
+            instruction: &task.spec.instruction,
+            context_files: &context_files,
+            goals: task.spec.goals.as_deref(),
+            success_criteria: task.spec.success_criteria.as_deref(),
+            agent_id: taught.then_some(agent_id.as_str()),
+        };
+        let text = task_prompt(&task.id, &brief);
         let request = TypeRequest { tag: task.id.to_string(), text, ready, reply };
         cx.sessions.send(&session_id, Control::Type(request));
         self.work.insert(
@@ -454,6 +465,18 @@ fn emit_queue(cx: &Ctx, status: Result<QueueStatus, EngineError>) {
 fn log_task(cx: &Ctx, task: &TaskInfo, kind: LogKind) {
     if let Err(error) = cx.store.append_task_event(now(), task.session_id(), Some(&task.id), &kind) {
         tracing::error!(task = %task.id, %error, "logging a task event failed");
+    }
+}
+
+/// Writes the protocol file into the workspace; false (said in the log) if
+/// it cannot be: the task is then given without pointing to it.
+pub(crate) fn teach_protocols(workspace: &Path) -> bool {
+    match crate::tasks::teach::write_protocol_file(workspace) {
+        Ok(_) => true,
+        Err(error) => {
+            tracing::warn!(%error, "the signal protocols could not be written into the workspace");
+            false
+        }
     }
 }
 

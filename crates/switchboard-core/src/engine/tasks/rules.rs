@@ -136,6 +136,9 @@ fn human_secs(secs: u64) -> String {
     }
 }
 
+/// The most text goals or success criteria may hold (they are typed).
+pub const MAX_BRIEF_BYTES: usize = 4 * 1024;
+
 /// Checks a submission: an instruction, texts within their caps, a usable
 /// time limit. Returns it with the instruction trimmed and empty optional
 /// texts as none.
@@ -153,9 +156,16 @@ pub fn validate_task(mut spec: TaskSpec) -> Result<TaskSpec, EngineError> {
     spec.specs = optional(spec.specs);
     spec.instructions = optional(spec.instructions);
     spec.success_criteria = optional(spec.success_criteria);
+    spec.goals = optional(spec.goals);
     for (field, text) in [("context", &spec.context), ("specs", &spec.specs), ("instructions", &spec.instructions)] {
         if text.as_ref().is_some_and(|t| t.len() > MAX_CONTEXT_BYTES) {
             return invalid(field, format!("at most {} KiB", MAX_CONTEXT_BYTES / 1024));
+        }
+    }
+    // These are typed with the task: kept short (longer belongs in the context).
+    for (field, text) in [("goals", &spec.goals), ("success_criteria", &spec.success_criteria)] {
+        if text.as_ref().is_some_and(|t| t.len() > MAX_BRIEF_BYTES) {
+            return invalid(field, format!("at most {} KiB; put longer text in the context", MAX_BRIEF_BYTES / 1024));
         }
     }
     if let Some(limit) = spec.time_limit_secs

@@ -1,0 +1,170 @@
+//! What an agent is taught of the signal protocols: the execution context
+//! and the four signal templates, given through the agent's own instruction
+//! channel (Claude Code's appended system prompt, Codex's developer
+//! instructions) and in a protocol file in the workspace that each typed
+//! task points to. The texts here hold the markers; they are never typed.
+//! What is typed holds none ([`pointer`], and anything passed through
+//! [`defuse`]).
+
+use super::SignalKind;
+
+/// The protocol file, relative to the workspace.
+pub const PROTOCOL_FILE: &str = ".switchboard/signals.md";
+
+/// The protocols in full, for an agent known as `agent_id` (none: the file
+/// shared by every agent of a workspace, whose tasks name their id).
+pub fn protocol_text(agent_id: Option<&str>) -> String {
+    let id = agent_id.unwrap_or("<your agent id, given with each task>");
+    let who = match agent_id {
+        Some(id) => format!("You are agent {id}"),
+        None => "You are one agent".to_owned(),
+    };
+    format!(
+        "# Working under Switchboard
+
+EXECUTION CONTEXT
+{who}, one of several coding agents a user runs at once through Switchboard. The user \
+is not reading your terminal as you work. Switchboard reads what you write and shows the \
+user any of the four signal blocks below as a dialog; the user's answer comes back to you \
+as your next message. Use a block when its situation arises instead of asking in prose, \
+then end your turn and wait for that answer. Write each block exactly as shown: the \
+opening and closing markers on lines of their own, the fields between them as YAML \
+(quote values that hold a colon). Never write the markers for any other reason.
+
+## When a decision is the user's: CLARIFICATION_NEEDED
+
+Before you guess at something that would waste the work if guessed wrong (which of two \
+designs, how deep, what to leave out). Note where you are first, so you can go on from \
+there.
+
+{clarify_open}
+agent_id: {id}
+blocked_at: \"the step you are at\"
+questions:
+  - \"the first question\"
+  - \"another question, if any\"
+current_state: \"what is done and where you will go on from\"
+{clarify_close}
+
+## When you cannot go on: STOP_WORK
+
+A missing dependency, credential or permission, or an error you cannot fix yourself. \
+Say what you need; keep a checkpoint so the work can resume.
+
+{stop_open}
+agent_id: {id}
+stop_reason: error
+blocker_type: external_dependency
+details: \"what blocks you, and what would unblock it\"
+state_snapshot: \"what is done: phases, files written, the checkpoint to restore\"
+blocked_work: \"the part that cannot go on\"
+resume_requirements: \"what must be true before you resume\"
+{stop_close}
+
+## When part of the work belongs to another agent: DELEGATE_WORK
+
+A separable piece another agent can do. Say whether you wait for it \
+(blocks_current_work) or go on beside it (can_proceed_parallel).
+
+{delegate_open}
+agent_id: {id}
+new_task_description: \"the work, complete enough to do without you\"
+independence: can_proceed_parallel
+coordination: \"shared files, order, or where results go\"
+{delegate_close}
+
+## When your work is done: COMPLETION_REPORT
+
+Last, once the work is done (or as done as it will get). List only the files that matter, \
+as paths inside the workspace.
+
+{report_open}
+agent_id: {id}
+status: success
+deliverables:
+  - path/to/a/file
+metrics_achieved: \"how the result measures against what was asked\"
+recommendations:
+  - \"what should happen next\"
+{report_close}
+
+status is success, partial or failed. A task that asks for a summary file still needs \
+that file: the report comes in addition to it.
+",
+        clarify_open = SignalKind::Clarification.open(),
+        clarify_close = SignalKind::Clarification.close(),
+        stop_open = SignalKind::StopWork.open(),
+        stop_close = SignalKind::StopWork.close(),
+        delegate_open = SignalKind::Delegate.open(),
+        delegate_close = SignalKind::Delegate.close(),
+        report_open = SignalKind::Completion.open(),
+        report_close = SignalKind::Completion.close(),
+    )
+}
+
+/// The line a typed task carries: where the protocols are and the agent's
+/// id. No marker: the terminal echoes what is typed.
+pub fn pointer(agent_id: &str) -> String {
+    format!(
+        "If you need the user (a decision, a blocker, work to hand off) or when you report the work done, \
+         use the signal blocks in {PROTOCOL_FILE}; your agent id is {agent_id}."
+    )
+}
+
+/// `text` without any signal marker, to be typed: a marker's brackets are
+/// dropped (`[STOP_WORK]` becomes `STOP_WORK`), so the echo of a user's
+/// instruction or answer that quotes one is not read as a signal.
+pub fn defuse(text: &str) -> String {
+    let mut out = text.to_owned();
+    for kind in SignalKind::ALL {
+        out = out.replace(&kind.open(), kind.marker()).replace(&kind.close(), &format!("/{}", kind.marker()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signal::{Independence, ScanEvent, SignalBody, scan_all};
+
+    /// The templates are the protocol: each, as taught, must read as a
+    /// well-formed signal of its kind carrying the agent's id.
+    #[test]
+    fn every_template_taught_reads_as_its_signal() {
+        let text = protocol_text(Some("agent-7"));
+        let found = scan_all(text.as_bytes());
+        let kinds: Vec<_> = found
+            .iter()
+            .map(|event| match event {
+                ScanEvent::Signal { signal } => {
+                    assert_eq!(signal.agent_id.as_deref(), Some("agent-7"));
+                    signal.body.kind()
+                }
+                ScanEvent::Malformed { reason, raw, .. } => panic!("a template does not read: {reason}\n{raw}"),
+            })
+            .collect();
+        assert_eq!(kinds, SignalKind::ALL);
+        let ScanEvent::Signal { signal } = &found[2] else { unreachable!() };
+        assert!(matches!(&signal.body, SignalBody::Delegate { independence: Independence::CanProceedParallel, .. }));
+        assert!(text.contains("You are agent agent-7"));
+        assert!(protocol_text(None).contains("<your agent id, given with each task>"));
+    }
+
+    #[test]
+    fn what_is_typed_holds_no_marker() {
+        let typed = pointer("agent-7");
+        assert!(typed.contains(PROTOCOL_FILE) && typed.contains("agent-7"));
+        assert!(scan_all(typed.as_bytes()).is_empty());
+        let quoted =
+            "Print [STOP_WORK] then [/STOP_WORK] and [COMPLETION_REPORT]\nstatus: success\n[/COMPLETION_REPORT]";
+        let defused = defuse(quoted);
+        assert_eq!(
+            defused,
+            "Print STOP_WORK then /STOP_WORK and COMPLETION_REPORT\nstatus: success\n/COMPLETION_REPORT"
+        );
+        for kind in SignalKind::ALL {
+            assert!(!defused.contains(&kind.open()) && !defused.contains(&kind.close()));
+        }
+        assert_eq!(defuse("plain [text] stays"), "plain [text] stays");
+    }
+}
