@@ -88,6 +88,8 @@ describe('new agent form', () => {
     await openForm(backend);
     await fill({ name: 'claude-main', command: 'claude', args: '--model sonnet --prompt "two words"', cwd: '/work', kind: 'claude-code' });
     await fireEvent.change(screen.getByTestId('agent-completion'), { target: { value: 'both' } });
+    expect((screen.getByTestId('agent-signal-protocols') as HTMLInputElement).checked).toBe(true);
+    await fireEvent.click(screen.getByTestId('agent-signal-protocols'));
     await submit();
 
     const view = await screen.findByTestId('profile-view');
@@ -107,6 +109,7 @@ describe('new agent form', () => {
           ready_quiet_ms: 800,
           task_time_limit_secs: 1800,
           completion: 'both',
+          signal_protocols: false,
         },
       },
     ]);

@@ -95,6 +95,7 @@ describe('sidebar', () => {
       ready_quiet_ms: 800,
       task_time_limit_secs: 1800,
       completion: 'summary',
+      signal_protocols: true,
     });
     await tick();
     expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);

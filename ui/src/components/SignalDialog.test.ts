@@ -306,6 +306,7 @@ describe('completion report', () => {
       priority: 'normal',
       time_limit_secs: null,
       success_criteria: 'all parser tests pass',
+      goals: null,
     };
     await backend.submitTask(spec);
     const signal = backend.raiseSignal(session.id, signalScan(completion({ status: 'partial' })), {

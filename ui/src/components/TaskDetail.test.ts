@@ -26,6 +26,7 @@ const spec = (profile_id: ProfileId, instruction: string): TaskSpec => ({
   priority: 'normal',
   time_limit_secs: null,
   success_criteria: null,
+  goals: null,
 });
 
 async function openDetail(title: string) {

@@ -13,6 +13,7 @@ const spec = (profile_id: string, instruction: string): TaskSpec => ({
   priority: 'normal',
   time_limit_secs: null,
   success_criteria: null,
+  goals: null,
 });
 
 /** An app showing one agent's profile view (it has no sessions), with the task form open. */
@@ -32,6 +33,7 @@ describe('new task form', () => {
 
     await type('task-instruction', 'Fix the parser\nand its tests');
     await type('task-success-criteria', 'cargo test passes');
+    await type('task-goals', 'pasted YAML parses');
     await fireEvent.change(screen.getByTestId('task-priority'), { target: { value: 'urgent' } });
     await type('task-time-limit', '5');
     await type('task-context', 'the parser lives in src/parse.rs');
@@ -51,6 +53,7 @@ describe('new task form', () => {
           priority: 'urgent',
           time_limit_secs: 300,
           success_criteria: 'cargo test passes',
+          goals: 'pasted YAML parses',
         },
       },
     ]);

@@ -14,6 +14,7 @@ const spec = (profile_id: ProfileId, instruction: string, priority: Priority = '
   priority,
   time_limit_secs: null,
   success_criteria: null,
+  goals: null,
 });
 
 const entries = () => screen.getAllByTestId('task-entry');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Delegation, DelegationState } from './bindings';
+import type { Delegation, DelegationState, EngineEvent } from './bindings';
 import { applyDelegationEvent, delegationLine, delegationOf } from './delegations';
 
 const delegation = (state: DelegationState, keep = false): Delegation => ({
@@ -19,8 +19,11 @@ describe('delegations', () => {
   it('follows each delegate by its session, the latest change winning', () => {
     const working = delegation({ state: 'working' });
     const reported = delegation({ state: 'reported', at: 2, status: 'success' });
-    const list = [{ type: 'delegation_changed', delegation: working }, { type: 'delegation_changed', delegation: reported }]
-      .reduce(applyDelegationEvent, [] as Delegation[]);
+    const events: EngineEvent[] = [
+      { type: 'delegation_changed', delegation: working },
+      { type: 'delegation_changed', delegation: reported },
+    ];
+    const list = events.reduce(applyDelegationEvent, [] as Delegation[]);
     expect(list).toEqual([reported]);
     expect(delegationOf(list, 'helper-1')).toEqual(reported);
     expect(delegationOf(list, 'lead-1')).toBeUndefined();

@@ -83,7 +83,13 @@ export interface FakeBackendOptions {
 }
 
 /** The engine's defaults for what a profile spec leaves out. */
-const PROFILE_DEFAULTS = { ready_pattern: null, ready_quiet_ms: 800, task_time_limit_secs: 1800, completion: 'summary' } as const;
+const PROFILE_DEFAULTS = {
+  ready_pattern: null,
+  ready_quiet_ms: 800,
+  task_time_limit_secs: 1800,
+  completion: 'summary',
+  signal_protocols: true,
+} as const;
 
 /** Cap on a fake session's retained output, like the engine's bounded scrollback. */
 const FAKE_SCROLLBACK_BYTES = 256 * 1024;
@@ -838,6 +844,7 @@ export class FakeBackend implements Backend {
       priority: spec.priority ?? 'normal',
       time_limit_secs: spec.time_limit_secs ?? this.#profile(spec.profile_id).task_time_limit_secs,
       success_criteria: optional(spec.success_criteria),
+      goals: optional(spec.goals),
     };
   }
 
@@ -1006,6 +1013,7 @@ const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {
   priority: 'normal',
   time_limit_secs: null,
   success_criteria: null,
+  goals: null,
 };
 
 /** A plausible completed result: the summary file as its first artifact, one deliverable. */
@@ -1134,6 +1142,7 @@ function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
     ready_quiet_ms: 800,
     task_time_limit_secs: 30 * 60,
     completion: 'summary',
+    signal_protocols: true,
   };
   return { ...defaults, ...structuredClone(spec) };
 }

@@ -26,6 +26,7 @@ const profile = (id: string, name = id): Profile => ({
   ready_quiet_ms: 800,
   task_time_limit_secs: 1800,
   completion: 'summary',
+  signal_protocols: true,
 });
 
 const base = (id: string, profile_id: string, started_at: number) => ({ id, profile_id, started_at, size: { rows: 24, cols: 80 }, agent_session_id: null });

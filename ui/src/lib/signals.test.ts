@@ -333,6 +333,7 @@ describe('responding', () => {
     ready_quiet_ms: 800,
     task_time_limit_secs: 1800,
     completion: 'summary',
+    signal_protocols: true,
   });
 
   it.each<[string, Profile[], string | null]>([

@@ -353,6 +353,7 @@ describe('the submit form', () => {
     instructions: 'use tabs',
     priority: 'urgent',
     timeLimitMinutes: '',
+    goals: ' ',
     successCriteria: 'tests pass',
   };
 
@@ -383,8 +384,11 @@ describe('the submit form', () => {
         priority: 'urgent',
         time_limit_secs: null,
         success_criteria: 'tests pass',
+        goals: null,
       },
     });
+    const withGoals = taskSpecFromForm('p', { ...fields, goals: 'Users can paste YAML' });
+    expect(withGoals.ok && withGoals.spec.goals).toBe('Users can paste YAML');
   });
 
   it.each<[Partial<TaskFormFields>, string]>([

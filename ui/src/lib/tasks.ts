@@ -410,6 +410,7 @@ export interface TaskFormFields {
   priority: Priority;
   /** Minutes as typed; empty means the agent's default. */
   timeLimitMinutes: string;
+  goals: string;
   successCriteria: string;
 }
 
@@ -448,6 +449,7 @@ export function taskSpecFromForm(profileId: ProfileId, fields: TaskFormFields): 
       priority: fields.priority,
       time_limit_secs: limit.secs,
       success_criteria: optional(fields.successCriteria),
+      goals: optional(fields.goals),
     },
   };
 }

@@ -22,6 +22,7 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     priority: 'normal',
     time_limit_secs: null,
     success_criteria: null,
+    goals: null,
     ...overrides,
   };
 }
