@@ -14,10 +14,11 @@ use regex::Regex;
 use serde_json::{Value, json};
 use support::*;
 use switchboard_core::hook::AgentStatus;
+use switchboard_core::signal::teach::{PROTOCOL_FILE, pointer, protocol_text};
 use switchboard_core::signal::{ScanEvent, SignalBody};
 use switchboard_core::{
-    AgentKind, EngineEvent, LogKind, Profile, ProfileSpec, SessionId, SignalChannel, TaskId, TaskInfo, TaskSpec,
-    TaskState,
+    AgentKind, EngineEvent, LogKind, Profile, ProfileSpec, SessionId, SignalChannel, SignalResponse, SignalState,
+    TaskId, TaskInfo, TaskSpec, TaskState,
 };
 use switchboard_tests::fake_model::{FakeModel, ModelRequest, Reply, Wire};
 use switchboard_tests::netns::LoopbackNet;
@@ -488,4 +489,129 @@ async fn codex_reports_through_its_hooks_and_notify_and_its_summary_completes_th
     assert_eq!(signals.len(), 1, "seen by the hook and by notify, raised once: {signals:?}");
     assert_eq!(signals[0].channel, SignalChannel::Hook);
     rig.t.engine.stop_session(session).await.unwrap();
+}
+
+/// Every string in a request body, wherever the CLI put it (system prompt,
+/// developer message, user turn).
+fn strings_in(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(text) => out.push(text.clone()),
+        Value::Array(items) => items.iter().for_each(|item| strings_in(item, out)),
+        Value::Object(fields) => fields.values().for_each(|item| strings_in(item, out)),
+        _ => {}
+    }
+}
+
+/// Whether the request carries `text` whole in one of its strings.
+fn carries(request: &ModelRequest, text: &str) -> bool {
+    let mut strings = Vec::new();
+    strings_in(&request.body, &mut strings);
+    strings.iter().any(|s| s.contains(text))
+}
+
+const OUTPUT: &str = "{\"format\": \"json\"}\n";
+
+/// The model of the taught-protocol tests, following what it was taught: a
+/// task naming PROTOCOL-TASK asks which format; the answer gets the file
+/// written with the agent's own tool (`write`), then a completion report
+/// listing it.
+fn protocol_script(write: impl Fn(&Path) -> Reply + Send + Sync + 'static) -> impl FnOnce(PathBuf) -> Box<Script> {
+    move |workspace| {
+        Box::new(move |request: &ModelRequest| {
+            let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+            let latest = request.latest_user_text();
+            if !has_tools {
+                Reply::text("Protocol task")
+            } else if request.follows_tool_use() {
+                Reply::text(
+                    "Done.\n\n[COMPLETION_REPORT]\nstatus: success\ndeliverables:\n  - out.json\nmetrics_achieved: \"the format the user chose\"\n[/COMPLETION_REPORT]\n",
+                )
+            } else if latest.contains("CLARIFICATION RESPONSE") && latest.contains("A1: JSON") {
+                write(&workspace.join("out.json"))
+            } else if latest.contains("PROTOCOL-TASK") {
+                Reply::text(CLARIFICATION)
+            } else {
+                Reply::text("Ready.")
+            }
+        })
+    }
+}
+
+/// Through a real CLI: the protocols reach the model with the task; the
+/// model's clarification is a dialog; the user's answer reaches the model;
+/// its completion report, deliverable checked, completes the task.
+async fn taught_protocol_runs_through(rig: Rig, profile: Profile) {
+    // The report completes the task (the model writes no summary).
+    let spec = ProfileSpec { completion: switchboard_core::CompletionRule::Report, ..profile.spec.clone() };
+    let profile = rig.t.engine.update_profile(profile.id.clone(), spec).await.unwrap();
+    let task = rig.submit(&profile, "PROTOCOL-TASK: write the output file").await;
+    let session = rig.session_of(&task.id).await;
+    let asked = rig
+        .wait_for("the clarification", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::SignalChanged { signal }
+                    if signal.task_id.as_ref() == Some(&task.id) && signal.state() == SignalState::Pending =>
+                {
+                    Some(signal.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+
+    // The model was sent the protocols, for this agent, with the task and
+    // the line pointing to them; the typed task held no marker.
+    let requests = rig.model.requests();
+    let first = requests.iter().find(|r| r.latest_user_text().contains("PROTOCOL-TASK")).expect("the task's request");
+    assert!(carries(first, &protocol_text(Some(&session.to_string()))), "no protocol text in {:#}", first.body);
+    assert!(first.latest_user_text().contains(&pointer(&session.to_string())), "{}", first.latest_user_text());
+    for kind in switchboard_core::signal::SignalKind::ALL {
+        assert!(!first.latest_user_text().contains(&kind.open()), "a marker was typed");
+    }
+    assert_eq!(std::fs::read_to_string(rig.workspace.join(PROTOCOL_FILE)).unwrap(), protocol_text(None));
+
+    let ScanEvent::Signal { signal: read } = &asked.scan else { panic!("not read: {:?}", asked.scan) };
+    assert!(matches!(&read.body, SignalBody::Clarification { questions, .. } if questions == &["JSON or YAML?"]));
+    rig.t
+        .engine
+        .respond_to_signal(asked.id.clone(), SignalResponse::Answer { answers: vec!["JSON".into()] })
+        .await
+        .unwrap();
+
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(std::fs::read_to_string(rig.workspace.join("out.json")).unwrap(), OUTPUT);
+    let report = rig
+        .t
+        .engine
+        .list_signals()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.task_id.as_ref() == Some(&task.id) && matches!(&s.scan, ScanEvent::Signal { signal } if matches!(signal.body, SignalBody::Completion { .. })))
+        .expect("the completion report");
+    assert_eq!(report.deliverables.len(), 1);
+    assert_eq!((report.deliverables[0].path.as_str(), &report.deliverables[0].problem), ("out.json", &None));
+    rig.t.engine.stop_session(session).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_taught_the_protocols_asks_and_reports_through_them() {
+    let script = protocol_script(|path| {
+        Reply::tools([("Write", json!({"file_path": path.display().to_string(), "content": OUTPUT}))])
+    });
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    let profile = rig.claude_code().await;
+    taught_protocol_runs_through(rig, profile).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_taught_the_protocols_asks_and_reports_through_them() {
+    let script = protocol_script(|path| {
+        let cmd = format!("cat > {} <<'EOF'\n{OUTPUT}EOF\n", path.display());
+        Reply::tools([("exec_command", json!({"cmd": cmd}))])
+    });
+    let rig = Rig::start(Wire::OpenAiResponses, script).await;
+    let profile = rig.codex().await;
+    taught_protocol_runs_through(rig, profile).await;
 }
