@@ -441,3 +441,127 @@ async fn an_agent_whose_hooks_stay_silent_is_typed_into_after_a_grace() {
     output.wait_for_text("dialog answered:").await;
     t.engine.stop_session(session).await.unwrap();
 }
+
+/// A lead agent at work on a task, whose hook events the test sends as its
+/// hooks would (scripted where no recording has them).
+struct Lead {
+    t: TestEngine,
+    session: SessionId,
+}
+
+impl Lead {
+    async fn start() -> (Lead, switchboard_core::TaskId) {
+        let t = TestEngine::start().await;
+        let spec = switchboard_core::ProfileSpec { ready_quiet_ms: 50, ..t.spec("lead", "cat", &[]) };
+        let profile = t.engine.create_profile(spec).await.unwrap();
+        let task = t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id, "Lead the parser work")).await;
+        let task = task.unwrap().task.id;
+        let session = t.session_of_task(&task).await;
+        (Lead { t, session }, task)
+    }
+
+    async fn hook(&self, payload: serde_json::Value, env: &[(&str, &str)]) {
+        let envelope = switchboard_core::hook::HookEnvelope {
+            session_id: Some(self.session.to_string()),
+            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            at: 1,
+            payload,
+        };
+        self.t.engine.hook_event(envelope).await.unwrap();
+    }
+
+    async fn spawn(&self, name: &str) {
+        let payload = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "489105c7-aaaa", "tool_name": "Agent",
+            "tool_use_id": format!("toolu_{name}"), "tool_input": {"name": name, "prompt": "part of it"}});
+        self.hook(payload, &[]).await;
+    }
+
+    fn write_summary(&self, task: &switchboard_core::TaskId) {
+        let text = "# Task Completion Summary\n\n## Objective\nx\n\n## Status\n✅ COMPLETED\n";
+        std::fs::create_dir_all(self.t.workspace.join("summaries")).unwrap();
+        std::fs::write(self.t.workspace.join(format!("summaries/{task}.md")), text).unwrap();
+    }
+
+    async fn task(&self, id: &switchboard_core::TaskId) -> switchboard_core::TaskInfo {
+        self.t.engine.get_task(id.clone()).await.unwrap()
+    }
+
+    async fn ended(&self, id: &switchboard_core::TaskId) -> switchboard_core::TaskInfo {
+        self.t
+            .events
+            .wait_for("the task to end", |events| {
+                events.iter().find_map(|e| match e {
+                    EngineEvent::TaskChanged { task } if &task.id == id && task.state().is_finished() => {
+                        Some(task.clone())
+                    }
+                    _ => None,
+                })
+            })
+            .await
+    }
+
+    fn status(&self) -> Option<switchboard_core::AgentStatusInfo> {
+        self.t.events.snapshot().iter().rev().find_map(|e| match e {
+            EngineEvent::AgentStatusChanged { status } if status.session_id == self.session => Some(status.clone()),
+            _ => None,
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_that_ends_in_error_fails_the_leads_task_whatever_its_team_does() {
+    let (lead, task) = Lead::start().await;
+    lead.spawn("worker1").await;
+    // Claude Code's StopFailure, as its hook delivers it; before, it was an
+    // unknown event and the task ran on until its time limit.
+    let failure = serde_json::json!({"hook_event_name": "StopFailure", "error": "overloaded_error",
+        "error_details": "the API is overloaded", "last_assistant_message": "I was halfway"});
+    lead.hook(failure, &[]).await;
+    let ended = lead.ended(&task).await;
+    assert_eq!(ended.state(), switchboard_core::TaskState::Failed, "{ended:?}");
+    let reason = ended.reason().unwrap_or_default();
+    assert!(reason.contains("overloaded_error: the API is overloaded"), "{reason}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_teammate_whose_spawn_failed_does_not_hold_the_leads_task() {
+    let (lead, task) = Lead::start().await;
+    lead.spawn("worker1").await;
+    let failed = serde_json::json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Agent",
+        "tool_use_id": "toolu_worker1", "tool_input": {"name": "worker1"}, "error": "unknown agent type"});
+    lead.hook(failed, &[]).await;
+    lead.write_summary(&task);
+    lead.hook(serde_json::json!({"hook_event_name": "Stop", "last_assistant_message": "Done."}), &[]).await;
+    assert_eq!(lead.ended(&task).await.state(), switchboard_core::TaskState::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_team_is_the_agents_own_shown_and_over_with_its_task_and_its_session() {
+    let (lead, first) = Lead::start().await;
+    // The agent's environment names its team: that is the key, and it is shown.
+    let env = [("CLAUDE_CODE_TEAM_NAME", "parsers"), ("CLAUDE_CODE_AGENT_NAME", "planner")];
+    lead.hook(serde_json::json!({"hook_event_name": "UserPromptSubmit"}), &env).await;
+    lead.spawn("worker1").await;
+    let shown = lead.status().expect("a status");
+    assert_eq!(shown.team, Some(switchboard_core::TeamInfo { name: "parsers".into(), active: 1 }));
+    assert_eq!(shown.agent_name.as_deref(), Some("planner"));
+
+    // Held by its team; cancelled, the next task starts with no team.
+    lead.write_summary(&first);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(lead.task(&first).await.state(), switchboard_core::TaskState::Running, "held by the team");
+    let profile = lead.t.engine.list_profiles().await.unwrap()[0].id.clone();
+    let second =
+        lead.t.engine.submit_task(switchboard_core::TaskSpec::new(profile, "Next part")).await.unwrap().task.id;
+    lead.t.engine.cancel_task(first).await.unwrap();
+    assert_eq!(lead.t.session_of_task(&second).await, lead.session);
+    // Before, the old team still held it.
+    lead.write_summary(&second);
+    assert_eq!(lead.ended(&second).await.state(), switchboard_core::TaskState::Completed);
+
+    // The session's end ends its team.
+    lead.spawn("worker2").await;
+    assert_eq!(lead.status().unwrap().team.map(|t| t.active), Some(1));
+    lead.hook(serde_json::json!({"hook_event_name": "SessionEnd", "reason": "exit"}), &[]).await;
+    assert_eq!(lead.status().unwrap().team, None);
+}

@@ -68,6 +68,7 @@ pub fn typescript() -> String {
         crate::api::DelegationState::decl(&cfg),
         crate::api::Delegation::decl(&cfg),
         AgentStatus::decl(&cfg),
+        crate::api::TeamInfo::decl(&cfg),
         AgentStatusInfo::decl(&cfg),
         BackgroundTask::decl(&cfg),
         HookEnvelope::decl(&cfg),

@@ -26,17 +26,19 @@ pub enum ConnectError {
 }
 
 /// The Claude Code hook events the app listens to.
-pub const CLAUDE_HOOK_EVENTS: [&str; 11] = [
+pub const CLAUDE_HOOK_EVENTS: [&str; 13] = [
     "SessionStart",
     "UserPromptSubmit",
     "PreToolUse",
     "PostToolUse",
+    "PostToolUseFailure",
     "PermissionRequest",
     "Notification",
     "SubagentStart",
     "SubagentStop",
     "TeammateIdle",
     "Stop",
+    "StopFailure",
     "SessionEnd",
 ];
 
@@ -45,7 +47,7 @@ pub const CODEX_HOOK_EVENTS: [&str; 6] =
     ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"];
 
 /// Events whose hooks are filtered by tool name; the app's match every tool.
-const TOOL_EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PermissionRequest"];
+const TOOL_EVENTS: [&str; 4] = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"];
 
 /// The hook binary's file name: a hook whose command runs it is the app's.
 pub const HOOK_BINARY: &str = "switchboard-hook";

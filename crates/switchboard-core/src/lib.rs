@@ -27,7 +27,7 @@ pub use api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState, EngineEvent,
     ErrorCode, LogEntry, LogKind, Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
     RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo,
-    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -423,7 +423,14 @@ mod tests {
         };
         let (s1, s3) = (session(&p1), session(&p3));
         let status = |s: &crate::api::SessionInfo, status| EngineEvent::AgentStatusChanged {
-            status: crate::api::AgentStatusInfo { session_id: s.id.clone(), status, last_event_at: Some(1) },
+            status: crate::api::AgentStatusInfo {
+                session_id: s.id.clone(),
+                status,
+                last_event_at: Some(1),
+                team: None,
+                agent_name: None,
+                agent_type: None,
+            },
         };
         notices.apply(&EngineEvent::SessionChanged { session: s1.clone() });
         notices.apply(&EngineEvent::SessionChanged { session: s3.clone() });

@@ -60,9 +60,13 @@ pub enum HookEvent {
         tool_use_id: Option<String>,
         tool_input: Value,
     },
+    /// A tool call ended; `failed` says why when it failed (Claude Code's
+    /// PostToolUseFailure, or an error in the tool's response).
     PostToolUse {
         tool_name: String,
         tool_use_id: Option<String>,
+        tool_input: Value,
+        failed: Option<String>,
     },
     PermissionRequest {
         tool_name: String,
@@ -88,6 +92,12 @@ pub enum HookEvent {
     Stop {
         last_assistant_message: Option<String>,
         background_tasks: Option<Vec<BackgroundTask>>,
+    },
+    /// A turn ended in error (Claude Code's StopFailure, or a Stop that
+    /// carries an error): what went wrong, in the agent's words.
+    StopFailure {
+        error: String,
+        last_assistant_message: Option<String>,
     },
     SessionEnd {
         reason: Option<String>,
@@ -117,7 +127,13 @@ impl HookEvent {
             "PreToolUse" => {
                 HookEvent::PreToolUse { tool_name: tool_name(), tool_use_id: text("tool_use_id"), tool_input: input() }
             }
-            "PostToolUse" => HookEvent::PostToolUse { tool_name: tool_name(), tool_use_id: text("tool_use_id") },
+            "PostToolUse" | "PostToolUseFailure" => HookEvent::PostToolUse {
+                tool_name: tool_name(),
+                tool_use_id: text("tool_use_id"),
+                tool_input: input(),
+                failed: tool_failure(payload)
+                    .or_else(|| (name == "PostToolUseFailure").then(|| "the tool call failed".to_owned())),
+            },
             "PermissionRequest" => HookEvent::PermissionRequest { tool_name: tool_name(), tool_input: input() },
             "Notification" => HookEvent::Notification {
                 message: text("message").unwrap_or_default(),
@@ -133,6 +149,14 @@ impl HookEvent {
                 teammate_name: text("teammate_name"),
                 team_name: text("team_name"),
             },
+            "StopFailure" => HookEvent::StopFailure {
+                error: error_text(payload).unwrap_or_else(|| "the turn ended in an error".to_owned()),
+                last_assistant_message: text("last_assistant_message"),
+            },
+            "Stop" if error_text(payload).is_some() => HookEvent::StopFailure {
+                error: error_text(payload).expect("checked"),
+                last_assistant_message: text("last_assistant_message"),
+            },
             "Stop" => HookEvent::Stop {
                 last_assistant_message: text("last_assistant_message"),
                 background_tasks: payload
@@ -147,10 +171,47 @@ impl HookEvent {
     /// The agent's own words at the end of a turn, where signals are read.
     pub fn assistant_text(&self) -> Option<&str> {
         match self {
-            HookEvent::Stop { last_assistant_message: Some(text), .. } => Some(text),
+            HookEvent::Stop { last_assistant_message: Some(text), .. }
+            | HookEvent::StopFailure { last_assistant_message: Some(text), .. } => Some(text),
             _ => None,
         }
     }
+}
+
+/// An event's error, when it carries one: `error` as text (or an object's
+/// `message`), with `error_details` after it.
+fn error_text(payload: &Value) -> Option<String> {
+    let error = match payload.get("error")? {
+        Value::String(text) => text.trim().to_owned(),
+        Value::Null | Value::Bool(false) => return None,
+        Value::Object(fields) => {
+            fields.get("message").and_then(Value::as_str).map_or_else(|| payload["error"].to_string(), str::to_owned)
+        }
+        other => other.to_string(),
+    };
+    if error.is_empty() {
+        return None;
+    }
+    match payload.get("error_details").and_then(Value::as_str).map(str::trim).filter(|d| !d.is_empty()) {
+        Some(details) => Some(format!("{error}: {details}")),
+        None => Some(error),
+    }
+}
+
+/// Why a tool call failed, from a PostToolUse payload: an `error`, or a
+/// response that says it is one.
+fn tool_failure(payload: &Value) -> Option<String> {
+    if let Some(error) = error_text(payload) {
+        return Some(error);
+    }
+    let response = payload.get("tool_response")?;
+    let is_error = response.get("is_error").and_then(Value::as_bool) == Some(true)
+        || response.get("status").and_then(Value::as_str).is_some_and(|s| s == "error" || s == "failed");
+    if !is_error {
+        return response.get("error").and_then(Value::as_str).filter(|e| !e.trim().is_empty()).map(str::to_owned);
+    }
+    let said = response.get("error").or_else(|| response.get("content")).and_then(Value::as_str);
+    Some(said.map_or_else(|| "the tool call failed".to_owned(), str::to_owned))
 }
 
 /// What an agent is doing, as the sidebar and the tray show it.
@@ -170,7 +231,7 @@ pub enum AgentStatus {
 /// The status after `event`, from the status before it.
 pub fn next_status(current: AgentStatus, event: &HookEvent) -> AgentStatus {
     match event {
-        HookEvent::SessionStart | HookEvent::Stop { .. } => AgentStatus::Waiting,
+        HookEvent::SessionStart | HookEvent::Stop { .. } | HookEvent::StopFailure { .. } => AgentStatus::Waiting,
         HookEvent::UserPromptSubmit
         | HookEvent::PreToolUse { .. }
         | HookEvent::PostToolUse { .. }
@@ -315,6 +376,59 @@ mod tests {
             (
                 json!({"type": "agent-turn-complete", "thread-id": "x", "last-assistant-message": "hi"}),
                 HookEvent::Stop { last_assistant_message: Some("hi".into()), background_tasks: None },
+            ),
+            // A tool call's end: as it succeeded (the recorded teammate spawn), and as it failed.
+            (
+                json!({"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_use_id": "t1", "tool_input": {"name": "w1"}, "tool_response": {"status": "teammate_spawned"}}),
+                HookEvent::PostToolUse {
+                    tool_name: "Agent".into(),
+                    tool_use_id: Some("t1".into()),
+                    tool_input: json!({"name": "w1"}),
+                    failed: None,
+                },
+            ),
+            (
+                json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Agent", "tool_use_id": "t1", "tool_input": {"name": "w1"}, "error": "team is full"}),
+                HookEvent::PostToolUse {
+                    tool_name: "Agent".into(),
+                    tool_use_id: Some("t1".into()),
+                    tool_input: json!({"name": "w1"}),
+                    failed: Some("team is full".into()),
+                },
+            ),
+            (
+                json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Task"}),
+                HookEvent::PostToolUse {
+                    tool_name: "Task".into(),
+                    tool_use_id: None,
+                    tool_input: Value::Null,
+                    failed: Some("the tool call failed".into()),
+                },
+            ),
+            (
+                json!({"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_response": {"is_error": true, "content": "no such agent type"}}),
+                HookEvent::PostToolUse {
+                    tool_name: "Agent".into(),
+                    tool_use_id: None,
+                    tool_input: Value::Null,
+                    failed: Some("no such agent type".into()),
+                },
+            ),
+            // A turn that ended in error: Claude Code's StopFailure, or a Stop carrying an error.
+            (
+                json!({"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "429 from the API", "last_assistant_message": "Partly"}),
+                HookEvent::StopFailure {
+                    error: "rate_limit: 429 from the API".into(),
+                    last_assistant_message: Some("Partly".into()),
+                },
+            ),
+            (
+                json!({"hook_event_name": "Stop", "error": {"message": "stream closed"}}),
+                HookEvent::StopFailure { error: "stream closed".into(), last_assistant_message: None },
+            ),
+            (
+                json!({"hook_event_name": "Stop", "error": null, "last_assistant_message": "ok"}),
+                HookEvent::Stop { last_assistant_message: Some("ok".into()), background_tasks: None },
             ),
             (json!({"hook_event_name": "PreModelRequest"}), HookEvent::Unknown { name: "PreModelRequest".into() }),
             (json!({"no": "name"}), HookEvent::Unknown { name: String::new() }),

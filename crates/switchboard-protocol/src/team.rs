@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::hook::{HookEnvelope, HookEvent};
+
 /// A lead session's team: its name once the first teammate is requested,
 /// and the teammates that count as active — those the agent spawned itself
 /// and those the app started for it (approved delegations), kept apart
@@ -77,6 +79,81 @@ impl TeamState {
     /// Whether `teammate` is on this team.
     pub fn has(&self, teammate: &str) -> bool {
         self.teammates.contains(teammate) || self.delegates.contains(teammate)
+    }
+}
+
+/// The team a hook event speaks of: the name the agent's own environment
+/// gives (`CLAUDE_CODE_TEAM_NAME`, forwarded by the hook), else the one the
+/// event names, else Claude Code's own implicit name for a lead's team,
+/// `session-` and the first 8 characters of the lead's conversation id.
+pub fn team_key(envelope: &HookEnvelope) -> String {
+    let named = |name: Option<&str>| name.map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned);
+    if let Some(name) = named(envelope.env.get("CLAUDE_CODE_TEAM_NAME").map(String::as_str)) {
+        return name;
+    }
+    if let Some(name) = named(envelope.payload.get("team_name").and_then(|n| n.as_str())) {
+        return name;
+    }
+    let lead = envelope
+        .payload
+        .get("session_id")
+        .and_then(|s| s.as_str())
+        .or(envelope.session_id.as_deref())
+        .unwrap_or_default();
+    format!("session-{}", lead.get(..8).unwrap_or(lead))
+}
+
+/// The tools an agent spawns teammates and subagents with.
+fn spawns(tool_name: &str) -> bool {
+    matches!(tool_name, "Agent" | "Task")
+}
+
+/// The teammate a spawn call names: its `name`, else (in the background)
+/// the call's id. None for a call the lead waits on (not a teammate).
+fn spawned(tool_input: &serde_json::Value, tool_use_id: Option<&String>) -> Option<String> {
+    let name = tool_input.get("name").and_then(|n| n.as_str());
+    let background = tool_input.get("run_in_background").and_then(|b| b.as_bool()).unwrap_or(false);
+    if name.is_none() && !background {
+        return None;
+    }
+    name.map(str::to_owned).or_else(|| tool_use_id.cloned())
+}
+
+/// What a hook event means for the sending session's team: a spawn of a
+/// named or background teammate counts from the request; a spawn whose
+/// call failed does not count; an idle teammate is done; a Stop's
+/// `background_tasks` is the truth about who still runs; the session's end
+/// ends its team.
+pub fn team_event(event: &HookEvent, envelope: &HookEnvelope) -> Option<TeamEvent> {
+    match event {
+        HookEvent::PreToolUse { tool_name, tool_use_id, tool_input } if spawns(tool_name) => {
+            let teammate = spawned(tool_input, tool_use_id.as_ref())?;
+            Some(TeamEvent::SpawnRequested { teammate, team_name: team_key(envelope) })
+        }
+        HookEvent::PostToolUse { tool_name, tool_use_id, tool_input, failed: Some(_) } if spawns(tool_name) => {
+            Some(TeamEvent::SpawnFailed { teammate: spawned(tool_input, tool_use_id.as_ref())? })
+        }
+        HookEvent::TeammateIdle { teammate_name: Some(name), .. } => Some(TeamEvent::Gone { teammate: name.clone() }),
+        HookEvent::Stop { background_tasks: Some(tasks), .. } => Some(TeamEvent::Running {
+            teammates: tasks
+                .iter()
+                // Teammates and background subagents; not background shells.
+                .filter(|t| matches!(t.kind.as_str(), "teammate" | "subagent"))
+                .filter(|t| matches!(t.status.as_str(), "running" | "pending"))
+                .map(|t| t.id.clone())
+                .collect(),
+        }),
+        HookEvent::SessionEnd { .. } => Some(TeamEvent::Reset),
+        _ => None,
+    }
+}
+
+/// How a hook event ended the agent's turn, if it did.
+pub fn turn_end(event: &HookEvent) -> Option<TurnEnd> {
+    match event {
+        HookEvent::Stop { .. } => Some(TurnEnd::Success),
+        HookEvent::StopFailure { .. } => Some(TurnEnd::Error),
+        _ => None,
     }
 }
 
@@ -200,5 +277,118 @@ mod tests {
         team.apply(TeamEvent::SpawnRequested { teammate: "w3".into(), team_name: "other".into() });
         assert_eq!(team.team_name.as_deref(), Some("session-489105c7"));
         assert_eq!(team.active_count(), 1);
+    }
+
+    fn envelope(payload: serde_json::Value, env: &[(&str, &str)]) -> HookEnvelope {
+        HookEnvelope {
+            session_id: Some("app-session".into()),
+            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            at: 0,
+            payload,
+        }
+    }
+
+    /// Each hook event, as recorded from Claude Code (or scripted where no
+    /// recording has it), and what it does to the sender's team.
+    #[test]
+    fn hook_events_move_the_team() {
+        use serde_json::json;
+        let lead = "489105c7-f1d7-4b9e-b4b5-0a1e2c3d4e5f";
+        let spawn_payload = |name: &str, extra: serde_json::Value| {
+            let mut payload = json!({"hook_event_name": "PreToolUse", "session_id": lead, "tool_name": "Agent",
+                "tool_use_id": "toolu_1", "tool_input": {"name": name, "description": "teammate task", "prompt": "x"}});
+            payload.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            payload
+        };
+        let requested = |teammate: &str, team: &str| {
+            Some(TeamEvent::SpawnRequested { teammate: teammate.into(), team_name: team.into() })
+        };
+        let cases: Vec<(&str, HookEnvelope, Option<TeamEvent>)> = vec![
+            // The recorded spawn: the team takes Claude Code's own name for it.
+            (
+                "named spawn",
+                envelope(spawn_payload("worker1", json!({})), &[]),
+                requested("worker1", "session-489105c7"),
+            ),
+            // Where the agent's environment names its team, that is the key.
+            (
+                "team from the environment",
+                envelope(spawn_payload("worker1", json!({})), &[("CLAUDE_CODE_TEAM_NAME", "parsers")]),
+                requested("worker1", "parsers"),
+            ),
+            (
+                "a background subagent is known by its call",
+                envelope(
+                    json!({"hook_event_name": "PreToolUse", "session_id": lead, "tool_name": "Task", "tool_use_id": "toolu_9",
+                        "tool_input": {"run_in_background": true, "prompt": "x"}}),
+                    &[],
+                ),
+                requested("toolu_9", "session-489105c7"),
+            ),
+            (
+                "a subagent the lead waits on is no teammate",
+                envelope(
+                    json!({"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_input": {"prompt": "x"}}),
+                    &[],
+                ),
+                None,
+            ),
+            (
+                "the recorded successful spawn changes nothing",
+                envelope(
+                    json!({"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_use_id": "toolu_1",
+                        "tool_input": {"name": "worker1"}, "tool_response": {"status": "teammate_spawned"}}),
+                    &[],
+                ),
+                None,
+            ),
+            (
+                "a failed spawn does not count",
+                envelope(
+                    json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Agent", "tool_use_id": "toolu_1",
+                        "tool_input": {"name": "worker1"}, "error": "unknown agent type"}),
+                    &[],
+                ),
+                Some(TeamEvent::SpawnFailed { teammate: "worker1".into() }),
+            ),
+            (
+                "the recorded idle teammate is done",
+                envelope(
+                    json!({"hook_event_name": "TeammateIdle", "agent_id": "aworker1-a110d2d22538fd9d",
+                        "teammate_name": "worker1", "team_name": "session-489105c7"}),
+                    &[],
+                ),
+                Some(TeamEvent::Gone { teammate: "worker1".into() }),
+            ),
+            (
+                "the recorded Stop says who runs",
+                envelope(
+                    json!({"hook_event_name": "Stop", "background_tasks": [
+                        {"id": "tv3s1076c", "type": "teammate", "status": "running"},
+                        {"id": "sh1", "type": "shell", "status": "running"},
+                        {"id": "old", "type": "subagent", "status": "completed"}]}),
+                    &[],
+                ),
+                Some(TeamEvent::Running { teammates: ["tv3s1076c".to_owned()].into() }),
+            ),
+            (
+                "the session ends",
+                envelope(json!({"hook_event_name": "SessionEnd", "reason": "exit"}), &[]),
+                Some(TeamEvent::Reset),
+            ),
+            (
+                "a failed turn leaves the team to the gate",
+                envelope(json!({"hook_event_name": "StopFailure", "error": "overloaded"}), &[]),
+                None,
+            ),
+        ];
+        for (name, envelope, expected) in cases {
+            let event = HookEvent::parse(&envelope.payload);
+            assert_eq!(team_event(&event, &envelope), expected, "{name}");
+        }
+        let failed = HookEvent::parse(&json!({"hook_event_name": "StopFailure", "error": "overloaded"}));
+        assert_eq!(turn_end(&failed), Some(TurnEnd::Error));
+        assert_eq!(turn_end(&HookEvent::parse(&json!({"hook_event_name": "Stop"}))), Some(TurnEnd::Success));
+        assert_eq!(turn_end(&HookEvent::SessionStart), None);
     }
 }

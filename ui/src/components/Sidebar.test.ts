@@ -25,13 +25,13 @@ describe('sidebar', () => {
     expect(silent.getAttribute('data-status')).toBe('silent');
     expect(silent.getAttribute('title')).toMatch(/^No hook events from this agent yet/);
 
-    backend.setAgentStatus({ session_id: session.id, status: 'working', last_event_at: 1000 });
+    backend.setAgentStatus({ session_id: session.id, status: 'working', last_event_at: 1000, team: null, agent_name: null, agent_type: null });
     await tick();
     const chip = within(entryOf(session.id)).getByTestId('agent-status');
     expect(chip.getAttribute('data-status')).toBe('working');
     expect(chip.getAttribute('title')).toMatch(/^Hook events arrive/);
 
-    backend.setAgentStatus({ session_id: session.id, status: 'attention', last_event_at: 2000 });
+    backend.setAgentStatus({ session_id: session.id, status: 'attention', last_event_at: 2000, team: null, agent_name: null, agent_type: null });
     await tick();
     expect(within(entryOf(session.id)).getByTestId('agent-status').textContent).toBe('needs you');
   });

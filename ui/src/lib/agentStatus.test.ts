@@ -8,6 +8,9 @@ const info = (session_id: string, status: AgentStatusInfo['status'], last_event_
   session_id,
   status,
   last_event_at,
+  team: null,
+  agent_name: null,
+  agent_type: null,
 });
 
 describe('agent status', () => {
@@ -37,5 +40,12 @@ describe('agent status', () => {
     expect(hooksTitle(undefined, at)).toMatch(/^No hook events from this agent yet/);
     expect(hooksTitle(info(S1, 'waiting', null), at)).toMatch(/^No hook events from this agent yet/);
     expect(hooksTitle(info(S1, 'waiting', 42), at)).toBe('Hook events arrive (last at t42)');
+    const lead = { ...info(S1, 'working', 42), team: { name: 'parsers', active: 2 }, agent_name: 'planner' };
+    expect(hooksTitle(lead, at)).toBe(
+      'Hook events arrive (last at t42)\nIt calls itself planner\nLeads the team parsers: 2 teammates at work; its task completes once they are done',
+    );
+    expect(hooksTitle({ ...lead, team: { name: 'parsers', active: 0 }, agent_name: null }, at)).toBe(
+      'Hook events arrive (last at t42)\nLeads the team parsers: no teammate at work',
+    );
   });
 });

@@ -34,5 +34,13 @@ export function hooksTitle(info: AgentStatusInfo | undefined, formatTime: (at: n
   if (!info || info.last_event_at === null) {
     return 'No hook events from this agent yet, so its status is unknown (for Codex, trust the hooks it shows for review)';
   }
-  return `Hook events arrive (last at ${formatTime(info.last_event_at)})`;
+  const lines = [`Hook events arrive (last at ${formatTime(info.last_event_at)})`];
+  const who = [info.agent_name, info.agent_type].filter(Boolean).join(', ');
+  if (who) lines.push(`It calls itself ${who}`);
+  if (info.team) {
+    const { name, active } = info.team;
+    const at = active === 0 ? 'no teammate at work' : active === 1 ? '1 teammate at work' : `${active} teammates at work`;
+    lines.push(`Leads the team ${name}: ${at}${active > 0 ? '; its task completes once they are done' : ''}`);
+  }
+  return lines.join('\n');
 }

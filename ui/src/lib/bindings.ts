@@ -375,11 +375,31 @@ keep: boolean, started_at: number, state: DelegationState, };
 
 export type AgentStatus = "waiting" | "working" | "attention" | "done" | "exited";
 
+export type TeamInfo = { 
+/**
+ * The agent's own name for it (`CLAUDE_CODE_TEAM_NAME`, or the name its
+ * events give).
+ */
+name: string, 
+/**
+ * Teammates still at work (its own and those the app started for it).
+ */
+active: number, };
+
 export type AgentStatusInfo = { session_id: SessionId, status: AgentStatus, 
 /**
  * When the last hook event arrived; none if hooks never reported.
  */
-last_event_at: number | null, };
+last_event_at: number | null, 
+/**
+ * The team it leads, once it has formed one: the gate's inputs.
+ */
+team: TeamInfo | null, 
+/**
+ * Who the agent's own environment says it is (`CLAUDE_CODE_AGENT_NAME`
+ * and `CLAUDE_CODE_AGENT_TYPE`, as its hooks forward them).
+ */
+agent_name: string | null, agent_type: string | null, };
 
 export type BackgroundTask = { id: string, type: string, status: string, };
 

@@ -36,6 +36,25 @@ pub struct AgentStatusInfo {
     pub status: AgentStatus,
     /// When the last hook event arrived; none if hooks never reported.
     pub last_event_at: Option<Millis>,
+    /// The team it leads, once it has formed one: the gate's inputs.
+    #[serde(default)]
+    pub team: Option<TeamInfo>,
+    /// Who the agent's own environment says it is (`CLAUDE_CODE_AGENT_NAME`
+    /// and `CLAUDE_CODE_AGENT_TYPE`, as its hooks forward them).
+    #[serde(default)]
+    pub agent_name: Option<String>,
+    #[serde(default)]
+    pub agent_type: Option<String>,
+}
+
+/// A lead's team as the completion gate sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TeamInfo {
+    /// The agent's own name for it (`CLAUDE_CODE_TEAM_NAME`, or the name its
+    /// events give).
+    pub name: String,
+    /// Teammates still at work (its own and those the app started for it).
+    pub active: u32,
 }
 
 /// Something that happened in the engine, reported through the

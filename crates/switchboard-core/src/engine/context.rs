@@ -36,6 +36,8 @@ pub(crate) enum Follow {
     Report { session: SessionId, report: Report },
     /// The lead's teammates are all done: a task it held may complete.
     TeamSettled { lead: SessionId },
+    /// The agent's turn ended in an error: its task ends with it.
+    TurnFailed { session: SessionId, error: String },
 }
 
 /// A completion report's fields, as a task's end needs them.

@@ -53,6 +53,8 @@ pub(crate) struct HookRecord {
     pub needs_user: BTreeSet<SignalId>,
     /// Its task completed, with nothing begun since.
     pub task_done: bool,
+    /// Who the agent's environment says it is (team, agent id, name, type).
+    pub identity: std::collections::BTreeMap<String, String>,
 }
 
 /// The signal protocols' memory of a session.

@@ -157,6 +157,7 @@ impl EngineState {
                 }
                 Follow::Report { session, report } => self.tasks.report_arrived(&mut self.cx, &session, report),
                 Follow::TeamSettled { lead } => self.tasks.team_settled(&mut self.cx, &lead),
+                Follow::TurnFailed { session, error } => self.tasks.turn_failed(&mut self.cx, &session, &error),
             }
         }
     }

@@ -10,7 +10,7 @@ use switchboard_protocol::{SessionId, SignalId};
 
 use super::context::{Ctx, Follow};
 use super::sessions::{SessionEntry, Sessions};
-use crate::api::{AgentStatusInfo, EngineEvent, Millis};
+use crate::api::{AgentStatusInfo, EngineEvent, Millis, TeamInfo};
 use crate::session::Control;
 
 /// The status shown for a session whose hooks have reported.
@@ -22,7 +22,18 @@ pub(crate) fn shown(entry: &SessionEntry) -> Option<AgentStatusInfo> {
         needs_user: !entry.hooks.needs_user.is_empty(),
         task_done: entry.hooks.task_done,
     });
-    Some(AgentStatusInfo { status, ..from_hooks.clone() })
+    let identity = |name: &str| entry.hooks.identity.get(name).cloned();
+    let team = entry.team.team_name.as_ref().map(|name| TeamInfo {
+        name: identity("CLAUDE_CODE_TEAM_NAME").unwrap_or_else(|| name.clone()),
+        active: entry.team.active_count() as u32,
+    });
+    Some(AgentStatusInfo {
+        status,
+        team,
+        agent_name: identity("CLAUDE_CODE_AGENT_NAME"),
+        agent_type: identity("CLAUDE_CODE_AGENT_TYPE"),
+        ..from_hooks.clone()
+    })
 }
 
 /// Every session's shown status.
@@ -50,7 +61,14 @@ pub(crate) fn set_from_hooks(cx: &mut Ctx, id: &SessionId, status: AgentStatus, 
         // Something new begins: a completed task is no longer the news.
         entry.hooks.task_done = false;
     }
-    entry.hooks.status = Some(AgentStatusInfo { session_id: id.clone(), status, last_event_at: Some(at) });
+    entry.hooks.status = Some(AgentStatusInfo {
+        session_id: id.clone(),
+        status,
+        last_event_at: Some(at),
+        team: None,
+        agent_name: None,
+        agent_type: None,
+    });
     publish(cx, id);
     tell_busy(cx, id, status);
 }
@@ -126,10 +144,20 @@ pub(crate) fn reconcile_all(cx: &mut Ctx, idle: Millis, now: Millis) {
     }
 }
 
-/// A session ended: what its hooks said is over, and an agent whose hooks
-/// reported is now shown Exited.
+/// The session's team starts over (a new task begins in it).
+pub(crate) fn team_reset(cx: &mut Ctx, id: &SessionId) {
+    let Some(entry) = cx.sessions.get_mut(id) else { return };
+    if entry.team != Default::default() {
+        entry.team.apply(TeamEvent::Reset);
+        publish(cx, id);
+    }
+}
+
+/// A session ended: what its hooks said is over, its team with it, and an
+/// agent whose hooks reported is now shown Exited.
 pub(crate) fn session_ended(cx: &mut Ctx, id: &SessionId) {
     let Some(entry) = cx.sessions.get_mut(id) else { return };
+    entry.team.apply(TeamEvent::Reset);
     let last = std::mem::take(&mut entry.hooks).status;
     if let Some(last) = last {
         cx.emit(EngineEvent::AgentStatusChanged { status: AgentStatusInfo { status: AgentStatus::Exited, ..last } });

@@ -6,15 +6,14 @@ use std::path::{Path, PathBuf};
 
 use switchboard_protocol::signal::teach::{PROTOCOL_FILE, protocol_text};
 
-use crate::error::EngineError;
 
 /// Writes (or refreshes) the protocol file in `workspace`. Only inside it:
 /// its folder is made if missing (the workspace itself never is), and a
 /// folder or file an agent replaced with a link is refused, not followed.
-pub fn write_protocol_file(workspace: &Path) -> Result<PathBuf, EngineError> {
+pub fn write_protocol_file(workspace: &Path) -> std::io::Result<PathBuf> {
     let path = workspace.join(PROTOCOL_FILE);
     let dir = path.parent().expect("the protocol file is in a folder");
-    let failed = |e: std::io::Error| EngineError::io(format!("writing {}", path.display()), e);
+    let failed = |e: std::io::Error| std::io::Error::new(e.kind(), format!("writing {}: {e}", path.display()));
     match std::fs::create_dir(dir) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(failed(e)),
         _ => {}
@@ -49,6 +48,18 @@ pub fn write_protocol_file(workspace: &Path) -> Result<PathBuf, EngineError> {
         return Err(failed(e));
     }
     Ok(path)
+}
+
+/// Writes the protocol file into the workspace; false (said in the log) if
+/// it cannot be: the agent's task is then given without pointing to it.
+pub fn teach_workspace(workspace: &Path) -> bool {
+    match write_protocol_file(workspace) {
+        Ok(_) => true,
+        Err(error) => {
+            tracing::warn!(%error, "the signal protocols could not be written into the workspace");
+            false
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use switchboard_protocol::SessionId;
 use switchboard_protocol::hook::{
     AgentStatus, HookEnvelope, HookEvent, hook_conversation, is_side_thread, next_status,
 };
-use switchboard_protocol::team::{Emit, TeamEvent, TurnEnd, gate};
+use switchboard_protocol::team::{Emit, gate, team_event, turn_end};
 
 use super::context::{Ctx, Follow};
 use super::status;
@@ -68,6 +68,11 @@ pub(crate) struct HookDesk {
     quarantined: usize,
 }
 
+/// The variables of the agent's environment, forwarded by its hooks, that
+/// say who it is: kept and shown.
+const IDENTITY_ENV: [&str; 4] =
+    ["CLAUDE_CODE_TEAM_NAME", "CLAUDE_CODE_AGENT_ID", "CLAUDE_CODE_AGENT_NAME", "CLAUDE_CODE_AGENT_TYPE"];
+
 impl HookDesk {
     pub fn new(permission_wait: Duration) -> Self {
         HookDesk { permissions: Vec::new(), next_permission: 0, permission_wait, refused: 0, quarantined: 0 }
@@ -100,14 +105,27 @@ impl HookDesk {
             return Ok(());
         }
         let entry = cx.sessions.get_mut(&session_id).expect("known above");
+        // What the agent's environment says of it (its team, its name) is kept.
+        entry.hooks.identity.extend(
+            envelope
+                .env
+                .iter()
+                .filter(|(name, _)| IDENTITY_ENV.contains(&name.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         if let Some(team_event) = team_event(&event, envelope) {
             entry.team.apply(team_event);
         }
-        // A turn that ends while teammates work leaves the lead shown as
-        // working (and its task open); one that ends without lets the task
-        // complete.
-        let team_done =
-            matches!(event, HookEvent::Stop { .. }) && gate(&entry.team, TurnEnd::Success) == [Emit::Complete];
+        // The gate, at every turn end: one that ends while teammates work
+        // leaves the lead shown as working (and its task open); one that ends
+        // without lets the task complete; one that ends in error ends its
+        // task in error, never held by the team.
+        let gated = turn_end(&event).map(|turn| gate(&entry.team, turn));
+        let team_done = gated.as_deref() == Some(&[Emit::Complete][..]);
+        let turn_failed = match (&event, &gated) {
+            (HookEvent::StopFailure { error, .. }, Some(emits)) if emits.contains(&Emit::Error) => Some(error.clone()),
+            _ => None,
+        };
         if entry.is_running() {
             let current = entry.hooks.status.as_ref().map_or(AgentStatus::Waiting, |s| s.status);
             let begins = matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit);
@@ -115,6 +133,9 @@ impl HookDesk {
         }
         if let Some(text) = event.assistant_text() {
             cx.follow(Follow::AgentText { session: session_id.clone(), text: text.to_owned() });
+        }
+        if let Some(error) = turn_failed {
+            cx.follow(Follow::TurnFailed { session: session_id.clone(), error });
         }
         if team_done {
             cx.follow(Follow::TeamSettled { lead: session_id });
@@ -238,40 +259,4 @@ fn log_hook(cx: &Ctx, session_id: &SessionId, envelope: &HookEnvelope, event: &H
         EngineError::from(error)
     })?;
     Ok(())
-}
-
-/// What a hook event means for the sending session's team: Claude Code's
-/// Agent tool spawning a named or background teammate counts from the
-/// request; an idle teammate is done; a Stop's `background_tasks` is the
-/// truth about who still runs.
-fn team_event(event: &HookEvent, envelope: &HookEnvelope) -> Option<TeamEvent> {
-    match event {
-        HookEvent::PreToolUse { tool_name, tool_use_id, tool_input } if tool_name == "Agent" || tool_name == "Task" => {
-            let name = tool_input.get("name").and_then(|n| n.as_str());
-            let background = tool_input.get("run_in_background").and_then(|b| b.as_bool()).unwrap_or(false);
-            if name.is_none() && !background {
-                return None;
-            }
-            let teammate = name.map(str::to_owned).or_else(|| tool_use_id.clone())?;
-            let lead = envelope
-                .payload
-                .get("session_id")
-                .and_then(|s| s.as_str())
-                .or(envelope.session_id.as_deref())
-                .unwrap_or_default();
-            let team_name = format!("session-{}", lead.get(..8).unwrap_or(lead));
-            Some(TeamEvent::SpawnRequested { teammate, team_name })
-        }
-        HookEvent::TeammateIdle { teammate_name: Some(name), .. } => Some(TeamEvent::Gone { teammate: name.clone() }),
-        HookEvent::Stop { background_tasks: Some(tasks), .. } => Some(TeamEvent::Running {
-            teammates: tasks
-                .iter()
-                // Teammates and background subagents; not background shells.
-                .filter(|t| matches!(t.kind.as_str(), "teammate" | "subagent"))
-                .filter(|t| matches!(t.status.as_str(), "running" | "pending"))
-                .map(|t| t.id.clone())
-                .collect(),
-        }),
-        _ => None,
-    }
 }

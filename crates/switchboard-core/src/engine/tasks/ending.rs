@@ -187,6 +187,15 @@ impl TaskDesk {
         }
     }
 
+    /// The agent in `session` ended its turn in an error: the task it works
+    /// on fails with it, whatever its team does (the gate's Error, then
+    /// Complete).
+    pub fn turn_failed(&mut self, cx: &mut Ctx, session: &SessionId, error: &str) {
+        let Some(profile_id) = self.working_in(session) else { return };
+        let reason = format!("the agent's turn ended in an error: {error}");
+        self.begin_fallback(cx, &profile_id, TaskState::Failed, reason, false);
+    }
+
     /// Finishes the profile's task if what has arrived meets its rule: the
     /// result is the summary file, or one made from the report.
     fn settle(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {

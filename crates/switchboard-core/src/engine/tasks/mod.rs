@@ -341,6 +341,8 @@ impl TaskDesk {
             None => cx.start_session(profile_id, TermSize::DEFAULT, None)?.id,
         };
 
+        // A new task: the team of the one before is over.
+        super::status::team_reset(cx, &session_id);
         task.start(session_id.clone(), now());
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskStarted);
@@ -358,7 +360,7 @@ impl TaskDesk {
         // An agent taught the signal protocols finds them in its workspace; the
         // typed task says where, with its id.
         let agent_id = session_id.to_string();
-        let taught = profile.spec.signal_protocols && teach_protocols(&workspace);
+        let taught = profile.spec.signal_protocols && crate::tasks::teach::teach_workspace(&workspace);
         let brief = Brief {
             instruction: &task.spec.instruction,
             context_files: &context_files,
@@ -465,18 +467,6 @@ fn emit_queue(cx: &Ctx, status: Result<QueueStatus, EngineError>) {
 fn log_task(cx: &Ctx, task: &TaskInfo, kind: LogKind) {
     if let Err(error) = cx.store.append_task_event(now(), task.session_id(), Some(&task.id), &kind) {
         tracing::error!(task = %task.id, %error, "logging a task event failed");
-    }
-}
-
-/// Writes the protocol file into the workspace; false (said in the log) if
-/// it cannot be: the task is then given without pointing to it.
-pub(crate) fn teach_protocols(workspace: &Path) -> bool {
-    match crate::tasks::teach::write_protocol_file(workspace) {
-        Ok(_) => true,
-        Err(error) => {
-            tracing::warn!(%error, "the signal protocols could not be written into the workspace");
-            false
-        }
     }
 }
 
