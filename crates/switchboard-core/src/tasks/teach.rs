@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use switchboard_protocol::signal::teach::{PROTOCOL_FILE, protocol_text};
 
-
 /// Writes (or refreshes) the protocol file in `workspace`. Only inside it:
 /// its folder is made if missing (the workspace itself never is), and a
 /// folder or file an agent replaced with a link is refused, not followed.
