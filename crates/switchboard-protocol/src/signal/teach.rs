@@ -3,7 +3,7 @@
 //! channel (Claude Code's appended system prompt, Codex's developer
 //! instructions) and in a protocol file in the workspace that each typed
 //! task points to. The texts here hold the markers; they are never typed.
-//! What is typed holds none ([`pointer`], and anything passed through
+//! What is typed holds none ([`pointer()`], and anything passed through
 //! [`defuse`]).
 
 use super::SignalKind;
