@@ -107,16 +107,24 @@ pub struct Reply {
     pub blocks: Vec<Block>,
     /// Answer only once this turns true.
     pub hold: Option<watch::Receiver<bool>>,
+    /// Answer with this HTTP error status and message instead (an API
+    /// error the agent does not retry, for a 4xx).
+    pub failure: Option<(u16, String)>,
 }
 
 impl Reply {
     pub fn text(text: impl Into<String>) -> Reply {
-        Reply { blocks: vec![Block::Text(text.into())], hold: None }
+        Reply { blocks: vec![Block::Text(text.into())], hold: None, failure: None }
     }
 
     pub fn tools(calls: impl IntoIterator<Item = (&'static str, Value)>) -> Reply {
         let blocks = calls.into_iter().map(|(name, input)| Block::Tool { name: name.into(), input }).collect();
-        Reply { blocks, hold: None }
+        Reply { blocks, hold: None, failure: None }
+    }
+
+    /// The API refuses the request with `status` (in each wire's error shape).
+    pub fn failure(status: u16, message: impl Into<String>) -> Reply {
+        Reply { blocks: Vec::new(), hold: None, failure: Some((status, message.into())) }
     }
 
     pub fn held_until(mut self, gate: watch::Receiver<bool>) -> Reply {
@@ -198,6 +206,13 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Respons
     state.requests.lock().unwrap().push(request);
     if let Some(mut gate) = reply.hold.clone() {
         gate.wait_for(|open| *open).await.ok();
+    }
+    if let Some((status, message)) = &reply.failure {
+        let body = match state.wire {
+            Wire::Anthropic => json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
+            Wire::OpenAiResponses => json!({"error": {"type": "invalid_request_error", "message": message}}),
+        };
+        return Ok(respond(*status, "application/json", body.to_string()));
     }
     let id = state.next_id.fetch_add(1, Ordering::Relaxed);
     Ok(match (state.wire, streamed) {

@@ -615,3 +615,29 @@ async fn codex_taught_the_protocols_asks_and_reports_through_them() {
     let profile = rig.codex().await;
     taught_protocol_runs_through(rig, profile).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_turn_the_api_refuses_fails_its_task_through_stop_failure() {
+    let script = |_workspace: PathBuf| {
+        |request: &ModelRequest| {
+            if request.latest_user_text().contains("FAIL-TURN") {
+                Reply::failure(400, "prompt is too long")
+            } else {
+                Reply::text("Ready.")
+            }
+        }
+    };
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    let profile = rig.claude_code().await;
+    let task = rig.submit(&profile, "FAIL-TURN: summarise the repository").await;
+    let session = rig.session_of(&task.id).await;
+    // Claude Code ends the turn with its StopFailure hook; the task fails
+    // with the API's error at once (before, it ran on to its time limit).
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Failed, "{done:?}");
+    let reason = done.reason().unwrap_or_default();
+    assert!(reason.contains("the agent's turn ended in an error") && reason.contains("prompt is too long"), "{reason}");
+    let hooks = rig.hooks(&session).await;
+    assert!(hooks.iter().any(|(name, _)| name == "StopFailure"), "{hooks:?}");
+    rig.t.engine.stop_session(session).await.unwrap();
+}
