@@ -8,6 +8,7 @@
 
 pub mod hook;
 mod ids;
+pub mod loops;
 pub mod signal;
 pub mod summary;
 pub mod team;

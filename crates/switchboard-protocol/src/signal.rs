@@ -264,6 +264,15 @@ struct PlainText {
     after_cr: bool,
 }
 
+/// `text` as a terminal would show it: escape sequences and controls
+/// removed, `\r` and `\r\n` as line ends.
+pub fn plain_text(text: &str) -> String {
+    let mut plain = PlainText { text: String::with_capacity(text.len()), after_cr: false };
+    let mut parser = vte::Parser::new();
+    parser.advance(&mut plain, text.as_bytes());
+    plain.text
+}
+
 /// Where a UTF-8 character cut short by the end of `bytes` starts (the
 /// length of `bytes` when none is).
 fn incomplete_utf8_start(bytes: &[u8]) -> usize {

@@ -1,0 +1,283 @@
+//! Loop mode's decisions: after each iteration (a fresh session of the agent
+//! working toward one goal), the judge says whether the loop is complete,
+//! stalled, cancelled or goes on; and which error patterns become
+//! guardrails. Pure functions over what the iteration left behind.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::signal::plain_text;
+
+/// The stop word a loop uses unless told otherwise.
+pub const DEFAULT_STOP_WORD: &str = "LOOP_COMPLETE";
+/// Iterations a loop may run unless told otherwise.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 10;
+/// Identical stop reasons in a row that make a loop stalled, unless told
+/// otherwise.
+pub const DEFAULT_STALL_AFTER: u32 = 5;
+/// Iterations an error line must appear in to become a guardrail.
+pub const GUARDRAIL_AFTER: usize = 3;
+
+/// How a loop runs and when it ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LoopSettings {
+    /// What the loop works toward (written into its anchor).
+    pub goal: String,
+    /// Written on a line of its own in `progress.md`, it ends the loop.
+    pub stop_word: String,
+    /// `<promise>TEXT</promise>` in the agent's last message ends the loop.
+    pub promise: Option<String>,
+    /// The loop ends when this many iterations have run.
+    pub max_iterations: u32,
+    /// This many identical stop reasons in a row stall the loop.
+    pub stall_after: u32,
+    /// Seconds an iteration may run; none: no limit.
+    pub iteration_time_limit_secs: Option<u32>,
+}
+
+impl LoopSettings {
+    /// A loop toward `goal` with the defaults.
+    pub fn new(goal: impl Into<String>) -> LoopSettings {
+        LoopSettings {
+            goal: goal.into(),
+            stop_word: DEFAULT_STOP_WORD.to_owned(),
+            promise: None,
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            stall_after: DEFAULT_STALL_AFTER,
+            iteration_time_limit_secs: None,
+        }
+    }
+}
+
+/// Why a loop is complete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Completion {
+    /// The stop word is in `progress.md`.
+    StopWord { word: String },
+    /// The agent's last message kept the promise.
+    Promise { text: String },
+    /// The cap on iterations was reached with the work not said done.
+    MaxIterations { max: u32 },
+}
+
+/// The judge's verdict after an iteration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    Complete {
+        why: Completion,
+    },
+    /// The last `repeated` iterations stopped for the same reason.
+    Stalled {
+        repeated: u32,
+        reason: String,
+    },
+    Continue,
+    Cancelled,
+}
+
+impl Verdict {
+    /// Whether the loop ends with it.
+    pub fn ends(&self) -> bool {
+        !matches!(self, Verdict::Continue)
+    }
+}
+
+/// What the judge sees after an iteration.
+#[derive(Debug, Clone, Copy)]
+pub struct Evidence<'a> {
+    /// The stop reasons of every iteration so far, oldest first, this one's
+    /// last.
+    pub stop_reasons: &'a [String],
+    /// `progress.md` as the agent left it (none: there is none).
+    pub progress: Option<&'a str>,
+    /// The agent's last message (its Stop event's, else the last lines it
+    /// printed).
+    pub last_message: &'a str,
+    /// Iterations run, this one included.
+    pub iterations: u32,
+    /// The user cancelled the loop.
+    pub cancelled: bool,
+}
+
+/// The judge. Cancelled wins; then the work said done (stop word, then
+/// promise), also when the cap is reached at the same time; then a stall
+/// (the agent is stuck, even on its last allowed iteration); then the cap.
+pub fn judge(settings: &LoopSettings, evidence: &Evidence<'_>) -> Verdict {
+    if evidence.cancelled {
+        return Verdict::Cancelled;
+    }
+    if evidence.progress.is_some_and(|progress| has_stop_word(progress, &settings.stop_word)) {
+        return Verdict::Complete { why: Completion::StopWord { word: settings.stop_word.clone() } };
+    }
+    if let Some(promise) = settings.promise.as_deref().filter(|p| kept_promise(evidence.last_message, p)) {
+        return Verdict::Complete { why: Completion::Promise { text: promise.to_owned() } };
+    }
+    if let Some(reason) = stalled(evidence.stop_reasons, settings.stall_after) {
+        return Verdict::Stalled { repeated: settings.stall_after, reason };
+    }
+    if evidence.iterations >= settings.max_iterations {
+        return Verdict::Complete { why: Completion::MaxIterations { max: settings.max_iterations } };
+    }
+    Verdict::Continue
+}
+
+/// A stop reason as compared: the text a terminal shows, its whitespace
+/// collapsed.
+pub fn normalize_reason(reason: &str) -> String {
+    plain_text(reason).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The stop word counts on a line of its own (Markdown emphasis, a heading
+/// or list mark, or code quotes around it allowed): the anchor and the
+/// agent's notes may mention it without ending the loop.
+fn has_stop_word(progress: &str, word: &str) -> bool {
+    let word = word.trim();
+    !word.is_empty()
+        && plain_text(progress)
+            .lines()
+            .any(|line| line.trim().trim_matches(|c: char| c.is_whitespace() || "*_#>-`.:!".contains(c)) == word)
+}
+
+/// `<promise>TEXT</promise>` in the message, however a terminal wrapped it
+/// (whitespace, line breaks inside the tag or the text, escapes).
+fn kept_promise(message: &str, promise: &str) -> bool {
+    let squeeze = |text: &str| text.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let promise = squeeze(promise);
+    !promise.is_empty() && squeeze(&plain_text(message)).contains(&format!("<promise>{promise}</promise>"))
+}
+
+/// The reason the last `after` iterations all stopped with, if they did.
+fn stalled(reasons: &[String], after: u32) -> Option<String> {
+    let after = after.max(1) as usize;
+    if reasons.len() < after {
+        return None;
+    }
+    let last: BTreeSet<String> = reasons[reasons.len() - after..].iter().map(|r| normalize_reason(r)).collect();
+    (last.len() == 1).then(|| last.into_iter().next().expect("one reason"))
+}
+
+/// Error lines that came back in at least [`GUARDRAIL_AFTER`] iterations
+/// and are not among the `known` guardrails yet: each, once, in the order
+/// first seen. An error line says error, failed, panicked, exception or
+/// traceback; numbers in it are ignored when comparing (line numbers,
+/// counts and times differ from run to run).
+pub fn new_guardrails(stop_reasons: &[String], known: &str) -> Vec<String> {
+    let key = |line: &str| {
+        let mut out = String::new();
+        for c in line.chars() {
+            if c.is_ascii_digit() {
+                if !out.ends_with('#') {
+                    out.push('#');
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let known: BTreeSet<String> = known.lines().map(|line| key(&normalize_reason(line))).collect();
+    let mut seen: BTreeMap<String, (usize, usize, String)> = BTreeMap::new();
+    for (iteration, reason) in stop_reasons.iter().enumerate() {
+        let lines: BTreeSet<String> =
+            plain_text(reason).lines().map(normalize_reason).filter(|l| is_error(l)).collect();
+        for line in lines {
+            let entry = seen.entry(key(&line)).or_insert((0, iteration, line));
+            entry.0 += 1;
+        }
+    }
+    let mut found: Vec<(usize, String)> = seen
+        .into_iter()
+        .filter(|(key, (count, ..))| *count >= GUARDRAIL_AFTER && !known.iter().any(|k| k.contains(key.as_str())))
+        .map(|(_, (_, first, line))| (first, line))
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, line)| line).collect()
+}
+
+fn is_error(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    ["error", "failed", "panicked", "exception", "traceback"].iter().any(|word| lower.contains(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reasons(list: &[&str]) -> Vec<String> {
+        list.iter().map(|r| r.to_string()).collect()
+    }
+
+    /// Every transition of the loop's state machine (spec §1) and of the
+    /// Stop event's processing (§2): the verdict for each situation.
+    #[test]
+    fn the_judge_names_why_a_loop_ends_or_goes_on() {
+        let settings = LoopSettings {
+            promise: Some("ALL TESTS PASS".into()),
+            max_iterations: 4,
+            stall_after: 3,
+            ..LoopSettings::new("Make the tests pass")
+        };
+        let stop_word = Verdict::Complete { why: Completion::StopWord { word: DEFAULT_STOP_WORD.into() } };
+        let promise = Verdict::Complete { why: Completion::Promise { text: "ALL TESTS PASS".into() } };
+        let max = Verdict::Complete { why: Completion::MaxIterations { max: 4 } };
+        let varied = reasons(&["fixed a", "fixed b"]);
+        let same = reasons(&["3 tests fail", "3 tests fail", "3 tests fail"]);
+        #[rustfmt::skip]
+        let cases: Vec<(&str, Vec<String>, Option<&str>, &str, u32, bool, Verdict)> = vec![
+            ("work goes on", varied.clone(), Some("- parser done\n"), "Fixed b.", 2, false, Verdict::Continue),
+            ("no progress file yet", varied.clone(), None, "Fixed b.", 2, false, Verdict::Continue),
+            ("stop word on its own line", varied.clone(), Some("notes\nLOOP_COMPLETE\n"), "", 2, false, stop_word.clone()),
+            ("stop word in emphasis", varied.clone(), Some("**LOOP_COMPLETE**"), "", 2, false, stop_word.clone()),
+            // The agent repeating its instructions is not the end.
+            ("stop word only mentioned", varied.clone(), Some("Write LOOP_COMPLETE here when done"), "", 2, false, Verdict::Continue),
+            ("stop word only in the message", varied.clone(), Some("- half"), "I will write LOOP_COMPLETE", 2, false, Verdict::Continue),
+            ("promise kept", varied.clone(), None, "Done. <promise>ALL TESTS PASS</promise>", 2, false, promise.clone()),
+            ("promise split by the terminal", varied.clone(), None, "Done. <prom\r\nise>ALL TESTS\r\n PASS</promise>", 2, false, promise.clone()),
+            ("promise in escapes", varied.clone(), None, "\u{1b}[1m<promise>ALL TESTS PASS</promise>\u{1b}[0m", 2, false, promise.clone()),
+            ("another promise", varied.clone(), None, "<promise>SOME TESTS PASS</promise>", 2, false, Verdict::Continue),
+            ("max reached", varied.clone(), None, "", 4, false, max.clone()),
+            ("max reached with the stop word", varied.clone(), Some("LOOP_COMPLETE"), "", 4, false, stop_word.clone()),
+            ("max reached with the promise", varied.clone(), None, "<promise>ALL TESTS PASS</promise>", 4, false, promise.clone()),
+            ("past max (after a restart)", varied.clone(), None, "", 5, false, max.clone()),
+            ("stalled", same.clone(), None, "", 3, false, Verdict::Stalled { repeated: 3, reason: "3 tests fail".into() }),
+            ("stalled on the last iteration", reasons(&["a", "x", "x", "x"]), None, "", 4, false, Verdict::Stalled { repeated: 3, reason: "x".into() }),
+            ("same once too few", reasons(&["a", "x", "x"]), None, "", 3, false, Verdict::Continue),
+            ("same after escapes and spaces", reasons(&["3 tests  fail\n", "\u{1b}[31m3 tests fail\u{1b}[0m", " 3 tests fail"]), None, "", 3, false,
+                Verdict::Stalled { repeated: 3, reason: "3 tests fail".into() }),
+            ("done while stalling", same.clone(), Some("LOOP_COMPLETE"), "", 3, false, stop_word.clone()),
+            ("cancelled", same.clone(), Some("LOOP_COMPLETE"), "", 4, true, Verdict::Cancelled),
+        ];
+        for (name, stop_reasons, progress, last_message, iterations, cancelled, expected) in cases {
+            let evidence = Evidence { stop_reasons: &stop_reasons, progress, last_message, iterations, cancelled };
+            assert_eq!(judge(&settings, &evidence), expected, "{name}");
+        }
+        assert!(!Verdict::Continue.ends() && Verdict::Cancelled.ends());
+    }
+
+    #[test]
+    fn an_error_back_three_times_becomes_a_guardrail_once() {
+        let seen = reasons(&[
+            "build ok\nerror[E0308]: mismatched types at src/lib.rs:10",
+            "test parser ... FAILED",
+            "error[E0308]: mismatched types at src/lib.rs:12\ntest parser ... FAILED",
+            "\u{1b}[31merror[E0308]: mismatched types at src/lib.rs:14\u{1b}[0m",
+            "Traceback (most recent call last)",
+        ]);
+        assert_eq!(new_guardrails(&seen, ""), ["error[E0308]: mismatched types at src/lib.rs:10"]);
+        // Twice is not yet a pattern; one known already is not added again.
+        assert_eq!(
+            new_guardrails(&seen[..4], "- error[E0308]: mismatched types at src/lib.rs:10\n"),
+            Vec::<String>::new()
+        );
+        let more = [seen.clone(), vec!["test parser ... FAILED".into()]].concat();
+        assert_eq!(
+            new_guardrails(&more, ""),
+            ["error[E0308]: mismatched types at src/lib.rs:10", "test parser ... FAILED"]
+        );
+        assert!(new_guardrails(&reasons(&["all good", "all good", "all good"]), "").is_empty(), "only errors");
+    }
+}
