@@ -207,6 +207,9 @@ fn is_error(line: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// (name, stop reasons, progress.md, last message, iterations, cancelled, verdict)
+    type Case<'a> = (&'a str, Vec<String>, Option<&'a str>, &'a str, u32, bool, Verdict);
+
     fn reasons(list: &[&str]) -> Vec<String> {
         list.iter().map(|r| r.to_string()).collect()
     }
@@ -227,7 +230,7 @@ mod tests {
         let varied = reasons(&["fixed a", "fixed b"]);
         let same = reasons(&["3 tests fail", "3 tests fail", "3 tests fail"]);
         #[rustfmt::skip]
-        let cases: Vec<(&str, Vec<String>, Option<&str>, &str, u32, bool, Verdict)> = vec![
+        let cases: Vec<Case> = vec![
             ("work goes on", varied.clone(), Some("- parser done\n"), "Fixed b.", 2, false, Verdict::Continue),
             ("no progress file yet", varied.clone(), None, "Fixed b.", 2, false, Verdict::Continue),
             ("stop word on its own line", varied.clone(), Some("notes\nLOOP_COMPLETE\n"), "", 2, false, stop_word.clone()),
