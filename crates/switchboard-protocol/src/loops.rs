@@ -103,6 +103,62 @@ pub struct Evidence<'a> {
     pub cancelled: bool,
 }
 
+/// The folder of the workspace the app owns, and a loop's files in it.
+pub const LOOP_DIR: &str = ".switchboard";
+pub const ANCHOR_FILE: &str = ".switchboard/anchor.md";
+pub const PROGRESS_FILE: &str = ".switchboard/progress.md";
+pub const GUARDRAILS_FILE: &str = ".switchboard/guardrails.md";
+
+/// The anchor the app writes for a loop: its goal and its rules.
+pub fn anchor_text(settings: &LoopSettings) -> String {
+    let mut out = format!(
+        "# Loop goal\n\n{}\n\n## Rules\n\n\
+         - Each iteration is a fresh session: you remember nothing of the ones before. Read \
+         `{PROGRESS_FILE}` first; it is the loop's memory.\n\
+         - Work toward the goal in small steps. Before you stop, add to `{PROGRESS_FILE}` what you \
+         did, what you learned and what comes next.\n\
+         - Read `{GUARDRAILS_FILE}` if it exists: mistakes earlier iterations made again and again.\n\
+         - When the goal is fully met, write `{}` on a line of its own at the end of `{PROGRESS_FILE}`. \
+         Do not write it before.\n",
+        settings.goal.trim(),
+        settings.stop_word.trim(),
+    );
+    if let Some(promise) = settings.promise.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+        out.push_str(&format!(
+            "- You may instead end your last message with `<promise>{promise}</promise>`, only when it is true.\n"
+        ));
+    }
+    out.push_str(&format!(
+        "- The loop stops after {} iterations, or when the same reason to stop comes back {} times in a row.\n",
+        settings.max_iterations, settings.stall_after
+    ));
+    out
+}
+
+/// What is typed to start an iteration: short, naming the loop's files (no
+/// signal marker: the terminal echoes it).
+pub fn iteration_prompt(iteration: u32, settings: &LoopSettings, guardrails: bool) -> String {
+    let mut out = format!(
+        "Loop iteration {iteration} of at most {}. Read {ANCHOR_FILE} for the goal and the rules, then {PROGRESS_FILE} \
+         for what earlier iterations did.",
+        settings.max_iterations
+    );
+    if guardrails {
+        out.push_str(&format!(" Mind the warnings in {GUARDRAILS_FILE}: they repeat mistakes made before."));
+    }
+    out.push_str(&format!(
+        " Work on the next step, then update {PROGRESS_FILE} before you stop; write {} there on a line of its own \
+         only when the goal is fully met.",
+        settings.stop_word.trim()
+    ));
+    out
+}
+
+/// Guardrails as lines to append to the guardrails file.
+pub fn guardrail_lines(found: &[String]) -> String {
+    found.iter().map(|line| format!("- Seen in 3 or more iterations: {line}\n")).collect()
+}
+
 /// The judge. Cancelled wins; then the work said done (stop word, then
 /// promise), also when the cap is reached at the same time; then a stall
 /// (the agent is stuck, even on its last allowed iteration); then the cap.
@@ -259,6 +315,33 @@ mod tests {
             assert_eq!(judge(&settings, &evidence), expected, "{name}");
         }
         assert!(!Verdict::Continue.ends() && Verdict::Cancelled.ends());
+    }
+
+    #[test]
+    fn the_loop_files_and_prompt_name_the_goal_the_stop_word_and_each_other() {
+        let settings =
+            LoopSettings { promise: Some("ALL TESTS PASS".into()), ..LoopSettings::new("Make the tests pass") };
+        let anchor = anchor_text(&settings);
+        assert!(anchor.starts_with("# Loop goal\n\nMake the tests pass\n"));
+        for needle in [
+            PROGRESS_FILE,
+            GUARDRAILS_FILE,
+            "`LOOP_COMPLETE` on a line of its own",
+            "<promise>ALL TESTS PASS</promise>",
+            "after 10 iterations",
+            "5 times",
+        ] {
+            assert!(anchor.contains(needle), "{needle}: {anchor}");
+        }
+        // The anchor mentions the stop word, but never on a line of its own.
+        assert!(!has_stop_word(&anchor, DEFAULT_STOP_WORD));
+        let prompt = iteration_prompt(3, &settings, false);
+        assert!(prompt.starts_with("Loop iteration 3 of at most 10. Read .switchboard/anchor.md"));
+        assert!(!prompt.contains(GUARDRAILS_FILE));
+        assert!(iteration_prompt(4, &settings, true).contains(GUARDRAILS_FILE));
+        assert!(crate::signal::scan_all(prompt.as_bytes()).is_empty());
+        assert!(!has_stop_word(&prompt, DEFAULT_STOP_WORD), "its echo does not end the loop");
+        assert_eq!(guardrail_lines(&["error: x".into()]), "- Seen in 3 or more iterations: error: x\n");
     }
 
     #[test]
