@@ -60,7 +60,7 @@ pub fn read_summary(workspace: &Path, task: &TaskId, cap: usize) -> std::io::Res
 
 /// The first `head` bytes of a regular file and, when it is longer than
 /// `head + tail`, its last `tail` bytes from the first line start in them.
-fn read_head_and_tail(path: &Path, head: usize, tail: usize) -> std::io::Result<String> {
+pub(crate) fn read_head_and_tail(path: &Path, head: usize, tail: usize) -> std::io::Result<String> {
     let (mut text, size, truncated) = read_capped(path, head.saturating_add(tail))?;
     if !truncated {
         return Ok(text);

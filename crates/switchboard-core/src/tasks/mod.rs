@@ -3,6 +3,6 @@
 
 pub mod artifacts;
 pub mod completion;
+pub mod owned;
 pub mod queue;
-pub mod teach;
 pub mod watch;

@@ -360,7 +360,7 @@ impl TaskDesk {
         // An agent taught the signal protocols finds them in its workspace; the
         // typed task says where, with its id.
         let agent_id = session_id.to_string();
-        let taught = profile.spec.signal_protocols && crate::tasks::teach::teach_workspace(&workspace);
+        let taught = profile.spec.signal_protocols && crate::tasks::owned::teach_workspace(&workspace);
         let brief = Brief {
             instruction: &task.spec.instruction,
             context_files: &context_files,
