@@ -84,6 +84,11 @@ uuid_id!(
     "signal"
 );
 uuid_id!(
+    /// A loop: an agent's fresh sessions toward one goal until it is done.
+    LoopId,
+    "loop"
+);
+uuid_id!(
     /// A task given to an agent. Its text names the summary file
     /// `summaries/<id>.md`, so the id must be (and is) a safe file name.
     TaskId,

@@ -13,7 +13,7 @@ pub mod signal;
 pub mod summary;
 pub mod team;
 
-pub use ids::{IdError, ProfileId, SessionId, SignalId, TaskId};
+pub use ids::{IdError, LoopId, ProfileId, SessionId, SignalId, TaskId};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

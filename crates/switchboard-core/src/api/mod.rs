@@ -7,6 +7,7 @@
 mod command;
 mod delegation;
 mod event;
+mod loops;
 mod profile;
 mod signal;
 mod storage;
@@ -15,6 +16,7 @@ mod task;
 pub use command::*;
 pub use delegation::*;
 pub use event::*;
+pub use loops::*;
 pub use profile::*;
 pub use signal::*;
 pub use storage::*;

@@ -34,6 +34,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0006_queue_order.sql")),
         M::up(include_str!("../../migrations/0007_delegations.sql")),
         M::up(include_str!("../../migrations/0008_protocols_taught.sql")),
+        M::up(include_str!("../../migrations/0009_loops.sql")),
     ])
 });
 

@@ -1,10 +1,10 @@
 //! Task queues and signals in the store.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use switchboard_protocol::{Priority, ProfileId, SessionId, SignalId, TaskId};
+use switchboard_protocol::{LoopId, Priority, ProfileId, SessionId, SignalId, TaskId};
 
 use super::{Result, Store, StoreError, parse_id, to_json};
-use crate::api::{Delegation, SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState};
+use crate::api::{Delegation, LoopInfo, LoopState, SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState};
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
      success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result, \
@@ -288,6 +288,56 @@ impl Store {
             skip_corrupt(row.map_err(StoreError::from).and_then(|record| {
                 serde_json::from_str(&record)
                     .map_err(|e| StoreError::Corrupt { what: "delegation", detail: e.to_string() })
+            }))
+        })
+        .collect()
+    }
+}
+
+impl Store {
+    // ---- loops ----
+
+    /// Inserts or replaces a loop's record.
+    pub fn save_loop(&self, info: &LoopInfo) -> Result<()> {
+        let state = match info.state {
+            LoopState::Active => "active",
+            LoopState::Complete { .. } => "complete",
+            LoopState::Stalled { .. } => "stalled",
+            LoopState::Cancelled { .. } => "cancelled",
+        };
+        self.exec(
+            "INSERT INTO loops (id, profile_id, state, created_at, record) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(id) DO UPDATE SET state = ?3, record = ?5",
+            params![info.id.to_string(), info.profile_id.to_string(), state, info.created_at, to_json(info)],
+        )?;
+        Ok(())
+    }
+
+    pub fn get_loop(&self, id: &LoopId) -> Result<Option<LoopInfo>> {
+        Ok(self.query_loops("id = ?1", [id.to_string()])?.pop())
+    }
+
+    /// The active loops (at work or waiting their turn), oldest first.
+    pub fn active_loops(&self) -> Result<Vec<LoopInfo>> {
+        self.query_loops("state = 'active'", [])
+    }
+
+    /// Active and stalled loops, and the `recent` most recent others, oldest first.
+    pub fn list_loops(&self, recent: usize) -> Result<Vec<LoopInfo>> {
+        self.query_loops(
+            "state IN ('active', 'stalled') OR id IN (SELECT id FROM loops WHERE state NOT IN ('active', 'stalled')
+             ORDER BY created_at DESC LIMIT ?1)",
+            [recent as i64],
+        )
+    }
+
+    fn query_loops(&self, filter: &str, params: impl rusqlite::Params) -> Result<Vec<LoopInfo>> {
+        let mut stmt =
+            self.conn.prepare(&format!("SELECT record FROM loops WHERE {filter} ORDER BY created_at, rowid"))?;
+        let rows = stmt.query_map(params, |row| row.get::<_, String>(0))?;
+        rows.filter_map(|row| {
+            skip_corrupt(row.map_err(StoreError::from).and_then(|record| {
+                serde_json::from_str(&record).map_err(|e| StoreError::Corrupt { what: "loop", detail: e.to_string() })
             }))
         })
         .collect()

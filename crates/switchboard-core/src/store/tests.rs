@@ -140,7 +140,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 8);
+    assert_eq!(store.schema_version().unwrap(), 9);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -328,4 +328,56 @@ fn a_delegation_is_at_work_until_its_outcome_and_then_listed_among_the_recent() 
     assert_eq!(store.list_delegations(10).unwrap(), vec![reported.clone(), second.clone()]);
     assert_eq!(store.list_delegations(0).unwrap(), vec![second], "finished ones past the recent are left out");
     assert_eq!(store.delegation_of(&SessionId::new()).unwrap(), None);
+}
+
+#[test]
+fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
+    use crate::api::{Iteration, IterationOutcome, LoopInfo, LoopState, kept_stop_reason};
+    use switchboard_protocol::LoopId;
+    use switchboard_protocol::loops::{Completion, LoopSettings, Verdict};
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("looper");
+    store.insert_profile(&p).unwrap();
+    let new_loop = |at: i64| LoopInfo {
+        id: LoopId::new(),
+        profile_id: p.id.clone(),
+        settings: LoopSettings::new("Make the tests pass"),
+        created_at: at,
+        state: LoopState::Active,
+        iterations: Vec::new(),
+    };
+    let (mut first, second, mut third) = (new_loop(1), new_loop(2), new_loop(3));
+    let ended = |number, reason: &str, verdict| Iteration {
+        number,
+        task_id: None,
+        session_id: Some(SessionId::new()),
+        started_at: 10,
+        outcome: IterationOutcome::Ended { at: 20, stop_reason: reason.into(), verdict },
+    };
+    first.iterations = vec![
+        ended(1, "3 tests fail", Verdict::Continue),
+        Iteration { outcome: IterationOutcome::Interrupted { at: 30 }, ..ended(2, "", Verdict::Continue) },
+        ended(3, "all pass", Verdict::Complete { why: Completion::StopWord { word: "LOOP_COMPLETE".into() } }),
+    ];
+    first.state = LoopState::Complete { at: 40, why: Completion::StopWord { word: "LOOP_COMPLETE".into() } };
+    third.state = LoopState::Stalled { at: 50, repeated: 5, reason: "3 tests fail".into() };
+    for info in [&first, &second, &third] {
+        store.save_loop(info).unwrap();
+    }
+    assert_eq!(store.get_loop(&first.id).unwrap().as_ref(), Some(&first));
+    assert_eq!(first.iterations_run(), 2, "an interrupted iteration does not count");
+    assert_eq!(first.stop_reasons(), ["3 tests fail", "all pass"]);
+    assert_eq!(store.active_loops().unwrap(), vec![second.clone()]);
+    assert_eq!(
+        store.list_loops(0).unwrap(),
+        vec![second.clone(), third.clone()],
+        "finished ones past the recent are left out"
+    );
+    assert_eq!(store.list_loops(5).unwrap(), vec![first.clone(), second, third]);
+
+    // A profile's loops go with it; a long stop reason keeps its end.
+    let long = format!("{}the last words", "x".repeat(10_000));
+    assert!(kept_stop_reason(&long).ends_with("the last words") && kept_stop_reason(&long).len() <= 4096);
+    store.delete_profile(&p.id).unwrap();
+    assert_eq!(store.list_loops(5).unwrap(), vec![]);
 }

@@ -1,0 +1,110 @@
+//! Loops as recorded: an agent's fresh sessions toward one goal, each
+//! iteration judged.
+
+use serde::{Deserialize, Serialize};
+use switchboard_protocol::loops::{Completion, LoopSettings, Verdict};
+use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
+use ts_rs::TS;
+
+use super::Millis;
+
+/// The most of an iteration's stop reason that is kept.
+pub const MAX_STOP_REASON_BYTES: usize = 4 * 1024;
+
+/// A loop and everything it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LoopInfo {
+    pub id: LoopId,
+    pub profile_id: ProfileId,
+    pub settings: LoopSettings,
+    pub created_at: Millis,
+    pub state: LoopState,
+    /// Oldest first; an iteration the app stopped during is kept, marked,
+    /// and run again under the next number.
+    pub iterations: Vec<Iteration>,
+}
+
+/// Where a loop stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum LoopState {
+    /// Waiting for its turn in the agent's queue, or at work.
+    Active,
+    Complete {
+        at: Millis,
+        why: Completion,
+    },
+    /// Stuck: the same stop reason `repeated` times. It can be resumed.
+    Stalled {
+        at: Millis,
+        repeated: u32,
+        reason: String,
+    },
+    Cancelled {
+        at: Millis,
+    },
+}
+
+/// One iteration: a fresh session of the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Iteration {
+    /// 1 for the first; an iteration run again after an interruption takes
+    /// the next number, and the interrupted one does not count.
+    pub number: u32,
+    pub task_id: Option<TaskId>,
+    pub session_id: Option<SessionId>,
+    pub started_at: Millis,
+    pub outcome: IterationOutcome,
+}
+
+/// How an iteration went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum IterationOutcome {
+    Running,
+    /// It ended (its turn, or its process); the judge said `verdict`.
+    Ended {
+        at: Millis,
+        stop_reason: String,
+        verdict: Verdict,
+    },
+    /// The app stopped (or crashed) during it: it does not count.
+    Interrupted {
+        at: Millis,
+    },
+}
+
+impl LoopInfo {
+    /// Iterations that count toward the cap: ended ones.
+    pub fn iterations_run(&self) -> u32 {
+        self.iterations.iter().filter(|i| matches!(i.outcome, IterationOutcome::Ended { .. })).count() as u32
+    }
+
+    /// The stop reasons of the ended iterations, oldest first.
+    pub fn stop_reasons(&self) -> Vec<String> {
+        self.iterations
+            .iter()
+            .filter_map(|i| match &i.outcome {
+                IterationOutcome::Ended { stop_reason, .. } => Some(stop_reason.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.state == LoopState::Active
+    }
+}
+
+/// A stop reason as kept: at most [`MAX_STOP_REASON_BYTES`], its end (the
+/// last words matter most), on a character boundary.
+pub fn kept_stop_reason(reason: &str) -> String {
+    if reason.len() <= MAX_STOP_REASON_BYTES {
+        return reason.to_owned();
+    }
+    let mut from = reason.len() - MAX_STOP_REASON_BYTES;
+    while !reason.is_char_boundary(from) {
+        from += 1;
+    }
+    reason[from..].to_owned()
+}
