@@ -9,3 +9,7 @@ CREATE TABLE loops (
     record     TEXT NOT NULL
 ) STRICT;
 CREATE INDEX loops_active ON loops(profile_id) WHERE state = 'active';
+-- A loop's iterations run as tasks of its agent's queue: which loop, which
+-- iteration.
+ALTER TABLE tasks ADD COLUMN loop_id TEXT;
+ALTER TABLE tasks ADD COLUMN loop_iteration INTEGER;

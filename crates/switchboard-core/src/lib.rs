@@ -25,9 +25,10 @@ pub mod validate;
 
 pub use api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState, EngineEvent,
-    ErrorCode, LogEntry, LogKind, Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
-    RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo,
-    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
+    ErrorCode, Iteration, IterationOutcome, LogEntry, LogKind, LoopInfo, LoopIteration, LoopState, Millis,
+    PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot,
+    SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted,
+    TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
 };
 pub use config::EngineConfig;
 pub use engine::{
@@ -37,5 +38,5 @@ pub use engine::{
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
-pub use switchboard_protocol::{AgentKind, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
-pub use switchboard_protocol::{hook, signal, summary, team};
+pub use switchboard_protocol::{AgentKind, LoopId, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
+pub use switchboard_protocol::{hook, loops, signal, summary, team};

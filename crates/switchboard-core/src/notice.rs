@@ -128,7 +128,8 @@ impl Notices {
             }
             EngineEvent::PermissionRequested { .. }
             | EngineEvent::PermissionClosed { .. }
-            | EngineEvent::DelegationChanged { .. } => None,
+            | EngineEvent::DelegationChanged { .. }
+            | EngineEvent::LoopChanged { .. } => None,
             EngineEvent::StorageChanged { problem } => {
                 let body = match problem.as_ref()? {
                     StorageProblem::Full => "The disk is full: free some space. Nothing is lost meanwhile.".to_owned(),

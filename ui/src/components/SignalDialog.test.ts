@@ -307,6 +307,7 @@ describe('completion report', () => {
       time_limit_secs: null,
       success_criteria: 'all parser tests pass',
       goals: null,
+      loop_iteration: null,
     };
     await backend.submitTask(spec);
     const signal = backend.raiseSignal(session.id, signalScan(completion({ status: 'partial' })), {

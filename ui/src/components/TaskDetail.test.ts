@@ -27,6 +27,7 @@ const spec = (profile_id: ProfileId, instruction: string): TaskSpec => ({
   time_limit_secs: null,
   success_criteria: null,
   goals: null,
+  loop_iteration: null,
 });
 
 async function openDetail(title: string) {

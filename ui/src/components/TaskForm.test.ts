@@ -14,6 +14,7 @@ const spec = (profile_id: string, instruction: string): TaskSpec => ({
   time_limit_secs: null,
   success_criteria: null,
   goals: null,
+  loop_iteration: null,
 });
 
 /** An app showing one agent's profile view (it has no sessions), with the task form open. */
@@ -54,6 +55,7 @@ describe('new task form', () => {
           time_limit_secs: 300,
           success_criteria: 'cargo test passes',
           goals: 'pasted YAML parses',
+          loop_iteration: null,
         },
       },
     ]);

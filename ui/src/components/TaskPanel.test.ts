@@ -15,6 +15,7 @@ const spec = (profile_id: ProfileId, instruction: string, priority: Priority = '
   time_limit_secs: null,
   success_criteria: null,
   goals: null,
+  loop_iteration: null,
 });
 
 const entries = () => screen.getAllByTestId('task-entry');

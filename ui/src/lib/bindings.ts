@@ -145,7 +145,11 @@ success_criteria: string | null,
 /**
  * What the work is for; named in the typed task.
  */
-goals: string | null, };
+goals: string | null, 
+/**
+ * The loop iteration this task runs (made by the loop, never submitted).
+ */
+loop_iteration: LoopIteration | null, };
 
 export type TaskState = "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
 
@@ -244,7 +248,11 @@ success_criteria: string | null,
 /**
  * What the work is for; named in the typed task.
  */
-goals: string | null, };
+goals: string | null, 
+/**
+ * The loop iteration this task runs (made by the loop, never submitted).
+ */
+loop_iteration: LoopIteration | null, };
 
 export type QueueStatus = { profile_id: ProfileId, paused: boolean, executing: boolean, current_task: TaskId | null, queued: number, };
 
@@ -343,6 +351,58 @@ merged: MergedResult | null,
  */
 actions: Array<SignalAction>, };
 
+export type LoopId = string;
+
+export type LoopSettings = { 
+/**
+ * What the loop works toward (written into its anchor).
+ */
+goal: string, 
+/**
+ * Written on a line of its own in `progress.md`, it ends the loop.
+ */
+stop_word: string, 
+/**
+ * `<promise>TEXT</promise>` in the agent's last message ends the loop.
+ */
+promise: string | null, 
+/**
+ * The loop ends when this many iterations have run.
+ */
+max_iterations: number, 
+/**
+ * This many identical stop reasons in a row stall the loop.
+ */
+stall_after: number, 
+/**
+ * Seconds an iteration may run; none: no limit.
+ */
+iteration_time_limit_secs: number | null, };
+
+export type Completion = { "by": "stop_word", word: string, } | { "by": "promise", text: string, } | { "by": "max_iterations", max: number, };
+
+export type Verdict = { "verdict": "complete", why: Completion, } | { "verdict": "stalled", repeated: number, reason: string, } | { "verdict": "continue" } | { "verdict": "cancelled" };
+
+export type LoopIteration = { loop_id: LoopId, number: number, };
+
+export type IterationOutcome = { "outcome": "running" } | { "outcome": "ended", at: number, stop_reason: string, verdict: Verdict, } | { "outcome": "interrupted", at: number, };
+
+export type Iteration = { 
+/**
+ * 1 for the first; an iteration run again after an interruption takes
+ * the next number, and the interrupted one does not count.
+ */
+number: number, task_id: TaskId | null, session_id: SessionId | null, started_at: number, outcome: IterationOutcome, };
+
+export type LoopState = { "state": "active" } | { "state": "complete", at: number, why: Completion, } | { "state": "stalled", at: number, repeated: number, reason: string, } | { "state": "cancelled", at: number, };
+
+export type LoopInfo = { id: LoopId, profile_id: ProfileId, settings: LoopSettings, created_at: number, state: LoopState, 
+/**
+ * Oldest first; an iteration the app stopped during is kept, marked,
+ * and run again under the next number.
+ */
+iterations: Array<Iteration>, };
+
 export type DelegationState = { "state": "working" } | { "state": "reported", at: number, status: string, } | { "state": "failed", at: number, how: string, };
 
 export type Delegation = { 
@@ -438,11 +498,11 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo };
 
-export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
+export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
  * The signal that has waited longest, to start with.
  */
@@ -520,6 +580,15 @@ export interface EngineCommands {
   listDelegations(): Promise<Array<Delegation>>;
   /** Whether a delegated agent keeps running after it reports (by default it ends, freeing its place among the agents running at once). */
   keepDelegate(sessionId: SessionId, keep: boolean): Promise<Delegation>;
+  /** Starts a loop on an agent: fresh sessions toward `settings.goal` until it is done, stalled or cancelled; its first iteration queues behind the agent's tasks. */
+  startLoop(profileId: ProfileId, settings: LoopSettings): Promise<LoopInfo>;
+  /** Active and stalled loops, and the most recent finished ones. */
+  listLoops(): Promise<Array<LoopInfo>>;
+  getLoop(loopId: LoopId): Promise<LoopInfo>;
+  /** Cancels an active or stalled loop, and its iteration waiting or at work. */
+  cancelLoop(loopId: LoopId): Promise<LoopInfo>;
+  /** Resumes a stalled loop: its next iteration goes first in the queue. */
+  resumeLoop(loopId: LoopId): Promise<LoopInfo>;
   /** Each session's agent status, for sessions whose hooks have reported. */
   listAgentStatus(): Promise<Array<AgentStatusInfo>>;
   /** Permission requests waiting for the user. */
@@ -557,6 +626,11 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     respondToSignal: async (signalId, response) => replyValue(await send({ type: "respond_to_signal", signal_id: signalId, response: response }), "signal"),
     listDelegations: async () => replyValue(await send({ type: "list_delegations" }), "delegations"),
     keepDelegate: async (sessionId, keep) => replyValue(await send({ type: "keep_delegate", session_id: sessionId, keep: keep }), "delegation"),
+    startLoop: async (profileId, settings) => replyValue(await send({ type: "start_loop", profile_id: profileId, settings: settings }), "loop"),
+    listLoops: async () => replyValue(await send({ type: "list_loops" }), "loops"),
+    getLoop: async (loopId) => replyValue(await send({ type: "get_loop", loop_id: loopId }), "loop"),
+    cancelLoop: async (loopId) => replyValue(await send({ type: "cancel_loop", loop_id: loopId }), "loop"),
+    resumeLoop: async (loopId) => replyValue(await send({ type: "resume_loop", loop_id: loopId }), "loop"),
     listAgentStatus: async () => replyValue(await send({ type: "list_agent_status" }), "agent_status"),
     listPermissionRequests: async () => replyValue(await send({ type: "list_permission_requests" }), "permission_requests"),
     decidePermission: async (requestId, allow, message) => replyValue(await send({ type: "decide_permission", request_id: requestId, allow: allow, message: message }), "unit"),
@@ -624,6 +698,16 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "delegations", value: await target.listDelegations() };
     case "keep_delegate":
       return { type: "delegation", value: await target.keepDelegate(command.session_id, command.keep) };
+    case "start_loop":
+      return { type: "loop", value: await target.startLoop(command.profile_id, command.settings) };
+    case "list_loops":
+      return { type: "loops", value: await target.listLoops() };
+    case "get_loop":
+      return { type: "loop", value: await target.getLoop(command.loop_id) };
+    case "cancel_loop":
+      return { type: "loop", value: await target.cancelLoop(command.loop_id) };
+    case "resume_loop":
+      return { type: "loop", value: await target.resumeLoop(command.loop_id) };
     case "list_agent_status":
       return { type: "agent_status", value: await target.listAgentStatus() };
     case "list_permission_requests":

@@ -31,6 +31,9 @@ import type {
   AppInfo,
   Delegation,
   EngineEvent,
+  LoopId,
+  LoopInfo,
+  LoopSettings,
   ErrorCode,
   LogEntry,
   LogKind,
@@ -665,6 +668,62 @@ export class FakeBackend implements Backend {
     return structuredClone(settled);
   }
 
+  readonly #loops = new Map<LoopId, LoopInfo>();
+  #nextLoop = 1;
+
+  async startLoop(profileId: ProfileId, settings: LoopSettings): Promise<LoopInfo> {
+    this.#record('start_loop', { profileId, settings });
+    this.#profile(profileId);
+    if (settings.goal.trim() === '') this.#fail('invalid_input', 'goal: say what the loop works toward', 'goal');
+    const info: LoopInfo = {
+      id: `loop-${this.#nextLoop++}`,
+      profile_id: profileId,
+      settings: structuredClone(settings),
+      created_at: this.#now(),
+      state: { state: 'active' },
+      iterations: [],
+    };
+    this.#putLoop(info);
+    return structuredClone(info);
+  }
+
+  async listLoops(): Promise<LoopInfo[]> {
+    this.#record('list_loops', {});
+    return [...this.#loops.values()].map((l) => structuredClone(l));
+  }
+
+  async getLoop(loopId: LoopId): Promise<LoopInfo> {
+    this.#record('get_loop', { loopId });
+    return structuredClone(this.#loop(loopId));
+  }
+
+  async cancelLoop(loopId: LoopId): Promise<LoopInfo> {
+    this.#record('cancel_loop', { loopId });
+    const info = this.#loop(loopId);
+    if (info.state.state !== 'active' && info.state.state !== 'stalled') this.#fail('invalid_input', 'loop_id: the loop has already ended', 'loop_id');
+    const cancelled: LoopInfo = { ...info, state: { state: 'cancelled', at: this.#now() } };
+    this.#putLoop(cancelled);
+    return structuredClone(cancelled);
+  }
+
+  async resumeLoop(loopId: LoopId): Promise<LoopInfo> {
+    this.#record('resume_loop', { loopId });
+    const info = this.#loop(loopId);
+    if (info.state.state !== 'stalled') this.#fail('invalid_input', 'loop_id: only a stalled loop resumes', 'loop_id');
+    const resumed: LoopInfo = { ...info, state: { state: 'active' } };
+    this.#putLoop(resumed);
+    return structuredClone(resumed);
+  }
+
+  #loop(loopId: LoopId): LoopInfo {
+    return this.#loops.get(loopId) ?? this.#fail('invalid_input', 'loop_id: there is no such loop', 'loop_id');
+  }
+
+  #putLoop(info: LoopInfo): void {
+    this.#loops.set(info.id, structuredClone(info));
+    this.emit({ type: 'loop_changed', info: structuredClone(info) });
+  }
+
   readonly #delegations = new Map<SessionId, Delegation>();
 
   async listDelegations(): Promise<Delegation[]> {
@@ -845,6 +904,7 @@ export class FakeBackend implements Backend {
       time_limit_secs: spec.time_limit_secs ?? this.#profile(spec.profile_id).task_time_limit_secs,
       success_criteria: optional(spec.success_criteria),
       goals: optional(spec.goals),
+      loop_iteration: spec.loop_iteration ?? null,
     };
   }
 
@@ -1014,6 +1074,7 @@ const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {
   time_limit_secs: null,
   success_criteria: null,
   goals: null,
+  loop_iteration: null,
 };
 
 /** A plausible completed result: the summary file as its first artifact, one deliverable. */

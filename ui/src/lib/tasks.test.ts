@@ -385,6 +385,7 @@ describe('the submit form', () => {
         time_limit_secs: null,
         success_criteria: 'tests pass',
         goals: null,
+        loop_iteration: null,
       },
     });
     const withGoals = taskSpecFromForm('p', { ...fields, goals: 'Users can paste YAML' });

@@ -450,6 +450,7 @@ export function taskSpecFromForm(profileId: ProfileId, fields: TaskFormFields): 
       time_limit_secs: limit.secs,
       success_criteria: optional(fields.successCriteria),
       goals: optional(fields.goals),
+      loop_iteration: null,
     },
   };
 }

@@ -23,6 +23,7 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     time_limit_secs: null,
     success_criteria: null,
     goals: null,
+    loop_iteration: null,
     ...overrides,
   };
 }

@@ -110,6 +110,19 @@ macro_rules! engine_commands {
                 session_id: switchboard_protocol::SessionId,
                 keep: bool,
             ) -> crate::api::Delegation;
+            /// Starts a loop on an agent: fresh sessions toward `settings.goal` until it is done,
+            /// stalled or cancelled; its first iteration queues behind the agent's tasks.
+            window now start_loop / StartLoop (
+                profile_id: switchboard_protocol::ProfileId,
+                settings: switchboard_protocol::loops::LoopSettings,
+            ) -> crate::api::LoopInfo;
+            /// Active and stalled loops, and the most recent finished ones.
+            window now list_loops / ListLoops () -> Vec<crate::api::LoopInfo>;
+            window now get_loop / GetLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
+            /// Cancels an active or stalled loop, and its iteration waiting or at work.
+            window now cancel_loop / CancelLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
+            /// Resumes a stalled loop: its next iteration goes first in the queue.
+            window now resume_loop / ResumeLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
             socket now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
@@ -225,6 +238,8 @@ replies! {
     crate::api::StorageStatus => Storage "storage",
     Vec<crate::api::Delegation> => Delegations "delegations",
     crate::api::Delegation => Delegation "delegation",
+    Vec<crate::api::LoopInfo> => Loops "loops",
+    crate::api::LoopInfo => Loop "loop",
 }
 
 impl IntoReply for () {
@@ -262,6 +277,8 @@ pub enum Reply {
     Storage(crate::api::StorageStatus),
     Delegations(Vec<crate::api::Delegation>),
     Delegation(crate::api::Delegation),
+    Loops(Vec<crate::api::LoopInfo>),
+    Loop(crate::api::LoopInfo),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

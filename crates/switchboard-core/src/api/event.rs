@@ -83,6 +83,10 @@ pub enum EngineEvent {
     SignalChanged {
         signal: SignalInfo,
     },
+    /// A loop started, ran an iteration, was judged, or ended.
+    LoopChanged {
+        info: crate::api::LoopInfo,
+    },
     /// A delegated agent started, reported, ended, or is kept.
     DelegationChanged {
         delegation: crate::api::Delegation,

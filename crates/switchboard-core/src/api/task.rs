@@ -34,6 +34,17 @@ pub struct TaskSpec {
     /// What the work is for; named in the typed task.
     #[serde(default)]
     pub goals: Option<String>,
+    /// The loop iteration this task runs (made by the loop, never submitted).
+    #[serde(default)]
+    pub loop_iteration: Option<LoopIteration>,
+}
+
+/// A loop's iteration, run as a task: a fresh session typed the iteration
+/// prompt, ended by its turn's end or its process's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LoopIteration {
+    pub loop_id: switchboard_protocol::LoopId,
+    pub number: u32,
 }
 
 impl TaskSpec {
@@ -50,6 +61,7 @@ impl TaskSpec {
             time_limit_secs: None,
             success_criteria: None,
             goals: None,
+            loop_iteration: None,
         }
     }
 }

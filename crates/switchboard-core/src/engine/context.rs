@@ -38,6 +38,10 @@ pub(crate) enum Follow {
     TeamSettled { lead: SessionId },
     /// The agent's turn ended in an error: its task ends with it.
     TurnFailed { session: SessionId, error: String },
+    /// The agent's turn ended (its Stop hook), with its last message.
+    TurnEnded { session: SessionId, last_message: Option<String> },
+    /// A loop iteration ended: for its loop's judge.
+    IterationEnded { iteration: crate::api::LoopIteration, stop_reason: String },
 }
 
 /// A completion report's fields, as a task's end needs them.

@@ -78,6 +78,9 @@ impl EngineState {
         // not wait for agents to spawn. Requests queue meanwhile and see them.
         self.start_on_launch();
         super::signals::recover_delegations(&mut self.cx);
+        if let Err(error) = self.tasks.recover_loops(&mut self.cx) {
+            tracing::error!(%error, "taking up the loops of the last run failed");
+        }
         self.tasks.pump_all(&mut self.cx);
         self.run_follows();
         let mut shutdown_waiters = Vec::new();
@@ -158,6 +161,12 @@ impl EngineState {
                 Follow::Report { session, report } => self.tasks.report_arrived(&mut self.cx, &session, report),
                 Follow::TeamSettled { lead } => self.tasks.team_settled(&mut self.cx, &lead),
                 Follow::TurnFailed { session, error } => self.tasks.turn_failed(&mut self.cx, &session, &error),
+                Follow::TurnEnded { session, last_message } => {
+                    self.tasks.turn_ended(&mut self.cx, &session, last_message.as_deref())
+                }
+                Follow::IterationEnded { iteration, stop_reason } => {
+                    self.tasks.iteration_ended(&mut self.cx, &iteration, &stop_reason)
+                }
             }
         }
     }
@@ -433,6 +442,38 @@ impl EngineState {
     ) -> Result<SignalInfo, EngineError> {
         let signal_id = &signal_id;
         self.signals.respond(&mut self.cx, signal_id, response)
+    }
+
+    // ---- loops ----
+
+    pub(super) fn start_loop(
+        &mut self,
+        profile_id: ProfileId,
+        settings: switchboard_protocol::loops::LoopSettings,
+    ) -> Result<crate::api::LoopInfo, EngineError> {
+        self.tasks.start_loop(&mut self.cx, &profile_id, settings)
+    }
+
+    pub(super) fn list_loops(&self) -> Result<Vec<crate::api::LoopInfo>, EngineError> {
+        self.tasks.list_loops(&self.cx)
+    }
+
+    pub(super) fn get_loop(&self, loop_id: switchboard_protocol::LoopId) -> Result<crate::api::LoopInfo, EngineError> {
+        self.tasks.get_loop(&self.cx, &loop_id)
+    }
+
+    pub(super) fn cancel_loop(
+        &mut self,
+        loop_id: switchboard_protocol::LoopId,
+    ) -> Result<crate::api::LoopInfo, EngineError> {
+        self.tasks.cancel_loop(&mut self.cx, &loop_id)
+    }
+
+    pub(super) fn resume_loop(
+        &mut self,
+        loop_id: switchboard_protocol::LoopId,
+    ) -> Result<crate::api::LoopInfo, EngineError> {
+        self.tasks.resume_loop(&mut self.cx, &loop_id)
     }
 
     pub(super) fn list_delegations(&self) -> Result<Vec<crate::api::Delegation>, EngineError> {

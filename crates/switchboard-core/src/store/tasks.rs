@@ -8,7 +8,7 @@ use crate::api::{Delegation, LoopInfo, LoopState, SignalInfo, SignalState, TaskI
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
      success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result, \
-     goals";
+     goals, loop_id, loop_iteration";
 
 /// The `sessions` columns in the order `run_from_row` reads them.
 impl Store {
@@ -363,7 +363,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
         conn.execute(
             &format!(
                 "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-                 ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+                 ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
                  ON CONFLICT(id) DO UPDATE SET priority = ?7, state = ?10, ord = ?11, session_id = ?12,
                  started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19"
             ),
@@ -388,6 +388,8 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
                 task.reason,
                 task.result.as_ref().map(to_json),
                 task.spec.goals,
+                task.spec.loop_iteration.as_ref().map(|i| i.loop_id.to_string()),
+                task.spec.loop_iteration.as_ref().map(|i| i.number),
             ],
         )?;
         Ok(())
@@ -410,6 +412,10 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
             time_limit_secs: Some(row.get(7)?),
             success_criteria: row.get(8)?,
             goals: row.get(19)?,
+            loop_iteration: match (row.get::<_, Option<String>>(20)?, row.get::<_, Option<u32>>(21)?) {
+                (Some(id), Some(number)) => Some(crate::api::LoopIteration { loop_id: parse_id(&id)?, number }),
+                _ => None,
+            },
         },
         state: TaskState::parse(&state).ok_or_else(|| corrupt(format!("state `{state}`")))?,
         order: row.get(10)?,

@@ -134,6 +134,9 @@ impl HookDesk {
         if let Some(text) = event.assistant_text() {
             cx.follow(Follow::AgentText { session: session_id.clone(), text: text.to_owned() });
         }
+        if let HookEvent::Stop { last_assistant_message, .. } = &event {
+            cx.follow(Follow::TurnEnded { session: session_id.clone(), last_message: last_assistant_message.clone() });
+        }
         if let Some(error) = turn_failed {
             cx.follow(Follow::TurnFailed { session: session_id.clone(), error });
         }

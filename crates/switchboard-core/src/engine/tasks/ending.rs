@@ -13,7 +13,7 @@ use super::rules::{self, SessionEndOutcome};
 use super::{Phase, TaskDesk, Work, interrupt, log_task, task_of};
 use crate::api::now;
 use crate::api::{LogKind, SessionState, TaskInfo, TaskResult, TaskState};
-use crate::engine::context::{Ctx, Report};
+use crate::engine::context::{Ctx, Follow, Report};
 use crate::engine::status;
 use crate::error::{EngineError, Responder};
 use crate::session::Control;
@@ -251,9 +251,39 @@ impl TaskDesk {
         }
     }
 
+    /// The agent in `session` ended its turn (its Stop hook): a loop
+    /// iteration it ran ends here, its last message the stop reason, and its
+    /// session is ended (the next iteration is a fresh one).
+    pub fn turn_ended(&mut self, cx: &mut Ctx, session: &SessionId, last_message: Option<&str>) {
+        let Some(profile_id) = self.working_in(session) else { return };
+        let work = self.work.get(&profile_id).expect("found above");
+        let (Some(iteration), Phase::Typed { .. }) = (work.iteration.clone(), work.phase) else { return };
+        let work = self.work.remove(&profile_id).expect("found above");
+        self.unwatch(&work.workspace);
+        let reason = last_message.unwrap_or_default().to_owned();
+        if let Ok(task) = task_of(cx, &work.task_id) {
+            let text = iteration_summary(&task, &reason);
+            let result = artifacts::collect_result(&work.workspace, &work.task_id, text, true);
+            self.finish(cx, task, TaskState::Completed, None, Some(result));
+        }
+        super::loops::end_session(cx, session);
+        cx.follow(Follow::IterationEnded { iteration, stop_reason: reason });
+        self.pump(cx, &profile_id);
+    }
+
     /// A session ended; a task it worked on ends with it.
     pub fn on_session_end(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
         let Some(profile_id) = self.working_in(session_id) else { return };
+        // A loop iteration whose process ended ends normally: its last lines
+        // are its stop reason (unless the app is quitting: then it was cut short).
+        if !self.quitting && self.work.get(&profile_id).is_some_and(|w| w.iteration.is_some()) {
+            let how = match exit {
+                SessionState::Killed { .. } if killed => "its session was stopped".to_owned(),
+                _ => "its process ended".to_owned(),
+            };
+            self.begin_fallback(cx, &profile_id, TaskState::Completed, how, false);
+            return;
+        }
         let typed = self.work.get(&profile_id).is_some_and(|work| !matches!(work.phase, Phase::Handed { .. }));
         let SessionEndOutcome { state, reason, fallback, pause_queue } =
             rules::on_session_end(self.quitting, typed, killed, exit);
@@ -315,6 +345,20 @@ impl TaskDesk {
         let mut work = self.work.remove(&profile_id).expect("found above");
         self.unwatch(&work.workspace);
         let Ok(task) = task_of(cx, task_id) else { return };
+        if let Some(iteration) = work.iteration.take() {
+            // A loop iteration: what it printed last is its stop reason.
+            let printed = super::loops::last_lines(&lines, &task.spec.instruction);
+            let stop_reason = if printed.is_empty() { reason.clone() } else { printed };
+            let text = iteration_summary(&task, &stop_reason);
+            let result = artifacts::collect_result(&work.workspace, task_id, text, true);
+            let reason = (state != TaskState::Completed).then_some(reason);
+            let session = work.session_id.clone();
+            self.finish(cx, task, state, reason, Some(result));
+            super::loops::end_session(cx, &session);
+            cx.follow(Follow::IterationEnded { iteration, stop_reason });
+            self.pump(cx, &profile_id);
+            return;
+        }
         // The summary may have landed while the screen was fetched (it is
         // the result then, even when the rule also wanted a report).
         let summary =
@@ -396,6 +440,12 @@ impl TaskDesk {
     fn working_in(&self, session_id: &SessionId) -> Option<ProfileId> {
         self.work.iter().find(|(_, w)| &w.session_id == session_id && !w.ending()).map(|(p, _)| p.clone())
     }
+}
+
+/// The result text of a loop iteration: its prompt and how it stopped.
+fn iteration_summary(task: &TaskInfo, stop_reason: &str) -> String {
+    let number = task.spec.loop_iteration.as_ref().map_or(0, |i| i.number);
+    format!("# Loop iteration {number}\n\n## Stop reason\n\n{}\n", stop_reason.trim())
 }
 
 /// Puts a task the agent never saw back at the front of its queue (the app

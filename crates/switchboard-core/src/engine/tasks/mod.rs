@@ -8,6 +8,7 @@
 //! moves on. Every state change is stored before it is reported.
 
 mod ending;
+mod loops;
 pub(crate) mod rules;
 #[cfg(test)]
 mod tests;
@@ -64,6 +65,9 @@ struct Work {
     report: Option<Report>,
     /// Waiting for a summary found by a rescan to stop changing.
     settling: Option<AbortHandle>,
+    /// The loop iteration it runs: it ends with its turn or its process,
+    /// not with a summary.
+    iteration: Option<crate::api::LoopIteration>,
 }
 
 impl Work {
@@ -334,9 +338,16 @@ impl TaskDesk {
             .canonicalize()
             .map_err(|_| EngineError::DirectoryMissing { path: profile.spec.cwd.clone().into() })?;
         let ready = ReadyWhen::for_profile(&profile)?;
-        let context_files = write_context_files(&workspace, &task.spec)?;
-        // Not a session busy with work delegated to it: that is not the queue's.
-        let session_id = match cx.sessions.latest_running_of(profile_id, |id| !cx.delegate_at_work(id)) {
+        let iteration = task.spec.loop_iteration.clone();
+        let context_files = if iteration.is_some() { Vec::new() } else { write_context_files(&workspace, &task.spec)? };
+        // A loop iteration is a fresh session (for Claude Code a new
+        // conversation); a task takes the agent's latest session, not one
+        // busy with work delegated to it.
+        let reusable = match iteration {
+            Some(_) => None,
+            None => cx.sessions.latest_running_of(profile_id, |id| !cx.delegate_at_work(id)),
+        };
+        let session_id = match reusable {
             Some(id) => id,
             None => cx.start_session(profile_id, TermSize::DEFAULT, None)?.id,
         };
@@ -368,7 +379,14 @@ impl TaskDesk {
             success_criteria: task.spec.success_criteria.as_deref(),
             agent_id: taught.then_some(agent_id.as_str()),
         };
-        let text = task_prompt(&task.id, &brief);
+        // An iteration is typed its prompt alone (its instruction).
+        let text = match &iteration {
+            Some(_) => task.spec.instruction.clone(),
+            None => task_prompt(&task.id, &brief),
+        };
+        if let Some(iteration) = &iteration {
+            self.iteration_started(cx, iteration, &task.id, &session_id);
+        }
         let request = TypeRequest { tag: task.id.to_string(), text, ready, reply };
         cx.sessions.send(&session_id, Control::Type(request));
         self.work.insert(
@@ -383,6 +401,7 @@ impl TaskDesk {
                 summary: None,
                 report: None,
                 settling: None,
+                iteration,
             },
         );
         Ok(())

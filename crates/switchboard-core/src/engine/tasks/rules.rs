@@ -157,6 +157,9 @@ pub fn validate_task(mut spec: TaskSpec) -> Result<TaskSpec, EngineError> {
     spec.instructions = optional(spec.instructions);
     spec.success_criteria = optional(spec.success_criteria);
     spec.goals = optional(spec.goals);
+    if spec.loop_iteration.is_some() {
+        return invalid("loop_iteration", "a loop makes its own iterations: start a loop instead".into());
+    }
     for (field, text) in [("context", &spec.context), ("specs", &spec.specs), ("instructions", &spec.instructions)] {
         if text.as_ref().is_some_and(|t| t.len() > MAX_CONTEXT_BYTES) {
             return invalid(field, format!("at most {} KiB", MAX_CONTEXT_BYTES / 1024));

@@ -1,0 +1,343 @@
+//! Loop mode on the task desk: a loop's iterations are tasks of its agent's
+//! queue (one at a time, in queue order), each run in a fresh session and
+//! typed the iteration prompt; each iteration's end is judged
+//! (`switchboard_protocol::loops::judge`), and the loop either queues its
+//! next iteration at the front of the queue or ends for a reason it names.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_protocol::loops::{Evidence, LoopSettings, Verdict, iteration_prompt, judge, new_guardrails};
+use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
+
+use super::{TaskDesk, log_task, task_of};
+use crate::api::{
+    EngineEvent, Iteration, IterationOutcome, LogKind, LoopInfo, LoopIteration, LoopState, TaskInfo, TaskSpec,
+    kept_stop_reason, now,
+};
+use crate::engine::context::Ctx;
+use crate::error::EngineError;
+use crate::tasks::owned;
+
+/// Finished loops returned by a listing besides the active and stalled.
+const LISTED_FINISHED_LOOPS: usize = 100;
+/// The most iterations a loop may be given.
+pub const MAX_LOOP_ITERATIONS: u32 = 10_000;
+
+impl TaskDesk {
+    /// Starts a loop on an agent: its anchor is written and its first
+    /// iteration queued behind the agent's tasks.
+    pub fn start_loop(
+        &mut self,
+        cx: &mut Ctx,
+        profile_id: &ProfileId,
+        settings: LoopSettings,
+    ) -> Result<LoopInfo, EngineError> {
+        let settings = validate_settings(settings)?;
+        let workspace = workspace_of(cx, profile_id)?;
+        owned::write_anchor(&workspace, &settings)
+            .map_err(|e| EngineError::io("writing the loop's anchor".to_owned(), e))?;
+        let info = LoopInfo {
+            id: LoopId::new(),
+            profile_id: profile_id.clone(),
+            settings,
+            created_at: now(),
+            state: LoopState::Active,
+            iterations: Vec::new(),
+        };
+        save_loop(cx, &info)?;
+        self.queue_iteration(cx, &info, &workspace, false)?;
+        Ok(info)
+    }
+
+    pub fn list_loops(&self, cx: &Ctx) -> Result<Vec<LoopInfo>, EngineError> {
+        Ok(cx.store.list_loops(LISTED_FINISHED_LOOPS)?)
+    }
+
+    pub fn get_loop(&self, cx: &Ctx, id: &LoopId) -> Result<LoopInfo, EngineError> {
+        cx.store
+            .get_loop(id)?
+            .ok_or_else(|| EngineError::InvalidInput { field: "loop_id", reason: "there is no such loop".into() })
+    }
+
+    /// Cancels an active or stalled loop: its iteration waiting or at work
+    /// is cancelled with it.
+    pub fn cancel_loop(&mut self, cx: &mut Ctx, id: &LoopId) -> Result<LoopInfo, EngineError> {
+        let mut info = self.get_loop(cx, id)?;
+        if !matches!(info.state, LoopState::Active | LoopState::Stalled { .. }) {
+            return Err(EngineError::InvalidInput { field: "loop_id", reason: "the loop has already ended".into() });
+        }
+        info.state = LoopState::Cancelled { at: now() };
+        for iteration in info.iterations.iter_mut().filter(|i| i.outcome == IterationOutcome::Running) {
+            iteration.outcome = IterationOutcome::Interrupted { at: now() };
+        }
+        save_loop(cx, &info)?;
+        // Its iteration task, queued or at work, goes with it.
+        let tasks = cx.store.active_tasks(Some(&info.profile_id))?;
+        for task in tasks.into_iter().filter(|t| t.spec.loop_iteration.as_ref().is_some_and(|i| &i.loop_id == id)) {
+            let session = task.session_id().cloned();
+            self.cancel(cx, &task.id)?;
+            if let Some(session) = session {
+                end_session(cx, &session);
+            }
+        }
+        Ok(info)
+    }
+
+    /// Resumes a stalled loop (after the user changed its anchor or
+    /// guardrails, say): its next iteration goes to the front of the queue.
+    pub fn resume_loop(&mut self, cx: &mut Ctx, id: &LoopId) -> Result<LoopInfo, EngineError> {
+        let mut info = self.get_loop(cx, id)?;
+        if !matches!(info.state, LoopState::Stalled { .. }) {
+            return Err(EngineError::InvalidInput { field: "loop_id", reason: "only a stalled loop resumes".into() });
+        }
+        let workspace = workspace_of(cx, &info.profile_id)?;
+        info.state = LoopState::Active;
+        save_loop(cx, &info)?;
+        self.queue_iteration(cx, &info, &workspace, true)?;
+        Ok(info)
+    }
+
+    /// The iteration's task was given a fresh session.
+    pub(super) fn iteration_started(
+        &mut self,
+        cx: &mut Ctx,
+        iteration: &LoopIteration,
+        task: &TaskId,
+        session: &SessionId,
+    ) {
+        let Ok(Some(mut info)) = cx.store.get_loop(&iteration.loop_id) else { return };
+        info.iterations.push(Iteration {
+            number: iteration.number,
+            task_id: Some(task.clone()),
+            session_id: Some(session.clone()),
+            started_at: now(),
+            outcome: IterationOutcome::Running,
+        });
+        if let Err(error) = save_loop(cx, &info) {
+            tracing::error!(%error, "recording a loop iteration failed");
+        }
+    }
+
+    /// An iteration ended (its turn, or its process) with `stop_reason`:
+    /// the judge decides what follows.
+    pub fn iteration_ended(&mut self, cx: &mut Ctx, iteration: &LoopIteration, stop_reason: &str) {
+        let Ok(Some(mut info)) = cx.store.get_loop(&iteration.loop_id) else { return };
+        let at = now();
+        let Some(entry) = info
+            .iterations
+            .iter_mut()
+            .rev()
+            .find(|i| i.number == iteration.number && i.outcome == IterationOutcome::Running)
+        else {
+            return;
+        };
+        let stop_reason = kept_stop_reason(stop_reason.trim());
+        entry.outcome = IterationOutcome::Ended { at, stop_reason: stop_reason.clone(), verdict: Verdict::Continue };
+        if !info.is_active() {
+            // Cancelled meanwhile: recorded, not judged.
+            save_loop(cx, &info).ok();
+            return;
+        }
+        let workspace = workspace_of(cx, &info.profile_id);
+        let progress = workspace.as_ref().ok().and_then(|ws| match owned::read_progress(ws) {
+            Ok(progress) => progress,
+            Err(error) => {
+                tracing::warn!(%error, "a loop's progress file could not be read");
+                None
+            }
+        });
+        let stop_reasons = info.stop_reasons();
+        let evidence = Evidence {
+            stop_reasons: &stop_reasons,
+            progress: progress.as_deref(),
+            last_message: &stop_reason,
+            iterations: info.iterations_run(),
+            cancelled: false,
+        };
+        let verdict = judge(&info.settings, &evidence);
+        if let Some(IterationOutcome::Ended { verdict: recorded, .. }) =
+            info.iterations.iter_mut().rev().find(|i| i.number == iteration.number).map(|i| &mut i.outcome)
+        {
+            *recorded = verdict.clone();
+        }
+        // Errors that keep coming back become guardrails the next prompt points to.
+        if let Ok(workspace) = &workspace {
+            let known = owned::read_guardrails(workspace).ok().flatten().unwrap_or_default();
+            let found = new_guardrails(&stop_reasons, &known);
+            if !found.is_empty()
+                && let Err(error) = owned::add_guardrails(workspace, &found)
+            {
+                tracing::warn!(%error, "a loop's guardrails could not be written");
+            }
+        }
+        info.state = match &verdict {
+            Verdict::Continue => LoopState::Active,
+            Verdict::Complete { why } => LoopState::Complete { at, why: why.clone() },
+            Verdict::Stalled { repeated, reason } => {
+                LoopState::Stalled { at, repeated: *repeated, reason: reason.clone() }
+            }
+            Verdict::Cancelled => LoopState::Cancelled { at },
+        };
+        if let Err(error) = save_loop(cx, &info) {
+            tracing::error!(%error, "recording a loop's verdict failed");
+        }
+        if verdict == Verdict::Continue {
+            match workspace {
+                Ok(workspace) => {
+                    if let Err(error) = self.queue_iteration(cx, &info, &workspace, true) {
+                        tracing::error!(%error, "queueing a loop's next iteration failed");
+                    }
+                }
+                Err(error) => tracing::error!(%error, "a loop's workspace is gone; its next iteration waits"),
+            }
+        }
+    }
+
+    /// After a restart: an iteration the app stopped during does not count;
+    /// it is marked interrupted and run again (first in the queue), unless
+    /// its task is still queued (it never reached the agent).
+    pub fn recover_loops(&mut self, cx: &mut Ctx) -> Result<(), EngineError> {
+        for mut info in cx.store.active_loops()? {
+            let queued = cx
+                .store
+                .active_tasks(Some(&info.profile_id))?
+                .into_iter()
+                .any(|t| t.spec.loop_iteration.as_ref().is_some_and(|i| i.loop_id == info.id));
+            let mut changed = false;
+            for iteration in info.iterations.iter_mut().filter(|i| i.outcome == IterationOutcome::Running) {
+                iteration.outcome = IterationOutcome::Interrupted { at: now() };
+                changed = true;
+            }
+            if changed {
+                save_loop(cx, &info)?;
+            }
+            if !queued && let Ok(workspace) = workspace_of(cx, &info.profile_id) {
+                self.queue_iteration(cx, &info, &workspace, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the loop's next iteration as a task: at the back of the queue
+    /// for its first, at the front after that (the loop goes on).
+    fn queue_iteration(
+        &mut self,
+        cx: &mut Ctx,
+        info: &LoopInfo,
+        workspace: &Path,
+        front: bool,
+    ) -> Result<TaskInfo, EngineError> {
+        let number = info.iterations_run() + 1;
+        let guardrails = owned::read_guardrails(workspace).ok().flatten().is_some();
+        let profile = cx.profile(&info.profile_id)?;
+        let spec = TaskSpec {
+            time_limit_secs: Some(info.settings.iteration_time_limit_secs.unwrap_or(profile.spec.task_time_limit_secs)),
+            loop_iteration: Some(LoopIteration { loop_id: info.id.clone(), number }),
+            ..TaskSpec::new(info.profile_id.clone(), iteration_prompt(number, &info.settings, guardrails))
+        };
+        let order = cx.store.queue_bound(&info.profile_id, !front)?;
+        let task = TaskInfo::queued(TaskId::new(), spec, order, now());
+        cx.store.save_task(&task)?;
+        log_task(cx, &task, LogKind::TaskQueued { priority: task.spec.priority });
+        cx.emit(EngineEvent::TaskChanged { task: task.clone() });
+        self.pump(cx, &info.profile_id);
+        task_of(cx, &task.id)
+    }
+}
+
+fn validate_settings(mut settings: LoopSettings) -> Result<LoopSettings, EngineError> {
+    let invalid = |field, reason: &str| Err(EngineError::InvalidInput { field, reason: reason.to_owned() });
+    settings.goal = settings.goal.trim().to_owned();
+    settings.stop_word = settings.stop_word.trim().to_owned();
+    settings.promise = settings.promise.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty());
+    if settings.goal.is_empty() {
+        return invalid("goal", "say what the loop works toward");
+    }
+    if settings.goal.len() > crate::engine::MAX_INSTRUCTION_BYTES {
+        return invalid("goal", "too long: put the details in a file the goal names");
+    }
+    if settings.stop_word.is_empty() || settings.stop_word.chars().any(char::is_whitespace) {
+        return invalid("stop_word", "one word, without spaces");
+    }
+    if !(1..=MAX_LOOP_ITERATIONS).contains(&settings.max_iterations) {
+        return invalid("max_iterations", "between 1 and 10,000");
+    }
+    if !(2..=MAX_LOOP_ITERATIONS).contains(&settings.stall_after) {
+        return invalid("stall_after", "at least 2 identical stop reasons in a row");
+    }
+    if settings.iteration_time_limit_secs.is_some_and(|s| !(1..=crate::validate::MAX_TIME_LIMIT_SECS).contains(&s)) {
+        return invalid("iteration_time_limit_secs", "between 1 second and the longest time limit");
+    }
+    Ok(settings)
+}
+
+fn workspace_of(cx: &Ctx, profile_id: &ProfileId) -> Result<PathBuf, EngineError> {
+    let cwd = PathBuf::from(cx.profile(profile_id)?.spec.cwd);
+    cwd.canonicalize().map_err(|_| EngineError::DirectoryMissing { path: cwd })
+}
+
+fn save_loop(cx: &Ctx, info: &LoopInfo) -> Result<(), EngineError> {
+    let saved = cx.store.save_loop(info);
+    cx.emit(EngineEvent::LoopChanged { info: info.clone() });
+    Ok(saved?)
+}
+
+/// Ends an iteration's session: the next one is a fresh process.
+pub(super) fn end_session(cx: &Ctx, session: &SessionId) {
+    if cx.sessions.is_running(session) {
+        cx.sessions.send(session, crate::session::Control::Kill);
+    }
+}
+
+/// The stop reason of an iteration whose process ended: the last lines it
+/// printed after the echo of `typed` (its prompt, however the terminal
+/// wrapped it), at most 20.
+pub(super) fn last_lines(lines: &[String], typed: &str) -> String {
+    let squeeze = |text: &str| text.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let prompt = squeeze(typed);
+    let tail: String = prompt.chars().rev().take(24).collect::<Vec<_>>().into_iter().rev().collect();
+    let mut seen = String::new();
+    let mut after = 0;
+    for (index, line) in lines.iter().enumerate() {
+        seen.push_str(&squeeze(line));
+        if !tail.is_empty() && seen.ends_with(&tail) {
+            after = index + 1;
+        }
+    }
+    let shown: Vec<&str> = lines[after..].iter().map(|l| l.trim_end()).filter(|l| !l.is_empty()).collect();
+    shown[shown.len().saturating_sub(20)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loop_settings_are_checked_with_words() {
+        let ok = LoopSettings::new("  Make the tests pass ");
+        assert_eq!(validate_settings(ok.clone()).unwrap().goal, "Make the tests pass");
+        let cases: [(LoopSettings, &str); 6] = [
+            (LoopSettings::new(" "), "goal"),
+            (LoopSettings { stop_word: "ALL DONE".into(), ..ok.clone() }, "stop_word"),
+            (LoopSettings { max_iterations: 0, ..ok.clone() }, "max_iterations"),
+            (LoopSettings { max_iterations: MAX_LOOP_ITERATIONS + 1, ..ok.clone() }, "max_iterations"),
+            (LoopSettings { stall_after: 1, ..ok.clone() }, "stall_after"),
+            (LoopSettings { iteration_time_limit_secs: Some(0), ..ok.clone() }, "iteration_time_limit_secs"),
+        ];
+        for (settings, field) in cases {
+            assert_eq!(validate_settings(settings).unwrap_err().field(), Some(field));
+        }
+        assert_eq!(last_lines(&["a".into(), "".into(), "b  ".into()], "typed"), "a\nb");
+        // What the terminal echoed of the prompt (wrapped) is not the agent's.
+        let screen: Vec<String> = [
+            "agent> Work on the",
+            "next step now.",
+            "received: Work on the next st",
+            "ep now.",
+            "[1/1] error: 3 tests fail",
+        ]
+        .map(String::from)
+        .into();
+        assert_eq!(last_lines(&screen, "Work on the next step now."), "[1/1] error: 3 tests fail");
+    }
+}
