@@ -432,6 +432,24 @@ export class AppState {
     if (this.selection === null && event.type === 'session_changed' && isRunning(event.session)) {
       this.selection = { kind: 'session', id: event.session.id };
     }
+    // An event about a session the window does not know means it missed that session's
+    // news: the sessions are listed again rather than an agent left out of the sidebar.
+    const named = sessionNamedBy(event);
+    if (named !== null && !this.model.sessions.some((s) => s.id === named)) void this.#relistSessions();
+  }
+
+  #relisting = false;
+
+  async #relistSessions(): Promise<void> {
+    if (this.#relisting) return;
+    this.#relisting = true;
+    try {
+      for (const session of await this.backend.listSessions()) this.#putSession(session);
+    } catch (reason) {
+      logFailure('list_sessions')(reason);
+    } finally {
+      this.#relisting = false;
+    }
   }
 
   #addTask(task: TaskInfo): void {
@@ -447,5 +465,19 @@ export class AppState {
     if (message === null) delete next[profileId];
     else next[profileId] = message;
     this.startErrors = next;
+  }
+}
+
+/** The session an engine event is about, if it names one. */
+function sessionNamedBy(event: EngineEvent): SessionId | null {
+  switch (event.type) {
+    case 'signal_changed':
+      return event.signal.session_id;
+    case 'agent_status_changed':
+      return event.status.session_id;
+    case 'delegation_changed':
+      return event.delegation.requester_session;
+    default:
+      return null;
   }
 }

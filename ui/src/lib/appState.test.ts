@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AppState } from './appState.svelte';
 import { FakeBackend } from './fakeBackend';
 import { callsOf } from '../test/render';
+import { clarification } from '../test/signals';
+import { signalScan } from './fakeBackend';
 
 /** A backend whose event subscription registers only when told to. */
 class SlowToListen extends FakeBackend {
@@ -24,6 +26,23 @@ describe('opening the window', () => {
     backend.registered();
     await opening;
     expect(app.model.profiles.map((p) => p.id)).toEqual([profile.id]);
+    app.close();
+  });
+});
+
+describe('a missed session', () => {
+  it('is listed again when an event names a session the window does not know', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'lead' });
+    const app = new AppState(backend);
+    await app.open();
+    // A session whose news the window never got (seeded without an event).
+    const missed = backend.seedSession(agent.id, { state: 'running', pid: 7 });
+    expect(app.sessionsOf(agent.id)).toEqual([]);
+    backend.raiseSignal(missed.id, signalScan(clarification()));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(app.sessionsOf(agent.id).map((s) => s.id)).toEqual([missed.id]);
+    expect(callsOf(backend, 'list_sessions')).toHaveLength(2);
     app.close();
   });
 });
