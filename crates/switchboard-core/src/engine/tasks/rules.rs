@@ -330,5 +330,13 @@ mod tests {
         assert_eq!(field(TaskSpec { time_limit_secs: Some(0), ..spec("a") }), Some("time_limit_secs"));
         let cleaned = validate_task(TaskSpec { specs: Some("  ".into()), ..spec("a") }).unwrap();
         assert_eq!(cleaned.specs, None);
+        // Typed with the task: kept short.
+        let long = Some("x".repeat(MAX_BRIEF_BYTES + 1));
+        assert_eq!(field(TaskSpec { goals: long.clone(), ..spec("a") }), Some("goals"));
+        assert_eq!(field(TaskSpec { success_criteria: long, ..spec("a") }), Some("success_criteria"));
+        assert_eq!(validate_task(TaskSpec { goals: Some(" ".into()), ..spec("a") }).unwrap().goals, None);
+        // Only a loop makes its iterations.
+        let iteration = crate::api::LoopIteration { loop_id: switchboard_protocol::LoopId::new(), number: 1 };
+        assert_eq!(field(TaskSpec { loop_iteration: Some(iteration), ..spec("a") }), Some("loop_iteration"));
     }
 }
