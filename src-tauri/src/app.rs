@@ -49,6 +49,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
                     &engine.list_profiles().await?,
                     &engine.list_queues().await?,
                     &engine.list_signals().await?,
+                    &engine.list_loops().await?,
                 ))
             })?;
             (engine, notices)

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use switchboard_core::notice::{Notice, NoticeTarget, Notices, TrayCounts};
-use switchboard_core::{EngineEvent, EngineHandle, SignalId, TaskId};
+use switchboard_core::{EngineEvent, EngineHandle, TaskId};
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -16,6 +16,8 @@ use tauri::{AppHandle, Emitter, Manager, Wry};
 pub const OPEN_TASK_EVENT: &str = "open-task";
 /// The Tauri event that asks the UI to open a signal's dialog.
 pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
+/// The Tauri event that asks the UI to open a loop.
+pub const OPEN_LOOP_EVENT: &str = "open-loop";
 
 /// Notifications whose click is still awaited; past this many, new ones
 /// are shown without waiting for a click.
@@ -87,8 +89,9 @@ impl Desktop {
                     handle.wait_for_action(|action| {
                         if action == "default" {
                             match &notice.target {
-                                NoticeTarget::Task(task) => open_task(&app, task),
-                                NoticeTarget::Signal(signal) => open_signal(&app, signal),
+                                NoticeTarget::Task(task) => open(&app, OPEN_TASK_EVENT, task),
+                                NoticeTarget::Signal(signal) => open(&app, OPEN_SIGNAL_EVENT, signal),
+                                NoticeTarget::Loop(id) => open(&app, OPEN_LOOP_EVENT, id),
                                 NoticeTarget::Window => show_window(&app),
                             }
                         }
@@ -152,17 +155,10 @@ fn show_window(app: &AppHandle) {
     }
 }
 
-fn open_task(app: &AppHandle, task: &TaskId) {
+fn open(app: &AppHandle, event: &str, id: &impl serde::Serialize) {
     show_window(app);
-    if let Err(error) = app.emit(OPEN_TASK_EVENT, task) {
-        tracing::warn!(%error, "asking the UI to open a task failed");
-    }
-}
-
-fn open_signal(app: &AppHandle, signal: &SignalId) {
-    show_window(app);
-    if let Err(error) = app.emit(OPEN_SIGNAL_EVENT, signal) {
-        tracing::warn!(%error, "asking the UI to open a signal failed");
+    if let Err(error) = app.emit(event, id) {
+        tracing::warn!(%error, event, "asking the UI to open something failed");
     }
 }
 

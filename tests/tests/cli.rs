@@ -108,6 +108,57 @@ async fn scripts_add_agents_and_queue_tasks() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scripts_start_and_follow_loops() {
+    let t = TestEngine::start().await;
+    t.looping_profile("[{ say = \"tried another fix\" }, { exit = 0 }]").await;
+    let (code, out, err) = cli_async(
+        &t,
+        &["loop", "start", "--agent", "looper", "--max", "2", "--stop-word", "SHIPPED", "Make", "the", "tests", "pass"],
+    )
+    .await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let id = out.trim().to_owned();
+    assert!(id.parse::<switchboard_core::LoopId>().is_ok(), "prints the loop id alone: {out}");
+
+    // Two fresh iterations, then the cap ends it, with the reason named.
+    let mut shown = serde_json::Value::Null;
+    for _ in 0..400 {
+        let (_, out, _) = cli_async(&t, &["loop", "show", &id, "--json"]).await;
+        shown = serde_json::from_str(&out).unwrap();
+        if shown["state"] != "active" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(shown["state"], "complete", "{shown:#}");
+    assert_eq!(shown["iterations"], 2);
+    assert_eq!(shown["max_iterations"], 2);
+    assert_eq!(shown["stop_word"], "SHIPPED");
+    assert!(shown["reason"].as_str().unwrap().contains("cap of 2 iterations"), "{shown:#}");
+    assert_eq!(shown["history"][1]["verdict"], "complete");
+    assert!(shown["history"][0]["stop_reason"].as_str().unwrap().contains("tried another fix"));
+
+    let (_, out, _) = cli_async(&t, &["loop", "show", &id]).await;
+    assert!(out.contains("state: complete") && out.contains("iterations: 2 of at most 2"), "{out}");
+    let (_, out, _) = cli_async(&t, &["loop", "list"]).await;
+    assert!(out.starts_with(&id) && out.contains("complete") && out.contains("looper"), "{out}");
+
+    // Errors are clear and exit non-zero.
+    let (code, _, err) = cli_async(&t, &["loop", "cancel", &id]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("already ended"), "{err}");
+    let (code, _, err) = cli_async(&t, &["loop", "resume", &id]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("only a stalled loop resumes"), "{err}");
+    let (code, _, err) = cli_async(&t, &["loop", "start", "--agent", "looper", "--max", "0", "x"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("between 1 and 10,000"), "{err}");
+    let (code, _, err) = cli_async(&t, &["loop", "show", "nope"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("switchboard loop list"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_no_app_running_the_command_line_says_so() {
     let temp = tempfile::tempdir().unwrap();
     let t = TestEngine::start_in(temp.path(), |_| {}).await;

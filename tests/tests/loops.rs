@@ -6,21 +6,9 @@ mod support;
 
 use support::*;
 use switchboard_core::loops::{Completion, LoopSettings};
-use switchboard_core::{EngineEvent, IterationOutcome, LoopInfo, LoopState, Profile, ProfileSpec};
+use switchboard_core::{EngineEvent, IterationOutcome, LoopInfo, LoopState};
 
 impl TestEngine {
-    /// The demo agent running `steps` for whatever it is given, ready at `agent> `.
-    async fn looping_profile(&self, steps: &str) -> Profile {
-        let path = self.data_dir.join("loop.toml");
-        std::fs::write(&path, format!("prompt = \"agent> \"\n[[tasks]]\nsteps = {steps}\n")).unwrap();
-        let spec = ProfileSpec {
-            ready_pattern: Some("agent> $".into()),
-            ready_quiet_ms: 50,
-            ..self.spec("looper", DEMO_AGENT, &["--speed", "fast", "--scenario", path.to_str().unwrap()])
-        };
-        self.engine.create_profile(spec).await.unwrap()
-    }
-
     /// Waits until the loop has ended.
     async fn loop_ends(&self, id: &switchboard_core::LoopId) -> LoopInfo {
         self.events

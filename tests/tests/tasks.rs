@@ -391,3 +391,43 @@ async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_quiet_past_its_alert_flags_its_task_until_it_shows_life() {
+    let t = TestEngine::start().await;
+    // `cat` echoes the task, then prints nothing more: it seems stuck.
+    let spec = ProfileSpec { ready_quiet_ms: 50, quiet_alert_secs: 1, ..t.spec("cat", "cat", &[]) };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let submitted = t.submit(task(&profile, "Fix the flaky test")).await;
+    let id = submitted.task.id.clone();
+    let typed = t.typed(&id).await;
+    let quiet = t.task_until(&id, "to be flagged quiet", |task| task.quiet_since().is_some()).await;
+    let since = quiet.quiet_since().unwrap();
+    assert!(since >= typed.typed_at().unwrap(), "quiet since its last sign of life, not before");
+    assert_eq!(quiet.state(), TaskState::Running, "a quiet task is still at work, only flagged");
+
+    // It prints again (here: the user types to it, and it echoes): the flag clears.
+    let session = quiet.session_id().unwrap().clone();
+    t.engine.write_input(session, "still there?\r".into()).await.unwrap();
+    let alive = t.task_until(&id, "to show life", |task| task.quiet_since().is_none()).await;
+    assert_eq!(alive.state(), TaskState::Running);
+    let timeline = t.engine.task_timeline(id.clone()).await.unwrap();
+    let quiet_steps: Vec<bool> = timeline
+        .iter()
+        .filter_map(|entry| match entry.kind {
+            LogKind::TaskQuiet { quiet, alert_secs: 1 } => Some(quiet),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(&quiet_steps[..2], [true, false], "its timeline tells both");
+
+    // An agent whose alert is off is never flagged.
+    t.engine.cancel_task(id).await.unwrap();
+    let quiet_off = ProfileSpec { ready_quiet_ms: 50, quiet_alert_secs: 0, ..t.spec("cat2", "cat", &[]) };
+    let profile = t.engine.create_profile(quiet_off).await.unwrap();
+    let id = t.submit(task(&profile, "Wait quietly")).await.task.id;
+    t.typed(&id).await;
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let task = t.engine.get_task(id).await.unwrap();
+    assert_eq!(task.quiet_since(), None);
+}

@@ -10,6 +10,11 @@
 //! switchboard task list [--agent N]
 //! switchboard task show ID
 //! switchboard task cancel ID
+//! switchboard loop start --agent N [--max N] [--stop-word W] [--promise TEXT] [--stall-after N] GOAL...
+//! switchboard loop list
+//! switchboard loop show ID
+//! switchboard loop cancel ID
+//! switchboard loop resume ID
 //! ```
 //!
 //! `--json` prints machine-readable output. Exit codes: 0 done, 1 the app
@@ -23,8 +28,12 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use switchboard_core::client::{self, ClientError};
 use switchboard_core::config::{resolve_data_dir, socket_path};
+use switchboard_core::loops::{LoopSettings, Verdict};
 use switchboard_core::signal::{ScanEvent, SignalScanner};
-use switchboard_core::{AgentKind, Priority, Profile, ProfileId, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec};
+use switchboard_core::{
+    AgentKind, Iteration, IterationOutcome, LoopId, LoopInfo, Priority, Profile, ProfileId, ProfileSpec, Submitted,
+    TaskId, TaskInfo, TaskSpec,
+};
 
 #[derive(Parser, Debug)]
 #[command(name = "switchboard", version, about = "A control room for command-line coding agents")]
@@ -48,6 +57,9 @@ pub enum ClientCommand {
     /// Tasks of the running app.
     #[command(subcommand)]
     Task(TaskCommand),
+    /// Loops: an agent's fresh sessions toward one goal until it is done.
+    #[command(subcommand)]
+    Loop(LoopCommand),
     /// Reads agent output on stdin and prints each protocol signal found in
     /// it as one JSON line; needs no running app. Exits 1 if a signal was
     /// malformed.
@@ -114,6 +126,61 @@ pub enum TaskCommand {
     },
     /// Cancels a queued or running task.
     Cancel {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LoopCommand {
+    /// Starts a loop on an agent and prints its id. Each iteration is a
+    /// fresh session typed a short prompt naming the loop's files.
+    Start {
+        /// The agent's name (or profile id).
+        #[arg(long)]
+        agent: String,
+        /// The most iterations it runs (10 when left out).
+        #[arg(long, value_name = "N")]
+        max: Option<u32>,
+        /// The word that, on a line of its own in `.switchboard/progress.md`,
+        /// ends the loop (LOOP_COMPLETE when left out).
+        #[arg(long, value_name = "WORD")]
+        stop_word: Option<String>,
+        /// `<promise>TEXT</promise>` in the agent's last message ends the loop.
+        #[arg(long, value_name = "TEXT")]
+        promise: Option<String>,
+        /// This many identical stop reasons in a row stall it (5 when left out).
+        #[arg(long, value_name = "N")]
+        stall_after: Option<u32>,
+        /// Seconds each iteration may run; the agent's task time limit when left out.
+        #[arg(long, value_name = "SECS")]
+        time_limit: Option<u32>,
+        /// What the loop works toward. Several words are joined with spaces.
+        #[arg(required = true)]
+        goal: Vec<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Lists active, stalled and recent loops.
+    List {
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Shows a loop and its iterations.
+    Show {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Cancels an active or stalled loop, and its iteration at work.
+    Cancel {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Resumes a stalled loop (after editing its anchor or guardrails, say).
+    Resume {
         id: String,
         #[command(flatten)]
         output: Output,
@@ -249,7 +316,174 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             let task = client.cancel_task(task_id)?;
             print(out, output, &task, |t| format!("cancelled task {}", t.id))
         }
+        ClientCommand::Loop(command) => loop_command(&client, command, out),
     }
+}
+
+fn loop_command(client: &client::Client, command: LoopCommand, out: &mut impl Write) -> Result<()> {
+    let profiles = client.list_profiles()?;
+    let view = |info: &LoopInfo| LoopView::new(info, &profiles);
+    match command {
+        LoopCommand::Start { agent, max, stop_word, promise, stall_after, time_limit, goal, output } => {
+            let profile = find_in(&profiles, &agent)?;
+            let defaults = LoopSettings::new(goal.join(" "));
+            let settings = LoopSettings {
+                max_iterations: max.unwrap_or(defaults.max_iterations),
+                stop_word: stop_word.unwrap_or_else(|| defaults.stop_word.clone()),
+                stall_after: stall_after.unwrap_or(defaults.stall_after),
+                promise,
+                iteration_time_limit_secs: time_limit,
+                ..defaults
+            };
+            let info = client.start_loop(profile.id.clone(), settings)?;
+            print(out, output, &view(&info), |v| v.id.clone())
+        }
+        LoopCommand::List { output } => {
+            let loops: Vec<LoopView> = client.list_loops()?.iter().map(view).collect();
+            print(out, output, &loops, |loops| {
+                loops
+                    .iter()
+                    .map(|l| {
+                        format!(
+                            "{}  {:<9} {:>3}/{:<3} {:<16} {}",
+                            l.id,
+                            l.state,
+                            l.iterations,
+                            l.max_iterations,
+                            l.agent,
+                            first_line(&l.goal, 60)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        LoopCommand::Show { id, output } => {
+            let info = client.get_loop(parse_loop_id(&id)?)?;
+            print(out, output, &view(&info), describe_loop)
+        }
+        LoopCommand::Cancel { id, output } => {
+            let info = client.cancel_loop(parse_loop_id(&id)?)?;
+            print(out, output, &view(&info), |l| format!("cancelled loop {}", l.id))
+        }
+        LoopCommand::Resume { id, output } => {
+            let info = client.resume_loop(parse_loop_id(&id)?)?;
+            print(out, output, &view(&info), |l| {
+                format!("resumed loop {}; its next iteration is first in the queue", l.id)
+            })
+        }
+    }
+}
+
+/// A loop as the command line prints it (`--json` included): its state in
+/// one word, why it ended in a sentence, and its iterations.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct LoopView {
+    pub id: String,
+    pub agent: String,
+    pub goal: String,
+    /// active, complete, stalled or cancelled.
+    pub state: String,
+    /// Why it ended; none while active.
+    pub reason: Option<String>,
+    /// Iterations run (those that count toward the cap).
+    pub iterations: u32,
+    pub max_iterations: u32,
+    pub stop_word: String,
+    pub promise: Option<String>,
+    pub stall_after: u32,
+    pub iteration_time_limit_secs: Option<u32>,
+    pub created_at: i64,
+    /// Every iteration, oldest first, interrupted ones included.
+    pub history: Vec<IterationView>,
+}
+
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct IterationView {
+    pub number: u32,
+    pub session_id: Option<String>,
+    pub started_at: i64,
+    /// running, ended or interrupted.
+    pub outcome: String,
+    pub ended_at: Option<i64>,
+    pub stop_reason: Option<String>,
+    /// continue, complete, stalled or cancelled: what the judge said after it.
+    pub verdict: Option<String>,
+}
+
+impl LoopView {
+    pub fn new(info: &LoopInfo, profiles: &[Profile]) -> LoopView {
+        let agent = profiles.iter().find(|p| p.id == info.profile_id).map_or("(removed agent)", |p| &p.spec.name);
+        LoopView {
+            id: info.id.to_string(),
+            agent: agent.to_owned(),
+            goal: info.settings.goal.clone(),
+            state: info.state.as_str().to_owned(),
+            reason: info.state.reason(),
+            iterations: info.iterations_run(),
+            max_iterations: info.settings.max_iterations,
+            stop_word: info.settings.stop_word.clone(),
+            promise: info.settings.promise.clone(),
+            stall_after: info.settings.stall_after,
+            iteration_time_limit_secs: info.settings.iteration_time_limit_secs,
+            created_at: info.created_at,
+            history: info.iterations.iter().map(IterationView::new).collect(),
+        }
+    }
+}
+
+impl IterationView {
+    fn new(iteration: &Iteration) -> IterationView {
+        let (outcome, ended_at, stop_reason, verdict) = match &iteration.outcome {
+            IterationOutcome::Running => ("running", None, None, None),
+            IterationOutcome::Ended { at, stop_reason, verdict } => {
+                let verdict = match verdict {
+                    Verdict::Continue => "continue",
+                    Verdict::Complete { .. } => "complete",
+                    Verdict::Stalled { .. } => "stalled",
+                    Verdict::Cancelled => "cancelled",
+                };
+                ("ended", Some(*at), Some(stop_reason.clone()), Some(verdict.to_owned()))
+            }
+            IterationOutcome::Interrupted { at } => ("interrupted", Some(*at), None, None),
+        };
+        IterationView {
+            number: iteration.number,
+            session_id: iteration.session_id.as_ref().map(ToString::to_string),
+            started_at: iteration.started_at,
+            outcome: outcome.to_owned(),
+            ended_at,
+            stop_reason,
+            verdict,
+        }
+    }
+}
+
+/// The human form of `loop show`.
+pub fn describe_loop(view: &LoopView) -> String {
+    let mut text = format!(
+        "loop {}\nagent: {}\nstate: {}\niterations: {} of at most {}\nstop word: {}\n",
+        view.id, view.agent, view.state, view.iterations, view.max_iterations, view.stop_word
+    );
+    if let Some(promise) = &view.promise {
+        text.push_str(&format!("promise: {promise}\n"));
+    }
+    if let Some(reason) = &view.reason {
+        text.push_str(&format!("why it ended: {reason}\n"));
+    }
+    text.push_str(&format!("goal:\n{}\n", indent(&view.goal)));
+    for iteration in &view.history {
+        let said = match (&iteration.verdict, &iteration.stop_reason) {
+            (Some(verdict), Some(reason)) => format!("{verdict} · {}", first_line(reason, 60)),
+            _ => String::new(),
+        };
+        text.push_str(&format!("  #{:<3} {:<11} {said}\n", iteration.number, iteration.outcome));
+    }
+    text.trim_end().to_owned()
+}
+
+fn parse_loop_id(text: &str) -> Result<LoopId> {
+    text.parse().map_err(|e| anyhow::anyhow!("{e}: pass the full id that `switchboard loop list` prints"))
 }
 
 /// `switchboard scan`: every signal in `input`, one JSON line each, as soon

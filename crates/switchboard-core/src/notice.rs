@@ -4,12 +4,15 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use switchboard_protocol::loops::Completion;
 use switchboard_protocol::signal::{ScanEvent, SignalBody};
 use switchboard_protocol::summary::SummaryStatus;
-use switchboard_protocol::{ProfileId, SignalId, TaskId};
+use switchboard_protocol::{LoopId, ProfileId, SignalId, TaskId};
 
 use crate::api::StorageProblem;
-use crate::api::{EngineEvent, Profile, QueueStatus, SignalInfo, SignalState, TaskInfo, TaskState};
+use crate::api::{
+    EngineEvent, LoopInfo, LoopState, Profile, QueueStatus, SignalInfo, SignalState, TaskInfo, TaskState,
+};
 
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;
@@ -19,6 +22,7 @@ const REMEMBERED_NOTICES: usize = 1024;
 pub enum NoticeTarget {
     Task(TaskId),
     Signal(SignalId),
+    Loop(LoopId),
     /// Just the window (its banner says the rest).
     Window,
 }
@@ -29,6 +33,7 @@ impl NoticeTarget {
         match self {
             NoticeTarget::Task(_) => "Open task",
             NoticeTarget::Signal(_) => "Open",
+            NoticeTarget::Loop(_) => "Open loop",
             NoticeTarget::Window => "Open Switchboard",
         }
     }
@@ -50,11 +55,18 @@ pub struct TrayCounts {
     /// Agents with a signal waiting for the user, or whose last task
     /// failed, timed out or was interrupted while nothing is at work.
     pub attention: usize,
+    /// Agents with a stalled loop, or a task whose agent has gone quiet
+    /// past its alert.
+    pub stalled: usize,
 }
 
 impl TrayCounts {
     pub fn label(&self) -> String {
-        format!("{} working · {} need attention", self.working, self.attention)
+        let mut label = format!("{} working · {} need attention", self.working, self.attention);
+        if self.stalled > 0 {
+            label.push_str(&format!(" · {} stalled", self.stalled));
+        }
+        label
     }
 }
 
@@ -71,14 +83,19 @@ pub struct Notices {
     hook_attention: HashSet<switchboard_protocol::SessionId>,
     /// Which agent each session runs.
     session_profiles: HashMap<switchboard_protocol::SessionId, ProfileId>,
+    /// Stalled loops, and tasks whose agent went quiet, per agent.
+    stalled_loops: HashMap<LoopId, ProfileId>,
+    quiet_tasks: HashMap<TaskId, ProfileId>,
     notified: HashSet<String>,
     notified_order: VecDeque<String>,
     viewed: Option<TaskId>,
 }
 
 impl Notices {
-    pub fn new(profiles: &[Profile], queues: &[QueueStatus], signals: &[SignalInfo]) -> Notices {
+    pub fn new(profiles: &[Profile], queues: &[QueueStatus], signals: &[SignalInfo], loops: &[LoopInfo]) -> Notices {
+        let stalled = loops.iter().filter(|l| matches!(l.state, LoopState::Stalled { .. }));
         Notices {
+            stalled_loops: stalled.clone().map(|l| (l.id.clone(), l.profile_id.clone())).collect(),
             names: profiles.iter().map(|p| (p.id.clone(), p.spec.name.clone())).collect(),
             queues: queues.iter().map(|q| (q.profile_id.clone(), q.clone())).collect(),
             pending: signals
@@ -86,7 +103,7 @@ impl Notices {
                 .filter(|s| s.state() == SignalState::Pending)
                 .map(|s| (s.id.clone(), s.profile_id.clone()))
                 .collect(),
-            notified: signals.iter().map(|s| s.id.to_string()).collect(),
+            notified: signals.iter().map(|s| s.id.to_string()).chain(stalled.map(loop_key)).collect(),
             ..Notices::default()
         }
     }
@@ -107,6 +124,8 @@ impl Notices {
                 self.names.remove(profile_id);
                 self.queues.remove(profile_id);
                 self.last_finished.remove(profile_id);
+                self.stalled_loops.retain(|_, profile| profile != profile_id);
+                self.quiet_tasks.retain(|_, profile| profile != profile_id);
                 None
             }
             EngineEvent::QueueChanged { queue } => {
@@ -128,8 +147,8 @@ impl Notices {
             }
             EngineEvent::PermissionRequested { .. }
             | EngineEvent::PermissionClosed { .. }
-            | EngineEvent::DelegationChanged { .. }
-            | EngineEvent::LoopChanged { .. } => None,
+            | EngineEvent::DelegationChanged { .. } => None,
+            EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::StorageChanged { problem } => {
                 let body = match problem.as_ref()? {
                     StorageProblem::Full => "The disk is full: free some space. Nothing is lost meanwhile.".to_owned(),
@@ -155,7 +174,59 @@ impl Notices {
         }
     }
 
+    fn on_loop(&mut self, info: &LoopInfo) -> Option<Notice> {
+        let agent = self.names.get(&info.profile_id).map_or("An agent", String::as_str).to_owned();
+        let goal: String = info.settings.goal.lines().next().unwrap_or_default().chars().take(120).collect();
+        let reason = info.state.reason().unwrap_or_default();
+        let title = match &info.state {
+            LoopState::Stalled { .. } => {
+                self.stalled_loops.insert(info.id.clone(), info.profile_id.clone());
+                format!("{agent}: loop stalled")
+            }
+            LoopState::Complete { why: Completion::MaxIterations { .. }, .. } => {
+                self.stalled_loops.remove(&info.id);
+                format!("{agent}: loop stopped at its cap")
+            }
+            LoopState::Complete { .. } => {
+                self.stalled_loops.remove(&info.id);
+                format!("{agent}: loop complete")
+            }
+            LoopState::Active | LoopState::Cancelled { .. } => {
+                self.stalled_loops.remove(&info.id);
+                return None;
+            }
+        };
+        if !self.remember(loop_key(info)) {
+            return None;
+        }
+        Some(Notice { target: NoticeTarget::Loop(info.id.clone()), title, body: format!("{goal}\n{reason}") })
+    }
+
+    fn on_quiet(&mut self, task: &TaskInfo) -> Option<Notice> {
+        let Some(since) = task.quiet_since() else {
+            self.quiet_tasks.remove(&task.id);
+            return None;
+        };
+        self.quiet_tasks.insert(task.id.clone(), task.spec.profile_id.clone());
+        if !self.remember(format!("quiet:{}:{since}", task.id)) {
+            return None;
+        }
+        let agent = self.names.get(&task.spec.profile_id).map_or("An agent", String::as_str);
+        let first_line: String = task.spec.instruction.lines().next().unwrap_or_default().chars().take(120).collect();
+        Some(Notice {
+            target: NoticeTarget::Task(task.id.clone()),
+            title: format!("{agent} may be stuck"),
+            body: format!("No output and no hook event for a while, working on: {first_line}"),
+        })
+    }
+
     fn on_task(&mut self, task: &TaskInfo) -> Option<Notice> {
+        if task.state() == TaskState::Running || self.quiet_tasks.contains_key(&task.id) {
+            let notice = self.on_quiet(task);
+            if task.state() == TaskState::Running {
+                return notice;
+            }
+        }
         if task.state().is_finished() {
             self.last_finished.insert(task.spec.profile_id.clone(), task.state());
         }
@@ -215,6 +286,7 @@ impl Notices {
     }
 
     /// Records a notification for this key; false if it already had one.
+    /// Keys: a task or signal id; `loop:<id>:<state>:<at>`; `quiet:<task>:<since>`.
     fn remember(&mut self, key: String) -> bool {
         if !self.notified.insert(key.clone()) {
             return false;
@@ -239,13 +311,23 @@ impl Notices {
             let failed = matches!(state, TaskState::Failed | TaskState::TimedOut | TaskState::Interrupted);
             (failed && !self.queues.get(profile).is_some_and(|q| q.executing)).then_some(profile)
         }));
-        TrayCounts { working: working.len(), attention: attention.len() }
+        let stalled: HashSet<&ProfileId> = self.stalled_loops.values().chain(self.quiet_tasks.values()).collect();
+        TrayCounts { working: working.len(), attention: attention.len(), stalled: stalled.len() }
     }
 
     /// Whether every known queue is paused (the tray offers "resume all").
     pub fn all_paused(&self) -> bool {
         !self.queues.is_empty() && self.queues.values().all(|q| q.paused)
     }
+}
+
+/// One notification per loop ending (or stall: a resumed loop may stall again).
+fn loop_key(info: &LoopInfo) -> String {
+    let at = match &info.state {
+        LoopState::Complete { at, .. } | LoopState::Stalled { at, .. } | LoopState::Cancelled { at } => *at,
+        LoopState::Active => 0,
+    };
+    format!("loop:{}:{}:{at}", info.id, info.state.as_str())
 }
 
 #[cfg(test)]
@@ -387,7 +469,7 @@ mod tests {
         assert_eq!(notices.counts().attention, 0);
         // Known at start: counted, not notified again.
         signal.status = crate::api::SignalStatus::Pending;
-        let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal));
+        let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal), &[]);
         assert_eq!(restarted.counts().attention, 1);
         assert_eq!(restarted.apply(&EngineEvent::SignalChanged { signal }), None);
     }
@@ -406,11 +488,11 @@ mod tests {
         for event in &events {
             notices.apply(event);
         }
-        assert_eq!(notices.counts(), TrayCounts { working: 1, attention: 1 });
+        assert_eq!(notices.counts(), TrayCounts { working: 1, attention: 1, stalled: 0 });
         assert!(!notices.all_paused());
         // The failed agent takes new work: no longer needs attention.
         notices.apply(&queue(&p2, true, false));
-        assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 0 });
+        assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 0, stalled: 0 });
         assert_eq!(notices.counts().label(), "2 working · 0 need attention");
         // An agent its hooks report working counts once, queue or not; one
         // waiting on a permission needs attention.
@@ -437,10 +519,80 @@ mod tests {
         notices.apply(&EngineEvent::SessionChanged { session: s3.clone() });
         notices.apply(&status(&s1, switchboard_protocol::hook::AgentStatus::Working));
         notices.apply(&status(&s3, switchboard_protocol::hook::AgentStatus::Attention));
-        assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 1 });
+        assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 1, stalled: 0 });
         for p in [&p1, &p2, &p3] {
             notices.apply(&queue(p, false, true));
         }
         assert!(notices.all_paused());
+    }
+
+    #[test]
+    fn loops_notify_when_they_stall_or_end_once_each_and_stalls_are_counted() {
+        use switchboard_protocol::loops::LoopSettings;
+        let profile = ProfileId::new();
+        let mut notices = Notices::default();
+        let mut info = LoopInfo {
+            id: LoopId::new(),
+            profile_id: profile.clone(),
+            settings: LoopSettings::new("Make the tests pass"),
+            created_at: 0,
+            state: LoopState::Active,
+            iterations: Vec::new(),
+        };
+        let apply =
+            |notices: &mut Notices, info: &LoopInfo| notices.apply(&EngineEvent::LoopChanged { info: info.clone() });
+        assert_eq!(apply(&mut notices, &info), None, "an active loop is no news");
+        info.state = LoopState::Stalled { at: 5, repeated: 5, reason: "error: 3 tests fail".into() };
+        let stalled = apply(&mut notices, &info).expect("a stall is told");
+        assert_eq!(stalled.target, NoticeTarget::Loop(info.id.clone()));
+        assert_eq!(stalled.title, "An agent: loop stalled");
+        assert!(
+            stalled.body.contains("Make the tests pass") && stalled.body.contains("error: 3 tests fail"),
+            "{stalled:?}"
+        );
+        assert_eq!(apply(&mut notices, &info), None, "once");
+        assert_eq!(notices.counts().stalled, 1);
+        assert!(notices.counts().label().ends_with(" · 1 stalled"));
+        // Resumed, it is no longer stalled; stalling again is told again.
+        info.state = LoopState::Active;
+        apply(&mut notices, &info);
+        assert_eq!(notices.counts().stalled, 0);
+        info.state = LoopState::Stalled { at: 9, repeated: 5, reason: "error: 3 tests fail".into() };
+        assert!(apply(&mut notices, &info).is_some());
+        info.state = LoopState::Complete { at: 12, why: Completion::MaxIterations { max: 10 } };
+        let capped = apply(&mut notices, &info).expect("the cap is told");
+        assert_eq!(capped.title, "An agent: loop stopped at its cap");
+        assert!(capped.body.contains("cap of 10 iterations"), "{capped:?}");
+        assert_eq!(notices.counts().stalled, 0);
+        info.state = LoopState::Cancelled { at: 13 };
+        assert_eq!(apply(&mut notices, &info), None, "the user cancelled it: no news");
+        // A stalled loop known at start is counted, not told again.
+        info.state = LoopState::Stalled { at: 20, repeated: 5, reason: "same".into() };
+        let mut restarted = Notices::new(&[], &[], &[], std::slice::from_ref(&info));
+        assert_eq!(restarted.counts().stalled, 1);
+        assert_eq!(apply(&mut restarted, &info), None);
+    }
+
+    #[test]
+    fn a_quiet_agent_is_told_once_per_stall_and_counted_until_it_shows_life() {
+        let (profile, id) = (ProfileId::new(), TaskId::new());
+        let mut notices = Notices::default();
+        let mut running = task(&profile, &id, TaskState::Running);
+        assert_eq!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }), None);
+        running.set_quiet_since(Some(1_000));
+        let quiet = notices.apply(&EngineEvent::TaskChanged { task: running.clone() }).expect("told");
+        assert_eq!((&quiet.target, quiet.title.as_str()), (&NoticeTarget::Task(id.clone()), "An agent may be stuck"));
+        assert!(quiet.body.contains("Fix the login bug"), "{quiet:?}");
+        assert_eq!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }), None, "once");
+        assert_eq!(notices.counts().stalled, 1);
+        running.set_quiet_since(None);
+        notices.apply(&EngineEvent::TaskChanged { task: running.clone() });
+        assert_eq!(notices.counts().stalled, 0, "it showed life");
+        running.set_quiet_since(Some(9_000));
+        assert!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }).is_some(), "a new stall is told");
+        // Its end is told as usual, and it no longer counts as stalled.
+        let ended = notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Failed) });
+        assert!(ended.is_some_and(|n| n.title == "An agent: task failed"));
+        assert_eq!(notices.counts().stalled, 0);
     }
 }

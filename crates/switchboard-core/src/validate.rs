@@ -54,6 +54,9 @@ pub fn validate_profile(spec: &ProfileSpec, path_env: Option<&OsStr>) -> Result<
     if !(1..=MAX_TIME_LIMIT_SECS).contains(&spec.task_time_limit_secs) {
         return invalid("task_time_limit_secs", &format!("between 1 second and {} days", MAX_TIME_LIMIT_SECS / 86_400));
     }
+    if spec.quiet_alert_secs > MAX_TIME_LIMIT_SECS {
+        return invalid("quiet_alert_secs", &format!("at most {} days (0 for no alert)", MAX_TIME_LIMIT_SECS / 86_400));
+    }
     let cwd = Path::new(&spec.cwd);
     if !cwd.is_absolute() {
         return invalid("cwd", "the working directory must be an absolute path");
@@ -138,6 +141,11 @@ mod tests {
                 ProfileSpec { task_time_limit_secs: 0, ..spec("a", "sh", cwd) },
                 Err((ErrorCode::InvalidInput, "task_time_limit_secs")),
             ),
+            (
+                ProfileSpec { quiet_alert_secs: MAX_TIME_LIMIT_SECS + 1, ..spec("a", "sh", cwd) },
+                Err((ErrorCode::InvalidInput, "quiet_alert_secs")),
+            ),
+            (ProfileSpec { quiet_alert_secs: 0, ..spec("a", "sh", cwd) }, Ok(())),
         ];
         for (spec, expected) in cases {
             let got = validate_profile(&spec, path_env.as_deref())

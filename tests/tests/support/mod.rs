@@ -159,6 +159,18 @@ impl TestEngine {
         self.profile("demo", DEMO_AGENT, args).await
     }
 
+    /// The demo agent running `steps` for whatever it is given, ready at `agent> `.
+    pub async fn looping_profile(&self, steps: &str) -> Profile {
+        let path = self.data_dir.join("loop.toml");
+        std::fs::write(&path, format!("prompt = \"agent> \"\n[[tasks]]\nsteps = {steps}\n")).unwrap();
+        let spec = ProfileSpec {
+            ready_pattern: Some("agent> $".into()),
+            ready_quiet_ms: 50,
+            ..self.spec("looper", DEMO_AGENT, &["--speed", "fast", "--scenario", path.to_str().unwrap()])
+        };
+        self.engine.create_profile(spec).await.unwrap()
+    }
+
     /// Starts a session and subscribes to its output.
     pub async fn start_session(&self, profile: &Profile) -> (SessionInfo, Arc<Collected<u8>>) {
         let session = self.engine.start_session(profile.id.clone(), TermSize::DEFAULT).await.unwrap();

@@ -96,6 +96,7 @@ describe('sidebar', () => {
       task_time_limit_secs: 1800,
       completion: 'summary',
       signal_protocols: true,
+      quiet_alert_secs: 600,
     });
     await tick();
     expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);

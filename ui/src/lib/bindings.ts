@@ -55,7 +55,12 @@ completion: CompletionRule,
  * Teach the agent the signal protocols (through its own instruction
  * channel where it has one, and a protocol file each task points to).
  */
-signal_protocols: boolean, };
+signal_protocols: boolean, 
+/**
+ * Seconds a task's agent may show no output and no hook event while it
+ * should be working before the task is flagged as possibly stuck; 0: never.
+ */
+quiet_alert_secs: number, };
 
 export type Profile = { id: ProfileId, created_at: number, name: string, 
 /**
@@ -95,7 +100,12 @@ completion: CompletionRule,
  * Teach the agent the signal protocols (through its own instruction
  * channel where it has one, and a protocol file each task points to).
  */
-signal_protocols: boolean, };
+signal_protocols: boolean, 
+/**
+ * Seconds a task's agent may show no output and no hook event while it
+ * should be working before the task is flagged as possibly stuck; 0: never.
+ */
+quiet_alert_secs: number, };
 
 export type SessionState = { "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, };
 
@@ -216,6 +226,11 @@ typed_at: number | null, ended_at: number | null,
  * The latest STATUS.txt while it runs.
  */
 progress: string | null, 
+/**
+ * Since when its agent has shown no output and no hook event while it
+ * runs, once that is longer than the agent's quiet alert: it may be stuck.
+ */
+quiet_since: number | null, 
 /**
  * Why it failed, was cancelled or interrupted.
  */
@@ -513,14 +528,14 @@ export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "s
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, };
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, };
 
 export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued", 
 /**
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, });
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, });
 
 export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "engine_stopped" | "internal";
 

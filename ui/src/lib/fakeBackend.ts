@@ -92,6 +92,7 @@ const PROFILE_DEFAULTS = {
   task_time_limit_secs: 1800,
   completion: 'summary',
   signal_protocols: true,
+  quiet_alert_secs: 600,
 } as const;
 
 /** Cap on a fake session's retained output, like the engine's bounded scrollback. */
@@ -893,6 +894,7 @@ export class FakeBackend implements Backend {
       typed_at: null,
       ended_at: null,
       progress: null,
+      quiet_since: null,
       reason: null,
       result: null,
       profile_id: spec.profile_id,
@@ -1204,6 +1206,7 @@ function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
     task_time_limit_secs: 30 * 60,
     completion: 'summary',
     signal_protocols: true,
+    quiet_alert_secs: 600,
   };
   return { ...defaults, ...structuredClone(spec) };
 }

@@ -334,6 +334,7 @@ describe('responding', () => {
     task_time_limit_secs: 1800,
     completion: 'summary',
     signal_protocols: true,
+    quiet_alert_secs: 600,
   });
 
   it.each<[string, Profile[], string | null]>([

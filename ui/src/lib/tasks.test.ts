@@ -29,6 +29,7 @@ import {
   taskSpecFromForm,
   taskStatusLabel,
   timelineText,
+  quietLabel,
   upsertTask,
   waitingFor,
   type TaskFormFields,
@@ -292,6 +293,11 @@ describe('texts', () => {
       { kind: 'task_requeued', app_stopped: true },
       'Put back in the queue: Switchboard stopped before the task reached the agent',
     ],
+    [
+      { kind: 'task_quiet', quiet: true, alert_secs: 600 },
+      'No output and no hook event for 10m while it should be working: the agent may be stuck',
+    ],
+    [{ kind: 'task_quiet', quiet: false, alert_secs: 600 }, 'The agent shows life again'],
     [{ kind: 'deliverable_rejected', path: '../etc/passwd', reason: 'outside the workspace' }, 'Deliverable ../etc/passwd rejected: outside the workspace'],
     [{ kind: 'task_ended', state: 'timed_out', reason: null }, 'Ended timed out'],
     [{ kind: 'task_ended', state: 'failed', reason: 'the agent exited' }, 'Ended failed: the agent exited'],
@@ -312,6 +318,13 @@ describe('texts', () => {
     [{ kind: 'task_from_the_future' } as unknown as LogKind, 'task from the future'],
   ])('timeline %j', (kind, text) => {
     expect(timelineText(entry(kind))).toBe(text);
+  });
+
+  it('says how long a running task has been quiet, only while it runs', () => {
+    const quiet = task(ID, { state: 'running', started_at: 0, session_id: 's', quiet_since: 1_000 });
+    expect(quietLabel(quiet, 726_000)).toBe('No output for 12m 5s: it may be stuck');
+    expect(quietLabel({ ...quiet, quiet_since: null }, 726_000)).toBeNull();
+    expect(quietLabel({ ...quiet, state: 'failed' }, 726_000)).toBeNull();
   });
 
   it.each<[string, { text: string; valid: boolean }]>([

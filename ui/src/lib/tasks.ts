@@ -311,6 +311,12 @@ export function elapsedLabel(task: TaskInfo, limitSecs: number | null, now: numb
   return limitSecs === null ? shown : `${shown} / ${formatDuration(limitSecs)}`;
 }
 
+/** For a running task whose agent went quiet past its alert: how long, in words. */
+export function quietLabel(task: TaskInfo, now: number): string | null {
+  if (task.state !== 'running' || task.quiet_since === null) return null;
+  return `No output for ${formatDuration(Math.max(0, (now - task.quiet_since) / 1000))}: it may be stuck`;
+}
+
 /** One timeline entry in words. */
 export function timelineText(entry: LogEntry): string {
   switch (entry.kind) {
@@ -326,6 +332,10 @@ export function timelineText(entry: LogEntry): string {
       return entry.app_stopped
         ? 'Put back in the queue: Switchboard stopped before the task reached the agent'
         : 'Put back in the queue';
+    case 'task_quiet':
+      return entry.quiet
+        ? `No output and no hook event for ${formatDuration(entry.alert_secs)} while it should be working: the agent may be stuck`
+        : 'The agent shows life again';
     case 'deliverable_rejected':
       return `Deliverable ${entry.path} rejected: ${entry.reason}`;
     case 'task_ended':

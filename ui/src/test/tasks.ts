@@ -12,6 +12,7 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     typed_at: null,
     ended_at: null,
     progress: null,
+    quiet_since: null,
     reason: null,
     result: null,
     profile_id: 'p',

@@ -165,6 +165,12 @@ pub enum LogKind {
         #[serde(default)]
         app_stopped: bool,
     },
+    /// Its agent showed no output and no hook event for `alert_secs` while it
+    /// should be working (`quiet`), or showed life again (not `quiet`).
+    TaskQuiet {
+        quiet: bool,
+        alert_secs: u32,
+    },
     DeliverableRejected {
         path: String,
         reason: String,

@@ -96,6 +96,39 @@ impl LoopInfo {
     }
 }
 
+impl LoopState {
+    /// One word for the state: active, complete, stalled or cancelled.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LoopState::Active => "active",
+            LoopState::Complete { .. } => "complete",
+            LoopState::Stalled { .. } => "stalled",
+            LoopState::Cancelled { .. } => "cancelled",
+        }
+    }
+
+    /// Why the loop ended, in a sentence; none while it is active.
+    pub fn reason(&self) -> Option<String> {
+        Some(match self {
+            LoopState::Active => return None,
+            LoopState::Complete { why: Completion::StopWord { word }, .. } => {
+                format!("the agent wrote the stop word {word} in its progress notes")
+            }
+            LoopState::Complete { why: Completion::Promise { text }, .. } => {
+                format!("the agent kept its promise: {text}")
+            }
+            LoopState::Complete { why: Completion::MaxIterations { max }, .. } => {
+                format!("it reached its cap of {max} iterations without the work said done")
+            }
+            LoopState::Stalled { repeated, reason, .. } => {
+                let first = reason.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+                format!("the same stop reason {repeated} times in a row: {first}")
+            }
+            LoopState::Cancelled { .. } => "it was cancelled".to_owned(),
+        })
+    }
+}
+
 /// A stop reason as kept: at most [`MAX_STOP_REASON_BYTES`], its end (the
 /// last words matter most), on a character boundary.
 pub fn kept_stop_reason(reason: &str) -> String {

@@ -43,10 +43,18 @@ pub struct ProfileSpec {
     /// channel where it has one, and a protocol file each task points to).
     #[serde(default = "default_signal_protocols")]
     pub signal_protocols: bool,
+    /// Seconds a task's agent may show no output and no hook event while it
+    /// should be working before the task is flagged as possibly stuck; 0: never.
+    #[serde(default = "default_quiet_alert_secs")]
+    pub quiet_alert_secs: u32,
 }
 
 fn default_signal_protocols() -> bool {
     true
+}
+
+fn default_quiet_alert_secs() -> u32 {
+    DEFAULT_QUIET_ALERT_SECS
 }
 
 /// What completes a task: the summary file (the default), the agent's
@@ -92,10 +100,12 @@ impl Default for ProfileSpec {
             task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
             completion: CompletionRule::Summary,
             signal_protocols: true,
+            quiet_alert_secs: DEFAULT_QUIET_ALERT_SECS,
         }
     }
 }
 
+pub const DEFAULT_QUIET_ALERT_SECS: u32 = 600;
 pub const DEFAULT_READY_QUIET_MS: u32 = 800;
 pub const DEFAULT_TASK_TIME_LIMIT_SECS: u32 = 30 * 60;
 

@@ -174,6 +174,9 @@ pub struct TaskRun {
     pub typed_at: Option<Millis>,
     /// The latest STATUS.txt.
     pub progress: Option<String>,
+    /// Since when its agent has shown no output and no hook event, once that
+    /// is longer than the agent's quiet alert: it may be stuck.
+    pub quiet_since: Option<Millis>,
 }
 
 /// Where a task is, with what each state has.
@@ -279,6 +282,14 @@ impl TaskInfo {
         self.run().and_then(|run| run.progress.as_deref())
     }
 
+    /// Since when its agent has been quiet past its alert, while it runs.
+    pub fn quiet_since(&self) -> Option<Millis> {
+        match &self.status {
+            TaskStatus::Running { run } => run.quiet_since,
+            _ => None,
+        }
+    }
+
     pub fn ended_at(&self) -> Option<Millis> {
         match &self.status {
             TaskStatus::Queued | TaskStatus::Running { .. } => None,
@@ -311,8 +322,9 @@ impl TaskInfo {
 
     /// Taken from the queue into `session_id`.
     pub fn start(&mut self, session_id: SessionId, at: Millis) {
-        self.status =
-            TaskStatus::Running { run: TaskRun { session_id, started_at: at, typed_at: None, progress: None } };
+        self.status = TaskStatus::Running {
+            run: TaskRun { session_id, started_at: at, typed_at: None, progress: None, quiet_since: None },
+        };
     }
 
     /// Typed into its agent.
@@ -326,6 +338,13 @@ impl TaskInfo {
     pub fn set_progress(&mut self, progress: Option<String>) {
         if let Some(run) = self.run_mut() {
             run.progress = progress;
+        }
+    }
+
+    /// Its agent went quiet past its alert (since then), or shows life again (none).
+    pub fn set_quiet_since(&mut self, since: Option<Millis>) {
+        if let Some(run) = self.run_mut() {
+            run.quiet_since = since;
         }
     }
 
@@ -382,6 +401,10 @@ pub struct TaskRecord {
     pub ended_at: Option<Millis>,
     /// The latest STATUS.txt while it runs.
     pub progress: Option<String>,
+    /// Since when its agent has shown no output and no hook event while it
+    /// runs, once that is longer than the agent's quiet alert: it may be stuck.
+    #[serde(default)]
+    pub quiet_since: Option<Millis>,
     /// Why it failed, was cancelled or interrupted.
     pub reason: Option<String>,
     pub result: Option<TaskResult>,
@@ -396,6 +419,7 @@ impl From<TaskInfo> for TaskRecord {
             typed_at: task.typed_at(),
             ended_at: task.ended_at(),
             progress: task.progress().map(str::to_owned),
+            quiet_since: task.quiet_since(),
             reason: task.reason().map(str::to_owned),
             result: task.result().cloned(),
             id: task.id,
@@ -413,9 +437,13 @@ impl TryFrom<TaskRecord> for TaskInfo {
     /// end time, a completed one without its result) is refused.
     fn try_from(record: TaskRecord) -> Result<TaskInfo, String> {
         let run = match (record.session_id, record.started_at) {
-            (Some(session_id), Some(started_at)) => {
-                Some(TaskRun { session_id, started_at, typed_at: record.typed_at, progress: record.progress })
-            }
+            (Some(session_id), Some(started_at)) => Some(TaskRun {
+                session_id,
+                started_at,
+                typed_at: record.typed_at,
+                progress: record.progress,
+                quiet_since: record.quiet_since,
+            }),
             _ => None,
         };
         let state = record.state;

@@ -32,6 +32,9 @@ use crate::validate::validate_profile;
 /// How often stale agent statuses are looked for.
 const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
 
+/// How often tasks at work are looked at for agents gone quiet.
+const QUIET_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Most sessions returned by a listing, newest kept.
 pub const MAX_LISTED_SESSIONS: usize = 500;
 
@@ -86,6 +89,8 @@ impl EngineState {
         let mut shutdown_waiters = Vec::new();
         let mut reconcile = tokio::time::interval(RECONCILE_INTERVAL.min(self.config.working_idle));
         reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut quiet_check = tokio::time::interval(QUIET_CHECK_INTERVAL);
+        quiet_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let deadline = self.tasks.next_deadline();
             let permission_deadline = self.hooks.next_permission_deadline();
@@ -113,6 +118,7 @@ impl EngineState {
                 () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     self.tasks.on_deadline(&mut self.cx, Instant::now());
                 }
+                _ = quiet_check.tick() => self.tasks.check_quiet(&mut self.cx, now()),
                 _ = reconcile.tick() => {
                     status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());
                     if self.cx.store.problem().is_some() {

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use portable_pty::{ExitStatus, MasterPty, PtySize};
@@ -62,6 +63,8 @@ pub(super) struct Parts {
     pub gate: Arc<FlowGate>,
     pub ended: mpsc::UnboundedSender<SessionEnd>,
     pub signals: mpsc::Sender<SessionScan>,
+    /// When the agent last printed anything, for the engine's quiet watch.
+    pub output_at: Arc<AtomicI64>,
 }
 
 /// A pasted text whose Enter is due.
@@ -90,6 +93,8 @@ pub(super) struct SessionActor {
     scanner: Option<SignalScanner>,
     signals: mpsc::Sender<SessionScan>,
     last_output: Instant,
+    /// The same, as wall-clock time the engine reads.
+    output_at: Arc<AtomicI64>,
     /// Texts waiting for the agent to be ready, first first.
     typing: VecDeque<TypeRequest>,
     check_ready_at: Option<Instant>,
@@ -120,6 +125,7 @@ impl SessionActor {
             scanner: scan_signals.then(SignalScanner::new),
             signals: parts.signals,
             last_output: Instant::now(),
+            output_at: parts.output_at,
             typing: VecDeque::new(),
             check_ready_at: None,
             agent_busy: hooks_grace.is_some(),
@@ -304,6 +310,7 @@ impl SessionActor {
         self.model.feed(bytes);
         let events = self.scanner.as_mut().map(|scanner| scanner.feed(bytes)).unwrap_or_default();
         self.last_output = Instant::now();
+        self.output_at.store(crate::api::now(), Ordering::Relaxed);
         if let Some(request) = self.typing.front() {
             self.check_ready_at = Some(self.last_output + request.ready.quiet);
         }

@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -148,9 +148,16 @@ pub(crate) struct TypeRequest {
 /// if the process still runs, the process tree).
 pub(crate) struct SessionHandle {
     control: mpsc::UnboundedSender<Control>,
+    /// When its agent last printed anything (wall clock).
+    output_at: Arc<AtomicI64>,
 }
 
 impl SessionHandle {
+    /// When the agent last printed anything; its start if it never did.
+    pub fn output_at(&self) -> crate::api::Millis {
+        self.output_at.load(Ordering::Relaxed)
+    }
+
     pub fn send(&self, control: Control) {
         if self.control.send(control).is_err() {
             // The actor only stops after the engine dropped this handle, so a
@@ -165,7 +172,7 @@ impl SessionHandle {
     #[cfg(test)]
     pub fn stand_in() -> (SessionHandle, mpsc::UnboundedReceiver<Control>) {
         let (control, requests) = mpsc::unbounded_channel();
-        (SessionHandle { control }, requests)
+        (SessionHandle { control, output_at: Arc::new(AtomicI64::new(crate::api::now())) }, requests)
     }
 }
 
@@ -256,14 +263,25 @@ pub(crate) fn spawn(
         .map_err(|e| spawn_failed(format!("waiter thread: {e}")))?;
 
     let model = TerminalModel::new(spec.size, spec.replay_cap, spec.history_lines);
+    let output_at = Arc::new(AtomicI64::new(crate::api::now()));
     let actor = SessionActor::new(
-        actor::Parts { id: spec.id, pid, model, master: pair.master, input, gate, ended, signals },
+        actor::Parts {
+            id: spec.id,
+            pid,
+            model,
+            master: pair.master,
+            input,
+            gate,
+            ended,
+            signals,
+            output_at: output_at.clone(),
+        },
         spec.kill_grace,
         spec.scan_signals,
         spec.hooks_grace,
     );
     tokio::spawn(actor.run(control_rx, output_rx, exit_rx));
-    Ok(Spawned { handle: SessionHandle { control: control_tx }, pid, start_time })
+    Ok(Spawned { handle: SessionHandle { control: control_tx, output_at }, pid, start_time })
 }
 
 /// How long the writer waits for room in the terminal before it looks

@@ -35,6 +35,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0007_delegations.sql")),
         M::up(include_str!("../../migrations/0008_protocols_taught.sql")),
         M::up(include_str!("../../migrations/0009_loops.sql")),
+        M::up(include_str!("../../migrations/0010_quiet_alert.sql")),
     ])
 });
 
@@ -65,7 +66,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The `profiles` columns in the order `profile_from_row` reads them.
 const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
-     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols";
+     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
 const SESSION_COLUMNS: &str =
@@ -153,9 +154,10 @@ impl Store {
         let spec = SpecColumns::from(&profile.spec);
         self.exec(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
-             ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, created_at)
+             ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
-             :ready_quiet_ms, :task_time_limit_secs, :completion, :signal_protocols, :created_at)",
+             :ready_quiet_ms, :task_time_limit_secs, :completion, :signal_protocols, :quiet_alert_secs,
+             :created_at)",
             &spec.params(&profile.id.to_string(), Some(&profile.created_at))[..],
         )?;
         Ok(())
@@ -168,7 +170,8 @@ impl Store {
             "UPDATE profiles SET name = :name, command = :command, args = :args, env = :env, cwd = :cwd,
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
-             completion = :completion, signal_protocols = :signal_protocols WHERE id = :id",
+             completion = :completion, signal_protocols = :signal_protocols,
+             quiet_alert_secs = :quiet_alert_secs WHERE id = :id",
             &spec.params(&id.to_string(), None)[..],
         )?;
         Ok(changed == 1)
@@ -381,6 +384,7 @@ struct SpecColumns<'a> {
     task_time_limit_secs: u32,
     completion: &'static str,
     signal_protocols: bool,
+    quiet_alert_secs: u32,
 }
 
 impl SpecColumns<'_> {
@@ -401,6 +405,7 @@ impl SpecColumns<'_> {
             (":task_time_limit_secs", &self.task_time_limit_secs),
             (":completion", &self.completion),
             (":signal_protocols", &self.signal_protocols),
+            (":quiet_alert_secs", &self.quiet_alert_secs),
         ];
         if let Some(created_at) = created_at {
             params.push((":created_at", created_at));
@@ -424,6 +429,7 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             task_time_limit_secs: spec.task_time_limit_secs,
             completion: spec.completion.as_str(),
             signal_protocols: spec.signal_protocols,
+            quiet_alert_secs: spec.quiet_alert_secs,
         }
     }
 }
@@ -511,6 +517,7 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
                 CompletionRule::parse(&rule).ok_or_else(|| corrupt(format!("unknown completion rule `{rule}`")))?
             },
             signal_protocols: row.get(13)?,
+            quiet_alert_secs: row.get(14)?,
         },
         created_at: row.get(8)?,
     })

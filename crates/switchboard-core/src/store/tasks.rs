@@ -8,7 +8,7 @@ use crate::api::{Delegation, LoopInfo, LoopState, SignalInfo, SignalState, TaskI
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
      success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result, \
-     goals, loop_id, loop_iteration";
+     goals, loop_id, loop_iteration, quiet_since";
 
 /// The `sessions` columns in the order `run_from_row` reads them.
 impl Store {
@@ -363,9 +363,10 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
         conn.execute(
             &format!(
                 "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-                 ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
+                 ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
                  ON CONFLICT(id) DO UPDATE SET priority = ?7, state = ?10, ord = ?11, session_id = ?12,
-                 started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19"
+                 started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19,
+                 quiet_since = ?23"
             ),
             params![
                 task.id.to_string(),
@@ -390,6 +391,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
                 task.spec.goals,
                 task.spec.loop_iteration.as_ref().map(|i| i.loop_id.to_string()),
                 task.spec.loop_iteration.as_ref().map(|i| i.number),
+                task.quiet_since,
             ],
         )?;
         Ok(())
@@ -425,6 +427,7 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
         typed_at: row.get(14)?,
         ended_at: row.get(15)?,
         progress: row.get(16)?,
+        quiet_since: row.get(22)?,
         reason: row.get(17)?,
         result: row
             .get::<_, Option<String>>(18)?

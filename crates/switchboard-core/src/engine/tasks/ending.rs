@@ -49,6 +49,7 @@ impl TaskDesk {
                         let work = self.work.get_mut(&profile_id).expect("found above");
                         if let Phase::Handed { .. } = work.phase {
                             work.phase = Phase::Typed { deadline: Instant::now() + work.time_limit };
+                            work.typed_at = Some(now());
                         }
                         if let Ok(mut task) = task_of(cx, &task_id) {
                             task.typed(now());
@@ -459,7 +460,7 @@ fn requeue_at_front(cx: &mut Ctx, task_id: &TaskId) -> Result<(), EngineError> {
     Ok(())
 }
 
-fn save_and_report(cx: &mut Ctx, task: &TaskInfo) {
+pub(super) fn save_and_report(cx: &mut Ctx, task: &TaskInfo) {
     // A store that cannot record the change (a full disk) must not hide it:
     // the task is shown and answered as it is, and recorded once the store
     // can write again (see `TaskDesk::retry_unsaved`).

@@ -9,6 +9,7 @@
 
 mod ending;
 mod loops;
+mod quiet;
 pub(crate) mod rules;
 #[cfg(test)]
 mod tests;
@@ -68,6 +69,10 @@ struct Work {
     /// The loop iteration it runs: it ends with its turn or its process,
     /// not with a summary.
     iteration: Option<crate::api::LoopIteration>,
+    /// When it was typed into the agent.
+    typed_at: Option<crate::api::Millis>,
+    /// Since when its agent has been quiet past its alert (see `quiet`).
+    quiet_since: Option<crate::api::Millis>,
 }
 
 impl Work {
@@ -402,6 +407,8 @@ impl TaskDesk {
                 report: None,
                 settling: None,
                 iteration,
+                typed_at: None,
+                quiet_since: None,
             },
         );
         Ok(())

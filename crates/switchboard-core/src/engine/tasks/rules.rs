@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::api::{SessionState, TaskSpec, TaskState};
+use crate::api::{Millis, SessionState, TaskSpec, TaskState};
 use crate::error::EngineError;
 
 /// Longest instruction accepted, in bytes.
@@ -126,6 +126,31 @@ pub(crate) fn deadline_reason(typed: bool, limit: Duration) -> String {
     } else {
         format!("the agent was not ready for input within {limit}")
     }
+}
+
+/// What the quiet watch sees of a task typed into its agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct QuietWatch {
+    /// The agent's setting: alert after this many seconds without output or
+    /// hook event; 0: never.
+    pub alert_after_secs: u32,
+    /// The latest of: the task typed, the agent's last output, its last hook event.
+    pub last_activity: Millis,
+    /// A question, a blocker or a permission prompt waits for the user: the
+    /// agent is not expected to do anything.
+    pub waits_on_user: bool,
+    /// It leads teammates still at work: its own quiet is theirs.
+    pub team_working: bool,
+}
+
+/// Whether a task at work has gone quiet for longer than its agent's alert
+/// allows: since when, if so.
+pub(crate) fn quiet_since(watch: QuietWatch, now: Millis) -> Option<Millis> {
+    if watch.alert_after_secs == 0 || watch.waits_on_user || watch.team_working {
+        return None;
+    }
+    let quiet = now.saturating_sub(watch.last_activity);
+    (quiet >= i64::from(watch.alert_after_secs) * 1000).then_some(watch.last_activity)
 }
 
 fn human_secs(secs: u64) -> String {
@@ -338,5 +363,25 @@ mod tests {
         // Only a loop makes its iterations.
         let iteration = crate::api::LoopIteration { loop_id: switchboard_protocol::LoopId::new(), number: 1 };
         assert_eq!(field(TaskSpec { loop_iteration: Some(iteration), ..spec("a") }), Some("loop_iteration"));
+    }
+
+    #[test]
+    fn a_task_is_quiet_only_past_its_alert_while_nothing_excuses_it() {
+        let watch =
+            QuietWatch { alert_after_secs: 60, last_activity: 1_000, waits_on_user: false, team_working: false };
+        let cases = [
+            // (watch, now, quiet since)
+            (watch, 60_999, None),
+            (watch, 61_000, Some(1_000)),
+            (watch, 500_000, Some(1_000)),
+            (QuietWatch { alert_after_secs: 0, ..watch }, 500_000, None),
+            (QuietWatch { waits_on_user: true, ..watch }, 500_000, None),
+            (QuietWatch { team_working: true, ..watch }, 500_000, None),
+            // A clock that went back is not quiet.
+            (watch, 0, None),
+        ];
+        for (watch, now, expected) in cases {
+            assert_eq!(quiet_since(watch, now), expected, "{watch:?} at {now}");
+        }
     }
 }

@@ -1,0 +1,53 @@
+//! The quiet watch: a task typed into its agent whose agent then shows no
+//! output and no hook event for longer than its quiet alert, while nothing
+//! excuses it (a question for the user, teammates at work), is flagged as
+//! possibly stuck; the flag clears when the agent shows life again. The
+//! decision is `rules::quiet_since`.
+
+use super::ending::save_and_report;
+use super::rules::{QuietWatch, quiet_since};
+use super::{Phase, TaskDesk, log_task, task_of};
+use crate::api::{LogKind, Millis};
+use crate::engine::context::Ctx;
+
+impl TaskDesk {
+    /// Looks at every task typed into its agent; flags or clears each whose
+    /// quiet changed.
+    pub fn check_quiet(&mut self, cx: &mut Ctx, now: Millis) {
+        let mut changed = Vec::new();
+        for (profile_id, work) in &mut self.work {
+            let Phase::Typed { .. } = work.phase else { continue };
+            let Some(typed_at) = work.typed_at else { continue };
+            let Ok(profile) = cx.profile(profile_id) else { continue };
+            let Some(entry) = cx.sessions.get(&work.session_id).filter(|e| e.is_running()) else { continue };
+            let hooks = entry.hooks.status.as_ref();
+            let last_activity = [
+                Some(typed_at),
+                entry.handle().map(crate::session::SessionHandle::output_at),
+                hooks.and_then(|s| s.last_event_at),
+            ]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(typed_at);
+            let watch = QuietWatch {
+                alert_after_secs: profile.spec.quiet_alert_secs,
+                last_activity,
+                waits_on_user: !entry.hooks.needs_user.is_empty()
+                    || hooks.is_some_and(|s| s.status == switchboard_protocol::hook::AgentStatus::Attention),
+                team_working: entry.team.is_active(),
+            };
+            let since = quiet_since(watch, now);
+            if since != work.quiet_since {
+                work.quiet_since = since;
+                changed.push((work.task_id.clone(), since, profile.spec.quiet_alert_secs));
+            }
+        }
+        for (task_id, since, alert_secs) in changed {
+            let Ok(mut task) = task_of(cx, &task_id) else { continue };
+            task.set_quiet_since(since);
+            save_and_report(cx, &task);
+            log_task(cx, &task, LogKind::TaskQuiet { quiet: since.is_some(), alert_secs });
+        }
+    }
+}
