@@ -73,6 +73,17 @@ describe('new agent form', () => {
     expect(screen.queryByTestId('error-command')).toBeNull();
   });
 
+  it('refuses a quiet alert that is not a number of minutes', async () => {
+    const backend = new FakeBackend();
+    await openForm(backend);
+    await fill({ name: 'mine', command: 'bash', cwd: '/tmp' });
+    await fireEvent.input(screen.getByTestId('agent-quiet-alert'), { target: { value: 'soon' } });
+    await submit();
+
+    expect((await screen.findByTestId('error-quiet_alert_secs')).textContent).toBe('minutes, as a number (0: never alert)');
+    expect(callsOf(backend, 'create_profile')).toEqual([]);
+  });
+
   it('refuses an unterminated quote in the arguments without calling the backend', async () => {
     const backend = new FakeBackend();
     await openForm(backend);
@@ -90,6 +101,7 @@ describe('new agent form', () => {
     await fireEvent.change(screen.getByTestId('agent-completion'), { target: { value: 'both' } });
     expect((screen.getByTestId('agent-signal-protocols') as HTMLInputElement).checked).toBe(true);
     await fireEvent.click(screen.getByTestId('agent-signal-protocols'));
+    await fireEvent.input(screen.getByTestId('agent-quiet-alert'), { target: { value: '2.5' } });
     await submit();
 
     const view = await screen.findByTestId('profile-view');
@@ -110,6 +122,7 @@ describe('new agent form', () => {
           task_time_limit_secs: 1800,
           completion: 'both',
           signal_protocols: false,
+          quiet_alert_secs: 150,
         },
       },
     ]);
