@@ -81,6 +81,14 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     let LoopState::Stalled { repeated, reason, .. } = &ended.state else { panic!("{ended:#?}") };
     assert_eq!(*repeated, 3);
     assert!(reason.contains("error: 3 tests fail"), "{reason}");
+    // The user is told once, by the notification the desktop shell shows.
+    let mut notices = switchboard_core::notice::Notices::default();
+    let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
+    let about_loop: Vec<_> =
+        told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
+    assert_eq!(about_loop.len(), 1, "{told:#?}");
+    assert_eq!(about_loop[0].title, "looper: loop stalled");
+    assert_eq!(notices.counts().stalled, 1);
     // The error came back three times: it is a guardrail now.
     let guardrails = std::fs::read_to_string(t.workspace.join(".switchboard/guardrails.md")).unwrap();
     assert!(guardrails.contains("error: 3 tests fail"), "{guardrails}");
@@ -91,4 +99,117 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     assert!(matches!(cancelled.state, LoopState::Cancelled { .. }));
     let refused = t.engine.cancel_loop(started.id.clone()).await.unwrap_err();
     assert_eq!(refused.field(), Some("loop_id"));
+}
+
+/// A shell agent for loops: ready at `agent> `, it counts its runs in
+/// `runs` (each iteration is a fresh process, so the count is the loop's),
+/// then runs `body` with `$n` the run's number, and exits.
+async fn counting_profile(t: &TestEngine, name: &str, body: &str) -> switchboard_core::Profile {
+    let script = format!(
+        "printf 'agent> '; read -r line; n=$(( $(cat runs 2>/dev/null || echo 0) + 1 )); echo $n > runs; {body}"
+    );
+    let spec = switchboard_core::ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        ..t.spec(name, "sh", &["-c", &script])
+    };
+    t.engine.create_profile(spec).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_promise_kept_at_the_second_iteration_ends_the_loop_even_wrapped_by_the_terminal() {
+    let t = TestEngine::start().await;
+    // The second run keeps the promise at the end of a line longer than the
+    // terminal is wide: the screen wraps it across two rows.
+    let padding = "x".repeat(70);
+    let profile = counting_profile(
+        &t,
+        "promiser",
+        &format!("if [ $n -ge 2 ]; then echo \"{padding} <promise>ALL TESTS GREEN</promise>\"; else echo 'two tests still fail'; fi"),
+    )
+    .await;
+    let settings = LoopSettings { promise: Some("ALL TESTS GREEN".into()), ..LoopSettings::new("Make the tests pass") };
+    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    let ended = t.loop_ends(&started.id).await;
+    assert!(
+        matches!(&ended.state, LoopState::Complete { why: Completion::Promise { text }, .. } if text == "ALL TESTS GREEN"),
+        "{ended:#?}"
+    );
+    assert_eq!(ended.iterations_run(), 2);
+    assert_eq!(sessions_of(&ended).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_mid_iteration_ends_the_agent_and_nothing_more_runs() {
+    let t = TestEngine::start().await;
+    let profile = counting_profile(&t, "sleeper", "echo working; touch at-work; exec sleep 1000").await;
+    let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
+    let at_work = t.workspace.join("at-work");
+    wait_until("the first iteration is at work", || at_work.exists()).await;
+    let running = t.engine.get_loop(started.id.clone()).await.unwrap();
+    let session = running.iterations[0].session_id.clone().expect("its session");
+    let pid = pid_of(&t.engine.list_sessions().await.unwrap().into_iter().find(|s| s.id == session).unwrap());
+
+    let cancelled = t.engine.cancel_loop(started.id.clone()).await.unwrap();
+    assert!(matches!(cancelled.state, LoopState::Cancelled { .. }));
+    assert!(matches!(cancelled.iterations[0].outcome, IterationOutcome::Interrupted { .. }), "{cancelled:#?}");
+    t.wait_for_end(&session).await;
+    wait_until("the agent is gone", || !process_exists(pid)).await;
+    // Its task is cancelled, and no next iteration comes.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
+    assert_eq!(tasks.len(), 1, "{tasks:#?}");
+    assert_eq!(tasks[0].state(), switchboard_core::TaskState::Cancelled);
+    let after = t.engine.get_loop(started.id.clone()).await.unwrap();
+    assert_eq!(after, cancelled, "nothing changed after the cancel");
+    assert_eq!(std::fs::read_to_string(t.workspace.join("runs")).unwrap().trim(), "1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_app_resumes_its_loop_at_the_interrupted_iteration_and_the_cap_holds() {
+    use std::io::{BufRead, BufReader};
+    let temp = tempfile::tempdir().unwrap();
+    let work = temp.path().join("work");
+    // Run 2 hangs (the app is killed during it); every other run reports and exits.
+    let script = "printf 'agent> '; read -r line; n=$(( $(cat runs 2>/dev/null || echo 0) + 1 )); echo $n > runs; \
+                  if [ $n = 2 ]; then echo $$ > hung.pid; exec sleep 1000; fi; echo \"finished run $n\"";
+    let mut host = std::process::Command::new(ENGINE_HOST)
+        .arg(temp.path())
+        .args(["sh", "-c", script])
+        .env("HOST_LOOP", "2")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(host.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let loop_id: switchboard_core::LoopId =
+        line.trim().strip_prefix("loop ").expect("the host prints the loop").parse().unwrap();
+    let hung = work.join("hung.pid");
+    wait_until("the second iteration is at work", || hung.exists()).await;
+    let hung_pid: u32 = std::fs::read_to_string(&hung).unwrap().trim().parse().unwrap();
+    host.kill().unwrap(); // SIGKILL, mid-iteration
+    host.wait().unwrap();
+
+    let t = TestEngine::start_in(temp.path(), |_| {}).await;
+    wait_until("the hung agent of the killed app is reaped", || !process_exists(hung_pid)).await;
+    let ended = t.loop_ends(&loop_id).await;
+    // Iteration 2 was interrupted and run again; it counts once, and the cap of 2 holds.
+    assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 2 }, .. }), "{ended:#?}");
+    assert_eq!(ended.iterations_run(), 2);
+    let outcomes: Vec<(u32, &str)> = ended
+        .iterations
+        .iter()
+        .map(|i| {
+            let outcome = match &i.outcome {
+                IterationOutcome::Ended { .. } => "ended",
+                IterationOutcome::Interrupted { .. } => "interrupted",
+                IterationOutcome::Running => "running",
+            };
+            (i.number, outcome)
+        })
+        .collect();
+    assert_eq!(outcomes, [(1, "ended"), (2, "interrupted"), (2, "ended")]);
+    let IterationOutcome::Ended { stop_reason, .. } = &ended.iterations[2].outcome else { unreachable!() };
+    assert!(stop_reason.contains("finished run 3"), "the rerun is a fresh process: {stop_reason}");
+    assert_eq!(std::fs::read_to_string(work.join("runs")).unwrap().trim(), "3", "three processes, no more");
 }

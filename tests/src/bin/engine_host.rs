@@ -2,11 +2,14 @@
 //! process, for crash tests. It creates a profile running COMMAND in
 //! DATA_DIR/work, starts one session, prints `pid <PID>` of the agent and
 //! waits to be killed. With `HOST_TASKS=N` it then queues N tasks
-//! (`task 1` ...) and prints `task <ID>` for each.
+//! (`task 1` ...) and prints `task <ID>` for each. With `HOST_LOOP=N` it
+//! starts no session but a loop of at most N iterations, and prints
+//! `loop <ID>`.
 
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use switchboard_core::loops::LoopSettings;
 use switchboard_core::{AgentKind, Engine, EngineConfig, NoEvents, ProfileSpec, SessionState, TaskSpec, TermSize};
 
 #[tokio::main]
@@ -29,6 +32,11 @@ async fn main() -> Result<()> {
         ..Default::default()
     };
     let profile = engine.create_profile(spec).await?;
+    if let Some(max) = std::env::var("HOST_LOOP").ok().and_then(|n| n.parse().ok()) {
+        let settings = LoopSettings { max_iterations: max, ..LoopSettings::new("Finish the steps") };
+        println!("loop {}", engine.start_loop(profile.id.clone(), settings).await?.id);
+        std::future::pending::<()>().await;
+    }
     let session = engine.start_session(profile.id.clone(), TermSize::DEFAULT).await?;
     let SessionState::Running { pid } = session.state else { anyhow::bail!("session did not start") };
     println!("pid {pid}");

@@ -415,6 +415,12 @@ pub(crate) fn recover_interrupted(store: &Store, kill_grace: std::time::Duration
         store.update_session_state(&run.session.id, &SessionState::Interrupted { ended_at })?;
         store.append_event(ended_at, Some(&run.session.id), &LogKind::SessionInterrupted { reaped: alive })?;
     }
+    // Agents of a crashed run that this process adopted and that ended on
+    // their own (the terminal's hangup) are reaped, not left as zombies.
+    let reaped = process::reap_adopted_zombies();
+    if reaped > 0 {
+        tracing::info!(reaped, "reaped ended agent processes of an earlier run");
+    }
     Ok(())
 }
 

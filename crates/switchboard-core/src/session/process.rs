@@ -130,9 +130,12 @@ fn is_member(stat: &ProcStat, leader: i32, carries_env: impl FnOnce() -> bool) -
 }
 
 /// Whether a member still has to be ended: everything alive, and zombies
-/// other than the leader (whose exit status its waiting thread collects).
-fn still_to_end(stat: &ProcStat, leader: i32) -> bool {
-    !(stat.pid == leader && stat.is_zombie())
+/// this process must reap (adopted orphans, `me` their parent). A zombie
+/// whose exit status a waiting thread collects (`waited`: a leader of this
+/// run), or whose parent is another process, is dead and gone for us. (A
+/// leader recovered after a crash has no waiting thread: it is reaped here.)
+fn still_to_end(stat: &ProcStat, me: i32, waited: impl Fn(i32) -> bool) -> bool {
+    !stat.is_zombie() || (stat.ppid == me && !waited(stat.pid))
 }
 
 /// Reaps the given processes if they are our zombie children (adopted
@@ -145,6 +148,17 @@ fn reap_adopted(members: &[ProcStat]) {
             Err(error) => tracing::warn!(pid = stat.pid, %error, "reaping an adopted agent process failed"),
         }
     }
+}
+
+/// Reaps every zombie this process adopted (an orphaned descendant that
+/// ended outside any session's ending, say one that a crashed run of the
+/// app left behind); returns how many. Reads every `/proc/<pid>/stat`.
+pub fn reap_adopted_zombies() -> usize {
+    let me = std::process::id() as i32;
+    let zombies: Vec<ProcStat> =
+        all_pids().into_iter().filter_map(read_stat).filter(|s| s.ppid == me && s.is_zombie()).collect();
+    reap_adopted(&zombies);
+    zombies.iter().filter(|s| !is_leader(s.pid)).count()
 }
 
 fn signal_all(leader: i32, members: &[ProcStat], signal: Signal) {
@@ -187,7 +201,8 @@ impl Members {
             known.iter().filter_map(|(&pid, &start)| read_stat(pid).filter(|stat| stat.start_time == start)).collect()
         };
         reap_adopted(&present(&self.known));
-        present(&self.known).into_iter().filter(|stat| still_to_end(stat, self.leader)).collect()
+        let me = std::process::id() as i32;
+        present(&self.known).into_iter().filter(|stat| still_to_end(stat, me, is_leader)).collect()
     }
 
     fn wait_until_gone(&mut self, timeout: Duration) -> Vec<ProcStat> {
@@ -288,15 +303,20 @@ mod tests {
         }));
         assert!(!read_env, "the environment is read only when needed");
 
-        // (process) -> still to end?
+        // (process, its parent) -> still to end? This process is 7; 100 is
+        // a leader whose waiting thread reaps it.
+        let waited = |pid| pid == 100;
         let left = [
-            (stat(100, 'Z', 100, 100), false), // the leader's zombie: its waiter reaps it
-            (stat(100, 'S', 100, 100), true),
-            (stat(101, 'Z', 100, 100), true), // another member's zombie: ours to reap
-            (stat(101, 'R', 100, 100), true),
+            (stat(100, 'Z', 100, 100), 7, false), // the leader's zombie: its waiter reaps it
+            (stat(100, 'S', 100, 100), 7, true),
+            (stat(101, 'Z', 100, 100), 7, true), // an adopted member's zombie: ours to reap
+            (stat(101, 'Z', 100, 100), 1, false), // another's zombie: dead, not ours to reap
+            (stat(101, 'R', 100, 100), 1, true),
+            (stat(200, 'Z', 200, 200), 7, true), // a leader of a crashed run, adopted: ours
         ];
-        for (process, expected) in left {
-            assert_eq!(still_to_end(&process, 100), expected, "{process:?}");
+        for (process, parent, expected) in left {
+            let process = ProcStat { ppid: parent, ..process };
+            assert_eq!(still_to_end(&process, 7, waited), expected, "{process:?}");
         }
     }
 
