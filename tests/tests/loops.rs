@@ -93,6 +93,20 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     let guardrails = std::fs::read_to_string(t.workspace.join(".switchboard/guardrails.md")).unwrap();
     assert!(guardrails.contains("error: 3 tests fail"), "{guardrails}");
 
+    // The user reads the loop's files and corrects its guardrails before resuming.
+    let files = t.engine.loop_files(started.id.clone()).await.unwrap();
+    assert!(files.anchor.unwrap().contains("Make the tests pass"));
+    assert!(files.guardrails.unwrap().contains("error: 3 tests fail"));
+    assert_eq!(files.progress, None, "the agent wrote no notes");
+    let mine = "# Guardrails\n\n- Run the tests one by one before changing them.\n";
+    let saved =
+        t.engine.save_loop_file(started.id.clone(), switchboard_core::LoopFile::Guardrails, mine.into()).await.unwrap();
+    assert_eq!(saved.guardrails.as_deref(), Some(mine));
+    assert_eq!(std::fs::read_to_string(t.workspace.join(".switchboard/guardrails.md")).unwrap(), mine);
+    let too_long = "x".repeat(switchboard_core::MAX_LOOP_FILE_BYTES + 1);
+    let refused = t.engine.save_loop_file(started.id.clone(), switchboard_core::LoopFile::Anchor, too_long).await;
+    assert_eq!(refused.unwrap_err().field(), Some("text"));
+
     let resumed = t.engine.resume_loop(started.id.clone()).await.unwrap();
     assert!(resumed.is_active());
     let cancelled = t.engine.cancel_loop(started.id.clone()).await.unwrap();
@@ -212,4 +226,25 @@ async fn a_killed_app_resumes_its_loop_at_the_interrupted_iteration_and_the_cap_
     let IterationOutcome::Ended { stop_reason, .. } = &ended.iterations[2].outcome else { unreachable!() };
     assert!(stop_reason.contains("finished run 3"), "the rerun is a fresh process: {stop_reason}");
     assert_eq!(std::fs::read_to_string(work.join("runs")).unwrap().trim(), "3", "three processes, no more");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_stays_at_its_prompt_ends_each_iteration_when_its_prompt_returns() {
+    let t = TestEngine::start().await;
+    // No hooks, and it does not exit: it answers and shows its prompt again.
+    let profile = t.looping_profile("[{ say = \"checked the build: still red\" }]").await;
+    let settings = LoopSettings { max_iterations: 2, ..LoopSettings::new("Make the build green") };
+    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    let ended = t.loop_ends(&started.id).await;
+    assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 2 }, .. }), "{ended:#?}");
+    assert_eq!(sessions_of(&ended).len(), 2, "each iteration a fresh process");
+    for iteration in &ended.iterations {
+        let IterationOutcome::Ended { stop_reason, .. } = &iteration.outcome else { panic!("{ended:#?}") };
+        assert!(stop_reason.contains("checked the build: still red"), "{stop_reason}");
+        assert!(!stop_reason.contains("Make the build green"), "the echoed prompt is not the agent's: {stop_reason}");
+    }
+    // Each iteration's process was ended by the app, not left at its prompt.
+    for session in sessions_of(&ended) {
+        t.wait_for_end(&session).await;
+    }
 }

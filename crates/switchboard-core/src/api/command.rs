@@ -123,6 +123,15 @@ macro_rules! engine_commands {
             window now cancel_loop / CancelLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
             /// Resumes a stalled loop: its next iteration goes first in the queue.
             window now resume_loop / ResumeLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
+            /// The loop's files in its agent's workspace as they are now: anchor, progress, guardrails.
+            window now loop_files / LoopFiles (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopFiles;
+            /// Replaces the loop's anchor or guardrails (the user's corrections, say before resuming
+            /// a stalled loop); answers with the files as they are then.
+            window now save_loop_file / SaveLoopFile (
+                loop_id: switchboard_protocol::LoopId,
+                file: crate::api::LoopFile,
+                text: String,
+            ) -> crate::api::LoopFiles;
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
             socket now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
@@ -240,6 +249,7 @@ replies! {
     crate::api::Delegation => Delegation "delegation",
     Vec<crate::api::LoopInfo> => Loops "loops",
     crate::api::LoopInfo => Loop "loop",
+    crate::api::LoopFiles => LoopFiles "loop_files",
 }
 
 impl IntoReply for () {
@@ -279,6 +289,7 @@ pub enum Reply {
     Delegation(crate::api::Delegation),
     Loops(Vec<crate::api::LoopInfo>),
     Loop(crate::api::LoopInfo),
+    LoopFiles(crate::api::LoopFiles),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

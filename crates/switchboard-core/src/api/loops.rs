@@ -11,6 +11,28 @@ use super::Millis;
 /// The most of an iteration's stop reason that is kept.
 pub const MAX_STOP_REASON_BYTES: usize = 4 * 1024;
 
+/// A loop's files in its agent's workspace (none: not there).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LoopFiles {
+    /// Its goal and rules, written by the app (the user may edit them).
+    pub anchor: Option<String>,
+    /// The agent's running notes, read by the judge.
+    pub progress: Option<String>,
+    /// Warnings learned from repeated failures (the user may edit them).
+    pub guardrails: Option<String>,
+}
+
+/// A loop file the user may edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopFile {
+    Anchor,
+    Guardrails,
+}
+
+/// The largest loop file the user may save.
+pub const MAX_LOOP_FILE_BYTES: usize = 256 * 1024;
+
 /// A loop and everything it did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct LoopInfo {

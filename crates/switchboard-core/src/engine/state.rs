@@ -482,6 +482,22 @@ impl EngineState {
         self.tasks.resume_loop(&mut self.cx, &loop_id)
     }
 
+    pub(super) fn loop_files(
+        &self,
+        loop_id: switchboard_protocol::LoopId,
+    ) -> Result<crate::api::LoopFiles, EngineError> {
+        self.tasks.loop_files(&self.cx, &loop_id)
+    }
+
+    pub(super) fn save_loop_file(
+        &mut self,
+        loop_id: switchboard_protocol::LoopId,
+        file: crate::api::LoopFile,
+        text: String,
+    ) -> Result<crate::api::LoopFiles, EngineError> {
+        self.tasks.save_loop_file(&self.cx, &loop_id, file, &text)
+    }
+
     pub(super) fn list_delegations(&self) -> Result<Vec<crate::api::Delegation>, EngineError> {
         super::signals::list_delegations(&self.cx)
     }

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::terminal::TerminalModel;
-use super::typing::{self, ENTER_DELAY, Readiness};
+use super::typing::{self, ENTER_DELAY, Readiness, ReadyWhen};
 use super::{
     BATCH_INTERVAL, Control, FlowGate, InputQueue, InputRefused, MAX_BATCH_BYTES, OutputSink, SessionEnd, SessionScan,
     SubscriptionId, TypeRequest, process,
@@ -72,7 +72,19 @@ struct PendingEnter {
     at: Instant,
     bracketed: bool,
     reply: Responder<bool>,
+    back: Option<(ReadyWhen, Responder<Vec<String>>)>,
 }
+
+/// Waits for the agent to be back at its prompt after a typed text.
+struct BackWatch {
+    ready: ReadyWhen,
+    reply: Responder<Vec<String>>,
+    /// Output arrived since the Enter: the agent answered something.
+    answered: bool,
+}
+
+/// Lines of screen sent with the agent's return to its prompt.
+const BACK_LINES: usize = 60;
 
 pub(super) struct SessionActor {
     id: SessionId,
@@ -104,6 +116,7 @@ pub(super) struct SessionActor {
     /// …until this deadline at most.
     hooks_grace_until: Option<Instant>,
     enter: Option<PendingEnter>,
+    back: Option<BackWatch>,
 }
 
 impl SessionActor {
@@ -131,6 +144,7 @@ impl SessionActor {
             agent_busy: hooks_grace.is_some(),
             hooks_grace_until: hooks_grace.map(|grace| Instant::now() + grace),
             enter: None,
+            back: None,
         }
     }
 
@@ -192,6 +206,7 @@ impl SessionActor {
                 () = tokio::time::sleep_until(check_ready_at.unwrap_or_else(Instant::now)), if check_ready_at.is_some() => {
                     self.check_ready_at = None;
                     self.try_type();
+                    self.check_back();
                 }
                 () = tokio::time::sleep_until(enter_at.unwrap_or_else(Instant::now)), if enter_at.is_some() => {
                     self.press_enter();
@@ -275,6 +290,7 @@ impl SessionActor {
                 self.agent_busy = busy;
                 if !busy {
                     self.try_type();
+                    self.check_back();
                 }
             }
             Control::Kill => {
@@ -314,6 +330,11 @@ impl SessionActor {
         if let Some(request) = self.typing.front() {
             self.check_ready_at = Some(self.last_output + request.ready.quiet);
         }
+        if let Some(back) = &mut self.back {
+            back.answered = true;
+            let at = self.last_output + back.ready.quiet;
+            self.check_ready_at = Some(self.check_ready_at.map_or(at, |other| other.min(at)));
+        }
         if self.subscribers.is_empty() {
             return events;
         }
@@ -344,8 +365,16 @@ impl SessionActor {
                 let bracketed = self.model.bracketed_paste();
                 match self.push_input(typing::typed_input(&request.text, bracketed)) {
                     Ok(()) => {
-                        self.enter =
-                            Some(PendingEnter { at: Instant::now() + ENTER_DELAY, bracketed, reply: request.reply })
+                        let back = request
+                            .back
+                            .filter(|_| request.ready.pattern.is_some())
+                            .map(|reply| (request.ready.clone(), reply));
+                        self.enter = Some(PendingEnter {
+                            at: Instant::now() + ENTER_DELAY,
+                            bracketed,
+                            reply: request.reply,
+                            back,
+                        })
                     }
                     Err(error) => request.reply.send(Err(error)),
                 }
@@ -353,9 +382,35 @@ impl SessionActor {
         }
     }
 
+    /// Answers the back watch if the agent, having answered, is at its
+    /// prompt again; otherwise arranges to look again when it may be.
+    fn check_back(&mut self) {
+        let Some(back) = &self.back else { return };
+        if !back.answered {
+            return;
+        }
+        match typing::readiness(&back.ready, &self.model.cursor_line(), self.last_output.elapsed(), self.agent_busy) {
+            Readiness::WaitQuiet(remaining) => {
+                let at = Instant::now() + remaining;
+                self.check_ready_at = Some(self.check_ready_at.map_or(at, |other| other.min(at)));
+            }
+            Readiness::WaitPattern | Readiness::WaitAgent => {}
+            Readiness::Ready => {
+                let back = self.back.take().expect("checked above");
+                back.reply.send(Ok(self.model.snapshot(BACK_LINES).recent_lines));
+            }
+        }
+    }
+
     fn press_enter(&mut self) {
         let Some(enter) = self.enter.take() else { return };
-        enter.reply.send(self.push_input(b"\r".to_vec()).map(|()| enter.bracketed));
+        let pressed = self.push_input(b"\r".to_vec());
+        if pressed.is_ok()
+            && let Some((ready, reply)) = enter.back
+        {
+            self.back = Some(BackWatch { ready, reply, answered: false });
+        }
+        enter.reply.send(pressed.map(|()| enter.bracketed));
         // The next text waits for the agent to be ready again.
         if let Some(next) = self.typing.front() {
             self.check_ready_at = Some(Instant::now() + next.ready.quiet);

@@ -94,6 +94,20 @@ pub fn read_guardrails(workspace: &Path) -> std::io::Result<Option<String>> {
     read_agent_file(workspace, GUARDRAILS_FILE)
 }
 
+/// The loop's anchor as it stands (the user may have edited it).
+pub fn read_anchor(workspace: &Path) -> std::io::Result<Option<String>> {
+    read_agent_file(workspace, ANCHOR_FILE)
+}
+
+/// Replaces the loop's anchor or guardrails with the user's text.
+pub fn write_loop_file(workspace: &Path, file: crate::api::LoopFile, text: &str) -> std::io::Result<PathBuf> {
+    let relative = match file {
+        crate::api::LoopFile::Anchor => ANCHOR_FILE,
+        crate::api::LoopFile::Guardrails => GUARDRAILS_FILE,
+    };
+    write_owned(workspace, relative, text)
+}
+
 /// Adds guardrails to the loop's guardrails file, after what it holds.
 pub fn add_guardrails(workspace: &Path, found: &[String]) -> std::io::Result<PathBuf> {
     let mut text = read_guardrails(workspace)?.unwrap_or_else(|| "# Guardrails\n\n".to_owned());

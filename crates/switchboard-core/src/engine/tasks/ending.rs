@@ -37,6 +37,9 @@ pub enum TaskNote {
     Screen { task_id: TaskId, state: TaskState, reason: String, lines: Vec<String> },
     /// A summary found by a rescan stopped changing.
     Settled { task_id: TaskId },
+    /// The agent is back at its prompt after the task (a loop iteration of
+    /// an agent without hooks); the recent lines on its screen.
+    PromptReturned { task_id: TaskId, lines: Vec<String> },
 }
 
 impl TaskDesk {
@@ -69,6 +72,12 @@ impl TaskDesk {
                 if let Some(profile_id) = self.profile_working_on(&task_id) {
                     self.complete(cx, &profile_id);
                 }
+            }
+            TaskNote::PromptReturned { task_id, lines } => {
+                let Some(profile_id) = self.profile_working_on(&task_id) else { return };
+                let Ok(task) = task_of(cx, &task_id) else { return };
+                let printed = super::loops::last_lines(&lines, &task.spec.instruction);
+                self.end_iteration(cx, &profile_id, printed);
             }
         }
     }
@@ -257,19 +266,26 @@ impl TaskDesk {
     /// session is ended (the next iteration is a fresh one).
     pub fn turn_ended(&mut self, cx: &mut Ctx, session: &SessionId, last_message: Option<&str>) {
         let Some(profile_id) = self.working_in(session) else { return };
-        let work = self.work.get(&profile_id).expect("found above");
+        self.end_iteration(cx, &profile_id, last_message.unwrap_or_default().to_owned());
+    }
+
+    /// The loop iteration the profile's agent runs ended (its turn, or its
+    /// return to its prompt) for `reason`: its task completes, its session is
+    /// ended (the next iteration is a fresh one), and the loop judges it.
+    fn end_iteration(&mut self, cx: &mut Ctx, profile_id: &ProfileId, reason: String) {
+        let Some(work) = self.work.get(profile_id) else { return };
         let (Some(iteration), Phase::Typed { .. }) = (work.iteration.clone(), work.phase) else { return };
-        let work = self.work.remove(&profile_id).expect("found above");
+        let work = self.work.remove(profile_id).expect("found above");
+        let session = work.session_id.clone();
         self.unwatch(&work.workspace);
-        let reason = last_message.unwrap_or_default().to_owned();
         if let Ok(task) = task_of(cx, &work.task_id) {
             let text = iteration_summary(&task, &reason);
             let result = artifacts::collect_result(&work.workspace, &work.task_id, text, true);
             self.finish(cx, task, TaskState::Completed, None, Some(result));
         }
-        super::loops::end_session(cx, session);
+        super::loops::end_session(cx, &session);
         cx.follow(Follow::IterationEnded { iteration, stop_reason: reason });
-        self.pump(cx, &profile_id);
+        self.pump(cx, profile_id);
     }
 
     /// A session ended; a task it worked on ends with it.

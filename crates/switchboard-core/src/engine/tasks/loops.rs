@@ -11,8 +11,8 @@ use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
 
 use super::{TaskDesk, log_task, task_of};
 use crate::api::{
-    EngineEvent, Iteration, IterationOutcome, LogKind, LoopInfo, LoopIteration, LoopState, TaskInfo, TaskSpec,
-    kept_stop_reason, now,
+    EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
+    MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
 };
 use crate::engine::context::Ctx;
 use crate::error::EngineError;
@@ -95,6 +95,33 @@ impl TaskDesk {
         save_loop(cx, &info)?;
         self.queue_iteration(cx, &info, &workspace, true)?;
         Ok(info)
+    }
+
+    /// The loop's files as they are now in its agent's workspace.
+    pub fn loop_files(&self, cx: &Ctx, id: &LoopId) -> Result<LoopFiles, EngineError> {
+        let info = self.get_loop(cx, id)?;
+        let workspace = workspace_of(cx, &info.profile_id)?;
+        let read = |what: &str, read: fn(&Path) -> std::io::Result<Option<String>>| {
+            read(&workspace).map_err(|e| EngineError::io(format!("reading the loop's {what}"), e))
+        };
+        Ok(LoopFiles {
+            anchor: read("anchor", owned::read_anchor)?,
+            progress: read("progress notes", owned::read_progress)?,
+            guardrails: read("guardrails", owned::read_guardrails)?,
+        })
+    }
+
+    /// Replaces the loop's anchor or guardrails with the user's text; the
+    /// next iteration reads it.
+    pub fn save_loop_file(&self, cx: &Ctx, id: &LoopId, file: LoopFile, text: &str) -> Result<LoopFiles, EngineError> {
+        if text.len() > MAX_LOOP_FILE_BYTES {
+            return Err(EngineError::InvalidInput { field: "text", reason: "longer than 256 KiB".into() });
+        }
+        let info = self.get_loop(cx, id)?;
+        let workspace = workspace_of(cx, &info.profile_id)?;
+        owned::write_loop_file(&workspace, file, text)
+            .map_err(|e| EngineError::io("saving a loop file".to_owned(), e))?;
+        self.loop_files(cx, id)
     }
 
     /// The iteration's task was given a fresh session.

@@ -392,7 +392,18 @@ impl TaskDesk {
         if let Some(iteration) = &iteration {
             self.iteration_started(cx, iteration, &task.id, &session_id);
         }
-        let request = TypeRequest { tag: task.id.to_string(), text, ready, reply };
+        // An iteration of an agent without hooks ends when it is back at its
+        // prompt (or when it exits); one with hooks, at its Stop.
+        let back = (iteration.is_some() && profile.spec.kind == switchboard_protocol::AgentKind::Generic).then(|| {
+            let notes = self.notes.clone();
+            let task_id = task.id.clone();
+            Responder::new(move |lines: Result<Vec<String>, EngineError>| {
+                if let Ok(lines) = lines {
+                    notes.send(TaskNote::PromptReturned { task_id, lines }).ok();
+                }
+            })
+        });
+        let request = TypeRequest { tag: task.id.to_string(), text, ready, reply, back };
         cx.sessions.send(&session_id, Control::Type(request));
         self.work.insert(
             profile_id.clone(),
