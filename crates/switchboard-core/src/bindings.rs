@@ -74,6 +74,8 @@ pub fn typescript() -> String {
         crate::api::Iteration::decl(&cfg),
         crate::api::LoopState::decl(&cfg),
         crate::api::LoopInfo::decl(&cfg),
+        crate::api::LoopFiles::decl(&cfg),
+        crate::api::LoopFile::decl(&cfg),
         crate::api::DelegationState::decl(&cfg),
         crate::api::Delegation::decl(&cfg),
         AgentStatus::decl(&cfg),

@@ -9,6 +9,11 @@
 import { SvelteSet } from 'svelte/reactivity';
 import type {
   Delegation,
+  LoopFile,
+  LoopFiles,
+  LoopId,
+  LoopInfo,
+  LoopSettings,
   PermissionRequest,
   EngineEvent,
   Profile,
@@ -31,6 +36,7 @@ import { logFailure, toApiError, userMessage } from './errors';
 import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatus';
 import { applyPermissionEvent } from './permissions';
 import { applyDelegationEvent } from './delegations';
+import { applyLoopEvent, stalledAgents, upsertLoop } from './loops';
 import {
   applyFloodEvent,
   applySignalEvent,
@@ -81,6 +87,10 @@ export class AppState {
   floods: Floods = $state.raw({});
   /** Delegated agents: at work, reported or ended, in no order. */
   delegations: Delegation[] = $state.raw([]);
+  /** Loops: active, stalled and the recent ended ones, in no order. */
+  loops: LoopInfo[] = $state.raw([]);
+  /** The loop whose detail is on screen. */
+  shownLoopId: LoopId | null = $state(null);
   /** Each session's agent status, from its hooks. */
   agentStatus: AgentStatusMap = $state.raw({});
   /** Permission requests agents wait on, oldest first. */
@@ -116,6 +126,14 @@ export class AppState {
     return id === null ? undefined : this.tasks.tasks.find((t) => t.id === id);
   });
 
+  shownLoop: LoopInfo | undefined = $derived.by(() => {
+    const id = this.shownLoopId;
+    return id === null ? undefined : this.loops.find((l) => l.id === id);
+  });
+
+  /** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */
+  stalled: Set<ProfileId> = $derived(stalledAgents(this.loops, this.tasks.tasks));
+
   /** The signals waiting for the user, oldest first. */
   pendingSignals: SignalInfo[] = $derived(pendingSignals(this.signals));
   /** Agents whose new signals are set aside until the user answers some. */
@@ -150,6 +168,7 @@ export class AppState {
       }),
       this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
       this.backend.onOpenSignal((signalId) => this.showSignal(signalId)),
+      this.backend.onOpenLoop((loopId) => void this.revealLoop(loopId)),
     );
     // Only once the events are heard do the lists load: a change between the two is then in
     // one or the other (applied twice is harmless; missed is not).
@@ -186,6 +205,7 @@ export class AppState {
     const statusList = this.backend.listAgentStatus().catch(() => []);
     const permissionList = this.backend.listPermissionRequests().catch(() => [] as PermissionRequest[]);
     const delegationList = this.backend.listDelegations().catch(() => [] as Delegation[]);
+    const loopList = this.backend.listLoops().catch(() => [] as LoopInfo[]);
     try {
       const [[profiles, sessions], tasks, signals] = await Promise.all([
         Promise.all([this.backend.listProfiles(), this.backend.listSessions()]),
@@ -198,6 +218,7 @@ export class AppState {
       this.agentStatus = buffered.reduce(applyStatusEvent, statusMapOf(await statusList));
       this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
       this.delegations = buffered.reduce(applyDelegationEvent, await delegationList);
+      this.loops = buffered.reduce(applyLoopEvent, await loopList);
       this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
@@ -231,6 +252,7 @@ export class AppState {
     this.selection = selection;
     this.formOpen = false;
     this.closeTask();
+    this.closeLoop();
   }
 
   /** Open the agent form: empty to create, or filled in to edit `agent`. */
@@ -244,6 +266,7 @@ export class AppState {
 
   /** Show a task's detail, and tell the shell (it does not notify about the task on screen). */
   openTask(taskId: TaskId): void {
+    this.shownLoopId = null;
     if (this.selectedTaskId === taskId) return;
     this.selectedTaskId = taskId;
     this.backend.setViewedTask(taskId).catch(logFailure('set_viewed_task'));
@@ -302,6 +325,60 @@ export class AppState {
   /** Pause or resume an agent's queue; rejects with an ApiError. */
   async setQueuePaused(profileId: ProfileId, paused: boolean): Promise<void> {
     await this.backend.setQueuePaused(profileId, paused);
+  }
+
+  // ---- loops ---------------------------------------------------------------------------
+
+  /** Show a loop's detail (in the task detail's place). */
+  openLoop(loopId: LoopId): void {
+    this.closeTask();
+    this.shownLoopId = loopId;
+  }
+
+  closeLoop(): void {
+    this.shownLoopId = null;
+  }
+
+  /** Show a loop the user asked for from outside (a clicked notification), with its agent. */
+  async revealLoop(loopId: LoopId): Promise<void> {
+    await this.#loaded;
+    let info = this.loops.find((l) => l.id === loopId);
+    if (!info) {
+      try {
+        info = await this.backend.getLoop(loopId);
+      } catch (reason) {
+        logFailure(`get_loop(${loopId})`)(reason);
+        return;
+      }
+      this.loops = upsertLoop(this.loops, info);
+    }
+    const agent = info.profile_id;
+    if (this.selectedAgent?.id !== agent) this.selection = { kind: 'profile', id: agent };
+    this.formOpen = false;
+    this.openLoop(loopId);
+  }
+
+  /** Start a loop on an agent and show it; rejects with an ApiError. */
+  async startLoop(profileId: ProfileId, settings: LoopSettings): Promise<LoopInfo> {
+    const info = await this.backend.startLoop(profileId, settings);
+    this.loops = upsertLoop(this.loops, info);
+    this.openLoop(info.id);
+    return info;
+  }
+
+  /** Cancel a loop and its iteration at work; rejects with an ApiError. */
+  async cancelLoop(loopId: LoopId): Promise<void> {
+    this.loops = upsertLoop(this.loops, await this.backend.cancelLoop(loopId));
+  }
+
+  /** Resume a stalled loop; rejects with an ApiError. */
+  async resumeLoop(loopId: LoopId): Promise<void> {
+    this.loops = upsertLoop(this.loops, await this.backend.resumeLoop(loopId));
+  }
+
+  /** Save the user's anchor or guardrails; resolves with the files as they are then. */
+  saveLoopFile(loopId: LoopId, file: LoopFile, text: string): Promise<LoopFiles> {
+    return this.backend.saveLoopFile(loopId, file, text);
   }
 
   // ---- signals -------------------------------------------------------------------------
@@ -423,6 +500,7 @@ export class AppState {
     this.agentStatus = applyStatusEvent(this.agentStatus, event);
     this.permissions = applyPermissionEvent(this.permissions, event);
     this.delegations = applyDelegationEvent(this.delegations, event);
+    this.loops = applyLoopEvent(this.loops, event);
     const signal = this.shownSignalId;
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();
     const shown = this.selectedTaskId;

@@ -9,7 +9,7 @@
  */
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
-import type { AppInfo, EngineEvent, Reply, SessionId, SignalId, SubscriptionId, TaskId } from './bindings';
+import type { AppInfo, EngineEvent, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -48,6 +48,8 @@ export interface Backend extends EngineCommands {
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe;
   /** Subscribe to `open-signal`: the user clicked a desktop notification about that signal. */
   onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe;
+  /** Subscribe to `open-loop`: the user clicked a desktop notification about that loop. */
+  onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
@@ -57,6 +59,8 @@ export const ENGINE_EVENT = 'engine-event';
 export const OPEN_TASK_EVENT = 'open-task';
 /** Name of the Tauri event the shell emits when a signal notification is clicked. */
 export const OPEN_SIGNAL_EVENT = 'open-signal';
+/** Name of the Tauri event the shell emits when a loop notification is clicked. */
+export const OPEN_LOOP_EVENT = 'open-loop';
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
 export function inTauri(): boolean {
@@ -122,6 +126,10 @@ export function tauriBackend(): Backend {
 
     onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe {
       return subscribe(OPEN_SIGNAL_EVENT, callback);
+    },
+
+    onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe {
+      return subscribe(OPEN_LOOP_EVENT, callback);
     },
   };
 }

@@ -418,6 +418,22 @@ export type LoopInfo = { id: LoopId, profile_id: ProfileId, settings: LoopSettin
  */
 iterations: Array<Iteration>, };
 
+export type LoopFiles = { 
+/**
+ * Its goal and rules, written by the app (the user may edit them).
+ */
+anchor: string | null, 
+/**
+ * The agent's running notes, read by the judge.
+ */
+progress: string | null, 
+/**
+ * Warnings learned from repeated failures (the user may edit them).
+ */
+guardrails: string | null, };
+
+export type LoopFile = "anchor" | "guardrails";
+
 export type DelegationState = { "state": "working" } | { "state": "reported", at: number, status: string, } | { "state": "failed", at: number, how: string, };
 
 export type Delegation = { 

@@ -32,6 +32,8 @@ import type {
   Delegation,
   EngineEvent,
   LoopId,
+  LoopFile,
+  LoopFiles,
   LoopInfo,
   LoopSettings,
   ErrorCode,
@@ -569,6 +571,18 @@ export class FakeBackend implements Backend {
     return () => this.#openSignalListeners.delete(callback);
   }
 
+  readonly #openLoopListeners = new Set<(loopId: LoopId) => void>();
+
+  onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe {
+    this.#openLoopListeners.add(callback);
+    return () => this.#openLoopListeners.delete(callback);
+  }
+
+  /** As the shell does when a loop's notification is clicked. */
+  clickLoopNotification(loopId: LoopId): void {
+    for (const listener of [...this.#openLoopListeners]) listener(loopId);
+  }
+
   readonly #agentStatus = new Map<SessionId, AgentStatusInfo>();
 
   async listAgentStatus(): Promise<AgentStatusInfo[]> {
@@ -684,6 +698,7 @@ export class FakeBackend implements Backend {
       state: { state: 'active' },
       iterations: [],
     };
+    this.#loopFiles.set(info.id, { anchor: `# Loop goal\n\n${settings.goal.trim()}\n`, progress: null, guardrails: null });
     this.#putLoop(info);
     return structuredClone(info);
   }
@@ -714,6 +729,42 @@ export class FakeBackend implements Backend {
     const resumed: LoopInfo = { ...info, state: { state: 'active' } };
     this.#putLoop(resumed);
     return structuredClone(resumed);
+  }
+
+  readonly #loopFiles = new Map<LoopId, LoopFiles>();
+
+  /** Add a loop as it stands (its state and iterations), with its files, without events (for seeding). */
+  seedLoop(info: LoopInfo, files: Partial<LoopFiles> = {}): LoopInfo {
+    this.#loops.set(info.id, structuredClone(info));
+    this.#loopFiles.set(info.id, { anchor: null, progress: null, guardrails: null, ...files });
+    return structuredClone(info);
+  }
+
+  /** As the agent would: change a loop's files behind the window's back. */
+  writeLoopFiles(loopId: LoopId, files: Partial<LoopFiles>): void {
+    this.#loopFiles.set(loopId, { ...this.#filesOf(loopId), ...files });
+  }
+
+  /** Put a changed loop (a new iteration, a verdict) and tell the window, as the engine does. */
+  updateLoop(info: LoopInfo): void {
+    this.#putLoop(info);
+  }
+
+  async loopFiles(loopId: LoopId): Promise<LoopFiles> {
+    this.#record('loop_files', { loopId });
+    this.#loop(loopId);
+    return structuredClone(this.#filesOf(loopId));
+  }
+
+  async saveLoopFile(loopId: LoopId, file: LoopFile, text: string): Promise<LoopFiles> {
+    this.#record('save_loop_file', { loopId, file, text });
+    this.#loop(loopId);
+    this.#loopFiles.set(loopId, { ...this.#filesOf(loopId), [file]: text });
+    return structuredClone(this.#filesOf(loopId));
+  }
+
+  #filesOf(loopId: LoopId): LoopFiles {
+    return this.#loopFiles.get(loopId) ?? { anchor: null, progress: null, guardrails: null };
   }
 
   #loop(loopId: LoopId): LoopInfo {

@@ -42,7 +42,7 @@ pub struct LoopInfo {
     pub created_at: Millis,
     pub state: LoopState,
     /// Oldest first; an iteration the app stopped during is kept, marked,
-    /// and run again under the next number.
+    /// and run again under the same number.
     pub iterations: Vec<Iteration>,
 }
 
@@ -70,8 +70,8 @@ pub enum LoopState {
 /// One iteration: a fresh session of the agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Iteration {
-    /// 1 for the first; an iteration run again after an interruption takes
-    /// the next number, and the interrupted one does not count.
+    /// 1 for the first; an iteration run again after an interruption keeps
+    /// its number, and the interrupted one does not count.
     pub number: u32,
     pub task_id: Option<TaskId>,
     pub session_id: Option<SessionId>,

@@ -1,0 +1,121 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import type { LoopInfo } from '../lib/bindings';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+const settings = { goal: 'Make the tests pass', stop_word: 'LOOP_COMPLETE', promise: null, max_iterations: 10, stall_after: 3, iteration_time_limit_secs: null };
+
+/** An agent with a loop that stalled after three identical stop reasons. */
+function withStalledLoop() {
+  const backend = new FakeBackend();
+  const agent = backend.seedProfile({ name: 'looper' });
+  const session = backend.seedSession(agent.id, { state: 'exited', exit_code: 0, signal: null, ended_at: 2 });
+  const iteration = (number: number) => ({
+    number,
+    task_id: null,
+    session_id: session.id,
+    started_at: 1_000,
+    outcome: { outcome: 'ended' as const, at: 61_000, stop_reason: 'error: 3 tests fail <b>boom</b>', verdict: { verdict: 'continue' as const } },
+  });
+  const info: LoopInfo = {
+    id: 'loop-9',
+    profile_id: agent.id,
+    settings,
+    created_at: 0,
+    state: { state: 'stalled', at: 2, repeated: 3, reason: 'error: 3 tests fail <b>boom</b>' },
+    iterations: [iteration(1), iteration(2), iteration(3)],
+  };
+  backend.seedLoop(info, { anchor: '# Loop goal\n\nMake the tests pass\n', progress: '- tried <img src=x onerror=alert(1)>\n', guardrails: '# Guardrails\n\n- error: 3 tests fail\n' });
+  return { backend, agent, session, info };
+}
+
+describe('loops in the window', () => {
+  it('starts a loop from the Tasks panel with its settings, and shows it', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'looper' });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('new-loop'));
+    await fireEvent.input(screen.getByTestId('loop-goal'), { target: { value: 'Make the build green' } });
+    await fireEvent.input(screen.getByTestId('loop-max'), { target: { value: 'ten' } });
+    await fireEvent.click(screen.getByTestId('loop-start'));
+    expect((await screen.findByTestId('error-max_iterations')).textContent).toBe('a whole number of iterations');
+    expect(callsOf(backend, 'start_loop')).toEqual([]);
+
+    await fireEvent.input(screen.getByTestId('loop-max'), { target: { value: '4' } });
+    await fireEvent.input(screen.getByTestId('loop-promise'), { target: { value: 'BUILD GREEN' } });
+    await fireEvent.click(screen.getByTestId('loop-start'));
+    const detail = await screen.findByTestId('loop-detail');
+    expect(callsOf(backend, 'start_loop')).toEqual([
+      {
+        profileId: agent.id,
+        settings: { goal: 'Make the build green', stop_word: 'LOOP_COMPLETE', promise: 'BUILD GREEN', max_iterations: 4, stall_after: 5, iteration_time_limit_secs: null },
+      },
+    ]);
+    expect(screen.queryByTestId('loop-form')).toBeNull();
+    expect(within(detail).getByTestId('loop-status').textContent).toBe('Waiting for its turn (0 of 4 done)');
+    expect(within(detail).getByTestId('loop-count').textContent).toBe('0 of at most 4');
+    const entry = screen.getByTestId('loop-entry');
+    expect(entry.getAttribute('data-state')).toBe('active');
+    expect(within(entry).getByTestId('loop-open').textContent?.trim()).toBe('Make the build green');
+  });
+
+  it('shows a stalled loop as text, lets the user correct its guardrails and resume it', async () => {
+    const { backend, info } = withStalledLoop();
+    const { container } = await renderApp(backend);
+    expect(screen.getByTestId('profile-stalled').textContent).toBe('stalled');
+    await fireEvent.click(screen.getByTestId('loop-open'));
+    const detail = await screen.findByTestId('loop-detail');
+    expect(within(detail).getByTestId('loop-stalled').textContent).toContain('error: 3 tests fail <b>boom</b>');
+    const rows = within(detail).getAllByTestId('loop-iteration');
+    expect(rows.map((r) => r.getAttribute('data-number'))).toEqual(['3', '2', '1']);
+    expect(within(rows[0]).getByTestId('loop-iteration-verdict').textContent).toBe('go on');
+    expect(rows[0].textContent).toContain('1m');
+    // Agent text stays text.
+    expect((await within(detail).findByTestId('loop-progress')).textContent).toBe('- tried <img src=x onerror=alert(1)>\n');
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.querySelector('b')).toBeNull();
+
+    await fireEvent.click(within(detail).getByTestId('loop-edit-guardrails'));
+    const editor = within(detail).getByTestId('loop-editor-guardrails') as HTMLTextAreaElement;
+    expect(editor.value).toBe('# Guardrails\n\n- error: 3 tests fail\n');
+    await fireEvent.input(editor, { target: { value: '- Run one test at a time.\n' } });
+    await fireEvent.click(within(detail).getByTestId('loop-save-guardrails'));
+    expect((await within(detail).findByTestId('loop-guardrails')).textContent).toBe('- Run one test at a time.\n');
+    expect(callsOf(backend, 'save_loop_file')).toEqual([{ loopId: info.id, file: 'guardrails', text: '- Run one test at a time.\n' }]);
+
+    await fireEvent.click(within(detail).getByTestId('loop-resume'));
+    await waitFor(() => expect(screen.getByTestId('loop-detail').getAttribute('data-state')).toBe('active'));
+    expect(screen.queryByTestId('profile-stalled')).toBeNull();
+  });
+
+  it('cancels with X and a confirmation, not from a text field', async () => {
+    const { backend, info } = withStalledLoop();
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('loop-open'));
+    const detail = await screen.findByTestId('loop-detail');
+    await fireEvent.click(within(detail).getByTestId('loop-edit-anchor'));
+    await fireEvent.keyDown(within(detail).getByTestId('loop-editor-anchor'), { key: 'x' });
+    expect(screen.queryByTestId('loop-cancel-confirm')).toBeNull();
+    await fireEvent.click(within(detail).getByTestId('loop-edit-cancel-anchor'));
+
+    await fireEvent.keyDown(window, { key: 'x' });
+    await fireEvent.click(await screen.findByTestId('loop-cancel-confirm'));
+    await waitFor(() => expect(screen.getByTestId('loop-detail').getAttribute('data-state')).toBe('cancelled'));
+    expect(callsOf(backend, 'cancel_loop')).toEqual([{ loopId: info.id }]);
+    expect(screen.queryByTestId('loop-cancel')).toBeNull();
+  });
+
+  it('opens the loop whose notification was clicked, and an iteration’s terminal', async () => {
+    const { backend, info, session } = withStalledLoop();
+    const other = backend.seedProfile({ name: 'other' });
+    await renderApp(backend);
+    await fireEvent.click(within(screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-id') === other.id)!).getByTestId('profile-select'));
+    backend.clickLoopNotification(info.id);
+    const detail = await screen.findByTestId('loop-detail');
+    expect(detail.getAttribute('data-loop-id')).toBe(info.id);
+    await fireEvent.click(within(detail).getAllByTestId('loop-iteration-terminal')[0]);
+    expect(screen.queryByTestId('loop-detail')).toBeNull();
+    expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(session.id);
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { Iteration, LoopInfo, LoopState } from './bindings';
+import {
+  applyLoopEvent,
+  iterationVerdictText,
+  iterationsRun,
+  loopSettingsFrom,
+  loopStateWord,
+  loopStatusText,
+  loopsOf,
+  stalledAgents,
+} from './loops';
+import { task } from '../test/tasks';
+
+const settings = { goal: 'Make the tests pass', stop_word: 'LOOP_COMPLETE', promise: null, max_iterations: 10, stall_after: 5, iteration_time_limit_secs: null };
+
+function loop(id: string, state: LoopState, iterations: Iteration[] = [], extra: Partial<LoopInfo> = {}): LoopInfo {
+  return { id, profile_id: 'p', settings, created_at: 0, state, iterations, ...extra };
+}
+
+const ended = (number: number, verdict: 'continue' | 'stalled' = 'continue'): Iteration => ({
+  number,
+  task_id: `t${number}`,
+  session_id: `s${number}`,
+  started_at: 0,
+  outcome: {
+    outcome: 'ended',
+    at: 65_000,
+    stop_reason: 'error: 3 tests fail',
+    verdict: verdict === 'continue' ? { verdict: 'continue' } : { verdict: 'stalled', repeated: 5, reason: 'error: 3 tests fail' },
+  },
+});
+
+describe('loops in words', () => {
+  it.each<[LoopInfo, string, string]>([
+    [loop('a', { state: 'active' }), 'active', 'Waiting for its turn (0 of 10 done)'],
+    [
+      loop('a', { state: 'active' }, [ended(1), { number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'running' } }]),
+      'active',
+      'Iteration 2 of at most 10 at work',
+    ],
+    [loop('a', { state: 'complete', at: 1, why: { by: 'stop_word', word: 'SHIPPED' } }), 'complete', 'Done: the agent wrote SHIPPED in its progress notes'],
+    [loop('a', { state: 'complete', at: 1, why: { by: 'promise', text: 'ALL GREEN' } }), 'complete', 'Done: the agent kept its promise “ALL GREEN”'],
+    [loop('a', { state: 'complete', at: 1, why: { by: 'max_iterations', max: 10 } }), 'capped', 'Stopped at its cap of 10 iterations, the work not said done'],
+    [loop('a', { state: 'stalled', at: 1, repeated: 5, reason: 'x' }), 'stalled', 'Stalled: the same stop reason 5 times in a row'],
+    [loop('a', { state: 'cancelled', at: 1 }), 'cancelled', 'Cancelled'],
+  ])('%#: %s', (info, word, text) => {
+    expect(loopStateWord(info)).toBe(word);
+    expect(loopStatusText(info)).toBe(text);
+  });
+
+  it('counts only ended iterations, and says what the judge said after each', () => {
+    const interrupted: Iteration = { number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'interrupted', at: 1 } };
+    const info = loop('a', { state: 'active' }, [ended(1), interrupted, ended(2, 'stalled')]);
+    expect(iterationsRun(info)).toBe(2);
+    expect(info.iterations.map(iterationVerdictText)).toEqual(['go on', 'interrupted: run again', 'stalled']);
+  });
+});
+
+describe('the loop list', () => {
+  it('puts stalled first, then active, then the ended newest first; follows events', () => {
+    const done = loop('done', { state: 'cancelled', at: 1 }, [], { created_at: 5 });
+    const old = loop('old', { state: 'cancelled', at: 1 }, [], { created_at: 1 });
+    const active = loop('active', { state: 'active' });
+    const stalled = loop('stalled', { state: 'stalled', at: 1, repeated: 5, reason: 'x' });
+    const other = loop('other', { state: 'active' }, [], { profile_id: 'q' });
+    expect(loopsOf([old, done, active, stalled, other], 'p').map((l) => l.id)).toEqual(['stalled', 'active', 'done', 'old']);
+    let loops = applyLoopEvent([], { type: 'loop_changed', info: active });
+    loops = applyLoopEvent(loops, { type: 'loop_changed', info: { ...active, state: { state: 'cancelled', at: 2 } } });
+    expect(loops).toHaveLength(1);
+    expect(loops[0].state.state).toBe('cancelled');
+    expect(applyLoopEvent(loops, { type: 'profile_deleted', profile_id: 'p' })).toEqual([]);
+  });
+
+  it('marks agents with a stalled loop or a quiet task', () => {
+    const stalled = loop('s', { state: 'stalled', at: 1, repeated: 5, reason: 'x' });
+    const quiet = task('t', { profile_id: 'q', state: 'running', session_id: 's', started_at: 0, quiet_since: 5 });
+    const finishedQuiet = task('u', { profile_id: 'r', state: 'failed', ended_at: 1, quiet_since: 5 });
+    expect([...stalledAgents([stalled], [quiet, finishedQuiet])].sort()).toEqual(['p', 'q']);
+  });
+});
+
+describe('the loop form', () => {
+  const input = { goal: 'Ship it', stopWord: '', promise: '', maxIterations: '', stallAfter: '', timeLimitMinutes: '' };
+  it.each<[Partial<typeof input>, ReturnType<typeof loopSettingsFrom>]>([
+    [{}, { ok: true, settings: { goal: 'Ship it', stop_word: 'LOOP_COMPLETE', promise: null, max_iterations: 10, stall_after: 5, iteration_time_limit_secs: null } }],
+    [
+      { stopWord: ' SHIPPED ', promise: ' ALL GREEN ', maxIterations: '3', stallAfter: '2', timeLimitMinutes: '1.5' },
+      { ok: true, settings: { goal: 'Ship it', stop_word: 'SHIPPED', promise: 'ALL GREEN', max_iterations: 3, stall_after: 2, iteration_time_limit_secs: 90 } },
+    ],
+    [{ maxIterations: 'ten' }, { ok: false, field: 'max_iterations', message: 'a whole number of iterations' }],
+    [{ stallAfter: '2.5' }, { ok: false, field: 'stall_after', message: 'a whole number of stop reasons in a row' }],
+    [{ timeLimitMinutes: 'soon' }, { ok: false, field: 'iteration_time_limit_secs', message: 'minutes, as a number (empty: the agent’s time limit)' }],
+  ])('%j', (fields, expected) => {
+    expect(loopSettingsFrom({ ...input, ...fields })).toEqual(expected);
+  });
+});

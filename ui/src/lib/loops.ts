@@ -1,0 +1,168 @@
+/**
+ * Loops as the window shows them: the list folded from `loop_changed` events, each agent's
+ * loops in the order they matter, and their states, iterations and verdicts in words. The
+ * decisions (when a loop ends, stalls or goes on) are the engine's; this only says them.
+ */
+import type { EngineEvent, Iteration, LoopInfo, LoopSettings, ProfileId, TaskInfo } from './bindings';
+import { formatDuration } from './tasks';
+
+/** The engine's defaults for a new loop (the form shows them). */
+export const LOOP_DEFAULTS = { stopWord: 'LOOP_COMPLETE', maxIterations: 10, stallAfter: 5 } as const;
+
+/** Puts a changed loop in the list (new ones first). */
+export function upsertLoop(loops: LoopInfo[], info: LoopInfo): LoopInfo[] {
+  const index = loops.findIndex((l) => l.id === info.id);
+  if (index === -1) return [info, ...loops];
+  const next = loops.slice();
+  next[index] = info;
+  return next;
+}
+
+export function applyLoopEvent(loops: LoopInfo[], event: EngineEvent): LoopInfo[] {
+  switch (event.type) {
+    case 'loop_changed':
+      return upsertLoop(loops, event.info);
+    case 'profile_deleted':
+      return loops.filter((l) => l.profile_id !== event.profile_id);
+    default:
+      return loops;
+  }
+}
+
+/** Whether the loop may still run: active, or stalled (it can be resumed). */
+export function isOpen(info: LoopInfo): boolean {
+  return info.state.state === 'active' || info.state.state === 'stalled';
+}
+
+/** An agent's loops: stalled first (they need the user), then active, then the ended, newest first. */
+export function loopsOf(loops: LoopInfo[], profileId: ProfileId): LoopInfo[] {
+  const rank = (info: LoopInfo) => (info.state.state === 'stalled' ? 0 : info.state.state === 'active' ? 1 : 2);
+  return loops.filter((l) => l.profile_id === profileId).sort((a, b) => rank(a) - rank(b) || b.created_at - a.created_at);
+}
+
+/** Iterations that count toward the cap: the ended ones. */
+export function iterationsRun(info: LoopInfo): number {
+  return info.iterations.filter((i) => i.outcome.outcome === 'ended').length;
+}
+
+/** The iteration at work, if one is. */
+export function runningIteration(info: LoopInfo): Iteration | undefined {
+  return info.iterations.find((i) => i.outcome.outcome === 'running');
+}
+
+/** The loop's state in one line: where it stands, or why it ended. */
+export function loopStatusText(info: LoopInfo): string {
+  const run = iterationsRun(info);
+  const max = info.settings.max_iterations;
+  const state = info.state;
+  switch (state.state) {
+    case 'active': {
+      const running = runningIteration(info);
+      return running ? `Iteration ${running.number} of at most ${max} at work` : `Waiting for its turn (${run} of ${max} done)`;
+    }
+    case 'complete':
+      switch (state.why.by) {
+        case 'stop_word':
+          return `Done: the agent wrote ${state.why.word} in its progress notes`;
+        case 'promise':
+          return `Done: the agent kept its promise “${state.why.text}”`;
+        case 'max_iterations':
+          return `Stopped at its cap of ${state.why.max} iterations, the work not said done`;
+      }
+      break;
+    case 'stalled':
+      return `Stalled: the same stop reason ${state.repeated} times in a row`;
+    case 'cancelled':
+      return 'Cancelled';
+  }
+  return '';
+}
+
+/** The loop's state in one word, for its badge. */
+export function loopStateWord(info: LoopInfo): string {
+  if (info.state.state === 'complete' && info.state.why.by === 'max_iterations') return 'capped';
+  return info.state.state;
+}
+
+/** What the judge said after an iteration, in words. */
+export function iterationVerdictText(iteration: Iteration): string {
+  const outcome = iteration.outcome;
+  switch (outcome.outcome) {
+    case 'running':
+      return 'at work';
+    case 'interrupted':
+      return 'interrupted: run again';
+    case 'ended':
+      switch (outcome.verdict.verdict) {
+        case 'continue':
+          return 'go on';
+        case 'complete':
+          return 'done';
+        case 'stalled':
+          return 'stalled';
+        case 'cancelled':
+          return 'cancelled';
+      }
+  }
+  return '';
+}
+
+/** How long an iteration ran (so far, while at work). */
+export function iterationDuration(iteration: Iteration, now: number): string {
+  const outcome = iteration.outcome;
+  const end = outcome.outcome === 'running' ? now : outcome.at;
+  return formatDuration((end - iteration.started_at) / 1000);
+}
+
+/** An iteration's stop reason, if it ended. */
+export function stopReason(iteration: Iteration): string | null {
+  return iteration.outcome.outcome === 'ended' ? iteration.outcome.stop_reason : null;
+}
+
+/** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */
+export function stalledAgents(loops: LoopInfo[], tasks: TaskInfo[]): Set<ProfileId> {
+  const stalled = new Set<ProfileId>();
+  for (const info of loops) if (info.state.state === 'stalled') stalled.add(info.profile_id);
+  for (const task of tasks) if (task.state === 'running' && task.quiet_since !== null) stalled.add(task.profile_id);
+  return stalled;
+}
+
+/** The settings the loop form sends: blanks are the defaults, numbers checked here for words. */
+export type LoopFormInput = {
+  goal: string;
+  stopWord: string;
+  promise: string;
+  maxIterations: string;
+  stallAfter: string;
+  timeLimitMinutes: string;
+};
+
+export type LoopFormResult = { ok: true; settings: LoopSettings } | { ok: false; field: keyof LoopSettings; message: string };
+
+export function loopSettingsFrom(input: LoopFormInput): LoopFormResult {
+  const whole = (text: string, fallback: number): number | null => {
+    const t = text.trim();
+    if (t === '') return fallback;
+    return /^\d+$/.test(t) ? Number(t) : null;
+  };
+  const max = whole(input.maxIterations, LOOP_DEFAULTS.maxIterations);
+  if (max === null) return { ok: false, field: 'max_iterations', message: 'a whole number of iterations' };
+  const stall = whole(input.stallAfter, LOOP_DEFAULTS.stallAfter);
+  if (stall === null) return { ok: false, field: 'stall_after', message: 'a whole number of stop reasons in a row' };
+  const minutes = input.timeLimitMinutes.trim();
+  if (minutes !== '' && !/^\d+(\.\d+)?$/.test(minutes)) {
+    return { ok: false, field: 'iteration_time_limit_secs', message: 'minutes, as a number (empty: the agent’s time limit)' };
+  }
+  const promise = input.promise.trim();
+  return {
+    ok: true,
+    settings: {
+      goal: input.goal,
+      stop_word: input.stopWord.trim() === '' ? LOOP_DEFAULTS.stopWord : input.stopWord.trim(),
+      promise: promise === '' ? null : promise,
+      max_iterations: max,
+      stall_after: stall,
+      iteration_time_limit_secs: minutes === '' ? null : Math.max(1, Math.round(Number(minutes) * 60)),
+    },
+  };
+}
