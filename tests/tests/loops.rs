@@ -242,6 +242,7 @@ async fn an_agent_that_stays_at_its_prompt_ends_each_iteration_when_its_prompt_r
         let IterationOutcome::Ended { stop_reason, .. } = &iteration.outcome else { panic!("{ended:#?}") };
         assert!(stop_reason.contains("checked the build: still red"), "{stop_reason}");
         assert!(!stop_reason.contains("Make the build green"), "the echoed prompt is not the agent's: {stop_reason}");
+        assert!(!stop_reason.contains("agent>"), "nor the prompt it is back at: {stop_reason}");
     }
     // Each iteration's process was ended by the app, not left at its prompt.
     for session in sessions_of(&ended) {

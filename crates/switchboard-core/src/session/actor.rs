@@ -397,7 +397,13 @@ impl SessionActor {
             Readiness::WaitPattern | Readiness::WaitAgent => {}
             Readiness::Ready => {
                 let back = self.back.take().expect("checked above");
-                back.reply.send(Ok(self.model.snapshot(BACK_LINES).recent_lines));
+                // Up to the prompt the agent is back at, which is not part of its answer.
+                let mut lines = self.model.snapshot(BACK_LINES).recent_lines;
+                while lines.last().is_some_and(|line| line.trim().is_empty()) {
+                    lines.pop();
+                }
+                lines.pop();
+                back.reply.send(Ok(lines));
             }
         }
     }

@@ -143,7 +143,8 @@ pub(crate) struct TypeRequest {
     /// Whether bracketed paste was used, or why nothing was typed.
     pub reply: Responder<bool>,
     /// Answered once the agent, having printed something after this text's
-    /// Enter, is back at its ready prompt: with the recent lines on screen.
+    /// Enter, is back at its ready prompt: with the recent lines on screen
+    /// above that prompt.
     /// Only for a ready rule with a pattern (quiet alone cannot tell a
     /// finished agent from a thinking one).
     pub back: Option<Responder<Vec<String>>>,
