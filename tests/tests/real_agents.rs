@@ -641,3 +641,85 @@ async fn a_claude_code_turn_the_api_refuses_fails_its_task_through_stop_failure(
     assert!(hooks.iter().any(|(name, _)| name == "StopFailure"), "{hooks:?}");
     rig.t.engine.stop_session(session).await.unwrap();
 }
+
+/// The model of the loop test: each iteration adds a line to the loop's
+/// progress notes with the Write tool; the second one also writes the stop
+/// word. What it knows of earlier iterations it reads from the file, as a
+/// fresh conversation must.
+fn loop_script(workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        let progress = workspace.join(switchboard_core::loops::PROGRESS_FILE);
+        let before = std::fs::read_to_string(&progress).unwrap_or_default();
+        if request.follows_tool_use() {
+            Reply::text(if before.contains("LOOP_COMPLETE") {
+                "The parser is done."
+            } else {
+                "One step done; more to come."
+            })
+        } else if request.latest_user_text().contains("Loop iteration") {
+            let content = if before.is_empty() {
+                "- iteration 1: wrote the tokenizer\n".to_owned()
+            } else {
+                format!("{before}- iteration 2: wrote the parser; the tests pass\nLOOP_COMPLETE\n")
+            };
+            Reply::tools([("Write", json!({"file_path": progress.display().to_string(), "content": content}))])
+        } else {
+            Reply::text("Ready.")
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_loop_runs_each_iteration_in_a_fresh_conversation_until_the_stop_word() {
+    let rig = Rig::start(Wire::Anthropic, loop_script).await;
+    let profile = rig.claude_code().await;
+    let settings = switchboard_core::loops::LoopSettings {
+        max_iterations: 4,
+        ..switchboard_core::loops::LoopSettings::new("Write the parser")
+    };
+    let started = rig.t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    let ended = rig
+        .wait_for("the loop to end", |events| {
+            events.iter().rev().find_map(|e| match e {
+                EngineEvent::LoopChanged { info } if info.id == started.id && !info.is_active() => Some(info.clone()),
+                _ => None,
+            })
+        })
+        .await;
+    assert!(
+        matches!(
+            &ended.state,
+            switchboard_core::LoopState::Complete { why: switchboard_core::loops::Completion::StopWord { .. }, .. }
+        ),
+        "{ended:#?}"
+    );
+    assert_eq!(ended.iterations_run(), 2);
+    // Each iteration its own session, and in it its own conversation.
+    let sessions: Vec<SessionId> = ended.iterations.iter().filter_map(|i| i.session_id.clone()).collect();
+    assert_eq!(sessions.len(), 2);
+    let listed = rig.t.engine.list_sessions().await.unwrap();
+    let conversations: Vec<String> = sessions
+        .iter()
+        .map(|id| listed.iter().find(|s| &s.id == id).unwrap().agent_session_id.clone().expect("a conversation id"))
+        .collect();
+    assert_ne!(conversations[0], conversations[1], "a new conversation, not a resumed one");
+    for session in &sessions {
+        let hooks = rig.hooks(session).await;
+        assert!(hooks.iter().any(|(name, p)| name == "PreToolUse" && p["tool_name"] == "Write"), "{hooks:?}");
+        assert!(hooks.iter().any(|(name, _)| name == "Stop"), "the iteration ended at its Stop: {hooks:?}");
+    }
+    // The stop reasons are the agent's last messages.
+    let reasons = ended.stop_reasons();
+    assert_eq!(reasons, ["One step done; more to come.", "The parser is done."]);
+    // The second conversation did not carry the first: the model saw only its own prompt.
+    let prompts: Vec<usize> = rig
+        .model
+        .requests()
+        .iter()
+        .filter(|r| r.latest_user_text().contains("Loop iteration"))
+        .map(|r| r.user_text().matches("Loop iteration").count())
+        .collect();
+    assert!(prompts.iter().all(|&n| n == 1), "each request holds one iteration prompt: {prompts:?}");
+    let progress = std::fs::read_to_string(rig.workspace.join(switchboard_core::loops::PROGRESS_FILE)).unwrap();
+    assert!(progress.ends_with("LOOP_COMPLETE\n"), "{progress}");
+}
