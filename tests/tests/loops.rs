@@ -27,26 +27,39 @@ fn sessions_of(info: &LoopInfo) -> std::collections::BTreeSet<switchboard_core::
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_stop_word_in_progress_ends_the_loop() {
+async fn the_stop_word_written_at_the_third_iteration_ends_the_loop() {
     let t = TestEngine::start().await;
-    let profile = t
-        .looping_profile(
-            "[{ say = \"working\" }, { write_file = { path = \".switchboard/progress.md\", content = \"- all done\\nLOOP_COMPLETE\\n\" } }, { exit = 0 }]",
-        )
-        .await;
+    // Each run notes its step; the third writes the stop word on a line of its own.
+    let profile = counting_profile(
+        &t,
+        "noter",
+        "mkdir -p .switchboard; echo \"- step $n\" >> .switchboard/progress.md; \
+         if [ $n = 3 ]; then echo LOOP_COMPLETE >> .switchboard/progress.md; fi; echo \"did step $n\"",
+    )
+    .await;
     let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
     let ended = t.loop_ends(&started.id).await;
-    assert_eq!(
-        ended.state,
-        LoopState::Complete {
-            at: match ended.state {
-                LoopState::Complete { at, .. } => at,
-                _ => 0,
-            },
-            why: Completion::StopWord { word: "LOOP_COMPLETE".into() }
-        }
-    );
-    assert_eq!(ended.iterations_run(), 1);
+    let LoopState::Complete { why, .. } = &ended.state else { panic!("{ended:#?}") };
+    assert_eq!(why, &Completion::StopWord { word: "LOOP_COMPLETE".into() });
+    assert_eq!(ended.iterations_run(), 3);
+    assert_eq!(sessions_of(&ended).len(), 3, "three sessions");
+    let pids: std::collections::BTreeSet<u32> = t
+        .engine
+        .list_events(None)
+        .await
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e.kind {
+            switchboard_core::LogKind::SessionStarted { pid }
+                if e.session_id.as_ref().is_some_and(|s| sessions_of(&ended).contains(s)) =>
+            {
+                Some(pid)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pids.len(), 3, "three processes");
+    assert_eq!(ended.stop_reasons(), ["did step 1", "did step 2", "did step 3"]);
     let anchor = std::fs::read_to_string(t.workspace.join(".switchboard/anchor.md")).unwrap();
     assert!(anchor.contains("Make the tests pass"), "{anchor}");
 }
@@ -56,15 +69,15 @@ async fn a_loop_that_never_finishes_stops_at_its_cap_each_iteration_a_fresh_proc
     let t = TestEngine::start().await;
     let profile = t.looping_profile("[{ say = \"tried something else\" }, { exit = 0 }]").await;
     // Different stop reasons each time would be needed to avoid a stall: the
-    // cap comes first here (stall after 5, cap 3).
-    let settings = LoopSettings { max_iterations: 3, ..LoopSettings::new("Make the tests pass") };
+    // cap comes first here (stall after 5, cap 4).
+    let settings = LoopSettings { max_iterations: 4, ..LoopSettings::new("Make the tests pass") };
     let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
     let ended = t.loop_ends(&started.id).await;
-    assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 3 }, .. }), "{ended:#?}");
-    assert_eq!(ended.iterations_run(), 3);
-    assert_eq!(sessions_of(&ended).len(), 3, "three sessions, three processes");
+    assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 4 }, .. }), "{ended:#?}");
+    assert_eq!(ended.iterations_run(), 4);
+    assert_eq!(sessions_of(&ended).len(), 4, "four sessions, four processes");
     let numbers: Vec<u32> = ended.iterations.iter().map(|i| i.number).collect();
-    assert_eq!(numbers, [1, 2, 3]);
+    assert_eq!(numbers, [1, 2, 3, 4]);
     assert!(ended.iterations.iter().all(|i| matches!(&i.outcome, IterationOutcome::Ended { stop_reason, .. } if stop_reason.contains("tried something else"))));
     // Nothing more is queued after it.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -75,11 +88,12 @@ async fn a_loop_that_never_finishes_stops_at_its_cap_each_iteration_a_fresh_proc
 async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_or_be_cancelled() {
     let t = TestEngine::start().await;
     let profile = t.looping_profile("[{ say = \"error: 3 tests fail\" }, { exit = 0 }]").await;
-    let settings = LoopSettings { max_iterations: 10, stall_after: 3, ..LoopSettings::new("Make the tests pass") };
-    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    // The defaults: at most 10, stalled after 5 identical stop reasons.
+    let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
     let ended = t.loop_ends(&started.id).await;
     let LoopState::Stalled { repeated, reason, .. } = &ended.state else { panic!("{ended:#?}") };
-    assert_eq!(*repeated, 3);
+    assert_eq!(*repeated, 5);
+    assert_eq!(ended.iterations_run(), 5);
     assert!(reason.contains("error: 3 tests fail"), "{reason}");
     // The user is told once, by the notification the desktop shell shows.
     let mut notices = switchboard_core::notice::Notices::default();

@@ -404,8 +404,8 @@ export type IterationOutcome = { "outcome": "running" } | { "outcome": "ended", 
 
 export type Iteration = { 
 /**
- * 1 for the first; an iteration run again after an interruption takes
- * the next number, and the interrupted one does not count.
+ * 1 for the first; an iteration run again after an interruption keeps
+ * its number, and the interrupted one does not count.
  */
 number: number, task_id: TaskId | null, session_id: SessionId | null, started_at: number, outcome: IterationOutcome, };
 
@@ -414,7 +414,7 @@ export type LoopState = { "state": "active" } | { "state": "complete", at: numbe
 export type LoopInfo = { id: LoopId, profile_id: ProfileId, settings: LoopSettings, created_at: number, state: LoopState, 
 /**
  * Oldest first; an iteration the app stopped during is kept, marked,
- * and run again under the next number.
+ * and run again under the same number.
  */
 iterations: Array<Iteration>, };
 
