@@ -13,6 +13,7 @@ pub mod connect;
 pub mod demo;
 mod engine;
 pub mod error;
+pub mod flows;
 pub mod instance;
 pub mod logging;
 pub mod notice;

@@ -147,7 +147,8 @@ impl Notices {
             }
             EngineEvent::PermissionRequested { .. }
             | EngineEvent::PermissionClosed { .. }
-            | EngineEvent::DelegationChanged { .. } => None,
+            | EngineEvent::DelegationChanged { .. }
+            | EngineEvent::Logged { .. } => None,
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::StorageChanged { problem } => {
                 let body = match problem.as_ref()? {

@@ -118,6 +118,12 @@ pub enum EngineEvent {
         /// The signal that has waited longest, to start with.
         oldest_pending: Option<SignalId>,
     },
+    /// An entry was added to the event log; `profile_id`: the agent it
+    /// concerns, where known (live flows and event panels follow it).
+    Logged {
+        entry: LogEntry,
+        profile_id: Option<ProfileId>,
+    },
 }
 
 /// One entry of the append-only event log.
@@ -204,7 +210,30 @@ pub enum LogKind {
     Hook {
         event: String,
         payload: serde_json::Value,
+        /// The agent's identity variables the hook forwarded (its team's
+        /// name, say); absent in entries from before they were kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        env: Option<std::collections::BTreeMap<String, String>>,
     },
+    /// A loop started, began an iteration, was judged, resumed or
+    /// cancelled.
+    Loop {
+        loop_id: switchboard_protocol::LoopId,
+        step: LoopStep,
+    },
+}
+
+/// A step of a loop, as its event log records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum LoopStep {
+    Started { max_iterations: u32 },
+    /// An iteration's fresh session took its task.
+    Iteration { number: u32 },
+    Judged { number: u32, verdict: switchboard_protocol::loops::Verdict },
+    Resumed,
+    Cancelled,
 }
 
 /// Facts about the running instance, shown in the UI.

@@ -7,6 +7,7 @@
 mod command;
 mod delegation;
 mod event;
+mod flow;
 mod loops;
 mod profile;
 mod signal;
@@ -16,6 +17,7 @@ mod task;
 pub use command::*;
 pub use delegation::*;
 pub use event::*;
+pub use flow::*;
 pub use loops::*;
 pub use profile::*;
 pub use signal::*;

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 
 use super::sessions::Sessions;
-use crate::api::{EngineEvent, Profile, SessionInfo, TaskInfo};
+use crate::api::{EngineEvent, LogKind, Millis, Profile, SessionInfo, TaskInfo};
 use crate::error::EngineError;
-use crate::sink::EventSink;
-use crate::store::Store;
+use crate::sink::{EventSink, LogAbout, log};
+use crate::store::{Store, StoreError};
 
 pub(crate) struct Ctx {
     pub store: Store,
@@ -62,6 +62,16 @@ impl Ctx {
         self.sink.emit(event);
     }
 
+    /// Appends to the event log, and tells the window (its live flows and
+    /// event panels follow the log).
+    pub fn log(&self, at: Millis, about: LogAbout<'_>, kind: &LogKind) -> Result<i64, StoreError> {
+        let profile = about.profile.cloned().or_else(|| {
+            let session = about.session?;
+            self.sessions.get(session).map(|entry| entry.info.profile_id.clone())
+        });
+        log(&self.store, self.sink.as_ref(), at, LogAbout { profile: profile.as_ref(), ..about }, kind)
+    }
+
     pub fn follow(&mut self, follow: Follow) {
         self.follows.push_back(follow);
     }
@@ -89,3 +99,4 @@ impl Ctx {
         self.sessions.start(&self.store, &*self.sink, profile_id, size, resume)
     }
 }
+

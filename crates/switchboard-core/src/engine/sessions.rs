@@ -16,7 +16,7 @@ use crate::api::{AgentStatusInfo, EngineEvent, LogKind, Millis, Profile, Session
 use crate::config::{EngineConfig, spool_path};
 use crate::error::{EngineError, Responder};
 use crate::session::{self, Control, SessionEnd, SessionHandle, SessionScan, SpawnSpec, Spawned, process};
-use crate::sink::EventSink;
+use crate::sink::{EventSink, LogAbout, log};
 use crate::store::Store;
 use crate::validate::resolve_command;
 
@@ -259,7 +259,8 @@ impl Sessions {
             agent_session_id,
         };
         let recorded = store.insert_session(&info, spawned.start_time).and_then(|()| {
-            store.append_event(info.started_at, Some(&id), &LogKind::SessionStarted { pid: spawned.pid })
+            let about = LogAbout { profile: Some(&info.profile_id), ..LogAbout::session(&id) };
+            log(store, sink, info.started_at, about, &LogKind::SessionStarted { pid: spawned.pid })
         });
         if let Err(error) = recorded {
             // An agent the store does not know of could not be recovered
@@ -327,10 +328,14 @@ impl Sessions {
     /// starts its new session here. Returns the state it ended in.
     pub fn end(&mut self, store: &Store, sink: &dyn EventSink, end: SessionEnd) -> SessionState {
         let ended_at = now();
-        let (state, log) = ended_state(&end, ended_at);
+        let (state, log_kind) = ended_state(&end, ended_at);
         let recorded = store
             .update_session_state(&end.id, &state)
-            .and_then(|()| store.append_event(ended_at, Some(&end.id), &log));
+            .and_then(|()| {
+                let profile = self.get(&end.id).map(|entry| entry.info.profile_id.clone());
+                let about = LogAbout { profile: profile.as_ref(), ..LogAbout::session(&end.id) };
+                log(store, sink, ended_at, about, &log_kind)
+            });
         if let Err(error) = recorded {
             tracing::error!(session = %end.id, %error, "recording a session's end failed");
         }

@@ -19,6 +19,7 @@ use switchboard_protocol::hook::{
 use switchboard_protocol::team::{Emit, gate, team_event, turn_end};
 
 use super::context::{Ctx, Follow};
+use crate::sink::LogAbout;
 use super::status;
 use crate::api::{LogKind, PermissionRequest, now};
 use crate::config::spool_path;
@@ -257,7 +258,9 @@ fn log_hook(cx: &Ctx, session_id: &SessionId, envelope: &HookEnvelope, event: &H
     } else {
         serde_json::json!({"truncated": true, "bytes": text.len()})
     };
-    cx.store.append_event(envelope.at, Some(session_id), &LogKind::Hook { event: name, payload }).map_err(|error| {
+    let env = (!envelope.env.is_empty()).then(|| envelope.env.clone());
+    let kind = LogKind::Hook { event: name, payload, env };
+    cx.log(envelope.at, LogAbout::session(session_id), &kind).map_err(|error| {
         tracing::error!(%error, "storing a hook event failed; it is refused, so its hook keeps it");
         EngineError::from(error)
     })?;

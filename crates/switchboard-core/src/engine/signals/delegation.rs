@@ -10,6 +10,7 @@ use switchboard_protocol::{ProfileId, SessionId, SignalId};
 use super::respond::deliver;
 use crate::api::{Delegation, DelegationState, EngineEvent, LogKind, Millis, now};
 use crate::engine::context::{Ctx, Report};
+use crate::sink::LogAbout;
 use crate::error::EngineError;
 use crate::session::Control;
 
@@ -181,7 +182,7 @@ fn save(cx: &mut Ctx, delegation: &Delegation) {
         requester_session: delegation.requester_session.clone(),
         state: delegation.state.clone(),
     };
-    if let Err(error) = cx.store.append_event(now(), Some(&delegation.delegate_session), &kind) {
+    if let Err(error) = cx.log(now(), LogAbout::session(&delegation.delegate_session), &kind) {
         tracing::error!(%error, "logging a delegation failed");
     }
     cx.emit(EngineEvent::DelegationChanged { delegation: delegation.clone() });

@@ -18,6 +18,7 @@ use switchboard_protocol::{ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Follow, Report};
+use crate::sink::LogAbout;
 use super::status;
 use crate::api::now;
 use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
@@ -232,7 +233,8 @@ fn save_signal(cx: &mut Ctx, info: &SignalInfo) {
 }
 
 fn log_signal(cx: &Ctx, info: &SignalInfo, kind: LogKind) {
-    let logged = cx.store.append_task_event(now(), Some(&info.session_id), info.task_id.as_ref(), &kind);
+    let about = LogAbout { session: Some(&info.session_id), task: info.task_id.as_ref(), ..LogAbout::default() };
+    let logged = cx.log(now(), about, &kind);
     if let Err(error) = logged {
         tracing::error!(signal = %info.id, %error, "logging a signal event failed");
     }

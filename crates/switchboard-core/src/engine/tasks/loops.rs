@@ -11,10 +11,11 @@ use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
 
 use super::{TaskDesk, log_task, task_of};
 use crate::api::{
-    EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
+    EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, LoopStep,
     MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
 };
 use crate::engine::context::Ctx;
+use crate::sink::LogAbout;
 use crate::error::EngineError;
 use crate::tasks::owned;
 
@@ -45,6 +46,7 @@ impl TaskDesk {
             iterations: Vec::new(),
         };
         save_loop(cx, &info)?;
+        log_loop(cx, &info, LoopStep::Started { max_iterations: info.settings.max_iterations }, None);
         self.queue_iteration(cx, &info, &workspace, false)?;
         Ok(info)
     }
@@ -71,6 +73,7 @@ impl TaskDesk {
             iteration.outcome = IterationOutcome::Interrupted { at: now() };
         }
         save_loop(cx, &info)?;
+        log_loop(cx, &info, LoopStep::Cancelled, None);
         // Its iteration task, queued or at work, goes with it.
         let tasks = cx.store.active_tasks(Some(&info.profile_id))?;
         for task in tasks.into_iter().filter(|t| t.spec.loop_iteration.as_ref().is_some_and(|i| &i.loop_id == id)) {
@@ -93,6 +96,7 @@ impl TaskDesk {
         let workspace = workspace_of(cx, &info.profile_id)?;
         info.state = LoopState::Active;
         save_loop(cx, &info)?;
+        log_loop(cx, &info, LoopStep::Resumed, None);
         self.queue_iteration(cx, &info, &workspace, true)?;
         Ok(info)
     }
@@ -143,6 +147,7 @@ impl TaskDesk {
         if let Err(error) = save_loop(cx, &info) {
             tracing::error!(%error, "recording a loop iteration failed");
         }
+        log_loop(cx, &info, LoopStep::Iteration { number: iteration.number }, Some((session, task)));
     }
 
     /// An iteration ended (its turn, or its process) with `stop_reason`:
@@ -208,6 +213,9 @@ impl TaskDesk {
         if let Err(error) = save_loop(cx, &info) {
             tracing::error!(%error, "recording a loop's verdict failed");
         }
+        let ran = info.iterations.iter().rev().find(|i| i.number == iteration.number);
+        let at_work = ran.and_then(|i| Some((i.session_id.as_ref()?, i.task_id.as_ref()?)));
+        log_loop(cx, &info, LoopStep::Judged { number: iteration.number, verdict: verdict.clone() }, at_work);
         if verdict == Verdict::Continue {
             match workspace {
                 Ok(workspace) => {
@@ -301,6 +309,20 @@ fn validate_settings(mut settings: LoopSettings) -> Result<LoopSettings, EngineE
 fn workspace_of(cx: &Ctx, profile_id: &ProfileId) -> Result<PathBuf, EngineError> {
     let cwd = PathBuf::from(cx.profile(profile_id)?.spec.cwd);
     cwd.canonicalize().map_err(|_| EngineError::DirectoryMissing { path: cwd })
+}
+
+/// Records a loop's step in the event log (its iteration's session and
+/// task where it has them).
+fn log_loop(cx: &Ctx, info: &LoopInfo, step: LoopStep, at_work: Option<(&SessionId, &TaskId)>) {
+    let about = LogAbout {
+        session: at_work.map(|(session, _)| session),
+        task: at_work.map(|(_, task)| task),
+        loop_id: Some(&info.id),
+        profile: Some(&info.profile_id),
+    };
+    if let Err(error) = cx.log(now(), about, &LogKind::Loop { loop_id: info.id.clone(), step }) {
+        tracing::error!(%error, "logging a loop's step failed");
+    }
 }
 
 fn save_loop(cx: &Ctx, info: &LoopInfo) -> Result<(), EngineError> {

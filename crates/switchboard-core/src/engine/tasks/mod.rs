@@ -25,6 +25,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Report};
+use crate::sink::LogAbout;
 use crate::api::now;
 use crate::api::{CompletionRule, EngineEvent, LogKind, QueueStatus, Submitted, TaskInfo, TaskSpec, TaskState};
 use crate::error::{EngineError, Responder};
@@ -502,7 +503,13 @@ fn emit_queue(cx: &Ctx, status: Result<QueueStatus, EngineError>) {
 }
 
 fn log_task(cx: &Ctx, task: &TaskInfo, kind: LogKind) {
-    if let Err(error) = cx.store.append_task_event(now(), task.session_id(), Some(&task.id), &kind) {
+    let about = LogAbout {
+        session: task.session_id(),
+        task: Some(&task.id),
+        loop_id: task.spec.loop_iteration.as_ref().map(|i| &i.loop_id),
+        profile: Some(&task.spec.profile_id),
+    };
+    if let Err(error) = cx.log(now(), about, &kind) {
         tracing::error!(task = %task.id, %error, "logging a task event failed");
     }
 }
