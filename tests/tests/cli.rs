@@ -156,6 +156,36 @@ async fn scripts_start_and_follow_loops() {
     let (code, _, err) = cli_async(&t, &["loop", "show", "nope"]).await;
     assert_eq!(code, ExitCode::from(1));
     assert!(err.contains("switchboard loop list"), "{err}");
+
+    // Where the agent stands in each diagram: the loop complete at its cap.
+    let (code, out, err) = cli_async(&t, &["flow", "--agent", "looper"]).await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let line = |name: &str| out.lines().find(|l| l.starts_with(name)).unwrap_or_default().to_owned();
+    assert!(line("loop_mode").ends_with(" complete"), "{out}");
+    assert!(line("stop_event").ends_with(" complete"), "{out}");
+    assert_eq!(out.lines().count(), 12, "one line per diagram: {out}");
+    let (_, out, _) = cli_async(&t, &["flow", "--agent", "looper", "--json"]).await;
+    let view: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let loop_mode = view["diagrams"].as_array().unwrap().iter().find(|d| d["diagram"] == "loop_mode").unwrap();
+    assert_eq!(loop_mode["current"], serde_json::json!(["complete"]));
+
+    // Its event log: one JSON line per entry, the loop's steps among them.
+    let (code, out, err) = cli_async(&t, &["events", "--agent", "looper", "--json", "--since", "1h"]).await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let entries: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let steps: Vec<&str> =
+        entries.iter().filter(|e| e["kind"] == "loop").map(|e| e["step"]["step"].as_str().unwrap()).collect();
+    assert_eq!(steps, ["started", "iteration", "judged", "iteration", "judged"]);
+    let (_, out, _) = cli_async(&t, &["events", "--agent", "looper"]).await;
+    assert!(out.lines().any(|l| l.contains("loop") && l.contains("judged")), "{out}");
+    let (_, out, _) = cli_async(&t, &["events", "--agent", "looper", "--since", "2999-01-01T00:00:00Z"]).await;
+    assert!(out.trim().is_empty(), "nothing after then: {out}");
+    let (code, _, err) = cli_async(&t, &["events", "--agent", "looper", "--since", "yesterday-ish"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("a span such as 10m"), "{err}");
+    let (code, _, err) = cli_async(&t, &["flow", "--agent", "nobody"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("no agent named `nobody`"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,7 +10,8 @@ use std::path::Path;
 use support::*;
 use switchboard_core::signal::{ScanEvent, SignalBody, SignalKind};
 use switchboard_core::{
-    DelegationState, EngineEvent, ErrorCode, Profile, ProfileSpec, SessionId, SignalInfo, SignalResponse, SignalState,
+    DelegationState, DiagramId, EngineEvent, ErrorCode, FlowTarget, LogKind, Profile, ProfileSpec, SessionId, SignalInfo,
+    SignalResponse, SignalState,
     TaskSpec, TaskState,
 };
 
@@ -745,4 +746,100 @@ async fn claude_code_and_codex_are_taught_through_their_own_instruction_channels
 
     let (_, printed) = started(switchboard_core::AgentKind::ClaudeCode, "claude off", false).await;
     assert!(!printed.contains("--append-system-prompt"), "turned off: {printed}");
+}
+
+/// Where the agent stands in a diagram now.
+async fn lit(t: &TestEngine, target: &FlowTarget, diagram: DiagramId) -> Vec<String> {
+    let view = t.engine.flow_view(target.clone(), None).await.unwrap();
+    view.diagrams.into_iter().find(|d| d.diagram == diagram).unwrap().current
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
+    let t = TestEngine::start().await;
+    let profile = t.scenario_profile("asker", CLARIFY_THEN_DELIVER).await;
+    let agent = FlowTarget::Agent { profile_id: profile.id.clone() };
+    let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Review the auth module")).await.unwrap().task;
+    let asked = t.signal(SignalKind::Clarification, SignalState::Pending).await;
+
+    // Waiting for the user, in the clarification flow and the status flow.
+    assert_eq!(lit(&t, &agent, DiagramId::Clarification).await, ["ask"]);
+    assert_eq!(lit(&t, &agent, DiagramId::AgentStatus).await, ["permission"]);
+    assert_eq!(lit(&t, &agent, DiagramId::TaskQueue).await, ["monitor"]);
+    // The raise reached the window as a log entry, named for its agent.
+    let raised = t
+        .events
+        .wait_for("the raise logged", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::Logged { entry, profile_id } if matches!(entry.kind, LogKind::SignalRaised { .. }) => {
+                    Some((entry.seq, profile_id.clone()))
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(raised.1.as_ref(), Some(&profile.id));
+
+    t.engine
+        .respond_to_signal(asked.id.clone(), SignalResponse::Answer { answers: vec!["Both".into(), "Deep".into()] })
+        .await
+        .unwrap();
+    assert_eq!(lit(&t, &agent, DiagramId::Clarification).await, ["resume"]);
+    assert_eq!(lit(&t, &agent, DiagramId::AgentStatus).await, ["tool_use"]);
+    t.events
+        .wait_for("the task to complete", |events| {
+            events
+                .iter()
+                .any(|e| matches!(e, EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state().is_finished()))
+                .then_some(())
+        })
+        .await;
+    // The task's own view: its steps, and its session's while it ran.
+    let of_task = FlowTarget::Task { task_id: task.id.clone() };
+    assert_eq!(lit(&t, &of_task, DiagramId::Clarification).await, ["continue"]);
+    assert_eq!(lit(&t, &of_task, DiagramId::TaskQueue).await, ["idle"]);
+
+    // Replay: as of the raise, the same nodes are lit as they were live.
+    let then = t.engine.flow_view(agent.clone(), Some(raised.0)).await.unwrap();
+    let at = |diagram| then.diagrams.iter().find(|d| d.diagram == diagram).unwrap().current.clone();
+    assert_eq!(at(DiagramId::Clarification), ["ask"]);
+    assert_eq!(at(DiagramId::AgentStatus), ["permission"]);
+    assert_eq!(then.until_seq, Some(raised.0));
+
+    // The event log, oldest first; the most recent N when asked for fewer.
+    let log = t.engine.flow_events(agent.clone(), None, 1000).await.unwrap();
+    assert!(log.entries.windows(2).all(|w| w[0].seq < w[1].seq));
+    let kinds: Vec<&str> = log.entries.iter().map(|e| kind_name(&e.kind)).collect();
+    for expected in ["task_queued", "session_started", "task_started", "task_typed", "signal_raised", "signal_handled", "task_ended"] {
+        assert!(kinds.contains(&expected), "{expected} in {kinds:?}");
+    }
+    let last_two = t.engine.flow_events(agent.clone(), None, 2).await.unwrap();
+    assert_eq!(last_two.entries, log.entries[log.entries.len() - 2..]);
+    assert_eq!(last_two.omitted as usize, log.entries.len() - 2);
+    let later = t.engine.flow_events(agent.clone(), Some(log.entries.last().unwrap().at + 1), 10).await.unwrap();
+    assert!(later.entries.is_empty());
+
+    // A target that names nothing, and a limit out of range, are refused in words.
+    let error = t.engine.flow_view(FlowTarget::Agent { profile_id: switchboard_core::ProfileId::new() }, None).await;
+    assert_eq!(error.unwrap_err().field(), Some("profile_id"));
+    let error = t.engine.flow_events(agent, None, 0).await.unwrap_err();
+    assert_eq!(error.field(), Some("limit"));
+
+    // The overview shows the agent, at rest now.
+    let overview = t.engine.flow_overview().await.unwrap();
+    let shown = overview.agents.iter().find(|a| a.profile_id == profile.id).unwrap();
+    assert_eq!((shown.queued, shown.needs_user, shown.doing.as_deref()), (0, 0, None));
+}
+
+fn kind_name(kind: &LogKind) -> &'static str {
+    match kind {
+        LogKind::TaskQueued { .. } => "task_queued",
+        LogKind::SessionStarted { .. } => "session_started",
+        LogKind::TaskStarted => "task_started",
+        LogKind::TaskTyped { .. } => "task_typed",
+        LogKind::SignalRaised { .. } => "signal_raised",
+        LogKind::SignalHandled { .. } => "signal_handled",
+        LogKind::TaskEnded { .. } => "task_ended",
+        _ => "other",
+    }
 }

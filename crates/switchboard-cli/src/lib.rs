@@ -15,6 +15,8 @@
 //! switchboard loop show ID
 //! switchboard loop cancel ID
 //! switchboard loop resume ID
+//! switchboard flow --agent N
+//! switchboard events --agent N [--since TIME] [--limit N]
 //! ```
 //!
 //! `--json` prints machine-readable output. Exit codes: 0 done, 1 the app
@@ -31,8 +33,8 @@ use switchboard_core::config::{resolve_data_dir, socket_path};
 use switchboard_core::loops::{LoopSettings, Verdict};
 use switchboard_core::signal::{ScanEvent, SignalScanner};
 use switchboard_core::{
-    AgentKind, Iteration, IterationOutcome, LoopId, LoopInfo, Priority, Profile, ProfileId, ProfileSpec, Submitted,
-    TaskId, TaskInfo, TaskSpec,
+    AgentKind, FlowTarget, Iteration, IterationOutcome, LogEntry, LogKind, LoopId, LoopInfo, Priority, Profile,
+    ProfileId, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec,
 };
 
 #[derive(Parser, Debug)]
@@ -60,6 +62,31 @@ pub enum ClientCommand {
     /// Loops: an agent's fresh sessions toward one goal until it is done.
     #[command(subcommand)]
     Loop(LoopCommand),
+    /// Where an agent stands in each of the spec's diagrams: each diagram's
+    /// id and the node or nodes lit now.
+    Flow {
+        /// The agent's name (or profile id).
+        #[arg(long)]
+        agent: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// An agent's event log, oldest first: hook events, signals, task and
+    /// loop steps.
+    Events {
+        /// The agent's name (or profile id).
+        #[arg(long)]
+        agent: String,
+        /// Only events from then on: a time (2026-11-23T14:00:00Z) or a
+        /// span back from now (30s, 10m, 2h, 1d).
+        #[arg(long, value_name = "TIME")]
+        since: Option<String>,
+        /// The most recent this many (1000 when left out).
+        #[arg(long, value_name = "N", default_value_t = 1000)]
+        limit: u32,
+        #[command(flatten)]
+        output: Output,
+    },
     /// Reads agent output on stdin and prints each protocol signal found in
     /// it as one JSON line; needs no running app. Exits 1 if a signal was
     /// malformed.
@@ -317,7 +344,78 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             print(out, output, &task, |t| format!("cancelled task {}", t.id))
         }
         ClientCommand::Loop(command) => loop_command(&client, command, out),
+        ClientCommand::Flow { agent, output } => {
+            let profile = find_agent(&client, &agent)?;
+            let view = client.flow_view(FlowTarget::Agent { profile_id: profile.id }, None)?;
+            print(out, output, &view, |view| {
+                view.diagrams
+                    .iter()
+                    .map(|d| {
+                        let lit = if d.current.is_empty() { "-".to_owned() } else { d.current.join(", ") };
+                        format!("{:<20} {lit}", d.diagram.as_str())
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        ClientCommand::Events { agent, since, limit, output } => {
+            let profile = find_agent(&client, &agent)?;
+            let since_at = since.as_deref().map(parse_since).transpose()?;
+            let events = client.flow_events(FlowTarget::Agent { profile_id: profile.id }, since_at, limit)?;
+            if output.json {
+                // One JSON object per line, as the window exports them.
+                for entry in &events.entries {
+                    writeln!(out, "{}", serde_json::to_string(entry)?)?;
+                }
+                return Ok(());
+            }
+            print(out, output, &events, |events| {
+                let mut lines: Vec<String> = Vec::new();
+                if events.omitted > 0 {
+                    lines.push(format!("({} older events left out)", events.omitted));
+                }
+                lines.extend(events.entries.iter().map(describe_event));
+                lines.join("\n")
+            })
+        }
     }
+}
+
+/// `--since`: a time, or a span back from now.
+fn parse_since(text: &str) -> Result<i64> {
+    let text = text.trim();
+    if let Ok(at) = text.parse::<jiff::Timestamp>() {
+        return Ok(at.as_millisecond());
+    }
+    let span: jiff::SignedDuration = text
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--since {text:?}: give a time such as 2026-11-23T14:00:00Z or a span such as 10m"))?;
+    Ok(jiff::Timestamp::now().as_millisecond() - span.as_millis() as i64)
+}
+
+/// One event log entry as a line: when, what, and of which task.
+fn describe_event(entry: &LogEntry) -> String {
+    let at = jiff::Timestamp::from_millisecond(entry.at).map_or_else(|_| entry.at.to_string(), |t| t.to_string());
+    let kind = serde_json::to_value(&entry.kind).unwrap_or_default();
+    let name = kind.get("kind").and_then(|k| k.as_str()).unwrap_or("?").to_owned();
+    let detail = match &entry.kind {
+        LogKind::Hook { event, .. } => event.clone(),
+        LogKind::TaskEnded { state, reason } => match reason {
+            Some(reason) => format!("{} ({reason})", state.as_str()),
+            None => state.as_str().to_owned(),
+        },
+        LogKind::SignalRaised { signal_kind, .. } => format!("{signal_kind:?}"),
+        LogKind::Loop { step, .. } => {
+            serde_json::to_value(step).ok().and_then(|s| s.get("step").and_then(|s| s.as_str()).map(str::to_owned)).unwrap_or_default()
+        }
+        _ => String::new(),
+    };
+    let task = entry.task_id.as_ref().map(|t| format!(" task {}", short(&t.to_string()))).unwrap_or_default();
+    format!("{at}  {name:<18} {detail}{task}").trim_end().to_owned()
+}
+
+fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
 }
 
 fn loop_command(client: &client::Client, command: LoopCommand, out: &mut impl Write) -> Result<()> {

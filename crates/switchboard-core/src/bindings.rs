@@ -91,7 +91,26 @@ pub fn typescript() -> String {
         Reply::decl(&cfg),
         EngineEvent::decl(&cfg),
         LogKind::decl(&cfg),
+        crate::api::LoopStep::decl(&cfg),
         LogEntry::decl(&cfg),
+        crate::api::DiagramId::decl(&cfg),
+        crate::api::NodeShape::decl(&cfg),
+        crate::api::FlowNode::decl(&cfg),
+        crate::api::FlowEdge::decl(&cfg),
+        crate::api::Diagram::decl(&cfg),
+        crate::api::FlowTarget::decl(&cfg),
+        crate::api::PathStep::decl(&cfg),
+        crate::api::EdgeCount::decl(&cfg),
+        crate::api::NodeEvents::decl(&cfg),
+        crate::api::GateInputs::decl(&cfg),
+        crate::api::DiagramState::decl(&cfg),
+        crate::api::FlowView::decl(&cfg),
+        crate::api::FlowEvents::decl(&cfg),
+        crate::api::OverviewAgent::decl(&cfg),
+        crate::api::OverviewHelper::decl(&cfg),
+        crate::api::LinkKind::decl(&cfg),
+        crate::api::OverviewLink::decl(&cfg),
+        crate::api::Overview::decl(&cfg),
         ErrorCode::decl(&cfg),
         ApiError::decl(&cfg),
         AppInfo::decl(&cfg),
@@ -217,6 +236,23 @@ fn typed_calls(cfg: &Config) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The diagrams as the window's fake backend answers `flow_diagrams`
+    /// (the real backend asks the engine).
+    #[test]
+    fn diagram_data_for_the_fake_backend_is_fresh() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/test/diagrams.json");
+        let generated = serde_json::to_string_pretty(crate::flows::diagrams::all()).unwrap() + "\n";
+        if std::env::var_os("SWITCHBOARD_BLESS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "ui/src/test/diagrams.json is stale; regenerate it with `SWITCHBOARD_BLESS=1 cargo test -p switchboard-core bindings`"
+        );
+    }
 
     #[test]
     fn bindings_are_fresh() {

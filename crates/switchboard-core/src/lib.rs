@@ -26,10 +26,10 @@ pub mod validate;
 
 pub use api::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState, EngineEvent,
-    ErrorCode, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
+    DiagramId, DiagramState, ErrorCode, FlowEvents, FlowTarget, FlowView, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
     MAX_LOOP_FILE_BYTES, Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
     RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo,
-    SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
+    Overview, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
 };
 pub use config::EngineConfig;
 pub use engine::{

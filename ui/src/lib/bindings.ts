@@ -529,29 +529,168 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "flow_overview", } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "loop_files", "value": LoopFiles };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
  * The signal that has waited longest, to start with.
  */
-oldest_pending: SignalId | null, };
+oldest_pending: SignalId | null, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
 
 export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued", 
 /**
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, };
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+/**
+ * The agent's identity variables the hook forwarded (its team's
+ * name, say); absent in entries from before they were kept.
+ */
+env?: { [key in string]: string }, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, };
+
+export type LoopStep = { "step": "started", max_iterations: number, } | { "step": "iteration", number: number, } | { "step": "judged", number: number, verdict: Verdict, } | { "step": "resumed" } | { "step": "cancelled" };
 
 export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued", 
 /**
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, });
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+/**
+ * The agent's identity variables the hook forwarded (its team's
+ * name, say); absent in entries from before they were kept.
+ */
+env?: { [key in string]: string }, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, });
+
+export type DiagramId = "agent_status" | "loop_mode" | "stop_event" | "team_lead" | "team_lifecycle" | "completion_decision" | "clarification" | "stop_work" | "delegate_work" | "completion_report" | "checkpoint_resume" | "task_queue";
+
+export type NodeShape = "start" | "step" | "decision" | "end";
+
+export type FlowNode = { 
+/**
+ * Stable within its diagram.
+ */
+id: string, 
+/**
+ * The spec's label, one line per `\n`.
+ */
+label: string, shape: NodeShape, 
+/**
+ * The spec's colours where it gives them (`#rrggbb`).
+ */
+fill: string | null, stroke: string | null, };
+
+export type FlowEdge = { from: string, to: string, label: string | null, };
+
+export type Diagram = { id: DiagramId, title: string, 
+/**
+ * The spec document and section it is drawn from.
+ */
+source: string, nodes: Array<FlowNode>, edges: Array<FlowEdge>, };
+
+export type FlowTarget = { "of": "agent", profile_id: ProfileId, } | { "of": "session", session_id: SessionId, } | { "of": "task", task_id: TaskId, } | { "of": "loop", loop_id: LoopId, };
+
+export type PathStep = { node: string, seq: number, at: number, };
+
+export type EdgeCount = { from: string, to: string, count: number, };
+
+export type NodeEvents = { node: string, 
+/**
+ * How often it was lit.
+ */
+count: number, 
+/**
+ * The events that lit it, the most recent [`MAX_NODE_EVENTS`].
+ */
+seqs: Array<number>, };
+
+export type GateInputs = { team_name: string | null, active: number, teammates: Array<string>, };
+
+export type DiagramState = { diagram: DiagramId, 
+/**
+ * The node or nodes lit now (several when work runs in parallel, or
+ * several signals wait at once); empty before anything happened.
+ */
+current: Array<string>, 
+/**
+ * The nodes visited, oldest first (the most recent [`MAX_PATH_STEPS`]).
+ */
+path: Array<PathStep>, 
+/**
+ * Every edge crossed, with how often.
+ */
+edges: Array<EdgeCount>, 
+/**
+ * For each node lit at least once, the events that lit it.
+ */
+lit_by: Array<NodeEvents>, 
+/**
+ * The gate's inputs, for the team diagrams.
+ */
+gate: GateInputs | null, };
+
+export type FlowView = { target: FlowTarget, 
+/**
+ * The last event folded (none: there were none).
+ */
+until_seq: number | null, until_at: number | null, 
+/**
+ * How many events were folded.
+ */
+events: number, 
+/**
+ * Every diagram, in [`DiagramId::ALL`] order.
+ */
+diagrams: Array<DiagramState>, };
+
+export type FlowEvents = { entries: Array<LogEntry>, 
+/**
+ * Older events left out (past the limit asked for).
+ */
+omitted: number, };
+
+export type OverviewAgent = { profile_id: ProfileId, name: string, 
+/**
+ * Its running session, if one runs.
+ */
+session_id: SessionId | null, 
+/**
+ * What its hooks and the app say; none for an agent that runs without
+ * hooks and is not at a task.
+ */
+status: AgentStatus | null, running: boolean, 
+/**
+ * What it is at: its task's first line, or its loop's iteration.
+ */
+doing: string | null, loop_iteration: number | null, queued: number, 
+/**
+ * Questions or decisions of its waiting for the user.
+ */
+needs_user: number, };
+
+export type OverviewHelper = { 
+/**
+ * Stable within the overview: the lead's session and the helper's name.
+ */
+id: string, lead: ProfileId, name: string, };
+
+export type LinkKind = "delegated" | "spawned";
+
+export type OverviewLink = { 
+/**
+ * An agent (its profile id) or a helper (its id).
+ */
+from: string, to: string, kind: LinkKind, };
+
+export type Overview = { agents: Array<OverviewAgent>, 
+/**
+ * Helpers an agent runs inside its own process: Claude Code teammates
+ * and background agents.
+ */
+helpers: Array<OverviewHelper>, links: Array<OverviewLink>, };
 
 export type ErrorCode = "invalid_input" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "engine_stopped" | "internal";
 
@@ -624,6 +763,14 @@ export interface EngineCommands {
   loopFiles(loopId: LoopId): Promise<LoopFiles>;
   /** Replaces the loop's anchor or guardrails (the user's corrections, say before resuming a stalled loop); answers with the files as they are then. */
   saveLoopFile(loopId: LoopId, file: LoopFile, text: string): Promise<LoopFiles>;
+  /** The spec's diagrams, as the flows view draws them. */
+  flowDiagrams(): Promise<Array<Diagram>>;
+  /** Where a target (an agent, session, task or loop) stands in each diagram, as its events up to `until_seq` light them (none: all so far). */
+  flowView(target: FlowTarget, untilSeq: number | null): Promise<FlowView>;
+  /** A target's event log from `since_at` (milliseconds since the epoch), the most recent `limit`. */
+  flowEvents(target: FlowTarget, sinceAt: number | null, limit: number): Promise<FlowEvents>;
+  /** All agents as one graph: status, what each does, queue, and who works for whom. */
+  flowOverview(): Promise<Overview>;
   /** Each session's agent status, for sessions whose hooks have reported. */
   listAgentStatus(): Promise<Array<AgentStatusInfo>>;
   /** Permission requests waiting for the user. */
@@ -668,6 +815,10 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     resumeLoop: async (loopId) => replyValue(await send({ type: "resume_loop", loop_id: loopId }), "loop"),
     loopFiles: async (loopId) => replyValue(await send({ type: "loop_files", loop_id: loopId }), "loop_files"),
     saveLoopFile: async (loopId, file, text) => replyValue(await send({ type: "save_loop_file", loop_id: loopId, file: file, text: text }), "loop_files"),
+    flowDiagrams: async () => replyValue(await send({ type: "flow_diagrams" }), "diagrams"),
+    flowView: async (target, untilSeq) => replyValue(await send({ type: "flow_view", target: target, until_seq: untilSeq }), "flow_view"),
+    flowEvents: async (target, sinceAt, limit) => replyValue(await send({ type: "flow_events", target: target, since_at: sinceAt, limit: limit }), "flow_events"),
+    flowOverview: async () => replyValue(await send({ type: "flow_overview" }), "overview"),
     listAgentStatus: async () => replyValue(await send({ type: "list_agent_status" }), "agent_status"),
     listPermissionRequests: async () => replyValue(await send({ type: "list_permission_requests" }), "permission_requests"),
     decidePermission: async (requestId, allow, message) => replyValue(await send({ type: "decide_permission", request_id: requestId, allow: allow, message: message }), "unit"),
@@ -749,6 +900,14 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "loop_files", value: await target.loopFiles(command.loop_id) };
     case "save_loop_file":
       return { type: "loop_files", value: await target.saveLoopFile(command.loop_id, command.file, command.text) };
+    case "flow_diagrams":
+      return { type: "diagrams", value: await target.flowDiagrams() };
+    case "flow_view":
+      return { type: "flow_view", value: await target.flowView(command.target, command.until_seq) };
+    case "flow_events":
+      return { type: "flow_events", value: await target.flowEvents(command.target, command.since_at, command.limit) };
+    case "flow_overview":
+      return { type: "overview", value: await target.flowOverview() };
     case "list_agent_status":
       return { type: "agent_status", value: await target.listAgentStatus() };
     case "list_permission_requests":

@@ -140,6 +140,23 @@ macro_rules! engine_commands {
             socket later hook_event / HookEvent (
                 envelope: switchboard_protocol::hook::HookEnvelope,
             ) -> Option<crate::api::PermissionDecision>;
+            /// The spec's diagrams, as the flows view draws them.
+            window now flow_diagrams / FlowDiagrams () -> Vec<crate::api::Diagram>;
+            /// Where a target (an agent, session, task or loop) stands in each diagram, as its
+            /// events up to `until_seq` light them (none: all so far).
+            window now flow_view / FlowView (
+                target: crate::api::FlowTarget,
+                until_seq: Option<i64>,
+            ) -> crate::api::FlowView;
+            /// A target's event log from `since_at` (milliseconds since the epoch), the most
+            /// recent `limit`.
+            window now flow_events / FlowEvents (
+                target: crate::api::FlowTarget,
+                since_at: Option<crate::api::Millis>,
+                limit: u32,
+            ) -> crate::api::FlowEvents;
+            /// All agents as one graph: status, what each does, queue, and who works for whom.
+            window now flow_overview / FlowOverview () -> crate::api::Overview;
             /// Each session's agent status, for sessions whose hooks have reported.
             window now list_agent_status / ListAgentStatus () -> Vec<crate::api::AgentStatusInfo>;
             /// Permission requests waiting for the user.
@@ -250,6 +267,10 @@ replies! {
     Vec<crate::api::LoopInfo> => Loops "loops",
     crate::api::LoopInfo => Loop "loop",
     crate::api::LoopFiles => LoopFiles "loop_files",
+    Vec<crate::api::Diagram> => Diagrams "diagrams",
+    crate::api::FlowView => FlowView "flow_view",
+    crate::api::FlowEvents => FlowEvents "flow_events",
+    crate::api::Overview => Overview "overview",
 }
 
 impl IntoReply for () {
@@ -290,6 +311,10 @@ pub enum Reply {
     Loops(Vec<crate::api::LoopInfo>),
     Loop(crate::api::LoopInfo),
     LoopFiles(crate::api::LoopFiles),
+    Diagrams(Vec<crate::api::Diagram>),
+    FlowView(crate::api::FlowView),
+    FlowEvents(crate::api::FlowEvents),
+    Overview(crate::api::Overview),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -11,6 +11,7 @@
 
 mod command;
 mod context;
+mod flows;
 mod handle;
 mod hooks;
 mod sessions;

@@ -529,6 +529,33 @@ impl EngineState {
         }
     }
 
+    // ---- flows ----
+
+    pub(super) fn flow_diagrams(&self) -> Result<Vec<crate::api::Diagram>, EngineError> {
+        Ok(crate::flows::diagrams::all().to_vec())
+    }
+
+    pub(super) fn flow_view(
+        &self,
+        target: crate::api::FlowTarget,
+        until_seq: Option<i64>,
+    ) -> Result<crate::api::FlowView, EngineError> {
+        super::flows::view(&self.cx, target, until_seq)
+    }
+
+    pub(super) fn flow_events(
+        &self,
+        target: crate::api::FlowTarget,
+        since_at: Option<crate::api::Millis>,
+        limit: u32,
+    ) -> Result<crate::api::FlowEvents, EngineError> {
+        super::flows::events(&self.cx, target, since_at, limit)
+    }
+
+    pub(super) fn flow_overview(&self) -> Result<crate::api::Overview, EngineError> {
+        super::flows::overview(&self.cx, self.tasks.queues(&self.cx)?)
+    }
+
     pub(super) fn list_agent_status(&self) -> Result<Vec<AgentStatusInfo>, EngineError> {
         Ok(status::list(&self.cx.sessions))
     }

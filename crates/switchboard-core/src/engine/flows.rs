@@ -1,0 +1,138 @@
+//! The live flows read side: a target's events from the store folded by the
+//! pure [`crate::flows::fold`], its event log, and the overview of all
+//! agents from the session registry (status, team) and the store (tasks,
+//! queues, loops, delegations).
+
+use std::collections::BTreeMap;
+
+use switchboard_protocol::hook::{AgentStatus, Shown, shown_status};
+use switchboard_protocol::ProfileId;
+
+use super::context::Ctx;
+use super::status;
+use crate::api::{
+    FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper, OverviewLink,
+    QueueStatus, TaskInfo,
+};
+use crate::error::EngineError;
+use crate::flows::{MAX_FOLDED_EVENTS, fold};
+
+/// The most events an event panel asks for at once.
+pub const MAX_LISTED_EVENTS: u32 = 5_000;
+
+/// The target's diagrams as its events up to `until_seq` (all: none) light
+/// them.
+pub(crate) fn view(cx: &Ctx, target: FlowTarget, until_seq: Option<i64>) -> Result<FlowView, EngineError> {
+    check_target(cx, &target)?;
+    let (entries, _) = cx.store.target_events(&target, until_seq, None, MAX_FOLDED_EVENTS)?;
+    let last = entries.last();
+    Ok(FlowView {
+        until_seq: last.map(|e| e.seq),
+        until_at: last.map(|e| e.at),
+        events: entries.len() as u32,
+        diagrams: fold(&entries),
+        target,
+    })
+}
+
+/// The target's event log from `since_at`, the most recent `limit`.
+pub(crate) fn events(
+    cx: &Ctx,
+    target: FlowTarget,
+    since_at: Option<Millis>,
+    limit: u32,
+) -> Result<FlowEvents, EngineError> {
+    check_target(cx, &target)?;
+    if limit == 0 || limit > MAX_LISTED_EVENTS {
+        return Err(EngineError::InvalidInput {
+            field: "limit",
+            reason: format!("between 1 and {MAX_LISTED_EVENTS} events"),
+        });
+    }
+    let (entries, omitted) = cx.store.target_events(&target, None, since_at, limit as usize)?;
+    Ok(FlowEvents { entries, omitted })
+}
+
+/// A target that names nothing is an error in words, not an empty view.
+fn check_target(cx: &Ctx, target: &FlowTarget) -> Result<(), EngineError> {
+    let (known, field, what) = match target {
+        FlowTarget::Agent { profile_id } => (cx.store.get_profile(profile_id)?.is_some(), "profile_id", "agent"),
+        FlowTarget::Session { session_id } => (
+            cx.sessions.get(session_id).is_some() || cx.store.get_session(session_id)?.is_some(),
+            "session_id",
+            "session",
+        ),
+        FlowTarget::Task { task_id } => (cx.store.get_task(task_id)?.is_some(), "task_id", "task"),
+        FlowTarget::Loop { loop_id } => (cx.store.get_loop(loop_id)?.is_some(), "loop_id", "loop"),
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(EngineError::InvalidInput { field, reason: format!("there is no such {what}") })
+    }
+}
+
+/// All agents and who works for whom. `queues`: each agent's queue, as the
+/// task desk reports it.
+pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, EngineError> {
+    let queues: BTreeMap<ProfileId, QueueStatus> = queues.into_iter().map(|q| (q.profile_id.clone(), q)).collect();
+    let at_work: BTreeMap<ProfileId, TaskInfo> = cx
+        .store
+        .active_tasks(None)?
+        .into_iter()
+        .filter(|task| task.session_id().is_some())
+        .map(|task| (task.spec.profile_id.clone(), task))
+        .collect();
+    let mut overview = Overview { agents: Vec::new(), helpers: Vec::new(), links: Vec::new() };
+    for profile in cx.store.list_profiles()? {
+        // Its newest running session speaks for it.
+        let session = cx.sessions.running().filter(|e| e.info.profile_id == profile.id).last();
+        let task = at_work.get(&profile.id);
+        let status = session.map(|entry| match status::shown(entry) {
+            Some(info) => info.status,
+            None => shown_status(Shown {
+                from_hooks: if task.is_some() { AgentStatus::Working } else { AgentStatus::Waiting },
+                team_working: entry.team.is_active(),
+                needs_user: !entry.hooks.needs_user.is_empty(),
+                task_done: false,
+            }),
+        });
+        if let Some(entry) = session {
+            for teammate in &entry.team.teammates {
+                let id = format!("{}:{teammate}", entry.info.id);
+                overview.links.push(OverviewLink { from: profile.id.to_string(), to: id.clone(), kind: LinkKind::Spawned });
+                overview.helpers.push(OverviewHelper { id, lead: profile.id.clone(), name: teammate.clone() });
+            }
+        }
+        overview.agents.push(OverviewAgent {
+            profile_id: profile.id.clone(),
+            name: profile.spec.name.clone(),
+            session_id: session.map(|e| e.info.id.clone()),
+            status,
+            running: session.is_some(),
+            doing: task.map(|t| first_line(&t.spec.instruction)),
+            loop_iteration: task.and_then(|t| t.spec.loop_iteration.as_ref().map(|i| i.number)),
+            queued: queues.get(&profile.id).map_or(0, |q| q.queued),
+            needs_user: session.map_or(0, |e| e.hooks.needs_user.len() as u32),
+        });
+    }
+    for delegation in cx.store.list_delegations(0)?.into_iter().filter(|d| d.is_working() || d.keep) {
+        let link = OverviewLink {
+            from: delegation.requester_profile.to_string(),
+            to: delegation.delegate_profile.to_string(),
+            kind: LinkKind::Delegated,
+        };
+        if !overview.links.contains(&link) {
+            overview.links.push(link);
+        }
+    }
+    Ok(overview)
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    match line.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
