@@ -819,6 +819,14 @@ async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
     let later = t.engine.flow_events(agent.clone(), Some(log.entries.last().unwrap().at + 1), 10).await.unwrap();
     assert!(later.entries.is_empty());
 
+    // Exported as JSON lines into the data folder, one entry per line.
+    let path = t.engine.export_flow_events(agent.clone()).await.unwrap();
+    assert!(Path::new(&path).starts_with(t.data_dir.join("exports")), "{path}");
+    let exported = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<switchboard_core::LogEntry> = exported.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.len() >= log.entries.len(), "everything logged so far is exported");
+    assert_eq!(lines[..log.entries.len()], log.entries[..]);
+
     // A target that names nothing, and a limit out of range, are refused in words.
     let error = t.engine.flow_view(FlowTarget::Agent { profile_id: switchboard_core::ProfileId::new() }, None).await;
     assert_eq!(error.unwrap_err().field(), Some("profile_id"));

@@ -9,6 +9,8 @@
 import { SvelteSet } from 'svelte/reactivity';
 import type {
   Delegation,
+  FlowTarget,
+  LogEntry,
   LoopFile,
   LoopFiles,
   LoopId,
@@ -91,6 +93,11 @@ export class AppState {
   loops: LoopInfo[] = $state.raw([]);
   /** The loop whose detail is on screen. */
   shownLoopId: LoopId | null = $state(null);
+  /** What the flows view shows (over the main area), if it is open. */
+  flowsTarget: FlowTarget | null = $state.raw(null);
+  /** Whether the overview of all agents is open (over the main area). */
+  overviewOpen = $state(false);
+  readonly #logListeners = new Set<(entry: LogEntry, profileId: ProfileId | null) => void>();
   /** Each session's agent status, from its hooks. */
   agentStatus: AgentStatusMap = $state.raw({});
   /** Permission requests agents wait on, oldest first. */
@@ -163,6 +170,11 @@ export class AppState {
     let loaded = false;
     this.#unsubscribe.push(
       this.backend.onEngineEvent((event) => {
+        // The event log's entries go to the views that follow it, not through the lists.
+        if (event.type === 'logged') {
+          for (const listener of this.#logListeners) listener(event.entry, event.profile_id);
+          return;
+        }
         if (loaded) this.#apply(event);
         else buffered.push(event);
       }),
@@ -253,6 +265,36 @@ export class AppState {
     this.formOpen = false;
     this.closeTask();
     this.closeLoop();
+    this.closeFlows();
+  }
+
+  // ---- flows ---------------------------------------------------------------------------
+
+  /** Show the flows of an agent, session, task or loop (in the details' place). */
+  openFlows(target: FlowTarget): void {
+    this.closeTask();
+    this.closeLoop();
+    this.overviewOpen = false;
+    this.flowsTarget = target;
+  }
+
+  /** Show all agents as one graph. */
+  openOverview(): void {
+    this.closeTask();
+    this.closeLoop();
+    this.flowsTarget = null;
+    this.overviewOpen = true;
+  }
+
+  closeFlows(): void {
+    this.flowsTarget = null;
+    this.overviewOpen = false;
+  }
+
+  /** Follow the event log as it grows: each entry, with the agent it concerns. */
+  onLogged(listener: (entry: LogEntry, profileId: ProfileId | null) => void): () => void {
+    this.#logListeners.add(listener);
+    return () => this.#logListeners.delete(listener);
   }
 
   /** Open the agent form: empty to create, or filled in to edit `agent`. */
@@ -267,6 +309,7 @@ export class AppState {
   /** Show a task's detail, and tell the shell (it does not notify about the task on screen). */
   openTask(taskId: TaskId): void {
     this.shownLoopId = null;
+    this.closeFlows();
     if (this.selectedTaskId === taskId) return;
     this.selectedTaskId = taskId;
     this.backend.setViewedTask(taskId).catch(logFailure('set_viewed_task'));
@@ -332,6 +375,7 @@ export class AppState {
   /** Show a loop's detail (in the task detail's place). */
   openLoop(loopId: LoopId): void {
     this.closeTask();
+    this.closeFlows();
     this.shownLoopId = loopId;
   }
 

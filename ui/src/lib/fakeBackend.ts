@@ -61,6 +61,8 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
+import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, Overview } from './bindings';
+import diagramData from '../test/diagrams.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
@@ -778,6 +780,85 @@ export class FakeBackend implements Backend {
 
   readonly #delegations = new Map<SessionId, Delegation>();
 
+  // ---- flows ---------------------------------------------------------------------------
+
+  readonly #flowViews = new Map<string, DiagramState[]>();
+
+  /** What `flow_view` answers for a target (the engine folds its log; the fake is told). */
+  setFlowView(target: FlowTarget, diagrams: DiagramState[]): void {
+    this.#flowViews.set(JSON.stringify(target), structuredClone(diagrams));
+  }
+
+  /** Appends to the event log as the engine would (and reports it), for flow tests. */
+  logEvent(sessionId: SessionId | null, taskId: TaskId | null, kind: LogKind): LogEntry {
+    this.#logEntry(sessionId, taskId, kind);
+    return structuredClone(this.#log[this.#log.length - 1]);
+  }
+
+  async flowDiagrams(): Promise<Diagram[]> {
+    this.#record('flow_diagrams', {});
+    return structuredClone(diagramData as Diagram[]);
+  }
+
+  async flowView(target: FlowTarget, untilSeq: number | null): Promise<FlowView> {
+    this.#record('flow_view', { target, until_seq: untilSeq });
+    this.#checkTarget(target);
+    const entries = this.#log.filter((e) => this.#ofTarget(e, target) && (untilSeq === null || e.seq <= untilSeq));
+    const last = entries.at(-1);
+    const seeded = this.#flowViews.get(JSON.stringify(target));
+    const diagrams =
+      seeded ??
+      (diagramData as Diagram[]).map((d) => ({ diagram: d.id, current: [], path: [], edges: [], lit_by: [], gate: null }));
+    return {
+      target: structuredClone(target),
+      until_seq: last?.seq ?? null,
+      until_at: last?.at ?? null,
+      events: entries.length,
+      diagrams: structuredClone(diagrams),
+    };
+  }
+
+  async flowEvents(target: FlowTarget, sinceAt: number | null, limit: number): Promise<FlowEvents> {
+    this.#record('flow_events', { target, since_at: sinceAt, limit });
+    this.#checkTarget(target);
+    if (limit < 1 || limit > 5000) this.#fail('invalid_input', 'between 1 and 5000 events', 'limit');
+    const entries = this.#log.filter((e) => this.#ofTarget(e, target) && (sinceAt === null || e.at >= sinceAt));
+    const kept = entries.slice(-limit);
+    return { entries: structuredClone(kept), omitted: entries.length - kept.length };
+  }
+
+  async exportFlowEvents(target: FlowTarget): Promise<string> {
+    this.#record('export_flow_events', { target });
+    this.#checkTarget(target);
+    return `/data/exports/${target.of}-events.jsonl`;
+  }
+
+  async flowOverview(): Promise<Overview> {
+    this.#record('flow_overview', {});
+    const agents = [...this.#profiles.values()].map((profile) => {
+      const session = [...this.#sessions.values()].filter((s) => s.info.profile_id === profile.id && s.info.state === 'running').at(-1);
+      const task = this.#runningTask(profile.id);
+      const pending = session
+        ? [...this.#signals.values()].filter((s) => s.session_id === session.info.id && s.state === 'pending').length
+        : 0;
+      return {
+        profile_id: profile.id,
+        name: profile.name,
+        session_id: session?.info.id ?? null,
+        status: session ? (pending > 0 ? 'attention' : task ? 'working' : 'waiting') : null,
+        running: session !== undefined,
+        doing: task ? firstLine(task.instruction) : null,
+        loop_iteration: task?.loop_iteration?.number ?? null,
+        queued: this.#queueStatus(profile.id).queued,
+        needs_user: pending,
+      } satisfies Overview['agents'][number];
+    });
+    const links = [...this.#delegations.values()]
+      .filter((d) => d.state.state === 'working' || d.keep)
+      .map((d) => ({ from: d.requester_profile, to: d.delegate_profile, kind: 'delegated' as const }));
+    return { agents, helpers: [], links };
+  }
+
   async listDelegations(): Promise<Delegation[]> {
     this.#record('list_delegations', {});
     return [...this.#delegations.values()].map((d) => structuredClone(d));
@@ -1017,7 +1098,41 @@ export class FakeBackend implements Backend {
   }
 
   #logEntry(sessionId: SessionId | null, taskId: TaskId | null, kind: LogKind): void {
-    this.#log.push({ seq: this.#nextSeq++, at: this.#now(), session_id: sessionId, task_id: taskId, ...kind });
+    const entry: LogEntry = { seq: this.#nextSeq++, at: this.#now(), session_id: sessionId, task_id: taskId, ...kind };
+    this.#log.push(entry);
+    const profileId =
+      (sessionId === null ? undefined : this.#sessions.get(sessionId)?.info.profile_id) ??
+      (taskId === null ? undefined : this.#tasks.get(taskId)?.profile_id) ??
+      null;
+    this.emit({ type: 'logged', entry: structuredClone(entry), profile_id: profileId });
+  }
+
+  /** Whether a log entry belongs to a flow target (the engine reads the same from its index). */
+  #ofTarget(entry: LogEntry, target: FlowTarget): boolean {
+    const task = entry.task_id === null ? undefined : this.#tasks.get(entry.task_id);
+    const session = entry.session_id === null ? undefined : this.#sessions.get(entry.session_id);
+    switch (target.of) {
+      case 'agent':
+        return task?.profile_id === target.profile_id || session?.info.profile_id === target.profile_id;
+      case 'session':
+        return entry.session_id === target.session_id || task?.session_id === target.session_id;
+      case 'task':
+        return entry.task_id === target.task_id;
+      case 'loop':
+        return task?.loop_iteration?.loop_id === target.loop_id || ('loop_id' in entry && entry.loop_id === target.loop_id);
+    }
+  }
+
+  #checkTarget(target: FlowTarget): void {
+    const known =
+      target.of === 'agent'
+        ? this.#profiles.has(target.profile_id)
+        : target.of === 'session'
+          ? this.#sessions.has(target.session_id)
+          : target.of === 'task'
+            ? this.#tasks.has(target.task_id)
+            : this.#loops.has(target.loop_id);
+    if (!known) this.#fail('invalid_input', `there is no such ${target.of}`, `${target.of === 'agent' ? 'profile' : target.of}_id`);
   }
 
   #typeIntoAgent(task: TaskInfo, text: string): void {

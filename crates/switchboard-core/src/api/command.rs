@@ -155,6 +155,9 @@ macro_rules! engine_commands {
                 since_at: Option<crate::api::Millis>,
                 limit: u32,
             ) -> crate::api::FlowEvents;
+            /// Writes a target's event log as JSON lines (one entry per line, oldest first) into
+            /// the data folder's `exports/`; answers the file's path.
+            window now export_flow_events / ExportFlowEvents (target: crate::api::FlowTarget) -> String;
             /// All agents as one graph: status, what each does, queue, and who works for whom.
             window now flow_overview / FlowOverview () -> crate::api::Overview;
             /// Each session's agent status, for sessions whose hooks have reported.
@@ -271,6 +274,7 @@ replies! {
     crate::api::FlowView => FlowView "flow_view",
     crate::api::FlowEvents => FlowEvents "flow_events",
     crate::api::Overview => Overview "overview",
+    String => Text "text",
 }
 
 impl IntoReply for () {
@@ -315,6 +319,7 @@ pub enum Reply {
     FlowView(crate::api::FlowView),
     FlowEvents(crate::api::FlowEvents),
     Overview(crate::api::Overview),
+    Text(String),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

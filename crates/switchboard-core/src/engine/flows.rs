@@ -4,6 +4,7 @@
 //! queues, loops, delegations).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use switchboard_protocol::hook::{AgentStatus, Shown, shown_status};
 use switchboard_protocol::ProfileId;
@@ -51,6 +52,41 @@ pub(crate) fn events(
     }
     let (entries, omitted) = cx.store.target_events(&target, None, since_at, limit as usize)?;
     Ok(FlowEvents { entries, omitted })
+}
+
+/// Writes the target's events (the most recent [`MAX_FOLDED_EVENTS`]) as
+/// JSON lines into `exports/` of the data folder; answers the path.
+pub(crate) fn export(cx: &Ctx, data_dir: &Path, target: FlowTarget) -> Result<String, EngineError> {
+    check_target(cx, &target)?;
+    let (entries, _) = cx.store.target_events(&target, None, None, MAX_FOLDED_EVENTS)?;
+    let mut text = String::new();
+    for entry in &entries {
+        text.push_str(&serde_json::to_string(entry).map_err(|e| EngineError::Internal(e.to_string()))?);
+        text.push('\n');
+    }
+    let name = match &target {
+        FlowTarget::Agent { profile_id } => {
+            let profile = cx.profile(profile_id)?;
+            format!("agent-{}", file_safe(&profile.spec.name))
+        }
+        FlowTarget::Session { session_id } => format!("session-{session_id}"),
+        FlowTarget::Task { task_id } => format!("task-{task_id}"),
+        FlowTarget::Loop { loop_id } => format!("loop-{loop_id}"),
+    };
+    let dir = data_dir.join("exports");
+    let path = dir.join(format!("{name}-events-{}.jsonl", crate::api::now()));
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        let partial = path.with_extension("jsonl.part");
+        std::fs::write(&partial, text)?;
+        std::fs::rename(&partial, &path)
+    });
+    written.map_err(|e| EngineError::io("exporting the event log".to_owned(), e))?;
+    Ok(path.display().to_string())
+}
+
+/// A name as a file name: letters, digits, `-` and `_` kept, the rest `_`.
+fn file_safe(name: &str) -> String {
+    name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).take(60).collect()
 }
 
 /// A target that names nothing is an error in words, not an empty view.

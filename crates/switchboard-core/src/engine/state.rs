@@ -552,6 +552,10 @@ impl EngineState {
         super::flows::events(&self.cx, target, since_at, limit)
     }
 
+    pub(super) fn export_flow_events(&self, target: crate::api::FlowTarget) -> Result<String, EngineError> {
+        super::flows::export(&self.cx, &self.config.data_dir, target)
+    }
+
     pub(super) fn flow_overview(&self) -> Result<crate::api::Overview, EngineError> {
         super::flows::overview(&self.cx, self.tasks.queues(&self.cx)?)
     }
