@@ -97,7 +97,7 @@ export class AppState {
   flowsTarget: FlowTarget | null = $state.raw(null);
   /** Whether the overview of all agents is open (over the main area). */
   overviewOpen = $state(false);
-  readonly #logListeners = new Set<(entry: LogEntry, profileId: ProfileId | null) => void>();
+  readonly #logListeners: ((entry: LogEntry, profileId: ProfileId | null) => void)[] = [];
   /** Each session's agent status, from its hooks. */
   agentStatus: AgentStatusMap = $state.raw({});
   /** Permission requests agents wait on, oldest first. */
@@ -293,8 +293,11 @@ export class AppState {
 
   /** Follow the event log as it grows: each entry, with the agent it concerns. */
   onLogged(listener: (entry: LogEntry, profileId: ProfileId | null) => void): () => void {
-    this.#logListeners.add(listener);
-    return () => this.#logListeners.delete(listener);
+    this.#logListeners.push(listener);
+    return () => {
+      const at = this.#logListeners.indexOf(listener);
+      if (at >= 0) this.#logListeners.splice(at, 1);
+    };
   }
 
   /** Open the agent form: empty to create, or filled in to edit `agent`. */

@@ -801,7 +801,7 @@ export class FakeBackend implements Backend {
   }
 
   async flowView(target: FlowTarget, untilSeq: number | null): Promise<FlowView> {
-    this.#record('flow_view', { target, until_seq: untilSeq });
+    this.#record('flow_view', { target, untilSeq });
     this.#checkTarget(target);
     const entries = this.#log.filter((e) => this.#ofTarget(e, target) && (untilSeq === null || e.seq <= untilSeq));
     const last = entries.at(-1);
@@ -819,7 +819,7 @@ export class FakeBackend implements Backend {
   }
 
   async flowEvents(target: FlowTarget, sinceAt: number | null, limit: number): Promise<FlowEvents> {
-    this.#record('flow_events', { target, since_at: sinceAt, limit });
+    this.#record('flow_events', { target, sinceAt, limit });
     this.#checkTarget(target);
     if (limit < 1 || limit > 5000) this.#fail('invalid_input', 'between 1 and 5000 events', 'limit');
     const entries = this.#log.filter((e) => this.#ofTarget(e, target) && (sinceAt === null || e.at >= sinceAt));

@@ -1,0 +1,105 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import type { DiagramState, FlowTarget } from '../lib/bindings';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+function diagramState(diagram: DiagramState['diagram'], current: string[], litBy: [string, number[]][] = []): DiagramState {
+  return {
+    diagram,
+    current,
+    path: [],
+    edges: [],
+    lit_by: litBy.map(([node, seqs]) => ({ node, count: seqs.length, seqs })),
+    gate: null,
+  };
+}
+
+/** An agent asked a question: its flows say so. */
+async function asking() {
+  const backend = new FakeBackend();
+  const agent = backend.seedProfile({ name: 'asker' });
+  const session = backend.seedSession(agent.id, { state: 'running', pid: 4242 });
+  const target: FlowTarget = { of: 'agent', profile_id: agent.id };
+  backend.logEvent(session.id, null, { kind: 'session_started', pid: 4242 });
+  backend.logEvent(session.id, null, { kind: 'hook', event: 'pre_tool_use', payload: { tool_name: '<b>Bash</b>' } });
+  const raised = backend.logEvent(session.id, null, {
+    kind: 'signal_raised',
+    signal_id: 'sig-1',
+    signal_kind: 'clarification',
+    malformed: false,
+  });
+  backend.setFlowView(target, [
+    diagramState('agent_status', ['permission'], [['permission', [raised.seq]]]),
+    diagramState('clarification', ['ask'], [['ask', [raised.seq]]]),
+  ]);
+  await renderApp(backend);
+  await fireEvent.click(await screen.findByTestId('open-flows'));
+  const view = await screen.findByTestId('flows-view');
+  return { backend, agent, session, target, raised, view };
+}
+
+describe('the flows view', () => {
+  it('lights where the agent stands and lists the events that lit a node', async () => {
+    const { backend, target, view } = await asking();
+    expect(callsOf(backend, 'flow_view').at(-1)).toEqual({ target, untilSeq: null });
+    const node = await within(view).findByTestId('flow-node-agent_status-permission');
+    expect(node.getAttribute('data-lit')).toBe('true');
+    expect(within(view).getByTestId('flows-diagram-agent_status').textContent).toContain('Permission Request');
+    expect(within(view).getByTestId('flows-diagram-loop_mode').textContent).toContain('not reached');
+
+    await fireEvent.click(node);
+    expect(within(view).getByTestId('flows-node-events').textContent).toContain('Asked for clarification');
+
+    await fireEvent.click(within(view).getByTestId('flows-diagram-clarification'));
+    expect((await within(view).findByTestId('flow-node-clarification-ask')).getAttribute('data-lit')).toBe('true');
+  });
+
+  it('follows the log live: a new entry asks the engine again', async () => {
+    const { backend, session, target, view } = await asking();
+    backend.setFlowView(target, [diagramState('agent_status', ['tool_use'])]);
+    backend.logEvent(session.id, null, { kind: 'signal_handled', signal_id: 'sig-1', response: { action: 'answer', answers: ['Both'] } });
+    await waitFor(() => expect(within(view).getByTestId('flow-node-agent_status-tool_use').getAttribute('data-lit')).toBe('true'));
+    expect(within(view).getByTestId('flow-node-agent_status-permission').getAttribute('data-lit')).toBe('false');
+    expect(within(view).getByTestId('flows-events').textContent).toContain('The user answered');
+  });
+
+  it('replays from the first event and back to live', async () => {
+    const { backend, target, view } = await asking();
+    await waitFor(() => expect(within(view).getByTestId('flows-events').textContent).toContain('Asked for clarification'));
+    await fireEvent.click(within(view).getByLabelText('Replay from the first event'));
+    await waitFor(() => expect(within(view).getByTestId('flows-moment').textContent).toMatch(/Event 1 of 3.*The agent started/));
+    const first = callsOf(backend, 'flow_view').at(-1);
+    expect(first).toEqual({ target, untilSeq: 1 });
+    await fireEvent.click(within(view).getByLabelText('One event on'));
+    await waitFor(() => expect(callsOf(backend, 'flow_view').at(-1)).toEqual({ target, untilSeq: 2 }));
+    await fireEvent.click(within(view).getByTestId('flows-live'));
+    await waitFor(() => expect(within(view).getByTestId('flows-moment').textContent).toMatch(/^\s*Live/));
+    expect(callsOf(backend, 'flow_view').at(-1)).toEqual({ target, untilSeq: null });
+  });
+
+  it('filters the log by kind, keeps agent text as text, and exports it', async () => {
+    const { view } = await asking();
+    const log = within(view).getByTestId('flows-events');
+    await waitFor(() => expect(log.textContent).toContain('Calls a tool: <b>Bash</b>'));
+    expect(log.querySelector('b')).toBeNull();
+    await fireEvent.click(within(view).getByLabelText('Hook events'));
+    expect(log.textContent).not.toContain('Calls a tool');
+    expect(log.textContent).toContain('Asked for clarification');
+    await fireEvent.click(within(view).getByTestId('flows-export'));
+    expect((await within(view).findByTestId('flows-exported')).textContent).toContain('/data/exports/agent-events.jsonl');
+  });
+
+  it('closes with Escape, and opens the overview of all agents', async () => {
+    const { agent } = await asking();
+    await fireEvent.click(screen.getByTestId('flows-open-overview'));
+    const overview = await screen.findByTestId('overview');
+    const node = await within(overview).findByTestId(`overview-agent-${agent.id}`);
+    expect(node.textContent).toContain('asker');
+    expect(node.textContent).toContain('waiting');
+    await fireEvent.keyDown(node, { key: 'Enter' });
+    expect(await screen.findByTestId('flows-view')).toBeTruthy();
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByTestId('flows-view')).toBeNull());
+  });
+});
