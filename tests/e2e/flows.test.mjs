@@ -46,8 +46,9 @@ test('a clarification lights its flow and the status flow, answering moves both 
     await (await browser.$(byTestId('flows-view'))).waitForExist({ timeout: 5_000 });
     await waitForNode(browser, 'clarification', 'ask');
     await waitForNode(browser, 'agent_status', 'permission');
-    // Clicking the lit node lists the event that lit it.
-    await (await browser.$(byTestId('flow-node-agent_status-permission'))).click();
+    // Choosing the lit node (with the keyboard: it is a button) lists the event that lit it.
+    await browser.execute((node) => node.focus(), await browser.$(byTestId('flow-node-agent_status-permission')));
+    await browser.keys('Enter');
     const lit = await browser.$(byTestId('flows-node-events'));
     await browser.waitUntil(async () => /Asked for clarification/.test(await lit.getText()), {
       timeout: 5_000,
@@ -77,22 +78,27 @@ test('a clarification lights its flow and the status flow, answering moves both 
     await (await browser.$(byTestId('flows-diagram-task_queue'))).click();
     await (await browser.$('[aria-label="Replay from the first event"]')).click();
     const moment = await browser.$(byTestId('flows-moment'));
-    await browser.waitUntil(async () => /^Event 1 of \d+/.test(await moment.getText()), { timeout: 5_000 });
-    assert.match(await moment.getText(), /Task queued/);
+    const said = () => moment.getProperty('textContent').then((t) => t.trim());
+    await browser.waitUntil(async () => /^Event 1 of \d+/.test(await said()), {
+      timeout: 5_000,
+      timeoutMsg: 'the scrubber is not at the first event',
+    });
+    assert.match(await said(), /Task queued/);
     const submit = await browser.$(byTestId('flow-node-task_queue-submit'));
     await browser.waitUntil(async () => (await submit.getAttribute('data-visited')) === 'true', { timeout: 5_000 });
     assert.equal(await (await browser.$(byTestId('flow-node-task_queue-monitor'))).getAttribute('data-visited'), 'false');
     // Back to live.
     await (await browser.$(byTestId('flows-live'))).click();
-    await browser.waitUntil(async () => /^Live/.test(await moment.getText()), { timeout: 5_000 });
+    await browser.waitUntil(async () => /^Live/.test(await said()), { timeout: 5_000 });
 
     // The overview: the agent, one click back into its flows.
     await (await browser.$(byTestId('flows-open-overview'))).click();
     const id = JSON.parse(cli(dataDir, 'agent', 'list', '--json')).find((p) => p.name === 'asker').id;
     const node = await browser.$(byTestId(`overview-agent-${id}`));
     await node.waitForExist({ timeout: 5_000, timeoutMsg: 'the overview does not show the agent' });
-    assert.match(await node.getText(), /asker/);
-    await node.click();
+    assert.match(await node.getProperty('textContent'), /asker/);
+    await browser.execute((element) => element.focus(), node);
+    await browser.keys('Enter');
     await (await browser.$(byTestId('flows-view'))).waitForExist({ timeout: 5_000 });
   } finally {
     await close();

@@ -18,7 +18,7 @@ const state: DiagramState = {
 
 describe('a diagram drawn', () => {
   it('lights the current node, marks the visited, counts crossed edges', () => {
-    render(FlowDiagram, { props: { diagram: clarification, state, onselect: () => {} } });
+    render(FlowDiagram, { props: { diagram: clarification, progress: state, onselect: () => {} } });
     const ask = screen.getByTestId('flow-node-clarification-ask');
     expect(ask.getAttribute('data-lit')).toBe('true');
     expect(ask.getAttribute('aria-label')).toBe('AskUserQuestion Waiting for the user, lit now');
@@ -32,7 +32,7 @@ describe('a diagram drawn', () => {
 
   it('selects a node by click, Enter or Space', async () => {
     const onselect = vi.fn();
-    render(FlowDiagram, { props: { diagram: clarification, state: null, onselect } });
+    render(FlowDiagram, { props: { diagram: clarification, progress: null, onselect } });
     const node = screen.getByTestId('flow-node-clarification-resume');
     expect(node.getAttribute('tabindex')).toBe('0');
     await fireEvent.click(node);

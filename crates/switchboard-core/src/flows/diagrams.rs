@@ -105,10 +105,7 @@ fn agent_status() -> Builder {
         .edge("permission", "stop", "")
         .edge("stop", "tool_use", "next prompt")
         .edge("stop", "permission", "")
-        .edge("session_start", "session_end", "")
         .edge("waiting", "session_end", "")
-        .edge("tool_use", "session_end", "")
-        .edge("permission", "session_end", "")
         .edge("stop", "session_end", "")
 }
 
