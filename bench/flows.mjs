@@ -18,6 +18,22 @@ const RATE = Number(process.env.RATE ?? 100);
 const PHASE_MS = Number(process.env.PHASE_MS ?? 10_000);
 const SEED = join(ROOT, 'target/debug/switchboard-bench-seed');
 
+/** CPU seconds used so far by a process and by its WebKit children. */
+const cpu = (pid) => {
+  const ticks = (p) => {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0;
+    }
+  };
+  let webkit = 0;
+  for (const child of execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').filter(Boolean)) {
+    if (readFileSync(`/proc/${child}/comm`, 'utf8').startsWith('WebKit')) webkit += ticks(child);
+  }
+  return { app: ticks(pid) / 100, webkit: webkit / 100 };
+};
 const percentile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))];
@@ -60,6 +76,17 @@ try {
   };
   const timer = setInterval(send, 1000 / RATE);
 
+  const app = Number(execFileSync('pgrep', ['-f', `switchboard --data-dir ${dataDir}`]).toString().trim().split('\n')[0]);
+  const usage = {};
+  const measured = async (name, run) => {
+    const before = cpu(app);
+    const started = performance.now();
+    const result = await run();
+    const after = cpu(app);
+    const seconds = (performance.now() - started) / 1000;
+    usage[name] = { app: (100 * (after.app - before.app)) / seconds, webkit: (100 * (after.webkit - before.webkit)) / seconds };
+    return result;
+  };
   const frames = () =>
     browser.executeAsync((ms, done) => {
       const deltas = [];
@@ -75,7 +102,7 @@ try {
     }, PHASE_MS);
 
   await sleep(1000);
-  const closed = await frames();
+  const closed = await measured('closed', frames);
 
   await (await browser.$('[data-testid="open-flows"]')).click();
   await (await browser.$('[data-testid="flow-node-agent_status-tool_use"]')).waitForExist({ timeout: 10_000 });
@@ -90,10 +117,11 @@ try {
     }
   });
   sent.length = 0;
-  const open = await frames();
+  const open = await measured('open', frames);
   const lit = await browser.execute(() => window.__lit);
   clearInterval(timer);
   socket.end();
+
 
   // Each event that changed the shown agent's node, to the first moment that node lit after it.
   const latencies = [];
@@ -109,6 +137,8 @@ try {
   console.log(`${''.padEnd(36)} ${'closed'.padStart(9)} ${'open'.padStart(9)}`);
   row('frame time p50', percentile(closed, 0.5), percentile(open, 0.5), 'ms');
   row('frame time p99', percentile(closed, 0.99), percentile(open, 0.99), 'ms');
+  row('app CPU (engine and shell)', usage.closed.app, usage.open.app, '%');
+  row('WebKit CPU (the window)', usage.closed.webkit, usage.open.webkit, '%');
   console.log(
     `event to node lit (view open)        p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms over ${latencies.length} changes (${sent.length} events of the shown agent)`,
   );

@@ -34,10 +34,13 @@ pub fn run(config: EngineConfig) -> Result<()> {
     let sink_handle = app_handle.clone();
     let sink = move |event: EngineEvent| {
         let Some(handle) = sink_handle.get() else { return };
-        if let Err(error) = handle.emit(ENGINE_EVENT, &event) {
+        let desktop = handle.try_state::<Desktop>();
+        if desktop.as_ref().is_none_or(|d| d.forwards(&event))
+            && let Err(error) = handle.emit(ENGINE_EVENT, &event)
+        {
             tracing::warn!(%error, "forwarding an engine event to the UI failed");
         }
-        if let Some(desktop) = handle.try_state::<Desktop>() {
+        if let Some(desktop) = desktop {
             desktop.on_event(handle, &event);
         }
     };
@@ -82,6 +85,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::attach_terminal,
             crate::commands::detach_terminal,
             crate::commands::set_viewed_task,
+            crate::commands::follow_log,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

@@ -4,7 +4,7 @@
 //! app's facts, and which task is on screen. Errors cross to the UI as
 //! `ApiError {code, message, field}`.
 
-use switchboard_core::{ApiError, AppInfo, Command, EngineHandle, SessionId, SubscriptionId, TaskId};
+use switchboard_core::{ApiError, AppInfo, Command, EngineHandle, FollowedLog, SessionId, SubscriptionId, TaskId};
 
 use crate::desktop::Desktop;
 use tauri::State;
@@ -37,6 +37,12 @@ pub async fn attach_terminal(engine: Engine<'_>, session_id: SessionId, output: 
 #[tauri::command]
 pub async fn detach_terminal(engine: Engine<'_>, session_id: SessionId, subscription: SubscriptionId) -> Reply<()> {
     engine.detach(session_id, subscription).await.map_err(Into::into)
+}
+
+/// The event log entries a view of the window follows as they are written (none: none).
+#[tauri::command]
+pub fn follow_log(desktop: State<'_, Desktop>, followed: Option<FollowedLog>) {
+    desktop.set_followed(followed)
 }
 
 /// The task the user is looking at gets no desktop notification.

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use switchboard_core::notice::{Notice, NoticeTarget, Notices, TrayCounts};
-use switchboard_core::{EngineEvent, EngineHandle, TaskId};
+use switchboard_core::{EngineEvent, EngineHandle, FollowedLog, TaskId};
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -25,6 +25,8 @@ const MAX_AWAITED_NOTIFICATIONS: usize = 8;
 
 pub struct Desktop {
     notices: Mutex<Notices>,
+    /// The event log entries the window follows now (none: it follows none).
+    followed: Mutex<Option<FollowedLog>>,
     tray: Mutex<Option<Tray>>,
     awaited: AtomicUsize,
 }
@@ -39,7 +41,21 @@ struct Tray {
 
 impl Desktop {
     pub fn new(notices: Notices) -> Desktop {
-        Desktop { notices: Mutex::new(notices), tray: Mutex::new(None), awaited: AtomicUsize::new(0) }
+        Desktop {
+            notices: Mutex::new(notices),
+            followed: Mutex::new(None),
+            tray: Mutex::new(None),
+            awaited: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn set_followed(&self, followed: Option<FollowedLog>) {
+        *self.followed.lock().expect("never poisoned") = followed;
+    }
+
+    /// Whether the window is sent this event (see `switchboard_core::flows::forwarded`).
+    pub fn forwards(&self, event: &EngineEvent) -> bool {
+        switchboard_core::flows::forwarded(self.followed.lock().expect("never poisoned").as_ref(), event)
     }
 
     pub fn set_viewed(&self, task: Option<TaskId>) {

@@ -17,8 +17,8 @@ use switchboard_core::hook::AgentStatus;
 use switchboard_core::signal::teach::{PROTOCOL_FILE, pointer, protocol_text};
 use switchboard_core::signal::{ScanEvent, SignalBody};
 use switchboard_core::{
-    AgentKind, EngineEvent, LogKind, Profile, ProfileSpec, SessionId, SignalChannel, SignalResponse, SignalState,
-    TaskId, TaskInfo, TaskSpec, TaskState,
+    AgentKind, DiagramId, EngineEvent, FlowTarget, LogKind, Profile, ProfileSpec, SessionId, SignalChannel,
+    SignalResponse, SignalState, TaskId, TaskInfo, TaskSpec, TaskState,
 };
 use switchboard_tests::fake_model::{FakeModel, ModelRequest, Reply, Wire};
 use switchboard_tests::netns::LoopbackNet;
@@ -198,7 +198,7 @@ impl Rig {
         entries
             .into_iter()
             .filter_map(|entry| match entry.kind {
-                LogKind::Hook { event, payload } => Some((event, payload)),
+                LogKind::Hook { event, payload, .. } => Some((event, payload)),
                 _ => None,
             })
             .collect()
@@ -381,6 +381,15 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
     assert_eq!(held.state(), TaskState::Running, "the team still works: the lead's task stays open");
     assert_eq!(latest_status(&rig.t.events.snapshot(), &lead), Some(AgentStatus::Working));
+    // Its flows say the same: the gate kept it alive, with one teammate at work.
+    let of_lead = FlowTarget::Session { session_id: lead.clone() };
+    let flow = |view: &switchboard_core::FlowView, diagram: DiagramId| {
+        view.diagrams.iter().find(|d| d.diagram == diagram).unwrap().clone()
+    };
+    let view = rig.t.engine.flow_view(of_lead.clone(), None).await.unwrap();
+    assert_eq!(flow(&view, DiagramId::TeamLead).current, ["l"], "Session stays alive, lead continues");
+    assert_eq!(flow(&view, DiagramId::TeamLead).gate.unwrap().active, 1);
+    assert_eq!(flow(&view, DiagramId::TeamLifecycle).current, ["team_active"]);
 
     // The teammate answers; the lead hears of it, and its next turn ends
     // with no one left at work.
@@ -395,6 +404,15 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
         (latest_status(events, &lead) == Some(AgentStatus::Done)).then_some(())
     })
     .await;
+    // The decision at its last turn: the team exists, no one works: complete.
+    let view = rig.t.engine.flow_view(of_lead, None).await.unwrap();
+    assert_eq!(flow(&view, DiagramId::CompletionDecision).current, ["g"]);
+    assert!(
+        flow(&view, DiagramId::CompletionDecision).path.iter().any(|s| s.node == "i"),
+        "team exists but no teammates"
+    );
+    assert_eq!(flow(&view, DiagramId::TeamLead).current, ["m"]);
+    assert_eq!(flow(&view, DiagramId::AgentStatus).current, ["stop"], "Done");
     rig.t.engine.stop_session(lead).await.unwrap();
 }
 

@@ -10,9 +10,8 @@ use std::path::Path;
 use support::*;
 use switchboard_core::signal::{ScanEvent, SignalBody, SignalKind};
 use switchboard_core::{
-    DelegationState, DiagramId, EngineEvent, ErrorCode, FlowTarget, LogKind, Profile, ProfileSpec, SessionId, SignalInfo,
-    SignalResponse, SignalState,
-    TaskSpec, TaskState,
+    DelegationState, DiagramId, EngineEvent, ErrorCode, FlowTarget, LogKind, Profile, ProfileSpec, SessionId,
+    SignalInfo, SignalResponse, SignalState, TaskSpec, TaskState,
 };
 
 impl TestEngine {
@@ -810,7 +809,15 @@ async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
     let log = t.engine.flow_events(agent.clone(), None, 1000).await.unwrap();
     assert!(log.entries.windows(2).all(|w| w[0].seq < w[1].seq));
     let kinds: Vec<&str> = log.entries.iter().map(|e| kind_name(&e.kind)).collect();
-    for expected in ["task_queued", "session_started", "task_started", "task_typed", "signal_raised", "signal_handled", "task_ended"] {
+    for expected in [
+        "task_queued",
+        "session_started",
+        "task_started",
+        "task_typed",
+        "signal_raised",
+        "signal_handled",
+        "task_ended",
+    ] {
         assert!(kinds.contains(&expected), "{expected} in {kinds:?}");
     }
     let last_two = t.engine.flow_events(agent.clone(), None, 2).await.unwrap();

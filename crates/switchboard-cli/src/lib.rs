@@ -387,9 +387,9 @@ fn parse_since(text: &str) -> Result<i64> {
     if let Ok(at) = text.parse::<jiff::Timestamp>() {
         return Ok(at.as_millisecond());
     }
-    let span: jiff::SignedDuration = text
-        .parse()
-        .map_err(|_| anyhow::anyhow!("--since {text:?}: give a time such as 2026-11-23T14:00:00Z or a span such as 10m"))?;
+    let span: jiff::SignedDuration = text.parse().map_err(|_| {
+        anyhow::anyhow!("--since {text:?}: give a time such as 2026-11-23T14:00:00Z or a span such as 10m")
+    })?;
     Ok(jiff::Timestamp::now().as_millisecond() - span.as_millis() as i64)
 }
 
@@ -405,9 +405,10 @@ fn describe_event(entry: &LogEntry) -> String {
             None => state.as_str().to_owned(),
         },
         LogKind::SignalRaised { signal_kind, .. } => format!("{signal_kind:?}"),
-        LogKind::Loop { step, .. } => {
-            serde_json::to_value(step).ok().and_then(|s| s.get("step").and_then(|s| s.as_str()).map(str::to_owned)).unwrap_or_default()
-        }
+        LogKind::Loop { step, .. } => serde_json::to_value(step)
+            .ok()
+            .and_then(|s| s.get("step").and_then(|s| s.as_str()).map(str::to_owned))
+            .unwrap_or_default(),
         _ => String::new(),
     };
     let task = entry.task_id.as_ref().map(|t| format!(" task {}", short(&t.to_string()))).unwrap_or_default();

@@ -99,6 +99,7 @@ pub fn typescript() -> String {
         crate::api::FlowEdge::decl(&cfg),
         crate::api::Diagram::decl(&cfg),
         crate::api::FlowTarget::decl(&cfg),
+        crate::api::FollowedLog::decl(&cfg),
         crate::api::PathStep::decl(&cfg),
         crate::api::EdgeCount::decl(&cfg),
         crate::api::NodeEvents::decl(&cfg),

@@ -25,11 +25,12 @@ pub mod tasks;
 pub mod validate;
 
 pub use api::{
-    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState, EngineEvent,
-    DiagramId, DiagramState, ErrorCode, FlowEvents, FlowTarget, FlowView, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
-    MAX_LOOP_FILE_BYTES, Millis, PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus,
-    RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo,
-    Overview, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
+    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState, DiagramId,
+    DiagramState, EngineEvent, ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome,
+    LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview,
+    PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot,
+    SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted,
+    TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -56,7 +56,9 @@ describe('the flows view', () => {
   });
 
   it('follows the log live: a new entry asks the engine again', async () => {
-    const { backend, session, target, view } = await asking();
+    const { backend, agent, session, target, view } = await asking();
+    // The window is sent this agent's log entries while the view is open.
+    expect(callsOf(backend, 'follow_log')).toEqual([{ followed: { of: 'agent', profile_id: agent.id } }]);
     backend.setFlowView(target, [diagramState('agent_status', ['tool_use'])]);
     backend.logEvent(session.id, null, { kind: 'signal_handled', signal_id: 'sig-1', response: { action: 'answer', answers: ['Both'] } });
     await waitFor(() => expect(within(view).getByTestId('flow-node-agent_status-tool_use').getAttribute('data-lit')).toBe('true'));
@@ -91,7 +93,7 @@ describe('the flows view', () => {
   });
 
   it('closes with Escape, and opens the overview of all agents', async () => {
-    const { agent } = await asking();
+    const { backend, agent } = await asking();
     await fireEvent.click(screen.getByTestId('flows-open-overview'));
     const overview = await screen.findByTestId('overview');
     const node = await within(overview).findByTestId(`overview-agent-${agent.id}`);
@@ -101,5 +103,6 @@ describe('the flows view', () => {
     expect(await screen.findByTestId('flows-view')).toBeTruthy();
     await fireEvent.keyDown(window, { key: 'Escape' });
     await waitFor(() => expect(screen.queryByTestId('flows-view')).toBeNull());
+    expect(callsOf(backend, 'follow_log').at(-1)).toEqual({ followed: null });
   });
 });

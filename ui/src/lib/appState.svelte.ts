@@ -10,6 +10,7 @@ import { SvelteSet } from 'svelte/reactivity';
 import type {
   Delegation,
   FlowTarget,
+  FollowedLog,
   LogEntry,
   LoopFile,
   LoopFiles,
@@ -276,6 +277,7 @@ export class AppState {
     this.closeLoop();
     this.overviewOpen = false;
     this.flowsTarget = target;
+    this.#followLog(target);
   }
 
   /** Show all agents as one graph. */
@@ -284,11 +286,37 @@ export class AppState {
     this.closeLoop();
     this.flowsTarget = null;
     this.overviewOpen = true;
+    this.#followLog(null);
   }
 
   closeFlows(): void {
+    if (this.flowsTarget === null && !this.overviewOpen) return;
     this.flowsTarget = null;
     this.overviewOpen = false;
+    this.#followLog(null);
+  }
+
+  /** The window is sent the log's entries about the shown flows' agent, and only while shown. */
+  #followLog(target: FlowTarget | null): void {
+    let followed: FollowedLog | null = null;
+    if (target !== null) {
+      const agent = this.#agentOf(target);
+      followed = agent === undefined ? { of: 'everything' } : { of: 'agent', profile_id: agent };
+    }
+    this.backend.followLog(followed).catch(logFailure('follow_log'));
+  }
+
+  #agentOf(target: FlowTarget): ProfileId | undefined {
+    switch (target.of) {
+      case 'agent':
+        return target.profile_id;
+      case 'session':
+        return this.model.sessions.find((s) => s.id === target.session_id)?.profile_id;
+      case 'task':
+        return this.tasks.tasks.find((t) => t.id === target.task_id)?.profile_id;
+      case 'loop':
+        return this.loops.find((l) => l.id === target.loop_id)?.profile_id;
+    }
   }
 
   /** Follow the event log as it grows: each entry, with the agent it concerns. */

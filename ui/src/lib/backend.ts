@@ -9,7 +9,7 @@
  */
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
-import type { AppInfo, EngineEvent, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId } from './bindings';
+import type { AppInfo, EngineEvent, FollowedLog, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -44,6 +44,8 @@ export interface Backend extends EngineCommands {
   whenListening(): Promise<void>;
   /** Tell the shell which task detail is on screen (none: `null`), so it does not notify about it. */
   setViewedTask(taskId: TaskId | null): Promise<void>;
+  /** The event log entries the window is sent as they are written (null: none). */
+  followLog(followed: FollowedLog | null): Promise<void>;
   /** Subscribe to `open-task`: the user clicked a desktop notification about that task. */
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe;
   /** Subscribe to `open-signal`: the user clicked a desktop notification about that signal. */
@@ -109,11 +111,15 @@ export function tauriBackend(): Backend {
     },
 
     onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
-      return subscribe(ENGINE_EVENT, callback, registrations);
+      return subscribe(ENGINE_EVENT, framed(callback), registrations);
     },
 
     async whenListening(): Promise<void> {
       await Promise.allSettled(registrations);
+    },
+
+    async followLog(followed: FollowedLog | null): Promise<void> {
+      await call<null>('follow_log', { followed });
     },
 
     async setViewedTask(taskId: TaskId | null): Promise<void> {
@@ -138,6 +144,27 @@ export function tauriBackend(): Backend {
  * Listen to a Tauri event. `listen` resolves asynchronously; stopping before it did still
  * unlistens once it has, and nothing is delivered after the stop.
  */
+/**
+ * Delivers events in order, those arriving within a frame's time (16 ms) together: a hundred
+ * agents' hook events a second then change the window about once a frame, not once an event.
+ * A timer, not an animation frame, so a hidden window still takes its events as they come.
+ */
+export function framed<T>(
+  callback: (event: T) => void,
+  schedule: (run: () => void) => void = (run) => setTimeout(run, 16),
+): (event: T) => void {
+  let waiting: T[] = [];
+  return (event) => {
+    waiting.push(event);
+    if (waiting.length > 1) return;
+    schedule(() => {
+      const batch = waiting;
+      waiting = [];
+      for (const each of batch) callback(each);
+    });
+  };
+}
+
 function subscribe<T>(name: string, callback: (payload: T) => void, registrations?: Promise<unknown>[]): Unsubscribe {
   let stopped = false;
   let unlisten: (() => void) | null = null;

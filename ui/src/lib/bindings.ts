@@ -593,6 +593,8 @@ source: string, nodes: Array<FlowNode>, edges: Array<FlowEdge>, };
 
 export type FlowTarget = { "of": "agent", profile_id: ProfileId, } | { "of": "session", session_id: SessionId, } | { "of": "task", task_id: TaskId, } | { "of": "loop", loop_id: LoopId, };
 
+export type FollowedLog = { "of": "agent", profile_id: ProfileId, } | { "of": "everything" };
+
 export type PathStep = { node: string, seq: number, at: number, };
 
 export type EdgeCount = { from: string, to: string, count: number, };

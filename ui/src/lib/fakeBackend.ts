@@ -61,7 +61,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, Overview } from './bindings';
+import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview } from './bindings';
 import diagramData from '../test/diagrams.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
@@ -554,6 +554,13 @@ export class FakeBackend implements Backend {
     this.#record('task_timeline', { taskId });
     this.#task(taskId);
     return this.#log.filter((e) => e.task_id === taskId).map((e) => structuredClone(e));
+  }
+
+  #followed: FollowedLog | null = null;
+
+  async followLog(followed: FollowedLog | null): Promise<void> {
+    this.#record('follow_log', { followed });
+    this.#followed = followed;
   }
 
   async setViewedTask(taskId: TaskId | null): Promise<void> {
@@ -1104,6 +1111,9 @@ export class FakeBackend implements Backend {
       (sessionId === null ? undefined : this.#sessions.get(sessionId)?.info.profile_id) ??
       (taskId === null ? undefined : this.#tasks.get(taskId)?.profile_id) ??
       null;
+    // Sent only while a view follows the log, as the shell does.
+    const followed = this.#followed;
+    if (followed === null || (followed.of === 'agent' && profileId !== null && profileId !== followed.profile_id)) return;
     this.emit({ type: 'logged', entry: structuredClone(entry), profile_id: profileId });
   }
 

@@ -228,10 +228,17 @@ pub enum LogKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum LoopStep {
-    Started { max_iterations: u32 },
+    Started {
+        max_iterations: u32,
+    },
     /// An iteration's fresh session took its task.
-    Iteration { number: u32 },
-    Judged { number: u32, verdict: switchboard_protocol::loops::Verdict },
+    Iteration {
+        number: u32,
+    },
+    Judged {
+        number: u32,
+        verdict: switchboard_protocol::loops::Verdict,
+    },
     Resumed,
     Cancelled,
 }

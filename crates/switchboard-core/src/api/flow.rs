@@ -129,12 +129,20 @@ pub struct FlowEdge {
 #[serde(tag = "of", rename_all = "snake_case")]
 pub enum FlowTarget {
     /// Everything of one agent: its sessions, tasks, loops, delegates.
-    Agent { profile_id: ProfileId },
-    Session { session_id: SessionId },
+    Agent {
+        profile_id: ProfileId,
+    },
+    Session {
+        session_id: SessionId,
+    },
     /// The task's own steps and its session's events while it ran.
-    Task { task_id: TaskId },
+    Task {
+        task_id: TaskId,
+    },
     /// The loop's steps and its iterations' tasks and sessions.
-    Loop { loop_id: LoopId },
+    Loop {
+        loop_id: LoopId,
+    },
 }
 
 /// The diagrams lit by a target's events up to a moment.
@@ -264,4 +272,18 @@ pub enum LinkKind {
     Delegated,
     /// The agent spawned it itself (a teammate or background agent).
     Spawned,
+}
+
+/// Which entries of the event log the window follows as they are written:
+/// each is reported as [`crate::EngineEvent::Logged`], and at a hundred hook
+/// events a second that is work for the window, so it follows only what a
+/// view it shows needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "of", rename_all = "snake_case")]
+pub enum FollowedLog {
+    /// The entries about one agent (and those about no agent in particular).
+    Agent {
+        profile_id: ProfileId,
+    },
+    Everything,
 }

@@ -99,4 +99,3 @@ impl Ctx {
         self.sessions.start(&self.store, &*self.sink, profile_id, size, resume)
     }
 }
-

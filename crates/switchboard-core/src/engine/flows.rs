@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use switchboard_protocol::hook::{AgentStatus, Shown, shown_status};
 use switchboard_protocol::ProfileId;
+use switchboard_protocol::hook::{AgentStatus, Shown, shown_status};
 
 use super::context::Ctx;
 use super::status;
@@ -101,11 +101,7 @@ fn check_target(cx: &Ctx, target: &FlowTarget) -> Result<(), EngineError> {
         FlowTarget::Task { task_id } => (cx.store.get_task(task_id)?.is_some(), "task_id", "task"),
         FlowTarget::Loop { loop_id } => (cx.store.get_loop(loop_id)?.is_some(), "loop_id", "loop"),
     };
-    if known {
-        Ok(())
-    } else {
-        Err(EngineError::InvalidInput { field, reason: format!("there is no such {what}") })
-    }
+    if known { Ok(()) } else { Err(EngineError::InvalidInput { field, reason: format!("there is no such {what}") }) }
 }
 
 /// All agents and who works for whom. `queues`: each agent's queue, as the
@@ -136,7 +132,11 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
         if let Some(entry) = session {
             for teammate in &entry.team.teammates {
                 let id = format!("{}:{teammate}", entry.info.id);
-                overview.links.push(OverviewLink { from: profile.id.to_string(), to: id.clone(), kind: LinkKind::Spawned });
+                overview.links.push(OverviewLink {
+                    from: profile.id.to_string(),
+                    to: id.clone(),
+                    kind: LinkKind::Spawned,
+                });
                 overview.helpers.push(OverviewHelper { id, lead: profile.id.clone(), name: teammate.clone() });
             }
         }

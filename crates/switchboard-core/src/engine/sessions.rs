@@ -329,13 +329,11 @@ impl Sessions {
     pub fn end(&mut self, store: &Store, sink: &dyn EventSink, end: SessionEnd) -> SessionState {
         let ended_at = now();
         let (state, log_kind) = ended_state(&end, ended_at);
-        let recorded = store
-            .update_session_state(&end.id, &state)
-            .and_then(|()| {
-                let profile = self.get(&end.id).map(|entry| entry.info.profile_id.clone());
-                let about = LogAbout { profile: profile.as_ref(), ..LogAbout::session(&end.id) };
-                log(store, sink, ended_at, about, &log_kind)
-            });
+        let recorded = store.update_session_state(&end.id, &state).and_then(|()| {
+            let profile = self.get(&end.id).map(|entry| entry.info.profile_id.clone());
+            let about = LogAbout { profile: profile.as_ref(), ..LogAbout::session(&end.id) };
+            log(store, sink, ended_at, about, &log_kind)
+        });
         if let Err(error) = recorded {
             tracing::error!(session = %end.id, %error, "recording a session's end failed");
         }

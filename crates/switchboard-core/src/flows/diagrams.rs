@@ -146,37 +146,41 @@ fn stop_event() -> Builder {
 }
 
 fn team_lead() -> Builder {
-    diagram(DiagramId::TeamLead, "Lead completion gate", "team-completion-flow-diagrams.md ClaudeAgent: Current (Correct) Flow")
-        .start("a", "User sends message")
-        .step("b", "Agent processes")
-        .ask("c", "Task tool with\nteam_name?")
-        .step("d", "Set activeTeamName\nIncrement activeTeammateCount")
-        .step("e", "Normal processing")
-        .step("f", "Spawn teammate")
-        .step("g", "Return tool result")
-        .ask("h", "Agent result message\nsubtype=success")
-        .ask("i", "Check team state:\nactiveTeamName &&\nactiveTeammateCount > 0?")
-        .step("j", "Emit usage_update")
-        .step("k", "Emit complete")
-        .end("l", "Session stays alive\nLead continues")
-        .end("m", "Session terminates")
-        .colour("i", GREEN)
-        .colour("j", BLUE)
-        .colour("k", ORANGE)
-        .chain(&["a", "b", "c"])
-        .edge("c", "d", "Yes")
-        .edge("c", "e", "No")
-        .chain(&["d", "f", "g"])
-        .chain(&["e", "g", "h", "i"])
-        .edge("i", "j", "Yes - Team Active")
-        .edge("i", "k", "No - No Team")
-        .edge("j", "l", "")
-        .edge("k", "m", "")
-        // Not drawn in the spec: the agent's next tool call in the same turn.
-        .edge("g", "c", "next tool call")
-        .edge("b", "h", "no tool call")
-        .edge("l", "c", "lead continues")
-        .edge("l", "h", "")
+    diagram(
+        DiagramId::TeamLead,
+        "Lead completion gate",
+        "team-completion-flow-diagrams.md ClaudeAgent: Current (Correct) Flow",
+    )
+    .start("a", "User sends message")
+    .step("b", "Agent processes")
+    .ask("c", "Task tool with\nteam_name?")
+    .step("d", "Set activeTeamName\nIncrement activeTeammateCount")
+    .step("e", "Normal processing")
+    .step("f", "Spawn teammate")
+    .step("g", "Return tool result")
+    .ask("h", "Agent result message\nsubtype=success")
+    .ask("i", "Check team state:\nactiveTeamName &&\nactiveTeammateCount > 0?")
+    .step("j", "Emit usage_update")
+    .step("k", "Emit complete")
+    .end("l", "Session stays alive\nLead continues")
+    .end("m", "Session terminates")
+    .colour("i", GREEN)
+    .colour("j", BLUE)
+    .colour("k", ORANGE)
+    .chain(&["a", "b", "c"])
+    .edge("c", "d", "Yes")
+    .edge("c", "e", "No")
+    .chain(&["d", "f", "g"])
+    .chain(&["e", "g", "h", "i"])
+    .edge("i", "j", "Yes - Team Active")
+    .edge("i", "k", "No - No Team")
+    .edge("j", "l", "")
+    .edge("k", "m", "")
+    // Not drawn in the spec: the agent's next tool call in the same turn.
+    .edge("g", "c", "next tool call")
+    .edge("b", "h", "no tool call")
+    .edge("l", "c", "lead continues")
+    .edge("l", "h", "")
 }
 
 fn team_lifecycle() -> Builder {
@@ -201,52 +205,60 @@ fn team_lifecycle() -> Builder {
 }
 
 fn completion_decision() -> Builder {
-    diagram(DiagramId::CompletionDecision, "Completion decision", "team-completion-flow-diagrams.md Completion Decision Tree")
-        .start("a", "Agent receives\nresult message")
-        .ask("b", "subtype === 'success'?")
-        .step("c", "Emit error")
-        .end("d", "Emit complete\nAlways complete on error")
-        .ask("e", "activeTeamName\nis set?")
-        .step("f", "No team")
-        .end("g", "Emit complete\nNormal termination")
-        .ask("h", "activeTeammateCount\n> 0?")
-        .step("i", "Team exists but\nno teammates")
-        .step("j", "Team is active")
-        .step("k", "Emit usage_update\nKeep session alive")
-        .end("l", "Lead continues\nprocessing")
-        .colour("j", GREEN)
-        .colour("k", BLUE)
-        .colour("f", ORANGE)
-        .colour("i", ORANGE)
-        .colour("g", ORANGE)
-        .chain(&["a", "b"])
-        .edge("b", "c", "No - Error")
-        .edge("c", "d", "")
-        .edge("b", "e", "Yes - Success")
-        .edge("e", "f", "No")
-        .edge("f", "g", "")
-        .edge("e", "h", "Yes")
-        .edge("h", "i", "No")
-        .edge("i", "g", "")
-        .edge("h", "j", "Yes")
-        .chain(&["j", "k", "l"])
+    diagram(
+        DiagramId::CompletionDecision,
+        "Completion decision",
+        "team-completion-flow-diagrams.md Completion Decision Tree",
+    )
+    .start("a", "Agent receives\nresult message")
+    .ask("b", "subtype === 'success'?")
+    .step("c", "Emit error")
+    .end("d", "Emit complete\nAlways complete on error")
+    .ask("e", "activeTeamName\nis set?")
+    .step("f", "No team")
+    .end("g", "Emit complete\nNormal termination")
+    .ask("h", "activeTeammateCount\n> 0?")
+    .step("i", "Team exists but\nno teammates")
+    .step("j", "Team is active")
+    .step("k", "Emit usage_update\nKeep session alive")
+    .end("l", "Lead continues\nprocessing")
+    .colour("j", GREEN)
+    .colour("k", BLUE)
+    .colour("f", ORANGE)
+    .colour("i", ORANGE)
+    .colour("g", ORANGE)
+    .chain(&["a", "b"])
+    .edge("b", "c", "No - Error")
+    .edge("c", "d", "")
+    .edge("b", "e", "Yes - Success")
+    .edge("e", "f", "No")
+    .edge("f", "g", "")
+    .edge("e", "h", "Yes")
+    .edge("h", "i", "No")
+    .edge("i", "g", "")
+    .edge("h", "j", "Yes")
+    .chain(&["j", "k", "l"])
 }
 
 fn clarification() -> Builder {
-    diagram(DiagramId::Clarification, "Clarification needed", "subagent-signal-protocols.md Protocol 1: CLARIFICATION_NEEDED")
-        .start("ambiguity", "Encounters ambiguity")
-        .step("checkpoint", "Create checkpoint\n(save progress)")
-        .step("signal", "CLARIFICATION_NEEDED\nblocked_at, questions, current_state")
-        .step("parse", "Parse signal\nExtract questions")
-        .step("ask", "AskUserQuestion\nWaiting for the user")
-        .step("answer", "Answer")
-        .step("resume", "Task resume\nCLARIFICATION RESPONSE")
-        .step("restore", "Restore state from\ncheckpoint")
-        .end("continue", "Continue work with\nclarified information")
-        // Not drawn in the spec: the user dismisses the question.
-        .end("dismissed", "Dismissed\n(nothing sent)")
-        .chain(&["ambiguity", "checkpoint", "signal", "parse", "ask", "answer", "resume", "restore", "continue"])
-        .edge("ask", "dismissed", "dismissed")
+    diagram(
+        DiagramId::Clarification,
+        "Clarification needed",
+        "subagent-signal-protocols.md Protocol 1: CLARIFICATION_NEEDED",
+    )
+    .start("ambiguity", "Encounters ambiguity")
+    .step("checkpoint", "Create checkpoint\n(save progress)")
+    .step("signal", "CLARIFICATION_NEEDED\nblocked_at, questions, current_state")
+    .step("parse", "Parse signal\nExtract questions")
+    .step("ask", "AskUserQuestion\nWaiting for the user")
+    .step("answer", "Answer")
+    .step("resume", "Task resume\nCLARIFICATION RESPONSE")
+    .step("restore", "Restore state from\ncheckpoint")
+    .end("continue", "Continue work with\nclarified information")
+    // Not drawn in the spec: the user dismisses the question.
+    .end("dismissed", "Dismissed\n(nothing sent)")
+    .chain(&["ambiguity", "checkpoint", "signal", "parse", "ask", "answer", "resume", "restore", "continue"])
+    .edge("ask", "dismissed", "dismissed")
 }
 
 fn stop_work() -> Builder {
@@ -298,68 +310,80 @@ fn delegate_work() -> Builder {
 }
 
 fn completion_report() -> Builder {
-    diagram(DiagramId::CompletionReport, "Completion report", "subagent-signal-protocols.md Protocol 4: COMPLETION_REPORT")
-        .start("complete", "Completes all phases")
-        .step("validate", "Validate deliverables\nCheck against metrics")
-        .step("signal", "COMPLETION_REPORT\nstatus, deliverables, metrics_achieved")
-        .step("parse", "Parse signal")
-        .step("check", "Validate deliverables\nexist (file checks)")
-        .step("compare", "Compare metrics_achieved\nvs original criteria")
-        .step("extract", "Extract recommendations")
-        .step("notify", "Notification\nTask completed")
-        .end("terminates", "(terminates)")
-        .chain(&["complete", "validate", "signal", "parse", "check", "compare", "extract", "notify", "terminates"])
+    diagram(
+        DiagramId::CompletionReport,
+        "Completion report",
+        "subagent-signal-protocols.md Protocol 4: COMPLETION_REPORT",
+    )
+    .start("complete", "Completes all phases")
+    .step("validate", "Validate deliverables\nCheck against metrics")
+    .step("signal", "COMPLETION_REPORT\nstatus, deliverables, metrics_achieved")
+    .step("parse", "Parse signal")
+    .step("check", "Validate deliverables\nexist (file checks)")
+    .step("compare", "Compare metrics_achieved\nvs original criteria")
+    .step("extract", "Extract recommendations")
+    .step("notify", "Notification\nTask completed")
+    .end("terminates", "(terminates)")
+    .chain(&["complete", "validate", "signal", "parse", "check", "compare", "extract", "notify", "terminates"])
 }
 
 fn checkpoint_resume() -> Builder {
-    diagram(DiagramId::CheckpointResume, "Checkpoint and resume", "subagent-signal-protocols.md Checkpoint-Resume Mechanism")
-        .start("initial", "SUBAGENT EXECUTION\nPhase 1: Initial work")
-        .step("checkpoint", "CREATE CHECKPOINT")
-        .step("blocker", "Phase 2: Encounter blocker")
-        .step("signal", "Signal: STOP_WORK\n(agent pauses)")
-        .step("resolution", "PARENT RESOLUTION\nResolves blocker\nPrepares resume prompt")
-        .step("issue", "Issues: Task resume")
-        .step("restore", "SUBAGENT RESUME\nRESTORE FROM CHECKPOINT")
-        .step("resumed", "Phase 2 (resumed):\nContinue work")
-        .end("report", "Signal: COMPLETION_REPORT\nNo work lost during stop/resume")
-        .chain(&["initial", "checkpoint", "blocker", "signal", "resolution", "issue", "restore", "resumed", "report"])
-        // Not drawn in the spec: work that never needed a checkpoint, and a
-        // second blocker after resuming.
-        .edge("initial", "report", "no blocker")
-        .edge("resumed", "blocker", "another blocker")
+    diagram(
+        DiagramId::CheckpointResume,
+        "Checkpoint and resume",
+        "subagent-signal-protocols.md Checkpoint-Resume Mechanism",
+    )
+    .start("initial", "SUBAGENT EXECUTION\nPhase 1: Initial work")
+    .step("checkpoint", "CREATE CHECKPOINT")
+    .step("blocker", "Phase 2: Encounter blocker")
+    .step("signal", "Signal: STOP_WORK\n(agent pauses)")
+    .step("resolution", "PARENT RESOLUTION\nResolves blocker\nPrepares resume prompt")
+    .step("issue", "Issues: Task resume")
+    .step("restore", "SUBAGENT RESUME\nRESTORE FROM CHECKPOINT")
+    .step("resumed", "Phase 2 (resumed):\nContinue work")
+    .end("report", "Signal: COMPLETION_REPORT\nNo work lost during stop/resume")
+    .chain(&["initial", "checkpoint", "blocker", "signal", "resolution", "issue", "restore", "resumed", "report"])
+    // Not drawn in the spec: work that never needed a checkpoint, and a
+    // second blocker after resuming.
+    .edge("initial", "report", "no blocker")
+    .edge("resumed", "blocker", "another blocker")
 }
 
 fn task_queue() -> Builder {
-    diagram(DiagramId::TaskQueue, "Task queue and completion", "execution-protocol-and-task-queue.md Complete Example Flow")
-        .start("submit", "User: a task")
-        .ask("busy", "Is the agent busy?")
-        .step("queued", "Queue task\nTask queued (position N)")
-        .step("executing", "is_executing = True\ncurrent_task_id")
-        .step("send", "Send to the agent\n+ automatic Enter")
-        .step("working", "Agent starts working\nimmediately")
-        .step("monitor", "Monitor: summaries/<task_id>.md\nexists?")
-        .step("detect", "Detects summaries/<task_id>.md")
-        .step("done", "is_executing = False\ncurrent_task_id = None")
-        .step("artifacts", "Reads summary, extracts key files\nSends artifacts")
-        .ask("more", "Any tasks waiting?")
-        .step("next", "Start next task from queue")
-        .end("idle", "Idle, ready for new tasks")
-        // Not drawn in the spec (its fallback summary): a task that ends
-        // without its summary file.
-        .step("fallback", "Ended without its summary\n(fallback summary)")
-        .edge("submit", "busy", "")
-        .edge("busy", "queued", "YES")
-        .edge("busy", "executing", "NO")
-        .edge("queued", "executing", "its turn")
-        .chain(&["executing", "send", "working", "monitor", "detect", "done", "artifacts", "more"])
-        .edge("more", "next", "YES")
-        .edge("more", "idle", "NO")
-        .edge("next", "executing", "")
-        .edge("executing", "fallback", "")
-        .edge("send", "fallback", "")
-        .edge("monitor", "fallback", "")
-        .edge("fallback", "more", "")
-        .edge("idle", "submit", "")
+    diagram(
+        DiagramId::TaskQueue,
+        "Task queue and completion",
+        "execution-protocol-and-task-queue.md Complete Example Flow",
+    )
+    .start("submit", "User: a task")
+    .ask("busy", "Is the agent busy?")
+    .step("queued", "Queue task\nTask queued (position N)")
+    .step("executing", "is_executing = True\ncurrent_task_id")
+    .step("send", "Send to the agent\n+ automatic Enter")
+    .step("working", "Agent starts working\nimmediately")
+    .step("monitor", "Monitor: summaries/<task_id>.md\nexists?")
+    .step("detect", "Detects summaries/<task_id>.md")
+    .step("done", "is_executing = False\ncurrent_task_id = None")
+    .step("artifacts", "Reads summary, extracts key files\nSends artifacts")
+    .ask("more", "Any tasks waiting?")
+    .step("next", "Start next task from queue")
+    .end("idle", "Idle, ready for new tasks")
+    // Not drawn in the spec (its fallback summary): a task that ends
+    // without its summary file.
+    .step("fallback", "Ended without its summary\n(fallback summary)")
+    .edge("submit", "busy", "")
+    .edge("busy", "queued", "YES")
+    .edge("busy", "executing", "NO")
+    .edge("queued", "executing", "its turn")
+    .chain(&["executing", "send", "working", "monitor", "detect", "done", "artifacts", "more"])
+    .edge("more", "next", "YES")
+    .edge("more", "idle", "NO")
+    .edge("next", "executing", "")
+    .edge("executing", "fallback", "")
+    .edge("send", "fallback", "")
+    .edge("monitor", "fallback", "")
+    .edge("fallback", "more", "")
+    .edge("idle", "submit", "")
 }
 
 #[cfg(test)]
@@ -396,7 +420,11 @@ mod tests {
                 }
             }
             assert_eq!(seen, unique, "{:?}: unreachable nodes", diagram.id);
-            assert!(!diagram.nodes.iter().any(|n| n.label.chars().any(|c| c as u32 > 0x2000)), "{:?}: no emoji", diagram.id);
+            assert!(
+                !diagram.nodes.iter().any(|n| n.label.chars().any(|c| c as u32 > 0x2000)),
+                "{:?}: no emoji",
+                diagram.id
+            );
         }
     }
 }

@@ -47,7 +47,10 @@ fn shows_life(entry: &LogEntry, session: &SessionId) -> bool {
     entry.session_id.as_ref() == Some(session)
         && matches!(
             entry.kind,
-            LogKind::Hook { .. } | LogKind::TaskEnded { .. } | LogKind::SignalRaised { .. } | LogKind::SessionExited { .. }
+            LogKind::Hook { .. }
+                | LogKind::TaskEnded { .. }
+                | LogKind::SignalRaised { .. }
+                | LogKind::SessionExited { .. }
         )
 }
 
@@ -65,7 +68,8 @@ impl Machine for Status {
         }
         let (before, after) = facts.status;
         let Some(after) = after else { return Vec::new() };
-        let turn_ended = turn(facts).is_some() || (facts.was_running && matches!(entry.kind, LogKind::TaskEnded { .. }));
+        let turn_ended =
+            turn(facts).is_some() || (facts.was_running && matches!(entry.kind, LogKind::TaskEnded { .. }));
         if before == Some(after) && !turn_ended {
             return Vec::new();
         }
@@ -194,8 +198,8 @@ impl Machine for TeamLifecycle {
             // The lead's turn ended with its team at work: it goes on.
             return go(&["team_active"]);
         }
-        let begins = matches!(facts.hook, Some(HookEvent::UserPromptSubmit))
-            || matches!(entry.kind, LogKind::TaskTyped { .. });
+        let begins =
+            matches!(facts.hook, Some(HookEvent::UserPromptSubmit)) || matches!(entry.kind, LogKind::TaskTyped { .. });
         if self.done && begins {
             self.done = false;
             return go(&["no_team"]);
@@ -215,7 +219,9 @@ impl Machine for CompletionDecision {
         match turn(facts) {
             None => Vec::new(),
             Some(TurnEnd::Error) => go(&["a", "b", "c", "d"]),
-            Some(end) if gate(&world.team, end).contains(&Emit::UsageUpdate) => go(&["a", "b", "e", "h", "j", "k", "l"]),
+            Some(end) if gate(&world.team, end).contains(&Emit::UsageUpdate) => {
+                go(&["a", "b", "e", "h", "j", "k", "l"])
+            }
             Some(_) if world.team.team_name.is_none() => go(&["a", "b", "e", "f", "g"]),
             Some(_) => go(&["a", "b", "e", "h", "i", "g"]),
         }
@@ -242,7 +248,9 @@ impl Machine for Asking {
                 self.resuming = None;
                 go(raise)
             }
-            (LogKind::SignalHandled { response: SignalResponse::Dismiss, .. }, Some((_, kind))) if *kind == self.kind => {
+            (LogKind::SignalHandled { response: SignalResponse::Dismiss, .. }, Some((_, kind)))
+                if *kind == self.kind =>
+            {
                 go(&["dismissed"])
             }
             (LogKind::SignalHandled { .. }, Some((_, kind))) if *kind == self.kind => {
@@ -275,10 +283,7 @@ impl Machine for Delegate {
             LogKind::SignalRaised { .. } if delegate => go(&["analyze", "signal", "evaluate"]),
             LogKind::SignalHandled { response: SignalResponse::Approve { .. }, .. } if delegate => {
                 self.reported = Some((false, false));
-                vec![
-                    Move::Go(vec!["approve", "launch", "b_work"]),
-                    Move::Branch("approve", vec!["resume", "a_work"]),
-                ]
+                vec![Move::Go(vec!["approve", "launch", "b_work"]), Move::Branch("approve", vec!["resume", "a_work"])]
             }
             LogKind::SignalHandled { .. } if delegate => go(&["denied"]),
             LogKind::Delegation { state, requester_session } if Some(requester_session) == world.focus.as_ref() => {
@@ -288,7 +293,9 @@ impl Machine for Delegate {
                     DelegationState::Failed { .. } => self.side(false, Move::From("b_work", vec!["b_failed"])),
                 }
             }
-            LogKind::SignalRaised { .. } if matches!(facts.signal, Some((_, SignalKind::Completion))) && facts.focus => {
+            LogKind::SignalRaised { .. }
+                if matches!(facts.signal, Some((_, SignalKind::Completion))) && facts.focus =>
+            {
                 self.side(true, Move::From("a_work", vec!["a_report"]))
             }
             _ => Vec::new(),
@@ -300,7 +307,11 @@ impl Delegate {
     /// One side reported: once both have, the results merge.
     fn side(&mut self, requester: bool, reported: Move) -> Vec<Move> {
         let Some((a, b)) = &mut self.reported else { return Vec::new() };
-        if requester { *a = true } else { *b = true }
+        if requester {
+            *a = true
+        } else {
+            *b = true
+        }
         if *a && *b {
             self.reported = None;
             vec![reported, Move::Go(vec!["merge"])]

@@ -27,8 +27,8 @@ use switchboard_protocol::team::{TeamEvent, TeamState, team_event};
 use switchboard_protocol::{SessionId, SignalId, TaskId};
 
 use crate::api::{
-    DelegationState, Diagram, DiagramId, DiagramState, EdgeCount, GateInputs, LogEntry, LogKind, LoopStep,
-    MAX_NODE_EVENTS, MAX_PATH_STEPS, NodeEvents, PathStep, SignalResponse, TaskState,
+    DelegationState, Diagram, DiagramId, DiagramState, EdgeCount, EngineEvent, FollowedLog, GateInputs, LogEntry,
+    LogKind, LoopStep, MAX_NODE_EVENTS, MAX_PATH_STEPS, NodeEvents, PathStep, SignalResponse, TaskState,
 };
 
 /// The most events one fold reads: a target with more is folded from the
@@ -51,6 +51,18 @@ pub fn fold(entries: &[LogEntry]) -> Vec<DiagramState> {
         }
     }
     tracks.into_iter().map(|(track, _)| track.finish(&world)).collect()
+}
+
+/// Whether the window is sent `event`: every event but the log's entries,
+/// which only while a view follows them (`followed`) and only those about
+/// its agent or no agent in particular.
+pub fn forwarded(followed: Option<&FollowedLog>, event: &EngineEvent) -> bool {
+    let EngineEvent::Logged { profile_id, .. } = event else { return true };
+    match (followed, profile_id) {
+        (None, _) => false,
+        (Some(FollowedLog::Everything), _) | (Some(FollowedLog::Agent { .. }), None) => true,
+        (Some(FollowedLog::Agent { profile_id: followed }), Some(about)) => followed == about,
+    }
 }
 
 /// What one event changed in the target's picture.
@@ -145,28 +157,28 @@ impl World {
                 self.ended = true;
                 self.team.apply(TeamEvent::Reset);
             }
-            LogKind::Hook { event, payload, env } if facts.focus => {
-                if !is_side_thread(payload, self.conversation.as_deref()) {
-                    if let Some(conversation) = hook_conversation(payload) {
-                        self.conversation = Some(conversation.to_owned());
-                    }
-                    let hook = read_hook(event, payload);
-                    self.hooks_seen = true;
-                    self.from_hooks = Some(next_status(self.from_hooks.unwrap_or(AgentStatus::Waiting), &hook));
-                    if matches!(hook, HookEvent::SessionStart | HookEvent::UserPromptSubmit) {
-                        self.task_done = false;
-                    }
-                    let envelope = HookEnvelope {
-                        session_id: entry.session_id.as_ref().map(ToString::to_string),
-                        env: env.clone().unwrap_or_default(),
-                        at: entry.at,
-                        payload: payload.clone(),
-                    };
-                    if let Some(change) = team_event(&hook, &envelope) {
-                        self.team.apply(change);
-                    }
-                    facts.hook = Some(hook);
+            LogKind::Hook { event, payload, env }
+                if facts.focus && !is_side_thread(payload, self.conversation.as_deref()) =>
+            {
+                if let Some(conversation) = hook_conversation(payload) {
+                    self.conversation = Some(conversation.to_owned());
                 }
+                let hook = read_hook(event, payload);
+                self.hooks_seen = true;
+                self.from_hooks = Some(next_status(self.from_hooks.unwrap_or(AgentStatus::Waiting), &hook));
+                if matches!(hook, HookEvent::SessionStart | HookEvent::UserPromptSubmit) {
+                    self.task_done = false;
+                }
+                let envelope = HookEnvelope {
+                    session_id: entry.session_id.as_ref().map(ToString::to_string),
+                    env: env.clone().unwrap_or_default(),
+                    at: entry.at,
+                    payload: payload.clone(),
+                };
+                if let Some(change) = team_event(&hook, &envelope) {
+                    self.team.apply(change);
+                }
+                facts.hook = Some(hook);
             }
             LogKind::TaskQueued { .. } | LogKind::TaskRequeued { .. } => {
                 if let Some(task) = &entry.task_id {
@@ -378,10 +390,8 @@ impl Track {
     }
 
     fn finish(self, world: &World) -> DiagramState {
-        let team = matches!(
-            self.diagram.id,
-            DiagramId::TeamLead | DiagramId::TeamLifecycle | DiagramId::CompletionDecision
-        );
+        let team =
+            matches!(self.diagram.id, DiagramId::TeamLead | DiagramId::TeamLifecycle | DiagramId::CompletionDecision);
         DiagramState {
             diagram: self.diagram.id,
             current: self.current.iter().map(|c| (*c).to_owned()).collect(),

@@ -254,10 +254,11 @@ fn a_delegation_runs_both_agents_in_parallel_until_both_report() {
     let delegate = SessionId::new();
     let requester = log.session.clone();
     let reported = DelegationState::Reported { at: 5, status: "success".into() };
-    log.push(Some(&delegate), None, LogKind::Delegation {
-        requester_session: requester.clone(),
-        state: DelegationState::Working,
-    });
+    log.push(
+        Some(&delegate),
+        None,
+        LogKind::Delegation { requester_session: requester.clone(), state: DelegationState::Working },
+    );
     log.push(Some(&delegate), None, LogKind::Delegation { requester_session: requester, state: reported });
     assert_eq!(log.lit(D), strings(&["a_work", "b_report"]));
     log.raise(&SignalId::new(), SignalKind::Completion);
@@ -291,10 +292,9 @@ fn loop_mode_and_stop_processing_follow_the_loop() {
     log.push(None, None, step(LoopStep::Started { max_iterations: 3 }));
     assert_eq!(log.lit(DiagramId::LoopMode), strings(&["active"]));
     let stop = json!({"hook_event_name": "Stop", "last_assistant_message": "step done"});
-    for (number, verdict, lit) in [
-        (1, Verdict::Continue, "continue"),
-        (2, Verdict::Stalled { repeated: 2, reason: "same".into() }, "stalled"),
-    ] {
+    for (number, verdict, lit) in
+        [(1, Verdict::Continue, "continue"), (2, Verdict::Stalled { repeated: 2, reason: "same".into() }, "stalled")]
+    {
         log.started().typed();
         log.push(Some(&log.session.clone()), None, step(LoopStep::Iteration { number }));
         assert_eq!(log.lit(DiagramId::LoopMode), strings(&["active"]));
@@ -307,10 +307,11 @@ fn loop_mode_and_stop_processing_follow_the_loop() {
     }
     log.push(None, None, step(LoopStep::Resumed));
     assert_eq!(log.lit(DiagramId::LoopMode), strings(&["active"]));
-    log.push(None, None, step(LoopStep::Judged {
-        number: 3,
-        verdict: Verdict::Complete { why: Completion::MaxIterations { max: 3 } },
-    }));
+    log.push(
+        None,
+        None,
+        step(LoopStep::Judged { number: 3, verdict: Verdict::Complete { why: Completion::MaxIterations { max: 3 } } }),
+    );
     assert_eq!(log.lit(DiagramId::LoopMode), strings(&["complete"]));
     let state = log.state(DiagramId::LoopMode);
     assert_eq!(edge_count(&state, "continue", "active"), 1);
@@ -326,12 +327,19 @@ fn the_gate_holds_a_lead_while_its_teammates_work() {
     let mut log = Log::new();
     log.started().typed();
     let spawn = json!({"hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_input": {"name": "worker1"}});
-    let cases: Vec<(Value, &[&str], &[&str], &[&str], u32)> = vec![
+    // A hook event, then what the lead's flow, the team state and the decision light, and
+    // the teammates at work.
+    type Case<'a> = (Value, &'a [&'a str], &'a [&'a str], &'a [&'a str], u32);
+    let cases: Vec<Case> = vec![
         (json!({"hook_event_name": "UserPromptSubmit"}), &["b"], &["no_team"], &[], 0),
         (spawn, &["f"], &["team_active"], &[], 1),
-        (json!({"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_input": {"name": "worker1"}}), &["g"], &[
-            "team_active",
-        ], &[], 1),
+        (
+            json!({"hook_event_name": "PostToolUse", "tool_name": "Agent", "tool_input": {"name": "worker1"}}),
+            &["g"],
+            &["team_active"],
+            &[],
+            1,
+        ),
         // The turn ends with the teammate at work: usage_update, alive.
         (json!({"hook_event_name": "Stop"}), &["l"], &["team_active"], &["l"], 1),
         (json!({"hook_event_name": "TeammateIdle", "teammate_name": "worker1"}), &["l"], &["no_team"], &["l"], 0),
@@ -442,4 +450,27 @@ fn a_long_log_keeps_bounded_paths_and_event_lists() {
     }
     let queue = log.state(DiagramId::TaskQueue);
     assert_eq!(edge_count(&queue, "more", "idle"), 2_000);
+}
+
+#[test]
+fn the_window_gets_log_entries_only_while_a_view_follows_them() {
+    use crate::api::{EngineEvent, FollowedLog};
+    let (mine, other) = (ProfileId::new(), ProfileId::new());
+    let entry = |profile: Option<&ProfileId>| EngineEvent::Logged {
+        entry: LogEntry { seq: 1, at: 1, session_id: None, task_id: None, kind: LogKind::TaskStarted },
+        profile_id: profile.cloned(),
+    };
+    let agent = FollowedLog::Agent { profile_id: mine.clone() };
+    let cases = [
+        (None, entry(Some(&mine)), false),
+        (Some(&agent), entry(Some(&mine)), true),
+        (Some(&agent), entry(Some(&other)), false),
+        (Some(&agent), entry(None), true),
+        (Some(&FollowedLog::Everything), entry(Some(&other)), true),
+        // Every other event always goes.
+        (None, EngineEvent::ProfileDeleted { profile_id: other.clone() }, true),
+    ];
+    for (followed, event, sent) in cases {
+        assert_eq!(super::forwarded(followed, &event), sent, "{followed:?} {event:?}");
+    }
 }

@@ -18,7 +18,9 @@ mod tasks;
 
 pub use health::{NEARLY_FULL_BYTES, classify, free_bytes};
 
-use crate::api::{CompletionRule, FlowTarget, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState};
+use crate::api::{
+    CompletionRule, FlowTarget, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState,
+};
 
 /// How long a statement waits for another connection's lock (a second app
 /// instance, a backup tool) before failing.

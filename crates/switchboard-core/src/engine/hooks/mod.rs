@@ -19,12 +19,12 @@ use switchboard_protocol::hook::{
 use switchboard_protocol::team::{Emit, gate, team_event, turn_end};
 
 use super::context::{Ctx, Follow};
-use crate::sink::LogAbout;
 use super::status;
 use crate::api::{LogKind, PermissionRequest, now};
 use crate::config::spool_path;
 use crate::error::EngineError;
 use crate::server::SocketRequest;
+use crate::sink::LogAbout;
 use permissions::PendingPermission;
 
 /// Spooled lines that could not be replayed, kept beside the spool.

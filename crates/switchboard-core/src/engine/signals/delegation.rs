@@ -10,9 +10,9 @@ use switchboard_protocol::{ProfileId, SessionId, SignalId};
 use super::respond::deliver;
 use crate::api::{Delegation, DelegationState, EngineEvent, LogKind, Millis, now};
 use crate::engine::context::{Ctx, Report};
-use crate::sink::LogAbout;
 use crate::error::EngineError;
 use crate::session::Control;
+use crate::sink::LogAbout;
 
 /// Delegations returned by a listing besides those at work.
 const LISTED_FINISHED: usize = 100;

@@ -18,11 +18,11 @@ use switchboard_protocol::{ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Follow, Report};
-use crate::sink::LogAbout;
 use super::status;
 use crate::api::now;
 use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
 use crate::error::EngineError;
+use crate::sink::LogAbout;
 use crate::tasks::artifacts::{PathRefusal, read_capped, resolve_deliverable};
 pub(crate) use delegation::{keep as keep_delegate, list as list_delegations, recover as recover_delegations};
 pub use respond::{SKIPPED_ITEMS_FILE, allowed_actions};

@@ -11,12 +11,12 @@ use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
 
 use super::{TaskDesk, log_task, task_of};
 use crate::api::{
-    EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, LoopStep,
-    MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
+    EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
+    LoopStep, MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
 };
 use crate::engine::context::Ctx;
-use crate::sink::LogAbout;
 use crate::error::EngineError;
+use crate::sink::LogAbout;
 use crate::tasks::owned;
 
 /// Finished loops returned by a listing besides the active and stalled.

@@ -25,12 +25,12 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Report};
-use crate::sink::LogAbout;
 use crate::api::now;
 use crate::api::{CompletionRule, EngineEvent, LogKind, QueueStatus, Submitted, TaskInfo, TaskSpec, TaskState};
 use crate::error::{EngineError, Responder};
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
+use crate::sink::LogAbout;
 use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
 pub use ending::TaskNote;
