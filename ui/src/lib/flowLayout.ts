@@ -100,21 +100,18 @@ function loopRoom(label: string | null, direction: Direction): { width: number; 
 
 /**
  * A loop from a node back to itself: out of the node's side (its right in a top-to-bottom
- * diagram, its bottom in a left-to-right one), round, and back in, with its label beyond it,
- * inside the room dagre kept free next to the node (`spot` is the middle of that room).
+ * diagram, its bottom in a left-to-right one), round, and back in, with its label just beyond
+ * it, in the room dagre kept free next to the node.
  */
-function selfLoop(node: LaidNode, label: string | null, spot: { x?: number; y?: number }, direction: Direction): Pick<LaidEdge, 'points' | 'labelX' | 'labelY'> {
+function selfLoop(node: LaidNode, label: string | null, direction: Direction): Pick<LaidEdge, 'points' | 'labelX' | 'labelY'> {
   const cx = node.x + node.width / 2;
   const cy = node.y + node.height / 2;
-  const room = loopRoom(label, direction);
-  const textWidth = Math.max(labelWidth(label), COUNT_WIDTH);
   if (direction === 'TB') {
     const spread = Math.min(node.height / 4, 12);
     // A diamond's side slopes in: the loop starts and ends on it.
     const inset = node.shape === 'decision' ? (spread / (node.height / 2)) * (node.width / 2) : 0;
     const side = node.x + node.width - inset;
     const out = node.x + node.width + LOOP_REACH;
-    const roomEnd = finite(spot.x) ? spot.x + room.width / 2 : 0;
     return {
       points: [
         { x: side, y: cy - spread },
@@ -122,7 +119,7 @@ function selfLoop(node: LaidNode, label: string | null, spot: { x?: number; y?: 
         { x: out, y: cy + spread },
         { x: side, y: cy + spread },
       ],
-      labelX: Math.max(out + 4 + textWidth / 2, roomEnd - textWidth / 2),
+      labelX: out + 6 + Math.max(labelWidth(label), COUNT_WIDTH) / 2,
       labelY: cy - COUNT_DROP / 2,
     };
   }
@@ -130,7 +127,6 @@ function selfLoop(node: LaidNode, label: string | null, spot: { x?: number; y?: 
   const inset = node.shape === 'decision' ? (spread / (node.width / 2)) * (node.height / 2) : 0;
   const side = node.y + node.height - inset;
   const out = node.y + node.height + LOOP_REACH;
-  const roomEnd = finite(spot.y) ? spot.y + room.height / 2 : 0;
   return {
     points: [
       { x: cx + spread, y: side },
@@ -139,7 +135,7 @@ function selfLoop(node: LaidNode, label: string | null, spot: { x?: number; y?: 
       { x: cx - spread, y: side },
     ],
     labelX: cx,
-    labelY: Math.max(out + 4 + LABEL_HEIGHT / 2, roomEnd - COUNT_DROP - LABEL_HEIGHT / 2),
+    labelY: out + 4 + LABEL_HEIGHT / 2,
   };
 }
 
@@ -227,7 +223,7 @@ function lay(allNodes: NodeInput[], allEdges: EdgeInput[], direction: Direction)
     const placed: EdgeLabel = graph.edge({ v: edge.from, w: edge.to, name: `e${i}` }) ?? {};
     const from = byId.get(edge.from)!;
     const to = byId.get(edge.to)!;
-    if (from === to) return { ...edge, ...selfLoop(from, edge.label, placed, direction) };
+    if (from === to) return { ...edge, ...selfLoop(from, edge.label, direction) };
     const points = (placed.points ?? []).filter((p) => finite(p.x) && finite(p.y));
     if (points.length < 2) {
       // Never expected from dagre; a straight line between the two nodes keeps the edge visible.
