@@ -1,0 +1,83 @@
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import type { Overview, OverviewAgent } from '../lib/bindings';
+import FlowOverview from './FlowOverview.svelte';
+
+function agent(profile_id: string, extra: Partial<OverviewAgent> = {}): OverviewAgent {
+  return { profile_id, name: profile_id, session_id: null, status: null, running: true, doing: null, loop_iteration: null, queued: 0, needs_user: 0, ...extra };
+}
+
+const team: Overview = {
+  agents: [
+    agent('lead', { status: 'attention', doing: 'Plan the parser work', queued: 2, needs_user: 1 }),
+    agent('coder', { status: 'working', loop_iteration: 4 }),
+    agent('tester', { status: 'done' }),
+    agent('old', { running: false }),
+  ],
+  helpers: [{ id: 's1:worker1', lead: 'lead', name: 'worker1' }],
+  links: [
+    { from: 'lead', to: 'coder', kind: 'delegated' },
+    { from: 'lead', to: 's1:worker1', kind: 'spawned' },
+  ],
+};
+
+describe('the overview of all agents', () => {
+  it('draws each agent with its status, work, queue and questions, and who works for whom', () => {
+    render(FlowOverview, { props: { overview: team, onopen: () => {} } });
+    const lead = screen.getByTestId('overview-agent-lead');
+    expect(lead.textContent).toContain('needs you');
+    expect(lead.textContent).toContain('Plan the parser work');
+    expect(lead.textContent).toContain('2 queued');
+    expect(screen.getByTestId('overview-agent-coder').textContent).toContain('Loop iteration 4');
+    expect(screen.getByTestId('overview-link-lead-coder').textContent).toContain('delegated');
+    expect(screen.getByTestId('overview-link-lead-s1:worker1').textContent).toContain('spawned');
+    expect(screen.getByTestId('overview-helper').textContent).toContain('worker1');
+    expect(screen.getByRole('group', { name: 'All agents' }).getAttribute('viewBox')).toMatch(/^0 0 \d/);
+  });
+
+  it('colours each agent by its status', () => {
+    render(FlowOverview, { props: { overview: team, onopen: () => {} } });
+    const tone = (id: string) => screen.getByTestId(`overview-agent-${id}`).getAttribute('class');
+    expect(tone('lead')).toContain('attention');
+    expect(tone('coder')).toContain('working');
+    expect(tone('tester')).toContain('done');
+    expect(tone('old')).toContain('stopped');
+  });
+
+  it('opens an agent by click, Enter or Space; helpers open nothing', async () => {
+    const onopen = vi.fn();
+    render(FlowOverview, { props: { overview: team, onopen } });
+    const coder = screen.getByTestId('overview-agent-coder');
+    expect(coder.getAttribute('role')).toBe('button');
+    expect(coder.getAttribute('tabindex')).toBe('0');
+    await fireEvent.click(coder);
+    await fireEvent.keyDown(coder, { key: 'Enter' });
+    await fireEvent.keyDown(coder, { key: ' ' });
+    await fireEvent.keyDown(coder, { key: 'a' });
+    const helper = screen.getByTestId('overview-helper');
+    expect(helper.getAttribute('role')).toBeNull();
+    await fireEvent.click(helper);
+    expect(onopen.mock.calls).toEqual([['coder'], ['coder'], ['coder']]);
+  });
+
+  it('draws agent names as text, never markup', async () => {
+    const onopen = vi.fn();
+    const name = '<img src=x onerror=alert(1)>';
+    const { container } = render(FlowOverview, {
+      props: { overview: { agents: [agent('p1', { name, doing: '<b>bold</b>' })], helpers: [{ id: 'h', lead: 'p1', name: '<script>x()</script>' }], links: [] }, onopen },
+    });
+    expect(container.querySelector('img, b, script')).toBeNull();
+    const node = screen.getByTestId('overview-agent-p1');
+    expect(node.textContent).toContain(name);
+    expect(node.textContent).toContain('<b>bold</b>');
+    expect(node.getAttribute('aria-label')).toContain(name);
+    await fireEvent.keyDown(node, { key: 'Enter' });
+    expect(onopen).toHaveBeenCalledWith('p1');
+  });
+
+  it('says when there are no agents', () => {
+    const { container } = render(FlowOverview, { props: { overview: { agents: [], helpers: [], links: [] }, onopen: () => {} } });
+    expect(screen.getByText('No agents yet.').tagName).toBe('P');
+    expect(container.querySelector('svg')).toBeNull();
+  });
+});
