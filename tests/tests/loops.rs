@@ -6,7 +6,7 @@ mod support;
 
 use support::*;
 use switchboard_core::loops::{Completion, LoopSettings};
-use switchboard_core::{EngineEvent, IterationOutcome, LoopInfo, LoopState};
+use switchboard_core::{DiagramId, EngineEvent, FlowTarget, IterationOutcome, LoopInfo, LoopState};
 
 impl TestEngine {
     /// Waits until the loop has ended.
@@ -62,6 +62,23 @@ async fn the_stop_word_written_at_the_third_iteration_ends_the_loop() {
     assert_eq!(ended.stop_reasons(), ["did step 1", "did step 2", "did step 3"]);
     let anchor = std::fs::read_to_string(t.workspace.join(".switchboard/anchor.md")).unwrap();
     assert!(anchor.contains("Make the tests pass"), "{anchor}");
+
+    // The loop's own flows: two fresh sessions after "continue", then complete; each
+    // iteration's end judged (these agents have no hooks: their judgment walks the way).
+    let view = t.engine.flow_view(FlowTarget::Loop { loop_id: started.id.clone() }, None).await.unwrap();
+    let diagram = |id: DiagramId| view.diagrams.iter().find(|d| d.diagram == id).unwrap().clone();
+    let loop_mode = diagram(DiagramId::LoopMode);
+    assert_eq!(loop_mode.current, ["complete"]);
+    let path: Vec<&str> = loop_mode.path.iter().map(|s| s.node.as_str()).collect();
+    assert_eq!(path, ["none", "active", "continue", "active", "continue", "active", "complete"]);
+    let respawned = loop_mode.edges.iter().find(|e| e.from == "continue" && e.to == "active").unwrap();
+    assert_eq!(respawned.count, 2, "spawn fresh session, twice");
+    let judged =
+        diagram(DiagramId::StopEvent).edges.iter().find(|e| e.from == "loop_active" && e.to == "judge").unwrap().count;
+    assert_eq!(judged, 3);
+    // Three sessions started and ended in the status flow of the loop.
+    let status = diagram(DiagramId::AgentStatus);
+    assert_eq!(status.path.iter().filter(|s| s.node == "session_start").count(), 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
