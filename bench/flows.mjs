@@ -11,7 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, launchApp } from '../tests/e2e/driver.mjs';
+import { ROOT, frameTimes, launchApp } from '../tests/e2e/driver.mjs';
 
 const AGENTS = Number(process.env.AGENTS ?? 50);
 const RATE = Number(process.env.RATE ?? 100);
@@ -87,19 +87,7 @@ try {
     usage[name] = { app: (100 * (after.app - before.app)) / seconds, webkit: (100 * (after.webkit - before.webkit)) / seconds };
     return result;
   };
-  const frames = () =>
-    browser.executeAsync((ms, done) => {
-      const deltas = [];
-      let last = performance.now();
-      const started = last;
-      const tick = (now) => {
-        deltas.push(now - last);
-        last = now;
-        if (now - started < ms) requestAnimationFrame(tick);
-        else done(deltas);
-      };
-      requestAnimationFrame(tick);
-    }, PHASE_MS);
+  const frames = () => frameTimes(browser, PHASE_MS);
 
   await sleep(1000);
   const closed = await measured('closed', frames);

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { APP, ROOT, launchApp } from '../tests/e2e/driver.mjs';
+import { APP, ROOT, frameTimes, launchApp } from '../tests/e2e/driver.mjs';
 
 const AGENTS = Number(process.env.AGENTS ?? 50);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 10_000);
@@ -67,18 +67,7 @@ async function measure(agents, command = STREAM) {
     const appRss = kib(app, 'VmRSS');
     const webkitRss = webkit.reduce((sum, pid) => sum + kib(pid, 'VmRSS'), 0);
 
-    const frames = await browser.executeAsync((done) => {
-      const deltas = [];
-      let last = performance.now();
-      const started = last;
-      const tick = (now) => {
-        deltas.push(now - last);
-        last = now;
-        if (now - started < 3000) requestAnimationFrame(tick);
-        else done(deltas);
-      };
-      requestAnimationFrame(tick);
-    });
+    const frames = await frameTimes(browser, 3000);
 
     const listTimes = [];
     for (let i = 0; i < 20; i++) {

@@ -120,3 +120,19 @@ export async function waitForTerminalText(browser, needle, timeout = 15_000) {
     timeoutMsg: `terminal never showed ${JSON.stringify(needle)}; it shows:\n${await terminalText(browser)}`,
   });
 }
+
+/** The window's frame times (ms between animation frames) over `ms` milliseconds. */
+export function frameTimes(browser, ms) {
+  return browser.executeAsync((span, done) => {
+    const deltas = [];
+    let last = performance.now();
+    const started = last;
+    const tick = (now) => {
+      deltas.push(now - last);
+      last = now;
+      if (now - started < span) requestAnimationFrame(tick);
+      else done(deltas);
+    };
+    requestAnimationFrame(tick);
+  }, ms);
+}

@@ -238,36 +238,30 @@ fn typed_calls(cfg: &Config) -> String {
 mod tests {
     use super::*;
 
+    /// Compares a generated file with the committed one; `SWITCHBOARD_BLESS=1` writes it.
+    fn check_fresh(relative: &str, generated: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(relative);
+        if std::env::var_os("SWITCHBOARD_BLESS").is_some() {
+            std::fs::write(&path, generated).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{relative} is stale; regenerate it with `SWITCHBOARD_BLESS=1 cargo test -p switchboard-core bindings`"
+        );
+    }
+
     /// The diagrams as the window's fake backend answers `flow_diagrams`
     /// (the real backend asks the engine).
     #[test]
     fn diagram_data_for_the_fake_backend_is_fresh() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/test/diagrams.json");
         let generated = serde_json::to_string_pretty(crate::flows::diagrams::all()).unwrap() + "\n";
-        if std::env::var_os("SWITCHBOARD_BLESS").is_some() {
-            std::fs::write(&path, &generated).unwrap();
-            return;
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == generated,
-            "ui/src/test/diagrams.json is stale; regenerate it with `SWITCHBOARD_BLESS=1 cargo test -p switchboard-core bindings`"
-        );
+        check_fresh("ui/src/test/diagrams.json", &generated);
     }
 
     #[test]
     fn bindings_are_fresh() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(BINDINGS_PATH);
-        let generated = typescript();
-        if std::env::var_os("SWITCHBOARD_BLESS").is_some() {
-            std::fs::write(&path, &generated).unwrap();
-            return;
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == generated,
-            "{} is stale; regenerate it with `SWITCHBOARD_BLESS=1 cargo test -p switchboard-core bindings`",
-            BINDINGS_PATH
-        );
+        check_fresh(BINDINGS_PATH, &typescript());
     }
 }

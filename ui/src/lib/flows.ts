@@ -4,7 +4,7 @@
  * is the engine's answer (`flow_view`); nothing here decides it.
  */
 import type { DiagramState, FlowTarget, LogEntry, LoopInfo, Profile, SessionInfo, TaskInfo } from './bindings';
-import { firstLine } from './tasks';
+import { firstLine, stateWord } from './tasks';
 
 /** The groups the event panel filters by. */
 export type EventGroup = 'task' | 'signal' | 'hook' | 'loop' | 'session' | 'delegation';
@@ -45,16 +45,6 @@ const SIGNAL_WORDS = {
   stop_work: 'Stopped work at a blocker',
   delegate: 'Asked to delegate work',
   completion: 'Reported completion',
-} as const;
-
-const TASK_END_WORDS = {
-  queued: 'queued',
-  running: 'running',
-  completed: 'completed',
-  failed: 'failed',
-  timed_out: 'timed out',
-  cancelled: 'cancelled',
-  interrupted: 'interrupted',
 } as const;
 
 /** A text field of a hook payload, if it is one. */
@@ -128,7 +118,7 @@ export function describeEntry(entry: LogEntry): string {
     case 'deliverable_rejected':
       return `A deliverable was refused: ${entry.path} (${entry.reason})`;
     case 'task_ended':
-      return `Task ${TASK_END_WORDS[entry.state]}${entry.reason ? `: ${firstLine(entry.reason)}` : ''}`;
+      return `Task ${stateWord(entry.state)}${entry.reason ? `: ${firstLine(entry.reason)}` : ''}`;
     case 'signal_raised':
       return `${SIGNAL_WORDS[entry.signal_kind]}${entry.malformed ? ' (malformed)' : ''}`;
     case 'signal_handled':
