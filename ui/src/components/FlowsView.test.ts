@@ -105,4 +105,18 @@ describe('the flows view', () => {
     await waitFor(() => expect(screen.queryByTestId('flows-view')).toBeNull());
     expect(callsOf(backend, 'follow_log').at(-1)).toEqual({ followed: null });
   });
+
+  it('the overview follows the agents, asking again at most one request at a time', async () => {
+    const { backend, agent, session } = await asking();
+    await fireEvent.click(screen.getByTestId('flows-open-overview'));
+    await screen.findByTestId(`overview-agent-${agent.id}`);
+    const before = callsOf(backend, 'flow_overview').length;
+    for (let i = 0; i < 50; i++) {
+      backend.setAgentStatus({ session_id: session.id, status: i % 2 ? 'working' : 'waiting', last_event_at: i, team: null, agent_name: null, agent_type: null });
+    }
+    // Fifty changes at once make one more request, once the last one's interval has passed.
+    await waitFor(() => expect(callsOf(backend, 'flow_overview').length - before).toBe(1), { timeout: 1000 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(callsOf(backend, 'flow_overview').length - before).toBe(1);
+  });
 });
