@@ -296,8 +296,14 @@ impl TaskDesk {
     /// not paused and one is waiting. A task that cannot be given to the
     /// agent fails with the reason, and the queue pauses: the next tasks
     /// would fail the same way until the user fixes the profile.
+    /// The queue's new count is reported either way, so a task queued behind
+    /// one at work is counted at once.
     pub fn pump(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
-        if self.quitting || self.work.contains_key(profile_id) {
+        if self.quitting {
+            return;
+        }
+        if self.work.contains_key(profile_id) {
+            emit_queue(cx, self.queue_status(cx, profile_id));
             return;
         }
         let next = cx

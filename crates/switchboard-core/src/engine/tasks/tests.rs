@@ -405,3 +405,29 @@ async fn a_task_that_ends_while_the_store_cannot_write_is_shown_ended_and_record
     assert_eq!(desk.bench.cx.store.get_task(&task.id).unwrap().unwrap().state(), TaskState::Completed);
     assert!(desk.bench.cx.unsaved_tasks.is_empty());
 }
+
+/// The queue's count the window shows, as the last queue event of the agent said it.
+fn last_queued(desk: &Desk) -> Option<u32> {
+    desk.bench.events().iter().rev().find_map(|event| match event {
+        EngineEvent::QueueChanged { queue } if queue.profile_id == desk.profile.id => Some(queue.queued),
+        _ => None,
+    })
+}
+
+#[tokio::test]
+async fn a_task_queued_behind_one_at_work_is_counted_at_once() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let first = desk.submit("one");
+    assert_eq!(desk.task(&first.id).state(), TaskState::Running);
+    assert_eq!(last_queued(&desk), Some(0));
+    // The agent is busy: the next two wait, and each submission says so.
+    desk.submit("two");
+    assert_eq!(last_queued(&desk), Some(1));
+    let third = desk.submit("three");
+    assert_eq!(last_queued(&desk), Some(2));
+    // Requeued behind a busy agent, and cancelled from the queue: counted too.
+    desk.desk.cancel(&mut desk.bench.cx, &third.id).unwrap();
+    assert_eq!(last_queued(&desk), Some(1));
+    desk.desk.requeue(&mut desk.bench.cx, &third.id).unwrap();
+    assert_eq!(last_queued(&desk), Some(2));
+}
