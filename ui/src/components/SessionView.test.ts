@@ -15,7 +15,7 @@ describe('session header', () => {
 
     expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(newest.id);
     expect(screen.getByTestId('session-profile-name').textContent).toBe('beta');
-    expect(screen.getByTestId('session-state').textContent?.trim()).toBe('running · pid 2');
+    expect(screen.getByTestId('session-state').textContent?.trim()).toBe('running');
   });
 
   it('stop ends the session and shows its final state', async () => {
@@ -27,7 +27,7 @@ describe('session header', () => {
     await fireEvent.click(screen.getByTestId('stop-session'));
 
     expect(callsOf(backend, 'stop_session')).toEqual([{ sessionId: session.id }]);
-    expect((await screen.findByTestId('session-ended-notice')).textContent).toContain('killed · SIGTERM');
+    expect((await screen.findByTestId('session-ended-notice')).textContent).toContain('Stopped by you');
     expect(screen.getByTestId('session-state').getAttribute('data-state')).toBe('killed');
     expect(screen.queryByTestId('stop-session')).toBeNull();
     // One way to run it again, not two buttons doing the same thing.

@@ -36,16 +36,24 @@ describe('sidebar', () => {
     expect(within(entryOf(session.id)).getByTestId('agent-status').textContent).toBe('needs you');
   });
 
-  it('lists each profile with its kind and command line', async () => {
+  it('lists each agent with its kind in words and its project folder; the command is in the detail', async () => {
     const backend = new FakeBackend();
-    backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'big model'], kind: 'claude-code' });
-    backend.seedProfile({ name: 'codex', command: 'codex', kind: 'codex' });
+    backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'big model'], kind: 'claude-code', cwd: '/home/ana/shop' });
+    backend.seedProfile({ name: 'codex', command: 'codex', kind: 'codex', cwd: '/tmp' });
+    backend.seedProfile({ name: 'script', command: 'bash', kind: 'generic', cwd: '/work' });
     await renderApp(backend);
 
     const entries = screen.getAllByTestId('profile-entry');
-    expect(entries.map((e) => e.getAttribute('data-profile-name'))).toEqual(['claude', 'codex']);
-    expect(within(entries[0]).getByTestId('profile-kind').textContent).toBe('claude-code');
-    expect(entries[0].textContent).toContain("claude --model 'big model'");
+    expect(entries.map((e) => e.getAttribute('data-profile-name'))).toEqual(['claude', 'codex', 'script']);
+    expect(within(entries[0]).getByTestId('profile-kind').textContent).toBe('Claude Code');
+    expect(within(entries[1]).getByTestId('profile-kind').textContent).toBe('Codex');
+    // Any other command needs no tag.
+    expect(within(entries[2]).queryByTestId('profile-kind')).toBeNull();
+    expect(within(entries[0]).getByTestId('profile-folder').textContent).toBe('shop');
+    expect(entries[0].textContent).not.toContain('--model');
+    expect(within(entries[0]).getByTestId('profile-select').getAttribute('title')).toBe(
+      "claude: claude --model 'big model', in /home/ana/shop",
+    );
   });
 
   it('shows a badge for every session state, newest first', async () => {
@@ -61,7 +69,9 @@ describe('sidebar', () => {
     expect(entries.map((e) => e.getAttribute('data-session-id'))).toEqual([running.id, exited.id, killed.id, interrupted.id]);
     expect(entries.map((e) => e.getAttribute('data-state'))).toEqual(['running', 'exited', 'killed', 'interrupted']);
     const badges = entries.map((e) => within(e).getByTestId('state-badge').textContent?.trim());
-    expect(badges).toEqual(['running · pid 31337', 'exited · 2', 'killed · SIGTERM', 'interrupted']);
+    expect(badges).toEqual(['running', 'exited, code 2', 'stopped', 'interrupted']);
+    // The process id only in the detail.
+    expect(within(entries[0]).getByTestId('state-badge').getAttribute('title')).toBe('Running as process 31337.');
   });
 
   it('updates a badge when the engine reports a session change', async () => {
@@ -75,7 +85,7 @@ describe('sidebar', () => {
     await tick();
 
     expect(entryOf(session.id).getAttribute('data-state')).toBe('exited');
-    expect(within(entryOf(session.id)).getByTestId('state-badge').textContent?.trim()).toBe('exited · 0');
+    expect(within(entryOf(session.id)).getByTestId('state-badge').textContent?.trim()).toBe('exited');
   });
 
   it('adds sessions and profiles that appear through events', async () => {
@@ -176,12 +186,12 @@ describe('sidebar', () => {
   it('renders a profile name with markup as text', async () => {
     const backend = new FakeBackend();
     const name = '<img src=x onerror=alert(1)>';
-    backend.seedProfile({ name, command: '<b>bold</b>' });
+    backend.seedProfile({ name, command: '<b>bold</b>', cwd: '/tmp' });
     const { container } = await renderApp(backend);
 
     const entry = screen.getByTestId('profile-entry');
     expect(entry.textContent).toContain(name);
-    expect(entry.textContent).toContain('<b>bold</b>');
+    expect(screen.getByTestId('profile-select').getAttribute('title')).toContain('<b>bold</b>');
     expect(container.querySelector('img')).toBeNull();
     expect(container.querySelector('b')).toBeNull();
     // The profile view shows it too, still as text.

@@ -135,7 +135,7 @@ describe('terminal', () => {
     const surface = terminals.last();
     expect(surface.readOnly).toBe(true);
     expect(surface.text()).toContain('(output of an earlier run)');
-    expect(screen.getByTestId('session-ended-notice').textContent).toContain('exited · 1');
+    expect(screen.getByTestId('session-ended-notice').textContent).toContain('The agent exited with code 1.');
     expect(screen.queryByTestId('stop-session')).toBeNull();
     expect(screen.getByTestId('start-new-session')).toBeTruthy();
 

@@ -8,6 +8,8 @@ import {
   newestFirst,
   repairSelection,
   sessionsOfProfile,
+  folderName,
+  stateDetail,
   stateLabel,
   upsertSession,
 } from './model';
@@ -129,17 +131,28 @@ describe('initialSelection', () => {
   });
 });
 
+describe('folderName', () => {
+  it.each([
+    ['/home/ana/projects/shop', 'shop'],
+    ['/home/ana/projects/shop/', 'shop'],
+    ['/', '/'],
+  ])('%s is %s', (path, name) => expect(folderName(path)).toBe(name));
+});
+
 describe('stateLabel', () => {
   const at = base('s', 'p', 0);
-  it.each<[SessionInfo, string]>([
-    [{ ...at, state: 'running', pid: 42 }, 'running · pid 42'],
-    [{ ...at, state: 'exited', exit_code: 3, signal: null, ended_at: 1 }, 'exited · 3'],
-    [{ ...at, state: 'exited', exit_code: 0, signal: 'SIGSEGV', ended_at: 1 }, 'exited · SIGSEGV'],
-    [{ ...at, state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: 1 }, 'killed · SIGTERM'],
-    [{ ...at, state: 'killed', exit_code: 137, signal: null, ended_at: 1 }, 'killed'],
-    [{ ...at, state: 'interrupted', ended_at: 1 }, 'interrupted'],
-  ])('%j', (session, label) => {
+  it.each<[SessionInfo, string, string]>([
+    [{ ...at, state: 'running', pid: 42 }, 'running', 'Running as process 42.'],
+    [{ ...at, state: 'exited', exit_code: 3, signal: null, ended_at: 1 }, 'exited, code 3', 'The agent exited with code 3.'],
+    [{ ...at, state: 'exited', exit_code: 0, signal: null, ended_at: 1 }, 'exited', 'The agent exited.'],
+    [{ ...at, state: 'exited', exit_code: 0, signal: 'SIGSEGV', ended_at: 1 }, 'ended (SIGSEGV)', 'The agent ended on signal SIGSEGV.'],
+    // A stop is a stop, however the process took it (a Hangup for a loop's finished iteration).
+    [{ ...at, state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: 1 }, 'stopped', 'Stopped by you, by the app when it quit, or when its work was done.'],
+    [{ ...at, state: 'killed', exit_code: 0, signal: 'Hangup', ended_at: 1 }, 'stopped', 'Stopped by you, by the app when it quit, or when its work was done.'],
+    [{ ...at, state: 'interrupted', ended_at: 1 }, 'interrupted', 'The app stopped while it ran.'],
+  ])('%j', (session, label, detail) => {
     expect(stateLabel(session)).toBe(label);
+    expect(stateDetail(session)).toBe(detail);
   });
 });
 

@@ -133,17 +133,39 @@ export function repairSelection(model: Model, selection: Selection): Selection {
   return exists ? selection : initialSelection(model);
 }
 
-/** Short text for a session's state badge. */
+/** The project folder an agent works in, by its name (the full path is in the detail). */
+export function folderName(path: string): string {
+  const parts = path.split('/').filter((p) => p !== '');
+  return parts.at(-1) ?? path;
+}
+
+/** A session's state in a word or two, for its badge (the process id is in the detail). */
 export function stateLabel(session: SessionInfo): string {
   switch (session.state) {
     case 'running':
-      return `running · pid ${session.pid}`;
+      return 'running';
     case 'exited':
-      return session.signal ? `exited · ${session.signal}` : `exited · ${session.exit_code}`;
+      if (session.signal) return `ended (${session.signal})`;
+      return session.exit_code === 0 ? 'exited' : `exited, code ${session.exit_code}`;
     case 'killed':
-      return session.signal ? `killed · ${session.signal}` : 'killed';
+      return 'stopped';
     case 'interrupted':
       return 'interrupted';
+  }
+}
+
+/** A session's state in a sentence, with the details a badge leaves out. */
+export function stateDetail(session: SessionInfo): string {
+  switch (session.state) {
+    case 'running':
+      return `Running as process ${session.pid}.`;
+    case 'exited':
+      if (session.signal) return `The agent ended on signal ${session.signal}.`;
+      return session.exit_code === 0 ? 'The agent exited.' : `The agent exited with code ${session.exit_code}.`;
+    case 'killed':
+      return 'Stopped by you, by the app when it quit, or when its work was done.';
+    case 'interrupted':
+      return 'The app stopped while it ran.';
   }
 }
 
