@@ -779,12 +779,40 @@ async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
         .await;
     assert_eq!(raised.1.as_ref(), Some(&profile.id));
 
+    // Its task reads as waiting for the user, its time limit paused.
+    let paused = t
+        .events
+        .wait_for("the task to wait for the user", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: waiting } if waiting.id == task.id => waiting.waiting_since(),
+                _ => None,
+            })
+        })
+        .await;
+    assert!(paused > 0);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+
     t.engine
         .respond_to_signal(asked.id.clone(), SignalResponse::Answer { answers: vec!["Both".into(), "Deep".into()] })
         .await
         .unwrap();
     assert_eq!(lit(&t, &agent, DiagramId::Clarification).await, ["resume"]);
     assert_eq!(lit(&t, &agent, DiagramId::AgentStatus).await, ["tool_use"]);
+    // Answered: the limit runs again, the wait kept apart from the time counted.
+    let waited = t
+        .events
+        .wait_for("the task to go on", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: going }
+                    if going.id == task.id && going.waiting_since().is_none() && going.run().is_some_and(|r| r.waited_ms > 0) =>
+                {
+                    Some(going.run().unwrap().waited_ms)
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert!(waited >= 300, "waited {waited} ms");
     t.events
         .wait_for("the task to complete", |events| {
             events

@@ -2,8 +2,9 @@ import { fireEvent, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
 import type { Priority, ProfileId, TaskSpec } from '../lib/bindings';
-import { FakeBackend } from '../lib/fakeBackend';
+import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
+import { clarification } from '../test/signals';
 
 const spec = (profile_id: ProfileId, instruction: string, priority: Priority = 'normal'): TaskSpec => ({
   profile_id,
@@ -276,5 +277,35 @@ describe('task panel', () => {
     await tick();
     expect(indicator(idle.id)?.textContent).toBe('paused');
     expect(indicator(idle.id)?.getAttribute('data-paused')).toBe('true');
+  });
+
+  it('a task whose agent waits for an answer reads as needing you, its clock paused, the question a click away', async () => {
+    const now = 10_000_000;
+    const backend = new FakeBackend({ now: () => now });
+    const agent = backend.seedProfile({ name: 'asker' });
+    const session = backend.seedSession(agent.id, { state: 'running', pid: 9 });
+    // Typed 10 min ago; it waited 2 min before and waits for 3 min now.
+    const waiting = backend.seedTask({
+      profile_id: agent.id,
+      instruction: 'review the auth module',
+      state: 'running',
+      session_id: session.id,
+      started_at: now - 600_000,
+      typed_at: now - 600_000,
+      waiting_since: now - 180_000,
+      waited_ms: 120_000,
+    });
+    const question = backend.raiseSignal(session.id, signalScan(clarification()), { task_id: waiting.id });
+    await renderApp(backend);
+
+    const card = entryOf('review the auth module');
+    expect(card.textContent).toContain('needs your answer · time limit paused');
+    // Five minutes counted of ten: the waits are not.
+    expect(within(card).getByTestId('task-elapsed').textContent).toMatch(/^5m/);
+    expect(within(card).getByTestId('task-waiting').textContent).toContain('its time limit is paused');
+    // The sidebar says the agent needs you, not that it works.
+    expect(screen.getByTestId('profile-queue').textContent).toBe('needs you');
+    await fireEvent.click(within(card).getByTestId('task-answer'));
+    expect((await screen.findByTestId('signal-dialog')).getAttribute('data-signal-id')).toBe(question.id);
   });
 });

@@ -232,6 +232,15 @@ progress: string | null,
  */
 quiet_since: number | null, 
 /**
+ * Since when its agent has waited for the user's answer, while it runs;
+ * its time limit is paused meanwhile.
+ */
+waiting_since: number | null, 
+/**
+ * How long it waited for the user before (not counted against its limit).
+ */
+waited_ms: number, 
+/**
  * Why it failed, was cancelled or interrupted.
  */
 reason: string | null, result: TaskResult | null, profile_id: ProfileId, 
@@ -544,7 +553,7 @@ export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "s
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
@@ -558,7 +567,7 @@ export type LogEntry = { seq: number, at: number, session_id: SessionId | null, 
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.

@@ -1034,6 +1034,8 @@ export class FakeBackend implements Backend {
       ended_at: null,
       progress: null,
       quiet_since: null,
+      waiting_since: null,
+      waited_ms: 0,
       reason: null,
       result: null,
       profile_id: spec.profile_id,

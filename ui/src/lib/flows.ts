@@ -115,6 +115,8 @@ export function describeEntry(entry: LogEntry): string {
       return entry.quiet
         ? `No sign of life for ${Math.round(entry.alert_secs / 60)} min: it may be stuck`
         : 'The agent shows life again';
+    case 'task_waiting':
+      return entry.waiting ? 'Waits for your answer: its time limit is paused' : 'Goes on: its time limit runs again';
     case 'deliverable_rejected':
       return `A deliverable was refused: ${entry.path} (${entry.reason})`;
     case 'task_ended':

@@ -22,6 +22,7 @@ import type {
   SignalKind,
   SignalResponse,
   SignalState,
+  TaskId,
 } from './bindings';
 
 export type SignalAction = SignalResponse['action'];
@@ -127,6 +128,11 @@ export function pendingSignals(signals: readonly SignalInfo[]): SignalInfo[] {
 
 export function pendingOfSession(signals: readonly SignalInfo[], sessionId: SessionId): SignalInfo[] {
   return pendingSignals(signals).filter((s) => s.session_id === sessionId);
+}
+
+/** The signals of one task that wait for the user, oldest first. */
+export function pendingOfTask(signals: readonly SignalInfo[], taskId: TaskId): SignalInfo[] {
+  return pendingSignals(signals).filter((s) => s.task_id === taskId);
 }
 
 export function pendingOfProfile(signals: readonly SignalInfo[], profileId: ProfileId): SignalInfo[] {

@@ -150,11 +150,12 @@ export function queueStatusOf(queues: readonly QueueStatus[], tasks: readonly Ta
 }
 
 /** The sidebar's few words about an agent's queue, or null when there is nothing to say. */
-export function queueIndicator(queue: QueueStatus | undefined): string | null {
+export function queueIndicator(queue: QueueStatus | undefined, current?: TaskInfo): string | null {
   if (!queue) return null;
   const parts: string[] = [];
   if (queue.paused) parts.push('paused');
-  if (queue.executing) parts.push('working');
+  // Its task at work waits for the user's answer: that is what it does now.
+  if (queue.executing) parts.push(current?.waiting_since != null ? 'needs you' : 'working');
   if (queue.queued > 0) parts.push(`${queue.queued} queued`);
   return parts.length ? parts.join(' · ') : null;
 }
@@ -244,6 +245,7 @@ export function taskStatusLabel(task: TaskInfo, context: { position?: number | n
       return parts.join(' · ');
     }
     case 'running':
+      if (task.waiting_since !== null) return 'needs your answer · time limit paused';
       // The queue took it, but the agent was not ready to have it typed yet.
       return task.typed_at === null ? 'running · waiting for the agent' : 'running';
     case 'completed': {
@@ -301,7 +303,10 @@ export function effectiveTimeLimitSecs(task: TaskInfo, profile: Profile | undefi
 export function elapsedSecs(task: TaskInfo, now: number): number | null {
   const from = task.typed_at ?? task.started_at;
   if (from === null) return null;
-  return Math.max(0, ((task.ended_at ?? now) - from) / 1000);
+  const end = task.ended_at ?? now;
+  // Time its agent waited for the user does not count: the limit is paused meanwhile.
+  const waiting = task.waiting_since === null ? 0 : Math.max(0, end - task.waiting_since);
+  return Math.max(0, (end - from - task.waited_ms - waiting) / 1000);
 }
 
 /** `3m 12s / 30m`: elapsed against the limit (either may be unknown). */
@@ -336,6 +341,8 @@ export function timelineText(entry: LogEntry): string {
       return entry.quiet
         ? `No output and no hook event for ${formatDuration(entry.alert_secs)} while it should be working: the agent may be stuck`
         : 'The agent shows life again';
+    case 'task_waiting':
+      return entry.waiting ? 'Waiting for your answer: its time limit is paused' : 'Going on: its time limit runs again';
     case 'deliverable_rejected':
       return `Deliverable ${entry.path} rejected: ${entry.reason}`;
     case 'task_ended':

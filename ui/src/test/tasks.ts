@@ -13,6 +13,8 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     ended_at: null,
     progress: null,
     quiet_since: null,
+    waiting_since: null,
+    waited_ms: 0,
     reason: null,
     result: null,
     profile_id: 'p',

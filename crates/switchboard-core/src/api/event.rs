@@ -177,6 +177,12 @@ pub enum LogKind {
         quiet: bool,
         alert_secs: u32,
     },
+    /// Its agent began to wait for the user's answer (`waiting`: its time
+    /// limit is paused) or goes on (its limit runs again, pushed back by the
+    /// wait).
+    TaskWaiting {
+        waiting: bool,
+    },
     DeliverableRejected {
         path: String,
         reason: String,

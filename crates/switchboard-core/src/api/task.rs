@@ -177,6 +177,11 @@ pub struct TaskRun {
     /// Since when its agent has shown no output and no hook event, once that
     /// is longer than the agent's quiet alert: it may be stuck.
     pub quiet_since: Option<Millis>,
+    /// Since when its agent has waited for the user's answer (a question, a
+    /// blocker, a decision, a permission), while it waits.
+    pub waiting_since: Option<Millis>,
+    /// How long it waited for the user before: time its limit does not count.
+    pub waited_ms: u64,
 }
 
 /// Where a task is, with what each state has.
@@ -282,6 +287,14 @@ impl TaskInfo {
         self.run().and_then(|run| run.progress.as_deref())
     }
 
+    /// Since when its agent has waited for the user, while it runs.
+    pub fn waiting_since(&self) -> Option<Millis> {
+        match &self.status {
+            TaskStatus::Running { run } => run.waiting_since,
+            _ => None,
+        }
+    }
+
     /// Since when its agent has been quiet past its alert, while it runs.
     pub fn quiet_since(&self) -> Option<Millis> {
         match &self.status {
@@ -323,7 +336,15 @@ impl TaskInfo {
     /// Taken from the queue into `session_id`.
     pub fn start(&mut self, session_id: SessionId, at: Millis) {
         self.status = TaskStatus::Running {
-            run: TaskRun { session_id, started_at: at, typed_at: None, progress: None, quiet_since: None },
+            run: TaskRun {
+                session_id,
+                started_at: at,
+                typed_at: None,
+                progress: None,
+                quiet_since: None,
+                waiting_since: None,
+                waited_ms: 0,
+            },
         };
     }
 
@@ -348,6 +369,17 @@ impl TaskInfo {
         }
     }
 
+    /// Its agent began to wait for the user (at `since`), or stopped waiting
+    /// (none): the time waited is added to what its limit does not count.
+    pub fn set_waiting(&mut self, since: Option<Millis>, now: Millis) {
+        if let Some(run) = self.run_mut() {
+            if let (Some(began), None) = (run.waiting_since, since) {
+                run.waited_ms += now.saturating_sub(began).max(0) as u64;
+            }
+            run.waiting_since = since;
+        }
+    }
+
     /// Back in the queue at `order`, as if just submitted.
     pub fn requeue(&mut self, order: i64) {
         self.order = order;
@@ -358,7 +390,13 @@ impl TaskInfo {
     /// result it was not given says so (a reason reads "no reason given"; a
     /// completed task without a result cannot be: that is a bug).
     pub fn end(&mut self, state: TaskState, at: Millis, reason: Option<String>, result: Option<TaskResult>) {
-        let run = self.run().cloned();
+        let mut run = self.run().cloned();
+        // A wait for the user ends with the task.
+        if let Some(run) = &mut run
+            && let Some(began) = run.waiting_since.take()
+        {
+            run.waited_ms += at.saturating_sub(began).max(0) as u64;
+        }
         let reason = || reason.clone().unwrap_or_else(|| "no reason given".to_owned());
         let ran = |what: &str| run.clone().unwrap_or_else(|| panic!("a {what} task has run"));
         self.status = match state {
@@ -405,6 +443,13 @@ pub struct TaskRecord {
     /// runs, once that is longer than the agent's quiet alert: it may be stuck.
     #[serde(default)]
     pub quiet_since: Option<Millis>,
+    /// Since when its agent has waited for the user's answer, while it runs;
+    /// its time limit is paused meanwhile.
+    #[serde(default)]
+    pub waiting_since: Option<Millis>,
+    /// How long it waited for the user before (not counted against its limit).
+    #[serde(default)]
+    pub waited_ms: u64,
     /// Why it failed, was cancelled or interrupted.
     pub reason: Option<String>,
     pub result: Option<TaskResult>,
@@ -420,6 +465,8 @@ impl From<TaskInfo> for TaskRecord {
             ended_at: task.ended_at(),
             progress: task.progress().map(str::to_owned),
             quiet_since: task.quiet_since(),
+            waiting_since: task.waiting_since(),
+            waited_ms: task.run().map_or(0, |run| run.waited_ms),
             reason: task.reason().map(str::to_owned),
             result: task.result().cloned(),
             id: task.id,
@@ -443,6 +490,8 @@ impl TryFrom<TaskRecord> for TaskInfo {
                 typed_at: record.typed_at,
                 progress: record.progress,
                 quiet_since: record.quiet_since,
+                waiting_since: record.waiting_since,
+                waited_ms: record.waited_ms,
             }),
             _ => None,
         };

@@ -39,6 +39,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0009_loops.sql")),
         M::up(include_str!("../../migrations/0010_quiet_alert.sql")),
         M::up(include_str!("../../migrations/0011_event_loops.sql")),
+        M::up(include_str!("../../migrations/0012_waiting_for_user.sql")),
     ])
 });
 

@@ -251,6 +251,9 @@ impl TaskDesk {
     }
 
     pub fn on_deadline(&mut self, cx: &mut Ctx, now: Instant) {
+        // An agent that began to wait for the user since the last look has
+        // its limit paused, not run out.
+        self.check_waiting(cx, crate::api::now(), now);
         let expired: Vec<ProfileId> =
             self.work.iter().filter(|(_, w)| w.deadline().is_some_and(|d| d <= now)).map(|(p, _)| p.clone()).collect();
         for profile_id in expired {

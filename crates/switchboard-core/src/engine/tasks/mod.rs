@@ -74,13 +74,25 @@ struct Work {
     typed_at: Option<crate::api::Millis>,
     /// Since when its agent has been quiet past its alert (see `quiet`).
     quiet_since: Option<crate::api::Millis>,
+    /// Since when its agent has waited for the user (see `quiet`): its
+    /// deadline is paused meanwhile, and pushed back by the wait after.
+    waiting: Option<(crate::api::Millis, Instant)>,
 }
 
 impl Work {
+    /// When it times out; none while its agent waits for the user.
     fn deadline(&self) -> Option<Instant> {
         match self.phase {
+            _ if self.waiting.is_some() => None,
             Phase::Handed { deadline } | Phase::Typed { deadline } => Some(deadline),
             Phase::Ending => None,
+        }
+    }
+
+    /// Its deadline, pushed back by `by`.
+    fn postpone(&mut self, by: Duration) {
+        if let Phase::Handed { deadline } | Phase::Typed { deadline } = &mut self.phase {
+            *deadline += by;
         }
     }
 
@@ -427,6 +439,7 @@ impl TaskDesk {
                 iteration,
                 typed_at: None,
                 quiet_since: None,
+                waiting: None,
             },
         );
         Ok(())

@@ -3,9 +3,17 @@
 //! excuses it (a question for the user, teammates at work), is flagged as
 //! possibly stuck; the flag clears when the agent shows life again. The
 //! decision is `rules::quiet_since`.
+//!
+//! The same watch notes when a task's agent waits for the user (a question,
+//! a blocker or a decision of its waits, or its hooks say it asks): its time
+//! limit is paused while it waits (`rules::waits_on_user`), and the task says
+//! since when, so the window shows it as needing the user, not as busy.
 
 use super::ending::save_and_report;
-use super::rules::{QuietWatch, quiet_since};
+use switchboard_protocol::hook::AgentStatus;
+use tokio::time::Instant;
+
+use super::rules::{QuietWatch, quiet_since, waits_on_user};
 use super::{Phase, TaskDesk, log_task, task_of};
 use crate::api::{LogKind, Millis};
 use crate::engine::context::Ctx;
@@ -33,8 +41,10 @@ impl TaskDesk {
             let watch = QuietWatch {
                 alert_after_secs: profile.spec.quiet_alert_secs,
                 last_activity,
-                waits_on_user: !entry.hooks.needs_user.is_empty()
-                    || hooks.is_some_and(|s| s.status == switchboard_protocol::hook::AgentStatus::Attention),
+                waits_on_user: waits_on_user(
+                    !entry.hooks.needs_user.is_empty(),
+                    hooks.is_some_and(|s| s.status == AgentStatus::Attention),
+                ),
                 team_working: entry.team.is_active(),
             };
             let since = quiet_since(watch, now);
@@ -48,6 +58,43 @@ impl TaskDesk {
             task.set_quiet_since(since);
             save_and_report(cx, &task);
             log_task(cx, &task, LogKind::TaskQuiet { quiet: since.is_some(), alert_secs });
+        }
+        self.check_waiting(cx, now, Instant::now());
+    }
+
+    /// Pauses the time limit of each task whose agent began to wait for the
+    /// user, and starts it again (pushed back by the wait) once it no longer
+    /// waits; each change is saved, reported and in the task's timeline.
+    pub fn check_waiting(&mut self, cx: &mut Ctx, now: Millis, instant: Instant) {
+        let mut changed = Vec::new();
+        for work in self.work.values_mut() {
+            if work.ending() {
+                continue;
+            }
+            let waits = cx.sessions.get(&work.session_id).is_some_and(|entry| {
+                waits_on_user(
+                    !entry.hooks.needs_user.is_empty(),
+                    entry.hooks.status.as_ref().is_some_and(|s| s.status == AgentStatus::Attention),
+                )
+            });
+            match (work.waiting, waits) {
+                (None, true) => {
+                    work.waiting = Some((now, instant));
+                    changed.push((work.task_id.clone(), Some(now)));
+                }
+                (Some((_, began)), false) => {
+                    work.waiting = None;
+                    work.postpone(instant.saturating_duration_since(began));
+                    changed.push((work.task_id.clone(), None));
+                }
+                _ => {}
+            }
+        }
+        for (task_id, since) in changed {
+            let Ok(mut task) = task_of(cx, &task_id) else { continue };
+            task.set_waiting(since, now);
+            save_and_report(cx, &task);
+            log_task(cx, &task, LogKind::TaskWaiting { waiting: since.is_some() });
         }
     }
 }

@@ -145,6 +145,14 @@ pub(crate) struct QuietWatch {
 
 /// Whether a task at work has gone quiet for longer than its agent's alert
 /// allows: since when, if so.
+/// Whether a task's agent waits for the user: a signal of its waits for an
+/// answer or a decision, or its hooks say it asks (a permission prompt). Its
+/// time limit is paused meanwhile: the user may be away, and the agent
+/// cannot go on without them.
+pub(crate) fn waits_on_user(signal_waits: bool, hooks_ask: bool) -> bool {
+    signal_waits || hooks_ask
+}
+
 pub(crate) fn quiet_since(watch: QuietWatch, now: Millis) -> Option<Millis> {
     if watch.alert_after_secs == 0 || watch.waits_on_user || watch.team_working {
         return None;

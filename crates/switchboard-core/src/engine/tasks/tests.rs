@@ -431,3 +431,41 @@ async fn a_task_queued_behind_one_at_work_is_counted_at_once() {
     desk.desk.requeue(&mut desk.bench.cx, &third.id).unwrap();
     assert_eq!(last_queued(&desk), Some(2));
 }
+
+#[tokio::test]
+async fn waiting_for_the_users_answer_pauses_the_time_limit_and_the_wait_is_added_after() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let task = desk.submit("ask first");
+    desk.type_it(&task.id);
+    let session = desk.session(&task.id);
+    let deadline = desk.desk.next_deadline().expect("the task has a deadline");
+    // Twenty minutes before its deadline, a question of the agent waits for the user.
+    let question = switchboard_protocol::SignalId::new();
+    status::set_needs_user(&mut desk.bench.cx, &session, &question, true);
+    let asked_at = deadline - Duration::from_secs(1200);
+    desk.desk.check_waiting(&mut desk.bench.cx, 1_000_000, asked_at);
+    let waiting = desk.task(&task.id);
+    assert_eq!(waiting.state(), TaskState::Running);
+    assert_eq!(waiting.waiting_since(), Some(1_000_000), "it says since when it waits");
+    assert_eq!(desk.desk.next_deadline(), None, "no deadline while it waits");
+    // Its old deadline passes while it waits: it does not time out.
+    desk.desk.on_deadline(&mut desk.bench.cx, deadline);
+    assert_eq!(desk.task(&task.id).state(), TaskState::Running);
+    // Answered thirty minutes after the question: the limit runs again with the
+    // twenty minutes it had left.
+    status::set_needs_user(&mut desk.bench.cx, &session, &question, false);
+    let answered_at = asked_at + Duration::from_secs(1800);
+    desk.desk.check_waiting(&mut desk.bench.cx, 1_000_000 + 1_800_000, answered_at);
+    let going = desk.task(&task.id);
+    assert_eq!(going.waiting_since(), None);
+    assert_eq!(going.run().unwrap().waited_ms, 1_800_000);
+    assert_eq!(desk.desk.next_deadline(), Some(answered_at + Duration::from_secs(1200)));
+    // Also a deadline that comes before the next look finds the agent waiting.
+    status::set_needs_user(&mut desk.bench.cx, &session, &question, true);
+    desk.desk.on_deadline(&mut desk.bench.cx, answered_at + Duration::from_secs(1200));
+    assert_eq!(desk.task(&task.id).state(), TaskState::Running, "it waits, so it does not time out");
+    let timeline: Vec<LogKind> =
+        desk.desk.timeline(&desk.bench.cx, &task.id).unwrap().into_iter().map(|e| e.kind).collect();
+    assert!(timeline.contains(&LogKind::TaskWaiting { waiting: true }));
+    assert!(timeline.contains(&LogKind::TaskWaiting { waiting: false }));
+}
