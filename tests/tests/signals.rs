@@ -804,7 +804,9 @@ async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
         .wait_for("the task to go on", |events| {
             events.iter().find_map(|e| match e {
                 EngineEvent::TaskChanged { task: going }
-                    if going.id == task.id && going.waiting_since().is_none() && going.run().is_some_and(|r| r.waited_ms > 0) =>
+                    if going.id == task.id
+                        && going.waiting_since().is_none()
+                        && going.run().is_some_and(|r| r.waited_ms > 0) =>
                 {
                     Some(going.run().unwrap().waited_ms)
                 }
