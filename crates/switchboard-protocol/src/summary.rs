@@ -174,6 +174,39 @@ pub struct Brief<'a> {
     pub success_criteria: Option<&'a str>,
     /// The agent's id, when it is taught the signal protocols.
     pub agent_id: Option<&'a str>,
+    /// The summary's format is in [`COMPLETION_FILE`] in the workspace: the
+    /// typed task points to it in one line instead of carrying it.
+    pub completion_file: bool,
+}
+
+/// Where the summary's format is written in the workspace, for the typed task
+/// to point to.
+pub const COMPLETION_FILE: &str = ".switchboard/completion.md";
+
+/// The summary file's format, as [`COMPLETION_FILE`] holds it.
+pub fn completion_text() -> String {
+    format!(
+        "# Completing a task\n\n\
+         When you complete a task, create the summary file the task names (`summaries/<task id>.md`) with:\n\n\
+         {}\n\n\
+         Do not proceed to other tasks until that file is created.\n",
+        summary_format()
+    )
+}
+
+/// The summary's sections and the optional side files.
+fn summary_format() -> String {
+    format!(
+        "# Task Completion Summary\n\
+         ## Objective\n[What was the task?]\n\
+         ## Accomplishments\n- [what you did]\n\
+         ## Key Deliverables\n- `path/to/file` - description (only the essential files, at most four)\n\
+         ## Test Results\n✅ All X tests passed [OR] ⏭️ No tests (why) [OR] ❌ X tests failed\n\
+         ## Important Notes\n- [caveats, issues, recommendations]\n\
+         ## Status\n✅ COMPLETED [OR] ⚠️ PARTIAL [OR] ❌ FAILED\n\
+         You may write progress to {STATUS_FILE}, machine-readable results to {RESULTS_FILE} and error details \
+         to {ERRORS_FILE}."
+    )
 }
 
 /// The text typed into the agent for a task: the instruction, its goals and
@@ -193,18 +226,17 @@ pub fn task_prompt(task: &TaskId, brief: &Brief<'_>) -> String {
     if let Some(agent_id) = brief.agent_id {
         prompt.push_str(&format!("\n\n{}", crate::signal::teach::pointer(agent_id)));
     }
-    prompt.push_str(&format!(
-        "\n\nCRITICAL: When you complete this task, create the file {path} with:\n\
-         # Task Completion Summary\n\
-         ## Objective\n[What was the task?]\n\
-         ## Accomplishments\n- [what you did]\n\
-         ## Key Deliverables\n- `path/to/file` - description (only the essential files, at most four)\n\
-         ## Test Results\n✅ All X tests passed [OR] ⏭️ No tests (why) [OR] ❌ X tests failed\n\
-         ## Important Notes\n- [caveats, issues, recommendations]\n\
-         ## Status\n✅ COMPLETED [OR] ⚠️ PARTIAL [OR] ❌ FAILED\n\
-         You may write progress to {STATUS_FILE}, machine-readable results to {RESULTS_FILE} and error details \
-         to {ERRORS_FILE}. Do not proceed to other tasks until {path} is created."
-    ));
+    if brief.completion_file {
+        prompt.push_str(&format!(
+            "\n\nWhen you are done, create {path} as {COMPLETION_FILE} describes; do not start other work before."
+        ));
+    } else {
+        prompt.push_str(&format!(
+            "\n\nCRITICAL: When you complete this task, create the file {path} with:\n{}\n\
+             Do not proceed to other tasks until {path} is created.",
+            summary_format()
+        ));
+    }
     prompt
 }
 
@@ -324,6 +356,23 @@ Create a login button component
     }
 
     #[test]
+    fn with_the_format_in_its_file_the_prompt_is_the_instruction_and_one_line() {
+        let id: TaskId = "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f".parse().unwrap();
+        let prompt = task_prompt(&id, &Brief { instruction: "Fix the parser", completion_file: true, ..Brief::default() });
+        assert_eq!(
+            prompt,
+            "Fix the parser\n\nWhen you are done, create summaries/0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f.md as \
+             .switchboard/completion.md describes; do not start other work before."
+        );
+        let file = completion_text();
+        for section in ["Objective", "Accomplishments", "Key Deliverables", "Test Results", "Important Notes", "Status"]
+        {
+            assert!(file.contains(&format!("## {section}\n")), "{section}");
+        }
+        assert!(crate::signal::scan_all(file.as_bytes()).is_empty());
+    }
+
+    #[test]
     fn the_prompt_names_goals_criteria_and_the_protocols_and_holds_no_marker() {
         let id: TaskId = "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f".parse().unwrap();
         let brief = Brief {
@@ -332,6 +381,7 @@ Create a login button component
             goals: Some("Users can paste YAML "),
             success_criteria: Some("  "),
             agent_id: Some("agent-7"),
+            completion_file: false,
         };
         let prompt = task_prompt(&id, &brief);
         assert!(

@@ -1,5 +1,6 @@
 //! The files the app owns in an agent's workspace, in its `.switchboard/`
-//! folder: the signal protocols every taught task points to, and a loop's
+//! folder: the summary's format and the signal protocols every task points
+//! to (so the typed task stays short), and a loop's
 //! anchor and guardrails (and the agent's `progress.md`, read back). Only
 //! inside the workspace: the folder is made if missing (the workspace itself
 //! never is), a folder or file an agent replaced with a link or a FIFO is
@@ -12,6 +13,7 @@ use switchboard_protocol::loops::{
     ANCHOR_FILE, GUARDRAILS_FILE, LoopSettings, PROGRESS_FILE, anchor_text, guardrail_lines,
 };
 use switchboard_protocol::signal::teach::{PROTOCOL_FILE, protocol_text};
+use switchboard_protocol::summary::{COMPLETION_FILE, completion_text};
 
 use super::artifacts::{read_head_and_tail, resolve_deliverable};
 
@@ -77,6 +79,11 @@ fn read_agent_file(workspace: &Path, relative: &str) -> std::io::Result<Option<S
 /// Writes (or refreshes) the protocol file in `workspace`.
 pub fn write_protocol_file(workspace: &Path) -> std::io::Result<PathBuf> {
     write_owned(workspace, PROTOCOL_FILE, &protocol_text(None))
+}
+
+/// Writes (or refreshes) the summary's format, which each typed task points to.
+pub fn write_completion_file(workspace: &Path) -> std::io::Result<PathBuf> {
+    write_owned(workspace, COMPLETION_FILE, &completion_text())
 }
 
 /// Writes a loop's anchor (its goal and rules).

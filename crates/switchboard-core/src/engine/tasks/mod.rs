@@ -396,7 +396,18 @@ impl TaskDesk {
         // typed task says where, with its id.
         let agent_id = session_id.to_string();
         let taught = profile.spec.signal_protocols && crate::tasks::owned::teach_workspace(&workspace);
+        // The summary's format is in a file the task points to, so the terminal
+        // shows the user's instruction, not the protocol; where it cannot be
+        // written, the task carries it.
+        let completion_file = match crate::tasks::owned::write_completion_file(&workspace) {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(%error, "the summary's format could not be written; the task carries it");
+                false
+            }
+        };
         let brief = Brief {
+            completion_file,
             instruction: &task.spec.instruction,
             context_files: &context_files,
             goals: task.spec.goals.as_deref(),

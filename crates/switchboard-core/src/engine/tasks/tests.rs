@@ -82,7 +82,22 @@ async fn a_task_is_handed_to_a_new_session_and_typed_once_ready() {
     assert_eq!(task.state(), TaskState::Running);
     assert!(desk.bench.cx.sessions.is_running(&task.session_id().cloned().unwrap()));
     assert_eq!(task.typed_at(), None, "not typed until the session says so");
-    desk.type_it(&task.id);
+    // What the terminal shows: the user's instruction, then a line pointing to the
+    // signal protocols and one to the summary's format, both in the workspace.
+    let session = task.session_id().cloned().unwrap();
+    let typed = desk.bench.typed(&session);
+    assert_eq!(
+        typed[0],
+        format!(
+            "fix the build\n\n{}\n\nWhen you are done, create summaries/{}.md as .switchboard/completion.md \
+             describes; do not start other work before.",
+            switchboard_protocol::signal::teach::pointer(&session.to_string()),
+            task.id
+        )
+    );
+    let format = std::fs::read_to_string(desk.bench.workspace.path().join(".switchboard/completion.md")).unwrap();
+    assert!(format.contains("## Key Deliverables"), "{format}");
+    desk.take_notes();
     assert!(desk.task(&task.id).typed_at().is_some());
     let timeline = desk.desk.timeline(&desk.bench.cx, &task.id).unwrap();
     let kinds: Vec<_> = timeline.iter().map(|e| std::mem::discriminant(&e.kind)).collect();
