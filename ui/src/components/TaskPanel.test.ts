@@ -308,4 +308,11 @@ describe('task panel', () => {
     await fireEvent.click(within(card).getByTestId('task-answer'));
     expect((await screen.findByTestId('signal-dialog')).getAttribute('data-signal-id')).toBe(question.id);
   });
+
+  it("shows a queued task's whole instruction on hover, with where it stands", async () => {
+    const { backend } = await busyAgent();
+    await renderApp(backend);
+    const open = within(entryOf('urgent c')).getByTestId('task-open');
+    expect(open.getAttribute('title')).toMatch(/^urgent c\n\(queued · position 1 · waiting for /);
+  });
 });
