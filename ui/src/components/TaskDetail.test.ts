@@ -187,7 +187,7 @@ describe('task detail', () => {
     expect(timeline()).toEqual([
       expect.stringContaining('Queued'),
       expect.stringContaining('Taken from the queue'),
-      expect.stringContaining('Typed into the agent (bracketed paste)'),
+      expect.stringContaining('Typed into the agent'),
     ]);
     expect(within(detail).queryByTestId('task-progress')).toBeNull();
 

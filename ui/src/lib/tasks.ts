@@ -330,9 +330,11 @@ export function timelineText(entry: LogEntry): string {
     case 'task_started':
       return 'Taken from the queue';
     case 'task_typed':
-      return entry.bracketed ? 'Typed into the agent (bracketed paste)' : 'Typed into the agent';
+      return 'Typed into the agent';
     case 'task_moved':
-      return `Moved to position ${entry.to_index + 1} (${entry.priority})`;
+      return entry.priority === 'urgent'
+        ? `Moved to place ${entry.to_index + 1} in the queue, among the urgent tasks`
+        : `Moved to place ${entry.to_index + 1} in the queue`;
     case 'task_requeued':
       return entry.app_stopped
         ? 'Put back in the queue: Switchboard stopped before the task reached the agent'
@@ -348,13 +350,13 @@ export function timelineText(entry: LogEntry): string {
     case 'task_ended':
       return entry.reason ? `Ended ${stateWord(entry.state)}: ${entry.reason}` : `Ended ${stateWord(entry.state)}`;
     case 'session_started':
-      return `Session started (pid ${entry.pid})`;
+      return 'The agent started';
     case 'session_exited':
-      return entry.signal ? `Session exited (${entry.signal})` : `Session exited with code ${entry.exit_code}`;
+      return entry.signal ? `The agent ended (${entry.signal})` : `The agent exited with code ${entry.exit_code}`;
     case 'session_killed':
-      return entry.signal ? `Session stopped (${entry.signal})` : 'Session stopped';
+      return 'The agent was stopped';
     case 'session_interrupted':
-      return 'Session interrupted (the app stopped)';
+      return 'The app stopped while the agent ran';
     case 'signal_raised':
       return signalRaisedText(entry.signal_kind, entry.malformed);
     case 'signal_handled':
