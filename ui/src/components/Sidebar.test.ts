@@ -138,8 +138,25 @@ describe('sidebar', () => {
     const { terminals } = await renderApp(backend); // opens on the running session; the fake fits to 30x100
 
     expect(terminals.last().size).toEqual({ rows: 30, cols: 100 });
+    await fireEvent.click(screen.getByTestId('stop-session'));
+    await screen.findByTestId('session-ended-notice');
     await fireEvent.click(screen.getByTestId('start-profile'));
     expect(callsOf(backend, 'start_session')).toEqual([{ profileId: p.id, size: { rows: 30, cols: 100 } }]);
+  });
+
+  it('on an agent that runs, Open shows its session instead of starting a second one', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const other = backend.seedProfile({ name: 'other' });
+    const running = backend.seedSession(p.id, { state: 'running', pid: 1 }, 100);
+    backend.seedSession(other.id, { state: 'running', pid: 2 }, 200);
+    await renderApp(backend);
+    const entry = screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-name') === 'agent')!;
+    const button = within(entry).getByTestId('start-profile');
+    expect(button.textContent?.trim()).toBe('Open');
+    await fireEvent.click(button);
+    expect(callsOf(backend, 'start_session')).toEqual([]);
+    expect((await screen.findByTestId('session-view')).getAttribute('data-session-id')).toBe(running.id);
   });
 
   it('shows a start failure under its profile', async () => {
