@@ -358,7 +358,8 @@ Create a login button component
     #[test]
     fn with_the_format_in_its_file_the_prompt_is_the_instruction_and_one_line() {
         let id: TaskId = "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f".parse().unwrap();
-        let prompt = task_prompt(&id, &Brief { instruction: "Fix the parser", completion_file: true, ..Brief::default() });
+        let prompt =
+            task_prompt(&id, &Brief { instruction: "Fix the parser", completion_file: true, ..Brief::default() });
         assert_eq!(
             prompt,
             "Fix the parser\n\nWhen you are done, create summaries/0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f.md as \
