@@ -49,13 +49,16 @@ impl TaskDesk {
                 let Some(profile_id) = self.profile_working_on(&task_id) else { return };
                 match result {
                     Ok(bracketed) => {
+                        // One moment for both: the quiet watch counts from the work's,
+                        // the window shows the task's.
+                        let at = now();
                         let work = self.work.get_mut(&profile_id).expect("found above");
                         if let Phase::Handed { .. } = work.phase {
                             work.phase = Phase::Typed { deadline: Instant::now() + work.time_limit };
-                            work.typed_at = Some(now());
+                            work.typed_at = Some(at);
                         }
                         if let Ok(mut task) = task_of(cx, &task_id) {
-                            task.typed(now());
+                            task.typed(at);
                             save_and_report(cx, &task);
                             log_task(cx, &task, LogKind::TaskTyped { bracketed });
                         }
