@@ -95,3 +95,20 @@ describe('deleting an agent', () => {
     expect(callsOf(backend, 'delete_profile')).toEqual([]);
   });
 });
+
+describe('the agent view of a running agent', () => {
+  it('opens its running session instead of starting a second one, and tags only known CLIs', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'worker' });
+    const running = backend.seedSession(agent.id, { state: 'running', pid: 4 });
+    await renderApp(backend);
+    await fireEvent.click(within(screen.getByTestId('profile-entry')).getByTestId('profile-select'));
+    const view = await screen.findByTestId('profile-view');
+    expect(view.textContent).not.toContain('generic');
+    const start = within(view).getByTestId('profile-view-start');
+    expect(start.textContent?.trim()).toBe('Open its session');
+    await fireEvent.click(start);
+    expect(callsOf(backend, 'start_session')).toEqual([]);
+    expect((await screen.findByTestId('session-view')).getAttribute('data-session-id')).toBe(running.id);
+  });
+});

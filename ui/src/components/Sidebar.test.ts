@@ -1,8 +1,11 @@
-import { fireEvent, screen, within } from '@testing-library/svelte';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend } from '../lib/fakeBackend';
+import App from '../App.svelte';
+import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { fakeTerminals } from '../test/fakeTerminal';
 import { callsOf, renderApp } from '../test/render';
+import { clarification } from '../test/signals';
 
 function entryOf(sessionId: string): HTMLElement {
   const entry = screen.getAllByTestId('session-entry').find((e) => e.getAttribute('data-session-id') === sessionId);
@@ -213,5 +216,29 @@ describe('sidebar', () => {
     expect(container.querySelector('b')).toBeNull();
     // The profile view shows it too, still as text.
     expect(screen.getByTestId('profile-view').textContent).toContain(name);
+  });
+});
+
+describe('the agents list in a narrow window', () => {
+  it('folds to a rail that still says when an agent needs you, and opens again', async () => {
+    const width = window.innerWidth;
+    Object.defineProperty(window, 'innerWidth', { configurable: true, value: 820 });
+    try {
+      const backend = new FakeBackend();
+      const p = backend.seedProfile({ name: 'asker' });
+      const session = backend.seedSession(p.id, { state: 'running', pid: 3 });
+      backend.raiseSignal(session.id, signalScan(clarification()));
+      render(App, { props: { backend, terminals: fakeTerminals().factory } });
+      const show = await screen.findByTestId('show-sidebar');
+      expect(screen.queryByTestId('sidebar')).toBeNull();
+      expect((await within(show).findByTestId('rail-needs-you')).textContent).toBe('1');
+      await fireEvent.click(show);
+      expect(await screen.findByTestId('sidebar')).toBeTruthy();
+      await fireEvent.click(screen.getByTestId('hide-sidebar'));
+      expect(screen.queryByTestId('sidebar')).toBeNull();
+      expect(screen.getByTestId('show-sidebar')).toBeTruthy();
+    } finally {
+      Object.defineProperty(window, 'innerWidth', { configurable: true, value: width });
+    }
   });
 });

@@ -73,6 +73,9 @@ export class AppState {
   selection: Selection = $state.raw(null);
   /** The task whose detail is on screen. */
   selectedTaskId: TaskId | null = $state(null);
+  /** Whether the agents list is shown; a narrow window starts with it folded to a rail, so
+   * the terminal keeps the width. */
+  sidebarOpen = $state(typeof window === 'undefined' || window.innerWidth >= 900);
   /** Whether the session view shows its agent's task panel beside the terminal. */
   taskPanelOpen = $state(true);
   formOpen = $state(false);
