@@ -50,7 +50,7 @@ test('a clarification lights its flow and the status flow, answering moves both 
     await browser.execute((node) => node.focus(), await browser.$(byTestId('flow-node-agent_status-permission')));
     await browser.keys('Enter');
     const lit = await browser.$(byTestId('flows-node-events'));
-    await browser.waitUntil(async () => /Asked for clarification/.test(await lit.getText()), {
+    await browser.waitUntil(async () => /asked for clarification/.test(await lit.getText()), {
       timeout: 5_000,
       timeoutMsg: 'the events that lit the node are not listed',
     });
@@ -83,7 +83,7 @@ test('a clarification lights its flow and the status flow, answering moves both 
       timeout: 5_000,
       timeoutMsg: 'the scrubber is not at the first event',
     });
-    assert.match(await said(), /Task queued/);
+    assert.match(await said(), /: Queued$/);
     const submit = await browser.$(byTestId('flow-node-task_queue-submit'));
     await browser.waitUntil(async () => (await submit.getAttribute('data-visited')) === 'true', { timeout: 5_000 });
     assert.equal(await (await browser.$(byTestId('flow-node-task_queue-monitor'))).getAttribute('data-visited'), 'false');

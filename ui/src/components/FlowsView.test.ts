@@ -49,7 +49,7 @@ describe('the flows view', () => {
     expect(within(view).getByTestId('flows-diagram-loop_mode').textContent).toContain('not reached');
 
     await fireEvent.click(node);
-    expect(within(view).getByTestId('flows-node-events').textContent).toContain('Asked for clarification');
+    expect(within(view).getByTestId('flows-node-events').textContent).toContain('The agent asked for clarification');
 
     await fireEvent.click(within(view).getByTestId('flows-diagram-clarification'));
     expect((await within(view).findByTestId('flow-node-clarification-ask')).getAttribute('data-lit')).toBe('true');
@@ -63,12 +63,12 @@ describe('the flows view', () => {
     backend.logEvent(session.id, null, { kind: 'signal_handled', signal_id: 'sig-1', response: { action: 'answer', answers: ['Both'] } });
     await waitFor(() => expect(within(view).getByTestId('flow-node-agent_status-tool_use').getAttribute('data-lit')).toBe('true'));
     expect(within(view).getByTestId('flow-node-agent_status-permission').getAttribute('data-lit')).toBe('false');
-    expect(within(view).getByTestId('flows-events').textContent).toContain('The user answered');
+    expect(within(view).getByTestId('flows-events').textContent).toContain('Signal handled');
   });
 
   it('replays from the first event and back to live', async () => {
     const { backend, target, view } = await asking();
-    await waitFor(() => expect(within(view).getByTestId('flows-events').textContent).toContain('Asked for clarification'));
+    await waitFor(() => expect(within(view).getByTestId('flows-events').textContent).toContain('The agent asked for clarification'));
     await fireEvent.click(within(view).getByLabelText('Replay from the first event'));
     await waitFor(() => expect(within(view).getByTestId('flows-moment').textContent).toMatch(/Event 1 of 3.*The agent started/));
     const first = callsOf(backend, 'flow_view').at(-1);
@@ -87,7 +87,7 @@ describe('the flows view', () => {
     expect(log.querySelector('b')).toBeNull();
     await fireEvent.click(within(view).getByLabelText('Hook events'));
     expect(log.textContent).not.toContain('Calls a tool');
-    expect(log.textContent).toContain('Asked for clarification');
+    expect(log.textContent).toContain('The agent asked for clarification');
     await fireEvent.click(within(view).getByTestId('flows-export'));
     expect((await within(view).findByTestId('flows-exported')).textContent).toContain('/data/exports/agent-events.jsonl');
   });

@@ -373,10 +373,75 @@ export function timelineText(entry: LogEntry): string {
           return `Ended before reporting on its delegated work: ${entry.state.how}`;
       }
       break;
+    case 'hook':
+      return hookWords(entry.event, entry.payload);
+    case 'loop':
+      switch (entry.step.step) {
+        case 'started':
+          return `Loop started, at most ${entry.step.max_iterations} iterations`;
+        case 'iteration':
+          return `Iteration ${entry.step.number} began`;
+        case 'judged':
+          return `Iteration ${entry.step.number} judged: ${verdictWords(entry.step.verdict.verdict)}`;
+        case 'resumed':
+          return 'Loop resumed';
+        case 'cancelled':
+          return 'Loop cancelled';
+      }
+      break;
     default:
       // A kind from a newer engine.
       return (entry as { kind: string }).kind.replaceAll('_', ' ');
   }
+  return (entry as { kind: string }).kind.replaceAll('_', ' ');
+}
+
+/** A text field of a hook payload, if it is one. */
+function payloadText(payload: unknown, key: string): string | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const value = (payload as Record<string, unknown>)[key];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function hookWords(event: string, payload: unknown): string {
+  const tool = payloadText(payload, 'tool_name');
+  switch (event) {
+    case 'session_start':
+      return 'The agent reported its start';
+    case 'user_prompt_submit':
+      return 'A prompt was submitted';
+    case 'pre_tool_use':
+      return tool ? `Calls a tool: ${tool}` : 'Calls a tool';
+    case 'post_tool_use':
+      return tool ? `Tool finished: ${tool}` : 'A tool finished';
+    case 'permission_request':
+      return tool ? `Asks permission for ${tool}` : 'Asks permission';
+    case 'notification': {
+      const message = payloadText(payload, 'message');
+      return message ? `Notification: ${firstLine(message)}` : 'A notification';
+    }
+    case 'subagent_start':
+      return 'A subagent started';
+    case 'subagent_stop':
+      return 'A subagent stopped';
+    case 'teammate_idle': {
+      const name = payloadText(payload, 'teammate_name');
+      return name ? `Teammate ${name} is idle` : 'A teammate is idle';
+    }
+    case 'stop':
+      return 'Its turn ended';
+    case 'stop_failure':
+      return 'Its turn ended in an error';
+    case 'session_end':
+      return 'The agent reported its end';
+    default:
+      return event === '' || event === 'unrecognised' ? 'An event it did not name' : `Event: ${event}`;
+  }
+}
+
+
+function verdictWords(verdict: string): string {
+  return { complete: 'complete', stalled: 'stalled', continue: 'go on', cancelled: 'cancelled' }[verdict] ?? verdict;
 }
 
 /** RESULTS.json indented for reading; text that is not JSON is shown as it is. */
