@@ -4,7 +4,7 @@ import type { Overview, OverviewAgent } from '../lib/bindings';
 import FlowOverview from './FlowOverview.svelte';
 
 function agent(profile_id: string, extra: Partial<OverviewAgent> = {}): OverviewAgent {
-  return { profile_id, name: profile_id, session_id: null, status: null, running: true, doing: null, loop_iteration: null, queued: 0, needs_user: 0, ...extra };
+  return { profile_id, name: profile_id, session_id: null, status: null, since: null, running: true, task_id: null, doing: null, loop_iteration: null, queued: 0, needs_user: 0, ...extra };
 }
 
 const team: Overview = {

@@ -672,7 +672,16 @@ session_id: SessionId | null,
  * What its hooks and the app say; none for an agent that runs without
  * hooks and is not at a task.
  */
-status: AgentStatus | null, running: boolean, 
+status: AgentStatus | null, 
+/**
+ * Since when it has been in that state (running or not); none for an
+ * agent that never ran.
+ */
+since: number | null, running: boolean, 
+/**
+ * Its task at work.
+ */
+task_id: TaskId | null, 
 /**
  * What it is at: its task's first line, or its loop's iteration.
  */
@@ -735,6 +744,8 @@ export interface EngineCommands {
   resize(sessionId: SessionId, size: TermSize): Promise<void>;
   /** Flow control from a view: while paused the engine stops reading the agent's PTY, so a flooding agent blocks instead of the view. */
   setOutputPaused(sessionId: SessionId, paused: boolean): Promise<void>;
+  /** The screen as text and this many recent lines (the dashboard's previews). */
+  screenSnapshot(sessionId: SessionId, recentLines: number): Promise<ScreenSnapshot>;
   /** Queues a task for its agent; it starts at once when the agent is idle and its queue runs. */
   submitTask(spec: TaskSpec): Promise<Submitted>;
   /** Queued and running tasks, and the most recent finished ones; of one agent, or of all. */
@@ -807,6 +818,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     writeInput: async (sessionId, data) => replyValue(await send({ type: "write_input", session_id: sessionId, data: data }), "unit"),
     resize: async (sessionId, size) => replyValue(await send({ type: "resize", session_id: sessionId, size: size }), "unit"),
     setOutputPaused: async (sessionId, paused) => replyValue(await send({ type: "set_output_paused", session_id: sessionId, paused: paused }), "unit"),
+    screenSnapshot: async (sessionId, recentLines) => replyValue(await send({ type: "screen_snapshot", session_id: sessionId, recent_lines: recentLines }), "snapshot"),
     submitTask: async (spec) => replyValue(await send({ type: "submit_task", spec: spec }), "submitted"),
     listTasks: async (profileId) => replyValue(await send({ type: "list_tasks", profile_id: profileId }), "tasks"),
     getTask: async (taskId) => replyValue(await send({ type: "get_task", task_id: taskId }), "task"),
@@ -870,6 +882,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
     case "set_output_paused":
       await target.setOutputPaused(command.session_id, command.paused);
       return { type: "unit" };
+    case "screen_snapshot":
+      return { type: "snapshot", value: await target.screenSnapshot(command.session_id, command.recent_lines) };
     case "submit_task":
       return { type: "submitted", value: await target.submitTask(command.spec) };
     case "list_tasks":

@@ -61,7 +61,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview } from './bindings';
+import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot } from './bindings';
 import diagramData from '../test/diagrams.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
@@ -114,6 +114,8 @@ interface FakeSession {
 }
 
 const encoder = new TextEncoder();
+/** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
+const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
 
 export class FakeBackend implements Backend {
   readonly calls: FakeCall[] = [];
@@ -405,6 +407,22 @@ export class FakeBackend implements Backend {
     this.#checkSize(size);
     const session = this.#running(sessionId);
     session.info = { ...session.info, size };
+  }
+
+  async screenSnapshot(sessionId: SessionId, recentLines: number): Promise<ScreenSnapshot> {
+    this.#record('screen_snapshot', { sessionId, recentLines });
+    const session = this.#session(sessionId);
+    // The fake's terminal has no screen model: its output as plain lines stands in for one.
+    const text = session.scrollback.map((chunk) => new TextDecoder().decode(chunk)).join('').replace(CSI, '');
+    const lines = text.split(/\r?\n/).map((line) => line.replace(/\r/g, '').trimEnd());
+    const rows = lines.slice(-session.info.size.rows);
+    return {
+      size: session.info.size,
+      screen: rows.join('\n').replace(/\n+$/, ''),
+      recent_lines: lines.slice(-recentLines),
+      cursor_row: Math.max(0, rows.length - 1),
+      cursor_col: rows.at(-1)?.length ?? 0,
+    };
   }
 
   async setOutputPaused(sessionId: SessionId, paused: boolean): Promise<void> {
@@ -853,7 +871,9 @@ export class FakeBackend implements Backend {
         name: profile.name,
         session_id: session?.info.id ?? null,
         status: session ? (pending > 0 ? 'attention' : task ? 'working' : 'waiting') : null,
+        since: session ? (task?.typed_at ?? task?.started_at ?? session.info.started_at) : this.#lastEnded(profile.id),
         running: session !== undefined,
+        task_id: task?.id ?? null,
         doing: task ? firstLine(task.instruction) : null,
         loop_iteration: task?.loop_iteration?.number ?? null,
         queued: this.#queueStatus(profile.id).queued,
@@ -864,6 +884,14 @@ export class FakeBackend implements Backend {
       .filter((d) => d.state.state === 'working' || d.keep)
       .map((d) => ({ from: d.requester_profile, to: d.delegate_profile, kind: 'delegated' as const }));
     return { agents, helpers: [], links };
+  }
+
+  #lastEnded(profileId: ProfileId): number | null {
+    const ended = [...this.#sessions.values()]
+      .filter((s) => s.info.profile_id === profileId)
+      .map((s) => ('ended_at' in s.info ? s.info.ended_at : null))
+      .filter((at): at is number => at !== null);
+    return ended.length ? Math.max(...ended) : null;
   }
 
   async listDelegations(): Promise<Delegation[]> {

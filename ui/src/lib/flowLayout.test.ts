@@ -127,9 +127,9 @@ describe('diagram layout', () => {
 describe('overview layout', () => {
   const overview: Overview = {
     agents: [
-      { profile_id: 'lead', name: 'lead', session_id: 's1', status: 'attention', running: true, doing: 'Plan the parser work', loop_iteration: null, queued: 2, needs_user: 1 },
-      { profile_id: 'helper', name: 'helper', session_id: 's2', status: 'working', running: true, doing: null, loop_iteration: 3, queued: 0, needs_user: 0 },
-      { profile_id: 'idle', name: 'idle', session_id: null, status: null, running: false, doing: null, loop_iteration: null, queued: 0, needs_user: 0 },
+      { profile_id: 'lead', name: 'lead', session_id: 's1', status: 'attention', since: null, running: true, task_id: null, doing: 'Plan the parser work', loop_iteration: null, queued: 2, needs_user: 1 },
+      { profile_id: 'helper', name: 'helper', session_id: 's2', status: 'working', since: null, running: true, task_id: null, doing: null, loop_iteration: 3, queued: 0, needs_user: 0 },
+      { profile_id: 'idle', name: 'idle', session_id: null, status: null, since: null, running: false, task_id: null, doing: null, loop_iteration: null, queued: 0, needs_user: 0 },
     ],
     helpers: [{ id: 's1:worker1', lead: 'lead', name: 'worker1' }],
     links: [

@@ -60,8 +60,8 @@ macro_rules! engine_commands {
                 session_id: switchboard_protocol::SessionId,
                 paused: bool,
             ) -> ();
-            /// The screen as text and this many recent lines.
-            socket later screen_snapshot / ScreenSnapshot (
+            /// The screen as text and this many recent lines (the dashboard's previews).
+            window later screen_snapshot / ScreenSnapshot (
                 session_id: switchboard_protocol::SessionId,
                 recent_lines: u32,
             ) -> crate::api::ScreenSnapshot;

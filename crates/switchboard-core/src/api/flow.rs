@@ -238,7 +238,12 @@ pub struct OverviewAgent {
     /// What its hooks and the app say; none for an agent that runs without
     /// hooks and is not at a task.
     pub status: Option<AgentStatus>,
+    /// Since when it has been in that state (running or not); none for an
+    /// agent that never ran.
+    pub since: Option<Millis>,
     pub running: bool,
+    /// Its task at work.
+    pub task_id: Option<TaskId>,
     /// What it is at: its task's first line, or its loop's iteration.
     pub doing: Option<String>,
     pub loop_iteration: Option<u32>,

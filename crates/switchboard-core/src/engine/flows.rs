@@ -140,12 +140,33 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
                 overview.helpers.push(OverviewHelper { id, lead: profile.id.clone(), name: teammate.clone() });
             }
         }
+        let since = since(Since {
+            status,
+            running: session.map(|e| e.info.started_at),
+            shown_since: session.and_then(status::shown_since),
+            task_began: task.and_then(|t| t.typed_at().or(t.started_at())),
+            task_waiting: task.and_then(TaskInfo::waiting_since),
+            last_task_ended: match session {
+                Some(_) if task.is_none() => {
+                    cx.store.finished_tasks(Some(&profile.id), 1)?.first().and_then(TaskInfo::ended_at)
+                }
+                _ => None,
+            },
+            last_session_ended: cx
+                .sessions
+                .entries()
+                .filter(|e| e.info.profile_id == profile.id)
+                .filter_map(|e| ended_at(&e.info.state))
+                .max(),
+        });
         overview.agents.push(OverviewAgent {
             profile_id: profile.id.clone(),
             name: profile.spec.name.clone(),
             session_id: session.map(|e| e.info.id.clone()),
             status,
+            since,
             running: session.is_some(),
+            task_id: task.map(|t| t.id.clone()),
             doing: task.map(|t| first_line(&t.spec.instruction)),
             loop_iteration: task.and_then(|t| t.spec.loop_iteration.as_ref().map(|i| i.number)),
             queued: queues.get(&profile.id).map_or(0, |q| q.queued),
@@ -165,10 +186,102 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
     Ok(overview)
 }
 
+/// What tells since when an agent shows what it shows.
+#[derive(Debug, Clone, Copy, Default)]
+struct Since {
+    status: Option<AgentStatus>,
+    /// Its running session's start; none when it does not run.
+    running: Option<Millis>,
+    /// Since when its hooks have shown this status, where they report.
+    shown_since: Option<Millis>,
+    /// When its task at work was typed in (or taken, not typed yet).
+    task_began: Option<Millis>,
+    /// Since when its task at work has waited for the user.
+    task_waiting: Option<Millis>,
+    /// When its last task ended, while it has none at work.
+    last_task_ended: Option<Millis>,
+    /// When its last session ended.
+    last_session_ended: Option<Millis>,
+}
+
+/// Since when the agent has been in the state the overview shows: a wait for
+/// the user from when it began, work from its task's start, an idle agent
+/// from its last task's end or its session's start, a stopped one from its
+/// last session's end. Hooks that report know best, except of a task's wait.
+fn since(facts: Since) -> Option<Millis> {
+    let Some(started) = facts.running else { return facts.last_session_ended };
+    let from_app = match facts.status {
+        Some(AgentStatus::Attention) => facts.task_waiting,
+        _ if facts.task_began.is_some() => facts.task_began,
+        _ => Some(facts.last_task_ended.map_or(started, |ended| ended.max(started))),
+    };
+    match (facts.status, facts.task_waiting) {
+        (Some(AgentStatus::Attention), Some(waiting)) => Some(waiting),
+        _ => facts.shown_since.or(from_app),
+    }
+}
+
+fn ended_at(state: &crate::api::SessionState) -> Option<Millis> {
+    use crate::api::SessionState::*;
+    match state {
+        Running { .. } => None,
+        Exited { ended_at, .. } | Killed { ended_at, .. } | Interrupted { ended_at } => Some(*ended_at),
+    }
+}
+
 fn first_line(text: &str) -> String {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
     match line.char_indices().nth(120) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_is_in_its_state_since_the_moment_that_state_began() {
+        use AgentStatus::*;
+        let running = |status| Since { status: Some(status), running: Some(100), ..Since::default() };
+        let cases: &[(&str, Since, Option<Millis>)] = &[
+            ("never started", Since::default(), None),
+            (
+                "stopped: since its last session ended",
+                Since { last_session_ended: Some(900), ..Since::default() },
+                Some(900),
+            ),
+            ("idle, no task yet: since its session started", running(Waiting), Some(100)),
+            (
+                "idle after a task: since that task ended",
+                Since { last_task_ended: Some(400), ..running(Waiting) },
+                Some(400),
+            ),
+            (
+                "a task of an earlier session ended before this one started",
+                Since { last_task_ended: Some(50), ..running(Waiting) },
+                Some(100),
+            ),
+            ("at a task: since it was typed in", Since { task_began: Some(300), ..running(Working) }, Some(300)),
+            (
+                "hooks know when the status changed",
+                Since { task_began: Some(300), shown_since: Some(350), ..running(Working) },
+                Some(350),
+            ),
+            (
+                "waiting for the user: since the wait began, whatever the hooks say",
+                Since { task_began: Some(300), task_waiting: Some(500), shown_since: Some(450), ..running(Attention) },
+                Some(500),
+            ),
+            (
+                "asking through its hooks only: since they said so",
+                Since { task_began: Some(300), shown_since: Some(450), ..running(Attention) },
+                Some(450),
+            ),
+        ];
+        for (case, facts, expected) in cases {
+            assert_eq!(since(*facts), *expected, "{case}");
+        }
     }
 }

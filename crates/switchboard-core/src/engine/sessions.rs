@@ -55,6 +55,8 @@ pub(crate) struct HookRecord {
     pub task_done: bool,
     /// Who the agent's environment says it is (team, agent id, name, type).
     pub identity: std::collections::BTreeMap<String, String>,
+    /// The status last shown, and since when it has been.
+    pub shown_since: Option<(switchboard_protocol::hook::AgentStatus, Millis)>,
 }
 
 /// The signal protocols' memory of a session.

@@ -10,7 +10,7 @@ use switchboard_protocol::{SessionId, SignalId};
 
 use super::context::{Ctx, Follow};
 use super::sessions::{SessionEntry, Sessions};
-use crate::api::{AgentStatusInfo, EngineEvent, Millis, TeamInfo};
+use crate::api::{AgentStatusInfo, EngineEvent, Millis, TeamInfo, now};
 use crate::session::Control;
 
 /// The status shown for a session whose hooks have reported.
@@ -41,11 +41,21 @@ pub(crate) fn list(sessions: &Sessions) -> Vec<AgentStatusInfo> {
     sessions.entries().filter_map(shown).collect()
 }
 
-/// Tells the window and the tray a session's status.
-pub(crate) fn publish(cx: &Ctx, id: &SessionId) {
-    if let Some(status) = cx.sessions.get(id).and_then(shown) {
-        cx.emit(EngineEvent::AgentStatusChanged { status });
+/// Tells the window and the tray a session's status, noting when it
+/// changed.
+pub(crate) fn publish(cx: &mut Ctx, id: &SessionId) {
+    let Some(entry) = cx.sessions.get_mut(id) else { return };
+    let Some(status) = shown(entry) else { return };
+    if entry.hooks.shown_since.is_none_or(|(was, _)| was != status.status) {
+        entry.hooks.shown_since = Some((status.status, now()));
     }
+    cx.emit(EngineEvent::AgentStatusChanged { status });
+}
+
+/// Since when the session's hooks have shown the status they show now.
+pub(crate) fn shown_since(entry: &SessionEntry) -> Option<Millis> {
+    let now = shown(entry)?.status;
+    entry.hooks.shown_since.filter(|(status, _)| *status == now).map(|(_, at)| at)
 }
 
 /// Whether the session leads a team with teammates still at work.

@@ -1,0 +1,97 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { clarification } from '../test/signals';
+import { callsOf, renderApp } from '../test/render';
+
+/** Three agents: one waiting for the user's answer at a task, one idle with output, one stopped. */
+async function dashboard() {
+  const backend = new FakeBackend();
+  const now = Date.now();
+  const asker = backend.seedProfile({ name: 'asker', cwd: '/home/me/projects/auth' });
+  const askerSession = backend.seedSession(asker.id, { state: 'running', pid: 4242 }, now - 600_000);
+  const task = backend.seedTask({
+    profile_id: asker.id,
+    instruction: 'Review the auth module\nand list what is risky',
+    state: 'running',
+    session_id: askerSession.id,
+    started_at: now - 300_000,
+    typed_at: now - 300_000,
+  });
+  backend.seedTask({ profile_id: asker.id, instruction: 'Write the release notes' });
+  const question = backend.raiseSignal(askerSession.id, signalScan(clarification(['OAuth2 or JWT?'])), { task_id: task.id });
+  const idle = backend.seedProfile({ name: 'builder', cwd: '/home/me/projects/build' });
+  const idleSession = backend.seedSession(idle.id, { state: 'running', pid: 5151 }, now - 60_000);
+  backend.output(idleSession.id, 'cargo build\r\n   Compiling parser v0.1.0\r\n<b>not markup</b>\r\n');
+  backend.seedProfile({ name: 'archived', cwd: '/home/me/old' });
+  const rendered = await renderApp(backend);
+  await fireEvent.click(screen.getByTestId('open-dashboard'));
+  const view = await screen.findByTestId('dashboard');
+  await waitFor(() => expect(within(view).getAllByTestId('dashboard-card')).toHaveLength(3));
+  return { ...rendered, backend, view, asker, askerSession, task, question, idleSession };
+}
+
+const card = (view: HTMLElement, name: string) =>
+  within(view).getAllByTestId('dashboard-card').find((c) => c.getAttribute('data-profile-name') === name)!;
+
+describe('the dashboard', () => {
+  it('shows every agent with what it does, for how long, its queue and its screen, needs-you first', async () => {
+    const { view } = await dashboard();
+    expect(within(view).getAllByTestId('dashboard-card').map((c) => c.getAttribute('data-profile-name'))).toEqual([
+      'asker',
+      'builder',
+      'archived',
+    ]);
+    expect(within(view).getByTestId('dashboard-summary').textContent).toBe('3 agents · 1 needs you · 1 queued');
+
+    const asker = card(view, 'asker');
+    expect(asker.getAttribute('data-state')).toBe('needs-you');
+    expect(within(asker).getByTestId('dashboard-state').textContent).toBe('needs you');
+    expect(within(asker).getByTestId('dashboard-task').textContent).toBe('Review the auth module');
+    expect(within(asker).getByTestId('dashboard-queued').textContent).toBe('1 queued');
+    expect(within(asker).getByTestId('dashboard-since').textContent).toMatch(/^for 5m/);
+    expect(asker.textContent).toContain('auth');
+    expect(within(asker).getByTestId('dashboard-needs-you').textContent).toContain('A question waits for your answer');
+
+    const builder = card(view, 'builder');
+    expect(within(builder).getByTestId('dashboard-state').textContent).toBe('idle');
+    expect(within(builder).getByTestId('dashboard-queued').textContent).toBe('Nothing queued');
+    // The screen is shown as text: markup in an agent's output stays text.
+    await waitFor(() => expect(within(builder).getByTestId('dashboard-preview').textContent).toContain('Compiling parser v0.1.0'));
+    expect(within(builder).getByTestId('dashboard-preview').textContent).toContain('<b>not markup</b>');
+    expect(builder.querySelector('b')).toBeNull();
+
+    expect(within(card(view, 'archived')).getByTestId('dashboard-state').textContent).toBe('not started');
+  });
+
+  it('sorts by name, and opens the question, the task and the terminal in one click', async () => {
+    const { view, question, task, askerSession } = await dashboard();
+    await fireEvent.change(within(view).getByTestId('dashboard-sort'), { target: { value: 'name' } });
+    expect(within(view).getAllByTestId('dashboard-card').map((c) => c.getAttribute('data-profile-name'))).toEqual([
+      'archived',
+      'asker',
+      'builder',
+    ]);
+
+    await fireEvent.click(within(card(view, 'asker')).getByTestId('dashboard-answer'));
+    const dialog = await screen.findByTestId('signal-dialog');
+    expect(dialog.getAttribute('data-signal-id')).toBe(question.id);
+    await fireEvent.keyDown(dialog, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByTestId('signal-dialog')).toBeNull());
+
+    await fireEvent.click(within(card(view, 'asker')).getByTestId('dashboard-task'));
+    expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(task.id);
+
+    await fireEvent.click(within(card(view, 'asker')).getByTestId('dashboard-preview'));
+    await waitFor(() => expect(screen.queryByTestId('dashboard')).toBeNull());
+    expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(askerSession.id);
+  });
+
+  it('reads the previews of running agents only, and again while it is shown', async () => {
+    const { backend, idleSession, askerSession, unmount } = await dashboard();
+    await waitFor(() => expect(callsOf(backend, 'screen_snapshot').length).toBeGreaterThanOrEqual(2));
+    const sessions = new Set(callsOf(backend, 'screen_snapshot').map((c) => c.sessionId));
+    expect(sessions).toEqual(new Set([idleSession.id, askerSession.id]));
+    unmount();
+  });
+});
