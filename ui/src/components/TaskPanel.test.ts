@@ -62,7 +62,9 @@ describe('task panel', () => {
     expect(status.getAttribute('data-executing')).toBe('true');
     expect(status.getAttribute('data-paused')).toBe('false');
     expect(status.getAttribute('data-queued')).toBe('2');
-    expect(status.textContent).toContain('executing');
+    expect(status.textContent).toContain('working');
+    // The task's name is in its card below; the header shows no id.
+    expect(status.textContent).not.toMatch(/[0-9a-f]{8}/);
 
     // Only interrupted, failed, timed-out and cancelled tasks can be requeued.
     expect(within(entryOf('recent success')).queryByTestId('task-requeue')).toBeNull();

@@ -65,6 +65,8 @@ import {
   type Selection,
 } from './model';
 
+import { paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
+
 export class AppState {
   readonly backend: Backend;
 
@@ -101,6 +103,12 @@ export class AppState {
   flowsTarget: FlowTarget | null = $state.raw(null);
   /** Whether the overview of all agents is open (over the main area). */
   overviewOpen = $state(false);
+  /** Whether the command palette is open. */
+  paletteOpen = $state(false);
+  /** The agent whose task panel should open its "New task" form (asked from the keyboard). */
+  taskFormFor: ProfileId | null = $state(null);
+  /** Counts the requests to put the keyboard in the terminal on screen. */
+  terminalFocus = $state(0);
   readonly #logListeners: ((entry: LogEntry, profileId: ProfileId | null) => void)[] = [];
   /** Each session's agent status, from its hooks. */
   agentStatus: AgentStatusMap = $state.raw({});
@@ -397,6 +405,81 @@ export class AppState {
   /** Put a finished task back at the front of its queue; rejects with an ApiError. */
   async requeueTask(taskId: TaskId): Promise<void> {
     this.#addTask(await this.backend.requeueTask(taskId));
+  }
+
+  /**
+   * Show an agent with its task panel and open its "New task" form: its running session's
+   * view, else the agent's.
+   */
+  openTaskForm(profileId: ProfileId): void {
+    const running = this.sessionsOf(profileId).find((s) => s.state === 'running');
+    this.select(running ? { kind: 'session', id: running.id } : { kind: 'profile', id: profileId });
+    this.taskPanelOpen = true;
+    this.taskFormFor = profileId;
+  }
+
+  /** The task panel of `profileId` opened its form as asked. */
+  taskFormOpened(profileId: ProfileId): void {
+    if (this.taskFormFor === profileId) this.taskFormFor = null;
+  }
+
+  /** Put the keyboard in the terminal on screen (closing what covers it). */
+  focusTerminal(): void {
+    this.closeTask();
+    this.closeLoop();
+    this.closeFlows();
+    this.terminalFocus++;
+  }
+
+  /** The palette's commands for what the window shows now. */
+  get paletteCommands(): PaletteCommand[] {
+    return paletteCommands({
+      profiles: this.model.profiles,
+      sessions: this.model.sessions,
+      queues: this.tasks.queues,
+      pending: this.pendingSignals,
+      loops: this.loops,
+      current: this.selectedAgent,
+      terminalShown: this.selectedSession?.state === 'running',
+      agentsShown: this.sidebarOpen,
+    });
+  }
+
+  /** Does what a palette command (or its shortcut) says. */
+  run(action: PaletteAction): void {
+    this.paletteOpen = false;
+    switch (action.kind) {
+      case 'dashboard':
+        return this.select(null);
+      case 'overview':
+        return this.openOverview();
+      case 'go':
+        return this.select(action.session ? { kind: 'session', id: action.session.id } : { kind: 'profile', id: action.profile.id });
+      case 'new-task':
+        return this.openTaskForm(action.profile.id);
+      case 'new-agent':
+        return this.openForm();
+      case 'start':
+        void this.startAgent(action.profile.id);
+        return;
+      case 'answer':
+        return this.showSignal(action.signal.id);
+      case 'terminal':
+        return this.focusTerminal();
+      case 'pause-all':
+        this.setAllQueuesPaused(action.paused).catch(logFailure('set_queue_paused'));
+        return;
+      case 'agents':
+        this.sidebarOpen = action.open;
+        return;
+      case 'loop':
+        return this.openLoop(action.loop.id);
+    }
+  }
+
+  /** Pause or resume every agent's queue; rejects with an ApiError. */
+  async setAllQueuesPaused(paused: boolean): Promise<void> {
+    await this.backend.setQueuePaused(null, paused);
   }
 
   /** Pause or resume an agent's queue; rejects with an ApiError. */

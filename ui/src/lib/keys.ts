@@ -1,0 +1,30 @@
+/** The shortcuts' handlers: each runs the palette command of the same name, where it applies. */
+import type { AppState } from './appState.svelte';
+import type { PaletteAction } from './palette';
+import { SHORTCUTS, type ShortcutId } from './shortcuts';
+
+export function keyBindings(app: AppState): Record<string, (event: KeyboardEvent) => void> {
+  const commandOf = (id: string) => app.paletteCommands.find((c) => c.id === id)?.action;
+  const actions: Record<ShortcutId, () => PaletteAction | 'palette' | undefined> = {
+    palette: () => 'palette',
+    dashboard: () => commandOf('dashboard'),
+    newTask: () => commandOf('new-task'),
+    newAgent: () => commandOf('new-agent'),
+    answer: () => commandOf('answer'),
+    terminal: () => commandOf('terminal'),
+    agents: () => commandOf('agents'),
+  };
+  return Object.fromEntries(
+    (Object.keys(SHORTCUTS) as ShortcutId[]).map((id) => [
+      SHORTCUTS[id].keys,
+      (event: KeyboardEvent) => {
+        // A shortcut is the window's, never the terminal's, even where it does nothing now.
+        event.preventDefault();
+        event.stopPropagation();
+        const action = actions[id]();
+        if (action === 'palette') app.paletteOpen = !app.paletteOpen;
+        else if (action) app.run(action);
+      },
+    ]),
+  );
+}

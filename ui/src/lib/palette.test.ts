@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { Profile, QueueStatus, SessionInfo, SignalInfo } from './bindings';
+import { paletteCommands, type PaletteInput } from './palette';
+
+const profile = (name: string) => ({ id: `${name}-id`, name }) as Profile;
+const running = (p: Profile) => ({ id: `${p.name}-s`, profile_id: p.id, state: 'running', pid: 1 }) as SessionInfo;
+const queue = (p: Profile, paused: boolean) => ({ profile_id: p.id, paused, executing: false, current_task: null, queued: 0 }) as QueueStatus;
+
+function input(extra: Partial<PaletteInput> = {}): PaletteInput {
+  return { profiles: [], sessions: [], queues: [], pending: [], loops: [], current: undefined, terminalShown: false, agentsShown: true, ...extra };
+}
+
+describe('palette commands', () => {
+  it('offer the next question first, naming its agent and how many wait', () => {
+    const asker = profile('asker');
+    const pending = [{ id: 'q1', profile_id: asker.id }, { id: 'q2', profile_id: asker.id }] as SignalInfo[];
+    const [first] = paletteCommands(input({ profiles: [asker], pending }));
+    expect(first.label).toBe('Answer the next question, from asker (2 wait)');
+    expect(first.shortcut).toBe('Ctrl+Shift+A');
+    expect(first.action).toEqual({ kind: 'answer', signal: pending[0] });
+    expect(paletteCommands(input({ profiles: [asker] })).some((c) => c.id === 'answer')).toBe(false);
+  });
+
+  it('give "New task" to the agent on screen, and to every other agent by name', () => {
+    const [amy, bob] = [profile('amy'), profile('bob')];
+    const commands = paletteCommands(input({ profiles: [amy, bob], current: amy }));
+    const labels = commands.map((c) => c.label);
+    expect(commands.find((c) => c.id === 'new-task')?.label).toBe('New task for amy');
+    expect(labels.filter((l) => l.startsWith('New task for'))).toEqual(['New task for amy', 'New task for bob']);
+    expect(paletteCommands(input({ profiles: [amy] })).some((c) => c.id === 'new-task')).toBe(false);
+  });
+
+  it('switch to an agent at its running session, and start one that does not run', () => {
+    const [amy, bob] = [profile('amy'), profile('bob')];
+    const session = running(amy);
+    const commands = paletteCommands(input({ profiles: [amy, bob], sessions: [session] }));
+    expect(commands.find((c) => c.id === `go:${amy.id}`)?.action).toEqual({ kind: 'go', profile: amy, session });
+    expect(commands.find((c) => c.id === `go:${bob.id}`)?.action).toEqual({ kind: 'go', profile: bob, session: null });
+    expect(commands.some((c) => c.id === `start:${amy.id}`)).toBe(false);
+    expect(commands.find((c) => c.id === `start:${bob.id}`)?.label).toBe('Start bob');
+  });
+
+  it('pause every queue, or resume them once all are paused; focus the terminal only when one shows', () => {
+    const [amy, bob] = [profile('amy'), profile('bob')];
+    const pause = (queues: QueueStatus[]) => paletteCommands(input({ profiles: [amy, bob], queues })).find((c) => c.id === 'pause-all');
+    expect(pause([queue(amy, true), queue(bob, false)])?.action).toEqual({ kind: 'pause-all', paused: true });
+    expect(pause([queue(amy, true), queue(bob, true)])?.label).toBe('Resume all queues');
+    expect(paletteCommands(input()).some((c) => c.id === 'terminal')).toBe(false);
+    expect(paletteCommands(input({ terminalShown: true })).find((c) => c.id === 'terminal')?.shortcut).toBe('Ctrl+Shift+E');
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The command palette's commands, from what the window shows now: pure, so which commands are
+ * offered (and to which agent "New task" goes) is tested without a window.
+ */
+import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo } from './bindings';
+import { SHORTCUTS, type ShortcutId } from './shortcuts';
+
+export type PaletteAction =
+  | { kind: 'dashboard' }
+  | { kind: 'overview' }
+  | { kind: 'go'; profile: Profile; session: SessionInfo | null }
+  | { kind: 'new-task'; profile: Profile }
+  | { kind: 'new-agent' }
+  | { kind: 'start'; profile: Profile }
+  | { kind: 'answer'; signal: SignalInfo }
+  | { kind: 'terminal' }
+  | { kind: 'pause-all'; paused: boolean }
+  | { kind: 'agents'; open: boolean }
+  | { kind: 'loop'; loop: LoopInfo };
+
+export interface PaletteCommand {
+  /** Unique among the commands; also what the palette filters on, with `keywords`. */
+  id: string;
+  label: string;
+  group: 'Go to' | 'Do' | 'Agents';
+  shortcut?: string;
+  keywords?: string[];
+  action: PaletteAction;
+}
+
+export interface PaletteInput {
+  profiles: readonly Profile[];
+  sessions: readonly SessionInfo[];
+  queues: readonly QueueStatus[];
+  /** Signals waiting for the user, oldest first. */
+  pending: readonly SignalInfo[];
+  loops: readonly LoopInfo[];
+  /** The agent on screen, if any. */
+  current: Profile | undefined;
+  /** A live terminal is on screen. */
+  terminalShown: boolean;
+  agentsShown: boolean;
+}
+
+const shortcut = (id: ShortcutId) => SHORTCUTS[id].label;
+
+export function paletteCommands(input: PaletteInput): PaletteCommand[] {
+  const running = (profile: Profile) => input.sessions.find((s) => s.profile_id === profile.id && s.state === 'running') ?? null;
+  const commands: PaletteCommand[] = [];
+  const next = input.pending[0];
+  if (next) {
+    const asker = input.profiles.find((p) => p.id === next.profile_id);
+    const more = input.pending.length > 1 ? ` (${input.pending.length} wait)` : '';
+    commands.push({
+      id: 'answer',
+      label: `Answer the next question${asker ? `, from ${asker.name}` : ''}${more}`,
+      group: 'Do',
+      shortcut: shortcut('answer'),
+      keywords: ['question', 'signal', 'reply', 'needs you'],
+      action: { kind: 'answer', signal: next },
+    });
+  }
+  if (input.current) {
+    commands.push({
+      id: 'new-task',
+      label: `New task for ${input.current.name}`,
+      group: 'Do',
+      shortcut: shortcut('newTask'),
+      keywords: ['queue', 'instruction'],
+      action: { kind: 'new-task', profile: input.current },
+    });
+  }
+  if (input.terminalShown) {
+    commands.push({ id: 'terminal', label: 'Focus the terminal', group: 'Do', shortcut: shortcut('terminal'), keywords: ['type', 'keyboard'], action: { kind: 'terminal' } });
+  }
+  const profileIds = new Set(input.profiles.map((p) => p.id));
+  const queues = input.queues.filter((q) => profileIds.has(q.profile_id));
+  const allPaused = queues.length > 0 && queues.every((q) => q.paused);
+  commands.push({
+    id: 'pause-all',
+    label: allPaused ? 'Resume all queues' : 'Pause all queues',
+    group: 'Do',
+    keywords: ['stop', 'hold', 'queue'],
+    action: { kind: 'pause-all', paused: !allPaused },
+  });
+  commands.push({ id: 'new-agent', label: 'New agent', group: 'Do', shortcut: shortcut('newAgent'), keywords: ['create', 'profile'], action: { kind: 'new-agent' } });
+  commands.push({ id: 'dashboard', label: 'Dashboard', group: 'Go to', shortcut: shortcut('dashboard'), keywords: ['home', 'all agents'], action: { kind: 'dashboard' } });
+  commands.push({ id: 'overview', label: 'Graph of all agents', group: 'Go to', keywords: ['overview', 'flows'], action: { kind: 'overview' } });
+  commands.push({
+    id: 'agents',
+    label: input.agentsShown ? 'Hide the agents list' : 'Show the agents list',
+    group: 'Go to',
+    shortcut: shortcut('agents'),
+    keywords: ['sidebar'],
+    action: { kind: 'agents', open: !input.agentsShown },
+  });
+  for (const loop of input.loops.filter((l) => l.state.state === 'active' || l.state.state === 'stalled')) {
+    const agent = input.profiles.find((p) => p.id === loop.profile_id);
+    if (!agent) continue;
+    commands.push({ id: `loop:${loop.id}`, label: `${agent.name}'s loop`, group: 'Go to', keywords: ['loop', agent.name], action: { kind: 'loop', loop } });
+  }
+  for (const profile of input.profiles) {
+    const session = running(profile);
+    commands.push({ id: `go:${profile.id}`, label: profile.name, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
+    if (profile.id !== input.current?.id) {
+      commands.push({ id: `task:${profile.id}`, label: `New task for ${profile.name}`, group: 'Agents', keywords: ['queue'], action: { kind: 'new-task', profile } });
+    }
+    if (!session) {
+      commands.push({ id: `start:${profile.id}`, label: `Start ${profile.name}`, group: 'Agents', keywords: ['run', 'session'], action: { kind: 'start', profile } });
+    }
+  }
+  return commands;
+}

@@ -1,0 +1,15 @@
+/**
+ * What jsdom lacks and the UI's libraries use: the command palette's list (bits-ui) measures
+ * itself with ResizeObserver and scrolls its chosen item into view. Neither has anything to
+ * do without layout, so they do nothing here.
+ */
+if (typeof globalThis.ResizeObserver === 'undefined') {
+  globalThis.ResizeObserver = class {
+    observe(): void {}
+    unobserve(): void {}
+    disconnect(): void {}
+  };
+}
+if (typeof Element.prototype.scrollIntoView !== 'function') {
+  Element.prototype.scrollIntoView = function scrollIntoView(): void {};
+}
