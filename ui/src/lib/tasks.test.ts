@@ -158,15 +158,16 @@ describe('queue order', () => {
     expect(queueStatusOf([queue('p', { paused: true })], tasks, 'p').paused).toBe(true);
   });
 
-  it.each<[string, QueueStatus | undefined, string | null]>([
+  it.each<[string, QueueStatus | undefined, string | null, boolean?]>([
     ['unknown', undefined, null],
+    ['at a task that waits for the user', queue('p', { executing: true, queued: 1 }), 'needs you · 1 queued', true],
     ['idle and empty', queue('p'), null],
     ['working', queue('p', { executing: true }), 'working'],
     ['working with a queue', queue('p', { executing: true, queued: 2 }), 'working · 2 queued'],
     ['paused with a queue', queue('p', { paused: true, queued: 1 }), 'paused · 1 queued'],
     ['only paused', queue('p', { paused: true }), 'paused'],
-  ])('sidebar indicator: %s', (_name, status, text) => {
-    expect(queueIndicator(status)).toBe(text);
+  ])('sidebar indicator: %s', (_name, status, text, needsYou) => {
+    expect(queueIndicator(status, needsYou)).toBe(text);
   });
 });
 

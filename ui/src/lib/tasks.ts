@@ -150,12 +150,12 @@ export function queueStatusOf(queues: readonly QueueStatus[], tasks: readonly Ta
 }
 
 /** The sidebar's few words about an agent's queue, or null when there is nothing to say. */
-export function queueIndicator(queue: QueueStatus | undefined, current?: TaskInfo): string | null {
+export function queueIndicator(queue: QueueStatus | undefined, needsYou = false): string | null {
   if (!queue) return null;
   const parts: string[] = [];
   if (queue.paused) parts.push('paused');
   // Its task at work waits for the user's answer: that is what it does now.
-  if (queue.executing) parts.push(current?.waiting_since != null ? 'needs you' : 'working');
+  if (queue.executing) parts.push(needsYou ? 'needs you' : 'working');
   if (queue.queued > 0) parts.push(`${queue.queued} queued`);
   return parts.length ? parts.join(' · ') : null;
 }
