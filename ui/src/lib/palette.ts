@@ -101,7 +101,7 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   }
   for (const profile of input.profiles) {
     const session = running(profile);
-    commands.push({ id: `go:${profile.id}`, label: profile.name, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
+    commands.push({ id: `go:${profile.id}`, label: `Go to ${profile.name}`, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
     if (profile.id !== input.current?.id) {
       commands.push({ id: `task:${profile.id}`, label: `New task for ${profile.name}`, group: 'Agents', keywords: ['queue'], action: { kind: 'new-task', profile } });
     }
