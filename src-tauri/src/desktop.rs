@@ -98,7 +98,7 @@ impl Desktop {
                 .appname("Switchboard")
                 .summary(&notice.title)
                 .body(&notice.body)
-                .action("default", notice.target.open_label())
+                .action("default", notice.action)
                 .show();
             match shown {
                 Ok(handle) if await_click => {
