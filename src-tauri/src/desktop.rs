@@ -94,10 +94,14 @@ impl Desktop {
             self.awaited.fetch_sub(1, Ordering::SeqCst);
         }
         let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
+            // A server that reads markup in bodies would take "<" or "&" in a
+            // task's name for markup: it gets the text escaped.
+            let markup = notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "body-markup"));
+            let body = if markup { notice.body_as_markup() } else { notice.body.clone() };
             let shown = notify_rust::Notification::new()
                 .appname("Switchboard")
                 .summary(&notice.title)
-                .body(&notice.body)
+                .body(&body)
                 .action("default", notice.action)
                 .show();
             match shown {

@@ -69,6 +69,13 @@ impl Notice {
         let action = target.open_label();
         Notice { target, title: title.into(), body: body.into(), action }
     }
+
+    /// The body for a notification server that reads markup in bodies (the
+    /// freedesktop `body-markup` capability): the same text, escaped, so a
+    /// task named "Fix <Input> & focus" shows as typed instead of as a tag.
+    pub fn body_as_markup(&self) -> String {
+        self.body.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    }
 }
 
 /// The tray's numbers.
@@ -523,6 +530,16 @@ mod tests {
         let name = told.body.strip_prefix("An agent finished “").unwrap().strip_suffix("…”").unwrap();
         assert!(name.starts_with("word word") && name.chars().count() <= SHOWN_CHARS, "{name:?}");
         assert!(!told.body.contains('\n'), "{told:?}");
+    }
+
+    #[test]
+    fn a_body_sent_as_markup_shows_its_text_as_typed() {
+        let mut notices = Notices::default();
+        let mut done = task(&ProfileId::new(), &TaskId::new(), TaskState::Completed);
+        done.spec.instruction = "Fix <Input> & focus".into();
+        let notice = notices.apply(&EngineEvent::TaskChanged { task: done }).unwrap();
+        assert_eq!(notice.body, "An agent finished “Fix <Input> & focus”");
+        assert_eq!(notice.body_as_markup(), "An agent finished “Fix &lt;Input&gt; &amp; focus”");
     }
 
     #[test]
