@@ -136,6 +136,10 @@ impl Desktop {
             let notices = self.notices.lock().expect("never poisoned");
             (notices.counts(), notices.all_paused())
         };
+        // A panel names the item by its title, which appindicator takes from
+        // GLib's application name; unset, that is the binary's lower-case name.
+        #[cfg(target_os = "linux")]
+        glib::set_application_name("Switchboard");
         let built = (|| -> tauri::Result<Tray> {
             let status = MenuItem::with_id(app, "status", counts.label(), false, None::<&str>)?;
             let show = MenuItem::with_id(app, "show", "Show window", true, None::<&str>)?;
