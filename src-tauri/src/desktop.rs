@@ -94,11 +94,15 @@ impl Desktop {
             self.awaited.fetch_sub(1, Ordering::SeqCst);
         }
         let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
+            // A server that reads markup in bodies would take "<" or "&" in a
+            // task's name for markup: it gets the text escaped.
+            let markup = notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "body-markup"));
+            let body = if markup { notice.body_as_markup() } else { notice.body.clone() };
             let shown = notify_rust::Notification::new()
                 .appname("Switchboard")
                 .summary(&notice.title)
-                .body(&notice.body)
-                .action("default", notice.target.open_label())
+                .body(&body)
+                .action("default", notice.action)
                 .show();
             match shown {
                 Ok(handle) if await_click => {
@@ -132,6 +136,10 @@ impl Desktop {
             let notices = self.notices.lock().expect("never poisoned");
             (notices.counts(), notices.all_paused())
         };
+        // A panel names the item by its title, which appindicator takes from
+        // GLib's application name; unset, that is the binary's lower-case name.
+        #[cfg(target_os = "linux")]
+        glib::set_application_name("Switchboard");
         let built = (|| -> tauri::Result<Tray> {
             let status = MenuItem::with_id(app, "status", counts.label(), false, None::<&str>)?;
             let show = MenuItem::with_id(app, "show", "Show window", true, None::<&str>)?;

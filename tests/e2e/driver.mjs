@@ -44,9 +44,10 @@ async function waitForPort(port, deadlineMs) {
 /**
  * Launches the app; returns {browser, dataDir, close}. Pass `dataDir` to reuse one (it is then
  * left in place on close). With `stderr: '/dev/full'` the app's stderr refuses every write, as
- * on a full disk or a closed pipe.
+ * on a full disk or a closed pipe. `env` adds to the app's environment (the driver passes its own
+ * on), e.g. `DBUS_SESSION_BUS_ADDRESS` to run the app on a private session bus.
  */
-export async function launchApp({ args = [], dataDir: given, stderr } = {}) {
+export async function launchApp({ args = [], dataDir: given, stderr, env = {} } = {}) {
   const dataDir = given ?? mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
   let application = APP;
   if (stderr) {
@@ -59,6 +60,7 @@ export async function launchApp({ args = [], dataDir: given, stderr } = {}) {
   const nativePort = await freePort();
   const driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(nativePort)], {
     stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, ...env },
   });
   await waitForPort(port, 15_000);
   const browser = await remote({

@@ -118,7 +118,7 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     let about_loop: Vec<_> =
         told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
     assert_eq!(about_loop.len(), 1, "{told:#?}");
-    assert_eq!(about_loop[0].title, "looper: loop stalled");
+    assert_eq!(about_loop[0].title, "Loop stalled");
     assert_eq!(notices.counts().stalled, 1);
     // The error came back three times: it is a guardrail now.
     let guardrails = std::fs::read_to_string(t.workspace.join(".switchboard/guardrails.md")).unwrap();

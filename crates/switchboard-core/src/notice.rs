@@ -1,6 +1,11 @@
 //! What the desktop shell tells the user outside the window: a notification
 //! when a task ends, and the tray's counts of working agents and agents that
 //! need attention. Pure bookkeeping over engine events; the shell shows it.
+//!
+//! A notification says what happened in its title ("Task failed") and to
+//! which task of which agent in its body, in the user's words: the task by
+//! the first line of its instruction, never by id, and why it ended as the
+//! engine put it for people.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -17,6 +22,14 @@ use crate::api::{
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;
 
+/// The most characters of a task's first line, a loop's goal or an agent's
+/// question a notification shows; longer ones end in an ellipsis. A
+/// notification is a glance, the window has the rest.
+const SHOWN_CHARS: usize = 80;
+/// The most characters of why something ended (an engine's reason, a
+/// loop's last stop reason).
+const REASON_CHARS: usize = 160;
+
 /// What clicking a notification opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoticeTarget {
@@ -28,8 +41,8 @@ pub enum NoticeTarget {
 }
 
 impl NoticeTarget {
-    /// The words on the notification's button.
-    pub fn open_label(&self) -> &'static str {
+    /// The words on the notification's button: what it opens.
+    fn open_label(&self) -> &'static str {
         match self {
             NoticeTarget::Task(_) => "Open task",
             NoticeTarget::Signal(_) => "Open",
@@ -43,8 +56,26 @@ impl NoticeTarget {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
     pub target: NoticeTarget,
+    /// What happened ("Task completed", "Loop stalled").
     pub title: String,
+    /// To what: the agent and the task, loop or question, and why.
     pub body: String,
+    /// The words on its action, which opens `target` ("Open task", "Answer").
+    pub action: &'static str,
+}
+
+impl Notice {
+    fn new(target: NoticeTarget, title: impl Into<String>, body: impl Into<String>) -> Notice {
+        let action = target.open_label();
+        Notice { target, title: title.into(), body: body.into(), action }
+    }
+
+    /// The body for a notification server that reads markup in bodies (the
+    /// freedesktop `body-markup` capability): the same text, escaped, so a
+    /// task named "Fix <Input> & focus" shows as typed instead of as a tag.
+    pub fn body_as_markup(&self) -> String {
+        self.body.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    }
 }
 
 /// The tray's numbers.
@@ -62,7 +93,8 @@ pub struct TrayCounts {
 
 impl TrayCounts {
     pub fn label(&self) -> String {
-        let mut label = format!("{} working · {} need attention", self.working, self.attention);
+        let verb = if self.attention == 1 { "needs" } else { "need" };
+        let mut label = format!("{} working · {} {verb} attention", self.working, self.attention);
         if self.stalled > 0 {
             label.push_str(&format!(" · {} stalled", self.stalled));
         }
@@ -86,6 +118,9 @@ pub struct Notices {
     /// Stalled loops, and tasks whose agent went quiet, per agent.
     stalled_loops: HashMap<LoopId, ProfileId>,
     quiet_tasks: HashMap<TaskId, ProfileId>,
+    /// The first line of each task not finished yet, to name the task a
+    /// signal comes from.
+    open_tasks: HashMap<TaskId, String>,
     notified: HashSet<String>,
     notified_order: VecDeque<String>,
     viewed: Option<TaskId>,
@@ -156,17 +191,17 @@ impl Notices {
                     StorageProblem::ReadOnly => "Its data folder is read-only: make it writable.".to_owned(),
                     StorageProblem::Failing { detail } => detail.clone(),
                 };
-                Some(Notice { target: NoticeTarget::Window, title: "Switchboard cannot record its work".into(), body })
+                Some(Notice::new(NoticeTarget::Window, "Switchboard cannot record its work", body))
             }
             EngineEvent::SignalsFlooding { profile_id, limit, oldest_pending, .. } => {
                 let agent = self.names.get(profile_id).map_or("An agent", String::as_str);
-                Some(Notice {
-                    target: NoticeTarget::Signal(oldest_pending.clone()?),
-                    title: format!("{agent} is raising more signals than can wait at once"),
-                    body: format!(
+                Some(Notice::new(
+                    NoticeTarget::Signal(oldest_pending.clone()?),
+                    format!("{agent} is raising more signals than can wait at once"),
+                    format!(
                         "{limit} are waiting for you; the ones after them are set aside in its event log until you answer some."
                     ),
-                })
+                ))
             }
             EngineEvent::SessionChanged { session } => {
                 self.session_profiles.insert(session.id.clone(), session.profile_id.clone());
@@ -175,22 +210,23 @@ impl Notices {
         }
     }
 
+    fn agent(&self, profile: &ProfileId) -> &str {
+        self.names.get(profile).map_or("An agent", String::as_str)
+    }
+
     fn on_loop(&mut self, info: &LoopInfo) -> Option<Notice> {
-        let agent = self.names.get(&info.profile_id).map_or("An agent", String::as_str).to_owned();
-        let goal: String = info.settings.goal.lines().next().unwrap_or_default().chars().take(120).collect();
-        let reason = info.state.reason().unwrap_or_default();
-        let title = match &info.state {
+        let (title, did) = match &info.state {
             LoopState::Stalled { .. } => {
                 self.stalled_loops.insert(info.id.clone(), info.profile_id.clone());
-                format!("{agent}: loop stalled")
+                ("Loop stalled", "is stuck on")
             }
             LoopState::Complete { why: Completion::MaxIterations { .. }, .. } => {
                 self.stalled_loops.remove(&info.id);
-                format!("{agent}: loop stopped at its cap")
+                ("Loop stopped at its cap", "did not finish")
             }
             LoopState::Complete { .. } => {
                 self.stalled_loops.remove(&info.id);
-                format!("{agent}: loop complete")
+                ("Loop complete", "finished")
             }
             LoopState::Active | LoopState::Cancelled { .. } => {
                 self.stalled_loops.remove(&info.id);
@@ -200,7 +236,12 @@ impl Notices {
         if !self.remember(loop_key(info)) {
             return None;
         }
-        Some(Notice { target: NoticeTarget::Loop(info.id.clone()), title, body: format!("{goal}\n{reason}") })
+        let goal = quoted(&info.settings.goal);
+        let mut body = format!("{} {did} {goal}", self.agent(&info.profile_id));
+        if let Some(reason) = info.state.reason() {
+            body.push_str(&format!(": {}", cut(&reason, REASON_CHARS)));
+        }
+        Some(Notice::new(NoticeTarget::Loop(info.id.clone()), title, body))
     }
 
     fn on_quiet(&mut self, task: &TaskInfo) -> Option<Notice> {
@@ -212,16 +253,20 @@ impl Notices {
         if !self.remember(format!("quiet:{}:{since}", task.id)) {
             return None;
         }
-        let agent = self.names.get(&task.spec.profile_id).map_or("An agent", String::as_str);
-        let first_line: String = task.spec.instruction.lines().next().unwrap_or_default().chars().take(120).collect();
-        Some(Notice {
-            target: NoticeTarget::Task(task.id.clone()),
-            title: format!("{agent} may be stuck"),
-            body: format!("No output and no hook event for a while, working on: {first_line}"),
-        })
+        let body = format!(
+            "{} has shown no output and no hook event for a while, working on {}",
+            self.agent(&task.spec.profile_id),
+            quoted(&task.spec.instruction)
+        );
+        Some(Notice::new(NoticeTarget::Task(task.id.clone()), "Agent may be stuck", body))
     }
 
     fn on_task(&mut self, task: &TaskInfo) -> Option<Notice> {
+        if task.state().is_finished() {
+            self.open_tasks.remove(&task.id);
+        } else {
+            self.open_tasks.insert(task.id.clone(), quoted(&task.spec.instruction));
+        }
         if task.state() == TaskState::Running || self.quiet_tasks.contains_key(&task.id) {
             let notice = self.on_quiet(task);
             if task.state() == TaskState::Running {
@@ -231,26 +276,36 @@ impl Notices {
         if task.state().is_finished() {
             self.last_finished.insert(task.spec.profile_id.clone(), task.state());
         }
-        // A summary that says FAILED or PARTIAL is told as such, not as "finished".
+        // A loop's iterations are told by the loop, once it ends or stalls.
+        if task.spec.loop_iteration.is_some() {
+            return None;
+        }
+        // A summary that says FAILED or PARTIAL is told as such, not as "completed".
         let said = task.result().and_then(|result| result.summary.status);
-        let verb = match (task.state(), said) {
-            (TaskState::Completed, Some(SummaryStatus::Failed)) => "done, but its summary says it failed",
-            (TaskState::Completed, Some(SummaryStatus::Partial)) => "partly done",
-            (TaskState::Completed, _) => "finished",
-            (TaskState::Failed, _) => "failed",
-            (TaskState::TimedOut, _) => "timed out",
+        let reason = task.reason().map(|reason| cut(reason, REASON_CHARS));
+        let (agent, name) = (self.agent(&task.spec.profile_id), quoted(&task.spec.instruction));
+        let (title, what, why) = match (task.state(), said) {
+            (TaskState::Completed, Some(SummaryStatus::Failed)) => {
+                ("Task failed", format!("{agent} could not finish {name}"), Some("its summary says it failed".into()))
+            }
+            (TaskState::Completed, Some(SummaryStatus::Partial)) => (
+                "Task partly done",
+                format!("{agent} did part of {name}"),
+                Some("its summary says what is left".into()),
+            ),
+            (TaskState::Completed, _) => ("Task completed", format!("{agent} finished {name}"), None),
+            (TaskState::Failed, _) => ("Task failed", format!("{agent} could not finish {name}"), reason),
+            (TaskState::TimedOut, _) => ("Task timed out", format!("{agent} did not finish {name} in time"), reason),
             _ => return None,
         };
         if self.viewed.as_ref() == Some(&task.id) || !self.remember(task.id.to_string()) {
             return None;
         }
-        let agent = self.names.get(&task.spec.profile_id).map_or("An agent", String::as_str);
-        let first_line = task.spec.instruction.lines().next().unwrap_or_default();
-        let mut body: String = first_line.chars().take(120).collect();
-        if let Some(reason) = task.reason().filter(|_| task.state() != TaskState::Completed) {
-            body.push_str(&format!("\n{reason}"));
-        }
-        Some(Notice { target: NoticeTarget::Task(task.id.clone()), title: format!("{agent}: task {verb}"), body })
+        let body = match why {
+            Some(why) => format!("{what}: {why}"),
+            None => what,
+        };
+        Some(Notice::new(NoticeTarget::Task(task.id.clone()), title, body))
     }
 
     fn on_signal(&mut self, signal: &SignalInfo) -> Option<Notice> {
@@ -262,28 +317,47 @@ impl Notices {
         if !self.remember(signal.id.to_string()) {
             return None;
         }
-        let agent = self.names.get(&signal.profile_id).map_or("An agent", String::as_str);
-        let (title, body) = match &signal.scan {
+        let agent = self.agent(&signal.profile_id);
+        // What the agent was working on, when the signal came from a task.
+        let on = match signal.task_id.as_ref().and_then(|task| self.open_tasks.get(task)) {
+            Some(task) => format!("On {task}: "),
+            None => String::new(),
+        };
+        let target = NoticeTarget::Signal(signal.id.clone());
+        let notice = match &signal.scan {
             ScanEvent::Signal { signal } => match &signal.body {
                 SignalBody::Clarification { questions, .. } => {
-                    (format!("{agent} needs an answer"), questions.first().cloned().unwrap_or_default())
+                    let first = shortened(questions.first().map_or("", String::as_str));
+                    let more = match questions.len() {
+                        0 | 1 => String::new(),
+                        n => format!(" (and {} more)", n - 1),
+                    };
+                    let mut notice =
+                        Notice::new(target, format!("{agent} needs your answer"), format!("{on}{first}{more}"));
+                    notice.action = "Answer";
+                    notice
                 }
-                SignalBody::StopWork { blocker_type, details, .. } => {
-                    (format!("{agent} is blocked: {blocker_type}"), details.clone())
-                }
-                SignalBody::Delegate { new_task_description, .. } => {
-                    (format!("{agent} asks to delegate work"), new_task_description.clone())
-                }
-                SignalBody::Completion { status, metrics_achieved, .. } => {
-                    (format!("{agent} reports completion: {status}"), metrics_achieved.clone())
-                }
+                SignalBody::StopWork { blocker_type, details, .. } => Notice::new(
+                    target,
+                    format!("{agent} is blocked: {}", shortened(blocker_type)),
+                    format!("{on}{}", shortened(details)),
+                ),
+                SignalBody::Delegate { new_task_description, .. } => Notice::new(
+                    target,
+                    format!("{agent} asks to delegate work"),
+                    format!("{on}{}", shortened(new_task_description)),
+                ),
+                SignalBody::Completion { status, metrics_achieved, .. } => Notice::new(
+                    target,
+                    format!("{agent} reports completion: {}", shortened(status)),
+                    format!("{on}{}", shortened(metrics_achieved)),
+                ),
             },
             ScanEvent::Malformed { reason, .. } => {
-                (format!("{agent} printed a signal that could not be read"), reason.clone())
+                Notice::new(target, format!("{agent} printed a signal that could not be read"), shortened(reason))
             }
         };
-        let body = body.chars().take(160).collect();
-        Some(Notice { target: NoticeTarget::Signal(signal.id.clone()), title, body })
+        Some(notice)
     }
 
     /// Records a notification for this key; false if it already had one.
@@ -320,6 +394,25 @@ impl Notices {
     pub fn all_paused(&self) -> bool {
         !self.queues.is_empty() && self.queues.values().all(|q| q.paused)
     }
+}
+
+/// The first line of a text, cut at [`SHOWN_CHARS`].
+fn shortened(text: &str) -> String {
+    cut(text, SHOWN_CHARS)
+}
+
+/// The first line of a text that is not blank, cut at `chars` characters.
+fn cut(text: &str, chars: usize) -> String {
+    let line = text.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or_default();
+    match line.char_indices().nth(chars) {
+        Some((cut, _)) => format!("{}…", line[..cut].trim_end()),
+        None => line.to_owned(),
+    }
+}
+
+/// A task or goal as a notification names it: its first line, in quotes.
+fn quoted(text: &str) -> String {
+    format!("“{}”", shortened(text))
 }
 
 /// One notification per loop ending (or stall: a resumed loop may stall again).
@@ -363,24 +456,98 @@ mod tests {
         }
     }
 
-    #[test]
-    fn which_task_ends_are_notified() {
-        let profile = ProfileId::new();
-        let changed = |state| EngineEvent::TaskChanged { task: task(&profile, &TaskId::new(), state) };
-        let cases = [
-            (TaskState::Queued, None),
-            (TaskState::Running, None),
-            (TaskState::Completed, Some("An agent: task finished")),
-            (TaskState::Failed, Some("An agent: task failed")),
-            (TaskState::TimedOut, Some("An agent: task timed out")),
-            (TaskState::Cancelled, None),
-            (TaskState::Interrupted, None),
-        ];
-        for (state, title) in cases {
-            let mut notices = Notices::default();
-            let notice = notices.apply(&changed(state));
-            assert_eq!(notice.as_ref().map(|n| n.title.as_str()), title, "{state:?}");
+    fn named(profile: &ProfileId, name: &str) -> EngineEvent {
+        EngineEvent::ProfileSaved {
+            profile: Profile {
+                id: profile.clone(),
+                spec: crate::api::ProfileSpec { name: name.into(), ..Default::default() },
+                created_at: 0,
+            },
         }
+    }
+
+    #[test]
+    fn each_task_end_is_told_in_words_with_the_task_and_its_agent() {
+        let profile = ProfileId::new();
+        let cases = [
+            (TaskState::Queued, None, None),
+            (TaskState::Running, None, None),
+            (TaskState::Completed, None, Some(("Task completed", "Builder finished “Fix the login bug”"))),
+            (
+                TaskState::Completed,
+                Some(SummaryStatus::Completed),
+                Some(("Task completed", "Builder finished “Fix the login bug”")),
+            ),
+            (
+                TaskState::Completed,
+                Some(SummaryStatus::Partial),
+                Some(("Task partly done", "Builder did part of “Fix the login bug”: its summary says what is left")),
+            ),
+            (
+                TaskState::Completed,
+                Some(SummaryStatus::Failed),
+                Some(("Task failed", "Builder could not finish “Fix the login bug”: its summary says it failed")),
+            ),
+            (
+                TaskState::Failed,
+                None,
+                Some(("Task failed", "Builder could not finish “Fix the login bug”: it stopped")),
+            ),
+            (
+                TaskState::TimedOut,
+                None,
+                Some(("Task timed out", "Builder did not finish “Fix the login bug” in time: the time limit passed")),
+            ),
+            // The user did these; nothing to tell.
+            (TaskState::Cancelled, None, None),
+            (TaskState::Interrupted, None, None),
+        ];
+        for (state, said, told) in cases {
+            let id = TaskId::new();
+            let mut ended = task(&profile, &id, state);
+            if let Some(mut result) = ended.result().cloned() {
+                result.summary.status = said;
+                let reason = ended.reason().map(str::to_owned);
+                ended.end(state, 2, reason, Some(result));
+            }
+            let mut notices = Notices::default();
+            notices.apply(&named(&profile, "Builder"));
+            let notice = notices.apply(&EngineEvent::TaskChanged { task: ended });
+            assert_eq!(notice.as_ref().map(|n| (n.title.as_str(), n.body.as_str())), told, "{state:?} {said:?}");
+            if let Some(notice) = notice {
+                assert_eq!((notice.target, notice.action), (NoticeTarget::Task(id), "Open task"));
+            }
+        }
+    }
+
+    #[test]
+    fn long_and_untidy_task_names_are_cut_to_their_first_line() {
+        let profile = ProfileId::new();
+        let mut notices = Notices::default();
+        let mut long = task(&profile, &TaskId::new(), TaskState::Completed);
+        long.spec.instruction = format!("\n  {}  \nmore", "word ".repeat(30));
+        let told = notices.apply(&EngineEvent::TaskChanged { task: long }).unwrap();
+        let name = told.body.strip_prefix("An agent finished “").unwrap().strip_suffix("…”").unwrap();
+        assert!(name.starts_with("word word") && name.chars().count() <= SHOWN_CHARS, "{name:?}");
+        assert!(!told.body.contains('\n'), "{told:?}");
+    }
+
+    #[test]
+    fn a_body_sent_as_markup_shows_its_text_as_typed() {
+        let mut notices = Notices::default();
+        let mut done = task(&ProfileId::new(), &TaskId::new(), TaskState::Completed);
+        done.spec.instruction = "Fix <Input> & focus".into();
+        let notice = notices.apply(&EngineEvent::TaskChanged { task: done }).unwrap();
+        assert_eq!(notice.body, "An agent finished “Fix <Input> & focus”");
+        assert_eq!(notice.body_as_markup(), "An agent finished “Fix &lt;Input&gt; &amp; focus”");
+    }
+
+    #[test]
+    fn a_loop_iteration_is_told_by_its_loop_not_as_a_task() {
+        let profile = ProfileId::new();
+        let mut iteration = task(&profile, &TaskId::new(), TaskState::Completed);
+        iteration.spec.loop_iteration = Some(crate::api::LoopIteration { loop_id: LoopId::new(), number: 1 });
+        assert_eq!(Notices::default().apply(&EngineEvent::TaskChanged { task: iteration }), None);
     }
 
     #[test]
@@ -400,48 +567,19 @@ mod tests {
     }
 
     #[test]
-    fn a_completed_task_is_told_as_its_summary_says() {
-        let profile = ProfileId::new();
-        for (status, title) in [
-            (None, "An agent: task finished"),
-            (Some(SummaryStatus::Completed), "An agent: task finished"),
-            (Some(SummaryStatus::Partial), "An agent: task partly done"),
-            (Some(SummaryStatus::Failed), "An agent: task done, but its summary says it failed"),
-        ] {
-            let mut done = task(&profile, &TaskId::new(), TaskState::Completed);
-            let mut result = done.result().cloned().unwrap();
-            result.summary.status = status;
-            done.end(TaskState::Completed, 2, None, Some(result));
-            let notice = Notices::default().apply(&EngineEvent::TaskChanged { task: done }).unwrap();
-            assert_eq!(notice.title, title, "{status:?}");
-        }
-    }
-
-    #[test]
     fn one_notice_per_task_and_none_for_the_viewed_task() {
         let profile = ProfileId::new();
         let (a, b) = (TaskId::new(), TaskId::new());
         let mut notices = Notices::default();
-        notices.apply(&EngineEvent::ProfileSaved {
-            profile: Profile {
-                id: profile.clone(),
-                spec: crate::api::ProfileSpec { name: "Builder".into(), ..Default::default() },
-                created_at: 0,
-            },
-        });
         let done = |id| EngineEvent::TaskChanged { task: task(&profile, id, TaskState::Completed) };
         let first = notices.apply(&done(&a)).unwrap();
         assert_eq!(first.target, NoticeTarget::Task(a.clone()));
-        assert_eq!(first.title, "Builder: task finished");
-        assert_eq!(first.body, "Fix the login bug");
         assert_eq!(notices.apply(&done(&a)), None, "the same task again");
 
         notices.set_viewed(Some(b.clone()));
         assert_eq!(notices.apply(&done(&b)), None, "the user is looking at it");
-
-        let timed_out =
-            notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &TaskId::new(), TaskState::TimedOut) });
-        assert_eq!(timed_out.unwrap().body, "Fix the login bug\nthe time limit passed");
+        notices.set_viewed(None);
+        assert!(notices.apply(&done(&TaskId::new())).is_some(), "another task, once the user looks away");
     }
 
     #[test]
@@ -456,8 +594,11 @@ mod tests {
         let mut signal = SignalInfo::pending(session, profile.clone(), None, crate::api::SignalChannel::Pty, scan, 0);
         let mut notices = Notices::default();
         let notice = notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }).unwrap();
-        assert_eq!(notice.target, NoticeTarget::Signal(signal.id.clone()));
-        assert_eq!((notice.title.as_str(), notice.body.as_str()), ("An agent needs an answer", "Which auth strategy?"));
+        assert_eq!((&notice.target, notice.action), (&NoticeTarget::Signal(signal.id.clone()), "Answer"));
+        assert_eq!(
+            (notice.title.as_str(), notice.body.as_str()),
+            ("An agent needs your answer", "Which auth strategy?")
+        );
         assert_eq!(notices.counts().attention, 1);
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
         signal.status = crate::api::SignalStatus::Handled {
@@ -473,6 +614,30 @@ mod tests {
         let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal), &[]);
         assert_eq!(restarted.counts().attention, 1);
         assert_eq!(restarted.apply(&EngineEvent::SignalChanged { signal }), None);
+    }
+
+    #[test]
+    fn a_question_names_the_task_it_comes_from_and_how_many_more_wait() {
+        let (profile, id) = (ProfileId::new(), TaskId::new());
+        let scan = switchboard_protocol::signal::scan_all(
+            b"[CLARIFICATION_NEEDED]\nquestions:\n  - Which auth strategy?\n  - Keep the old tokens?\n[/CLARIFICATION_NEEDED]",
+        )
+        .pop()
+        .unwrap();
+        let mut notices = Notices::default();
+        notices.apply(&named(&profile, "Asker"));
+        notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Running) });
+        let signal = SignalInfo::pending(
+            switchboard_protocol::SessionId::new(),
+            profile.clone(),
+            Some(id),
+            crate::api::SignalChannel::Pty,
+            scan,
+            0,
+        );
+        let notice = notices.apply(&EngineEvent::SignalChanged { signal }).unwrap();
+        assert_eq!(notice.title, "Asker needs your answer");
+        assert_eq!(notice.body, "On “Fix the login bug”: Which auth strategy? (and 1 more)");
     }
 
     #[test]
@@ -495,6 +660,10 @@ mod tests {
         notices.apply(&queue(&p2, true, false));
         assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 0, stalled: 0 });
         assert_eq!(notices.counts().label(), "2 working · 0 need attention");
+        assert_eq!(
+            TrayCounts { working: 0, attention: 1, stalled: 2 }.label(),
+            "0 working · 1 needs attention · 2 stalled"
+        );
         // An agent its hooks report working counts once, queue or not; one
         // waiting on a permission needs attention.
         let session = |profile: &ProfileId| crate::api::SessionInfo {
@@ -545,11 +714,11 @@ mod tests {
         assert_eq!(apply(&mut notices, &info), None, "an active loop is no news");
         info.state = LoopState::Stalled { at: 5, repeated: 5, reason: "error: 3 tests fail".into() };
         let stalled = apply(&mut notices, &info).expect("a stall is told");
-        assert_eq!(stalled.target, NoticeTarget::Loop(info.id.clone()));
-        assert_eq!(stalled.title, "An agent: loop stalled");
-        assert!(
-            stalled.body.contains("Make the tests pass") && stalled.body.contains("error: 3 tests fail"),
-            "{stalled:?}"
+        assert_eq!((&stalled.target, stalled.action), (&NoticeTarget::Loop(info.id.clone()), "Open loop"));
+        assert_eq!(stalled.title, "Loop stalled");
+        assert_eq!(
+            stalled.body,
+            "An agent is stuck on “Make the tests pass”: the same stop reason 5 times in a row: error: 3 tests fail"
         );
         assert_eq!(apply(&mut notices, &info), None, "once");
         assert_eq!(notices.counts().stalled, 1);
@@ -562,8 +731,11 @@ mod tests {
         assert!(apply(&mut notices, &info).is_some());
         info.state = LoopState::Complete { at: 12, why: Completion::MaxIterations { max: 10 } };
         let capped = apply(&mut notices, &info).expect("the cap is told");
-        assert_eq!(capped.title, "An agent: loop stopped at its cap");
-        assert!(capped.body.contains("cap of 10 iterations"), "{capped:?}");
+        assert_eq!(capped.title, "Loop stopped at its cap");
+        assert_eq!(
+            capped.body,
+            "An agent did not finish “Make the tests pass”: it reached its cap of 10 iterations without the work said done"
+        );
         assert_eq!(notices.counts().stalled, 0);
         info.state = LoopState::Cancelled { at: 13 };
         assert_eq!(apply(&mut notices, &info), None, "the user cancelled it: no news");
@@ -582,8 +754,11 @@ mod tests {
         assert_eq!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }), None);
         running.set_quiet_since(Some(1_000));
         let quiet = notices.apply(&EngineEvent::TaskChanged { task: running.clone() }).expect("told");
-        assert_eq!((&quiet.target, quiet.title.as_str()), (&NoticeTarget::Task(id.clone()), "An agent may be stuck"));
-        assert!(quiet.body.contains("Fix the login bug"), "{quiet:?}");
+        assert_eq!((&quiet.target, quiet.title.as_str()), (&NoticeTarget::Task(id.clone()), "Agent may be stuck"));
+        assert_eq!(
+            quiet.body,
+            "An agent has shown no output and no hook event for a while, working on “Fix the login bug”"
+        );
         assert_eq!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }), None, "once");
         assert_eq!(notices.counts().stalled, 1);
         running.set_quiet_since(None);
@@ -593,7 +768,7 @@ mod tests {
         assert!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }).is_some(), "a new stall is told");
         // Its end is told as usual, and it no longer counts as stalled.
         let ended = notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Failed) });
-        assert!(ended.is_some_and(|n| n.title == "An agent: task failed"));
+        assert!(ended.is_some_and(|n| n.title == "Task failed"));
         assert_eq!(notices.counts().stalled, 0);
     }
 }

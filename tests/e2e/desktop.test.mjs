@@ -1,0 +1,390 @@
+// The app outside its window, on a real desktop bus: the test starts its own session bus, the
+// dunst notification daemon and a tray (tray_host.py, a StatusNotifierWatcher that reads the
+// app's item and menu as a panel does), then runs agents that finish, fail, time out, ask a
+// question and stall a loop. Each notification dunst receives must say what happened to which
+// task; choosing its action in dunst's own menu must open that task, question or loop in the
+// window; the tray's menu must count the work, pause every queue, show the window and quit.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { APP, DEMO_AGENT, ROOT, launchApp } from './driver.mjs';
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+const exec = promisify(execFile);
+
+/** Polls `probe` until it returns something truthy; fails saying `what` and what was last seen. */
+async function poll(what, probe, { timeout = 30_000, seen = () => '' } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${await seen()}`);
+    await sleep(100);
+  }
+}
+
+/**
+ * A session bus of the test's own: nothing of the machine's desktop sees or answers it, and it
+ * starts no services on demand (only what the test starts is on it).
+ */
+async function privateBus(dir) {
+  const config = join(dir, 'bus.conf');
+  writeFileSync(
+    config,
+    `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=${dir}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`,
+  );
+  // Its stderr only says it may not raise its file limit here.
+  const daemon = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const address = await new Promise((resolve, reject) => {
+    createInterface({ input: daemon.stdout }).once('line', (line) => resolve(line.trim()));
+    daemon.once('exit', (code) => reject(new Error(`dbus-daemon exited (${code})`)));
+  });
+  return { address, stop: () => daemon.kill() };
+}
+
+/**
+ * dunst with a throwaway configuration: notifications stay until acted on, every one received
+ * is written to `received/<id>` (application, title and body, NUL-separated) by its script
+ * rule, and its context menu (`dunstctl context`, what a keyboard user opens) runs `menu.sh`,
+ * which keeps the lines offered (`#<action label> (<title>) [<id>,<action>]`) and picks the
+ * one of the notification named in `choose`.
+ */
+async function startDunst(dir, env) {
+  mkdirSync(join(dir, 'received'));
+  const script = (name, text) => {
+    writeFileSync(join(dir, name), text);
+    chmodSync(join(dir, name), 0o755);
+    return join(dir, name);
+  };
+  const record = script(
+    'record.sh',
+    `#!/bin/sh\nkept="${dir}/received/.$DUNST_ID"\n` +
+      `printf '%s\\0%s\\0%s' "$DUNST_APP_NAME" "$DUNST_SUMMARY" "$DUNST_BODY" > "$kept"\n` +
+      `mv "$kept" "${dir}/received/$DUNST_ID"\n`,
+  );
+  const menu = script(
+    'menu.sh',
+    `#!/bin/sh\ncat > "${dir}/offered.tmp"\nmv "${dir}/offered.tmp" "${dir}/offered"\n` +
+      `grep -F -e "$(cat "${dir}/choose")" "${dir}/offered" | head -n 1\n`,
+  );
+  const config = join(dir, 'dunstrc');
+  writeFileSync(
+    config,
+    [
+      '[global]',
+      // As dunst's own configuration has it: bodies are read as markup.
+      '    markup = full',
+      `    dmenu = ${menu}`,
+      '    notification_limit = 0',
+      ...['urgency_low', 'urgency_normal', 'urgency_critical'].flatMap((u) => [`[${u}]`, '    timeout = 0']),
+      '[record]',
+      '    summary = "*"',
+      `    script = ${record}`,
+      '',
+    ].join('\n'),
+  );
+  const daemon = spawn('dunst', ['-config', config], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+  const ctl = (...args) => exec('dunstctl', args, { env });
+  await poll('dunst on the bus', () => ctl('is-paused').then(() => true, () => false), { timeout: 10_000 });
+  return {
+    /** Every notification dunst received: {id, app, title, body}, oldest first. */
+    received() {
+      return readdirSync(join(dir, 'received'))
+        .filter((name) => !name.startsWith('.'))
+        .map(Number)
+        .sort((a, b) => a - b)
+        .map((id) => {
+          const [app, title, body] = readFileSync(join(dir, 'received', String(id)), 'utf8').split('\0');
+          return { id, app, title, body };
+        });
+    },
+    /** Opens dunst's menu and picks notification `id`'s action; returns the lines it offered. */
+    async chooseAction(id) {
+      writeFileSync(join(dir, 'choose'), `[${id},`);
+      // dunst refuses to open its menu while the last one is still being dispatched: ask again.
+      await poll('dunst to offer its menu', async () => {
+        rmSync(join(dir, 'offered'), { force: true });
+        await ctl('context');
+        for (let waited = 0; waited < 1_000; waited += 50) {
+          if (existsSync(join(dir, 'offered'))) return true;
+          await sleep(50);
+        }
+        return false;
+      });
+      return readFileSync(join(dir, 'offered'), 'utf8').trim().split('\n');
+    },
+    stop: () => daemon.kill(),
+  };
+}
+
+/** The tray: tray_host.py, asked one JSON line at a time. */
+async function startTray(env) {
+  const host = spawn('/usr/bin/python3', [join(ROOT, 'tests/e2e/tray_host.py')], {
+    env,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: host.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('the tray host ended');
+    const answer = JSON.parse(value);
+    if (answer.error) throw new Error(`the tray host: ${answer.error}`);
+    return answer;
+  };
+  assert.deepEqual(await next(), { ready: true });
+  let queue = Promise.resolve();
+  const ask = (request) => {
+    const answer = queue.then(() => {
+      host.stdin.write(`${JSON.stringify(request)}\n`);
+      return next();
+    });
+    queue = answer.catch(() => {});
+    return answer;
+  };
+  return {
+    /** The registered item ({title, status, menu: [{id, label, enabled, type}]}), or null. */
+    item: async () => (await ask({ op: 'item' })).item,
+    click: (id) => ask({ op: 'click', id }),
+    stop: () => host.kill(),
+  };
+}
+
+test('notifications say what happened and open it; the tray counts, pauses, shows and quits', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'switchboard-e2e-desktop-'));
+  const bus = await privateBus(scratch);
+  const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: bus.address };
+  const stops = [bus.stop];
+  try {
+    const dunst = await startDunst(scratch, env);
+    stops.unshift(dunst.stop);
+    const tray = await startTray(env);
+    stops.unshift(tray.stop);
+    // With its demo agent, which runs the loop.
+    // (The private bus has no accessibility bus for GTK to find.)
+    const { browser, dataDir, close } = await launchApp({
+      env: { DBUS_SESSION_BUS_ADDRESS: bus.address, NO_AT_BRIDGE: '1' },
+    });
+    let closed = false;
+    stops.unshift(async () => closed || (await close()));
+    const cli = async (...args) =>
+      JSON.parse((await exec(APP, ['--data-dir', dataDir, ...args, '--json'], { env })).stdout);
+    // The menu's first entry is its status line.
+    const status = async () => (await tray.item())?.menu[0]?.label ?? '';
+
+    // The app's item registers with the tray; its menu counts nothing yet.
+    const item = await poll('the app to register its tray item', tray.item, { timeout: 15_000 });
+    assert.equal(item.title, 'Switchboard');
+    assert.equal(item.status, 'Active');
+    assert.deepEqual(
+      item.menu.filter((entry) => entry.type !== 'separator').map(({ label, enabled }) => ({ label, enabled })),
+      [
+        { label: '0 working · 0 need attention', enabled: false },
+        { label: 'Show window', enabled: true },
+        { label: 'Pause all queues', enabled: true },
+        { label: 'Quit', enabled: true },
+      ],
+    );
+
+    // Five more agents, each of which does one thing with its task.
+    const agent = async (name, ...args) => {
+      const cwd = join(scratch, name);
+      mkdirSync(cwd);
+      const demoArgs = args.map((a) => `--arg=${a}`);
+      return cli('agent', 'add', '--name', name, '--command', DEMO_AGENT, '--cwd', cwd, ...demoArgs);
+    };
+    await Promise.all([
+      agent('Reviewer'),
+      agent('Drafter', '--status', 'partial'),
+      agent('Builder', '--exit-on-task', '1', '--exit-code', '3'),
+      agent('Sleeper', '--no-summary'),
+      agent('Asker', '--scenario', join(ROOT, 'tests/fixtures/scenarios/clarify-then-deliver.toml')),
+    ]);
+    const task = async (agentName, text, ...more) =>
+      (await cli('task', 'add', '--agent', agentName, ...more, text)).task.id;
+    const [reviewed, , built] = await Promise.all([
+      task('Reviewer', 'Review the auth module'),
+      task('Drafter', 'Draft the migration guide & FAQ'),
+      task('Builder', 'Build the release bundle'),
+      task('Sleeper', 'Translate the user guide', '--time-limit', '3'),
+      task('Asker', 'Choose the session store'),
+    ]);
+    const goal = 'Make the flaky login test pass';
+    const loop = await cli('loop', 'start', '--agent', 'Demo agent', '--stall-after', '2', goal);
+
+    // While they work, the tray counts them.
+    await poll('the tray to count agents at work', async () => /^[1-9]\d* working/.test(await status()), {
+      seen: async () => `; it shows ${await status()}`,
+    });
+
+    // Each outcome is one notification from Switchboard, in the user's words.
+    const noticeOf = (title, body) => (n) => n.app === 'Switchboard' && n.title === title && body.test(n.body);
+    const expected = {
+      completed: noticeOf('Task completed', /^Reviewer finished “Review the auth module”$/),
+      // dunst reads markup in bodies: the "&" arrives escaped, so it shows as typed.
+      partial: noticeOf(
+        'Task partly done',
+        /^Drafter did part of “Draft the migration guide &amp; FAQ”: its summary says what is left$/,
+      ),
+      failed: noticeOf(
+        'Task failed',
+        /^Builder could not finish “Build the release bundle”: the agent exited \(code 3\) before writing its summary$/,
+      ),
+      timedOut: noticeOf(
+        'Task timed out',
+        /^Sleeper did not finish “Translate the user guide” in time: the time limit of 3 s passed without a summary$/,
+      ),
+      question: noticeOf('Asker needs your answer', /^On “Choose the session store”: \S.*\? \(and 1 more\)$/),
+      stalled: noticeOf(
+        'Loop stalled',
+        /^Demo agent is stuck on “Make the flaky login test pass”: the same stop reason 2 times in a row: \S/,
+      ),
+    };
+    const received = await poll(
+      'a notification of each outcome',
+      () => {
+        const all = dunst.received();
+        const found = Object.fromEntries(Object.entries(expected).map(([k, match]) => [k, all.find(match)]));
+        return Object.values(found).every(Boolean) && found;
+      },
+      { timeout: 60_000, seen: () => `; dunst received:\n${JSON.stringify(dunst.received(), null, 1)}` },
+    );
+    for (const { title, body } of dunst.received()) {
+      // No ids, no pids, no error codes (they are snake_case words).
+      assert.doesNotMatch(`${title} ${body}`, /[0-9a-f]{8}-[0-9a-f]{4}|\bpid\b|_/, `${title}: ${body}`);
+    }
+    const told = new Set(Object.values(received).map((n) => n.id));
+    const extra = dunst.received().filter((n) => !told.has(n.id));
+    assert.deepEqual(extra, [], 'one notification per outcome');
+
+    // Settled: the question keeps its agent at work; the failure, the timeout and the question
+    // need the user; the loop is stalled.
+    const settled = '1 working · 3 need attention · 1 stalled';
+    await poll('the tray to count what needs the user', async () => (await status()) === settled, {
+      seen: async () => `; it shows ${await status()}`,
+    });
+
+    // Dunst's menu offers each notification's action by what it opens; choosing one opens
+    // exactly that task, question or loop. The failure is chosen first though newer ones wait.
+    const offered = await dunst.chooseAction(received.failed.id);
+    for (const [label, { id, title }] of [
+      ['Open task', received.failed],
+      ['Answer', received.question],
+      ['Open loop', received.stalled],
+    ]) {
+      assert.ok(offered.includes(`#${label} (${title}) [${id},default]`), `${label}? ${offered.join('\n')}`);
+    }
+    const detail = await browser.$(byTestId('task-detail'));
+    const detailShows = async (id) =>
+      (await detail.isExisting()) && (await detail.getAttribute('data-task-id')) === id;
+    await poll('the failed task to open', () => detailShows(built));
+    assert.equal(await (await browser.$(byTestId('task-detail-instruction'))).getText(), 'Build the release bundle');
+
+    await dunst.chooseAction(received.question.id);
+    const dialog = await browser.$(byTestId('signal-dialog'));
+    await dialog.waitForExist({ timeout: 10_000 });
+    const pending = await browser.$(`${byTestId('attention-entry')}`);
+    assert.equal(await dialog.getAttribute('data-signal-id'), await pending.getAttribute('data-signal-id'));
+    assert.equal(await dialog.getAttribute('data-kind'), 'clarification');
+    const question = received.question.body.match(/: (.+\?) \(and/)[1];
+    assert.ok((await dialog.getProperty('textContent')).includes(question), `the dialog asks ${question}`);
+    await (await browser.$(byTestId('signal-close'))).click();
+    await dialog.waitForExist({ reverse: true, timeout: 5_000 });
+
+    await dunst.chooseAction(received.completed.id);
+    await poll('the completed task to open', () => detailShows(reviewed));
+
+    await dunst.chooseAction(received.stalled.id);
+    const loopDetail = await browser.$(byTestId('loop-detail'));
+    await poll(
+      'the stalled loop to open',
+      async () => (await loopDetail.isExisting()) && (await loopDetail.getAttribute('data-loop-id')) === loop.id,
+    );
+
+    // Minimized, the window comes back with the tray's "Show window".
+    const entry = async (label) => (await tray.item()).menu.find((e) => e.label === label);
+    const visibility = () => browser.execute(() => document.visibilityState);
+    await browser.minimizeWindow();
+    await poll('the window to be minimized', async () => (await visibility()) === 'hidden');
+    await tray.click((await entry('Show window')).id);
+    await poll('the window to show again', async () => (await visibility()) === 'visible');
+
+    // "Pause all queues" from the tray pauses every agent's queue in the window; a task queued
+    // meanwhile waits, and runs once the tray resumes them all.
+    await tray.click((await entry('Pause all queues')).id);
+    const queues = async () =>
+      browser.execute(() =>
+        Array.from(document.querySelectorAll('[data-testid="profile-entry"]'), (e) => {
+          const queue = e.querySelector('[data-testid="profile-queue"]');
+          const { paused = 'false', queued = '0' } = queue?.dataset ?? {};
+          return { name: e.dataset.profileName, paused, queued };
+        }),
+      );
+    const seenQueues = async () => `; ${JSON.stringify(await queues())}`;
+    await poll('every queue to show paused', async () => (await queues()).every((q) => q.paused === 'true'), {
+      seen: seenQueues,
+    });
+    assert.equal((await queues()).length, 6, 'the demo agent and the five');
+    await poll('the tray to offer resuming', () => entry('Resume all queues'));
+    await task('Reviewer', 'Write the changelog');
+    await poll('the new task to wait', async () => (await queues()).find((q) => q.name === 'Reviewer').queued === '1', {
+      seen: seenQueues,
+    });
+    assert.equal(await status(), settled, 'a waiting task is not at work');
+    await tray.click((await entry('Resume all queues')).id);
+    await poll('every queue to run again', async () => (await queues()).every((q) => q.paused === 'false'), {
+      seen: seenQueues,
+    });
+    await poll('the waiting task to be done and told', () =>
+      dunst.received().find(noticeOf('Task completed', /^Reviewer finished “Write the changelog”$/)),
+    );
+    await poll('the tray to offer pausing again', () => entry('Pause all queues'));
+
+    // "Quit" ends the app.
+    const appPids = () => {
+      try {
+        return execFileSync('pgrep', ['-f', `${APP} --data-dir ${dataDir}`]).toString().trim();
+      } catch {
+        return '';
+      }
+    };
+    assert.ok(appPids(), 'the app runs');
+    await tray.click((await entry('Quit')).id);
+    await poll('the app to quit', () => appPids() === '', { timeout: 20_000 });
+    await poll('its tray item to go with it', () => tray.item().then((gone) => gone === null, () => false));
+    closed = true;
+    await close().catch(() => {});
+  } finally {
+    for (const stop of stops) await stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
