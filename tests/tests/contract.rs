@@ -97,6 +97,15 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "cancel_task", "task_id": second_id})).await;
     step(json!({"type": "move_task", "task_id": second_id, "to_index": 0})).await;
     step(json!({"type": "requeue_task", "task_id": second_id})).await;
+    // Renamed and given another instruction while it waits; a blank title gives the first line back.
+    step(json!({"type": "edit_task", "task_id": first_id, "title": "  Parser  ", "instruction": "write the parser\nwith tests"})).await;
+    step(json!({"type": "edit_task", "task_id": first_id, "title": "two\nlines", "instruction": null})).await;
+    step(json!({"type": "edit_task", "task_id": first_id, "title": "", "instruction": "  "})).await;
+    step(json!({"type": "cancel_task", "task_id": first_id})).await;
+    step(json!({"type": "edit_task", "task_id": first_id, "title": null, "instruction": "too late"})).await;
+    step(json!({"type": "edit_task", "task_id": first_id, "title": "Parser work", "instruction": null})).await;
+    step(json!({"type": "rerun_task", "task_id": first_id})).await;
+    step(json!({"type": "rerun_task", "task_id": second_id})).await;
     step(json!({"type": "get_task", "task_id": first_id})).await;
     step(json!({"type": "get_task", "task_id": TaskId::new()})).await;
     step(json!({"type": "task_timeline", "task_id": second_id})).await;

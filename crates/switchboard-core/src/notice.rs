@@ -256,7 +256,7 @@ impl Notices {
         let body = format!(
             "{} has shown no output and no hook event for a while, working on {}",
             self.agent(&task.spec.profile_id),
-            quoted(&task.spec.instruction)
+            quoted(&task.spec.title())
         );
         Some(Notice::new(NoticeTarget::Task(task.id.clone()), "Agent may be stuck", body))
     }
@@ -265,7 +265,7 @@ impl Notices {
         if task.state().is_finished() {
             self.open_tasks.remove(&task.id);
         } else {
-            self.open_tasks.insert(task.id.clone(), quoted(&task.spec.instruction));
+            self.open_tasks.insert(task.id.clone(), quoted(&task.spec.title()));
         }
         if task.state() == TaskState::Running || self.quiet_tasks.contains_key(&task.id) {
             let notice = self.on_quiet(task);
@@ -283,7 +283,7 @@ impl Notices {
         // A summary that says FAILED or PARTIAL is told as such, not as "completed".
         let said = task.result().and_then(|result| result.summary.status);
         let reason = task.reason().map(|reason| cut(reason, REASON_CHARS));
-        let (agent, name) = (self.agent(&task.spec.profile_id), quoted(&task.spec.instruction));
+        let (agent, name) = (self.agent(&task.spec.profile_id), quoted(&task.spec.title()));
         let (title, what, why) = match (task.state(), said) {
             (TaskState::Completed, Some(SummaryStatus::Failed)) => {
                 ("Task failed", format!("{agent} could not finish {name}"), Some("its summary says it failed".into()))

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProfileId, TaskResult, TaskSpec } from '../lib/bindings';
@@ -150,17 +150,19 @@ describe('task detail', () => {
     const detail = await openDetail('Build it');
 
     const artifacts = within(detail).getAllByTestId('task-artifact');
-    expect(artifacts.map((a) => a.getAttribute('data-path'))).toEqual([expect.stringMatching(/^summaries\//), 'src/page.html', 'big.log']);
+    // The summary is shown once, above: its file is not listed again.
+    expect(artifacts.map((a) => a.getAttribute('data-path'))).toEqual(['src/page.html', 'big.log']);
+    expect(within(detail).getAllByTestId('task-summary')).toHaveLength(1);
     expect(within(detail).queryByTestId('task-artifact-content')).toBeNull();
 
-    await fireEvent.click(artifacts[1]);
+    await fireEvent.click(artifacts[0]);
     const content = within(detail).getByTestId('task-artifact-content');
     expect(content.tagName).toBe('PRE');
     expect(content.textContent).toBe('<script>window.__pwned=1</script><b>bold</b>');
     expect(content.children).toHaveLength(0);
     expect(within(detail).queryByTestId('task-artifact-truncated')).toBeNull();
 
-    await fireEvent.click(artifacts[2]);
+    await fireEvent.click(artifacts[1]);
     expect(within(detail).getByTestId('task-artifact-content').textContent).toBe('line 1\nline 2');
     expect(within(detail).getByTestId('task-artifact-truncated')).toBeTruthy();
 
@@ -283,5 +285,59 @@ describe('task detail', () => {
     expect(callsOf(backend, 'requeue_task')).toEqual([{ taskId: timedOut.id }]);
     // Nothing else runs, so it starts at once.
     expect(screen.getByTestId('task-detail').getAttribute('data-state')).toBe('running');
+  });
+
+  it('is named by its first line, renamed in place, and a blank name gives the first line back', async () => {
+    const { backend, task } = finishedWith((id) => sampleResult(id));
+    await renderApp(backend);
+    const detail = await openDetail('Build it');
+    expect(within(detail).getByTestId('task-detail-title').textContent).toBe('Build it');
+    expect(detail.textContent).not.toContain(task.id.slice(0, 8));
+
+    await fireEvent.click(within(detail).getByTestId('task-rename'));
+    const input = within(detail).getByTestId('task-title-input') as HTMLInputElement;
+    expect(input.value).toBe('Build it');
+    await fireEvent.input(input, { target: { value: 'The release build' } });
+    await fireEvent.keyDown(input, { key: 'Enter' });
+    await waitFor(() => expect(within(detail).getByTestId('task-detail-title').textContent).toBe('The release build'));
+    expect(callsOf(backend, 'edit_task')).toEqual([{ taskId: task.id, title: 'The release build', instruction: null }]);
+    // The task's card says the new name too.
+    expect(screen.getAllByTestId('task-open').map((b) => b.textContent?.trim())).toContain('The release build');
+
+    await fireEvent.click(within(detail).getByTestId('task-rename'));
+    await fireEvent.input(within(detail).getByTestId('task-title-input'), { target: { value: '   ' } });
+    await fireEvent.keyDown(within(detail).getByTestId('task-title-input'), { key: 'Enter' });
+    await waitFor(() => expect(within(detail).getByTestId('task-detail-title').textContent).toBe('Build it'));
+
+    // Escape leaves the name as it was, and the detail open.
+    await fireEvent.click(within(detail).getByTestId('task-rename'));
+    await fireEvent.input(within(detail).getByTestId('task-title-input'), { target: { value: 'Not this' } });
+    await fireEvent.keyDown(within(detail).getByTestId('task-title-input'), { key: 'Escape' });
+    expect(within(screen.getByTestId('task-detail')).getByTestId('task-detail-title').textContent).toBe('Build it');
+  });
+
+  it('gives a waiting task another instruction, but not one that ran; a finished one runs again as a new task', async () => {
+    const { backend, agent, task } = finishedWith((id) => sampleResult(id));
+    backend.setQueuePaused(agent.id, true);
+    const waiting = backend.seedTask({ profile_id: agent.id, instruction: 'Write the notes' });
+    await renderApp(backend);
+
+    let detail = await openDetail('Write the notes');
+    await fireEvent.click(within(detail).getByTestId('task-edit-instruction'));
+    const text = within(detail).getByTestId('task-instruction-input');
+    await fireEvent.input(text, { target: { value: 'Write the release notes\nfor 2.0' } });
+    await fireEvent.click(within(detail).getByTestId('task-save-instruction'));
+    await waitFor(() => expect(within(detail).getByTestId('task-detail-instruction').textContent).toBe('Write the release notes\nfor 2.0'));
+    expect(callsOf(backend, 'edit_task')).toEqual([{ taskId: waiting.id, title: null, instruction: 'Write the release notes\nfor 2.0' }]);
+    expect(within(detail).getByTestId('task-detail-title').textContent).toBe('Write the release notes');
+
+    detail = await openDetail('Build it');
+    expect(within(detail).queryByTestId('task-edit-instruction')).toBeNull();
+    await fireEvent.click(within(detail).getByTestId('task-rerun'));
+    await waitFor(() => expect(screen.getByTestId('task-detail').getAttribute('data-task-id')).not.toBe(task.id));
+    const again = screen.getByTestId('task-detail');
+    expect(again.getAttribute('data-state')).toBe('queued');
+    expect(within(again).getByTestId('task-detail-instruction').textContent).toBe('Build it\n\nwith <b>care</b>');
+    expect(callsOf(backend, 'rerun_task')).toEqual([{ taskId: task.id }]);
   });
 });

@@ -477,6 +477,18 @@ export class AppState {
     }
   }
 
+  /** Rename a task and, while it waits, change its instruction; rejects with an ApiError. */
+  async editTask(taskId: TaskId, edit: { title?: string; instruction?: string }): Promise<void> {
+    this.#addTask(await this.backend.editTask(taskId, edit.title ?? null, edit.instruction ?? null));
+  }
+
+  /** Run a finished task again as a new task, and show the new one; rejects with an ApiError. */
+  async rerunTask(taskId: TaskId): Promise<void> {
+    const submitted = await this.backend.rerunTask(taskId);
+    this.#addTask(submitted.task);
+    this.openTask(submitted.task.id);
+  }
+
   /** Pause or resume every agent's queue; rejects with an ApiError. */
   async setAllQueuesPaused(paused: boolean): Promise<void> {
     await this.backend.setQueuePaused(null, paused);

@@ -132,6 +132,10 @@ export type TaskSpec = { profile_id: ProfileId,
  */
 instruction: string, 
 /**
+ * The user's name for the task; none: its instruction's first line.
+ */
+title?: string | null, 
+/**
  * Written to CONTEXT.md in the workspace before the task is typed.
  */
 context: string | null, 
@@ -248,6 +252,10 @@ reason: string | null, result: TaskResult | null, profile_id: ProfileId,
  * What to do; typed into the agent with the completion protocol.
  */
 instruction: string, 
+/**
+ * The user's name for the task; none: its instruction's first line.
+ */
+title?: string | null, 
 /**
  * Written to CONTEXT.md in the workspace before the task is typed.
  */
@@ -538,7 +546,7 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
 export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "text", "value": string };
 
@@ -548,7 +556,7 @@ export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "ty
  */
 oldest_pending: SignalId | null, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
 
-export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued", 
+export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
@@ -562,7 +570,7 @@ env?: { [key in string]: string }, } | { "kind": "loop", loop_id: LoopId, step: 
 
 export type LoopStep = { "step": "started", max_iterations: number, } | { "step": "iteration", number: number, } | { "step": "judged", number: number, verdict: Verdict, } | { "step": "resumed" } | { "step": "cancelled" };
 
-export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_requeued", 
+export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
@@ -757,6 +765,10 @@ export interface EngineCommands {
   moveTask(taskId: TaskId, toIndex: number): Promise<void>;
   /** Puts an interrupted, failed, timed-out or cancelled task back at the front of its agent's queue. */
   requeueTask(taskId: TaskId): Promise<TaskInfo>;
+  /** Renames a task (an empty title gives it its instruction's first line back) and, while it waits in its queue, changes its instruction. */
+  editTask(taskId: TaskId, title: string | null, instruction: string | null): Promise<TaskInfo>;
+  /** Runs a finished task again, as a new task at the end of its agent's queue. */
+  rerunTask(taskId: TaskId): Promise<Submitted>;
   /** Pauses or resumes one agent's queue, or every queue. */
   setQueuePaused(profileId: ProfileId | null, paused: boolean): Promise<void>;
   listQueues(): Promise<Array<QueueStatus>>;
@@ -825,6 +837,8 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     cancelTask: async (taskId) => replyValue(await send({ type: "cancel_task", task_id: taskId }), "task"),
     moveTask: async (taskId, toIndex) => replyValue(await send({ type: "move_task", task_id: taskId, to_index: toIndex }), "unit"),
     requeueTask: async (taskId) => replyValue(await send({ type: "requeue_task", task_id: taskId }), "task"),
+    editTask: async (taskId, title, instruction) => replyValue(await send({ type: "edit_task", task_id: taskId, title: title, instruction: instruction }), "task"),
+    rerunTask: async (taskId) => replyValue(await send({ type: "rerun_task", task_id: taskId }), "submitted"),
     setQueuePaused: async (profileId, paused) => replyValue(await send({ type: "set_queue_paused", profile_id: profileId, paused: paused }), "unit"),
     listQueues: async () => replyValue(await send({ type: "list_queues" }), "queues"),
     storageStatus: async () => replyValue(await send({ type: "storage_status" }), "storage"),
@@ -897,6 +911,10 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "unit" };
     case "requeue_task":
       return { type: "task", value: await target.requeueTask(command.task_id) };
+    case "edit_task":
+      return { type: "task", value: await target.editTask(command.task_id, command.title, command.instruction) };
+    case "rerun_task":
+      return { type: "submitted", value: await target.rerunTask(command.task_id) };
     case "set_queue_paused":
       await target.setQueuePaused(command.profile_id, command.paused);
       return { type: "unit" };

@@ -67,7 +67,7 @@ import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
 import type { SignalAction as EngineSignalAction } from './bindings';
-import { applyMove, canCancel, canRequeue, firstLine, queueOf, summaryPath } from './tasks';
+import { applyMove, canCancel, canRequeue, firstLine, isFinished, queueOf, summaryPath } from './tasks';
 
 export interface FakeCall {
   command: string;
@@ -497,6 +497,32 @@ export class FakeBackend implements Backend {
   async getTask(taskId: TaskId): Promise<TaskInfo> {
     this.#record('get_task', { taskId });
     return this.#task(taskId);
+  }
+
+  async editTask(taskId: TaskId, title: string | null, instruction: string | null): Promise<TaskInfo> {
+    this.#record('edit_task', { taskId, title, instruction });
+    const task = this.#task(taskId);
+    if (instruction !== null && (task.state !== 'queued' || task.loop_iteration !== null)) {
+      this.#taskState(task, 'only a task still waiting in its queue takes another instruction');
+    }
+    const cleanTitle = title?.trim() ?? null;
+    if (cleanTitle !== null && /[\r\n]/.test(cleanTitle)) this.#fail('invalid_input', 'title: a title is one line', 'title');
+    const cleanInstruction = instruction?.trim() ?? null;
+    if (cleanInstruction === '') this.#fail('invalid_input', 'instruction: say what the agent should do', 'instruction');
+    const edited: TaskInfo = {
+      ...task,
+      ...(cleanTitle === null ? {} : { title: cleanTitle === '' ? null : cleanTitle }),
+      ...(cleanInstruction === null ? {} : { instruction: cleanInstruction }),
+    };
+    this.#logTask(edited, { kind: 'task_edited', title: title !== null, instruction: instruction !== null });
+    return structuredClone(this.#putTask(edited));
+  }
+
+  async rerunTask(taskId: TaskId): Promise<Submitted> {
+    this.#record('rerun_task', { taskId });
+    const task = this.#task(taskId);
+    if (!isFinished(task.state) || task.loop_iteration !== null) this.#taskState(task, 'it has not ended yet');
+    return this.submitTask({ ...task, time_limit_secs: task.time_limit_secs });
   }
 
   async cancelTask(taskId: TaskId): Promise<TaskInfo> {
@@ -1076,6 +1102,7 @@ export class FakeBackend implements Backend {
       success_criteria: optional(spec.success_criteria),
       goals: optional(spec.goals),
       loop_iteration: spec.loop_iteration ?? null,
+      title: optional(spec.title?.trim()),
     };
   }
 

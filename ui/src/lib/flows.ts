@@ -4,7 +4,7 @@
  * is the engine's answer (`flow_view`); nothing here decides it.
  */
 import type { DiagramState, FlowTarget, LogEntry, LoopInfo, Profile, SessionInfo, TaskInfo } from './bindings';
-import { firstLine, timelineText } from './tasks';
+import { firstLine, taskTitle, timelineText } from './tasks';
 
 /** The groups the event panel filters by. */
 export type EventGroup = 'task' | 'signal' | 'hook' | 'loop' | 'session' | 'delegation';
@@ -65,7 +65,7 @@ export function targetLabel(
     }
     case 'task': {
       const task = names.tasks.find((t) => t.id === target.task_id);
-      return task ? `Task: ${firstLine(task.instruction)}` : 'A task';
+      return task ? `Task: ${taskTitle(task)}` : 'A task';
     }
     case 'loop': {
       const info = names.loops.find((l) => l.id === target.loop_id);

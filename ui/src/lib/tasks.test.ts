@@ -291,6 +291,8 @@ describe('texts', () => {
     [{ kind: 'task_moved', to_index: 0, priority: 'urgent' }, 'Moved to place 1 in the queue, among the urgent tasks'],
     [{ kind: 'task_moved', to_index: 2, priority: 'normal' }, 'Moved to place 3 in the queue'],
     [{ kind: 'task_requeued', app_stopped: false }, 'Put back in the queue'],
+    [{ kind: 'task_edited', title: true, instruction: false }, 'Renamed'],
+    [{ kind: 'task_edited', title: false, instruction: true }, 'Given another instruction'],
     [
       { kind: 'task_requeued', app_stopped: true },
       'Put back in the queue: Switchboard stopped before the task reached the agent',

@@ -213,6 +213,11 @@ export function shortId(id: string): string {
   return id.slice(0, 8);
 }
 
+/** What a task is called: the user's title, else its instruction's first line. */
+export function taskTitle(task: Pick<TaskInfo, 'title' | 'instruction'>): string {
+  return task.title ?? firstLine(task.instruction);
+}
+
 /** A text's first non-blank line, trimmed; for one-line lists. */
 export function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
@@ -335,6 +340,8 @@ export function timelineText(entry: LogEntry): string {
       return entry.priority === 'urgent'
         ? `Moved to place ${entry.to_index + 1} in the queue, among the urgent tasks`
         : `Moved to place ${entry.to_index + 1} in the queue`;
+    case 'task_edited':
+      return entry.instruction ? (entry.title ? 'Renamed, and given another instruction' : 'Given another instruction') : 'Renamed';
     case 'task_requeued':
       return entry.app_stopped
         ? 'Put back in the queue: Switchboard stopped before the task reached the agent'

@@ -85,6 +85,15 @@ macro_rules! engine_commands {
             /// Puts an interrupted, failed, timed-out or cancelled task back at the front of its
             /// agent's queue.
             window now requeue_task / RequeueTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            /// Renames a task (an empty title gives it its instruction's first line back) and, while
+            /// it waits in its queue, changes its instruction.
+            window now edit_task / EditTask (
+                task_id: switchboard_protocol::TaskId,
+                title: Option<String>,
+                instruction: Option<String>,
+            ) -> crate::api::TaskInfo;
+            /// Runs a finished task again, as a new task at the end of its agent's queue.
+            window now rerun_task / RerunTask (task_id: switchboard_protocol::TaskId) -> crate::api::Submitted;
             /// Pauses or resumes one agent's queue, or every queue.
             window now set_queue_paused / SetQueuePaused (
                 profile_id: Option<switchboard_protocol::ProfileId>,

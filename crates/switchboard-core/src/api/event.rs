@@ -165,6 +165,12 @@ pub enum LogKind {
         to_index: u32,
         priority: Priority,
     },
+    /// The user changed the task's title or, while it waited, its
+    /// instruction.
+    TaskEdited {
+        title: bool,
+        instruction: bool,
+    },
     TaskRequeued {
         /// Put back by the app itself: it stopped (quit or crashed) before
         /// the task was typed to its agent.

@@ -13,6 +13,10 @@ pub struct TaskSpec {
     pub profile_id: ProfileId,
     /// What to do; typed into the agent with the completion protocol.
     pub instruction: String,
+    /// The user's name for the task; none: its instruction's first line.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub title: Option<String>,
     /// Written to CONTEXT.md in the workspace before the task is typed.
     #[serde(default)]
     pub context: Option<String>,
@@ -54,6 +58,7 @@ impl TaskSpec {
         TaskSpec {
             profile_id,
             instruction: instruction.into(),
+            title: None,
             context: None,
             specs: None,
             instructions: None,
@@ -63,6 +68,29 @@ impl TaskSpec {
             goals: None,
             loop_iteration: None,
         }
+    }
+}
+
+impl TaskSpec {
+    /// What the task is called: the user's title, else its instruction's
+    /// first line (cut to a glance).
+    pub fn title(&self) -> String {
+        match &self.title {
+            Some(title) => title.clone(),
+            None => first_line(&self.instruction, TITLE_CHARS),
+        }
+    }
+}
+
+/// The longest title, in characters.
+pub const TITLE_CHARS: usize = 120;
+
+/// The first non-blank line of `text`, trimmed and cut to `max` characters.
+pub fn first_line(text: &str, max: usize) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
     }
 }
 

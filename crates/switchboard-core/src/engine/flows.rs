@@ -167,7 +167,7 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
             since,
             running: session.is_some(),
             task_id: task.map(|t| t.id.clone()),
-            doing: task.map(|t| first_line(&t.spec.instruction)),
+            doing: task.map(|t| t.spec.title()),
             loop_iteration: task.and_then(|t| t.spec.loop_iteration.as_ref().map(|i| i.number)),
             queued: queues.get(&profile.id).map_or(0, |q| q.queued),
             needs_user: session.map_or(0, |e| e.hooks.needs_user.len() as u32),
@@ -226,14 +226,6 @@ fn ended_at(state: &crate::api::SessionState) -> Option<Millis> {
     match state {
         Running { .. } => None,
         Exited { ended_at, .. } | Killed { ended_at, .. } | Interrupted { ended_at } => Some(*ended_at),
-    }
-}
-
-fn first_line(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
-    match line.char_indices().nth(120) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line.to_owned(),
     }
 }
 

@@ -121,6 +121,6 @@ crate::api::engine_commands!(handle_methods);
 /// Sends a wire command on the engine's request channel and awaits the reply.
 pub(crate) async fn send_command(requests: &mpsc::Sender<Request>, command: Command) -> Result<Reply, EngineError> {
     let (reply, answer) = Responder::channel();
-    requests.send(Request::Command(command, reply)).await.map_err(|_| EngineError::EngineStopped)?;
+    requests.send(Request::Command(Box::new(command), reply)).await.map_err(|_| EngineError::EngineStopped)?;
     answer.await.map_err(|_| EngineError::EngineStopped)?
 }

@@ -46,7 +46,7 @@ pub(crate) type Call = Box<dyn FnOnce(Option<&mut EngineState>) + Send>;
 /// What reaches the engine task through its handle or the socket.
 pub(crate) enum Request {
     /// A command in the wire vocabulary (from the socket).
-    Command(Command, Responder<Reply>),
+    Command(Box<Command>, Responder<Reply>),
     /// A typed call (from the handle).
     Call(Call),
     /// Stop every agent, then end the engine.
@@ -100,7 +100,7 @@ impl EngineState {
                         shutdown_waiters.push(done);
                         self.stop_all();
                     }
-                    Some(Request::Command(command, reply)) => self.on_command(command, reply),
+                    Some(Request::Command(command, reply)) => self.on_command(*command, reply),
                     Some(Request::Call(call)) => call(Some(&mut self)),
                     None => {
                         // Every handle is gone: nobody can stop the agents later.
@@ -391,6 +391,19 @@ impl EngineState {
     pub(super) fn move_task(&mut self, task_id: TaskId, to_index: u32) -> Result<(), EngineError> {
         let task_id = &task_id;
         self.tasks.move_to(&mut self.cx, task_id, to_index)
+    }
+
+    pub(super) fn edit_task(
+        &mut self,
+        task_id: TaskId,
+        title: Option<String>,
+        instruction: Option<String>,
+    ) -> Result<TaskInfo, EngineError> {
+        self.tasks.edit(&mut self.cx, &task_id, title, instruction)
+    }
+
+    pub(super) fn rerun_task(&mut self, task_id: TaskId) -> Result<crate::api::Submitted, EngineError> {
+        self.tasks.rerun(&mut self.cx, &task_id)
     }
 
     pub(super) fn requeue_task(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {

@@ -40,6 +40,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0010_quiet_alert.sql")),
         M::up(include_str!("../../migrations/0011_event_loops.sql")),
         M::up(include_str!("../../migrations/0012_waiting_for_user.sql")),
+        M::up(include_str!("../../migrations/0013_task_titles.sql")),
     ])
 });
 

@@ -263,6 +263,46 @@ impl TaskDesk {
         Ok(())
     }
 
+    /// Renames a task (`title`: empty gives it its first line back) and, while
+    /// it waits in its queue, gives it another instruction.
+    pub fn edit(
+        &mut self,
+        cx: &mut Ctx,
+        id: &TaskId,
+        title: Option<String>,
+        instruction: Option<String>,
+    ) -> Result<TaskInfo, EngineError> {
+        let mut task = task_of(cx, id)?;
+        if instruction.is_some()
+            && let Some(reason) = rules::edit_refused(task.state(), task.spec.loop_iteration.is_some())
+        {
+            return Err(EngineError::TaskState { task: id.clone(), state: task.state().as_str(), reason });
+        }
+        let title = title.as_deref().map(rules::clean_title).transpose()?;
+        let instruction = instruction.as_deref().map(rules::clean_instruction).transpose()?;
+        let edited = LogKind::TaskEdited { title: title.is_some(), instruction: instruction.is_some() };
+        if let Some(title) = title {
+            task.spec.title = title;
+        }
+        if let Some(instruction) = instruction {
+            task.spec.instruction = instruction;
+        }
+        cx.store.save_task(&task)?;
+        log_task(cx, &task, edited);
+        cx.emit(EngineEvent::TaskChanged { task: task.clone() });
+        Ok(task)
+    }
+
+    /// Queues a finished task's spec again as a new task; its first run stays
+    /// in the history as it ended.
+    pub fn rerun(&mut self, cx: &mut Ctx, id: &TaskId) -> Result<Submitted, EngineError> {
+        let task = task_of(cx, id)?;
+        if let Some(reason) = rules::rerun_refused(task.state(), task.spec.loop_iteration.is_some()) {
+            return Err(EngineError::TaskState { task: id.clone(), state: task.state().as_str(), reason });
+        }
+        self.submit(cx, task.spec)
+    }
+
     pub fn requeue(&mut self, cx: &mut Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
         let mut task = task_of(cx, id)?;
         if !rules::requeue_allowed(task.state()) {

@@ -35,6 +35,57 @@ pub(crate) fn cancel(state: TaskState) -> Cancel {
     }
 }
 
+/// Why the user may not give a task in `state` another instruction, if
+/// they may not: what was typed into an agent stays as it was typed. A
+/// title may change in any state.
+pub(crate) fn edit_refused(state: TaskState, loop_iteration: bool) -> Option<&'static str> {
+    if loop_iteration {
+        Some("a loop writes its iterations' instructions: change the loop's goal instead")
+    } else if state != TaskState::Queued {
+        Some("only a task still waiting in its queue takes another instruction: run it again with the new one instead")
+    } else {
+        None
+    }
+}
+
+/// Why a task may not run again as a new task, if it may not.
+pub(crate) fn rerun_refused(state: TaskState, loop_iteration: bool) -> Option<&'static str> {
+    if !state.is_finished() {
+        Some("it has not ended yet")
+    } else if loop_iteration {
+        Some("a loop runs its own iterations: start the loop again instead")
+    } else {
+        None
+    }
+}
+
+/// A title as the user typed it: trimmed, one line, not too long; an empty
+/// one gives the task back its instruction's first line.
+pub(crate) fn clean_title(title: &str) -> Result<Option<String>, EngineError> {
+    let title = title.trim();
+    let invalid = |reason: String| Err(EngineError::InvalidInput { field: "title", reason });
+    if title.contains(['\n', '\r']) {
+        return invalid("a title is one line".into());
+    }
+    if title.chars().count() > crate::api::TITLE_CHARS {
+        return invalid(format!("at most {} characters", crate::api::TITLE_CHARS));
+    }
+    Ok((!title.is_empty()).then(|| title.to_owned()))
+}
+
+/// An instruction as the user typed it: trimmed, not empty, not too long.
+pub(crate) fn clean_instruction(instruction: &str) -> Result<String, EngineError> {
+    let invalid = |reason: String| Err(EngineError::InvalidInput { field: "instruction", reason });
+    let instruction = instruction.trim();
+    if instruction.is_empty() {
+        return invalid("say what the agent should do".into());
+    }
+    if instruction.len() > MAX_INSTRUCTION_BYTES {
+        return invalid(format!("at most {} KiB", MAX_INSTRUCTION_BYTES / 1024));
+    }
+    Ok(instruction.to_owned())
+}
+
 /// Whether a finished task may go back in the queue.
 pub(crate) fn requeue_allowed(state: TaskState) -> bool {
     state.is_finished() && state != TaskState::Completed
@@ -177,13 +228,11 @@ pub const MAX_BRIEF_BYTES: usize = 4 * 1024;
 /// texts as none.
 pub fn validate_task(mut spec: TaskSpec) -> Result<TaskSpec, EngineError> {
     let invalid = |field, reason: String| Err(EngineError::InvalidInput { field, reason });
-    spec.instruction = spec.instruction.trim().to_owned();
-    if spec.instruction.is_empty() {
-        return invalid("instruction", "say what the agent should do".into());
-    }
-    if spec.instruction.len() > MAX_INSTRUCTION_BYTES {
-        return invalid("instruction", format!("at most {} KiB", MAX_INSTRUCTION_BYTES / 1024));
-    }
+    spec.instruction = clean_instruction(&spec.instruction)?;
+    spec.title = match &spec.title {
+        Some(title) => clean_title(title)?,
+        None => None,
+    };
     let optional = |text: Option<String>| text.filter(|t| !t.trim().is_empty());
     spec.context = optional(spec.context);
     spec.specs = optional(spec.specs);
@@ -250,6 +299,31 @@ mod tests {
         for (state, expected) in cases {
             assert_eq!(cancel(state), expected, "{state:?}");
         }
+    }
+
+    #[test]
+    fn what_may_be_edited_and_run_again() {
+        use TaskState::*;
+        let all = [Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted];
+        for state in all {
+            assert_eq!(edit_refused(state, false).is_none(), state == Queued, "edit {state:?}");
+            assert!(edit_refused(state, true).is_some(), "a loop's iteration {state:?}");
+            assert_eq!(rerun_refused(state, false).is_none(), state.is_finished(), "run again {state:?}");
+            assert!(rerun_refused(state, true).is_some(), "a loop's iteration {state:?}");
+        }
+    }
+
+    #[test]
+    fn titles_are_one_trimmed_line_and_empty_gives_the_first_line_back() {
+        assert_eq!(clean_title("  Auth review  ").unwrap(), Some("Auth review".into()));
+        assert_eq!(clean_title("   ").unwrap(), None);
+        assert!(matches!(clean_title("two\nlines"), Err(EngineError::InvalidInput { field: "title", .. })));
+        assert!(clean_title(&"é".repeat(crate::api::TITLE_CHARS)).is_ok());
+        assert!(clean_title(&"é".repeat(crate::api::TITLE_CHARS + 1)).is_err());
+        let spec = TaskSpec { title: Some(" ".into()), ..spec("Review the auth module\nand list risks") };
+        let spec = validate_task(spec).unwrap();
+        assert_eq!((spec.title.as_deref(), spec.title()), (None, "Review the auth module".to_owned()));
+        assert_eq!(TaskSpec { title: Some("Auth".into()), ..spec }.title(), "Auth");
     }
 
     #[test]

@@ -144,6 +144,45 @@ async fn cancelling_in_each_state() {
 }
 
 #[tokio::test]
+async fn a_waiting_task_is_typed_as_edited_and_a_completed_one_runs_again_as_a_new_task() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let first = desk.submit("one");
+    let waiting = desk.submit("draft the notes");
+    assert_eq!(desk.task(&waiting.id).state(), TaskState::Queued);
+    let edited = desk
+        .desk
+        .edit(&mut desk.bench.cx, &waiting.id, Some(" Notes ".into()), Some("  write the release notes  ".into()))
+        .unwrap();
+    assert_eq!(
+        (edited.spec.title.as_deref(), edited.spec.instruction.as_str()),
+        (Some("Notes"), "write the release notes")
+    );
+    // Once typed, its instruction stays as it was typed; its name may still change.
+    let refused = desk.desk.edit(&mut desk.bench.cx, &first.id, None, Some("another".into())).unwrap_err();
+    assert!(matches!(refused, EngineError::TaskState { state: "running", .. }), "{refused}");
+    desk.desk.edit(&mut desk.bench.cx, &first.id, Some("First".into()), None).unwrap();
+    assert_eq!(desk.task(&first.id).spec.title(), "First");
+
+    desk.type_it(&first.id);
+    desk.write_summary(&first.id, "COMPLETED");
+    desk.summary_arrives(&first.id);
+    // The next task is typed with the new text.
+    let session = desk.session(&waiting.id);
+    let typed = desk.bench.typed(&session);
+    assert!(typed.last().unwrap().starts_with("write the release notes\n"), "{typed:?}");
+
+    let again = desk.desk.rerun(&mut desk.bench.cx, &first.id).unwrap();
+    assert_ne!(again.task.id, first.id);
+    assert_eq!((again.task.spec.instruction.as_str(), again.task.spec.title()), ("one", "First".to_owned()));
+    assert_eq!(again.position, Some(1), "queued behind the task at work");
+    assert_eq!(desk.task(&first.id).state(), TaskState::Completed, "the first run stays as it ended");
+    let refused = desk.desk.rerun(&mut desk.bench.cx, &waiting.id).unwrap_err();
+    assert!(matches!(refused, EngineError::TaskState { state: "running", .. }), "{refused}");
+    let timeline = desk.desk.timeline(&desk.bench.cx, &waiting.id).unwrap();
+    assert!(timeline.iter().any(|e| e.kind == LogKind::TaskEdited { title: true, instruction: true }), "{timeline:?}");
+}
+
+#[tokio::test]
 async fn a_finished_task_goes_back_in_the_queue_but_a_completed_one_does_not() {
     let mut desk = Desk::new(CompletionRule::Summary);
     let task = desk.submit("one");
