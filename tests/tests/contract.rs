@@ -106,6 +106,9 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "edit_task", "task_id": first_id, "title": "Parser work", "instruction": null})).await;
     step(json!({"type": "rerun_task", "task_id": first_id})).await;
     step(json!({"type": "rerun_task", "task_id": second_id})).await;
+    step(json!({"type": "search", "query": "PARSER tests"})).await;
+    step(json!({"type": "search", "query": "parser nothing-like-this"})).await;
+    step(json!({"type": "search", "query": "   "})).await;
     step(json!({"type": "get_task", "task_id": first_id})).await;
     step(json!({"type": "get_task", "task_id": TaskId::new()})).await;
     step(json!({"type": "task_timeline", "task_id": second_id})).await;

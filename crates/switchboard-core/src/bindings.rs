@@ -112,6 +112,8 @@ pub fn typescript() -> String {
         crate::api::LinkKind::decl(&cfg),
         crate::api::OverviewLink::decl(&cfg),
         crate::api::Overview::decl(&cfg),
+        crate::search::Found::decl(&cfg),
+        crate::search::SearchHit::decl(&cfg),
         ErrorCode::decl(&cfg),
         ApiError::decl(&cfg),
         AppInfo::decl(&cfg),

@@ -17,6 +17,7 @@ pub mod flows;
 pub mod instance;
 pub mod logging;
 pub mod notice;
+pub mod search;
 pub mod server;
 pub mod session;
 mod sink;

@@ -103,6 +103,9 @@ export class AppState {
   flowsTarget: FlowTarget | null = $state.raw(null);
   /** Whether the overview of all agents is open (over the main area). */
   overviewOpen = $state(false);
+  /** Whether the search view is shown (in the main area), and what it searches. */
+  searchOpen = $state(false);
+  searchQuery = $state('');
   /** Whether the command palette is open. */
   paletteOpen = $state(false);
   /** The agent whose task panel should open its "New task" form (asked from the keyboard). */
@@ -275,6 +278,7 @@ export class AppState {
   select(selection: Selection): void {
     this.selection = selection;
     this.formOpen = false;
+    this.searchOpen = false;
     this.closeTask();
     this.closeLoop();
     this.closeFlows();
@@ -451,6 +455,8 @@ export class AppState {
     switch (action.kind) {
       case 'dashboard':
         return this.select(null);
+      case 'search':
+        return this.openSearch();
       case 'overview':
         return this.openOverview();
       case 'go':
@@ -475,6 +481,16 @@ export class AppState {
       case 'loop':
         return this.openLoop(action.loop.id);
     }
+  }
+
+  /** Show the search view, searching `query` (or what it searched last). */
+  openSearch(query?: string): void {
+    this.formOpen = false;
+    this.closeTask();
+    this.closeLoop();
+    this.closeFlows();
+    if (query !== undefined) this.searchQuery = query;
+    this.searchOpen = true;
   }
 
   /** Rename a task and, while it waits, change its instruction; rejects with an ApiError. */

@@ -61,7 +61,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot } from './bindings';
+import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
@@ -114,6 +114,32 @@ interface FakeSession {
 }
 
 const encoder = new TextEncoder();
+/** As the engine's search: a snippet around the first word when every word is in `text`. */
+function findWords(words: readonly string[], text: string): string | null {
+  const flat = text.split(/\s+/).filter(Boolean).join(' ');
+  const lower = flat.toLowerCase();
+  if (!words.every((w) => lower.includes(w))) return null;
+  const chars = [...flat];
+  const at = lower.length === flat.length ? [...flat.slice(0, lower.indexOf(words[0]))].length : 0;
+  const start = Math.max(0, at - 40);
+  const end = Math.min(chars.length, at + 110);
+  return `${start > 0 ? '…' : ''}${chars.slice(start, end).join('')}${end < chars.length ? '…' : ''}`;
+}
+
+/** What an agent wrote in a signal, as the engine's search reads it. */
+function signalWords(signal: Signal): string {
+  switch (signal.kind) {
+    case 'clarification':
+      return `${signal.questions.join('\n')}\n${signal.blocked_at}\n${signal.current_state}`;
+    case 'stop_work':
+      return `${signal.stop_reason}\n${signal.details}\n${signal.blocked_work}\n${signal.resume_requirements}`;
+    case 'delegate':
+      return `${signal.new_task_description}\n${signal.coordination}`;
+    case 'completion':
+      return `${signal.status}\n${signal.metrics_achieved}\n${signal.recommendations.join('\n')}\n${signal.deliverables.join('\n')}`;
+  }
+}
+
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
 const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
 
@@ -918,6 +944,37 @@ export class FakeBackend implements Backend {
       .map((s) => ('ended_at' in s.info ? s.info.ended_at : null))
       .filter((at): at is number => at !== null);
     return ended.length ? Math.max(...ended) : null;
+  }
+
+  async search(query: string): Promise<SearchHit[]> {
+    this.#record('search', { query });
+    const words = query.split(/\s+/).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
+    if (words.length === 0) return [];
+    const hits: SearchHit[] = [];
+    for (const task of [...this.#tasks.values()].reverse()) {
+      const title = task.title ?? firstLine(task.instruction);
+      const asked = findWords(words, task.title ? `${task.title}\n${task.instruction}` : task.instruction);
+      if (asked !== null) {
+        hits.push({ profile_id: task.profile_id, at: task.created_at, snippet: asked, found: { in: 'task', task_id: task.id, title, state: task.state } });
+      }
+      const summary = task.result?.summary;
+      const said = summary
+        ? findWords(words, [summary.objective, summary.accomplishments.join('\n'), summary.test_results, summary.notes.join('\n'), summary.deliverables.join('\n')].join('\n'))
+        : null;
+      if (said !== null) {
+        hits.push({ profile_id: task.profile_id, at: task.ended_at ?? task.created_at, snippet: said, found: { in: 'summary', task_id: task.id, title, state: task.state } });
+      }
+    }
+    for (const signal of [...this.#signals.values()].reverse()) {
+      const scan = signal.scan;
+      const text = scan.type === 'malformed' ? scan.raw : signalWords(scan.signal);
+      const found = findWords(words, text);
+      if (found !== null) {
+        const kind = scan.type === 'malformed' ? scan.kind : scan.signal.kind;
+        hits.push({ profile_id: signal.profile_id, at: signal.created_at, snippet: found, found: { in: 'signal', signal_id: signal.id, kind, pending: signal.state === 'pending' } });
+      }
+    }
+    return hits.sort((a, b) => b.at - a.at).slice(0, 100);
   }
 
   async listDelegations(): Promise<Delegation[]> {

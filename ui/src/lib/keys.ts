@@ -7,6 +7,7 @@ export function keyBindings(app: AppState): Record<string, (event: KeyboardEvent
   const commandOf = (id: string) => app.paletteCommands.find((c) => c.id === id)?.action;
   const actions: Record<ShortcutId, () => PaletteAction | 'palette' | undefined> = {
     palette: () => 'palette',
+    search: () => commandOf('search'),
     dashboard: () => commandOf('dashboard'),
     newTask: () => commandOf('new-task'),
     newAgent: () => commandOf('new-agent'),

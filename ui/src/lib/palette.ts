@@ -7,6 +7,7 @@ import { SHORTCUTS, type ShortcutId } from './shortcuts';
 
 export type PaletteAction =
   | { kind: 'dashboard' }
+  | { kind: 'search' }
   | { kind: 'overview' }
   | { kind: 'go'; profile: Profile; session: SessionInfo | null }
   | { kind: 'new-task'; profile: Profile }
@@ -84,6 +85,7 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
     action: { kind: 'pause-all', paused: !allPaused },
   });
   commands.push({ id: 'new-agent', label: 'New agent', group: 'Do', shortcut: shortcut('newAgent'), keywords: ['create', 'profile'], action: { kind: 'new-agent' } });
+  commands.push({ id: 'search', label: 'Search tasks, summaries and questions', group: 'Go to', shortcut: shortcut('search'), keywords: ['find'], action: { kind: 'search' } });
   commands.push({ id: 'dashboard', label: 'Dashboard', group: 'Go to', shortcut: shortcut('dashboard'), keywords: ['home', 'all agents'], action: { kind: 'dashboard' } });
   commands.push({ id: 'overview', label: 'Graph of all agents', group: 'Go to', keywords: ['overview', 'flows'], action: { kind: 'overview' } });
   commands.push({

@@ -44,6 +44,9 @@ pub const MAX_LISTED_SESSIONS: usize = 500;
 pub(crate) type Call = Box<dyn FnOnce(Option<&mut EngineState>) + Send>;
 
 /// What reaches the engine task through its handle or the socket.
+/// The most tasks, and the most signals, a search reads.
+const SEARCH_CANDIDATES: usize = 500;
+
 pub(crate) enum Request {
     /// A command in the wire vocabulary (from the socket).
     Command(Box<Command>, Responder<Reply>),
@@ -567,6 +570,12 @@ impl EngineState {
 
     pub(super) fn export_flow_events(&self, target: crate::api::FlowTarget) -> Result<String, EngineError> {
         super::flows::export(&self.cx, &self.config.data_dir, target)
+    }
+
+    pub(super) fn search(&self, query: String) -> Result<Vec<crate::search::SearchHit>, EngineError> {
+        let Some(query) = crate::search::Query::parse(&query) else { return Ok(Vec::new()) };
+        let (tasks, signals) = self.cx.store.search_candidates(&query.like_patterns(), SEARCH_CANDIDATES)?;
+        Ok(crate::search::hits(&query, &tasks, &signals))
     }
 
     pub(super) fn flow_overview(&self) -> Result<crate::api::Overview, EngineError> {

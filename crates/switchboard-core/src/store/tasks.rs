@@ -174,6 +174,39 @@ impl Store {
         rows.filter_map(|row| skip_corrupt(row.map_err(StoreError::from).and_then(|task| task))).collect()
     }
 
+    /// The tasks and signals that hold each pattern somewhere in their row
+    /// (`LIKE`, escaped with `\`), newest first, at most `limit` of each:
+    /// the candidates a search then reads.
+    pub fn search_candidates(&self, patterns: &[String], limit: usize) -> Result<(Vec<TaskInfo>, Vec<SignalInfo>)> {
+        let each = |columns: &[&str]| {
+            (1..=patterns.len())
+                .map(|i| {
+                    let any: Vec<String> = columns.iter().map(|c| format!("{c} LIKE ?{i} ESCAPE '\\'")).collect();
+                    format!("({})", any.join(" OR "))
+                })
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        };
+        let params = rusqlite::params_from_iter(patterns);
+        let sql = format!(
+            "SELECT {TASK_COLUMNS} FROM tasks WHERE {} ORDER BY created_at DESC, rowid DESC LIMIT {limit}",
+            each(&["title", "instruction", "result"])
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params.clone(), |row| Ok(task_from_row(row)))?;
+        let tasks = rows
+            .filter_map(|row| skip_corrupt(row.map_err(StoreError::from).and_then(|task| task)))
+            .collect::<Result<_>>()?;
+        let signals = self.query_signals(
+            &format!(
+                "id IN (SELECT id FROM signals WHERE {} ORDER BY created_at DESC LIMIT {limit})",
+                each(&["record"])
+            ),
+            params,
+        )?;
+        Ok((tasks, signals))
+    }
+
     // ---- signals ----
 
     pub fn save_signal(&self, signal: &SignalInfo) -> Result<()> {

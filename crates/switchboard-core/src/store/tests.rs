@@ -247,6 +247,54 @@ fn a_task_or_signal_that_does_not_fit_its_state_is_left_out_not_the_whole_list()
     assert_eq!(kept, 2, "the bad row is left in place");
 }
 
+#[test]
+fn search_finds_words_in_names_instructions_and_summaries_not_in_the_stored_json() {
+    use crate::api::{TaskResult, TaskState};
+    use crate::search::{Found, Query, hits};
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("alpha");
+    store.insert_profile(&p).unwrap();
+    let spec = |title: Option<&str>, instruction: &str| TaskSpec {
+        title: title.map(str::to_owned),
+        time_limit_secs: Some(60),
+        ..TaskSpec::new(p.id.clone(), instruction)
+    };
+    let named = TaskInfo::queued(TaskId::new(), spec(Some("Auth review"), "Review the login flow"), 0, 10);
+    store.save_task(&named).unwrap();
+    let mut done = TaskInfo::queued(TaskId::new(), spec(None, "Fix the build"), 1, 20);
+    done.start(SessionId::new(), 21);
+    let summary = switchboard_protocol::summary::parse_summary(
+        "# Summary\n## Objective\nMake the parser fast\n## Notes\n- the token cache helps\n## Status\nCOMPLETED\n",
+    );
+    let result =
+        TaskResult { summary, fallback: false, artifacts: vec![], rejected: vec![], results_json: None, errors: None };
+    done.end(TaskState::Completed, 30, None, Some(result));
+    store.save_task(&done).unwrap();
+    let search = |text: &str| {
+        let query = Query::parse(text).unwrap();
+        let (tasks, signals) = store.search_candidates(&query.like_patterns(), 50).unwrap();
+        hits(&query, &tasks, &signals)
+    };
+
+    let found = search("auth LOGIN");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].found,
+        Found::Task { task_id: named.id.clone(), title: "Auth review".into(), state: TaskState::Queued }
+    );
+    let found = search("token cache");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        matches!(&found[0].found, Found::Summary { task_id, title, .. } if *task_id == done.id && title == "Fix the build")
+    );
+    assert!(found[0].snippet.contains("the token cache helps"), "{}", found[0].snippet);
+    assert_eq!(found[0].at, 30, "a summary is as recent as its task's end");
+    // Words that are only the stored record's keys and values are not found.
+    for noise in ["objective", "fallback", "results_json", "%", "_"] {
+        assert!(search(noise).is_empty(), "{noise}: {:?}", search(noise));
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 

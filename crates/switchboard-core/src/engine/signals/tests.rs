@@ -314,3 +314,26 @@ async fn a_delegate_that_ends_without_reporting_wakes_its_requester_with_a_failu
     desk.desk.session_ended(&mut desk.bench.cx, &delegate, &ended);
     assert!(desk.bench.typed(&desk.session).is_empty());
 }
+
+#[tokio::test]
+async fn a_signal_is_found_by_what_the_agent_wrote_in_it_not_by_its_field_names() {
+    let mut desk = Desk::new();
+    let raised = desk.raise(CLARIFICATION);
+    let search = |text: &str| {
+        let query = crate::search::Query::parse(text).unwrap();
+        let (tasks, signals) = desk.bench.cx.store.search_candidates(&query.like_patterns(), 50).unwrap();
+        crate::search::hits(&query, &tasks, &signals)
+    };
+    let found = search("oauth2 DEEP");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].found,
+        crate::search::Found::Signal {
+            signal_id: raised.id.clone(),
+            kind: switchboard_protocol::signal::SignalKind::Clarification,
+            pending: true
+        }
+    );
+    assert!(found[0].snippet.starts_with("OAuth2 or JWT?"), "{}", found[0].snippet);
+    assert!(search("blocked_at").is_empty(), "a field's name is not what the agent wrote");
+}
