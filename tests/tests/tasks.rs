@@ -244,6 +244,24 @@ async fn deliverables_that_escape_the_workspace_are_refused_and_never_read() {
     let timeline = t.engine.task_timeline(job.id.clone()).await.unwrap();
     let logged = timeline.iter().filter(|e| matches!(e.kind, LogKind::DeliverableRejected { .. })).count();
     assert_eq!(logged, 3);
+
+    // Opening a returned file asks where it is now, checked again.
+    let workspace = t.workspace.canonicalize().unwrap();
+    let located = t.engine.artifact_path(job.id.clone(), "out.txt".into()).await.unwrap();
+    assert_eq!(located, workspace.join("out.txt").display().to_string());
+    let summary = result.artifacts[0].path.clone();
+    assert!(t.engine.artifact_path(job.id.clone(), summary).await.unwrap().starts_with(&*workspace.to_string_lossy()));
+    for (path, why) in
+        [("link.txt", "no such file"), ("../outside.txt", "no such file"), (secret.as_str(), "no such file")]
+    {
+        let refused = t.engine.artifact_path(job.id.clone(), path.into()).await.unwrap_err();
+        assert!(refused.to_string().contains(why), "{path}: {refused}");
+    }
+    // Swapped for a link out of the workspace after the task: refused now.
+    std::fs::remove_file(t.workspace.join("out.txt")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), t.workspace.join("out.txt")).unwrap();
+    let refused = t.engine.artifact_path(job.id.clone(), "out.txt".into()).await.unwrap_err();
+    assert!(refused.to_string().contains("outside the workspace"), "{refused}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -92,6 +92,10 @@ macro_rules! engine_commands {
                 title: Option<String>,
                 instruction: Option<String>,
             ) -> crate::api::TaskInfo;
+            /// Where a file a task returned is now (absolute), checked again: still inside its
+            /// agent's workspace, symlinks resolved, a regular file. The window's "Open" and
+            /// "Show in folder" ask it through the shell.
+            socket now artifact_path / ArtifactPath (task_id: switchboard_protocol::TaskId, path: String) -> String;
             /// Runs a finished task again, as a new task at the end of its agent's queue.
             window now rerun_task / RerunTask (task_id: switchboard_protocol::TaskId) -> crate::api::Submitted;
             /// Pauses or resumes one agent's queue, or every queue.

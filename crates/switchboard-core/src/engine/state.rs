@@ -405,6 +405,21 @@ impl EngineState {
         self.tasks.edit(&mut self.cx, &task_id, title, instruction)
     }
 
+    pub(super) fn artifact_path(&self, task_id: TaskId, path: String) -> Result<String, EngineError> {
+        let task = self.tasks.get(&self.cx, &task_id)?;
+        let refused = |reason: String| EngineError::InvalidInput { field: "path", reason };
+        if !task.result().is_some_and(|result| result.artifacts.iter().any(|a| a.path == path)) {
+            return Err(refused("the task returned no such file".into()));
+        }
+        let profile = self.cx.profile(&task.spec.profile_id)?;
+        let workspace = std::path::Path::new(&profile.spec.cwd)
+            .canonicalize()
+            .map_err(|_| refused(format!("its agent's folder {} is gone", profile.spec.cwd)))?;
+        let file = crate::tasks::artifacts::resolve_deliverable(&workspace, &path)
+            .map_err(|refusal| refused(format!("{path}: {refusal}")))?;
+        Ok(file.to_string_lossy().into_owned())
+    }
+
     pub(super) fn rerun_task(&mut self, task_id: TaskId) -> Result<crate::api::Submitted, EngineError> {
         self.tasks.rerun(&mut self.cx, &task_id)
     }
