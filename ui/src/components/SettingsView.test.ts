@@ -126,4 +126,24 @@ describe('settings view', () => {
     await fireEvent.click(screen.getByTestId('open-dashboard'));
     expect(screen.queryByTestId('settings-view')).toBeNull();
   });
+
+  it('gives a new agent the defaults saved here', async () => {
+    const backend = new FakeBackend({ commands: ['sh'], directories: ['/work'] });
+    await openSettings(backend);
+    await type('settings-time-limit', '45');
+    await type('settings-quiet-alert', '0');
+    await save();
+    await screen.findByTestId('settings-saved');
+
+    await fireEvent.click(screen.getByTestId('new-agent'));
+    expect(input('agent-task-time-limit').placeholder).toBe('45');
+    expect(input('agent-quiet-alert').placeholder).toBe('0');
+    await fireEvent.input(input('agent-name'), { target: { value: 'fresh' } });
+    await fireEvent.input(input('agent-command'), { target: { value: 'sh' } });
+    await fireEvent.input(input('agent-cwd'), { target: { value: '/work' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+    await waitFor(() => expect(callsOf(backend, 'create_profile')).toHaveLength(1));
+    const [created] = await backend.listProfiles();
+    expect([created.task_time_limit_secs, created.quiet_alert_secs]).toEqual([2700, 0]);
+  });
 });
