@@ -146,4 +146,16 @@ describe('settings view', () => {
     const [created] = await backend.listProfiles();
     expect([created.task_time_limit_secs, created.quiet_alert_secs]).toEqual([2700, 0]);
   });
+
+  it('opens from the command palette too, by a word the user may think of', async () => {
+    await renderApp(new FakeBackend());
+    await fireEvent.keyDown(document.body, { key: 'p', code: 'KeyP', ctrlKey: true, shiftKey: true });
+    await fireEvent.input(await screen.findByTestId('palette-input'), { target: { value: 'quiet hours' } });
+    await waitFor(() => {
+      const chosen = screen.getAllByTestId('palette-item').find((item) => item.hasAttribute('data-selected'));
+      expect(chosen?.getAttribute('data-command')).toBe('settings');
+    });
+    await fireEvent.keyDown(screen.getByTestId('palette-input'), { key: 'Enter' });
+    await screen.findByTestId('settings-view');
+  });
 });

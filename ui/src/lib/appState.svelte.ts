@@ -490,6 +490,8 @@ export class AppState {
         return this.select(null);
       case 'overview':
         return this.openOverview();
+      case 'settings':
+        return this.openSettings();
       case 'go':
         return this.select(action.session ? { kind: 'session', id: action.session.id } : { kind: 'profile', id: action.profile.id });
       case 'new-task':

@@ -8,6 +8,7 @@ import { SHORTCUTS, type ShortcutId } from './shortcuts';
 export type PaletteAction =
   | { kind: 'dashboard' }
   | { kind: 'overview' }
+  | { kind: 'settings' }
   | { kind: 'go'; profile: Profile; session: SessionInfo | null }
   | { kind: 'new-task'; profile: Profile }
   | { kind: 'new-agent' }
@@ -86,6 +87,13 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   commands.push({ id: 'new-agent', label: 'New agent', group: 'Do', shortcut: shortcut('newAgent'), keywords: ['create', 'profile'], action: { kind: 'new-agent' } });
   commands.push({ id: 'dashboard', label: 'Dashboard', group: 'Go to', shortcut: shortcut('dashboard'), keywords: ['home', 'all agents'], action: { kind: 'dashboard' } });
   commands.push({ id: 'overview', label: 'Graph of all agents', group: 'Go to', keywords: ['overview', 'flows'], action: { kind: 'overview' } });
+  commands.push({
+    id: 'settings',
+    label: 'Settings',
+    group: 'Go to',
+    keywords: ['preferences', 'theme', 'dark', 'light', 'notifications', 'quiet hours', 'time limit', 'data folder'],
+    action: { kind: 'settings' },
+  });
   commands.push({
     id: 'agents',
     label: input.agentsShown ? 'Hide the agents list' : 'Show the agents list',
