@@ -48,12 +48,15 @@ pub fn run(config: EngineConfig) -> Result<()> {
     let (engine, notices) = match tauri::async_runtime::block_on(Engine::start(config, Arc::new(sink))) {
         Ok(engine) => {
             let notices = tauri::async_runtime::block_on(async {
-                Ok::<_, switchboard_core::EngineError>(Notices::new(
+                let mut notices = Notices::new(
                     &engine.list_profiles().await?,
                     &engine.list_queues().await?,
                     &engine.list_signals().await?,
                     &engine.list_loops().await?,
-                ))
+                );
+                // Later changes come as `settings_changed` events.
+                notices.set_settings(engine.get_settings().await?);
+                Ok::<_, switchboard_core::EngineError>(notices)
             })?;
             (engine, notices)
         }

@@ -1,6 +1,7 @@
 //! The app's presence outside its window: the tray icon with its menu and
 //! counts, and desktop notifications when tasks end. What to show is
-//! decided by `switchboard_core::notice`; this module only shows it.
+//! decided by `switchboard_core::notice`, with the user's settings and the
+//! local time; this module only shows it.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -62,11 +63,13 @@ impl Desktop {
         self.notices.lock().expect("never poisoned").set_viewed(task);
     }
 
-    /// Follows an engine event: a notification if a task ended, fresh tray counts.
+    /// Follows an engine event: a notification if something happened the
+    /// user's settings let show now (the local time decides quiet hours),
+    /// fresh tray counts.
     pub fn on_event(&self, app: &AppHandle, event: &EngineEvent) {
         let (notice, counts, all_paused) = {
             let mut notices = self.notices.lock().expect("never poisoned");
-            let notice = notices.apply(event);
+            let notice = notices.follow(event, local_minute_of_day());
             (notice, notices.counts(), notices.all_paused())
         };
         if let Some(notice) = notice {
@@ -165,6 +168,13 @@ impl Desktop {
             Err(error) => tracing::warn!(%error, "no tray icon"),
         }
     }
+}
+
+/// Minutes past midnight, local time (the system's time zone; UTC where it
+/// cannot be read).
+fn local_minute_of_day() -> u16 {
+    let now = jiff::Zoned::now();
+    now.hour() as u16 * 60 + now.minute() as u16
 }
 
 fn pause_label(all_paused: bool) -> &'static str {

@@ -43,6 +43,13 @@ async fn cli_async(t: &TestEngine, line: &[&str]) -> (ExitCode, String, String) 
 async fn scripts_add_agents_and_queue_tasks() {
     let t = TestEngine::start().await;
     let cwd = t.workspace.display().to_string();
+    // A new agent starts from the app's settings.
+    let settings = switchboard_core::api::Settings {
+        default_task_time_limit_secs: 45 * 60,
+        default_quiet_alert_secs: 0,
+        ..Default::default()
+    };
+    t.engine.set_settings(settings).await.unwrap();
     let (code, out, err) = cli_async(
         &t,
         &[
@@ -68,6 +75,10 @@ async fn scripts_add_agents_and_queue_tasks() {
     let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(listed[0]["name"], "scripted");
     assert_eq!(listed[0]["args"], serde_json::json!(["--speed", "fast"]));
+    assert_eq!(
+        (listed[0]["task_time_limit_secs"].as_u64(), listed[0]["quiet_alert_secs"].as_u64()),
+        (Some(2700), Some(0))
+    );
 
     let (code, out, err) =
         cli_async(&t, &["task", "add", "--agent", "scripted", "--json", "Write", "the", "notes"]).await;

@@ -123,6 +123,21 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "start_session", "profile_id": profile_id, "size": {"rows": 0, "cols": 80}})).await;
     // Not the window's: refused, whatever it would do.
     step(json!({"type": "agent_text", "session_id": switchboard_core::SessionId::new(), "text": "hello"})).await;
+    step(json!({"type": "get_settings"})).await;
+    let settings = |limit: u32, from: &str| {
+        json!({"type": "set_settings", "settings": {
+            "default_task_time_limit_secs": limit,
+            "default_quiet_alert_secs": 0,
+            "notify": {"task_completed": false, "task_failed": true, "needs_answer": true, "loop_ended": true, "agent_quiet": false},
+            "quiet_hours": {"mode": "daily", "from": from, "to": "7:00"},
+            "theme": "light",
+        }})
+    };
+    step(settings(2700, "22:00")).await;
+    step(settings(30, "22:00")).await;
+    step(settings(2700, "25:00")).await;
+    step(settings(2700, "07:00")).await;
+    step(json!({"type": "get_settings"})).await;
     step(json!({"type": "delete_profile", "profile_id": profile_id})).await;
     step(json!({"type": "list_profiles"})).await;
     step(json!({"type": "delete_profile", "profile_id": profile_id})).await;

@@ -283,8 +283,18 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                 Kind::ClaudeCode => AgentKind::ClaudeCode,
                 Kind::Codex => AgentKind::Codex,
             };
-            let spec =
-                ProfileSpec { name, command, args, cwd: cwd.display().to_string(), kind, ..ProfileSpec::default() };
+            // A new agent starts from the app's settings, as the window's form does.
+            let settings = client.get_settings()?;
+            let spec = ProfileSpec {
+                name,
+                command,
+                args,
+                cwd: cwd.display().to_string(),
+                kind,
+                task_time_limit_secs: settings.default_task_time_limit_secs,
+                quiet_alert_secs: settings.default_quiet_alert_secs,
+                ..ProfileSpec::default()
+            };
             let profile = client.create_profile(spec)?;
             print(out, output, &profile, |p| format!("added agent {} ({})", p.spec.name, p.id))
         }

@@ -14,6 +14,9 @@ use crate::store::StoreError;
 pub enum EngineError {
     #[error("{field}: {reason}")]
     InvalidInput { field: &'static str, reason: String },
+    /// A setting the user cannot keep; `reason` is a sentence for them.
+    #[error("{reason}")]
+    InvalidSetting { field: &'static str, reason: &'static str },
     #[error("command `{command}` was not found: it is neither an executable file nor on PATH")]
     CommandNotFound { command: String },
     #[error("working directory {} does not exist or is not a directory", .path.display())]
@@ -85,7 +88,7 @@ impl EngineError {
 
     pub fn code(&self) -> ErrorCode {
         match self {
-            EngineError::InvalidInput { .. } => ErrorCode::InvalidInput,
+            EngineError::InvalidInput { .. } | EngineError::InvalidSetting { .. } => ErrorCode::InvalidInput,
             EngineError::CommandNotFound { .. } => ErrorCode::CommandNotFound,
             EngineError::DirectoryMissing { .. } => ErrorCode::DirectoryMissing,
             EngineError::DuplicateName { .. } => ErrorCode::DuplicateName,
@@ -119,7 +122,7 @@ impl EngineError {
     /// The input field an error concerns, so a form can show it inline.
     pub fn field(&self) -> Option<&'static str> {
         match self {
-            EngineError::InvalidInput { field, .. } => Some(field),
+            EngineError::InvalidInput { field, .. } | EngineError::InvalidSetting { field, .. } => Some(field),
             EngineError::CommandNotFound { .. } => Some("command"),
             EngineError::DirectoryMissing { .. } => Some("cwd"),
             EngineError::DuplicateName { .. } => Some("name"),

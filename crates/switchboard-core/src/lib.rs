@@ -30,8 +30,8 @@ pub use api::{
     DiagramState, EngineEvent, ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome,
     LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview,
     PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot,
-    SessionInfo, SessionState, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted,
-    TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
+    SessionInfo, SessionState, Settings, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState,
+    Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -6,6 +6,12 @@
 //! which task of which agent in its body, in the user's words: the task by
 //! the first line of its instruction, never by id, and why it ended as the
 //! engine put it for people.
+//!
+//! The user's settings decide which notices show ([`delivery`]): each kind
+//! can be switched off, and during quiet hours none shows except that the app
+//! cannot record its work. A notice not shown is not kept for later: the
+//! tray's counts, which follow every event whatever the settings, and the
+//! window say what happened meanwhile.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -14,10 +20,10 @@ use switchboard_protocol::signal::{ScanEvent, SignalBody};
 use switchboard_protocol::summary::SummaryStatus;
 use switchboard_protocol::{LoopId, ProfileId, SignalId, TaskId};
 
-use crate::api::StorageProblem;
 use crate::api::{
     EngineEvent, LoopInfo, LoopState, Profile, QueueStatus, SignalInfo, SignalState, TaskInfo, TaskState,
 };
+use crate::api::{Settings, StorageProblem};
 
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;
@@ -52,9 +58,62 @@ impl NoticeTarget {
     }
 }
 
+/// Which of the user's notification choices a notice falls under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeKind {
+    /// A task completed (its summary may say partly done).
+    TaskCompleted,
+    /// A task failed (its summary may say so) or timed out.
+    TaskFailed,
+    /// An agent's signal waits for the user: a question, a blocker, a
+    /// delegation, a completion report, or more of them than can wait.
+    NeedsAnswer,
+    /// A loop completed, stopped at its cap, or stalled.
+    LoopEnded,
+    /// A task's agent went quiet past its alert.
+    AgentQuiet,
+    /// The app cannot record its work: not a choice, and shown even in
+    /// quiet hours, since the user has to act.
+    Storage,
+}
+
+/// What becomes of a notice under the user's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    Show,
+    /// Its kind is switched off.
+    Off,
+    /// It came during quiet hours: not shown, and not shown later either.
+    Held,
+}
+
+/// Whether a notice of `kind` shows at `minute_of_day` (local time, minutes
+/// past midnight), under `settings`. A kind switched off is off at any hour;
+/// quiet hours run from their start up to (not including) their end, past
+/// midnight when the end comes first.
+pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> Delivery {
+    let choices = &settings.notify;
+    let chosen = match kind {
+        NoticeKind::TaskCompleted => choices.task_completed,
+        NoticeKind::TaskFailed => choices.task_failed,
+        NoticeKind::NeedsAnswer => choices.needs_answer,
+        NoticeKind::LoopEnded => choices.loop_ended,
+        NoticeKind::AgentQuiet => choices.agent_quiet,
+        NoticeKind::Storage => return Delivery::Show,
+    };
+    if !chosen {
+        return Delivery::Off;
+    }
+    let quiet = settings.quiet_hours.span().is_some_and(|(from, to)| {
+        if from <= to { (from..to).contains(&minute_of_day) } else { minute_of_day >= from || minute_of_day < to }
+    });
+    if quiet { Delivery::Held } else { Delivery::Show }
+}
+
 /// A desktop notification to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
+    pub kind: NoticeKind,
     pub target: NoticeTarget,
     /// What happened ("Task completed", "Loop stalled").
     pub title: String,
@@ -65,9 +124,9 @@ pub struct Notice {
 }
 
 impl Notice {
-    fn new(target: NoticeTarget, title: impl Into<String>, body: impl Into<String>) -> Notice {
+    fn new(kind: NoticeKind, target: NoticeTarget, title: impl Into<String>, body: impl Into<String>) -> Notice {
         let action = target.open_label();
-        Notice { target, title: title.into(), body: body.into(), action }
+        Notice { kind, target, title: title.into(), body: body.into(), action }
     }
 
     /// The body for a notification server that reads markup in bodies (the
@@ -124,6 +183,8 @@ pub struct Notices {
     notified: HashSet<String>,
     notified_order: VecDeque<String>,
     viewed: Option<TaskId>,
+    /// The user's settings, for which notices show.
+    settings: Settings,
 }
 
 impl Notices {
@@ -143,12 +204,31 @@ impl Notices {
         }
     }
 
+    /// The user's settings as they are now (at start; later they come as
+    /// `SettingsChanged` events).
+    pub fn set_settings(&mut self, settings: Settings) {
+        self.settings = settings;
+    }
+
+    /// Takes in an event that came at `minute_of_day` (local time, minutes
+    /// past midnight); returns the notification to show, if there is one and
+    /// the user's settings let it show now. The tray's counts follow the
+    /// event either way.
+    pub fn follow(&mut self, event: &EngineEvent, minute_of_day: u16) -> Option<Notice> {
+        let notice = self.apply(event)?;
+        match delivery(notice.kind, &self.settings, minute_of_day) {
+            Delivery::Show => Some(notice),
+            Delivery::Off | Delivery::Held => None,
+        }
+    }
+
     /// The task the user is looking at: no notification for it.
     pub fn set_viewed(&mut self, task: Option<TaskId>) {
         self.viewed = task;
     }
 
-    /// Takes in an event; returns the notification to show, if any.
+    /// Takes in an event; returns the notification it makes, if any, whatever
+    /// the user's settings say of it (see [`Notices::follow`]).
     pub fn apply(&mut self, event: &EngineEvent) -> Option<Notice> {
         match event {
             EngineEvent::ProfileSaved { profile } => {
@@ -180,6 +260,10 @@ impl Notices {
                 };
                 None
             }
+            EngineEvent::SettingsChanged { settings } => {
+                self.settings = settings.clone();
+                None
+            }
             EngineEvent::PermissionRequested { .. }
             | EngineEvent::PermissionClosed { .. }
             | EngineEvent::DelegationChanged { .. }
@@ -191,11 +275,12 @@ impl Notices {
                     StorageProblem::ReadOnly => "Its data folder is read-only: make it writable.".to_owned(),
                     StorageProblem::Failing { detail } => detail.clone(),
                 };
-                Some(Notice::new(NoticeTarget::Window, "Switchboard cannot record its work", body))
+                Some(Notice::new(NoticeKind::Storage, NoticeTarget::Window, "Switchboard cannot record its work", body))
             }
             EngineEvent::SignalsFlooding { profile_id, limit, oldest_pending, .. } => {
                 let agent = self.names.get(profile_id).map_or("An agent", String::as_str);
                 Some(Notice::new(
+                    NoticeKind::NeedsAnswer,
                     NoticeTarget::Signal(oldest_pending.clone()?),
                     format!("{agent} is raising more signals than can wait at once"),
                     format!(
@@ -241,7 +326,7 @@ impl Notices {
         if let Some(reason) = info.state.reason() {
             body.push_str(&format!(": {}", cut(&reason, REASON_CHARS)));
         }
-        Some(Notice::new(NoticeTarget::Loop(info.id.clone()), title, body))
+        Some(Notice::new(NoticeKind::LoopEnded, NoticeTarget::Loop(info.id.clone()), title, body))
     }
 
     fn on_quiet(&mut self, task: &TaskInfo) -> Option<Notice> {
@@ -258,7 +343,7 @@ impl Notices {
             self.agent(&task.spec.profile_id),
             quoted(&task.spec.title())
         );
-        Some(Notice::new(NoticeTarget::Task(task.id.clone()), "Agent may be stuck", body))
+        Some(Notice::new(NoticeKind::AgentQuiet, NoticeTarget::Task(task.id.clone()), "Agent may be stuck", body))
     }
 
     fn on_task(&mut self, task: &TaskInfo) -> Option<Notice> {
@@ -284,18 +369,25 @@ impl Notices {
         let said = task.result().and_then(|result| result.summary.status);
         let reason = task.reason().map(|reason| cut(reason, REASON_CHARS));
         let (agent, name) = (self.agent(&task.spec.profile_id), quoted(&task.spec.title()));
-        let (title, what, why) = match (task.state(), said) {
-            (TaskState::Completed, Some(SummaryStatus::Failed)) => {
-                ("Task failed", format!("{agent} could not finish {name}"), Some("its summary says it failed".into()))
-            }
+        let (completed, failed) = (NoticeKind::TaskCompleted, NoticeKind::TaskFailed);
+        let (kind, title, what, why) = match (task.state(), said) {
+            (TaskState::Completed, Some(SummaryStatus::Failed)) => (
+                failed,
+                "Task failed",
+                format!("{agent} could not finish {name}"),
+                Some("its summary says it failed".into()),
+            ),
             (TaskState::Completed, Some(SummaryStatus::Partial)) => (
+                completed,
                 "Task partly done",
                 format!("{agent} did part of {name}"),
                 Some("its summary says what is left".into()),
             ),
-            (TaskState::Completed, _) => ("Task completed", format!("{agent} finished {name}"), None),
-            (TaskState::Failed, _) => ("Task failed", format!("{agent} could not finish {name}"), reason),
-            (TaskState::TimedOut, _) => ("Task timed out", format!("{agent} did not finish {name} in time"), reason),
+            (TaskState::Completed, _) => (completed, "Task completed", format!("{agent} finished {name}"), None),
+            (TaskState::Failed, _) => (failed, "Task failed", format!("{agent} could not finish {name}"), reason),
+            (TaskState::TimedOut, _) => {
+                (failed, "Task timed out", format!("{agent} did not finish {name} in time"), reason)
+            }
             _ => return None,
         };
         if self.viewed.as_ref() == Some(&task.id) || !self.remember(task.id.to_string()) {
@@ -305,7 +397,7 @@ impl Notices {
             Some(why) => format!("{what}: {why}"),
             None => what,
         };
-        Some(Notice::new(NoticeTarget::Task(task.id.clone()), title, body))
+        Some(Notice::new(kind, NoticeTarget::Task(task.id.clone()), title, body))
     }
 
     fn on_signal(&mut self, signal: &SignalInfo) -> Option<Notice> {
@@ -324,6 +416,7 @@ impl Notices {
             None => String::new(),
         };
         let target = NoticeTarget::Signal(signal.id.clone());
+        let needs = NoticeKind::NeedsAnswer;
         let notice = match &signal.scan {
             ScanEvent::Signal { signal } => match &signal.body {
                 SignalBody::Clarification { questions, .. } => {
@@ -333,29 +426,35 @@ impl Notices {
                         n => format!(" (and {} more)", n - 1),
                     };
                     let mut notice =
-                        Notice::new(target, format!("{agent} needs your answer"), format!("{on}{first}{more}"));
+                        Notice::new(needs, target, format!("{agent} needs your answer"), format!("{on}{first}{more}"));
                     notice.action = "Answer";
                     notice
                 }
                 SignalBody::StopWork { blocker_type, details, .. } => Notice::new(
+                    needs,
                     target,
                     format!("{agent} is blocked: {}", shortened(blocker_type)),
                     format!("{on}{}", shortened(details)),
                 ),
                 SignalBody::Delegate { new_task_description, .. } => Notice::new(
+                    needs,
                     target,
                     format!("{agent} asks to delegate work"),
                     format!("{on}{}", shortened(new_task_description)),
                 ),
                 SignalBody::Completion { status, metrics_achieved, .. } => Notice::new(
+                    needs,
                     target,
                     format!("{agent} reports completion: {}", shortened(status)),
                     format!("{on}{}", shortened(metrics_achieved)),
                 ),
             },
-            ScanEvent::Malformed { reason, .. } => {
-                Notice::new(target, format!("{agent} printed a signal that could not be read"), shortened(reason))
-            }
+            ScanEvent::Malformed { reason, .. } => Notice::new(
+                needs,
+                target,
+                format!("{agent} printed a signal that could not be read"),
+                shortened(reason),
+            ),
         };
         Some(notice)
     }
@@ -464,6 +563,107 @@ mod tests {
                 created_at: 0,
             },
         }
+    }
+
+    /// Minutes past midnight of "HH:MM".
+    fn at(clock: &str) -> u16 {
+        crate::api::minute_of_day(clock).unwrap()
+    }
+
+    fn quiet_hours(from: &str, to: &str) -> Settings {
+        Settings {
+            quiet_hours: crate::api::QuietHours::Daily { from: from.into(), to: to.into() },
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn delivery_follows_the_users_choices_and_quiet_hours() {
+        use NoticeKind::*;
+        let all_off = Settings {
+            notify: crate::api::NotifyChoices {
+                task_completed: false,
+                task_failed: false,
+                needs_answer: false,
+                loop_ended: false,
+                agent_quiet: false,
+            },
+            ..Settings::default()
+        };
+        let only_failures_off = Settings {
+            notify: crate::api::NotifyChoices { task_failed: false, ..Default::default() },
+            ..Settings::default()
+        };
+        let (night, day) = (quiet_hours("22:00", "07:00"), quiet_hours("12:00", "13:30"));
+        let cases = [
+            // By default every kind shows, at any hour.
+            (TaskCompleted, &Settings::default(), "03:00", Delivery::Show),
+            (AgentQuiet, &Settings::default(), "12:00", Delivery::Show),
+            // A kind switched off is off at any hour; the others still show.
+            (TaskCompleted, &all_off, "10:00", Delivery::Off),
+            (TaskFailed, &all_off, "10:00", Delivery::Off),
+            (NeedsAnswer, &all_off, "10:00", Delivery::Off),
+            (LoopEnded, &all_off, "10:00", Delivery::Off),
+            (AgentQuiet, &all_off, "10:00", Delivery::Off),
+            (TaskFailed, &only_failures_off, "10:00", Delivery::Off),
+            (TaskCompleted, &only_failures_off, "10:00", Delivery::Show),
+            // The app unable to record its work is no choice, and not held.
+            (Storage, &all_off, "10:00", Delivery::Show),
+            (Storage, &night, "23:00", Delivery::Show),
+            // Quiet hours past midnight: from their start, up to their end.
+            (NeedsAnswer, &night, "21:59", Delivery::Show),
+            (NeedsAnswer, &night, "22:00", Delivery::Held),
+            (NeedsAnswer, &night, "23:59", Delivery::Held),
+            (NeedsAnswer, &night, "00:00", Delivery::Held),
+            (NeedsAnswer, &night, "06:59", Delivery::Held),
+            (NeedsAnswer, &night, "07:00", Delivery::Show),
+            (NeedsAnswer, &night, "12:00", Delivery::Show),
+            // Within a day.
+            (LoopEnded, &day, "11:59", Delivery::Show),
+            (LoopEnded, &day, "12:00", Delivery::Held),
+            (LoopEnded, &day, "13:29", Delivery::Held),
+            (LoopEnded, &day, "13:30", Delivery::Show),
+            (LoopEnded, &day, "23:00", Delivery::Show),
+            // Switched off says off, quiet hours or not.
+            (
+                TaskFailed,
+                &Settings { quiet_hours: night.quiet_hours.clone(), ..only_failures_off.clone() },
+                "23:00",
+                Delivery::Off,
+            ),
+        ];
+        for (kind, settings, clock, expected) in cases {
+            assert_eq!(delivery(kind, settings, at(clock)), expected, "{kind:?} at {clock} under {settings:?}");
+        }
+    }
+
+    #[test]
+    fn a_notice_switched_off_or_in_quiet_hours_is_not_shown_but_the_tray_still_counts() {
+        let profile = ProfileId::new();
+        let failed = |id: TaskId| EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Failed) };
+        let mut notices = Notices::default();
+        notices.apply(&queue(&profile, false, false));
+        // Failures switched off, by the event the engine sends when the user saves.
+        let off = Settings {
+            notify: crate::api::NotifyChoices { task_failed: false, ..Default::default() },
+            ..Settings::default()
+        };
+        notices.apply(&EngineEvent::SettingsChanged { settings: off });
+        assert_eq!(notices.follow(&failed(TaskId::new()), at("10:00")), None);
+        assert_eq!(notices.counts().attention, 1, "the tray counts it all the same");
+        let done = EngineEvent::TaskChanged { task: task(&profile, &TaskId::new(), TaskState::Completed) };
+        assert!(notices.follow(&done, at("10:00")).is_some(), "completions still show");
+
+        // Quiet hours: held while they last, shown after them.
+        let mut notices = Notices::default();
+        notices.apply(&queue(&profile, false, false));
+        notices.set_settings(quiet_hours("22:00", "07:00"));
+        let first = TaskId::new();
+        assert_eq!(notices.follow(&failed(first.clone()), at("23:15")), None);
+        assert_eq!(notices.counts().attention, 1, "the tray counts it all the same");
+        assert_eq!(notices.follow(&failed(first.clone()), at("08:00")), None, "held is not shown later");
+        let told = notices.follow(&failed(TaskId::new()), at("08:00")).expect("after quiet hours");
+        assert_eq!(told.title, "Task failed");
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Checks a [`ProfileSpec`] before anything is stored or spawned, so a typo
-//! in the "New agent" form becomes an inline error instead of a dead session.
+//! in the "New agent" form becomes an inline error instead of a dead session;
+//! and the app's [`Settings`] before they are kept.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::api::ProfileSpec;
+use crate::api::{ProfileSpec, QuietHours, Settings, clock_text, minute_of_day};
 use crate::error::EngineError;
 
 /// Longest accepted agent name, in characters; names appear in the sidebar,
@@ -66,6 +67,42 @@ pub fn validate_profile(spec: &ProfileSpec, path_env: Option<&OsStr>) -> Result<
     }
     resolve_command(&spec.command, cwd, path_env)?;
     Ok(spec)
+}
+
+/// The shortest default time limit and quiet alert (other than none) the
+/// settings take: the window sets them in minutes.
+pub const MIN_DEFAULT_SECS: u32 = 60;
+
+/// Validates the app's settings and returns them as kept: quiet hours'
+/// times written "HH:MM". Each refusal names its field (`quiet_hours_from`
+/// and `quiet_hours_to` for the quiet hours' times) and says why in a
+/// sentence for the user.
+pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
+    let refuse = |field, reason| Err(EngineError::InvalidSetting { field, reason });
+    let mut settings = settings.clone();
+    if !(MIN_DEFAULT_SECS..=MAX_TIME_LIMIT_SECS).contains(&settings.default_task_time_limit_secs) {
+        return refuse("default_task_time_limit_secs", "A time limit is at least a minute and at most 7 days.");
+    }
+    let alert = settings.default_quiet_alert_secs;
+    if alert != 0 && !(MIN_DEFAULT_SECS..=MAX_TIME_LIMIT_SECS).contains(&alert) {
+        return refuse(
+            "default_quiet_alert_secs",
+            "Alert after at least a minute and at most 7 days, or never (leave 0).",
+        );
+    }
+    if let QuietHours::Daily { from, to } = &settings.quiet_hours {
+        let Some(start) = minute_of_day(from) else {
+            return refuse("quiet_hours_from", "Give the start as hours and minutes, like 22:00.");
+        };
+        let Some(end) = minute_of_day(to) else {
+            return refuse("quiet_hours_to", "Give the end as hours and minutes, like 07:30.");
+        };
+        if start == end {
+            return refuse("quiet_hours_to", "Quiet hours must end at another time than they start.");
+        }
+        settings.quiet_hours = QuietHours::Daily { from: clock_text(start), to: clock_text(end) };
+    }
+    Ok(settings)
 }
 
 /// Finds the executable a command names: a path (relative ones against the
@@ -152,6 +189,58 @@ mod tests {
                 .map(|_| ())
                 .map_err(|e| (e.code(), e.field().unwrap_or("")));
             assert_eq!(got, expected, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn settings_cases() {
+        let daily = |from: &str, to: &str| Settings {
+            quiet_hours: QuietHours::Daily { from: from.into(), to: to.into() },
+            ..Settings::default()
+        };
+        let limit = |secs| Settings { default_task_time_limit_secs: secs, ..Settings::default() };
+        let alert = |secs| Settings { default_quiet_alert_secs: secs, ..Settings::default() };
+        /// Settings, and the field they are refused for or the quiet hours kept.
+        type Case = (Settings, Result<Option<(&'static str, &'static str)>, &'static str>);
+        let cases: Vec<Case> = vec![
+            (Settings::default(), Ok(None)),
+            (limit(60), Ok(None)),
+            (limit(MAX_TIME_LIMIT_SECS), Ok(None)),
+            (limit(0), Err("default_task_time_limit_secs")),
+            (limit(59), Err("default_task_time_limit_secs")),
+            (limit(MAX_TIME_LIMIT_SECS + 1), Err("default_task_time_limit_secs")),
+            (alert(0), Ok(None)),
+            (alert(60), Ok(None)),
+            (alert(30), Err("default_quiet_alert_secs")),
+            (alert(MAX_TIME_LIMIT_SECS + 1), Err("default_quiet_alert_secs")),
+            (daily("22:00", "07:00"), Ok(Some(("22:00", "07:00")))),
+            (daily(" 9:05", "17:30 "), Ok(Some(("09:05", "17:30")))),
+            (daily("00:00", "23:59"), Ok(Some(("00:00", "23:59")))),
+            (daily("24:00", "07:00"), Err("quiet_hours_from")),
+            (daily("22:60", "07:00"), Err("quiet_hours_from")),
+            (daily("", "07:00"), Err("quiet_hours_from")),
+            (daily("10pm", "07:00"), Err("quiet_hours_from")),
+            (daily("22:0", "07:00"), Err("quiet_hours_from")),
+            (daily("+1:00", "07:00"), Err("quiet_hours_from")),
+            (daily("22:00", "7"), Err("quiet_hours_to")),
+            (daily("22:00", "22:00"), Err("quiet_hours_to")),
+            (daily("7:00", "07:00"), Err("quiet_hours_to")),
+        ];
+        for (settings, expected) in cases {
+            let got = validate_settings(&settings);
+            let got = match &got {
+                Ok(kept) => Ok(match &kept.quiet_hours {
+                    QuietHours::Off => None,
+                    QuietHours::Daily { from, to } => Some((from.as_str(), to.as_str())),
+                }),
+                Err(error) => {
+                    assert_eq!(error.code(), ErrorCode::InvalidInput);
+                    let message = error.to_string();
+                    assert!(message.ends_with('.') && !message.contains('_'), "in words: {message}");
+                    Err(error.field().unwrap_or(""))
+                }
+            };
+            assert_eq!(got, expected, "{settings:?}");
         }
     }
 

@@ -3,8 +3,8 @@
  * components through context. It owns the agent (`Profile`) and session lists (folded from
  * the initial `list_*` replies and then from `engine-event`s, by the pure functions in
  * model.ts), the task and queue lists (likewise, by tasks.ts), the signal list (by
- * signals.ts), the selection, the task detail and signal dialog on screen, and the per-agent
- * start errors.
+ * signals.ts), the app's settings, the selection, the task detail and signal dialog on
+ * screen, and the per-agent start errors.
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type {
@@ -25,6 +25,7 @@ import type {
   QueueStatus,
   SessionId,
   SessionInfo,
+  Settings,
   SignalId,
   SignalInfo,
   SignalResponse,
@@ -50,6 +51,7 @@ import {
   type Floods,
 } from './signals';
 import { applyStorageEvent, type StorageState } from './storage';
+import { DEFAULT_SETTINGS, applySettingsEvent } from './settings';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
   DEFAULT_TERM_SIZE,
@@ -81,6 +83,10 @@ export class AppState {
   /** Whether the session view shows its agent's task panel beside the terminal. */
   taskPanelOpen = $state(true);
   formOpen = $state(false);
+  /** Whether the settings are shown in the main area. */
+  settingsOpen = $state(false);
+  /** The app's settings: the engine's defaults until it answered, then as saved. */
+  settings: Settings = $state.raw(DEFAULT_SETTINGS);
   /** The agent the form edits; null while it creates a new one. */
   editing: Profile | null = $state.raw(null);
   loading = $state(true);
@@ -233,6 +239,11 @@ export class AppState {
     const permissionList = this.backend.listPermissionRequests().catch(() => [] as PermissionRequest[]);
     const delegationList = this.backend.listDelegations().catch(() => [] as Delegation[]);
     const loopList = this.backend.listLoops().catch(() => [] as LoopInfo[]);
+    // Without its settings the window goes on with the defaults.
+    const settings = this.backend.getSettings().catch((reason: unknown) => {
+      logFailure('get_settings')(reason);
+      return DEFAULT_SETTINGS;
+    });
     try {
       const [[profiles, sessions], tasks, signals] = await Promise.all([
         Promise.all([this.backend.listProfiles(), this.backend.listSessions()]),
@@ -246,6 +257,7 @@ export class AppState {
       this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
       this.delegations = buffered.reduce(applyDelegationEvent, await delegationList);
       this.loops = buffered.reduce(applyLoopEvent, await loopList);
+      this.settings = buffered.reduce(applySettingsEvent, await settings);
       this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
       if (this.selection === null) this.selection = initialSelection(this.model);
     } catch (reason) {
@@ -279,6 +291,7 @@ export class AppState {
     this.selection = selection;
     this.formOpen = false;
     this.searchOpen = false;
+    this.settingsOpen = false;
     this.closeTask();
     this.closeLoop();
     this.closeFlows();
@@ -347,7 +360,31 @@ export class AppState {
   openForm(agent: Profile | null = null): void {
     this.editing = agent;
     this.formOpen = true;
+    this.settingsOpen = false;
     this.closeTask();
+  }
+
+  // ---- settings ------------------------------------------------------------------------
+
+  /** Show the settings in the main area. */
+  openSettings(): void {
+    this.closeForm();
+    this.closeTask();
+    this.closeLoop();
+    this.closeFlows();
+    this.searchOpen = false;
+    this.settingsOpen = true;
+  }
+
+  closeSettings(): void {
+    this.settingsOpen = false;
+  }
+
+  /** Keep the settings; resolves with them as the engine kept them, rejects with an ApiError. */
+  async saveSettings(settings: Settings): Promise<Settings> {
+    const kept = await this.backend.setSettings(settings);
+    this.settings = kept;
+    return kept;
   }
 
   // ---- tasks ---------------------------------------------------------------------------
@@ -386,6 +423,7 @@ export class AppState {
     }
     this.selection = selectionForTask(this.model, this.selection, task);
     this.formOpen = false;
+    this.settingsOpen = false;
     this.openTask(taskId);
   }
 
@@ -459,6 +497,8 @@ export class AppState {
         return this.openSearch();
       case 'overview':
         return this.openOverview();
+      case 'settings':
+        return this.openSettings();
       case 'go':
         return this.select(action.session ? { kind: 'session', id: action.session.id } : { kind: 'profile', id: action.profile.id });
       case 'new-task':
@@ -489,6 +529,7 @@ export class AppState {
     this.closeTask();
     this.closeLoop();
     this.closeFlows();
+    this.settingsOpen = false;
     if (query !== undefined) this.searchQuery = query;
     this.searchOpen = true;
   }
@@ -544,6 +585,7 @@ export class AppState {
     const agent = info.profile_id;
     if (this.selectedAgent?.id !== agent) this.selection = { kind: 'profile', id: agent };
     this.formOpen = false;
+    this.settingsOpen = false;
     this.openLoop(loopId);
   }
 
@@ -690,6 +732,7 @@ export class AppState {
     this.permissions = applyPermissionEvent(this.permissions, event);
     this.delegations = applyDelegationEvent(this.delegations, event);
     this.loops = applyLoopEvent(this.loops, event);
+    this.settings = applySettingsEvent(this.settings, event);
     const signal = this.shownSignalId;
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();
     const shown = this.selectedTaskId;

@@ -537,6 +537,53 @@ expires_at: number, };
 
 export type PermissionDecision = { allow: boolean, message: string | null, };
 
+export type NotifyChoices = { 
+/**
+ * A task finished (its summary may say it is only partly done).
+ */
+task_completed: boolean, 
+/**
+ * A task failed or ran out of time.
+ */
+task_failed: boolean, 
+/**
+ * An agent waits for the user: a question, a blocker, a delegation to
+ * approve, a completion report.
+ */
+needs_answer: boolean, 
+/**
+ * A loop finished, stopped at its cap, or stalled.
+ */
+loop_ended: boolean, 
+/**
+ * An agent showed no sign of life past its alert while at work.
+ */
+agent_quiet: boolean, };
+
+export type QuietHours = { "mode": "off" } | { "mode": "daily", from: string, to: string, };
+
+export type Theme = "system" | "dark" | "light";
+
+export type Settings = { 
+/**
+ * The time limit a new agent's tasks get unless its form says otherwise,
+ * in seconds.
+ */
+default_task_time_limit_secs: number, 
+/**
+ * How long a new agent may show no sign of life while it works before
+ * its task is flagged as possibly stuck, in seconds; 0: never.
+ */
+default_quiet_alert_secs: number, 
+/**
+ * Which kinds of events show a desktop notification.
+ */
+notify: NotifyChoices, 
+/**
+ * When notifications are held back.
+ */
+quiet_hours: QuietHours, theme: Theme, };
+
 export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 
 export type StorageStatus = { data_dir: string, problem: StorageProblem | null, 
@@ -546,15 +593,15 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
  * The signal that has waited longest, to start with.
  */
-oldest_pending: SignalId | null, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
+oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
 
 export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**
@@ -786,6 +833,10 @@ export interface EngineCommands {
   listQueues(): Promise<Array<QueueStatus>>;
   /** Where the data lives and whether it can be written now. */
   storageStatus(): Promise<StorageStatus>;
+  /** The app's settings (their defaults where the user set none). */
+  getSettings(): Promise<Settings>;
+  /** Checks and keeps the app's settings; answers with them as kept (times tidied). */
+  setSettings(settings: Settings): Promise<Settings>;
   /** A task's history from the event log, oldest first. */
   taskTimeline(taskId: TaskId): Promise<Array<LogEntry>>;
   /** Pending signals and the most recent handled ones. */
@@ -856,6 +907,8 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     setQueuePaused: async (profileId, paused) => replyValue(await send({ type: "set_queue_paused", profile_id: profileId, paused: paused }), "unit"),
     listQueues: async () => replyValue(await send({ type: "list_queues" }), "queues"),
     storageStatus: async () => replyValue(await send({ type: "storage_status" }), "storage"),
+    getSettings: async () => replyValue(await send({ type: "get_settings" }), "settings"),
+    setSettings: async (settings) => replyValue(await send({ type: "set_settings", settings: settings }), "settings"),
     taskTimeline: async (taskId) => replyValue(await send({ type: "task_timeline", task_id: taskId }), "events"),
     listSignals: async () => replyValue(await send({ type: "list_signals" }), "signals"),
     respondToSignal: async (signalId, response) => replyValue(await send({ type: "respond_to_signal", signal_id: signalId, response: response }), "signal"),
@@ -937,6 +990,10 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "queues", value: await target.listQueues() };
     case "storage_status":
       return { type: "storage", value: await target.storageStatus() };
+    case "get_settings":
+      return { type: "settings", value: await target.getSettings() };
+    case "set_settings":
+      return { type: "settings", value: await target.setSettings(command.settings) };
     case "task_timeline":
       return { type: "events", value: await target.taskTimeline(command.task_id) };
     case "list_signals":

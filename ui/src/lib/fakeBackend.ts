@@ -45,6 +45,7 @@ import type {
   QueueStatus,
   ScanEvent,
   SessionId,
+  Settings,
   SessionInfo,
   SessionState,
   Signal,
@@ -67,6 +68,7 @@ import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
 import type { SignalAction as EngineSignalAction } from './bindings';
+import { DEFAULT_SETTINGS } from './settings';
 import { applyMove, canCancel, canRequeue, firstLine, isFinished, queueOf, summaryPath } from './tasks';
 
 export interface FakeCall {
@@ -98,6 +100,10 @@ const PROFILE_DEFAULTS = {
   signal_protocols: true,
   quiet_alert_secs: 600,
 } as const;
+
+/** The engine's bounds on the settings' times (validate.rs). */
+const MIN_DEFAULT_SECS = 60;
+const MAX_TIME_LIMIT_SECS = 7 * 86_400;
 
 /** Cap on a fake session's retained output, like the engine's bounded scrollback. */
 const FAKE_SCROLLBACK_BYTES = 256 * 1024;
@@ -166,6 +172,7 @@ export class FakeBackend implements Backend {
   #nextTask = 1;
   #nextSeq = 1;
   #viewedTask: TaskId | null = null;
+  #settings: Settings = structuredClone(DEFAULT_SETTINGS);
   #storageProblem: StorageProblem | null = null;
   readonly #hookEventsSetAside: number;
   readonly #startupProblem: StorageProblem | null;
@@ -490,6 +497,36 @@ export class FakeBackend implements Backend {
       hook_events_set_aside: this.#hookEventsSetAside,
       set_aside_file: '(in memory)/hook-spool.rejected.jsonl',
     };
+  }
+
+  async getSettings(): Promise<Settings> {
+    this.#record('get_settings', {});
+    return structuredClone(this.#settings);
+  }
+
+  /** Checks the settings as the engine's `validate_settings` does, keeps them and tells. */
+  async setSettings(settings: Settings): Promise<Settings> {
+    this.#record('set_settings', { settings });
+    const kept = structuredClone(settings);
+    const limit = settings.default_task_time_limit_secs;
+    if (limit < MIN_DEFAULT_SECS || limit > MAX_TIME_LIMIT_SECS) {
+      this.#fail('invalid_input', 'A time limit is at least a minute and at most 7 days.', 'default_task_time_limit_secs');
+    }
+    const alert = settings.default_quiet_alert_secs;
+    if (alert !== 0 && (alert < MIN_DEFAULT_SECS || alert > MAX_TIME_LIMIT_SECS)) {
+      this.#fail('invalid_input', 'Alert after at least a minute and at most 7 days, or never (leave 0).', 'default_quiet_alert_secs');
+    }
+    if (settings.quiet_hours.mode === 'daily') {
+      const from = clockMinutes(settings.quiet_hours.from);
+      if (from === null) this.#fail('invalid_input', 'Give the start as hours and minutes, like 22:00.', 'quiet_hours_from');
+      const to = clockMinutes(settings.quiet_hours.to);
+      if (to === null) this.#fail('invalid_input', 'Give the end as hours and minutes, like 07:30.', 'quiet_hours_to');
+      if (from === to) this.#fail('invalid_input', 'Quiet hours must end at another time than they start.', 'quiet_hours_to');
+      kept.quiet_hours = { mode: 'daily', from: clockText(from), to: clockText(to) };
+    }
+    this.#settings = kept;
+    this.emit({ type: 'settings_changed', settings: structuredClone(kept) });
+    return structuredClone(kept);
   }
 
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
@@ -1499,4 +1536,16 @@ function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
     quiet_alert_secs: 600,
   };
   return { ...defaults, ...structuredClone(spec) };
+}
+
+/** "HH:MM" or "H:MM" as minutes past midnight, as the engine reads quiet hours. */
+function clockMinutes(text: string): number | null {
+  const match = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
+  if (!match) return null;
+  const [hours, minutes] = [Number(match[1]), Number(match[2])];
+  return hours < 24 && minutes < 60 ? hours * 60 + minutes : null;
+}
+
+function clockText(minutes: number): string {
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 }

@@ -9,6 +9,7 @@ export type PaletteAction =
   | { kind: 'dashboard' }
   | { kind: 'search' }
   | { kind: 'overview' }
+  | { kind: 'settings' }
   | { kind: 'go'; profile: Profile; session: SessionInfo | null }
   | { kind: 'new-task'; profile: Profile }
   | { kind: 'new-agent' }
@@ -88,6 +89,13 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   commands.push({ id: 'search', label: 'Search tasks, summaries and questions', group: 'Go to', shortcut: shortcut('search'), keywords: ['find'], action: { kind: 'search' } });
   commands.push({ id: 'dashboard', label: 'Dashboard', group: 'Go to', shortcut: shortcut('dashboard'), keywords: ['home', 'all agents'], action: { kind: 'dashboard' } });
   commands.push({ id: 'overview', label: 'Graph of all agents', group: 'Go to', keywords: ['overview', 'flows'], action: { kind: 'overview' } });
+  commands.push({
+    id: 'settings',
+    label: 'Settings',
+    group: 'Go to',
+    keywords: ['preferences', 'theme', 'dark', 'light', 'notifications', 'quiet hours', 'time limit', 'data folder'],
+    action: { kind: 'settings' },
+  });
   commands.push({
     id: 'agents',
     label: input.agentsShown ? 'Hide the agents list' : 'Show the agents list',

@@ -14,6 +14,8 @@ const SCROLLBACK_LINES = 10_000;
 /**
  * Matches the app's dark palette (app.css); the 16 ANSI colours are tuned for that background.
  * 256-colour and truecolour output need no option: xterm renders both as the program sent them.
+ * The terminal stays dark in the light theme on purpose: agents pick their colours for a dark
+ * terminal (and truecolour output cannot be re-tuned), so a light one would lose their text.
  */
 const THEME: ITheme = {
   background: '#0d1117',

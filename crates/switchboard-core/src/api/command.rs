@@ -106,6 +106,10 @@ macro_rules! engine_commands {
             window now list_queues / ListQueues () -> Vec<crate::api::QueueStatus>;
             /// Where the data lives and whether it can be written now.
             window now storage_status / StorageStatus () -> crate::api::StorageStatus;
+            /// The app's settings (their defaults where the user set none).
+            window now get_settings / GetSettings () -> crate::api::Settings;
+            /// Checks and keeps the app's settings; answers with them as kept (times tidied).
+            window now set_settings / SetSettings (settings: crate::api::Settings) -> crate::api::Settings;
             /// A task's history from the event log, oldest first.
             window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<crate::api::LogEntry>;
             /// Pending signals and the most recent handled ones.
@@ -281,6 +285,7 @@ replies! {
     Option<PermissionDecision> => Permission "permission",
     Vec<PermissionRequest> => PermissionRequests "permission_requests",
     crate::api::StorageStatus => Storage "storage",
+    crate::api::Settings => Settings "settings",
     Vec<crate::api::Delegation> => Delegations "delegations",
     crate::api::Delegation => Delegation "delegation",
     Vec<crate::api::LoopInfo> => Loops "loops",
@@ -327,6 +332,7 @@ pub enum Reply {
     Permission(Option<PermissionDecision>),
     PermissionRequests(Vec<PermissionRequest>),
     Storage(crate::api::StorageStatus),
+    Settings(crate::api::Settings),
     Delegations(Vec<crate::api::Delegation>),
     Delegation(crate::api::Delegation),
     Loops(Vec<crate::api::LoopInfo>),

@@ -118,6 +118,11 @@ pub enum EngineEvent {
         /// The signal that has waited longest, to start with.
         oldest_pending: Option<SignalId>,
     },
+    /// The user saved the app's settings (the shell follows them for
+    /// notifications, the window for its theme and a new agent's defaults).
+    SettingsChanged {
+        settings: crate::api::Settings,
+    },
     /// An entry was added to the event log; `profile_id`: the agent it
     /// concerns, where known (live flows and event panels follow it).
     Logged {

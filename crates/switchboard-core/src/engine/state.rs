@@ -27,7 +27,7 @@ use crate::instance::InstanceLock;
 use crate::server::SocketServer;
 use crate::session::{Control, OutputSink, SessionEnd, SessionScan, SubscriptionId};
 use crate::tasks::watch::WatchEvent;
-use crate::validate::validate_profile;
+use crate::validate::{validate_profile, validate_settings};
 
 /// How often stale agent statuses are looked for.
 const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
@@ -445,6 +445,18 @@ impl EngineState {
             hook_events_set_aside: self.hooks.set_aside() as u32,
             set_aside_file: spool.with_file_name(super::hooks::SPOOL_QUARANTINE_FILE).display().to_string(),
         })
+    }
+
+    pub(super) fn get_settings(&self) -> Result<crate::api::Settings, EngineError> {
+        Ok(self.cx.store.settings()?)
+    }
+
+    /// Checks and keeps the settings, then tells the window and the shell.
+    pub(super) fn set_settings(&mut self, settings: crate::api::Settings) -> Result<crate::api::Settings, EngineError> {
+        let settings = validate_settings(&settings)?;
+        self.cx.store.save_settings(&settings, now())?;
+        self.cx.emit(EngineEvent::SettingsChanged { settings: settings.clone() });
+        Ok(settings)
     }
 
     /// Tells the window when writing began to fail or works again; once it

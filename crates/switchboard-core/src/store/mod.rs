@@ -19,7 +19,7 @@ mod tasks;
 pub use health::{NEARLY_FULL_BYTES, classify, free_bytes};
 
 use crate::api::{
-    CompletionRule, FlowTarget, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState,
+    CompletionRule, FlowTarget, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, Settings,
 };
 
 /// How long a statement waits for another connection's lock (a second app
@@ -41,6 +41,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0011_event_loops.sql")),
         M::up(include_str!("../../migrations/0012_waiting_for_user.sql")),
         M::up(include_str!("../../migrations/0013_task_titles.sql")),
+        M::up(include_str!("../../migrations/0014_settings.sql")),
     ])
 });
 
@@ -457,6 +458,29 @@ impl Store {
         self.exec(
             "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
             params![key, value],
+        )?;
+        Ok(())
+    }
+
+    // ---- settings ----
+
+    /// The user's settings; their defaults until some were saved.
+    pub fn settings(&self) -> Result<Settings> {
+        let value: Option<String> =
+            self.conn.query_row("SELECT value FROM settings WHERE id = 1", [], |row| row.get(0)).optional()?;
+        match value {
+            None => Ok(Settings::default()),
+            Some(value) => serde_json::from_str(&value)
+                .map_err(|e| StoreError::Corrupt { what: "settings", detail: e.to_string() }),
+        }
+    }
+
+    pub fn save_settings(&self, settings: &Settings, at: Millis) -> Result<()> {
+        let value = serde_json::to_string(settings).expect("settings always serialise");
+        self.exec(
+            "INSERT INTO settings (id, value, updated_at) VALUES (1, ?1, ?2)
+             ON CONFLICT(id) DO UPDATE SET value = ?1, updated_at = ?2",
+            params![value, at],
         )?;
         Ok(())
     }

@@ -140,8 +140,53 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 13);
+    assert_eq!(store.schema_version().unwrap(), 14);
     assert!(store.list_profiles().unwrap().is_empty());
+}
+
+#[test]
+fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
+    use crate::api::{NotifyChoices, QuietHours, Settings, Theme};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("switchboard.db");
+    let chosen = Settings {
+        default_task_time_limit_secs: 45 * 60,
+        default_quiet_alert_secs: 0,
+        notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
+        quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:00".into() },
+        theme: Theme::Light,
+    };
+    {
+        let store = Store::open(&path).unwrap();
+        let defaults = store.settings().unwrap();
+        assert_eq!(defaults, Settings::default());
+        assert_eq!(
+            (defaults.default_task_time_limit_secs, defaults.default_quiet_alert_secs),
+            (crate::api::DEFAULT_TASK_TIME_LIMIT_SECS, crate::api::DEFAULT_QUIET_ALERT_SECS)
+        );
+        assert!(defaults.notify.task_completed && defaults.notify.agent_quiet);
+        assert_eq!((defaults.quiet_hours, defaults.theme), (QuietHours::Off, Theme::System));
+        store.save_settings(&Settings::default(), 1).unwrap();
+        store.save_settings(&chosen, 2).unwrap();
+    }
+    assert_eq!(Store::open(&path).unwrap().settings().unwrap(), chosen);
+}
+
+#[test]
+fn settings_saved_by_an_older_app_read_whole() {
+    let store = Store::open_in_memory().unwrap();
+    store
+        .conn
+        .execute(
+            "INSERT INTO settings (id, value, updated_at) VALUES (1, '{\"default_task_time_limit_secs\":600}', 0)",
+            [],
+        )
+        .unwrap();
+    let settings = store.settings().unwrap();
+    assert_eq!(settings.default_task_time_limit_secs, 600);
+    assert_eq!(settings.notify, crate::api::NotifyChoices::default());
+    store.conn.execute("UPDATE settings SET value = 'not json'", []).unwrap();
+    assert!(matches!(store.settings(), Err(StoreError::Corrupt { what: "settings", .. })));
 }
 
 #[test]

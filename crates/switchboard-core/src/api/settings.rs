@@ -1,0 +1,117 @@
+//! The user's settings for the whole app: what a new agent starts with, which
+//! events notify and when not, and the window's theme. One record, kept in the
+//! store; every field has a default, so a record written by an older app (or
+//! none at all) reads as a whole.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::profile::{DEFAULT_QUIET_ALERT_SECS, DEFAULT_TASK_TIME_LIMIT_SECS};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct Settings {
+    /// The time limit a new agent's tasks get unless its form says otherwise,
+    /// in seconds.
+    pub default_task_time_limit_secs: u32,
+    /// How long a new agent may show no sign of life while it works before
+    /// its task is flagged as possibly stuck, in seconds; 0: never.
+    pub default_quiet_alert_secs: u32,
+    /// Which kinds of events show a desktop notification.
+    pub notify: NotifyChoices,
+    /// When notifications are held back.
+    pub quiet_hours: QuietHours,
+    pub theme: Theme,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            default_task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
+            default_quiet_alert_secs: DEFAULT_QUIET_ALERT_SECS,
+            notify: NotifyChoices::default(),
+            quiet_hours: QuietHours::Off,
+            theme: Theme::System,
+        }
+    }
+}
+
+/// Whether each kind of event shows a desktop notification (all on by
+/// default). The tray counts every event whatever is chosen here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct NotifyChoices {
+    /// A task finished (its summary may say it is only partly done).
+    pub task_completed: bool,
+    /// A task failed or ran out of time.
+    pub task_failed: bool,
+    /// An agent waits for the user: a question, a blocker, a delegation to
+    /// approve, a completion report.
+    pub needs_answer: bool,
+    /// A loop finished, stopped at its cap, or stalled.
+    pub loop_ended: bool,
+    /// An agent showed no sign of life past its alert while at work.
+    pub agent_quiet: bool,
+}
+
+impl Default for NotifyChoices {
+    fn default() -> Self {
+        NotifyChoices {
+            task_completed: true,
+            task_failed: true,
+            needs_answer: true,
+            loop_ended: true,
+            agent_quiet: true,
+        }
+    }
+}
+
+/// A daily stretch of local time during which notifications are not shown
+/// (the tray still counts what happens). Times are "HH:MM", 24-hour; a
+/// stretch whose end is before its start runs past midnight.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum QuietHours {
+    #[default]
+    Off,
+    Daily {
+        from: String,
+        to: String,
+    },
+}
+
+impl QuietHours {
+    /// Its start and end as minutes past midnight; none when off (or when a
+    /// time does not read, which validation keeps from being stored).
+    pub fn span(&self) -> Option<(u16, u16)> {
+        match self {
+            QuietHours::Off => None,
+            QuietHours::Daily { from, to } => Some((minute_of_day(from)?, minute_of_day(to)?)),
+        }
+    }
+}
+
+/// "HH:MM" (or "H:MM"), 24-hour, as minutes past midnight.
+pub fn minute_of_day(text: &str) -> Option<u16> {
+    let (hours, minutes) = text.trim().split_once(':')?;
+    let digits = |part: &str, len: std::ops::RangeInclusive<usize>| {
+        (len.contains(&part.len()) && part.bytes().all(|b| b.is_ascii_digit())).then(|| part.parse::<u16>().ok())?
+    };
+    let (hours, minutes) = (digits(hours, 1..=2)?, digits(minutes, 2..=2)?);
+    (hours < 24 && minutes < 60).then_some(hours * 60 + minutes)
+}
+
+/// Minutes past midnight as "HH:MM".
+pub fn clock_text(minute_of_day: u16) -> String {
+    format!("{:02}:{:02}", minute_of_day / 60, minute_of_day % 60)
+}
+
+/// The window's colours: the desktop's choice, or always dark or light.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    #[default]
+    System,
+    Dark,
+    Light,
+}

@@ -1,0 +1,161 @@
+import { fireEvent, screen, waitFor } from '@testing-library/svelte';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+
+async function openSettings(backend: FakeBackend) {
+  const app = await renderApp(backend);
+  await fireEvent.click(screen.getByTestId('open-settings'));
+  await screen.findByTestId('settings-view');
+  return app;
+}
+
+const input = (testId: string) => screen.getByTestId(testId) as HTMLInputElement;
+const type = (testId: string, value: string) => fireEvent.input(input(testId), { target: { value } });
+const save = () => fireEvent.click(screen.getByTestId('settings-save'));
+
+afterEach(() => {
+  delete document.documentElement.dataset.theme;
+});
+
+describe('settings view', () => {
+  it('opens from the sidebar with the settings as they are, and the data folder', async () => {
+    const backend = new FakeBackend();
+    await backend.setSettings({
+      default_task_time_limit_secs: 45 * 60,
+      default_quiet_alert_secs: 0,
+      notify: { task_completed: false, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true },
+      quiet_hours: { mode: 'daily', from: '22:00', to: '07:00' },
+      theme: 'dark',
+    });
+    await openSettings(backend);
+
+    expect(input('settings-time-limit').value).toBe('45');
+    expect(input('settings-quiet-alert').value).toBe('0');
+    expect(input('notify-task_completed').checked).toBe(false);
+    expect(input('notify-task_failed').checked).toBe(true);
+    expect(input('quiet-hours-on').checked).toBe(true);
+    expect([input('quiet-hours-from').value, input('quiet-hours-to').value]).toEqual(['22:00', '07:00']);
+    expect(input('theme-dark').checked).toBe(true);
+    await waitFor(() => expect(screen.getByTestId('data-folder').textContent).toBe('(in memory)'));
+    expect(screen.getByTestId('open-settings').getAttribute('aria-current')).toBe('page');
+  });
+
+  it('saves the edits with one button and says so', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await type('settings-time-limit', '45');
+    await type('settings-quiet-alert', '5');
+    await fireEvent.click(input('notify-agent_quiet'));
+    await fireEvent.click(input('quiet-hours-on'));
+    await type('quiet-hours-from', '21:30');
+    await type('quiet-hours-to', '6:45');
+    await save();
+
+    await screen.findByTestId('settings-saved');
+    const kept = await backend.getSettings();
+    expect(kept.default_task_time_limit_secs).toBe(2700);
+    expect(kept.default_quiet_alert_secs).toBe(300);
+    expect(kept.notify.agent_quiet).toBe(false);
+    expect(kept.notify.task_completed).toBe(true);
+    expect(kept.quiet_hours).toEqual({ mode: 'daily', from: '21:30', to: '06:45' });
+    // The window shows the end as the engine kept it.
+    expect(input('quiet-hours-to').value).toBe('06:45');
+    expect(callsOf(backend, 'set_settings')).toHaveLength(1);
+  });
+
+  it('shows the engine refusing a setting under its field, in words', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await type('settings-time-limit', '0.5');
+    await save();
+    const error = await screen.findByTestId('error-default_task_time_limit_secs');
+    expect(error.textContent).toBe('A time limit is at least a minute and at most 7 days.');
+    expect(input('settings-time-limit').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.queryByTestId('settings-saved')).toBeNull();
+
+    await type('settings-time-limit', '30');
+    await fireEvent.click(input('quiet-hours-on'));
+    await type('quiet-hours-from', '25:00');
+    await save();
+    expect((await screen.findByTestId('error-quiet_hours_from')).textContent).toBe('Give the start as hours and minutes, like 22:00.');
+    expect(screen.queryByTestId('error-default_task_time_limit_secs')).toBeNull();
+    expect((await backend.getSettings()).quiet_hours).toEqual({ mode: 'off' });
+  });
+
+  it('says a number is wanted without asking the engine', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await type('settings-quiet-alert', 'ten');
+    await save();
+    expect((await screen.findByTestId('error-default_quiet_alert_secs')).textContent).toBe(
+      'Write the minutes as a number, like 10 (0: never alert).',
+    );
+    expect(callsOf(backend, 'set_settings')).toHaveLength(0);
+  });
+
+  it('shows a failure that is no field on top, in words', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    backend.failNext('set_settings', { code: 'disk_full', message: 'database or disk is full', field: null });
+    await save();
+    expect((await screen.findByTestId('settings-error')).textContent).toBe('The disk is full. Free some space, then try again.');
+  });
+
+  it('puts the saved theme on the document, and one saved elsewhere too', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    // Without a desktop preference to read (jsdom), "as the desktop" is the app's dark.
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    await fireEvent.click(input('theme-light'));
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    await save();
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe('light'));
+
+    // Another window or a script saves: the window follows the engine's event.
+    await backend.setSettings({ ...(await backend.getSettings()), theme: 'dark' });
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe('dark'));
+  });
+
+  it('closes to where the user was, and the dashboard leaves it', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await fireEvent.click(screen.getByTestId('settings-close'));
+    expect(screen.queryByTestId('settings-view')).toBeNull();
+    await fireEvent.click(screen.getByTestId('open-settings'));
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    expect(screen.queryByTestId('settings-view')).toBeNull();
+  });
+
+  it('gives a new agent the defaults saved here', async () => {
+    const backend = new FakeBackend({ commands: ['sh'], directories: ['/work'] });
+    await openSettings(backend);
+    await type('settings-time-limit', '45');
+    await type('settings-quiet-alert', '0');
+    await save();
+    await screen.findByTestId('settings-saved');
+
+    await fireEvent.click(screen.getByTestId('new-agent'));
+    expect(input('agent-task-time-limit').placeholder).toBe('45');
+    expect(input('agent-quiet-alert').placeholder).toBe('0');
+    await fireEvent.input(input('agent-name'), { target: { value: 'fresh' } });
+    await fireEvent.input(input('agent-command'), { target: { value: 'sh' } });
+    await fireEvent.input(input('agent-cwd'), { target: { value: '/work' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+    await waitFor(() => expect(callsOf(backend, 'create_profile')).toHaveLength(1));
+    const [created] = await backend.listProfiles();
+    expect([created.task_time_limit_secs, created.quiet_alert_secs]).toEqual([2700, 0]);
+  });
+
+  it('opens from the command palette too, by a word the user may think of', async () => {
+    await renderApp(new FakeBackend());
+    await fireEvent.keyDown(document.body, { key: 'p', code: 'KeyP', ctrlKey: true, shiftKey: true });
+    await fireEvent.input(await screen.findByTestId('palette-input'), { target: { value: 'quiet hours' } });
+    await waitFor(() => {
+      const chosen = screen.getAllByTestId('palette-item').find((item) => item.hasAttribute('data-selected'));
+      expect(chosen?.getAttribute('data-command')).toBe('settings');
+    });
+    await fireEvent.keyDown(screen.getByTestId('palette-input'), { key: 'Enter' });
+    await screen.findByTestId('settings-view');
+  });
+});
