@@ -90,7 +90,7 @@ describe('new agent form', () => {
     await fill({ name: 'mine', command: 'bash', args: '-c "echo hi', cwd: '/tmp' });
     await submit();
 
-    expect((await screen.findByTestId('error-args')).textContent).toBe('unterminated double quote');
+    expect((await screen.findByTestId('error-args')).textContent).toBe('A " quote is never closed. Add the closing ", or remove the quote.');
     expect(callsOf(backend, 'create_profile')).toEqual([]);
   });
 
@@ -137,7 +137,7 @@ describe('new agent form', () => {
     await fill({ name: 'mine', command: 'bash', cwd: '/tmp' });
     await fireEvent.input(screen.getByTestId('agent-task-time-limit'), { target: { value: 'soon' } });
     await submit();
-    expect((await screen.findByTestId('error-task_time_limit_secs')).textContent).toBe('the time limit is a number of minutes');
+    expect((await screen.findByTestId('error-task_time_limit_secs')).textContent).toBe('The time limit is a number of minutes, such as 30.');
     expect(callsOf(backend, 'create_profile')).toEqual([]);
 
     await fireEvent.input(screen.getByTestId('agent-task-time-limit'), { target: { value: '5' } });
