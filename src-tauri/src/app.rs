@@ -74,6 +74,9 @@ pub fn run(config: EngineConfig) -> Result<()> {
         .manage(info)
         .manage(engine)
         .manage(Desktop::new(notices))
+        // The native folder picker beside an agent's working directory; the
+        // capability file grants the window its `open` only.
+        .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             app_handle.set(app.handle().clone()).expect("setup runs once");
             app.state::<Desktop>().build_tray(app.handle());

@@ -1,6 +1,6 @@
 // The real Switchboard window, driven like a user would: create an agent
-// through the form (a bad command first), start it, type into its terminal,
-// see the agent answer, stop it.
+// through the form (two mistakes first, both shown at once), start it, type
+// into its terminal, see the agent answer, stop it.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,16 +36,27 @@ test('create an agent, start it, type into it, stop it, edit it, delete it', asy
     await (await browser.$(byTestId('new-agent'))).click();
     await (await browser.$(byTestId('agent-name'))).setValue('echo agent');
     await (await browser.$(byTestId('agent-command'))).setValue('no-such-agent-command-xyz');
-    await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
+    await (await browser.$(byTestId('agent-cwd'))).setValue(join(workspace, 'not-made-yet'));
     await (await browser.$(byTestId('agent-submit'))).click();
 
-    // A clear inline error, and nothing created.
+    // Both mistakes at once, each under its field in words, and nothing created.
     const commandError = await browser.$(byTestId('error-command'));
     await commandError.waitForExist({ timeout: 10_000 });
-    assert.match(await commandError.getText(), /no-such-agent-command-xyz.*not found/);
+    assert.equal(
+      await commandError.getText(),
+      'No program named “no-such-agent-command-xyz” was found on PATH. Check the spelling, or give the program\'s full path.',
+    );
+    const cwdError = await browser.$(byTestId('error-cwd'));
+    assert.equal(await cwdError.getText(), `There is no folder at ${join(workspace, 'not-made-yet')}.`);
+    assert.equal(await (await browser.$(byTestId('form-problems'))).getText(), 'Fix the 2 marked fields.');
     assert.equal((await browser.$$(byTestId('profile-entry'))).length, 0);
 
+    // Fixing one clears its error at once; the other stays until it is fixed too.
     await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
+    await commandError.waitForExist({ reverse: true, timeout: 5_000 });
+    assert.ok(await cwdError.isExisting(), 'the folder is still wrong');
+    await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
+    await cwdError.waitForExist({ reverse: true, timeout: 5_000 });
     await (await browser.$(byTestId('agent-submit'))).click();
     const entry = await browser.$(`${byTestId('profile-entry')}[data-profile-name="echo agent"]`);
     await entry.waitForExist({ timeout: 10_000 });
@@ -85,6 +96,28 @@ test('create an agent, start it, type into it, stop it, edit it, delete it', asy
   } finally {
     await close();
     rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+test('at the smallest window the form keeps its Create button in view, whatever is scrolled', async () => {
+  const { browser, close } = await launchApp({ args: ['--no-demo'] });
+  try {
+    await browser.setWindowSize(820, 520);
+    // Below 900 px the sidebar is folded away.
+    const show = await browser.$(byTestId('show-sidebar'));
+    await show.waitForExist({ timeout: 10_000 });
+    await show.click();
+    await (await browser.$(byTestId('new-agent'))).click();
+    const submit = await browser.$(byTestId('agent-submit'));
+    await submit.waitForExist({ timeout: 10_000 });
+    assert.ok(await submit.isDisplayed({ withinViewport: true }), 'Create shows without scrolling');
+    // Scrolled to the top field and back to the last one, it stays in view.
+    await (await browser.$(byTestId('agent-name'))).scrollIntoView();
+    assert.ok(await submit.isDisplayed({ withinViewport: true }), 'Create shows with the top of the form in view');
+    await (await browser.$(byTestId('agent-signal-protocols'))).scrollIntoView();
+    assert.ok(await submit.isDisplayed({ withinViewport: true }), 'Create shows with the end of the form in view');
+  } finally {
+    await close();
   }
 });
 

@@ -67,8 +67,11 @@ async fn the_window_contract_is_recorded() {
             }
             Err(error) => {
                 let error = switchboard_core::ApiError::from(error);
-                transcript
-                    .push(json!({"command": recorded_command, "error": {"code": error.code, "field": error.field}}));
+                let problems: Vec<&str> = error.problems.iter().map(|p| p.field.as_str()).collect();
+                transcript.push(json!({
+                    "command": recorded_command,
+                    "error": {"code": error.code, "field": error.field, "problems": problems},
+                }));
                 None
             }
         }
@@ -82,6 +85,13 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "create_profile", "spec": spec("worker", "sh")})).await;
     step(json!({"type": "create_profile", "spec": spec("typo", "definitely-not-a-command")})).await;
     step(json!({"type": "create_profile", "spec": spec("", "sh")})).await;
+    // Every problem at once: a taken name, a program not on PATH, no such folder.
+    let mut mistakes = spec("worker", "definitely-not-a-command");
+    mistakes["cwd"] = json!("/definitely/not/a/folder");
+    step(json!({"type": "create_profile", "spec": mistakes})).await;
+    step(json!({"type": "check_profile", "profile_id": null, "spec": mistakes})).await;
+    step(json!({"type": "check_profile", "profile_id": profile_id, "spec": spec("worker", "sh")})).await;
+    step(json!({"type": "agent_presets"})).await;
     step(json!({"type": "update_profile", "profile_id": profile_id, "spec": spec("builder", "sh")})).await;
     step(json!({"type": "set_queue_paused", "profile_id": profile_id, "paused": true})).await;
     let task = |instruction: &str, priority: &str| json!({"type": "submit_task", "spec": {"profile_id": profile_id, "instruction": instruction, "priority": priority}});
@@ -156,7 +166,19 @@ async fn the_window_contract_is_recorded() {
     // The script reaches what the window relies on: every reply kind it
     // uses here, and errors with their fields.
     let kinds: Vec<&str> = transcript.iter().filter_map(|s| s["reply"]["type"].as_str()).collect();
-    for kind in ["profiles", "profile", "unit", "submitted", "queues", "tasks", "task", "events", "signals"] {
+    for kind in [
+        "profiles",
+        "profile",
+        "problems",
+        "presets",
+        "unit",
+        "submitted",
+        "queues",
+        "tasks",
+        "task",
+        "events",
+        "signals",
+    ] {
         assert!(kinds.contains(&kind), "{kind} is in the contract");
     }
 }

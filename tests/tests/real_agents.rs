@@ -78,24 +78,35 @@ impl Rig {
         Rig { t, net, model, workspace, home }
     }
 
-    /// A profile running `program args` inside the namespace.
-    async fn profile(&self, kind: AgentKind, program: &str, args: &[&str], env: BTreeMap<String, String>) -> Profile {
+    /// A profile of `kind` as the "New agent" form fills it in (the app's
+    /// preset: arguments, ready pattern), running `program` inside the
+    /// namespace with `extra_args` after the preset's.
+    async fn profile(
+        &self,
+        kind: AgentKind,
+        program: &str,
+        extra_args: &[&str],
+        env: BTreeMap<String, String>,
+    ) -> Profile {
+        let preset = switchboard_core::presets::preset(kind).expect("a preset for each real CLI");
         let command = self.home.join(format!("{}-in-namespace", kind.as_str()));
         self.net.wrapper(&command, program).unwrap();
         let spec = ProfileSpec {
             name: kind.as_str().into(),
             command: command.display().to_string(),
-            args: args.iter().map(|a| a.to_string()).collect(),
+            args: preset.args.iter().cloned().chain(extra_args.iter().map(|a| a.to_string())).collect(),
             env,
             cwd: self.workspace.display().to_string(),
             kind,
+            ready_pattern: preset.ready_pattern,
+            ready_quiet_ms: preset.ready_quiet_ms,
             ..Default::default()
         };
         self.t.engine.create_profile(spec).await.unwrap()
     }
 
-    /// Claude Code with its first-run dialogs answered, editing files
-    /// without asking.
+    /// Claude Code with its first-run dialogs answered, as its preset runs
+    /// it (editing files without asking).
     async fn claude_code(&self) -> Profile {
         let state = json!({
             "hasCompletedOnboarding": true,
@@ -112,12 +123,12 @@ impl Rig {
             ("DISABLE_ERROR_REPORTING", "1".into()),
         ]);
         let claude = installed("SWITCHBOARD_CLAUDE_CODE");
-        self.profile(AgentKind::ClaudeCode, &claude, &["--permission-mode", "acceptEdits"], env).await
+        self.profile(AgentKind::ClaudeCode, &claude, &[], env).await
     }
 
     /// Codex on the fake model, in a trusted folder, running commands
     /// without asking; its hooks (which the app writes into its
-    /// configuration folder) trusted from the command line.
+    /// configuration folder) trusted from the command line by its preset.
     async fn codex(&self) -> Profile {
         let codex_home = self.home.join("codex");
         std::fs::create_dir_all(&codex_home).unwrap();
@@ -131,14 +142,7 @@ impl Rig {
         std::fs::write(codex_home.join("config.toml"), config).unwrap();
         let env = self.env(&[("CODEX_HOME", codex_home.display().to_string()), ("FAKE_MODEL_KEY", "fake".into())]);
         let codex = installed("SWITCHBOARD_CODEX");
-        let args = [
-            "--no-daemon",
-            "--dangerously-bypass-hook-trust",
-            "--sandbox",
-            "danger-full-access",
-            "--ask-for-approval",
-            "never",
-        ];
+        let args = ["--sandbox", "danger-full-access", "--ask-for-approval", "never"];
         self.profile(AgentKind::Codex, &codex, &args, env).await
     }
 

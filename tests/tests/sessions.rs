@@ -246,7 +246,8 @@ async fn a_vanished_workspace_or_command_spawns_nothing() {
     assert!(t.engine.list_sessions().await.unwrap().is_empty());
 
     let error = t.engine.create_profile(t.spec("typo", "no-such-agent-cli", &[])).await.unwrap_err();
-    assert_eq!(error.code(), ErrorCode::CommandNotFound);
+    assert_eq!(error.code(), ErrorCode::InvalidProfile);
+    assert_eq!(error.field(), Some("command"));
     assert_eq!(t.engine.list_profiles().await.unwrap().len(), 1);
 }
 
@@ -318,11 +319,14 @@ async fn profiles_are_edited_and_deleted_but_never_under_a_running_agent() {
     let mut bad = profile.spec.clone();
     bad.cwd = t.workspace.join("missing").display().to_string();
     let error = t.engine.update_profile(profile.id.clone(), bad).await.unwrap_err();
-    assert_eq!(error.code(), ErrorCode::DirectoryMissing);
+    assert_eq!((error.code(), error.field()), (ErrorCode::InvalidProfile, Some("cwd")));
     let mut taken = profile.spec.clone();
     taken.name = "other".into();
+    taken.command = "no-such-agent-cli".into();
     let error = t.engine.update_profile(profile.id.clone(), taken).await.unwrap_err();
-    assert_eq!(error.code(), ErrorCode::DuplicateName);
+    let problems: Vec<&str> =
+        switchboard_core::ApiError::from(error).problems.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(problems, ["name", "command"], "a taken name and a missing program, both at once");
     assert_eq!(t.engine.list_profiles().await.unwrap()[0], profile);
 
     // A good edit applies to the next session.

@@ -36,6 +36,9 @@ pub fn typescript() -> String {
         CompletionRule::decl(&cfg),
         ProfileSpec::decl(&cfg),
         Profile::decl(&cfg),
+        crate::api::ProfileField::decl(&cfg),
+        crate::api::ProfileProblem::decl(&cfg),
+        crate::api::AgentPreset::decl(&cfg),
         SessionState::decl(&cfg),
         SessionInfo::decl(&cfg),
         ScreenSnapshot::decl(&cfg),
@@ -264,6 +267,13 @@ mod tests {
     fn diagram_data_for_the_fake_backend_is_fresh() {
         let generated = serde_json::to_string_pretty(crate::flows::diagrams::all()).unwrap() + "\n";
         check_fresh("ui/src/test/diagrams.json", &generated);
+    }
+
+    /// The presets as the window's fake backend answers `agent_presets`.
+    #[test]
+    fn preset_data_for_the_fake_backend_is_fresh() {
+        let generated = serde_json::to_string_pretty(&crate::presets::presets()).unwrap() + "\n";
+        check_fresh("ui/src/test/presets.json", &generated);
     }
 
     #[test]

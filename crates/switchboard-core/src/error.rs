@@ -7,7 +7,7 @@ use tokio::sync::oneshot;
 
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
 
-use crate::api::{ApiError, ErrorCode};
+use crate::api::{ApiError, ErrorCode, ProfileProblem};
 use crate::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
@@ -17,6 +17,9 @@ pub enum EngineError {
     /// A setting the user cannot keep; `reason` is a sentence for them.
     #[error("{reason}")]
     InvalidSetting { field: &'static str, reason: &'static str },
+    /// A profile's spec has problems, all of them listed (never empty).
+    #[error("{}", problems_in_words(.problems))]
+    InvalidProfile { problems: Vec<ProfileProblem> },
     #[error("command `{command}` was not found: it is neither an executable file nor on PATH")]
     CommandNotFound { command: String },
     #[error("working directory {} does not exist or is not a directory", .path.display())]
@@ -89,6 +92,7 @@ impl EngineError {
     pub fn code(&self) -> ErrorCode {
         match self {
             EngineError::InvalidInput { .. } | EngineError::InvalidSetting { .. } => ErrorCode::InvalidInput,
+            EngineError::InvalidProfile { .. } => ErrorCode::InvalidProfile,
             EngineError::CommandNotFound { .. } => ErrorCode::CommandNotFound,
             EngineError::DirectoryMissing { .. } => ErrorCode::DirectoryMissing,
             EngineError::DuplicateName { .. } => ErrorCode::DuplicateName,
@@ -123,6 +127,7 @@ impl EngineError {
     pub fn field(&self) -> Option<&'static str> {
         match self {
             EngineError::InvalidInput { field, .. } | EngineError::InvalidSetting { field, .. } => Some(field),
+            EngineError::InvalidProfile { problems } => problems.first().map(|p| p.field.as_str()),
             EngineError::CommandNotFound { .. } => Some("command"),
             EngineError::DirectoryMissing { .. } => Some("cwd"),
             EngineError::DuplicateName { .. } => Some("name"),
@@ -149,7 +154,24 @@ impl From<&EngineError> for ApiError {
         if let EngineError::Relayed(relayed) = error {
             return relayed.clone();
         }
-        ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string() }
+        let problems = match error {
+            EngineError::InvalidProfile { problems } => problems.clone(),
+            _ => Vec::new(),
+        };
+        ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string(), problems }
+    }
+}
+
+/// An invalid profile's problems as one text (for scripts and the log; the
+/// window shows each under its field): one problem as it is, several
+/// counted, each after its field.
+fn problems_in_words(problems: &[ProfileProblem]) -> String {
+    match problems {
+        [one] => one.message.clone(),
+        many => {
+            let each: Vec<String> = many.iter().map(|p| format!("{}: {}", p.field.as_str(), p.message)).collect();
+            format!("The agent has {} problems. {}", many.len(), each.join(" "))
+        }
     }
 }
 

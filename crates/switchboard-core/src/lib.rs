@@ -17,6 +17,7 @@ pub mod flows;
 pub mod instance;
 pub mod logging;
 pub mod notice;
+pub mod presets;
 pub mod search;
 pub mod server;
 pub mod session;
@@ -26,12 +27,12 @@ pub mod tasks;
 pub mod validate;
 
 pub use api::{
-    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState, DiagramId,
-    DiagramState, EngineEvent, ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome,
-    LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview,
-    PermissionDecision, PermissionRequest, Profile, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot,
-    SessionInfo, SessionState, Settings, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState,
-    Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
+    AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState,
+    DiagramId, DiagramState, EngineEvent, ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration,
+    IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES,
+    Millis, Overview, PermissionDecision, PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec,
+    QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction, SignalChannel,
+    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -208,5 +208,5 @@ async fn respond(write: &mut tokio::net::unix::OwnedWriteHalf, response: &Socket
 }
 
 fn error_response(code: ErrorCode, message: String) -> SocketResponse {
-    SocketResponse::Error(ApiError { code, message, field: None })
+    SocketResponse::Error(ApiError { code, message, field: None, problems: Vec::new() })
 }

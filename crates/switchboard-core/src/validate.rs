@@ -1,11 +1,19 @@
 //! Checks a [`ProfileSpec`] before anything is stored or spawned, so a typo
-//! in the "New agent" form becomes an inline error instead of a dead session;
-//! and the app's [`Settings`] before they are kept.
+//! in the "New agent" form becomes an inline error instead of a dead session.
+//!
+//! In three steps: [`normalised`] trims what the user typed; [`look_around`]
+//! reads the machine once (is the folder there, is the program); and
+//! [`problems`] decides, purely, from the spec and what was found, every
+//! problem at once (at most one per field), each as a sentence for the
+//! person who filled the form in. [`validate_profile`] runs all three.
+//!
+//! The app's [`Settings`] are checked too before they are kept
+//! ([`validate_settings`]).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::api::{ProfileSpec, QuietHours, Settings, clock_text, minute_of_day};
+use crate::api::{ProfileField, ProfileProblem, ProfileSpec, QuietHours, Settings, clock_text, minute_of_day};
 use crate::error::EngineError;
 
 /// Longest accepted agent name, in characters; names appear in the sidebar,
@@ -19,54 +27,270 @@ pub const MAX_TIME_LIMIT_SECS: u32 = 7 * 86_400;
 /// Compiled size limit of a prompt pattern.
 pub const MAX_PATTERN_BYTES: usize = 1 << 20;
 
-/// Validates the spec and returns it with its name trimmed.
-///
-/// `path_env` is the `PATH` to search (passed in, not read here).
-pub fn validate_profile(spec: &ProfileSpec, path_env: Option<&OsStr>) -> Result<ProfileSpec, EngineError> {
+/// What is at a path the spec names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathFound {
+    Directory,
+    /// Something that is not a directory (a file, say).
+    Other,
+    Missing,
+}
+
+/// What the spec's command turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgramFound {
+    /// An executable file.
+    Program,
+    /// A bare name that is on no folder of `PATH`.
+    NotOnPath,
+    /// A path with nothing there.
+    Missing,
+    /// A path to a directory.
+    Directory,
+    /// A path to a file that may not be run.
+    NotExecutable,
+    /// Not looked for: empty, or a relative path while the working
+    /// directory it is relative to is not usable.
+    Unchecked,
+}
+
+/// What [`look_around`] found on the machine for a spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Surroundings {
+    /// The working directory (`Missing` when it is not absolute: not looked at).
+    pub cwd: PathFound,
+    pub program: ProgramFound,
+    /// Another agent already has the spec's name.
+    pub name_taken: bool,
+}
+
+/// The spec as it is stored: name, command and ready pattern trimmed, an
+/// empty ready pattern none.
+pub fn normalised(spec: &ProfileSpec) -> ProfileSpec {
     let mut spec = spec.clone();
     spec.name = spec.name.trim().to_owned();
-    if spec.name.is_empty() {
-        return invalid("name", "give the agent a name");
-    }
-    if spec.name.chars().count() > MAX_NAME_CHARS {
-        return invalid("name", &format!("at most {MAX_NAME_CHARS} characters"));
-    }
-    if spec.name.chars().any(char::is_control) {
-        return invalid("name", "control characters are not allowed");
-    }
     spec.command = spec.command.trim().to_owned();
-    if spec.command.is_empty() {
-        return invalid("command", "give the command to run");
-    }
-    for (key, value) in &spec.env {
-        if key.is_empty() || key.contains('=') || key.contains('\0') || value.contains('\0') {
-            return invalid("env", &format!("`{key}` is not a valid environment variable"));
-        }
-    }
+    spec.cwd = spec.cwd.trim().to_owned();
     spec.ready_pattern = spec.ready_pattern.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty());
-    if let Some(pattern) = &spec.ready_pattern
-        && let Err(error) = regex::RegexBuilder::new(pattern).size_limit(MAX_PATTERN_BYTES).build()
+    spec
+}
+
+/// Looks at the working directory and the command of a normalised spec.
+/// `path_env` is the `PATH` to search (passed in, not read here); whether
+/// the name is taken is the store's to say.
+pub fn look_around(spec: &ProfileSpec, path_env: Option<&OsStr>, name_taken: bool) -> Surroundings {
+    let cwd = Path::new(&spec.cwd);
+    let cwd_found = match cwd.metadata() {
+        _ if !cwd.is_absolute() => PathFound::Missing,
+        Ok(meta) if meta.is_dir() => PathFound::Directory,
+        Ok(_) => PathFound::Other,
+        Err(_) => PathFound::Missing,
+    };
+    let relative_path = spec.command.contains('/') && !spec.command.starts_with('/');
+    let program = if spec.command.is_empty() || (relative_path && cwd_found != PathFound::Directory) {
+        ProgramFound::Unchecked
+    } else {
+        match find_program(&spec.command, cwd, path_env) {
+            Ok(_) => ProgramFound::Program,
+            Err(found) => found,
+        }
+    };
+    Surroundings { cwd: cwd_found, program, name_taken }
+}
+
+/// Every problem with a normalised spec, given what was found around it;
+/// at most one per field, in the form's order. Pure.
+pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem> {
+    let mut problems = Vec::new();
+    let mut add = |field: ProfileField, message: String| problems.push(ProfileProblem { field, message });
+
+    if let Some(message) = name_problem(&spec.name, found.name_taken) {
+        add(ProfileField::Name, message);
+    }
+    if let Some(message) = command_problem(&spec.command, found.program) {
+        add(ProfileField::Command, message);
+    }
+    if spec.args.iter().any(|arg| arg.contains('\0')) {
+        add(ProfileField::Args, "An argument can't contain a NUL character.".into());
+    }
+    if let Some((key, _)) = spec
+        .env
+        .iter()
+        .find(|(key, value)| key.is_empty() || key.contains('=') || key.contains('\0') || value.contains('\0'))
     {
-        return invalid("ready_pattern", &format!("not a usable regular expression: {error}"));
+        add(ProfileField::Env, format!("“{key}” is not a valid environment variable (name=value, no NUL characters)."));
+    }
+    if let Some(message) = cwd_problem(&spec.cwd, found.cwd) {
+        add(ProfileField::Cwd, message);
+    }
+    if let Some(pattern) = &spec.ready_pattern
+        && let Err(message) = check_pattern(pattern)
+    {
+        add(ProfileField::ReadyPattern, message);
     }
     if spec.ready_quiet_ms > MAX_READY_QUIET_MS {
-        return invalid("ready_quiet_ms", &format!("at most {MAX_READY_QUIET_MS} ms"));
+        add(
+            ProfileField::ReadyQuietMs,
+            format!("Wait at most {MAX_READY_QUIET_MS} ms ({} seconds) for quiet output.", MAX_READY_QUIET_MS / 1000),
+        );
     }
     if !(1..=MAX_TIME_LIMIT_SECS).contains(&spec.task_time_limit_secs) {
-        return invalid("task_time_limit_secs", &format!("between 1 second and {} days", MAX_TIME_LIMIT_SECS / 86_400));
+        add(
+            ProfileField::TaskTimeLimitSecs,
+            format!("A time limit is between one second and {} days.", MAX_TIME_LIMIT_SECS / 86_400),
+        );
     }
     if spec.quiet_alert_secs > MAX_TIME_LIMIT_SECS {
-        return invalid("quiet_alert_secs", &format!("at most {} days (0 for no alert)", MAX_TIME_LIMIT_SECS / 86_400));
+        add(
+            ProfileField::QuietAlertSecs,
+            format!("Alert after at most {} days of quiet (0 never alerts).", MAX_TIME_LIMIT_SECS / 86_400),
+        );
     }
-    let cwd = Path::new(&spec.cwd);
-    if !cwd.is_absolute() {
-        return invalid("cwd", "the working directory must be an absolute path");
+    problems
+}
+
+fn name_problem(name: &str, taken: bool) -> Option<String> {
+    let chars = name.chars().count();
+    if name.is_empty() {
+        Some("Give the agent a name.".into())
+    } else if chars > MAX_NAME_CHARS {
+        Some(format!("A name can be at most {MAX_NAME_CHARS} characters long; this one has {chars}."))
+    } else if name.chars().any(char::is_control) {
+        Some("A name can't contain control characters such as tabs or line breaks.".into())
+    } else if taken {
+        Some(format!("Another agent is already called “{name}”. Choose a different name."))
+    } else {
+        None
     }
-    if !cwd.is_dir() {
-        return Err(EngineError::DirectoryMissing { path: cwd.to_path_buf() });
+}
+
+fn command_problem(command: &str, found: ProgramFound) -> Option<String> {
+    if command.is_empty() {
+        return Some("Give the command that starts the agent, such as claude or codex.".into());
     }
-    resolve_command(&spec.command, cwd, path_env)?;
-    Ok(spec)
+    match found {
+        ProgramFound::Program | ProgramFound::Unchecked => None,
+        ProgramFound::NotOnPath => Some(format!(
+            "No program named “{command}” was found on PATH. Check the spelling, or give the program's full path."
+        )),
+        ProgramFound::Missing => Some(format!("There is no file at {command}.")),
+        ProgramFound::Directory => Some(format!("{command} is a folder, not a program.")),
+        ProgramFound::NotExecutable => {
+            Some(format!("{command} is not a program: the file is not allowed to run (no execute permission)."))
+        }
+    }
+}
+
+fn cwd_problem(cwd: &str, found: PathFound) -> Option<String> {
+    if cwd.is_empty() {
+        Some("Choose the folder the agent works in.".into())
+    } else if cwd.starts_with('~') {
+        Some("Give the folder's full path, starting with / (a ~ is not expanded here).".into())
+    } else if !Path::new(cwd).is_absolute() {
+        Some("Give the folder's full path, starting with /.".into())
+    } else {
+        match found {
+            PathFound::Directory => None,
+            PathFound::Other => Some(format!("{cwd} is a file, not a folder.")),
+            PathFound::Missing => Some(format!("There is no folder at {cwd}.")),
+        }
+    }
+}
+
+/// Whether `pattern` is a usable ready pattern; if not, why, in words.
+pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    if let Err(error) = regex_syntax::Parser::new().parse(pattern) {
+        return Err(format!("This is not a valid pattern: {}.", pattern_mistake(pattern, &error)));
+    }
+    match regex::RegexBuilder::new(pattern).size_limit(MAX_PATTERN_BYTES).build() {
+        Ok(_) => Ok(()),
+        Err(regex::Error::CompiledTooBig(_)) => Err("This pattern is too large; make it simpler.".into()),
+        // The parser above accepted it; the regex crate reads it the same way.
+        Err(error) => Err(format!("This is not a valid pattern ({error}).")),
+    }
+}
+
+/// What is wrong in a pattern the parser refused, in words, with where.
+fn pattern_mistake(pattern: &str, error: &regex_syntax::Error) -> String {
+    use regex_syntax::ast::ErrorKind as Ast;
+    use regex_syntax::hir::ErrorKind as Hir;
+    let (what, span) = match error {
+        regex_syntax::Error::Parse(error) => {
+            let quoted = quote_span(pattern, error.span());
+            let what = match error.kind() {
+                Ast::GroupUnclosed => "a “(” is never closed".to_owned(),
+                Ast::GroupUnopened => "a “)” has no “(” before it".to_owned(),
+                Ast::ClassUnclosed => "a “[” is never closed (write \\[ to match a bracket)".to_owned(),
+                Ast::RepetitionMissing => {
+                    format!("{quoted} has nothing before it to repeat (put a \\ before it to match it as it is)")
+                }
+                Ast::RepetitionCountUnclosed => "a “{” is never closed (write \\{ to match a brace)".to_owned(),
+                Ast::RepetitionCountInvalid => {
+                    "in {m,n} the first number must not be larger than the second".to_owned()
+                }
+                Ast::RepetitionCountDecimalEmpty | Ast::DecimalEmpty | Ast::DecimalInvalid => {
+                    "a count in braces must be a number, as in {3} or {1,5}".to_owned()
+                }
+                Ast::EscapeUnrecognized => format!("{quoted} is not an escape it knows (write \\\\ for a backslash)"),
+                Ast::EscapeUnexpectedEof => "it ends in a lone backslash".to_owned(),
+                Ast::ClassRangeInvalid => format!("the range {quoted} runs backwards"),
+                Ast::UnsupportedBackreference => "back-references such as \\1 are not supported".to_owned(),
+                Ast::UnsupportedLookAround => "look-around such as (?=…) or (?!…) is not supported".to_owned(),
+                Ast::FlagUnrecognized
+                | Ast::FlagDanglingNegation
+                | Ast::FlagDuplicate { .. }
+                | Ast::FlagRepeatedNegation { .. } => {
+                    format!("{quoted} is not a flag it knows")
+                }
+                Ast::GroupNameEmpty | Ast::GroupNameInvalid | Ast::GroupNameUnexpectedEof => {
+                    "a group's name is not valid".to_owned()
+                }
+                Ast::GroupNameDuplicate { .. } => "two groups have the same name".to_owned(),
+                _ => format!("it cannot be read from {quoted} on"),
+            };
+            (what, error.span().start)
+        }
+        regex_syntax::Error::Translate(error) => {
+            let quoted = quote_span(pattern, error.span());
+            let what = match error.kind() {
+                Hir::UnicodePropertyNotFound | Hir::UnicodePropertyValueNotFound => {
+                    format!("{quoted} names no Unicode class it knows")
+                }
+                _ => format!("{quoted} cannot be used here"),
+            };
+            (what, error.span().start)
+        }
+        _ => return "it cannot be read as a regular expression".to_owned(),
+    };
+    // Where, for patterns long enough that it helps.
+    if pattern.chars().count() > 8 { format!("{what} (at character {})", span.column) } else { what }
+}
+
+/// The part of `pattern` a parse error points at, in quotes; the character
+/// at its start where it points between characters.
+fn quote_span(pattern: &str, span: &regex_syntax::ast::Span) -> String {
+    let text = pattern.get(span.start.offset..span.end.offset).unwrap_or_default();
+    let text = if text.is_empty() {
+        pattern.get(span.start.offset..).and_then(|rest| rest.chars().next()).map(String::from).unwrap_or_default()
+    } else {
+        text.to_owned()
+    };
+    format!("“{text}”")
+}
+
+/// Checks a spec as the engine stores it: every problem at once
+/// ([`EngineError::InvalidProfile`]), or the normalised spec.
+///
+/// `path_env` is the `PATH` to search (passed in, not read here);
+/// `name_taken` is whether another agent has the (trimmed) name.
+pub fn validate_profile(
+    spec: &ProfileSpec,
+    name_taken: bool,
+    path_env: Option<&OsStr>,
+) -> Result<ProfileSpec, EngineError> {
+    let spec = normalised(spec);
+    let problems = problems(&spec, &look_around(&spec, path_env, name_taken));
+    if problems.is_empty() { Ok(spec) } else { Err(EngineError::InvalidProfile { problems }) }
 }
 
 /// The shortest default time limit and quiet alert (other than none) the
@@ -108,21 +332,21 @@ pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
 /// Finds the executable a command names: a path (relative ones against the
 /// working directory) or a program name on `path_env`.
 pub fn resolve_command(command: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathBuf, EngineError> {
-    let not_found = || EngineError::CommandNotFound { command: command.to_owned() };
-    if command.contains('/') {
-        let path = cwd.join(command);
-        return if is_executable_file(&path) { Ok(path) } else { Err(not_found()) };
-    }
-    which::which_in(command, path_env, cwd).map_err(|_| not_found())
+    find_program(command, cwd, path_env).map_err(|_| EngineError::CommandNotFound { command: command.to_owned() })
 }
 
-fn is_executable_file(path: &Path) -> bool {
+fn find_program(command: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<PathBuf, ProgramFound> {
     use std::os::unix::fs::PermissionsExt;
-    path.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-}
-
-fn invalid<T>(field: &'static str, reason: &str) -> Result<T, EngineError> {
-    Err(EngineError::InvalidInput { field, reason: reason.to_owned() })
+    if !command.contains('/') {
+        return which::which_in(command, path_env, cwd).map_err(|_| ProgramFound::NotOnPath);
+    }
+    let path = cwd.join(command);
+    match path.metadata() {
+        Err(_) => Err(ProgramFound::Missing),
+        Ok(meta) if meta.is_dir() => Err(ProgramFound::Directory),
+        Ok(meta) if meta.permissions().mode() & 0o111 == 0 => Err(ProgramFound::NotExecutable),
+        Ok(_) => Ok(path),
+    }
 }
 
 #[cfg(test)]
@@ -144,51 +368,155 @@ mod tests {
         }
     }
 
+    /// All found as it should be.
+    const FINE: Surroundings =
+        Surroundings { cwd: PathFound::Directory, program: ProgramFound::Program, name_taken: false };
+
+    /// The problems of a spec in `/work` with `found`, as (field, message).
+    fn decided(spec: ProfileSpec, found: Surroundings) -> Vec<(ProfileField, String)> {
+        problems(&normalised(&spec), &found).into_iter().map(|p| (p.field, p.message)).collect()
+    }
+
     #[test]
-    fn validation_cases() {
-        let dir = tempfile::tempdir().unwrap();
-        let cwd = dir.path().to_str().unwrap();
-        let missing = dir.path().join("gone");
-        let path_env = std::env::var_os("PATH");
+    fn every_problem_is_found_at_once_in_words() {
+        use ProfileField as F;
         let long = "x".repeat(MAX_NAME_CHARS + 1);
-        /// A spec and the error code and field it must fail with (or Ok).
-        type Case<'a> = (ProfileSpec, Result<(), (ErrorCode, &'a str)>);
+        let good = || spec("reviewer", "claude", "/work");
+        let one = |field: F, message: &str| vec![(field, message.to_owned())];
+        /// A spec, what was found around it, and every problem it must have.
+        type Case = (ProfileSpec, Surroundings, Vec<(F, String)>);
         let cases: Vec<Case> = vec![
-            (spec("a", "sh", cwd), Ok(())),
-            (spec("a", "/bin/sh", cwd), Ok(())),
-            (spec("  ", "sh", cwd), Err((ErrorCode::InvalidInput, "name"))),
-            (spec(&long, "sh", cwd), Err((ErrorCode::InvalidInput, "name"))),
-            (spec("a\u{1b}b", "sh", cwd), Err((ErrorCode::InvalidInput, "name"))),
-            (spec("a", "", cwd), Err((ErrorCode::InvalidInput, "command"))),
-            (spec("a", "definitely-not-a-command-xyz", cwd), Err((ErrorCode::CommandNotFound, "command"))),
-            (spec("a", "./nothing-here", cwd), Err((ErrorCode::CommandNotFound, "command"))),
-            (spec("a", "sh", missing.to_str().unwrap()), Err((ErrorCode::DirectoryMissing, "cwd"))),
-            (spec("a", "sh", "relative/dir"), Err((ErrorCode::InvalidInput, "cwd"))),
-            (ProfileSpec { ready_pattern: Some("demo> $".into()), ..spec("a", "sh", cwd) }, Ok(())),
-            (ProfileSpec { ready_pattern: Some("  ".into()), ..spec("a", "sh", cwd) }, Ok(())),
+            (good(), FINE, vec![]),
+            (spec("  reviewer ", " claude ", "/work"), FINE, vec![]),
+            (spec("  ", "claude", "/work"), FINE, one(F::Name, "Give the agent a name.")),
             (
-                ProfileSpec { ready_pattern: Some("([unclosed".into()), ..spec("a", "sh", cwd) },
-                Err((ErrorCode::InvalidInput, "ready_pattern")),
+                spec(&long, "claude", "/work"),
+                FINE,
+                one(F::Name, "A name can be at most 64 characters long; this one has 65."),
             ),
             (
-                ProfileSpec { ready_quiet_ms: MAX_READY_QUIET_MS + 1, ..spec("a", "sh", cwd) },
-                Err((ErrorCode::InvalidInput, "ready_quiet_ms")),
+                spec("a\u{1b}b", "claude", "/work"),
+                FINE,
+                one(F::Name, "A name can't contain control characters such as tabs or line breaks."),
             ),
             (
-                ProfileSpec { task_time_limit_secs: 0, ..spec("a", "sh", cwd) },
-                Err((ErrorCode::InvalidInput, "task_time_limit_secs")),
+                good(),
+                Surroundings { name_taken: true, ..FINE },
+                one(F::Name, "Another agent is already called “reviewer”. Choose a different name."),
             ),
             (
-                ProfileSpec { quiet_alert_secs: MAX_TIME_LIMIT_SECS + 1, ..spec("a", "sh", cwd) },
-                Err((ErrorCode::InvalidInput, "quiet_alert_secs")),
+                spec("reviewer", "", "/work"),
+                Surroundings { program: ProgramFound::Unchecked, ..FINE },
+                one(F::Command, "Give the command that starts the agent, such as claude or codex."),
             ),
-            (ProfileSpec { quiet_alert_secs: 0, ..spec("a", "sh", cwd) }, Ok(())),
+            (
+                spec("reviewer", "clod", "/work"),
+                Surroundings { program: ProgramFound::NotOnPath, ..FINE },
+                one(
+                    F::Command,
+                    "No program named “clod” was found on PATH. Check the spelling, or give the program's full path.",
+                ),
+            ),
+            (
+                spec("reviewer", "/opt/agent", "/work"),
+                Surroundings { program: ProgramFound::Missing, ..FINE },
+                one(F::Command, "There is no file at /opt/agent."),
+            ),
+            (
+                spec("reviewer", "/opt", "/work"),
+                Surroundings { program: ProgramFound::Directory, ..FINE },
+                one(F::Command, "/opt is a folder, not a program."),
+            ),
+            (
+                spec("reviewer", "./notes.txt", "/work"),
+                Surroundings { program: ProgramFound::NotExecutable, ..FINE },
+                one(F::Command, "./notes.txt is not a program: the file is not allowed to run (no execute permission)."),
+            ),
+            (
+                spec("reviewer", "claude", ""),
+                Surroundings { cwd: PathFound::Missing, ..FINE },
+                one(F::Cwd, "Choose the folder the agent works in."),
+            ),
+            (
+                spec("reviewer", "claude", "relative/dir"),
+                Surroundings { cwd: PathFound::Missing, ..FINE },
+                one(F::Cwd, "Give the folder's full path, starting with /."),
+            ),
+            (
+                spec("reviewer", "claude", "~/project"),
+                Surroundings { cwd: PathFound::Missing, ..FINE },
+                one(F::Cwd, "Give the folder's full path, starting with / (a ~ is not expanded here)."),
+            ),
+            (
+                spec("reviewer", "claude", "/work/gone"),
+                Surroundings { cwd: PathFound::Missing, ..FINE },
+                one(F::Cwd, "There is no folder at /work/gone."),
+            ),
+            (
+                spec("reviewer", "claude", "/work/README.md"),
+                Surroundings { cwd: PathFound::Other, ..FINE },
+                one(F::Cwd, "/work/README.md is a file, not a folder."),
+            ),
+            (ProfileSpec { ready_pattern: Some("demo> $".into()), ..good() }, FINE, vec![]),
+            (ProfileSpec { ready_pattern: Some("  ".into()), ..good() }, FINE, vec![]),
+            (
+                ProfileSpec { ready_pattern: Some("(> $".into()), ..good() },
+                FINE,
+                one(F::ReadyPattern, "This is not a valid pattern: a “(” is never closed."),
+            ),
+            (
+                ProfileSpec { ready_pattern: Some("*> ".into()), ..good() },
+                FINE,
+                one(
+                    F::ReadyPattern,
+                    "This is not a valid pattern: “*” has nothing before it to repeat (put a \\ before it to match it as it is).",
+                ),
+            ),
+            (
+                ProfileSpec { args: vec!["a\0b".into()], ..good() },
+                FINE,
+                one(F::Args, "An argument can't contain a NUL character."),
+            ),
+            (
+                ProfileSpec { env: [("A=B".into(), "x".into())].into(), ..good() },
+                FINE,
+                one(F::Env, "“A=B” is not a valid environment variable (name=value, no NUL characters)."),
+            ),
+            (
+                ProfileSpec { ready_quiet_ms: MAX_READY_QUIET_MS + 1, ..good() },
+                FINE,
+                one(F::ReadyQuietMs, "Wait at most 60000 ms (60 seconds) for quiet output."),
+            ),
+            (
+                ProfileSpec { task_time_limit_secs: 0, ..good() },
+                FINE,
+                one(F::TaskTimeLimitSecs, "A time limit is between one second and 7 days."),
+            ),
+            (
+                ProfileSpec { quiet_alert_secs: MAX_TIME_LIMIT_SECS + 1, ..good() },
+                FINE,
+                one(F::QuietAlertSecs, "Alert after at most 7 days of quiet (0 never alerts)."),
+            ),
+            (ProfileSpec { quiet_alert_secs: 0, ..good() }, FINE, vec![]),
+            // Several at once, in the form's order, one per field.
+            (
+                ProfileSpec { ready_pattern: Some("([a-z]".into()), task_time_limit_secs: 0, ..spec("", "clod", "/gone") },
+                Surroundings { cwd: PathFound::Missing, program: ProgramFound::NotOnPath, name_taken: false },
+                vec![
+                    (F::Name, "Give the agent a name.".into()),
+                    (
+                        F::Command,
+                        "No program named “clod” was found on PATH. Check the spelling, or give the program's full path."
+                            .into(),
+                    ),
+                    (F::Cwd, "There is no folder at /gone.".into()),
+                    (F::ReadyPattern, "This is not a valid pattern: a “(” is never closed.".into()),
+                    (F::TaskTimeLimitSecs, "A time limit is between one second and 7 days.".into()),
+                ],
+            ),
         ];
-        for (spec, expected) in cases {
-            let got = validate_profile(&spec, path_env.as_deref())
-                .map(|_| ())
-                .map_err(|e| (e.code(), e.field().unwrap_or("")));
-            assert_eq!(got, expected, "{spec:?}");
+        for (spec, found, expected) in cases {
+            assert_eq!(decided(spec.clone(), found), expected, "{spec:?} with {found:?}");
         }
     }
 
@@ -245,12 +573,78 @@ mod tests {
     }
 
     #[test]
-    fn bad_env_names_are_refused() {
+    fn pattern_mistakes_are_said_in_words() {
+        let cases = [
+            ("^> $", None),
+            ("❯ ?$", None),
+            ("(> $", Some("a “(” is never closed")),
+            ("> )", Some("a “)” has no “(” before it")),
+            ("[> ", Some("a “[” is never closed (write \\[ to match a bracket)")),
+            ("+x", Some("“+” has nothing before it to repeat (put a \\ before it to match it as it is)")),
+            ("x{2", Some("a “{” is never closed (write \\{ to match a brace)")),
+            ("x{5,2}", Some("in {m,n} the first number must not be larger than the second")),
+            ("\\q", Some("“\\q” is not an escape it knows (write \\\\ for a backslash)")),
+            ("ab\\", Some("it ends in a lone backslash")),
+            ("[z-a]", Some("the range “z-a” runs backwards")),
+            ("(a)\\1", Some("back-references such as \\1 are not supported")),
+            ("a(?=b)", Some("look-around such as (?=…) or (?!…) is not supported")),
+            ("\\p{Klingon}", Some("“\\p{Klingon}” names no Unicode class it knows (at character 1)")),
+            ("prompt> (unclosed", Some("a “(” is never closed (at character 9)")),
+        ];
+        for (pattern, mistake) in cases {
+            let expected = mistake.map(|m| format!("This is not a valid pattern: {m}."));
+            assert_eq!(check_pattern(pattern).err(), expected, "{pattern}");
+        }
+        assert_eq!(check_pattern("\\w{1000}{1000}").unwrap_err(), "This pattern is too large; make it simpler.");
+    }
+
+    #[test]
+    fn the_machine_is_looked_at_once_for_the_folder_and_the_program() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let mut bad = spec("a", "sh", dir.path().to_str().unwrap());
-        bad.env.insert("A=B".into(), "x".into());
-        let error = validate_profile(&bad, std::env::var_os("PATH").as_deref()).unwrap_err();
-        assert_eq!(error.field(), Some("env"));
+        let cwd = dir.path().to_str().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "hi").unwrap();
+        std::fs::write(dir.path().join("agent"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(dir.path().join("agent"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let notes = dir.path().join("notes.txt");
+        let path_env = std::env::var_os("PATH");
+        let look = |command: &str, cwd: &str| look_around(&spec("a", command, cwd), path_env.as_deref(), false);
+        let cases = [
+            (look("sh", cwd), PathFound::Directory, ProgramFound::Program),
+            (look("/bin/sh", cwd), PathFound::Directory, ProgramFound::Program),
+            (look("./agent", cwd), PathFound::Directory, ProgramFound::Program),
+            (look("definitely-not-a-command-xyz", cwd), PathFound::Directory, ProgramFound::NotOnPath),
+            (look("./nothing-here", cwd), PathFound::Directory, ProgramFound::Missing),
+            (look("./notes.txt", cwd), PathFound::Directory, ProgramFound::NotExecutable),
+            (look("/tmp", cwd), PathFound::Directory, ProgramFound::Directory),
+            (look("", cwd), PathFound::Directory, ProgramFound::Unchecked),
+            // A relative program needs its folder; a bare name does not.
+            (look("./agent", "/no/such/folder"), PathFound::Missing, ProgramFound::Unchecked),
+            (look("sh", "/no/such/folder"), PathFound::Missing, ProgramFound::Program),
+            (look("sh", "relative"), PathFound::Missing, ProgramFound::Program),
+            (look("sh", notes.to_str().unwrap()), PathFound::Other, ProgramFound::Program),
+        ];
+        for (i, (found, cwd, program)) in cases.into_iter().enumerate() {
+            assert_eq!((found.cwd, found.program), (cwd, program), "case {i}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_spec_is_refused_with_all_its_problems_and_a_valid_one_trimmed() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().to_str().unwrap();
+        let path_env = std::env::var_os("PATH");
+        let saved = validate_profile(&spec(" a ", "sh", cwd), false, path_env.as_deref()).unwrap();
+        assert_eq!(saved.name, "a");
+
+        let error =
+            validate_profile(&spec("", "no-such-agent-cli", "/no/such"), false, path_env.as_deref()).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidProfile);
+        assert_eq!(error.field(), Some("name"));
+        let api = crate::api::ApiError::from(&error);
+        let fields: Vec<&str> = api.problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["name", "command", "cwd"]);
+        assert!(api.message.starts_with("The agent has 3 problems. name: Give the agent a name."), "{}", api.message);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 import { fireEvent, screen, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
+import presets from '../test/presets.json';
 import { callsOf, renderApp } from '../test/render';
 
 async function openForm(backend: FakeBackend) {
@@ -9,26 +10,39 @@ async function openForm(backend: FakeBackend) {
   return app;
 }
 
-async function fill(values: { name?: string; command?: string; args?: string; cwd?: string; kind?: string }) {
-  if (values.name !== undefined) await fireEvent.input(screen.getByTestId('agent-name'), { target: { value: values.name } });
-  if (values.command !== undefined) await fireEvent.input(screen.getByTestId('agent-command'), { target: { value: values.command } });
-  if (values.args !== undefined) await fireEvent.input(screen.getByTestId('agent-args'), { target: { value: values.args } });
-  if (values.cwd !== undefined) await fireEvent.input(screen.getByTestId('agent-cwd'), { target: { value: values.cwd } });
-  if (values.kind !== undefined) await fireEvent.change(screen.getByTestId('agent-kind'), { target: { value: values.kind } });
+type Fillable = 'name' | 'command' | 'args' | 'cwd' | 'task-time-limit' | 'ready-pattern' | 'ready-quiet-ms' | 'quiet-alert';
+
+async function fill(values: Partial<Record<Fillable, string>> & { kind?: string }) {
+  for (const [key, value] of Object.entries(values)) {
+    if (key === 'kind') continue;
+    await fireEvent.input(screen.getByTestId(`agent-${key}`), { target: { value } });
+  }
+  if (values.kind !== undefined) await chooseKind(values.kind);
 }
 
+async function chooseKind(kind: string) {
+  await fireEvent.change(screen.getByTestId('agent-kind'), { target: { value: kind } });
+  // The presets arrive from the backend.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+const valueOf = (testId: string) => (screen.getByTestId(testId) as HTMLInputElement).value;
+const errorOf = (field: string) => screen.queryByTestId(`error-${field}`)?.textContent ?? null;
 const submit = () => fireEvent.click(screen.getByTestId('agent-submit'));
 
+const claude = presets.find((p) => p.kind === 'claude-code')!;
+const codex = presets.find((p) => p.kind === 'codex')!;
+
 describe('new agent form', () => {
-  it('shows a missing command under the command field and creates nothing', async () => {
+  it('shows a missing command under the command field, in words, and creates nothing', async () => {
     const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
     await openForm(backend);
     await fill({ name: 'mine', command: 'no-such-agent', cwd: '/work' });
     await submit();
 
-    const error = await screen.findByTestId('error-command');
-    expect(error.textContent).toBe('command `no-such-agent` was not found: it is neither an executable file nor on PATH');
-    expect(screen.queryByTestId('error-cwd')).toBeNull();
+    await screen.findByTestId('error-command');
+    expect(errorOf('command')).toBe('No program named “no-such-agent” was found on PATH. Check the spelling, or give the program\'s full path.');
+    expect(errorOf('cwd')).toBeNull();
     expect(screen.queryByTestId('form-error')).toBeNull();
     expect(screen.getByTestId('agent-command').getAttribute('aria-invalid')).toBe('true');
     // Still on the form, and no profile appeared anywhere.
@@ -37,16 +51,67 @@ describe('new agent form', () => {
     expect(screen.queryAllByTestId('profile-entry')).toHaveLength(0);
   });
 
-  it('shows a missing working directory under the directory field and creates nothing', async () => {
+  it('shows every problem the engine finds at once, each under its field', async () => {
     const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
+    await backend.createProfile({ name: 'reviewer', command: 'bash', args: [], env: {}, cwd: '/work', kind: 'generic' } as never);
     await openForm(backend);
-    await fill({ name: 'mine', command: 'bash', cwd: '/nope' });
+    await fill({ name: 'reviewer', command: 'clod', cwd: '/nope' });
     await submit();
 
-    const error = await screen.findByTestId('error-cwd');
-    expect(error.textContent).toBe('working directory /nope does not exist or is not a directory');
-    expect(screen.queryByTestId('error-command')).toBeNull();
-    expect(await backend.listProfiles()).toEqual([]);
+    await screen.findByTestId('error-cwd');
+    expect(errorOf('name')).toBe('Another agent is already called “reviewer”. Choose a different name.');
+    expect(errorOf('command')).toBe('No program named “clod” was found on PATH. Check the spelling, or give the program\'s full path.');
+    expect(errorOf('cwd')).toBe('There is no folder at /nope.');
+    expect(screen.getByTestId('form-problems').textContent).toBe('Fix the 3 marked fields.');
+    // The first field at fault has the focus, so the user is taken to it.
+    expect(document.activeElement).toBe(screen.getByTestId('agent-name'));
+    // One try, refused: the first agent is all there is.
+    expect(callsOf(backend, 'create_profile')).toHaveLength(2);
+    expect((await backend.listProfiles()).map((p) => p.name)).toEqual(['reviewer']);
+  });
+
+  it("joins the form's own problems to the engine's, without saving", async () => {
+    const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
+    await openForm(backend);
+    await fill({ name: '', command: 'clod', args: '-c "echo hi', cwd: '/work', 'task-time-limit': 'soon', 'ready-quiet-ms': 'fast', 'quiet-alert': 'never' });
+    await submit();
+
+    await screen.findByTestId('error-args');
+    expect(errorOf('name')).toBe('Give the agent a name.');
+    expect(errorOf('command')).toBe('No program named “clod” was found on PATH. Check the spelling, or give the program\'s full path.');
+    expect(errorOf('args')).toBe('A " quote is never closed. Add the closing ", or remove the quote.');
+    expect(errorOf('task_time_limit_secs')).toBe('The time limit is a number of minutes, such as 30.');
+    expect(errorOf('ready_quiet_ms')).toBe('Give a whole number of milliseconds, such as 800.');
+    expect(errorOf('quiet_alert_secs')).toBe('Give the minutes as a number, such as 10 (0 never alerts).');
+    expect(screen.getByTestId('form-problems').textContent).toBe('Fix the 6 marked fields.');
+    expect(callsOf(backend, 'check_profile')).toHaveLength(1);
+    expect(callsOf(backend, 'create_profile')).toEqual([]);
+  });
+
+  it("clears a field's error as soon as it is edited, and checks again on the next submit", async () => {
+    const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
+    await openForm(backend);
+    await fill({ name: 'mine', command: 'nope', cwd: '/missing' });
+    await submit();
+    await screen.findByTestId('error-command');
+    expect(errorOf('cwd')).not.toBeNull();
+
+    await fill({ command: 'bas' });
+    expect(errorOf('command')).toBeNull();
+    expect(screen.getByTestId('agent-command').getAttribute('aria-invalid')).toBeNull();
+    expect(errorOf('cwd')).toBe('There is no folder at /missing.');
+    expect(screen.getByTestId('form-problems').textContent).toBe('Fix the marked field.');
+
+    // Still wrong: the next submit says so again; the folder, now right, no longer.
+    await fill({ cwd: '/work' });
+    expect(screen.getByTestId('form-problems').textContent).toBe('');
+    await submit();
+    await screen.findByTestId('error-command');
+    expect(errorOf('cwd')).toBeNull();
+
+    await fill({ command: 'bash' });
+    await submit();
+    await screen.findByTestId('profile-view');
   });
 
   it('shows an error without a form field at the top of the form', async () => {
@@ -57,41 +122,30 @@ describe('new agent form', () => {
     await submit();
 
     expect((await screen.findByTestId('form-error')).textContent).toBe('database is locked');
-    expect(screen.queryByTestId('error-command')).toBeNull();
+    expect(errorOf('command')).toBeNull();
   });
 
-  it('clears an old field error on the next attempt', async () => {
-    const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
-    await openForm(backend);
-    await fill({ name: 'mine', command: 'nope', cwd: '/work' });
-    await submit();
-    await screen.findByTestId('error-command');
-
-    await fill({ command: 'bash', cwd: '/missing' });
-    await submit();
-    await screen.findByTestId('error-cwd');
-    expect(screen.queryByTestId('error-command')).toBeNull();
+  it('has no placeholder that could pass for a value: empty fields are empty, help is under them', async () => {
+    await openForm(new FakeBackend());
+    const form = screen.getByTestId('agent-form');
+    for (const input of form.querySelectorAll('input')) expect(input.getAttribute('placeholder'), input.dataset.testid).toBeNull();
+    expect(valueOf('agent-name')).toBe('');
+    expect(valueOf('agent-command')).toBe('');
+    expect(screen.getByTestId('help-name').textContent).toBe('How the sidebar and notifications call it, such as reviewer.');
+    expect(screen.getByTestId('help-command').textContent).toContain('such as claude');
+    // The defaults are written out as the values they are.
+    expect(valueOf('agent-task-time-limit')).toBe('30');
+    expect(valueOf('agent-ready-quiet-ms')).toBe('800');
+    expect(valueOf('agent-quiet-alert')).toBe('10');
   });
 
-  it('refuses a quiet alert that is not a number of minutes', async () => {
-    const backend = new FakeBackend();
-    await openForm(backend);
-    await fill({ name: 'mine', command: 'bash', cwd: '/tmp' });
-    await fireEvent.input(screen.getByTestId('agent-quiet-alert'), { target: { value: 'soon' } });
-    await submit();
-
-    expect((await screen.findByTestId('error-quiet_alert_secs')).textContent).toBe('minutes, as a number (0: never alert)');
-    expect(callsOf(backend, 'create_profile')).toEqual([]);
-  });
-
-  it('refuses an unterminated quote in the arguments without calling the backend', async () => {
-    const backend = new FakeBackend();
-    await openForm(backend);
-    await fill({ name: 'mine', command: 'bash', args: '-c "echo hi', cwd: '/tmp' });
-    await submit();
-
-    expect((await screen.findByTestId('error-args')).textContent).toBe('unterminated double quote');
-    expect(callsOf(backend, 'create_profile')).toEqual([]);
+  it('keeps Create and Cancel in a footer that stays at the bottom of the view', async () => {
+    await openForm(new FakeBackend());
+    const footer = screen.getByTestId('agent-form-footer');
+    expect(within(footer).getByTestId('agent-submit').textContent?.trim()).toBe('Create agent');
+    expect(within(footer).getByTestId('agent-cancel')).toBeTruthy();
+    // The footer is the form's last part, so sticking to the bottom keeps it over the fields.
+    expect(screen.getByTestId('agent-form').lastElementChild).toBe(footer);
   });
 
   it('creates the profile, closes the form, selects the profile and starts nothing', async () => {
@@ -101,7 +155,7 @@ describe('new agent form', () => {
     await fireEvent.change(screen.getByTestId('agent-completion'), { target: { value: 'both' } });
     expect((screen.getByTestId('agent-signal-protocols') as HTMLInputElement).checked).toBe(true);
     await fireEvent.click(screen.getByTestId('agent-signal-protocols'));
-    await fireEvent.input(screen.getByTestId('agent-quiet-alert'), { target: { value: '2.5' } });
+    await fill({ 'quiet-alert': '2.5', 'ready-pattern': '' });
     await submit();
 
     const view = await screen.findByTestId('profile-view');
@@ -131,18 +185,10 @@ describe('new agent form', () => {
     expect(entry.getAttribute('data-profile-name')).toBe('claude-main');
   });
 
-  it('sends the task settings, in seconds, and refuses a time limit that is not a number', async () => {
+  it('sends the task settings, in seconds', async () => {
     const backend = new FakeBackend();
     await openForm(backend);
-    await fill({ name: 'mine', command: 'bash', cwd: '/tmp' });
-    await fireEvent.input(screen.getByTestId('agent-task-time-limit'), { target: { value: 'soon' } });
-    await submit();
-    expect((await screen.findByTestId('error-task_time_limit_secs')).textContent).toBe('the time limit is a number of minutes');
-    expect(callsOf(backend, 'create_profile')).toEqual([]);
-
-    await fireEvent.input(screen.getByTestId('agent-task-time-limit'), { target: { value: '5' } });
-    await fireEvent.input(screen.getByTestId('agent-ready-pattern'), { target: { value: '^> $' } });
-    await fireEvent.input(screen.getByTestId('agent-ready-quiet-ms'), { target: { value: '300' } });
+    await fill({ name: 'mine', command: 'bash', cwd: '/tmp', 'task-time-limit': '5', 'ready-pattern': '^> $', 'ready-quiet-ms': '300' });
     await submit();
     await screen.findByTestId('profile-view');
     expect(callsOf(backend, 'create_profile')[0].spec).toMatchObject({ ready_pattern: '^> $', ready_quiet_ms: 300, task_time_limit_secs: 300 });
@@ -156,5 +202,110 @@ describe('new agent form', () => {
 
     expect(screen.queryByTestId('agent-form')).toBeNull();
     expect(callsOf(backend, 'create_profile')).toEqual([]);
+  });
+});
+
+describe('choosing a kind', () => {
+  it("fills in the kind's working settings and says what it filled in", async () => {
+    const backend = new FakeBackend();
+    await openForm(backend);
+    await fill({ name: 'reviewer', cwd: '/work' });
+    await chooseKind('claude-code');
+
+    expect(valueOf('agent-command')).toBe('claude');
+    expect(valueOf('agent-args')).toBe('--permission-mode acceptEdits');
+    expect(valueOf('agent-ready-pattern')).toBe(claude.ready_pattern);
+    expect(screen.getByTestId('agent-preset-filled').textContent).toBe('Filled in for Claude Code: command, arguments and ready pattern.');
+    expect(screen.getByTestId('agent-preset-note').textContent).toContain('.claude/settings.local.json');
+
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'create_profile')[0].spec).toMatchObject({
+      kind: 'claude-code',
+      command: 'claude',
+      args: ['--permission-mode', 'acceptEdits'],
+      ready_pattern: claude.ready_pattern,
+    });
+  });
+
+  it('replaces what the previous kind filled in, and empties it for any command', async () => {
+    await openForm(new FakeBackend());
+    await chooseKind('claude-code');
+    await chooseKind('codex');
+    expect(valueOf('agent-command')).toBe('codex');
+    expect(valueOf('agent-args')).toBe('--no-daemon --dangerously-bypass-hook-trust');
+    expect(valueOf('agent-ready-pattern')).toBe(codex.ready_pattern);
+    expect(screen.getByTestId('agent-preset-note').dataset.kind).toBe('codex');
+
+    await chooseKind('generic');
+    expect(valueOf('agent-command')).toBe('');
+    expect(valueOf('agent-args')).toBe('');
+    expect(valueOf('agent-ready-pattern')).toBe('');
+    expect(screen.queryByTestId('agent-preset-note')).toBeNull();
+  });
+
+  it('keeps what the user typed, says so, and fills it only when asked', async () => {
+    await openForm(new FakeBackend());
+    await fill({ command: '/opt/claude/bin/claude' });
+    await chooseKind('claude-code');
+
+    expect(valueOf('agent-command')).toBe('/opt/claude/bin/claude');
+    expect(valueOf('agent-args')).toBe('--permission-mode acceptEdits');
+    expect(screen.getByTestId('agent-preset-filled').textContent).toBe('Filled in for Claude Code: arguments and ready pattern.');
+    expect(screen.getByTestId('agent-preset-kept').textContent).toContain('Kept what you typed for command.');
+
+    await fireEvent.click(screen.getByTestId('agent-preset-apply'));
+    expect(valueOf('agent-command')).toBe('claude');
+    expect(screen.queryByTestId('agent-preset-kept')).toBeNull();
+  });
+
+  it("never changes an existing agent's settings unless the user asks", async () => {
+    const backend = new FakeBackend();
+    const agent = await backend.createProfile({ name: 'old', command: 'bash', args: ['-l'], env: {}, cwd: '/work', kind: 'generic' } as never);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('profile-select'));
+    await fireEvent.click(await screen.findByTestId('edit-profile'));
+
+    await chooseKind('codex');
+    expect(valueOf('agent-command')).toBe('bash');
+    expect(valueOf('agent-args')).toBe('-l');
+    expect(screen.getByTestId('agent-preset-kept').textContent).toContain('Kept this agent’s command, arguments and ready pattern.');
+
+    await fireEvent.click(screen.getByTestId('agent-preset-apply'));
+    expect(valueOf('agent-command')).toBe('codex');
+    expect(valueOf('agent-args')).toBe('--no-daemon --dangerously-bypass-hook-trust');
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'update_profile')[0]).toMatchObject({ profileId: agent.id, spec: { kind: 'codex', command: 'codex' } });
+  });
+});
+
+describe('the folder picker', () => {
+  it('puts the chosen folder in the field, starting from what is there, and a cancel changes nothing', async () => {
+    const backend = new FakeBackend({ pickedFolders: ['/work/project', null] });
+    await openForm(backend);
+    await fill({ cwd: '/work' });
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(valueOf('agent-cwd')).toBe('/work/project');
+    expect(callsOf(backend, 'pick_folder')).toEqual([{ start: '/work' }]);
+
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(valueOf('agent-cwd')).toBe('/work/project');
+  });
+
+  it("clears the folder's error once a folder is picked", async () => {
+    const backend = new FakeBackend({ directories: ['/work'], pickedFolders: ['/work'] });
+    await openForm(backend);
+    await fill({ name: 'mine', command: 'bash', cwd: '/nope' });
+    await submit();
+    await screen.findByTestId('error-cwd');
+
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(errorOf('cwd')).toBeNull();
+    await submit();
+    await screen.findByTestId('profile-view');
   });
 });

@@ -43,6 +43,19 @@ describe('Field', () => {
     expect(input().getAttribute('aria-describedby')).toBeNull();
   });
 
+  it('says what to enter under the control, not as a placeholder, and keeps it beside an error', async () => {
+    const { rerender } = render(FieldHarness, { props: { help: 'A program on PATH, e.g. claude.' } });
+    const help = screen.getByTestId('help-thing');
+    expect(help.textContent).toBe('A program on PATH, e.g. claude.');
+    expect(input().getAttribute('placeholder')).toBeNull();
+    expect(input().getAttribute('aria-describedby')).toBe('help-thing');
+
+    await rerender({ error: 'No program named “clod” was found on PATH.' });
+    expect(input().getAttribute('aria-describedby')).toBe('error-thing help-thing');
+    expect(input().nextElementSibling).toBe(screen.getByTestId('error-thing'));
+    expect(screen.getByTestId('error-thing').nextElementSibling).toBe(screen.getByTestId('help-thing'));
+  });
+
   it('shows an error as text, never as markup', () => {
     render(FieldHarness, { props: { error: '<img src=x onerror="window.__pwned=1">' } });
     expect(screen.getByTestId('error-thing').textContent).toBe('<img src=x onerror="window.__pwned=1">');

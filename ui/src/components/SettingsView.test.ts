@@ -136,8 +136,8 @@ describe('settings view', () => {
     await screen.findByTestId('settings-saved');
 
     await fireEvent.click(screen.getByTestId('new-agent'));
-    expect(input('agent-task-time-limit').placeholder).toBe('45');
-    expect(input('agent-quiet-alert').placeholder).toBe('0');
+    expect(input('agent-task-time-limit').value).toBe('45');
+    expect(input('agent-quiet-alert').value).toBe('0');
     await fireEvent.input(input('agent-name'), { target: { value: 'fresh' } });
     await fireEvent.input(input('agent-command'), { target: { value: 'sh' } });
     await fireEvent.input(input('agent-cwd'), { target: { value: '/work' } });

@@ -125,7 +125,7 @@ describe('new task form', () => {
     await type('task-instruction', 'do it');
     await type('task-time-limit', 'soon');
     await fireEvent.click(screen.getByTestId('task-submit'));
-    expect(screen.getByTestId('task-form-error').textContent).toBe('the time limit is a number of minutes');
+    expect(screen.getByTestId('task-form-error').textContent).toBe('The time limit is a number of minutes, such as 30.');
     expect(callsOf(backend, 'submit_task')).toEqual([]);
   });
 });

@@ -21,8 +21,8 @@ describe('splitArgs', () => {
   });
 
   it('reports an unterminated quote instead of guessing', () => {
-    expect(splitArgs('--msg "hello')).toEqual({ ok: false, message: 'unterminated double quote' });
-    expect(splitArgs("it's")).toEqual({ ok: false, message: 'unterminated single quote' });
+    expect(splitArgs('--msg "hello')).toEqual({ ok: false, message: 'A " quote is never closed. Add the closing ", or remove the quote.' });
+    expect(splitArgs("it's")).toEqual({ ok: false, message: "A ' quote is never closed. Add the closing ', or remove the quote." });
   });
 });
 

@@ -34,7 +34,7 @@ export function splitArgs(line: string): SplitArgs {
   }
 
   if (quote) {
-    return { ok: false, message: `unterminated ${quote === '"' ? 'double' : 'single'} quote` };
+    return { ok: false, message: `A ${quote} quote is never closed. Add the closing ${quote}, or remove the quote.` };
   }
   if (inWord) args.push(current);
   return { ok: true, args };

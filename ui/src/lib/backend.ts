@@ -1,7 +1,7 @@
 /**
  * The one door to the Rust side. Components and state talk to a `Backend`; this module holds
  * the interface, the error normalisation, and the Tauri implementation, and is the only file
- * that imports `@tauri-apps/api` (eslint enforces it). `fakeBackend.ts` implements the same
+ * that imports `@tauri-apps/*` (eslint enforces it). `fakeBackend.ts` implements the same
  * interface in memory for Vitest and for running the page in a plain browser.
  *
  * Every method rejects with an `ApiError` (see errors.ts); callers branch on `code` and `field`,
@@ -9,6 +9,7 @@
  */
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
+import { open } from '@tauri-apps/plugin-dialog';
 import type { AppInfo, EngineEvent, FollowedLog, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
@@ -46,6 +47,11 @@ export interface Backend extends EngineCommands {
   setViewedTask(taskId: TaskId | null): Promise<void>;
   /** The event log entries the window is sent as they are written (null: none). */
   followLog(followed: FollowedLog | null): Promise<void>;
+  /**
+   * Ask the user for a folder with the desktop's own dialog, opening at `start` when given.
+   * Resolves with the folder's path, or null when the user cancelled.
+   */
+  pickFolder(start?: string): Promise<string | null>;
   /** Subscribe to `open-task`: the user clicked a desktop notification about that task. */
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe;
   /** Subscribe to `open-signal`: the user clicked a desktop notification about that signal. */
@@ -124,6 +130,15 @@ export function tauriBackend(): Backend {
 
     async setViewedTask(taskId: TaskId | null): Promise<void> {
       await call<null>('set_viewed_task', { taskId });
+    },
+
+    async pickFolder(start?: string): Promise<string | null> {
+      try {
+        const picked = await open({ directory: true, multiple: false, defaultPath: start || undefined, title: 'Choose the agent’s folder' });
+        return typeof picked === 'string' ? picked : null;
+      } catch (reason) {
+        throw toApiError(reason);
+      }
     },
 
     onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe {

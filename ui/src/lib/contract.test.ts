@@ -16,7 +16,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 interface Step {
   command: { [key: string]: Json };
   reply?: Json;
-  error?: { code: string; field: string | null };
+  error?: { code: string; field: string | null; problems: string[] };
 }
 
 const WORKSPACE = '/work/contract-workspace';
@@ -88,12 +88,12 @@ describe('the fake backend keeps the engine contract', () => {
     for (const [index, step] of steps.entries()) {
       const command = normaliser.command('', step.command) as unknown as Command;
       const what = `step ${index + 1}: ${JSON.stringify(step.command)}`;
-      let answer: { reply: Json } | { error: { code: string; field: string | null } };
+      let answer: { reply: Json } | { error: { code: string; field: string | null; problems: string[] } };
       try {
         answer = { reply: normaliser.value('', (await dispatchCommand(fake, command)) as unknown as Json) };
       } catch (reason) {
         const error = toApiError(reason);
-        answer = { error: { code: error.code, field: error.field } };
+        answer = { error: { code: error.code, field: error.field, problems: (error.problems ?? []).map((p) => p.field) } };
       }
       const recorded = step.error === undefined ? { reply: step.reply ?? null } : { error: step.error };
       expect(sorted(answer as unknown as Json), what).toEqual(sorted(recorded as unknown as Json));

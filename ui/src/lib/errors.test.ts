@@ -19,6 +19,16 @@ describe('toApiError', () => {
     }
   });
 
+  it('keeps every problem of an invalid profile, and refuses a malformed list', () => {
+    const problems = [
+      { field: 'name', message: 'Give the agent a name.' },
+      { field: 'cwd', message: 'There is no folder at /gone.' },
+    ];
+    const error = { code: 'invalid_profile', message: 'The agent has 2 problems.', field: 'name', problems };
+    expect(toApiError(error)).toEqual(error);
+    expect(toApiError({ ...error, problems: [{ field: 'colour', message: 'x' }] }).code).toBe('internal');
+  });
+
   it('fills a missing field with null', () => {
     expect(toApiError({ code: 'storage', message: 'disk full' })).toEqual({ code: 'storage', message: 'disk full', field: null });
   });

@@ -1,13 +1,15 @@
 /**
- * `ApiError`, the one error shape of the backend contract: `{code, message, field}`.
+ * `ApiError`, the one error shape of the backend contract: `{code, message, field}`, and for an
+ * invalid profile `problems`, every problem with its field (`field` is then the first one's).
  * Code branches on `code` and `field`; `message` is only ever shown to people.
  */
-import type { ApiError, ErrorCode } from './bindings';
+import type { ApiError, ErrorCode, ProfileField, ProfileProblem } from './bindings';
 
 // A record rather than a list, so a code added on the Rust side fails the type check here
 // until it is listed (an unlisted code would turn into `internal`).
 const KNOWN_CODES: Record<ErrorCode, true> = {
   invalid_input: true,
+  invalid_profile: true,
   command_not_found: true,
   directory_missing: true,
   duplicate_name: true,
@@ -43,8 +45,29 @@ export function isApiError(value: unknown): value is ApiError {
     typeof v.code === 'string' &&
     ERROR_CODES.has(v.code) &&
     typeof v.message === 'string' &&
-    (v.field === null || v.field === undefined || typeof v.field === 'string')
+    (v.field === null || v.field === undefined || typeof v.field === 'string') &&
+    (v.problems === undefined || (Array.isArray(v.problems) && v.problems.every(isProblem)))
   );
+}
+
+// As generated from the engine's `ProfileField` (a record, so a field added there fails here).
+const PROFILE_FIELDS: Record<ProfileField, true> = {
+  name: true,
+  command: true,
+  args: true,
+  env: true,
+  cwd: true,
+  kind: true,
+  ready_pattern: true,
+  ready_quiet_ms: true,
+  task_time_limit_secs: true,
+  quiet_alert_secs: true,
+};
+
+function isProblem(value: unknown): value is ProfileProblem {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.field === 'string' && v.field in PROFILE_FIELDS && typeof v.message === 'string';
 }
 
 /**
@@ -55,7 +78,11 @@ export function isApiError(value: unknown): value is ApiError {
  * its message kept.
  */
 export function toApiError(reason: unknown): ApiError {
-  if (isApiError(reason)) return { code: reason.code, message: reason.message, field: reason.field ?? null };
+  if (isApiError(reason)) {
+    const error: ApiError = { code: reason.code, message: reason.message, field: reason.field ?? null };
+    if (reason.problems !== undefined) error.problems = reason.problems;
+    return error;
+  }
   if (typeof reason === 'string') return apiError('internal', reason);
   if (reason instanceof Error) return apiError('internal', reason.message);
   if (typeof reason === 'object' && reason !== null && typeof (reason as { message?: unknown }).message === 'string') {

@@ -2,7 +2,10 @@
  * An in-memory `Backend` for Vitest and for running the page in a plain browser.
  *
  * It validates profiles the way the engine does (name, command on a known list, existing
- * working directory) and rejects with the same `ApiError` codes, fields and messages, emits the same
+ * working directory), every problem at once, and rejects with the same `ApiError` codes, fields,
+ * problems and words (`check_profile` answers them without saving); it answers `agent_presets`
+ * with the engine's presets (`src/test/presets.json`, generated) and the folder picker with the
+ * `pickedFolders` it was given. It emits the same
  * engine events, and runs each session as a scripted line-echo terminal: typed characters are
  * echoed, Enter answers `echo: <line>`, `exit` ends the session with code 0.
  *
@@ -23,6 +26,7 @@
  * in `calls` so tests can assert what the UI asked for.
  */
 import type {
+  AgentPreset,
   StorageProblem,
   StorageStatus,
   AgentStatusInfo,
@@ -41,6 +45,7 @@ import type {
   LogKind,
   Profile,
   ProfileId,
+  ProfileProblem,
   ProfileSpec,
   QueueStatus,
   ScanEvent,
@@ -64,6 +69,7 @@ import type {
 } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
+import presetData from '../test/presets.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
@@ -81,6 +87,11 @@ export interface FakeBackendOptions {
   commands?: string[];
   /** Directories that exist. */
   directories?: string[];
+  /**
+   * What the folder picker answers, in turn: a path the user picked, or null (cancelled). Once
+   * they are used up it answers null.
+   */
+  pickedFolders?: (string | null)[];
   /** Clock in milliseconds since the epoch. */
   now?: () => number;
   /** Running sessions allowed at once before approving delegated work fails with `too_many_agents`. */
@@ -161,6 +172,7 @@ export class FakeBackend implements Backend {
   readonly #pausedQueues = new Set<ProfileId>();
   readonly #failures = new Map<string, ApiError[]>();
   readonly #commands: Set<string>;
+  readonly #pickedFolders: (string | null)[];
   readonly #directories: Set<string>;
   readonly #now: () => number;
   readonly #maxRunningAgents: number;
@@ -184,6 +196,7 @@ export class FakeBackend implements Backend {
     this.#directories = new Set(options.directories ?? ['/', '/tmp', '/home', '/work']);
     this.#now = options.now ?? (() => Date.now());
     this.#maxRunningAgents = options.maxRunningAgents ?? 8;
+    this.#pickedFolders = [...(options.pickedFolders ?? [])];
   }
 
   // ---- test controls -------------------------------------------------------------------
@@ -363,6 +376,16 @@ export class FakeBackend implements Backend {
     this.#profiles.set(profile.id, profile);
     this.emit({ type: 'profile_saved', profile });
     return profile;
+  }
+
+  async checkProfile(profileId: ProfileId | null, spec: ProfileSpec): Promise<ProfileProblem[]> {
+    this.#record('check_profile', { profileId, spec });
+    return this.#problems(spec, profileId);
+  }
+
+  async agentPresets(): Promise<AgentPreset[]> {
+    this.#record('agent_presets', {});
+    return structuredClone(presetData) as AgentPreset[];
   }
 
   async updateProfile(profileId: ProfileId, spec: ProfileSpec): Promise<Profile> {
@@ -668,6 +691,11 @@ export class FakeBackend implements Backend {
   async followLog(followed: FollowedLog | null): Promise<void> {
     this.#record('follow_log', { followed });
     this.#followed = followed;
+  }
+
+  async pickFolder(start?: string): Promise<string | null> {
+    this.#record('pick_folder', { start: start ?? null });
+    return this.#pickedFolders.shift() ?? null;
   }
 
   async setViewedTask(taskId: TaskId | null): Promise<void> {
@@ -1051,7 +1079,7 @@ export class FakeBackend implements Backend {
     this.calls.push({ command, args: structuredClone(args) });
     const error = this.#failures.get(command)?.shift();
     if (error) throw error;
-    if (this.#startupProblem && command !== 'app_info') this.#fail('engine_stopped', 'the engine has shut down');
+    if (this.#startupProblem && command !== 'app_info' && command !== 'pick_folder') this.#fail('engine_stopped', 'the engine has shut down');
   }
 
   #fail(code: ErrorCode, message: string, field: string | null = null): never {
@@ -1059,17 +1087,57 @@ export class FakeBackend implements Backend {
   }
 
   #validate(spec: ProfileSpec, self: ProfileId | null): void {
+    const problems = this.#problems(spec, self);
+    if (problems.length === 0) return;
+    const message =
+      problems.length === 1
+        ? problems[0].message
+        : `The agent has ${problems.length} problems. ${problems.map((p) => `${p.field}: ${p.message}`).join(' ')}`;
+    throw { code: 'invalid_profile', message, field: problems[0].field, problems } satisfies ApiError;
+  }
+
+  /**
+   * The engine's profile checks (validate.rs), in its words, over what the fake knows: its
+   * programs on PATH and its directories. Every problem at once, one per field, in the form's order.
+   */
+  #problems(spec: ProfileSpec, self: ProfileId | null): ProfileProblem[] {
+    const problems: ProfileProblem[] = [];
     const name = spec.name.trim();
-    if (name === '') this.#fail('invalid_input', 'name must not be empty', 'name');
-    const clash = [...this.#profiles.values()].some((p) => p.name === name && p.id !== self);
-    if (clash) this.#fail('duplicate_name', `a profile named \`${name}\` already exists`, 'name');
-    if (spec.command.trim() === '') this.#fail('invalid_input', 'command must not be empty', 'command');
-    if (!spec.command.startsWith('/') && !this.#commands.has(spec.command)) {
-      this.#fail('command_not_found', `command \`${spec.command}\` was not found: it is neither an executable file nor on PATH`, 'command');
+    const command = spec.command.trim();
+    const cwd = spec.cwd.trim();
+    const taken = [...this.#profiles.values()].some((p) => p.name === name && p.id !== self);
+    if (name === '') problems.push({ field: 'name', message: 'Give the agent a name.' });
+    else if ([...name].length > 64) problems.push({ field: 'name', message: `A name can be at most 64 characters long; this one has ${[...name].length}.` });
+    // eslint-disable-next-line no-control-regex
+    else if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) problems.push({ field: 'name', message: 'A name can\'t contain control characters such as tabs or line breaks.' });
+    else if (taken) problems.push({ field: 'name', message: `Another agent is already called “${name}”. Choose a different name.` });
+    if (command === '') {
+      problems.push({ field: 'command', message: 'Give the command that starts the agent, such as claude or codex.' });
+    } else if (!command.startsWith('/') && !this.#commands.has(command)) {
+      problems.push({
+        field: 'command',
+        message: `No program named “${command}” was found on PATH. Check the spelling, or give the program's full path.`,
+      });
     }
-    if (!this.#directories.has(spec.cwd)) {
-      this.#fail('directory_missing', `working directory ${spec.cwd} does not exist or is not a directory`, 'cwd');
+    if (cwd === '') problems.push({ field: 'cwd', message: 'Choose the folder the agent works in.' });
+    else if (cwd.startsWith('~')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with / (a ~ is not expanded here).' });
+    else if (!cwd.startsWith('/')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with /.' });
+    else if (!this.#directories.has(cwd)) problems.push({ field: 'cwd', message: `There is no folder at ${cwd}.` });
+    const pattern = spec.ready_pattern?.trim();
+    if (pattern) {
+      try {
+        new RegExp(pattern, 'u');
+      } catch {
+        problems.push({ field: 'ready_pattern', message: 'This is not a valid pattern.' });
+      }
     }
+    const quiet = spec.ready_quiet_ms ?? PROFILE_DEFAULTS.ready_quiet_ms;
+    if (quiet > 60_000) problems.push({ field: 'ready_quiet_ms', message: 'Wait at most 60000 ms (60 seconds) for quiet output.' });
+    const limit = spec.task_time_limit_secs ?? PROFILE_DEFAULTS.task_time_limit_secs;
+    if (limit < 1 || limit > 7 * 86_400) problems.push({ field: 'task_time_limit_secs', message: 'A time limit is between one second and 7 days.' });
+    const alert = spec.quiet_alert_secs ?? PROFILE_DEFAULTS.quiet_alert_secs;
+    if (alert > 7 * 86_400) problems.push({ field: 'quiet_alert_secs', message: 'Alert after at most 7 days of quiet (0 never alerts).' });
+    return problems;
   }
 
   #profile(profileId: ProfileId): Profile {

@@ -380,11 +380,11 @@ describe('the submit form', () => {
     ['5', { ok: true, secs: 300 }],
     ['1.5', { ok: true, secs: 90 }],
     [' 30 ', { ok: true, secs: 1800 }],
-    ['0', { ok: false, message: 'the time limit must be more than zero' }],
-    ['-1', { ok: false, message: 'the time limit is a number of minutes' }],
-    ['ten', { ok: false, message: 'the time limit is a number of minutes' }],
-    ['1e3', { ok: false, message: 'the time limit is a number of minutes' }],
-    ['99999999999', { ok: false, message: 'the time limit is too long' }],
+    ['0', { ok: false, message: 'The time limit must be more than zero.' }],
+    ['-1', { ok: false, message: 'The time limit is a number of minutes, such as 30.' }],
+    ['ten', { ok: false, message: 'The time limit is a number of minutes, such as 30.' }],
+    ['1e3', { ok: false, message: 'The time limit is a number of minutes, such as 30.' }],
+    ['99999999999', { ok: false, message: 'That time limit is too long.' }],
   ])('time limit %j', (text, expected) => {
     expect(parseTimeLimitMinutes(text)).toEqual(expected);
   });

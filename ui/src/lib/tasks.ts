@@ -516,11 +516,11 @@ function optional(text: string): string | null {
 export function parseTimeLimitMinutes(text: string): { ok: true; secs: number | null } | { ok: false; message: string } {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: true, secs: null };
-  if (!/^\d+(\.\d+)?$/.test(trimmed)) return { ok: false, message: 'the time limit is a number of minutes' };
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) return { ok: false, message: 'The time limit is a number of minutes, such as 30.' };
   const secs = Math.round(Number(trimmed) * 60);
-  if (secs < 1) return { ok: false, message: 'the time limit must be more than zero' };
+  if (secs < 1) return { ok: false, message: 'The time limit must be more than zero.' };
   // The engine keeps seconds in a u32.
-  if (secs > 0xffffffff) return { ok: false, message: 'the time limit is too long' };
+  if (secs > 0xffffffff) return { ok: false, message: 'That time limit is too long.' };
   return { ok: true, secs };
 }
 

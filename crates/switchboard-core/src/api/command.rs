@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::event::{AgentStatusInfo, LogEntry, PermissionDecision, PermissionRequest};
-use super::profile::{Profile, ScreenSnapshot, SessionInfo};
+use super::profile::{AgentPreset, Profile, ProfileProblem, ScreenSnapshot, SessionInfo};
 use super::signal::SignalInfo;
 use super::task::{QueueStatus, Submitted, TaskInfo};
 
@@ -30,6 +30,14 @@ macro_rules! engine_commands {
                 spec: crate::api::ProfileSpec,
             ) -> crate::api::Profile;
             window now delete_profile / DeleteProfile (profile_id: switchboard_protocol::ProfileId) -> ();
+            /// Every problem `create_profile` (no `profile_id`) or `update_profile` would find with
+            /// the spec, without saving anything; none: it would be saved.
+            window now check_profile / CheckProfile (
+                profile_id: Option<switchboard_protocol::ProfileId>,
+                spec: crate::api::ProfileSpec,
+            ) -> Vec<crate::api::ProfileProblem>;
+            /// Settings that work for each agent CLI the app knows (Claude Code, Codex).
+            window now agent_presets / AgentPresets () -> Vec<crate::api::AgentPreset>;
             /// Oldest first.
             window now list_sessions / ListSessions () -> Vec<crate::api::SessionInfo>;
             window now start_session / StartSession (
@@ -271,6 +279,8 @@ macro_rules! replies {
 replies! {
     Vec<Profile> => Profiles "profiles",
     Profile => Profile "profile",
+    Vec<ProfileProblem> => Problems "problems",
+    Vec<AgentPreset> => Presets "presets",
     Vec<SessionInfo> => Sessions "sessions",
     SessionInfo => Session "session",
     ScreenSnapshot => Snapshot "snapshot",
@@ -316,6 +326,9 @@ pub enum Reply {
     Unit,
     Profiles(Vec<Profile>),
     Profile(Profile),
+    /// What is wrong with a profile's spec (none: nothing).
+    Problems(Vec<ProfileProblem>),
+    Presets(Vec<AgentPreset>),
     Sessions(Vec<SessionInfo>),
     Session(SessionInfo),
     Snapshot(ScreenSnapshot),
@@ -351,6 +364,8 @@ pub enum Reply {
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     InvalidInput,
+    /// A profile's spec has problems; `ApiError::problems` lists them all.
+    InvalidProfile,
     CommandNotFound,
     DirectoryMissing,
     DuplicateName,
@@ -379,10 +394,15 @@ pub enum ErrorCode {
 }
 
 /// An error as it crosses to the UI: a code to branch on, a message for
-/// people, and, for input errors, the field it concerns.
+/// people, and, for input errors, the field it concerns. An invalid profile
+/// also lists every problem found (`field` is then the first one's), so a
+/// form shows them all at once; other errors leave the list out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
     pub field: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ProfileProblem>>", optional)]
+    pub problems: Vec<ProfileProblem>,
 }

@@ -184,3 +184,63 @@ pub struct ScreenSnapshot {
     pub cursor_row: u16,
     pub cursor_col: u16,
 }
+
+/// A field of [`ProfileSpec`], as a problem with it names it (the field's
+/// name on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProfileField {
+    Name,
+    Command,
+    Args,
+    Env,
+    Cwd,
+    Kind,
+    ReadyPattern,
+    ReadyQuietMs,
+    TaskTimeLimitSecs,
+    QuietAlertSecs,
+}
+
+impl ProfileField {
+    /// Its name on the wire, as `ApiError::field` carries it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileField::Name => "name",
+            ProfileField::Command => "command",
+            ProfileField::Args => "args",
+            ProfileField::Env => "env",
+            ProfileField::Cwd => "cwd",
+            ProfileField::Kind => "kind",
+            ProfileField::ReadyPattern => "ready_pattern",
+            ProfileField::ReadyQuietMs => "ready_quiet_ms",
+            ProfileField::TaskTimeLimitSecs => "task_time_limit_secs",
+            ProfileField::QuietAlertSecs => "quiet_alert_secs",
+        }
+    }
+}
+
+/// One thing wrong with a [`ProfileSpec`]: the field, and what is wrong, as
+/// a sentence for the person who filled it in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProfileProblem {
+    pub field: ProfileField,
+    pub message: String,
+}
+
+/// Settings that work for an agent CLI the app knows, for the form to fill
+/// in when the user picks its kind. The engine owns them (`presets.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AgentPreset {
+    pub kind: AgentKind,
+    /// The kind as people call it ("Claude Code").
+    pub label: String,
+    /// The program, looked up on `PATH`.
+    pub command: String,
+    pub args: Vec<String>,
+    pub ready_pattern: Option<String>,
+    pub ready_quiet_ms: u32,
+    /// Why each setting is what it is, one sentence each (the arguments,
+    /// readiness, and what the app connects by itself: hooks).
+    pub notes: Vec<String>,
+}

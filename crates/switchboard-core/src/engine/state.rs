@@ -17,9 +17,9 @@ use super::signals::SignalDesk;
 use super::status;
 use super::tasks::{TaskDesk, TaskNote};
 use crate::api::{
-    AgentStatusInfo, Command, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile, ProfileSpec,
-    QueueStatus, Reply, ScreenSnapshot, SessionInfo, SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo,
-    TaskSpec, now,
+    AgentPreset, AgentStatusInfo, Command, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile,
+    ProfileProblem, ProfileSpec, QueueStatus, Reply, ScreenSnapshot, SessionInfo, SignalChannel, SignalInfo,
+    SignalResponse, Submitted, TaskInfo, TaskSpec, now,
 };
 use crate::config::EngineConfig;
 use crate::error::{EngineError, Responder};
@@ -27,7 +27,7 @@ use crate::instance::InstanceLock;
 use crate::server::SocketServer;
 use crate::session::{Control, OutputSink, SessionEnd, SessionScan, SubscriptionId};
 use crate::tasks::watch::WatchEvent;
-use crate::validate::{validate_profile, validate_settings};
+use crate::validate::{self, validate_settings};
 
 /// How often stale agent statuses are looked for.
 const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
@@ -199,10 +199,7 @@ impl EngineState {
     }
 
     pub(super) fn create_profile(&mut self, spec: ProfileSpec) -> Result<Profile, EngineError> {
-        let spec = validate_profile(&spec, self.path_env.as_deref())?;
-        if self.cx.store.profile_name_taken(&spec.name, None)? {
-            return Err(EngineError::DuplicateName { name: spec.name });
-        }
+        let spec = self.valid_profile(&spec, None)?;
         let profile = Profile { id: ProfileId::new(), spec, created_at: now() };
         self.cx.store.insert_profile(&profile)?;
         self.cx.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
@@ -211,14 +208,35 @@ impl EngineState {
 
     pub(super) fn update_profile(&mut self, id: ProfileId, spec: ProfileSpec) -> Result<Profile, EngineError> {
         let existing = self.cx.profile(&id)?;
-        let spec = validate_profile(&spec, self.path_env.as_deref())?;
-        if self.cx.store.profile_name_taken(&spec.name, Some(&id))? {
-            return Err(EngineError::DuplicateName { name: spec.name });
-        }
+        let spec = self.valid_profile(&spec, Some(&id))?;
         self.cx.store.update_profile(&id, &spec)?;
         let profile = Profile { spec, ..existing };
         self.cx.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
         Ok(profile)
+    }
+
+    pub(super) fn check_profile(
+        &self,
+        id: Option<ProfileId>,
+        spec: ProfileSpec,
+    ) -> Result<Vec<ProfileProblem>, EngineError> {
+        match self.valid_profile(&spec, id.as_ref()) {
+            Ok(_) => Ok(Vec::new()),
+            Err(EngineError::InvalidProfile { problems }) => Ok(problems),
+            Err(other) => Err(other),
+        }
+    }
+
+    pub(super) fn agent_presets(&self) -> Result<Vec<AgentPreset>, EngineError> {
+        Ok(crate::presets::presets())
+    }
+
+    /// The spec as it would be stored for the profile `id` (none: a new
+    /// one), or every problem with it (the name taken by another agent among them).
+    fn valid_profile(&self, spec: &ProfileSpec, id: Option<&ProfileId>) -> Result<ProfileSpec, EngineError> {
+        let name = validate::normalised(spec).name;
+        let name_taken = !name.is_empty() && self.cx.store.profile_name_taken(&name, id)?;
+        validate::validate_profile(spec, name_taken, self.path_env.as_deref())
     }
 
     pub(super) fn delete_profile(&mut self, id: ProfileId) -> Result<(), EngineError> {

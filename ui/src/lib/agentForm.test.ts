@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import presets from '../test/presets.json';
+import { blankValues, fieldList, fillPreset, mergeProblems, readSpec, type TextField } from './agentForm';
+import type { AgentPreset } from './bindings';
+
+const claude = presets.find((p) => p.kind === 'claude-code') as AgentPreset;
+const choices = { kind: 'generic', start_on_launch: false, completion: 'summary', signal_protocols: true, env: {} } as const;
+
+describe('readSpec', () => {
+  it('reads every problem the form can see at once, with defaults standing in for what it cannot read', () => {
+    const values = { ...blankValues(), name: ' a ', command: 'sh', args: "it's", cwd: '/w', task_time_limit_secs: 'x', ready_quiet_ms: '1.5', quiet_alert_secs: '-1' };
+    const { spec, problems } = readSpec(values, choices);
+    expect(problems.map((p) => p.field)).toEqual(['args', 'task_time_limit_secs', 'ready_quiet_ms', 'quiet_alert_secs']);
+    expect(spec).toMatchObject({ name: 'a', args: [], task_time_limit_secs: 1800, ready_quiet_ms: 800, quiet_alert_secs: 600 });
+  });
+
+  it('reads a good form without problems', () => {
+    const values = { ...blankValues(), name: 'a', command: 'sh', args: '-c "echo hi"', cwd: '/w', ready_pattern: '^> $' };
+    expect(readSpec(values, choices)).toEqual({
+      spec: { ...choices, name: 'a', command: 'sh', args: ['-c', 'echo hi'], cwd: '/w', ready_pattern: '^> $', ready_quiet_ms: 800, task_time_limit_secs: 1800, quiet_alert_secs: 600 },
+      problems: [],
+    });
+  });
+});
+
+describe('mergeProblems', () => {
+  it("keeps the form's own problem for a field, adds the engine's others, in the form's order", () => {
+    const own = [{ field: 'args', message: 'quote' } as const];
+    const engine = [
+      { field: 'cwd', message: 'no folder' } as const,
+      { field: 'args', message: 'engine args' } as const,
+      { field: 'name', message: 'no name' } as const,
+    ];
+    expect(mergeProblems(own, engine)).toEqual([
+      { field: 'name', message: 'no name' },
+      { field: 'args', message: 'quote' },
+      { field: 'cwd', message: 'no folder' },
+    ]);
+  });
+});
+
+describe('fillPreset', () => {
+  const typed = (...fields: TextField[]) => new Set<TextField>(fields);
+
+  it.each([
+    ['an empty form takes it all', blankValues(), typed(), false, ['command', 'args', 'ready_pattern'], []],
+    ['what the user typed stays', { ...blankValues(), command: '/opt/claude' }, typed('command'), false, ['args', 'ready_pattern'], ['command']],
+    ['asked, it goes', { ...blankValues(), command: '/opt/claude' }, typed('command'), true, ['command', 'args', 'ready_pattern'], []],
+    ['a typed value equal to the preset is neither', { ...blankValues(), command: 'claude' }, typed('command'), false, ['args', 'ready_pattern'], []],
+  ] as const)('%s', (_, values, typedFields, overwrite, filled, kept) => {
+    const fill = fillPreset(values, typedFields, claude, overwrite);
+    expect(fill.filled).toEqual(filled);
+    expect(fill.kept).toEqual(kept);
+    for (const field of filled) expect(fill.values[field]).not.toBe(values[field]);
+  });
+
+  it('without a preset, empties what a preset filled in and keeps what was typed', () => {
+    const before = { ...blankValues(), command: 'claude', args: '--permission-mode acceptEdits', ready_pattern: 'x' };
+    const fill = fillPreset(before, typed('ready_pattern'), null);
+    expect(fill.values).toMatchObject({ command: '', args: '', ready_pattern: 'x' });
+  });
+
+  it('names the fields in words', () => {
+    expect(fieldList(['command'])).toBe('command');
+    expect(fieldList(['command', 'args', 'ready_quiet_ms'])).toBe('command, arguments and quiet before ready');
+  });
+});
