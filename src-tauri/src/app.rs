@@ -92,6 +92,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::detach_terminal,
             crate::commands::set_viewed_task,
             crate::commands::follow_log,
+            crate::commands::open_artifact,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

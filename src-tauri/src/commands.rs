@@ -45,6 +45,12 @@ pub fn follow_log(desktop: State<'_, Desktop>, followed: Option<FollowedLog>) {
     desktop.set_followed(followed)
 }
 
+/// Opens a file a task returned with its usual app, or shows it in its folder.
+#[tauri::command]
+pub async fn open_artifact(engine: Engine<'_>, task_id: TaskId, path: String, reveal: bool) -> Reply<()> {
+    crate::desktop::open_artifact(engine.inner(), task_id, path, reveal).await
+}
+
 /// The task the user is looking at gets no desktop notification.
 #[tauri::command]
 pub fn set_viewed_task(desktop: State<'_, Desktop>, task_id: Option<TaskId>) {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP, DEMO_AGENT, ROOT, launchApp } from './driver.mjs';
@@ -102,9 +102,14 @@ test('a waiting question shows as needs-you everywhere, with its dialog one clic
   }
 });
 
-test('the command palette drives a new task to completion with the keyboard only', async () => {
+test('the command palette drives a new task to completion with the keyboard only, and its file opens', async () => {
   const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
-  const { browser, dataDir, close } = await launchApp({ args: ['--no-demo'] });
+  // The desktop's opener, standing in for the user's editor: it notes what it was asked to open.
+  const bin = mkdtempSync(join(tmpdir(), 'switchboard-e2e-bin-'));
+  const opened = join(bin, 'opened.txt');
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
+  chmodSync(join(bin, 'xdg-open'), 0o755);
+  const { browser, dataDir, close } = await launchApp({ args: ['--no-demo'], env: { PATH: `${bin}:${process.env.PATH}` } });
   try {
     cli(dataDir, 'agent', 'add', '--name', 'worker', '--command', DEMO_AGENT, '--cwd', workspace, '--arg', '--speed', '--arg', 'fast');
     await (await browser.$(agentEntry('worker'))).waitForExist({ timeout: 10_000 });
@@ -141,6 +146,16 @@ test('the command palette drives a new task to completion with the keyboard only
       [['Count the lines of the README', 'completed']],
     );
 
+    // The file it returned opens with the desktop's app, found inside the agent's folder.
+    await (await done.$(byTestId('task-open'))).click();
+    const open = await browser.$(byTestId('task-artifact-open'));
+    await open.waitForExist({ timeout: 5_000, timeoutMsg: 'the task detail lists no returned file' });
+    const listed = await (await browser.$(byTestId('task-artifact'))).getAttribute('data-path');
+    await open.click();
+    await browser.waitUntil(() => existsSync(opened), { timeout: 10_000, timeoutMsg: 'nothing was opened' });
+    assert.equal(readFileSync(opened, 'utf8').trim(), join(realpathSync(workspace), listed));
+    await browser.keys('Escape');
+
     // In the agent's terminal too, Ctrl+Shift+E and Ctrl+Shift+P are the window's.
     await (await browser.$(`${agentEntry('worker')} ${byTestId('start-profile')}[data-opens="session"]`)).click();
     await (await browser.$(byTestId('terminal'))).waitForExist({ timeout: 5_000 });
@@ -157,5 +172,6 @@ test('the command palette drives a new task to completion with the keyboard only
   } finally {
     await close();
     rmSync(workspace, { recursive: true, force: true });
+    rmSync(bin, { recursive: true, force: true });
   }
 });

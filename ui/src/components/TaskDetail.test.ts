@@ -162,6 +162,18 @@ describe('task detail', () => {
     expect(content.children).toHaveLength(0);
     expect(within(detail).queryByTestId('task-artifact-truncated')).toBeNull();
 
+    // Open and Show in folder ask the shell about the file the task returned, by its path.
+    const row = artifacts[0].closest('li')!;
+    await fireEvent.click(within(row).getByTestId('task-artifact-open'));
+    await fireEvent.click(within(row).getByTestId('task-artifact-reveal'));
+    expect(callsOf(backend, 'open_artifact').map((c) => [c.path, c.reveal])).toEqual([
+      ['src/page.html', false],
+      ['src/page.html', true],
+    ]);
+    backend.failNext('open_artifact', { code: 'io', message: 'No app could open src/page.html on this desktop.', field: null });
+    await fireEvent.click(within(row).getByTestId('task-artifact-open'));
+    expect((await within(detail).findByTestId('task-artifact-error')).textContent).toContain('No app could open src/page.html');
+
     await fireEvent.click(artifacts[1]);
     expect(within(detail).getByTestId('task-artifact-content').textContent).toBe('line 1\nline 2');
     expect(within(detail).getByTestId('task-artifact-truncated')).toBeTruthy();

@@ -52,6 +52,11 @@ export interface Backend extends EngineCommands {
    * Resolves with the folder's path, or null when the user cancelled.
    */
   pickFolder(start?: string): Promise<string | null>;
+  /**
+   * Open a file a task returned (`path` as the task listed it) with its usual app, or show it
+   * in its folder (`reveal`). Rejects with an ApiError in words when nothing could.
+   */
+  openArtifact(taskId: TaskId, path: string, reveal: boolean): Promise<void>;
   /** Subscribe to `open-task`: the user clicked a desktop notification about that task. */
   onOpenTask(callback: (taskId: TaskId) => void): Unsubscribe;
   /** Subscribe to `open-signal`: the user clicked a desktop notification about that signal. */
@@ -130,6 +135,10 @@ export function tauriBackend(): Backend {
 
     async setViewedTask(taskId: TaskId | null): Promise<void> {
       await call<null>('set_viewed_task', { taskId });
+    },
+
+    async openArtifact(taskId: TaskId, path: string, reveal: boolean): Promise<void> {
+      await call<null>('open_artifact', { taskId, path, reveal });
     },
 
     async pickFolder(start?: string): Promise<string | null> {

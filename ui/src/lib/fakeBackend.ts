@@ -698,6 +698,12 @@ export class FakeBackend implements Backend {
     return this.#pickedFolders.shift() ?? null;
   }
 
+  async openArtifact(taskId: TaskId, path: string, reveal: boolean): Promise<void> {
+    this.#record('open_artifact', { taskId, path, reveal });
+    const task = this.#task(taskId);
+    if (!task.result?.artifacts.some((a) => a.path === path)) this.#fail('invalid_input', 'path: the task returned no such file', 'path');
+  }
+
   async setViewedTask(taskId: TaskId | null): Promise<void> {
     this.#record('set_viewed_task', { taskId });
     this.#viewedTask = taskId;
