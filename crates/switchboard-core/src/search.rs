@@ -4,12 +4,10 @@
 //! matches, in the words a user reads rather than the stored JSON, and cuts
 //! a snippet around the first word found.
 
-use serde::{Deserialize, Serialize};
 use switchboard_protocol::signal::{ScanEvent, SignalBody, SignalKind};
-use switchboard_protocol::{ProfileId, SignalId, TaskId};
-use ts_rs::TS;
 
-use crate::api::{Millis, SignalInfo, TaskInfo, TaskState};
+pub use crate::api::{Found, SearchHit};
+use crate::api::{SignalInfo, TaskInfo};
 
 /// The most words a query keeps.
 pub const MAX_WORDS: usize = 8;
@@ -69,29 +67,6 @@ fn snippet(text: &str, at: usize) -> String {
         cut.push('…');
     }
     cut
-}
-
-/// One thing found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct SearchHit {
-    pub profile_id: ProfileId,
-    /// When it was made: the task submitted or ended, the signal raised.
-    pub at: Millis,
-    /// The text around the first word found, whitespace collapsed.
-    pub snippet: String,
-    pub found: Found,
-}
-
-/// Where the words were found, with what opens it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "in", rename_all = "snake_case")]
-pub enum Found {
-    /// In a task's name or instruction.
-    Task { task_id: TaskId, title: String, state: TaskState },
-    /// In a task's summary.
-    Summary { task_id: TaskId, title: String, state: TaskState },
-    /// In what an agent wrote in a signal.
-    Signal { signal_id: SignalId, kind: SignalKind, pending: bool },
 }
 
 /// Every match among the candidates, newest first, at most `MAX_HITS`.

@@ -187,7 +187,7 @@ macro_rules! engine_commands {
             window now flow_overview / FlowOverview () -> crate::api::Overview;
             /// Tasks (by name and instruction), their summaries and the signals agents raised
             /// that hold every word of `query`, newest first.
-            window now search / Search (query: String) -> Vec<crate::search::SearchHit>;
+            window now search / Search (query: String) -> Vec<crate::api::SearchHit>;
             /// Each session's agent status, for sessions whose hooks have reported.
             window now list_agent_status / ListAgentStatus () -> Vec<crate::api::AgentStatusInfo>;
             /// Permission requests waiting for the user.
@@ -305,7 +305,7 @@ replies! {
     crate::api::FlowView => FlowView "flow_view",
     crate::api::FlowEvents => FlowEvents "flow_events",
     crate::api::Overview => Overview "overview",
-    Vec<crate::search::SearchHit> => SearchHits "search_hits",
+    Vec<crate::api::SearchHit> => SearchHits "search_hits",
     String => Text "text",
 }
 
@@ -355,7 +355,7 @@ pub enum Reply {
     FlowView(crate::api::FlowView),
     FlowEvents(crate::api::FlowEvents),
     Overview(crate::api::Overview),
-    SearchHits(Vec<crate::search::SearchHit>),
+    SearchHits(Vec<crate::api::SearchHit>),
     Text(String),
 }
 
