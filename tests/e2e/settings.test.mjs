@@ -70,10 +70,10 @@ test('settings are kept across a restart, and a new agent starts from them', asy
       assert.equal(await (await browser.$(byTestId('settings-time-limit'))).getValue(), '45');
       assert.ok(await (await browser.$(byTestId('theme-light'))).isSelected());
 
-      // A new agent, its time limit left empty, gets the 45 minutes.
+      // A new agent's form starts from the 45 minutes, and the agent keeps them.
       await (await browser.$(byTestId('new-agent'))).click();
       const limit = await browser.$(byTestId('agent-task-time-limit'));
-      assert.equal(await limit.getAttribute('placeholder'), '45');
+      assert.equal(await limit.getValue(), '45');
       await (await browser.$(byTestId('agent-name'))).setValue('after settings');
       await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
       await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
