@@ -72,6 +72,12 @@ test('a waiting question shows as needs-you everywhere, with its dialog one clic
     await waitForAttribute(browser, dashboardCard('asker'), 'data-state', 'needs-you', 'dashboard');
     await waitForAttribute(browser, `${dashboardCard('asker')} ${byTestId('dashboard-queued')}`, 'data-queued', '1', 'dashboard');
     assert.match(await (await browser.$(byTestId('dashboard-summary'))).getText(), /1 needs you · 1 queued/);
+    // Its screen, live, as text: the question the agent printed.
+    const preview = await browser.$(`${dashboardCard('asker')} ${byTestId('dashboard-preview')}`);
+    await browser.waitUntil(async () => /questions:/.test(await preview.getProperty('textContent')), {
+      timeout: 10_000,
+      timeoutMsg: 'the card does not preview the agent\'s screen',
+    });
     const cardTask = await browser.$(`${dashboardCard('asker')} ${byTestId('dashboard-task')}`);
     assert.equal((await cardTask.getProperty('textContent')).trim(), 'Review the auth module');
     await (await browser.$(`${dashboardCard('asker')} ${byTestId('dashboard-answer')}`)).click();

@@ -95,3 +95,35 @@ describe('the dashboard', () => {
     unmount();
   });
 });
+
+describe('the dashboard with many agents', () => {
+  it('reads the screens of the cards in sight only', async () => {
+    const observed: { callback: IntersectionObserverCallback; nodes: Element[] }[] = [];
+    class Sight {
+      nodes: Element[] = [];
+      constructor(callback: IntersectionObserverCallback) {
+        observed.push({ callback, nodes: this.nodes });
+      }
+      observe(node: Element) {
+        this.nodes.push(node);
+      }
+      unobserve() {}
+      disconnect() {}
+    }
+    globalThis.IntersectionObserver = Sight as unknown as typeof IntersectionObserver;
+    try {
+      const { backend, idleSession, askerSession } = await dashboard();
+      await waitFor(() => expect(observed[0]?.nodes.length).toBe(3));
+      const inSight = observed[0].nodes.find((n) => n.getAttribute('data-session-id') === idleSession.id)!;
+      const entry = { target: inSight, isIntersecting: true } as unknown as IntersectionObserverEntry;
+      observed[0].callback([entry], {} as IntersectionObserver);
+      const before = callsOf(backend, 'screen_snapshot').length;
+      await waitFor(() => expect(callsOf(backend, 'screen_snapshot').length).toBeGreaterThan(before), { timeout: 2500 });
+      const read = new Set(callsOf(backend, 'screen_snapshot').map((c) => c.sessionId));
+      expect(read).toEqual(new Set([idleSession.id]));
+      expect(read.has(askerSession.id)).toBe(false);
+    } finally {
+      delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver;
+    }
+  });
+});
