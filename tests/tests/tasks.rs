@@ -449,3 +449,38 @@ async fn an_agent_quiet_past_its_alert_flags_its_task_until_it_shows_life() {
     let task = t.engine.get_task(id).await.unwrap();
     assert_eq!(task.quiet_since(), None);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_finds_an_old_task_behind_many_newer_records_that_hold_the_word_only_in_their_keys() {
+    let t = TestEngine::start().await;
+    let profile = t.cat_profile().await;
+    // Written beside the running engine, as a long history would have left them.
+    let mut store = Store::open(&t.data_dir.join("switchboard.db")).unwrap();
+    let spec = |instruction: &str| TaskSpec { time_limit_secs: Some(60), ..task(&profile, instruction) };
+    let old = TaskInfo::queued(TaskId::new(), spec("Write the parser tests"), 0, 1_000);
+    store.save_task(&old).unwrap();
+    // Every stored result has a "tests" key, so each of these is a candidate for the word.
+    let summary = switchboard_core::summary::parse_summary("## Objective\nTidy up\n## Status\nCOMPLETED\n");
+    let newer: Vec<TaskInfo> = (0..1_200)
+        .map(|i| {
+            let mut done = TaskInfo::queued(TaskId::new(), spec(&format!("Tidy module {i}")), i + 1, 2_000 + i);
+            done.start(switchboard_core::SessionId::new(), 2_000 + i);
+            let result = switchboard_core::TaskResult {
+                summary: summary.clone(),
+                fallback: false,
+                artifacts: vec![],
+                rejected: vec![],
+                results_json: None,
+                errors: None,
+            };
+            done.end(TaskState::Completed, 3_000 + i, None, Some(result));
+            done
+        })
+        .collect();
+    store.save_tasks(&newer).unwrap();
+    drop(store);
+
+    let found = t.engine.search("TESTS".into()).await.unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(matches!(&found[0].found, switchboard_core::api::Found::Task { task_id, .. } if *task_id == old.id));
+}

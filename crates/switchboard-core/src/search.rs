@@ -100,6 +100,11 @@ pub fn hits(query: &Query, tasks: &[TaskInfo], signals: &[SignalInfo]) -> Vec<Se
             hits.push(SearchHit { profile_id: signal.profile_id.clone(), at: signal.created_at, snippet, found });
         }
     }
+    newest(hits)
+}
+
+/// Hits newest first, at most `MAX_HITS`.
+pub fn newest(mut hits: Vec<SearchHit>) -> Vec<SearchHit> {
     hits.sort_by_key(|hit| std::cmp::Reverse(hit.at));
     hits.truncate(MAX_HITS);
     hits

@@ -44,8 +44,12 @@ pub const MAX_LISTED_SESSIONS: usize = 500;
 pub(crate) type Call = Box<dyn FnOnce(Option<&mut EngineState>) + Send>;
 
 /// What reaches the engine task through its handle or the socket.
-/// The most tasks, and the most signals, a search reads.
-const SEARCH_CANDIDATES: usize = 500;
+/// A search reads the rows its words narrow to this many at a time (tasks
+/// and signals each), newest first, until it has found enough or read
+/// `SEARCH_BATCHES` batches: a word that is also in every stored record
+/// (such as "tests") still finds an older task that holds it.
+const SEARCH_BATCH: usize = 500;
+const SEARCH_BATCHES: usize = 40;
 
 pub(crate) enum Request {
     /// A command in the wire vocabulary (from the socket).
@@ -619,8 +623,17 @@ impl EngineState {
 
     pub(super) fn search(&self, query: String) -> Result<Vec<crate::search::SearchHit>, EngineError> {
         let Some(query) = crate::search::Query::parse(&query) else { return Ok(Vec::new()) };
-        let (tasks, signals) = self.cx.store.search_candidates(&query.like_patterns(), SEARCH_CANDIDATES)?;
-        Ok(crate::search::hits(&query, &tasks, &signals))
+        let patterns = query.like_patterns();
+        let mut found = Vec::new();
+        for batch in 0..SEARCH_BATCHES {
+            let (tasks, signals) = self.cx.store.search_candidates(&patterns, SEARCH_BATCH, batch * SEARCH_BATCH)?;
+            let more = tasks.len() == SEARCH_BATCH || signals.len() == SEARCH_BATCH;
+            found.extend(crate::search::hits(&query, &tasks, &signals));
+            if found.len() >= crate::search::MAX_HITS || !more {
+                break;
+            }
+        }
+        Ok(crate::search::newest(found))
     }
 
     pub(super) fn flow_overview(&self) -> Result<crate::api::Overview, EngineError> {

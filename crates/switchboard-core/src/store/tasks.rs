@@ -175,9 +175,15 @@ impl Store {
     }
 
     /// The tasks and signals that hold each pattern somewhere in their row
-    /// (`LIKE`, escaped with `\`), newest first, at most `limit` of each:
-    /// the candidates a search then reads.
-    pub fn search_candidates(&self, patterns: &[String], limit: usize) -> Result<(Vec<TaskInfo>, Vec<SignalInfo>)> {
+    /// (`LIKE`, escaped with `\`), newest first, at most `limit` of each
+    /// after skipping `offset`: the candidates a search then reads, a batch
+    /// at a time.
+    pub fn search_candidates(
+        &self,
+        patterns: &[String],
+        limit: usize,
+        offset: usize,
+    ) -> Result<(Vec<TaskInfo>, Vec<SignalInfo>)> {
         let each = |columns: &[&str]| {
             (1..=patterns.len())
                 .map(|i| {
@@ -189,7 +195,7 @@ impl Store {
         };
         let params = rusqlite::params_from_iter(patterns);
         let sql = format!(
-            "SELECT {TASK_COLUMNS} FROM tasks WHERE {} ORDER BY created_at DESC, rowid DESC LIMIT {limit}",
+            "SELECT {TASK_COLUMNS} FROM tasks WHERE {} ORDER BY created_at DESC, rowid DESC LIMIT {limit} OFFSET {offset}",
             each(&["title", "instruction", "result"])
         );
         let mut stmt = self.conn.prepare(&sql)?;
@@ -199,7 +205,7 @@ impl Store {
             .collect::<Result<_>>()?;
         let signals = self.query_signals(
             &format!(
-                "id IN (SELECT id FROM signals WHERE {} ORDER BY created_at DESC LIMIT {limit})",
+                "id IN (SELECT id FROM signals WHERE {} ORDER BY created_at DESC LIMIT {limit} OFFSET {offset})",
                 each(&["record"])
             ),
             params,

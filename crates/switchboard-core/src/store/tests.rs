@@ -317,7 +317,7 @@ fn search_finds_words_in_names_instructions_and_summaries_not_in_the_stored_json
     store.save_task(&done).unwrap();
     let search = |text: &str| {
         let query = Query::parse(text).unwrap();
-        let (tasks, signals) = store.search_candidates(&query.like_patterns(), 50).unwrap();
+        let (tasks, signals) = store.search_candidates(&query.like_patterns(), 50, 0).unwrap();
         hits(&query, &tasks, &signals)
     };
 
