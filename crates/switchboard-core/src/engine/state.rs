@@ -137,6 +137,9 @@ impl EngineState {
                 }
             }
             self.run_follows();
+            // A question raised or answered in this step moves its task's wait at once, not
+            // at the next second's check.
+            self.tasks.check_waiting(&mut self.cx, now(), Instant::now());
             self.report_storage();
             if !shutdown_waiters.is_empty() && self.cx.sessions.running_count() == 0 {
                 break;
