@@ -47,10 +47,21 @@ describe('userMessage', () => {
     ['permission_denied', 'writing /ws/SKIPPED_ITEMS.md: Permission denied (os error 13)', 'Switchboard is not allowed to use a file it needs (writing /ws/SKIPPED_ITEMS.md: Permission denied (os error 13)).'],
     ['not_found', 'opening /data/switchboard.lock: No such file or directory (os error 2)', 'A file Switchboard needs is gone (opening /data/switchboard.lock: No such file or directory (os error 2)).'],
     ['io', 'reading x: Input/output error', 'reading x: Input/output error'],
-    ['invalid_input', 'instruction: say what the agent should do', 'instruction: say what the agent should do'],
+    ['invalid_input', 'instruction: say what the agent should do', 'Instruction: say what the agent should do.'],
   ] as const)('says %s in the user\'s words', (code, message, said) => {
     const error = toApiError({ code, message, field: null });
     expect(error.code).toBe(code);
     expect(userMessage(error)).toBe(said);
   });
 });
+
+describe('an invalid input in words', () => {
+  it('drops the field the engine names and makes the reason a sentence', () => {
+    const invalid = (field: string | null, message: string) => userMessage({ code: 'invalid_input', message, field });
+    expect(invalid('title', 'title: a title is one line')).toBe('A title is one line.');
+    expect(invalid('path', 'path: notes.md: does not exist')).toBe('Notes.md: does not exist.');
+    expect(invalid(null, 'Give the agent a name.')).toBe('Give the agent a name.');
+    expect(invalid('query', 'something else: kept as it is')).toBe('Something else: kept as it is.');
+  });
+});
+

@@ -103,9 +103,23 @@ export function userMessage(error: ApiError): string {
       return `Switchboard is not allowed to use a file it needs (${error.message}).`;
     case 'not_found':
       return `A file Switchboard needs is gone (${error.message}).`;
+    case 'invalid_input': {
+      // The engine names the field first ("title: a title is one line"); the window says why.
+      const prefix = error.field === null ? null : `${error.field}: `;
+      const reason = prefix !== null && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+      return asSentence(reason);
+    }
     default:
       return error.message;
   }
+}
+
+/** A reason as a sentence: capitalised, ending in a full stop. */
+function asSentence(reason: string): string {
+  const text = reason.trim();
+  if (text === '') return text;
+  const capital = text[0].toUpperCase() + text.slice(1);
+  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
 }
 
 /** Log a failure that has no place in the UI (a best-effort call), without dropping it silently. */
