@@ -441,7 +441,7 @@ impl EngineState {
             .canonicalize()
             .map_err(|_| refused(format!("its agent's folder {} is gone", profile.spec.cwd)))?;
         let file = crate::tasks::artifacts::resolve_deliverable(&workspace, &path)
-            .map_err(|refusal| refused(format!("{path}: {refusal}")))?;
+            .map_err(|refusal| refused(format!("cannot open {path}: {refusal}")))?;
         Ok(file.to_string_lossy().into_owned())
     }
 
