@@ -302,6 +302,8 @@ describe('task panel', () => {
 
     const card = entryOf('review the auth module');
     expect(card.textContent).toContain('needs your answer · time limit paused');
+    // The panel's header says the same: the agent needs the user, not "working".
+    expect(screen.getByTestId('queue-status').textContent).toContain('needs you');
     // Five minutes counted of ten: the waits are not.
     expect(within(card).getByTestId('task-elapsed').textContent).toMatch(/^5m/);
     expect(within(card).getByTestId('task-waiting').textContent).toContain('its time limit is paused');
