@@ -555,6 +555,17 @@ mod tests {
             .spawn()
             .unwrap();
         let daemon_pid = daemon.id() as i32;
+        // `spawn` returns once the child began its exec, which may be before
+        // the kernel set up its new environment: until then its environ reads
+        // empty and no scan could know it. Wait for that, not for a time.
+        let marker = format!("{}={}", process::SESSION_ENV, session.id);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !std::fs::read(format!("/proc/{daemon_pid}/environ"))
+            .is_ok_and(|environ| environ.split(|byte| *byte == 0).any(|entry| entry == marker.as_bytes()))
+        {
+            assert!(std::time::Instant::now() < deadline, "the daemon never showed its environment");
+            std::thread::yield_now();
+        }
         // Before: recovery ended the tree only when the leader still ran.
         recover_interrupted(&store, std::time::Duration::from_millis(200)).unwrap();
         assert!(process::read_stat(daemon_pid).is_none(), "the daemon was ended (and reaped)");
