@@ -25,6 +25,7 @@ mod sink;
 pub mod store;
 pub mod tasks;
 pub mod validate;
+pub mod workspace;
 
 pub use api::{
     AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState,

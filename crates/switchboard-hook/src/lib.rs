@@ -94,20 +94,49 @@ pub fn agent_output(answer: &Value) -> Option<String> {
     )
 }
 
+/// The largest spool a hook appends to. Hooks spool only while no app
+/// answers; past this the spool was not written by them (or the app has been
+/// gone for a very long time), and the app would not replay it.
+pub const SPOOL_CAP_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Appends the line to the spool, under an exclusive lock so lines from
-/// hooks running at once never interleave.
+/// hooks running at once never interleave. Only a regular file is appended
+/// to: a link at the spool's path is not followed and a FIFO never blocks
+/// (an agent knows the path). The spool is its user's only.
 pub fn spool(path: &Path, line: &[u8]) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     }
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|error| match error.raw_os_error() {
+            Some(libc::ELOOP) => refused("the spool's path is a link"),
+            Some(libc::ENXIO) => refused("the spool's path is not a file"),
+            _ => error,
+        })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refused("the spool's path is not a file"));
+    }
+    if meta.len() > SPOOL_CAP_BYTES {
+        return Err(refused("the spool is full"));
+    }
     // SAFETY: flock on a descriptor we own; it is released when the file closes.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
     file.write_all(line)?;
     file.flush()
+}
+
+fn refused(why: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, why)
 }
 
 /// Why an event was lost: said on stderr, never to the agent.
@@ -201,6 +230,33 @@ mod tests {
         );
         assert_eq!(agent_output(&none), None, "no answer in time: the agent's prompt decides");
         assert_eq!(agent_output(&serde_json::json!({"type": "unit"})), None);
+    }
+
+    #[test]
+    fn a_link_or_fifo_at_the_spools_path_is_refused_without_blocking_or_writing_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("bashrc");
+        std::fs::write(&outside, "# the user's shell\n").unwrap();
+        let linked = dir.path().join("linked.jsonl");
+        std::os::unix::fs::symlink(&outside, &linked).unwrap();
+        let error = spool(&linked, b"{}\n").unwrap_err();
+        assert_eq!(error.to_string(), "the spool's path is a link");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "# the user's shell\n");
+        // Before: the open waited for a reader of the FIFO, for good.
+        let fifo = dir.path().join("fifo.jsonl");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid C string; mkfifo only reads it.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let (sent, answer) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || sent.send(spool(&path, b"{}\n").map_err(|e| e.to_string())).ok());
+        let answer = answer.recv_timeout(std::time::Duration::from_secs(30)).expect("the hook never waits on a FIFO");
+        assert_eq!(answer.unwrap_err(), "the spool's path is not a file");
+        // A spool is its user's only.
+        let fresh = dir.path().join("fresh/spool.jsonl");
+        spool(&fresh, b"{}\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o600);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod loops;
 pub mod signal;
 pub mod summary;
 pub mod team;
+pub mod text;
 
 pub use ids::{IdError, LoopId, ProfileId, SessionId, SignalId, TaskId};
 

@@ -156,7 +156,7 @@ pub fn iteration_prompt(iteration: u32, settings: &LoopSettings, guardrails: boo
 
 /// Guardrails as lines to append to the guardrails file.
 pub fn guardrail_lines(found: &[String]) -> String {
-    found.iter().map(|line| format!("- Seen in 3 or more iterations: {line}\n")).collect()
+    found.iter().map(|line| format!("- Seen in 3 or more iterations: {}\n", crate::text::one_line(line))).collect()
 }
 
 /// The judge. Cancelled wins; then the work said done (stop word, then

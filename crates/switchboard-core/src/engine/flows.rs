@@ -17,6 +17,7 @@ use crate::api::{
 };
 use crate::error::EngineError;
 use crate::flows::{MAX_FOLDED_EVENTS, fold};
+use crate::workspace::Workspace;
 
 /// The most events an event panel asks for at once.
 pub const MAX_LISTED_EVENTS: u32 = 5_000;
@@ -73,15 +74,42 @@ pub(crate) fn export(cx: &Ctx, data_dir: &Path, target: FlowTarget) -> Result<St
         FlowTarget::Task { task_id } => format!("task-{task_id}"),
         FlowTarget::Loop { loop_id } => format!("loop-{loop_id}"),
     };
-    let dir = data_dir.join("exports");
-    let path = dir.join(format!("{name}-events-{}.jsonl", crate::api::now()));
-    let written = std::fs::create_dir_all(&dir).and_then(|()| {
-        let partial = path.with_extension("jsonl.part");
-        std::fs::write(&partial, text)?;
-        std::fs::rename(&partial, &path)
-    });
-    written.map_err(|e| EngineError::io("exporting the event log".to_owned(), e))?;
+    let file = format!("{name}-events-{}.jsonl", crate::api::now());
+    let failed = |e| EngineError::io("exporting the event log".to_owned(), e);
+    // The data folder's `exports/` is made in place and reached through no
+    // link, like every file an agent could put something in the way of.
+    let folder = Workspace::open_private(data_dir).map_err(failed)?;
+    folder.create_folder(EXPORTS_DIR).map_err(failed)?;
+    folder.write(&format!("{EXPORTS_DIR}/{file}"), text.as_bytes()).map_err(failed)?;
+    forget_old_exports(&folder, data_dir);
+    let path = data_dir.join(EXPORTS_DIR).join(file);
     Ok(path.display().to_string())
+}
+
+/// The folder of the data folder exports are written to.
+pub const EXPORTS_DIR: &str = "exports";
+
+/// Exports kept: each is up to a few megabytes, and only the latest ones
+/// are of use (the event log itself keeps everything).
+pub const KEPT_EXPORTS: usize = 20;
+
+/// Removes all but the newest [`KEPT_EXPORTS`] exports (their names sort by
+/// the time they were made within one target; the oldest by time go).
+fn forget_old_exports(folder: &Workspace, data_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(data_dir.join(EXPORTS_DIR)) else { return };
+    let mut exports: Vec<(std::time::SystemTime, String)> = entries
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+        .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.file_name().into_string().ok()?)))
+        .filter(|(_, name)| name.contains("-events-") && name.ends_with(".jsonl"))
+        .collect();
+    exports.sort();
+    let surplus = exports.len().saturating_sub(KEPT_EXPORTS);
+    for (_, name) in exports.into_iter().take(surplus) {
+        if let Err(error) = folder.remove(&format!("{EXPORTS_DIR}/{name}")) {
+            tracing::warn!(%error, name, "an old export could not be removed");
+        }
+    }
 }
 
 /// A name as a file name: letters, digits, `-` and `_` kept, the rest `_`.

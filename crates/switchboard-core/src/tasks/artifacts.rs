@@ -6,7 +6,6 @@
 //! outside the workspace are refused before anything is touched, and a
 //! symlink is followed only to decide that it stays inside.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
@@ -17,6 +16,8 @@ use switchboard_protocol::summary::{
 };
 
 use crate::api::{Artifact, RejectedPath, TaskResult};
+pub use crate::workspace::PathRefusal;
+use crate::workspace::{Capped, Workspace, refusal_of};
 
 /// At most this many artifacts: the summary and four deliverables.
 pub const MAX_ARTIFACTS: usize = 5;
@@ -29,66 +30,22 @@ pub const FALLBACK_SCREEN_LINES: usize = 100;
 /// Most directory entries looked at when listing the files a task changed.
 pub const CHANGED_FILES_SCAN_LIMIT: usize = 20_000;
 
-/// Reads up to `cap` bytes of a regular file: the text (invalid UTF-8
-/// replaced), the file's size, and whether it was cut. The file is opened
-/// without blocking and checked once open, so an agent that puts a FIFO or a
-/// device where a file is expected gets a refusal, never a stuck reader.
-pub fn read_capped(path: &Path, cap: usize) -> std::io::Result<(String, u64, bool)> {
-    let file = open_regular(path)?;
-    let size = file.metadata()?.len();
-    let mut bytes = Vec::with_capacity(cap.min(size as usize));
-    file.take(cap as u64).read_to_end(&mut bytes)?;
-    let truncated = size > bytes.len() as u64;
-    Ok((String::from_utf8_lossy(&bytes).into_owned(), size, truncated))
-}
-
 /// How much of the end of a summary longer than its cap is read as well:
 /// the Status section comes last.
 pub const SUMMARY_TAIL_BYTES: usize = 64 * 1024;
 
-/// The summary of `task` in `workspace` (canonical), read with `cap`: it
-/// must be a regular file inside the workspace, symlinks resolved. A longer
+/// The workspace for reading what an agent named in it.
+fn open_workspace(workspace: &Path) -> std::io::Result<Workspace> {
+    Workspace::open(workspace)
+}
+
+/// The summary of `task` in `workspace`, read with `cap`: it must be a
+/// regular file inside the workspace (links inside it followed). A longer
 /// file is read as its first `cap` bytes and its last [`SUMMARY_TAIL_BYTES`]
 /// (from a line start), with a line saying how much was left out between,
 /// so its Status still counts.
 pub fn read_summary(workspace: &Path, task: &TaskId, cap: usize) -> std::io::Result<String> {
-    let listed = format!("{SUMMARIES_DIR}/{task}.md");
-    let path = resolve_deliverable(workspace, &listed)
-        .map_err(|refusal| std::io::Error::new(std::io::ErrorKind::InvalidInput, refusal.to_string()))?;
-    read_head_and_tail(&path, cap, SUMMARY_TAIL_BYTES)
-}
-
-/// The first `head` bytes of a regular file and, when it is longer than
-/// `head + tail`, its last `tail` bytes from the first line start in them.
-pub(crate) fn read_head_and_tail(path: &Path, head: usize, tail: usize) -> std::io::Result<String> {
-    let (mut text, size, truncated) = read_capped(path, head.saturating_add(tail))?;
-    if !truncated {
-        return Ok(text);
-    }
-    // Cut back to the head (on a character boundary) and read the end.
-    let mut cut = head.min(text.len());
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    text.truncate(cut);
-    let (mut file, start) = (open_regular(path)?, size.saturating_sub(tail as u64));
-    file.seek(SeekFrom::Start(start))?;
-    let mut end = Vec::with_capacity(tail);
-    file.take(tail as u64).read_to_end(&mut end)?;
-    let from = end.iter().position(|&b| b == b'\n').map_or(end.len(), |at| at + 1);
-    let end = String::from_utf8_lossy(&end[from..]);
-    let left_out = start + from as u64 - cut as u64;
-    Ok(format!("{text}\n\n[… {left_out} bytes of this summary were not read …]\n\n{end}"))
-}
-
-/// Opens a file without blocking and refuses what is not a regular file.
-fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    Ok(file)
+    open_workspace(workspace)?.read_head_and_tail(&format!("{SUMMARIES_DIR}/{task}.md"), cap, SUMMARY_TAIL_BYTES)
 }
 
 /// Why a listed path is not sent as a deliverable, after the protocol's
@@ -113,49 +70,11 @@ pub fn not_a_deliverable(listed: &str) -> Option<&'static str> {
     }
 }
 
-/// Why a path an agent named is not read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum PathRefusal {
-    #[error("empty path")]
-    Empty,
-    #[error("`..` is not allowed in a deliverable path")]
-    ParentDir,
-    #[error("an absolute path outside the workspace")]
-    OutsideWorkspace,
-    #[error("does not exist")]
-    Missing,
-    #[error("a symlink that leads outside the workspace")]
-    LeadsOutside,
-    #[error("not a regular file")]
-    NotAFile,
-}
-
 /// The file a deliverable names, if it may be returned: relative (or
 /// absolute inside the workspace), no `..`, existing, a regular file, and
-/// inside the workspace after symlinks are resolved. `workspace` must be
-/// canonical.
+/// inside the workspace after symlinks are resolved.
 pub fn resolve_deliverable(workspace: &Path, listed: &str) -> Result<PathBuf, PathRefusal> {
-    let path = Path::new(listed.trim());
-    if path.as_os_str().is_empty() {
-        return Err(PathRefusal::Empty);
-    }
-    if path.components().any(|c| c == Component::ParentDir) {
-        return Err(PathRefusal::ParentDir);
-    }
-    let relative = if path.is_absolute() {
-        path.strip_prefix(workspace).map_err(|_| PathRefusal::OutsideWorkspace)?
-    } else {
-        path
-    };
-    let candidate = workspace.join(relative);
-    let resolved = candidate.canonicalize().map_err(|_| PathRefusal::Missing)?;
-    if !resolved.starts_with(workspace) {
-        return Err(PathRefusal::LeadsOutside);
-    }
-    if !resolved.is_file() {
-        return Err(PathRefusal::NotAFile);
-    }
-    Ok(resolved)
+    open_workspace(workspace).map_err(|_| PathRefusal::Missing)?.real_path(listed)
 }
 
 /// The result of a task whose summary `summary_text` was written by the
@@ -163,7 +82,7 @@ pub fn resolve_deliverable(workspace: &Path, listed: &str) -> Result<PathBuf, Pa
 /// deliverables, and the deliverables refused with why.
 pub fn collect_result(workspace: &Path, task: &TaskId, summary_text: String, fallback: bool) -> TaskResult {
     let summary = parse_summary(&summary_text);
-    let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    let files = open_workspace(workspace);
     let summary_len = summary_text.len() as u64;
     let mut summary_text = summary_text;
     let truncated = summary_text.len() > ARTIFACT_CAP_BYTES;
@@ -189,11 +108,15 @@ pub fn collect_result(workspace: &Path, task: &TaskId, summary_text: String, fal
             rejected.push(RejectedPath { path: listed.clone(), reason: "more than four deliverables listed".into() });
             continue;
         }
-        let read = resolve_deliverable(&workspace, listed)
-            .map_err(|refusal| refusal.to_string())
-            .and_then(|path| read_capped(&path, ARTIFACT_CAP_BYTES).map_err(|e| format!("unreadable: {e}")));
+        let read = match &files {
+            Ok(files) => files.read(listed, ARTIFACT_CAP_BYTES).map_err(|error| match refusal_of(&error) {
+                Some(refusal) => refusal.to_string(),
+                None => format!("unreadable: {error}"),
+            }),
+            Err(error) => Err(format!("the workspace cannot be read: {error}")),
+        };
         match read {
-            Ok((content, size, truncated)) => {
+            Ok(Capped { text: content, size, truncated }) => {
                 artifacts.push(Artifact { path: listed.clone(), content, size, truncated });
             }
             Err(reason) => rejected.push(RejectedPath { path: listed.clone(), reason }),
@@ -204,16 +127,21 @@ pub fn collect_result(workspace: &Path, task: &TaskId, summary_text: String, fal
         fallback,
         artifacts,
         rejected,
-        results_json: read_side_file(&workspace, RESULTS_FILE),
-        errors: read_side_file(&workspace, ERRORS_FILE),
+        results_json: read_side_file(workspace, RESULTS_FILE),
+        errors: read_side_file(workspace, ERRORS_FILE),
     }
 }
 
 /// STATUS.txt, RESULTS.json or ERRORS.md from the workspace root, if the
 /// agent wrote it (a symlink out of the workspace is not followed).
 pub fn read_side_file(workspace: &Path, name: &str) -> Option<String> {
-    let path = resolve_deliverable(workspace, name).ok()?;
-    read_capped(&path, SIDE_FILE_CAP_BYTES).ok().map(|(text, ..)| text)
+    read_workspace_file(workspace, name, SIDE_FILE_CAP_BYTES)
+}
+
+/// A file of the workspace read with a cap, if it is there and may be read
+/// (a regular file inside the workspace).
+pub fn read_workspace_file(workspace: &Path, name: &str, cap: usize) -> Option<String> {
+    open_workspace(workspace).ok()?.read(name, cap).ok().map(|read| read.text)
 }
 
 /// The latest progress line(s) of STATUS.txt, for showing while a task runs.
@@ -405,8 +333,10 @@ mod tests {
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
         // Before: the open blocked until a writer came, for good.
         let (sent, read) = std::sync::mpsc::channel();
-        let reader = fifo.clone();
-        std::thread::spawn(move || sent.send(read_capped(&reader, 1024).map(|(text, ..)| text)).ok());
+        let ws = root.clone();
+        std::thread::spawn(move || {
+            sent.send(Workspace::open(&ws).and_then(|files| files.read("summary.md", 1024)).map(|read| read.text)).ok()
+        });
         let answer = read.recv_timeout(std::time::Duration::from_secs(5)).expect("the read returns without a writer");
         assert_eq!(answer.unwrap_err().to_string(), "not a regular file");
     }

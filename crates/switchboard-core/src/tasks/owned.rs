@@ -6,7 +6,6 @@
 //! never is), a folder or file an agent replaced with a link or a FIFO is
 //! refused, not followed, and what the agent writes is read with a cap.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use switchboard_protocol::loops::{
@@ -15,7 +14,7 @@ use switchboard_protocol::loops::{
 use switchboard_protocol::signal::teach::{PROTOCOL_FILE, protocol_text};
 use switchboard_protocol::summary::{COMPLETION_FILE, completion_text};
 
-use super::artifacts::{read_head_and_tail, resolve_deliverable};
+use crate::workspace::{Workspace, refusal_of};
 
 /// How much of a loop file is read: its start and its end (where the stop
 /// word goes).
@@ -26,54 +25,36 @@ const LOOP_FILE_TAIL: usize = 64 * 1024;
 /// atomically; unchanged text is not written again.
 fn write_owned(workspace: &Path, relative: &str, text: &str) -> std::io::Result<PathBuf> {
     let path = workspace.join(relative);
-    let dir = path.parent().expect("an owned file is in the app's folder");
     let failed = |e: std::io::Error| std::io::Error::new(e.kind(), format!("writing {}: {e}", path.display()));
-    match std::fs::create_dir(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(failed(e)),
-        _ => {}
+    let files = Workspace::open(workspace).map_err(failed)?;
+    let folder = Path::new(relative).parent().and_then(Path::to_str).filter(|folder| !folder.is_empty());
+    if let Some(folder) = folder {
+        files.create_folder(folder).map_err(failed)?;
     }
-    let not_ours = |what: &Path| {
-        failed(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{} is not a plain folder or file of the workspace", what.display()),
-        ))
-    };
-    if !std::fs::symlink_metadata(dir).map_err(failed)?.file_type().is_dir() {
-        return Err(not_ours(dir));
+    match files.read_if_there(relative, text.len() + 1) {
+        Ok(Some(current)) if current.text == text => return Ok(path),
+        Ok(_) => {}
+        // What the agent put there is replaced, never followed or read.
+        Err(error) if refusal_of(&error).is_some() => {}
+        Err(error) => return Err(failed(error)),
     }
-    match std::fs::symlink_metadata(&path) {
-        Ok(meta) if !meta.file_type().is_file() => return Err(not_ours(&path)),
-        Ok(_) if std::fs::read_to_string(&path).is_ok_and(|current| current == text) => return Ok(path),
-        _ => {}
-    }
-    // A fresh temporary file (never an existing one, nor through a link),
-    // renamed over the old: readers see the old text or the new.
-    let name = path.file_name().expect("a file name").to_string_lossy();
-    let temp = dir.join(format!(".{name}.switchboard-tmp"));
-    std::fs::remove_file(&temp).ok();
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut file| file.write_all(text.as_bytes()))
-        .and_then(|()| std::fs::rename(&temp, &path));
-    if let Err(e) = written {
-        std::fs::remove_file(&temp).ok();
-        return Err(failed(e));
-    }
+    files.write(relative, text.as_bytes()).map_err(failed)?;
     Ok(path)
 }
 
 /// Reads `relative` in `workspace` as the agent left it: none when it is
 /// not there; an error when it is not a regular file inside the workspace.
 fn read_agent_file(workspace: &Path, relative: &str) -> std::io::Result<Option<String>> {
-    match std::fs::symlink_metadata(workspace.join(relative)) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        _ => {}
+    let files = Workspace::open(workspace)?;
+    if !files.exists(relative) {
+        return Ok(None);
     }
-    let path = resolve_deliverable(workspace, relative)
-        .map_err(|refusal| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{relative}: {refusal}")))?;
-    read_head_and_tail(&path, LOOP_FILE_HEAD, LOOP_FILE_TAIL).map(Some)
+    files.read_head_and_tail(relative, LOOP_FILE_HEAD, LOOP_FILE_TAIL).map(Some).map_err(|error| {
+        match refusal_of(&error) {
+            Some(refusal) => std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{relative}: {refusal}")),
+            None => error,
+        }
+    })
 }
 
 /// Writes (or refreshes) the protocol file in `workspace`.
@@ -192,7 +173,7 @@ mod tests {
         std::fs::remove_dir_all(workspace.path().join(".switchboard")).unwrap();
         std::os::unix::fs::symlink(outside.path(), workspace.path().join(".switchboard")).unwrap();
         let error = write_protocol_file(workspace.path()).unwrap_err();
-        assert!(error.to_string().contains("not a plain folder or file"), "{error}");
+        assert!(error.to_string().ends_with("not a folder"), "{error}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing written outside");
 
         // The same refusal for a loop's files.

@@ -69,7 +69,8 @@ pub fn skipped_item_line(blocker: &Blocker, at: &str) -> String {
         "" => "(unnamed item)",
         work => work,
     };
-    format!("- {at} — {item}: {}\n", blocker.issue().replace('\n', " "))
+    // Agent text, logged one line per item: it can never start a line of its own.
+    format!("- {at} — {}: {}\n", crate::text::one_line(item), crate::text::one_line(&blocker.issue()))
 }
 
 pub fn skip_item(blocker: &Blocker) -> String {

@@ -8,7 +8,7 @@ mod permissions;
 #[cfg(test)]
 mod tests;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ use switchboard_protocol::team::{Emit, gate, team_event, turn_end};
 use super::context::{Ctx, Follow};
 use super::status;
 use crate::api::{LogKind, PermissionRequest, now};
-use crate::config::spool_path;
+use crate::config::{SPOOL_FILE, spool_path};
 use crate::error::EngineError;
 use crate::server::SocketRequest;
 use crate::sink::LogAbout;
@@ -40,18 +40,57 @@ pub(crate) struct SpoolReplay {
     pub left: usize,
 }
 
-/// Appends each line (and a newline) to the file at `path`.
-fn append_lines(path: &Path, lines: &[Vec<u8>]) -> std::io::Result<()> {
-    use std::io::Write;
-    if lines.is_empty() {
-        return Ok(());
+/// The most of a spool replayed at start. Hooks spool only while no app
+/// answers, a few hundred bytes an event; a spool larger than this was not
+/// written by them, and is set aside whole instead of read.
+pub const SPOOL_REPLAY_CAP_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A spool set aside unread because it was larger than the replay cap.
+pub const SPOOL_TOO_LARGE_FILE: &str = "hook-spool.too-large.jsonl";
+
+/// The spool, when there is one to replay: a regular file of the data
+/// folder (a link or FIFO an agent put at its path is removed, so hooks can
+/// spool again; a spool over the cap is set aside). Never blocks.
+fn open_spool(data_dir: &Path) -> Option<std::fs::File> {
+    use crate::workspace::{PathRefusal, Workspace, refusal_of};
+    let folder = Workspace::open_private(data_dir).ok()?;
+    let file = match folder.open_file(SPOOL_FILE) {
+        Ok(file) => file,
+        Err(error) => {
+            match refusal_of(&error) {
+                Some(PathRefusal::Missing) => {}
+                Some(refusal) => {
+                    tracing::error!(%refusal, "the hook spool is not a file of the data folder; it is removed unread");
+                    if let Err(error) = folder.remove(SPOOL_FILE) {
+                        tracing::error!(%error, "removing what stands at the hook spool's path failed");
+                    }
+                }
+                None => tracing::error!(%error, "the hook spool cannot be opened; it is kept"),
+            }
+            return None;
+        }
+    };
+    let size = file.metadata().map(|meta| meta.len()).unwrap_or(0);
+    if size > SPOOL_REPLAY_CAP_BYTES {
+        tracing::error!(size, "the hook spool is larger than any hooks write; it is set aside unread");
+        let aside = std::fs::rename(spool_path(data_dir), data_dir.join(SPOOL_TOO_LARGE_FILE));
+        if let Err(error) = aside {
+            tracing::error!(%error, "setting the hook spool aside failed; it is removed");
+            folder.remove(SPOOL_FILE).ok();
+        }
+        return None;
     }
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    Some(file)
+}
+
+/// Each line followed by a newline.
+fn joined(lines: &[Vec<u8>]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(lines.iter().map(|line| line.len() + 1).sum());
     for line in lines {
-        file.write_all(line)?;
-        file.write_all(b"\n")?;
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
     }
-    file.sync_all()
+    bytes
 }
 
 /// The largest payload kept whole in the event log.
@@ -156,11 +195,11 @@ impl HookDesk {
     /// kept aside and left; the follow-ups they left wait in `cx`.
     pub fn replay_spool(&mut self, cx: &mut Ctx, data_dir: &Path) -> SpoolReplay {
         let path = spool_path(data_dir);
-        let Ok(file) = std::fs::File::open(&path) else { return SpoolReplay::default() };
+        let Some(file) = open_spool(data_dir) else { return SpoolReplay::default() };
         let mut outcome = SpoolReplay::default();
         let mut kept: Vec<Vec<u8>> = Vec::new();
         let mut left: Vec<Vec<u8>> = Vec::new();
-        for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
+        for (number, line) in BufReader::new(file.take(SPOOL_REPLAY_CAP_BYTES)).split(b'\n').enumerate() {
             let line = match line {
                 Ok(line) => line,
                 Err(error) => {
@@ -200,18 +239,21 @@ impl HookDesk {
         outcome.kept = kept.len();
         outcome.left = left.len();
         self.quarantined += kept.len();
-        let quarantine = path.with_file_name(SPOOL_QUARANTINE_FILE);
-        if let Err(error) = append_lines(&quarantine, &kept) {
-            tracing::error!(path = %quarantine.display(), %error, "keeping spooled lines aside failed");
+        let folder = crate::workspace::Workspace::open_private(data_dir);
+        let set_aside = match &folder {
+            Ok(_) if kept.is_empty() => Ok(()),
+            Ok(folder) => folder.append(SPOOL_QUARANTINE_FILE, b"", &joined(&kept)),
+            Err(error) => Err(std::io::Error::new(error.kind(), error.to_string())),
+        };
+        if let Err(error) = set_aside {
+            tracing::error!(file = SPOOL_QUARANTINE_FILE, %error, "keeping spooled lines aside failed");
             // The spool then keeps those lines too.
             left.splice(0..0, kept);
         }
-        let rewritten = if left.is_empty() {
-            std::fs::remove_file(&path)
-        } else {
-            let temp = path.with_extension("switchboard-tmp");
-            std::fs::remove_file(&temp).ok();
-            append_lines(&temp, &left).and_then(|()| std::fs::rename(&temp, &path))
+        let rewritten = match &folder {
+            Ok(folder) if left.is_empty() => folder.remove(SPOOL_FILE),
+            Ok(folder) => folder.write(SPOOL_FILE, &joined(&left)),
+            Err(error) => Err(std::io::Error::new(error.kind(), error.to_string())),
         };
         if let Err(error) = rewritten {
             tracing::error!(path = %path.display(), %error, "the hook spool is kept as it was");

@@ -264,3 +264,39 @@ async fn replaying_onto_a_full_disk_leaves_the_unstored_events_in_the_spool() {
     assert_eq!(replay, SpoolReplay { replayed: 2, kept: 0, left: 0 });
     assert!(!spool_path(&data_dir).exists());
 }
+
+#[tokio::test]
+async fn a_fifo_or_a_link_at_the_spools_path_is_removed_unread_instead_of_stopping_the_start() {
+    let mut desk = Desk::new();
+    let data_dir = desk.bench.workspace.path().join("planted");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let outside = desk.bench.workspace.path().join("outside.jsonl");
+    let line = serde_json::to_string(&SocketRequest::Hook {
+        envelope: desk.envelope(json!({"hook_event_name": "UserPromptSubmit"})),
+    })
+    .unwrap();
+    std::fs::write(&outside, format!("{line}\n")).unwrap();
+    // Before: the start waited on the FIFO for good; /dev/zero was read
+    // until memory ran out; a link out was replayed and then deleted.
+    nix::unistd::mkfifo(&spool_path(&data_dir), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    assert_eq!(desk.desk.replay_spool(&mut desk.bench.cx, &data_dir), SpoolReplay::default());
+    for target in [Path::new("/dev/zero"), &outside] {
+        assert!(!spool_path(&data_dir).exists(), "what stood there was removed, so hooks can spool again");
+        std::os::unix::fs::symlink(target, spool_path(&data_dir)).unwrap();
+        assert_eq!(desk.desk.replay_spool(&mut desk.bench.cx, &data_dir), SpoolReplay::default());
+    }
+    assert!(!spool_path(&data_dir).exists());
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), format!("{line}\n"), "never replayed nor touched");
+}
+
+#[tokio::test]
+async fn a_spool_larger_than_any_hooks_write_is_set_aside_unread() {
+    let mut desk = Desk::new();
+    let data_dir = desk.bench.workspace.path().join("huge");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let spool = std::fs::File::create(spool_path(&data_dir)).unwrap();
+    spool.set_len(SPOOL_REPLAY_CAP_BYTES + 1).unwrap();
+    assert_eq!(desk.desk.replay_spool(&mut desk.bench.cx, &data_dir), SpoolReplay::default());
+    assert!(!spool_path(&data_dir).exists());
+    assert_eq!(std::fs::metadata(data_dir.join(SPOOL_TOO_LARGE_FILE)).unwrap().len(), SPOOL_REPLAY_CAP_BYTES + 1);
+}

@@ -23,7 +23,7 @@ use crate::api::now;
 use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
 use crate::error::EngineError;
 use crate::sink::LogAbout;
-use crate::tasks::artifacts::{PathRefusal, read_capped, resolve_deliverable};
+use crate::tasks::artifacts::{PathRefusal, resolve_deliverable};
 pub(crate) use delegation::{keep as keep_delegate, list as list_delegations, recover as recover_delegations};
 pub use respond::{SKIPPED_ITEMS_FILE, allowed_actions};
 
@@ -257,8 +257,7 @@ fn workspace_of(cx: &Ctx, profile_id: &ProfileId) -> Option<PathBuf> {
 /// A file in the workspace root, read with a cap, if it is there (and
 /// inside the workspace).
 fn read_side_file(workspace: &Path, name: &str, cap: usize) -> Option<String> {
-    let path = resolve_deliverable(workspace, name).ok()?;
-    read_capped(&path, cap).ok().map(|(text, ..)| text)
+    crate::tasks::artifacts::read_workspace_file(workspace, name, cap)
 }
 
 /// A completion report's deliverable: it must exist inside the workspace.

@@ -18,6 +18,7 @@ use crate::engine::status;
 use crate::error::{EngineError, Responder};
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
+use crate::workspace::Workspace;
 
 /// The file skipped items are logged to, in the workspace.
 pub const SKIPPED_ITEMS_FILE: &str = "SKIPPED_ITEMS.md";
@@ -233,11 +234,10 @@ pub(super) fn deliver(
 fn log_skipped(cx: &Ctx, profile_id: &ProfileId, blocker: &Blocker) -> Result<(), EngineError> {
     let cwd = PathBuf::from(cx.profile(profile_id)?.spec.cwd);
     let workspace = cwd.canonicalize().map_err(|_| EngineError::DirectoryMissing { path: cwd.clone() })?;
-    let path = workspace.join(SKIPPED_ITEMS_FILE);
     let line = prompts::skipped_item_line(blocker, &format!("{}", now()));
-    let mut text = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Skipped items\n\n".into());
-    text.push_str(&line);
-    std::fs::write(&path, text).map_err(|e| EngineError::io(format!("writing {}", path.display()), e))
+    let failed = |e| EngineError::io(format!("writing {SKIPPED_ITEMS_FILE} in {}", workspace.display()), e);
+    let files = Workspace::open(&workspace).map_err(failed)?;
+    files.append(SKIPPED_ITEMS_FILE, b"# Skipped items\n\n", line.as_bytes()).map_err(failed)
 }
 
 fn blocker_of(body: &SignalBody) -> Blocker<'_> {

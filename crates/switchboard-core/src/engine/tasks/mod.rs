@@ -33,6 +33,7 @@ use crate::session::{Control, TypeRequest};
 use crate::sink::LogAbout;
 use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
+use crate::workspace::Workspace;
 pub use ending::TaskNote;
 use rules::Cancel;
 
@@ -588,21 +589,16 @@ fn log_task(cx: &Ctx, task: &TaskInfo, kind: LogKind) {
 /// returns the names of the files written, for the prompt.
 fn write_context_files(workspace: &Path, spec: &TaskSpec) -> Result<Vec<&'static str>, EngineError> {
     let mut written = Vec::new();
-    let files = [(CONTEXT_FILE, &spec.context), (SPECS_FILE, &spec.specs), (INSTRUCTIONS_FILE, &spec.instructions)];
+    let files_to_write =
+        [(CONTEXT_FILE, &spec.context), (SPECS_FILE, &spec.specs), (INSTRUCTIONS_FILE, &spec.instructions)];
     let failed =
         |name: &str, e: std::io::Error| EngineError::io(format!("writing {name} into {}", workspace.display()), e);
-    // Not `create_dir_all`: a workspace that vanished must not be made again.
-    match std::fs::create_dir(workspace.join(SUMMARIES_DIR)) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(failed(SUMMARIES_DIR, e)),
-        _ => {}
-    }
-    for (name, text) in files {
+    // Opened, not created: a workspace that vanished must not be made again.
+    let files = Workspace::open(workspace).map_err(|e| failed(SUMMARIES_DIR, e))?;
+    files.create_folder(SUMMARIES_DIR).map_err(|e| failed(SUMMARIES_DIR, e))?;
+    for (name, text) in files_to_write {
         let Some(text) = text else { continue };
-        let temp = workspace.join(format!(".{name}.switchboard-tmp"));
-        std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, workspace.join(name))).map_err(|e| {
-            std::fs::remove_file(&temp).ok();
-            failed(name, e)
-        })?;
+        files.write(name, text.as_bytes()).map_err(|e| failed(name, e))?;
         written.push(name);
     }
     Ok(written)
