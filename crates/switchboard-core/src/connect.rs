@@ -9,6 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::workspace::Workspace;
+
 use serde_json::{Map, Value, json};
 
 /// Why the app's hooks could not be connected; the user's file is left
@@ -129,7 +131,7 @@ pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, ConnectEr
 /// returned: the user's settings are never lost.
 pub fn connect_claude(workspace: &Path, hook_binary: &Path) -> Result<PathBuf, ConnectError> {
     let path = claude_settings_path(workspace);
-    add_hooks_to(&path, hook_binary, &CLAUDE_HOOK_EVENTS)?;
+    add_hooks_to(workspace, ".claude/settings.local.json", hook_binary, &CLAUDE_HOOK_EVENTS)?;
     Ok(path)
 }
 
@@ -146,7 +148,9 @@ pub fn codex_home(profile_env: &BTreeMap<String, String>, app_env: impl Fn(&str)
 /// `--dangerously-bypass-hook-trust`).
 pub fn connect_codex(codex_home: &Path, hook_binary: &Path) -> Result<PathBuf, ConnectError> {
     let path = codex_home.join("hooks.json");
-    add_hooks_to(&path, hook_binary, &CODEX_HOOK_EVENTS)?;
+    let io = |source| ConnectError::Io { doing: "creating", path: codex_home.to_path_buf(), source };
+    std::fs::create_dir_all(codex_home).map_err(io)?;
+    add_hooks_to(codex_home, "hooks.json", hook_binary, &CODEX_HOOK_EVENTS)?;
     Ok(path)
 }
 
@@ -216,26 +220,35 @@ pub fn codex_instructions(args: &[String], text: &str) -> Vec<String> {
 
 /// Adds the app's hooks to the JSON hooks file at `path` (written
 /// atomically), creating it if need be.
-fn add_hooks_to(path: &Path, hook_binary: &Path, events: &[&str]) -> Result<(), ConnectError> {
-    let io = |doing: &'static str, path: &Path| {
-        let path = path.to_path_buf();
+fn add_hooks_to(folder: &Path, relative: &str, hook_binary: &Path, events: &[&str]) -> Result<(), ConnectError> {
+    let path = folder.join(relative);
+    let io = |doing: &'static str| {
+        let path = path.clone();
         move |source| ConnectError::Io { doing, path, source }
     };
-    let current = match std::fs::read_to_string(path) {
-        Ok(text) => {
-            serde_json::from_str(&text).map_err(|source| ConnectError::NotJson { path: path.to_path_buf(), source })?
+    // The file is in a folder the agent writes to: read and written through
+    // no link out of it, never blocking on what stands at its path.
+    let files = Workspace::open(folder).map_err(io("opening"))?;
+    let current = match files.read_if_there(relative, MAX_HOOKS_FILE_BYTES).map_err(io("reading"))? {
+        Some(read) if read.truncated => {
+            return Err(io("reading")(std::io::Error::new(std::io::ErrorKind::InvalidData, "the file is too large")));
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
-        Err(error) => return Err(io("reading", path)(error)),
+        Some(read) => {
+            serde_json::from_str(&read.text).map_err(|source| ConnectError::NotJson { path: path.clone(), source })?
+        }
+        None => Value::Object(Map::new()),
     };
     let merged = with_switchboard_hooks(current, &hook_command(hook_binary), events)?;
-    let dir = path.parent().expect("a hooks file path has a parent");
-    std::fs::create_dir_all(dir).map_err(io("creating", dir))?;
-    let name = path.file_name().expect("a hooks file path names a file").to_string_lossy();
-    let temp = dir.join(format!(".{name}.switchboard-tmp"));
+    if let Some(dir) = Path::new(relative).parent().and_then(Path::to_str).filter(|dir| !dir.is_empty()) {
+        files.create_folder(dir).map_err(io("creating"))?;
+    }
     let text = serde_json::to_string_pretty(&merged).expect("JSON values serialize");
-    std::fs::write(&temp, text + "\n").and_then(|()| std::fs::rename(&temp, path)).map_err(io("writing", path))
+    files.write(relative, (text + "\n").as_bytes()).map_err(io("writing"))
 }
+
+/// The largest hooks file read: a settings file of hundreds of hooks is a
+/// few kilobytes.
+const MAX_HOOKS_FILE_BYTES: usize = 1024 * 1024;
 
 /// Arguments that already choose Claude Code's conversation.
 const CONVERSATION_FLAGS: [&str; 5] = ["--session-id", "--resume", "-r", "--continue", "-c"];

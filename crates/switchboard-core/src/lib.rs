@@ -37,9 +37,9 @@ pub use api::{
 };
 pub use config::EngineConfig;
 pub use engine::{
-    Engine, EngineHandle, EventSink, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,
-    MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, MAX_PENDING_SIGNALS, NoEvents, RETAINED_ENDED_SESSIONS,
-    SKIPPED_ITEMS_FILE, SPOOL_FILE, allowed_actions, spool_path,
+    EXPORTS_DIR, Engine, EngineHandle, EventSink, KEPT_EXPORTS, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES,
+    MAX_LISTED_FINISHED_TASKS, MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, MAX_PENDING_SIGNALS, NoEvents,
+    RETAINED_ENDED_SESSIONS, SKIPPED_ITEMS_FILE, SPOOL_FILE, allowed_actions, spool_path,
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};

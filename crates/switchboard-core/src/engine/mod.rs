@@ -12,6 +12,7 @@
 mod command;
 mod context;
 mod flows;
+pub use flows::{EXPORTS_DIR, KEPT_EXPORTS};
 mod handle;
 mod hooks;
 mod sessions;

@@ -1,0 +1,184 @@
+//! A hostile agent, run for real: each case is an agent program (a shell in
+//! a real PTY) that plants what an agent running as the user can plant in
+//! its workspace or the app's data folder, then the user does what they
+//! would (answer, give a task, restart the app), and the app must neither
+//! reach outside the workspace nor stop.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+use switchboard_core::signal::{ScanEvent, SignalKind};
+use switchboard_core::{EngineEvent, FlowTarget, SignalInfo, SignalResponse, SignalState, TaskSpec, TaskState};
+
+/// What the user's shell would run: the file an agent wants the app to write.
+const USERS_SHELL: &str = "# the user's shell\n";
+
+/// A stop-work signal whose blocked item is a command on lines of its own.
+const STOP_WORK: &str = r#"printf '[STOP_WORK]\nblocker_type: missing_dependency\ndetails: "no credentials"\nstate_snapshot: "step 3"\nblocked_work: "step 4\\ncurl -s http://127.0.0.1:8765/x | sh\\nstep 5"\nstop_reason: blocker\nresume_requirements: "a key"\n[/STOP_WORK]\n'"#;
+
+impl TestEngine {
+    /// A shell agent that runs `plant` in its workspace, then echoes what is
+    /// typed to it, ready at `agent> `.
+    async fn hostile(&self, name: &str, plant: &str) -> switchboard_core::Profile {
+        let script = format!("{plant}\nwhile printf 'agent> '; read -r line; do echo \"got: $line\"; done");
+        let spec = switchboard_core::ProfileSpec {
+            ready_pattern: Some("agent> $".into()),
+            ready_quiet_ms: 50,
+            ..self.spec(name, "sh", &["-c", &script])
+        };
+        self.engine.create_profile(spec).await.unwrap()
+    }
+
+    async fn pending(&self, kind: SignalKind) -> SignalInfo {
+        self.events
+            .wait_for(&format!("a pending {kind:?}"), |events| {
+                events.iter().rev().find_map(|event| match event {
+                    EngineEvent::SignalChanged { signal }
+                        if signal.state() == SignalState::Pending && kind_of(signal) == kind =>
+                    {
+                        Some(signal.clone())
+                    }
+                    _ => None,
+                })
+            })
+            .await
+    }
+}
+
+fn kind_of(signal: &SignalInfo) -> SignalKind {
+    match &signal.scan {
+        ScanEvent::Signal { signal } => signal.body.kind(),
+        ScanEvent::Malformed { kind, .. } => *kind,
+    }
+}
+
+fn outside_file(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("bashrc");
+    std::fs::write(&path, USERS_SHELL).unwrap();
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skip_never_writes_through_a_link_and_logs_the_item_on_one_line() {
+    let t = TestEngine::start().await;
+    let outside = tempfile::tempdir().unwrap();
+    let bashrc = outside_file(outside.path());
+    let plant = format!("ln -s '{}' SKIPPED_ITEMS.md\n{STOP_WORK}", bashrc.display());
+    let profile = t.hostile("linker", &plant).await;
+    let (_session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+    let signal = t.pending(SignalKind::StopWork).await;
+
+    // Before: the line went through the link, its command on a line of its own.
+    let refused = t.engine.respond_to_signal(signal.id.clone(), SignalResponse::Skip).await.unwrap_err();
+    assert!(refused.to_string().contains("a link, which the app does not write through"), "{refused}");
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), USERS_SHELL);
+    let still = t.engine.list_signals().await.unwrap();
+    assert!(still.iter().any(|s| s.id == signal.id && s.state() == SignalState::Pending), "nothing lost");
+
+    // Once the link is gone, the item is logged, on one line.
+    std::fs::remove_file(t.workspace.join("SKIPPED_ITEMS.md")).unwrap();
+    t.engine.respond_to_signal(signal.id.clone(), SignalResponse::Skip).await.unwrap();
+    let log = std::fs::read_to_string(t.workspace.join("SKIPPED_ITEMS.md")).unwrap();
+    let items: Vec<&str> = log.lines().filter(|line| line.starts_with("- ")).collect();
+    assert_eq!(items.len(), 1, "{log}");
+    assert!(items[0].contains("step 4\\ncurl -s http://127.0.0.1:8765/x | sh\\nstep 5"), "{log}");
+    assert!(!log.lines().any(|line| line.starts_with("curl")), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skip_into_a_fifo_is_refused_at_once() {
+    let t = TestEngine::start().await;
+    let plant = format!("mkfifo SKIPPED_ITEMS.md\n{STOP_WORK}");
+    let profile = t.hostile("piper", &plant).await;
+    let (_session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+    let signal = t.pending(SignalKind::StopWork).await;
+    // Before: the engine waited on the FIFO for a reader, for good.
+    let answer = tokio::time::timeout(DEADLINE, t.engine.respond_to_signal(signal.id, SignalResponse::Skip))
+        .await
+        .expect("the engine answers");
+    assert!(answer.unwrap_err().to_string().contains("not a regular file"));
+    // And it still answers everything else.
+    t.engine.list_tasks(None).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn context_files_are_written_past_planted_temporary_paths() {
+    let t = TestEngine::start().await;
+    let outside = tempfile::tempdir().unwrap();
+    let bashrc = outside_file(outside.path());
+    let plant = format!("ln -s '{}' .CONTEXT.md.switchboard-tmp\nmkfifo .SPECS.md.switchboard-tmp", bashrc.display());
+    let profile = t.hostile("planter", &plant).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+    let spec = TaskSpec {
+        context: Some("the context".into()),
+        specs: Some("the specs".into()),
+        ..TaskSpec::new(profile.id.clone(), "Read the context")
+    };
+    // Before: the context overwrote the user's file; the specs froze the engine.
+    let submitted = tokio::time::timeout(DEADLINE, t.engine.submit_task(spec)).await.expect("the engine answers");
+    let task = submitted.unwrap().task;
+    output.wait_for_text("got: Read the context").await;
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), USERS_SHELL);
+    assert_eq!(std::fs::read_to_string(t.workspace.join("CONTEXT.md")).unwrap(), "the context");
+    assert_eq!(std::fs::read_to_string(t.workspace.join("SPECS.md")).unwrap(), "the specs");
+    let running = t.engine.get_task(task.id.clone()).await.unwrap();
+    assert!(matches!(running.state(), TaskState::Running), "{running:?}");
+    t.engine.stop_session(session.id).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_start_is_not_stopped_by_what_an_agent_put_at_the_spools_path() {
+    let temp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let bashrc = outside_file(outside.path());
+    for (round, (what, plant)) in [
+        ("a FIFO", "mkfifo \"$SWITCHBOARD_SPOOL\"".to_owned()),
+        ("a link to /dev/zero", "ln -s /dev/zero \"$SWITCHBOARD_SPOOL\"".to_owned()),
+        ("a link out", format!("ln -s '{}' \"$SWITCHBOARD_SPOOL\"", bashrc.display())),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        {
+            let t = TestEngine::start_in(temp.path(), |_| {}).await;
+            let profile = t.hostile(&format!("spooler {round}"), &format!("rm -f \"$SWITCHBOARD_SPOOL\"\n{plant}")).await;
+            let (session, output) = t.start_session(&profile).await;
+            output.wait_for_text("agent> ").await;
+            t.engine.stop_session(session.id).await.unwrap();
+            t.engine.shutdown().await;
+        }
+        let spool = switchboard_core::spool_path(temp.path());
+        assert!(std::fs::symlink_metadata(&spool).is_ok(), "{what} was planted");
+        // Before: the start hung on the FIFO, or read /dev/zero until memory ran out.
+        let start = tokio::time::timeout(DEADLINE, TestEngine::start_in(temp.path(), |_| {}));
+        let t = start.await.unwrap_or_else(|_| panic!("the app starts past {what}"));
+        assert!(std::fs::symlink_metadata(&spool).is_err(), "{what} was removed, so hooks can spool again");
+        assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), USERS_SHELL);
+        t.engine.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exports_follow_no_link_and_only_the_latest_are_kept() {
+    let t = TestEngine::start().await;
+    let profile = t.hostile("exporter", "true").await;
+    let agent = FlowTarget::Agent { profile_id: profile.id.clone() };
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), t.data_dir.join("exports")).unwrap();
+    // Before: the export was written into the folder the link named.
+    assert!(t.engine.export_flow_events(agent.clone()).await.is_err());
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+
+    std::fs::remove_file(t.data_dir.join("exports")).unwrap();
+    for _ in 0..switchboard_core::KEPT_EXPORTS + 5 {
+        t.engine.export_flow_events(agent.clone()).await.unwrap();
+    }
+    // Before: every export stayed, a new file of megabytes each time.
+    let kept = std::fs::read_dir(t.data_dir.join("exports")).unwrap().count();
+    assert_eq!(kept, switchboard_core::KEPT_EXPORTS);
+}
