@@ -101,6 +101,7 @@ async fn run_loop(rounds: u32) -> Vec<Duration> {
             env: Default::default(),
             at: 1,
             payload: serde_json::json!({"hook_event_name": "Stop", "last_assistant_message": format!("step {n} done")}),
+            secret: Some(switchboard_tests::session_env::secret_of(&session)),
         };
         stopped_at = Some(Instant::now());
         engine.hook_event(envelope).await.unwrap();

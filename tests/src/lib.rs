@@ -6,3 +6,4 @@ pub mod demo;
 pub mod fake_model;
 pub mod measure;
 pub mod netns;
+pub mod session_env;

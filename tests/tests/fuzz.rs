@@ -13,7 +13,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::Value;
 use switchboard_core::connect::{codex_notify, with_switchboard_hooks, without_switchboard_hooks};
-use switchboard_core::server::{RequestHandler, SocketRequest, SocketResponse, serve};
+use switchboard_core::server::{Caller, RequestHandler, SocketRequest, SocketResponse, serve};
 use switchboard_core::signal::{MAX_BLOCK_BYTES, ScanEvent, SignalScanner, scan_all};
 use switchboard_core::{EngineError, Reply, hook::HookEvent, summary::parse_summary};
 
@@ -194,7 +194,7 @@ proptest! {
 struct AlwaysOk;
 
 impl RequestHandler for AlwaysOk {
-    async fn handle(&self, _request: SocketRequest) -> Result<Reply, EngineError> {
+    async fn handle(&self, _request: SocketRequest, _caller: Caller) -> Result<Reply, EngineError> {
         Ok(Reply::Unit)
     }
 }

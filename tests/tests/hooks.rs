@@ -24,6 +24,7 @@ fn recorded_payloads() -> Vec<String> {
 fn fire(socket: &Path, spool: &Path, session: &SessionId, payload: &str) {
     let env = |name: &str| match name {
         "SWITCHBOARD_SESSION_ID" => Some(session.to_string()),
+        "SWITCHBOARD_SESSION_SECRET" => Some(switchboard_tests::session_env::secret_of(session)),
         "SWITCHBOARD_SOCKET" => Some(socket.display().to_string()),
         "SWITCHBOARD_SPOOL" => Some(spool.display().to_string()),
         "CLAUDE_CODE_SESSION_ID" => Some("11be1930-3c45-41f0-8a97-80ee87b18f26".to_owned()),
@@ -88,6 +89,8 @@ async fn events_spooled_while_no_app_runs_are_replayed_at_the_next_start() {
         let profile = t.demo_profile(&[]).await;
         let (session, _output) = t.start_session(&profile).await;
         session_id = session.id.clone();
+        // Read while it runs: its hooks keep it after the app is gone.
+        switchboard_tests::session_env::secret_of(&session_id);
         t.engine.shutdown().await;
     }
     // The app is gone: the hook spools, and still returns at once.
@@ -276,6 +279,7 @@ async fn a_claude_code_conversation_is_named_at_start_and_resumed_later() {
 fn ask(socket: &Path, spool: &Path, session: &SessionId) -> Option<String> {
     let env = |name: &str| match name {
         "SWITCHBOARD_SESSION_ID" => Some(session.to_string()),
+        "SWITCHBOARD_SESSION_SECRET" => Some(switchboard_tests::session_env::secret_of(session)),
         "SWITCHBOARD_SOCKET" => Some(socket.display().to_string()),
         "SWITCHBOARD_SPOOL" => Some(spool.display().to_string()),
         _ => None,
@@ -466,6 +470,7 @@ impl Lead {
             env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             at: 1,
             payload,
+            secret: Some(switchboard_tests::session_env::secret_of(&self.session)),
         };
         self.t.engine.hook_event(envelope).await.unwrap();
     }

@@ -146,7 +146,8 @@ async fn the_next_start_is_not_stopped_by_what_an_agent_put_at_the_spools_path()
     {
         {
             let t = TestEngine::start_in(temp.path(), |_| {}).await;
-            let profile = t.hostile(&format!("spooler {round}"), &format!("rm -f \"$SWITCHBOARD_SPOOL\"\n{plant}")).await;
+            let profile =
+                t.hostile(&format!("spooler {round}"), &format!("rm -f \"$SWITCHBOARD_SPOOL\"\n{plant}")).await;
             let (session, output) = t.start_session(&profile).await;
             output.wait_for_text("agent> ").await;
             t.engine.stop_session(session.id).await.unwrap();
@@ -181,4 +182,97 @@ async fn exports_follow_no_link_and_only_the_latest_are_kept() {
     // Before: every export stayed, a new file of megabytes each time.
     let kept = std::fs::read_dir(t.data_dir.join("exports")).unwrap().count();
     assert_eq!(kept, switchboard_core::KEPT_EXPORTS);
+}
+
+/// The hook binary, built beside the test binaries by `cargo test`.
+fn hook_binary() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let hook = exe.parent().and_then(Path::parent).unwrap().join("switchboard-hook");
+    assert!(hook.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", hook.display());
+    hook
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_cannot_speak_for_another_session() {
+    let t = TestEngine::start().await;
+    let worker = t.hostile("worker", "true").await;
+    let task = t.engine.submit_task(TaskSpec::new(worker.id.clone(), "Keep working")).await.unwrap().task;
+    let victim = t.session_of_task(&task.id).await;
+    let hook = hook_binary();
+    // Another agent sends a failure in the worker's name: with its own
+    // secret, then with none.
+    let failure = r#"{"hook_event_name":"StopFailure","error":"rate_limit"}"#;
+    let plant = format!(
+        "printf '%s' '{failure}' | SWITCHBOARD_SESSION_ID={victim} '{hook}'\n\
+         printf '%s' '{failure}' | SWITCHBOARD_SESSION_ID={victim} SWITCHBOARD_SESSION_SECRET= '{hook}'\n\
+         echo forged",
+        hook = hook.display()
+    );
+    let forger = t.hostile("forger", &plant).await;
+    let (_session, output) = t.start_session(&forger).await;
+    output.wait_for_text("forged").await;
+    // The hook has had its answer by then. Before: the worker's task failed.
+    let still = t.engine.get_task(task.id.clone()).await.unwrap();
+    assert_eq!(still.state(), TaskState::Running, "{still:?}");
+    let log = t.engine.list_events(Some(victim.clone())).await.unwrap();
+    assert!(
+        !log.iter().any(|entry| format!("{:?}", entry.kind).contains("StopFailure")),
+        "nothing forged was recorded for the worker"
+    );
+    t.engine.cancel_task(task.id).await.unwrap();
+}
+
+/// A process of an agent deciding what is the user's, over the app's socket.
+const DECIDE_OWN_PERMISSION: &str = r#"python3 - <<'PY'
+import json, os, socket
+def ask(command):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["SWITCHBOARD_SOCKET"])
+    s.sendall((json.dumps({"type": "command", "command": command}) + "\n").encode())
+    answer = s.makefile().readline()
+    s.close()
+    return json.loads(answer)
+import time
+while True:
+    requests = ask({"type": "list_permission_requests"})["ok"]["value"]
+    if requests:
+        break
+    time.sleep(0.05)
+for request in requests:
+    answer = ask({"type": "decide_permission", "request_id": request["id"], "allow": True, "message": None})
+    print("decided:", json.dumps(answer))
+signal = ask({"type": "respond_to_signal", "signal_id": "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f", "response": {"type": "dismiss"}})
+print("signal:", json.dumps(signal))
+PY"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_cannot_decide_what_is_the_users() {
+    let t = TestEngine::start_with(|config| config.permission_wait = std::time::Duration::from_secs(60)).await;
+    let hook = hook_binary();
+    // The agent asks for a permission (its hook waits for the user), then
+    // answers it itself through the app's socket.
+    let ask = r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}"#;
+    let plant = format!("printf '%s' '{ask}' | '{}' > decision.json &\n{DECIDE_OWN_PERMISSION}", hook.display());
+    let profile = t.hostile("self-approver", &plant).await;
+    let (session, output) = t.start_session(&profile).await;
+    let screen = output.wait_for_text("agent> ").await;
+    // Before: the agent's own decision was taken.
+    assert!(screen.contains("decided:") && screen.contains("not_allowed"), "{screen}");
+    assert!(screen.contains("signal:") && !screen.contains("signal_not_found"), "refused before it was looked up");
+    let waiting = t.engine.list_permission_requests().await.unwrap();
+    assert_eq!(waiting.len(), 1, "still the user's to decide");
+    // The user's command line (a process the app did not start) decides.
+    let socket = switchboard_core::config::socket_path(&t.data_dir, None);
+    let id = waiting[0].id;
+    let decided = tokio::task::spawn_blocking(move || {
+        switchboard_core::client::call(
+            &socket,
+            switchboard_core::Command::DecidePermission { request_id: id, allow: false, message: None },
+        )
+    })
+    .await
+    .unwrap();
+    assert!(decided.is_ok(), "{decided:?}");
+    assert!(t.engine.list_permission_requests().await.unwrap().is_empty());
+    t.engine.stop_session(session.id).await.unwrap();
 }

@@ -163,7 +163,7 @@ macro_rules! command_docs {
             vec![$(
                 CommandDoc {
                     method: stringify!($method),
-                    window: stringify!($reach) == "window",
+                    window: matches!(stringify!($reach), "window" | "user"),
                     docs: vec![$($doc),*],
                     args: vec![$((stringify!($arg), <$ty as TS>::name(cfg))),*],
                     output: <$out as TS>::name(cfg),

@@ -88,13 +88,13 @@ mod tests {
 
     use super::*;
     use crate::error::EngineError;
-    use crate::server::{self, RequestHandler};
+    use crate::server::{self, Caller, RequestHandler};
 
     /// Answers every request with a plain `ok`, whatever was asked.
     struct AlwaysUnit;
 
     impl RequestHandler for AlwaysUnit {
-        async fn handle(&self, _request: SocketRequest) -> Result<Reply, EngineError> {
+        async fn handle(&self, _request: SocketRequest, _caller: Caller) -> Result<Reply, EngineError> {
             Ok(Reply::Unit)
         }
     }

@@ -58,6 +58,12 @@ pub enum EngineError {
     /// several waiting callers); keeps its code and field.
     #[error("{}", .0.message)]
     Relayed(ApiError),
+    /// A process of an agent sent a command that is the user's to give.
+    #[error("`{command}` is the user's decision; a process of an agent may not send it")]
+    UsersDecision { command: &'static str },
+    /// A hook event or agent text that names a session without its secret.
+    #[error("this event does not come from the session it names")]
+    NotThisSession,
     #[error("the engine has shut down")]
     EngineStopped,
     #[error("the work that was to answer this request ended first")]
@@ -118,6 +124,7 @@ impl EngineError {
                 _ => ErrorCode::Io,
             },
             EngineError::Relayed(error) => error.code,
+            EngineError::UsersDecision { .. } | EngineError::NotThisSession => ErrorCode::NotAllowed,
             EngineError::EngineStopped => ErrorCode::EngineStopped,
             EngineError::Unanswered | EngineError::Internal(_) => ErrorCode::Internal,
         }

@@ -48,10 +48,30 @@ pub enum SocketResponse {
     Error(ApiError),
 }
 
+/// Who is at the other end of a connection, as the kernel tells it
+/// (`SO_PEERCRED`): every peer runs as the user, but only some are the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// A process the app did not start: the user's command line or scripts.
+    User { pid: i32 },
+    /// A process of an agent: the app started it or one of its ancestors
+    /// (the app reaps orphans, so even a daemon an agent left stays its
+    /// descendant), or it carries a session's id. Hooks are such processes.
+    Agent { pid: i32 },
+}
+
+impl Caller {
+    /// Who the process `pid` is, seen from the app's process `app`.
+    pub fn of(pid: i32, app: i32) -> Caller {
+        if crate::session::process::is_agent_process(pid, app) { Caller::Agent { pid } } else { Caller::User { pid } }
+    }
+}
+
 /// What serves the requests the socket reads: the engine, or a stand-in in
 /// tests.
 pub trait RequestHandler: Send + Sync + 'static {
-    fn handle(&self, request: SocketRequest) -> impl Future<Output = Result<Reply, EngineError>> + Send;
+    fn handle(&self, request: SocketRequest, caller: Caller)
+    -> impl Future<Output = Result<Reply, EngineError>> + Send;
 }
 
 impl SocketRequest {
@@ -129,14 +149,17 @@ pub fn serve<H: RequestHandler>(path: &Path, handler: Arc<H>) -> Result<SocketSe
 
 async fn serve_connection<H: RequestHandler>(stream: UnixStream, handler: Arc<H>, stats: Arc<ServerStats>) {
     let ours = nix::unistd::getuid().as_raw();
-    match stream.peer_cred() {
-        Ok(cred) if cred.uid() == ours => {}
+    let caller = match stream.peer_cred() {
+        Ok(cred) if cred.uid() == ours => {
+            // A peer without a pid (not on Linux) is taken for an agent.
+            cred.pid().map_or(Caller::Agent { pid: 0 }, |pid| Caller::of(pid, std::process::id() as i32))
+        }
         other => {
             stats.refused_peers.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(peer = ?other.map(|c| c.uid()), "refused a socket peer that is not this user");
             return;
         }
-    }
+    };
     let (read, mut write) = stream.into_split();
     let mut lines = BufReader::new(read);
     let mut line = Vec::new();
@@ -152,7 +175,7 @@ async fn serve_connection<H: RequestHandler>(stream: UnixStream, handler: Arc<H>
                 return;
             }
             Ok(Ok(_)) => match serde_json::from_slice::<SocketRequest>(&line) {
-                Ok(request) => match handler.handle(request).await {
+                Ok(request) => match handler.handle(request, caller).await {
                     Ok(reply) => SocketResponse::Ok(reply),
                     Err(error) => SocketResponse::Error(error.into()),
                 },

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use switchboard_protocol::hook::{FORWARDED_ENV, HookEnvelope, MAX_EVENT_BYTES};
+use switchboard_protocol::hook::{FORWARDED_ENV, HookEnvelope, MAX_EVENT_BYTES, SECRET_ENV};
 
 /// How long the socket may take, in all: the agent waits for its hook.
 pub const DEADLINE: Duration = Duration::from_millis(300);
@@ -49,7 +49,7 @@ pub fn envelope(payload: Value, env: impl Fn(&str) -> Option<String>) -> HookEnv
     let forwarded: BTreeMap<String, String> =
         FORWARDED_ENV.iter().filter_map(|name| env(name).map(|value| ((*name).to_owned(), value))).collect();
     let at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    HookEnvelope { session_id: env(SESSION_ENV), env: forwarded, at, payload }
+    HookEnvelope { session_id: env(SESSION_ENV), env: forwarded, at, payload, secret: env(SECRET_ENV) }
 }
 
 /// One request line for the engine socket.

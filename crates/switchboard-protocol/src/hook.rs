@@ -37,7 +37,16 @@ pub struct HookEnvelope {
     pub at: i64,
     /// The event JSON as the agent wrote it.
     pub payload: Value,
+    /// The session's secret (`SWITCHBOARD_SESSION_SECRET`): without it the
+    /// event is not taken for the session it names. Never logged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub secret: Option<String>,
 }
+
+/// The environment variable holding a session's secret, which its hook
+/// events carry.
+pub const SECRET_ENV: &str = "SWITCHBOARD_SESSION_SECRET";
 
 /// A teammate or background task in a Stop event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

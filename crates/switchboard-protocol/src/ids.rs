@@ -95,6 +95,12 @@ uuid_id!(
     "task"
 );
 
+/// A fresh secret: 244 random bits (two version-4 UUIDs), as hex. What a
+/// session's hook events carry to be taken for it.
+pub fn new_secret() -> String {
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

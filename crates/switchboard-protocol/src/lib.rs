@@ -14,7 +14,7 @@ pub mod summary;
 pub mod team;
 pub mod text;
 
-pub use ids::{IdError, LoopId, ProfileId, SessionId, SignalId, TaskId};
+pub use ids::{IdError, LoopId, ProfileId, SessionId, SignalId, TaskId, new_secret};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

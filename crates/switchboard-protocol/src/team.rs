@@ -285,6 +285,7 @@ mod tests {
             env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             at: 0,
             payload,
+            secret: None,
         }
     }
 

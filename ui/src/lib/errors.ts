@@ -29,6 +29,7 @@ const KNOWN_CODES: Record<ErrorCode, true> = {
   permission_denied: true,
   not_found: true,
   io: true,
+  not_allowed: true,
   engine_stopped: true,
   internal: true,
 };

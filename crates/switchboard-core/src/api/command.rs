@@ -13,8 +13,11 @@ use super::task::{QueueStatus, Submitted, TaskInfo};
 /// engine's dispatch of wire commands, and the window's typed calls in
 /// TypeScript (`ui/src/lib/bindings.ts`).
 ///
-/// An entry: who may send it (`window`: the app's window and scripts;
-/// `socket`: scripts and hooks only), whether the engine answers `now` or
+/// An entry: who may send it (`window`: the app's window and scripts,
+/// agents' processes too; `user`: the window and the user's own command line,
+/// never a process of an agent, for the decisions that are the user's;
+/// `socket`: scripts and hooks only; `script`: the user's scripts only, not
+/// the window nor agents), whether the engine answers `now` or
 /// `later` (it keeps the responder until, say, a process has ended), the
 /// method and variant names, the arguments, and what it answers with. The
 /// engine implements each as a method of the same name on its state: for
@@ -25,11 +28,11 @@ macro_rules! engine_commands {
         $then! {
             window now list_profiles / ListProfiles () -> Vec<crate::api::Profile>;
             window now create_profile / CreateProfile (spec: crate::api::ProfileSpec) -> crate::api::Profile;
-            window now update_profile / UpdateProfile (
+            user now update_profile / UpdateProfile (
                 profile_id: switchboard_protocol::ProfileId,
                 spec: crate::api::ProfileSpec,
             ) -> crate::api::Profile;
-            window now delete_profile / DeleteProfile (profile_id: switchboard_protocol::ProfileId) -> ();
+            user now delete_profile / DeleteProfile (profile_id: switchboard_protocol::ProfileId) -> ();
             /// Every problem `create_profile` (no `profile_id`) or `update_profile` would find with
             /// the spec, without saving anything; none: it would be saved.
             window now check_profile / CheckProfile (
@@ -117,13 +120,13 @@ macro_rules! engine_commands {
             /// The app's settings (their defaults where the user set none).
             window now get_settings / GetSettings () -> crate::api::Settings;
             /// Checks and keeps the app's settings; answers with them as kept (times tidied).
-            window now set_settings / SetSettings (settings: crate::api::Settings) -> crate::api::Settings;
+            user now set_settings / SetSettings (settings: crate::api::Settings) -> crate::api::Settings;
             /// A task's history from the event log, oldest first.
             window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<crate::api::LogEntry>;
             /// Pending signals and the most recent handled ones.
             window now list_signals / ListSignals () -> Vec<crate::api::SignalInfo>;
             /// Answers, decides or dismisses a pending signal; answers with the settled record.
-            window now respond_to_signal / RespondToSignal (
+            user now respond_to_signal / RespondToSignal (
                 signal_id: switchboard_protocol::SignalId,
                 response: crate::api::SignalResponse,
             ) -> crate::api::SignalInfo;
@@ -131,7 +134,7 @@ macro_rules! engine_commands {
             window now list_delegations / ListDelegations () -> Vec<crate::api::Delegation>;
             /// Whether a delegated agent keeps running after it reports (by default it ends,
             /// freeing its place among the agents running at once).
-            window now keep_delegate / KeepDelegate (
+            user now keep_delegate / KeepDelegate (
                 session_id: switchboard_protocol::SessionId,
                 keep: bool,
             ) -> crate::api::Delegation;
@@ -159,7 +162,7 @@ macro_rules! engine_commands {
             ) -> crate::api::LoopFiles;
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
-            socket now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
+            script now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
             /// An event from an agent's hooks, as `switchboard-hook` forwards it. A permission
             /// request is answered once the user decides (none: the agent's own prompt decides).
             socket later hook_event / HookEvent (
@@ -193,7 +196,7 @@ macro_rules! engine_commands {
             /// Permission requests waiting for the user.
             window now list_permission_requests / ListPermissionRequests () -> Vec<crate::api::PermissionRequest>;
             /// The user's answer to an agent's permission request.
-            window now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
+            user now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
         }
     };
 }
@@ -204,7 +207,29 @@ macro_rules! for_window {
     (window) => {
         true
     };
+    (user) => {
+        true
+    };
     (socket) => {
+        false
+    };
+    (script) => {
+        false
+    };
+}
+
+/// Whether commands of this reach may come from an agent's process.
+macro_rules! for_agents {
+    (window) => {
+        true
+    };
+    (user) => {
+        false
+    };
+    (socket) => {
+        true
+    };
+    (script) => {
         false
     };
 }
@@ -231,6 +256,14 @@ macro_rules! command_enum {
             pub fn for_window(&self) -> bool {
                 match self {
                     $(Command::$variant { .. } => for_window!($reach),)*
+                }
+            }
+
+            /// Whether a process of an agent may send it (the user's decisions
+            /// it may not).
+            pub fn for_agents(&self) -> bool {
+                match self {
+                    $(Command::$variant { .. } => for_agents!($reach),)*
                 }
             }
 
@@ -389,6 +422,9 @@ pub enum ErrorCode {
     NotFound,
     /// Another failure reading or writing a file.
     Io,
+    /// A process of an agent asked for what only the user may decide, or
+    /// spoke for a session that is not its own.
+    NotAllowed,
     EngineStopped,
     Internal,
 }

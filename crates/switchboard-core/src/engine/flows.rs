@@ -74,12 +74,16 @@ pub(crate) fn export(cx: &Ctx, data_dir: &Path, target: FlowTarget) -> Result<St
         FlowTarget::Task { task_id } => format!("task-{task_id}"),
         FlowTarget::Loop { loop_id } => format!("loop-{loop_id}"),
     };
-    let file = format!("{name}-events-{}.jsonl", crate::api::now());
     let failed = |e| EngineError::io("exporting the event log".to_owned(), e);
     // The data folder's `exports/` is made in place and reached through no
     // link, like every file an agent could put something in the way of.
     let folder = Workspace::open_private(data_dir).map_err(failed)?;
     folder.create_folder(EXPORTS_DIR).map_err(failed)?;
+    let at = crate::api::now();
+    let file = (0..)
+        .map(|n| if n == 0 { format!("{name}-events-{at}.jsonl") } else { format!("{name}-events-{at}-{n}.jsonl") })
+        .find(|file| !folder.exists(&format!("{EXPORTS_DIR}/{file}")))
+        .expect("some name is free");
     folder.write(&format!("{EXPORTS_DIR}/{file}"), text.as_bytes()).map_err(failed)?;
     forget_old_exports(&folder, data_dir);
     let path = data_dir.join(EXPORTS_DIR).join(file);

@@ -112,8 +112,13 @@ impl Engine {
 struct WeakEngine(mpsc::WeakSender<state::Request>);
 
 impl RequestHandler for WeakEngine {
-    async fn handle(&self, request: SocketRequest) -> Result<crate::api::Reply, EngineError> {
+    async fn handle(&self, request: SocketRequest, caller: server::Caller) -> Result<crate::api::Reply, EngineError> {
         let sender = self.0.upgrade().ok_or(EngineError::EngineStopped)?;
-        handle::send_command(&sender, request.into_command()).await
+        let command = request.into_command();
+        if matches!(caller, server::Caller::Agent { .. }) && !command.for_agents() {
+            tracing::warn!(?caller, command = command.name(), "refused a user's decision from a process of an agent");
+            return Err(EngineError::UsersDecision { command: command.name() });
+        }
+        handle::send_command(&sender, command).await
     }
 }

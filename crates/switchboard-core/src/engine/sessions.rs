@@ -94,13 +94,17 @@ pub(crate) struct SessionEntry {
     /// The teammates it leads.
     pub team: TeamState,
     pub signals: SignalRecord,
+    /// What its agent's hook events must carry to be taken for it (given in
+    /// its environment); none for a session recorded before secrets were.
+    secret: Option<String>,
 }
 
 impl SessionEntry {
-    fn new(info: SessionInfo, run: Run) -> Self {
+    fn new(info: SessionInfo, run: Run, secret: Option<String>) -> Self {
         SessionEntry {
             info,
             run,
+            secret,
             hooks: HookRecord::default(),
             team: TeamState::default(),
             signals: SignalRecord::default(),
@@ -109,6 +113,16 @@ impl SessionEntry {
 
     pub fn is_running(&self) -> bool {
         matches!(self.run, Run::Running { .. })
+    }
+
+    #[cfg(test)]
+    pub fn secret(&self) -> Option<&str> {
+        self.secret.as_deref()
+    }
+
+    /// Whether `secret` is this session's: only its own agent can say it.
+    pub fn is_spoken_for_by(&self, secret: Option<&str>) -> bool {
+        matches!((&self.secret, secret), (Some(ours), Some(theirs)) if ours == theirs)
     }
 
     /// Its actor, while it has one (running, or ended and still viewable).
@@ -156,7 +170,8 @@ impl Sessions {
     pub fn known(&mut self, store: &Store, id: &SessionId) -> Option<&mut SessionEntry> {
         if !self.entries.contains_key(id) {
             let info = store.get_session(id).ok().flatten()?;
-            self.entries.insert(id.clone(), SessionEntry::new(info, Run::Recorded));
+            let secret = store.session_secret(id).ok().flatten();
+            self.entries.insert(id.clone(), SessionEntry::new(info, Run::Recorded, secret));
             self.retire(id.clone());
         }
         self.entries.get_mut(id)
@@ -235,6 +250,7 @@ impl Sessions {
         }
         let program = resolve_command(&profile.spec.command, &cwd, self.path_env.as_deref())?;
         let id = SessionId::new();
+        let secret = switchboard_protocol::new_secret();
         let (mut args, agent_session_id, hooks_connected) = self.connect(&profile, &cwd, resume);
         if profile.spec.signal_protocols {
             args = teach(&profile, &id, args);
@@ -243,7 +259,7 @@ impl Sessions {
             id: id.clone(),
             program,
             args,
-            env: session_env(&profile, &id, &self.config.socket_path, &spool_path(&self.config.data_dir)),
+            env: session_env(&profile, &id, &secret, &self.config.socket_path, &spool_path(&self.config.data_dir)),
             cwd,
             size,
             replay_cap: self.config.scrollback_bytes,
@@ -260,7 +276,7 @@ impl Sessions {
             state: SessionState::Running { pid: spawned.pid },
             agent_session_id,
         };
-        let recorded = store.insert_session(&info, spawned.start_time).and_then(|()| {
+        let recorded = store.insert_session(&info, spawned.start_time, &secret).and_then(|()| {
             let about = LogAbout { profile: Some(&info.profile_id), ..LogAbout::session(&id) };
             log(store, sink, info.started_at, about, &LogKind::SessionStarted { pid: spawned.pid })
         });
@@ -271,7 +287,7 @@ impl Sessions {
             return Err(error.into());
         }
         let run = Run::Running { handle: spawned.handle, waiters: Vec::new() };
-        self.entries.insert(id, SessionEntry::new(info.clone(), run));
+        self.entries.insert(id, SessionEntry::new(info.clone(), run, Some(secret)));
         sink.emit(EngineEvent::SessionChanged { session: info.clone() });
         Ok(info)
     }
@@ -507,11 +523,12 @@ pub(crate) fn invalid_size(size: TermSize) -> EngineError {
 
 /// The environment an agent starts with, on top of the app's own: the
 /// profile's variables, then what the engine needs (these win).
-fn session_env(profile: &Profile, id: &SessionId, socket: &Path, spool: &Path) -> Vec<(String, String)> {
+fn session_env(profile: &Profile, id: &SessionId, secret: &str, socket: &Path, spool: &Path) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> =
         vec![("TERM".into(), "xterm-256color".into()), ("COLORTERM".into(), "truecolor".into())];
     env.extend(profile.spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     env.push((process::SESSION_ENV.into(), id.to_string()));
+    env.push((switchboard_protocol::hook::SECRET_ENV.into(), secret.to_owned()));
     env.push(("SWITCHBOARD_SOCKET".into(), socket.display().to_string()));
     env.push(("SWITCHBOARD_SPOOL".into(), spool.display().to_string()));
     env
@@ -548,7 +565,7 @@ mod tests {
             state: SessionState::Running { pid: leader_pid },
             agent_session_id: None,
         };
-        store.insert_session(&session, Some(1)).unwrap();
+        store.insert_session(&session, Some(1), "secret").unwrap();
         let mut daemon = std::process::Command::new("sleep")
             .arg("60")
             .env(process::SESSION_ENV, session.id.to_string())

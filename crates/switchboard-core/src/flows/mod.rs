@@ -174,6 +174,7 @@ impl World {
                     env: env.clone().unwrap_or_default(),
                     at: entry.at,
                     payload: payload.clone(),
+                    secret: None,
                 };
                 if let Some(change) = team_event(&hook, &envelope) {
                     self.team.apply(change);

@@ -42,6 +42,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0012_waiting_for_user.sql")),
         M::up(include_str!("../../migrations/0013_task_titles.sql")),
         M::up(include_str!("../../migrations/0014_settings.sql")),
+        M::up(include_str!("../../migrations/0016_session_secrets.sql")),
     ])
 });
 
@@ -218,12 +219,13 @@ impl Store {
 
     // ---- sessions ----
 
-    pub fn insert_session(&self, session: &SessionInfo, pid_start_time: Option<u64>) -> Result<()> {
+    /// Records a session; `secret` is what its agent's hook events must carry.
+    pub fn insert_session(&self, session: &SessionInfo, pid_start_time: Option<u64>, secret: &str) -> Result<()> {
         let columns = StateColumns::from(&session.state);
         self.exec(
             "INSERT INTO sessions (id, profile_id, state, pid, pid_start_time, rows, cols, exit_code,
-             signal, started_at, ended_at, agent_session_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             signal, started_at, ended_at, agent_session_id, secret)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 session.id.to_string(),
                 session.profile_id.to_string(),
@@ -237,6 +239,7 @@ impl Store {
                 session.started_at,
                 columns.ended_at,
                 session.agent_session_id,
+                secret,
             ],
         )?;
         Ok(())
@@ -278,6 +281,16 @@ impl Store {
 
     pub fn get_session(&self, id: &SessionId) -> Result<Option<SessionInfo>> {
         Ok(self.query_runs("id = ?1", [id.to_string()])?.pop().map(|run| run.session))
+    }
+
+    /// The secret a session's hook events must carry; none for a session
+    /// recorded before sessions had one.
+    pub fn session_secret(&self, id: &SessionId) -> Result<Option<String>> {
+        let secret = self
+            .conn
+            .query_row("SELECT secret FROM sessions WHERE id = ?1", [id.to_string()], |row| row.get(0))
+            .optional()?;
+        Ok(secret.flatten())
     }
 
     /// The ids of a profile's sessions.

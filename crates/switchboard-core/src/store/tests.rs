@@ -73,7 +73,7 @@ fn session_states_round_trip() {
     ];
     for state in states {
         let s = session(&p, SessionState::Running { pid: 7 });
-        store.insert_session(&s, Some(12345)).unwrap();
+        store.insert_session(&s, Some(12345), "secret").unwrap();
         store.update_session_state(&s.id, &state).unwrap();
         let found = store.list_sessions().unwrap().into_iter().find(|x| x.id == s.id).unwrap();
         assert_eq!(found.state, state);
@@ -89,7 +89,7 @@ fn deleting_a_profile_deletes_its_sessions_but_not_their_history() {
     let p = profile("a");
     store.insert_profile(&p).unwrap();
     let s = session(&p, SessionState::Running { pid: 9 });
-    store.insert_session(&s, None).unwrap();
+    store.insert_session(&s, None, "secret").unwrap();
     store.append_event(1, Some(&s.id), &LogKind::SessionStarted { pid: 9 }).unwrap();
     store.delete_profile(&p.id).unwrap();
     assert!(store.list_sessions().unwrap().is_empty());
@@ -140,7 +140,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 14);
+    assert_eq!(store.schema_version().unwrap(), 15);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -220,7 +220,7 @@ fn recent_sessions_are_the_newest_in_order_and_single_lookups_work() {
     for n in 0..5 {
         let mut s = session(&p, SessionState::Interrupted { ended_at: n });
         s.started_at = 1000 + n;
-        store.insert_session(&s, None).unwrap();
+        store.insert_session(&s, None, "secret").unwrap();
         ids.push(s.id);
     }
     let recent: Vec<_> = store.recent_sessions(3).unwrap().into_iter().map(|s| s.id).collect();

@@ -129,6 +129,11 @@ impl HookDesk {
                 reason: format!("a hook event names no session of this app ({:?})", envelope.session_id),
             });
         };
+        if !entry.is_spoken_for_by(envelope.secret.as_deref()) {
+            self.refused += 1;
+            tracing::warn!(session = %session_id, "refused a hook event without its session's secret");
+            return Err(EngineError::NotThisSession);
+        }
         if let Some(conversation) = hook_conversation(&envelope.payload) {
             entry.hooks.conversation.get_or_insert_with(|| conversation.to_owned());
         }

@@ -28,7 +28,8 @@ impl Desk {
     }
 
     fn envelope(&self, payload: serde_json::Value) -> HookEnvelope {
-        HookEnvelope { session_id: Some(self.session.to_string()), env: Default::default(), at: 1, payload }
+        let secret = self.bench.cx.sessions.get(&self.session).and_then(|entry| entry.secret().map(str::to_owned));
+        HookEnvelope { session_id: Some(self.session.to_string()), env: Default::default(), at: 1, payload, secret }
     }
 
     fn hook(&mut self, payload: serde_json::Value) {
@@ -113,12 +114,43 @@ async fn a_team_is_spawned_finishes_and_goes_idle() {
 async fn events_from_no_session_of_this_app_are_refused_and_counted() {
     let mut desk = Desk::new();
     for session_id in [None, Some("not-a-session".to_owned()), Some(SessionId::new().to_string())] {
-        let envelope =
-            HookEnvelope { session_id, env: Default::default(), at: 1, payload: json!({"hook_event_name": "Stop"}) };
+        let envelope = HookEnvelope {
+            session_id,
+            env: Default::default(),
+            at: 1,
+            payload: json!({"hook_event_name": "Stop"}),
+            secret: None,
+        };
         let refused = desk.desk.on_hook(&mut desk.bench.cx, &envelope).unwrap_err();
         assert!(matches!(refused, EngineError::InvalidInput { field: "session_id", .. }));
     }
     assert_eq!(desk.desk.refused(), 3);
+}
+
+#[tokio::test]
+async fn an_event_is_taken_for_a_session_only_with_its_secret() {
+    let mut desk = Desk::new();
+    let other = desk.bench.profile("other", AgentKind::ClaudeCode);
+    let other_session = desk.bench.start(&other).id;
+    let own = desk.envelope(json!({"hook_event_name": "UserPromptSubmit"}));
+    desk.desk.on_hook(&mut desk.bench.cx, &own).unwrap();
+    // Before: any process that knew a session's id spoke for it (a forged
+    // failure ended another agent's task).
+    let forged = [
+        HookEnvelope { secret: None, ..desk.envelope(json!({"hook_event_name": "StopFailure"})) },
+        HookEnvelope { secret: Some("guessed".into()), ..desk.envelope(json!({"hook_event_name": "StopFailure"})) },
+        HookEnvelope {
+            session_id: Some(other_session.to_string()),
+            ..desk.envelope(json!({"hook_event_name": "Stop"}))
+        },
+    ];
+    for envelope in forged {
+        let refused = desk.desk.on_hook(&mut desk.bench.cx, &envelope).unwrap_err();
+        assert!(matches!(refused, EngineError::NotThisSession), "{refused:?}");
+    }
+    assert_eq!(desk.desk.refused(), 3);
+    assert_eq!(desk.shown(), AgentStatus::Working, "nothing forged was applied");
+    assert!(desk.follows().iter().all(|follow| !matches!(follow, Follow::TurnFailed { .. })));
 }
 
 #[tokio::test]
