@@ -18,6 +18,7 @@ pub mod instance;
 pub mod logging;
 pub mod notice;
 pub mod presets;
+pub mod private;
 pub mod search;
 pub mod server;
 pub mod session;

@@ -14,7 +14,15 @@ use std::process::ExitCode;
 /// failure is shown to the user and the agent goes on.
 const EXIT_EVENT_LOST: u8 = 1;
 
+/// What the hook's files (the spool, and the data folder when it makes it)
+/// keep from group and others: everything. They hold what agents did.
+const PRIVATE_UMASK: libc::mode_t = 0o077;
+
 fn main() -> ExitCode {
+    // SAFETY: umask only sets the process's file creation mask; nothing else
+    // runs yet. The spool is then made 0600 and its folder 0700, whatever
+    // umask the agent ran the hook with.
+    unsafe { libc::umask(PRIVATE_UMASK) };
     // Writes to stdout and stderr ignore failure (a closed pipe, a full
     // disk): `println!` would panic, and the exit status must say what
     // became of the event whatever happens to them.

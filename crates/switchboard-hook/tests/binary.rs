@@ -112,3 +112,32 @@ fn an_event_it_can_neither_deliver_nor_spool_is_said_lost_with_a_failing_exit() 
     let kept = run_spooling_to(dir.path(), &dir.path().join("hook-spool.jsonl"));
     assert!(kept.status.success() && kept.stderr.is_empty(), "{kept:?}");
 }
+
+#[test]
+fn the_spool_it_makes_is_the_users_alone_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let spool = data.join("hook-spool.jsonl");
+    let mut hook = Command::new(env!("CARGO_BIN_EXE_switchboard-hook"));
+    hook.env("SWITCHBOARD_SESSION_ID", "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f")
+        .env("SWITCHBOARD_SOCKET", dir.path().join("no-app.sock"))
+        .env("SWITCHBOARD_SPOOL", &spool)
+        .arg(r#"{"type":"agent-turn-complete"}"#)
+        .stdin(Stdio::null());
+    // SAFETY: umask is async-signal-safe and touches no memory.
+    unsafe {
+        // The loosest umask: the hook's files are only as private as it asks.
+        hook.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        });
+    }
+    let output = hook.output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o7777;
+    // Before: 0666 and 0777, for any user of the machine to read.
+    assert_eq!(mode(&spool), 0o600, "the spool");
+    assert_eq!(mode(&data), 0o700, "the data folder the hook made");
+}

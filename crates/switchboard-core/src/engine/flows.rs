@@ -73,11 +73,11 @@ pub(crate) fn export(cx: &Ctx, data_dir: &Path, target: FlowTarget) -> Result<St
         FlowTarget::Task { task_id } => format!("task-{task_id}"),
         FlowTarget::Loop { loop_id } => format!("loop-{loop_id}"),
     };
-    let dir = data_dir.join("exports");
+    let dir = data_dir.join(crate::config::EXPORTS_DIR);
     let path = dir.join(format!("{name}-events-{}.jsonl", crate::api::now()));
-    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+    let written = crate::private::create_dir(&dir).and_then(|()| {
         let partial = path.with_extension("jsonl.part");
-        std::fs::write(&partial, text)?;
+        crate::private::write(&partial, text)?;
         std::fs::rename(&partial, &path)
     });
     written.map_err(|e| EngineError::io("exporting the event log".to_owned(), e))?;

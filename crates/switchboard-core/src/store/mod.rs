@@ -95,8 +95,14 @@ impl Store {
     /// to date.
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
+            crate::private::create_dir(parent)
                 .map_err(|source| StoreError::CreateDir { path: parent.display().to_string(), source })?;
+        }
+        // Made private before SQLite opens it: SQLite makes its WAL and
+        // shared-memory files with the database file's mode.
+        if let Err(error) = crate::private::open(std::fs::OpenOptions::new().write(true).create(true), path) {
+            // SQLite's own open says what is wrong, in its terms.
+            tracing::debug!(path = %path.display(), %error, "the database file could not be made ahead of SQLite");
         }
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;

@@ -46,7 +46,7 @@ fn append_lines(path: &Path, lines: &[Vec<u8>]) -> std::io::Result<()> {
     if lines.is_empty() {
         return Ok(());
     }
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut file = crate::private::open(std::fs::OpenOptions::new().create(true).append(true), path)?;
     for line in lines {
         file.write_all(line)?;
         file.write_all(b"\n")?;
