@@ -21,6 +21,8 @@ mod status;
 mod tasks;
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
