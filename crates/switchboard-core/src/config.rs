@@ -114,13 +114,23 @@ pub fn resolve_data_dir(
         .or_else(|| non_empty(home).map(|dir| dir.join(".local/share/switchboard")))
 }
 
+/// The folder of the data directory holding the socket when there is no
+/// runtime folder.
+pub const RUN_DIR: &str = "run";
+
+/// The folder of the data directory holding the log files.
+pub const LOG_DIR: &str = "logs";
+
+/// The folder of the data directory that event log exports are written to.
+pub const EXPORTS_DIR: &str = "exports";
+
 /// The hook socket: inside `$XDG_RUNTIME_DIR/switchboard/` when that exists,
 /// else `<data dir>/run/`. Named after a hash of the data directory so two
 /// instances with different data never share a socket.
 pub fn socket_path(data_dir: &Path, runtime_dir: Option<&Path>) -> PathBuf {
     let base = match runtime_dir {
         Some(dir) if !dir.as_os_str().is_empty() => dir.join("switchboard"),
-        _ => data_dir.join("run"),
+        _ => data_dir.join(RUN_DIR),
     };
     base.join(format!("engine-{:016x}.sock", fnv1a(data_dir.as_os_str().as_encoded_bytes())))
 }

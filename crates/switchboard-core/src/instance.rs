@@ -23,15 +23,10 @@ pub struct InstanceLock {
 
 impl InstanceLock {
     pub fn acquire(data_dir: &Path) -> Result<InstanceLock, EngineError> {
-        std::fs::create_dir_all(data_dir)
+        crate::private::create_dir(data_dir)
             .map_err(|e| EngineError::io(format!("creating the data directory {}", data_dir.display()), e))?;
         let path = data_dir.join(LOCK_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
+        let file = crate::private::open(OpenOptions::new().read(true).write(true).create(true).truncate(false), &path)
             .map_err(|e| EngineError::io(format!("opening {}", path.display()), e))?;
         let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(lock) => lock,

@@ -18,6 +18,7 @@ pub mod instance;
 pub mod logging;
 pub mod notice;
 pub mod presets;
+pub mod private;
 pub mod search;
 pub mod server;
 pub mod session;
@@ -37,9 +38,9 @@ pub use api::{
 };
 pub use config::EngineConfig;
 pub use engine::{
-    EXPORTS_DIR, Engine, EngineHandle, EventSink, KEPT_EXPORTS, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES,
-    MAX_LISTED_FINISHED_TASKS, MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, MAX_PENDING_SIGNALS, NoEvents,
-    RETAINED_ENDED_SESSIONS, SKIPPED_ITEMS_FILE, SPOOL_FILE, allowed_actions, spool_path,
+    Engine, EngineHandle, EventSink, KEPT_EXPORTS, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,
+    MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, MAX_PENDING_SIGNALS, NoEvents, RETAINED_ENDED_SESSIONS,
+    SKIPPED_ITEMS_FILE, SPOOL_FILE, allowed_actions, spool_path,
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};

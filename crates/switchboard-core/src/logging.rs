@@ -29,8 +29,7 @@ pub const LOG_QUEUE_LINES: usize = 10_000;
 /// The log file's size at most; past it the file becomes `switchboard.log.1`
 /// (replacing the one before) and a new one starts.
 pub const MAX_LOG_FILE_BYTES: u64 = 10 * 1024 * 1024;
-/// The folder of the data directory holding the log files.
-pub const LOG_DIR: &str = "logs";
+pub use crate::config::LOG_DIR;
 /// The log file's name in [`LOG_DIR`].
 pub const LOG_FILE: &str = "switchboard.log";
 /// What is logged when `RUST_LOG` does not say.
@@ -203,8 +202,8 @@ impl CappedFile {
     /// `None` when the folder cannot be made or the file cannot be written (a
     /// read-only data directory still gets a window and stderr).
     fn open(path: PathBuf) -> Option<CappedFile> {
-        std::fs::create_dir_all(path.parent()?).ok()?;
-        let file = OpenOptions::new().create(true).append(true).open(&path).ok()?;
+        crate::private::create_dir(path.parent()?).ok()?;
+        let file = crate::private::open(OpenOptions::new().create(true).append(true), &path).ok()?;
         let size = file.metadata().map(|meta| meta.len()).unwrap_or(0);
         Some(CappedFile { path, file, size, cap: MAX_LOG_FILE_BYTES })
     }
@@ -213,7 +212,7 @@ impl CappedFile {
         let mut old = self.path.clone().into_os_string();
         old.push(".1");
         std::fs::rename(&self.path, old)?;
-        self.file = OpenOptions::new().create(true).append(true).open(&self.path)?;
+        self.file = crate::private::open(OpenOptions::new().create(true).append(true), &self.path)?;
         self.size = 0;
         Ok(())
     }

@@ -271,7 +271,9 @@ impl Notices {
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::StorageChanged { problem } => {
                 let body = match problem.as_ref()? {
-                    StorageProblem::Full => "The disk is full: free some space. Nothing is lost meanwhile.".to_owned(),
+                    StorageProblem::Full => "The disk holding its data is full: free some space there. Agents keep \
+                                             running; what their hooks report may be lost until then."
+                        .to_owned(),
                     StorageProblem::ReadOnly => "Its data folder is read-only: make it writable.".to_owned(),
                     StorageProblem::Failing { detail } => detail.clone(),
                 };
@@ -718,6 +720,21 @@ mod tests {
                 assert_eq!((notice.target, notice.action), (NoticeTarget::Task(id), "Open task"));
             }
         }
+    }
+
+    #[test]
+    fn a_full_disk_says_what_to_do_and_promises_nothing_it_cannot_keep() {
+        let mut notices = Notices::default();
+        let full = notices.apply(&EngineEvent::StorageChanged { problem: Some(StorageProblem::Full) }).unwrap();
+        assert_eq!(full.title, "Switchboard cannot record its work");
+        // Before: "Nothing is lost meanwhile", while hook events that could
+        // not be stored or spooled were lost.
+        assert_eq!(
+            full.body,
+            "The disk holding its data is full: free some space there. Agents keep running; what their hooks \
+             report may be lost until then."
+        );
+        assert_eq!(notices.apply(&EngineEvent::StorageChanged { problem: None }), None, "room again: nothing to show");
     }
 
     #[test]

@@ -301,7 +301,7 @@ impl Workspace {
         let relative = self.relative(listed).map_err(PathRefusal::into_io)?;
         let (parent, name) = split(&relative)?;
         let dir = self.open_folder(parent)?;
-        match mkdirat(&dir, name, Mode::from_bits_truncate(0o755)) {
+        match mkdirat(&dir, name, Mode::from_bits_truncate(if self.private { 0o700 } else { 0o755 })) {
             Ok(()) => Ok(()),
             Err(Errno::EEXIST) => match fstatat(&dir, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
                 Ok(stat) if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR => Ok(()),

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
@@ -139,30 +139,35 @@ fn refused(why: &str) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidInput, why)
 }
 
-/// Why an event was lost: said on stderr, never to the agent.
+/// Why an event was lost: said on stderr (one line), never to the agent.
 #[derive(Debug)]
 pub enum HookError {
     /// No app took it and the environment names no spool.
     NowhereToGo,
-    /// No app took it and appending it to the spool failed.
-    Spool(std::io::Error),
+    /// No app took it and appending it to the spool failed (no space left,
+    /// no permission, ...).
+    Spool { path: PathBuf, error: std::io::Error },
 }
 
 impl std::fmt::Display for HookError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Paths are quoted with their escapes (`{:?}`): the message stays one line.
         match self {
-            HookError::NowhereToGo => {
-                f.write_str("no Switchboard app took the event and no spool is set; event dropped")
+            HookError::NowhereToGo => f.write_str("event lost: no Switchboard app took it and no spool is set"),
+            HookError::Spool { path, error } => {
+                write!(
+                    f,
+                    "event lost: no Switchboard app took it and it could not be kept in the spool {path:?}: {error}"
+                )
             }
-            HookError::Spool(error) => write!(f, "spooling the event failed: {error}"),
         }
     }
 }
 
 impl std::error::Error for HookError {}
 
-/// The whole hook: forward, else spool. Never fails the agent. Returns what
-/// to print for the agent, if anything.
+/// The whole hook: forward, else spool. Returns what to print for the agent,
+/// if anything; an error only when the event was lost.
 pub fn run(
     stdin: impl Read,
     args: &[String],
@@ -183,7 +188,10 @@ pub fn run(
         return Ok(agent_output(&answer));
     }
     match env(SPOOL_ENV) {
-        Some(path) => spool(Path::new(&path), &line).map(|()| None).map_err(HookError::Spool),
+        Some(path) => {
+            let path = PathBuf::from(path);
+            spool(&path, &line).map(|()| None).map_err(|error| HookError::Spool { path, error })
+        }
         None => Err(HookError::NowhereToGo),
     }
 }

@@ -16,7 +16,10 @@ describe('storage banner', () => {
     const banner = screen.getByTestId('storage-banner');
     expect(banner.getAttribute('data-problem')).toBe('full');
     expect(banner.textContent).toContain('Switchboard cannot record its work');
-    expect(banner.textContent).toContain('Free some space');
+    // What is wrong, where, and what to do.
+    expect(banner.textContent).toContain("The disk holding Switchboard's data ((in memory)) is full.");
+    expect(banner.textContent).toContain('Free some space on it; Switchboard notices by itself within a second.');
+    expect(banner.textContent).toContain('what their hooks report may be lost until then');
     expect(screen.getAllByTestId('profile-entry')).toHaveLength(1);
 
     backend.setStorageProblem(null);

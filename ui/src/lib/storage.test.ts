@@ -7,7 +7,7 @@ describe('storage banner', () => {
   it.each<[string, StorageState | null, string | null]>([
     ['nothing while all is well', running(null), null],
     ['nothing before it is known', null, null],
-    ['a full disk, and what to do', running({ kind: 'full' }), "The disk holding Switchboard's data (/data) is full. Free some space; Switchboard notices by itself."],
+    ['a full disk, and what to do', running({ kind: 'full' }), "The disk holding Switchboard's data (/data) is full. Free some space on it; Switchboard notices by itself within a second."],
     ['a read-only folder', running({ kind: 'read_only' }), "Switchboard's data folder (/data) cannot be written: it is read-only or not yours. Make it writable;"],
     ['another failure, with its detail', running({ kind: 'failing', detail: 'disk I/O error' }), 'Switchboard cannot write its data (/data): disk I/O error. Check the disk;'],
   ])('says %s', (_, state, start) => {
@@ -19,11 +19,19 @@ describe('storage banner', () => {
     }
   });
 
+  it.each<[string, StorageState['problem'], string]>([
+    ['a full disk', { kind: 'full' }, '; what their hooks report may be lost until then.'],
+    ['a read-only folder', { kind: 'read_only' }, '; what their hooks report may be lost until then.'],
+    ['another failure', { kind: 'failing', detail: 'database is locked' }, ', and recorded once it can be.'],
+  ])('says what may be lost meanwhile with %s', (_, problem, end) => {
+    expect(storageBanner(running(problem))?.advice.endsWith(end)).toBe(true);
+  });
+
   it('at start, says nothing was started and to restart', () => {
     const banner = storageBanner({ dataDir: '/data', problem: { kind: 'full' }, atStartup: true });
     expect(banner).toEqual({
       title: 'Switchboard could not open its data',
-      advice: "The disk holding Switchboard's data (/data) is full. Free some space, then restart Switchboard. No agent was started.",
+      advice: "The disk holding Switchboard's data (/data) is full. Free some space on it, then restart Switchboard. No agent was started.",
     });
   });
 

@@ -32,14 +32,20 @@ export function setAsideNote(state: StorageState | null): string | null {
 export function storageBanner(state: StorageState | null): { title: string; advice: string } | null {
   if (!state?.problem) return null;
   const where = state.dataDir ? ` (${state.dataDir})` : '';
+  // `hooksLost`: agents' hooks keep what the engine cannot store in a file beside the data, which
+  // cannot be written either.
   const what = (() => {
     switch (state.problem.kind) {
       case 'full':
-        return { cause: `The disk holding Switchboard's data${where} is full.`, fix: 'Free some space' };
+        return { cause: `The disk holding Switchboard's data${where} is full.`, fix: 'Free some space on it', hooksLost: true };
       case 'read_only':
-        return { cause: `Switchboard's data folder${where} cannot be written: it is read-only or not yours.`, fix: 'Make it writable' };
+        return {
+          cause: `Switchboard's data folder${where} cannot be written: it is read-only or not yours.`,
+          fix: 'Make it writable',
+          hooksLost: true,
+        };
       case 'failing':
-        return { cause: `Switchboard cannot write its data${where}: ${state.problem.detail}.`, fix: 'Check the disk' };
+        return { cause: `Switchboard cannot write its data${where}: ${state.problem.detail}.`, fix: 'Check the disk', hooksLost: false };
     }
   })();
   if (state.atStartup) {
@@ -50,6 +56,8 @@ export function storageBanner(state: StorageState | null): { title: string; advi
   }
   return {
     title: 'Switchboard cannot record its work',
-    advice: `${what.cause} ${what.fix}; Switchboard notices by itself. Meanwhile your agents keep running and what they finish is shown, and recorded once it can be.`,
+    advice:
+      `${what.cause} ${what.fix}; Switchboard notices by itself within a second. Meanwhile your agents keep running and what they finish is shown, and recorded once it can be` +
+      (what.hooksLost ? '; what their hooks report may be lost until then.' : '.'),
   };
 }

@@ -15,6 +15,7 @@ use crate::api::{
     FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper, OverviewLink,
     QueueStatus, TaskInfo,
 };
+use crate::config::EXPORTS_DIR;
 use crate::error::EngineError;
 use crate::flows::{MAX_FOLDED_EVENTS, fold};
 use crate::workspace::Workspace;
@@ -89,9 +90,6 @@ pub(crate) fn export(cx: &Ctx, data_dir: &Path, target: FlowTarget) -> Result<St
     let path = data_dir.join(EXPORTS_DIR).join(file);
     Ok(path.display().to_string())
 }
-
-/// The folder of the data folder exports are written to.
-pub const EXPORTS_DIR: &str = "exports";
 
 /// Exports kept: each is up to a few megabytes, and only the latest ones
 /// are of use (the event log itself keeps everything).

@@ -69,6 +69,15 @@ impl EngineHandle {
         self.ask(move |engine, reply| engine.answer(reply, call)).await
     }
 
+    /// Runs `call` on the engine task's state (tests reach the store so).
+    #[cfg(test)]
+    pub(crate) async fn with_state<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&mut EngineState) -> T + Send + 'static,
+    ) -> Result<T, EngineError> {
+        self.run(move |engine| Ok(call(engine))).await
+    }
+
     /// Subscribes to a session's output: the sink first receives the
     /// retained output (replay), then every new batch.
     pub async fn attach(&self, session_id: SessionId, sink: impl OutputSink) -> Result<SubscriptionId, EngineError> {

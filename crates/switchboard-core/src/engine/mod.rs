@@ -12,7 +12,7 @@
 mod command;
 mod context;
 mod flows;
-pub use flows::{EXPORTS_DIR, KEPT_EXPORTS};
+pub use flows::KEPT_EXPORTS;
 mod handle;
 mod hooks;
 mod sessions;
@@ -22,6 +22,8 @@ mod status;
 mod tasks;
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
@@ -50,14 +52,28 @@ const REQUEST_QUEUE: usize = 256;
 pub struct Engine;
 
 impl Engine {
-    /// Opens the store, recovers from an unclean stop (sessions that were
+    /// Makes the data directory private (what an older version left readable
+    /// by other users is tightened, and logged), opens the store, recovers from an unclean stop (sessions that were
     /// running are marked interrupted and their processes reaped), creates
     /// the demo workspace on first run, and returns the handle; the engine
     /// task then starts the profiles marked to start on launch before it
     /// answers any request. Must be called within a Tokio runtime.
     pub async fn start(config: EngineConfig, sink: Arc<dyn EventSink>) -> Result<EngineHandle, EngineError> {
-        // Before anything else: recovery below would end another live
-        // instance's agents.
+        // What an older version left readable by other users, said before
+        // anything opens it (opening makes a file private too, unsaid).
+        for change in crate::private::tighten(&config.data_dir) {
+            let (path, was) = (change.path.display(), format!("{:o}", change.was));
+            match change.now {
+                Ok(now) => {
+                    tracing::warn!(%path, %was, now = %format!("{now:o}"), "made private: other users could read it")
+                }
+                Err(error) => {
+                    tracing::error!(%path, %was, %error, "could not be made private: other users can read it")
+                }
+            }
+        }
+        // Before anything else opens the data: recovery below would end
+        // another live instance's agents.
         let instance = InstanceLock::acquire(&config.data_dir)?;
         process::become_subreaper();
         let store = Store::open(&config.database_path())?;

@@ -32,6 +32,10 @@ use crate::validate::{self, validate_settings};
 /// How often stale agent statuses are looked for.
 const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
 
+/// How often, while the store cannot write, a probe looks whether it can
+/// again (and the window is told once it can).
+const STORAGE_PROBE_INTERVAL: Duration = Duration::from_secs(1);
+
 /// How often tasks at work are looked at for agents gone quiet.
 const QUIET_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -98,6 +102,8 @@ impl EngineState {
         reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut quiet_check = tokio::time::interval(QUIET_CHECK_INTERVAL);
         quiet_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut storage_probe = tokio::time::interval(STORAGE_PROBE_INTERVAL);
+        storage_probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let deadline = self.tasks.next_deadline();
             let permission_deadline = self.hooks.next_permission_deadline();
@@ -128,10 +134,8 @@ impl EngineState {
                 _ = quiet_check.tick() => self.tasks.check_quiet(&mut self.cx, now()),
                 _ = reconcile.tick() => {
                     status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());
-                    if self.cx.store.problem().is_some() {
-                        self.cx.store.probe_write();
-                    }
                 }
+                _ = storage_probe.tick(), if self.cx.store.problem().is_some() => self.cx.store.probe_write(),
                 () = tokio::time::sleep_until(permission_deadline.unwrap_or_else(Instant::now)), if permission_deadline.is_some() => {
                     self.hooks.expire_permissions(&self.cx, Instant::now());
                 }

@@ -16,7 +16,9 @@ use switchboard_protocol::{AgentKind, LoopId, ProfileId, SessionId, TaskId, Term
 mod health;
 mod tasks;
 
-pub use health::{NEARLY_FULL_BYTES, classify, free_bytes};
+pub use health::{
+    Evidence, NEARLY_FULL_BYTES, ROOM_PROBE_BYTES, ROOM_PROBE_FILE, after_write, classify, free_bytes, has_room,
+};
 
 use crate::api::{
     CompletionRule, FlowTarget, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, Settings,
@@ -89,6 +91,9 @@ pub struct RecordedRun {
 pub struct Store {
     conn: Connection,
     health: health::Health,
+    /// Probes made so far, for tests to wait on.
+    #[cfg(test)]
+    probes: std::cell::Cell<u32>,
 }
 
 impl Store {
@@ -96,8 +101,14 @@ impl Store {
     /// to date.
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
+            crate::private::create_dir(parent)
                 .map_err(|source| StoreError::CreateDir { path: parent.display().to_string(), source })?;
+        }
+        // Made private before SQLite opens it: SQLite makes its WAL and
+        // shared-memory files with the database file's mode.
+        if let Err(error) = crate::private::open(std::fs::OpenOptions::new().write(true).create(true), path) {
+            // SQLite's own open says what is wrong, in its terms.
+            tracing::debug!(path = %path.display(), %error, "the database file could not be made ahead of SQLite");
         }
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -116,7 +127,12 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         MIGRATIONS.to_latest(&mut conn)?;
-        Ok(Store { conn, health: health::Health::new(dir) })
+        Ok(Store {
+            conn,
+            health: health::Health::new(dir),
+            #[cfg(test)]
+            probes: std::cell::Cell::new(0),
+        })
     }
 
     /// Runs a write, noting whether the store could write.
@@ -137,17 +153,25 @@ impl Store {
         self.health.take_change()
     }
 
-    /// Tries a write that needs room (rolled back), to learn whether a
-    /// problem has gone.
+    /// Tries a write that needs room (rolled back), and on disk allocates
+    /// new room beside the database ([`health::has_room`]), to learn
+    /// whether a problem has gone.
     pub fn probe_write(&self) {
+        #[cfg(test)]
+        self.probes.set(self.probes.get() + 1);
         let result = self.conn.execute_batch(
             "SAVEPOINT probe; CREATE TABLE probe_room (x TEXT); INSERT INTO probe_room VALUES (printf('%.*c', 8192, 'x'));
              ROLLBACK TO probe; RELEASE probe",
         );
-        if result.is_err() {
-            self.conn.execute_batch("ROLLBACK TO probe; RELEASE probe").ok();
+        if result.is_err() && !self.conn.is_autocommit() {
+            // The release failed and left the transaction open: every later
+            // write would seem to go through and never be committed.
+            if let Err(error) = self.conn.execute_batch("ROLLBACK") {
+                tracing::error!(%error, "the storage probe's transaction could not be rolled back");
+            }
         }
-        self.health.note(&result);
+        let room = result.is_ok() && self.health.dir().is_none_or(health::has_room);
+        self.health.note_probe(&result, room);
     }
 
     /// The schema version (number of applied migrations).
@@ -687,6 +711,11 @@ impl Store {
     /// `false`, work again).
     pub(crate) fn refuse_writes(&self, refuse: bool) {
         self.conn.pragma_update(None, "query_only", refuse).unwrap();
+    }
+
+    /// Probes made so far.
+    pub(crate) fn probes(&self) -> u32 {
+        self.probes.get()
     }
 
     /// Space again after [`Store::fill_up`].
