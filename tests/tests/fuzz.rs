@@ -1,7 +1,7 @@
 //! Property tests over everything an agent or a local client can feed the
 //! app: the signal scanner, the summary parser, hook payloads and the spool
-//! reader, the socket's line protocol, and the Claude Code / Codex settings
-//! merge. Each runs `PROPTEST_CASES` cases (256 by default, as part of the
+//! reader, the socket's line protocol, the Claude Code / Codex settings
+//! merge, and the paths agents name in their workspace. Each runs `PROPTEST_CASES` cases (256 by default, as part of the
 //! suite); `bench/fuzz.sh` runs them far longer. A failure proptest finds is
 //! kept in `fuzz.proptest-regressions` and becomes a case of its own here.
 
@@ -250,5 +250,89 @@ proptest! {
         }
         prop_assert_eq!(valid, Some(SocketResponse::Ok(Reply::Unit)), "the server still answers");
         drop(server);
+    }
+}
+
+/// What a hostile agent leaves in a workspace: files, a folder, links that
+/// stay inside and links that lead out, a FIFO; beside it, a folder whose
+/// contents must never change.
+struct Planted {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    root: std::path::PathBuf,
+    outside: std::path::PathBuf,
+}
+
+fn planted() -> Planted {
+    use std::os::unix::fs::symlink;
+    let (dir, out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path().canonicalize().unwrap();
+    let outside = out.path().canonicalize().unwrap();
+    std::fs::write(outside.join("secret"), "outside").unwrap();
+    std::fs::create_dir(root.join("dir")).unwrap();
+    std::fs::write(root.join("file"), "inside").unwrap();
+    std::fs::write(root.join("dir/file"), "inside").unwrap();
+    symlink("file", root.join("link-in")).unwrap();
+    symlink(outside.join("secret"), root.join("link-out")).unwrap();
+    symlink(&outside, root.join("dir-out")).unwrap();
+    symlink("/dev/zero", root.join("zeros")).unwrap();
+    nix::unistd::mkfifo(&root.join("pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    Planted { _dirs: (dir, out), root, outside }
+}
+
+/// A path an agent might name: the planted names, `..`, `.`, absolute
+/// prefixes and odd text, joined by slashes.
+fn agent_path(root: String) -> impl Strategy<Value = String> {
+    let part = prop_oneof![
+        Just("file".to_owned()),
+        Just("dir".to_owned()),
+        Just("link-in".to_owned()),
+        Just("link-out".to_owned()),
+        Just("dir-out".to_owned()),
+        Just("zeros".to_owned()),
+        Just("pipe".to_owned()),
+        Just("..".to_owned()),
+        Just(".".to_owned()),
+        Just(String::new()),
+        "[a-z.\u{0}-\u{1f}é/]{1,6}",
+    ];
+    (
+        proptest::option::of(prop_oneof![Just(root), Just("/".to_owned()), Just("/tmp".to_owned())]),
+        proptest::collection::vec(part, 1..5),
+    )
+        .prop_map(|(prefix, parts)| {
+            let joined = parts.join("/");
+            match prefix {
+                Some(prefix) => format!("{prefix}/{joined}"),
+                None => joined,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Whatever path an agent names, the workspace module reads only regular
+    /// files inside the workspace, never blocks, and writes nothing outside.
+    #[test]
+    fn workspace_paths_never_lead_outside(paths in proptest::collection::vec(agent_path("ROOT".to_owned()), 1..6)) {
+        use switchboard_core::workspace::Workspace;
+        let p = planted();
+        let ws = Workspace::open(&p.root).unwrap();
+        let root = p.root.display().to_string();
+        for path in paths.iter().map(|path| path.replacen("ROOT", &root, 1)) {
+            if let Ok(read) = ws.read(&path, 64) {
+                // What the workspace holds (planted, or written by an earlier path), never the outside file.
+                prop_assert!(!read.text.contains("outside"), "{}: {}", path, read.text);
+            }
+            if let Ok(real) = ws.real_path(&path) {
+                prop_assert!(real.starts_with(&p.root), "{} -> {}", path, real.display());
+            }
+            ws.write(&path, b"written").ok();
+            ws.append(&path, b"", b"appended").ok();
+            ws.create_folder(&path).ok();
+        }
+        let outside: Vec<_> = std::fs::read_dir(&p.outside).unwrap().flatten().map(|e| e.file_name()).collect();
+        prop_assert_eq!(outside.len(), 1);
+        prop_assert_eq!(std::fs::read_to_string(p.outside.join("secret")).unwrap(), "outside");
     }
 }
