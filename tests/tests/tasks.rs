@@ -484,3 +484,50 @@ async fn search_finds_an_old_task_behind_many_newer_records_that_hold_the_word_o
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(matches!(&found[0].found, switchboard_core::api::Found::Task { task_id, .. } if *task_id == old.id));
 }
+
+/// Issue 22: lowercasing this objective moves its byte offsets while keeping
+/// its length, and a search for a word in it brought the engine down (again
+/// at every start, as the summary stays stored).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searching_a_summary_whose_lowercase_moves_its_offsets_finds_it_and_the_engine_answers_on() {
+    let t = TestEngine::start().await;
+    let profile = t.cat_profile().await;
+    let objective = format!("{} error test build fix the {}{}", "İ".repeat(60), "€".repeat(200), "\u{212A}".repeat(30));
+    let store = Store::open(&t.data_dir.join("switchboard.db")).unwrap();
+    let mut done = TaskInfo::queued(TaskId::new(), task(&profile, "Tidy up"), 0, 1_000);
+    done.start(switchboard_core::SessionId::new(), 1_000);
+    let summary =
+        switchboard_core::summary::parse_summary(&format!("## Objective\n{objective}\n## Status\nCOMPLETED\n"));
+    let result = switchboard_core::TaskResult {
+        summary,
+        fallback: false,
+        artifacts: vec![],
+        rejected: vec![],
+        results_json: None,
+        errors: None,
+    };
+    done.end(TaskState::Completed, 2_000, None, Some(result));
+    store.save_task(&done).unwrap();
+    drop(store);
+
+    for _ in 0..2 {
+        let found = t.engine.search("error".into()).await.expect("the engine answers the search");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            matches!(&found[0].found, switchboard_core::api::Found::Summary { task_id, .. } if *task_id == done.id)
+        );
+        assert!(found[0].snippet.contains(" error test build fix the "), "{}", found[0].snippet);
+    }
+    assert_eq!(t.engine.get_task(done.id).await.unwrap().state(), TaskState::Completed);
+}
+
+/// Issue 22: a search word past SQLite's longest pattern was answered as a
+/// storage failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_over_long_search_is_refused_as_invalid_input_in_a_sentence() {
+    let t = TestEngine::start().await;
+    let error = t.engine.search("x".repeat(60 * 1024)).await.unwrap_err();
+    assert_eq!(error.code(), switchboard_core::ErrorCode::InvalidInput, "{error}");
+    assert!(error.to_string().contains("a search is at most"), "{error}");
+    assert!(t.engine.search("x".into()).await.unwrap().is_empty(), "a short search is answered");
+}
