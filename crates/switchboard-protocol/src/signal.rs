@@ -18,7 +18,9 @@
 //! at any byte. It is bounded: a block longer than [`MAX_BLOCK_BYTES`], or one
 //! never closed, becomes a [`ScanEvent::Malformed`] and is dropped, never an
 //! unbounded buffer. The block's YAML becomes a typed [`Signal`] through
-//! `serde-saphyr`; fields the protocol does not name are kept in `extra`.
+//! `serde-saphyr` within a budget ([`yaml`]: a block whose aliases expand
+//! past [`MAX_EXPANDED_BYTES`] is malformed); fields the protocol does not
+//! name are kept in `extra`.
 
 use std::collections::BTreeMap;
 
@@ -28,6 +30,9 @@ use ts_rs::TS;
 
 pub mod prompts;
 pub mod teach;
+pub mod yaml;
+
+pub use yaml::MAX_EXPANDED_BYTES;
 
 /// Longest block body kept; a longer one is malformed.
 pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
@@ -148,9 +153,9 @@ pub enum ScanEvent {
 pub fn parse_block(kind: SignalKind, raw: &str) -> ScanEvent {
     let malformed = |reason: String| ScanEvent::Malformed { kind, reason, raw: raw.to_owned() };
     let text = dedent(raw);
-    let value: Value = match serde_saphyr::from_str(&text) {
+    let value = match yaml::read(&text) {
         Ok(value) => value,
-        Err(error) => return malformed(format!("not valid YAML: {}", first_line(&error.to_string()))),
+        Err(problem) => return malformed(problem.to_string()),
     };
     let Value::Object(mut fields) = value else {
         return malformed("the block is not a list of `field: value` lines".into());
@@ -250,10 +255,6 @@ fn dedent(text: &str) -> String {
         .min()
         .unwrap_or(0);
     text.lines().map(|line| line.get(indent..).unwrap_or(line.trim_start())).collect::<Vec<_>>().join("\n")
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or(text)
 }
 
 /// Collects the text a terminal would show, without escape sequences.
