@@ -531,3 +531,26 @@ async fn an_over_long_search_is_refused_as_invalid_input_in_a_sentence() {
     assert!(error.to_string().contains("a search is at most"), "{error}");
     assert!(t.engine.search("x".into()).await.unwrap().is_empty(), "a short search is answered");
 }
+
+/// Issue 22: every stored agent text field has a cap: a summary's sections
+/// and lists, and the progress line a task shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_summarys_long_sections_and_lists_and_progress_are_kept_cut_and_marked() {
+    use switchboard_core::capped::{CUT_MARK, MAX_LIST_ITEMS, MAX_TEXT_FIELD_BYTES};
+    let t = TestEngine::start().await;
+    let profile = t.cat_profile().await;
+    let job = t.submit(task(&profile, "write a lot")).await.task;
+    t.typed(&job.id).await;
+    std::fs::write(t.workspace.join("STATUS.txt"), format!("{}\n", "p".repeat(40_000))).unwrap();
+    let progress = t.task_until(&job.id, "to show its progress", |task| task.progress().is_some()).await;
+    let progress = progress.progress().unwrap();
+    assert!(progress.len() <= MAX_TEXT_FIELD_BYTES && progress.ends_with(CUT_MARK), "{} bytes", progress.len());
+    let done: String = (0..300).map(|i| format!("- step {i}\n")).collect();
+    let summary = format!("## Objective\n{}\n## Accomplishments\n{done}## Status\n✅ COMPLETED\n", "o".repeat(40_000));
+    write_atomically(&t.summary_path(&job.id), &summary);
+    let ended = t.finished(&job.id).await;
+    let kept = &ended.result().unwrap().summary;
+    assert!(kept.objective.len() <= MAX_TEXT_FIELD_BYTES && kept.objective.ends_with(CUT_MARK));
+    assert_eq!(kept.accomplishments.len(), MAX_LIST_ITEMS);
+    assert!(kept.accomplishments.last().unwrap().contains("more not kept"), "{:?}", kept.accomplishments.last());
+}
