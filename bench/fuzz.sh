@@ -2,7 +2,8 @@
 # Fuzzes what an agent or a local client can feed the app, for a set time per
 # target: the property tests of tests/tests/fuzz.rs (signal scanner, summary
 # parser, hook payloads and spool lines, the socket's line protocol, the
-# Claude Code / Codex settings merge, workspace paths), run again and again with fresh random
+# Claude Code / Codex settings merge, search over any Unicode, the YAML alias
+# budget, workspace paths), run again and again with fresh random
 # seeds and CASES cases a run. Stable Rust has no coverage-guided fuzzer
 # without extra toolchains, so this is property testing at volume.
 #

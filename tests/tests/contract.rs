@@ -119,6 +119,7 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "search", "query": "PARSER tests"})).await;
     step(json!({"type": "search", "query": "parser nothing-like-this"})).await;
     step(json!({"type": "search", "query": "   "})).await;
+    step(json!({"type": "search", "query": "x".repeat(1025)})).await;
     step(json!({"type": "get_task", "task_id": first_id})).await;
     step(json!({"type": "get_task", "task_id": TaskId::new()})).await;
     step(json!({"type": "task_timeline", "task_id": second_id})).await;

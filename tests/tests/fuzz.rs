@@ -1,8 +1,10 @@
 //! Property tests over everything an agent or a local client can feed the
 //! app: the signal scanner, the summary parser, hook payloads and the spool
 //! reader, the socket's line protocol, the Claude Code / Codex settings
-//! merge, and the paths agents name in their workspace. Each runs `PROPTEST_CASES` cases (256 by default, as part of the
-//! suite); `bench/fuzz.sh` runs them far longer. A failure proptest finds is
+//! merge, search over any Unicode text, the YAML alias budget, and the
+//! paths agents name in their workspace. Each runs `PROPTEST_CASES` cases
+//! (256 by default, as part of the suite); `bench/fuzz.sh` runs them far
+//! longer. A failure proptest finds is
 //! kept in `fuzz.proptest-regressions` and becomes a case of its own here.
 
 use std::io::{BufRead, BufReader, Write};
@@ -13,8 +15,11 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::Value;
 use switchboard_core::connect::{codex_notify, with_switchboard_hooks, without_switchboard_hooks};
+use switchboard_core::search::Query;
 use switchboard_core::server::{Caller, RequestHandler, SocketRequest, SocketResponse, serve};
-use switchboard_core::signal::{MAX_BLOCK_BYTES, ScanEvent, SignalScanner, scan_all};
+use switchboard_core::signal::{
+    MAX_BLOCK_BYTES, MAX_EXPANDED_BYTES, ScanEvent, SignalKind, SignalScanner, parse_block, scan_all, yaml,
+};
 use switchboard_core::{EngineError, Reply, hook::HookEvent, summary::parse_summary};
 
 const MARKERS: [&str; 8] = [
@@ -98,6 +103,18 @@ fn json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// What a value holds as the YAML budget counts it: text by its bytes,
+/// numbers eight, every node at least one.
+fn weight(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 1,
+        Value::Number(_) => 8,
+        Value::String(text) => text.len().max(1),
+        Value::Array(items) => 1 + items.iter().map(weight).sum::<usize>(),
+        Value::Object(fields) => 1 + fields.iter().map(|(key, value)| key.len().max(1) + weight(value)).sum::<usize>(),
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -139,6 +156,60 @@ proptest! {
             prop_assert!(text.contains(path.as_str()), "{path:?} is not in the text");
         }
         prop_assert!(summary.objective.len() <= text.len());
+    }
+
+    /// A search takes any text and any words: it never panics, and where it
+    /// finds them its snippet holds the first word, whatever lowercasing
+    /// does to the text's length (`İ` grows, the Kelvin sign shrinks).
+    #[test]
+    fn search_takes_any_unicode_text_and_words(
+        pieces in proptest::collection::vec(prop_oneof![
+            "\\PC{0,20}",
+            ".{0,8}",
+            proptest::sample::select(vec!["İ", "\u{212A}", "ß", "Σ", "ﬃ", "\u{307}", " ", "\n", "€"]).prop_map(str::to_owned),
+        ], 0..40),
+        words in proptest::collection::vec("\\PC{1,8}", 1..4),
+        at in any::<usize>(),
+    ) {
+        let query_text = words.join(" ");
+        let Ok(Some(query)) = Query::parse(&query_text) else { return Ok(()) };
+        let first = query_text.split_whitespace().next().unwrap().to_owned();
+        let mut text = pieces.concat();
+        let boundaries: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        text.insert_str(boundaries[at % boundaries.len()], &first);
+        let folded = |text: &str| text.chars().flat_map(char::to_lowercase).collect::<String>();
+        if let Some(snippet) = query.find(&text) {
+            prop_assert!(folded(&snippet).contains(&folded(&first)), "{snippet:?} lacks {first:?}");
+        }
+    }
+
+    /// A block of nested aliases, however deep and wide, is read within the
+    /// expansion budget or refused, never built past it.
+    #[test]
+    fn yaml_aliases_never_expand_past_the_budget(
+        scalar in 0usize..6000,
+        levels in proptest::collection::vec((1usize..16, any::<bool>()), 0..7),
+        merge in any::<bool>(),
+    ) {
+        let mut text = format!("blocker_type: x\nl0: &l0 \"{}\"\n", "y".repeat(scalar));
+        for (level, (fan_out, as_map)) in levels.iter().enumerate() {
+            let (name, below) = (level + 1, level);
+            let value = if *as_map {
+                format!("{{{}}}", (0..*fan_out).map(|i| format!("k{i}: *l{below}")).collect::<Vec<_>>().join(", "))
+            } else {
+                format!("[{}]", vec![format!("*l{below}"); *fan_out].join(", "))
+            };
+            text.push_str(&format!("l{name}: &l{name} {value}\n"));
+        }
+        if merge && !levels.is_empty() {
+            text.push_str(&format!("m: {{<<: *l{}}}\n", levels.len()));
+        }
+        match yaml::read(&text) {
+            Ok(value) => prop_assert!(weight(&value) <= MAX_EXPANDED_BYTES, "{} past the budget", weight(&value)),
+            Err(yaml::YamlProblem::TooLarge | yaml::YamlProblem::Invalid(_)) => {}
+        }
+        let event = parse_block(SignalKind::StopWork, &text);
+        prop_assert!(serde_json::to_string(&event).unwrap().len() <= 3 * MAX_EXPANDED_BYTES + 2 * text.len());
     }
 
     /// Any hook payload reads as some event; any hook input, bytes or

@@ -570,3 +570,20 @@ async fn the_team_is_the_agents_own_shown_and_over_with_its_task_and_its_session
     lead.hook(serde_json::json!({"hook_event_name": "SessionEnd", "reason": "exit"}), &[]).await;
     assert_eq!(lead.status().unwrap().team, None);
 }
+
+/// Issue 22: every stored agent text field has a cap. A hook's error
+/// becomes the task's reason, its environment the agent's shown name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hooks_long_error_and_names_are_kept_cut_and_marked() {
+    use switchboard_core::capped::{CUT_MARK, MAX_NAME_BYTES, MAX_TEXT_FIELD_BYTES};
+    let (lead, task) = Lead::start().await;
+    let name = "n".repeat(10_000);
+    lead.hook(serde_json::json!({"hook_event_name": "UserPromptSubmit"}), &[("CLAUDE_CODE_AGENT_NAME", &name)]).await;
+    let failure = serde_json::json!({"hook_event_name": "StopFailure", "error": "e".repeat(200_000)});
+    lead.hook(failure, &[]).await;
+    let ended = lead.ended(&task).await;
+    let reason = ended.reason().unwrap_or_default();
+    assert!(reason.len() <= MAX_TEXT_FIELD_BYTES + 100 && reason.ends_with(CUT_MARK), "{} bytes", reason.len());
+    let shown = lead.status().and_then(|s| s.agent_name).unwrap_or_default();
+    assert!(shown.len() <= MAX_NAME_BYTES && shown.ends_with(CUT_MARK), "{} bytes", shown.len());
+}

@@ -888,3 +888,50 @@ fn kind_name(kind: &LogKind) -> &'static str {
         _ => "other",
     }
 }
+
+/// Issue 22: one 30 KB block of nested aliases became a 60 MB signal, and
+/// its dialog held the window for a minute and a half.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_of_nested_aliases_is_shown_unreadable_and_stored_small() {
+    let t = TestEngine::start().await;
+    let profile =
+        t.engine.create_profile(ProfileSpec { ready_quiet_ms: 50, ..t.spec("cat", "cat", &[]) }).await.unwrap();
+    let (session, _output) = t.start_session(&profile).await;
+    let mut block = format!("blocker_type: x\ndetails: &l0 \"{}\"\n", "x".repeat(30_000));
+    for level in 1..=3 {
+        block.push_str(&format!("l{level}: &l{level} [{}]\n", vec![format!("*l{}", level - 1); 10].join(", ")));
+    }
+    t.engine.agent_text(session.id.clone(), format!("Stuck.\n[STOP_WORK]\n{block}[/STOP_WORK]\n")).await.unwrap();
+
+    let signal = t.signal(SignalKind::StopWork, SignalState::Pending).await;
+    let ScanEvent::Malformed { reason, raw, .. } = &signal.scan else { panic!("read as a signal") };
+    assert!(reason.starts_with("its aliases expand past"), "{reason}");
+    assert_eq!(raw.trim(), block.trim(), "the block is shown as the agent printed it");
+    let stored = serde_json::to_string(&t.engine.list_signals().await.unwrap()).unwrap();
+    assert!(stored.len() < 2 * block.len(), "{} bytes stored", stored.len());
+    t.engine.stop_session(session.id).await.unwrap();
+}
+
+/// Issue 22: every stored agent text field has a cap, and a list its most
+/// items, each cut one saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signals_long_fields_and_lists_are_kept_cut_and_marked() {
+    use switchboard_core::capped::{CUT_MARK, MAX_LIST_ITEMS, MAX_TEXT_FIELD_BYTES};
+    let t = TestEngine::start().await;
+    let profile =
+        t.engine.create_profile(ProfileSpec { ready_quiet_ms: 50, ..t.spec("cat", "cat", &[]) }).await.unwrap();
+    let (session, _output) = t.start_session(&profile).await;
+    let questions: String = (0..300).map(|i| format!("  - \"question {i}\"\n")).collect();
+    let block = format!(
+        "[CLARIFICATION_NEEDED]\nblocked_at: \"{}\"\nquestions:\n{questions}[/CLARIFICATION_NEEDED]\n",
+        "b".repeat(40_000)
+    );
+    t.engine.agent_text(session.id.clone(), block).await.unwrap();
+    let signal = t.signal(SignalKind::Clarification, SignalState::Pending).await;
+    let ScanEvent::Signal { signal } = &signal.scan else { panic!("{:?}", signal.scan) };
+    let SignalBody::Clarification { blocked_at, questions, .. } = &signal.body else { panic!("{signal:?}") };
+    assert!(blocked_at.len() <= MAX_TEXT_FIELD_BYTES && blocked_at.ends_with(CUT_MARK), "{} bytes", blocked_at.len());
+    assert_eq!(questions.len(), MAX_LIST_ITEMS);
+    assert!(questions.last().unwrap().contains("more not kept"), "{:?}", questions.last());
+    t.engine.stop_session(session.id).await.unwrap();
+}

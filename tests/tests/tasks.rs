@@ -484,3 +484,73 @@ async fn search_finds_an_old_task_behind_many_newer_records_that_hold_the_word_o
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(matches!(&found[0].found, switchboard_core::api::Found::Task { task_id, .. } if *task_id == old.id));
 }
+
+/// Issue 22: lowercasing this objective moves its byte offsets while keeping
+/// its length, and a search for a word in it brought the engine down (again
+/// at every start, as the summary stays stored).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searching_a_summary_whose_lowercase_moves_its_offsets_finds_it_and_the_engine_answers_on() {
+    let t = TestEngine::start().await;
+    let profile = t.cat_profile().await;
+    let objective = format!("{} error test build fix the {}{}", "İ".repeat(60), "€".repeat(200), "\u{212A}".repeat(30));
+    let store = Store::open(&t.data_dir.join("switchboard.db")).unwrap();
+    let mut done = TaskInfo::queued(TaskId::new(), task(&profile, "Tidy up"), 0, 1_000);
+    done.start(switchboard_core::SessionId::new(), 1_000);
+    let summary =
+        switchboard_core::summary::parse_summary(&format!("## Objective\n{objective}\n## Status\nCOMPLETED\n"));
+    let result = switchboard_core::TaskResult {
+        summary,
+        fallback: false,
+        artifacts: vec![],
+        rejected: vec![],
+        results_json: None,
+        errors: None,
+    };
+    done.end(TaskState::Completed, 2_000, None, Some(result));
+    store.save_task(&done).unwrap();
+    drop(store);
+
+    for _ in 0..2 {
+        let found = t.engine.search("error".into()).await.expect("the engine answers the search");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            matches!(&found[0].found, switchboard_core::api::Found::Summary { task_id, .. } if *task_id == done.id)
+        );
+        assert!(found[0].snippet.contains(" error test build fix the "), "{}", found[0].snippet);
+    }
+    assert_eq!(t.engine.get_task(done.id).await.unwrap().state(), TaskState::Completed);
+}
+
+/// Issue 22: a search word past SQLite's longest pattern was answered as a
+/// storage failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_over_long_search_is_refused_as_invalid_input_in_a_sentence() {
+    let t = TestEngine::start().await;
+    let error = t.engine.search("x".repeat(60 * 1024)).await.unwrap_err();
+    assert_eq!(error.code(), switchboard_core::ErrorCode::InvalidInput, "{error}");
+    assert!(error.to_string().contains("a search is at most"), "{error}");
+    assert!(t.engine.search("x".into()).await.unwrap().is_empty(), "a short search is answered");
+}
+
+/// Issue 22: every stored agent text field has a cap: a summary's sections
+/// and lists, and the progress line a task shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_summarys_long_sections_and_lists_and_progress_are_kept_cut_and_marked() {
+    use switchboard_core::capped::{CUT_MARK, MAX_LIST_ITEMS, MAX_TEXT_FIELD_BYTES};
+    let t = TestEngine::start().await;
+    let profile = t.cat_profile().await;
+    let job = t.submit(task(&profile, "write a lot")).await.task;
+    t.typed(&job.id).await;
+    std::fs::write(t.workspace.join("STATUS.txt"), format!("{}\n", "p".repeat(40_000))).unwrap();
+    let progress = t.task_until(&job.id, "to show its progress", |task| task.progress().is_some()).await;
+    let progress = progress.progress().unwrap();
+    assert!(progress.len() <= MAX_TEXT_FIELD_BYTES && progress.ends_with(CUT_MARK), "{} bytes", progress.len());
+    let done: String = (0..300).map(|i| format!("- step {i}\n")).collect();
+    let summary = format!("## Objective\n{}\n## Accomplishments\n{done}## Status\n✅ COMPLETED\n", "o".repeat(40_000));
+    write_atomically(&t.summary_path(&job.id), &summary);
+    let ended = t.finished(&job.id).await;
+    let kept = &ended.result().unwrap().summary;
+    assert!(kept.objective.len() <= MAX_TEXT_FIELD_BYTES && kept.objective.ends_with(CUT_MARK));
+    assert_eq!(kept.accomplishments.len(), MAX_LIST_ITEMS);
+    assert!(kept.accomplishments.last().unwrap().contains("more not kept"), "{:?}", kept.accomplishments.last());
+}

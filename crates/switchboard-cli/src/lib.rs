@@ -19,8 +19,11 @@
 //! switchboard events --agent N [--since TIME] [--limit N]
 //! ```
 //!
-//! `--json` prints machine-readable output. Exit codes: 0 done, 1 the app
-//! refused or failed, 2 bad usage, 3 no app running.
+//! `--json` prints machine-readable output, exactly as the app holds it.
+//! What is printed for a person passes through [`shown`]: agents write much
+//! of it, and their escape sequences are shown escaped, never run by the
+//! terminal. Exit codes: 0 done, 1 the app refused or failed, 2 bad usage,
+//! 3 no app running.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -263,7 +266,7 @@ pub fn run(command: ClientCommand, socket: &Path, out: &mut impl Write, err: &mu
                 Some(ClientError::NotRunning(_)) => EXIT_NOT_RUNNING,
                 _ => EXIT_FAILED,
             };
-            writeln!(err, "switchboard: {error:#}").ok();
+            writeln!(err, "switchboard: {}", shown(&format!("{error:#}"), Lines::Kept)).ok();
             ExitCode::from(code)
         }
     }
@@ -409,9 +412,9 @@ fn describe_event(entry: &LogEntry) -> String {
     let kind = serde_json::to_value(&entry.kind).unwrap_or_default();
     let name = kind.get("kind").and_then(|k| k.as_str()).unwrap_or("?").to_owned();
     let detail = match &entry.kind {
-        LogKind::Hook { event, .. } => event.clone(),
+        LogKind::Hook { event, .. } => one_line(event),
         LogKind::TaskEnded { state, reason } => match reason {
-            Some(reason) => format!("{} ({reason})", state.as_str()),
+            Some(reason) => format!("{} ({})", state.as_str(), one_line(reason)),
             None => state.as_str().to_owned(),
         },
         LogKind::SignalRaised { signal_kind, .. } => format!("{signal_kind:?}"),
@@ -572,13 +575,18 @@ impl IterationView {
 pub fn describe_loop(view: &LoopView) -> String {
     let mut text = format!(
         "loop {}\nagent: {}\nstate: {}\niterations: {} of at most {}\nstop word: {}\n",
-        view.id, view.agent, view.state, view.iterations, view.max_iterations, view.stop_word
+        view.id,
+        one_line(&view.agent),
+        view.state,
+        view.iterations,
+        view.max_iterations,
+        one_line(&view.stop_word)
     );
     if let Some(promise) = &view.promise {
-        text.push_str(&format!("promise: {promise}\n"));
+        text.push_str(&format!("promise: {}\n", one_line(promise)));
     }
     if let Some(reason) = &view.reason {
-        text.push_str(&format!("why it ended: {reason}\n"));
+        text.push_str(&format!("why it ended: {}\n", one_line(reason)));
     }
     text.push_str(&format!("goal:\n{}\n", indent(&view.goal)));
     for iteration in &view.history {
@@ -686,12 +694,60 @@ fn print<T: serde::Serialize>(
         serde_json::to_writer_pretty(&mut *out, value)?;
         writeln!(out)?;
     } else {
+        // Agents write much of what is printed: nothing of it may speak to the terminal.
         let text = human(value);
+        let text = shown(&text, Lines::Kept);
         if !text.is_empty() {
             writeln!(out, "{text}")?;
         }
     }
     Ok(())
+}
+
+/// Whether [`shown`] keeps line breaks and tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lines {
+    /// Multi-line text (a summary, an instruction): `\n` and `\t` kept.
+    Kept,
+    /// A field printed on one line of its own (a reason, a name): every
+    /// control escaped, so it cannot pose as the next line.
+    Escaped,
+}
+
+/// Text as it may reach a terminal: every control character (C0, DEL, C1)
+/// and every character that turns the direction of the text (the bidi
+/// overrides and isolates) is written as its escape (`\x1b`, `\u{9b}`,
+/// `\u{202e}`), so an escape sequence an agent wrote is shown, not run:
+/// no clipboard write (OSC 52), window title, cursor move or line erase.
+/// Only `\n` and `\t` pass, and only with [`Lines::Kept`]. Escaping is all
+/// it does, so it can be applied twice.
+pub fn shown(text: &str, lines: Lines) -> std::borrow::Cow<'_, str> {
+    let passes = |c: char| match c {
+        '\n' | '\t' => lines == Lines::Kept,
+        _ => !c.is_control() && !turns_direction(c),
+    };
+    if text.chars().all(passes) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut escaped = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            _ if passes(c) => escaped.push(c),
+            '\n' => escaped.push_str("\\n"),
+            '\t' => escaped.push_str("\\t"),
+            '\r' => escaped.push_str("\\r"),
+            '\0'..='\x7f' => escaped.push_str(&format!("\\x{:02x}", c as u32)),
+            _ => escaped.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(escaped)
+}
+
+/// The characters that reorder the text around them (left-to-right and
+/// right-to-left marks, embeddings, overrides and isolates): an agent's
+/// text could otherwise show in another order than it reads.
+fn turns_direction(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// "queued task … for N (position 2, waiting for task …)" or "started …".
@@ -726,7 +782,7 @@ pub fn describe_task(task: &TaskInfo) -> String {
         indent(&task.spec.instruction)
     );
     if let Some(reason) = task.reason() {
-        text.push_str(&format!("reason: {reason}\n"));
+        text.push_str(&format!("reason: {}\n", one_line(reason)));
     }
     if let Some(progress) = task.progress() {
         text.push_str(&format!("progress:\n{}\n", indent(progress)));
@@ -737,17 +793,22 @@ pub fn describe_task(task: &TaskInfo) -> String {
         }
         // The summary comes first, then the deliverables.
         if let Some((summary, deliverables)) = result.artifacts.split_first() {
-            text.push_str(&format!("{}:\n{}\n", summary.path, indent(&summary.content)));
+            text.push_str(&format!("{}:\n{}\n", one_line(&summary.path), indent(&summary.content)));
             for artifact in deliverables {
                 let cut = if artifact.truncated { ", cut" } else { "" };
-                text.push_str(&format!("artifact: {} ({} bytes{cut})\n", artifact.path, artifact.size));
+                text.push_str(&format!("artifact: {} ({} bytes{cut})\n", one_line(&artifact.path), artifact.size));
             }
         }
         for rejected in &result.rejected {
-            text.push_str(&format!("refused: {} ({})\n", rejected.path, rejected.reason));
+            text.push_str(&format!("refused: {} ({})\n", one_line(&rejected.path), one_line(&rejected.reason)));
         }
     }
     text.trim_end().to_owned()
+}
+
+/// A field printed on a line of its own, its controls and line breaks escaped.
+fn one_line(text: &str) -> String {
+    shown(text, Lines::Escaped).into_owned()
 }
 
 fn indent(text: &str) -> String {
@@ -804,6 +865,26 @@ mod tests {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(scan_input("nothing to see\n".as_bytes(), &mut out, &mut err), ExitCode::SUCCESS);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn agent_text_is_shown_with_its_controls_escaped() {
+        let cases = [
+            ("plain words, é and 漢字", Lines::Kept, "plain words, é and 漢字"),
+            ("two\n\tlines", Lines::Kept, "two\n\tlines"),
+            ("two\n\tlines", Lines::Escaped, r"two\n\tlines"),
+            ("\x1b]52;c;aGk=\x07", Lines::Kept, r"\x1b]52;c;aGk=\x07"),
+            ("\x1b]0;title\x1b\\", Lines::Kept, r"\x1b]0;title\x1b\"),
+            ("over\rwrite\x1b[2K", Lines::Kept, r"over\rwrite\x1b[2K"),
+            ("\u{9b}31m C1 \u{7f}", Lines::Kept, r"\u{9b}31m C1 \x7f"),
+            ("abc\u{202e}fed", Lines::Kept, r"abc\u{202e}fed"),
+            ("\0nul", Lines::Escaped, r"\x00nul"),
+        ];
+        for (text, lines, expected) in cases {
+            let once = shown(text, lines);
+            assert_eq!(once, expected, "{text:?}");
+            assert_eq!(shown(&once, lines), once, "escaping twice changes nothing: {text:?}");
+        }
     }
 
     #[test]

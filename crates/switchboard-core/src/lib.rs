@@ -45,4 +45,4 @@ pub use engine::{
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
 pub use switchboard_protocol::{AgentKind, LoopId, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
-pub use switchboard_protocol::{hook, loops, signal, summary, team};
+pub use switchboard_protocol::{capped, hook, loops, signal, summary, team};

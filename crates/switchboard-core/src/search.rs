@@ -8,11 +8,16 @@ use switchboard_protocol::signal::{ScanEvent, SignalBody, SignalKind};
 
 pub use crate::api::{Found, SearchHit};
 use crate::api::{SignalInfo, TaskInfo};
+use crate::error::EngineError;
 
 /// The most words a query keeps.
 pub const MAX_WORDS: usize = 8;
 /// The most hits one search answers.
 pub const MAX_HITS: usize = 100;
+/// The longest query taken, in bytes: far past any words a user types, and
+/// well under SQLite's longest `LIKE` pattern (50,000 bytes), past which the
+/// store would refuse the search as if it had failed.
+pub const MAX_QUERY_BYTES: usize = 1024;
 /// Characters of context shown before and after the first word found.
 const BEFORE: usize = 40;
 const AFTER: usize = 110;
@@ -24,10 +29,17 @@ pub struct Query {
 }
 
 impl Query {
-    /// None for a query with no words.
-    pub fn parse(text: &str) -> Option<Query> {
-        let words: Vec<String> = text.split_whitespace().take(MAX_WORDS).map(str::to_lowercase).collect();
-        (!words.is_empty()).then_some(Query { words })
+    /// None for a query with no words; a query over [`MAX_QUERY_BYTES`] is
+    /// refused in a sentence.
+    pub fn parse(text: &str) -> Result<Option<Query>, EngineError> {
+        if text.len() > MAX_QUERY_BYTES {
+            return Err(EngineError::InvalidInput {
+                field: "query",
+                reason: format!("a search is at most {MAX_QUERY_BYTES} bytes; search for a few of its words"),
+            });
+        }
+        let words: Vec<String> = text.split_whitespace().take(MAX_WORDS).map(folded).collect();
+        Ok((!words.is_empty()).then_some(Query { words }))
     }
 
     /// Each word as a `LIKE` pattern (escaped with `\`) the store narrows with.
@@ -44,20 +56,49 @@ impl Query {
     /// A snippet of `text` around the first word, when every word is in it.
     pub fn find(&self, text: &str) -> Option<String> {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let lower = text.to_lowercase();
+        let lower = folded(&text);
         if !self.words.iter().all(|word| lower.contains(word.as_str())) {
             return None;
         }
-        // Lowercasing keeps byte offsets for most text; where it does not, the
-        // snippet starts at the beginning.
-        let at = if lower.len() == text.len() { lower.find(self.words[0].as_str()).unwrap_or(0) } else { 0 };
-        Some(snippet(&text, at))
+        let at = lower.find(self.words[0].as_str())?;
+        let (start, end) = origin(&text, at, at + self.words[0].len());
+        Some(snippet(&text, start, end))
     }
 }
 
-fn snippet(text: &str, at: usize) -> String {
+/// `text` lowercased character by character: the same for the text and the
+/// query's words, so a word is found wherever its characters are, and each
+/// character of `text` becomes a run of the result of its own ([`origin`]
+/// maps back). Lowercasing changes lengths (`İ` grows by a byte, the Kelvin
+/// sign shrinks by two), so an offset in the result is not one in `text`.
+fn folded(text: &str) -> String {
+    text.chars().flat_map(char::to_lowercase).collect()
+}
+
+/// The byte range of `text` whose characters [`folded`] turned into the
+/// bytes `from..to` of its result (`from < to`): from the start of the
+/// character the first byte came from to the end of the one the last did.
+fn origin(text: &str, from: usize, to: usize) -> (usize, usize) {
+    let mut start = None;
+    let mut folded_len = 0;
+    for (at, c) in text.char_indices() {
+        folded_len += c.to_lowercase().map(char::len_utf8).sum::<usize>();
+        if start.is_none() && folded_len > from {
+            start = Some(at);
+        }
+        if folded_len >= to {
+            return (start.unwrap_or(at), at + c.len_utf8());
+        }
+    }
+    (start.unwrap_or(text.len()), text.len())
+}
+
+/// `text` around the bytes `at..until` (on character boundaries): up to
+/// [`BEFORE`] characters before, and after up to [`AFTER`] characters from
+/// `at` or to `until`, whichever is further; `…` where it is cut.
+fn snippet(text: &str, at: usize, until: usize) -> String {
     let start = text[..at].char_indices().rev().nth(BEFORE - 1).map_or(0, |(i, _)| i);
-    let end = text[at..].char_indices().nth(AFTER).map_or(text.len(), |(i, _)| at + i);
+    let end = text[at..].char_indices().nth(AFTER).map_or(text.len(), |(i, _)| at + i).max(until);
     let mut cut = String::new();
     if start > 0 {
         cut.push('…');
@@ -152,7 +193,7 @@ mod tests {
 
     #[test]
     fn every_word_must_be_found_whatever_its_case() {
-        let query = Query::parse("  Auth   TOKEN ").unwrap();
+        let query = Query::parse("  Auth   TOKEN ").unwrap().unwrap();
         let cases = [
             ("Review the auth module: the token expires", true),
             ("auth only", false),
@@ -162,13 +203,13 @@ mod tests {
         for (text, found) in cases {
             assert_eq!(query.find(text).is_some(), found, "{text:?}");
         }
-        assert_eq!(Query::parse("   "), None);
-        assert_eq!(Query::parse(&"w ".repeat(20)).unwrap().words.len(), MAX_WORDS);
+        assert_eq!(Query::parse("   ").unwrap(), None);
+        assert_eq!(Query::parse(&"w ".repeat(20)).unwrap().unwrap().words.len(), MAX_WORDS);
     }
 
     #[test]
     fn snippets_are_cut_around_the_first_word_on_character_boundaries() {
-        let query = Query::parse("needle").unwrap();
+        let query = Query::parse("needle").unwrap().unwrap();
         let text = format!("{} the needle {}", "é".repeat(100), "ü".repeat(300));
         let snippet = query.find(&text).unwrap();
         assert!(snippet.starts_with('…') && snippet.ends_with('…'), "{snippet}");
@@ -177,9 +218,58 @@ mod tests {
         assert_eq!(query.find("needle\n\n  in   a haystack").unwrap(), "needle in a haystack");
     }
 
+    /// The text: lowercasing `İ` grows it by a byte and the Kelvin
+    /// sign shrinks by two, so the lowercased text is as long as the original
+    /// and its offsets still differ.
+    #[test]
+    fn a_search_through_text_whose_lowercase_moves_its_offsets_never_panics() {
+        let hostile =
+            format!("{} error test build fix the {}{}", "İ".repeat(60), "€".repeat(200), "\u{212A}".repeat(30));
+        let snippet = Query::parse("error").unwrap().unwrap().find(&hostile).unwrap();
+        assert!(snippet.contains(" error test build fix the "), "{snippet}");
+        assert!(snippet.starts_with('…') && snippet.ends_with('…'), "{snippet}");
+        // A word found inside what one character lowercases to.
+        let dotted = Query::parse("i\u{307}").unwrap().unwrap().find(&format!("{}x", "İ".repeat(3))).unwrap();
+        assert_eq!(dotted, "İİİx");
+        assert_eq!(
+            Query::parse("kelvin").unwrap().unwrap().find("\u{212A}ELVIN scale").unwrap(),
+            "\u{212A}ELVIN scale"
+        );
+    }
+
+    #[test]
+    fn an_over_long_query_is_refused_in_a_sentence() {
+        let long = "x".repeat(MAX_QUERY_BYTES + 1);
+        let Err(EngineError::InvalidInput { field: "query", reason }) = Query::parse(&long) else { panic!("taken") };
+        assert!(reason.starts_with("a search is at most"), "{reason}");
+        assert!(Query::parse(&"x".repeat(MAX_QUERY_BYTES)).unwrap().is_some());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_and_words_never_panic_and_a_snippet_holds_the_first_word(
+            text in "\\PC{0,300}",
+            words in proptest::collection::vec("\\PC{1,6}", 1..3),
+            glue in 0usize..300,
+        ) {
+            let query_text = words.join(" ");
+            let Some(query) = Query::parse(&query_text).unwrap() else { return Ok(()) };
+            // The query's first word planted somewhere in the text, so it is found.
+            let first = query_text.split_whitespace().next().unwrap();
+            let at = text.char_indices().map(|(i, _)| i).chain([text.len()]).nth(glue % (text.chars().count() + 1)).unwrap();
+            let planted = format!("{}{first}{}", &text[..at], &text[at..]);
+            for text in [text.as_str(), planted.as_str()] {
+                if let Some(snippet) = query.find(text) {
+                    let folded = folded(&snippet);
+                    proptest::prop_assert!(folded.contains(&query.words[0]), "{snippet:?} lacks {:?}", query.words[0]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn like_patterns_match_wildcards_literally() {
-        let query = Query::parse("50% my_file a\\b").unwrap();
+        let query = Query::parse("50% my_file a\\b").unwrap().unwrap();
         assert_eq!(query.like_patterns(), vec!["%50\\%%", "%my\\_file%", "%a\\\\b%"]);
     }
 }

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::capped::{MAX_NAME_BYTES, MAX_TEXT_FIELD_BYTES, capped};
+
 /// Largest event the hook binary reads and the server accepts.
 pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
 
@@ -121,9 +123,13 @@ impl HookEvent {
     /// `hook_event_name`), and Codex's `notify` (`type:
     /// "agent-turn-complete"`, read as a Stop).
     pub fn parse(payload: &Value) -> HookEvent {
-        let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
+        // The agent's last words are read in full (for signals; a loop keeps
+        // their end); every other field is kept within its cap.
+        let words = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
+        let text = |key: &str| words(key).map(|text| capped(text, MAX_NAME_BYTES));
+        let prose = |key: &str| words(key).map(|text| capped(text, MAX_TEXT_FIELD_BYTES));
         if payload.get("type").and_then(Value::as_str) == Some("agent-turn-complete") {
-            return HookEvent::Stop { last_assistant_message: text("last-assistant-message"), background_tasks: None };
+            return HookEvent::Stop { last_assistant_message: words("last-assistant-message"), background_tasks: None };
         }
         let Some(name) = text("hook_event_name") else {
             return HookEvent::Unknown { name: String::new() };
@@ -141,11 +147,12 @@ impl HookEvent {
                 tool_use_id: text("tool_use_id"),
                 tool_input: input(),
                 failed: tool_failure(payload)
+                    .map(|failure| capped(failure, MAX_TEXT_FIELD_BYTES))
                     .or_else(|| (name == "PostToolUseFailure").then(|| "the tool call failed".to_owned())),
             },
             "PermissionRequest" => HookEvent::PermissionRequest { tool_name: tool_name(), tool_input: input() },
             "Notification" => HookEvent::Notification {
-                message: text("message").unwrap_or_default(),
+                message: prose("message").unwrap_or_default(),
                 notification_type: text("notification_type"),
             },
             "SubagentStart" => HookEvent::SubagentStart {
@@ -159,20 +166,23 @@ impl HookEvent {
                 team_name: text("team_name"),
             },
             "StopFailure" => HookEvent::StopFailure {
-                error: error_text(payload).unwrap_or_else(|| "the turn ended in an error".to_owned()),
-                last_assistant_message: text("last_assistant_message"),
+                error: error_text(payload).map_or_else(
+                    || "the turn ended in an error".to_owned(),
+                    |error| capped(error, MAX_TEXT_FIELD_BYTES),
+                ),
+                last_assistant_message: words("last_assistant_message"),
             },
             "Stop" if error_text(payload).is_some() => HookEvent::StopFailure {
-                error: error_text(payload).expect("checked"),
-                last_assistant_message: text("last_assistant_message"),
+                error: capped(error_text(payload).expect("checked"), MAX_TEXT_FIELD_BYTES),
+                last_assistant_message: words("last_assistant_message"),
             },
             "Stop" => HookEvent::Stop {
-                last_assistant_message: text("last_assistant_message"),
+                last_assistant_message: words("last_assistant_message"),
                 background_tasks: payload
                     .get("background_tasks")
                     .and_then(|tasks| serde_json::from_value(tasks.clone()).ok()),
             },
-            "SessionEnd" => HookEvent::SessionEnd { reason: text("reason") },
+            "SessionEnd" => HookEvent::SessionEnd { reason: prose("reason") },
             _ => HookEvent::Unknown { name },
         }
     }

@@ -6,6 +6,7 @@
 //! Later protocol pieces (signal blocks, summary files, hook events) live here
 //! too, as pure parsers.
 
+pub mod capped;
 pub mod hook;
 mod ids;
 pub mod loops;

@@ -18,7 +18,10 @@
 //! at any byte. It is bounded: a block longer than [`MAX_BLOCK_BYTES`], or one
 //! never closed, becomes a [`ScanEvent::Malformed`] and is dropped, never an
 //! unbounded buffer. The block's YAML becomes a typed [`Signal`] through
-//! `serde-saphyr`; fields the protocol does not name are kept in `extra`.
+//! `serde-saphyr` within a budget ([`yaml`]: a block whose aliases expand
+//! past [`MAX_EXPANDED_BYTES`] is malformed); fields the protocol does not
+//! name are kept in `extra`; each named field within its cap
+//! ([`crate::capped`]), the whole within the expansion budget.
 
 use std::collections::BTreeMap;
 
@@ -26,8 +29,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::capped::{MAX_LIST_ITEMS, MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped, capped_list};
+
 pub mod prompts;
 pub mod teach;
+pub mod yaml;
+
+pub use yaml::MAX_EXPANDED_BYTES;
 
 /// Longest block body kept; a longer one is malformed.
 pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
@@ -148,30 +156,30 @@ pub enum ScanEvent {
 pub fn parse_block(kind: SignalKind, raw: &str) -> ScanEvent {
     let malformed = |reason: String| ScanEvent::Malformed { kind, reason, raw: raw.to_owned() };
     let text = dedent(raw);
-    let value: Value = match serde_saphyr::from_str(&text) {
+    let value = match yaml::read(&text) {
         Ok(value) => value,
-        Err(error) => return malformed(format!("not valid YAML: {}", first_line(&error.to_string()))),
+        Err(problem) => return malformed(problem.to_string()),
     };
     let Value::Object(mut fields) = value else {
         return malformed("the block is not a list of `field: value` lines".into());
     };
-    let mut take_text = |name: &str| fields.remove(name).map(text_of).unwrap_or_default();
-    let agent_id = Some(take_text("agent_id")).filter(|s| !s.is_empty());
-    let timestamp = Some(take_text("timestamp")).filter(|s| !s.is_empty());
+    let mut take_name = |name: &str| capped(fields.remove(name).map(text_of).unwrap_or_default(), MAX_NAME_BYTES);
+    let agent_id = Some(take_name("agent_id")).filter(|s| !s.is_empty());
+    let timestamp = Some(take_name("timestamp")).filter(|s| !s.is_empty());
     let body = match kind {
         SignalKind::Clarification => {
-            let questions = list_of(fields.remove("questions"));
+            let questions = capped_list(list_of(fields.remove("questions")), MAX_TEXT_FIELD_BYTES);
             if questions.is_empty() {
                 return malformed("a clarification needs `questions`".into());
             }
             SignalBody::Clarification {
-                blocked_at: fields.remove("blocked_at").map(text_of).unwrap_or_default(),
+                blocked_at: field_text(fields.remove("blocked_at")),
                 questions,
-                current_state: fields.remove("current_state").map(text_of).unwrap_or_default(),
+                current_state: field_text(fields.remove("current_state")),
             }
         }
         SignalKind::StopWork => {
-            let mut take = |name: &str| fields.remove(name).map(text_of).unwrap_or_default();
+            let mut take = |name: &str| field_text(fields.remove(name));
             let body = SignalBody::StopWork {
                 blocker_type: take("blocker_type"),
                 details: take("details"),
@@ -189,37 +197,46 @@ pub fn parse_block(kind: SignalKind, raw: &str) -> ScanEvent {
             body
         }
         SignalKind::Delegate => {
-            let description = fields.remove("new_task_description").map(text_of).unwrap_or_default();
+            let description = field_text(fields.remove("new_task_description"));
             if description.is_empty() {
                 return malformed("a delegation needs `new_task_description`".into());
             }
             let independence = match fields.remove("independence").map(text_of).unwrap_or_default().as_str() {
                 "can_proceed_parallel" | "" => Independence::CanProceedParallel,
                 "blocks_current_work" => Independence::BlocksCurrentWork,
-                other => Independence::Other(other.to_owned()),
+                other => Independence::Other(capped(other, MAX_NAME_BYTES)),
             };
             SignalBody::Delegate {
                 new_task_description: description,
                 independence,
-                coordination: fields.remove("coordination").map(text_of).unwrap_or_default(),
+                coordination: field_text(fields.remove("coordination")),
             }
         }
         SignalKind::Completion => {
-            let status = fields.remove("status").map(text_of).unwrap_or_default();
+            let status = field_text(fields.remove("status"));
             if status.is_empty() {
                 return malformed("a completion report needs `status`".into());
             }
             SignalBody::Completion {
                 status,
-                deliverables: list_of(fields.remove("deliverables")),
-                metrics_achieved: fields.remove("metrics_achieved").map(text_of).unwrap_or_default(),
-                recommendations: list_of(fields.remove("recommendations")),
+                deliverables: list_of(fields.remove("deliverables"))
+                    .into_iter()
+                    .take(MAX_LIST_ITEMS)
+                    .map(|path| capped(path, MAX_PATH_BYTES))
+                    .collect(),
+                metrics_achieved: field_text(fields.remove("metrics_achieved")),
+                recommendations: capped_list(list_of(fields.remove("recommendations")), MAX_TEXT_FIELD_BYTES),
             }
         }
     };
     ScanEvent::Signal {
         signal: Signal { agent_id, timestamp, body, extra: fields.into_iter().collect(), raw: raw.to_owned() },
     }
+}
+
+/// A field of prose as kept: its text, within [`MAX_TEXT_FIELD_BYTES`].
+fn field_text(value: Option<Value>) -> String {
+    capped(value.map(text_of).unwrap_or_default(), MAX_TEXT_FIELD_BYTES)
 }
 
 /// A field's value as text: strings as they are, anything else as JSON.
@@ -250,10 +267,6 @@ fn dedent(text: &str) -> String {
         .min()
         .unwrap_or(0);
     text.lines().map(|line| line.get(indent..).unwrap_or(line.trim_start())).collect::<Vec<_>>().join("\n")
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or(text)
 }
 
 /// Collects the text a terminal would show, without escape sequences.

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::TaskId;
+use crate::capped::{MAX_LIST_ITEMS, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped, capped_list};
 
 /// How the agent says the task went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -46,19 +47,27 @@ pub struct Summary {
 }
 
 /// Parses a summary file's text. Never fails: what cannot be found is empty.
+/// Each section is kept within its cap ([`crate::capped`]): prose at
+/// `MAX_TEXT_FIELD_BYTES`, lists at `MAX_LIST_ITEMS`, and deliverables
+/// (paths, where a marked item would name a file) their first
+/// `MAX_LIST_ITEMS` at `MAX_PATH_BYTES` each.
 pub fn parse_summary(text: &str) -> Summary {
     let sections = sections(text);
     let section = |names: &[&str]| {
         sections.iter().find(|(title, _)| names.iter().any(|n| title.eq_ignore_ascii_case(n))).map_or("", |(_, b)| b)
     };
-    let test_results = section(&["Test Results", "Tests"]).trim().to_owned();
+    let test_results = section(&["Test Results", "Tests"]).trim();
     Summary {
-        objective: section(&["Objective"]).trim().to_owned(),
-        accomplishments: list_items(section(&["Accomplishments"])),
-        deliverables: deliverables(section(&["Key Deliverables", "Deliverables"])),
-        tests: test_counts(&test_results),
-        test_results,
-        notes: list_items(section(&["Important Notes", "Notes"])),
+        objective: capped(section(&["Objective"]).trim(), MAX_TEXT_FIELD_BYTES),
+        accomplishments: capped_list(list_items(section(&["Accomplishments"])), MAX_TEXT_FIELD_BYTES),
+        deliverables: deliverables(section(&["Key Deliverables", "Deliverables"]))
+            .into_iter()
+            .take(MAX_LIST_ITEMS)
+            .map(|path| capped(path, MAX_PATH_BYTES))
+            .collect(),
+        tests: test_counts(test_results),
+        test_results: capped(test_results, MAX_TEXT_FIELD_BYTES),
+        notes: capped_list(list_items(section(&["Important Notes", "Notes"])), MAX_TEXT_FIELD_BYTES),
         status: status_of(section(&["Status"])),
     }
 }

@@ -319,4 +319,18 @@ describe('task panel', () => {
     const open = within(entryOf('urgent c')).getByTestId('task-open');
     expect(open.getAttribute('title')).toMatch(/^urgent c\n\(queued · position 1 · waiting for /);
   });
+
+  // Issue 22: the hover text of a task whose instruction is one long word was drawn taller than the
+  // window (a native tooltip is as tall as its text and cannot wrap a word).
+  it('keeps the hover text of a one-word instruction to a few short lines', async () => {
+    const { backend, agent } = await busyAgent();
+    await backend.submitTask(spec(agent.id, 'x'.repeat(50_000)));
+    await renderApp(backend);
+    const open = entries().map((e) => within(e).getByTestId('task-open')).find((b) => b.textContent?.trim().startsWith('xxx'));
+    const lines = open?.getAttribute('title')?.split('\n') ?? [];
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.length).toBeLessThanOrEqual(13);
+    expect(Math.max(...lines.map((line) => [...line].length))).toBeLessThanOrEqual(80);
+    expect(lines.at(-1)).toMatch(/^\(queued · position 4/);
+  });
 });

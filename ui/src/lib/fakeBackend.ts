@@ -116,6 +116,8 @@ const PROFILE_DEFAULTS = {
 const MIN_DEFAULT_SECS = 60;
 const MAX_TIME_LIMIT_SECS = 7 * 86_400;
 
+/** The engine's `MAX_QUERY_BYTES`: a longer search is refused. */
+const MAX_QUERY_BYTES = 1024;
 /** Cap on a fake session's retained output, like the engine's bounded scrollback. */
 const FAKE_SCROLLBACK_BYTES = 256 * 1024;
 
@@ -1019,6 +1021,9 @@ export class FakeBackend implements Backend {
 
   async search(query: string): Promise<SearchHit[]> {
     this.#record('search', { query });
+    if (encoder.encode(query).length > MAX_QUERY_BYTES) {
+      this.#fail('invalid_input', `query: a search is at most ${MAX_QUERY_BYTES} bytes; search for a few of its words`, 'query');
+    }
     const words = query.split(/\s+/).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
     if (words.length === 0) return [];
     const hits: SearchHit[] = [];

@@ -11,6 +11,9 @@ import {
   elapsedSecs,
   finishedTasks,
   firstLine,
+  HOVER_LINE_CHARS,
+  HOVER_LINES,
+  hoverText,
   formatDuration,
   insertionIndex,
   mergeInitialTasks,
@@ -206,6 +209,28 @@ describe('reordering', () => {
     ['an unknown task changes nothing', 'zz', 0, ['u1:urgent:3', 'u2:urgent:4', 'n1:normal:1', 'n2:normal:7']],
   ])('%s', (_name, id, to, expected) => {
     expect(applyMove(q, id, to).map((m) => `${m.id}:${m.priority}:${m.order}`)).toEqual(expected);
+  });
+});
+
+describe('hover texts', () => {
+  const x = (n: number) => 'x'.repeat(n);
+  it.each<[string, string]>([
+    ['short', 'short'],
+    ['two\nlines', 'two\nlines'],
+    [x(200), `${x(80)}\n${x(80)}\n${x(40)}`],
+    [`${x(70)} ${x(20)}`, `${x(70)}\n${x(20)}`],
+    ['é'.repeat(90), `${'é'.repeat(80)}\n${'é'.repeat(10)}`],
+  ])('%#: wraps within the line width', (text, expected) => {
+    expect(hoverText(text)).toBe(expected);
+  });
+
+  it('holds at most a few lines, the last saying text was left out', () => {
+    for (const text of [x(1_000_000), 'line\n'.repeat(10_000), `${x(100)} `.repeat(500)]) {
+      const lines = hoverText(text).split('\n');
+      expect(lines.length).toBe(HOVER_LINES);
+      expect(Math.max(...lines.map((line) => [...line].length))).toBeLessThanOrEqual(HOVER_LINE_CHARS);
+      expect(lines.at(-1)).toMatch(/…$/);
+    }
   });
 });
 

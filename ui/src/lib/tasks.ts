@@ -218,6 +218,46 @@ export function taskTitle(task: Pick<TaskInfo, 'title' | 'instruction'>): string
   return task.title ?? firstLine(task.instruction);
 }
 
+/** The most lines a hover text holds: a native tooltip is drawn as tall as its text, past the window. */
+export const HOVER_LINES = 12;
+/** The longest line of a hover text: a tooltip cannot wrap a long word, so it is broken here. */
+export const HOVER_LINE_CHARS = 80;
+
+/**
+ * Agent or user text for a `title` attribute (a native tooltip): wrapped at HOVER_LINE_CHARS
+ * characters (between words where it can, inside a longer word where it must), at most
+ * HOVER_LINES lines, the last ending in "…" when text was left out. The whole text stays a click
+ * away.
+ */
+export function hoverText(text: string): string {
+  // Past this many UTF-16 units, nothing more can be shown: the rest is only "…".
+  const reach = 2 * (HOVER_LINES + 1) * (HOVER_LINE_CHARS + 1);
+  const cut = text.length > reach;
+  const lines: string[] = [];
+  for (const source of (cut ? text.slice(0, reach) : text).split('\n')) {
+    let line: string[] = [];
+    for (const word of source.split(/(\s+)/)) {
+      const chars = [...word];
+      if (line.length + chars.length > HOVER_LINE_CHARS && line.length > 0) {
+        lines.push(line.join('').trimEnd());
+        line = [];
+        if (/^\s+$/.test(word)) continue;
+      }
+      let from = 0;
+      for (; chars.length - from > HOVER_LINE_CHARS; from += HOVER_LINE_CHARS) {
+        lines.push(chars.slice(from, from + HOVER_LINE_CHARS).join(''));
+      }
+      line.push(...chars.slice(from));
+    }
+    lines.push(line.join('').trimEnd());
+    if (lines.length > HOVER_LINES) break;
+  }
+  if (lines.length <= HOVER_LINES && !cut) return lines.join('\n');
+  const kept = lines.slice(0, HOVER_LINES);
+  kept[kept.length - 1] = `${[...kept[kept.length - 1]].slice(0, HOVER_LINE_CHARS - 1).join('')}…`;
+  return kept.join('\n');
+}
+
 /** A text's first non-blank line, trimmed; for one-line lists. */
 export function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';

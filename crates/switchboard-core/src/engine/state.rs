@@ -629,7 +629,7 @@ impl EngineState {
     }
 
     pub(super) fn search(&self, query: String) -> Result<Vec<crate::search::SearchHit>, EngineError> {
-        let Some(query) = crate::search::Query::parse(&query) else { return Ok(Vec::new()) };
+        let Some(query) = crate::search::Query::parse(&query)? else { return Ok(Vec::new()) };
         let patterns = query.like_patterns();
         let mut found = Vec::new();
         for batch in 0..SEARCH_BATCHES {

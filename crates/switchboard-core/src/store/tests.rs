@@ -316,7 +316,7 @@ fn search_finds_words_in_names_instructions_and_summaries_not_in_the_stored_json
     done.end(TaskState::Completed, 30, None, Some(result));
     store.save_task(&done).unwrap();
     let search = |text: &str| {
-        let query = Query::parse(text).unwrap();
+        let query = Query::parse(text).unwrap().unwrap();
         let (tasks, signals) = store.search_candidates(&query.like_patterns(), 50, 0).unwrap();
         hits(&query, &tasks, &signals)
     };

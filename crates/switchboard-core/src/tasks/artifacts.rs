@@ -10,6 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use switchboard_protocol::TaskId;
+use switchboard_protocol::capped::{MAX_TEXT_FIELD_BYTES, capped};
 use switchboard_protocol::summary::{
     CONTEXT_FILE, ERRORS_FILE, INSTRUCTIONS_FILE, RESULTS_FILE, SPECS_FILE, STATUS_FILE, SUMMARIES_DIR, parse_summary,
     summary_path,
@@ -149,8 +150,8 @@ pub fn read_progress(workspace: &Path) -> Option<String> {
     let workspace = workspace.canonicalize().ok()?;
     let text = read_side_file(&workspace, STATUS_FILE)?;
     let text = text.trim();
-    (!text.is_empty())
-        .then(|| text.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n"))
+    let last_lines = || text.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+    (!text.is_empty()).then(|| capped(last_lines(), MAX_TEXT_FIELD_BYTES))
 }
 
 /// Files in the workspace created or changed since `since`, newest first:

@@ -249,3 +249,37 @@ fn split_anywhere_reads_as_whole(bytes: &[u8]) {
         assert_eq!(events, whole, "cut at {cut}");
     }
 }
+
+/// A block of about `bytes` whose nested aliases repeat one long scalar
+/// ten times a level, `levels` deep (the "billion laughs").
+fn alias_bomb(bytes: usize, levels: usize) -> String {
+    let mut block = format!("blocker_type: x\ndetails: &l0 \"{}\"\n", "x".repeat(bytes.saturating_sub(100 * levels)));
+    for level in 1..=levels {
+        let aliases = vec![format!("*l{}", level - 1); 10].join(", ");
+        block.push_str(&format!("l{level}: &l{level} [{aliases}]\n"));
+    }
+    block
+}
+
+/// Issue 22: one 30 KB block of nested aliases became a 60 MB signal.
+#[test]
+fn a_block_whose_aliases_expand_past_the_cap_is_refused_quickly_and_kept_small() {
+    let block = alias_bomb(30 * 1024, 3);
+    assert!(block.len() < 31 * 1024);
+    let started = std::time::Instant::now();
+    let event = parse_block(SignalKind::StopWork, &block);
+    let ScanEvent::Malformed { reason, raw, .. } = &event else {
+        panic!("read as a signal of {} bytes", serde_json::to_string(&event).unwrap().len())
+    };
+    assert!(reason.contains("aliases"), "{reason}");
+    assert_eq!(raw, &block, "shown as written");
+    assert!(serde_json::to_string(&event).unwrap().len() < 2 * block.len());
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_block_that_repeats_a_little_through_aliases_still_reads() {
+    let event = parse_block(SignalKind::StopWork, &alias_bomb(2 * 1024, 1));
+    let ScanEvent::Signal { signal } = &event else { panic!("{event:?}") };
+    assert_eq!(signal.extra["l1"].as_array().map(Vec::len), Some(10));
+}

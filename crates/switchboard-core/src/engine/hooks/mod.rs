@@ -13,6 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use switchboard_protocol::SessionId;
+use switchboard_protocol::capped::{MAX_NAME_BYTES, capped};
 use switchboard_protocol::hook::{
     AgentStatus, HookEnvelope, HookEvent, hook_conversation, is_side_thread, next_status,
 };
@@ -156,7 +157,7 @@ impl HookDesk {
                 .env
                 .iter()
                 .filter(|(name, _)| IDENTITY_ENV.contains(&name.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone())),
+                .map(|(k, v)| (k.clone(), capped(v.as_str(), MAX_NAME_BYTES))),
         );
         if let Some(team_event) = team_event(&event, envelope) {
             entry.team.apply(team_event);

@@ -320,7 +320,7 @@ async fn a_signal_is_found_by_what_the_agent_wrote_in_it_not_by_its_field_names(
     let mut desk = Desk::new();
     let raised = desk.raise(CLARIFICATION);
     let search = |text: &str| {
-        let query = crate::search::Query::parse(text).unwrap();
+        let query = crate::search::Query::parse(text).unwrap().unwrap();
         let (tasks, signals) = desk.bench.cx.store.search_candidates(&query.like_patterns(), 50, 0).unwrap();
         crate::search::hits(&query, &tasks, &signals)
     };
