@@ -120,6 +120,9 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     assert_eq!(about_loop.len(), 1, "{told:#?}");
     assert_eq!(about_loop[0].title, "Loop stalled");
     assert_eq!(notices.counts().stalled, 1);
+    // A stalled loop still holds its agent: a second loop is refused until it is resumed or cancelled.
+    let refused = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Rewrite the docs")).await;
+    refused_in_words(&refused.expect_err("the stalled loop holds the agent"), "looper", "stalled loop");
     // The error came back three times: it is a guardrail now.
     let guardrails = std::fs::read_to_string(t.workspace.join(".switchboard/guardrails.md")).unwrap();
     assert!(guardrails.contains("error: 3 tests fail"), "{guardrails}");
@@ -279,4 +282,32 @@ async fn an_agent_that_stays_at_its_prompt_ends_each_iteration_when_its_prompt_r
     for session in sessions_of(&ended) {
         t.wait_for_end(&session).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_loop_on_an_agent_with_an_open_loop_is_refused_and_the_first_keeps_its_files() {
+    let t = TestEngine::start().await;
+    let profile = counting_profile(&t, "busy", "echo working; touch at-work; exec sleep 1000").await;
+    let first = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
+    wait_until("the first loop is at work", || t.workspace.join("at-work").exists()).await;
+
+    let second = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Rewrite the docs")).await;
+    let refused = second.expect_err("one loop per agent at a time");
+    let anchor = std::fs::read_to_string(t.workspace.join(".switchboard/anchor.md")).unwrap();
+    assert!(anchor.contains("Make the tests pass") && !anchor.contains("Rewrite the docs"), "{anchor}");
+    let loops = t.engine.list_loops().await.unwrap();
+    assert_eq!(loops.len(), 1, "{loops:#?}");
+    refused_in_words(&refused, "busy", "already runs a loop");
+
+    // Once the first ends, a new one may start.
+    t.engine.cancel_loop(first.id.clone()).await.unwrap();
+    t.engine.start_loop(profile.id.clone(), LoopSettings::new("Rewrite the docs")).await.unwrap();
+}
+
+/// The refusal says, in the user's words, which agent and why, under its own code.
+fn refused_in_words(error: &switchboard_core::EngineError, agent: &str, why: &str) {
+    let api = switchboard_core::ApiError::from(error);
+    assert_eq!(serde_json::to_value(api.code).unwrap(), "loop_busy", "{api:?}");
+    assert!(api.message.starts_with(agent) && api.message.contains(why), "{}", api.message);
+    assert!(!api.message.contains('-') && !api.message.contains('_'), "no ids, no field names: {}", api.message);
 }

@@ -89,6 +89,16 @@ describe('loops in the window', () => {
     expect(screen.queryByTestId('profile-stalled')).toBeNull();
   });
 
+  it('refuses a second loop on an agent whose loop is stalled, in words', async () => {
+    const { backend } = withStalledLoop();
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('new-loop'));
+    await fireEvent.input(screen.getByTestId('loop-goal'), { target: { value: 'Write the docs' } });
+    await fireEvent.click(screen.getByTestId('loop-start'));
+    expect((await screen.findByTestId('loop-form-error')).textContent).toBe('looper has a stalled loop: resume it or cancel it before starting another.');
+    expect(screen.getAllByTestId('loop-entry')).toHaveLength(1);
+  });
+
   it('cancels with X and a confirmation, not from a text field', async () => {
     const { backend, info } = withStalledLoop();
     await renderApp(backend);

@@ -798,7 +798,7 @@ at: number,
  */
 snippet: string, found: Found, };
 
-export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "engine_stopped" | "internal";
+export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "loop_busy" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "engine_stopped" | "internal";
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, problems?: Array<ProfileProblem>, };
 

@@ -840,6 +840,17 @@ export class FakeBackend implements Backend {
     this.#record('start_loop', { profileId, settings });
     this.#profile(profileId);
     if (settings.goal.trim() === '') this.#fail('invalid_input', 'goal: say what the loop works toward', 'goal');
+    // One loop per agent at a time, as the engine keeps it.
+    const open = [...this.#loops.values()].find((l) => l.profile_id === profileId && (l.state.state === 'active' || l.state.state === 'stalled'));
+    if (open !== undefined) {
+      const agent = this.#profile(profileId).name;
+      this.#fail(
+        'loop_busy',
+        open.state.state === 'stalled'
+          ? `${agent} has a stalled loop: resume it or cancel it before starting another.`
+          : `${agent} already runs a loop: cancel it or let it end before starting another.`,
+      );
+    }
     const info: LoopInfo = {
       id: `loop-${this.#nextLoop++}`,
       profile_id: profileId,

@@ -380,6 +380,9 @@ pub enum ErrorCode {
     SignalState,
     TooManyAgents,
     AlreadyRunning,
+    /// The agent already has a loop that is active or stalled: one loop per
+    /// agent at a time.
+    LoopBusy,
     Storage,
     /// The disk holding a file or the database is full.
     DiskFull,

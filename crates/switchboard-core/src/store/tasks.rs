@@ -356,6 +356,14 @@ impl Store {
         Ok(self.query_loops("id = ?1", [id.to_string()])?.pop())
     }
 
+    /// The state of the agent's loop that is active or stalled, if it has one.
+    pub fn open_loop_of(&self, profile_id: &ProfileId) -> Result<Option<LoopState>> {
+        Ok(self
+            .query_loops("profile_id = ?1 AND state IN ('active', 'stalled')", [profile_id.to_string()])?
+            .pop()
+            .map(|info| info.state))
+    }
+
     /// The active loops (at work or waiting their turn), oldest first.
     pub fn active_loops(&self) -> Result<Vec<LoopInfo>> {
         self.query_loops("state = 'active'", [])

@@ -34,6 +34,11 @@ impl TaskDesk {
         settings: LoopSettings,
     ) -> Result<LoopInfo, EngineError> {
         let settings = validate_settings(settings)?;
+        // The loop's files are the agent's: a second loop would share them.
+        if let Some(open) = cx.store.open_loop_of(profile_id)? {
+            let agent = cx.profile(profile_id)?.spec.name;
+            return Err(EngineError::LoopBusy { agent, stalled: matches!(open, LoopState::Stalled { .. }) });
+        }
         let workspace = workspace_of(cx, profile_id)?;
         owned::write_anchor(&workspace, &settings)
             .map_err(|e| EngineError::io("writing the loop's anchor".to_owned(), e))?;
