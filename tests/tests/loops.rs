@@ -95,6 +95,10 @@ async fn a_loop_that_never_finishes_stops_at_its_cap_each_iteration_a_fresh_proc
     assert_eq!(sessions_of(&ended).len(), 4, "four sessions, four processes");
     let numbers: Vec<u32> = ended.iterations.iter().map(|i| i.number).collect();
     assert_eq!(numbers, [1, 2, 3, 4]);
+    assert_eq!(ended.iteration_count, 4);
+    // Older iterations are read a page at a time.
+    let older = t.engine.loop_iterations(started.id.clone(), 3, 10).await.unwrap();
+    assert_eq!(older.iter().map(|i| (i.seq, i.number)).collect::<Vec<_>>(), [(1, 1), (2, 2)]);
     assert!(ended.iterations.iter().all(|i| matches!(&i.outcome, IterationOutcome::Ended { stop_reason, .. } if stop_reason.contains("tried something else"))));
     // Nothing more is queued after it.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;

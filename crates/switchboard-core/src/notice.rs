@@ -908,6 +908,8 @@ mod tests {
             created_at: 0,
             state: LoopState::Active,
             iterations: Vec::new(),
+            iteration_count: 0,
+            iterations_run: 0,
         };
         let apply =
             |notices: &mut Notices, info: &LoopInfo| notices.apply(&EngineEvent::LoopChanged { info: info.clone() });

@@ -19,6 +19,17 @@ pub const DEFAULT_MAX_ITERATIONS: u32 = 10;
 pub const DEFAULT_STALL_AFTER: u32 = 5;
 /// Iterations an error line must appear in to become a guardrail.
 pub const GUARDRAIL_AFTER: usize = 3;
+/// The most recent iterations whose stop reasons guardrails are learned
+/// from: a loop's whole history (thousands of iterations) is not read again
+/// after each one, and an error that came back within the last hundred is
+/// the one worth a warning.
+pub const GUARDRAIL_WINDOW: usize = 100;
+
+/// How many of the latest stop reasons the judge and the guardrails need
+/// after an iteration: enough for a stall and for the guardrails' window.
+pub fn stop_reasons_weighed(settings: &LoopSettings) -> usize {
+    (settings.stall_after as usize).max(GUARDRAIL_WINDOW)
+}
 
 /// How a loop runs and when it ends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -342,6 +353,17 @@ mod tests {
         assert!(crate::signal::scan_all(prompt.as_bytes()).is_empty());
         assert!(!has_stop_word(&prompt, DEFAULT_STOP_WORD), "its echo does not end the loop");
         assert_eq!(guardrail_lines(&["error: x".into()]), "- Seen in 3 or more iterations: error: x\n");
+    }
+
+    /// The judge reads the latest stop reasons only: enough for a stall
+    /// and for the guardrails' window, whichever is longer.
+    #[test]
+    fn the_latest_stop_reasons_are_weighed_not_the_whole_history() {
+        let cases = [(2, GUARDRAIL_WINDOW), (5, GUARDRAIL_WINDOW), (100, 100), (101, 101), (10_000, 10_000)];
+        for (stall_after, weighed) in cases {
+            let settings = LoopSettings { stall_after, ..LoopSettings::new("x") };
+            assert_eq!(stop_reasons_weighed(&settings), weighed, "stall after {stall_after}");
+        }
     }
 
     #[test]

@@ -40,9 +40,33 @@ export function loopsOf(loops: LoopInfo[], profileId: ProfileId): LoopInfo[] {
   return loops.filter((l) => l.profile_id === profileId).sort((a, b) => rank(a) - rank(b) || b.created_at - a.created_at);
 }
 
-/** Iterations that count toward the cap: the ended ones. */
+/** Iterations that count toward the cap: the ended ones (the engine counts them all, not only those the info carries). */
 export function iterationsRun(info: LoopInfo): number {
-  return info.iterations.filter((i) => i.outcome.outcome === 'ended').length;
+  return info.iterations_run;
+}
+
+/** Iterations one "show older" asks for. */
+export const OLDER_PAGE = 50;
+
+/**
+ * The history the loop's detail shows, oldest first: the older pages the user asked for, and the
+ * latest iterations the loop's info carries. While older pages are shown, iterations that leave
+ * the info's window (`before`, the info's iterations as they were) are kept, so nothing between
+ * the two goes missing.
+ */
+export function shownHistory(older: Iteration[], before: Iteration[], latest: Iteration[]): Iteration[] {
+  const bySeq = new Map<number, Iteration>();
+  const first = latest[0]?.seq ?? Infinity;
+  for (const iteration of older) bySeq.set(iteration.seq, iteration);
+  if (older.length > 0) for (const iteration of before) if (iteration.seq < first) bySeq.set(iteration.seq, iteration);
+  for (const iteration of latest) bySeq.set(iteration.seq, iteration);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** How much of a long history is shown ("Showing the last 50 of 9,900"); none when all of it is. */
+export function historyText(shown: number, total: number): string | null {
+  if (shown >= total) return null;
+  return `Showing the last ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`;
 }
 
 /** The iteration at work, if one is. */

@@ -11,6 +11,14 @@ use super::Millis;
 /// The most of an iteration's stop reason that is kept.
 pub const MAX_STOP_REASON_BYTES: usize = 4 * 1024;
 
+/// Iterations a loop's info carries (its most recent): a long loop's history
+/// (thousands of iterations) would otherwise travel to the window, and be
+/// held there, at every change. Older ones are read page by page.
+pub const LOOP_ITERATIONS_SHOWN: usize = 50;
+
+/// The most iterations one page of a loop's history holds.
+pub const MAX_ITERATION_PAGE: u32 = 200;
+
 /// A loop's files in its agent's workspace (none: not there).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct LoopFiles {
@@ -41,9 +49,15 @@ pub struct LoopInfo {
     pub settings: LoopSettings,
     pub created_at: Millis,
     pub state: LoopState,
-    /// Oldest first; an iteration the app stopped during is kept, marked,
-    /// and run again under the same number.
+    /// Its most recent iterations, oldest first: at most
+    /// [`LOOP_ITERATIONS_SHOWN`]; older ones are read with `loop_iterations`.
+    /// An iteration the app stopped during is kept, marked, and run again
+    /// under the same number.
     pub iterations: Vec<Iteration>,
+    /// Every iteration recorded (interrupted ones and failed starts too).
+    pub iteration_count: u32,
+    /// Iterations that count toward the cap: the ended ones.
+    pub iterations_run: u32,
 }
 
 /// Where a loop stands.
@@ -70,6 +84,9 @@ pub enum LoopState {
 /// One iteration: a fresh session of the agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Iteration {
+    /// Its place in the loop's history, 1 for the first recorded (pages of
+    /// older iterations are asked for before it).
+    pub seq: u32,
     /// 1 for the first; an iteration run again after an interruption keeps
     /// its number, and the interrupted one does not count.
     pub number: u32,
@@ -99,10 +116,11 @@ pub enum IterationOutcome {
 impl LoopInfo {
     /// Iterations that count toward the cap: ended ones.
     pub fn iterations_run(&self) -> u32 {
-        self.iterations.iter().filter(|i| matches!(i.outcome, IterationOutcome::Ended { .. })).count() as u32
+        self.iterations_run
     }
 
-    /// The stop reasons of the ended iterations, oldest first.
+    /// The stop reasons of the ended iterations it carries (its most
+    /// recent), oldest first.
     pub fn stop_reasons(&self) -> Vec<String> {
         self.iterations
             .iter()
@@ -115,6 +133,17 @@ impl LoopInfo {
 
     pub fn is_active(&self) -> bool {
         self.state == LoopState::Active
+    }
+}
+
+impl IterationOutcome {
+    /// One word for the outcome, as the store selects on it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            IterationOutcome::Running => "running",
+            IterationOutcome::Ended { .. } => "ended",
+            IterationOutcome::Interrupted { .. } => "interrupted",
+        }
     }
 }
 

@@ -536,6 +536,15 @@ impl EngineState {
         self.tasks.get_loop(&self.cx, &loop_id)
     }
 
+    pub(super) fn loop_iterations(
+        &self,
+        loop_id: switchboard_protocol::LoopId,
+        before: u32,
+        limit: u32,
+    ) -> Result<Vec<crate::api::Iteration>, EngineError> {
+        self.tasks.loop_iterations(&self.cx, &loop_id, before, limit)
+    }
+
     pub(super) fn cancel_loop(
         &mut self,
         loop_id: switchboard_protocol::LoopId,
