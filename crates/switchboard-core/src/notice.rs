@@ -313,6 +313,10 @@ impl Notices {
                 self.stalled_loops.remove(&info.id);
                 ("Loop complete", "finished")
             }
+            LoopState::FailedToStart { .. } => {
+                self.stalled_loops.remove(&info.id);
+                ("Loop failed to start", "could not start")
+            }
             LoopState::Active | LoopState::Cancelled { .. } => {
                 self.stalled_loops.remove(&info.id);
                 return None;
@@ -517,7 +521,10 @@ fn quoted(text: &str) -> String {
 /// One notification per loop ending (or stall: a resumed loop may stall again).
 fn loop_key(info: &LoopInfo) -> String {
     let at = match &info.state {
-        LoopState::Complete { at, .. } | LoopState::Stalled { at, .. } | LoopState::Cancelled { at } => *at,
+        LoopState::Complete { at, .. }
+        | LoopState::Stalled { at, .. }
+        | LoopState::Cancelled { at }
+        | LoopState::FailedToStart { at, .. } => *at,
         LoopState::Active => 0,
     };
     format!("loop:{}:{}:{at}", info.id, info.state.as_str())

@@ -146,6 +146,44 @@ describe('loops in the window', () => {
     expect(numbers()).toEqual(Array.from({ length: 101 }, (_, i) => 9_901 - i));
   });
 
+  it('says why a loop failed to start, and what its agent said each time', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'keyless' });
+    const failed = (seq: number): Iteration => ({
+      seq,
+      number: 1,
+      task_id: null,
+      session_id: null,
+      started_at: 1_000,
+      outcome: { outcome: 'failed_start', at: 1_100, exit: 'it exited with code 3', said: 'no API key set' },
+    });
+    const info: LoopInfo = {
+      id: 'loop-keyless',
+      profile_id: agent.id,
+      settings,
+      created_at: 0,
+      state: { state: 'failed_to_start', at: 9_000, attempts: 4, exit: 'it exited with code 3', said: 'no API key set' },
+      iterations: [failed(1), failed(2), failed(3), failed(4)],
+      iteration_count: 4,
+      iterations_run: 0,
+    };
+    backend.seedLoop(info);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('loop-open'));
+    const detail = await screen.findByTestId('loop-detail');
+    expect(within(detail).getByTestId('loop-detail-state').textContent).toBe('failed to start');
+    const notice = within(detail).getByTestId('loop-failed-to-start');
+    expect(notice.textContent).toContain('4 times in a row');
+    expect(notice.textContent).toContain('(it exited with code 3)');
+    expect(notice.textContent).toContain('no API key set');
+    expect(within(detail).getByTestId('loop-count').textContent).toBe('0 of at most 10');
+    const rows = within(detail).getAllByTestId('loop-iteration');
+    expect(rows.map((r) => r.getAttribute('data-outcome'))).toEqual(['failed_start', 'failed_start', 'failed_start', 'failed_start']);
+    expect(within(rows[0]).getByTestId('loop-iteration-verdict').textContent).toBe('failed to start: tried again');
+    expect(within(rows[0]).getByTestId('loop-iteration-reason').textContent).toBe('The agent ended (it exited with code 3): no API key set');
+    expect(screen.queryByTestId('loop-cancel')).toBeNull();
+  });
+
   it('cancels with X and a confirmation, not from a text field', async () => {
     const { backend, info } = withStalledLoop();
     await renderApp(backend);

@@ -436,7 +436,7 @@ export type Verdict = { "verdict": "complete", why: Completion, } | { "verdict":
 
 export type LoopIteration = { loop_id: LoopId, number: number, };
 
-export type IterationOutcome = { "outcome": "running" } | { "outcome": "ended", at: number, stop_reason: string, verdict: Verdict, } | { "outcome": "interrupted", at: number, };
+export type IterationOutcome = { "outcome": "running" } | { "outcome": "ended", at: number, stop_reason: string, verdict: Verdict, } | { "outcome": "interrupted", at: number, } | { "outcome": "failed_start", at: number, exit: string, said: string, };
 
 export type Iteration = { 
 /**
@@ -450,7 +450,7 @@ seq: number,
  */
 number: number, task_id: TaskId | null, session_id: SessionId | null, started_at: number, outcome: IterationOutcome, };
 
-export type LoopState = { "state": "active" } | { "state": "complete", at: number, why: Completion, } | { "state": "stalled", at: number, repeated: number, reason: string, } | { "state": "cancelled", at: number, };
+export type LoopState = { "state": "active" } | { "state": "complete", at: number, why: Completion, } | { "state": "stalled", at: number, repeated: number, reason: string, } | { "state": "cancelled", at: number, } | { "state": "failed_to_start", at: number, attempts: number, exit: string, said: string, };
 
 export type LoopInfo = { id: LoopId, profile_id: ProfileId, settings: LoopSettings, created_at: number, state: LoopState, 
 /**
@@ -649,7 +649,7 @@ app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: nu
  */
 env?: { [key in string]: string }, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, };
 
-export type LoopStep = { "step": "started", max_iterations: number, } | { "step": "iteration", number: number, } | { "step": "judged", number: number, verdict: Verdict, } | { "step": "resumed" } | { "step": "cancelled" };
+export type LoopStep = { "step": "started", max_iterations: number, } | { "step": "iteration", number: number, } | { "step": "judged", number: number, verdict: Verdict, } | { "step": "resumed" } | { "step": "cancelled" } | { "step": "failed_start", number: number, attempt: number, } | { "step": "failed_to_start", attempts: number, };
 
 export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**

@@ -48,6 +48,11 @@ describe('loops in words', () => {
     [loop('a', { state: 'complete', at: 1, why: { by: 'max_iterations', max: 10 } }), 'capped', 'Stopped at its cap of 10 iterations, the work not said done'],
     [loop('a', { state: 'stalled', at: 1, repeated: 5, reason: 'x' }), 'stalled', 'Stalled: the same stop reason 5 times in a row'],
     [loop('a', { state: 'cancelled', at: 1 }), 'cancelled', 'Cancelled'],
+    [
+      loop('a', { state: 'failed_to_start', at: 1, attempts: 4, exit: 'it exited with code 3', said: 'no API key set' }),
+      'failed to start',
+      'Failed to start: its agent ended before it could be given the work, 4 times in a row',
+    ],
   ])('%#: %s', (info, word, text) => {
     expect(loopStateWord(info)).toBe(word);
     expect(loopStatusText(info)).toBe(text);

@@ -98,6 +98,8 @@ export function loopStatusText(info: LoopInfo): string {
       return `Stalled: the same stop reason ${state.repeated} times in a row`;
     case 'cancelled':
       return 'Cancelled';
+    case 'failed_to_start':
+      return `Failed to start: its agent ended before it could be given the work, ${state.attempts} times in a row`;
   }
   return '';
 }
@@ -105,6 +107,7 @@ export function loopStatusText(info: LoopInfo): string {
 /** The loop's state in one word, for its badge. */
 export function loopStateWord(info: LoopInfo): string {
   if (info.state.state === 'complete' && info.state.why.by === 'max_iterations') return 'capped';
+  if (info.state.state === 'failed_to_start') return 'failed to start';
   return info.state.state;
 }
 
@@ -116,6 +119,8 @@ export function iterationVerdictText(iteration: Iteration): string {
       return 'at work';
     case 'interrupted':
       return 'interrupted: run again';
+    case 'failed_start':
+      return 'failed to start: tried again';
     case 'ended':
       switch (outcome.verdict.verdict) {
         case 'continue':
@@ -138,9 +143,12 @@ export function iterationDuration(iteration: Iteration, now: number): string {
   return formatDuration((end - iteration.started_at) / 1000);
 }
 
-/** An iteration's stop reason, if it ended. */
+/** An iteration's stop reason, if it ended; for a failed start, how its agent ended and what it said. */
 export function stopReason(iteration: Iteration): string | null {
-  return iteration.outcome.outcome === 'ended' ? iteration.outcome.stop_reason : null;
+  const outcome = iteration.outcome;
+  if (outcome.outcome === 'ended') return outcome.stop_reason;
+  if (outcome.outcome === 'failed_start') return outcome.said === '' ? `The agent ended: ${outcome.exit}.` : `The agent ended (${outcome.exit}): ${outcome.said}`;
+  return null;
 }
 
 /** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */

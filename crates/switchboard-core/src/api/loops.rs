@@ -79,6 +79,15 @@ pub enum LoopState {
     Cancelled {
         at: Millis,
     },
+    /// Its agent ended before an iteration's prompt was typed, `attempts`
+    /// times in a row (retried with growing waits in between): how it
+    /// ended the last time (`exit`, in words) and what it printed last.
+    FailedToStart {
+        at: Millis,
+        attempts: u32,
+        exit: String,
+        said: String,
+    },
 }
 
 /// One iteration: a fresh session of the agent.
@@ -110,6 +119,14 @@ pub enum IterationOutcome {
     /// The app stopped (or crashed) during it: it does not count.
     Interrupted {
         at: Millis,
+    },
+    /// Its agent ended before the prompt was typed (`exit`, in words; what
+    /// it printed last): not an iteration, it does not count; it is started
+    /// again after a wait, under the same number.
+    FailedStart {
+        at: Millis,
+        exit: String,
+        said: String,
     },
 }
 
@@ -143,6 +160,7 @@ impl IterationOutcome {
             IterationOutcome::Running => "running",
             IterationOutcome::Ended { .. } => "ended",
             IterationOutcome::Interrupted { .. } => "interrupted",
+            IterationOutcome::FailedStart { .. } => "failed_start",
         }
     }
 }
@@ -155,6 +173,7 @@ impl LoopState {
             LoopState::Complete { .. } => "complete",
             LoopState::Stalled { .. } => "stalled",
             LoopState::Cancelled { .. } => "cancelled",
+            LoopState::FailedToStart { .. } => "failed_to_start",
         }
     }
 
@@ -176,6 +195,15 @@ impl LoopState {
                 format!("the same stop reason {repeated} times in a row: {first}")
             }
             LoopState::Cancelled { .. } => "it was cancelled".to_owned(),
+            LoopState::FailedToStart { attempts, exit, said, .. } => {
+                let last = said.lines().rev().find(|l| !l.trim().is_empty()).map(str::trim);
+                let mut words =
+                    format!("its agent ended before it could be given the work, {attempts} times in a row ({exit})");
+                if let Some(last) = last {
+                    words.push_str(&format!(": {last}"));
+                }
+                words
+            }
         })
     }
 }

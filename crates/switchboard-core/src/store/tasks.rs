@@ -443,6 +443,23 @@ impl Store {
         .collect()
     }
 
+    /// How many of the loop's latest iterations were failed starts, in a row
+    /// (the newest first; counting stops at the first that was not, or at
+    /// `at_most`).
+    pub fn failed_starts_in_a_row(&self, id: &LoopId, at_most: u32) -> Result<u32> {
+        let mut stmt =
+            self.conn.prepare("SELECT outcome FROM loop_iterations WHERE loop_id = ?1 ORDER BY seq DESC LIMIT ?2")?;
+        let outcomes = stmt.query_map(params![id.to_string(), at_most], |row| row.get::<_, String>(0))?;
+        let mut in_a_row = 0;
+        for outcome in outcomes {
+            if outcome? != "failed_start" {
+                break;
+            }
+            in_a_row += 1;
+        }
+        Ok(in_a_row)
+    }
+
     /// The stop reasons of the loop's `last` ended iterations, oldest first
     /// (what the judge weighs).
     pub fn loop_stop_reasons(&self, id: &LoopId, last: usize) -> Result<Vec<String>> {

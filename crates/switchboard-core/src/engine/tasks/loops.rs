@@ -7,9 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use switchboard_protocol::loops::{
-    Evidence, GUARDRAIL_WINDOW, LoopSettings, Verdict, iteration_prompt, judge, new_guardrails, stop_reasons_weighed,
+    AfterFailedStart, Evidence, GUARDRAIL_WINDOW, LoopSettings, MAX_FAILED_STARTS, Verdict, after_failed_start,
+    iteration_prompt, judge, new_guardrails, stop_reasons_weighed,
 };
 use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
+use tokio::time::Instant;
 
 use super::{TaskDesk, log_task, task_of};
 use crate::api::{
@@ -91,6 +93,7 @@ impl TaskDesk {
             return Err(EngineError::InvalidInput { field: "loop_id", reason: "the loop has already ended".into() });
         }
         info.state = LoopState::Cancelled { at: now() };
+        self.start_retries.remove(id);
         for mut iteration in cx.store.running_iterations(id)? {
             iteration.outcome = IterationOutcome::Interrupted { at: now() };
             cx.store.save_iteration(id, &iteration)?;
@@ -259,6 +262,78 @@ impl TaskDesk {
                     }
                 }
                 Err(error) => tracing::error!(%error, "a loop's workspace is gone; its next iteration waits"),
+            }
+        }
+    }
+
+    /// The iteration's agent ended before its prompt was typed: not an
+    /// iteration, a failed start. It is recorded as such and started again
+    /// after a wait that grows with each failed start in a row
+    /// (`after_failed_start`); after [`MAX_FAILED_STARTS`] the loop ends as
+    /// failed to start, with how its agent ended and what it printed.
+    pub fn iteration_failed_to_start(
+        &mut self,
+        cx: &mut Ctx,
+        iteration: &LoopIteration,
+        exit: String,
+        said: String,
+        now: Instant,
+    ) {
+        let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
+        let at = crate::api::now();
+        let running = cx.store.running_iterations(&info.id).unwrap_or_default();
+        let Some(mut entry) = running.into_iter().rev().find(|i| i.number == iteration.number) else { return };
+        entry.outcome = IterationOutcome::FailedStart { at, exit: exit.clone(), said: said.clone() };
+        let mut info = match save_iteration(cx, &info.id, &entry) {
+            Ok(info) => info,
+            Err(error) => {
+                tracing::error!(%error, "recording a failed start failed");
+                info
+            }
+        };
+        if !info.is_active() {
+            return;
+        }
+        let in_a_row = cx.store.failed_starts_in_a_row(&info.id, MAX_FAILED_STARTS).unwrap_or_else(|error| {
+            tracing::error!(%error, "counting a loop's failed starts failed");
+            MAX_FAILED_STARTS
+        });
+        let at_work = entry.session_id.as_ref().zip(entry.task_id.as_ref());
+        log_loop(cx, &info, LoopStep::FailedStart { number: iteration.number, attempt: in_a_row }, at_work);
+        match after_failed_start(in_a_row, at) {
+            AfterFailedStart::RetryAt { at: retry_at } => {
+                let wait = std::time::Duration::from_millis(u64::try_from(retry_at - at).unwrap_or_default());
+                self.start_retries.insert(info.id.clone(), now + wait);
+            }
+            AfterFailedStart::GiveUp => {
+                info.state = LoopState::FailedToStart { at, attempts: in_a_row, exit, said };
+                if let Err(error) = save_loop(cx, &info) {
+                    tracing::error!(%error, "recording a loop that failed to start failed");
+                }
+                log_loop(cx, &info, LoopStep::FailedToStart { attempts: in_a_row }, None);
+            }
+        }
+    }
+
+    /// Starts again the iterations whose retry time has come (their loop
+    /// still active).
+    pub(super) fn retry_starts(&mut self, cx: &mut Ctx, now: Instant) {
+        let due: Vec<LoopId> =
+            self.start_retries.iter().filter(|(_, at)| **at <= now).map(|(id, _)| id.clone()).collect();
+        for id in due {
+            self.start_retries.remove(&id);
+            let info = match cx.store.get_loop(&id) {
+                Ok(Some(info)) if info.is_active() => info,
+                Ok(_) => continue,
+                Err(error) => {
+                    tracing::error!(%error, "reading a loop to start it again failed");
+                    continue;
+                }
+            };
+            let queued = workspace_of(cx, &info.profile_id)
+                .and_then(|workspace| self.queue_iteration(cx, &info, &workspace, true));
+            if let Err(error) = queued {
+                tracing::error!(%error, "starting a loop's iteration again failed");
             }
         }
     }
