@@ -167,6 +167,13 @@ async fn scripts_start_and_follow_loops() {
     let (code, _, err) = cli_async(&t, &["loop", "show", "nope"]).await;
     assert_eq!(code, ExitCode::from(1));
     assert!(err.contains("switchboard loop list"), "{err}");
+    // One loop per agent: a second is refused in words while the first is open.
+    t.profile("sleeper", "sh", &["-c", "exec sleep 1000"]).await;
+    let (code, _, err) = cli_async(&t, &["loop", "start", "--agent", "sleeper", "Make", "it", "green"]).await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let (code, _, err) = cli_async(&t, &["loop", "start", "--agent", "sleeper", "Write", "the", "docs"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("sleeper already runs a loop: cancel it or let it end before starting another."), "{err}");
 
     // Where the agent stands in each diagram: the loop complete at its cap.
     let (code, out, err) = cli_async(&t, &["flow", "--agent", "looper"]).await;

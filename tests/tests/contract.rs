@@ -126,6 +126,14 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "list_signals"})).await;
     step(json!({"type": "respond_to_signal", "signal_id": switchboard_core::SignalId::new(), "response": {"action": "dismiss"}}))
         .await;
+    // A loop on the paused agent waits its turn; a second is refused; its history pages.
+    let settings = json!({"goal": "Make the tests pass", "stop_word": "LOOP_COMPLETE", "promise": null,
+        "max_iterations": 3, "stall_after": 2, "iteration_time_limit_secs": null});
+    let started = step(json!({"type": "start_loop", "profile_id": profile_id, "settings": settings})).await.unwrap();
+    let loop_id = started["value"]["id"].as_str().unwrap().to_owned();
+    step(json!({"type": "start_loop", "profile_id": profile_id, "settings": settings})).await;
+    step(json!({"type": "loop_iterations", "loop_id": loop_id, "before": 1, "limit": 50})).await;
+    step(json!({"type": "cancel_loop", "loop_id": loop_id})).await;
     step(json!({"type": "list_agent_status"})).await;
     step(json!({"type": "list_permission_requests"})).await;
     step(json!({"type": "decide_permission", "request_id": 7, "allow": true, "message": null})).await;

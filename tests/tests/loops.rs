@@ -5,7 +5,7 @@
 mod support;
 
 use support::*;
-use switchboard_core::loops::{Completion, LoopSettings};
+use switchboard_core::loops::{Completion, FIRST_START_RETRY_MS, LoopSettings, MAX_FAILED_STARTS};
 use switchboard_core::{DiagramId, EngineEvent, FlowTarget, IterationOutcome, LoopInfo, LoopState};
 
 impl TestEngine {
@@ -95,6 +95,10 @@ async fn a_loop_that_never_finishes_stops_at_its_cap_each_iteration_a_fresh_proc
     assert_eq!(sessions_of(&ended).len(), 4, "four sessions, four processes");
     let numbers: Vec<u32> = ended.iterations.iter().map(|i| i.number).collect();
     assert_eq!(numbers, [1, 2, 3, 4]);
+    assert_eq!(ended.iteration_count, 4);
+    // Older iterations are read a page at a time.
+    let older = t.engine.loop_iterations(started.id.clone(), 3, 10).await.unwrap();
+    assert_eq!(older.iter().map(|i| (i.seq, i.number)).collect::<Vec<_>>(), [(1, 1), (2, 2)]);
     assert!(ended.iterations.iter().all(|i| matches!(&i.outcome, IterationOutcome::Ended { stop_reason, .. } if stop_reason.contains("tried something else"))));
     // Nothing more is queued after it.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -120,6 +124,9 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     assert_eq!(about_loop.len(), 1, "{told:#?}");
     assert_eq!(about_loop[0].title, "Loop stalled");
     assert_eq!(notices.counts().stalled, 1);
+    // A stalled loop still holds its agent: a second loop is refused until it is resumed or cancelled.
+    let refused = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Rewrite the docs")).await;
+    refused_in_words(&refused.expect_err("the stalled loop holds the agent"), "looper", "stalled loop");
     // The error came back three times: it is a guardrail now.
     let guardrails = std::fs::read_to_string(t.workspace.join(".switchboard/guardrails.md")).unwrap();
     assert!(guardrails.contains("error: 3 tests fail"), "{guardrails}");
@@ -241,18 +248,7 @@ async fn a_killed_app_resumes_its_loop_at_the_interrupted_iteration_and_the_cap_
     // Iteration 2 was interrupted and run again; it counts once, and the cap of 2 holds.
     assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 2 }, .. }), "{ended:#?}");
     assert_eq!(ended.iterations_run(), 2);
-    let outcomes: Vec<(u32, &str)> = ended
-        .iterations
-        .iter()
-        .map(|i| {
-            let outcome = match &i.outcome {
-                IterationOutcome::Ended { .. } => "ended",
-                IterationOutcome::Interrupted { .. } => "interrupted",
-                IterationOutcome::Running => "running",
-            };
-            (i.number, outcome)
-        })
-        .collect();
+    let outcomes: Vec<(u32, &str)> = ended.iterations.iter().map(|i| (i.number, i.outcome.as_str())).collect();
     assert_eq!(outcomes, [(1, "ended"), (2, "interrupted"), (2, "ended")]);
     let IterationOutcome::Ended { stop_reason, .. } = &ended.iterations[2].outcome else { unreachable!() };
     assert!(stop_reason.contains("finished run 3"), "the rerun is a fresh process: {stop_reason}");
@@ -279,4 +275,91 @@ async fn an_agent_that_stays_at_its_prompt_ends_each_iteration_when_its_prompt_r
     for session in sessions_of(&ended) {
         t.wait_for_end(&session).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_loop_on_an_agent_with_an_open_loop_is_refused_and_the_first_keeps_its_files() {
+    let t = TestEngine::start().await;
+    let profile = counting_profile(&t, "busy", "echo working; touch at-work; exec sleep 1000").await;
+    let first = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
+    wait_until("the first loop is at work", || t.workspace.join("at-work").exists()).await;
+
+    let second = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Rewrite the docs")).await;
+    let refused = second.expect_err("one loop per agent at a time");
+    let anchor = std::fs::read_to_string(t.workspace.join(".switchboard/anchor.md")).unwrap();
+    assert!(anchor.contains("Make the tests pass") && !anchor.contains("Rewrite the docs"), "{anchor}");
+    let loops = t.engine.list_loops().await.unwrap();
+    assert_eq!(loops.len(), 1, "{loops:#?}");
+    refused_in_words(&refused, "busy", "already runs a loop");
+
+    // Once the first ends, a new one may start.
+    t.engine.cancel_loop(first.id.clone()).await.unwrap();
+    t.engine.start_loop(profile.id.clone(), LoopSettings::new("Rewrite the docs")).await.unwrap();
+}
+
+/// The refusal says, in the user's words, which agent and why, under its own code.
+fn refused_in_words(error: &switchboard_core::EngineError, agent: &str, why: &str) {
+    let api = switchboard_core::ApiError::from(error);
+    assert_eq!(serde_json::to_value(api.code).unwrap(), "loop_busy", "{api:?}");
+    assert!(api.message.starts_with(agent) && api.message.contains(why), "{}", api.message);
+    assert!(!api.message.contains('-') && !api.message.contains('_'), "no ids, no field names: {}", api.message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_exits_before_it_is_typed_to_fails_to_start_after_spaced_attempts_none_counted() {
+    let t = TestEngine::start().await;
+    // It never shows its prompt: it says why and exits at once.
+    let spec = switchboard_core::ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        ..t.spec("keyless", "sh", &["-c", "echo 'no API key set'; exit 3"])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
+    let ended = t.loop_ends(&started.id).await;
+    assert_eq!(ended.state.as_str(), "failed_to_start", "{ended:#?}");
+    assert_eq!(ended.iterations_run(), 0, "a failed start is not an iteration");
+    let LoopState::FailedToStart { attempts, exit, said, .. } = &ended.state else { unreachable!() };
+    assert_eq!(*attempts, MAX_FAILED_STARTS);
+    assert_eq!(exit, "it exited with code 3");
+    assert!(said.contains("no API key set"), "what the agent said is kept: {said}");
+
+    // Each attempt is recorded under the same number, and each waited longer than the one before.
+    assert_eq!(ended.iteration_count, MAX_FAILED_STARTS);
+    let mut failed_at = Vec::new();
+    for iteration in &ended.iterations {
+        let IterationOutcome::FailedStart { at, .. } = &iteration.outcome else { panic!("{ended:#?}") };
+        assert_eq!(iteration.number, 1, "no number is used up");
+        failed_at.push((iteration.started_at, *at));
+    }
+    for (k, pair) in failed_at.windows(2).enumerate() {
+        let waited = pair[1].0 - pair[0].1;
+        assert!(
+            waited >= FIRST_START_RETRY_MS << k,
+            "attempt {} started {waited} ms after the one before failed",
+            k + 2
+        );
+    }
+
+    // Its tasks failed, saying why; the queue was not paused and nothing more is queued.
+    let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
+    assert_eq!(tasks.len(), MAX_FAILED_STARTS as usize, "{tasks:#?}");
+    assert!(tasks.iter().all(|t| t.state() == switchboard_core::TaskState::Failed));
+    let queue = t.engine.list_queues().await.unwrap().into_iter().find(|q| q.profile_id == profile.id).unwrap();
+    assert!(!queue.paused && !queue.executing && queue.queued == 0, "{queue:?}");
+
+    // The user is told once, in words, as for a stalled loop.
+    let mut notices = switchboard_core::notice::Notices::default();
+    let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
+    let about_loop: Vec<_> =
+        told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
+    assert_eq!(about_loop.len(), 1, "{told:#?}");
+    assert_eq!(about_loop[0].title, "Loop failed to start");
+    assert_eq!(
+        about_loop[0].body,
+        "keyless could not start “Make the tests pass”: its agent ended before it could be given the work, \
+         4 times in a row (it exited with code 3): no API key set"
+    );
+    // Not stuck on the agent: another loop may start.
+    t.engine.start_loop(profile.id.clone(), LoopSettings::new("Try again")).await.unwrap();
 }

@@ -23,3 +23,39 @@ fn a_version_1_database_still_opens_with_its_data() {
     assert_eq!(events[1].kind, LogKind::SessionExited { exit_code: 3, signal: None });
     assert_eq!(store.settings().unwrap(), switchboard_core::api::Settings::default(), "no settings saved yet");
 }
+
+/// A database of version 14, when a loop was one record holding all its
+/// iterations (made with that version's `Store::save_loop`: an agent
+/// "Looper" with a complete loop of one iteration and a stalled loop of
+/// five, one of them interrupted). Its loops open with their iterations,
+/// now rows of their own, and go on from there.
+#[test]
+fn a_version_14_database_keeps_its_loops_and_their_iterations() {
+    use switchboard_core::loops::{Completion, Verdict};
+    use switchboard_core::{Iteration, IterationOutcome, LoopState};
+    let temp = tempfile::tempdir().unwrap();
+    let db = temp.path().join("switchboard.db");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/db/v14-loop.sqlite"), &db).unwrap();
+
+    let store = Store::open(&db).unwrap();
+    let loops = store.list_loops(10).unwrap();
+    let goals: Vec<&str> = loops.iter().map(|l| l.settings.goal.as_str()).collect();
+    assert_eq!(goals, ["Write the docs", "Make the tests pass"]);
+    let (done, stalled) = (&loops[0], &loops[1]);
+    assert!(matches!(&done.state, LoopState::Complete { why: Completion::StopWord { .. }, .. }), "{done:#?}");
+    assert_eq!((done.iteration_count, done.iterations_run), (1, 1));
+    assert!(matches!(&stalled.state, LoopState::Stalled { repeated: 3, .. }), "{stalled:#?}");
+    assert_eq!((stalled.iteration_count, stalled.iterations_run), (5, 4));
+    let outcomes: Vec<(u32, u32, &str)> =
+        stalled.iterations.iter().map(|i| (i.seq, i.number, i.outcome.as_str())).collect();
+    assert_eq!(outcomes, [(1, 1, "ended"), (2, 2, "interrupted"), (3, 2, "ended"), (4, 3, "ended"), (5, 4, "ended")]);
+    assert!(matches!(
+        &stalled.iterations[4].outcome,
+        IterationOutcome::Ended { stop_reason, verdict: Verdict::Stalled { repeated: 3, .. }, .. } if stop_reason == "error: 3 tests fail"
+    ));
+    assert_eq!(store.loop_stop_reasons(&stalled.id, 3).unwrap(), ["error: 3 tests fail"; 3]);
+    // It goes on: a sixth iteration is one more row.
+    let sixth = Iteration { seq: 6, number: 5, outcome: IterationOutcome::Running, ..stalled.iterations[4].clone() };
+    store.save_iteration(&stalled.id, &sixth).unwrap();
+    assert_eq!(store.get_loop(&stalled.id).unwrap().unwrap().iteration_count, 6);
+}

@@ -558,6 +558,9 @@ impl IterationView {
                 ("ended", Some(*at), Some(stop_reason.clone()), Some(verdict.to_owned()))
             }
             IterationOutcome::Interrupted { at } => ("interrupted", Some(*at), None, None),
+            IterationOutcome::FailedStart { at, exit, said } => {
+                ("failed_start", Some(*at), Some(format!("{exit}: {said}").trim().to_owned()), None)
+            }
         };
         IterationView {
             number: iteration.number,

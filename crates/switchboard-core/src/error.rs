@@ -46,6 +46,10 @@ pub enum EngineError {
     SignalState { signal: SignalId, reason: String },
     #[error("{running} agents are running, the most allowed at once; stop one or raise the limit")]
     TooManyAgents { running: usize },
+    /// The agent has a loop active or stalled: a loop's files are the
+    /// agent's (one anchor, one progress file), so one loop runs at a time.
+    #[error("{}", loop_busy_in_words(.agent, *.stalled))]
+    LoopBusy { agent: String, stalled: bool },
     #[error("Switchboard is already running with the data directory {}{}", .data_dir.display(), .pid.map(|p| format!(" (process {p})")).unwrap_or_default())]
     AlreadyRunning { data_dir: PathBuf, pid: Option<u32> },
     #[error("storage: {0}")]
@@ -113,6 +117,7 @@ impl EngineError {
             EngineError::SignalState { .. } => ErrorCode::SignalState,
             EngineError::TooManyAgents { .. } => ErrorCode::TooManyAgents,
             EngineError::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
+            EngineError::LoopBusy { .. } => ErrorCode::LoopBusy,
             EngineError::Store(error) if error.is_disk_full() => ErrorCode::DiskFull,
             EngineError::Store(_) => ErrorCode::Storage,
             EngineError::Io { source, .. } => match source.kind() {
@@ -166,6 +171,15 @@ impl From<&EngineError> for ApiError {
             _ => Vec::new(),
         };
         ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string(), problems }
+    }
+}
+
+/// Why a second loop is refused, in a sentence that names the agent.
+fn loop_busy_in_words(agent: &str, stalled: bool) -> String {
+    if stalled {
+        format!("{agent} has a stalled loop: resume it or cancel it before starting another.")
+    } else {
+        format!("{agent} already runs a loop: cancel it or let it end before starting another.")
     }
 }
 

@@ -315,6 +315,10 @@ impl Notices {
                 self.stalled_loops.remove(&info.id);
                 ("Loop complete", "finished")
             }
+            LoopState::FailedToStart { .. } => {
+                self.stalled_loops.remove(&info.id);
+                ("Loop failed to start", "could not start")
+            }
             LoopState::Active | LoopState::Cancelled { .. } => {
                 self.stalled_loops.remove(&info.id);
                 return None;
@@ -519,7 +523,10 @@ fn quoted(text: &str) -> String {
 /// One notification per loop ending (or stall: a resumed loop may stall again).
 fn loop_key(info: &LoopInfo) -> String {
     let at = match &info.state {
-        LoopState::Complete { at, .. } | LoopState::Stalled { at, .. } | LoopState::Cancelled { at } => *at,
+        LoopState::Complete { at, .. }
+        | LoopState::Stalled { at, .. }
+        | LoopState::Cancelled { at }
+        | LoopState::FailedToStart { at, .. } => *at,
         LoopState::Active => 0,
     };
     format!("loop:{}:{}:{at}", info.id, info.state.as_str())
@@ -925,6 +932,8 @@ mod tests {
             created_at: 0,
             state: LoopState::Active,
             iterations: Vec::new(),
+            iteration_count: 0,
+            iterations_run: 0,
         };
         let apply =
             |notices: &mut Notices, info: &LoopInfo| notices.apply(&EngineEvent::LoopChanged { info: info.clone() });

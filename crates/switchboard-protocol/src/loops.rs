@@ -19,6 +19,47 @@ pub const DEFAULT_MAX_ITERATIONS: u32 = 10;
 pub const DEFAULT_STALL_AFTER: u32 = 5;
 /// Iterations an error line must appear in to become a guardrail.
 pub const GUARDRAIL_AFTER: usize = 3;
+/// The most recent iterations whose stop reasons guardrails are learned
+/// from: a loop's whole history (thousands of iterations) is not read again
+/// after each one, and an error that came back within the last hundred is
+/// the one worth a warning.
+pub const GUARDRAIL_WINDOW: usize = 100;
+
+/// How many of the latest stop reasons the judge and the guardrails need
+/// after an iteration: enough for a stall and for the guardrails' window.
+pub fn stop_reasons_weighed(settings: &LoopSettings) -> usize {
+    (settings.stall_after as usize).max(GUARDRAIL_WINDOW)
+}
+
+/// Failed starts in a row (the agent ended before the iteration's prompt
+/// was typed) after which the loop ends as failed to start: an agent that
+/// cannot start (no key, a broken command) would otherwise be restarted
+/// for ever, each time counted as an iteration.
+pub const MAX_FAILED_STARTS: u32 = 4;
+/// The wait before the first retry of a failed start, in milliseconds; each
+/// further retry waits twice as long (1 s, 2 s, 4 s), so a passing problem
+/// (a network blip, a lock) has time to clear without a restart storm.
+pub const FIRST_START_RETRY_MS: i64 = 1_000;
+
+/// What follows a failed start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterFailedStart {
+    /// Start the iteration again at this time (milliseconds since the epoch).
+    RetryAt { at: i64 },
+    /// Enough: the loop ends as failed to start.
+    GiveUp,
+}
+
+/// The decision after a failed start at `failed_at`, the `in_a_row`-th in a
+/// row (this one included): retry after 1 s, 2 s, 4 s…, and give up at
+/// [`MAX_FAILED_STARTS`].
+pub fn after_failed_start(in_a_row: u32, failed_at: i64) -> AfterFailedStart {
+    if in_a_row >= MAX_FAILED_STARTS {
+        return AfterFailedStart::GiveUp;
+    }
+    let doublings = in_a_row.saturating_sub(1).min(16);
+    AfterFailedStart::RetryAt { at: failed_at + (FIRST_START_RETRY_MS << doublings) }
+}
 
 /// How a loop runs and when it ends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -342,6 +383,35 @@ mod tests {
         assert!(crate::signal::scan_all(prompt.as_bytes()).is_empty());
         assert!(!has_stop_word(&prompt, DEFAULT_STOP_WORD), "its echo does not end the loop");
         assert_eq!(guardrail_lines(&["error: x".into()]), "- Seen in 3 or more iterations: error: x\n");
+    }
+
+    /// Failed starts are retried later and later, then given up on.
+    #[test]
+    fn a_failed_start_is_retried_with_backoff_then_given_up() {
+        let at = 1_700_000_000_000;
+        let cases = [
+            (1, AfterFailedStart::RetryAt { at: at + 1_000 }),
+            (2, AfterFailedStart::RetryAt { at: at + 2_000 }),
+            (3, AfterFailedStart::RetryAt { at: at + 4_000 }),
+            (MAX_FAILED_STARTS, AfterFailedStart::GiveUp),
+            (MAX_FAILED_STARTS + 1, AfterFailedStart::GiveUp),
+        ];
+        for (in_a_row, expected) in cases {
+            assert_eq!(after_failed_start(in_a_row, at), expected, "failed start {in_a_row} in a row");
+        }
+        // The first of a row (none before it counted) waits the shortest.
+        assert_eq!(after_failed_start(0, at), AfterFailedStart::RetryAt { at: at + 1_000 });
+    }
+
+    /// The judge reads the latest stop reasons only: enough for a stall
+    /// and for the guardrails' window, whichever is longer.
+    #[test]
+    fn the_latest_stop_reasons_are_weighed_not_the_whole_history() {
+        let cases = [(2, GUARDRAIL_WINDOW), (5, GUARDRAIL_WINDOW), (100, 100), (101, 101), (10_000, 10_000)];
+        for (stall_after, weighed) in cases {
+            let settings = LoopSettings { stall_after, ..LoopSettings::new("x") };
+            assert_eq!(stop_reasons_weighed(&settings), weighed, "stall after {stall_after}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import type { LoopInfo } from '../lib/bindings';
+import type { Iteration, LoopInfo } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
 
@@ -12,6 +12,7 @@ function withStalledLoop() {
   const agent = backend.seedProfile({ name: 'looper' });
   const session = backend.seedSession(agent.id, { state: 'exited', exit_code: 0, signal: null, ended_at: 2 });
   const iteration = (number: number) => ({
+    seq: number,
     number,
     task_id: null,
     session_id: session.id,
@@ -25,6 +26,8 @@ function withStalledLoop() {
     created_at: 0,
     state: { state: 'stalled', at: 2, repeated: 3, reason: 'error: 3 tests fail <b>boom</b>' },
     iterations: [iteration(1), iteration(2), iteration(3)],
+    iteration_count: 3,
+    iterations_run: 3,
   };
   backend.seedLoop(info, { anchor: '# Loop goal\n\nMake the tests pass\n', progress: '- tried <img src=x onerror=alert(1)>\n', guardrails: '# Guardrails\n\n- error: 3 tests fail\n' });
   return { backend, agent, session, info };
@@ -87,6 +90,98 @@ describe('loops in the window', () => {
     await fireEvent.click(within(detail).getByTestId('loop-resume'));
     await waitFor(() => expect(screen.getByTestId('loop-detail').getAttribute('data-state')).toBe('active'));
     expect(screen.queryByTestId('profile-stalled')).toBeNull();
+  });
+
+  it('refuses a second loop on an agent whose loop is stalled, in words', async () => {
+    const { backend } = withStalledLoop();
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('new-loop'));
+    await fireEvent.input(screen.getByTestId('loop-goal'), { target: { value: 'Write the docs' } });
+    await fireEvent.click(screen.getByTestId('loop-start'));
+    expect((await screen.findByTestId('loop-form-error')).textContent).toBe('looper has a stalled loop: resume it or cancel it before starting another.');
+    expect(screen.getAllByTestId('loop-entry')).toHaveLength(1);
+  });
+
+  it('shows the latest iterations of a long loop, and older ones a page at a time', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'looper' });
+    const iteration = (seq: number): Iteration => ({
+      seq,
+      number: seq,
+      task_id: null,
+      session_id: null,
+      started_at: 1_000,
+      outcome: { outcome: 'ended', at: 2_000, stop_reason: `did step ${seq}`, verdict: { verdict: 'continue' } },
+    });
+    const history = Array.from({ length: 9_900 }, (_, i) => iteration(i + 1));
+    const info: LoopInfo = {
+      id: 'loop-long',
+      profile_id: agent.id,
+      settings: { ...settings, max_iterations: 10_000 },
+      created_at: 0,
+      state: { state: 'active' },
+      iterations: history.slice(-50),
+      iteration_count: 9_900,
+      iterations_run: 9_900,
+    };
+    backend.seedLoop(info, {}, history);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('loop-open'));
+    const detail = await screen.findByTestId('loop-detail');
+    const numbers = () => within(detail).getAllByTestId('loop-iteration').map((r) => Number(r.getAttribute('data-number')));
+    expect(numbers()).toHaveLength(50);
+    expect(numbers()[0]).toBe(9_900);
+    expect(within(detail).getByTestId('loop-count').textContent).toBe('9,900 of at most 10,000');
+    expect(within(detail).getByTestId('loop-history').textContent).toContain('Showing the last 50 of 9,900');
+
+    await fireEvent.click(within(detail).getByTestId('loop-older'));
+    await waitFor(() => expect(numbers()).toHaveLength(100));
+    expect(callsOf(backend, 'loop_iterations')).toEqual([{ loopId: info.id, before: 9_851, limit: 50 }]);
+    expect(within(detail).getByTestId('loop-history').textContent).toContain('Showing the last 100 of 9,900');
+
+    // The loop goes on: the iteration that leaves the latest fifty stays shown, none is missing.
+    const next = iteration(9_901);
+    backend.updateLoop({ ...info, iterations: [...history.slice(-49), next], iteration_count: 9_901, iterations_run: 9_901 });
+    await waitFor(() => expect(numbers()[0]).toBe(9_901));
+    expect(numbers()).toEqual(Array.from({ length: 101 }, (_, i) => 9_901 - i));
+  });
+
+  it('says why a loop failed to start, and what its agent said each time', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'keyless' });
+    const failed = (seq: number): Iteration => ({
+      seq,
+      number: 1,
+      task_id: null,
+      session_id: null,
+      started_at: 1_000,
+      outcome: { outcome: 'failed_start', at: 1_100, exit: 'it exited with code 3', said: 'no API key set' },
+    });
+    const info: LoopInfo = {
+      id: 'loop-keyless',
+      profile_id: agent.id,
+      settings,
+      created_at: 0,
+      state: { state: 'failed_to_start', at: 9_000, attempts: 4, exit: 'it exited with code 3', said: 'no API key set' },
+      iterations: [failed(1), failed(2), failed(3), failed(4)],
+      iteration_count: 4,
+      iterations_run: 0,
+    };
+    backend.seedLoop(info);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('loop-open'));
+    const detail = await screen.findByTestId('loop-detail');
+    expect(within(detail).getByTestId('loop-detail-state').textContent).toBe('failed to start');
+    const notice = within(detail).getByTestId('loop-failed-to-start');
+    expect(notice.textContent).toContain('4 times in a row');
+    expect(notice.textContent).toContain('(it exited with code 3)');
+    expect(notice.textContent).toContain('no API key set');
+    expect(within(detail).getByTestId('loop-count').textContent).toBe('0 of at most 10');
+    const rows = within(detail).getAllByTestId('loop-iteration');
+    expect(rows.map((r) => r.getAttribute('data-outcome'))).toEqual(['failed_start', 'failed_start', 'failed_start', 'failed_start']);
+    expect(within(rows[0]).getByTestId('loop-iteration-verdict').textContent).toBe('failed to start: tried again');
+    expect(within(rows[0]).getByTestId('loop-iteration-reason').textContent).toBe('The agent ended (it exited with code 3): no API key set');
+    expect(screen.queryByTestId('loop-cancel')).toBeNull();
   });
 
   it('cancels with X and a confirmation, not from a text field', async () => {

@@ -436,23 +436,38 @@ export type Verdict = { "verdict": "complete", why: Completion, } | { "verdict":
 
 export type LoopIteration = { loop_id: LoopId, number: number, };
 
-export type IterationOutcome = { "outcome": "running" } | { "outcome": "ended", at: number, stop_reason: string, verdict: Verdict, } | { "outcome": "interrupted", at: number, };
+export type IterationOutcome = { "outcome": "running" } | { "outcome": "ended", at: number, stop_reason: string, verdict: Verdict, } | { "outcome": "interrupted", at: number, } | { "outcome": "failed_start", at: number, exit: string, said: string, };
 
 export type Iteration = { 
+/**
+ * Its place in the loop's history, 1 for the first recorded (pages of
+ * older iterations are asked for before it).
+ */
+seq: number, 
 /**
  * 1 for the first; an iteration run again after an interruption keeps
  * its number, and the interrupted one does not count.
  */
 number: number, task_id: TaskId | null, session_id: SessionId | null, started_at: number, outcome: IterationOutcome, };
 
-export type LoopState = { "state": "active" } | { "state": "complete", at: number, why: Completion, } | { "state": "stalled", at: number, repeated: number, reason: string, } | { "state": "cancelled", at: number, };
+export type LoopState = { "state": "active" } | { "state": "complete", at: number, why: Completion, } | { "state": "stalled", at: number, repeated: number, reason: string, } | { "state": "cancelled", at: number, } | { "state": "failed_to_start", at: number, attempts: number, exit: string, said: string, };
 
 export type LoopInfo = { id: LoopId, profile_id: ProfileId, settings: LoopSettings, created_at: number, state: LoopState, 
 /**
- * Oldest first; an iteration the app stopped during is kept, marked,
- * and run again under the same number.
+ * Its most recent iterations, oldest first: at most
+ * [`LOOP_ITERATIONS_SHOWN`]; older ones are read with `loop_iterations`.
+ * An iteration the app stopped during is kept, marked, and run again
+ * under the same number.
  */
-iterations: Array<Iteration>, };
+iterations: Array<Iteration>, 
+/**
+ * Every iteration recorded (interrupted ones and failed starts too).
+ */
+iteration_count: number, 
+/**
+ * Iterations that count toward the cap: the ended ones.
+ */
+iterations_run: number, };
 
 export type LoopFiles = { 
 /**
@@ -617,9 +632,9 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
@@ -639,7 +654,7 @@ app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: nu
  */
 env?: { [key in string]: string }, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, };
 
-export type LoopStep = { "step": "started", max_iterations: number, } | { "step": "iteration", number: number, } | { "step": "judged", number: number, verdict: Verdict, } | { "step": "resumed" } | { "step": "cancelled" };
+export type LoopStep = { "step": "started", max_iterations: number, } | { "step": "iteration", number: number, } | { "step": "judged", number: number, verdict: Verdict, } | { "step": "resumed" } | { "step": "cancelled" } | { "step": "failed_start", number: number, attempt: number, } | { "step": "failed_to_start", attempts: number, };
 
 export type LogEntry = { seq: number, at: number, session_id: SessionId | null, task_id: TaskId | null, } & ({ "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**
@@ -803,7 +818,7 @@ at: number,
  */
 snippet: string, found: Found, };
 
-export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "not_allowed" | "engine_stopped" | "internal";
+export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "loop_busy" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "not_allowed" | "engine_stopped" | "internal";
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, problems?: Array<ProfileProblem>, };
 
@@ -880,6 +895,8 @@ export interface EngineCommands {
   /** Active and stalled loops, and the most recent finished ones. */
   listLoops(): Promise<Array<LoopInfo>>;
   getLoop(loopId: LoopId): Promise<LoopInfo>;
+  /** Older iterations of a loop, a page at a time: the `limit` (at most 200) recorded before the one at `before` (an iteration's `seq`), oldest first. A loop's info carries only its latest iterations. */
+  loopIterations(loopId: LoopId, before: number, limit: number): Promise<Array<Iteration>>;
   /** Cancels an active or stalled loop, and its iteration waiting or at work. */
   cancelLoop(loopId: LoopId): Promise<LoopInfo>;
   /** Resumes a stalled loop: its next iteration goes first in the queue. */
@@ -947,6 +964,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     startLoop: async (profileId, settings) => replyValue(await send({ type: "start_loop", profile_id: profileId, settings: settings }), "loop"),
     listLoops: async () => replyValue(await send({ type: "list_loops" }), "loops"),
     getLoop: async (loopId) => replyValue(await send({ type: "get_loop", loop_id: loopId }), "loop"),
+    loopIterations: async (loopId, before, limit) => replyValue(await send({ type: "loop_iterations", loop_id: loopId, before: before, limit: limit }), "iterations"),
     cancelLoop: async (loopId) => replyValue(await send({ type: "cancel_loop", loop_id: loopId }), "loop"),
     resumeLoop: async (loopId) => replyValue(await send({ type: "resume_loop", loop_id: loopId }), "loop"),
     loopFiles: async (loopId) => replyValue(await send({ type: "loop_files", loop_id: loopId }), "loop_files"),
@@ -1044,6 +1062,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "loops", value: await target.listLoops() };
     case "get_loop":
       return { type: "loop", value: await target.getLoop(command.loop_id) };
+    case "loop_iterations":
+      return { type: "iterations", value: await target.loopIterations(command.loop_id, command.before, command.limit) };
     case "cancel_loop":
       return { type: "loop", value: await target.cancelLoop(command.loop_id) };
     case "resume_loop":

@@ -24,6 +24,7 @@ const KNOWN_CODES: Record<ErrorCode, true> = {
   signal_state: true,
   too_many_agents: true,
   already_running: true,
+  loop_busy: true,
   storage: true,
   disk_full: true,
   permission_denied: true,

@@ -35,6 +35,7 @@ import type {
   AppInfo,
   Delegation,
   EngineEvent,
+  Iteration,
   LoopId,
   LoopFile,
   LoopFiles,
@@ -111,6 +112,9 @@ const PROFILE_DEFAULTS = {
   signal_protocols: true,
   quiet_alert_secs: 600,
 } as const;
+
+/** The most iterations one page of a loop's history holds (the engine's `MAX_ITERATION_PAGE`). */
+const MAX_ITERATION_PAGE = 200;
 
 /** The engine's bounds on the settings' times (validate.rs). */
 const MIN_DEFAULT_SECS = 60;
@@ -842,6 +846,17 @@ export class FakeBackend implements Backend {
     this.#record('start_loop', { profileId, settings });
     this.#profile(profileId);
     if (settings.goal.trim() === '') this.#fail('invalid_input', 'goal: say what the loop works toward', 'goal');
+    // One loop per agent at a time, as the engine keeps it.
+    const open = [...this.#loops.values()].find((l) => l.profile_id === profileId && (l.state.state === 'active' || l.state.state === 'stalled'));
+    if (open !== undefined) {
+      const agent = this.#profile(profileId).name;
+      this.#fail(
+        'loop_busy',
+        open.state.state === 'stalled'
+          ? `${agent} has a stalled loop: resume it or cancel it before starting another.`
+          : `${agent} already runs a loop: cancel it or let it end before starting another.`,
+      );
+    }
     const info: LoopInfo = {
       id: `loop-${this.#nextLoop++}`,
       profile_id: profileId,
@@ -849,6 +864,8 @@ export class FakeBackend implements Backend {
       created_at: this.#now(),
       state: { state: 'active' },
       iterations: [],
+      iteration_count: 0,
+      iterations_run: 0,
     };
     this.#loopFiles.set(info.id, { anchor: `# Loop goal\n\n${settings.goal.trim()}\n`, progress: null, guardrails: null });
     this.#putLoop(info);
@@ -883,11 +900,24 @@ export class FakeBackend implements Backend {
     return structuredClone(resumed);
   }
 
-  readonly #loopFiles = new Map<LoopId, LoopFiles>();
+  async loopIterations(loopId: LoopId, before: number, limit: number): Promise<Iteration[]> {
+    this.#record('loop_iterations', { loopId, before, limit });
+    this.#loop(loopId);
+    const older = (this.#loopHistory.get(loopId) ?? []).filter((i) => i.seq < before);
+    return structuredClone(older.slice(Math.max(0, older.length - Math.min(limit, MAX_ITERATION_PAGE))));
+  }
 
-  /** Add a loop as it stands (its state and iterations), with its files, without events (for seeding). */
-  seedLoop(info: LoopInfo, files: Partial<LoopFiles> = {}): LoopInfo {
+  readonly #loopFiles = new Map<LoopId, LoopFiles>();
+  /** Each loop's whole history, as the engine's rows; a loop's info carries only its latest iterations. */
+  readonly #loopHistory = new Map<LoopId, Iteration[]>();
+
+  /**
+   * Add a loop as it stands (its state and iterations), with its files, without events (for seeding).
+   * `history` is its whole history when it is longer than what its info carries.
+   */
+  seedLoop(info: LoopInfo, files: Partial<LoopFiles> = {}, history: Iteration[] = info.iterations): LoopInfo {
     this.#loops.set(info.id, structuredClone(info));
+    this.#loopHistory.set(info.id, structuredClone(history));
     this.#loopFiles.set(info.id, { anchor: null, progress: null, guardrails: null, ...files });
     return structuredClone(info);
   }
@@ -925,6 +955,9 @@ export class FakeBackend implements Backend {
 
   #putLoop(info: LoopInfo): void {
     this.#loops.set(info.id, structuredClone(info));
+    const history = new Map((this.#loopHistory.get(info.id) ?? []).map((i) => [i.seq, i]));
+    for (const iteration of info.iterations) history.set(iteration.seq, structuredClone(iteration));
+    this.#loopHistory.set(info.id, [...history.values()].sort((a, b) => a.seq - b.seq));
     this.emit({ type: 'loop_changed', info: structuredClone(info) });
   }
 

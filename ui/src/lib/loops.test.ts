@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Iteration, LoopInfo, LoopState } from './bindings';
 import {
   applyLoopEvent,
+  historyText,
+  shownHistory,
   iterationVerdictText,
   iterationsRun,
   loopSettingsFrom,
@@ -15,10 +17,12 @@ import { task } from '../test/tasks';
 const settings = { goal: 'Make the tests pass', stop_word: 'LOOP_COMPLETE', promise: null, max_iterations: 10, stall_after: 5, iteration_time_limit_secs: null };
 
 function loop(id: string, state: LoopState, iterations: Iteration[] = [], extra: Partial<LoopInfo> = {}): LoopInfo {
-  return { id, profile_id: 'p', settings, created_at: 0, state, iterations, ...extra };
+  const run = iterations.filter((i) => i.outcome.outcome === 'ended').length;
+  return { id, profile_id: 'p', settings, created_at: 0, state, iterations, iteration_count: iterations.length, iterations_run: run, ...extra };
 }
 
-const ended = (number: number, verdict: 'continue' | 'stalled' = 'continue'): Iteration => ({
+const ended = (number: number, verdict: 'continue' | 'stalled' = 'continue', seq = number): Iteration => ({
+  seq,
   number,
   task_id: `t${number}`,
   session_id: `s${number}`,
@@ -35,7 +39,7 @@ describe('loops in words', () => {
   it.each<[LoopInfo, string, string]>([
     [loop('a', { state: 'active' }), 'active', 'Waiting for its turn (0 of 10 done)'],
     [
-      loop('a', { state: 'active' }, [ended(1), { number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'running' } }]),
+      loop('a', { state: 'active' }, [ended(1), { seq: 2, number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'running' } }]),
       'active',
       'Iteration 2 of at most 10 at work',
     ],
@@ -44,16 +48,36 @@ describe('loops in words', () => {
     [loop('a', { state: 'complete', at: 1, why: { by: 'max_iterations', max: 10 } }), 'capped', 'Stopped at its cap of 10 iterations, the work not said done'],
     [loop('a', { state: 'stalled', at: 1, repeated: 5, reason: 'x' }), 'stalled', 'Stalled: the same stop reason 5 times in a row'],
     [loop('a', { state: 'cancelled', at: 1 }), 'cancelled', 'Cancelled'],
+    [
+      loop('a', { state: 'failed_to_start', at: 1, attempts: 4, exit: 'it exited with code 3', said: 'no API key set' }),
+      'failed to start',
+      'Failed to start: its agent ended before it could be given the work, 4 times in a row',
+    ],
   ])('%#: %s', (info, word, text) => {
     expect(loopStateWord(info)).toBe(word);
     expect(loopStatusText(info)).toBe(text);
   });
 
   it('counts only ended iterations, and says what the judge said after each', () => {
-    const interrupted: Iteration = { number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'interrupted', at: 1 } };
-    const info = loop('a', { state: 'active' }, [ended(1), interrupted, ended(2, 'stalled')]);
+    const interrupted: Iteration = { seq: 2, number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'interrupted', at: 1 } };
+    const info = loop('a', { state: 'active' }, [ended(1), interrupted, ended(2, 'stalled', 3)]);
     expect(iterationsRun(info)).toBe(2);
     expect(info.iterations.map(iterationVerdictText)).toEqual(['go on', 'interrupted: run again', 'stalled']);
+  });
+});
+
+describe('a long history', () => {
+  it('says how much of it is shown', () => {
+    expect(historyText(50, 50)).toBeNull();
+    expect(historyText(50, 9_900)).toBe('Showing the last 50 of 9,900');
+  });
+
+  it('keeps the iterations that leave the latest window while older ones are shown, and only then', () => {
+    const seqs = (list: Iteration[]) => list.map((i) => i.seq);
+    const run = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ended(from + i));
+    expect(seqs(shownHistory(run(1, 3), run(4, 6), run(6, 8)))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(seqs(shownHistory([], run(4, 6), run(6, 8)))).toEqual([6, 7, 8]);
+    expect(seqs(shownHistory(run(2, 4), [], run(1, 3)))).toEqual([1, 2, 3, 4]);
   });
 });
 

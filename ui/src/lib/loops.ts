@@ -40,9 +40,33 @@ export function loopsOf(loops: LoopInfo[], profileId: ProfileId): LoopInfo[] {
   return loops.filter((l) => l.profile_id === profileId).sort((a, b) => rank(a) - rank(b) || b.created_at - a.created_at);
 }
 
-/** Iterations that count toward the cap: the ended ones. */
+/** Iterations that count toward the cap: the ended ones (the engine counts them all, not only those the info carries). */
 export function iterationsRun(info: LoopInfo): number {
-  return info.iterations.filter((i) => i.outcome.outcome === 'ended').length;
+  return info.iterations_run;
+}
+
+/** Iterations one "show older" asks for. */
+export const OLDER_PAGE = 50;
+
+/**
+ * The history the loop's detail shows, oldest first: the older pages the user asked for, and the
+ * latest iterations the loop's info carries. While older pages are shown, iterations that leave
+ * the info's window (`before`, the info's iterations as they were) are kept, so nothing between
+ * the two goes missing.
+ */
+export function shownHistory(older: Iteration[], before: Iteration[], latest: Iteration[]): Iteration[] {
+  const bySeq = new Map<number, Iteration>();
+  const first = latest[0]?.seq ?? Infinity;
+  for (const iteration of older) bySeq.set(iteration.seq, iteration);
+  if (older.length > 0) for (const iteration of before) if (iteration.seq < first) bySeq.set(iteration.seq, iteration);
+  for (const iteration of latest) bySeq.set(iteration.seq, iteration);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** How much of a long history is shown ("Showing the last 50 of 9,900"); none when all of it is. */
+export function historyText(shown: number, total: number): string | null {
+  if (shown >= total) return null;
+  return `Showing the last ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`;
 }
 
 /** The iteration at work, if one is. */
@@ -74,6 +98,8 @@ export function loopStatusText(info: LoopInfo): string {
       return `Stalled: the same stop reason ${state.repeated} times in a row`;
     case 'cancelled':
       return 'Cancelled';
+    case 'failed_to_start':
+      return `Failed to start: its agent ended before it could be given the work, ${state.attempts} times in a row`;
   }
   return '';
 }
@@ -81,6 +107,7 @@ export function loopStatusText(info: LoopInfo): string {
 /** The loop's state in one word, for its badge. */
 export function loopStateWord(info: LoopInfo): string {
   if (info.state.state === 'complete' && info.state.why.by === 'max_iterations') return 'capped';
+  if (info.state.state === 'failed_to_start') return 'failed to start';
   return info.state.state;
 }
 
@@ -92,6 +119,8 @@ export function iterationVerdictText(iteration: Iteration): string {
       return 'at work';
     case 'interrupted':
       return 'interrupted: run again';
+    case 'failed_start':
+      return 'failed to start: tried again';
     case 'ended':
       switch (outcome.verdict.verdict) {
         case 'continue':
@@ -114,9 +143,12 @@ export function iterationDuration(iteration: Iteration, now: number): string {
   return formatDuration((end - iteration.started_at) / 1000);
 }
 
-/** An iteration's stop reason, if it ended. */
+/** An iteration's stop reason, if it ended; for a failed start, how its agent ended and what it said. */
 export function stopReason(iteration: Iteration): string | null {
-  return iteration.outcome.outcome === 'ended' ? iteration.outcome.stop_reason : null;
+  const outcome = iteration.outcome;
+  if (outcome.outcome === 'ended') return outcome.stop_reason;
+  if (outcome.outcome === 'failed_start') return outcome.said === '' ? `The agent ended: ${outcome.exit}.` : `The agent ended (${outcome.exit}): ${outcome.said}`;
+  return null;
 }
 
 /** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */

@@ -434,6 +434,10 @@ export function timelineText(entry: LogEntry): string {
           return 'Loop resumed';
         case 'cancelled':
           return 'Loop cancelled';
+        case 'failed_start':
+          return `Iteration ${entry.step.number} failed to start (${entry.step.attempt} in a row)`;
+        case 'failed_to_start':
+          return `Loop failed to start, after ${entry.step.attempts} attempts`;
       }
       break;
     default:

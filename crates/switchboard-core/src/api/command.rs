@@ -147,6 +147,14 @@ macro_rules! engine_commands {
             /// Active and stalled loops, and the most recent finished ones.
             window now list_loops / ListLoops () -> Vec<crate::api::LoopInfo>;
             window now get_loop / GetLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
+            /// Older iterations of a loop, a page at a time: the `limit` (at most 200) recorded
+            /// before the one at `before` (an iteration's `seq`), oldest first. A loop's info
+            /// carries only its latest iterations.
+            window now loop_iterations / LoopIterations (
+                loop_id: switchboard_protocol::LoopId,
+                before: u32,
+                limit: u32,
+            ) -> Vec<crate::api::Iteration>;
             /// Cancels an active or stalled loop, and its iteration waiting or at work.
             window now cancel_loop / CancelLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
             /// Resumes a stalled loop: its next iteration goes first in the queue.
@@ -333,6 +341,7 @@ replies! {
     crate::api::Delegation => Delegation "delegation",
     Vec<crate::api::LoopInfo> => Loops "loops",
     crate::api::LoopInfo => Loop "loop",
+    Vec<crate::api::Iteration> => Iterations "iterations",
     crate::api::LoopFiles => LoopFiles "loop_files",
     Vec<crate::api::Diagram> => Diagrams "diagrams",
     crate::api::FlowView => FlowView "flow_view",
@@ -383,6 +392,7 @@ pub enum Reply {
     Delegation(crate::api::Delegation),
     Loops(Vec<crate::api::LoopInfo>),
     Loop(crate::api::LoopInfo),
+    Iterations(Vec<crate::api::Iteration>),
     LoopFiles(crate::api::LoopFiles),
     Diagrams(Vec<crate::api::Diagram>),
     FlowView(crate::api::FlowView),
@@ -413,6 +423,9 @@ pub enum ErrorCode {
     SignalState,
     TooManyAgents,
     AlreadyRunning,
+    /// The agent already has a loop that is active or stalled: one loop per
+    /// agent at a time.
+    LoopBusy,
     Storage,
     /// The disk holding a file or the database is full.
     DiskFull,

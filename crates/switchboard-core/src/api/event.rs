@@ -258,6 +258,16 @@ pub enum LoopStep {
     },
     Resumed,
     Cancelled,
+    /// The iteration's agent ended before its prompt was typed; `attempt`
+    /// failed starts in a row so far.
+    FailedStart {
+        number: u32,
+        attempt: u32,
+    },
+    /// The loop gave up after `attempts` failed starts in a row.
+    FailedToStart {
+        attempts: u32,
+    },
 }
 
 /// Facts about the running instance, shown in the UI.

@@ -11,6 +11,14 @@ use super::Millis;
 /// The most of an iteration's stop reason that is kept.
 pub const MAX_STOP_REASON_BYTES: usize = 4 * 1024;
 
+/// Iterations a loop's info carries (its most recent): a long loop's history
+/// (thousands of iterations) would otherwise travel to the window, and be
+/// held there, at every change. Older ones are read page by page.
+pub const LOOP_ITERATIONS_SHOWN: usize = 50;
+
+/// The most iterations one page of a loop's history holds.
+pub const MAX_ITERATION_PAGE: u32 = 200;
+
 /// A loop's files in its agent's workspace (none: not there).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct LoopFiles {
@@ -41,9 +49,15 @@ pub struct LoopInfo {
     pub settings: LoopSettings,
     pub created_at: Millis,
     pub state: LoopState,
-    /// Oldest first; an iteration the app stopped during is kept, marked,
-    /// and run again under the same number.
+    /// Its most recent iterations, oldest first: at most
+    /// [`LOOP_ITERATIONS_SHOWN`]; older ones are read with `loop_iterations`.
+    /// An iteration the app stopped during is kept, marked, and run again
+    /// under the same number.
     pub iterations: Vec<Iteration>,
+    /// Every iteration recorded (interrupted ones and failed starts too).
+    pub iteration_count: u32,
+    /// Iterations that count toward the cap: the ended ones.
+    pub iterations_run: u32,
 }
 
 /// Where a loop stands.
@@ -65,11 +79,23 @@ pub enum LoopState {
     Cancelled {
         at: Millis,
     },
+    /// Its agent ended before an iteration's prompt was typed, `attempts`
+    /// times in a row (retried with growing waits in between): how it
+    /// ended the last time (`exit`, in words) and what it printed last.
+    FailedToStart {
+        at: Millis,
+        attempts: u32,
+        exit: String,
+        said: String,
+    },
 }
 
 /// One iteration: a fresh session of the agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Iteration {
+    /// Its place in the loop's history, 1 for the first recorded (pages of
+    /// older iterations are asked for before it).
+    pub seq: u32,
     /// 1 for the first; an iteration run again after an interruption keeps
     /// its number, and the interrupted one does not count.
     pub number: u32,
@@ -94,15 +120,24 @@ pub enum IterationOutcome {
     Interrupted {
         at: Millis,
     },
+    /// Its agent ended before the prompt was typed (`exit`, in words; what
+    /// it printed last): not an iteration, it does not count; it is started
+    /// again after a wait, under the same number.
+    FailedStart {
+        at: Millis,
+        exit: String,
+        said: String,
+    },
 }
 
 impl LoopInfo {
     /// Iterations that count toward the cap: ended ones.
     pub fn iterations_run(&self) -> u32 {
-        self.iterations.iter().filter(|i| matches!(i.outcome, IterationOutcome::Ended { .. })).count() as u32
+        self.iterations_run
     }
 
-    /// The stop reasons of the ended iterations, oldest first.
+    /// The stop reasons of the ended iterations it carries (its most
+    /// recent), oldest first.
     pub fn stop_reasons(&self) -> Vec<String> {
         self.iterations
             .iter()
@@ -118,6 +153,18 @@ impl LoopInfo {
     }
 }
 
+impl IterationOutcome {
+    /// One word for the outcome, as the store selects on it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            IterationOutcome::Running => "running",
+            IterationOutcome::Ended { .. } => "ended",
+            IterationOutcome::Interrupted { .. } => "interrupted",
+            IterationOutcome::FailedStart { .. } => "failed_start",
+        }
+    }
+}
+
 impl LoopState {
     /// One word for the state: active, complete, stalled or cancelled.
     pub fn as_str(&self) -> &'static str {
@@ -126,6 +173,7 @@ impl LoopState {
             LoopState::Complete { .. } => "complete",
             LoopState::Stalled { .. } => "stalled",
             LoopState::Cancelled { .. } => "cancelled",
+            LoopState::FailedToStart { .. } => "failed_to_start",
         }
     }
 
@@ -147,6 +195,15 @@ impl LoopState {
                 format!("the same stop reason {repeated} times in a row: {first}")
             }
             LoopState::Cancelled { .. } => "it was cancelled".to_owned(),
+            LoopState::FailedToStart { attempts, exit, said, .. } => {
+                let last = said.lines().rev().find(|l| !l.trim().is_empty()).map(str::trim);
+                let mut words =
+                    format!("its agent ended before it could be given the work, {attempts} times in a row ({exit})");
+                if let Some(last) = last {
+                    words.push_str(&format!(": {last}"));
+                }
+                words
+            }
         })
     }
 }

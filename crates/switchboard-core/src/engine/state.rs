@@ -187,6 +187,9 @@ impl EngineState {
                 Follow::IterationEnded { iteration, stop_reason } => {
                     self.tasks.iteration_ended(&mut self.cx, &iteration, &stop_reason)
                 }
+                Follow::IterationFailedToStart { iteration, exit, said } => {
+                    self.tasks.iteration_failed_to_start(&mut self.cx, &iteration, exit, said, Instant::now())
+                }
             }
         }
     }
@@ -538,6 +541,15 @@ impl EngineState {
 
     pub(super) fn get_loop(&self, loop_id: switchboard_protocol::LoopId) -> Result<crate::api::LoopInfo, EngineError> {
         self.tasks.get_loop(&self.cx, &loop_id)
+    }
+
+    pub(super) fn loop_iterations(
+        &self,
+        loop_id: switchboard_protocol::LoopId,
+        before: u32,
+        limit: u32,
+    ) -> Result<Vec<crate::api::Iteration>, EngineError> {
+        self.tasks.loop_iterations(&self.cx, &loop_id, before, limit)
     }
 
     pub(super) fn cancel_loop(

@@ -93,7 +93,9 @@ impl Machine for LoopMode {
         let LogKind::Loop { step, .. } = &entry.kind else { return Vec::new() };
         match step {
             LoopStep::Started { .. } => go(&["none", "active"]),
-            LoopStep::Iteration { .. } | LoopStep::Resumed => go(&["active"]),
+            LoopStep::Iteration { .. } | LoopStep::Resumed | LoopStep::FailedStart { .. } => go(&["active"]),
+            // The spec's diagram has no node for it; the loop's panel says it.
+            LoopStep::FailedToStart { .. } => Vec::new(),
             LoopStep::Judged { verdict, .. } => go(&[verdict_node(verdict)]),
             LoopStep::Cancelled => go(&["cancelled"]),
         }

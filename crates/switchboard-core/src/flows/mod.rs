@@ -235,7 +235,10 @@ impl World {
             }
             LogKind::Loop { step, .. } => match step {
                 LoopStep::Iteration { .. } => self.iterating = true,
-                LoopStep::Judged { .. } | LoopStep::Cancelled => self.iterating = false,
+                LoopStep::Judged { .. }
+                | LoopStep::Cancelled
+                | LoopStep::FailedStart { .. }
+                | LoopStep::FailedToStart { .. } => self.iterating = false,
                 LoopStep::Started { .. } | LoopStep::Resumed => {}
             },
             _ => {}

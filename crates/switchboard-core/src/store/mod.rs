@@ -44,6 +44,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0012_waiting_for_user.sql")),
         M::up(include_str!("../../migrations/0013_task_titles.sql")),
         M::up(include_str!("../../migrations/0014_settings.sql")),
+        M::up(include_str!("../../migrations/0015_loop_iterations.sql")),
         M::up(include_str!("../../migrations/0016_session_secrets.sql")),
     ])
 });

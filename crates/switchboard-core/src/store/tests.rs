@@ -140,7 +140,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 15);
+    assert_eq!(store.schema_version().unwrap(), 16);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -438,29 +438,39 @@ fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
         created_at: at,
         state: LoopState::Active,
         iterations: Vec::new(),
+        iteration_count: 0,
+        iterations_run: 0,
     };
     let (mut first, second, mut third) = (new_loop(1), new_loop(2), new_loop(3));
-    let ended = |number, reason: &str, verdict| Iteration {
+    let ended = |seq, number, reason: &str, verdict| Iteration {
+        seq,
         number,
         task_id: None,
         session_id: Some(SessionId::new()),
         started_at: 10,
         outcome: IterationOutcome::Ended { at: 20, stop_reason: reason.into(), verdict },
     };
-    first.iterations = vec![
-        ended(1, "3 tests fail", Verdict::Continue),
-        Iteration { outcome: IterationOutcome::Interrupted { at: 30 }, ..ended(2, "", Verdict::Continue) },
-        ended(3, "all pass", Verdict::Complete { why: Completion::StopWord { word: "LOOP_COMPLETE".into() } }),
-    ];
     first.state = LoopState::Complete { at: 40, why: Completion::StopWord { word: "LOOP_COMPLETE".into() } };
     third.state = LoopState::Stalled { at: 50, repeated: 5, reason: "3 tests fail".into() };
     for info in [&first, &second, &third] {
         store.save_loop(info).unwrap();
     }
+    first.iterations = vec![
+        ended(1, 1, "3 tests fail", Verdict::Continue),
+        Iteration { outcome: IterationOutcome::Interrupted { at: 30 }, ..ended(2, 2, "", Verdict::Continue) },
+        ended(3, 2, "all pass", Verdict::Complete { why: Completion::StopWord { word: "LOOP_COMPLETE".into() } }),
+    ];
+    for iteration in &first.iterations {
+        store.save_iteration(&first.id, iteration).unwrap();
+    }
+    (first.iteration_count, first.iterations_run) = (3, 2);
     assert_eq!(store.get_loop(&first.id).unwrap().as_ref(), Some(&first));
     assert_eq!(first.iterations_run(), 2, "an interrupted iteration does not count");
     assert_eq!(first.stop_reasons(), ["3 tests fail", "all pass"]);
+    assert_eq!(store.loop_stop_reasons(&first.id, 10).unwrap(), ["3 tests fail", "all pass"]);
+    assert_eq!(store.loop_stop_reasons(&first.id, 1).unwrap(), ["all pass"], "the latest");
     assert_eq!(store.active_loops().unwrap(), vec![second.clone()]);
+    assert_eq!(store.open_loop_of(&p.id).unwrap(), Some(LoopState::Active), "the first open one");
     assert_eq!(
         store.list_loops(0).unwrap(),
         vec![second.clone(), third.clone()],
@@ -468,9 +478,62 @@ fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
     );
     assert_eq!(store.list_loops(5).unwrap(), vec![first.clone(), second, third]);
 
-    // A profile's loops go with it; a long stop reason keeps its end.
+    // A profile's loops go with it, their iterations too; a long stop reason keeps its end.
     let long = format!("{}the last words", "x".repeat(10_000));
     assert!(kept_stop_reason(&long).ends_with("the last words") && kept_stop_reason(&long).len() <= 4096);
     store.delete_profile(&p.id).unwrap();
     assert_eq!(store.list_loops(5).unwrap(), vec![]);
+    let rows: i64 = store.conn.query_row("SELECT count(*) FROM loop_iterations", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 0);
+}
+
+/// At iteration 9,900 a loop kept as one record took seconds per save and
+/// sent megabytes to the window at each change: each save now writes one
+/// iteration's row, and a loop is read as its latest iterations and counts.
+#[test]
+fn a_long_loop_is_saved_one_iteration_at_a_time_and_read_as_its_latest_iterations() {
+    use crate::api::{Iteration, IterationOutcome, LOOP_ITERATIONS_SHOWN, LoopInfo, LoopState};
+    use switchboard_protocol::LoopId;
+    use switchboard_protocol::loops::{LoopSettings, Verdict};
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("looper");
+    store.insert_profile(&p).unwrap();
+    let info = LoopInfo {
+        id: LoopId::new(),
+        profile_id: p.id.clone(),
+        settings: LoopSettings::new("Make the tests pass"),
+        created_at: 1,
+        state: LoopState::Active,
+        iterations: Vec::new(),
+        iteration_count: 0,
+        iterations_run: 0,
+    };
+    store.save_loop(&info).unwrap();
+    let record_size = || store.conn.query_row("SELECT length(record) FROM loops", [], |r| r.get::<_, i64>(0)).unwrap();
+    let size_at_start = record_size();
+    let iteration =
+        |seq: u32, outcome| Iteration { seq, number: seq, task_id: None, session_id: None, started_at: 10, outcome };
+    for seq in 1..=2000u32 {
+        store.save_iteration(&info.id, &iteration(seq, IterationOutcome::Running)).unwrap();
+        let before = store.conn.total_changes();
+        let ended =
+            IterationOutcome::Ended { at: 20, stop_reason: format!("did step {seq}"), verdict: Verdict::Continue };
+        store.save_iteration(&info.id, &iteration(seq, ended)).unwrap();
+        assert_eq!(store.conn.total_changes() - before, 1, "one row written");
+    }
+    store.save_loop(&LoopInfo { state: LoopState::Cancelled { at: 30 }, ..info.clone() }).unwrap();
+    assert_eq!(
+        record_size(),
+        size_at_start + "cancelled".len() as i64 - "active".len() as i64 + r#","at":30"#.len() as i64
+    );
+
+    let read = store.get_loop(&info.id).unwrap().unwrap();
+    assert_eq!((read.iteration_count, read.iterations_run), (2000, 2000));
+    let seqs: Vec<u32> = read.iterations.iter().map(|i| i.seq).collect();
+    assert_eq!(seqs, (2000 - LOOP_ITERATIONS_SHOWN as u32 + 1..=2000).collect::<Vec<_>>(), "the latest, oldest first");
+    // Older ones, page by page.
+    let page = store.loop_iterations(&info.id, Some(seqs[0]), 3).unwrap();
+    assert_eq!(page.iter().map(|i| i.seq).collect::<Vec<_>>(), [1948, 1949, 1950]);
+    assert_eq!(store.loop_iterations(&info.id, Some(3), 10).unwrap().len(), 2);
+    assert_eq!(store.loop_stop_reasons(&info.id, 2).unwrap(), ["did step 1999", "did step 2000"]);
 }

@@ -250,7 +250,7 @@ impl TaskDesk {
 
     /// When the next time limit passes.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.work.values().filter_map(Work::deadline).min()
+        self.work.values().filter_map(Work::deadline).chain(self.start_retries.values().copied()).min()
     }
 
     pub fn on_deadline(&mut self, cx: &mut Ctx, now: Instant) {
@@ -265,6 +265,7 @@ impl TaskDesk {
             let reason = rules::deadline_reason(typed, work.time_limit);
             self.begin_fallback(cx, &profile_id, TaskState::TimedOut, reason, true);
         }
+        self.retry_starts(cx, now);
     }
 
     /// The agent in `session` ended its turn (its Stop hook): a loop
@@ -299,12 +300,17 @@ impl TaskDesk {
         let Some(profile_id) = self.working_in(session_id) else { return };
         // A loop iteration whose process ended ends normally: its last lines
         // are its stop reason (unless the app is quitting: then it was cut short).
-        if !self.quitting && self.work.get(&profile_id).is_some_and(|w| w.iteration.is_some()) {
-            let how = match exit {
-                SessionState::Killed { .. } if killed => "its session was stopped".to_owned(),
-                _ => "its process ended".to_owned(),
+        // One that ended before its prompt was typed is a failed start (see
+        // `end_with_fallback`): how it ended is said.
+        if !self.quitting
+            && let Some(work) = self.work.get(&profile_id).filter(|w| w.iteration.is_some())
+        {
+            let (state, how) = match exit {
+                _ if work.typed_at.is_none() => (TaskState::Failed, rules::exit_in_words(exit, killed)),
+                SessionState::Killed { .. } if killed => (TaskState::Completed, "its session was stopped".to_owned()),
+                _ => (TaskState::Completed, "its process ended".to_owned()),
             };
-            self.begin_fallback(cx, &profile_id, TaskState::Completed, how, false);
+            self.begin_fallback(cx, &profile_id, state, how, false);
             return;
         }
         let typed = self.work.get(&profile_id).is_some_and(|work| !matches!(work.phase, Phase::Handed { .. }));
@@ -369,8 +375,20 @@ impl TaskDesk {
         self.unwatch(&work.workspace);
         let Ok(task) = task_of(cx, task_id) else { return };
         if let Some(iteration) = work.iteration.take() {
-            // A loop iteration: what it printed last is its stop reason.
             let printed = super::loops::last_lines(&lines, &task.spec.instruction);
+            if work.typed_at.is_none() {
+                // Its agent ended (or never became ready) before the prompt was
+                // typed: a failed start, not an iteration. The loop retries later.
+                let failed = format!("the agent ended before its loop iteration was typed: {reason}");
+                let session = work.session_id.clone();
+                self.finish(cx, task, TaskState::Failed, Some(failed), None);
+                super::loops::end_session(cx, &session);
+                let said = crate::api::kept_stop_reason(printed.trim());
+                cx.follow(Follow::IterationFailedToStart { iteration, exit: reason, said });
+                self.pump(cx, &profile_id);
+                return;
+            }
+            // A loop iteration: what it printed last is its stop reason.
             let stop_reason = if printed.is_empty() { reason.clone() } else { printed };
             let text = iteration_summary(&task, &stop_reason);
             let result = artifacts::collect_result(&work.workspace, task_id, text, true);

@@ -6,13 +6,17 @@
 
 use std::path::{Path, PathBuf};
 
-use switchboard_protocol::loops::{Evidence, LoopSettings, Verdict, iteration_prompt, judge, new_guardrails};
+use switchboard_protocol::loops::{
+    AfterFailedStart, Evidence, GUARDRAIL_WINDOW, LoopSettings, MAX_FAILED_STARTS, Verdict, after_failed_start,
+    iteration_prompt, judge, new_guardrails, stop_reasons_weighed,
+};
 use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
+use tokio::time::Instant;
 
 use super::{TaskDesk, log_task, task_of};
 use crate::api::{
     EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
-    LoopStep, MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
+    LoopStep, MAX_ITERATION_PAGE, MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
 };
 use crate::engine::context::Ctx;
 use crate::error::EngineError;
@@ -34,6 +38,11 @@ impl TaskDesk {
         settings: LoopSettings,
     ) -> Result<LoopInfo, EngineError> {
         let settings = validate_settings(settings)?;
+        // The loop's files are the agent's: a second loop would share them.
+        if let Some(open) = cx.store.open_loop_of(profile_id)? {
+            let agent = cx.profile(profile_id)?.spec.name;
+            return Err(EngineError::LoopBusy { agent, stalled: matches!(open, LoopState::Stalled { .. }) });
+        }
         let workspace = workspace_of(cx, profile_id)?;
         owned::write_anchor(&workspace, &settings)
             .map_err(|e| EngineError::io("writing the loop's anchor".to_owned(), e))?;
@@ -44,8 +53,10 @@ impl TaskDesk {
             created_at: now(),
             state: LoopState::Active,
             iterations: Vec::new(),
+            iteration_count: 0,
+            iterations_run: 0,
         };
-        save_loop(cx, &info)?;
+        let info = save_loop(cx, &info)?;
         log_loop(cx, &info, LoopStep::Started { max_iterations: info.settings.max_iterations }, None);
         self.queue_iteration(cx, &info, &workspace, false)?;
         Ok(info)
@@ -61,6 +72,19 @@ impl TaskDesk {
             .ok_or_else(|| EngineError::InvalidInput { field: "loop_id", reason: "there is no such loop".into() })
     }
 
+    /// A page of the loop's older iterations: at most `limit` (capped at
+    /// [`MAX_ITERATION_PAGE`]) recorded before `before`, oldest first.
+    pub fn loop_iterations(
+        &self,
+        cx: &Ctx,
+        id: &LoopId,
+        before: u32,
+        limit: u32,
+    ) -> Result<Vec<Iteration>, EngineError> {
+        self.get_loop(cx, id)?;
+        Ok(cx.store.loop_iterations(id, Some(before), limit.min(MAX_ITERATION_PAGE))?)
+    }
+
     /// Cancels an active or stalled loop: its iteration waiting or at work
     /// is cancelled with it.
     pub fn cancel_loop(&mut self, cx: &mut Ctx, id: &LoopId) -> Result<LoopInfo, EngineError> {
@@ -69,10 +93,12 @@ impl TaskDesk {
             return Err(EngineError::InvalidInput { field: "loop_id", reason: "the loop has already ended".into() });
         }
         info.state = LoopState::Cancelled { at: now() };
-        for iteration in info.iterations.iter_mut().filter(|i| i.outcome == IterationOutcome::Running) {
+        self.start_retries.remove(id);
+        for mut iteration in cx.store.running_iterations(id)? {
             iteration.outcome = IterationOutcome::Interrupted { at: now() };
+            cx.store.save_iteration(id, &iteration)?;
         }
-        save_loop(cx, &info)?;
+        let info = save_loop(cx, &info)?;
         log_loop(cx, &info, LoopStep::Cancelled, None);
         // Its iteration task, queued or at work, goes with it.
         let tasks = cx.store.active_tasks(Some(&info.profile_id))?;
@@ -95,7 +121,7 @@ impl TaskDesk {
         }
         let workspace = workspace_of(cx, &info.profile_id)?;
         info.state = LoopState::Active;
-        save_loop(cx, &info)?;
+        let info = save_loop(cx, &info)?;
         log_loop(cx, &info, LoopStep::Resumed, None);
         self.queue_iteration(cx, &info, &workspace, true)?;
         Ok(info)
@@ -136,38 +162,39 @@ impl TaskDesk {
         task: &TaskId,
         session: &SessionId,
     ) {
-        let Ok(Some(mut info)) = cx.store.get_loop(&iteration.loop_id) else { return };
-        info.iterations.push(Iteration {
+        let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
+        let started = Iteration {
+            seq: info.iteration_count + 1,
             number: iteration.number,
             task_id: Some(task.clone()),
             session_id: Some(session.clone()),
             started_at: now(),
             outcome: IterationOutcome::Running,
-        });
-        if let Err(error) = save_loop(cx, &info) {
-            tracing::error!(%error, "recording a loop iteration failed");
-        }
+        };
+        let info = match save_iteration(cx, &info.id, &started) {
+            Ok(info) => info,
+            Err(error) => {
+                tracing::error!(%error, "recording a loop iteration failed");
+                info
+            }
+        };
         log_loop(cx, &info, LoopStep::Iteration { number: iteration.number }, Some((session, task)));
     }
 
     /// An iteration ended (its turn, or its process) with `stop_reason`:
     /// the judge decides what follows.
     pub fn iteration_ended(&mut self, cx: &mut Ctx, iteration: &LoopIteration, stop_reason: &str) {
-        let Ok(Some(mut info)) = cx.store.get_loop(&iteration.loop_id) else { return };
+        let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
         let at = now();
-        let Some(entry) = info
-            .iterations
-            .iter_mut()
-            .rev()
-            .find(|i| i.number == iteration.number && i.outcome == IterationOutcome::Running)
-        else {
-            return;
-        };
+        let running = cx.store.running_iterations(&info.id).unwrap_or_default();
+        let Some(mut entry) = running.into_iter().rev().find(|i| i.number == iteration.number) else { return };
         let stop_reason = kept_stop_reason(stop_reason.trim());
         entry.outcome = IterationOutcome::Ended { at, stop_reason: stop_reason.clone(), verdict: Verdict::Continue };
         if !info.is_active() {
             // Cancelled meanwhile: recorded, not judged.
-            save_loop(cx, &info).ok();
+            if let Err(error) = save_iteration(cx, &info.id, &entry) {
+                tracing::error!(%error, "recording a loop iteration failed");
+            }
             return;
         }
         let workspace = workspace_of(cx, &info.profile_id);
@@ -178,30 +205,38 @@ impl TaskDesk {
                 None
             }
         });
-        let stop_reasons = info.stop_reasons();
+        // The latest stop reasons (not the whole history), this one's last.
+        let weighed = stop_reasons_weighed(&info.settings);
+        let mut stop_reasons =
+            cx.store.loop_stop_reasons(&info.id, weighed.saturating_sub(1)).unwrap_or_else(|error| {
+                tracing::error!(%error, "reading a loop's stop reasons failed");
+                Vec::new()
+            });
+        stop_reasons.push(stop_reason.clone());
         let evidence = Evidence {
             stop_reasons: &stop_reasons,
             progress: progress.as_deref(),
             last_message: &stop_reason,
-            iterations: info.iterations_run(),
+            iterations: info.iterations_run + 1,
             cancelled: false,
         };
         let verdict = judge(&info.settings, &evidence);
-        if let Some(IterationOutcome::Ended { verdict: recorded, .. }) =
-            info.iterations.iter_mut().rev().find(|i| i.number == iteration.number).map(|i| &mut i.outcome)
-        {
-            *recorded = verdict.clone();
+        entry.outcome = IterationOutcome::Ended { at, stop_reason, verdict: verdict.clone() };
+        if let Err(error) = cx.store.save_iteration(&info.id, &entry) {
+            tracing::error!(%error, "recording a loop iteration failed");
         }
         // Errors that keep coming back become guardrails the next prompt points to.
         if let Ok(workspace) = &workspace {
             let known = owned::read_guardrails(workspace).ok().flatten().unwrap_or_default();
-            let found = new_guardrails(&stop_reasons, &known);
+            let recent = &stop_reasons[stop_reasons.len().saturating_sub(GUARDRAIL_WINDOW)..];
+            let found = new_guardrails(recent, &known);
             if !found.is_empty()
                 && let Err(error) = owned::add_guardrails(workspace, &found)
             {
                 tracing::warn!(%error, "a loop's guardrails could not be written");
             }
         }
+        let mut info = info;
         info.state = match &verdict {
             Verdict::Continue => LoopState::Active,
             Verdict::Complete { why } => LoopState::Complete { at, why: why.clone() },
@@ -210,11 +245,14 @@ impl TaskDesk {
             }
             Verdict::Cancelled => LoopState::Cancelled { at },
         };
-        if let Err(error) = save_loop(cx, &info) {
-            tracing::error!(%error, "recording a loop's verdict failed");
-        }
-        let ran = info.iterations.iter().rev().find(|i| i.number == iteration.number);
-        let at_work = ran.and_then(|i| Some((i.session_id.as_ref()?, i.task_id.as_ref()?)));
+        let info = match save_loop(cx, &info) {
+            Ok(info) => info,
+            Err(error) => {
+                tracing::error!(%error, "recording a loop's verdict failed");
+                info
+            }
+        };
+        let at_work = entry.session_id.as_ref().zip(entry.task_id.as_ref());
         log_loop(cx, &info, LoopStep::Judged { number: iteration.number, verdict: verdict.clone() }, at_work);
         if verdict == Verdict::Continue {
             match workspace {
@@ -228,23 +266,92 @@ impl TaskDesk {
         }
     }
 
+    /// The iteration's agent ended before its prompt was typed: not an
+    /// iteration, a failed start. It is recorded as such and started again
+    /// after a wait that grows with each failed start in a row
+    /// (`after_failed_start`); after [`MAX_FAILED_STARTS`] the loop ends as
+    /// failed to start, with how its agent ended and what it printed.
+    pub fn iteration_failed_to_start(
+        &mut self,
+        cx: &mut Ctx,
+        iteration: &LoopIteration,
+        exit: String,
+        said: String,
+        now: Instant,
+    ) {
+        let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
+        let at = crate::api::now();
+        let running = cx.store.running_iterations(&info.id).unwrap_or_default();
+        let Some(mut entry) = running.into_iter().rev().find(|i| i.number == iteration.number) else { return };
+        entry.outcome = IterationOutcome::FailedStart { at, exit: exit.clone(), said: said.clone() };
+        let mut info = match save_iteration(cx, &info.id, &entry) {
+            Ok(info) => info,
+            Err(error) => {
+                tracing::error!(%error, "recording a failed start failed");
+                info
+            }
+        };
+        if !info.is_active() {
+            return;
+        }
+        let in_a_row = cx.store.failed_starts_in_a_row(&info.id, MAX_FAILED_STARTS).unwrap_or_else(|error| {
+            tracing::error!(%error, "counting a loop's failed starts failed");
+            MAX_FAILED_STARTS
+        });
+        let at_work = entry.session_id.as_ref().zip(entry.task_id.as_ref());
+        log_loop(cx, &info, LoopStep::FailedStart { number: iteration.number, attempt: in_a_row }, at_work);
+        match after_failed_start(in_a_row, at) {
+            AfterFailedStart::RetryAt { at: retry_at } => {
+                let wait = std::time::Duration::from_millis(u64::try_from(retry_at - at).unwrap_or_default());
+                self.start_retries.insert(info.id.clone(), now + wait);
+            }
+            AfterFailedStart::GiveUp => {
+                info.state = LoopState::FailedToStart { at, attempts: in_a_row, exit, said };
+                if let Err(error) = save_loop(cx, &info) {
+                    tracing::error!(%error, "recording a loop that failed to start failed");
+                }
+                log_loop(cx, &info, LoopStep::FailedToStart { attempts: in_a_row }, None);
+            }
+        }
+    }
+
+    /// Starts again the iterations whose retry time has come (their loop
+    /// still active).
+    pub(super) fn retry_starts(&mut self, cx: &mut Ctx, now: Instant) {
+        let due: Vec<LoopId> =
+            self.start_retries.iter().filter(|(_, at)| **at <= now).map(|(id, _)| id.clone()).collect();
+        for id in due {
+            self.start_retries.remove(&id);
+            let info = match cx.store.get_loop(&id) {
+                Ok(Some(info)) if info.is_active() => info,
+                Ok(_) => continue,
+                Err(error) => {
+                    tracing::error!(%error, "reading a loop to start it again failed");
+                    continue;
+                }
+            };
+            let queued = workspace_of(cx, &info.profile_id)
+                .and_then(|workspace| self.queue_iteration(cx, &info, &workspace, true));
+            if let Err(error) = queued {
+                tracing::error!(%error, "starting a loop's iteration again failed");
+            }
+        }
+    }
+
     /// After a restart: an iteration the app stopped during does not count;
     /// it is marked interrupted and run again (first in the queue), unless
     /// its task is still queued (it never reached the agent).
     pub fn recover_loops(&mut self, cx: &mut Ctx) -> Result<(), EngineError> {
-        for mut info in cx.store.active_loops()? {
+        for info in cx.store.active_loops()? {
             let queued = cx
                 .store
                 .active_tasks(Some(&info.profile_id))?
                 .into_iter()
                 .any(|t| t.spec.loop_iteration.as_ref().is_some_and(|i| i.loop_id == info.id));
-            let mut changed = false;
-            for iteration in info.iterations.iter_mut().filter(|i| i.outcome == IterationOutcome::Running) {
+            let mut info = info;
+            for mut iteration in cx.store.running_iterations(&info.id)? {
                 iteration.outcome = IterationOutcome::Interrupted { at: now() };
-                changed = true;
-            }
-            if changed {
-                save_loop(cx, &info)?;
+                info = save_iteration(cx, &info.id, &iteration)?;
             }
             if !queued && let Ok(workspace) = workspace_of(cx, &info.profile_id) {
                 self.queue_iteration(cx, &info, &workspace, true)?;
@@ -262,7 +369,7 @@ impl TaskDesk {
         workspace: &Path,
         front: bool,
     ) -> Result<TaskInfo, EngineError> {
-        let number = info.iterations_run() + 1;
+        let number = info.iterations_run + 1;
         let guardrails = owned::read_guardrails(workspace).ok().flatten().is_some();
         let profile = cx.profile(&info.profile_id)?;
         let spec = TaskSpec {
@@ -325,10 +432,24 @@ fn log_loop(cx: &Ctx, info: &LoopInfo, step: LoopStep, at_work: Option<(&Session
     }
 }
 
-fn save_loop(cx: &Ctx, info: &LoopInfo) -> Result<(), EngineError> {
-    let saved = cx.store.save_loop(info);
+/// Records the loop's own row (its state), then reports the loop as the
+/// window sees it: its latest iterations and its counts.
+fn save_loop(cx: &Ctx, info: &LoopInfo) -> Result<LoopInfo, EngineError> {
+    cx.store.save_loop(info)?;
+    reported(cx, &info.id)
+}
+
+/// Records one iteration (its row alone), then reports the loop.
+fn save_iteration(cx: &Ctx, loop_id: &LoopId, iteration: &Iteration) -> Result<LoopInfo, EngineError> {
+    cx.store.save_iteration(loop_id, iteration)?;
+    reported(cx, loop_id)
+}
+
+/// The loop as stored, reported to the window.
+fn reported(cx: &Ctx, loop_id: &LoopId) -> Result<LoopInfo, EngineError> {
+    let info = cx.store.get_loop(loop_id)?.ok_or_else(|| EngineError::Internal("a loop just saved is gone".into()))?;
     cx.emit(EngineEvent::LoopChanged { info: info.clone() });
-    Ok(saved?)
+    Ok(info)
 }
 
 /// Ends an iteration's session: the next one is a fresh process.

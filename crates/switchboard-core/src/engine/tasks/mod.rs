@@ -123,6 +123,9 @@ pub(crate) struct TaskDesk {
     /// The app is quitting: no task starts, and tasks cut short are
     /// interrupted rather than failed.
     quitting: bool,
+    /// Loops whose iteration failed to start, and when it is started again
+    /// (see `loops`: the waits grow; a restart of the app retries at once).
+    start_retries: HashMap<switchboard_protocol::LoopId, Instant>,
 }
 
 impl TaskDesk {
@@ -134,6 +137,7 @@ impl TaskDesk {
             notes,
             settlers: JoinSet::new(),
             quitting: false,
+            start_retries: HashMap::new(),
         }
     }
 

@@ -170,6 +170,21 @@ pub(crate) fn on_session_end(quitting: bool, typed: bool, killed: bool, exit: &S
 
 /// Why a task timed out: it was typed and wrote no summary in time, or the
 /// agent never became ready for it.
+/// How an agent's session ended, in words ("it exited with code 3").
+pub(crate) fn exit_in_words(exit: &SessionState, killed: bool) -> String {
+    match exit {
+        SessionState::Killed { .. } if killed => "its session was stopped".to_owned(),
+        SessionState::Exited { signal: Some(signal), .. } | SessionState::Killed { signal: Some(signal), .. } => {
+            format!("it was ended by {signal}")
+        }
+        SessionState::Exited { exit_code, .. } | SessionState::Killed { exit_code, .. } => {
+            format!("it exited with code {exit_code}")
+        }
+        SessionState::Running { .. } => "it is still running".to_owned(),
+        SessionState::Interrupted { .. } => "the app stopped while it ran".to_owned(),
+    }
+}
+
 pub(crate) fn deadline_reason(typed: bool, limit: Duration) -> String {
     let limit = human_secs(limit.as_secs());
     if typed {
@@ -464,6 +479,29 @@ mod tests {
         ];
         for (watch, now, expected) in cases {
             assert_eq!(quiet_since(watch, now), expected, "{watch:?} at {now}");
+        }
+    }
+
+    /// How a loop's agent that failed to start ended, as the loop's panel
+    /// and its notification say it.
+    #[test]
+    fn an_agents_exit_is_said_in_words() {
+        let exited = |exit_code, signal: Option<&str>| SessionState::Exited {
+            exit_code,
+            signal: signal.map(str::to_owned),
+            ended_at: 1,
+        };
+        let killed = SessionState::Killed { exit_code: 0, signal: Some("SIGKILL".into()), ended_at: 1 };
+        let cases = [
+            (exited(3, None), false, "it exited with code 3"),
+            (exited(0, None), false, "it exited with code 0"),
+            (exited(1, Some("SIGSEGV")), false, "it was ended by SIGSEGV"),
+            (killed.clone(), true, "its session was stopped"),
+            (killed, false, "it was ended by SIGKILL"),
+            (SessionState::Interrupted { ended_at: 1 }, false, "the app stopped while it ran"),
+        ];
+        for (exit, by_user, words) in cases {
+            assert_eq!(exit_in_words(&exit, by_user), words, "{exit:?}");
         }
     }
 }
