@@ -3,6 +3,16 @@
 //! typed the iteration prompt; each iteration's end is judged
 //! (`switchboard_protocol::loops::judge`), and the loop either queues its
 //! next iteration at the front of the queue or ends for a reason it names.
+//!
+//! An agent has one loop at a time (active or stalled): the loop's files in
+//! its workspace are the agent's. An iteration whose agent ends before its
+//! prompt is typed is a failed start, not an iteration: it is started again
+//! under the same number after a growing wait
+//! (`switchboard_protocol::loops::after_failed_start`), and after a few in a
+//! row the loop ends as failed to start. Each iteration is a row of its own
+//! (a save writes that row alone); the loop is read, and sent to the window,
+//! as its latest iterations and its counts, and the judge weighs only the
+//! latest stop reasons.
 
 use std::path::{Path, PathBuf};
 
