@@ -192,8 +192,8 @@ impl EngineState {
                 Follow::IterationEnded { iteration, stop_reason } => {
                     self.tasks.iteration_ended(&mut self.cx, &iteration, &stop_reason)
                 }
-                Follow::IterationFailedToStart { iteration, exit, said } => {
-                    self.tasks.iteration_failed_to_start(&mut self.cx, &iteration, exit, said, Instant::now())
+                Follow::IterationFailedToStart { iteration, task, exit, said } => {
+                    self.tasks.iteration_failed_to_start(&mut self.cx, &iteration, &task, exit, said, Instant::now())
                 }
             }
         }

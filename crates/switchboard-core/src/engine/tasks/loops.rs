@@ -285,6 +285,7 @@ impl TaskDesk {
         &mut self,
         cx: &mut Ctx,
         iteration: &LoopIteration,
+        task: &TaskId,
         exit: String,
         said: String,
         now: Instant,
@@ -292,7 +293,15 @@ impl TaskDesk {
         let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
         let at = crate::api::now();
         let running = cx.store.running_iterations(&info.id).unwrap_or_default();
-        let Some(mut entry) = running.into_iter().rev().find(|i| i.number == iteration.number) else { return };
+        // An agent that could not be started at all has no iteration recorded yet.
+        let mut entry = running.into_iter().rev().find(|i| i.number == iteration.number).unwrap_or_else(|| Iteration {
+            seq: info.iteration_count + 1,
+            number: iteration.number,
+            task_id: Some(task.clone()),
+            session_id: None,
+            started_at: at,
+            outcome: IterationOutcome::Running,
+        });
         entry.outcome = IterationOutcome::FailedStart { at, exit: exit.clone(), said: said.clone() };
         let mut info = match save_iteration(cx, &info.id, &entry) {
             Ok(info) => info,
