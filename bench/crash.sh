@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Crash ×20: kills the real app with SIGKILL at random moments while an agent
-# works through its queue and another waits on a question, then checks that
-# nothing was lost, duplicated, reordered, stuck or orphaned (each reported,
+# works through its queue, another waits on a question and a third runs a
+# loop, then checks that no task, question or loop iteration was lost,
+# duplicated, reordered, stuck or orphaned (each reported,
 # all should be 0; the exit status is 1 otherwise). ROUNDS (20) and TASKS (5
 # queued a round) can be set. Builds the app first; runs under Xvfb when there
 # is no display.

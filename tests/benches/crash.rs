@@ -1,15 +1,20 @@
 //! Crash ×N: the real app (`target/debug/switchboard`, under a display) is
 //! killed with SIGKILL at a random moment `ROUNDS` (20) times while an agent
-//! works through its queue and another waits on a question for the user.
+//! works through its queue, another waits on a question for the user, and a
+//! third runs a loop (each iteration a fresh process that notes its run).
 //! Every round queues `TASKS` (5) more tasks over the socket and notes what
-//! the app acknowledged. Then one last start drains the queue, and the
-//! records are checked:
+//! the app acknowledged. Then one last start drains the queue, lets the loop
+//! run a few more iterations and cancels it, and the records are checked:
 //!
 //! - lost: an acknowledged task, or a question that waited for the user,
-//!   missing from the records;
-//! - duplicated: a task recorded twice, or completed twice;
+//!   missing from the records; a loop iteration number skipped (the ended
+//!   iterations are not numbered 1, 2, 3… without a gap);
+//! - duplicated: a task recorded twice, or completed twice; a loop
+//!   iteration counted twice (two ended under one number, or two ended from
+//!   one run of the agent);
 //! - reordered: a task started before one queued ahead of it;
-//! - stuck: a task still queued or running once the queue has drained;
+//! - stuck: a task still queued or running once the queue has drained, a
+//!   loop iteration still recorded as at work after the app quit;
 //! - orphaned: an agent process of a killed app alive after the restart.
 //!
 //! Run with `bench/crash.sh` (it builds the app and provides a display).
@@ -20,10 +25,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use switchboard_core::client::Client;
+use switchboard_core::loops::LoopSettings;
 use switchboard_core::store::Store;
 use switchboard_core::{
-    AgentKind, LogKind, Profile, ProfileId, ProfileSpec, SessionState, SignalState, TaskId, TaskSpec, TaskState,
+    AgentKind, IterationOutcome, LogKind, LoopState, Profile, ProfileId, ProfileSpec, SessionState, SignalState,
+    TaskId, TaskSpec, TaskState,
 };
+
+/// Iterations the loop runs at the last start, before it is cancelled.
+const LAST_START_ITERATIONS: u32 = 3;
 
 fn main() {
     let rounds: usize = env_number("ROUNDS", 20);
@@ -39,7 +49,9 @@ fn main() {
     let data = dir.path().join("data");
     let workspace = dir.path().join("work");
     std::fs::create_dir_all(&workspace).unwrap();
-    let (worker, asker) = seed(&data, &workspace, &agent);
+    let loop_workspace = dir.path().join("loop-work");
+    std::fs::create_dir_all(&loop_workspace).unwrap();
+    let (worker, asker, looper) = seed(&data, &workspace, &loop_workspace, &agent);
     let socket = switchboard_cli::socket_for(Some(&data)).unwrap();
     let mut rng = Rng(std::process::id() as u64 ^ 0x9e37_79b9_7f4a_7c15);
 
@@ -47,9 +59,16 @@ fn main() {
     let mut waiting_questions = BTreeSet::new();
     let mut orphans = 0;
     let mut killed_agents: Vec<u32> = Vec::new();
+    let mut loop_id = None;
     for round in 1..=rounds {
         let mut running = launch(&app, &data);
         let client = wait_for(&socket);
+        if loop_id.is_none() {
+            // Never done, never stalled (each run says another thing): it iterates until cancelled.
+            let settings =
+                LoopSettings { max_iterations: 10_000, stall_after: 10_000, ..LoopSettings::new("Note each step") };
+            loop_id = Some(client.start_loop(looper.clone(), settings).unwrap().id);
+        }
         // The agents of the killed app: gone once the new one has recovered.
         orphans += killed_agents.drain(..).filter(|pid| alive(*pid)).count();
         for pending in client.list_signals().unwrap().into_iter().filter(|s| s.state() == SignalState::Pending) {
@@ -82,6 +101,17 @@ fn main() {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+    // The loop goes on after the crashes, then the user cancels it.
+    let loop_id = loop_id.expect("the loop started in the first round");
+    let ran_before = client.get_loop(loop_id.clone()).unwrap().iterations_run;
+    while Instant::now() < deadline {
+        let info = client.get_loop(loop_id.clone()).unwrap();
+        if info.iterations_run >= ran_before + LAST_START_ITERATIONS || !info.is_active() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    client.cancel_loop(loop_id.clone()).unwrap();
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(last.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
     last.wait().unwrap();
 
@@ -121,34 +151,84 @@ fn main() {
     let sessions_left_running =
         store.list_sessions().unwrap().into_iter().filter(|s| matches!(s.state, SessionState::Running { .. })).count();
 
+    // The loop: every iteration as recorded, oldest first.
+    let info = store.get_loop(&loop_id).unwrap().expect("the loop is recorded");
+    let history = store.loop_iterations(&loop_id, None, u32::MAX).unwrap();
+    let mut ended_numbers = Vec::new();
+    let mut ended_runs = BTreeMap::<String, usize>::new();
+    let (mut interrupted, mut failed_starts, mut left_running) = (0, 0, 0);
+    for iteration in &history {
+        match &iteration.outcome {
+            IterationOutcome::Ended { stop_reason, .. } => {
+                ended_numbers.push(iteration.number);
+                *ended_runs.entry(stop_reason.clone()).or_default() += 1;
+            }
+            IterationOutcome::Interrupted { .. } => interrupted += 1,
+            IterationOutcome::FailedStart { exit, said, .. } => {
+                failed_starts += 1;
+                eprintln!("a failed start of iteration {}: {exit}: {said}", iteration.number);
+            }
+            IterationOutcome::Running => left_running += 1,
+        }
+    }
+    let mut numbers = ended_numbers.clone();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let iterations_duplicated = (ended_numbers.len() - numbers.len()) + ended_runs.values().filter(|n| **n > 1).count();
+    let iterations_lost = numbers.iter().enumerate().filter(|(index, number)| **number != *index as u32 + 1).count()
+        + usize::from(info.iterations_run as usize != ended_numbers.len());
+    let loop_tasks_stuck =
+        store.active_tasks(Some(&looper)).unwrap().iter().filter(|t| t.spec.loop_iteration.is_some()).count();
+    let agent_runs = std::fs::read_to_string(loop_workspace.join("runs")).unwrap_or_default();
+
     println!(
         "rounds: {rounds}, tasks acknowledged: {}, questions waiting: {}",
         submitted.len(),
         waiting_questions.len()
     );
     println!("task states at the end: {states:?}");
-    println!("lost: {}", lost_tasks + lost_questions);
-    println!("duplicated: {duplicated}");
+    println!(
+        "loop: {}, {} iterations run, {} interrupted and run again, {} failed starts, {} agent runs",
+        info.state.as_str(),
+        info.iterations_run,
+        interrupted,
+        failed_starts,
+        agent_runs.trim()
+    );
+    println!("lost: {} (loop iterations: {iterations_lost})", lost_tasks + lost_questions + iterations_lost);
+    println!("duplicated: {} (loop iterations: {iterations_duplicated})", duplicated + iterations_duplicated);
     println!("reordered: {reordered}");
-    println!("stuck: {stuck}");
+    println!(
+        "stuck: {} (loop iterations: {})",
+        stuck + loop_tasks_stuck + left_running,
+        loop_tasks_stuck + left_running
+    );
     println!("orphaned: {}", orphans + sessions_left_running);
-    let bad = lost_tasks + lost_questions + duplicated + reordered + stuck + orphans + sessions_left_running;
+    let loop_bad = iterations_lost
+        + iterations_duplicated
+        + loop_tasks_stuck
+        + left_running
+        + usize::from(!matches!(info.state, LoopState::Cancelled { .. }));
+    let bad = lost_tasks + lost_questions + duplicated + reordered + stuck + orphans + sessions_left_running + loop_bad;
     std::process::exit(i32::from(bad > 0));
 }
 
 /// The agents: one that works through its tasks, one that asks a question
-/// and waits.
-fn seed(data: &Path, workspace: &Path, agent: &Path) -> (ProfileId, ProfileId) {
+/// and waits, and one for the loop: at its prompt it takes the iteration,
+/// numbers its run in `runs`, works a moment, says which run it was and
+/// exits (the iteration's end).
+fn seed(data: &Path, workspace: &Path, loop_workspace: &Path, agent: &Path) -> (ProfileId, ProfileId, ProfileId) {
     let store = Store::open(&data.join("switchboard.db")).unwrap();
-    let profile = |name: &str, args: &[&str]| {
+    let profile = |name: &str, command: &str, args: &[&str], cwd: &Path, ready: Option<&str>| {
         let profile = Profile {
             id: ProfileId::new(),
             spec: ProfileSpec {
                 name: name.into(),
-                command: agent.display().to_string(),
+                command: command.to_owned(),
                 args: args.iter().map(|a| (*a).to_owned()).collect(),
-                cwd: workspace.display().to_string(),
+                cwd: cwd.display().to_string(),
                 kind: AgentKind::Generic,
+                ready_pattern: ready.map(str::to_owned),
                 ready_quiet_ms: 50,
                 ..ProfileSpec::default()
             },
@@ -157,9 +237,13 @@ fn seed(data: &Path, workspace: &Path, agent: &Path) -> (ProfileId, ProfileId) {
         store.insert_profile(&profile).unwrap();
         profile.id
     };
+    let demo = agent.display().to_string();
+    let loop_script = "printf 'agent> '; read -r line; n=$(( $(cat runs 2>/dev/null || echo 0) + 1 )); \
+                       echo $n > runs; sleep 0.3; echo \"finished run $n\"";
     (
-        profile("worker", &["--speed", "100"]),
-        profile("asker", &["--speed", "fast", "--signal", "clarification", "--no-summary"]),
+        profile("worker", &demo, &["--speed", "100"], workspace, None),
+        profile("asker", &demo, &["--speed", "fast", "--signal", "clarification", "--no-summary"], workspace, None),
+        profile("looper", "sh", &["-c", loop_script], loop_workspace, Some("agent> $")),
     )
 }
 

@@ -363,3 +363,27 @@ async fn an_agent_that_exits_before_it_is_typed_to_fails_to_start_after_spaced_a
     // Not stuck on the agent: another loop may start.
     t.engine.start_loop(profile.id.clone(), LoopSettings::new("Try again")).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_whose_program_is_gone_fails_to_start_its_loop_instead_of_pausing_it_for_ever() {
+    let t = TestEngine::start().await;
+    let program = t.workspace.join("agent.sh");
+    std::fs::write(&program, "#!/bin/sh\nprintf 'agent> '; read -r line; echo done\n").unwrap();
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = switchboard_core::ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        ..t.spec("moved", program.to_str().unwrap(), &[])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    std::fs::remove_file(&program).unwrap();
+
+    let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
+    let ended = t.loop_ends(&started.id).await;
+    let LoopState::FailedToStart { attempts, exit, .. } = &ended.state else { panic!("{ended:#?}") };
+    assert_eq!(*attempts, MAX_FAILED_STARTS);
+    assert!(exit.contains("agent.sh"), "it says what could not start: {exit}");
+    assert_eq!(ended.iterations_run(), 0);
+    let queue = t.engine.list_queues().await.unwrap().into_iter().find(|q| q.profile_id == profile.id).unwrap();
+    assert!(!queue.paused, "the loop said why; its agent's queue is not left paused");
+}

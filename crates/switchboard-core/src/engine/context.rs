@@ -42,9 +42,10 @@ pub(crate) enum Follow {
     TurnEnded { session: SessionId, last_message: Option<String> },
     /// A loop iteration ended: for its loop's judge.
     IterationEnded { iteration: crate::api::LoopIteration, stop_reason: String },
-    /// A loop iteration's agent ended before its prompt was typed (`exit`,
-    /// in words; `said`, what it printed last): for its loop to retry.
-    IterationFailedToStart { iteration: crate::api::LoopIteration, exit: String, said: String },
+    /// A loop iteration's agent ended before its prompt was typed, or could
+    /// not be started (`exit`, in words; `said`, what it printed last): for
+    /// its loop to retry.
+    IterationFailedToStart { iteration: crate::api::LoopIteration, task: TaskId, exit: String, said: String },
 }
 
 /// A completion report's fields, as a task's end needs them.

@@ -121,7 +121,16 @@ impl EngineState {
                         self.stop_all();
                     }
                 },
-                Some(end) = inputs.ended.recv() => self.on_session_end(end),
+                Some(end) = inputs.ended.recv() => {
+                    // A session's actor answers "typed" before it reports its end, but the two
+                    // come on different channels: the notes already sent are taken first, so an
+                    // agent typed to just before it exited is not taken for one never typed to
+                    // (a task put back, a loop's failed start).
+                    while let Ok(note) = inputs.notes.try_recv() {
+                        self.tasks.on_note(&mut self.cx, note);
+                    }
+                    self.on_session_end(end)
+                }
                 Some(note) = inputs.notes.recv() => self.tasks.on_note(&mut self.cx, note),
                 Some(event) = inputs.watch_events.recv() => self.tasks.on_watch_event(&mut self.cx, event),
                 Some(scan) = inputs.scans.recv() => {
@@ -187,8 +196,8 @@ impl EngineState {
                 Follow::IterationEnded { iteration, stop_reason } => {
                     self.tasks.iteration_ended(&mut self.cx, &iteration, &stop_reason)
                 }
-                Follow::IterationFailedToStart { iteration, exit, said } => {
-                    self.tasks.iteration_failed_to_start(&mut self.cx, &iteration, exit, said, Instant::now())
+                Follow::IterationFailedToStart { iteration, task, exit, said } => {
+                    self.tasks.iteration_failed_to_start(&mut self.cx, &iteration, &task, exit, said, Instant::now())
                 }
             }
         }

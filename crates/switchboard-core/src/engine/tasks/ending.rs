@@ -384,7 +384,7 @@ impl TaskDesk {
                 self.finish(cx, task, TaskState::Failed, Some(failed), None);
                 super::loops::end_session(cx, &session);
                 let said = crate::api::kept_stop_reason(printed.trim());
-                cx.follow(Follow::IterationFailedToStart { iteration, exit: reason, said });
+                cx.follow(Follow::IterationFailedToStart { iteration, task: task_id.clone(), exit: reason, said });
                 self.pump(cx, &profile_id);
                 return;
             }

@@ -3,6 +3,16 @@
 //! typed the iteration prompt; each iteration's end is judged
 //! (`switchboard_protocol::loops::judge`), and the loop either queues its
 //! next iteration at the front of the queue or ends for a reason it names.
+//!
+//! An agent has one loop at a time (active or stalled): the loop's files in
+//! its workspace are the agent's. An iteration whose agent ends before its
+//! prompt is typed is a failed start, not an iteration: it is started again
+//! under the same number after a growing wait
+//! (`switchboard_protocol::loops::after_failed_start`), and after a few in a
+//! row the loop ends as failed to start. Each iteration is a row of its own
+//! (a save writes that row alone); the loop is read, and sent to the window,
+//! as its latest iterations and its counts, and the judge weighs only the
+//! latest stop reasons.
 
 use std::path::{Path, PathBuf};
 
@@ -275,6 +285,7 @@ impl TaskDesk {
         &mut self,
         cx: &mut Ctx,
         iteration: &LoopIteration,
+        task: &TaskId,
         exit: String,
         said: String,
         now: Instant,
@@ -282,7 +293,15 @@ impl TaskDesk {
         let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
         let at = crate::api::now();
         let running = cx.store.running_iterations(&info.id).unwrap_or_default();
-        let Some(mut entry) = running.into_iter().rev().find(|i| i.number == iteration.number) else { return };
+        // An agent that could not be started at all has no iteration recorded yet.
+        let mut entry = running.into_iter().rev().find(|i| i.number == iteration.number).unwrap_or_else(|| Iteration {
+            seq: info.iteration_count + 1,
+            number: iteration.number,
+            task_id: Some(task.clone()),
+            session_id: None,
+            started_at: at,
+            outcome: IterationOutcome::Running,
+        });
         entry.outcome = IterationOutcome::FailedStart { at, exit: exit.clone(), said: said.clone() };
         let mut info = match save_iteration(cx, &info.id, &entry) {
             Ok(info) => info,

@@ -372,11 +372,25 @@ impl TaskDesk {
             Ok(Some(next)) => {
                 if let Err(error) = self.dispatch(cx, profile_id, &next) {
                     tracing::warn!(task = %next, %error, "a task could not be started");
+                    let mut iteration = None;
                     if let Ok(task) = task_of(cx, &next) {
+                        iteration = task.spec.loop_iteration.clone();
                         self.finish(cx, task, TaskState::Failed, Some(error.to_string()), None);
                     }
-                    if let Err(error) = cx.store.set_queue_paused(profile_id, true) {
-                        tracing::error!(%error, "pausing a queue failed");
+                    match iteration {
+                        // A loop's iteration is a failed start: its loop tries again later,
+                        // then ends saying why, rather than waiting behind a paused queue.
+                        Some(iteration) => cx.follow(super::context::Follow::IterationFailedToStart {
+                            iteration,
+                            task: next.clone(),
+                            exit: error.to_string(),
+                            said: String::new(),
+                        }),
+                        None => {
+                            if let Err(error) = cx.store.set_queue_paused(profile_id, true) {
+                                tracing::error!(%error, "pausing a queue failed");
+                            }
+                        }
                     }
                 }
             }
