@@ -54,6 +54,7 @@ fn main() -> Result<std::process::ExitCode> {
         config.demo_agent = demo_agent()?;
     }
     config.hook_binary = beside_app(HOOK_BINARY)?;
+    config.keeper = config.hook_binary.clone();
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }

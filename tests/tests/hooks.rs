@@ -120,15 +120,6 @@ async fn events_spooled_while_no_app_runs_are_replayed_at_the_next_start() {
     assert_eq!(signals.len(), 1, "the spooled Stop still raised its clarification");
 }
 
-/// The hook binary, built beside the test binaries by `cargo test`.
-fn hook_binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).unwrap();
-    let hook = dir.join("switchboard-hook");
-    assert!(hook.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", hook.display());
-    hook
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claude_code_session_gets_its_hooks_and_their_events_arrive() {
     let hook = hook_binary();

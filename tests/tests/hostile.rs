@@ -184,14 +184,6 @@ async fn exports_follow_no_link_and_only_the_latest_are_kept() {
     assert_eq!(kept, switchboard_core::KEPT_EXPORTS);
 }
 
-/// The hook binary, built beside the test binaries by `cargo test`.
-fn hook_binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let hook = exe.parent().and_then(Path::parent).unwrap().join("switchboard-hook");
-    assert!(hook.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", hook.display());
-    hook
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_cannot_speak_for_another_session() {
     let t = TestEngine::start().await;
@@ -275,4 +267,49 @@ async fn an_agent_cannot_decide_what_is_the_users() {
     assert!(decided.is_ok(), "{decided:?}");
     assert!(t.engine.list_permission_requests().await.unwrap().is_empty());
     t.engine.stop_session(session.id).await.unwrap();
+}
+
+/// A daemon as an agent's tool may leave: forked twice, in a session of its
+/// own, with an empty environment, its parent gone; its pid in `daemon.pid`.
+const HIDDEN_DAEMON: &str = "( setsid env -i sh -c 'sleep 1000 & echo $! > daemon.pid' & )";
+
+impl TestEngine {
+    /// Starts an agent that leaves a hidden daemon, then waits for its pid.
+    async fn agent_with_hidden_daemon(&self, name: &str, then: &str) -> (switchboard_core::SessionInfo, u32) {
+        std::fs::remove_file(self.workspace.join("daemon.pid")).ok();
+        let profile = self.hostile(name, &format!("{HIDDEN_DAEMON}\n{then}")).await;
+        let (session, _output) = self.start_session(&profile).await;
+        let pid_file = self.workspace.join("daemon.pid");
+        wait_until("the daemon wrote its pid", || {
+            std::fs::read_to_string(&pid_file).is_ok_and(|text| text.trim().parse::<u32>().is_ok())
+        })
+        .await;
+        let daemon = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let environ = std::fs::read(format!("/proc/{daemon}/environ")).unwrap_or_default();
+        assert!(!environ.windows(13).any(|w| w == b"SWITCHBOARD_S"), "the daemon carries nothing of its session");
+        (session, daemon)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_that_left_its_session_and_cleared_its_environment_ends_with_stop_exit_and_quit() {
+    let temp = tempfile::tempdir().unwrap();
+    let t = TestEngine::start_in(temp.path(), |_| {}).await;
+    // Stop. Before: the daemon was re-parented to the app and lived on.
+    let (session, daemon) = t.agent_with_hidden_daemon("stopped", "").await;
+    t.engine.stop_session(session.id).await.unwrap();
+    assert!(!process_exists(daemon), "daemon {daemon} outlived Stop");
+
+    // The agent exits by itself: what it left is ended with it.
+    // (It waits for its daemon to be under way, as a tool that starts one does.)
+    let (session, daemon) =
+        t.agent_with_hidden_daemon("exiting", "until [ -s daemon.pid ]; do sleep 0.01; done; exit 3").await;
+    let ended = t.wait_for_end(&session.id).await;
+    assert!(matches!(ended.state, switchboard_core::SessionState::Exited { exit_code: 3, .. }), "{ended:?}");
+    wait_until("the leftover daemon is gone", || !process_exists(daemon)).await;
+
+    // Quit.
+    let (_session, daemon) = t.agent_with_hidden_daemon("quitting", "").await;
+    t.engine.shutdown().await;
+    assert!(!process_exists(daemon), "daemon {daemon} outlived quitting");
 }

@@ -35,14 +35,6 @@ fn installed(variable: &str) -> String {
     path
 }
 
-/// The hook binary, built beside the test binaries by `cargo test`.
-fn hook_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let hook = exe.parent().and_then(Path::parent).unwrap().join("switchboard-hook");
-    assert!(hook.is_file(), "{} is missing: build the workspace first", hook.display());
-    hook
-}
-
 /// A task's summary file as the engine told the agent to write it.
 fn summary_path(request: &ModelRequest) -> Option<String> {
     let pattern = Regex::new(r"summaries/[0-9a-f-]{36}\.md").unwrap();

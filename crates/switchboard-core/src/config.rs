@@ -40,6 +40,11 @@ pub struct EngineConfig {
     /// The `switchboard-hook` binary: when set, Claude Code sessions get
     /// their hooks pointed at it.
     pub hook_binary: Option<PathBuf>,
+    /// The keeper every agent runs under (`switchboard-hook --keep`): it
+    /// holds the agent's whole process tree, so Stop and quit end even a
+    /// daemon that left its session and cleared its environment. None: the
+    /// agent runs directly (such a daemon then outlives it).
+    pub keeper: Option<PathBuf>,
     /// An agent reported working whose hooks are silent this long is
     /// taken to be waiting.
     pub working_idle: Duration,
@@ -86,6 +91,7 @@ impl EngineConfig {
             demo_agent: None,
             max_agents: DEFAULT_MAX_AGENTS,
             hook_binary: None,
+            keeper: None,
             working_idle: DEFAULT_WORKING_IDLE,
             permission_wait: DEFAULT_PERMISSION_WAIT,
             hooks_grace: DEFAULT_HOOKS_GRACE,

@@ -3,6 +3,8 @@
 //! socket under a short deadline, and append it to the spool file when no
 //! app takes it, so no event is lost.
 
+pub mod keeper;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;

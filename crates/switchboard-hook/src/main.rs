@@ -19,6 +19,18 @@ const EXIT_EVENT_LOST: u8 = 1;
 const PRIVATE_UMASK: libc::mode_t = 0o077;
 
 fn main() -> ExitCode {
+    // The keeper of an agent's session: before anything else, so the agent
+    // gets the environment and umask the app gave it.
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(switchboard_hook::keeper::KEEP_FLAG) {
+        return match switchboard_hook::keeper::parse(&args[1..]) {
+            Ok(keep) => ExitCode::from(switchboard_hook::keeper::run(&keep).clamp(0, 255) as u8),
+            Err(problem) => {
+                let _ = writeln!(std::io::stderr(), "switchboard-hook: {problem}");
+                ExitCode::from(2)
+            }
+        };
+    }
     // SAFETY: umask only sets the process's file creation mask; nothing else
     // runs yet. The spool is then made 0600 and its folder 0700, whatever
     // umask the agent ran the hook with.
@@ -26,7 +38,6 @@ fn main() -> ExitCode {
     // Writes to stdout and stderr ignore failure (a closed pipe, a full
     // disk): `println!` would panic, and the exit status must say what
     // became of the event whatever happens to them.
-    let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|arg| arg == "--version") {
         let _ = writeln!(std::io::stdout(), "switchboard-hook {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;

@@ -105,6 +105,15 @@ impl Collected<u8> {
     }
 }
 
+/// The hook binary (also every session's keeper), built beside the test
+/// binaries by the workspace's `cargo test`.
+pub fn hook_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let hook = exe.parent().and_then(Path::parent).unwrap().join("switchboard-hook");
+    assert!(hook.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", hook.display());
+    hook
+}
+
 pub struct TestEngine {
     pub engine: EngineHandle,
     pub events: Arc<Collected<EngineEvent>>,
@@ -131,6 +140,8 @@ impl TestEngine {
         std::fs::create_dir_all(&workspace).unwrap();
         let mut config = EngineConfig::new(data_dir.to_path_buf(), None);
         config.kill_grace = Duration::from_millis(500);
+        // Agents run under their keeper, as in the app.
+        config.keeper = Some(hook_binary());
         configure(&mut config);
         let events = Arc::new(Collected::default());
         let sink_events = events.clone();

@@ -255,6 +255,10 @@ impl Sessions {
         if profile.spec.signal_protocols {
             args = teach(&profile, &id, args);
         }
+        let (program, args) = match &self.config.keeper {
+            Some(keeper) => kept(keeper, &program, args, self.config.kill_grace),
+            None => (program, args),
+        };
         let spawned = self.launcher.launch(SpawnSpec {
             id: id.clone(),
             program,
@@ -523,6 +527,26 @@ pub(crate) fn invalid_size(size: TermSize) -> EngineError {
 
 /// The environment an agent starts with, on top of the app's own: the
 /// profile's variables, then what the engine needs (these win).
+/// The program and arguments that run `program` under the session's
+/// keeper (the hook binary's `--keep`): it holds every process the agent
+/// starts, even a daemon that left its session and cleared its
+/// environment, and ends what the agent leaves behind.
+fn kept(keeper: &Path, program: &Path, args: Vec<String>, grace: std::time::Duration) -> (PathBuf, Vec<String>) {
+    let mut kept = vec![
+        KEEP_FLAG.to_owned(),
+        "--grace-ms".to_owned(),
+        grace.as_millis().to_string(),
+        "--".to_owned(),
+        program.display().to_string(),
+    ];
+    kept.extend(args);
+    (keeper.to_path_buf(), kept)
+}
+
+/// The hook binary's flag that makes it a session's keeper (its
+/// `keeper::KEEP_FLAG`; the engine does not link the hook's crate).
+const KEEP_FLAG: &str = "--keep";
+
 fn session_env(profile: &Profile, id: &SessionId, secret: &str, socket: &Path, spool: &Path) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> =
         vec![("TERM".into(), "xterm-256color".into()), ("COLORTERM".into(), "truecolor".into())];
@@ -590,6 +614,18 @@ mod tests {
         daemon.wait().ok();
         let recovered = store.get_session(&session.id).unwrap().unwrap();
         assert!(matches!(recovered.state, SessionState::Interrupted { .. }));
+    }
+
+    #[test]
+    fn an_agent_runs_under_its_sessions_keeper() {
+        let (program, args) = kept(
+            Path::new("/app/switchboard-hook"),
+            Path::new("/usr/bin/claude"),
+            vec!["--resume".into(), "--".into()],
+            std::time::Duration::from_millis(1500),
+        );
+        assert_eq!(program, Path::new("/app/switchboard-hook"));
+        assert_eq!(args, ["--keep", "--grace-ms", "1500", "--", "/usr/bin/claude", "--resume", "--"]);
     }
 
     #[test]

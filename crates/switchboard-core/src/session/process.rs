@@ -113,12 +113,29 @@ fn carries_session_env(pid: i32, marker: &[u8]) -> bool {
 pub fn session_members(session_id: &SessionId, leader: i32) -> Vec<ProcStat> {
     let me = std::process::id() as i32;
     let marker = format!("{SESSION_ENV}={session_id}").into_bytes();
-    all_pids()
-        .into_iter()
-        .filter(|&pid| pid != me)
-        .filter_map(read_stat)
-        .filter(|stat| is_member(stat, leader, || carries_session_env(stat.pid, &marker)))
+    let all: Vec<ProcStat> = all_pids().into_iter().filter(|&pid| pid != me).filter_map(read_stat).collect();
+    let below = descendants_of(leader, &all);
+    all.into_iter()
+        .filter(|stat| below.contains(&stat.pid) || is_member(stat, leader, || carries_session_env(stat.pid, &marker)))
         .collect()
+}
+
+/// The processes below `leader` by their parents: with the session's keeper
+/// as its subreaper, every process the agent started, wherever it went.
+fn descendants_of(leader: i32, all: &[ProcStat]) -> HashSet<i32> {
+    let mut below = HashSet::new();
+    if leader == NO_LEADER {
+        return below;
+    }
+    let mut frontier = vec![leader];
+    while let Some(parent) = frontier.pop() {
+        for stat in all.iter().filter(|stat| stat.ppid == parent) {
+            if below.insert(stat.pid) {
+                frontier.push(stat.pid);
+            }
+        }
+    }
+    below
 }
 
 /// Whether a process belongs to the session led by `leader`: in its process
@@ -343,6 +360,15 @@ mod tests {
             let process = ProcStat { ppid: parent, ..process };
             assert_eq!(still_to_end(&process, 7, waited), expected, "{process:?}");
         }
+    }
+
+    #[test]
+    fn the_processes_below_a_leader() {
+        let stat = |pid, ppid| ProcStat { pid, state: 'S', ppid, pgrp: pid, session: pid, start_time: 0 };
+        // 10 leads; 12 is a grandchild; 14 a daemon its keeper adopted; 13 and 15 are not its.
+        let all = [stat(10, 1), stat(11, 10), stat(12, 11), stat(13, 1), stat(14, 10), stat(15, 13)];
+        assert_eq!(descendants_of(10, &all), HashSet::from([11, 12, 14]));
+        assert!(descendants_of(NO_LEADER, &all).is_empty());
     }
 
     #[test]
