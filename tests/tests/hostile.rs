@@ -313,3 +313,50 @@ async fn a_daemon_that_left_its_session_and_cleared_its_environment_ends_with_st
     t.engine.shutdown().await;
     assert!(!process_exists(daemon), "daemon {daemon} outlived quitting");
 }
+
+impl TestEngine {
+    /// A shell agent that prints `text` (kept in a file beside the data) on its terminal.
+    async fn printing(&self, name: &str, text: &str) -> switchboard_core::Profile {
+        let path = self.data_dir.join(format!("{name}.txt"));
+        std::fs::write(&path, text).unwrap();
+        self.hostile(name, &format!("cat '{}'", path.display())).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_through_what_an_agent_wrote_never_stops_the_engine() {
+    let t = TestEngine::start().await;
+    // Text whose lowercase moves byte offsets: İ grows, the Kelvin sign shrinks.
+    let hostile = format!("{} error test build fix the {}{}", "İ".repeat(60), "€".repeat(200), "\u{212A}".repeat(30));
+    let block = format!(
+        "[CLARIFICATION_NEEDED]\nblocked_at: \"{hostile}\"\nquestions:\n  - \"{hostile}?\"\n[/CLARIFICATION_NEEDED]\n"
+    );
+    let profile = t.printing("unicode", &block).await;
+    let (_session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+    t.pending(SignalKind::Clarification).await;
+    // Before: the engine panicked on a byte offset inside a character, and
+    // did again after every restart.
+    let hits = t.engine.search("error".into()).await.unwrap();
+    assert!(!hits.is_empty(), "the question is found");
+    let hits = t.engine.search("kelvin k".into()).await.unwrap();
+    assert!(hits.iter().all(|hit| !hit.snippet.is_empty()));
+    t.engine.list_tasks(None).await.expect("the engine still answers");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_of_nested_aliases_is_unreadable_and_small() {
+    let t = TestEngine::start().await;
+    let mut block = format!("blocker_type: x\ndetails: &l0 \"{}\"\n", "x".repeat(30_000));
+    for level in 1..=3 {
+        block.push_str(&format!("l{level}: &l{level} [{}]\n", vec![format!("*l{}", level - 1); 10].join(", ")));
+    }
+    let profile = t.printing("aliases", &format!("[STOP_WORK]\n{block}[/STOP_WORK]\n")).await;
+    let (_session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+    // Before: a 60 MB signal, stored and sent to the window.
+    let signal = t.pending(SignalKind::StopWork).await;
+    assert!(matches!(signal.scan, ScanEvent::Malformed { .. }), "shown as unreadable");
+    let stored = serde_json::to_string(&t.engine.list_signals().await.unwrap()).unwrap();
+    assert!(stored.len() < 2 * block.len(), "{} bytes stored", stored.len());
+}
