@@ -179,7 +179,9 @@ describe('loops in the window', () => {
     expect(within(detail).getByTestId('loop-count').textContent).toBe('0 of at most 10');
     const rows = within(detail).getAllByTestId('loop-iteration');
     expect(rows.map((r) => r.getAttribute('data-outcome'))).toEqual(['failed_start', 'failed_start', 'failed_start', 'failed_start']);
-    expect(within(rows[0]).getByTestId('loop-iteration-verdict').textContent).toBe('failed to start: tried again');
+    // Newest first: the last start was not tried again.
+    expect(within(rows[0]).getByTestId('loop-iteration-verdict').textContent).toBe('failed to start: given up');
+    expect(within(rows[1]).getByTestId('loop-iteration-verdict').textContent).toBe('failed to start: tried again');
     expect(within(rows[0]).getByTestId('loop-iteration-reason').textContent).toBe('The agent ended (it exited with code 3): no API key set');
     expect(screen.queryByTestId('loop-cancel')).toBeNull();
   });

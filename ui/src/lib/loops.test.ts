@@ -62,7 +62,27 @@ describe('loops in words', () => {
     const interrupted: Iteration = { seq: 2, number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'interrupted', at: 1 } };
     const info = loop('a', { state: 'active' }, [ended(1), interrupted, ended(2, 'stalled', 3)]);
     expect(iterationsRun(info)).toBe(2);
-    expect(info.iterations.map(iterationVerdictText)).toEqual(['go on', 'interrupted: run again', 'stalled']);
+    expect(info.iterations.map((i) => iterationVerdictText(i))).toEqual(['go on', 'interrupted: run again', 'stalled']);
+  });
+
+  it('says the last failed start of a loop that failed to start was not tried again', () => {
+    const failed = (seq: number): Iteration => ({
+      seq,
+      number: 1,
+      task_id: null,
+      session_id: null,
+      started_at: 0,
+      outcome: { outcome: 'failed_start', at: 1, exit: 'it exited with code 3', said: '' },
+    });
+    const gaveUp = loop('a', { state: 'failed_to_start', at: 1, attempts: 2, exit: 'it exited with code 3', said: '' }, [failed(1), failed(2)]);
+    expect(gaveUp.iterations.map((i) => iterationVerdictText(i, gaveUp))).toEqual(['failed to start: tried again', 'failed to start: given up']);
+    const retrying = loop('a', { state: 'active' }, [failed(1)]);
+    expect(iterationVerdictText(retrying.iterations[0], retrying)).toBe('failed to start: tried again');
+  });
+
+  it('writes large counts as people read them', () => {
+    const long = { ...loop('a', { state: 'active' }), iteration_count: 9_900, iterations_run: 9_900, settings: { ...loop('a', { state: 'active' }).settings, max_iterations: 10_000 } };
+    expect(loopStatusText(long)).toBe('Waiting for its turn (9,900 of 10,000 done)');
   });
 });
 

@@ -82,7 +82,9 @@ export function loopStatusText(info: LoopInfo): string {
   switch (state.state) {
     case 'active': {
       const running = runningIteration(info);
-      return running ? `Iteration ${running.number} of at most ${max} at work` : `Waiting for its turn (${run} of ${max} done)`;
+      return running
+        ? `Iteration ${count(running.number)} of at most ${count(max)} at work`
+        : `Waiting for its turn (${count(run)} of ${count(max)} done)`;
     }
     case 'complete':
       switch (state.why.by) {
@@ -91,7 +93,7 @@ export function loopStatusText(info: LoopInfo): string {
         case 'promise':
           return `Done: the agent kept its promise “${state.why.text}”`;
         case 'max_iterations':
-          return `Stopped at its cap of ${state.why.max} iterations, the work not said done`;
+          return `Stopped at its cap of ${count(state.why.max)} iterations, the work not said done`;
       }
       break;
     case 'stalled':
@@ -111,8 +113,16 @@ export function loopStateWord(info: LoopInfo): string {
   return info.state.state;
 }
 
-/** What the judge said after an iteration, in words. */
-export function iterationVerdictText(iteration: Iteration): string {
+/** A count as people read it: 9,900. */
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
+ * What the judge said after an iteration, in words. The loop's last failed start, when the loop
+ * ended for it, was not tried again.
+ */
+export function iterationVerdictText(iteration: Iteration, info?: LoopInfo): string {
   const outcome = iteration.outcome;
   switch (outcome.outcome) {
     case 'running':
@@ -120,7 +130,9 @@ export function iterationVerdictText(iteration: Iteration): string {
     case 'interrupted':
       return 'interrupted: run again';
     case 'failed_start':
-      return 'failed to start: tried again';
+      return info?.state.state === 'failed_to_start' && info.iterations.at(-1)?.seq === iteration.seq
+        ? 'failed to start: given up'
+        : 'failed to start: tried again';
     case 'ended':
       switch (outcome.verdict.verdict) {
         case 'continue':
