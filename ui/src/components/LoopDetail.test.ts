@@ -184,6 +184,12 @@ describe('loops in the window', () => {
     expect(within(rows[1]).getByTestId('loop-iteration-verdict').textContent).toBe('failed to start: tried again');
     expect(within(rows[0]).getByTestId('loop-iteration-reason').textContent).toBe('The agent ended (it exited with code 3): no API key set');
     expect(screen.queryByTestId('loop-cancel')).toBeNull();
+
+    // Once the agent is fixed, the same loop starts again without retyping it.
+    await fireEvent.click(within(detail).getByTestId('loop-start-again'));
+    await waitFor(() => expect(callsOf(backend, 'start_loop')).toEqual([{ profileId: agent.id, settings }]));
+    await waitFor(() => expect(screen.getByTestId('loop-detail-state').textContent).toBe('active'));
+    expect(screen.getAllByTestId('loop-entry')).toHaveLength(2);
   });
 
   it('cancels with X and a confirmation, not from a text field', async () => {

@@ -489,7 +489,13 @@ fn connect_codex(profile: &Profile, hook: &Path) -> (Vec<String>, bool) {
             false
         }
     };
-    let config = std::fs::read_to_string(home.join("config.toml")).ok();
+    // Codex's folder is one every agent can write to: read without blocking
+    // on what stands there, through no link out of it, and with a cap.
+    let config = crate::workspace::Workspace::open(&home)
+        .and_then(|folder| folder.read_if_there("config.toml", CODEX_CONFIG_CAP_BYTES))
+        .ok()
+        .flatten()
+        .map(|read| read.text);
     (crate::connect::codex_notify(&profile.spec.args, config.as_deref(), hook), connected)
 }
 
@@ -542,6 +548,10 @@ fn kept(keeper: &Path, program: &Path, args: Vec<String>, grace: std::time::Dura
     kept.extend(args);
     (keeper.to_path_buf(), kept)
 }
+
+/// The most of Codex's `config.toml` read (for a `notify` of the user's own):
+/// a configuration file is a few kilobytes.
+const CODEX_CONFIG_CAP_BYTES: usize = 1024 * 1024;
 
 /// The hook binary's flag that makes it a session's keeper (its
 /// `keeper::KEEP_FLAG`; the engine does not link the hook's crate).
