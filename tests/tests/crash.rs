@@ -4,9 +4,16 @@
 mod support;
 
 /// Starts an engine in its own process on `data_dir`, running `agent` in one
-/// session; returns the host process and the agent's pid.
+/// session under its keeper, as the app does; returns the host process and
+/// the session's pid (its keeper's).
 fn spawn_host(data_dir: &std::path::Path, agent: &[&str]) -> (std::process::Child, u32) {
-    let mut host = Command::new(ENGINE_HOST).arg(data_dir).args(agent).stdout(Stdio::piped()).spawn().unwrap();
+    let mut host = Command::new(ENGINE_HOST)
+        .arg(data_dir)
+        .args(agent)
+        .env("HOST_KEEPER", hook_binary())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut line = String::new();
     BufReader::new(host.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let pid = line.trim().strip_prefix("pid ").expect("the host prints the agent pid").parse().unwrap();
@@ -26,9 +33,13 @@ async fn sessions_of_a_killed_app_are_interrupted_and_their_agents_reaped() {
     // The agent ignores SIGHUP and SIGTERM and never touches its terminal,
     // so losing the terminal does not end it: only the restarted app can.
     let (mut host, agent) =
-        spawn_host(temp.path(), &["sh", "-c", "trap '' HUP TERM; touch traps-set; while :; do sleep 1; done"]);
+        spawn_host(temp.path(), &["sh", "-c", "trap '' HUP TERM; echo $$ > traps-set; while :; do sleep 1; done"]);
     let ready = temp.path().join("work/traps-set");
-    wait_until("the agent ignores hangups", || ready.exists()).await;
+    wait_until("the agent ignores hangups", || {
+        std::fs::read_to_string(&ready).is_ok_and(|pid| pid.trim().parse::<u32>().is_ok())
+    })
+    .await;
+    let shell: u32 = std::fs::read_to_string(&ready).unwrap().trim().parse().unwrap();
 
     host.kill().unwrap(); // SIGKILL: no chance to clean up
     host.wait().unwrap();
@@ -41,6 +52,7 @@ async fn sessions_of_a_killed_app_are_interrupted_and_their_agents_reaped() {
     let log = t.engine.list_events(Some(sessions[0].id.clone())).await.unwrap();
     assert_eq!(log.last().unwrap().kind, LogKind::SessionInterrupted { reaped: true });
     wait_until("the interrupted agent is gone", || !process_exists(agent)).await;
+    wait_until("the agent's own shell under its keeper is gone", || !process_exists(shell)).await;
 
     // The profile is still there and can run again.
     let profiles = t.engine.list_profiles().await.unwrap();

@@ -4,7 +4,8 @@
 //! waits to be killed. With `HOST_TASKS=N` it then queues N tasks
 //! (`task 1` ...) and prints `task <ID>` for each. With `HOST_LOOP=N` it
 //! starts no session but a loop of at most N iterations, and prints
-//! `loop <ID>`.
+//! `loop <ID>`. With `HOST_KEEPER=PATH` its agents run under that keeper
+//! (the hook binary), as in the app.
 
 use std::sync::Arc;
 
@@ -19,7 +20,9 @@ async fn main() -> Result<()> {
     let command = args.next().context("usage: DATA_DIR COMMAND [ARGS...]")?;
     let workspace = data_dir.join("work");
     std::fs::create_dir_all(&workspace)?;
-    let engine = Engine::start(EngineConfig::new(data_dir.clone(), None), Arc::new(NoEvents)).await?;
+    let mut config = EngineConfig::new(data_dir.clone(), None);
+    config.keeper = std::env::var_os("HOST_KEEPER").map(Into::into);
+    let engine = Engine::start(config, Arc::new(NoEvents)).await?;
     let spec = ProfileSpec {
         name: "hosted".into(),
         command,
