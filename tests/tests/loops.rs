@@ -387,3 +387,97 @@ async fn an_agent_whose_program_is_gone_fails_to_start_its_loop_instead_of_pausi
     let queue = t.engine.list_queues().await.unwrap().into_iter().find(|q| q.profile_id == profile.id).unwrap();
     assert!(!queue.paused, "the loop said why; its agent's queue is not left paused");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iteration_tasks_are_named_after_the_goal_not_the_prompt() {
+    let t = TestEngine::start().await;
+    let profile = counting_profile(&t, "namer", "echo \"did step $n\"").await;
+    let goal = "Make the tests pass\nand keep the docs in step";
+    let settings = LoopSettings { max_iterations: 2, ..LoopSettings::new(goal) };
+    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    t.loop_ends(&started.id).await;
+    let mut titles: Vec<String> =
+        t.engine.list_tasks(Some(profile.id.clone())).await.unwrap().iter().map(|t| t.spec.title()).collect();
+    titles.sort();
+    assert_eq!(titles, ["Make the tests pass · iteration 1", "Make the tests pass · iteration 2"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_anchor_is_written_again_from_the_goal_and_the_loop_goes_on() {
+    let t = TestEngine::start().await;
+    // Each run says whether it found the anchor, then deletes it.
+    let profile = counting_profile(
+        &t,
+        "careless",
+        "if [ -f .switchboard/anchor.md ]; then echo \"anchor found\"; else echo \"anchor missing\"; fi; \
+         rm -f .switchboard/anchor.md",
+    )
+    .await;
+    let settings = LoopSettings { max_iterations: 3, ..LoopSettings::new("Make the tests pass") };
+    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    let ended = t.loop_ends(&started.id).await;
+    assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 3 }, .. }), "{ended:#?}");
+    assert_eq!(ended.stop_reasons(), ["anchor found", "anchor found", "anchor found"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_back() {
+    let t = TestEngine::start().await;
+    let folder = t.workspace.join("project");
+    std::fs::create_dir(&folder).unwrap();
+    // The first run removes its own folder; a run after that works.
+    let script = "printf 'agent> '; read -r line; \
+                  if [ -f ../removed ]; then echo 'back at work'; else touch ../removed; cd ..; rm -rf project; echo 'folder removed'; fi";
+    let spec = switchboard_core::ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        cwd: folder.display().to_string(),
+        ..t.spec("remover", "sh", &["-c", script])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let settings = LoopSettings { max_iterations: 2, ..LoopSettings::new("Make the tests pass") };
+    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    let stopped = t.loop_ends(&started.id).await;
+    let LoopState::WorkspaceGone { path, .. } = &stopped.state else { panic!("{stopped:#?}") };
+    assert!(path.ends_with("project"), "{path}");
+    assert!(stopped.state.reason().unwrap().contains("is gone"), "{:?}", stopped.state.reason());
+    assert!(t.engine.list_tasks(Some(profile.id.clone())).await.unwrap().iter().all(|t| t.state().is_finished()));
+
+    // The user is told, in words.
+    let mut notices = switchboard_core::notice::Notices::default();
+    let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
+    let about_loop: Vec<_> =
+        told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
+    assert_eq!(about_loop.len(), 1, "{told:#?}");
+    assert_eq!(about_loop[0].title, "Loop stopped: its folder is gone");
+    assert!(about_loop[0].body.contains("project is gone"), "{}", about_loop[0].body);
+
+    // Still gone: resuming is refused, saying so, and nothing changes.
+    let refused = t.engine.resume_loop(started.id.clone()).await.unwrap_err();
+    let api = switchboard_core::ApiError::from(&refused);
+    assert_eq!(serde_json::to_value(api.code).unwrap(), "directory_missing", "{api:?}");
+    assert_eq!(t.engine.get_loop(started.id.clone()).await.unwrap().state, stopped.state);
+    // It still holds its agent.
+    assert!(t.engine.start_loop(profile.id.clone(), LoopSettings::new("Something else")).await.is_err());
+
+    // Back: the loop resumes, its anchor written again, and runs to its cap.
+    std::fs::create_dir(&folder).unwrap();
+    assert!(t.engine.resume_loop(started.id.clone()).await.unwrap().is_active());
+    let ended = t
+        .events
+        .wait_for("the resumed loop to end", |events| {
+            events.iter().rev().find_map(|e| match e {
+                EngineEvent::LoopChanged { info }
+                    if info.id == started.id && matches!(info.state, LoopState::Complete { .. }) =>
+                {
+                    Some(info.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 2 }, .. }), "{ended:#?}");
+    assert_eq!(ended.stop_reasons(), ["folder removed", "back at work"]);
+    let anchor = std::fs::read_to_string(folder.join(".switchboard/anchor.md")).unwrap();
+    assert!(anchor.contains("Make the tests pass"), "{anchor}");
+}

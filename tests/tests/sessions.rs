@@ -221,7 +221,8 @@ async fn restart_replaces_the_session() {
     let (session, output) = t.start_session(&profile).await;
     output.wait_for_text("demo>").await;
 
-    let fresh = t.engine.restart_session(session.id.clone(), TermSize { rows: 30, cols: 90 }).await.unwrap();
+    let fresh = t.engine.restart_session(session.id.clone(), TermSize { rows: 30, cols: 90 }, None).await.unwrap();
+    let fresh = fresh.session().expect("no task ran: it restarts at once");
     assert_ne!(fresh.id, session.id);
     assert_eq!(fresh.size, TermSize { rows: 30, cols: 90 });
     assert!(fresh.state.is_running());
@@ -363,10 +364,10 @@ async fn a_restart_during_a_stop_answers_both_and_leaves_one_agent() {
 
     let (stopped, restarted) = tokio::join!(
         t.engine.stop_session(session.id.clone()),
-        t.engine.restart_session(session.id.clone(), TermSize::DEFAULT),
+        t.engine.restart_session(session.id.clone(), TermSize::DEFAULT, None),
     );
     assert!(matches!(stopped.unwrap().state, SessionState::Killed { .. }));
-    let fresh = restarted.unwrap();
+    let fresh = restarted.unwrap().session().expect("no task ran: it restarts at once");
     assert!(fresh.state.is_running());
     assert!(!process_exists(pid_of(&session)));
     let running: Vec<_> =

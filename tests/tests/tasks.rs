@@ -333,6 +333,12 @@ async fn a_vanished_workspace_fails_the_task_clearly_and_pauses_the_queue() {
     let queue = t.engine.list_queues().await.unwrap().pop().unwrap();
     assert!(queue.paused);
     assert_eq!(queue.queued, 1);
+    // The queue says why it waits: the task that could not start, and the reason.
+    let Some(switchboard_core::QueuePause::TaskNotStarted { task_id, reason, .. }) = &queue.pause else {
+        panic!("{queue:?}")
+    };
+    assert_eq!(task_id, &first.task.id);
+    assert!(reason.contains("does not exist"), "{reason}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -553,4 +559,146 @@ async fn a_summarys_long_sections_and_lists_and_progress_are_kept_cut_and_marked
     assert!(kept.objective.len() <= MAX_TEXT_FIELD_BYTES && kept.objective.ends_with(CUT_MARK));
     assert_eq!(kept.accomplishments.len(), MAX_LIST_ITEMS);
     assert!(kept.accomplishments.last().unwrap().contains("more not kept"), "{:?}", kept.accomplishments.last());
+}
+
+// ---- restarting an agent while a task runs ----
+
+impl TestEngine {
+    /// `cat` given a task (typed into it): the task and its session.
+    async fn cat_at_work(&self) -> (Profile, TaskInfo, switchboard_core::SessionId) {
+        let profile = self.cat_profile().await;
+        let task = self.submit(task(&profile, "Write the parser")).await.task;
+        let typed = self.typed(&task.id).await;
+        let session = typed.session_id().cloned().expect("a typed task has its session");
+        (profile, typed, session)
+    }
+
+    async fn queue_of(&self, profile: &Profile) -> switchboard_core::QueueStatus {
+        self.engine.list_queues().await.unwrap().into_iter().find(|q| q.profile_id == profile.id).unwrap()
+    }
+
+    /// Waits until the task is typed into `session`.
+    async fn typed_in(&self, id: &TaskId, session: &switchboard_core::SessionId) -> TaskInfo {
+        self.task_until(id, "to be typed into the new session", |task| {
+            task.typed_at().is_some() && task.session_id() == Some(session)
+        })
+        .await
+    }
+}
+
+fn restarted_now(restarted: switchboard_core::Restarted) -> switchboard_core::SessionInfo {
+    restarted.session().expect("the session restarts at once")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_while_a_task_runs_asks_what_becomes_of_it_and_does_nothing_unasked() {
+    let t = TestEngine::start().await;
+    let (profile, task, session) = t.cat_at_work().await;
+    let refused = t.engine.restart_session(session.clone(), switchboard_core::TermSize::DEFAULT, None).await;
+    assert_eq!(refused.unwrap_err().field(), Some("running_task"));
+    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state(), TaskState::Running);
+    let sessions = t.engine.list_sessions().await.unwrap();
+    assert!(sessions.iter().find(|s| s.id == session).unwrap().state.is_running(), "nothing was stopped");
+    assert!(!t.queue_of(&profile).await.paused);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_requeued_by_a_restart_is_typed_into_the_new_session_and_completes() {
+    let t = TestEngine::start().await;
+    let (profile, task, old) = t.cat_at_work().await;
+    let choice = Some(switchboard_core::RestartTask::Requeue);
+    let fresh = restarted_now(
+        t.engine.restart_session(old.clone(), switchboard_core::TermSize::DEFAULT, choice).await.unwrap(),
+    );
+    assert_ne!(fresh.id, old);
+    let again = t.typed_in(&task.id, &fresh.id).await;
+    assert_eq!(again.state(), TaskState::Running);
+    write_atomically(&t.summary_path(&task.id), SUMMARY);
+    let done = t.finished(&task.id).await;
+    assert_eq!((done.state(), done.session_id()), (TaskState::Completed, Some(&fresh.id)));
+    let timeline: Vec<_> = t.engine.task_timeline(task.id.clone()).await.unwrap().into_iter().map(|e| e.kind).collect();
+    assert!(timeline.contains(&LogKind::TaskRequeued { app_stopped: false }), "{timeline:?}");
+    assert!(!t.queue_of(&profile).await.paused, "the queue runs on");
+    let old_session = t.engine.list_sessions().await.unwrap().into_iter().find(|s| s.id == old).unwrap();
+    assert!(!old_session.state.is_running());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_after_the_task_waits_for_its_summary_then_the_next_task_goes_to_the_new_session() {
+    let t = TestEngine::start().await;
+    let (profile, first, old) = t.cat_at_work().await;
+    let second = t.submit(task(&profile, "Then the tests")).await.task;
+    let choice = Some(switchboard_core::RestartTask::FinishFirst);
+    let restarted = t.engine.restart_session(old.clone(), switchboard_core::TermSize::DEFAULT, choice).await.unwrap();
+    assert_eq!(restarted, switchboard_core::Restarted::AfterTask { task_id: first.id.clone() });
+    let sessions = t.engine.list_sessions().await.unwrap();
+    assert!(sessions.iter().find(|s| s.id == old).unwrap().state.is_running(), "the task finishes first");
+
+    write_atomically(&t.summary_path(&first.id), SUMMARY);
+    let done = t.finished(&first.id).await;
+    assert_eq!((done.state(), done.session_id()), (TaskState::Completed, Some(&old)));
+    t.wait_for_end(&old).await;
+    let next = t.task_until(&second.id, "to be typed", |task| task.typed_at().is_some()).await;
+    let fresh = next.session_id().cloned().unwrap();
+    assert_ne!(fresh, old, "the next task went to the restarted session");
+    let sessions = t.engine.list_sessions().await.unwrap();
+    let running: Vec<_> = sessions.iter().filter(|s| s.state.is_running()).map(|s| s.id.clone()).collect();
+    assert_eq!(running, [fresh], "one agent runs: the restarted one");
+    assert!(!t.queue_of(&profile).await.paused);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_cancelled_by_a_restart_ends_cancelled_and_pauses_its_queue_only_when_asked() {
+    let t = TestEngine::start().await;
+    let (profile, first, old) = t.cat_at_work().await;
+    let second = t.submit(task(&profile, "Then the tests")).await.task;
+    let choice = Some(switchboard_core::RestartTask::Cancel { pause_queue: false });
+    let fresh = restarted_now(
+        t.engine.restart_session(old.clone(), switchboard_core::TermSize::DEFAULT, choice).await.unwrap(),
+    );
+    let cancelled = t.engine.get_task(first.id.clone()).await.unwrap();
+    assert_eq!(cancelled.state(), TaskState::Cancelled);
+    assert!(cancelled.reason().unwrap().contains("restarted"), "{:?}", cancelled.reason());
+    assert!(!t.queue_of(&profile).await.paused, "not paused unless asked");
+    // The next task goes to the new session, not the one that was ending.
+    t.typed_in(&second.id, &fresh.id).await;
+
+    // Asked: the queue waits, saying why, until the user resumes it.
+    let third = t.submit(task(&profile, "And the docs")).await.task;
+    let choice = Some(switchboard_core::RestartTask::Cancel { pause_queue: true });
+    let newest = restarted_now(
+        t.engine.restart_session(fresh.id.clone(), switchboard_core::TermSize::DEFAULT, choice).await.unwrap(),
+    );
+    assert_eq!(t.engine.get_task(second.id.clone()).await.unwrap().state(), TaskState::Cancelled);
+    let queue = t.queue_of(&profile).await;
+    assert!(queue.paused);
+    assert!(
+        matches!(&queue.pause, Some(switchboard_core::QueuePause::Restart { task_id, .. }) if task_id == &second.id),
+        "{queue:?}"
+    );
+    assert_eq!(t.engine.get_task(third.id.clone()).await.unwrap().state(), TaskState::Queued);
+    t.engine.set_queue_paused(Some(profile.id.clone()), false).await.unwrap();
+    let queue = t.queue_of(&profile).await;
+    assert_eq!((queue.paused, queue.pause), (false, None), "resuming forgets the reason");
+    t.typed_in(&third.id, &newest.id).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_queue_says_who_paused_it_and_why() {
+    use switchboard_core::QueuePause;
+    let t = TestEngine::start().await;
+    let (profile, task, session) = t.cat_at_work().await;
+    t.engine.set_queue_paused(Some(profile.id.clone()), true).await.unwrap();
+    assert!(matches!(t.queue_of(&profile).await.pause, Some(QueuePause::User { .. })));
+    t.engine.set_queue_paused(None, true).await.unwrap();
+    assert!(matches!(t.queue_of(&profile).await.pause, Some(QueuePause::AllQueues { .. })));
+    t.engine.set_queue_paused(None, false).await.unwrap();
+    assert_eq!(t.queue_of(&profile).await.pause, None);
+
+    // The user stops the agent mid-task: the task is cancelled and the queue says so.
+    t.engine.stop_session(session.clone()).await.unwrap();
+    t.finished(&task.id).await;
+    let queue = t.queue_of(&profile).await;
+    assert!(queue.paused);
+    assert!(matches!(&queue.pause, Some(QueuePause::AgentStopped { task_id, .. }) if task_id == &task.id), "{queue:?}");
 }

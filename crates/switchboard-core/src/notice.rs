@@ -319,6 +319,10 @@ impl Notices {
                 self.stalled_loops.remove(&info.id);
                 ("Loop failed to start", "could not start")
             }
+            LoopState::WorkspaceGone { .. } => {
+                self.stalled_loops.remove(&info.id);
+                ("Loop stopped: its folder is gone", "stopped")
+            }
             LoopState::Active | LoopState::Cancelled { .. } => {
                 self.stalled_loops.remove(&info.id);
                 return None;
@@ -526,7 +530,8 @@ fn loop_key(info: &LoopInfo) -> String {
         LoopState::Complete { at, .. }
         | LoopState::Stalled { at, .. }
         | LoopState::Cancelled { at }
-        | LoopState::FailedToStart { at, .. } => *at,
+        | LoopState::FailedToStart { at, .. }
+        | LoopState::WorkspaceGone { at, .. } => *at,
         LoopState::Active => 0,
     };
     format!("loop:{}:{}:{at}", info.id, info.state.as_str())
@@ -560,7 +565,14 @@ mod tests {
 
     fn queue(profile: &ProfileId, executing: bool, paused: bool) -> EngineEvent {
         EngineEvent::QueueChanged {
-            queue: QueueStatus { profile_id: profile.clone(), paused, executing, current_task: None, queued: 0 },
+            queue: QueueStatus {
+                profile_id: profile.clone(),
+                paused,
+                pause: None,
+                executing,
+                current_task: None,
+                queued: 0,
+            },
         }
     }
 

@@ -49,11 +49,14 @@ macro_rules! engine_commands {
             ) -> crate::api::SessionInfo;
             /// Stops the session's whole process tree; answers once it is gone, with its final state.
             window later stop_session / StopSession (session_id: switchboard_protocol::SessionId) -> crate::api::SessionInfo;
-            /// Stops the session if it runs, then starts a new one of its profile.
+            /// Stops the session if it runs, then starts a new one of its profile. A task at work in
+            /// it goes as `running_task` says (refused without one while a task runs): back at the
+            /// head of its queue, finished first (the session then restarts after it), or cancelled.
             window later restart_session / RestartSession (
                 session_id: switchboard_protocol::SessionId,
                 size: switchboard_protocol::TermSize,
-            ) -> crate::api::SessionInfo;
+                running_task: Option<crate::api::RestartTask>,
+            ) -> crate::api::Restarted;
             /// Starts a new session of an ended session's profile that continues the agent's
             /// conversation (Claude Code: `--resume`).
             window now resume_session / ResumeSession (
@@ -349,6 +352,7 @@ replies! {
     crate::api::Overview => Overview "overview",
     Vec<crate::api::SearchHit> => SearchHits "search_hits",
     String => Text "text",
+    crate::api::Restarted => Restarted "restarted",
 }
 
 impl IntoReply for () {
@@ -400,6 +404,8 @@ pub enum Reply {
     Overview(crate::api::Overview),
     SearchHits(Vec<crate::api::SearchHit>),
     Text(String),
+    /// A restart: the new session, or the task it waits for.
+    Restarted(crate::api::Restarted),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

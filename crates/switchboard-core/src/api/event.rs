@@ -268,6 +268,10 @@ pub enum LoopStep {
     FailedToStart {
         attempts: u32,
     },
+    /// Its agent's folder is gone: the loop stopped until it is resumed.
+    WorkspaceGone,
+    /// Its anchor was gone at an iteration's start: written again from its goal.
+    AnchorRewritten,
 }
 
 /// Facts about the running instance, shown in the UI.

@@ -88,6 +88,12 @@ pub enum LoopState {
         exit: String,
         said: String,
     },
+    /// Its agent's folder (`path`) is gone: nothing can run there. It can be
+    /// resumed once the folder is back.
+    WorkspaceGone {
+        at: Millis,
+        path: String,
+    },
 }
 
 /// One iteration: a fresh session of the agent.
@@ -151,6 +157,12 @@ impl LoopInfo {
     pub fn is_active(&self) -> bool {
         self.state == LoopState::Active
     }
+
+    /// Whether it still holds its agent (active, or stopped until the user
+    /// resumes it): one such loop per agent at a time.
+    pub fn is_open(&self) -> bool {
+        self.state.is_open()
+    }
 }
 
 impl IterationOutcome {
@@ -166,6 +178,16 @@ impl IterationOutcome {
 }
 
 impl LoopState {
+    /// Active, or stopped until the user resumes it (stalled, or its folder gone).
+    pub fn is_open(&self) -> bool {
+        matches!(self, LoopState::Active | LoopState::Stalled { .. } | LoopState::WorkspaceGone { .. })
+    }
+
+    /// Stopped until the user resumes it.
+    pub fn resumable(&self) -> bool {
+        matches!(self, LoopState::Stalled { .. } | LoopState::WorkspaceGone { .. })
+    }
+
     /// One word for the state: active, complete, stalled or cancelled.
     pub fn as_str(&self) -> &'static str {
         match self {
@@ -174,6 +196,7 @@ impl LoopState {
             LoopState::Stalled { .. } => "stalled",
             LoopState::Cancelled { .. } => "cancelled",
             LoopState::FailedToStart { .. } => "failed_to_start",
+            LoopState::WorkspaceGone { .. } => "workspace_gone",
         }
     }
 
@@ -195,6 +218,9 @@ impl LoopState {
                 format!("the same stop reason {repeated} times in a row: {first}")
             }
             LoopState::Cancelled { .. } => "it was cancelled".to_owned(),
+            LoopState::WorkspaceGone { path, .. } => {
+                format!("its agent's folder {path} is gone; resume it once the folder is back")
+            }
             LoopState::FailedToStart { attempts, exit, said, .. } => {
                 let last = said.lines().rev().find(|l| !l.trim().is_empty()).map(str::trim);
                 let mut words =

@@ -15,11 +15,11 @@ use super::hooks::HookDesk;
 use super::sessions::{EndWaiter, invalid_size};
 use super::signals::SignalDesk;
 use super::status;
-use super::tasks::{TaskDesk, TaskNote};
+use super::tasks::{BeforeRestart, TaskDesk, TaskNote};
 use crate::api::{
     AgentPreset, AgentStatusInfo, Command, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile,
-    ProfileProblem, ProfileSpec, QueueStatus, Reply, ScreenSnapshot, SessionInfo, SignalChannel, SignalInfo,
-    SignalResponse, Submitted, TaskInfo, TaskSpec, now,
+    ProfileProblem, ProfileSpec, QueueStatus, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo,
+    SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec, now,
 };
 use crate::config::EngineConfig;
 use crate::error::{EngineError, Responder};
@@ -312,12 +312,51 @@ impl EngineState {
         self.cx.start_session(&old.profile_id, size, Some(&conversation))
     }
 
-    pub(super) fn restart_session(&mut self, session_id: SessionId, size: TermSize, reply: Responder<SessionInfo>) {
+    /// Restarts a session. A task at work in it goes as `running_task` says
+    /// (the window asks the user); without a choice while one runs, nothing
+    /// is done and the caller hears why.
+    pub(super) fn restart_session(
+        &mut self,
+        session_id: SessionId,
+        size: TermSize,
+        running_task: Option<RestartTask>,
+        reply: Responder<Restarted>,
+    ) {
+        if !size.is_valid() {
+            return reply.send(Err(invalid_size(size)));
+        }
         if self.cx.sessions.is_running(&session_id) {
-            let waiter = EndWaiter::Restart(size, reply);
+            let profile_id = self.cx.sessions.get(&session_id).map(|entry| entry.info.profile_id.clone());
+            if let Some(task_id) = self.tasks.task_of_session(&session_id) {
+                let Some(choice) = running_task else {
+                    return reply.send(Err(EngineError::InvalidInput {
+                        field: "running_task",
+                        reason: "a task runs in this session: say whether it goes back in the queue, finishes \
+                                 first, or is cancelled"
+                            .into(),
+                    }));
+                };
+                match self.tasks.before_restart(&mut self.cx, &session_id, choice, size) {
+                    Ok(BeforeRestart::Now) => {}
+                    Ok(BeforeRestart::AfterTask) => return reply.send(Ok(Restarted::AfterTask { task_id })),
+                    Err(error) => {
+                        if let Some(profile_id) = &profile_id {
+                            self.tasks.restart_abandoned(&mut self.cx, profile_id);
+                        }
+                        return reply.send(Err(error));
+                    }
+                }
+                self.run_follows();
+            }
+            let reply = Responder::new(move |result: Result<SessionInfo, EngineError>| {
+                reply.send(result.map(|session| Restarted::Now { session }))
+            });
             if let Err((error, EndWaiter::Restart(_, reply) | EndWaiter::Stop(reply))) =
-                self.cx.sessions.stop(&self.cx.store, &session_id, waiter)
+                self.cx.sessions.stop(&self.cx.store, &session_id, EndWaiter::Restart(size, reply))
             {
+                if let Some(profile_id) = &profile_id {
+                    self.tasks.restart_abandoned(&mut self.cx, profile_id);
+                }
                 reply.send(Err(error));
             }
             return;
@@ -328,7 +367,8 @@ impl EngineState {
             .get_session(&session_id)
             .map_err(EngineError::from)
             .and_then(|old| old.ok_or(EngineError::SessionNotFound(session_id)))
-            .and_then(|old| self.start_session(old.profile_id, size));
+            .and_then(|old| self.start_session(old.profile_id, size))
+            .map(|session| Restarted::Now { session });
         reply.send(result);
     }
 

@@ -95,7 +95,7 @@ impl Machine for LoopMode {
             LoopStep::Started { .. } => go(&["none", "active"]),
             LoopStep::Iteration { .. } | LoopStep::Resumed | LoopStep::FailedStart { .. } => go(&["active"]),
             // The spec's diagram has no node for it; the loop's panel says it.
-            LoopStep::FailedToStart { .. } => Vec::new(),
+            LoopStep::FailedToStart { .. } | LoopStep::WorkspaceGone | LoopStep::AnchorRewritten => Vec::new(),
             LoopStep::Judged { verdict, .. } => go(&[verdict_node(verdict)]),
             LoopStep::Cancelled => go(&["cancelled"]),
         }

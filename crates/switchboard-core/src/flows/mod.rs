@@ -238,8 +238,9 @@ impl World {
                 LoopStep::Judged { .. }
                 | LoopStep::Cancelled
                 | LoopStep::FailedStart { .. }
-                | LoopStep::FailedToStart { .. } => self.iterating = false,
-                LoopStep::Started { .. } | LoopStep::Resumed => {}
+                | LoopStep::FailedToStart { .. }
+                | LoopStep::WorkspaceGone => self.iterating = false,
+                LoopStep::Started { .. } | LoopStep::Resumed | LoopStep::AnchorRewritten => {}
             },
             _ => {}
         }

@@ -5,8 +5,8 @@ use switchboard_protocol::{LoopId, Priority, ProfileId, SessionId, SignalId, Tas
 
 use super::{Result, Store, StoreError, parse_id, to_json};
 use crate::api::{
-    Delegation, Iteration, IterationOutcome, LOOP_ITERATIONS_SHOWN, LoopInfo, LoopState, Millis, SignalInfo,
-    SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState,
+    Delegation, Iteration, IterationOutcome, LOOP_ITERATIONS_SHOWN, LoopInfo, LoopState, Millis, QueuePause,
+    SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState,
 };
 use switchboard_protocol::loops::LoopSettings;
 
@@ -26,10 +26,28 @@ impl Store {
             .unwrap_or(false))
     }
 
-    pub fn set_queue_paused(&self, profile_id: &ProfileId, paused: bool) -> Result<()> {
-        self.conn
-            .execute("UPDATE profiles SET queue_paused = ?2 WHERE id = ?1", params![profile_id.to_string(), paused])?;
+    /// Pauses the queue, saying who and why (`Some`), or lets it run again
+    /// (`None`, which forgets the reason).
+    pub fn set_queue_paused(&self, profile_id: &ProfileId, pause: Option<&QueuePause>) -> Result<()> {
+        let reason = pause.map(to_json);
+        self.conn.execute(
+            "UPDATE profiles SET queue_paused = ?2, queue_pause = ?3 WHERE id = ?1",
+            params![profile_id.to_string(), pause.is_some(), reason],
+        )?;
         Ok(())
+    }
+
+    /// Who paused the queue and why, while it is paused and the reason is known.
+    pub fn queue_pause(&self, profile_id: &ProfileId) -> Result<Option<QueuePause>> {
+        let reason: Option<Option<String>> = self
+            .conn
+            .query_row(
+                "SELECT queue_pause FROM profiles WHERE id = ?1 AND queue_paused",
+                [profile_id.to_string()],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(reason.flatten().and_then(|json| serde_json::from_str(&json).ok()))
     }
 
     /// Inserts or replaces a task's row.
@@ -356,7 +374,7 @@ impl Store {
             params![
                 info.id.to_string(),
                 info.profile_id.to_string(),
-                info.state.as_str(),
+                stored_state(&info.state),
                 info.created_at,
                 to_json(&record)
             ],
@@ -648,4 +666,15 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
     };
     let id = record.id.clone();
     TaskInfo::try_from(record).map_err(|reason| corrupt(format!("{id}: {reason}")))
+}
+
+/// A loop's state as its row's `state` column holds it: what queries select
+/// on (active; open but stopped; ended), the record holding the state itself.
+/// A loop stopped because its folder is gone is selected as a stalled one is
+/// (it holds its agent and resumes), so the column's check need not change.
+fn stored_state(state: &LoopState) -> &'static str {
+    match state {
+        LoopState::WorkspaceGone { .. } => "stalled",
+        other => other.as_str(),
+    }
 }

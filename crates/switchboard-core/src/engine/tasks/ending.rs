@@ -297,6 +297,19 @@ impl TaskDesk {
 
     /// A session ended; a task it worked on ends with it.
     pub fn on_session_end(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
+        // A restarted session has ended: its agent's queue runs again, into the new one.
+        let restarted: Vec<ProfileId> =
+            self.restarting.iter().filter(|(_, s)| *s == session_id).map(|(p, _)| p.clone()).collect();
+        for profile_id in &restarted {
+            self.restarting.remove(profile_id);
+        }
+        self.task_session_ended(cx, session_id, killed, exit);
+        for profile_id in restarted {
+            self.pump(cx, &profile_id);
+        }
+    }
+
+    fn task_session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
         let Some(profile_id) = self.working_in(session_id) else { return };
         // A loop iteration whose process ended ends normally: its last lines
         // are its stop reason (unless the app is quitting: then it was cut short).
@@ -316,13 +329,17 @@ impl TaskDesk {
         let typed = self.work.get(&profile_id).is_some_and(|work| !matches!(work.phase, Phase::Handed { .. }));
         let SessionEndOutcome { state, reason, fallback, pause_queue } =
             rules::on_session_end(self.quitting, typed, killed, exit);
-        if pause_queue && let Err(error) = cx.store.set_queue_paused(&profile_id, true) {
-            tracing::error!(%error, "pausing a queue failed");
+        if pause_queue {
+            let task_id = self.work.get(&profile_id).expect("found above").task_id.clone();
+            let pause = crate::api::QueuePause::AgentStopped { at: now(), task_id };
+            if let Err(error) = cx.store.set_queue_paused(&profile_id, Some(&pause)) {
+                tracing::error!(%error, "pausing a queue failed");
+            }
         }
         if state == TaskState::Queued {
             let work = self.work.remove(&profile_id).expect("found above");
             self.unwatch(&work.workspace);
-            if let Err(error) = requeue_at_front(cx, &work.task_id) {
+            if let Err(error) = requeue_at_front(cx, &work.task_id, true) {
                 tracing::error!(task = %work.task_id, %error, "putting a task back in its queue failed");
             }
         } else if fallback {
@@ -463,7 +480,7 @@ impl TaskDesk {
                     let result = artifacts::collect_result(workspace, &task.id, text, false);
                     self.finish(cx, task, TaskState::Completed, None, Some(result));
                 }
-                rules::AfterRestart::Requeue => requeue_at_front(cx, &task.id)?,
+                rules::AfterRestart::Requeue => requeue_at_front(cx, &task.id, true)?,
                 rules::AfterRestart::Interrupt { reason } => {
                     self.finish(cx, task, TaskState::Interrupted, Some(reason.into()), None);
                 }
@@ -489,13 +506,13 @@ fn iteration_summary(task: &TaskInfo, stop_reason: &str) -> String {
     format!("# Loop iteration {number}\n\n## Stop reason\n\n{}\n", stop_reason.trim())
 }
 
-/// Puts a task the agent never saw back at the front of its queue (the app
-/// stopped before typing it), saying so in its timeline.
-fn requeue_at_front(cx: &mut Ctx, task_id: &TaskId) -> Result<(), EngineError> {
+/// Puts a task back at the front of its queue (the app stopped before
+/// typing it, or its agent is restarting), saying so in its timeline.
+pub(super) fn requeue_at_front(cx: &mut Ctx, task_id: &TaskId, app_stopped: bool) -> Result<(), EngineError> {
     let mut task = task_of(cx, task_id)?;
     task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
     cx.store.save_task(&task)?;
-    log_task(cx, &task, LogKind::TaskRequeued { app_stopped: true });
+    log_task(cx, &task, LogKind::TaskRequeued { app_stopped });
     cx.emit(crate::api::EngineEvent::TaskChanged { task });
     Ok(())
 }

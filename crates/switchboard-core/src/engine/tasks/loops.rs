@@ -51,7 +51,7 @@ impl TaskDesk {
         // The loop's files are the agent's: a second loop would share them.
         if let Some(open) = cx.store.open_loop_of(profile_id)? {
             let agent = cx.profile(profile_id)?.spec.name;
-            return Err(EngineError::LoopBusy { agent, stalled: matches!(open, LoopState::Stalled { .. }) });
+            return Err(EngineError::LoopBusy { agent, stalled: open.resumable() });
         }
         let workspace = workspace_of(cx, profile_id)?;
         owned::write_anchor(&workspace, &settings)
@@ -99,7 +99,7 @@ impl TaskDesk {
     /// is cancelled with it.
     pub fn cancel_loop(&mut self, cx: &mut Ctx, id: &LoopId) -> Result<LoopInfo, EngineError> {
         let mut info = self.get_loop(cx, id)?;
-        if !matches!(info.state, LoopState::Active | LoopState::Stalled { .. }) {
+        if !info.is_open() {
             return Err(EngineError::InvalidInput { field: "loop_id", reason: "the loop has already ended".into() });
         }
         info.state = LoopState::Cancelled { at: now() };
@@ -123,13 +123,20 @@ impl TaskDesk {
     }
 
     /// Resumes a stalled loop (after the user changed its anchor or
-    /// guardrails, say): its next iteration goes to the front of the queue.
+    /// guardrails, say), or one whose folder was gone and is back: its next
+    /// iteration goes to the front of the queue. A folder still gone is
+    /// refused, saying so; the loop stays as it was.
     pub fn resume_loop(&mut self, cx: &mut Ctx, id: &LoopId) -> Result<LoopInfo, EngineError> {
         let mut info = self.get_loop(cx, id)?;
-        if !matches!(info.state, LoopState::Stalled { .. }) {
-            return Err(EngineError::InvalidInput { field: "loop_id", reason: "only a stalled loop resumes".into() });
+        if !info.state.resumable() {
+            return Err(EngineError::InvalidInput {
+                field: "loop_id",
+                reason: "only a stalled loop, or one whose folder was gone, resumes".into(),
+            });
         }
         let workspace = workspace_of(cx, &info.profile_id)?;
+        // Its anchor may have gone with the folder.
+        ensure_anchor(cx, &info, &workspace);
         info.state = LoopState::Active;
         let info = save_loop(cx, &info)?;
         log_loop(cx, &info, LoopStep::Resumed, None);
@@ -164,15 +171,18 @@ impl TaskDesk {
         self.loop_files(cx, id)
     }
 
-    /// The iteration's task was given a fresh session.
+    /// The iteration's task was given a fresh session in `workspace`: an
+    /// anchor deleted since is written again from the loop's goal first.
     pub(super) fn iteration_started(
         &mut self,
         cx: &mut Ctx,
         iteration: &LoopIteration,
         task: &TaskId,
         session: &SessionId,
+        workspace: &Path,
     ) {
         let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
+        ensure_anchor(cx, &info, workspace);
         let started = Iteration {
             seq: info.iteration_count + 1,
             number: iteration.number,
@@ -271,7 +281,7 @@ impl TaskDesk {
                         tracing::error!(%error, "queueing a loop's next iteration failed");
                     }
                 }
-                Err(error) => tracing::error!(%error, "a loop's workspace is gone; its next iteration waits"),
+                Err(error) => self.workspace_gone(cx, info, &error),
             }
         }
     }
@@ -313,6 +323,10 @@ impl TaskDesk {
         if !info.is_active() {
             return;
         }
+        // Its folder is gone: no retry can start it, the user must bring it back.
+        if let Err(error @ EngineError::DirectoryMissing { .. }) = workspace_of(cx, &info.profile_id) {
+            return self.workspace_gone(cx, info, &error);
+        }
         let in_a_row = cx.store.failed_starts_in_a_row(&info.id, MAX_FAILED_STARTS).unwrap_or_else(|error| {
             tracing::error!(%error, "counting a loop's failed starts failed");
             MAX_FAILED_STARTS
@@ -351,8 +365,23 @@ impl TaskDesk {
             };
             let queued = workspace_of(cx, &info.profile_id)
                 .and_then(|workspace| self.queue_iteration(cx, &info, &workspace, true));
-            if let Err(error) = queued {
-                tracing::error!(%error, "starting a loop's iteration again failed");
+            match queued {
+                Ok(_) => {}
+                Err(error @ EngineError::DirectoryMissing { .. }) => self.workspace_gone(cx, info, &error),
+                Err(error) => tracing::error!(%error, "starting a loop's iteration again failed"),
+            }
+        }
+    }
+
+    /// The iteration's session is restarting and the iteration goes back
+    /// in the queue: the run cut short is interrupted (it does not count)
+    /// and runs again under its number.
+    pub(super) fn iteration_interrupted(&mut self, cx: &mut Ctx, iteration: &LoopIteration) {
+        let running = cx.store.running_iterations(&iteration.loop_id).unwrap_or_default();
+        for mut entry in running.into_iter().filter(|i| i.number == iteration.number) {
+            entry.outcome = IterationOutcome::Interrupted { at: now() };
+            if let Err(error) = save_iteration(cx, &iteration.loop_id, &entry) {
+                tracing::error!(%error, "recording an interrupted loop iteration failed");
             }
         }
     }
@@ -372,8 +401,13 @@ impl TaskDesk {
                 iteration.outcome = IterationOutcome::Interrupted { at: now() };
                 info = save_iteration(cx, &info.id, &iteration)?;
             }
-            if !queued && let Ok(workspace) = workspace_of(cx, &info.profile_id) {
-                self.queue_iteration(cx, &info, &workspace, true)?;
+            if !queued {
+                match workspace_of(cx, &info.profile_id) {
+                    Ok(workspace) => {
+                        self.queue_iteration(cx, &info, &workspace, true)?;
+                    }
+                    Err(error) => self.workspace_gone(cx, info, &error),
+                }
             }
         }
         Ok(())
@@ -392,6 +426,7 @@ impl TaskDesk {
         let guardrails = owned::read_guardrails(workspace).ok().flatten().is_some();
         let profile = cx.profile(&info.profile_id)?;
         let spec = TaskSpec {
+            title: Some(iteration_title(&info.settings.goal, number)),
             time_limit_secs: Some(info.settings.iteration_time_limit_secs.unwrap_or(profile.spec.task_time_limit_secs)),
             loop_iteration: Some(LoopIteration { loop_id: info.id.clone(), number }),
             ..TaskSpec::new(info.profile_id.clone(), iteration_prompt(number, &info.settings, guardrails))
@@ -403,6 +438,60 @@ impl TaskDesk {
         cx.emit(EngineEvent::TaskChanged { task: task.clone() });
         self.pump(cx, &info.profile_id);
         task_of(cx, &task.id)
+    }
+}
+
+impl TaskDesk {
+    /// The loop's agent's folder is gone (`error` says which): the loop stops
+    /// in a state that says so, its waiting iteration with it, and the user is
+    /// told; it resumes once the folder is back.
+    fn workspace_gone(&mut self, cx: &mut Ctx, mut info: LoopInfo, error: &EngineError) {
+        let path = match error {
+            EngineError::DirectoryMissing { path } => path.display().to_string(),
+            _ => cx.profile(&info.profile_id).map(|p| p.spec.cwd).unwrap_or_default(),
+        };
+        tracing::warn!(loop_id = %info.id, %path, "a loop's folder is gone; the loop stops until it is back");
+        self.start_retries.remove(&info.id);
+        info.state = LoopState::WorkspaceGone { at: now(), path };
+        let info = match save_loop(cx, &info) {
+            Ok(info) => info,
+            Err(error) => {
+                tracing::error!(%error, "recording a loop whose folder is gone failed");
+                info
+            }
+        };
+        log_loop(cx, &info, LoopStep::WorkspaceGone, None);
+        // An iteration still queued for it would only fail the same way.
+        let queued = cx.store.active_tasks(Some(&info.profile_id)).unwrap_or_default();
+        for task in queued.into_iter().filter(|t| {
+            t.state() == crate::api::TaskState::Queued
+                && t.spec.loop_iteration.as_ref().is_some_and(|i| i.loop_id == info.id)
+        }) {
+            if let Err(error) = self.cancel(cx, &task.id) {
+                tracing::error!(%error, "cancelling the iteration of a loop whose folder is gone failed");
+            }
+        }
+    }
+}
+
+/// An iteration's task title: the loop's goal (its first line) and the
+/// iteration's number, not the prompt it is typed.
+fn iteration_title(goal: &str, number: u32) -> String {
+    let suffix = format!(" · iteration {number}");
+    let room = crate::api::TITLE_CHARS.saturating_sub(suffix.chars().count());
+    format!("{}{suffix}", crate::api::first_line(goal, room))
+}
+
+/// Writes the loop's anchor again from its goal if it is gone from the
+/// workspace (an anchor the user edited is kept as it is).
+fn ensure_anchor(cx: &Ctx, info: &LoopInfo, workspace: &Path) {
+    match owned::read_anchor(workspace) {
+        Ok(Some(_)) => {}
+        Ok(None) => match owned::write_anchor(workspace, &info.settings) {
+            Ok(_) => log_loop(cx, info, LoopStep::AnchorRewritten, None),
+            Err(error) => tracing::warn!(%error, "a loop's anchor could not be written again"),
+        },
+        Err(error) => tracing::warn!(%error, "a loop's anchor could not be read"),
     }
 }
 

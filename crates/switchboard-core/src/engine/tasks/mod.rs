@@ -26,7 +26,11 @@ use tokio::time::Instant;
 
 use super::context::{Ctx, Report};
 use crate::api::now;
-use crate::api::{CompletionRule, EngineEvent, LogKind, QueueStatus, Submitted, TaskInfo, TaskSpec, TaskState};
+use crate::api::{
+    CompletionRule, EngineEvent, LogKind, QueuePause, QueueStatus, RestartTask, SessionInfo, Submitted, TaskInfo,
+    TaskSpec, TaskState,
+};
+use crate::engine::sessions::EndWaiter;
 use crate::error::{EngineError, Responder};
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
@@ -35,6 +39,7 @@ use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
 use crate::workspace::Workspace;
 pub use ending::TaskNote;
+use ending::requeue_at_front;
 use rules::Cancel;
 
 /// Finished tasks returned by a listing.
@@ -126,6 +131,21 @@ pub(crate) struct TaskDesk {
     /// Loops whose iteration failed to start, and when it is started again
     /// (see `loops`: the waits grow; a restart of the app retries at once).
     start_retries: HashMap<switchboard_protocol::LoopId, Instant>,
+    /// Agents whose session is restarting: their queue holds until that
+    /// session has ended (the new one then takes the next task).
+    restarting: HashMap<ProfileId, SessionId>,
+    /// Agents whose session restarts once their task at work has ended,
+    /// and at what size.
+    restart_after: HashMap<ProfileId, (SessionId, TermSize)>,
+}
+
+/// When a session asked to restart while a task ran there restarts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BeforeRestart {
+    /// Now: the task is out of the session's way.
+    Now,
+    /// Once the task has ended.
+    AfterTask,
 }
 
 impl TaskDesk {
@@ -138,6 +158,8 @@ impl TaskDesk {
             settlers: JoinSet::new(),
             quitting: false,
             start_retries: HashMap::new(),
+            restarting: HashMap::new(),
+            restart_after: HashMap::new(),
         }
     }
 
@@ -328,12 +350,19 @@ impl TaskDesk {
     }
 
     pub fn set_paused(&mut self, cx: &mut Ctx, profile_id: Option<ProfileId>, paused: bool) -> Result<(), EngineError> {
+        let one = profile_id.is_some();
         let profiles = match profile_id {
             Some(id) => vec![cx.profile(&id)?.id],
             None => cx.store.list_profiles()?.into_iter().map(|p| p.id).collect(),
         };
+        // Who paused it: this agent's own queue, or every queue at once.
+        let pause = match (paused, one) {
+            (false, _) => None,
+            (true, true) => Some(QueuePause::User { at: now() }),
+            (true, false) => Some(QueuePause::AllQueues { at: now() }),
+        };
         for id in profiles {
-            cx.store.set_queue_paused(&id, paused)?;
+            cx.store.set_queue_paused(&id, pause.as_ref())?;
             if paused {
                 emit_queue(cx, self.queue_status(cx, &id));
             } else {
@@ -359,7 +388,7 @@ impl TaskDesk {
         if self.quitting {
             return;
         }
-        if self.work.contains_key(profile_id) {
+        if self.work.contains_key(profile_id) || self.restart_now(cx, profile_id) {
             emit_queue(cx, self.queue_status(cx, profile_id));
             return;
         }
@@ -387,7 +416,12 @@ impl TaskDesk {
                             said: String::new(),
                         }),
                         None => {
-                            if let Err(error) = cx.store.set_queue_paused(profile_id, true) {
+                            let pause = QueuePause::TaskNotStarted {
+                                at: now(),
+                                task_id: next.clone(),
+                                reason: error.to_string(),
+                            };
+                            if let Err(error) = cx.store.set_queue_paused(profile_id, Some(&pause)) {
                                 tracing::error!(%error, "pausing a queue failed");
                             }
                         }
@@ -479,7 +513,7 @@ impl TaskDesk {
             None => task_prompt(&task.id, &brief),
         };
         if let Some(iteration) = &iteration {
-            self.iteration_started(cx, iteration, &task.id, &session_id);
+            self.iteration_started(cx, iteration, &task.id, &session_id, &workspace);
         }
         // An iteration of an agent without hooks ends when it is back at its
         // prompt (or when it exits); one with hooks, at its Stop.
@@ -515,6 +549,92 @@ impl TaskDesk {
         Ok(())
     }
 
+    // ---- restarts ----
+
+    /// The user restarts `session`, where the agent's task at work runs:
+    /// carries out what they chose for the task. Now: the task is out of the
+    /// way (back at the head of its queue, or cancelled) and the queue holds
+    /// until the session has ended, so the next task goes to the new one.
+    /// After the task: the session restarts once it has ended.
+    pub fn before_restart(
+        &mut self,
+        cx: &mut Ctx,
+        session: &SessionId,
+        choice: RestartTask,
+        size: TermSize,
+    ) -> Result<BeforeRestart, EngineError> {
+        let profile_id = self
+            .work
+            .iter()
+            .find(|(_, w)| &w.session_id == session)
+            .map(|(p, _)| p.clone())
+            .ok_or_else(|| EngineError::Internal("no task runs in the session restarted".into()))?;
+        if choice == RestartTask::FinishFirst {
+            self.restart_after.insert(profile_id, (session.clone(), size));
+            return Ok(BeforeRestart::AfterTask);
+        }
+        self.restarting.insert(profile_id.clone(), session.clone());
+        let work = self.work.remove(&profile_id).expect("found above");
+        self.unwatch(&work.workspace);
+        let task = task_of(cx, &work.task_id)?;
+        match (choice, &work.iteration) {
+            // A loop's iteration is the loop's: it runs again under its number
+            // (the one cut short does not count), or the loop ends with it.
+            (RestartTask::Requeue, Some(iteration)) => {
+                self.iteration_interrupted(cx, iteration);
+                requeue_at_front(cx, &task.id, false)?;
+            }
+            (RestartTask::Cancel { .. }, Some(iteration)) => {
+                let loop_id = iteration.loop_id.clone();
+                self.finish(cx, task, TaskState::Cancelled, Some("cancelled: its agent was restarted".into()), None);
+                self.cancel_loop(cx, &loop_id)?;
+            }
+            (RestartTask::Requeue, None) => requeue_at_front(cx, &task.id, false)?,
+            (RestartTask::Cancel { pause_queue }, None) => {
+                let task_id = task.id.clone();
+                self.finish(cx, task, TaskState::Cancelled, Some("cancelled: its agent was restarted".into()), None);
+                if pause_queue {
+                    cx.store.set_queue_paused(&profile_id, Some(&QueuePause::Restart { at: now(), task_id }))?;
+                }
+            }
+            (RestartTask::FinishFirst, _) => unreachable!("handled above"),
+        }
+        emit_queue(cx, self.queue_status(cx, &profile_id));
+        Ok(BeforeRestart::Now)
+    }
+
+    /// A restart of the agent's session could not go ahead: its queue runs again.
+    pub fn restart_abandoned(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
+        self.restarting.remove(profile_id);
+        self.pump(cx, profile_id);
+    }
+
+    /// Restarts the agent's session now if it was to restart once its task
+    /// ended and none is at work; true while it restarts (the queue holds).
+    fn restart_now(&mut self, cx: &mut Ctx, profile_id: &ProfileId) -> bool {
+        if self.restarting.contains_key(profile_id) {
+            return true;
+        }
+        if self.work.contains_key(profile_id) {
+            return false;
+        }
+        let Some((session, size)) = self.restart_after.remove(profile_id) else { return false };
+        // Nobody waits for this one: the window follows the new session when it starts.
+        let reply = Responder::new(|result: Result<SessionInfo, EngineError>| {
+            if let Err(error) = result {
+                tracing::warn!(%error, "a session restarted after its task could not start again");
+            }
+        });
+        match cx.sessions.stop(&cx.store, &session, EndWaiter::Restart(size, reply)) {
+            Ok(()) => {
+                self.restarting.insert(profile_id.clone(), session);
+                true
+            }
+            // It ended meanwhile: the queue starts the next task in a new session anyway.
+            Err(_) => false,
+        }
+    }
+
     // ---- questions other parts ask ----
 
     /// The task a session's agent is working on.
@@ -527,9 +647,11 @@ impl TaskDesk {
     }
 
     fn queue_status(&self, cx: &Ctx, profile_id: &ProfileId) -> Result<QueueStatus, EngineError> {
+        let paused = cx.store.queue_paused(profile_id)?;
         Ok(QueueStatus {
             profile_id: profile_id.clone(),
-            paused: cx.store.queue_paused(profile_id)?,
+            paused,
+            pause: if paused { cx.store.queue_pause(profile_id)? } else { None },
             executing: self.work.contains_key(profile_id),
             current_task: self.work.get(profile_id).map(|w| w.task_id.clone()),
             queued: cx.store.queue_len(profile_id)? as u32,
