@@ -139,6 +139,7 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "decide_permission", "request_id": 7, "allow": true, "message": null})).await;
     step(json!({"type": "list_sessions"})).await;
     step(json!({"type": "stop_session", "session_id": switchboard_core::SessionId::new()})).await;
+    step(json!({"type": "restart_session", "session_id": switchboard_core::SessionId::new(), "size": {"rows": 24, "cols": 80}, "running_task": {"choice": "requeue"}})).await;
     step(json!({"type": "start_session", "profile_id": profile_id, "size": {"rows": 0, "cols": 80}})).await;
     // Not the window's: refused, whatever it would do.
     step(json!({"type": "agent_text", "session_id": switchboard_core::SessionId::new(), "text": "hello"})).await;

@@ -52,6 +52,62 @@ describe('session header', () => {
     expect(states).toEqual(['running', 'killed']);
   });
 
+  it('restart with a task running asks what becomes of it, and sends the choice', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const session = backend.seedSession(p.id, { state: 'running', pid: 5 });
+    backend.seedTask({ profile_id: p.id, instruction: 'Write the parser', state: 'running', session_id: session.id, started_at: 1, typed_at: 2 });
+    await renderApp(backend);
+
+    // Asked first; nothing is restarted until the user chooses, and "Don't restart" sends nothing.
+    await fireEvent.click(screen.getByTestId('restart-session'));
+    const ask = screen.getByTestId('restart-ask');
+    expect(ask.textContent).toContain('“Write the parser” is running');
+    await fireEvent.click(screen.getByTestId('restart-keep'));
+    expect(screen.queryByTestId('restart-ask')).toBeNull();
+    expect(callsOf(backend, 'restart_session')).toEqual([]);
+
+    // "Let it finish": the engine restarts after the task; the view stays and says so.
+    await fireEvent.click(screen.getByTestId('restart-session'));
+    await fireEvent.click(screen.getByTestId('restart-finish-first'));
+    expect(callsOf(backend, 'restart_session')[0].runningTask).toEqual({ choice: 'finish_first' });
+    expect((await screen.findByTestId('restart-pending')).textContent).toContain('restarts once “Write the parser” has ended');
+    expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(session.id);
+  });
+
+  it('restart can put the running task back in the queue for the new session', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const session = backend.seedSession(p.id, { state: 'running', pid: 5 });
+    const task = backend.seedTask({ profile_id: p.id, instruction: 'Write the parser', state: 'running', session_id: session.id, started_at: 1, typed_at: 2 });
+    await renderApp(backend);
+
+    await fireEvent.click(screen.getByTestId('restart-session'));
+    await fireEvent.click(screen.getByTestId('restart-requeue'));
+
+    expect(callsOf(backend, 'restart_session')[0].runningTask).toEqual({ choice: 'requeue' });
+    const view = await screen.findByTestId('session-view');
+    expect(view.getAttribute('data-session-id')).not.toBe(session.id);
+    expect((await backend.getTask(task.id)).session_id).toBe(view.getAttribute('data-session-id'));
+  });
+
+  it('restart can cancel the running task, pausing the queue only when asked', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'agent' });
+    const session = backend.seedSession(p.id, { state: 'running', pid: 5 });
+    const task = backend.seedTask({ profile_id: p.id, instruction: 'Write the parser', state: 'running', session_id: session.id, started_at: 1, typed_at: 2 });
+    await renderApp(backend);
+
+    await fireEvent.click(screen.getByTestId('restart-session'));
+    await fireEvent.click(screen.getByTestId('restart-pause-queue'));
+    await fireEvent.click(screen.getByTestId('restart-cancel'));
+
+    expect(callsOf(backend, 'restart_session')[0].runningTask).toEqual({ choice: 'cancel', pause_queue: true });
+    expect((await backend.getTask(task.id)).state).toBe('cancelled');
+    const banner = await screen.findByTestId('queue-paused-banner');
+    expect(banner.textContent).toContain('You restarted agent, cancelling “Write the parser”, and asked its queue to wait.');
+  });
+
   it('shows a failed stop in the header', async () => {
     const backend = new FakeBackend();
     const p = backend.seedProfile({ name: 'agent' });

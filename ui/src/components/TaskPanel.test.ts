@@ -194,6 +194,51 @@ describe('task panel', () => {
     expect(screen.getByTestId('queue-status').getAttribute('data-executing')).toBe('true');
   });
 
+  it('a paused queue says who paused it and why, with one click to resume', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'builder' });
+    await renderApp(backend);
+    expect(screen.queryByTestId('queue-paused-banner')).toBeNull();
+
+    // Paused by "pause all": the banner says so, with the tasks that wait.
+    await backend.setQueuePaused(null, true);
+    await backend.submitTask(spec(agent.id, 'Write the parser'));
+    await backend.submitTask(spec(agent.id, 'Then the tests'));
+    await tick();
+    const banner = await screen.findByTestId('queue-paused-banner');
+    expect(banner.getAttribute('data-by')).toBe('all_queues');
+    expect(banner.textContent).toContain('You paused every queue at once.');
+    expect(banner.textContent).toContain('2 tasks wait.');
+
+    await fireEvent.click(within(banner).getByTestId('queue-banner-resume'));
+    expect(callsOf(backend, 'set_queue_paused').at(-1)).toEqual({ profileId: agent.id, paused: false });
+    expect(screen.queryByTestId('queue-paused-banner')).toBeNull();
+    expect(entryOf('Write the parser').getAttribute('data-state')).toBe('running');
+  });
+
+  it('a queue paused by the app names the task and the reason in words', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'builder' });
+    const failed = backend.seedTask({ profile_id: agent.id, instruction: 'Write the parser', state: 'failed', ended_at: 5, reason: 'its folder /work/app is gone' });
+    await renderApp(backend);
+    backend.emit({
+      type: 'queue_changed',
+      queue: {
+        profile_id: agent.id,
+        paused: true,
+        pause: { by: 'task_not_started', at: 5, task_id: failed.id, reason: 'its folder /work/app is gone' },
+        executing: false,
+        current_task: null,
+        queued: 2,
+      },
+    });
+    const banner = await screen.findByTestId('queue-paused-banner');
+    expect(within(banner).getByTestId('queue-paused-reason').textContent).toBe(
+      '“Write the parser” could not be started (its folder /work/app is gone), so the tasks after it wait until builder is fixed.',
+    );
+    expect(banner.textContent).not.toContain(failed.id);
+  });
+
   it('follows the engine: a finished task goes to the list and the next one starts', async () => {
     const { backend, agent } = await busyAgent();
     await renderApp(backend);

@@ -23,6 +23,8 @@ import type {
   ProfileId,
   ProfileSpec,
   QueueStatus,
+  RestartTask,
+  Restarted,
   SessionId,
   SessionInfo,
   Settings,
@@ -671,11 +673,18 @@ export class AppState {
     this.#putSession(await this.backend.stopSession(sessionId));
   }
 
-  /** Restart a session and select the new one; rejects with an ApiError. */
-  async restartSession(sessionId: SessionId): Promise<void> {
-    const session = await this.backend.restartSession(sessionId, this.terminalSize);
-    this.#putSession(session);
-    this.select({ kind: 'session', id: session.id });
+  /**
+   * Restart a session and select the new one; a task at work there goes as `runningTask` says
+   * (the engine refuses a restart without it while one runs). With "finish first" the session
+   * restarts once its task ends, and the view follows it then. Rejects with an ApiError.
+   */
+  async restartSession(sessionId: SessionId, runningTask: RestartTask | null = null): Promise<Restarted> {
+    const restarted = await this.backend.restartSession(sessionId, this.terminalSize, runningTask);
+    if (restarted.restart === 'now') {
+      this.#putSession(restarted.session);
+      this.select({ kind: 'session', id: restarted.session.id });
+    }
+    return restarted;
   }
 
   /** Answer an agent's permission request; rejects with an ApiError. */
@@ -723,7 +732,10 @@ export class AppState {
   }
 
   #apply(event: EngineEvent): void {
+    const before = this.model;
     this.model = applyEngineEvent(this.model, event);
+    // A view on an agent's session that ended follows the agent to its new one.
+    this.selection = followNewSession(before, this.selection, event);
     this.tasks = applyTaskEvent(this.tasks, event);
     this.signals = applySignalEvent(this.signals, event);
     this.floods = applyFloodEvent(this.floods, event);
@@ -776,6 +788,22 @@ export class AppState {
     else next[profileId] = message;
     this.startErrors = next;
   }
+}
+
+/**
+ * The selection once `event` is applied: a view on the latest session of an agent, ended,
+ * follows that agent to a session that just started (a loop's fresh iteration, a restart), so
+ * the window does not stay on a dead terminal. A view on a session still running, on an older
+ * session the user went back to, or on anything else stays where it is.
+ */
+export function followNewSession(before: Model, selection: Selection, event: EngineEvent): Selection {
+  if (event.type !== 'session_changed' || !isRunning(event.session) || selection?.kind !== 'session') return selection;
+  const started = event.session;
+  if (before.sessions.some((s) => s.id === started.id)) return selection;
+  const shown = before.sessions.find((s) => s.id === selection.id);
+  if (shown === undefined || shown.profile_id !== started.profile_id || isRunning(shown)) return selection;
+  const latest = sessionsOfProfile(before.sessions, started.profile_id)[0];
+  return latest?.id === shown.id ? { kind: 'session', id: started.id } : selection;
 }
 
 /** The session an engine event is about, if it names one. */

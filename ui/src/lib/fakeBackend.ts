@@ -68,6 +68,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
+import type { QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -175,7 +176,8 @@ export class FakeBackend implements Backend {
   readonly #openSignalListeners = new Set<(signalId: SignalId) => void>();
   readonly #tasks = new Map<TaskId, TaskInfo>();
   readonly #log: LogEntry[] = [];
-  readonly #pausedQueues = new Set<ProfileId>();
+  /** Paused queues, with who paused each and why. */
+  readonly #pausedQueues = new Map<ProfileId, QueuePause>();
   readonly #failures = new Map<string, ApiError[]>();
   readonly #commands: Set<string>;
   readonly #pickedFolders: (string | null)[];
@@ -437,13 +439,32 @@ export class FakeBackend implements Backend {
     return session.info;
   }
 
-  async restartSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
-    this.#record('restart_session', { sessionId, size });
+  async restartSession(sessionId: SessionId, size: TermSize, runningTask: RestartTask | null): Promise<Restarted> {
+    this.#record('restart_session', { sessionId, size, runningTask });
+    this.#checkSize(size);
     const session = this.#session(sessionId);
+    const profileId = session.info.profile_id;
+    const task = [...this.#tasks.values()].find((t) => t.state === 'running' && t.session_id === sessionId);
+    if (session.info.state === 'running' && task !== undefined) {
+      if (runningTask === null) {
+        this.#fail('invalid_input', 'running_task: a task runs in this session: say whether it goes back in the queue, finishes first, or is cancelled', 'running_task');
+      }
+      // The fake's tasks end only when told; "finish first" answers as the engine does.
+      if (runningTask.choice === 'finish_first') return { restart: 'after_task', task_id: task.id };
+      if (runningTask.choice === 'requeue') {
+        this.#putTask({ ...task, state: 'queued', session_id: null, started_at: null, typed_at: null });
+        this.#logTask(task, { kind: 'task_requeued', app_stopped: false });
+      } else {
+        this.#putTask({ ...task, state: 'cancelled', ended_at: this.#now(), reason: 'cancelled: its agent was restarted' });
+        if (runningTask.pause_queue) this.#pausedQueues.set(profileId, { by: 'restart', at: this.#now(), task_id: task.id });
+      }
+    }
     if (session.info.state === 'running') {
       this.#end(session, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: this.#now() });
     }
-    return this.#start(this.#profile(session.info.profile_id), size);
+    const fresh = this.#start(this.#profile(profileId), size);
+    this.#pump(profileId);
+    return { restart: 'now', session: fresh };
   }
 
   async resumeSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
@@ -671,10 +692,12 @@ export class FakeBackend implements Backend {
   async setQueuePaused(profileId: ProfileId | null, paused: boolean): Promise<void> {
     this.#record('set_queue_paused', { profileId, paused });
     const ids = profileId === null ? [...this.#profiles.keys()] : [this.#profile(profileId).id];
+    const pause: QueuePause = profileId === null ? { by: 'all_queues', at: this.#now() } : { by: 'user', at: this.#now() };
     for (const id of ids) {
-      if (paused === this.#pausedQueues.has(id)) continue;
-      if (paused) this.#pausedQueues.add(id);
-      else this.#pausedQueues.delete(id);
+      // Who paused it is kept as the engine keeps it: the latest pause says.
+      if (paused) this.#pausedQueues.set(id, pause);
+      else if (this.#pausedQueues.has(id)) this.#pausedQueues.delete(id);
+      else continue;
       // Pausing lets the running task finish; resuming picks the next one if the agent is idle.
       this.#emitQueue(id);
       this.#pump(id);
@@ -847,12 +870,12 @@ export class FakeBackend implements Backend {
     this.#profile(profileId);
     if (settings.goal.trim() === '') this.#fail('invalid_input', 'goal: say what the loop works toward', 'goal');
     // One loop per agent at a time, as the engine keeps it.
-    const open = [...this.#loops.values()].find((l) => l.profile_id === profileId && (l.state.state === 'active' || l.state.state === 'stalled'));
+    const open = [...this.#loops.values()].find((l) => l.profile_id === profileId && ['active', 'stalled', 'workspace_gone'].includes(l.state.state));
     if (open !== undefined) {
       const agent = this.#profile(profileId).name;
       this.#fail(
         'loop_busy',
-        open.state.state === 'stalled'
+        open.state.state !== 'active'
           ? `${agent} has a stalled loop: resume it or cancel it before starting another.`
           : `${agent} already runs a loop: cancel it or let it end before starting another.`,
       );
@@ -885,7 +908,7 @@ export class FakeBackend implements Backend {
   async cancelLoop(loopId: LoopId): Promise<LoopInfo> {
     this.#record('cancel_loop', { loopId });
     const info = this.#loop(loopId);
-    if (info.state.state !== 'active' && info.state.state !== 'stalled') this.#fail('invalid_input', 'loop_id: the loop has already ended', 'loop_id');
+    if (!['active', 'stalled', 'workspace_gone'].includes(info.state.state)) this.#fail('invalid_input', 'loop_id: the loop has already ended', 'loop_id');
     const cancelled: LoopInfo = { ...info, state: { state: 'cancelled', at: this.#now() } };
     this.#putLoop(cancelled);
     return structuredClone(cancelled);
@@ -894,7 +917,9 @@ export class FakeBackend implements Backend {
   async resumeLoop(loopId: LoopId): Promise<LoopInfo> {
     this.#record('resume_loop', { loopId });
     const info = this.#loop(loopId);
-    if (info.state.state !== 'stalled') this.#fail('invalid_input', 'loop_id: only a stalled loop resumes', 'loop_id');
+    if (info.state.state !== 'stalled' && info.state.state !== 'workspace_gone') {
+      this.#fail('invalid_input', 'loop_id: only a stalled loop, or one whose folder was gone, resumes', 'loop_id');
+    }
     const resumed: LoopInfo = { ...info, state: { state: 'active' } };
     this.#putLoop(resumed);
     return structuredClone(resumed);
@@ -1327,6 +1352,7 @@ export class FakeBackend implements Backend {
     return {
       profile_id: profileId,
       paused: this.#pausedQueues.has(profileId),
+      pause: this.#pausedQueues.get(profileId) ?? null,
       executing: running !== undefined,
       current_task: running?.id ?? null,
       queued: queueOf([...this.#tasks.values()], profileId).length,

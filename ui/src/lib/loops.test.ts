@@ -53,6 +53,11 @@ describe('loops in words', () => {
       'failed to start',
       'Failed to start: its agent ended before it could be given the work, 4 times in a row',
     ],
+    [
+      loop('a', { state: 'workspace_gone', at: 1, path: '/home/me/project' }),
+      'folder gone',
+      'Stopped: its folder /home/me/project is gone',
+    ],
   ])('%#: %s', (info, word, text) => {
     expect(loopStateWord(info)).toBe(word);
     expect(loopStatusText(info)).toBe(text);
@@ -63,6 +68,15 @@ describe('loops in words', () => {
     const info = loop('a', { state: 'active' }, [ended(1), interrupted, ended(2, 'stalled', 3)]);
     expect(iterationsRun(info)).toBe(2);
     expect(info.iterations.map((i) => iterationVerdictText(i))).toEqual(['go on', 'interrupted: run again', 'stalled']);
+  });
+
+  it('says an iteration cut short by the loop\'s cancel was cancelled, not that it runs again', () => {
+    const cut: Iteration = { seq: 2, number: 2, task_id: 't2', session_id: 's2', started_at: 0, outcome: { outcome: 'interrupted', at: 1 } };
+    const cancelled = loop('a', { state: 'cancelled', at: 1 }, [ended(1), cut]);
+    expect(cancelled.iterations.map((i) => iterationVerdictText(i, cancelled))).toEqual(['go on', 'cancelled']);
+    // Cut short by the app's stop in a loop that goes on: it is run again.
+    const goesOn = loop('a', { state: 'active' }, [ended(1), cut]);
+    expect(iterationVerdictText(cut, goesOn)).toBe('interrupted: run again');
   });
 
   it('says the last failed start of a loop that failed to start was not tried again', () => {

@@ -29,14 +29,19 @@ export function applyLoopEvent(loops: LoopInfo[], event: EngineEvent): LoopInfo[
   }
 }
 
-/** Whether the loop may still run: active, or stalled (it can be resumed). */
+/** Whether the loop may still run: active, or stopped until resumed (stalled, or its folder gone). */
 export function isOpen(info: LoopInfo): boolean {
-  return info.state.state === 'active' || info.state.state === 'stalled';
+  return info.state.state === 'active' || isResumable(info);
+}
+
+/** Stopped until the user resumes it: stalled, or its folder was gone (resumed once it is back). */
+export function isResumable(info: LoopInfo): boolean {
+  return info.state.state === 'stalled' || info.state.state === 'workspace_gone';
 }
 
 /** An agent's loops: stalled first (they need the user), then active, then the ended, newest first. */
 export function loopsOf(loops: LoopInfo[], profileId: ProfileId): LoopInfo[] {
-  const rank = (info: LoopInfo) => (info.state.state === 'stalled' ? 0 : info.state.state === 'active' ? 1 : 2);
+  const rank = (info: LoopInfo) => (isResumable(info) ? 0 : info.state.state === 'active' ? 1 : 2);
   return loops.filter((l) => l.profile_id === profileId).sort((a, b) => rank(a) - rank(b) || b.created_at - a.created_at);
 }
 
@@ -102,6 +107,8 @@ export function loopStatusText(info: LoopInfo): string {
       return 'Cancelled';
     case 'failed_to_start':
       return `Failed to start: its agent ended before it could be given the work, ${state.attempts} times in a row`;
+    case 'workspace_gone':
+      return `Stopped: its folder ${state.path} is gone`;
   }
   return '';
 }
@@ -110,6 +117,7 @@ export function loopStatusText(info: LoopInfo): string {
 export function loopStateWord(info: LoopInfo): string {
   if (info.state.state === 'complete' && info.state.why.by === 'max_iterations') return 'capped';
   if (info.state.state === 'failed_to_start') return 'failed to start';
+  if (info.state.state === 'workspace_gone') return 'folder gone';
   return info.state.state;
 }
 
@@ -128,7 +136,8 @@ export function iterationVerdictText(iteration: Iteration, info?: LoopInfo): str
     case 'running':
       return 'at work';
     case 'interrupted':
-      return 'interrupted: run again';
+      // Cut short by the loop's cancel: it is not run again.
+      return info?.state.state === 'cancelled' && info.iterations.at(-1)?.seq === iteration.seq ? 'cancelled' : 'interrupted: run again';
     case 'failed_start':
       return info?.state.state === 'failed_to_start' && info.iterations.at(-1)?.seq === iteration.seq
         ? 'failed to start: given up'

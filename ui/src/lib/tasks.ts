@@ -9,6 +9,7 @@ import type {
   Priority,
   Profile,
   ProfileId,
+  QueuePause,
   QueueStatus,
   SessionInfo,
   Submitted,
@@ -147,6 +148,31 @@ export function queueStatusOf(queues: readonly QueueStatus[], tasks: readonly Ta
     current_task: current?.id ?? null,
     queued: queueOf(tasks, profileId).length,
   };
+}
+
+/**
+ * Why an agent's queue is paused, in a sentence: who paused it and, when the app did, for
+ * which task and why (`tasks` names it). A pause recorded without its reason says only that.
+ */
+export function pauseText(pause: QueuePause | null | undefined, tasks: readonly TaskInfo[], agent: string): string {
+  const named = (id: TaskId) => {
+    const task = tasks.find((t) => t.id === id);
+    return task ? `“${taskTitle(task)}”` : 'a task';
+  };
+  switch (pause?.by) {
+    case 'user':
+      return `You paused ${agent}'s queue.`;
+    case 'all_queues':
+      return 'You paused every queue at once.';
+    case 'agent_stopped':
+      return `You stopped ${agent} while ${named(pause.task_id)} ran, so its queue waits rather than start it again behind your back.`;
+    case 'restart':
+      return `You restarted ${agent}, cancelling ${named(pause.task_id)}, and asked its queue to wait.`;
+    case 'task_not_started':
+      return `${named(pause.task_id)} could not be started (${pause.reason}), so the tasks after it wait until ${agent} is fixed.`;
+    default:
+      return `${agent}'s queue is paused.`;
+  }
 }
 
 /** The sidebar's few words about an agent's queue, or null when there is nothing to say. */

@@ -561,6 +561,7 @@ pub struct QueueStatus {
     /// Who paused it and why, while it is paused (none for a pause recorded
     /// before the app kept its reason).
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub pause: Option<QueuePause>,
     pub executing: bool,
     pub current_task: Option<TaskId>,
