@@ -379,3 +379,89 @@ describe('task panel', () => {
     expect(lines.at(-1)).toMatch(/^\(queued · position 4/);
   });
 });
+
+describe('a loop in the task list and the sidebar', () => {
+  /** An agent whose loop ran three iterations (each a task in a fresh session), and one plain task. */
+  function loopedAgent() {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'looper' });
+    const goal = 'Make the tests pass\nand keep the docs in step';
+    const iterations = [1, 2, 3].map((number) => {
+      const session = backend.seedSession(agent.id, { state: 'killed', exit_code: 0, signal: null, ended_at: number * 10 + 5 }, number * 10);
+      const task = backend.seedTask({
+        profile_id: agent.id,
+        instruction: 'You are one iteration of a loop working toward a goal. Read the anchor file first ...',
+        title: `Make the tests pass · iteration ${number}`,
+        state: number === 3 ? 'cancelled' : 'completed',
+        session_id: session.id,
+        started_at: number * 10,
+        ended_at: number * 10 + 5,
+        reason: number === 3 ? 'cancelled while it ran' : null,
+        result: null,
+        loop_iteration: { loop_id: 'loop-1', number },
+      });
+      return { session, task, number };
+    });
+    const plain = backend.seedTask({ profile_id: agent.id, instruction: 'Write the changelog', state: 'failed', ended_at: 1, reason: 'x' });
+    backend.seedSession(agent.id, { state: 'exited', exit_code: 0, signal: null, ended_at: 2 }, 1);
+    backend.seedLoop({
+      id: 'loop-1',
+      profile_id: agent.id,
+      settings: { goal, stop_word: 'LOOP_COMPLETE', promise: null, max_iterations: 10, stall_after: 5, iteration_time_limit_secs: null },
+      created_at: 5,
+      state: { state: 'cancelled', at: 40 },
+      iterations: iterations.map(({ session, task, number }) => ({
+        seq: number,
+        number,
+        task_id: task.id,
+        session_id: session.id,
+        started_at: number * 10,
+        outcome: number === 3 ? { outcome: 'interrupted', at: 35 } : { outcome: 'ended', at: number * 10 + 5, stop_reason: 'ok', verdict: { verdict: 'continue' } },
+      })),
+      iteration_count: 3,
+      iterations_run: 2,
+    });
+    return { backend, agent, iterations, plain };
+  }
+
+  it('gathers a loop\'s iterations into one row with its progress, unfolding to them', async () => {
+    const { backend, plain } = loopedAgent();
+    await renderApp(backend);
+    const panel = screen.getByTestId('task-panel');
+
+    const group = within(panel).getByTestId('loop-iterations');
+    expect(group.getAttribute('data-count')).toBe('3');
+    expect(within(group).getByTestId('loop-iterations-open').textContent?.trim()).toBe('Make the tests pass');
+    expect(within(group).getByTestId('loop-iterations-progress').textContent).toBe('2 of 10 · cancelled');
+    // Folded: the iterations are not rows of their own; the plain task is.
+    const rows = within(panel).getAllByTestId('task-entry').map((e) => e.getAttribute('data-task-id'));
+    expect(rows).toEqual([plain.id]);
+
+    await fireEvent.click(within(group).getByTestId('loop-iterations-toggle'));
+    const iterations = within(group).getAllByTestId('task-entry');
+    expect(iterations.map((e) => within(e).getByTestId('task-open').textContent?.trim())).toEqual([
+      'Make the tests pass · iteration 3',
+      'Make the tests pass · iteration 2',
+      'Make the tests pass · iteration 1',
+    ]);
+    // An iteration is the loop's to run again: no "Requeue" on it.
+    expect(within(group).queryByTestId('task-requeue')).toBeNull();
+  });
+
+  it('gathers a loop\'s fresh sessions into one row in the sidebar that opens the newest', async () => {
+    const { backend, iterations } = loopedAgent();
+    await renderApp(backend);
+    const entry = screen.getByTestId('profile-entry');
+
+    const group = within(entry).getByTestId('loop-sessions');
+    expect(group.getAttribute('data-count')).toBe('3');
+    expect(within(group).getByTestId('loop-sessions-progress').textContent).toBe('2 of 10 · cancelled');
+    // One row for the loop and one for the other session, not four.
+    expect(within(entry).getAllByTestId('session-entry')).toHaveLength(1);
+
+    await fireEvent.click(within(group).getByTestId('loop-sessions-open'));
+    expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(iterations[2].session.id);
+    await fireEvent.click(within(group).getByTestId('loop-sessions-toggle'));
+    expect(within(group).getAllByTestId('session-entry')).toHaveLength(3);
+  });
+});

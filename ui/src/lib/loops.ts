@@ -3,7 +3,7 @@
  * loops in the order they matter, and their states, iterations and verdicts in words. The
  * decisions (when a loop ends, stalls or goes on) are the engine's; this only says them.
  */
-import type { EngineEvent, Iteration, LoopInfo, LoopSettings, ProfileId, TaskInfo } from './bindings';
+import type { EngineEvent, Iteration, LoopId, LoopInfo, LoopSettings, ProfileId, SessionInfo, TaskInfo } from './bindings';
 import { formatDuration } from './tasks';
 
 /** The engine's defaults for a new loop (the form shows them). */
@@ -175,9 +175,73 @@ export function stopReason(iteration: Iteration): string | null {
 /** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */
 export function stalledAgents(loops: LoopInfo[], tasks: TaskInfo[]): Set<ProfileId> {
   const stalled = new Set<ProfileId>();
-  for (const info of loops) if (info.state.state === 'stalled') stalled.add(info.profile_id);
+  for (const info of loops) if (isResumable(info)) stalled.add(info.profile_id);
   for (const task of tasks) if (task.state === 'running' && task.quiet_since !== null) stalled.add(task.profile_id);
   return stalled;
+}
+
+/** A row of a task list: a task, or a loop's iterations as one row (`tasks` newest first). */
+export type TaskRow = { kind: 'task'; task: TaskInfo } | { kind: 'loop'; loopId: LoopId; info: LoopInfo | undefined; tasks: TaskInfo[] };
+
+/**
+ * A list of tasks (newest first) with each loop's iterations gathered into one row, where its
+ * newest iteration is: a loop of fifty iterations is one line, not fifty.
+ */
+export function groupIterations(tasks: readonly TaskInfo[], loops: readonly LoopInfo[]): TaskRow[] {
+  const rows: TaskRow[] = [];
+  const byLoop = new Map<LoopId, TaskInfo[]>();
+  for (const task of tasks) {
+    const loopId = task.loop_iteration?.loop_id;
+    if (loopId === undefined) {
+      rows.push({ kind: 'task', task });
+      continue;
+    }
+    const gathered = byLoop.get(loopId);
+    if (gathered) {
+      gathered.push(task);
+      continue;
+    }
+    const first = [task];
+    byLoop.set(loopId, first);
+    rows.push({ kind: 'loop', loopId, info: loops.find((l) => l.id === loopId), tasks: first });
+  }
+  return rows;
+}
+
+/** A row of an agent's sessions: a session, or a loop's sessions as one row (`sessions` newest first). */
+export type SessionRow = { kind: 'session'; session: SessionInfo } | { kind: 'loop'; info: LoopInfo; sessions: SessionInfo[] };
+
+/**
+ * An agent's sessions (newest first) with each loop's fresh sessions (one per iteration, as far
+ * as its info carries them) gathered into one row where its newest session is.
+ */
+export function groupLoopSessions(sessions: readonly SessionInfo[], loops: readonly LoopInfo[]): SessionRow[] {
+  const loopOf = new Map<string, LoopInfo>();
+  for (const info of loops) for (const iteration of info.iterations) if (iteration.session_id !== null) loopOf.set(iteration.session_id, info);
+  const rows: SessionRow[] = [];
+  const byLoop = new Map<LoopId, SessionInfo[]>();
+  for (const session of sessions) {
+    const info = loopOf.get(session.id);
+    if (info === undefined) {
+      rows.push({ kind: 'session', session });
+      continue;
+    }
+    const gathered = byLoop.get(info.id);
+    if (gathered) {
+      gathered.push(session);
+      continue;
+    }
+    const first = [session];
+    byLoop.set(info.id, first);
+    rows.push({ kind: 'loop', info, sessions: first });
+  }
+  return rows;
+}
+
+/** A loop's progress in a few words, for the row that gathers its iterations: "3 of 10 · stalled". */
+export function loopProgressText(info: LoopInfo | undefined, iterations: number): string {
+  if (info === undefined) return iterations === 1 ? '1 iteration' : `${count(iterations)} iterations`;
+  return `${count(iterationsRun(info))} of ${count(info.settings.max_iterations)} · ${loopStateWord(info)}`;
 }
 
 /** The settings the loop form sends: blanks are the defaults, numbers checked here for words. */
