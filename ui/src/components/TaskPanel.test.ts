@@ -432,7 +432,8 @@ describe('a loop in the task list and the sidebar', () => {
     const group = within(panel).getByTestId('loop-iterations');
     expect(group.getAttribute('data-count')).toBe('3');
     expect(within(group).getByTestId('loop-iterations-open').textContent?.trim()).toBe('Make the tests pass');
-    expect(within(group).getByTestId('loop-iterations-progress').textContent).toBe('2 of 10 · cancelled');
+    expect(within(group).getByTestId('loop-iterations-state').textContent).toBe('cancelled');
+    expect(within(group).getByTestId('loop-iterations-progress').textContent).toBe('2 of 10 iterations');
     // Folded: the iterations are not rows of their own; the plain task is.
     const rows = within(panel).getAllByTestId('task-entry').map((e) => e.getAttribute('data-task-id'));
     expect(rows).toEqual([plain.id]);

@@ -238,10 +238,14 @@ export function groupLoopSessions(sessions: readonly SessionInfo[], loops: reado
   return rows;
 }
 
-/** A loop's progress in a few words, for the row that gathers its iterations: "3 of 10 · stalled". */
-export function loopProgressText(info: LoopInfo | undefined, iterations: number): string {
+/**
+ * A loop's progress in a few words, for the row that gathers its iterations: "3 of 10 · stalled"
+ * (`withState`: where no badge says its state already), else "3 of 10 iterations".
+ */
+export function loopProgressText(info: LoopInfo | undefined, iterations: number, withState = true): string {
   if (info === undefined) return iterations === 1 ? '1 iteration' : `${count(iterations)} iterations`;
-  return `${count(iterationsRun(info))} of ${count(info.settings.max_iterations)} · ${loopStateWord(info)}`;
+  const progress = `${count(iterationsRun(info))} of ${count(info.settings.max_iterations)}`;
+  return withState ? `${progress} · ${loopStateWord(info)}` : `${progress} iterations`;
 }
 
 /** The settings the loop form sends: blanks are the defaults, numbers checked here for words. */
