@@ -481,3 +481,32 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
     let anchor = std::fs::read_to_string(folder.join(".switchboard/anchor.md")).unwrap();
     assert!(anchor.contains("Make the tests pass"), "{anchor}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_deleted_while_an_iteration_runs_stops_the_loop_at_once_and_ends_its_agent() {
+    let t = TestEngine::start().await;
+    let folder = t.workspace.join("project");
+    std::fs::create_dir(&folder).unwrap();
+    // It works on and on (for longer than any test) in its folder.
+    let script = "printf 'agent> '; read -r line; echo working; touch ../at-work; exec sleep 1000";
+    let spec = switchboard_core::ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        cwd: folder.display().to_string(),
+        ..t.spec("dweller", "sh", &["-c", script])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap();
+    wait_until("the iteration is at work", || t.workspace.join("at-work").exists()).await;
+    let session = t.engine.get_loop(started.id.clone()).await.unwrap().iterations[0].session_id.clone().unwrap();
+
+    std::fs::remove_dir_all(&folder).unwrap();
+    let stopped = t.loop_ends(&started.id).await;
+    assert!(
+        matches!(&stopped.state, LoopState::WorkspaceGone { path, .. } if path.ends_with("project")),
+        "{stopped:#?}"
+    );
+    t.wait_for_end(&session).await;
+    let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
+    assert!(tasks.iter().all(|t| t.state().is_finished()), "{tasks:#?}");
+}

@@ -29,11 +29,16 @@ pub enum WatchEvent {
     SummariesCreated { workspace: PathBuf },
     /// Events may have been lost: look at the files themselves.
     Rescan { workspace: PathBuf },
+    /// The workspace itself was deleted.
+    WorkspaceGone { workspace: PathBuf },
 }
 
 /// What one file-system event means for the protocol, if anything.
 pub fn classify(workspace: &Path, kind: &EventKind, paths: &[PathBuf]) -> Option<WatchEvent> {
     let summaries = workspace.join(SUMMARIES_DIR);
+    if matches!(kind, EventKind::Remove(_)) && paths.first().map(PathBuf::as_path) == Some(workspace) {
+        return Some(WatchEvent::WorkspaceGone { workspace: workspace.to_path_buf() });
+    }
     let complete = match kind {
         EventKind::Access(AccessKind::Close(AccessMode::Write)) => paths.first(),
         EventKind::Modify(ModifyKind::Name(RenameMode::To)) => paths.first(),
@@ -170,6 +175,7 @@ mod tests {
 
     #[test]
     fn classify_cases() {
+        use notify::event::RemoveKind;
         let ws = Path::new("/w");
         let close = EventKind::Access(AccessKind::Close(AccessMode::Write));
         let created = EventKind::Create(CreateKind::File);
@@ -195,6 +201,13 @@ mod tests {
             (EventKind::Create(CreateKind::Folder), vec!["/w/summaries"], made.clone()),
             (rename_to, vec!["/w/summaries"], made),
             (EventKind::Create(CreateKind::Folder), vec!["/w/src"], None),
+            // The workspace itself deleted (not a folder in it).
+            (
+                EventKind::Remove(RemoveKind::Folder),
+                vec!["/w"],
+                Some(WatchEvent::WorkspaceGone { workspace: ws.into() }),
+            ),
+            (EventKind::Remove(RemoveKind::Folder), vec!["/w/summaries"], None),
         ];
         for (kind, paths, expected) in cases {
             let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();

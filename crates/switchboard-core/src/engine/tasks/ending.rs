@@ -107,6 +107,40 @@ impl TaskDesk {
                 self.rescan(cx, &workspace);
             }
             WatchEvent::Rescan { workspace } => self.rescan(cx, &workspace),
+            WatchEvent::WorkspaceGone { workspace } => self.workspace_deleted(cx, &workspace),
+        }
+    }
+
+    /// Looks whether the workspaces of loop iterations at work are still
+    /// there (each second, with the quiet watch): a folder deleted while an
+    /// agent's working directory is in it sends its watch nothing until the
+    /// agent lets go of it.
+    pub fn check_workspaces(&mut self, cx: &mut Ctx) {
+        let gone: Vec<PathBuf> = self
+            .work
+            .values()
+            .filter(|w| w.iteration.is_some() && !w.ending() && !w.workspace.is_dir())
+            .map(|w| w.workspace.clone())
+            .collect();
+        for workspace in gone {
+            self.workspace_deleted(cx, &workspace);
+        }
+    }
+
+    /// The workspace was deleted under its agents: a loop's iteration there
+    /// ends now (its loop then stops, saying its folder is gone) rather than
+    /// run on in a folder that is no more. A plain task is left to its agent
+    /// (the user may put the folder back): it ends with it or with its limit.
+    fn workspace_deleted(&mut self, cx: &mut Ctx, workspace: &Path) {
+        let iterations: Vec<ProfileId> = self
+            .work
+            .iter()
+            .filter(|(_, w)| w.workspace == workspace && w.iteration.is_some() && !w.ending())
+            .map(|(p, _)| p.clone())
+            .collect();
+        for profile_id in iterations {
+            let reason = format!("its folder {} is gone", workspace.display());
+            self.begin_fallback(cx, &profile_id, TaskState::Failed, reason, true);
         }
     }
 
