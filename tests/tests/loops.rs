@@ -510,3 +510,27 @@ async fn a_folder_deleted_while_an_iteration_runs_stops_the_loop_at_once_and_end
     let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
     assert!(tasks.iter().all(|t| t.state().is_finished()), "{tasks:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_iteration_put_back_by_a_restart_runs_again_under_its_number_and_the_cut_one_does_not_count() {
+    let t = TestEngine::start().await;
+    // The first run works on and on; the runs after it finish.
+    let profile = counting_profile(
+        &t,
+        "restarted",
+        "if [ $n = 1 ]; then echo working; touch at-work; exec sleep 1000; fi; echo \"finished run $n\"",
+    )
+    .await;
+    let settings = LoopSettings { max_iterations: 1, ..LoopSettings::new("Make the tests pass") };
+    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    wait_until("the first iteration is at work", || t.workspace.join("at-work").exists()).await;
+    let session = t.engine.get_loop(started.id.clone()).await.unwrap().iterations[0].session_id.clone().unwrap();
+
+    let choice = Some(switchboard_core::RestartTask::Requeue);
+    t.engine.restart_session(session.clone(), switchboard_core::TermSize::DEFAULT, choice).await.unwrap();
+    let ended = t.loop_ends(&started.id).await;
+    assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 1 }, .. }), "{ended:#?}");
+    let outcomes: Vec<(u32, &str)> = ended.iterations.iter().map(|i| (i.number, i.outcome.as_str())).collect();
+    assert_eq!(outcomes, [(1, "interrupted"), (1, "ended")]);
+    assert_eq!(ended.stop_reasons(), ["finished run 2"]);
+}
