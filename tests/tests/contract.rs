@@ -107,6 +107,9 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "cancel_task", "task_id": second_id})).await;
     step(json!({"type": "move_task", "task_id": second_id, "to_index": 0})).await;
     step(json!({"type": "requeue_task", "task_id": second_id})).await;
+    // Only a task its agent took and has not typed yet is typed on the user's word.
+    step(json!({"type": "type_task_now", "task_id": second_id})).await;
+    step(json!({"type": "type_task_now", "task_id": TaskId::new()})).await;
     // Renamed and given another instruction while it waits; a blank title gives the first line back.
     step(json!({"type": "edit_task", "task_id": first_id, "title": "  Parser  ", "instruction": "write the parser\nwith tests"})).await;
     step(json!({"type": "edit_task", "task_id": first_id, "title": "two\nlines", "instruction": null})).await;

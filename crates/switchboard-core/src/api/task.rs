@@ -228,6 +228,30 @@ pub enum WaitingFor {
     Teammates { working: u32 },
 }
 
+impl WaitingFor {
+    /// What the task waits for, in words that follow "waiting for".
+    pub fn in_words(&self) -> String {
+        match self {
+            WaitingFor::QueuePaused { reason: Some(reason) } => format!("its agent's queue to resume: {reason}"),
+            WaitingFor::QueuePaused { reason: None } => "its agent's queue to resume: it is paused".to_owned(),
+            WaitingFor::TaskAhead => "the task its agent works on to end".to_owned(),
+            WaitingFor::AgentOutput => "the agent's output to settle: it is starting or still printing".to_owned(),
+            WaitingFor::Hooks { .. } => {
+                "the agent's hooks to report that it is ready (or a few seconds, then its screen decides)".to_owned()
+            }
+            WaitingFor::AgentBusy => "the agent, whose hooks say it is busy".to_owned(),
+            WaitingFor::Prompt { last_line, pattern } => {
+                format!(
+                    "the agent's prompt: its screen ends with “{last_line}”, which the ready pattern “{pattern}” does not match"
+                )
+            }
+            WaitingFor::User { .. } => "your answer".to_owned(),
+            WaitingFor::Teammates { working: 1 } => "its teammate, still at work".to_owned(),
+            WaitingFor::Teammates { working } => format!("its {working} teammates, still at work"),
+        }
+    }
+}
+
 /// A task's run in its agent's session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskRun {
