@@ -207,3 +207,37 @@ async fn a_queued_task_names_its_paused_queue_and_the_task_ahead() {
     t.task_until(&second, "behind the first", |task| task.waiting_for == Some(WaitingFor::TaskAhead)).await;
     assert_eq!(t.engine.get_task(second.clone()).await.unwrap().waiting_for, Some(WaitingFor::TaskAhead));
 }
+
+/// A lead whose summary is written while a teammate still works: its task
+/// says it waits for that teammate, and completes once the team is done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lead_held_by_its_teammate_says_so_until_the_team_is_done() {
+    let t = TestEngine::start().await;
+    let spec = ProfileSpec { ready_quiet_ms: 50, ..t.spec("lead", "cat", &[]) };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let id = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Lead the parser work")).await.unwrap().task.id;
+    let session = t.session_of_task(&id).await;
+    t.task_until(&id, "typed", |task| task.typed_at().is_some()).await;
+    let hook = async |payload: serde_json::Value| {
+        let envelope = switchboard_core::hook::HookEnvelope {
+            session_id: Some(session.to_string()),
+            env: Default::default(),
+            at: 1,
+            payload,
+            secret: Some(switchboard_tests::session_env::secret_of(&session)),
+        };
+        t.engine.hook_event(envelope).await.unwrap();
+    };
+    hook(serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "489105c7-aaaa", "tool_name": "Agent",
+        "tool_use_id": "toolu_worker1", "tool_input": {"name": "worker1", "prompt": "part of it"}}))
+    .await;
+    std::fs::write(t.workspace.join(format!("summaries/{id}.md")), "## Status\n✅ COMPLETED\n").unwrap();
+    let held = t
+        .task_until(&id, "held by its teammate", |task| task.waiting_for == Some(WaitingFor::Teammates { working: 1 }))
+        .await;
+    assert_eq!(held.state(), switchboard_core::TaskState::Running);
+    hook(serde_json::json!({"hook_event_name": "Stop", "last_assistant_message": "All done.", "background_tasks": []}))
+        .await;
+    let ended = t.task_until(&id, "to end", |task| task.state().is_finished()).await;
+    assert_eq!((ended.state(), ended.waiting_for), (switchboard_core::TaskState::Completed, None));
+}
