@@ -160,6 +160,14 @@ pub enum TaskCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// Types a task its agent took but is not ready for into it now,
+    /// whatever its readiness says (its prompt is there, the ready pattern
+    /// does not see it).
+    TypeNow {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -355,6 +363,11 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             let task_id = parse_task_id(&id)?;
             let task = client.cancel_task(task_id)?;
             print(out, output, &task, |t| format!("cancelled task {}", t.id))
+        }
+        ClientCommand::Task(TaskCommand::TypeNow { id, output }) => {
+            let task_id = parse_task_id(&id)?;
+            let task = client.type_task_now(task_id)?;
+            print(out, output, &task, |t| format!("task {} is typed into its agent now", t.id))
         }
         ClientCommand::Loop(command) => loop_command(&client, command, out),
         ClientCommand::Flow { agent, output } => {
