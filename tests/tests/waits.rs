@@ -77,9 +77,10 @@ async fn a_prompt_the_ready_pattern_does_not_see_is_named_and_type_it_now_types_
 
     let typed = t.engine.type_task_now(id.clone()).await.unwrap();
     assert_eq!(typed.id, id);
+    // It proceeds: the agent, given the task, writes its summary.
     let ended = t.task_until(&id, "to end", |task| task.state().is_finished()).await;
     assert_eq!(ended.state(), switchboard_core::TaskState::Completed, "{ended:#?}");
-    assert!(ended.typed_at().is_some() && ended.waiting_for.is_none(), "{ended:#?}");
+    assert_eq!(ended.waiting_for, None);
     // Typed once: nothing is left to type.
     let again = t.engine.type_task_now(id.clone()).await.unwrap_err();
     assert_eq!(switchboard_core::ApiError::from(&again).code, switchboard_core::ErrorCode::TaskState);
@@ -240,4 +241,26 @@ async fn a_lead_held_by_its_teammate_says_so_until_the_team_is_done() {
         .await;
     let ended = t.task_until(&id, "to end", |task| task.state().is_finished()).await;
     assert_eq!((ended.state(), ended.waiting_for), (switchboard_core::TaskState::Completed, None));
+}
+
+/// A task whose time runs out while its prompt is unseen says so in its
+/// reason: the user learns why, not only that it timed out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_times_out_waiting_for_its_prompt_says_what_it_waited_for() {
+    let t = TestEngine::start().await;
+    let spec = ProfileSpec {
+        ready_pattern: Some("demo> $".into()),
+        ready_quiet_ms: 50,
+        ..t.spec("other", "sh", &["-c", "printf 'agent> '; exec sleep 1000"])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let spec = TaskSpec { time_limit_secs: Some(2), ..TaskSpec::new(profile.id.clone(), "Say hello") };
+    let id = t.engine.submit_task(spec).await.unwrap().task.id;
+    let ended = t.task_until(&id, "to time out", |task| task.state().is_finished()).await;
+    assert_eq!(ended.state(), switchboard_core::TaskState::TimedOut);
+    let reason = ended.reason().unwrap_or_default();
+    assert!(
+        reason.ends_with("it waited for the agent's prompt: its screen ends with “agent>”, which the ready pattern “demo> $” does not match"),
+        "{reason}"
+    );
 }

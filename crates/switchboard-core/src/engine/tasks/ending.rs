@@ -280,7 +280,7 @@ impl TaskDesk {
         for profile_id in expired {
             let work = self.work.get(&profile_id).expect("listed above");
             let typed = matches!(work.phase, Phase::Typed { .. });
-            let reason = rules::deadline_reason(typed, work.time_limit);
+            let reason = rules::deadline_reason(typed, work.time_limit, cx.task_waits.get(&work.task_id));
             self.begin_fallback(cx, &profile_id, TaskState::TimedOut, reason, true);
         }
         self.retry_starts(cx, now);

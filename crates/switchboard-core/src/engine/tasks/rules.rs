@@ -186,12 +186,17 @@ pub(crate) fn exit_in_words(exit: &SessionState, killed: bool) -> String {
     }
 }
 
-pub(crate) fn deadline_reason(typed: bool, limit: Duration) -> String {
+/// `waited`: what the task waited for when its time ran out, said after.
+pub(crate) fn deadline_reason(typed: bool, limit: Duration, waited: Option<&WaitingFor>) -> String {
     let limit = human_secs(limit.as_secs());
-    if typed {
+    let reason = if typed {
         format!("the time limit of {limit} passed without a summary")
     } else {
         format!("the agent was not ready for input within {limit}")
+    };
+    match waited {
+        Some(cause) => format!("{reason}; it waited for {}", cause.in_words()),
+        None => reason,
     }
 }
 
@@ -500,8 +505,23 @@ mod tests {
             (false, 60, "the agent was not ready for input within 1 min"),
         ];
         for (typed, secs, reason) in cases {
-            assert_eq!(deadline_reason(typed, Duration::from_secs(secs)), reason);
+            assert_eq!(deadline_reason(typed, Duration::from_secs(secs), None), reason);
         }
+    }
+
+    #[test]
+    fn a_timed_out_task_says_what_it_waited_for() {
+        let prompt = WaitingFor::Prompt { last_line: "agent>".into(), pattern: "demo> $".into() };
+        assert_eq!(
+            deadline_reason(false, Duration::from_secs(300), Some(&prompt)),
+            "the agent was not ready for input within 5 min; it waited for the agent's prompt: its screen ends with \
+             “agent>”, which the ready pattern “demo> $” does not match"
+        );
+        let team = WaitingFor::Teammates { working: 2 };
+        assert_eq!(
+            deadline_reason(true, Duration::from_secs(60), Some(&team)),
+            "the time limit of 1 min passed without a summary; it waited for its 2 teammates, still at work"
+        );
     }
 
     fn spec(instruction: &str) -> TaskSpec {
