@@ -160,6 +160,13 @@ async fn the_window_contract_is_recorded() {
     step(settings(2700, "25:00")).await;
     step(settings(2700, "07:00")).await;
     step(json!({"type": "get_settings"})).await;
+    // With quiet never ending an answer, a loop on an agent without a ready pattern or hooks is refused.
+    let mut never = step(json!({"type": "get_settings"})).await.unwrap()["value"].clone();
+    never["turn_quiet_secs"] = json!(0);
+    step(json!({"type": "set_settings", "settings": never})).await;
+    let goal = json!({"goal": "Make the tests pass", "stop_word": "LOOP_COMPLETE", "promise": null,
+        "max_iterations": 3, "stall_after": 2, "iteration_time_limit_secs": null});
+    step(json!({"type": "start_loop", "profile_id": profile_id, "settings": goal})).await;
     step(json!({"type": "delete_profile", "profile_id": profile_id})).await;
     step(json!({"type": "list_profiles"})).await;
     step(json!({"type": "delete_profile", "profile_id": profile_id})).await;

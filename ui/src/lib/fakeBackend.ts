@@ -875,6 +875,14 @@ export class FakeBackend implements Backend {
           : `${agent} already runs a loop: cancel it or let it end before starting another.`,
       );
     }
+    // As the engine: a loop must be able to see an iteration end (`iteration_end_seen`).
+    const profile = this.#profile(profileId);
+    if (profile.kind === 'generic' && profile.ready_pattern === null && this.#settings.turn_quiet_secs === 0) {
+      this.#fail(
+        'invalid_input',
+        `${profile.name} has no ready pattern and no hooks, and quiet alone never ends an answer (see Settings), so a loop could not tell when an iteration is over. Give the agent a ready pattern, or set how long quiet ends an answer.`,
+      );
+    }
     const info: LoopInfo = {
       id: `loop-${this.#nextLoop++}`,
       profile_id: profileId,
