@@ -44,6 +44,17 @@ describe('what a task waits for', () => {
     expect(card.textContent).not.toContain('prompt not seen');
   });
 
+  it('an agent whose output never settles can have its task typed too, and a typed one cannot', async () => {
+    const { backend, task } = await heldAgent();
+    backend.seedTask({ ...task, quiet_since: null, waiting_for: { cause: 'agent_output' } });
+    await renderApp(backend);
+    const wait = screen.getByTestId('task-wait');
+    expect(wait.getAttribute('data-cause')).toBe('agent_output');
+    expect(within(wait).queryByTestId('task-edit-pattern')).toBeNull();
+    await fireEvent.click(within(wait).getByTestId('task-type-now'));
+    expect(callsOf(backend, 'type_task_now')).toEqual([{ taskId: task.id }]);
+  });
+
   it('opens the agent form from the wait to edit the ready pattern', async () => {
     const { backend, agent } = await heldAgent();
     await renderApp(backend);
