@@ -113,6 +113,9 @@ async fn scripts_add_agents_and_queue_tasks() {
     let (code, _, err) = cli_async(&t, &["task", "cancel", &id]).await;
     assert_eq!(code, ExitCode::from(1));
     assert!(err.contains("already finished"), "{err}");
+    let (code, _, err) = cli_async(&t, &["task", "type-now", &id]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("it has ended"), "{err}");
     let (code, _, err) = cli_async(&t, &["task", "show", "not-an-id"]).await;
     assert_eq!(code, ExitCode::from(1));
     assert!(err.contains("not a valid task id"), "{err}");

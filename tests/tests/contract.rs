@@ -107,6 +107,9 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "cancel_task", "task_id": second_id})).await;
     step(json!({"type": "move_task", "task_id": second_id, "to_index": 0})).await;
     step(json!({"type": "requeue_task", "task_id": second_id})).await;
+    // Only a task its agent took and has not typed yet is typed on the user's word.
+    step(json!({"type": "type_task_now", "task_id": second_id})).await;
+    step(json!({"type": "type_task_now", "task_id": TaskId::new()})).await;
     // Renamed and given another instruction while it waits; a blank title gives the first line back.
     step(json!({"type": "edit_task", "task_id": first_id, "title": "  Parser  ", "instruction": "write the parser\nwith tests"})).await;
     step(json!({"type": "edit_task", "task_id": first_id, "title": "two\nlines", "instruction": null})).await;
@@ -158,6 +161,13 @@ async fn the_window_contract_is_recorded() {
     step(settings(2700, "25:00")).await;
     step(settings(2700, "07:00")).await;
     step(json!({"type": "get_settings"})).await;
+    // With quiet never ending an answer, a loop on an agent without a ready pattern or hooks is refused.
+    let mut never = step(json!({"type": "get_settings"})).await.unwrap()["value"].clone();
+    never["turn_quiet_secs"] = json!(0);
+    step(json!({"type": "set_settings", "settings": never})).await;
+    let goal = json!({"goal": "Make the tests pass", "stop_word": "LOOP_COMPLETE", "promise": null,
+        "max_iterations": 3, "stall_after": 2, "iteration_time_limit_secs": null});
+    step(json!({"type": "start_loop", "profile_id": profile_id, "settings": goal})).await;
     step(json!({"type": "delete_profile", "profile_id": profile_id})).await;
     step(json!({"type": "list_profiles"})).await;
     step(json!({"type": "delete_profile", "profile_id": profile_id})).await;

@@ -48,13 +48,13 @@ async fn a_scenario_drives_signals_deliverables_and_summaries() {
     let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/clarify-then-deliver.toml");
     let profile = t.demo_profile(&["--speed", "fast", "--scenario", scenario]).await;
     let (session, output) = t.start_session(&profile).await;
-    output.wait_for_text("agent> ").await;
+    output.wait_for_text("demo> ").await;
 
     t.engine.write_input(session.id.clone(), "Plan the auth work; summaries/t-1.md\r".into()).await.unwrap();
     let text = output.wait_for_text("[/CLARIFICATION_NEEDED]").await;
     let block = &text[text.find("[CLARIFICATION_NEEDED]").unwrap()..];
     assert!(block.contains("questions:\r\n  - \"Analyze OAuth2, JWT, or both?\""), "{block}");
-    output.wait_for_text("[/CLARIFICATION_NEEDED]\r\nagent> ").await;
+    output.wait_for_text("[/CLARIFICATION_NEEDED]\r\ndemo> ").await;
     assert!(!t.workspace.join("summaries/t-1.md").exists(), "asking is not completing");
 
     t.engine.write_input(session.id.clone(), "Both; summaries/t-2.md\r".into()).await.unwrap();

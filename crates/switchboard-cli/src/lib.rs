@@ -160,6 +160,14 @@ pub enum TaskCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// Types a task its agent took but is not ready for into it now,
+    /// whatever its readiness says (its prompt is there, the ready pattern
+    /// does not see it).
+    TypeNow {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -355,6 +363,11 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             let task_id = parse_task_id(&id)?;
             let task = client.cancel_task(task_id)?;
             print(out, output, &task, |t| format!("cancelled task {}", t.id))
+        }
+        ClientCommand::Task(TaskCommand::TypeNow { id, output }) => {
+            let task_id = parse_task_id(&id)?;
+            let task = client.type_task_now(task_id)?;
+            print(out, output, &task, |t| format!("task {} is typed into its agent now", t.id))
         }
         ClientCommand::Loop(command) => loop_command(&client, command, out),
         ClientCommand::Flow { agent, output } => {
@@ -787,6 +800,12 @@ pub fn describe_task(task: &TaskInfo) -> String {
     if let Some(reason) = task.reason() {
         text.push_str(&format!("reason: {}\n", one_line(reason)));
     }
+    if let Some(waiting) = &task.waiting_for {
+        text.push_str(&format!("waiting for: {}\n", one_line(&waiting.in_words())));
+    }
+    if task.quiet_since().is_some() {
+        text.push_str("may be stuck: no sign of life past its alert\n");
+    }
     if let Some(progress) = task.progress() {
         text.push_str(&format!("progress:\n{}\n", indent(progress)));
     }
@@ -888,6 +907,30 @@ mod tests {
             assert_eq!(once, expected, "{text:?}");
             assert_eq!(shown(&once, lines), once, "escaping twice changes nothing: {text:?}");
         }
+    }
+
+    #[test]
+    fn task_show_says_what_a_task_waits_for_in_words() {
+        use switchboard_core::api::WaitingFor;
+        let mut task = switchboard_core::TaskInfo::queued(
+            switchboard_core::TaskId::new(),
+            switchboard_core::TaskSpec::new(switchboard_core::ProfileId::new(), "Say hello"),
+            0,
+            1,
+        );
+        task.start(switchboard_core::SessionId::new(), 2);
+        task.waiting_for = Some(WaitingFor::Prompt { last_line: "agent>\u{1b}[2K".into(), pattern: "demo> $".into() });
+        let shown = describe_task(&task);
+        assert!(
+            shown.contains(
+                "waiting for: the agent's prompt: its screen ends with “agent>\\x1b[2K”, which the ready pattern “demo> $” does not match"
+            ),
+            "{shown}"
+        );
+        task.waiting_for = Some(WaitingFor::QueuePaused { reason: None });
+        assert!(describe_task(&task).contains("waiting for: its agent's queue to resume: it is paused"));
+        task.waiting_for = None;
+        assert!(!describe_task(&task).contains("waiting for"));
     }
 
     #[test]

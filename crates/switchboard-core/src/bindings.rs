@@ -50,6 +50,7 @@ pub fn typescript() -> String {
         Artifact::decl(&cfg),
         RejectedPath::decl(&cfg),
         TaskResult::decl(&cfg),
+        crate::api::WaitingFor::decl(&cfg),
         TaskInfo::decl(&cfg),
         QueueStatus::decl(&cfg),
         crate::api::QueuePause::decl(&cfg),

@@ -50,6 +50,13 @@ pub enum EngineError {
     /// agent's (one anchor, one progress file), so one loop runs at a time.
     #[error("{}", loop_busy_in_words(.agent, *.stalled))]
     LoopBusy { agent: String, stalled: bool },
+    /// A loop on this agent could never tell when an iteration is over: it
+    /// has no ready pattern and no hooks, and answers are not taken as over
+    /// by quiet alone (the setting is off).
+    #[error(
+        "{agent} has no ready pattern and no hooks, and quiet alone never ends an answer (see Settings), so a loop could not tell when an iteration is over. Give the agent a ready pattern, or set how long quiet ends an answer."
+    )]
+    LoopCannotEnd { agent: String },
     #[error("Switchboard is already running with the data directory {}{}", .data_dir.display(), .pid.map(|p| format!(" (process {p})")).unwrap_or_default())]
     AlreadyRunning { data_dir: PathBuf, pid: Option<u32> },
     #[error("storage: {0}")]
@@ -101,7 +108,9 @@ impl EngineError {
 
     pub fn code(&self) -> ErrorCode {
         match self {
-            EngineError::InvalidInput { .. } | EngineError::InvalidSetting { .. } => ErrorCode::InvalidInput,
+            EngineError::InvalidInput { .. }
+            | EngineError::InvalidSetting { .. }
+            | EngineError::LoopCannotEnd { .. } => ErrorCode::InvalidInput,
             EngineError::InvalidProfile { .. } => ErrorCode::InvalidProfile,
             EngineError::CommandNotFound { .. } => ErrorCode::CommandNotFound,
             EngineError::DirectoryMissing { .. } => ErrorCode::DirectoryMissing,

@@ -314,6 +314,12 @@ pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
             "Alert after at least a minute and at most 7 days, or never (leave 0).",
         );
     }
+    if settings.turn_quiet_secs > crate::api::MAX_TURN_QUIET_SECS {
+        return refuse(
+            "turn_quiet_secs",
+            "An answer is over after at most an hour of quiet, or never by quiet (leave 0).",
+        );
+    }
     if let QuietHours::Daily { from, to } = &settings.quiet_hours {
         let Some(start) = minute_of_day(from) else {
             return refuse("quiet_hours_from", "Give the start as hours and minutes, like 22:00.");
@@ -528,6 +534,7 @@ mod tests {
         };
         let limit = |secs| Settings { default_task_time_limit_secs: secs, ..Settings::default() };
         let alert = |secs| Settings { default_quiet_alert_secs: secs, ..Settings::default() };
+        let turn = |secs| Settings { turn_quiet_secs: secs, ..Settings::default() };
         /// Settings, and the field they are refused for or the quiet hours kept.
         type Case = (Settings, Result<Option<(&'static str, &'static str)>, &'static str>);
         let cases: Vec<Case> = vec![
@@ -541,6 +548,10 @@ mod tests {
             (alert(60), Ok(None)),
             (alert(30), Err("default_quiet_alert_secs")),
             (alert(MAX_TIME_LIMIT_SECS + 1), Err("default_quiet_alert_secs")),
+            (turn(0), Ok(None)),
+            (turn(1), Ok(None)),
+            (turn(3600), Ok(None)),
+            (turn(3601), Err("turn_quiet_secs")),
             (daily("22:00", "07:00"), Ok(Some(("22:00", "07:00")))),
             (daily(" 9:05", "17:30 "), Ok(Some(("09:05", "17:30")))),
             (daily("00:00", "23:59"), Ok(Some(("00:00", "23:59")))),

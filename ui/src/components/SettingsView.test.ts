@@ -24,6 +24,7 @@ describe('settings view', () => {
     await backend.setSettings({
       default_task_time_limit_secs: 45 * 60,
       default_quiet_alert_secs: 0,
+      turn_quiet_secs: 12,
       notify: { task_completed: false, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true },
       quiet_hours: { mode: 'daily', from: '22:00', to: '07:00' },
       theme: 'dark',
@@ -32,6 +33,7 @@ describe('settings view', () => {
 
     expect(input('settings-time-limit').value).toBe('45');
     expect(input('settings-quiet-alert').value).toBe('0');
+    expect(input('settings-turn-quiet').value).toBe('12');
     expect(input('notify-task_completed').checked).toBe(false);
     expect(input('notify-task_failed').checked).toBe(true);
     expect(input('quiet-hours-on').checked).toBe(true);
@@ -46,6 +48,7 @@ describe('settings view', () => {
     await openSettings(backend);
     await type('settings-time-limit', '45');
     await type('settings-quiet-alert', '5');
+    await type('settings-turn-quiet', '45');
     await fireEvent.click(input('notify-agent_quiet'));
     await fireEvent.click(input('quiet-hours-on'));
     await type('quiet-hours-from', '21:30');
@@ -56,6 +59,7 @@ describe('settings view', () => {
     const kept = await backend.getSettings();
     expect(kept.default_task_time_limit_secs).toBe(2700);
     expect(kept.default_quiet_alert_secs).toBe(300);
+    expect(kept.turn_quiet_secs).toBe(45);
     expect(kept.notify.agent_quiet).toBe(false);
     expect(kept.notify.task_completed).toBe(true);
     expect(kept.quiet_hours).toEqual({ mode: 'daily', from: '21:30', to: '06:45' });
@@ -92,6 +96,23 @@ describe('settings view', () => {
       'Write the minutes as a number, like 10 (0: never alert).',
     );
     expect(callsOf(backend, 'set_settings')).toHaveLength(0);
+  });
+
+  it("takes the quiet that ends an answer in whole seconds, and the engine's bounds under its field", async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await type('settings-turn-quiet', '2.5');
+    await save();
+    expect((await screen.findByTestId('error-turn_quiet_secs')).textContent).toBe(
+      'Write the seconds as a whole number, like 30 (0: never by quiet alone).',
+    );
+    expect(callsOf(backend, 'set_settings')).toHaveLength(0);
+    await type('settings-turn-quiet', '7200');
+    await save();
+    expect((await screen.findByTestId('error-turn_quiet_secs')).textContent).toBe(
+      'An answer is over after at most an hour of quiet, or never by quiet (leave 0).',
+    );
+    expect((await backend.getSettings()).turn_quiet_secs).toBe(30);
   });
 
   it('shows a failure that is no field on top, in words', async () => {

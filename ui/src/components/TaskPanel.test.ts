@@ -287,7 +287,7 @@ describe('task panel', () => {
     await renderApp(backend);
     backend.failNext('cancel_task', { code: 'task_state', message: 'task x is completed: only a queued or running task can be cancelled', field: null });
     await fireEvent.click(within(entryOf('normal a')).getByTestId('task-cancel'));
-    expect((await screen.findByTestId('task-panel-error')).textContent).toContain('only a queued or running task can be cancelled');
+    expect((await screen.findByTestId('task-panel-error')).textContent).toBe('Only a queued or running task can be cancelled.');
   });
 
   it('sits beside the terminal in the session view and can be hidden', async () => {

@@ -446,6 +446,15 @@ export class AppState {
     await this.backend.moveTask(taskId, toIndex);
   }
 
+  /**
+   * Have a task its agent took but is not ready for typed now, whatever readiness says (the user
+   * sees its prompt where the ready pattern does not); the task's events follow. Rejects with an
+   * ApiError.
+   */
+  async typeTaskNow(taskId: TaskId): Promise<void> {
+    await this.backend.typeTaskNow(taskId);
+  }
+
   /** Put a finished task back at the front of its queue; rejects with an ApiError. */
   async requeueTask(taskId: TaskId): Promise<void> {
     this.#addTask(await this.backend.requeueTask(taskId));

@@ -232,6 +232,8 @@ results_json: string | null,
  */
 errors: string | null, };
 
+export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, };
+
 export type TaskInfo = { id: TaskId, state: TaskState, 
 /**
  * Queue order within a priority: lower runs first.
@@ -266,7 +268,11 @@ waited_ms: number,
 /**
  * Why it failed, was cancelled or interrupted.
  */
-reason: string | null, result: TaskResult | null, profile_id: ProfileId, 
+reason: string | null, result: TaskResult | null, 
+/**
+ * What it waits for while it does not go on by itself (live: not stored).
+ */
+waiting_for: WaitingFor | null, profile_id: ProfileId, 
 /**
  * What to do; typed into the agent with the completion protocol.
  */
@@ -626,6 +632,13 @@ default_task_time_limit_secs: number,
  */
 default_quiet_alert_secs: number, 
 /**
+ * An agent with neither a ready pattern nor hooks is done with what was
+ * typed (a loop's iteration is over) once its output has been quiet this
+ * many seconds after it answered; 0: never by quiet alone (loops then
+ * need a ready pattern or hooks).
+ */
+turn_quiet_secs: number, 
+/**
  * Which kinds of events show a desktop notification.
  */
 notify: NotifyChoices, 
@@ -643,7 +656,7 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
 export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted };
 
@@ -878,6 +891,8 @@ export interface EngineCommands {
   moveTask(taskId: TaskId, toIndex: number): Promise<void>;
   /** Puts an interrupted, failed, timed-out or cancelled task back at the front of its agent's queue. */
   requeueTask(taskId: TaskId): Promise<TaskInfo>;
+  /** Types a task its agent took from the queue but is not ready for now, whatever its readiness says (the user sees its prompt where its ready pattern does not). */
+  typeTaskNow(taskId: TaskId): Promise<TaskInfo>;
   /** Renames a task (an empty title gives it its instruction's first line back) and, while it waits in its queue, changes its instruction. */
   editTask(taskId: TaskId, title: string | null, instruction: string | null): Promise<TaskInfo>;
   /** Runs a finished task again, as a new task at the end of its agent's queue. */
@@ -960,6 +975,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     cancelTask: async (taskId) => replyValue(await send({ type: "cancel_task", task_id: taskId }), "task"),
     moveTask: async (taskId, toIndex) => replyValue(await send({ type: "move_task", task_id: taskId, to_index: toIndex }), "unit"),
     requeueTask: async (taskId) => replyValue(await send({ type: "requeue_task", task_id: taskId }), "task"),
+    typeTaskNow: async (taskId) => replyValue(await send({ type: "type_task_now", task_id: taskId }), "task"),
     editTask: async (taskId, title, instruction) => replyValue(await send({ type: "edit_task", task_id: taskId, title: title, instruction: instruction }), "task"),
     rerunTask: async (taskId) => replyValue(await send({ type: "rerun_task", task_id: taskId }), "submitted"),
     setQueuePaused: async (profileId, paused) => replyValue(await send({ type: "set_queue_paused", profile_id: profileId, paused: paused }), "unit"),
@@ -1042,6 +1058,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "unit" };
     case "requeue_task":
       return { type: "task", value: await target.requeueTask(command.task_id) };
+    case "type_task_now":
+      return { type: "task", value: await target.typeTaskNow(command.task_id) };
     case "edit_task":
       return { type: "task", value: await target.editTask(command.task_id, command.title, command.instruction) };
     case "rerun_task":

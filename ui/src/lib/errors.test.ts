@@ -48,6 +48,11 @@ describe('userMessage', () => {
     ['not_found', 'opening /data/switchboard.lock: No such file or directory (os error 2)', 'A file Switchboard needs is gone (opening /data/switchboard.lock: No such file or directory (os error 2)).'],
     ['io', 'reading x: Input/output error', 'reading x: Input/output error'],
     ['invalid_input', 'instruction: say what the agent should do', 'Instruction: say what the agent should do.'],
+    [
+      'task_state',
+      'task 0b6c1e2a-9f3d-4c1b-8a57-3f0e8d2b1c44 is running: it was already typed into its agent',
+      'It was already typed into its agent.',
+    ],
   ] as const)('says %s in the user\'s words', (code, message, said) => {
     const error = toApiError({ code, message, field: null });
     expect(error.code).toBe(code);

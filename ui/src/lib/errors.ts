@@ -111,6 +111,11 @@ export function userMessage(error: ApiError): string {
       const reason = prefix !== null && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
       return asSentence(reason);
     }
+    case 'task_state': {
+      // "task <id> is running: it was already typed into its agent": the window says why, not the id.
+      const reason = /^task \S+ is [a-z_]+: (.+)$/s.exec(error.message)?.[1];
+      return reason === undefined ? error.message : asSentence(reason);
+    }
     default:
       return error.message;
   }

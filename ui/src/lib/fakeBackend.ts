@@ -557,7 +557,8 @@ export class FakeBackend implements Backend {
   /** Checks the settings as the engine's `validate_settings` does, keeps them and tells. */
   async setSettings(settings: Settings): Promise<Settings> {
     this.#record('set_settings', { settings });
-    const kept = structuredClone(settings);
+    // As the engine: what the settings leave out takes its default.
+    const kept: Settings = { ...structuredClone(DEFAULT_SETTINGS), ...structuredClone(settings) };
     const limit = settings.default_task_time_limit_secs;
     if (limit < MIN_DEFAULT_SECS || limit > MAX_TIME_LIMIT_SECS) {
       this.#fail('invalid_input', 'A time limit is at least a minute and at most 7 days.', 'default_task_time_limit_secs');
@@ -565,6 +566,9 @@ export class FakeBackend implements Backend {
     const alert = settings.default_quiet_alert_secs;
     if (alert !== 0 && (alert < MIN_DEFAULT_SECS || alert > MAX_TIME_LIMIT_SECS)) {
       this.#fail('invalid_input', 'Alert after at least a minute and at most 7 days, or never (leave 0).', 'default_quiet_alert_secs');
+    }
+    if (settings.turn_quiet_secs > 3600) {
+      this.#fail('invalid_input', 'An answer is over after at most an hour of quiet, or never by quiet (leave 0).', 'turn_quiet_secs');
     }
     if (settings.quiet_hours.mode === 'daily') {
       const from = clockMinutes(settings.quiet_hours.from);
@@ -594,7 +598,7 @@ export class FakeBackend implements Backend {
     const task = this.#newTask(structuredClone(spec));
     this.#tasks.set(task.id, task);
     this.#logTask(task, { kind: 'task_queued', priority: task.priority });
-    this.emit({ type: 'task_changed', task });
+    this.emit({ type: 'task_changed', task: this.#shown(task) });
     this.#pump(task.profile_id);
     const now = this.#task(task.id);
     const position = now.state === 'queued' ? queueOf([...this.#tasks.values()], now.profile_id).findIndex((t) => t.id === now.id) + 1 : null;
@@ -604,7 +608,7 @@ export class FakeBackend implements Backend {
 
   async listTasks(profileId: ProfileId | null): Promise<TaskInfo[]> {
     this.#record('list_tasks', { profileId });
-    return [...this.#tasks.values()].filter((t) => profileId === null || t.profile_id === profileId);
+    return [...this.#tasks.values()].filter((t) => profileId === null || t.profile_id === profileId).map((t) => this.#shown(t));
   }
 
   async getTask(taskId: TaskId): Promise<TaskInfo> {
@@ -665,6 +669,18 @@ export class FakeBackend implements Backend {
     this.#emitQueue(task.profile_id);
   }
 
+  /** As the engine: only a task its agent took and has not typed yet is typed on the user's word. */
+  async typeTaskNow(taskId: TaskId): Promise<TaskInfo> {
+    this.#record('type_task_now', { taskId });
+    const task = this.#task(taskId);
+    if (task.state === 'queued') this.#taskState(task, 'it waits in its queue: it is typed once its agent takes it');
+    if (task.state !== 'running') this.#taskState(task, 'it has ended');
+    if (task.typed_at !== null) this.#taskState(task, 'it was already typed into its agent');
+    const shown = this.#task(taskId);
+    if (task.session_id !== null && this.#sessions.has(task.session_id)) this.#typeTask({ ...task, waiting_for: null });
+    return shown;
+  }
+
   async requeueTask(taskId: TaskId): Promise<TaskInfo> {
     this.#record('requeue_task', { taskId });
     const task = this.#task(taskId);
@@ -701,6 +717,8 @@ export class FakeBackend implements Backend {
       // Pausing lets the running task finish; resuming picks the next one if the agent is idle.
       this.#emitQueue(id);
       this.#pump(id);
+      // Its queued tasks wait for another reason now.
+      for (const task of queueOf([...this.#tasks.values()], id)) this.emit({ type: 'task_changed', task: this.#shown(task) });
     }
   }
 
@@ -878,6 +896,14 @@ export class FakeBackend implements Backend {
         open.state.state !== 'active'
           ? `${agent} has a stalled loop: resume it or cancel it before starting another.`
           : `${agent} already runs a loop: cancel it or let it end before starting another.`,
+      );
+    }
+    // As the engine: a loop must be able to see an iteration end (`iteration_end_seen`).
+    const profile = this.#profile(profileId);
+    if (profile.kind === 'generic' && profile.ready_pattern === null && this.#settings.turn_quiet_secs === 0) {
+      this.#fail(
+        'invalid_input',
+        `${profile.name} has no ready pattern and no hooks, and quiet alone never ends an answer (see Settings), so a loop could not tell when an iteration is over. Give the agent a ready pattern, or set how long quiet ends an answer.`,
       );
     }
     const info: LoopInfo = {
@@ -1285,7 +1311,23 @@ export class FakeBackend implements Backend {
   }
 
   #task(taskId: TaskId): TaskInfo {
-    return this.#tasks.get(taskId) ?? this.#fail('task_not_found', `no task ${taskId}`);
+    const task = this.#tasks.get(taskId) ?? this.#fail('task_not_found', `no task ${taskId}`);
+    return this.#shown(task);
+  }
+
+  /**
+   * The task with what it waits for, as the engine decides it: a queued one by its queue's
+   * state; one at work as it was last told (the fake agent is ready at once); none once ended.
+   */
+  #shown(task: TaskInfo): TaskInfo {
+    switch (task.state) {
+      case 'queued':
+        return { ...task, waiting_for: this.#pausedQueues.has(task.profile_id) ? { cause: 'queue_paused', reason: pauseWords(this.#pausedQueues.get(task.profile_id)) } : { cause: 'task_ahead' } };
+      case 'running':
+        return task;
+      default:
+        return { ...task, waiting_for: null };
+    }
   }
 
   /** As the engine: a terminal of 1 to 1000 cells a side. */
@@ -1321,6 +1363,7 @@ export class FakeBackend implements Backend {
       quiet_since: null,
       waiting_since: null,
       waited_ms: 0,
+      waiting_for: null,
       reason: null,
       result: null,
       profile_id: spec.profile_id,
@@ -1338,9 +1381,10 @@ export class FakeBackend implements Backend {
   }
 
   #putTask(task: TaskInfo): TaskInfo {
-    this.#tasks.set(task.id, task);
-    this.emit({ type: 'task_changed', task });
-    return task;
+    const shown = this.#shown(task);
+    this.#tasks.set(task.id, shown);
+    this.emit({ type: 'task_changed', task: shown });
+    return shown;
   }
 
   #runningTask(profileId: ProfileId): TaskInfo | undefined {
@@ -1369,7 +1413,7 @@ export class FakeBackend implements Backend {
     if (next && !this.#pausedQueues.has(profileId) && !this.#runningTask(profileId)) {
       const now = this.#now();
       const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profileId && s.info.state === 'running');
-      const started = this.#putTask({ ...next, state: 'running', started_at: now, session_id: session?.info.id ?? null });
+      const started = this.#putTask({ ...next, state: 'running', started_at: now, session_id: session?.info.id ?? null, waiting_for: null });
       this.#logTask(started, { kind: 'task_started' });
       // The fake agent is "ready" at once when it has a session; without one the task waits.
       if (session) this.#typeTask(started);
@@ -1686,4 +1730,22 @@ function clockMinutes(text: string): number | null {
 
 function clockText(minutes: number): string {
   return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+/** Who paused a queue and why, in the engine's few words (`QueuePause::in_words`). */
+function pauseWords(pause: QueuePause | undefined): string {
+  switch (pause?.by) {
+    case 'user':
+      return 'you paused it';
+    case 'all_queues':
+      return 'you paused every queue';
+    case 'agent_stopped':
+      return 'you stopped the agent while a task ran';
+    case 'restart':
+      return 'you restarted the agent and asked its queue to wait';
+    case 'task_not_started':
+      return `a task could not be started (${pause.reason})`;
+    default:
+      return 'it is paused';
+  }
 }

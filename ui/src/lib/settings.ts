@@ -10,6 +10,7 @@ import type { EngineEvent, Settings, Theme } from './bindings';
 export const DEFAULT_SETTINGS: Settings = {
   default_task_time_limit_secs: 30 * 60,
   default_quiet_alert_secs: 10 * 60,
+  turn_quiet_secs: 30,
   notify: { task_completed: true, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true },
   quiet_hours: { mode: 'off' },
   theme: 'system',

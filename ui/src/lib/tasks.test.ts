@@ -11,6 +11,7 @@ import {
   elapsedSecs,
   finishedTasks,
   firstLine,
+  waitSentence,
   HOVER_LINE_CHARS,
   HOVER_LINES,
   hoverText,
@@ -240,6 +241,13 @@ describe('texts', () => {
     [task(ID), { position: 1 }, 'queued · position 1'],
     [task(ID, { state: 'running', typed_at: null }), {}, 'running · waiting for the agent'],
     [task(ID, { state: 'running', typed_at: 5 }), {}, 'running'],
+    [task(ID, { waiting_for: { cause: 'queue_paused', reason: null } }), { position: 1, waitingFor: 'ffeeddcc-1111-4000-8000-000000000000' }, 'queued · position 1 · queue paused'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'prompt', last_line: 'agent>', pattern: 'demo> $' } }), {}, 'running · prompt not seen'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'hooks', until: 9 } }), {}, 'running · waiting for its hooks'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'agent_output' } }), {}, 'running · waiting for the agent to settle'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'agent_busy' } }), {}, 'running · waiting: the agent is busy'],
+    [task(ID, { state: 'running', typed_at: 5, waiting_for: { cause: 'teammates', working: 2 } }), {}, 'running · waiting for its teammates'],
+    [task(ID, { state: 'running', typed_at: 5, waiting_since: 7, waiting_for: { cause: 'user', since: 7 } }), {}, 'needs your answer · time limit paused'],
     [task(ID, { state: 'completed' }), {}, 'completed'],
     [task(ID, { state: 'completed', result: { summary: { ...summary, status: 'partial' }, fallback: false, artifacts: [], rejected: [], results_json: null, errors: null } }), {}, 'completed · partial'],
     [task(ID, { state: 'failed' }), {}, 'failed'],
@@ -248,6 +256,26 @@ describe('texts', () => {
     [task(ID, { state: 'interrupted' }), {}, 'interrupted'],
   ])('status label of %#', (t, context, label) => {
     expect(taskStatusLabel(t, context)).toBe(label);
+  });
+
+  it.each<[TaskInfo, string | null]>([
+    [task(ID), null],
+    [task(ID, { waiting_for: { cause: 'queue_paused', reason: null } }), 'Its queue is paused: it starts once the queue is resumed.'],
+    [task(ID, { waiting_for: { cause: 'queue_paused', reason: 'you stopped the agent' } }), 'Its queue is paused: you stopped the agent'],
+    [task(ID, { waiting_for: { cause: 'task_ahead' } }), 'It starts when the task its agent works on ends.'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'agent_output' } }), 'Not typed yet: the agent is still starting or printing, and is typed into once its output goes quiet.'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'hooks', until: 13_000 } }), "Not typed yet: waiting for the agent's hooks to say it is ready (its screen decides in 3s at most)."],
+    [task(ID, { state: 'running', waiting_for: { cause: 'hooks', until: 9_000 } }), "Not typed yet: waiting for the agent's hooks to say it is ready."],
+    [task(ID, { state: 'running', waiting_for: { cause: 'agent_busy' } }), "Not typed yet: the agent's hooks say it is busy."],
+    [task(ID, { state: 'running', waiting_for: { cause: 'prompt', last_line: 'agent>', pattern: 'demo> $' } }), "Not typed yet: the agent's prompt is not on its screen as its ready pattern expects."],
+    // The user's answer has its own line, with its Answer button.
+    [task(ID, { state: 'running', waiting_for: { cause: 'user', since: 1 } }), null],
+    [task(ID, { state: 'running', waiting_for: { cause: 'teammates', working: 1 } }), 'Done, and waits for its teammate still at work.'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'teammates', working: 3 } }), 'Done, and waits for its 3 teammates still at work.'],
+    // Ended: it waits for nothing, whatever a stale record says.
+    [task(ID, { state: 'completed', waiting_for: { cause: 'task_ahead' } }), null],
+  ])('what it waits for, in a sentence %#', (t, sentence) => {
+    expect(waitSentence(t, 10_000)).toBe(sentence);
   });
 
   it.each<[Submitted, string]>([

@@ -18,6 +18,7 @@ import type {
   TaskInfo,
   TaskSpec,
   TaskState,
+  WaitingFor,
 } from './bindings';
 import { isRunning, newestFirst, type Model, type Selection } from './model';
 import { signalHandledText, signalRaisedText, signalSetAsideText } from './signals';
@@ -312,13 +313,17 @@ export function taskStatusLabel(task: TaskInfo, context: { position?: number | n
     case 'queued': {
       const parts = ['queued'];
       if (context.position) parts.push(`position ${context.position}`);
-      if (context.waitingFor) parts.push(`waiting for ${shortId(context.waitingFor)}`);
+      if (task.waiting_for?.cause === 'queue_paused') parts.push('queue paused');
+      else if (context.waitingFor) parts.push(`waiting for ${shortId(context.waitingFor)}`);
       return parts.join(' · ');
     }
-    case 'running':
+    case 'running': {
       if (task.waiting_since !== null) return 'needs your answer · time limit paused';
+      const short = task.waiting_for === null ? null : WAIT_SHORT[task.waiting_for.cause];
+      if (short) return `running · ${short}`;
       // The queue took it, but the agent was not ready to have it typed yet.
       return task.typed_at === null ? 'running · waiting for the agent' : 'running';
+    }
     case 'completed': {
       // The agent's own verdict, when it is not plain success.
       const status = task.result?.summary.status;
@@ -326,6 +331,53 @@ export function taskStatusLabel(task: TaskInfo, context: { position?: number | n
     }
     default:
       return stateWord(task.state);
+  }
+}
+
+/** What a running task waits for, in a few words for its status line. */
+const WAIT_SHORT: Record<WaitingFor['cause'], string | null> = {
+  queue_paused: null,
+  task_ahead: null,
+  agent_output: 'waiting for the agent to settle',
+  hooks: 'waiting for its hooks',
+  agent_busy: 'waiting: the agent is busy',
+  prompt: 'prompt not seen',
+  user: null,
+  teammates: 'waiting for its teammates',
+};
+
+/**
+ * What an unfinished task waits for, in a sentence (the engine decides the cause; this only
+ * says it). Null when it waits for nothing, or for the user's answer (said with its Answer
+ * button where the task is shown). For a prompt not seen, the screen's last line and the
+ * pattern are the cause's own fields, shown beside this sentence.
+ */
+export function waitSentence(task: TaskInfo, now: number): string | null {
+  const cause = task.waiting_for;
+  if (cause === null || isFinished(task.state)) return null;
+  switch (cause.cause) {
+    case 'queue_paused':
+      return cause.reason ? `Its queue is paused: ${cause.reason}` : 'Its queue is paused: it starts once the queue is resumed.';
+    case 'task_ahead':
+      return 'It starts when the task its agent works on ends.';
+    case 'agent_output':
+      return 'Not typed yet: the agent is still starting or printing, and is typed into once its output goes quiet.';
+    case 'hooks': {
+      const left = Math.max(0, Math.ceil((cause.until - now) / 1000));
+      return left > 0
+        ? `Not typed yet: waiting for the agent's hooks to say it is ready (its screen decides in ${formatDuration(left)} at most).`
+        : "Not typed yet: waiting for the agent's hooks to say it is ready.";
+    }
+    case 'agent_busy':
+      return "Not typed yet: the agent's hooks say it is busy.";
+    case 'prompt':
+      return "Not typed yet: the agent's prompt is not on its screen as its ready pattern expects.";
+    case 'user':
+      return null;
+    case 'teammates':
+      return cause.working === 1
+        ? 'Done, and waits for its teammate still at work.'
+        : `Done, and waits for its ${cause.working} teammates still at work.`;
   }
 }
 

@@ -15,6 +15,7 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     quiet_since: null,
     waiting_since: null,
     waited_ms: 0,
+    waiting_for: null,
     reason: null,
     result: null,
     profile_id: 'p',

@@ -99,6 +99,9 @@ macro_rules! engine_commands {
             /// Puts an interrupted, failed, timed-out or cancelled task back at the front of its
             /// agent's queue.
             window now requeue_task / RequeueTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            /// Types a task its agent took from the queue but is not ready for now, whatever its
+            /// readiness says (the user sees its prompt where its ready pattern does not).
+            user now type_task_now / TypeTaskNow (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
             /// Renames a task (an empty title gives it its instruction's first line back) and, while
             /// it waits in its queue, changes its instruction.
             window now edit_task / EditTask (

@@ -8,6 +8,14 @@ use ts_rs::TS;
 
 use super::profile::{DEFAULT_QUIET_ALERT_SECS, DEFAULT_TASK_TIME_LIMIT_SECS};
 
+/// Default for [`Settings::turn_quiet_secs`]: long enough for a model's
+/// first words to come after a silent moment of thought, short enough that a
+/// loop does not idle for long between iterations.
+pub const DEFAULT_TURN_QUIET_SECS: u32 = 30;
+
+/// The longest [`Settings::turn_quiet_secs`].
+pub const MAX_TURN_QUIET_SECS: u32 = 3600;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(default)]
 pub struct Settings {
@@ -17,6 +25,11 @@ pub struct Settings {
     /// How long a new agent may show no sign of life while it works before
     /// its task is flagged as possibly stuck, in seconds; 0: never.
     pub default_quiet_alert_secs: u32,
+    /// An agent with neither a ready pattern nor hooks is done with what was
+    /// typed (a loop's iteration is over) once its output has been quiet this
+    /// many seconds after it answered; 0: never by quiet alone (loops then
+    /// need a ready pattern or hooks).
+    pub turn_quiet_secs: u32,
     /// Which kinds of events show a desktop notification.
     pub notify: NotifyChoices,
     /// When notifications are held back.
@@ -29,6 +42,7 @@ impl Default for Settings {
         Settings {
             default_task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
             default_quiet_alert_secs: DEFAULT_QUIET_ALERT_SECS,
+            turn_quiet_secs: DEFAULT_TURN_QUIET_SECS,
             notify: NotifyChoices::default(),
             quiet_hours: QuietHours::Off,
             theme: Theme::System,

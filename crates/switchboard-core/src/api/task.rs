@@ -190,6 +190,66 @@ pub struct TaskInfo {
     pub order: i64,
     pub created_at: Millis,
     pub status: TaskStatus,
+    /// What it waits for while it does not go on by itself; none once it
+    /// ended (and while its agent works on it). Live, never stored: the
+    /// engine decides it (`tasks::rules::waiting_for`) and reports each change.
+    pub waiting_for: Option<WaitingFor>,
+}
+
+/// Why an unfinished task does not go on: each wait with what the user needs
+/// to see of it. Decided by the engine, in one place, and published with the
+/// task whenever it changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum WaitingFor {
+    /// Queued: its agent's queue is paused. `reason` says who paused it and
+    /// why, where the app knows.
+    QueuePaused { reason: Option<String> },
+    /// Queued behind the task its agent works on (the queue's `current_task`).
+    TaskAhead,
+    /// Taken from the queue: the agent's output has not gone quiet yet (it is
+    /// starting, or still printing).
+    AgentOutput,
+    /// Taken from the queue: the agent's hooks have not reported yet (Claude
+    /// Code and Codex are typed into only once they have, or at `until`).
+    Hooks { until: Millis },
+    /// Taken from the queue: the agent's hooks say it is busy (at work, or in
+    /// a dialog of its own).
+    AgentBusy,
+    /// Taken from the queue: the prompt the agent's ready pattern looks for is
+    /// not on its screen. `last_line`: the screen's last line (controls
+    /// escaped, cut short), `pattern`: the ready pattern.
+    Prompt { last_line: String, pattern: String },
+    /// Its agent waits for the user's answer (a question, a blocker, a
+    /// decision, a permission), since `since`; its time limit is paused.
+    User { since: Millis },
+    /// Done, but its agent leads teammates still at work: it completes when
+    /// they are done.
+    Teammates { working: u32 },
+}
+
+impl WaitingFor {
+    /// What the task waits for, in words that follow "waiting for".
+    pub fn in_words(&self) -> String {
+        match self {
+            WaitingFor::QueuePaused { reason: Some(reason) } => format!("its agent's queue to resume: {reason}"),
+            WaitingFor::QueuePaused { reason: None } => "its agent's queue to resume: it is paused".to_owned(),
+            WaitingFor::TaskAhead => "the task its agent works on to end".to_owned(),
+            WaitingFor::AgentOutput => "the agent's output to settle: it is starting or still printing".to_owned(),
+            WaitingFor::Hooks { .. } => {
+                "the agent's hooks to report that it is ready (or a few seconds, then its screen decides)".to_owned()
+            }
+            WaitingFor::AgentBusy => "the agent, whose hooks say it is busy".to_owned(),
+            WaitingFor::Prompt { last_line, pattern } => {
+                format!(
+                    "the agent's prompt: its screen ends with “{last_line}”, which the ready pattern “{pattern}” does not match"
+                )
+            }
+            WaitingFor::User { .. } => "your answer".to_owned(),
+            WaitingFor::Teammates { working: 1 } => "its teammate, still at work".to_owned(),
+            WaitingFor::Teammates { working } => format!("its {working} teammates, still at work"),
+        }
+    }
 }
 
 /// A task's run in its agent's session.
@@ -258,7 +318,7 @@ pub enum TaskStatus {
 impl TaskInfo {
     /// A task just submitted.
     pub fn queued(id: TaskId, spec: TaskSpec, order: i64, created_at: Millis) -> TaskInfo {
-        TaskInfo { id, spec, order, created_at, status: TaskStatus::Queued }
+        TaskInfo { id, spec, order, created_at, status: TaskStatus::Queued, waiting_for: None }
     }
 
     pub fn state(&self) -> TaskState {
@@ -363,6 +423,7 @@ impl TaskInfo {
 
     /// Taken from the queue into `session_id`.
     pub fn start(&mut self, session_id: SessionId, at: Millis) {
+        self.waiting_for = None;
         self.status = TaskStatus::Running {
             run: TaskRun {
                 session_id,
@@ -411,6 +472,7 @@ impl TaskInfo {
     /// Back in the queue at `order`, as if just submitted.
     pub fn requeue(&mut self, order: i64) {
         self.order = order;
+        self.waiting_for = None;
         self.status = TaskStatus::Queued;
     }
 
@@ -419,6 +481,7 @@ impl TaskInfo {
     /// completed task without a result cannot be: that is a bug).
     pub fn end(&mut self, state: TaskState, at: Millis, reason: Option<String>, result: Option<TaskResult>) {
         let mut run = self.run().cloned();
+        self.waiting_for = None;
         // A wait for the user ends with the task.
         if let Some(run) = &mut run
             && let Some(began) = run.waiting_since.take()
@@ -481,6 +544,9 @@ pub struct TaskRecord {
     /// Why it failed, was cancelled or interrupted.
     pub reason: Option<String>,
     pub result: Option<TaskResult>,
+    /// What it waits for while it does not go on by itself (live: not stored).
+    #[serde(default)]
+    pub waiting_for: Option<WaitingFor>,
 }
 
 impl From<TaskInfo> for TaskRecord {
@@ -497,6 +563,7 @@ impl From<TaskInfo> for TaskRecord {
             waited_ms: task.run().map_or(0, |run| run.waited_ms),
             reason: task.reason().map(str::to_owned),
             result: task.result().cloned(),
+            waiting_for: task.waiting_for,
             id: task.id,
             spec: task.spec,
             order: task.order,
@@ -549,7 +616,14 @@ impl TryFrom<TaskRecord> for TaskInfo {
             }
             TaskState::Interrupted => TaskStatus::Interrupted { run, ended_at: ended_at()?, reason: reason() },
         };
-        Ok(TaskInfo { id: record.id, spec: record.spec, order: record.order, created_at: record.created_at, status })
+        Ok(TaskInfo {
+            id: record.id,
+            spec: record.spec,
+            order: record.order,
+            created_at: record.created_at,
+            status,
+            waiting_for: if state.is_finished() { None } else { record.waiting_for },
+        })
     }
 }
 
@@ -590,6 +664,21 @@ pub enum QueuePause {
     /// Recorded by a later version of the app.
     #[serde(other)]
     Unknown,
+}
+
+impl QueuePause {
+    /// Who paused the queue and why, in a few words (a queued task's wait
+    /// says it).
+    pub fn in_words(&self) -> String {
+        match self {
+            QueuePause::User { .. } => "you paused it".to_owned(),
+            QueuePause::AllQueues { .. } => "you paused every queue".to_owned(),
+            QueuePause::AgentStopped { .. } => "you stopped the agent while a task ran".to_owned(),
+            QueuePause::Restart { .. } => "you restarted the agent and asked its queue to wait".to_owned(),
+            QueuePause::TaskNotStarted { reason, .. } => format!("a task could not be started ({reason})"),
+            QueuePause::Unknown => "it is paused".to_owned(),
+        }
+    }
 }
 
 /// What becomes of the task an agent works on when its session restarts:

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 
 use super::sessions::Sessions;
-use crate::api::{EngineEvent, LogKind, Millis, Profile, SessionInfo, TaskInfo};
+use crate::api::{EngineEvent, LogKind, Millis, Profile, SessionInfo, TaskInfo, WaitingFor};
 use crate::error::EngineError;
 use crate::sink::{EventSink, LogAbout, log};
 use crate::store::{Store, StoreError};
@@ -24,6 +24,10 @@ pub(crate) struct Ctx {
     /// Task changes the store refused (a full disk), kept as the truth until
     /// it can write them.
     pub unsaved_tasks: BTreeMap<TaskId, TaskInfo>,
+    /// What each task at work waits for (the task desk's, decided by
+    /// `tasks::rules::waiting_for`): live, never stored, and laid over the
+    /// task wherever the desk reads or reports it.
+    pub task_waits: BTreeMap<TaskId, WaitingFor>,
     follows: VecDeque<Follow>,
 }
 
@@ -59,7 +63,14 @@ pub(crate) struct Report {
 
 impl Ctx {
     pub fn new(store: Store, sink: Arc<dyn EventSink>, sessions: Sessions) -> Self {
-        Ctx { store, sink, sessions, unsaved_tasks: BTreeMap::new(), follows: VecDeque::new() }
+        Ctx {
+            store,
+            sink,
+            sessions,
+            unsaved_tasks: BTreeMap::new(),
+            task_waits: BTreeMap::new(),
+            follows: VecDeque::new(),
+        }
     }
 
     pub fn emit(&self, event: EngineEvent) {

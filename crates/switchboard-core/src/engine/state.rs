@@ -132,7 +132,15 @@ impl EngineState {
                     self.on_session_end(end)
                 }
                 Some(note) = inputs.notes.recv() => self.tasks.on_note(&mut self.cx, note),
-                Some(event) = inputs.watch_events.recv() => self.tasks.on_watch_event(&mut self.cx, event),
+                Some(event) = inputs.watch_events.recv() => {
+                    // A summary cannot come before its task was typed: the "typed" notes
+                    // already sent are taken first, so a quick agent's task is not
+                    // completed as one never typed.
+                    while let Ok(note) = inputs.notes.try_recv() {
+                        self.tasks.on_note(&mut self.cx, note);
+                    }
+                    self.tasks.on_watch_event(&mut self.cx, event)
+                }
                 Some(scan) = inputs.scans.recv() => {
                     let task = self.tasks.task_of_session(&scan.id);
                     self.signals.on_signal(&mut self.cx, scan.id, SignalChannel::Pty, scan.event, task);
@@ -511,6 +519,10 @@ impl EngineState {
     pub(super) fn requeue_task(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
         let task_id = &task_id;
         self.tasks.requeue(&mut self.cx, task_id)
+    }
+
+    pub(super) fn type_task_now(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+        self.tasks.type_now(&mut self.cx, &task_id)
     }
 
     pub(super) fn set_queue_paused(&mut self, profile_id: Option<ProfileId>, paused: bool) -> Result<(), EngineError> {

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::terminal::TerminalModel;
-use super::typing::{self, ENTER_DELAY, Readiness, ReadyWhen};
+use super::typing::{self, ENTER_DELAY, Held, Readiness, ReadyWhen};
 use super::{
     BATCH_INTERVAL, Control, FlowGate, InputQueue, InputRefused, MAX_BATCH_BYTES, OutputSink, SessionEnd, SessionScan,
     SubscriptionId, TypeRequest, process,
@@ -75,6 +75,15 @@ struct PendingEnter {
     back: Option<(ReadyWhen, Responder<Vec<String>>)>,
 }
 
+/// A text waiting to be typed, with what the actor knows of its wait.
+struct Waiting {
+    request: TypeRequest,
+    /// The user said to type it whatever readiness says.
+    forced: bool,
+    /// What was last reported as holding it back.
+    reported: Option<Held>,
+}
+
 /// Waits for the agent to be back at its prompt after a typed text.
 struct BackWatch {
     ready: ReadyWhen,
@@ -108,7 +117,7 @@ pub(super) struct SessionActor {
     /// The same, as wall-clock time the engine reads.
     output_at: Arc<AtomicI64>,
     /// Texts waiting for the agent to be ready, first first.
-    typing: VecDeque<TypeRequest>,
+    typing: VecDeque<Waiting>,
     check_ready_at: Option<Instant>,
     /// What the agent's hooks last said: at work or asking (true). Until
     /// their first word, an agent with hooks counts as busy…
@@ -275,16 +284,28 @@ impl SessionActor {
                     // The terminal echoes what is typed: a marker in it (a user's
                     // instruction or answer quoting one) would read as a signal.
                     let text = switchboard_protocol::signal::teach::defuse(&request.text);
-                    self.typing.push_back(TypeRequest { text, ..request });
+                    let request = TypeRequest { text, ..request };
+                    self.typing.push_back(Waiting { request, forced: false, reported: None });
                     self.try_type();
                 }
             }
             Control::CancelType(tag) => {
-                self.typing.retain(|request| request.tag != tag);
+                self.typing.retain(|waiting| waiting.request.tag != tag);
                 if self.typing.is_empty() {
                     self.check_ready_at = None;
                 }
             }
+            Control::TypeNow(tag, reply) => match self.typing.iter_mut().find(|waiting| waiting.request.tag == tag) {
+                Some(waiting) => {
+                    waiting.forced = true;
+                    reply.send(Ok(()));
+                    self.try_type();
+                }
+                None => reply.send(Err(EngineError::InvalidInput {
+                    field: "task_id",
+                    reason: "it is no longer waiting to be typed".into(),
+                })),
+            },
             Control::AgentBusy(busy) => {
                 self.hooks_grace_until = None;
                 self.agent_busy = busy;
@@ -327,8 +348,8 @@ impl SessionActor {
         let events = self.scanner.as_mut().map(|scanner| scanner.feed(bytes)).unwrap_or_default();
         self.last_output = Instant::now();
         self.output_at.store(crate::api::now(), Ordering::Relaxed);
-        if let Some(request) = self.typing.front() {
-            self.check_ready_at = Some(self.last_output + request.ready.quiet);
+        if let Some(waiting) = self.typing.front() {
+            self.check_ready_at = Some(self.last_output + waiting.request.ready.quiet);
         }
         if let Some(back) = &mut self.back {
             back.answered = true;
@@ -347,39 +368,81 @@ impl SessionActor {
         events
     }
 
-    /// Types the waiting text if the agent is ready now; otherwise arranges
-    /// to look again when it may be.
+    /// Types the waiting text if the agent is ready now (or the user said to
+    /// type it); otherwise arranges to look again when it may be, and says
+    /// what holds it back when that changed.
     fn try_type(&mut self) {
-        let Some(request) = self.typing.front() else { return };
+        let Some(waiting) = self.typing.front() else { return };
         if self.enter.is_some() {
             // The previous text is still waiting for its Enter.
             self.check_ready_at = Some(Instant::now() + ENTER_DELAY);
             return;
         }
         let quiet_for = self.last_output.elapsed();
-        match typing::readiness(&request.ready, &self.model.cursor_line(), quiet_for, self.agent_busy) {
+        let readiness = match waiting.forced {
+            true => Readiness::Ready,
+            false => typing::readiness(&waiting.request.ready, &self.model.cursor_line(), quiet_for, self.agent_busy),
+        };
+        match readiness {
             Readiness::WaitQuiet(remaining) => self.check_ready_at = Some(Instant::now() + remaining),
             Readiness::WaitPattern | Readiness::WaitAgent => self.check_ready_at = None,
-            Readiness::Ready => {
-                let request = self.typing.pop_front().expect("checked above");
-                let bracketed = self.model.bracketed_paste();
-                match self.push_input(typing::typed_input(&request.text, bracketed)) {
-                    Ok(()) => {
-                        let back = request
-                            .back
-                            .filter(|_| request.ready.pattern.is_some())
-                            .map(|reply| (request.ready.clone(), reply));
-                        self.enter = Some(PendingEnter {
-                            at: Instant::now() + ENTER_DELAY,
-                            bracketed,
-                            reply: request.reply,
-                            back,
-                        })
-                    }
-                    Err(error) => request.reply.send(Err(error)),
-                }
-            }
+            Readiness::Ready => {}
         }
+        if readiness != Readiness::Ready {
+            self.report_held(readiness);
+            return;
+        }
+        let Waiting { request, .. } = self.typing.pop_front().expect("checked above");
+        let bracketed = self.model.bracketed_paste();
+        match self.push_input(typing::typed_input(&request.text, bracketed)) {
+            Ok(()) => {
+                // Dropped when nothing can tell the turn is over: its responder answers so.
+                let back = request
+                    .back
+                    .and_then(|back| request.ready.turn_over(back.turn_quiet).map(|ready| (ready, back.reply)));
+                self.enter =
+                    Some(PendingEnter { at: Instant::now() + ENTER_DELAY, bracketed, reply: request.reply, back })
+            }
+            Err(error) => request.reply.send(Err(error)),
+        }
+    }
+
+    /// Tells the first waiting text's requester what holds it back, if that
+    /// changed since it was last told.
+    fn report_held(&mut self, readiness: Readiness) {
+        let hooks_until = self.hooks_grace_until.filter(|_| self.agent_busy).map(|until| {
+            let left = until.saturating_duration_since(Instant::now());
+            crate::api::now() + left.as_millis() as crate::api::Millis
+        });
+        let last_line = match readiness {
+            Readiness::WaitPattern => self.last_screen_line(),
+            _ => String::new(),
+        };
+        let Some(waiting) = self.typing.front_mut() else { return };
+        let Some(held) = typing::held(readiness, hooks_until, &last_line) else { return };
+        // The grace's end moves by a few milliseconds from one look to the next.
+        let same = match (&waiting.reported, &held) {
+            (Some(Held::Hooks { .. }), Held::Hooks { .. }) => true,
+            (reported, held) => reported.as_ref() == Some(held),
+        };
+        if same {
+            return;
+        }
+        waiting.reported = Some(held.clone());
+        if let Some(report) = &mut waiting.request.held {
+            report(held);
+        }
+    }
+
+    /// The line under the cursor, or the screen's last line with text on it
+    /// when the cursor's is blank.
+    fn last_screen_line(&mut self) -> String {
+        let cursor = self.model.cursor_line();
+        if !cursor.trim().is_empty() {
+            return cursor;
+        }
+        let screen = self.model.snapshot(0).screen;
+        screen.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or_default().to_owned()
     }
 
     /// Answers the back watch if the agent, having answered, is at its
@@ -419,7 +482,7 @@ impl SessionActor {
         enter.reply.send(pressed.map(|()| enter.bracketed));
         // The next text waits for the agent to be ready again.
         if let Some(next) = self.typing.front() {
-            self.check_ready_at = Some(Instant::now() + next.ready.quiet);
+            self.check_ready_at = Some(Instant::now() + next.request.ready.quiet);
         }
     }
 
@@ -476,8 +539,8 @@ impl SessionActor {
         {
             tracing::warn!(session = %self.id, %error, "the last signal block of an ended session was not read");
         }
-        for request in self.typing.drain(..) {
-            request.reply.send(Err(EngineError::SessionNotRunning(self.id.clone())));
+        for waiting in self.typing.drain(..) {
+            waiting.request.reply.send(Err(EngineError::SessionNotRunning(self.id.clone())));
         }
         if let Some(enter) = self.enter.take() {
             enter.reply.send(Err(EngineError::SessionNotRunning(self.id.clone())));

@@ -128,6 +128,10 @@ pub(crate) enum Control {
     Type(TypeRequest),
     /// Forget the request with this tag if it was not typed yet.
     CancelType(String),
+    /// Type the request with this tag as soon as the texts before it are,
+    /// whatever readiness says (the user's word); answered with whether
+    /// such a request waits.
+    TypeNow(String, Responder<()>),
     /// The agent's hooks say it is at work or asking something (true), or
     /// back at its prompt (false).
     AgentBusy(bool),
@@ -142,12 +146,24 @@ pub(crate) struct TypeRequest {
     pub ready: ReadyWhen,
     /// Whether bracketed paste was used, or why nothing was typed.
     pub reply: Responder<bool>,
+    /// Told what holds the text back each time that changes (see
+    /// [`typing::held`]), until it is typed.
+    pub held: Option<HeldReport>,
     /// Answered once the agent, having printed something after this text's
-    /// Enter, is back at its ready prompt: with the recent lines on screen
-    /// above that prompt.
-    /// Only for a ready rule with a pattern (quiet alone cannot tell a
-    /// finished agent from a thinking one).
-    pub back: Option<Responder<Vec<String>>>,
+    /// Enter, is done with it ([`ReadyWhen::turn_over`]): with the recent
+    /// lines on screen above its prompt.
+    pub back: Option<BackWatchRequest>,
+}
+
+/// Hears what holds a text back, on the session's task: it must not block.
+pub(crate) type HeldReport = Box<dyn FnMut(typing::Held) + Send>;
+
+/// Asks to hear when the agent is done with a typed text.
+pub(crate) struct BackWatchRequest {
+    pub reply: Responder<Vec<String>>,
+    /// Without a ready pattern: how long its output must be quiet after it
+    /// answered (zero: the request is dropped, nothing can tell).
+    pub turn_quiet: Duration,
 }
 
 /// The engine's handle on a session actor. Dropping it ends the actor (and,

@@ -52,6 +52,61 @@ pub enum Readiness {
     WaitAgent,
 }
 
+/// Why a text is not typed yet, as the session actor reports it for the
+/// task it carries (the engine words it as the task's wait).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// The agent's output has not been quiet long enough yet.
+    Output,
+    /// Its hooks have not reported yet; typing goes by the screen alone at `until`.
+    Hooks { until: crate::api::Millis },
+    /// Its hooks say it is at work or asking something.
+    AgentBusy,
+    /// Quiet, but the ready pattern does not match: the screen's last line.
+    Prompt { last_line: String },
+}
+
+/// The longest screen line a [`Held::Prompt`] keeps, in characters.
+pub const HELD_LINE_CHARS: usize = 200;
+
+/// What a wait of `readiness` is held by: none when the text may be typed.
+/// `hooks_until`: while the hooks have not reported yet, when typing stops
+/// waiting for them; `last_line`: the screen's last line, kept escaped
+/// and cut to [`HELD_LINE_CHARS`].
+pub fn held(readiness: Readiness, hooks_until: Option<crate::api::Millis>, last_line: &str) -> Option<Held> {
+    match readiness {
+        Readiness::Ready => None,
+        Readiness::WaitQuiet(_) => Some(Held::Output),
+        Readiness::WaitAgent => Some(match hooks_until {
+            Some(until) => Held::Hooks { until },
+            None => Held::AgentBusy,
+        }),
+        Readiness::WaitPattern => {
+            let line = switchboard_protocol::text::one_line(last_line.trim_end());
+            let last_line = match line.char_indices().nth(HELD_LINE_CHARS) {
+                Some((cut, _)) => format!("{}…", &line[..cut]),
+                None => line,
+            };
+            Some(Held::Prompt { last_line })
+        }
+    }
+}
+
+impl ReadyWhen {
+    /// When an agent that answered a typed text is done with it: back at the
+    /// prompt its pattern matches, quiet for its quiet time; without a
+    /// pattern, quiet for `turn_quiet` (longer: quiet alone must tell a
+    /// finished agent from a thinking one). None: without a pattern and with
+    /// `turn_quiet` zero, nothing can tell.
+    pub fn turn_over(&self, turn_quiet: Duration) -> Option<ReadyWhen> {
+        match &self.pattern {
+            Some(_) => Some(self.clone()),
+            None if turn_quiet.is_zero() => None,
+            None => Some(ReadyWhen { pattern: None, quiet: turn_quiet.max(self.quiet) }),
+        }
+    }
+}
+
 /// Whether an agent whose cursor line reads `cursor_line`, whose output
 /// has been quiet for `quiet_for`, and whose hooks say it is `busy` (or
 /// have said nothing) may be typed into.
@@ -109,6 +164,43 @@ mod tests {
         for (ready, line, quiet_for, busy, expected) in cases {
             assert_eq!(readiness(ready, line, quiet_for, busy), expected, "{line:?} after {quiet_for:?} busy={busy}");
         }
+    }
+
+    #[test]
+    fn what_holds_a_text_back_is_said_with_what_the_user_needs() {
+        let ms = Duration::from_millis;
+        let cases = [
+            (Readiness::Ready, None, "demo> ", None),
+            (Readiness::WaitQuiet(ms(5)), None, "loading", Some(Held::Output)),
+            (Readiness::WaitAgent, Some(9_000), "", Some(Held::Hooks { until: 9_000 })),
+            (Readiness::WaitAgent, None, "", Some(Held::AgentBusy)),
+            (Readiness::WaitPattern, None, "agent> ", Some(Held::Prompt { last_line: "agent>".into() })),
+            // Agent text: its controls escaped, never passed on.
+            (Readiness::WaitPattern, None, "a\x07b\\", Some(Held::Prompt { last_line: "a\\u{7}b\\\\".into() })),
+        ];
+        for (readiness, hooks_until, line, expected) in cases {
+            assert_eq!(held(readiness, hooks_until, line), expected, "{readiness:?} {line:?}");
+        }
+        let long = "x".repeat(HELD_LINE_CHARS + 10);
+        let Some(Held::Prompt { last_line }) = held(Readiness::WaitPattern, None, &long) else { panic!() };
+        assert_eq!(last_line.chars().count(), HELD_LINE_CHARS + 1, "cut, and said to be");
+    }
+
+    #[test]
+    fn a_turn_is_over_at_the_prompt_or_after_a_longer_quiet() {
+        let ms = Duration::from_millis;
+        let prompt = ReadyWhen { pattern: Some(Regex::new("demo> $").unwrap()), quiet: ms(300) };
+        let quiet_only = ReadyWhen { pattern: None, quiet: ms(800) };
+        let over = prompt.turn_over(ms(30_000)).unwrap();
+        assert_eq!((over.pattern.map(|p| p.to_string()), over.quiet), (Some("demo> $".into()), ms(300)));
+        let over = quiet_only.turn_over(ms(30_000)).unwrap();
+        assert_eq!((over.pattern.is_none(), over.quiet), (true, ms(30_000)));
+        assert_eq!(readiness(&over, "answer", ms(29_999), false), Readiness::WaitQuiet(ms(1)));
+        assert_eq!(readiness(&over, "answer", ms(30_000), false), Readiness::Ready);
+        // Never shorter than the agent's own quiet time.
+        assert_eq!(quiet_only.turn_over(ms(100)).unwrap().quiet, ms(800));
+        assert!(quiet_only.turn_over(Duration::ZERO).is_none(), "nothing can tell");
+        assert!(prompt.turn_over(Duration::ZERO).is_some(), "its prompt tells");
     }
 
     #[test]

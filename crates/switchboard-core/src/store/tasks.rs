@@ -663,6 +663,8 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
             .get::<_, Option<String>>(18)?
             .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
             .transpose()?,
+        // Live, never stored: the engine decides it anew.
+        waiting_for: None,
     };
     let id = record.id.clone();
     TaskInfo::try_from(record).map_err(|reason| corrupt(format!("{id}: {reason}")))

@@ -152,6 +152,7 @@ fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
     let chosen = Settings {
         default_task_time_limit_secs: 45 * 60,
         default_quiet_alert_secs: 0,
+        turn_quiet_secs: 5,
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:00".into() },
         theme: Theme::Light,

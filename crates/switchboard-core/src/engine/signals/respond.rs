@@ -226,8 +226,10 @@ pub(super) fn deliver(
         Ok(_) => tracing::debug!(%session, "a reply was typed into the agent"),
         Err(error) => tracing::warn!(%session, %error, "a reply could not be typed"),
     });
-    cx.sessions
-        .send(&target, Control::Type(TypeRequest { tag: tag.to_owned(), text: prompt, ready, reply, back: None }));
+    cx.sessions.send(
+        &target,
+        Control::Type(TypeRequest { tag: tag.to_owned(), text: prompt, ready, reply, held: None, back: None }),
+    );
     Ok(target)
 }
 

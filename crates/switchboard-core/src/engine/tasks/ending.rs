@@ -40,6 +40,8 @@ pub enum TaskNote {
     /// The agent is back at its prompt after the task (a loop iteration of
     /// an agent without hooks); the recent lines on its screen.
     PromptReturned { task_id: TaskId, lines: Vec<String> },
+    /// What holds the task's typing back changed (see `typing::held`).
+    Held { task_id: TaskId, held: crate::session::typing::Held },
 }
 
 impl TaskDesk {
@@ -56,8 +58,14 @@ impl TaskDesk {
                         if let Phase::Handed { .. } = work.phase {
                             work.phase = Phase::Typed { deadline: Instant::now() + work.time_limit };
                             work.typed_at = Some(at);
+                            work.held = None;
+                            // A wait flagged before it was typed is over.
+                            work.quiet_since = None;
                         }
+                        let cause = super::wait_of(cx, &profile_id, self.work.get(&profile_id).expect("found above"));
+                        super::set_wait(cx, &task_id, cause);
                         if let Ok(mut task) = task_of(cx, &task_id) {
+                            task.set_quiet_since(None);
                             task.typed(at);
                             save_and_report(cx, &task);
                             log_task(cx, &task, LogKind::TaskTyped { bracketed });
@@ -74,6 +82,14 @@ impl TaskDesk {
             TaskNote::Settled { task_id } => {
                 if let Some(profile_id) = self.profile_working_on(&task_id) {
                     self.complete(cx, &profile_id);
+                }
+            }
+            TaskNote::Held { task_id, held } => {
+                let Some(profile_id) = self.profile_working_on(&task_id) else { return };
+                let work = self.work.get_mut(&profile_id).expect("found above");
+                if let Phase::Handed { .. } = work.phase {
+                    work.held = Some(held);
+                    self.refresh_wait(cx, &profile_id);
                 }
             }
             TaskNote::PromptReturned { task_id, lines } => {
@@ -252,8 +268,10 @@ impl TaskDesk {
         let (state, reason) = match decision {
             Decision::Wait => return,
             // Teammates still at work: the lead's task stays open until
-            // they are done (its summary is kept).
+            // they are done (its summary is kept), and says so.
             Decision::Complete | Decision::Disagree(_) if status::team_active(&cx.sessions, &work.session_id) => {
+                self.work.get_mut(profile_id).expect("checked above").held_for_team = true;
+                self.refresh_wait(cx, profile_id);
                 return;
             }
             Decision::Complete => (TaskState::Completed, None),
@@ -296,7 +314,7 @@ impl TaskDesk {
         for profile_id in expired {
             let work = self.work.get(&profile_id).expect("listed above");
             let typed = matches!(work.phase, Phase::Typed { .. });
-            let reason = rules::deadline_reason(typed, work.time_limit);
+            let reason = rules::deadline_reason(typed, work.time_limit, cx.task_waits.get(&work.task_id));
             self.begin_fallback(cx, &profile_id, TaskState::TimedOut, reason, true);
         }
         self.retry_starts(cx, now);
@@ -366,8 +384,9 @@ impl TaskDesk {
         if pause_queue {
             let task_id = self.work.get(&profile_id).expect("found above").task_id.clone();
             let pause = crate::api::QueuePause::AgentStopped { at: now(), task_id };
-            if let Err(error) = cx.store.set_queue_paused(&profile_id, Some(&pause)) {
-                tracing::error!(%error, "pausing a queue failed");
+            match cx.store.set_queue_paused(&profile_id, Some(&pause)) {
+                Ok(()) => super::report_queued(cx, &profile_id),
+                Err(error) => tracing::error!(%error, "pausing a queue failed"),
             }
         }
         if state == TaskState::Queued {
@@ -487,6 +506,7 @@ impl TaskDesk {
             }
         }
         task.end(state, now(), reason.clone(), result);
+        cx.task_waits.remove(&task.id);
         save_and_report(cx, &task);
         log_task(cx, &task, LogKind::TaskEnded { state, reason });
         if state == TaskState::Completed
@@ -545,9 +565,10 @@ fn iteration_summary(task: &TaskInfo, stop_reason: &str) -> String {
 pub(super) fn requeue_at_front(cx: &mut Ctx, task_id: &TaskId, app_stopped: bool) -> Result<(), EngineError> {
     let mut task = task_of(cx, task_id)?;
     task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
+    cx.task_waits.remove(task_id);
     cx.store.save_task(&task)?;
     log_task(cx, &task, LogKind::TaskRequeued { app_stopped });
-    cx.emit(crate::api::EngineEvent::TaskChanged { task });
+    super::report_task(cx, task);
     Ok(())
 }
 
@@ -564,7 +585,7 @@ pub(super) fn save_and_report(cx: &mut Ctx, task: &TaskInfo) {
             cx.unsaved_tasks.insert(task.id.clone(), task.clone());
         }
     }
-    cx.emit(crate::api::EngineEvent::TaskChanged { task: task.clone() });
+    super::report_task(cx, task.clone());
 }
 
 pub(super) fn summary_file(workspace: &Path, task: &TaskId) -> PathBuf {

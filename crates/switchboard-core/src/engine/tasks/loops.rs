@@ -53,6 +53,11 @@ impl TaskDesk {
             let agent = cx.profile(profile_id)?.spec.name;
             return Err(EngineError::LoopBusy { agent, stalled: open.resumable() });
         }
+        let profile = cx.profile(profile_id)?;
+        let turn_quiet_secs = cx.store.settings()?.turn_quiet_secs;
+        if !iteration_end_seen(profile.spec.kind, profile.spec.ready_pattern.is_some(), turn_quiet_secs) {
+            return Err(EngineError::LoopCannotEnd { agent: profile.spec.name });
+        }
         let workspace = workspace_of(cx, profile_id)?;
         owned::write_anchor(&workspace, &settings)
             .map_err(|e| EngineError::io("writing the loop's anchor".to_owned(), e))?;
@@ -435,7 +440,7 @@ impl TaskDesk {
         let task = TaskInfo::queued(TaskId::new(), spec, order, now());
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskQueued { priority: task.spec.priority });
-        cx.emit(EngineEvent::TaskChanged { task: task.clone() });
+        super::report_task(cx, task.clone());
         self.pump(cx, &info.profile_id);
         task_of(cx, &task.id)
     }
@@ -493,6 +498,18 @@ fn ensure_anchor(cx: &Ctx, info: &LoopInfo, workspace: &Path) {
         },
         Err(error) => tracing::warn!(%error, "a loop's anchor could not be read"),
     }
+}
+
+/// Whether the app can see a loop iteration of this agent end without its
+/// process ending: hooks (Claude Code, Codex) say so at the turn's end; a
+/// plain agent is back at its ready pattern's prompt, or, without one, has
+/// been quiet for `turn_quiet_secs` after it answered (0: never by quiet).
+pub(crate) fn iteration_end_seen(
+    kind: switchboard_protocol::AgentKind,
+    ready_pattern: bool,
+    turn_quiet_secs: u32,
+) -> bool {
+    kind != switchboard_protocol::AgentKind::Generic || ready_pattern || turn_quiet_secs > 0
 }
 
 fn validate_settings(mut settings: LoopSettings) -> Result<LoopSettings, EngineError> {
@@ -589,6 +606,21 @@ pub(super) fn last_lines(lines: &[String], typed: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_loop_needs_a_way_to_see_an_iteration_end() {
+        use switchboard_protocol::AgentKind::{ClaudeCode, Codex, Generic};
+        let cases = [
+            (Generic, true, 0, true),
+            (Generic, false, 30, true),
+            (Generic, false, 0, false),
+            (ClaudeCode, false, 0, true),
+            (Codex, false, 0, true),
+        ];
+        for (kind, pattern, quiet, seen) in cases {
+            assert_eq!(iteration_end_seen(kind, pattern, quiet), seen, "{kind:?} pattern {pattern} quiet {quiet}");
+        }
+    }
 
     #[test]
     fn loop_settings_are_checked_with_words() {

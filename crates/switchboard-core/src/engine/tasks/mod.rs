@@ -28,12 +28,12 @@ use super::context::{Ctx, Report};
 use crate::api::now;
 use crate::api::{
     CompletionRule, EngineEvent, LogKind, QueuePause, QueueStatus, RestartTask, SessionInfo, Submitted, TaskInfo,
-    TaskSpec, TaskState,
+    TaskSpec, TaskState, WaitingFor,
 };
 use crate::engine::sessions::EndWaiter;
 use crate::error::{EngineError, Responder};
-use crate::session::typing::ReadyWhen;
-use crate::session::{Control, TypeRequest};
+use crate::session::typing::{Held, ReadyWhen};
+use crate::session::{BackWatchRequest, Control, TypeRequest};
 use crate::sink::LogAbout;
 use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
@@ -83,6 +83,12 @@ struct Work {
     /// Since when its agent has waited for the user (see `quiet`): its
     /// deadline is paused meanwhile, and pushed back by the wait after.
     waiting: Option<(crate::api::Millis, Instant)>,
+    /// When it was handed to the session actor.
+    handed_at: crate::api::Millis,
+    /// What the session actor last said holds its typing back.
+    held: Option<Held>,
+    /// Its completion is held while its agent's teammates still work.
+    held_for_team: bool,
 }
 
 impl Work {
@@ -179,7 +185,7 @@ impl TaskDesk {
             TaskInfo::queued(TaskId::new(), TaskSpec { time_limit_secs: Some(time_limit), ..spec }, order, now());
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskQueued { priority: task.spec.priority });
-        cx.emit(EngineEvent::TaskChanged { task: task.clone() });
+        report_task(cx, task.clone());
         self.pump(cx, &profile.id);
         let task = task_of(cx, &task.id)?;
         let (position, waiting_for) = if task.state() == TaskState::Queued {
@@ -195,12 +201,16 @@ impl TaskDesk {
         let mut tasks = cx.store.finished_tasks(profile_id, MAX_LISTED_FINISHED_TASKS)?;
         tasks.extend(cx.store.active_tasks(profile_id)?);
         // Changes the store could not record yet are the truth meanwhile.
-        for task in &mut tasks {
-            if let Some(unsaved) = cx.unsaved_tasks.get(&task.id) {
-                *task = unsaved.clone();
-            }
-        }
-        Ok(tasks)
+        let mut paused = HashMap::new();
+        Ok(tasks
+            .into_iter()
+            .map(|task| cx.unsaved_tasks.get(&task.id).cloned().unwrap_or(task))
+            .map(|task| {
+                with_wait(cx, task, |profile| {
+                    paused.entry(profile.clone()).or_insert_with(|| queue_paused(cx, profile)).clone()
+                })
+            })
+            .collect())
     }
 
     /// Records the task changes the store refused (a full disk), now that it
@@ -284,7 +294,7 @@ impl TaskDesk {
         let priority = moved.iter().find(|q| &q.id == id).map_or(task.spec.priority, |q| q.priority);
         log_task(cx, &task, LogKind::TaskMoved { to_index, priority });
         for task in changed {
-            cx.emit(EngineEvent::TaskChanged { task });
+            report_task(cx, task);
         }
         emit_queue(cx, self.queue_status(cx, &profile_id));
         Ok(())
@@ -316,7 +326,7 @@ impl TaskDesk {
         }
         cx.store.save_task(&task)?;
         log_task(cx, &task, edited);
-        cx.emit(EngineEvent::TaskChanged { task: task.clone() });
+        report_task(cx, task.clone());
         Ok(task)
     }
 
@@ -343,7 +353,7 @@ impl TaskDesk {
         task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskRequeued { app_stopped: false });
-        cx.emit(EngineEvent::TaskChanged { task: task.clone() });
+        report_task(cx, task.clone());
         let profile_id = task.spec.profile_id.clone();
         self.pump(cx, &profile_id);
         task_of(cx, id)
@@ -368,6 +378,8 @@ impl TaskDesk {
             } else {
                 self.pump(cx, &id);
             }
+            // Its queued tasks wait for another reason now.
+            report_queued(cx, &id);
         }
         Ok(())
     }
@@ -424,6 +436,7 @@ impl TaskDesk {
                             if let Err(error) = cx.store.set_queue_paused(profile_id, Some(&pause)) {
                                 tracing::error!(%error, "pausing a queue failed");
                             }
+                            report_queued(cx, profile_id);
                         }
                     }
                 }
@@ -455,6 +468,14 @@ impl TaskDesk {
             .canonicalize()
             .map_err(|_| EngineError::DirectoryMissing { path: profile.spec.cwd.clone().into() })?;
         let ready = ReadyWhen::for_profile(&profile)?;
+        // Without a ready pattern or hooks, quiet alone ends an answer (a loop's iteration).
+        let turn_quiet = match cx.store.settings() {
+            Ok(settings) => Duration::from_secs(settings.turn_quiet_secs.into()),
+            Err(error) => {
+                tracing::warn!(%error, "the settings could not be read; a turn ends by the default quiet");
+                Duration::from_secs(crate::api::DEFAULT_TURN_QUIET_SECS.into())
+            }
+        };
         let iteration = task.spec.loop_iteration.clone();
         let context_files = if iteration.is_some() { Vec::new() } else { write_context_files(&workspace, &task.spec)? };
         // A loop iteration is a fresh session (for Claude Code a new
@@ -471,10 +492,12 @@ impl TaskDesk {
 
         // A new task: the team of the one before is over.
         super::status::team_reset(cx, &session_id);
-        task.start(session_id.clone(), now());
+        let handed_at = now();
+        task.start(session_id.clone(), handed_at);
+        cx.task_waits.remove(&task.id);
         cx.store.save_task(&task)?;
         log_task(cx, &task, LogKind::TaskStarted);
-        cx.emit(EngineEvent::TaskChanged { task: task.clone() });
+        report_task(cx, task.clone());
 
         // Watch before typing: the agent may answer at once.
         self.watch(&workspace);
@@ -520,13 +543,22 @@ impl TaskDesk {
         let back = (iteration.is_some() && profile.spec.kind == switchboard_protocol::AgentKind::Generic).then(|| {
             let notes = self.notes.clone();
             let task_id = task.id.clone();
-            Responder::new(move |lines: Result<Vec<String>, EngineError>| {
+            let reply = Responder::new(move |lines: Result<Vec<String>, EngineError>| {
                 if let Ok(lines) = lines {
                     notes.send(TaskNote::PromptReturned { task_id, lines }).ok();
                 }
-            })
+            });
+            BackWatchRequest { reply, turn_quiet }
         });
-        let request = TypeRequest { tag: task.id.to_string(), text, ready, reply, back };
+        let held = {
+            let notes = self.notes.clone();
+            let task_id = task.id.clone();
+            let report: crate::session::HeldReport = Box::new(move |held| {
+                notes.send(TaskNote::Held { task_id: task_id.clone(), held }).ok();
+            });
+            Some(report)
+        };
+        let request = TypeRequest { tag: task.id.to_string(), text, ready, reply, held, back };
         cx.sessions.send(&session_id, Control::Type(request));
         self.work.insert(
             profile_id.clone(),
@@ -544,6 +576,9 @@ impl TaskDesk {
                 typed_at: None,
                 quiet_since: None,
                 waiting: None,
+                handed_at,
+                held: None,
+                held_for_team: false,
             },
         );
         Ok(())
@@ -635,6 +670,43 @@ impl TaskDesk {
         }
     }
 
+    /// Has the task typed into its agent now, whatever readiness says (the
+    /// user's word: its prompt is there, the ready pattern does not see it).
+    pub fn type_now(&mut self, cx: &mut Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
+        let task = task_of(cx, id)?;
+        let work = self.work.values().find(|w| &w.task_id == id);
+        let typed = !matches!(work.map(|w| w.phase), Some(Phase::Handed { .. }));
+        if let Some(reason) = rules::type_now_refused(task.state(), typed) {
+            return Err(EngineError::TaskState { task: id.clone(), state: task.state().as_str(), reason });
+        }
+        let work = work.expect("a running task not typed yet is at work");
+        let task_id = id.clone();
+        let reply = Responder::new(move |result: Result<(), EngineError>| {
+            if let Err(error) = result {
+                tracing::info!(task = %task_id, %error, "a task to type now was typed or withdrawn first");
+            }
+        });
+        cx.sessions.send(&work.session_id, Control::TypeNow(id.to_string(), reply));
+        Ok(task)
+    }
+
+    // ---- what tasks wait for ----
+
+    /// Decides again what the profile's task at work waits for, and reports
+    /// the task if that changed.
+    fn refresh_wait(&self, cx: &mut Ctx, profile_id: &ProfileId) {
+        let Some(work) = self.work.get(profile_id) else { return };
+        if work.ending() {
+            return;
+        }
+        let cause = wait_of(cx, profile_id, work);
+        if set_wait(cx, &work.task_id, cause)
+            && let Ok(task) = task_of(cx, &work.task_id)
+        {
+            report_task(cx, task);
+        }
+    }
+
     // ---- questions other parts ask ----
 
     /// The task a session's agent is working on.
@@ -696,10 +768,11 @@ fn interrupt(cx: &Ctx, work: &Work, profile_id: &ProfileId) {
 }
 
 fn task_of(cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
-    if let Some(unsaved) = cx.unsaved_tasks.get(id) {
-        return Ok(unsaved.clone());
-    }
-    cx.store.get_task(id)?.ok_or_else(|| EngineError::TaskNotFound(id.clone()))
+    let task = match cx.unsaved_tasks.get(id) {
+        Some(unsaved) => unsaved.clone(),
+        None => cx.store.get_task(id)?.ok_or_else(|| EngineError::TaskNotFound(id.clone()))?,
+    };
+    Ok(with_wait(cx, task, |profile| queue_paused(cx, profile)))
 }
 
 fn queued_of(task: &TaskInfo) -> Queued {
@@ -742,4 +815,80 @@ fn write_context_files(workspace: &Path, spec: &TaskSpec) -> Result<Vec<&'static
         written.push(name);
     }
     Ok(written)
+}
+
+/// What the profile's task at work waits for now (`rules::waiting_for`).
+fn wait_of(cx: &Ctx, profile_id: &ProfileId, work: &Work) -> Option<WaitingFor> {
+    let pattern = cx.profile(profile_id).ok().and_then(|profile| profile.spec.ready_pattern);
+    let place = match work.phase {
+        Phase::Handed { .. } => rules::TaskPlace::Handed { held: work.held.as_ref(), pattern: pattern.as_deref() },
+        Phase::Typed { .. } | Phase::Ending => {
+            let working = cx.sessions.get(&work.session_id).map_or(0, |entry| entry.team.active_count() as u32);
+            rules::TaskPlace::Typed { held_for: work.held_for_team.then_some(working) }
+        }
+    };
+    rules::waiting_for(place, work.waiting.map(|(since, _)| since))
+}
+
+/// Whether the profile's queue is paused (read failures count as running:
+/// the wait then says the task ahead, which the queue's own state corrects).
+/// Whether the profile's queue is paused, with who paused it and why in
+/// words where that was recorded.
+fn queue_paused(cx: &Ctx, profile_id: &ProfileId) -> (bool, Option<String>) {
+    let paused = cx.store.queue_paused(profile_id).unwrap_or_else(|error| {
+        tracing::warn!(%error, "reading whether a queue is paused failed");
+        false
+    });
+    let reason =
+        if paused { cx.store.queue_pause(profile_id).ok().flatten().map(|pause| pause.in_words()) } else { None };
+    (paused, reason)
+}
+
+/// The task with what it waits for now: a queued one from its queue's
+/// state (`paused`), one at work as the desk last decided it.
+fn with_wait(cx: &Ctx, mut task: TaskInfo, paused: impl FnOnce(&ProfileId) -> (bool, Option<String>)) -> TaskInfo {
+    task.waiting_for = match task.state() {
+        TaskState::Queued => {
+            let (paused, reason) = paused(&task.spec.profile_id);
+            rules::waiting_for(rules::TaskPlace::Queued { paused, pause_reason: reason.as_deref() }, None)
+        }
+        TaskState::Running => cx.task_waits.get(&task.id).cloned(),
+        _ => None,
+    };
+    task
+}
+
+/// Keeps what the task at work waits for; whether that changed.
+fn set_wait(cx: &mut Ctx, task_id: &TaskId, cause: Option<WaitingFor>) -> bool {
+    if cx.task_waits.get(task_id) == cause.as_ref() {
+        return false;
+    }
+    match cause {
+        Some(cause) => cx.task_waits.insert(task_id.clone(), cause),
+        None => cx.task_waits.remove(task_id),
+    };
+    true
+}
+
+/// Tells the window (and every other listener) of the task as it is now,
+/// with what it waits for.
+pub(super) fn report_task(cx: &Ctx, task: TaskInfo) {
+    let task = with_wait(cx, task, |profile| queue_paused(cx, profile));
+    cx.emit(EngineEvent::TaskChanged { task });
+}
+
+/// Reports each task queued for the profile: what they wait for follows
+/// their queue's state (paused or not).
+fn report_queued(cx: &Ctx, profile_id: &ProfileId) {
+    let tasks = match cx.store.active_tasks(Some(profile_id)) {
+        Ok(tasks) => tasks,
+        Err(error) => {
+            tracing::error!(%error, "reading a queue to report what its tasks wait for failed");
+            return;
+        }
+    };
+    let paused = queue_paused(cx, profile_id);
+    for task in tasks.into_iter().filter(|t| t.state() == TaskState::Queued) {
+        cx.emit(EngineEvent::TaskChanged { task: with_wait(cx, task, |_| paused.clone()) });
+    }
 }

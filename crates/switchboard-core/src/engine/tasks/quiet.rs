@@ -4,6 +4,11 @@
 //! possibly stuck; the flag clears when the agent shows life again. The
 //! decision is `rules::quiet_since`.
 //!
+//! A task taken from the queue but not typed yet is watched the same way,
+//! from when it was handed to its agent, with a shorter alert
+//! (`rules::wait_alert_secs`): a wait that nothing moves (a prompt its ready
+//! pattern does not see, say) is flagged like a quiet agent.
+//!
 //! The same watch notes when a task's agent waits for the user (a question,
 //! a blocker or a decision of its waits, or its hooks say it asks): its time
 //! limit is paused while it waits (`rules::waits_on_user`), and the task says
@@ -13,8 +18,8 @@ use super::ending::save_and_report;
 use switchboard_protocol::hook::AgentStatus;
 use tokio::time::Instant;
 
-use super::rules::{QuietWatch, quiet_since, waits_on_user};
-use super::{Phase, TaskDesk, log_task, task_of};
+use super::rules::{QuietWatch, quiet_since, wait_alert_secs, waits_on_user};
+use super::{Phase, TaskDesk, log_task, set_wait, task_of, wait_of};
 use crate::api::{LogKind, Millis};
 use crate::engine::context::Ctx;
 
@@ -24,9 +29,12 @@ impl TaskDesk {
     pub fn check_quiet(&mut self, cx: &mut Ctx, now: Millis) {
         let mut changed = Vec::new();
         for (profile_id, work) in &mut self.work {
-            let Phase::Typed { .. } = work.phase else { continue };
-            let Some(typed_at) = work.typed_at else { continue };
             let Ok(profile) = cx.profile(profile_id) else { continue };
+            let (typed_at, alert_after_secs) = match (work.phase, work.typed_at) {
+                (Phase::Typed { .. }, Some(typed_at)) => (typed_at, profile.spec.quiet_alert_secs),
+                (Phase::Handed { .. }, _) => (work.handed_at, wait_alert_secs(profile.spec.quiet_alert_secs)),
+                _ => continue,
+            };
             let Some(entry) = cx.sessions.get(&work.session_id).filter(|e| e.is_running()) else { continue };
             let hooks = entry.hooks.status.as_ref();
             let last_activity = [
@@ -39,7 +47,7 @@ impl TaskDesk {
             .max()
             .unwrap_or(typed_at);
             let watch = QuietWatch {
-                alert_after_secs: profile.spec.quiet_alert_secs,
+                alert_after_secs,
                 last_activity,
                 waits_on_user: waits_on_user(
                     !entry.hooks.needs_user.is_empty(),
@@ -50,7 +58,7 @@ impl TaskDesk {
             let since = quiet_since(watch, now);
             if since != work.quiet_since {
                 work.quiet_since = since;
-                changed.push((work.task_id.clone(), since, profile.spec.quiet_alert_secs));
+                changed.push((work.task_id.clone(), since, alert_after_secs));
             }
         }
         for (task_id, since, alert_secs) in changed {
@@ -67,7 +75,7 @@ impl TaskDesk {
     /// waits; each change is saved, reported and in the task's timeline.
     pub fn check_waiting(&mut self, cx: &mut Ctx, now: Millis, instant: Instant) {
         let mut changed = Vec::new();
-        for work in self.work.values_mut() {
+        for (profile_id, work) in self.work.iter_mut() {
             if work.ending() {
                 continue;
             }
@@ -80,17 +88,19 @@ impl TaskDesk {
             match (work.waiting, waits) {
                 (None, true) => {
                     work.waiting = Some((now, instant));
-                    changed.push((work.task_id.clone(), Some(now)));
+                    changed.push((work.task_id.clone(), Some(now), wait_of(cx, profile_id, work)));
                 }
                 (Some((_, began)), false) => {
                     work.waiting = None;
                     work.postpone(instant.saturating_duration_since(began));
-                    changed.push((work.task_id.clone(), None));
+                    changed.push((work.task_id.clone(), None, wait_of(cx, profile_id, work)));
                 }
                 _ => {}
             }
         }
-        for (task_id, since) in changed {
+        for (task_id, since, cause) in changed {
+            // Reported once, below, with the wait it is now.
+            set_wait(cx, &task_id, cause);
             let Ok(mut task) = task_of(cx, &task_id) else { continue };
             task.set_waiting(since, now);
             save_and_report(cx, &task);

@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use crate::api::{Millis, SessionState, TaskSpec, TaskState};
+use crate::api::{Millis, SessionState, TaskSpec, TaskState, WaitingFor};
 use crate::error::EngineError;
+use crate::session::typing::Held;
 
 /// Longest instruction accepted, in bytes.
 pub const MAX_INSTRUCTION_BYTES: usize = 256 * 1024;
@@ -185,12 +186,17 @@ pub(crate) fn exit_in_words(exit: &SessionState, killed: bool) -> String {
     }
 }
 
-pub(crate) fn deadline_reason(typed: bool, limit: Duration) -> String {
+/// `waited`: what the task waited for when its time ran out, said after.
+pub(crate) fn deadline_reason(typed: bool, limit: Duration, waited: Option<&WaitingFor>) -> String {
     let limit = human_secs(limit.as_secs());
-    if typed {
+    let reason = if typed {
         format!("the time limit of {limit} passed without a summary")
     } else {
         format!("the agent was not ready for input within {limit}")
+    };
+    match waited {
+        Some(cause) => format!("{reason}; it waited for {}", cause.in_words()),
+        None => reason,
     }
 }
 
@@ -225,6 +231,72 @@ pub(crate) fn quiet_since(watch: QuietWatch, now: Millis) -> Option<Millis> {
     }
     let quiet = now.saturating_sub(watch.last_activity);
     (quiet >= i64::from(watch.alert_after_secs) * 1000).then_some(watch.last_activity)
+}
+
+/// Where an unfinished task stands, as far as what it waits for goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskPlace<'a> {
+    /// In its queue. (A queue that runs and holds tasks always has one at
+    /// work: the queue takes the next as the last ends.)
+    Queued { paused: bool, pause_reason: Option<&'a str> },
+    /// Taken from the queue, not typed yet: what the agent's session last
+    /// said holds it back (none: nothing yet), and the agent's ready pattern.
+    Handed { held: Option<&'a Held>, pattern: Option<&'a str> },
+    /// Typed into its agent. `teammates`: how many of its lead's teammates
+    /// still work, when its completion is held for them.
+    Typed { held_for: Option<u32> },
+}
+
+/// What an unfinished task waits for: none when it goes on by itself. The
+/// user's answer comes first (nothing goes on without it), then what holds
+/// the task where it is. `user_since`: since when its agent has waited for
+/// the user, if it does.
+pub(crate) fn waiting_for(place: TaskPlace<'_>, user_since: Option<Millis>) -> Option<WaitingFor> {
+    if let (TaskPlace::Handed { .. } | TaskPlace::Typed { .. }, Some(since)) = (place, user_since) {
+        return Some(WaitingFor::User { since });
+    }
+    match place {
+        TaskPlace::Queued { paused: true, pause_reason } => {
+            Some(WaitingFor::QueuePaused { reason: pause_reason.map(str::to_owned) })
+        }
+        TaskPlace::Queued { paused: false, .. } => Some(WaitingFor::TaskAhead),
+        TaskPlace::Handed { held: None, .. } => None,
+        TaskPlace::Handed { held: Some(held), pattern } => Some(match held {
+            Held::Output => WaitingFor::AgentOutput,
+            Held::Hooks { until } => WaitingFor::Hooks { until: *until },
+            Held::AgentBusy => WaitingFor::AgentBusy,
+            Held::Prompt { last_line } => {
+                WaitingFor::Prompt { last_line: last_line.clone(), pattern: pattern.unwrap_or_default().to_owned() }
+            }
+        }),
+        TaskPlace::Typed { held_for: Some(working) } if working > 0 => Some(WaitingFor::Teammates { working }),
+        TaskPlace::Typed { .. } => None,
+    }
+}
+
+/// A task not typed yet whose agent shows no sign of life is flagged like a
+/// quiet agent after this long at most (its agent's own quiet alert, when
+/// shorter): a wait nothing moves is a wait the user must hear of.
+pub const WAIT_ALERT_SECS: u32 = 60;
+
+/// The quiet alert of a task not typed yet, for an agent whose alert is
+/// `quiet_alert_secs` (0: never, as the user chose).
+pub(crate) fn wait_alert_secs(quiet_alert_secs: u32) -> u32 {
+    match quiet_alert_secs {
+        0 => 0,
+        alert => alert.min(WAIT_ALERT_SECS),
+    }
+}
+
+/// Why the user may not have a task typed now, if they may not: only a task
+/// taken from the queue and not typed yet can be.
+pub(crate) fn type_now_refused(state: TaskState, typed: bool) -> Option<&'static str> {
+    match state {
+        TaskState::Queued => Some("it waits in its queue: it is typed once its agent takes it"),
+        TaskState::Running if typed => Some("it was already typed into its agent"),
+        TaskState::Running => None,
+        _ => Some("it has ended"),
+    }
 }
 
 fn human_secs(secs: u64) -> String {
@@ -433,8 +505,23 @@ mod tests {
             (false, 60, "the agent was not ready for input within 1 min"),
         ];
         for (typed, secs, reason) in cases {
-            assert_eq!(deadline_reason(typed, Duration::from_secs(secs)), reason);
+            assert_eq!(deadline_reason(typed, Duration::from_secs(secs), None), reason);
         }
+    }
+
+    #[test]
+    fn a_timed_out_task_says_what_it_waited_for() {
+        let prompt = WaitingFor::Prompt { last_line: "agent>".into(), pattern: "demo> $".into() };
+        assert_eq!(
+            deadline_reason(false, Duration::from_secs(300), Some(&prompt)),
+            "the agent was not ready for input within 5 min; it waited for the agent's prompt: its screen ends with \
+             “agent>”, which the ready pattern “demo> $” does not match"
+        );
+        let team = WaitingFor::Teammates { working: 2 };
+        assert_eq!(
+            deadline_reason(true, Duration::from_secs(60), Some(&team)),
+            "the time limit of 1 min passed without a summary; it waited for its 2 teammates, still at work"
+        );
     }
 
     fn spec(instruction: &str) -> TaskSpec {
@@ -479,6 +566,70 @@ mod tests {
         ];
         for (watch, now, expected) in cases {
             assert_eq!(quiet_since(watch, now), expected, "{watch:?} at {now}");
+        }
+    }
+
+    #[test]
+    fn every_wait_names_its_cause() {
+        let prompt = Held::Prompt { last_line: "agent>".into() };
+        let hooks = Held::Hooks { until: 9_000 };
+        let pattern = Some("demo> $");
+        let handed = |held| TaskPlace::Handed { held, pattern };
+        let cases = [
+            // (place, waiting for the user since, cause)
+            (TaskPlace::Queued { paused: false, pause_reason: None }, None, Some(WaitingFor::TaskAhead)),
+            (
+                TaskPlace::Queued { paused: true, pause_reason: None },
+                None,
+                Some(WaitingFor::QueuePaused { reason: None }),
+            ),
+            (
+                TaskPlace::Queued { paused: true, pause_reason: Some("you stopped the agent") },
+                None,
+                Some(WaitingFor::QueuePaused { reason: Some("you stopped the agent".into()) }),
+            ),
+            (handed(None), None, None),
+            (handed(Some(&Held::Output)), None, Some(WaitingFor::AgentOutput)),
+            (handed(Some(&hooks)), None, Some(WaitingFor::Hooks { until: 9_000 })),
+            (handed(Some(&Held::AgentBusy)), None, Some(WaitingFor::AgentBusy)),
+            (
+                handed(Some(&prompt)),
+                None,
+                Some(WaitingFor::Prompt { last_line: "agent>".into(), pattern: "demo> $".into() }),
+            ),
+            // A question before it was typed (a permission dialog, say): the user first.
+            (handed(Some(&Held::AgentBusy)), Some(5), Some(WaitingFor::User { since: 5 })),
+            (TaskPlace::Typed { held_for: None }, None, None),
+            (TaskPlace::Typed { held_for: None }, Some(7), Some(WaitingFor::User { since: 7 })),
+            (TaskPlace::Typed { held_for: Some(2) }, None, Some(WaitingFor::Teammates { working: 2 })),
+            (TaskPlace::Typed { held_for: Some(2) }, Some(7), Some(WaitingFor::User { since: 7 })),
+            // Held, but the team is done meanwhile: it completes, it does not wait.
+            (TaskPlace::Typed { held_for: Some(0) }, None, None),
+        ];
+        for (place, user_since, expected) in cases {
+            assert_eq!(waiting_for(place, user_since), expected, "{place:?} user since {user_since:?}");
+        }
+    }
+
+    #[test]
+    fn a_wait_is_flagged_after_a_minute_or_the_agents_shorter_alert_or_never() {
+        for (alert, expected) in [(600, 60), (60, 60), (30, 30), (0, 0)] {
+            assert_eq!(wait_alert_secs(alert), expected, "alert {alert}");
+        }
+    }
+
+    #[test]
+    fn only_a_task_taken_and_not_typed_may_be_typed_now() {
+        use TaskState::*;
+        for (state, typed, allowed) in [
+            (Running, false, true),
+            (Running, true, false),
+            (Queued, false, false),
+            (Completed, true, false),
+            (Failed, false, false),
+            (Cancelled, false, false),
+        ] {
+            assert_eq!(type_now_refused(state, typed).is_none(), allowed, "{state:?} typed {typed}");
         }
     }
 
