@@ -400,11 +400,16 @@ impl TaskDesk {
                 self.pump(cx, &profile_id);
                 return;
             }
-            // A loop iteration: what it printed last is its stop reason.
-            let stop_reason = if printed.is_empty() { reason.clone() } else { printed };
+            // A loop iteration: what it printed last is its stop reason,
+            // unless it said it failed (as in `end_iteration`).
+            let said_failed = work.said_failed().filter(|_| state == TaskState::Completed);
+            let (state, reason, stop_reason) = match said_failed {
+                Some(why) => (TaskState::Failed, Some(why.clone()), why),
+                None if printed.is_empty() => (state, (state != TaskState::Completed).then(|| reason.clone()), reason),
+                None => (state, (state != TaskState::Completed).then_some(reason), printed),
+            };
             let text = iteration_summary(&task, &stop_reason);
             let result = artifacts::collect_result(&work.workspace, task_id, text, true);
-            let reason = (state != TaskState::Completed).then_some(reason);
             let session = work.session_id.clone();
             self.finish(cx, task, state, reason, Some(result));
             super::loops::end_session(cx, &session);
