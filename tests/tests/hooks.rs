@@ -578,3 +578,72 @@ async fn a_hooks_long_error_and_names_are_kept_cut_and_marked() {
     let shown = lead.status().and_then(|s| s.agent_name).unwrap_or_default();
     assert!(shown.len() <= MAX_NAME_BYTES && shown.ends_with(CUT_MARK), "{} bytes", shown.len());
 }
+
+/// Codex 0.169 tells no hook, and not `notify`, of a turn that failed (the
+/// recording: SessionStart, UserPromptSubmit, PreModelRequest, then
+/// nothing); its session log ends the turn with the API's error. Replayed
+/// through the engine: the task fails with Codex's reason once the agent is
+/// quiet, instead of running on to its time limit (issue 23, item 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_codex_turn_that_failed_without_telling_its_hooks_fails_its_task_with_codexs_reason() {
+    let t = TestEngine::start().await;
+    let home = t.data_dir.join("codex-home");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents");
+    let spec = switchboard_core::ProfileSpec {
+        kind: switchboard_core::AgentKind::Codex,
+        ready_quiet_ms: 50,
+        env: [("CODEX_HOME".to_owned(), home.display().to_string())].into(),
+        // Not taught (the protocols would come as Codex's arguments).
+        signal_protocols: false,
+        ..t.spec("codex", "cat", &[])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let task = t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id, "Summarise the repository")).await;
+    let task = task.unwrap().task.id;
+    let session = t.session_of_task(&task).await;
+    t.events
+        .wait_for("the task to be typed", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: typed } if typed.id == task && typed.typed_at().is_some() => Some(()),
+                _ => None,
+            })
+        })
+        .await;
+
+    // Its hooks, as recorded, and its session log where they say it is.
+    let recorded = std::fs::read_to_string(fixtures.join("codex-hooks-failed-turn.jsonl")).unwrap();
+    let here = |text: &str| text.replace("$RA/home/codex", &home.display().to_string());
+    for line in recorded.lines() {
+        let payload: serde_json::Value = serde_json::from_str(&here(line)).unwrap();
+        let envelope = switchboard_core::hook::HookEnvelope {
+            session_id: Some(session.to_string()),
+            env: Default::default(),
+            at: 1,
+            payload: payload["stdin"].clone(),
+            secret: Some(switchboard_tests::session_env::secret_of(&session)),
+        };
+        t.engine.hook_event(envelope).await.unwrap();
+    }
+    let first: serde_json::Value = serde_json::from_str(&here(recorded.lines().next().unwrap())).unwrap();
+    let log = Path::new(first["stdin"]["transcript_path"].as_str().unwrap()).to_owned();
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::copy(fixtures.join("codex-rollout-failed-turn.jsonl"), &log).unwrap();
+
+    let ended = t
+        .events
+        .wait_for("the task to end", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: ended } if ended.id == task && ended.state().is_finished() => {
+                    Some(ended.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(ended.state(), switchboard_core::TaskState::Failed, "{ended:?}");
+    assert_eq!(
+        ended.reason(),
+        Some("the agent's turn ended in an error: The input is too long for this model."),
+        "{ended:?}"
+    );
+}

@@ -656,6 +656,36 @@ async fn a_claude_code_turn_the_api_refuses_fails_its_task_through_stop_failure(
     rig.t.engine.stop_session(session).await.unwrap();
 }
 
+/// A Codex turn the API refuses (a 400 it does not retry): Codex 0.169
+/// tells no hook and not `notify` (its hooks stop after UserPromptSubmit),
+/// but its session log ends the turn with the error, which the app reads
+/// once the agent is quiet; the task fails with Codex's reason at once
+/// (before, it was flagged after 10 minutes and timed out at 30).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_codex_turn_the_api_refuses_fails_its_task_with_codexs_reason() {
+    let script = |_workspace: PathBuf| {
+        |request: &ModelRequest| {
+            if request.latest_user_text().contains("FAIL-TURN") {
+                Reply::failure(400, "The input is too long for this model.")
+            } else {
+                Reply::text("Ready.")
+            }
+        }
+    };
+    let rig = Rig::start(Wire::OpenAiResponses, script).await;
+    let profile = rig.codex().await;
+    let task = rig.submit(&profile, "FAIL-TURN: summarise the repository").await;
+    let session = rig.session_of(&task.id).await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Failed, "{done:?}");
+    assert_eq!(done.reason(), Some("the agent's turn ended in an error: The input is too long for this model."));
+    // What Codex told its hooks: the turn began, and nothing after.
+    let hooks = rig.hooks(&session).await;
+    let names: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["SessionStart", "UserPromptSubmit"], "{hooks:?}");
+    rig.t.engine.stop_session(session).await.unwrap();
+}
+
 /// The model of the loop test: each iteration adds a line to the loop's
 /// progress notes with the Write tool; the second one also writes the stop
 /// word. What it knows of earlier iterations it reads from the file, as a

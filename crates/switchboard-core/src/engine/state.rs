@@ -140,7 +140,10 @@ impl EngineState {
                 () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     self.tasks.on_deadline(&mut self.cx, Instant::now());
                 }
-                _ = quiet_check.tick() => self.tasks.check_quiet(&mut self.cx, now()),
+                _ = quiet_check.tick() => {
+                    self.tasks.check_quiet(&mut self.cx, now());
+                    self.tasks.check_unreported_turns(&mut self.cx, now());
+                }
                 _ = reconcile.tick() => {
                     status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());
                 }

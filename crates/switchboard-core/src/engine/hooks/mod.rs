@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use switchboard_protocol::SessionId;
-use switchboard_protocol::capped::{MAX_NAME_BYTES, capped};
+use switchboard_protocol::capped::{MAX_NAME_BYTES, MAX_PATH_BYTES, capped};
 use switchboard_protocol::hook::{
     AgentStatus, HookEnvelope, HookEvent, hook_conversation, is_side_thread, next_status,
 };
@@ -151,6 +151,17 @@ impl HookDesk {
             return Ok(());
         }
         let entry = cx.sessions.get_mut(&session_id).expect("known above");
+        // Where Codex logs the conversation and which turn it began last: a
+        // turn that fails is said there only (see `tasks::turns`).
+        let text_of = |key: &str| envelope.payload.get(key).and_then(serde_json::Value::as_str);
+        if entry.hooks.conversation.is_some()
+            && let Some(log) = text_of("transcript_path").filter(|p| p.len() <= MAX_PATH_BYTES)
+        {
+            entry.hooks.transcript.get_or_insert_with(|| log.to_owned());
+        }
+        if let (HookEvent::UserPromptSubmit, Some(turn)) = (&event, text_of("turn_id")) {
+            entry.hooks.turn = Some(capped(turn, MAX_NAME_BYTES));
+        }
         // What the agent's environment says of it (its team, its name) is kept.
         entry.hooks.identity.extend(
             envelope

@@ -13,6 +13,7 @@ mod quiet;
 pub(crate) mod rules;
 #[cfg(test)]
 mod tests;
+mod turns;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -78,6 +79,9 @@ struct Work {
     /// Since when its agent has waited for the user (see `quiet`): its
     /// deadline is paused meanwhile, and pushed back by the wait after.
     waiting: Option<(crate::api::Millis, Instant)>,
+    /// When its agent's log was last read for a turn that ended unreported,
+    /// and the agent's last activity then (see `turns`).
+    turn_look: Option<(crate::api::Millis, crate::api::Millis)>,
 }
 
 impl Work {
@@ -510,6 +514,7 @@ impl TaskDesk {
                 typed_at: None,
                 quiet_since: None,
                 waiting: None,
+                turn_look: None,
             },
         );
         Ok(())
