@@ -812,6 +812,7 @@ export class FakeBackend implements Backend {
         keep: false,
         started_at: this.#now(),
         state: { state: 'working' },
+        quiet_since: null,
       });
     }
 

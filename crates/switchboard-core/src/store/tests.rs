@@ -408,6 +408,7 @@ fn a_delegation_is_at_work_until_its_outcome_and_then_listed_among_the_recent() 
         keep: false,
         started_at: n,
         state: DelegationState::Working,
+        quiet_since: None,
     };
     let (first, second) = (delegation(1), delegation(2));
     store.save_delegation(&first).unwrap();
