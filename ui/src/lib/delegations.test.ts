@@ -36,7 +36,7 @@ describe('delegations', () => {
     [delegation({ state: 'working' }, true), 'Works for lead on “Write the parser tests”; it keeps running after it reports.'],
     [
       delegation({ state: 'working' }, false, 5),
-      'Works for lead on “Write the parser tests”, but has shown nothing for longer than its quiet alert: it may be stuck. It ends, failed, at its time limit.',
+      'Works for lead on “Write the parser tests”, but has shown no sign of life for a while: it may be stuck (it ends, failed, at its time limit).',
     ],
     [
       delegation({ state: 'failed', at: 2, how: 'it did not report within its time limit (30 min)' }),
