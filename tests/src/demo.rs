@@ -40,7 +40,7 @@ impl Status {
         match self {
             Status::Completed => "✅ COMPLETED",
             Status::Partial => "⚠️ PARTIAL",
-            Status::Failed => "❌ FAILED",
+            Status::Failed => "❌ FAILED: the scripted demo agent was told to fail this task",
         }
     }
 }

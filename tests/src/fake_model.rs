@@ -302,10 +302,18 @@ fn responses_events(id: u64, blocks: &[Block]) -> String {
                 json!({"type": "message", "role": "assistant", "id": item_id, "status": "completed",
                        "content": [{"type": "output_text", "text": text, "annotations": []}]})
             }
-            Block::Tool { name, input } => json!({
-                "type": "function_call", "id": format!("fc_fake_{id}_{index}"), "status": "completed",
-                "call_id": format!("call_fake_{id}_{index}"), "name": name, "arguments": input.to_string(),
-            }),
+            Block::Tool { name, input } => {
+                let mut call = json!({
+                    "type": "function_call", "id": format!("fc_fake_{id}_{index}"), "status": "completed",
+                    "call_id": format!("call_fake_{id}_{index}"), "name": name, "arguments": input.to_string(),
+                });
+                // A tool of a namespace (Codex's `multi_agent_v1`): `namespace.tool`.
+                if let Some((namespace, tool)) = name.split_once('.') {
+                    call["namespace"] = json!(namespace);
+                    call["name"] = json!(tool);
+                }
+                call
+            }
         };
         out += &event(
             "response.output_item.done",

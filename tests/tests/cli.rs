@@ -121,6 +121,42 @@ async fn scripts_add_agents_and_queue_tasks() {
     assert!(err.contains("not a valid task id"), "{err}");
 }
 
+/// A task whose agent's summary says it failed reads `failed` in `task list`
+/// and `task show`, with the agent's reason and its summary (issue 23: it
+/// read `completed`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_its_agent_says_failed_is_failed_on_the_command_line_with_the_agents_reason() {
+    let t = TestEngine::start().await;
+    let cwd = t.workspace.display().to_string();
+    let line = ["agent", "add", "--name", "gloomy", "--command", DEMO_AGENT, "--arg", "--status", "--arg", "failed"];
+    let (code, _, err) =
+        cli_async(&t, &[&line[..], &["--arg", "--speed", "--arg", "fast", "--cwd", &cwd]].concat()).await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let (_, out, _) = cli_async(&t, &["task", "add", "--agent", "gloomy", "--json", "Rotate", "the", "keys"]).await;
+    let submitted: Submitted = serde_json::from_str(&out).unwrap();
+    let id = submitted.task.id.to_string();
+    t.events
+        .wait_for("the task to end", |events| {
+            events.iter().find_map(|e| match e {
+                switchboard_core::EngineEvent::TaskChanged { task } if task.id == submitted.task.id => {
+                    task.state().is_finished().then_some(())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    let (_, listed, _) = cli_async(&t, &["task", "list", "--agent", "gloomy"]).await;
+    let row = listed.lines().find(|row| row.starts_with(&id)).unwrap_or_else(|| panic!("{listed}"));
+    assert!(row.contains(" failed "), "{row}");
+    let (_, shown, _) = cli_async(&t, &["task", "show", &id]).await;
+    assert!(shown.contains("state: failed\n"), "{shown}");
+    assert!(
+        shown.contains("reason: the agent says it failed: the scripted demo agent was told to fail this task\n"),
+        "{shown}"
+    );
+    assert!(shown.contains(&format!("summaries/{id}.md:")), "the summary is kept: {shown}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_start_and_follow_loops() {
     let t = TestEngine::start().await;
@@ -163,7 +199,7 @@ async fn scripts_start_and_follow_loops() {
     assert!(err.contains("already ended"), "{err}");
     let (code, _, err) = cli_async(&t, &["loop", "resume", &id]).await;
     assert_eq!(code, ExitCode::from(1));
-    assert!(err.contains("only a stalled loop resumes"), "{err}");
+    assert!(err.contains("only a stalled loop, or one whose folder was gone, resumes"), "{err}");
     let (code, _, err) = cli_async(&t, &["loop", "start", "--agent", "looper", "--max", "0", "x"]).await;
     assert_eq!(code, ExitCode::from(1));
     assert!(err.contains("between 1 and 10,000"), "{err}");

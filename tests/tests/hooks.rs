@@ -578,3 +578,142 @@ async fn a_hooks_long_error_and_names_are_kept_cut_and_marked() {
     let shown = lead.status().and_then(|s| s.agent_name).unwrap_or_default();
     assert!(shown.len() <= MAX_NAME_BYTES && shown.ends_with(CUT_MARK), "{} bytes", shown.len());
 }
+
+/// Codex 0.169 tells no hook, and not `notify`, of a turn that failed (the
+/// recording: SessionStart, UserPromptSubmit, PreModelRequest, then
+/// nothing); its session log ends the turn with the API's error. Replayed
+/// through the engine: the task fails with Codex's reason once the agent is
+/// quiet, instead of running on to its time limit (issue 23, item 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_codex_turn_that_failed_without_telling_its_hooks_fails_its_task_with_codexs_reason() {
+    let t = TestEngine::start().await;
+    let home = t.data_dir.join("codex-home");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents");
+    let spec = switchboard_core::ProfileSpec {
+        kind: switchboard_core::AgentKind::Codex,
+        ready_quiet_ms: 50,
+        env: [("CODEX_HOME".to_owned(), home.display().to_string())].into(),
+        // Not taught (the protocols would come as Codex's arguments).
+        signal_protocols: false,
+        ..t.spec("codex", "cat", &[])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let task = t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id, "Summarise the repository")).await;
+    let task = task.unwrap().task.id;
+    let session = t.session_of_task(&task).await;
+    t.events
+        .wait_for("the task to be typed", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: typed } if typed.id == task && typed.typed_at().is_some() => Some(()),
+                _ => None,
+            })
+        })
+        .await;
+
+    // Its hooks, as recorded, and its session log where they say it is.
+    let recorded = std::fs::read_to_string(fixtures.join("codex-hooks-failed-turn.jsonl")).unwrap();
+    let here = |text: &str| text.replace("$RA/home/codex", &home.display().to_string());
+    for line in recorded.lines() {
+        let payload: serde_json::Value = serde_json::from_str(&here(line)).unwrap();
+        let envelope = switchboard_core::hook::HookEnvelope {
+            session_id: Some(session.to_string()),
+            env: Default::default(),
+            at: 1,
+            payload: payload["stdin"].clone(),
+            secret: Some(switchboard_tests::session_env::secret_of(&session)),
+        };
+        t.engine.hook_event(envelope).await.unwrap();
+    }
+    let first: serde_json::Value = serde_json::from_str(&here(recorded.lines().next().unwrap())).unwrap();
+    let log = Path::new(first["stdin"]["transcript_path"].as_str().unwrap()).to_owned();
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::copy(fixtures.join("codex-rollout-failed-turn.jsonl"), &log).unwrap();
+
+    let ended = t
+        .events
+        .wait_for("the task to end", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::TaskChanged { task: ended } if ended.id == task && ended.state().is_finished() => {
+                    Some(ended.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(ended.state(), switchboard_core::TaskState::Failed, "{ended:?}");
+    assert_eq!(
+        ended.reason(),
+        Some("the agent's turn ended in an error: The input is too long for this model."),
+        "{ended:?}"
+    );
+}
+
+/// A Codex lead's own sub-agent, from the real Codex 0.169's recorded hooks
+/// (`codex-hooks-subagent.jsonl`, its spawn_agent call, SubagentStart and
+/// SubagentStop), replayed as a lead that ends its turn without waiting: its
+/// task is held while the sub-agent works and completes at its stop (issue
+/// 23, item 12: only Claude Code's Agent/Task counted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_codex_leads_own_sub_agent_holds_its_task_until_it_stops() {
+    let t = TestEngine::start().await;
+    let spec = switchboard_core::ProfileSpec {
+        kind: switchboard_core::AgentKind::Codex,
+        ready_quiet_ms: 50,
+        env: [("CODEX_HOME".to_owned(), t.data_dir.join("codex-home").display().to_string())].into(),
+        signal_protocols: false,
+        ..t.spec("codex", "cat", &[])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let task = t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id, "Count with a helper")).await;
+    let task = task.unwrap().task.id;
+    let session = t.session_of_task(&task).await;
+    let latest = |events: &[EngineEvent]| {
+        events.iter().rev().find_map(|e| match e {
+            EngineEvent::TaskChanged { task: changed } if changed.id == task => Some(changed.clone()),
+            _ => None,
+        })
+    };
+    t.events.wait_for("the task to be typed", |events| latest(events).filter(|t| t.typed_at().is_some())).await;
+    let send = |payload: serde_json::Value| {
+        let envelope = switchboard_core::hook::HookEnvelope {
+            session_id: Some(session.to_string()),
+            env: Default::default(),
+            at: 1,
+            payload,
+            secret: Some(switchboard_tests::session_env::secret_of(&session)),
+        };
+        t.engine.hook_event(envelope)
+    };
+    let recorded = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents/codex-hooks-subagent.jsonl"),
+    )
+    .unwrap();
+    let events: Vec<serde_json::Value> =
+        recorded.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["stdin"].clone()).collect();
+    let waits = |e: &serde_json::Value| e["tool_name"].as_str().is_some_and(|tool| tool.ends_with("wait_agent"));
+    let sub_agent_stop = events.iter().find(|e| e["hook_event_name"] == "SubagentStop").unwrap().clone();
+    // The lead does not wait: its turn ends with the sub-agent at work and
+    // its summary written after the spawn.
+    for event in events.iter().filter(|e| !waits(e) && e["hook_event_name"] != "SubagentStop") {
+        if event["hook_event_name"] == "Stop" {
+            std::fs::create_dir_all(t.workspace.join("summaries")).unwrap();
+            let text = "# Task Completion Summary\n\n## Objective\nx\n\n## Status\n✅ COMPLETED\n";
+            std::fs::write(t.workspace.join(format!("summaries/{task}.md")), text).unwrap();
+        }
+        send(event.clone()).await.unwrap();
+    }
+    let status = |events: &[EngineEvent]| {
+        events.iter().rev().find_map(|e| match e {
+            EngineEvent::AgentStatusChanged { status } if status.session_id == session => Some(status.clone()),
+            _ => None,
+        })
+    };
+    let shown = status(&t.events.snapshot()).unwrap();
+    assert_eq!(shown.status, AgentStatus::Working, "the lead's team works: {shown:?}");
+    assert_eq!(shown.team.map(|team| team.active), Some(1));
+    assert_eq!(t.engine.get_task(task.clone()).await.unwrap().state(), switchboard_core::TaskState::Running);
+
+    send(sub_agent_stop).await.unwrap();
+    let done = t.events.wait_for("the task to end", |events| latest(events).filter(|t| t.state().is_finished())).await;
+    assert_eq!(done.state(), switchboard_core::TaskState::Completed, "{done:?}");
+}

@@ -412,6 +412,63 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     rig.t.engine.stop_session(lead).await.unwrap();
 }
 
+/// The model of the Codex team test: the lead spawns a sub-agent with
+/// Codex's `spawn_agent` (of its `multi_agent_v1` tools), writes its summary
+/// and ends its turn without waiting; the sub-agent's answer waits for `gate`.
+fn codex_team_script(gate: watch::Receiver<bool>) -> impl FnOnce(PathBuf) -> Box<Script> {
+    move |workspace| {
+        Box::new(move |request: &ModelRequest| {
+            let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+            let latest = request.latest_user_text();
+            let summary = summary_path(request);
+            if !has_tools {
+                Reply::text("Count with a helper")
+            } else if latest.contains("CHILD-JOB") && !request.user_text().contains("CODEX-LEAD") {
+                Reply::text("One, two, three.").held_until(gate.clone())
+            } else if latest.contains("CODEX-LEAD") && !request.follows_tool_use() {
+                Reply::tools([("multi_agent_v1.spawn_agent", json!({"message": "CHILD-JOB: count to three"}))])
+            } else if let Some(path) =
+                summary.filter(|path| request.follows_tool_use() && !workspace.join(path).exists())
+            {
+                let cmd = format!("mkdir -p summaries && cat > {path} <<'EOF'\n{SUMMARY}EOF\n");
+                Reply::tools([("exec_command", json!({"cmd": cmd}))])
+            } else {
+                Reply::text("My helper is still counting.")
+            }
+        })
+    }
+}
+
+/// A Codex lead's own sub-agent counts in its team (Codex 0.169 reports it to
+/// its hooks: the spawn_agent call, SubagentStart, SubagentStop): the lead's
+/// turn ends with its summary written and its sub-agent at work, and its task
+/// stays open until the sub-agent stops (before, it completed at once).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_codex_lead_with_a_sub_agent_completes_only_after_it() {
+    let (open, gate) = watch::channel(false);
+    let rig = Rig::start(Wire::OpenAiResponses, codex_team_script(gate)).await;
+    let profile = rig.codex().await;
+    let task = rig.submit(&profile, "CODEX-LEAD: count with a helper").await;
+    let lead = rig.session_of(&task.id).await;
+
+    let hooks = rig.wait_for_hook(&lead, "Stop", 1).await;
+    assert!(hooks.iter().any(|(name, _)| name == "SubagentStart"), "{hooks:?}");
+    assert!(rig.workspace.join(format!("summaries/{}.md", task.id)).is_file());
+    assert_eq!(latest_status(&rig.t.events.snapshot(), &lead), Some(AgentStatus::Working), "the team works");
+    let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
+    assert_eq!(held.state(), TaskState::Running, "the lead's task stays open while its sub-agent works");
+
+    open.send(true).unwrap();
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let hooks = rig.hooks(&lead).await;
+    assert!(hooks.iter().any(|(name, _)| name == "SubagentStop"), "{hooks:?}");
+    // Codex gave its lead no new turn for it: the sub-agent's stop settled the task.
+    let stops = hooks.iter().filter(|(name, _)| name == "Stop").count();
+    assert_eq!(stops, 1, "{hooks:?}");
+    rig.t.engine.stop_session(lead).await.unwrap();
+}
+
 /// The model of the Codex test: a task naming WRITE-SUMMARY is done with a
 /// shell command; one naming ASK-FIRST asks a question. Codex also asks the
 /// model (with no tools) for a title of each session.
@@ -653,6 +710,36 @@ async fn a_claude_code_turn_the_api_refuses_fails_its_task_through_stop_failure(
     assert!(reason.contains("the agent's turn ended in an error") && reason.contains("prompt is too long"), "{reason}");
     let hooks = rig.hooks(&session).await;
     assert!(hooks.iter().any(|(name, _)| name == "StopFailure"), "{hooks:?}");
+    rig.t.engine.stop_session(session).await.unwrap();
+}
+
+/// A Codex turn the API refuses (a 400 it does not retry): Codex 0.169
+/// tells no hook and not `notify` (its hooks stop after UserPromptSubmit),
+/// but its session log ends the turn with the error, which the app reads
+/// once the agent is quiet; the task fails with Codex's reason at once
+/// (before, it was flagged after 10 minutes and timed out at 30).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_codex_turn_the_api_refuses_fails_its_task_with_codexs_reason() {
+    let script = |_workspace: PathBuf| {
+        |request: &ModelRequest| {
+            if request.latest_user_text().contains("FAIL-TURN") {
+                Reply::failure(400, "The input is too long for this model.")
+            } else {
+                Reply::text("Ready.")
+            }
+        }
+    };
+    let rig = Rig::start(Wire::OpenAiResponses, script).await;
+    let profile = rig.codex().await;
+    let task = rig.submit(&profile, "FAIL-TURN: summarise the repository").await;
+    let session = rig.session_of(&task.id).await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Failed, "{done:?}");
+    assert_eq!(done.reason(), Some("the agent's turn ended in an error: The input is too long for this model."));
+    // What Codex told its hooks: the turn began, and nothing after.
+    let hooks = rig.hooks(&session).await;
+    let names: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["SessionStart", "UserPromptSubmit"], "{hooks:?}");
     rig.t.engine.stop_session(session).await.unwrap();
 }
 

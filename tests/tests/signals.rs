@@ -935,3 +935,41 @@ async fn a_signals_long_fields_and_lists_are_kept_cut_and_marked() {
     assert!(questions.last().unwrap().contains("more not kept"), "{:?}", questions.last());
     t.engine.stop_session(session.id).await.unwrap();
 }
+
+/// A delegate that hangs silently (issue 23, item 11: before, it held its
+/// lead until the lead's own time limit, the lead's quiet alert being off
+/// while its team works): flagged as quiet past its agent's alert, then
+/// failed at its agent's time limit, its waiting requester told and the
+/// delegate ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delegate_that_hangs_is_flagged_quiet_then_times_out_and_its_requester_is_told() {
+    let t = TestEngine::start().await;
+    let (lead, helper) = delegation_pair(&t, "[{ sleep_ms = 600000 }]").await;
+    let spec = ProfileSpec { quiet_alert_secs: 1, task_time_limit_secs: 4, ..helper.spec.clone() };
+    let helper = t.engine.update_profile(helper.id.clone(), spec).await.unwrap();
+    let (lead, delegate) = delegate_to(&t, &lead, &helper).await;
+    let of_delegate = |events: &[EngineEvent], done: &dyn Fn(&switchboard_core::Delegation) -> bool| {
+        events.iter().find_map(|e| match e {
+            EngineEvent::DelegationChanged { delegation }
+                if delegation.delegate_session == delegate && done(delegation) =>
+            {
+                Some(delegation.clone())
+            }
+            _ => None,
+        })
+    };
+    let quiet = t
+        .events
+        .wait_for("the delegate to be flagged quiet", |events| {
+            of_delegate(events, &|d| d.quiet_since.is_some() && d.is_working())
+        })
+        .await;
+    assert!(quiet.quiet_since.unwrap() >= quiet.started_at);
+    let failed =
+        t.events.wait_for("the delegate to time out", |events| of_delegate(events, &|d| !d.is_working())).await;
+    let DelegationState::Failed { how, .. } = &failed.state else { panic!("{failed:?}") };
+    assert_eq!(how, "it did not report within its time limit (4 s)");
+    assert_eq!(failed.quiet_since, None);
+    t.wait_for_screen(&lead, "received: DELEGATED WORK FAILED").await;
+    t.wait_for_end(&delegate).await;
+}

@@ -59,3 +59,32 @@ fn a_version_14_database_keeps_its_loops_and_their_iterations() {
     store.save_iteration(&stalled.id, &sixth).unwrap();
     assert_eq!(store.get_loop(&stalled.id).unwrap().unwrap().iteration_count, 6);
 }
+
+/// A database of version 16, before a summary saying FAILED failed its task
+/// (issue 23): "Migrate the tables" completed with a summary whose Status
+/// says FAILED, "Write the docs" with one that says COMPLETED (made with that
+/// version's `Store::save_task`). The first reads as failed now, in the
+/// agent's words, its summary kept; the second is untouched.
+#[test]
+fn a_version_16_database_reads_a_task_whose_summary_said_failed_as_failed() {
+    use switchboard_core::summary::SummaryStatus;
+    use switchboard_core::{TaskId, TaskState};
+    let temp = tempfile::tempdir().unwrap();
+    let db = temp.path().join("switchboard.db");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/db/v16-failed-summary.sqlite"), &db).unwrap();
+
+    let store = Store::open(&db).unwrap();
+    let failed: TaskId = "7c2e5d0a-3f4b-4c8d-9e0f-2a3b4c5d6e7f".parse().unwrap();
+    let task = store.get_task(&failed).unwrap().unwrap();
+    assert_eq!(task.state(), TaskState::Failed);
+    assert_eq!(task.reason(), Some("the agent says it failed: the database refused the new schema"));
+    assert_eq!(task.ended_at(), Some(1_790_000_000_900));
+    let result = task.result().expect("its summary is kept");
+    assert_eq!(result.summary.status, Some(SummaryStatus::Failed));
+    assert!(result.artifacts[0].content.contains("❌ FAILED"));
+    assert!(task.session_id().is_some());
+
+    let done: TaskId = "8d3f6e1b-4a5c-4d9e-8f1a-3b4c5d6e7f80".parse().unwrap();
+    let task = store.get_task(&done).unwrap().unwrap();
+    assert_eq!((task.state(), task.reason()), (TaskState::Completed, None));
+}

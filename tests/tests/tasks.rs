@@ -207,7 +207,7 @@ async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
     std::fs::create_dir(t.workspace.join("summaries")).unwrap();
     std::fs::write(t.summary_path(&second.id), SUMMARY.replace("✅ COMPLETED", "❌ FAILED")).unwrap();
     let done = t.finished(&second.id).await;
-    assert_eq!(done.state(), TaskState::Completed);
+    assert_eq!(done.state(), TaskState::Failed, "its summary says it failed");
     assert_eq!(done.result().unwrap().summary.status, Some(SummaryStatus::Failed));
 
     // Another task's summary does not complete this one.
@@ -216,6 +216,39 @@ async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
     write_atomically(&t.summary_path(&TaskId::new()), SUMMARY);
     write_atomically(&t.summary_path(&third.id), SUMMARY);
     assert_eq!(t.finished(&third.id).await.state(), TaskState::Completed);
+}
+
+/// A summary whose Status says FAILED (issue 23: it read "completed ·
+/// failed", green, in the task list, search and `task list`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_summary_saying_it_failed_fails_the_task_in_the_agents_words_and_keeps_the_summary() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_tasks_profile(&["--status", "failed", "--speed", "fast"]).await;
+    let submitted = t.submit(task(&profile, "Migrate the billing tables")).await.task;
+    let done = t.finished(&submitted.id).await;
+    assert_eq!(done.state(), TaskState::Failed, "{done:#?}");
+    assert_eq!(done.reason(), Some("the agent says it failed: the scripted demo agent was told to fail this task"));
+    // What it produced is kept: its own summary, not a fallback.
+    let result = done.result().expect("the result is kept");
+    assert!(!result.fallback);
+    assert_eq!(result.summary.status, Some(SummaryStatus::Failed));
+    assert_eq!(result.artifacts[0].path, format!("summaries/{}.md", submitted.id));
+    // Every place reads the same state: the listing, and a search hit.
+    let listed = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
+    assert_eq!(listed.iter().find(|task| task.id == submitted.id).unwrap().state(), TaskState::Failed);
+    let hits = t.engine.search("billing".into()).await.unwrap();
+    assert!(!hits.is_empty());
+    for hit in hits {
+        match hit.found {
+            switchboard_core::api::Found::Task { state, .. } | switchboard_core::api::Found::Summary { state, .. } => {
+                assert_eq!(state, TaskState::Failed)
+            }
+            other => panic!("not the task: {other:?}"),
+        }
+    }
+    // Failing by its own word is not a broken agent: the queue goes on.
+    let next = t.submit(task(&profile, "Next one")).await.task;
+    assert_eq!(t.finished(&next.id).await.state(), TaskState::Failed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -44,9 +44,18 @@ pub const CLAUDE_HOOK_EVENTS: [&str; 13] = [
     "SessionEnd",
 ];
 
-/// The Codex hook events the app listens to.
-pub const CODEX_HOOK_EVENTS: [&str; 6] =
-    ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"];
+/// The Codex hook events the app listens to (its sub-agents' start and
+/// stop among them: see `team::team_event`).
+pub const CODEX_HOOK_EVENTS: [&str; 8] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "SessionEnd",
+];
 
 /// Events whose hooks are filtered by tool name; the app's match every tool.
 const TOOL_EVENTS: [&str; 4] = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"];

@@ -10,6 +10,7 @@ pub mod capped;
 pub mod hook;
 mod ids;
 pub mod loops;
+pub mod rollout;
 pub mod signal;
 pub mod summary;
 pub mod team;

@@ -124,6 +124,45 @@ fn status_of(body: &str) -> Option<SummaryStatus> {
         .map(|(_, status)| status)
 }
 
+/// The longest reason kept from a summary, in bytes: a sentence or two,
+/// which a task's card, a notification and `task list` show whole.
+pub const MAX_REASON_BYTES: usize = 400;
+
+/// The agent's own words for how the task went: what it wrote beside its
+/// status (`❌ FAILED: the build broke`, on that line or the lines after),
+/// else its first important note. `None` when it wrote neither. One line,
+/// within [`MAX_REASON_BYTES`].
+pub fn stated_reason(text: &str) -> Option<String> {
+    let sections = sections(text);
+    let section = |names: &[&str]| {
+        sections.iter().find(|(title, _)| names.iter().any(|n| title.eq_ignore_ascii_case(n))).map_or("", |(_, b)| b)
+    };
+    let beside_status = without_status_mark(section(&["Status"]));
+    let reason = if beside_status.is_empty() {
+        list_items(section(&["Important Notes", "Notes"])).into_iter().next()?
+    } else {
+        beside_status
+    };
+    Some(capped(reason, MAX_REASON_BYTES))
+}
+
+/// The Status section's text without its first status mark (word or emoji)
+/// and the punctuation that joins it to the rest, on one line.
+fn without_status_mark(body: &str) -> String {
+    let joined = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let marks = ["COMPLETED", "PARTIAL", "FAILED", "✅", "⚠️", "⚠", "❌"];
+    // The mark that comes first, and every mark right after it ("❌ FAILED").
+    let mut rest = joined.as_str();
+    loop {
+        let trimmed = rest.trim_start_matches(|c: char| c.is_whitespace() || "-–—:.,;()[]*_".contains(c));
+        let starts = |mark: &&&str| trimmed.get(..mark.len()).is_some_and(|head| head.eq_ignore_ascii_case(mark));
+        match marks.iter().find(starts) {
+            Some(mark) => rest = &trimmed[mark.len()..],
+            None => return trimmed.trim().to_owned(),
+        }
+    }
+}
+
 fn test_counts(text: &str) -> Option<TestCounts> {
     // "Passed: 5", "failed: 0": a label, then its number.
     static LABELLED: LazyLock<Regex> =
@@ -311,6 +350,25 @@ Create a login button component
             let text = format!("## Status\n{body}\n");
             assert_eq!(parse_summary(&text).status, expected, "{body:?}");
         }
+    }
+
+    #[test]
+    fn the_reason_stated_beside_the_status_else_the_first_note() {
+        let cases = [
+            ("## Status\n❌ FAILED: the build broke\n", Some("the build broke")),
+            ("## Status\n❌ FAILED\nThe API key was refused.\n", Some("The API key was refused.")),
+            ("## Status\nFailed - tests (3) still fail\n", Some("tests (3) still fail")),
+            ("## Status\n⚠️ PARTIAL — docs left\n", Some("docs left")),
+            ("## Important Notes\n- needs a database\n- second\n## Status\n❌ FAILED\n", Some("needs a database")),
+            ("## Status\n❌ FAILED\n", None),
+            ("## Status\nThe task FAILED: no access\n", Some("The task FAILED: no access")),
+            ("no sections", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(stated_reason(text).as_deref(), expected, "{text:?}");
+        }
+        let long = format!("## Status\n❌ FAILED: {}\n", "é".repeat(MAX_REASON_BYTES));
+        assert!(stated_reason(&long).unwrap().len() <= MAX_REASON_BYTES);
     }
 
     #[test]

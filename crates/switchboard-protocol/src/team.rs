@@ -34,6 +34,13 @@ pub enum TeamEvent {
     SpawnFailed {
         teammate: String,
     },
+    /// The spawn requested as `call` started the teammate known from now
+    /// on as `teammate` (Codex names a sub-agent only in its spawn's answer).
+    Spawned {
+        call: String,
+        teammate: String,
+        team_name: String,
+    },
     /// Finished, idle for good, or shut down.
     Gone {
         teammate: String,
@@ -57,6 +64,11 @@ impl TeamState {
             TeamEvent::DelegateStarted { teammate, team_name } => {
                 self.team_name.get_or_insert(team_name);
                 self.delegates.insert(teammate);
+            }
+            TeamEvent::Spawned { call, teammate, team_name } => {
+                self.team_name.get_or_insert(team_name);
+                self.teammates.remove(&call);
+                self.teammates.insert(teammate);
             }
             TeamEvent::SpawnFailed { teammate } | TeamEvent::Gone { teammate } => {
                 self.teammates.remove(&teammate);
@@ -108,6 +120,25 @@ fn spawns(tool_name: &str) -> bool {
     matches!(tool_name, "Agent" | "Task")
 }
 
+/// Codex's tool that starts a sub-agent (`spawn_agent` of its
+/// `multi_agent_v1` tools; its hooks name it with or without the
+/// namespace). The sub-agent works beside the lead, whether or not the lead
+/// waits for it, until Codex reports it stopped (`SubagentStop`).
+fn codex_spawns(tool_name: &str) -> bool {
+    tool_name.strip_prefix("multi_agent_v1").unwrap_or(tool_name).trim_start_matches(['.', '/', ':']) == "spawn_agent"
+}
+
+/// The sub-agent a Codex spawn's answer names: `{"agent_id": …}`, given as
+/// JSON text or as an object.
+fn codex_spawned(response: Option<&serde_json::Value>) -> Option<String> {
+    let response = match response? {
+        serde_json::Value::String(text) => serde_json::from_str(text).ok()?,
+        other => other.clone(),
+    };
+    let id = response.get("agent_id")?.as_str()?.trim();
+    (!id.is_empty()).then(|| crate::capped::capped(id, crate::capped::MAX_NAME_BYTES))
+}
+
 /// The teammate a spawn call names: its `name`, else (in the background)
 /// the call's id. None for a call the lead waits on (not a teammate).
 fn spawned(tool_input: &serde_json::Value, tool_use_id: Option<&String>) -> Option<String> {
@@ -126,6 +157,24 @@ fn spawned(tool_input: &serde_json::Value, tool_use_id: Option<&String>) -> Opti
 /// ends its team.
 pub fn team_event(event: &HookEvent, envelope: &HookEnvelope) -> Option<TeamEvent> {
     match event {
+        // Codex's sub-agents: counted from the spawn's request (by its call),
+        // known by their id once the spawn answers, gone at their stop.
+        HookEvent::PreToolUse { tool_name, tool_use_id: Some(call), .. } if codex_spawns(tool_name) => {
+            Some(TeamEvent::SpawnRequested { teammate: call.clone(), team_name: team_key(envelope) })
+        }
+        HookEvent::PostToolUse { tool_name, tool_use_id: Some(call), failed, .. } if codex_spawns(tool_name) => {
+            match (failed, codex_spawned(envelope.payload.get("tool_response"))) {
+                (None, Some(teammate)) => {
+                    Some(TeamEvent::Spawned { call: call.clone(), teammate, team_name: team_key(envelope) })
+                }
+                _ => Some(TeamEvent::SpawnFailed { teammate: call.clone() }),
+            }
+        }
+        // Claude Code's subagents stop early and are not keyed by this id, so
+        // for them this changes nothing.
+        HookEvent::SubagentStop { agent_id } if !agent_id.is_empty() => {
+            Some(TeamEvent::Gone { teammate: agent_id.clone() })
+        }
         HookEvent::PreToolUse { tool_name, tool_use_id, tool_input } if spawns(tool_name) => {
             let teammate = spawned(tool_input, tool_use_id.as_ref())?;
             Some(TeamEvent::SpawnRequested { teammate, team_name: team_key(envelope) })
@@ -391,5 +440,52 @@ mod tests {
         assert_eq!(turn_end(&failed), Some(TurnEnd::Error));
         assert_eq!(turn_end(&HookEvent::parse(&json!({"hook_event_name": "Stop"}))), Some(TurnEnd::Success));
         assert_eq!(turn_end(&HookEvent::SessionStart), None);
+    }
+
+    /// The real Codex 0.169 spawning a sub-agent and waiting for it
+    /// (`codex-hooks-subagent.jsonl`): the sub-agent counts from the spawn's
+    /// request, is known by its id once the spawn answers, and is gone at its
+    /// SubagentStop; a lead whose turn ended before that is held.
+    #[test]
+    fn a_codex_sub_agent_counts_from_its_spawn_to_its_stop() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/agents/codex-hooks-subagent.jsonl");
+        let recorded = std::fs::read_to_string(path).unwrap();
+        let child = "01a213cd-00de-7173-891f-d921d0fd524b";
+        let mut team = TeamState::default();
+        let mut seen = Vec::new();
+        for line in recorded.lines() {
+            let line: serde_json::Value = serde_json::from_str(line).unwrap();
+            let envelope = envelope(line["stdin"].clone(), &[]);
+            let event = HookEvent::parse(&envelope.payload);
+            if let Some(change) = team_event(&event, &envelope) {
+                team.apply(change);
+                seen.push((line["label"].as_str().unwrap().to_owned(), team.teammates.clone()));
+            }
+            if line["label"] == "SubagentStart" {
+                // Had the lead's turn ended here, its task would be held.
+                assert_eq!(gate(&team, TurnEnd::Success), [Emit::UsageUpdate]);
+            }
+        }
+        let ids = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect::<BTreeSet<String>>();
+        assert_eq!(
+            seen,
+            [
+                ("PreToolUse".to_owned(), ids(&["call_fake_1_0"])),
+                ("PostToolUse".to_owned(), ids(&[child])),
+                ("SubagentStop".to_owned(), ids(&[])),
+            ]
+        );
+        assert_eq!(team.team_name.as_deref(), Some("session-01a213cc"));
+        assert_eq!(gate(&team, TurnEnd::Success), [Emit::Complete], "done at the lead's Stop");
+
+        // A spawn Codex refused does not count.
+        let refused = envelope(
+            serde_json::json!({"hook_event_name": "PostToolUse", "tool_name": "spawn_agent", "tool_use_id": "call_2",
+                "tool_input": {"message": "x"}, "tool_response": "agent limit reached"}),
+            &[],
+        );
+        let event = HookEvent::parse(&refused.payload);
+        assert_eq!(team_event(&event, &refused), Some(TeamEvent::SpawnFailed { teammate: "call_2".into() }));
     }
 }

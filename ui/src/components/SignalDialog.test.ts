@@ -226,6 +226,12 @@ describe('delegation', () => {
     await tick();
     expect(callsOf(backend, 'keep_delegate')).toEqual([{ sessionId: info.delegate_session, keep: true }]);
     expect(screen.getByTestId('delegation-note').textContent).toContain('it keeps running after it reports');
+    // A delegate the engine flags as quiet says it may be stuck, marked as a warning.
+    expect(screen.getByTestId('delegation-note').getAttribute('data-quiet')).toBe('false');
+    backend.delegateQuiet(info.delegate_session!, Date.now());
+    await tick();
+    expect(screen.getByTestId('delegation-note').getAttribute('data-quiet')).toBe('true');
+    expect(screen.getByTestId('delegation-note').textContent).toContain('it may be stuck (it ends, failed, at its time limit)');
     backend.delegateReported(info.delegate_session!, 'success');
     await tick();
     expect(screen.getByTestId('delegation-note').textContent).toContain('Reported “success” to claude');

@@ -130,6 +130,28 @@ describe('task detail', () => {
     expect(within(detail).getByTestId('task-status-label').textContent).toBe('completed · partial');
   });
 
+  it('reads a task its agent says failed as failed, with the agent\'s reason and its summary kept', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    const seeded = backend.seedTask({ profile_id: agent.id, instruction: 'Migrate the tables', state: 'failed', ended_at: 5 });
+    const failedSummary = sampleResult(seeded.id);
+    failedSummary.summary.status = 'failed';
+    failedSummary.artifacts[0].content = failedSummary.artifacts[0].content.replace('✅ COMPLETED', '❌ FAILED: the database is unreachable');
+    backend.seedTask({ ...seeded, reason: 'the agent says it failed: the database is unreachable', result: failedSummary });
+    await renderApp(backend);
+
+    const detail = await openDetail('Migrate the tables');
+    expect(detail.getAttribute('data-state')).toBe('failed');
+    expect(within(detail).getByTestId('task-state').textContent).toBe('failed');
+    expect(within(detail).queryByTestId('task-status-label')).toBeNull();
+    expect(within(detail).getByTestId('task-reason').textContent).toBe('the agent says it failed: the database is unreachable');
+    expect(within(detail).getByTestId('task-result-status').textContent).toBe('failed');
+    expect(within(detail).getByTestId('task-summary').textContent).toContain('the database is unreachable');
+    // The list says the same.
+    const entry = screen.getAllByTestId('task-entry').find((e) => within(e).queryByText('Migrate the tables'));
+    expect(entry && within(entry).getByTestId('task-state').getAttribute('data-state')).toBe('failed');
+  });
+
   it('shows artifacts as plain text, one at a time, and says when one was cut', async () => {
     const { backend } = finishedWith((id) =>
       sampleResult(id, {

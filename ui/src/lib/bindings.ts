@@ -530,7 +530,13 @@ blocks: boolean,
 /**
  * The user keeps the delegate running after it reports.
  */
-keep: boolean, started_at: number, state: DelegationState, };
+keep: boolean, started_at: number, state: DelegationState, 
+/**
+ * Since when its delegate has shown no output and no hook event, once
+ * that is longer than its agent's quiet alert, while it works: it may be
+ * stuck. (Past its agent's time limit it ends, failed.)
+ */
+quiet_since: number | null, };
 
 export type AgentStatus = "waiting" | "working" | "attention" | "done" | "exited";
 

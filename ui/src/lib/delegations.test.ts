@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Delegation, DelegationState, EngineEvent } from './bindings';
 import { applyDelegationEvent, delegationLine, delegationOf } from './delegations';
 
-const delegation = (state: DelegationState, keep = false): Delegation => ({
+const delegation = (state: DelegationState, keep = false, quiet_since: number | null = null): Delegation => ({
   delegate_session: 'helper-1',
   delegate_profile: 'p-helper',
   request: 'signal-1',
@@ -13,6 +13,7 @@ const delegation = (state: DelegationState, keep = false): Delegation => ({
   keep,
   started_at: 1,
   state,
+  quiet_since,
 });
 
 describe('delegations', () => {
@@ -33,6 +34,14 @@ describe('delegations', () => {
   it.each<[Delegation, string]>([
     [delegation({ state: 'working' }), 'Works for lead on “Write the parser tests”; it ends once it reports.'],
     [delegation({ state: 'working' }, true), 'Works for lead on “Write the parser tests”; it keeps running after it reports.'],
+    [
+      delegation({ state: 'working' }, false, 5),
+      'Works for lead on “Write the parser tests”, but has shown no sign of life for a while: it may be stuck (it ends, failed, at its time limit).',
+    ],
+    [
+      delegation({ state: 'failed', at: 2, how: 'it did not report within its time limit (30 min)' }),
+      'Ended before reporting to lead on “Write the parser tests”: it did not report within its time limit (30 min).',
+    ],
     [delegation({ state: 'reported', at: 2, status: 'partial' }), 'Reported “partial” to lead on “Write the parser tests”.'],
     [
       delegation({ state: 'failed', at: 2, how: 'it exited (code 3)' }),

@@ -20,6 +20,10 @@ export function delegationLine(delegation: Delegation, requester: string): strin
   const state = delegation.state;
   switch (state.state) {
     case 'working':
+      // The engine flags a delegate that shows no life past its agent's quiet alert.
+      if (delegation.quiet_since !== null) {
+        return `Works for ${requester} on “${work}”, but has shown no sign of life for a while: it may be stuck (it ends, failed, at its time limit).`;
+      }
       return delegation.keep
         ? `Works for ${requester} on “${work}”; it keeps running after it reports.`
         : `Works for ${requester} on “${work}”; it ends once it reports.`;

@@ -853,6 +853,7 @@ export class FakeBackend implements Backend {
         keep: false,
         started_at: this.#now(),
         state: { state: 'working' },
+        quiet_since: null,
       });
     }
 
@@ -1152,11 +1153,18 @@ export class FakeBackend implements Backend {
     return structuredClone(kept);
   }
 
+  /** A delegate went quiet past its agent's alert (`since`), or showed life again (null), as the engine's watch says (for tests). */
+  delegateQuiet(sessionId: SessionId, since: number | null): void {
+    const delegation = this.#delegations.get(sessionId);
+    if (!delegation || delegation.state.state !== 'working') return;
+    this.#putDelegation({ ...delegation, quiet_since: since });
+  }
+
   /** A delegate reported (for tests): its delegation settles and, unless kept, its session ends. */
   delegateReported(sessionId: SessionId, status: string): void {
     const delegation = this.#delegations.get(sessionId);
     if (!delegation || delegation.state.state !== 'working') return;
-    this.#putDelegation({ ...delegation, state: { state: 'reported', at: this.#now(), status } });
+    this.#putDelegation({ ...delegation, state: { state: 'reported', at: this.#now(), status }, quiet_since: null });
     const session = this.#sessions.get(sessionId);
     if (!delegation.keep && session?.info.state === 'running') {
       this.#end(session, { state: 'killed', exit_code: 129, signal: 'SIGHUP', ended_at: this.#now() });

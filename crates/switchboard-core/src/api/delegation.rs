@@ -27,6 +27,11 @@ pub struct Delegation {
     pub keep: bool,
     pub started_at: Millis,
     pub state: DelegationState,
+    /// Since when its delegate has shown no output and no hook event, once
+    /// that is longer than its agent's quiet alert, while it works: it may be
+    /// stuck. (Past its agent's time limit it ends, failed.)
+    #[serde(default)]
+    pub quiet_since: Option<Millis>,
 }
 
 /// Where a delegation stands.

@@ -109,7 +109,7 @@ pub enum TaskState {
     /// The summary file appeared.
     Completed,
     /// The agent exited before writing its summary, or the task could not
-    /// be given to it.
+    /// be given to it, or its agent says it failed (its summary or report).
     Failed,
     /// The time limit passed without a summary.
     TimedOut,
@@ -286,7 +286,9 @@ pub enum TaskStatus {
         result: TaskResult,
     },
     /// It could not be given to its agent (no run), or its agent ended
-    /// without a summary, or its summary and report disagree.
+    /// without a summary, or its summary and report disagree, or its agent
+    /// says it failed (its summary or report, kept as the result; the reason
+    /// in the agent's words).
     Failed {
         run: Option<TaskRun>,
         ended_at: Millis,

@@ -57,6 +57,11 @@ pub(crate) struct HookRecord {
     pub identity: std::collections::BTreeMap<String, String>,
     /// The status last shown, and since when it has been.
     pub shown_since: Option<(switchboard_protocol::hook::AgentStatus, Millis)>,
+    /// Where the agent logs its conversation, as its hooks name it
+    /// (`transcript_path`; read only inside Codex's own folder).
+    pub transcript: Option<String>,
+    /// The turn its hooks said began last (`UserPromptSubmit`'s `turn_id`).
+    pub turn: Option<String>,
 }
 
 /// The signal protocols' memory of a session.

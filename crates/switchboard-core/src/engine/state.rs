@@ -151,6 +151,8 @@ impl EngineState {
                 _ = quiet_check.tick() => {
                     self.tasks.check_quiet(&mut self.cx, now());
                     self.tasks.check_workspaces(&mut self.cx);
+                    self.tasks.check_unreported_turns(&mut self.cx, now());
+                    self.signals.check_delegates(&mut self.cx, now());
                 }
                 _ = reconcile.tick() => {
                     status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());

@@ -46,6 +46,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0014_settings.sql")),
         M::up(include_str!("../../migrations/0015_loop_iterations.sql")),
         M::up(include_str!("../../migrations/0016_session_secrets.sql")),
+        M::up(include_str!("../../migrations/0017_failed_summaries.sql")),
         M::up(include_str!("../../migrations/0018_queue_pause.sql")),
     ])
 });

@@ -140,7 +140,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -409,6 +409,7 @@ fn a_delegation_is_at_work_until_its_outcome_and_then_listed_among_the_recent() 
         keep: false,
         started_at: n,
         state: DelegationState::Working,
+        quiet_since: None,
     };
     let (first, second) = (delegation(1), delegation(2));
     store.save_delegation(&first).unwrap();

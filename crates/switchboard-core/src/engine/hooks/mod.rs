@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use switchboard_protocol::SessionId;
-use switchboard_protocol::capped::{MAX_NAME_BYTES, capped};
+use switchboard_protocol::capped::{MAX_NAME_BYTES, MAX_PATH_BYTES, capped};
 use switchboard_protocol::hook::{
     AgentStatus, HookEnvelope, HookEvent, hook_conversation, is_side_thread, next_status,
 };
@@ -150,7 +150,30 @@ impl HookDesk {
         if side_thread {
             return Ok(());
         }
+        // Codex gives its lead no new turn when a sub-agent it did not wait
+        // for stops (recorded: `real_agents.rs`), while Claude Code's lead
+        // hears of it and its next Stop settles the task: a Codex lead's task
+        // is settled when its team's last member stops.
+        let codex = cx
+            .sessions
+            .get(&session_id)
+            .and_then(|entry| cx.profile(&entry.info.profile_id).ok())
+            .is_some_and(|profile| profile.spec.kind == switchboard_protocol::AgentKind::Codex);
         let entry = cx.sessions.get_mut(&session_id).expect("known above");
+        // Where Codex logs the conversation and which turn it began last: a
+        // turn that fails is said there only (see `tasks::turns`).
+        // (A sub-agent's events name it, `agent_id`, and its own log and turns.)
+        let text_of = |key: &str| envelope.payload.get(key).and_then(serde_json::Value::as_str);
+        let own = text_of("agent_id").is_none();
+        if own
+            && entry.hooks.conversation.is_some()
+            && let Some(log) = text_of("transcript_path").filter(|p| p.len() <= MAX_PATH_BYTES)
+        {
+            entry.hooks.transcript.get_or_insert_with(|| log.to_owned());
+        }
+        if let (HookEvent::UserPromptSubmit, Some(turn), true) = (&event, text_of("turn_id"), own) {
+            entry.hooks.turn = Some(capped(turn, MAX_NAME_BYTES));
+        }
         // What the agent's environment says of it (its team, its name) is kept.
         entry.hooks.identity.extend(
             envelope
@@ -159,9 +182,11 @@ impl HookDesk {
                 .filter(|(name, _)| IDENTITY_ENV.contains(&name.as_str()))
                 .map(|(k, v)| (k.clone(), capped(v.as_str(), MAX_NAME_BYTES))),
         );
+        let was_active = entry.team.is_active();
         if let Some(team_event) = team_event(&event, envelope) {
             entry.team.apply(team_event);
         }
+        let team_emptied = codex && was_active && !entry.team.is_active();
         // The gate, at every turn end: one that ends while teammates work
         // leaves the lead shown as working (and its task open); one that ends
         // without lets the task complete; one that ends in error ends its
@@ -186,7 +211,7 @@ impl HookDesk {
         if let Some(error) = turn_failed {
             cx.follow(Follow::TurnFailed { session: session_id.clone(), error });
         }
-        if team_done {
+        if team_done || team_emptied {
             cx.follow(Follow::TeamSettled { lead: session_id });
         }
         Ok(())

@@ -36,6 +36,10 @@ pub(crate) enum DelegateEvent {
     Ended {
         how: String,
     },
+    /// It did not report within its agent's time limit: how, in words.
+    TimedOut {
+        how: String,
+    },
 }
 
 /// What follows from a delegate's event.
@@ -69,6 +73,109 @@ pub(crate) fn decide(delegation: &Delegation, event: &DelegateEvent, at: Millis)
             wake: delegation.blocks.then_some(Wake::Failed),
             end_delegate: false,
         },
+        // A delegate past its time limit has failed its requester: it is
+        // ended (freeing its place and its lead's team) unless kept.
+        DelegateEvent::TimedOut { how } => Decision {
+            state: Some(DelegationState::Failed { at, how: how.clone() }),
+            wake: delegation.blocks.then_some(Wake::Failed),
+            end_delegate: !delegation.keep,
+        },
+    }
+}
+
+/// What the delegate watch sees of a delegate at work.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DelegateWatch {
+    /// Its last output, hook event, or its start.
+    pub last_activity: Millis,
+    /// Its agent's quiet alert and time limit, in seconds (0: none).
+    pub alert_after_secs: u32,
+    pub time_limit_secs: u32,
+    /// It waits for the user's answer (a signal of its, or its hooks ask).
+    pub waits_on_user: bool,
+}
+
+/// What the watch finds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Watched {
+    /// Its quiet flag as it should be now (since when, or none).
+    Quiet(Option<Millis>),
+    /// Past its time limit: it fails, saying so.
+    TimedOut { how: String },
+}
+
+/// The delegate watch, each second, for a delegation at work: past its
+/// agent's time limit (counted from its start; never while it waits for the
+/// user) it times out; otherwise it is flagged quiet once it has shown no
+/// life for longer than its agent's quiet alert (not while it waits for the
+/// user), since its last sign of life.
+pub(crate) fn watch(delegation: &Delegation, watch: DelegateWatch, now: Millis) -> Watched {
+    let limit_ms = i64::from(watch.time_limit_secs) * 1000;
+    if watch.time_limit_secs > 0 && !watch.waits_on_user && now - delegation.started_at >= limit_ms {
+        return Watched::TimedOut {
+            how: format!("it did not report within its time limit ({})", minutes(watch.time_limit_secs)),
+        };
+    }
+    let quiet = now - watch.last_activity;
+    let flagged =
+        watch.alert_after_secs > 0 && !watch.waits_on_user && quiet >= i64::from(watch.alert_after_secs) * 1000;
+    Watched::Quiet(flagged.then_some(watch.last_activity))
+}
+
+fn minutes(secs: u32) -> String {
+    match secs {
+        s if s % 60 == 0 && s >= 60 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
+/// Looks at every delegation at work whose delegate runs: times out one
+/// past its agent's time limit (its requester is told, and it is ended),
+/// and flags or clears its quiet (reported to the window).
+pub(crate) fn check(cx: &mut Ctx, now: Millis) {
+    let working = match cx.store.working_delegations() {
+        Ok(working) => working,
+        Err(error) => {
+            tracing::error!(%error, "reading the delegations at work failed");
+            return;
+        }
+    };
+    for mut delegation in working {
+        let Some(entry) = cx.sessions.get(&delegation.delegate_session).filter(|e| e.is_running()) else { continue };
+        let Ok(profile) = cx.profile(&delegation.delegate_profile) else { continue };
+        let hooks = entry.hooks.status.as_ref();
+        let last_activity = [
+            Some(delegation.started_at),
+            entry.handle().map(crate::session::SessionHandle::output_at),
+            hooks.and_then(|s| s.last_event_at),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(delegation.started_at);
+        let seen = DelegateWatch {
+            last_activity,
+            alert_after_secs: profile.spec.quiet_alert_secs,
+            time_limit_secs: profile.spec.task_time_limit_secs,
+            waits_on_user: !entry.hooks.needs_user.is_empty()
+                || hooks.is_some_and(|s| s.status == switchboard_protocol::hook::AgentStatus::Attention),
+        };
+        match watch(&delegation, seen, now) {
+            Watched::TimedOut { how } => {
+                let session = delegation.delegate_session.clone();
+                let event = DelegateEvent::TimedOut { how: how.clone() };
+                apply(cx, &session, &event, |delegate| prompts::delegate_failed(delegate, &how));
+            }
+            Watched::Quiet(since) if since != delegation.quiet_since => {
+                delegation.quiet_since = since;
+                tracing::info!(delegate = %delegation.delegate_session, quiet = since.is_some(), "a delegate's quiet changed");
+                if let Err(error) = cx.store.save_delegation(&delegation) {
+                    tracing::error!(%error, "recording a delegation failed");
+                }
+                cx.emit(EngineEvent::DelegationChanged { delegation });
+            }
+            Watched::Quiet(_) => {}
+        }
     }
 }
 
@@ -93,6 +200,7 @@ pub(crate) fn begin(
         keep: false,
         started_at: now(),
         state: DelegationState::Working,
+        quiet_since: None,
     };
     save(cx, &delegation);
 }
@@ -152,6 +260,7 @@ fn apply(cx: &mut Ctx, session: &SessionId, event: &DelegateEvent, prompt: impl 
     let decision = decide(&delegation, event, now());
     let Some(state) = decision.state else { return };
     delegation.state = state;
+    delegation.quiet_since = None;
     save(cx, &delegation);
     if decision.wake.is_some() {
         let text = prompt(&session.to_string());
@@ -204,6 +313,7 @@ mod tests {
             keep,
             started_at: 1,
             state,
+            quiet_since: None,
         }
     }
 
@@ -237,5 +347,44 @@ mod tests {
                 "blocks {blocks}, keep {keep}, {before:?}, {event:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_delegate_past_its_time_limit_fails_its_requester_and_ends_unless_kept() {
+        let timed_out = DelegateEvent::TimedOut { how: "it did not report within its time limit (30 min)".into() };
+        let failed = DelegationState::Failed { at: 5, how: "it did not report within its time limit (30 min)".into() };
+        for (blocks, keep) in [(true, false), (true, true), (false, false)] {
+            let decision = decide(&delegation(blocks, keep, DelegationState::Working), &timed_out, 5);
+            let expected =
+                Decision { state: Some(failed.clone()), wake: blocks.then_some(Wake::Failed), end_delegate: !keep };
+            assert_eq!(decision, expected, "blocks {blocks}, keep {keep}");
+        }
+    }
+
+    #[test]
+    fn the_delegate_watch() {
+        let at_work = delegation(true, false, DelegationState::Working);
+        let seen = |last_activity: Millis, waits_on_user: bool| DelegateWatch {
+            last_activity,
+            alert_after_secs: 600,
+            time_limit_secs: 1800,
+            waits_on_user,
+        };
+        let limit = 1 + 1_800_000;
+        let timed_out = Watched::TimedOut { how: "it did not report within its time limit (30 min)".into() };
+        // (last activity, waits for the user, now) → what the watch finds
+        let cases = [
+            (1, false, 1 + 599_999, Watched::Quiet(None)),
+            (1, false, 1 + 600_000, Watched::Quiet(Some(1))),
+            (1, true, 1 + 600_000, Watched::Quiet(None)),
+            (1_000_000, false, 1_000_000 + 600_000, Watched::Quiet(Some(1_000_000))),
+            (limit - 1, false, limit, timed_out.clone()),
+            (1, true, limit, Watched::Quiet(None)),
+        ];
+        for (last_activity, waits, now, expected) in cases {
+            assert_eq!(watch(&at_work, seen(last_activity, waits), now), expected, "{last_activity} {waits} {now}");
+        }
+        let no_limits = DelegateWatch { alert_after_secs: 0, time_limit_secs: 0, ..seen(1, false) };
+        assert_eq!(watch(&at_work, no_limits, i64::MAX / 2), Watched::Quiet(None));
     }
 }

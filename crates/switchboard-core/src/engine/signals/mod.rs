@@ -187,6 +187,14 @@ impl SignalDesk {
         delegation::ended(cx, session_id, &how);
     }
 
+    /// The delegate watch (each second): a delegate past its agent's time
+    /// limit fails and ends, its requester told; a quiet one is flagged.
+    pub fn check_delegates(&mut self, cx: &mut Ctx, now: crate::api::Millis) {
+        if !self.quitting {
+            delegation::check(cx, now);
+        }
+    }
+
     pub fn list(&self, cx: &Ctx) -> Result<Vec<SignalInfo>, EngineError> {
         Ok(cx.store.list_signals(MAX_LISTED_HANDLED_SIGNALS)?.into_iter().map(respond::with_actions).collect())
     }

@@ -5,14 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
-use switchboard_protocol::summary::{STATUS_FILE, SUMMARIES_DIR, parse_summary, summary_path};
+use switchboard_protocol::summary::{STATUS_FILE, SUMMARIES_DIR, summary_path};
 use switchboard_protocol::{ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
 use super::rules::{self, SessionEndOutcome};
 use super::{Phase, TaskDesk, Work, interrupt, log_task, task_of};
 use crate::api::now;
-use crate::api::{LogKind, SessionState, TaskInfo, TaskResult, TaskState};
+use crate::api::{CompletionRule, LogKind, SessionState, TaskInfo, TaskResult, TaskState};
 use crate::engine::context::{Ctx, Follow, Report};
 use crate::engine::status;
 use crate::error::{EngineError, Responder};
@@ -263,19 +263,23 @@ impl TaskDesk {
     /// result is the summary file, or one made from the report.
     fn settle(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
         let Some(work) = self.work.get(profile_id) else { return };
-        let summary_status = work.summary.as_deref().map(|text| parse_summary(text).status);
-        let decision = completion::decide(work.rule, summary_status, work.report.as_ref().map(|r| r.status.as_str()));
+        // A loop iteration ends with its turn, whatever it wrote before
+        // (what it said is weighed then: see `end_iteration`).
+        if work.iteration.is_some() {
+            return;
+        }
+        let decision = work.decision();
         let (state, reason) = match decision {
             Decision::Wait => return,
             // Teammates still at work: the lead's task stays open until
             // they are done (its summary is kept), and says so.
-            Decision::Complete | Decision::Disagree(_) if status::team_active(&cx.sessions, &work.session_id) => {
+            Decision::Complete | Decision::Fail(_) if status::team_active(&cx.sessions, &work.session_id) => {
                 self.work.get_mut(profile_id).expect("checked above").held_for_team = true;
                 self.refresh_wait(cx, profile_id);
                 return;
             }
             Decision::Complete => (TaskState::Completed, None),
-            Decision::Disagree(reason) => (TaskState::Failed, Some(reason)),
+            Decision::Fail(reason) => (TaskState::Failed, Some(reason)),
         };
         let mut work = self.work.remove(profile_id).expect("checked above");
         if let Phase::Handed { .. } = work.phase {
@@ -337,13 +341,21 @@ impl TaskDesk {
         let work = self.work.remove(profile_id).expect("found above");
         let session = work.session_id.clone();
         self.unwatch(&work.workspace);
+        // An iteration whose agent said (in a summary or a completion
+        // report) that it failed is a failed iteration: its task fails, and
+        // its failure is its stop reason, which the loop weighs (the same
+        // failure again and again stalls the loop) rather than counting a
+        // plain turn's end.
+        let failed = work.said_failed();
+        let stop_reason = failed.clone().unwrap_or(reason);
         if let Ok(task) = task_of(cx, &work.task_id) {
-            let text = iteration_summary(&task, &reason);
+            let text = iteration_summary(&task, &stop_reason);
             let result = artifacts::collect_result(&work.workspace, &work.task_id, text, true);
-            self.finish(cx, task, TaskState::Completed, None, Some(result));
+            let state = if failed.is_some() { TaskState::Failed } else { TaskState::Completed };
+            self.finish(cx, task, state, failed, Some(result));
         }
         super::loops::end_session(cx, &session);
-        cx.follow(Follow::IterationEnded { iteration, stop_reason: reason });
+        cx.follow(Follow::IterationEnded { iteration, stop_reason });
         self.pump(cx, profile_id);
     }
 
@@ -458,11 +470,16 @@ impl TaskDesk {
                 self.pump(cx, &profile_id);
                 return;
             }
-            // A loop iteration: what it printed last is its stop reason.
-            let stop_reason = if printed.is_empty() { reason.clone() } else { printed };
+            // A loop iteration: what it printed last is its stop reason,
+            // unless it said it failed (as in `end_iteration`).
+            let said_failed = work.said_failed().filter(|_| state == TaskState::Completed);
+            let (state, reason, stop_reason) = match said_failed {
+                Some(why) => (TaskState::Failed, Some(why.clone()), why),
+                None if printed.is_empty() => (state, (state != TaskState::Completed).then(|| reason.clone()), reason),
+                None => (state, (state != TaskState::Completed).then_some(reason), printed),
+            };
             let text = iteration_summary(&task, &stop_reason);
             let result = artifacts::collect_result(&work.workspace, task_id, text, true);
-            let reason = (state != TaskState::Completed).then_some(reason);
             let session = work.session_id.clone();
             self.finish(cx, task, state, reason, Some(result));
             super::loops::end_session(cx, &session);
@@ -531,8 +548,14 @@ impl TaskDesk {
             match rules::after_restart(summary.is_some(), task.typed_at().is_some()) {
                 rules::AfterRestart::Complete => {
                     let (workspace, text) = summary.expect("complete only with a summary");
+                    // A summary saying it failed fails the task, as it would have live.
+                    let said = completion::Stated::summary(&text);
+                    let (state, reason) = match completion::decide(CompletionRule::Summary, Some(&said), None) {
+                        Decision::Fail(why) => (TaskState::Failed, Some(why)),
+                        Decision::Wait | Decision::Complete => (TaskState::Completed, None),
+                    };
                     let result = artifacts::collect_result(workspace, &task.id, text, false);
-                    self.finish(cx, task, TaskState::Completed, None, Some(result));
+                    self.finish(cx, task, state, reason, Some(result));
                 }
                 rules::AfterRestart::Requeue => requeue_at_front(cx, &task.id, true)?,
                 rules::AfterRestart::Interrupt { reason } => {
@@ -551,6 +574,31 @@ impl TaskDesk {
     /// is already decided.
     fn working_in(&self, session_id: &SessionId) -> Option<ProfileId> {
         self.work.iter().find(|(_, w)| &w.session_id == session_id && !w.ending()).map(|(p, _)| p.clone())
+    }
+}
+
+impl Work {
+    /// What the summary and the report that arrived say of the task's end,
+    /// by its agent's completion rule.
+    fn decision(&self) -> Decision {
+        let summary = self.summary.as_deref().map(completion::Stated::summary);
+        let report =
+            self.report.as_ref().map(|r| completion::Stated::report(&r.status, &r.metrics, &r.recommendations));
+        completion::decide(self.rule, summary.as_ref(), report.as_ref())
+    }
+
+    /// Why the agent says its work failed, if its summary or its report
+    /// (whichever arrived, whatever the rule) says so.
+    fn said_failed(&self) -> Option<String> {
+        let summary = self.summary.as_deref().map(completion::Stated::summary);
+        let report =
+            self.report.as_ref().map(|r| completion::Stated::report(&r.status, &r.metrics, &r.recommendations));
+        [(CompletionRule::Summary, summary.as_ref(), None), (CompletionRule::Report, None, report.as_ref())]
+            .into_iter()
+            .find_map(|(rule, summary, report)| match completion::decide(rule, summary, report) {
+                Decision::Fail(why) => Some(why),
+                Decision::Wait | Decision::Complete => None,
+            })
     }
 }
 

@@ -13,6 +13,7 @@ mod quiet;
 pub(crate) mod rules;
 #[cfg(test)]
 mod tests;
+mod turns;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -89,6 +90,9 @@ struct Work {
     held: Option<Held>,
     /// Its completion is held while its agent's teammates still work.
     held_for_team: bool,
+    /// When its agent's log was last read for a turn that ended unreported,
+    /// and the agent's last activity then (see `turns`).
+    turn_look: Option<(crate::api::Millis, crate::api::Millis)>,
 }
 
 impl Work {
@@ -579,6 +583,7 @@ impl TaskDesk {
                 handed_at,
                 held: None,
                 held_for_team: false,
+                turn_look: None,
             },
         );
         Ok(())

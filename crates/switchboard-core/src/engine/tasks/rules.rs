@@ -351,6 +351,30 @@ pub fn validate_task(mut spec: TaskSpec) -> Result<TaskSpec, EngineError> {
     Ok(spec)
 }
 
+/// How long an agent whose hooks say it works must have shown nothing (no
+/// output, no hook event) before its log is read for a turn that ended
+/// without telling its hooks (Codex's failed turns: see `tasks::turns`). A
+/// working Codex redraws its timer every second, so a quiet one is idle.
+pub const UNREPORTED_TURN_QUIET_MS: Millis = 2_000;
+/// How often its log is read again while it stays quiet.
+pub const UNREPORTED_TURN_RELOOK_MS: Millis = 15_000;
+
+/// Whether to read an agent's log now for a turn that ended unreported: its
+/// hooks say it works, it has been quiet for [`UNREPORTED_TURN_QUIET_MS`],
+/// and the log was not read during this quiet spell (`last_look`: the
+/// agent's last activity when it was last read, and when) or not for
+/// [`UNREPORTED_TURN_RELOOK_MS`].
+pub fn look_for_unreported_turn(
+    hooks_say_working: bool,
+    last_activity: Millis,
+    last_look: Option<(Millis, Millis)>,
+    now: Millis,
+) -> bool {
+    hooks_say_working
+        && now - last_activity >= UNREPORTED_TURN_QUIET_MS
+        && last_look.is_none_or(|(seen, at)| seen != last_activity || now - at >= UNREPORTED_TURN_RELOOK_MS)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -653,6 +677,29 @@ mod tests {
         ];
         for (exit, by_user, words) in cases {
             assert_eq!(exit_in_words(&exit, by_user), words, "{exit:?}");
+        }
+    }
+
+    #[test]
+    fn when_to_look_for_a_turn_that_ended_unreported() {
+        let quiet = UNREPORTED_TURN_QUIET_MS;
+        let relook = UNREPORTED_TURN_RELOOK_MS;
+        // Hooks say it works, last activity at 1000, looked (activity seen, at), now: look?
+        let cases = [
+            (true, None, 1_000 + quiet, true),
+            (true, None, 1_000 + quiet - 1, false),
+            (false, None, 1_000 + quiet * 10, false),
+            (true, Some((1_000, 1_000 + quiet)), 1_000 + quiet + 1, false),
+            (true, Some((1_000, 1_000 + quiet)), 1_000 + quiet + relook, true),
+            // It showed life since the last look: a new quiet spell.
+            (true, Some((500, 500 + quiet)), 1_000 + quiet, true),
+        ];
+        for (working, last_look, now, expected) in cases {
+            assert_eq!(
+                look_for_unreported_turn(working, 1_000, last_look, now),
+                expected,
+                "{working} {last_look:?} {now}"
+            );
         }
     }
 }

@@ -523,3 +523,41 @@ async fn waiting_for_the_users_answer_pauses_the_time_limit_and_the_wait_is_adde
     assert!(timeline.contains(&LogKind::TaskWaiting { waiting: true }));
     assert!(timeline.contains(&LogKind::TaskWaiting { waiting: false }));
 }
+
+/// A loop iteration whose agent reports that it failed is a failed
+/// iteration: its task fails in the agent's words, and that failure (not
+/// the turn's last words) is what the loop weighs as its stop reason.
+#[tokio::test]
+async fn a_loop_iteration_its_agent_says_failed_fails_and_its_failure_is_the_stop_reason() {
+    let mut desk = Desk::new(CompletionRule::Summary);
+    let settings = switchboard_protocol::loops::LoopSettings::new("Migrate the tables");
+    let profile_id = desk.profile.id.clone();
+    desk.desk.start_loop(&mut desk.bench.cx, &profile_id, settings).unwrap();
+    let iteration = desk.desk.list(&desk.bench.cx, Some(&profile_id)).unwrap().remove(0);
+    assert!(iteration.spec.loop_iteration.is_some());
+    let session = desk.session(&iteration.id);
+    assert_eq!(desk.bench.typed(&session).len(), 1, "the iteration prompt is typed");
+    desk.take_notes();
+
+    // Its report arrives first: the iteration still ends with its turn.
+    let report = Report {
+        status: "failed".into(),
+        deliverables: vec![],
+        metrics: "the database is unreachable".into(),
+        recommendations: vec![],
+    };
+    desk.desk.report_arrived(&mut desk.bench.cx, &session, report);
+    assert_eq!(desk.task(&iteration.id).state(), TaskState::Running);
+    while desk.bench.cx.next_follow().is_some() {}
+    desk.desk.turn_ended(&mut desk.bench.cx, &session, Some("I will try again next time."));
+
+    let ended = desk.task(&iteration.id);
+    assert_eq!(ended.state(), TaskState::Failed);
+    assert_eq!(ended.reason(), Some("the agent says it failed: the database is unreachable"));
+    let follows: Vec<Follow> = std::iter::from_fn(|| desk.bench.cx.next_follow()).collect();
+    assert!(
+        follows.iter().any(|follow| matches!(follow, Follow::IterationEnded { stop_reason, .. }
+            if stop_reason == "the agent says it failed: the database is unreachable")),
+        "{follows:?}"
+    );
+}

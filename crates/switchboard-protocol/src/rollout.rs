@@ -1,0 +1,118 @@
+//! Codex's session log (its "rollout", `$CODEX_HOME/sessions/…/rollout-…-<conversation>.jsonl`):
+//! what it says of the conversation's latest turn.
+//!
+//! Codex 0.169 reports a turn that ended in an error (the model's API
+//! refused the request, say) to none of its hooks and not to `notify`: its
+//! hooks stop after `UserPromptSubmit`/`PreModelRequest`, and `notify` is for
+//! completed turns only (`tests/fixtures/agents/codex-hooks-failed-turn.jsonl`).
+//! Its session log does record it: the turn's `task_complete` event carries
+//! an `error` (`codex-rollout-failed-turn.jsonl`). Pure: the caller reads the
+//! log's tail.
+
+use serde_json::Value;
+
+use crate::capped::{MAX_TEXT_FIELD_BYTES, capped};
+
+/// The latest turn the log's tail shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LatestTurn {
+    /// No turn event in the text read.
+    Unseen,
+    /// Begun, not ended.
+    Running { turn_id: Option<String> },
+    /// Ended without an error.
+    Completed { turn_id: Option<String> },
+    /// Ended in an error: what Codex said, the API's own message where it
+    /// relayed one.
+    Failed { turn_id: Option<String>, error: String },
+}
+
+/// Reads the tail of a rollout file: the last turn event among its lines
+/// (a line that is not an event, or is cut, is skipped).
+pub fn latest_turn(tail: &str) -> LatestTurn {
+    let mut latest = LatestTurn::Unseen;
+    for line in tail.lines() {
+        let Ok(entry) = serde_json::from_str::<Value>(line) else { continue };
+        if entry.get("type").and_then(Value::as_str) != Some("event_msg") {
+            continue;
+        }
+        let payload = &entry["payload"];
+        let turn_id = payload.get("turn_id").and_then(Value::as_str).map(|id| capped(id, 128));
+        latest = match payload.get("type").and_then(Value::as_str) {
+            Some("task_started") => LatestTurn::Running { turn_id },
+            Some("task_complete") => match error_of(payload.get("error")) {
+                Some(error) => LatestTurn::Failed { turn_id, error },
+                None => LatestTurn::Completed { turn_id },
+            },
+            _ => continue,
+        };
+    }
+    latest
+}
+
+/// A turn's error in words: its `message`, and when that is the API's JSON
+/// answer, the message inside it.
+fn error_of(error: Option<&Value>) -> Option<String> {
+    let message = match error? {
+        Value::Null => return None,
+        Value::String(text) => text.clone(),
+        error => error.get("message").and_then(Value::as_str).map_or_else(|| error.to_string(), str::to_owned),
+    };
+    let inner = serde_json::from_str::<Value>(&message).ok().and_then(|api| {
+        let said = api.get("error").and_then(|e| e.get("message").or(Some(e))).or_else(|| api.get("message"))?;
+        said.as_str().map(str::to_owned)
+    });
+    let text = inner.unwrap_or(message);
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(if text.is_empty() { "the turn ended in an error".to_owned() } else { capped(text, MAX_TEXT_FIELD_BYTES) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recording(name: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/agents").join(name);
+        std::fs::read_to_string(path).expect("the recording is there")
+    }
+
+    #[test]
+    fn the_recorded_failed_turn_is_read_with_the_apis_message() {
+        let log = recording("codex-rollout-failed-turn.jsonl");
+        assert_eq!(
+            latest_turn(&log),
+            LatestTurn::Failed {
+                turn_id: Some("01a213ba-09c3-7013-8f86-f9b49871d5d2".into()),
+                error: "The input is too long for this model.".into()
+            }
+        );
+        // Only its start read: still running.
+        let started = log.lines().next().unwrap();
+        assert!(matches!(latest_turn(started), LatestTurn::Running { .. }));
+    }
+
+    #[test]
+    fn the_latest_turn_event_counts() {
+        let event = |kind: &str, turn: &str, error: &str| {
+            format!(r#"{{"type":"event_msg","payload":{{"type":"{kind}","turn_id":"{turn}"{error}}}}}"#)
+        };
+        let failed =
+            event("task_complete", "t1", r#","error":{"message":"stream disconnected","codex_error_info":"other"}"#);
+        let done = event("task_complete", "t2", r#","last_agent_message":"ok","error":null"#);
+        let begun = event("task_started", "t2", "");
+        let cases = [
+            ("", LatestTurn::Unseen),
+            ("not json\n{\"type\":\"response_item\"}", LatestTurn::Unseen),
+            (failed.as_str(), LatestTurn::Failed { turn_id: Some("t1".into()), error: "stream disconnected".into() }),
+            (&format!("{failed}\n{begun}"), LatestTurn::Running { turn_id: Some("t2".into()) }),
+            (&format!("{failed}\n{begun}\n{done}\n{{cut"), LatestTurn::Completed { turn_id: Some("t2".into()) }),
+            (
+                &event("task_complete", "t3", r#","error":"plain words""#),
+                LatestTurn::Failed { turn_id: Some("t3".into()), error: "plain words".into() },
+            ),
+        ];
+        for (tail, expected) in cases {
+            assert_eq!(latest_turn(tail), expected, "{tail}");
+        }
+    }
+}
