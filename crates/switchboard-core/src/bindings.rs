@@ -112,6 +112,7 @@ pub fn typescript() -> String {
         crate::api::NodeEvents::decl(&cfg),
         crate::api::GateInputs::decl(&cfg),
         crate::api::DiagramState::decl(&cfg),
+        crate::api::DiagramSilence::decl(&cfg),
         crate::api::FlowView::decl(&cfg),
         crate::api::FlowEvents::decl(&cfg),
         crate::api::OverviewAgent::decl(&cfg),

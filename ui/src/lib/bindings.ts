@@ -678,9 +678,13 @@ export type FlowNode = {
  */
 id: string, 
 /**
- * The spec's label, one line per `\n`.
+ * What the step is, in the user's words, one line per `\n`.
  */
-label: string, shape: NodeShape, 
+label: string, 
+/**
+ * The spec's own label, where it differs (one line per `\n`).
+ */
+spec: string | null, shape: NodeShape, 
 /**
  * The spec's colours where it gives them (`#rrggbb`).
  */
@@ -688,9 +692,18 @@ fill: string | null, stroke: string | null, };
 
 export type FlowEdge = { from: string, to: string, label: string | null, };
 
-export type Diagram = { id: DiagramId, title: string, 
+export type Diagram = { id: DiagramId, 
 /**
- * The spec document and section it is drawn from.
+ * What it shows, in a few words.
+ */
+title: string, 
+/**
+ * What it shows, in one sentence.
+ */
+about: string, 
+/**
+ * The spec document and section it is drawn from (a detail for the
+ * curious, never the diagram's name).
  */
 source: string, nodes: Array<FlowNode>, edges: Array<FlowEdge>, };
 
@@ -735,7 +748,13 @@ lit_by: Array<NodeEvents>,
 /**
  * The gate's inputs, for the team diagrams.
  */
-gate: GateInputs | null, };
+gate: GateInputs | null, 
+/**
+ * Why this diagram can show nothing for the target's agent (none: it can).
+ */
+silent: DiagramSilence | null, };
+
+export type DiagramSilence = "no_hooks" | "no_signal_protocols";
 
 export type FlowView = { target: FlowTarget, 
 /**

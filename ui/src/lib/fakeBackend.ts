@@ -68,7 +68,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
+import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
@@ -978,6 +978,24 @@ export class FakeBackend implements Backend {
     return structuredClone(this.#log[this.#log.length - 1]);
   }
 
+  /** As the engine's `flows::diagrams::silence`: what the target's agent can never light. */
+  #silence(diagram: DiagramId, target: FlowTarget): DiagramSilence | null {
+    const profileId =
+      target.of === 'agent'
+        ? target.profile_id
+        : target.of === 'session'
+          ? this.#sessions.get(target.session_id)?.info.profile_id
+          : target.of === 'task'
+            ? this.#tasks.get(target.task_id)?.profile_id
+            : this.#loops.get(target.loop_id)?.profile_id;
+    const profile = profileId === undefined ? undefined : this.#profiles.get(profileId);
+    if (!profile) return null;
+    if (['team_lead', 'team_lifecycle', 'completion_decision'].includes(diagram) && profile.kind === 'generic') return 'no_hooks';
+    const protocols: DiagramId[] = ['clarification', 'stop_work', 'delegate_work', 'completion_report', 'checkpoint_resume'];
+    if (protocols.includes(diagram) && !profile.signal_protocols) return 'no_signal_protocols';
+    return null;
+  }
+
   async flowDiagrams(): Promise<Diagram[]> {
     this.#record('flow_diagrams', {});
     return structuredClone(diagramData as Diagram[]);
@@ -991,7 +1009,7 @@ export class FakeBackend implements Backend {
     const seeded = this.#flowViews.get(JSON.stringify(target));
     const diagrams =
       seeded ??
-      (diagramData as Diagram[]).map((d) => ({ diagram: d.id, current: [], path: [], edges: [], lit_by: [], gate: null }));
+      (diagramData as Diagram[]).map((d) => ({ diagram: d.id, current: [], path: [], edges: [], lit_by: [], gate: null, silent: this.#silence(d.id, target) }));
     return {
       target: structuredClone(target),
       until_seq: last?.seq ?? null,
