@@ -42,6 +42,7 @@ pub fn typescript() -> String {
         SessionState::decl(&cfg),
         SessionInfo::decl(&cfg),
         ScreenSnapshot::decl(&cfg),
+        crate::api::ScreenPrompt::decl(&cfg),
         TaskSpec::decl(&cfg),
         TaskState::decl(&cfg),
         SummaryStatus::decl(&cfg),

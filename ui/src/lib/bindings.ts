@@ -124,7 +124,11 @@ command: string, args: Array<string>, ready_pattern: string | null, ready_quiet_
  * Why each setting is what it is, one sentence each (the arguments,
  * readiness, and what the app connects by itself: hooks).
  */
-notes: Array<string>, };
+notes: Array<string>, 
+/**
+ * The command that installs the CLI, said where it is missing.
+ */
+install: string, };
 
 export type SessionState = { "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, };
 
@@ -143,7 +147,24 @@ screen: string,
 /**
  * Up to the requested number of most recent lines, scrollback included.
  */
-recent_lines: Array<string>, cursor_row: number, cursor_col: number, };
+recent_lines: Array<string>, cursor_row: number, cursor_col: number, 
+/**
+ * The screen's last line with text, and a ready pattern that matches
+ * it (the agent form's "Fill from the screen"); none on a blank screen.
+ */
+prompt: ScreenPrompt | null, };
+
+export type ScreenPrompt = { 
+/**
+ * The line, its surrounding blanks trimmed.
+ */
+line: string, 
+/**
+ * The line escaped as a regular expression and anchored at both ends
+ * (blanks around it allowed), so it matches that prompt and nothing
+ * typed after it.
+ */
+ready_pattern: string, };
 
 export type TaskSpec = { profile_id: ProfileId, 
 /**

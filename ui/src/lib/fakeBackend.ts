@@ -68,7 +68,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
+import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
@@ -161,6 +161,17 @@ function signalWords(signal: Signal): string {
     case 'completion':
       return `${signal.status}\n${signal.metrics_achieved}\n${signal.recommendations.join('\n')}\n${signal.deliverables.join('\n')}`;
   }
+}
+
+/** As the engine's `typing::prompt_of`: the screen's last line with text, taken literally and anchored. */
+function promptOf(rows: readonly string[]): ScreenPrompt | null {
+  const line = rows
+    .map((row) => row.trim())
+    .reverse()
+    .find((row) => row !== '');
+  if (line === undefined) return null;
+  // regex::escape's set: the regex crate's meta characters.
+  return { line, ready_pattern: `^\\s*${line.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, '\\$&')}\\s*$` };
 }
 
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
@@ -484,6 +495,7 @@ export class FakeBackend implements Backend {
       recent_lines: lines.slice(-recentLines),
       cursor_row: Math.max(0, rows.length - 1),
       cursor_col: rows.at(-1)?.length ?? 0,
+      prompt: promptOf(rows),
     };
   }
 
@@ -1176,9 +1188,12 @@ export class FakeBackend implements Backend {
     if (command === '') {
       problems.push({ field: 'command', message: 'Give the command that starts the agent, such as claude or codex.' });
     } else if (!command.startsWith('/') && !this.#commands.has(command)) {
+      const cli = (presetData as AgentPreset[]).find((p) => p.kind === spec.kind && p.command === command);
       problems.push({
         field: 'command',
-        message: `No program named “${command}” was found on PATH. Check the spelling, or give the program's full path.`,
+        message: cli
+          ? `${cli.label} is not installed: there is no program named “${command}” on PATH. Install it with ${cli.install}, then try again.`
+          : `No program named “${command}” was found on PATH. Check the spelling, or give the program's full path.`,
       });
     }
     if (cwd === '') problems.push({ field: 'cwd', message: 'Choose the folder the agent works in.' });
