@@ -43,6 +43,8 @@ pub fn typescript() -> String {
         SessionInfo::decl(&cfg),
         ScreenSnapshot::decl(&cfg),
         crate::api::ScreenPrompt::decl(&cfg),
+        crate::api::DetectedAgent::decl(&cfg),
+        crate::api::CliFound::decl(&cfg),
         TaskSpec::decl(&cfg),
         TaskState::decl(&cfg),
         SummaryStatus::decl(&cfg),

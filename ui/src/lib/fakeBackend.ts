@@ -27,6 +27,7 @@
  */
 import type {
   AgentPreset,
+  DetectedAgent,
   StorageProblem,
   StorageStatus,
   AgentStatusInfo,
@@ -398,6 +399,15 @@ export class FakeBackend implements Backend {
   async checkProfile(profileId: ProfileId | null, spec: ProfileSpec): Promise<ProfileProblem[]> {
     this.#record('check_profile', { profileId, spec });
     return this.#problems(spec, profileId);
+  }
+
+  /** As the engine: each preset's CLI found among the fake's programs (at /usr/bin, version 1.0.0), else missing. */
+  async detectedAgents(): Promise<DetectedAgent[]> {
+    this.#record('detected_agents', {});
+    return (presetData as AgentPreset[]).map((preset) => ({
+      preset: structuredClone(preset),
+      found: this.#commands.has(preset.command) ? { state: 'installed', path: `/usr/bin/${preset.command}`, version: '1.0.0' } : { state: 'missing' },
+    }));
   }
 
   async agentPresets(): Promise<AgentPreset[]> {

@@ -188,6 +188,26 @@ pub struct ScreenSnapshot {
     pub prompt: Option<ScreenPrompt>,
 }
 
+/// An agent CLI the app has a preset for, as found on this machine
+/// (`detected_agents`): the window offers each found one as a one-click
+/// agent, and says how to install a missing one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct DetectedAgent {
+    pub preset: AgentPreset,
+    pub found: CliFound,
+}
+
+/// Whether a CLI is on `PATH`, and which version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum CliFound {
+    /// On `PATH` at `path`; `version` as its `--version` printed it (none:
+    /// it printed no version in time).
+    Installed { path: String, version: Option<String> },
+    /// Not on `PATH` (the preset's `install` says how to get it).
+    Missing,
+}
+
 /// A screen's last line with text as a ready pattern would see it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ScreenPrompt {
