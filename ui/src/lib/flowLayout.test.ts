@@ -119,7 +119,7 @@ describe('diagram layout', () => {
     const layout = layoutDiagram(status);
     const stop = layout.nodes.find((n) => n.id === 'stop')!;
     const start = layout.nodes.find((n) => n.id === 'session_start')!;
-    expect(stop.lines).toEqual(['Stop Event', 'Status: Waiting (if loop: Continue)', 'Status: Done (if complete)']);
+    expect(stop.lines).toEqual(['Turn over', '(waiting, or done)']);
     expect(stop.width).toBeGreaterThan(start.width);
     expect(stop.height).toBeGreaterThan(start.height);
   });
