@@ -182,6 +182,8 @@ async fn scripts_start_and_follow_loops() {
     assert!(line("loop_mode").ends_with(" complete"), "{out}");
     assert!(line("stop_event").ends_with(" complete"), "{out}");
     assert_eq!(out.lines().count(), 12, "one line per diagram: {out}");
+    // A plain command sends no hook events: its team diagrams say so.
+    assert!(line("team_lead").ends_with("(nothing to show: it sends no hook events)"), "{out}");
     let (_, out, _) = cli_async(&t, &["flow", "--agent", "looper", "--json"]).await;
     let view: serde_json::Value = serde_json::from_str(&out).unwrap();
     let loop_mode = view["diagrams"].as_array().unwrap().iter().find(|d| d["diagram"] == "loop_mode").unwrap();

@@ -37,8 +37,8 @@ use switchboard_core::config::{resolve_data_dir, socket_path};
 use switchboard_core::loops::{LoopSettings, Verdict};
 use switchboard_core::signal::{ScanEvent, SignalScanner};
 use switchboard_core::{
-    AgentKind, FlowTarget, Iteration, IterationOutcome, LogEntry, LogKind, LoopId, LoopInfo, Priority, Profile,
-    ProfileId, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec,
+    AgentKind, DiagramSilence, FlowTarget, Iteration, IterationOutcome, LogEntry, LogKind, LoopId, LoopInfo, Priority,
+    Profile, ProfileId, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec,
 };
 
 #[derive(Parser, Debug)]
@@ -392,14 +392,17 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             let profile = find_agent(&client, &agent)?;
             let view = client.flow_view(FlowTarget::Agent { profile_id: profile.id }, None)?;
             print(out, output, &view, |view| {
-                view.diagrams
-                    .iter()
-                    .map(|d| {
-                        let lit = if d.current.is_empty() { "-".to_owned() } else { d.current.join(", ") };
-                        format!("{:<20} {lit}", d.diagram.as_str())
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                columns(view.diagrams.iter().map(|d| {
+                    let lit = match (&d.silent, d.current.is_empty()) {
+                        (Some(DiagramSilence::NoHooks), _) => "(nothing to show: it sends no hook events)".to_owned(),
+                        (Some(DiagramSilence::NoSignalProtocols), _) => {
+                            "(nothing to show: it is not taught the signals)".to_owned()
+                        }
+                        (None, true) => "-".to_owned(),
+                        (None, false) => d.current.join(", "),
+                    };
+                    vec![d.diagram.as_str().to_owned(), lit]
+                }))
             })
         }
         ClientCommand::Events { agent, since, limit, output } => {
