@@ -51,12 +51,15 @@ test('create an agent, start it, type into it, stop it, edit it, delete it', asy
     assert.equal(await (await browser.$(byTestId('form-problems'))).getText(), 'Fix the 2 marked fields.');
     assert.equal((await browser.$$(byTestId('profile-entry'))).length, 0);
 
-    // Fixing one clears its error at once; the other stays until it is fixed too.
+    // An error stays in place while its field is typed into (nothing moves); leaving the field
+    // checks it again, and once right its place says so. The other stays until it is fixed too.
     await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
-    await commandError.waitForExist({ reverse: true, timeout: 5_000 });
+    assert.ok(await commandError.isExisting(), 'the error stays while the field is typed into');
+    await (await browser.$(byTestId('agent-cwd'))).click();
+    await (await browser.$(byTestId('settled-command'))).waitForExist({ timeout: 5_000 });
+    assert.ok(!(await commandError.isExisting()), 'the command is right now');
     assert.ok(await cwdError.isExisting(), 'the folder is still wrong');
     await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
-    await cwdError.waitForExist({ reverse: true, timeout: 5_000 });
     await (await browser.$(byTestId('agent-submit'))).click();
     const entry = await browser.$(`${byTestId('profile-entry')}[data-profile-name="echo agent"]`);
     await entry.waitForExist({ timeout: 10_000 });

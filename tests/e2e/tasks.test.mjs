@@ -34,7 +34,7 @@ test('two tasks: the second queues behind the first, both complete with their ar
 
     await instruction.setValue('Proofread the changelog');
     await (await browser.$(byTestId('task-submit'))).click();
-    await browser.waitUntil(async () => /Queued · position 1 · waiting for task/.test(await outcome.getText()), {
+    await browser.waitUntil(async () => /Queued · position 1 · waiting for “Draft the release notes”/.test(await outcome.getText()), {
       timeout: 10_000,
       timeoutMsg: `the second task was not queued: ${await outcome.getText()}`,
     });

@@ -221,6 +221,8 @@ async fn scripts_start_and_follow_loops() {
     assert!(line("loop_mode").ends_with(" complete"), "{out}");
     assert!(line("stop_event").ends_with(" complete"), "{out}");
     assert_eq!(out.lines().count(), 12, "one line per diagram: {out}");
+    // A plain command sends no hook events: its team diagrams say so.
+    assert!(line("team_lead").ends_with("(nothing to show: it sends no hook events)"), "{out}");
     let (_, out, _) = cli_async(&t, &["flow", "--agent", "looper", "--json"]).await;
     let view: serde_json::Value = serde_json::from_str(&out).unwrap();
     let loop_mode = view["diagrams"].as_array().unwrap().iter().find(|d| d["diagram"] == "loop_mode").unwrap();
@@ -342,4 +344,112 @@ async fn agent_text_reaches_the_terminal_escaped_and_json_keeps_it_exact() {
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(json["instruction"], instruction.as_str(), "--json is exact");
     assert_eq!(json["result"]["artifacts"][0]["content"], summary.as_str(), "--json is exact");
+}
+
+/// Regression: `agent list` padded the kind alone, so names of other
+/// lengths pushed the folders out of line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_print_aligned_columns() {
+    let t = TestEngine::start().await;
+    t.profile("a", "sh", &[]).await;
+    let spec = switchboard_core::ProfileSpec {
+        kind: switchboard_core::AgentKind::ClaudeCode,
+        ..t.spec("a much longer name, ünïcode", "sh", &[])
+    };
+    t.engine.create_profile(spec).await.unwrap();
+    let (code, out, err) = cli_async(&t, &["agent", "list"]).await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let folder = t.workspace.display().to_string();
+    // The folder starts at the same column (in characters) on every line.
+    let column = |line: &str| line[..line.find(&folder).expect("the folder is listed")].chars().count();
+    assert_eq!(column(lines[0]), column(lines[1]), "\n{out}");
+    let name = |line: &str, name: &str| line[..line.find(name).expect("the name is listed")].chars().count();
+    assert_eq!(name(lines[0], " a "), name(lines[1], " a much"), "\n{out}");
+}
+
+/// A writer whose reader has gone, as stdout is when `| head` stopped reading.
+struct ClosedPipe;
+
+impl Write for ClosedPipe {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Regression: `loop list | head` printed "Broken pipe (os error 32)".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_output_ends_every_command_quietly() {
+    let t = TestEngine::start().await;
+    let spec = switchboard_core::ProfileSpec { ready_pattern: Some(r"\$ $".into()), ..t.spec("piped", "sh", &[]) };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    t.engine.submit_task(switchboard_core::TaskSpec::new(profile.id.clone(), "Say hello")).await.unwrap();
+    let settings = switchboard_core::loops::LoopSettings::new("Keep saying hello");
+    t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    let data_dir = t.data_dir.clone();
+    let lines: [&[&str]; 6] = [
+        &["agent", "list"],
+        &["agent", "list", "--json"],
+        &["task", "list"],
+        &["loop", "list"],
+        &["events", "--agent", "piped"],
+        &["events", "--agent", "piped", "--json"],
+    ];
+    for line in lines {
+        let line: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+        let data_dir = data_dir.clone();
+        let (code, err) = tokio::task::spawn_blocking(move || {
+            let command = Cli::try_parse_from(std::iter::once("switchboard".to_owned()).chain(line)).unwrap().command;
+            let socket = switchboard_core::config::socket_path(&data_dir, None);
+            let mut err = Vec::new();
+            let code = run(command.expect("a client command"), &socket, &mut ClosedPipe, &mut err);
+            (code, String::from_utf8(err).unwrap())
+        })
+        .await
+        .unwrap();
+        assert_eq!(code, ExitCode::from(switchboard_cli::EXIT_OUTPUT_CLOSED));
+        assert_eq!(err, "", "nothing is said to no one");
+    }
+    // `scan` too.
+    let input: &[u8] = b"[STOP_WORK]\nblocker_type: x\ndetails: y\n[/STOP_WORK]\n";
+    let code = switchboard_cli::scan_input(input, &mut ClosedPipe, &mut Vec::new());
+    assert_eq!(code, ExitCode::from(switchboard_cli::EXIT_OUTPUT_CLOSED));
+    // The app's own refusals still speak.
+    let (code, _, err) = cli_async(&t, &["task", "show", "not-an-id"]).await;
+    assert_eq!(code, ExitCode::from(1));
+    assert!(err.contains("not a valid task id"), "{err}");
+}
+
+/// Regression: `loop list` printed a loop that failed to start as
+/// `failed_to_start`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loop_that_failed_to_start_reads_in_words() {
+    let t = TestEngine::start().await;
+    let spec = switchboard_core::ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        ..t.spec("keyless", "sh", &["-c", "echo 'no API key set'; exit 3"])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let settings = switchboard_core::loops::LoopSettings::new("Make the tests pass");
+    let started = t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    t.events
+        .wait_for("the loop to end", |events| {
+            events.iter().any(|e| {
+                matches!(e, switchboard_core::EngineEvent::LoopChanged { info } if info.id == started.id && !info.is_active())
+            })
+            .then_some(())
+        })
+        .await;
+    let (_, out, _) = cli_async(&t, &["loop", "list"]).await;
+    assert!(out.contains(" failed to start ") && !out.contains("failed_to_start"), "{out}");
+    let (_, out, _) = cli_async(&t, &["loop", "show", &started.id.to_string()]).await;
+    assert!(out.contains("state: failed to start") && out.contains("#1   failed to start"), "{out}");
+    assert!(!out.contains("failed_") && !out.contains("failed start"), "{out}");
+    let (_, json, _) = cli_async(&t, &["loop", "list", "--json"]).await;
+    assert!(json.contains("\"state\": \"failed_to_start\""), "--json keeps the name: {json}");
 }

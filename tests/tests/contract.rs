@@ -50,7 +50,12 @@ fn is_id_key(key: &str) -> bool {
 
 #[tokio::test]
 async fn the_window_contract_is_recorded() {
-    let t = TestEngine::start().await;
+    // A `PATH` of `sh` alone, the same on every machine: the agent CLIs are
+    // missing there whether this one has them or not.
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/bin/sh", bin.path().join("sh")).unwrap();
+    let search_path = Some(bin.path().as_os_str().to_owned());
+    let t = TestEngine::start_with(|config| config.search_path = search_path).await;
     let workspace = t.workspace.canonicalize().unwrap().display().to_string();
     let mut normaliser = Normaliser { ids: HashMap::new(), workspace: workspace.clone() };
     let mut transcript = Vec::new();
@@ -92,6 +97,7 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "check_profile", "profile_id": null, "spec": mistakes})).await;
     step(json!({"type": "check_profile", "profile_id": profile_id, "spec": spec("worker", "sh")})).await;
     step(json!({"type": "agent_presets"})).await;
+    step(json!({"type": "detected_agents"})).await;
     step(json!({"type": "update_profile", "profile_id": profile_id, "spec": spec("builder", "sh")})).await;
     step(json!({"type": "set_queue_paused", "profile_id": profile_id, "paused": true})).await;
     let task = |instruction: &str, priority: &str| json!({"type": "submit_task", "spec": {"profile_id": profile_id, "instruction": instruction, "priority": priority}});

@@ -824,3 +824,35 @@ async fn a_claude_code_loop_runs_each_iteration_in_a_fresh_conversation_until_th
     let progress = std::fs::read_to_string(rig.workspace.join(switchboard_core::loops::PROGRESS_FILE)).unwrap();
     assert!(progress.ends_with("LOOP_COMPLETE\n"), "{progress}");
 }
+
+/// The real CLIs installed by `scripts/agents.sh`, found on a `PATH` that
+/// holds them, with the versions their own `--version` prints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_installed_clis_are_found_with_their_versions() {
+    let claude = PathBuf::from(installed("SWITCHBOARD_CLAUDE_CODE"));
+    let codex = PathBuf::from(installed("SWITCHBOARD_CODEX"));
+    let dirs = [claude.parent().unwrap(), codex.parent().unwrap()];
+    let path = std::env::join_paths(dirs).unwrap();
+    let t = TestEngine::start_with(|config| config.search_path = Some(path)).await;
+    let agents = t.engine.detected_agents().await.unwrap();
+    let found: Vec<_> = agents.iter().map(|a| (a.preset.kind, a.found.clone())).collect();
+    assert_eq!(
+        found,
+        [
+            (
+                AgentKind::ClaudeCode,
+                switchboard_core::CliFound::Installed {
+                    path: claude.display().to_string(),
+                    version: Some("2.1.329".into())
+                }
+            ),
+            (
+                AgentKind::Codex,
+                switchboard_core::CliFound::Installed {
+                    path: codex.display().to_string(),
+                    version: Some("0.169.0".into())
+                }
+            ),
+        ]
+    );
+}

@@ -10,8 +10,8 @@ use std::path::Path;
 use support::*;
 use switchboard_core::signal::{ScanEvent, SignalBody, SignalKind};
 use switchboard_core::{
-    DelegationState, DiagramId, EngineEvent, ErrorCode, FlowTarget, LogKind, Profile, ProfileSpec, SessionId,
-    SignalInfo, SignalResponse, SignalState, TaskSpec, TaskState,
+    DelegationState, DiagramId, DiagramSilence, EngineEvent, ErrorCode, FlowTarget, LogKind, Profile, ProfileSpec,
+    SessionId, SignalInfo, SignalResponse, SignalState, TaskSpec, TaskState,
 };
 
 impl TestEngine {
@@ -751,6 +751,38 @@ async fn claude_code_and_codex_are_taught_through_their_own_instruction_channels
 async fn lit(t: &TestEngine, target: &FlowTarget, diagram: DiagramId) -> Vec<String> {
     let view = t.engine.flow_view(target.clone(), None).await.unwrap();
     view.diagrams.into_iter().find(|d| d.diagram == diagram).unwrap().current
+}
+
+/// Regression: a plain command's flows showed the team diagrams as if they
+/// might light, when it sends no hook events to light them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_agents_flows_say_which_diagrams_it_can_never_light() {
+    let t = TestEngine::start().await;
+    let plain = t.profile("plain", "sh", &[]).await;
+    let untaught = t
+        .engine
+        .create_profile(ProfileSpec { signal_protocols: false, ..t.spec("untaught", "sh", &[]) })
+        .await
+        .unwrap();
+    let silent = |view: switchboard_core::FlowView| -> Vec<(DiagramId, DiagramSilence)> {
+        view.diagrams.into_iter().filter_map(|d| d.silent.map(|why| (d.diagram, why))).collect()
+    };
+    let view = t.engine.flow_view(FlowTarget::Agent { profile_id: plain.id.clone() }, None).await.unwrap();
+    assert_eq!(
+        silent(view),
+        [
+            (DiagramId::TeamLead, DiagramSilence::NoHooks),
+            (DiagramId::TeamLifecycle, DiagramSilence::NoHooks),
+            (DiagramId::CompletionDecision, DiagramSilence::NoHooks),
+        ]
+    );
+    // A task's flows are its agent's.
+    let task = t.engine.submit_task(TaskSpec::new(untaught.id.clone(), "Say hello")).await.unwrap().task;
+    let view = t.engine.flow_view(FlowTarget::Task { task_id: task.id }, None).await.unwrap();
+    let silent = silent(view);
+    assert!(silent.contains(&(DiagramId::Clarification, DiagramSilence::NoSignalProtocols)), "{silent:?}");
+    assert!(silent.contains(&(DiagramId::TeamLead, DiagramSilence::NoHooks)), "{silent:?}");
+    assert!(!silent.iter().any(|(d, _)| *d == DiagramId::TaskQueue), "{silent:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

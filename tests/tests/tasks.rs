@@ -735,3 +735,33 @@ async fn a_paused_queue_says_who_paused_it_and_why() {
     assert!(queue.paused);
     assert!(matches!(&queue.pause, Some(QueuePause::AgentStopped { task_id, .. }) if task_id == &task.id), "{queue:?}");
 }
+
+/// Regression: an agent whose prompt (`agent> `) did not match its ready
+/// pattern (`demo> $`) left its task waiting forever. The screen gives the
+/// pattern of the prompt the agent really shows, and with it the agent is
+/// typed into.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_screen_gives_the_ready_pattern_of_the_prompt_the_agent_shows() {
+    let t = TestEngine::start().await;
+    let scenario = t.data_dir.join("prompt.toml");
+    std::fs::write(&scenario, "prompt = \"agent> \"\n[[tasks]]\nsteps = [{ summary = \"completed\" }]\n").unwrap();
+    let args = ["--speed", "fast", "--scenario", scenario.to_str().unwrap()];
+    let spec = ProfileSpec {
+        ready_pattern: Some("demo> $".into()),
+        ready_quiet_ms: 50,
+        ..t.spec("mismatched", DEMO_AGENT, &args)
+    };
+    let profile = t.engine.create_profile(spec.clone()).await.unwrap();
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("agent> ").await;
+
+    let snapshot = t.engine.screen_snapshot(session.id.clone(), 0).await.unwrap();
+    let prompt = snapshot.prompt.expect("the screen shows a prompt");
+    assert_eq!(prompt.line, "agent>");
+    t.engine.stop_session(session.id.clone()).await.unwrap();
+
+    let spec = ProfileSpec { ready_pattern: Some(prompt.ready_pattern), ..spec };
+    t.engine.update_profile(profile.id.clone(), spec).await.unwrap();
+    let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Say you are done")).await.unwrap().task;
+    assert_eq!(t.finished(&task.id).await.state(), TaskState::Completed);
+}

@@ -23,7 +23,8 @@
 //! What is printed for a person passes through [`shown`]: agents write much
 //! of it, and their escape sequences are shown escaped, never run by the
 //! terminal. Exit codes: 0 done, 1 the app refused or failed, 2 bad usage,
-//! 3 no app running.
+//! 3 no app running, 141 its output was closed (`switchboard loop list |
+//! head`: it stops quietly, with the status of a tool a closed pipe ended).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -36,8 +37,8 @@ use switchboard_core::config::{resolve_data_dir, socket_path};
 use switchboard_core::loops::{LoopSettings, Verdict};
 use switchboard_core::signal::{ScanEvent, SignalScanner};
 use switchboard_core::{
-    AgentKind, FlowTarget, Iteration, IterationOutcome, LogEntry, LogKind, LoopId, LoopInfo, Priority, Profile,
-    ProfileId, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec,
+    AgentKind, DiagramSilence, FlowTarget, Iteration, IterationOutcome, LogEntry, LogKind, LoopId, LoopInfo, Priority,
+    Profile, ProfileId, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec,
 };
 
 #[derive(Parser, Debug)]
@@ -249,6 +250,39 @@ pub enum PriorityArg {
 pub const EXIT_FAILED: u8 = 1;
 /// Exit code: no app is running on the data directory.
 pub const EXIT_NOT_RUNNING: u8 = 3;
+/// Exit code: whatever read the output stopped reading (a pipe's reader
+/// closed it). 128 + SIGPIPE, the status a shell reports for a tool the
+/// closed pipe ended, so a pipeline reads it as it reads theirs.
+pub const EXIT_OUTPUT_CLOSED: u8 = 141;
+
+/// The command's output, noting whether its reader closed it (only a write
+/// to it can tell: the same error from the socket is the app's).
+struct Watched<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> Watched<W> {
+    fn note<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(error) = &result
+            && error.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            self.closed = true;
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.note(result)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.inner.flush();
+        self.note(result)
+    }
+}
 
 /// Where the running app's socket is for this command line.
 pub fn socket_for(data_dir: Option<&Path>) -> Result<PathBuf> {
@@ -267,8 +301,12 @@ pub fn socket_for(data_dir: Option<&Path>) -> Result<PathBuf> {
 /// Runs a client command against the app listening on `socket`, printing
 /// to `out` (results) and `err` (errors).
 pub fn run(command: ClientCommand, socket: &Path, out: &mut impl Write, err: &mut impl Write) -> ExitCode {
-    match execute(command, socket, out) {
+    let mut out = Watched { inner: out, closed: false };
+    let result = execute(command, socket, &mut out).and_then(|()| Ok(out.flush()?));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Nothing to say: no one reads any more.
+        Err(_) if out.closed => ExitCode::from(EXIT_OUTPUT_CLOSED),
         Err(error) => {
             let code = match error.downcast_ref::<ClientError>() {
                 Some(ClientError::NotRunning(_)) => EXIT_NOT_RUNNING,
@@ -312,11 +350,9 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
         ClientCommand::Agent(AgentCommand::List { output }) => {
             let profiles = client.list_profiles()?;
             print(out, output, &profiles, |profiles| {
-                profiles
-                    .iter()
-                    .map(|p| format!("{}  {:<12} {}  {}", p.id, p.spec.kind.as_str(), p.spec.name, p.spec.cwd))
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                columns(profiles.iter().map(|p| {
+                    vec![p.id.to_string(), p.spec.kind.as_str().to_owned(), p.spec.name.clone(), p.spec.cwd.clone()]
+                }))
             })
         }
         ClientCommand::Task(TaskCommand::Add { agent, priority, time_limit, text, output }) => {
@@ -337,21 +373,16 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             tasks
                 .sort_by_key(|t| (t.state().is_finished(), t.ended_at().unwrap_or(i64::MAX), t.spec.priority, t.order));
             print(out, output, &tasks, |tasks| {
-                tasks
-                    .iter()
-                    .map(|t| {
-                        let name = profiles.iter().find(|p| p.id == t.spec.profile_id).map_or("?", |p| &p.spec.name);
-                        format!(
-                            "{}  {:<11} {:<6} {:<16} {}",
-                            t.id,
-                            t.state().as_str(),
-                            t.spec.priority.as_str(),
-                            name,
-                            first_line(&t.spec.instruction, 60)
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                columns(tasks.iter().map(|t| {
+                    let name = profiles.iter().find(|p| p.id == t.spec.profile_id).map_or("?", |p| &p.spec.name);
+                    vec![
+                        t.id.to_string(),
+                        words(t.state().as_str()),
+                        t.spec.priority.as_str().to_owned(),
+                        name.to_owned(),
+                        first_line(&t.spec.instruction, 60),
+                    ]
+                }))
             })
         }
         ClientCommand::Task(TaskCommand::Show { id, output }) => {
@@ -374,14 +405,17 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             let profile = find_agent(&client, &agent)?;
             let view = client.flow_view(FlowTarget::Agent { profile_id: profile.id }, None)?;
             print(out, output, &view, |view| {
-                view.diagrams
-                    .iter()
-                    .map(|d| {
-                        let lit = if d.current.is_empty() { "-".to_owned() } else { d.current.join(", ") };
-                        format!("{:<20} {lit}", d.diagram.as_str())
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                columns(view.diagrams.iter().map(|d| {
+                    let lit = match (&d.silent, d.current.is_empty()) {
+                        (Some(DiagramSilence::NoHooks), _) => "(nothing to show: it sends no hook events)".to_owned(),
+                        (Some(DiagramSilence::NoSignalProtocols), _) => {
+                            "(nothing to show: it is not taught the signals)".to_owned()
+                        }
+                        (None, true) => "-".to_owned(),
+                        (None, false) => d.current.join(", "),
+                    };
+                    vec![d.diagram.as_str().to_owned(), lit]
+                }))
             })
         }
         ClientCommand::Events { agent, since, limit, output } => {
@@ -466,21 +500,15 @@ fn loop_command(client: &client::Client, command: LoopCommand, out: &mut impl Wr
         LoopCommand::List { output } => {
             let loops: Vec<LoopView> = client.list_loops()?.iter().map(view).collect();
             print(out, output, &loops, |loops| {
-                loops
-                    .iter()
-                    .map(|l| {
-                        format!(
-                            "{}  {:<9} {:>3}/{:<3} {:<16} {}",
-                            l.id,
-                            l.state,
-                            l.iterations,
-                            l.max_iterations,
-                            l.agent,
-                            first_line(&l.goal, 60)
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                columns(loops.iter().map(|l| {
+                    vec![
+                        l.id.clone(),
+                        words(&l.state),
+                        format!("{}/{}", l.iterations, l.max_iterations),
+                        l.agent.clone(),
+                        first_line(&l.goal, 60),
+                    ]
+                }))
             })
         }
         LoopCommand::Show { id, output } => {
@@ -593,7 +621,7 @@ pub fn describe_loop(view: &LoopView) -> String {
         "loop {}\nagent: {}\nstate: {}\niterations: {} of at most {}\nstop word: {}\n",
         view.id,
         one_line(&view.agent),
-        view.state,
+        words(&view.state),
         view.iterations,
         view.max_iterations,
         one_line(&view.stop_word)
@@ -610,7 +638,9 @@ pub fn describe_loop(view: &LoopView) -> String {
             (Some(verdict), Some(reason)) => format!("{verdict} · {}", first_line(reason, 60)),
             _ => String::new(),
         };
-        text.push_str(&format!("  #{:<3} {:<11} {said}\n", iteration.number, iteration.outcome));
+        let line = format!("  #{:<3} {:<15} {said}", iteration.number, words(&iteration.outcome));
+        text.push_str(line.trim_end());
+        text.push('\n');
     }
     text.trim_end().to_owned()
 }
@@ -622,6 +652,7 @@ fn parse_loop_id(text: &str) -> Result<LoopId> {
 /// `switchboard scan`: every signal in `input`, one JSON line each, as soon
 /// as its block closes: `{"kind", "malformed", "fields" | "reason", "raw"}`.
 pub fn scan_input(mut input: impl Read, out: &mut impl Write, err: &mut impl Write) -> ExitCode {
+    let out = &mut Watched { inner: out, closed: false };
     let mut scanner = SignalScanner::new();
     let mut buf = vec![0u8; 16 * 1024];
     let mut malformed = false;
@@ -642,14 +673,14 @@ pub fn scan_input(mut input: impl Read, out: &mut impl Write, err: &mut impl Wri
         };
         for event in scanner.feed(&buf[..read]) {
             if print(event, out).is_err() {
-                return ExitCode::from(EXIT_FAILED);
+                return ExitCode::from(if out.closed { EXIT_OUTPUT_CLOSED } else { EXIT_FAILED });
             }
         }
     }
     if let Some(event) = scanner.finish()
         && print(event, out).is_err()
     {
-        return ExitCode::from(EXIT_FAILED);
+        return ExitCode::from(if out.closed { EXIT_OUTPUT_CLOSED } else { EXIT_FAILED });
     }
     if malformed { ExitCode::from(EXIT_FAILED) } else { ExitCode::SUCCESS }
 }
@@ -792,7 +823,7 @@ pub fn describe_task(task: &TaskInfo) -> String {
     let mut text = format!(
         "task {}\nstate: {}\npriority: {}\ntime limit: {} s\ninstruction:\n{}\n",
         task.id,
-        task.state().as_str(),
+        words(task.state().as_str()),
         task.spec.priority.as_str(),
         task.spec.time_limit_secs.unwrap_or_default(),
         indent(&task.spec.instruction)
@@ -826,6 +857,29 @@ pub fn describe_task(task: &TaskInfo) -> String {
         }
     }
     text.trim_end().to_owned()
+}
+
+/// Rows as aligned columns, two spaces apart, measured by the width each
+/// character takes on a terminal (tabwriter); each cell on one line with its
+/// controls escaped (a tab in a cell would start a column of its own).
+fn columns(rows: impl IntoIterator<Item = Vec<String>>) -> String {
+    let mut table = tabwriter::TabWriter::new(Vec::new()).padding(2);
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|cell| one_line(cell)).collect();
+        writeln!(table, "{}", cells.join("\t")).expect("writing to memory does not fail");
+    }
+    let bytes = table.into_inner().expect("flushing to memory does not fail");
+    String::from_utf8(bytes).expect("tabwriter keeps the UTF-8 it is given").trim_end().to_owned()
+}
+
+/// A state as a person reads it: `failed_to_start` (a loop) and
+/// `failed_start` (an iteration) are "failed to start", `timed_out` "timed
+/// out" (`--json` keeps the names).
+fn words(state: &str) -> String {
+    match state {
+        "failed_start" => "failed to start".to_owned(),
+        other => other.replace('_', " "),
+    }
 }
 
 /// A field printed on a line of its own, its controls and line breaks escaped.

@@ -56,6 +56,9 @@ pub struct EngineConfig {
     /// once the agent is past its start-up dialogs) before going by the
     /// screen alone.
     pub hooks_grace: Duration,
+    /// The `PATH` agents' programs are looked up on (and the agent CLIs
+    /// found on, with their versions); none: the app's own, read at start.
+    pub search_path: Option<std::ffi::OsString>,
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -95,6 +98,7 @@ impl EngineConfig {
             working_idle: DEFAULT_WORKING_IDLE,
             permission_wait: DEFAULT_PERMISSION_WAIT,
             hooks_grace: DEFAULT_HOOKS_GRACE,
+            search_path: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod client;
 pub mod config;
 pub mod connect;
 pub mod demo;
+pub mod detect;
 mod engine;
 pub mod error;
 pub mod flows;
@@ -29,13 +30,13 @@ pub mod validate;
 pub mod workspace;
 
 pub use api::{
-    AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState,
-    DiagramId, DiagramState, EngineEvent, ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration,
-    IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES,
-    Millis, Overview, PermissionDecision, PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec,
-    QueuePause, QueueStatus, RejectedPath, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo, SessionState,
-    Settings, SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult,
-    TaskSpec, TaskState, TeamInfo,
+    AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, CliFound, Command, CompletionRule, Delegation,
+    DelegationState, DetectedAgent, DiagramId, DiagramSilence, DiagramState, EngineEvent, ErrorCode, FlowEvents,
+    FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo,
+    LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview, PermissionDecision, PermissionRequest, Profile,
+    ProfileField, ProfileProblem, ProfileSpec, QueuePause, QueueStatus, RejectedPath, Reply, RestartTask, Restarted,
+    ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction, SignalChannel, SignalInfo, SignalResponse,
+    SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -36,6 +36,7 @@ fn claude_code() -> AgentPreset {
         label: "Claude Code".into(),
         command: "claude".into(),
         args: vec!["--permission-mode".into(), "acceptEdits".into()],
+        install: "npm install -g @anthropic-ai/claude-code".into(),
         ready_pattern: Some(r"^❯\s*$".into()),
         ready_quiet_ms: DEFAULT_READY_QUIET_MS,
         notes: vec![
@@ -56,6 +57,7 @@ fn codex() -> AgentPreset {
         label: "Codex".into(),
         command: "codex".into(),
         args: vec!["--no-daemon".into(), "--dangerously-bypass-hook-trust".into()],
+        install: "npm install -g @openai/codex".into(),
         ready_pattern: Some(r"^›\s*$".into()),
         ready_quiet_ms: DEFAULT_READY_QUIET_MS,
         notes: vec![

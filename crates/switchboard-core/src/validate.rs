@@ -107,7 +107,7 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
     if let Some(message) = name_problem(&spec.name, found.name_taken) {
         add(ProfileField::Name, message);
     }
-    if let Some(message) = command_problem(&spec.command, found.program) {
+    if let Some(message) = command_problem(spec, found.program) {
         add(ProfileField::Command, message);
     }
     if spec.args.iter().any(|arg| arg.contains('\0')) {
@@ -164,9 +164,18 @@ fn name_problem(name: &str, taken: bool) -> Option<String> {
     }
 }
 
-fn command_problem(command: &str, found: ProgramFound) -> Option<String> {
+fn command_problem(spec: &ProfileSpec, found: ProgramFound) -> Option<String> {
+    let command = spec.command.as_str();
     if command.is_empty() {
         return Some("Give the command that starts the agent, such as claude or codex.".into());
+    }
+    // The CLI of the agent's kind, by the name it installs as: missing, it is not installed.
+    let missing_cli = crate::presets::preset(spec.kind).filter(|preset| preset.command == command);
+    if let (ProgramFound::NotOnPath, Some(preset)) = (found, missing_cli) {
+        return Some(format!(
+            "{} is not installed: there is no program named “{command}” on PATH. Install it with {}, then try again.",
+            preset.label, preset.install
+        ));
     }
     match found {
         ProgramFound::Program | ProgramFound::Unchecked => None,
@@ -417,6 +426,34 @@ mod tests {
             ),
             (
                 spec("reviewer", "clod", "/work"),
+                Surroundings { program: ProgramFound::NotOnPath, ..FINE },
+                one(
+                    F::Command,
+                    "No program named “clod” was found on PATH. Check the spelling, or give the program's full path.",
+                ),
+            ),
+            // A known CLI missing says how to install it, under its own name.
+            (
+                ProfileSpec { kind: AgentKind::ClaudeCode, ..good() },
+                Surroundings { program: ProgramFound::NotOnPath, ..FINE },
+                one(
+                    F::Command,
+                    "Claude Code is not installed: there is no program named “claude” on PATH. \
+                     Install it with npm install -g @anthropic-ai/claude-code, then try again.",
+                ),
+            ),
+            (
+                ProfileSpec { kind: AgentKind::Codex, ..spec("reviewer", "codex", "/work") },
+                Surroundings { program: ProgramFound::NotOnPath, ..FINE },
+                one(
+                    F::Command,
+                    "Codex is not installed: there is no program named “codex” on PATH. \
+                     Install it with npm install -g @openai/codex, then try again.",
+                ),
+            ),
+            // Another program under a known kind is a spelling to check.
+            (
+                ProfileSpec { kind: AgentKind::ClaudeCode, ..spec("reviewer", "clod", "/work") },
                 Surroundings { program: ProgramFound::NotOnPath, ..FINE },
                 one(
                     F::Command,

@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from '@testing-library/svelte';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
 import presets from '../test/presets.json';
@@ -88,7 +88,7 @@ describe('new agent form', () => {
     expect(callsOf(backend, 'create_profile')).toEqual([]);
   });
 
-  it("clears a field's error as soon as it is edited, and checks again on the next submit", async () => {
+  it("keeps a field's error in place while the user types, and checks it again when they leave the field", async () => {
     const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
     await openForm(backend);
     await fill({ name: 'mine', command: 'nope', cwd: '/missing' });
@@ -96,22 +96,47 @@ describe('new agent form', () => {
     await screen.findByTestId('error-command');
     expect(errorOf('cwd')).not.toBeNull();
 
+    // Typing moves nothing: the error stays under the field as the user types.
+    const command = screen.getByTestId('agent-command');
     await fill({ command: 'bas' });
+    await fill({ command: 'bash' });
+    expect(errorOf('command')).toBe('No program named “nope” was found on PATH. Check the spelling, or give the program\'s full path.');
+    expect(screen.queryByTestId('settled-command')).toBeNull();
+
+    // Leaving the field asks again: put right, its place says so; the folder's error is untouched.
+    await fireEvent.focusOut(command);
+    await waitFor(() => expect(screen.getByTestId('settled-command').textContent).toBe('Looks right now.'));
     expect(errorOf('command')).toBeNull();
     expect(screen.getByTestId('agent-command').getAttribute('aria-invalid')).toBeNull();
     expect(errorOf('cwd')).toBe('There is no folder at /missing.');
     expect(screen.getByTestId('form-problems').textContent).toBe('Fix the marked field.');
 
-    // Still wrong: the next submit says so again; the folder, now right, no longer.
-    await fill({ cwd: '/work' });
-    expect(screen.getByTestId('form-problems').textContent).toBe('');
-    await submit();
-    await screen.findByTestId('error-command');
-    expect(errorOf('cwd')).toBeNull();
+    // Still wrong when left: said anew.
+    await fill({ cwd: '/elsewhere' });
+    await fireEvent.focusOut(screen.getByTestId('agent-cwd'));
+    await waitFor(() => expect(errorOf('cwd')).toBe('There is no folder at /elsewhere.'));
+    // A field that showed nothing is checked at submit only.
+    await fill({ name: '' });
+    await fireEvent.focusOut(screen.getByTestId('agent-name'));
+    expect(errorOf('name')).toBeNull();
 
-    await fill({ command: 'bash' });
+    await fill({ name: 'mine', cwd: '/work' });
     await submit();
     await screen.findByTestId('profile-view');
+  });
+
+  it('says how to install Claude Code or Codex when its CLI is missing', async () => {
+    const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
+    await openForm(backend);
+    await fill({ name: 'mine', cwd: '/work', kind: 'claude-code' });
+    await submit();
+    expect(await screen.findByTestId('error-command')).toHaveProperty(
+      'textContent',
+      'Claude Code is not installed: there is no program named “claude” on PATH. Install it with npm install -g @anthropic-ai/claude-code, then try again.',
+    );
+    await fill({ kind: 'codex' });
+    await submit();
+    await waitFor(() => expect(errorOf('command')).toContain('Install it with npm install -g @openai/codex'));
   });
 
   it('shows an error without a form field at the top of the form', async () => {
@@ -280,6 +305,35 @@ describe('choosing a kind', () => {
   });
 });
 
+describe('the ready pattern', () => {
+  it('says in one sentence what it is, with an example', async () => {
+    await openForm(new FakeBackend());
+    expect(screen.getByTestId('help-ready_pattern').textContent).toBe(
+      'A task is typed in only once the line at the cursor matches this regular expression, so ^agent> $ waits for a prompt reading “agent> ”; empty: whenever its output has been quiet.',
+    );
+    // A new agent has no screen to fill it from.
+    expect(screen.queryByTestId('agent-ready-pattern-fill')).toBeNull();
+  });
+
+  it("fills from the agent's screen: its last line, taken literally and anchored", async () => {
+    const backend = new FakeBackend({ commands: ['demo'], directories: ['/work'] });
+    const agent = await backend.createProfile({ name: 'demo', command: 'demo', args: [], env: {}, cwd: '/work', kind: 'generic', ready_pattern: 'demo> $' } as never);
+    const session = backend.seedSession(agent.id, { state: 'running', pid: 9 });
+    backend.output(session.id, 'Welcome (v1.2)\r\nagent> ');
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('profile-select'));
+    await fireEvent.click(await screen.findByTestId('edit-profile'));
+
+    await fireEvent.click(screen.getByTestId('agent-ready-pattern-fill'));
+    await waitFor(() => expect(valueOf('agent-ready-pattern')).toBe('^\\s*agent>\\s*$'));
+    expect(screen.getByTestId('agent-ready-pattern-filled').textContent).toBe('Filled from the last line on its screen: “agent>”.');
+    expect(callsOf(backend, 'screen_snapshot')).toEqual([{ sessionId: session.id, recentLines: 0 }]);
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'update_profile')[0]).toMatchObject({ spec: { ready_pattern: '^\\s*agent>\\s*$' } });
+  });
+});
+
 describe('the folder picker', () => {
   it('puts the chosen folder in the field, starting from what is there, and a cancel changes nothing', async () => {
     const backend = new FakeBackend({ pickedFolders: ['/work/project', null] });
@@ -303,8 +357,8 @@ describe('the folder picker', () => {
     await screen.findByTestId('error-cwd');
 
     await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(errorOf('cwd')).toBeNull();
+    await waitFor(() => expect(errorOf('cwd')).toBeNull());
+    expect(screen.getByTestId('settled-cwd').textContent).toBe('Looks right now.');
     await submit();
     await screen.findByTestId('profile-view');
   });

@@ -44,8 +44,8 @@ describe('needs you', () => {
       [first.id, 'stop_work', codexSession.id],
       [second.id, 'clarification', claudeSession.id],
     ]);
-    expect(entries[0].textContent).toContain('Agent codex is blocked: external_dependency');
-    expect(entries[1].textContent).toContain('Agent claude asks 2 questions');
+    expect(entries[0].textContent).toContain('codex is blocked: external dependency');
+    expect(entries[1].textContent).toContain('claude asks 2 questions');
 
     // Each agent with a pending signal is marked in the sidebar, and so is the session.
     expect(within(profileEntry('claude')).getByTestId('profile-attention').getAttribute('data-count')).toBe('1');
@@ -134,7 +134,7 @@ describe('session banner', () => {
     expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(claudeSession.id);
     const banners = screen.getAllByTestId('signal-banner');
     expect(banners.map((b) => b.getAttribute('data-signal-id'))).toEqual([mine.id]);
-    expect(banners[0].textContent).toContain('Agent claude is blocked: permission');
+    expect(banners[0].textContent).toContain('claude is blocked: permission');
 
     await fireEvent.click(banners[0]);
     expect(screen.getByTestId('signal-dialog').getAttribute('data-signal-id')).toBe(mine.id);

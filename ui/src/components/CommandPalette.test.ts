@@ -1,4 +1,5 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { clarification } from '../test/signals';
@@ -27,6 +28,26 @@ describe('the command palette', () => {
     expect(labels).toContain('Pause all queues');
     await fireEvent.keyDown(within(palette).getByTestId('palette-input'), { key: 'Escape' });
     await waitFor(() => expect(screen.queryByTestId('palette')).toBeNull());
+  });
+
+  it('opens with Ctrl+K outside a terminal, where Ctrl+K stays the agent\'s; the sidebar shows how', async () => {
+    await twoAgents();
+    const hint = screen.getByTestId('open-palette');
+    expect(hint.textContent?.replace(/\s+/g, ' ').trim()).toBe('Commands Ctrl+K');
+    const ctrlK = (target: Element) => fireEvent.keyDown(target, { key: 'k', code: 'KeyK', ctrlKey: true });
+    await ctrlK(screen.getByTestId('terminal'));
+    await tick();
+    expect(screen.queryByTestId('palette')).toBeNull();
+    await ctrlK(document.body);
+    const palette = await screen.findByTestId('palette');
+    // The first command, preselected, is the agent on screen's new task, not pausing every queue.
+    const selected = within(palette).getAllByTestId('palette-item').find((i) => i.hasAttribute('data-selected'));
+    expect(selected?.getAttribute('data-command')).toBe('new-task');
+    expect(palette.textContent).toContain('Open this list with Ctrl+K, or Ctrl+Shift+P from a terminal.');
+    await fireEvent.keyDown(within(palette).getByTestId('palette-input'), { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByTestId('palette')).toBeNull());
+    await fireEvent.click(hint);
+    expect(await screen.findByTestId('palette')).toBeTruthy();
   });
 
   it('drives a new task for another agent with the keyboard only', async () => {

@@ -14,6 +14,7 @@ const state: DiagramState = {
   edges: [{ from: 'parse', to: 'ask', count: 3 }],
   lit_by: ['ambiguity', 'checkpoint', 'signal', 'parse', 'ask'].map((node) => ({ node, count: 1, seqs: [1] })),
   gate: null,
+  silent: null,
 };
 
 describe('a diagram drawn', () => {
@@ -21,7 +22,7 @@ describe('a diagram drawn', () => {
     render(FlowDiagram, { props: { diagram: clarification, progress: state, onselect: () => {} } });
     const ask = screen.getByTestId('flow-node-clarification-ask');
     expect(ask.getAttribute('data-lit')).toBe('true');
-    expect(ask.getAttribute('aria-label')).toBe('AskUserQuestion Waiting for the user, lit now');
+    expect(ask.getAttribute('aria-label')).toBe('Waiting for your answer, lit now');
     expect(screen.getByTestId('flow-node-clarification-parse').getAttribute('data-visited')).toBe('true');
     expect(screen.getByTestId('flow-node-clarification-answer').getAttribute('data-visited')).toBe('false');
     const edge = screen.getByTestId('flow-edge-clarification-parse-ask');
@@ -72,7 +73,7 @@ describe('a diagram drawn', () => {
     render(FlowDiagram, { props: { diagram: lifecycle, progress, onselect: () => {} } });
     const loop = screen.getByTestId('flow-edge-team_lifecycle-team_active-team_active');
     expect(loop.getAttribute('data-count')).toBe('4');
-    expect(loop.textContent).toContain('Additional teammates spawned');
+    expect(loop.textContent).toContain('another teammate');
     expect(loop.textContent).toContain('×4');
   });
 
@@ -80,10 +81,11 @@ describe('a diagram drawn', () => {
     const odd: Diagram = {
       id: 'stop_event',
       title: 'Odd <b>title</b>',
-      source: 'test',
+      about: 'test',
+    source: 'test',
       nodes: [
-        { id: 'a', label: '<img src=x onerror=alert(1)>\nsecond line', shape: 'start', fill: '#334455', stroke: '#8899aa' },
-        { id: 'b', label: 'Which way?', shape: 'decision', fill: null, stroke: null },
+        { id: 'a', label: '<img src=x onerror=alert(1)>\nsecond line', shape: 'start', spec: null, fill: '#334455', stroke: '#8899aa' },
+        { id: 'b', label: 'Which way?', shape: 'decision', spec: null, fill: null, stroke: null },
       ],
       edges: [{ from: 'a', to: 'b', label: '<i>go</i>' }],
     };

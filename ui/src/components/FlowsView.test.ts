@@ -12,6 +12,7 @@ function diagramState(diagram: DiagramState['diagram'], current: string[], litBy
     edges: [],
     lit_by: litBy.map(([node, seqs]) => ({ node, count: seqs.length, seqs })),
     gate: null,
+    silent: null,
   };
 }
 
@@ -45,7 +46,7 @@ describe('the flows view', () => {
     expect(callsOf(backend, 'flow_view').at(-1)).toEqual({ target, untilSeq: null });
     const node = await within(view).findByTestId('flow-node-agent_status-permission');
     expect(node.getAttribute('data-lit')).toBe('true');
-    expect(within(view).getByTestId('flows-diagram-agent_status').textContent).toContain('Permission Request');
+    expect(within(view).getByTestId('flows-diagram-agent_status').textContent).toContain('Asks your permission');
     expect(within(view).getByTestId('flows-diagram-loop_mode').textContent).toContain('not reached');
 
     await fireEvent.click(node);
@@ -53,6 +54,31 @@ describe('the flows view', () => {
 
     await fireEvent.click(within(view).getByTestId('flows-diagram-clarification'));
     expect((await within(view).findByTestId('flow-node-clarification-ask')).getAttribute('data-lit')).toBe('true');
+  });
+
+  it("speaks the user's words for a plain agent, and says which diagrams it can never light", async () => {
+    const backend = new FakeBackend();
+    const plain = backend.seedProfile({ name: 'shell', kind: 'generic' });
+    backend.seedSession(plain.id, { state: 'running', pid: 77 });
+    await renderApp(backend);
+    await fireEvent.click(await screen.findByTestId('open-flows'));
+    const view = await screen.findByTestId('flows-view');
+    await within(view).findByTestId('flow-node-agent_status-tool_use');
+    // No spec section, field name or event name as the diagram's words; the spec's are its tooltip.
+    const shown = [...view.querySelectorAll('svg text, .diagram-choice, [data-testid="flows-about"]')].map((e) => e.textContent).join(' ');
+    expect(shown).toContain('Working');
+    expect(shown).not.toMatch(/§|is_executing|ToolUse Event|activeTeam/);
+    expect(within(view).getByTestId('flows-about').textContent).toBe(
+      'Whether the agent waits, works, asks your permission or has finished, as its hooks report it.',
+    );
+    expect(within(view).getByTestId('flow-node-agent_status-tool_use').querySelector('title')?.textContent).toBe(
+      'In the design: ToolUse Event Status: Working',
+    );
+    expect(within(view).getByTestId('flows-diagram-team_lead').textContent).toContain('nothing to show');
+    expect(within(view).getByTestId('flows-diagram-task_queue').textContent).toContain('not reached');
+    expect(within(view).queryByTestId('flows-silent')).toBeNull();
+    await fireEvent.click(within(view).getByTestId('flows-diagram-team_lead'));
+    expect((await within(view).findByTestId('flows-silent')).textContent).toContain('only Claude Code and Codex send');
   });
 
   it('follows the log live: a new entry asks the engine again', async () => {

@@ -39,6 +39,23 @@ describe('sidebar', () => {
     expect(within(entryOf(session.id)).getByTestId('agent-status').textContent).toBe('needs you');
   });
 
+  it('narrows its agents as the user types in the search box, and still searches everything on Enter', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'Demo agent', cwd: '/home/ana/demo' });
+    backend.seedProfile({ name: 'Reviewer', cwd: '/home/ana/shop' });
+    await renderApp(backend);
+    const names = () => screen.queryAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'));
+    expect(names()).toEqual(['Demo agent', 'Reviewer']);
+    const box = screen.getByTestId('sidebar-search');
+    await fireEvent.input(box, { target: { value: 'rev' } });
+    expect(names()).toEqual(['Reviewer']);
+    await fireEvent.input(box, { target: { value: 'zzz' } });
+    expect(names()).toEqual([]);
+    expect(screen.getByTestId('no-agent-matches').textContent).toContain('Press Enter to search tasks, summaries and questions');
+    await fireEvent.input(box, { target: { value: '' } });
+    expect(names()).toEqual(['Demo agent', 'Reviewer']);
+  });
+
   it('lists each agent with its kind in words and its project folder; the command is in the detail', async () => {
     const backend = new FakeBackend();
     backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'big model'], kind: 'claude-code', cwd: '/home/ana/shop' });

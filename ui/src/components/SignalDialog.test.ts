@@ -61,7 +61,7 @@ describe('clarification', () => {
     await openDialog(signal.id);
 
     expect(dialog().getAttribute('data-kind')).toBe('clarification');
-    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('Agent claude asks 2 questions');
+    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('claude asks 2 questions');
     expect(fieldNames()).toEqual(['agent_id', 'timestamp', 'blocked_at', 'current_state']);
     expect(field('blocked_at').textContent).toBe('Choosing the auth strategy');
     expect(field('current_state').textContent).toBe('Phase 1 complete');
@@ -130,7 +130,7 @@ describe('stop work', () => {
   it('shows the blocker and resolves it with a resolution', async () => {
     const { backend, signal } = await raised(signalScan(stopWork()));
     await openDialog(signal.id);
-    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('Agent claude is blocked: external_dependency');
+    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('claude is blocked: external dependency');
     expect(fieldNames()).toEqual(['blocker_type', 'details', 'state_snapshot', 'blocked_work', 'stop_reason', 'resume_requirements']);
     expect(field('state_snapshot').tagName).toBe('PRE');
     expect(field('state_snapshot').textContent).toBe('Completed: A, B, C\nFiles: file1, file2');
@@ -204,7 +204,7 @@ describe('delegation', () => {
   it('shows the request and approves it for the requester\'s own agent by default', async () => {
     const { backend, signal, claude } = await raised(signalScan(delegate({ independence: 'blocks_current_work' })));
     await openDialog(signal.id);
-    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('Agent claude asks to delegate work');
+    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('claude asks to delegate work');
     expect(field('new_task_description').textContent).toBe('Write the parser tests');
     expect(field('independence').textContent).toBe('the requester waits for it');
     expect(field('coordination').textContent).toBe('put them in tests/parser.rs');
@@ -327,7 +327,7 @@ describe('completion report', () => {
     await renderApp(backend);
     await openDialog(signal.id);
 
-    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('Agent claude reports completion: partial');
+    expect(within(dialog()).getByRole('heading', { level: 2 }).textContent).toBe('claude reports completion: partial');
     expect(field('status').textContent).toBe('partial');
     expect(field('metrics_achieved').textContent).toBe('42 tests pass');
     expect(field('success_criteria').textContent).toBe('all parser tests pass');

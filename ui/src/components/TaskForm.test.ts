@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from '@testing-library/svelte';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import type { TaskSpec } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
@@ -70,15 +70,30 @@ describe('new task form', () => {
   it('queues behind a running task, naming its place and what it waits for', async () => {
     const backend = new FakeBackend();
     const agent = backend.seedProfile({ name: 'agent' });
-    const { task: first } = await backend.submitTask(spec(agent.id, 'first'));
+    await backend.submitTask(spec(agent.id, 'first'));
     await openForm(backend);
 
     await type('task-instruction', 'second');
     await fireEvent.click(screen.getByTestId('task-submit'));
 
     const result = await screen.findByTestId('task-submit-result');
-    expect(result.textContent).toBe(`Queued · position 1 · waiting for task ${first.id.slice(0, 8)}`);
+    expect(result.textContent).toBe('Queued · position 1 · waiting for “first”');
     expect(callsOf(backend, 'submit_task')[0]).toMatchObject({ spec: { time_limit_secs: null, priority: 'normal', context: null } });
+  });
+
+  it('keeps its place in the queue true as tasks ahead of it leave', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    await backend.submitTask(spec(agent.id, 'first'));
+    const { task: second } = await backend.submitTask(spec(agent.id, 'second'));
+    await backend.submitTask(spec(agent.id, 'third'));
+    await openForm(backend);
+    await type('task-instruction', 'fourth');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    const result = await screen.findByTestId('task-submit-result');
+    expect(result.textContent).toBe('Queued · position 3 · waiting for “first”');
+    await backend.cancelTask(second.id);
+    await waitFor(() => expect(result.textContent).toBe('Queued · position 2 · waiting for “first”'));
   });
 
   it('shows the agent default time limit as the placeholder', async () => {

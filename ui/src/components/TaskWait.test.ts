@@ -99,7 +99,7 @@ describe('what a task waits for', () => {
     expect(open.getAttribute('title')).toContain('queue paused');
     await fireEvent.click(open);
     const detail = await screen.findByTestId('task-detail');
-    expect(within(detail).getByTestId('task-wait').textContent).toContain('Its queue is paused');
-    expect(task.waiting_for).toEqual({ cause: 'queue_paused', reason: null });
+    expect(within(detail).getByTestId('task-wait').textContent).toContain('Its queue is paused: you paused it');
+    expect(task.waiting_for).toEqual({ cause: 'queue_paused', reason: 'you paused it' });
   });
 });

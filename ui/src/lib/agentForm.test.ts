@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import presets from '../test/presets.json';
-import { blankValues, fieldList, fillPreset, mergeProblems, readSpec, type TextField } from './agentForm';
+import { blankValues, fieldList, fillPreset, mergeProblems, offeredSpec, readSpec, type TextField } from './agentForm';
 import type { AgentPreset } from './bindings';
 
 const claude = presets.find((p) => p.kind === 'claude-code') as AgentPreset;
@@ -65,3 +65,36 @@ describe('fillPreset', () => {
     expect(fieldList(['command', 'args', 'ready_quiet_ms'])).toBe('command, arguments and quiet before ready');
   });
 });
+
+describe('a one-click agent', () => {
+  const preset = presets.find((p) => p.kind === 'codex') as AgentPreset;
+  const defaults = { taskTimeLimitSecs: 45 * 60, quietAlertSecs: 0 };
+  it.each([
+    ['/home/ana/shop', [], 'Codex in shop'],
+    ['/home/ana/shop/', [], 'Codex in shop'],
+    ['/', [], 'Codex'],
+    ['/home/ana/shop', ['Codex in shop'], 'Codex in shop 2'],
+    ['/home/ana/shop', ['Codex in shop', 'Codex in shop 2'], 'Codex in shop 3'],
+  ])('in %s, with %j taken, is called %s', (folder, taken, name) => {
+    expect(offeredSpec(preset, folder, defaults, taken).name).toBe(name);
+  });
+
+  it("takes the preset's settings and the app's defaults", () => {
+    expect(offeredSpec(preset, '/work', defaults, [])).toEqual({
+      name: 'Codex in work',
+      command: 'codex',
+      args: preset.args,
+      env: {},
+      cwd: '/work',
+      kind: 'codex',
+      start_on_launch: false,
+      ready_pattern: preset.ready_pattern,
+      ready_quiet_ms: preset.ready_quiet_ms,
+      task_time_limit_secs: 45 * 60,
+      completion: 'summary',
+      signal_protocols: true,
+      quiet_alert_secs: 0,
+    });
+  });
+});
+

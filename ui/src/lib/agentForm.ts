@@ -172,3 +172,36 @@ export function fieldList(fields: readonly PresetField[]): string {
   if (words.length <= 1) return words.join('');
   return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
+
+/**
+ * A one-click agent: the preset's settings in `folder`, the time limit and quiet alert of the
+ * app's settings, named after the CLI and the folder ("Claude Code in shop"; "… 2" where a name
+ * is taken).
+ */
+export function offeredSpec(
+  preset: AgentPreset,
+  folder: string,
+  defaults: { taskTimeLimitSecs: number; quietAlertSecs: number },
+  takenNames: readonly string[],
+): ProfileSpec {
+  const base = folder.replace(/\/+$/, '').split('/').pop() ?? '';
+  const stem = base === '' ? preset.label : `${preset.label} in ${base}`;
+  const taken = new Set(takenNames);
+  let name = stem;
+  for (let n = 2; taken.has(name); n++) name = `${stem} ${n}`;
+  return {
+    name,
+    command: preset.command,
+    args: [...preset.args],
+    env: {},
+    cwd: folder,
+    kind: preset.kind,
+    start_on_launch: false,
+    ready_pattern: preset.ready_pattern,
+    ready_quiet_ms: preset.ready_quiet_ms,
+    task_time_limit_secs: defaults.taskTimeLimitSecs,
+    completion: 'summary',
+    signal_protocols: true,
+    quiet_alert_secs: defaults.quietAlertSecs,
+  };
+}

@@ -124,7 +124,11 @@ command: string, args: Array<string>, ready_pattern: string | null, ready_quiet_
  * Why each setting is what it is, one sentence each (the arguments,
  * readiness, and what the app connects by itself: hooks).
  */
-notes: Array<string>, };
+notes: Array<string>, 
+/**
+ * The command that installs the CLI, said where it is missing.
+ */
+install: string, };
 
 export type SessionState = { "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, };
 
@@ -143,7 +147,28 @@ screen: string,
 /**
  * Up to the requested number of most recent lines, scrollback included.
  */
-recent_lines: Array<string>, cursor_row: number, cursor_col: number, };
+recent_lines: Array<string>, cursor_row: number, cursor_col: number, 
+/**
+ * The screen's last line with text, and a ready pattern that matches
+ * it (the agent form's "Fill from the screen"); none on a blank screen.
+ */
+prompt: ScreenPrompt | null, };
+
+export type ScreenPrompt = { 
+/**
+ * The line, its surrounding blanks trimmed.
+ */
+line: string, 
+/**
+ * The line escaped as a regular expression and anchored at both ends
+ * (blanks around it allowed), so it matches that prompt and nothing
+ * typed after it.
+ */
+ready_pattern: string, };
+
+export type DetectedAgent = { preset: AgentPreset, found: CliFound, };
+
+export type CliFound = { "state": "installed", path: string, version: string | null, } | { "state": "missing" };
 
 export type TaskSpec = { profile_id: ProfileId, 
 /**
@@ -662,9 +687,9 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
@@ -708,9 +733,13 @@ export type FlowNode = {
  */
 id: string, 
 /**
- * The spec's label, one line per `\n`.
+ * What the step is, in the user's words, one line per `\n`.
  */
-label: string, shape: NodeShape, 
+label: string, 
+/**
+ * The spec's own label, where it differs (one line per `\n`).
+ */
+spec: string | null, shape: NodeShape, 
 /**
  * The spec's colours where it gives them (`#rrggbb`).
  */
@@ -718,9 +747,18 @@ fill: string | null, stroke: string | null, };
 
 export type FlowEdge = { from: string, to: string, label: string | null, };
 
-export type Diagram = { id: DiagramId, title: string, 
+export type Diagram = { id: DiagramId, 
 /**
- * The spec document and section it is drawn from.
+ * What it shows, in a few words.
+ */
+title: string, 
+/**
+ * What it shows, in one sentence.
+ */
+about: string, 
+/**
+ * The spec document and section it is drawn from (a detail for the
+ * curious, never the diagram's name).
  */
 source: string, nodes: Array<FlowNode>, edges: Array<FlowEdge>, };
 
@@ -765,7 +803,13 @@ lit_by: Array<NodeEvents>,
 /**
  * The gate's inputs, for the team diagrams.
  */
-gate: GateInputs | null, };
+gate: GateInputs | null, 
+/**
+ * Why this diagram can show nothing for the target's agent (none: it can).
+ */
+silent: DiagramSilence | null, };
+
+export type DiagramSilence = "no_hooks" | "no_signal_protocols";
 
 export type FlowView = { target: FlowTarget, 
 /**
@@ -871,6 +915,8 @@ export interface EngineCommands {
   checkProfile(profileId: ProfileId | null, spec: ProfileSpec): Promise<Array<ProfileProblem>>;
   /** Settings that work for each agent CLI the app knows (Claude Code, Codex). */
   agentPresets(): Promise<Array<AgentPreset>>;
+  /** Each preset's CLI as found on `PATH`, with its version (run with a time limit), or missing: what the window offers as one-click agents. */
+  detectedAgents(): Promise<Array<DetectedAgent>>;
   /** Oldest first. */
   listSessions(): Promise<Array<SessionInfo>>;
   startSession(profileId: ProfileId, size: TermSize): Promise<SessionInfo>;
@@ -966,6 +1012,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     deleteProfile: async (profileId) => replyValue(await send({ type: "delete_profile", profile_id: profileId }), "unit"),
     checkProfile: async (profileId, spec) => replyValue(await send({ type: "check_profile", profile_id: profileId, spec: spec }), "problems"),
     agentPresets: async () => replyValue(await send({ type: "agent_presets" }), "presets"),
+    detectedAgents: async () => replyValue(await send({ type: "detected_agents" }), "detected_agents"),
     listSessions: async () => replyValue(await send({ type: "list_sessions" }), "sessions"),
     startSession: async (profileId, size) => replyValue(await send({ type: "start_session", profile_id: profileId, size: size }), "session"),
     stopSession: async (sessionId) => replyValue(await send({ type: "stop_session", session_id: sessionId }), "session"),
@@ -1030,6 +1077,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "problems", value: await target.checkProfile(command.profile_id, command.spec) };
     case "agent_presets":
       return { type: "presets", value: await target.agentPresets() };
+    case "detected_agents":
+      return { type: "detected_agents", value: await target.detectedAgents() };
     case "list_sessions":
       return { type: "sessions", value: await target.listSessions() };
     case "start_session":

@@ -83,7 +83,8 @@ describe('the fake backend keeps the engine contract', () => {
   });
 
   it('answers each recorded command as the engine did', async () => {
-    const fake = new FakeBackend({ directories: [WORKSPACE], now: () => 1_700_000_000_000 });
+    // The recording's PATH holds `sh` alone (see contract.rs).
+    const fake = new FakeBackend({ directories: [WORKSPACE], commands: ['sh'], now: () => 1_700_000_000_000 });
     const normaliser = new Normaliser();
     for (const [index, step] of steps.entries()) {
       const command = normaliser.command('', step.command) as unknown as Command;

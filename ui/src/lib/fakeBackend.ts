@@ -27,6 +27,7 @@
  */
 import type {
   AgentPreset,
+  DetectedAgent,
   StorageProblem,
   StorageStatus,
   AgentStatusInfo,
@@ -69,7 +70,7 @@ import type {
   TermSize,
 } from './bindings';
 import type { QueuePause, RestartTask, Restarted } from './bindings';
-import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
+import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
@@ -162,6 +163,17 @@ function signalWords(signal: Signal): string {
     case 'completion':
       return `${signal.status}\n${signal.metrics_achieved}\n${signal.recommendations.join('\n')}\n${signal.deliverables.join('\n')}`;
   }
+}
+
+/** As the engine's `typing::prompt_of`: the screen's last line with text, taken literally and anchored. */
+function promptOf(rows: readonly string[]): ScreenPrompt | null {
+  const line = rows
+    .map((row) => row.trim())
+    .reverse()
+    .find((row) => row !== '');
+  if (line === undefined) return null;
+  // regex::escape's set: the regex crate's meta characters.
+  return { line, ready_pattern: `^\\s*${line.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, '\\$&')}\\s*$` };
 }
 
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
@@ -391,6 +403,15 @@ export class FakeBackend implements Backend {
     return this.#problems(spec, profileId);
   }
 
+  /** As the engine: each preset's CLI found among the fake's programs (at /usr/bin, version 1.0.0), else missing. */
+  async detectedAgents(): Promise<DetectedAgent[]> {
+    this.#record('detected_agents', {});
+    return (presetData as AgentPreset[]).map((preset) => ({
+      preset: structuredClone(preset),
+      found: this.#commands.has(preset.command) ? { state: 'installed', path: `/usr/bin/${preset.command}`, version: '1.0.0' } : { state: 'missing' },
+    }));
+  }
+
   async agentPresets(): Promise<AgentPreset[]> {
     this.#record('agent_presets', {});
     return structuredClone(presetData) as AgentPreset[];
@@ -505,6 +526,7 @@ export class FakeBackend implements Backend {
       recent_lines: lines.slice(-recentLines),
       cursor_row: Math.max(0, rows.length - 1),
       cursor_col: rows.at(-1)?.length ?? 0,
+      prompt: promptOf(rows),
     };
   }
 
@@ -1030,6 +1052,24 @@ export class FakeBackend implements Backend {
     return structuredClone(this.#log[this.#log.length - 1]);
   }
 
+  /** As the engine's `flows::diagrams::silence`: what the target's agent can never light. */
+  #silence(diagram: DiagramId, target: FlowTarget): DiagramSilence | null {
+    const profileId =
+      target.of === 'agent'
+        ? target.profile_id
+        : target.of === 'session'
+          ? this.#sessions.get(target.session_id)?.info.profile_id
+          : target.of === 'task'
+            ? this.#tasks.get(target.task_id)?.profile_id
+            : this.#loops.get(target.loop_id)?.profile_id;
+    const profile = profileId === undefined ? undefined : this.#profiles.get(profileId);
+    if (!profile) return null;
+    if (['team_lead', 'team_lifecycle', 'completion_decision'].includes(diagram) && profile.kind === 'generic') return 'no_hooks';
+    const protocols: DiagramId[] = ['clarification', 'stop_work', 'delegate_work', 'completion_report', 'checkpoint_resume'];
+    if (protocols.includes(diagram) && !profile.signal_protocols) return 'no_signal_protocols';
+    return null;
+  }
+
   async flowDiagrams(): Promise<Diagram[]> {
     this.#record('flow_diagrams', {});
     return structuredClone(diagramData as Diagram[]);
@@ -1043,7 +1083,7 @@ export class FakeBackend implements Backend {
     const seeded = this.#flowViews.get(JSON.stringify(target));
     const diagrams =
       seeded ??
-      (diagramData as Diagram[]).map((d) => ({ diagram: d.id, current: [], path: [], edges: [], lit_by: [], gate: null }));
+      (diagramData as Diagram[]).map((d) => ({ diagram: d.id, current: [], path: [], edges: [], lit_by: [], gate: null, silent: this.#silence(d.id, target) }));
     return {
       target: structuredClone(target),
       until_seq: last?.seq ?? null,
@@ -1217,9 +1257,12 @@ export class FakeBackend implements Backend {
     if (command === '') {
       problems.push({ field: 'command', message: 'Give the command that starts the agent, such as claude or codex.' });
     } else if (!command.startsWith('/') && !this.#commands.has(command)) {
+      const cli = (presetData as AgentPreset[]).find((p) => p.kind === spec.kind && p.command === command);
       problems.push({
         field: 'command',
-        message: `No program named “${command}” was found on PATH. Check the spelling, or give the program's full path.`,
+        message: cli
+          ? `${cli.label} is not installed: there is no program named “${command}” on PATH. Install it with ${cli.install}, then try again.`
+          : `No program named “${command}” was found on PATH. Check the spelling, or give the program's full path.`,
       });
     }
     if (cwd === '') problems.push({ field: 'cwd', message: 'Choose the folder the agent works in.' });

@@ -59,11 +59,12 @@ describe('diagram layout', () => {
   const tricky: Diagram = {
     id: 'loop_mode',
     title: 'Parallel edges, loops and a decision',
+    about: 'test',
     source: 'test',
     nodes: [
-      { id: 'a', label: 'Start', shape: 'start', fill: null, stroke: null },
-      { id: 'b', label: 'Check it\nagain?', shape: 'decision', fill: '#7b2d8b', stroke: '#c08fd0' },
-      { id: 'c', label: 'Done', shape: 'end', fill: null, stroke: null },
+      { id: 'a', label: 'Start', shape: 'start', spec: null, fill: null, stroke: null },
+      { id: 'b', label: 'Check it\nagain?', shape: 'decision', spec: null, fill: '#7b2d8b', stroke: '#c08fd0' },
+      { id: 'c', label: 'Done', shape: 'end', spec: null, fill: null, stroke: null },
     ],
     edges: [
       { from: 'a', to: 'b', label: 'go' },
@@ -98,7 +99,7 @@ describe('diagram layout', () => {
   it('copes with a repeated node and an edge to a node that is not there', () => {
     const broken: Diagram = {
       ...tricky,
-      nodes: [...tricky.nodes, { id: 'a', label: 'Again', shape: 'step', fill: null, stroke: null }],
+      nodes: [...tricky.nodes, { id: 'a', label: 'Again', shape: 'step', spec: null, fill: null, stroke: null }],
       edges: [...tricky.edges, { from: 'a', to: 'nowhere', label: 'lost' }],
     };
     const layout = layoutDiagram(broken);
@@ -118,7 +119,7 @@ describe('diagram layout', () => {
     const layout = layoutDiagram(status);
     const stop = layout.nodes.find((n) => n.id === 'stop')!;
     const start = layout.nodes.find((n) => n.id === 'session_start')!;
-    expect(stop.lines).toEqual(['Stop Event', 'Status: Waiting (if loop: Continue)', 'Status: Done (if complete)']);
+    expect(stop.lines).toEqual(['Turn over', '(waiting, or done)']);
     expect(stop.width).toBeGreaterThan(start.width);
     expect(stop.height).toBeGreaterThan(start.height);
   });

@@ -3,7 +3,7 @@
  * lines an export writes, and what a target is called. Where an agent stands in a diagram
  * is the engine's answer (`flow_view`); nothing here decides it.
  */
-import type { DiagramState, FlowTarget, LogEntry, LoopInfo, Profile, SessionInfo, TaskInfo } from './bindings';
+import type { DiagramSilence, DiagramState, FlowTarget, LogEntry, LoopInfo, Profile, SessionInfo, TaskInfo } from './bindings';
 import { firstLine, taskTitle, timelineText } from './tasks';
 
 /** The groups the event panel filters by. */
@@ -96,4 +96,14 @@ export function mayConcern(target: FlowTarget, entry: LogEntry, profileId: strin
 /** A diagram's lit nodes as their labels, for the list beside the drawing. */
 export function litLabels(state: DiagramState | undefined, labels: Map<string, string>): string[] {
   return (state?.current ?? []).map((node) => (labels.get(node) ?? node).split('\n')[0]);
+}
+
+/** Why a diagram shows nothing for this agent, in a sentence (the engine says which do). */
+export function silenceText(silent: DiagramSilence): string {
+  switch (silent) {
+    case 'no_hooks':
+      return 'Nothing to show for this agent: it is drawn from the hook events only Claude Code and Codex send, and this agent is a plain command.';
+    case 'no_signal_protocols':
+      return "Nothing to show for this agent: it is not taught to ask, stop or report in the app's signals (its settings, “Teach the signal protocols”).";
+  }
 }

@@ -48,4 +48,17 @@ describe('palette commands', () => {
     expect(paletteCommands(input()).some((c) => c.id === 'terminal')).toBe(false);
     expect(paletteCommands(input({ terminalShown: true })).find((c) => c.id === 'terminal')?.shortcut).toBe('Ctrl+Shift+E');
   });
+
+  it('preselect what is likeliest useful, never an action on every agent at once', () => {
+    const [amy, bob] = [profile('amy'), profile('bob')];
+    const onScreen = paletteCommands(input({ profiles: [amy, bob], current: amy, terminalShown: true }));
+    expect(onScreen[0].label).toBe('New task for amy');
+    const home = paletteCommands(input({ profiles: [amy, bob] }));
+    expect(home[0].label).toBe('Go to amy');
+    expect(paletteCommands(input())[0].label).toBe('New agent');
+    for (const commands of [onScreen, home]) {
+      expect(commands.slice(-2).map((c) => c.id)).toEqual(['new-agent', 'pause-all']);
+      expect(commands.at(-1)?.group).toBe('Manage');
+    }
+  });
 });

@@ -20,11 +20,19 @@ export type PaletteAction =
   | { kind: 'agents'; open: boolean }
   | { kind: 'loop'; loop: LoopInfo };
 
+/**
+ * The palette's groups in the order shown: what to do now for the agent on screen, then the
+ * agents, then the views, and last what acts on every agent at once.
+ */
+export const PALETTE_GROUPS = ['Do', 'Agents', 'Go to', 'Manage'] as const;
+export type PaletteGroup = (typeof PALETTE_GROUPS)[number];
+
 export interface PaletteCommand {
   /** Unique among the commands; also what the palette filters on, with `keywords`. */
   id: string;
   label: string;
-  group: 'Go to' | 'Do' | 'Agents';
+  /** Shown in this order (`PALETTE_GROUPS`); the first command is the one preselected. */
+  group: PaletteGroup;
   shortcut?: string;
   keywords?: string[];
   action: PaletteAction;
@@ -75,17 +83,19 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   if (input.terminalShown) {
     commands.push({ id: 'terminal', label: 'Focus the terminal', group: 'Do', shortcut: shortcut('terminal'), keywords: ['type', 'keyboard'], action: { kind: 'terminal' } });
   }
-  const profileIds = new Set(input.profiles.map((p) => p.id));
-  const queues = input.queues.filter((q) => profileIds.has(q.profile_id));
-  const allPaused = queues.length > 0 && queues.every((q) => q.paused);
-  commands.push({
-    id: 'pause-all',
-    label: allPaused ? 'Resume all queues' : 'Pause all queues',
-    group: 'Do',
-    keywords: ['stop', 'hold', 'queue'],
-    action: { kind: 'pause-all', paused: !allPaused },
-  });
-  commands.push({ id: 'new-agent', label: 'New agent', group: 'Do', shortcut: shortcut('newAgent'), keywords: ['create', 'profile'], action: { kind: 'new-agent' } });
+  const newAgent: PaletteCommand = { id: 'new-agent', label: 'New agent', group: 'Do', shortcut: shortcut('newAgent'), keywords: ['create', 'profile'], action: { kind: 'new-agent' } };
+  // With no agent yet, making one is what there is to do; otherwise it waits with the rest.
+  if (input.profiles.length === 0) commands.push(newAgent);
+  for (const profile of input.profiles) {
+    const session = running(profile);
+    commands.push({ id: `go:${profile.id}`, label: `Go to ${profile.name}`, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
+    if (profile.id !== input.current?.id) {
+      commands.push({ id: `task:${profile.id}`, label: `New task for ${profile.name}`, group: 'Agents', keywords: ['queue'], action: { kind: 'new-task', profile } });
+    }
+    if (!session) {
+      commands.push({ id: `start:${profile.id}`, label: `Start ${profile.name}`, group: 'Agents', keywords: ['run', 'session'], action: { kind: 'start', profile } });
+    }
+  }
   commands.push({ id: 'search', label: 'Search tasks, summaries and questions', group: 'Go to', shortcut: shortcut('search'), keywords: ['find'], action: { kind: 'search' } });
   commands.push({ id: 'dashboard', label: 'Dashboard', group: 'Go to', shortcut: shortcut('dashboard'), keywords: ['home', 'all agents'], action: { kind: 'dashboard' } });
   commands.push({ id: 'overview', label: 'Graph of all agents', group: 'Go to', keywords: ['overview', 'flows'], action: { kind: 'overview' } });
@@ -109,15 +119,17 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
     if (!agent) continue;
     commands.push({ id: `loop:${loop.id}`, label: `${agent.name}'s loop`, group: 'Go to', keywords: ['loop', agent.name], action: { kind: 'loop', loop } });
   }
-  for (const profile of input.profiles) {
-    const session = running(profile);
-    commands.push({ id: `go:${profile.id}`, label: `Go to ${profile.name}`, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
-    if (profile.id !== input.current?.id) {
-      commands.push({ id: `task:${profile.id}`, label: `New task for ${profile.name}`, group: 'Agents', keywords: ['queue'], action: { kind: 'new-task', profile } });
-    }
-    if (!session) {
-      commands.push({ id: `start:${profile.id}`, label: `Start ${profile.name}`, group: 'Agents', keywords: ['run', 'session'], action: { kind: 'start', profile } });
-    }
-  }
+  // What acts on every agent at once comes last, so it is never the one preselected.
+  if (input.profiles.length > 0) commands.push({ ...newAgent, group: 'Manage' });
+  const profileIds = new Set(input.profiles.map((p) => p.id));
+  const queues = input.queues.filter((q) => profileIds.has(q.profile_id));
+  const allPaused = queues.length > 0 && queues.every((q) => q.paused);
+  commands.push({
+    id: 'pause-all',
+    label: allPaused ? 'Resume all queues' : 'Pause all queues',
+    group: 'Manage',
+    keywords: ['stop', 'hold', 'queue'],
+    action: { kind: 'pause-all', paused: !allPaused },
+  });
   return commands;
 }

@@ -21,6 +21,18 @@ export function queryWords(query: string): string[] {
 }
 
 /**
+ * The agents the sidebar lists while the user types in its search box: those whose name, or
+ * project folder, holds every word typed (in any case). An empty query lists them all.
+ */
+export function agentsMatching<T extends { name: string; cwd: string }>(agents: readonly T[], query: string): T[] {
+  const words = queryWords(query);
+  return agents.filter((agent) => {
+    const text = `${agent.name} ${agent.cwd}`.toLowerCase();
+    return words.every((word) => text.includes(word));
+  });
+}
+
+/**
  * The snippet in parts, each word of the query found marked, so the view can draw the marks
  * as elements around plain text (never as HTML).
  */

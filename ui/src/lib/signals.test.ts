@@ -147,16 +147,17 @@ describe('what needs the user', () => {
 
 describe('texts', () => {
   it.each<[string, SignalInfo, string | undefined, string]>([
-    ['two questions', signalInfo('1', clarification()), 'claude', 'Agent claude asks 2 questions'],
-    ['one question', signalInfo('1', clarification(['Why?'])), 'claude', 'Agent claude asks 1 question'],
-    ['no question', signalInfo('1', clarification([])), 'claude', 'Agent claude asks for clarification'],
-    ['blocked', signalInfo('1', stopWork()), 'codex', 'Agent codex is blocked: external_dependency'],
-    ['blocked, no type', signalInfo('1', stopWork({ blocker_type: ' ' })), 'codex', 'Agent codex is blocked'],
-    ['delegate', signalInfo('1', delegate()), 'a b', 'Agent a b asks to delegate work'],
-    ['completion', signalInfo('1', completion({ status: ' partial ' })), 'x', 'Agent x reports completion: partial'],
-    ['completion, no status', signalInfo('1', completion({ status: '' })), 'x', 'Agent x reports completion'],
-    ['malformed', signalInfo('1', malformed('stop_work')), 'x', 'Agent x printed an unreadable stop-work block'],
-    ['malformed completion', signalInfo('1', malformed('completion')), 'x', 'Agent x printed an unreadable completion report block'],
+    ['two questions', signalInfo('1', clarification()), 'claude', 'claude asks 2 questions'],
+    ['a name that says agent', signalInfo('1', clarification()), 'Demo agent', 'Demo agent asks 2 questions'],
+    ['one question', signalInfo('1', clarification(['Why?'])), 'claude', 'claude asks a question'],
+    ['no question', signalInfo('1', clarification([])), 'claude', 'claude asks for clarification'],
+    ['blocked', signalInfo('1', stopWork()), 'codex', 'codex is blocked: external dependency'],
+    ['blocked, no type', signalInfo('1', stopWork({ blocker_type: ' ' })), 'codex', 'codex is blocked'],
+    ['delegate', signalInfo('1', delegate()), 'a b', 'a b asks to delegate work'],
+    ['completion', signalInfo('1', completion({ status: ' partial ' })), 'x', 'x reports completion: partial'],
+    ['completion, no status', signalInfo('1', completion({ status: '' })), 'x', 'x reports completion'],
+    ['malformed', signalInfo('1', malformed('stop_work')), 'x', 'x printed an unreadable stop-work block'],
+    ['malformed completion', signalInfo('1', malformed('completion')), 'x', 'x printed an unreadable completion report block'],
     ['deleted agent', signalInfo('1', delegate()), undefined, 'A deleted agent asks to delegate work'],
   ])('title: %s', (_, info, name, title) => {
     expect(signalTitle(info, name)).toBe(title);

@@ -168,13 +168,26 @@ export function signalStateWord(state: SignalState): string {
   return STATE_WORDS[state] ?? state;
 }
 
-/** `Agent claude`, or `A deleted agent` when the profile is gone. */
+/**
+ * The agent by its name alone (a name is often "… agent" already: "Agent Demo agent" read
+ * wrong), or `A deleted agent` when the profile is gone.
+ */
 function who(agentName: string | undefined): string {
-  return agentName === undefined ? 'A deleted agent' : `Agent ${agentName}`;
+  return agentName === undefined ? 'A deleted agent' : agentName;
 }
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** "a question", "2 questions". */
+function counted(n: number, word: string): string {
+  return n === 1 ? `a ${word}` : `${n} ${word}s`;
+}
+
+/** A blocker's type as the agent wrote it, its underscores read as spaces (`external_dependency`). */
+function blockerWords(type: string): string {
+  return type.trim().replaceAll('_', ' ');
 }
 
 /**
@@ -187,9 +200,9 @@ export function signalTitle(info: SignalInfo, agentName: string | undefined): st
   if (!signal) return `${agent} printed an unreadable ${kindWord(signalKind(info))} block`;
   switch (signal.kind) {
     case 'clarification':
-      return signal.questions.length === 0 ? `${agent} asks for clarification` : `${agent} asks ${plural(signal.questions.length, 'question')}`;
+      return signal.questions.length === 0 ? `${agent} asks for clarification` : `${agent} asks ${counted(signal.questions.length, 'question')}`;
     case 'stop_work':
-      return signal.blocker_type.trim() === '' ? `${agent} is blocked` : `${agent} is blocked: ${signal.blocker_type.trim()}`;
+      return blockerWords(signal.blocker_type) === '' ? `${agent} is blocked` : `${agent} is blocked: ${blockerWords(signal.blocker_type)}`;
     case 'delegate':
       return `${agent} asks to delegate work`;
     case 'completion':

@@ -26,7 +26,6 @@ import {
   queueStatusOf,
   runningTask,
   selectionForTask,
-  submittedMessage,
   liveSubmittedMessage,
   summaryMarkdown,
   summaryToMarkdown,
@@ -41,6 +40,8 @@ import {
 import { task } from '../test/tasks';
 
 const ID = 'a1b2c3d4-0000-4000-8000-000000000001';
+const OTHER = 'a1b2c3d4-0000-4000-8000-000000000002';
+const THIRD = 'a1b2c3d4-0000-4000-8000-000000000003';
 
 const summary: Summary = {
   objective: 'Fix it',
@@ -278,22 +279,26 @@ describe('texts', () => {
     expect(waitSentence(t, 10_000)).toBe(sentence);
   });
 
-  it.each<[Submitted, string]>([
-    [{ task: task(ID), position: null, waiting_for: null }, 'Started'],
-    [{ task: task(ID), position: 3, waiting_for: 'ffeeddcc-1111-4000-8000-000000000000' }, 'Queued · position 3 · waiting for task ffeeddcc'],
-    [{ task: task(ID), position: 1, waiting_for: null }, 'Queued · position 1'],
-  ])('submission outcome %#', (submitted, message) => {
-    expect(submittedMessage(submitted)).toBe(message);
-  });
-
-  it.each<[Submitted, TaskInfo | undefined, string]>([
-    [{ task: task(ID), position: null, waiting_for: null }, task(ID, { state: 'running' }), 'Started'],
-    [{ task: task(ID), position: 2, waiting_for: null }, undefined, 'Queued · position 2'],
-    [{ task: task(ID), position: 2, waiting_for: null }, task(ID, { state: 'queued' }), 'Queued · position 2'],
-    [{ task: task(ID), position: 2, waiting_for: null }, task(ID, { state: 'running' }), `Task ${ID.slice(0, 8)} · running`],
-    [{ task: task(ID), position: null, waiting_for: null }, task(ID, { state: 'completed' }), `Task ${ID.slice(0, 8)} · completed`],
-  ])('live submission outcome %#', (submitted, current, message) => {
-    expect(liveSubmittedMessage(submitted, current)).toBe(message);
+  it.each<[string, Submitted, TaskInfo[], string]>([
+    ['started', { task: task(ID), position: null, waiting_for: null }, [task(ID, { state: 'running' })], 'Started'],
+    ['not listed yet', { task: task(ID), position: 2, waiting_for: null }, [], 'Queued · position 2'],
+    ['queued', { task: task(ID), position: 1, waiting_for: null }, [task(ID)], 'Queued · position 1'],
+    [
+      'behind a running task, named by its title',
+      { task: task(ID), position: 1, waiting_for: OTHER },
+      [task(OTHER, { state: 'running', title: 'Write the docs' }), task(ID)],
+      'Queued · position 1 · waiting for “Write the docs”',
+    ],
+    [
+      'a task ahead cancelled: its place now, not the receipt\'s',
+      { task: task(ID), position: 3, waiting_for: OTHER },
+      [task(OTHER, { state: 'running', title: 'Write the docs' }), task(THIRD, { order: 1 }), task(ID, { order: 2 })],
+      'Queued · position 2 · waiting for “Write the docs”',
+    ],
+    ['running since', { task: task(ID), position: 2, waiting_for: null }, [task(ID, { state: 'running' })], 'Your task is running'],
+    ['ended', { task: task(ID), position: null, waiting_for: null }, [task(ID, { state: 'timed_out' })], 'Your task is timed out'],
+  ])('submission outcome: %s', (_, submitted, tasks, message) => {
+    expect(liveSubmittedMessage(submitted, tasks)).toBe(message);
   });
 
   it.each<[number, string]>([

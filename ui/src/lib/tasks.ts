@@ -381,25 +381,25 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
   }
 }
 
-/** The outcome of a submission, as the form reports it. */
-export function submittedMessage(submitted: Submitted): string {
-  if (submitted.position === null) return 'Started';
-  const parts = ['Queued', `position ${submitted.position}`];
-  if (submitted.waiting_for) parts.push(`waiting for task ${shortId(submitted.waiting_for)}`);
-  return parts.join(' · ');
-}
-
 /**
- * The submission's outcome as it stands now: the receipt (`Started`, `Queued · position N …`)
- * while it still says what is true, then `Task 1a2b3c4d · running`, `… · completed`, … once the
- * task has moved on, so the form never shows a stale place in the queue.
+ * The submission's outcome as it stands now, for the form: `Started`, or `Queued · position N
+ * · waiting for “…”` with its place in the queue and the task at work as they are now (tasks
+ * ahead end, are cancelled or move; the receipt's place would go stale), then `Your task is
+ * running`, `… completed`, … once it has moved on. `tasks`: the window's list of tasks.
  */
-export function liveSubmittedMessage(submitted: Submitted, current: TaskInfo | undefined): string {
-  const stillTrue =
-    current === undefined ||
-    current.state === 'queued' ||
-    (current.state === 'running' && submitted.position === null);
-  return stillTrue ? submittedMessage(submitted) : `Task ${shortId(current.id)} · ${stateWord(current.state)}`;
+export function liveSubmittedMessage(submitted: Submitted, tasks: readonly TaskInfo[]): string {
+  const current = tasks.find((t) => t.id === submitted.task.id) ?? submitted.task;
+  if (current.state === 'running' && submitted.position === null) return 'Started';
+  if (current.state !== 'queued') return `Your task is ${stateWord(current.state)}`;
+  // Not listed yet: the receipt is the latest word.
+  const position = queuePosition(tasks, current.id) ?? submitted.position;
+  const atWork =
+    tasks.find((t) => t.profile_id === current.profile_id && t.state === 'running') ??
+    (tasks.some((t) => t.id === current.id) ? undefined : tasks.find((t) => t.id === submitted.waiting_for));
+  const parts = ['Queued'];
+  if (position !== null) parts.push(`position ${position}`);
+  if (atWork) parts.push(`waiting for “${firstLine(taskTitle(atWork))}”`);
+  return parts.join(' · ');
 }
 
 /** `45s`, `5m`, `5m 30s`, `1h`, `1h 5m` (seconds dropped from an hour on). */

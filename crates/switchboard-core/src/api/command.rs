@@ -41,6 +41,9 @@ macro_rules! engine_commands {
             ) -> Vec<crate::api::ProfileProblem>;
             /// Settings that work for each agent CLI the app knows (Claude Code, Codex).
             window now agent_presets / AgentPresets () -> Vec<crate::api::AgentPreset>;
+            /// Each preset's CLI as found on `PATH`, with its version (run with a time limit),
+            /// or missing: what the window offers as one-click agents.
+            window later detected_agents / DetectedAgents () -> Vec<crate::api::DetectedAgent>;
             /// Oldest first.
             window now list_sessions / ListSessions () -> Vec<crate::api::SessionInfo>;
             window now start_session / StartSession (
@@ -328,6 +331,7 @@ replies! {
     Profile => Profile "profile",
     Vec<ProfileProblem> => Problems "problems",
     Vec<AgentPreset> => Presets "presets",
+    Vec<crate::api::DetectedAgent> => DetectedAgents "detected_agents",
     Vec<SessionInfo> => Sessions "sessions",
     SessionInfo => Session "session",
     ScreenSnapshot => Snapshot "snapshot",
@@ -378,6 +382,8 @@ pub enum Reply {
     /// What is wrong with a profile's spec (none: nothing).
     Problems(Vec<ProfileProblem>),
     Presets(Vec<AgentPreset>),
+    /// The agent CLIs found on `PATH`, or missing.
+    DetectedAgents(Vec<crate::api::DetectedAgent>),
     Sessions(Vec<SessionInfo>),
     Session(SessionInfo),
     Snapshot(ScreenSnapshot),

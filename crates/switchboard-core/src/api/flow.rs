@@ -75,12 +75,16 @@ impl DiagramId {
 }
 
 /// One diagram: its nodes and edges as the spec draws them (with the few
-/// moves real agents make that the drawing leaves out).
+/// moves real agents make that the drawing leaves out), in the user's words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Diagram {
     pub id: DiagramId,
+    /// What it shows, in a few words.
     pub title: String,
-    /// The spec document and section it is drawn from.
+    /// What it shows, in one sentence.
+    pub about: String,
+    /// The spec document and section it is drawn from (a detail for the
+    /// curious, never the diagram's name).
     pub source: String,
     pub nodes: Vec<FlowNode>,
     pub edges: Vec<FlowEdge>,
@@ -100,8 +104,10 @@ impl Diagram {
 pub struct FlowNode {
     /// Stable within its diagram.
     pub id: String,
-    /// The spec's label, one line per `\n`.
+    /// What the step is, in the user's words, one line per `\n`.
     pub label: String,
+    /// The spec's own label, where it differs (one line per `\n`).
+    pub spec: Option<String>,
     pub shape: NodeShape,
     /// The spec's colours where it gives them (`#rrggbb`).
     pub fill: Option<String>,
@@ -173,6 +179,18 @@ pub struct DiagramState {
     pub lit_by: Vec<NodeEvents>,
     /// The gate's inputs, for the team diagrams.
     pub gate: Option<GateInputs>,
+    /// Why this diagram can show nothing for the target's agent (none: it can).
+    pub silent: Option<DiagramSilence>,
+}
+
+/// Why a diagram can show nothing for an agent, whatever it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagramSilence {
+    /// Drawn from hook events, which only Claude Code and Codex send.
+    NoHooks,
+    /// Drawn from the signal protocols, which the agent is not taught.
+    NoSignalProtocols,
 }
 
 /// The most path steps a [`DiagramState`] keeps.

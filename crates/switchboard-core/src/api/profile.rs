@@ -183,6 +183,40 @@ pub struct ScreenSnapshot {
     pub recent_lines: Vec<String>,
     pub cursor_row: u16,
     pub cursor_col: u16,
+    /// The screen's last line with text, and a ready pattern that matches
+    /// it (the agent form's "Fill from the screen"); none on a blank screen.
+    pub prompt: Option<ScreenPrompt>,
+}
+
+/// An agent CLI the app has a preset for, as found on this machine
+/// (`detected_agents`): the window offers each found one as a one-click
+/// agent, and says how to install a missing one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct DetectedAgent {
+    pub preset: AgentPreset,
+    pub found: CliFound,
+}
+
+/// Whether a CLI is on `PATH`, and which version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum CliFound {
+    /// On `PATH` at `path`; `version` as its `--version` printed it (none:
+    /// it printed no version in time).
+    Installed { path: String, version: Option<String> },
+    /// Not on `PATH` (the preset's `install` says how to get it).
+    Missing,
+}
+
+/// A screen's last line with text as a ready pattern would see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ScreenPrompt {
+    /// The line, its surrounding blanks trimmed.
+    pub line: String,
+    /// The line escaped as a regular expression and anchored at both ends
+    /// (blanks around it allowed), so it matches that prompt and nothing
+    /// typed after it.
+    pub ready_pattern: String,
 }
 
 /// A field of [`ProfileSpec`], as a problem with it names it (the field's
@@ -243,4 +277,6 @@ pub struct AgentPreset {
     /// Why each setting is what it is, one sentence each (the arguments,
     /// readiness, and what the app connects by itself: hooks).
     pub notes: Vec<String>,
+    /// The command that installs the CLI, said where it is missing.
+    pub install: String,
 }

@@ -17,6 +17,7 @@ use crate::api::{
 };
 use crate::config::EXPORTS_DIR;
 use crate::error::EngineError;
+use crate::flows::diagrams::silence;
 use crate::flows::{MAX_FOLDED_EVENTS, fold};
 use crate::workspace::Workspace;
 
@@ -26,14 +27,21 @@ pub const MAX_LISTED_EVENTS: u32 = 5_000;
 /// The target's diagrams as its events up to `until_seq` (all: none) light
 /// them.
 pub(crate) fn view(cx: &Ctx, target: FlowTarget, until_seq: Option<i64>) -> Result<FlowView, EngineError> {
-    check_target(cx, &target)?;
+    let agent = check_target(cx, &target)?;
     let (entries, _) = cx.store.target_events(&target, until_seq, None, MAX_FOLDED_EVENTS)?;
     let last = entries.last();
+    let mut diagrams = fold(&entries);
+    // What can never light for this agent says why (a deleted agent's: nothing is said).
+    if let Some(profile) = agent.map(|id| cx.store.get_profile(&id)).transpose()?.flatten() {
+        for state in &mut diagrams {
+            state.silent = silence(state.diagram, profile.spec.kind, profile.spec.signal_protocols);
+        }
+    }
     Ok(FlowView {
         until_seq: last.map(|e| e.seq),
         until_at: last.map(|e| e.at),
         events: entries.len() as u32,
-        diagrams: fold(&entries),
+        diagrams,
         target,
     })
 }
@@ -120,18 +128,26 @@ fn file_safe(name: &str) -> String {
 }
 
 /// A target that names nothing is an error in words, not an empty view.
-fn check_target(cx: &Ctx, target: &FlowTarget) -> Result<(), EngineError> {
-    let (known, field, what) = match target {
-        FlowTarget::Agent { profile_id } => (cx.store.get_profile(profile_id)?.is_some(), "profile_id", "agent"),
+/// Refuses a target that does not exist; answers the agent it belongs to.
+fn check_target(cx: &Ctx, target: &FlowTarget) -> Result<Option<ProfileId>, EngineError> {
+    let (agent, field, what) = match target {
+        FlowTarget::Agent { profile_id } => {
+            (cx.store.get_profile(profile_id)?.map(|p| Some(p.id)), "profile_id", "agent")
+        }
         FlowTarget::Session { session_id } => (
-            cx.sessions.get(session_id).is_some() || cx.store.get_session(session_id)?.is_some(),
+            match cx.sessions.get(session_id) {
+                Some(entry) => Some(Some(entry.info.profile_id.clone())),
+                None => cx.store.get_session(session_id)?.map(|s| Some(s.profile_id)),
+            },
             "session_id",
             "session",
         ),
-        FlowTarget::Task { task_id } => (cx.store.get_task(task_id)?.is_some(), "task_id", "task"),
-        FlowTarget::Loop { loop_id } => (cx.store.get_loop(loop_id)?.is_some(), "loop_id", "loop"),
+        FlowTarget::Task { task_id } => {
+            (cx.store.get_task(task_id)?.map(|t| Some(t.spec.profile_id)), "task_id", "task")
+        }
+        FlowTarget::Loop { loop_id } => (cx.store.get_loop(loop_id)?.map(|l| Some(l.profile_id)), "loop_id", "loop"),
     };
-    if known { Ok(()) } else { Err(EngineError::InvalidInput { field, reason: format!("there is no such {what}") }) }
+    agent.ok_or_else(|| EngineError::InvalidInput { field, reason: format!("there is no such {what}") })
 }
 
 /// All agents and who works for whom. `queues`: each agent's queue, as the

@@ -82,7 +82,7 @@ impl Engine {
         let (notes, notes_rx) = mpsc::unbounded_channel();
         let (watch_events, watch_rx) = mpsc::unbounded_channel();
         let (scans, scans_rx) = mpsc::channel(crate::session::SCAN_QUEUE);
-        let path_env = std::env::var_os("PATH");
+        let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
         let launcher = Box::new(sessions::PtyLauncher { ended, scans });
         let registry = sessions::Sessions::new(config.clone(), path_env.clone(), launcher);
         let mut engine = state::EngineState {

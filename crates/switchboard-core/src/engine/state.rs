@@ -267,6 +267,16 @@ impl EngineState {
         Ok(crate::presets::presets())
     }
 
+    /// Runs each CLI's `--version` on a blocking thread (it may take up to
+    /// `detect::VERSION_TIMEOUT`), never in the engine's loop. A relative
+    /// `PATH` entry is taken from the data directory.
+    pub(super) fn detected_agents(&mut self, reply: Responder<Vec<crate::api::DetectedAgent>>) {
+        let path_env = self.path_env.clone();
+        let from = self.config.data_dir.clone();
+        // Detached: the reply is its only result, and a dropped reply answers `Unanswered`.
+        drop(tokio::task::spawn_blocking(move || reply.send(Ok(crate::detect::detect(path_env.as_deref(), &from)))));
+    }
+
     /// The spec as it would be stored for the profile `id` (none: a new
     /// one), or every problem with it (the name taken by another agent among them).
     fn valid_profile(&self, spec: &ProfileSpec, id: Option<&ProfileId>) -> Result<ProfileSpec, EngineError> {

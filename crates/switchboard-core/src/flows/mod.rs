@@ -412,6 +412,7 @@ impl Track {
                 .map(|(node, (count, seqs))| NodeEvents { node: node.into(), count, seqs: seqs.into() })
                 .collect(),
             gate: team.then(|| world.gate()),
+            silent: None,
         }
     }
 }

@@ -108,9 +108,11 @@ impl TerminalModel {
 
         let screen = visible.iter().map(|line| line.trim_end()).collect::<Vec<_>>().join("\n");
         let (cursor_row, cursor_col) = self.parser.screen().cursor_position();
+        let screen = screen.trim_end_matches('\n').to_owned();
         ScreenSnapshot {
             size: self.size,
-            screen: screen.trim_end_matches('\n').to_owned(),
+            prompt: super::typing::prompt_of(&screen),
+            screen,
             recent_lines,
             cursor_row,
             cursor_col,

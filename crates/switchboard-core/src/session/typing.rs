@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::api::Profile;
+use crate::api::{Profile, ScreenPrompt};
 use crate::error::EngineError;
 
 /// Between the pasted text and the Enter that submits it. Agent TUIs treat
@@ -139,6 +139,16 @@ pub fn typed_input(text: &str, bracketed: bool) -> Vec<u8> {
     }
 }
 
+/// The screen's last line with text, and the ready pattern that matches it
+/// where a readiness check reads it (the cursor's line up to the cursor,
+/// blanks around the prompt included): every character of the line taken
+/// literally (`regex::escape`), anchored at both ends. None: the screen is
+/// blank.
+pub fn prompt_of(screen: &str) -> Option<ScreenPrompt> {
+    let line = screen.lines().rev().map(str::trim).find(|line| !line.is_empty())?;
+    Some(ScreenPrompt { line: line.to_owned(), ready_pattern: format!(r"^\s*{}\s*$", regex::escape(line)) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +225,34 @@ mod tests {
         ];
         for (text, bracketed, expected) in cases {
             assert_eq!(typed_input(text, bracketed), expected, "{text:?} bracketed={bracketed}");
+        }
+    }
+
+    #[test]
+    fn a_prompt_from_the_screen_is_its_last_line_taken_literally_and_anchored() {
+        // (screen, the line, the pattern)
+        let cases: &[(&str, Option<(&str, &str)>)] = &[
+            ("", None),
+            ("\n   \n", None),
+            ("Welcome\nagent> ", Some(("agent>", r"^\s*agent>\s*$"))),
+            ("demo> $\n\n\n", Some(("demo> $", r"^\s*demo> \$\s*$"))),
+            ("  [user@host ~]$ ", Some(("[user@host ~]$", r"^\s*\[user@host \~\]\$\s*$"))),
+            ("(venv) *? a.b|c+", Some(("(venv) *? a.b|c+", r"^\s*\(venv\) \*\? a\.b\|c\+\s*$"))),
+            ("❯", Some(("❯", r"^\s*❯\s*$"))),
+        ];
+        for (screen, expected) in cases {
+            let prompt = prompt_of(screen);
+            assert_eq!(prompt.as_ref().map(|p| (p.line.as_str(), p.ready_pattern.as_str())), *expected, "{screen:?}");
+        }
+        // The pattern matches the prompt as the readiness check reads it, and not once typed after.
+        for (screen, cursor_line, typed) in [
+            ("agent> ", "agent> ", "agent> fix it"),
+            ("  [user@host ~]$ ", "  [user@host ~]$ ", "  [user@host ~]$ ls"),
+            ("(venv) *? a.b|c+", "(venv) *? a.b|c+ ", "(venv) *? aXb|c+ "),
+        ] {
+            let pattern = Regex::new(&prompt_of(screen).unwrap().ready_pattern).unwrap();
+            assert!(pattern.is_match(cursor_line), "{screen:?}");
+            assert!(!pattern.is_match(typed), "{screen:?}: {typed:?}");
         }
     }
 }

@@ -281,6 +281,7 @@ async fn a_deadline_ends_the_task_with_a_fallback_from_the_screen() {
         recent_lines: vec!["compiling 3 of 9".into()],
         cursor_row: 0,
         cursor_col: 0,
+        prompt: None,
     };
     reply.send(Ok(screen));
     desk.take_notes();

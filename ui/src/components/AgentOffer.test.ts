@@ -1,0 +1,57 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend } from '../lib/fakeBackend';
+import presets from '../test/presets.json';
+import { callsOf, renderApp } from '../test/render';
+
+const claude = presets.find((p) => p.kind === 'claude-code')!;
+
+const items = () => screen.getAllByTestId('agent-offer-item');
+const item = (kind: string) => items().find((i) => i.getAttribute('data-kind') === kind)!;
+
+describe('the agents found on this computer', () => {
+  it('offers each found CLI in one click for a folder the user picks, made with its preset', async () => {
+    const backend = new FakeBackend({ commands: ['claude', 'bash'], directories: ['/home/ana/shop'], pickedFolders: ['/home/ana/shop'] });
+    await renderApp(backend);
+    const empty = await screen.findByTestId('empty-state');
+    await within(empty).findByTestId('agent-offer');
+    expect(item('claude-code').getAttribute('data-state')).toBe('installed');
+    expect(item('claude-code').textContent?.replace(/\s+/g, ' ')).toContain('Claude Code 1.0.0 is installed.');
+    // A CLI not found says how to install it.
+    expect(item('codex').getAttribute('data-state')).toBe('missing');
+    expect(within(item('codex')).getByTestId('agent-offer-install').textContent).toBe('npm install -g @openai/codex');
+    expect(within(item('codex')).queryByTestId('agent-offer-use')).toBeNull();
+
+    await fireEvent.click(within(item('claude-code')).getByTestId('agent-offer-use'));
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'create_profile')).toEqual([
+      {
+        spec: expect.objectContaining({
+          name: 'Claude Code in shop',
+          command: 'claude',
+          args: claude.args,
+          cwd: '/home/ana/shop',
+          kind: 'claude-code',
+          ready_pattern: claude.ready_pattern,
+          ready_quiet_ms: claude.ready_quiet_ms,
+        }),
+      },
+    ]);
+    expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['Claude Code in shop']);
+  });
+
+  it('makes nothing when the folder picker is cancelled, and is offered in the new agent form too', async () => {
+    const backend = new FakeBackend({ commands: ['claude', 'codex'], pickedFolders: [null] });
+    backend.seedProfile({ name: 'existing' });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('new-agent'));
+    const form = await screen.findByTestId('agent-form');
+    await within(form).findByTestId('agent-offer');
+    expect(items().map((i) => i.getAttribute('data-state'))).toEqual(['installed', 'installed']);
+    await fireEvent.click(within(item('codex')).getByTestId('agent-offer-use'));
+    await waitFor(() => expect(callsOf(backend, 'pick_folder')).toHaveLength(1));
+    await waitFor(() => expect(within(item('codex')).getByTestId('agent-offer-use').hasAttribute('disabled')).toBe(false));
+    expect(callsOf(backend, 'create_profile')).toEqual([]);
+    expect(screen.getByTestId('agent-form')).toBeTruthy();
+  });
+});
