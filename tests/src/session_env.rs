@@ -10,16 +10,26 @@ static SEEN: LazyLock<Mutex<HashMap<String, String>>> = LazyLock::new(Default::d
 
 /// The secret of the session `session`, read from the environment of one of
 /// its processes (as the hook binary inside it reads its own), or as it was
-/// read while the session ran. Panics when neither is known.
+/// read while the session ran. A session just started may not have its
+/// environment in place yet (a spawned process's environment is its own only
+/// once it has started the program): it is looked for until it is, for a
+/// while. Panics when it never is.
 pub fn secret_of(session: &impl std::fmt::Display) -> String {
     let session = session.to_string();
-    if let Some(secret) = read_secret(&session) {
-        SEEN.lock().expect("never poisoned").insert(session, secret.clone());
-        return secret;
-    }
-    match SEEN.lock().expect("never poisoned").get(&session) {
-        Some(secret) => secret.clone(),
-        None => panic!("no process of session {session} carries its secret"),
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        if let Some(secret) = read_secret(&session) {
+            SEEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(session, secret.clone());
+            return secret;
+        }
+        let seen = SEEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&session).cloned();
+        if let Some(secret) = seen {
+            return secret;
+        }
+        if std::time::Instant::now() > deadline {
+            panic!("no process of session {session} carries its secret");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 
