@@ -6,6 +6,7 @@
 //! `ARCHITECTURE.md` at the repository root for the map and the invariants.
 
 pub mod api;
+pub mod attention;
 pub mod bindings;
 pub mod client;
 pub mod config;

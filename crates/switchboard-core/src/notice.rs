@@ -267,6 +267,7 @@ impl Notices {
             EngineEvent::PermissionRequested { .. }
             | EngineEvent::PermissionClosed { .. }
             | EngineEvent::DelegationChanged { .. }
+            | EngineEvent::AttentionChanged { .. }
             | EngineEvent::Logged { .. } => None,
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::StorageChanged { problem } => {

@@ -25,6 +25,8 @@ pub(crate) struct Ctx {
     /// it can write them.
     pub unsaved_tasks: BTreeMap<TaskId, TaskInfo>,
     follows: VecDeque<Follow>,
+    /// Something was reported since attention was last worked out.
+    changed: std::cell::Cell<bool>,
 }
 
 /// Work one desk leaves for another.
@@ -59,11 +61,24 @@ pub(crate) struct Report {
 
 impl Ctx {
     pub fn new(store: Store, sink: Arc<dyn EventSink>, sessions: Sessions) -> Self {
-        Ctx { store, sink, sessions, unsaved_tasks: BTreeMap::new(), follows: VecDeque::new() }
+        Ctx { store, sink, sessions, unsaved_tasks: BTreeMap::new(), follows: VecDeque::new(), changed: Default::default() }
     }
 
     pub fn emit(&self, event: EngineEvent) {
+        if !matches!(event, EngineEvent::Logged { .. } | EngineEvent::AttentionChanged { .. }) {
+            self.changed.set(true);
+        }
         self.sink.emit(event);
+    }
+
+    /// Whether anything was reported since [`Ctx::settled`].
+    pub fn changed(&self) -> bool {
+        self.changed.get()
+    }
+
+    /// Attention has been worked out from everything reported so far.
+    pub fn settled(&self) {
+        self.changed.set(false);
     }
 
     /// Appends to the event log, and tells the window (its live flows and
