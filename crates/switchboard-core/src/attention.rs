@@ -110,10 +110,7 @@ pub fn attention(facts: &Facts<'_>) -> Attention {
     }
     let waiting_task = facts.task.and_then(|task| task.waiting_since().map(|since| (task, since)));
     if hooks_ask || waiting_task.is_some() {
-        let since = waiting_task
-            .map(|(_, since)| since)
-            .or(facts.hooks.map(|(_, since)| since))
-            .unwrap_or_default();
+        let since = waiting_task.map(|(_, since)| since).or(facts.hooks.map(|(_, since)| since)).unwrap_or_default();
         return Attention::NeedsYou {
             need: Need::Asks,
             since,
@@ -126,10 +123,7 @@ pub fn attention(facts: &Facts<'_>) -> Attention {
     if let Some(task) = facts.task
         && let Some(since) = task.quiet_since()
     {
-        return Attention::Stalled {
-            stall: Stall::Quiet { task_id: task.id.clone(), task: task.spec.title() },
-            since,
-        };
+        return Attention::Stalled { stall: Stall::Quiet { task_id: task.id.clone(), task: task.spec.title() }, since };
     }
     if let Some((loop_id, goal, since, reason)) = &facts.stalled_loop {
         return Attention::Stalled {
@@ -147,7 +141,11 @@ pub fn attention(facts: &Facts<'_>) -> Attention {
         };
     }
     if facts.running.is_none() {
-        return Attention::Stopped { since: facts.since, ended: facts.ended.clone(), failed: facts.failed_in_last_session };
+        return Attention::Stopped {
+            since: facts.since,
+            ended: facts.ended.clone(),
+            failed: facts.failed_in_last_session,
+        };
     }
     let hooks_work = matches!(facts.hooks, Some((AgentStatus::Working, _)));
     match facts.task {
@@ -196,12 +194,8 @@ mod tests {
         let older_failure = task("Write the tests", TaskState::Failed);
         let stalled_loop = Some((LoopId::new(), "Make the tests pass".to_owned(), 800, "3 tests fail".to_owned()));
         let running = Facts { running: Some(5), since: Some(100), ..Facts::default() };
-        let permission = Wait {
-            need: Need::Permission { tool: "Bash".into() },
-            since: 900,
-            task_id: None,
-            signal_id: None,
-        };
+        let permission =
+            Wait { need: Need::Permission { tool: "Bash".into() }, since: 900, task_id: None, signal_id: None };
 
         type Case<'a> = (&'a str, Facts<'a>, &'a str);
         let cases: Vec<Case> = vec![
@@ -243,12 +237,20 @@ mod tests {
             ),
             (
                 "stopped with failures not seen: failed",
-                Facts { unseen_failures: vec![&failed], ended: Some(Ending::Exited { code: 1, signal: None }), ..Facts::default() },
+                Facts {
+                    unseen_failures: vec![&failed],
+                    ended: Some(Ending::Exited { code: 1, signal: None }),
+                    ..Facts::default()
+                },
                 "failed",
             ),
             (
                 "stopped, its failures seen: stopped, saying how many",
-                Facts { ended: Some(Ending::Exited { code: 1, signal: None }), failed_in_last_session: 2, ..Facts::default() },
+                Facts {
+                    ended: Some(Ending::Exited { code: 1, signal: None }),
+                    failed_in_last_session: 2,
+                    ..Facts::default()
+                },
                 "stopped",
             ),
             (
@@ -315,7 +317,10 @@ mod tests {
         quiet.set_quiet_since(Some(700));
         assert_eq!(
             attention(&Facts { task: Some(&quiet), ..running }),
-            Attention::Stalled { stall: Stall::Quiet { task_id: quiet.id.clone(), task: "Port the parser".into() }, since: 700 }
+            Attention::Stalled {
+                stall: Stall::Quiet { task_id: quiet.id.clone(), task: "Port the parser".into() },
+                since: 700
+            }
         );
     }
 }

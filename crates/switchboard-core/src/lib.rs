@@ -30,12 +30,13 @@ pub mod validate;
 pub mod workspace;
 
 pub use api::{
-    AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, Delegation, DelegationState,
-    DiagramId, DiagramState, EngineEvent, ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration,
-    IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES,
-    Millis, Overview, PermissionDecision, PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec,
-    QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction, SignalChannel,
-    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
+    AgentAttention, AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Attention, Command, CompletionRule,
+    Delegation, DelegationState, DiagramId, DiagramState, EngineEvent, ErrorCode, FlowEvents, FlowTarget, FlowView,
+    FollowedLog, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration,
+    LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview, PermissionDecision, PermissionRequest, Profile, ProfileField,
+    ProfileProblem, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, Settings,
+    SignalAction, SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec,
+    TaskState, TeamInfo, Viewing,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -3,7 +3,7 @@
  * loops in the order they matter, and their states, iterations and verdicts in words. The
  * decisions (when a loop ends, stalls or goes on) are the engine's; this only says them.
  */
-import type { EngineEvent, Iteration, LoopInfo, LoopSettings, ProfileId, TaskInfo } from './bindings';
+import type { EngineEvent, Iteration, LoopInfo, LoopSettings, ProfileId } from './bindings';
 import { formatDuration } from './tasks';
 
 /** The engine's defaults for a new loop (the form shows them). */
@@ -161,14 +161,6 @@ export function stopReason(iteration: Iteration): string | null {
   if (outcome.outcome === 'ended') return outcome.stop_reason;
   if (outcome.outcome === 'failed_start') return outcome.said === '' ? `The agent ended: ${outcome.exit}.` : `The agent ended (${outcome.exit}): ${outcome.said}`;
   return null;
-}
-
-/** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */
-export function stalledAgents(loops: LoopInfo[], tasks: TaskInfo[]): Set<ProfileId> {
-  const stalled = new Set<ProfileId>();
-  for (const info of loops) if (info.state.state === 'stalled') stalled.add(info.profile_id);
-  for (const task of tasks) if (task.state === 'running' && task.quiet_since !== null) stalled.add(task.profile_id);
-  return stalled;
 }
 
 /** The settings the loop form sends: blanks are the defaults, numbers checked here for words. */

@@ -18,8 +18,8 @@ use tokio::time::{Duration, Instant};
 use super::context::Ctx;
 use super::flows::{Plain, last_session, plain};
 use crate::api::{
-    AgentAttention, Attention, EngineEvent, LoopState, Millis, PermissionRequest, SessionState, SignalState,
-    TaskInfo, Viewing,
+    AgentAttention, Attention, EngineEvent, LoopState, Millis, PermissionRequest, SessionState, SignalState, TaskInfo,
+    Viewing,
 };
 use crate::attention::{Facts, Wait, attention, is_failure};
 use crate::error::EngineError;
@@ -30,8 +30,7 @@ const FAILURES_LOOKED_AT: usize = 50;
 
 /// Attention is worked out again at most this often while events come (a
 /// hundred hook events a second would otherwise mean as many rounds of
-/// queries); what changed meanwhile is reported at the next round, at the
-/// latest at the next second's tick.
+/// queries); what changed meanwhile is reported once this has passed.
 const MIN_INTERVAL: Duration = Duration::from_millis(200);
 
 pub(crate) struct AttentionBoard {
@@ -97,6 +96,11 @@ impl AttentionBoard {
         self.last_round.is_none_or(|last| now.duration_since(last) >= MIN_INTERVAL)
     }
 
+    /// When the next round may be, after a change.
+    pub fn next_round(&self) -> Instant {
+        self.last_round.map_or_else(Instant::now, |last| last + MIN_INTERVAL)
+    }
+
     pub fn shown(&self) -> &BTreeMap<ProfileId, Attention> {
         &self.shown
     }
@@ -110,7 +114,8 @@ fn gather(
     seen_until: impl Fn(&ProfileId) -> Millis,
 ) -> Result<Vec<AgentAttention>, EngineError> {
     let signals = cx.store.list_signals(0)?;
-    let at_work: Vec<TaskInfo> = cx.store.active_tasks(None)?.into_iter().filter(|t| t.session_id().is_some()).collect();
+    let at_work: Vec<TaskInfo> =
+        cx.store.active_tasks(None)?.into_iter().filter(|t| t.session_id().is_some()).collect();
     let loops = cx.store.list_loops(0)?;
     let mut all = Vec::new();
     for profile in cx.store.list_profiles()? {
@@ -149,9 +154,7 @@ fn gather(
             finished.iter().filter(|t| is_failure(t) && t.session_id() == Some(&entry.info.id)).count() as u32
         });
         let stalled_loop = loops.iter().find(|l| &l.profile_id == id).and_then(|l| match &l.state {
-            LoopState::Stalled { at, reason, .. } => {
-                Some((l.id.clone(), l.settings.goal.clone(), *at, reason.clone()))
-            }
+            LoopState::Stalled { at, reason, .. } => Some((l.id.clone(), l.settings.goal.clone(), *at, reason.clone())),
             _ => None,
         });
         let titles = signals

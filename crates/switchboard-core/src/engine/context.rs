@@ -61,7 +61,14 @@ pub(crate) struct Report {
 
 impl Ctx {
     pub fn new(store: Store, sink: Arc<dyn EventSink>, sessions: Sessions) -> Self {
-        Ctx { store, sink, sessions, unsaved_tasks: BTreeMap::new(), follows: VecDeque::new(), changed: Default::default() }
+        Ctx {
+            store,
+            sink,
+            sessions,
+            unsaved_tasks: BTreeMap::new(),
+            follows: VecDeque::new(),
+            changed: Default::default(),
+        }
     }
 
     pub fn emit(&self, event: EngineEvent) {

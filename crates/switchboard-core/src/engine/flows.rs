@@ -13,8 +13,8 @@ use super::context::Ctx;
 use super::sessions::SessionEntry;
 use super::status;
 use crate::api::{
-    Attention, FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper, OverviewLink,
-    QueueStatus, TaskInfo,
+    Attention, FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper,
+    OverviewLink, QueueStatus, TaskInfo,
 };
 use crate::config::EXPORTS_DIR;
 use crate::error::EngineError;
@@ -221,7 +221,9 @@ pub(crate) fn plain<'a>(cx: &'a Ctx, profile: &ProfileId, task: Option<&TaskInfo
         task_began: task.and_then(|t| t.typed_at().or(t.started_at())),
         task_waiting: task.and_then(TaskInfo::waiting_since),
         last_task_ended: match session {
-            Some(_) if task.is_none() => cx.store.finished_tasks(Some(profile), 1)?.first().and_then(TaskInfo::ended_at),
+            Some(_) if task.is_none() => {
+                cx.store.finished_tasks(Some(profile), 1)?.first().and_then(TaskInfo::ended_at)
+            }
             _ => None,
         },
         last_session_ended: last_session(cx, profile).and_then(|e| ended_at(&e.info.state)),
@@ -231,7 +233,11 @@ pub(crate) fn plain<'a>(cx: &'a Ctx, profile: &ProfileId, task: Option<&TaskInfo
 
 /// The agent's session that ended last, of those the registry keeps.
 pub(crate) fn last_session<'a>(cx: &'a Ctx, profile: &ProfileId) -> Option<&'a SessionEntry> {
-    cx.sessions.entries().filter(|e| &e.info.profile_id == profile).filter(|e| ended_at(&e.info.state).is_some()).max_by_key(|e| ended_at(&e.info.state))
+    cx.sessions
+        .entries()
+        .filter(|e| &e.info.profile_id == profile)
+        .filter(|e| ended_at(&e.info.state).is_some())
+        .max_by_key(|e| ended_at(&e.info.state))
 }
 
 /// What tells since when an agent shows what it shows.

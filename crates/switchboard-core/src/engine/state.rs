@@ -108,6 +108,7 @@ impl EngineState {
         loop {
             let deadline = self.tasks.next_deadline();
             let permission_deadline = self.hooks.next_permission_deadline();
+            let attention_round = self.cx.changed().then(|| self.attention.next_round());
             tokio::select! {
                 request = inputs.requests.recv(), if shutdown_waiters.is_empty() => match request {
                     Some(Request::Shutdown(done)) => {
@@ -142,6 +143,8 @@ impl EngineState {
                     self.tasks.on_deadline(&mut self.cx, Instant::now());
                 }
                 _ = quiet_check.tick() => self.tasks.check_quiet(&mut self.cx, now()),
+                // Reported below, after the step.
+                () = tokio::time::sleep_until(attention_round.unwrap_or_else(Instant::now)), if attention_round.is_some() => {}
                 _ = reconcile.tick() => {
                     status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());
                 }
@@ -503,7 +506,7 @@ impl EngineState {
     }
 
     /// Works out each agent's attention again when something was reported,
-    /// at most every so often (the next second's tick takes what waits).
+    /// at most every so often (a timer in the loop takes what waits).
     fn report_attention(&mut self) {
         if self.cx.changed() && self.attention.due(Instant::now()) {
             self.refresh_attention().ok();
