@@ -193,8 +193,8 @@ impl TrayCounts {
     }
 }
 
-/// How long a notice waits for a later one to be told with it: task ends
-/// closer together than this are one notification ("3 tasks finished").
+/// Task ends within this long of the first of a burst are told as one
+/// notification ("3 tasks finished"), updated in place as each comes.
 pub const BURST_WINDOW_MS: Millis = 5_000;
 
 /// How long a completion stays on screen; a failure a little longer.
@@ -432,7 +432,9 @@ impl Notices {
         let slot = slot_for(&notice, live);
         let notice = match slot {
             Slot::Finished => {
-                if self.burst.last().is_none_or(|last| now - last.at > BURST_WINDOW_MS) {
+                // A burst is the ends within a few seconds of its first: a steady stream of
+                // ends makes one notification every few seconds, each replacing the last.
+                if self.burst.first().is_none_or(|first| now - first.at > BURST_WINDOW_MS) {
                     self.burst.clear();
                 }
                 let agent = notice.agent.as_ref().map_or("An agent", |agent| self.agent(agent)).to_owned();
@@ -1345,12 +1347,12 @@ mod tests {
             ),
             (
                 "and a failure: the group says so",
-                Event(ended(&reviewer, TaskState::Failed), 46_000),
+                Event(ended(&reviewer, TaskState::Failed), 44_000),
                 vec!["show finished Normal goes: 3 tasks finished, 1 failed"],
             ),
             (
-                "a task ending later is told by itself",
-                Event(ended(&builder, TaskState::Completed), 60_000),
+                "a task ending later than a few seconds after the burst began starts another",
+                Event(ended(&builder, TaskState::Completed), 46_000),
                 vec!["show finished Low goes: Task completed"],
             ),
             ("the user looks at the Builder, focused", View(looking_at(&builder, true)), vec![]),

@@ -53,8 +53,9 @@ describe('needs you', () => {
     ]);
     // Each agent's entry says the same.
     expect(within(profileEntry('claude')).getByTestId('profile-attention').getAttribute('data-count')).toBe('1');
-    expect(within(profileEntry('codex')).getByTestId('profile-stalled').textContent).toBe('may be stuck');
+    // Its task at work may be stuck: the queue says so where it said "working" (once, not twice).
     expect(within(profileEntry('codex')).getByTestId('profile-queue').textContent).toBe('may be stuck');
+    expect(within(profileEntry('codex')).queryByTestId('profile-stalled')).toBeNull();
     expect(within(profileEntry('broke')).getByTestId('profile-failed').textContent).toBe('task failed');
 
     // One click opens the failed task; in the focused window that is the user looking: seen.
