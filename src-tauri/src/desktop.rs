@@ -182,11 +182,12 @@ impl Desktop {
 }
 
 /// A notification on screen: its id (a new one in its slot replaces it in
-/// place), the handle that closes it, and what clicking it opens now.
+/// place), the handle of its latest version, which closes it, and the end of
+/// the wait for its click.
 struct OnScreen {
     id: u32,
     handle: Arc<notify_rust::NotificationHandle>,
-    target: Arc<Mutex<NoticeTarget>>,
+    stop_waiting: tokio::sync::oneshot::Sender<()>,
 }
 
 /// The notification thread: shows, replaces and closes the desktop's
@@ -218,21 +219,19 @@ fn show_notifications(app: &AppHandle, icon: Option<&Path>, actions: Receiver<Ac
                 if let Some(icon) = icon.and_then(Path::to_str) {
                     shown.icon(icon).image_path(icon);
                 }
-                let replaces = on_screen.get(&slot);
-                if let Some(old) = replaces {
+                if let Some(old) = on_screen.get(&slot) {
                     shown.id(old.id);
                 }
                 match shown.show() {
-                    // Replaced in place: the click now opens what it shows now.
-                    Ok(handle) if replaces.is_some_and(|old| old.id == handle.id()) => {
-                        let old = replaces.expect("just matched");
-                        *old.target.lock().expect("never poisoned") = notice.target;
-                    }
                     Ok(handle) => {
+                        // A server tells the click to the connection that showed the latest
+                        // version: the wait moves to it, the one for the version replaced ends.
+                        if let Some(old) = on_screen.remove(&slot) {
+                            old.stop_waiting.send(()).ok();
+                        }
                         let handle = Arc::new(handle);
-                        let target = Arc::new(Mutex::new(notice.target));
-                        await_click(app, handle.clone(), target.clone());
-                        on_screen.insert(slot, OnScreen { id: handle.id(), handle, target });
+                        let stop_waiting = await_click(app, handle.clone(), notice.target);
+                        on_screen.insert(slot, OnScreen { id: handle.id(), handle, stop_waiting });
                     }
                     Err(error) => {
                         tracing::debug!(%error, "no desktop notification (is a notification daemon running?)")
@@ -241,6 +240,7 @@ fn show_notifications(app: &AppHandle, icon: Option<&Path>, actions: Receiver<Ac
             }
             Action::Close { slot } => {
                 if let Some(shown) = on_screen.remove(&slot) {
+                    shown.stop_waiting.send(()).ok();
                     tauri::async_runtime::block_on(shown.handle.close_async());
                 }
             }
@@ -249,24 +249,36 @@ fn show_notifications(app: &AppHandle, icon: Option<&Path>, actions: Receiver<Ac
 }
 
 /// Waits on its own thread for the notification to be clicked (then brings
-/// the window up on what it shows) or closed.
-fn await_click(app: &AppHandle, handle: Arc<notify_rust::NotificationHandle>, target: Arc<Mutex<NoticeTarget>>) {
+/// the window up on what it shows), closed, or replaced (the sender answered).
+fn await_click(
+    app: &AppHandle,
+    handle: Arc<notify_rust::NotificationHandle>,
+    target: NoticeTarget,
+) -> tokio::sync::oneshot::Sender<()> {
+    let (stop_waiting, stopped) = tokio::sync::oneshot::channel();
     let app = app.clone();
     let spawned = std::thread::Builder::new().name("notification-click".into()).spawn(move || {
-        tauri::async_runtime::block_on(handle.wait_for_action_async(|response| {
+        let clicked = handle.wait_for_action_async(|response| {
             if matches!(response, notify_rust::NotificationResponse::Default) {
-                match &*target.lock().expect("never poisoned") {
+                match &target {
                     NoticeTarget::Task(task) => open(&app, OPEN_TASK_EVENT, task),
                     NoticeTarget::Signal(signal) => open(&app, OPEN_SIGNAL_EVENT, signal),
                     NoticeTarget::Loop(id) => open(&app, OPEN_LOOP_EVENT, id),
                     NoticeTarget::Window => show_window(&app),
                 }
             }
-        }));
+        });
+        tauri::async_runtime::block_on(async {
+            tokio::select! {
+                () = clicked => {}
+                _ = stopped => {}
+            }
+        });
     });
     if let Err(error) = spawned {
         tracing::warn!(%error, "could not wait for a notification's click");
     }
+    stop_waiting
 }
 
 fn now_millis() -> i64 {
