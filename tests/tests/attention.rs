@@ -41,15 +41,19 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
 
     t.engine.start_session(asker.id.clone(), Default::default()).await.unwrap();
     let stuck = t.engine.submit_task(TaskSpec::new(quiet.id.clone(), "Port the parser")).await.unwrap().task;
-    let doomed = t.engine.submit_task(TaskSpec::new(failing.id.clone(), "Write the docs")).await.unwrap().task;
+    let first = t.engine.submit_task(TaskSpec::new(failing.id.clone(), "Write the docs")).await.unwrap().task;
+    let doomed = t.engine.submit_task(TaskSpec::new(failing.id.clone(), "Write the tests")).await.unwrap().task;
 
     let settled = t
         .events
         .wait_for("each agent's attention", |events| {
             let now = reported(events);
             let states = (now.get(&asker.id)?, now.get(&quiet.id)?, now.get(&failing.id)?);
-            matches!(states, (Attention::NeedsYou { .. }, Attention::Stalled { .. }, Attention::Failed { .. }))
-                .then_some(now)
+            matches!(
+                states,
+                (Attention::NeedsYou { .. }, Attention::Stalled { .. }, Attention::Failed { count: 2, .. })
+            )
+            .then_some(now)
         })
         .await;
 
@@ -77,8 +81,9 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
         other => panic!("{other:?}"),
     }
     match &settled[&failing.id] {
+        // Both failures, the latest named.
         Attention::Failed { count, task_id, task, reason, .. } => {
-            assert_eq!((*count, task_id, task.as_str()), (1, &doomed.id, "Write the docs"));
+            assert_eq!((*count, task_id, task.as_str()), (2, &doomed.id, "Write the tests"));
             assert!(reason.as_deref().is_some_and(|r| r.contains("exited")), "{reason:?}");
         }
         other => panic!("{other:?}"),
@@ -90,8 +95,8 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     }
     assert_eq!(tray.counts(), TrayCounts { working: 0, needs_you: 1, stalled: 1, failed: 1 });
 
-    // The user opens the failing agent in the focused window: its failure is
-    // seen, and it reads as stopped, saying its task failed.
+    // The user opens the failing agent in the focused window: its failures
+    // are seen, and it reads as stopped, saying its last run's task failed.
     let viewing = Viewing { profile_id: Some(failing.id.clone()), task_id: None, focused: true };
     t.engine.set_viewing(viewing).await.unwrap();
     let listed = t.engine.list_attention().await.unwrap();
@@ -109,5 +114,5 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     let after = t.engine.list_attention().await.unwrap();
     let asker_now = &after.iter().find(|a| a.profile_id == asker.id).unwrap().attention;
     assert!(matches!(asker_now, Attention::Idle { .. }), "{asker_now:?}");
-    assert_eq!(t.engine.get_task(doomed.id).await.unwrap().state(), TaskState::Failed);
+    assert_eq!(t.engine.get_task(first.id).await.unwrap().state(), TaskState::Failed);
 }

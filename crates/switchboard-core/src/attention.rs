@@ -82,10 +82,10 @@ pub struct Facts<'a> {
     pub titles: Vec<(TaskId, String)>,
 }
 
-/// Whether a finished task counts as a failure the user should hear of.
-pub fn is_failure(task: &TaskInfo) -> bool {
-    matches!(task.state(), TaskState::Failed | TaskState::TimedOut)
-}
+/// The ends of a task that count as a failure the user should hear of (a
+/// cancel is the user's own doing; an interruption is the app's, and the
+/// task waits for the user's decision in its list).
+pub const FAILURES: [TaskState; 2] = [TaskState::Failed, TaskState::TimedOut];
 
 /// The agent's attention from its facts (see the module's doc for the order).
 pub fn attention(facts: &Facts<'_>) -> Attention {

@@ -21,12 +21,12 @@ use crate::api::{
     AgentAttention, Attention, EngineEvent, LoopState, Millis, PermissionRequest, SessionState, SignalState, TaskInfo,
     Viewing,
 };
-use crate::attention::{Facts, Wait, attention, is_failure};
+use crate::attention::{FAILURES, Facts, Wait, attention};
 use crate::error::EngineError;
 
-/// The most recent finished tasks of an agent looked at for failures not
-/// seen yet.
-const FAILURES_LOOKED_AT: usize = 50;
+/// The most failures not seen yet an agent's attention reads (it counts up
+/// to this many).
+const FAILURES_LOOKED_AT: usize = 100;
 
 /// Attention is worked out again at most this often while events come (a
 /// hundred hook events a second would otherwise mean as many rounds of
@@ -138,10 +138,8 @@ fn gather(
                     signal_id: None,
                 }),
         );
-        let finished = cx.store.finished_tasks(Some(id), FAILURES_LOOKED_AT)?;
-        let seen = seen_until(id);
-        let unseen_failures: Vec<&TaskInfo> =
-            finished.iter().filter(|t| is_failure(t) && t.ended_at().is_some_and(|at| at > seen)).collect();
+        // Newest first.
+        let unseen_failures = cx.store.ended_since(id, &FAILURES, seen_until(id), FAILURES_LOOKED_AT)?;
         let last = if session.is_none() { last_session(cx, id) } else { None };
         let ended = last.map(|entry| match &entry.info.state {
             SessionState::Exited { exit_code, signal, .. } => {
@@ -150,19 +148,25 @@ fn gather(
             SessionState::Interrupted { .. } => crate::api::Ending::Interrupted,
             SessionState::Killed { .. } | SessionState::Running { .. } => crate::api::Ending::Stopped,
         });
-        let failed_in_last_session = last.map_or(0, |entry| {
-            finished.iter().filter(|t| is_failure(t) && t.session_id() == Some(&entry.info.id)).count() as u32
-        });
+        let failed_in_last_session = match last {
+            Some(entry) => cx.store.count_ended_in(&entry.info.id, &FAILURES)?,
+            None => 0,
+        };
         let stalled_loop = loops.iter().find(|l| &l.profile_id == id).and_then(|l| match &l.state {
             LoopState::Stalled { at, reason, .. } => Some((l.id.clone(), l.settings.goal.clone(), *at, reason.clone())),
             _ => None,
         });
-        let titles = signals
-            .iter()
-            .filter_map(|s| s.task_id.as_ref())
-            .filter_map(|task| finished.iter().chain(at_work.iter()).find(|t| &t.id == task))
-            .map(|t| (t.id.clone(), t.spec.title()))
-            .collect();
+        // The tasks the user's waits came from, by name.
+        let mut titles = Vec::new();
+        for task in waits.iter().filter_map(|wait| wait.task_id.as_ref()) {
+            let known = match at_work.iter().find(|t| &t.id == task) {
+                Some(known) => Some(known.clone()),
+                None => cx.store.get_task(task)?,
+            };
+            if let Some(known) = known {
+                titles.push((known.id.clone(), known.spec.title()));
+            }
+        }
         let facts = Facts {
             running: session.map(|e| e.info.started_at),
             hooks: session.and_then(|entry| {
@@ -173,7 +177,7 @@ fn gather(
             task,
             since,
             stalled_loop,
-            unseen_failures,
+            unseen_failures: unseen_failures.iter().collect(),
             ended,
             failed_in_last_session,
             titles,
