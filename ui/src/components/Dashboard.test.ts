@@ -102,8 +102,14 @@ describe('the dashboard', () => {
     expect(within(brokeCard).getByTestId('dashboard-state').textContent).toBe('task failed');
     expect(within(brokeCard).getByTestId('dashboard-attention').textContent).toContain('“Write the docs”: the agent exited with code 2');
     expect(within(view).getByTestId('dashboard-summary').textContent).toBe('2 agents · 1 may be stuck · 1 failed');
+    // Once seen, the agent whose task failed reads as stopped, saying how its run ended and what failed.
+    await fireEvent.focus(window);
     await fireEvent.click(within(brokeCard).getByTestId('dashboard-open-attention'));
     expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(failed.id);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    const seen = await screen.findByTestId('dashboard');
+    await waitFor(() => expect(card(seen, 'broke').getAttribute('data-state')).toBe('stopped'));
+    expect(within(card(seen, 'broke')).getByTestId('dashboard-ended').textContent).toBe('Exited with code 2; 1 task failed in its last run');
     expect(stuck.state).toBe('running');
   });
 
