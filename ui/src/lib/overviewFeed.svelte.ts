@@ -1,7 +1,7 @@
 /**
  * The engine's overview of all agents, kept fresh for a view (the dashboard, the graph): asked
- * again whenever agents, tasks, signals, delegations, loops or attention change, at most every 250 ms with
- * one request in flight (agents' statuses can change a hundred times a second).
+ * again whenever agents, tasks, signals, delegations, loops or attention change, at most every
+ * 250 ms with one request in flight (agents' statuses can change a hundred times a second).
  */
 import { onDestroy } from 'svelte';
 import type { AppState } from './appState.svelte';
