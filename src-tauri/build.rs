@@ -10,7 +10,7 @@ const COMMANDS: &[&str] = &[
     "engine_call",
     "attach_terminal",
     "detach_terminal",
-    "set_viewed_task",
+    "set_viewing",
     "follow_log",
     "open_artifact",
 ];
