@@ -222,7 +222,7 @@ test('notifications say what happened and open it; the tray counts, pauses, show
       const demoArgs = args.map((a) => `--arg=${a}`);
       return cli('agent', 'add', '--name', name, '--command', DEMO_AGENT, '--cwd', cwd, ...demoArgs);
     };
-    await Promise.all([
+    const [, , builder] = await Promise.all([
       agent('Reviewer'),
       agent('Drafter', '--status', 'partial'),
       agent('Builder', '--exit-on-task', '1', '--exit-code', '3'),
@@ -231,8 +231,8 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     ]);
     const task = async (agentName, text, ...more) =>
       (await cli('task', 'add', '--agent', agentName, ...more, text)).task.id;
-    // The window shows its dashboard: no agent is on screen, so every one is notified.
-    await (await browser.$(byTestId('open-dashboard'))).click();
+    // The user is in the settings: no agent is on screen, so every one is notified.
+    await (await browser.$(byTestId('open-settings'))).click();
     const [reviewed, , built, slept] = await Promise.all([
       task('Reviewer', 'Review the auth module'),
       task('Drafter', 'Draft the migration guide & FAQ'),
@@ -307,6 +307,21 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     // the loop is stalled; nothing works.
     const settled = '0 working · 1 needs you · 1 may be stuck · 2 failed';
     await poll('the tray to count what needs the user', async () => (await status()) === settled, {
+      seen: async () => `; it shows ${await status()}`,
+    });
+
+    // The window tells the shell and the engine what it shows: the Builder on screen in a focused
+    // window has its failure seen, and the tray stops counting it.
+    const told = await browser.executeAsync(
+      (id, done) =>
+        window.__TAURI_INTERNALS__
+          .invoke('set_viewing', { viewing: { profile_id: id, task_id: null, focused: true } })
+          .then(() => done('told'), (error) => done(`refused: ${JSON.stringify(error)}`)),
+      builder.id,
+    );
+    assert.equal(told, 'told');
+    const seen = '0 working · 1 needs you · 1 may be stuck · 1 failed';
+    await poll('the tray to stop counting a failure seen', async () => (await status()) === seen, {
       seen: async () => `; it shows ${await status()}`,
     });
 

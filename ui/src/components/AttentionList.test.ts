@@ -65,6 +65,12 @@ describe('needs you', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('attention-failed-count')).toBeNull());
     expect(within(profileEntry('broke')).queryByTestId('profile-failed')).toBeNull();
     expect(backend.viewing).toEqual({ profile_id: broke.id, task_id: failed.id, focused: true });
+    // The settings cover the agent: none is on screen, so the shell notifies about every one.
+    await fireEvent.click(screen.getByTestId('open-settings'));
+    await vi.waitFor(() => expect(backend.viewing.profile_id).toBeNull());
+    // The window loses the focus: the user is away.
+    await fireEvent.blur(window);
+    await vi.waitFor(() => expect(backend.viewing.focused).toBe(false));
     expect([claude.id, stuck.id]).toHaveLength(2);
   });
 

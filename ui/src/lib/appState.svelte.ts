@@ -174,15 +174,23 @@ export class AppState {
     return id === null ? undefined : this.loops.find((l) => l.id === id);
   });
 
-  /** What the window shows now, as the shell and the engine are told it. */
+  /**
+   * What the window shows now, as the shell and the engine are told it: the agent in the main
+   * area (none while the settings, the search or the agent form cover it) and its task detail.
+   */
   get viewing(): Viewing {
-    const agent = this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null;
+    const covered = this.formOpen || this.searchOpen || this.settingsOpen;
+    const agent = covered ? null : (this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null);
     return { profile_id: agent, task_id: this.selectedTaskId, focused: this.focused };
   }
 
   #toldViewing = '';
 
-  /** Tells the shell and the engine what the window shows, when that changed. */
+  /** Tells the shell and the engine what the window shows, when that changed (App.svelte follows `viewing`). */
+  tellViewing(): void {
+    this.#tellViewing();
+  }
+
   #tellViewing(): void {
     if (this.loading) return;
     const viewing = this.viewing;
