@@ -53,6 +53,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
                     &engine.list_queues().await?,
                     &engine.list_signals().await?,
                     &engine.list_loops().await?,
+                    &engine.list_attention().await?,
                 );
                 // Later changes come as `settings_changed` events.
                 notices.set_settings(engine.get_settings().await?);
@@ -73,7 +74,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
     let app = tauri::Builder::default()
         .manage(info)
         .manage(engine)
-        .manage(Desktop::new(notices))
+        .manage(Desktop::new(notices, &data_dir))
         // The native folder picker beside an agent's working directory; the
         // capability file grants the window its `open` only.
         .plugin(tauri_plugin_dialog::init())
@@ -90,7 +91,7 @@ pub fn run(config: EngineConfig) -> Result<()> {
             crate::commands::engine_call,
             crate::commands::attach_terminal,
             crate::commands::detach_terminal,
-            crate::commands::set_viewed_task,
+            crate::commands::set_viewing,
             crate::commands::follow_log,
             crate::commands::open_artifact,
         ])

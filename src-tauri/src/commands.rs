@@ -51,8 +51,14 @@ pub async fn open_artifact(engine: Engine<'_>, task_id: TaskId, path: String, re
     crate::desktop::open_artifact(engine.inner(), task_id, path, reveal).await
 }
 
-/// The task the user is looking at gets no desktop notification.
+/// What the window shows and whether it has the focus: what the user looks
+/// at gets no desktop notification, and a failure on screen is seen.
 #[tauri::command]
-pub fn set_viewed_task(desktop: State<'_, Desktop>, task_id: Option<TaskId>) {
-    desktop.set_viewed(task_id)
+pub async fn set_viewing(
+    app: tauri::AppHandle,
+    desktop: State<'_, Desktop>,
+    engine: Engine<'_>,
+    viewing: switchboard_core::Viewing,
+) -> Reply<()> {
+    desktop.set_viewing(&app, engine.inner(), viewing).await
 }

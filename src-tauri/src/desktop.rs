@@ -1,12 +1,15 @@
 //! The app's presence outside its window: the tray icon with its menu and
-//! counts, and desktop notifications when tasks end. What to show is
-//! decided by `switchboard_core::notice`, with the user's settings and the
-//! local time; this module only shows it.
+//! counts, and desktop notifications. What to show, where, how insistently
+//! and what to close is decided by `switchboard_core::notice` (pure), with the
+//! user's settings, the local time and what the window shows; this module
+//! only carries it out.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
 
-use switchboard_core::notice::{Notice, NoticeTarget, Notices, TrayCounts};
+use switchboard_core::notice::{Action, Lasting, NoticeTarget, Notices, Slot, TrayCounts, Urgency};
 use switchboard_core::{EngineEvent, EngineHandle, FollowedLog, TaskId};
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
@@ -20,16 +23,18 @@ pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
 /// The Tauri event that asks the UI to open a loop.
 pub const OPEN_LOOP_EVENT: &str = "open-loop";
 
-/// Notifications whose click is still awaited; past this many, new ones
-/// are shown without waiting for a click.
-const MAX_AWAITED_NOTIFICATIONS: usize = 8;
+/// The app's icon, as each notification shows it (written beside the data
+/// at start: a notification server reads an image by its path).
+const NOTIFICATION_ICON: &[u8] = include_bytes!("../../icons/128x128.png");
 
 pub struct Desktop {
     notices: Mutex<Notices>,
     /// The event log entries the window follows now (none: it follows none).
     followed: Mutex<Option<FollowedLog>>,
     tray: Mutex<Option<Tray>>,
-    awaited: AtomicUsize,
+    /// What the notification thread is to do, in order.
+    notifications: Mutex<Option<Sender<Action>>>,
+    icon: Option<PathBuf>,
 }
 
 struct Tray {
@@ -41,12 +46,24 @@ struct Tray {
 }
 
 impl Desktop {
-    pub fn new(notices: Notices) -> Desktop {
+    /// `data_dir`: where the notifications' icon is written.
+    pub fn new(notices: Notices, data_dir: &Path) -> Desktop {
+        let icon = data_dir.join(switchboard_core::config::RUN_DIR).join("notification-icon.png");
+        let icon = match switchboard_core::private::create_dir(icon.parent().expect("a file in a folder"))
+            .and_then(|()| switchboard_core::private::write(&icon, NOTIFICATION_ICON))
+        {
+            Ok(()) => Some(icon),
+            Err(error) => {
+                tracing::warn!(%error, "notifications go without the app's icon");
+                None
+            }
+        };
         Desktop {
             notices: Mutex::new(notices),
             followed: Mutex::new(None),
             tray: Mutex::new(None),
-            awaited: AtomicUsize::new(0),
+            notifications: Mutex::new(None),
+            icon,
         }
     }
 
@@ -59,22 +76,30 @@ impl Desktop {
         switchboard_core::flows::forwarded(self.followed.lock().expect("never poisoned").as_ref(), event)
     }
 
-    pub fn set_viewed(&self, task: Option<TaskId>) {
-        self.notices.lock().expect("never poisoned").set_viewed(task);
+    /// What the window shows now: the notices follow it (what the user looks
+    /// at in a focused window is not notified, and its notification closes),
+    /// and so does the engine (a failure on screen is seen).
+    pub async fn set_viewing(
+        &self,
+        app: &AppHandle,
+        engine: &EngineHandle,
+        viewing: switchboard_core::Viewing,
+    ) -> Result<(), switchboard_core::ApiError> {
+        let actions = self.notices.lock().expect("never poisoned").set_viewing(viewing.clone());
+        self.carry_out(app, actions);
+        engine.set_viewing(viewing).await.map_err(Into::into)
     }
 
-    /// Follows an engine event: a notification if something happened the
-    /// user's settings let show now (the local time decides quiet hours),
-    /// fresh tray counts.
+    /// Follows an engine event: notifications shown, replaced or closed as
+    /// the notices decide (the local time decides quiet hours), fresh tray
+    /// counts.
     pub fn on_event(&self, app: &AppHandle, event: &EngineEvent) {
-        let (notice, counts, all_paused) = {
+        let (actions, counts, all_paused) = {
             let mut notices = self.notices.lock().expect("never poisoned");
-            let notice = notices.follow(event, local_minute_of_day());
-            (notice, notices.counts(), notices.all_paused())
+            let actions = notices.follow(event, local_minute_of_day(), now_millis());
+            (actions, notices.counts(), notices.all_paused())
         };
-        if let Some(notice) = notice {
-            self.notify(app, notice);
-        }
+        self.carry_out(app, actions);
         if let Some(tray) = self.tray.lock().expect("never poisoned").as_mut() {
             if tray.shown != counts {
                 tray.shown = counts;
@@ -88,47 +113,33 @@ impl Desktop {
         }
     }
 
-    /// Shows the notification on its own thread (D-Bus calls block) and,
-    /// when it is clicked, brings the window up on the task.
-    fn notify(&self, app: &AppHandle, notice: Notice) {
-        let app = app.clone();
-        let await_click = self.awaited.fetch_add(1, Ordering::SeqCst) < MAX_AWAITED_NOTIFICATIONS;
-        if !await_click {
-            self.awaited.fetch_sub(1, Ordering::SeqCst);
+    /// Hands the actions to the notification thread (D-Bus calls block),
+    /// started with the first.
+    fn carry_out(&self, app: &AppHandle, actions: Vec<Action>) {
+        if actions.is_empty() {
+            return;
         }
-        let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
-            // A server that reads markup in bodies would take "<" or "&" in a
-            // task's name for markup: it gets the text escaped.
-            let markup = notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "body-markup"));
-            let body = if markup { notice.body_as_markup() } else { notice.body.clone() };
-            let shown = notify_rust::Notification::new()
-                .appname("Switchboard")
-                .summary(&notice.title)
-                .body(&body)
-                .action("default", notice.action)
-                .show();
-            match shown {
-                Ok(handle) if await_click => {
-                    handle.wait_for_action(|action| {
-                        if action == "default" {
-                            match &notice.target {
-                                NoticeTarget::Task(task) => open(&app, OPEN_TASK_EVENT, task),
-                                NoticeTarget::Signal(signal) => open(&app, OPEN_SIGNAL_EVENT, signal),
-                                NoticeTarget::Loop(id) => open(&app, OPEN_LOOP_EVENT, id),
-                                NoticeTarget::Window => show_window(&app),
-                            }
-                        }
-                    });
+        let mut sender = self.notifications.lock().expect("never poisoned");
+        if sender.is_none() {
+            let (send, receive) = channel();
+            let (app, icon) = (app.clone(), self.icon.clone());
+            let spawned = std::thread::Builder::new()
+                .name("notifications".into())
+                .spawn(move || show_notifications(&app, icon.as_deref(), receive));
+            match spawned {
+                Ok(_) => *sender = Some(send),
+                Err(error) => {
+                    tracing::warn!(%error, "could not start the notification thread");
+                    return;
                 }
-                Ok(_) => {}
-                Err(error) => tracing::debug!(%error, "no desktop notification (is a notification daemon running?)"),
             }
-            if await_click && let Some(desktop) = app.try_state::<Desktop>() {
-                desktop.awaited.fetch_sub(1, Ordering::SeqCst);
+        }
+        for action in actions {
+            if sender.as_ref().is_some_and(|sender| sender.send(action).is_err()) {
+                tracing::warn!("the notification thread has ended");
+                *sender = None;
+                return;
             }
-        });
-        if let Err(error) = spawned {
-            tracing::warn!(%error, "could not start a notification thread");
         }
     }
 
@@ -168,6 +179,110 @@ impl Desktop {
             Err(error) => tracing::warn!(%error, "no tray icon"),
         }
     }
+}
+
+/// A notification on screen: its id (a new one in its slot replaces it in
+/// place), the handle of its latest version, which closes it, and the end of
+/// the wait for its click.
+struct OnScreen {
+    id: u32,
+    handle: Arc<notify_rust::NotificationHandle>,
+    stop_waiting: tokio::sync::oneshot::Sender<()>,
+}
+
+/// The notification thread: shows, replaces and closes the desktop's
+/// notifications in the order the notices decided, one slot each.
+fn show_notifications(app: &AppHandle, icon: Option<&Path>, actions: Receiver<Action>) {
+    let mut on_screen: HashMap<Slot, OnScreen> = HashMap::new();
+    // A server that reads markup in bodies would take "<" or "&" in a task's
+    // name for markup: it gets the text escaped.
+    let markup = notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "body-markup"));
+    for action in actions {
+        match action {
+            Action::Show { slot, notice, urgency, lasting } => {
+                let body = if markup { notice.body_as_markup() } else { notice.body.clone() };
+                let mut shown = notify_rust::Notification::new();
+                shown
+                    .appname("Switchboard")
+                    .summary(&notice.title)
+                    .body(&body)
+                    .action("default", notice.action)
+                    .urgency(match urgency {
+                        Urgency::Low => notify_rust::Urgency::Low,
+                        Urgency::Normal => notify_rust::Urgency::Normal,
+                        Urgency::Critical => notify_rust::Urgency::Critical,
+                    })
+                    .timeout(match lasting {
+                        Lasting::Transient(ms) => notify_rust::Timeout::Milliseconds(ms),
+                        Lasting::UntilHandled => notify_rust::Timeout::Never,
+                    });
+                if let Some(icon) = icon.and_then(Path::to_str) {
+                    shown.icon(icon).image_path(icon);
+                }
+                if let Some(old) = on_screen.get(&slot) {
+                    shown.id(old.id);
+                }
+                match shown.show() {
+                    Ok(handle) => {
+                        // A server tells the click to the connection that showed the latest
+                        // version: the wait moves to it, the one for the version replaced ends.
+                        if let Some(old) = on_screen.remove(&slot) {
+                            old.stop_waiting.send(()).ok();
+                        }
+                        let handle = Arc::new(handle);
+                        let stop_waiting = await_click(app, handle.clone(), notice.target);
+                        on_screen.insert(slot, OnScreen { id: handle.id(), handle, stop_waiting });
+                    }
+                    Err(error) => {
+                        tracing::debug!(%error, "no desktop notification (is a notification daemon running?)")
+                    }
+                }
+            }
+            Action::Close { slot } => {
+                if let Some(shown) = on_screen.remove(&slot) {
+                    shown.stop_waiting.send(()).ok();
+                    tauri::async_runtime::block_on(shown.handle.close_async());
+                }
+            }
+        }
+    }
+}
+
+/// Waits on its own thread for the notification to be clicked (then brings
+/// the window up on what it shows), closed, or replaced (the sender answered).
+fn await_click(
+    app: &AppHandle,
+    handle: Arc<notify_rust::NotificationHandle>,
+    target: NoticeTarget,
+) -> tokio::sync::oneshot::Sender<()> {
+    let (stop_waiting, stopped) = tokio::sync::oneshot::channel();
+    let app = app.clone();
+    let spawned = std::thread::Builder::new().name("notification-click".into()).spawn(move || {
+        let clicked = handle.wait_for_action_async(|response| {
+            if matches!(response, notify_rust::NotificationResponse::Default) {
+                match &target {
+                    NoticeTarget::Task(task) => open(&app, OPEN_TASK_EVENT, task),
+                    NoticeTarget::Signal(signal) => open(&app, OPEN_SIGNAL_EVENT, signal),
+                    NoticeTarget::Loop(id) => open(&app, OPEN_LOOP_EVENT, id),
+                    NoticeTarget::Window => show_window(&app),
+                }
+            }
+        });
+        tauri::async_runtime::block_on(async {
+            tokio::select! {
+                () = clicked => {}
+                _ = stopped => {}
+            }
+        });
+    });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "could not wait for a notification's click");
+    }
+    stop_waiting
+}
+
+fn now_millis() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 /// Minutes past midnight, local time (the system's time zone; UTC where it

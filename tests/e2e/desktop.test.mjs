@@ -74,8 +74,8 @@ async function privateBus(dir) {
 
 /**
  * dunst with a throwaway configuration: notifications stay until acted on, every one received
- * is written to `received/<id>` (application, title and body, NUL-separated) by its script
- * rule, and its context menu (`dunstctl context`, what a keyboard user opens) runs `menu.sh`,
+ * (and every version of one replaced in place) is written to `received/<id>.<time>`
+ * (application, title, body and urgency, NUL-separated) by its script rule, and its context menu (`dunstctl context`, what a keyboard user opens) runs `menu.sh`,
  * which keeps the lines offered (`#<action label> (<title>) [<id>,<action>]`) and picks the
  * one of the notification named in `choose`.
  */
@@ -88,9 +88,9 @@ async function startDunst(dir, env) {
   };
   const record = script(
     'record.sh',
-    `#!/bin/sh\nkept="${dir}/received/.$DUNST_ID"\n` +
-      `printf '%s\\0%s\\0%s' "$DUNST_APP_NAME" "$DUNST_SUMMARY" "$DUNST_BODY" > "$kept"\n` +
-      `mv "$kept" "${dir}/received/$DUNST_ID"\n`,
+    `#!/bin/sh\nversion="$DUNST_ID.$(date +%s%N)"\nkept="${dir}/received/.$version"\n` +
+      `printf '%s\\0%s\\0%s\\0%s' "$DUNST_APP_NAME" "$DUNST_SUMMARY" "$DUNST_BODY" "$DUNST_URGENCY" > "$kept"\n` +
+      `mv "$kept" "${dir}/received/$version"\n`,
   );
   const menu = script(
     'menu.sh',
@@ -117,15 +117,15 @@ async function startDunst(dir, env) {
   const ctl = (...args) => exec('dunstctl', args, { env });
   await poll('dunst on the bus', () => ctl('is-paused').then(() => true, () => false), { timeout: 10_000 });
   return {
-    /** Every notification dunst received: {id, app, title, body}, oldest first. */
+    /** Every notification dunst received, each version of one replaced in place too: {id, app, title, body, urgency}, oldest first. */
     received() {
       return readdirSync(join(dir, 'received'))
         .filter((name) => !name.startsWith('.'))
-        .map(Number)
-        .sort((a, b) => a - b)
-        .map((id) => {
-          const [app, title, body] = readFileSync(join(dir, 'received', String(id)), 'utf8').split('\0');
-          return { id, app, title, body };
+        .map((name) => ({ name, id: Number(name.split('.')[0]), at: BigInt(name.split('.')[1]) }))
+        .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+        .map(({ name, id }) => {
+          const [app, title, body, urgency] = readFileSync(join(dir, 'received', name), 'utf8').split('\0');
+          return { id, app, title, body, urgency };
         });
     },
     /** Opens dunst's menu and picks notification `id`'s action; returns the lines it offered. */
@@ -208,7 +208,7 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     assert.deepEqual(
       item.menu.filter((entry) => entry.type !== 'separator').map(({ label, enabled }) => ({ label, enabled })),
       [
-        { label: '0 working · 0 need attention', enabled: false },
+        { label: '0 working · 0 need you', enabled: false },
         { label: 'Show window', enabled: true },
         { label: 'Pause all queues', enabled: true },
         { label: 'Quit', enabled: true },
@@ -222,7 +222,7 @@ test('notifications say what happened and open it; the tray counts, pauses, show
       const demoArgs = args.map((a) => `--arg=${a}`);
       return cli('agent', 'add', '--name', name, '--command', DEMO_AGENT, '--cwd', cwd, ...demoArgs);
     };
-    await Promise.all([
+    const [, , builder] = await Promise.all([
       agent('Reviewer'),
       agent('Drafter', '--status', 'partial'),
       agent('Builder', '--exit-on-task', '1', '--exit-code', '3'),
@@ -231,7 +231,9 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     ]);
     const task = async (agentName, text, ...more) =>
       (await cli('task', 'add', '--agent', agentName, ...more, text)).task.id;
-    const [reviewed, , built] = await Promise.all([
+    // The user is in the settings: no agent is on screen, so every one is notified.
+    await (await browser.$(byTestId('open-settings'))).click();
+    const [reviewed, , built, slept] = await Promise.all([
       task('Reviewer', 'Review the auth module'),
       task('Drafter', 'Draft the migration guide & FAQ'),
       task('Builder', 'Build the release bundle'),
@@ -246,22 +248,30 @@ test('notifications say what happened and open it; the tray counts, pauses, show
       seen: async () => `; it shows ${await status()}`,
     });
 
-    // Each outcome is one notification from Switchboard, in the user's words.
+    // Each outcome is told by Switchboard, in the user's words: a question and a stall each in a
+    // notification of their agent's, critical; task ends in one notification, on its own or, when
+    // several end within seconds, grouped ("3 tasks finished") and replaced in place.
     const noticeOf = (title, body) => (n) => n.app === 'Switchboard' && n.title === title && body.test(n.body);
+    const endOf = (title, body, line) => (n) =>
+      noticeOf(title, body)(n) ||
+      (n.app === 'Switchboard' && /^\d+ tasks (finished|failed)/.test(n.title) && n.body.split('\n').includes(line));
     const expected = {
-      completed: noticeOf('Task completed', /^Reviewer finished “Review the auth module”$/),
+      completed: endOf('Task completed', /^Reviewer finished “Review the auth module”$/, 'Reviewer: “Review the auth module”'),
       // dunst reads markup in bodies: the "&" arrives escaped, so it shows as typed.
-      partial: noticeOf(
+      partial: endOf(
         'Task partly done',
         /^Drafter did part of “Draft the migration guide &amp; FAQ”: its summary says what is left$/,
+        'Drafter: “Draft the migration guide &amp; FAQ”',
       ),
-      failed: noticeOf(
+      failed: endOf(
         'Task failed',
         /^Builder could not finish “Build the release bundle”: the agent exited \(code 3\) before writing its summary$/,
+        'Builder: “Build the release bundle” (failed)',
       ),
-      timedOut: noticeOf(
+      timedOut: endOf(
         'Task timed out',
         /^Sleeper did not finish “Translate the user guide” in time: the time limit of 3 s passed without a summary$/,
+        'Sleeper: “Translate the user guide” (failed)',
       ),
       question: noticeOf('Asker needs your answer', /^On “Choose the session store”: \S.*\? \(and 1 more\)$/),
       stalled: noticeOf(
@@ -282,32 +292,54 @@ test('notifications say what happened and open it; the tray counts, pauses, show
       // No ids, no pids, no error codes (they are snake_case words).
       assert.doesNotMatch(`${title} ${body}`, /[0-9a-f]{8}-[0-9a-f]{4}|\bpid\b|_/, `${title}: ${body}`);
     }
-    const told = new Set(Object.values(received).map((n) => n.id));
-    const extra = dunst.received().filter((n) => !told.has(n.id));
-    assert.deepEqual(extra, [], 'one notification per outcome');
+    // What waits for the user is critical; task ends are not.
+    assert.equal(received.question.urgency, 'CRITICAL');
+    assert.equal(received.stalled.urgency, 'CRITICAL');
+    assert.notEqual(received.completed.urgency, 'CRITICAL');
+    // Replaced in place, not stacked: the task ends share one notification; the question and
+    // the stall have one each.
+    const ends = new Set([received.completed, received.partial, received.failed, received.timedOut].map((n) => n.id));
+    assert.equal(ends.size, 1, `the task ends in one notification: ${JSON.stringify(dunst.received(), null, 1)}`);
+    const ids = new Set(dunst.received().map((n) => n.id));
+    assert.equal(ids.size, 3, `three notifications in all: ${JSON.stringify(dunst.received(), null, 1)}`);
 
-    // Settled: the question keeps its agent at work; the failure, the timeout and the question
-    // need the user; the loop is stalled.
-    const settled = '1 working · 3 need attention · 1 stalled';
+    // Settled: the question waits for the user, the failure and the timeout were not looked at,
+    // the loop is stalled; nothing works.
+    const settled = '0 working · 1 needs you · 1 may be stuck · 2 failed';
     await poll('the tray to count what needs the user', async () => (await status()) === settled, {
       seen: async () => `; it shows ${await status()}`,
     });
 
+    // The window tells the shell and the engine what it shows: the Builder on screen in a focused
+    // window has its failure seen, and the tray stops counting it.
+    const told = await browser.executeAsync(
+      (id, done) =>
+        window.__TAURI_INTERNALS__
+          .invoke('set_viewing', { viewing: { profile_id: id, task_id: null, focused: true } })
+          .then(() => done('told'), (error) => done(`refused: ${JSON.stringify(error)}`)),
+      builder.id,
+    );
+    assert.equal(told, 'told');
+    const seen = '0 working · 1 needs you · 1 may be stuck · 1 failed';
+    await poll('the tray to stop counting a failure seen', async () => (await status()) === seen, {
+      seen: async () => `; it shows ${await status()}`,
+    });
+
     // Dunst's menu offers each notification's action by what it opens; choosing one opens
-    // exactly that task, question or loop. The failure is chosen first though newer ones wait.
+    // what it shows now: the task ends' opens the latest failure among them.
+    const latest = (id) => dunst.received().filter((n) => n.id === id).at(-1);
     const offered = await dunst.chooseAction(received.failed.id);
-    for (const [label, { id, title }] of [
+    for (const [label, { id }] of [
       ['Open task', received.failed],
       ['Answer', received.question],
       ['Open loop', received.stalled],
     ]) {
-      assert.ok(offered.includes(`#${label} (${title}) [${id},default]`), `${label}? ${offered.join('\n')}`);
+      assert.ok(offered.includes(`#${label} (${latest(id).title}) [${id},default]`), `${label}? ${offered.join('\n')}`);
     }
     const detail = await browser.$(byTestId('task-detail'));
     const detailShows = async (id) =>
       (await detail.isExisting()) && (await detail.getAttribute('data-task-id')) === id;
-    await poll('the failed task to open', () => detailShows(built));
-    assert.equal(await (await browser.$(byTestId('task-detail-instruction'))).getText(), 'Build the release bundle');
+    await poll('the failed task to open', async () => (await detailShows(slept)) || (await detailShows(built)));
 
     await dunst.chooseAction(received.question.id);
     const dialog = await browser.$(byTestId('signal-dialog'));
@@ -320,15 +352,13 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     await (await browser.$(byTestId('signal-close'))).click();
     await dialog.waitForExist({ reverse: true, timeout: 5_000 });
 
-    await dunst.chooseAction(received.completed.id);
-    await poll('the completed task to open', () => detailShows(reviewed));
-
     await dunst.chooseAction(received.stalled.id);
     const loopDetail = await browser.$(byTestId('loop-detail'));
     await poll(
       'the stalled loop to open',
       async () => (await loopDetail.isExisting()) && (await loopDetail.getAttribute('data-loop-id')) === loop.id,
     );
+    assert.ok(reviewed, 'the reviewed task was queued');
 
     // Minimized, the window comes back with the tray's "Show window".
     const entry = async (label) => (await tray.item()).menu.find((e) => e.label === label);
@@ -359,13 +389,15 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     await poll('the new task to wait', async () => (await queues()).find((q) => q.name === 'Reviewer').queued === '1', {
       seen: seenQueues,
     });
-    assert.equal(await status(), settled, 'a waiting task is not at work');
+    assert.match(await status(), /^0 working · 1 needs you · 1 may be stuck/, 'a waiting task is not at work');
     await tray.click((await entry('Resume all queues')).id);
     await poll('every queue to run again', async () => (await queues()).every((q) => q.paused === 'false'), {
       seen: seenQueues,
     });
     await poll('the waiting task to be done and told', () =>
-      dunst.received().find(noticeOf('Task completed', /^Reviewer finished “Write the changelog”$/)),
+      dunst
+        .received()
+        .find(endOf('Task completed', /^Reviewer finished “Write the changelog”$/, 'Reviewer: “Write the changelog”')),
     );
     await poll('the tray to offer pausing again', () => entry('Pause all queues'));
 

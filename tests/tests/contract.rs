@@ -145,6 +145,9 @@ async fn the_window_contract_is_recorded() {
     step(json!({"type": "cancel_loop", "loop_id": loop_id})).await;
     step(json!({"type": "list_agent_status"})).await;
     step(json!({"type": "list_permission_requests"})).await;
+    step(json!({"type": "list_attention"})).await;
+    step(json!({"type": "set_viewing", "viewing": {"profile_id": profile_id, "task_id": first_id, "focused": true}}))
+        .await;
     step(json!({"type": "decide_permission", "request_id": 7, "allow": true, "message": null})).await;
     step(json!({"type": "list_sessions"})).await;
     step(json!({"type": "stop_session", "session_id": switchboard_core::SessionId::new()})).await;

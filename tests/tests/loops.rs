@@ -123,7 +123,16 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
         told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
     assert_eq!(about_loop.len(), 1, "{told:#?}");
     assert_eq!(about_loop[0].title, "Loop stalled");
-    assert_eq!(notices.counts().stalled, 1);
+    // The tray counts the agent as stalled, from the engine's word on its attention.
+    t.events
+        .wait_for("the tray to count the stalled agent", |events| {
+            let mut tray = switchboard_core::notice::Notices::default();
+            for event in events {
+                tray.apply(event);
+            }
+            (tray.counts().stalled == 1).then_some(())
+        })
+        .await;
     // A stalled loop still holds its agent: a second loop is refused until it is resumed or cancelled.
     let refused = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Rewrite the docs")).await;
     refused_in_words(&refused.expect_err("the stalled loop holds the agent"), "looper", "stalled loop");

@@ -6,6 +6,7 @@
 //! `ARCHITECTURE.md` at the repository root for the map and the invariants.
 
 pub mod api;
+pub mod attention;
 pub mod bindings;
 pub mod client;
 pub mod config;
@@ -30,13 +31,13 @@ pub mod validate;
 pub mod workspace;
 
 pub use api::{
-    AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, CliFound, Command, CompletionRule, Delegation,
-    DelegationState, DetectedAgent, DiagramId, DiagramSilence, DiagramState, EngineEvent, ErrorCode, FlowEvents,
-    FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile, LoopFiles, LoopInfo,
-    LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview, PermissionDecision, PermissionRequest, Profile,
-    ProfileField, ProfileProblem, ProfileSpec, QueuePause, QueueStatus, RejectedPath, Reply, RestartTask, Restarted,
-    ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction, SignalChannel, SignalInfo, SignalResponse,
-    SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo,
+    AgentAttention, AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Attention, CliFound, Command,
+    CompletionRule, Delegation, DelegationState, DetectedAgent, DiagramId, DiagramSilence, DiagramState, EngineEvent,
+    ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile,
+    LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview, PermissionDecision,
+    PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec, QueuePause, QueueStatus, RejectedPath,
+    Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction, SignalChannel,
+    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo, Viewing,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -21,7 +21,8 @@ use switchboard_protocol::summary::SummaryStatus;
 use switchboard_protocol::{LoopId, ProfileId, SignalId, TaskId};
 
 use crate::api::{
-    EngineEvent, LoopInfo, LoopState, Profile, QueueStatus, SignalInfo, SignalState, TaskInfo, TaskState,
+    AgentAttention, Attention, EngineEvent, LoopInfo, LoopState, Millis, Profile, QueueStatus, SignalInfo, SignalState,
+    TaskInfo, TaskState, Viewing,
 };
 use crate::api::{Settings, StorageProblem};
 
@@ -68,8 +69,10 @@ pub enum NoticeKind {
     /// An agent's signal waits for the user: a question, a blocker, a
     /// delegation, a completion report, or more of them than can wait.
     NeedsAnswer,
-    /// A loop completed, stopped at its cap, or stalled.
+    /// A loop completed, stopped at its cap, or failed to start.
     LoopEnded,
+    /// A loop stalled: the same stop reason again and again.
+    LoopStalled,
     /// A task's agent went quiet past its alert.
     AgentQuiet,
     /// The app cannot record its work: not a choice, and shown even in
@@ -97,7 +100,7 @@ pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> De
         NoticeKind::TaskCompleted => choices.task_completed,
         NoticeKind::TaskFailed => choices.task_failed,
         NoticeKind::NeedsAnswer => choices.needs_answer,
-        NoticeKind::LoopEnded => choices.loop_ended,
+        NoticeKind::LoopEnded | NoticeKind::LoopStalled => choices.loop_ended,
         NoticeKind::AgentQuiet => choices.agent_quiet,
         NoticeKind::Storage => return Delivery::Show,
     };
@@ -115,6 +118,11 @@ pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> De
 pub struct Notice {
     pub kind: NoticeKind,
     pub target: NoticeTarget,
+    /// The agent it is about (none: the app itself).
+    pub agent: Option<ProfileId>,
+    /// What it is about, in a few words (a task's first line, quoted), for
+    /// a notification that tells several.
+    pub subject: Option<String>,
     /// What happened ("Task completed", "Loop stalled").
     pub title: String,
     /// To what: the agent and the task, loop or question, and why.
@@ -126,7 +134,12 @@ pub struct Notice {
 impl Notice {
     fn new(kind: NoticeKind, target: NoticeTarget, title: impl Into<String>, body: impl Into<String>) -> Notice {
         let action = target.open_label();
-        Notice { kind, target, title: title.into(), body: body.into(), action }
+        Notice { kind, target, agent: None, subject: None, title: title.into(), body: body.into(), action }
+    }
+
+    fn about(mut self, agent: &ProfileId) -> Notice {
+        self.agent = Some(agent.clone());
+        self
     }
 
     /// The body for a notification server that reads markup in bodies (the
@@ -137,28 +150,180 @@ impl Notice {
     }
 }
 
-/// The tray's numbers.
+/// The tray's numbers: how many agents are in each state the user should
+/// know of, read from each agent's attention (the same value the window
+/// shows), so the tray and the window cannot disagree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TrayCounts {
-    /// Agents with a task at work.
     pub working: usize,
-    /// Agents with a signal waiting for the user, or whose last task
-    /// failed, timed out or was interrupted while nothing is at work.
-    pub attention: usize,
-    /// Agents with a stalled loop, or a task whose agent has gone quiet
-    /// past its alert.
+    /// Something of theirs waits for the user's answer.
+    pub needs_you: usize,
+    /// A stalled loop, or a task whose agent may be stuck.
     pub stalled: usize,
+    /// Tasks failed since the user last looked.
+    pub failed: usize,
 }
 
 impl TrayCounts {
+    /// The counts of these agents' attention.
+    pub fn of<'a>(attention: impl IntoIterator<Item = &'a Attention>) -> TrayCounts {
+        let mut counts = TrayCounts::default();
+        for attention in attention {
+            match attention {
+                Attention::NeedsYou { .. } => counts.needs_you += 1,
+                Attention::Stalled { .. } => counts.stalled += 1,
+                Attention::Failed { .. } => counts.failed += 1,
+                Attention::Working { .. } => counts.working += 1,
+                Attention::Idle { .. } | Attention::Stopped { .. } => {}
+            }
+        }
+        counts
+    }
+
     pub fn label(&self) -> String {
-        let verb = if self.attention == 1 { "needs" } else { "need" };
-        let mut label = format!("{} working · {} {verb} attention", self.working, self.attention);
+        let verb = if self.needs_you == 1 { "needs" } else { "need" };
+        let mut label = format!("{} working · {} {verb} you", self.working, self.needs_you);
         if self.stalled > 0 {
-            label.push_str(&format!(" · {} stalled", self.stalled));
+            label.push_str(&format!(" · {} may be stuck", self.stalled));
+        }
+        if self.failed > 0 {
+            label.push_str(&format!(" · {} failed", self.failed));
         }
         label
     }
+}
+
+/// Task ends within this long of the first of a burst are told as one
+/// notification ("3 tasks finished"), updated in place as each comes.
+pub const BURST_WINDOW_MS: Millis = 5_000;
+
+/// How long a completion stays on screen; a failure a little longer.
+const COMPLETED_SHOWN_MS: u32 = 6_000;
+const FAILED_SHOWN_MS: u32 = 12_000;
+
+/// The most tasks a grouped notification names; the rest are counted.
+const GROUP_NAMED: usize = 3;
+
+/// Where a notification lives: at most one of each is on screen, and a new
+/// one replaces the last in place instead of stacking under it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Slot {
+    /// An agent's own: what it needs of the user, that it may be stuck, its
+    /// loop's end.
+    Agent(ProfileId),
+    /// Tasks that ended, every agent's: grouped when they end close together.
+    Finished,
+    /// The app's own (it cannot record its work).
+    App,
+}
+
+/// How insistent a notification is (the freedesktop urgency levels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Urgency {
+    Low,
+    Normal,
+    Critical,
+}
+
+/// How long a notification stays on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lasting {
+    /// It goes by itself after this many milliseconds.
+    Transient(u32),
+    /// It stays until what it tells is handled; then the app closes it.
+    UntilHandled,
+}
+
+/// What the shell does with the desktop's notifications.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Shows the notice in its slot, replacing what the slot shows.
+    Show { slot: Slot, notice: Notice, urgency: Urgency, lasting: Lasting },
+    /// Closes what the slot shows: it is handled, or the user looks at it.
+    Close { slot: Slot },
+}
+
+/// How a notice of each kind is shown: where, how insistently, for how
+/// long. A wait for the user's answer and a stall stay, and are critical,
+/// until handled: they are the ones that hold work. Task ends go by
+/// themselves.
+pub fn style(kind: NoticeKind) -> (Urgency, Lasting) {
+    match kind {
+        NoticeKind::NeedsAnswer | NoticeKind::AgentQuiet | NoticeKind::LoopStalled | NoticeKind::Storage => {
+            (Urgency::Critical, Lasting::UntilHandled)
+        }
+        NoticeKind::TaskFailed => (Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS)),
+        NoticeKind::LoopEnded => (Urgency::Normal, Lasting::Transient(COMPLETED_SHOWN_MS)),
+        NoticeKind::TaskCompleted => (Urgency::Low, Lasting::Transient(COMPLETED_SHOWN_MS)),
+    }
+}
+
+/// Whether a notice that stays until handled is handled by now, the agent's
+/// attention being `now`: an answer is handled once the agent no longer
+/// needs the user, a stall once the agent is no longer stalled.
+pub fn handled(kind: NoticeKind, now: &Attention) -> bool {
+    match kind {
+        NoticeKind::NeedsAnswer => !matches!(now, Attention::NeedsYou { .. }),
+        NoticeKind::AgentQuiet | NoticeKind::LoopStalled => !matches!(now, Attention::Stalled { .. }),
+        NoticeKind::TaskCompleted | NoticeKind::TaskFailed | NoticeKind::LoopEnded | NoticeKind::Storage => false,
+    }
+}
+
+/// What the user is looking at: the window tells it (see [`crate::api::Viewing`]).
+pub fn on_screen(viewing: &Viewing, agent: Option<&ProfileId>) -> bool {
+    viewing.focused && agent.is_some() && viewing.profile_id.as_ref() == agent
+}
+
+/// Where a notice goes, given what its agent's slot shows now (`live`: the
+/// kind shown there, if it is still up). A notice that goes by itself never
+/// takes the place of one that waits to be handled: it goes with the task
+/// ends instead.
+pub fn slot_for(notice: &Notice, live: Option<NoticeKind>) -> Slot {
+    let Some(agent) = &notice.agent else { return Slot::App };
+    let (_, lasting) = style(notice.kind);
+    let agents = match notice.kind {
+        NoticeKind::TaskCompleted | NoticeKind::TaskFailed => false,
+        NoticeKind::LoopEnded => !live.is_some_and(|live| style(live).1 == Lasting::UntilHandled),
+        _ => true,
+    };
+    match (agents, lasting) {
+        (true, _) => Slot::Agent(agent.clone()),
+        (false, _) => Slot::Finished,
+    }
+}
+
+/// A task's end, as a grouped notification names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Ended {
+    at: Millis,
+    notice: Notice,
+    /// "Builder: “Fix the login bug”", with "(failed)" after a failure.
+    line: String,
+}
+
+/// Task ends told together: one notification for the lot, its title the
+/// count, its body the tasks (the latest few named).
+fn grouped(ends: &[Ended]) -> Notice {
+    let latest = ends.last().expect("a group has a task end").notice.clone();
+    if ends.len() == 1 {
+        return latest;
+    }
+    let failed = ends.iter().filter(|e| e.notice.kind == NoticeKind::TaskFailed).count();
+    let title = match failed {
+        0 => format!("{} tasks finished", ends.len()),
+        n if n == ends.len() => format!("{n} tasks failed"),
+        n => format!("{} tasks finished, {n} failed", ends.len()),
+    };
+    let mut lines: Vec<&str> = ends.iter().rev().take(GROUP_NAMED).map(|e| e.line.as_str()).collect();
+    lines.reverse();
+    let mut body = lines.join("\n");
+    if ends.len() > GROUP_NAMED {
+        body.push_str(&format!("\nand {} more", ends.len() - GROUP_NAMED));
+    }
+    // A failure among them is what to open.
+    let opens = ends.iter().rev().find(|e| e.notice.kind == NoticeKind::TaskFailed).unwrap_or(ends.last().unwrap());
+    let kind = if failed > 0 { NoticeKind::TaskFailed } else { NoticeKind::TaskCompleted };
+    Notice { kind, title, body, agent: None, ..opens.notice.clone() }
 }
 
 /// Follows engine events; decides notifications and tray counts.
@@ -166,39 +331,38 @@ impl TrayCounts {
 pub struct Notices {
     names: HashMap<ProfileId, String>,
     queues: HashMap<ProfileId, QueueStatus>,
-    last_finished: HashMap<ProfileId, TaskState>,
-    /// Pending signals per agent.
-    pending: HashMap<SignalId, ProfileId>,
-    /// Sessions whose hooks say the agent works, or needs the user.
-    hook_working: HashSet<switchboard_protocol::SessionId>,
-    hook_attention: HashSet<switchboard_protocol::SessionId>,
-    /// Which agent each session runs.
-    session_profiles: HashMap<switchboard_protocol::SessionId, ProfileId>,
-    /// Stalled loops, and tasks whose agent went quiet, per agent.
-    stalled_loops: HashMap<LoopId, ProfileId>,
+    /// Each agent's attention, as the engine reports it.
+    attention: HashMap<ProfileId, Attention>,
+    /// Tasks whose agent went quiet, per agent.
     quiet_tasks: HashMap<TaskId, ProfileId>,
     /// The first line of each task not finished yet, to name the task a
     /// signal comes from.
     open_tasks: HashMap<TaskId, String>,
     notified: HashSet<String>,
     notified_order: VecDeque<String>,
-    viewed: Option<TaskId>,
+    /// What the window shows, and whether it has the focus.
+    viewing: Viewing,
+    /// What each slot shows (its kind), as far as the app knows.
+    live: HashMap<Slot, NoticeKind>,
+    /// The task ends of the current burst, oldest first.
+    burst: Vec<Ended>,
     /// The user's settings, for which notices show.
     settings: Settings,
 }
 
 impl Notices {
-    pub fn new(profiles: &[Profile], queues: &[QueueStatus], signals: &[SignalInfo], loops: &[LoopInfo]) -> Notices {
+    pub fn new(
+        profiles: &[Profile],
+        queues: &[QueueStatus],
+        signals: &[SignalInfo],
+        loops: &[LoopInfo],
+        attention: &[AgentAttention],
+    ) -> Notices {
         let stalled = loops.iter().filter(|l| matches!(l.state, LoopState::Stalled { .. }));
         Notices {
-            stalled_loops: stalled.clone().map(|l| (l.id.clone(), l.profile_id.clone())).collect(),
             names: profiles.iter().map(|p| (p.id.clone(), p.spec.name.clone())).collect(),
             queues: queues.iter().map(|q| (q.profile_id.clone(), q.clone())).collect(),
-            pending: signals
-                .iter()
-                .filter(|s| s.state() == SignalState::Pending)
-                .map(|s| (s.id.clone(), s.profile_id.clone()))
-                .collect(),
+            attention: attention.iter().map(|a| (a.profile_id.clone(), a.attention.clone())).collect(),
             notified: signals.iter().map(|s| s.id.to_string()).chain(stalled.map(loop_key)).collect(),
             ..Notices::default()
         }
@@ -211,24 +375,87 @@ impl Notices {
     }
 
     /// Takes in an event that came at `minute_of_day` (local time, minutes
-    /// past midnight); returns the notification to show, if there is one and
-    /// the user's settings let it show now. The tray's counts follow the
-    /// event either way.
-    pub fn follow(&mut self, event: &EngineEvent, minute_of_day: u16) -> Option<Notice> {
-        let notice = self.apply(event)?;
-        match delivery(notice.kind, &self.settings, minute_of_day) {
-            Delivery::Show => Some(notice),
-            Delivery::Off | Delivery::Held => None,
+    /// past midnight) and `now`; returns what to do with the desktop's
+    /// notifications: the notice it makes, if the user's settings let it show
+    /// now and the user is not looking at it, in its slot (task ends close
+    /// together grouped), and what it settles closed. The tray's counts follow
+    /// the event either way.
+    pub fn follow(&mut self, event: &EngineEvent, minute_of_day: u16, now: Millis) -> Vec<Action> {
+        let mut actions = self.settled_by(event);
+        if let Some(notice) = self.apply(event)
+            && delivery(notice.kind, &self.settings, minute_of_day) == Delivery::Show
+            && !on_screen(&self.viewing, notice.agent.as_ref())
+        {
+            actions.extend(self.place(notice, now));
+        }
+        actions
+    }
+
+    /// What the window shows now; what the user now looks at in a focused
+    /// window is closed.
+    pub fn set_viewing(&mut self, viewing: Viewing) -> Vec<Action> {
+        self.viewing = viewing;
+        let agent = self.viewing.profile_id.clone();
+        match agent {
+            Some(agent) if on_screen(&self.viewing, Some(&agent)) => self.close(Slot::Agent(agent)),
+            _ => Vec::new(),
         }
     }
 
-    /// The task the user is looking at: no notification for it.
-    pub fn set_viewed(&mut self, task: Option<TaskId>) {
-        self.viewed = task;
+    fn close(&mut self, slot: Slot) -> Vec<Action> {
+        match self.live.remove(&slot) {
+            Some(_) => vec![Action::Close { slot }],
+            None => Vec::new(),
+        }
+    }
+
+    /// What an event settles: an agent's attention moving on from what its
+    /// notification waits for, the app recording its work again.
+    fn settled_by(&mut self, event: &EngineEvent) -> Vec<Action> {
+        match event {
+            EngineEvent::AttentionChanged { profile_id, attention } => {
+                let slot = Slot::Agent(profile_id.clone());
+                match self.live.get(&slot) {
+                    Some(kind) if handled(*kind, attention) => self.close(slot),
+                    _ => Vec::new(),
+                }
+            }
+            EngineEvent::StorageChanged { problem: None } => self.close(Slot::App),
+            EngineEvent::ProfileDeleted { profile_id } => self.close(Slot::Agent(profile_id.clone())),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Puts a notice in its slot: a task end joins the burst it comes in.
+    fn place(&mut self, notice: Notice, now: Millis) -> Vec<Action> {
+        let live = notice.agent.as_ref().and_then(|agent| self.live.get(&Slot::Agent(agent.clone()))).copied();
+        let slot = slot_for(&notice, live);
+        let notice = match slot {
+            Slot::Finished => {
+                // A burst is the ends within a few seconds of its first: a steady stream of
+                // ends makes one notification every few seconds, each replacing the last.
+                if self.burst.first().is_none_or(|first| now - first.at > BURST_WINDOW_MS) {
+                    self.burst.clear();
+                }
+                let agent = notice.agent.as_ref().map_or("An agent", |agent| self.agent(agent)).to_owned();
+                let failed = if notice.kind == NoticeKind::TaskFailed { " (failed)" } else { "" };
+                let task = match &notice.target {
+                    NoticeTarget::Task(_) => notice.subject.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let line = format!("{agent}: {task}{failed}");
+                self.burst.push(Ended { at: now, notice, line });
+                grouped(&self.burst)
+            }
+            Slot::Agent(_) | Slot::App => notice,
+        };
+        let (urgency, lasting) = style(notice.kind);
+        self.live.insert(slot.clone(), notice.kind);
+        vec![Action::Show { slot, notice, urgency, lasting }]
     }
 
     /// Takes in an event; returns the notification it makes, if any, whatever
-    /// the user's settings say of it (see [`Notices::follow`]).
+    /// the user's settings and the window say of it (see [`Notices::follow`]).
     pub fn apply(&mut self, event: &EngineEvent) -> Option<Notice> {
         match event {
             EngineEvent::ProfileSaved { profile } => {
@@ -238,8 +465,7 @@ impl Notices {
             EngineEvent::ProfileDeleted { profile_id } => {
                 self.names.remove(profile_id);
                 self.queues.remove(profile_id);
-                self.last_finished.remove(profile_id);
-                self.stalled_loops.retain(|_, profile| profile != profile_id);
+                self.attention.remove(profile_id);
                 self.quiet_tasks.retain(|_, profile| profile != profile_id);
                 None
             }
@@ -249,15 +475,8 @@ impl Notices {
             }
             EngineEvent::TaskChanged { task } => self.on_task(task),
             EngineEvent::SignalChanged { signal } => self.on_signal(signal),
-            EngineEvent::AgentStatusChanged { status } => {
-                use switchboard_protocol::hook::AgentStatus;
-                self.hook_working.remove(&status.session_id);
-                self.hook_attention.remove(&status.session_id);
-                match status.status {
-                    AgentStatus::Working => self.hook_working.insert(status.session_id.clone()),
-                    AgentStatus::Attention => self.hook_attention.insert(status.session_id.clone()),
-                    _ => false,
-                };
+            EngineEvent::AttentionChanged { profile_id, attention } => {
+                self.attention.insert(profile_id.clone(), attention.clone());
                 None
             }
             EngineEvent::SettingsChanged { settings } => {
@@ -267,6 +486,8 @@ impl Notices {
             EngineEvent::PermissionRequested { .. }
             | EngineEvent::PermissionClosed { .. }
             | EngineEvent::DelegationChanged { .. }
+            | EngineEvent::AgentStatusChanged { .. }
+            | EngineEvent::SessionChanged { .. }
             | EngineEvent::Logged { .. } => None,
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::StorageChanged { problem } => {
@@ -288,11 +509,7 @@ impl Notices {
                     format!(
                         "{limit} are waiting for you; the ones after them are set aside in its event log until you answer some."
                     ),
-                ))
-            }
-            EngineEvent::SessionChanged { session } => {
-                self.session_profiles.insert(session.id.clone(), session.profile_id.clone());
-                None
+                ).about(profile_id))
             }
         }
     }
@@ -302,31 +519,16 @@ impl Notices {
     }
 
     fn on_loop(&mut self, info: &LoopInfo) -> Option<Notice> {
-        let (title, did) = match &info.state {
-            LoopState::Stalled { .. } => {
-                self.stalled_loops.insert(info.id.clone(), info.profile_id.clone());
-                ("Loop stalled", "is stuck on")
-            }
+        let (kind, title, did) = match &info.state {
+            LoopState::Stalled { .. } => (NoticeKind::LoopStalled, "Loop stalled", "is stuck on"),
             LoopState::Complete { why: Completion::MaxIterations { .. }, .. } => {
-                self.stalled_loops.remove(&info.id);
-                ("Loop stopped at its cap", "did not finish")
+                (NoticeKind::LoopEnded, "Loop stopped at its cap", "did not finish")
             }
-            LoopState::Complete { .. } => {
-                self.stalled_loops.remove(&info.id);
-                ("Loop complete", "finished")
-            }
-            LoopState::FailedToStart { .. } => {
-                self.stalled_loops.remove(&info.id);
-                ("Loop failed to start", "could not start")
-            }
-            LoopState::WorkspaceGone { .. } => {
-                self.stalled_loops.remove(&info.id);
-                ("Loop stopped: its folder is gone", "stopped")
-            }
-            LoopState::Active | LoopState::Cancelled { .. } => {
-                self.stalled_loops.remove(&info.id);
-                return None;
-            }
+            LoopState::Complete { .. } => (NoticeKind::LoopEnded, "Loop complete", "finished"),
+            LoopState::FailedToStart { .. } => (NoticeKind::LoopEnded, "Loop failed to start", "could not start"),
+            // It waits for the user as a stalled loop does: theirs to act on.
+            LoopState::WorkspaceGone { .. } => (NoticeKind::LoopStalled, "Loop stopped: its folder is gone", "stopped"),
+            LoopState::Active | LoopState::Cancelled { .. } => return None,
         };
         if !self.remember(loop_key(info)) {
             return None;
@@ -336,7 +538,7 @@ impl Notices {
         if let Some(reason) = info.state.reason() {
             body.push_str(&format!(": {}", cut(&reason, REASON_CHARS)));
         }
-        Some(Notice::new(NoticeKind::LoopEnded, NoticeTarget::Loop(info.id.clone()), title, body))
+        Some(Notice::new(kind, NoticeTarget::Loop(info.id.clone()), title, body).about(&info.profile_id))
     }
 
     fn on_quiet(&mut self, task: &TaskInfo) -> Option<Notice> {
@@ -353,7 +555,9 @@ impl Notices {
             self.agent(&task.spec.profile_id),
             quoted(&task.spec.title())
         );
-        Some(Notice::new(NoticeKind::AgentQuiet, NoticeTarget::Task(task.id.clone()), "Agent may be stuck", body))
+        let notice =
+            Notice::new(NoticeKind::AgentQuiet, NoticeTarget::Task(task.id.clone()), "Agent may be stuck", body);
+        Some(notice.about(&task.spec.profile_id))
     }
 
     fn on_task(&mut self, task: &TaskInfo) -> Option<Notice> {
@@ -367,9 +571,6 @@ impl Notices {
             if task.state() == TaskState::Running {
                 return notice;
             }
-        }
-        if task.state().is_finished() {
-            self.last_finished.insert(task.spec.profile_id.clone(), task.state());
         }
         // A loop's iterations are told by the loop, once it ends or stalls.
         if task.spec.loop_iteration.is_some() {
@@ -400,22 +601,23 @@ impl Notices {
             }
             _ => return None,
         };
-        if self.viewed.as_ref() == Some(&task.id) || !self.remember(task.id.to_string()) {
+        if !self.remember(task.id.to_string()) {
             return None;
         }
         let body = match why {
             Some(why) => format!("{what}: {why}"),
             None => what,
         };
-        Some(Notice::new(kind, NoticeTarget::Task(task.id.clone()), title, body))
+        let mut notice =
+            Notice::new(kind, NoticeTarget::Task(task.id.clone()), title, body).about(&task.spec.profile_id);
+        notice.subject = Some(name);
+        Some(notice)
     }
 
     fn on_signal(&mut self, signal: &SignalInfo) -> Option<Notice> {
         if signal.state() != SignalState::Pending {
-            self.pending.remove(&signal.id);
             return None;
         }
-        self.pending.insert(signal.id.clone(), signal.profile_id.clone());
         if !self.remember(signal.id.to_string()) {
             return None;
         }
@@ -466,7 +668,7 @@ impl Notices {
                 shortened(reason),
             ),
         };
-        Some(notice)
+        Some(notice.about(&signal.profile_id))
     }
 
     /// Records a notification for this key; false if it already had one.
@@ -484,19 +686,9 @@ impl Notices {
         true
     }
 
+    /// The tray's counts, from each agent's attention.
     pub fn counts(&self) -> TrayCounts {
-        let profile_of = |session| self.session_profiles.get(session);
-        let mut working: HashSet<&ProfileId> =
-            self.queues.values().filter(|q| q.executing).map(|q| &q.profile_id).collect();
-        working.extend(self.hook_working.iter().filter_map(profile_of));
-        let mut attention: HashSet<&ProfileId> = self.pending.values().collect();
-        attention.extend(self.hook_attention.iter().filter_map(profile_of));
-        attention.extend(self.last_finished.iter().filter_map(|(profile, state)| {
-            let failed = matches!(state, TaskState::Failed | TaskState::TimedOut | TaskState::Interrupted);
-            (failed && !self.queues.get(profile).is_some_and(|q| q.executing)).then_some(profile)
-        }));
-        let stalled: HashSet<&ProfileId> = self.stalled_loops.values().chain(self.quiet_tasks.values()).collect();
-        TrayCounts { working: working.len(), attention: attention.len(), stalled: stalled.len() }
+        TrayCounts::of(self.attention.values())
     }
 
     /// Whether every known queue is paused (the tray offers "resume all").
@@ -658,8 +850,16 @@ mod tests {
         }
     }
 
+    /// The notice an event shows, if any.
+    fn shown(actions: Vec<Action>) -> Option<Notice> {
+        actions.into_iter().find_map(|action| match action {
+            Action::Show { notice, .. } => Some(notice),
+            Action::Close { .. } => None,
+        })
+    }
+
     #[test]
-    fn a_notice_switched_off_or_in_quiet_hours_is_not_shown_but_the_tray_still_counts() {
+    fn a_notice_switched_off_or_in_quiet_hours_is_not_shown() {
         let profile = ProfileId::new();
         let failed = |id: TaskId| EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Failed) };
         let mut notices = Notices::default();
@@ -670,20 +870,18 @@ mod tests {
             ..Settings::default()
         };
         notices.apply(&EngineEvent::SettingsChanged { settings: off });
-        assert_eq!(notices.follow(&failed(TaskId::new()), at("10:00")), None);
-        assert_eq!(notices.counts().attention, 1, "the tray counts it all the same");
+        assert_eq!(shown(notices.follow(&failed(TaskId::new()), at("10:00"), 0)), None);
         let done = EngineEvent::TaskChanged { task: task(&profile, &TaskId::new(), TaskState::Completed) };
-        assert!(notices.follow(&done, at("10:00")).is_some(), "completions still show");
+        assert!(shown(notices.follow(&done, at("10:00"), 0)).is_some(), "completions still show");
 
         // Quiet hours: held while they last, shown after them.
         let mut notices = Notices::default();
         notices.apply(&queue(&profile, false, false));
         notices.set_settings(quiet_hours("22:00", "07:00"));
         let first = TaskId::new();
-        assert_eq!(notices.follow(&failed(first.clone()), at("23:15")), None);
-        assert_eq!(notices.counts().attention, 1, "the tray counts it all the same");
-        assert_eq!(notices.follow(&failed(first.clone()), at("08:00")), None, "held is not shown later");
-        let told = notices.follow(&failed(TaskId::new()), at("08:00")).expect("after quiet hours");
+        assert_eq!(shown(notices.follow(&failed(first.clone()), at("23:15"), 0)), None);
+        assert_eq!(shown(notices.follow(&failed(first.clone()), at("08:00"), 0)), None, "held is not shown later");
+        let told = shown(notices.follow(&failed(TaskId::new()), at("08:00"), 0)).expect("after quiet hours");
         assert_eq!(told.title, "Task failed");
     }
 
@@ -803,23 +1001,19 @@ mod tests {
     }
 
     #[test]
-    fn one_notice_per_task_and_none_for_the_viewed_task() {
+    fn one_notice_per_task() {
         let profile = ProfileId::new();
-        let (a, b) = (TaskId::new(), TaskId::new());
+        let a = TaskId::new();
         let mut notices = Notices::default();
         let done = |id| EngineEvent::TaskChanged { task: task(&profile, id, TaskState::Completed) };
         let first = notices.apply(&done(&a)).unwrap();
         assert_eq!(first.target, NoticeTarget::Task(a.clone()));
+        assert_eq!(first.agent, Some(profile.clone()));
         assert_eq!(notices.apply(&done(&a)), None, "the same task again");
-
-        notices.set_viewed(Some(b.clone()));
-        assert_eq!(notices.apply(&done(&b)), None, "the user is looking at it");
-        notices.set_viewed(None);
-        assert!(notices.apply(&done(&TaskId::new())).is_some(), "another task, once the user looks away");
     }
 
     #[test]
-    fn a_pending_signal_notifies_once_and_needs_attention_until_handled() {
+    fn a_pending_signal_notifies_once() {
         let profile = ProfileId::new();
         let scan = switchboard_protocol::signal::scan_all(
             b"[CLARIFICATION_NEEDED]\nquestions:\n  - Which auth strategy?\n[/CLARIFICATION_NEEDED]",
@@ -835,7 +1029,6 @@ mod tests {
             (notice.title.as_str(), notice.body.as_str()),
             ("An agent needs your answer", "Which auth strategy?")
         );
-        assert_eq!(notices.counts().attention, 1);
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
         signal.status = crate::api::SignalStatus::Handled {
             at: 1,
@@ -844,11 +1037,9 @@ mod tests {
             delegate_session: None,
         };
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
-        assert_eq!(notices.counts().attention, 0);
-        // Known at start: counted, not notified again.
+        // Known at start: not notified again.
         signal.status = crate::api::SignalStatus::Pending;
-        let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal), &[]);
-        assert_eq!(restarted.counts().attention, 1);
+        let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal), &[], &[]);
         assert_eq!(restarted.apply(&EngineEvent::SignalChanged { signal }), None);
     }
 
@@ -877,63 +1068,72 @@ mod tests {
     }
 
     #[test]
-    fn tray_counts() {
-        let (p1, p2, p3) = (ProfileId::new(), ProfileId::new(), ProfileId::new());
-        let mut notices = Notices::default();
-        let events = [
-            queue(&p1, true, false),
-            queue(&p2, false, false),
-            queue(&p3, false, true),
-            EngineEvent::TaskChanged { task: task(&p2, &TaskId::new(), TaskState::Failed) },
-            EngineEvent::TaskChanged { task: task(&p3, &TaskId::new(), TaskState::Completed) },
+    fn the_tray_counts_each_agents_attention() {
+        let task_id = TaskId::new();
+        let needs = Attention::NeedsYou {
+            need: crate::api::Need::Asks,
+            since: 1,
+            task_id: None,
+            task: None,
+            signal_id: None,
+            waiting: 1,
+        };
+        let stalled = Attention::Stalled {
+            stall: crate::api::Stall::Quiet { task_id: task_id.clone(), task: "Port".into() },
+            since: 1,
+        };
+        let failed =
+            Attention::Failed { count: 2, task_id: task_id.clone(), task: "Port".into(), reason: None, since: 1 };
+        let working = Attention::Working { task_id: None, task: None, since: None };
+        let idle = Attention::Idle { since: None };
+        let stopped = Attention::Stopped { since: None, ended: None, failed: 2 };
+        let cases: [(&[&Attention], TrayCounts, &str); 4] = [
+            (&[], TrayCounts::default(), "0 working · 0 need you"),
+            (&[&idle, &stopped], TrayCounts::default(), "0 working · 0 need you"),
+            (
+                &[&needs, &working, &working],
+                TrayCounts { working: 2, needs_you: 1, stalled: 0, failed: 0 },
+                "2 working · 1 needs you",
+            ),
+            (
+                &[&needs, &needs, &stalled, &failed, &working, &idle],
+                TrayCounts { working: 1, needs_you: 2, stalled: 1, failed: 1 },
+                "1 working · 2 need you · 1 may be stuck · 1 failed",
+            ),
         ];
-        for event in &events {
-            notices.apply(event);
+        for (agents, counts, label) in cases {
+            assert_eq!(TrayCounts::of(agents.iter().copied()), counts, "{agents:?}");
+            assert_eq!(counts.label(), label);
         }
-        assert_eq!(notices.counts(), TrayCounts { working: 1, attention: 1, stalled: 0 });
-        assert!(!notices.all_paused());
-        // The failed agent takes new work: no longer needs attention.
-        notices.apply(&queue(&p2, true, false));
-        assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 0, stalled: 0 });
-        assert_eq!(notices.counts().label(), "2 working · 0 need attention");
-        assert_eq!(
-            TrayCounts { working: 0, attention: 1, stalled: 2 }.label(),
-            "0 working · 1 needs attention · 2 stalled"
+        // The tray follows the engine's word.
+        let (p1, p2) = (ProfileId::new(), ProfileId::new());
+        let mut notices = Notices::new(
+            &[],
+            &[],
+            &[],
+            &[],
+            &[crate::api::AgentAttention { profile_id: p1.clone(), attention: working.clone() }],
         );
-        // An agent its hooks report working counts once, queue or not; one
-        // waiting on a permission needs attention.
-        let session = |profile: &ProfileId| crate::api::SessionInfo {
-            id: switchboard_protocol::SessionId::new(),
-            profile_id: profile.clone(),
-            started_at: 0,
-            size: switchboard_protocol::TermSize::DEFAULT,
-            state: crate::api::SessionState::Running { pid: 1 },
-            agent_session_id: None,
-        };
-        let (s1, s3) = (session(&p1), session(&p3));
-        let status = |s: &crate::api::SessionInfo, status| EngineEvent::AgentStatusChanged {
-            status: crate::api::AgentStatusInfo {
-                session_id: s.id.clone(),
-                status,
-                last_event_at: Some(1),
-                team: None,
-                agent_name: None,
-                agent_type: None,
-            },
-        };
-        notices.apply(&EngineEvent::SessionChanged { session: s1.clone() });
-        notices.apply(&EngineEvent::SessionChanged { session: s3.clone() });
-        notices.apply(&status(&s1, switchboard_protocol::hook::AgentStatus::Working));
-        notices.apply(&status(&s3, switchboard_protocol::hook::AgentStatus::Attention));
-        assert_eq!(notices.counts(), TrayCounts { working: 2, attention: 1, stalled: 0 });
-        for p in [&p1, &p2, &p3] {
-            notices.apply(&queue(p, false, true));
-        }
+        assert_eq!(notices.counts().working, 1);
+        notices.apply(&EngineEvent::AttentionChanged { profile_id: p2, attention: failed });
+        notices.apply(&EngineEvent::AttentionChanged { profile_id: p1, attention: needs });
+        assert_eq!(notices.counts(), TrayCounts { working: 0, needs_you: 1, stalled: 0, failed: 1 });
+    }
+
+    #[test]
+    fn all_paused() {
+        let (p1, p2) = (ProfileId::new(), ProfileId::new());
+        let mut notices = Notices::default();
+        assert!(!notices.all_paused(), "no queue: nothing to resume");
+        notices.apply(&queue(&p1, false, true));
+        notices.apply(&queue(&p2, true, false));
+        assert!(!notices.all_paused());
+        notices.apply(&queue(&p2, false, true));
         assert!(notices.all_paused());
     }
 
     #[test]
-    fn loops_notify_when_they_stall_or_end_once_each_and_stalls_are_counted() {
+    fn loops_notify_when_they_stall_or_end_once_each() {
         use switchboard_protocol::loops::LoopSettings;
         let profile = ProfileId::new();
         let mut notices = Notices::default();
@@ -959,12 +1159,9 @@ mod tests {
             "An agent is stuck on “Make the tests pass”: the same stop reason 5 times in a row: error: 3 tests fail"
         );
         assert_eq!(apply(&mut notices, &info), None, "once");
-        assert_eq!(notices.counts().stalled, 1);
-        assert!(notices.counts().label().ends_with(" · 1 stalled"));
         // Resumed, it is no longer stalled; stalling again is told again.
         info.state = LoopState::Active;
         apply(&mut notices, &info);
-        assert_eq!(notices.counts().stalled, 0);
         info.state = LoopState::Stalled { at: 9, repeated: 5, reason: "error: 3 tests fail".into() };
         assert!(apply(&mut notices, &info).is_some());
         info.state = LoopState::Complete { at: 12, why: Completion::MaxIterations { max: 10 } };
@@ -974,18 +1171,16 @@ mod tests {
             capped.body,
             "An agent did not finish “Make the tests pass”: it reached its cap of 10 iterations without the work said done"
         );
-        assert_eq!(notices.counts().stalled, 0);
         info.state = LoopState::Cancelled { at: 13 };
         assert_eq!(apply(&mut notices, &info), None, "the user cancelled it: no news");
-        // A stalled loop known at start is counted, not told again.
+        // A stalled loop known at start is not told again.
         info.state = LoopState::Stalled { at: 20, repeated: 5, reason: "same".into() };
-        let mut restarted = Notices::new(&[], &[], &[], std::slice::from_ref(&info));
-        assert_eq!(restarted.counts().stalled, 1);
+        let mut restarted = Notices::new(&[], &[], &[], std::slice::from_ref(&info), &[]);
         assert_eq!(apply(&mut restarted, &info), None);
     }
 
     #[test]
-    fn a_quiet_agent_is_told_once_per_stall_and_counted_until_it_shows_life() {
+    fn a_quiet_agent_is_told_once_per_stall() {
         let (profile, id) = (ProfileId::new(), TaskId::new());
         let mut notices = Notices::default();
         let mut running = task(&profile, &id, TaskState::Running);
@@ -998,15 +1193,226 @@ mod tests {
             "An agent has shown no output and no hook event for a while, working on “Fix the login bug”"
         );
         assert_eq!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }), None, "once");
-        assert_eq!(notices.counts().stalled, 1);
         running.set_quiet_since(None);
         notices.apply(&EngineEvent::TaskChanged { task: running.clone() });
-        assert_eq!(notices.counts().stalled, 0, "it showed life");
         running.set_quiet_since(Some(9_000));
         assert!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }).is_some(), "a new stall is told");
-        // Its end is told as usual, and it no longer counts as stalled.
+        // Its end is told as usual.
         let ended = notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Failed) });
         assert!(ended.is_some_and(|n| n.title == "Task failed"));
-        assert_eq!(notices.counts().stalled, 0);
+    }
+
+    /// What a list of actions does, in short: "show <slot> <urgency> <title>" or "close <slot>".
+    fn said(actions: &[Action], agents: &[(&ProfileId, &str)]) -> Vec<String> {
+        let slot_name = |slot: &Slot| match slot {
+            Slot::Agent(id) => agents.iter().find(|(a, _)| *a == id).map_or("?", |(_, name)| name).to_owned(),
+            Slot::Finished => "finished".to_owned(),
+            Slot::App => "app".to_owned(),
+        };
+        actions
+            .iter()
+            .map(|action| match action {
+                Action::Show { slot, notice, urgency, lasting } => {
+                    let stays = if *lasting == Lasting::UntilHandled { "stays" } else { "goes" };
+                    format!("show {} {urgency:?} {stays}: {}", slot_name(slot), notice.title)
+                }
+                Action::Close { slot } => format!("close {}", slot_name(slot)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn how_each_kind_is_shown() {
+        use NoticeKind::*;
+        let cases = [
+            (NeedsAnswer, Urgency::Critical, Lasting::UntilHandled),
+            (AgentQuiet, Urgency::Critical, Lasting::UntilHandled),
+            (LoopStalled, Urgency::Critical, Lasting::UntilHandled),
+            (Storage, Urgency::Critical, Lasting::UntilHandled),
+            (TaskFailed, Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS)),
+            (LoopEnded, Urgency::Normal, Lasting::Transient(COMPLETED_SHOWN_MS)),
+            (TaskCompleted, Urgency::Low, Lasting::Transient(COMPLETED_SHOWN_MS)),
+        ];
+        for (kind, urgency, lasting) in cases {
+            assert_eq!(style(kind), (urgency, lasting), "{kind:?}");
+        }
+        let (needs, working) = (
+            Attention::NeedsYou {
+                need: crate::api::Need::Asks,
+                since: 0,
+                task_id: None,
+                task: None,
+                signal_id: None,
+                waiting: 1,
+            },
+            Attention::Working { task_id: None, task: None, since: None },
+        );
+        let stalled = Attention::Stalled {
+            stall: crate::api::Stall::Quiet { task_id: TaskId::new(), task: "Port".into() },
+            since: 0,
+        };
+        let cases = [
+            (NeedsAnswer, &needs, false),
+            (NeedsAnswer, &stalled, true),
+            (NeedsAnswer, &working, true),
+            (AgentQuiet, &stalled, false),
+            (AgentQuiet, &needs, true),
+            (LoopStalled, &working, true),
+            (TaskCompleted, &working, false),
+        ];
+        for (kind, now, closes) in cases {
+            assert_eq!(handled(kind, now), closes, "{kind:?} when {now:?}");
+        }
+    }
+
+    #[test]
+    fn notifications_are_replaced_grouped_held_and_closed() {
+        let (builder, reviewer) = (ProfileId::new(), ProfileId::new());
+        let agents = [(&builder, "Builder"), (&reviewer, "Reviewer")];
+        let question = |profile: &ProfileId| {
+            let scan = switchboard_protocol::signal::scan_all(
+                b"[CLARIFICATION_NEEDED]\nquestions:\n  - Which auth strategy?\n[/CLARIFICATION_NEEDED]",
+            )
+            .pop()
+            .unwrap();
+            let signal = SignalInfo::pending(
+                switchboard_protocol::SessionId::new(),
+                profile.clone(),
+                None,
+                crate::api::SignalChannel::Pty,
+                scan,
+                0,
+            );
+            EngineEvent::SignalChanged { signal }
+        };
+        let ended =
+            |profile: &ProfileId, state| EngineEvent::TaskChanged { task: task(profile, &TaskId::new(), state) };
+        let attention = |profile: &ProfileId, attention: Attention| EngineEvent::AttentionChanged {
+            profile_id: profile.clone(),
+            attention,
+        };
+        let working = Attention::Working { task_id: None, task: None, since: None };
+        let needs = Attention::NeedsYou {
+            need: crate::api::Need::Asks,
+            since: 0,
+            task_id: None,
+            task: None,
+            signal_id: None,
+            waiting: 1,
+        };
+        let looking_at =
+            |profile: &ProfileId, focused| Viewing { profile_id: Some(profile.clone()), task_id: None, focused };
+        let loop_info = LoopInfo {
+            id: LoopId::new(),
+            profile_id: builder.clone(),
+            settings: switchboard_protocol::loops::LoopSettings::new("Make the tests pass"),
+            created_at: 0,
+            state: LoopState::Complete { at: 3, why: Completion::MaxIterations { max: 3 } },
+            iterations: Vec::new(),
+            iteration_count: 0,
+            iterations_run: 0,
+        };
+
+        #[allow(clippy::large_enum_variant)] // a test table: built once
+        enum Step {
+            Event(EngineEvent, Millis),
+            View(Viewing),
+        }
+        use Step::*;
+        let steps: Vec<(&str, Step, Vec<&str>)> = vec![
+            (
+                "a question: in the agent's place, critical, until answered",
+                Event(question(&builder), 0),
+                vec!["show Builder Critical stays: Builder needs your answer"],
+            ),
+            (
+                "a second question replaces the first in place",
+                Event(question(&builder), 1_000),
+                vec!["show Builder Critical stays: Builder needs your answer"],
+            ),
+            (
+                "the engine agrees it needs the user: nothing to close",
+                Event(attention(&builder, needs.clone()), 1_100),
+                vec![],
+            ),
+            (
+                "a loop's end does not take the place of a question waiting",
+                Event(EngineEvent::LoopChanged { info: loop_info.clone() }, 20_000),
+                vec!["show finished Normal goes: Loop stopped at its cap"],
+            ),
+            (
+                "answered: the question's notification closes",
+                Event(attention(&builder, working.clone()), 30_000),
+                vec!["close Builder"],
+            ),
+            (
+                "a task ends",
+                Event(ended(&builder, TaskState::Completed), 40_000),
+                vec!["show finished Low goes: Task completed"],
+            ),
+            (
+                "another within seconds: one notification for both",
+                Event(ended(&reviewer, TaskState::Completed), 42_000),
+                vec!["show finished Low goes: 2 tasks finished"],
+            ),
+            (
+                "and a failure: the group says so",
+                Event(ended(&reviewer, TaskState::Failed), 44_000),
+                vec!["show finished Normal goes: 3 tasks finished, 1 failed"],
+            ),
+            (
+                "a task ending later than a few seconds after the burst began starts another",
+                Event(ended(&builder, TaskState::Completed), 46_000),
+                vec!["show finished Low goes: Task completed"],
+            ),
+            ("the user looks at the Builder, focused", View(looking_at(&builder, true)), vec![]),
+            ("nothing for the agent on screen", Event(ended(&builder, TaskState::Completed), 70_000), vec![]),
+            ("nor its questions", Event(question(&builder), 71_000), vec![]),
+            (
+                "another agent's question shows",
+                Event(question(&reviewer), 72_000),
+                vec!["show Reviewer Critical stays: Reviewer needs your answer"],
+            ),
+            ("the window loses the focus", View(looking_at(&builder, false)), vec![]),
+            (
+                "the agent on screen is told again once the user is away",
+                Event(ended(&builder, TaskState::Failed), 90_000),
+                vec!["show finished Normal goes: Task failed"],
+            ),
+            (
+                "the user opens the Reviewer: its question closes",
+                View(looking_at(&reviewer, true)),
+                vec!["close Reviewer"],
+            ),
+            (
+                "the app cannot record its work: stays until it can",
+                Event(EngineEvent::StorageChanged { problem: Some(StorageProblem::ReadOnly) }, 95_000),
+                vec!["show app Critical stays: Switchboard cannot record its work"],
+            ),
+            ("it can again: closed", Event(EngineEvent::StorageChanged { problem: None }, 96_000), vec!["close app"]),
+        ];
+        let mut notices = Notices::default();
+        notices.apply(&named(&builder, "Builder"));
+        notices.apply(&named(&reviewer, "Reviewer"));
+        for (case, step, expected) in steps {
+            let actions = match step {
+                Event(event, now) => notices.follow(&event, at("10:00"), now),
+                View(viewing) => notices.set_viewing(viewing),
+            };
+            assert_eq!(said(&actions, &agents), expected, "{case}");
+        }
+        // The group names the tasks and their agents, the latest few.
+        let mut notices = Notices::default();
+        notices.apply(&named(&builder, "Builder"));
+        let mut last = None;
+        for n in 0..5 {
+            last = shown(notices.follow(&ended(&builder, TaskState::Completed), at("10:00"), n * 1_000));
+        }
+        let last = last.unwrap();
+        assert_eq!(last.title, "5 tasks finished");
+        assert_eq!(
+            last.body,
+            "Builder: “Fix the login bug”\nBuilder: “Fix the login bug”\nBuilder: “Fix the login bug”\nand 2 more"
+        );
     }
 }

@@ -1,6 +1,6 @@
 import { fireEvent, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
 import { clarification, completion, malformed, stopWork } from '../test/signals';
@@ -29,6 +29,49 @@ describe('needs you', () => {
     expect(screen.queryByTestId('attention-list')).toBeNull();
     expect(screen.queryByTestId('profile-attention')).toBeNull();
     expect(screen.queryByTestId('signal-banner')).toBeNull();
+  });
+
+  it("lists what the engine says asks the user, counted as the tray counts: needing you, maybe stuck, failed", async () => {
+    const { backend, claude, claudeSession, codex, codexSession } = twoAgents();
+    // claude: a question; codex: a task gone quiet; a third agent whose task failed.
+    backend.raiseSignal(claudeSession.id, signalScan(clarification(['Which database?'])), { created_at: 10 });
+    const stuck = backend.seedTask({ profile_id: codex.id, instruction: 'Port the parser', state: 'running', session_id: codexSession.id, started_at: 5, typed_at: 5, quiet_since: 50 });
+    const broke = backend.seedProfile({ name: 'broke' });
+    const failed = backend.seedTask({ profile_id: broke.id, instruction: 'Write the docs', state: 'failed', ended_at: 900, reason: 'the agent exited' });
+    await renderApp(backend);
+
+    // Before: the tray said "1 needs attention · 1 stalled" while this said "Nothing waits for you".
+    const list = screen.getByTestId('attention-list');
+    expect(within(list).getByTestId('attention-count').getAttribute('data-count')).toBe('1');
+    expect(within(list).getByTestId('attention-stalled-count').textContent).toBe('1 may be stuck');
+    expect(within(list).getByTestId('attention-failed-count').textContent).toBe('1 failed');
+    expect(within(list).getAllByTestId('attention-entry')).toHaveLength(1);
+    const agents = within(list).getAllByTestId('attention-agent');
+    expect(agents.map((a) => [a.getAttribute('data-state'), a.textContent?.trim()])).toEqual([
+      ['stalled', expect.stringContaining('codex: No output for a while on “Port the parser”: it may be stuck')],
+      ['failed', expect.stringContaining('broke: A task failed since you last looked: “Write the docs”: the agent exited')],
+    ]);
+    // Each agent's entry says the same.
+    expect(within(profileEntry('claude')).getByTestId('profile-attention').getAttribute('data-count')).toBe('1');
+    // Its task at work may be stuck: the queue says so where it said "working" (once, not twice).
+    expect(within(profileEntry('codex')).getByTestId('profile-queue').textContent).toBe('may be stuck');
+    expect(within(profileEntry('codex')).queryByTestId('profile-stalled')).toBeNull();
+    expect(within(profileEntry('broke')).getByTestId('profile-failed').textContent).toBe('task failed');
+
+    // One click opens the failed task; in the focused window that is the user looking: seen.
+    await fireEvent.focus(window);
+    await fireEvent.click(agents[1]);
+    expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(failed.id);
+    await vi.waitFor(() => expect(screen.queryByTestId('attention-failed-count')).toBeNull());
+    expect(within(profileEntry('broke')).queryByTestId('profile-failed')).toBeNull();
+    expect(backend.viewing).toEqual({ profile_id: broke.id, task_id: failed.id, focused: true });
+    // The settings cover the agent: none is on screen, so the shell notifies about every one.
+    await fireEvent.click(screen.getByTestId('open-settings'));
+    await vi.waitFor(() => expect(backend.viewing.profile_id).toBeNull());
+    // The window loses the focus: the user is away.
+    await fireEvent.blur(window);
+    await vi.waitFor(() => expect(backend.viewing.focused).toBe(false));
+    expect([claude.id, stuck.id]).toHaveLength(2);
   });
 
   it('lists pending signals of all agents, oldest first, with a count', async () => {

@@ -51,7 +51,7 @@ describe('the dashboard', () => {
     expect(within(asker).getByTestId('dashboard-queued').textContent).toBe('1 queued');
     expect(within(asker).getByTestId('dashboard-since').textContent).toMatch(/^for 5m/);
     expect(asker.textContent).toContain('auth');
-    expect(within(asker).getByTestId('dashboard-needs-you').textContent).toContain('A question waits for your answer');
+    expect(within(asker).getByTestId('dashboard-attention').textContent).toContain('Asks: OAuth2 or JWT?');
 
     const builder = card(view, 'builder');
     expect(within(builder).getByTestId('dashboard-state').textContent).toBe('idle');
@@ -62,6 +62,55 @@ describe('the dashboard', () => {
     expect(builder.querySelector('b')).toBeNull();
 
     expect(within(card(view, 'archived')).getByTestId('dashboard-state').textContent).toBe('not started');
+  });
+
+  it('shows a task that may be stuck and a failure as such, the engine\'s one word for each, with the task one click away', async () => {
+    const backend = new FakeBackend();
+    const now = Date.now();
+    const quiet = backend.seedProfile({ name: 'quiet' });
+    const session = backend.seedSession(quiet.id, { state: 'running', pid: 4242 }, now - 600_000);
+    const stuck = backend.seedTask({
+      profile_id: quiet.id,
+      instruction: 'Port the parser',
+      state: 'running',
+      session_id: session.id,
+      started_at: now - 300_000,
+      typed_at: now - 300_000,
+      quiet_since: now - 120_000,
+    });
+    const broke = backend.seedProfile({ name: 'broke' });
+    const ended = backend.seedSession(broke.id, { state: 'exited', exit_code: 2, signal: null, ended_at: now - 1_000 }, now - 60_000);
+    const failed = backend.seedTask({
+      profile_id: broke.id,
+      instruction: 'Write the docs',
+      state: 'failed',
+      session_id: ended.id,
+      ended_at: now - 1_000,
+      reason: 'the agent exited with code 2',
+    });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    const view = await screen.findByTestId('dashboard');
+    await waitFor(() => expect(within(view).getAllByTestId('dashboard-card')).toHaveLength(2));
+    // Before: the dashboard said "working" for the quiet task, and "stopped" for the agent whose task failed.
+    const quietCard = card(view, 'quiet');
+    expect(quietCard.getAttribute('data-state')).toBe('stalled');
+    expect(within(quietCard).getByTestId('dashboard-state').textContent).toBe('may be stuck');
+    expect(within(quietCard).getByTestId('dashboard-attention').textContent).toContain('No output for a while on “Port the parser”');
+    const brokeCard = card(view, 'broke');
+    expect(brokeCard.getAttribute('data-state')).toBe('failed');
+    expect(within(brokeCard).getByTestId('dashboard-state').textContent).toBe('task failed');
+    expect(within(brokeCard).getByTestId('dashboard-attention').textContent).toContain('“Write the docs”: the agent exited with code 2');
+    expect(within(view).getByTestId('dashboard-summary').textContent).toBe('2 agents · 1 may be stuck · 1 failed');
+    // Once seen, the agent whose task failed reads as stopped, saying how its run ended and what failed.
+    await fireEvent.focus(window);
+    await fireEvent.click(within(brokeCard).getByTestId('dashboard-open-attention'));
+    expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(failed.id);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    const seen = await screen.findByTestId('dashboard');
+    await waitFor(() => expect(card(seen, 'broke').getAttribute('data-state')).toBe('stopped'));
+    expect(within(card(seen, 'broke')).getByTestId('dashboard-ended').textContent).toBe('Exited with code 2; 1 task failed in its last run');
+    expect(stuck.state).toBe('running');
   });
 
   it('sorts by name, and opens the question, the task and the terminal in one click', async () => {

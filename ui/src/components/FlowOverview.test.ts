@@ -4,15 +4,24 @@ import type { Overview, OverviewAgent } from '../lib/bindings';
 import FlowOverview from './FlowOverview.svelte';
 
 function agent(profile_id: string, extra: Partial<OverviewAgent> = {}): OverviewAgent {
-  return { profile_id, name: profile_id, session_id: null, status: null, since: null, running: true, task_id: null, doing: null, loop_iteration: null, queued: 0, needs_user: 0, ...extra };
+  return { profile_id, name: profile_id, session_id: null, status: null, since: null, running: true, task_id: null, doing: null, loop_iteration: null, queued: 0, needs_user: 0, attention: { state: 'idle', since: null }, ...extra };
 }
 
 const team: Overview = {
   agents: [
-    agent('lead', { status: 'attention', doing: 'Plan the parser work', queued: 2, needs_user: 1 }),
-    agent('coder', { status: 'working', loop_iteration: 4 }),
+    agent('lead', {
+      status: 'attention',
+      doing: 'Plan the parser work',
+      queued: 2,
+      needs_user: 1,
+      attention: { state: 'needs_you', need: { kind: 'permission', tool: 'Bash' }, since: 1, task_id: null, task: null, signal_id: null, waiting: 1 },
+    }),
+    agent('coder', { status: 'working', loop_iteration: 4, attention: { state: 'working', task_id: null, task: null, since: 1 } }),
     agent('tester', { status: 'done' }),
-    agent('old', { running: false }),
+    // Its hooks last said working; the engine says its task may be stuck.
+    agent('stuck', { status: 'working', attention: { state: 'stalled', stall: { kind: 'quiet', task_id: 't', task: 'Port' }, since: 1 } }),
+    agent('broke', { running: false, attention: { state: 'failed', count: 1, task_id: 't2', task: 'Docs', reason: null, since: 1 } }),
+    agent('old', { running: false, attention: { state: 'stopped', since: 1, ended: { how: 'stopped' }, failed: 0 } }),
   ],
   helpers: [{ id: 's1:worker1', lead: 'lead', name: 'worker1' }],
   links: [
@@ -28,6 +37,9 @@ describe('the overview of all agents', () => {
     expect(lead.textContent).toContain('needs you');
     expect(lead.textContent).toContain('Plan the parser work');
     expect(lead.textContent).toContain('2 queued');
+    expect(lead.textContent).toContain('Asks permission to use Bash');
+    expect(screen.getByTestId('overview-agent-stuck').textContent).toContain('may be stuck');
+    expect(screen.getByTestId('overview-agent-stuck').textContent).not.toContain('working');
     expect(screen.getByTestId('overview-agent-coder').textContent).toContain('Loop iteration 4');
     expect(screen.getByTestId('overview-link-lead-coder').textContent).toContain('delegated');
     expect(screen.getByTestId('overview-link-lead-s1:worker1').textContent).toContain('spawned');
@@ -35,12 +47,14 @@ describe('the overview of all agents', () => {
     expect(screen.getByRole('group', { name: 'All agents' }).getAttribute('viewBox')).toMatch(/^0 0 \d/);
   });
 
-  it('colours each agent by its status', () => {
+  it('colours each agent by its attention', () => {
     render(FlowOverview, { props: { overview: team, onopen: () => {} } });
     const tone = (id: string) => screen.getByTestId(`overview-agent-${id}`).getAttribute('class');
-    expect(tone('lead')).toContain('attention');
+    expect(tone('lead')).toContain('needs-you');
     expect(tone('coder')).toContain('working');
-    expect(tone('tester')).toContain('done');
+    expect(tone('tester')).toContain('idle');
+    expect(tone('stuck')).toContain('stalled');
+    expect(tone('broke')).toContain('failed');
     expect(tone('old')).toContain('stopped');
   });
 

@@ -124,7 +124,7 @@ describe('the flows view', () => {
     const overview = await screen.findByTestId('overview');
     const node = await within(overview).findByTestId(`overview-agent-${agent.id}`);
     expect(node.textContent).toContain('asker');
-    expect(node.textContent).toContain('waiting');
+    expect(node.textContent).toContain('idle');
     await fireEvent.keyDown(node, { key: 'Enter' });
     expect(await screen.findByTestId('flows-view')).toBeTruthy();
     await fireEvent.keyDown(window, { key: 'Escape' });

@@ -66,7 +66,7 @@ describe('loops in the window', () => {
   it('shows a stalled loop as text, lets the user correct its guardrails and resume it', async () => {
     const { backend, info } = withStalledLoop();
     const { container } = await renderApp(backend);
-    expect(screen.getByTestId('profile-stalled').textContent).toBe('stalled');
+    expect(screen.getByTestId('profile-stalled').textContent).toBe('loop stalled');
     await fireEvent.click(screen.getByTestId('loop-open'));
     const detail = await screen.findByTestId('loop-detail');
     expect(within(detail).getByTestId('loop-stalled').textContent).toContain('error: 3 tests fail <b>boom</b>');

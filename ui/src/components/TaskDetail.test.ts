@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProfileId, TaskResult, TaskSpec } from '../lib/bindings';
+import type { Viewing, ProfileId, TaskResult, TaskSpec } from '../lib/bindings';
 import { FakeBackend, sampleResult } from '../lib/fakeBackend';
 import App from '../App.svelte';
 import { fakeTerminals } from '../test/fakeTerminal';
@@ -65,7 +65,10 @@ describe('task detail', () => {
 
     await fireEvent.click(within(detail).getByTestId('task-detail-close'));
     expect(screen.queryByTestId('task-detail')).toBeNull();
-    expect(callsOf(backend, 'set_viewed_task')).toEqual([{ taskId: task.id }, { taskId: null }]);
+    // The shell and the engine hear what is on screen: the task, with its agent, then no task.
+    const told = callsOf(backend, 'set_viewing').map((call) => (call as { viewing: Viewing }).viewing);
+    expect(told.at(-2)).toMatchObject({ profile_id: task.profile_id, task_id: task.id });
+    expect(told.at(-1)).toMatchObject({ profile_id: task.profile_id, task_id: null });
   });
 
   it('renders the summary as Markdown', async () => {

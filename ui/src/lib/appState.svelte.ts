@@ -8,6 +8,8 @@
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type {
+  AgentAttention,
+  Viewing,
   Delegation,
   FlowTarget,
   FollowedLog,
@@ -42,7 +44,8 @@ import { logFailure, toApiError, userMessage } from './errors';
 import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatus';
 import { applyPermissionEvent } from './permissions';
 import { applyDelegationEvent } from './delegations';
-import { applyLoopEvent, stalledAgents, upsertLoop } from './loops';
+import { applyLoopEvent, upsertLoop } from './loops';
+import { applyAttentionEvent, attentionMapOf, type AttentionMap } from './attention';
 import {
   applyFloodEvent,
   applySignalEvent,
@@ -76,7 +79,19 @@ export class AppState {
 
   model: Model = $state.raw({ profiles: [], sessions: [] });
   tasks: TaskModel = $state.raw(EMPTY_TASKS);
-  selection: Selection = $state.raw(null);
+  #selection: Selection = $state.raw(null);
+  /** What the main area shows; the shell and the engine are told (see `viewing`). */
+  get selection(): Selection {
+    return this.#selection;
+  }
+  set selection(selection: Selection) {
+    this.#selection = selection;
+    this.#tellViewing();
+  }
+  /** Each agent's attention, as the engine works it out (the one state every place shows). */
+  attention: AttentionMap = $state.raw({});
+  /** Whether the window has the focus (what the user looks at is then not notified). */
+  focused = $state(typeof document !== 'undefined' && document.hasFocus());
   /** The task whose detail is on screen. */
   selectedTaskId: TaskId | null = $state(null);
   /** Whether the agents list is shown; a narrow window starts with it folded to a rail, so
@@ -161,8 +176,37 @@ export class AppState {
     return id === null ? undefined : this.loops.find((l) => l.id === id);
   });
 
-  /** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */
-  stalled: Set<ProfileId> = $derived(stalledAgents(this.loops, this.tasks.tasks));
+  /**
+   * What the window shows now, as the shell and the engine are told it: the agent in the main
+   * area (none while the settings, the search or the agent form cover it) and its task detail.
+   */
+  get viewing(): Viewing {
+    const covered = this.formOpen || this.searchOpen || this.settingsOpen;
+    const agent = covered ? null : (this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null);
+    return { profile_id: agent, task_id: this.selectedTaskId, focused: this.focused };
+  }
+
+  #toldViewing = '';
+
+  /** Tells the shell and the engine what the window shows, when that changed (App.svelte follows `viewing`). */
+  tellViewing(): void {
+    this.#tellViewing();
+  }
+
+  #tellViewing(): void {
+    if (this.loading) return;
+    const viewing = this.viewing;
+    const key = JSON.stringify(viewing);
+    if (key === this.#toldViewing) return;
+    this.#toldViewing = key;
+    this.backend.setViewing(viewing).catch(logFailure('set_viewing'));
+  }
+
+  /** The window gained or lost the focus. */
+  setFocused(focused: boolean): void {
+    this.focused = focused;
+    this.#tellViewing();
+  }
 
   /** The signals waiting for the user, oldest first. */
   pendingSignals: SignalInfo[] = $derived(pendingSignals(this.signals));
@@ -241,6 +285,7 @@ export class AppState {
     const permissionList = this.backend.listPermissionRequests().catch(() => [] as PermissionRequest[]);
     const delegationList = this.backend.listDelegations().catch(() => [] as Delegation[]);
     const loopList = this.backend.listLoops().catch(() => [] as LoopInfo[]);
+    const attentionList = this.backend.listAttention().catch(() => [] as AgentAttention[]);
     // Without its settings the window goes on with the defaults.
     const settings = this.backend.getSettings().catch((reason: unknown) => {
       logFailure('get_settings')(reason);
@@ -259,6 +304,7 @@ export class AppState {
       this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
       this.delegations = buffered.reduce(applyDelegationEvent, await delegationList);
       this.loops = buffered.reduce(applyLoopEvent, await loopList);
+      this.attention = buffered.reduce(applyAttentionEvent, attentionMapOf(await attentionList));
       this.settings = buffered.reduce(applySettingsEvent, await settings);
       this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
       if (this.selection === null) this.selection = initialSelection(this.model);
@@ -277,6 +323,7 @@ export class AppState {
       }
       loaded = true;
       this.loading = false;
+      this.#tellViewing();
       this.#markLoaded();
     }
   }
@@ -397,13 +444,13 @@ export class AppState {
     this.closeFlows();
     if (this.selectedTaskId === taskId) return;
     this.selectedTaskId = taskId;
-    this.backend.setViewedTask(taskId).catch(logFailure('set_viewed_task'));
+    this.#tellViewing();
   }
 
   closeTask(): void {
     if (this.selectedTaskId === null) return;
     this.selectedTaskId = null;
-    this.backend.setViewedTask(null).catch(logFailure('set_viewed_task'));
+    this.#tellViewing();
   }
 
   /**
@@ -491,6 +538,7 @@ export class AppState {
       sessions: this.model.sessions,
       queues: this.tasks.queues,
       pending: this.pendingSignals,
+      attention: this.attention,
       loops: this.loops,
       current: this.selectedAgent,
       terminalShown: this.selectedSession?.state === 'running',
@@ -521,6 +569,9 @@ export class AppState {
         return;
       case 'answer':
         return this.showSignal(action.signal.id);
+      case 'task':
+        void this.revealTask(action.taskId);
+        return;
       case 'terminal':
         return this.focusTerminal();
       case 'pause-all':
@@ -753,6 +804,7 @@ export class AppState {
     this.permissions = applyPermissionEvent(this.permissions, event);
     this.delegations = applyDelegationEvent(this.delegations, event);
     this.loops = applyLoopEvent(this.loops, event);
+    this.attention = applyAttentionEvent(this.attention, event);
     this.settings = applySettingsEvent(this.settings, event);
     const signal = this.shownSignalId;
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();

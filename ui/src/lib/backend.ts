@@ -10,7 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, FollowedLog, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId } from './bindings';
+import type { AppInfo, EngineEvent, FollowedLog, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -43,8 +43,6 @@ export interface Backend extends EngineCommands {
    * agent started from the command line while the window opens) is missed.
    */
   whenListening(): Promise<void>;
-  /** Tell the shell which task detail is on screen (none: `null`), so it does not notify about it. */
-  setViewedTask(taskId: TaskId | null): Promise<void>;
   /** The event log entries the window is sent as they are written (null: none). */
   followLog(followed: FollowedLog | null): Promise<void>;
   /**
@@ -133,8 +131,12 @@ export function tauriBackend(): Backend {
       await call<null>('follow_log', { followed });
     },
 
-    async setViewedTask(taskId: TaskId | null): Promise<void> {
-      await call<null>('set_viewed_task', { taskId });
+    /**
+     * What the window shows and whether it has the focus, through the shell: it does not notify
+     * about what the user looks at, and tells the engine (a failure on screen is seen).
+     */
+    async setViewing(viewing: Viewing): Promise<void> {
+      await call<null>('set_viewing', { viewing });
     },
 
     async openArtifact(taskId: TaskId, path: string, reveal: boolean): Promise<void> {

@@ -687,15 +687,15 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
  * The signal that has waited longest, to start with.
  */
-oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
+oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "attention_changed", profile_id: ProfileId, attention: Attention, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
 
 export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**
@@ -831,6 +831,51 @@ export type FlowEvents = { entries: Array<LogEntry>,
  */
 omitted: number, };
 
+export type Need = { "kind": "question", questions: number, first: string, } | { "kind": "permission", tool: string, } | { "kind": "blocker", blocker: string, } | { "kind": "delegation" } | { "kind": "report" } | { "kind": "unreadable" } | { "kind": "asks" };
+
+export type Stall = { "kind": "loop", loop_id: LoopId, goal: string, reason: string, } | { "kind": "quiet", task_id: TaskId, task: string, };
+
+export type Ending = { "how": "exited", code: number, signal: string | null, } | { "how": "stopped" } | { "how": "interrupted" };
+
+export type Attention = { "state": "needs_you", need: Need, 
+/**
+ * Since when the oldest of its waits has waited.
+ */
+since: number, 
+/**
+ * The task it came from, where one did.
+ */
+task_id: TaskId | null, 
+/**
+ * That task's first line.
+ */
+task: string | null, 
+/**
+ * The signal that opens it (the oldest), where the wait is one.
+ */
+signal_id: SignalId | null, 
+/**
+ * How many of its things wait for the user (signals and
+ * permission requests), at least one.
+ */
+waiting: number, } | { "state": "stalled", stall: Stall, since: number, } | { "state": "failed", count: number, 
+/**
+ * The latest of them.
+ */
+task_id: TaskId, task: string, 
+/**
+ * Why it failed, as the engine or the agent put it.
+ */
+reason: string | null, 
+/**
+ * When the latest ended.
+ */
+since: number, } | { "state": "working", task_id: TaskId | null, task: string | null, since: number | null, } | { "state": "idle", since: number | null, } | { "state": "stopped", since: number | null, ended: Ending | null, failed: number, };
+
+export type AgentAttention = { profile_id: ProfileId, attention: Attention, };
+
+export type Viewing = { profile_id: ProfileId | null, task_id: TaskId | null, focused: boolean, };
+
 export type OverviewAgent = { profile_id: ProfileId, name: string, 
 /**
  * Its running session, if one runs.
@@ -857,7 +902,12 @@ doing: string | null, loop_iteration: number | null, queued: number,
 /**
  * Questions or decisions of its waiting for the user.
  */
-needs_user: number, };
+needs_user: number, 
+/**
+ * What it asks of the user's attention: the one state every place
+ * shows for it.
+ */
+attention: Attention, };
 
 export type OverviewHelper = { 
 /**
@@ -997,6 +1047,10 @@ export interface EngineCommands {
   search(query: string): Promise<Array<SearchHit>>;
   /** Each session's agent status, for sessions whose hooks have reported. */
   listAgentStatus(): Promise<Array<AgentStatusInfo>>;
+  /** What each agent asks of the user's attention (the one state the tray, sidebar, dashboard, graph and palette show). */
+  listAttention(): Promise<Array<AgentAttention>>;
+  /** What the window shows now and whether it has the focus: the agent on screen in a focused window has its failures seen. */
+  setViewing(viewing: Viewing): Promise<void>;
   /** Permission requests waiting for the user. */
   listPermissionRequests(): Promise<Array<PermissionRequest>>;
   /** The user's answer to an agent's permission request. */
@@ -1056,6 +1110,8 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     flowOverview: async () => replyValue(await send({ type: "flow_overview" }), "overview"),
     search: async (query) => replyValue(await send({ type: "search", query: query }), "search_hits"),
     listAgentStatus: async () => replyValue(await send({ type: "list_agent_status" }), "agent_status"),
+    listAttention: async () => replyValue(await send({ type: "list_attention" }), "attention"),
+    setViewing: async (viewing) => replyValue(await send({ type: "set_viewing", viewing: viewing }), "unit"),
     listPermissionRequests: async () => replyValue(await send({ type: "list_permission_requests" }), "permission_requests"),
     decidePermission: async (requestId, allow, message) => replyValue(await send({ type: "decide_permission", request_id: requestId, allow: allow, message: message }), "unit"),
   };
@@ -1170,6 +1226,11 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "search_hits", value: await target.search(command.query) };
     case "list_agent_status":
       return { type: "agent_status", value: await target.listAgentStatus() };
+    case "list_attention":
+      return { type: "attention", value: await target.listAttention() };
+    case "set_viewing":
+      await target.setViewing(command.viewing);
+      return { type: "unit" };
     case "list_permission_requests":
       return { type: "permission_requests", value: await target.listPermissionRequests() };
     case "decide_permission":

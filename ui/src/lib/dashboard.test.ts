@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OverviewAgent } from './bindings';
+import type { Attention, OverviewAgent } from './bindings';
 import { cardState, cardStateLabel, dashboardSummary, doingLine, previewLines, sortCards, timeInState } from './dashboard';
 
 function agent(name: string, extra: Partial<OverviewAgent> = {}): OverviewAgent {
@@ -15,36 +15,50 @@ function agent(name: string, extra: Partial<OverviewAgent> = {}): OverviewAgent 
     loop_iteration: null,
     queued: 0,
     needs_user: 0,
+    attention: IDLE,
     ...extra,
   };
 }
 
+const IDLE: Attention = { state: 'idle', since: 1_000 };
+const NEEDS: Attention = { state: 'needs_you', need: { kind: 'question', questions: 2, first: 'Which database?' }, since: 5, task_id: null, task: null, signal_id: 'q', waiting: 1 };
+const WORKING: Attention = { state: 'working', task_id: 't', task: 'Port the parser', since: 500 };
+const QUIET: Attention = { state: 'stalled', stall: { kind: 'quiet', task_id: 't', task: 'Port the parser' }, since: 700 };
+const FAILED: Attention = { state: 'failed', count: 2, task_id: 't', task: 'Write the docs', reason: 'the agent exited', since: 800 };
+const STOPPED: Attention = { state: 'stopped', since: 5, ended: { how: 'exited', code: 1, signal: null }, failed: 2 };
+const NEVER: Attention = { state: 'stopped', since: null, ended: null, failed: 0 };
+
 describe('dashboard cards', () => {
-  it('say what each agent is doing in words', () => {
-    const table: [Partial<OverviewAgent>, string][] = [
-      [{ status: 'attention' }, 'needs you'],
-      [{ status: 'working' }, 'working'],
-      [{ status: 'waiting' }, 'idle'],
-      [{ status: null }, 'idle'],
-      [{ status: 'done' }, 'done'],
-      [{ running: false, session_id: null, status: null, since: 5 }, 'stopped'],
-      [{ running: false, session_id: null, status: null, since: null }, 'not started'],
+  it('say what the engine says of each agent, whatever its hooks say', () => {
+    const table: [Partial<OverviewAgent>, string, string][] = [
+      [{ attention: NEEDS }, 'needs-you', 'needs you'],
+      [{ attention: WORKING, status: 'working' }, 'working', 'working'],
+      // Before: a quiet task read "working" on the dashboard while its card said it may be stuck.
+      [{ attention: QUIET, status: 'working' }, 'stalled', 'may be stuck'],
+      [{ attention: FAILED, status: 'waiting' }, 'failed', '2 tasks failed'],
+      [{ attention: IDLE, status: 'done' }, 'idle', 'idle'],
+      [{ attention: STOPPED, running: false, session_id: null, status: null }, 'stopped', 'stopped'],
+      [{ attention: NEVER, running: false, session_id: null, status: null, since: null }, 'never-started', 'not started'],
     ];
-    for (const [extra, label] of table) expect(cardStateLabel(cardState(agent('a', extra)))).toBe(label);
+    for (const [extra, state, label] of table) {
+      expect(cardState(agent('a', extra))).toBe(state);
+      expect(cardStateLabel(agent('a', extra))).toBe(label);
+    }
   });
 
-  it('sort with the agents that need the user first, then those at work', () => {
+  it('sort with the agents that need the user first, then stuck, failed, at work, idle, stopped', () => {
     const agents = [
-      agent('zed', { running: false, session_id: null, status: null, since: 10 }),
-      agent('bob', { status: 'working', since: 500 }),
+      agent('zed', { running: false, session_id: null, status: null, since: 10, attention: STOPPED }),
+      agent('bob', { status: 'working', since: 500, attention: WORKING }),
       agent('amy', { status: 'waiting', since: 100, queued: 3 }),
-      agent('cid', { status: 'attention', since: 900 }),
+      agent('cid', { status: 'attention', since: 900, attention: NEEDS }),
+      agent('dan', { status: 'working', since: 300, attention: QUIET }),
+      agent('eve', { status: 'waiting', since: 200, attention: FAILED }),
     ];
-    expect(sortCards(agents, 'attention').map((a) => a.name)).toEqual(['cid', 'bob', 'amy', 'zed']);
-    expect(sortCards(agents, 'name').map((a) => a.name)).toEqual(['amy', 'bob', 'cid', 'zed']);
-    expect(sortCards(agents, 'longest').map((a) => a.name)).toEqual(['zed', 'amy', 'bob', 'cid']);
-    expect(sortCards(agents, 'queue').map((a) => a.name)).toEqual(['amy', 'bob', 'cid', 'zed']);
-    expect(agents.map((a) => a.name)).toEqual(['zed', 'bob', 'amy', 'cid']);
+    expect(sortCards(agents, 'attention').map((a) => a.name)).toEqual(['cid', 'dan', 'eve', 'bob', 'amy', 'zed']);
+    expect(sortCards(agents, 'name').map((a) => a.name)).toEqual(['amy', 'bob', 'cid', 'dan', 'eve', 'zed']);
+    expect(sortCards(agents, 'longest').map((a) => a.name)).toEqual(['zed', 'amy', 'eve', 'dan', 'bob', 'cid']);
+    expect(agents.map((a) => a.name)).toEqual(['zed', 'bob', 'amy', 'cid', 'dan', 'eve']);
   });
 
   it('tell the time in the state and what the agent is at', () => {
@@ -55,8 +69,10 @@ describe('dashboard cards', () => {
   });
 
   it('sum up the agents in the header', () => {
-    const agents = [agent('a', { status: 'attention', queued: 2 }), agent('b', { status: 'working', queued: 1 }), agent('c')];
+    const agents = [agent('a', { attention: NEEDS, queued: 2 }), agent('b', { attention: WORKING, queued: 1 }), agent('c')];
     expect(dashboardSummary(agents)).toBe('3 agents · 1 needs you · 1 working · 3 queued');
+    const more = [...agents, agent('d', { attention: QUIET }), agent('e', { attention: FAILED })];
+    expect(dashboardSummary(more)).toBe('5 agents · 1 needs you · 1 may be stuck · 1 failed · 1 working · 3 queued');
     expect(dashboardSummary([agent('a')])).toBe('1 agent');
   });
 

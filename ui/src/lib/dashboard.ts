@@ -2,8 +2,8 @@
  * The dashboard's words and order: each agent's card as the engine's overview describes it
  * (status, what it is at, since when, its queue), sorted as the user chose.
  */
-import type { OverviewAgent } from './bindings';
-import { statusLabel } from './agentStatus';
+import type { Attention, OverviewAgent } from './bindings';
+import { attentionLabel, attentionRank } from './attention';
 import { formatDuration } from './tasks';
 
 export type DashboardSort = 'attention' | 'name' | 'longest' | 'queue';
@@ -15,47 +15,32 @@ export const SORTS: readonly { value: DashboardSort; label: string }[] = [
   { value: 'queue', label: 'Most queued' },
 ];
 
-/** What a card shows the agent as: its status, or that it is stopped or never ran. */
-export type CardState = 'needs-you' | 'working' | 'waiting' | 'done' | 'stopped' | 'never-started';
+/**
+ * What a card shows the agent as: its attention, as the engine worked it out (a stopped agent
+ * that never ran is "never started").
+ */
+export type CardState = 'needs-you' | 'stalled' | 'failed' | 'working' | 'idle' | 'stopped' | 'never-started';
 
 export function cardState(agent: OverviewAgent): CardState {
-  if (!agent.running) return agent.since === null ? 'never-started' : 'stopped';
-  switch (agent.status) {
-    case 'attention':
+  const attention = agent.attention;
+  switch (attention.state) {
+    case 'needs_you':
       return 'needs-you';
-    case 'working':
-      return 'working';
-    case 'done':
-      return 'done';
-    default:
-      return 'waiting';
-  }
-}
-
-export function cardStateLabel(state: CardState): string {
-  switch (state) {
-    case 'needs-you':
-      return statusLabel('attention');
-    case 'working':
-      return statusLabel('working');
-    case 'done':
-      return statusLabel('done');
-    case 'waiting':
-      return 'idle';
     case 'stopped':
-      return 'stopped';
-    case 'never-started':
-      return 'not started';
+      return attention.ended === null ? 'never-started' : 'stopped';
+    default:
+      return attention.state;
   }
 }
 
-/** Needs you, then at work, then idle, then stopped. */
-const URGENCY: Record<CardState, number> = { 'needs-you': 0, working: 1, done: 2, waiting: 3, stopped: 4, 'never-started': 5 };
+export function cardStateLabel(agent: OverviewAgent): string {
+  return attentionLabel(agent.attention);
+}
 
 export function sortCards(agents: readonly OverviewAgent[], sort: DashboardSort): OverviewAgent[] {
   const byName = (a: OverviewAgent, b: OverviewAgent) => a.name.localeCompare(b.name);
   const key: Record<DashboardSort, (a: OverviewAgent, b: OverviewAgent) => number> = {
-    attention: (a, b) => URGENCY[cardState(a)] - URGENCY[cardState(b)] || byName(a, b),
+    attention: (a, b) => attentionRank(a.attention) - attentionRank(b.attention) || byName(a, b),
     name: byName,
     // The oldest state first; an agent that never ran has no time in a state and goes last.
     longest: (a, b) => (a.since ?? Infinity) - (b.since ?? Infinity) || byName(a, b),
@@ -80,12 +65,14 @@ export function queuedLabel(queued: number): string {
   return queued === 0 ? 'Nothing queued' : `${queued} queued`;
 }
 
-/** The header's line: how many agents, and how many need the user, work, wait in queues. */
+/** The header's line: how many agents, how many need the user, may be stuck, failed, work, and the queues. */
 export function dashboardSummary(agents: readonly OverviewAgent[]): string {
-  const states = agents.map(cardState);
-  const count = (state: CardState) => states.filter((s) => s === state).length;
+  const count = (state: Attention['state']) => agents.filter((a) => a.attention.state === state).length;
   const parts = [agents.length === 1 ? '1 agent' : `${agents.length} agents`];
-  if (count('needs-you')) parts.push(`${count('needs-you')} need${count('needs-you') === 1 ? 's' : ''} you`);
+  const needs = count('needs_you');
+  if (needs) parts.push(`${needs} need${needs === 1 ? 's' : ''} you`);
+  if (count('stalled')) parts.push(`${count('stalled')} may be stuck`);
+  if (count('failed')) parts.push(`${count('failed')} failed`);
   if (count('working')) parts.push(`${count('working')} working`);
   const queued = agents.reduce((sum, a) => sum + a.queued, 0);
   if (queued) parts.push(`${queued} queued`);

@@ -26,8 +26,13 @@
  * in `calls` so tests can assert what the UI asked for.
  */
 import type {
+  AgentAttention,
   AgentPreset,
   DetectedAgent,
+  Attention,
+  Ending,
+  Need,
+  Viewing,
   StorageProblem,
   StorageStatus,
   AgentStatusInfo,
@@ -176,6 +181,15 @@ function promptOf(rows: readonly string[]): ScreenPrompt | null {
   return { line, ready_pattern: `^\\s*${line.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, '\\$&')}\\s*$` };
 }
 
+/** What a pending signal needs of the user, as the engine names it (`Wait::of_signal`). */
+function needOf(signal: SignalInfo): Need {
+  if (signal.scan.type === 'malformed') return { kind: 'unreadable' };
+  const body = signal.scan.signal;
+  if (body.kind === 'clarification') return { kind: 'question', questions: body.questions.length, first: body.questions[0] ?? '' };
+  if (body.kind === 'stop_work') return { kind: 'blocker', blocker: body.blocker_type };
+  return body.kind === 'delegate' ? { kind: 'delegation' } : { kind: 'report' };
+}
+
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
 const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
 
@@ -203,7 +217,7 @@ export class FakeBackend implements Backend {
   #nextSubscription = 1;
   #nextTask = 1;
   #nextSeq = 1;
-  #viewedTask: TaskId | null = null;
+  #viewing: Viewing = { profile_id: null, task_id: null, focused: false };
   #settings: Settings = structuredClone(DEFAULT_SETTINGS);
   #storageProblem: StorageProblem | null = null;
   readonly #hookEventsSetAside: number;
@@ -237,6 +251,7 @@ export class FakeBackend implements Backend {
   /** Deliver an engine event to subscribers, as the engine would. */
   emit(event: EngineEvent): void {
     for (const listener of [...this.#listeners]) listener(event);
+    if (event.type !== 'attention_changed' && event.type !== 'logged') this.#reportAttention();
   }
 
   /** Append output to a session as if its process printed it. */
@@ -326,9 +341,14 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#openSignalListeners]) listener(signalId);
   }
 
-  /** The task the UI last said it shows (`set_viewed_task`). */
+  /** The task the UI last said it shows (`set_viewing`). */
   get viewedTask(): TaskId | null {
-    return this.#viewedTask;
+    return this.#viewing.task_id;
+  }
+
+  /** What the UI last said it shows (`set_viewing`). */
+  get viewing(): Viewing {
+    return { ...this.#viewing };
   }
 
   isQueuePaused(profileId: ProfileId): boolean {
@@ -773,9 +793,88 @@ export class FakeBackend implements Backend {
     if (!task.result?.artifacts.some((a) => a.path === path)) this.#fail('invalid_input', 'path: the task returned no such file', 'path');
   }
 
-  async setViewedTask(taskId: TaskId | null): Promise<void> {
-    this.#record('set_viewed_task', { taskId });
-    this.#viewedTask = taskId;
+  async setViewing(viewing: Viewing): Promise<void> {
+    this.#record('set_viewing', { viewing });
+    this.#viewing = { ...viewing };
+    if (viewing.focused && viewing.profile_id !== null) this.#seen.set(viewing.profile_id, this.#now());
+    this.#reportAttention();
+  }
+
+  async listAttention(): Promise<AgentAttention[]> {
+    this.#record('list_attention', {});
+    this.#reportAttention();
+    return [...this.#profiles.keys()].map((profileId) => ({ profile_id: profileId, attention: this.#attentionOf(profileId) }));
+  }
+
+  /** Each agent's attention as last reported (`attention_changed`). */
+  readonly #attention = new Map<ProfileId, string>();
+  /** Per agent, failures that ended at or before this are seen (the fake starts with none seen). */
+  readonly #seen = new Map<ProfileId, number>();
+
+  /** Reports each agent whose attention changed, as the engine does after each step. */
+  #reportAttention(): void {
+    if (this.#viewing.focused && this.#viewing.profile_id !== null) this.#seen.set(this.#viewing.profile_id, this.#now());
+    for (const profileId of this.#profiles.keys()) {
+      const attention = this.#attentionOf(profileId);
+      const key = JSON.stringify(attention);
+      if (this.#attention.get(profileId) === key) continue;
+      this.#attention.set(profileId, key);
+      for (const listener of [...this.#listeners]) listener({ type: 'attention_changed', profile_id: profileId, attention });
+    }
+  }
+
+  /** The engine's rule (`attention.rs`), over the fake's records, for the contract and the demo. */
+  #attentionOf(profileId: ProfileId): Attention {
+    const sessions = [...this.#sessions.values()].filter((s) => s.info.profile_id === profileId);
+    const session = sessions.filter((s) => s.info.state === 'running').at(-1);
+    const task = this.#runningTask(profileId);
+    const title = (t: TaskInfo) => t.title ?? firstLine(t.instruction);
+    const signals = [...this.#signals.values()].filter((s) => s.profile_id === profileId && s.state === 'pending');
+    const permissions = this.#permissions.filter((p) => sessions.some((s) => s.info.id === p.session_id));
+    type Wait = { need: Need; since: number; taskId: TaskId | null; signalId: SignalId | null };
+    const waits: Wait[] = [
+      ...signals.map((s) => ({ need: needOf(s), since: s.created_at, taskId: s.task_id, signalId: s.id })),
+      ...permissions.map((p) => ({ need: { kind: 'permission', tool: p.tool_name } as Need, since: p.asked_at, taskId: task?.id ?? null, signalId: null })),
+    ].sort((a, b) => a.since - b.since);
+    const oldest = waits[0];
+    if (oldest) {
+      const taskId = oldest.taskId ?? task?.id ?? null;
+      const from = taskId === null ? undefined : this.#tasks.get(taskId);
+      return { state: 'needs_you', need: oldest.need, since: oldest.since, task_id: taskId, task: from ? title(from) : null, signal_id: oldest.signalId, waiting: waits.length };
+    }
+    if (task && task.waiting_since !== null) {
+      return { state: 'needs_you', need: { kind: 'asks' }, since: task.waiting_since, task_id: task.id, task: title(task), signal_id: null, waiting: 1 };
+    }
+    if (task && task.quiet_since !== null) {
+      return { state: 'stalled', stall: { kind: 'quiet', task_id: task.id, task: title(task) }, since: task.quiet_since };
+    }
+    const stalled = [...this.#loops.values()].find((l) => l.profile_id === profileId && l.state.state === 'stalled');
+    if (stalled && stalled.state.state === 'stalled') {
+      return { state: 'stalled', stall: { kind: 'loop', loop_id: stalled.id, goal: stalled.settings.goal, reason: stalled.state.reason }, since: stalled.state.at };
+    }
+    const seen = this.#seen.get(profileId) ?? 0;
+    const failures = [...this.#tasks.values()]
+      .filter((t) => t.profile_id === profileId && (t.state === 'failed' || t.state === 'timed_out') && (t.ended_at ?? 0) > seen)
+      .sort((a, b) => (b.ended_at ?? 0) - (a.ended_at ?? 0));
+    const latest = failures[0];
+    if (latest) {
+      return { state: 'failed', count: failures.length, task_id: latest.id, task: title(latest), reason: latest.reason, since: latest.ended_at ?? 0 };
+    }
+    if (!session) {
+      const last = sessions.filter((s) => 'ended_at' in s.info).at(-1)?.info;
+      const ended: Ending | null =
+        last === undefined
+          ? null
+          : last.state === 'exited'
+            ? { how: 'exited', code: last.exit_code, signal: last.signal }
+            : last.state === 'interrupted'
+              ? { how: 'interrupted' }
+              : { how: 'stopped' };
+      const failed = last === undefined ? 0 : [...this.#tasks.values()].filter((t) => t.session_id === last.id && (t.state === 'failed' || t.state === 'timed_out')).length;
+      return { state: 'stopped', since: this.#lastEnded(profileId), ended, failed };
+    }
+    if (task) return { state: 'working', task_id: task.id, task: title(task), since: task.typed_at ?? task.started_at };
+    return { state: 'idle', since: session.info.started_at };
   }
 
   async whenListening(): Promise<void> {}
@@ -1128,6 +1227,7 @@ export class FakeBackend implements Backend {
         loop_iteration: task?.loop_iteration?.number ?? null,
         queued: this.#queueStatus(profile.id).queued,
         needs_user: pending,
+        attention: this.#attentionOf(profile.id),
       } satisfies Overview['agents'][number];
     });
     const links = [...this.#delegations.values()]

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagram, Overview } from './bindings';
 import diagramData from '../test/diagrams.json';
-import { layoutDiagram, layoutOverview, statusWords } from './flowLayout';
+import { layoutDiagram, layoutOverview } from './flowLayout';
 
 const diagrams = diagramData as Diagram[];
 
@@ -128,9 +128,9 @@ describe('diagram layout', () => {
 describe('overview layout', () => {
   const overview: Overview = {
     agents: [
-      { profile_id: 'lead', name: 'lead', session_id: 's1', status: 'attention', since: null, running: true, task_id: null, doing: 'Plan the parser work', loop_iteration: null, queued: 2, needs_user: 1 },
-      { profile_id: 'helper', name: 'helper', session_id: 's2', status: 'working', since: null, running: true, task_id: null, doing: null, loop_iteration: 3, queued: 0, needs_user: 0 },
-      { profile_id: 'idle', name: 'idle', session_id: null, status: null, since: null, running: false, task_id: null, doing: null, loop_iteration: null, queued: 0, needs_user: 0 },
+      { profile_id: 'lead', name: 'lead', session_id: 's1', status: 'attention', since: null, running: true, task_id: null, doing: 'Plan the parser work', loop_iteration: null, queued: 2, needs_user: 1, attention: { state: 'needs_you', need: { kind: 'question', questions: 1, first: 'Which parser?' }, since: 1, task_id: null, task: null, signal_id: 'q1', waiting: 1 } },
+      { profile_id: 'helper', name: 'helper', session_id: 's2', status: 'working', since: null, running: true, task_id: null, doing: null, loop_iteration: 3, queued: 0, needs_user: 0, attention: { state: 'working', task_id: null, task: null, since: null } },
+      { profile_id: 'idle', name: 'idle', session_id: null, status: null, since: null, running: false, task_id: null, doing: null, loop_iteration: null, queued: 0, needs_user: 0, attention: { state: 'stopped', since: 5, ended: { how: 'stopped' }, failed: 0 } },
     ],
     helpers: [{ id: 's1:worker1', lead: 'lead', name: 'worker1' }],
     links: [
@@ -143,25 +143,18 @@ describe('overview layout', () => {
   it('draws each agent with its status, work, queue and questions, and who works for whom', () => {
     const layout = layoutOverview(overview);
     const lines = Object.fromEntries(layout.nodes.map((n) => [n.id, n.lines]));
-    expect(lines.lead).toEqual(['lead', 'needs you', 'Plan the parser work', '2 queued', 'a question for you']);
+    expect(lines.lead).toEqual(['lead', 'needs you', 'Plan the parser work', '2 queued', 'Asks: Which parser?']);
     expect(lines.helper).toEqual(['helper', 'working', 'Loop iteration 3']);
     expect(lines.idle).toEqual(['idle', 'stopped']);
+    // The graph says what the engine says, not what the hooks say: a stalled agent is not "working".
+    const stuck = layoutOverview({ ...overview, agents: [{ ...overview.agents[1], attention: { state: 'stalled', stall: { kind: 'quiet', task_id: 't', task: 'Port' }, since: 1 } }] });
+    expect(stuck.nodes[0].lines).toEqual(['helper', 'may be stuck', 'Loop iteration 3']);
     expect(lines['s1:worker1']).toEqual(['worker1', 'teammate']);
     // A link to an agent not shown is left out.
     expect(layout.edges.map((e) => `${e.from}>${e.to}:${e.label}`)).toEqual(['lead>helper:delegated', 'lead>s1:worker1:spawned']);
     const lead = layout.nodes.find((n) => n.id === 'lead')!;
     const helper = layout.nodes.find((n) => n.id === 'helper')!;
     expect(helper.y).toBeGreaterThan(lead.y);
-  });
-
-  it('names statuses in words', () => {
-    expect(statusWords('working', true)).toBe('working');
-    expect(statusWords('waiting', true)).toBe('waiting');
-    expect(statusWords('attention', true)).toBe('needs you');
-    expect(statusWords('done', true)).toBe('done');
-    expect(statusWords('exited', true)).toBe('stopped');
-    expect(statusWords(null, true)).toBe('running');
-    expect(statusWords('working', false)).toBe('stopped');
   });
 
   it('places every agent and helper apart, inside the picture', () => {

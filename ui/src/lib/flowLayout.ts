@@ -5,7 +5,8 @@
  * fits inside the returned width and height.
  */
 import dagre, { type EdgeLabel, type GraphLabel, type NodeLabel } from '@dagrejs/dagre';
-import type { AgentStatus, Diagram, NodeShape, Overview } from './bindings';
+import type { Diagram, NodeShape, Overview } from './bindings';
+import { attentionLabel, needWords } from './attention';
 
 export interface LaidNode {
   id: string;
@@ -252,33 +253,14 @@ export function layoutDiagram(diagram: Diagram, opts: { direction?: Direction } 
   );
 }
 
-/** What an agent is doing, in a word. */
-export function statusWords(status: AgentStatus | null, running: boolean): string {
-  if (!running) return 'stopped';
-  switch (status) {
-    case 'working':
-      return 'working';
-    case 'waiting':
-      return 'waiting';
-    case 'attention':
-      return 'needs you';
-    case 'done':
-      return 'done';
-    case 'exited':
-      return 'stopped';
-    case null:
-      return 'running';
-  }
-}
-
 /** All agents as one graph: agents, the helpers they spawned, who works for whom. */
 export function layoutOverview(overview: Overview): Layout {
   const nodes: NodeInput[] = overview.agents.map((agent) => {
-    const lines = [clip(agent.name), statusWords(agent.status, agent.running)];
+    const lines = [clip(agent.name), attentionLabel(agent.attention)];
     if (agent.loop_iteration !== null) lines.push(`Loop iteration ${agent.loop_iteration}`);
     else if (agent.doing) lines.push(clip(agent.doing));
     if (agent.queued > 0) lines.push(`${agent.queued} queued`);
-    if (agent.needs_user > 0) lines.push(agent.needs_user === 1 ? 'a question for you' : `${agent.needs_user} questions for you`);
+    if (agent.attention.state === 'needs_you') lines.push(clip(needWords(agent.attention.need)));
     return { id: agent.profile_id, lines, shape: 'agent', fill: null, stroke: null };
   });
   for (const helper of overview.helpers) {

@@ -10,9 +10,7 @@ import {
   loopStateWord,
   loopStatusText,
   loopsOf,
-  stalledAgents,
 } from './loops';
-import { task } from '../test/tasks';
 
 const settings = { goal: 'Make the tests pass', stop_word: 'LOOP_COMPLETE', promise: null, max_iterations: 10, stall_after: 5, iteration_time_limit_secs: null };
 
@@ -128,13 +126,6 @@ describe('the loop list', () => {
     expect(loops).toHaveLength(1);
     expect(loops[0].state.state).toBe('cancelled');
     expect(applyLoopEvent(loops, { type: 'profile_deleted', profile_id: 'p' })).toEqual([]);
-  });
-
-  it('marks agents with a stalled loop or a quiet task', () => {
-    const stalled = loop('s', { state: 'stalled', at: 1, repeated: 5, reason: 'x' });
-    const quiet = task('t', { profile_id: 'q', state: 'running', session_id: 's', started_at: 0, quiet_since: 5 });
-    const finishedQuiet = task('u', { profile_id: 'r', state: 'failed', ended_at: 1, quiet_since: 5 });
-    expect([...stalledAgents([stalled], [quiet, finishedQuiet])].sort()).toEqual(['p', 'q']);
   });
 });
 

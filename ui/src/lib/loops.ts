@@ -172,14 +172,6 @@ export function stopReason(iteration: Iteration): string | null {
   return null;
 }
 
-/** Agents that look stuck: a stalled loop, or a task whose agent went quiet past its alert. */
-export function stalledAgents(loops: LoopInfo[], tasks: TaskInfo[]): Set<ProfileId> {
-  const stalled = new Set<ProfileId>();
-  for (const info of loops) if (isResumable(info)) stalled.add(info.profile_id);
-  for (const task of tasks) if (task.state === 'running' && task.quiet_since !== null) stalled.add(task.profile_id);
-  return stalled;
-}
-
 /** A row of a task list: a task, or a loop's iterations as one row (`tasks` newest first). */
 export type TaskRow = { kind: 'task'; task: TaskInfo } | { kind: 'loop'; loopId: LoopId; info: LoopInfo | undefined; tasks: TaskInfo[] };
 

@@ -1,7 +1,7 @@
 /**
  * The engine's overview of all agents, kept fresh for a view (the dashboard, the graph): asked
- * again whenever agents, tasks, signals, delegations or loops change, at most every 250 ms with
- * one request in flight (agents' statuses can change a hundred times a second).
+ * again whenever agents, tasks, signals, delegations, loops or attention change, at most every
+ * 250 ms with one request in flight (agents' statuses can change a hundred times a second).
  */
 import { onDestroy } from 'svelte';
 import type { AppState } from './appState.svelte';
@@ -32,7 +32,7 @@ export class OverviewFeed {
     );
     onDestroy(() => requests.stop());
     $effect(() => {
-      void [app.model, app.tasks, app.signals, app.agentStatus, app.delegations, app.loops];
+      void [app.model, app.tasks, app.signals, app.agentStatus, app.delegations, app.loops, app.attention];
       requests.request();
     });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Profile, QueueStatus, SessionInfo, SignalInfo } from './bindings';
+import type { Attention, Profile, QueueStatus, SessionInfo, SignalInfo } from './bindings';
 import { paletteCommands, type PaletteInput } from './palette';
 
 const profile = (name: string) => ({ id: `${name}-id`, name }) as Profile;
@@ -7,7 +7,7 @@ const running = (p: Profile) => ({ id: `${p.name}-s`, profile_id: p.id, state: '
 const queue = (p: Profile, paused: boolean) => ({ profile_id: p.id, paused, executing: false, current_task: null, queued: 0 }) as QueueStatus;
 
 function input(extra: Partial<PaletteInput> = {}): PaletteInput {
-  return { profiles: [], sessions: [], queues: [], pending: [], loops: [], current: undefined, terminalShown: false, agentsShown: true, ...extra };
+  return { profiles: [], sessions: [], queues: [], pending: [], attention: {}, loops: [], current: undefined, terminalShown: false, agentsShown: true, ...extra };
 }
 
 describe('palette commands', () => {
@@ -19,6 +19,29 @@ describe('palette commands', () => {
     expect(first.shortcut).toBe('Ctrl+Shift+A');
     expect(first.action).toEqual({ kind: 'answer', signal: pending[0] });
     expect(paletteCommands(input({ profiles: [asker] })).some((c) => c.id === 'answer')).toBe(false);
+  });
+
+  it('read each agent\'s attention: the longest waiting first, failures and stuck tasks one command away, agents that ask first', () => {
+    const [amy, bob, cid, dan] = [profile('amy'), profile('bob'), profile('cid'), profile('dan')];
+    const pending = [{ id: 'q-bob', profile_id: bob.id }, { id: 'q-cid', profile_id: cid.id }] as SignalInfo[];
+    const needs = (signal: string, since: number): Attention => ({ state: 'needs_you', need: { kind: 'asks' }, since, task_id: null, task: null, signal_id: signal, waiting: 1 });
+    const attention: Record<string, Attention> = {
+      [amy.id]: { state: 'idle', since: 1 },
+      // cid has waited longer than bob, though bob's question came first in the list.
+      [bob.id]: needs('q-bob', 50),
+      [cid.id]: needs('q-cid', 20),
+      [dan.id]: { state: 'failed', count: 1, task_id: 't-dan', task: 'Write the docs', reason: null, since: 9 },
+    };
+    const commands = paletteCommands(input({ profiles: [amy, bob, cid, dan], pending, attention }));
+    expect(commands[0].action).toEqual({ kind: 'answer', signal: pending[1] });
+    expect(commands[0].label).toBe('Answer the next question, from cid (2 wait)');
+    expect(commands.find((c) => c.id === `failed:${dan.id}`)).toMatchObject({ label: "Open dan's failed task “Write the docs”", action: { kind: 'task', taskId: 't-dan' } });
+    expect(commands.filter((c) => c.group === 'Agents' && c.id.startsWith('go:')).map((c) => c.label)).toEqual([
+      'Go to bob (needs you)',
+      'Go to cid (needs you)',
+      'Go to dan (task failed)',
+      'Go to amy',
+    ]);
   });
 
   it('give "New task" to the agent on screen, and to every other agent by name', () => {

@@ -2,7 +2,8 @@
  * The command palette's commands, from what the window shows now: pure, so which commands are
  * offered (and to which agent "New task" goes) is tested without a window.
  */
-import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo } from './bindings';
+import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo, TaskId } from './bindings';
+import { asksTheUser, attentionLabel, attentionRank, type AttentionMap } from './attention';
 import { SHORTCUTS, type ShortcutId } from './shortcuts';
 
 export type PaletteAction =
@@ -15,6 +16,7 @@ export type PaletteAction =
   | { kind: 'new-agent' }
   | { kind: 'start'; profile: Profile }
   | { kind: 'answer'; signal: SignalInfo }
+  | { kind: 'task'; taskId: TaskId }
   | { kind: 'terminal' }
   | { kind: 'pause-all'; paused: boolean }
   | { kind: 'agents'; open: boolean }
@@ -44,6 +46,8 @@ export interface PaletteInput {
   queues: readonly QueueStatus[];
   /** Signals waiting for the user, oldest first. */
   pending: readonly SignalInfo[];
+  /** Each agent's attention, as the engine worked it out. */
+  attention: AttentionMap;
   loops: readonly LoopInfo[];
   /** The agent on screen, if any. */
   current: Profile | undefined;
@@ -57,7 +61,12 @@ const shortcut = (id: ShortcutId) => SHORTCUTS[id].label;
 export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   const running = (profile: Profile) => input.sessions.find((s) => s.profile_id === profile.id && s.state === 'running') ?? null;
   const commands: PaletteCommand[] = [];
-  const next = input.pending[0];
+  // The next question is the one of the agent that has needed the user longest, as the engine says.
+  const asking = input.profiles
+    .map((p) => input.attention[p.id])
+    .flatMap((a) => (a?.state === 'needs_you' && a.signal_id !== null ? [a] : []))
+    .sort((a, b) => a.since - b.since);
+  const next = input.pending.find((s) => s.id === asking[0]?.signal_id) ?? input.pending[0];
   if (next) {
     const asker = input.profiles.find((p) => p.id === next.profile_id);
     const more = input.pending.length > 1 ? ` (${input.pending.length} wait)` : '';
@@ -69,6 +78,17 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
       keywords: ['question', 'signal', 'reply', 'needs you'],
       action: { kind: 'answer', signal: next },
     });
+  }
+  // What else asks the user: a failed task, a task that may be stuck, a stalled loop.
+  for (const profile of input.profiles) {
+    const attention = input.attention[profile.id];
+    if (attention?.state === 'failed') {
+      const label = `Open ${profile.name}'s failed task “${attention.task}”`;
+      commands.push({ id: `failed:${profile.id}`, label, group: 'Do', keywords: ['failed', 'error', profile.name], action: { kind: 'task', taskId: attention.task_id } });
+    } else if (attention?.state === 'stalled' && attention.stall.kind === 'quiet') {
+      const label = `Open ${profile.name}'s task that may be stuck, “${attention.stall.task}”`;
+      commands.push({ id: `stuck:${profile.id}`, label, group: 'Do', keywords: ['stuck', 'quiet', 'stalled', profile.name], action: { kind: 'task', taskId: attention.stall.task_id } });
+    }
   }
   if (input.current) {
     commands.push({
@@ -86,9 +106,13 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   const newAgent: PaletteCommand = { id: 'new-agent', label: 'New agent', group: 'Do', shortcut: shortcut('newAgent'), keywords: ['create', 'profile'], action: { kind: 'new-agent' } };
   // With no agent yet, making one is what there is to do; otherwise it waits with the rest.
   if (input.profiles.length === 0) commands.push(newAgent);
-  for (const profile of input.profiles) {
+  // The agents that ask the user come first, each saying what it asks.
+  const byAttention = [...input.profiles].sort((a, b) => attentionRank(input.attention[a.id]) - attentionRank(input.attention[b.id]));
+  for (const profile of byAttention) {
     const session = running(profile);
-    commands.push({ id: `go:${profile.id}`, label: `Go to ${profile.name}`, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
+    const attention = input.attention[profile.id];
+    const label = asksTheUser(attention) && attention ? `Go to ${profile.name} (${attentionLabel(attention)})` : `Go to ${profile.name}`;
+    commands.push({ id: `go:${profile.id}`, label, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
     if (profile.id !== input.current?.id) {
       commands.push({ id: `task:${profile.id}`, label: `New task for ${profile.name}`, group: 'Agents', keywords: ['queue'], action: { kind: 'new-task', profile } });
     }

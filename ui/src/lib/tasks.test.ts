@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent, LogEntry, LogKind, QueueStatus, SessionInfo, Submitted, Summary, TaskInfo } from './bindings';
+import type { Attention, EngineEvent, LogEntry, LogKind, QueueStatus, SessionInfo, Submitted, Summary, TaskInfo } from './bindings';
 import type { Model, Selection } from './model';
 import {
   addTaskIfMissing,
@@ -163,16 +163,19 @@ describe('queue order', () => {
     expect(queueStatusOf([queue('p', { paused: true })], tasks, 'p').paused).toBe(true);
   });
 
-  it.each<[string, QueueStatus | undefined, string | null, boolean?]>([
+  const asks: Attention = { state: 'needs_you', need: { kind: 'asks' }, since: 1, task_id: 'run', task: null, signal_id: null, waiting: 1 };
+  const quiet: Attention = { state: 'stalled', stall: { kind: 'quiet', task_id: 'run', task: 'Port' }, since: 1 };
+  it.each<[string, QueueStatus | undefined, string | null, Attention?]>([
     ['unknown', undefined, null],
-    ['at a task that waits for the user', queue('p', { executing: true, queued: 1 }), 'needs you · 1 queued', true],
+    ['at a task that waits for the user', queue('p', { executing: true, queued: 1 }), 'needs you · 1 queued', asks],
+    ['at a task that may be stuck', queue('p', { executing: true }), 'may be stuck', quiet],
     ['idle and empty', queue('p'), null],
     ['working', queue('p', { executing: true }), 'working'],
     ['working with a queue', queue('p', { executing: true, queued: 2 }), 'working · 2 queued'],
     ['paused with a queue', queue('p', { paused: true, queued: 1 }), 'paused · 1 queued'],
     ['only paused', queue('p', { paused: true }), 'paused'],
-  ])('sidebar indicator: %s', (_name, status, text, needsYou) => {
-    expect(queueIndicator(status, needsYou)).toBe(text);
+  ])('sidebar indicator: %s', (_name, status, text, attention) => {
+    expect(queueIndicator(status, attention)).toBe(text);
   });
 });
 

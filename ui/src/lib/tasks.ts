@@ -4,6 +4,7 @@
  * no backend.
  */
 import type {
+  Attention,
   EngineEvent,
   LogEntry,
   Priority,
@@ -22,6 +23,7 @@ import type {
 } from './bindings';
 import { isRunning, newestFirst, type Model, type Selection } from './model';
 import { signalHandledText, signalRaisedText, signalSetAsideText } from './signals';
+import { attentionLabel } from './attention';
 
 export interface TaskModel {
   tasks: TaskInfo[];
@@ -177,12 +179,13 @@ export function pauseText(pause: QueuePause | null | undefined, tasks: readonly 
 }
 
 /** The sidebar's few words about an agent's queue, or null when there is nothing to say. */
-export function queueIndicator(queue: QueueStatus | undefined, needsYou = false): string | null {
+export function queueIndicator(queue: QueueStatus | undefined, attention?: Attention): string | null {
   if (!queue) return null;
   const parts: string[] = [];
   if (queue.paused) parts.push('paused');
-  // Its task at work waits for the user's answer: that is what it does now.
-  if (queue.executing) parts.push(needsYou ? 'needs you' : 'working');
+  // Its task at work waits for the user, or may be stuck, as the engine says: that is what it does now.
+  const held = attention?.state === 'needs_you' || attention?.state === 'stalled';
+  if (queue.executing) parts.push(held ? attentionLabel(attention) : 'working');
   if (queue.queued > 0) parts.push(`${queue.queued} queued`);
   return parts.length ? parts.join(' · ') : null;
 }

@@ -210,6 +210,12 @@ macro_rules! engine_commands {
             window now search / Search (query: String) -> Vec<crate::api::SearchHit>;
             /// Each session's agent status, for sessions whose hooks have reported.
             window now list_agent_status / ListAgentStatus () -> Vec<crate::api::AgentStatusInfo>;
+            /// What each agent asks of the user's attention (the one state the tray, sidebar,
+            /// dashboard, graph and palette show).
+            window now list_attention / ListAttention () -> Vec<crate::api::AgentAttention>;
+            /// What the window shows now and whether it has the focus: the agent on screen in a
+            /// focused window has its failures seen.
+            user now set_viewing / SetViewing (viewing: crate::api::Viewing) -> ();
             /// Permission requests waiting for the user.
             window now list_permission_requests / ListPermissionRequests () -> Vec<crate::api::PermissionRequest>;
             /// The user's answer to an agent's permission request.
@@ -360,6 +366,7 @@ replies! {
     Vec<crate::api::SearchHit> => SearchHits "search_hits",
     String => Text "text",
     crate::api::Restarted => Restarted "restarted",
+    Vec<crate::api::AgentAttention> => Attention "attention",
 }
 
 impl IntoReply for () {
@@ -415,6 +422,7 @@ pub enum Reply {
     Text(String),
     /// A restart: the new session, or the task it waits for.
     Restarted(crate::api::Restarted),
+    Attention(Vec<crate::api::AgentAttention>),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -123,6 +123,11 @@ pub enum EngineEvent {
     SettingsChanged {
         settings: crate::api::Settings,
     },
+    /// What an agent asks of the user's attention changed.
+    AttentionChanged {
+        profile_id: ProfileId,
+        attention: crate::api::Attention,
+    },
     /// An entry was added to the event log; `profile_id`: the agent it
     /// concerns, where known (live flows and event panels follow it).
     Logged {

@@ -268,6 +268,9 @@ pub struct OverviewAgent {
     pub queued: u32,
     /// Questions or decisions of its waiting for the user.
     pub needs_user: u32,
+    /// What it asks of the user's attention: the one state every place
+    /// shows for it.
+    pub attention: crate::api::Attention,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

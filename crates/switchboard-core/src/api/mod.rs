@@ -4,6 +4,7 @@
 //! TypeScript declarations for the UI are generated from these definitions
 //! (see [`crate::bindings`]).
 
+mod attention;
 mod command;
 mod delegation;
 mod event;
@@ -16,6 +17,7 @@ mod signal;
 mod storage;
 mod task;
 
+pub use attention::*;
 pub use command::*;
 pub use delegation::*;
 pub use event::*;

@@ -29,6 +29,8 @@ pub(crate) struct Ctx {
     /// task wherever the desk reads or reports it.
     pub task_waits: BTreeMap<TaskId, WaitingFor>,
     follows: VecDeque<Follow>,
+    /// Something was reported since attention was last worked out.
+    changed: std::cell::Cell<bool>,
 }
 
 /// Work one desk leaves for another.
@@ -70,11 +72,25 @@ impl Ctx {
             unsaved_tasks: BTreeMap::new(),
             task_waits: BTreeMap::new(),
             follows: VecDeque::new(),
+            changed: Default::default(),
         }
     }
 
     pub fn emit(&self, event: EngineEvent) {
+        if !matches!(event, EngineEvent::Logged { .. } | EngineEvent::AttentionChanged { .. }) {
+            self.changed.set(true);
+        }
         self.sink.emit(event);
+    }
+
+    /// Whether anything was reported since [`Ctx::settled`].
+    pub fn changed(&self) -> bool {
+        self.changed.get()
+    }
+
+    /// Attention has been worked out from everything reported so far.
+    pub fn settled(&self) {
+        self.changed.set(false);
     }
 
     /// Appends to the event log, and tells the window (its live flows and

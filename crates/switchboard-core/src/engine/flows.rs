@@ -10,10 +10,11 @@ use switchboard_protocol::ProfileId;
 use switchboard_protocol::hook::{AgentStatus, Shown, shown_status};
 
 use super::context::Ctx;
+use super::sessions::SessionEntry;
 use super::status;
 use crate::api::{
-    FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper, OverviewLink,
-    QueueStatus, TaskInfo,
+    Attention, FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper,
+    OverviewLink, QueueStatus, TaskInfo,
 };
 use crate::config::EXPORTS_DIR;
 use crate::error::EngineError;
@@ -152,7 +153,12 @@ fn check_target(cx: &Ctx, target: &FlowTarget) -> Result<Option<ProfileId>, Engi
 
 /// All agents and who works for whom. `queues`: each agent's queue, as the
 /// task desk reports it.
-pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, EngineError> {
+/// `attention`: each agent's, as the engine computed it.
+pub(crate) fn overview(
+    cx: &Ctx,
+    queues: Vec<QueueStatus>,
+    attention: &BTreeMap<ProfileId, Attention>,
+) -> Result<Overview, EngineError> {
     let queues: BTreeMap<ProfileId, QueueStatus> = queues.into_iter().map(|q| (q.profile_id.clone(), q)).collect();
     let at_work: BTreeMap<ProfileId, TaskInfo> = cx
         .store
@@ -163,18 +169,8 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
         .collect();
     let mut overview = Overview { agents: Vec::new(), helpers: Vec::new(), links: Vec::new() };
     for profile in cx.store.list_profiles()? {
-        // Its newest running session speaks for it.
-        let session = cx.sessions.running().filter(|e| e.info.profile_id == profile.id).last();
         let task = at_work.get(&profile.id);
-        let status = session.map(|entry| match status::shown(entry) {
-            Some(info) => info.status,
-            None => shown_status(Shown {
-                from_hooks: if task.is_some() { AgentStatus::Working } else { AgentStatus::Waiting },
-                team_working: entry.team.is_active(),
-                needs_user: !entry.hooks.needs_user.is_empty(),
-                task_done: false,
-            }),
-        });
+        let Plain { session, status, since } = plain(cx, &profile.id, task)?;
         if let Some(entry) = session {
             for teammate in &entry.team.teammates {
                 let id = format!("{}:{teammate}", entry.info.id);
@@ -186,25 +182,6 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
                 overview.helpers.push(OverviewHelper { id, lead: profile.id.clone(), name: teammate.clone() });
             }
         }
-        let since = since(Since {
-            status,
-            running: session.map(|e| e.info.started_at),
-            shown_since: session.and_then(status::shown_since),
-            task_began: task.and_then(|t| t.typed_at().or(t.started_at())),
-            task_waiting: task.and_then(TaskInfo::waiting_since),
-            last_task_ended: match session {
-                Some(_) if task.is_none() => {
-                    cx.store.finished_tasks(Some(&profile.id), 1)?.first().and_then(TaskInfo::ended_at)
-                }
-                _ => None,
-            },
-            last_session_ended: cx
-                .sessions
-                .entries()
-                .filter(|e| e.info.profile_id == profile.id)
-                .filter_map(|e| ended_at(&e.info.state))
-                .max(),
-        });
         overview.agents.push(OverviewAgent {
             profile_id: profile.id.clone(),
             name: profile.spec.name.clone(),
@@ -217,6 +194,7 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
             loop_iteration: task.and_then(|t| t.spec.loop_iteration.as_ref().map(|i| i.number)),
             queued: queues.get(&profile.id).map_or(0, |q| q.queued),
             needs_user: session.map_or(0, |e| e.hooks.needs_user.len() as u32),
+            attention: attention.get(&profile.id).cloned().unwrap_or(Attention::Idle { since }),
         });
     }
     for delegation in cx.store.list_delegations(0)?.into_iter().filter(|d| d.is_working() || d.keep) {
@@ -230,6 +208,52 @@ pub(crate) fn overview(cx: &Ctx, queues: Vec<QueueStatus>) -> Result<Overview, E
         }
     }
     Ok(overview)
+}
+
+/// An agent's plain state: its newest running session, which speaks for it,
+/// the status shown for it, and since when it has been in it.
+pub(crate) struct Plain<'a> {
+    pub session: Option<&'a SessionEntry>,
+    pub status: Option<AgentStatus>,
+    pub since: Option<Millis>,
+}
+
+/// The agent's plain state; `task`: its task at work.
+pub(crate) fn plain<'a>(cx: &'a Ctx, profile: &ProfileId, task: Option<&TaskInfo>) -> Result<Plain<'a>, EngineError> {
+    let session = cx.sessions.running().filter(|e| &e.info.profile_id == profile).last();
+    let status = session.map(|entry| match status::shown(entry) {
+        Some(info) => info.status,
+        None => shown_status(Shown {
+            from_hooks: if task.is_some() { AgentStatus::Working } else { AgentStatus::Waiting },
+            team_working: entry.team.is_active(),
+            needs_user: !entry.hooks.needs_user.is_empty(),
+            task_done: false,
+        }),
+    });
+    let since = since(Since {
+        status,
+        running: session.map(|e| e.info.started_at),
+        shown_since: session.and_then(status::shown_since),
+        task_began: task.and_then(|t| t.typed_at().or(t.started_at())),
+        task_waiting: task.and_then(TaskInfo::waiting_since),
+        last_task_ended: match session {
+            Some(_) if task.is_none() => {
+                cx.store.finished_tasks(Some(profile), 1)?.first().and_then(TaskInfo::ended_at)
+            }
+            _ => None,
+        },
+        last_session_ended: last_session(cx, profile).and_then(|e| ended_at(&e.info.state)),
+    });
+    Ok(Plain { session, status, since })
+}
+
+/// The agent's session that ended last, of those the registry keeps.
+pub(crate) fn last_session<'a>(cx: &'a Ctx, profile: &ProfileId) -> Option<&'a SessionEntry> {
+    cx.sessions
+        .entries()
+        .filter(|e| &e.info.profile_id == profile)
+        .filter(|e| ended_at(&e.info.state).is_some())
+        .max_by_key(|e| ended_at(&e.info.state))
 }
 
 /// What tells since when an agent shows what it shows.

@@ -9,6 +9,7 @@
 //! registry), `status` (agent status and teams), and the desks `tasks`,
 //! `signals`, `hooks`.
 
+mod attention;
 mod command;
 mod context;
 mod flows;
@@ -90,6 +91,7 @@ impl Engine {
             tasks: tasks::TaskDesk::new(notes, watch_events),
             signals: signals::SignalDesk::new(config.max_agents),
             hooks: hooks::HookDesk::new(config.permission_wait),
+            attention: attention::AttentionBoard::new(now()),
             path_env,
             server: None,
             config,

@@ -78,6 +78,7 @@ pub(crate) struct EngineState {
     pub(super) tasks: TaskDesk,
     pub(super) signals: SignalDesk,
     pub(super) hooks: HookDesk,
+    pub(super) attention: super::attention::AttentionBoard,
     pub(super) config: EngineConfig,
     /// The app's `PATH`, for finding agents' commands.
     pub(super) path_env: Option<std::ffi::OsString>,
@@ -107,6 +108,7 @@ impl EngineState {
         loop {
             let deadline = self.tasks.next_deadline();
             let permission_deadline = self.hooks.next_permission_deadline();
+            let attention_round = self.cx.changed().then(|| self.attention.next_round());
             tokio::select! {
                 request = inputs.requests.recv(), if shutdown_waiters.is_empty() => match request {
                     Some(Request::Shutdown(done)) => {
@@ -154,6 +156,8 @@ impl EngineState {
                     self.tasks.check_unreported_turns(&mut self.cx, now());
                     self.signals.check_delegates(&mut self.cx, now());
                 }
+                // Reported below, after the step.
+                () = tokio::time::sleep_until(attention_round.unwrap_or_else(Instant::now)), if attention_round.is_some() => {}
                 _ = reconcile.tick() => {
                     status::reconcile_all(&mut self.cx, self.config.working_idle.as_millis() as i64, now());
                 }
@@ -167,6 +171,7 @@ impl EngineState {
             // at the next second's check.
             self.tasks.check_waiting(&mut self.cx, now(), Instant::now());
             self.report_storage();
+            self.report_attention();
             if !shutdown_waiters.is_empty() && self.cx.sessions.running_count() == 0 {
                 break;
             }
@@ -567,6 +572,31 @@ impl EngineState {
         Ok(settings)
     }
 
+    /// Works out each agent's attention again when something was reported,
+    /// at most every so often (a timer in the loop takes what waits).
+    fn report_attention(&mut self) {
+        if self.cx.changed() && self.attention.due(Instant::now()) {
+            self.refresh_attention().ok();
+        }
+    }
+
+    fn refresh_attention(&mut self) -> Result<Vec<crate::api::AgentAttention>, EngineError> {
+        self.cx.settled();
+        let permissions = self.hooks.list_permission_requests();
+        self.attention.refresh(&self.cx, &permissions, now()).inspect_err(|error| {
+            tracing::warn!(%error, "working out the agents' attention failed");
+        })
+    }
+
+    pub(super) fn list_attention(&mut self) -> Result<Vec<crate::api::AgentAttention>, EngineError> {
+        self.refresh_attention()
+    }
+
+    pub(super) fn set_viewing(&mut self, viewing: crate::api::Viewing) -> Result<(), EngineError> {
+        self.attention.set_viewing(viewing, now());
+        self.refresh_attention().map(drop)
+    }
+
     /// Tells the window when writing began to fail or works again; once it
     /// works, records what was kept meanwhile.
     fn report_storage(&mut self) {
@@ -731,8 +761,9 @@ impl EngineState {
         Ok(crate::search::newest(found))
     }
 
-    pub(super) fn flow_overview(&self) -> Result<crate::api::Overview, EngineError> {
-        super::flows::overview(&self.cx, self.tasks.queues(&self.cx)?)
+    pub(super) fn flow_overview(&mut self) -> Result<crate::api::Overview, EngineError> {
+        self.refresh_attention()?;
+        super::flows::overview(&self.cx, self.tasks.queues(&self.cx)?, self.attention.shown())
     }
 
     pub(super) fn list_agent_status(&self) -> Result<Vec<AgentStatusInfo>, EngineError> {

@@ -172,6 +172,29 @@ impl Store {
         )
     }
 
+    /// A profile's tasks that ended in one of `states` after `since`, the
+    /// newest `limit`, newest first.
+    pub fn ended_since(
+        &self,
+        profile_id: &ProfileId,
+        states: &[TaskState],
+        since: crate::api::Millis,
+        limit: usize,
+    ) -> Result<Vec<TaskInfo>> {
+        let states = states_list(states);
+        let filter = format!("profile_id = ?1 AND state IN ({states}) AND ended_at > ?2");
+        let mut tasks = self.query_tasks(&filter, params![profile_id.to_string(), since], Some(limit))?;
+        tasks.reverse();
+        Ok(tasks)
+    }
+
+    /// How many tasks of a session ended in one of `states`.
+    pub fn count_ended_in(&self, session_id: &SessionId, states: &[TaskState]) -> Result<u32> {
+        let states = states_list(states);
+        let sql = format!("SELECT COUNT(*) FROM tasks WHERE session_id = ?1 AND state IN ({states})");
+        Ok(self.conn.query_row(&sql, [session_id.to_string()], |row| row.get(0))?)
+    }
+
     /// The order value that puts a task last (or first) among a profile's
     /// queued tasks.
     pub fn queue_bound(&self, profile_id: &ProfileId, last: bool) -> Result<i64> {
@@ -679,4 +702,10 @@ fn stored_state(state: &LoopState) -> &'static str {
         LoopState::WorkspaceGone { .. } => "stalled",
         other => other.as_str(),
     }
+}
+
+/// Task states as an SQL list (`'failed', 'timed_out'`): their names are
+/// fixed words, never user text.
+fn states_list(states: &[TaskState]) -> String {
+    states.iter().map(|state| format!("'{}'", state.as_str())).collect::<Vec<_>>().join(", ")
 }
