@@ -97,6 +97,16 @@ describe('needs you', () => {
     expect(sessionEntry.getAttribute('data-attention')).toBe('true');
   });
 
+  it('puts no "0 need you" beside a failure, which is all there is to see', async () => {
+    const { backend } = twoAgents();
+    const broke = backend.seedProfile({ name: 'broke' });
+    backend.seedTask({ profile_id: broke.id, instruction: 'Write the docs', state: 'failed', ended_at: 900, reason: 'the agent exited' });
+    await renderApp(backend);
+    const list = screen.getByTestId('attention-list');
+    expect(within(list).getByTestId('attention-failed-count').textContent).toBe('1 failed');
+    expect(within(list).queryByTestId('attention-count')).toBeNull();
+  });
+
   it('follows signals as they are raised and settled', async () => {
     const { backend, claudeSession } = twoAgents();
     await renderApp(backend);

@@ -101,6 +101,8 @@ describe('the dashboard', () => {
     expect(brokeCard.getAttribute('data-state')).toBe('failed');
     expect(within(brokeCard).getByTestId('dashboard-state').textContent).toBe('task failed');
     expect(within(brokeCard).getByTestId('dashboard-attention').textContent).toContain('“Write the docs”: the agent exited with code 2');
+    // Said once, in its attention line, not again where a task at work would be.
+    expect(within(brokeCard).getByTestId('dashboard-ended').textContent).toBe('Not running');
     expect(within(view).getByTestId('dashboard-summary').textContent).toBe('2 agents · 1 may be stuck · 1 failed');
     // Once seen, the agent whose task failed reads as stopped, saying how its run ended and what failed.
     await fireEvent.focus(window);
