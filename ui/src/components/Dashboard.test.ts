@@ -115,6 +115,26 @@ describe('the dashboard', () => {
     expect(stuck.state).toBe('running');
   });
 
+  it('says what a task at work still waits for, as its card in the task list does', async () => {
+    const backend = new FakeBackend();
+    const now = Date.now();
+    const agent = backend.seedProfile({ name: 'waiter' });
+    const session = backend.seedSession(agent.id, { state: 'running', pid: 4343 }, now - 60_000);
+    backend.seedTask({
+      profile_id: agent.id,
+      instruction: 'Write the changelog',
+      state: 'running',
+      session_id: session.id,
+      started_at: now - 10_000,
+      typed_at: null,
+      waiting_for: { cause: 'prompt', last_line: 'agent>', pattern: 'demo> $' },
+    });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    const view = await screen.findByTestId('dashboard');
+    await waitFor(() => expect(within(card(view, 'waiter')).getByTestId('dashboard-task').textContent).toBe('Write the changelog · prompt not seen'));
+  });
+
   it('sorts by name, and opens the question, the task and the terminal in one click', async () => {
     const { view, question, task, askerSession } = await dashboard();
     await fireEvent.change(within(view).getByTestId('dashboard-sort'), { target: { value: 'name' } });

@@ -338,6 +338,12 @@ export function taskStatusLabel(task: TaskInfo, context: { position?: number | n
 }
 
 /** What a running task waits for, in a few words for its status line. */
+/** What a task at work waits for before it is typed, in a few words; null when nothing holds it. */
+export function waitShort(task: TaskInfo | undefined): string | null {
+  if (!task || task.state !== 'running' || task.waiting_for === null) return null;
+  return WAIT_SHORT[task.waiting_for.cause];
+}
+
 const WAIT_SHORT: Record<WaitingFor['cause'], string | null> = {
   queue_paused: null,
   task_ahead: null,
