@@ -461,6 +461,18 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
     assert_eq!(about_loop[0].title, "Loop stopped: its folder is gone");
     assert!(about_loop[0].body.contains("project is gone"), "{}", about_loop[0].body);
 
+    // Its agent's attention says so too: stalled on that loop, with why.
+    let attention = t.engine.list_attention().await.unwrap();
+    let remover = attention.iter().find(|a| a.profile_id == profile.id).expect("the agent's attention");
+    let switchboard_core::Attention::Stalled {
+        stall: switchboard_core::api::Stall::Loop { loop_id, reason, .. }, ..
+    } = &remover.attention
+    else {
+        panic!("{remover:#?}")
+    };
+    assert_eq!(loop_id, &started.id);
+    assert!(reason.contains("project is gone"), "{reason}");
+
     // Still gone: resuming is refused, saying so, and nothing changes.
     let refused = t.engine.resume_loop(started.id.clone()).await.unwrap_err();
     let api = switchboard_core::ApiError::from(&refused);

@@ -848,9 +848,13 @@ export class FakeBackend implements Backend {
     if (task && task.quiet_since !== null) {
       return { state: 'stalled', stall: { kind: 'quiet', task_id: task.id, task: title(task) }, since: task.quiet_since };
     }
-    const stalled = [...this.#loops.values()].find((l) => l.profile_id === profileId && l.state.state === 'stalled');
+    const stalled = [...this.#loops.values()].find((l) => l.profile_id === profileId && (l.state.state === 'stalled' || l.state.state === 'workspace_gone'));
     if (stalled && stalled.state.state === 'stalled') {
       return { state: 'stalled', stall: { kind: 'loop', loop_id: stalled.id, goal: stalled.settings.goal, reason: stalled.state.reason }, since: stalled.state.at };
+    }
+    if (stalled && stalled.state.state === 'workspace_gone') {
+      const reason = `its agent's folder ${stalled.state.path} is gone; resume it once the folder is back`;
+      return { state: 'stalled', stall: { kind: 'loop', loop_id: stalled.id, goal: stalled.settings.goal, reason }, since: stalled.state.at };
     }
     const seen = this.#seen.get(profileId) ?? 0;
     const failures = [...this.#tasks.values()]

@@ -4,6 +4,7 @@
  */
 import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo, TaskId } from './bindings';
 import { asksTheUser, attentionLabel, attentionRank, type AttentionMap } from './attention';
+import { isResumable } from './loops';
 import { SHORTCUTS, type ShortcutId } from './shortcuts';
 
 export type PaletteAction =
@@ -138,7 +139,7 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
     keywords: ['sidebar'],
     action: { kind: 'agents', open: !input.agentsShown },
   });
-  for (const loop of input.loops.filter((l) => l.state.state === 'active' || l.state.state === 'stalled')) {
+  for (const loop of input.loops.filter((l) => l.state.state === 'active' || isResumable(l))) {
     const agent = input.profiles.find((p) => p.id === loop.profile_id);
     if (!agent) continue;
     commands.push({ id: `loop:${loop.id}`, label: `${agent.name}'s loop`, group: 'Go to', keywords: ['loop', agent.name], action: { kind: 'loop', loop } });
