@@ -1,0 +1,77 @@
+// Restarting an agent at work, in the real window: the app asks what becomes of the running
+// task; cancelled with its queue paused, the queue says who paused it and why, and one click
+// resumes it.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchApp, DEMO_AGENT } from './driver.mjs';
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+
+const entryOf = async (browser, title) => {
+  for (const entry of await browser.$$(byTestId('task-entry'))) {
+    if ((await entry.getProperty('textContent')).includes(title)) return entry;
+  }
+  return null;
+};
+
+const stateOf = async (browser, title) => (await (await entryOf(browser, title))?.getAttribute('data-state')) ?? null;
+
+test('a restart with a task at work asks; a cancel that pauses the queue says why, and Resume goes on', async () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
+  const { browser, close } = await launchApp({ args: ['--no-demo'] });
+  try {
+    await (await browser.$(byTestId('new-agent'))).click();
+    await (await browser.$(byTestId('agent-name'))).setValue('writer');
+    await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
+    await (await browser.$(byTestId('agent-args'))).setValue('--speed 8000');
+    await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
+    await (await browser.$(byTestId('agent-ready-pattern'))).setValue('demo> $');
+    await (await browser.$(byTestId('agent-submit'))).click();
+    await (await browser.$(byTestId('task-panel'))).waitForExist({ timeout: 10_000 });
+
+    await (await browser.$(byTestId('new-task'))).click();
+    const instruction = await browser.$(byTestId('task-instruction'));
+    // Slow steps: the first task is still at work when the user restarts.
+    await instruction.setValue('Draft the release notes');
+    await (await browser.$(byTestId('task-submit'))).click();
+    await instruction.setValue('Proofread the changelog');
+    await (await browser.$(byTestId('task-submit'))).click();
+    await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'running', {
+      timeout: 20_000,
+      timeoutMsg: 'the first task never ran',
+    });
+
+    // Restart asks; nothing happens until the user says what becomes of the task.
+    await (await browser.$(byTestId('session-entry'))).click();
+    await (await browser.$(byTestId('restart-session'))).click();
+    const ask = await browser.$(byTestId('restart-ask'));
+    await ask.waitForExist({ timeout: 10_000 });
+    assert.match(await ask.getText(), /Draft the release notes/);
+    assert.equal(await stateOf(browser, 'Draft the release notes'), 'running');
+    await (await browser.$(byTestId('restart-pause-queue'))).click();
+    await (await browser.$(byTestId('restart-cancel'))).click();
+
+    // The queue waits, saying who paused it and why; the next task is not started behind the user's back.
+    const banner = await browser.$(byTestId('queue-paused-banner'));
+    await banner.waitForExist({ timeout: 15_000, timeoutMsg: 'no banner says the queue is paused' });
+    assert.equal(await banner.getAttribute('data-by'), 'restart');
+    assert.match(await (await browser.$(byTestId('queue-paused-reason'))).getText(), /You restarted writer, cancelling “Draft the release notes”/);
+    await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'cancelled', { timeout: 10_000 });
+    assert.equal(await stateOf(browser, 'Proofread the changelog'), 'queued');
+
+    // One click resumes it: the next task runs in the new session and completes.
+    await (await browser.$(byTestId('queue-banner-resume'))).click();
+    await browser.waitUntil(async () => (await stateOf(browser, 'Proofread the changelog')) === 'completed', {
+      timeout: 120_000,
+      timeoutMsg: 'the queued task did not complete once the queue was resumed',
+    });
+    assert.equal((await browser.$$(byTestId('queue-paused-banner'))).length, 0);
+  } finally {
+    await close();
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
