@@ -453,3 +453,37 @@ async fn a_loop_that_failed_to_start_reads_in_words() {
     let (_, json, _) = cli_async(&t, &["loop", "list", "--json"]).await;
     assert!(json.contains("\"state\": \"failed_to_start\""), "--json keeps the name: {json}");
 }
+
+/// `agent list` says each agent's state in the words of the one attention
+/// the window and the tray read: a task that failed, an agent never started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_list_says_each_agents_state_as_the_window_does() {
+    let t = TestEngine::start().await;
+    let crashy = t.profile("crashy", "sh", &["-c", "printf 'crashy> '; sleep 0.2; exit 3"]).await;
+    t.profile("unused", "sh", &[]).await;
+    let task = t
+        .engine
+        .submit_task(switchboard_core::TaskSpec::new(crashy.id.clone(), "Rebuild the index"))
+        .await
+        .unwrap()
+        .task;
+    t.events
+        .wait_for("the task to fail", |events| {
+            events.iter().find_map(|e| match e {
+                switchboard_core::EngineEvent::TaskChanged { task: changed }
+                    if changed.id == task.id && changed.state() == TaskState::Failed =>
+                {
+                    Some(())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    let (code, out, err) = cli_async(&t, &["agent", "list"]).await;
+    assert_eq!(code, ExitCode::SUCCESS, "{err}");
+    let line = |name: &str| {
+        out.lines().find(|l| l.contains(name)).unwrap_or_else(|| panic!("{name} listed:\n{out}")).to_owned()
+    };
+    assert!(line("crashy").contains("task failed"), "{out}");
+    assert!(line("unused").contains("not started"), "{out}");
+}

@@ -349,9 +349,21 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
         }
         ClientCommand::Agent(AgentCommand::List { output }) => {
             let profiles = client.list_profiles()?;
+            // Each agent's state is the engine's one attention, as the window and the tray read it.
+            let attention = client.list_attention()?;
             print(out, output, &profiles, |profiles| {
                 columns(profiles.iter().map(|p| {
-                    vec![p.id.to_string(), p.spec.kind.as_str().to_owned(), p.spec.name.clone(), p.spec.cwd.clone()]
+                    let state = attention
+                        .iter()
+                        .find(|a| a.profile_id == p.id)
+                        .map_or_else(String::new, |a| a.attention.label());
+                    vec![
+                        p.id.to_string(),
+                        p.spec.kind.as_str().to_owned(),
+                        p.spec.name.clone(),
+                        state,
+                        p.spec.cwd.clone(),
+                    ]
                 }))
             })
         }

@@ -61,6 +61,23 @@ impl Attention {
     pub fn asks_the_user(&self) -> bool {
         matches!(self, Attention::NeedsYou { .. } | Attention::Stalled { .. } | Attention::Failed { .. })
     }
+
+    /// A few words for it, as the window's badges read (the command line's
+    /// `agent list`).
+    pub fn label(&self) -> String {
+        match self {
+            Attention::NeedsYou { .. } => "needs you".to_owned(),
+            Attention::Stalled { stall: Stall::Loop { .. }, .. } => "loop stalled".to_owned(),
+            Attention::Stalled { stall: Stall::Quiet { .. }, .. } => "may be stuck".to_owned(),
+            Attention::Failed { count: 1, .. } => "task failed".to_owned(),
+            Attention::Failed { count, .. } => format!("{count} tasks failed"),
+            Attention::Working { .. } => "working".to_owned(),
+            Attention::Idle { .. } => "idle".to_owned(),
+            Attention::Stopped { ended: None, .. } => "not started".to_owned(),
+            Attention::Stopped { failed: 0, .. } => "stopped".to_owned(),
+            Attention::Stopped { failed, .. } => format!("stopped, {failed} failed"),
+        }
+    }
 }
 
 /// What an agent needs of the user.
