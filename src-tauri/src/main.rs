@@ -26,6 +26,22 @@ fn main() -> Result<std::process::ExitCode> {
         let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
         return Ok(switchboard_cli::scan_input(std::io::stdin().lock(), &mut out, &mut err));
     }
+    if let Some(switchboard_cli::ClientCommand::Daemon(args)) = &cli.command {
+        let data_dir = data_dir(cli.data_dir.as_deref())?;
+        let socket = switchboard_cli::socket_for(Some(&data_dir))?;
+        let out = &mut std::io::stdout().lock();
+        if args.status {
+            return switchboard_cli::daemon::print_status(&data_dir, &socket, args.output.json, out);
+        }
+        if args.stop {
+            return switchboard_cli::daemon::stop(&data_dir, &socket, out);
+        }
+        // The engine alone: the app's own, with no window.
+        let log = switchboard_core::logging::init_for_app(Some(&data_dir));
+        let result = switchboard_cli::daemon::run(engine_config(data_dir, cli.no_demo)?);
+        drop(log);
+        return result;
+    }
     if let Some(command) = cli.command {
         // A client of the running app: no window, no engine of its own.
         let socket = switchboard_cli::socket_for(cli.data_dir.as_deref())?;
@@ -37,24 +53,12 @@ fn main() -> Result<std::process::ExitCode> {
         ));
     }
     let env = |name| std::env::var(name).ok();
-    let data_dir = resolve_data_dir(
-        cli.data_dir.as_deref(),
-        env("SWITCHBOARD_DATA_DIR").as_deref(),
-        env("XDG_DATA_HOME").as_deref(),
-        env("HOME").as_deref(),
-    )
-    .context("cannot tell where to keep data: pass --data-dir or set SWITCHBOARD_DATA_DIR")?;
-    let data_dir = absolute(&data_dir)?;
+    let data_dir = data_dir(cli.data_dir.as_deref())?;
     // Logging never panics or blocks, whatever becomes of stderr; the log
     // file lives in the data directory when it can be written.
     let log = switchboard_core::logging::init_for_app(Some(&data_dir));
 
-    let mut config = EngineConfig::new(data_dir, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
-    if !cli.no_demo {
-        config.demo_agent = demo_agent()?;
-    }
-    config.hook_binary = beside_app(HOOK_BINARY)?;
-    config.keeper = config.hook_binary.clone();
+    let config = engine_config(data_dir, cli.no_demo)?;
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }
@@ -65,6 +69,32 @@ fn main() -> Result<std::process::ExitCode> {
     }
     result?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Where data lives: the flag, else the environment, made absolute.
+fn data_dir(flag: Option<&Path>) -> Result<PathBuf> {
+    let env = |name| std::env::var(name).ok();
+    let data_dir = resolve_data_dir(
+        flag,
+        env("SWITCHBOARD_DATA_DIR").as_deref(),
+        env("XDG_DATA_HOME").as_deref(),
+        env("HOME").as_deref(),
+    )
+    .context("cannot tell where to keep data: pass --data-dir or set SWITCHBOARD_DATA_DIR")?;
+    absolute(&data_dir)
+}
+
+/// The engine's configuration, for the window's engine and the daemon alike:
+/// the demo agent (unless `no_demo`), the hook binary and the keeper beside
+/// the app's binary.
+fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
+    let mut config = EngineConfig::new(data_dir, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
+    if !no_demo {
+        config.demo_agent = demo_agent()?;
+    }
+    config.hook_binary = beside_app(HOOK_BINARY)?;
+    config.keeper = config.hook_binary.clone();
+    Ok(config)
 }
 
 fn absolute(path: &Path) -> Result<PathBuf> {

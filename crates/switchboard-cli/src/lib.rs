@@ -26,6 +26,8 @@
 //! 3 no app running, 141 its output was closed (`switchboard loop list |
 //! head`: it stops quietly, with the status of a tool a closed pipe ended).
 
+pub mod daemon;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,7 +51,7 @@ pub struct Cli {
     #[arg(long, value_name = "DIR", global = true)]
     pub data_dir: Option<PathBuf>,
     /// Do not create the demo workspace and profile on first start.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub no_demo: bool,
     #[command(subcommand)]
     pub command: Option<ClientCommand>,
@@ -57,6 +59,10 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum ClientCommand {
+    /// Runs the engine alone on the data directory, with no window, until it
+    /// is asked to stop; its agents, queues and loops go on without the app.
+    /// With --status: whether an engine runs there. With --stop: stop it.
+    Daemon(DaemonArgs),
     /// Agent profiles of the running app.
     #[command(subcommand)]
     Agent(AgentCommand),
@@ -233,6 +239,19 @@ pub struct Output {
     pub json: bool,
 }
 
+/// `switchboard daemon [--status [--json] | --stop]`.
+#[derive(Args, Debug)]
+pub struct DaemonArgs {
+    /// Say whether an engine runs on the data directory (exit status 3 when none does).
+    #[arg(long, conflicts_with = "stop")]
+    pub status: bool,
+    /// Ask the engine on the data directory to stop its agents and exit, and wait until it has.
+    #[arg(long)]
+    pub stop: bool,
+    #[command(flatten)]
+    pub output: Output,
+}
+
 #[derive(ValueEnum, Debug, Clone, Copy)]
 pub enum Kind {
     Generic,
@@ -322,6 +341,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
     let client = client::Client::new(socket);
     match command {
         ClientCommand::Scan => anyhow::bail!("`scan` reads its input: use `scan_input`"),
+        ClientCommand::Daemon(_) => anyhow::bail!("`daemon` is the engine or asks after it: use the `daemon` module"),
         ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, output }) => {
             let cwd = match cwd {
                 Some(dir) => std::path::absolute(dir)?,

@@ -1,0 +1,219 @@
+//! `switchboard daemon`: the engine alone on a data directory, with no window
+//! (store, socket, agents' terminals, watchers, queues, loops, timers), until
+//! it is asked to stop (`daemon --stop`, or SIGTERM / SIGINT: its agents are
+//! stopped and recorded as killed, as when the app quits). A closed terminal
+//! (SIGHUP) does not stop it. `daemon --status` says whether an engine runs
+//! on the data directory. The command line's other commands reach it over
+//! its socket as they reach the app's.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use switchboard_core::{Engine, EngineConfig, Millis, NoEvents, client};
+use tokio::signal::unix::{SignalKind, signal};
+
+/// Written by a running daemon in its data directory: who it is and since
+/// when (the instance lock holds its pid too).
+pub const INFO_FILE: &str = "daemon.json";
+
+/// Milliseconds since the Unix epoch.
+fn now() -> Millis {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as Millis)
+}
+
+/// How long `--stop` waits for the engine to stop its agents and exit.
+const STOP_WAIT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct DaemonInfo {
+    pid: u32,
+    version: String,
+    started_at: Millis,
+}
+
+/// Whether an engine runs on a data directory (`daemon --status --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DaemonStatus {
+    pub running: bool,
+    /// The engine's process: the daemon's, or the app's when the window
+    /// hosts the engine.
+    pub pid: Option<u32>,
+    /// The daemon's version (none for an engine the window hosts).
+    pub version: Option<String>,
+    pub uptime_secs: Option<u64>,
+    /// Agents running now.
+    pub agents: Option<usize>,
+}
+
+/// Runs the engine until SIGTERM or SIGINT, then stops its agents.
+pub fn run(config: EngineConfig) -> Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
+    runtime.block_on(async move {
+        // Listening starts before the engine does: a stop that comes while it
+        // starts is not lost.
+        let mut terminate = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
+        let mut interrupt = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+        let mut hangup = signal(SignalKind::hangup()).context("listening for SIGHUP")?;
+        let data_dir = config.data_dir.clone();
+        let engine = Engine::start(config, Arc::new(NoEvents)).await?;
+        let info =
+            DaemonInfo { pid: std::process::id(), version: env!("CARGO_PKG_VERSION").to_owned(), started_at: now() };
+        let info_path = data_dir.join(INFO_FILE);
+        if let Err(error) = switchboard_core::private::write(&info_path, serde_json::to_vec(&info)?) {
+            tracing::warn!(%error, "could not note the daemon's version and start");
+        }
+        tracing::info!(data_dir = %data_dir.display(), "the engine runs as a daemon");
+        loop {
+            tokio::select! {
+                _ = terminate.recv() => break,
+                _ = interrupt.recv() => break,
+                // The terminal it was started from closed: agents go on.
+                _ = hangup.recv() => tracing::info!("the terminal closed; the daemon goes on"),
+            }
+        }
+        tracing::info!("the daemon stops its agents and exits");
+        engine.shutdown().await;
+        std::fs::remove_file(&info_path).ok();
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Whether an engine answers on `socket`, and what it says of itself.
+pub fn status(data_dir: &Path, socket: &Path) -> DaemonStatus {
+    let sessions = match client::Client::new(socket).list_sessions() {
+        Ok(sessions) => sessions,
+        Err(_) => return DaemonStatus { running: false, pid: None, version: None, uptime_secs: None, agents: None },
+    };
+    let pid = std::fs::read_to_string(data_dir.join(switchboard_core::instance::LOCK_FILE))
+        .ok()
+        .and_then(|holder| holder.trim().parse::<u32>().ok());
+    let info = std::fs::read(data_dir.join(INFO_FILE))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<DaemonInfo>(&bytes).ok())
+        .filter(|info| Some(info.pid) == pid);
+    DaemonStatus {
+        running: true,
+        pid,
+        version: info.as_ref().map(|i| i.version.clone()),
+        uptime_secs: info.map(|i| (now().saturating_sub(i.started_at) / 1000).max(0) as u64),
+        agents: Some(sessions.iter().filter(|s| s.state.is_running()).count()),
+    }
+}
+
+/// `daemon --status`: prints whether an engine runs; exit status 3 when none does.
+pub fn print_status(data_dir: &Path, socket: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
+    let status = status(data_dir, socket);
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&status)?)?;
+    } else {
+        writeln!(out, "{}", status_line(data_dir, &status))?;
+    }
+    Ok(if status.running { ExitCode::SUCCESS } else { ExitCode::from(crate::EXIT_NOT_RUNNING) })
+}
+
+fn status_line(data_dir: &Path, status: &DaemonStatus) -> String {
+    if !status.running {
+        return format!("No engine runs on {}.", data_dir.display());
+    }
+    let agents = match status.agents {
+        Some(1) => "1 agent running".to_owned(),
+        Some(n) => format!("{n} agents running"),
+        None => "its agents unknown".to_owned(),
+    };
+    match (&status.version, status.uptime_secs) {
+        (Some(version), Some(up)) => {
+            format!("The daemon {version} runs on {} (up {}, {agents}).", data_dir.display(), span(up))
+        }
+        _ => format!("The app's window runs the engine on {} ({agents}).", data_dir.display()),
+    }
+}
+
+fn span(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m", secs / 60),
+        _ => format!("{}h {}m", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+/// `daemon --stop`: asks the engine on the data directory to stop its agents
+/// and exit (SIGTERM, as a service manager would), and waits until it has.
+pub fn stop(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<ExitCode> {
+    let status = status(data_dir, socket);
+    if !status.running {
+        writeln!(out, "{}", status_line(data_dir, &status))?;
+        return Ok(ExitCode::from(crate::EXIT_NOT_RUNNING));
+    }
+    let pid = status.pid.context("the engine answers but its lock names no process")?;
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).context("the lock names no process")?);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).context("asking the engine to stop")?;
+    let deadline = Instant::now() + STOP_WAIT;
+    // Stopped once nothing answers and its process is gone.
+    while self::status(data_dir, socket).running || alive(pid.as_raw()) {
+        if Instant::now() > deadline {
+            anyhow::bail!(
+                "the engine did not stop within {}s; it may still be stopping its agents",
+                STOP_WAIT.as_secs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let agents = status.agents.unwrap_or(0);
+    let stopped = match agents {
+        0 => "no agent was running".to_owned(),
+        1 => "its agent stopped".to_owned(),
+        n => format!("its {n} agents stopped"),
+    };
+    writeln!(out, "The engine on {} stopped; {stopped}.", data_dir.display())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether the process runs: there, and not a zombie its parent has yet to
+/// reap (it has exited, its lock released, its agents stopped).
+fn alive(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    // The state follows the command's name, which is in parentheses and may hold any byte.
+    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next());
+    !matches!(state, Some('Z' | 'X') | None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_is_alive_until_it_exits_reaped_or_not() {
+        assert!(alive(std::process::id() as i32));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id() as i32;
+        // Exited, not yet reaped: a zombie, gone for `--stop`.
+        while std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z")) {
+            std::thread::yield_now();
+        }
+        assert!(!alive(pid));
+        child.wait().unwrap();
+        assert!(!alive(pid));
+    }
+
+    #[test]
+    fn the_status_says_who_runs_the_engine_in_words() {
+        let dir = Path::new("/data");
+        let none = DaemonStatus { running: false, pid: None, version: None, uptime_secs: None, agents: None };
+        assert_eq!(status_line(dir, &none), "No engine runs on /data.");
+        let daemon = DaemonStatus {
+            running: true,
+            pid: Some(7),
+            version: Some("0.2.0".into()),
+            uptime_secs: Some(3_725),
+            agents: Some(1),
+        };
+        assert_eq!(status_line(dir, &daemon), "The daemon 0.2.0 runs on /data (up 1h 2m, 1 agent running).");
+        let window = DaemonStatus { version: None, uptime_secs: None, agents: Some(3), ..daemon };
+        assert_eq!(status_line(dir, &window), "The app's window runs the engine on /data (3 agents running).");
+    }
+}
