@@ -100,16 +100,37 @@ impl Desktop {
             (actions, notices.counts(), notices.all_paused())
         };
         self.carry_out(app, actions);
-        if let Some(tray) = self.tray.lock().expect("never poisoned").as_mut() {
-            if tray.shown != counts {
-                tray.shown = counts;
-                tray.status.set_text(counts.label()).ok();
-                tray._icon.set_tooltip(Some(format!("Switchboard: {}", counts.label()))).ok();
+        let (status, pause) = match self.tray.lock().expect("never poisoned").as_mut() {
+            Some(tray) => {
+                let status = (tray.shown != counts).then(|| {
+                    tray.shown = counts;
+                    (tray.status.clone(), tray._icon.clone(), counts.label())
+                });
+                let pause = (tray.all_paused != all_paused).then(|| {
+                    tray.all_paused = all_paused;
+                    (tray.pause.clone(), pause_label(all_paused))
+                });
+                (status, pause)
             }
-            if tray.all_paused != all_paused {
-                tray.all_paused = all_paused;
-                tray.pause.set_text(pause_label(all_paused)).ok();
+            None => (None, None),
+        };
+        if status.is_none() && pause.is_none() {
+            return;
+        }
+        // The tray lives on the main thread. Its setters wait for the main thread, and this
+        // runs on the engine's: posted, never waited for, since at quit the main thread waits
+        // for the engine to stop and the two would wait for each other forever.
+        let posted = app.run_on_main_thread(move || {
+            if let Some((item, icon, label)) = status {
+                item.set_text(&label).ok();
+                icon.set_tooltip(Some(format!("Switchboard: {label}"))).ok();
             }
+            if let Some((item, label)) = pause {
+                item.set_text(label).ok();
+            }
+        });
+        if let Err(error) = posted {
+            tracing::debug!(%error, "the tray could not be updated (the app is quitting)");
         }
     }
 
