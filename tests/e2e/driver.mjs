@@ -138,3 +138,19 @@ export function frameTimes(browser, ms) {
     requestAnimationFrame(tick);
   }, ms);
 }
+
+/**
+ * Makes an agent with the "New agent" form, as a user types it, and waits for its tasks panel.
+ * `args` as typed in the form's arguments field; `readyPattern` left blank when not given.
+ */
+export async function createAgent(browser, { name, command, args = '', cwd, readyPattern = null }) {
+  const field = (id) => browser.$(`[data-testid="${id}"]`);
+  await (await field('new-agent')).click();
+  await (await field('agent-name')).setValue(name);
+  await (await field('agent-command')).setValue(command);
+  if (args) await (await field('agent-args')).setValue(args);
+  await (await field('agent-cwd')).setValue(cwd);
+  if (readyPattern !== null) await (await field('agent-ready-pattern')).setValue(readyPattern);
+  await (await field('agent-submit')).click();
+  await (await field('task-panel')).waitForExist({ timeout: 10_000 });
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchApp, DEMO_AGENT } from './driver.mjs';
+import { createAgent, launchApp, DEMO_AGENT } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
@@ -24,14 +24,7 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
   const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
   const { browser, close } = await launchApp({ args: ['--no-demo'] });
   try {
-    await (await browser.$(byTestId('new-agent'))).click();
-    await (await browser.$(byTestId('agent-name'))).setValue('writer');
-    await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
-    await (await browser.$(byTestId('agent-args'))).setValue('--speed 8000');
-    await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
-    await (await browser.$(byTestId('agent-ready-pattern'))).setValue('demo> $');
-    await (await browser.$(byTestId('agent-submit'))).click();
-    await (await browser.$(byTestId('task-panel'))).waitForExist({ timeout: 10_000 });
+    await createAgent(browser, { name: 'writer', command: DEMO_AGENT, args: '--speed 8000', cwd: workspace, readyPattern: 'demo> $' });
 
     await (await browser.$(byTestId('new-task'))).click();
     const instruction = await browser.$(byTestId('task-instruction'));
@@ -41,7 +34,7 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
     await instruction.setValue('Proofread the changelog');
     await (await browser.$(byTestId('task-submit'))).click();
     await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'running', {
-      timeout: 20_000,
+      timeout: 30_000,
       timeoutMsg: 'the first task never ran',
     });
 
@@ -49,7 +42,7 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
     await (await browser.$(byTestId('session-entry'))).click();
     await (await browser.$(byTestId('restart-session'))).click();
     const ask = await browser.$(byTestId('restart-ask'));
-    await ask.waitForExist({ timeout: 10_000 });
+    await ask.waitForExist({ timeout: 30_000 });
     assert.match(await ask.getText(), /Draft the release notes/);
     assert.equal(await stateOf(browser, 'Draft the release notes'), 'running');
     await (await browser.$(byTestId('restart-pause-queue'))).click();
@@ -57,10 +50,10 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
 
     // The queue waits, saying who paused it and why; the next task is not started behind the user's back.
     const banner = await browser.$(byTestId('queue-paused-banner'));
-    await banner.waitForExist({ timeout: 15_000, timeoutMsg: 'no banner says the queue is paused' });
+    await banner.waitForExist({ timeout: 30_000, timeoutMsg: 'no banner says the queue is paused' });
     assert.equal(await banner.getAttribute('data-by'), 'restart');
     assert.match(await (await browser.$(byTestId('queue-paused-reason'))).getText(), /You restarted writer, cancelling “Draft the release notes”/);
-    await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'cancelled', { timeout: 10_000 });
+    await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'cancelled', { timeout: 30_000 });
     assert.equal(await stateOf(browser, 'Proofread the changelog'), 'queued');
 
     // One click resumes it: the next task runs in the new session and completes.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchApp, DEMO_AGENT } from './driver.mjs';
+import { createAgent, launchApp, DEMO_AGENT } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
@@ -15,15 +15,7 @@ test('two tasks: the second queues behind the first, both complete with their ar
   const { browser, close } = await launchApp({ args: ['--no-demo'] });
   try {
     // A slow scripted agent, ready when its prompt shows.
-    await (await browser.$(byTestId('new-agent'))).click();
-    await (await browser.$(byTestId('agent-name'))).setValue('writer');
-    await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
-    await (await browser.$(byTestId('agent-args'))).setValue('--speed 600');
-    await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
-    await (await browser.$(byTestId('agent-ready-pattern'))).setValue('demo> $');
-    await (await browser.$(byTestId('agent-submit'))).click();
-    const panel = await browser.$(byTestId('task-panel'));
-    await panel.waitForExist({ timeout: 10_000 });
+    await createAgent(browser, { name: 'writer', command: DEMO_AGENT, args: '--speed 600', cwd: workspace, readyPattern: 'demo> $' });
 
     await (await browser.$(byTestId('new-task'))).click();
     const instruction = await browser.$(byTestId('task-instruction'));

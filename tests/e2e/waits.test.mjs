@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchApp, DEMO_AGENT } from './driver.mjs';
+import { createAgent, launchApp, DEMO_AGENT } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
@@ -18,14 +18,7 @@ test('a task whose agent shows another prompt says why it waits, and Type it now
   writeFileSync(scenario, 'prompt = "agent> "\n[[tasks]]\nsteps = [{ summary = "completed" }]\n');
   const { browser, close } = await launchApp({ args: ['--no-demo'] });
   try {
-    await (await browser.$(byTestId('new-agent'))).click();
-    await (await browser.$(byTestId('agent-name'))).setValue('mismatched');
-    await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
-    await (await browser.$(byTestId('agent-args'))).setValue(`--speed fast --scenario ${scenario}`);
-    await (await browser.$(byTestId('agent-cwd'))).setValue(workspace);
-    await (await browser.$(byTestId('agent-ready-pattern'))).setValue('demo> $');
-    await (await browser.$(byTestId('agent-submit'))).click();
-    await (await browser.$(byTestId('task-panel'))).waitForExist({ timeout: 10_000 });
+    await createAgent(browser, { name: 'mismatched', command: DEMO_AGENT, args: `--speed fast --scenario ${scenario}`, cwd: workspace, readyPattern: 'demo> $' });
 
     await (await browser.$(byTestId('new-task'))).click();
     await (await browser.$(byTestId('task-instruction'))).setValue('Write the changelog');

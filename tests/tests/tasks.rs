@@ -44,19 +44,6 @@ impl TestEngine {
         self.engine.submit_task(spec).await.unwrap()
     }
 
-    /// Waits until the task's latest reported state satisfies `condition`.
-    async fn task_until(&self, id: &TaskId, what: &str, condition: impl Fn(&TaskInfo) -> bool) -> TaskInfo {
-        self.events
-            .wait_for(&format!("task {id} {what}"), |events| {
-                let latest = events.iter().rev().find_map(|event| match event {
-                    EngineEvent::TaskChanged { task } if &task.id == id => Some(task),
-                    _ => None,
-                })?;
-                condition(latest).then(|| latest.clone())
-            })
-            .await
-    }
-
     async fn finished(&self, id: &TaskId) -> TaskInfo {
         self.task_until(id, "to finish", |task| task.state().is_finished()).await
     }

@@ -7,22 +7,9 @@ mod support;
 use support::*;
 use switchboard_core::api::WaitingFor;
 use switchboard_core::loops::{Completion, LoopSettings};
-use switchboard_core::{EngineEvent, IterationOutcome, LoopState, ProfileSpec, Settings, TaskId, TaskInfo, TaskSpec};
+use switchboard_core::{EngineEvent, IterationOutcome, LoopState, ProfileSpec, Settings, TaskId, TaskSpec};
 
 impl TestEngine {
-    /// Waits until the task's latest reported state satisfies `condition`.
-    async fn task_until(&self, id: &TaskId, what: &str, condition: impl Fn(&TaskInfo) -> bool) -> TaskInfo {
-        self.events
-            .wait_for(&format!("task {what}"), |events| {
-                let latest = events.iter().rev().find_map(|event| match event {
-                    EngineEvent::TaskChanged { task } if &task.id == id => Some(task),
-                    _ => None,
-                })?;
-                condition(latest).then(|| latest.clone())
-            })
-            .await
-    }
-
     /// Whether the task was ever reported waiting for `cause`.
     fn was_waiting(&self, id: &TaskId, cause: impl Fn(&WaitingFor) -> bool) -> bool {
         self.events.snapshot().iter().any(|event| match event {

@@ -162,6 +162,24 @@ impl TestEngine {
         }
     }
 
+    /// Waits until the task's latest reported state satisfies `condition`.
+    pub async fn task_until(
+        &self,
+        id: &switchboard_core::TaskId,
+        what: &str,
+        condition: impl Fn(&switchboard_core::TaskInfo) -> bool,
+    ) -> switchboard_core::TaskInfo {
+        self.events
+            .wait_for(&format!("task {id} {what}"), |events| {
+                let latest = events.iter().rev().find_map(|event| match event {
+                    EngineEvent::TaskChanged { task } if &task.id == id => Some(task),
+                    _ => None,
+                })?;
+                condition(latest).then(|| latest.clone())
+            })
+            .await
+    }
+
     pub async fn profile(&self, name: &str, command: &str, args: &[&str]) -> Profile {
         self.engine.create_profile(self.spec(name, command, args)).await.unwrap()
     }
