@@ -24,7 +24,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use switchboard_core::client::Client;
+use switchboard_client::blocking::Client;
 use switchboard_core::loops::LoopSettings;
 use switchboard_core::store::Store;
 use switchboard_core::{

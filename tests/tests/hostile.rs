@@ -257,10 +257,11 @@ async fn an_agent_cannot_decide_what_is_the_users() {
     let socket = switchboard_core::config::socket_path(&t.data_dir, None);
     let id = waiting[0].id;
     let decided = tokio::task::spawn_blocking(move || {
-        switchboard_core::client::call(
-            &socket,
-            switchboard_core::Command::DecidePermission { request_id: id, allow: false, message: None },
-        )
+        switchboard_client::blocking::Client::new(&socket).call(switchboard_core::Command::DecidePermission {
+            request_id: id,
+            allow: false,
+            message: None,
+        })
     })
     .await
     .unwrap();

@@ -14,43 +14,36 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use switchboard_core::{Engine, EngineConfig, Millis, NoEvents, client};
+use switchboard_client::blocking as client;
+use switchboard_core::{Engine, EngineConfig, Millis, NoEvents};
 use tokio::signal::unix::{SignalKind, signal};
-
-/// Written by a running daemon in its data directory: who it is and since
-/// when (the instance lock holds its pid too).
-pub const INFO_FILE: &str = "daemon.json";
-
-/// Milliseconds since the Unix epoch.
-fn now() -> Millis {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as Millis)
-}
 
 /// How long `--stop` waits for the engine to stop its agents and exit.
 const STOP_WAIT: Duration = Duration::from_secs(60);
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct DaemonInfo {
-    pid: u32,
-    version: String,
-    started_at: Millis,
-}
 
 /// Whether an engine runs on a data directory (`daemon --status --json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DaemonStatus {
     pub running: bool,
-    /// The engine's process: the daemon's, or the app's when the window
-    /// hosts the engine.
     pub pid: Option<u32>,
-    /// The daemon's version (none for an engine the window hosts).
     pub version: Option<String>,
     pub uptime_secs: Option<u64>,
     /// Agents running now.
     pub agents: Option<usize>,
 }
 
-/// Runs the engine until SIGTERM or SIGINT, then stops its agents.
+/// What a daemon tells whoever started it, as one JSON line on its standard
+/// output: that it answers on its socket, or why it could not start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Started {
+    Ready { pid: u32 },
+    Failed { problem: Option<switchboard_core::api::StorageProblem>, message: String },
+}
+
+/// Runs the engine until SIGTERM or SIGINT, then stops its agents. Once the
+/// engine answers (or cannot start) it says so on standard output (see
+/// [`Started`]), then lets go of it: whoever started it may be gone.
 pub fn run(config: EngineConfig) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async move {
@@ -60,13 +53,15 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
         let mut interrupt = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
         let mut hangup = signal(SignalKind::hangup()).context("listening for SIGHUP")?;
         let data_dir = config.data_dir.clone();
-        let engine = Engine::start(config, Arc::new(NoEvents)).await?;
-        let info =
-            DaemonInfo { pid: std::process::id(), version: env!("CARGO_PKG_VERSION").to_owned(), started_at: now() };
-        let info_path = data_dir.join(INFO_FILE);
-        if let Err(error) = switchboard_core::private::write(&info_path, serde_json::to_vec(&info)?) {
-            tracing::warn!(%error, "could not note the daemon's version and start");
-        }
+        let engine = match Engine::start(config, Arc::new(NoEvents)).await {
+            Ok(engine) => engine,
+            Err(error) => {
+                let problem = error.startup_problem(&data_dir);
+                report(&Started::Failed { problem, message: error.to_string() });
+                return Err(error.into());
+            }
+        };
+        report(&Started::Ready { pid: std::process::id() });
         tracing::info!(data_dir = %data_dir.display(), "the engine runs as a daemon");
         loop {
             tokio::select! {
@@ -78,30 +73,34 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
         }
         tracing::info!("the daemon stops its agents and exits");
         engine.shutdown().await;
-        std::fs::remove_file(&info_path).ok();
         Ok(ExitCode::SUCCESS)
     })
 }
 
+/// Says how the start went on standard output, then points standard output
+/// at nothing: a pipe whose reader went away must never trouble the engine.
+fn report(started: &Started) {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", serde_json::to_string(started).expect("always serializes")).ok();
+    stdout.flush().ok();
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        nix::unistd::dup2_stdout(null).ok();
+    }
+}
+
 /// Whether an engine answers on `socket`, and what it says of itself.
-pub fn status(data_dir: &Path, socket: &Path) -> DaemonStatus {
-    let sessions = match client::Client::new(socket).list_sessions() {
-        Ok(sessions) => sessions,
+pub fn status(_data_dir: &Path, socket: &Path) -> DaemonStatus {
+    let welcome = match client::Client::new(socket).welcome() {
+        Ok(welcome) => welcome,
         Err(_) => return DaemonStatus { running: false, pid: None, version: None, uptime_secs: None, agents: None },
     };
-    let pid = std::fs::read_to_string(data_dir.join(switchboard_core::instance::LOCK_FILE))
-        .ok()
-        .and_then(|holder| holder.trim().parse::<u32>().ok());
-    let info = std::fs::read(data_dir.join(INFO_FILE))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<DaemonInfo>(&bytes).ok())
-        .filter(|info| Some(info.pid) == pid);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as Millis);
     DaemonStatus {
         running: true,
-        pid,
-        version: info.as_ref().map(|i| i.version.clone()),
-        uptime_secs: info.map(|i| (now().saturating_sub(i.started_at) / 1000).max(0) as u64),
-        agents: Some(sessions.iter().filter(|s| s.state.is_running()).count()),
+        pid: Some(welcome.pid),
+        version: Some(welcome.engine_version),
+        uptime_secs: Some((now.saturating_sub(welcome.started_at) / 1000).max(0) as u64),
+        agents: Some(welcome.agents_running as usize),
     }
 }
 
@@ -125,12 +124,9 @@ fn status_line(data_dir: &Path, status: &DaemonStatus) -> String {
         Some(n) => format!("{n} agents running"),
         None => "its agents unknown".to_owned(),
     };
-    match (&status.version, status.uptime_secs) {
-        (Some(version), Some(up)) => {
-            format!("The daemon {version} runs on {} (up {}, {agents}).", data_dir.display(), span(up))
-        }
-        _ => format!("The app's window runs the engine on {} ({agents}).", data_dir.display()),
-    }
+    let version = status.version.as_deref().unwrap_or("of an unknown version");
+    let up = status.uptime_secs.map(|up| format!("up {}, ", span(up))).unwrap_or_default();
+    format!("The engine {version} runs on {} ({up}{agents}).", data_dir.display())
 }
 
 fn span(secs: u64) -> String {
@@ -212,8 +208,8 @@ mod tests {
             uptime_secs: Some(3_725),
             agents: Some(1),
         };
-        assert_eq!(status_line(dir, &daemon), "The daemon 0.2.0 runs on /data (up 1h 2m, 1 agent running).");
-        let window = DaemonStatus { version: None, uptime_secs: None, agents: Some(3), ..daemon };
-        assert_eq!(status_line(dir, &window), "The app's window runs the engine on /data (3 agents running).");
+        assert_eq!(status_line(dir, &daemon), "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running).");
+        let many = DaemonStatus { agents: Some(3), uptime_secs: Some(42), ..daemon };
+        assert_eq!(status_line(dir, &many), "The engine 0.2.0 runs on /data (up 42s, 3 agents running).");
     }
 }

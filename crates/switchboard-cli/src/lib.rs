@@ -34,7 +34,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use switchboard_core::client::{self, ClientError};
+use switchboard_client::ClientError;
+use switchboard_client::blocking as client;
 use switchboard_core::config::{resolve_data_dir, socket_path};
 use switchboard_core::loops::{LoopSettings, Verdict};
 use switchboard_core::signal::{ScanEvent, SignalScanner};

@@ -8,7 +8,6 @@
 pub mod api;
 pub mod attention;
 pub mod bindings;
-pub mod client;
 pub mod config;
 pub mod connect;
 pub mod demo;
@@ -28,6 +27,7 @@ mod sink;
 pub mod store;
 pub mod tasks;
 pub mod validate;
+pub mod wire;
 pub mod workspace;
 
 pub use api::{
@@ -47,5 +47,6 @@ pub use engine::{
 };
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
+pub use sink::{EventFeed, Sequenced};
 pub use switchboard_protocol::{AgentKind, LoopId, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
 pub use switchboard_protocol::{capped, hook, loops, signal, summary, team};

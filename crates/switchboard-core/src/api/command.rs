@@ -23,49 +23,50 @@ use super::task::{QueueStatus, Submitted, TaskInfo};
 /// engine implements each as a method of the same name on its state: for
 /// `now`, `fn(&mut self, args…) -> Result<T, EngineError>`; for `later`,
 /// `fn(&mut self, args…, reply: Responder<T>)`.
+#[macro_export]
 macro_rules! engine_commands {
     ($then:ident) => {
         $then! {
-            window now list_profiles / ListProfiles () -> Vec<crate::api::Profile>;
-            window now create_profile / CreateProfile (spec: crate::api::ProfileSpec) -> crate::api::Profile;
+            window now list_profiles / ListProfiles () -> Vec<$crate::api::Profile>;
+            window now create_profile / CreateProfile (spec: $crate::api::ProfileSpec) -> $crate::api::Profile;
             user now update_profile / UpdateProfile (
                 profile_id: switchboard_protocol::ProfileId,
-                spec: crate::api::ProfileSpec,
-            ) -> crate::api::Profile;
+                spec: $crate::api::ProfileSpec,
+            ) -> $crate::api::Profile;
             user now delete_profile / DeleteProfile (profile_id: switchboard_protocol::ProfileId) -> ();
             /// Every problem `create_profile` (no `profile_id`) or `update_profile` would find with
             /// the spec, without saving anything; none: it would be saved.
             window now check_profile / CheckProfile (
                 profile_id: Option<switchboard_protocol::ProfileId>,
-                spec: crate::api::ProfileSpec,
-            ) -> Vec<crate::api::ProfileProblem>;
+                spec: $crate::api::ProfileSpec,
+            ) -> Vec<$crate::api::ProfileProblem>;
             /// Settings that work for each agent CLI the app knows (Claude Code, Codex).
-            window now agent_presets / AgentPresets () -> Vec<crate::api::AgentPreset>;
+            window now agent_presets / AgentPresets () -> Vec<$crate::api::AgentPreset>;
             /// Each preset's CLI as found on `PATH`, with its version (run with a time limit),
             /// or missing: what the window offers as one-click agents.
-            window later detected_agents / DetectedAgents () -> Vec<crate::api::DetectedAgent>;
+            window later detected_agents / DetectedAgents () -> Vec<$crate::api::DetectedAgent>;
             /// Oldest first.
-            window now list_sessions / ListSessions () -> Vec<crate::api::SessionInfo>;
+            window now list_sessions / ListSessions () -> Vec<$crate::api::SessionInfo>;
             window now start_session / StartSession (
                 profile_id: switchboard_protocol::ProfileId,
                 size: switchboard_protocol::TermSize,
-            ) -> crate::api::SessionInfo;
+            ) -> $crate::api::SessionInfo;
             /// Stops the session's whole process tree; answers once it is gone, with its final state.
-            window later stop_session / StopSession (session_id: switchboard_protocol::SessionId) -> crate::api::SessionInfo;
+            window later stop_session / StopSession (session_id: switchboard_protocol::SessionId) -> $crate::api::SessionInfo;
             /// Stops the session if it runs, then starts a new one of its profile. A task at work in
             /// it goes as `running_task` says (refused without one while a task runs): back at the
             /// head of its queue, finished first (the session then restarts after it), or cancelled.
             window later restart_session / RestartSession (
                 session_id: switchboard_protocol::SessionId,
                 size: switchboard_protocol::TermSize,
-                running_task: Option<crate::api::RestartTask>,
-            ) -> crate::api::Restarted;
+                running_task: Option<$crate::api::RestartTask>,
+            ) -> $crate::api::Restarted;
             /// Starts a new session of an ended session's profile that continues the agent's
             /// conversation (Claude Code: `--resume`).
             window now resume_session / ResumeSession (
                 session_id: switchboard_protocol::SessionId,
                 size: switchboard_protocol::TermSize,
-            ) -> crate::api::SessionInfo;
+            ) -> $crate::api::SessionInfo;
             window later write_input / WriteInput (session_id: switchboard_protocol::SessionId, data: String) -> ();
             window later resize / Resize (
                 session_id: switchboard_protocol::SessionId,
@@ -81,81 +82,81 @@ macro_rules! engine_commands {
             window later screen_snapshot / ScreenSnapshot (
                 session_id: switchboard_protocol::SessionId,
                 recent_lines: u32,
-            ) -> crate::api::ScreenSnapshot;
+            ) -> $crate::api::ScreenSnapshot;
             /// The event log, of one session or all.
             socket now list_events / ListEvents (
                 session_id: Option<switchboard_protocol::SessionId>,
-            ) -> Vec<crate::api::LogEntry>;
+            ) -> Vec<$crate::api::LogEntry>;
             /// Queues a task for its agent; it starts at once when the agent is idle and its
             /// queue runs.
-            window now submit_task / SubmitTask (spec: crate::api::TaskSpec) -> crate::api::Submitted;
+            window now submit_task / SubmitTask (spec: $crate::api::TaskSpec) -> $crate::api::Submitted;
             /// Queued and running tasks, and the most recent finished ones; of one agent, or of all.
             window now list_tasks / ListTasks (
                 profile_id: Option<switchboard_protocol::ProfileId>,
-            ) -> Vec<crate::api::TaskInfo>;
-            window now get_task / GetTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            ) -> Vec<$crate::api::TaskInfo>;
+            window now get_task / GetTask (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
             /// A queued task leaves the queue; a running one is interrupted. Both end cancelled.
-            window now cancel_task / CancelTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            window now cancel_task / CancelTask (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
             /// Moves a queued task to this 0-based place in its agent's queue (as listed: urgent
             /// first). Landing among the other priority's tasks takes that priority.
             window now move_task / MoveTask (task_id: switchboard_protocol::TaskId, to_index: u32) -> ();
             /// Puts an interrupted, failed, timed-out or cancelled task back at the front of its
             /// agent's queue.
-            window now requeue_task / RequeueTask (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            window now requeue_task / RequeueTask (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
             /// Types a task its agent took from the queue but is not ready for now, whatever its
             /// readiness says (the user sees its prompt where its ready pattern does not).
-            user now type_task_now / TypeTaskNow (task_id: switchboard_protocol::TaskId) -> crate::api::TaskInfo;
+            user now type_task_now / TypeTaskNow (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
             /// Renames a task (an empty title gives it its instruction's first line back) and, while
             /// it waits in its queue, changes its instruction.
             window now edit_task / EditTask (
                 task_id: switchboard_protocol::TaskId,
                 title: Option<String>,
                 instruction: Option<String>,
-            ) -> crate::api::TaskInfo;
+            ) -> $crate::api::TaskInfo;
             /// Where a file a task returned is now (absolute), checked again: still inside its
             /// agent's workspace, symlinks resolved, a regular file. The window's "Open" and
             /// "Show in folder" ask it through the shell.
             socket now artifact_path / ArtifactPath (task_id: switchboard_protocol::TaskId, path: String) -> String;
             /// Runs a finished task again, as a new task at the end of its agent's queue.
-            window now rerun_task / RerunTask (task_id: switchboard_protocol::TaskId) -> crate::api::Submitted;
+            window now rerun_task / RerunTask (task_id: switchboard_protocol::TaskId) -> $crate::api::Submitted;
             /// Pauses or resumes one agent's queue, or every queue.
             window now set_queue_paused / SetQueuePaused (
                 profile_id: Option<switchboard_protocol::ProfileId>,
                 paused: bool,
             ) -> ();
-            window now list_queues / ListQueues () -> Vec<crate::api::QueueStatus>;
+            window now list_queues / ListQueues () -> Vec<$crate::api::QueueStatus>;
             /// Where the data lives and whether it can be written now.
-            window now storage_status / StorageStatus () -> crate::api::StorageStatus;
+            window now storage_status / StorageStatus () -> $crate::api::StorageStatus;
             /// The app's settings (their defaults where the user set none).
-            window now get_settings / GetSettings () -> crate::api::Settings;
+            window now get_settings / GetSettings () -> $crate::api::Settings;
             /// Checks and keeps the app's settings; answers with them as kept (times tidied).
-            user now set_settings / SetSettings (settings: crate::api::Settings) -> crate::api::Settings;
+            user now set_settings / SetSettings (settings: $crate::api::Settings) -> $crate::api::Settings;
             /// A task's history from the event log, oldest first.
-            window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<crate::api::LogEntry>;
+            window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<$crate::api::LogEntry>;
             /// Pending signals and the most recent handled ones.
-            window now list_signals / ListSignals () -> Vec<crate::api::SignalInfo>;
+            window now list_signals / ListSignals () -> Vec<$crate::api::SignalInfo>;
             /// Answers, decides or dismisses a pending signal; answers with the settled record.
             user now respond_to_signal / RespondToSignal (
                 signal_id: switchboard_protocol::SignalId,
-                response: crate::api::SignalResponse,
-            ) -> crate::api::SignalInfo;
+                response: $crate::api::SignalResponse,
+            ) -> $crate::api::SignalInfo;
             /// Delegated agents: those at work, and those that reported or ended.
-            window now list_delegations / ListDelegations () -> Vec<crate::api::Delegation>;
+            window now list_delegations / ListDelegations () -> Vec<$crate::api::Delegation>;
             /// Whether a delegated agent keeps running after it reports (by default it ends,
             /// freeing its place among the agents running at once).
             user now keep_delegate / KeepDelegate (
                 session_id: switchboard_protocol::SessionId,
                 keep: bool,
-            ) -> crate::api::Delegation;
+            ) -> $crate::api::Delegation;
             /// Starts a loop on an agent: fresh sessions toward `settings.goal` until it is done,
             /// stalled or cancelled; its first iteration queues behind the agent's tasks.
             window now start_loop / StartLoop (
                 profile_id: switchboard_protocol::ProfileId,
                 settings: switchboard_protocol::loops::LoopSettings,
-            ) -> crate::api::LoopInfo;
+            ) -> $crate::api::LoopInfo;
             /// Active and stalled loops, and the most recent finished ones.
-            window now list_loops / ListLoops () -> Vec<crate::api::LoopInfo>;
-            window now get_loop / GetLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
+            window now list_loops / ListLoops () -> Vec<$crate::api::LoopInfo>;
+            window now get_loop / GetLoop (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopInfo;
             /// Older iterations of a loop, a page at a time: the `limit` (at most 200) recorded
             /// before the one at `before` (an iteration's `seq`), oldest first. A loop's info
             /// carries only its latest iterations.
@@ -163,20 +164,20 @@ macro_rules! engine_commands {
                 loop_id: switchboard_protocol::LoopId,
                 before: u32,
                 limit: u32,
-            ) -> Vec<crate::api::Iteration>;
+            ) -> Vec<$crate::api::Iteration>;
             /// Cancels an active or stalled loop, and its iteration waiting or at work.
-            window now cancel_loop / CancelLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
+            window now cancel_loop / CancelLoop (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopInfo;
             /// Resumes a stalled loop: its next iteration goes first in the queue.
-            window now resume_loop / ResumeLoop (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopInfo;
+            window now resume_loop / ResumeLoop (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopInfo;
             /// The loop's files in its agent's workspace as they are now: anchor, progress, guardrails.
-            window now loop_files / LoopFiles (loop_id: switchboard_protocol::LoopId) -> crate::api::LoopFiles;
+            window now loop_files / LoopFiles (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopFiles;
             /// Replaces the loop's anchor or guardrails (the user's corrections, say before resuming
             /// a stalled loop); answers with the files as they are then.
             window now save_loop_file / SaveLoopFile (
                 loop_id: switchboard_protocol::LoopId,
-                file: crate::api::LoopFile,
+                file: $crate::api::LoopFile,
                 text: String,
-            ) -> crate::api::LoopFiles;
+            ) -> $crate::api::LoopFiles;
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
             script now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
@@ -184,40 +185,40 @@ macro_rules! engine_commands {
             /// request is answered once the user decides (none: the agent's own prompt decides).
             socket later hook_event / HookEvent (
                 envelope: switchboard_protocol::hook::HookEnvelope,
-            ) -> Option<crate::api::PermissionDecision>;
+            ) -> Option<$crate::api::PermissionDecision>;
             /// The spec's diagrams, as the flows view draws them.
-            window now flow_diagrams / FlowDiagrams () -> Vec<crate::api::Diagram>;
+            window now flow_diagrams / FlowDiagrams () -> Vec<$crate::api::Diagram>;
             /// Where a target (an agent, session, task or loop) stands in each diagram, as its
             /// events up to `until_seq` light them (none: all so far).
             window now flow_view / FlowView (
-                target: crate::api::FlowTarget,
+                target: $crate::api::FlowTarget,
                 until_seq: Option<i64>,
-            ) -> crate::api::FlowView;
+            ) -> $crate::api::FlowView;
             /// A target's event log from `since_at` (milliseconds since the epoch), the most
             /// recent `limit`.
             window now flow_events / FlowEvents (
-                target: crate::api::FlowTarget,
-                since_at: Option<crate::api::Millis>,
+                target: $crate::api::FlowTarget,
+                since_at: Option<$crate::api::Millis>,
                 limit: u32,
-            ) -> crate::api::FlowEvents;
+            ) -> $crate::api::FlowEvents;
             /// Writes a target's event log as JSON lines (one entry per line, oldest first) into
             /// the data folder's `exports/`; answers the file's path.
-            window now export_flow_events / ExportFlowEvents (target: crate::api::FlowTarget) -> String;
+            window now export_flow_events / ExportFlowEvents (target: $crate::api::FlowTarget) -> String;
             /// All agents as one graph: status, what each does, queue, and who works for whom.
-            window now flow_overview / FlowOverview () -> crate::api::Overview;
+            window now flow_overview / FlowOverview () -> $crate::api::Overview;
             /// Tasks (by name and instruction), their summaries and the signals agents raised
             /// that hold every word of `query`, newest first.
-            window now search / Search (query: String) -> Vec<crate::api::SearchHit>;
+            window now search / Search (query: String) -> Vec<$crate::api::SearchHit>;
             /// Each session's agent status, for sessions whose hooks have reported.
-            window now list_agent_status / ListAgentStatus () -> Vec<crate::api::AgentStatusInfo>;
+            window now list_agent_status / ListAgentStatus () -> Vec<$crate::api::AgentStatusInfo>;
             /// What each agent asks of the user's attention (the one state the tray, sidebar,
             /// dashboard, graph and palette show).
-            window now list_attention / ListAttention () -> Vec<crate::api::AgentAttention>;
+            window now list_attention / ListAttention () -> Vec<$crate::api::AgentAttention>;
             /// What the window shows now and whether it has the focus: the agent on screen in a
             /// focused window has its failures seen.
-            user now set_viewing / SetViewing (viewing: crate::api::Viewing) -> ();
+            user now set_viewing / SetViewing (viewing: $crate::api::Viewing) -> ();
             /// Permission requests waiting for the user.
-            window now list_permission_requests / ListPermissionRequests () -> Vec<crate::api::PermissionRequest>;
+            window now list_permission_requests / ListPermissionRequests () -> Vec<$crate::api::PermissionRequest>;
             /// The user's answer to an agent's permission request.
             user now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
         }

@@ -84,6 +84,8 @@ impl Engine {
         let (watch_events, watch_rx) = mpsc::unbounded_channel();
         let (scans, scans_rx) = mpsc::channel(crate::session::SCAN_QUEUE);
         let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
+        let feed = Arc::new(crate::sink::EventFeed::new(now()));
+        let sink: Arc<dyn EventSink> = Arc::new(crate::sink::Fanout { feed: feed.clone(), sink });
         let launcher = Box::new(sessions::PtyLauncher { ended, scans });
         let registry = sessions::Sessions::new(config.clone(), path_env.clone(), launcher);
         let mut engine = state::EngineState {
@@ -102,7 +104,7 @@ impl Engine {
         engine.hooks.replay_spool(&mut engine.cx, &engine.config.data_dir);
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
-        let handler = Arc::new(WeakEngine(requests.downgrade()));
+        let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed });
         engine.server = match server::serve(&engine.config.socket_path, handler) {
             Ok(server) => Some(server),
             Err(error) => {
@@ -126,12 +128,57 @@ impl Engine {
 }
 
 /// The socket's way to the engine: a weak sender, so the server never
-/// keeps the engine alive.
-struct WeakEngine(mpsc::WeakSender<state::Request>);
+/// keeps the engine alive, and the engine's events.
+struct WeakEngine {
+    requests: mpsc::WeakSender<state::Request>,
+    feed: Arc<crate::sink::EventFeed>,
+}
+
+impl WeakEngine {
+    fn engine(&self) -> Result<EngineHandle, EngineError> {
+        Ok(EngineHandle::new(self.requests.upgrade().ok_or(EngineError::EngineStopped)?))
+    }
+}
 
 impl RequestHandler for WeakEngine {
+    async fn welcome(&self) -> crate::wire::HelloAck {
+        let running = match self.engine() {
+            Ok(engine) => engine.list_sessions().await.unwrap_or_default(),
+            Err(_) => Vec::new(),
+        };
+        crate::wire::HelloAck {
+            protocol: crate::wire::PROTOCOL,
+            engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+            build_id: crate::wire::build_id(),
+            capabilities: crate::wire::CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
+            instance_id: self.feed.instance_id.clone(),
+            pid: std::process::id(),
+            started_at: self.feed.started_at,
+            agents_running: running.iter().filter(|s| s.state.is_running()).count() as u32,
+        }
+    }
+
+    fn feed(&self) -> Option<Arc<crate::sink::EventFeed>> {
+        Some(self.feed.clone())
+    }
+
+    async fn attach(
+        &self,
+        session_id: switchboard_protocol::SessionId,
+        sink: Box<dyn crate::session::OutputSink>,
+    ) -> Result<crate::session::SubscriptionId, EngineError> {
+        let mut sink = sink;
+        self.engine()?.attach(session_id, move |batch: &[u8]| sink.deliver(batch)).await
+    }
+
+    async fn detach(&self, session_id: switchboard_protocol::SessionId, subscription: crate::session::SubscriptionId) {
+        if let Ok(engine) = self.engine() {
+            engine.detach(session_id, subscription).await.ok();
+        }
+    }
+
     async fn handle(&self, request: SocketRequest, caller: server::Caller) -> Result<crate::api::Reply, EngineError> {
-        let sender = self.0.upgrade().ok_or(EngineError::EngineStopped)?;
+        let sender = self.requests.upgrade().ok_or(EngineError::EngineStopped)?;
         let command = request.into_command();
         if matches!(caller, server::Caller::Agent { .. }) && !command.for_agents() {
             tracing::warn!(?caller, command = command.name(), "refused a user's decision from a process of an agent");

@@ -1,12 +1,20 @@
-//! The engine's local socket: scripts (the `switchboard` command line) and,
-//! later, agents' hooks reach the running app here.
+//! The engine's local socket: the window, the command line, scripts and
+//! agents' hooks reach the engine here.
 //!
 //! A Unix socket in a directory only we can enter (0700), itself 0600; a
-//! peer must run as our user. Each connection carries newline-delimited
-//! JSON: one [`SocketRequest`] per line, one [`SocketResponse`] per line
-//! back. A line longer than [`MAX_LINE_BYTES`] or a connection idle past
-//! [`READ_DEADLINE`] is closed; malformed JSON gets an error answer and the
-//! connection is closed. Nothing a peer sends can stop the server.
+//! peer must run as our user. A connection speaks one of two protocols,
+//! told by its first byte:
+//! - the framed protocol (`crate::wire`, served by `framed`): a hello with
+//!   versions, then requests with ids, events and terminals pushed;
+//! - newline-delimited JSON (any other first byte, `{` for a request): one [`SocketRequest`] per
+//!   line, one [`SocketResponse`] per line back. A line longer than
+//!   [`MAX_LINE_BYTES`] or a connection idle past [`READ_DEADLINE`] is
+//!   closed; malformed JSON gets an error answer and the connection is
+//!   closed. The hook binary speaks it.
+//!
+//! Nothing a peer sends can stop the server or hold up the engine.
+
+mod framed;
 
 use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
@@ -68,10 +76,48 @@ impl Caller {
 }
 
 /// What serves the requests the socket reads: the engine, or a stand-in in
-/// tests.
+/// tests (which answers commands only).
 pub trait RequestHandler: Send + Sync + 'static {
     fn handle(&self, request: SocketRequest, caller: Caller)
     -> impl Future<Output = Result<Reply, EngineError>> + Send;
+
+    /// Who answers a framed client's hello.
+    fn welcome(&self) -> impl Future<Output = crate::wire::HelloAck> + Send {
+        async {
+            crate::wire::HelloAck {
+                protocol: crate::wire::PROTOCOL,
+                engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+                build_id: crate::wire::build_id(),
+                capabilities: Vec::new(),
+                instance_id: String::new(),
+                pid: std::process::id(),
+                started_at: 0,
+                agents_running: 0,
+            }
+        }
+    }
+
+    /// The engine's events, for a subscriber.
+    fn feed(&self) -> Option<Arc<crate::sink::EventFeed>> {
+        None
+    }
+
+    /// Subscribes `sink` to a session's output (replay first).
+    fn attach(
+        &self,
+        _session_id: switchboard_protocol::SessionId,
+        _sink: Box<dyn crate::session::OutputSink>,
+    ) -> impl Future<Output = Result<crate::session::SubscriptionId, EngineError>> + Send {
+        async { Err(EngineError::EngineStopped) }
+    }
+
+    fn detach(
+        &self,
+        _session_id: switchboard_protocol::SessionId,
+        _subscription: crate::session::SubscriptionId,
+    ) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 }
 
 impl SocketRequest {
@@ -88,6 +134,8 @@ impl SocketRequest {
 pub struct ServerStats {
     pub malformed: AtomicU64,
     pub refused_peers: AtomicU64,
+    /// Framed clients of another protocol, refused at their hello.
+    pub refused_protocols: AtomicU64,
 }
 
 /// The listening server; dropping it stops accepting, ends every open
@@ -160,8 +208,30 @@ async fn serve_connection<H: RequestHandler>(stream: UnixStream, handler: Arc<H>
             return;
         }
     };
-    let (read, mut write) = stream.into_split();
-    let mut lines = BufReader::new(read);
+    let (read, write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    // The first byte tells the protocol; a peer that sends none is let go.
+    let first = match tokio::time::timeout(READ_DEADLINE, read.fill_buf()).await {
+        Ok(Ok([first, ..])) => *first,
+        _ => return,
+    };
+    // A frame's length starts with a zero byte (no frame is 16 MiB long);
+    // anything else is read as lines, as before frames existed.
+    if first == 0 {
+        framed::serve(read, write, handler, caller, stats).await
+    } else {
+        serve_lines(read, write, handler, caller, stats).await
+    }
+}
+
+/// The line protocol: one request per line, one answer each.
+async fn serve_lines<H: RequestHandler>(
+    mut lines: BufReader<tokio::net::unix::OwnedReadHalf>,
+    mut write: tokio::net::unix::OwnedWriteHalf,
+    handler: Arc<H>,
+    caller: Caller,
+    stats: Arc<ServerStats>,
+) {
     let mut line = Vec::new();
     loop {
         line.clear();

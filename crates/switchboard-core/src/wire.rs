@@ -1,0 +1,312 @@
+//! The engine socket's framed protocol: what the window, the command line and
+//! tests speak to an engine (in the daemon or in a test) over one connection.
+//!
+//! A frame is `u32 BE length | u8 kind | body`, the length counting the kind
+//! and the body. A [`MESSAGE`] body is one JSON value; an [`OUTPUT`] body is a
+//! `u32 BE` stream number and a terminal's raw bytes (no JSON, no base64).
+//! The first frame each way is the hello: the client's [`Hello`] (whose shape
+//! never changes) and the engine's [`ServerHello`]; a client of another
+//! protocol is refused, naming both versions. Then the client sends
+//! [`ClientFrame`]s carrying request ids; the engine answers each id once
+//! ([`ServerFrame::Reply`]) and pushes events and terminal output unasked.
+//!
+//! A framed connection starts with a zero byte, since no frame is 16 MiB
+//! long; one that starts otherwise (`{`) speaks the older line protocol
+//! (one JSON request per line), so the hook binary an agent already runs
+//! keeps working across an upgrade.
+
+use serde::{Deserialize, Serialize};
+use switchboard_protocol::SessionId;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::api::{ApiError, Millis, Reply};
+
+/// The protocol this build speaks. Raised only for a change an older peer
+/// cannot read; additions are new requests (announced in
+/// [`HelloAck::capabilities`]) and new pushed kinds, which readers skip.
+pub const PROTOCOL: u32 = 1;
+
+/// The largest frame either side accepts once the hello is done.
+pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
+/// The largest frame accepted before it: a peer that has not said who it is
+/// gets little room.
+pub const MAX_HELLO_BYTES: usize = 64 * 1024;
+
+/// A frame of one JSON value.
+pub const MESSAGE: u8 = 0;
+/// A frame of terminal output: a stream number and raw bytes.
+pub const OUTPUT: u8 = 1;
+
+/// What the engine can do beyond the protocol's first version, said in the
+/// hello so a newer client asks only what this engine answers.
+pub const CAPABILITIES: &[&str] = &["events", "terminals", "ping"];
+
+/// What kind of program connects, for the log and the engine's notices
+/// (a window shows notices itself while it is connected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientKind {
+    Window,
+    CommandLine,
+    Test,
+    #[serde(other)]
+    Other,
+}
+
+/// The client's first frame. Its shape never changes, so that any engine
+/// can read the protocol a client speaks and refuse it in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol: u32,
+    pub app_version: String,
+    pub build_id: String,
+    pub client_kind: ClientKind,
+    /// Names this client among the engine's connections (a window's stays
+    /// the same across its reconnections).
+    pub client_id: String,
+}
+
+/// The engine's answer to a hello.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerHello {
+    Welcome(HelloAck),
+    /// The client speaks a protocol this engine does not; the connection
+    /// closes after this.
+    Refused {
+        protocol: u32,
+        engine_version: String,
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HelloAck {
+    pub protocol: u32,
+    pub engine_version: String,
+    /// Tells two builds of one version apart (an upgrade installed while
+    /// the engine kept running).
+    pub build_id: String,
+    pub capabilities: Vec<String>,
+    /// Changes each time an engine starts: a client that reconnects to
+    /// another instance reloads everything it shows.
+    pub instance_id: String,
+    pub pid: u32,
+    pub started_at: Millis,
+    pub agents_running: u32,
+}
+
+/// What a client sends after the hello.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientFrame {
+    Request { id: u64, request: ClientRequest },
+}
+
+// A request lives only until it is written or read.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientRequest {
+    /// Any engine command, answered with its reply.
+    Command {
+        command: crate::api::Command,
+    },
+    /// Every engine event from now on, each with its sequence number.
+    Subscribe,
+    /// A session's output: what the engine kept of it first, then live, in
+    /// output frames of `stream` (a number the client chose, unused on this
+    /// connection, so that output it reads before the answer has a home).
+    Attach {
+        session_id: SessionId,
+        stream: u32,
+    },
+    /// Ends an attach.
+    Detach {
+        stream: u32,
+    },
+    Ping,
+}
+
+/// What the engine sends after the hello.
+// A frame lives only until it is written or read.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerFrame {
+    Reply {
+        id: u64,
+        answer: Answer,
+    },
+    /// An engine event, left as JSON until the reader takes it (a newer
+    /// engine's event a client does not know is skipped, not fatal).
+    Event {
+        seq: u64,
+        event: serde_json::Value,
+    },
+    /// The engine's events came faster than this connection took them and
+    /// some were dropped: the client reloads what it shows.
+    EventsLost {
+        missed: u64,
+    },
+    /// An attach ended.
+    StreamEnded {
+        stream: u32,
+        why: StreamEnd,
+    },
+    /// A kind this build does not know (from a newer engine).
+    #[serde(other)]
+    Unknown,
+}
+
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Answer {
+    Ok { reply: Reply },
+    Subscribed { instance_id: String, seq: u64 },
+    Pong,
+    Error { error: ApiError },
+}
+
+/// Why a terminal stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamEnd {
+    /// The session's process ended (or the engine let the session go).
+    Ended,
+    /// The client took output slower than the agent wrote it; attaching
+    /// again replays what the engine kept.
+    Behind,
+    /// The client asked.
+    Detached,
+    #[serde(other)]
+    Other,
+}
+
+/// One frame as read: its kind and body.
+#[derive(Debug)]
+pub struct Frame {
+    pub kind: u8,
+    pub body: Vec<u8>,
+}
+
+impl Frame {
+    /// A message frame of `value`'s JSON.
+    pub fn message(value: &impl Serialize) -> Frame {
+        Frame { kind: MESSAGE, body: serde_json::to_vec(value).expect("wire messages always serialize") }
+    }
+
+    /// An output frame of `bytes` for `stream`.
+    pub fn output(stream: u32, bytes: &[u8]) -> Frame {
+        let mut body = Vec::with_capacity(4 + bytes.len());
+        body.extend_from_slice(&stream.to_be_bytes());
+        body.extend_from_slice(bytes);
+        Frame { kind: OUTPUT, body }
+    }
+
+    /// An output frame's stream and bytes.
+    pub fn as_output(&self) -> Option<(u32, &[u8])> {
+        (self.kind == OUTPUT && self.body.len() >= 4)
+            .then(|| (u32::from_be_bytes(self.body[..4].try_into().expect("four bytes")), &self.body[4..]))
+    }
+
+    /// The frame as it goes on the wire.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(5 + self.body.len());
+        bytes.extend_from_slice(&(self.body.len() as u32 + 1).to_be_bytes());
+        bytes.push(self.kind);
+        bytes.extend_from_slice(&self.body);
+        bytes
+    }
+}
+
+/// Why a frame could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("the connection closed")]
+    Closed,
+    #[error("a frame of {0} bytes is over the limit of {1}")]
+    TooLarge(usize, usize),
+    #[error("an empty frame")]
+    Empty,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads one frame of at most `max` bytes. A clean end of the stream
+/// between frames is [`FrameError::Closed`].
+pub async fn read_frame(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Result<Frame, FrameError> {
+    let mut length = [0u8; 4];
+    match reader.read_exact(&mut length).await {
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
+        Err(error) => return Err(error.into()),
+    }
+    let length = u32::from_be_bytes(length) as usize;
+    if length == 0 {
+        return Err(FrameError::Empty);
+    }
+    if length > max {
+        return Err(FrameError::TooLarge(length, max));
+    }
+    let mut kind = [0u8; 1];
+    reader.read_exact(&mut kind).await?;
+    let mut body = vec![0u8; length - 1];
+    reader.read_exact(&mut body).await?;
+    Ok(Frame { kind: kind[0], body })
+}
+
+/// Writes one frame.
+pub async fn write_frame(writer: &mut (impl AsyncWrite + Unpin), frame: &Frame) -> std::io::Result<()> {
+    writer.write_all(&frame.encode()).await
+}
+
+/// Tells apart builds of one version: the version, and the size and
+/// modification time of the running binary (an upgrade replaces it).
+pub fn build_id() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let stamp = std::env::current_exe().and_then(std::fs::metadata).ok().map(|meta| {
+        let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        format!("{}-{}", meta.len(), modified.map_or(0, |m| m.as_secs()))
+    });
+    match stamp {
+        Some(stamp) => format!("{version}+{stamp}"),
+        None => version.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn frames_read_back_as_written_and_oversized_or_empty_ones_are_refused() {
+        let (mut a, mut b) = tokio::io::duplex(1024);
+        write_frame(&mut a, &Frame::output(7, b"\x1b[31mred\r\n")).await.unwrap();
+        write_frame(&mut a, &Frame::message(&ClientFrame::Request { id: 3, request: ClientRequest::Ping }))
+            .await
+            .unwrap();
+        let output = read_frame(&mut b, 100).await.unwrap();
+        assert_eq!(output.as_output(), Some((7, &b"\x1b[31mred\r\n"[..])));
+        let message = read_frame(&mut b, 100).await.unwrap();
+        let parsed: ClientFrame = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(parsed, ClientFrame::Request { id: 3, request: ClientRequest::Ping });
+
+        a.write_all(&1000u32.to_be_bytes()).await.unwrap();
+        assert!(matches!(read_frame(&mut b, 100).await, Err(FrameError::TooLarge(1000, 100))));
+        let (mut a, mut b) = tokio::io::duplex(64);
+        a.write_all(&0u32.to_be_bytes()).await.unwrap();
+        assert!(matches!(read_frame(&mut b, 100).await, Err(FrameError::Empty)));
+        drop(a);
+        assert!(matches!(read_frame(&mut b, 100).await, Err(FrameError::Closed)));
+    }
+
+    #[test]
+    fn a_pushed_kind_from_a_newer_engine_reads_as_unknown_not_as_an_error() {
+        let frame: ServerFrame = serde_json::from_str(r#"{"type":"geometry","stream":1,"rows":3}"#).unwrap();
+        assert_eq!(frame, ServerFrame::Unknown);
+        let kind: ClientKind = serde_json::from_str(r#""phone""#).unwrap();
+        assert_eq!(kind, ClientKind::Other);
+    }
+}
