@@ -43,9 +43,11 @@ dpkg-deb -x "$deb" "$unpacked"
 version=$(env -u DISPLAY -u WAYLAND_DISPLAY "$unpacked/usr/bin/switchboard" --version)
 [[ $version == "switchboard $(dpkg-deb -f "$deb" Version)" ]] || { echo "the packaged app says: $version" >&2; exit 1; }
 for binary in switchboard-hook switchboard-demo-agent; do
-  [[ -f $unpacked/usr/bin/$binary && -x $unpacked/usr/bin/$binary ]] || { echo "the package has no $binary beside the app" >&2; exit 1; }
+  [[ -f $unpacked/usr/bin/$binary && -x $unpacked/usr/bin/$binary ]] || { echo "the package has no executable $binary beside the app" >&2; exit 1; }
 done
 [[ -f $unpacked/usr/share/applications/Switchboard.desktop ]] || { echo "the package has no desktop entry" >&2; exit 1; }
+[[ $(dpkg-deb -f "$deb" Package) == switchboard && $(dpkg-deb -f "$deb" Depends) == *libwebkit2gtk-4.1-0* ]] ||
+  { echo "the package is not named switchboard or does not depend on the WebView" >&2; exit 1; }
 rm -rf "$unpacked"
 
 step "clippy"
