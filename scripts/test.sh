@@ -2,8 +2,9 @@
 # Sets up and runs every check and test of Switchboard: formatting, lints,
 # the engine and store tests (real PTYs, real SQLite), the real agent CLIs
 # (installed from npm, cached) against a fake model, the UI's type check,
-# lint and unit tests, the TypeScript bindings' freshness, and an end-to-end
-# test driving the real app window under Xvfb.
+# lint and unit tests, the TypeScript bindings' freshness, the Debian package
+# (built from the same build, unpacked and run), and an end-to-end test
+# driving the real app window under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,21 @@ cargo fmt --all --check
 
 step "build (UI, app, demo agent)"
 ./scripts/build.sh
+
+step "package: the .deb from this build, unpacked, runs"
+deb=$(./scripts/package.sh --no-build | tail -n 1)
+unpacked=$(mktemp -d)
+dpkg-deb -x "$deb" "$unpacked"
+# Its version alone, with no display and no engine: what was packaged is the app.
+version=$(env -u DISPLAY -u WAYLAND_DISPLAY "$unpacked/usr/bin/switchboard" --version)
+[[ $version == "switchboard $(dpkg-deb -f "$deb" Version)" ]] || { echo "the packaged app says: $version" >&2; exit 1; }
+for binary in switchboard-hook switchboard-demo-agent; do
+  [[ -f $unpacked/usr/bin/$binary && -x $unpacked/usr/bin/$binary ]] || { echo "the package has no executable $binary beside the app" >&2; exit 1; }
+done
+[[ -f $unpacked/usr/share/applications/Switchboard.desktop ]] || { echo "the package has no desktop entry" >&2; exit 1; }
+[[ $(dpkg-deb -f "$deb" Package) == switchboard && $(dpkg-deb -f "$deb" Depends) == *libwebkit2gtk-4.1-0* ]] ||
+  { echo "the package is not named switchboard or does not depend on the WebView" >&2; exit 1; }
+rm -rf "$unpacked"
 
 step "clippy"
 cargo clippy --workspace --all-targets --features switchboard/custom-protocol,switchboard-tests/real-agents --quiet -- -D warnings

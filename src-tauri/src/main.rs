@@ -36,6 +36,9 @@ fn main() -> Result<std::process::ExitCode> {
         if args.stop {
             return switchboard_cli::daemon::stop(&data_dir, &socket, out);
         }
+        if args.install || args.uninstall {
+            return switchboard_cli::install::run(args.install, &data_dir, cli.no_demo, out);
+        }
         // The engine alone: the app's own, with no window.
         let log = switchboard_core::logging::init_for_app(Some(&data_dir));
         let result = switchboard_cli::daemon::run(engine_config(data_dir, cli.no_demo)?);

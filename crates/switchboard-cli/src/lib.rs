@@ -27,6 +27,7 @@
 //! head`: it stops quietly, with the status of a tool a closed pipe ended).
 
 pub mod daemon;
+pub mod install;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -63,6 +64,8 @@ pub enum ClientCommand {
     /// Runs the engine alone on the data directory, with no window, until it
     /// is asked to stop; its agents, queues and loops go on without the app.
     /// With --status: whether an engine runs there. With --stop: stop it.
+    /// With --install: start it at each login (a systemd user service);
+    /// --uninstall removes that service.
     Daemon(DaemonArgs),
     /// Agent profiles of the running app.
     #[command(subcommand)]
@@ -240,7 +243,7 @@ pub struct Output {
     pub json: bool,
 }
 
-/// `switchboard daemon [--status [--json] | --stop]`.
+/// `switchboard daemon [--status [--json] | --stop | --install | --uninstall]`.
 #[derive(Args, Debug)]
 pub struct DaemonArgs {
     /// Say whether an engine runs on the data directory (exit status 3 when none does).
@@ -249,6 +252,12 @@ pub struct DaemonArgs {
     /// Ask the engine on the data directory to stop its agents and exit, and wait until it has.
     #[arg(long)]
     pub stop: bool,
+    /// Start the daemon on the data directory at each login: install and enable a systemd user service.
+    #[arg(long, conflicts_with_all = ["status", "stop", "uninstall"])]
+    pub install: bool,
+    /// Remove the systemd user service `--install` wrote (a daemon it started keeps running).
+    #[arg(long, conflicts_with_all = ["status", "stop"])]
+    pub uninstall: bool,
     #[command(flatten)]
     pub output: Output,
 }
