@@ -57,9 +57,10 @@ fn enabled_link(unit_dir: &Path) -> PathBuf {
 
 /// The unit's text. `Type=simple`: the daemon does not tell systemd when it
 /// is ready, so the service counts as started once the process runs.
-/// `KillMode=control-group` (systemd's default, written out so no one
-/// loosens it): stopping the service ends every process in its group, so no
-/// agent outlives the daemon that ran it.
+/// `KillMode=mixed`: stopping the service sends SIGTERM to the daemon alone,
+/// which stops its agents as it always does (recorded as stopped, not found
+/// interrupted later); whatever is left of the group when the daemon has
+/// exited, or at the stop timeout, is killed, so no agent outlives it.
 pub fn unit_text(unit: &DaemonUnit) -> String {
     let mut command = vec![
         exec_word(unit.exe.as_os_str(), Word::Program),
@@ -79,7 +80,7 @@ pub fn unit_text(unit: &DaemonUnit) -> String {
          Type=simple\n\
          ExecStart={}\n\
          Restart=on-failure\n\
-         KillMode=control-group\n\
+         KillMode=mixed\n\
          \n\
          [Install]\n\
          WantedBy=default.target\n",
@@ -330,7 +331,7 @@ mod tests {
     fn the_unit_runs_this_binary_as_the_daemon_on_the_data_directory() {
         let text = unit_text(&unit("/opt/Switch Board/switchboard", "/home/ann/100% data"));
         assert_eq!(exec_start(&text), "\"/opt/Switch Board/switchboard\" --data-dir \"/home/ann/100%% data\" daemon");
-        for line in ["Type=simple", "Restart=on-failure", "KillMode=control-group", "WantedBy=default.target"] {
+        for line in ["Type=simple", "Restart=on-failure", "KillMode=mixed", "WantedBy=default.target"] {
             assert!(text.lines().any(|l| l == line), "{line} missing from:\n{text}");
         }
         assert!(text.lines().any(|l| l.starts_with("Description=Switchboard")));
