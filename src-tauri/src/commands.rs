@@ -1,42 +1,64 @@
 //! Tauri commands: each is a one-line delegation. The engine's own commands
 //! all go through `engine_call` in their wire form (the list lives once, in
-//! the engine); the rest are the window's own: streaming a terminal, the
-//! app's facts, and which task is on screen. Errors cross to the UI as
-//! `ApiError {code, message, field}`.
+//! the engine) over the link to the engine; the rest are the window's own:
+//! the link itself, streaming a terminal, the app's facts, and which task is
+//! on screen. Errors cross to the UI as `ApiError {code, message, field}`.
 
-use switchboard_core::{ApiError, AppInfo, Command, EngineHandle, FollowedLog, SessionId, SubscriptionId, TaskId};
+use std::sync::Arc;
+
+use switchboard_core::{ApiError, AppInfo, Command, EngineLink, FollowedLog, SessionId, SubscriptionId, TaskId};
 
 use crate::desktop::Desktop;
+use crate::link::Link;
 use tauri::State;
-use tauri::ipc::{Channel, InvokeResponseBody};
+use tauri::ipc::Channel;
 
-type Engine<'a> = State<'a, EngineHandle>;
+type Engine<'a> = State<'a, Arc<Link>>;
 type Reply<T> = Result<T, ApiError>;
 
+/// The app's facts, once the window has reached its engine or knows why not.
 #[tauri::command]
-pub fn app_info(info: State<'_, AppInfo>) -> AppInfo {
-    info.inner().clone()
+pub async fn app_info(info: State<'_, AppInfo>, engine: Engine<'_>) -> Reply<AppInfo> {
+    engine.settled().await;
+    Ok(AppInfo { startup_problem: engine.startup_problem(), ..info.inner().clone() })
+}
+
+/// The window's link to the engine now (later changes come as `engine-link` events).
+#[tauri::command]
+pub fn engine_link(engine: Engine<'_>) -> EngineLink {
+    engine.state()
+}
+
+/// Starts the engine if it is not running, and connects to it.
+#[tauri::command]
+pub fn start_engine(engine: Engine<'_>) {
+    engine.start_engine()
+}
+
+/// Stops the engine (and its agents) and starts it again.
+#[tauri::command]
+pub async fn restart_engine(engine: Engine<'_>) -> Reply<()> {
+    engine.restart_engine().await
 }
 
 /// Any engine command meant for the window, answered with its reply.
 #[tauri::command]
 pub async fn engine_call(engine: Engine<'_>, command: Command) -> Reply<switchboard_core::Reply> {
-    engine.call_from_window(command).await.map_err(Into::into)
+    engine.call(command).await
 }
 
 /// Streams the session's output (replay first) as raw bytes over `output`;
 /// the subscription ends when the channel is gone or on `detach_terminal`.
 #[tauri::command]
 pub async fn attach_terminal(engine: Engine<'_>, session_id: SessionId, output: Channel) -> Reply<SubscriptionId> {
-    engine
-        .attach(session_id, move |batch: &[u8]| output.send(InvokeResponseBody::Raw(batch.to_vec())).is_ok())
-        .await
-        .map_err(Into::into)
+    engine.attach(session_id, output).await
 }
 
 #[tauri::command]
 pub async fn detach_terminal(engine: Engine<'_>, session_id: SessionId, subscription: SubscriptionId) -> Reply<()> {
-    engine.detach(session_id, subscription).await.map_err(Into::into)
+    // The stream's number names it on the window's connection.
+    tracing::trace!(session = %session_id, "detaching a terminal");
+    engine.detach(subscription).await
 }
 
 /// The event log entries a view of the window follows as they are written (none: none).

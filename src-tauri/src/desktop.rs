@@ -10,7 +10,9 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
 use switchboard_core::notice::{Action, Lasting, NoticeTarget, Notices, Slot, TrayCounts, Urgency};
-use switchboard_core::{EngineEvent, EngineHandle, FollowedLog, TaskId};
+use switchboard_core::{EngineEvent, FollowedLog, TaskId};
+
+use crate::link::Link;
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -35,6 +37,8 @@ pub struct Desktop {
     /// What the notification thread is to do, in order.
     notifications: Mutex<Option<Sender<Action>>>,
     icon: Option<PathBuf>,
+    /// Made the first time the window is closed into the tray (it says so once).
+    closed_once: PathBuf,
 }
 
 struct Tray {
@@ -46,8 +50,10 @@ struct Tray {
 }
 
 impl Desktop {
-    /// `data_dir`: where the notifications' icon is written.
-    pub fn new(notices: Notices, data_dir: &Path) -> Desktop {
+    /// `data_dir`: where the notifications' icon is written. The notices
+    /// start from the engine's lists once the window reaches it.
+    pub fn new(data_dir: &Path) -> Desktop {
+        let notices = Notices::default();
         let icon = data_dir.join(switchboard_core::config::RUN_DIR).join("notification-icon.png");
         let icon = match switchboard_core::private::create_dir(icon.parent().expect("a file in a folder"))
             .and_then(|()| switchboard_core::private::write(&icon, NOTIFICATION_ICON))
@@ -64,7 +70,33 @@ impl Desktop {
             tray: Mutex::new(None),
             notifications: Mutex::new(None),
             icon,
+            closed_once: data_dir.join(switchboard_core::config::RUN_DIR).join("closed-to-tray"),
         }
+    }
+
+    /// The notices as the engine has things now (at each connection to it).
+    pub fn set_notices(&self, app: &AppHandle, notices: Notices) {
+        let (counts, all_paused) = (notices.counts(), notices.all_paused());
+        *self.notices.lock().expect("never poisoned") = notices;
+        self.show_counts(app, counts, all_paused);
+    }
+
+    /// Whether the app has a tray icon to come back from.
+    pub fn has_tray(&self) -> bool {
+        self.tray.lock().expect("never poisoned").is_some()
+    }
+
+    /// The window was closed into the tray: said once, the first time.
+    pub fn closed_to_tray(&self, app: &AppHandle) {
+        if self.closed_once.exists() {
+            return;
+        }
+        if let Err(error) = switchboard_core::private::write(&self.closed_once, b"") {
+            tracing::debug!(%error, "could not note that the window was closed once");
+        }
+        let notice = switchboard_core::notice::Notice::closed_to_tray();
+        let (urgency, lasting) = switchboard_core::notice::style(notice.kind);
+        self.carry_out(app, vec![Action::Show { slot: Slot::App, notice, urgency, lasting }]);
     }
 
     pub fn set_followed(&self, followed: Option<FollowedLog>) {
@@ -82,12 +114,12 @@ impl Desktop {
     pub async fn set_viewing(
         &self,
         app: &AppHandle,
-        engine: &EngineHandle,
+        engine: &Link,
         viewing: switchboard_core::Viewing,
     ) -> Result<(), switchboard_core::ApiError> {
         let actions = self.notices.lock().expect("never poisoned").set_viewing(viewing.clone());
         self.carry_out(app, actions);
-        engine.set_viewing(viewing).await.map_err(Into::into)
+        Ok(engine.client().await?.set_viewing(viewing).await?)
     }
 
     /// Follows an engine event: notifications shown, replaced or closed as
@@ -100,6 +132,11 @@ impl Desktop {
             (actions, notices.counts(), notices.all_paused())
         };
         self.carry_out(app, actions);
+        self.show_counts(app, counts, all_paused);
+    }
+
+    /// The tray's counts and pause item, where they changed.
+    fn show_counts(&self, app: &AppHandle, counts: TrayCounts, all_paused: bool) {
         let (status, pause) = match self.tray.lock().expect("never poisoned").as_mut() {
             Some(tray) => {
                 let status = (tray.shown != counts).then(|| {
@@ -177,11 +214,12 @@ impl Desktop {
         glib::set_application_name("Switchboard");
         let built = (|| -> tauri::Result<Tray> {
             let status = MenuItem::with_id(app, "status", counts.label(), false, None::<&str>)?;
-            let show = MenuItem::with_id(app, "show", "Show window", true, None::<&str>)?;
+            let show = MenuItem::with_id(app, "show", "Open", true, None::<&str>)?;
             let pause = MenuItem::with_id(app, "pause", pause_label(all_paused), true, None::<&str>)?;
-            let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
+            let quit = MenuItem::with_id(app, "quit", "Quit Switchboard (agents keep running)", true, None::<&str>)?;
+            let stop = MenuItem::with_id(app, "quit-and-stop", "Quit and stop all agents", true, None::<&str>)?;
             let separator = PredefinedMenuItem::separator(app)?;
-            let menu = Menu::with_items(app, &[&status, &separator, &show, &pause, &quit])?;
+            let menu = Menu::with_items(app, &[&status, &separator, &show, &pause, &separator, &quit, &stop])?;
             let icon = TrayIconBuilder::with_id("main")
                 .icon(app_icon())
                 .tooltip(format!("Switchboard: {}", counts.label()))
@@ -189,7 +227,8 @@ impl Desktop {
                 .on_menu_event(|app, event| match event.id().as_ref() {
                     "show" => show_window(app),
                     "pause" => toggle_pause_all(app),
-                    "quit" => app.exit(0),
+                    "quit" => crate::app::quit(app),
+                    "quit-and-stop" => crate::app::quit_and_stop_agents(app),
                     _ => {}
                 })
                 .build(app)?;
@@ -335,10 +374,12 @@ fn open(app: &AppHandle, event: &str, id: &impl serde::Serialize) {
 fn toggle_pause_all(app: &AppHandle) {
     let Some(desktop) = app.try_state::<Desktop>() else { return };
     let pause = !desktop.notices.lock().expect("never poisoned").all_paused();
-    let engine = app.state::<EngineHandle>().inner().clone();
+    let engine = app.state::<Arc<Link>>().inner().clone();
     tauri::async_runtime::spawn(async move {
-        if let Err(error) = engine.set_queue_paused(None, pause).await {
-            tracing::warn!(%error, "pausing every queue failed");
+        let paused =
+            async { Ok::<_, switchboard_core::ApiError>(engine.client().await?.set_queue_paused(None, pause).await?) };
+        if let Err(error) = paused.await {
+            tracing::warn!(message = %error.message, "pausing every queue failed");
         }
     });
 }
@@ -375,12 +416,12 @@ pub fn app_icon() -> Image<'static> {
 /// against its agent's workspace; the window names only the task and the
 /// path the task returned, never a file of its choosing.
 pub async fn open_artifact(
-    engine: &EngineHandle,
+    engine: &Link,
     task_id: TaskId,
     path: String,
     reveal: bool,
 ) -> Result<(), switchboard_core::ApiError> {
-    let file = engine.artifact_path(task_id, path.clone()).await.map_err(switchboard_core::ApiError::from)?;
+    let file = engine.client().await?.artifact_path(task_id, path.clone()).await?;
     let opened = tauri::async_runtime::spawn_blocking(move || {
         if reveal {
             tauri_plugin_opener::reveal_item_in_dir(&file)

@@ -6,6 +6,7 @@
 mod app;
 mod commands;
 mod desktop;
+mod link;
 
 use std::path::{Path, PathBuf};
 
@@ -61,11 +62,11 @@ fn main() -> Result<std::process::ExitCode> {
     // file lives in the data directory when it can be written.
     let log = switchboard_core::logging::init_for_app(Some(&data_dir));
 
-    let config = engine_config(data_dir, cli.no_demo)?;
+    let socket = switchboard_cli::socket_for(Some(&data_dir))?;
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }
-    let result = app::run(config);
+    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo });
     let losses = log.losses();
     if losses != Default::default() {
         tracing::warn!(dropped = losses.dropped, failed = losses.failed, "some log lines could not be written");

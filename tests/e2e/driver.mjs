@@ -2,7 +2,7 @@
 // returns a webdriverio session on its window. Each call gets a fresh data
 // directory, so a test never sees another's agents.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -73,11 +73,14 @@ export async function launchApp({ args = [], dataDir: given, stderr, env = {} } 
       'tauri:options': { application, args: ['--data-dir', dataDir, ...args] },
     },
   });
-  const close = async () => {
+  // The engine outlives the window by design: closing stops it (and its agents) too, unless
+  // the test keeps it for a window it opens next.
+  const close = async ({ keepEngine = false } = {}) => {
     try {
       await browser.deleteSession();
     } finally {
       driver.kill();
+      if (!keepEngine) stopEngine(dataDir);
       await endStragglers(dataDir);
       if (!given) rmSync(dataDir, { recursive: true, force: true });
     }
@@ -85,20 +88,27 @@ export async function launchApp({ args = [], dataDir: given, stderr, env = {} } 
   return { browser, dataDir, close };
 }
 
+/** Stops the engine on `dataDir` and every agent it runs, waiting until they are gone. */
+export function stopEngine(dataDir) {
+  spawnSync(APP, ['--data-dir', dataDir, 'daemon', '--stop'], { stdio: 'ignore', timeout: 90_000 });
+}
+
+/** The window's processes on `dataDir` (not the engine's, `... daemon`). */
+export function windowPids(dataDir) {
+  const found = spawnSync('pgrep', ['-af', `${APP} --data-dir ${dataDir}`], { encoding: 'utf8' }).stdout;
+  return found
+    .split('\n')
+    .filter((line) => line && !/ daemon( |$)/.test(line))
+    .map((line) => Number(line.split(' ')[0]));
+}
+
 /**
- * An app on `dataDir` still running a while after its session was deleted would hold the test
- * runner's output pipe open and hang the run: end it (SIGTERM, so its agents are stopped too),
- * and say so, since a window that closed should have ended the app by itself.
+ * A window on `dataDir` still running a while after its session was deleted would hold the
+ * test runner's output pipe open and hang the run: end it (SIGTERM), and say so, since a window
+ * that closed should have ended by itself.
  */
 async function endStragglers(dataDir) {
-  const alive = () => {
-    try {
-      return execFileSync('pgrep', ['-f', `${APP} --data-dir ${dataDir}`]).toString().trim().split('\n').map(Number);
-    } catch {
-      return [];
-    }
-  };
-  // Quitting stops the agents first (SIGTERM, a grace period, SIGKILL): give that its time.
+  const alive = () => windowPids(dataDir);
   for (let waited = 0; waited < 15_000 && alive().length > 0; waited += 100) await sleep(100);
   const left = alive();
   if (left.length === 0) return;

@@ -88,6 +88,60 @@ fn report(started: &Started) {
     }
 }
 
+/// How long a daemon being started has to say it runs (recovery after a
+/// crash and a long hook spool can take a while).
+pub const LAUNCH_WAIT: Duration = Duration::from_secs(60);
+
+/// Starts `switchboard daemon` on `data_dir` (this very program) so that it
+/// outlives whoever started it: a session of its own (no terminal, no
+/// process group of the starter's), standard input from nothing, its own
+/// log in the data directory (`logs/daemon-output.log` has what the log
+/// cannot: a panic's message). Returns once it says it runs or why not.
+pub fn launch(data_dir: &Path, no_demo: bool) -> Result<Started> {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().context("locating the app binary")?;
+    let mut command = std::process::Command::new(exe);
+    command.arg("--data-dir").arg(data_dir);
+    if no_demo {
+        command.arg("--no-demo");
+    }
+    command.arg("daemon");
+    let output = data_dir.join("logs").join("daemon-output.log");
+    let stderr = switchboard_core::private::create_dir(output.parent().expect("a file in a folder"))
+        .map_err(std::io::Error::other)
+        .and_then(|()| std::fs::OpenOptions::new().create(true).append(true).open(&output))
+        .map(std::process::Stdio::from)
+        .unwrap_or_else(|_| std::process::Stdio::null());
+    command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped()).stderr(stderr);
+    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent's.
+    unsafe {
+        command.pre_exec(|| nix::unistd::setsid().map(|_| ()).map_err(std::io::Error::from));
+    }
+    let mut child = command.spawn().context("starting the engine")?;
+    let stdout = child.stdout.take().expect("piped");
+    // Its first line says how the start went; read on a thread of its own so
+    // the wait can end.
+    let (said, heard) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("engine-start".into())
+        .spawn(move || {
+            let mut line = String::new();
+            std::io::BufReader::new(stdout).read_line(&mut line).ok();
+            said.send(line).ok();
+            // Reaped when it ends, whenever that is: no zombie under this process.
+            child.wait().ok();
+        })
+        .context("waiting for the engine to start")?;
+    let line = heard.recv_timeout(LAUNCH_WAIT).map_err(|_| {
+        anyhow::anyhow!("the engine did not say it runs within {}s; see {}", LAUNCH_WAIT.as_secs(), output.display())
+    })?;
+    if line.trim().is_empty() {
+        anyhow::bail!("the engine exited as it started; see {}", output.display());
+    }
+    serde_json::from_str(line.trim()).with_context(|| format!("the engine said {line:?} as it started"))
+}
+
 /// Whether an engine answers on `socket`, and what it says of itself.
 pub fn status(_data_dir: &Path, socket: &Path) -> DaemonStatus {
     let welcome = match client::Client::new(socket).welcome() {

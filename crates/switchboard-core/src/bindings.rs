@@ -6,9 +6,9 @@
 use ts_rs::{Config, TS};
 
 use crate::api::{
-    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, ErrorCode,
-    IntoReply, LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest, Profile,
-    ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction,
+    AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, EngineLink,
+    ErrorCode, IntoReply, LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest,
+    Profile, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction,
     SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
 };
 use crate::session::SubscriptionId;
@@ -138,6 +138,7 @@ pub fn typescript() -> String {
         ErrorCode::decl(&cfg),
         ApiError::decl(&cfg),
         AppInfo::decl(&cfg),
+        EngineLink::decl(&cfg),
         SubscriptionId::decl(&cfg),
     ];
     let mut out = String::from(

@@ -33,11 +33,12 @@ pub mod workspace;
 pub use api::{
     AgentAttention, AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Attention, CliFound, Command,
     CompletionRule, Delegation, DelegationState, DetectedAgent, DiagramId, DiagramSilence, DiagramState, EngineEvent,
-    ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome, LogEntry, LogKind, LoopFile,
-    LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview, PermissionDecision,
-    PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec, QueuePause, QueueStatus, RejectedPath,
-    Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction, SignalChannel,
-    SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState, TeamInfo, Viewing,
+    EngineLink, ErrorCode, FlowEvents, FlowTarget, FlowView, FollowedLog, Iteration, IterationOutcome, LogEntry,
+    LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview,
+    PermissionDecision, PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec, QueuePause, QueueStatus,
+    RejectedPath, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction,
+    SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    TeamInfo, Viewing,
 };
 pub use config::EngineConfig;
 pub use engine::{

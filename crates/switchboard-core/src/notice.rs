@@ -78,6 +78,8 @@ pub enum NoticeKind {
     /// The app cannot record its work: not a choice, and shown even in
     /// quiet hours, since the user has to act.
     Storage,
+    /// The app tells of itself (the window closed into the tray, once).
+    App,
 }
 
 /// What becomes of a notice under the user's settings.
@@ -102,7 +104,7 @@ pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> De
         NoticeKind::NeedsAnswer => choices.needs_answer,
         NoticeKind::LoopEnded | NoticeKind::LoopStalled => choices.loop_ended,
         NoticeKind::AgentQuiet => choices.agent_quiet,
-        NoticeKind::Storage => return Delivery::Show,
+        NoticeKind::Storage | NoticeKind::App => return Delivery::Show,
     };
     if !chosen {
         return Delivery::Off;
@@ -132,6 +134,16 @@ pub struct Notice {
 }
 
 impl Notice {
+    /// Said the first time the window is closed: the app, and the agents, go on.
+    pub fn closed_to_tray() -> Notice {
+        Notice::new(
+            NoticeKind::App,
+            NoticeTarget::Window,
+            "Switchboard is still running",
+            "Your agents keep working. Open the window again, or quit, from the tray icon.",
+        )
+    }
+
     fn new(kind: NoticeKind, target: NoticeTarget, title: impl Into<String>, body: impl Into<String>) -> Notice {
         let action = target.open_label();
         Notice { kind, target, agent: None, subject: None, title: title.into(), body: body.into(), action }
@@ -254,7 +266,7 @@ pub fn style(kind: NoticeKind) -> (Urgency, Lasting) {
         }
         NoticeKind::TaskFailed => (Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS)),
         NoticeKind::LoopEnded => (Urgency::Normal, Lasting::Transient(COMPLETED_SHOWN_MS)),
-        NoticeKind::TaskCompleted => (Urgency::Low, Lasting::Transient(COMPLETED_SHOWN_MS)),
+        NoticeKind::TaskCompleted | NoticeKind::App => (Urgency::Low, Lasting::Transient(COMPLETED_SHOWN_MS)),
     }
 }
 
@@ -265,7 +277,11 @@ pub fn handled(kind: NoticeKind, now: &Attention) -> bool {
     match kind {
         NoticeKind::NeedsAnswer => !matches!(now, Attention::NeedsYou { .. }),
         NoticeKind::AgentQuiet | NoticeKind::LoopStalled => !matches!(now, Attention::Stalled { .. }),
-        NoticeKind::TaskCompleted | NoticeKind::TaskFailed | NoticeKind::LoopEnded | NoticeKind::Storage => false,
+        NoticeKind::TaskCompleted
+        | NoticeKind::TaskFailed
+        | NoticeKind::LoopEnded
+        | NoticeKind::Storage
+        | NoticeKind::App => false,
     }
 }
 

@@ -10,7 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, FollowedLog, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
+import type { AppInfo, EngineEvent, EngineLink, FollowedLog, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -35,6 +35,14 @@ export interface Backend extends EngineCommands {
    */
   attachTerminal(sessionId: SessionId, onBytes: (bytes: Uint8Array) => void): Promise<TerminalAttachment>;
   appInfo(): Promise<AppInfo>;
+  /** The window's link to the engine now; later changes come through `onEngineLink`. */
+  engineLink(): Promise<EngineLink>;
+  /** Subscribe to `engine-link`: the link to the engine changed (lost, back, another build). */
+  onEngineLink(callback: (link: EngineLink) => void): Unsubscribe;
+  /** Start the engine if it is not running, and connect to it. */
+  startEngine(): Promise<void>;
+  /** Stop the engine (and every agent it runs) and start this build's. */
+  restartEngine(): Promise<void>;
   /** Subscribe to `engine-event`. The returned function stops the subscription. */
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe;
   /**
@@ -65,6 +73,8 @@ export interface Backend extends EngineCommands {
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
 export const ENGINE_EVENT = 'engine-event';
+/** Name of the Tauri event carrying the window's link to the engine (`EngineLink`). */
+export const ENGINE_LINK_EVENT = 'engine-link';
 
 /** Name of the Tauri event the shell emits, with a `TaskId`, when a task notification is clicked. */
 export const OPEN_TASK_EVENT = 'open-task';
@@ -117,6 +127,22 @@ export function tauriBackend(): Backend {
 
     appInfo(): Promise<AppInfo> {
       return call('app_info');
+    },
+
+    engineLink(): Promise<EngineLink> {
+      return call('engine_link');
+    },
+
+    onEngineLink(callback: (link: EngineLink) => void): Unsubscribe {
+      return subscribe(ENGINE_LINK_EVENT, callback);
+    },
+
+    async startEngine(): Promise<void> {
+      await call<null>('start_engine');
+    },
+
+    async restartEngine(): Promise<void> {
+      await call<null>('restart_engine');
     },
 
     onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {

@@ -953,6 +953,17 @@ export type AppInfo = { data_dir: string, socket_path: string, version: string,
  */
 startup_problem: StorageProblem | null, };
 
+export type EngineLink = { "state": "connecting" } | { "state": "connected", engine_version: string, 
+/**
+ * The engine is another build than this window (an update was
+ * installed while it ran): restarting it takes the new one.
+ */
+outdated: boolean, 
+/**
+ * Agents running when the window connected.
+ */
+agents_running: number, } | { "state": "lost", reason: string, } | { "state": "refused", reason: string, };
+
 export type SubscriptionId = number;
 
 /** The engine's commands the window may send, as typed calls (one per command of the engine's list). */

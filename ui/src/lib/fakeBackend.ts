@@ -74,7 +74,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { QueuePause, RestartTask, Restarted } from './bindings';
+import type { EngineLink, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -579,6 +579,35 @@ export class FakeBackend implements Backend {
       version: 'browser preview (fake backend)',
       startup_problem: this.#startupProblem,
     };
+  }
+
+  #engineLink: EngineLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0 };
+  readonly #engineLinkListeners = new Set<(link: EngineLink) => void>();
+
+  async engineLink(): Promise<EngineLink> {
+    this.#record('engine_link', {});
+    return this.#engineLink;
+  }
+
+  onEngineLink(callback: (link: EngineLink) => void): Unsubscribe {
+    this.#engineLinkListeners.add(callback);
+    return () => this.#engineLinkListeners.delete(callback);
+  }
+
+  /** As the shell does when the link to the engine changes. */
+  setEngineLink(link: EngineLink): void {
+    this.#engineLink = link;
+    for (const listener of [...this.#engineLinkListeners]) listener(link);
+  }
+
+  async startEngine(): Promise<void> {
+    this.#record('start_engine', {});
+    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0 });
+  }
+
+  async restartEngine(): Promise<void> {
+    this.#record('restart_engine', {});
+    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0 });
   }
 
   async storageStatus(): Promise<StorageStatus> {

@@ -279,6 +279,27 @@ pub enum LoopStep {
     AnchorRewritten,
 }
 
+/// The window's connection to the engine (the daemon), as the window shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum EngineLink {
+    /// Reaching the engine, or starting it.
+    Connecting,
+    Connected {
+        engine_version: String,
+        /// The engine is another build than this window (an update was
+        /// installed while it ran): restarting it takes the new one.
+        outdated: bool,
+        /// Agents running when the window connected.
+        agents_running: u32,
+    },
+    /// The engine stopped, or cannot be reached; the window tries again by
+    /// itself, and the user can start it.
+    Lost { reason: String },
+    /// The engine speaks another version of the protocol than this window.
+    Refused { reason: String },
+}
+
 /// Facts about the running instance, shown in the UI.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct AppInfo {

@@ -1,0 +1,301 @@
+//! The window's link to the engine, which runs as a daemon of its own
+//! (`switchboard daemon`): the window holds no engine state, only this
+//! connection, through the one typed client every program uses.
+//!
+//! At start the link connects to the daemon of the data directory, starting
+//! one if none runs. It forwards the engine's events to the web view and to
+//! the desktop (tray, notifications), carries every command and terminal,
+//! and when the connection ends it says so (`engine-link`) and tries again
+//! with a growing pause (1 s doubling to 10 s) until the engine answers; the
+//! user can start the engine meanwhile. Another engine instance, or events
+//! missed, make the window load everything again.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use switchboard_client::{Client, ClientError, ClientKind, EventItem};
+use switchboard_core::api::StorageProblem;
+use switchboard_core::notice::Notices;
+use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, SessionId, SubscriptionId};
+use tauri::ipc::{Channel, InvokeResponseBody};
+use tauri::{AppHandle, Emitter, Manager};
+use tokio::sync::{Notify, watch};
+
+use crate::desktop::Desktop;
+
+/// The Tauri event carrying every [`switchboard_core::EngineEvent`] to the UI.
+pub const ENGINE_EVENT: &str = "engine-event";
+/// The Tauri event carrying the link's state ([`EngineLink`]) to the UI.
+pub const ENGINE_LINK_EVENT: &str = "engine-link";
+
+/// How long a call waits for the engine while the window connects to it or
+/// starts it, before it is told the engine is not there.
+const CONNECT_WAIT: Duration = Duration::from_secs(90);
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+const LAST_RETRY: Duration = Duration::from_secs(10);
+
+/// The link's state and the connection it has, if any.
+#[derive(Clone)]
+struct Linked {
+    link: EngineLink,
+    client: Option<Client>,
+}
+
+pub struct Link {
+    data_dir: PathBuf,
+    socket: PathBuf,
+    no_demo: bool,
+    linked: watch::Sender<Linked>,
+    /// Wakes the link from its pause to try now.
+    wake: Notify,
+    /// The next try starts the engine if none answers.
+    start: AtomicBool,
+    /// Why the engine could not start on its data, if it said so.
+    startup_problem: Mutex<Option<StorageProblem>>,
+}
+
+impl Link {
+    pub fn new(data_dir: PathBuf, socket: PathBuf, no_demo: bool) -> Arc<Link> {
+        let linked = watch::Sender::new(Linked { link: EngineLink::Connecting, client: None });
+        Arc::new(Link {
+            data_dir,
+            socket,
+            no_demo,
+            linked,
+            wake: Notify::new(),
+            start: AtomicBool::new(true),
+            startup_problem: Mutex::new(None),
+        })
+    }
+
+    /// The link's state now.
+    pub fn state(&self) -> EngineLink {
+        self.linked.borrow().link.clone()
+    }
+
+    pub fn startup_problem(&self) -> Option<StorageProblem> {
+        self.startup_problem.lock().expect("never poisoned").clone()
+    }
+
+    /// Waits, at most [`CONNECT_WAIT`], until the link is no longer connecting.
+    pub async fn settled(&self) -> EngineLink {
+        let mut linked = self.linked.subscribe();
+        tokio::time::timeout(CONNECT_WAIT, linked.wait_for(|l| l.link != EngineLink::Connecting)).await.ok();
+        self.state()
+    }
+
+    /// The connection, waiting for it while the window connects; an error
+    /// that says the engine is not there otherwise.
+    pub async fn client(&self) -> Result<Client, ApiError> {
+        let mut linked = self.linked.subscribe();
+        let waited = tokio::time::timeout(CONNECT_WAIT, linked.wait_for(|l| l.link != EngineLink::Connecting)).await;
+        let linked = self.linked.borrow().clone();
+        match (waited, linked.client, linked.link) {
+            (_, Some(client), _) => Ok(client),
+            (_, None, EngineLink::Lost { reason } | EngineLink::Refused { reason }) => Err(not_there(reason)),
+            _ => Err(not_there("Switchboard's engine did not answer in time.".into())),
+        }
+    }
+
+    /// Any engine command meant for the window.
+    pub async fn call(&self, command: Command) -> Result<switchboard_core::Reply, ApiError> {
+        if !command.for_window() {
+            return Err(ApiError {
+                code: ErrorCode::InvalidInput,
+                message: format!("`{}` is not a command of the window", command.name()),
+                field: None,
+                problems: Vec::new(),
+            });
+        }
+        Ok(self.client().await?.call(command).await?)
+    }
+
+    /// Streams a session's output (what the engine kept, then live) into
+    /// `output` until the view lets go or the stream ends.
+    pub async fn attach(&self, session_id: SessionId, output: Channel) -> Result<SubscriptionId, ApiError> {
+        let client = self.client().await?;
+        let mut terminal = client.attach(session_id).await?;
+        let stream = terminal.stream;
+        tauri::async_runtime::spawn(async move {
+            while let Some(batch) = terminal.next().await {
+                if output.send(InvokeResponseBody::Raw(batch)).is_err() {
+                    // The view is gone without saying so.
+                    client.detach(stream).await.ok();
+                    return;
+                }
+            }
+        });
+        Ok(SubscriptionId(stream))
+    }
+
+    pub async fn detach(&self, subscription: SubscriptionId) -> Result<(), ApiError> {
+        Ok(self.client().await?.detach(subscription.0).await?)
+    }
+
+    /// Tries now, starting the engine if none answers.
+    pub fn start_engine(&self) {
+        self.start.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    /// Stops the engine (its agents are stopped and recorded so, as at a
+    /// quit), waiting until it has exited; true if one was running.
+    pub async fn stop_engine(&self) -> Result<bool, ApiError> {
+        let (data_dir, socket) = (self.data_dir.clone(), self.socket.clone());
+        let stopped = tauri::async_runtime::spawn_blocking(move || {
+            switchboard_cli::daemon::stop(&data_dir, &socket, &mut std::io::sink())
+        })
+        .await
+        .map_err(|error| internal(error.to_string()))?
+        .map_err(|error| internal(format!("{error:#}")))?;
+        Ok(stopped == std::process::ExitCode::SUCCESS)
+    }
+
+    /// Stops the engine and starts it again (the window's newer build, say).
+    pub async fn restart_engine(&self) -> Result<(), ApiError> {
+        self.stop_engine().await?;
+        self.start_engine();
+        Ok(())
+    }
+
+    fn set(&self, app: &AppHandle, link: EngineLink, client: Option<Client>) {
+        self.linked.send_replace(Linked { link: link.clone(), client });
+        if let Err(error) = app.emit(ENGINE_LINK_EVENT, &link) {
+            tracing::debug!(%error, "the window did not hear of the engine link");
+        }
+    }
+
+    /// Connects, follows, reconnects: the link's one worker, for the app's life.
+    pub fn spawn(self: &Arc<Self>, app: AppHandle) {
+        let link = self.clone();
+        tauri::async_runtime::spawn(async move { link.run(app).await });
+    }
+
+    async fn run(self: Arc<Self>, app: AppHandle) {
+        let mut pause = FIRST_RETRY;
+        loop {
+            let start = self.start.swap(false, Ordering::SeqCst);
+            match Client::connect(&self.socket, ClientKind::Window).await {
+                Ok(client) => {
+                    pause = FIRST_RETRY;
+                    let reason = self.follow(&app, client).await;
+                    tracing::warn!(%reason, "the window lost the engine");
+                    self.set(&app, EngineLink::Lost { reason }, None);
+                }
+                Err(ClientError::NotRunning(_)) if start => {
+                    self.set(&app, EngineLink::Connecting, None);
+                    if self.launch().await {
+                        continue;
+                    }
+                }
+                Err(error @ ClientError::Refused { .. }) => {
+                    self.set(&app, EngineLink::Refused { reason: error.to_string() }, None);
+                }
+                Err(error) => {
+                    let reason = match error {
+                        ClientError::NotRunning(_) => "Switchboard's engine is not running.".to_owned(),
+                        other => other.to_string(),
+                    };
+                    if self.state() != (EngineLink::Lost { reason: reason.clone() }) {
+                        self.set(&app, EngineLink::Lost { reason }, None);
+                    }
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(pause) => {}
+                _ = self.wake.notified() => {}
+            }
+            pause = (pause * 2).min(LAST_RETRY);
+        }
+    }
+
+    /// Starts the daemon; true once it says it runs.
+    async fn launch(&self) -> bool {
+        let (data_dir, no_demo) = (self.data_dir.clone(), self.no_demo);
+        let started =
+            tauri::async_runtime::spawn_blocking(move || switchboard_cli::daemon::launch(&data_dir, no_demo)).await;
+        let why = match started {
+            Ok(Ok(switchboard_cli::daemon::Started::Ready { pid })) => {
+                tracing::info!(pid, "the window started the engine");
+                return true;
+            }
+            Ok(Ok(switchboard_cli::daemon::Started::Failed { problem, message })) => {
+                *self.startup_problem.lock().expect("never poisoned") = problem;
+                message
+            }
+            Ok(Err(error)) => format!("{error:#}"),
+            Err(error) => error.to_string(),
+        };
+        tracing::error!(%why, "the engine could not start");
+        // Said to the window by the next try, which finds no engine.
+        false
+    }
+
+    /// Follows one connection until it ends: the engine's events to the
+    /// window and the desktop. Returns why it ended.
+    async fn follow(&self, app: &AppHandle, client: Client) -> String {
+        let mut events = match client.subscribe().await {
+            Ok(events) => events,
+            Err(error) => return error.to_string(),
+        };
+        // The lists after the subscription: a change between the two is in one or the other.
+        match notices_of(&client).await {
+            Ok(notices) => app.state::<Desktop>().set_notices(app, notices),
+            Err(error) => return error.to_string(),
+        }
+        *self.startup_problem.lock().expect("never poisoned") = None;
+        let welcome = client.welcome();
+        let connected = EngineLink::Connected {
+            engine_version: welcome.engine_version.clone(),
+            outdated: welcome.build_id != switchboard_core::wire::build_id(),
+            agents_running: welcome.agents_running,
+        };
+        self.set(app, connected, Some(client.clone()));
+        loop {
+            match events.next().await {
+                Some(EventItem::Event { event, .. }) => forward(app, &event),
+                // Events were missed: the window loads everything again, as after a
+                // reconnection (it reconnects at once).
+                Some(EventItem::Lost) => {
+                    self.wake.notify_one();
+                    return "The window fell behind the engine's events.".into();
+                }
+                None => return "The engine stopped.".into(),
+            }
+        }
+    }
+}
+
+/// An engine event to the web view and the desktop.
+fn forward(app: &AppHandle, event: &switchboard_core::EngineEvent) {
+    let desktop = app.state::<Desktop>();
+    if desktop.forwards(event)
+        && let Err(error) = app.emit(ENGINE_EVENT, event)
+    {
+        tracing::warn!(%error, "forwarding an engine event to the UI failed");
+    }
+    desktop.on_event(app, event);
+}
+
+/// The notices' starting point: what the engine has now.
+async fn notices_of(client: &Client) -> Result<Notices, ClientError> {
+    let mut notices = Notices::new(
+        &client.list_profiles().await?,
+        &client.list_queues().await?,
+        &client.list_signals().await?,
+        &client.list_loops().await?,
+        &client.list_attention().await?,
+    );
+    notices.set_settings(client.get_settings().await?);
+    Ok(notices)
+}
+
+fn not_there(reason: String) -> ApiError {
+    ApiError { code: ErrorCode::EngineStopped, message: reason, field: None, problems: Vec::new() }
+}
+
+fn internal(message: String) -> ApiError {
+    ApiError { code: ErrorCode::Internal, message, field: None, problems: Vec::new() }
+}

@@ -1,0 +1,56 @@
+/**
+ * The window's link to the engine in words: what the banner across the window says while the
+ * engine cannot be reached or is another build, and when the window loads everything again.
+ * Pure; the shell decides the link's state.
+ */
+import type { EngineLink } from './bindings';
+
+export interface LinkBanner {
+  title: string;
+  advice: string;
+  /** What its button does: start the engine, or stop it and start this build's. */
+  action: 'start' | 'restart' | null;
+  /** A failure (red) rather than a note (amber). */
+  severe: boolean;
+}
+
+export function linkBanner(link: EngineLink): LinkBanner | null {
+  switch (link.state) {
+    case 'connecting':
+    case 'connected':
+      if (link.state === 'connected' && link.outdated) {
+        return {
+          title: `The engine runs an earlier build of Switchboard (${link.engine_version}).`,
+          advice: 'Restart it to run this one. Agents running now are stopped, and their tasks go back to their queues or are marked interrupted, as after a crash.',
+          action: 'restart',
+          severe: false,
+        };
+      }
+      return null;
+    case 'lost':
+      return {
+        title: 'The engine stopped.',
+        advice: `${link.reason} The window reconnects by itself when it is back.`,
+        action: 'start',
+        severe: true,
+      };
+    case 'refused':
+      return { title: 'The engine cannot talk with this window.', advice: link.reason, action: 'restart', severe: true };
+  }
+}
+
+/**
+ * Whether going from `before` to `now` means reloading what the window shows: it reached the
+ * engine again after losing it (its lists, terminals and questions may all have moved on).
+ */
+export function reloadsOn(before: EngineLink | null, now: EngineLink): boolean {
+  return now.state === 'connected' && (before?.state === 'lost' || before?.state === 'refused');
+}
+
+/** What the confirmation before a restart names: the agents it stops. */
+export function restartQuestion(runningAgents: string[]): string | null {
+  if (runningAgents.length === 0) return null;
+  const names = runningAgents.length <= 3 ? runningAgents.join(', ') : `${runningAgents.slice(0, 3).join(', ')} and ${runningAgents.length - 3} more`;
+  const agents = runningAgents.length === 1 ? 'agent' : 'agents';
+  return `Restarting the engine stops ${runningAgents.length} running ${agents} (${names}). Restart it?`;
+}
