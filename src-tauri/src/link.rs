@@ -213,6 +213,7 @@ impl Link {
 
     /// Starts the daemon; true once it says it runs.
     async fn launch(&self) -> bool {
+        tracing::info!("no engine answers on this data directory; the window starts one");
         let (data_dir, no_demo) = (self.data_dir.clone(), self.no_demo);
         let started =
             tauri::async_runtime::spawn_blocking(move || switchboard_cli::daemon::launch(&data_dir, no_demo)).await;

@@ -23,7 +23,8 @@ test('opens on the demo workspace with the demo agent live, even with stderr ref
     const running = await browser.$(`${byTestId('session-entry')}[data-state="running"]`);
     assert.ok(await running.isExisting(), 'its session shows as running');
     const log = readFileSync(join(dataDir, 'logs', 'switchboard.log'), 'utf8');
-    assert.match(log, /starting Switchboard/, 'the log went to its file in the data directory');
+    assert.match(log, /opening Switchboard/, 'the window logged to its file in the data directory');
+    assert.match(log, /the engine runs as a daemon/, 'and so did the engine it started');
   } finally {
     await close();
   }

@@ -7,7 +7,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -15,6 +15,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -23,7 +24,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { APP, DEMO_AGENT, ROOT, launchApp } from './driver.mjs';
+import { APP, DEMO_AGENT, ROOT, launchApp, windowPids } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 const exec = promisify(execFile);
@@ -209,9 +210,10 @@ test('notifications say what happened and open it; the tray counts, pauses, show
       item.menu.filter((entry) => entry.type !== 'separator').map(({ label, enabled }) => ({ label, enabled })),
       [
         { label: '0 working · 0 need you', enabled: false },
-        { label: 'Show window', enabled: true },
+        { label: 'Open', enabled: true },
         { label: 'Pause all queues', enabled: true },
-        { label: 'Quit', enabled: true },
+        { label: 'Quit Switchboard (agents keep running)', enabled: true },
+        { label: 'Quit and stop all agents', enabled: true },
       ],
     );
 
@@ -360,12 +362,12 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     );
     assert.ok(reviewed, 'the reviewed task was queued');
 
-    // Minimized, the window comes back with the tray's "Show window".
+    // Minimized, the window comes back with the tray's "Open".
     const entry = async (label) => (await tray.item()).menu.find((e) => e.label === label);
     const visibility = () => browser.execute(() => document.visibilityState);
     await browser.minimizeWindow();
     await poll('the window to be minimized', async () => (await visibility()) === 'hidden');
-    await tray.click((await entry('Show window')).id);
+    await tray.click((await entry('Open')).id);
     await poll('the window to show again', async () => (await visibility()) === 'visible');
 
     // "Pause all queues" from the tray pauses every agent's queue in the window; a task queued
@@ -401,20 +403,42 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     );
     await poll('the tray to offer pausing again', () => entry('Pause all queues'));
 
-    // "Quit" ends the app.
-    const appPids = () => {
-      try {
-        return execFileSync('pgrep', ['-f', `${APP} --data-dir ${dataDir}`]).toString().trim();
-      } catch {
-        return '';
-      }
-    };
-    assert.ok(appPids(), 'the app runs');
-    await tray.click((await entry('Quit')).id);
-    await poll('the app to quit', () => appPids() === '', { timeout: 20_000 });
+    // "Quit Switchboard" ends the window and its tray item; the engine and its agents go on.
+    const windows = () => windowPids(dataDir);
+    const engine = () =>
+      JSON.parse(spawnSync(APP, ['--data-dir', dataDir, 'daemon', '--status', '--json'], { encoding: 'utf8' }).stdout);
+    assert.ok(windows().length > 0, 'the window runs');
+    const agentsBefore = engine().agents;
+    assert.ok(agentsBefore > 0, 'agents run');
+    await tray.click((await entry('Quit Switchboard (agents keep running)')).id);
+    await poll('the window to quit', () => windows().length === 0, { timeout: 20_000 });
     await poll('its tray item to go with it', () => tray.item().then((gone) => gone === null, () => false));
+    assert.equal(engine().agents, agentsBefore, 'every agent runs on');
     closed = true;
-    await close().catch(() => {});
+    await close({ keepEngine: true }).catch(() => {});
+
+    // Opened again, "Quit and stop all agents" leaves nothing running.
+    const again = await launchApp({ dataDir, env: { DBUS_SESSION_BUS_ADDRESS: bus.address, NO_AT_BRIDGE: '1' } });
+    stops.unshift(async () => {
+      await again.close().catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    await poll('the reopened window to register its tray item', tray.item, { timeout: 15_000 });
+    await tray.click((await entry('Quit and stop all agents')).id);
+    await poll('the window to quit', () => windows().length === 0, { timeout: 30_000 });
+    const after = engine();
+    assert.equal(after.running, false, `the engine stopped (it runs: ${JSON.stringify(after)}; before: ${agentsBefore} agents)`);
+    // The agents of this data directory: their folders are in it.
+    const agentsLeft = spawnSync('pgrep', ['-f', DEMO_AGENT], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((pid) => pid && (() => {
+        try {
+          return readlinkSync(`/proc/${pid}/cwd`).startsWith(dataDir);
+        } catch {
+          return false;
+        }
+      })());
+    assert.deepEqual(agentsLeft, [], 'no agent is left running');
   } finally {
     for (const stop of stops) await stop();
     rmSync(scratch, { recursive: true, force: true });

@@ -82,7 +82,7 @@ export async function launchApp({ args = [], dataDir: given, stderr, env = {} } 
       driver.kill();
       if (!keepEngine) stopEngine(dataDir);
       await endStragglers(dataDir);
-      if (!given) rmSync(dataDir, { recursive: true, force: true });
+      if (!given && !keepEngine) rmSync(dataDir, { recursive: true, force: true });
     }
   };
   return { browser, dataDir, close };

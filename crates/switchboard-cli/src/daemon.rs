@@ -110,7 +110,10 @@ pub fn launch(data_dir: &Path, no_demo: bool) -> Result<Started> {
     let output = data_dir.join("logs").join("daemon-output.log");
     let stderr = switchboard_core::private::create_dir(output.parent().expect("a file in a folder"))
         .map_err(std::io::Error::other)
-        .and_then(|()| std::fs::OpenOptions::new().create(true).append(true).open(&output))
+        .and_then(|()| {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(&output)
+        })
         .map(std::process::Stdio::from)
         .unwrap_or_else(|_| std::process::Stdio::null());
     command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped()).stderr(stderr);

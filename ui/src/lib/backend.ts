@@ -43,6 +43,8 @@ export interface Backend extends EngineCommands {
   startEngine(): Promise<void>;
   /** Stop the engine (and every agent it runs) and start this build's. */
   restartEngine(): Promise<void>;
+  /** Load the window anew (its engine came back: everything it shows may have moved on). */
+  reloadWindow(): void;
   /** Subscribe to `engine-event`. The returned function stops the subscription. */
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe;
   /**
@@ -143,6 +145,10 @@ export function tauriBackend(): Backend {
 
     async restartEngine(): Promise<void> {
       await call<null>('restart_engine');
+    },
+
+    reloadWindow(): void {
+      window.location.reload();
     },
 
     onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {

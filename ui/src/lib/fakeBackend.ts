@@ -610,6 +610,13 @@ export class FakeBackend implements Backend {
     this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0 });
   }
 
+  /** How many times the window was loaded anew. */
+  reloads = 0;
+
+  reloadWindow(): void {
+    this.reloads += 1;
+  }
+
   async storageStatus(): Promise<StorageStatus> {
     this.#record('storage_status', {});
     return {
