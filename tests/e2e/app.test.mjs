@@ -129,7 +129,7 @@ test('a data directory it cannot open still opens the window, saying why and wha
   // Where the database should be, a folder: the engine cannot start on this data.
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-broken-'));
   mkdirSync(join(dataDir, 'switchboard.db'));
-  const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
+  const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'], waitForEngine: false });
   try {
     const banner = await browser.$(byTestId('storage-banner'));
     await banner.waitForExist({ timeout: 15_000 });

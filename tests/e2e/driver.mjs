@@ -47,7 +47,7 @@ async function waitForPort(port, deadlineMs) {
  * on a full disk or a closed pipe. `env` adds to the app's environment (the driver passes its own
  * on), e.g. `DBUS_SESSION_BUS_ADDRESS` to run the app on a private session bus.
  */
-export async function launchApp({ args = [], dataDir: given, stderr, env = {} } = {}) {
+export async function launchApp({ args = [], dataDir: given, stderr, env = {}, waitForEngine = true } = {}) {
   const dataDir = given ?? mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
   let application = APP;
   if (stderr) {
@@ -73,6 +73,9 @@ export async function launchApp({ args = [], dataDir: given, stderr, env = {} } 
       'tauri:options': { application, args: ['--data-dir', dataDir, ...args] },
     },
   });
+  // The window starts its engine as it opens: a test that drives the engine from the command
+  // line waits until the engine answers (one that cannot start says `waitForEngine: false`).
+  if (waitForEngine) await engineAnswers(dataDir);
   // The engine outlives the window by design: closing stops it (and its agents) too, unless
   // the test keeps it for a window it opens next.
   const close = async ({ keepEngine = false } = {}) => {
@@ -86,6 +89,15 @@ export async function launchApp({ args = [], dataDir: given, stderr, env = {} } 
     }
   };
   return { browser, dataDir, close };
+}
+
+/** Waits until an engine answers on `dataDir`. */
+export async function engineAnswers(dataDir, timeout = 60_000) {
+  for (let waited = 0; ; waited += 100) {
+    if (spawnSync(APP, ['--data-dir', dataDir, 'daemon', '--status'], { stdio: 'ignore' }).status === 0) return;
+    if (waited > timeout) throw new Error(`no engine answered on ${dataDir} within ${timeout / 1000} s`);
+    await sleep(100);
+  }
 }
 
 /** Stops the engine on `dataDir` and every agent it runs, waiting until they are gone. */
