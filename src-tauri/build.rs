@@ -5,8 +5,16 @@
 /// Every command of `src/commands.rs`; a command missing here cannot be called.
 /// The engine's own commands all pass through `engine_call`, which admits
 /// only those the engine marks as the window's.
-const COMMANDS: &[&str] =
-    &["app_info", "engine_call", "attach_terminal", "detach_terminal", "set_viewing", "follow_log", "open_artifact"];
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "engine_call",
+    "attach_terminal",
+    "detach_terminal",
+    "set_viewing",
+    "follow_log",
+    "open_artifact",
+    "take_open_target",
+];
 
 fn main() {
     let attributes = tauri_build::Attributes::new()

@@ -26,6 +26,9 @@ use crate::notifications::{Click, DesktopNotifications, local_minute_of_day, now
 /// authority, and the kind of session.
 const DISPLAY_VARIABLES: &[&str] = &["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_SESSION_TYPE"];
 
+/// Environment variables for a program started: each set (`Some`) or unset (`None`).
+pub type Environment = Vec<(String, Option<String>)>;
+
 /// Whether the daemon carries out a notices' action for an event that
 /// `windows` windows received. With none, everything. While a window
 /// follows, the window shows its notices itself: the daemon shows nothing,
@@ -150,9 +153,9 @@ fn manager_environment() -> Option<String> {
 /// lines) when the daemon runs under it and it names a display, each one it
 /// lacks unset; the daemon's own (none: left as they are) otherwise. A value
 /// the manager quotes (`$'...'`, for unusual bytes) is not a display's.
-fn display_of(manager: Option<&str>) -> Vec<(String, Option<String>)> {
+fn display_of(manager: Option<&str>) -> Environment {
     let Some(manager) = manager else { return Vec::new() };
-    let variables: Vec<(String, Option<String>)> = DISPLAY_VARIABLES
+    let variables: Environment = DISPLAY_VARIABLES
         .iter()
         .map(|name| {
             let value = manager
@@ -183,12 +186,12 @@ fn window_arguments(data_dir: &Path, no_demo: bool, target: Option<&OpenTarget>)
 /// Starts the window on `data_dir` (this very program), opening `target`,
 /// in a session of its own with nothing for input or output (it logs to
 /// the data directory), so that it lives on whatever becomes of the daemon.
-/// `environment`: variables set (`Some`) or unset (`None`) for it.
+/// `environment`: what changes of the daemon's own for it.
 pub fn open_window(
     data_dir: &Path,
     no_demo: bool,
     target: Option<&OpenTarget>,
-    environment: &[(String, Option<String>)],
+    environment: &Environment,
 ) -> Result<()> {
     use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().context("locating the app binary")?;
@@ -247,13 +250,17 @@ mod tests {
     #[test]
     fn a_window_opened_for_a_notice_names_its_data_and_what_it_opens() {
         let task: OpenTarget = "task:3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e".parse().unwrap();
-        let words = |arguments: Vec<OsString>| arguments.into_iter().map(|a| a.into_string().unwrap()).collect::<Vec<_>>();
+        let words =
+            |arguments: Vec<OsString>| arguments.into_iter().map(|a| a.into_string().unwrap()).collect::<Vec<_>>();
         let dir = Path::new("/home/me/.local/share/switchboard");
         assert_eq!(
             words(window_arguments(dir, false, Some(&task))),
             ["--data-dir", "/home/me/.local/share/switchboard", "--open", "task:3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e"]
         );
-        assert_eq!(words(window_arguments(dir, true, None)), ["--data-dir", "/home/me/.local/share/switchboard", "--no-demo"]);
+        assert_eq!(
+            words(window_arguments(dir, true, None)),
+            ["--data-dir", "/home/me/.local/share/switchboard", "--no-demo"]
+        );
     }
 
     #[test]
@@ -261,7 +268,7 @@ mod tests {
         let set = |pairs: &[(&str, Option<&str>)]| {
             pairs.iter().map(|(n, v)| ((*n).to_owned(), v.map(str::to_owned))).collect::<Vec<_>>()
         };
-        let cases: &[(Option<&str>, Vec<(String, Option<String>)>)] = &[
+        let cases: &[(Option<&str>, Environment)] = &[
             // Not under the manager: the daemon's own environment, untouched.
             (None, vec![]),
             (

@@ -117,14 +117,14 @@ impl Bus {
     /// also finds out that a server is there, starting one the bus knows of).
     async fn connect() -> zbus::Result<Bus> {
         let connection = zbus::Connection::session().await?;
-        let rule = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .interface(SERVICE)
-            .path(OBJECT)
-            .build()?;
+        let rule =
+            zbus::MatchRule::builder().msg_type(zbus::message::Type::Signal).interface(SERVICE).path(OBJECT).build()?;
         let signals = zbus::MessageStream::for_match_rule(rule, &connection, None).await?;
-        let capabilities: Vec<String> =
-            connection.call_method(Some(SERVICE), OBJECT, Some(SERVICE), "GetCapabilities", &()).await?.body().deserialize()?;
+        let capabilities: Vec<String> = connection
+            .call_method(Some(SERVICE), OBJECT, Some(SERVICE), "GetCapabilities", &())
+            .await?
+            .body()
+            .deserialize()?;
         let markup = capabilities.iter().any(|c| c == "body-markup");
         Ok(Bus { connection, signals, markup })
     }
@@ -152,9 +152,21 @@ impl Bus {
             // 0: never expires (-1 would leave it to the server).
             Lasting::UntilHandled => 0,
         };
-        let arguments =
-            ("Switchboard", replaces, icon.unwrap_or(""), notice.title.as_str(), body.as_str(), &actions[..], hints, timeout);
-        self.connection.call_method(Some(SERVICE), OBJECT, Some(SERVICE), "Notify", &arguments).await?.body().deserialize()
+        let arguments = (
+            "Switchboard",
+            replaces,
+            icon.unwrap_or(""),
+            notice.title.as_str(),
+            body.as_str(),
+            &actions[..],
+            hints,
+            timeout,
+        );
+        self.connection
+            .call_method(Some(SERVICE), OBJECT, Some(SERVICE), "Notify", &arguments)
+            .await?
+            .body()
+            .deserialize()
     }
 
     async fn close(&self, id: u32) -> zbus::Result<()> {
