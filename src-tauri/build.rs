@@ -7,6 +7,9 @@
 /// only those the engine marks as the window's.
 const COMMANDS: &[&str] = &[
     "app_info",
+    "engine_link",
+    "start_engine",
+    "restart_engine",
     "engine_call",
     "attach_terminal",
     "detach_terminal",

@@ -98,3 +98,38 @@ for (const signal of ['SIGTERM', 'SIGINT']) {
     }
   });
 }
+
+test('when the engine is killed the window says so, starts it again on request, and shows the engine anew', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-crash-'));
+  try {
+    const { browser, close } = await launchApp({ dataDir });
+    try {
+      await waitForTerminalText(browser, 'demo>');
+      const engine = engineStatus(dataDir);
+      process.kill(engine.pid, 'SIGKILL');
+
+      const banner = await browser.$(byTestId('engine-link-banner'));
+      await banner.waitForExist({ timeout: 15_000 });
+      assert.match(await banner.getText(), /The engine stopped\./);
+      assert.equal(engineStatus(dataDir).running, false, 'nothing started it behind the user’s back');
+
+      await (await browser.$(byTestId('engine-link-action'))).click();
+      await waitFor('a new engine', () => {
+        const now = engineStatus(dataDir);
+        return now.running && now.pid !== engine.pid;
+      });
+      // Back: the window loads everything anew; the demo agent, which starts with the engine,
+      // runs again, and its terminal is live.
+      await browser.waitUntil(async () => !(await (await browser.$(byTestId('engine-link-banner'))).isExisting()), {
+        timeout: 15_000,
+        timeoutMsg: 'the banner stayed after the engine came back',
+      });
+      await (await browser.$(`${byTestId('session-entry')}[data-state="running"]`)).waitForExist({ timeout: 15_000 });
+      await waitForTerminalText(browser, 'demo>');
+    } finally {
+      await close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

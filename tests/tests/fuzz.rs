@@ -270,25 +270,34 @@ impl RequestHandler for AlwaysOk {
     }
 }
 
-/// One request line and its answer, over a fresh connection.
+/// One request line and its answer, over a fresh connection (none: it was
+/// closed without one).
 fn exchange(socket: &Path, line: &[u8]) -> Option<SocketResponse> {
     let mut stream = UnixStream::connect(socket).unwrap();
     stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
     stream.write_all(line).ok()?;
     stream.write_all(b"\n").ok()?;
+    // Nothing more comes: a server waiting for the rest of a frame hears so at once.
+    stream.shutdown(std::net::Shutdown::Write).ok();
     let mut answer = String::new();
     BufReader::new(&stream).read_line(&mut answer).ok()?;
-    Some(serde_json::from_str(&answer).expect("every answer is a response line"))
+    (!answer.is_empty()).then(|| serde_json::from_str(&answer).expect("every answer is a response line"))
 }
 
 proptest! {
     #![proptest_config(config())]
 
     /// Any line gets one well-formed answer: `ok` for a request, an error for
-    /// anything else; and the server goes on answering.
+    /// anything else; and the server goes on answering. A line that starts
+    /// with a zero byte is the start of a frame, not a line: its connection
+    /// closes with no answer (no frame is a hello here), and the server goes
+    /// on answering all the same.
     #[test]
     fn the_socket_answers_any_line(line in prop_oneof![
         proptest::collection::vec(any::<u8>().prop_filter("one line", |b| *b != b'\n'), 0..300),
+        // The start of a frame, then anything.
+        proptest::collection::vec(any::<u8>().prop_filter("one line", |b| *b != b'\n'), 0..300)
+            .prop_map(|rest| [vec![0], rest].concat()),
         json().prop_map(|v| v.to_string().into_bytes()),
         json().prop_map(|payload| serde_json::json!({"type": "hook", "envelope": {"payload": payload, "at": 1, "env": {}}}).to_string().into_bytes()),
     ]) {
@@ -314,12 +323,86 @@ proptest! {
             }
         });
         let is_request = serde_json::from_slice::<SocketRequest>(&line).is_ok();
+        let framed = line.first() == Some(&0);
         match answer {
+            None if framed => {}
             Some(SocketResponse::Ok(Reply::Unit)) => prop_assert!(is_request),
             Some(SocketResponse::Error(error)) => prop_assert!(!is_request, "a request refused: {error:?}"),
             other => prop_assert!(false, "no answer: {other:?}"),
         }
         prop_assert_eq!(valid, Some(SocketResponse::Ok(Reply::Unit)), "the server still answers");
+        drop(server);
+    }
+}
+
+/// A framed hello of this build, as bytes.
+fn hello_frame() -> Vec<u8> {
+    let hello = switchboard_core::wire::Hello {
+        protocol: switchboard_core::wire::PROTOCOL,
+        app_version: "fuzz".into(),
+        build_id: "fuzz".into(),
+        client_kind: switchboard_core::wire::ClientKind::Test,
+        client_id: "fuzz".into(),
+    };
+    switchboard_core::wire::Frame::message(&hello).encode()
+}
+
+/// Reads frames until one that `wanted` accepts; false if the connection closes first.
+fn read_until_frame(stream: &UnixStream, wanted: impl Fn(&switchboard_core::wire::Frame) -> bool) -> bool {
+    use std::io::Read;
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut length = [0u8; 4];
+        if reader.read_exact(&mut length).is_err() {
+            return false;
+        }
+        let mut body = vec![0u8; u32::from_be_bytes(length) as usize];
+        if reader.read_exact(&mut body).is_err() || body.is_empty() {
+            return false;
+        }
+        let frame = switchboard_core::wire::Frame { kind: body[0], body: body[1..].to_vec() };
+        if wanted(&frame) {
+            return true;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// After a hello, any bytes (frames of any length and kind, JSON of any
+    /// shape, a frame cut short) leave the server serving: a new client's
+    /// ping is answered.
+    #[test]
+    fn a_framed_connection_survives_any_bytes(after_hello in prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..400),
+        json().prop_map(|v| switchboard_core::wire::Frame::message(&v).encode()),
+        json().prop_map(|request| switchboard_core::wire::Frame::message(
+            &serde_json::json!({"type": "request", "id": 1, "request": request})).encode()),
+    ]) {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("s/engine.sock");
+        let server = runtime.block_on(async { serve(&socket, Arc::new(AlwaysOk)).unwrap() });
+        let mut hostile = UnixStream::connect(&socket).unwrap();
+        hostile.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+        hostile.write_all(&hello_frame()).unwrap();
+        hostile.write_all(&after_hello).ok();
+        hostile.shutdown(std::net::Shutdown::Write).ok();
+        // Whatever it gets back (a welcome, answers, an error), the connection ends.
+        prop_assert!(!read_until_frame(&hostile, |_| false), "the connection ends");
+
+        let mut client = UnixStream::connect(&socket).unwrap();
+        client.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+        client.write_all(&hello_frame()).unwrap();
+        let ping = switchboard_core::wire::ClientFrame::Request { id: 7, request: switchboard_core::wire::ClientRequest::Ping };
+        client.write_all(&switchboard_core::wire::Frame::message(&ping).encode()).unwrap();
+        let pong = read_until_frame(&client, |frame| {
+            serde_json::from_slice::<switchboard_core::wire::ServerFrame>(&frame.body).is_ok_and(|frame| {
+                frame == switchboard_core::wire::ServerFrame::Reply { id: 7, answer: switchboard_core::wire::Answer::Pong }
+            })
+        });
+        prop_assert!(pong, "the server still answers");
         drop(server);
     }
 }

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::api::{ApiError, Command, EngineEvent, ErrorCode, IntoReply, Reply};
 use switchboard_core::wire::{
-    Answer, ClientFrame, ClientRequest, Frame, Hello, MAX_FRAME_BYTES, MAX_HELLO_BYTES, MESSAGE, PROTOCOL, ServerFrame,
-    ServerHello, read_frame, write_frame,
+    Answer, ClientFrame, ClientRequest, Frame, Hello, Incoming, MAX_FRAME_BYTES, MAX_HELLO_BYTES, PROTOCOL,
+    ServerFrame, ServerHello, read_frame, read_incoming, write_frame,
 };
 pub use switchboard_core::wire::{ClientKind, HelloAck, StreamEnd};
 use switchboard_protocol::SessionId;
@@ -368,34 +368,19 @@ async fn write_out(mut write: impl AsyncWrite + Unpin, mut frames: mpsc::Unbound
 
 async fn read_in(mut read: impl AsyncRead + Unpin, shared: Arc<Shared>, closed: watch::Sender<bool>) {
     loop {
-        let frame = match read_frame(&mut read, MAX_FRAME_BYTES).await {
-            Ok(frame) => frame,
+        let body = match read_incoming(&mut read, MAX_FRAME_BYTES).await {
+            Ok(Incoming::Message(body)) => body,
+            Ok(Incoming::Other) => continue,
+            Ok(Incoming::Output { stream, bytes }) => {
+                deliver_output(&shared, stream, bytes);
+                continue;
+            }
             Err(why) => {
                 tracing::debug!(%why, "the engine connection ended");
                 break;
             }
         };
-        if let Some((stream, bytes)) = frame.as_output() {
-            let mut routes = shared.routes.lock().expect("never poisoned");
-            let full = match routes.streams.get(&stream) {
-                Some((sender, _)) => sender.try_send(bytes.to_vec()).is_err(),
-                None => false,
-            };
-            if full && let Some((_, why)) = routes.streams.remove(&stream) {
-                // Its reader fell behind: let it go, and the engine too.
-                *why.lock().expect("never poisoned") = Some(StreamEnd::Behind);
-                let id = shared.next.fetch_add(1, Ordering::Relaxed);
-                shared
-                    .out
-                    .send(Frame::message(&ClientFrame::Request { id, request: ClientRequest::Detach { stream } }))
-                    .ok();
-            }
-            continue;
-        }
-        if frame.kind != MESSAGE {
-            continue;
-        }
-        let message = match serde_json::from_slice::<ServerFrame>(&frame.body) {
+        let message = match serde_json::from_slice::<ServerFrame>(&body) {
             Ok(message) => message,
             Err(why) => {
                 tracing::warn!(%why, "skipped a message from the engine this program cannot read");
@@ -433,6 +418,22 @@ async fn read_in(mut read: impl AsyncRead + Unpin, shared: Arc<Shared>, closed: 
     routes.events = None;
     drop(routes);
     closed.send(true).ok();
+}
+
+/// Hands a terminal's output to its reader; a reader that fell behind is
+/// let go, and the engine is told to let go of its stream too.
+fn deliver_output(shared: &Shared, stream: u32, bytes: Vec<u8>) {
+    let mut routes = shared.routes.lock().expect("never poisoned");
+    let full = match routes.streams.get(&stream) {
+        Some((sender, _)) => sender.try_send(bytes).is_err(),
+        None => false,
+    };
+    if full && let Some((_, why)) = routes.streams.remove(&stream) {
+        *why.lock().expect("never poisoned") = Some(StreamEnd::Behind);
+        let id = shared.next.fetch_add(1, Ordering::Relaxed);
+        let detach = ClientFrame::Request { id, request: ClientRequest::Detach { stream } };
+        shared.out.send(Frame::message(&detach)).ok();
+    }
 }
 
 /// Hands an event to the subscriber, saying first that some were dropped

@@ -257,9 +257,61 @@ pub async fn read_frame(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Re
     Ok(Frame { kind: kind[0], body })
 }
 
+/// Frames longer than this are written as their head and then their body,
+/// not copied into one buffer first.
+const COPIED_FRAME_BYTES: usize = 16 * 1024;
+
 /// Writes one frame.
 pub async fn write_frame(writer: &mut (impl AsyncWrite + Unpin), frame: &Frame) -> std::io::Result<()> {
-    writer.write_all(&frame.encode()).await
+    if frame.body.len() <= COPIED_FRAME_BYTES {
+        return writer.write_all(&frame.encode()).await;
+    }
+    let mut head = [0u8; 5];
+    head[..4].copy_from_slice(&(frame.body.len() as u32 + 1).to_be_bytes());
+    head[4] = frame.kind;
+    writer.write_all(&head).await?;
+    writer.write_all(&frame.body).await
+}
+
+/// A frame as a client reads it: terminal output comes apart from its
+/// stream number, with no copy.
+#[derive(Debug)]
+pub enum Incoming {
+    Message(Vec<u8>),
+    Output {
+        stream: u32,
+        bytes: Vec<u8>,
+    },
+    /// A kind this build does not know.
+    Other,
+}
+
+/// Reads one frame of at most `max` bytes, as [`Incoming`].
+pub async fn read_incoming(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Result<Incoming, FrameError> {
+    let mut head = [0u8; 5];
+    match reader.read_exact(&mut head).await {
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
+        Err(error) => return Err(error.into()),
+    }
+    let length = u32::from_be_bytes(head[..4].try_into().expect("four bytes")) as usize;
+    if length == 0 {
+        return Err(FrameError::Empty);
+    }
+    if length > max {
+        return Err(FrameError::TooLarge(length, max));
+    }
+    let rest = length - 1;
+    if head[4] == OUTPUT && rest >= 4 {
+        let mut stream = [0u8; 4];
+        reader.read_exact(&mut stream).await?;
+        let mut bytes = vec![0u8; rest - 4];
+        reader.read_exact(&mut bytes).await?;
+        return Ok(Incoming::Output { stream: u32::from_be_bytes(stream), bytes });
+    }
+    let mut body = vec![0u8; rest];
+    reader.read_exact(&mut body).await?;
+    Ok(if head[4] == MESSAGE { Incoming::Message(body) } else { Incoming::Other })
 }
 
 /// Tells apart builds of one version: the version, and the size and
@@ -289,6 +341,14 @@ mod tests {
             .unwrap();
         let output = read_frame(&mut b, 100).await.unwrap();
         assert_eq!(output.as_output(), Some((7, &b"\x1b[31mred\r\n"[..])));
+        // A long one, written in two parts, read apart from its stream number.
+        let long = vec![b'x'; COPIED_FRAME_BYTES * 2];
+        let (mut c, mut d) = tokio::io::duplex(1 << 20);
+        write_frame(&mut c, &Frame::output(9, &long)).await.unwrap();
+        match read_incoming(&mut d, 1 << 20).await.unwrap() {
+            Incoming::Output { stream, bytes } => assert_eq!((stream, bytes), (9, long)),
+            other => panic!("{other:?}"),
+        }
         let message = read_frame(&mut b, 100).await.unwrap();
         let parsed: ClientFrame = serde_json::from_slice(&message.body).unwrap();
         assert_eq!(parsed, ClientFrame::Request { id: 3, request: ClientRequest::Ping });
