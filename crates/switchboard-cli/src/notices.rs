@@ -50,7 +50,9 @@ pub fn spawn(engine: &EngineHandle, data_dir: PathBuf, no_demo: bool) {
 }
 
 async fn follow(engine: EngineHandle, data_dir: PathBuf, no_demo: bool) -> Result<(), EngineError> {
-    let (mut events, _) = engine.feed().subscribe();
+    let Some(feed) = engine.feed() else { return Ok(()) };
+    let (mut events, _) = feed.subscribe();
+    drop(feed);
     // The lists after the subscription: a change between the two is in one or the other.
     let mut notices = notices_of(&engine).await?;
     // Connects to the desktop at the first notification.

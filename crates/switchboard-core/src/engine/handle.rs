@@ -2,7 +2,7 @@
 //! typed call to the engine task and awaits its answer; the wire form
 //! ([`Command`] and [`Reply`]) is for the socket and the command line.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use switchboard_protocol::SessionId;
 use tokio::sync::{mpsc, oneshot};
@@ -18,25 +18,28 @@ use crate::sink::EventFeed;
 #[derive(Clone)]
 pub struct EngineHandle {
     requests: mpsc::Sender<Request>,
-    feed: Arc<EventFeed>,
+    /// Weak: the engine's events end with the engine (their subscribers
+    /// see the end), whoever holds a handle.
+    feed: Weak<EventFeed>,
 }
 
 impl EngineHandle {
-    pub(crate) fn new(requests: mpsc::Sender<Request>, feed: Arc<EventFeed>) -> Self {
-        EngineHandle { requests, feed }
+    pub(crate) fn new(requests: mpsc::Sender<Request>, feed: &Arc<EventFeed>) -> Self {
+        EngineHandle { requests, feed: Arc::downgrade(feed) }
     }
 
     /// A handle to no engine (it could not start): every call answers that
     /// the engine has stopped, and no event comes.
     pub fn stopped() -> Self {
         let (requests, _) = mpsc::channel(1);
-        EngineHandle { requests, feed: Arc::new(EventFeed::new(0)) }
+        EngineHandle { requests, feed: Weak::new() }
     }
 
     /// The engine's events, numbered, as its socket's subscribers get them:
-    /// for a follower in the same process (the daemon's notices).
-    pub fn feed(&self) -> &Arc<EventFeed> {
-        &self.feed
+    /// for a follower in the same process (the daemon's notices). None once
+    /// the engine has stopped.
+    pub fn feed(&self) -> Option<Arc<EventFeed>> {
+        self.feed.upgrade()
     }
 
     /// Sends any command in the wire vocabulary and awaits its reply.

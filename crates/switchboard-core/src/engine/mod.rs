@@ -123,7 +123,7 @@ impl Engine {
             scans: scans_rx,
         };
         tokio::spawn(engine.run(inputs));
-        Ok(EngineHandle::new(requests, feed))
+        Ok(EngineHandle::new(requests, &feed))
     }
 }
 
@@ -136,7 +136,7 @@ struct WeakEngine {
 
 impl WeakEngine {
     fn engine(&self) -> Result<EngineHandle, EngineError> {
-        Ok(EngineHandle::new(self.requests.upgrade().ok_or(EngineError::EngineStopped)?, self.feed.clone()))
+        Ok(EngineHandle::new(self.requests.upgrade().ok_or(EngineError::EngineStopped)?, &self.feed))
     }
 }
 
