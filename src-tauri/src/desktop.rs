@@ -2,7 +2,10 @@
 //! counts, and desktop notifications. What to show, where, how insistently
 //! and what to close is decided by `switchboard_core::notice` (pure), with the
 //! user's settings, the local time and what the window shows; this module
-//! only carries it out.
+//! hands it to the notification thread the daemon uses too
+//! (`switchboard_cli::notifications`), and brings the window up on what a
+//! clicked notification shows. While this window follows the engine, the
+//! daemon shows none of its own (see `switchboard_cli::notices`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
