@@ -10,6 +10,7 @@
 //! user can start the engine meanwhile. Another engine instance, or events
 //! missed, make the window load everything again.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,6 +35,8 @@ pub const ENGINE_LINK_EVENT: &str = "engine-link";
 /// starts it, before it is told the engine is not there.
 const CONNECT_WAIT: Duration = Duration::from_secs(90);
 const FIRST_RETRY: Duration = Duration::from_secs(1);
+/// The terminal's full reset (RIS): what a view shows goes, before it is drawn anew.
+const RESET: &[u8] = b"\x1bc";
 const LAST_RETRY: Duration = Duration::from_secs(10);
 
 /// The link's state and the connection it has, if any.
@@ -54,6 +57,8 @@ pub struct Link {
     start: AtomicBool,
     /// Why the engine could not start on its data, if it said so.
     startup_problem: Mutex<Option<StorageProblem>>,
+    /// Each terminal view's stream now, by the number the view was given.
+    views: Arc<Mutex<HashMap<u32, u32>>>,
 }
 
 impl Link {
@@ -67,6 +72,7 @@ impl Link {
             wake: Notify::new(),
             start: AtomicBool::new(true),
             startup_problem: Mutex::new(None),
+            views: Arc::default(),
         })
     }
 
@@ -113,25 +119,51 @@ impl Link {
     }
 
     /// Streams a session's output (what the engine kept, then live) into
-    /// `output` until the view lets go or the stream ends.
+    /// `output` until the view lets go or the stream ends. A stream the
+    /// window fell behind on is attached again: the view's terminal is reset
+    /// and drawn anew from what the engine kept, never left frozen.
     pub async fn attach(&self, session_id: SessionId, output: Channel) -> Result<SubscriptionId, ApiError> {
         let client = self.client().await?;
-        let mut terminal = client.attach(session_id).await?;
-        let stream = terminal.stream;
+        let mut terminal = client.attach(session_id.clone()).await?;
+        // The view knows its stream by the first number; a stream attached again
+        // answers to it too.
+        let view = terminal.stream;
+        self.views.lock().expect("never poisoned").insert(view, view);
+        let views = self.views.clone();
         tauri::async_runtime::spawn(async move {
-            while let Some(batch) = terminal.next().await {
-                if output.send(InvokeResponseBody::Raw(batch)).is_err() {
-                    // The view is gone without saying so.
-                    client.detach(stream).await.ok();
-                    return;
+            loop {
+                while let Some(batch) = terminal.next().await {
+                    if output.send(InvokeResponseBody::Raw(batch)).is_err() {
+                        // The view is gone without saying so.
+                        views.lock().expect("never poisoned").remove(&view);
+                        client.detach(terminal.stream).await.ok();
+                        return;
+                    }
+                }
+                let again = terminal.ended() == Some(switchboard_client::StreamEnd::Behind)
+                    && views.lock().expect("never poisoned").contains_key(&view);
+                if !again {
+                    break;
+                }
+                tracing::info!("the window fell behind a terminal's output; drawing it anew");
+                terminal = match client.attach(session_id.clone()).await {
+                    Ok(terminal) => terminal,
+                    Err(_) => break,
+                };
+                views.lock().expect("never poisoned").insert(view, terminal.stream);
+                // A full reset of the view's terminal, then the replay.
+                if output.send(InvokeResponseBody::Raw(RESET.to_vec())).is_err() {
+                    break;
                 }
             }
+            views.lock().expect("never poisoned").remove(&view);
         });
-        Ok(SubscriptionId(stream))
+        Ok(SubscriptionId(view))
     }
 
     pub async fn detach(&self, subscription: SubscriptionId) -> Result<(), ApiError> {
-        Ok(self.client().await?.detach(subscription.0).await?)
+        let stream = self.views.lock().expect("never poisoned").remove(&subscription.0);
+        Ok(self.client().await?.detach(stream.unwrap_or(subscription.0)).await?)
     }
 
     /// Tries now, starting the engine if none answers.

@@ -54,6 +54,11 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
     assert.equal(await banner.getAttribute('data-by'), 'restart');
     assert.match(await (await browser.$(byTestId('queue-paused-reason'))).getText(), /You restarted writer, cancelling “Draft the release notes”/);
     await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'cancelled', { timeout: 30_000 });
+    // The list is drawn anew for the new session: the queued task is there, still queued.
+    await browser.waitUntil(async () => (await stateOf(browser, 'Proofread the changelog')) !== null, {
+      timeout: 30_000,
+      timeoutMsg: 'the queued task is not listed',
+    });
     assert.equal(await stateOf(browser, 'Proofread the changelog'), 'queued');
 
     // One click resumes it: the next task runs in the new session and completes.
