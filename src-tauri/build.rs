@@ -16,6 +16,7 @@ const COMMANDS: &[&str] = &[
     "set_viewing",
     "follow_log",
     "open_artifact",
+    "take_open_target",
 ];
 
 fn main() {

@@ -23,7 +23,8 @@ pub struct Engine {
     pub no_demo: bool,
 }
 
-pub fn run(engine: Engine) -> Result<()> {
+/// `open`: what the window opens once its UI has loaded (`--open`).
+pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> Result<()> {
     let info = AppInfo {
         data_dir: engine.data_dir.display().to_string(),
         socket_path: engine.socket.display().to_string(),
@@ -38,7 +39,7 @@ pub fn run(engine: Engine) -> Result<()> {
     let app = tauri::Builder::default()
         .manage(info)
         .manage(link.clone())
-        .manage(Desktop::new(&data_dir))
+        .manage(Desktop::new(&data_dir, open))
         // The native folder picker beside an agent's working directory; the
         // capability file grants the window its `open` only.
         .plugin(tauri_plugin_dialog::init())
@@ -72,6 +73,7 @@ pub fn run(engine: Engine) -> Result<()> {
             crate::commands::set_viewing,
             crate::commands::follow_log,
             crate::commands::open_artifact,
+            crate::commands::take_open_target,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

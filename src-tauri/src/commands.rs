@@ -73,6 +73,13 @@ pub async fn open_artifact(engine: Engine<'_>, task_id: TaskId, path: String, re
     crate::desktop::open_artifact(engine.inner(), task_id, path, reveal).await
 }
 
+/// What the window was started to open (`--open`: a notification the daemon
+/// showed was clicked), once; none after that.
+#[tauri::command]
+pub fn take_open_target(desktop: State<'_, Desktop>) -> Option<switchboard_core::api::OpenTarget> {
+    desktop.take_open_target()
+}
+
 /// What the window shows and whether it has the focus: what the user looks
 /// at gets no desktop notification, and a failure on screen is seen.
 #[tauri::command]

@@ -2,14 +2,17 @@
 //! counts, and desktop notifications. What to show, where, how insistently
 //! and what to close is decided by `switchboard_core::notice` (pure), with the
 //! user's settings, the local time and what the window shows; this module
-//! only carries it out.
+//! hands it to the notification thread the daemon uses too
+//! (`switchboard_cli::notifications`), and brings the window up on what a
+//! clicked notification shows. While this window follows the engine, the
+//! daemon shows none of its own (see `switchboard_cli::notices`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
-use switchboard_core::notice::{Action, Lasting, NoticeTarget, Notices, Slot, TrayCounts, Urgency};
+use switchboard_cli::notifications::{Click, DesktopNotifications, local_minute_of_day, now_millis};
+use switchboard_core::api::OpenTarget;
+use switchboard_core::notice::{Action, NoticeTarget, Notices, Slot, TrayCounts};
 use switchboard_core::{EngineEvent, FollowedLog, TaskId};
 
 use crate::link::Link;
@@ -25,20 +28,18 @@ pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
 /// The Tauri event that asks the UI to open a loop.
 pub const OPEN_LOOP_EVENT: &str = "open-loop";
 
-/// The app's icon, as each notification shows it (written beside the data
-/// at start: a notification server reads an image by its path).
-const NOTIFICATION_ICON: &[u8] = include_bytes!("../../icons/128x128.png");
-
 pub struct Desktop {
     notices: Mutex<Notices>,
     /// The event log entries the window follows now (none: it follows none).
     followed: Mutex<Option<FollowedLog>>,
     tray: Mutex<Option<Tray>>,
-    /// What the notification thread is to do, in order.
-    notifications: Mutex<Option<Sender<Action>>>,
+    /// The notification thread, started with the first notification.
+    notifications: Mutex<Option<DesktopNotifications>>,
     icon: Option<PathBuf>,
     /// Made the first time the window is closed into the tray (it says so once).
     closed_once: PathBuf,
+    /// What the window was started to open (`--open`), until the UI takes it.
+    open_at_start: Mutex<Option<OpenTarget>>,
 }
 
 struct Tray {
@@ -51,27 +52,23 @@ struct Tray {
 
 impl Desktop {
     /// `data_dir`: where the notifications' icon is written. The notices
-    /// start from the engine's lists once the window reaches it.
-    pub fn new(data_dir: &Path) -> Desktop {
-        let notices = Notices::default();
-        let icon = data_dir.join(switchboard_core::config::RUN_DIR).join("notification-icon.png");
-        let icon = match switchboard_core::private::create_dir(icon.parent().expect("a file in a folder"))
-            .and_then(|()| switchboard_core::private::write(&icon, NOTIFICATION_ICON))
-        {
-            Ok(()) => Some(icon),
-            Err(error) => {
-                tracing::warn!(%error, "notifications go without the app's icon");
-                None
-            }
-        };
+    /// start from the engine's lists once the window reaches it. `open`:
+    /// what the window was started to open, which the UI takes once loaded.
+    pub fn new(data_dir: &Path, open: Option<OpenTarget>) -> Desktop {
         Desktop {
-            notices: Mutex::new(notices),
+            notices: Mutex::new(Notices::default()),
             followed: Mutex::new(None),
             tray: Mutex::new(None),
             notifications: Mutex::new(None),
-            icon,
+            icon: switchboard_cli::notifications::write_icon(data_dir),
             closed_once: data_dir.join(switchboard_core::config::RUN_DIR).join("closed-to-tray"),
+            open_at_start: Mutex::new(open),
         }
+    }
+
+    /// What the window was started to open, once: the UI asks when it has loaded.
+    pub fn take_open_target(&self) -> Option<OpenTarget> {
+        self.open_at_start.lock().expect("never poisoned").take()
     }
 
     /// The notices as the engine has things now (at each connection to it).
@@ -171,33 +168,26 @@ impl Desktop {
         }
     }
 
-    /// Hands the actions to the notification thread (D-Bus calls block),
-    /// started with the first.
+    /// Hands the actions to the notification thread (D-Bus calls wait for
+    /// the notification server), started with the first.
     fn carry_out(&self, app: &AppHandle, actions: Vec<Action>) {
         if actions.is_empty() {
             return;
         }
-        let mut sender = self.notifications.lock().expect("never poisoned");
-        if sender.is_none() {
-            let (send, receive) = channel();
-            let (app, icon) = (app.clone(), self.icon.clone());
-            let spawned = std::thread::Builder::new()
-                .name("notifications".into())
-                .spawn(move || show_notifications(&app, icon.as_deref(), receive));
-            match spawned {
-                Ok(_) => *sender = Some(send),
+        let mut notifications = self.notifications.lock().expect("never poisoned");
+        if notifications.is_none() {
+            let app = app.clone();
+            match DesktopNotifications::start(self.icon.clone(), move |click| on_click(&app, click)) {
+                Ok(started) => *notifications = Some(started),
                 Err(error) => {
                     tracing::warn!(%error, "could not start the notification thread");
                     return;
                 }
             }
         }
-        for action in actions {
-            if sender.as_ref().is_some_and(|sender| sender.send(action).is_err()) {
-                tracing::warn!("the notification thread has ended");
-                *sender = None;
-                return;
-            }
+        if notifications.as_ref().is_some_and(|shown| !shown.carry_out(actions)) {
+            tracing::warn!("the notification thread has ended");
+            *notifications = None;
         }
     }
 
@@ -241,115 +231,14 @@ impl Desktop {
     }
 }
 
-/// A notification on screen: its id (a new one in its slot replaces it in
-/// place), the handle of its latest version, which closes it, and the end of
-/// the wait for its click.
-struct OnScreen {
-    id: u32,
-    handle: Arc<notify_rust::NotificationHandle>,
-    stop_waiting: tokio::sync::oneshot::Sender<()>,
-}
-
-/// The notification thread: shows, replaces and closes the desktop's
-/// notifications in the order the notices decided, one slot each.
-fn show_notifications(app: &AppHandle, icon: Option<&Path>, actions: Receiver<Action>) {
-    let mut on_screen: HashMap<Slot, OnScreen> = HashMap::new();
-    // A server that reads markup in bodies would take "<" or "&" in a task's
-    // name for markup: it gets the text escaped.
-    let markup = notify_rust::get_capabilities().is_ok_and(|caps| caps.iter().any(|c| c == "body-markup"));
-    for action in actions {
-        match action {
-            Action::Show { slot, notice, urgency, lasting } => {
-                let body = if markup { notice.body_as_markup() } else { notice.body.clone() };
-                let mut shown = notify_rust::Notification::new();
-                shown
-                    .appname("Switchboard")
-                    .summary(&notice.title)
-                    .body(&body)
-                    .action("default", notice.action)
-                    .urgency(match urgency {
-                        Urgency::Low => notify_rust::Urgency::Low,
-                        Urgency::Normal => notify_rust::Urgency::Normal,
-                        Urgency::Critical => notify_rust::Urgency::Critical,
-                    })
-                    .timeout(match lasting {
-                        Lasting::Transient(ms) => notify_rust::Timeout::Milliseconds(ms),
-                        Lasting::UntilHandled => notify_rust::Timeout::Never,
-                    });
-                if let Some(icon) = icon.and_then(Path::to_str) {
-                    shown.icon(icon).image_path(icon);
-                }
-                if let Some(old) = on_screen.get(&slot) {
-                    shown.id(old.id);
-                }
-                match shown.show() {
-                    Ok(handle) => {
-                        // A server tells the click to the connection that showed the latest
-                        // version: the wait moves to it, the one for the version replaced ends.
-                        if let Some(old) = on_screen.remove(&slot) {
-                            old.stop_waiting.send(()).ok();
-                        }
-                        let handle = Arc::new(handle);
-                        let stop_waiting = await_click(app, handle.clone(), notice.target);
-                        on_screen.insert(slot, OnScreen { id: handle.id(), handle, stop_waiting });
-                    }
-                    Err(error) => {
-                        tracing::debug!(%error, "no desktop notification (is a notification daemon running?)")
-                    }
-                }
-            }
-            Action::Close { slot } => {
-                if let Some(shown) = on_screen.remove(&slot) {
-                    shown.stop_waiting.send(()).ok();
-                    tauri::async_runtime::block_on(shown.handle.close_async());
-                }
-            }
-        }
+/// A notification was clicked: the window comes up on what it shows.
+fn on_click(app: &AppHandle, click: Click) {
+    match &click.target {
+        NoticeTarget::Task(task) => open(app, OPEN_TASK_EVENT, task),
+        NoticeTarget::Signal(signal) => open(app, OPEN_SIGNAL_EVENT, signal),
+        NoticeTarget::Loop(id) => open(app, OPEN_LOOP_EVENT, id),
+        NoticeTarget::Window => show_window(app),
     }
-}
-
-/// Waits on its own thread for the notification to be clicked (then brings
-/// the window up on what it shows), closed, or replaced (the sender answered).
-fn await_click(
-    app: &AppHandle,
-    handle: Arc<notify_rust::NotificationHandle>,
-    target: NoticeTarget,
-) -> tokio::sync::oneshot::Sender<()> {
-    let (stop_waiting, stopped) = tokio::sync::oneshot::channel();
-    let app = app.clone();
-    let spawned = std::thread::Builder::new().name("notification-click".into()).spawn(move || {
-        let clicked = handle.wait_for_action_async(|response| {
-            if matches!(response, notify_rust::NotificationResponse::Default) {
-                match &target {
-                    NoticeTarget::Task(task) => open(&app, OPEN_TASK_EVENT, task),
-                    NoticeTarget::Signal(signal) => open(&app, OPEN_SIGNAL_EVENT, signal),
-                    NoticeTarget::Loop(id) => open(&app, OPEN_LOOP_EVENT, id),
-                    NoticeTarget::Window => show_window(&app),
-                }
-            }
-        });
-        tauri::async_runtime::block_on(async {
-            tokio::select! {
-                () = clicked => {}
-                _ = stopped => {}
-            }
-        });
-    });
-    if let Err(error) = spawned {
-        tracing::warn!(%error, "could not wait for a notification's click");
-    }
-    stop_waiting
-}
-
-fn now_millis() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
-/// Minutes past midnight, local time (the system's time zone; UTC where it
-/// cannot be read).
-fn local_minute_of_day() -> u16 {
-    let now = jiff::Zoned::now();
-    now.hour() as u16 * 60 + now.minute() as u16
 }
 
 fn pause_label(all_paused: bool) -> &'static str {

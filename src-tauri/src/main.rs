@@ -11,7 +11,6 @@ mod link;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::Parser;
 use switchboard_cli::Cli;
 use switchboard_core::EngineConfig;
 use switchboard_core::config::resolve_data_dir;
@@ -22,7 +21,7 @@ const DEMO_AGENT_BINARY: &str = "switchboard-demo-agent";
 const HOOK_BINARY: &str = "switchboard-hook";
 
 fn main() -> Result<std::process::ExitCode> {
-    let cli = Cli::parse();
+    let cli = Cli::from_args();
     if let Some(switchboard_cli::ClientCommand::Scan) = cli.command {
         let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
         return Ok(switchboard_cli::scan_input(std::io::stdin().lock(), &mut out, &mut err));
@@ -66,7 +65,7 @@ fn main() -> Result<std::process::ExitCode> {
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }
-    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo });
+    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo }, cli.open);
     let losses = log.losses();
     if losses != Default::default() {
         tracing::warn!(dropped = losses.dropped, failed = losses.failed, "some log lines could not be written");

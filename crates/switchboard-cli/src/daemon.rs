@@ -1,5 +1,6 @@
 //! `switchboard daemon`: the engine alone on a data directory, with no window
-//! (store, socket, agents' terminals, watchers, queues, loops, timers), until
+//! (store, socket, agents' terminals, watchers, queues, loops, timers, and
+//! the desktop notifications while no window is open: `crate::notices`), until
 //! it is asked to stop (`daemon --stop`, or SIGTERM / SIGINT: its agents are
 //! stopped and recorded as killed, as when the app quits). A closed terminal
 //! (SIGHUP) does not stop it. `daemon --status` says whether an engine runs
@@ -53,6 +54,8 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
         let mut interrupt = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
         let mut hangup = signal(SignalKind::hangup()).context("listening for SIGHUP")?;
         let data_dir = config.data_dir.clone();
+        // A window the daemon opens makes no demo agent if the daemon makes none.
+        let no_demo = config.demo_agent.is_none();
         let engine = match Engine::start(config, Arc::new(NoEvents)).await {
             Ok(engine) => engine,
             Err(error) => {
@@ -62,6 +65,8 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
             }
         };
         report(&Started::Ready { pid: std::process::id() });
+        // While no window follows the engine, the daemon shows the notifications.
+        crate::notices::spawn(&engine, data_dir.clone(), no_demo);
         tracing::info!(data_dir = %data_dir.display(), "the engine runs as a daemon");
         loop {
             tokio::select! {

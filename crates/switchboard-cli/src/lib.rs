@@ -28,6 +28,8 @@
 
 pub mod daemon;
 pub mod install;
+pub mod notices;
+pub mod notifications;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -55,8 +57,36 @@ pub struct Cli {
     /// Do not create the demo workspace and profile on first start.
     #[arg(long, global = true)]
     pub no_demo: bool,
+    /// Opens the window on a task, a question or a loop once it has loaded:
+    /// task:ID, signal:ID or loop:ID (what a notification the daemon showed
+    /// opens when clicked). Only without a subcommand.
+    #[arg(long, value_name = "TARGET")]
+    pub open: Option<switchboard_core::api::OpenTarget>,
     #[command(subcommand)]
     pub command: Option<ClientCommand>,
+}
+
+impl Cli {
+    /// Reads the command line; a usage error says what is wrong, and exits
+    /// with status 2.
+    pub fn from_args() -> Cli {
+        let cli = Cli::parse();
+        if let Err(error) = cli.check() {
+            error.exit();
+        }
+        cli
+    }
+
+    /// What clap cannot say of the arguments: `--open` opens the window,
+    /// which a subcommand does not.
+    fn check(&self) -> Result<(), clap::Error> {
+        if self.open.is_some() && self.command.is_some() {
+            use clap::CommandFactory;
+            let why = "--open opens the window on what it names; it goes without a subcommand";
+            return Err(Cli::command().error(clap::error::ErrorKind::ArgumentConflict, why));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -958,6 +988,49 @@ mod tests {
         assert!(parse("switchboard --no-demo").is_ok());
         assert!(parse("switchboard task add --agent demo").is_err(), "a task needs text");
         assert!(parse("switchboard task add --agent a --priority high x").is_err());
+    }
+
+    #[test]
+    fn the_window_opens_on_a_target_named_once_and_never_with_a_subcommand() {
+        const ID: &str = "3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e";
+        let parse = |line: String| {
+            Cli::try_parse_from(line.split_whitespace())
+                .and_then(|cli| cli.check().map(|()| cli))
+                .map(|cli| cli.open.map(|target| target.to_string()))
+                .map_err(|error| (error.kind(), error.to_string()))
+        };
+        let bad = |text: &str| format!("invalid value '{text}' for '--open <TARGET>': ");
+        assert_eq!(parse(format!("switchboard --open task:{ID}")), Ok(Some(format!("task:{ID}"))));
+        assert_eq!(parse(format!("switchboard --data-dir /d --open loop:{ID}")), Ok(Some(format!("loop:{ID}"))));
+        assert_eq!(parse(format!("switchboard --open signal:{ID} --no-demo")), Ok(Some(format!("signal:{ID}"))));
+        assert_eq!(parse("switchboard".into()), Ok(None));
+        let refused: &[(String, clap::error::ErrorKind, String)] = &[
+            (
+                format!("switchboard --open agent:{ID}"),
+                clap::error::ErrorKind::ValueValidation,
+                format!(
+                    "{}`agent:{ID}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>",
+                    bad(&format!("agent:{ID}"))
+                ),
+            ),
+            (
+                "switchboard --open task:42".into(),
+                clap::error::ErrorKind::ValueValidation,
+                format!("{}`42` is not a valid task id", bad("task:42")),
+            ),
+            (
+                format!("switchboard --open task:{ID} task list"),
+                clap::error::ErrorKind::ArgumentConflict,
+                "--open opens the window on what it names; it goes without a subcommand".into(),
+            ),
+        ];
+        for (line, kind, words) in refused {
+            let (got_kind, message) = parse(line.clone()).unwrap_err();
+            assert_eq!(got_kind, *kind, "{line}: {message}");
+            assert!(message.contains(words.as_str()), "{line}: {message}");
+        }
+        // Given after a subcommand it is that subcommand's, which has none.
+        assert!(parse(format!("switchboard task list --open task:{ID}")).is_err());
     }
 
     #[test]

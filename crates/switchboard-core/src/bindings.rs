@@ -138,6 +138,7 @@ pub fn typescript() -> String {
         ErrorCode::decl(&cfg),
         ApiError::decl(&cfg),
         AppInfo::decl(&cfg),
+        crate::api::OpenTarget::decl(&cfg),
         EngineLink::decl(&cfg),
         SubscriptionId::decl(&cfg),
     ];

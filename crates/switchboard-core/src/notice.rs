@@ -48,6 +48,17 @@ pub enum NoticeTarget {
 }
 
 impl NoticeTarget {
+    /// What a window started for this notice opens once loaded (none: the
+    /// window alone).
+    pub fn opens(&self) -> Option<crate::api::OpenTarget> {
+        match self {
+            NoticeTarget::Task(id) => Some(crate::api::OpenTarget::Task(id.clone())),
+            NoticeTarget::Signal(id) => Some(crate::api::OpenTarget::Signal(id.clone())),
+            NoticeTarget::Loop(id) => Some(crate::api::OpenTarget::Loop(id.clone())),
+            NoticeTarget::Window => None,
+        }
+    }
+
     /// The words on the notification's button: what it opens.
     fn open_label(&self) -> &'static str {
         match self {

@@ -16,67 +16,88 @@ pub trait EventSink: Send + Sync + 'static {
 #[derive(Debug, Clone)]
 pub struct Sequenced {
     pub seq: u64,
+    /// The windows subscribed when it was published: each of them receives
+    /// it (unless it falls behind or goes), and shows its notices itself.
+    pub windows: usize,
     pub event: std::sync::Arc<EngineEvent>,
 }
 
 /// Events a socket subscriber may fall behind by before it is told it missed some.
 pub const FEED_CAPACITY: usize = 4096;
 
-/// The engine's events for the socket's subscribers (windows, tests), each
-/// numbered in order, and who this engine is: an id new at each start.
+/// The engine's events for the socket's subscribers (windows, tests) and the
+/// daemon's notices, each numbered in order, and who this engine is: an id
+/// new at each start.
 pub struct EventFeed {
     sender: tokio::sync::broadcast::Sender<Sequenced>,
-    seq: std::sync::atomic::AtomicU64,
+    /// The last event's number and the windows subscribed, changed under one
+    /// lock: an event counted as reaching a window is sent after the window's
+    /// receiver exists, and one counted as reaching none before it does.
+    order: std::sync::Mutex<Order>,
     pub instance_id: String,
     pub started_at: Millis,
-    /// Windows subscribed now: while one is, it shows the notices itself.
-    windows: std::sync::atomic::AtomicUsize,
+}
+
+#[derive(Debug, Default)]
+struct Order {
+    seq: u64,
+    windows: usize,
 }
 
 impl EventFeed {
     pub fn new(started_at: Millis) -> EventFeed {
         EventFeed {
             sender: tokio::sync::broadcast::channel(FEED_CAPACITY).0,
-            seq: std::sync::atomic::AtomicU64::new(0),
+            order: std::sync::Mutex::new(Order::default()),
             instance_id: uuid::Uuid::new_v4().to_string(),
             started_at,
-            windows: std::sync::atomic::AtomicUsize::new(0),
         }
+    }
+
+    fn order(&self) -> std::sync::MutexGuard<'_, Order> {
+        self.order.lock().expect("never poisoned: nothing panics while holding it")
     }
 
     /// Numbers `event` and hands it to every subscriber (cloned only if one listens).
     fn publish(&self, event: &EngineEvent) {
-        let seq = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let mut order = self.order();
+        order.seq += 1;
         if self.sender.receiver_count() > 0 {
-            self.sender.send(Sequenced { seq, event: std::sync::Arc::new(event.clone()) }).ok();
+            let sequenced =
+                Sequenced { seq: order.seq, windows: order.windows, event: std::sync::Arc::new(event.clone()) };
+            self.sender.send(sequenced).ok();
         }
     }
 
-    /// A new subscriber, and the number of the last event before it.
+    /// A new subscriber, and the number of the last event before it: every
+    /// event numbered after it is received.
     pub fn subscribe(&self) -> (tokio::sync::broadcast::Receiver<Sequenced>, u64) {
-        // Subscribed first: an event numbered after `seq` is never missed.
-        let receiver = self.sender.subscribe();
-        (receiver, self.seq.load(std::sync::atomic::Ordering::SeqCst))
+        let order = self.order();
+        (self.sender.subscribe(), order.seq)
     }
 
-    /// Counts a window among the subscribers until the guard is dropped.
-    pub fn window_subscribed(self: &std::sync::Arc<Self>) -> WindowSubscribed {
-        self.windows.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        WindowSubscribed(self.clone())
+    /// A window's subscription: as [`EventFeed::subscribe`], and the window
+    /// counted among the subscribers until the guard is dropped.
+    pub fn subscribe_window(
+        self: &std::sync::Arc<Self>,
+    ) -> (tokio::sync::broadcast::Receiver<Sequenced>, u64, WindowSubscribed) {
+        let mut order = self.order();
+        order.windows += 1;
+        (self.sender.subscribe(), order.seq, WindowSubscribed(self.clone()))
     }
 
-    /// Whether a window follows the events now.
+    /// How many windows follow the events now.
     pub fn windows(&self) -> usize {
-        self.windows.load(std::sync::atomic::Ordering::SeqCst)
+        self.order().windows
     }
 }
 
-/// A window counted as subscribed (see [`EventFeed::window_subscribed`]).
+/// A window counted as subscribed (see [`EventFeed::subscribe_window`]).
 pub struct WindowSubscribed(std::sync::Arc<EventFeed>);
 
 impl Drop for WindowSubscribed {
     fn drop(&mut self) {
-        self.0.windows.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.0.order().windows -= 1;
     }
 }
 
@@ -134,4 +155,32 @@ pub(crate) fn log(
     let seq = entry.seq;
     sink.emit(EngineEvent::Logged { entry, profile_id: about.profile.cloned() });
     Ok(seq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn published(feed: &EventFeed) {
+        feed.publish(&EngineEvent::StorageChanged { problem: None });
+    }
+
+    #[test]
+    fn each_event_says_how_many_windows_receive_it() {
+        let feed = std::sync::Arc::new(EventFeed::new(0));
+        let (mut daemon, _) = feed.subscribe();
+        published(&feed);
+        let (mut window, seq, subscribed) = feed.subscribe_window();
+        assert_eq!(seq, 1, "the window is told the last event before it");
+        assert_eq!(feed.windows(), 1);
+        published(&feed);
+        drop(subscribed);
+        assert_eq!(feed.windows(), 0);
+        published(&feed);
+        let told: Vec<(u64, usize)> =
+            std::iter::from_fn(|| daemon.try_recv().ok()).map(|s| (s.seq, s.windows)).collect();
+        assert_eq!(told, [(1, 0), (2, 1), (3, 0)]);
+        // What was counted as reaching the window did reach it.
+        assert_eq!(window.try_recv().map(|s| s.seq).ok(), Some(2));
+    }
 }

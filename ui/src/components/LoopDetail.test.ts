@@ -209,6 +209,15 @@ describe('loops in the window', () => {
     expect(screen.queryByTestId('loop-cancel')).toBeNull();
   });
 
+  it('opens on the loop it was started for (a window a notification of the daemon’s opened)', async () => {
+    const { backend, info } = withStalledLoop();
+    backend.seedProfile({ name: 'other' });
+    backend.startedToOpen({ kind: 'loop', id: info.id });
+    await renderApp(backend);
+    const detail = await screen.findByTestId('loop-detail');
+    expect(detail.getAttribute('data-loop-id')).toBe(info.id);
+  });
+
   it('opens the loop whose notification was clicked, and an iteration’s terminal', async () => {
     const { backend, info, session } = withStalledLoop();
     const other = backend.seedProfile({ name: 'other' });

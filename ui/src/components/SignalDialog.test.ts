@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from '@testing-library/svelte';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanEvent, SignalBody, SignalInfo, TaskSpec } from '../lib/bindings';
@@ -46,6 +46,16 @@ const fieldNames = () => within(dialog()).queryAllByTestId('signal-field').map((
 const respondCalls = (backend: FakeBackend) => callsOf(backend, 'respond_to_signal');
 
 describe('desktop notifications', () => {
+  it('a window started for a signal’s notification opens its dialog once loaded', async () => {
+    const backend = new FakeBackend();
+    const claude = backend.seedProfile({ name: 'claude' });
+    const session = backend.seedSession(claude.id, { state: 'running', pid: 1 });
+    const signal = backend.raiseSignal(session.id, signalScan(clarification()));
+    backend.startedToOpen({ kind: 'signal', id: signal.id });
+    await renderApp(backend);
+    await waitFor(() => expect(dialog().getAttribute('data-signal-id')).toBe(signal.id));
+  });
+
   it('a clicked signal notification opens its dialog', async () => {
     const { backend, signal } = await raised(signalScan(clarification()));
     expect(screen.queryByTestId('signal-dialog')).toBeNull();

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Viewing, ProfileId, TaskResult, TaskSpec } from '../lib/bindings';
@@ -286,6 +286,27 @@ describe('task detail', () => {
     await fireEvent.keyDown(window, { key: 'Escape' });
     expect(screen.queryByTestId('task-detail')).toBeNull();
     expect(backend.viewedTask).toBeNull();
+  });
+
+  it('opens on the task it was started for, once (a window a notification of the daemon’s opened)', async () => {
+    const backend = new FakeBackend();
+    const other = backend.seedProfile({ name: 'other' });
+    const agent = backend.seedProfile({ name: 'agent' });
+    backend.seedSession(other.id, { state: 'running', pid: 1 });
+    const done = backend.seedTask({ profile_id: agent.id, instruction: 'done while no window ran', state: 'completed', ended_at: 3 });
+    backend.startedToOpen({ kind: 'task', id: done.id });
+    await renderApp(backend);
+
+    const detail = await screen.findByTestId('task-detail');
+    expect(detail.getAttribute('data-task-id')).toBe(done.id);
+    expect(screen.getByTestId('profile-view').getAttribute('data-profile-id')).toBe(agent.id);
+    expect(backend.viewedTask).toBe(done.id);
+
+    // Loaded again (its engine came back), the window stays where the user is.
+    cleanup();
+    await renderApp(backend);
+    expect(screen.queryByTestId('task-detail')).toBeNull();
+    expect(callsOf(backend, 'take_open_target')).toEqual([{}, {}]);
   });
 
   it('shows a notified task once the app has loaded, when the click came first', async () => {

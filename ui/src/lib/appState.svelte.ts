@@ -19,6 +19,7 @@ import type {
   LoopId,
   LoopInfo,
   LoopSettings,
+  OpenTarget,
   PermissionRequest,
   EngineEvent,
   Profile,
@@ -229,8 +230,9 @@ export class AppState {
 
   /**
    * Subscribe to engine events and notification clicks, load the lists (profiles, sessions,
-   * tasks, queues, signals), and select what the window opens on. Events that arrive while the lists
-   * load are buffered and applied after them; a notification click waits for the load.
+   * tasks, queues, signals), and select what the window opens on: what it was started to open
+   * (a notification the daemon showed was clicked), once loaded. Events that arrive while the
+   * lists load are buffered and applied after them; a notification click waits for the load.
    */
   async open(): Promise<void> {
     const buffered: EngineEvent[] = [];
@@ -286,6 +288,10 @@ export class AppState {
     const delegationList = this.backend.listDelegations().catch(() => [] as Delegation[]);
     const loopList = this.backend.listLoops().catch(() => [] as LoopInfo[]);
     const attentionList = this.backend.listAttention().catch(() => [] as AgentAttention[]);
+    const openAtStart = this.backend.takeOpenTarget().catch((reason: unknown) => {
+      logFailure('take_open_target')(reason);
+      return null;
+    });
     // Without its settings the window goes on with the defaults.
     const settings = this.backend.getSettings().catch((reason: unknown) => {
       logFailure('get_settings')(reason);
@@ -325,6 +331,20 @@ export class AppState {
       this.loading = false;
       this.#tellViewing();
       this.#markLoaded();
+    }
+    await this.#openTarget(await openAtStart);
+  }
+
+  /** Show what the window was asked to open from outside, once the lists have loaded. */
+  async #openTarget(target: OpenTarget | null): Promise<void> {
+    await this.#loaded;
+    switch (target?.kind) {
+      case 'task':
+        return this.revealTask(target.id);
+      case 'signal':
+        return this.showSignal(target.id);
+      case 'loop':
+        return this.revealLoop(target.id);
     }
   }
 

@@ -10,7 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, EngineLink, FollowedLog, LoopId, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
+import type { AppInfo, EngineEvent, EngineLink, FollowedLog, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -71,6 +71,11 @@ export interface Backend extends EngineCommands {
   onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe;
   /** Subscribe to `open-loop`: the user clicked a desktop notification about that loop. */
   onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe;
+  /**
+   * What the window was started to open (a desktop notification the daemon showed was clicked,
+   * and it opened this window), once; null after that, and for a window started plainly.
+   */
+  takeOpenTarget(): Promise<OpenTarget | null>;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
@@ -194,6 +199,10 @@ export function tauriBackend(): Backend {
 
     onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe {
       return subscribe(OPEN_LOOP_EVENT, callback);
+    },
+
+    takeOpenTarget(): Promise<OpenTarget | null> {
+      return call('take_open_target');
     },
   };
 }

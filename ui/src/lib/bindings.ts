@@ -953,6 +953,8 @@ export type AppInfo = { data_dir: string, socket_path: string, version: string,
  */
 startup_problem: StorageProblem | null, };
 
+export type OpenTarget = { "kind": "task", "id": TaskId } | { "kind": "signal", "id": SignalId } | { "kind": "loop", "id": LoopId };
+
 export type EngineLink = { "state": "connecting" } | { "state": "connected", engine_version: string, 
 /**
  * The engine is another build than this window (an update was

@@ -74,7 +74,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { EngineLink, QueuePause, RestartTask, Restarted } from './bindings';
+import type { EngineLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -941,6 +941,20 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#openLoopListeners]) listener(loopId);
   }
 
+  #openTarget: OpenTarget | null = null;
+
+  /** As a window started to open something (`switchboard --open task:ID`). */
+  startedToOpen(target: OpenTarget): void {
+    this.#openTarget = target;
+  }
+
+  async takeOpenTarget(): Promise<OpenTarget | null> {
+    this.#record('take_open_target', {});
+    const target = this.#openTarget;
+    this.#openTarget = null;
+    return target;
+  }
+
   readonly #agentStatus = new Map<SessionId, AgentStatusInfo>();
 
   async listAgentStatus(): Promise<AgentStatusInfo[]> {
@@ -1362,7 +1376,9 @@ export class FakeBackend implements Backend {
     this.calls.push({ command, args: structuredClone(args) });
     const error = this.#failures.get(command)?.shift();
     if (error) throw error;
-    if (this.#startupProblem && command !== 'app_info' && command !== 'pick_folder') this.#fail('engine_stopped', 'the engine has shut down');
+    // The window's own calls answer whether or not its engine started.
+    const windows = ['app_info', 'pick_folder', 'take_open_target'];
+    if (this.#startupProblem && !windows.includes(command)) this.#fail('engine_stopped', 'the engine has shut down');
   }
 
   #fail(code: ErrorCode, message: string, field: string | null = null): never {

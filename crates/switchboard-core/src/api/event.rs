@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::hook::AgentStatus;
-use switchboard_protocol::{Priority, ProfileId, SessionId, SignalId, TaskId};
+use switchboard_protocol::{LoopId, Priority, ProfileId, SessionId, SignalId, TaskId};
 use ts_rs::TS;
 
 use super::Millis;
@@ -300,6 +300,50 @@ pub enum EngineLink {
     Refused { reason: String },
 }
 
+/// What the window opens once it has loaded, when it was started to show
+/// one thing (`switchboard --open task:<id>`: a desktop notification the
+/// daemon showed was clicked). On the command line it reads `task:<id>`,
+/// `signal:<id>` or `loop:<id>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum OpenTarget {
+    Task(TaskId),
+    Signal(SignalId),
+    Loop(LoopId),
+}
+
+/// Why a command line's `--open` names nothing the window opens.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenTargetError {
+    #[error("`{0}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>")]
+    Kind(String),
+    #[error(transparent)]
+    Id(#[from] switchboard_protocol::IdError),
+}
+
+impl std::fmt::Display for OpenTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenTarget::Task(id) => write!(f, "task:{id}"),
+            OpenTarget::Signal(id) => write!(f, "signal:{id}"),
+            OpenTarget::Loop(id) => write!(f, "loop:{id}"),
+        }
+    }
+}
+
+impl std::str::FromStr for OpenTarget {
+    type Err = OpenTargetError;
+
+    fn from_str(text: &str) -> Result<OpenTarget, OpenTargetError> {
+        match text.split_once(':') {
+            Some(("task", id)) => Ok(OpenTarget::Task(id.parse()?)),
+            Some(("signal", id)) => Ok(OpenTarget::Signal(id.parse()?)),
+            Some(("loop", id)) => Ok(OpenTarget::Loop(id.parse()?)),
+            _ => Err(OpenTargetError::Kind(text.to_owned())),
+        }
+    }
+}
+
 /// Facts about the running instance, shown in the UI.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct AppInfo {
@@ -309,4 +353,57 @@ pub struct AppInfo {
     /// Why the engine could not start on its data (the window opens to say
     /// so; nothing else works until the app is restarted).
     pub startup_problem: Option<crate::api::StorageProblem>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_open_target_reads_as_it_is_written_and_nothing_else() {
+        const TASK: &str = "3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e";
+        let task: TaskId = TASK.parse().unwrap();
+        let signal: SignalId = TASK.parse().unwrap();
+        let loop_id: LoopId = TASK.parse().unwrap();
+        let read = |text: &str| text.parse::<OpenTarget>().map_err(|error| error.to_string());
+        let cases: &[(String, Result<OpenTarget, String>)] = &[
+            (format!("task:{TASK}"), Ok(OpenTarget::Task(task.clone()))),
+            (format!("signal:{TASK}"), Ok(OpenTarget::Signal(signal.clone()))),
+            (format!("loop:{TASK}"), Ok(OpenTarget::Loop(loop_id.clone()))),
+            (
+                TASK.to_owned(),
+                Err(format!("`{TASK}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>")),
+            ),
+            (
+                format!("agent:{TASK}"),
+                Err(format!(
+                    "`agent:{TASK}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>"
+                )),
+            ),
+            ("task:".to_owned(), Err("`` is not a valid task id".to_owned())),
+            ("task:Fix the bug".to_owned(), Err("`Fix the bug` is not a valid task id".to_owned())),
+            // One spelling per id: no upper case, no spaces around it.
+            (format!("task:{}", TASK.to_uppercase()), Err(format!("`{}` is not a valid task id", TASK.to_uppercase()))),
+            (
+                format!("Task:{TASK}"),
+                Err(format!(
+                    "`Task:{TASK}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>"
+                )),
+            ),
+            (format!("loop: {TASK}"), Err(format!("` {TASK}` is not a valid loop id"))),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(&read(text), expected, "{text}");
+        }
+        // Written as it reads, and to the window as kind and id.
+        for target in [OpenTarget::Task(task), OpenTarget::Signal(signal), OpenTarget::Loop(loop_id)] {
+            assert_eq!(read(&target.to_string()), Ok(target.clone()));
+            let json = serde_json::to_value(&target).unwrap();
+            assert_eq!(json["id"], TASK);
+        }
+        assert_eq!(
+            serde_json::to_value(OpenTarget::Task(TASK.parse().unwrap())).unwrap(),
+            serde_json::json!({"kind": "task", "id": TASK})
+        );
+    }
 }

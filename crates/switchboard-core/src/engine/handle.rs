@@ -2,6 +2,8 @@
 //! typed call to the engine task and awaits its answer; the wire form
 //! ([`Command`] and [`Reply`]) is for the socket and the command line.
 
+use std::sync::{Arc, Weak};
+
 use switchboard_protocol::SessionId;
 use tokio::sync::{mpsc, oneshot};
 
@@ -9,24 +11,35 @@ use super::state::{Call, EngineState, Request};
 use crate::api::{Command, Reply};
 use crate::error::{EngineError, Responder};
 use crate::session::{OutputSink, SubscriptionId};
+use crate::sink::EventFeed;
 
 /// A cloneable handle on the running engine. When the last handle is dropped
 /// the engine stops every agent and ends.
 #[derive(Clone)]
 pub struct EngineHandle {
     requests: mpsc::Sender<Request>,
+    /// Weak: the engine's events end with the engine (their subscribers
+    /// see the end), whoever holds a handle.
+    feed: Weak<EventFeed>,
 }
 
 impl EngineHandle {
-    pub(crate) fn new(requests: mpsc::Sender<Request>) -> Self {
-        EngineHandle { requests }
+    pub(crate) fn new(requests: mpsc::Sender<Request>, feed: &Arc<EventFeed>) -> Self {
+        EngineHandle { requests, feed: Arc::downgrade(feed) }
     }
 
     /// A handle to no engine (it could not start): every call answers that
-    /// the engine has stopped.
+    /// the engine has stopped, and no event comes.
     pub fn stopped() -> Self {
         let (requests, _) = mpsc::channel(1);
-        EngineHandle { requests }
+        EngineHandle { requests, feed: Weak::new() }
+    }
+
+    /// The engine's events, numbered, as its socket's subscribers get them:
+    /// for a follower in the same process (the daemon's notices). None once
+    /// the engine has stopped.
+    pub fn feed(&self) -> Option<Arc<EventFeed>> {
+        self.feed.upgrade()
     }
 
     /// Sends any command in the wire vocabulary and awaits its reply.

@@ -104,7 +104,7 @@ impl Engine {
         engine.hooks.replay_spool(&mut engine.cx, &engine.config.data_dir);
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
-        let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed });
+        let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed: feed.clone() });
         engine.server = match server::serve(&engine.config.socket_path, handler) {
             Ok(server) => Some(server),
             Err(error) => {
@@ -123,7 +123,7 @@ impl Engine {
             scans: scans_rx,
         };
         tokio::spawn(engine.run(inputs));
-        Ok(EngineHandle::new(requests))
+        Ok(EngineHandle::new(requests, &feed))
     }
 }
 
@@ -136,7 +136,7 @@ struct WeakEngine {
 
 impl WeakEngine {
     fn engine(&self) -> Result<EngineHandle, EngineError> {
-        Ok(EngineHandle::new(self.requests.upgrade().ok_or(EngineError::EngineStopped)?))
+        Ok(EngineHandle::new(self.requests.upgrade().ok_or(EngineError::EngineStopped)?, &self.feed))
     }
 }
 

@@ -159,8 +159,17 @@ pub(super) async fn serve<H: RequestHandler>(
                     (Some(_), _) => error(ErrorCode::InvalidInput, "this connection follows the events already".into()),
                     (None, None) => error(ErrorCode::EngineStopped, "this engine sends no events".into()),
                     (None, Some(feed)) => {
-                        let (receiver, seq) = feed.subscribe();
-                        let window = (hello.client_kind == ClientKind::Window).then(|| feed.window_subscribed());
+                        // A window is counted as it subscribes: the daemon leaves it the notices.
+                        let (receiver, seq, window) = match hello.client_kind {
+                            ClientKind::Window => {
+                                let (receiver, seq, window) = feed.subscribe_window();
+                                (receiver, seq, Some(window))
+                            }
+                            _ => {
+                                let (receiver, seq) = feed.subscribe();
+                                (receiver, seq, None)
+                            }
+                        };
                         events = Some((tokio::spawn(forward_events(receiver, outbox.clone())), window));
                         Answer::Subscribed { instance_id: feed.instance_id.clone(), seq }
                     }
