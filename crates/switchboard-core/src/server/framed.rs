@@ -119,10 +119,13 @@ pub(super) async fn serve<H: RequestHandler>(
     let (answers, answers_rx) = mpsc::unbounded_channel();
     let (stream, stream_rx) = mpsc::unbounded_channel();
     let outbox = Outbox { answers, stream, queued: Arc::default() };
-    let writer = tokio::spawn(write_out(write, answers_rx, stream_rx, outbox.queued.clone()));
+    // Its writer and its events follow the connection: when the connection's
+    // task ends or is dropped (the server stopping), they go with it, and the
+    // socket closes, which tells the client.
+    let writer = Owned(tokio::spawn(write_out(write, answers_rx, stream_rx, outbox.queued.clone())));
     let streams: Arc<Mutex<HashMap<u32, Attached>>> = Arc::default();
     let mut requests = JoinSet::new();
-    let mut events: Option<(tokio::task::JoinHandle<()>, Option<crate::sink::WindowSubscribed>)> = None;
+    let mut events: Option<(Owned, Option<crate::sink::WindowSubscribed>)> = None;
     loop {
         while requests.try_join_next().is_some() {}
         let frame = match read_frame(&mut read, MAX_FRAME_BYTES).await {
@@ -170,7 +173,7 @@ pub(super) async fn serve<H: RequestHandler>(
                                 (receiver, seq, None)
                             }
                         };
-                        events = Some((tokio::spawn(forward_events(receiver, outbox.clone())), window));
+                        events = Some((Owned(tokio::spawn(forward_events(receiver, outbox.clone()))), window));
                         Answer::Subscribed { instance_id: feed.instance_id.clone(), seq }
                     }
                 };
@@ -211,15 +214,22 @@ pub(super) async fn serve<H: RequestHandler>(
     }
     // The client is gone (or spoke garbage): nothing of its stays attached.
     requests.abort_all();
-    if let Some((task, _window)) = events {
-        task.abort();
-    }
+    drop(events);
     let attached: Vec<Attached> = streams.lock().expect("never poisoned").drain().map(|(_, a)| a).collect();
     for attached in attached {
         attached.why_ended.store(DETACHED, Ordering::SeqCst);
         handler.detach(attached.session_id, attached.subscription).await;
     }
-    writer.abort();
+    drop(writer);
+}
+
+/// A task of the connection's, ended when it is dropped.
+struct Owned(tokio::task::JoinHandle<()>);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Reads the client's hello and answers it; none if the connection ends here.
