@@ -53,7 +53,11 @@ test('a loop that stalls is told, corrected, resumed and cancelled', async () =>
       timeoutMsg: 'the loop was not cancelled',
     });
     assert.equal(await (await browser.$(byTestId('loop-status'))).getProperty('textContent'), 'Cancelled');
-    assert.ok(!(await (await browser.$(byTestId('profile-stalled'))).isExisting()), 'no longer marked stalled');
+    // The agent's attention follows its loop (the engine reports it within a moment).
+    await browser.waitUntil(async () => !(await (await browser.$(byTestId('profile-stalled'))).isExisting()), {
+      timeout: 10_000,
+      timeoutMsg: 'the agent is still marked stalled after its loop was cancelled',
+    });
   } finally {
     await close();
   }

@@ -227,3 +227,27 @@ async fn a_closed_engine_ends_every_call_terminal_and_event_stream_of_its_client
     let refused = client.list_profiles().await.unwrap_err();
     assert!(matches!(refused, ClientError::Disconnected), "{refused}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_that_holds_a_flood_back_is_not_undone_by_another_and_letting_go_finishes_it() {
+    let t = TestEngine::start().await;
+    let (a, b) = (connect(&t).await, connect(&t).await);
+    let flood = "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo flooded; read word; echo got $word; sleep 100";
+    let profile = a.create_profile(t.spec("flood", "sh", &["-c", flood])).await.unwrap();
+    let session = a.start_session(profile.id, TermSize::DEFAULT).await.unwrap();
+    let (mut seen_a, mut seen_b) =
+        (a.attach(session.id.clone()).await.unwrap(), b.attach(session.id.clone()).await.unwrap());
+    // Each window's flow control speaks for its own view: B letting go leaves A's hold.
+    a.set_output_paused(session.id.clone(), true).await.unwrap();
+    b.set_output_paused(session.id.clone(), false).await.unwrap();
+    a.set_output_paused(session.id.clone(), false).await.unwrap();
+    read_until(&mut seen_a, &mut Vec::new(), "flooded").await;
+    let mut seen = Vec::new();
+    read_until(&mut seen_b, &mut seen, "flooded").await;
+    // A window that holds and then goes lets go with it: the agent's answer reaches B.
+    a.set_output_paused(session.id.clone(), true).await.unwrap();
+    drop((seen_a, a));
+    b.write_input(session.id.clone(), "hello\r".into()).await.unwrap();
+    read_until(&mut seen_b, &mut seen, "got hello").await;
+    b.stop_session(session.id).await.unwrap();
+}

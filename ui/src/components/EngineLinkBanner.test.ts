@@ -24,14 +24,14 @@ describe('engine link banner', () => {
     expect(backend.reloads).toBe(1);
   });
 
-  it('offers to restart an earlier build, asking first when agents would stop', async () => {
+  it('offers to restart another build, asking first when agents would stop', async () => {
     const backend = new FakeBackend();
     const agent = backend.seedProfile({ name: 'builder' });
     backend.seedSession(agent.id, { state: 'running', pid: 7 });
     await renderApp(backend);
     backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 1 });
     await tick();
-    expect(screen.getByTestId('engine-link-banner').textContent).toContain('earlier build of Switchboard (0.0.9)');
+    expect(screen.getByTestId('engine-link-banner').textContent).toContain('another build of Switchboard (0.0.9) than this window');
 
     const confirm = vi.spyOn(window, 'confirm').mockReturnValueOnce(false).mockReturnValueOnce(true);
     await fireEvent.click(screen.getByRole('button', { name: 'Restart the engine' }));

@@ -24,7 +24,7 @@ describe('linkBanner', () => {
     expect(banner.severe).toBe(true);
   });
 
-  it('names the older build and what a restart does to running agents', () => {
+  it('names the other build and what a restart does to running agents', () => {
     const banner = linkBanner({ ...connected, engine_version: '0.0.9', outdated: true })!;
     expect(banner.title).toContain('0.0.9');
     expect(banner.advice).toContain('stopped');

@@ -20,8 +20,8 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
     case 'connected':
       if (link.state === 'connected' && link.outdated) {
         return {
-          title: `The engine runs an earlier build of Switchboard (${link.engine_version}).`,
-          advice: 'Restart it to run this one. Agents running now are stopped, and their tasks go back to their queues or are marked interrupted, as after a crash.',
+          title: `The engine runs another build of Switchboard (${link.engine_version}) than this window.`,
+          advice: 'Restart it to run this window’s. Agents running now are stopped, and their tasks go back to their queues or are marked interrupted, as after a crash.',
           action: 'restart',
           severe: false,
         };

@@ -97,6 +97,17 @@ impl EngineHandle {
         self.ask(move |engine, reply| engine.attach(&session_id, Box::new(sink), reply)).await
     }
 
+    /// Holds the session's output back while this view is behind, or lets
+    /// it go: with several views, the agent is held while any is behind.
+    pub async fn pause_view(
+        &self,
+        session_id: SessionId,
+        subscription: SubscriptionId,
+        paused: bool,
+    ) -> Result<(), EngineError> {
+        self.run(move |engine| engine.pause_view(&session_id, subscription, paused)).await
+    }
+
     pub async fn detach(&self, session_id: SessionId, subscription: SubscriptionId) -> Result<(), EngineError> {
         self.run(move |engine| {
             engine.detach(&session_id, subscription);

@@ -171,6 +171,15 @@ impl RequestHandler for WeakEngine {
         self.engine()?.attach(session_id, move |batch: &[u8]| sink.deliver(batch)).await
     }
 
+    async fn pause_view(
+        &self,
+        session_id: switchboard_protocol::SessionId,
+        subscription: crate::session::SubscriptionId,
+        paused: bool,
+    ) -> Result<(), EngineError> {
+        self.engine()?.pause_view(session_id, subscription, paused).await
+    }
+
     async fn detach(&self, session_id: switchboard_protocol::SessionId, subscription: crate::session::SubscriptionId) {
         if let Ok(engine) = self.engine() {
             engine.detach(session_id, subscription).await.ok();

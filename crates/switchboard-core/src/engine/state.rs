@@ -416,9 +416,23 @@ impl EngineState {
         self.cx.sessions.forward(&self.cx.store, session_id, reply, |reply| Control::Resize(size, reply));
     }
 
+    /// Holds a session's output back for one view that is behind, or lets it go.
+    pub(super) fn pause_view(
+        &mut self,
+        session_id: &SessionId,
+        subscription: SubscriptionId,
+        paused: bool,
+    ) -> Result<(), EngineError> {
+        if self.cx.sessions.send(session_id, Control::SetPaused(Some(subscription), paused)) {
+            Ok(())
+        } else {
+            Err(self.cx.sessions.missing(&self.cx.store, session_id))
+        }
+    }
+
     pub(super) fn set_output_paused(&mut self, session_id: SessionId, paused: bool) -> Result<(), EngineError> {
         let session_id = &session_id;
-        if self.cx.sessions.send(session_id, Control::SetPaused(paused)) {
+        if self.cx.sessions.send(session_id, Control::SetPaused(None, paused)) {
             Ok(())
         } else {
             Err(self.cx.sessions.missing(&self.cx.store, session_id))

@@ -147,6 +147,29 @@ pub(super) async fn serve<H: RequestHandler>(
             }
         };
         match request {
+            // A window's flow control holds the agent back for its own views of
+            // the session only: another window's resume does not undo it.
+            ClientRequest::Command { command: crate::api::Command::SetOutputPaused { session_id, paused } }
+                if streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) =>
+            {
+                let views: Vec<SubscriptionId> = streams
+                    .lock()
+                    .expect("never poisoned")
+                    .values()
+                    .filter(|a| a.session_id == session_id)
+                    .map(|a| a.subscription)
+                    .collect();
+                let (handler, outbox) = (handler.clone(), outbox.clone());
+                requests.spawn(async move {
+                    let mut answer = Answer::Ok { reply: Reply::Unit };
+                    for view in views {
+                        if let Err(error) = handler.pause_view(session_id.clone(), view, paused).await {
+                            answer = Answer::Error { error: error.into() };
+                        }
+                    }
+                    outbox.answer(id, answer);
+                });
+            }
             ClientRequest::Command { command } => {
                 let (handler, outbox) = (handler.clone(), outbox.clone());
                 requests.spawn(async move {

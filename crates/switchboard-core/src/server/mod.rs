@@ -118,6 +118,16 @@ pub trait RequestHandler: Send + Sync + 'static {
     ) -> impl Future<Output = ()> + Send {
         async {}
     }
+
+    /// Holds a session's output back for one view that is behind, or lets it go.
+    fn pause_view(
+        &self,
+        _session_id: switchboard_protocol::SessionId,
+        _subscription: crate::session::SubscriptionId,
+        _paused: bool,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send {
+        async { Err(EngineError::EngineStopped) }
+    }
 }
 
 impl SocketRequest {

@@ -105,6 +105,9 @@ pub(super) struct SessionActor {
     input: Option<InputQueue>,
     gate: Arc<FlowGate>,
     subscribers: Vec<(SubscriptionId, Box<dyn OutputSink>)>,
+    /// Who holds the output back: views (by subscription) that are behind,
+    /// or a caller that named none.
+    held_by: std::collections::HashSet<Option<SubscriptionId>>,
     next_subscription: u32,
     /// Output not yet delivered to subscribers (already in the model).
     pending: Vec<u8>,
@@ -139,6 +142,7 @@ impl SessionActor {
             input: Some(parts.input),
             gate: parts.gate,
             subscribers: Vec::new(),
+            held_by: Default::default(),
             next_subscription: 0,
             pending: Vec::new(),
             flush_at: None,
@@ -264,15 +268,21 @@ impl SessionActor {
                 } else {
                     reply.send(Err(EngineError::Internal("the view went away while attaching".into())));
                 }
-                self.gate.set_paused(false);
+                // A hold that named no view is let go when a view comes.
+                self.held_by.remove(&None);
+                self.hold();
             }
             Control::Detach(id) => {
                 self.subscribers.retain(|(sub, _)| *sub != id);
-                self.gate.set_paused(false);
+                self.hold();
             }
-            Control::SetPaused(paused) => {
-                // Only a live view may hold the agent back.
-                self.gate.set_paused(paused && !self.subscribers.is_empty() && self.life.process_alive());
+            Control::SetPaused(by, paused) => {
+                if paused {
+                    self.held_by.insert(by);
+                } else {
+                    self.held_by.remove(&by);
+                }
+                self.hold();
             }
             Control::Snapshot(lines, reply) => reply.send(Ok(self.model.snapshot(lines))),
             Control::Type(request) => {
@@ -492,10 +502,20 @@ impl SessionActor {
             return;
         }
         let batch = std::mem::take(&mut self.pending);
+        let before = self.subscribers.len();
         self.subscribers.retain_mut(|(_, sink)| sink.deliver(&batch));
-        if self.subscribers.is_empty() {
-            self.gate.set_paused(false);
+        if self.subscribers.len() != before {
+            self.hold();
         }
+    }
+
+    /// Holds the agent's output back while a live view is behind: only a
+    /// view still attached (or a caller that named none, while views are
+    /// attached) holds it, and only while the process runs.
+    fn hold(&mut self) {
+        let attached: Vec<SubscriptionId> = self.subscribers.iter().map(|(id, _)| *id).collect();
+        let held = output_held(&mut self.held_by, &attached, self.life.process_alive());
+        self.gate.set_paused(held);
     }
 
     fn on_exit(&mut self, status: ExitStatus) {
@@ -554,6 +574,49 @@ impl SessionActor {
         };
         if self.ended.send(end).is_err() {
             tracing::warn!(session = %self.id, "engine gone before the session end was recorded");
+        }
+    }
+}
+
+/// Whether an agent's output is held back: while its process runs, a view
+/// still attached is behind, or a caller that named no view asked while
+/// views are attached. Holds of views gone are forgotten.
+pub(super) fn output_held(
+    held_by: &mut std::collections::HashSet<Option<SubscriptionId>>,
+    attached: &[SubscriptionId],
+    alive: bool,
+) -> bool {
+    held_by.retain(|by| by.is_none_or(|id| attached.contains(&id)));
+    alive && !attached.is_empty() && !held_by.is_empty()
+}
+
+#[cfg(test)]
+mod hold_tests {
+    use super::*;
+
+    #[test]
+    fn the_output_is_held_while_any_attached_view_is_behind() {
+        let (a, b) = (SubscriptionId(1), SubscriptionId(2));
+        // Held by, attached, alive => held, holds kept.
+        type Case<'a> = (&'a [Option<SubscriptionId>], &'a [SubscriptionId], bool, bool, usize);
+        let cases: &[Case] = &[
+            (&[], &[a, b], true, false, 0),
+            (&[Some(a)], &[a, b], true, true, 1),
+            // B resuming does not undo A's hold: B never held.
+            (&[Some(a)], &[a, b], true, true, 1),
+            (&[Some(a), Some(b)], &[a, b], true, true, 2),
+            // A view that went lets go of its hold.
+            (&[Some(a)], &[b], true, false, 0),
+            // Nobody watches: nothing holds the agent.
+            (&[None], &[], true, false, 1),
+            (&[None], &[a], true, true, 1),
+            // An exited agent is never held.
+            (&[Some(a)], &[a], false, false, 1),
+        ];
+        for (held_by, attached, alive, held, kept) in cases {
+            let mut holds = held_by.iter().copied().collect();
+            assert_eq!(output_held(&mut holds, attached, *alive), *held, "{held_by:?} {attached:?} {alive}");
+            assert_eq!(holds.len(), *kept, "{held_by:?} {attached:?}");
         }
     }
 }

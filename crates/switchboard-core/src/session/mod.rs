@@ -120,7 +120,10 @@ pub(crate) enum Control {
     /// Subscribe a view: it gets the replay, then live output.
     Attach(Box<dyn OutputSink>, Responder<SubscriptionId>),
     Detach(SubscriptionId),
-    SetPaused(bool),
+    /// Hold the agent's output back (a view is behind), or let it go; by
+    /// the view named (its subscription), or by whoever (none). The agent is
+    /// held while any live view holds it.
+    SetPaused(Option<SubscriptionId>, bool),
     /// The screen and this many recent lines.
     Snapshot(usize, Responder<ScreenSnapshot>),
     /// Type this text and press Enter once the agent is ready for input,
