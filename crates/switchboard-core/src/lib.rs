@@ -29,6 +29,7 @@ pub mod tasks;
 pub mod validate;
 pub mod wire;
 pub mod workspace;
+pub mod worktree;
 
 pub use api::{
     AgentAttention, AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Attention, CliFound, Command,

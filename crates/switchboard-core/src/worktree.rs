@@ -1,0 +1,339 @@
+//! Git worktrees for agents that work apart (issue 25's first step): a
+//! task's worktree is made on a branch of its own from the repository's
+//! current branch, and what it changed against that base is read back, file
+//! by file. Git itself does the work, through its command line (`git` on
+//! PATH), which handles worktrees as the user's own git does; every output is
+//! read in its `-z` form, so no file name is misread.
+//!
+//! Not yet wired into the engine: the profile setting, the task's worktree
+//! and the review come next.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What the app keeps in a worktree for itself: never shown as a change,
+/// never committed.
+pub const APP_PATHS: &[&str] = &["summaries/", ".switchboard/"];
+
+/// The longest slug of a task's name in a branch name.
+const MAX_SLUG: usize = 40;
+
+/// A git command that failed, in words.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("git could not be run: {0}")]
+    NotRun(#[source] std::io::Error),
+    #[error("git {what} failed: {why}")]
+    Failed { what: String, why: String },
+    #[error("{} is not inside a git repository", .0.display())]
+    NotARepository(PathBuf),
+}
+
+/// A repository a folder is in, and the branch checked out there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repository {
+    pub root: PathBuf,
+    /// The branch checked out; none when the checkout is detached.
+    pub branch: Option<String>,
+    /// The commit checked out.
+    pub head: String,
+}
+
+/// How a file differs from the base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+}
+
+/// One file a worktree changed against its base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    /// Where a renamed file was.
+    pub from: Option<String>,
+    pub kind: ChangeKind,
+    /// Its content is not text (git's own judgement, or a NUL byte in an
+    /// untracked file's start).
+    pub binary: bool,
+}
+
+/// The branch a task's worktree is made on: `switchboard/<agent>/<task>`,
+/// each part lower-case letters, digits and dashes, the task's part its
+/// name's first words; a name `taken` gets `-2`, `-3`, … .
+pub fn branch_name(agent: &str, task: &str, taken: impl Fn(&str) -> bool) -> String {
+    let agent = match slug(agent, MAX_SLUG) {
+        slug if slug.is_empty() => "agent".to_owned(),
+        slug => slug,
+    };
+    let task = match slug(task, MAX_SLUG) {
+        slug if slug.is_empty() => "task".to_owned(),
+        slug => slug,
+    };
+    let first = format!("switchboard/{agent}/{task}");
+    if !taken(&first) {
+        return first;
+    }
+    (2..).map(|n| format!("{first}-{n}")).find(|name| !taken(name)).expect("some number is free")
+}
+
+/// Lower-case ASCII letters and digits, runs of anything else one dash, cut
+/// at a dash before `max`.
+fn slug(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    if out.len() > max {
+        // Cut inside a word: back to the word's start.
+        let inside = out.as_bytes()[max] != b'-';
+        out.truncate(max);
+        if inside && let Some(cut) = out.rfind('-') {
+            out.truncate(cut);
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+/// Runs `git -C dir args…` and returns its standard output.
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        // The user's pager, editor and prompts stay out of it.
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_PAGER", "cat")
+        .output()
+        .map_err(GitError::NotRun)?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        let what = args.first().copied().unwrap_or_default().to_owned();
+        let why = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        Err(GitError::Failed { what, why })
+    }
+}
+
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8_lossy(&bytes).trim_end().to_owned()
+}
+
+/// The repository `folder` is in, if any.
+pub fn repository_of(folder: &Path) -> Result<Repository, GitError> {
+    let root = git(folder, &["rev-parse", "--show-toplevel"]).map_err(|_| GitError::NotARepository(folder.into()))?;
+    let root = PathBuf::from(text(root));
+    let head = text(git(&root, &["rev-parse", "HEAD"])?);
+    let branch = git(&root, &["symbolic-ref", "--quiet", "--short", "HEAD"]).ok().map(text);
+    Ok(Repository { root, branch, head })
+}
+
+/// Makes a worktree at `path` on a new `branch` from `base` (a branch or commit).
+pub fn create(repository: &Path, base: &str, branch: &str, path: &Path) -> Result<(), GitError> {
+    let path = path.to_str().ok_or_else(|| GitError::Failed {
+        what: "worktree".into(),
+        why: format!("{} is not a path git can take", path.display()),
+    })?;
+    git(repository, &["worktree", "add", "--quiet", "-b", branch, path, base]).map(|_| ())
+}
+
+/// Whether a branch of that name exists in the repository.
+pub fn branch_exists(repository: &Path, branch: &str) -> bool {
+    git(repository, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]).is_ok()
+}
+
+fn is_app_path(path: &str) -> bool {
+    APP_PATHS.iter().any(|own| path.starts_with(own))
+}
+
+/// What the worktree at `path` changed against `base`, committed or not,
+/// untracked files included, the app's own files left out; sorted by path.
+pub fn changes(path: &Path, base: &str) -> Result<Vec<FileChange>, GitError> {
+    let mut changes = Vec::new();
+    // Tracked files: the base against the working tree, renames found.
+    let status = git(path, &["diff", "--name-status", "-z", "-M", base, "--"])?;
+    let numstat = git(path, &["diff", "--numstat", "-z", "-M", base, "--"])?;
+    let binary = binary_paths(&numstat);
+    let mut fields =
+        status.split(|b| *b == 0).filter(|f| !f.is_empty()).map(|f| String::from_utf8_lossy(f).into_owned());
+    while let Some(code) = fields.next() {
+        let (kind, from) = match code.chars().next() {
+            Some('A') => (ChangeKind::Added, None),
+            Some('D') => (ChangeKind::Deleted, None),
+            Some('R') => (ChangeKind::Renamed, fields.next()),
+            // Modified, type changed, copied: a change to that file.
+            _ => (ChangeKind::Modified, None),
+        };
+        let Some(file) = fields.next() else { break };
+        if is_app_path(&file) {
+            continue;
+        }
+        let binary = binary.iter().any(|b| b == &file);
+        changes.push(FileChange { path: file, from, kind, binary });
+    }
+    // Files git does not track yet (and does not ignore).
+    for file in git(path, &["ls-files", "--others", "--exclude-standard", "-z"])?.split(|b| *b == 0) {
+        if file.is_empty() {
+            continue;
+        }
+        let file = String::from_utf8_lossy(file).into_owned();
+        if is_app_path(&file) {
+            continue;
+        }
+        let binary = looks_binary(&path.join(&file));
+        changes.push(FileChange { path: file, from: None, kind: ChangeKind::Added, binary });
+    }
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// The paths `git diff --numstat -z` counts no lines for: binary files.
+fn binary_paths(numstat: &[u8]) -> Vec<String> {
+    // Each entry: "added\tdeleted\tpath\0", or for a rename "added\tdeleted\t\0from\0to\0".
+    let mut out = Vec::new();
+    let mut fields = numstat.split(|b| *b == 0);
+    while let Some(entry) = fields.next() {
+        let entry = String::from_utf8_lossy(entry);
+        let mut parts = entry.splitn(3, '\t');
+        let (added, deleted, path) = (parts.next(), parts.next(), parts.next());
+        let path = match path {
+            Some("") => {
+                fields.next();
+                fields.next().map(|to| String::from_utf8_lossy(to).into_owned())
+            }
+            Some(path) => Some(path.to_owned()),
+            None => None,
+        };
+        if added == Some("-")
+            && deleted == Some("-")
+            && let Some(path) = path
+        {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Whether a file's first 8 KiB hold a NUL byte, as git judges text.
+fn looks_binary(file: &Path) -> bool {
+    use std::io::Read;
+    let mut start = [0u8; 8192];
+    let read = std::fs::File::open(file).and_then(|mut f| f.read(&mut start)).unwrap_or(0);
+    start[..read].contains(&0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_branch_is_named_for_its_agent_and_task_in_words_git_takes() {
+        let free = |_: &str| false;
+        let cases = [
+            ("Builder", "Fix the login test", "switchboard/builder/fix-the-login-test"),
+            ("claude code #2", "  Add *search* to the CLI!  ", "switchboard/claude-code-2/add-search-to-the-cli"),
+            ("Ünïcode", "Réécrire le parseur", "switchboard/n-code/r-crire-le-parseur"),
+            ("", "", "switchboard/agent/task"),
+            ("..", "~^:?*[\\", "switchboard/agent/task"),
+            (
+                "a",
+                "Rewrite the configuration loader so that every option is validated",
+                "switchboard/a/rewrite-the-configuration-loader-so-that",
+            ),
+        ];
+        for (agent, task, branch) in cases {
+            assert_eq!(branch_name(agent, task, free), branch, "{agent:?} {task:?}");
+        }
+        let taken = |name: &str| ["switchboard/a/t", "switchboard/a/t-2"].contains(&name);
+        assert_eq!(branch_name("a", "t", taken), "switchboard/a/t-3");
+    }
+
+    fn run(dir: &Path, args: &[&str]) {
+        git(dir, args).unwrap_or_else(|e| panic!("git {args:?}: {e}"));
+    }
+
+    /// A repository with a few files committed on `main`.
+    fn repository() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        run(&root, &["init", "--quiet", "--initial-branch=main"]);
+        run(&root, &["config", "user.email", "dev@example.com"]);
+        run(&root, &["config", "user.name", "Dev"]);
+        std::fs::write(root.join("src/lib.rs"), "pub fn one() -> u32 { 1 }\n").unwrap();
+        std::fs::write(root.join("README.md"), "# Project\n").unwrap();
+        std::fs::write(root.join("notes.txt"), "first line\nsecond line\nthird line\n").unwrap();
+        std::fs::write(root.join("old-name.txt"), "a file that moves, long enough to be found renamed\n".repeat(5))
+            .unwrap();
+        run(&root, &["add", "-A"]);
+        run(&root, &["commit", "--quiet", "-m", "start"]);
+        (dir, root)
+    }
+
+    #[test]
+    fn a_worktree_on_its_own_branch_shows_every_kind_of_change_and_leaves_the_checkout_alone() {
+        let (dir, root) = repository();
+        let repo = repository_of(&root.join("src")).unwrap();
+        assert_eq!(repo.root.canonicalize().unwrap(), root.canonicalize().unwrap());
+        assert_eq!(repo.branch.as_deref(), Some("main"));
+
+        let branch = branch_name("builder", "Fix the parser", |name| branch_exists(&root, name));
+        let path = dir.path().join("worktrees/fix");
+        create(&root, "main", &branch, &path).unwrap();
+        assert!(branch_exists(&root, &branch));
+        let again = branch_name("builder", "Fix the parser", |name| branch_exists(&root, name));
+        assert_eq!(again, format!("{branch}-2"), "a taken name is not reused");
+
+        // The agent's work: changed, added, deleted, renamed, binary, committed or not.
+        std::fs::write(path.join("src/lib.rs"), "pub fn one() -> u32 { 2 }\n").unwrap();
+        std::fs::write(path.join("src/new.rs"), "pub fn two() {}\n").unwrap();
+        std::fs::remove_file(path.join("notes.txt")).unwrap();
+        std::fs::rename(path.join("old-name.txt"), path.join("new-name.txt")).unwrap();
+        std::fs::write(path.join("logo.png"), [0x89, b'P', b'N', b'G', 0, 0, 1, 2]).unwrap();
+        run(&path, &["add", "src/new.rs", "new-name.txt", "old-name.txt"]);
+        run(&path, &["commit", "--quiet", "-m", "agent work"]);
+        // The app's own files are never changes.
+        std::fs::create_dir_all(path.join("summaries")).unwrap();
+        std::fs::write(path.join("summaries/t.md"), "## Status\nCOMPLETED\n").unwrap();
+        std::fs::create_dir_all(path.join(".switchboard")).unwrap();
+        std::fs::write(path.join(".switchboard/signals.md"), "protocol").unwrap();
+
+        let changes = changes(&path, "main").unwrap();
+        let seen: Vec<(&str, ChangeKind, Option<&str>, bool)> =
+            changes.iter().map(|c| (c.path.as_str(), c.kind, c.from.as_deref(), c.binary)).collect();
+        assert_eq!(
+            seen,
+            vec![
+                ("logo.png", ChangeKind::Added, None, true),
+                ("new-name.txt", ChangeKind::Renamed, Some("old-name.txt"), false),
+                ("notes.txt", ChangeKind::Deleted, None, false),
+                ("src/lib.rs", ChangeKind::Modified, None, false),
+                ("src/new.rs", ChangeKind::Added, None, false),
+            ]
+        );
+        // The user's checkout is as it was.
+        assert_eq!(std::fs::read_to_string(root.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 { 1 }\n");
+        assert!(root.join("notes.txt").exists() && !root.join("src/new.rs").exists());
+        assert_eq!(repository_of(&root).unwrap().branch.as_deref(), Some("main"));
+    }
+
+    #[test]
+    fn a_folder_outside_any_repository_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = repository_of(dir.path()).unwrap_err();
+        assert!(matches!(refused, GitError::NotARepository(_)), "{refused}");
+        assert!(refused.to_string().contains("is not inside a git repository"));
+    }
+
+    #[test]
+    fn numstat_tells_binary_files_renamed_or_not() {
+        let numstat = b"3\t1\tsrc/a.rs\0-\t-\tlogo.png\0-\t-\t\0old.bin\0new.bin\0";
+        assert_eq!(binary_paths(numstat), vec!["logo.png".to_owned(), "new.bin".to_owned()]);
+    }
+}
