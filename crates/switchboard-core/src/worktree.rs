@@ -193,6 +193,67 @@ pub fn changes(path: &Path, base: &str) -> Result<Vec<FileChange>, GitError> {
     Ok(changes)
 }
 
+/// Writes everything the worktree at `path` changed against `base` as one
+/// patch at `patch` (binary files included, untracked ones too, the app's
+/// own files left out), which `git apply` takes back onto the base. The
+/// worktree's untracked files are marked as intended for adding (its own
+/// index, not the user's checkout).
+pub fn save_patch(path: &Path, base: &str, patch: &Path) -> Result<(), GitError> {
+    let mut excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
+    let mut add = vec!["add", "--intent-to-add", "--all", "--", "."];
+    add.extend(excluded.iter().map(String::as_str));
+    git(path, &add)?;
+    let mut diff = vec!["diff".to_owned(), "--binary".into(), "-M".into(), base.into(), "--".into(), ".".into()];
+    diff.append(&mut excluded);
+    let diff: Vec<&str> = diff.iter().map(String::as_str).collect();
+    let bytes = git(path, &diff)?;
+    crate::private::write(patch, bytes).map_err(|error| GitError::Failed {
+        what: "diff".into(),
+        why: format!("the patch could not be kept at {}: {error}", patch.display()),
+    })
+}
+
+/// Removes the worktree at `path` (whatever it holds) and its branch.
+pub fn remove(repository: &Path, path: &Path, branch: &str) -> Result<(), GitError> {
+    let path = path.to_string_lossy();
+    git(repository, &["worktree", "remove", "--force", &path])?;
+    git(repository, &["branch", "-D", branch]).map(|_| ())
+}
+
+/// A worktree of the repository, as git lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub path: PathBuf,
+    pub branch: Option<String>,
+    /// Its folder is gone (git calls it prunable).
+    pub missing: bool,
+}
+
+/// Every worktree of the repository but its main checkout.
+pub fn list(repository: &Path) -> Result<Vec<Listed>, GitError> {
+    let out = git(repository, &["worktree", "list", "--porcelain", "-z"])?;
+    let mut listed = Vec::new();
+    let mut current: Option<Listed> = None;
+    for field in out.split(|b| *b == 0) {
+        let field = String::from_utf8_lossy(field);
+        if field.is_empty() {
+            listed.extend(current.take());
+        } else if let Some(path) = field.strip_prefix("worktree ") {
+            listed.extend(current.take());
+            current = Some(Listed { path: path.into(), branch: None, missing: false });
+        } else if let Some(current) = current.as_mut() {
+            if let Some(branch) = field.strip_prefix("branch ") {
+                current.branch = Some(branch.trim_start_matches("refs/heads/").to_owned());
+            } else if field.starts_with("prunable") {
+                current.missing = true;
+            }
+        }
+    }
+    listed.extend(current);
+    // The first is the main checkout.
+    Ok(listed.into_iter().skip(1).collect())
+}
+
 /// The paths `git diff --numstat -z` counts no lines for: binary files.
 fn binary_paths(numstat: &[u8]) -> Vec<String> {
     // Each entry: "added\tdeleted\tpath\0", or for a rename "added\tdeleted\t\0from\0to\0".
@@ -321,6 +382,44 @@ mod tests {
         assert_eq!(std::fs::read_to_string(root.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 { 1 }\n");
         assert!(root.join("notes.txt").exists() && !root.join("src/new.rs").exists());
         assert_eq!(repository_of(&root).unwrap().branch.as_deref(), Some("main"));
+    }
+
+    #[test]
+    fn a_kept_patch_brings_the_work_back_after_the_worktree_is_removed_and_a_vanished_one_is_listed_missing() {
+        let (dir, root) = repository();
+        let path = dir.path().join("worktrees/docs");
+        create(&root, "main", "switchboard/writer/docs", &path).unwrap();
+        std::fs::write(path.join("README.md"), "# Project\n\nNow with docs.\n").unwrap();
+        std::fs::write(path.join("guide.md"), "How to use it.\n").unwrap();
+        std::fs::write(path.join("logo.png"), [0x89, b'P', b'N', b'G', 0, 0, 7]).unwrap();
+        std::fs::remove_file(path.join("notes.txt")).unwrap();
+        std::fs::create_dir_all(path.join("summaries")).unwrap();
+        std::fs::write(path.join("summaries/t.md"), "mine").unwrap();
+        let listed = list(&root).unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].branch.as_deref(), Some("switchboard/writer/docs"));
+        assert!(!listed[0].missing);
+
+        let patch = dir.path().join("kept.patch");
+        save_patch(&path, "main", &patch).unwrap();
+        remove(&root, &path, "switchboard/writer/docs").unwrap();
+        assert!(!path.exists() && !branch_exists(&root, "switchboard/writer/docs"));
+        assert!(list(&root).unwrap().is_empty());
+
+        // Taken back onto the base, the work is all there; the app's files are not.
+        let back = dir.path().join("worktrees/back");
+        create(&root, "main", "switchboard/writer/back", &back).unwrap();
+        run(&back, &["apply", patch.to_str().unwrap()]);
+        assert_eq!(std::fs::read_to_string(back.join("README.md")).unwrap(), "# Project\n\nNow with docs.\n");
+        assert_eq!(std::fs::read_to_string(back.join("guide.md")).unwrap(), "How to use it.\n");
+        assert_eq!(std::fs::read(back.join("logo.png")).unwrap(), [0x89, b'P', b'N', b'G', 0, 0, 7]);
+        assert!(!back.join("notes.txt").exists() && !back.join("summaries").exists());
+
+        // A worktree whose folder vanished is listed as missing.
+        std::fs::remove_dir_all(&back).unwrap();
+        let listed = list(&root).unwrap();
+        assert_eq!(listed.len(), 1);
+        assert!(listed[0].missing, "{listed:?}");
     }
 
     #[test]
