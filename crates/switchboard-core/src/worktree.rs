@@ -101,6 +101,33 @@ fn slug(text: &str, max: usize) -> String {
     out.trim_matches('-').to_owned()
 }
 
+/// How a merge went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merged {
+    /// The base branch now has the work: moved forward to it, or with a
+    /// merge commit.
+    Landed { commit: String, fast_forward: bool },
+    /// The two changed the same lines: nothing was changed anywhere.
+    Conflict { files: Vec<String> },
+    /// The base is checked out in the user's folder, and the user's own
+    /// uncommitted changes there are in the way: nothing was changed.
+    InTheWay { why: String },
+}
+
+/// Runs `git -C dir args…` and returns its exit success and output, failing
+/// only when git could not run.
+fn git_status(dir: &Path, args: &[&str]) -> Result<(bool, Vec<u8>), GitError> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_PAGER", "cat")
+        .output()
+        .map_err(GitError::NotRun)?;
+    Ok((output.status.success(), output.stdout))
+}
+
 /// Runs `git -C dir args…` and returns its standard output.
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
     let output = Command::new("git")
@@ -141,6 +168,65 @@ pub fn create(repository: &Path, base: &str, branch: &str, path: &Path) -> Resul
         why: format!("{} is not a path git can take", path.display()),
     })?;
     git(repository, &["worktree", "add", "--quiet", "-b", branch, path, base]).map(|_| ())
+}
+
+/// Commits what the worktree at `path` holds uncommitted (the app's own
+/// files left out), with `message`; false when there was nothing to commit.
+pub fn commit_all(path: &Path, message: &str) -> Result<bool, GitError> {
+    let mut add = vec!["add", "--all", "--", "."];
+    let excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
+    add.extend(excluded.iter().map(String::as_str));
+    git(path, &add)?;
+    let (nothing, _) = git_status(path, &["diff", "--cached", "--quiet"])?;
+    if nothing {
+        return Ok(false);
+    }
+    git(path, &["commit", "--quiet", "--no-verify", "-m", message])?;
+    Ok(true)
+}
+
+/// Merges `branch` into `base` in the repository at `root` without touching
+/// any folder until the merge is known to land: git works the merge out
+/// apart (`merge-tree`), a conflict changes nothing, and the base branch
+/// moves (forward when it can, else by a merge commit with `message`). When
+/// the base is checked out in the user's folder, that folder moves with it
+/// only as a fast-forward git checks against the user's own changes there.
+pub fn merge(root: &Path, base: &str, branch: &str, message: &str) -> Result<Merged, GitError> {
+    let base_commit = text(git(root, &["rev-parse", "--verify", &format!("refs/heads/{base}^{{commit}}")])?);
+    let branch_commit = text(git(root, &["rev-parse", "--verify", &format!("refs/heads/{branch}^{{commit}}")])?);
+    let (fast_forward, _) = git_status(root, &["merge-base", "--is-ancestor", &base_commit, &branch_commit])?;
+    let commit = if fast_forward {
+        branch_commit
+    } else {
+        let (clean, out) = git_status(
+            root,
+            &["merge-tree", "--write-tree", "--name-only", "--no-messages", &base_commit, &branch_commit],
+        )?;
+        let out = String::from_utf8_lossy(&out).into_owned();
+        let mut lines = out.lines();
+        let tree = lines.next().unwrap_or_default().to_owned();
+        if !clean {
+            let files = lines.take_while(|line| !line.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+            if files.is_empty() {
+                return Err(GitError::Failed { what: "merge-tree".into(), why: out });
+            }
+            return Ok(Merged::Conflict { files });
+        }
+        text(git(root, &["commit-tree", &tree, "-p", &base_commit, "-p", &branch_commit, "-m", message])?)
+    };
+    let checked_out = repository_of(root).ok().and_then(|repo| repo.branch).as_deref() == Some(base);
+    if checked_out {
+        // The user's folder follows, or nothing moves.
+        let (moved, _) = git_status(root, &["merge", "--quiet", "--ff-only", &commit])?;
+        if !moved {
+            let why =
+                "your own uncommitted changes in the same files are in the way; commit or stash them, then merge again";
+            return Ok(Merged::InTheWay { why: why.into() });
+        }
+    } else {
+        git(root, &["update-ref", &format!("refs/heads/{base}"), &commit, &base_commit])?;
+    }
+    Ok(Merged::Landed { commit, fast_forward })
 }
 
 /// Whether a branch of that name exists in the repository.
@@ -420,6 +506,74 @@ mod tests {
         let listed = list(&root).unwrap();
         assert_eq!(listed.len(), 1);
         assert!(listed[0].missing, "{listed:?}");
+    }
+
+    fn head_of(root: &Path, branch: &str) -> String {
+        text(git(root, &["rev-parse", &format!("refs/heads/{branch}")]).unwrap())
+    }
+
+    #[test]
+    fn merging_lands_clean_work_moves_the_users_checkout_and_refuses_a_conflict_changing_nothing() {
+        let (dir, root) = repository();
+        // A task whose work lands by a fast-forward, committed by the app.
+        let first = dir.path().join("worktrees/first");
+        create(&root, "main", "switchboard/a/first", &first).unwrap();
+        std::fs::write(first.join("guide.md"), "A guide.\n").unwrap();
+        std::fs::create_dir_all(first.join("summaries")).unwrap();
+        std::fs::write(first.join("summaries/t.md"), "mine").unwrap();
+        assert!(commit_all(&first, "Write the guide").unwrap());
+        assert!(!commit_all(&first, "Nothing left").unwrap(), "nothing left to commit");
+        let landed = merge(&root, "main", "switchboard/a/first", "Merge the guide").unwrap();
+        assert!(matches!(landed, Merged::Landed { fast_forward: true, .. }), "{landed:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("guide.md")).unwrap(),
+            "A guide.\n",
+            "the checkout moved with main"
+        );
+        assert!(!root.join("summaries").exists(), "the app's files were never committed");
+
+        // Two tasks from the same base: one lands, the other needs a merge commit.
+        let second = dir.path().join("worktrees/second");
+        let third = dir.path().join("worktrees/third");
+        create(&root, "main", "switchboard/a/second", &second).unwrap();
+        create(&root, "main", "switchboard/b/third", &third).unwrap();
+        std::fs::write(second.join("src/lib.rs"), "pub fn one() -> u32 { 11 }\n").unwrap();
+        std::fs::write(third.join("README.md"), "# Project, documented\n").unwrap();
+        commit_all(&second, "Change one").unwrap();
+        commit_all(&third, "Document it").unwrap();
+        assert!(matches!(merge(&root, "main", "switchboard/a/second", "m").unwrap(), Merged::Landed { .. }));
+        let landed = merge(&root, "main", "switchboard/b/third", "Merge the docs").unwrap();
+        assert!(matches!(landed, Merged::Landed { fast_forward: false, .. }), "{landed:?}");
+        assert_eq!(std::fs::read_to_string(root.join("README.md")).unwrap(), "# Project, documented\n");
+        assert_eq!(std::fs::read_to_string(root.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 { 11 }\n");
+
+        // A conflict: the same line changed on both sides. Nothing moves; the user's own
+        // uncommitted work in their folder is untouched.
+        let fourth = dir.path().join("worktrees/fourth");
+        create(&root, "main", "switchboard/b/fourth", &fourth).unwrap();
+        std::fs::write(fourth.join("src/lib.rs"), "pub fn one() -> u32 { 4 }\n").unwrap();
+        commit_all(&fourth, "Four").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn one() -> u32 { 12 }\n").unwrap();
+        run(&root, &["commit", "--quiet", "-am", "the user's own change"]);
+        std::fs::write(root.join("scratch.txt"), "the user's unsaved thoughts\n").unwrap();
+        let main_before = head_of(&root, "main");
+        let refused = merge(&root, "main", "switchboard/b/fourth", "m").unwrap();
+        assert_eq!(refused, Merged::Conflict { files: vec!["src/lib.rs".into()] });
+        assert_eq!(head_of(&root, "main"), main_before);
+        assert_eq!(std::fs::read_to_string(root.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 { 12 }\n");
+        assert_eq!(std::fs::read_to_string(root.join("scratch.txt")).unwrap(), "the user's unsaved thoughts\n");
+
+        // Clean work, but the user's uncommitted change to the same file is in the way.
+        let fifth = dir.path().join("worktrees/fifth");
+        create(&root, "main", "switchboard/b/fifth", &fifth).unwrap();
+        std::fs::write(fifth.join("guide.md"), "A better guide.\n").unwrap();
+        commit_all(&fifth, "Better guide").unwrap();
+        std::fs::write(root.join("guide.md"), "The user's own edit.\n").unwrap();
+        let main_before = head_of(&root, "main");
+        let refused = merge(&root, "main", "switchboard/b/fifth", "m").unwrap();
+        assert!(matches!(&refused, Merged::InTheWay { why } if why.contains("uncommitted")), "{refused:?}");
+        assert_eq!(head_of(&root, "main"), main_before);
+        assert_eq!(std::fs::read_to_string(root.join("guide.md")).unwrap(), "The user's own edit.\n");
     }
 
     #[test]
