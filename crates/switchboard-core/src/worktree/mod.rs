@@ -8,6 +8,8 @@
 //! Not yet wired into the engine: the profile setting, the task's worktree
 //! and the review come next.
 
+pub mod radar;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -277,6 +279,22 @@ pub fn changes(path: &Path, base: &str) -> Result<Vec<FileChange>, GitError> {
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
+}
+
+/// The base's lines each file the worktree at `path` changed touches (for
+/// the conflict radar), untracked files as added ones, the app's own left out.
+pub fn hunks(path: &Path, base: &str) -> Result<Vec<radar::FileHunks>, GitError> {
+    let excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
+    let mut args = vec!["diff", "-U0", "-M", "--no-color", "--no-ext-diff", base, "--", "."];
+    args.extend(excluded.iter().map(String::as_str));
+    let mut files = radar::parse_hunks(&String::from_utf8_lossy(&git(path, &args)?));
+    for file in git(path, &["ls-files", "--others", "--exclude-standard", "-z"])?.split(|b| *b == 0) {
+        let file = String::from_utf8_lossy(file).into_owned();
+        if !file.is_empty() && !is_app_path(&file) {
+            files.push(radar::FileHunks { path: file, hunks: None });
+        }
+    }
+    Ok(files)
 }
 
 /// Writes everything the worktree at `path` changed against `base` as one
@@ -574,6 +592,28 @@ mod tests {
         assert!(matches!(&refused, Merged::InTheWay { why } if why.contains("uncommitted")), "{refused:?}");
         assert_eq!(head_of(&root, "main"), main_before);
         assert_eq!(std::fs::read_to_string(root.join("guide.md")).unwrap(), "The user's own edit.\n");
+    }
+
+    #[test]
+    fn the_radar_sees_two_worktrees_change_the_same_lines_and_not_unrelated_files() {
+        let (dir, root) = repository();
+        let [a, b, c] = ["a", "b", "c"].map(|name| {
+            let path = dir.path().join(format!("worktrees/{name}"));
+            create(&root, "main", &format!("switchboard/{name}/work"), &path).unwrap();
+            path
+        });
+        std::fs::write(a.join("notes.txt"), "first line\nsecond line, by a\nthird line\n").unwrap();
+        std::fs::write(b.join("notes.txt"), "first line\nsecond line, by b\nthird line\nfourth, by b\n").unwrap();
+        commit_all(&b, "b's notes").unwrap();
+        std::fs::write(c.join("README.md"), "# Project by c\n").unwrap();
+        std::fs::write(c.join("fresh.md"), "new\n").unwrap();
+        let worktrees: Vec<(&str, Vec<radar::FileHunks>)> =
+            [("a", &a), ("b", &b), ("c", &c)].map(|(key, path)| (key, hunks(path, "main").unwrap())).into();
+        let found = radar::overlaps(&worktrees);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let overlap = &found[0];
+        assert_eq!((overlap.first, overlap.second, overlap.path.as_str()), ("a", "b", "notes.txt"));
+        assert_eq!((overlap.first_hunks, overlap.second_hunks), (1, 1), "{overlap:?}");
     }
 
     #[test]
