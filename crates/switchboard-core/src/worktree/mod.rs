@@ -231,6 +231,78 @@ pub fn merge(root: &Path, base: &str, branch: &str, message: &str) -> Result<Mer
     Ok(Merged::Landed { commit, fast_forward })
 }
 
+/// How a rebase went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rebased {
+    /// The worktree's commits now sit on the base as it is now.
+    Done,
+    /// They meet the base's new commits in these files: the rebase was
+    /// undone, the worktree is as it was.
+    Conflict { files: Vec<String> },
+}
+
+/// Replays the worktree's commits onto `base` as it is now (after another
+/// task merged, say). Uncommitted work is committed first with `message`;
+/// a conflict undoes the rebase and names the files, never forcing.
+pub fn rebase(path: &Path, base: &str, message: &str) -> Result<Rebased, GitError> {
+    commit_all(path, message)?;
+    let (done, _) = git_status(path, &["-c", "core.editor=true", "rebase", "--quiet", base])?;
+    if done {
+        return Ok(Rebased::Done);
+    }
+    let files = git(path, &["diff", "--name-only", "--diff-filter=U", "-z"])?
+        .split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .collect::<Vec<_>>();
+    git(path, &["rebase", "--abort"])?;
+    if files.is_empty() {
+        return Err(GitError::Failed { what: "rebase".into(), why: "it stopped with no conflicting file".into() });
+    }
+    Ok(Rebased::Conflict { files })
+}
+
+/// Whether everything on `branch` is on `base` already.
+pub fn is_merged(repository: &Path, branch: &str, base: &str) -> Result<bool, GitError> {
+    let (merged, _) = git_status(
+        repository,
+        &["merge-base", "--is-ancestor", &format!("refs/heads/{branch}"), &format!("refs/heads/{base}")],
+    )?;
+    Ok(merged)
+}
+
+/// A worktree's state, as the user reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorktreeState {
+    /// Its agent is at work in it.
+    Working,
+    /// Work is done and not merged yet.
+    ReadyToMerge,
+    Merged,
+    /// Another worktree changes the same lines (the radar), or a merge met a conflict.
+    Conflicting,
+    /// Its folder is gone.
+    FolderMissing,
+}
+
+/// What the facts about a worktree make its state (pure): a missing folder
+/// first, then work under way, then merged, conflicting, ready.
+pub fn state_of(folder_exists: bool, agent_at_work: bool, merged: bool, conflicting: bool) -> WorktreeState {
+    match (folder_exists, agent_at_work, merged, conflicting) {
+        (false, ..) => WorktreeState::FolderMissing,
+        (true, true, ..) => WorktreeState::Working,
+        (true, false, true, _) => WorktreeState::Merged,
+        (true, false, false, true) => WorktreeState::Conflicting,
+        (true, false, false, false) => WorktreeState::ReadyToMerge,
+    }
+}
+
+/// Whether removing a worktree would lose work, so the user is asked first
+/// (and a patch is kept): it has changes that are not all on the base.
+pub fn removal_loses_work(changes: &[FileChange], merged: bool) -> bool {
+    !changes.is_empty() && !merged
+}
+
 /// Whether a branch of that name exists in the repository.
 pub fn branch_exists(repository: &Path, branch: &str) -> bool {
     git(repository, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]).is_ok()
@@ -614,6 +686,63 @@ mod tests {
         let overlap = &found[0];
         assert_eq!((overlap.first, overlap.second, overlap.path.as_str()), ("a", "b", "notes.txt"));
         assert_eq!((overlap.first_hunks, overlap.second_hunks), (1, 1), "{overlap:?}");
+    }
+
+    #[test]
+    fn a_rebase_onto_the_moved_base_lands_or_is_undone_on_a_conflict() {
+        let (dir, root) = repository();
+        let [a, b, c] = ["a", "b", "c"].map(|name| {
+            let path = dir.path().join(format!("worktrees/{name}"));
+            create(&root, "main", &format!("switchboard/{name}/work"), &path).unwrap();
+            path
+        });
+        std::fs::write(a.join("notes.txt"), "first line\nsecond line, by a\nthird line\n").unwrap();
+        commit_all(&a, "a's notes").unwrap();
+        assert!(matches!(merge(&root, "main", "switchboard/a/work", "m").unwrap(), Merged::Landed { .. }));
+        assert!(is_merged(&root, "switchboard/a/work", "main").unwrap());
+
+        // b changed another file, uncommitted: committed, then replayed onto a's work.
+        std::fs::write(b.join("README.md"), "# Project, by b\n").unwrap();
+        assert_eq!(rebase(&b, "main", "b's readme").unwrap(), Rebased::Done);
+        assert_eq!(
+            std::fs::read_to_string(b.join("notes.txt")).unwrap(),
+            "first line\nsecond line, by a\nthird line\n"
+        );
+        assert!(!is_merged(&root, "switchboard/b/work", "main").unwrap(), "b's own work is not on main yet");
+
+        // c changed the same line as a: the rebase is undone, c's work kept as it was.
+        std::fs::write(c.join("notes.txt"), "first line\nsecond line, by c\nthird line\n").unwrap();
+        let head_before = text(git(&c, &["rev-parse", "HEAD"]).unwrap());
+        assert_eq!(rebase(&c, "main", "c's notes").unwrap(), Rebased::Conflict { files: vec!["notes.txt".into()] });
+        let head_after = text(git(&c, &["rev-parse", "HEAD"]).unwrap());
+        assert_ne!(head_before, head_after, "c's work was committed before the attempt");
+        assert_eq!(
+            std::fs::read_to_string(c.join("notes.txt")).unwrap(),
+            "first line\nsecond line, by c\nthird line\n"
+        );
+        let rebase_dir = PathBuf::from(text(git(&c, &["rev-parse", "--git-path", "rebase-merge"]).unwrap()));
+        let rebase_dir = if rebase_dir.is_absolute() { rebase_dir } else { c.join(rebase_dir) };
+        assert!(!rebase_dir.exists(), "no rebase left half done");
+        assert!(git(&c, &["status", "--porcelain"]).unwrap().is_empty(), "its work is all committed, none lost");
+    }
+
+    #[test]
+    fn a_worktree_s_state_and_whether_removing_it_loses_work() {
+        use WorktreeState::*;
+        let cases = [
+            ((false, true, false, true), FolderMissing),
+            ((true, true, false, true), Working),
+            ((true, false, true, true), Merged),
+            ((true, false, false, true), Conflicting),
+            ((true, false, false, false), ReadyToMerge),
+        ];
+        for ((exists, working, merged, conflicting), state) in cases {
+            assert_eq!(state_of(exists, working, merged, conflicting), state);
+        }
+        let change = FileChange { path: "a".into(), from: None, kind: ChangeKind::Modified, binary: false };
+        assert!(removal_loses_work(std::slice::from_ref(&change), false));
+        assert!(!removal_loses_work(&[change], true), "all of it is on the base");
+        assert!(!removal_loses_work(&[], false), "nothing to lose");
     }
 
     #[test]
