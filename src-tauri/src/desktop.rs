@@ -46,7 +46,8 @@ struct Tray {
     _icon: TrayIcon,
     status: MenuItem<Wry>,
     pause: MenuItem<Wry>,
-    shown: TrayCounts,
+    /// The counts shown; none while the tray says the engine stopped.
+    shown: Option<TrayCounts>,
     all_paused: bool,
 }
 
@@ -132,12 +133,32 @@ impl Desktop {
         self.show_counts(app, counts, all_paused);
     }
 
+    /// The engine cannot be reached: the tray says so instead of counts it
+    /// can no longer vouch for (they come back with the engine).
+    pub fn engine_lost(&self, app: &AppHandle) {
+        let status = match self.tray.lock().expect("never poisoned").as_mut() {
+            Some(tray) if tray.shown.is_some() => {
+                tray.shown = None;
+                (tray.status.clone(), tray._icon.clone())
+            }
+            _ => return,
+        };
+        let label = switchboard_core::notice::ENGINE_STOPPED;
+        let posted = app.run_on_main_thread(move || {
+            status.0.set_text(label).ok();
+            status.1.set_tooltip(Some(format!("Switchboard: {label}"))).ok();
+        });
+        if let Err(error) = posted {
+            tracing::debug!(%error, "the tray could not be updated (the app is quitting)");
+        }
+    }
+
     /// The tray's counts and pause item, where they changed.
     fn show_counts(&self, app: &AppHandle, counts: TrayCounts, all_paused: bool) {
         let (status, pause) = match self.tray.lock().expect("never poisoned").as_mut() {
             Some(tray) => {
-                let status = (tray.shown != counts).then(|| {
-                    tray.shown = counts;
+                let status = (tray.shown != Some(counts)).then(|| {
+                    tray.shown = Some(counts);
                     (tray.status.clone(), tray._icon.clone(), counts.label())
                 });
                 let pause = (tray.all_paused != all_paused).then(|| {
@@ -222,7 +243,7 @@ impl Desktop {
                     _ => {}
                 })
                 .build(app)?;
-            Ok(Tray { _icon: icon, status, pause, shown: counts, all_paused })
+            Ok(Tray { _icon: icon, status, pause, shown: Some(counts), all_paused })
         })();
         match built {
             Ok(tray) => *self.tray.lock().expect("never poisoned") = Some(tray),

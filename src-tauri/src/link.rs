@@ -193,6 +193,9 @@ impl Link {
     }
 
     fn set(&self, app: &AppHandle, link: EngineLink, client: Option<Client>) {
+        if matches!(link, EngineLink::Lost { .. } | EngineLink::Refused { .. }) {
+            app.state::<Desktop>().engine_lost(app);
+        }
         self.linked.send_replace(Linked { link: link.clone(), client });
         if let Err(error) = app.emit(ENGINE_LINK_EVENT, &link) {
             tracing::debug!(%error, "the window did not hear of the engine link");

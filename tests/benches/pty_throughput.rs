@@ -19,12 +19,7 @@ const ROUNDS: usize = 3;
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("output.txt");
-    let mut text = String::with_capacity(FILE_BYTES + 200);
-    let mut n = 0u64;
-    while text.len() < FILE_BYTES {
-        text.push_str(&format!("\x1b[3{}mline {n:08} {}\x1b[0m\n", n % 7, "-".repeat(60)));
-        n += 1;
-    }
+    let text = switchboard_tests::measure::coloured_lines(FILE_BYTES);
     std::fs::write(&file, &text).unwrap();
     let file = file.display().to_string();
 

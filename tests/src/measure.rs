@@ -14,6 +14,18 @@ pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// Agent-like terminal output of at least `bytes`: numbered lines in turning
+/// colours, as the throughput benchmarks print through a PTY.
+pub fn coloured_lines(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 200);
+    let mut n = 0u64;
+    while text.len() < bytes {
+        text.push_str(&format!("\x1b[3{}mline {n:08} {}\x1b[0m\n", n % 7, "-".repeat(60)));
+        n += 1;
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,6 +126,10 @@ pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> De
     if quiet { Delivery::Held } else { Delivery::Show }
 }
 
+/// What the tray says in place of its counts while the window cannot reach
+/// the engine (the window's banner says the rest).
+pub const ENGINE_STOPPED: &str = "The engine stopped";
+
 /// A desktop notification to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {

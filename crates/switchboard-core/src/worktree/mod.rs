@@ -346,7 +346,7 @@ pub fn changes(path: &Path, base: &str) -> Result<Vec<FileChange>, GitError> {
         if is_app_path(&file) {
             continue;
         }
-        let binary = looks_binary(&path.join(&file));
+        let binary = looks_binary(path, &file);
         changes.push(FileChange { path: file, from: None, kind: ChangeKind::Added, binary });
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
@@ -457,12 +457,15 @@ fn binary_paths(numstat: &[u8]) -> Vec<String> {
     out
 }
 
-/// Whether a file's first 8 KiB hold a NUL byte, as git judges text.
-fn looks_binary(file: &Path) -> bool {
-    use std::io::Read;
-    let mut start = [0u8; 8192];
-    let read = std::fs::File::open(file).and_then(|mut f| f.read(&mut start)).unwrap_or(0);
-    start[..read].contains(&0)
+/// Whether a file's first 8 KiB hold a NUL byte, as git judges text. The
+/// agent wrote it: read the one guarded way (inside the worktree, no link
+/// out, a regular file only, capped); one that may not be read is not shown
+/// as text either.
+fn looks_binary(worktree: &Path, file: &str) -> bool {
+    match crate::workspace::Workspace::open(worktree).and_then(|w| w.read(file, 8192)) {
+        Ok(start) => start.text.contains('\0'),
+        Err(_) => true,
+    }
 }
 
 #[cfg(test)]
@@ -535,6 +538,9 @@ mod tests {
         std::fs::write(path.join("logo.png"), [0x89, b'P', b'N', b'G', 0, 0, 1, 2]).unwrap();
         run(&path, &["add", "src/new.rs", "new-name.txt", "old-name.txt"]);
         run(&path, &["commit", "--quiet", "-m", "agent work"]);
+        // A FIFO and a link out, planted by the agent: listed, never opened or followed.
+        nix::unistd::mkfifo(&path.join("pipe"), nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", path.join("outside")).unwrap();
         // The app's own files are never changes.
         std::fs::create_dir_all(path.join("summaries")).unwrap();
         std::fs::write(path.join("summaries/t.md"), "## Status\nCOMPLETED\n").unwrap();
@@ -550,6 +556,7 @@ mod tests {
                 ("logo.png", ChangeKind::Added, None, true),
                 ("new-name.txt", ChangeKind::Renamed, Some("old-name.txt"), false),
                 ("notes.txt", ChangeKind::Deleted, None, false),
+                ("outside", ChangeKind::Added, None, true),
                 ("src/lib.rs", ChangeKind::Modified, None, false),
                 ("src/new.rs", ChangeKind::Added, None, false),
             ]
@@ -596,6 +603,15 @@ mod tests {
         let listed = list(&root).unwrap();
         assert_eq!(listed.len(), 1);
         assert!(listed[0].missing, "{listed:?}");
+    }
+
+    /// Worktrees `a`, `b` and `c` from `main`, on `switchboard/<name>/work`.
+    fn three_worktrees(dir: &Path, root: &Path) -> [PathBuf; 3] {
+        ["a", "b", "c"].map(|name| {
+            let path = dir.join(format!("worktrees/{name}"));
+            create(root, "main", &format!("switchboard/{name}/work"), &path).unwrap();
+            path
+        })
     }
 
     fn head_of(root: &Path, branch: &str) -> String {
@@ -669,11 +685,7 @@ mod tests {
     #[test]
     fn the_radar_sees_two_worktrees_change_the_same_lines_and_not_unrelated_files() {
         let (dir, root) = repository();
-        let [a, b, c] = ["a", "b", "c"].map(|name| {
-            let path = dir.path().join(format!("worktrees/{name}"));
-            create(&root, "main", &format!("switchboard/{name}/work"), &path).unwrap();
-            path
-        });
+        let [a, b, c] = three_worktrees(dir.path(), &root);
         std::fs::write(a.join("notes.txt"), "first line\nsecond line, by a\nthird line\n").unwrap();
         std::fs::write(b.join("notes.txt"), "first line\nsecond line, by b\nthird line\nfourth, by b\n").unwrap();
         commit_all(&b, "b's notes").unwrap();
@@ -691,11 +703,7 @@ mod tests {
     #[test]
     fn a_rebase_onto_the_moved_base_lands_or_is_undone_on_a_conflict() {
         let (dir, root) = repository();
-        let [a, b, c] = ["a", "b", "c"].map(|name| {
-            let path = dir.path().join(format!("worktrees/{name}"));
-            create(&root, "main", &format!("switchboard/{name}/work"), &path).unwrap();
-            path
-        });
+        let [a, b, c] = three_worktrees(dir.path(), &root);
         std::fs::write(a.join("notes.txt"), "first line\nsecond line, by a\nthird line\n").unwrap();
         commit_all(&a, "a's notes").unwrap();
         assert!(matches!(merge(&root, "main", "switchboard/a/work", "m").unwrap(), Merged::Landed { .. }));
