@@ -77,6 +77,11 @@ pub enum EngineError {
     NotThisSession,
     #[error("the engine has shut down")]
     EngineStopped,
+    #[error("no worktree of the task or loop {0}")]
+    WorktreeNotFound(String),
+    /// git refused or failed; its words.
+    #[error("{0}")]
+    Git(#[from] crate::worktree::GitError),
     #[error("the work that was to answer this request ended first")]
     Unanswered,
     #[error("internal error: {0}")]
@@ -140,6 +145,8 @@ impl EngineError {
             EngineError::Relayed(error) => error.code,
             EngineError::UsersDecision { .. } | EngineError::NotThisSession => ErrorCode::NotAllowed,
             EngineError::EngineStopped => ErrorCode::EngineStopped,
+            EngineError::WorktreeNotFound(_) => ErrorCode::WorktreeNotFound,
+            EngineError::Git(_) => ErrorCode::Git,
             EngineError::Unanswered | EngineError::Internal(_) => ErrorCode::Internal,
         }
     }

@@ -89,6 +89,8 @@ pub enum NoticeKind {
     /// The app cannot record its work: not a choice, and shown even in
     /// quiet hours, since the user has to act.
     Storage,
+    /// Two agents' worktrees change the same file (told once per pair).
+    Overlap,
     /// The app tells of itself (the window closed into the tray, once).
     App,
 }
@@ -112,7 +114,8 @@ pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> De
     let chosen = match kind {
         NoticeKind::TaskCompleted => choices.task_completed,
         NoticeKind::TaskFailed => choices.task_failed,
-        NoticeKind::NeedsAnswer => choices.needs_answer,
+        // Two agents about to meet in a file is the user's to sort out.
+        NoticeKind::NeedsAnswer | NoticeKind::Overlap => choices.needs_answer,
         NoticeKind::LoopEnded | NoticeKind::LoopStalled => choices.loop_ended,
         NoticeKind::AgentQuiet => choices.agent_quiet,
         NoticeKind::Storage | NoticeKind::App => return Delivery::Show,
@@ -279,7 +282,7 @@ pub fn style(kind: NoticeKind) -> (Urgency, Lasting) {
         NoticeKind::NeedsAnswer | NoticeKind::AgentQuiet | NoticeKind::LoopStalled | NoticeKind::Storage => {
             (Urgency::Critical, Lasting::UntilHandled)
         }
-        NoticeKind::TaskFailed => (Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS)),
+        NoticeKind::TaskFailed | NoticeKind::Overlap => (Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS)),
         NoticeKind::LoopEnded => (Urgency::Normal, Lasting::Transient(COMPLETED_SHOWN_MS)),
         NoticeKind::TaskCompleted | NoticeKind::App => (Urgency::Low, Lasting::Transient(COMPLETED_SHOWN_MS)),
     }
@@ -296,6 +299,7 @@ pub fn handled(kind: NoticeKind, now: &Attention) -> bool {
         | NoticeKind::TaskFailed
         | NoticeKind::LoopEnded
         | NoticeKind::Storage
+        | NoticeKind::Overlap
         | NoticeKind::App => false,
     }
 }
@@ -521,6 +525,7 @@ impl Notices {
             | EngineEvent::SessionChanged { .. }
             | EngineEvent::Logged { .. } => None,
             EngineEvent::LoopChanged { info } => self.on_loop(info),
+            EngineEvent::WorktreeChanged { worktree } => self.on_worktree(worktree),
             EngineEvent::StorageChanged { problem } => {
                 let body = match problem.as_ref()? {
                     StorageProblem::Full => "The disk holding its data is full: free some space there. Agents keep \
@@ -543,6 +548,37 @@ impl Notices {
                 ).about(profile_id))
             }
         }
+    }
+
+    /// A worktree found changing a file another changes: told once per pair.
+    fn on_worktree(&mut self, worktree: &crate::api::WorktreeInfo) -> Option<Notice> {
+        let overlap = worktree.overlaps.iter().find(|o| {
+            let pair = if worktree.task < o.with { (&worktree.task, &o.with) } else { (&o.with, &worktree.task) };
+            !self.notified.contains(&format!("overlap:{}:{}", pair.0, pair.1))
+        })?;
+        let pair = if worktree.task < overlap.with {
+            (&worktree.task, &overlap.with)
+        } else {
+            (&overlap.with, &worktree.task)
+        };
+        if !self.remember(format!("overlap:{}:{}", pair.0, pair.1)) {
+            return None;
+        }
+        let file = match overlap.files.as_slice() {
+            [one] => one.clone(),
+            [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+            [] => return None,
+        };
+        let first = if overlap.merge_first { &worktree.title } else { &overlap.with_title };
+        let target = match worktree.task.parse::<TaskId>() {
+            Ok(task) => NoticeTarget::Task(task),
+            Err(_) => NoticeTarget::Window,
+        };
+        let body = format!(
+            "“{}” and “{}” both change {file}. Merging “{first}” first is the smaller conflict.",
+            worktree.title, overlap.with_title
+        );
+        Some(Notice::new(NoticeKind::Overlap, target, "Two agents change the same file", body).about(&worktree.profile_id))
     }
 
     fn agent(&self, profile: &ProfileId) -> &str {

@@ -122,6 +122,16 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
     }
     if let Some(message) = cwd_problem(&spec.cwd, found.cwd) {
         add(ProfileField::Cwd, message);
+    } else if spec.isolation == crate::api::Isolation::Worktree
+        && let Err(error) = crate::worktree::repository_of(Path::new(&spec.cwd))
+    {
+        let message = match error {
+            crate::worktree::GitError::NotRun(_) => "Tasks can work in worktrees only where git is installed.".to_owned(),
+            _ => "Tasks can work in worktrees of their own only when the folder is inside a git repository; \
+                  this one is not."
+                .to_owned(),
+        };
+        add(ProfileField::Isolation, message);
     }
     if let Some(pattern) = &spec.ready_pattern
         && let Err(message) = check_pattern(pattern)

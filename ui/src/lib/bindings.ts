@@ -60,7 +60,12 @@ signal_protocols: boolean,
  * Seconds a task's agent may show no output and no hook event while it
  * should be working before the task is flagged as possibly stuck; 0: never.
  */
-quiet_alert_secs: number, };
+quiet_alert_secs: number, 
+/**
+ * Where its tasks work: its folder, or each task in a git worktree of
+ * its own (the folder must then be inside a git repository).
+ */
+isolation: Isolation, };
 
 export type Profile = { id: ProfileId, created_at: number, name: string, 
 /**
@@ -105,9 +110,14 @@ signal_protocols: boolean,
  * Seconds a task's agent may show no output and no hook event while it
  * should be working before the task is flagged as possibly stuck; 0: never.
  */
-quiet_alert_secs: number, };
+quiet_alert_secs: number, 
+/**
+ * Where its tasks work: its folder, or each task in a git worktree of
+ * its own (the folder must then be inside a git repository).
+ */
+isolation: Isolation, };
 
-export type ProfileField = "name" | "command" | "args" | "env" | "cwd" | "kind" | "ready_pattern" | "ready_quiet_ms" | "task_time_limit_secs" | "quiet_alert_secs";
+export type ProfileField = "name" | "command" | "args" | "env" | "cwd" | "kind" | "ready_pattern" | "ready_quiet_ms" | "task_time_limit_secs" | "quiet_alert_secs" | "isolation";
 
 export type ProfileProblem = { field: ProfileField, message: string, };
 
@@ -137,7 +147,11 @@ export type SessionInfo = { id: SessionId, profile_id: ProfileId, started_at: nu
  * The agent's own id for its conversation (Claude Code's
  * `--session-id`), which a later session can resume.
  */
-agent_session_id: string | null, } & ({ "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, });
+agent_session_id: string | null, 
+/**
+ * The folder it works in when not its agent's (a task's worktree).
+ */
+workspace?: string | null, } & ({ "state": "running", pid: number, } | { "state": "exited", exit_code: number, signal: string | null, ended_at: number, } | { "state": "killed", exit_code: number, signal: string | null, ended_at: number, } | { "state": "interrupted", ended_at: number, });
 
 export type ScreenSnapshot = { size: TermSize, 
 /**
@@ -207,7 +221,13 @@ goals: string | null,
 /**
  * The loop iteration this task runs (made by the loop, never submitted).
  */
-loop_iteration: LoopIteration | null, };
+loop_iteration: LoopIteration | null, 
+/**
+ * Runs in the worktree made for that task (or loop): a review's
+ * follow-up, a loop's later iteration. None: an agent that works apart
+ * gets a new worktree for it.
+ */
+worktree?: string | null, };
 
 export type TaskState = "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
 
@@ -257,7 +277,7 @@ results_json: string | null,
  */
 errors: string | null, };
 
-export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, };
+export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_setup", command: string, };
 
 export type TaskInfo = { id: TaskId, state: TaskState, 
 /**
@@ -334,7 +354,13 @@ goals: string | null,
 /**
  * The loop iteration this task runs (made by the loop, never submitted).
  */
-loop_iteration: LoopIteration | null, };
+loop_iteration: LoopIteration | null, 
+/**
+ * Runs in the worktree made for that task (or loop): a review's
+ * follow-up, a loop's later iteration. None: an agent that works apart
+ * gets a new worktree for it.
+ */
+worktree?: string | null, };
 
 export type QueueStatus = { profile_id: ProfileId, paused: boolean, 
 /**
@@ -687,15 +713,15 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "worktree", "value": WorktreeInfo } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
  * The signal that has waited longest, to start with.
  */
-oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "attention_changed", profile_id: ProfileId, attention: Attention, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
+oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "attention_changed", profile_id: ProfileId, attention: Attention, } | { "type": "worktree_changed", worktree: WorktreeInfo, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
 
 export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**
@@ -707,7 +733,7 @@ app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: nu
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
  */
-env?: { [key in string]: string }, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, };
+env?: { [key in string]: string }, } | { "kind": "worktree_made", branch: string, base: string, path: string, } | { "kind": "worktree_setup", command: string, succeeded: boolean, exit: number | null, output: string, } | { "kind": "worktree_reviewed", step: ReviewStep, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, };
 
 export type LoopStep = { "step": "started", max_iterations: number, } | { "step": "iteration", number: number, } | { "step": "judged", number: number, verdict: Verdict, } | { "step": "resumed" } | { "step": "cancelled" } | { "step": "failed_start", number: number, attempt: number, } | { "step": "failed_to_start", attempts: number, } | { "step": "workspace_gone" } | { "step": "anchor_rewritten" };
 
@@ -721,7 +747,7 @@ app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: nu
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
  */
-env?: { [key in string]: string }, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, });
+env?: { [key in string]: string }, } | { "kind": "worktree_made", branch: string, base: string, path: string, } | { "kind": "worktree_setup", command: string, succeeded: boolean, exit: number | null, output: string, } | { "kind": "worktree_reviewed", step: ReviewStep, } | { "kind": "loop", loop_id: LoopId, step: LoopStep, });
 
 export type DiagramId = "agent_status" | "loop_mode" | "stop_event" | "team_lead" | "team_lifecycle" | "completion_decision" | "clarification" | "stop_work" | "delegate_work" | "completion_report" | "checkpoint_resume" | "task_queue";
 
@@ -874,6 +900,116 @@ since: number, } | { "state": "working", task_id: TaskId | null, task: string | 
 
 export type AgentAttention = { profile_id: ProfileId, attention: Attention, };
 
+export type Isolation = "none" | "worktree";
+
+export type FolderRepository = { "kind": "repository", 
+/**
+ * The repository's top folder.
+ */
+root: string, 
+/**
+ * The branch checked out there; none when detached.
+ */
+branch: string | null, 
+/**
+ * The command run in each new worktree of this repository (say,
+ * installing dependencies), in the repository's settings.
+ */
+setup_command: string | null, } | { "kind": "not_a_repository", why: string, };
+
+export type WorktreeState = "working" | "ready_to_merge" | "conflicting" | "merged" | "folder_missing" | "discarded";
+
+export type WorktreeOverlap = { 
+/**
+ * The other worktree (its task or loop).
+ */
+with: string, 
+/**
+ * Its task's name.
+ */
+with_title: string, files: Array<string>, 
+/**
+ * Regions of the shared files this one changes that meet the other's.
+ */
+meeting_hunks: number, 
+/**
+ * Merge this one first (it has fewer overlapping changes).
+ */
+merge_first: boolean, };
+
+export type WorktreeInfo = { 
+/**
+ * The task it was made for, or the loop (for all its iterations).
+ */
+task: string, 
+/**
+ * The task's name, or the loop's goal.
+ */
+title: string, loop_id: LoopId | null, profile_id: ProfileId, 
+/**
+ * The agent's name.
+ */
+agent: string, repository: string, branch: string, 
+/**
+ * The branch it was made from, which a merge lands on.
+ */
+base: string, path: string, created_at: number, state: WorktreeState, 
+/**
+ * Files changed against the base (none known for a merged, discarded
+ * or missing one).
+ */
+files_changed: number, 
+/**
+ * The worktrees that change a file this one changes.
+ */
+conflicts_with: Array<string>, overlaps: Array<WorktreeOverlap>, 
+/**
+ * The files a merge met a conflict in (until the next merge or rebase).
+ */
+merge_conflict: Array<string>, 
+/**
+ * Where its work was kept as a patch when it was discarded.
+ */
+patch: string | null, 
+/**
+ * The task at work in it now, if any.
+ */
+task_at_work: TaskId | null, };
+
+export type FileStatus = "added" | "modified" | "deleted" | "renamed";
+
+export type DiffContent = { "kind": "text", before: string, after: string, unified: string, } | { "kind": "binary" } | { "kind": "too_large", bytes: number, };
+
+export type FileDiff = { path: string, 
+/**
+ * Where a renamed file was.
+ */
+from: string | null, status: FileStatus, content: DiffContent, };
+
+export type WorktreeDiff = { worktree: WorktreeInfo, files: Array<FileDiff>, 
+/**
+ * Files left out past the most a diff shows.
+ */
+files_left_out: number, 
+/**
+ * The latest summary of a task in it.
+ */
+summary: string | null, };
+
+export type MergeOutcome = { "outcome": "merged", base: string, commit: string, fast_forward: boolean, } | { "outcome": "conflict", files: Array<string>, } | { "outcome": "in_the_way", why: string, };
+
+export type DiscardOutcome = { "outcome": "discarded", patch: string | null, } | { "outcome": "would_lose_work", files_changed: number, };
+
+export type RebaseOutcome = { "outcome": "rebased" } | { "outcome": "conflict", files: Array<string>, };
+
+export type ReviewComment = { path: string, 
+/**
+ * 1-based, in the file as it is now (or as it was, for a deleted line).
+ */
+line: number, text: string, };
+
+export type ReviewStep = { "review": "committed" } | { "review": "merged", base: string, fast_forward: boolean, } | { "review": "merge_conflict", files: Array<string>, } | { "review": "rebased" } | { "review": "rebase_conflict", files: Array<string>, } | { "review": "discarded", patch: string | null, } | { "review": "comments_sent", comments: number, };
+
 export type Viewing = { profile_id: ProfileId | null, task_id: TaskId | null, focused: boolean, };
 
 export type OverviewAgent = { profile_id: ProfileId, name: string, 
@@ -942,7 +1078,7 @@ at: number,
  */
 snippet: string, found: Found, };
 
-export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "loop_busy" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "not_allowed" | "engine_stopped" | "internal";
+export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "loop_busy" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "not_allowed" | "engine_stopped" | "worktree_not_found" | "git" | "internal";
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, problems?: Array<ProfileProblem>, };
 
@@ -1068,6 +1204,24 @@ export interface EngineCommands {
   listPermissionRequests(): Promise<Array<PermissionRequest>>;
   /** The user's answer to an agent's permission request. */
   decidePermission(requestId: number, allow: boolean, message: string | null): Promise<void>;
+  /** The git repository a folder is in (the agent form offers worktrees only then), with its setup command; or why it is not one. */
+  folderRepository(folder: string): Promise<FolderRepository>;
+  /** The command run in each new worktree of the repository (none: nothing runs). */
+  setRepositorySetup(repository: string, setupCommand: string | null): Promise<void>;
+  /** Every worktree the app made that is not merged or discarded, then the recent ones that are, with what each changed and which others change the same files. */
+  listWorktrees(): Promise<Array<WorktreeInfo>>;
+  /** What a worktree (named by its task or loop, or a task at work in it) changed against its base, file by file, with its task's summary. */
+  worktreeDiff(worktree: string): Promise<WorktreeDiff>;
+  /** Commits what the agent left uncommitted in the worktree (never the app's files), with its task's name as the message. */
+  commitWorktree(worktree: string): Promise<WorktreeInfo>;
+  /** Commits what is left uncommitted, then lands the worktree's branch on its base (forward, or a merge commit) and removes the worktree; a conflict, or the user's own changes in the way, changes nothing. */
+  mergeWorktree(worktree: string): Promise<MergeOutcome>;
+  /** Removes the worktree and its branch. Refused without `force` when it holds work that is not merged; with it, that work is kept as a patch file first. */
+  discardWorktree(worktree: string, force: boolean): Promise<DiscardOutcome>;
+  /** Moves the worktree's work onto its base's latest commit; a conflict undoes it. */
+  rebaseWorktree(worktree: string): Promise<RebaseOutcome>;
+  /** Types the user's line comments into the worktree's agent as one review, a new task in the same worktree. */
+  reviewWorktree(worktree: string, comments: Array<ReviewComment>): Promise<Submitted>;
 }
 
 /** The window's commands over `send`, which carries one `Command` to the engine and resolves with its `Reply`. */
@@ -1127,6 +1281,15 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     setViewing: async (viewing) => replyValue(await send({ type: "set_viewing", viewing: viewing }), "unit"),
     listPermissionRequests: async () => replyValue(await send({ type: "list_permission_requests" }), "permission_requests"),
     decidePermission: async (requestId, allow, message) => replyValue(await send({ type: "decide_permission", request_id: requestId, allow: allow, message: message }), "unit"),
+    folderRepository: async (folder) => replyValue(await send({ type: "folder_repository", folder: folder }), "folder_repository"),
+    setRepositorySetup: async (repository, setupCommand) => replyValue(await send({ type: "set_repository_setup", repository: repository, setup_command: setupCommand }), "unit"),
+    listWorktrees: async () => replyValue(await send({ type: "list_worktrees" }), "worktrees"),
+    worktreeDiff: async (worktree) => replyValue(await send({ type: "worktree_diff", worktree: worktree }), "worktree_diff"),
+    commitWorktree: async (worktree) => replyValue(await send({ type: "commit_worktree", worktree: worktree }), "worktree"),
+    mergeWorktree: async (worktree) => replyValue(await send({ type: "merge_worktree", worktree: worktree }), "merge"),
+    discardWorktree: async (worktree, force) => replyValue(await send({ type: "discard_worktree", worktree: worktree, force: force }), "discard"),
+    rebaseWorktree: async (worktree) => replyValue(await send({ type: "rebase_worktree", worktree: worktree }), "rebase"),
+    reviewWorktree: async (worktree, comments) => replyValue(await send({ type: "review_worktree", worktree: worktree, comments: comments }), "submitted"),
   };
 }
 
@@ -1249,6 +1412,25 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
     case "decide_permission":
       await target.decidePermission(command.request_id, command.allow, command.message);
       return { type: "unit" };
+    case "folder_repository":
+      return { type: "folder_repository", value: await target.folderRepository(command.folder) };
+    case "set_repository_setup":
+      await target.setRepositorySetup(command.repository, command.setup_command);
+      return { type: "unit" };
+    case "list_worktrees":
+      return { type: "worktrees", value: await target.listWorktrees() };
+    case "worktree_diff":
+      return { type: "worktree_diff", value: await target.worktreeDiff(command.worktree) };
+    case "commit_worktree":
+      return { type: "worktree", value: await target.commitWorktree(command.worktree) };
+    case "merge_worktree":
+      return { type: "merge", value: await target.mergeWorktree(command.worktree) };
+    case "discard_worktree":
+      return { type: "discard", value: await target.discardWorktree(command.worktree, command.force) };
+    case "rebase_worktree":
+      return { type: "rebase", value: await target.rebaseWorktree(command.worktree) };
+    case "review_worktree":
+      return { type: "submitted", value: await target.reviewWorktree(command.worktree, command.comments) };
     default:
       throw { code: "invalid_input", message: `\`${command.type}\` is not a command of the window`, field: "command" } as ApiError;
   }

@@ -221,6 +221,38 @@ macro_rules! engine_commands {
             window now list_permission_requests / ListPermissionRequests () -> Vec<$crate::api::PermissionRequest>;
             /// The user's answer to an agent's permission request.
             user now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
+            /// The git repository a folder is in (the agent form offers worktrees only then), with
+            /// its setup command; or why it is not one.
+            window later folder_repository / FolderRepository (folder: String) -> $crate::api::FolderRepository;
+            /// The command run in each new worktree of the repository (none: nothing runs).
+            user now set_repository_setup / SetRepositorySetup (
+                repository: String,
+                setup_command: Option<String>,
+            ) -> ();
+            /// Every worktree the app made that is not merged or discarded, then the recent ones
+            /// that are, with what each changed and which others change the same files.
+            window later list_worktrees / ListWorktrees () -> Vec<$crate::api::WorktreeInfo>;
+            /// What a worktree (named by its task or loop, or a task at work in it) changed
+            /// against its base, file by file, with its task's summary.
+            window later worktree_diff / WorktreeDiff (worktree: String) -> $crate::api::WorktreeDiff;
+            /// Commits what the agent left uncommitted in the worktree (never the app's files),
+            /// with its task's name as the message.
+            user later commit_worktree / CommitWorktree (worktree: String) -> $crate::api::WorktreeInfo;
+            /// Commits what is left uncommitted, then lands the worktree's branch on its base
+            /// (forward, or a merge commit) and removes the worktree; a conflict, or the user's
+            /// own changes in the way, changes nothing.
+            user later merge_worktree / MergeWorktree (worktree: String) -> $crate::api::MergeOutcome;
+            /// Removes the worktree and its branch. Refused without `force` when it holds work
+            /// that is not merged; with it, that work is kept as a patch file first.
+            user later discard_worktree / DiscardWorktree (worktree: String, force: bool) -> $crate::api::DiscardOutcome;
+            /// Moves the worktree's work onto its base's latest commit; a conflict undoes it.
+            user later rebase_worktree / RebaseWorktree (worktree: String) -> $crate::api::RebaseOutcome;
+            /// Types the user's line comments into the worktree's agent as one review, a new task
+            /// in the same worktree.
+            user now review_worktree / ReviewWorktree (
+                worktree: String,
+                comments: Vec<$crate::api::ReviewComment>,
+            ) -> $crate::api::Submitted;
         }
     };
 }
@@ -368,6 +400,13 @@ replies! {
     String => Text "text",
     crate::api::Restarted => Restarted "restarted",
     Vec<crate::api::AgentAttention> => Attention "attention",
+    crate::api::FolderRepository => FolderRepository "folder_repository",
+    Vec<crate::api::WorktreeInfo> => Worktrees "worktrees",
+    crate::api::WorktreeInfo => Worktree "worktree",
+    crate::api::WorktreeDiff => WorktreeDiff "worktree_diff",
+    crate::api::MergeOutcome => Merge "merge",
+    crate::api::DiscardOutcome => Discard "discard",
+    crate::api::RebaseOutcome => Rebase "rebase",
 }
 
 impl IntoReply for () {
@@ -424,6 +463,13 @@ pub enum Reply {
     /// A restart: the new session, or the task it waits for.
     Restarted(crate::api::Restarted),
     Attention(Vec<crate::api::AgentAttention>),
+    FolderRepository(crate::api::FolderRepository),
+    Worktrees(Vec<crate::api::WorktreeInfo>),
+    Worktree(crate::api::WorktreeInfo),
+    WorktreeDiff(crate::api::WorktreeDiff),
+    Merge(crate::api::MergeOutcome),
+    Discard(crate::api::DiscardOutcome),
+    Rebase(crate::api::RebaseOutcome),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.
@@ -463,6 +509,10 @@ pub enum ErrorCode {
     /// spoke for a session that is not its own.
     NotAllowed,
     EngineStopped,
+    /// No worktree of that task or loop.
+    WorktreeNotFound,
+    /// git refused or failed (its words in the message).
+    Git,
     Internal,
 }
 

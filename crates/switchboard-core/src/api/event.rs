@@ -128,6 +128,11 @@ pub enum EngineEvent {
         profile_id: ProfileId,
         attention: crate::api::Attention,
     },
+    /// A worktree was made, changed (files, state, overlaps with others),
+    /// merged or discarded.
+    WorktreeChanged {
+        worktree: crate::api::WorktreeInfo,
+    },
     /// An entry was added to the event log; `profile_id`: the agent it
     /// concerns, where known (live flows and event panels follow it).
     Logged {
@@ -237,6 +242,26 @@ pub enum LogKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         env: Option<std::collections::BTreeMap<String, String>>,
+    },
+    /// The task's worktree was made (a new branch from `base`), or, for a
+    /// later task in it, taken up again.
+    WorktreeMade {
+        branch: String,
+        base: String,
+        path: String,
+    },
+    /// The repository's setup command ran in the task's new worktree: how it
+    /// ended (`exit`: none when it could not run or was stopped by a signal)
+    /// and the end of what it printed.
+    WorktreeSetup {
+        command: String,
+        succeeded: bool,
+        exit: Option<i32>,
+        output: String,
+    },
+    /// The task's worktree landed on its base, was rebased, or discarded.
+    WorktreeReviewed {
+        step: crate::api::ReviewStep,
     },
     /// A loop started, began an iteration, was judged, resumed or
     /// cancelled.

@@ -16,6 +16,7 @@ mod settings;
 mod signal;
 mod storage;
 mod task;
+mod worktree;
 
 pub use attention::*;
 pub use command::*;
@@ -29,6 +30,7 @@ pub use settings::*;
 pub use signal::*;
 pub use storage::*;
 pub use task::*;
+pub use worktree::*;
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;

@@ -47,6 +47,10 @@ pub struct ProfileSpec {
     /// should be working before the task is flagged as possibly stuck; 0: never.
     #[serde(default = "default_quiet_alert_secs")]
     pub quiet_alert_secs: u32,
+    /// Where its tasks work: its folder, or each task in a git worktree of
+    /// its own (the folder must then be inside a git repository).
+    #[serde(default)]
+    pub isolation: super::Isolation,
 }
 
 fn default_signal_protocols() -> bool {
@@ -101,6 +105,7 @@ impl Default for ProfileSpec {
             completion: CompletionRule::Summary,
             signal_protocols: true,
             quiet_alert_secs: DEFAULT_QUIET_ALERT_SECS,
+            isolation: super::Isolation::None,
         }
     }
 }
@@ -169,6 +174,10 @@ pub struct SessionInfo {
     /// `--session-id`), which a later session can resume.
     #[serde(default)]
     pub agent_session_id: Option<String>,
+    /// The folder it works in when not its agent's (a task's worktree).
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub workspace: Option<String>,
 }
 
 /// What is on a session's screen now, as text, plus recent lines that
@@ -234,6 +243,7 @@ pub enum ProfileField {
     ReadyQuietMs,
     TaskTimeLimitSecs,
     QuietAlertSecs,
+    Isolation,
 }
 
 impl ProfileField {
@@ -250,6 +260,7 @@ impl ProfileField {
             ProfileField::ReadyQuietMs => "ready_quiet_ms",
             ProfileField::TaskTimeLimitSecs => "task_time_limit_secs",
             ProfileField::QuietAlertSecs => "quiet_alert_secs",
+            ProfileField::Isolation => "isolation",
         }
     }
 }

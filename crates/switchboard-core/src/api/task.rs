@@ -41,6 +41,12 @@ pub struct TaskSpec {
     /// The loop iteration this task runs (made by the loop, never submitted).
     #[serde(default)]
     pub loop_iteration: Option<LoopIteration>,
+    /// Runs in the worktree made for that task (or loop): a review's
+    /// follow-up, a loop's later iteration. None: an agent that works apart
+    /// gets a new worktree for it.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub worktree: Option<String>,
 }
 
 /// A loop's iteration, run as a task: a fresh session typed the iteration
@@ -67,6 +73,7 @@ impl TaskSpec {
             success_criteria: None,
             goals: None,
             loop_iteration: None,
+            worktree: None,
         }
     }
 }
@@ -226,6 +233,9 @@ pub enum WaitingFor {
     /// Done, but its agent leads teammates still at work: it completes when
     /// they are done.
     Teammates { working: u32 },
+    /// Taken from the queue: its new worktree's setup command (the
+    /// repository's) runs first.
+    WorktreeSetup { command: String },
 }
 
 impl WaitingFor {
@@ -248,6 +258,9 @@ impl WaitingFor {
             WaitingFor::User { .. } => "your answer".to_owned(),
             WaitingFor::Teammates { working: 1 } => "its teammate, still at work".to_owned(),
             WaitingFor::Teammates { working } => format!("its {working} teammates, still at work"),
+            WaitingFor::WorktreeSetup { command } => {
+                format!("its worktree's setup command to finish: {command}")
+            }
         }
     }
 }

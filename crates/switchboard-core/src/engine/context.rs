@@ -52,6 +52,12 @@ pub(crate) enum Follow {
     /// not be started (`exit`, in words; `said`, what it printed last): for
     /// its loop to retry.
     IterationFailedToStart { iteration: crate::api::LoopIteration, task: TaskId, exit: String, said: String },
+    /// A task started in the worktree of `owner` (a task or loop): for the
+    /// worktree desk.
+    WorktreeInUse { owner: String },
+    /// A task ended that ran (or would run) in the worktree of `owner`, if
+    /// the app made one: for the worktree desk.
+    WorktreeTaskEnded { owner: String },
 }
 
 /// A completion report's fields, as a task's end needs them.
@@ -120,13 +126,31 @@ impl Ctx {
         self.store.delegation_of(session).ok().flatten().is_some_and(|d| d.is_working())
     }
 
-    /// Starts a session of the profile (see [`Sessions::start`]).
+    /// Starts a session of the profile, in its folder or in `workspace`
+    /// (see [`Sessions::start`]).
     pub fn start_session(
         &mut self,
         profile_id: &ProfileId,
         size: TermSize,
         resume: Option<&str>,
+        workspace: Option<&std::path::Path>,
     ) -> Result<SessionInfo, EngineError> {
-        self.sessions.start(&self.store, &*self.sink, profile_id, size, resume)
+        self.sessions.start(&self.store, &*self.sink, profile_id, size, resume, workspace)
     }
+
+    /// The folder a session works in when it is not its agent's (a task's
+    /// worktree).
+    pub fn workspace_of_session(&self, session: &SessionId) -> Option<std::path::PathBuf> {
+        let recorded = match self.sessions.get(session) {
+            Some(entry) => entry.info.workspace.clone(),
+            None => self.store.get_session(session).ok().flatten().and_then(|s| s.workspace),
+        };
+        recorded.map(std::path::PathBuf::from)
+    }
+}
+
+/// A session's own folder (a worktree), while it is there; none: its
+/// agent's folder.
+pub(crate) fn still_there(workspace: Option<&str>) -> Option<std::path::PathBuf> {
+    workspace.map(std::path::PathBuf::from).filter(|path| path.is_dir())
 }

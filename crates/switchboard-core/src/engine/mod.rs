@@ -16,11 +16,13 @@ mod flows;
 pub use flows::KEPT_EXPORTS;
 mod handle;
 mod hooks;
+mod isolation;
 mod sessions;
 mod signals;
 mod state;
 mod status;
 mod tasks;
+mod worktrees;
 #[cfg(test)]
 mod testing;
 #[cfg(test)]
@@ -83,6 +85,8 @@ impl Engine {
         let (notes, notes_rx) = mpsc::unbounded_channel();
         let (watch_events, watch_rx) = mpsc::unbounded_channel();
         let (scans, scans_rx) = mpsc::channel(crate::session::SCAN_QUEUE);
+        let (radar, radar_rx) = mpsc::unbounded_channel();
+        let (worktree_notes, worktree_notes_rx) = mpsc::unbounded_channel();
         let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
         let feed = Arc::new(crate::sink::EventFeed::new(now()));
         let sink: Arc<dyn EventSink> = Arc::new(crate::sink::Fanout { feed: feed.clone(), sink });
@@ -93,6 +97,7 @@ impl Engine {
             tasks: tasks::TaskDesk::new(notes, watch_events),
             signals: signals::SignalDesk::new(config.max_agents),
             hooks: hooks::HookDesk::new(config.permission_wait),
+            worktrees: worktrees::WorktreeDesk::new(radar, worktree_notes),
             attention: attention::AttentionBoard::new(now()),
             path_env,
             server: None,
@@ -101,6 +106,7 @@ impl Engine {
         };
         sessions::recover_interrupted(&engine.cx.store, engine.config.kill_grace)?;
         engine.tasks.recover(&mut engine.cx)?;
+        engine.worktrees.recover(&engine.cx);
         engine.hooks.replay_spool(&mut engine.cx, &engine.config.data_dir);
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
@@ -121,6 +127,8 @@ impl Engine {
             notes: notes_rx,
             watch_events: watch_rx,
             scans: scans_rx,
+            radar: radar_rx,
+            worktree_notes: worktree_notes_rx,
         };
         tokio::spawn(engine.run(inputs));
         Ok(EngineHandle::new(requests, &feed))

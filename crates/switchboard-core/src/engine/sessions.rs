@@ -154,6 +154,11 @@ impl Sessions {
         Sessions { entries: HashMap::new(), ended: VecDeque::new(), launcher, config, path_env }
     }
 
+    /// The app's data folder (worktrees are made under it).
+    pub fn data_dir(&self) -> &Path {
+        &self.config.data_dir
+    }
+
     pub fn get(&self, id: &SessionId) -> Option<&SessionEntry> {
         self.entries.get(id)
     }
@@ -234,8 +239,9 @@ impl Sessions {
         missing(store, id)
     }
 
-    /// Starts a session of the profile; for Claude Code, continuing the
-    /// conversation `resume` when given.
+    /// Starts a session of the profile, in its folder or in `workspace` (a
+    /// task's worktree); for Claude Code, continuing the conversation
+    /// `resume` when given.
     pub fn start(
         &mut self,
         store: &Store,
@@ -243,13 +249,14 @@ impl Sessions {
         profile_id: &ProfileId,
         size: TermSize,
         resume: Option<&str>,
+        workspace: Option<&Path>,
     ) -> Result<SessionInfo, EngineError> {
         if !size.is_valid() {
             return Err(invalid_size(size));
         }
         let profile = store.get_profile(profile_id)?.ok_or_else(|| EngineError::ProfileNotFound(profile_id.clone()))?;
         // The workspace or the program may have gone since the profile was saved.
-        let cwd = PathBuf::from(&profile.spec.cwd);
+        let cwd = workspace.map_or_else(|| PathBuf::from(&profile.spec.cwd), Path::to_path_buf);
         if !cwd.is_dir() {
             return Err(EngineError::DirectoryMissing { path: cwd });
         }
@@ -284,6 +291,7 @@ impl Sessions {
             size,
             state: SessionState::Running { pid: spawned.pid },
             agent_session_id,
+            workspace: workspace.map(|w| w.to_string_lossy().into_owned()),
         };
         let recorded = store.insert_session(&info, spawned.start_time, &secret).and_then(|()| {
             let about = LogAbout { profile: Some(&info.profile_id), ..LogAbout::session(&id) };
@@ -395,8 +403,10 @@ impl Sessions {
             match waiter {
                 EndWaiter::Stop(reply) => reply.send(clone_result(&info)),
                 EndWaiter::Restart(size, reply) => {
-                    let started =
-                        clone_result(&info).and_then(|old| self.start(store, sink, &old.profile_id, size, None));
+                    let started = clone_result(&info).and_then(|old| {
+                        let workspace = super::context::still_there(old.workspace.as_deref());
+                        self.start(store, sink, &old.profile_id, size, None, workspace.as_deref())
+                    });
                     reply.send(started);
                 }
             }
@@ -603,6 +613,7 @@ mod tests {
             size: TermSize::DEFAULT,
             state: SessionState::Running { pid: leader_pid },
             agent_session_id: None,
+            workspace: None,
         };
         store.insert_session(&session, Some(1), "secret").unwrap();
         let mut daemon = std::process::Command::new("sleep")

@@ -71,6 +71,8 @@ pub(super) struct Inputs {
     pub notes: mpsc::UnboundedReceiver<TaskNote>,
     pub watch_events: mpsc::UnboundedReceiver<WatchEvent>,
     pub scans: mpsc::Receiver<SessionScan>,
+    pub radar: mpsc::UnboundedReceiver<super::worktrees::radar::RadarReport>,
+    pub worktree_notes: mpsc::UnboundedReceiver<super::worktrees::WorktreeNote>,
 }
 
 pub(crate) struct EngineState {
@@ -78,6 +80,7 @@ pub(crate) struct EngineState {
     pub(super) tasks: TaskDesk,
     pub(super) signals: SignalDesk,
     pub(super) hooks: HookDesk,
+    pub(super) worktrees: super::worktrees::WorktreeDesk,
     pub(super) attention: super::attention::AttentionBoard,
     pub(super) config: EngineConfig,
     /// The app's `PATH`, for finding agents' commands.
@@ -143,6 +146,8 @@ impl EngineState {
                     }
                     self.tasks.on_watch_event(&mut self.cx, event)
                 }
+                Some(report) = inputs.radar.recv() => self.worktrees.on_radar(&self.cx, report),
+                Some(note) = inputs.worktree_notes.recv() => note(&mut self.worktrees, &mut self.cx),
                 Some(scan) = inputs.scans.recv() => {
                     let task = self.tasks.task_of_session(&scan.id);
                     self.signals.on_signal(&mut self.cx, scan.id, SignalChannel::Pty, scan.event, task);
@@ -217,6 +222,8 @@ impl EngineState {
                 Follow::IterationFailedToStart { iteration, task, exit, said } => {
                     self.tasks.iteration_failed_to_start(&mut self.cx, &iteration, &task, exit, said, Instant::now())
                 }
+                Follow::WorktreeInUse { owner } => self.worktrees.in_use(&self.cx, &owner),
+                Follow::WorktreeTaskEnded { owner } => self.worktrees.task_ended(&self.cx, &owner),
             }
         }
     }
@@ -231,6 +238,60 @@ impl EngineState {
         let result = call(self);
         self.run_follows();
         reply.send(result);
+    }
+
+    // ---- worktrees ----
+
+    pub(super) fn folder_repository(&mut self, folder: String, reply: Responder<crate::api::FolderRepository>) {
+        self.worktrees.folder_repository(&self.cx, &folder, reply)
+    }
+
+    pub(super) fn set_repository_setup(
+        &mut self,
+        repository: String,
+        setup_command: Option<String>,
+    ) -> Result<(), EngineError> {
+        self.worktrees.set_repository_setup(&self.cx, &repository, setup_command.as_deref())
+    }
+
+    pub(super) fn list_worktrees(&mut self, reply: Responder<Vec<crate::api::WorktreeInfo>>) {
+        self.worktrees.list(&self.cx, reply)
+    }
+
+    pub(super) fn worktree_diff(&mut self, worktree: String, reply: Responder<crate::api::WorktreeDiff>) {
+        self.worktrees.diff(&self.cx, &worktree, reply)
+    }
+
+    pub(super) fn commit_worktree(&mut self, worktree: String, reply: Responder<crate::api::WorktreeInfo>) {
+        self.worktrees.commit(&self.cx, &worktree, reply)
+    }
+
+    pub(super) fn merge_worktree(&mut self, worktree: String, reply: Responder<crate::api::MergeOutcome>) {
+        self.worktrees.merge(&self.cx, &worktree, reply)
+    }
+
+    pub(super) fn discard_worktree(&mut self, worktree: String, force: bool, reply: Responder<crate::api::DiscardOutcome>) {
+        self.worktrees.discard(&self.cx, &worktree, force, reply)
+    }
+
+    pub(super) fn rebase_worktree(&mut self, worktree: String, reply: Responder<crate::api::RebaseOutcome>) {
+        self.worktrees.rebase(&self.cx, &worktree, reply)
+    }
+
+    /// The user's line comments, typed into the worktree's agent as a new
+    /// task in the same worktree.
+    pub(super) fn review_worktree(
+        &mut self,
+        worktree: String,
+        comments: Vec<crate::api::ReviewComment>,
+    ) -> Result<Submitted, EngineError> {
+        let (record, title, prompt) = self.worktrees.review(&self.cx, &worktree, &comments)?;
+        let spec = TaskSpec {
+            title: Some(title),
+            worktree: Some(record.owner),
+            ..TaskSpec::new(record.profile_id, prompt)
+        };
+        self.tasks.submit(&mut self.cx, spec)
     }
 
     // ---- profiles ----
@@ -310,7 +371,7 @@ impl EngineState {
 
     pub(super) fn start_session(&mut self, profile_id: ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
         let profile_id = &profile_id;
-        self.cx.start_session(profile_id, size, None)
+        self.cx.start_session(profile_id, size, None, None)
     }
 
     pub(super) fn stop_session(&mut self, session_id: SessionId, reply: Responder<SessionInfo>) {
@@ -337,7 +398,8 @@ impl EngineState {
                 reason: "the app does not know this agent's conversation, so it cannot be resumed".into(),
             });
         };
-        self.cx.start_session(&old.profile_id, size, Some(&conversation))
+        let workspace = super::context::still_there(old.workspace.as_deref());
+        self.cx.start_session(&old.profile_id, size, Some(&conversation), workspace.as_deref())
     }
 
     /// Restarts a session. A task at work in it goes as `running_task` says
@@ -395,7 +457,11 @@ impl EngineState {
             .get_session(&session_id)
             .map_err(EngineError::from)
             .and_then(|old| old.ok_or(EngineError::SessionNotFound(session_id)))
-            .and_then(|old| self.start_session(old.profile_id, size))
+            .and_then(|old| {
+                // In the same worktree, while it is there.
+                let workspace = super::context::still_there(old.workspace.as_deref());
+                self.cx.start_session(&old.profile_id, size, None, workspace.as_deref())
+            })
             .map(|session| Restarted::Now { session });
         reply.send(result);
     }
@@ -535,9 +601,8 @@ impl EngineState {
             return Err(refused("the task returned no such file".into()));
         }
         let profile = self.cx.profile(&task.spec.profile_id)?;
-        let workspace = std::path::Path::new(&profile.spec.cwd)
-            .canonicalize()
-            .map_err(|_| refused(format!("its agent's folder {} is gone", profile.spec.cwd)))?;
+        let workspace = super::isolation::workspace_of_task(&self.cx, &profile, &task)
+            .ok_or_else(|| refused(format!("the folder it worked in ({}, or its worktree) is gone", profile.spec.cwd)))?;
         let file = crate::tasks::artifacts::resolve_deliverable(&workspace, &path)
             .map_err(|refusal| refused(format!("cannot open {path}: {refusal}")))?;
         Ok(file.to_string_lossy().into_owned())

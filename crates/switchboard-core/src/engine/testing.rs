@@ -71,7 +71,7 @@ impl Bench {
     }
 
     pub fn start(&mut self, profile: &Profile) -> SessionInfo {
-        self.cx.start_session(&profile.id, TermSize::DEFAULT, None).expect("a stand-in session starts")
+        self.cx.start_session(&profile.id, TermSize::DEFAULT, None, None).expect("a stand-in session starts")
     }
 
     /// The requests sent to the session since last asked.

@@ -15,6 +15,7 @@ use switchboard_protocol::{AgentKind, LoopId, ProfileId, SessionId, TaskId, Term
 
 mod health;
 mod tasks;
+mod worktrees;
 
 pub use health::{
     Evidence, NEARLY_FULL_BYTES, ROOM_PROBE_BYTES, ROOM_PROBE_FILE, after_write, classify, free_bytes, has_room,
@@ -48,6 +49,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0016_session_secrets.sql")),
         M::up(include_str!("../../migrations/0017_failed_summaries.sql")),
         M::up(include_str!("../../migrations/0018_queue_pause.sql")),
+        M::up(include_str!("../../migrations/0019_worktrees.sql")),
     ])
 });
 
@@ -78,11 +80,11 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The `profiles` columns in the order `profile_from_row` reads them.
 const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
-     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs";
+     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
 const SESSION_COLUMNS: &str =
-    "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id";
+    "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id, workspace";
 
 /// A running session as recorded, with the identity of its process.
 #[derive(Debug, Clone, PartialEq)]
@@ -188,10 +190,11 @@ impl Store {
         let spec = SpecColumns::from(&profile.spec);
         self.exec(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
-             ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, created_at)
+             ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation,
+             created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
              :ready_quiet_ms, :task_time_limit_secs, :completion, :signal_protocols, :quiet_alert_secs,
-             :created_at)",
+             :isolation, :created_at)",
             &spec.params(&profile.id.to_string(), Some(&profile.created_at))[..],
         )?;
         Ok(())
@@ -205,7 +208,7 @@ impl Store {
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
              completion = :completion, signal_protocols = :signal_protocols,
-             quiet_alert_secs = :quiet_alert_secs WHERE id = :id",
+             quiet_alert_secs = :quiet_alert_secs, isolation = :isolation WHERE id = :id",
             &spec.params(&id.to_string(), None)[..],
         )?;
         Ok(changed == 1)
@@ -251,8 +254,8 @@ impl Store {
         let columns = StateColumns::from(&session.state);
         self.exec(
             "INSERT INTO sessions (id, profile_id, state, pid, pid_start_time, rows, cols, exit_code,
-             signal, started_at, ended_at, agent_session_id, secret)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             signal, started_at, ended_at, agent_session_id, secret, workspace)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 session.id.to_string(),
                 session.profile_id.to_string(),
@@ -267,6 +270,7 @@ impl Store {
                 columns.ended_at,
                 session.agent_session_id,
                 secret,
+                session.workspace,
             ],
         )?;
         Ok(())
@@ -541,6 +545,7 @@ struct SpecColumns<'a> {
     completion: &'static str,
     signal_protocols: bool,
     quiet_alert_secs: u32,
+    isolation: &'static str,
 }
 
 impl SpecColumns<'_> {
@@ -562,6 +567,7 @@ impl SpecColumns<'_> {
             (":completion", &self.completion),
             (":signal_protocols", &self.signal_protocols),
             (":quiet_alert_secs", &self.quiet_alert_secs),
+            (":isolation", &self.isolation),
         ];
         if let Some(created_at) = created_at {
             params.push((":created_at", created_at));
@@ -586,6 +592,7 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             completion: spec.completion.as_str(),
             signal_protocols: spec.signal_protocols,
             quiet_alert_secs: spec.quiet_alert_secs,
+            isolation: spec.isolation.as_str(),
         }
     }
 }
@@ -647,6 +654,7 @@ fn run_from_row(row: &Row<'_>) -> Result<RecordedRun> {
             size: TermSize { rows: row.get(5)?, cols: row.get(6)? },
             state,
             agent_session_id: row.get(11)?,
+            workspace: row.get(12)?,
         },
         pid_start_time: row.get::<_, Option<i64>>(4)?.map(|t| t as u64),
     })
@@ -674,6 +682,11 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
             },
             signal_protocols: row.get(13)?,
             quiet_alert_secs: row.get(14)?,
+            isolation: {
+                let isolation: String = row.get(15)?;
+                crate::api::Isolation::parse(&isolation)
+                    .ok_or_else(|| corrupt(format!("unknown isolation `{isolation}`")))?
+            },
         },
         created_at: row.get(8)?,
     })

@@ -12,6 +12,7 @@ fn profile(name: &str) -> Profile {
             cwd: "/tmp".into(),
             kind: AgentKind::ClaudeCode,
             start_on_launch: true,
+            isolation: crate::api::Isolation::Worktree,
             ..Default::default()
         },
         created_at: 1_700_000_000_000,
@@ -26,6 +27,7 @@ fn session(profile: &Profile, state: SessionState) -> SessionInfo {
         size: TermSize { rows: 30, cols: 100 },
         state,
         agent_session_id: Some("11be1930-3c45-41f0-8a97-80ee87b18f26".into()),
+        workspace: Some("/work/trees/one".into()),
     }
 }
 
@@ -140,7 +142,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 18);
+    assert_eq!(store.schema_version().unwrap(), 19);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -538,4 +540,44 @@ fn a_long_loop_is_saved_one_iteration_at_a_time_and_read_as_its_latest_iteration
     assert_eq!(page.iter().map(|i| i.seq).collect::<Vec<_>>(), [1948, 1949, 1950]);
     assert_eq!(store.loop_iterations(&info.id, Some(3), 10).unwrap().len(), 2);
     assert_eq!(store.loop_stop_reasons(&info.id, 2).unwrap(), ["did step 1999", "did step 2000"]);
+}
+
+#[test]
+fn a_worktree_record_and_a_repository_setup_are_kept_and_listed_open_first() {
+    use crate::worktree::{Kept, Setup, WorktreeRecord};
+    let store = Store::open_in_memory().unwrap();
+    let p = profile("builder");
+    store.insert_profile(&p).unwrap();
+    let record = |owner: &str, at| WorktreeRecord {
+        owner: owner.into(),
+        loop_id: None,
+        profile_id: p.id.clone(),
+        repository: "/work/repo".into(),
+        branch: format!("switchboard/builder/{owner}"),
+        base: "main".into(),
+        path: format!("/data/worktrees/repo/{owner}"),
+        created_at: at,
+        setup: Setup::Pending,
+        kept: Kept::Open,
+        conflict: Vec::new(),
+    };
+    store.insert_worktree(&record("one", 1)).unwrap();
+    store.insert_worktree(&record("two", 2)).unwrap();
+    let discarded = WorktreeRecord {
+        setup: Setup::Done,
+        kept: Kept::Discarded { at: 5, patch: Some("/data/patches/one.patch".into()) },
+        conflict: vec!["src/lib.rs".into()],
+        ..record("one", 1)
+    };
+    store.update_worktree(&discarded).unwrap();
+    assert_eq!(store.get_worktree("one").unwrap(), Some(discarded.clone()));
+    let listed: Vec<String> = store.list_worktrees().unwrap().into_iter().map(|r| r.owner).collect();
+    assert_eq!(listed, ["two", "one"], "open first, then the closed");
+    assert_eq!(store.worktree_branches().unwrap().len(), 2);
+
+    assert_eq!(store.repository_setup("/work/repo").unwrap(), None);
+    store.set_repository_setup("/work/repo", Some("npm ci")).unwrap();
+    assert_eq!(store.repository_setup("/work/repo").unwrap().as_deref(), Some("npm ci"));
+    store.set_repository_setup("/work/repo", None).unwrap();
+    assert_eq!(store.repository_setup("/work/repo").unwrap(), None);
 }

@@ -5,17 +5,33 @@
 //! PATH), which handles worktrees as the user's own git does; every output is
 //! read in its `-z` form, so no file name is misread.
 //!
-//! Not yet wired into the engine: the profile setting, the task's worktree
-//! and the review come next.
+//! The engine keeps a record of each worktree it made ([`WorktreeRecord`]);
+//! git is asked for the rest (what changed, whether merged) when it is
+//! needed, away from the engine's own task.
 
 pub mod radar;
+mod setup;
+
+pub use setup::{SETUP_OUTPUT_CAP, SetupRun, run_setup};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// What the app keeps in a worktree for itself: never shown as a change,
-/// never committed.
-pub const APP_PATHS: &[&str] = &["summaries/", ".switchboard/"];
+/// never committed. A folder's ends with `/`; the others are files at the
+/// worktree's top (the task's context files, the agent's protocol side
+/// files, the hooks the app adds to Claude Code's local settings).
+pub const APP_PATHS: &[&str] = &[
+    "summaries/",
+    ".switchboard/",
+    ".claude/settings.local.json",
+    "CONTEXT.md",
+    "SPECS.md",
+    "INSTRUCTIONS.md",
+    "STATUS.txt",
+    "RESULTS.json",
+    "ERRORS.md",
+];
 
 /// The longest slug of a task's name in a branch name.
 const MAX_SLUG: usize = 40;
@@ -101,6 +117,79 @@ fn slug(text: &str, max: usize) -> String {
         }
     }
     out.trim_matches('-').to_owned()
+}
+
+/// Whether a worktree's setup command has run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setup {
+    Pending,
+    Done,
+}
+
+impl Setup {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Setup::Pending => "pending",
+            Setup::Done => "done",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Setup> {
+        [Setup::Pending, Setup::Done].into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// Whether a worktree is still there for review, and how it ended if not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kept {
+    Open,
+    Merged { at: crate::api::Millis },
+    /// Removed; `patch`: where its work was kept, when it held any.
+    Discarded { at: crate::api::Millis, patch: Option<String> },
+}
+
+impl Kept {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Kept::Open => "open",
+            Kept::Merged { .. } => "merged",
+            Kept::Discarded { .. } => "discarded",
+        }
+    }
+
+    pub fn ended_at(&self) -> Option<crate::api::Millis> {
+        match self {
+            Kept::Open => None,
+            Kept::Merged { at } | Kept::Discarded { at, .. } => Some(*at),
+        }
+    }
+
+    pub fn patch(&self) -> Option<&str> {
+        match self {
+            Kept::Discarded { patch, .. } => patch.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// A worktree the app made for a task (or a loop), as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeRecord {
+    /// The task (or loop) it was made for.
+    pub owner: String,
+    pub loop_id: Option<switchboard_protocol::LoopId>,
+    pub profile_id: switchboard_protocol::ProfileId,
+    /// The repository's top folder.
+    pub repository: String,
+    pub branch: String,
+    /// The branch it was made from.
+    pub base: String,
+    pub path: String,
+    pub created_at: crate::api::Millis,
+    pub setup: Setup,
+    pub kept: Kept,
+    /// The files the last merge met a conflict in.
+    pub conflict: Vec<String>,
 }
 
 /// How a merge went.
@@ -308,8 +397,51 @@ pub fn branch_exists(repository: &Path, branch: &str) -> bool {
     git(repository, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]).is_ok()
 }
 
-fn is_app_path(path: &str) -> bool {
-    APP_PATHS.iter().any(|own| path.starts_with(own))
+/// Whether a path (relative to the worktree's top) is one of the app's own.
+pub fn is_app_path(path: &str) -> bool {
+    APP_PATHS.iter().any(|own| if own.ends_with('/') { path.starts_with(own) } else { path == *own })
+}
+
+/// git forgets worktrees whose folders are gone.
+pub fn prune(repository: &Path) -> Result<(), GitError> {
+    git(repository, &["worktree", "prune"]).map(|_| ())
+}
+
+/// Deletes a branch, when it is there.
+pub fn delete_branch(repository: &Path, branch: &str) -> Result<(), GitError> {
+    if branch_exists(repository, branch) {
+        git(repository, &["branch", "-D", branch])?;
+    }
+    Ok(())
+}
+
+/// The most comments one review carries.
+pub const MAX_REVIEW_COMMENTS: usize = 100;
+
+/// The prompt that types the user's line comments into the agent as one
+/// review of its work on `title` (pure): each comment quoted under its file
+/// and line; none without comments. Signal markers in the comments are
+/// defused (the terminal echoes what is typed).
+pub fn review_prompt(title: &str, comments: &[crate::api::ReviewComment]) -> Option<String> {
+    let comments: Vec<&crate::api::ReviewComment> =
+        comments.iter().filter(|c| !c.text.trim().is_empty()).take(MAX_REVIEW_COMMENTS).collect();
+    if comments.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "The user reviewed your changes for \"{}\" and left these comments. Address each one in this worktree, \
+         then report as before.\n",
+        title.trim()
+    );
+    for comment in comments {
+        out.push_str(&format!("\n{}, line {}:\n", comment.path, comment.line));
+        for line in comment.text.trim().lines() {
+            out.push_str("> ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Some(switchboard_protocol::signal::teach::defuse(&out))
 }
 
 /// What the worktree at `path` changed against `base`, committed or not,
@@ -428,6 +560,92 @@ pub fn list(repository: &Path) -> Result<Vec<Listed>, GitError> {
     listed.extend(current);
     // The first is the main checkout.
     Ok(listed.into_iter().skip(1).collect())
+}
+
+/// The commit the worktree's work starts from: where its branch left the
+/// base (the base may have moved on since).
+pub fn fork_point(path: &Path, base: &str) -> Result<String, GitError> {
+    Ok(text(git(path, &["merge-base", &format!("refs/heads/{base}"), "HEAD"])?))
+}
+
+/// The largest file a diff shows as text, either side.
+pub const MAX_SHOWN_FILE: u64 = 512 * 1024;
+
+/// Every change of the worktree at `path` against the commit `from`, as the
+/// Changes view shows it: each text file before and now with its unified
+/// diff, binary and too large files named; the app's own files left out.
+/// The files now are the agent's: read the one guarded way, capped.
+pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec<crate::api::FileDiff>, GitError> {
+    use crate::api::{DiffContent, FileDiff, FileStatus};
+    let files = crate::workspace::Workspace::open(path)
+        .map_err(|error| GitError::Failed { what: "diff".into(), why: format!("the worktree cannot be read: {error}") })?;
+    let mut out = Vec::with_capacity(changes.len());
+    for change in changes {
+        let status = match change.kind {
+            ChangeKind::Added => FileStatus::Added,
+            ChangeKind::Modified => FileStatus::Modified,
+            ChangeKind::Deleted => FileStatus::Deleted,
+            ChangeKind::Renamed => FileStatus::Renamed,
+        };
+        let content = if change.binary {
+            DiffContent::Binary
+        } else {
+            let old_path = change.from.as_deref().unwrap_or(&change.path);
+            let before = match change.kind {
+                ChangeKind::Added => Some(Vec::new()),
+                _ => blob(path, from, old_path)?,
+            };
+            let after = match change.kind {
+                ChangeKind::Deleted => Ok(Some(crate::workspace::Capped { text: String::new(), size: 0, truncated: false })),
+                _ => files.read_if_there(&change.path, MAX_SHOWN_FILE as usize),
+            };
+            match (before, after) {
+                (Some(before), Ok(Some(after))) if (before.len() as u64) <= MAX_SHOWN_FILE && !after.truncated => {
+                    let before = String::from_utf8_lossy(&before).into_owned();
+                    let unified = unified_diff(path, from, change)?;
+                    DiffContent::Text { before, after: after.text, unified }
+                }
+                (before, after) => {
+                    let bytes = before.map_or(0, |b| b.len() as u64).max(match after {
+                        Ok(Some(after)) => after.size,
+                        _ => 0,
+                    });
+                    DiffContent::TooLarge { bytes }
+                }
+            }
+        };
+        out.push(FileDiff { path: change.path.clone(), from: change.from.clone(), status, content });
+    }
+    Ok(out)
+}
+
+/// A file's bytes at `commit`, or none past [`MAX_SHOWN_FILE`].
+fn blob(path: &Path, commit: &str, file: &str) -> Result<Option<Vec<u8>>, GitError> {
+    let spec = format!("{commit}:{file}");
+    let size: u64 = text(git(path, &["cat-file", "-s", &spec])?).parse().unwrap_or(u64::MAX);
+    if size > MAX_SHOWN_FILE {
+        return Ok(None);
+    }
+    git(path, &["cat-file", "blob", &spec]).map(Some)
+}
+
+/// The unified diff of one changed file against `from` (an untracked one as
+/// all added lines).
+fn unified_diff(path: &Path, from: &str, change: &FileChange) -> Result<String, GitError> {
+    let args: Vec<&str> = match (change.kind, change.from.as_deref()) {
+        (ChangeKind::Renamed, Some(old)) => {
+            vec!["diff", "--no-color", "--no-ext-diff", "-M", from, "--", old, &change.path]
+        }
+        _ => vec!["diff", "--no-color", "--no-ext-diff", from, "--", &change.path],
+    };
+    let out = git(path, &args)?;
+    if !out.is_empty() || change.kind != ChangeKind::Added {
+        return Ok(String::from_utf8_lossy(&out).into_owned());
+    }
+    // Untracked: git compares it with nothing, and exits 1 when they differ.
+    let (_, out) =
+        git_status(path, &["diff", "--no-color", "--no-ext-diff", "--no-index", "--", "/dev/null", &change.path])?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// The paths `git diff --numstat -z` counts no lines for: binary files.

@@ -68,7 +68,7 @@ pub(super) fn merge_team_of(cx: &mut Ctx, session_id: &SessionId) {
         });
     }
     let Some(mut parent_report) = latest_report(&parent).cloned() else { return };
-    let findings = workspace_of(cx, &parent_report.profile_id)
+    let findings = workspace_of(cx, &parent_report.profile_id, &parent_report.session_id)
         .and_then(|ws| read_side_file(&ws, SHARED_FINDINGS_FILE, FINDINGS_CAP_BYTES))
         .unwrap_or_default();
     let (findings, malformed_findings) = parse_findings(&findings);

@@ -124,7 +124,7 @@ impl SignalDesk {
             ScanEvent::Malformed { .. } => None,
         };
         if let Some(report) = &completion {
-            let workspace = workspace_of(cx, &profile_id);
+            let workspace = workspace_of(cx, &profile_id, &session_id);
             info.deliverables =
                 report.deliverables.iter().map(|path| check_deliverable(workspace.as_deref(), path)).collect();
             info.success_criteria = task_id
@@ -257,9 +257,10 @@ fn needs_user(scan: &ScanEvent) -> bool {
     }
 }
 
-fn workspace_of(cx: &Ctx, profile_id: &ProfileId) -> Option<PathBuf> {
+/// The folder the session's agent works in: its worktree, or its agent's.
+fn workspace_of(cx: &Ctx, profile_id: &ProfileId, session: &SessionId) -> Option<PathBuf> {
     let profile = cx.store.get_profile(profile_id).ok().flatten()?;
-    Path::new(&profile.spec.cwd).canonicalize().ok()
+    super::isolation::workspace_of_session(cx, &profile, session)
 }
 
 /// A file in the workspace root, read with a cap, if it is there (and

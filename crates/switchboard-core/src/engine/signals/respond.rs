@@ -188,7 +188,7 @@ impl SignalDesk {
             return Err(EngineError::TooManyAgents { running });
         }
         let requester = &request.session_id;
-        let session = cx.start_session(profile_id, TermSize::DEFAULT, None)?.id;
+        let session = cx.start_session(profile_id, TermSize::DEFAULT, None, None)?.id;
         // The delegate is the requester's teammate from the moment it exists.
         status::team_spawned(cx, requester, &session);
         delegation::begin(cx, &request.id, (requester, &request.profile_id), (&session, profile_id), work, blocks);
@@ -217,8 +217,10 @@ pub(super) fn deliver(
     let target = if cx.sessions.is_running(session_id) {
         session_id.clone()
     } else {
-        let conversation = cx.store.get_session(session_id).ok().flatten().and_then(|s| s.agent_session_id);
-        cx.start_session(profile_id, TermSize::DEFAULT, conversation.as_deref())?.id
+        let old = cx.store.get_session(session_id).ok().flatten();
+        let conversation = old.as_ref().and_then(|s| s.agent_session_id.clone());
+        let workspace = crate::engine::context::still_there(old.as_ref().and_then(|s| s.workspace.as_deref()));
+        cx.start_session(profile_id, TermSize::DEFAULT, conversation.as_deref(), workspace.as_deref())?.id
     };
     let ready = ReadyWhen::for_profile(&cx.profile(profile_id)?)?;
     let session = target.clone();

@@ -42,6 +42,14 @@ pub enum TaskNote {
     PromptReturned { task_id: TaskId, lines: Vec<String> },
     /// What holds the task's typing back changed (see `typing::held`).
     Held { task_id: TaskId, held: crate::session::typing::Held },
+    /// The setup command of the task's new worktree ended.
+    SetupRan {
+        profile_id: ProfileId,
+        task_id: TaskId,
+        owner: String,
+        command: String,
+        run: crate::worktree::SetupRun,
+    },
 }
 
 impl TaskDesk {
@@ -97,6 +105,9 @@ impl TaskDesk {
                 let Ok(task) = task_of(cx, &task_id) else { return };
                 let printed = super::loops::last_lines(&lines, &task.spec.instruction);
                 self.end_iteration(cx, &profile_id, printed);
+            }
+            TaskNote::SetupRan { profile_id, task_id, owner, command, run } => {
+                self.setup_ran(cx, &profile_id, &task_id, &owner, command, run)
             }
         }
     }
@@ -526,6 +537,9 @@ impl TaskDesk {
         cx.task_waits.remove(&task.id);
         save_and_report(cx, &task);
         log_task(cx, &task, LogKind::TaskEnded { state, reason });
+        cx.follow(super::super::context::Follow::WorktreeTaskEnded {
+            owner: super::super::isolation::worktree_key(&task),
+        });
         if state == TaskState::Completed
             && let Some(session_id) = task.session_id().cloned()
         {
@@ -540,8 +554,10 @@ impl TaskDesk {
     /// mark the others interrupted (the user can put them back in the queue).
     pub fn recover(&mut self, cx: &mut Ctx) -> Result<(), EngineError> {
         for task in cx.store.active_tasks(None)?.into_iter().filter(|t| t.state() == TaskState::Running) {
-            let workspace =
-                cx.store.get_profile(&task.spec.profile_id)?.and_then(|p| Path::new(&p.spec.cwd).canonicalize().ok());
+            let workspace = cx
+                .store
+                .get_profile(&task.spec.profile_id)?
+                .and_then(|profile| super::super::isolation::workspace_of_task(cx, &profile, &task));
             let summary = workspace
                 .as_ref()
                 .and_then(|ws| artifacts::read_summary(ws, &task.id, SUMMARY_CAP_BYTES).ok().map(|text| (ws, text)));

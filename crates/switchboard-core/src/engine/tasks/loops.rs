@@ -58,11 +58,13 @@ impl TaskDesk {
         if !iteration_end_seen(profile.spec.kind, profile.spec.ready_pattern.is_some(), turn_quiet_secs) {
             return Err(EngineError::LoopCannotEnd { agent: profile.spec.name });
         }
-        let workspace = workspace_of(cx, profile_id)?;
+        let loop_id = LoopId::new();
+        // An agent that works apart runs the loop, all its iterations, in one worktree of its own.
+        let workspace = super::super::isolation::place_of_loop(cx, &profile, &loop_id, &settings.goal)?.path().to_path_buf();
         owned::write_anchor(&workspace, &settings)
             .map_err(|e| EngineError::io("writing the loop's anchor".to_owned(), e))?;
         let info = LoopInfo {
-            id: LoopId::new(),
+            id: loop_id,
             profile_id: profile_id.clone(),
             settings,
             created_at: now(),
@@ -139,7 +141,7 @@ impl TaskDesk {
                 reason: "only a stalled loop, or one whose folder was gone, resumes".into(),
             });
         }
-        let workspace = workspace_of(cx, &info.profile_id)?;
+        let workspace = workspace_of(cx, &info)?;
         // Its anchor may have gone with the folder.
         ensure_anchor(cx, &info, &workspace);
         info.state = LoopState::Active;
@@ -152,7 +154,7 @@ impl TaskDesk {
     /// The loop's files as they are now in its agent's workspace.
     pub fn loop_files(&self, cx: &Ctx, id: &LoopId) -> Result<LoopFiles, EngineError> {
         let info = self.get_loop(cx, id)?;
-        let workspace = workspace_of(cx, &info.profile_id)?;
+        let workspace = workspace_of(cx, &info)?;
         let read = |what: &str, read: fn(&Path) -> std::io::Result<Option<String>>| {
             read(&workspace).map_err(|e| EngineError::io(format!("reading the loop's {what}"), e))
         };
@@ -170,7 +172,7 @@ impl TaskDesk {
             return Err(EngineError::InvalidInput { field: "text", reason: "longer than 256 KiB".into() });
         }
         let info = self.get_loop(cx, id)?;
-        let workspace = workspace_of(cx, &info.profile_id)?;
+        let workspace = workspace_of(cx, &info)?;
         owned::write_loop_file(&workspace, file, text)
             .map_err(|e| EngineError::io("saving a loop file".to_owned(), e))?;
         self.loop_files(cx, id)
@@ -222,7 +224,7 @@ impl TaskDesk {
             }
             return;
         }
-        let workspace = workspace_of(cx, &info.profile_id);
+        let workspace = workspace_of(cx, &info);
         let progress = workspace.as_ref().ok().and_then(|ws| match owned::read_progress(ws) {
             Ok(progress) => progress,
             Err(error) => {
@@ -329,7 +331,7 @@ impl TaskDesk {
             return;
         }
         // Its folder is gone: no retry can start it, the user must bring it back.
-        if let Err(error @ EngineError::DirectoryMissing { .. }) = workspace_of(cx, &info.profile_id) {
+        if let Err(error @ EngineError::DirectoryMissing { .. }) = workspace_of(cx, &info) {
             return self.workspace_gone(cx, info, &error);
         }
         let in_a_row = cx.store.failed_starts_in_a_row(&info.id, MAX_FAILED_STARTS).unwrap_or_else(|error| {
@@ -368,7 +370,7 @@ impl TaskDesk {
                     continue;
                 }
             };
-            let queued = workspace_of(cx, &info.profile_id)
+            let queued = workspace_of(cx, &info)
                 .and_then(|workspace| self.queue_iteration(cx, &info, &workspace, true));
             match queued {
                 Ok(_) => {}
@@ -407,7 +409,7 @@ impl TaskDesk {
                 info = save_iteration(cx, &info.id, &iteration)?;
             }
             if !queued {
-                match workspace_of(cx, &info.profile_id) {
+                match workspace_of(cx, &info) {
                     Ok(workspace) => {
                         self.queue_iteration(cx, &info, &workspace, true)?;
                     }
@@ -538,9 +540,10 @@ fn validate_settings(mut settings: LoopSettings) -> Result<LoopSettings, EngineE
     Ok(settings)
 }
 
-fn workspace_of(cx: &Ctx, profile_id: &ProfileId) -> Result<PathBuf, EngineError> {
-    let cwd = PathBuf::from(cx.profile(profile_id)?.spec.cwd);
-    cwd.canonicalize().map_err(|_| EngineError::DirectoryMissing { path: cwd })
+fn workspace_of(cx: &Ctx, info: &LoopInfo) -> Result<PathBuf, EngineError> {
+    let profile = cx.profile(&info.profile_id)?;
+    let place = super::super::isolation::place_of_loop(cx, &profile, &info.id, &info.settings.goal)?;
+    Ok(place.path().to_path_buf())
 }
 
 /// Records a loop's step in the event log (its iteration's session and

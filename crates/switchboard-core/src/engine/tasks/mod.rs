@@ -39,9 +39,23 @@ use crate::sink::LogAbout;
 use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
 use crate::workspace::Workspace;
+use super::isolation::Place;
 pub use ending::TaskNote;
 use ending::requeue_at_front;
 use rules::Cancel;
+
+/// A task whose new worktree's setup command runs before it starts.
+struct Preparing {
+    task_id: TaskId,
+    job: AbortHandle,
+}
+
+impl Drop for Preparing {
+    fn drop(&mut self) {
+        // Cancelled, or the app quits: the command's processes end with it.
+        self.job.abort();
+    }
+}
 
 /// Finished tasks returned by a listing.
 pub const MAX_LISTED_FINISHED_TASKS: usize = 200;
@@ -147,6 +161,8 @@ pub(crate) struct TaskDesk {
     /// Agents whose session restarts once their task at work has ended,
     /// and at what size.
     restart_after: HashMap<ProfileId, (SessionId, TermSize)>,
+    /// Agents whose next task waits for its worktree's setup command.
+    preparing: HashMap<ProfileId, Preparing>,
 }
 
 /// When a session asked to restart while a task ran there restarts.
@@ -170,12 +186,14 @@ impl TaskDesk {
             start_retries: HashMap::new(),
             restarting: HashMap::new(),
             restart_after: HashMap::new(),
+            preparing: HashMap::new(),
         }
     }
 
     /// The app is quitting: start nothing more.
     pub fn quit(&mut self) {
         self.quitting = true;
+        self.preparing.clear();
     }
 
     // ---- commands ----
@@ -249,8 +267,17 @@ impl TaskDesk {
         let profile_id = task.spec.profile_id.clone();
         match rules::cancel(task.state()) {
             Cancel::Dequeue { reason } => {
+                let was_preparing = self.preparing.get(&profile_id).is_some_and(|p| &p.task_id == id);
+                if was_preparing {
+                    self.preparing.remove(&profile_id);
+                    cx.task_waits.remove(id);
+                }
                 let task = self.finish(cx, task, TaskState::Cancelled, Some(reason.into()), None);
-                emit_queue(cx, self.queue_status(cx, &profile_id));
+                if was_preparing {
+                    self.pump(cx, &profile_id);
+                } else {
+                    emit_queue(cx, self.queue_status(cx, &profile_id));
+                }
                 Ok(task)
             }
             Cancel::Interrupt { reason } => {
@@ -404,7 +431,8 @@ impl TaskDesk {
         if self.quitting {
             return;
         }
-        if self.work.contains_key(profile_id) || self.restart_now(cx, profile_id) {
+        if self.work.contains_key(profile_id) || self.preparing.contains_key(profile_id) || self.restart_now(cx, profile_id)
+        {
             emit_queue(cx, self.queue_status(cx, profile_id));
             return;
         }
@@ -416,39 +444,107 @@ impl TaskDesk {
         match next {
             Ok(Some(next)) => {
                 if let Err(error) = self.dispatch(cx, profile_id, &next) {
-                    tracing::warn!(task = %next, %error, "a task could not be started");
-                    let mut iteration = None;
-                    if let Ok(task) = task_of(cx, &next) {
-                        iteration = task.spec.loop_iteration.clone();
-                        self.finish(cx, task, TaskState::Failed, Some(error.to_string()), None);
-                    }
-                    match iteration {
-                        // A loop's iteration is a failed start: its loop tries again later,
-                        // then ends saying why, rather than waiting behind a paused queue.
-                        Some(iteration) => cx.follow(super::context::Follow::IterationFailedToStart {
-                            iteration,
-                            task: next.clone(),
-                            exit: error.to_string(),
-                            said: String::new(),
-                        }),
-                        None => {
-                            let pause = QueuePause::TaskNotStarted {
-                                at: now(),
-                                task_id: next.clone(),
-                                reason: error.to_string(),
-                            };
-                            if let Err(error) = cx.store.set_queue_paused(profile_id, Some(&pause)) {
-                                tracing::error!(%error, "pausing a queue failed");
-                            }
-                            report_queued(cx, profile_id);
-                        }
-                    }
+                    self.not_started(cx, profile_id, &next, error.to_string());
                 }
             }
             Ok(None) => {}
             Err(error) => tracing::error!(profile = %profile_id, %error, "reading a queue failed"),
         }
         emit_queue(cx, self.queue_status(cx, profile_id));
+    }
+
+    /// A task that could not be started fails saying why; its agent's queue
+    /// pauses (the next would likely fail the same way until the user looks),
+    /// a loop's iteration is tried again by its loop.
+    fn not_started(&mut self, cx: &mut Ctx, profile_id: &ProfileId, next: &TaskId, error: String) {
+        tracing::warn!(task = %next, %error, "a task could not be started");
+        let mut iteration = None;
+        if let Ok(task) = task_of(cx, next) {
+            iteration = task.spec.loop_iteration.clone();
+            self.finish(cx, task, TaskState::Failed, Some(error.clone()), None);
+        }
+        match iteration {
+            // A loop's iteration is a failed start: its loop tries again later,
+            // then ends saying why, rather than waiting behind a paused queue.
+            Some(iteration) => cx.follow(super::context::Follow::IterationFailedToStart {
+                iteration,
+                task: next.clone(),
+                exit: error,
+                said: String::new(),
+            }),
+            None => {
+                let pause = QueuePause::TaskNotStarted { at: now(), task_id: next.clone(), reason: error };
+                if let Err(error) = cx.store.set_queue_paused(profile_id, Some(&pause)) {
+                    tracing::error!(%error, "pausing a queue failed");
+                }
+                report_queued(cx, profile_id);
+            }
+        }
+    }
+
+    /// Runs the repository's setup command in the task's new worktree; the
+    /// task waits in its queue's head meanwhile, and starts when it ends well.
+    fn prepare(&mut self, cx: &mut Ctx, profile_id: &ProfileId, task: &TaskInfo, owner: String, path: PathBuf, command: String) {
+        let notes = self.notes.clone();
+        let (for_profile, task_id, shown) = (profile_id.clone(), task.id.clone(), command.clone());
+        let job = tokio::spawn(async move {
+            let run = crate::worktree::run_setup(&path, &command).await;
+            notes.send(TaskNote::SetupRan { profile_id: for_profile, task_id, owner, command, run }).ok();
+        })
+        .abort_handle();
+        self.preparing.insert(profile_id.clone(), Preparing { task_id: task.id.clone(), job });
+        set_wait(cx, &task.id, Some(WaitingFor::WorktreeSetup { command: shown }));
+        report_task(cx, task.clone());
+    }
+
+    /// The setup command of a task's new worktree ended: the task starts, or
+    /// fails with what the command printed (the next task in that worktree
+    /// runs it again).
+    fn setup_ran(
+        &mut self,
+        cx: &mut Ctx,
+        profile_id: &ProfileId,
+        task_id: &TaskId,
+        owner: &str,
+        command: String,
+        run: crate::worktree::SetupRun,
+    ) {
+        // Cancelled meanwhile: nothing waits for it.
+        if self.preparing.get(profile_id).is_none_or(|p| &p.task_id != task_id) {
+            return;
+        }
+        self.preparing.remove(profile_id);
+        cx.task_waits.remove(task_id);
+        if let Ok(task) = task_of(cx, task_id) {
+            let logged = LogKind::WorktreeSetup {
+                command: command.clone(),
+                succeeded: run.succeeded,
+                exit: run.exit,
+                output: run.output.clone(),
+            };
+            log_task(cx, &task, logged);
+        }
+        if run.succeeded {
+            let recorded = cx.store.get_worktree(owner).map_err(EngineError::from).and_then(|record| {
+                let Some(mut record) = record else { return Ok(()) };
+                record.setup = crate::worktree::Setup::Done;
+                Ok(cx.store.update_worktree(&record)?)
+            });
+            if let Err(error) = recorded {
+                tracing::warn!(%error, "a worktree's setup could not be recorded; it runs again for its next task");
+            }
+            self.pump(cx, profile_id);
+        } else {
+            let how = match run.exit {
+                Some(code) => format!("exited with {code}"),
+                None => "was stopped".to_owned(),
+            };
+            let last: Vec<&str> = run.output.lines().rev().take(5).collect();
+            let last: Vec<&str> = last.into_iter().rev().collect();
+            let reason = format!("the worktree's setup command `{command}` {how}: {}", last.join(" / "));
+            self.not_started(cx, profile_id, task_id, reason);
+            emit_queue(cx, self.queue_status(cx, profile_id));
+        }
     }
 
     /// Starts the queues that have work waiting.
@@ -468,9 +564,26 @@ impl TaskDesk {
     fn dispatch(&mut self, cx: &mut Ctx, profile_id: &ProfileId, task_id: &TaskId) -> Result<(), EngineError> {
         let mut task = task_of(cx, task_id)?;
         let profile = cx.profile(profile_id)?;
-        let workspace = Path::new(&profile.spec.cwd)
-            .canonicalize()
-            .map_err(|_| EngineError::DirectoryMissing { path: profile.spec.cwd.clone().into() })?;
+        let place = super::isolation::place_of_task(cx, &profile, &task)?;
+        if let Place::Worktree { path, record } = &place
+            && record.setup == crate::worktree::Setup::Pending
+        {
+            match cx.store.repository_setup(&record.repository)? {
+                Some(command) if !command.trim().is_empty() => {
+                    self.prepare(cx, profile_id, &task, record.owner.clone(), path.clone(), command);
+                    return Ok(());
+                }
+                // Taken away since: nothing to run.
+                _ => cx.store.update_worktree(&crate::worktree::WorktreeRecord {
+                    setup: crate::worktree::Setup::Done,
+                    ..record.clone()
+                })?,
+            }
+        }
+        if let Place::Worktree { record, .. } = &place {
+            cx.follow(super::context::Follow::WorktreeInUse { owner: record.owner.clone() });
+        }
+        let workspace = place.path().to_path_buf();
         let ready = ReadyWhen::for_profile(&profile)?;
         // Without a ready pattern or hooks, quiet alone ends an answer (a loop's iteration).
         let turn_quiet = match cx.store.settings() {
@@ -485,13 +598,18 @@ impl TaskDesk {
         // A loop iteration is a fresh session (for Claude Code a new
         // conversation); a task takes the agent's latest session, not one
         // busy with work delegated to it.
+        // An agent that works apart takes a session already in the task's
+        // worktree (a review's follow-up), else a fresh one there.
+        let here = place.session_workspace().map(|p| p.to_string_lossy().into_owned());
         let reusable = match iteration {
             Some(_) => None,
-            None => cx.sessions.latest_running_of(profile_id, |id| !cx.delegate_at_work(id)),
+            None => cx.sessions.latest_running_of(profile_id, |id| {
+                !cx.delegate_at_work(id) && cx.sessions.get(id).is_some_and(|entry| entry.info.workspace == here)
+            }),
         };
         let session_id = match reusable {
             Some(id) => id,
-            None => cx.start_session(profile_id, TermSize::DEFAULT, None)?.id,
+            None => cx.start_session(profile_id, TermSize::DEFAULT, None, place.session_workspace())?.id,
         };
 
         // A new task: the team of the one before is over.
@@ -853,6 +971,8 @@ fn queue_paused(cx: &Ctx, profile_id: &ProfileId) -> (bool, Option<String>) {
 /// state (`paused`), one at work as the desk last decided it.
 fn with_wait(cx: &Ctx, mut task: TaskInfo, paused: impl FnOnce(&ProfileId) -> (bool, Option<String>)) -> TaskInfo {
     task.waiting_for = match task.state() {
+        // Its worktree's setup runs: that, whatever its queue does.
+        TaskState::Queued if cx.task_waits.contains_key(&task.id) => cx.task_waits.get(&task.id).cloned(),
         TaskState::Queued => {
             let (paused, reason) = paused(&task.spec.profile_id);
             rules::waiting_for(rules::TaskPlace::Queued { paused, pause_reason: reason.as_deref() }, None)

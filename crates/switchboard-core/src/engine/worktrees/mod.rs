@@ -1,0 +1,603 @@
+//! The worktree desk: the worktrees the app made for agents that work
+//! apart, what each changed (the radar keeps it current), and the user's
+//! review: diff, commit, merge, rebase, discard. git runs away from the
+//! engine's task; what it did comes back as a [`WorktreeNote`] and is
+//! recorded here, then reported (`worktree_changed`).
+
+pub(crate) mod radar;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use switchboard_protocol::TaskId;
+use tokio::sync::mpsc;
+
+use super::context::Ctx;
+use crate::api::{
+    DiscardOutcome, EngineEvent, FolderRepository, LogKind, MergeOutcome, RebaseOutcome, ReviewStep, TaskInfo,
+    TaskState, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState, now,
+};
+use crate::error::{EngineError, Responder};
+use crate::sink::LogAbout;
+use crate::worktree::{self, Kept, WorktreeRecord};
+use radar::{Facts, Radar, RadarInput, RadarReport};
+
+/// The most files a diff carries.
+pub const MAX_DIFF_FILES: usize = 300;
+
+/// The most of a task's summary shown beside its diff.
+const SUMMARY_SHOWN_BYTES: usize = 256 * 1024;
+
+/// Where discarded work is kept, under the data folder.
+pub const PATCHES_DIR: &str = "patches";
+
+/// Work done away from the engine's task, to record on it.
+pub(crate) type WorktreeNote = Box<dyn FnOnce(&mut WorktreeDesk, &mut Ctx) + Send>;
+
+pub(crate) struct WorktreeDesk {
+    /// What the radar last read of each open worktree.
+    facts: HashMap<String, Facts>,
+    radar: Radar,
+    notes: mpsc::UnboundedSender<WorktreeNote>,
+}
+
+impl WorktreeDesk {
+    pub fn new(reports: mpsc::UnboundedSender<RadarReport>, notes: mpsc::UnboundedSender<WorktreeNote>) -> Self {
+        WorktreeDesk { facts: HashMap::new(), radar: Radar::start(reports), notes }
+    }
+
+    /// Takes up the open worktrees of the last run: the radar reads each.
+    pub fn recover(&mut self, cx: &Ctx) {
+        match cx.store.list_worktrees() {
+            Ok(records) => {
+                for record in records.into_iter().filter(|r| r.kept == Kept::Open) {
+                    self.track(&record);
+                }
+            }
+            Err(error) => tracing::error!(%error, "the worktrees of the last run could not be read"),
+        }
+    }
+
+    fn track(&self, record: &WorktreeRecord) {
+        self.radar.send(RadarInput::Track {
+            owner: record.owner.clone(),
+            path: PathBuf::from(&record.path),
+            base: record.base.clone(),
+        });
+    }
+
+    // ---- what other desks tell ----
+
+    /// A task started in the worktree of `owner`.
+    pub fn in_use(&mut self, cx: &Ctx, owner: &str) {
+        match cx.store.get_worktree(owner) {
+            Ok(Some(record)) => {
+                if !self.facts.contains_key(owner) {
+                    self.track(&record);
+                }
+                self.report(cx, &record);
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "a worktree could not be read"),
+        }
+    }
+
+    /// A task ended that may have run in the worktree of `owner`.
+    pub fn task_ended(&mut self, cx: &Ctx, owner: &str) {
+        if let Ok(Some(record)) = cx.store.get_worktree(owner) {
+            self.radar.send(RadarInput::Read { owner: owner.to_owned() });
+            self.report(cx, &record);
+        }
+    }
+
+    /// The radar read a worktree: keep it, and report each worktree whose
+    /// picture changed (its files, or which others meet it).
+    pub fn on_radar(&mut self, cx: &Ctx, report: RadarReport) {
+        let before = self.pictures(cx);
+        self.facts.insert(report.owner.clone(), report.facts);
+        let after = self.pictures(cx);
+        for (owner, info) in &after {
+            if before.get(owner) != Some(info) {
+                cx.emit(EngineEvent::WorktreeChanged { worktree: info.clone() });
+            }
+        }
+    }
+
+    // ---- commands ----
+
+    pub fn folder_repository(&self, cx: &Ctx, folder: &str, reply: Responder<FolderRepository>) {
+        let found = match worktree::repository_of(Path::new(folder)) {
+            Ok(repository) => {
+                let root = repository.root.to_string_lossy().into_owned();
+                match cx.store.repository_setup(&root) {
+                    Ok(setup_command) => Ok(FolderRepository::Repository { root, branch: repository.branch, setup_command }),
+                    Err(error) => Err(error.into()),
+                }
+            }
+            Err(worktree::GitError::NotRun(_)) => Ok(FolderRepository::NotARepository {
+                why: "git is not installed here, and worktrees are made with it".into(),
+            }),
+            Err(_) if !Path::new(folder).is_dir() => {
+                Ok(FolderRepository::NotARepository { why: "the folder does not exist".into() })
+            }
+            Err(_) => Ok(FolderRepository::NotARepository {
+                why: "the folder is not inside a git repository, so its tasks cannot get worktrees of their own".into(),
+            }),
+        };
+        reply.send(found);
+    }
+
+    pub fn set_repository_setup(&self, cx: &Ctx, root: &str, command: Option<&str>) -> Result<(), EngineError> {
+        let command = command.map(str::trim).filter(|c| !c.is_empty());
+        let repository = worktree::repository_of(Path::new(root))?;
+        Ok(cx.store.set_repository_setup(&repository.root.to_string_lossy(), command)?)
+    }
+
+    pub fn list(&self, cx: &Ctx, reply: Responder<Vec<WorktreeInfo>>) {
+        let records = match cx.store.list_worktrees() {
+            Ok(records) => records,
+            Err(error) => return reply.send(Err(error.into())),
+        };
+        // Open ones the radar has not read yet are read now, off the engine.
+        let unread: Vec<(String, PathBuf, String)> = records
+            .iter()
+            .filter(|r| r.kept == Kept::Open && !self.facts.contains_key(&r.owner))
+            .map(|r| (r.owner.clone(), PathBuf::from(&r.path), r.base.clone()))
+            .collect();
+        if unread.is_empty() {
+            let infos = self.pictures(cx).into_values().collect::<Vec<_>>();
+            return reply.send(Ok(ordered(infos, &records)));
+        }
+        self.off_engine(
+            move || unread.into_iter().map(|(owner, path, base)| (owner, radar::read(&path, &base))).collect(),
+            move |desk, cx, read: Vec<(String, Facts)>| {
+                for (owner, facts) in read {
+                    desk.facts.insert(owner, facts);
+                }
+                let infos = desk.pictures(cx).into_values().collect::<Vec<_>>();
+                reply.send(Ok(ordered(infos, &records)));
+            },
+        );
+    }
+
+    pub fn diff(&self, cx: &Ctx, key: &str, reply: Responder<WorktreeDiff>) {
+        let (record, info) = match self.find(cx, key) {
+            Ok(found) => found,
+            Err(error) => return reply.send(Err(error)),
+        };
+        let summary_task = latest_task(cx, &record.owner);
+        let path = PathBuf::from(&record.path);
+        let base = record.base.clone();
+        self.off_engine(
+            move || -> Result<WorktreeDiff, EngineError> {
+                if !path.is_dir() {
+                    return Ok(WorktreeDiff { worktree: info, files: Vec::new(), files_left_out: 0, summary: None });
+                }
+                let from = worktree::fork_point(&path, &base)?;
+                let mut changes = worktree::changes(&path, &from)?;
+                let left_out = changes.len().saturating_sub(MAX_DIFF_FILES) as u32;
+                changes.truncate(MAX_DIFF_FILES);
+                let files = worktree::diff_files(&path, &from, &changes)?;
+                let summary = summary_task.and_then(|task| {
+                    crate::tasks::artifacts::read_summary(&path, &task, SUMMARY_SHOWN_BYTES).ok()
+                });
+                Ok(WorktreeDiff { worktree: info, files, files_left_out: left_out, summary })
+            },
+            move |_, _, diff| reply.send(diff),
+        );
+    }
+
+    pub fn commit(&self, cx: &Ctx, key: &str, reply: Responder<WorktreeInfo>) {
+        let (record, _) = match self.find_open(cx, key) {
+            Ok(found) => found,
+            Err(error) => return reply.send(Err(error)),
+        };
+        let message = title_of(cx, &record);
+        let path = PathBuf::from(&record.path);
+        let owner = record.owner.clone();
+        self.off_engine(
+            move || worktree::commit_all(&path, &message),
+            move |desk, cx, committed| match committed {
+                Ok(committed) => {
+                    if committed {
+                        log_review(cx, &record, ReviewStep::Committed);
+                    }
+                    desk.radar.send(RadarInput::Read { owner: owner.clone() });
+                    reply.send(desk.find(cx, &owner).map(|(_, info)| info));
+                }
+                Err(error) => reply.send(Err(error.into())),
+            },
+        );
+    }
+
+    pub fn merge(&self, cx: &Ctx, key: &str, reply: Responder<MergeOutcome>) {
+        let (record, info) = match self.find_open(cx, key) {
+            Ok(found) => found,
+            Err(error) => return reply.send(Err(error)),
+        };
+        if let Some(task) = &info.task_at_work {
+            return reply.send(Err(at_work(task)));
+        }
+        let message = title_of(cx, &record);
+        let job = record.clone();
+        self.off_engine(
+            move || -> Result<worktree::Merged, worktree::GitError> {
+                let path = Path::new(&job.path);
+                worktree::commit_all(path, &message)?;
+                let merged = worktree::merge(
+                    Path::new(&job.repository),
+                    &job.base,
+                    &job.branch,
+                    &format!("Merge {}: {message}", job.branch),
+                )?;
+                if let worktree::Merged::Landed { .. } = merged
+                    && let Err(error) = worktree::remove(Path::new(&job.repository), path, &job.branch)
+                {
+                    tracing::warn!(%error, "a merged worktree could not be removed");
+                }
+                Ok(merged)
+            },
+            move |desk, cx, merged| {
+                let outcome = match merged {
+                    Ok(worktree::Merged::Landed { commit, fast_forward }) => {
+                        let record = WorktreeRecord { kept: Kept::Merged { at: now() }, conflict: Vec::new(), ..record };
+                        let step = ReviewStep::Merged { base: record.base.clone(), fast_forward };
+                        desk.close(cx, &record, step);
+                        Ok(MergeOutcome::Merged { base: record.base, commit, fast_forward })
+                    }
+                    Ok(worktree::Merged::Conflict { files }) => {
+                        let record = WorktreeRecord { conflict: files.clone(), ..record };
+                        desk.save(cx, &record, ReviewStep::MergeConflict { files: files.clone() });
+                        Ok(MergeOutcome::Conflict { files })
+                    }
+                    Ok(worktree::Merged::InTheWay { why }) => Ok(MergeOutcome::InTheWay { why }),
+                    Err(error) => Err(error.into()),
+                };
+                reply.send(outcome);
+            },
+        );
+    }
+
+    pub fn rebase(&self, cx: &Ctx, key: &str, reply: Responder<RebaseOutcome>) {
+        let (record, info) = match self.find_open(cx, key) {
+            Ok(found) => found,
+            Err(error) => return reply.send(Err(error)),
+        };
+        if let Some(task) = &info.task_at_work {
+            return reply.send(Err(at_work(task)));
+        }
+        let message = title_of(cx, &record);
+        let (path, base) = (PathBuf::from(&record.path), record.base.clone());
+        self.off_engine(
+            move || worktree::rebase(&path, &base, &message),
+            move |desk, cx, rebased| {
+                let outcome = match rebased {
+                    Ok(worktree::Rebased::Done) => {
+                        let record = WorktreeRecord { conflict: Vec::new(), ..record.clone() };
+                        desk.save(cx, &record, ReviewStep::Rebased);
+                        Ok(RebaseOutcome::Rebased)
+                    }
+                    Ok(worktree::Rebased::Conflict { files }) => {
+                        desk.save(cx, &record, ReviewStep::RebaseConflict { files: files.clone() });
+                        Ok(RebaseOutcome::Conflict { files })
+                    }
+                    Err(error) => Err(error.into()),
+                };
+                desk.radar.send(RadarInput::Read { owner: record.owner.clone() });
+                reply.send(outcome);
+            },
+        );
+    }
+
+    pub fn discard(&self, cx: &Ctx, key: &str, force: bool, reply: Responder<DiscardOutcome>) {
+        let (record, info) = match self.find_open(cx, key) {
+            Ok(found) => found,
+            Err(error) => return reply.send(Err(error)),
+        };
+        if let Some(task) = &info.task_at_work {
+            return reply.send(Err(at_work(task)));
+        }
+        let patches = cx.sessions.data_dir().join(PATCHES_DIR);
+        let job = record.clone();
+        self.off_engine(
+            move || discard_files(&job, &patches, force),
+            move |desk, cx, discarded| {
+                if let Ok(DiscardOutcome::Discarded { patch }) = &discarded {
+                    let record = WorktreeRecord { kept: Kept::Discarded { at: now(), patch: patch.clone() }, ..record };
+                    desk.close(cx, &record, ReviewStep::Discarded { patch: patch.clone() });
+                }
+                reply.send(discarded);
+            },
+        );
+    }
+
+    /// The user's review of a worktree, as the task its follow-up is (the
+    /// router submits it): its agent, title and prompt.
+    pub fn review(
+        &self,
+        cx: &Ctx,
+        key: &str,
+        comments: &[crate::api::ReviewComment],
+    ) -> Result<(WorktreeRecord, String, String), EngineError> {
+        let (record, _) = self.find_open(cx, key)?;
+        let title = title_of(cx, &record);
+        let prompt = worktree::review_prompt(&title, comments)
+            .ok_or_else(|| EngineError::InvalidInput { field: "comments", reason: "there are no comments to send".into() })?;
+        log_review(cx, &record, ReviewStep::CommentsSent { comments: comments.len() as u32 });
+        Ok((record, format!("Review of {title}"), prompt))
+    }
+
+    // ---- helpers ----
+
+    /// Runs `work` away from the engine's task, then `then` on it with its result.
+    fn off_engine<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+        then: impl FnOnce(&mut WorktreeDesk, &mut Ctx, T) + Send + 'static,
+    ) {
+        let notes = self.notes.clone();
+        tokio::spawn(async move {
+            match tokio::task::spawn_blocking(work).await {
+                Ok(result) => {
+                    let note: WorktreeNote = Box::new(move |desk, cx| then(desk, cx, result));
+                    notes.send(note).ok();
+                }
+                Err(error) => tracing::error!(%error, "git work for a worktree failed"),
+            }
+        });
+    }
+
+    /// Records a worktree merged or discarded; the radar lets it go.
+    fn close(&mut self, cx: &Ctx, record: &WorktreeRecord, step: ReviewStep) {
+        self.radar.send(RadarInput::Untrack { owner: record.owner.clone() });
+        self.facts.remove(&record.owner);
+        self.save(cx, record, step);
+        // The others' overlaps with it are over.
+        let pictures = self.pictures(cx);
+        for info in pictures.into_values() {
+            cx.emit(EngineEvent::WorktreeChanged { worktree: info });
+        }
+    }
+
+    fn save(&self, cx: &Ctx, record: &WorktreeRecord, step: ReviewStep) {
+        if let Err(error) = cx.store.update_worktree(record) {
+            tracing::error!(%error, "a worktree's review could not be recorded");
+        }
+        log_review(cx, record, step);
+        self.report(cx, record);
+    }
+
+    fn report(&self, cx: &Ctx, record: &WorktreeRecord) {
+        let infos = self.pictures(cx);
+        let info = infos.get(&record.owner).cloned().unwrap_or_else(|| self.picture(cx, record, &[]));
+        cx.emit(EngineEvent::WorktreeChanged { worktree: info });
+    }
+
+    /// The worktree named by `key`: its task or loop, or a task that ran in it.
+    fn find(&self, cx: &Ctx, key: &str) -> Result<(WorktreeRecord, WorktreeInfo), EngineError> {
+        let record = match cx.store.get_worktree(key)? {
+            Some(record) => record,
+            None => {
+                let task = key.parse::<TaskId>().ok().and_then(|id| cx.store.get_task(&id).ok().flatten());
+                let owner = task.map(|task| super::isolation::worktree_key(&task));
+                owner
+                    .and_then(|owner| cx.store.get_worktree(&owner).ok().flatten())
+                    .ok_or_else(|| EngineError::WorktreeNotFound(key.to_owned()))?
+            }
+        };
+        let infos = self.pictures(cx);
+        let info = infos.get(&record.owner).cloned().unwrap_or_else(|| self.picture(cx, &record, &[]));
+        Ok((record, info))
+    }
+
+    fn find_open(&self, cx: &Ctx, key: &str) -> Result<(WorktreeRecord, WorktreeInfo), EngineError> {
+        let (record, info) = self.find(cx, key)?;
+        match record.kept {
+            Kept::Open => Ok((record, info)),
+            Kept::Merged { .. } => Err(EngineError::InvalidInput {
+                field: "worktree",
+                reason: "it was merged already; its folder and branch are gone".into(),
+            }),
+            Kept::Discarded { .. } => {
+                Err(EngineError::InvalidInput { field: "worktree", reason: "it was discarded already".into() })
+            }
+        }
+    }
+
+    /// Every listed worktree as the user reads it, the radar's overlaps in.
+    fn pictures(&self, cx: &Ctx) -> BTreeMap<String, WorktreeInfo> {
+        let records = match cx.store.list_worktrees() {
+            Ok(records) => records,
+            Err(error) => {
+                tracing::warn!(%error, "the worktrees could not be read");
+                return BTreeMap::new();
+            }
+        };
+        let open: Vec<(String, Vec<worktree::radar::FileHunks>)> = records
+            .iter()
+            .filter(|r| r.kept == Kept::Open)
+            .filter_map(|r| self.facts.get(&r.owner).map(|f| (r.owner.clone(), f.hunks.clone())))
+            .collect();
+        let overlaps = worktree::radar::overlaps(&open);
+        records
+            .iter()
+            .map(|record| {
+                let mine: Vec<&worktree::radar::Overlap<String>> =
+                    overlaps.iter().filter(|o| o.first == record.owner || o.second == record.owner).collect();
+                let info = self.picture(cx, record, &mine);
+                (record.owner.clone(), info)
+            })
+            .collect()
+    }
+
+    /// One worktree as the user reads it.
+    fn picture(&self, cx: &Ctx, record: &WorktreeRecord, overlaps: &[&worktree::radar::Overlap<String>]) -> WorktreeInfo {
+        let facts = self.facts.get(&record.owner);
+        let at_work = task_at_work(cx, record);
+        // Per other worktree: the files both change, and the regions of each in the other's way.
+        let mut by_other: BTreeMap<String, (WorktreeOverlap, u32)> = BTreeMap::new();
+        for overlap in overlaps {
+            let (other, mine, theirs) = if overlap.first == record.owner {
+                (&overlap.second, overlap.first_hunks, overlap.second_hunks)
+            } else {
+                (&overlap.first, overlap.second_hunks, overlap.first_hunks)
+            };
+            let (entry, theirs_total) = by_other.entry(other.clone()).or_insert_with(|| {
+                let with_title =
+                    cx.store.get_worktree(other).ok().flatten().map(|r| title_of(cx, &r)).unwrap_or_default();
+                let overlap =
+                    WorktreeOverlap { with: other.clone(), with_title, files: Vec::new(), meeting_hunks: 0, merge_first: false };
+                (overlap, 0)
+            });
+            entry.files.push(overlap.path.clone());
+            entry.meeting_hunks += mine as u32;
+            *theirs_total += theirs as u32;
+        }
+        // The one with fewer regions in the other's way goes first; on a tie, the older.
+        let older = |other: &str| {
+            cx.store.get_worktree(other).ok().flatten().is_none_or(|r| record.created_at <= r.created_at)
+        };
+        let by_other: BTreeMap<String, WorktreeOverlap> = by_other
+            .into_iter()
+            .map(|(other, (mut overlap, theirs))| {
+                overlap.merge_first = overlap.meeting_hunks < theirs || (overlap.meeting_hunks == theirs && older(&other));
+                (other, overlap)
+            })
+            .collect();
+        let overlaps: Vec<WorktreeOverlap> = by_other.into_values().collect();
+        let missing = facts.is_some_and(|f| f.missing) || (record.kept == Kept::Open && !Path::new(&record.path).is_dir());
+        let state = match &record.kept {
+            Kept::Merged { .. } => WorktreeState::Merged,
+            Kept::Discarded { .. } => WorktreeState::Discarded,
+            Kept::Open => match worktree::state_of(
+                !missing,
+                at_work.is_some(),
+                false,
+                !overlaps.is_empty() || !record.conflict.is_empty(),
+            ) {
+                worktree::WorktreeState::Working => WorktreeState::Working,
+                worktree::WorktreeState::ReadyToMerge => WorktreeState::ReadyToMerge,
+                worktree::WorktreeState::Merged => WorktreeState::Merged,
+                worktree::WorktreeState::Conflicting => WorktreeState::Conflicting,
+                worktree::WorktreeState::FolderMissing => WorktreeState::FolderMissing,
+            },
+        };
+        WorktreeInfo {
+            task: record.owner.clone(),
+            title: title_of(cx, record),
+            loop_id: record.loop_id.clone(),
+            profile_id: record.profile_id.clone(),
+            agent: cx.profile(&record.profile_id).map(|p| p.spec.name).unwrap_or_default(),
+            repository: record.repository.clone(),
+            branch: record.branch.clone(),
+            base: record.base.clone(),
+            path: record.path.clone(),
+            created_at: record.created_at,
+            state,
+            files_changed: if record.kept == Kept::Open { facts.map_or(0, |f| f.files_changed) } else { 0 },
+            conflicts_with: overlaps.iter().map(|o| o.with.clone()).collect(),
+            overlaps,
+            merge_conflict: record.conflict.clone(),
+            patch: record.kept.patch().map(str::to_owned),
+            task_at_work: at_work,
+        }
+    }
+}
+
+/// The records' order: open ones oldest first, then the closed ones.
+fn ordered(mut infos: Vec<WorktreeInfo>, records: &[WorktreeRecord]) -> Vec<WorktreeInfo> {
+    let place: HashMap<&str, usize> = records.iter().enumerate().map(|(i, r)| (r.owner.as_str(), i)).collect();
+    infos.sort_by_key(|info| place.get(info.task.as_str()).copied().unwrap_or(usize::MAX));
+    infos
+}
+
+fn at_work(task: &TaskId) -> EngineError {
+    EngineError::InvalidInput {
+        field: "worktree",
+        reason: format!("its agent is still at work in it (task {task}): wait for the task to end, or cancel it"),
+    }
+}
+
+/// The task queued or running in the worktree, if any.
+fn task_at_work(cx: &Ctx, record: &WorktreeRecord) -> Option<TaskId> {
+    let tasks = cx.store.active_tasks(Some(&record.profile_id)).ok()?;
+    tasks
+        .into_iter()
+        .filter(|t| matches!(t.state(), TaskState::Running | TaskState::Queued))
+        .find(|t| super::isolation::worktree_key(t) == record.owner)
+        .map(|t| t.id)
+}
+
+/// The latest task that ran in the worktree (its summary is shown).
+fn latest_task(cx: &Ctx, owner: &str) -> Option<TaskId> {
+    match owner.parse::<TaskId>() {
+        Ok(id) => {
+            let tasks = cx.store.tasks_in_worktree(owner).unwrap_or_default();
+            tasks.into_iter().last().map(|t: TaskInfo| t.id).or(Some(id))
+        }
+        Err(_) => cx.store.tasks_in_worktree(owner).ok()?.into_iter().last().map(|t| t.id),
+    }
+}
+
+/// The name a worktree goes by: its task's, or its loop's goal.
+fn title_of(cx: &Ctx, record: &WorktreeRecord) -> String {
+    if let Ok(id) = record.owner.parse::<TaskId>()
+        && let Ok(Some(task)) = cx.store.get_task(&id)
+    {
+        return task.spec.title();
+    }
+    if let Some(loop_id) = &record.loop_id
+        && let Ok(Some(info)) = cx.store.get_loop(loop_id)
+    {
+        return info.settings.goal.lines().next().unwrap_or_default().to_owned();
+    }
+    record.branch.clone()
+}
+
+fn log_review(cx: &Ctx, record: &WorktreeRecord, step: ReviewStep) {
+    let task = record.owner.parse::<TaskId>().ok();
+    let about = LogAbout {
+        session: None,
+        task: task.as_ref(),
+        loop_id: record.loop_id.as_ref(),
+        profile: Some(&record.profile_id),
+    };
+    if let Err(error) = cx.log(now(), about, &LogKind::WorktreeReviewed { step }) {
+        tracing::warn!(%error, "a worktree's review could not be logged");
+    }
+}
+
+/// Removes a worktree's folder and branch, keeping its work as a patch
+/// first when it holds work not merged; refused without `force` then.
+fn discard_files(record: &WorktreeRecord, patches: &Path, force: bool) -> Result<DiscardOutcome, EngineError> {
+    let (repository, path) = (Path::new(&record.repository), Path::new(&record.path));
+    if !path.is_dir() {
+        // Its folder is gone: git forgets it; an unmerged branch is kept
+        // only when it holds commits (its patch cannot be made without a folder).
+        worktree::prune(repository)?;
+        let merged = worktree::is_merged(repository, &record.branch, &record.base).unwrap_or(true);
+        if merged {
+            worktree::delete_branch(repository, &record.branch)?;
+        }
+        return Ok(DiscardOutcome::Discarded { patch: None });
+    }
+    let from = worktree::fork_point(path, &record.base)?;
+    let changes = worktree::changes(path, &from)?;
+    let merged = worktree::is_merged(repository, &record.branch, &record.base)? && changes.is_empty();
+    let loses = worktree::removal_loses_work(&changes, merged);
+    if loses && !force {
+        return Ok(DiscardOutcome::WouldLoseWork { files_changed: changes.len() as u32 });
+    }
+    let patch = if loses {
+        std::fs::create_dir_all(patches).map_err(|e| EngineError::io(format!("making {}", patches.display()), e))?;
+        let leaf = record.branch.replace('/', "-");
+        let short: String = record.owner.chars().take(8).collect();
+        let file = patches.join(format!("{leaf}-{short}.patch"));
+        worktree::save_patch(path, &from, &file)?;
+        Some(file.to_string_lossy().into_owned())
+    } else {
+        None
+    };
+    worktree::remove(repository, path, &record.branch)?;
+    Ok(DiscardOutcome::Discarded { patch })
+}

@@ -1,0 +1,200 @@
+//! The radar's worker: it watches each open worktree's files (recursively,
+//! `.git` and the app's own files aside) and, when they change, reads what
+//! the worktree changed against its base (files, and the base's lines each
+//! change touches) with git, away from the engine's task. A worktree it
+//! cannot watch is read again every [`POLL_INTERVAL`].
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher};
+use tokio::sync::mpsc;
+
+use crate::worktree::{self, radar::FileHunks};
+
+/// Changes within this long of each other are read once.
+const SETTLE: Duration = Duration::from_millis(250);
+
+/// How often a worktree that cannot be watched is read again.
+const POLL_INTERVAL: Duration = Duration::from_secs(10);
+
+/// What the radar read of one worktree.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Facts {
+    /// Its folder is gone.
+    pub missing: bool,
+    pub files_changed: u32,
+    pub hunks: Vec<FileHunks>,
+}
+
+/// What the worker is told.
+pub(crate) enum RadarInput {
+    /// Watch (again) the worktree of `owner` at `path`, made from `base`.
+    Track { owner: String, path: PathBuf, base: String },
+    Untrack { owner: String },
+    /// Read it again now (a merge, a rebase, a commit).
+    Read { owner: String },
+}
+
+/// What the worker found: for the engine task.
+pub(crate) struct RadarReport {
+    pub owner: String,
+    pub facts: Facts,
+}
+
+/// The radar worker's handle: owned by the worktree desk, ended with it.
+pub(crate) struct Radar {
+    input: mpsc::UnboundedSender<RadarInput>,
+    task: tokio::task::AbortHandle,
+}
+
+impl Drop for Radar {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Radar {
+    pub fn start(reports: mpsc::UnboundedSender<RadarReport>) -> Radar {
+        let (input, inputs) = mpsc::unbounded_channel();
+        let changed = input.clone();
+        let task = tokio::spawn(run(inputs, changed, reports)).abort_handle();
+        Radar { input, task }
+    }
+
+    pub fn send(&self, input: RadarInput) {
+        self.input.send(input).ok();
+    }
+}
+
+struct Tracked {
+    path: PathBuf,
+    base: String,
+    /// None where the folder could not be watched (it is polled).
+    _watch: Option<notify::RecommendedWatcher>,
+}
+
+async fn run(
+    mut inputs: mpsc::UnboundedReceiver<RadarInput>,
+    changed: mpsc::UnboundedSender<RadarInput>,
+    reports: mpsc::UnboundedSender<RadarReport>,
+) {
+    let mut tracked: HashMap<String, Tracked> = HashMap::new();
+    let mut dirty: HashSet<String> = HashSet::new();
+    let mut poll = tokio::time::interval(POLL_INTERVAL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            input = inputs.recv() => match input {
+                None => return,
+                Some(RadarInput::Track { owner, path, base }) => {
+                    let watch = watch(&path, &owner, changed.clone());
+                    tracked.insert(owner.clone(), Tracked { path, base, _watch: watch });
+                    dirty.insert(owner);
+                }
+                Some(RadarInput::Untrack { owner }) => {
+                    tracked.remove(&owner);
+                    dirty.remove(&owner);
+                }
+                Some(RadarInput::Read { owner }) => {
+                    if tracked.contains_key(&owner) {
+                        dirty.insert(owner);
+                    }
+                }
+            },
+            _ = poll.tick() => {
+                dirty.extend(tracked.iter().filter(|(_, t)| t._watch.is_none()).map(|(owner, _)| owner.clone()));
+            }
+        }
+        if dirty.is_empty() {
+            continue;
+        }
+        // Let a burst of writes settle, taking in what else arrives meanwhile.
+        let settle = tokio::time::sleep(SETTLE);
+        tokio::pin!(settle);
+        loop {
+            tokio::select! {
+                () = &mut settle => break,
+                input = inputs.recv() => match input {
+                    None => return,
+                    Some(RadarInput::Track { owner, path, base }) => {
+                        let watch = watch(&path, &owner, changed.clone());
+                        tracked.insert(owner.clone(), Tracked { path, base, _watch: watch });
+                        dirty.insert(owner);
+                    }
+                    Some(RadarInput::Untrack { owner }) => {
+                        tracked.remove(&owner);
+                        dirty.remove(&owner);
+                    }
+                    Some(RadarInput::Read { owner }) => {
+                        if tracked.contains_key(&owner) {
+                            dirty.insert(owner);
+                        }
+                    }
+                },
+            }
+        }
+        let batch: Vec<(String, PathBuf, String)> = dirty
+            .drain()
+            .filter_map(|owner| tracked.get(&owner).map(|t| (owner, t.path.clone(), t.base.clone())))
+            .collect();
+        let read = tokio::task::spawn_blocking(move || {
+            batch.into_iter().map(|(owner, path, base)| (owner, read(&path, &base))).collect::<Vec<_>>()
+        })
+        .await;
+        for (owner, facts) in read.unwrap_or_default() {
+            if reports.send(RadarReport { owner, facts }).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// What the worktree at `path` changed against where it left `base`.
+pub(crate) fn read(path: &Path, base: &str) -> Facts {
+    if !path.is_dir() {
+        return Facts { missing: true, ..Facts::default() };
+    }
+    let from = match worktree::fork_point(path, base) {
+        Ok(from) => from,
+        Err(error) => {
+            tracing::debug!(%error, "a worktree's fork point could not be read");
+            return Facts::default();
+        }
+    };
+    let files_changed = worktree::changes(path, &from).map(|c| c.len() as u32).unwrap_or_default();
+    let hunks = worktree::hunks(path, &from).unwrap_or_default();
+    Facts { missing: false, files_changed, hunks }
+}
+
+/// Watches the worktree's files, telling the worker which changed; none
+/// where the folder cannot be watched.
+fn watch(path: &Path, owner: &str, changed: mpsc::UnboundedSender<RadarInput>) -> Option<notify::RecommendedWatcher> {
+    let owner = owner.to_owned();
+    let root = path.to_path_buf();
+    let handler = move |event: notify::Result<notify::Event>| {
+        let relevant = match &event {
+            Ok(event) => {
+                !event.kind.is_access()
+                    && event.paths.iter().any(|p| {
+                        let inside = p.strip_prefix(&root).unwrap_or(p).to_string_lossy().into_owned();
+                        !(inside == ".git" || inside.starts_with(".git/") || worktree::is_app_path(&inside))
+                    })
+            }
+            // Events lost: read it again to be sure.
+            Err(_) => true,
+        };
+        if relevant {
+            changed.send(RadarInput::Read { owner: owner.clone() }).ok();
+        }
+    };
+    let mut watcher = notify::recommended_watcher(handler).ok()?;
+    match watcher.watch(path, RecursiveMode::Recursive) {
+        Ok(()) => Some(watcher),
+        Err(error) => {
+            tracing::info!(%error, path = %path.display(), "a worktree cannot be watched; it is read every few seconds");
+            None
+        }
+    }
+}
