@@ -23,22 +23,6 @@ fn cli(t: &TestEngine, line: &[&str]) -> (ExitCode, String, String) {
     (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 
-/// The command line blocks; run it off the test's runtime threads.
-async fn cli_async(t: &TestEngine, line: &[&str]) -> (ExitCode, String, String) {
-    let line: Vec<String> = line.iter().map(|s| s.to_string()).collect();
-    let data_dir = t.data_dir.clone();
-    tokio::task::spawn_blocking(move || {
-        let args = std::iter::once("switchboard".to_owned()).chain(line);
-        let command = Cli::try_parse_from(args).unwrap().command.expect("a client command");
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let socket = switchboard_core::config::socket_path(&data_dir, None);
-        let code = run(command, &socket, &mut out, &mut err);
-        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
-    })
-    .await
-    .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_add_agents_and_queue_tasks() {
     let t = TestEngine::start().await;

@@ -106,6 +106,10 @@ pub enum ClientCommand {
     /// Loops: an agent's fresh sessions toward one goal until it is done.
     #[command(subcommand)]
     Loop(LoopCommand),
+    /// Worktrees: where agents that work apart made their changes, and the
+    /// review of them (diff, merge, discard).
+    #[command(subcommand)]
+    Worktree(WorktreeCommand),
     /// Where an agent stands in each of the spec's diagrams: each diagram's
     /// id and the node or nodes lit now.
     Flow {
@@ -154,6 +158,23 @@ pub enum AgentCommand {
         cwd: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "generic")]
         kind: Kind,
+        /// Where its tasks work: in its folder, or each in a git worktree of
+        /// its own (the folder must be in a git repository).
+        #[arg(long, value_enum, default_value = "none")]
+        isolation: IsolationArg,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Changes where an agent's tasks work.
+    Edit {
+        /// The agent's name (or profile id).
+        agent: String,
+        #[arg(long, value_enum)]
+        isolation: Option<IsolationArg>,
+        /// The command run in each new worktree of the agent's repository
+        /// (an empty one: nothing runs).
+        #[arg(long, value_name = "COMMAND")]
+        setup_command: Option<String>,
         #[command(flatten)]
         output: Output,
     },
@@ -266,6 +287,58 @@ pub enum LoopCommand {
     },
 }
 
+#[derive(Subcommand, Debug)]
+pub enum WorktreeCommand {
+    /// Lists the worktrees the app made: open ones, then recent merged and
+    /// discarded ones, each with its task, agent, branch, state, the number
+    /// of files it changed and the worktrees that change the same files.
+    List {
+        #[command(flatten)]
+        output: Output,
+    },
+    /// What a task's worktree changed against its base: each file's status,
+    /// then the unified diff.
+    Diff {
+        /// The task (or loop) it was made for, or a task that ran in it.
+        task: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Lands a task's worktree on its base branch (what is left uncommitted
+    /// is committed first). Exits 4 when it is refused: the conflicting
+    /// files, or your own changes in the way.
+    Merge {
+        task: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Removes a task's worktree and branch. Exits 4 without --force when it
+    /// holds work not merged; with --force that work is kept as a patch file,
+    /// whose path is printed.
+    Discard {
+        task: String,
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum IsolationArg {
+    None,
+    Worktree,
+}
+
+impl From<IsolationArg> for switchboard_core::Isolation {
+    fn from(arg: IsolationArg) -> Self {
+        match arg {
+            IsolationArg::None => switchboard_core::Isolation::None,
+            IsolationArg::Worktree => switchboard_core::Isolation::Worktree,
+        }
+    }
+}
+
 #[derive(Args, Debug, Clone, Copy)]
 pub struct Output {
     /// Print machine-readable JSON.
@@ -309,6 +382,14 @@ pub enum PriorityArg {
 pub const EXIT_FAILED: u8 = 1;
 /// Exit code: no app is running on the data directory.
 pub const EXIT_NOT_RUNNING: u8 = 3;
+/// Exit code: the app did not do what was asked, and said why (a merge
+/// that would conflict, a discard that would lose work).
+pub const EXIT_REFUSED: u8 = 4;
+
+/// What the app declined to do, in words (its answer printed already).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(String);
 /// Exit code: whatever read the output stopped reading (a pipe's reader
 /// closed it). 128 + SIGPIPE, the status a shell reports for a tool the
 /// closed pipe ended, so a pipeline reads it as it reads theirs.
@@ -369,6 +450,7 @@ pub fn run(command: ClientCommand, socket: &Path, out: &mut impl Write, err: &mu
         Err(error) => {
             let code = match error.downcast_ref::<ClientError>() {
                 Some(ClientError::NotRunning(_)) => EXIT_NOT_RUNNING,
+                _ if error.downcast_ref::<Refused>().is_some() => EXIT_REFUSED,
                 _ => EXIT_FAILED,
             };
             writeln!(err, "switchboard: {}", shown(&format!("{error:#}"), Lines::Kept)).ok();
@@ -382,7 +464,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
     match command {
         ClientCommand::Scan => anyhow::bail!("`scan` reads its input: use `scan_input`"),
         ClientCommand::Daemon(_) => anyhow::bail!("`daemon` is the engine or asks after it: use the `daemon` module"),
-        ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, output }) => {
+        ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, isolation, output }) => {
             let cwd = match cwd {
                 Some(dir) => std::path::absolute(dir)?,
                 None => std::env::current_dir().context("the current directory")?,
@@ -402,11 +484,41 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                 kind,
                 task_time_limit_secs: settings.default_task_time_limit_secs,
                 quiet_alert_secs: settings.default_quiet_alert_secs,
+                isolation: isolation.into(),
                 ..ProfileSpec::default()
             };
             let profile = client.create_profile(spec)?;
             print(out, output, &profile, |p| format!("added agent {} ({})", p.spec.name, p.id))
         }
+        ClientCommand::Agent(AgentCommand::Edit { agent, isolation, setup_command, output }) => {
+            let profile = find_agent(&client, &agent)?;
+            let mut spec = profile.spec.clone();
+            if let Some(isolation) = isolation {
+                spec.isolation = isolation.into();
+            }
+            if let Some(command) = setup_command {
+                match client.folder_repository(spec.cwd.clone())? {
+                    switchboard_core::FolderRepository::Repository { root, .. } => {
+                        client.set_repository_setup(root, Some(command).filter(|c| !c.trim().is_empty()))?
+                    }
+                    switchboard_core::FolderRepository::NotARepository { why } => {
+                        anyhow::bail!("a setup command is for worktrees, and {why}")
+                    }
+                }
+            }
+            let profile = client.update_profile(profile.id, spec)?;
+            print(out, output, &profile, |p| {
+                format!(
+                    "agent {}: tasks work {}",
+                    p.spec.name,
+                    match p.spec.isolation {
+                        switchboard_core::Isolation::None => "in its folder",
+                        switchboard_core::Isolation::Worktree => "each in a worktree of their own",
+                    }
+                )
+            })
+        }
+        ClientCommand::Worktree(command) => worktree_command(&client, command, out),
         ClientCommand::Agent(AgentCommand::List { output }) => {
             let profiles = client.list_profiles()?;
             // Each agent's state is the engine's one attention, as the window and the tray read it.
@@ -509,6 +621,122 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                 lines.extend(events.entries.iter().map(describe_event));
                 lines.join("\n")
             })
+        }
+    }
+}
+
+fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut impl Write) -> Result<()> {
+    use switchboard_core::{DiffContent, DiscardOutcome, FileStatus, MergeOutcome, WorktreeState};
+    match command {
+        WorktreeCommand::List { output } => {
+            let worktrees = client.list_worktrees()?;
+            print(out, output, &worktrees, |worktrees| {
+                if worktrees.is_empty() {
+                    return "no worktrees: agents set to work apart (--isolation worktree) make one per task".into();
+                }
+                columns(worktrees.iter().map(|w| {
+                    let state = match w.state {
+                        WorktreeState::Working => "working",
+                        WorktreeState::ReadyToMerge => "ready to merge",
+                        WorktreeState::Conflicting => "conflicting",
+                        WorktreeState::Merged => "merged",
+                        WorktreeState::FolderMissing => "folder missing",
+                        WorktreeState::Discarded => "discarded",
+                    };
+                    let meets = if w.overlaps.is_empty() {
+                        String::new()
+                    } else {
+                        let titles: Vec<&str> = w.overlaps.iter().map(|o| o.with_title.as_str()).collect();
+                        format!("changes the same files as: {}", titles.join(", "))
+                    };
+                    vec![
+                        w.task.clone(),
+                        w.agent.clone(),
+                        w.branch.clone(),
+                        state.to_owned(),
+                        format!("{} files", w.files_changed),
+                        first_line(&w.title, 50),
+                        meets,
+                    ]
+                }))
+            })
+        }
+        WorktreeCommand::Diff { task, output } => {
+            let diff = client.worktree_diff(task)?;
+            print(out, output, &diff, |diff| {
+                let mut lines = Vec::new();
+                for file in &diff.files {
+                    let status = match (file.status, &file.from) {
+                        (FileStatus::Added, _) => "added".to_owned(),
+                        (FileStatus::Modified, _) => "modified".to_owned(),
+                        (FileStatus::Deleted, _) => "deleted".to_owned(),
+                        (FileStatus::Renamed, Some(from)) => format!("renamed from {from}"),
+                        (FileStatus::Renamed, None) => "renamed".to_owned(),
+                    };
+                    let note = match &file.content {
+                        DiffContent::Binary => " (binary)".to_owned(),
+                        DiffContent::TooLarge { bytes } => format!(" (too large to show: {} KiB)", bytes / 1024),
+                        DiffContent::Text { .. } => String::new(),
+                    };
+                    lines.push(format!("{status}\t{}{note}", file.path));
+                }
+                if diff.files.is_empty() {
+                    lines.push("no changes against its base".into());
+                }
+                if diff.files_left_out > 0 {
+                    lines.push(format!("({} more files left out)", diff.files_left_out));
+                }
+                for file in &diff.files {
+                    if let DiffContent::Text { unified, .. } = &file.content {
+                        lines.push(String::new());
+                        lines.push(unified.trim_end().to_owned());
+                    }
+                }
+                lines.join("\n")
+            })
+        }
+        WorktreeCommand::Merge { task, output } => {
+            let merged = client.merge_worktree(task)?;
+            print(out, output, &merged, |merged| match merged {
+                MergeOutcome::Merged { base, commit, fast_forward: true } => {
+                    format!("merged into {base} (moved forward to {})", &commit[..commit.len().min(12)])
+                }
+                MergeOutcome::Merged { base, commit, fast_forward: false } => {
+                    format!("merged into {base} with merge commit {}", &commit[..commit.len().min(12)])
+                }
+                MergeOutcome::Conflict { files } => {
+                    format!(
+                        "not merged: these files conflict with its base, nothing was changed:\n{}",
+                        files.join("\n")
+                    )
+                }
+                MergeOutcome::InTheWay { why } => format!("not merged: {why}"),
+            })?;
+            match merged {
+                MergeOutcome::Merged { .. } => Ok(()),
+                MergeOutcome::Conflict { files } => {
+                    Err(Refused(format!("merge refused: {} conflict", files.join(", "))).into())
+                }
+                MergeOutcome::InTheWay { why } => Err(Refused(format!("merge refused: {why}")).into()),
+            }
+        }
+        WorktreeCommand::Discard { task, force, output } => {
+            let discarded = client.discard_worktree(task, force)?;
+            print(out, output, &discarded, |discarded| match discarded {
+                DiscardOutcome::Discarded { patch: Some(patch) } => patch.clone(),
+                DiscardOutcome::Discarded { patch: None } => "discarded (it held no work that was not merged)".into(),
+                DiscardOutcome::WouldLoseWork { files_changed } => format!(
+                    "not discarded: it holds {files_changed} changed files not merged; \
+                     with --force they are kept as a patch file first"
+                ),
+            })?;
+            match discarded {
+                DiscardOutcome::WouldLoseWork { files_changed } => Err(Refused(format!(
+                    "discard refused: {files_changed} changed files would be lost (use --force to keep them as a patch and discard)"
+                ))
+                .into()),
+                DiscardOutcome::Discarded { .. } => Ok(()),
+            }
         }
     }
 }

@@ -41,6 +41,10 @@ pub use api::{
     SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
     TeamInfo, Viewing,
 };
+pub use api::{
+    DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome, RebaseOutcome,
+    ReviewComment, ReviewStep, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState,
+};
 pub use config::EngineConfig;
 pub use engine::{
     Engine, EngineHandle, EventSink, KEPT_EXPORTS, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,

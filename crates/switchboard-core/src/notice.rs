@@ -578,7 +578,10 @@ impl Notices {
             "“{}” and “{}” both change {file}. Merging “{first}” first is the smaller conflict.",
             worktree.title, overlap.with_title
         );
-        Some(Notice::new(NoticeKind::Overlap, target, "Two agents change the same file", body).about(&worktree.profile_id))
+        Some(
+            Notice::new(NoticeKind::Overlap, target, "Two agents change the same file", body)
+                .about(&worktree.profile_id),
+        )
     }
 
     fn agent(&self, profile: &ProfileId) -> &str {

@@ -126,7 +126,9 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
         && let Err(error) = crate::worktree::repository_of(Path::new(&spec.cwd))
     {
         let message = match error {
-            crate::worktree::GitError::NotRun(_) => "Tasks can work in worktrees only where git is installed.".to_owned(),
+            crate::worktree::GitError::NotRun(_) => {
+                "Tasks can work in worktrees only where git is installed.".to_owned()
+            }
             _ => "Tasks can work in worktrees of their own only when the folder is inside a git repository; \
                   this one is not."
                 .to_owned(),

@@ -282,3 +282,21 @@ pub async fn wait_until(what: &str, condition: impl Fn() -> bool) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// Runs a command line against the test engine off the test's runtime
+/// threads (it blocks); returns exit code, stdout, stderr.
+pub async fn cli_async(t: &TestEngine, line: &[&str]) -> (std::process::ExitCode, String, String) {
+    let line: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+    let data_dir = t.data_dir.clone();
+    tokio::task::spawn_blocking(move || {
+        use clap::Parser;
+        let args = std::iter::once("switchboard".to_owned()).chain(line);
+        let command = switchboard_cli::Cli::try_parse_from(args).unwrap().command.expect("a client command");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let socket = switchboard_core::config::socket_path(&data_dir, None);
+        let code = switchboard_cli::run(command, &socket, &mut out, &mut err);
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    })
+    .await
+    .unwrap()
+}

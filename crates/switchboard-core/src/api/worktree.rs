@@ -195,7 +195,9 @@ pub enum DiscardOutcome {
 pub enum RebaseOutcome {
     Rebased,
     /// Undone: these files conflict; the work is as it was.
-    Conflict { files: Vec<String> },
+    Conflict {
+        files: Vec<String>,
+    },
 }
 
 /// A comment the user left on a line of a changed file.

@@ -22,7 +22,7 @@ pub(crate) enum Place {
     /// Its agent's folder (canonical).
     Folder(PathBuf),
     /// A worktree the app made (its folder canonical).
-    Worktree { path: PathBuf, record: WorktreeRecord },
+    Worktree { path: PathBuf, record: Box<WorktreeRecord> },
 }
 
 impl Place {
@@ -113,7 +113,7 @@ fn place_of(
             let path = Path::new(&record.path)
                 .canonicalize()
                 .map_err(|_| EngineError::DirectoryMissing { path: record.path.clone().into() })?;
-            Ok(Place::Worktree { path, record })
+            Ok(Place::Worktree { path, record: Box::new(record) })
         }
         Some(record) => Err(EngineError::InvalidInput {
             field: "worktree",
@@ -198,7 +198,7 @@ fn make(
             tracing::warn!(%error, "a worktree's making could not be logged");
         }
     }
-    Ok(Place::Worktree { path, record })
+    Ok(Place::Worktree { path, record: Box::new(record) })
 }
 
 /// A folder name from a repository's: letters, digits, `-`, `_` and `.`.

@@ -22,11 +22,11 @@ mod signals;
 mod state;
 mod status;
 mod tasks;
-mod worktrees;
 #[cfg(test)]
 mod testing;
 #[cfg(test)]
 mod tests;
+mod worktrees;
 
 use std::sync::Arc;
 

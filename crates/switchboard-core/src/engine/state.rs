@@ -270,7 +270,12 @@ impl EngineState {
         self.worktrees.merge(&self.cx, &worktree, reply)
     }
 
-    pub(super) fn discard_worktree(&mut self, worktree: String, force: bool, reply: Responder<crate::api::DiscardOutcome>) {
+    pub(super) fn discard_worktree(
+        &mut self,
+        worktree: String,
+        force: bool,
+        reply: Responder<crate::api::DiscardOutcome>,
+    ) {
         self.worktrees.discard(&self.cx, &worktree, force, reply)
     }
 
@@ -286,11 +291,8 @@ impl EngineState {
         comments: Vec<crate::api::ReviewComment>,
     ) -> Result<Submitted, EngineError> {
         let (record, title, prompt) = self.worktrees.review(&self.cx, &worktree, &comments)?;
-        let spec = TaskSpec {
-            title: Some(title),
-            worktree: Some(record.owner),
-            ..TaskSpec::new(record.profile_id, prompt)
-        };
+        let spec =
+            TaskSpec { title: Some(title), worktree: Some(record.owner), ..TaskSpec::new(record.profile_id, prompt) };
         self.tasks.submit(&mut self.cx, spec)
     }
 
@@ -601,8 +603,9 @@ impl EngineState {
             return Err(refused("the task returned no such file".into()));
         }
         let profile = self.cx.profile(&task.spec.profile_id)?;
-        let workspace = super::isolation::workspace_of_task(&self.cx, &profile, &task)
-            .ok_or_else(|| refused(format!("the folder it worked in ({}, or its worktree) is gone", profile.spec.cwd)))?;
+        let workspace = super::isolation::workspace_of_task(&self.cx, &profile, &task).ok_or_else(|| {
+            refused(format!("the folder it worked in ({}, or its worktree) is gone", profile.spec.cwd))
+        })?;
         let file = crate::tasks::artifacts::resolve_deliverable(&workspace, &path)
             .map_err(|refusal| refused(format!("cannot open {path}: {refusal}")))?;
         Ok(file.to_string_lossy().into_owned())

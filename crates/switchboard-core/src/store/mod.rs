@@ -83,8 +83,7 @@ const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on
      ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
-const SESSION_COLUMNS: &str =
-    "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id, workspace";
+const SESSION_COLUMNS: &str = "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id, workspace";
 
 /// A running session as recorded, with the identity of its process.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,7 +16,9 @@ impl Store {
     /// Records a worktree the app made.
     pub fn insert_worktree(&self, record: &WorktreeRecord) -> Result<()> {
         self.exec(
-            &format!("INSERT INTO worktrees ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"),
+            &format!(
+                "INSERT INTO worktrees ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+            ),
             params![
                 record.owner,
                 record.loop_id.as_ref().map(ToString::to_string),
@@ -65,9 +67,9 @@ impl Store {
     /// The open worktrees, oldest first, then the most recent merged or
     /// discarded ones.
     pub fn list_worktrees(&self) -> Result<Vec<WorktreeRecord>> {
-        let mut open = self.conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM worktrees WHERE state = 'open' ORDER BY created_at, owner"
-        ))?;
+        let mut open = self
+            .conn
+            .prepare(&format!("SELECT {COLUMNS} FROM worktrees WHERE state = 'open' ORDER BY created_at, owner"))?;
         let mut records: Vec<WorktreeRecord> =
             open.query_map([], |row| Ok(worktree_from_row(row)))?.collect::<rusqlite::Result<Result<_>>>()??;
         let mut closed = self.conn.prepare(&format!(

@@ -143,9 +143,14 @@ impl Setup {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kept {
     Open,
-    Merged { at: crate::api::Millis },
+    Merged {
+        at: crate::api::Millis,
+    },
     /// Removed; `patch`: where its work was kept, when it held any.
-    Discarded { at: crate::api::Millis, patch: Option<String> },
+    Discarded {
+        at: crate::api::Millis,
+        patch: Option<String>,
+    },
 }
 
 impl Kept {
@@ -577,8 +582,10 @@ pub const MAX_SHOWN_FILE: u64 = 512 * 1024;
 /// The files now are the agent's: read the one guarded way, capped.
 pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec<crate::api::FileDiff>, GitError> {
     use crate::api::{DiffContent, FileDiff, FileStatus};
-    let files = crate::workspace::Workspace::open(path)
-        .map_err(|error| GitError::Failed { what: "diff".into(), why: format!("the worktree cannot be read: {error}") })?;
+    let files = crate::workspace::Workspace::open(path).map_err(|error| GitError::Failed {
+        what: "diff".into(),
+        why: format!("the worktree cannot be read: {error}"),
+    })?;
     let mut out = Vec::with_capacity(changes.len());
     for change in changes {
         let status = match change.kind {
@@ -596,7 +603,9 @@ pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec
                 _ => blob(path, from, old_path)?,
             };
             let after = match change.kind {
-                ChangeKind::Deleted => Ok(Some(crate::workspace::Capped { text: String::new(), size: 0, truncated: false })),
+                ChangeKind::Deleted => {
+                    Ok(Some(crate::workspace::Capped { text: String::new(), size: 0, truncated: false }))
+                }
                 _ => files.read_if_there(&change.path, MAX_SHOWN_FILE as usize),
             };
             match (before, after) {

@@ -47,7 +47,11 @@ pub async fn run_setup(folder: &Path, command: &str) -> SetupRun {
     let mut child = match spawned {
         Ok(child) => child,
         Err(error) => {
-            return SetupRun { succeeded: false, exit: None, output: format!("the setup command could not start: {error}") };
+            return SetupRun {
+                succeeded: false,
+                exit: None,
+                output: format!("the setup command could not start: {error}"),
+            };
         }
     };
     let group = Group(child.id().map(|pid| pid as i32));
@@ -66,7 +70,11 @@ pub async fn run_setup(folder: &Path, command: &str) -> SetupRun {
     }
 }
 
-async fn collect(stdout: Option<tokio::process::ChildStdout>, stderr: Option<tokio::process::ChildStderr>, tail: std::sync::Arc<std::sync::Mutex<Tail>>) {
+async fn collect(
+    stdout: Option<tokio::process::ChildStdout>,
+    stderr: Option<tokio::process::ChildStderr>,
+    tail: std::sync::Arc<std::sync::Mutex<Tail>>,
+) {
     tokio::join!(collect_one(stdout, tail.clone()), collect_one(stderr, tail));
 }
 

@@ -43,13 +43,7 @@ pub enum TaskNote {
     /// What holds the task's typing back changed (see `typing::held`).
     Held { task_id: TaskId, held: crate::session::typing::Held },
     /// The setup command of the task's new worktree ended.
-    SetupRan {
-        profile_id: ProfileId,
-        task_id: TaskId,
-        owner: String,
-        command: String,
-        run: crate::worktree::SetupRun,
-    },
+    SetupRan { profile_id: ProfileId, task_id: TaskId, owner: String, command: String, run: crate::worktree::SetupRun },
 }
 
 impl TaskDesk {

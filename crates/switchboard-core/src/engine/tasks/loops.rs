@@ -60,7 +60,8 @@ impl TaskDesk {
         }
         let loop_id = LoopId::new();
         // An agent that works apart runs the loop, all its iterations, in one worktree of its own.
-        let workspace = super::super::isolation::place_of_loop(cx, &profile, &loop_id, &settings.goal)?.path().to_path_buf();
+        let workspace =
+            super::super::isolation::place_of_loop(cx, &profile, &loop_id, &settings.goal)?.path().to_path_buf();
         owned::write_anchor(&workspace, &settings)
             .map_err(|e| EngineError::io("writing the loop's anchor".to_owned(), e))?;
         let info = LoopInfo {
@@ -370,8 +371,8 @@ impl TaskDesk {
                     continue;
                 }
             };
-            let queued = workspace_of(cx, &info)
-                .and_then(|workspace| self.queue_iteration(cx, &info, &workspace, true));
+            let queued =
+                workspace_of(cx, &info).and_then(|workspace| self.queue_iteration(cx, &info, &workspace, true));
             match queued {
                 Ok(_) => {}
                 Err(error @ EngineError::DirectoryMissing { .. }) => self.workspace_gone(cx, info, &error),

@@ -26,6 +26,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Report};
+use super::isolation::Place;
 use crate::api::now;
 use crate::api::{
     CompletionRule, EngineEvent, LogKind, QueuePause, QueueStatus, RestartTask, SessionInfo, Submitted, TaskInfo,
@@ -39,7 +40,6 @@ use crate::sink::LogAbout;
 use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
 use crate::workspace::Workspace;
-use super::isolation::Place;
 pub use ending::TaskNote;
 use ending::requeue_at_front;
 use rules::Cancel;
@@ -431,7 +431,9 @@ impl TaskDesk {
         if self.quitting {
             return;
         }
-        if self.work.contains_key(profile_id) || self.preparing.contains_key(profile_id) || self.restart_now(cx, profile_id)
+        if self.work.contains_key(profile_id)
+            || self.preparing.contains_key(profile_id)
+            || self.restart_now(cx, profile_id)
         {
             emit_queue(cx, self.queue_status(cx, profile_id));
             return;
@@ -484,7 +486,15 @@ impl TaskDesk {
 
     /// Runs the repository's setup command in the task's new worktree; the
     /// task waits in its queue's head meanwhile, and starts when it ends well.
-    fn prepare(&mut self, cx: &mut Ctx, profile_id: &ProfileId, task: &TaskInfo, owner: String, path: PathBuf, command: String) {
+    fn prepare(
+        &mut self,
+        cx: &mut Ctx,
+        profile_id: &ProfileId,
+        task: &TaskInfo,
+        owner: String,
+        path: PathBuf,
+        command: String,
+    ) {
         let notes = self.notes.clone();
         let (for_profile, task_id, shown) = (profile_id.clone(), task.id.clone(), command.clone());
         let job = tokio::spawn(async move {
@@ -576,7 +586,7 @@ impl TaskDesk {
                 // Taken away since: nothing to run.
                 _ => cx.store.update_worktree(&crate::worktree::WorktreeRecord {
                     setup: crate::worktree::Setup::Done,
-                    ..record.clone()
+                    ..(**record).clone()
                 })?,
             }
         }

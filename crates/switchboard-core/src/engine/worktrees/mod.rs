@@ -110,7 +110,9 @@ impl WorktreeDesk {
             Ok(repository) => {
                 let root = repository.root.to_string_lossy().into_owned();
                 match cx.store.repository_setup(&root) {
-                    Ok(setup_command) => Ok(FolderRepository::Repository { root, branch: repository.branch, setup_command }),
+                    Ok(setup_command) => {
+                        Ok(FolderRepository::Repository { root, branch: repository.branch, setup_command })
+                    }
                     Err(error) => Err(error.into()),
                 }
             }
@@ -178,9 +180,8 @@ impl WorktreeDesk {
                 let left_out = changes.len().saturating_sub(MAX_DIFF_FILES) as u32;
                 changes.truncate(MAX_DIFF_FILES);
                 let files = worktree::diff_files(&path, &from, &changes)?;
-                let summary = summary_task.and_then(|task| {
-                    crate::tasks::artifacts::read_summary(&path, &task, SUMMARY_SHOWN_BYTES).ok()
-                });
+                let summary = summary_task
+                    .and_then(|task| crate::tasks::artifacts::read_summary(&path, &task, SUMMARY_SHOWN_BYTES).ok());
                 Ok(WorktreeDiff { worktree: info, files, files_left_out: left_out, summary })
             },
             move |_, _, diff| reply.send(diff),
@@ -240,7 +241,8 @@ impl WorktreeDesk {
             move |desk, cx, merged| {
                 let outcome = match merged {
                     Ok(worktree::Merged::Landed { commit, fast_forward }) => {
-                        let record = WorktreeRecord { kept: Kept::Merged { at: now() }, conflict: Vec::new(), ..record };
+                        let record =
+                            WorktreeRecord { kept: Kept::Merged { at: now() }, conflict: Vec::new(), ..record };
                         let step = ReviewStep::Merged { base: record.base.clone(), fast_forward };
                         desk.close(cx, &record, step);
                         Ok(MergeOutcome::Merged { base: record.base, commit, fast_forward })
@@ -321,8 +323,10 @@ impl WorktreeDesk {
     ) -> Result<(WorktreeRecord, String, String), EngineError> {
         let (record, _) = self.find_open(cx, key)?;
         let title = title_of(cx, &record);
-        let prompt = worktree::review_prompt(&title, comments)
-            .ok_or_else(|| EngineError::InvalidInput { field: "comments", reason: "there are no comments to send".into() })?;
+        let prompt = worktree::review_prompt(&title, comments).ok_or_else(|| EngineError::InvalidInput {
+            field: "comments",
+            reason: "there are no comments to send".into(),
+        })?;
         log_review(cx, &record, ReviewStep::CommentsSent { comments: comments.len() as u32 });
         Ok((record, format!("Review of {title}"), prompt))
     }
@@ -415,7 +419,8 @@ impl WorktreeDesk {
         };
         let open: Vec<(String, Vec<worktree::radar::FileHunks>)> = records
             .iter()
-            .filter(|r| r.kept == Kept::Open)
+            // A worktree whose folder is gone changes nothing any more.
+            .filter(|r| r.kept == Kept::Open && Path::new(&r.path).is_dir())
             .filter_map(|r| self.facts.get(&r.owner).map(|f| (r.owner.clone(), f.hunks.clone())))
             .collect();
         let overlaps = worktree::radar::overlaps(&open);
@@ -431,7 +436,12 @@ impl WorktreeDesk {
     }
 
     /// One worktree as the user reads it.
-    fn picture(&self, cx: &Ctx, record: &WorktreeRecord, overlaps: &[&worktree::radar::Overlap<String>]) -> WorktreeInfo {
+    fn picture(
+        &self,
+        cx: &Ctx,
+        record: &WorktreeRecord,
+        overlaps: &[&worktree::radar::Overlap<String>],
+    ) -> WorktreeInfo {
         let facts = self.facts.get(&record.owner);
         let at_work = task_at_work(cx, record);
         // Per other worktree: the files both change, and the regions of each in the other's way.
@@ -445,8 +455,13 @@ impl WorktreeDesk {
             let (entry, theirs_total) = by_other.entry(other.clone()).or_insert_with(|| {
                 let with_title =
                     cx.store.get_worktree(other).ok().flatten().map(|r| title_of(cx, &r)).unwrap_or_default();
-                let overlap =
-                    WorktreeOverlap { with: other.clone(), with_title, files: Vec::new(), meeting_hunks: 0, merge_first: false };
+                let overlap = WorktreeOverlap {
+                    with: other.clone(),
+                    with_title,
+                    files: Vec::new(),
+                    meeting_hunks: 0,
+                    merge_first: false,
+                };
                 (overlap, 0)
             });
             entry.files.push(overlap.path.clone());
@@ -454,18 +469,19 @@ impl WorktreeDesk {
             *theirs_total += theirs as u32;
         }
         // The one with fewer regions in the other's way goes first; on a tie, the older.
-        let older = |other: &str| {
-            cx.store.get_worktree(other).ok().flatten().is_none_or(|r| record.created_at <= r.created_at)
-        };
+        let older =
+            |other: &str| cx.store.get_worktree(other).ok().flatten().is_none_or(|r| record.created_at <= r.created_at);
         let by_other: BTreeMap<String, WorktreeOverlap> = by_other
             .into_iter()
             .map(|(other, (mut overlap, theirs))| {
-                overlap.merge_first = overlap.meeting_hunks < theirs || (overlap.meeting_hunks == theirs && older(&other));
+                overlap.merge_first =
+                    overlap.meeting_hunks < theirs || (overlap.meeting_hunks == theirs && older(&other));
                 (other, overlap)
             })
             .collect();
         let overlaps: Vec<WorktreeOverlap> = by_other.into_values().collect();
-        let missing = facts.is_some_and(|f| f.missing) || (record.kept == Kept::Open && !Path::new(&record.path).is_dir());
+        let missing =
+            facts.is_some_and(|f| f.missing) || (record.kept == Kept::Open && !Path::new(&record.path).is_dir());
         let state = match &record.kept {
             Kept::Merged { .. } => WorktreeState::Merged,
             Kept::Discarded { .. } => WorktreeState::Discarded,

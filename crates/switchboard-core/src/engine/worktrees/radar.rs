@@ -31,10 +31,18 @@ pub(crate) struct Facts {
 /// What the worker is told.
 pub(crate) enum RadarInput {
     /// Watch (again) the worktree of `owner` at `path`, made from `base`.
-    Track { owner: String, path: PathBuf, base: String },
-    Untrack { owner: String },
+    Track {
+        owner: String,
+        path: PathBuf,
+        base: String,
+    },
+    Untrack {
+        owner: String,
+    },
     /// Read it again now (a merge, a rebase, a commit).
-    Read { owner: String },
+    Read {
+        owner: String,
+    },
 }
 
 /// What the worker found: for the engine task.

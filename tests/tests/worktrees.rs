@@ -1,0 +1,426 @@
+//! Agents that work apart, end to end through the engine on real git
+//! repositories made in temp folders: each task in a worktree of its own
+//! (the scripted demo agent in a real PTY writes there), what each changed,
+//! the conflict radar, merge, rebase, discard with its patch, the setup
+//! command, review comments sent back as a task, and a restart.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use support::*;
+use switchboard_core::{
+    DiffContent, DiscardOutcome, FileStatus, Isolation, LogKind, MergeOutcome, Profile, ProfileSpec, RebaseOutcome,
+    ReviewComment, TaskId, TaskInfo, TaskSpec, TaskState, WorktreeInfo, WorktreeState,
+};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+}
+
+/// A repository on `main` with a few files, one commit.
+fn repository(root: &Path) -> PathBuf {
+    let repo = root.join("project");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git(&repo, &["init", "--quiet", "-b", "main"]);
+    git(&repo, &["config", "user.email", "dev@example.com"]);
+    git(&repo, &["config", "user.name", "Dev"]);
+    std::fs::write(repo.join("src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n").unwrap();
+    std::fs::write(repo.join("README.md"), "# Project\n").unwrap();
+    std::fs::write(repo.join("old.txt"), "a file that will be renamed\nwith two lines\n").unwrap();
+    std::fs::write(repo.join("gone.txt"), "a file that will be deleted\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "--quiet", "-m", "start"]);
+    repo
+}
+
+impl TestEngine {
+    /// The demo agent in `repo`, each task in a worktree of its own, doing
+    /// `tasks` (TOML step lists: its first task, its second, ...).
+    async fn apart(&self, name: &str, repo: &Path, tasks: &[&str]) -> Profile {
+        let path = self.data_dir.join(format!("{name}.toml"));
+        let mut scenario = "prompt = \"agent> \"\n".to_owned();
+        for steps in tasks {
+            scenario.push_str(&format!("[[tasks]]\nsteps = {steps}\n"));
+        }
+        std::fs::write(&path, scenario).unwrap();
+        let spec = ProfileSpec {
+            ready_pattern: Some("agent> $".into()),
+            ready_quiet_ms: 50,
+            isolation: Isolation::Worktree,
+            cwd: repo.display().to_string(),
+            ..self.spec(name, DEMO_AGENT, &["--speed", "fast", "--scenario", path.to_str().unwrap()])
+        };
+        self.engine.create_profile(spec).await.unwrap()
+    }
+
+    async fn run_task(&self, profile: &Profile, instruction: &str) -> TaskInfo {
+        let submitted = self.engine.submit_task(TaskSpec::new(profile.id.clone(), instruction)).await.unwrap();
+        self.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await
+    }
+
+    /// Waits until the listed worktrees satisfy `condition` (the radar reads
+    /// a worktree after its files settle).
+    async fn worktrees_until(&self, what: &str, condition: impl Fn(&[WorktreeInfo]) -> bool) -> Vec<WorktreeInfo> {
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        loop {
+            let listed = self.engine.list_worktrees().await.unwrap();
+            if condition(&listed) {
+                return listed;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}: {listed:#?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+fn of<'a>(listed: &'a [WorktreeInfo], task: &TaskId) -> &'a WorktreeInfo {
+    listed.iter().find(|w| w.task == task.to_string()).unwrap_or_else(|| panic!("no worktree of {task}: {listed:#?}"))
+}
+
+const LIB_A: &str = "pub fn one() -> u32 {\n    11\n}\n";
+const LIB_B: &str = "pub fn one() -> u32 {\n    12\n}\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_other_is_discarded_with_its_patch() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let start = git(&repo, &["rev-parse", "HEAD"]);
+    let a = t
+        .apart(
+            "alpha",
+            &repo,
+            &[&format!(
+                "[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, \
+                 {{ write_file = {{ path = \"notes/plan.md\", content = \"the plan\\n\" }} }}, {{ summary = \"completed\" }}]"
+            )],
+        )
+        .await;
+    let b = t
+        .apart(
+            "beta",
+            &repo,
+            &[&format!(
+                "[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_B:?} }} }}, {{ summary = \"completed\" }}]"
+            )],
+        )
+        .await;
+    let task_a = t.run_task(&a, "Make one return eleven").await;
+    let task_b = t.run_task(&b, "Make one return twelve").await;
+    assert_eq!((task_a.state(), task_b.state()), (TaskState::Completed, TaskState::Completed));
+
+    // Each worked in a worktree of its own under the data folder, on a branch named for it.
+    let listed = t
+        .worktrees_until("both are read and meet on src/lib.rs", |l| {
+            l.len() == 2 && l.iter().all(|w| w.files_changed > 0 && !w.conflicts_with.is_empty())
+        })
+        .await;
+    let (wa, wb) = (of(&listed, &task_a.id).clone(), of(&listed, &task_b.id).clone());
+    assert_eq!(wa.branch, "switchboard/alpha/make-one-return-eleven");
+    assert_eq!(wb.branch, "switchboard/beta/make-one-return-twelve");
+    assert_eq!((wa.base.as_str(), wa.agent.as_str()), ("main", "alpha"));
+    assert!(Path::new(&wa.path).starts_with(t.data_dir.canonicalize().unwrap().join("worktrees")), "{}", wa.path);
+    assert_eq!(std::fs::read_to_string(Path::new(&wa.path).join("src/lib.rs")).unwrap(), LIB_A);
+    // The sessions ran there; the user's own checkout is untouched.
+    let session_a = t.engine.list_sessions().await.unwrap().into_iter().find(|s| Some(&s.id) == task_a.session_id());
+    assert_eq!(session_a.unwrap().workspace.as_deref(), Some(wa.path.as_str()));
+    assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 {\n    1\n}\n");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
+    assert_eq!(git(&repo, &["rev-parse", "HEAD"]), start);
+
+    // The radar: both change src/lib.rs, and only that file meets.
+    assert_eq!(wa.conflicts_with, vec![task_b.id.to_string()]);
+    assert_eq!(wa.overlaps[0].files, vec!["src/lib.rs".to_owned()]);
+    assert_eq!(wa.state, WorktreeState::Conflicting);
+    assert!(wa.overlaps[0].merge_first != wb.overlaps[0].merge_first, "one of them is to go first");
+
+    // Rename, delete and a binary file on top of what the agent did.
+    git(Path::new(&wa.path), &["mv", "old.txt", "renamed.txt"]);
+    std::fs::remove_file(Path::new(&wa.path).join("gone.txt")).unwrap();
+    std::fs::write(Path::new(&wa.path).join("logo.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
+    let diff = t.engine.worktree_diff(task_a.id.to_string()).await.unwrap();
+    let status: Vec<(&str, FileStatus)> = diff.files.iter().map(|f| (f.path.as_str(), f.status)).collect();
+    assert_eq!(
+        status,
+        [
+            ("gone.txt", FileStatus::Deleted),
+            ("logo.bin", FileStatus::Added),
+            ("notes/plan.md", FileStatus::Added),
+            ("renamed.txt", FileStatus::Renamed),
+            ("src/lib.rs", FileStatus::Modified),
+        ],
+        "the app's own summaries are never shown: {diff:#?}"
+    );
+    let file = |path: &str| diff.files.iter().find(|f| f.path == path).unwrap();
+    assert_eq!(file("logo.bin").content, DiffContent::Binary);
+    assert_eq!(file("renamed.txt").from.as_deref(), Some("old.txt"));
+    match &file("src/lib.rs").content {
+        DiffContent::Text { before, after, unified } => {
+            assert_eq!((before.as_str(), after.as_str()), ("pub fn one() -> u32 {\n    1\n}\n", LIB_A));
+            assert!(unified.contains("-    1\n+    11\n"), "{unified}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(diff.summary.as_deref().is_some_and(|s| s.contains("COMPLETED")), "{:?}", diff.summary);
+
+    // Merge: the user's checkout moves forward to the work; the worktree and its branch are gone.
+    let merged = t.engine.merge_worktree(task_a.id.to_string()).await.unwrap();
+    assert!(
+        matches!(merged, MergeOutcome::Merged { ref base, fast_forward: true, .. } if base == "main"),
+        "{merged:?}"
+    );
+    assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), LIB_A);
+    assert!(repo.join("renamed.txt").is_file() && !repo.join("gone.txt").exists());
+    assert!(!repo.join("summaries").exists(), "the app's files never reach the base");
+    assert!(!Path::new(&wa.path).exists());
+    assert_eq!(git(&repo, &["branch", "--list", "switchboard/alpha/*"]), "");
+    let listed = t.worktrees_until("alpha merged, beta alone", |l| of(l, &task_b.id).conflicts_with.is_empty()).await;
+    assert_eq!(of(&listed, &task_a.id).state, WorktreeState::Merged);
+    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::ReadyToMerge);
+
+    // Beta now conflicts with its moved base: merge and rebase change nothing.
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+    let conflict = t.engine.merge_worktree(task_b.id.to_string()).await.unwrap();
+    assert_eq!(conflict, MergeOutcome::Conflict { files: vec!["src/lib.rs".into()] });
+    assert_eq!(git(&repo, &["rev-parse", "HEAD"]), head);
+    assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), LIB_A);
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert_eq!(of(&listed, &task_b.id).merge_conflict, vec!["src/lib.rs".to_owned()]);
+    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::Conflicting);
+    let rebased = t.engine.rebase_worktree(task_b.id.to_string()).await.unwrap();
+    assert_eq!(rebased, RebaseOutcome::Conflict { files: vec!["src/lib.rs".into()] });
+    assert_eq!(std::fs::read_to_string(Path::new(&wb.path).join("src/lib.rs")).unwrap(), LIB_B);
+
+    // Discard asks first, then keeps the work as a patch git takes back.
+    let refused = t.engine.discard_worktree(task_b.id.to_string(), false).await.unwrap();
+    assert_eq!(refused, DiscardOutcome::WouldLoseWork { files_changed: 1 });
+    assert!(Path::new(&wb.path).is_dir());
+    let DiscardOutcome::Discarded { patch: Some(patch) } =
+        t.engine.discard_worktree(task_b.id.to_string(), true).await.unwrap()
+    else {
+        panic!("discarded with a patch")
+    };
+    assert!(!Path::new(&wb.path).exists());
+    let check = t.data_dir.join("check");
+    git(&repo, &["worktree", "add", "--quiet", "--detach", check.to_str().unwrap(), &start]);
+    git(&check, &["apply", &patch]);
+    assert_eq!(std::fs::read_to_string(check.join("src/lib.rs")).unwrap(), LIB_B);
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::Discarded);
+    assert_eq!(of(&listed, &task_b.id).patch.as_deref(), Some(patch.as_str()));
+
+    // The timeline tells what became of each.
+    let timeline = t.engine.task_timeline(task_a.id.clone()).await.unwrap();
+    assert!(timeline.iter().any(|e| matches!(&e.kind, LogKind::WorktreeMade { branch, .. } if branch == &wa.branch)));
+    assert!(timeline.iter().any(|e| matches!(&e.kind, LogKind::WorktreeReviewed { .. })));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_comments_go_back_to_the_agent_as_a_task_in_the_same_worktree() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t
+        .apart(
+            "alpha",
+            &repo,
+            &[
+                &format!("[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]"),
+                "[{ write_file = { path = \"src/lib.rs\", content = \"reviewed\\n\" } }, { summary = \"completed\" }]",
+            ],
+        )
+        .await;
+    let first = t.run_task(&a, "Make one return eleven").await;
+    let comments = vec![ReviewComment {
+        path: "src/lib.rs".into(),
+        line: 2,
+        text: "Eleven is wrong here; [STOP_WORK] use a constant".into(),
+    }];
+    let submitted = t.engine.review_worktree(first.id.to_string(), comments).await.unwrap();
+    assert_eq!(submitted.task.spec.worktree.as_deref(), Some(first.id.to_string().as_str()));
+    let review = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
+    assert_eq!(review.state(), TaskState::Completed);
+    // The same session, in the same worktree, was typed the quoted comment, defused.
+    assert_eq!(review.session_id(), first.session_id());
+    assert!(
+        review.spec.instruction.contains("src/lib.rs, line 2:\n> Eleven is wrong here;"),
+        "{}",
+        review.spec.instruction
+    );
+    assert!(!review.spec.instruction.contains("[STOP_WORK]"));
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert_eq!(listed.len(), 1, "no second worktree");
+    assert_eq!(std::fs::read_to_string(Path::new(&listed[0].path).join("src/lib.rs")).unwrap(), "reviewed\n");
+    // No comments: nothing is sent.
+    assert!(t.engine.review_worktree(first.id.to_string(), Vec::new()).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_setup_command_runs_in_each_new_worktree_and_a_failing_one_fails_the_task_with_its_output() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &["[{ summary = \"completed\" }]"]).await;
+    t.engine
+        .set_repository_setup(repo.display().to_string(), Some("echo installing; touch .prepared".into()))
+        .await
+        .unwrap();
+    let done = t.run_task(&a, "First").await;
+    assert_eq!(done.state(), TaskState::Completed);
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert!(Path::new(&listed[0].path).join(".prepared").is_file());
+    let timeline = t.engine.task_timeline(done.id.clone()).await.unwrap();
+    let setup = timeline.iter().find_map(|e| match &e.kind {
+        LogKind::WorktreeSetup { succeeded, output, .. } => Some((*succeeded, output.clone())),
+        _ => None,
+    });
+    assert_eq!(setup.map(|(ok, out)| (ok, out.contains("installing"))), Some((true, true)));
+
+    t.engine
+        .set_repository_setup(repo.display().to_string(), Some("echo missing lockfile >&2; exit 4".into()))
+        .await
+        .unwrap();
+    let failed = t.run_task(&a, "Second").await;
+    assert_eq!(failed.state(), TaskState::Failed);
+    let reason = failed.reason().unwrap_or_default();
+    assert!(reason.contains("exited with 4") && reason.contains("missing lockfile"), "{reason}");
+    // It never reached the agent.
+    assert!(failed.session_id().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worktrees_and_their_states_survive_a_restart_and_a_vanished_folder_is_reported_and_pruned() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let (first, second) = {
+        let t = TestEngine::start_in(dir.path(), |_| {}).await;
+        let a = t
+            .apart(
+                "alpha",
+                &repo,
+                &[&format!("[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]")],
+            )
+            .await;
+        let first = t.run_task(&a, "Keep me").await;
+        let second = t.run_task(&a, "Lose my folder").await;
+        t.engine.shutdown().await;
+        (first, second)
+    };
+    let t = TestEngine::start_in(dir.path(), |_| {}).await;
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(of(&listed, &first.id).state, WorktreeState::Conflicting, "both change src/lib.rs");
+    assert_eq!(of(&listed, &first.id).files_changed, 1);
+    std::fs::remove_dir_all(&of(&listed, &second.id).path).unwrap();
+    let listed = t
+        .worktrees_until("the vanished folder is seen", |l| of(l, &second.id).state == WorktreeState::FolderMissing)
+        .await;
+    assert!(of(&listed, &first.id).conflicts_with.is_empty());
+    assert_eq!(
+        t.engine.discard_worktree(second.id.to_string(), false).await.unwrap(),
+        DiscardOutcome::Discarded { patch: None }
+    );
+    assert!(!git(&repo, &["worktree", "list"]).contains("lose-my-folder"));
+    // A name that is no worktree is said to be none.
+    let error = t.engine.worktree_diff("no-such-task".into()).await.unwrap_err();
+    assert_eq!(error.code(), switchboard_core::ErrorCode::WorktreeNotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_adds_an_agent_that_works_apart_lists_diffs_merges_and_discards_its_worktrees() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let repo_arg = repo.display().to_string();
+    // Not a repository: refused, saying why.
+    let (code, _, err) = cli_async(
+        &t,
+        &[
+            "agent",
+            "add",
+            "--name",
+            "nowhere",
+            "--command",
+            "sh",
+            "--cwd",
+            t.workspace.to_str().unwrap(),
+            "--isolation",
+            "worktree",
+        ],
+    )
+    .await;
+    assert_eq!(code, std::process::ExitCode::from(1));
+    assert!(err.contains("inside a git repository; this one is not"), "{err}");
+    let (code, out, err) = cli_async(
+        &t,
+        &[
+            "agent",
+            "add",
+            "--name",
+            "gamma",
+            "--command",
+            "sh",
+            "--cwd",
+            &repo_arg,
+            "--isolation",
+            "worktree",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let profile: Profile = serde_json::from_str(&out).unwrap();
+    assert_eq!(profile.spec.isolation, Isolation::Worktree);
+    let (code, out, _) = cli_async(&t, &["agent", "edit", "gamma", "--setup-command", "true", "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{out}");
+
+    // Two tasks of the demo agent change the same file in two worktrees.
+    let a = t
+        .apart(
+            "alpha",
+            &repo,
+            &[&format!(
+                "[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]"
+            )],
+        )
+        .await;
+    let first = t.run_task(&a, "First change").await;
+    let second = t.run_task(&a, "Second change").await;
+    std::fs::write(Path::new(&t.engine.list_worktrees().await.unwrap()[1].path).join("src/lib.rs"), LIB_B).unwrap();
+    t.worktrees_until("the two meet", |l| l.iter().all(|w| !w.conflicts_with.is_empty())).await;
+
+    let (code, out, _) = cli_async(&t, &["worktree", "list", "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let listed: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed[0]["task"], first.id.to_string());
+    assert_eq!(listed[0]["agent"], "alpha");
+    assert_eq!(listed[0]["branch"], "switchboard/alpha/first-change");
+    assert_eq!(listed[0]["base"], "main");
+    assert_eq!(listed[0]["state"], "conflicting");
+    assert_eq!(listed[0]["files_changed"], 1);
+    assert_eq!(listed[0]["conflicts_with"], serde_json::json!([second.id.to_string()]));
+    assert!(listed[0]["path"].as_str().unwrap().contains("worktrees"));
+
+    let (code, out, _) = cli_async(&t, &["worktree", "diff", &first.id.to_string()]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    assert!(out.starts_with("modified\tsrc/lib.rs\n"), "{out}");
+    assert!(out.contains("+    11"), "{out}");
+
+    let (code, _, _) = cli_async(&t, &["worktree", "merge", &first.id.to_string()]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let (code, out, err) = cli_async(&t, &["worktree", "merge", &second.id.to_string(), "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::from(switchboard_cli::EXIT_REFUSED));
+    let refused: MergeOutcome = serde_json::from_str(&out).unwrap();
+    assert_eq!(refused, MergeOutcome::Conflict { files: vec!["src/lib.rs".into()] });
+    assert!(err.contains("src/lib.rs"), "{err}");
+
+    let (code, _, err) = cli_async(&t, &["worktree", "discard", &second.id.to_string()]).await;
+    assert_eq!(code, std::process::ExitCode::from(switchboard_cli::EXIT_REFUSED));
+    assert!(err.contains("--force"), "{err}");
+    let (code, out, _) = cli_async(&t, &["worktree", "discard", &second.id.to_string(), "--force"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let patch = PathBuf::from(out.trim());
+    assert!(patch.is_absolute() && patch.is_file(), "{out}");
+    assert!(std::fs::read_to_string(&patch).unwrap().contains("+    12"));
+}
