@@ -179,7 +179,7 @@ fn the_engine_modules_form_no_cycle() {
     );
 
     // Desks talk through the router's follow-ups, never to each other.
-    let desks = ["engine::tasks", "engine::signals", "engine::hooks"];
+    let desks = ["engine::tasks", "engine::signals", "engine::hooks", "engine::worktrees"];
     for desk in desks {
         let reaches: Vec<&String> =
             edges.get(desk).into_iter().flatten().filter(|to| desks.contains(&to.as_str())).collect();

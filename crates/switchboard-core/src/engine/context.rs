@@ -148,9 +148,3 @@ impl Ctx {
         recorded.map(std::path::PathBuf::from)
     }
 }
-
-/// A session's own folder (a worktree), while it is there; none: its
-/// agent's folder.
-pub(crate) fn still_there(workspace: Option<&str>) -> Option<std::path::PathBuf> {
-    workspace.map(std::path::PathBuf::from).filter(|path| path.is_dir())
-}

@@ -120,7 +120,13 @@ impl SessionEntry {
         matches!(self.run, Run::Running { .. })
     }
 
-    #[cfg(test)]
+    /// A session's own folder (a worktree), while it is there; none: its
+/// agent's folder.
+pub(crate) fn still_there(workspace: Option<&str>) -> Option<std::path::PathBuf> {
+    workspace.map(std::path::PathBuf::from).filter(|path| path.is_dir())
+}
+
+#[cfg(test)]
     pub fn secret(&self) -> Option<&str> {
         self.secret.as_deref()
     }
@@ -404,7 +410,7 @@ impl Sessions {
                 EndWaiter::Stop(reply) => reply.send(clone_result(&info)),
                 EndWaiter::Restart(size, reply) => {
                     let started = clone_result(&info).and_then(|old| {
-                        let workspace = super::context::still_there(old.workspace.as_deref());
+                        let workspace = still_there(old.workspace.as_deref());
                         self.start(store, sink, &old.profile_id, size, None, workspace.as_deref())
                     });
                     reply.send(started);

@@ -400,7 +400,7 @@ impl EngineState {
                 reason: "the app does not know this agent's conversation, so it cannot be resumed".into(),
             });
         };
-        let workspace = super::context::still_there(old.workspace.as_deref());
+        let workspace = super::sessions::still_there(old.workspace.as_deref());
         self.cx.start_session(&old.profile_id, size, Some(&conversation), workspace.as_deref())
     }
 
@@ -461,7 +461,7 @@ impl EngineState {
             .and_then(|old| old.ok_or(EngineError::SessionNotFound(session_id)))
             .and_then(|old| {
                 // In the same worktree, while it is there.
-                let workspace = super::context::still_there(old.workspace.as_deref());
+                let workspace = super::sessions::still_there(old.workspace.as_deref());
                 self.cx.start_session(&old.profile_id, size, None, workspace.as_deref())
             })
             .map(|session| Restarted::Now { session });

@@ -219,7 +219,7 @@ pub(super) fn deliver(
     } else {
         let old = cx.store.get_session(session_id).ok().flatten();
         let conversation = old.as_ref().and_then(|s| s.agent_session_id.clone());
-        let workspace = crate::engine::context::still_there(old.as_ref().and_then(|s| s.workspace.as_deref()));
+        let workspace = crate::engine::sessions::still_there(old.as_ref().and_then(|s| s.workspace.as_deref()));
         cx.start_session(profile_id, TermSize::DEFAULT, conversation.as_deref(), workspace.as_deref())?.id
     };
     let ready = ReadyWhen::for_profile(&cx.profile(profile_id)?)?;
