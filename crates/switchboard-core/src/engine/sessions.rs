@@ -120,13 +120,7 @@ impl SessionEntry {
         matches!(self.run, Run::Running { .. })
     }
 
-    /// A session's own folder (a worktree), while it is there; none: its
-/// agent's folder.
-pub(crate) fn still_there(workspace: Option<&str>) -> Option<std::path::PathBuf> {
-    workspace.map(std::path::PathBuf::from).filter(|path| path.is_dir())
-}
-
-#[cfg(test)]
+    #[cfg(test)]
     pub fn secret(&self) -> Option<&str> {
         self.secret.as_deref()
     }
@@ -587,6 +581,12 @@ fn session_env(profile: &Profile, id: &SessionId, secret: &str, socket: &Path, s
     env.push(("SWITCHBOARD_SOCKET".into(), socket.display().to_string()));
     env.push(("SWITCHBOARD_SPOOL".into(), spool.display().to_string()));
     env
+}
+
+/// A session's own folder (a worktree), while it is there; none: its
+/// agent's folder.
+pub(crate) fn still_there(workspace: Option<&str>) -> Option<std::path::PathBuf> {
+    workspace.map(std::path::PathBuf::from).filter(|path| path.is_dir())
 }
 
 #[cfg(test)]
