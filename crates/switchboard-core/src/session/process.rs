@@ -170,10 +170,17 @@ fn reap_adopted(members: &[ProcStat]) {
 /// Reaps every zombie this process adopted (an orphaned descendant that
 /// ended outside any session's ending, say one that a crashed run of the
 /// app left behind); returns how many. Reads every `/proc/<pid>/stat`.
+/// Only a process of another terminal session is adopted (agents run in
+/// sessions of their own): the app's own children (git, a worktree's setup
+/// command) are their spawner's to wait for.
 pub fn reap_adopted_zombies() -> usize {
     let me = std::process::id() as i32;
-    let zombies: Vec<ProcStat> =
-        all_pids().into_iter().filter_map(read_stat).filter(|s| s.ppid == me && s.is_zombie()).collect();
+    let own_session = nix::unistd::getsid(None).map(|sid| sid.as_raw()).unwrap_or(-1);
+    let zombies: Vec<ProcStat> = all_pids()
+        .into_iter()
+        .filter_map(read_stat)
+        .filter(|s| s.ppid == me && s.is_zombie() && s.session != own_session)
+        .collect();
     reap_adopted(&zombies);
     zombies.iter().filter(|s| !is_leader(s.pid)).count()
 }
