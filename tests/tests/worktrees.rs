@@ -424,3 +424,50 @@ async fn the_command_line_adds_an_agent_that_works_apart_lists_diffs_merges_and_
     assert!(patch.is_absolute() && patch.is_file(), "{out}");
     assert!(std::fs::read_to_string(&patch).unwrap().contains("+    12"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loop_of_an_agent_that_works_apart_runs_every_iteration_in_one_worktree_of_its_own() {
+    use switchboard_core::loops::LoopSettings;
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    // Each run notes its step in a file of the project; the second says the work is done.
+    let script = "printf 'agent> '; read -r line; n=$(( $(cat runs 2>/dev/null || echo 0) + 1 )); echo $n > runs; \
+                  echo \"step $n\" >> work.txt; mkdir -p .switchboard; \
+                  if [ $n = 2 ]; then echo LOOP_COMPLETE >> .switchboard/progress.md; fi; echo \"did step $n\"";
+    let spec = ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        isolation: Isolation::Worktree,
+        cwd: repo.display().to_string(),
+        ..t.spec("looper", "sh", &["-c", script])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Write the work file")).await.unwrap();
+    let ended = t
+        .events
+        .wait_for("the loop to end", |events| {
+            events.iter().rev().find_map(|e| match e {
+                switchboard_core::EngineEvent::LoopChanged { info } if info.id == started.id && !info.is_active() => {
+                    Some(info.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(ended.iterations_run(), 2, "{ended:#?}");
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert_eq!(listed.len(), 1, "one worktree for the whole loop: {listed:#?}");
+    let worktree = &listed[0];
+    assert_eq!(
+        (worktree.task.as_str(), worktree.loop_id.as_ref()),
+        (started.id.to_string().as_str(), Some(&started.id))
+    );
+    assert_eq!(worktree.title, "Write the work file");
+    let folder = Path::new(&worktree.path);
+    assert_eq!(std::fs::read_to_string(folder.join("work.txt")).unwrap(), "step 1\nstep 2\n");
+    assert!(folder.join(".switchboard/anchor.md").is_file(), "the loop's files are in its worktree");
+    assert!(!repo.join("work.txt").exists() && !repo.join(".switchboard").exists(), "the user's checkout is untouched");
+    let diff = t.engine.worktree_diff(worktree.task.clone()).await.unwrap();
+    let paths: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["runs", "work.txt"], "the app's own loop files are not changes");
+}

@@ -1485,4 +1485,56 @@ mod tests {
             "Builder: “Fix the login bug”\nBuilder: “Fix the login bug”\nBuilder: “Fix the login bug”\nand 2 more"
         );
     }
+
+    #[test]
+    fn two_worktrees_that_change_the_same_file_are_told_once_naming_which_to_merge_first() {
+        use crate::api::{WorktreeInfo, WorktreeOverlap, WorktreeState};
+        let profile = ProfileId::new();
+        let (first, second) = (TaskId::new(), TaskId::new());
+        let worktree = |task: &TaskId, title: &str, other: &TaskId, other_title: &str, first: bool| WorktreeInfo {
+            task: task.to_string(),
+            title: title.into(),
+            loop_id: None,
+            profile_id: profile.clone(),
+            agent: "Builder".into(),
+            repository: "/work/repo".into(),
+            branch: "switchboard/builder/x".into(),
+            base: "main".into(),
+            path: "/data/worktrees/x".into(),
+            created_at: 1,
+            state: WorktreeState::Conflicting,
+            files_changed: 2,
+            conflicts_with: vec![other.to_string()],
+            overlaps: vec![WorktreeOverlap {
+                with: other.to_string(),
+                with_title: other_title.into(),
+                files: vec!["src/lib.rs".into(), "src/main.rs".into()],
+                meeting_hunks: 1,
+                merge_first: first,
+            }],
+            merge_conflict: Vec::new(),
+            patch: None,
+            task_at_work: None,
+        };
+        let mut notices = Notices::default();
+        let a = worktree(&first, "Fix login", &second, "Add search", true);
+        let told = notices.apply(&EngineEvent::WorktreeChanged { worktree: a.clone() }).expect("told");
+        assert_eq!(told.title, "Two agents change the same file");
+        assert_eq!(
+            told.body,
+            "“Fix login” and “Add search” both change src/lib.rs and 1 more. Merging “Fix login” first is the smaller conflict."
+        );
+        assert_eq!(told.target, NoticeTarget::Task(first.clone()));
+        // Once per pair, whichever of the two reports it next.
+        assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: a }), None);
+        let b = worktree(&second, "Add search", &first, "Fix login", false);
+        assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: b }), None);
+        // A worktree alone tells nothing.
+        let alone = WorktreeInfo {
+            overlaps: Vec::new(),
+            conflicts_with: Vec::new(),
+            ..worktree(&first, "x", &second, "y", true)
+        };
+        assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: alone }), None);
+    }
 }
