@@ -856,3 +856,70 @@ async fn the_installed_clis_are_found_with_their_versions() {
         ]
     );
 }
+
+/// The folder Claude Code says it works in (its system prompt names it).
+fn working_directory(request: &ModelRequest) -> Option<String> {
+    let body = request.body.to_string();
+    let pattern = Regex::new(r"[Ww]orking directory: (/[^\s\\]+)").unwrap();
+    pattern.captures(&body).map(|c| c[1].to_owned())
+}
+
+/// The model of the worktree test: a task naming EDIT-GREETING rewrites
+/// `greeting.txt` and writes the summary, both in the folder Claude Code
+/// works in.
+fn editor_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        if request.follows_tool_use() {
+            return Reply::text("The greeting is changed.");
+        }
+
+        match (request.latest_user_text().contains("EDIT-GREETING"), working_directory(request), summary_path(request))
+        {
+            (true, Some(folder), Some(summary)) => Reply::tools([
+                (
+                    "Write",
+                    json!({"file_path": format!("{folder}/greeting.txt"), "content": "hello from the worktree\n"}),
+                ),
+                ("Write", json!({"file_path": format!("{folder}/{summary}"), "content": SUMMARY})),
+            ]),
+            _ => Reply::text("Ready."),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_working_apart_edits_its_worktree_and_the_users_checkout_changes_only_at_merge() {
+    let rig = Rig::start(Wire::Anthropic, editor_script).await;
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(&rig.workspace).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+    };
+    git(&["init", "--quiet", "-b", "main"]);
+    git(&["config", "user.email", "dev@example.com"]);
+    git(&["config", "user.name", "Dev"]);
+    std::fs::write(rig.workspace.join("greeting.txt"), "hello\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "--quiet", "-m", "start"]);
+    let profile = rig.claude_code().await;
+    let mut spec = profile.spec.clone();
+    spec.isolation = switchboard_core::Isolation::Worktree;
+    let profile = rig.t.engine.update_profile(profile.id, spec).await.unwrap();
+
+    let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let worktree = rig.t.engine.list_worktrees().await.unwrap().pop().expect("its worktree");
+    let diff = rig.t.engine.worktree_diff(task.id.to_string()).await.unwrap();
+    let changed: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(changed, ["greeting.txt"], "the agent's edit, and nothing of the app's: {diff:#?}");
+    let switchboard_core::DiffContent::Text { after, .. } = &diff.files[0].content else { panic!("{diff:#?}") };
+    assert_eq!(after, "hello from the worktree\n");
+    // The user's checkout is as it was until the merge.
+    assert_eq!(std::fs::read_to_string(rig.workspace.join("greeting.txt")).unwrap(), "hello\n");
+    assert_eq!(git(&["status", "--porcelain"]), "");
+    let merged = rig.t.engine.merge_worktree(worktree.task.clone()).await.unwrap();
+    assert!(matches!(merged, switchboard_core::MergeOutcome::Merged { .. }), "{merged:?}");
+    assert_eq!(std::fs::read_to_string(rig.workspace.join("greeting.txt")).unwrap(), "hello from the worktree\n");
+    assert_eq!(git(&["log", "--format=%s", "-1"]), "EDIT-GREETING: greet from the worktree");
+}

@@ -269,16 +269,26 @@ pub fn create(repository: &Path, base: &str, branch: &str, path: &Path) -> Resul
 /// Commits what the worktree at `path` holds uncommitted (the app's own
 /// files left out), with `message`; false when there was nothing to commit.
 pub fn commit_all(path: &Path, message: &str) -> Result<bool, GitError> {
-    let mut add = vec!["add", "--all", "--", "."];
-    let excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
-    add.extend(excluded.iter().map(String::as_str));
-    git(path, &add)?;
+    stage_all(path, false)?;
     let (nothing, _) = git_status(path, &["diff", "--cached", "--quiet"])?;
     if nothing {
         return Ok(false);
     }
     git(path, &["commit", "--quiet", "--no-verify", "-m", message])?;
     Ok(true)
+}
+
+/// Stages everything in the worktree at `path` (only as intended for adding
+/// with `intent`), then takes the app's own files out again: named as
+/// excluded paths, git would refuse one its ignore files list.
+fn stage_all(path: &Path, intent: bool) -> Result<(), GitError> {
+    let add: &[&str] = if intent { &["add", "--intent-to-add", "--all"] } else { &["add", "--all"] };
+    git(path, add)?;
+    let mut reset = vec!["reset", "--quiet", "--"];
+    reset.extend(APP_PATHS.iter().map(|own| own.trim_end_matches('/')));
+    // A path no commit has is left as it is; the others go back to HEAD's.
+    git_status(path, &reset)?;
+    Ok(())
 }
 
 /// Merges `branch` into `base` in the repository at `root` without touching
@@ -513,9 +523,7 @@ pub fn hunks(path: &Path, base: &str) -> Result<Vec<radar::FileHunks>, GitError>
 /// index, not the user's checkout).
 pub fn save_patch(path: &Path, base: &str, patch: &Path) -> Result<(), GitError> {
     let mut excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
-    let mut add = vec!["add", "--intent-to-add", "--all", "--", "."];
-    add.extend(excluded.iter().map(String::as_str));
-    git(path, &add)?;
+    stage_all(path, true)?;
     let mut diff = vec!["diff".to_owned(), "--binary".into(), "-M".into(), base.into(), "--".into(), ".".into()];
     diff.append(&mut excluded);
     let diff: Vec<&str> = diff.iter().map(String::as_str).collect();
@@ -843,6 +851,33 @@ mod tests {
 
     fn head_of(root: &Path, branch: &str) -> String {
         text(git(root, &["rev-parse", &format!("refs/heads/{branch}")]).unwrap())
+    }
+
+    #[test]
+    fn committing_leaves_out_the_apps_files_even_where_the_project_ignores_them() {
+        let (dir, root) = repository();
+        std::fs::write(
+            root.join(".gitignore"),
+            ".claude/
+",
+        )
+        .unwrap();
+        run(&root, &["add", ".gitignore"]);
+        run(&root, &["commit", "--quiet", "-m", "ignore the agent's folder"]);
+        let path = dir.path().join("worktrees/ignored");
+        create(&root, "main", "switchboard/a/ignored", &path).unwrap();
+        std::fs::create_dir_all(path.join(".claude")).unwrap();
+        std::fs::write(path.join(".claude/settings.local.json"), "{}").unwrap();
+        std::fs::write(path.join("CONTEXT.md"), "the task's context").unwrap();
+        std::fs::write(path.join("work.txt"), "done\n").unwrap();
+        assert!(commit_all(&path, "Work").unwrap());
+        let committed = text(git(&path, &["show", "--name-only", "--format=", "HEAD"]).unwrap());
+        assert_eq!(committed, "work.txt");
+        let patch = dir.path().join("kept.patch");
+        std::fs::write(path.join("more.txt"), "more\n").unwrap();
+        save_patch(&path, "main", &patch).unwrap();
+        let kept = std::fs::read_to_string(&patch).unwrap();
+        assert!(kept.contains("more.txt") && kept.contains("work.txt") && !kept.contains("CONTEXT.md"), "{kept}");
     }
 
     #[test]
