@@ -202,6 +202,7 @@ describe('new agent form', () => {
           completion: 'both',
           signal_protocols: false,
           quiet_alert_secs: 150,
+          isolation: 'none',
         },
       },
     ]);
@@ -361,5 +362,112 @@ describe('the folder picker', () => {
     expect(screen.getByTestId('settled-cwd').textContent).toBe('Looks right now.');
     await submit();
     await screen.findByTestId('profile-view');
+  });
+});
+
+describe('where tasks work', () => {
+  const shop = () => new FakeBackend({ directories: ['/work', '/tmp'], repositories: [{ root: '/work/shop', setup_command: 'npm ci' }] });
+  const worktreeChoice = () => screen.getByTestId('agent-isolation-worktree') as HTMLInputElement;
+  const help = () => screen.getByTestId('help-isolation').textContent;
+
+  it('offers a worktree per task only for a folder in a git repository, and says why not otherwise', async () => {
+    const backend = shop();
+    await openForm(backend);
+    // No folder yet: nothing to ask about.
+    expect(worktreeChoice().disabled).toBe(true);
+    expect(help()).toBe("Give the agent's folder first: each task's worktree is made from the git repository it is in.");
+    expect((screen.getByTestId('agent-isolation-none') as HTMLInputElement).checked).toBe(true);
+
+    await fill({ cwd: '/tmp' });
+    await waitFor(() => expect(help()).toBe('The folder is not inside a git repository, so its tasks cannot get worktrees of their own.'));
+    expect(worktreeChoice().disabled).toBe(true);
+    expect(screen.queryByTestId('agent-setup-command')).toBeNull();
+
+    await fill({ cwd: '/work/shop' });
+    await waitFor(() => expect(worktreeChoice().disabled).toBe(false));
+    expect(help()).toBe('In the git repository at /work/shop: each task gets a branch of its own, from its branch main.');
+    expect(callsOf(backend, 'folder_repository').at(-1)).toEqual({ folder: '/work/shop' });
+
+    await fill({ cwd: '/nowhere' });
+    await waitFor(() => expect(help()).toBe('The folder does not exist.'));
+    expect(worktreeChoice().disabled).toBe(true);
+  });
+
+  it("saves the choice, and the repository's setup command with the agent when it was changed", async () => {
+    const backend = shop();
+    await openForm(backend);
+    await fill({ name: 'builder', command: 'bash', cwd: '/work/shop' });
+    await waitFor(() => expect(worktreeChoice().disabled).toBe(false));
+    await fireEvent.click(worktreeChoice());
+
+    // The repository's own command, shared by every agent working there.
+    const setup = (await screen.findByTestId('agent-setup-command')) as HTMLInputElement;
+    expect(setup.value).toBe('npm ci');
+    expect(screen.getByTestId('help-setup_command').textContent).toBe(
+      'Runs in each new worktree of /work/shop before its task starts, such as npm ci. It belongs to the repository: every agent working there shares it.',
+    );
+    await fireEvent.input(setup, { target: { value: ' pnpm install ' } });
+    await submit();
+
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'create_profile')[0].spec).toMatchObject({ cwd: '/work/shop', isolation: 'worktree' });
+    expect(callsOf(backend, 'set_repository_setup')).toEqual([{ repository: '/work/shop', setupCommand: 'pnpm install' }]);
+    expect(await backend.folderRepository('/work/shop')).toMatchObject({ setup_command: 'pnpm install' });
+    // The setup went with the agent: asked after the engine took the agent's settings, before it was created.
+    const order = backend.calls.map((c) => c.command).filter((c) => ['check_profile', 'set_repository_setup', 'create_profile'].includes(c));
+    expect(order).toEqual(['check_profile', 'set_repository_setup', 'create_profile']);
+  });
+
+  it("leaves the repository's setup alone when it was not changed, and for an agent working in its folder", async () => {
+    const backend = shop();
+    await openForm(backend);
+    await fill({ name: 'builder', command: 'bash', cwd: '/work/shop' });
+    await waitFor(() => expect(worktreeChoice().disabled).toBe(false));
+    await fireEvent.click(worktreeChoice());
+    await screen.findByTestId('agent-setup-command');
+    await fireEvent.click(screen.getByTestId('agent-isolation-none'));
+    expect(screen.queryByTestId('agent-setup-command')).toBeNull();
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'create_profile')[0].spec).toMatchObject({ isolation: 'none' });
+    expect(callsOf(backend, 'set_repository_setup')).toEqual([]);
+  });
+
+  it("saves no setup for an agent the engine refuses, and shows every problem", async () => {
+    const backend = shop();
+    await openForm(backend);
+    await fill({ name: '', command: 'bash', cwd: '/work/shop' });
+    await waitFor(() => expect(worktreeChoice().disabled).toBe(false));
+    await fireEvent.click(worktreeChoice());
+    await fireEvent.input(await screen.findByTestId('agent-setup-command'), { target: { value: 'make deps' } });
+    await submit();
+    expect((await screen.findByTestId('error-name')).textContent).toBe('Give the agent a name.');
+    expect(callsOf(backend, 'set_repository_setup')).toEqual([]);
+    expect(callsOf(backend, 'create_profile')).toEqual([]);
+  });
+
+  it("shows the engine's problem with where tasks work under the choice", async () => {
+    const backend = shop();
+    // An agent set to work apart whose folder is not (or no longer) in a repository.
+    const agent = backend.seedProfile({ name: 'old', command: 'bash', cwd: '/tmp', isolation: 'worktree' });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('profile-select'));
+    await fireEvent.click(await screen.findByTestId('edit-profile'));
+    expect(worktreeChoice().checked).toBe(true);
+    await waitFor(() => expect(help()).toBe('The folder is not inside a git repository, so its tasks cannot get worktrees of their own.'));
+
+    await submit();
+    expect((await screen.findByTestId('error-isolation')).textContent).toBe(
+      'Tasks can work in worktrees of their own only when the folder is inside a git repository; this one is not.',
+    );
+    expect(document.activeElement).toBe(worktreeChoice());
+    expect(callsOf(backend, 'update_profile')).toHaveLength(1);
+
+    // Back to the agent's folder: put right when checked again.
+    await fireEvent.click(screen.getByTestId('agent-isolation-none'));
+    await waitFor(() => expect(screen.getByTestId('settled-isolation').textContent).toBe('Looks right now.'));
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'update_profile').at(-1)).toMatchObject({ profileId: agent.id, spec: { isolation: 'none' } });
   });
 });

@@ -127,6 +127,7 @@ describe('sidebar', () => {
       completion: 'summary',
       signal_protocols: true,
       quiet_alert_secs: 600,
+      isolation: 'none',
     });
     await tick();
     expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);

@@ -398,4 +398,39 @@ describe('task detail', () => {
     expect(within(again).getByTestId('task-detail-instruction').textContent).toBe('Build it\n\nwith <b>care</b>');
     expect(callsOf(backend, 'rerun_task')).toEqual([{ taskId: task.id }]);
   });
+
+  it('gives a task of an agent working apart its own worktree: on its timeline, and its changes a click away', async () => {
+    const backend = new FakeBackend({ repositories: [{ root: '/work/shop', setup_command: 'npm ci' }] });
+    const agent = backend.seedProfile({ name: 'builder', cwd: '/work/shop', isolation: 'worktree' });
+    backend.seedSession(agent.id, { state: 'running', pid: 3 });
+    await renderApp(backend);
+    await backend.submitTask(spec(agent.id, 'Fix the login redirect'));
+    const detail = await openDetail('Fix the login redirect');
+    await waitFor(() => expect(within(detail).getByTestId('task-worktree').textContent).toContain('switchboard/builder/fix-the-login-redirect'));
+    expect(within(detail).getByTestId('task-worktree').textContent).toContain('its agent is at work');
+    const timeline = () => within(screen.getByTestId('task-timeline')).queryAllByRole('listitem').map((li) => li.textContent);
+    await waitFor(() =>
+      expect(timeline()).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('Its worktree was made: branch switchboard/builder/fix-the-login-redirect, from main'),
+          expect.stringContaining("Its worktree's setup command ran: npm ci"),
+        ]),
+      ),
+    );
+    expect(within(detail).getByTestId('task-changes')).toBeTruthy();
+  });
+
+  it("shows a failed worktree setup's output under it on the timeline, as text", async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'builder' });
+    const task = backend.seedTask({ profile_id: agent.id, instruction: 'Set up', state: 'failed', ended_at: 4 });
+    backend.logEvent(null, task.id, { kind: 'worktree_setup', command: 'npm ci', succeeded: false, exit: 1, output: 'npm ERR! <b>no lockfile</b>\n' });
+    await renderApp(backend);
+    const detail = await openDetail('Set up');
+    const output = await within(detail).findByTestId('task-timeline-output');
+    expect(output.tagName).toBe('PRE');
+    expect(output.textContent).toBe('npm ERR! <b>no lockfile</b>\n');
+    expect(output.querySelector('b')).toBeNull();
+    expect(output.closest('li')?.textContent).toContain("Its worktree's setup command failed with code 1: npm ci");
+  });
 });

@@ -102,4 +102,16 @@ describe('what a task waits for', () => {
     expect(within(detail).getByTestId('task-wait').textContent).toContain('Its queue is paused: you paused it');
     expect(task.waiting_for).toEqual({ cause: 'queue_paused', reason: 'you paused it' });
   });
+
+  it("a task whose new worktree is being set up says so, and is not typed before its setup ends", async () => {
+    const { backend, task } = await heldAgent();
+    backend.seedTask({ ...task, quiet_since: null, waiting_for: { cause: 'worktree_setup', command: 'npm ci' } });
+    await renderApp(backend);
+    const card = screen.getAllByTestId('task-entry').find((e) => e.getAttribute('data-task-id') === task.id)!;
+    expect(card.textContent).toContain('running · setting up its worktree');
+    const wait = within(card).getByTestId('task-wait');
+    expect(wait.getAttribute('data-cause')).toBe('worktree_setup');
+    expect(wait.textContent).toContain('Not typed yet: its new worktree is being set up first (npm ci).');
+    expect(within(wait).queryByTestId('task-type-now')).toBeNull();
+  });
 });

@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import presets from '../test/presets.json';
-import { blankValues, fieldList, fillPreset, mergeProblems, offeredSpec, readSpec, type TextField } from './agentForm';
-import type { AgentPreset } from './bindings';
+import {
+  blankValues,
+  fieldList,
+  fillPreset,
+  folderToLookUp,
+  isolationOffer,
+  lookupAnswered,
+  mergeProblems,
+  offeredSpec,
+  readSpec,
+  setupCommandShown,
+  setupToSave,
+  type RepositoryLookup,
+  type TextField,
+} from './agentForm';
+import type { AgentPreset, Isolation } from './bindings';
 
 const claude = presets.find((p) => p.kind === 'claude-code') as AgentPreset;
-const choices = { kind: 'generic', start_on_launch: false, completion: 'summary', signal_protocols: true, env: {} } as const;
+const choices = { kind: 'generic', start_on_launch: false, completion: 'summary', signal_protocols: true, isolation: 'none', env: {} } as const;
 
 describe('readSpec', () => {
   it('reads every problem the form can see at once, with defaults standing in for what it cannot read', () => {
@@ -94,7 +108,74 @@ describe('a one-click agent', () => {
       completion: 'summary',
       signal_protocols: true,
       quiet_alert_secs: 0,
+      isolation: 'none',
     });
+  });
+});
+
+describe('where tasks work', () => {
+  const repository = (setup: string | null = null, branch: string | null = 'main'): RepositoryLookup => ({
+    state: 'found',
+    folder: '/work/shop',
+    repository: { kind: 'repository', root: '/work/shop', branch, setup_command: setup },
+  });
+  const notARepository: RepositoryLookup = {
+    state: 'found',
+    folder: '/tmp',
+    repository: { kind: 'not_a_repository', why: 'the folder is not inside a git repository, so its tasks cannot get worktrees of their own' },
+  };
+
+  it.each<[string, string | null]>([
+    ['/work/shop', '/work/shop'],
+    ['  /work/shop  ', '/work/shop'],
+    ['work/shop', null],
+    ['~/shop', null],
+    ['', null],
+  ])('asks about the folder %j as %j', (cwd, folder) => {
+    expect(folderToLookUp(cwd)).toBe(folder);
+  });
+
+  it('drops an answer about a folder the field no longer holds', () => {
+    expect(lookupAnswered('/work/shop', '/work/shop', repository())).toEqual(repository());
+    expect(lookupAnswered('/work/sho', '/work/shop', repository())).toBeNull();
+  });
+
+  it.each<[string, RepositoryLookup, boolean, string | null, string | null]>([
+    ['no folder', { state: 'no_folder' }, false, "Give the agent's folder first: each task's worktree is made from the git repository it is in.", null],
+    ['looking', { state: 'looking', folder: '/work' }, false, 'Looking for a git repository at that folder…', null],
+    ['a repository', repository(), true, 'In the git repository at /work/shop: each task gets a branch of its own, from its branch main.', '/work/shop'],
+    ['a detached checkout', repository(null, null), true, 'In the git repository at /work/shop: each task gets a branch of its own, from the commit checked out there.', '/work/shop'],
+    ['not a repository: why, as a sentence', notARepository, false, 'The folder is not inside a git repository, so its tasks cannot get worktrees of their own.', null],
+    ['the engine did not answer', { state: 'failed', folder: '/w', message: 'The disk is full.' }, false, 'Could not tell whether the folder is in a git repository (The disk is full.).', null],
+  ])('offers worktrees for %s', (_, lookup, worktree, note, root) => {
+    expect(isolationOffer(lookup)).toEqual({ worktree, note, root });
+  });
+
+  it.each<[string, RepositoryLookup, string, boolean, string]>([
+    ["the repository's command, filled in", repository('npm ci'), '', false, 'npm ci'],
+    ['none there: empty', repository(null), 'make', false, ''],
+    ['what the user typed stays', repository('npm ci'), 'pnpm i', true, 'pnpm i'],
+    ['no repository: as it was', notARepository, 'make', false, 'make'],
+  ])('the setup command shown: %s', (_, lookup, typed, userTyped, shown) => {
+    expect(setupCommandShown(lookup, typed, userTyped)).toBe(shown);
+  });
+
+  it.each<[string, Isolation, RepositoryLookup, string, { repository: string; command: string | null } | null]>([
+    ['a new command', 'worktree', repository(null), ' npm ci ', { repository: '/work/shop', command: 'npm ci' }],
+    ['a changed command', 'worktree', repository('npm ci'), 'pnpm install', { repository: '/work/shop', command: 'pnpm install' }],
+    ['emptied: none runs', 'worktree', repository('npm ci'), '  ', { repository: '/work/shop', command: null }],
+    ['unchanged: nothing to save', 'worktree', repository('npm ci'), 'npm ci', null],
+    ['still none', 'worktree', repository(null), '', null],
+    ["tasks in the agent's folder: not its business", 'none', repository(null), 'npm ci', null],
+    ['no repository found', 'worktree', notARepository, 'npm ci', null],
+    ['still looking', 'worktree', { state: 'looking', folder: '/work/shop' }, 'npm ci', null],
+  ])('the setup to save: %s', (_, isolation, lookup, typed, saved) => {
+    expect(setupToSave(isolation, lookup, typed)).toEqual(saved);
+  });
+
+  it('reads the choice into the spec', () => {
+    const values = { ...blankValues(), name: 'a', command: 'sh', cwd: '/work/shop' };
+    expect(readSpec(values, { ...choices, isolation: 'worktree' }).spec.isolation).toBe('worktree');
   });
 });
 

@@ -3,8 +3,9 @@
  * `ProfileSpec` (with every problem the form itself can see, in words), and filling in a kind's
  * preset without overwriting what the user typed.
  */
-import type { AgentKind, AgentPreset, CompletionRule, ProfileField, ProfileProblem, ProfileSpec } from './bindings';
+import type { AgentKind, AgentPreset, CompletionRule, FolderRepository, Isolation, ProfileField, ProfileProblem, ProfileSpec } from './bindings';
 import { joinArgs, splitArgs } from './args';
+import { asSentence } from './errors';
 import { parseTimeLimitMinutes } from './tasks';
 
 /** The form's text fields, named as the engine names the spec's fields. */
@@ -18,6 +19,8 @@ export interface FormChoices {
   start_on_launch: boolean;
   completion: CompletionRule;
   signal_protocols: boolean;
+  /** Where its tasks work: its folder, or each in a git worktree of its own. */
+  isolation: Isolation;
   /** The form has no field for it: an edit keeps the agent's, a new agent has none. */
   env: Record<string, string>;
 }
@@ -56,6 +59,7 @@ export const FIELD_ORDER: readonly ProfileField[] = [
   'command',
   'args',
   'cwd',
+  'isolation',
   'env',
   'task_time_limit_secs',
   'ready_quiet_ms',
@@ -98,6 +102,7 @@ export function readSpec(values: FormValues, choices: FormChoices): { spec: Prof
     completion: choices.completion,
     signal_protocols: choices.signal_protocols,
     quiet_alert_secs: alert === '' || !alertOk ? DEFAULT_QUIET_ALERT_SECS : Math.round(Number(alert) * 60),
+    isolation: choices.isolation,
   };
   return { spec, problems };
 }
@@ -203,5 +208,77 @@ export function offeredSpec(
     completion: 'summary',
     signal_protocols: true,
     quiet_alert_secs: defaults.quietAlertSecs,
+    isolation: 'none',
   };
+}
+
+// ---- where tasks work ----------------------------------------------------------------------
+
+/**
+ * What the form knows of the git repository the agent's folder is in: nothing to ask about
+ * (no full path typed), the engine being asked, its answer, or a failure to ask.
+ */
+export type RepositoryLookup =
+  | { state: 'no_folder' }
+  | { state: 'looking'; folder: string }
+  | { state: 'found'; folder: string; repository: FolderRepository }
+  | { state: 'failed'; folder: string; message: string };
+
+/** The folder to ask the engine about (`folder_repository`): a full path, trimmed; null for anything else. */
+export function folderToLookUp(cwd: string): string | null {
+  const folder = cwd.trim();
+  return folder.startsWith('/') ? folder : null;
+}
+
+/** The lookup to show for `cwd` now that `answer` came for `folder`: an answer for another folder is stale. */
+export function lookupAnswered(cwd: string, folder: string, answer: RepositoryLookup): RepositoryLookup | null {
+  return folderToLookUp(cwd) === folder ? answer : null;
+}
+
+export interface IsolationOffer {
+  /** Whether "Each task in its own git worktree" can be chosen. */
+  worktree: boolean;
+  /** Why it cannot, or where its worktrees come from, in a sentence; null when there is nothing to say. */
+  note: string | null;
+  /** The repository's top folder when the folder is in one: its setup command is the repository's. */
+  root: string | null;
+}
+
+/**
+ * What the form offers for where tasks work, given what it knows of the folder's repository:
+ * worktrees only inside a git repository, else why not in the engine's words (made a sentence).
+ */
+export function isolationOffer(lookup: RepositoryLookup): IsolationOffer {
+  switch (lookup.state) {
+    case 'no_folder':
+      return { worktree: false, note: "Give the agent's folder first: each task's worktree is made from the git repository it is in.", root: null };
+    case 'looking':
+      return { worktree: false, note: 'Looking for a git repository at that folder…', root: null };
+    case 'failed':
+      return { worktree: false, note: `Could not tell whether the folder is in a git repository (${lookup.message}).`, root: null };
+    case 'found': {
+      const found = lookup.repository;
+      if (found.kind === 'not_a_repository') return { worktree: false, note: asSentence(found.why), root: null };
+      const from = found.branch === null ? 'from the commit checked out there' : `from its branch ${found.branch}`;
+      return { worktree: true, note: `In the git repository at ${found.root}: each task gets a branch of its own, ${from}.`, root: found.root };
+    }
+  }
+}
+
+/** The setup command the form shows for a repository the folder was found in, unless the user typed one. */
+export function setupCommandShown(lookup: RepositoryLookup, typed: string, userTyped: boolean): string {
+  if (userTyped || lookup.state !== 'found' || lookup.repository.kind !== 'repository') return typed;
+  return lookup.repository.setup_command ?? '';
+}
+
+/**
+ * The repository setup to save with the agent (`set_repository_setup`): only for an agent whose
+ * tasks work in worktrees, in a repository the form found, and only when the command differs
+ * from the repository's (blank: none). Null when there is nothing to save.
+ */
+export function setupToSave(isolation: Isolation, lookup: RepositoryLookup, typed: string): { repository: string; command: string | null } | null {
+  if (isolation !== 'worktree' || lookup.state !== 'found' || lookup.repository.kind !== 'repository') return null;
+  const command = typed.trim() === '' ? null : typed.trim();
+  if (command === (lookup.repository.setup_command ?? null)) return null;
+  return { repository: lookup.repository.root, command };
 }

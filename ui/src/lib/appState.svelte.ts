@@ -39,6 +39,11 @@ import type {
   TaskInfo,
   TaskSpec,
   TermSize,
+  DiscardOutcome,
+  MergeOutcome,
+  RebaseOutcome,
+  ReviewComment,
+  WorktreeInfo,
 } from './bindings';
 import type { Backend, Unsubscribe } from './backend';
 import { logFailure, toApiError, userMessage } from './errors';
@@ -57,6 +62,7 @@ import {
   type Floods,
 } from './signals';
 import { applyStorageEvent, type StorageState } from './storage';
+import { applyWorktreeEvent, committedSince, upsertWorktree, worktreeTarget } from './changes';
 import { DEFAULT_SETTINGS, applySettingsEvent } from './settings';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
@@ -123,6 +129,15 @@ export class AppState {
   loops: LoopInfo[] = $state.raw([]);
   /** The loop whose detail is on screen. */
   shownLoopId: LoopId | null = $state(null);
+  /** The worktrees made for agents that work apart: the open ones, then the recently merged or discarded. */
+  worktrees: WorktreeInfo[] = $state.raw([]);
+  /** Whether the list of worktrees is shown in the main area. */
+  worktreesOpen = $state(false);
+  /**
+   * The worktree whose changes are shown in the main area (its task's or loop's id), over the
+   * list of worktrees when that was open.
+   */
+  changesOf: string | null = $state(null);
   /** What the flows view shows (over the main area), if it is open. */
   flowsTarget: FlowTarget | null = $state.raw(null);
   /** Whether the overview of all agents is open (over the main area). */
@@ -182,7 +197,7 @@ export class AppState {
    * area (none while the settings, the search or the agent form cover it) and its task detail.
    */
   get viewing(): Viewing {
-    const covered = this.formOpen || this.searchOpen || this.settingsOpen;
+    const covered = this.formOpen || this.searchOpen || this.settingsOpen || this.worktreesOpen || this.changesOf !== null;
     const agent = covered ? null : (this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null);
     return { profile_id: agent, task_id: this.selectedTaskId, focused: this.focused };
   }
@@ -288,6 +303,11 @@ export class AppState {
     const delegationList = this.backend.listDelegations().catch(() => [] as Delegation[]);
     const loopList = this.backend.listLoops().catch(() => [] as LoopInfo[]);
     const attentionList = this.backend.listAttention().catch(() => [] as AgentAttention[]);
+    // Without them no task offers its changes; everything else works.
+    const worktreeList = this.backend.listWorktrees().catch((reason: unknown) => {
+      logFailure('list_worktrees')(reason);
+      return [] as WorktreeInfo[];
+    });
     const openAtStart = this.backend.takeOpenTarget().catch((reason: unknown) => {
       logFailure('take_open_target')(reason);
       return null;
@@ -311,6 +331,7 @@ export class AppState {
       this.delegations = buffered.reduce(applyDelegationEvent, await delegationList);
       this.loops = buffered.reduce(applyLoopEvent, await loopList);
       this.attention = buffered.reduce(applyAttentionEvent, attentionMapOf(await attentionList));
+      this.worktrees = buffered.reduce(applyWorktreeEvent, await worktreeList);
       this.settings = buffered.reduce(applySettingsEvent, await settings);
       this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
       if (this.selection === null) this.selection = initialSelection(this.model);
@@ -361,6 +382,8 @@ export class AppState {
     this.formOpen = false;
     this.searchOpen = false;
     this.settingsOpen = false;
+    this.worktreesOpen = false;
+    this.changesOf = null;
     this.closeTask();
     this.closeLoop();
     this.closeFlows();
@@ -442,6 +465,8 @@ export class AppState {
     this.closeLoop();
     this.closeFlows();
     this.searchOpen = false;
+    this.worktreesOpen = false;
+    this.changesOf = null;
     this.settingsOpen = true;
   }
 
@@ -563,6 +588,7 @@ export class AppState {
       current: this.selectedAgent,
       terminalShown: this.selectedSession?.state === 'running',
       agentsShown: this.sidebarOpen,
+      worktrees: this.worktrees,
     });
   }
 
@@ -602,6 +628,8 @@ export class AppState {
         return;
       case 'loop':
         return this.openLoop(action.loop.id);
+      case 'worktrees':
+        return this.openWorktrees();
     }
   }
 
@@ -612,8 +640,88 @@ export class AppState {
     this.closeLoop();
     this.closeFlows();
     this.settingsOpen = false;
+    this.worktreesOpen = false;
+    this.changesOf = null;
     if (query !== undefined) this.searchQuery = query;
     this.searchOpen = true;
+  }
+
+  // ---- worktrees -----------------------------------------------------------------------
+
+  /** Show every worktree in the main area. */
+  openWorktrees(): void {
+    this.#coverMain();
+    this.changesOf = null;
+    this.worktreesOpen = true;
+  }
+
+  /** Show what a worktree changed (by its task's or loop's id), in the main area. */
+  openChanges(worktree: string): void {
+    this.#coverMain();
+    this.changesOf = worktree;
+  }
+
+  /** Close the changes view: back to the list of worktrees when it was open, else to what was under it. */
+  closeChanges(): void {
+    this.changesOf = null;
+  }
+
+  closeWorktrees(): void {
+    this.worktreesOpen = false;
+    this.changesOf = null;
+  }
+
+  /**
+   * Commit what the agent left uncommitted in a worktree. Resolves with whether anything was
+   * committed, read back from the worktree's log (the engine notes a commit only when there
+   * was something to commit; its reply does not say), or null when the log could not be read.
+   * Rejects with an ApiError.
+   */
+  async commitWorktree(info: WorktreeInfo): Promise<boolean | null> {
+    const target = worktreeTarget(info);
+    const lastSeq = () => this.backend.flowEvents(target, null, 1).then((events) => events.entries.at(-1)?.seq ?? 0);
+    const before = await lastSeq().catch(() => null);
+    this.worktrees = upsertWorktree(this.worktrees, await this.backend.commitWorktree(info.task));
+    if (before === null) return null;
+    try {
+      return committedSince((await this.backend.flowEvents(target, null, 20)).entries, before);
+    } catch (reason) {
+      logFailure('reading back a commit')(reason);
+      return null;
+    }
+  }
+
+  /** Land a worktree's work on its base; its changes follow as `worktree_changed`. Rejects with an ApiError. */
+  mergeWorktree(worktree: string): Promise<MergeOutcome> {
+    return this.backend.mergeWorktree(worktree);
+  }
+
+  /** Move a worktree's work onto the latest of its base. Rejects with an ApiError. */
+  rebaseWorktree(worktree: string): Promise<RebaseOutcome> {
+    return this.backend.rebaseWorktree(worktree);
+  }
+
+  /** Remove a worktree; `force` keeps work that would be lost as a patch. Rejects with an ApiError. */
+  discardWorktree(worktree: string, force: boolean): Promise<DiscardOutcome> {
+    return this.backend.discardWorktree(worktree, force);
+  }
+
+  /** Send the user's line comments to the worktree's agent, as a new task there. Rejects with an ApiError. */
+  async reviewWorktree(worktree: string, comments: ReviewComment[]): Promise<Submitted> {
+    const submitted = await this.backend.reviewWorktree(worktree, comments);
+    this.#addTask(submitted.task);
+    return submitted;
+  }
+
+  /** What covers the main area and the details over it goes, for a view of the main area. */
+  #coverMain(): void {
+    this.formOpen = false;
+    this.editing = null;
+    this.settingsOpen = false;
+    this.searchOpen = false;
+    this.closeTask();
+    this.closeLoop();
+    this.closeFlows();
   }
 
   /** Rename a task and, while it waits, change its instruction; rejects with an ApiError. */
@@ -786,10 +894,13 @@ export class AppState {
   }
 
   /**
-   * Save the form: update the agent being edited, or create a new one. Changes apply to the
-   * next session; running ones keep going as they started. Rejects with an ApiError.
+   * Save the form: update the agent being edited, or create a new one, and first the setup
+   * command of its repository when the form changed it. Changes apply to the next session;
+   * running ones keep going as they started. Rejects with an ApiError.
    */
-  async saveAgent(spec: ProfileSpec): Promise<Profile> {
+  async saveAgent(spec: ProfileSpec, setup: { repository: string; command: string | null } | null = null): Promise<Profile> {
+    // The repository's setup command (shared by every agent working there) goes with the agent that sets it.
+    if (setup !== null) await this.backend.setRepositorySetup(setup.repository, setup.command);
     const editing = this.editing;
     if (editing === null) return this.createAgent(spec);
     return this.#saved(await this.backend.updateProfile(editing.id, spec));
@@ -825,6 +936,7 @@ export class AppState {
     this.delegations = applyDelegationEvent(this.delegations, event);
     this.loops = applyLoopEvent(this.loops, event);
     this.attention = applyAttentionEvent(this.attention, event);
+    this.worktrees = applyWorktreeEvent(this.worktrees, event);
     this.settings = applySettingsEvent(this.settings, event);
     const signal = this.shownSignalId;
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();

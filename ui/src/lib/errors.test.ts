@@ -19,6 +19,15 @@ describe('toApiError', () => {
     }
   });
 
+  it('keeps the worktree error codes, and a problem with where tasks work', () => {
+    for (const code of ['worktree_not_found', 'git']) {
+      expect(toApiError({ code, message: 'm', field: null }).code).toBe(code);
+    }
+    const problems = [{ field: 'isolation', message: 'Tasks can work in worktrees of their own only when the folder is inside a git repository; this one is not.' }];
+    const error = { code: 'invalid_profile', message: problems[0].message, field: 'isolation', problems };
+    expect(toApiError(error)).toEqual(error);
+  });
+
   it('keeps every problem of an invalid profile, and refuses a malformed list', () => {
     const problems = [
       { field: 'name', message: 'Give the agent a name.' },
@@ -48,6 +57,8 @@ describe('userMessage', () => {
     ['not_found', 'opening /data/switchboard.lock: No such file or directory (os error 2)', 'A file Switchboard needs is gone (opening /data/switchboard.lock: No such file or directory (os error 2)).'],
     ['io', 'reading x: Input/output error', 'reading x: Input/output error'],
     ['invalid_input', 'instruction: say what the agent should do', 'Instruction: say what the agent should do.'],
+    ['worktree_not_found', 'no worktree of the task or loop 0b6c1e2a-9f3d-4c1b-8a57-3f0e8d2b1c44', 'Switchboard has no worktree for this task: it was never made, or its record is gone.'],
+    ['git', 'git merge failed: fatal: refusing to merge unrelated histories', 'Git could not do it (git merge failed: fatal: refusing to merge unrelated histories).'],
     [
       'task_state',
       'task 0b6c1e2a-9f3d-4c1b-8a57-3f0e8d2b1c44 is running: it was already typed into its agent',
@@ -67,6 +78,10 @@ describe('an invalid input in words', () => {
     expect(invalid('path', 'path: notes.md: does not exist')).toBe('Notes.md: does not exist.');
     expect(invalid(null, 'Give the agent a name.')).toBe('Give the agent a name.');
     expect(invalid('query', 'something else: kept as it is')).toBe('Something else: kept as it is.');
+    // A worktree's agent at work: the task is not named by its id.
+    expect(
+      invalid('worktree', 'worktree: its agent is still at work in it (task 0b6c1e2a-9f3d-4c1b-8a57-3f0e8d2b1c44): wait for the task to end, or cancel it'),
+    ).toBe('Its agent is still at work in it: wait for the task to end, or cancel it.');
   });
 });
 

@@ -32,6 +32,8 @@ const KNOWN_CODES: Record<ErrorCode, true> = {
   io: true,
   not_allowed: true,
   engine_stopped: true,
+  worktree_not_found: true,
+  git: true,
   internal: true,
 };
 const ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(KNOWN_CODES));
@@ -64,6 +66,7 @@ const PROFILE_FIELDS: Record<ProfileField, true> = {
   ready_quiet_ms: true,
   task_time_limit_secs: true,
   quiet_alert_secs: true,
+  isolation: true,
 };
 
 function isProblem(value: unknown): value is ProfileProblem {
@@ -109,8 +112,14 @@ export function userMessage(error: ApiError): string {
       // The engine names the field first ("title: a title is one line"); the window says why.
       const prefix = error.field === null ? null : `${error.field}: `;
       const reason = prefix !== null && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-      return asSentence(reason);
+      // "its agent is still at work in it (task <id>): …": the window says why, not the id.
+      return asSentence(reason.replace(/ \(task [0-9a-f-]{8,}\)/g, ''));
     }
+    case 'worktree_not_found':
+      return 'Switchboard has no worktree for this task: it was never made, or its record is gone.';
+    case 'git':
+      // git's own words follow, as the engine relays them ("git merge failed: …").
+      return `Git could not do it (${error.message}).`;
     case 'task_state': {
       // "task <id> is running: it was already typed into its agent": the window says why, not the id.
       const reason = /^task \S+ is [a-z_]+: (.+)$/s.exec(error.message)?.[1];
@@ -122,7 +131,7 @@ export function userMessage(error: ApiError): string {
 }
 
 /** A reason as a sentence: capitalised, ending in a full stop. */
-function asSentence(reason: string): string {
+export function asSentence(reason: string): string {
   const text = reason.trim();
   if (text === '') return text;
   const capital = text[0].toUpperCase() + text.slice(1);

@@ -22,6 +22,15 @@
  * approved or delegated work (refusing with `too_many_agents` past `maxRunningAgents`), and
  * emits `signal_changed`.
  *
+ * Worktrees (agents that work apart) are kept as the engine's records: `repositories` are the
+ * git repositories among the directories; a task of an agent set to work apart gets a worktree
+ * when it starts (its making and its repository's setup command on its timeline), or tests
+ * seed one with `seedWorktree` and the radar's findings with `seedOverlap`; `changeWorktree`
+ * stands for the agent writing (a `worktree_changed`). Commit, merge, rebase, discard and review
+ * answer as the engine does: refused while a task is at work there, a merge that lands moves the
+ * base (a worktree whose changed lines meet it then conflicts on merge and rebase), a discard
+ * that would lose work asks for `force` and keeps a patch, a review is a task in the worktree.
+ *
  * Output is delivered synchronously, which keeps tests deterministic. Every call is recorded
  * in `calls` so tests can assert what the UI asked for.
  */
@@ -40,7 +49,18 @@ import type {
   ApiError,
   AppInfo,
   Delegation,
+  DiscardOutcome,
   EngineEvent,
+  FileDiff,
+  FolderRepository,
+  MergeOutcome,
+  RebaseOutcome,
+  ReviewComment,
+  ReviewStep,
+  WorktreeDiff,
+  WorktreeInfo,
+  WorktreeOverlap,
+  WorktreeState,
   Iteration,
   LoopId,
   LoopFile,
@@ -83,7 +103,8 @@ import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
 import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
-import { applyMove, canCancel, canRequeue, firstLine, isFinished, queueOf, summaryPath } from './tasks';
+import { applyMove, canCancel, canRequeue, firstLine, isFinished, queueOf, summaryMarkdown, summaryPath, taskTitle } from './tasks';
+import { worktreeKeyOf } from './changes';
 
 export interface FakeCall {
   command: string;
@@ -95,6 +116,12 @@ export interface FakeBackendOptions {
   commands?: string[];
   /** Directories that exist. */
   directories?: string[];
+  /**
+   * Git repositories: each top folder (a directory, made one if it is not listed), the branch
+   * checked out there (none: detached) and the command run in each new worktree. A directory
+   * under a root is inside that repository.
+   */
+  repositories?: { root: string; branch?: string | null; setup_command?: string | null }[];
   /**
    * What the folder picker answers, in turn: a path the user picked, or null (cancelled). Once
    * they are used up it answers null.
@@ -118,6 +145,7 @@ const PROFILE_DEFAULTS = {
   completion: 'summary',
   signal_protocols: true,
   quiet_alert_secs: 600,
+  isolation: 'none',
 } as const;
 
 /** The most iterations one page of a loop's history holds (the engine's `MAX_ITERATION_PAGE`). */
@@ -190,6 +218,52 @@ function needOf(signal: SignalInfo): Need {
   return body.kind === 'delegate' ? { kind: 'delegation' } : { kind: 'report' };
 }
 
+/** A worktree the fake made (or was given), as the engine's record and what the radar read of it. */
+interface FakeWorktree {
+  owner: string;
+  loopId: LoopId | null;
+  profileId: ProfileId;
+  repository: string;
+  branch: string;
+  base: string;
+  path: string;
+  createdAt: number;
+  kept: 'open' | 'merged' | 'discarded';
+  patch: string | null;
+  /** What it changed against its base, as a diff shows it. */
+  files: FileDiff[];
+  filesLeftOut: number;
+  /** A summary to show beside the diff; null: its latest task's. */
+  summary: string | null;
+  /** The agent left changes uncommitted there. */
+  uncommitted: boolean;
+  /** The files its last merge met a conflict in. */
+  conflict: string[];
+  /** Its folder is gone. */
+  missing: boolean;
+  /** How often its base had moved when it was made (or last rebased). */
+  baseAt: number;
+  /** Files whose changed lines another worktree's merge changed too: a merge or rebase conflicts there. */
+  behind: string[];
+}
+
+/** Two worktrees that change the same files, with how many changed regions of each meet the other's. */
+interface FakeOverlap {
+  a: string;
+  b: string;
+  files: string[];
+  hunks: [number, number];
+}
+
+/** Lower-case letters and digits, runs of anything else one dash, at most 40 long (the engine's `slug`). */
+function slug(text: string, fallback: string): string {
+  const out = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '');
+  // Cut inside a word: back to the word's start.
+  const cut = out.length > 40 ? (out[40] === '-' ? out.slice(0, 40) : out.slice(0, 40).replace(/-[^-]*$/, '')) : out;
+  const trimmed = cut.replace(/^-+|-+$/g, '');
+  return trimmed === '' ? fallback : trimmed;
+}
+
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
 const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
 
@@ -208,6 +282,16 @@ export class FakeBackend implements Backend {
   readonly #commands: Set<string>;
   readonly #pickedFolders: (string | null)[];
   readonly #directories: Set<string>;
+  /** Git repositories by top folder. */
+  readonly #repositories = new Map<string, { branch: string | null; setup_command: string | null; inTheWay: string | null }>();
+  /** The worktrees made for tasks and loops, by their task's or loop's id, in the order made. */
+  readonly #worktrees = new Map<string, FakeWorktree>();
+  /** Pairs of worktrees that change the same files (the engine's radar), as seeded. */
+  readonly #overlaps: FakeOverlap[] = [];
+  /** How often each repository's base branch moved (a merge landed on it), by `root:base`. */
+  readonly #baseMoves = new Map<string, number>();
+  /** The loop a log entry is about, by its number (the engine's log keeps it beside the entry). */
+  readonly #logLoops = new Map<number, LoopId>();
   readonly #now: () => number;
   readonly #maxRunningAgents: number;
   readonly #signals = new Map<SignalId, SignalInfo>();
@@ -228,6 +312,14 @@ export class FakeBackend implements Backend {
     this.#hookEventsSetAside = options.hookEventsSetAside ?? 0;
     this.#commands = new Set(options.commands ?? ['bash', 'sh', 'claude', 'codex', 'python3', 'node']);
     this.#directories = new Set(options.directories ?? ['/', '/tmp', '/home', '/work']);
+    for (const repository of options.repositories ?? []) {
+      this.#directories.add(repository.root);
+      this.#repositories.set(repository.root, {
+        branch: repository.branch === undefined ? 'main' : repository.branch,
+        setup_command: repository.setup_command ?? null,
+        inTheWay: null,
+      });
+    }
     this.#now = options.now ?? (() => Date.now());
     this.#maxRunningAgents = options.maxRunningAgents ?? 8;
     this.#pickedFolders = [...(options.pickedFolders ?? [])];
@@ -668,6 +760,10 @@ export class FakeBackend implements Backend {
 
   async submitTask(spec: TaskSpec): Promise<Submitted> {
     this.#record('submit_task', { spec });
+    return this.#submit(spec);
+  }
+
+  #submit(spec: TaskSpec): Submitted {
     this.#profile(spec.profile_id);
     if (spec.instruction.trim() === '') this.#fail('invalid_input', 'instruction: give the task an instruction', 'instruction');
     if (spec.time_limit_secs !== null && spec.time_limit_secs <= 0) {
@@ -1370,6 +1466,332 @@ export class FakeBackend implements Backend {
     this.emit({ type: 'delegation_changed', delegation: structuredClone(delegation) });
   }
 
+  // ---- worktrees -----------------------------------------------------------------------
+
+  /**
+   * Add a worktree as the engine would have made it (for seeding), without events: `task` is
+   * its task's or loop's id, `files` what it changed. Fields not given take a plain open one's.
+   */
+  seedWorktree(
+    seed: { task: string; profile_id: ProfileId; loop_id?: LoopId | null; branch?: string; base?: string; created_at?: number },
+    files: FileDiff[] = [],
+    extra: { summary?: string | null; uncommitted?: boolean; filesLeftOut?: number; missing?: boolean; kept?: 'merged' | 'discarded'; patch?: string | null } = {},
+  ): WorktreeInfo {
+    const profile = this.#profile(seed.profile_id);
+    const root = this.#repositoryOf(profile.cwd)?.root ?? profile.cwd;
+    const branch = seed.branch ?? `switchboard/${slug(profile.name, 'agent')}/${seed.task.slice(0, 8)}`;
+    const base = seed.base ?? this.#repositories.get(root)?.branch ?? 'main';
+    this.#worktrees.set(seed.task, {
+      owner: seed.task,
+      loopId: seed.loop_id ?? null,
+      profileId: profile.id,
+      repository: root,
+      branch,
+      base,
+      path: `/data/worktrees/${slug(root.split('/').pop() ?? '', 'repository')}/${branch.split('/').pop()}-${seed.task.slice(0, 8)}`,
+      createdAt: seed.created_at ?? this.#now(),
+      kept: extra.kept ?? 'open',
+      patch: extra.patch ?? null,
+      files: structuredClone(files),
+      filesLeftOut: extra.filesLeftOut ?? 0,
+      summary: extra.summary ?? null,
+      uncommitted: extra.uncommitted ?? false,
+      conflict: [],
+      missing: extra.missing ?? false,
+      baseAt: this.#baseMoves.get(`${root}:${base}`) ?? 0,
+      behind: [],
+    });
+    return this.#worktreeInfo(this.#worktree(seed.task));
+  }
+
+  /**
+   * Two worktrees change the same files, as the engine's radar finds it: `hunks` are how many
+   * changed regions of each meet the other's (the one with fewer is merged first). Without events.
+   */
+  seedOverlap(a: string, b: string, files: string[], hunks: [number, number]): void {
+    this.#overlaps.push({ a, b, files: [...files], hunks });
+  }
+
+  /** The agent (or the user) changed a worktree's files, as the radar reads them: `worktree_changed`. */
+  changeWorktree(task: string, change: { files?: FileDiff[]; summary?: string | null; uncommitted?: boolean; missing?: boolean }): WorktreeInfo {
+    const record = this.#worktree(task);
+    if (change.files !== undefined) record.files = structuredClone(change.files);
+    if (change.summary !== undefined) record.summary = change.summary;
+    if (change.uncommitted !== undefined) record.uncommitted = change.uncommitted;
+    if (change.missing !== undefined) record.missing = change.missing;
+    this.#emitWorktree(record);
+    return this.#worktreeInfo(record);
+  }
+
+  /** The user's own uncommitted changes in the repository's checkout are in the way of a merge (null: no longer). */
+  setInTheWay(repository: string, why: string | null): void {
+    const found = this.#repositories.get(repository);
+    if (!found) throw new Error(`setInTheWay: no repository at ${repository}`);
+    found.inTheWay = why;
+  }
+
+  async folderRepository(folder: string): Promise<FolderRepository> {
+    this.#record('folder_repository', { folder });
+    const found = this.#repositoryOf(folder);
+    if (found) return { kind: 'repository', root: found.root, branch: found.branch, setup_command: found.setup_command };
+    if (!this.#directories.has(folder)) return { kind: 'not_a_repository', why: 'the folder does not exist' };
+    return { kind: 'not_a_repository', why: 'the folder is not inside a git repository, so its tasks cannot get worktrees of their own' };
+  }
+
+  async setRepositorySetup(repository: string, setupCommand: string | null): Promise<void> {
+    this.#record('set_repository_setup', { repository, setupCommand });
+    const found = this.#repositoryOf(repository) ?? this.#fail('git', `${repository} is not inside a git repository`);
+    const command = setupCommand?.trim() ?? '';
+    const kept = this.#repositories.get(found.root);
+    if (kept) kept.setup_command = command === '' ? null : command;
+  }
+
+  async listWorktrees(): Promise<WorktreeInfo[]> {
+    this.#record('list_worktrees', {});
+    const records = [...this.#worktrees.values()];
+    return [...records.filter((w) => w.kept === 'open'), ...records.filter((w) => w.kept !== 'open')].map((w) => this.#worktreeInfo(w));
+  }
+
+  async worktreeDiff(worktree: string): Promise<WorktreeDiff> {
+    this.#record('worktree_diff', { worktree });
+    const record = this.#findWorktree(worktree);
+    const info = this.#worktreeInfo(record);
+    if (record.kept !== 'open' || record.missing) return { worktree: info, files: [], files_left_out: 0, summary: null };
+    const latest = [...this.#tasks.values()].filter((t) => worktreeKeyOf(t) === record.owner).at(-1);
+    const summary = record.summary ?? (latest ? summaryMarkdown(latest) : null);
+    return { worktree: info, files: structuredClone(record.files), files_left_out: record.filesLeftOut, summary };
+  }
+
+  async commitWorktree(worktree: string): Promise<WorktreeInfo> {
+    this.#record('commit_worktree', { worktree });
+    const record = this.#findOpenWorktree(worktree);
+    if (record.missing) this.#fail('git', `git add failed: cannot change to '${record.path}': No such file or directory`);
+    if (record.uncommitted) {
+      record.uncommitted = false;
+      this.#logReview(record, { review: 'committed' });
+    }
+    return this.#worktreeInfo(record);
+  }
+
+  async mergeWorktree(worktree: string): Promise<MergeOutcome> {
+    this.#record('merge_worktree', { worktree });
+    const record = this.#findOpenWorktree(worktree);
+    this.#refuseAtWork(record);
+    const repository = this.#repositories.get(record.repository);
+    if (repository?.inTheWay) return { outcome: 'in_the_way', why: repository.inTheWay };
+    if (record.behind.length > 0) {
+      record.conflict = [...record.behind];
+      this.#logReview(record, { review: 'merge_conflict', files: [...record.behind] });
+      this.#emitWorktree(record);
+      return { outcome: 'conflict', files: [...record.behind] };
+    }
+    // As the engine: what is left uncommitted is committed first; the base moves forward when it has not moved since.
+    record.uncommitted = false;
+    const baseKey = `${record.repository}:${record.base}`;
+    const fastForward = (this.#baseMoves.get(baseKey) ?? 0) === record.baseAt;
+    this.#baseMoves.set(baseKey, (this.#baseMoves.get(baseKey) ?? 0) + 1);
+    // Its changed lines are on the base now: a worktree whose changes meet them conflicts there.
+    for (const overlap of this.#overlaps) {
+      const other = overlap.a === record.owner ? overlap.b : overlap.b === record.owner ? overlap.a : null;
+      const theirs = overlap.a === record.owner ? overlap.hunks[1] : overlap.hunks[0];
+      const otherRecord = other === null ? undefined : this.#worktrees.get(other);
+      if (otherRecord && theirs > 0) otherRecord.behind = [...new Set([...otherRecord.behind, ...overlap.files])];
+    }
+    const commit = (0xc0ffee + this.#baseMoves.get(baseKey)!).toString(16).padEnd(40, '0');
+    this.#close(record, 'merged', null, { review: 'merged', base: record.base, fast_forward: fastForward });
+    return { outcome: 'merged', base: record.base, commit, fast_forward: fastForward };
+  }
+
+  async rebaseWorktree(worktree: string): Promise<RebaseOutcome> {
+    this.#record('rebase_worktree', { worktree });
+    const record = this.#findOpenWorktree(worktree);
+    this.#refuseAtWork(record);
+    if (record.behind.length > 0) {
+      this.#logReview(record, { review: 'rebase_conflict', files: [...record.behind] });
+      this.#emitWorktree(record);
+      return { outcome: 'conflict', files: [...record.behind] };
+    }
+    record.conflict = [];
+    record.baseAt = this.#baseMoves.get(`${record.repository}:${record.base}`) ?? 0;
+    this.#logReview(record, { review: 'rebased' });
+    this.#emitWorktree(record);
+    return { outcome: 'rebased' };
+  }
+
+  async discardWorktree(worktree: string, force: boolean): Promise<DiscardOutcome> {
+    this.#record('discard_worktree', { worktree, force });
+    const record = this.#findOpenWorktree(worktree);
+    this.#refuseAtWork(record);
+    const changed = record.missing ? 0 : record.files.length + record.filesLeftOut;
+    if (changed > 0 && !force) return { outcome: 'would_lose_work', files_changed: changed };
+    const patch = changed > 0 ? `/data/patches/${record.branch.replaceAll('/', '-')}-${record.owner.slice(0, 8)}.patch` : null;
+    this.#close(record, 'discarded', patch, { review: 'discarded', patch });
+    return { outcome: 'discarded', patch };
+  }
+
+  async reviewWorktree(worktree: string, comments: ReviewComment[]): Promise<Submitted> {
+    this.#record('review_worktree', { worktree, comments });
+    const record = this.#findOpenWorktree(worktree);
+    const title = this.#worktreeTitle(record);
+    const kept = comments.filter((c) => c.text.trim() !== '').slice(0, 100);
+    if (kept.length === 0) this.#fail('invalid_input', 'comments: there are no comments to send', 'comments');
+    // The engine's `review_prompt`.
+    let prompt = `The user reviewed your changes for "${title.trim()}" and left these comments. Address each one in this worktree, then report as before.\n`;
+    for (const comment of kept) prompt += `\n${comment.path}, line ${comment.line}:\n${comment.text.trim().split('\n').map((line) => `> ${line}\n`).join('')}`;
+    this.#logReview(record, { review: 'comments_sent', comments: comments.length });
+    return this.#submit({ ...DEMO_TASK, profile_id: record.profileId, instruction: prompt, title: `Review of ${title}`, worktree: record.owner });
+  }
+
+  /** The repository a folder is in: a known root it is (or is a directory inside). */
+  #repositoryOf(folder: string): { root: string; branch: string | null; setup_command: string | null } | null {
+    const path = folder.trim().replace(/(.)\/+$/, '$1');
+    if (!this.#directories.has(path)) return null;
+    for (const [root, repository] of this.#repositories) {
+      if (path === root || path.startsWith(`${root}/`)) return { root, branch: repository.branch, setup_command: repository.setup_command };
+    }
+    return null;
+  }
+
+  #worktree(owner: string): FakeWorktree {
+    const record = this.#worktrees.get(owner);
+    if (!record) throw new Error(`no seeded worktree ${owner}`);
+    return record;
+  }
+
+  /** The worktree named by its task or loop, or by a task that ran in it (as the engine's `find`). */
+  #findWorktree(key: string): FakeWorktree {
+    const own = this.#worktrees.get(key);
+    if (own) return own;
+    const task = this.#tasks.get(key);
+    const record = task === undefined ? undefined : this.#worktrees.get(worktreeKeyOf(task));
+    return record ?? this.#fail('worktree_not_found', `no worktree of the task or loop ${key}`);
+  }
+
+  #findOpenWorktree(key: string): FakeWorktree {
+    const record = this.#findWorktree(key);
+    if (record.kept === 'merged') this.#fail('invalid_input', 'worktree: it was merged already; its folder and branch are gone', 'worktree');
+    if (record.kept === 'discarded') this.#fail('invalid_input', 'worktree: it was discarded already', 'worktree');
+    return record;
+  }
+
+  #refuseAtWork(record: FakeWorktree): void {
+    const task = this.#taskAtWork(record);
+    if (task !== null) {
+      this.#fail('invalid_input', `worktree: its agent is still at work in it (task ${task}): wait for the task to end, or cancel it`, 'worktree');
+    }
+  }
+
+  /** The task queued or running in the worktree, if any. */
+  #taskAtWork(record: FakeWorktree): TaskId | null {
+    const task = [...this.#tasks.values()].find((t) => (t.state === 'queued' || t.state === 'running') && worktreeKeyOf(t) === record.owner);
+    return task?.id ?? null;
+  }
+
+  /** What a worktree goes by: its task's name, or its loop's goal's first line, else its branch. */
+  #worktreeTitle(record: FakeWorktree): string {
+    const task = this.#tasks.get(record.owner);
+    if (task) return taskTitle(task);
+    const loop = record.loopId === null ? undefined : this.#loops.get(record.loopId);
+    return loop ? firstLine(loop.settings.goal) : record.branch;
+  }
+
+  /** A worktree as the user reads it, the radar's overlaps in (the engine's `picture`). */
+  #worktreeInfo(record: FakeWorktree): WorktreeInfo {
+    const open = record.kept === 'open';
+    const overlaps: WorktreeOverlap[] = [];
+    for (const overlap of open ? this.#overlaps : []) {
+      const mine = overlap.a === record.owner ? 0 : overlap.b === record.owner ? 1 : null;
+      if (mine === null) continue;
+      const other = this.#worktrees.get(mine === 0 ? overlap.b : overlap.a);
+      if (!other || other.kept !== 'open') continue;
+      const [ours, theirs] = [overlap.hunks[mine], overlap.hunks[1 - mine]];
+      overlaps.push({
+        with: other.owner,
+        with_title: this.#worktreeTitle(other),
+        files: [...overlap.files],
+        meeting_hunks: ours,
+        merge_first: ours < theirs || (ours === theirs && record.createdAt <= other.createdAt),
+      });
+    }
+    const atWork = open ? this.#taskAtWork(record) : null;
+    const state: WorktreeState =
+      record.kept === 'merged'
+        ? 'merged'
+        : record.kept === 'discarded'
+          ? 'discarded'
+          : record.missing
+            ? 'folder_missing'
+            : atWork !== null
+              ? 'working'
+              : overlaps.length > 0 || record.conflict.length > 0
+                ? 'conflicting'
+                : 'ready_to_merge';
+    return {
+      task: record.owner,
+      title: this.#worktreeTitle(record),
+      loop_id: record.loopId,
+      profile_id: record.profileId,
+      agent: this.#profiles.get(record.profileId)?.name ?? '',
+      repository: record.repository,
+      branch: record.branch,
+      base: record.base,
+      path: record.path,
+      created_at: record.createdAt,
+      state,
+      files_changed: open && !record.missing ? record.files.length + record.filesLeftOut : 0,
+      conflicts_with: overlaps.map((o) => o.with),
+      overlaps,
+      merge_conflict: [...record.conflict],
+      patch: record.patch,
+      task_at_work: atWork,
+    };
+  }
+
+  #emitWorktree(record: FakeWorktree): void {
+    this.emit({ type: 'worktree_changed', worktree: this.#worktreeInfo(record) });
+  }
+
+  /** A worktree merged or discarded: recorded and logged; the others it met are reported too (their overlaps are over). */
+  #close(record: FakeWorktree, kept: 'merged' | 'discarded', patch: string | null, step: ReviewStep): void {
+    record.kept = kept;
+    record.patch = patch;
+    record.conflict = [];
+    this.#logReview(record, step);
+    for (const other of this.#worktrees.values()) this.#emitWorktree(other);
+  }
+
+  #logReview(record: FakeWorktree, step: ReviewStep): void {
+    const task = this.#tasks.has(record.owner) ? record.owner : null;
+    this.#logEntry(null, task, { kind: 'worktree_reviewed', step }, record.loopId);
+  }
+
+  /**
+   * A task of an agent that works apart starts: its worktree is made the first time (a new
+   * branch from the repository's, the setup command noted as run) and reported.
+   */
+  #worktreeForTask(task: TaskInfo): void {
+    const profile = this.#profiles.get(task.profile_id);
+    const key = worktreeKeyOf(task);
+    const record = this.#worktrees.get(key);
+    if (record) {
+      this.#emitWorktree(record);
+      return;
+    }
+    if (profile?.isolation !== 'worktree') return;
+    const repository = this.#repositoryOf(profile.cwd);
+    if (!repository) return;
+    const taken = new Set([...this.#worktrees.values()].map((w) => w.branch));
+    const first = `switchboard/${slug(profile.name, 'agent')}/${slug(taskTitle(task), 'task')}`;
+    let branch = first;
+    for (let n = 2; taken.has(branch); n++) branch = `${first}-${n}`;
+    const info = this.seedWorktree({ task: key, profile_id: profile.id, loop_id: task.loop_iteration?.loop_id ?? null, branch });
+    this.#logEntry(null, task.id, { kind: 'worktree_made', branch: info.branch, base: info.base, path: info.path });
+    if (repository.setup_command) {
+      this.#logEntry(null, task.id, { kind: 'worktree_setup', command: repository.setup_command, succeeded: true, exit: 0, output: '' });
+    }
+    this.#emitWorktree(this.#worktree(key));
+  }
+
   // ---- internals -----------------------------------------------------------------------
 
   #record(command: string, args: Record<string, unknown>): void {
@@ -1425,6 +1847,9 @@ export class FakeBackend implements Backend {
     else if (cwd.startsWith('~')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with / (a ~ is not expanded here).' });
     else if (!cwd.startsWith('/')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with /.' });
     else if (!this.#directories.has(cwd)) problems.push({ field: 'cwd', message: `There is no folder at ${cwd}.` });
+    else if (spec.isolation === 'worktree' && this.#repositoryOf(cwd) === null) {
+      problems.push({ field: 'isolation', message: 'Tasks can work in worktrees of their own only when the folder is inside a git repository; this one is not.' });
+    }
     const pattern = spec.ready_pattern?.trim();
     if (pattern) {
       try {
@@ -1584,6 +2009,7 @@ export class FakeBackend implements Backend {
       goals: optional(spec.goals),
       loop_iteration: spec.loop_iteration ?? null,
       title: optional(spec.title?.trim()),
+      worktree: spec.worktree ?? null,
     };
   }
 
@@ -1622,6 +2048,7 @@ export class FakeBackend implements Backend {
       const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profileId && s.info.state === 'running');
       const started = this.#putTask({ ...next, state: 'running', started_at: now, session_id: session?.info.id ?? null, waiting_for: null });
       this.#logTask(started, { kind: 'task_started' });
+      this.#worktreeForTask(started);
       // The fake agent is "ready" at once when it has a session; without one the task waits.
       if (session) this.#typeTask(started);
     }
@@ -1638,15 +2065,19 @@ export class FakeBackend implements Backend {
   #endTask(task: TaskInfo, state: TaskState, reason: string | null, result: TaskResult | null): void {
     this.#putTask({ ...this.#task(task.id), state, reason, result, ended_at: this.#now() });
     this.#logTask(task, { kind: 'task_ended', state, reason });
+    // Its worktree is no longer at work (the engine's radar reads it again).
+    const worktree = this.#worktrees.get(worktreeKeyOf(task));
+    if (worktree) this.#emitWorktree(worktree);
   }
 
   #logTask(task: TaskInfo, kind: LogKind): void {
     this.#logEntry(this.#task(task.id).session_id, task.id, kind);
   }
 
-  #logEntry(sessionId: SessionId | null, taskId: TaskId | null, kind: LogKind): void {
+  #logEntry(sessionId: SessionId | null, taskId: TaskId | null, kind: LogKind, loopId: LoopId | null = null): void {
     const entry: LogEntry = { seq: this.#nextSeq++, at: this.#now(), session_id: sessionId, task_id: taskId, ...kind };
     this.#log.push(entry);
+    if (loopId !== null) this.#logLoops.set(entry.seq, loopId);
     const profileId =
       (sessionId === null ? undefined : this.#sessions.get(sessionId)?.info.profile_id) ??
       (taskId === null ? undefined : this.#tasks.get(taskId)?.profile_id) ??
@@ -1669,7 +2100,9 @@ export class FakeBackend implements Backend {
       case 'task':
         return entry.task_id === target.task_id;
       case 'loop':
-        return task?.loop_iteration?.loop_id === target.loop_id || ('loop_id' in entry && entry.loop_id === target.loop_id);
+        return (
+          task?.loop_iteration?.loop_id === target.loop_id || ('loop_id' in entry && entry.loop_id === target.loop_id) || this.#logLoops.get(entry.seq) === target.loop_id
+        );
     }
   }
 
@@ -1837,7 +2270,10 @@ export function sampleResult(taskId: TaskId, overrides: Partial<TaskResult> = {}
 
 /** The fake with a demo profile and a running demo session, for the plain-browser page. */
 export function demoBackend(): FakeBackend {
-  const backend = new FakeBackend();
+  const backend = new FakeBackend({
+    directories: ['/', '/tmp', '/home', '/work', '/work/shop/src'],
+    repositories: [{ root: '/work/shop', branch: 'main', setup_command: 'npm ci' }],
+  });
   const hour = 3600 * 1000;
   const now = Date.now();
   const claude = backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'sonnet'], cwd: '/work', kind: 'claude-code' });
@@ -1890,7 +2326,100 @@ export function demoBackend(): FakeBackend {
       ),
     );
   })();
+  seedWorktrees(backend, now);
   return backend;
+}
+
+/** Two agents working apart in one repository, their worktrees meeting in a file, and one merged. */
+function seedWorktrees(backend: FakeBackend, now: number): void {
+  const minute = 60 * 1000;
+  const builder = backend.seedProfile({ name: 'builder', command: 'claude', cwd: '/work/shop', kind: 'claude-code', isolation: 'worktree' });
+  const fixer = backend.seedProfile({ name: 'fixer', command: 'codex', cwd: '/work/shop', kind: 'codex', isolation: 'worktree' });
+  const login = backend.seedTask({
+    profile_id: builder.id,
+    instruction: 'Fix the login redirect\n\nAfter signing in, users land on / instead of the page they came from.',
+    state: 'completed',
+    created_at: now - 50 * minute,
+    started_at: now - 50 * minute,
+    typed_at: now - 49 * minute,
+    ended_at: now - 20 * minute,
+  });
+  const summary = [
+    '# Task Completion Summary',
+    '## Objective',
+    'Send users back to the page they came from after signing in.',
+    '## Accomplishments',
+    '- Kept the requested path in the session as `returnTo`, checked to stay on this site',
+    '- Moved the URL helpers to `src/util/url.ts`',
+    '- Added tests for the redirect, including an outside URL that must be refused',
+    '## Test Results',
+    '✅ 14 tests passed',
+    '## Status',
+    '✅ COMPLETED',
+  ].join('\n');
+  backend.seedTask({ ...login, result: sampleResult(login.id, { artifacts: [{ path: summaryPath(login.id), content: summary, size: summary.length, truncated: false }] }) });
+  const session = [
+    "import { Router } from 'express';",
+    "import { isSameSite } from '../util/url';",
+    '',
+    'export const auth = Router();',
+    '',
+    "auth.post('/login', async (req, res) => {",
+    '  const user = await signIn(req.body.email, req.body.password);',
+    '  if (!user) {',
+    "    res.status(401).render('login', { error: 'Wrong email or password.' });",
+    '    return;',
+    '  }',
+    '  req.session.user = user.id;',
+    "  res.redirect('/');",
+    '});',
+    '',
+  ];
+  const sessionAfter = [...session];
+  sessionAfter.splice(12, 1, '  // Back to where they were, never to another site.', '  const to = req.session.returnTo;', '  delete req.session.returnTo;', "  res.redirect(to && isSameSite(to) ? to : '/');");
+  const test = [
+    "import { describe, expect, it } from 'vitest';",
+    "import { isSameSite } from '../util/url';",
+    '',
+    "describe('the login redirect', () => {",
+    "  it('keeps a path on this site', () => {",
+    "    expect(isSameSite('/orders/12')).toBe(true);",
+    '  });',
+    "  it('refuses another site', () => {",
+    "    expect(isSameSite('https://evil.example/')).toBe(false);",
+    "    expect(isSameSite('//evil.example/')).toBe(false);",
+    '  });',
+    '});',
+    '',
+  ].join('\n');
+  const url = ['/** Whether a redirect target stays on this site. */', 'export function isSameSite(target: string): boolean {', "  return target.startsWith('/') && !target.startsWith('//');", '}', ''].join('\n');
+  backend.seedWorktree({ task: login.id, profile_id: builder.id, branch: 'switchboard/builder/fix-the-login-redirect', created_at: now - 50 * minute }, [
+    { path: 'docs/old-login.md', from: null, status: 'deleted', content: { kind: 'text', before: '# Login\n\nUsers always land on the home page.\n', after: '', unified: '' } },
+    { path: 'public/logo.png', from: null, status: 'modified', content: { kind: 'binary' } },
+    { path: 'src/auth/redirect.test.ts', from: null, status: 'added', content: { kind: 'text', before: '', after: test, unified: '' } },
+    { path: 'src/auth/session.ts', from: null, status: 'modified', content: { kind: 'text', before: session.join('\n'), after: sessionAfter.join('\n'), unified: '' } },
+    { path: 'src/util/url.ts', from: 'src/url.ts', status: 'renamed', content: { kind: 'text', before: url.replace('stays on this site', 'is ours'), after: url, unified: '' } },
+    { path: 'test/fixtures/users.json', from: null, status: 'added', content: { kind: 'too_large', bytes: 812 * 1024 } },
+  ]);
+
+  const remember = backend.seedTask({
+    profile_id: fixer.id,
+    instruction: 'Add “remember me” to the sign-in form',
+    state: 'running',
+    created_at: now - 15 * minute,
+    started_at: now - 15 * minute,
+    typed_at: now - 14 * minute,
+  });
+  const rememberAfter = [...session];
+  rememberAfter.splice(11, 1, '  req.session.user = user.id;', '  if (req.body.remember) req.session.cookie.maxAge = 30 * 24 * 3600 * 1000;');
+  backend.seedWorktree({ task: remember.id, profile_id: fixer.id, branch: 'switchboard/fixer/add-remember-me', created_at: now - 15 * minute }, [
+    { path: 'src/auth/session.ts', from: null, status: 'modified', content: { kind: 'text', before: session.join('\n'), after: rememberAfter.join('\n'), unified: '' } },
+    { path: 'views/login.html', from: null, status: 'modified', content: { kind: 'text', before: '<button>Sign in</button>\n', after: '<label><input type="checkbox" name="remember"> Remember me</label>\n<button>Sign in</button>\n', unified: '' } },
+  ]);
+  backend.seedOverlap(login.id, remember.id, ['src/auth/session.ts'], [1, 2]);
+
+  const typo = backend.seedTask({ profile_id: fixer.id, instruction: 'Fix the typo on the pricing page', state: 'completed', created_at: now - 3 * 60 * minute, ended_at: now - 170 * minute });
+  backend.seedWorktree({ task: typo.id, profile_id: fixer.id, branch: 'switchboard/fixer/fix-the-typo', created_at: now - 3 * 60 * minute }, [], { kept: 'merged' });
 }
 
 /**
@@ -1923,6 +2452,7 @@ function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
     completion: 'summary',
     signal_protocols: true,
     quiet_alert_secs: 600,
+    isolation: 'none',
   };
   return { ...defaults, ...structuredClone(spec) };
 }

@@ -30,6 +30,7 @@ const profile = (id: string, name = id): Profile => ({
   completion: 'summary',
   signal_protocols: true,
   quiet_alert_secs: 600,
+  isolation: 'none',
 });
 
 const base = (id: string, profile_id: string, started_at: number) => ({ id, profile_id, started_at, size: { rows: 24, cols: 80 }, agent_session_id: null });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attention, Profile, QueueStatus, SessionInfo, SignalInfo } from './bindings';
 import { paletteCommands, type PaletteInput } from './palette';
+import { worktree } from '../test/worktrees';
 
 const profile = (name: string) => ({ id: `${name}-id`, name }) as Profile;
 const running = (p: Profile) => ({ id: `${p.name}-s`, profile_id: p.id, state: 'running', pid: 1 }) as SessionInfo;
@@ -70,6 +71,19 @@ describe('palette commands', () => {
     expect(pause([queue(amy, true), queue(bob, true)])?.label).toBe('Resume all queues');
     expect(paletteCommands(input()).some((c) => c.id === 'terminal')).toBe(false);
     expect(paletteCommands(input({ terminalShown: true })).find((c) => c.id === 'terminal')?.shortcut).toBe('Ctrl+Shift+E');
+  });
+
+  it('offer the worktrees once there are any, counting those that meet other work', () => {
+    expect(paletteCommands(input()).some((c) => c.id === 'worktrees')).toBe(false);
+    const worktrees = [
+      worktree('a', { state: 'conflicting', conflicts_with: ['b'] }),
+      worktree('b', { state: 'working', conflicts_with: ['a'] }),
+      worktree('c', { state: 'merged' }),
+    ];
+    const command = paletteCommands(input({ worktrees })).find((c) => c.id === 'worktrees');
+    expect(command?.label).toBe('Worktrees (2 open, 2 meet other work)');
+    expect(command?.action).toEqual({ kind: 'worktrees' });
+    expect(paletteCommands(input({ worktrees: [worktree('a')] })).find((c) => c.id === 'worktrees')?.label).toBe('Worktrees (1 open)');
   });
 
   it('preselect what is likeliest useful, never an action on every agent at once', () => {

@@ -2,7 +2,8 @@
  * The command palette's commands, from what the window shows now: pure, so which commands are
  * offered (and to which agent "New task" goes) is tested without a window.
  */
-import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo, TaskId } from './bindings';
+import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo, TaskId, WorktreeInfo } from './bindings';
+import { isOpen, overlapsOthers } from './changes';
 import { asksTheUser, attentionLabel, attentionRank, type AttentionMap } from './attention';
 import { isResumable } from './loops';
 import { SHORTCUTS, type ShortcutId } from './shortcuts';
@@ -21,7 +22,8 @@ export type PaletteAction =
   | { kind: 'terminal' }
   | { kind: 'pause-all'; paused: boolean }
   | { kind: 'agents'; open: boolean }
-  | { kind: 'loop'; loop: LoopInfo };
+  | { kind: 'loop'; loop: LoopInfo }
+  | { kind: 'worktrees' };
 
 /**
  * The palette's groups in the order shown: what to do now for the agent on screen, then the
@@ -55,6 +57,8 @@ export interface PaletteInput {
   /** A live terminal is on screen. */
   terminalShown: boolean;
   agentsShown: boolean;
+  /** The worktrees of agents that work apart (none: the command is not offered). */
+  worktrees?: readonly WorktreeInfo[];
 }
 
 const shortcut = (id: ShortcutId) => SHORTCUTS[id].label;
@@ -139,6 +143,19 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
     keywords: ['sidebar'],
     action: { kind: 'agents', open: !input.agentsShown },
   });
+  const worktrees = input.worktrees ?? [];
+  if (worktrees.length > 0) {
+    const open = worktrees.filter((w) => isOpen(w.state)).length;
+    const meeting = worktrees.filter(overlapsOthers).length;
+    const count = open === 1 ? '1 open' : `${open} open`;
+    commands.push({
+      id: 'worktrees',
+      label: meeting > 0 ? `Worktrees (${count}, ${meeting} meet other work)` : `Worktrees (${count})`,
+      group: 'Go to',
+      keywords: ['changes', 'diff', 'review', 'merge', 'git', 'branch'],
+      action: { kind: 'worktrees' },
+    });
+  }
   for (const loop of input.loops.filter((l) => l.state.state === 'active' || isResumable(l))) {
     const agent = input.profiles.find((p) => p.id === loop.profile_id);
     if (!agent) continue;

@@ -336,6 +336,7 @@ describe('responding', () => {
     completion: 'summary',
     signal_protocols: true,
     quiet_alert_secs: 600,
+    isolation: 'none',
   });
 
   it.each<[string, Profile[], string | null]>([

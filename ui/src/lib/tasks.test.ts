@@ -31,6 +31,7 @@ import {
   summaryToMarkdown,
   taskSpecFromForm,
   taskStatusLabel,
+  timelineOutput,
   timelineText,
   quietLabel,
   upsertTask,
@@ -276,6 +277,7 @@ describe('texts', () => {
     [task(ID, { state: 'running', waiting_for: { cause: 'user', since: 1 } }), null],
     [task(ID, { state: 'running', waiting_for: { cause: 'teammates', working: 1 } }), 'Done, and waits for its teammate still at work.'],
     [task(ID, { state: 'running', waiting_for: { cause: 'teammates', working: 3 } }), 'Done, and waits for its 3 teammates still at work.'],
+    [task(ID, { state: 'running', waiting_for: { cause: 'worktree_setup', command: 'npm ci' } }), 'Not typed yet: its new worktree is being set up first (npm ci).'],
     // Ended: it waits for nothing, whatever a stale record says.
     [task(ID, { state: 'completed', waiting_for: { cause: 'task_ahead' } }), null],
   ])('what it waits for, in a sentence %#', (t, sentence) => {
@@ -380,9 +382,35 @@ describe('texts', () => {
       { kind: 'delegation', requester_session: 'r', state: { state: 'failed', at: 1, how: 'it exited (code 3)' } },
       'Ended before reporting on its delegated work: it exited (code 3)',
     ],
+    [{ kind: 'worktree_made', branch: 'switchboard/claude/fix-login', base: 'main', path: '/data/worktrees/fix-login' }, 'Its worktree was made: branch switchboard/claude/fix-login, from main, in /data/worktrees/fix-login'],
+    [{ kind: 'worktree_setup', command: 'npm ci', succeeded: true, exit: 0, output: '' }, "Its worktree's setup command ran: npm ci"],
+    [{ kind: 'worktree_setup', command: 'npm ci', succeeded: false, exit: 1, output: 'npm ERR!' }, "Its worktree's setup command failed with code 1: npm ci"],
+    [{ kind: 'worktree_setup', command: 'make deps', succeeded: false, exit: null, output: '' }, "Its worktree's setup command failed: make deps"],
+    [{ kind: 'worktree_reviewed', step: { review: 'committed' } }, 'What the agent left uncommitted in its worktree was committed'],
+    [{ kind: 'worktree_reviewed', step: { review: 'merged', base: 'main', fast_forward: true } }, 'Merged into main (moved it forward)'],
+    [{ kind: 'worktree_reviewed', step: { review: 'merged', base: 'dev', fast_forward: false } }, 'Merged into dev with a merge commit'],
+    [{ kind: 'worktree_reviewed', step: { review: 'merge_conflict', files: ['src/a.ts'] } }, 'Not merged: src/a.ts conflicts; nothing was changed'],
+    [{ kind: 'worktree_reviewed', step: { review: 'merge_conflict', files: ['a', 'b', 'c', 'd', 'e'] } }, 'Not merged: a, b, c and 2 more conflict; nothing was changed'],
+    [{ kind: 'worktree_reviewed', step: { review: 'rebased' } }, 'Rebased onto the latest of its base'],
+    [{ kind: 'worktree_reviewed', step: { review: 'rebase_conflict', files: ['a', 'b'] } }, 'Not rebased: a and b conflict; the work is as it was'],
+    [{ kind: 'worktree_reviewed', step: { review: 'discarded', patch: null } }, 'Its worktree was discarded'],
+    [{ kind: 'worktree_reviewed', step: { review: 'discarded', patch: '/data/patches/x.patch' } }, 'Its worktree was discarded; its work was kept as /data/patches/x.patch'],
+    [{ kind: 'worktree_reviewed', step: { review: 'comments_sent', comments: 1 } }, 'Your review (1 comment) went to the agent'],
+    [{ kind: 'worktree_reviewed', step: { review: 'comments_sent', comments: 4 } }, 'Your review (4 comments) went to the agent'],
+    [{ kind: 'loop', loop_id: 'l', step: { step: 'workspace_gone' } }, "Loop stopped: its agent's folder is gone"],
     [{ kind: 'task_from_the_future' } as unknown as LogKind, 'task from the future'],
   ])('timeline %j', (kind, text) => {
     expect(timelineText(entry(kind))).toBe(text);
+  });
+
+  it.each<[LogKind, { text: string; failed: boolean } | null]>([
+    [{ kind: 'worktree_setup', command: 'npm ci', succeeded: false, exit: 1, output: 'npm ERR! <b>missing</b>' }, { text: 'npm ERR! <b>missing</b>', failed: true }],
+    [{ kind: 'worktree_setup', command: 'npm ci', succeeded: false, exit: 1, output: '' }, { text: '(it printed nothing)', failed: true }],
+    [{ kind: 'worktree_setup', command: 'npm ci', succeeded: true, exit: 0, output: 'added 12 packages' }, { text: 'added 12 packages', failed: false }],
+    [{ kind: 'worktree_setup', command: 'npm ci', succeeded: true, exit: 0, output: '  \n' }, null],
+    [{ kind: 'task_started' }, null],
+  ])('the output under timeline entry %j', (kind, output) => {
+    expect(timelineOutput(entry(kind))).toEqual(output);
   });
 
   it('says how long a running task has been quiet, only while it runs', () => {

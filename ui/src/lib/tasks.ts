@@ -12,6 +12,7 @@ import type {
   ProfileId,
   QueuePause,
   QueueStatus,
+  ReviewStep,
   SessionInfo,
   Submitted,
   Summary,
@@ -353,6 +354,7 @@ const WAIT_SHORT: Record<WaitingFor['cause'], string | null> = {
   prompt: 'prompt not seen',
   user: null,
   teammates: 'waiting for its teammates',
+  worktree_setup: 'setting up its worktree',
 };
 
 /**
@@ -387,6 +389,8 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
       return cause.working === 1
         ? 'Done, and waits for its teammate still at work.'
         : `Done, and waits for its ${cause.working} teammates still at work.`;
+    case 'worktree_setup':
+      return `Not typed yet: its new worktree is being set up first (${cause.command}).`;
   }
 }
 
@@ -525,13 +529,64 @@ export function timelineText(entry: LogEntry): string {
           return `Iteration ${entry.step.number} failed to start (${entry.step.attempt} in a row)`;
         case 'failed_to_start':
           return `Loop failed to start, after ${entry.step.attempts} attempts`;
+        case 'workspace_gone':
+          return "Loop stopped: its agent's folder is gone";
+        case 'anchor_rewritten':
+          return 'The loop’s goal file was missing and was written again';
       }
       break;
+    case 'worktree_made':
+      return `Its worktree was made: branch ${entry.branch}, from ${entry.base}, in ${entry.path}`;
+    case 'worktree_setup':
+      if (entry.succeeded) return `Its worktree's setup command ran: ${entry.command}`;
+      return entry.exit === null
+        ? `Its worktree's setup command failed: ${entry.command}`
+        : `Its worktree's setup command failed with code ${entry.exit}: ${entry.command}`;
+    case 'worktree_reviewed':
+      return reviewStepWords(entry.step);
     default:
       // A kind from a newer engine.
       return (entry as { kind: string }).kind.replaceAll('_', ' ');
   }
   return (entry as { kind: string }).kind.replaceAll('_', ' ');
+}
+
+/** What the user did with a task's worktree, as its timeline says it. */
+export function reviewStepWords(step: ReviewStep): string {
+  switch (step.review) {
+    case 'committed':
+      return 'What the agent left uncommitted in its worktree was committed';
+    case 'merged':
+      return step.fast_forward ? `Merged into ${step.base} (moved it forward)` : `Merged into ${step.base} with a merge commit`;
+    case 'merge_conflict':
+      return `Not merged: ${listOfFiles(step.files)} conflict${step.files.length === 1 ? 's' : ''}; nothing was changed`;
+    case 'rebased':
+      return 'Rebased onto the latest of its base';
+    case 'rebase_conflict':
+      return `Not rebased: ${listOfFiles(step.files)} conflict${step.files.length === 1 ? 's' : ''}; the work is as it was`;
+    case 'discarded':
+      return step.patch === null ? 'Its worktree was discarded' : `Its worktree was discarded; its work was kept as ${step.patch}`;
+    case 'comments_sent':
+      return step.comments === 1 ? 'Your review (1 comment) went to the agent' : `Your review (${step.comments} comments) went to the agent`;
+  }
+}
+
+/** Files in a sentence: "a.ts", "a.ts and b.ts", "a.ts, b.ts and 3 more". */
+export function listOfFiles(files: readonly string[], shown = 3): string {
+  if (files.length === 0) return 'no files';
+  if (files.length === 1) return files[0];
+  if (files.length <= shown) return `${files.slice(0, -1).join(', ')} and ${files[files.length - 1]}`;
+  return `${files.slice(0, shown).join(', ')} and ${files.length - shown} more`;
+}
+
+/**
+ * The output a timeline entry carries (a worktree setup command's), shown as text under it:
+ * a failed one's always, a successful one's when it printed something; null otherwise.
+ */
+export function timelineOutput(entry: LogEntry): { text: string; failed: boolean } | null {
+  if (entry.kind !== 'worktree_setup') return null;
+  if (!entry.succeeded) return { text: entry.output === '' ? '(it printed nothing)' : entry.output, failed: true };
+  return entry.output.trim() === '' ? null : { text: entry.output, failed: false };
 }
 
 /** A text field of a hook payload, if it is one. */

@@ -1,0 +1,300 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import type { FileDiff, TaskInfo } from '../lib/bindings';
+import { FakeBackend, sampleResult } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+import { textFile } from '../test/worktrees';
+
+const SESSION_BEFORE = ['export function signIn(user) {', '  session.user = user.id;', "  redirect('/');", '}', ''].join('\n');
+const SESSION_AFTER = ['export function signIn(user) {', '  session.user = user.id;', "  redirect(returnTo ?? '/');", '}', ''].join('\n');
+
+const FILES: FileDiff[] = [
+  textFile('docs/old.md', '# Old\n', ''),
+  { path: 'public/logo.png', from: null, status: 'modified', content: { kind: 'binary' } },
+  textFile('src/auth/session.ts', SESSION_BEFORE, SESSION_AFTER),
+  textFile('src/util/url.ts', 'export const a = 1;\n', 'export const a = 2;\n', { status: 'renamed', from: 'src/url.ts' }),
+  { path: 'test/users.json', from: null, status: 'added', content: { kind: 'too_large', bytes: 812 * 1024 } },
+];
+
+/** An agent that works apart in /work/shop, and its finished task's worktree with `files`. */
+function worktreeOf(files: FileDiff[] = FILES, extra: { summary?: string | null; uncommitted?: boolean } = {}) {
+  const backend = new FakeBackend({ repositories: [{ root: '/work/shop', setup_command: 'npm ci' }] });
+  const agent = backend.seedProfile({ name: 'builder', cwd: '/work/shop', isolation: 'worktree' });
+  const task = backend.seedTask({ profile_id: agent.id, instruction: 'Fix the login redirect', state: 'completed', ended_at: 5 });
+  backend.seedTask({ ...task, result: sampleResult(task.id) });
+  backend.seedWorktree({ task: task.id, profile_id: agent.id, branch: 'switchboard/builder/fix-the-login-redirect' }, files, extra);
+  return { backend, agent, task };
+}
+
+/** Open a task's detail from the agent's task list, then its changes. */
+async function openChanges(backend: FakeBackend, task: TaskInfo) {
+  await renderApp(backend);
+  await fireEvent.click(screen.getByTestId('profile-select'));
+  const entry = (await screen.findAllByTestId('task-entry')).find((e) => e.getAttribute('data-task-id') === task.id)!;
+  await fireEvent.click(within(entry).getByTestId('task-open'));
+  await fireEvent.click(await screen.findByTestId('task-changes'));
+  const view = await screen.findByTestId('changes-view');
+  await waitFor(() => expect(within(view).getAllByTestId('changes-file').length).toBeGreaterThan(0));
+  return view;
+}
+
+const fileRow = (path: string) => screen.getAllByTestId('changes-file').find((f) => f.getAttribute('data-path') === path)!;
+const said = () => screen.getByTestId('changes-said-text');
+
+describe('the changes of a worktree', () => {
+  it("lists its files with each one's status in words, binary and too large ones as such", async () => {
+    const { backend, task } = worktreeOf();
+    await openChanges(backend, task);
+
+    const rows = screen.getAllByTestId('changes-file').map((row) => ({
+      path: row.getAttribute('data-path'),
+      status: within(row).getByTestId('changes-file-status').textContent,
+      notes: within(row).queryAllByTestId('changes-file-note').map((n) => n.textContent),
+    }));
+    expect(rows).toEqual([
+      { path: 'docs/old.md', status: 'deleted', notes: [] },
+      { path: 'public/logo.png', status: 'changed', notes: ['binary'] },
+      { path: 'src/auth/session.ts', status: 'changed', notes: [] },
+      { path: 'src/util/url.ts', status: 'renamed', notes: ['from src/url.ts'] },
+      { path: 'test/users.json', status: 'added', notes: ['too large to show: 812 KB'] },
+    ]);
+    expect(screen.getByTestId('changes-title').textContent).toBe('Fix the login redirect');
+    expect(screen.getByTestId('changes-state').textContent).toBe('ready to merge');
+    expect(screen.getByTestId('changes-facts').textContent).toContain('5 files changed');
+
+    await fireEvent.click(fileRow('public/logo.png'));
+    expect(screen.getByTestId('changes-no-diff').textContent).toBe('public/logo.png is not a text file, so its changes cannot be shown here.');
+    await fireEvent.click(fileRow('test/users.json'));
+    expect(screen.getByTestId('changes-no-diff').textContent).toBe('test/users.json is too large to show here (812 KB).');
+  });
+
+  it("draws the chosen file's diff as text, unified or side by side, with the summary beside it", async () => {
+    const hostile = "const x = '<img src=x onerror=\"window.__pwned=1\">';\n";
+    const { backend, task } = worktreeOf([textFile('src/a.ts', 'const x = 1;\n', hostile)], { summary: '## Done\n\nFixed it. <script>window.__pwned=1</script>' });
+    const view = await openChanges(backend, task);
+
+    const diff = screen.getByTestId('changes-diff');
+    expect(diff.getAttribute('data-layout')).toBe('unified');
+    await waitFor(() => expect(diff.querySelector('.cm-content')?.textContent).toContain('onerror'));
+    // The agent's text is text: no element came of it.
+    expect(view.querySelector('img')).toBeNull();
+    expect(diff.querySelectorAll('.cm-editor')).toHaveLength(1);
+    // The removed line is there too, marked as removed.
+    expect(diff.querySelector('.cm-deletedChunk')?.textContent).toContain('const x = 1;');
+
+    await fireEvent.click(screen.getByTestId('changes-layout-split'));
+    await waitFor(() => expect(diff.querySelectorAll('.cm-editor')).toHaveLength(2));
+    const [before, after] = [...diff.querySelectorAll('.cm-editor')].map((e) => e.querySelector('.cm-content')?.textContent);
+    expect(before).toContain('const x = 1;');
+    expect(after).toContain('onerror');
+
+    const summary = screen.getByTestId('changes-summary');
+    expect(summary.querySelector('h2')?.textContent).toBe('Done');
+    expect(summary.querySelector('script')).toBeNull();
+    expect((window as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+
+  it('sends a comment typed on a line to the agent as a new task, with its file, line and words', async () => {
+    const { backend, task } = worktreeOf();
+    await openChanges(backend, task);
+    await fireEvent.click(fileRow('src/auth/session.ts'));
+    const diff = screen.getByTestId('changes-diff');
+    const line = (n: number, side = 'after') => diff.querySelector<HTMLButtonElement>(`[data-testid="diff-comment-line"][data-line="${n}"][data-side="${side}"]`);
+    await waitFor(() => expect(line(3)).not.toBeNull());
+    expect(line(3)!.getAttribute('aria-label')).toBe('Comment on line 3');
+    expect(screen.getByTestId('changes-comments-hint').textContent).toContain('Your comments go to builder together');
+
+    await fireEvent.click(line(3)!);
+    const draft = await screen.findByTestId('changes-comment');
+    expect(draft.textContent).toContain('src/auth/session.ts, line 3');
+    // The keyboard is in its text, ready for the words.
+    await waitFor(() => expect(document.activeElement).toBe(within(draft).getByTestId('changes-comment-text')));
+    await fireEvent.input(within(draft).getByTestId('changes-comment-text'), { target: { value: '  Check returnTo stays on this site.  ' } });
+    // The line shows it carries a comment.
+    await waitFor(() => expect(line(3)!.classList.contains('commented')).toBe(true));
+
+    // A second one, then taken back: only the first goes.
+    await fireEvent.click(line(1)!);
+    expect(screen.getAllByTestId('changes-comment')).toHaveLength(2);
+    const second = screen.getAllByTestId('changes-comment').find((c) => c.getAttribute('data-line') === '1')!;
+    await fireEvent.click(within(second).getByTestId('changes-comment-remove'));
+    expect(screen.getAllByTestId('changes-comment')).toHaveLength(1);
+
+    const send = screen.getByTestId('changes-send');
+    expect(send.textContent).toBe('Send 1 comment');
+    await fireEvent.click(send);
+    await waitFor(() => expect(said().textContent).toBe('Your comment went to builder as a new task, “Review of Fix the login redirect”, in this worktree.'));
+    expect(callsOf(backend, 'review_worktree')).toEqual([{ worktree: task.id, comments: [{ path: 'src/auth/session.ts', line: 3, text: 'Check returnTo stays on this site.' }] }]);
+    expect(screen.queryAllByTestId('changes-comment')).toHaveLength(0);
+    // The review is a task of the agent in the same worktree.
+    const review = (await backend.listTasks(null)).find((t) => t.title === 'Review of Fix the login redirect');
+    expect(review?.worktree).toBe(task.id);
+    expect(review?.instruction).toContain('src/auth/session.ts, line 3:\n> Check returnTo stays on this site.');
+  });
+
+  it('comments on a removed line of the file as it was, side by side', async () => {
+    const { backend, task } = worktreeOf();
+    await openChanges(backend, task);
+    await fireEvent.click(fileRow('src/auth/session.ts'));
+    await fireEvent.click(screen.getByTestId('changes-layout-split'));
+    const diff = screen.getByTestId('changes-diff');
+    const removed = () => diff.querySelector<HTMLButtonElement>('[data-testid="diff-comment-line"][data-side="before"][data-line="3"]');
+    await waitFor(() => expect(removed()).not.toBeNull());
+    // Unchanged lines of the file as it was take none: they are commented on as they are now.
+    expect(diff.querySelector('[data-testid="diff-comment-line"][data-side="before"][data-line="1"]')).toBeNull();
+
+    await fireEvent.click(removed()!);
+    const draft = await screen.findByTestId('changes-comment');
+    expect(draft.textContent).toContain('src/auth/session.ts, line 3 as it was');
+    await fireEvent.input(within(draft).getByTestId('changes-comment-text'), { target: { value: 'Why did this go?' } });
+    await fireEvent.click(screen.getByTestId('changes-send'));
+    await waitFor(() => expect(callsOf(backend, 'review_worktree')).toHaveLength(1));
+    expect(callsOf(backend, 'review_worktree')[0].comments).toEqual([{ path: 'src/auth/session.ts', line: 3, text: 'Why did this go?' }]);
+  });
+
+  it('reads the diff again when the engine reports the worktree changed, keeping the file shown', async () => {
+    const { backend, task } = worktreeOf();
+    await openChanges(backend, task);
+    await fireEvent.click(fileRow('src/auth/session.ts'));
+    const content = () => screen.getByTestId('changes-diff').querySelector('.cm-content')?.textContent ?? '';
+    await waitFor(() => expect(content()).toContain('returnTo'));
+    expect(callsOf(backend, 'worktree_diff')).toHaveLength(1);
+
+    const moved = SESSION_AFTER.replace("returnTo ?? '/'", 'safeReturn(returnTo)');
+    // The agent goes on writing: a burst of reports.
+    for (let i = 0; i < 5; i++) {
+      backend.changeWorktree(task.id, { files: [...FILES.filter((f) => f.path !== 'src/auth/session.ts'), textFile('src/auth/session.ts', SESSION_BEFORE, moved), textFile('src/new.ts', '', `n${i}`)] });
+    }
+    await waitFor(() => expect(content()).toContain('safeReturn'));
+    await waitFor(() => expect(screen.getAllByTestId('changes-file').map((f) => f.getAttribute('data-path'))).toContain('src/new.ts'));
+    // Still on the file the user was reading.
+    expect(screen.getByTestId('changes-diff-path').textContent).toBe('src/auth/session.ts');
+    // One read in flight, one more queued: the burst did not ask five times.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(callsOf(backend, 'worktree_diff').length).toBeGreaterThanOrEqual(2);
+    expect(callsOf(backend, 'worktree_diff').length).toBeLessThanOrEqual(3);
+  });
+
+  it('commits what the agent left uncommitted, and says when there was nothing to commit', async () => {
+    const { backend, task } = worktreeOf(FILES, { uncommitted: true });
+    await openChanges(backend, task);
+    await fireEvent.click(screen.getByTestId('changes-commit'));
+    await waitFor(() => expect(said().textContent).toBe('Committed what the agent left uncommitted.'));
+    await fireEvent.click(screen.getByTestId('changes-commit'));
+    await waitFor(() => expect(said().textContent).toBe('Nothing to commit: everything in it was committed already.'));
+    expect(callsOf(backend, 'commit_worktree')).toEqual([{ worktree: task.id }, { worktree: task.id }]);
+  });
+
+  it('merges into its base and shows it merged', async () => {
+    const { backend, task } = worktreeOf();
+    await openChanges(backend, task);
+    const merge = screen.getByTestId('changes-merge');
+    expect(merge.textContent).toBe('Merge into main');
+    await fireEvent.click(merge);
+    await waitFor(() => expect(said().textContent).toBe('Merged: main moved forward to this work. Its worktree and branch are removed.'));
+    await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('merged'));
+    expect(screen.queryByTestId('changes-merge')).toBeNull();
+    expect(screen.queryByTestId('changes-discard')).toBeNull();
+  });
+
+  it('on a merge conflict lists the files and says nothing was changed; a rebase that conflicts says so too', async () => {
+    const { backend, agent, task } = worktreeOf();
+    const other = backend.seedTask({ profile_id: agent.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
+    backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', SESSION_BEFORE, 'x')]);
+    backend.seedOverlap(task.id, other.id, ['src/auth/session.ts'], [1, 1]);
+    // The other lands first: the same lines now differ on main.
+    await backend.mergeWorktree(other.id);
+    await openChanges(backend, task);
+
+    await fireEvent.click(screen.getByTestId('changes-merge'));
+    await waitFor(() => expect(said().textContent).toContain('Not merged: this file conflicts with main. Nothing was changed.'));
+    expect(screen.getByTestId('changes-said').getAttribute('data-tone')).toBe('problem');
+    expect(screen.getAllByTestId('changes-said-file').map((f) => f.textContent)).toEqual(['src/auth/session.ts']);
+    await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('a merge met a conflict'));
+
+    // Rebase is offered now; it meets the same lines and is undone.
+    await fireEvent.click(screen.getByTestId('changes-rebase'));
+    await waitFor(() => expect(said().textContent).toContain('Not rebased: this file conflicts with the latest of main. Nothing was changed.'));
+    expect(screen.getAllByTestId('changes-said-file').map((f) => f.textContent)).toEqual(['src/auth/session.ts']);
+  });
+
+  it("says why a merge did not happen when the user's own changes are in the way", async () => {
+    const { backend, task } = worktreeOf();
+    backend.setInTheWay('/work/shop', 'your own uncommitted changes in the same files are in the way; commit or stash them, then merge again');
+    await openChanges(backend, task);
+    await fireEvent.click(screen.getByTestId('changes-merge'));
+    await waitFor(() =>
+      expect(said().textContent).toBe('Not merged: Your own uncommitted changes in the same files are in the way; commit or stash them, then merge again. Nothing was changed.'),
+    );
+    expect(screen.getByTestId('changes-state').textContent).toBe('ready to merge');
+  });
+
+  it('asks before a discard, asks again when work would be lost, and shows where the patch was kept', async () => {
+    const { backend, task } = worktreeOf();
+    await openChanges(backend, task);
+
+    await fireEvent.click(screen.getByTestId('changes-discard'));
+    const first = screen.getByTestId('changes-discard-question');
+    expect(first.textContent).toContain('Discard this worktree? Its folder and its branch switchboard/builder/fix-the-login-redirect are removed.');
+    expect(callsOf(backend, 'discard_worktree')).toEqual([]);
+    // Kept: nothing is asked of the engine.
+    await fireEvent.click(screen.getByTestId('changes-discard-keep'));
+    expect(screen.queryByTestId('changes-discard-question')).toBeNull();
+
+    await fireEvent.click(screen.getByTestId('changes-discard'));
+    await fireEvent.click(screen.getByTestId('changes-discard-confirm'));
+    await waitFor(() => expect(screen.getByTestId('changes-discard-question').getAttribute('data-step')).toBe('loses_work'));
+    expect(screen.getByTestId('changes-discard-question').textContent).toContain('It holds 5 changed files that are not merged anywhere');
+    expect(screen.getByTestId('changes-discard-question').textContent).toContain('keeps them as a patch file');
+    expect(screen.getByTestId('changes-state').textContent).toBe('ready to merge');
+
+    await fireEvent.click(screen.getByTestId('changes-discard-confirm'));
+    await waitFor(() => expect(said().textContent).toBe(`Discarded. Its work was kept as a patch: /data/patches/switchboard-builder-fix-the-login-redirect-${task.id.slice(0, 8)}.patch`));
+    expect(callsOf(backend, 'discard_worktree')).toEqual([
+      { worktree: task.id, force: false },
+      { worktree: task.id, force: true },
+    ]);
+    await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('discarded'));
+  });
+
+  it('waits with merge, rebase and discard while its agent is at work in it, saying why', async () => {
+    const { backend, agent, task } = worktreeOf();
+    const other = backend.seedTask({ profile_id: agent.id, instruction: 'other', state: 'completed', ended_at: 6 });
+    backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', 'a', 'b')]);
+    backend.seedOverlap(task.id, other.id, ['src/auth/session.ts'], [1, 2]);
+    // A review's follow-up runs in it.
+    backend.seedTask({ profile_id: agent.id, instruction: 'Address the review', state: 'running', worktree: task.id, started_at: 7 });
+    await openChanges(backend, task);
+
+    expect(screen.getByTestId('changes-state').textContent).toBe('its agent is at work');
+    for (const id of ['changes-merge', 'changes-rebase', 'changes-discard']) {
+      const button = screen.getByTestId(id) as HTMLButtonElement;
+      expect(button.disabled, id).toBe(true);
+      expect(button.title, id).toBe('Its agent is still at work in it: wait for its task to end, or cancel the task.');
+    }
+    expect((screen.getByTestId('changes-commit') as HTMLButtonElement).disabled).toBe(false);
+    expect(screen.getByTestId('changes-at-work').textContent).toBe('Its agent is still at work in it: merging, rebasing and discarding wait until its task ends.');
+  });
+
+  it('shows the conflict radar: who else changes which files, and which to merge first', async () => {
+    const { backend, agent, task } = worktreeOf();
+    const other = backend.seedTask({ profile_id: agent.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
+    backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', 'a', 'b')]);
+    backend.seedOverlap(task.id, other.id, ['src/auth/session.ts', 'src/util/url.ts'], [3, 1]);
+    await openChanges(backend, task);
+
+    const overlap = screen.getByTestId('changes-overlap');
+    expect(overlap.getAttribute('data-with')).toBe(other.id);
+    expect(within(overlap).getByTestId('changes-overlap-text').textContent).toBe('Also changed by “Add remember me”: src/auth/session.ts, src/util/url.ts. Merge “Add remember me” first, then rebase this one.');
+    expect(overlap.querySelector('[data-icon="overlap"]')).not.toBeNull();
+    expect(screen.getByTestId('changes-state').textContent).toBe('changes files other work changes');
+    expect(screen.getByTestId('changes-rebase').textContent).toBe('Rebase onto main');
+
+    // The other one says it goes first.
+    await fireEvent.click(screen.getByTestId('changes-back'));
+    const otherTask = (await backend.listTasks(null)).find((t) => t.id === other.id)!;
+    await fireEvent.click(screen.getAllByTestId('task-entry').find((e) => e.getAttribute('data-task-id') === otherTask.id)!.querySelector('[data-testid="task-open"]')!);
+    await fireEvent.click(await screen.findByTestId('task-changes'));
+    await waitFor(() => expect(screen.getByTestId('changes-overlap').textContent).toContain('Merge this one first.'));
+  });
+});

@@ -1,0 +1,108 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend } from '../lib/fakeBackend';
+import { callsOf, renderApp } from '../test/render';
+import { textFile } from '../test/worktrees';
+
+/** Two agents working apart in one repository, their worktrees meeting in a file, and one merged. */
+function shop() {
+  const backend = new FakeBackend({ repositories: [{ root: '/work/shop' }] });
+  const builder = backend.seedProfile({ name: 'builder', cwd: '/work/shop', isolation: 'worktree' });
+  const fixer = backend.seedProfile({ name: 'fixer', cwd: '/work/shop', isolation: 'worktree' });
+  const login = backend.seedTask({ profile_id: builder.id, instruction: 'Fix the login redirect', state: 'completed', ended_at: 5 });
+  const remember = backend.seedTask({ profile_id: fixer.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
+  const typo = backend.seedTask({ profile_id: fixer.id, instruction: 'Fix a typo', state: 'completed', ended_at: 2 });
+  backend.seedWorktree({ task: login.id, profile_id: builder.id, branch: 'switchboard/builder/fix-the-login-redirect', created_at: 10 }, [
+    textFile('src/auth/session.ts', 'a', 'b'),
+    textFile('src/util/url.ts', '', 'c'),
+  ]);
+  backend.seedWorktree({ task: remember.id, profile_id: fixer.id, branch: 'switchboard/fixer/add-remember-me', created_at: 20 }, [textFile('src/auth/session.ts', 'a', 'd')]);
+  backend.seedWorktree({ task: typo.id, profile_id: fixer.id, created_at: 1 }, [], { kept: 'merged' });
+  backend.seedOverlap(login.id, remember.id, ['src/auth/session.ts'], [1, 2]);
+  return { backend, builder, fixer, login, remember, typo };
+}
+
+const entries = () => screen.getAllByTestId('worktree-entry');
+const entryOf = (task: string) => entries().find((e) => e.getAttribute('data-worktree') === task)!;
+
+describe('the worktrees', () => {
+  it('lists every worktree with its agent, task, branch, state and files, marking those that meet other work', async () => {
+    const { backend, login, remember, typo } = shop();
+    await renderApp(backend);
+    const open = screen.getByTestId('open-worktrees');
+    expect(within(open).getByTestId('open-worktrees-count').textContent).toBe('2');
+    expect(within(open).getByTestId('open-worktrees-meeting').textContent?.trim()).toBe('2');
+    await fireEvent.click(open);
+
+    expect(screen.getByTestId('worktrees-view')).toBeTruthy();
+    // The open ones, oldest first; the merged one folded away after them.
+    expect(entries().map((e) => e.getAttribute('data-worktree'))).toEqual([login.id, remember.id, typo.id]);
+    const first = entryOf(login.id);
+    expect(first.textContent).toContain('Fix the login redirect');
+    expect(first.textContent).toContain('builder');
+    expect(first.textContent).toContain('switchboard/builder/fix-the-login-redirect from main');
+    expect(within(first).getByTestId('worktree-state').textContent).toBe('changes files other work changes');
+    expect(within(first).getByTestId('worktree-files').textContent).toBe('2 files changed');
+    expect(within(first).getByTestId('worktree-overlap').textContent).toBe('Also changed by “Add remember me”: src/auth/session.ts. Merge this one first.');
+    expect(within(first).getByTestId('worktree-overlap-mark').querySelector('[data-icon="overlap"]')).not.toBeNull();
+    expect(within(entryOf(remember.id)).getByTestId('worktree-overlap').textContent).toBe(
+      'Also changed by “Fix the login redirect”: src/auth/session.ts. Merge “Fix the login redirect” first, then rebase this one.',
+    );
+    const merged = entryOf(typo.id);
+    expect(within(merged).getByTestId('worktree-state').textContent).toBe('merged');
+    expect(within(merged).queryByTestId('worktree-overlap-mark')).toBeNull();
+    expect(screen.getByTestId('worktrees-closed').textContent).toBe('Merged and discarded (1)');
+  });
+
+  it("opens a worktree's changes, and goes back to the list", async () => {
+    const { backend, remember } = shop();
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-worktrees'));
+    await fireEvent.click(within(entryOf(remember.id)).getByTestId('worktree-open'));
+
+    const view = await screen.findByTestId('changes-view');
+    expect(view.getAttribute('data-worktree')).toBe(remember.id);
+    await waitFor(() => expect(screen.getAllByTestId('changes-file').map((f) => f.getAttribute('data-path'))).toEqual(['src/auth/session.ts']));
+    expect(callsOf(backend, 'worktree_diff')).toEqual([{ worktree: remember.id }]);
+
+    await fireEvent.click(screen.getByTestId('changes-back'));
+    expect(screen.queryByTestId('changes-view')).toBeNull();
+    expect(screen.getByTestId('worktrees-view')).toBeTruthy();
+  });
+
+  it('follows the engine: a worktree merged elsewhere moves down, and the others no longer meet it', async () => {
+    const { backend, login, remember } = shop();
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-worktrees'));
+    await backend.mergeWorktree(login.id);
+    await waitFor(() => expect(within(entryOf(login.id)).getByTestId('worktree-state').textContent).toBe('merged'));
+    expect(within(entryOf(remember.id)).queryByTestId('worktree-overlap-mark')).toBeNull();
+    expect(within(entryOf(remember.id)).getByTestId('worktree-state').textContent).toBe('ready to merge');
+    expect(within(screen.getByTestId('open-worktrees')).queryByTestId('open-worktrees-meeting')).toBeNull();
+  });
+
+  it("marks the tasks whose worktree meets other work in the agent's task list, and their detail offers the changes", async () => {
+    const { backend, builder, login } = shop();
+    const alone = backend.seedTask({ profile_id: builder.id, instruction: 'Write the docs', state: 'completed', ended_at: 7 });
+    backend.seedWorktree({ task: alone.id, profile_id: builder.id }, [textFile('docs/a.md', '', 'x')]);
+    const plain = backend.seedTask({ profile_id: builder.id, instruction: 'Before it worked apart', state: 'completed', ended_at: 1 });
+    await renderApp(backend);
+    await fireEvent.click(screen.getAllByTestId('profile-select')[0]);
+
+    const row = (id: string) => screen.getAllByTestId('task-entry').find((e) => e.getAttribute('data-task-id') === id)!;
+    await waitFor(() => expect(within(row(login.id)).queryByTestId('task-overlap-mark')).not.toBeNull());
+    expect(within(row(login.id)).getByTestId('task-overlap-mark').querySelector('[data-icon="overlap"]')?.getAttribute('aria-label')).toBe(
+      'Its worktree changes files another worktree changes too',
+    );
+    expect(within(row(alone.id)).queryByTestId('task-overlap-mark')).toBeNull();
+    expect(within(row(plain.id)).queryByTestId('task-overlap-mark')).toBeNull();
+
+    await fireEvent.click(within(row(plain.id)).getByTestId('task-open'));
+    expect(screen.queryByTestId('task-changes')).toBeNull();
+    await fireEvent.click(within(row(login.id)).getByTestId('task-open'));
+    expect(screen.getByTestId('task-worktree').textContent).toContain('switchboard/builder/fix-the-login-redirect · changes files other work changes · 2 files changed');
+    await fireEvent.click(screen.getByTestId('task-changes'));
+    expect((await screen.findByTestId('changes-view')).getAttribute('data-worktree')).toBe(login.id);
+    expect(screen.queryByTestId('task-detail')).toBeNull();
+  });
+});
