@@ -587,13 +587,19 @@ pub const MAX_SHOWN_FILE: u64 = 512 * 1024;
 /// Every change of the worktree at `path` against the commit `from`, as the
 /// Changes view shows it: each text file before and now with its unified
 /// diff, binary and too large files named; the app's own files left out.
-/// The files now are the agent's: read the one guarded way, capped.
+/// The files now are the agent's: read the one guarded way, capped. git
+/// runs twice whatever the number of files (the base's side of them all is
+/// read in one batch); the unified diffs are made here.
 pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec<crate::api::FileDiff>, GitError> {
     use crate::api::{DiffContent, FileDiff, FileStatus};
     let files = crate::workspace::Workspace::open(path).map_err(|error| GitError::Failed {
         what: "diff".into(),
         why: format!("the worktree cannot be read: {error}"),
     })?;
+    let old_path = |change: &FileChange| change.from.clone().unwrap_or_else(|| change.path.clone());
+    let wanted: Vec<String> =
+        changes.iter().filter(|c| !c.binary && c.kind != ChangeKind::Added).map(old_path).collect();
+    let mut before_of = blobs(path, from, &wanted)?;
     let mut out = Vec::with_capacity(changes.len());
     for change in changes {
         let status = match change.kind {
@@ -605,10 +611,10 @@ pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec
         let content = if change.binary {
             DiffContent::Binary
         } else {
-            let old_path = change.from.as_deref().unwrap_or(&change.path);
+            let old = old_path(change);
             let before = match change.kind {
-                ChangeKind::Added => Some(Vec::new()),
-                _ => blob(path, from, old_path)?,
+                ChangeKind::Added => Blob::Text(String::new()),
+                _ => before_of.remove(&old).unwrap_or(Blob::Text(String::new())),
             };
             let after = match change.kind {
                 ChangeKind::Deleted => {
@@ -617,17 +623,27 @@ pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec
                 _ => files.read_if_there(&change.path, MAX_SHOWN_FILE as usize),
             };
             match (before, after) {
-                (Some(before), Ok(Some(after))) if (before.len() as u64) <= MAX_SHOWN_FILE && !after.truncated => {
-                    let before = String::from_utf8_lossy(&before).into_owned();
-                    let unified = unified_diff(path, from, change)?;
+                (Blob::Text(before), Ok(Some(after))) if !after.truncated => {
+                    let (a, b) = match change.kind {
+                        ChangeKind::Added => ("/dev/null".to_owned(), format!("b/{}", change.path)),
+                        ChangeKind::Deleted => (format!("a/{old}"), "/dev/null".to_owned()),
+                        _ => (format!("a/{old}"), format!("b/{}", change.path)),
+                    };
+                    let unified = similar::TextDiff::from_lines(&before, &after.text)
+                        .unified_diff()
+                        .context_radius(3)
+                        .header(&a, &b)
+                        .to_string();
                     DiffContent::Text { before, after: after.text, unified }
                 }
+                (Blob::Binary, _) => DiffContent::Binary,
                 (before, after) => {
-                    let bytes = before.map_or(0, |b| b.len() as u64).max(match after {
+                    let before = if let Blob::TooLarge(bytes) = before { bytes } else { 0 };
+                    let after = match after {
                         Ok(Some(after)) => after.size,
                         _ => 0,
-                    });
-                    DiffContent::TooLarge { bytes }
+                    };
+                    DiffContent::TooLarge { bytes: before.max(after) }
                 }
             }
         };
@@ -636,33 +652,84 @@ pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec
     Ok(out)
 }
 
-/// A file's bytes at `commit`, or none past [`MAX_SHOWN_FILE`].
-fn blob(path: &Path, commit: &str, file: &str) -> Result<Option<Vec<u8>>, GitError> {
-    let spec = format!("{commit}:{file}");
-    let size: u64 = text(git(path, &["cat-file", "-s", &spec])?).parse().unwrap_or(u64::MAX);
-    if size > MAX_SHOWN_FILE {
-        return Ok(None);
-    }
-    git(path, &["cat-file", "blob", &spec]).map(Some)
+/// A file as the base has it.
+enum Blob {
+    Text(String),
+    Binary,
+    TooLarge(u64),
 }
 
-/// The unified diff of one changed file against `from` (an untracked one as
-/// all added lines).
-fn unified_diff(path: &Path, from: &str, change: &FileChange) -> Result<String, GitError> {
-    let args: Vec<&str> = match (change.kind, change.from.as_deref()) {
-        (ChangeKind::Renamed, Some(old)) => {
-            vec!["diff", "--no-color", "--no-ext-diff", "-M", from, "--", old, &change.path]
+/// The base's side of `files` at `commit`, read in two git runs (sizes,
+/// then the contents of those not past [`MAX_SHOWN_FILE`]); a file the
+/// commit lacks is left out.
+fn blobs(path: &Path, commit: &str, files: &[String]) -> Result<std::collections::HashMap<String, Blob>, GitError> {
+    let mut out = std::collections::HashMap::new();
+    // A name with a line break cannot be asked for a line at a time: alone.
+    let (odd, files): (Vec<&String>, Vec<&String>) = files.iter().partition(|f| f.contains('\n'));
+    for file in odd {
+        if let Ok(bytes) = git(path, &["cat-file", "blob", &format!("{commit}:{file}")]) {
+            let blob = match bytes.len() as u64 {
+                size if size > MAX_SHOWN_FILE => Blob::TooLarge(size),
+                _ if bytes.contains(&0) => Blob::Binary,
+                _ => Blob::Text(String::from_utf8_lossy(&bytes).into_owned()),
+            };
+            out.insert(file.clone(), blob);
         }
-        _ => vec!["diff", "--no-color", "--no-ext-diff", from, "--", &change.path],
-    };
-    let out = git(path, &args)?;
-    if !out.is_empty() || change.kind != ChangeKind::Added {
-        return Ok(String::from_utf8_lossy(&out).into_owned());
     }
-    // Untracked: git compares it with nothing, and exits 1 when they differ.
-    let (_, out) =
-        git_status(path, &["diff", "--no-color", "--no-ext-diff", "--no-index", "--", "/dev/null", &change.path])?;
-    Ok(String::from_utf8_lossy(&out).into_owned())
+    if files.is_empty() {
+        return Ok(out);
+    }
+    let names: Vec<String> = files.iter().map(|f| format!("{commit}:{f}")).collect();
+    let sizes = batch(path, "--batch-check=%(objectsize)", &names)?;
+    let mut small = Vec::new();
+    for (file, line) in files.iter().zip(String::from_utf8_lossy(&sizes).lines()) {
+        match line.trim().parse::<u64>() {
+            Ok(size) if size > MAX_SHOWN_FILE => {
+                out.insert((*file).clone(), Blob::TooLarge(size));
+            }
+            Ok(_) => small.push((*file).clone()),
+            // "… missing": the base has no such file.
+            Err(_) => {}
+        }
+    }
+    let names: Vec<String> = small.iter().map(|f| format!("{commit}:{f}")).collect();
+    let contents = batch(path, "--batch=%(objectsize)", &names)?;
+    let mut rest = contents.as_slice();
+    for file in small {
+        let Some(end) = rest.iter().position(|b| *b == b'\n') else { break };
+        let size: usize = String::from_utf8_lossy(&rest[..end]).trim().parse().unwrap_or(0);
+        let body = rest.get(end + 1..end + 1 + size).unwrap_or_default();
+        let blob =
+            if body.contains(&0) { Blob::Binary } else { Blob::Text(String::from_utf8_lossy(body).into_owned()) };
+        out.insert(file, blob);
+        rest = rest.get(end + 1 + size + 1..).unwrap_or_default();
+    }
+    Ok(out)
+}
+
+/// Runs `git cat-file <mode>` with `names` on its input, one a line.
+fn batch(path: &Path, mode: &str, names: &[String]) -> Result<Vec<u8>, GitError> {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(path)
+        .args(["cat-file", mode])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(GitError::NotRun)?;
+    let mut input = child.stdin.take().expect("piped");
+    let lines: String = names.iter().map(|n| format!("{n}\n")).collect();
+    // Written beside the reading: a long list would fill both pipes.
+    let writer = std::thread::spawn(move || input.write_all(lines.as_bytes()));
+    let output = child.wait_with_output().map_err(GitError::NotRun)?;
+    let _ = writer.join();
+    if !output.status.success() {
+        return Err(GitError::Failed { what: "cat-file".into(), why: "it could not read the base's files".into() });
+    }
+    Ok(output.stdout)
 }
 
 /// The paths `git diff --numstat -z` counts no lines for: binary files.
@@ -851,6 +918,41 @@ mod tests {
 
     fn head_of(root: &Path, branch: &str) -> String {
         text(git(root, &["rev-parse", &format!("refs/heads/{branch}")]).unwrap())
+    }
+
+    #[test]
+    fn a_diff_shows_text_before_and_now_and_names_binary_and_too_large_files() {
+        use crate::api::DiffContent;
+        let (dir, root) = repository();
+        std::fs::write(root.join("big.txt"), "x".repeat(MAX_SHOWN_FILE as usize + 10)).unwrap();
+        std::fs::write(root.join("data.bin"), [1u8, 0, 2, 3]).unwrap();
+        std::fs::write(root.join("odd\nname.txt"), "before\n").unwrap();
+        run(&root, &["add", "-A"]);
+        run(&root, &["commit", "--quiet", "-m", "more"]);
+        let path = dir.path().join("worktrees/diff");
+        create(&root, "main", "switchboard/a/diff", &path).unwrap();
+        std::fs::write(path.join("big.txt"), "small now\n").unwrap();
+        std::fs::write(path.join("data.bin"), [1u8, 0, 9]).unwrap();
+        std::fs::write(path.join("odd\nname.txt"), "after\n").unwrap();
+        std::fs::write(path.join("notes.txt"), "first line\nsecond line, changed\nthird line\n").unwrap();
+        std::fs::remove_file(path.join("README.md")).unwrap();
+        let changes = changes(&path, "main").unwrap();
+        let diffs = diff_files(&path, "main", &changes).unwrap();
+        let content = |name: &str| diffs.iter().find(|d| d.path == name).unwrap().content.clone();
+        assert_eq!(content("big.txt"), DiffContent::TooLarge { bytes: MAX_SHOWN_FILE + 10 });
+        assert_eq!(content("data.bin"), DiffContent::Binary);
+        let DiffContent::Text { before, after, unified } = content("notes.txt") else { panic!() };
+        assert_eq!(
+            (before.as_str(), after.as_str()),
+            ("first line\nsecond line\nthird line\n", "first line\nsecond line, changed\nthird line\n")
+        );
+        assert!(unified.starts_with("--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n"), "{unified}");
+        assert!(unified.contains("-second line\n+second line, changed\n"), "{unified}");
+        let DiffContent::Text { before, unified, .. } = content("README.md") else { panic!() };
+        assert_eq!(before, "# Project\n");
+        assert!(unified.contains("+++ /dev/null"), "{unified}");
+        let DiffContent::Text { before, after, .. } = content("odd\nname.txt") else { panic!() };
+        assert_eq!((before.as_str(), after.as_str()), ("before\n", "after\n"));
     }
 
     #[test]
