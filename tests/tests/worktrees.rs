@@ -167,6 +167,13 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
     }
     assert!(diff.summary.as_deref().is_some_and(|s| s.contains("COMPLETED")), "{:?}", diff.summary);
 
+    // Commit: what the agent left, with the task's name; then nothing is left to commit.
+    let commit = t.engine.commit_worktree(task_a.id.to_string()).await.unwrap();
+    assert!(commit.committed);
+    assert_eq!(git(Path::new(&wa.path), &["log", "--format=%s", "-1"]), "Make one return eleven");
+    assert!(!git(Path::new(&wa.path), &["show", "--name-only", "--format=", "HEAD"]).contains("summaries"));
+    assert!(!t.engine.commit_worktree(task_a.id.to_string()).await.unwrap().committed);
+
     // Merge: the user's checkout moves forward to the work; the worktree and its branch are gone.
     let merged = t.engine.merge_worktree(task_a.id.to_string()).await.unwrap();
     assert!(

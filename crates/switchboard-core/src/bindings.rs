@@ -136,6 +136,7 @@ pub fn typescript() -> String {
         crate::api::DiffContent::decl(&cfg),
         crate::api::FileDiff::decl(&cfg),
         crate::api::WorktreeDiff::decl(&cfg),
+        crate::api::CommitOutcome::decl(&cfg),
         crate::api::MergeOutcome::decl(&cfg),
         crate::api::DiscardOutcome::decl(&cfg),
         crate::api::RebaseOutcome::decl(&cfg),

@@ -42,7 +42,7 @@ pub use api::{
     TeamInfo, Viewing,
 };
 pub use api::{
-    DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome, RebaseOutcome,
+    CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome, RebaseOutcome,
     ReviewComment, ReviewStep, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState,
 };
 pub use config::EngineConfig;

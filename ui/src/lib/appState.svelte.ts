@@ -62,7 +62,7 @@ import {
   type Floods,
 } from './signals';
 import { applyStorageEvent, type StorageState } from './storage';
-import { applyWorktreeEvent, committedSince, upsertWorktree, worktreeTarget } from './changes';
+import { applyWorktreeEvent, upsertWorktree } from './changes';
 import { DEFAULT_SETTINGS, applySettingsEvent } from './settings';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
 import {
@@ -673,22 +673,12 @@ export class AppState {
 
   /**
    * Commit what the agent left uncommitted in a worktree. Resolves with whether anything was
-   * committed, read back from the worktree's log (the engine notes a commit only when there
-   * was something to commit; its reply does not say), or null when the log could not be read.
-   * Rejects with an ApiError.
+   * committed. Rejects with an ApiError.
    */
-  async commitWorktree(info: WorktreeInfo): Promise<boolean | null> {
-    const target = worktreeTarget(info);
-    const lastSeq = () => this.backend.flowEvents(target, null, 1).then((events) => events.entries.at(-1)?.seq ?? 0);
-    const before = await lastSeq().catch(() => null);
-    this.worktrees = upsertWorktree(this.worktrees, await this.backend.commitWorktree(info.task));
-    if (before === null) return null;
-    try {
-      return committedSince((await this.backend.flowEvents(target, null, 20)).entries, before);
-    } catch (reason) {
-      logFailure('reading back a commit')(reason);
-      return null;
-    }
+  async commitWorktree(info: WorktreeInfo): Promise<boolean> {
+    const outcome = await this.backend.commitWorktree(info.task);
+    this.worktrees = upsertWorktree(this.worktrees, outcome.worktree);
+    return outcome.committed;
   }
 
   /** Land a worktree's work on its base; its changes follow as `worktree_changed`. Rejects with an ApiError. */

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent, FileDiff, LogEntry, MergeOutcome, RebaseOutcome, WorktreeInfo } from './bindings';
+import type { EngineEvent, FileDiff, MergeOutcome, RebaseOutcome, WorktreeInfo } from './bindings';
 import {
   addDraft,
   applyWorktreeEvent,
   commentsToSend,
   commitSaid,
-  committedSince,
   discardQuestion,
   discardSaid,
   draftPlace,
@@ -26,7 +25,6 @@ import {
   worktreeOfLoop,
   worktreeOfTask,
   worktreeStateText,
-  worktreeTarget,
   type DraftComment,
   type Offer,
 } from './changes';
@@ -90,11 +88,6 @@ describe('the list of worktrees', () => {
     ['merged since', worktree(TASK, { conflicts_with: [OTHER], state: 'merged' }), false],
   ])('marks a worktree %s as overlapping: %s', (_, info, marked) => {
     expect(overlapsOthers(info)).toBe(marked);
-  });
-
-  it('reads back the review of a task from its events, of a loop from the loop', () => {
-    expect(worktreeTarget(worktree(TASK))).toEqual({ of: 'task', task_id: TASK });
-    expect(worktreeTarget(worktree(LOOP, { loop_id: LOOP }))).toEqual({ of: 'loop', loop_id: LOOP });
   });
 });
 
@@ -203,14 +196,9 @@ describe('what a review can do now', () => {
 });
 
 describe('outcomes in words', () => {
-  it('says whether a commit committed anything, from the log read after it', () => {
-    const entry = (seq: number, review: 'committed' | 'rebased'): LogEntry => ({ seq, at: 0, session_id: null, task_id: TASK, kind: 'worktree_reviewed', step: { review } });
-    expect(committedSince([entry(3, 'committed'), entry(8, 'committed')], 5)).toBe(true);
-    expect(committedSince([entry(3, 'committed'), entry(8, 'rebased')], 5)).toBe(false);
-    expect(committedSince([], 0)).toBe(false);
+  it('says whether a commit committed anything', () => {
     expect(commitSaid(true).text).toBe('Committed what the agent left uncommitted.');
     expect(commitSaid(false).text).toBe('Nothing to commit: everything in it was committed already.');
-    expect(commitSaid(null).text).toBe('Done: whatever the agent had left uncommitted is committed now.');
   });
 
   it.each<[MergeOutcome, string, string[]]>([

@@ -10,8 +10,6 @@ import type {
   EngineEvent,
   FileDiff,
   FileStatus,
-  FlowTarget,
-  LogEntry,
   LoopId,
   MergeOutcome,
   RebaseOutcome,
@@ -83,11 +81,6 @@ export function worktreeOfLoop(worktrees: readonly WorktreeInfo[], loopId: LoopI
 /** Whether another agent's worktree changes a file this one changes (the radar's mark). */
 export function overlapsOthers(info: WorktreeInfo | undefined): boolean {
   return info !== undefined && isOpen(info.state) && info.conflicts_with.length > 0;
-}
-
-/** Where a worktree's review is logged, to read it back: its loop's events, or its task's. */
-export function worktreeTarget(info: WorktreeInfo): FlowTarget {
-  return info.loop_id !== null ? { of: 'loop', loop_id: info.loop_id } : { of: 'task', task_id: info.task };
 }
 
 // ---- words -----------------------------------------------------------------------------
@@ -233,21 +226,11 @@ export interface Said {
   files: string[];
 }
 
-/** A commit's outcome: something committed, nothing to commit, or not known (its log could not be read). */
-export function commitSaid(committed: boolean | null): Said {
-  if (committed === null) return { tone: 'done', text: 'Done: whatever the agent had left uncommitted is committed now.', files: [] };
+/** A commit's outcome: something committed, or nothing to commit. */
+export function commitSaid(committed: boolean): Said {
   return committed
     ? { tone: 'done', text: 'Committed what the agent left uncommitted.', files: [] }
     : { tone: 'done', text: 'Nothing to commit: everything in it was committed already.', files: [] };
-}
-
-/**
- * Whether a commit committed anything, from the worktree's log read after it: the engine logs
- * `committed` only when there was something to commit. `before` is the last entry's number
- * read before the commit.
- */
-export function committedSince(entries: readonly LogEntry[], before: number): boolean {
-  return entries.some((e) => e.seq > before && e.kind === 'worktree_reviewed' && e.step.review === 'committed');
 }
 
 export function mergeSaid(outcome: MergeOutcome, base: string): Said {

@@ -59,6 +59,7 @@ import type {
   ReviewStep,
   WorktreeDiff,
   WorktreeInfo,
+  CommitOutcome,
   WorktreeOverlap,
   WorktreeState,
   Iteration,
@@ -1562,15 +1563,16 @@ export class FakeBackend implements Backend {
     return { worktree: info, files: structuredClone(record.files), files_left_out: record.filesLeftOut, summary };
   }
 
-  async commitWorktree(worktree: string): Promise<WorktreeInfo> {
+  async commitWorktree(worktree: string): Promise<CommitOutcome> {
     this.#record('commit_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
     if (record.missing) this.#fail('git', `git add failed: cannot change to '${record.path}': No such file or directory`);
-    if (record.uncommitted) {
+    const committed = record.uncommitted;
+    if (committed) {
       record.uncommitted = false;
       this.#logReview(record, { review: 'committed' });
     }
-    return this.#worktreeInfo(record);
+    return { committed, worktree: this.#worktreeInfo(record) };
   }
 
   async mergeWorktree(worktree: string): Promise<MergeOutcome> {

@@ -237,7 +237,7 @@ macro_rules! engine_commands {
             window later worktree_diff / WorktreeDiff (worktree: String) -> $crate::api::WorktreeDiff;
             /// Commits what the agent left uncommitted in the worktree (never the app's files),
             /// with its task's name as the message.
-            user later commit_worktree / CommitWorktree (worktree: String) -> $crate::api::WorktreeInfo;
+            user later commit_worktree / CommitWorktree (worktree: String) -> $crate::api::CommitOutcome;
             /// Commits what is left uncommitted, then lands the worktree's branch on its base
             /// (forward, or a merge commit) and removes the worktree; a conflict, or the user's
             /// own changes in the way, changes nothing.
@@ -402,7 +402,7 @@ replies! {
     Vec<crate::api::AgentAttention> => Attention "attention",
     crate::api::FolderRepository => FolderRepository "folder_repository",
     Vec<crate::api::WorktreeInfo> => Worktrees "worktrees",
-    crate::api::WorktreeInfo => Worktree "worktree",
+    crate::api::CommitOutcome => Commit "commit",
     crate::api::WorktreeDiff => WorktreeDiff "worktree_diff",
     crate::api::MergeOutcome => Merge "merge",
     crate::api::DiscardOutcome => Discard "discard",
@@ -465,7 +465,7 @@ pub enum Reply {
     Attention(Vec<crate::api::AgentAttention>),
     FolderRepository(crate::api::FolderRepository),
     Worktrees(Vec<crate::api::WorktreeInfo>),
-    Worktree(crate::api::WorktreeInfo),
+    Commit(crate::api::CommitOutcome),
     WorktreeDiff(crate::api::WorktreeDiff),
     Merge(crate::api::MergeOutcome),
     Discard(crate::api::DiscardOutcome),

@@ -166,6 +166,14 @@ pub struct WorktreeDiff {
     pub summary: Option<String>,
 }
 
+/// How a commit went: anything committed, and the worktree as it is now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CommitOutcome {
+    /// False: everything in it was committed already.
+    pub committed: bool,
+    pub worktree: WorktreeInfo,
+}
+
 /// How a merge went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "outcome", rename_all = "snake_case")]

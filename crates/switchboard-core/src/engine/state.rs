@@ -262,7 +262,7 @@ impl EngineState {
         self.worktrees.diff(&self.cx, &worktree, reply)
     }
 
-    pub(super) fn commit_worktree(&mut self, worktree: String, reply: Responder<crate::api::WorktreeInfo>) {
+    pub(super) fn commit_worktree(&mut self, worktree: String, reply: Responder<crate::api::CommitOutcome>) {
         self.worktrees.commit(&self.cx, &worktree, reply)
     }
 

@@ -188,7 +188,7 @@ impl WorktreeDesk {
         );
     }
 
-    pub fn commit(&self, cx: &Ctx, key: &str, reply: Responder<WorktreeInfo>) {
+    pub fn commit(&self, cx: &Ctx, key: &str, reply: Responder<crate::api::CommitOutcome>) {
         let (record, _) = match self.find_open(cx, key) {
             Ok(found) => found,
             Err(error) => return reply.send(Err(error)),
@@ -204,7 +204,8 @@ impl WorktreeDesk {
                         log_review(cx, &record, ReviewStep::Committed);
                     }
                     desk.radar.send(RadarInput::Read { owner: owner.clone() });
-                    reply.send(desk.find(cx, &owner).map(|(_, info)| info));
+                    let found = desk.find(cx, &owner);
+                    reply.send(found.map(|(_, worktree)| crate::api::CommitOutcome { committed, worktree }));
                 }
                 Err(error) => reply.send(Err(error.into())),
             },
