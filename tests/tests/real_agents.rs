@@ -923,3 +923,55 @@ async fn claude_code_working_apart_edits_its_worktree_and_the_users_checkout_cha
     assert_eq!(std::fs::read_to_string(rig.workspace.join("greeting.txt")).unwrap(), "hello from the worktree\n");
     assert_eq!(git(&["log", "--format=%s", "-1"]), "EDIT-GREETING: greet from the worktree");
 }
+
+/// The model of the Codex worktree test: a task naming EDIT-GREETING
+/// rewrites `greeting.txt` and writes the summary with a shell command, in
+/// the folder Codex works in.
+fn codex_editor_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+        if !has_tools {
+            return Reply::text("Edit the greeting");
+        }
+        if request.follows_tool_use() {
+            return Reply::text("The greeting is changed.");
+        }
+        match (request.latest_user_text().contains("EDIT-GREETING"), summary_path(request)) {
+            (true, Some(summary)) => {
+                let cmd = format!(
+                    "printf 'hello from codex\\n' > greeting.txt && mkdir -p summaries && cat > {summary} <<'EOF'\n{SUMMARY}EOF\n"
+                );
+                Reply::tools([("exec_command", json!({"cmd": cmd}))])
+            }
+            _ => Reply::text("Ready."),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_working_apart_edits_its_worktree_without_asking_to_trust_it() {
+    let rig = Rig::start(Wire::OpenAiResponses, codex_editor_script).await;
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(&rig.workspace).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+    };
+    git(&["init", "--quiet", "-b", "main"]);
+    git(&["config", "user.email", "dev@example.com"]);
+    git(&["config", "user.name", "Dev"]);
+    std::fs::write(rig.workspace.join("greeting.txt"), "hello\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "--quiet", "-m", "start"]);
+    let profile = rig.codex().await;
+    let mut spec = profile.spec.clone();
+    spec.isolation = switchboard_core::Isolation::Worktree;
+    let profile = rig.t.engine.update_profile(profile.id, spec).await.unwrap();
+
+    let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let diff = rig.t.engine.worktree_diff(task.id.to_string()).await.unwrap();
+    let changed: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(changed, ["greeting.txt"], "{diff:#?}");
+    assert_eq!(std::fs::read_to_string(rig.workspace.join("greeting.txt")).unwrap(), "hello\n");
+}

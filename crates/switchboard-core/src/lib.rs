@@ -42,8 +42,8 @@ pub use api::{
     TeamInfo, Viewing,
 };
 pub use api::{
-    CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome, RebaseOutcome,
-    ReviewComment, ReviewStep, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState,
+    CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome,
+    RebaseOutcome, ReviewComment, ReviewStep, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState,
 };
 pub use config::EngineConfig;
 pub use engine::{

@@ -504,7 +504,8 @@ impl WorktreeDesk {
             title: title_of(cx, record),
             loop_id: record.loop_id.clone(),
             profile_id: record.profile_id.clone(),
-            agent: cx.profile(&record.profile_id).map(|p| p.spec.name).unwrap_or_default(),
+            // Its agent may be gone; its work is kept all the same.
+            agent: cx.profile(&record.profile_id).map_or_else(|_| "a removed agent".to_owned(), |p| p.spec.name),
             repository: record.repository.clone(),
             branch: record.branch.clone(),
             base: record.base.clone(),
