@@ -478,3 +478,44 @@ async fn a_loop_of_an_agent_that_works_apart_runs_every_iteration_in_one_worktre
     let paths: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["runs", "work.txt"], "the app's own loop files are not changes");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_can_name_the_branch_its_worktree_is_made_from_and_its_merge_lands_there() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    git(&repo, &["branch", "release"]);
+    let a = t
+        .apart(
+            "alpha",
+            &repo,
+            &[&format!(
+                "[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]"
+            )],
+        )
+        .await;
+    let spec = TaskSpec { base: Some("release".into()), ..TaskSpec::new(a.id.clone(), "Fix it on the release branch") };
+    let submitted = t.engine.submit_task(spec).await.unwrap();
+    let done = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
+    assert_eq!(done.state(), TaskState::Completed);
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert_eq!(listed[0].base, "release");
+    let merged = t.engine.merge_worktree(done.id.to_string()).await.unwrap();
+    assert!(matches!(merged, MergeOutcome::Merged { ref base, .. } if base == "release"), "{merged:?}");
+    assert_eq!(git(&repo, &["show", "release:src/lib.rs"]), LIB_A.trim_end());
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(),
+        "pub fn one() -> u32 {\n    1\n}\n",
+        "main as it was"
+    );
+
+    // A branch that is not there fails the task, saying so; an agent in its folder takes no base.
+    let spec = TaskSpec { base: Some("no-such-branch".into()), ..TaskSpec::new(a.id.clone(), "Elsewhere") };
+    let submitted = t.engine.submit_task(spec).await.unwrap();
+    let failed = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
+    assert_eq!(failed.state(), TaskState::Failed);
+    assert!(failed.reason().unwrap_or_default().contains("no branch “no-such-branch”"), "{:?}", failed.reason());
+    let folder = t.profile("folder", "sh", &[]).await;
+    let spec = TaskSpec { base: Some("release".into()), ..TaskSpec::new(folder.id.clone(), "Anything") };
+    let refused = t.engine.submit_task(spec).await.unwrap_err();
+    assert!(refused.to_string().contains("works in its own folder"), "{refused}");
+}

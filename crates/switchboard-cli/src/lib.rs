@@ -197,6 +197,11 @@ pub enum TaskCommand {
         /// Seconds; the agent's default when left out.
         #[arg(long, value_name = "SECS")]
         time_limit: Option<u32>,
+        /// For an agent that works in worktrees: the branch the task's
+        /// worktree is made from (the branch checked out in its folder when
+        /// left out), which a merge lands on.
+        #[arg(long, value_name = "BRANCH")]
+        base: Option<String>,
         /// What to do. Several words are joined with spaces.
         #[arg(required = true)]
         text: Vec<String>,
@@ -539,14 +544,18 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                 }))
             })
         }
-        ClientCommand::Task(TaskCommand::Add { agent, priority, time_limit, text, output }) => {
+        ClientCommand::Task(TaskCommand::Add { agent, priority, time_limit, base, text, output }) => {
             let profile = find_agent(&client, &agent)?;
             let priority = match priority {
                 PriorityArg::Urgent => Priority::Urgent,
                 PriorityArg::Normal => Priority::Normal,
             };
-            let spec =
-                TaskSpec { priority, time_limit_secs: time_limit, ..TaskSpec::new(profile.id.clone(), text.join(" ")) };
+            let spec = TaskSpec {
+                priority,
+                time_limit_secs: time_limit,
+                base,
+                ..TaskSpec::new(profile.id.clone(), text.join(" "))
+            };
             let submitted = client.submit_task(spec)?;
             print(out, output, &submitted, |s| submitted_line(s, &profile.spec.name))
         }

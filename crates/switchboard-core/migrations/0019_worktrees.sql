@@ -6,6 +6,8 @@ ALTER TABLE sessions ADD COLUMN workspace TEXT;
 -- The worktree a task runs in when it is not one made for it (a review's
 -- follow-up, a loop's iteration): the task or loop it was made for.
 ALTER TABLE tasks ADD COLUMN worktree TEXT;
+-- The branch a task's new worktree is made from (none: the folder's branch).
+ALTER TABLE tasks ADD COLUMN base TEXT;
 
 -- The worktrees the app made, one per task or loop (`owner`: its id).
 -- `setup`: the repository's setup command has run in it ('done'), or is

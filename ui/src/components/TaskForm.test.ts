@@ -27,6 +27,24 @@ async function openForm(backend: FakeBackend) {
 const type = (testid: string, value: string) => fireEvent.input(screen.getByTestId(testid), { target: { value } });
 
 describe('new task form', () => {
+  it('asks an agent that works in worktrees which branch to start from', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'apart', isolation: 'worktree' });
+    await openForm(backend);
+    await type('task-instruction', 'Backport the fix');
+    await type('task-base', 'release/2.1');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    await screen.findByTestId('task-submit-result');
+    expect((callsOf(backend, 'submit_task')[0] as { spec: TaskSpec }).spec.base).toBe('release/2.1');
+  });
+
+  it('does not ask an agent that works in its folder for a branch', async () => {
+    const other = new FakeBackend();
+    other.seedProfile({ name: 'in its folder' });
+    await openForm(other);
+    expect(screen.queryByTestId('task-base')).toBeNull();
+  });
+
   it('starts a task on an idle agent and says so', async () => {
     const backend = new FakeBackend();
     const agent = backend.seedProfile({ name: 'agent' });
@@ -56,6 +74,7 @@ describe('new task form', () => {
           success_criteria: 'cargo test passes',
           goals: 'pasted YAML parses',
           loop_iteration: null,
+          base: null,
         },
       },
     ]);

@@ -227,7 +227,12 @@ loop_iteration: LoopIteration | null,
  * follow-up, a loop's later iteration. None: an agent that works apart
  * gets a new worktree for it.
  */
-worktree?: string | null, };
+worktree?: string | null, 
+/**
+ * The branch its new worktree is made from (an agent that works
+ * apart); none: the branch checked out in the agent's folder.
+ */
+base?: string | null, };
 
 export type TaskState = "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
 
@@ -360,7 +365,12 @@ loop_iteration: LoopIteration | null,
  * follow-up, a loop's later iteration. None: an agent that works apart
  * gets a new worktree for it.
  */
-worktree?: string | null, };
+worktree?: string | null, 
+/**
+ * The branch its new worktree is made from (an agent that works
+ * apart); none: the branch checked out in the agent's folder.
+ */
+base?: string | null, };
 
 export type QueueStatus = { profile_id: ProfileId, paused: boolean, 
 /**

@@ -765,7 +765,10 @@ export class FakeBackend implements Backend {
   }
 
   #submit(spec: TaskSpec): Submitted {
-    this.#profile(spec.profile_id);
+    const profile = this.#profile(spec.profile_id);
+    if (spec.base && profile.isolation !== 'worktree') {
+      this.#fail('invalid_input', `base: ${profile.name} works in its own folder; only an agent that works in worktrees branches from a base`, 'base');
+    }
     if (spec.instruction.trim() === '') this.#fail('invalid_input', 'instruction: give the task an instruction', 'instruction');
     if (spec.time_limit_secs !== null && spec.time_limit_secs <= 0) {
       this.#fail('invalid_input', 'time_limit_secs: the time limit must be more than zero', 'time_limit_secs');
@@ -2012,6 +2015,7 @@ export class FakeBackend implements Backend {
       loop_iteration: spec.loop_iteration ?? null,
       title: optional(spec.title?.trim()),
       worktree: spec.worktree ?? null,
+      base: spec.base ?? null,
     };
   }
 

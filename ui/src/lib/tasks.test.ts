@@ -461,6 +461,7 @@ describe('the submit form', () => {
     timeLimitMinutes: '',
     goals: ' ',
     successCriteria: 'tests pass',
+    base: '  ',
   };
 
   it.each<[string, { ok: true; secs: number | null } | { ok: false; message: string }]>([
@@ -492,10 +493,13 @@ describe('the submit form', () => {
         success_criteria: 'tests pass',
         goals: null,
         loop_iteration: null,
+        base: null,
       },
     });
     const withGoals = taskSpecFromForm('p', { ...fields, goals: 'Users can paste YAML' });
     expect(withGoals.ok && withGoals.spec.goals).toBe('Users can paste YAML');
+    const withBase = taskSpecFromForm('p', { ...fields, base: ' release/2.1 ' });
+    expect(withBase.ok && withBase.spec.base).toBe('release/2.1');
   });
 
   it.each<[Partial<TaskFormFields>, string]>([

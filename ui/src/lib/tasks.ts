@@ -689,6 +689,8 @@ export interface TaskFormFields {
   timeLimitMinutes: string;
   goals: string;
   successCriteria: string;
+  /** The branch its worktree is made from (an agent that works in worktrees); empty: its folder's. */
+  base: string;
 }
 
 export type TaskFormResult = { ok: true; spec: TaskSpec } | { ok: false; field: keyof TaskFormFields; message: string };
@@ -728,6 +730,7 @@ export function taskSpecFromForm(profileId: ProfileId, fields: TaskFormFields): 
       success_criteria: optional(fields.successCriteria),
       goals: optional(fields.goals),
       loop_iteration: null,
+      base: optional(fields.base)?.trim() ?? null,
     },
   };
 }

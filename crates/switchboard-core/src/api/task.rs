@@ -47,6 +47,11 @@ pub struct TaskSpec {
     #[serde(default)]
     #[ts(optional = nullable)]
     pub worktree: Option<String>,
+    /// The branch its new worktree is made from (an agent that works
+    /// apart); none: the branch checked out in the agent's folder.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub base: Option<String>,
 }
 
 /// A loop's iteration, run as a task: a fresh session typed the iteration
@@ -74,6 +79,7 @@ impl TaskSpec {
             goals: None,
             loop_iteration: None,
             worktree: None,
+            base: None,
         }
     }
 }

@@ -63,6 +63,24 @@ pub(crate) fn place_of_task(cx: &Ctx, profile: &Profile, task: &TaskInfo) -> Res
     place_of(cx, profile, &key, loop_id, &task.spec.title(), named, Some(task))
 }
 
+/// Whether a task may name the base its worktree is made from: only for an
+/// agent that works apart, and only a branch name git takes.
+pub(crate) fn check_base(profile: &Profile, base: Option<&str>) -> Result<(), EngineError> {
+    let Some(base) = base else { return Ok(()) };
+    let refused = |reason: String| EngineError::InvalidInput { field: "base", reason };
+    if profile.spec.isolation == Isolation::None {
+        return Err(refused(format!(
+            "{} works in its own folder; only an agent that works in worktrees branches from a base",
+            profile.spec.name
+        )));
+    }
+    let taken = !base.is_empty()
+        && !base.starts_with('-')
+        && !base.contains(|c: char| c.is_whitespace() || c.is_control() || "~^:?*[\\".contains(c))
+        && !base.contains("..");
+    if taken { Ok(()) } else { Err(refused(format!("“{base}” is not a branch name"))) }
+}
+
 /// Where a loop works: its worktree when its agent works apart (made now
 /// when it has none), else its agent's folder.
 pub(crate) fn place_of_loop(cx: &Ctx, profile: &Profile, loop_id: &LoopId, goal: &str) -> Result<Place, EngineError> {
@@ -139,7 +157,16 @@ fn make(
 ) -> Result<Place, EngineError> {
     let folder = folder_of(profile)?;
     let repository = worktree::repository_of(&folder)?;
-    let Some(base) = repository.branch.clone() else {
+    let named_base = task.and_then(|t| t.spec.base.clone());
+    if let Some(base) = &named_base
+        && !worktree::branch_exists(&repository.root, base)
+    {
+        return Err(EngineError::InvalidInput {
+            field: "base",
+            reason: format!("{} has no branch “{base}” to make the task's worktree from", repository.root.display()),
+        });
+    }
+    let Some(base) = named_base.or_else(|| repository.branch.clone()) else {
         return Err(EngineError::InvalidInput {
             field: "isolation",
             reason: format!(

@@ -12,7 +12,7 @@ use switchboard_protocol::loops::LoopSettings;
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
      success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result, \
-     goals, loop_id, loop_iteration, quiet_since, waiting_since, waited_ms, title, worktree";
+     goals, loop_id, loop_iteration, quiet_since, waiting_since, waited_ms, title, worktree, base";
 
 /// The `sessions` columns in the order `run_from_row` reads them.
 impl Store {
@@ -617,7 +617,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
         conn.execute(
             &format!(
                 "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-                 ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)
+                 ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
                  ON CONFLICT(id) DO UPDATE SET instruction = ?3, title = ?26, priority = ?7, state = ?10, ord = ?11, session_id = ?12,
                  started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19,
                  quiet_since = ?23, waiting_since = ?24, waited_ms = ?25"
@@ -650,6 +650,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
                 task.waited_ms as i64,
                 task.spec.title,
                 task.spec.worktree,
+                task.spec.base,
             ],
         )?;
         Ok(())
@@ -678,6 +679,7 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
                 _ => None,
             },
             worktree: row.get(26)?,
+            base: row.get(27)?,
         },
         state: TaskState::parse(&state).ok_or_else(|| corrupt(format!("state `{state}`")))?,
         order: row.get(10)?,

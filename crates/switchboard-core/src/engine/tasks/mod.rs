@@ -201,6 +201,7 @@ impl TaskDesk {
     pub fn submit(&mut self, cx: &mut Ctx, spec: TaskSpec) -> Result<Submitted, EngineError> {
         let spec = rules::validate_task(spec)?;
         let profile = cx.profile(&spec.profile_id)?;
+        super::isolation::check_base(&profile, spec.base.as_deref())?;
         let time_limit = spec.time_limit_secs.unwrap_or(profile.spec.task_time_limit_secs);
         let order = cx.store.queue_bound(&profile.id, true)?;
         let task =
