@@ -462,57 +462,96 @@ pub fn review_prompt(title: &str, comments: &[crate::api::ReviewComment]) -> Opt
 /// What the worktree at `path` changed against `base`, committed or not,
 /// untracked files included, the app's own files left out; sorted by path.
 pub fn changes(path: &Path, base: &str) -> Result<Vec<FileChange>, GitError> {
-    let mut changes = Vec::new();
-    // Tracked files: the base against the working tree, renames found.
-    let status = git(path, &["diff", "--name-status", "-z", "-M", base, "--"])?;
-    let numstat = git(path, &["diff", "--numstat", "-z", "-M", base, "--"])?;
-    let binary = binary_paths(&numstat);
-    let mut fields =
-        status.split(|b| *b == 0).filter(|f| !f.is_empty()).map(|f| String::from_utf8_lossy(f).into_owned());
-    while let Some(code) = fields.next() {
-        let (kind, from) = match code.chars().next() {
-            Some('A') => (ChangeKind::Added, None),
-            Some('D') => (ChangeKind::Deleted, None),
-            Some('R') => (ChangeKind::Renamed, fields.next()),
-            // Modified, type changed, copied: a change to that file.
-            _ => (ChangeKind::Modified, None),
-        };
-        let Some(file) = fields.next() else { break };
-        if is_app_path(&file) {
-            continue;
-        }
-        let binary = binary.iter().any(|b| b == &file);
-        changes.push(FileChange { path: file, from, kind, binary });
-    }
-    // Files git does not track yet (and does not ignore).
-    for file in git(path, &["ls-files", "--others", "--exclude-standard", "-z"])?.split(|b| *b == 0) {
-        if file.is_empty() {
-            continue;
-        }
-        let file = String::from_utf8_lossy(file).into_owned();
-        if is_app_path(&file) {
-            continue;
-        }
-        let binary = looks_binary(path, &file);
-        changes.push(FileChange { path: file, from: None, kind: ChangeKind::Added, binary });
+    changes_with(path, base, &untracked(path)?)
+}
+
+/// The files git does not track yet (and does not ignore), the app's own
+/// left out: what both [`changes`] and [`hunks`] add to git's diff.
+pub fn untracked(path: &Path) -> Result<Vec<String>, GitError> {
+    Ok(git(path, &["ls-files", "--others", "--exclude-standard", "-z"])?
+        .split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .filter(|f| !is_app_path(f))
+        .collect())
+}
+
+/// [`changes`], with the untracked files already listed.
+pub fn changes_with(path: &Path, base: &str, untracked: &[String]) -> Result<Vec<FileChange>, GitError> {
+    // Tracked files, the base against the working tree, renames found: in
+    // one run, each file's status (`--raw`) then its line counts.
+    let out = git(path, &["diff", "--raw", "--numstat", "-z", "-M", base, "--"])?;
+    let mut changes = parse_diff(&out);
+    for file in untracked {
+        let binary = looks_binary(path, file);
+        changes.push(FileChange { path: file.clone(), from: None, kind: ChangeKind::Added, binary });
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
 }
 
+/// The files of `git diff --raw --numstat -z -M` output (pure): each file's
+/// status (`--raw`), binary where `--numstat` counts no lines for it; the
+/// app's own left out.
+fn parse_diff(out: &[u8]) -> Vec<FileChange> {
+    let mut changes = Vec::new();
+    let mut fields = out.split(|b| *b == 0).map(|f| String::from_utf8_lossy(f).into_owned());
+    let mut binary = Vec::new();
+    while let Some(field) = fields.next() {
+        if field.is_empty() {
+            continue;
+        }
+        if let Some(raw) = field.strip_prefix(':') {
+            // ":modes hashes STATUS", then the path (a rename: from, then to).
+            let code = raw.rsplit(' ').next().unwrap_or_default();
+            let (kind, from) = match code.chars().next() {
+                Some('A') => (ChangeKind::Added, None),
+                Some('D') => (ChangeKind::Deleted, None),
+                Some('R') => (ChangeKind::Renamed, fields.next()),
+                // Modified, type changed, copied: a change to that file.
+                _ => (ChangeKind::Modified, None),
+            };
+            let Some(file) = fields.next() else { break };
+            if !is_app_path(&file) {
+                changes.push(FileChange { path: file, from, kind, binary: false });
+            }
+        } else {
+            // "added\tdeleted\tpath", or for a rename "added\tdeleted\t", then from, then to.
+            let mut parts = field.splitn(3, '\t');
+            let (added, deleted, file) = (parts.next(), parts.next(), parts.next());
+            let file = match file {
+                Some("") => {
+                    fields.next();
+                    fields.next()
+                }
+                other => other.map(str::to_owned),
+            };
+            if (added, deleted) == (Some("-"), Some("-"))
+                && let Some(file) = file
+            {
+                binary.push(file);
+            }
+        }
+    }
+    for change in &mut changes {
+        change.binary = binary.contains(&change.path);
+    }
+    changes
+}
+
 /// The base's lines each file the worktree at `path` changed touches (for
 /// the conflict radar), untracked files as added ones, the app's own left out.
 pub fn hunks(path: &Path, base: &str) -> Result<Vec<radar::FileHunks>, GitError> {
+    hunks_with(path, base, &untracked(path)?)
+}
+
+/// [`hunks`], with the untracked files already listed.
+pub fn hunks_with(path: &Path, base: &str, untracked: &[String]) -> Result<Vec<radar::FileHunks>, GitError> {
     let excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
     let mut args = vec!["diff", "-U0", "-M", "--no-color", "--no-ext-diff", base, "--", "."];
     args.extend(excluded.iter().map(String::as_str));
     let mut files = radar::parse_hunks(&String::from_utf8_lossy(&git(path, &args)?));
-    for file in git(path, &["ls-files", "--others", "--exclude-standard", "-z"])?.split(|b| *b == 0) {
-        let file = String::from_utf8_lossy(file).into_owned();
-        if !file.is_empty() && !is_app_path(&file) {
-            files.push(radar::FileHunks { path: file, hunks: None });
-        }
-    }
+    files.extend(untracked.iter().map(|file| radar::FileHunks { path: file.clone(), hunks: None }));
     Ok(files)
 }
 
@@ -730,33 +769,6 @@ fn batch(path: &Path, mode: &str, names: &[String]) -> Result<Vec<u8>, GitError>
         return Err(GitError::Failed { what: "cat-file".into(), why: "it could not read the base's files".into() });
     }
     Ok(output.stdout)
-}
-
-/// The paths `git diff --numstat -z` counts no lines for: binary files.
-fn binary_paths(numstat: &[u8]) -> Vec<String> {
-    // Each entry: "added\tdeleted\tpath\0", or for a rename "added\tdeleted\t\0from\0to\0".
-    let mut out = Vec::new();
-    let mut fields = numstat.split(|b| *b == 0);
-    while let Some(entry) = fields.next() {
-        let entry = String::from_utf8_lossy(entry);
-        let mut parts = entry.splitn(3, '\t');
-        let (added, deleted, path) = (parts.next(), parts.next(), parts.next());
-        let path = match path {
-            Some("") => {
-                fields.next();
-                fields.next().map(|to| String::from_utf8_lossy(to).into_owned())
-            }
-            Some(path) => Some(path.to_owned()),
-            None => None,
-        };
-        if added == Some("-")
-            && deleted == Some("-")
-            && let Some(path) = path
-        {
-            out.push(path);
-        }
-    }
-    out
 }
 
 /// Whether a file's first 8 KiB hold a NUL byte, as git judges text. The
@@ -1126,8 +1138,22 @@ mod tests {
     }
 
     #[test]
-    fn numstat_tells_binary_files_renamed_or_not() {
-        let numstat = b"3\t1\tsrc/a.rs\0-\t-\tlogo.png\0-\t-\t\0old.bin\0new.bin\0";
-        assert_eq!(binary_paths(numstat), vec!["logo.png".to_owned(), "new.bin".to_owned()]);
+    fn one_diff_run_tells_each_files_change_and_which_are_binary_renamed_or_not() {
+        let out = b":100644 100644 aaa 000 M\0src/a.rs\0:100644 100644 bbb 000 M\0logo.png\0\
+                    :100644 100644 ccc ccc R097\0old.bin\0new.bin\0:000000 100644 000 ddd A\0summaries/t.md\0\
+                    :100644 000000 eee 000 D\0gone.txt\0\
+                    3\t1\tsrc/a.rs\0-\t-\tlogo.png\0-\t-\t\0old.bin\0new.bin\01\t0\tsummaries/t.md\00\t1\tgone.txt\0";
+        let changes = parse_diff(out);
+        let seen: Vec<(&str, ChangeKind, Option<&str>, bool)> =
+            changes.iter().map(|c| (c.path.as_str(), c.kind, c.from.as_deref(), c.binary)).collect();
+        assert_eq!(
+            seen,
+            [
+                ("src/a.rs", ChangeKind::Modified, None, false),
+                ("logo.png", ChangeKind::Modified, None, true),
+                ("new.bin", ChangeKind::Renamed, Some("old.bin"), true),
+                ("gone.txt", ChangeKind::Deleted, None, false),
+            ]
+        );
     }
 }

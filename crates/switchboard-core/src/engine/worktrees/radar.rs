@@ -171,8 +171,10 @@ pub(crate) fn read(path: &Path, base: &str) -> Facts {
             return Facts::default();
         }
     };
-    let files_changed = worktree::changes(path, &from).map(|c| c.len() as u32).unwrap_or_default();
-    let hunks = worktree::hunks(path, &from).unwrap_or_default();
+    // Four git runs in all: the fork point, the untracked files, the changes, their regions.
+    let untracked = worktree::untracked(path).unwrap_or_default();
+    let files_changed = worktree::changes_with(path, &from, &untracked).map(|c| c.len() as u32).unwrap_or_default();
+    let hunks = worktree::hunks_with(path, &from, &untracked).unwrap_or_default();
     Facts { missing: false, files_changed, hunks }
 }
 
