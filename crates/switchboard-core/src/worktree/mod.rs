@@ -1142,7 +1142,7 @@ mod tests {
         let out = b":100644 100644 aaa 000 M\0src/a.rs\0:100644 100644 bbb 000 M\0logo.png\0\
                     :100644 100644 ccc ccc R097\0old.bin\0new.bin\0:000000 100644 000 ddd A\0summaries/t.md\0\
                     :100644 000000 eee 000 D\0gone.txt\0\
-                    3\t1\tsrc/a.rs\0-\t-\tlogo.png\0-\t-\t\0old.bin\0new.bin\01\t0\tsummaries/t.md\00\t1\tgone.txt\0";
+                    3\t1\tsrc/a.rs\0-\t-\tlogo.png\0-\t-\t\0old.bin\0new.bin\x001\t0\tsummaries/t.md\x000\t1\tgone.txt\0";
         let changes = parse_diff(out);
         let seen: Vec<(&str, ChangeKind, Option<&str>, bool)> =
             changes.iter().map(|c| (c.path.as_str(), c.kind, c.from.as_deref(), c.binary)).collect();
