@@ -110,21 +110,32 @@ pub struct Reply {
     /// Answer with this HTTP error status and message instead (an API
     /// error the agent does not retry, for a 4xx).
     pub failure: Option<(u16, String)>,
+    /// Refuse as an account at its usage limit does until this moment
+    /// (Unix seconds): HTTP 429 in each wire's own shape.
+    pub limited_until: Option<u64>,
 }
 
 impl Reply {
     pub fn text(text: impl Into<String>) -> Reply {
-        Reply { blocks: vec![Block::Text(text.into())], hold: None, failure: None }
+        Reply { blocks: vec![Block::Text(text.into())], hold: None, failure: None, limited_until: None }
     }
 
     pub fn tools(calls: impl IntoIterator<Item = (&'static str, Value)>) -> Reply {
         let blocks = calls.into_iter().map(|(name, input)| Block::Tool { name: name.into(), input }).collect();
-        Reply { blocks, hold: None, failure: None }
+        Reply { blocks, hold: None, failure: None, limited_until: None }
     }
 
     /// The API refuses the request with `status` (in each wire's error shape).
     pub fn failure(status: u16, message: impl Into<String>) -> Reply {
-        Reply { blocks: Vec::new(), hold: None, failure: Some((status, message.into())) }
+        Reply { blocks: Vec::new(), hold: None, failure: Some((status, message.into())), limited_until: None }
+    }
+
+    /// The account is at its usage limit until `reset` (Unix seconds): for
+    /// Anthropic a 429 with `retry-after` and the unified rate-limit headers
+    /// saying `rejected` until then; for OpenAI a 429 whose error is
+    /// `usage_limit_reached` with `resets_at`.
+    pub fn limited_until(reset: u64) -> Reply {
+        Reply { blocks: Vec::new(), hold: None, failure: None, limited_until: Some(reset) }
     }
 
     pub fn held_until(mut self, gate: watch::Receiver<bool>) -> Reply {
@@ -214,12 +225,45 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Respons
         };
         return Ok(respond(*status, "application/json", body.to_string()));
     }
+    if let Some(reset) = reply.limited_until {
+        return Ok(limited(state.wire, reset));
+    }
     let id = state.next_id.fetch_add(1, Ordering::Relaxed);
     Ok(match (state.wire, streamed) {
         (Wire::Anthropic, true) => respond(200, "text/event-stream", anthropic_events(id, &reply.blocks)),
         (Wire::Anthropic, false) => respond(200, "application/json", anthropic_message(id, &reply.blocks).to_string()),
         (Wire::OpenAiResponses, _) => respond(200, "text/event-stream", responses_events(id, &reply.blocks)),
     })
+}
+
+/// A 429 from an account at its usage limit until `reset`.
+fn limited(wire: Wire, reset: u64) -> Response<Full<Bytes>> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let wait = reset.saturating_sub(now).max(1);
+    let (body, headers) = match wire {
+        Wire::Anthropic => (
+            json!({"type": "error", "error": {"type": "rate_limit_error",
+                "message": "This request would exceed your account's rate limit. Please try again later."}}),
+            vec![
+                ("retry-after", wait.to_string()),
+                ("anthropic-ratelimit-unified-status", "rejected".to_owned()),
+                ("anthropic-ratelimit-unified-reset", reset.to_string()),
+                ("anthropic-ratelimit-unified-5h-status", "rejected".to_owned()),
+                ("anthropic-ratelimit-unified-5h-reset", reset.to_string()),
+                ("anthropic-ratelimit-unified-5h-utilization", "1.0".to_owned()),
+            ],
+        ),
+        Wire::OpenAiResponses => (
+            json!({"error": {"type": "usage_limit_reached", "message": "The usage limit has been reached",
+                "plan_type": "pro", "resets_at": reset}}),
+            Vec::new(),
+        ),
+    };
+    let mut response = Response::builder().status(429).header("content-type", "application/json");
+    for (name, value) in headers {
+        response = response.header(name, value);
+    }
+    response.body(Full::new(Bytes::from(body.to_string()))).expect("a well-formed response")
 }
 
 fn respond(status: u16, content_type: &str, body: String) -> Response<Full<Bytes>> {

@@ -975,3 +975,132 @@ async fn codex_working_apart_edits_its_worktree_without_asking_to_trust_it() {
     assert_eq!(changed, ["greeting.txt"], "{diff:#?}");
     assert_eq!(std::fs::read_to_string(rig.workspace.join("greeting.txt")).unwrap(), "hello\n");
 }
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+impl Rig {
+    /// With `SWITCHBOARD_RECORD` set, keeps `text` as the fixture `name`
+    /// (`tests/fixtures/agents/`), the run's folders written `$RA`.
+    fn record(&self, name: &str, text: &str) {
+        if std::env::var_os("SWITCHBOARD_RECORD").is_none() {
+            return;
+        }
+        let root = self.t.data_dir.canonicalize().unwrap().display().to_string();
+        let text = text.replace(&root, "$RA").replace(&self.t.data_dir.display().to_string(), "$RA");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents").join(name);
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// Claude Code 2.1.329 on an API key at its usage limit (the API answers
+/// 429 with `retry-after` and the unified rate-limit headers `rejected`
+/// until a reset ten minutes ahead): it does not retry, ends the turn
+/// through StopFailure with `error: "rate_limit"` and the API's words, no
+/// reset time anywhere it tells (hooks, statusLine, screen); its screen
+/// says to resend the message. The facts issue 26 builds on, recorded as
+/// `cc-*-usage-limit*` fixtures.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_at_its_usage_limit_ends_its_turn_through_stop_failure_saying_rate_limit() {
+    let reset = unix_now() + 600;
+    let script = move |_workspace: PathBuf| {
+        move |request: &ModelRequest| {
+            if request.latest_user_text().contains("HIT-LIMIT") {
+                Reply::limited_until(reset)
+            } else {
+                Reply::text("Ready.")
+            }
+        }
+    };
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    // What its statusLine command is given, kept.
+    std::fs::create_dir_all(rig.home.join(".claude")).unwrap();
+    let status = rig.home.join("statusline.jsonl");
+    let command = format!("cat >> {0}; echo >> {0}; echo status", status.display());
+    let settings = json!({"statusLine": {"type": "command", "command": command}});
+    std::fs::write(rig.home.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let profile = rig.claude_code().await;
+    let task = rig.submit(&profile, "HIT-LIMIT: summarise the repository").await;
+    let session = rig.session_of(&task.id).await;
+    let hooks = rig.wait_for_hook(&session, "StopFailure", 1).await;
+    let (_, failure) = hooks.iter().find(|(name, _)| name == "StopFailure").unwrap();
+    assert_eq!(failure["error"], "rate_limit", "{failure}");
+    let said = failure["last_assistant_message"].as_str().unwrap_or_default();
+    assert!(said.starts_with("API Error: Request rejected (429)"), "{said}");
+    assert_eq!(rig.model.requests().len(), 1, "not retried with the reset minutes ahead");
+    let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+    let screen = loop {
+        let snap = rig.t.engine.screen_snapshot(session.clone(), 0).await.unwrap();
+        if snap.screen.contains("Resend your message to try again") {
+            break snap.screen;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{}", snap.screen);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let statusline = std::fs::read_to_string(&status).unwrap_or_default();
+    assert!(statusline.contains("\"version\":\"2.1.329\""), "{statusline}");
+    assert!(!statusline.contains("rate_limits"), "an API key's statusLine has no rate limits: {statusline}");
+    let lines: Vec<String> = hooks.iter().map(|(_, payload)| payload.to_string()).collect();
+    rig.record("cc-hooks-usage-limit.jsonl", &(lines.join("\n") + "\n"));
+    rig.record("cc-pty-screen-usage-limit.txt", &screen);
+    rig.record("cc-statusline-api-key.jsonl", &statusline);
+    rig.t.engine.stop_session(session).await.unwrap();
+}
+
+/// Codex 0.169.0 at its usage limit (the API answers 429 with a
+/// `usage_limit_reached` error and `resets_at`): its hooks stop after
+/// UserPromptSubmit, its session log ends the turn with
+/// `codex_error_info: "usage_limit_exceeded"` and a message that names the
+/// reset as a local time ("try again at 1:06 AM"), and its screen shows the
+/// same words. Recorded as `codex-*-usage-limit*` fixtures.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_at_its_usage_limit_ends_its_turn_saying_when_to_try_again() {
+    let reset = unix_now() + 600;
+    let script = move |_workspace: PathBuf| {
+        move |request: &ModelRequest| {
+            let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+            if has_tools && request.latest_user_text().contains("HIT-LIMIT") {
+                Reply::limited_until(reset)
+            } else {
+                Reply::text("Ready.")
+            }
+        }
+    };
+    let rig = Rig::start(Wire::OpenAiResponses, script).await;
+    let profile = rig.codex().await;
+    let task = rig.submit(&profile, "HIT-LIMIT: summarise the repository").await;
+    let session = rig.session_of(&task.id).await;
+    let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+    let screen = loop {
+        let snap = rig.t.engine.screen_snapshot(session.clone(), 0).await.unwrap();
+        if snap.screen.contains("hit your usage limit") && snap.screen.contains("try again at") {
+            break snap.screen;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{}", snap.screen);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let hooks = rig.hooks(&session).await;
+    let names: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["SessionStart", "UserPromptSubmit"], "no hook tells of the limit");
+    let log = hooks[0].1["transcript_path"].as_str().unwrap().to_owned();
+    let rollout = std::fs::read_to_string(&log).unwrap();
+    let events: Vec<Value> = rollout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let ended = events
+        .iter()
+        .find(|e| e["payload"]["type"] == "task_complete")
+        .unwrap_or_else(|| panic!("no task_complete in {rollout}"));
+    assert_eq!(ended["payload"]["error"]["codex_error_info"], "usage_limit_exceeded");
+    let message = ended["payload"]["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("hit your usage limit") && message.contains("try again at"), "{message}");
+    let kept: Vec<String> = events
+        .iter()
+        .filter(|e| matches!(e["payload"]["type"].as_str(), Some("task_started" | "token_count" | "task_complete")))
+        .map(Value::to_string)
+        .collect();
+    let lines: Vec<String> = hooks.iter().map(|(_, payload)| payload.to_string()).collect();
+    rig.record("codex-hooks-usage-limit.jsonl", &(lines.join("\n") + "\n"));
+    rig.record("codex-pty-screen-usage-limit.txt", &screen);
+    rig.record("codex-rollout-usage-limit.jsonl", &(kept.join("\n") + "\n"));
+    rig.t.engine.stop_session(session).await.unwrap();
+}
