@@ -9,6 +9,7 @@
 pub mod capped;
 pub mod hook;
 mod ids;
+pub mod limit;
 pub mod loops;
 pub mod rollout;
 pub mod signal;
