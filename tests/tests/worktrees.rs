@@ -276,6 +276,21 @@ async fn a_repository_setup_command_runs_in_each_new_worktree_and_a_failing_one_
         .unwrap();
     let done = t.run_task(&a, "First").await;
     assert_eq!(done.state(), TaskState::Completed);
+    // It said what it waited for: its worktree being made, then set up (off the engine's task).
+    let waits: Vec<switchboard_core::api::WaitingFor> = t
+        .events
+        .snapshot()
+        .into_iter()
+        .filter_map(|e| match e {
+            switchboard_core::EngineEvent::TaskChanged { task } if task.id == done.id => task.waiting_for,
+            _ => None,
+        })
+        .collect();
+    assert!(waits.contains(&switchboard_core::api::WaitingFor::WorktreeMaking), "{waits:?}");
+    assert!(
+        waits.iter().any(|w| matches!(w, switchboard_core::api::WaitingFor::WorktreeSetup { command } if command.contains("installing"))),
+        "{waits:?}"
+    );
     let listed = t.engine.list_worktrees().await.unwrap();
     assert!(Path::new(&listed[0].path).join(".prepared").is_file());
     let timeline = t.engine.task_timeline(done.id.clone()).await.unwrap();

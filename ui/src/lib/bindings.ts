@@ -282,7 +282,7 @@ results_json: string | null,
  */
 errors: string | null, };
 
-export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_setup", command: string, };
+export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_making" } | { "cause": "worktree_setup", command: string, };
 
 export type TaskInfo = { id: TaskId, state: TaskState, 
 /**

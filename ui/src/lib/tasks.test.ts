@@ -278,6 +278,7 @@ describe('texts', () => {
     [task(ID, { state: 'running', waiting_for: { cause: 'teammates', working: 1 } }), 'Done, and waits for its teammate still at work.'],
     [task(ID, { state: 'running', waiting_for: { cause: 'teammates', working: 3 } }), 'Done, and waits for its 3 teammates still at work.'],
     [task(ID, { state: 'running', waiting_for: { cause: 'worktree_setup', command: 'npm ci' } }), 'Not typed yet: its new worktree is being set up first (npm ci).'],
+    [task(ID, { state: 'queued', waiting_for: { cause: 'worktree_making' } }), "Not typed yet: its new worktree is being made (git is checking out the repository's files)."],
     // Ended: it waits for nothing, whatever a stale record says.
     [task(ID, { state: 'completed', waiting_for: { cause: 'task_ahead' } }), null],
   ])('what it waits for, in a sentence %#', (t, sentence) => {

@@ -354,6 +354,7 @@ const WAIT_SHORT: Record<WaitingFor['cause'], string | null> = {
   prompt: 'prompt not seen',
   user: null,
   teammates: 'waiting for its teammates',
+  worktree_making: 'making its worktree',
   worktree_setup: 'setting up its worktree',
 };
 
@@ -389,6 +390,8 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
       return cause.working === 1
         ? 'Done, and waits for its teammate still at work.'
         : `Done, and waits for its ${cause.working} teammates still at work.`;
+    case 'worktree_making':
+      return "Not typed yet: its new worktree is being made (git is checking out the repository's files).";
     case 'worktree_setup':
       return `Not typed yet: its new worktree is being set up first (${cause.command}).`;
   }

@@ -239,6 +239,9 @@ pub enum WaitingFor {
     /// Done, but its agent leads teammates still at work: it completes when
     /// they are done.
     Teammates { working: u32 },
+    /// Taken from the queue: its new worktree is being made (git checks
+    /// the repository's files out).
+    WorktreeMaking,
     /// Taken from the queue: its new worktree's setup command (the
     /// repository's) runs first.
     WorktreeSetup { command: String },
@@ -264,6 +267,9 @@ impl WaitingFor {
             WaitingFor::User { .. } => "your answer".to_owned(),
             WaitingFor::Teammates { working: 1 } => "its teammate, still at work".to_owned(),
             WaitingFor::Teammates { working } => format!("its {working} teammates, still at work"),
+            WaitingFor::WorktreeMaking => {
+                "its worktree to be made: git is checking out the repository's files".to_owned()
+            }
             WaitingFor::WorktreeSetup { command } => {
                 format!("its worktree's setup command to finish: {command}")
             }

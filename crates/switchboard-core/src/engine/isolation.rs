@@ -23,12 +23,25 @@ pub(crate) enum Place {
     Folder(PathBuf),
     /// A worktree the app made (its folder canonical).
     Worktree { path: PathBuf, record: Box<WorktreeRecord> },
+    /// A worktree to make first (git checks the files out: away from the
+    /// engine's task, see [`make`]).
+    ToMake(Box<Plan>),
+}
+
+/// A worktree to make: its record as it will be kept, and the repository's
+/// setup command to run in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub record: WorktreeRecord,
+    pub setup_command: Option<String>,
 }
 
 impl Place {
+    /// The folder it is (a worktree still to make: where it will be).
     pub fn path(&self) -> &Path {
         match self {
             Place::Folder(path) | Place::Worktree { path, .. } => path,
+            Place::ToMake(plan) => Path::new(&plan.record.path),
         }
     }
 
@@ -37,6 +50,7 @@ impl Place {
         match self {
             Place::Folder(_) => None,
             Place::Worktree { path, .. } => Some(path),
+            Place::ToMake(plan) => Some(Path::new(&plan.record.path)),
         }
     }
 }
@@ -81,13 +95,19 @@ pub(crate) fn check_base(profile: &Profile, base: Option<&str>) -> Result<(), En
     if taken { Ok(()) } else { Err(refused(format!("“{base}” is not a branch name"))) }
 }
 
-/// Where a loop works: its worktree when its agent works apart (made now
-/// when it has none), else its agent's folder.
+/// Where a loop works: its worktree when its agent works apart (made now,
+/// once, when it has none), else its agent's folder.
 pub(crate) fn place_of_loop(cx: &Ctx, profile: &Profile, loop_id: &LoopId, goal: &str) -> Result<Place, EngineError> {
     if profile.spec.isolation == Isolation::None {
         return folder_of(profile).map(Place::Folder);
     }
-    place_of(cx, profile, &loop_id.to_string(), Some(loop_id.clone()), goal, false, None)
+    match place_of(cx, profile, &loop_id.to_string(), Some(loop_id.clone()), goal, false, None)? {
+        Place::ToMake(plan) => {
+            let made = make(&plan)?;
+            recorded(cx, made, None)
+        }
+        place => Ok(place),
+    }
 }
 
 /// The folder a session's agent works in: its worktree, or its agent's
@@ -141,20 +161,21 @@ fn place_of(
             ),
         }),
         None if named => Err(EngineError::WorktreeNotFound(key.to_owned())),
-        None => make(cx, profile, key, loop_id, title, task),
+        None => plan(cx, profile, key, loop_id, title, task).map(|plan| Place::ToMake(Box::new(plan))),
     }
 }
 
-/// Makes the worktree for `key` on a new branch from the agent's folder's
-/// current branch, records it, and notes it on the task's timeline.
-fn make(
+/// Plans the worktree for `key`: a new branch from the agent's folder's
+/// current branch (or the one the task names), a folder under the data
+/// directory. Quick git questions only; the checkout is [`make`]'s.
+fn plan(
     cx: &Ctx,
     profile: &Profile,
     key: &str,
     loop_id: Option<LoopId>,
     title: &str,
     task: Option<&TaskInfo>,
-) -> Result<Place, EngineError> {
+) -> Result<Plan, EngineError> {
     let folder = folder_of(profile)?;
     let repository = worktree::repository_of(&folder)?;
     let named_base = task.and_then(|t| t.spec.base.clone());
@@ -186,29 +207,40 @@ fn make(
     let dir = cx.sessions.data_dir().join(WORKTREES_DIR).join(safe_name(&repo_name));
     std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(format!("making {}", dir.display()), e))?;
     let path = dir.join(format!("{leaf}-{short}"));
-    worktree::create(&repository.root, &base, &branch, &path)?;
-    let path = path.canonicalize().map_err(|e| EngineError::io(format!("reading {}", path.display()), e))?;
     let root = repository.root.to_string_lossy().into_owned();
-    let setup = match cx.store.repository_setup(&root)? {
-        Some(command) if !command.trim().is_empty() => Setup::Pending,
-        _ => Setup::Done,
-    };
+    let setup_command = cx.store.repository_setup(&root)?.filter(|command| !command.trim().is_empty());
     let record = WorktreeRecord {
         owner: key.to_owned(),
         loop_id,
         profile_id: profile.id.clone(),
         repository: root,
-        branch: branch.clone(),
-        base: base.clone(),
+        branch,
+        base,
         path: path.to_string_lossy().into_owned(),
         created_at: now(),
-        setup,
+        setup: if setup_command.is_some() { Setup::Pending } else { Setup::Done },
         kept: Kept::Open,
         conflict: Vec::new(),
     };
+    Ok(Plan { record, setup_command })
+}
+
+/// Makes the planned worktree (git checks out its files: blocking, run
+/// away from the engine's task); the record as made, its folder canonical.
+pub(crate) fn make(plan: &Plan) -> Result<WorktreeRecord, EngineError> {
+    let record = &plan.record;
+    let path = PathBuf::from(&record.path);
+    worktree::create(Path::new(&record.repository), &record.base, &record.branch, &path)?;
+    let path = path.canonicalize().map_err(|e| EngineError::io(format!("reading {}", path.display()), e))?;
+    Ok(WorktreeRecord { path: path.to_string_lossy().into_owned(), ..record.clone() })
+}
+
+/// Keeps a worktree just made, and notes it on the timeline of the task it
+/// was made for; one that cannot be kept is taken away again (unrecorded,
+/// it would be lost track of).
+pub(crate) fn recorded(cx: &Ctx, record: WorktreeRecord, task: Option<&TaskInfo>) -> Result<Place, EngineError> {
     if let Err(error) = cx.store.insert_worktree(&record) {
-        // Unrecorded, it would be lost track of: take it away again.
-        if let Err(undo) = worktree::remove(&repository.root, &path, &branch) {
+        if let Err(undo) = worktree::remove(Path::new(&record.repository), Path::new(&record.path), &record.branch) {
             tracing::warn!(%undo, "a worktree that could not be recorded could not be removed");
         }
         return Err(error.into());
@@ -218,14 +250,18 @@ fn make(
             session: None,
             task: Some(&task.id),
             loop_id: task.spec.loop_iteration.as_ref().map(|i| &i.loop_id),
-            profile: Some(&profile.id),
+            profile: Some(&record.profile_id),
         };
-        let made = LogKind::WorktreeMade { branch, base, path: record.path.clone() };
+        let made = LogKind::WorktreeMade {
+            branch: record.branch.clone(),
+            base: record.base.clone(),
+            path: record.path.clone(),
+        };
         if let Err(error) = cx.log(now(), about, &made) {
             tracing::warn!(%error, "a worktree's making could not be logged");
         }
     }
-    Ok(Place::Worktree { path, record: Box::new(record) })
+    Ok(Place::Worktree { path: PathBuf::from(&record.path), record: Box::new(record) })
 }
 
 /// A folder name from a repository's: letters, digits, `-`, `_` and `.`.

@@ -42,8 +42,19 @@ pub enum TaskNote {
     PromptReturned { task_id: TaskId, lines: Vec<String> },
     /// What holds the task's typing back changed (see `typing::held`).
     Held { task_id: TaskId, held: crate::session::typing::Held },
-    /// The setup command of the task's new worktree ended.
-    SetupRan { profile_id: ProfileId, task_id: TaskId, owner: String, command: String, run: crate::worktree::SetupRun },
+    /// The task's worktree was made (or could not be: why), and its setup
+    /// command ran (or none was to run).
+    Prepared { profile_id: ProfileId, task_id: TaskId, readied: Box<Readied> },
+    /// The task's new worktree is made; its setup command starts.
+    SettingUp { profile_id: ProfileId, task_id: TaskId, command: String },
+}
+
+/// How a task's worktree was readied: made (or why not), none to make;
+/// its setup command and how it ended, none to run.
+#[derive(Debug)]
+pub struct Readied {
+    pub made: Option<Result<crate::worktree::WorktreeRecord, String>>,
+    pub setup: Option<(String, crate::worktree::SetupRun)>,
 }
 
 impl TaskDesk {
@@ -100,8 +111,17 @@ impl TaskDesk {
                 let printed = super::loops::last_lines(&lines, &task.spec.instruction);
                 self.end_iteration(cx, &profile_id, printed);
             }
-            TaskNote::SetupRan { profile_id, task_id, owner, command, run } => {
-                self.setup_ran(cx, &profile_id, &task_id, &owner, command, run)
+            TaskNote::SettingUp { profile_id, task_id, command } => {
+                if self.preparing.get(&profile_id).is_some_and(|p| p.task_id == task_id)
+                    && super::set_wait(cx, &task_id, Some(crate::api::WaitingFor::WorktreeSetup { command }))
+                    && let Ok(task) = task_of(cx, &task_id)
+                {
+                    super::report_task(cx, task);
+                }
+            }
+            TaskNote::Prepared { profile_id, task_id, readied } => {
+                let Readied { made, setup } = *readied;
+                self.prepared(cx, &profile_id, &task_id, made, setup)
             }
         }
     }

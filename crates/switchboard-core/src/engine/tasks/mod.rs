@@ -44,7 +44,15 @@ pub use ending::TaskNote;
 use ending::requeue_at_front;
 use rules::Cancel;
 
-/// A task whose new worktree's setup command runs before it starts.
+/// What readies a task's worktree before it starts.
+enum Preparation {
+    /// Make it, then run the repository's setup command there, if any.
+    Make(Box<super::isolation::Plan>),
+    /// It is made; its setup command is still to run.
+    Setup { path: PathBuf, command: String },
+}
+
+/// A task whose new worktree is made or set up before it starts.
 struct Preparing {
     task_id: TaskId,
     job: AbortHandle,
@@ -485,40 +493,59 @@ impl TaskDesk {
         }
     }
 
-    /// Runs the repository's setup command in the task's new worktree; the
-    /// task waits in its queue's head meanwhile, and starts when it ends well.
-    fn prepare(
-        &mut self,
-        cx: &mut Ctx,
-        profile_id: &ProfileId,
-        task: &TaskInfo,
-        owner: String,
-        path: PathBuf,
-        command: String,
-    ) {
+    /// Readies the task's worktree away from the engine's task: makes it
+    /// when it is still to make (git checks its files out), then runs the
+    /// repository's setup command in it when there is one to run. The task
+    /// waits at its queue's head meanwhile, and starts when all went well.
+    fn prepare(&mut self, cx: &mut Ctx, profile_id: &ProfileId, task: &TaskInfo, preparation: Preparation) {
         let notes = self.notes.clone();
-        let (for_profile, task_id, shown) = (profile_id.clone(), task.id.clone(), command.clone());
+        let (for_profile, task_id) = (profile_id.clone(), task.id.clone());
+        let wait = match &preparation {
+            Preparation::Make(_) => WaitingFor::WorktreeMaking,
+            Preparation::Setup { command, .. } => WaitingFor::WorktreeSetup { command: command.clone() },
+        };
         let job = tokio::spawn(async move {
-            let run = crate::worktree::run_setup(&path, &command).await;
-            notes.send(TaskNote::SetupRan { profile_id: for_profile, task_id, owner, command, run }).ok();
+            let (made, path, command) = match preparation {
+                Preparation::Make(plan) => {
+                    let command = plan.setup_command.clone();
+                    let made = tokio::task::spawn_blocking(move || super::isolation::make(&plan))
+                        .await
+                        .unwrap_or_else(|error| Err(EngineError::Internal(error.to_string())));
+                    let path = made.as_ref().ok().map(|record| PathBuf::from(&record.path));
+                    (Some(made.map_err(|error| error.to_string())), path, command)
+                }
+                Preparation::Setup { path, command } => (None, Some(path), Some(command)),
+            };
+            let setup = match (path, command) {
+                (Some(path), Some(command)) => {
+                    if made.is_some() {
+                        let (profile_id, task_id) = (for_profile.clone(), task_id.clone());
+                        notes.send(TaskNote::SettingUp { profile_id, task_id, command: command.clone() }).ok();
+                    }
+                    let run = crate::worktree::run_setup(&path, &command).await;
+                    Some((command, run))
+                }
+                _ => None,
+            };
+            let readied = Box::new(ending::Readied { made, setup });
+            notes.send(TaskNote::Prepared { profile_id: for_profile, task_id, readied }).ok();
         })
         .abort_handle();
         self.preparing.insert(profile_id.clone(), Preparing { task_id: task.id.clone(), job });
-        set_wait(cx, &task.id, Some(WaitingFor::WorktreeSetup { command: shown }));
+        set_wait(cx, &task.id, Some(wait));
         report_task(cx, task.clone());
     }
 
-    /// The setup command of a task's new worktree ended: the task starts, or
-    /// fails with what the command printed (the next task in that worktree
-    /// runs it again).
-    fn setup_ran(
+    /// The task's worktree was made and set up, or could not be: the task
+    /// starts, or fails saying why (a failed setup's output on its
+    /// timeline; the next task in that worktree runs it again).
+    fn prepared(
         &mut self,
         cx: &mut Ctx,
         profile_id: &ProfileId,
         task_id: &TaskId,
-        owner: &str,
-        command: String,
-        run: crate::worktree::SetupRun,
+        made: Option<Result<crate::worktree::WorktreeRecord, String>>,
+        setup: Option<(String, crate::worktree::SetupRun)>,
     ) {
         // Cancelled meanwhile: nothing waits for it.
         if self.preparing.get(profile_id).is_none_or(|p| &p.task_id != task_id) {
@@ -526,7 +553,27 @@ impl TaskDesk {
         }
         self.preparing.remove(profile_id);
         cx.task_waits.remove(task_id);
-        if let Ok(task) = task_of(cx, task_id) {
+        let Ok(task) = task_of(cx, task_id) else { return };
+        let setup_ok = setup.as_ref().is_none_or(|(_, run)| run.succeeded);
+        let record = match made {
+            Some(Ok(mut record)) => {
+                record.setup = if setup_ok { crate::worktree::Setup::Done } else { crate::worktree::Setup::Pending };
+                match super::isolation::recorded(cx, record, Some(&task)) {
+                    Ok(super::isolation::Place::Worktree { record, .. }) => Some(*record),
+                    Ok(_) => None,
+                    Err(error) => {
+                        self.not_started(cx, profile_id, task_id, format!("its worktree could not be kept: {error}"));
+                        return emit_queue(cx, self.queue_status(cx, profile_id));
+                    }
+                }
+            }
+            Some(Err(why)) => {
+                self.not_started(cx, profile_id, task_id, format!("its worktree could not be made: {why}"));
+                return emit_queue(cx, self.queue_status(cx, profile_id));
+            }
+            None => cx.store.get_worktree(&super::isolation::worktree_key(&task)).ok().flatten(),
+        };
+        if let Some((command, run)) = setup {
             let logged = LogKind::WorktreeSetup {
                 command: command.clone(),
                 succeeded: run.succeeded,
@@ -534,28 +581,25 @@ impl TaskDesk {
                 output: run.output.clone(),
             };
             log_task(cx, &task, logged);
-        }
-        if run.succeeded {
-            let recorded = cx.store.get_worktree(owner).map_err(EngineError::from).and_then(|record| {
-                let Some(mut record) = record else { return Ok(()) };
-                record.setup = crate::worktree::Setup::Done;
-                Ok(cx.store.update_worktree(&record)?)
-            });
-            if let Err(error) = recorded {
-                tracing::warn!(%error, "a worktree's setup could not be recorded; it runs again for its next task");
+            if !run.succeeded {
+                let how = match run.exit {
+                    Some(code) => format!("exited with {code}"),
+                    None => "was stopped".to_owned(),
+                };
+                let last: Vec<&str> = run.output.lines().rev().take(5).collect();
+                let last: Vec<&str> = last.into_iter().rev().collect();
+                let reason = format!("the worktree's setup command `{command}` {how}: {}", last.join(" / "));
+                self.not_started(cx, profile_id, task_id, reason);
+                return emit_queue(cx, self.queue_status(cx, profile_id));
             }
-            self.pump(cx, profile_id);
-        } else {
-            let how = match run.exit {
-                Some(code) => format!("exited with {code}"),
-                None => "was stopped".to_owned(),
-            };
-            let last: Vec<&str> = run.output.lines().rev().take(5).collect();
-            let last: Vec<&str> = last.into_iter().rev().collect();
-            let reason = format!("the worktree's setup command `{command}` {how}: {}", last.join(" / "));
-            self.not_started(cx, profile_id, task_id, reason);
-            emit_queue(cx, self.queue_status(cx, profile_id));
+            if let Some(mut record) = record.filter(|r| r.setup == crate::worktree::Setup::Pending) {
+                record.setup = crate::worktree::Setup::Done;
+                if let Err(error) = cx.store.update_worktree(&record) {
+                    tracing::warn!(%error, "a worktree's setup could not be recorded; it runs again for its next task");
+                }
+            }
         }
+        self.pump(cx, profile_id);
     }
 
     /// Starts the queues that have work waiting.
@@ -576,20 +620,25 @@ impl TaskDesk {
         let mut task = task_of(cx, task_id)?;
         let profile = cx.profile(profile_id)?;
         let place = super::isolation::place_of_task(cx, &profile, &task)?;
-        if let Place::Worktree { path, record } = &place
-            && record.setup == crate::worktree::Setup::Pending
-        {
-            match cx.store.repository_setup(&record.repository)? {
-                Some(command) if !command.trim().is_empty() => {
-                    self.prepare(cx, profile_id, &task, record.owner.clone(), path.clone(), command);
-                    return Ok(());
-                }
-                // Taken away since: nothing to run.
-                _ => cx.store.update_worktree(&crate::worktree::WorktreeRecord {
-                    setup: crate::worktree::Setup::Done,
-                    ..(**record).clone()
-                })?,
+        match &place {
+            Place::ToMake(plan) => {
+                self.prepare(cx, profile_id, &task, Preparation::Make(plan.clone()));
+                return Ok(());
             }
+            Place::Worktree { path, record } if record.setup == crate::worktree::Setup::Pending => {
+                match cx.store.repository_setup(&record.repository)? {
+                    Some(command) if !command.trim().is_empty() => {
+                        self.prepare(cx, profile_id, &task, Preparation::Setup { path: path.clone(), command });
+                        return Ok(());
+                    }
+                    // Taken away since: nothing to run.
+                    _ => cx.store.update_worktree(&crate::worktree::WorktreeRecord {
+                        setup: crate::worktree::Setup::Done,
+                        ..(**record).clone()
+                    })?,
+                }
+            }
+            _ => {}
         }
         if let Place::Worktree { record, .. } = &place {
             cx.follow(super::context::Follow::WorktreeInUse { owner: record.owner.clone() });
