@@ -857,6 +857,28 @@ async fn the_installed_clis_are_found_with_their_versions() {
     );
 }
 
+/// `git -C dir args…`, its output; the test fails when git does.
+fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+}
+
+impl Rig {
+    /// The workspace made a git repository on `main` holding `greeting.txt`,
+    /// and `profile` set to work there apart, each task in a worktree.
+    async fn apart(&self, profile: Profile) -> Profile {
+        git_in(&self.workspace, &["init", "--quiet", "-b", "main"]);
+        git_in(&self.workspace, &["config", "user.email", "dev@example.com"]);
+        git_in(&self.workspace, &["config", "user.name", "Dev"]);
+        std::fs::write(self.workspace.join("greeting.txt"), "hello\n").unwrap();
+        git_in(&self.workspace, &["add", "-A"]);
+        git_in(&self.workspace, &["commit", "--quiet", "-m", "start"]);
+        let spec = ProfileSpec { isolation: switchboard_core::Isolation::Worktree, ..profile.spec };
+        self.t.engine.update_profile(profile.id, spec).await.unwrap()
+    }
+}
+
 /// The folder Claude Code says it works in (its system prompt names it).
 fn working_directory(request: &ModelRequest) -> Option<String> {
     let body = request.body.to_string();
@@ -890,21 +912,8 @@ fn editor_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_working_apart_edits_its_worktree_and_the_users_checkout_changes_only_at_merge() {
     let rig = Rig::start(Wire::Anthropic, editor_script).await;
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git").arg("-C").arg(&rig.workspace).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
-    };
-    git(&["init", "--quiet", "-b", "main"]);
-    git(&["config", "user.email", "dev@example.com"]);
-    git(&["config", "user.name", "Dev"]);
-    std::fs::write(rig.workspace.join("greeting.txt"), "hello\n").unwrap();
-    git(&["add", "-A"]);
-    git(&["commit", "--quiet", "-m", "start"]);
-    let profile = rig.claude_code().await;
-    let mut spec = profile.spec.clone();
-    spec.isolation = switchboard_core::Isolation::Worktree;
-    let profile = rig.t.engine.update_profile(profile.id, spec).await.unwrap();
+    let git = |args: &[&str]| git_in(&rig.workspace, args);
+    let profile = rig.apart(rig.claude_code().await).await;
 
     let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
     let done = rig.task_ends(&task.id).await;
@@ -951,21 +960,7 @@ fn codex_editor_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply +
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_working_apart_edits_its_worktree_without_asking_to_trust_it() {
     let rig = Rig::start(Wire::OpenAiResponses, codex_editor_script).await;
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git").arg("-C").arg(&rig.workspace).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
-    };
-    git(&["init", "--quiet", "-b", "main"]);
-    git(&["config", "user.email", "dev@example.com"]);
-    git(&["config", "user.name", "Dev"]);
-    std::fs::write(rig.workspace.join("greeting.txt"), "hello\n").unwrap();
-    git(&["add", "-A"]);
-    git(&["commit", "--quiet", "-m", "start"]);
-    let profile = rig.codex().await;
-    let mut spec = profile.spec.clone();
-    spec.isolation = switchboard_core::Isolation::Worktree;
-    let profile = rig.t.engine.update_profile(profile.id, spec).await.unwrap();
+    let profile = rig.apart(rig.codex().await).await;
 
     let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
     let done = rig.task_ends(&task.id).await;

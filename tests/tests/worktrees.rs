@@ -82,6 +82,11 @@ fn of<'a>(listed: &'a [WorktreeInfo], task: &TaskId) -> &'a WorktreeInfo {
     listed.iter().find(|w| w.task == task.to_string()).unwrap_or_else(|| panic!("no worktree of {task}: {listed:#?}"))
 }
 
+/// The demo agent's steps for a task: write `src/lib.rs` as `content`, then its summary.
+fn writes_lib(content: &str) -> String {
+    format!("[{{ write_file = {{ path = \"src/lib.rs\", content = {content:?} }} }}, {{ summary = \"completed\" }}]")
+}
+
 const LIB_A: &str = "pub fn one() -> u32 {\n    11\n}\n";
 const LIB_B: &str = "pub fn one() -> u32 {\n    12\n}\n";
 
@@ -100,15 +105,7 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
             )],
         )
         .await;
-    let b = t
-        .apart(
-            "beta",
-            &repo,
-            &[&format!(
-                "[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_B:?} }} }}, {{ summary = \"completed\" }}]"
-            )],
-        )
-        .await;
+    let b = t.apart("beta", &repo, &[&writes_lib(LIB_B)]).await;
     let task_a = t.run_task(&a, "Make one return eleven").await;
     let task_b = t.run_task(&b, "Make one return twelve").await;
     assert_eq!((task_a.state(), task_b.state()), (TaskState::Completed, TaskState::Completed));
@@ -235,7 +232,7 @@ async fn review_comments_go_back_to_the_agent_as_a_task_in_the_same_worktree() {
             "alpha",
             &repo,
             &[
-                &format!("[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]"),
+                &writes_lib(LIB_A),
                 "[{ write_file = { path = \"src/lib.rs\", content = \"reviewed\\n\" } }, { summary = \"completed\" }]",
             ],
         )
@@ -318,13 +315,7 @@ async fn worktrees_and_their_states_survive_a_restart_and_a_vanished_folder_is_r
     let repo = repository(dir.path());
     let (first, second) = {
         let t = TestEngine::start_in(dir.path(), |_| {}).await;
-        let a = t
-            .apart(
-                "alpha",
-                &repo,
-                &[&format!("[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]")],
-            )
-            .await;
+        let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
         let first = t.run_task(&a, "Keep me").await;
         let second = t.run_task(&a, "Lose my folder").await;
         t.engine.shutdown().await;
@@ -398,15 +389,7 @@ async fn the_command_line_adds_an_agent_that_works_apart_lists_diffs_merges_and_
     assert_eq!(code, std::process::ExitCode::SUCCESS, "{out}");
 
     // Two tasks of the demo agent change the same file in two worktrees.
-    let a = t
-        .apart(
-            "alpha",
-            &repo,
-            &[&format!(
-                "[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]"
-            )],
-        )
-        .await;
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
     let first = t.run_task(&a, "First change").await;
     let second = t.run_task(&a, "Second change").await;
     std::fs::write(Path::new(&t.engine.list_worktrees().await.unwrap()[1].path).join("src/lib.rs"), LIB_B).unwrap();
@@ -499,15 +482,7 @@ async fn a_task_can_name_the_branch_its_worktree_is_made_from_and_its_merge_land
     let t = TestEngine::start().await;
     let repo = repository(&t.data_dir);
     git(&repo, &["branch", "release"]);
-    let a = t
-        .apart(
-            "alpha",
-            &repo,
-            &[&format!(
-                "[{{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]"
-            )],
-        )
-        .await;
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
     let spec = TaskSpec { base: Some("release".into()), ..TaskSpec::new(a.id.clone(), "Fix it on the release branch") };
     let submitted = t.engine.submit_task(spec).await.unwrap();
     let done = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
@@ -533,4 +508,33 @@ async fn a_task_can_name_the_branch_its_worktree_is_made_from_and_its_merge_land
     let spec = TaskSpec { base: Some("release".into()), ..TaskSpec::new(folder.id.clone(), "Anything") };
     let refused = t.engine.submit_task(spec).await.unwrap_err();
     assert!(refused.to_string().contains("works in its own folder"), "{refused}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_whose_agent_is_at_work_is_not_merged_rebased_or_discarded_from_under_it() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t
+        .apart("alpha", &repo, &["[{ write_file = { path = \"x.txt\", content = \"x\" } }, { sleep_ms = 600000 }]"])
+        .await;
+    let submitted = t.engine.submit_task(TaskSpec::new(a.id.clone(), "Work slowly")).await.unwrap();
+    let id = submitted.task.id.clone();
+    t.task_until(&id, "to be typed", |task| task.typed_at().is_some()).await;
+    let listed = t.worktrees_until("its worktree to be listed at work", |l| l.len() == 1).await;
+    assert_eq!(listed[0].state, WorktreeState::Working);
+    assert_eq!(listed[0].task_at_work.as_ref(), Some(&id));
+    let key = id.to_string();
+    for refused in [
+        t.engine.merge_worktree(key.clone()).await.map(|_| ()),
+        t.engine.rebase_worktree(key.clone()).await.map(|_| ()),
+        t.engine.discard_worktree(key.clone(), true).await.map(|_| ()),
+    ] {
+        let error = refused.unwrap_err();
+        assert!(error.to_string().contains("still at work in it"), "{error}");
+    }
+    assert!(Path::new(&listed[0].path).is_dir(), "nothing was taken from under the agent");
+    // Cancelled, its work is the user's to review.
+    t.engine.cancel_task(id.clone()).await.unwrap();
+    let listed = t.worktrees_until("no task at work there", |l| l[0].task_at_work.is_none()).await;
+    assert_ne!(listed[0].state, WorktreeState::Working);
 }

@@ -213,13 +213,10 @@ impl WorktreeDesk {
     }
 
     pub fn merge(&self, cx: &Ctx, key: &str, reply: Responder<MergeOutcome>) {
-        let (record, info) = match self.find_open(cx, key) {
-            Ok(found) => found,
+        let record = match self.find_idle(cx, key) {
+            Ok(record) => record,
             Err(error) => return reply.send(Err(error)),
         };
-        if let Some(task) = &info.task_at_work {
-            return reply.send(Err(at_work(task)));
-        }
         let message = title_of(cx, &record);
         let job = record.clone();
         self.off_engine(
@@ -262,13 +259,10 @@ impl WorktreeDesk {
     }
 
     pub fn rebase(&self, cx: &Ctx, key: &str, reply: Responder<RebaseOutcome>) {
-        let (record, info) = match self.find_open(cx, key) {
-            Ok(found) => found,
+        let record = match self.find_idle(cx, key) {
+            Ok(record) => record,
             Err(error) => return reply.send(Err(error)),
         };
-        if let Some(task) = &info.task_at_work {
-            return reply.send(Err(at_work(task)));
-        }
         let message = title_of(cx, &record);
         let (path, base) = (PathBuf::from(&record.path), record.base.clone());
         self.off_engine(
@@ -293,13 +287,10 @@ impl WorktreeDesk {
     }
 
     pub fn discard(&self, cx: &Ctx, key: &str, force: bool, reply: Responder<DiscardOutcome>) {
-        let (record, info) = match self.find_open(cx, key) {
-            Ok(found) => found,
+        let record = match self.find_idle(cx, key) {
+            Ok(record) => record,
             Err(error) => return reply.send(Err(error)),
         };
-        if let Some(task) = &info.task_at_work {
-            return reply.send(Err(at_work(task)));
-        }
         let patches = cx.sessions.data_dir().join(PATCHES_DIR);
         let job = record.clone();
         self.off_engine(
@@ -406,6 +397,16 @@ impl WorktreeDesk {
             Kept::Discarded { .. } => {
                 Err(EngineError::InvalidInput { field: "worktree", reason: "it was discarded already".into() })
             }
+        }
+    }
+
+    /// An open worktree no task is at work in (merge, rebase and discard
+    /// would pull its folder from under its agent).
+    fn find_idle(&self, cx: &Ctx, key: &str) -> Result<WorktreeRecord, EngineError> {
+        let (record, info) = self.find_open(cx, key)?;
+        match &info.task_at_work {
+            Some(task) => Err(at_work(task)),
+            None => Ok(record),
         }
     }
 

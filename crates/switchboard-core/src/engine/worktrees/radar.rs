@@ -96,20 +96,7 @@ async fn run(
         tokio::select! {
             input = inputs.recv() => match input {
                 None => return,
-                Some(RadarInput::Track { owner, path, base }) => {
-                    let watch = watch(&path, &owner, changed.clone());
-                    tracked.insert(owner.clone(), Tracked { path, base, _watch: watch });
-                    dirty.insert(owner);
-                }
-                Some(RadarInput::Untrack { owner }) => {
-                    tracked.remove(&owner);
-                    dirty.remove(&owner);
-                }
-                Some(RadarInput::Read { owner }) => {
-                    if tracked.contains_key(&owner) {
-                        dirty.insert(owner);
-                    }
-                }
+                Some(input) => take(input, &mut tracked, &mut dirty, &changed),
             },
             _ = poll.tick() => {
                 dirty.extend(tracked.iter().filter(|(_, t)| t._watch.is_none()).map(|(owner, _)| owner.clone()));
@@ -126,20 +113,7 @@ async fn run(
                 () = &mut settle => break,
                 input = inputs.recv() => match input {
                     None => return,
-                    Some(RadarInput::Track { owner, path, base }) => {
-                        let watch = watch(&path, &owner, changed.clone());
-                        tracked.insert(owner.clone(), Tracked { path, base, _watch: watch });
-                        dirty.insert(owner);
-                    }
-                    Some(RadarInput::Untrack { owner }) => {
-                        tracked.remove(&owner);
-                        dirty.remove(&owner);
-                    }
-                    Some(RadarInput::Read { owner }) => {
-                        if tracked.contains_key(&owner) {
-                            dirty.insert(owner);
-                        }
-                    }
+                    Some(input) => take(input, &mut tracked, &mut dirty, &changed),
                 },
             }
         }
@@ -154,6 +128,32 @@ async fn run(
         for (owner, facts) in read.unwrap_or_default() {
             if reports.send(RadarReport { owner, facts }).is_err() {
                 return;
+            }
+        }
+    }
+}
+
+/// Takes in what the worker is told: a worktree to watch (read at once),
+/// one to let go, one to read again.
+fn take(
+    input: RadarInput,
+    tracked: &mut HashMap<String, Tracked>,
+    dirty: &mut HashSet<String>,
+    changed: &mpsc::UnboundedSender<RadarInput>,
+) {
+    match input {
+        RadarInput::Track { owner, path, base } => {
+            let watch = watch(&path, &owner, changed.clone());
+            tracked.insert(owner.clone(), Tracked { path, base, _watch: watch });
+            dirty.insert(owner);
+        }
+        RadarInput::Untrack { owner } => {
+            tracked.remove(&owner);
+            dirty.remove(&owner);
+        }
+        RadarInput::Read { owner } => {
+            if tracked.contains_key(&owner) {
+                dirty.insert(owner);
             }
         }
     }
@@ -199,7 +199,9 @@ fn watch(path: &Path, owner: &str, changed: mpsc::UnboundedSender<RadarInput>) -
             changed.send(RadarInput::Read { owner: owner.clone() }).ok();
         }
     };
-    let mut watcher = notify::recommended_watcher(handler).ok()?;
+    // A link the agent planted is never followed: a link to `/` would watch the whole disk.
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let mut watcher = notify::RecommendedWatcher::new(handler, config).ok()?;
     match watcher.watch(path, RecursiveMode::Recursive) {
         Ok(()) => Some(watcher),
         Err(error) => {
