@@ -13,6 +13,19 @@ async function openAgent(name: string) {
 
 const input = (id: string) => screen.getByTestId(id) as HTMLInputElement;
 
+describe('the agent view', () => {
+  it('says where its tasks work', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'apart', isolation: 'worktree' });
+    backend.seedProfile({ name: 'here' });
+    await renderApp(backend);
+    await openAgent('apart');
+    expect(screen.getByTestId('agent-isolation-shown').textContent?.trim()).toBe('each in a git worktree of its own');
+    await openAgent('here');
+    expect(screen.getByTestId('agent-isolation-shown').textContent?.trim()).toBe('in its folder');
+  });
+});
+
 describe('editing an agent', () => {
   it('opens the form filled in and saves the changes, keeping what the form does not show', async () => {
     const backend = new FakeBackend();
