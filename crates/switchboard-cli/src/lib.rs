@@ -162,6 +162,10 @@ pub enum AgentCommand {
         /// its own (the folder must be in a git repository).
         #[arg(long, value_enum, default_value = "none")]
         isolation: IsolationArg,
+        /// The account its CLI works under: agents of one account reach its
+        /// usage limit together (the CLI's own sign-in when left out).
+        #[arg(long)]
+        account: Option<String>,
         #[command(flatten)]
         output: Output,
     },
@@ -175,10 +179,23 @@ pub enum AgentCommand {
         /// (an empty one: nothing runs).
         #[arg(long, value_name = "COMMAND")]
         setup_command: Option<String>,
+        /// The account its CLI works under (an empty one: the CLI's own sign-in).
+        #[arg(long)]
+        account: Option<String>,
         #[command(flatten)]
         output: Output,
     },
-    /// Lists the agent profiles.
+    /// Has an agent held back by its account's usage limit (or its model's
+    /// service) go on now, without waiting for the reset.
+    Resume {
+        /// The agent's name (or profile id).
+        agent: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Lists the agent profiles, with each one's state and its account's
+    /// usage limit (`limited`, `limited_until`: null when the reset is not
+    /// known).
     List {
         #[command(flatten)]
         output: Output,
@@ -469,7 +486,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
     match command {
         ClientCommand::Scan => anyhow::bail!("`scan` reads its input: use `scan_input`"),
         ClientCommand::Daemon(_) => anyhow::bail!("`daemon` is the engine or asks after it: use the `daemon` module"),
-        ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, isolation, output }) => {
+        ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, isolation, account, output }) => {
             let cwd = match cwd {
                 Some(dir) => std::path::absolute(dir)?,
                 None => std::env::current_dir().context("the current directory")?,
@@ -490,16 +507,20 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                 task_time_limit_secs: settings.default_task_time_limit_secs,
                 quiet_alert_secs: settings.default_quiet_alert_secs,
                 isolation: isolation.into(),
+                account,
                 ..ProfileSpec::default()
             };
             let profile = client.create_profile(spec)?;
             print(out, output, &profile, |p| format!("added agent {} ({})", p.spec.name, p.id))
         }
-        ClientCommand::Agent(AgentCommand::Edit { agent, isolation, setup_command, output }) => {
+        ClientCommand::Agent(AgentCommand::Edit { agent, isolation, setup_command, account, output }) => {
             let profile = find_agent(&client, &agent)?;
             let mut spec = profile.spec.clone();
             if let Some(isolation) = isolation {
                 spec.isolation = isolation.into();
+            }
+            if let Some(account) = account {
+                spec.account = Some(account).filter(|a| !a.trim().is_empty());
             }
             if let Some(command) = setup_command {
                 match client.folder_repository(spec.cwd.clone())? {
@@ -528,12 +549,36 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             let profiles = client.list_profiles()?;
             // Each agent's state is the engine's one attention, as the window and the tray read it.
             let attention = client.list_attention()?;
-            print(out, output, &profiles, |profiles| {
-                columns(profiles.iter().map(|p| {
-                    let state = attention
+            let limits = client.list_limits()?;
+            let rows: Vec<AgentRow> = profiles
+                .into_iter()
+                .map(|profile| {
+                    let limit = limits.iter().find(|l| l.profiles.contains(&profile.id));
+                    AgentRow {
+                        limited: limit.is_some(),
+                        limited_until: limit.and_then(|l| l.until),
+                        retry_at: limit.map(|l| l.retry_at),
+                        profile,
+                    }
+                })
+                .collect();
+            print(out, output, &rows, |rows| {
+                columns(rows.iter().map(|row| {
+                    let p = &row.profile;
+                    let mut state = attention
                         .iter()
                         .find(|a| a.profile_id == p.id)
                         .map_or_else(String::new, |a| a.attention.label());
+                    if let Some(until) = row.limited_until {
+                        let clock = switchboard_core::limits::clock_at(
+                            until,
+                            switchboard_core::limits::local_offset_secs(until),
+                        );
+                        state = match state.as_str() {
+                            "usage limit" => format!("limited until {clock}"),
+                            _ => format!("{state} (limited until {clock})"),
+                        };
+                    }
                     vec![
                         p.id.to_string(),
                         p.spec.kind.as_str().to_owned(),
@@ -543,6 +588,11 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                     ]
                 }))
             })
+        }
+        ClientCommand::Agent(AgentCommand::Resume { agent, output }) => {
+            let profile = find_agent(&client, &agent)?;
+            client.resume_agent(profile.id.clone())?;
+            print(out, output, &(), |()| format!("{} goes on now", profile.spec.name))
         }
         ClientCommand::Task(TaskCommand::Add { agent, priority, time_limit, base, text, output }) => {
             let profile = find_agent(&client, &agent)?;
@@ -1021,6 +1071,21 @@ pub fn scan_line(event: &ScanEvent) -> serde_json::Value {
             "raw": raw,
         }),
     }
+}
+
+/// An agent as `agent list` tells it: its profile, and its account's usage
+/// limit.
+#[derive(serde::Serialize)]
+struct AgentRow {
+    #[serde(flatten)]
+    profile: Profile,
+    /// Its account is at its usage limit: its tasks wait.
+    limited: bool,
+    /// When the limit resets, as its agent said; null when it did not say
+    /// (or it is not limited).
+    limited_until: Option<switchboard_core::Millis>,
+    /// When the app tries again.
+    retry_at: Option<switchboard_core::Millis>,
 }
 
 fn find_agent(client: &client::Client, name: &str) -> Result<Profile> {

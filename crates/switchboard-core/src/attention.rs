@@ -80,6 +80,23 @@ pub struct Facts<'a> {
     pub failed_in_last_session: u32,
     /// Titles of tasks, for the task a wait came from.
     pub titles: Vec<(TaskId, String)>,
+    /// Its account's usage limit, when it is at it.
+    pub limit: Option<LimitFact>,
+    /// Its task waits for the user to see to its account: what to do.
+    pub account_problem: Option<(String, Millis)>,
+}
+
+/// An account's usage limit, as an agent of it reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitFact {
+    pub account: String,
+    pub since: Millis,
+    pub until: Option<Millis>,
+    pub retry_at: Millis,
+    /// Resets passed still refused.
+    pub passed: u32,
+    /// The app stopped trying: the user says when.
+    pub asks_user: bool,
 }
 
 /// The ends of a task that count as a failure the user should hear of (a
@@ -106,6 +123,28 @@ pub fn attention(facts: &Facts<'_>) -> Attention {
             task_id,
             signal_id: oldest.signal_id.clone(),
             waiting: facts.waits.len() as u32,
+        };
+    }
+    let task_id = || facts.task.map(|t| t.id.clone());
+    let task_title = || facts.task.map(|t| t.spec.title());
+    if let Some((why, since)) = &facts.account_problem {
+        return Attention::NeedsYou {
+            need: Need::Account { why: why.clone() },
+            since: *since,
+            task_id: task_id(),
+            task: task_title(),
+            signal_id: None,
+            waiting: 1,
+        };
+    }
+    if let Some(limit) = facts.limit.as_ref().filter(|l| l.asks_user) {
+        return Attention::NeedsYou {
+            need: Need::LimitPersists { account: limit.account.clone(), resets: limit.passed },
+            since: limit.since,
+            task_id: task_id(),
+            task: task_title(),
+            signal_id: None,
+            waiting: 1,
         };
     }
     let waiting_task = facts.task.and_then(|task| task.waiting_since().map(|since| (task, since)));
@@ -138,6 +177,16 @@ pub fn attention(facts: &Facts<'_>) -> Attention {
             task: latest.spec.title(),
             reason: latest.reason().map(str::to_owned),
             since: latest.ended_at().unwrap_or_default(),
+        };
+    }
+    if let Some(limit) = &facts.limit {
+        return Attention::Limited {
+            account: limit.account.clone(),
+            until: limit.until,
+            retry_at: limit.retry_at,
+            since: limit.since,
+            task_id: task_id(),
+            task: task_title(),
         };
     }
     if facts.running.is_none() {

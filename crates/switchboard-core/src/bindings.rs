@@ -131,6 +131,8 @@ pub fn typescript() -> String {
         crate::api::FolderRepository::decl(&cfg),
         crate::api::WorktreeState::decl(&cfg),
         crate::api::WorktreeOverlap::decl(&cfg),
+        crate::api::AccountLimit::decl(&cfg),
+        crate::api::LimitPhase::decl(&cfg),
         crate::api::WorktreeInfo::decl(&cfg),
         crate::api::FileStatus::decl(&cfg),
         crate::api::DiffContent::decl(&cfg),

@@ -58,6 +58,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             env: Default::default(),
             cwd: workspace.display().to_string(),
             kind: AgentKind::Generic,
+            account: None,
             isolation: Default::default(),
             start_on_launch: true,
             ready_pattern: Some(DEMO_READY_PATTERN.into()),

@@ -57,6 +57,9 @@ pub enum EngineError {
         "{agent} has no ready pattern and no hooks, and quiet alone never ends an answer (see Settings), so a loop could not tell when an iteration is over. Give the agent a ready pattern, or set how long quiet ends an answer."
     )]
     LoopCannotEnd { agent: String },
+    /// `agent resume` for an agent nothing holds back.
+    #[error("{agent} is not waiting for a usage limit or its model's service: there is nothing to resume")]
+    NothingToResume { agent: String },
     #[error("Switchboard is already running with the data directory {}{}", .data_dir.display(), .pid.map(|p| format!(" (process {p})")).unwrap_or_default())]
     AlreadyRunning { data_dir: PathBuf, pid: Option<u32> },
     #[error("storage: {0}")]
@@ -116,6 +119,7 @@ impl EngineError {
             EngineError::InvalidInput { .. }
             | EngineError::InvalidSetting { .. }
             | EngineError::LoopCannotEnd { .. } => ErrorCode::InvalidInput,
+            EngineError::NothingToResume { .. } => ErrorCode::NothingToResume,
             EngineError::InvalidProfile { .. } => ErrorCode::InvalidProfile,
             EngineError::CommandNotFound { .. } => ErrorCode::CommandNotFound,
             EngineError::DirectoryMissing { .. } => ErrorCode::DirectoryMissing,

@@ -16,6 +16,7 @@ mod engine;
 pub mod error;
 pub mod flows;
 pub mod instance;
+pub mod limits;
 pub mod logging;
 pub mod notice;
 pub mod presets;
@@ -31,6 +32,7 @@ pub mod wire;
 pub mod workspace;
 pub mod worktree;
 
+pub use api::{AccountLimit, LimitPhase, MAX_PASSED_RESETS, Need, WaitingFor};
 pub use api::{
     AgentAttention, AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Attention, CliFound, Command,
     CompletionRule, Delegation, DelegationState, DetectedAgent, DiagramId, DiagramSilence, DiagramState, EngineEvent,

@@ -91,6 +91,9 @@ pub enum NoticeKind {
     Storage,
     /// Two agents' worktrees change the same file (told once per pair).
     Overlap,
+    /// Agents reached their account's usage limit (told once per account
+    /// and limit), or went on after it.
+    UsageLimit,
     /// The app tells of itself (the window closed into the tray, once).
     App,
 }
@@ -118,6 +121,7 @@ pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> De
         NoticeKind::NeedsAnswer | NoticeKind::Overlap => choices.needs_answer,
         NoticeKind::LoopEnded | NoticeKind::LoopStalled => choices.loop_ended,
         NoticeKind::AgentQuiet => choices.agent_quiet,
+        NoticeKind::UsageLimit => choices.usage_limit,
         NoticeKind::Storage | NoticeKind::App => return Delivery::Show,
     };
     if !chosen {
@@ -192,6 +196,10 @@ pub struct TrayCounts {
     pub stalled: usize,
     /// Tasks failed since the user last looked.
     pub failed: usize,
+    /// At their account's usage limit, and the first reset among them that
+    /// is known.
+    pub limited: usize,
+    pub limited_until: Option<Millis>,
 }
 
 impl TrayCounts {
@@ -203,6 +211,13 @@ impl TrayCounts {
                 Attention::NeedsYou { .. } => counts.needs_you += 1,
                 Attention::Stalled { .. } => counts.stalled += 1,
                 Attention::Failed { .. } => counts.failed += 1,
+                Attention::Limited { until, .. } => {
+                    counts.limited += 1;
+                    counts.limited_until = match (counts.limited_until, until) {
+                        (Some(first), Some(until)) => Some(first.min(*until)),
+                        (first, until) => first.or(*until),
+                    };
+                }
                 Attention::Working { .. } => counts.working += 1,
                 Attention::Idle { .. } | Attention::Stopped { .. } => {}
             }
@@ -210,7 +225,13 @@ impl TrayCounts {
         counts
     }
 
+    /// In words, times in the local time zone.
     pub fn label(&self) -> String {
+        self.label_at(self.limited_until.map_or(0, crate::limits::local_offset_secs))
+    }
+
+    /// In words, times `offset_secs` east of UTC.
+    pub fn label_at(&self, offset_secs: i32) -> String {
         let verb = if self.needs_you == 1 { "needs" } else { "need" };
         let mut label = format!("{} working · {} {verb} you", self.working, self.needs_you);
         if self.stalled > 0 {
@@ -218,6 +239,14 @@ impl TrayCounts {
         }
         if self.failed > 0 {
             label.push_str(&format!(" · {} failed", self.failed));
+        }
+        match (self.limited, self.limited_until) {
+            (0, _) => {}
+            (limited, Some(until)) => label.push_str(&format!(
+                " · {limited} at usage limit until {}",
+                crate::limits::clock_at(until, offset_secs)
+            )),
+            (limited, None) => label.push_str(&format!(" · {limited} at usage limit")),
         }
         label
     }
@@ -282,7 +311,9 @@ pub fn style(kind: NoticeKind) -> (Urgency, Lasting) {
         NoticeKind::NeedsAnswer | NoticeKind::AgentQuiet | NoticeKind::LoopStalled | NoticeKind::Storage => {
             (Urgency::Critical, Lasting::UntilHandled)
         }
-        NoticeKind::TaskFailed | NoticeKind::Overlap => (Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS)),
+        NoticeKind::TaskFailed | NoticeKind::Overlap | NoticeKind::UsageLimit => {
+            (Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS))
+        }
         NoticeKind::LoopEnded => (Urgency::Normal, Lasting::Transient(COMPLETED_SHOWN_MS)),
         NoticeKind::TaskCompleted | NoticeKind::App => (Urgency::Low, Lasting::Transient(COMPLETED_SHOWN_MS)),
     }
@@ -300,6 +331,7 @@ pub fn handled(kind: NoticeKind, now: &Attention) -> bool {
         | NoticeKind::LoopEnded
         | NoticeKind::Storage
         | NoticeKind::Overlap
+        | NoticeKind::UsageLimit
         | NoticeKind::App => false,
     }
 }
@@ -526,6 +558,23 @@ impl Notices {
             | EngineEvent::Logged { .. } => None,
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::WorktreeChanged { worktree } => self.on_worktree(worktree),
+            EngineEvent::LimitChanged { limit } => self.on_limit(limit),
+            EngineEvent::LimitLifted { account, profiles, by_user } => {
+                // Told only when its reaching the limit was.
+                let key = format!("limit:{account}:");
+                if !self.notified.iter().any(|told| told.starts_with(&key)) {
+                    return None;
+                }
+                self.notified.retain(|key| !key.starts_with(&format!("limit:{account}:")));
+                let names = self.names_of(profiles);
+                let how = if *by_user { "as you asked" } else { "its usage limit has reset" };
+                Some(Notice::new(
+                    NoticeKind::UsageLimit,
+                    NoticeTarget::Window,
+                    "Agents go on after their usage limit",
+                    format!("{names}: {how}; their tasks go on, one agent at a time."),
+                ))
+            }
             EngineEvent::StorageChanged { problem } => {
                 let body = match problem.as_ref()? {
                     StorageProblem::Full => "The disk holding its data is full: free some space there. Agents keep \
@@ -582,6 +631,60 @@ impl Notices {
             Notice::new(NoticeKind::Overlap, target, "Two agents change the same file", body)
                 .about(&worktree.profile_id),
         )
+    }
+
+    /// An account's agents reached its usage limit: told once per limit;
+    /// its resets passing with the agents still refused, once, as a wait
+    /// for the user.
+    fn on_limit(&mut self, limit: &crate::api::AccountLimit) -> Option<Notice> {
+        let names = self.names_of(&limit.profiles);
+        let first = limit.profiles.first();
+        if limit.phase == crate::api::LimitPhase::AsksUser {
+            if !self.remember(format!("limit:{}:{}:asks", limit.account, limit.since)) {
+                return None;
+            }
+            let notice = Notice::new(
+                NoticeKind::NeedsAnswer,
+                NoticeTarget::Window,
+                "A usage limit did not lift",
+                format!(
+                    "{names}: still refused after {} resets. Resume them when you know the limit has lifted.",
+                    limit.passed
+                ),
+            );
+            return Some(match first {
+                Some(agent) => notice.about(agent),
+                None => notice,
+            });
+        }
+        if !self.remember(format!("limit:{}:{}", limit.account, limit.since)) {
+            return None;
+        }
+        let when = match limit.until {
+            Some(until) => {
+                format!("until {}", crate::limits::clock_at(until, crate::limits::local_offset_secs(until)))
+            }
+            None => "for the limit to reset (when was not said: the app tries again now and then)".to_owned(),
+        };
+        Some(Notice::new(
+            NoticeKind::UsageLimit,
+            NoticeTarget::Window,
+            "Agents at their usage limit",
+            format!(
+                "{names} wait{} {when}. Their tasks are kept and go on then.",
+                if limit.profiles.len() == 1 { "s" } else { "" }
+            ),
+        ))
+    }
+
+    /// The agents' names, joined.
+    fn names_of(&self, profiles: &[ProfileId]) -> String {
+        let names: Vec<&str> = profiles.iter().map(|p| self.agent(p)).collect();
+        match names.as_slice() {
+            [] => "Agents".to_owned(),
+            [one] => (*one).to_owned(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
     }
 
     fn agent(&self, profile: &ProfileId) -> &str {
@@ -870,6 +973,7 @@ mod tests {
                 needs_answer: false,
                 loop_ended: false,
                 agent_quiet: false,
+                usage_limit: false,
             },
             ..Settings::default()
         };
@@ -888,6 +992,8 @@ mod tests {
             (NeedsAnswer, &all_off, "10:00", Delivery::Off),
             (LoopEnded, &all_off, "10:00", Delivery::Off),
             (AgentQuiet, &all_off, "10:00", Delivery::Off),
+            (UsageLimit, &all_off, "10:00", Delivery::Off),
+            (UsageLimit, &Settings::default(), "10:00", Delivery::Show),
             (TaskFailed, &only_failures_off, "10:00", Delivery::Off),
             (TaskCompleted, &only_failures_off, "10:00", Delivery::Show),
             // The app unable to record its work is no choice, and not held.
@@ -1157,23 +1263,46 @@ mod tests {
         let working = Attention::Working { task_id: None, task: None, since: None };
         let idle = Attention::Idle { since: None };
         let stopped = Attention::Stopped { since: None, ended: None, failed: 2 };
-        let cases: [(&[&Attention], TrayCounts, &str); 4] = [
+        let limited = |until| Attention::Limited {
+            account: "~/.claude".into(),
+            until,
+            retry_at: 0,
+            since: 0,
+            task_id: None,
+            task: None,
+        };
+        // 14:05 and 13:20 UTC on a day in 2026.
+        let (later, sooner) = (1_795_615_500_000, 1_795_612_800_000);
+        let (limited_later, limited_sooner, limited_unknown) =
+            (limited(Some(later)), limited(Some(sooner)), limited(None));
+        let cases: [(&[&Attention], TrayCounts, &str); 6] = [
             (&[], TrayCounts::default(), "0 working · 0 need you"),
             (&[&idle, &stopped], TrayCounts::default(), "0 working · 0 need you"),
             (
                 &[&needs, &working, &working],
-                TrayCounts { working: 2, needs_you: 1, stalled: 0, failed: 0 },
+                TrayCounts { working: 2, needs_you: 1, ..TrayCounts::default() },
                 "2 working · 1 needs you",
             ),
             (
                 &[&needs, &needs, &stalled, &failed, &working, &idle],
-                TrayCounts { working: 1, needs_you: 2, stalled: 1, failed: 1 },
+                TrayCounts { working: 1, needs_you: 2, stalled: 1, failed: 1, ..TrayCounts::default() },
                 "1 working · 2 need you · 1 may be stuck · 1 failed",
+            ),
+            // Agents at their usage limit, with the first known reset.
+            (
+                &[&limited_later, &limited_unknown, &limited_sooner, &working],
+                TrayCounts { working: 1, limited: 3, limited_until: Some(sooner), ..TrayCounts::default() },
+                "1 working · 0 need you · 3 at usage limit until 13:20",
+            ),
+            (
+                &[&limited_unknown],
+                TrayCounts { limited: 1, ..TrayCounts::default() },
+                "0 working · 0 need you · 1 at usage limit",
             ),
         ];
         for (agents, counts, label) in cases {
             assert_eq!(TrayCounts::of(agents.iter().copied()), counts, "{agents:?}");
-            assert_eq!(counts.label(), label);
+            assert_eq!(counts.label_at(0), label);
         }
         // The tray follows the engine's word.
         let (p1, p2) = (ProfileId::new(), ProfileId::new());
@@ -1187,7 +1316,7 @@ mod tests {
         assert_eq!(notices.counts().working, 1);
         notices.apply(&EngineEvent::AttentionChanged { profile_id: p2, attention: failed });
         notices.apply(&EngineEvent::AttentionChanged { profile_id: p1, attention: needs });
-        assert_eq!(notices.counts(), TrayCounts { working: 0, needs_you: 1, stalled: 0, failed: 1 });
+        assert_eq!(notices.counts(), TrayCounts { needs_you: 1, failed: 1, ..TrayCounts::default() });
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub struct Surroundings {
     pub name_taken: bool,
 }
 
+/// The longest account name a profile gives.
+const MAX_ACCOUNT_BYTES: usize = 256;
+
 /// The spec as it is stored: name, command and ready pattern trimmed, an
 /// empty ready pattern none.
 pub fn normalised(spec: &ProfileSpec) -> ProfileSpec {
@@ -72,6 +75,7 @@ pub fn normalised(spec: &ProfileSpec) -> ProfileSpec {
     spec.command = spec.command.trim().to_owned();
     spec.cwd = spec.cwd.trim().to_owned();
     spec.ready_pattern = spec.ready_pattern.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty());
+    spec.account = spec.account.map(|a| a.trim().to_owned()).filter(|a| !a.is_empty());
     spec
 }
 
@@ -134,6 +138,11 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
                 .to_owned(),
         };
         add(ProfileField::Isolation, message);
+    }
+    if let Some(account) = &spec.account
+        && (account.len() > MAX_ACCOUNT_BYTES || account.chars().any(char::is_control))
+    {
+        add(ProfileField::Account, "Name the account in a line of at most 256 characters.".into());
     }
     if let Some(pattern) = &spec.ready_pattern
         && let Err(message) = check_pattern(pattern)
@@ -341,6 +350,12 @@ pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
             "An answer is over after at most an hour of quiet, or never by quiet (leave 0).",
         );
     }
+    if settings.limit_margin_secs > crate::api::MAX_LIMIT_RETRY_SECS {
+        return refuse("limit_margin_secs", "Go on at most 30 minutes after a usage limit resets.");
+    }
+    if !(1..=crate::api::MAX_LIMIT_RETRY_SECS).contains(&settings.limit_retry_secs) {
+        return refuse("limit_retry_secs", "Try again after at least a second and at most 30 minutes.");
+    }
     if let QuietHours::Daily { from, to } = &settings.quiet_hours {
         let Some(start) = minute_of_day(from) else {
             return refuse("quiet_hours_from", "Give the start as hours and minutes, like 22:00.");
@@ -415,6 +430,17 @@ mod tests {
         let cases: Vec<Case> = vec![
             (good(), FINE, vec![]),
             (spec("  reviewer ", " claude ", "/work"), FINE, vec![]),
+            (ProfileSpec { account: Some("work plan".into()), ..good() }, FINE, vec![]),
+            (
+                ProfileSpec { account: Some("a\nb".into()), ..good() },
+                FINE,
+                one(F::Account, "Name the account in a line of at most 256 characters."),
+            ),
+            (
+                ProfileSpec { account: Some("a".repeat(257)), ..good() },
+                FINE,
+                one(F::Account, "Name the account in a line of at most 256 characters."),
+            ),
             (spec("  ", "claude", "/work"), FINE, one(F::Name, "Give the agent a name.")),
             (
                 spec(&long, "claude", "/work"),
@@ -584,6 +610,8 @@ mod tests {
         let limit = |secs| Settings { default_task_time_limit_secs: secs, ..Settings::default() };
         let alert = |secs| Settings { default_quiet_alert_secs: secs, ..Settings::default() };
         let turn = |secs| Settings { turn_quiet_secs: secs, ..Settings::default() };
+        let margin = |secs| Settings { limit_margin_secs: secs, ..Settings::default() };
+        let retry = |secs| Settings { limit_retry_secs: secs, ..Settings::default() };
         /// Settings, and the field they are refused for or the quiet hours kept.
         type Case = (Settings, Result<Option<(&'static str, &'static str)>, &'static str>);
         let cases: Vec<Case> = vec![
@@ -601,6 +629,12 @@ mod tests {
             (turn(1), Ok(None)),
             (turn(3600), Ok(None)),
             (turn(3601), Err("turn_quiet_secs")),
+            (margin(0), Ok(None)),
+            (margin(1800), Ok(None)),
+            (margin(1801), Err("limit_margin_secs")),
+            (retry(1), Ok(None)),
+            (retry(0), Err("limit_retry_secs")),
+            (retry(1801), Err("limit_retry_secs")),
             (daily("22:00", "07:00"), Ok(Some(("22:00", "07:00")))),
             (daily(" 9:05", "17:30 "), Ok(Some(("09:05", "17:30")))),
             (daily("00:00", "23:59"), Ok(Some(("00:00", "23:59")))),

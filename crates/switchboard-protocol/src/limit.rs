@@ -45,7 +45,8 @@ pub fn from_codex_error(info: &str, message: &str, now: i64, offset_secs: i32) -
 
 /// The moment "try again at H:MM AM" (or "at HH:MM") names: its next
 /// occurrence after `now` (Unix milliseconds) in the time zone `offset_secs`
-/// east of UTC, at the start of that minute; none when the words are not
+/// east of UTC, at the end of that minute (the words drop the seconds: the
+/// reset itself may come late in the minute); none when the words are not
 /// there or do not read as a time.
 pub fn reset_in_words(message: &str, now: i64, offset_secs: i32) -> Option<i64> {
     let at = message.find("try again at ")? + "try again at ".len();
@@ -67,7 +68,7 @@ pub fn reset_in_words(message: &str, now: i64, offset_secs: i32) -> Option<i64> 
     const DAY: i64 = 24 * 60;
     let local_minute = (now.div_euclid(60_000) + i64::from(offset_secs) / 60).rem_euclid(DAY);
     let ahead = (hour * 60 + minute - local_minute).rem_euclid(DAY);
-    Some((now.div_euclid(60_000) + ahead) * 60_000)
+    Some((now.div_euclid(60_000) + ahead + 1) * 60_000)
 }
 
 #[cfg(test)]
@@ -78,8 +79,9 @@ mod tests {
     const NOW: i64 = 1_795_654_637_000;
     const MINUTE: i64 = 60_000;
 
+    /// The end of the minute this many minutes after now's.
     fn at(minutes_from_now_minute: i64) -> Option<i64> {
-        Some((NOW.div_euclid(MINUTE) + minutes_from_now_minute) * MINUTE)
+        Some((NOW.div_euclid(MINUTE) + minutes_from_now_minute + 1) * MINUTE)
     }
 
     #[test]

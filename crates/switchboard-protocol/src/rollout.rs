@@ -23,8 +23,9 @@ pub enum LatestTurn {
     /// Ended without an error.
     Completed { turn_id: Option<String> },
     /// Ended in an error: what Codex said, the API's own message where it
-    /// relayed one.
-    Failed { turn_id: Option<String>, error: String },
+    /// relayed one, and the kind Codex gave it (`codex_error_info`, such as
+    /// `usage_limit_exceeded`).
+    Failed { turn_id: Option<String>, error: String, kind: Option<String> },
 }
 
 /// Reads the tail of a rollout file: the last turn event among its lines
@@ -41,7 +42,10 @@ pub fn latest_turn(tail: &str) -> LatestTurn {
         latest = match payload.get("type").and_then(Value::as_str) {
             Some("task_started") => LatestTurn::Running { turn_id },
             Some("task_complete") => match error_of(payload.get("error")) {
-                Some(error) => LatestTurn::Failed { turn_id, error },
+                Some(error) => {
+                    let kind = payload["error"].get("codex_error_info").and_then(Value::as_str).map(|k| capped(k, 128));
+                    LatestTurn::Failed { turn_id, error, kind }
+                }
                 None => LatestTurn::Completed { turn_id },
             },
             _ => continue,
@@ -83,7 +87,8 @@ mod tests {
             latest_turn(&log),
             LatestTurn::Failed {
                 turn_id: Some("01a213ba-09c3-7013-8f86-f9b49871d5d2".into()),
-                error: "The input is too long for this model.".into()
+                error: "The input is too long for this model.".into(),
+                kind: Some("other".into()),
             }
         );
         // Only its start read: still running.
@@ -103,12 +108,19 @@ mod tests {
         let cases = [
             ("", LatestTurn::Unseen),
             ("not json\n{\"type\":\"response_item\"}", LatestTurn::Unseen),
-            (failed.as_str(), LatestTurn::Failed { turn_id: Some("t1".into()), error: "stream disconnected".into() }),
+            (
+                failed.as_str(),
+                LatestTurn::Failed {
+                    turn_id: Some("t1".into()),
+                    error: "stream disconnected".into(),
+                    kind: Some("other".into()),
+                },
+            ),
             (&format!("{failed}\n{begun}"), LatestTurn::Running { turn_id: Some("t2".into()) }),
             (&format!("{failed}\n{begun}\n{done}\n{{cut"), LatestTurn::Completed { turn_id: Some("t2".into()) }),
             (
                 &event("task_complete", "t3", r#","error":"plain words""#),
-                LatestTurn::Failed { turn_id: Some("t3".into()), error: "plain words".into() },
+                LatestTurn::Failed { turn_id: Some("t3".into()), error: "plain words".into(), kind: None },
             ),
         ];
         for (tail, expected) in cases {

@@ -203,6 +203,7 @@ describe('new agent form', () => {
           signal_protocols: false,
           quiet_alert_secs: 150,
           isolation: 'none',
+          account: null,
         },
       },
     ]);

@@ -25,7 +25,9 @@ describe('settings view', () => {
       default_task_time_limit_secs: 45 * 60,
       default_quiet_alert_secs: 0,
       turn_quiet_secs: 12,
-      notify: { task_completed: false, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true },
+      limit_margin_secs: 30,
+      limit_retry_secs: 60,
+      notify: { task_completed: false, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true, usage_limit: true },
       quiet_hours: { mode: 'daily', from: '22:00', to: '07:00' },
       theme: 'dark',
     });

@@ -128,6 +128,7 @@ describe('sidebar', () => {
       signal_protocols: true,
       quiet_alert_secs: 600,
       isolation: 'none',
+      account: null,
     });
     await tick();
     expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);

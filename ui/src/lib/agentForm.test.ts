@@ -31,9 +31,15 @@ describe('readSpec', () => {
   it('reads a good form without problems', () => {
     const values = { ...blankValues(), name: 'a', command: 'sh', args: '-c "echo hi"', cwd: '/w', ready_pattern: '^> $' };
     expect(readSpec(values, choices)).toEqual({
-      spec: { ...choices, name: 'a', command: 'sh', args: ['-c', 'echo hi'], cwd: '/w', ready_pattern: '^> $', ready_quiet_ms: 800, task_time_limit_secs: 1800, quiet_alert_secs: 600 },
+      spec: { ...choices, name: 'a', command: 'sh', args: ['-c', 'echo hi'], cwd: '/w', ready_pattern: '^> $', ready_quiet_ms: 800, task_time_limit_secs: 1800, quiet_alert_secs: 600, account: null },
       problems: [],
     });
+  });
+
+  it('names the account its agent works under, or none for its CLI\'s own', () => {
+    const values = { ...blankValues(), name: 'a', command: 'claude', cwd: '/w', account: '  work plan ' };
+    expect(readSpec(values, choices).spec.account).toBe('work plan');
+    expect(readSpec({ ...values, account: '   ' }, choices).spec.account).toBeNull();
   });
 });
 
@@ -109,6 +115,7 @@ describe('a one-click agent', () => {
       signal_protocols: true,
       quiet_alert_secs: 0,
       isolation: 'none',
+      account: null,
     });
   });
 });

@@ -9,7 +9,16 @@ import { asSentence } from './errors';
 import { parseTimeLimitMinutes } from './tasks';
 
 /** The form's text fields, named as the engine names the spec's fields. */
-export type TextField = 'name' | 'command' | 'args' | 'cwd' | 'task_time_limit_secs' | 'ready_pattern' | 'ready_quiet_ms' | 'quiet_alert_secs';
+export type TextField =
+  | 'name'
+  | 'command'
+  | 'args'
+  | 'cwd'
+  | 'task_time_limit_secs'
+  | 'ready_pattern'
+  | 'ready_quiet_ms'
+  | 'quiet_alert_secs'
+  | 'account';
 
 export type FormValues = Record<TextField, string>;
 
@@ -49,6 +58,7 @@ export function blankValues(
     ready_pattern: '',
     ready_quiet_ms: String(DEFAULT_READY_QUIET_MS),
     quiet_alert_secs: String(defaults.quietAlertSecs / 60),
+    account: '',
   };
 }
 
@@ -60,6 +70,7 @@ export const FIELD_ORDER: readonly ProfileField[] = [
   'args',
   'cwd',
   'isolation',
+  'account',
   'env',
   'task_time_limit_secs',
   'ready_quiet_ms',
@@ -103,6 +114,7 @@ export function readSpec(values: FormValues, choices: FormChoices): { spec: Prof
     signal_protocols: choices.signal_protocols,
     quiet_alert_secs: alert === '' || !alertOk ? DEFAULT_QUIET_ALERT_SECS : Math.round(Number(alert) * 60),
     isolation: choices.isolation,
+    account: values.account.trim() === '' ? null : values.account.trim(),
   };
   return { spec, problems };
 }
@@ -209,6 +221,7 @@ export function offeredSpec(
     signal_protocols: true,
     quiet_alert_secs: defaults.quietAlertSecs,
     isolation: 'none',
+    account: null,
   };
 }
 

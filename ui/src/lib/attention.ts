@@ -5,6 +5,7 @@
  * that order.
  */
 import type { AgentAttention, Attention, EngineEvent, Ending, Need, ProfileId } from './bindings';
+import { formatTime } from './model';
 
 export type AttentionState = Attention['state'];
 
@@ -24,7 +25,15 @@ export function applyAttentionEvent(map: AttentionMap, event: EngineEvent): Atte
 }
 
 /** The states in the engine's order of priority (the variants' order in `Attention`). */
-export const ATTENTION_ORDER: readonly AttentionState[] = ['needs_you', 'stalled', 'failed', 'working', 'idle', 'stopped'];
+export const ATTENTION_ORDER: readonly AttentionState[] = [
+  'needs_you',
+  'stalled',
+  'failed',
+  'limited',
+  'working',
+  'idle',
+  'stopped',
+];
 
 export function attentionRank(attention: Attention | undefined): number {
   return attention ? ATTENTION_ORDER.indexOf(attention.state) : ATTENTION_ORDER.length;
@@ -44,6 +53,8 @@ export function attentionLabel(attention: Attention): string {
       return attention.stall.kind === 'loop' ? 'loop stalled' : 'may be stuck';
     case 'failed':
       return attention.count === 1 ? 'task failed' : `${attention.count} tasks failed`;
+    case 'limited':
+      return attention.until === null ? 'usage limit' : `limited until ${formatTime(attention.until, new Date())}`;
     case 'working':
       return 'working';
     case 'idle':
@@ -72,6 +83,10 @@ export function needWords(need: Need): string {
       return 'Printed a request that could not be read';
     case 'asks':
       return 'Waits for you at its prompt';
+    case 'account':
+      return `Its account needs you: ${need.why}`;
+    case 'limit_persists':
+      return `Still at its usage limit after ${plural(need.resets, 'reset')}: resume it when you know the limit has lifted`;
   }
 }
 
@@ -100,6 +115,14 @@ export function attentionLine(attention: Attention): string {
     case 'failed': {
       const what = attention.count === 1 ? 'A task failed' : `${attention.count} tasks failed`;
       return `${what} since you last looked: “${attention.task}”${attention.reason ? `: ${attention.reason}` : ''}`;
+    }
+    case 'limited': {
+      const when =
+        attention.until === null
+          ? `its reset time is unknown; it tries again at ${formatTime(attention.retry_at, new Date())}`
+          : `until ${formatTime(attention.until, new Date())}`;
+      const task = attention.task ? `; “${attention.task}” waits and goes on then` : '';
+      return `At its usage limit, ${when}${task}`;
     }
     case 'working':
       return attention.task ? `Working on “${attention.task}”` : 'Working';

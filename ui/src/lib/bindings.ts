@@ -65,7 +65,14 @@ quiet_alert_secs: number,
  * Where its tasks work: its folder, or each task in a git worktree of
  * its own (the folder must then be inside a git repository).
  */
-isolation: Isolation, };
+isolation: Isolation, 
+/**
+ * The account its CLI works under, for usage limits: agents of one
+ * account are limited together. None: the CLI's own folder (Claude
+ * Code's `CLAUDE_CONFIG_DIR` or `~/.claude`, Codex's `CODEX_HOME` or
+ * `~/.codex`); an agent of another kind is an account of its own.
+ */
+account: string | null, };
 
 export type Profile = { id: ProfileId, created_at: number, name: string, 
 /**
@@ -115,9 +122,16 @@ quiet_alert_secs: number,
  * Where its tasks work: its folder, or each task in a git worktree of
  * its own (the folder must then be inside a git repository).
  */
-isolation: Isolation, };
+isolation: Isolation, 
+/**
+ * The account its CLI works under, for usage limits: agents of one
+ * account are limited together. None: the CLI's own folder (Claude
+ * Code's `CLAUDE_CONFIG_DIR` or `~/.claude`, Codex's `CODEX_HOME` or
+ * `~/.codex`); an agent of another kind is an account of its own.
+ */
+account: string | null, };
 
-export type ProfileField = "name" | "command" | "args" | "env" | "cwd" | "kind" | "ready_pattern" | "ready_quiet_ms" | "task_time_limit_secs" | "quiet_alert_secs" | "isolation";
+export type ProfileField = "name" | "command" | "args" | "env" | "cwd" | "kind" | "ready_pattern" | "ready_quiet_ms" | "task_time_limit_secs" | "quiet_alert_secs" | "isolation" | "account";
 
 export type ProfileProblem = { field: ProfileField, message: string, };
 
@@ -282,7 +296,7 @@ results_json: string | null,
  */
 errors: string | null, };
 
-export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_making" } | { "cause": "worktree_setup", command: string, };
+export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_making" } | { "cause": "worktree_setup", command: string, } | { "cause": "usage_limit", account: string, until: number | null, retry_at: number, } | { "cause": "overloaded", retry_at: number, } | { "cause": "account", why: string, };
 
 export type TaskInfo = { id: TaskId, state: TaskState, 
 /**
@@ -681,7 +695,11 @@ loop_ended: boolean,
 /**
  * An agent showed no sign of life past its alert while at work.
  */
-agent_quiet: boolean, };
+agent_quiet: boolean, 
+/**
+ * Agents reached their account's usage limit, and went on after it reset.
+ */
+usage_limit: boolean, };
 
 export type QuietHours = { "mode": "off" } | { "mode": "daily", from: string, to: string, };
 
@@ -706,6 +724,17 @@ default_quiet_alert_secs: number,
  */
 turn_quiet_secs: number, 
 /**
+ * How long after an account's usage limit resets its agents are asked
+ * to go on, in seconds (the reset a CLI names is seldom to the second).
+ */
+limit_margin_secs: number, 
+/**
+ * When a CLI does not say when its usage limit resets: the first wait
+ * before trying again, in seconds; each try that is still refused
+ * doubles it, up to 30 minutes.
+ */
+limit_retry_secs: number, 
+/**
  * Which kinds of events show a desktop notification.
  */
 notify: NotifyChoices, 
@@ -723,22 +752,22 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, decision: PermissionDecision | null, } | { "type": "storage_changed", problem: StorageProblem | null, } | { "type": "signals_flooding", session_id: SessionId, profile_id: ProfileId, limit: number, 
 /**
  * The signal that has waited longest, to start with.
  */
-oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "attention_changed", profile_id: ProfileId, attention: Attention, } | { "type": "worktree_changed", worktree: WorktreeInfo, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
+oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "attention_changed", profile_id: ProfileId, attention: Attention, } | { "type": "worktree_changed", worktree: WorktreeInfo, } | { "type": "limit_changed", limit: AccountLimit, } | { "type": "limit_lifted", account: string, profiles: Array<ProfileId>, by_user: boolean, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
 
 export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
@@ -752,7 +781,7 @@ export type LogEntry = { seq: number, at: number, session_id: SessionId | null, 
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
@@ -867,7 +896,7 @@ export type FlowEvents = { entries: Array<LogEntry>,
  */
 omitted: number, };
 
-export type Need = { "kind": "question", questions: number, first: string, } | { "kind": "permission", tool: string, } | { "kind": "blocker", blocker: string, } | { "kind": "delegation" } | { "kind": "report" } | { "kind": "unreadable" } | { "kind": "asks" };
+export type Need = { "kind": "question", questions: number, first: string, } | { "kind": "permission", tool: string, } | { "kind": "blocker", blocker: string, } | { "kind": "delegation" } | { "kind": "report" } | { "kind": "unreadable" } | { "kind": "asks" } | { "kind": "account", why: string, } | { "kind": "limit_persists", account: string, resets: number, };
 
 export type Stall = { "kind": "loop", loop_id: LoopId, goal: string, reason: string, } | { "kind": "quiet", task_id: TaskId, task: string, };
 
@@ -906,7 +935,11 @@ reason: string | null,
 /**
  * When the latest ended.
  */
-since: number, } | { "state": "working", task_id: TaskId | null, task: string | null, since: number | null, } | { "state": "idle", since: number | null, } | { "state": "stopped", since: number | null, ended: Ending | null, failed: number, };
+since: number, } | { "state": "limited", account: string, until: number | null, retry_at: number, since: number, 
+/**
+ * Its task that waits, where one does.
+ */
+task_id: TaskId | null, task: string | null, } | { "state": "working", task_id: TaskId | null, task: string | null, since: number | null, } | { "state": "idle", since: number | null, } | { "state": "stopped", since: number | null, ended: Ending | null, failed: number, };
 
 export type AgentAttention = { profile_id: ProfileId, attention: Attention, };
 
@@ -946,6 +979,35 @@ meeting_hunks: number,
  * Merge this one first (it has fewer overlapping changes).
  */
 merge_first: boolean, };
+
+export type AccountLimit = { 
+/**
+ * The account, as the agents' profiles name it (or their CLI's folder).
+ */
+account: string, 
+/**
+ * The agents that work under it.
+ */
+profiles: Array<ProfileId>, 
+/**
+ * Since when it has been limited.
+ */
+since: number, 
+/**
+ * When it resets, as its agent said; none when it did not say.
+ */
+until: number | null, 
+/**
+ * When the app tries again (the reset and a margin, or the next try of
+ * an unknown reset).
+ */
+retry_at: number, 
+/**
+ * Resets that passed with the agent still refused, in a row.
+ */
+passed: number, phase: LimitPhase, };
+
+export type LimitPhase = { "phase": "waiting" } | { "phase": "resuming", profile_id: ProfileId, } | { "phase": "asks_user" };
 
 export type WorktreeInfo = { 
 /**
@@ -1094,7 +1156,7 @@ at: number,
  */
 snippet: string, found: Found, };
 
-export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "loop_busy" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "not_allowed" | "engine_stopped" | "worktree_not_found" | "git" | "internal";
+export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found" | "directory_missing" | "duplicate_name" | "profile_not_found" | "session_not_found" | "session_not_running" | "profile_busy" | "spawn_failed" | "task_not_found" | "task_state" | "signal_not_found" | "signal_state" | "too_many_agents" | "already_running" | "loop_busy" | "storage" | "disk_full" | "permission_denied" | "not_found" | "io" | "not_allowed" | "engine_stopped" | "worktree_not_found" | "git" | "nothing_to_resume" | "internal";
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, problems?: Array<ProfileProblem>, };
 
@@ -1214,6 +1276,10 @@ export interface EngineCommands {
   listAgentStatus(): Promise<Array<AgentStatusInfo>>;
   /** What each agent asks of the user's attention (the one state the tray, sidebar, dashboard, graph and palette show). */
   listAttention(): Promise<Array<AgentAttention>>;
+  /** The accounts at their usage limit, with their agents and when each goes on. */
+  listLimits(): Promise<Array<AccountLimit>>;
+  /** Has the agent's account go on now, whatever its usage limit said (the user knows better): its agents go on one at a time, this one first. */
+  resumeAgent(profileId: ProfileId): Promise<void>;
   /** What the window shows now and whether it has the focus: the agent on screen in a focused window has its failures seen. */
   setViewing(viewing: Viewing): Promise<void>;
   /** Permission requests waiting for the user. */
@@ -1294,6 +1360,8 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     search: async (query) => replyValue(await send({ type: "search", query: query }), "search_hits"),
     listAgentStatus: async () => replyValue(await send({ type: "list_agent_status" }), "agent_status"),
     listAttention: async () => replyValue(await send({ type: "list_attention" }), "attention"),
+    listLimits: async () => replyValue(await send({ type: "list_limits" }), "limits"),
+    resumeAgent: async (profileId) => replyValue(await send({ type: "resume_agent", profile_id: profileId }), "unit"),
     setViewing: async (viewing) => replyValue(await send({ type: "set_viewing", viewing: viewing }), "unit"),
     listPermissionRequests: async () => replyValue(await send({ type: "list_permission_requests" }), "permission_requests"),
     decidePermission: async (requestId, allow, message) => replyValue(await send({ type: "decide_permission", request_id: requestId, allow: allow, message: message }), "unit"),
@@ -1420,6 +1488,11 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "agent_status", value: await target.listAgentStatus() };
     case "list_attention":
       return { type: "attention", value: await target.listAttention() };
+    case "list_limits":
+      return { type: "limits", value: await target.listLimits() };
+    case "resume_agent":
+      await target.resumeAgent(command.profile_id);
+      return { type: "unit" };
     case "set_viewing":
       await target.setViewing(command.viewing);
       return { type: "unit" };

@@ -19,7 +19,15 @@ export const SORTS: readonly { value: DashboardSort; label: string }[] = [
  * What a card shows the agent as: its attention, as the engine worked it out (a stopped agent
  * that never ran is "never started").
  */
-export type CardState = 'needs-you' | 'stalled' | 'failed' | 'working' | 'idle' | 'stopped' | 'never-started';
+export type CardState =
+  | 'needs-you'
+  | 'stalled'
+  | 'failed'
+  | 'limited'
+  | 'working'
+  | 'idle'
+  | 'stopped'
+  | 'never-started';
 
 export function cardState(agent: OverviewAgent): CardState {
   const attention = agent.attention;

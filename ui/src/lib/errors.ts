@@ -34,6 +34,7 @@ const KNOWN_CODES: Record<ErrorCode, true> = {
   engine_stopped: true,
   worktree_not_found: true,
   git: true,
+  nothing_to_resume: true,
   internal: true,
 };
 const ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(KNOWN_CODES));
@@ -67,6 +68,7 @@ const PROFILE_FIELDS: Record<ProfileField, true> = {
   task_time_limit_secs: true,
   quiet_alert_secs: true,
   isolation: true,
+  account: true,
 };
 
 function isProblem(value: unknown): value is ProfileProblem {

@@ -95,7 +95,7 @@ import type {
   TaskState,
   TermSize,
 } from './bindings';
-import type { EngineLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
+import type { AccountLimit, EngineLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -147,6 +147,7 @@ const PROFILE_DEFAULTS = {
   signal_protocols: true,
   quiet_alert_secs: 600,
   isolation: 'none',
+  account: null,
 } as const;
 
 /** The most iterations one page of a loop's history holds (the engine's `MAX_ITERATION_PAGE`). */
@@ -730,6 +731,7 @@ export class FakeBackend implements Backend {
     this.#record('set_settings', { settings });
     // As the engine: what the settings leave out takes its default.
     const kept: Settings = { ...structuredClone(DEFAULT_SETTINGS), ...structuredClone(settings) };
+    kept.notify = { ...DEFAULT_SETTINGS.notify, ...settings.notify };
     const limit = settings.default_task_time_limit_secs;
     if (limit < MIN_DEFAULT_SECS || limit > MAX_TIME_LIMIT_SECS) {
       this.#fail('invalid_input', 'A time limit is at least a minute and at most 7 days.', 'default_task_time_limit_secs');
@@ -740,6 +742,12 @@ export class FakeBackend implements Backend {
     }
     if (settings.turn_quiet_secs > 3600) {
       this.#fail('invalid_input', 'An answer is over after at most an hour of quiet, or never by quiet (leave 0).', 'turn_quiet_secs');
+    }
+    if (kept.limit_margin_secs > 1800) {
+      this.#fail('invalid_input', 'Go on at most 30 minutes after a usage limit resets.', 'limit_margin_secs');
+    }
+    if (kept.limit_retry_secs < 1 || kept.limit_retry_secs > 1800) {
+      this.#fail('invalid_input', 'Try again after at least a second and at most 30 minutes.', 'limit_retry_secs');
     }
     if (settings.quiet_hours.mode === 'daily') {
       const from = clockMinutes(settings.quiet_hours.from);
@@ -936,6 +944,29 @@ export class FakeBackend implements Backend {
     this.#reportAttention();
   }
 
+  /** The accounts at their usage limit, as seeded (`seedLimit`). */
+  readonly #limits = new Map<string, AccountLimit>();
+
+  /** An account at its usage limit, as the engine reports it (`limit_changed`). */
+  seedLimit(limit: AccountLimit): void {
+    this.#limits.set(limit.account, limit);
+    this.emit({ type: 'limit_changed', limit });
+  }
+
+  async listLimits(): Promise<AccountLimit[]> {
+    this.#record('list_limits', {});
+    return [...this.#limits.values()];
+  }
+
+  async resumeAgent(profileId: ProfileId): Promise<void> {
+    this.#record('resume_agent', { profileId });
+    const agent = this.#profile(profileId);
+    const limit = [...this.#limits.values()].find((l) => l.profiles.includes(profileId));
+    if (!limit) this.#fail('nothing_to_resume', `${agent.name} is not waiting for a usage limit or its model's service: there is nothing to resume`);
+    this.#limits.delete(limit.account);
+    this.emit({ type: 'limit_lifted', account: limit.account, profiles: limit.profiles, by_user: true });
+  }
+
   async listAttention(): Promise<AgentAttention[]> {
     this.#record('list_attention', {});
     this.#reportAttention();
@@ -999,6 +1030,10 @@ export class FakeBackend implements Backend {
     const latest = failures[0];
     if (latest) {
       return { state: 'failed', count: failures.length, task_id: latest.id, task: title(latest), reason: latest.reason, since: latest.ended_at ?? 0 };
+    }
+    const limit = [...this.#limits.values()].find((l) => l.profiles.includes(profileId));
+    if (limit) {
+      return { state: 'limited', account: limit.account, until: limit.until, retry_at: limit.retry_at, since: limit.since, task_id: task?.id ?? null, task: task ? title(task) : null };
     }
     if (!session) {
       const last = sessions.filter((s) => 'ended_at' in s.info).at(-1)?.info;
@@ -2459,6 +2494,7 @@ function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
     signal_protocols: true,
     quiet_alert_secs: 600,
     isolation: 'none',
+    account: null,
   };
   return { ...defaults, ...structuredClone(spec) };
 }

@@ -31,6 +31,7 @@ const profile = (id: string, name = id): Profile => ({
   signal_protocols: true,
   quiet_alert_secs: 600,
   isolation: 'none',
+  account: null,
 });
 
 const base = (id: string, profile_id: string, started_at: number) => ({ id, profile_id, started_at, size: { rows: 24, cols: 80 }, agent_session_id: null });

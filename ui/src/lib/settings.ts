@@ -11,7 +11,16 @@ export const DEFAULT_SETTINGS: Settings = {
   default_task_time_limit_secs: 30 * 60,
   default_quiet_alert_secs: 10 * 60,
   turn_quiet_secs: 30,
-  notify: { task_completed: true, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true },
+  limit_margin_secs: 30,
+  limit_retry_secs: 60,
+  notify: {
+    task_completed: true,
+    task_failed: true,
+    needs_answer: true,
+    loop_ended: true,
+    agent_quiet: true,
+    usage_limit: true,
+  },
   quiet_hours: { mode: 'off' },
   theme: 'system',
 };

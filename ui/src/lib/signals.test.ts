@@ -337,6 +337,7 @@ describe('responding', () => {
     signal_protocols: true,
     quiet_alert_secs: 600,
     isolation: 'none',
+    account: null,
   });
 
   it.each<[string, Profile[], string | null]>([

@@ -22,7 +22,7 @@ import type {
   TaskState,
   WaitingFor,
 } from './bindings';
-import { isRunning, newestFirst, type Model, type Selection } from './model';
+import { formatTime, isRunning, newestFirst, type Model, type Selection } from './model';
 import { signalHandledText, signalRaisedText, signalSetAsideText } from './signals';
 import { attentionLabel } from './attention';
 
@@ -356,6 +356,9 @@ const WAIT_SHORT: Record<WaitingFor['cause'], string | null> = {
   teammates: 'waiting for its teammates',
   worktree_making: 'making its worktree',
   worktree_setup: 'setting up its worktree',
+  usage_limit: 'waiting for the usage limit to reset',
+  overloaded: "waiting for the model's service",
+  account: 'its account needs you',
 };
 
 /**
@@ -394,6 +397,16 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
       return "Not typed yet: its new worktree is being made (git is checking out the repository's files).";
     case 'worktree_setup':
       return `Not typed yet: its new worktree is being set up first (${cause.command}).`;
+    case 'usage_limit': {
+      const at = formatTime(cause.until ?? cause.retry_at, new Date(now));
+      return cause.until === null
+        ? `Its agent's account is at its usage limit, and did not say until when: the app tries again at ${at}. Its time limit is paused.`
+        : `Its agent's account is at its usage limit until ${at}: it goes on then. Its time limit is paused.`;
+    }
+    case 'overloaded':
+      return `The model's service is overloaded: its agent is asked to go on at ${formatTime(cause.retry_at, new Date(now))}. Its time limit is paused.`;
+    case 'account':
+      return `Its agent's account needs you: ${cause.why}. Then resume the agent. Its time limit is paused.`;
   }
 }
 
@@ -486,6 +499,10 @@ export function timelineText(entry: LogEntry): string {
         : 'The agent shows life again';
     case 'task_waiting':
       return entry.waiting ? 'Waiting for your answer: its time limit is paused' : 'Going on: its time limit runs again';
+    case 'task_refused':
+      return `Its agent's model refused the turn: waiting for ${entry.why ?? 'it to take work again'}; its time limit is paused`;
+    case 'task_resumed':
+      return 'Asked to go on (typed “continue”): its time limit runs again';
     case 'deliverable_rejected':
       return `Deliverable ${entry.path} rejected: ${entry.reason}`;
     case 'task_ended':

@@ -46,6 +46,18 @@ pub enum Attention {
         /// When the latest ended.
         since: Millis,
     },
+    /// Its account is at its usage limit: its work waits for the reset
+    /// (`until` when the agent said it; the app tries again at `retry_at`
+    /// either way), since `since`.
+    Limited {
+        account: String,
+        until: Option<Millis>,
+        retry_at: Millis,
+        since: Millis,
+        /// Its task that waits, where one does.
+        task_id: Option<TaskId>,
+        task: Option<String>,
+    },
     /// At a task, or busy as its hooks say.
     Working { task_id: Option<TaskId>, task: Option<String>, since: Option<Millis> },
     /// Running, nothing at work.
@@ -71,6 +83,7 @@ impl Attention {
             Attention::Stalled { stall: Stall::Quiet { .. }, .. } => "may be stuck".to_owned(),
             Attention::Failed { count: 1, .. } => "task failed".to_owned(),
             Attention::Failed { count, .. } => format!("{count} tasks failed"),
+            Attention::Limited { .. } => "usage limit".to_owned(),
             Attention::Working { .. } => "working".to_owned(),
             Attention::Idle { .. } => "idle".to_owned(),
             Attention::Stopped { ended: None, .. } => "not started".to_owned(),
@@ -98,6 +111,12 @@ pub enum Need {
     Unreadable,
     /// Its hooks say it waits for the user (its own prompt).
     Asks,
+    /// Its account needs the user (to sign in again, to see to billing):
+    /// what to do.
+    Account { why: String },
+    /// Its account's usage limit did not lift at this many resets in a row:
+    /// the user says when to try again (`agent resume`).
+    LimitPersists { account: String, resets: u32 },
 }
 
 /// What holds an agent's work.

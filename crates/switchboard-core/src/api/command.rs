@@ -214,6 +214,11 @@ macro_rules! engine_commands {
             /// What each agent asks of the user's attention (the one state the tray, sidebar,
             /// dashboard, graph and palette show).
             window now list_attention / ListAttention () -> Vec<$crate::api::AgentAttention>;
+            /// The accounts at their usage limit, with their agents and when each goes on.
+            window now list_limits / ListLimits () -> Vec<$crate::api::AccountLimit>;
+            /// Has the agent's account go on now, whatever its usage limit said (the user knows
+            /// better): its agents go on one at a time, this one first.
+            user now resume_agent / ResumeAgent (profile_id: switchboard_protocol::ProfileId) -> ();
             /// What the window shows now and whether it has the focus: the agent on screen in a
             /// focused window has its failures seen.
             user now set_viewing / SetViewing (viewing: $crate::api::Viewing) -> ();
@@ -400,6 +405,7 @@ replies! {
     String => Text "text",
     crate::api::Restarted => Restarted "restarted",
     Vec<crate::api::AgentAttention> => Attention "attention",
+    Vec<crate::api::AccountLimit> => Limits "limits",
     crate::api::FolderRepository => FolderRepository "folder_repository",
     Vec<crate::api::WorktreeInfo> => Worktrees "worktrees",
     crate::api::CommitOutcome => Commit "commit",
@@ -463,6 +469,7 @@ pub enum Reply {
     /// A restart: the new session, or the task it waits for.
     Restarted(crate::api::Restarted),
     Attention(Vec<crate::api::AgentAttention>),
+    Limits(Vec<crate::api::AccountLimit>),
     FolderRepository(crate::api::FolderRepository),
     Worktrees(Vec<crate::api::WorktreeInfo>),
     Commit(crate::api::CommitOutcome),
@@ -513,6 +520,8 @@ pub enum ErrorCode {
     WorktreeNotFound,
     /// git refused or failed (its words in the message).
     Git,
+    /// `agent resume` for an agent nothing holds back.
+    NothingToResume,
     Internal,
 }
 

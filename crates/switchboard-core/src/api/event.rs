@@ -133,6 +133,18 @@ pub enum EngineEvent {
     WorktreeChanged {
         worktree: crate::api::WorktreeInfo,
     },
+    /// An account reached its usage limit, or its wait changed (a try that
+    /// was refused again, its agents going on one at a time).
+    LimitChanged {
+        limit: crate::api::AccountLimit,
+    },
+    /// An account's usage limit lifted: its agents go on (`resumed`: by
+    /// the user's word rather than at the reset).
+    LimitLifted {
+        account: String,
+        profiles: Vec<ProfileId>,
+        by_user: bool,
+    },
     /// An entry was added to the event log; `profile_id`: the agent it
     /// concerns, where known (live flows and event panels follow it).
     Logged {
@@ -204,6 +216,14 @@ pub enum LogKind {
     TaskWaiting {
         waiting: bool,
     },
+    /// Its agent's model refused the turn (a usage limit, an overloaded
+    /// service, the account's sign-in or billing): the task waits rather
+    /// than fails; `why`: what it waits for, in words.
+    TaskRefused {
+        why: Option<String>,
+    },
+    /// Its agent, refused before, was asked to go on (typed `continue`).
+    TaskResumed,
     DeliverableRejected {
         path: String,
         reason: String,

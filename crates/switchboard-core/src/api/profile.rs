@@ -51,6 +51,12 @@ pub struct ProfileSpec {
     /// its own (the folder must then be inside a git repository).
     #[serde(default)]
     pub isolation: super::Isolation,
+    /// The account its CLI works under, for usage limits: agents of one
+    /// account are limited together. None: the CLI's own folder (Claude
+    /// Code's `CLAUDE_CONFIG_DIR` or `~/.claude`, Codex's `CODEX_HOME` or
+    /// `~/.codex`); an agent of another kind is an account of its own.
+    #[serde(default)]
+    pub account: Option<String>,
 }
 
 fn default_signal_protocols() -> bool {
@@ -106,6 +112,7 @@ impl Default for ProfileSpec {
             signal_protocols: true,
             quiet_alert_secs: DEFAULT_QUIET_ALERT_SECS,
             isolation: super::Isolation::None,
+            account: None,
         }
     }
 }
@@ -244,6 +251,7 @@ pub enum ProfileField {
     TaskTimeLimitSecs,
     QuietAlertSecs,
     Isolation,
+    Account,
 }
 
 impl ProfileField {
@@ -261,6 +269,7 @@ impl ProfileField {
             ProfileField::TaskTimeLimitSecs => "task_time_limit_secs",
             ProfileField::QuietAlertSecs => "quiet_alert_secs",
             ProfileField::Isolation => "isolation",
+            ProfileField::Account => "account",
         }
     }
 }

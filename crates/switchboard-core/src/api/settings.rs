@@ -13,6 +13,15 @@ use super::profile::{DEFAULT_QUIET_ALERT_SECS, DEFAULT_TASK_TIME_LIMIT_SECS};
 /// loop does not idle for long between iterations.
 pub const DEFAULT_TURN_QUIET_SECS: u32 = 30;
 
+/// Default for [`Settings::limit_margin_secs`].
+pub const DEFAULT_LIMIT_MARGIN_SECS: u32 = 30;
+
+/// Default for [`Settings::limit_retry_secs`].
+pub const DEFAULT_LIMIT_RETRY_SECS: u32 = 60;
+
+/// The longest wait between tries of a usage limit whose reset is unknown.
+pub const MAX_LIMIT_RETRY_SECS: u32 = 30 * 60;
+
 /// The longest [`Settings::turn_quiet_secs`].
 pub const MAX_TURN_QUIET_SECS: u32 = 3600;
 
@@ -30,6 +39,13 @@ pub struct Settings {
     /// many seconds after it answered; 0: never by quiet alone (loops then
     /// need a ready pattern or hooks).
     pub turn_quiet_secs: u32,
+    /// How long after an account's usage limit resets its agents are asked
+    /// to go on, in seconds (the reset a CLI names is seldom to the second).
+    pub limit_margin_secs: u32,
+    /// When a CLI does not say when its usage limit resets: the first wait
+    /// before trying again, in seconds; each try that is still refused
+    /// doubles it, up to 30 minutes.
+    pub limit_retry_secs: u32,
     /// Which kinds of events show a desktop notification.
     pub notify: NotifyChoices,
     /// When notifications are held back.
@@ -43,6 +59,8 @@ impl Default for Settings {
             default_task_time_limit_secs: DEFAULT_TASK_TIME_LIMIT_SECS,
             default_quiet_alert_secs: DEFAULT_QUIET_ALERT_SECS,
             turn_quiet_secs: DEFAULT_TURN_QUIET_SECS,
+            limit_margin_secs: DEFAULT_LIMIT_MARGIN_SECS,
+            limit_retry_secs: DEFAULT_LIMIT_RETRY_SECS,
             notify: NotifyChoices::default(),
             quiet_hours: QuietHours::Off,
             theme: Theme::System,
@@ -66,6 +84,8 @@ pub struct NotifyChoices {
     pub loop_ended: bool,
     /// An agent showed no sign of life past its alert while at work.
     pub agent_quiet: bool,
+    /// Agents reached their account's usage limit, and went on after it reset.
+    pub usage_limit: bool,
 }
 
 impl Default for NotifyChoices {
@@ -76,6 +96,7 @@ impl Default for NotifyChoices {
             needs_answer: true,
             loop_ended: true,
             agent_quiet: true,
+            usage_limit: true,
         }
     }
 }

@@ -245,6 +245,16 @@ pub enum WaitingFor {
     /// Taken from the queue: its new worktree's setup command (the
     /// repository's) runs first.
     WorktreeSetup { command: String },
+    /// Its agent's account is at its usage limit: the task goes on at the
+    /// reset, `until` when the agent said it; the app tries again at
+    /// `retry_at` either way. Its time limit is paused meanwhile.
+    UsageLimit { account: String, until: Option<Millis>, retry_at: Millis },
+    /// The model's API said it is overloaded: the app asks the agent to go
+    /// on at `retry_at`. Its time limit is paused meanwhile.
+    Overloaded { retry_at: Millis },
+    /// The agent's account needs the user (to sign in again, to see to
+    /// billing): what to do. Its time limit is paused meanwhile.
+    Account { why: String },
 }
 
 impl WaitingFor {
@@ -273,6 +283,15 @@ impl WaitingFor {
             WaitingFor::WorktreeSetup { command } => {
                 format!("its worktree's setup command to finish: {command}")
             }
+            WaitingFor::UsageLimit { until: Some(_), .. } => {
+                "its agent's usage limit to reset (the time its agent named)".to_owned()
+            }
+            WaitingFor::UsageLimit { until: None, .. } => {
+                "its agent's usage limit to reset (when, its agent did not say: the app tries again now and then)"
+                    .to_owned()
+            }
+            WaitingFor::Overloaded { .. } => "the model's service, overloaded for now, to take work again".to_owned(),
+            WaitingFor::Account { why } => format!("you: {why}"),
         }
     }
 }

@@ -185,6 +185,25 @@ fn gather(
             ended,
             failed_in_last_session,
             titles,
+            limit: (!cx.limits.is_empty())
+                .then(|| cx.account_of(id))
+                .flatten()
+                .and_then(|account| cx.limits.get(&account))
+                .filter(|limit| !limit.released.contains(id))
+                .map(|limit| crate::attention::LimitFact {
+                    account: limit.record.account.clone(),
+                    since: limit.record.since,
+                    until: limit.record.until,
+                    retry_at: limit.record.retry_at,
+                    passed: limit.record.passed,
+                    asks_user: limit.record.asks_user,
+                }),
+            account_problem: task.and_then(|task| match cx.task_waits.get(&task.id) {
+                Some(crate::api::WaitingFor::Account { why }) => {
+                    Some((why.clone(), task.started_at().unwrap_or_default()))
+                }
+                _ => None,
+            }),
         };
         all.push(AgentAttention { profile_id: id.clone(), attention: attention(&facts) });
     }

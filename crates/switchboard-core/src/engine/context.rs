@@ -28,6 +28,9 @@ pub(crate) struct Ctx {
     /// `tasks::rules::waiting_for`): live, never stored, and laid over the
     /// task wherever the desk reads or reports it.
     pub task_waits: BTreeMap<TaskId, WaitingFor>,
+    /// The accounts at their usage limit (`tasks::limits`), by account; the
+    /// store keeps them too.
+    pub limits: BTreeMap<String, crate::limits::Limit>,
     follows: VecDeque<Follow>,
     /// Something was reported since attention was last worked out.
     changed: std::cell::Cell<bool>,
@@ -42,8 +45,12 @@ pub(crate) enum Follow {
     Report { session: SessionId, report: Report },
     /// The lead's teammates are all done: a task it held may complete.
     TeamSettled { lead: SessionId },
-    /// The agent's turn ended in an error: its task ends with it.
-    TurnFailed { session: SessionId, error: String },
+    /// The agent's turn ended in an error: its task ends with it, unless it
+    /// is a refusal the app waits out (`refusal`).
+    TurnFailed { session: SessionId, error: String, refusal: Option<switchboard_protocol::limit::Refusal> },
+    /// The agent's turn runs past its prompt (a tool call, its end): a
+    /// refused agent asked to go on did.
+    TurnRan { session: SessionId },
     /// The agent's turn ended (its Stop hook), with its last message.
     TurnEnded { session: SessionId, last_message: Option<String> },
     /// A loop iteration ended: for its loop's judge.
@@ -77,6 +84,7 @@ impl Ctx {
             sessions,
             unsaved_tasks: BTreeMap::new(),
             task_waits: BTreeMap::new(),
+            limits: BTreeMap::new(),
             follows: VecDeque::new(),
             changed: Default::default(),
         }
@@ -115,6 +123,12 @@ impl Ctx {
 
     pub fn next_follow(&mut self) -> Option<Follow> {
         self.follows.pop_front()
+    }
+
+    /// The account the profile's agent works under (`crate::limits::account_of`).
+    pub fn account_of(&self, id: &ProfileId) -> Option<String> {
+        let profile = self.profile(id).ok()?;
+        Some(crate::limits::account_of(&profile.id, &profile.spec, |name| std::env::var(name).ok()))
     }
 
     pub fn profile(&self, id: &ProfileId) -> Result<Profile, EngineError> {

@@ -99,6 +99,7 @@ impl EngineState {
         if let Err(error) = self.tasks.recover_loops(&mut self.cx) {
             tracing::error!(%error, "taking up the loops of the last run failed");
         }
+        self.tasks.recover_limits(&mut self.cx);
         self.tasks.pump_all(&mut self.cx);
         self.run_follows();
         let mut shutdown_waiters = Vec::new();
@@ -109,7 +110,7 @@ impl EngineState {
         let mut storage_probe = tokio::time::interval(STORAGE_PROBE_INTERVAL);
         storage_probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            let deadline = self.tasks.next_deadline();
+            let deadline = self.tasks.next_deadline(&self.cx);
             let permission_deadline = self.hooks.next_permission_deadline();
             let attention_round = self.cx.changed().then(|| self.attention.next_round());
             tokio::select! {
@@ -212,7 +213,10 @@ impl EngineState {
                 }
                 Follow::Report { session, report } => self.tasks.report_arrived(&mut self.cx, &session, report),
                 Follow::TeamSettled { lead } => self.tasks.team_settled(&mut self.cx, &lead),
-                Follow::TurnFailed { session, error } => self.tasks.turn_failed(&mut self.cx, &session, &error),
+                Follow::TurnFailed { session, error, refusal } => {
+                    self.tasks.turn_failed(&mut self.cx, &session, &error, refusal)
+                }
+                Follow::TurnRan { session } => self.tasks.turn_ran(&mut self.cx, &session),
                 Follow::TurnEnded { session, last_message } => {
                     self.tasks.turn_ended(&mut self.cx, &session, last_message.as_deref())
                 }
@@ -672,6 +676,14 @@ impl EngineState {
 
     pub(super) fn list_attention(&mut self) -> Result<Vec<crate::api::AgentAttention>, EngineError> {
         self.refresh_attention()
+    }
+
+    pub(super) fn list_limits(&mut self) -> Result<Vec<crate::api::AccountLimit>, EngineError> {
+        Ok(self.tasks.limits(&self.cx))
+    }
+
+    pub(super) fn resume_agent(&mut self, profile_id: ProfileId) -> Result<(), EngineError> {
+        self.tasks.resume_agent(&mut self.cx, &profile_id)
     }
 
     pub(super) fn set_viewing(&mut self, viewing: crate::api::Viewing) -> Result<(), EngineError> {

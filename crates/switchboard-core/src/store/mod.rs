@@ -14,6 +14,7 @@ use rusqlite_migration::{M, Migrations};
 use switchboard_protocol::{AgentKind, LoopId, ProfileId, SessionId, TaskId, TermSize};
 
 mod health;
+mod limits;
 mod tasks;
 mod worktrees;
 
@@ -50,6 +51,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0017_failed_summaries.sql")),
         M::up(include_str!("../../migrations/0018_queue_pause.sql")),
         M::up(include_str!("../../migrations/0019_worktrees.sql")),
+        M::up(include_str!("../../migrations/0020_usage_limits.sql")),
     ])
 });
 
@@ -80,7 +82,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The `profiles` columns in the order `profile_from_row` reads them.
 const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
-     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation";
+     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation, account";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
 const SESSION_COLUMNS: &str = "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id, workspace";
@@ -190,10 +192,10 @@ impl Store {
         self.exec(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
              ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation,
-             created_at)
+             account, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
              :ready_quiet_ms, :task_time_limit_secs, :completion, :signal_protocols, :quiet_alert_secs,
-             :isolation, :created_at)",
+             :isolation, :account, :created_at)",
             &spec.params(&profile.id.to_string(), Some(&profile.created_at))[..],
         )?;
         Ok(())
@@ -207,7 +209,7 @@ impl Store {
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
              completion = :completion, signal_protocols = :signal_protocols,
-             quiet_alert_secs = :quiet_alert_secs, isolation = :isolation WHERE id = :id",
+             quiet_alert_secs = :quiet_alert_secs, isolation = :isolation, account = :account WHERE id = :id",
             &spec.params(&id.to_string(), None)[..],
         )?;
         Ok(changed == 1)
@@ -545,6 +547,7 @@ struct SpecColumns<'a> {
     signal_protocols: bool,
     quiet_alert_secs: u32,
     isolation: &'static str,
+    account: Option<&'a str>,
 }
 
 impl SpecColumns<'_> {
@@ -567,6 +570,7 @@ impl SpecColumns<'_> {
             (":signal_protocols", &self.signal_protocols),
             (":quiet_alert_secs", &self.quiet_alert_secs),
             (":isolation", &self.isolation),
+            (":account", &self.account),
         ];
         if let Some(created_at) = created_at {
             params.push((":created_at", created_at));
@@ -592,6 +596,7 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             signal_protocols: spec.signal_protocols,
             quiet_alert_secs: spec.quiet_alert_secs,
             isolation: spec.isolation.as_str(),
+            account: spec.account.as_deref(),
         }
     }
 }
@@ -686,6 +691,7 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
                 crate::api::Isolation::parse(&isolation)
                     .ok_or_else(|| corrupt(format!("unknown isolation `{isolation}`")))?
             },
+            account: row.get(16)?,
         },
         created_at: row.get(8)?,
     })

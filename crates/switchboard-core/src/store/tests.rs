@@ -142,7 +142,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 19);
+    assert_eq!(store.schema_version().unwrap(), 20);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -155,6 +155,8 @@ fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
         default_task_time_limit_secs: 45 * 60,
         default_quiet_alert_secs: 0,
         turn_quiet_secs: 5,
+        limit_margin_secs: 10,
+        limit_retry_secs: 120,
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:00".into() },
         theme: Theme::Light,

@@ -209,7 +209,18 @@ impl HookDesk {
             cx.follow(Follow::TurnEnded { session: session_id.clone(), last_message: last_assistant_message.clone() });
         }
         if let Some(error) = turn_failed {
-            cx.follow(Follow::TurnFailed { session: session_id.clone(), error });
+            let refusal = switchboard_protocol::limit::from_claude_stop_failure(&error);
+            cx.follow(Follow::TurnFailed { session: session_id.clone(), error, refusal });
+        }
+        if matches!(
+            event,
+            HookEvent::PreToolUse { .. }
+                | HookEvent::PostToolUse { .. }
+                | HookEvent::PermissionRequest { .. }
+                | HookEvent::SubagentStart { .. }
+                | HookEvent::Stop { .. }
+        ) {
+            cx.follow(Follow::TurnRan { session: session_id.clone() });
         }
         if team_done || team_emptied {
             cx.follow(Follow::TeamSettled { lead: session_id });

@@ -67,10 +67,16 @@ async fn a_turn_moves_the_status_and_tells_the_session_when_it_may_type() {
     assert!(
         matches!(
             &follows[..],
-            [Follow::AgentText { text, .. }, Follow::TurnEnded { last_message: Some(last), .. }, Follow::TeamSettled { .. }]
+            [
+                Follow::AgentText { text, .. },
+                Follow::TurnEnded { last_message: Some(last), .. },
+                Follow::TurnRan { .. },
+                Follow::TeamSettled { .. },
+            ]
                 if text == "Done." && last == "Done."
         ),
-        "the words go to the signal desk, the turn's end to the task desk, and a lead without a team may complete: {follows:?}"
+        "the words go to the signal desk, the turn's end to the task desk (a turn that ran), and a lead without a \
+         team may complete: {follows:?}"
     );
     let logged = desk.bench.cx.store.list_events(Some(&desk.session)).unwrap();
     assert_eq!(logged.iter().filter(|e| matches!(e.kind, LogKind::Hook { .. })).count(), 3);

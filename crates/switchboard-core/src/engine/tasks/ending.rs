@@ -278,7 +278,22 @@ impl TaskDesk {
     /// The agent in `session` ended its turn in an error: the task it works
     /// on fails with it, whatever its team does (the gate's Error, then
     /// Complete).
-    pub fn turn_failed(&mut self, cx: &mut Ctx, session: &SessionId, error: &str) {
+    /// The agent's turn in `session` ended in an error: a refusal the app
+    /// waits out (`refusal`: a usage limit, an overloaded model, the
+    /// account's owner to act) holds its task (see `limits`); any other
+    /// fails it.
+    pub fn turn_failed(
+        &mut self,
+        cx: &mut Ctx,
+        session: &SessionId,
+        error: &str,
+        refusal: Option<switchboard_protocol::limit::Refusal>,
+    ) {
+        if let Some(refusal) = refusal
+            && self.refused(cx, session, refusal)
+        {
+            return;
+        }
         let Some(profile_id) = self.working_in(session) else { return };
         let reason = format!("the agent's turn ended in an error: {error}");
         self.begin_fallback(cx, &profile_id, TaskState::Failed, reason, false);
@@ -330,8 +345,9 @@ impl TaskDesk {
     }
 
     /// When the next time limit passes.
-    pub fn next_deadline(&self) -> Option<Instant> {
-        self.work.values().filter_map(Work::deadline).chain(self.start_retries.values().copied()).min()
+    pub fn next_deadline(&self, cx: &Ctx) -> Option<Instant> {
+        let limits = self.next_limit_wake(cx);
+        self.work.values().filter_map(Work::deadline).chain(self.start_retries.values().copied()).chain(limits).min()
     }
 
     pub fn on_deadline(&mut self, cx: &mut Ctx, now: Instant) {
@@ -347,6 +363,7 @@ impl TaskDesk {
             self.begin_fallback(cx, &profile_id, TaskState::TimedOut, reason, true);
         }
         self.retry_starts(cx, now);
+        self.on_limit_wake(cx, now);
     }
 
     /// The agent in `session` ended its turn (its Stop hook): a loop
@@ -602,7 +619,7 @@ impl TaskDesk {
 
     /// The profile whose task at work runs in the session, unless its end
     /// is already decided.
-    fn working_in(&self, session_id: &SessionId) -> Option<ProfileId> {
+    pub(super) fn working_in(&self, session_id: &SessionId) -> Option<ProfileId> {
         self.work.iter().find(|(_, w)| &w.session_id == session_id && !w.ending()).map(|(p, _)| p.clone())
     }
 }

@@ -8,6 +8,7 @@
 //! moves on. Every state change is stored before it is reported.
 
 mod ending;
+pub(crate) mod limits;
 mod loops;
 mod quiet;
 pub(crate) mod rules;
@@ -115,13 +116,18 @@ struct Work {
     /// When its agent's log was last read for a turn that ended unreported,
     /// and the agent's last activity then (see `turns`).
     turn_look: Option<(crate::api::Millis, crate::api::Millis)>,
+    /// Its turn was refused by its agent's model, and since when it waits
+    /// (see `limits`): its deadline and quiet alert are paused meanwhile.
+    paused: Option<(limits::Paused, Instant)>,
+    /// Refusals for an overloaded model in a row.
+    overloads: u32,
 }
 
 impl Work {
     /// When it times out; none while its agent waits for the user.
     fn deadline(&self) -> Option<Instant> {
         match self.phase {
-            _ if self.waiting.is_some() => None,
+            _ if self.waiting.is_some() || self.paused.is_some() => None,
             Phase::Handed { deadline } | Phase::Typed { deadline } => Some(deadline),
             Phase::Ending => None,
         }
@@ -447,6 +453,11 @@ impl TaskDesk {
             emit_queue(cx, self.queue_status(cx, profile_id));
             return;
         }
+        // Its account at its usage limit: nothing new is typed until it goes on.
+        if limits::queue_held(cx, profile_id).is_some() {
+            emit_queue(cx, self.queue_status(cx, profile_id));
+            return;
+        }
         let next = cx
             .store
             .queue_paused(profile_id)
@@ -462,6 +473,11 @@ impl TaskDesk {
             Err(error) => tracing::error!(profile = %profile_id, %error, "reading a queue failed"),
         }
         emit_queue(cx, self.queue_status(cx, profile_id));
+        // An agent let go after a limit that has nothing at work (its task
+        // ended, or none was left to take): the account's next may go.
+        if !self.work.contains_key(profile_id) && !self.preparing.contains_key(profile_id) {
+            self.ran(cx, profile_id);
+        }
     }
 
     /// A task that could not be started fails saying why; its agent's queue
@@ -762,6 +778,8 @@ impl TaskDesk {
                 held: None,
                 held_for_team: false,
                 turn_look: None,
+                paused: None,
+                overloads: 0,
             },
         );
         Ok(())
@@ -1010,7 +1028,8 @@ fn wait_of(cx: &Ctx, profile_id: &ProfileId, work: &Work) -> Option<WaitingFor> 
             rules::TaskPlace::Typed { held_for: work.held_for_team.then_some(working) }
         }
     };
-    rules::waiting_for(place, work.waiting.map(|(since, _)| since))
+    let refused = work.paused.as_ref().and_then(|(paused, _)| limits::paused_wait(cx, paused));
+    rules::waiting_for(place, work.waiting.map(|(since, _)| since), refused.as_ref())
 }
 
 /// Whether the profile's queue is paused (read failures count as running:
@@ -1035,7 +1054,12 @@ fn with_wait(cx: &Ctx, mut task: TaskInfo, paused: impl FnOnce(&ProfileId) -> (b
         TaskState::Queued if cx.task_waits.contains_key(&task.id) => cx.task_waits.get(&task.id).cloned(),
         TaskState::Queued => {
             let (paused, reason) = paused(&task.spec.profile_id);
-            rules::waiting_for(rules::TaskPlace::Queued { paused, pause_reason: reason.as_deref() }, None)
+            let held = limits::queue_held(cx, &task.spec.profile_id);
+            rules::waiting_for(
+                rules::TaskPlace::Queued { paused, pause_reason: reason.as_deref() },
+                None,
+                held.as_ref(),
+            )
         }
         TaskState::Running => cx.task_waits.get(&task.id).cloned(),
         _ => None,

@@ -29,6 +29,10 @@ impl TaskDesk {
     pub fn check_quiet(&mut self, cx: &mut Ctx, now: Millis) {
         let mut changed = Vec::new();
         for (profile_id, work) in &mut self.work {
+            // Refused by its model: it waits for that, not for itself.
+            if work.paused.is_some() {
+                continue;
+            }
             let Ok(profile) = cx.profile(profile_id) else { continue };
             let (typed_at, alert_after_secs) = match (work.phase, work.typed_at) {
                 (Phase::Typed { .. }, Some(typed_at)) => (typed_at, profile.spec.quiet_alert_secs),

@@ -250,10 +250,22 @@ pub(crate) enum TaskPlace<'a> {
 /// What an unfinished task waits for: none when it goes on by itself. The
 /// user's answer comes first (nothing goes on without it), then what holds
 /// the task where it is. `user_since`: since when its agent has waited for
-/// the user, if it does.
-pub(crate) fn waiting_for(place: TaskPlace<'_>, user_since: Option<Millis>) -> Option<WaitingFor> {
+/// the user, if it does; `refused`: why its agent's model refused it and
+/// what the app waits for (a usage limit, an overloaded service, the
+/// account's owner), which holds it whatever else would.
+pub(crate) fn waiting_for(
+    place: TaskPlace<'_>,
+    user_since: Option<Millis>,
+    refused: Option<&WaitingFor>,
+) -> Option<WaitingFor> {
     if let (TaskPlace::Handed { .. } | TaskPlace::Typed { .. }, Some(since)) = (place, user_since) {
         return Some(WaitingFor::User { since });
+    }
+    match (place, refused) {
+        // The user's own pause says more than the limit behind it.
+        (TaskPlace::Queued { paused: true, .. }, _) => {}
+        (_, Some(refused)) => return Some(refused.clone()),
+        _ => {}
     }
     match place {
         TaskPlace::Queued { paused: true, pause_reason } => {
@@ -631,7 +643,24 @@ mod tests {
             (TaskPlace::Typed { held_for: Some(0) }, None, None),
         ];
         for (place, user_since, expected) in cases {
-            assert_eq!(waiting_for(place, user_since), expected, "{place:?} user since {user_since:?}");
+            assert_eq!(waiting_for(place, user_since, None), expected, "{place:?} user since {user_since:?}");
+        }
+        // A refusal holds the task wherever it is, after the user's answer
+        // and the user's own pause.
+        let limit = WaitingFor::UsageLimit { account: "a".into(), until: None, retry_at: 9 };
+        let refused = [
+            (TaskPlace::Queued { paused: false, pause_reason: None }, None, Some(limit.clone())),
+            (
+                TaskPlace::Queued { paused: true, pause_reason: None },
+                None,
+                Some(WaitingFor::QueuePaused { reason: None }),
+            ),
+            (handed(Some(&Held::AgentBusy)), None, Some(limit.clone())),
+            (TaskPlace::Typed { held_for: Some(2) }, None, Some(limit.clone())),
+            (TaskPlace::Typed { held_for: None }, Some(7), Some(WaitingFor::User { since: 7 })),
+        ];
+        for (place, user_since, expected) in refused {
+            assert_eq!(waiting_for(place, user_since, Some(&limit)), expected, "{place:?} user since {user_since:?}");
         }
     }
 

@@ -269,9 +269,9 @@ async fn a_deadline_ends_the_task_with_a_fallback_from_the_screen() {
     let task = desk.submit("take long");
     desk.type_it(&task.id);
     let session = desk.session(&task.id);
-    let deadline = desk.desk.next_deadline().expect("the task has a deadline");
+    let deadline = desk.desk.next_deadline(&desk.bench.cx).expect("the task has a deadline");
     desk.desk.on_deadline(&mut desk.bench.cx, deadline);
-    assert_eq!(desk.desk.next_deadline(), None, "its end is decided");
+    assert_eq!(desk.desk.next_deadline(&desk.bench.cx), None, "its end is decided");
     let mut controls = desk.bench.controls(&session).into_iter();
     assert!(matches!(controls.next(), Some(Control::Write(bytes, _)) if bytes == b"\x03"), "interrupted first");
     let Some(Control::Snapshot(_, reply)) = controls.next() else { panic!("the screen is asked for") };
@@ -493,7 +493,7 @@ async fn waiting_for_the_users_answer_pauses_the_time_limit_and_the_wait_is_adde
     let task = desk.submit("ask first");
     desk.type_it(&task.id);
     let session = desk.session(&task.id);
-    let deadline = desk.desk.next_deadline().expect("the task has a deadline");
+    let deadline = desk.desk.next_deadline(&desk.bench.cx).expect("the task has a deadline");
     // Twenty minutes before its deadline, a question of the agent waits for the user.
     let question = switchboard_protocol::SignalId::new();
     status::set_needs_user(&mut desk.bench.cx, &session, &question, true);
@@ -502,7 +502,7 @@ async fn waiting_for_the_users_answer_pauses_the_time_limit_and_the_wait_is_adde
     let waiting = desk.task(&task.id);
     assert_eq!(waiting.state(), TaskState::Running);
     assert_eq!(waiting.waiting_since(), Some(1_000_000), "it says since when it waits");
-    assert_eq!(desk.desk.next_deadline(), None, "no deadline while it waits");
+    assert_eq!(desk.desk.next_deadline(&desk.bench.cx), None, "no deadline while it waits");
     // Its old deadline passes while it waits: it does not time out.
     desk.desk.on_deadline(&mut desk.bench.cx, deadline);
     assert_eq!(desk.task(&task.id).state(), TaskState::Running);
@@ -514,7 +514,7 @@ async fn waiting_for_the_users_answer_pauses_the_time_limit_and_the_wait_is_adde
     let going = desk.task(&task.id);
     assert_eq!(going.waiting_since(), None);
     assert_eq!(going.run().unwrap().waited_ms, 1_800_000);
-    assert_eq!(desk.desk.next_deadline(), Some(answered_at + Duration::from_secs(1200)));
+    assert_eq!(desk.desk.next_deadline(&desk.bench.cx), Some(answered_at + Duration::from_secs(1200)));
     // Also a deadline that comes before the next look finds the agent waiting.
     status::set_needs_user(&mut desk.bench.cx, &session, &question, true);
     desk.desk.on_deadline(&mut desk.bench.cx, answered_at + Duration::from_secs(1200));

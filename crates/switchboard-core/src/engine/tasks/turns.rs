@@ -15,6 +15,7 @@
 use std::path::{Component, Path};
 
 use switchboard_protocol::hook::AgentStatus;
+use switchboard_protocol::limit::Refusal;
 use switchboard_protocol::rollout::{LatestTurn, latest_turn};
 use switchboard_protocol::{AgentKind, SessionId};
 
@@ -30,9 +31,13 @@ impl TaskDesk {
     /// Fails each task whose Codex agent's latest turn ended in an error
     /// that its hooks were not told of.
     pub fn check_unreported_turns(&mut self, cx: &mut Ctx, now: Millis) {
-        let mut failed: Vec<(SessionId, String)> = Vec::new();
+        let mut failed: Vec<(SessionId, String, Option<Refusal>)> = Vec::new();
         for (profile_id, work) in &mut self.work {
             let (Phase::Typed { .. }, Some(typed_at)) = (work.phase, work.typed_at) else { continue };
+            // Refused already: it waits, its log says so still.
+            if work.paused.is_some() {
+                continue;
+            }
             let Ok(profile) = cx.profile(profile_id) else { continue };
             if profile.spec.kind != AgentKind::Codex {
                 continue;
@@ -58,14 +63,22 @@ impl TaskDesk {
                 continue;
             };
             match read_latest_turn(&home, log) {
-                LatestTurn::Failed { turn_id: Some(id), error } if &id == turn => {
-                    failed.push((work.session_id.clone(), error));
+                LatestTurn::Failed { turn_id: Some(id), error, kind } if &id == turn => {
+                    let refusal = kind.as_deref().and_then(|kind| {
+                        switchboard_protocol::limit::from_codex_error(
+                            kind,
+                            &error,
+                            now,
+                            crate::limits::local_offset_secs(now),
+                        )
+                    });
+                    failed.push((work.session_id.clone(), error, refusal));
                 }
                 _ => {}
             }
         }
-        for (session, error) in failed {
-            self.turn_failed(cx, &session, &error);
+        for (session, error, refusal) in failed {
+            self.turn_failed(cx, &session, &error, refusal);
         }
     }
 }

@@ -1,0 +1,47 @@
+//! Usage limits: an account whose CLI said it is at its plan's limit, and
+//! what the app does about it until the limit lifts.
+
+use serde::{Deserialize, Serialize};
+use switchboard_protocol::ProfileId;
+use ts_rs::TS;
+
+use super::Millis;
+
+/// An account at its usage limit. Its agents' tasks wait (their time limits
+/// paused), none is typed a new one, and at the reset they go on one at a
+/// time. Kept in the store: an app restarted meanwhile still waits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AccountLimit {
+    /// The account, as the agents' profiles name it (or their CLI's folder).
+    pub account: String,
+    /// The agents that work under it.
+    pub profiles: Vec<ProfileId>,
+    /// Since when it has been limited.
+    pub since: Millis,
+    /// When it resets, as its agent said; none when it did not say.
+    pub until: Option<Millis>,
+    /// When the app tries again (the reset and a margin, or the next try of
+    /// an unknown reset).
+    pub retry_at: Millis,
+    /// Resets that passed with the agent still refused, in a row.
+    pub passed: u32,
+    pub phase: LimitPhase,
+}
+
+/// Where an account's limit is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum LimitPhase {
+    /// Waiting for `retry_at`.
+    Waiting,
+    /// Its agents go on one at a time: this one was asked to and its turn
+    /// has not run yet.
+    Resuming { profile_id: ProfileId },
+    /// It stayed limited through [`MAX_PASSED_RESETS`] resets: the user says
+    /// when to try again.
+    AsksUser,
+}
+
+/// Resets in a row that may pass with the agent still refused before the
+/// user is asked.
+pub const MAX_PASSED_RESETS: u32 = 3;

@@ -1,0 +1,295 @@
+//! Usage limits, the rules (pure): which account an agent works under, how
+//! an account's wait is set when its agent is refused, and how long an
+//! overloaded model is left before the agent is asked to go on. The engine
+//! (`engine::tasks::limits`) carries them out.
+
+use std::collections::BTreeMap;
+
+use switchboard_protocol::{AgentKind, ProfileId};
+
+use crate::api::{MAX_LIMIT_RETRY_SECS, MAX_PASSED_RESETS, Millis, ProfileSpec};
+
+/// An account at its usage limit, as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitRecord {
+    pub account: String,
+    pub since: Millis,
+    /// The reset its agent named; none when it did not.
+    pub until: Option<Millis>,
+    /// When the app tries again.
+    pub retry_at: Millis,
+    /// Resets in a row that passed with the agent still refused.
+    pub passed: u32,
+    /// The wait before the next try of an unknown reset.
+    pub delay_secs: u32,
+    /// The app stopped trying: the user says when.
+    pub asks_user: bool,
+}
+
+/// An account at its usage limit, as the engine carries it out: its record,
+/// and its agents going on one at a time.
+#[derive(Debug, Clone)]
+pub struct Limit {
+    pub record: LimitRecord,
+    /// Asked to go on after the wait; its turn has not run yet.
+    pub resuming: Option<ProfileId>,
+    /// Went on after the wait, its turn ran: no longer held.
+    pub released: std::collections::BTreeSet<ProfileId>,
+}
+
+/// The account an agent works under: the one its profile names, else its
+/// CLI's own folder (where the CLI keeps its sign-in), else (an agent of
+/// another kind) an account of its own. `home`: the user's home folder.
+pub fn account_of(id: &ProfileId, spec: &ProfileSpec, env: impl Fn(&str) -> Option<String>) -> String {
+    if let Some(account) = spec.account.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+        return account.to_owned();
+    }
+    let var = |name: &str| spec.env.get(name).cloned().or_else(|| env(name)).filter(|v| !v.is_empty());
+    let home = || var("HOME").unwrap_or_else(|| "~".to_owned());
+    match spec.kind {
+        AgentKind::ClaudeCode => var("CLAUDE_CONFIG_DIR").unwrap_or_else(|| format!("{}/.claude", home())),
+        AgentKind::Codex => var("CODEX_HOME").unwrap_or_else(|| format!("{}/.codex", home())),
+        AgentKind::Generic => format!("agent {id}"),
+    }
+}
+
+/// The profiles of each account.
+pub fn accounts<'a>(
+    profiles: impl IntoIterator<Item = (&'a ProfileId, &'a ProfileSpec)>,
+    env: impl Fn(&str) -> Option<String>,
+) -> BTreeMap<String, Vec<ProfileId>> {
+    let mut accounts: BTreeMap<String, Vec<ProfileId>> = BTreeMap::new();
+    for (id, spec) in profiles {
+        accounts.entry(account_of(id, spec, &env)).or_default().push(id.clone());
+    }
+    accounts
+}
+
+/// The margins the user chose, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Margins {
+    /// After a named reset.
+    pub after_reset: Millis,
+    /// The first wait of an unknown reset.
+    pub first_retry: Millis,
+}
+
+/// The account's wait after its agent was refused at `now` for its usage
+/// limit, saying the reset `said` (if it did). `before`: the account's wait
+/// when there was one; `resumed`: the refused agent had been asked to go on
+/// after that wait (the reset passed and it is still refused).
+///
+/// A new limit waits for the reset it was told and the margin, else for the
+/// first retry. A refusal while already waiting changes only an unknown
+/// reset into a known one. A reset that passed still refused counts; the
+/// wait then follows the new reset where the agent names one that is not
+/// the same clock time a day on (Codex says a time of day: a time just
+/// passed reads as tomorrow's), else doubles, up to 30 minutes; after
+/// [`MAX_PASSED_RESETS`] the user is asked.
+pub fn after_refusal(
+    before: Option<&LimitRecord>,
+    resumed: bool,
+    account: &str,
+    said: Option<Millis>,
+    now: Millis,
+    margins: Margins,
+) -> LimitRecord {
+    let first_delay = (margins.first_retry / 1000).clamp(1, MAX_LIMIT_RETRY_SECS.into()) as u32;
+    let Some(before) = before else {
+        return LimitRecord {
+            account: account.to_owned(),
+            since: now,
+            until: said,
+            retry_at: said.map_or(now + margins.first_retry, |until| until.max(now) + margins.after_reset),
+            passed: 0,
+            delay_secs: first_delay,
+            asks_user: false,
+        };
+    };
+    if !resumed {
+        return match (before.until, said) {
+            (None, Some(until)) if !before.asks_user => {
+                LimitRecord { until: Some(until), retry_at: until.max(now) + margins.after_reset, ..before.clone() }
+            }
+            _ => before.clone(),
+        };
+    }
+    let passed = before.passed + 1;
+    const DAY: Millis = 24 * 3600 * 1000;
+    let a_day_on = |until: Millis| before.until.is_some_and(|was| ((until - was) - DAY).abs() < 3600 * 1000);
+    let said = said.filter(|until| *until > now && !a_day_on(*until));
+    let delay_secs = match said {
+        Some(_) => before.delay_secs,
+        None => before.delay_secs.saturating_mul(2).min(MAX_LIMIT_RETRY_SECS),
+    };
+    let retry_at = match said {
+        Some(until) => until + margins.after_reset,
+        None => now + Millis::from(delay_secs) * 1000,
+    };
+    LimitRecord {
+        account: account.to_owned(),
+        since: before.since,
+        until: said,
+        retry_at,
+        passed,
+        delay_secs,
+        asks_user: passed >= MAX_PASSED_RESETS,
+    }
+}
+
+/// The local time zone's offset east of UTC at `at` (Unix milliseconds), in
+/// seconds, as the agents' CLIs read it (they say a reset as a local time).
+pub fn local_offset_secs(at: Millis) -> i32 {
+    let secs = (at / 1000) as libc::time_t;
+    // SAFETY: `localtime_r` writes only into the `tm` it is given, which
+    // lives on this stack; a zeroed `tm` is a valid value of the type.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let found = unsafe { libc::localtime_r(&secs, &mut tm) };
+    if found.is_null() { 0 } else { tm.tm_gmtoff as i32 }
+}
+
+/// The time of day at `at` (Unix milliseconds), `offset_secs` east of UTC,
+/// as "HH:MM".
+pub fn clock_at(at: Millis, offset_secs: i32) -> String {
+    let minute = (at.div_euclid(60_000) + Millis::from(offset_secs) / 60).rem_euclid(24 * 60);
+    crate::api::clock_text(minute as u16)
+}
+
+/// How long an overloaded model is left before the agent is asked to go on,
+/// after `tries` such refusals in a row: the first wait (the user's first
+/// retry of an unknown reset), doubling, at most 10 minutes.
+pub fn overload_wait(tries: u32, first: Millis) -> Millis {
+    (first.max(1000) * (1 << tries.min(10))).min(600_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: Millis = 1_000_000_000;
+    const MARGINS: Margins = Margins { after_reset: 30_000, first_retry: 60_000 };
+
+    fn waiting(until: Option<Millis>, passed: u32, delay_secs: u32) -> LimitRecord {
+        LimitRecord {
+            account: "a".into(),
+            since: NOW - 100_000,
+            until,
+            retry_at: NOW,
+            passed,
+            delay_secs,
+            asks_user: false,
+        }
+    }
+
+    #[test]
+    fn an_accounts_wait_follows_what_its_agents_say_and_how_often_a_reset_passed() {
+        let hour = 3_600_000;
+        /// until, retry_at, passed, delay, asks the user
+        type After = (Option<Millis>, Millis, u32, u32, bool);
+        /// what, the wait before, resumed, the reset said; after
+        type Case = (&'static str, Option<LimitRecord>, bool, Option<Millis>, After);
+        let cases: [Case; 10] = [
+            // (what, before, resumed, said) -> (until, retry_at, passed, delay, asks)
+            (
+                "a new limit with its reset",
+                None,
+                false,
+                Some(NOW + hour),
+                (Some(NOW + hour), NOW + hour + 30_000, 0, 60, false),
+            ),
+            ("a new limit, reset unknown", None, false, None, (None, NOW + 60_000, 0, 60, false)),
+            ("a reset said already past", None, false, Some(NOW - 5), (Some(NOW - 5), NOW + 30_000, 0, 60, false)),
+            (
+                "another agent refused meanwhile, saying the reset",
+                Some(waiting(None, 0, 60)),
+                false,
+                Some(NOW + hour),
+                (Some(NOW + hour), NOW + hour + 30_000, 0, 60, false),
+            ),
+            (
+                "another agent refused meanwhile, a reset already known",
+                Some(waiting(Some(NOW + 2 * hour), 0, 60)),
+                false,
+                Some(NOW + hour),
+                (Some(NOW + 2 * hour), NOW, 0, 60, false),
+            ),
+            (
+                "a first unknown reset passed",
+                Some(waiting(None, 0, 60)),
+                true,
+                None,
+                (None, NOW + 120_000, 1, 120, false),
+            ),
+            ("a third", Some(waiting(None, 2, 240)), true, None, (None, NOW + 480_000, 3, 480, true)),
+            (
+                "a named reset passed, a new one named",
+                Some(waiting(Some(NOW - 30_000), 0, 60)),
+                true,
+                Some(NOW + hour),
+                (Some(NOW + hour), NOW + hour + 30_000, 1, 60, false),
+            ),
+            (
+                "the same clock time, read as tomorrow's",
+                Some(waiting(Some(NOW - 30_000), 0, 60)),
+                true,
+                Some(NOW - 30_000 + 24 * hour),
+                (None, NOW + 120_000, 1, 120, false),
+            ),
+            (
+                "the doubling stops at 30 minutes",
+                Some(waiting(None, 1, 1500)),
+                true,
+                None,
+                (None, NOW + 1_800_000, 2, 1800, false),
+            ),
+        ];
+        for (what, before, resumed, said, (until, retry_at, passed, delay, asks)) in cases {
+            let after = after_refusal(before.as_ref(), resumed, "a", said, NOW, MARGINS);
+            assert_eq!(
+                (after.until, after.retry_at, after.passed, after.delay_secs, after.asks_user),
+                (until, retry_at, passed, delay, asks),
+                "{what}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_user_is_asked_after_three_resets_passed_still_refused() {
+        let mut record = after_refusal(None, false, "a", None, NOW, MARGINS);
+        for passed in 1..=MAX_PASSED_RESETS {
+            record = after_refusal(Some(&record), true, "a", None, record.retry_at, MARGINS);
+            assert_eq!((record.passed, record.asks_user), (passed, passed == MAX_PASSED_RESETS));
+        }
+    }
+
+    #[test]
+    fn an_agent_works_under_its_named_account_else_its_clis_folder() {
+        let id = ProfileId::new();
+        let env = |name: &str| (name == "HOME").then(|| "/home/u".to_owned());
+        let spec = |kind, account: Option<&str>, var: Option<(&str, &str)>| ProfileSpec {
+            kind,
+            account: account.map(str::to_owned),
+            env: var.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
+            ..ProfileSpec::default()
+        };
+        let cases = [
+            (spec(AgentKind::ClaudeCode, None, None), "/home/u/.claude".to_owned()),
+            (spec(AgentKind::ClaudeCode, None, Some(("CLAUDE_CONFIG_DIR", "/w/cc"))), "/w/cc".to_owned()),
+            (spec(AgentKind::Codex, None, None), "/home/u/.codex".to_owned()),
+            (spec(AgentKind::Codex, None, Some(("CODEX_HOME", "/w/codex"))), "/w/codex".to_owned()),
+            (spec(AgentKind::Codex, Some(" work "), None), "work".to_owned()),
+            (spec(AgentKind::ClaudeCode, Some(""), None), "/home/u/.claude".to_owned()),
+            (spec(AgentKind::Generic, None, None), format!("agent {id}")),
+        ];
+        for (spec, expected) in cases {
+            assert_eq!(account_of(&id, &spec, env), expected, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn an_overloaded_model_is_left_longer_each_time() {
+        let waits: Vec<Millis> = (0..7).map(|tries| overload_wait(tries, 60_000)).collect();
+        assert_eq!(waits, [60_000, 120_000, 240_000, 480_000, 600_000, 600_000, 600_000]);
+        assert_eq!(overload_wait(0, 0), 1000, "never at once");
+    }
+}

@@ -1,0 +1,328 @@
+//! Usage limits, through the engine: agents whose model refuses them (their
+//! hooks say so, as Claude Code's StopFailure does; recorded in
+//! `tests/fixtures/agents/cc-hooks-usage-limit.jsonl`) keep their tasks,
+//! wait for the reset, and go on one at a time. The agents are `cat` with
+//! the terminal's echo off, so what the app types into them is on their
+//! screens once.
+
+mod support;
+
+use std::sync::Arc;
+
+use support::{Collected, TestEngine};
+use switchboard_core::SessionId;
+use switchboard_core::{
+    AccountLimit, Attention, EngineEvent, LimitPhase, Need, Profile, ProfileSpec, Settings, TaskId, TaskInfo, TaskSpec,
+    TaskState, WaitingFor,
+};
+
+/// An agent at work on a task, whose hooks the test speaks for.
+struct Agent {
+    profile: Profile,
+    task: TaskId,
+    session: SessionId,
+    screen: Arc<Collected<u8>>,
+}
+
+/// Engine settings for quick tries: no margin after a reset, a second's
+/// first retry of an unknown one.
+async fn quick(t: &TestEngine, retry_secs: u32) {
+    let settings =
+        Settings { limit_margin_secs: 0, limit_retry_secs: retry_secs, ..t.engine.get_settings().await.unwrap() };
+    t.engine.set_settings(settings).await.unwrap();
+}
+
+async fn agent(t: &TestEngine, name: &str, account: &str, time_limit_secs: u32) -> Agent {
+    // The terminal's echo off: each line on the screen is one the agent read.
+    let spec = ProfileSpec {
+        ready_quiet_ms: 50,
+        account: Some(account.into()),
+        ..t.spec(name, "sh", &["-c", "stty -echo; exec cat"])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let task =
+        TaskSpec { time_limit_secs: Some(time_limit_secs), ..TaskSpec::new(profile.id.clone(), "Port the parser") };
+    let task = t.engine.submit_task(task).await.unwrap().task.id;
+    let session = t.session_of_task(&task).await;
+    let screen = t.attach(&session).await;
+    t.task_until(&task, "typed", |task| task.typed_at().is_some()).await;
+    Agent { profile, task, session, screen }
+}
+
+impl Agent {
+    async fn hook(&self, t: &TestEngine, payload: serde_json::Value) {
+        let envelope = switchboard_core::hook::HookEnvelope {
+            session_id: Some(self.session.to_string()),
+            env: Default::default(),
+            at: 1,
+            payload,
+            secret: Some(switchboard_tests::session_env::secret_of(&self.session)),
+        };
+        t.engine.hook_event(envelope).await.unwrap();
+    }
+
+    /// Its model refuses the turn, as Claude Code tells it.
+    async fn refused(&self, t: &TestEngine, error: &str) {
+        self.hook(t, serde_json::json!({"hook_event_name": "UserPromptSubmit"})).await;
+        let failure = serde_json::json!({"hook_event_name": "StopFailure", "error": error,
+            "last_assistant_message": "API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later."});
+        self.hook(t, failure).await;
+    }
+
+    /// Its turn runs: a tool call.
+    async fn works(&self, t: &TestEngine) {
+        self.hook(t, serde_json::json!({"hook_event_name": "UserPromptSubmit"})).await;
+        let tool = serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Read",
+            "tool_use_id": "toolu_1", "tool_input": {"file_path": "a.rs"}});
+        self.hook(t, tool).await;
+    }
+
+    /// How many times `continue` was typed into it.
+    fn continues(&self) -> usize {
+        self.screen.text().matches("continue").count()
+    }
+
+    fn write_summary(&self, t: &TestEngine, task: &TaskId) {
+        let text = "# Task Completion Summary\n\n## Objective\nx\n\n## Status\n✅ COMPLETED\n";
+        std::fs::create_dir_all(t.workspace.join("summaries")).unwrap();
+        std::fs::write(t.workspace.join(format!("summaries/{task}.md")), text).unwrap();
+    }
+}
+
+fn limit_of(events: &[EngineEvent], account: &str) -> Option<AccountLimit> {
+    events.iter().rev().find_map(|e| match e {
+        EngineEvent::LimitChanged { limit } if limit.account == account => Some(limit.clone()),
+        _ => None,
+    })
+}
+
+async fn attention_until(t: &TestEngine, agent: &Agent, what: &str, found: impl Fn(&Attention) -> bool) -> Attention {
+    t.events
+        .wait_for(what, |events| {
+            events
+                .iter()
+                .rev()
+                .find_map(|e| match e {
+                    EngineEvent::AttentionChanged { profile_id, attention } if profile_id == &agent.profile.id => {
+                        Some(attention.clone())
+                    }
+                    _ => None,
+                })
+                .filter(|a| found(a))
+        })
+        .await
+}
+
+fn waits_for_limit(task: &TaskInfo) -> bool {
+    task.state() == TaskState::Running && matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_of_one_account_wait_for_its_limit_together_and_go_on_one_at_a_time() {
+    let t = TestEngine::start().await;
+    // The first retry comes after the tasks' own time limit: a task whose
+    // limit were not paused would time out first.
+    quick(&t, 3).await;
+    let first = agent(&t, "first", "team", 2).await;
+    let second = agent(&t, "second", "team", 2).await;
+    let elsewhere = agent(&t, "elsewhere", "other", 600).await;
+
+    first.refused(&t, "rate_limit").await;
+    let waiting = t.task_until(&first.task, "to wait for the limit", waits_for_limit).await;
+    assert!(
+        matches!(&waiting.waiting_for, Some(WaitingFor::UsageLimit { account, until: None, .. }) if account == "team"),
+        "{waiting:?}"
+    );
+    // The whole account is limited: the second agent's next task is held
+    // in its queue, while an agent of another account takes its own.
+    let limit = t.engine.list_limits().await.unwrap();
+    assert_eq!(limit.len(), 1, "{limit:?}");
+    assert_eq!(limit[0].profiles.len(), 2);
+    let attention =
+        attention_until(&t, &second, "the second agent limited", |a| matches!(a, Attention::Limited { .. })).await;
+    assert!(matches!(attention, Attention::Limited { until: None, .. }), "{attention:?}");
+    // The command line says so: both limited, the reset unknown.
+    let (code, listed, _) = support::cli_async(&t, &["agent", "list", "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let listed: Vec<serde_json::Value> = serde_json::from_str(&listed).unwrap();
+    let state = |name: &str| {
+        let row = listed.iter().find(|row| row["name"] == name).unwrap();
+        (row["limited"].clone(), row["limited_until"].clone())
+    };
+    assert_eq!(state("first"), (serde_json::json!(true), serde_json::Value::Null));
+    assert_eq!(state("second"), (serde_json::json!(true), serde_json::Value::Null));
+    assert_eq!(state("elsewhere"), (serde_json::json!(false), serde_json::Value::Null));
+    second.refused(&t, "rate_limit").await;
+    t.task_until(&second.task, "to wait for the limit", waits_for_limit).await;
+    let queued = t.engine.submit_task(TaskSpec::new(second.profile.id.clone(), "Then the docs")).await.unwrap().task.id;
+    let held = t
+        .task_until(&queued, "held by the limit", |task| {
+            matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))
+        })
+        .await;
+    assert_eq!(held.state(), TaskState::Queued);
+    let other = t.engine.submit_task(TaskSpec::new(elsewhere.profile.id.clone(), "Its own")).await.unwrap().task.id;
+    t.task_until(&other, "queued behind its own task", |task| task.waiting_for == Some(WaitingFor::TaskAhead)).await;
+
+    // At the retry, the agent refused first is typed one `continue`, and
+    // only it: the second waits for its turn to run.
+    first.screen.wait_for_text("continue").await;
+    let resuming = t
+        .events
+        .wait_for("the first resuming", |events| {
+            limit_of(events, "team")
+                .filter(|l| l.phase == LimitPhase::Resuming { profile_id: first.profile.id.clone() })
+        })
+        .await;
+    assert_eq!(resuming.passed, 0);
+    assert_eq!(second.continues(), 0, "the second went on at once");
+    first.works(&t).await;
+    second.screen.wait_for_text("continue").await;
+    second.works(&t).await;
+    // Both went on: the limit is over, and the held task waits for the one
+    // ahead of it rather than for the limit.
+    t.events
+        .wait_for("the limit lifted", |events| {
+            events.iter().find_map(|e| {
+                matches!(e, EngineEvent::LimitLifted { account, by_user: false, .. } if account == "team").then_some(())
+            })
+        })
+        .await;
+    assert!(t.engine.list_limits().await.unwrap().is_empty());
+    t.task_until(&queued, "behind the task at work", |task| task.waiting_for == Some(WaitingFor::TaskAhead)).await;
+    // Their tasks never timed out, though the wait outlasted their limits.
+    for agent in [&first, &second] {
+        let task = t.engine.get_task(agent.task.clone()).await.unwrap();
+        assert_eq!(task.state(), TaskState::Running, "{task:?}");
+        assert_eq!(agent.continues(), 1, "typed once");
+    }
+    first.write_summary(&t, &first.task);
+    assert_eq!(
+        t.task_until(&first.task, "to end", |task| task.state().is_finished()).await.state(),
+        TaskState::Completed
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_that_passes_still_refused_is_waited_again_and_after_three_the_user_is_asked() {
+    let t = TestEngine::start().await;
+    quick(&t, 1).await;
+    let agent = agent(&t, "solo", "mine", 600).await;
+    agent.refused(&t, "rate_limit").await;
+    for passed in 1..=3u32 {
+        t.events.wait_for("continue typed", |_| (agent.continues() == passed as usize).then_some(())).await;
+        agent.refused(&t, "rate_limit").await;
+        let limit = t
+            .events
+            .wait_for("the reset counted", |events| limit_of(events, "mine").filter(|l| l.passed == passed))
+            .await;
+        // It waits longer each time (1 s, then 2, 4: doubling).
+        assert!(limit.retry_at - limit.since >= 1000, "{limit:?}");
+    }
+    let asking = attention_until(&t, &agent, "the user asked", |a| {
+        matches!(a, Attention::NeedsYou { need: Need::LimitPersists { .. }, .. })
+    })
+    .await;
+    assert!(matches!(asking, Attention::NeedsYou { need: Need::LimitPersists { resets: 3, .. }, .. }), "{asking:?}");
+    // Nothing more is typed until the user says so.
+    let limits = t.engine.list_limits().await.unwrap();
+    assert_eq!(limits[0].phase, LimitPhase::AsksUser);
+    assert_eq!(agent.continues(), 3);
+    // The user knows better: `agent resume`.
+    let (code, said, _) = support::cli_async(&t, &["agent", "resume", "solo"]).await;
+    assert_eq!((code, said.trim()), (std::process::ExitCode::SUCCESS, "solo goes on now"));
+    t.events.wait_for("continue typed", |_| (agent.continues() == 4).then_some(())).await;
+    agent.works(&t).await;
+    t.events
+        .wait_for("the limit lifted", |events| {
+            events.iter().find_map(|e| matches!(e, EngineEvent::LimitLifted { .. }).then_some(()))
+        })
+        .await;
+    let task = t.engine.get_task(agent.task.clone()).await.unwrap();
+    assert_eq!((task.state(), task.waiting_for), (TaskState::Running, None));
+    // With nothing held back, resuming says so.
+    let refused = t.engine.resume_agent(agent.profile.id.clone()).await.unwrap_err();
+    assert_eq!(switchboard_core::ApiError::from(&refused).code, switchboard_core::ErrorCode::NothingToResume);
+    let (code, _, error) = support::cli_async(&t, &["agent", "resume", "solo"]).await;
+    assert_ne!(code, std::process::ExitCode::SUCCESS);
+    assert!(error.contains("nothing to resume"), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_overloaded_model_is_waited_out_by_that_agent_alone_and_an_account_problem_needs_the_user() {
+    let t = TestEngine::start().await;
+    quick(&t, 1).await;
+    let busy = agent(&t, "busy", "shared", 600).await;
+    let other = agent(&t, "other", "shared", 600).await;
+    busy.refused(&t, "overloaded").await;
+    let waiting = t
+        .task_until(&busy.task, "to wait for the service", |task| {
+            matches!(task.waiting_for, Some(WaitingFor::Overloaded { .. }))
+        })
+        .await;
+    assert_eq!(waiting.state(), TaskState::Running);
+    // Not a limit: its account's other agent takes its next task.
+    assert!(t.engine.list_limits().await.unwrap().is_empty());
+    let next = t.engine.submit_task(TaskSpec::new(other.profile.id.clone(), "Next")).await.unwrap().task.id;
+    t.task_until(&next, "behind the task at work", |task| task.waiting_for == Some(WaitingFor::TaskAhead)).await;
+    // After its wait, it is asked to go on.
+    busy.screen.wait_for_text("continue").await;
+    t.task_until(&busy.task, "going on", |task| task.waiting_for.is_none()).await;
+
+    // Signed out: the user is told what to do, and nothing is retried.
+    other.refused(&t, "authentication_failed").await;
+    let needs = attention_until(&t, &other, "the user needed", |a| {
+        matches!(a, Attention::NeedsYou { need: Need::Account { .. }, .. })
+    })
+    .await;
+    let Attention::NeedsYou { need: Need::Account { why }, .. } = needs else { unreachable!() };
+    assert!(why.contains("/login"), "{why}");
+    let task = t.engine.get_task(other.task.clone()).await.unwrap();
+    assert!(matches!(task.waiting_for, Some(WaitingFor::Account { .. })), "{task:?}");
+    // Signed in again in its terminal, the user has it go on.
+    t.engine.resume_agent(other.profile.id.clone()).await.unwrap();
+    other.screen.wait_for_text("continue").await;
+    t.task_until(&other.task, "going on", |task| task.waiting_for.is_none()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_restarted_during_the_wait_still_waits_and_goes_on_at_the_reset() {
+    let data = tempfile::tempdir().unwrap();
+    let queued;
+    let profile;
+    {
+        let t = TestEngine::start_in(data.path(), |_| {}).await;
+        quick(&t, 4).await;
+        let agent = agent(&t, "solo", "mine", 600).await;
+        profile = agent.profile.id.clone();
+        agent.refused(&t, "rate_limit").await;
+        t.task_until(&agent.task, "to wait for the limit", waits_for_limit).await;
+        queued = t.engine.submit_task(TaskSpec::new(profile.clone(), "Then the docs")).await.unwrap().task.id;
+        t.task_until(&queued, "held", |task| matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))).await;
+        t.engine.cancel_task(agent.task.clone()).await.unwrap();
+        t.engine.shutdown().await;
+    }
+    let t = TestEngine::start_in(data.path(), |_| {}).await;
+    let limits = t.engine.list_limits().await.unwrap();
+    assert_eq!(limits.len(), 1, "the limit was kept: {limits:?}");
+    assert_eq!(limits[0].profiles, vec![profile.clone()]);
+    let held = t.engine.get_task(queued.clone()).await.unwrap();
+    assert!(matches!(held.waiting_for, Some(WaitingFor::UsageLimit { .. })), "{held:?}");
+    // At the reset its queue goes on: the held task is typed.
+    t.task_until(&queued, "typed after the reset", |task| task.typed_at().is_some()).await;
+    let session = t.session_of_task(&queued).await;
+    let envelope = switchboard_core::hook::HookEnvelope {
+        session_id: Some(session.to_string()),
+        env: Default::default(),
+        at: 1,
+        payload: serde_json::json!({"hook_event_name": "Stop", "last_assistant_message": "ok"}),
+        secret: Some(switchboard_tests::session_env::secret_of(&session)),
+    };
+    t.engine.hook_event(envelope).await.unwrap();
+    t.events
+        .wait_for("the limit lifted", |events| {
+            events.iter().find_map(|e| matches!(e, EngineEvent::LimitLifted { .. }).then_some(()))
+        })
+        .await;
+    assert!(t.engine.list_limits().await.unwrap().is_empty());
+}
