@@ -7,49 +7,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { poll, privateBus, startDunst } from './desktop_bus.mjs';
+import { poll, privateBus, startDunst, startTray } from './desktop_bus.mjs';
 import { APP, DEMO_AGENT, ROOT, launchApp, windowPids } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 const exec = promisify(execFile);
-
-/** The tray: tray_host.py, asked one JSON line at a time. */
-async function startTray(env) {
-  const host = spawn('/usr/bin/python3', [join(ROOT, 'tests/e2e/tray_host.py')], {
-    env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: host.stdout })[Symbol.asyncIterator]();
-  const next = async () => {
-    const { value, done } = await lines.next();
-    if (done) throw new Error('the tray host ended');
-    const answer = JSON.parse(value);
-    if (answer.error) throw new Error(`the tray host: ${answer.error}`);
-    return answer;
-  };
-  assert.deepEqual(await next(), { ready: true });
-  let queue = Promise.resolve();
-  const ask = (request) => {
-    const answer = queue.then(() => {
-      host.stdin.write(`${JSON.stringify(request)}\n`);
-      return next();
-    });
-    queue = answer.catch(() => {});
-    return answer;
-  };
-  return {
-    /** The registered item ({title, status, menu: [{id, label, enabled, type}]}), or null. */
-    item: async () => (await ask({ op: 'item' })).item,
-    click: (id) => ask({ op: 'click', id }),
-    stop: () => host.kill(),
-  };
-}
 
 test('notifications say what happened and open it; the tray counts, pauses, shows and quits', async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'switchboard-e2e-desktop-'));

@@ -1,6 +1,7 @@
 // A desktop of the tests' own, for what the app shows outside its window: a private session bus
 // and the dunst notification server on it, whose every notification received is kept for the
-// test to read, and whose menu chooses a notification's action as a keyboard user does.
+// test to read, and whose menu chooses a notification's action as a keyboard user does; and a
+// tray (tray_host.py) that reads the app's item and menu as a panel does.
 
 import { execFile, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -127,5 +128,43 @@ export async function startDunst(dir, env) {
       return readFileSync(join(dir, 'offered'), 'utf8').trim().split('\n');
     },
     stop: () => daemon.kill(),
+  };
+}
+
+/**
+ * A tray on the bus `env` names: tray_host.py (a StatusNotifierWatcher that reads the app's item
+ * and menu as a desktop's panel does), asked one JSON line at a time.
+ */
+export async function startTray(env) {
+  const host = spawn('/usr/bin/python3', [join(import.meta.dirname, 'tray_host.py')], {
+    env,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: host.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('the tray host ended');
+    const answer = JSON.parse(value);
+    if (answer.error) throw new Error(`the tray host: ${answer.error}`);
+    return answer;
+  };
+  const ready = await next();
+  if (!ready.ready) throw new Error(`the tray host did not start: ${JSON.stringify(ready)}`);
+  let queue = Promise.resolve();
+  const ask = (request) => {
+    const answer = queue.then(() => {
+      host.stdin.write(`${JSON.stringify(request)}\n`);
+      return next();
+    });
+    queue = answer.catch(() => {});
+    return answer;
+  };
+  return {
+    /** The registered item ({title, status, menu: [{id, label, enabled, type}]}), or null. */
+    item: async () => (await ask({ op: 'item' })).item,
+    click: (id) => ask({ op: 'click', id }),
+    /** The first entry of its menu: the app's status line ("1 working · 0 need you"). */
+    status: async () => (await ask({ op: 'item' })).item?.menu[0]?.label ?? '',
+    stop: () => host.kill(),
   };
 }

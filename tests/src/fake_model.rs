@@ -29,6 +29,8 @@ pub enum Wire {
 pub struct ModelRequest {
     pub path: String,
     pub body: Value,
+    /// When it came, in Unix seconds.
+    pub at: u64,
 }
 
 impl ModelRequest {
@@ -211,7 +213,8 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Respons
         return Ok(respond(404, "application/json", json!({"error": "not here"}).to_string()));
     }
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let request = ModelRequest { path, body };
+    let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let request = ModelRequest { path, body, at };
     let reply = (state.script)(&request);
     let streamed = request.body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     state.requests.lock().unwrap().push(request);

@@ -326,3 +326,30 @@ async fn an_app_restarted_during_the_wait_still_waits_and_goes_on_at_the_reset()
         .await;
     assert!(t.engine.list_limits().await.unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_an_idle_agent_of_a_limited_account_has_the_refused_one_go_on() {
+    let t = TestEngine::start().await;
+    quick(&t, 600).await;
+    let refused = agent(&t, "refused", "team", 600).await;
+    let spec = ProfileSpec { account: Some("team".into()), ..t.spec("idle", "cat", &[]) };
+    let idle = t.engine.create_profile(spec).await.unwrap();
+    refused.refused(&t, "rate_limit").await;
+    t.task_until(&refused.task, "to wait for the limit", waits_for_limit).await;
+    // The user says go on from the agent with nothing of its own waiting:
+    // the account goes on, the refused agent first.
+    t.engine.resume_agent(idle.id.clone()).await.unwrap();
+    refused.screen.wait_for_text("continue").await;
+    refused.works(&t).await;
+    let by_user = t
+        .events
+        .wait_for("the limit lifted", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::LimitLifted { by_user, .. } => Some(*by_user),
+                _ => None,
+            })
+        })
+        .await;
+    assert!(by_user, "told as the user's doing");
+    t.task_until(&refused.task, "going on", |task| task.waiting_for.is_none()).await;
+}

@@ -1100,3 +1100,266 @@ async fn codex_at_its_usage_limit_ends_its_turn_saying_when_to_try_again() {
     rig.record("codex-rollout-usage-limit.jsonl", &(kept.join("\n") + "\n"));
     rig.t.engine.stop_session(session).await.unwrap();
 }
+
+/// The last summary file the conversation was told to write (a session that
+/// took several tasks was told several).
+fn last_summary_path(request: &ModelRequest) -> Option<String> {
+    let pattern = Regex::new(r"summaries/[0-9a-f-]{36}\.md").unwrap();
+    pattern.find_iter(&request.user_text()).last().map(|m| m.as_str().to_owned())
+}
+
+/// When an account's limit lifts in a usage-limit test: unset (0) until the
+/// model first refuses, then a moment ahead.
+type Opens = std::sync::Arc<std::sync::atomic::AtomicU64>;
+
+/// Whether the model refuses now: the first time it is asked, it starts
+/// refusing for `lasts` seconds.
+fn limited_now(opens: &Opens, lasts: u64) -> bool {
+    use std::sync::atomic::Ordering;
+    let now = unix_now();
+    let _ = opens.compare_exchange(0, now + lasts, Ordering::SeqCst, Ordering::SeqCst);
+    now < opens.load(Ordering::SeqCst)
+}
+
+impl Rig {
+    /// The task as it is once `done` holds, read again until `within` passes
+    /// (a usage limit's wait outlasts the events' own deadline).
+    async fn task_until(&self, id: &TaskId, within: Duration, done: impl Fn(&TaskInfo) -> bool) -> TaskInfo {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let task = self.t.engine.get_task(id.clone()).await.unwrap();
+            if done(&task) {
+                return task;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let screen = match task.session_id() {
+                    Some(session) => self.t.engine.screen_snapshot(session.clone(), 40).await.map(|s| s.screen),
+                    None => Ok(String::new()),
+                };
+                panic!("gave up waiting: {task:#?}\nits agent's screen:\n{}", screen.unwrap_or_default());
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Usage limits tried again quickly: no margin after a reset, `retry`
+    /// seconds before the first try of an unknown one.
+    async fn quick_limits(&self, retry: u32) {
+        let settings = switchboard_core::Settings {
+            limit_margin_secs: 0,
+            limit_retry_secs: retry,
+            ..self.t.engine.get_settings().await.unwrap()
+        };
+        self.t.engine.set_settings(settings).await.unwrap();
+    }
+}
+
+/// A task of the agent's that ran into its usage limit (its second turn)
+/// waits rather than fails, nothing else is typed into the agent while it
+/// waits, and once the limit has lifted it completes; the next task runs
+/// after it. What the model saw says what was typed.
+async fn a_task_waits_out_the_limit(rig: Rig, profile: Profile, opens: Opens) {
+    let first = rig.submit(&profile, "WRITE-SUMMARY: the first part").await;
+    assert_eq!(rig.task_ends(&first.id).await.state(), TaskState::Completed);
+    let limited = rig.submit(&profile, "LIMITED-PART WRITE-SUMMARY: the second part").await;
+    let waiting = rig
+        .task_until(&limited.id, REAL_DEADLINE, |task| {
+            matches!(task.waiting_for, Some(switchboard_core::WaitingFor::UsageLimit { .. }))
+        })
+        .await;
+    assert_eq!(waiting.state(), TaskState::Running);
+    let limits = rig.t.engine.list_limits().await.unwrap();
+    assert_eq!(limits.len(), 1, "{limits:?}");
+    // Queued meanwhile: held in its queue, saying why.
+    let after = rig.submit(&profile, "WRITE-SUMMARY: QUEUED-AFTER the limit").await;
+    let held = rig
+        .task_until(&after.id, REAL_DEADLINE, |task| {
+            matches!(task.waiting_for, Some(switchboard_core::WaitingFor::UsageLimit { .. }))
+        })
+        .await;
+    assert_eq!(held.state(), TaskState::Queued);
+    let ended = rig.task_until(&limited.id, Duration::from_secs(150), |task| task.state().is_finished()).await;
+    assert_eq!(ended.state(), TaskState::Completed, "{ended:#?}");
+    let next = rig.task_until(&after.id, Duration::from_secs(90), |task| task.state().is_finished()).await;
+    assert_eq!(next.state(), TaskState::Completed, "{next:#?}");
+    // The limit is over; the model saw the queued task only once it had lifted.
+    assert!(rig.t.engine.list_limits().await.unwrap().is_empty());
+    let lifted_at = opens.load(std::sync::atomic::Ordering::SeqCst);
+    let requests = rig.model.requests();
+    let early: Vec<&ModelRequest> =
+        requests.iter().filter(|r| r.latest_user_text().contains("QUEUED-AFTER") && r.at < lifted_at).collect();
+    assert!(early.is_empty(), "typed while the account was limited");
+    // Asked to go on (Claude Code adds it to the refused turn's message).
+    let continues = requests.iter().filter(|r| r.latest_user_text().trim_end().ends_with("continue")).count();
+    assert!(continues >= 1, "the refused turn was asked to go on");
+    let timeline = rig.t.engine.task_timeline(limited.id.clone()).await.unwrap();
+    assert!(timeline.iter().any(|e| matches!(e.kind, LogKind::TaskRefused { .. })), "{timeline:#?}");
+}
+
+/// Claude Code on an API key says no reset time: the app tries again after
+/// its first retry, is refused once more (the reset it guessed passed), and
+/// goes on after the doubled wait, once the model takes work again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_at_its_usage_limit_waits_and_its_task_completes_once_the_limit_lifts() {
+    let opens = Opens::default();
+    let lifts = opens.clone();
+    let script = move |workspace: PathBuf| {
+        move |request: &ModelRequest| {
+            let all = request.user_text();
+            if request.follows_tool_use() {
+                return Reply::text("The summary is written.");
+            }
+            // It says ten minutes (Claude Code would wait out a short one
+            // itself), but lifts 20 s after it began.
+            if all.contains("LIMITED-PART") && limited_now(&lifts, 20) {
+                return Reply::limited_until(unix_now() + 600);
+            }
+            match last_summary_path(request) {
+                Some(path) if all.contains("WRITE-SUMMARY") => {
+                    let file_path = workspace.join(path).display().to_string();
+                    Reply::tools([("Write", json!({"file_path": file_path, "content": SUMMARY}))])
+                }
+                _ => Reply::text("Ready."),
+            }
+        }
+    };
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    rig.quick_limits(8).await;
+    let profile = rig.claude_code().await;
+    a_task_waits_out_the_limit(rig, profile, opens).await;
+}
+
+/// Codex says when its limit resets ("try again at 1:07 AM"): the app waits
+/// until then and its task completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_at_its_usage_limit_waits_until_the_time_it_names_and_its_task_completes() {
+    let opens = Opens::default();
+    let lifts = opens.clone();
+    let script = move |_workspace: PathBuf| {
+        move |request: &ModelRequest| {
+            let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+            let all = request.user_text();
+            if !has_tools {
+                return Reply::text("Write the summary");
+            }
+            if request.follows_tool_use() {
+                return Reply::text("The summary is written.");
+            }
+            if all.contains("LIMITED-PART") && limited_now(&lifts, 20) {
+                return Reply::limited_until(lifts.load(std::sync::atomic::Ordering::SeqCst));
+            }
+            match last_summary_path(request) {
+                Some(path) if all.contains("WRITE-SUMMARY") => {
+                    let cmd = format!("mkdir -p summaries && cat > {path} <<'EOF'\n{SUMMARY}EOF\n");
+                    Reply::tools([("exec_command", json!({"cmd": cmd}))])
+                }
+                _ => Reply::text("Ready."),
+            }
+        }
+    };
+    let rig = Rig::start(Wire::OpenAiResponses, script).await;
+    rig.quick_limits(600).await;
+    let profile = rig.codex().await;
+    let watching = rig.t.events.clone();
+    a_task_waits_out_the_limit(rig, profile, opens).await;
+    // It waited for the time Codex named, not for a guess.
+    let named = watching.snapshot().iter().find_map(|e| match e {
+        EngineEvent::LimitChanged { limit } => limit.until,
+        _ => None,
+    });
+    assert!(named.is_some(), "Codex's reset was read");
+}
+
+/// A limit Claude Code waits out by itself (a reset seconds ahead, which it
+/// retries) is no limit to the app: nothing waits, nothing is typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_throttle_claude_code_retries_by_itself_changes_nothing() {
+    let opens = Opens::default();
+    let script = move |workspace: PathBuf| {
+        move |request: &ModelRequest| {
+            if request.follows_tool_use() {
+                return Reply::text("The summary is written.");
+            }
+            if limited_now(&opens, 4) {
+                return Reply::limited_until(opens.load(std::sync::atomic::Ordering::SeqCst));
+            }
+            match last_summary_path(request) {
+                Some(path) => {
+                    let file_path = workspace.join(path).display().to_string();
+                    Reply::tools([("Write", json!({"file_path": file_path, "content": SUMMARY}))])
+                }
+                None => Reply::text("Ready."),
+            }
+        }
+    };
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    let profile = rig.claude_code().await;
+    let task = rig.submit(&profile, "Write the summary").await;
+    let ended = rig.task_until(&task.id, Duration::from_secs(90), |task| task.state().is_finished()).await;
+    assert_eq!(ended.state(), TaskState::Completed, "{ended:#?}");
+    let limited = rig.t.events.snapshot().iter().any(|e| matches!(e, EngineEvent::LimitChanged { .. }));
+    assert!(!limited, "a throttle the CLI retried is no limit");
+    let typed = rig.model.requests().iter().any(|r| r.latest_user_text().trim_end().ends_with("continue"));
+    assert!(!typed, "nothing typed");
+}
+
+/// A Claude Code loop whose second iteration runs into the usage limit:
+/// the refusal is not a stop reason and not an iteration; the loop goes on
+/// once the limit lifts and ends at its stop word after two iterations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_loop_across_a_usage_limit_completes_without_counting_the_refusal() {
+    let opens = Opens::default();
+    let lifts = opens.clone();
+    let script = move |workspace: PathBuf| {
+        move |request: &ModelRequest| {
+            let progress = workspace.join(switchboard_core::loops::PROGRESS_FILE);
+            let before = std::fs::read_to_string(&progress).unwrap_or_default();
+            if request.follows_tool_use() {
+                return Reply::text(if before.contains("LOOP_COMPLETE") {
+                    "The parser is done."
+                } else {
+                    "One step done; more to come."
+                });
+            }
+            if !request.user_text().contains("Loop iteration") {
+                return Reply::text("Ready.");
+            }
+            if !before.is_empty() && limited_now(&lifts, 15) {
+                return Reply::limited_until(unix_now() + 600);
+            }
+            let content = if before.is_empty() {
+                "- iteration 1: wrote the tokenizer\n".to_owned()
+            } else {
+                format!("{before}- iteration 2: wrote the parser; the tests pass\nLOOP_COMPLETE\n")
+            };
+            Reply::tools([("Write", json!({"file_path": progress.display().to_string(), "content": content}))])
+        }
+    };
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    rig.quick_limits(5).await;
+    let profile = rig.claude_code().await;
+    let settings = switchboard_core::loops::LoopSettings {
+        max_iterations: 4,
+        ..switchboard_core::loops::LoopSettings::new("Write the parser")
+    };
+    let started = rig.t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(150);
+    let ended = loop {
+        let info = rig.t.engine.get_loop(started.id.clone()).await.unwrap();
+        if !info.is_active() {
+            break info;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{info:#?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert!(
+        matches!(
+            &ended.state,
+            switchboard_core::LoopState::Complete { why: switchboard_core::loops::Completion::StopWord { .. }, .. }
+        ),
+        "{ended:#?}"
+    );
+    assert_eq!(ended.iterations_run(), 2);
+    assert_eq!(ended.stop_reasons(), ["One step done; more to come.", "The parser is done."]);
+    assert!(opens.load(std::sync::atomic::Ordering::SeqCst) > 0, "the limit was met");
+}

@@ -35,6 +35,8 @@ pub struct Limit {
     pub resuming: Option<ProfileId>,
     /// Went on after the wait, its turn ran: no longer held.
     pub released: std::collections::BTreeSet<ProfileId>,
+    /// The user had it go on before its reset (`agent resume`).
+    pub by_user: bool,
 }
 
 /// The account an agent works under: the one its profile names, else its

@@ -568,11 +568,15 @@ impl Notices {
                 self.notified.retain(|key| !key.starts_with(&format!("limit:{account}:")));
                 let names = self.names_of(profiles);
                 let how = if *by_user { "as you asked" } else { "its usage limit has reset" };
+                let body = match profiles.len() {
+                    1 => format!("{names} goes on: {how}."),
+                    _ => format!("{names} go on: {how}; their tasks go on one agent at a time."),
+                };
                 Some(Notice::new(
                     NoticeKind::UsageLimit,
                     NoticeTarget::Window,
                     "Agents go on after their usage limit",
-                    format!("{names}: {how}; their tasks go on, one agent at a time."),
+                    body,
                 ))
             }
             EngineEvent::StorageChanged { problem } => {
@@ -670,10 +674,10 @@ impl Notices {
             NoticeKind::UsageLimit,
             NoticeTarget::Window,
             "Agents at their usage limit",
-            format!(
-                "{names} wait{} {when}. Their tasks are kept and go on then.",
-                if limit.profiles.len() == 1 { "s" } else { "" }
-            ),
+            match limit.profiles.len() {
+                1 => format!("{names} waits {when}. Its tasks are kept and go on then."),
+                _ => format!("{names} wait {when}. Their tasks are kept and go on then."),
+            },
         ))
     }
 

@@ -2,6 +2,7 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import type { Overview, OverviewAgent } from '../lib/bindings';
 import FlowOverview from './FlowOverview.svelte';
+import { formatTime } from '../lib/model';
 
 function agent(profile_id: string, extra: Partial<OverviewAgent> = {}): OverviewAgent {
   return { profile_id, name: profile_id, session_id: null, status: null, since: null, running: true, task_id: null, doing: null, loop_iteration: null, queued: 0, needs_user: 0, attention: { state: 'idle', since: null }, ...extra };
@@ -56,6 +57,26 @@ describe('the overview of all agents', () => {
     expect(tone('stuck')).toContain('stalled');
     expect(tone('broke')).toContain('failed');
     expect(tone('old')).toContain('stopped');
+  });
+
+  it('draws an agent at its usage limit in its own tone, with when it goes on', () => {
+    const reset = new Date(2026, 10, 26, 14, 5).getTime();
+    const limited = (until: number | null): OverviewAgent['attention'] => ({ state: 'limited', account: '/home/ann/.claude', until, retry_at: reset, since: 1, task_id: null, task: null });
+    const overview: Overview = {
+      agents: [agent('known', { attention: limited(reset) }), agent('unknown', { doing: 'Port the parser', attention: limited(null) })],
+      helpers: [],
+      links: [],
+    };
+    render(FlowOverview, { props: { overview, onopen: () => {} } });
+    const at = formatTime(reset, new Date());
+    const known = screen.getByTestId('overview-agent-known');
+    expect(known.getAttribute('class')).toContain('limited');
+    expect(known.textContent).toContain(`limited until ${at}`);
+    const unknown = screen.getByTestId('overview-agent-unknown');
+    expect(unknown.textContent).toContain('usage limit');
+    expect(unknown.textContent).toContain(`tries again at ${at}`);
+    expect(unknown.textContent).toContain('Port the parser');
+    expect(unknown.textContent).not.toContain('.claude');
   });
 
   it('opens an agent by click, Enter or Space; helpers open nothing', async () => {

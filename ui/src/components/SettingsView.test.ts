@@ -117,6 +117,51 @@ describe('settings view', () => {
     expect((await backend.getSettings()).turn_quiet_secs).toBe(30);
   });
 
+  it('keeps how usage limits are waited out, and whether they notify', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    // As the engine starts: half a minute after a reset; a minute's first wait when it is unknown.
+    expect(input('settings-limit-margin').value).toBe('30');
+    expect(input('settings-limit-retry').value).toBe('60');
+    expect(input('notify-usage_limit').checked).toBe(true);
+    expect(screen.getByText('Usage limits reached and lifted')).toBeTruthy();
+
+    await type('settings-limit-margin', '120');
+    await type('settings-limit-retry', '600');
+    await fireEvent.click(input('notify-usage_limit'));
+    await save();
+    await screen.findByTestId('settings-saved');
+    const kept = await backend.getSettings();
+    expect([kept.limit_margin_secs, kept.limit_retry_secs, kept.notify.usage_limit]).toEqual([120, 600, false]);
+    expect(callsOf(backend, 'set_settings')).toHaveLength(1);
+  });
+
+  it("says the engine's bounds on usage limits under their fields, and a number that is none without asking it", async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await type('settings-limit-margin', '3600');
+    await save();
+    expect((await screen.findByTestId('error-limit_margin_secs')).textContent).toBe('Go on at most 30 minutes after a usage limit resets.');
+    expect(input('settings-limit-margin').getAttribute('aria-invalid')).toBe('true');
+
+    await type('settings-limit-margin', '0');
+    await type('settings-limit-retry', '0');
+    await save();
+    expect((await screen.findByTestId('error-limit_retry_secs')).textContent).toBe('Try again after at least a second and at most 30 minutes.');
+    expect(screen.queryByTestId('error-limit_margin_secs')).toBeNull();
+    expect((await backend.getSettings()).limit_retry_secs).toBe(60);
+
+    const asked = callsOf(backend, 'set_settings').length;
+    await type('settings-limit-retry', 'a minute');
+    await save();
+    expect((await screen.findByTestId('error-limit_retry_secs')).textContent).toBe('Write the seconds as a whole number, like 60.');
+    await type('settings-limit-retry', '60');
+    await type('settings-limit-margin', '1.5');
+    await save();
+    expect((await screen.findByTestId('error-limit_margin_secs')).textContent).toBe('Write the seconds as a whole number, like 30.');
+    expect(callsOf(backend, 'set_settings')).toHaveLength(asked);
+  });
+
   it('shows a failure that is no field on top, in words', async () => {
     const backend = new FakeBackend();
     await openSettings(backend);

@@ -8,6 +8,7 @@
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type {
+  AccountLimit,
   AgentAttention,
   Viewing,
   Delegation,
@@ -52,6 +53,7 @@ import { applyPermissionEvent } from './permissions';
 import { applyDelegationEvent } from './delegations';
 import { applyLoopEvent, upsertLoop } from './loops';
 import { applyAttentionEvent, attentionMapOf, type AttentionMap } from './attention';
+import { applyLimitEvent } from './limits';
 import {
   applyFloodEvent,
   applySignalEvent,
@@ -97,6 +99,8 @@ export class AppState {
   }
   /** Each agent's attention, as the engine works it out (the one state every place shows). */
   attention: AttentionMap = $state.raw({});
+  /** The accounts at their usage limit: their agents, when each goes on, who goes on now. */
+  limits: readonly AccountLimit[] = $state.raw([]);
   /** Whether the window has the focus (what the user looks at is then not notified). */
   focused = $state(typeof document !== 'undefined' && document.hasFocus());
   /** The task whose detail is on screen. */
@@ -303,6 +307,11 @@ export class AppState {
     const delegationList = this.backend.listDelegations().catch(() => [] as Delegation[]);
     const loopList = this.backend.listLoops().catch(() => [] as LoopInfo[]);
     const attentionList = this.backend.listAttention().catch(() => [] as AgentAttention[]);
+    // Without them an agent's usage limit is still said by its attention, less its account's news.
+    const limitList = this.backend.listLimits().catch((reason: unknown) => {
+      logFailure('list_limits')(reason);
+      return [] as AccountLimit[];
+    });
     // Without them no task offers its changes; everything else works.
     const worktreeList = this.backend.listWorktrees().catch((reason: unknown) => {
       logFailure('list_worktrees')(reason);
@@ -331,6 +340,7 @@ export class AppState {
       this.delegations = buffered.reduce(applyDelegationEvent, await delegationList);
       this.loops = buffered.reduce(applyLoopEvent, await loopList);
       this.attention = buffered.reduce(applyAttentionEvent, attentionMapOf(await attentionList));
+      this.limits = buffered.reduce(applyLimitEvent, await limitList);
       this.worktrees = buffered.reduce(applyWorktreeEvent, await worktreeList);
       this.settings = buffered.reduce(applySettingsEvent, await settings);
       this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
@@ -547,6 +557,16 @@ export class AppState {
     await this.backend.typeTaskNow(taskId);
   }
 
+  /**
+   * Have an agent go on now, without waiting for its usage limit's reset (or an overloaded
+   * model's retry, or after the user saw to its account): the engine types `continue` into it,
+   * or lets it take its next task; its account's other agents follow one at a time. Rejects
+   * with an ApiError (`nothing_to_resume` when nothing holds it back).
+   */
+  async resumeAgent(profileId: ProfileId): Promise<void> {
+    await this.backend.resumeAgent(profileId);
+  }
+
   /** Put a finished task back at the front of its queue; rejects with an ApiError. */
   async requeueTask(taskId: TaskId): Promise<void> {
     this.#addTask(await this.backend.requeueTask(taskId));
@@ -589,6 +609,8 @@ export class AppState {
       terminalShown: this.selectedSession?.state === 'running',
       agentsShown: this.sidebarOpen,
       worktrees: this.worktrees,
+      tasks: this.tasks.tasks,
+      now: Date.now(),
     });
   }
 
@@ -612,6 +634,11 @@ export class AppState {
         return this.openForm();
       case 'start':
         void this.startAgent(action.profile.id);
+        return;
+      case 'resume':
+        // A refusal (nothing holds it back any more) has no view to show in: logged; the
+        // agent's banner says whatever still holds it.
+        this.resumeAgent(action.profile.id).catch(logFailure('resume_agent'));
         return;
       case 'answer':
         return this.showSignal(action.signal.id);
@@ -926,6 +953,7 @@ export class AppState {
     this.delegations = applyDelegationEvent(this.delegations, event);
     this.loops = applyLoopEvent(this.loops, event);
     this.attention = applyAttentionEvent(this.attention, event);
+    this.limits = applyLimitEvent(this.limits, event);
     this.worktrees = applyWorktreeEvent(this.worktrees, event);
     this.settings = applySettingsEvent(this.settings, event);
     const signal = this.shownSignalId;

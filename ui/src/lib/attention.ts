@@ -39,7 +39,10 @@ export function attentionRank(attention: Attention | undefined): number {
   return attention ? ATTENTION_ORDER.indexOf(attention.state) : ATTENTION_ORDER.length;
 }
 
-/** Whether the state asks the user to act or look: needs you, stalled, failed. */
+/**
+ * Whether the state asks the user to act or look: needs you, stalled, failed. An agent at its
+ * usage limit does not: the app waits for the reset by itself.
+ */
 export function asksTheUser(attention: Attention | undefined): boolean {
   return attention?.state === 'needs_you' || attention?.state === 'stalled' || attention?.state === 'failed';
 }
@@ -54,7 +57,7 @@ export function attentionLabel(attention: Attention): string {
     case 'failed':
       return attention.count === 1 ? 'task failed' : `${attention.count} tasks failed`;
     case 'limited':
-      return attention.until === null ? 'usage limit' : `limited until ${formatTime(attention.until, new Date())}`;
+      return attention.until === null ? 'usage limit' : `limited ${limitedWhen(attention)}`;
     case 'working':
       return 'working';
     case 'idle':
@@ -62,6 +65,13 @@ export function attentionLabel(attention: Attention): string {
     case 'stopped':
       return attention.ended === null ? 'not started' : 'stopped';
   }
+}
+
+/** When a limited agent goes on: "until 14:05", or "reset time unknown; tries again at 14:07". */
+export function limitedWhen(attention: Extract<Attention, { state: 'limited' }>, now = new Date()): string {
+  return attention.until === null
+    ? `reset time unknown; tries again at ${formatTime(attention.retry_at, now)}`
+    : `until ${formatTime(attention.until, now)}`;
 }
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
@@ -117,12 +127,12 @@ export function attentionLine(attention: Attention): string {
       return `${what} since you last looked: “${attention.task}”${attention.reason ? `: ${attention.reason}` : ''}`;
     }
     case 'limited': {
-      const when =
-        attention.until === null
-          ? `its reset time is unknown; it tries again at ${formatTime(attention.retry_at, new Date())}`
-          : `until ${formatTime(attention.until, new Date())}`;
+      if (attention.until === null) {
+        const task = attention.task ? `; “${attention.task}” waits meanwhile` : '';
+        return `At its usage limit (${limitedWhen(attention)})${task}`;
+      }
       const task = attention.task ? `; “${attention.task}” waits and goes on then` : '';
-      return `At its usage limit, ${when}${task}`;
+      return `At its usage limit ${limitedWhen(attention)}${task}`;
     }
     case 'working':
       return attention.task ? `Working on “${attention.task}”` : 'Working';

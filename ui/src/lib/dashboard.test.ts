@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Attention, OverviewAgent } from './bindings';
+import { formatTime } from './model';
 import { cardState, cardStateLabel, dashboardSummary, doingLine, previewLines, sortCards, timeInState } from './dashboard';
 
 function agent(name: string, extra: Partial<OverviewAgent> = {}): OverviewAgent {
@@ -27,6 +28,9 @@ const QUIET: Attention = { state: 'stalled', stall: { kind: 'quiet', task_id: 't
 const FAILED: Attention = { state: 'failed', count: 2, task_id: 't', task: 'Write the docs', reason: 'the agent exited', since: 800 };
 const STOPPED: Attention = { state: 'stopped', since: 5, ended: { how: 'exited', code: 1, signal: null }, failed: 2 };
 const NEVER: Attention = { state: 'stopped', since: null, ended: null, failed: 0 };
+const RESET = new Date(2026, 10, 26, 14, 5).getTime();
+const LIMITED: Attention = { state: 'limited', account: '/home/ann/.claude', until: RESET, retry_at: RESET + 30_000, since: 600, task_id: 't', task: 'Port the parser' };
+const LIMITED_UNKNOWN: Attention = { ...LIMITED, until: null };
 
 describe('dashboard cards', () => {
   it('say what the engine says of each agent, whatever its hooks say', () => {
@@ -36,6 +40,9 @@ describe('dashboard cards', () => {
       // Before: a quiet task read "working" on the dashboard while its card said it may be stuck.
       [{ attention: QUIET, status: 'working' }, 'stalled', 'may be stuck'],
       [{ attention: FAILED, status: 'waiting' }, 'failed', '2 tasks failed'],
+      // At its usage limit: its own calm state, with the reset's local time when its agent said it.
+      [{ attention: LIMITED, status: 'waiting' }, 'limited', `limited until ${formatTime(RESET, new Date())}`],
+      [{ attention: LIMITED_UNKNOWN, status: 'waiting' }, 'limited', 'usage limit'],
       [{ attention: IDLE, status: 'done' }, 'idle', 'idle'],
       [{ attention: STOPPED, running: false, session_id: null, status: null }, 'stopped', 'stopped'],
       [{ attention: NEVER, running: false, session_id: null, status: null, since: null }, 'never-started', 'not started'],
@@ -44,6 +51,11 @@ describe('dashboard cards', () => {
       expect(cardState(agent('a', extra))).toBe(state);
       expect(cardStateLabel(agent('a', extra))).toBe(label);
     }
+  });
+
+  it('sort an agent at its usage limit after the failures and before those at work', () => {
+    const agents = [agent('bob', { attention: WORKING }), agent('lee', { attention: LIMITED }), agent('eve', { attention: FAILED })];
+    expect(sortCards(agents, 'attention').map((a) => a.name)).toEqual(['eve', 'lee', 'bob']);
   });
 
   it('sort with the agents that need the user first, then stuck, failed, at work, idle, stopped', () => {
@@ -74,6 +86,9 @@ describe('dashboard cards', () => {
     const more = [...agents, agent('d', { attention: QUIET }), agent('e', { attention: FAILED })];
     expect(dashboardSummary(more)).toBe('5 agents · 1 needs you · 1 may be stuck · 1 failed · 1 working · 3 queued');
     expect(dashboardSummary([agent('a')])).toBe('1 agent');
+    expect(dashboardSummary([agent('a', { attention: LIMITED, queued: 1 }), agent('b', { attention: LIMITED_UNKNOWN }), agent('c', { attention: WORKING })])).toBe(
+      '3 agents · 2 at usage limit · 1 working · 1 queued',
+    );
   });
 
   it('preview the last lines with text, blank lines at the end dropped', () => {

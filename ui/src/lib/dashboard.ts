@@ -73,7 +73,7 @@ export function queuedLabel(queued: number): string {
   return queued === 0 ? 'Nothing queued' : `${queued} queued`;
 }
 
-/** The header's line: how many agents, how many need the user, may be stuck, failed, work, and the queues. */
+/** The header's line: how many agents, how many need the user, may be stuck, failed, wait for a usage limit, work, and the queues. */
 export function dashboardSummary(agents: readonly OverviewAgent[]): string {
   const count = (state: Attention['state']) => agents.filter((a) => a.attention.state === state).length;
   const parts = [agents.length === 1 ? '1 agent' : `${agents.length} agents`];
@@ -81,6 +81,7 @@ export function dashboardSummary(agents: readonly OverviewAgent[]): string {
   if (needs) parts.push(`${needs} need${needs === 1 ? 's' : ''} you`);
   if (count('stalled')) parts.push(`${count('stalled')} may be stuck`);
   if (count('failed')) parts.push(`${count('failed')} failed`);
+  if (count('limited')) parts.push(`${count('limited')} at usage limit`);
   if (count('working')) parts.push(`${count('working')} working`);
   const queued = agents.reduce((sum, a) => sum + a.queued, 0);
   if (queued) parts.push(`${queued} queued`);

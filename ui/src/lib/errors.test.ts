@@ -64,6 +64,11 @@ describe('userMessage', () => {
       'task 0b6c1e2a-9f3d-4c1b-8a57-3f0e8d2b1c44 is running: it was already typed into its agent',
       'It was already typed into its agent.',
     ],
+    [
+      'nothing_to_resume',
+      "night shift is not waiting for a usage limit or its model's service: there is nothing to resume",
+      "night shift is not waiting for a usage limit or its model's service: there is nothing to resume.",
+    ],
   ] as const)('says %s in the user\'s words', (code, message, said) => {
     const error = toApiError({ code, message, field: null });
     expect(error.code).toBe(code);

@@ -117,6 +117,9 @@ export function userMessage(error: ApiError): string {
       // "its agent is still at work in it (task <id>): …": the window says why, not the id.
       return asSentence(reason.replace(/ \(task [0-9a-f-]{8,}\)/g, ''));
     }
+    case 'nothing_to_resume':
+      // "<agent> is not waiting for …: there is nothing to resume": the agent's name as it is written.
+      return /[.!?…]$/.test(error.message) ? error.message : `${error.message}.`;
     case 'worktree_not_found':
       return 'Switchboard has no worktree for this task: it was never made, or its record is gone.';
     case 'git':

@@ -94,6 +94,7 @@ import type {
   TaskSpec,
   TaskState,
   TermSize,
+  WaitingFor,
 } from './bindings';
 import type { AccountLimit, EngineLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
@@ -947,10 +948,38 @@ export class FakeBackend implements Backend {
   /** The accounts at their usage limit, as seeded (`seedLimit`). */
   readonly #limits = new Map<string, AccountLimit>();
 
-  /** An account at its usage limit, as the engine reports it (`limit_changed`). */
+  /**
+   * An account at its usage limit, as the engine reports it (`limit_changed`): its agents'
+   * queued tasks wait for it (its agents' running tasks wait as seeded).
+   */
   seedLimit(limit: AccountLimit): void {
     this.#limits.set(limit.account, limit);
     this.emit({ type: 'limit_changed', limit });
+    this.#refreshQueued(limit.profiles);
+  }
+
+  /** The account's limit is over, as the engine reports it (`limit_lifted`): its agents' queues go on. */
+  liftLimit(account: string): void {
+    const limit = this.#limits.get(account);
+    if (!limit) throw new Error(`liftLimit: no limit on ${account}`);
+    this.#limits.delete(account);
+    this.emit({ type: 'limit_lifted', account, profiles: limit.profiles, by_user: false });
+    for (const profileId of limit.profiles) {
+      this.#refreshQueued([profileId]);
+      this.#pump(profileId);
+    }
+  }
+
+  /** The limit the agent's account is at, if it is. */
+  #limitOf(profileId: ProfileId): AccountLimit | undefined {
+    return [...this.#limits.values()].find((l) => l.profiles.includes(profileId));
+  }
+
+  /** Each queued task of these agents told again, with what it waits for now. */
+  #refreshQueued(profiles: readonly ProfileId[]): void {
+    for (const task of [...this.#tasks.values()].filter((t) => t.state === 'queued' && profiles.includes(t.profile_id))) {
+      this.#putTask(task);
+    }
   }
 
   async listLimits(): Promise<AccountLimit[]> {
@@ -958,13 +987,33 @@ export class FakeBackend implements Backend {
     return [...this.#limits.values()];
   }
 
+  /**
+   * As the engine: the agent's account's limit is over (the fake lifts it at once, where the
+   * engine lets its agents go on one at a time), or its own paused turn (an overloaded model,
+   * an account the user saw to) goes on; its task is typed `continue`.
+   */
   async resumeAgent(profileId: ProfileId): Promise<void> {
     this.#record('resume_agent', { profileId });
     const agent = this.#profile(profileId);
-    const limit = [...this.#limits.values()].find((l) => l.profiles.includes(profileId));
-    if (!limit) this.#fail('nothing_to_resume', `${agent.name} is not waiting for a usage limit or its model's service: there is nothing to resume`);
-    this.#limits.delete(limit.account);
-    this.emit({ type: 'limit_lifted', account: limit.account, profiles: limit.profiles, by_user: true });
+    const limit = this.#limitOf(profileId);
+    const running = this.#runningTask(profileId);
+    const paused = running?.waiting_for && ['usage_limit', 'overloaded', 'account'].includes(running.waiting_for.cause) ? running : undefined;
+    if (!limit && !paused) {
+      this.#fail('nothing_to_resume', `${agent.name} is not waiting for a usage limit or its model's service: there is nothing to resume`);
+    }
+    if (limit) {
+      this.#limits.delete(limit.account);
+      this.emit({ type: 'limit_lifted', account: limit.account, profiles: limit.profiles, by_user: true });
+    }
+    if (paused) {
+      const resumed = this.#putTask({ ...paused, waiting_for: null });
+      this.#typeIntoAgent(resumed, 'continue');
+      this.#logTask(resumed, { kind: 'task_resumed' });
+    }
+    for (const other of limit?.profiles ?? [profileId]) {
+      this.#refreshQueued([other]);
+      this.#pump(other);
+    }
   }
 
   async listAttention(): Promise<AgentAttention[]> {
@@ -1009,6 +1058,16 @@ export class FakeBackend implements Backend {
       const from = taskId === null ? undefined : this.#tasks.get(taskId);
       return { state: 'needs_you', need: oldest.need, since: oldest.since, task_id: taskId, task: from ? title(from) : null, signal_id: oldest.signalId, waiting: waits.length };
     }
+    // As the engine: its account to see to, then a limit that did not lift, come before its own prompt.
+    const limit = this.#limitOf(profileId);
+    if (task?.waiting_for?.cause === 'account') {
+      const need: Need = { kind: 'account', why: task.waiting_for.why };
+      return { state: 'needs_you', need, since: task.typed_at ?? task.started_at ?? 0, task_id: task.id, task: title(task), signal_id: null, waiting: 1 };
+    }
+    if (limit?.phase.phase === 'asks_user') {
+      const need: Need = { kind: 'limit_persists', account: limit.account, resets: limit.passed };
+      return { state: 'needs_you', need, since: limit.since, task_id: task?.id ?? null, task: task ? title(task) : null, signal_id: null, waiting: 1 };
+    }
     if (task && task.waiting_since !== null) {
       return { state: 'needs_you', need: { kind: 'asks' }, since: task.waiting_since, task_id: task.id, task: title(task), signal_id: null, waiting: 1 };
     }
@@ -1031,7 +1090,6 @@ export class FakeBackend implements Backend {
     if (latest) {
       return { state: 'failed', count: failures.length, task_id: latest.id, task: title(latest), reason: latest.reason, since: latest.ended_at ?? 0 };
     }
-    const limit = [...this.#limits.values()].find((l) => l.profiles.includes(profileId));
     if (limit) {
       return { state: 'limited', account: limit.account, until: limit.until, retry_at: limit.retry_at, since: limit.since, task_id: task?.id ?? null, task: task ? title(task) : null };
     }
@@ -1993,8 +2051,16 @@ export class FakeBackend implements Backend {
    */
   #shown(task: TaskInfo): TaskInfo {
     switch (task.state) {
-      case 'queued':
-        return { ...task, waiting_for: this.#pausedQueues.has(task.profile_id) ? { cause: 'queue_paused', reason: pauseWords(this.#pausedQueues.get(task.profile_id)) } : { cause: 'task_ahead' } };
+      case 'queued': {
+        // The user's own pause says more than the limit behind it (the engine's `waiting_for`).
+        const limit = this.#limitOf(task.profile_id);
+        const waiting: WaitingFor = this.#pausedQueues.has(task.profile_id)
+          ? { cause: 'queue_paused', reason: pauseWords(this.#pausedQueues.get(task.profile_id)) }
+          : limit
+            ? { cause: 'usage_limit', account: limit.account, until: limit.until, retry_at: limit.retry_at }
+            : { cause: 'task_ahead' };
+        return { ...task, waiting_for: waiting };
+      }
       case 'running':
         return task;
       default:
@@ -2084,7 +2150,8 @@ export class FakeBackend implements Backend {
   /** Start the next queued task if the agent is idle and its queue runs; report the queue. */
   #pump(profileId: ProfileId): void {
     const next = queueOf([...this.#tasks.values()], profileId)[0];
-    if (next && !this.#pausedQueues.has(profileId) && !this.#runningTask(profileId)) {
+    // An agent at its usage limit takes no new task until the limit is over.
+    if (next && !this.#pausedQueues.has(profileId) && !this.#runningTask(profileId) && !this.#limitOf(profileId)) {
       const now = this.#now();
       const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profileId && s.info.state === 'running');
       const started = this.#putTask({ ...next, state: 'running', started_at: now, session_id: session?.info.id ?? null, waiting_for: null });
@@ -2324,6 +2391,17 @@ export function demoBackend(): FakeBackend {
   backend.seedSession(codex.id, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: now - hour / 2 }, now - hour);
   const demo = backend.seedProfile({ name: 'demo', command: 'bash', args: ['-i'], cwd: '/tmp', kind: 'generic', start_on_launch: true });
   const demoSession = backend.startSession(demo.id, { rows: 24, cols: 80 });
+  // Codex's account is at its usage limit until the reset Codex named: the agent waits for it.
+  const codexReset = now + 40 * 60 * 1000;
+  backend.seedLimit({
+    account: '/home/me/.codex',
+    profiles: [codex.id],
+    since: now - 5 * 60 * 1000,
+    until: codexReset,
+    retry_at: codexReset + 30_000,
+    passed: 0,
+    phase: { phase: 'waiting' },
+  });
 
   // A task history to look at: one done, one cut short, one running, two waiting.
   const done = backend.seedTask({

@@ -7,6 +7,7 @@
 import dagre, { type EdgeLabel, type GraphLabel, type NodeLabel } from '@dagrejs/dagre';
 import type { Diagram, NodeShape, Overview } from './bindings';
 import { attentionLabel, needWords } from './attention';
+import { formatTime } from './model';
 
 export interface LaidNode {
   id: string;
@@ -261,6 +262,10 @@ export function layoutOverview(overview: Overview): Layout {
     else if (agent.doing) lines.push(clip(agent.doing));
     if (agent.queued > 0) lines.push(`${agent.queued} queued`);
     if (agent.attention.state === 'needs_you') lines.push(clip(needWords(agent.attention.need)));
+    // An unknown reset: its badge says "usage limit"; when the app tries again is said here.
+    if (agent.attention.state === 'limited' && agent.attention.until === null) {
+      lines.push(`tries again at ${formatTime(agent.attention.retry_at, new Date())}`);
+    }
     return { id: agent.profile_id, lines, shape: 'agent', fill: null, stroke: null };
   });
   for (const helper of overview.helpers) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Attention, Profile, QueueStatus, SessionInfo, SignalInfo } from './bindings';
 import { paletteCommands, type PaletteInput } from './palette';
 import { worktree } from '../test/worktrees';
+import { task } from '../test/tasks';
 
 const profile = (name: string) => ({ id: `${name}-id`, name }) as Profile;
 const running = (p: Profile) => ({ id: `${p.name}-s`, profile_id: p.id, state: 'running', pid: 1 }) as SessionInfo;
@@ -43,6 +44,43 @@ describe('palette commands', () => {
       'Go to dan (task failed)',
       'Go to amy',
     ]);
+  });
+
+  it('offer to resume an agent held back by its usage limit, its account or an overloaded model, and say its limit beside it', () => {
+    const [lee, ann, ovi, amy, mo] = [profile('lee'), profile('ann'), profile('ovi'), profile('amy'), profile('mo')];
+    const reset = new Date(2026, 10, 26, 14, 5).getTime();
+    const attention: Record<string, Attention> = {
+      [lee.id]: { state: 'limited', account: '/home/me/.claude', until: null, retry_at: reset, since: 1, task_id: 't-lee', task: 'Port' },
+      // Of the same account, with nothing of its own waiting: resuming it has the account go on.
+      [mo.id]: { state: 'limited', account: '/home/me/.claude', until: null, retry_at: reset, since: 1, task_id: null, task: null },
+      [ann.id]: { state: 'needs_you', need: { kind: 'account', why: 'sign in again' }, since: 1, task_id: 't-ann', task: 'Port', signal_id: null, waiting: 1 },
+      [ovi.id]: { state: 'working', task_id: 't-ovi', task: 'Port', since: 1 },
+      [amy.id]: { state: 'working', task_id: 't-amy', task: 'Port', since: 1 },
+    };
+    const tasks = [
+      task('t-ovi', { profile_id: ovi.id, state: 'running', waiting_for: { cause: 'overloaded', retry_at: reset } }),
+      task('t-amy', { profile_id: amy.id, state: 'running' }),
+    ];
+    const commands = paletteCommands(input({ profiles: [lee, ann, ovi, amy, mo], attention, tasks }));
+    const resumes = commands.filter((c) => c.id.startsWith('resume:'));
+    // The user must see to ann's account: a thing to do. lee and ovi go on by themselves; going
+    // on now waits beside them, never preselected.
+    expect(resumes.map((c) => [c.label, c.group])).toEqual([
+      ['Resume ann now (account)', 'Do'],
+      ['Resume lee now (usage limit)', 'Agents'],
+      ['Resume mo now (usage limit)', 'Agents'],
+      ['Resume ovi now (model overloaded)', 'Agents'],
+    ]);
+    expect(commands[0].id).toBe(`resume:${ann.id}`);
+    expect(resumes.find((c) => c.id === `resume:${lee.id}`)?.action).toEqual({ kind: 'resume', profile: lee });
+    const agents = commands.filter((c) => c.group === 'Agents').map((c) => c.id);
+    expect(agents.indexOf(`resume:${lee.id}`)).toBe(agents.indexOf(`go:${lee.id}`) + 1);
+    // Without the account to see to, nothing of theirs is preselected.
+    const calm = paletteCommands(input({ profiles: [lee, ovi], attention, tasks }));
+    expect(calm[0].id.startsWith('resume:')).toBe(false);
+    expect(commands.find((c) => c.id === `go:${lee.id}`)?.label).toBe('Go to lee (usage limit)');
+    expect(commands.find((c) => c.id === `go:${amy.id}`)?.label).toBe('Go to amy');
+    expect(commands.find((c) => c.id === `go:${mo.id}`)?.label).toBe('Go to mo (usage limit)');
   });
 
   it('give "New task" to the agent on screen, and to every other agent by name', () => {

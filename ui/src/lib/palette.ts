@@ -2,10 +2,12 @@
  * The command palette's commands, from what the window shows now: pure, so which commands are
  * offered (and to which agent "New task" goes) is tested without a window.
  */
-import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo, TaskId, WorktreeInfo } from './bindings';
+import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo, TaskId, TaskInfo, WorktreeInfo } from './bindings';
 import { isOpen, overlapsOthers } from './changes';
 import { asksTheUser, attentionLabel, attentionRank, type AttentionMap } from './attention';
 import { isResumable } from './loops';
+import { holdOf } from './limits';
+import { queueOf, runningTask } from './tasks';
 import { SHORTCUTS, type ShortcutId } from './shortcuts';
 
 export type PaletteAction =
@@ -17,6 +19,7 @@ export type PaletteAction =
   | { kind: 'new-task'; profile: Profile }
   | { kind: 'new-agent' }
   | { kind: 'start'; profile: Profile }
+  | { kind: 'resume'; profile: Profile }
   | { kind: 'answer'; signal: SignalInfo }
   | { kind: 'task'; taskId: TaskId }
   | { kind: 'terminal' }
@@ -59,6 +62,10 @@ export interface PaletteInput {
   agentsShown: boolean;
   /** The worktrees of agents that work apart (none: the command is not offered). */
   worktrees?: readonly WorktreeInfo[];
+  /** The tasks, for a task at work held back by its refused turn (none: only the agents' attention says). */
+  tasks?: readonly TaskInfo[];
+  /** The time now (what holds an agent back is told by it). */
+  now?: number;
 }
 
 const shortcut = (id: ShortcutId) => SHORTCUTS[id].label;
@@ -95,6 +102,30 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
       commands.push({ id: `stuck:${profile.id}`, label, group: 'Do', keywords: ['stuck', 'quiet', 'stalled', profile.name], action: { kind: 'task', taskId: attention.stall.task_id } });
     }
   }
+  // An agent held back by its usage limit, its account or an overloaded model can go on now.
+  // Where the user must act (their account; a limit the app no longer tries) it is a thing to
+  // do; otherwise the app goes on by itself, and the command waits beside the agent, never the
+  // one preselected.
+  const resume = (profile: Profile): PaletteCommand | null => {
+    const tasks = input.tasks ?? [];
+    const hold = holdOf(input.attention[profile.id], runningTask(tasks, profile.id), input.now ?? 0, queueOf(tasks, profile.id).length);
+    if (!hold?.resumable) return null;
+    const why = { limited: 'usage limit', account: 'account', limit_persists: 'usage limit', overloaded: 'model overloaded' }[hold.kind];
+    const userMustAct = hold.kind === 'account' || hold.kind === 'limit_persists';
+    return {
+      id: `resume:${profile.id}`,
+      label: `Resume ${profile.name} now (${why})`,
+      group: userMustAct ? 'Do' : 'Agents',
+      keywords: ['resume', 'continue', 'usage limit', 'rate limit', 'go on', profile.name],
+      action: { kind: 'resume', profile },
+    };
+  };
+  const resumes = new Map<string, PaletteCommand>();
+  for (const profile of input.profiles) {
+    const command = resume(profile);
+    if (command) resumes.set(profile.id, command);
+  }
+  commands.push(...[...resumes.values()].filter((c) => c.group === 'Do'));
   if (input.current) {
     commands.push({
       id: 'new-task',
@@ -116,8 +147,12 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   for (const profile of byAttention) {
     const session = running(profile);
     const attention = input.attention[profile.id];
-    const label = asksTheUser(attention) && attention ? `Go to ${profile.name} (${attentionLabel(attention)})` : `Go to ${profile.name}`;
+    // What it asks of the user, or that it waits for its usage limit's reset, is said beside it.
+    const said = attention && (asksTheUser(attention) || attention.state === 'limited');
+    const label = said ? `Go to ${profile.name} (${attentionLabel(attention)})` : `Go to ${profile.name}`;
     commands.push({ id: `go:${profile.id}`, label, group: 'Agents', keywords: ['agent', 'switch'], action: { kind: 'go', profile, session } });
+    const resuming = resumes.get(profile.id);
+    if (resuming?.group === 'Agents') commands.push(resuming);
     if (profile.id !== input.current?.id) {
       commands.push({ id: `task:${profile.id}`, label: `New task for ${profile.name}`, group: 'Agents', keywords: ['queue'], action: { kind: 'new-task', profile } });
     }

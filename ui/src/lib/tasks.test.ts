@@ -39,6 +39,7 @@ import {
   type TaskFormFields,
 } from './tasks';
 import { task } from '../test/tasks';
+import { formatTime } from './model';
 
 const ID = 'a1b2c3d4-0000-4000-8000-000000000001';
 const OTHER = 'a1b2c3d4-0000-4000-8000-000000000002';
@@ -166,6 +167,7 @@ describe('queue order', () => {
 
   const asks: Attention = { state: 'needs_you', need: { kind: 'asks' }, since: 1, task_id: 'run', task: null, signal_id: null, waiting: 1 };
   const quiet: Attention = { state: 'stalled', stall: { kind: 'quiet', task_id: 'run', task: 'Port' }, since: 1 };
+  const limited: Attention = { state: 'limited', account: '/home/ann/.claude', until: null, retry_at: 9, since: 1, task_id: 'run', task: 'Port' };
   it.each<[string, QueueStatus | undefined, string | null, Attention?]>([
     ['unknown', undefined, null],
     ['at a task that waits for the user', queue('p', { executing: true, queued: 1 }), 'needs you · 1 queued', asks],
@@ -175,6 +177,9 @@ describe('queue order', () => {
     ['working with a queue', queue('p', { executing: true, queued: 2 }), 'working · 2 queued'],
     ['paused with a queue', queue('p', { paused: true, queued: 1 }), 'paused · 1 queued'],
     ['only paused', queue('p', { paused: true }), 'paused'],
+    // Its badge says it is at its usage limit, and until when: the queue's words do not say "working".
+    ['at its usage limit with its task kept', queue('p', { executing: true, queued: 2 }), '2 queued', limited],
+    ['at its usage limit, nothing queued', queue('p', { executing: true }), null, limited],
   ])('sidebar indicator: %s', (_name, status, text, attention) => {
     expect(queueIndicator(status, attention)).toBe(text);
   });
@@ -252,6 +257,9 @@ describe('texts', () => {
     [task(ID, { state: 'running', waiting_for: { cause: 'agent_output' } }), {}, 'running · waiting for the agent to settle'],
     [task(ID, { state: 'running', waiting_for: { cause: 'agent_busy' } }), {}, 'running · waiting: the agent is busy'],
     [task(ID, { state: 'running', typed_at: 5, waiting_for: { cause: 'teammates', working: 2 } }), {}, 'running · waiting for its teammates'],
+    [task(ID, { state: 'running', typed_at: 5, waiting_for: { cause: 'usage_limit', account: 'a', until: null, retry_at: 9 } }), {}, 'running · waiting for the usage limit to reset'],
+    [task(ID, { state: 'running', typed_at: 5, waiting_for: { cause: 'overloaded', retry_at: 9 } }), {}, "running · waiting for the model's service"],
+    [task(ID, { state: 'running', typed_at: 5, waiting_for: { cause: 'account', why: 'sign in again' } }), {}, 'running · its account needs you'],
     [task(ID, { state: 'running', typed_at: 5, waiting_since: 7, waiting_for: { cause: 'user', since: 7 } }), {}, 'needs your answer · time limit paused'],
     [task(ID, { state: 'completed' }), {}, 'completed'],
     [task(ID, { state: 'completed', result: { summary: { ...summary, status: 'partial' }, fallback: false, artifacts: [], rejected: [], results_json: null, errors: null } }), {}, 'completed · partial'],
@@ -283,6 +291,55 @@ describe('texts', () => {
     [task(ID, { state: 'completed', waiting_for: { cause: 'task_ahead' } }), null],
   ])('what it waits for, in a sentence %#', (t, sentence) => {
     expect(waitSentence(t, 10_000)).toBe(sentence);
+  });
+
+  describe('a turn its model refused', () => {
+    // Local times, as the window shows them (the user's clock and locale).
+    const now = new Date(2026, 10, 26, 13, 0).getTime();
+    const reset = new Date(2026, 10, 26, 14, 5).getTime();
+    const retry = new Date(2026, 10, 26, 14, 7).getTime();
+    const at = (time: number) => formatTime(time, new Date(now));
+
+    it.each<[string, TaskInfo, string]>([
+      [
+        'at work, until a reset its agent named',
+        task(ID, { state: 'running', waiting_for: { cause: 'usage_limit', account: 'a', until: reset, retry_at: retry } }),
+        `Its agent's account is at its usage limit until ${at(reset)}: it goes on then. Its time limit is paused.`,
+      ],
+      [
+        'at work, the reset unknown',
+        task(ID, { state: 'running', waiting_for: { cause: 'usage_limit', account: 'a', until: null, retry_at: retry } }),
+        `Its agent's account is at its usage limit, and did not say until when: the app tries again at ${at(retry)}. Its time limit is paused.`,
+      ],
+      [
+        'queued: it starts then, and has no time limit running yet',
+        task(ID, { waiting_for: { cause: 'usage_limit', account: 'a', until: reset, retry_at: retry } }),
+        `Its agent's account is at its usage limit until ${at(reset)}: it starts then.`,
+      ],
+      [
+        'queued, the reset unknown',
+        task(ID, { waiting_for: { cause: 'usage_limit', account: 'a', until: null, retry_at: retry } }),
+        `Its agent's account is at its usage limit, and did not say until when: the app tries again at ${at(retry)}.`,
+      ],
+      [
+        'an overloaded model',
+        task(ID, { state: 'running', waiting_for: { cause: 'overloaded', retry_at: retry } }),
+        `The model's service is overloaded: its agent is asked to go on at ${at(retry)}. Its time limit is paused.`,
+      ],
+      [
+        'an account to see to',
+        task(ID, { state: 'running', waiting_for: { cause: 'account', why: 'Claude Code could not sign in to its account: sign in again in its terminal (/login)' } }),
+        "Its agent's account needs you: Claude Code could not sign in to its account: sign in again in its terminal (/login). Then resume the agent. Its time limit is paused.",
+      ],
+    ])('%s', (_name, t, sentence) => {
+      expect(waitSentence(t, now)).toBe(sentence);
+    });
+
+    it('says nothing of the account folder or of ids', () => {
+      const waiting = task(ID, { state: 'running', waiting_for: { cause: 'usage_limit', account: '/home/ann/.claude', until: reset, retry_at: retry } });
+      expect(waitSentence(waiting, now)).not.toContain('/home/ann');
+      expect(waitSentence(waiting, now)).not.toContain(ID);
+    });
   });
 
   it.each<[string, Submitted, TaskInfo[], string]>([
@@ -399,6 +456,12 @@ describe('texts', () => {
     [{ kind: 'worktree_reviewed', step: { review: 'comments_sent', comments: 1 } }, 'Your review (1 comment) went to the agent'],
     [{ kind: 'worktree_reviewed', step: { review: 'comments_sent', comments: 4 } }, 'Your review (4 comments) went to the agent'],
     [{ kind: 'loop', loop_id: 'l', step: { step: 'workspace_gone' } }, "Loop stopped: its agent's folder is gone"],
+    [
+      { kind: 'task_refused', why: "its agent's usage limit to reset (the time its agent named)" },
+      "Its agent's model refused the turn: waiting for its agent's usage limit to reset (the time its agent named); its time limit is paused",
+    ],
+    [{ kind: 'task_refused', why: null }, "Its agent's model refused the turn: waiting for it to take work again; its time limit is paused"],
+    [{ kind: 'task_resumed' }, 'Asked to go on (typed “continue”): its time limit runs again'],
     [{ kind: 'task_from_the_future' } as unknown as LogKind, 'task from the future'],
   ])('timeline %j', (kind, text) => {
     expect(timelineText(entry(kind))).toBe(text);

@@ -186,7 +186,8 @@ export function queueIndicator(queue: QueueStatus | undefined, attention?: Atten
   if (queue.paused) parts.push('paused');
   // Its task at work waits for the user, or may be stuck, as the engine says: that is what it does now.
   const held = attention?.state === 'needs_you' || attention?.state === 'stalled';
-  if (queue.executing) parts.push(held ? attentionLabel(attention) : 'working');
+  // At its usage limit it does not work: its badge says so, with when it goes on.
+  if (queue.executing && attention?.state !== 'limited') parts.push(held ? attentionLabel(attention) : 'working');
   if (queue.queued > 0) parts.push(`${queue.queued} queued`);
   return parts.length ? parts.join(' · ') : null;
 }
@@ -399,9 +400,11 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
       return `Not typed yet: its new worktree is being set up first (${cause.command}).`;
     case 'usage_limit': {
       const at = formatTime(cause.until ?? cause.retry_at, new Date(now));
+      // A queued task has no time limit running yet; one at work has it paused.
+      const paused = task.state === 'queued' ? '' : ' Its time limit is paused.';
       return cause.until === null
-        ? `Its agent's account is at its usage limit, and did not say until when: the app tries again at ${at}. Its time limit is paused.`
-        : `Its agent's account is at its usage limit until ${at}: it goes on then. Its time limit is paused.`;
+        ? `Its agent's account is at its usage limit, and did not say until when: the app tries again at ${at}.${paused}`
+        : `Its agent's account is at its usage limit until ${at}: it ${task.state === 'queued' ? 'starts' : 'goes on'} then.${paused}`;
     }
     case 'overloaded':
       return `The model's service is overloaded: its agent is asked to go on at ${formatTime(cause.retry_at, new Date(now))}. Its time limit is paused.`;

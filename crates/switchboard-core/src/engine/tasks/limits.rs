@@ -17,6 +17,7 @@
 
 use std::collections::BTreeSet;
 
+use switchboard_protocol::hook::AgentStatus;
 use switchboard_protocol::limit::Refusal;
 use switchboard_protocol::{ProfileId, SessionId};
 use tokio::time::{Duration, Instant};
@@ -109,7 +110,7 @@ impl TaskDesk {
         match cx.store.list_limits() {
             Ok(records) => {
                 for record in records {
-                    let limit = Limit { record, resuming: None, released: BTreeSet::new() };
+                    let limit = Limit { record, resuming: None, released: BTreeSet::new(), by_user: false };
                     cx.limits.insert(limit.record.account.clone(), limit);
                 }
             }
@@ -139,7 +140,7 @@ impl TaskDesk {
                     tracing::error!(%error, "an account's usage limit could not be recorded; it is kept meanwhile");
                 }
                 tracing::info!(%account, until = ?record.until, retry_at = record.retry_at, passed = record.passed, "an account is at its usage limit");
-                let limit = Limit { record, resuming: None, released: BTreeSet::new() };
+                let limit = Limit { record, resuming: None, released: BTreeSet::new(), by_user: false };
                 cx.emit(EngineEvent::LimitChanged { limit: limit_info(cx, &limit) });
                 cx.limits.insert(account.clone(), limit);
                 Paused::Limit { account }
@@ -152,6 +153,16 @@ impl TaskDesk {
             }
             Refusal::NeedsUser { why } => Paused::Account { why },
         };
+        // Its turn is over: the agent is back at its prompt, whatever its
+        // hooks last said (Codex tells them nothing of a refused turn).
+        if cx
+            .sessions
+            .get(session)
+            .and_then(|e| e.hooks.status.as_ref())
+            .is_some_and(|s| s.status == AgentStatus::Working)
+        {
+            crate::engine::status::set_from_hooks(cx, session, AgentStatus::Waiting, now_ms, false);
+        }
         let work = self.work.get_mut(&profile_id).expect("found above");
         work.paused = Some((paused.clone(), Instant::now()));
         work.quiet_since = None;
@@ -234,7 +245,7 @@ impl TaskDesk {
         };
         let next = first.cloned().or_else(|| refused.first().map(|(_, p)| p.clone())).or_else(queued);
         let Some(next) = next else {
-            return self.lift(cx, account, false);
+            return self.lift(cx, account);
         };
         let limit = cx.limits.get_mut(account).expect("found above");
         limit.resuming = Some(next.clone());
@@ -286,15 +297,26 @@ impl TaskDesk {
         self.release_next(cx, &account, None);
     }
 
-    /// The account's limit is over: its agents' queues go on.
-    fn lift(&mut self, cx: &mut Ctx, account: &str, by_user: bool) {
+    /// The account's limit is over: its agents' queues go on, and any of
+    /// its refused tasks still waiting.
+    fn lift(&mut self, cx: &mut Ctx, account: &str) {
         let Some(limit) = cx.limits.remove(account) else { return };
+        let by_user = limit.by_user;
         if let Err(error) = cx.store.delete_limit(account) {
             tracing::error!(%error, "a lifted usage limit could not be cleared from the store");
         }
         let info = limit_info(cx, &limit);
         tracing::info!(%account, "an account's usage limit is over");
         cx.emit(EngineEvent::LimitLifted { account: account.to_owned(), profiles: info.profiles.clone(), by_user });
+        let stranded: Vec<ProfileId> = self
+            .work
+            .iter()
+            .filter(|(_, w)| matches!(&w.paused, Some((Paused::Limit { account: a }, _)) if a == account))
+            .map(|(p, _)| p.clone())
+            .collect();
+        for profile_id in stranded {
+            self.go_on(cx, &profile_id);
+        }
         for profile_id in info.profiles {
             self.pump(cx, &profile_id);
             super::report_queued(cx, &profile_id);
@@ -309,13 +331,12 @@ impl TaskDesk {
             let limit = cx.limits.get_mut(&account).expect("checked");
             limit.record.asks_user = false;
             limit.resuming = None;
+            limit.by_user = true;
+            // This agent first when it has work waiting; else the one
+            // refused first, and so on, one at a time as at a reset.
             let has_work = self.work.get(profile_id).is_some_and(|w| w.paused.is_some())
                 || cx.store.queue_len(profile_id).is_ok_and(|n| n > 0);
-            if has_work {
-                self.release_next(cx, &account, Some(profile_id));
-            } else {
-                self.lift(cx, &account, true);
-            }
+            self.release_next(cx, &account, has_work.then_some(profile_id));
             return Ok(());
         }
         if self.work.get(profile_id).is_some_and(|w| w.paused.is_some()) {

@@ -116,6 +116,10 @@ struct Work {
     /// When its agent's log was last read for a turn that ended unreported,
     /// and the agent's last activity then (see `turns`).
     turn_look: Option<(crate::api::Millis, crate::api::Millis)>,
+    /// The turn of its agent's log that failed and was taken for a refusal
+    /// the app waits out: read again (the agent asked to go on has not
+    /// begun its next turn yet), it is not a second refusal.
+    refused_turn: Option<String>,
     /// Its turn was refused by its agent's model, and since when it waits
     /// (see `limits`): its deadline and quiet alert are paused meanwhile.
     paused: Option<(limits::Paused, Instant)>,
@@ -778,6 +782,7 @@ impl TaskDesk {
                 held: None,
                 held_for_team: false,
                 turn_look: None,
+                refused_turn: None,
                 paused: None,
                 overloads: 0,
             },

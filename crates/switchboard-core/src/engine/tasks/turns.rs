@@ -63,7 +63,9 @@ impl TaskDesk {
                 continue;
             };
             match read_latest_turn(&home, log) {
-                LatestTurn::Failed { turn_id: Some(id), error, kind } if &id == turn => {
+                LatestTurn::Failed { turn_id: Some(id), error, kind }
+                    if &id == turn && work.refused_turn.as_ref() != Some(&id) =>
+                {
                     let refusal = kind.as_deref().and_then(|kind| {
                         switchboard_protocol::limit::from_codex_error(
                             kind,
@@ -72,6 +74,9 @@ impl TaskDesk {
                             crate::limits::local_offset_secs(now),
                         )
                     });
+                    if refusal.is_some() {
+                        work.refused_turn = Some(id);
+                    }
                     failed.push((work.session_id.clone(), error, refusal));
                 }
                 _ => {}

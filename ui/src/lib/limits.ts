@@ -1,0 +1,151 @@
+/**
+ * Usage limits in words, and when the user may have an agent go on now. The engine decides
+ * everything here: an account's limit (`AccountLimit`, told by `limit_changed` and
+ * `limit_lifted`), each agent's `limited` attention, a task's `usage_limit`, `overloaded` or
+ * `account` wait. This module keeps the list of limits, says them, and tells which agents the
+ * window offers "Resume now" for (`resumeAgent`: go on without waiting for the reset).
+ */
+import type { AccountLimit, Attention, EngineEvent, ProfileId, TaskInfo, WaitingFor } from './bindings';
+import { attentionLine, needWords } from './attention';
+import { formatTime } from './model';
+import { isFinished, waitSentence } from './tasks';
+
+/** The limits after `event`; the same list when the event is about something else. */
+export function applyLimitEvent(limits: readonly AccountLimit[], event: EngineEvent): readonly AccountLimit[] {
+  switch (event.type) {
+    case 'limit_changed':
+      return [...limits.filter((l) => l.account !== event.limit.account), event.limit];
+    case 'limit_lifted':
+      return limits.some((l) => l.account === event.account) ? limits.filter((l) => l.account !== event.account) : limits;
+    default:
+      return limits;
+  }
+}
+
+/** The limit the agent's account is at, if it is. */
+export function limitOf(limits: readonly AccountLimit[], profileId: ProfileId): AccountLimit | undefined {
+  return limits.find((l) => l.profiles.includes(profileId));
+}
+
+/** A task's waits that "Resume now" ends: the engine's `resume_agent` lets each go on. */
+const RESUMABLE: ReadonlySet<WaitingFor['cause']> = new Set(['usage_limit', 'overloaded', 'account']);
+
+/** Whether the task waits for something the user may end with "Resume now". */
+export function taskResumable(task: TaskInfo): boolean {
+  return !isFinished(task.state) && task.waiting_for !== null && RESUMABLE.has(task.waiting_for.cause);
+}
+
+/** What holds an agent back that "Resume now" ends, in the user's words. */
+export interface Hold {
+  kind: 'limited' | 'account' | 'limit_persists' | 'overloaded';
+  /** What holds it, as a sentence. */
+  line: string;
+  /** What the user may do, or what the app does meanwhile. */
+  next: string;
+  /**
+   * Whether "Resume now" is offered. It always is while something holds the agent back: for an
+   * agent with nothing of its own waiting, resuming has its account's agents go on (the one
+   * refused first first), as at a reset.
+   */
+  resumable: boolean;
+}
+
+/**
+ * What holds the agent back that "Resume now" ends; null when nothing does. Its attention says
+ * it first (at its usage limit; its account needs the user; the limit did not lift after
+ * several resets); else its task at work (`task`), paused for an overloaded model or an
+ * account problem, says it. `queued`: how many of its tasks are queued.
+ */
+export function holdOf(attention: Attention | undefined, task: TaskInfo | undefined, now: number, queued = 0): Hold | null {
+  const hasWork = task !== undefined || queued > 0 || (attention?.state === 'limited' && attention.task_id !== null);
+  const idle =
+    'Nothing of its own waits: it takes new tasks once the limit is over. Resume it to have its account’s agents go on now.';
+  if (attention?.state === 'limited') {
+    const next = !hasWork
+      ? idle
+      : attention.until === null
+        ? 'Its tasks are kept. If you know the limit has lifted, resume it now.'
+        : 'Its tasks are kept and go on then, or now if you resume it.';
+    return { kind: 'limited', line: attentionLine(attention), next, resumable: true };
+  }
+  if (attention?.state === 'needs_you' && attention.need.kind === 'account') {
+    return { kind: 'account', line: needWords(attention.need), next: 'Once you have seen to it, resume it: its task goes on.', resumable: true };
+  }
+  if (attention?.state === 'needs_you' && attention.need.kind === 'limit_persists') {
+    const next = hasWork ? 'The app no longer tries by itself: its tasks wait for you.' : idle;
+    return { kind: 'limit_persists', line: needWords(attention.need), next, resumable: true };
+  }
+  if (task && taskResumable(task)) {
+    const line = waitSentence(task, now);
+    if (line === null) return null;
+    const kind = task.waiting_for?.cause === 'overloaded' ? 'overloaded' : task.waiting_for?.cause === 'account' ? 'account' : 'limited';
+    return { kind, line, next: kind === 'overloaded' ? 'Resume it to try now.' : 'Resume it to go on now.', resumable: true };
+  }
+  return null;
+}
+
+/**
+ * When a limited agent goes on, as a short sentence under its state: "Resets at 14:05; it goes
+ * on then", or "Reset time unknown; tries again at 14:07".
+ */
+export function limitNote(attention: Extract<Attention, { state: 'limited' }>, now = new Date()): string {
+  return attention.until === null
+    ? `Reset time unknown; tries again at ${formatTime(attention.retry_at, now)}`
+    : `Resets at ${formatTime(attention.until, now)}; it goes on then`;
+}
+
+/** A home folder written out (`/home/ann/.claude`), as the user writes it (`~/.claude`). */
+const HOME = /^(?:\/home\/[^/]+|\/Users\/[^/]+|\/root)(?=\/|$)/;
+
+/**
+ * The account as the user knows it: the name its agents' profiles give it, or its CLI's own
+ * folder (where the CLI keeps its sign-in), the home folder as `~`. Null for an agent that is
+ * an account of its own (a generic agent without one named: the engine's `agent <id>`).
+ */
+export function accountName(account: string, profileId: ProfileId): string | null {
+  if (account === `agent ${profileId}`) return null;
+  return account.startsWith('/') ? account.replace(HOME, '~') : account;
+}
+
+/**
+ * The limit's detail for one of its agents, in sentences: its account and who shares it; how
+ * the app goes on (one agent at a time: who goes now; the resets that passed still refused).
+ * `names`: the agents' names by id (an agent not listed is "another agent").
+ */
+export function limitDetail(limit: AccountLimit, profileId: ProfileId, names: ReadonlyMap<ProfileId, string>, now: number): string[] {
+  const lines: string[] = [];
+  const account = accountName(limit.account, profileId);
+  const others = limit.profiles.filter((p) => p !== profileId).map((p) => names.get(p) ?? 'another agent');
+  if (account !== null) {
+    lines.push(
+      others.length === 0
+        ? `Account ${account}.`
+        : `Account ${account}, shared with ${joinNames(others)}: they wait for its reset together.`,
+    );
+  }
+  switch (limit.phase.phase) {
+    case 'resuming': {
+      const going = limit.phase.profile_id;
+      lines.push(
+        going === profileId
+          ? '“continue” was typed into it: the limit is over once its turn runs.'
+          : `Its account's agents go on one at a time: ${names.get(going) ?? 'another agent'} first.`,
+      );
+      break;
+    }
+    case 'waiting':
+      if (limit.passed > 0) {
+        const resets = limit.passed === 1 ? '1 reset' : `${limit.passed} resets`;
+        lines.push(`Still refused after ${resets}: the app tries again at ${formatTime(limit.retry_at, new Date(now))}.`);
+      }
+      break;
+    case 'asks_user':
+      break;
+  }
+  return lines;
+}
+
+/** "a", "a and b", "a, b and c". */
+function joinNames(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
