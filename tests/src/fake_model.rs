@@ -115,21 +115,37 @@ pub struct Reply {
     /// Refuse as an account at its usage limit does until this moment
     /// (Unix seconds): HTTP 429 in each wire's own shape.
     pub limited_until: Option<u64>,
+    /// The account's usage, told in the answer's headers as each API does.
+    pub usage: Option<Usage>,
+}
+
+/// An account's usage of its two windows (5 hours, a week): how much of
+/// each is used, in percent, and when each resets (Unix seconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Usage {
+    pub five_hours: (f64, u64),
+    pub week: (f64, u64),
 }
 
 impl Reply {
     pub fn text(text: impl Into<String>) -> Reply {
-        Reply { blocks: vec![Block::Text(text.into())], hold: None, failure: None, limited_until: None }
+        Reply { blocks: vec![Block::Text(text.into())], hold: None, failure: None, limited_until: None, usage: None }
     }
 
     pub fn tools(calls: impl IntoIterator<Item = (&'static str, Value)>) -> Reply {
         let blocks = calls.into_iter().map(|(name, input)| Block::Tool { name: name.into(), input }).collect();
-        Reply { blocks, hold: None, failure: None, limited_until: None }
+        Reply { blocks, hold: None, failure: None, limited_until: None, usage: None }
     }
 
     /// The API refuses the request with `status` (in each wire's error shape).
     pub fn failure(status: u16, message: impl Into<String>) -> Reply {
-        Reply { blocks: Vec::new(), hold: None, failure: Some((status, message.into())), limited_until: None }
+        Reply {
+            blocks: Vec::new(),
+            hold: None,
+            failure: Some((status, message.into())),
+            limited_until: None,
+            usage: None,
+        }
     }
 
     /// The account is at its usage limit until `reset` (Unix seconds): for
@@ -137,7 +153,13 @@ impl Reply {
     /// saying `rejected` until then; for OpenAI a 429 whose error is
     /// `usage_limit_reached` with `resets_at`.
     pub fn limited_until(reset: u64) -> Reply {
-        Reply { blocks: Vec::new(), hold: None, failure: None, limited_until: Some(reset) }
+        Reply { blocks: Vec::new(), hold: None, failure: None, limited_until: Some(reset), usage: None }
+    }
+
+    /// Tells the account's usage with the answer.
+    pub fn with_usage(mut self, usage: Usage) -> Reply {
+        self.usage = Some(usage);
+        self
     }
 
     pub fn held_until(mut self, gate: watch::Receiver<bool>) -> Reply {
@@ -232,11 +254,42 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Respons
         return Ok(limited(state.wire, reset));
     }
     let id = state.next_id.fetch_add(1, Ordering::Relaxed);
-    Ok(match (state.wire, streamed) {
+    let mut response = match (state.wire, streamed) {
         (Wire::Anthropic, true) => respond(200, "text/event-stream", anthropic_events(id, &reply.blocks)),
         (Wire::Anthropic, false) => respond(200, "application/json", anthropic_message(id, &reply.blocks).to_string()),
         (Wire::OpenAiResponses, _) => respond(200, "text/event-stream", responses_events(id, &reply.blocks)),
-    })
+    };
+    if let Some(usage) = reply.usage {
+        for (name, value) in usage_headers(state.wire, usage) {
+            response.headers_mut().insert(name, value.parse().expect("a header value"));
+        }
+    }
+    Ok(response)
+}
+
+/// The headers each API tells an account's usage in: Codex's own
+/// (`x-codex-primary-…`, `x-codex-secondary-…`), Anthropic's unified ones.
+fn usage_headers(wire: Wire, usage: Usage) -> Vec<(&'static str, String)> {
+    let Usage { five_hours: (five, five_reset), week: (week, week_reset) } = usage;
+    match wire {
+        Wire::OpenAiResponses => vec![
+            ("x-codex-primary-used-percent", five.to_string()),
+            ("x-codex-primary-window-minutes", "300".to_owned()),
+            ("x-codex-primary-reset-at", five_reset.to_string()),
+            ("x-codex-secondary-used-percent", week.to_string()),
+            ("x-codex-secondary-window-minutes", "10080".to_owned()),
+            ("x-codex-secondary-reset-at", week_reset.to_string()),
+        ],
+        Wire::Anthropic => vec![
+            ("anthropic-ratelimit-unified-status", "allowed".to_owned()),
+            ("anthropic-ratelimit-unified-5h-status", "allowed".to_owned()),
+            ("anthropic-ratelimit-unified-5h-utilization", (five / 100.0).to_string()),
+            ("anthropic-ratelimit-unified-5h-reset", five_reset.to_string()),
+            ("anthropic-ratelimit-unified-7d-status", "allowed".to_owned()),
+            ("anthropic-ratelimit-unified-7d-utilization", (week / 100.0).to_string()),
+            ("anthropic-ratelimit-unified-7d-reset", week_reset.to_string()),
+        ],
+    }
 }
 
 /// A 429 from an account at its usage limit until `reset`.

@@ -1363,3 +1363,35 @@ async fn a_claude_code_loop_across_a_usage_limit_completes_without_counting_the_
     assert_eq!(ended.stop_reasons(), ["One step done; more to come.", "The parser is done."]);
     assert!(opens.load(std::sync::atomic::Ordering::SeqCst) > 0, "the limit was met");
 }
+
+/// An account's usage as the model's API tells it with each answer: 42 % of
+/// its five hours, 17 % of its week.
+fn usage() -> switchboard_tests::fake_model::Usage {
+    let now = unix_now();
+    switchboard_tests::fake_model::Usage { five_hours: (42.0, now + 3 * 3600), week: (17.0, now + 4 * 86_400) }
+}
+
+/// What Claude Code's statusLine command is given when its API tells the
+/// account's usage (the unified 5-hour and weekly headers) on an API key:
+/// no `rate_limits`, so the app has no usage of an API key's account to
+/// show. Recorded as `cc-statusline-usage.jsonl`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_on_an_api_key_gives_its_status_line_no_usage() {
+    let script = |workspace: PathBuf| {
+        let write = writer_script(workspace);
+        move |request: &ModelRequest| write(request).with_usage(usage())
+    };
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    std::fs::create_dir_all(rig.home.join(".claude")).unwrap();
+    let status = rig.home.join("statusline.jsonl");
+    let command = format!("cat >> {0}; echo >> {0}; echo status", status.display());
+    let settings = json!({"statusLine": {"type": "command", "command": command}});
+    std::fs::write(rig.home.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let profile = rig.claude_code().await;
+    let task = rig.submit(&profile, "WRITE-SUMMARY: the usage").await;
+    assert_eq!(rig.task_ends(&task.id).await.state(), TaskState::Completed);
+    let statusline = std::fs::read_to_string(&status).unwrap_or_default();
+    assert!(statusline.contains("\"version\":\"2.1.329\""), "{statusline}");
+    assert!(!statusline.contains("rate_limits"), "{statusline}");
+    rig.record("cc-statusline-usage.jsonl", &statusline);
+}
