@@ -748,24 +748,56 @@ async fn a_codex_turn_the_api_refuses_fails_its_task_with_codexs_reason() {
 /// word. What it knows of earlier iterations it reads from the file, as a
 /// fresh conversation must.
 fn loop_script(workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
-    move |request| {
-        let progress = workspace.join(switchboard_core::loops::PROGRESS_FILE);
-        let before = std::fs::read_to_string(&progress).unwrap_or_default();
-        if request.follows_tool_use() {
-            Reply::text(if before.contains("LOOP_COMPLETE") {
-                "The parser is done."
-            } else {
-                "One step done; more to come."
-            })
-        } else if request.latest_user_text().contains("Loop iteration") {
-            let content = if before.is_empty() {
-                "- iteration 1: wrote the tokenizer\n".to_owned()
-            } else {
-                format!("{before}- iteration 2: wrote the parser; the tests pass\nLOOP_COMPLETE\n")
-            };
-            Reply::tools([("Write", json!({"file_path": progress.display().to_string(), "content": content}))])
+    move |request| loop_reply(&workspace, request, None)
+}
+
+/// The loop's model's answer; with `limit`, the second iteration first
+/// runs into the account's usage limit, which lifts 15 s later.
+fn loop_reply(workspace: &Path, request: &ModelRequest, limit: Option<&Opens>) -> Reply {
+    let progress = workspace.join(switchboard_core::loops::PROGRESS_FILE);
+    let before = std::fs::read_to_string(&progress).unwrap_or_default();
+    if request.follows_tool_use() {
+        return Reply::text(if before.contains("LOOP_COMPLETE") {
+            "The parser is done."
         } else {
-            Reply::text("Ready.")
+            "One step done; more to come."
+        });
+    }
+    // (Asked to go on after a refusal, the iteration's prompt is in the turn.)
+    if !request.user_text().contains("Loop iteration") {
+        return Reply::text("Ready.");
+    }
+    if let Some(opens) = limit
+        && !before.is_empty()
+        && limited_now(opens, 15)
+    {
+        return Reply::limited_until(unix_now() + 600);
+    }
+    let content = if before.is_empty() {
+        "- iteration 1: wrote the tokenizer\n".to_owned()
+    } else {
+        format!("{before}- iteration 2: wrote the parser; the tests pass\nLOOP_COMPLETE\n")
+    };
+    Reply::tools([("Write", json!({"file_path": progress.display().to_string(), "content": content}))])
+}
+
+impl Rig {
+    /// Runs a loop "Write the parser" (at most 4 iterations) on the agent to
+    /// its end.
+    async fn loop_to_its_end(&self, profile: &Profile) -> switchboard_core::LoopInfo {
+        let settings = switchboard_core::loops::LoopSettings {
+            max_iterations: 4,
+            ..switchboard_core::loops::LoopSettings::new("Write the parser")
+        };
+        let started = self.t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(150);
+        loop {
+            let info = self.t.engine.get_loop(started.id.clone()).await.unwrap();
+            if !info.is_active() {
+                return info;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{info:#?}");
+            tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
 }
@@ -774,19 +806,7 @@ fn loop_script(workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + S
 async fn a_claude_code_loop_runs_each_iteration_in_a_fresh_conversation_until_the_stop_word() {
     let rig = Rig::start(Wire::Anthropic, loop_script).await;
     let profile = rig.claude_code().await;
-    let settings = switchboard_core::loops::LoopSettings {
-        max_iterations: 4,
-        ..switchboard_core::loops::LoopSettings::new("Write the parser")
-    };
-    let started = rig.t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
-    let ended = rig
-        .wait_for("the loop to end", |events| {
-            events.iter().rev().find_map(|e| match e {
-                EngineEvent::LoopChanged { info } if info.id == started.id && !info.is_active() => Some(info.clone()),
-                _ => None,
-            })
-        })
-        .await;
+    let ended = rig.loop_to_its_end(&profile).await;
     assert!(
         matches!(
             &ended.state,
@@ -1310,48 +1330,11 @@ async fn a_throttle_claude_code_retries_by_itself_changes_nothing() {
 async fn a_claude_code_loop_across_a_usage_limit_completes_without_counting_the_refusal() {
     let opens = Opens::default();
     let lifts = opens.clone();
-    let script = move |workspace: PathBuf| {
-        move |request: &ModelRequest| {
-            let progress = workspace.join(switchboard_core::loops::PROGRESS_FILE);
-            let before = std::fs::read_to_string(&progress).unwrap_or_default();
-            if request.follows_tool_use() {
-                return Reply::text(if before.contains("LOOP_COMPLETE") {
-                    "The parser is done."
-                } else {
-                    "One step done; more to come."
-                });
-            }
-            if !request.user_text().contains("Loop iteration") {
-                return Reply::text("Ready.");
-            }
-            if !before.is_empty() && limited_now(&lifts, 15) {
-                return Reply::limited_until(unix_now() + 600);
-            }
-            let content = if before.is_empty() {
-                "- iteration 1: wrote the tokenizer\n".to_owned()
-            } else {
-                format!("{before}- iteration 2: wrote the parser; the tests pass\nLOOP_COMPLETE\n")
-            };
-            Reply::tools([("Write", json!({"file_path": progress.display().to_string(), "content": content}))])
-        }
-    };
+    let script = move |workspace: PathBuf| move |request: &ModelRequest| loop_reply(&workspace, request, Some(&lifts));
     let rig = Rig::start(Wire::Anthropic, script).await;
     rig.quick_limits(5).await;
     let profile = rig.claude_code().await;
-    let settings = switchboard_core::loops::LoopSettings {
-        max_iterations: 4,
-        ..switchboard_core::loops::LoopSettings::new("Write the parser")
-    };
-    let started = rig.t.engine.start_loop(profile.id.clone(), settings).await.unwrap();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(150);
-    let ended = loop {
-        let info = rig.t.engine.get_loop(started.id.clone()).await.unwrap();
-        if !info.is_active() {
-            break info;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{info:#?}");
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    };
+    let ended = rig.loop_to_its_end(&profile).await;
     assert!(
         matches!(
             &ended.state,
