@@ -151,7 +151,8 @@ impl Reply {
     /// The account is at its usage limit until `reset` (Unix seconds): for
     /// Anthropic a 429 with `retry-after` and the unified rate-limit headers
     /// saying `rejected` until then; for OpenAI a 429 whose error is
-    /// `usage_limit_reached` with `resets_at`.
+    /// `usage_limit_reached` with `resets_at` (and Codex's usage headers
+    /// when the reply tells the usage: `with_usage`).
     pub fn limited_until(reset: u64) -> Reply {
         Reply { blocks: Vec::new(), hold: None, failure: None, limited_until: Some(reset), usage: None }
     }
@@ -251,7 +252,13 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Respons
         return Ok(respond(*status, "application/json", body.to_string()));
     }
     if let Some(reset) = reply.limited_until {
-        return Ok(limited(state.wire, reset));
+        let mut response = limited(state.wire, reset);
+        if let (Some(usage), Wire::OpenAiResponses) = (reply.usage, state.wire) {
+            for (name, value) in usage_headers(state.wire, usage) {
+                response.headers_mut().insert(name, value.parse().expect("a header value"));
+            }
+        }
+        return Ok(response);
     }
     let id = state.next_id.fetch_add(1, Ordering::Relaxed);
     let mut response = match (state.wire, streamed) {

@@ -1069,15 +1069,19 @@ async fn claude_code_at_its_usage_limit_ends_its_turn_through_stop_failure_sayin
 /// UserPromptSubmit, its session log ends the turn with
 /// `codex_error_info: "usage_limit_exceeded"` and a message that names the
 /// reset as a local time ("try again at 1:06 AM"), and its screen shows the
-/// same words. Recorded as `codex-*-usage-limit*` fixtures.
+/// same words. When the 429 tells the account's usage (Codex's
+/// `x-codex-primary-…` headers), the log keeps it with the refusal, and the
+/// app shows it with the limit, whose reset it names to the second.
+/// Recorded as `codex-*-usage-limit*` fixtures.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_at_its_usage_limit_ends_its_turn_saying_when_to_try_again() {
     let reset = unix_now() + 600;
+    let usage = switchboard_tests::fake_model::Usage { five_hours: (100.0, reset), week: (61.0, reset + 86_400) };
     let script = move |_workspace: PathBuf| {
         move |request: &ModelRequest| {
             let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
             if has_tools && request.latest_user_text().contains("HIT-LIMIT") {
-                Reply::limited_until(reset)
+                Reply::limited_until(reset).with_usage(usage)
             } else {
                 Reply::text("Ready.")
             }
@@ -1118,6 +1122,21 @@ async fn codex_at_its_usage_limit_ends_its_turn_saying_when_to_try_again() {
     rig.record("codex-hooks-usage-limit.jsonl", &(lines.join("\n") + "\n"));
     rig.record("codex-pty-screen-usage-limit.txt", &screen);
     rig.record("codex-rollout-usage-limit.jsonl", &(kept.join("\n") + "\n"));
+    // The app's limit: the reset of the used-up window, and both windows.
+    let limit = rig
+        .wait_for("the account's limit", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::LimitChanged { limit } => Some(limit.clone()),
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(limit.until, Some(i64::try_from(reset).unwrap() * 1000), "{limit:?}");
+    let windows: Vec<(u32, u8)> = limit.usage.iter().map(|w| (w.minutes, w.used_percent)).collect();
+    assert_eq!(windows, [(300, 100), (10080, 61)]);
+    let (_, listed, _) = cli_async(&rig.t, &["agent", "list", "--json"]).await;
+    let listed: Vec<Value> = serde_json::from_str(&listed).unwrap();
+    assert_eq!(listed[0]["usage"][1]["used_percent"], 61, "{listed:?}");
     rig.t.engine.stop_session(session).await.unwrap();
 }
 
@@ -1277,17 +1296,19 @@ async fn codex_at_its_usage_limit_waits_until_the_time_it_names_and_its_task_com
             }
         }
     };
+    let lifts_at = opens.clone();
     let rig = Rig::start(Wire::OpenAiResponses, script).await;
     rig.quick_limits(600).await;
     let profile = rig.codex().await;
     let watching = rig.t.events.clone();
     a_task_waits_out_the_limit(rig, profile, opens).await;
-    // It waited for the time Codex named, not for a guess.
+    // It waited for the time Codex named (the end of that minute), not for a guess.
     let named = watching.snapshot().iter().find_map(|e| match e {
         EngineEvent::LimitChanged { limit } => limit.until,
         _ => None,
     });
-    assert!(named.is_some(), "Codex's reset was read");
+    let lifted = i64::try_from(lifts_at.load(std::sync::atomic::Ordering::SeqCst)).unwrap() * 1000;
+    assert!(named.is_some_and(|until| until >= lifted && until - lifted <= 61_000), "{named:?} for {lifted}");
 }
 
 /// A limit Claude Code waits out by itself (a reset seconds ahead, which it

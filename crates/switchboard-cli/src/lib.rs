@@ -558,6 +558,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                         limited: limit.is_some(),
                         limited_until: limit.and_then(|l| l.until),
                         retry_at: limit.map(|l| l.retry_at),
+                        usage: limit.map(|l| l.usage.clone()).unwrap_or_default(),
                         profile,
                     }
                 })
@@ -1086,6 +1087,9 @@ struct AgentRow {
     limited_until: Option<switchboard_core::Millis>,
     /// When the app tries again.
     retry_at: Option<switchboard_core::Millis>,
+    /// Its account's usage windows, as its CLI last told them (Codex does
+    /// at a refusal).
+    usage: Vec<switchboard_core::api::UsageWindow>,
 }
 
 fn find_agent(client: &client::Client, name: &str) -> Result<Profile> {

@@ -16,3 +16,6 @@ CREATE TABLE usage_limits (
     delay_secs  INTEGER NOT NULL,
     asks_user   INTEGER NOT NULL DEFAULT 0 CHECK (asks_user IN (0, 1))
 ) STRICT;
+-- The account's usage windows as its CLI last told them (JSON: minutes,
+-- used_percent, resets_at).
+ALTER TABLE usage_limits ADD COLUMN usage TEXT NOT NULL DEFAULT '[]';

@@ -24,6 +24,25 @@ pub struct LimitRecord {
     pub delay_secs: u32,
     /// The app stopped trying: the user says when.
     pub asks_user: bool,
+    /// The account's usage windows, as its CLI last told them.
+    pub usage: Vec<crate::api::UsageWindow>,
+}
+
+/// The usage windows a CLI told, as the app keeps them; and the reset they
+/// name for the limit: the latest reset of the windows used up.
+pub fn usage_of(
+    windows: &[switchboard_protocol::rollout::UsageWindow],
+) -> (Vec<crate::api::UsageWindow>, Option<Millis>) {
+    let kept: Vec<crate::api::UsageWindow> = windows
+        .iter()
+        .map(|w| crate::api::UsageWindow {
+            minutes: w.minutes,
+            used_percent: w.used_percent.round().clamp(0.0, 100.0) as u8,
+            resets_at: w.resets_at.map(|secs| secs * 1000),
+        })
+        .collect();
+    let reset = kept.iter().filter(|w| w.used_percent >= 100).filter_map(|w| w.resets_at).max();
+    (kept, reset)
 }
 
 /// An account at its usage limit, as the engine carries it out: its record,
@@ -106,6 +125,7 @@ pub fn after_refusal(
             passed: 0,
             delay_secs: first_delay,
             asks_user: false,
+            usage: Vec::new(),
         };
     };
     if !resumed {
@@ -136,6 +156,7 @@ pub fn after_refusal(
         passed,
         delay_secs,
         asks_user: passed >= MAX_PASSED_RESETS,
+        usage: before.usage.clone(),
     }
 }
 
@@ -180,6 +201,7 @@ mod tests {
             passed,
             delay_secs,
             asks_user: false,
+            usage: Vec::new(),
         }
     }
 

@@ -54,6 +54,50 @@ pub fn latest_turn(tail: &str) -> LatestTurn {
     latest
 }
 
+/// One window of an account's usage, as Codex logs what its API told
+/// (`token_count`'s `rate_limits`: `primary`, the 5 hours; `secondary`, the
+/// week).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageWindow {
+    /// Its length, in minutes.
+    pub minutes: u32,
+    /// How much of it is used, in percent.
+    pub used_percent: f64,
+    /// When it resets, in Unix seconds.
+    pub resets_at: Option<i64>,
+}
+
+/// The account's usage the log's tail last tells (its latest `token_count`
+/// whose `rate_limits` name a window); none when it tells none. Codex
+/// 0.169 logs it when its API refuses a turn for the usage limit
+/// (`tests/fixtures/agents/codex-rollout-usage-limit.jsonl`).
+pub fn latest_usage(tail: &str) -> Option<Vec<UsageWindow>> {
+    let mut latest = None;
+    for line in tail.lines() {
+        let Ok(entry) = serde_json::from_str::<Value>(line) else { continue };
+        let payload = &entry["payload"];
+        if entry["type"] != "event_msg" || payload["type"] != "token_count" {
+            continue;
+        }
+        let limits = &payload["rate_limits"];
+        let windows: Vec<UsageWindow> = ["primary", "secondary"]
+            .iter()
+            .filter_map(|name| {
+                let window = &limits[*name];
+                Some(UsageWindow {
+                    minutes: u32::try_from(window["window_minutes"].as_u64()?).ok()?,
+                    used_percent: window["used_percent"].as_f64()?.clamp(0.0, 100.0),
+                    resets_at: window["resets_at"].as_i64(),
+                })
+            })
+            .collect();
+        if !windows.is_empty() {
+            latest = Some(windows);
+        }
+    }
+    latest
+}
+
 /// A turn's error in words: its `message`, and when that is the API's JSON
 /// answer, the message inside it.
 fn error_of(error: Option<&Value>) -> Option<String> {
@@ -94,6 +138,31 @@ mod tests {
         // Only its start read: still running.
         let started = log.lines().next().unwrap();
         assert!(matches!(latest_turn(started), LatestTurn::Running { .. }));
+    }
+
+    #[test]
+    fn the_accounts_usage_is_read_from_the_latest_token_count_that_tells_it() {
+        let log = recording("codex-rollout-usage-limit.jsonl");
+        let usage = latest_usage(&log).expect("the refused turn's usage");
+        assert_eq!(usage.len(), 2, "{usage:?}");
+        assert_eq!((usage[0].minutes, usage[0].used_percent), (300, 100.0));
+        assert_eq!((usage[1].minutes, usage[1].used_percent), (10080, 61.0));
+        assert!(usage[0].resets_at.is_some() && usage[0].resets_at < usage[1].resets_at);
+        let count = |limits: &str| {
+            format!(r#"{{"type":"event_msg","payload":{{"type":"token_count","rate_limits":{limits}}}}}"#)
+        };
+        let told = count(r#"{"primary":{"used_percent":42.5,"window_minutes":300,"resets_at":9}}"#);
+        let none = count(r#"{"primary":null,"secondary":null}"#);
+        assert_eq!(latest_usage(&none), None, "all null tells nothing");
+        assert_eq!(latest_usage("not json"), None);
+        let kept = latest_usage(&format!("{told}\n{none}")).unwrap();
+        assert_eq!(
+            kept,
+            [UsageWindow { minutes: 300, used_percent: 42.5, resets_at: Some(9) }],
+            "a later null keeps it"
+        );
+        let odd = count(r#"{"primary":{"used_percent":250,"window_minutes":300}}"#);
+        assert_eq!(latest_usage(&odd).unwrap()[0].used_percent, 100.0);
     }
 
     #[test]

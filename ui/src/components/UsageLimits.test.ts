@@ -46,6 +46,7 @@ function limitedAccount(until: number | null) {
     retry_at: retryAt,
     passed: 0,
     phase: { phase: 'waiting' },
+    usage: [],
   };
   backend.seedLimit(limit);
   return { backend, builder, reviewer, other, session, task, queued, limit, retryAt };
@@ -70,6 +71,23 @@ const cardOf = (view: HTMLElement, name: string) => within(view).getAllByTestId(
 const at = (time: number) => formatTime(time, new Date());
 
 describe('an agent at its usage limit', () => {
+  it("its page shows its account's usage windows as its CLI told them", async () => {
+    const until = Date.now() + 45 * MINUTE;
+    const { backend, builder, limit } = limitedAccount(until);
+    backend.seedLimit({
+      ...limit,
+      usage: [
+        { minutes: 300, used_percent: 100, resets_at: until },
+        { minutes: 10080, used_percent: 61, resets_at: null },
+      ],
+    });
+    await renderApp(backend);
+    const view = await openAgent(builder);
+    const windows = await within(view).findAllByTestId('agent-usage-window');
+    expect(windows.map((w) => w.textContent?.trim())).toEqual([`5 hours: 100% used, resets ${at(until)}`, 'Week: 61% used']);
+    expect((windows[0].querySelector('meter') as HTMLMeterElement).value).toBe(100);
+  });
+
   it('the sidebar says until when, for every agent of the account, and does not call it working', async () => {
     const until = Date.now() + 45 * MINUTE;
     const { backend } = limitedAccount(until);

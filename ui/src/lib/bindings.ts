@@ -1005,9 +1005,28 @@ retry_at: number,
 /**
  * Resets that passed with the agent still refused, in a row.
  */
-passed: number, phase: LimitPhase, };
+passed: number, phase: LimitPhase, 
+/**
+ * The account's usage windows, as its CLI last told them (Codex does
+ * at a refusal); empty when it told none.
+ */
+usage: Array<UsageWindow>, };
 
 export type LimitPhase = { "phase": "waiting" } | { "phase": "resuming", profile_id: ProfileId, } | { "phase": "asks_user" };
+
+export type UsageWindow = { 
+/**
+ * Its length in minutes (300: 5 hours; 10080: a week).
+ */
+minutes: number, 
+/**
+ * How much of it is used, in whole percent (0 to 100).
+ */
+used_percent: number, 
+/**
+ * When it resets, when the CLI said.
+ */
+resets_at: number | null, };
 
 export type WorktreeInfo = { 
 /**

@@ -2401,6 +2401,10 @@ export function demoBackend(): FakeBackend {
     retry_at: codexReset + 30_000,
     passed: 0,
     phase: { phase: 'waiting' },
+    usage: [
+      { minutes: 300, used_percent: 100, resets_at: codexReset },
+      { minutes: 10080, used_percent: 61, resets_at: codexReset + 3 * 24 * 3600 * 1000 },
+    ],
   });
 
   // A task history to look at: one done, one cut short, one running, two waiting.

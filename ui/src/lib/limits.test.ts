@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountLimit, Attention, EngineEvent } from './bindings';
-import { accountName, applyLimitEvent, holdOf, limitDetail, limitNote, limitOf, taskResumable } from './limits';
+import { accountName, applyLimitEvent, holdOf, limitDetail, limitNote, limitOf, taskResumable, usageBars } from './limits';
 import { formatTime } from './model';
 import { task } from '../test/tasks';
 
@@ -18,6 +18,7 @@ const limit = (overrides: Partial<AccountLimit> = {}): AccountLimit => ({
   retry_at: RESET + 30_000,
   passed: 0,
   phase: { phase: 'waiting' },
+  usage: [],
   ...overrides,
 });
 
@@ -133,6 +134,27 @@ describe('what Resume now ends', () => {
     const working: Attention = { state: 'working', task_id: 't', task: 'Port', since: 1 };
     expect(holdOf(working, task('t', { state: 'running' }), NOW)).toBeNull();
     expect(holdOf(undefined, undefined, NOW)).toBeNull();
+  });
+});
+
+describe('an account\'s usage', () => {
+  it('as bars: each window named, how much is used, when it resets', () => {
+    const bars = usageBars(
+      [
+        { minutes: 300, used_percent: 100, resets_at: RESET },
+        { minutes: 10080, used_percent: 61, resets_at: null },
+        { minutes: 90, used_percent: 5, resets_at: null },
+      ],
+      NOW,
+    );
+    expect(bars.map((b) => [b.label, b.percent])).toEqual([
+      ['5 hours', 100],
+      ['week', 61],
+      ['90 minutes', 5],
+    ]);
+    expect(bars[0].words).toBe(`5 hours: 100% used, resets ${at(RESET)}`);
+    expect(bars[1].words).toBe('Week: 61% used');
+    expect(usageBars([], NOW)).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
  * `account` wait. This module keeps the list of limits, says them, and tells which agents the
  * window offers "Resume now" for (`resumeAgent`: go on without waiting for the reset).
  */
-import type { AccountLimit, Attention, EngineEvent, ProfileId, TaskInfo, WaitingFor } from './bindings';
+import type { AccountLimit, Attention, EngineEvent, ProfileId, TaskInfo, UsageWindow, WaitingFor } from './bindings';
 import { attentionLine, needWords } from './attention';
 import { formatTime } from './model';
 import { isFinished, waitSentence } from './tasks';
@@ -143,6 +143,32 @@ export function limitDetail(limit: AccountLimit, profileId: ProfileId, names: Re
       break;
   }
   return lines;
+}
+
+/** One usage window as a bar shows it: its name, how much is used, when it resets. */
+export interface UsageBar {
+  label: string;
+  percent: number;
+  /** "5 hours: 100% used, resets 14:05". */
+  words: string;
+}
+
+/** A window's name: "5 hours", "week", else its length. */
+function windowName(minutes: number): string {
+  if (minutes === 10080) return 'week';
+  if (minutes % 1440 === 0) return minutes === 1440 ? 'day' : `${minutes / 1440} days`;
+  if (minutes % 60 === 0) return minutes === 60 ? 'hour' : `${minutes / 60} hours`;
+  return `${minutes} minutes`;
+}
+
+/** The account's usage windows, as its CLI last told them, for bars. */
+export function usageBars(usage: readonly UsageWindow[], now: number): UsageBar[] {
+  return usage.map((window) => {
+    const label = windowName(window.minutes);
+    const resets = window.resets_at === null ? '' : `, resets ${formatTime(window.resets_at, new Date(now))}`;
+    const name = `${label.charAt(0).toUpperCase()}${label.slice(1)}`;
+    return { label, percent: window.used_percent, words: `${name}: ${window.used_percent}% used${resets}` };
+  });
 }
 
 /** "a", "a and b", "a, b and c". */

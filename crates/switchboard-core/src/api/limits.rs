@@ -26,6 +26,21 @@ pub struct AccountLimit {
     /// Resets that passed with the agent still refused, in a row.
     pub passed: u32,
     pub phase: LimitPhase,
+    /// The account's usage windows, as its CLI last told them (Codex does
+    /// at a refusal); empty when it told none.
+    pub usage: Vec<UsageWindow>,
+}
+
+/// One window of an account's usage: its length, how much of it is used,
+/// when it resets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct UsageWindow {
+    /// Its length in minutes (300: 5 hours; 10080: a week).
+    pub minutes: u32,
+    /// How much of it is used, in whole percent (0 to 100).
+    pub used_percent: u8,
+    /// When it resets, when the CLI said.
+    pub resets_at: Option<Millis>,
 }
 
 /// Where an account's limit is.

@@ -214,7 +214,7 @@ impl EngineState {
                 Follow::Report { session, report } => self.tasks.report_arrived(&mut self.cx, &session, report),
                 Follow::TeamSettled { lead } => self.tasks.team_settled(&mut self.cx, &lead),
                 Follow::TurnFailed { session, error, refusal } => {
-                    self.tasks.turn_failed(&mut self.cx, &session, &error, refusal)
+                    self.tasks.turn_failed(&mut self.cx, &session, &error, refusal, &[])
                 }
                 Follow::TurnRan { session } => self.tasks.turn_ran(&mut self.cx, &session),
                 Follow::TurnEnded { session, last_message } => {

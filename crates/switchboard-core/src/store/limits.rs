@@ -5,13 +5,13 @@ use rusqlite::{Row, params};
 use super::{Result, Store};
 use crate::limits::LimitRecord;
 
-const COLUMNS: &str = "account, since, until, retry_at, passed, delay_secs, asks_user";
+const COLUMNS: &str = "account, since, until, retry_at, passed, delay_secs, asks_user, usage";
 
 impl Store {
     /// Records an account's limit (a new one, or its wait changed).
     pub fn save_limit(&self, record: &LimitRecord) -> Result<()> {
         self.exec(
-            &format!("INSERT OR REPLACE INTO usage_limits ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+            &format!("INSERT OR REPLACE INTO usage_limits ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
             params![
                 record.account,
                 record.since,
@@ -20,6 +20,7 @@ impl Store {
                 record.passed,
                 record.delay_secs,
                 record.asks_user,
+                super::to_json(&record.usage),
             ],
         )?;
         Ok(())
@@ -48,5 +49,7 @@ fn limit_from_row(row: &Row<'_>) -> rusqlite::Result<LimitRecord> {
         passed: row.get(4)?,
         delay_secs: row.get(5)?,
         asks_user: row.get(6)?,
+        // A list the app wrote; one it cannot read is no usage told.
+        usage: serde_json::from_str(&row.get::<_, String>(7)?).unwrap_or_default(),
     })
 }

@@ -288,9 +288,10 @@ impl TaskDesk {
         session: &SessionId,
         error: &str,
         refusal: Option<switchboard_protocol::limit::Refusal>,
+        usage: &[switchboard_protocol::rollout::UsageWindow],
     ) {
         if let Some(refusal) = refusal
-            && self.refused(cx, session, refusal)
+            && self.refused(cx, session, refusal, usage)
         {
             return;
         }

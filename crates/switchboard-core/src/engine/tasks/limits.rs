@@ -96,6 +96,7 @@ pub(crate) fn limit_info(cx: &Ctx, limit: &Limit) -> AccountLimit {
         retry_at: limit.record.retry_at,
         passed: limit.record.passed,
         phase,
+        usage: limit.record.usage.clone(),
     }
 }
 
@@ -125,17 +126,31 @@ impl TaskDesk {
 
     /// The agent's turn in `session` was refused: its task waits (see the
     /// module's doc). True when the refusal is one the app waits out.
-    pub(super) fn refused(&mut self, cx: &mut Ctx, session: &SessionId, refusal: Refusal) -> bool {
+    /// `usage`: the account's usage windows its CLI told with the refusal
+    /// (Codex's log), whose used-up window names the reset more exactly
+    /// than its words.
+    pub(super) fn refused(
+        &mut self,
+        cx: &mut Ctx,
+        session: &SessionId,
+        refusal: Refusal,
+        usage: &[switchboard_protocol::rollout::UsageWindow],
+    ) -> bool {
         let Some(profile_id) = self.working_in(session) else { return false };
         let now_ms = now();
         let margins = margins(cx);
         let paused = match refusal {
             Refusal::Limited { until } => {
                 let Some(account) = account_of_profile(cx, &profile_id) else { return false };
+                let (usage, used_up) = crate::limits::usage_of(usage);
+                let until = used_up.or(until);
                 let before = cx.limits.get(&account);
                 let resumed = before
                     .is_some_and(|l| l.resuming.as_ref() == Some(&profile_id) || l.released.contains(&profile_id));
-                let record = after_refusal(before.map(|l| &l.record), resumed, &account, until, now_ms, margins);
+                let mut record = after_refusal(before.map(|l| &l.record), resumed, &account, until, now_ms, margins);
+                if !usage.is_empty() {
+                    record.usage = usage;
+                }
                 if let Err(error) = cx.store.save_limit(&record) {
                     tracing::error!(%error, "an account's usage limit could not be recorded; it is kept meanwhile");
                 }

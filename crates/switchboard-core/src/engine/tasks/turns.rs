@@ -16,7 +16,7 @@ use std::path::{Component, Path};
 
 use switchboard_protocol::hook::AgentStatus;
 use switchboard_protocol::limit::Refusal;
-use switchboard_protocol::rollout::{LatestTurn, latest_turn};
+use switchboard_protocol::rollout::{LatestTurn, UsageWindow, latest_turn, latest_usage};
 use switchboard_protocol::{AgentKind, SessionId};
 
 use super::rules::look_for_unreported_turn;
@@ -31,7 +31,7 @@ impl TaskDesk {
     /// Fails each task whose Codex agent's latest turn ended in an error
     /// that its hooks were not told of.
     pub fn check_unreported_turns(&mut self, cx: &mut Ctx, now: Millis) {
-        let mut failed: Vec<(SessionId, String, Option<Refusal>)> = Vec::new();
+        let mut failed: Vec<(SessionId, String, Option<Refusal>, Vec<UsageWindow>)> = Vec::new();
         for (profile_id, work) in &mut self.work {
             let (Phase::Typed { .. }, Some(typed_at)) = (work.phase, work.typed_at) else { continue };
             // Refused already: it waits, its log says so still.
@@ -62,7 +62,8 @@ impl TaskDesk {
             let Some(home) = crate::connect::codex_home(&profile.spec.env, |name| std::env::var(name).ok()) else {
                 continue;
             };
-            match read_latest_turn(&home, log) {
+            let tail = read_tail(&home, log);
+            match tail.as_deref().map_or(LatestTurn::Unseen, latest_turn) {
                 LatestTurn::Failed { turn_id: Some(id), error, kind }
                     if &id == turn && work.refused_turn.as_ref() != Some(&id) =>
                 {
@@ -77,33 +78,35 @@ impl TaskDesk {
                     if refusal.is_some() {
                         work.refused_turn = Some(id);
                     }
-                    failed.push((work.session_id.clone(), error, refusal));
+                    let usage = tail.as_deref().and_then(latest_usage).unwrap_or_default();
+                    failed.push((work.session_id.clone(), error, refusal, usage));
                 }
                 _ => {}
             }
         }
-        for (session, error, refusal) in failed {
-            self.turn_failed(cx, &session, &error, refusal);
+        for (session, error, refusal, usage) in failed {
+            self.turn_failed(cx, &session, &error, refusal, &usage);
         }
     }
 }
 
-/// The latest turn in the log at `log`, if it lies in `sessions/` of Codex's
-/// folder `home`; `Unseen` when it does not or cannot be read.
-fn read_latest_turn(home: &Path, log: &str) -> LatestTurn {
+/// The end of the log at `log`, if it lies in `sessions/` of Codex's
+/// folder `home`; none when it does not or cannot be read.
+fn read_tail(home: &Path, log: &str) -> Option<String> {
     let Some(relative) = Path::new(log).strip_prefix(home).ok().filter(|r| in_sessions(r)) else {
         tracing::debug!(log, "a Codex log outside its sessions folder is not read");
-        return LatestTurn::Unseen;
+        return None;
     };
     let read = crate::workspace::Workspace::open(home)
         .and_then(|folder| folder.read_head_and_tail(&relative.display().to_string(), 0, ROLLOUT_TAIL_BYTES));
-    match read {
-        Ok(tail) => latest_turn(&tail),
-        Err(error) => {
-            tracing::debug!(log, %error, "Codex's session log could not be read");
-            LatestTurn::Unseen
-        }
-    }
+    read.inspect_err(|error| tracing::debug!(log, %error, "Codex's session log could not be read")).ok()
+}
+
+/// The latest turn in the log at `log` (see [`read_tail`]); `Unseen` when
+/// it cannot be read.
+#[cfg(test)]
+fn read_latest_turn(home: &Path, log: &str) -> LatestTurn {
+    read_tail(home, log).as_deref().map_or(LatestTurn::Unseen, latest_turn)
 }
 
 /// `sessions/…/rollout-….jsonl`, plain names only.
