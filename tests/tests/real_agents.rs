@@ -1197,7 +1197,7 @@ impl Rig {
 /// waits rather than fails, nothing else is typed into the agent while it
 /// waits, and once the limit has lifted it completes; the next task runs
 /// after it. What the model saw says what was typed.
-async fn a_task_waits_out_the_limit(rig: Rig, profile: Profile, opens: Opens) {
+async fn a_task_waits_out_the_limit(rig: &Rig, profile: Profile, opens: Opens) {
     let first = rig.submit(&profile, "WRITE-SUMMARY: the first part").await;
     assert_eq!(rig.task_ends(&first.id).await.state(), TaskState::Completed);
     let limited = rig.submit(&profile, "LIMITED-PART WRITE-SUMMARY: the second part").await;
@@ -1265,11 +1265,14 @@ async fn claude_code_at_its_usage_limit_waits_and_its_task_completes_once_the_li
     let rig = Rig::start(Wire::Anthropic, script).await;
     rig.quick_limits(8).await;
     let profile = rig.claude_code().await;
-    a_task_waits_out_the_limit(rig, profile, opens).await;
+    a_task_waits_out_the_limit(&rig, profile, opens).await;
 }
 
-/// Codex says when its limit resets ("try again at 1:07 AM"): the app waits
-/// until then and its task completes.
+/// Codex says when its limit resets, in words and in its log with the
+/// account's usage; told the usage, it also offers a cheaper model in a
+/// dialog of its own, which the app closes without a choice before it asks
+/// Codex to go on. The app waits until the reset and the task completes on
+/// the model it had.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_at_its_usage_limit_waits_until_the_time_it_names_and_its_task_completes() {
     let opens = Opens::default();
@@ -1285,7 +1288,10 @@ async fn codex_at_its_usage_limit_waits_until_the_time_it_names_and_its_task_com
                 return Reply::text("The summary is written.");
             }
             if all.contains("LIMITED-PART") && limited_now(&lifts, 20) {
-                return Reply::limited_until(lifts.load(std::sync::atomic::Ordering::SeqCst));
+                let reset = lifts.load(std::sync::atomic::Ordering::SeqCst);
+                let usage =
+                    switchboard_tests::fake_model::Usage { five_hours: (100.0, reset), week: (61.0, reset + 86_400) };
+                return Reply::limited_until(reset).with_usage(usage);
             }
             match last_summary_path(request) {
                 Some(path) if all.contains("WRITE-SUMMARY") => {
@@ -1301,14 +1307,18 @@ async fn codex_at_its_usage_limit_waits_until_the_time_it_names_and_its_task_com
     rig.quick_limits(600).await;
     let profile = rig.codex().await;
     let watching = rig.t.events.clone();
-    a_task_waits_out_the_limit(rig, profile, opens).await;
-    // It waited for the time Codex named (the end of that minute), not for a guess.
+    a_task_waits_out_the_limit(&rig, profile, opens).await;
+    let models: std::collections::BTreeSet<String> =
+        rig.model.requests().iter().filter_map(|r| r.body["model"].as_str().map(str::to_owned)).collect();
+    assert_eq!(models.into_iter().collect::<Vec<_>>(), ["gpt-fake"], "no other model was chosen");
+    // It waited for the reset Codex logged with the account's usage (its
+    // used-up window's), not for a guess.
     let named = watching.snapshot().iter().find_map(|e| match e {
         EngineEvent::LimitChanged { limit } => limit.until,
         _ => None,
     });
     let lifted = i64::try_from(lifts_at.load(std::sync::atomic::Ordering::SeqCst)).unwrap() * 1000;
-    assert!(named.is_some_and(|until| until >= lifted && until - lifted <= 61_000), "{named:?} for {lifted}");
+    assert_eq!(named, Some(lifted));
 }
 
 /// A limit Claude Code waits out by itself (a reset seconds ahead, which it

@@ -43,6 +43,13 @@ pub fn from_codex_error(info: &str, message: &str, now: i64, offset_secs: i32) -
     }
 }
 
+/// Whether the screen shows Codex's "Approaching rate limits" dialog (it
+/// offers a cheaper model when its API told the account's usage, and holds
+/// its prompt until answered): what is typed into it would choose.
+pub fn offers_cheaper_model(screen: &str) -> bool {
+    screen.contains("Approaching rate limits") && screen.contains("Keep current model")
+}
+
 /// The moment "try again at H:MM AM" (or "at HH:MM") names: its next
 /// occurrence after `now` (Unix milliseconds) in the time zone `offset_secs`
 /// east of UTC, at the end of that minute (the words drop the seconds: the
@@ -122,6 +129,15 @@ mod tests {
             Some(Refusal::Limited { until: None })
         );
         assert_eq!(from_codex_error("context_window_exceeded", "too long", NOW, 0), None);
+    }
+
+    #[test]
+    fn codexs_offer_of_a_cheaper_model_is_seen_on_its_screen() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/agents");
+        let recorded = std::fs::read_to_string(fixtures.join("codex-pty-screen-usage-limit.txt")).unwrap();
+        assert!(offers_cheaper_model(&recorded));
+        assert!(!offers_cheaper_model("■ You’ve hit your usage limit.\n\n› Ask Codex to do anything"));
+        assert!(!offers_cheaper_model("Approaching rate limits"), "the words alone, as an agent could print them");
     }
 
     /// The recorded fixtures say what these read.

@@ -47,6 +47,9 @@ pub enum TaskNote {
     Prepared { profile_id: ProfileId, task_id: TaskId, readied: Box<Readied> },
     /// The task's new worktree is made; its setup command starts.
     SettingUp { profile_id: ProfileId, task_id: TaskId, command: String },
+    /// The screen of a refused agent about to be asked to go on: whether it
+    /// shows a dialog of its own to close first (see `limits::go_on`).
+    GoOn { task_id: TaskId, dialog: bool },
 }
 
 /// How a task's worktree was readied: made (or why not), none to make;
@@ -110,6 +113,11 @@ impl TaskDesk {
                 let Ok(task) = task_of(cx, &task_id) else { return };
                 let printed = super::loops::last_lines(&lines, &task.spec.instruction);
                 self.end_iteration(cx, &profile_id, printed);
+            }
+            TaskNote::GoOn { task_id, dialog } => {
+                if let Some(profile_id) = self.profile_working_on(&task_id) {
+                    self.type_go_on(cx, &profile_id, dialog);
+                }
             }
             TaskNote::SettingUp { profile_id, task_id, command } => {
                 if self.preparing.get(&profile_id).is_some_and(|p| p.task_id == task_id)

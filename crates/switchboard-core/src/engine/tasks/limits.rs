@@ -361,11 +361,40 @@ impl TaskDesk {
         Err(EngineError::NothingToResume { agent: profile.spec.name })
     }
 
-    /// The paused task's agent is typed `continue`; its time limit runs again.
+    /// The paused task's agent is typed `continue`; its time limit runs
+    /// again. Codex may hold its prompt with a dialog of its own (a cheaper
+    /// model offered when its API told the account's usage), where what is
+    /// typed would choose: its screen is looked at first, and the dialog
+    /// closed (Escape, its "back") without a choice.
     fn go_on(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
         let Some(work) = self.work.get(profile_id) else { return };
         let (session, task_id) = (work.session_id.clone(), work.task_id.clone());
         self.unpause(cx, profile_id);
+        if cx.profile(profile_id).is_ok_and(|p| p.spec.kind == switchboard_protocol::AgentKind::Codex) {
+            let notes = self.notes.clone();
+            let reply = Responder::new(move |snapshot: Result<crate::api::ScreenSnapshot, EngineError>| {
+                let dialog = snapshot.is_ok_and(|s| switchboard_protocol::limit::offers_cheaper_model(&s.screen));
+                notes.send(super::TaskNote::GoOn { task_id, dialog }).ok();
+            });
+            cx.sessions.send(&session, Control::Snapshot(0, reply));
+            return;
+        }
+        self.type_go_on(cx, profile_id, false);
+    }
+
+    /// Types `continue` into the agent, its own dialog closed first.
+    pub(super) fn type_go_on(&mut self, cx: &mut Ctx, profile_id: &ProfileId, dialog: bool) {
+        let Some(work) = self.work.get(profile_id) else { return };
+        let (session, task_id) = (work.session_id.clone(), work.task_id.clone());
+        if dialog {
+            tracing::info!(task = %task_id, "the agent's own dialog is closed before it is asked to go on");
+            let reply = Responder::new(|result: Result<(), EngineError>| {
+                if let Err(error) = result {
+                    tracing::debug!(%error, "the key closing an agent's dialog was not delivered");
+                }
+            });
+            cx.sessions.send(&session, Control::Write(b"\x1b".to_vec(), reply));
+        }
         let ready = match cx.profile(profile_id).and_then(|p| ReadyWhen::for_profile(&p)) {
             Ok(ready) => ready,
             Err(error) => {
