@@ -353,3 +353,24 @@ async fn resuming_an_idle_agent_of_a_limited_account_has_the_refused_one_go_on()
     assert!(by_user, "told as the user's doing");
     t.task_until(&refused.task, "going on", |task| task.waiting_for.is_none()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_the_user_typed_that_is_refused_limits_the_account_all_the_same() {
+    let t = TestEngine::start().await;
+    quick(&t, 600).await;
+    let spec = ProfileSpec { ready_quiet_ms: 50, account: Some("team".into()), ..t.spec("typed", "cat", &[]) };
+    let typed = t.engine.create_profile(spec).await.unwrap();
+    let (session, screen) = t.start_session(&typed).await;
+    // No task at work: the user typed into it, and its model refused.
+    let by_hand = Agent { profile: typed.clone(), task: TaskId::new(), session: session.id.clone(), screen };
+    by_hand.refused(&t, "rate_limit").await;
+    let limits = t.engine.list_limits().await.unwrap();
+    assert_eq!(limits.len(), 1, "{limits:?}");
+    assert_eq!(limits[0].account, "team");
+    // Another agent of the account is not typed a task meanwhile.
+    let spec = ProfileSpec { account: Some("team".into()), ..t.spec("other", "cat", &[]) };
+    let other = t.engine.create_profile(spec).await.unwrap();
+    let held = t.engine.submit_task(TaskSpec::new(other.id.clone(), "Wait for it")).await.unwrap().task;
+    assert_eq!(held.state(), TaskState::Queued);
+    assert!(matches!(held.waiting_for, Some(WaitingFor::UsageLimit { .. })), "{held:?}");
+}

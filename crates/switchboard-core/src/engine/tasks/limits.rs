@@ -136,28 +136,24 @@ impl TaskDesk {
         refusal: Refusal,
         usage: &[switchboard_protocol::rollout::UsageWindow],
     ) -> bool {
-        let Some(profile_id) = self.working_in(session) else { return false };
+        let Some(profile_id) = self.working_in(session) else {
+            // A turn the user typed, no task at work: its account is at its
+            // limit all the same, and the tasks of its agents wait for it.
+            if let Refusal::Limited { until } = refusal
+                && let Some(profile_id) = cx.sessions.get(session).map(|e| e.info.profile_id.clone())
+                && let Some(account) = account_of_profile(cx, &profile_id)
+            {
+                self.limit_account(cx, &profile_id, &account, until, usage);
+                self.refresh_account(cx, &account);
+            }
+            return false;
+        };
         let now_ms = now();
         let margins = margins(cx);
         let paused = match refusal {
             Refusal::Limited { until } => {
                 let Some(account) = account_of_profile(cx, &profile_id) else { return false };
-                let (usage, used_up) = crate::limits::usage_of(usage);
-                let until = used_up.or(until);
-                let before = cx.limits.get(&account);
-                let resumed = before
-                    .is_some_and(|l| l.resuming.as_ref() == Some(&profile_id) || l.released.contains(&profile_id));
-                let mut record = after_refusal(before.map(|l| &l.record), resumed, &account, until, now_ms, margins);
-                if !usage.is_empty() {
-                    record.usage = usage;
-                }
-                if let Err(error) = cx.store.save_limit(&record) {
-                    tracing::error!(%error, "an account's usage limit could not be recorded; it is kept meanwhile");
-                }
-                tracing::info!(%account, until = ?record.until, retry_at = record.retry_at, passed = record.passed, "an account is at its usage limit");
-                let limit = Limit { record, resuming: None, released: BTreeSet::new(), by_user: false };
-                cx.emit(EngineEvent::LimitChanged { limit: limit_info(cx, &limit) });
-                cx.limits.insert(account.clone(), limit);
+                self.limit_account(cx, &profile_id, &account, until, usage);
                 Paused::Limit { account }
             }
             Refusal::Overloaded => {
@@ -191,6 +187,34 @@ impl TaskDesk {
             self.refresh_wait(cx, &profile_id);
         }
         true
+    }
+
+    /// The account is at its usage limit, as the agent `profile_id` was
+    /// told (`until`, its usage windows): a new limit, or its wait again.
+    fn limit_account(
+        &mut self,
+        cx: &mut Ctx,
+        profile_id: &ProfileId,
+        account: &str,
+        until: Option<Millis>,
+        usage: &[switchboard_protocol::rollout::UsageWindow],
+    ) {
+        let (usage, used_up) = crate::limits::usage_of(usage);
+        let until = used_up.or(until);
+        let before = cx.limits.get(account);
+        let resumed =
+            before.is_some_and(|l| l.resuming.as_ref() == Some(profile_id) || l.released.contains(profile_id));
+        let mut record = after_refusal(before.map(|l| &l.record), resumed, account, until, now(), margins(cx));
+        if !usage.is_empty() {
+            record.usage = usage;
+        }
+        if let Err(error) = cx.store.save_limit(&record) {
+            tracing::error!(%error, "an account's usage limit could not be recorded; it is kept meanwhile");
+        }
+        tracing::info!(%account, until = ?record.until, retry_at = record.retry_at, passed = record.passed, "an account is at its usage limit");
+        let limit = Limit { record, resuming: None, released: BTreeSet::new(), by_user: false };
+        cx.emit(EngineEvent::LimitChanged { limit: limit_info(cx, &limit) });
+        cx.limits.insert(account.to_owned(), limit);
     }
 
     /// When a limit's try or an overloaded agent's wait comes next.
