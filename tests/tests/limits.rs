@@ -374,3 +374,104 @@ async fn a_turn_the_user_typed_that_is_refused_limits_the_account_all_the_same()
     assert_eq!(held.state(), TaskState::Queued);
     assert!(matches!(held.waiting_for, Some(WaitingFor::UsageLimit { .. })), "{held:?}");
 }
+
+/// Claude Code's status-line input telling the account's usage: its 5-hour
+/// window used `five` percent (resetting at `five_reset`, Unix seconds) and
+/// its week 17 percent; on one line.
+fn status_line(five: u32, five_reset: i64) -> String {
+    serde_json::json!({
+        "session_id": "c-1", "cwd": "/nowhere", "model": {"id": "claude-opus", "display_name": "Opus"},
+        "rate_limits": {"five_hour": {"used_percentage": five, "resets_at": five_reset},
+                        "seven_day": {"used_percentage": 17, "resets_at": 1_900_000_000}}
+    })
+    .to_string()
+}
+
+/// An agent that runs the app's status-line command on each line it reads,
+/// as Claude Code runs it with its status-line input; its user has a status
+/// line of their own (in `home`), which shows on its screen.
+async fn status_line_agent(t: &TestEngine, home: &std::path::Path) -> (Profile, SessionId, Arc<Collected<u8>>) {
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    let mine = r#"printf 'my line: '; sed -n 's/.*"display_name":"\([^"]*\)".*/\1/p'"#;
+    let settings = serde_json::json!({"statusLine": {"type": "command", "command": mine}});
+    std::fs::write(home.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let hook = support::hook_binary();
+    let script = format!(
+        "stty -echo; while IFS= read -r line; do printf '%s' \"$line\" | '{}' --status-line; echo; done",
+        hook.display()
+    );
+    let mut spec = ProfileSpec { account: Some("team".into()), ..t.spec("lead", "sh", &["-c", &script]) };
+    spec.env.insert("HOME".into(), home.display().to_string());
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    let (session, screen) = t.start_session(&profile).await;
+    (profile, session.id, screen)
+}
+
+/// The account's usage once told with its 5-hour window at `five` percent.
+fn windows_told(five: u8) -> impl Fn(&[EngineEvent]) -> Option<switchboard_core::AccountUsage> {
+    move |events| {
+        events.iter().rev().find_map(|e| match e {
+            EngineEvent::UsageChanged { usage } if usage.windows.first().is_some_and(|w| w.used_percent == five) => {
+                Some(usage.clone())
+            }
+            _ => None,
+        })
+    }
+}
+
+fn warnings(t: &TestEngine) -> Vec<(u32, u8)> {
+    t.events
+        .snapshot()
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::UsageWarning { window, .. } => Some((window.minutes, window.used_percent)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_usage_claude_codes_status_line_tells_is_kept_and_warned_of_once_per_window_across_a_restart() {
+    let data = tempfile::tempdir().unwrap();
+    let home = data.path().join("home");
+    let reset = 1_800_000_000;
+    let profile;
+    {
+        let t = TestEngine::start_in(data.path(), |_| {}).await;
+        let (lead, session, screen) = status_line_agent(&t, &home).await;
+        profile = lead.id.clone();
+        t.engine.write_input(session.clone(), status_line(42, reset) + "\n").await.unwrap();
+        let usage = t.events.wait_for("the usage told", windows_told(42)).await;
+        assert_eq!(usage.account, "team");
+        assert_eq!(usage.profiles, vec![profile.clone()]);
+        let windows: Vec<(u32, u8, Option<i64>)> =
+            usage.windows.iter().map(|w| (w.minutes, w.used_percent, w.resets_at)).collect();
+        assert_eq!(windows, vec![(300, 42, Some(reset * 1000)), (10_080, 17, Some(1_900_000_000_000))]);
+        // The user's own status line still shows, given the same input.
+        screen.wait_for_text("my line: Opus").await;
+        assert!(warnings(&t).is_empty(), "42% is below the warning");
+
+        // Past 80%: warned once, however often it is told, and not again as it grows.
+        for five in [85, 85, 86] {
+            t.engine.write_input(session.clone(), status_line(five, reset) + "\n").await.unwrap();
+        }
+        t.events.wait_for("86% told", windows_told(86)).await;
+        assert_eq!(warnings(&t), vec![(300, 85)]);
+        let told = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::UsageChanged { .. })).count();
+        assert_eq!(told, 3, "the same usage told twice changes nothing");
+        t.engine.shutdown().await;
+    }
+    let t = TestEngine::start_in(data.path(), |_| {}).await;
+    let kept = t.engine.list_usage().await.unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].windows[0].used_percent, 86, "kept across the restart: {kept:?}");
+    let lead = t.engine.list_profiles().await.unwrap().into_iter().find(|p| p.id == profile).unwrap();
+    let session = t.start_session(&lead).await.0.id;
+    t.engine.write_input(session.clone(), status_line(90, reset) + "\n").await.unwrap();
+    t.events.wait_for("90% told", windows_told(90)).await;
+    assert!(warnings(&t).is_empty(), "the window warned of before the restart is not warned of again");
+    // The next 5-hour window warns anew.
+    t.engine.write_input(session, status_line(81, reset + 5 * 3600) + "\n").await.unwrap();
+    t.events.wait_for("the next window told", windows_told(81)).await;
+    assert_eq!(warnings(&t), vec![(300, 81)]);
+}

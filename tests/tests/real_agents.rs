@@ -1132,7 +1132,9 @@ async fn codex_at_its_usage_limit_ends_its_turn_saying_when_to_try_again() {
         })
         .await;
     assert_eq!(limit.until, Some(i64::try_from(reset).unwrap() * 1000), "{limit:?}");
-    let windows: Vec<(u32, u8)> = limit.usage.iter().map(|w| (w.minutes, w.used_percent)).collect();
+    let usage = rig.t.engine.list_usage().await.unwrap();
+    assert_eq!(usage.len(), 1, "{usage:?}");
+    let windows: Vec<(u32, u8)> = usage[0].windows.iter().map(|w| (w.minutes, w.used_percent)).collect();
     assert_eq!(windows, [(300, 100), (10080, 61)]);
     let (_, listed, _) = cli_async(&rig.t, &["agent", "list", "--json"]).await;
     let listed: Vec<Value> = serde_json::from_str(&listed).unwrap();

@@ -16,6 +16,7 @@ async fn settings_are_checked_told_and_kept_across_a_restart() {
         turn_quiet_secs: 45,
         limit_margin_secs: 5,
         limit_retry_secs: 90,
+        usage_warn_percent: 95,
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "7:30".into() },
         theme: Theme::Light,

@@ -550,6 +550,7 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
             // Each agent's state is the engine's one attention, as the window and the tray read it.
             let attention = client.list_attention()?;
             let limits = client.list_limits()?;
+            let usage = client.list_usage()?;
             let rows: Vec<AgentRow> = profiles
                 .into_iter()
                 .map(|profile| {
@@ -558,7 +559,11 @@ fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Resul
                         limited: limit.is_some(),
                         limited_until: limit.and_then(|l| l.until),
                         retry_at: limit.map(|l| l.retry_at),
-                        usage: limit.map(|l| l.usage.clone()).unwrap_or_default(),
+                        usage: usage
+                            .iter()
+                            .find(|u| u.profiles.contains(&profile.id))
+                            .map(|u| u.windows.clone())
+                            .unwrap_or_default(),
                         profile,
                     }
                 })

@@ -132,6 +132,7 @@ pub fn typescript() -> String {
         crate::api::WorktreeState::decl(&cfg),
         crate::api::WorktreeOverlap::decl(&cfg),
         crate::api::AccountLimit::decl(&cfg),
+        crate::api::AccountUsage::decl(&cfg),
         crate::api::LimitPhase::decl(&cfg),
         crate::api::UsageWindow::decl(&cfg),
         crate::api::WorktreeInfo::decl(&cfg),

@@ -110,12 +110,49 @@ pub fn with_switchboard_hooks(settings: Value, hook_command: &str, events: &[&st
     Ok(settings)
 }
 
-/// The settings without any of the app's hooks (groups left empty by that
-/// are dropped, and so are event lists and a `hooks` object left empty).
-pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, ConnectError> {
+/// The app's status-line command: the hook binary, handing Claude Code's
+/// status-line input (the account's usage) to the app and running the
+/// user's own status line for what it shows.
+fn status_line_command(hook_command: &str) -> String {
+    format!("{hook_command} {}", switchboard_protocol::limit::STATUS_LINE_FLAG)
+}
+
+fn is_our_status_line(settings: &Value) -> bool {
+    settings.pointer("/statusLine/command").and_then(Value::as_str).is_some_and(|command| {
+        command.strip_suffix(switchboard_protocol::limit::STATUS_LINE_FLAG).is_some_and(|program| {
+            let program = program.trim().trim_matches('\'');
+            Path::new(program).file_name().is_some_and(|name| name == HOOK_BINARY)
+        })
+    })
+}
+
+/// The settings with the app's status line, unless the file names a status
+/// line of the user's (theirs is left as it is: the account's usage is then
+/// not told). One of the app's is brought up to date.
+pub fn with_switchboard_status_line(mut settings: Value, hook_command: &str) -> Result<Value, ConnectError> {
+    let theirs = settings.get("statusLine").is_some_and(|line| !line.is_null()) && !is_our_status_line(&settings);
     let Some(root) = settings.as_object_mut() else {
         return Err(ConnectError::NotAnObject);
     };
+    if !theirs {
+        root.insert(
+            "statusLine".into(),
+            json!({"type": "command", "command": status_line_command(hook_command), "padding": 0}),
+        );
+    }
+    Ok(settings)
+}
+
+/// The settings without any of the app's hooks (groups left empty by that
+/// are dropped, and so are event lists and a `hooks` object left empty).
+pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, ConnectError> {
+    let ours = is_our_status_line(&settings);
+    let Some(root) = settings.as_object_mut() else {
+        return Err(ConnectError::NotAnObject);
+    };
+    if ours {
+        root.remove("statusLine");
+    }
     if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
         for groups in hooks.values_mut() {
             if let Value::Array(groups) = groups {
@@ -140,7 +177,7 @@ pub fn without_switchboard_hooks(mut settings: Value) -> Result<Value, ConnectEr
 /// returned: the user's settings are never lost.
 pub fn connect_claude(workspace: &Path, hook_binary: &Path) -> Result<PathBuf, ConnectError> {
     let path = claude_settings_path(workspace);
-    add_hooks_to(workspace, ".claude/settings.local.json", hook_binary, &CLAUDE_HOOK_EVENTS)?;
+    add_hooks_to(workspace, ".claude/settings.local.json", hook_binary, &CLAUDE_HOOK_EVENTS, true)?;
     Ok(path)
 }
 
@@ -159,7 +196,7 @@ pub fn connect_codex(codex_home: &Path, hook_binary: &Path) -> Result<PathBuf, C
     let path = codex_home.join("hooks.json");
     let io = |source| ConnectError::Io { doing: "creating", path: codex_home.to_path_buf(), source };
     std::fs::create_dir_all(codex_home).map_err(io)?;
-    add_hooks_to(codex_home, "hooks.json", hook_binary, &CODEX_HOOK_EVENTS)?;
+    add_hooks_to(codex_home, "hooks.json", hook_binary, &CODEX_HOOK_EVENTS, false)?;
     Ok(path)
 }
 
@@ -228,8 +265,15 @@ pub fn codex_instructions(args: &[String], text: &str) -> Vec<String> {
 }
 
 /// Adds the app's hooks to the JSON hooks file at `path` (written
-/// atomically), creating it if need be.
-fn add_hooks_to(folder: &Path, relative: &str, hook_binary: &Path, events: &[&str]) -> Result<(), ConnectError> {
+/// atomically), creating it if need be; and the app's status line
+/// (`status_line`, Claude Code's settings).
+fn add_hooks_to(
+    folder: &Path,
+    relative: &str,
+    hook_binary: &Path,
+    events: &[&str],
+    status_line: bool,
+) -> Result<(), ConnectError> {
     let path = folder.join(relative);
     let io = |doing: &'static str| {
         let path = path.clone();
@@ -247,7 +291,10 @@ fn add_hooks_to(folder: &Path, relative: &str, hook_binary: &Path, events: &[&st
         }
         None => Value::Object(Map::new()),
     };
-    let merged = with_switchboard_hooks(current, &hook_command(hook_binary), events)?;
+    let mut merged = with_switchboard_hooks(current, &hook_command(hook_binary), events)?;
+    if status_line {
+        merged = with_switchboard_status_line(merged, &hook_command(hook_binary))?;
+    }
     if let Some(dir) = Path::new(relative).parent().and_then(Path::to_str).filter(|dir| !dir.is_empty()) {
         files.create_folder(dir).map_err(io("creating"))?;
     }
@@ -331,11 +378,32 @@ mod tests {
     }
 
     #[test]
+    fn the_apps_status_line_goes_in_unless_the_file_names_the_users_own() {
+        let ours = format!("{HOOK} --status-line");
+        // None there: the app's, once however often it is added, and gone on removal.
+        let once = with_switchboard_status_line(json!({"model": "opus"}), HOOK).unwrap();
+        assert_eq!(once["statusLine"]["command"], ours.as_str());
+        assert_eq!(with_switchboard_status_line(once.clone(), HOOK).unwrap(), once);
+        assert_eq!(without_switchboard_hooks(once.clone()).unwrap(), json!({"model": "opus"}));
+        // The app's moved binary: brought up to date.
+        let moved = with_switchboard_status_line(once, "/new/place/switchboard-hook").unwrap();
+        assert_eq!(moved["statusLine"]["command"], "/new/place/switchboard-hook --status-line");
+        // The user's own in this file: left as it is, and never removed.
+        let theirs = json!({"statusLine": {"type": "command", "command": "~/bin/my-line"}});
+        assert_eq!(with_switchboard_status_line(theirs.clone(), HOOK).unwrap(), theirs);
+        assert_eq!(without_switchboard_hooks(theirs.clone()).unwrap(), theirs);
+        // A line that merely names the binary is not the app's.
+        let named = json!({"statusLine": {"type": "command", "command": "echo switchboard-hook"}});
+        assert_eq!(with_switchboard_status_line(named.clone(), HOOK).unwrap(), named);
+    }
+
+    #[test]
     fn connecting_writes_the_file_and_leaves_broken_settings_alone() {
         let dir = tempfile::tempdir().unwrap();
         let path = connect_claude(dir.path(), Path::new(HOOK)).unwrap();
         let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(ours_on(&written, "Stop"), 1);
+        assert_eq!(written["statusLine"]["command"], format!("{HOOK} --status-line").as_str());
 
         std::fs::write(&path, "{ not json").unwrap();
         let error = connect_claude(dir.path(), Path::new(HOOK)).unwrap_err();

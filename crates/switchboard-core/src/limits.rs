@@ -24,8 +24,48 @@ pub struct LimitRecord {
     pub delay_secs: u32,
     /// The app stopped trying: the user says when.
     pub asks_user: bool,
-    /// The account's usage windows, as its CLI last told them.
-    pub usage: Vec<crate::api::UsageWindow>,
+}
+
+/// An account's usage as the store keeps it: its windows as a CLI last told
+/// them, and the windows the user was warned of (each by its length and
+/// reset, so each window warns once).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct UsageRecord {
+    pub account: String,
+    pub windows: Vec<crate::api::UsageWindow>,
+    pub told_at: Millis,
+    pub warned: Vec<WindowKey>,
+}
+
+/// One usage window of an account, told apart from the next of its length
+/// by its reset.
+pub type WindowKey = (u32, Option<Millis>);
+
+fn key_of(window: &crate::api::UsageWindow) -> WindowKey {
+    (window.minutes, window.resets_at)
+}
+
+/// The windows of `windows` the user is to be warned of now: used at least
+/// `threshold` percent (0: never), short of used up (a used-up window is a
+/// limit, told as such), and not warned of before (`warned`). Past windows
+/// are forgotten: the warned keys kept are those still told.
+pub fn warnings_due(
+    windows: &[crate::api::UsageWindow],
+    warned: &[WindowKey],
+    threshold: u8,
+) -> (Vec<crate::api::UsageWindow>, Vec<WindowKey>) {
+    let due: Vec<crate::api::UsageWindow> = windows
+        .iter()
+        .filter(|w| threshold > 0 && w.used_percent >= threshold && w.used_percent < 100)
+        .filter(|w| !warned.contains(&key_of(w)))
+        .cloned()
+        .collect();
+    let kept = windows
+        .iter()
+        .map(key_of)
+        .filter(|key| warned.contains(key) || due.iter().any(|w| key_of(w) == *key))
+        .collect();
+    (due, kept)
 }
 
 /// The usage windows a CLI told, as the app keeps them; and the reset they
@@ -125,7 +165,6 @@ pub fn after_refusal(
             passed: 0,
             delay_secs: first_delay,
             asks_user: false,
-            usage: Vec::new(),
         };
     };
     if !resumed {
@@ -156,7 +195,6 @@ pub fn after_refusal(
         passed,
         delay_secs,
         asks_user: passed >= MAX_PASSED_RESETS,
-        usage: before.usage.clone(),
     }
 }
 
@@ -176,6 +214,17 @@ pub fn local_offset_secs(at: Millis) -> i32 {
 pub fn clock_at(at: Millis, offset_secs: i32) -> String {
     let minute = (at.div_euclid(60_000) + Millis::from(offset_secs) / 60).rem_euclid(24 * 60);
     crate::api::clock_text(minute as u16)
+}
+
+/// A usage window's name, after its length: "the 5-hour", "the weekly".
+pub fn window_name(minutes: u32) -> String {
+    match minutes {
+        10_080 => "the weekly".to_owned(),
+        1_440 => "the daily".to_owned(),
+        m if m % 1_440 == 0 => format!("the {}-day", m / 1_440),
+        m if m % 60 == 0 => format!("the {}-hour", m / 60),
+        m => format!("the {m}-minute"),
+    }
 }
 
 /// How long an overloaded model is left before the agent is asked to go on,
@@ -201,7 +250,6 @@ mod tests {
             passed,
             delay_secs,
             asks_user: false,
-            usage: Vec::new(),
         }
     }
 
@@ -315,5 +363,44 @@ mod tests {
         let waits: Vec<Millis> = (0..7).map(|tries| overload_wait(tries, 60_000)).collect();
         assert_eq!(waits, [60_000, 120_000, 240_000, 480_000, 600_000, 600_000, 600_000]);
         assert_eq!(overload_wait(0, 0), 1000, "never at once");
+    }
+
+    #[test]
+    fn a_window_used_past_the_warning_warns_once_and_a_new_window_again() {
+        use crate::api::UsageWindow;
+        let w = |minutes, used_percent, resets_at| UsageWindow { minutes, used_percent, resets_at: Some(resets_at) };
+        let five = |used| w(300, used, 10);
+        let week = |used| w(10_080, used, 99);
+        /// what, windows told, warned before, threshold; due (lengths), kept
+        type Case = (&'static str, Vec<UsageWindow>, Vec<WindowKey>, u8, Vec<u32>, Vec<WindowKey>);
+        let cases: [Case; 8] = [
+            ("below", vec![five(79), week(10)], vec![], 80, vec![], vec![]),
+            ("at the threshold", vec![five(80), week(10)], vec![], 80, vec![300], vec![(300, Some(10))]),
+            (
+                "both past",
+                vec![five(95), week(85)],
+                vec![],
+                80,
+                vec![300, 10_080],
+                vec![(300, Some(10)), (10_080, Some(99))],
+            ),
+            ("told again: once", vec![five(90)], vec![(300, Some(10))], 80, vec![], vec![(300, Some(10))]),
+            (
+                "the next window warns anew",
+                vec![w(300, 85, 20)],
+                vec![(300, Some(10))],
+                80,
+                vec![300],
+                vec![(300, Some(20))],
+            ),
+            ("used up: a limit, not a warning", vec![five(100)], vec![], 80, vec![], vec![]),
+            ("never", vec![five(99)], vec![], 0, vec![], vec![]),
+            ("a lower threshold", vec![five(50)], vec![], 50, vec![300], vec![(300, Some(10))]),
+        ];
+        for (what, windows, warned, threshold, due, kept) in cases {
+            let (got, got_kept) = warnings_due(&windows, &warned, threshold);
+            assert_eq!(got.iter().map(|w| w.minutes).collect::<Vec<_>>(), due, "{what}");
+            assert_eq!(got_kept, kept, "{what}");
+        }
     }
 }

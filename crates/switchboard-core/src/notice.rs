@@ -559,6 +559,32 @@ impl Notices {
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::WorktreeChanged { worktree } => self.on_worktree(worktree),
             EngineEvent::LimitChanged { limit } => self.on_limit(limit),
+            EngineEvent::UsageChanged { .. } => None,
+            EngineEvent::UsageWarning { account: _, profiles, window } => {
+                let names = self.names_of(profiles);
+                let resets = window.resets_at.map_or_else(String::new, |at| {
+                    let in_days = (at - crate::api::now()) / (24 * 3_600_000);
+                    match in_days {
+                        ..1 => format!(
+                            "; it resets at {}",
+                            crate::limits::clock_at(at, crate::limits::local_offset_secs(at))
+                        ),
+                        1 => "; it resets tomorrow".to_owned(),
+                        days => format!("; it resets in {days} days"),
+                    }
+                });
+                let verb = if profiles.len() == 1 { "has" } else { "have" };
+                Some(Notice::new(
+                    NoticeKind::UsageLimit,
+                    NoticeTarget::Window,
+                    "Near a usage limit",
+                    format!(
+                        "{names} {verb} used {}% of {} usage{resets}. At the limit, their tasks wait for the reset.",
+                        window.used_percent,
+                        crate::limits::window_name(window.minutes),
+                    ),
+                ))
+            }
             EngineEvent::LimitLifted { account, profiles, by_user } => {
                 // Told only when its reaching the limit was.
                 let key = format!("limit:{account}:");

@@ -356,6 +356,9 @@ pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
     if !(1..=crate::api::MAX_LIMIT_RETRY_SECS).contains(&settings.limit_retry_secs) {
         return refuse("limit_retry_secs", "Try again after at least a second and at most 30 minutes.");
     }
+    if settings.usage_warn_percent > 99 {
+        return refuse("usage_warn_percent", "Warn at 99% of a usage window at most, or never (leave 0).");
+    }
     if let QuietHours::Daily { from, to } = &settings.quiet_hours {
         let Some(start) = minute_of_day(from) else {
             return refuse("quiet_hours_from", "Give the start as hours and minutes, like 22:00.");
@@ -612,6 +615,7 @@ mod tests {
         let turn = |secs| Settings { turn_quiet_secs: secs, ..Settings::default() };
         let margin = |secs| Settings { limit_margin_secs: secs, ..Settings::default() };
         let retry = |secs| Settings { limit_retry_secs: secs, ..Settings::default() };
+        let warn = |percent| Settings { usage_warn_percent: percent, ..Settings::default() };
         /// Settings, and the field they are refused for or the quiet hours kept.
         type Case = (Settings, Result<Option<(&'static str, &'static str)>, &'static str>);
         let cases: Vec<Case> = vec![
@@ -635,6 +639,9 @@ mod tests {
             (retry(1), Ok(None)),
             (retry(0), Err("limit_retry_secs")),
             (retry(1801), Err("limit_retry_secs")),
+            (warn(0), Ok(None)),
+            (warn(99), Ok(None)),
+            (warn(100), Err("usage_warn_percent")),
             (daily("22:00", "07:00"), Ok(Some(("22:00", "07:00")))),
             (daily(" 9:05", "17:30 "), Ok(Some(("09:05", "17:30")))),
             (daily("00:00", "23:59"), Ok(Some(("00:00", "23:59")))),

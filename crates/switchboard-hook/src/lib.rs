@@ -4,6 +4,7 @@
 //! app takes it, so no event is lost.
 
 pub mod keeper;
+pub mod status_line;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -31,6 +31,14 @@ fn main() -> ExitCode {
             }
         };
     }
+    // Claude Code's status line: tell the app the account's usage, show the
+    // user's own line. Always exits 0 (a failing status line shows an error).
+    if switchboard_hook::status_line::asked(&args) {
+        let input = switchboard_hook::read_event(std::io::stdin());
+        let output = switchboard_hook::status_line::run(&input, |name| std::env::var(name).ok());
+        let _ = std::io::stdout().write_all(&output);
+        return ExitCode::SUCCESS;
+    }
     // SAFETY: umask only sets the process's file creation mask; nothing else
     // runs yet. The spool is then made 0600 and its folder 0700, whatever
     // umask the agent ran the hook with.

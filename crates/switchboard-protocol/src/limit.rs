@@ -78,6 +78,35 @@ pub fn reset_in_words(message: &str, now: i64, offset_secs: i32) -> Option<i64> 
     Some((now.div_euclid(60_000) + ahead + 1) * 60_000)
 }
 
+/// The name the app's status-line command gives Claude Code's status-line
+/// input when it hands it to the app (`switchboard-hook --status-line`).
+pub const STATUS_LINE_EVENT: &str = "StatusLine";
+
+/// The hook binary's argument that makes it Claude Code's status-line
+/// command: it hands the input to the app, then runs the user's own.
+pub const STATUS_LINE_FLAG: &str = "--status-line";
+
+/// The account's usage windows Claude Code gives its status-line command
+/// (`rate_limits`: `five_hour` and `seven_day`, each `used_percentage` and
+/// `resets_at` in Unix seconds; the shape its own schema names). Claude
+/// Code gives them for a Claude.ai subscription's account only: none on an
+/// API key (recorded: `tests/fixtures/agents/cc-statusline-api-key.jsonl`).
+/// Windows whose numbers are missing or out of range are left out.
+pub fn usage_from_status_line(input: &serde_json::Value) -> Vec<crate::rollout::UsageWindow> {
+    const WINDOWS: [(&str, u32); 2] = [("five_hour", 5 * 60), ("seven_day", 7 * 24 * 60)];
+    let Some(limits) = input.get("rate_limits").filter(|l| l.is_object()) else { return Vec::new() };
+    WINDOWS
+        .iter()
+        .filter_map(|&(name, minutes)| {
+            let window = limits.get(name)?;
+            let used =
+                window.get("used_percentage")?.as_f64().filter(|u| u.is_finite() && (0.0..=1000.0).contains(u))?;
+            let resets_at = window.get("resets_at").and_then(serde_json::Value::as_i64).filter(|&at| at > 0);
+            Some(crate::rollout::UsageWindow { minutes, used_percent: used, resets_at })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +193,39 @@ mod tests {
         let read =
             from_codex_error(error["codex_error_info"].as_str().unwrap(), error["message"].as_str().unwrap(), NOW, 0);
         assert!(matches!(read, Some(Refusal::Limited { until: Some(_) })), "{read:?}");
+    }
+
+    #[test]
+    fn claude_codes_status_line_usage_is_read_as_windows() {
+        use serde_json::json;
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/agents");
+        let api_key = std::fs::read_to_string(fixtures.join("cc-statusline-api-key.jsonl")).unwrap();
+        let line: serde_json::Value = serde_json::from_str(api_key.lines().next().unwrap()).unwrap();
+        let window =
+            |minutes, used_percent, resets_at| crate::rollout::UsageWindow { minutes, used_percent, resets_at };
+        let cases = [
+            ("recorded on an API key: none", line, vec![]),
+            (
+                "a subscription's two windows",
+                json!({"rate_limits": {"five_hour": {"used_percentage": 23.5, "resets_at": 1738425600},
+                                       "seven_day": {"used_percentage": 41.2, "resets_at": 1738857600}}}),
+                vec![window(300, 23.5, Some(1738425600)), window(10080, 41.2, Some(1738857600))],
+            ),
+            (
+                "one window, no reset",
+                json!({"rate_limits": {"seven_day": {"used_percentage": 80}}}),
+                vec![window(10080, 80.0, None)],
+            ),
+            (
+                "nonsense left out",
+                json!({"rate_limits": {"five_hour": {"used_percentage": "lots"}, "seven_day": {"used_percentage": -3}}}),
+                vec![],
+            ),
+            ("not an object", json!({"rate_limits": [1, 2]}), vec![]),
+            ("null", json!({"rate_limits": null}), vec![]),
+        ];
+        for (what, input, expected) in cases {
+            assert_eq!(usage_from_status_line(&input), expected, "{what}");
+        }
     }
 }

@@ -216,6 +216,8 @@ macro_rules! engine_commands {
             window now list_attention / ListAttention () -> Vec<$crate::api::AgentAttention>;
             /// The accounts at their usage limit, with their agents and when each goes on.
             window now list_limits / ListLimits () -> Vec<$crate::api::AccountLimit>;
+            /// Each account's usage, as its agents' CLIs last told it (none told: not listed).
+            window now list_usage / ListUsage () -> Vec<$crate::api::AccountUsage>;
             /// Has the agent's account go on now, whatever its usage limit said (the user knows
             /// better): its agents go on one at a time, this one first.
             user now resume_agent / ResumeAgent (profile_id: switchboard_protocol::ProfileId) -> ();
@@ -406,6 +408,7 @@ replies! {
     crate::api::Restarted => Restarted "restarted",
     Vec<crate::api::AgentAttention> => Attention "attention",
     Vec<crate::api::AccountLimit> => Limits "limits",
+    Vec<crate::api::AccountUsage> => Usage "usage",
     crate::api::FolderRepository => FolderRepository "folder_repository",
     Vec<crate::api::WorktreeInfo> => Worktrees "worktrees",
     crate::api::CommitOutcome => Commit "commit",
@@ -470,6 +473,7 @@ pub enum Reply {
     Restarted(crate::api::Restarted),
     Attention(Vec<crate::api::AgentAttention>),
     Limits(Vec<crate::api::AccountLimit>),
+    Usage(Vec<crate::api::AccountUsage>),
     FolderRepository(crate::api::FolderRepository),
     Worktrees(Vec<crate::api::WorktreeInfo>),
     Commit(crate::api::CommitOutcome),

@@ -138,6 +138,17 @@ pub enum EngineEvent {
     LimitChanged {
         limit: crate::api::AccountLimit,
     },
+    /// An account's usage was told anew and differs from before.
+    UsageChanged {
+        usage: crate::api::AccountUsage,
+    },
+    /// An account used past the warning share of one of its usage windows
+    /// (told once per window: its length and reset).
+    UsageWarning {
+        account: String,
+        profiles: Vec<ProfileId>,
+        window: crate::api::UsageWindow,
+    },
     /// An account's usage limit lifted: its agents go on (`resumed`: by
     /// the user's word rather than at the reset).
     LimitLifted {

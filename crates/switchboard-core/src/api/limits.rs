@@ -26,9 +26,21 @@ pub struct AccountLimit {
     /// Resets that passed with the agent still refused, in a row.
     pub passed: u32,
     pub phase: LimitPhase,
-    /// The account's usage windows, as its CLI last told them (Codex does
-    /// at a refusal); empty when it told none.
-    pub usage: Vec<UsageWindow>,
+}
+
+/// An account's usage, as its agents' CLIs last told it: Claude Code with
+/// each status-line update (a Claude.ai subscription's account), Codex at a
+/// refusal. An account whose CLI told none has none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AccountUsage {
+    /// The account, as the agents' profiles name it (or their CLI's folder).
+    pub account: String,
+    /// The agents that work under it.
+    pub profiles: Vec<ProfileId>,
+    /// Its windows: the 5-hour one first, then the week.
+    pub windows: Vec<UsageWindow>,
+    /// When a CLI last told it.
+    pub told_at: Millis,
 }
 
 /// One window of an account's usage: its length, how much of it is used,

@@ -19,6 +19,9 @@ pub const DEFAULT_LIMIT_MARGIN_SECS: u32 = 30;
 /// Default for [`Settings::limit_retry_secs`].
 pub const DEFAULT_LIMIT_RETRY_SECS: u32 = 60;
 
+/// Default for [`Settings::usage_warn_percent`].
+pub const DEFAULT_USAGE_WARN_PERCENT: u8 = 80;
+
 /// The longest wait between tries of a usage limit whose reset is unknown.
 pub const MAX_LIMIT_RETRY_SECS: u32 = 30 * 60;
 
@@ -46,6 +49,9 @@ pub struct Settings {
     /// before trying again, in seconds; each try that is still refused
     /// doubles it, up to 30 minutes.
     pub limit_retry_secs: u32,
+    /// How much of a usage window an account may use before the user is
+    /// told, once per window, in percent; 0: never.
+    pub usage_warn_percent: u8,
     /// Which kinds of events show a desktop notification.
     pub notify: NotifyChoices,
     /// When notifications are held back.
@@ -61,6 +67,7 @@ impl Default for Settings {
             turn_quiet_secs: DEFAULT_TURN_QUIET_SECS,
             limit_margin_secs: DEFAULT_LIMIT_MARGIN_SECS,
             limit_retry_secs: DEFAULT_LIMIT_RETRY_SECS,
+            usage_warn_percent: DEFAULT_USAGE_WARN_PERCENT,
             notify: NotifyChoices::default(),
             quiet_hours: QuietHours::Off,
             theme: Theme::System,
@@ -84,7 +91,8 @@ pub struct NotifyChoices {
     pub loop_ended: bool,
     /// An agent showed no sign of life past its alert while at work.
     pub agent_quiet: bool,
-    /// Agents reached their account's usage limit, and went on after it reset.
+    /// An account used most of a usage window (past the warning), agents
+    /// reached its usage limit, and went on after it reset.
     pub usage_limit: bool,
 }
 

@@ -31,6 +31,9 @@ pub(crate) struct Ctx {
     /// The accounts at their usage limit (`tasks::limits`), by account; the
     /// store keeps them too.
     pub limits: BTreeMap<String, crate::limits::Limit>,
+    /// Each account's usage as its CLIs last told it (`tasks::limits`), by
+    /// account; the store keeps it too.
+    pub usage: BTreeMap<String, crate::limits::UsageRecord>,
     follows: VecDeque<Follow>,
     /// Something was reported since attention was last worked out.
     changed: std::cell::Cell<bool>,
@@ -51,6 +54,8 @@ pub(crate) enum Follow {
     /// The agent's turn runs past its prompt (a tool call, its end): a
     /// refused agent asked to go on did.
     TurnRan { session: SessionId },
+    /// The agent's CLI told its account's usage (Claude Code's status line).
+    UsageTold { session: SessionId, windows: Vec<switchboard_protocol::rollout::UsageWindow> },
     /// The agent's turn ended (its Stop hook), with its last message.
     TurnEnded { session: SessionId, last_message: Option<String> },
     /// A loop iteration ended: for its loop's judge.
@@ -85,6 +90,7 @@ impl Ctx {
             unsaved_tasks: BTreeMap::new(),
             task_waits: BTreeMap::new(),
             limits: BTreeMap::new(),
+            usage: BTreeMap::new(),
             follows: VecDeque::new(),
             changed: Default::default(),
         }

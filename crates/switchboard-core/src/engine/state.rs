@@ -217,6 +217,7 @@ impl EngineState {
                     self.tasks.turn_failed(&mut self.cx, &session, &error, refusal, &[])
                 }
                 Follow::TurnRan { session } => self.tasks.turn_ran(&mut self.cx, &session),
+                Follow::UsageTold { session, windows } => self.tasks.usage_told_by(&mut self.cx, &session, &windows),
                 Follow::TurnEnded { session, last_message } => {
                     self.tasks.turn_ended(&mut self.cx, &session, last_message.as_deref())
                 }
@@ -680,6 +681,10 @@ impl EngineState {
 
     pub(super) fn list_limits(&mut self) -> Result<Vec<crate::api::AccountLimit>, EngineError> {
         Ok(self.tasks.limits(&self.cx))
+    }
+
+    pub(super) fn list_usage(&mut self) -> Result<Vec<crate::api::AccountUsage>, EngineError> {
+        Ok(self.tasks.usage(&self.cx))
     }
 
     pub(super) fn resume_agent(&mut self, profile_id: ProfileId) -> Result<(), EngineError> {

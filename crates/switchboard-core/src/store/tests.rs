@@ -142,7 +142,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 20);
+    assert_eq!(store.schema_version().unwrap(), 21);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -157,6 +157,7 @@ fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
         turn_quiet_secs: 5,
         limit_margin_secs: 10,
         limit_retry_secs: 120,
+        usage_warn_percent: 90,
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:00".into() },
         theme: Theme::Light,
@@ -582,4 +583,23 @@ fn a_worktree_record_and_a_repository_setup_are_kept_and_listed_open_first() {
     assert_eq!(store.repository_setup("/work/repo").unwrap().as_deref(), Some("npm ci"));
     store.set_repository_setup("/work/repo", None).unwrap();
     assert_eq!(store.repository_setup("/work/repo").unwrap(), None);
+}
+
+#[test]
+fn an_accounts_usage_and_the_windows_warned_of_are_kept_across_a_reopen() {
+    use crate::api::UsageWindow;
+    use crate::limits::UsageRecord;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("switchboard.db");
+    let record = UsageRecord {
+        account: "~/.claude".into(),
+        windows: vec![
+            UsageWindow { minutes: 300, used_percent: 85, resets_at: Some(1_000) },
+            UsageWindow { minutes: 10_080, used_percent: 12, resets_at: None },
+        ],
+        told_at: 5,
+        warned: vec![(300, Some(1_000))],
+    };
+    Store::open(&path).unwrap().save_usage(&record).unwrap();
+    assert_eq!(Store::open(&path).unwrap().list_usage().unwrap(), vec![record]);
 }

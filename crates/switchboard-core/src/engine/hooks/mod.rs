@@ -135,6 +135,18 @@ impl HookDesk {
             tracing::warn!(session = %session_id, "refused a hook event without its session's secret");
             return Err(EngineError::NotThisSession);
         }
+        // Claude Code's status-line input, handed on by the app's status-line
+        // command: the account's usage, nothing of the agent's turn; kept
+        // (when it changed) as the account's, not logged with the session.
+        if envelope.payload.get("hook_event_name").and_then(serde_json::Value::as_str)
+            == Some(switchboard_protocol::limit::STATUS_LINE_EVENT)
+        {
+            let windows = switchboard_protocol::limit::usage_from_status_line(&envelope.payload);
+            if !windows.is_empty() {
+                cx.follow(Follow::UsageTold { session: session_id, windows });
+            }
+            return Ok(());
+        }
         if let Some(conversation) = hook_conversation(&envelope.payload) {
             entry.hooks.conversation.get_or_insert_with(|| conversation.to_owned());
         }

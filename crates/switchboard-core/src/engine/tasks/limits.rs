@@ -23,10 +23,10 @@ use switchboard_protocol::{ProfileId, SessionId};
 use tokio::time::{Duration, Instant};
 
 use super::{TaskDesk, emit_queue, log_task, task_of};
-use crate::api::{AccountLimit, EngineEvent, LimitPhase, LogKind, Millis, WaitingFor, now};
+use crate::api::{AccountLimit, AccountUsage, EngineEvent, LimitPhase, LogKind, Millis, WaitingFor, now};
 use crate::engine::context::Ctx;
 use crate::error::{EngineError, Responder};
-use crate::limits::{Limit, Margins, account_of, after_refusal, overload_wait};
+use crate::limits::{Limit, Margins, UsageRecord, account_of, after_refusal, overload_wait, warnings_due};
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
 
@@ -73,16 +73,30 @@ pub(super) fn paused_wait(cx: &Ctx, paused: &Paused) -> Option<WaitingFor> {
     }
 }
 
-/// The account's limit as the window and the command line read it.
-pub(crate) fn limit_info(cx: &Ctx, limit: &Limit) -> AccountLimit {
-    let profiles = cx
-        .store
+/// The agents that work under the account.
+fn profiles_of(cx: &Ctx, account: &str) -> Vec<ProfileId> {
+    cx.store
         .list_profiles()
         .unwrap_or_default()
         .into_iter()
-        .filter(|p| account_of(&p.id, &p.spec, |name| std::env::var(name).ok()) == limit.record.account)
+        .filter(|p| account_of(&p.id, &p.spec, |name| std::env::var(name).ok()) == account)
         .map(|p| p.id)
-        .collect();
+        .collect()
+}
+
+/// The account's usage as the window and the command line read it.
+fn usage_info(cx: &Ctx, record: &UsageRecord) -> AccountUsage {
+    AccountUsage {
+        account: record.account.clone(),
+        profiles: profiles_of(cx, &record.account),
+        windows: record.windows.clone(),
+        told_at: record.told_at,
+    }
+}
+
+/// The account's limit as the window and the command line read it.
+pub(crate) fn limit_info(cx: &Ctx, limit: &Limit) -> AccountLimit {
+    let profiles = profiles_of(cx, &limit.record.account);
     let phase = match (&limit.resuming, limit.record.asks_user) {
         (_, true) => LimitPhase::AsksUser,
         (Some(profile_id), false) => LimitPhase::Resuming { profile_id: profile_id.clone() },
@@ -96,7 +110,6 @@ pub(crate) fn limit_info(cx: &Ctx, limit: &Limit) -> AccountLimit {
         retry_at: limit.record.retry_at,
         passed: limit.record.passed,
         phase,
-        usage: limit.record.usage.clone(),
     }
 }
 
@@ -117,6 +130,29 @@ impl TaskDesk {
             }
             Err(error) => tracing::error!(%error, "reading the usage limits failed; queues go on"),
         }
+        match cx.store.list_usage() {
+            Ok(records) => cx.usage.extend(records.into_iter().map(|r| (r.account.clone(), r))),
+            Err(error) => tracing::error!(%error, "reading the accounts' usage failed; it shows once told again"),
+        }
+    }
+
+    /// Each account's usage told.
+    pub fn usage(&self, cx: &Ctx) -> Vec<AccountUsage> {
+        cx.usage.values().map(|record| usage_info(cx, record)).collect()
+    }
+
+    /// The agent in `session` told its account's usage (Claude Code's
+    /// status line): kept, shown and warned of when it changed.
+    pub fn usage_told_by(
+        &mut self,
+        cx: &mut Ctx,
+        session: &SessionId,
+        windows: &[switchboard_protocol::rollout::UsageWindow],
+    ) {
+        let Some(profile_id) = cx.sessions.get(session).map(|e| e.info.profile_id.clone()) else { return };
+        let Some(account) = account_of_profile(cx, &profile_id) else { return };
+        let (windows, _) = crate::limits::usage_of(windows);
+        usage_told(cx, &account, windows);
     }
 
     /// The accounts at their usage limit.
@@ -201,13 +237,11 @@ impl TaskDesk {
     ) {
         let (usage, used_up) = crate::limits::usage_of(usage);
         let until = used_up.or(until);
+        usage_told(cx, account, usage);
         let before = cx.limits.get(account);
         let resumed =
             before.is_some_and(|l| l.resuming.as_ref() == Some(profile_id) || l.released.contains(profile_id));
-        let mut record = after_refusal(before.map(|l| &l.record), resumed, account, until, now(), margins(cx));
-        if !usage.is_empty() {
-            record.usage = usage;
-        }
+        let record = after_refusal(before.map(|l| &l.record), resumed, account, until, now(), margins(cx));
         if let Err(error) = cx.store.save_limit(&record) {
             tracing::error!(%error, "an account's usage limit could not be recorded; it is kept meanwhile");
         }
@@ -472,4 +506,31 @@ fn margins(cx: &Ctx) -> Margins {
         after_reset: Millis::from(settings.limit_margin_secs) * 1000,
         first_retry: Millis::from(settings.limit_retry_secs) * 1000,
     }
+}
+
+/// The account's usage as a CLI told it now: kept and shown when it
+/// differs from what was told before; each window used past the user's
+/// warning told once (`crate::limits::warnings_due`).
+fn usage_told(cx: &mut Ctx, account: &str, windows: Vec<crate::api::UsageWindow>) {
+    if windows.is_empty() {
+        return;
+    }
+    let before = cx.usage.get(account);
+    if before.is_some_and(|r| r.windows == windows) {
+        return;
+    }
+    let warned = before.map(|r| r.warned.clone()).unwrap_or_default();
+    let threshold = cx.store.settings().unwrap_or_default().usage_warn_percent;
+    let (due, warned) = warnings_due(&windows, &warned, threshold);
+    let record = UsageRecord { account: account.to_owned(), windows, told_at: now(), warned };
+    if let Err(error) = cx.store.save_usage(&record) {
+        tracing::error!(%error, "an account's usage could not be recorded; it is kept meanwhile");
+    }
+    let info = usage_info(cx, &record);
+    cx.usage.insert(account.to_owned(), record);
+    for window in due {
+        tracing::info!(%account, minutes = window.minutes, used = window.used_percent, "an account used past the warning");
+        cx.emit(EngineEvent::UsageWarning { account: account.to_owned(), profiles: info.profiles.clone(), window });
+    }
+    cx.emit(EngineEvent::UsageChanged { usage: info });
 }
