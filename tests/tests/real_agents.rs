@@ -1387,12 +1387,15 @@ fn usage() -> switchboard_tests::fake_model::Usage {
     switchboard_tests::fake_model::Usage { five_hours: (42.0, now + 3 * 3600), week: (17.0, now + 4 * 86_400) }
 }
 
-/// What Claude Code's statusLine command is given when its API tells the
-/// account's usage (the unified 5-hour and weekly headers) on an API key:
-/// no `rate_limits`, so the app has no usage of an API key's account to
-/// show. Recorded as `cc-statusline-usage.jsonl`.
+/// The app's status line in Claude Code's workspace settings: Claude Code
+/// runs it, it runs the user's own status line (in their own settings) with
+/// the same input, and the user's line shows on the agent's screen as
+/// before. What the status line is given when the API tells the account's
+/// usage (the unified 5-hour and weekly headers) on an API key: no
+/// `rate_limits`, so no usage reaches the app. Recorded as
+/// `cc-statusline-usage.jsonl`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn claude_code_on_an_api_key_gives_its_status_line_no_usage() {
+async fn claude_code_shows_the_users_own_status_line_through_the_apps_and_an_api_key_tells_no_usage() {
     let script = |workspace: PathBuf| {
         let write = writer_script(workspace);
         move |request: &ModelRequest| write(request).with_usage(usage())
@@ -1400,14 +1403,30 @@ async fn claude_code_on_an_api_key_gives_its_status_line_no_usage() {
     let rig = Rig::start(Wire::Anthropic, script).await;
     std::fs::create_dir_all(rig.home.join(".claude")).unwrap();
     let status = rig.home.join("statusline.jsonl");
-    let command = format!("cat >> {0}; echo >> {0}; echo status", status.display());
+    let command = format!("cat >> {0}; echo >> {0}; echo my-own-status-line", status.display());
     let settings = json!({"statusLine": {"type": "command", "command": command}});
     std::fs::write(rig.home.join(".claude/settings.json"), settings.to_string()).unwrap();
     let profile = rig.claude_code().await;
     let task = rig.submit(&profile, "WRITE-SUMMARY: the usage").await;
+    let session = rig.session_of(&task.id).await;
     assert_eq!(rig.task_ends(&task.id).await.state(), TaskState::Completed);
+    let local = std::fs::read_to_string(rig.workspace.join(".claude/settings.local.json")).unwrap();
+    let local: Value = serde_json::from_str(&local).unwrap();
+    let ours = local["statusLine"]["command"].as_str().unwrap_or_default();
+    assert!(ours.ends_with("switchboard-hook --status-line"), "{local}");
+    let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+    loop {
+        let snap = rig.t.engine.screen_snapshot(session.clone(), 0).await.unwrap();
+        if snap.screen.contains("my-own-status-line") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the user's status line is not shown: {}", snap.screen);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let statusline = std::fs::read_to_string(&status).unwrap_or_default();
     assert!(statusline.contains("\"version\":\"2.1.329\""), "{statusline}");
     assert!(!statusline.contains("rate_limits"), "{statusline}");
+    assert!(rig.t.engine.list_usage().await.unwrap().is_empty(), "an API key's account tells no usage");
     rig.record("cc-statusline-usage.jsonl", &statusline);
+    rig.t.engine.stop_session(session).await.unwrap();
 }

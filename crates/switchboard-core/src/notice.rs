@@ -1696,4 +1696,48 @@ mod tests {
         };
         assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: alone }), None);
     }
+
+    #[test]
+    fn a_window_near_its_limit_is_told_with_the_agents_the_share_and_when_it_resets() {
+        use crate::api::UsageWindow;
+        let (lead, helper) = (ProfileId::new(), ProfileId::new());
+        let mut notices = Notices::default();
+        for (id, name) in [(&lead, "Lead"), (&helper, "Helper")] {
+            let profile = Profile {
+                id: id.clone(),
+                spec: crate::api::ProfileSpec { name: name.into(), ..Default::default() },
+                created_at: 0,
+            };
+            notices.apply(&EngineEvent::ProfileSaved { profile });
+        }
+        let in_hours = |hours: i64| crate::api::now() + hours * 3_600_000;
+        let warning = |profiles: Vec<ProfileId>, minutes, resets_at| EngineEvent::UsageWarning {
+            account: "~/.claude".into(),
+            profiles,
+            window: UsageWindow { minutes, used_percent: 85, resets_at },
+        };
+        let five = notices.apply(&warning(vec![lead.clone()], 300, Some(in_hours(2)))).expect("told");
+        assert_eq!(five.kind, NoticeKind::UsageLimit);
+        assert_eq!(five.title, "Near a usage limit");
+        let clock = crate::limits::clock_at(in_hours(2), crate::limits::local_offset_secs(in_hours(2)));
+        assert_eq!(
+            five.body,
+            format!(
+                "Lead has used 85% of the 5-hour usage; it resets at {clock}. At the limit, their tasks wait for the reset."
+            )
+        );
+        let week = notices
+            .apply(&warning(vec![lead.clone(), helper.clone()], 10_080, Some(in_hours(24 * 3 + 1))))
+            .expect("told");
+        assert!(
+            week.body.starts_with("Lead and Helper have used 85% of the weekly usage; it resets in 3 days."),
+            "{}",
+            week.body
+        );
+        let unknown = notices.apply(&warning(vec![helper], 10_080, None)).expect("told");
+        assert_eq!(
+            unknown.body,
+            "Helper has used 85% of the weekly usage. At the limit, their tasks wait for the reset."
+        );
+    }
 }
