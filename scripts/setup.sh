@@ -4,8 +4,10 @@
 # D-Bus daemon, the dunst notification daemon and Python's GLib bindings for
 # its tray, to see the app's notifications and tray on a private desktop bus),
 # systemd (its systemd-analyze checks the service `switchboard daemon
-# --install` writes), the UI's npm packages, and tauri-driver. Safe to run
-# again: it skips what is there.
+# --install` writes), OpenSSH's client and server (the test of another
+# machine's engine reached over SSH runs its own sshd on 127.0.0.1), the
+# UI's npm packages, and tauri-driver. Safe to run again: it skips what is
+# there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +17,7 @@ APT_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
   libsoup-3.0-dev libjavascriptcoregtk-4.1-dev build-essential pkg-config libssl-dev
   libxdo-dev file xvfb xauth webkit2gtk-driver iproute2
-  dbus-daemon dbus-bin dunst python3-gi systemd
+  dbus-daemon dbus-bin dunst python3-gi systemd openssh-client openssh-server
 )
 if [[ "${1:-}" == "--with-test-tools" ]]; then
   APT_PACKAGES+=(chromium imagemagick)

@@ -29,6 +29,11 @@ fn main() -> Result<std::process::ExitCode> {
     if let Some(switchboard_cli::ClientCommand::Daemon(args)) = &cli.command {
         let data_dir = data_dir(cli.data_dir.as_deref())?;
         let socket = switchboard_cli::socket_for(Some(&data_dir))?;
+        if args.stdio {
+            // Standard output is the connection's: nothing else may go there
+            // (nor hold it locked).
+            return switchboard_cli::daemon::stdio(&data_dir, &socket, cli.no_demo);
+        }
         let out = &mut std::io::stdout().lock();
         if args.status {
             return switchboard_cli::daemon::print_status(&data_dir, &socket, args.output.json, out);
@@ -39,6 +44,7 @@ fn main() -> Result<std::process::ExitCode> {
         if args.install || args.uninstall {
             return switchboard_cli::install::run(args.install, &data_dir, cli.no_demo, out);
         }
+
         // The engine alone: the app's own, with no window.
         let log = switchboard_core::logging::init_for_app(Some(&data_dir));
         let result = switchboard_cli::daemon::run(engine_config(data_dir, cli.no_demo)?);
@@ -46,11 +52,17 @@ fn main() -> Result<std::process::ExitCode> {
         return result;
     }
     if let Some(command) = cli.command {
-        // A client of the running app: no window, no engine of its own.
-        let socket = switchboard_cli::socket_for(cli.data_dir.as_deref())?;
-        return Ok(switchboard_cli::run(
+        // A client of the running app, or of another machine's engine: no
+        // window, no engine of its own.
+        let data_dir = data_dir(cli.data_dir.as_deref())?;
+        let reach = match cli.host.as_deref() {
+            Some(destination) => switchboard_cli::reach_host(&data_dir, destination)?,
+            None => switchboard_client::blocking::Reach::Socket(switchboard_cli::socket_for(Some(&data_dir))?),
+        };
+        return Ok(switchboard_cli::run_reaching(
             command,
-            &socket,
+            reach,
+            Some(&data_dir),
             &mut std::io::stdout().lock(),
             &mut std::io::stderr().lock(),
         ));

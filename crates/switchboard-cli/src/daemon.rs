@@ -150,6 +150,45 @@ pub fn launch(data_dir: &Path, no_demo: bool) -> Result<Started> {
     serde_json::from_str(line.trim()).with_context(|| format!("the engine said {line:?} as it started"))
 }
 
+/// `daemon --stdio`: carries a connection to the engine on `socket` over
+/// standard input and output, starting the daemon (in a session of its own,
+/// so it outlives whoever asked: an SSH session) when none answers. What
+/// another machine runs over SSH to reach this one's engine; it ends when
+/// either side closes. Nothing but the engine's bytes goes to standard
+/// output.
+pub fn stdio(data_dir: &Path, socket: &Path, no_demo: bool) -> Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
+    runtime.block_on(async move {
+        let stream = match tokio::net::UnixStream::connect(socket).await {
+            Ok(stream) => stream,
+            Err(_) => {
+                match launch(data_dir, no_demo)? {
+                    Started::Ready { .. } => {}
+                    Started::Failed { message, .. } => anyhow::bail!("the engine could not start: {message}"),
+                }
+                tokio::net::UnixStream::connect(socket).await.context("reaching the engine it started")?
+            }
+        };
+        let (mut from_engine, mut to_engine) = stream.into_split();
+        let (mut input, mut output) = (tokio::io::stdin(), tokio::io::stdout());
+        let upstream = async {
+            tokio::io::copy(&mut input, &mut to_engine).await?;
+            // The far side is done sending: the engine hears the end.
+            tokio::io::AsyncWriteExt::shutdown(&mut to_engine).await
+        };
+        let downstream = async {
+            tokio::io::copy(&mut from_engine, &mut output).await?;
+            tokio::io::AsyncWriteExt::flush(&mut output).await
+        };
+        // Either side's end ends the connection.
+        tokio::select! {
+            result = upstream => result.context("reading from the connection")?,
+            result = downstream => result.context("writing to the connection")?,
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
 /// Whether an engine answers on `socket`, and what it says of itself.
 pub fn status(_data_dir: &Path, socket: &Path) -> DaemonStatus {
     let welcome = match client::Client::new(socket).welcome() {

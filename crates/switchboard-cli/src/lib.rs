@@ -27,6 +27,7 @@
 //! head`: it stops quietly, with the status of a tool a closed pipe ended).
 
 pub mod daemon;
+pub mod hosts;
 pub mod install;
 pub mod notices;
 pub mod notifications;
@@ -62,6 +63,11 @@ pub struct Cli {
     /// opens when clicked). Only without a subcommand.
     #[arg(long, value_name = "TARGET")]
     pub open: Option<switchboard_core::api::OpenTarget>,
+    /// Runs the command against the engine on another machine, reached over
+    /// SSH: a host of `switchboard host list`, or any destination ssh takes
+    /// (user@host, an alias of your ssh config).
+    #[arg(long, value_name = "DEST", global = true)]
+    pub host: Option<String>,
     #[command(subcommand)]
     pub command: Option<ClientCommand>,
 }
@@ -97,6 +103,10 @@ pub enum ClientCommand {
     /// With --install: start it at each login (a systemd user service);
     /// --uninstall removes that service.
     Daemon(DaemonArgs),
+    /// Other machines whose engines this one reaches over SSH: add (checked
+    /// first), list (each one's state), remove.
+    #[command(subcommand)]
+    Host(hosts::HostCommand),
     /// Agent profiles of the running app.
     #[command(subcommand)]
     Agent(AgentCommand),
@@ -383,6 +393,10 @@ pub struct DaemonArgs {
     /// Remove the systemd user service `--install` wrote (a daemon it started keeps running).
     #[arg(long, conflicts_with_all = ["status", "stop"])]
     pub uninstall: bool,
+    /// Carry the engine's connection over standard input and output, starting the daemon if
+    /// none runs: what another machine runs over SSH to reach this one's engine.
+    #[arg(long, conflicts_with_all = ["status", "stop", "install", "uninstall"])]
+    pub stdio: bool,
     #[command(flatten)]
     pub output: Output,
 }
@@ -460,11 +474,42 @@ pub fn socket_for(data_dir: Option<&Path>) -> Result<PathBuf> {
     Ok(socket_path(&data_dir, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).as_deref()))
 }
 
+/// The engine of another machine: the host of that destination in the list
+/// (its port and program), else the destination as ssh takes it.
+pub fn reach_host(data_dir: &Path, destination: &str) -> Result<client::Reach> {
+    let listed = switchboard_client::hosts::find(data_dir, destination)?;
+    let host = match listed {
+        Some(host) => host,
+        None => switchboard_client::ssh::Host::new(destination).map_err(Refused)?,
+    };
+    Ok(client::Reach::Ssh(host))
+}
+
 /// Runs a client command against the app listening on `socket`, printing
 /// to `out` (results) and `err` (errors).
 pub fn run(command: ClientCommand, socket: &Path, out: &mut impl Write, err: &mut impl Write) -> ExitCode {
+    run_reaching(command, client::Reach::Socket(socket.to_path_buf()), None, out, err)
+}
+
+/// Runs a client command against the engine `reach` names, printing to
+/// `out` (results) and `err` (errors); `data_dir`: where this machine's
+/// list of hosts is.
+pub fn run_reaching(
+    command: ClientCommand,
+    reach: client::Reach,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> ExitCode {
     let mut out = Watched { inner: out, closed: false };
-    let result = execute(command, socket, &mut out).and_then(|()| Ok(out.flush()?));
+    let result = match command {
+        ClientCommand::Host(command) => match data_dir {
+            Some(data_dir) => hosts::run(command, data_dir, &mut out),
+            None => Err(anyhow::anyhow!("hosts are kept in the data directory, which is not known here")),
+        },
+        command => execute(command, reach, &mut out),
+    }
+    .and_then(|()| Ok(out.flush()?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Nothing to say: no one reads any more.
@@ -481,9 +526,10 @@ pub fn run(command: ClientCommand, socket: &Path, out: &mut impl Write, err: &mu
     }
 }
 
-fn execute(command: ClientCommand, socket: &Path, out: &mut impl Write) -> Result<()> {
-    let client = client::Client::new(socket);
+fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -> Result<()> {
+    let client = client::Client::reaching(reach, switchboard_client::ClientKind::CommandLine);
     match command {
+        ClientCommand::Host(_) => anyhow::bail!("`host` keeps this machine's list of hosts: use the `hosts` module"),
         ClientCommand::Scan => anyhow::bail!("`scan` reads its input: use `scan_input`"),
         ClientCommand::Daemon(_) => anyhow::bail!("`daemon` is the engine or asks after it: use the `daemon` module"),
         ClientCommand::Agent(AgentCommand::Add { name, command, args, cwd, kind, isolation, account, output }) => {

@@ -13,8 +13,17 @@ use crate::{ClientError, ClientKind};
 /// How long a reply may take. Stopping an agent can take its kill grace.
 pub const REPLY_DEADLINE: Duration = Duration::from_secs(30);
 
+/// Where the engine is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// On this machine, at its socket.
+    Socket(PathBuf),
+    /// On another machine, over SSH.
+    Ssh(crate::ssh::Host),
+}
+
 pub struct Client {
-    socket: PathBuf,
+    reach: Reach,
     kind: ClientKind,
     /// Taken only when the client is dropped.
     runtime: Option<tokio::runtime::Runtime>,
@@ -28,11 +37,16 @@ impl Client {
     }
 
     pub fn of_kind(socket: &Path, kind: ClientKind) -> Client {
+        Client::reaching(Reach::Socket(socket.to_path_buf()), kind)
+    }
+
+    /// A client of the engine reached there.
+    pub fn reaching(reach: Reach, kind: ClientKind) -> Client {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .expect("a single-threaded runtime can always be built");
-        Client { socket: socket.to_path_buf(), kind, runtime: Some(runtime), connection: Mutex::new(None) }
+        Client { reach, kind, runtime: Some(runtime), connection: Mutex::new(None) }
     }
 
     /// The connection, made now if there is none or the engine closed it.
@@ -46,7 +60,10 @@ impl Client {
                 return Ok(client);
             }
         }
-        let client = crate::Client::connect(&self.socket, self.kind).await?;
+        let client = match &self.reach {
+            Reach::Socket(socket) => crate::Client::connect(socket, self.kind).await?,
+            Reach::Ssh(host) => crate::ssh::connect(host, self.kind).await?,
+        };
         *self.connection.lock().expect("never poisoned") = Some(client.clone());
         Ok(client)
     }

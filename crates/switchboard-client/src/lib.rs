@@ -15,6 +15,8 @@
 //! terminal; [`Client::closed`] resolves.
 
 pub mod blocking;
+pub mod hosts;
+pub mod ssh;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -60,6 +62,9 @@ pub enum ClientError {
     Protocol(String),
     #[error("{}", .0.message)]
     Api(ApiError),
+    /// The engine on another machine could not be reached over SSH.
+    #[error("{0}")]
+    Ssh(ssh::SshProblem),
 }
 
 impl ClientError {
@@ -160,6 +165,8 @@ struct Shared {
 struct Connection {
     shared: Arc<Shared>,
     tasks: [tokio::task::AbortHandle; 2],
+    /// What carries the connection and ends with it (an ssh child).
+    _carrier: Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
 
 impl Drop for Connection {
@@ -193,9 +200,20 @@ impl Client {
     /// Says hello over any byte stream to an engine (a socket, a program's
     /// standard input and output) and serves the connection on it.
     pub async fn over(
+        read: impl AsyncRead + Unpin + Send + 'static,
+        write: impl AsyncWrite + Unpin + Send + 'static,
+        kind: ClientKind,
+    ) -> Result<Client, ClientError> {
+        Client::over_keeping(read, write, kind, Box::new(())).await
+    }
+
+    /// As [`Client::over`], keeping `carrier` (what carries the stream,
+    /// such as an ssh child) as long as the connection lives.
+    pub async fn over_keeping(
         mut read: impl AsyncRead + Unpin + Send + 'static,
         mut write: impl AsyncWrite + Unpin + Send + 'static,
         kind: ClientKind,
+        carrier: Box<dyn std::any::Any + Send>,
     ) -> Result<Client, ClientError> {
         let hello = Hello {
             protocol: PROTOCOL,
@@ -224,7 +242,11 @@ impl Client {
         let writer = tokio::spawn(write_out(write, out_rx));
         let reader = tokio::spawn(read_in(read, shared.clone(), closed_tx));
         Ok(Client {
-            connection: Arc::new(Connection { shared, tasks: [reader.abort_handle(), writer.abort_handle()] }),
+            connection: Arc::new(Connection {
+                shared,
+                tasks: [reader.abort_handle(), writer.abort_handle()],
+                _carrier: Mutex::new(Some(carrier)),
+            }),
         })
     }
 
