@@ -91,8 +91,9 @@ pub enum SshProblem {
     #[error("the host cannot be reached: {0}")]
     Unreachable(String),
     #[error(
-        "Switchboard is not installed on the host (or not on its PATH for ssh commands): install \
-         it there, or name where it is"
+        "Switchboard is not installed on the host, or not on the PATH of its ssh commands: install \
+         Switchboard {} there, or give the program's path there (host add --remote-program)",
+        env!("CARGO_PKG_VERSION")
     )]
     NotInstalled,
     #[error("ssh failed: {0}")]
