@@ -7,3 +7,4 @@ pub mod fake_model;
 pub mod measure;
 pub mod netns;
 pub mod session_env;
+pub mod sshd;

@@ -10,10 +10,11 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use switchboard_tests::sshd::Sshd;
 
 /// How long a condition may take to hold.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -27,81 +28,20 @@ fn app_binary() -> PathBuf {
     app
 }
 
-/// An OpenSSH server for the test alone, and an ssh configuration that
-/// reaches it as `testhost` with the test's own key and known-hosts file.
-struct Sshd {
-    dir: PathBuf,
-    port: u16,
-    child: Child,
-    /// The "other machine"'s data directory.
-    remote_data: PathBuf,
+/// The test's sshd, and the app's command line on this machine reaching
+/// hosts through it.
+struct Rig {
+    sshd: Sshd,
 }
 
-fn keygen(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    let _ = std::fs::remove_file(path.with_extension("pub"));
-    let status = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(path)
-        .status()
-        .expect("ssh-keygen (openssh-client) is installed");
-    assert!(status.success());
+impl std::ops::Deref for Rig {
+    type Target = Sshd;
+    fn deref(&self) -> &Sshd {
+        &self.sshd
+    }
 }
 
-impl Sshd {
-    fn start(dir: &Path) -> Sshd {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        keygen(&dir.join("host_key"));
-        keygen(&dir.join("user_key"));
-        std::fs::copy(dir.join("user_key.pub"), dir.join("authorized_keys")).unwrap();
-        let remote_data = dir.join("remote-xdg");
-        // sshd as root checks its privilege separation folder is there.
-        if nix_is_root() {
-            std::fs::create_dir_all("/run/sshd").unwrap();
-        }
-        let config = format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\n\
-             PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n\
-             PidFile {d}/sshd.pid\nPermitRootLogin prohibit-password\nSetEnv XDG_DATA_HOME={x}\n",
-            d = dir.display(),
-            x = remote_data.display()
-        );
-        std::fs::write(dir.join("sshd_config"), config).unwrap();
-        let client = format!(
-            "Host testhost\n  HostName 127.0.0.1\n  Port {port}\n  IdentityFile {d}/user_key\n  IdentitiesOnly yes\n  \
-             UserKnownHostsFile {d}/known_hosts\n  GlobalKnownHostsFile /dev/null\n  PasswordAuthentication no\n  \
-             LogLevel ERROR\n",
-            d = dir.display()
-        );
-        std::fs::write(dir.join("ssh_config"), client).unwrap();
-        let mut sshd =
-            Sshd { dir: dir.to_path_buf(), port, child: spawn_sshd(dir), remote_data: remote_data.join("switchboard") };
-        sshd.wait_listening();
-        sshd
-    }
-
-    fn wait_listening(&mut self) {
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                let log = std::fs::read_to_string(self.dir.join("sshd.log")).unwrap_or_default();
-                panic!("sshd exited ({status}): {log}");
-            }
-            assert!(started.elapsed() < DEADLINE, "sshd does not listen on {}", self.port);
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// The server again with a new host key: what a reinstalled machine, or
-    /// someone in the middle, presents.
-    fn restart_with_new_key(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-        keygen(&self.dir.join("host_key"));
-        self.child = spawn_sshd(&self.dir);
-        self.wait_listening();
-    }
-
+impl Rig {
     /// The app's command line on this machine (its own data directory),
     /// reaching hosts through the test's ssh configuration.
     fn cli(&self, args: &[&str]) -> (i32, String, String) {
@@ -109,7 +49,7 @@ impl Sshd {
             .arg("--data-dir")
             .arg(self.dir.join("local-data"))
             .args(args)
-            .env("SWITCHBOARD_SSH", format!("ssh -F {}", self.dir.join("ssh_config").display()))
+            .env("SWITCHBOARD_SSH", self.ssh_command())
             .env_remove("SWITCHBOARD_DATA_DIR")
             .stdin(Stdio::null())
             .output()
@@ -123,36 +63,14 @@ impl Sshd {
         assert_eq!(code, 0, "{args:?}: {err}{out}");
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {out}"))
     }
-
-    fn known_hosts(&self) -> String {
-        std::fs::read_to_string(self.dir.join("known_hosts")).unwrap_or_default()
-    }
 }
 
-fn spawn_sshd(dir: &Path) -> Child {
-    let log = std::fs::File::create(dir.join("sshd.log")).unwrap();
-    Command::new("/usr/sbin/sshd")
-        .args(["-D", "-e", "-f"])
-        .arg(dir.join("sshd_config"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("sshd (openssh-server) is installed")
-}
-
-fn nix_is_root() -> bool {
-    nix::unistd::Uid::current().is_root()
-}
-
-impl Drop for Sshd {
+impl Drop for Rig {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
         // The other machine's daemon, started over SSH, stops with the test.
         let _ = Command::new(app_binary())
             .arg("--data-dir")
-            .arg(&self.remote_data)
+            .arg(&self.sshd.remote_data)
             .args(["daemon", "--stop"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -163,7 +81,7 @@ impl Drop for Sshd {
 #[test]
 fn a_host_is_added_by_its_accepted_key_runs_a_task_from_here_and_is_refused_once_its_key_changes() {
     let temp = tempfile::tempdir().unwrap();
-    let mut sshd = Sshd::start(temp.path());
+    let mut sshd = Rig { sshd: Sshd::start(temp.path()) };
     let app = app_binary().display().to_string();
     let add = ["host", "add", "testhost", "--remote-program", &app, "--json"];
 
@@ -184,6 +102,13 @@ fn a_host_is_added_by_its_accepted_key_runs_a_task_from_here_and_is_refused_once
     assert!(sshd.json(&["host", "list", "--json"]).as_array().unwrap().is_empty());
 
     // Its own: added to the known hosts, and the host's engine is started on demand.
+    // (A program that is not there says how to put it there, and adds nothing.)
+    let missing = ["host", "add", "testhost", "--remote-program", "/nowhere/switchboard", "--json"];
+    let (code, out, _) = sshd.cli(&[&missing[..], &["--accept-key", &fingerprint]].concat());
+    assert_eq!(code, 4, "{out}");
+    let missing: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(missing["state"], "not_installed", "{missing}");
+    assert!(missing["problem"].as_str().unwrap().contains("--remote-program"), "{missing}");
     let added = sshd.json(&[&add[..], &["--accept-key", &fingerprint]].concat());
     assert_eq!(added["state"], "connected", "{added}");
     assert_eq!(added["version"], env!("CARGO_PKG_VERSION"));
@@ -226,7 +151,7 @@ fn a_host_is_added_by_its_accepted_key_runs_a_task_from_here_and_is_refused_once
     assert_eq!(status["running"], true, "{status}");
 
     // A changed host key is refused, with the reason, for every command.
-    sshd.restart_with_new_key();
+    sshd.sshd.restart_with_new_key();
     let listed = sshd.json(&["host", "list", "--json"]);
     assert_eq!(listed[0]["state"], "changed_host_key", "{listed}");
     assert!(listed[0]["problem"].as_str().unwrap().contains("another key"), "{listed}");
