@@ -3,7 +3,9 @@
 // waits: its hooks say so through the real hook binary, as Claude Code's StopFailure does, with
 // no reset time. The sidebar, its session, the task and the dashboard say it, the tray's status
 // line counts it, and a notification tells it; "Resume now" types `continue` into the agent, and
-// once its turn runs (a tool call) the limit is over everywhere.
+// once its turn runs (a tool call) the limit is over everywhere. Before all that, the agent tells
+// its account's usage as Claude Code's status line does (through the hook binary's status-line
+// command): the dashboard's card shows each window as a bar, the 5 hours past the warning.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,20 +19,31 @@ const HOOK = join(ROOT, 'target/debug/switchboard-hook');
 const byTestId = (id) => `[data-testid="${id}"]`;
 
 /**
- * A scripted agent: its prompt, then for each line typed into it, `continue` aside, its model
- * refuses the turn at the account's usage limit (Claude Code's hook events: the prompt taken, the
- * turn failed with `rate_limit`, no reset time said); after `continue` its turn runs (a tool
- * call). Each event goes through the hook binary, which reads the session and its secret from
- * the environment the app gave the agent. The terminal's echo is off: what shows is what it says.
+ * A scripted agent: first its status line tells the account's usage (Claude Code's status-line
+ * input, `rate_limits`: the 5 hours 85% used, the week 20%, handed on by the hook binary's
+ * status-line command, no status line of the user's own to run); then its prompt, and for each
+ * line typed into it, `continue` aside, its model refuses the turn at the account's usage limit
+ * (Claude Code's hook events: the prompt taken, the turn failed with `rate_limit`, no reset time
+ * said); after `continue` its turn runs (a tool call). Each event goes through the hook binary,
+ * which reads the session and its secret from the environment the app gave the agent. The
+ * terminal's echo is off: what shows is what it says.
  */
 function limitedAgent(dir) {
   const script = join(dir, 'limited-agent.sh');
+  const secs = Math.floor(Date.now() / 1000);
+  const usage = JSON.stringify({
+    rate_limits: {
+      five_hour: { used_percentage: 85, resets_at: secs + 2 * 3600 },
+      seven_day: { used_percentage: 20, resets_at: secs + 3 * 24 * 3600 },
+    },
+  });
   writeFileSync(
     script,
     `#!/bin/sh
 stty -echo
 hook='${HOOK}'
 event() { printf '%s' "$1" | "$hook" || echo "the hook failed ($?)"; }
+printf '%s' '${usage}' | CLAUDE_CONFIG_DIR='${dir}' "$hook" --status-line >/dev/null || echo "the status line failed ($?)"
 printf 'limited> '
 while IFS= read -r line; do
   case "$line" in
@@ -137,6 +150,26 @@ test('an agent at its usage limit waits with its task, everywhere it shows, and 
     assert.equal(await (await card.$(byTestId('dashboard-state'))).getText(), 'usage limit');
     assert.match(await (await card.$(byTestId('dashboard-limit'))).getText(), /^Reset time unknown; tries again at \d/);
     assert.match(await (await $('dashboard-summary')).getText(), /1 at usage limit/);
+    // Its account's usage, as its status line told it: a bar per window, the 5 hours marked
+    // past the warning (80% unless the user changes it), the reset in the bar's tooltip.
+    const bars = async () =>
+      browser.execute(
+        (card) =>
+          Array.from(card.querySelectorAll('[data-testid="card-usage-window"]'), (w) => [
+            w.textContent.replace(/\s+/g, ' ').trim(),
+            w.dataset.level,
+            w.getAttribute('title'),
+          ]),
+        card,
+      );
+    await poll('the dashboard card to show its account\'s usage', async () => (await bars()).length === 2, {
+      seen: async () => `; it shows ${JSON.stringify(await bars())}`,
+    });
+    const [fiveHours, week] = await bars();
+    assert.deepEqual(fiveHours.slice(0, 2), ['5 h 85%', 'warn']);
+    assert.match(fiveHours[2], /^5 hours: 85% used, resets \d/);
+    assert.deepEqual(week.slice(0, 2), ['week 20%', 'ok']);
+    assert.match(week[2], /^Week: 20% used, resets /);
 
     // The user knows better: Resume now, in its session, types `continue` into the agent.
     await (await entry.$(byTestId('session-entry'))).click();

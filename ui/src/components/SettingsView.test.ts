@@ -27,6 +27,7 @@ describe('settings view', () => {
       turn_quiet_secs: 12,
       limit_margin_secs: 30,
       limit_retry_secs: 60,
+      usage_warn_percent: 90,
       notify: { task_completed: false, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true, usage_limit: true },
       quiet_hours: { mode: 'daily', from: '22:00', to: '07:00' },
       theme: 'dark',
@@ -36,6 +37,7 @@ describe('settings view', () => {
     expect(input('settings-time-limit').value).toBe('45');
     expect(input('settings-quiet-alert').value).toBe('0');
     expect(input('settings-turn-quiet').value).toBe('12');
+    expect(input('settings-usage-warn').value).toBe('90');
     expect(input('notify-task_completed').checked).toBe(false);
     expect(input('notify-task_failed').checked).toBe(true);
     expect(input('quiet-hours-on').checked).toBe(true);
@@ -123,16 +125,18 @@ describe('settings view', () => {
     // As the engine starts: half a minute after a reset; a minute's first wait when it is unknown.
     expect(input('settings-limit-margin').value).toBe('30');
     expect(input('settings-limit-retry').value).toBe('60');
+    expect(input('settings-usage-warn').value).toBe('80');
     expect(input('notify-usage_limit').checked).toBe(true);
-    expect(screen.getByText('Usage limits reached and lifted')).toBeTruthy();
+    expect(screen.getByText('Usage: an account near its limit, at its limit, and going on after it')).toBeTruthy();
 
     await type('settings-limit-margin', '120');
     await type('settings-limit-retry', '600');
+    await type('settings-usage-warn', '90');
     await fireEvent.click(input('notify-usage_limit'));
     await save();
     await screen.findByTestId('settings-saved');
     const kept = await backend.getSettings();
-    expect([kept.limit_margin_secs, kept.limit_retry_secs, kept.notify.usage_limit]).toEqual([120, 600, false]);
+    expect([kept.limit_margin_secs, kept.limit_retry_secs, kept.usage_warn_percent, kept.notify.usage_limit]).toEqual([120, 600, 90, false]);
     expect(callsOf(backend, 'set_settings')).toHaveLength(1);
   });
 
@@ -160,6 +164,28 @@ describe('settings view', () => {
     await save();
     expect((await screen.findByTestId('error-limit_margin_secs')).textContent).toBe('Write the seconds as a whole number, like 30.');
     expect(callsOf(backend, 'set_settings')).toHaveLength(asked);
+  });
+
+  it("takes the warning in whole percent, 0 for never, and says the engine's bound under its field", async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await type('settings-usage-warn', '100');
+    await save();
+    expect((await screen.findByTestId('error-usage_warn_percent')).textContent).toBe('Warn at 99% of a usage window at most, or never (leave 0).');
+    expect(input('settings-usage-warn').getAttribute('aria-invalid')).toBe('true');
+    expect((await backend.getSettings()).usage_warn_percent).toBe(80);
+
+    const asked = callsOf(backend, 'set_settings').length;
+    await type('settings-usage-warn', '85%');
+    await save();
+    expect((await screen.findByTestId('error-usage_warn_percent')).textContent).toBe('Write the percent as a whole number, like 80 (0: never warn).');
+    expect(callsOf(backend, 'set_settings')).toHaveLength(asked);
+
+    await type('settings-usage-warn', '0');
+    await save();
+    await screen.findByTestId('settings-saved');
+    expect(screen.queryByTestId('error-usage_warn_percent')).toBeNull();
+    expect((await backend.getSettings()).usage_warn_percent).toBe(0);
   });
 
   it('shows a failure that is no field on top, in words', async () => {

@@ -46,7 +46,6 @@ function limitedAccount(until: number | null) {
     retry_at: retryAt,
     passed: 0,
     phase: { phase: 'waiting' },
-    usage: [],
   };
   backend.seedLimit(limit);
   return { backend, builder, reviewer, other, session, task, queued, limit, retryAt };
@@ -74,18 +73,21 @@ describe('an agent at its usage limit', () => {
   it("its page shows its account's usage windows as its CLI told them", async () => {
     const until = Date.now() + 45 * MINUTE;
     const { backend, builder, limit } = limitedAccount(until);
-    backend.seedLimit({
-      ...limit,
-      usage: [
+    backend.seedUsage({
+      account: limit.account,
+      profiles: limit.profiles,
+      windows: [
         { minutes: 300, used_percent: 100, resets_at: until },
         { minutes: 10080, used_percent: 61, resets_at: null },
       ],
+      told_at: Date.now(),
     });
     await renderApp(backend);
     const view = await openAgent(builder);
     const windows = await within(view).findAllByTestId('agent-usage-window');
     expect(windows.map((w) => w.textContent?.trim())).toEqual([`5 hours: 100% used, resets ${at(until)}`, 'Week: 61% used']);
-    expect((windows[0].querySelector('meter') as HTMLMeterElement).value).toBe(100);
+    expect(windows[0].querySelector('[role="meter"]')?.getAttribute('aria-valuenow')).toBe('100');
+    expect(windows.map((w) => w.getAttribute('data-level'))).toEqual(['full', 'ok']);
   });
 
   it('the sidebar says until when, for every agent of the account, and does not call it working', async () => {
@@ -310,5 +312,94 @@ describe('a turn its model refused for another reason', () => {
     await fireEvent.click(within(view).getByTestId('resume-now'));
     const error = await within(view).findByTestId('resume-now-error');
     expect(error.textContent).toBe("builder is not waiting for a usage limit or its model's service: there is nothing to resume.");
+  });
+});
+
+/**
+ * Two Claude Code agents of one account whose CLI told its usage, neither limited, and one of
+ * its own account that told none.
+ */
+function toldUsage(fiveHours: number, week = 20) {
+  const now = Date.now();
+  const backend = new FakeBackend();
+  const builder = backend.seedProfile({ name: 'builder', kind: 'claude-code', command: 'claude', cwd: '/work/shop' });
+  const reviewer = backend.seedProfile({ name: 'reviewer', kind: 'claude-code', command: 'claude', cwd: '/work/shop' });
+  const other = backend.seedProfile({ name: 'other', cwd: '/work/other' });
+  for (const agent of [builder, reviewer, other]) backend.seedSession(agent.id, { state: 'running', pid: 40 }, now - 20 * MINUTE);
+  const resets = now + 30 * MINUTE;
+  const usage = {
+    account: '/home/ann/.claude',
+    profiles: [builder.id, reviewer.id],
+    windows: [
+      { minutes: 300, used_percent: fiveHours, resets_at: resets },
+      { minutes: 10080, used_percent: week, resets_at: null },
+    ],
+    told_at: now,
+  };
+  backend.seedUsage(usage);
+  return { backend, builder, reviewer, other, usage, resets };
+}
+
+/** Each usage bar of a card: its name, its number, its mark, its tooltip. */
+const cardBars = (card: HTMLElement) =>
+  within(card)
+    .queryAllByTestId('card-usage-window')
+    .map((w) => [w.textContent?.replace(/\s+/g, ' ').trim(), w.getAttribute('data-level'), w.getAttribute('title')]);
+
+describe("an account's usage", () => {
+  it("each card of the account's agents shows its windows, and a card of another account none", async () => {
+    const { backend, resets } = toldUsage(42);
+    await renderApp(backend);
+    const view = await openDashboard();
+    for (const name of ['builder', 'reviewer']) {
+      expect(cardBars(cardOf(view, name))).toEqual([
+        ['5 h 42%', 'ok', `5 hours: 42% used, resets ${at(resets)}`],
+        ['week 20%', 'ok', 'Week: 20% used'],
+      ]);
+    }
+    const bar = within(cardOf(view, 'builder')).getAllByTestId('card-usage-window')[0].querySelector('[role="meter"]')!;
+    expect(bar.getAttribute('aria-valuenow')).toBe('42');
+    expect(within(cardOf(view, 'other')).queryByTestId('card-usage')).toBeNull();
+    // No folder of the account's is shown.
+    expect(cardOf(view, 'builder').textContent).not.toContain('.claude');
+  });
+
+  it('follows the usage its CLI tells anew', async () => {
+    const { backend, usage, other } = toldUsage(42);
+    await renderApp(backend);
+    const view = await openDashboard();
+    backend.seedUsage({ ...usage, windows: [{ ...usage.windows[0], used_percent: 57 }, usage.windows[1]] });
+    await waitFor(() => expect(cardBars(cardOf(view, 'builder'))[0][0]).toBe('5 h 57%'));
+    // An agent of another account tells its usage for the first time.
+    backend.seedUsage({ account: 'team plan', profiles: [other.id], windows: [{ minutes: 300, used_percent: 3, resets_at: null }], told_at: Date.now() });
+    await waitFor(() => expect(cardBars(cardOf(view, 'other'))).toEqual([['5 h 3%', 'ok', '5 hours: 3% used']]));
+  });
+
+  it.each<[string, number, number, string[]]>([
+    ['below the warning', 79, 80, ['ok', 'ok']],
+    ['at the warning', 80, 80, ['warn', 'ok']],
+    ['past it', 93, 80, ['warn', 'ok']],
+    ['used up: the limit', 100, 80, ['full', 'ok']],
+    ['with warnings off', 93, 0, ['ok', 'ok']],
+  ])('marks a window %s', async (_name, used, warn, levels) => {
+    const { backend } = toldUsage(used);
+    await backend.setSettings({ ...(await backend.getSettings()), usage_warn_percent: warn });
+    await renderApp(backend);
+    const view = await openDashboard();
+    expect(cardBars(cardOf(view, 'builder')).map(([, level]) => level)).toEqual(levels);
+  });
+
+  it("the agent's page shows them though it is not limited, marked past the warning", async () => {
+    const { backend, builder, other, resets } = toldUsage(85);
+    await renderApp(backend);
+    const view = await openAgent(builder);
+    expect(within(view).queryByTestId('agent-limit')).toBeNull();
+    const windows = within(view).getAllByTestId('agent-usage-window');
+    expect(windows.map((w) => [w.textContent?.trim(), w.getAttribute('data-level')])).toEqual([
+      [`5 hours: 85% used, resets ${at(resets)}`, 'warn'],
+      ['Week: 20% used', 'ok'],
+    ]);
+    const otherView = await openAgent(other);
+    expect(within(otherView).queryByTestId('agent-usage')).toBeNull();
   });
 });

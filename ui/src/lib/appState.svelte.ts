@@ -9,6 +9,7 @@
 import { SvelteSet } from 'svelte/reactivity';
 import type {
   AccountLimit,
+  AccountUsage,
   AgentAttention,
   Viewing,
   Delegation,
@@ -53,7 +54,7 @@ import { applyPermissionEvent } from './permissions';
 import { applyDelegationEvent } from './delegations';
 import { applyLoopEvent, upsertLoop } from './loops';
 import { applyAttentionEvent, attentionMapOf, type AttentionMap } from './attention';
-import { applyLimitEvent } from './limits';
+import { applyLimitEvent, applyUsageEvent } from './limits';
 import {
   applyFloodEvent,
   applySignalEvent,
@@ -101,6 +102,8 @@ export class AppState {
   attention: AttentionMap = $state.raw({});
   /** The accounts at their usage limit: their agents, when each goes on, who goes on now. */
   limits: readonly AccountLimit[] = $state.raw([]);
+  /** Each account's usage windows, as its agents' CLIs last told them (none told: not listed). */
+  usage: readonly AccountUsage[] = $state.raw([]);
   /** Whether the window has the focus (what the user looks at is then not notified). */
   focused = $state(typeof document !== 'undefined' && document.hasFocus());
   /** The task whose detail is on screen. */
@@ -312,6 +315,11 @@ export class AppState {
       logFailure('list_limits')(reason);
       return [] as AccountLimit[];
     });
+    // Without it no bar shows how much of its account an agent used; nothing else needs it.
+    const usageList = this.backend.listUsage().catch((reason: unknown) => {
+      logFailure('list_usage')(reason);
+      return [] as AccountUsage[];
+    });
     // Without them no task offers its changes; everything else works.
     const worktreeList = this.backend.listWorktrees().catch((reason: unknown) => {
       logFailure('list_worktrees')(reason);
@@ -341,6 +349,7 @@ export class AppState {
       this.loops = buffered.reduce(applyLoopEvent, await loopList);
       this.attention = buffered.reduce(applyAttentionEvent, attentionMapOf(await attentionList));
       this.limits = buffered.reduce(applyLimitEvent, await limitList);
+      this.usage = buffered.reduce(applyUsageEvent, await usageList);
       this.worktrees = buffered.reduce(applyWorktreeEvent, await worktreeList);
       this.settings = buffered.reduce(applySettingsEvent, await settings);
       this.storage = buffered.reduce(applyStorageEvent, await storage.catch(() => null));
@@ -954,6 +963,7 @@ export class AppState {
     this.loops = applyLoopEvent(this.loops, event);
     this.attention = applyAttentionEvent(this.attention, event);
     this.limits = applyLimitEvent(this.limits, event);
+    this.usage = applyUsageEvent(this.usage, event);
     this.worktrees = applyWorktreeEvent(this.worktrees, event);
     this.settings = applySettingsEvent(this.settings, event);
     const signal = this.shownSignalId;

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountLimit, Attention, EngineEvent } from './bindings';
-import { accountName, applyLimitEvent, holdOf, limitDetail, limitNote, limitOf, taskResumable, usageBars } from './limits';
+import type { AccountLimit, AccountUsage, Attention, EngineEvent, UsageWindow } from './bindings';
+import {
+  accountName,
+  applyLimitEvent,
+  applyUsageEvent,
+  holdOf,
+  limitDetail,
+  limitNote,
+  limitOf,
+  resetWords,
+  taskResumable,
+  usageBars,
+  usageOf,
+} from './limits';
 import { formatTime } from './model';
 import { task } from '../test/tasks';
 
@@ -18,7 +30,6 @@ const limit = (overrides: Partial<AccountLimit> = {}): AccountLimit => ({
   retry_at: RESET + 30_000,
   passed: 0,
   phase: { phase: 'waiting' },
-  usage: [],
   ...overrides,
 });
 
@@ -137,24 +148,97 @@ describe('what Resume now ends', () => {
   });
 });
 
-describe('an account\'s usage', () => {
-  it('as bars: each window named, how much is used, when it resets', () => {
-    const bars = usageBars(
-      [
-        { minutes: 300, used_percent: 100, resets_at: RESET },
-        { minutes: 10080, used_percent: 61, resets_at: null },
-        { minutes: 90, used_percent: 5, resets_at: null },
-      ],
-      NOW,
-    );
-    expect(bars.map((b) => [b.label, b.percent])).toEqual([
-      ['5 hours', 100],
-      ['week', 61],
-      ['90 minutes', 5],
+const told = (overrides: Partial<AccountUsage> = {}): AccountUsage => ({
+  account: '/home/ann/.claude',
+  profiles: ['builder', 'reviewer'],
+  windows: [{ minutes: 300, used_percent: 42, resets_at: RESET }],
+  told_at: NOW,
+  ...overrides,
+});
+
+describe("the accounts' usage the window keeps", () => {
+  const first = told();
+  const other = told({ account: 'work plan', profiles: ['night'] });
+  const later = told({ windows: [{ minutes: 300, used_percent: 57, resets_at: RESET }] });
+  it.each<[string, readonly AccountUsage[], EngineEvent, readonly AccountUsage[]]>([
+    ['a first account told', [], { type: 'usage_changed', usage: first }, [first]],
+    ['another account told', [first], { type: 'usage_changed', usage: other }, [first, other]],
+    ['an account told anew replaces what it told', [first, other], { type: 'usage_changed', usage: later }, [other, later]],
+  ])('%s', (_name, before, event, after) => {
+    expect(applyUsageEvent(before, event)).toEqual(after);
+  });
+
+  it.each<[string, EngineEvent]>([
+    ['a warning (the desktop notification is the engine\'s)', { type: 'usage_warning', account: first.account, profiles: first.profiles, window: first.windows[0] }],
+    ['a limit reached', { type: 'limit_changed', limit: limit() }],
+    ['a limit lifted', { type: 'limit_lifted', account: first.account, profiles: first.profiles, by_user: false }],
+    ['an agent deleted', { type: 'profile_deleted', profile_id: 'builder' }],
+  ])('keeps the same list for %s', (_name, event) => {
+    const usage = [first];
+    expect(applyUsageEvent(usage, event)).toBe(usage);
+  });
+
+  it.each<[string, string, AccountUsage | undefined]>([
+    ['an agent of the account', 'reviewer', first],
+    ['an agent of another account', 'night', other],
+    ['an agent whose account told nothing', 'someone', undefined],
+  ])('the usage of %s', (_name, profileId, expected) => {
+    expect(usageOf([first, other], profileId)).toBe(expected);
+  });
+});
+
+describe("an account's usage as bars", () => {
+  const window = (minutes: number, used: number, resets: number | null = null): UsageWindow => ({ minutes, used_percent: used, resets_at: resets });
+
+  it('each window named, how much is used, when it resets', () => {
+    const bars = usageBars([window(300, 100, RESET), window(10080, 61), window(90, 5)], NOW);
+    expect(bars.map((b) => [b.label, b.short, b.percent])).toEqual([
+      ['5 hours', '5 h', 100],
+      ['week', 'week', 61],
+      ['90 minutes', '90 min', 5],
     ]);
     expect(bars[0].words).toBe(`5 hours: 100% used, resets ${at(RESET)}`);
     expect(bars[1].words).toBe('Week: 61% used');
     expect(usageBars([], NOW)).toEqual([]);
+  });
+
+  it.each<[number, string, string]>([
+    [60, 'hour', '1 h'],
+    [300, '5 hours', '5 h'],
+    [1440, 'day', 'day'],
+    [2880, '2 days', '2 d'],
+    [10080, 'week', 'week'],
+    [45, '45 minutes', '45 min'],
+  ])('a window of %i minutes is the %s (%s)', (minutes, label, short) => {
+    const [bar] = usageBars([window(minutes, 1)], NOW);
+    expect([bar.label, bar.short]).toEqual([label, short]);
+  });
+
+  it.each<[string, number, number, string]>([
+    ['below the warning', 79, 80, 'ok'],
+    ['at the warning', 80, 80, 'warn'],
+    ['past the warning', 99, 80, 'warn'],
+    ['used up, whatever the warning', 100, 80, 'full'],
+    ['used up, with warnings off', 100, 0, 'full'],
+    ['past where the warning would be, with warnings off', 95, 0, 'ok'],
+    ['at a low warning', 10, 10, 'warn'],
+  ])('a window %s: %i%% with the warning at %i%% is %s', (_name, used, warn, level) => {
+    expect(usageBars([window(300, used, RESET)], NOW, warn)[0].level).toBe(level);
+  });
+
+  it('a window whose reset has passed since it was told shows nothing used', () => {
+    const passed = new Date(2026, 10, 26, 12, 0).getTime();
+    expect(usageBars([window(300, 97, passed)], NOW, 80)).toEqual([
+      { label: '5 hours', short: '5 h', percent: 0, level: 'ok', words: `5 hours: reset at ${at(passed)}` },
+    ]);
+  });
+
+  it.each<[string, number, string]>([
+    ['later today: the time', RESET, at(RESET)],
+    ['later this week: the day and time', new Date(2026, 10, 30, 9, 0).getTime(), `${new Date(2026, 10, 30).toLocaleDateString(undefined, { weekday: 'short' })} ${new Date(2026, 10, 30, 9, 0).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`],
+    ['a week or more ahead: the date', new Date(2026, 11, 3, 9, 0).getTime(), at(new Date(2026, 11, 3, 9, 0).getTime())],
+  ])('a reset %s', (_name, time, words) => {
+    expect(resetWords(time, NOW)).toBe(words);
   });
 });
 

@@ -1,11 +1,13 @@
 /**
  * Usage limits in words, and when the user may have an agent go on now. The engine decides
  * everything here: an account's limit (`AccountLimit`, told by `limit_changed` and
- * `limit_lifted`), each agent's `limited` attention, a task's `usage_limit`, `overloaded` or
- * `account` wait. This module keeps the list of limits, says them, and tells which agents the
- * window offers "Resume now" for (`resumeAgent`: go on without waiting for the reset).
+ * `limit_lifted`), its usage as its CLI last told it (`AccountUsage`, told by
+ * `usage_changed`), each agent's `limited` attention, a task's `usage_limit`, `overloaded` or
+ * `account` wait. This module keeps the lists of limits and of usage, says them, and tells
+ * which agents the window offers "Resume now" for (`resumeAgent`: go on without waiting for
+ * the reset).
  */
-import type { AccountLimit, Attention, EngineEvent, ProfileId, TaskInfo, UsageWindow, WaitingFor } from './bindings';
+import type { AccountLimit, AccountUsage, Attention, EngineEvent, ProfileId, TaskInfo, UsageWindow, WaitingFor } from './bindings';
 import { attentionLine, needWords } from './attention';
 import { formatTime } from './model';
 import { isFinished, waitSentence } from './tasks';
@@ -25,6 +27,17 @@ export function applyLimitEvent(limits: readonly AccountLimit[], event: EngineEv
 /** The limit the agent's account is at, if it is. */
 export function limitOf(limits: readonly AccountLimit[], profileId: ProfileId): AccountLimit | undefined {
   return limits.find((l) => l.profiles.includes(profileId));
+}
+
+/** The accounts' usage after `event`: the account's told anew replaces what it told before. */
+export function applyUsageEvent(usage: readonly AccountUsage[], event: EngineEvent): readonly AccountUsage[] {
+  if (event.type !== 'usage_changed') return usage;
+  return [...usage.filter((u) => u.account !== event.usage.account), event.usage];
+}
+
+/** The usage of the agent's account, if its CLI told it. */
+export function usageOf(usage: readonly AccountUsage[], profileId: ProfileId): AccountUsage | undefined {
+  return usage.find((u) => u.profiles.includes(profileId));
 }
 
 /** A task's waits that "Resume now" ends: the engine's `resume_agent` lets each go on. */
@@ -145,10 +158,18 @@ export function limitDetail(limit: AccountLimit, profileId: ProfileId, names: Re
   return lines;
 }
 
+/** How a bar is marked: as usual, past the user's warning, or used up (the limit). */
+export type UsageLevel = 'ok' | 'warn' | 'full';
+
 /** One usage window as a bar shows it: its name, how much is used, when it resets. */
 export interface UsageBar {
+  /** "5 hours", "week". */
   label: string;
+  /** The name where room is short: "5 h", "week". */
+  short: string;
+  /** How much is used, 0 to 100; 0 once the window has reset since its CLI told it. */
   percent: number;
+  level: UsageLevel;
   /** "5 hours: 100% used, resets 14:05". */
   words: string;
 }
@@ -161,13 +182,46 @@ function windowName(minutes: number): string {
   return `${minutes} minutes`;
 }
 
-/** The account's usage windows, as its CLI last told them, for bars. */
-export function usageBars(usage: readonly UsageWindow[], now: number): UsageBar[] {
-  return usage.map((window) => {
+/** A window's name where room is short: "5 h", "week", "2 d", "90 min". */
+function windowShort(minutes: number): string {
+  if (minutes === 10080) return 'week';
+  if (minutes === 1440) return 'day';
+  if (minutes % 1440 === 0) return `${minutes / 1440} d`;
+  if (minutes % 60 === 0) return `${minutes / 60} h`;
+  return `${minutes} min`;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * When a window resets, as the user says it: "14:05" today, "Mon 09:00" within the week ahead,
+ * else the date and time.
+ */
+export function resetWords(at: number, now: number): string {
+  const date = new Date(at);
+  const today = new Date(now);
+  if (date.toDateString() === today.toDateString() || at < now || at - now >= 6 * DAY_MS) return formatTime(at, today);
+  const day = date.toLocaleDateString(undefined, { weekday: 'short' });
+  return `${day} ${date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
+}
+
+/**
+ * The account's usage windows, as its CLI last told them, for bars. `warnPercent`: the user's
+ * warning (0: never), at which a bar is marked. A window whose reset has passed since is shown
+ * empty: what was used then no longer counts, and nothing newer was told.
+ */
+export function usageBars(windows: readonly UsageWindow[], now: number, warnPercent = 0): UsageBar[] {
+  return windows.map((window) => {
     const label = windowName(window.minutes);
-    const resets = window.resets_at === null ? '' : `, resets ${formatTime(window.resets_at, new Date(now))}`;
     const name = `${label.charAt(0).toUpperCase()}${label.slice(1)}`;
-    return { label, percent: window.used_percent, words: `${name}: ${window.used_percent}% used${resets}` };
+    const base = { label, short: windowShort(window.minutes) };
+    if (window.resets_at !== null && window.resets_at <= now) {
+      return { ...base, percent: 0, level: 'ok', words: `${name}: reset at ${resetWords(window.resets_at, now)}` };
+    }
+    const percent = Math.min(100, Math.max(0, window.used_percent));
+    const level: UsageLevel = percent >= 100 ? 'full' : warnPercent > 0 && percent >= warnPercent ? 'warn' : 'ok';
+    const resets = window.resets_at === null ? '' : `, resets ${resetWords(window.resets_at, now)}`;
+    return { ...base, percent, level, words: `${name}: ${percent}% used${resets}` };
   });
 }
 

@@ -13,6 +13,7 @@ export const DEFAULT_SETTINGS: Settings = {
   turn_quiet_secs: 30,
   limit_margin_secs: 30,
   limit_retry_secs: 60,
+  usage_warn_percent: 80,
   notify: {
     task_completed: true,
     task_failed: true,
