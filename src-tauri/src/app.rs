@@ -21,6 +21,8 @@ pub struct Engine {
     pub socket: PathBuf,
     /// A daemon the window starts makes no demo agent.
     pub no_demo: bool,
+    /// Another machine's engine, reached over SSH, in place of this one's.
+    pub host: Option<switchboard_client::ssh::Host>,
 }
 
 /// `open`: what the window opens once its UI has loaded (`--open`).
@@ -28,12 +30,13 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
     let info = AppInfo {
         data_dir: engine.data_dir.display().to_string(),
         socket_path: engine.socket.display().to_string(),
+        host: engine.host.as_ref().map(|h| h.destination.clone()),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         startup_problem: None,
     };
     tracing::info!(data_dir = %info.data_dir, "opening Switchboard");
     let quit_signals = QuitSignals::listen()?;
-    let link = Link::new(engine.data_dir.clone(), engine.socket.clone(), engine.no_demo);
+    let link = Link::new(engine.data_dir.clone(), engine.socket.clone(), engine.no_demo, engine.host);
     let data_dir = engine.data_dir;
 
     let app = tauri::Builder::default()

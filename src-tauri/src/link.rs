@@ -9,6 +9,14 @@
 //! with a growing pause (1 s doubling to 10 s) until the engine answers; the
 //! user can start the engine meanwhile. Another engine instance, or events
 //! missed, make the window load everything again.
+//!
+//! On another machine (`switchboard --host`), the link reaches that
+//! machine's engine over SSH (`switchboard_client::ssh`), whose `daemon
+//! --stdio` starts it there when none runs; a dropped connection is tried
+//! again the same way, in batch mode (never a prompt), and the window loads
+//! everything again: what happened meanwhile (output, questions, tasks
+//! ended) is there. A call is never sent again by the link: nothing is typed
+//! twice into an agent across a reconnection.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -16,6 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use switchboard_client::ssh::Host;
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 use switchboard_core::api::StorageProblem;
 use switchboard_core::notice::Notices;
@@ -59,10 +68,12 @@ pub struct Link {
     startup_problem: Mutex<Option<StorageProblem>>,
     /// Each terminal view's stream now, by the number the view was given.
     views: Arc<Mutex<HashMap<u32, u32>>>,
+    /// Another machine's engine, in place of this one's.
+    host: Option<Host>,
 }
 
 impl Link {
-    pub fn new(data_dir: PathBuf, socket: PathBuf, no_demo: bool) -> Arc<Link> {
+    pub fn new(data_dir: PathBuf, socket: PathBuf, no_demo: bool, host: Option<Host>) -> Arc<Link> {
         let linked = watch::Sender::new(Linked { link: EngineLink::Connecting, client: None });
         Arc::new(Link {
             data_dir,
@@ -73,7 +84,13 @@ impl Link {
             start: AtomicBool::new(true),
             startup_problem: Mutex::new(None),
             views: Arc::default(),
+            host,
         })
+    }
+
+    /// The other machine's name, when the engine runs there.
+    fn host_name(&self) -> Option<String> {
+        self.host.as_ref().map(|h| h.destination.clone())
     }
 
     /// The link's state now.
@@ -100,7 +117,7 @@ impl Link {
         let linked = self.linked.borrow().clone();
         match (waited, linked.client, linked.link) {
             (_, Some(client), _) => Ok(client),
-            (_, None, EngineLink::Lost { reason } | EngineLink::Refused { reason }) => Err(not_there(reason)),
+            (_, None, EngineLink::Lost { reason, .. } | EngineLink::Refused { reason, .. }) => Err(not_there(reason)),
             _ => Err(not_there("Switchboard's engine did not answer in time.".into())),
         }
     }
@@ -175,6 +192,17 @@ impl Link {
     /// Stops the engine (its agents are stopped and recorded so, as at a
     /// quit), waiting until it has exited; true if one was running.
     pub async fn stop_engine(&self) -> Result<bool, ApiError> {
+        if let Some(host) = &self.host {
+            return Err(ApiError {
+                code: ErrorCode::InvalidInput,
+                message: format!(
+                    "The engine on {} and its agents go on: this window does not stop another machine's engine.",
+                    host.destination
+                ),
+                field: None,
+                problems: Vec::new(),
+            });
+        }
         let (data_dir, socket) = (self.data_dir.clone(), self.socket.clone());
         let stopped = tauri::async_runtime::spawn_blocking(move || {
             switchboard_cli::daemon::stop(&data_dir, &socket, &mut std::io::sink())
@@ -212,12 +240,16 @@ impl Link {
         let mut pause = FIRST_RETRY;
         loop {
             let start = self.start.swap(false, Ordering::SeqCst);
-            match Client::connect(&self.socket, ClientKind::Window).await {
+            let connected = match &self.host {
+                Some(host) => switchboard_client::ssh::connect(host, ClientKind::Window).await,
+                None => Client::connect(&self.socket, ClientKind::Window).await,
+            };
+            match connected {
                 Ok(client) => {
                     pause = FIRST_RETRY;
                     let reason = self.follow(&app, client).await;
                     tracing::warn!(%reason, "the window lost the engine");
-                    self.set(&app, EngineLink::Lost { reason }, None);
+                    self.set(&app, EngineLink::Lost { reason, host: self.host_name() }, None);
                 }
                 Err(ClientError::NotRunning(_)) if start => {
                     self.set(&app, EngineLink::Connecting, None);
@@ -226,15 +258,17 @@ impl Link {
                     }
                 }
                 Err(error @ ClientError::Refused { .. }) => {
-                    self.set(&app, EngineLink::Refused { reason: error.to_string() }, None);
+                    self.set(&app, EngineLink::Refused { reason: error.to_string(), host: self.host_name() }, None);
                 }
                 Err(error) => {
-                    let reason = match error {
-                        ClientError::NotRunning(_) => "Switchboard's engine is not running.".to_owned(),
-                        other => other.to_string(),
+                    let reason = match (error, &self.host) {
+                        (ClientError::NotRunning(_), _) => "Switchboard's engine is not running.".to_owned(),
+                        (other, Some(_)) => sentence(&other.to_string()),
+                        (other, None) => other.to_string(),
                     };
-                    if self.state() != (EngineLink::Lost { reason: reason.clone() }) {
-                        self.set(&app, EngineLink::Lost { reason }, None);
+                    let lost = EngineLink::Lost { reason, host: self.host_name() };
+                    if self.state() != lost {
+                        self.set(&app, lost, None);
                     }
                 }
             }
@@ -287,6 +321,7 @@ impl Link {
             engine_version: welcome.engine_version.clone(),
             outdated: welcome.build_id != switchboard_core::wire::build_id(),
             agents_running: welcome.agents_running,
+            host: self.host_name(),
         };
         self.set(app, connected, Some(client.clone()));
         loop {
@@ -298,7 +333,12 @@ impl Link {
                     self.wake.notify_one();
                     return "The window fell behind the engine's events.".into();
                 }
-                None => return "The engine stopped.".into(),
+                None => {
+                    return match &self.host {
+                        Some(host) => format!("The connection to {} was lost.", host.destination),
+                        None => "The engine stopped.".into(),
+                    };
+                }
             }
         }
     }
@@ -334,4 +374,12 @@ fn not_there(reason: String) -> ApiError {
 
 fn internal(message: String) -> ApiError {
     ApiError { code: ErrorCode::Internal, message, field: None, problems: Vec::new() }
+}
+
+/// A reason as a sentence: its first letter a capital, a full stop at its end.
+fn sentence(reason: &str) -> String {
+    let mut chars = reason.trim().chars();
+    let Some(first) = chars.next() else { return String::new() };
+    let text: String = first.to_uppercase().chain(chars).collect();
+    if text.ends_with(['.', '!', '?']) { text } else { format!("{text}.") }
 }

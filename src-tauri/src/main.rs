@@ -32,7 +32,7 @@ fn main() -> Result<std::process::ExitCode> {
         if args.stdio {
             // Standard output is the connection's: nothing else may go there
             // (nor hold it locked).
-            return switchboard_cli::daemon::stdio(&data_dir, &socket, cli.no_demo);
+            return switchboard_cli::daemon::stdio(&data_dir, &socket);
         }
         let out = &mut std::io::stdout().lock();
         if args.status {
@@ -77,7 +77,15 @@ fn main() -> Result<std::process::ExitCode> {
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
     }
-    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo }, cli.open);
+    // The window on another machine's engine (`--host`), or on this one's.
+    let host = match cli.host.as_deref() {
+        Some(destination) => match switchboard_cli::reach_host(&data_dir, destination)? {
+            switchboard_client::blocking::Reach::Ssh(host) => Some(host),
+            switchboard_client::blocking::Reach::Socket(_) => None,
+        },
+        None => None,
+    };
+    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo, host }, cli.open);
     let losses = log.losses();
     if losses != Default::default() {
         tracing::warn!(dropped = losses.dropped, failed = losses.failed, "some log lines could not be written");

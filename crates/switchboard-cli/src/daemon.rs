@@ -155,14 +155,15 @@ pub fn launch(data_dir: &Path, no_demo: bool) -> Result<Started> {
 /// so it outlives whoever asked: an SSH session) when none answers. What
 /// another machine runs over SSH to reach this one's engine; it ends when
 /// either side closes. Nothing but the engine's bytes goes to standard
-/// output.
-pub fn stdio(data_dir: &Path, socket: &Path, no_demo: bool) -> Result<ExitCode> {
+/// output. A daemon it starts makes no demo agent: the demo is for a
+/// person's first run of the app on their own machine.
+pub fn stdio(data_dir: &Path, socket: &Path) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async move {
         let stream = match tokio::net::UnixStream::connect(socket).await {
             Ok(stream) => stream,
             Err(_) => {
-                match launch(data_dir, no_demo)? {
+                match launch(data_dir, true)? {
                     Started::Ready { .. } => {}
                     Started::Failed { message, .. } => anyhow::bail!("the engine could not start: {message}"),
                 }

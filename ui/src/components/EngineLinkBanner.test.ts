@@ -10,7 +10,7 @@ describe('engine link banner', () => {
     await renderApp(backend);
     expect(screen.queryByTestId('engine-link-banner')).toBeNull();
 
-    backend.setEngineLink({ state: 'lost', reason: 'The engine stopped.' });
+    backend.setEngineLink({ state: 'lost', reason: 'The engine stopped.', host: null });
     await tick();
     const banner = screen.getByTestId('engine-link-banner');
     expect(banner.textContent).toContain('The engine stopped.');
@@ -29,7 +29,7 @@ describe('engine link banner', () => {
     const agent = backend.seedProfile({ name: 'builder' });
     backend.seedSession(agent.id, { state: 'running', pid: 7 });
     await renderApp(backend);
-    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 1 });
+    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 1, host: null });
     await tick();
     expect(screen.getByTestId('engine-link-banner').textContent).toContain('another build of Switchboard (0.0.9) than this window');
 

@@ -1198,7 +1198,12 @@ export type ErrorCode = "invalid_input" | "invalid_profile" | "command_not_found
 
 export type ApiError = { code: ErrorCode, message: string, field: string | null, problems?: Array<ProfileProblem>, };
 
-export type AppInfo = { data_dir: string, socket_path: string, version: string, 
+export type AppInfo = { data_dir: string, socket_path: string, 
+/**
+ * The machine whose engine the window shows, when not this one (an
+ * SSH destination: `switchboard --host`).
+ */
+host: string | null, version: string, 
 /**
  * Why the engine could not start on its data (the window opens to say
  * so; nothing else works until the app is restarted).
@@ -1216,7 +1221,12 @@ outdated: boolean,
 /**
  * Agents running when the window connected.
  */
-agents_running: number, } | { "state": "lost", reason: string, } | { "state": "refused", reason: string, };
+agents_running: number, 
+/**
+ * The machine the engine runs on, when not this one (an SSH
+ * destination): its engine is neither started nor stopped from here.
+ */
+host: string | null, } | { "state": "lost", reason: string, host: string | null, } | { "state": "refused", reason: string, host: string | null, };
 
 export type SubscriptionId = number;
 

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { linkBanner, reloadsOn, restartQuestion } from './engineLink';
 import type { EngineLink } from './bindings';
 
-const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2 };
-const lost: EngineLink = { state: 'lost', reason: 'The engine stopped.' };
+const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null };
+const lost: EngineLink = { state: 'lost', reason: 'The engine stopped.', host: null };
+const remote = (link: EngineLink): EngineLink => ({ ...link, host: 'dev@build-box' }) as EngineLink;
 
 describe('linkBanner', () => {
   it.each([
@@ -11,17 +12,28 @@ describe('linkBanner', () => {
     [connected, null],
     [{ ...connected, outdated: true } as EngineLink, 'restart'],
     [lost, 'start'],
-    [{ state: 'refused', reason: 'this program speaks version 2' } as EngineLink, 'restart'],
+    [{ state: 'refused', reason: 'this program speaks version 2', host: null } as EngineLink, 'restart'],
+    // Another machine's engine is neither started nor restarted from here: connect again, or nothing.
+    [remote(lost), 'connect'],
+    [remote({ ...connected, outdated: true } as EngineLink), null],
+    [remote({ state: 'refused', reason: 'this program speaks version 2', host: null } as EngineLink), null],
   ])('%o offers %s', (link, action) => {
     expect(linkBanner(link)?.action ?? null).toBe(action);
   });
 
   it('says the reason and that it reconnects by itself', () => {
-    const banner = linkBanner({ state: 'lost', reason: 'Switchboard’s engine is not running.' })!;
+    const banner = linkBanner({ state: 'lost', reason: 'Switchboard’s engine is not running.', host: null })!;
     expect(banner.title).toBe('The engine stopped.');
     expect(banner.advice).toContain('not running');
     expect(banner.advice).toContain('reconnects by itself');
     expect(banner.severe).toBe(true);
+  });
+
+  it('names the machine whose connection dropped and says its agents go on there', () => {
+    const banner = linkBanner(remote({ ...lost, reason: 'The connection to dev@build-box was lost.' }))!;
+    expect(banner.title).toBe('Disconnected from dev@build-box.');
+    expect(banner.advice).toContain('go on working there');
+    expect(banner.advice).toContain('reconnects by itself');
   });
 
   it('names the other build and what a restart does to running agents', () => {
@@ -36,7 +48,7 @@ describe('reloadsOn', () => {
     [null, connected, false],
     [{ state: 'connecting' } as EngineLink, connected, false],
     [lost, connected, true],
-    [{ state: 'refused', reason: '' } as EngineLink, connected, true],
+    [{ state: 'refused', reason: '', host: null } as EngineLink, connected, true],
     [connected, lost, false],
   ])('%o then %o: %s', (before, now, reloads) => {
     expect(reloadsOn(before, now)).toBe(reloads);

@@ -8,8 +8,11 @@ import type { EngineLink } from './bindings';
 export interface LinkBanner {
   title: string;
   advice: string;
-  /** What its button does: start the engine, or stop it and start this build's. */
-  action: 'start' | 'restart' | null;
+  /**
+   * What its button does: start the engine, or stop it and start this build's; for another
+   * machine's engine, connect again now (the window neither starts nor stops it).
+   */
+  action: 'start' | 'restart' | 'connect' | null;
   /** A failure (red) rather than a note (amber). */
   severe: boolean;
 }
@@ -18,6 +21,14 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
   switch (link.state) {
     case 'connecting':
     case 'connected':
+      if (link.state === 'connected' && link.outdated && link.host !== null) {
+        return {
+          title: `The engine on ${link.host} runs another build of Switchboard (${link.engine_version}) than this window.`,
+          advice: 'It goes on as it is; install the same version on both machines to be sure they understand each other.',
+          action: null,
+          severe: false,
+        };
+      }
       if (link.state === 'connected' && link.outdated) {
         return {
           title: `The engine runs another build of Switchboard (${link.engine_version}) than this window.`,
@@ -28,6 +39,14 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
       }
       return null;
     case 'lost':
+      if (link.host !== null) {
+        return {
+          title: `Disconnected from ${link.host}.`,
+          advice: `${link.reason} Its agents go on working there; the window reconnects by itself and shows what they did meanwhile.`,
+          action: 'connect',
+          severe: true,
+        };
+      }
       return {
         title: 'The engine stopped.',
         advice: `${link.reason} The window reconnects by itself when it is back.`,
@@ -35,6 +54,9 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
         severe: true,
       };
     case 'refused':
+      if (link.host !== null) {
+        return { title: `The engine on ${link.host} cannot talk with this window.`, advice: link.reason, action: null, severe: true };
+      }
       return { title: 'The engine cannot talk with this window.', advice: link.reason, action: 'restart', severe: true };
   }
 }

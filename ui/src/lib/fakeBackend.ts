@@ -96,7 +96,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
-import type { AccountLimit, EngineLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
+import type { AccountLimit, AccountUsage, EngineLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -671,12 +671,13 @@ export class FakeBackend implements Backend {
     return {
       data_dir: '(in memory)',
       socket_path: '(none)',
+      host: null,
       version: 'browser preview (fake backend)',
       startup_problem: this.#startupProblem,
     };
   }
 
-  #engineLink: EngineLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0 };
+  #engineLink: EngineLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null };
   readonly #engineLinkListeners = new Set<(link: EngineLink) => void>();
 
   async engineLink(): Promise<EngineLink> {
@@ -697,12 +698,12 @@ export class FakeBackend implements Backend {
 
   async startEngine(): Promise<void> {
     this.#record('start_engine', {});
-    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0 });
+    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null });
   }
 
   async restartEngine(): Promise<void> {
     this.#record('restart_engine', {});
-    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0 });
+    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null });
   }
 
   /** How many times the window was loaded anew. */
@@ -749,6 +750,9 @@ export class FakeBackend implements Backend {
     }
     if (kept.limit_retry_secs < 1 || kept.limit_retry_secs > 1800) {
       this.#fail('invalid_input', 'Try again after at least a second and at most 30 minutes.', 'limit_retry_secs');
+    }
+    if (kept.usage_warn_percent > 99) {
+      this.#fail('invalid_input', 'Warn at 99% of a usage window at most, or never (leave 0).', 'usage_warn_percent');
     }
     if (settings.quiet_hours.mode === 'daily') {
       const from = clockMinutes(settings.quiet_hours.from);
@@ -985,6 +989,20 @@ export class FakeBackend implements Backend {
   async listLimits(): Promise<AccountLimit[]> {
     this.#record('list_limits', {});
     return [...this.#limits.values()];
+  }
+
+  /** Each account's usage, as seeded (`seedUsage`). */
+  readonly #usage = new Map<string, AccountUsage>();
+
+  /** The account's usage, as its agents' CLI told it and the engine reports it (`usage_changed`). */
+  seedUsage(usage: AccountUsage): void {
+    this.#usage.set(usage.account, usage);
+    this.emit({ type: 'usage_changed', usage });
+  }
+
+  async listUsage(): Promise<AccountUsage[]> {
+    this.#record('list_usage', {});
+    return [...this.#usage.values()];
   }
 
   /**
@@ -2401,10 +2419,25 @@ export function demoBackend(): FakeBackend {
     retry_at: codexReset + 30_000,
     passed: 0,
     phase: { phase: 'waiting' },
-    usage: [
+  });
+  backend.seedUsage({
+    account: '/home/me/.codex',
+    profiles: [codex.id],
+    windows: [
       { minutes: 300, used_percent: 100, resets_at: codexReset },
       { minutes: 10080, used_percent: 61, resets_at: codexReset + 3 * 24 * 3600 * 1000 },
     ],
+    told_at: now - 5 * 60 * 1000,
+  });
+  // Claude's account is past the warning in its 5 hours, well within its week.
+  backend.seedUsage({
+    account: '/home/me/.claude',
+    profiles: [claude.id],
+    windows: [
+      { minutes: 300, used_percent: 84, resets_at: now + 2 * hour },
+      { minutes: 10080, used_percent: 23, resets_at: now + 4 * 24 * hour },
+    ],
+    told_at: now - 60 * 1000,
   });
 
   // A task history to look at: one done, one cut short, one running, two waiting.

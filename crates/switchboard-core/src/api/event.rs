@@ -348,12 +348,16 @@ pub enum EngineLink {
         outdated: bool,
         /// Agents running when the window connected.
         agents_running: u32,
+        /// The machine the engine runs on, when not this one (an SSH
+        /// destination): its engine is neither started nor stopped from here.
+        host: Option<String>,
     },
-    /// The engine stopped, or cannot be reached; the window tries again by
-    /// itself, and the user can start it.
-    Lost { reason: String },
+    /// The engine stopped, or cannot be reached (another machine's: the
+    /// connection to it); the window tries again by itself, and the user
+    /// can start it (connect now).
+    Lost { reason: String, host: Option<String> },
     /// The engine speaks another version of the protocol than this window.
-    Refused { reason: String },
+    Refused { reason: String, host: Option<String> },
 }
 
 /// What the window opens once it has loaded, when it was started to show
@@ -405,6 +409,9 @@ impl std::str::FromStr for OpenTarget {
 pub struct AppInfo {
     pub data_dir: String,
     pub socket_path: String,
+    /// The machine whose engine the window shows, when not this one (an
+    /// SSH destination: `switchboard --host`).
+    pub host: Option<String>,
     pub version: String,
     /// Why the engine could not start on its data (the window opens to say
     /// so; nothing else works until the app is restarted).

@@ -1,0 +1,170 @@
+// The window on another machine's engine, over a real OpenSSH server on 127.0.0.1 (its own
+// configuration on a free port, throwaway keys; a data directory of its own stands for the
+// other machine's). The host is added from the command line, its key accepted by its
+// fingerprint; the window opened with --host shows that machine's agent and its task's end.
+// When the connection drops the window says so and tries again by itself; a task that ended
+// there meanwhile is shown once it is back, and nothing was typed twice.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APP, DEMO_AGENT, launchApp, stopEngine } from './driver.mjs';
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+
+async function waitFor(what, probe, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function listens(port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/** An sshd of the test's own; `start()` again after `stop()` brings it back with the same key. */
+async function sshServer(dir) {
+  const port = await freePort();
+  for (const key of ['host_key', 'user_key']) {
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, key)]);
+  }
+  copyFileSync(join(dir, 'user_key.pub'), join(dir, 'authorized_keys'));
+  const remoteXdg = join(dir, 'remote-xdg');
+  if (process.getuid() === 0) mkdirSync('/run/sshd', { recursive: true });
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${dir}/host_key`,
+      `AuthorizedKeysFile ${dir}/authorized_keys`,
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'StrictModes no',
+      `PidFile ${dir}/sshd.pid`,
+      'PermitRootLogin prohibit-password',
+      `SetEnv XDG_DATA_HOME=${remoteXdg}`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(dir, 'ssh_config'),
+    [
+      'Host testhost',
+      '  HostName 127.0.0.1',
+      `  Port ${port}`,
+      `  IdentityFile ${dir}/user_key`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${dir}/known_hosts`,
+      '  GlobalKnownHostsFile /dev/null',
+      '  LogLevel ERROR',
+      '',
+    ].join('\n'),
+  );
+  let listener = null;
+  const server = {
+    ssh: `ssh -F ${join(dir, 'ssh_config')}`,
+    remoteData: join(remoteXdg, 'switchboard'),
+    async start() {
+      listener = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: 'ignore' });
+      await waitFor('sshd to listen', () => listens(port), 15_000);
+    },
+    /** The listener and every connection it carries: the network between the machines is gone. */
+    async stop() {
+      const children = spawnSync('pgrep', ['-P', String(listener.pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+      for (const pid of children) spawnSync('pkill', ['-KILL', '-P', pid]);
+      for (const pid of children) process.kill(Number(pid), 'SIGKILL');
+      listener.kill('SIGKILL');
+      await waitFor('sshd to be gone', async () => !(await listens(port)), 15_000);
+    },
+  };
+  await server.start();
+  return server;
+}
+
+test('the window shows another machine’s agent over SSH, says when the connection drops and catches up once it is back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-hosts-'));
+  const localData = join(dir, 'local-data');
+  const workspace = join(dir, 'remote-workspace');
+  mkdirSync(workspace);
+  const sshd = await sshServer(dir);
+  const env = { ...process.env, SWITCHBOARD_SSH: sshd.ssh };
+  const here = (...args) => spawnSync(APP, ['--data-dir', localData, ...args], { env, encoding: 'utf8' });
+  const there = (...args) => JSON.parse(execFileSync(APP, ['--data-dir', localData, '--host', 'testhost', ...args, '--json'], { env }).toString());
+  // On the other machine itself (the same disk here), as a user there would.
+  const onTheHost = (...args) => JSON.parse(execFileSync(APP, ['--data-dir', sshd.remoteData, ...args, '--json']).toString());
+  try {
+    // Added from the command line: its key shown first, then accepted by its fingerprint.
+    const shown = JSON.parse(here('host', 'add', 'testhost', '--remote-program', APP, '--json').stdout);
+    assert.equal(shown.state, 'unknown_host_key');
+    const added = here('host', 'add', 'testhost', '--remote-program', APP, '--accept-key', shown.unknown_key.fingerprint, '--json');
+    assert.equal(added.status, 0, added.stderr);
+    there('agent', 'add', '--name', 'builder', '--command', DEMO_AGENT, '--arg', '--speed', '--arg', 'fast', '--cwd', workspace);
+    const first = there('task', 'add', '--agent', 'builder', 'Write the release notes');
+
+    const { browser, close } = await launchApp({ args: ['--no-demo', '--host', 'testhost'], env: { SWITCHBOARD_SSH: sshd.ssh }, dataDir: localData, waitForEngine: false });
+    try {
+      // That machine's agent and its task, ended there, in this window.
+      const agent = await browser.$(`${byTestId('profile-entry')}[data-profile-name="builder"]`);
+      await agent.waitForExist({ timeout: 30_000 });
+      await (await agent.$(byTestId('profile-select'))).click();
+      await (await browser.$(`${byTestId('task-entry')}[data-state="completed"]`)).waitForExist({ timeout: 30_000 });
+
+      // The connection drops: the window says so, and the agent there goes on.
+      await sshd.stop();
+      const banner = await browser.$(byTestId('engine-link-banner'));
+      await banner.waitForExist({ timeout: 15_000 });
+      assert.match(await banner.getText(), /Disconnected from testhost\.[\s\S]*go on working there/);
+      const meanwhile = onTheHost('task', 'add', '--agent', 'builder', 'Then the changelog');
+      await waitFor('the task there to complete with no window attached', () =>
+        onTheHost('task', 'list').find((t) => t.id === meanwhile.task.id && t.state === 'completed'),
+      );
+
+      // Back: the window reconnects by itself and shows what happened meanwhile.
+      await sshd.start();
+      await browser.waitUntil(async () => !(await (await browser.$(byTestId('engine-link-banner'))).isExisting()), {
+        timeout: 30_000,
+        timeoutMsg: 'the window did not reconnect to testhost',
+      });
+      await browser.waitUntil(async () => (await browser.$$(`${byTestId('task-entry')}[data-state="completed"]`)).length === 2, {
+        timeout: 15_000,
+        timeoutMsg: 'the task that ended while the connection was down is not shown',
+      });
+      const tasks = onTheHost('task', 'list');
+      assert.deepEqual(tasks.map((t) => t.id).sort(), [first.task.id, meanwhile.task.id].sort(), 'nothing was added twice');
+    } finally {
+      await close({ keepEngine: true });
+    }
+  } finally {
+    stopEngine(sshd.remoteData);
+    await sshd.stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
