@@ -3,17 +3,18 @@
 // other machine's). The host is added from the command line, its key accepted by its
 // fingerprint; the window opened with --host shows that machine's agent and its task's end.
 // When the connection drops the window says so and tries again by itself; a task that ended
-// there meanwhile is shown once it is back, and nothing was typed twice.
+// there meanwhile is shown once it is back, and nothing was added twice. A question an agent
+// there asks is answered from the window, and the agent goes on with the answer there.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { APP, DEMO_AGENT, launchApp, stopEngine } from './driver.mjs';
+import { APP, DEMO_AGENT, ROOT, launchApp, stopEngine } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
@@ -109,7 +110,7 @@ async function sshServer(dir) {
   return server;
 }
 
-test('the window shows another machine’s agent over SSH, says when the connection drops and catches up once it is back', async () => {
+test('the window shows another machine’s agent over SSH, says when the connection drops, catches up once it is back, and answers a question asked there', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-hosts-'));
   const localData = join(dir, 'local-data');
   const workspace = join(dir, 'remote-workspace');
@@ -159,6 +160,23 @@ test('the window shows another machine’s agent over SSH, says when the connect
       });
       const tasks = onTheHost('task', 'list');
       assert.deepEqual(tasks.map((t) => t.id).sort(), [first.task.id, meanwhile.task.id].sort(), 'nothing was added twice');
+
+      // A question an agent there asks is answered from this window, and the agent goes on there.
+      const asking = join(dir, 'asking-workspace');
+      mkdirSync(asking);
+      const scenario = join(ROOT, 'tests/fixtures/scenarios/clarify-then-deliver.toml');
+      there('agent', 'add', '--name', 'asker', '--command', DEMO_AGENT, '--cwd', asking, '--arg', '--speed', '--arg', 'fast', '--arg', '--scenario', '--arg', scenario);
+      there('task', 'add', '--agent', 'asker', 'Review the auth module');
+      const question = await browser.$(`${byTestId('attention-entry')}[data-kind="clarification"]`);
+      await question.waitForExist({ timeout: 30_000, timeoutMsg: 'the question asked there is not shown here' });
+      await question.click();
+      const dialog = await browser.$(byTestId('signal-dialog'));
+      await dialog.waitForExist({ timeout: 5_000 });
+      await (await dialog.$(`${byTestId('signal-answer')}[data-index="0"]`)).setValue('Both of them');
+      await (await dialog.$(`${byTestId('signal-answer')}[data-index="1"]`)).setValue('A deep dive');
+      await (await dialog.$(byTestId('signal-submit'))).click();
+      await browser.waitUntil(async () => (await dialog.getAttribute('data-state')) === 'handled', { timeout: 15_000 });
+      await waitFor('the agent there to go on with the answer', () => existsSync(join(asking, 'out', 'result.txt')), 30_000);
     } finally {
       await close({ keepEngine: true });
     }
