@@ -159,3 +159,25 @@ fn a_host_is_added_by_its_accepted_key_runs_a_task_from_here_and_is_refused_once
     assert_ne!(code, 0);
     assert!(err.contains("presents another key"), "{err}");
 }
+
+/// The engine lists its own machine's folders for a window that cannot use
+/// its desktop's picker (the window on another machine's engine): through
+/// the one client, as the window asks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_lists_its_machines_folders_and_says_why_it_cannot() {
+    let t = support::TestEngine::start().await;
+    std::fs::create_dir_all(t.workspace.join("api/src")).unwrap();
+    std::fs::create_dir_all(t.workspace.join(".cache")).unwrap();
+    std::fs::write(t.workspace.join("README.md"), "x").unwrap();
+    let socket = switchboard_core::config::socket_path(&t.data_dir, None);
+    let client = switchboard_client::Client::connect(&socket, switchboard_client::ClientKind::Window).await.unwrap();
+    let listed = client.list_folder(t.workspace.display().to_string()).await.unwrap();
+    assert_eq!(listed.folders, ["api", ".cache"], "folders only, hidden ones last");
+    assert_eq!(listed.parent.as_deref(), Some(t.data_dir.canonicalize().unwrap().to_str().unwrap()));
+    let refused = client.list_folder("api/src".into()).await.unwrap_err().into_api();
+    assert_eq!(refused.code, switchboard_core::ErrorCode::InvalidInput);
+    assert!(refused.message.contains("whole path"), "{}", refused.message);
+    let file = t.workspace.join("README.md").display().to_string();
+    let refused = client.list_folder(file).await.unwrap_err().into_api();
+    assert!(refused.message.contains("is a file, not a folder"), "{}", refused.message);
+}

@@ -15,6 +15,7 @@ pub mod detect;
 mod engine;
 pub mod error;
 pub mod flows;
+pub mod folders;
 pub mod instance;
 pub mod limits;
 pub mod logging;

@@ -231,6 +231,9 @@ macro_rules! engine_commands {
             /// The git repository a folder is in (the agent form offers worktrees only then), with
             /// its setup command; or why it is not one.
             window later folder_repository / FolderRepository (folder: String) -> $crate::api::FolderRepository;
+            /// A folder of the engine's machine and its subfolders (`~` or empty: the home
+            /// folder), for picking an agent's folder where the engine runs.
+            window later list_folder / ListFolder (path: String) -> $crate::api::FolderListing;
             /// The command run in each new worktree of the repository (none: nothing runs).
             user now set_repository_setup / SetRepositorySetup (
                 repository: String,
@@ -410,6 +413,7 @@ replies! {
     Vec<crate::api::AccountLimit> => Limits "limits",
     Vec<crate::api::AccountUsage> => Usage "usage",
     crate::api::FolderRepository => FolderRepository "folder_repository",
+    crate::api::FolderListing => FolderListing "folder_listing",
     Vec<crate::api::WorktreeInfo> => Worktrees "worktrees",
     crate::api::CommitOutcome => Commit "commit",
     crate::api::WorktreeDiff => WorktreeDiff "worktree_diff",
@@ -475,6 +479,7 @@ pub enum Reply {
     Limits(Vec<crate::api::AccountLimit>),
     Usage(Vec<crate::api::AccountUsage>),
     FolderRepository(crate::api::FolderRepository),
+    FolderListing(crate::api::FolderListing),
     Worktrees(Vec<crate::api::WorktreeInfo>),
     Commit(crate::api::CommitOutcome),
     WorktreeDiff(crate::api::WorktreeDiff),

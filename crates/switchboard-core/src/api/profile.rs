@@ -300,3 +300,18 @@ pub struct AgentPreset {
     /// The command that installs the CLI, said where it is missing.
     pub install: String,
 }
+
+/// One folder of the engine's machine and its subfolders (`list_folder`):
+/// for picking an agent's folder where the engine runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct FolderListing {
+    /// The folder, its whole path (links resolved).
+    pub path: String,
+    /// The folder above it; none at the root.
+    pub parent: Option<String>,
+    /// Its subfolders' names: hidden ones (a leading dot) last, each group
+    /// by name.
+    pub folders: Vec<String>,
+    /// More subfolders than are listed.
+    pub truncated: bool,
+}

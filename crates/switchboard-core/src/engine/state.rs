@@ -247,6 +247,18 @@ impl EngineState {
 
     // ---- worktrees ----
 
+    /// Read away from the engine's task: a folder on a slow or hung disk
+    /// holds nothing else up.
+    pub(super) fn list_folder(&mut self, path: String, reply: Responder<crate::api::FolderListing>) {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        tokio::task::spawn_blocking(move || {
+            reply.send(
+                crate::folders::list(&path, home.as_deref())
+                    .map_err(|error| EngineError::InvalidInput { field: "path", reason: error.to_string() }),
+            );
+        });
+    }
+
     pub(super) fn folder_repository(&mut self, folder: String, reply: Responder<crate::api::FolderRepository>) {
         self.worktrees.folder_repository(&self.cx, &folder, reply)
     }
