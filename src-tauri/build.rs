@@ -17,6 +17,10 @@ const COMMANDS: &[&str] = &[
     "follow_log",
     "open_artifact",
     "take_open_target",
+    "list_hosts",
+    "add_host",
+    "remove_host",
+    "open_host",
 ];
 
 fn main() {

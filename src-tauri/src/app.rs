@@ -42,6 +42,7 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
     let app = tauri::Builder::default()
         .manage(info)
         .manage(link.clone())
+        .manage(crate::hosts::Hosts::new(data_dir.clone()))
         .manage(Desktop::new(&data_dir, open))
         // The native folder picker beside an agent's working directory; the
         // capability file grants the window its `open` only.
@@ -77,6 +78,10 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
             crate::commands::follow_log,
             crate::commands::open_artifact,
             crate::commands::take_open_target,
+            crate::commands::list_hosts,
+            crate::commands::add_host,
+            crate::commands::remove_host,
+            crate::commands::open_host,
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .context("building the app window")?;

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use switchboard_core::{ApiError, AppInfo, Command, EngineLink, FollowedLog, SessionId, SubscriptionId, TaskId};
 
 use crate::desktop::Desktop;
+use crate::hosts::Hosts;
 use crate::link::Link;
+use switchboard_core::api::HostState;
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -90,4 +92,35 @@ pub async fn set_viewing(
     viewing: switchboard_core::Viewing,
 ) -> Reply<()> {
     desktop.set_viewing(&app, engine.inner(), viewing).await
+}
+
+/// The other machines in the list, each with how it answers now.
+#[tauri::command]
+pub async fn list_hosts(hosts: State<'_, Hosts>) -> Reply<Vec<HostState>> {
+    hosts.list().await
+}
+
+/// Adds a machine once its engine answers (a host key not known yet is
+/// accepted only by its fingerprint, `accept_key`).
+#[tauri::command]
+pub async fn add_host(
+    hosts: State<'_, Hosts>,
+    destination: String,
+    port: Option<u16>,
+    remote_program: Option<String>,
+    accept_key: Option<String>,
+) -> Reply<HostState> {
+    hosts.add(destination, port, remote_program, accept_key).await
+}
+
+/// Takes a machine out of the list (its engine and agents go on there).
+#[tauri::command]
+pub fn remove_host(hosts: State<'_, Hosts>, destination: String) -> Reply<()> {
+    hosts.remove(&destination)
+}
+
+/// Opens a window on the machine's engine.
+#[tauri::command]
+pub fn open_host(hosts: State<'_, Hosts>, destination: String) -> Reply<()> {
+    hosts.open(&destination)
 }

@@ -6,6 +6,7 @@
 mod app;
 mod commands;
 mod desktop;
+mod hosts;
 mod link;
 
 use std::path::{Path, PathBuf};

@@ -10,10 +10,9 @@ use std::path::Path;
 
 use anyhow::Result;
 use clap::Subcommand;
-use serde::Serialize;
-use switchboard_client::blocking::{Client, Reach};
-use switchboard_client::ssh::{Host, HostKey, SshProblem, accept_host_key, scan_host_key};
-use switchboard_client::{ClientError, ClientKind, HelloAck, hosts};
+use switchboard_client::hosts;
+use switchboard_client::ssh::Host;
+use switchboard_core::api::{HostCondition, HostState};
 
 use crate::{Output, Refused, columns, print};
 
@@ -49,63 +48,9 @@ pub enum HostCommand {
     },
 }
 
-/// A host and how it answers now (`host list --json`, `host add --json`).
-#[derive(Debug, Serialize)]
-pub struct HostRow {
-    #[serde(flatten)]
-    pub host: Host,
-    /// `connected`, or what stands in the way: `unknown_host_key`,
-    /// `changed_host_key`, `sign_in`, `unreachable`, `not_installed`,
-    /// `incompatible`, `failed`.
-    pub state: &'static str,
-    pub version: Option<String>,
-    pub agents_running: Option<u32>,
-    /// What stands in the way, in words.
-    pub problem: Option<String>,
-    /// The key the host presents, when ssh does not know it yet.
-    pub unknown_key: Option<HostKey>,
-}
-
-/// How the host answers now.
-fn check(host: &Host) -> HostRow {
-    let answered = Client::reaching(Reach::Ssh(host.clone()), ClientKind::CommandLine).welcome();
-    row(host, answered)
-}
-
-fn row(host: &Host, answered: Result<HelloAck, ClientError>) -> HostRow {
-    let mut row = HostRow {
-        host: host.clone(),
-        state: "connected",
-        version: None,
-        agents_running: None,
-        problem: None,
-        unknown_key: None,
-    };
-    match answered {
-        Ok(welcome) => {
-            row.version = Some(welcome.engine_version);
-            row.agents_running = Some(welcome.agents_running);
-        }
-        Err(error) => {
-            row.state = match &error {
-                ClientError::Ssh(SshProblem::UnknownHostKey) => "unknown_host_key",
-                ClientError::Ssh(SshProblem::ChangedHostKey(_)) => "changed_host_key",
-                ClientError::Ssh(SshProblem::SignIn(_)) => "sign_in",
-                ClientError::Ssh(SshProblem::Unreachable(_)) => "unreachable",
-                ClientError::Ssh(SshProblem::NotInstalled) => "not_installed",
-                ClientError::Refused { .. } => "incompatible",
-                _ => "failed",
-            };
-            row.problem = Some(match error {
-                ClientError::Refused { engine_version, reason } => format!(
-                    "Switchboard {engine_version} runs there and cannot talk with this one ({reason}): install the \
-                     same version on both machines"
-                ),
-                other => other.to_string(),
-            });
-        }
-    }
-    row
+/// Runs `work` to its end here (the command line has no runtime of its own).
+fn block<T>(work: impl Future<Output = T>) -> Result<T> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(work))
 }
 
 /// "no agent running", "1 agent running", "3 agents running".
@@ -117,49 +62,25 @@ fn running(agents: u32) -> String {
     }
 }
 
+/// A host's state in words, for a person.
+fn in_words(state: &HostState) -> String {
+    match (&state.version, &state.problem) {
+        (Some(version), _) => {
+            format!("connected, Switchboard {version}, {}", running(state.agents_running.unwrap_or(0)))
+        }
+        (None, problem) => problem.clone().unwrap_or_else(|| "it did not answer".to_owned()),
+    }
+}
+
 pub fn run(command: HostCommand, data_dir: &Path, out: &mut impl Write) -> Result<()> {
     match command {
         HostCommand::Add { destination, port, remote_program, accept_key, output } => {
             let host = Host { port, remote_program, ..Host::new(&destination).map_err(Refused)? };
-            let mut checked = check(&host);
-            if checked.state == "unknown_host_key" {
-                let key = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()?
-                    .block_on(scan_host_key(&host))?;
-                match accept_key.as_deref() {
-                    Some(accepted) if accepted == key.fingerprint => {
-                        accept_host_key(&key)?;
-                        checked = check(&host);
-                    }
-                    Some(accepted) => {
-                        checked.problem = Some(format!(
-                            "the host presents {} {}, not the key you accepted ({accepted}): nothing was added",
-                            key.key_type, key.fingerprint
-                        ));
-                        checked.unknown_key = Some(key);
-                    }
-                    None => {
-                        checked.problem = Some(format!(
-                            "{destination} presents a key not known yet: {} {}. If that is its key, add it with \
-                             --accept-key {}",
-                            key.key_type, key.fingerprint, key.fingerprint
-                        ));
-                        checked.unknown_key = Some(key);
-                    }
-                }
-            }
-            let added = checked.state == "connected";
-            if added {
-                hosts::add(data_dir, host)?;
-            }
-            print(out, output, &checked, |row| match (&row.version, &row.problem) {
-                (Some(version), _) => format!(
-                    "Added {}: Switchboard {version}, {}.",
-                    row.host.destination,
-                    running(row.agents_running.unwrap_or(0))
-                ),
-                (None, problem) => format!("Not added: {}.", problem.as_deref().unwrap_or("it did not answer")),
+            let checked = block(hosts::add_checked(data_dir, host, accept_key.as_deref()))??;
+            let added = checked.state == HostCondition::Connected;
+            print(out, output, &checked, |state| match added {
+                true => format!("Added {}: {}.", state.destination, in_words(state)),
+                false => format!("Not added: {}.", in_words(state)),
             })?;
             if !added {
                 return Err(Refused(format!("{destination} was not added")).into());
@@ -167,20 +88,19 @@ pub fn run(command: HostCommand, data_dir: &Path, out: &mut impl Write) -> Resul
             Ok(())
         }
         HostCommand::List { output } => {
-            let rows: Vec<HostRow> = hosts::list(data_dir)?.iter().map(check).collect();
+            let listed = hosts::list(data_dir)?;
+            let rows: Vec<HostState> = block(async {
+                let mut rows = Vec::new();
+                for host in &listed {
+                    rows.push(hosts::check(host).await);
+                }
+                rows
+            })?;
             print(out, output, &rows, |rows| {
                 if rows.is_empty() {
                     return "No hosts: add one with `switchboard host add user@host`.".to_owned();
                 }
-                columns(rows.iter().map(|row| {
-                    let state = match (&row.version, &row.problem) {
-                        (Some(version), _) => {
-                            format!("connected, Switchboard {version}, {}", running(row.agents_running.unwrap_or(0)))
-                        }
-                        (None, problem) => problem.clone().unwrap_or_default(),
-                    };
-                    vec![row.host.destination.clone(), state]
-                }))
+                columns(rows.iter().map(|row| vec![row.destination.clone(), in_words(row)]))
             })
         }
         HostCommand::Remove { destination, output } => {

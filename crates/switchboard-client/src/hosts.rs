@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use switchboard_core::api::{HostCondition, HostKeyShown, HostState};
+
 use crate::ssh::Host;
 
 /// The file in the data directory.
@@ -92,6 +94,96 @@ fn save(data_dir: &Path, hosts: Vec<Host>) -> Result<(), HostsError> {
         std::fs::OpenOptions::new().create(true).truncate(true).write(true).mode(0o600).open(&temporary).map_err(io)?;
     file.write_all((text + "\n").as_bytes()).and_then(|()| file.sync_all()).map_err(io)?;
     std::fs::rename(&temporary, &path).map_err(io)
+}
+
+/// How the host answers now: its engine's version and agents, or what
+/// stands in the way, in words.
+pub async fn check(host: &Host) -> HostState {
+    let answered = crate::ssh::connect(host, crate::ClientKind::CommandLine).await.map(|c| c.welcome().clone());
+    state_of(host, answered)
+}
+
+fn state_of(host: &Host, answered: Result<crate::HelloAck, crate::ClientError>) -> HostState {
+    use crate::ClientError;
+    use crate::ssh::SshProblem;
+    let mut state = HostState {
+        destination: host.destination.clone(),
+        port: host.port,
+        remote_program: host.remote_program.clone(),
+        state: HostCondition::Connected,
+        version: None,
+        agents_running: None,
+        problem: None,
+        unknown_key: None,
+    };
+    match answered {
+        Ok(welcome) => {
+            state.version = Some(welcome.engine_version);
+            state.agents_running = Some(welcome.agents_running);
+        }
+        Err(error) => {
+            state.state = match &error {
+                ClientError::Ssh(SshProblem::UnknownHostKey) => HostCondition::UnknownHostKey,
+                ClientError::Ssh(SshProblem::ChangedHostKey(_)) => HostCondition::ChangedHostKey,
+                ClientError::Ssh(SshProblem::SignIn(_)) => HostCondition::SignIn,
+                ClientError::Ssh(SshProblem::Unreachable(_)) => HostCondition::Unreachable,
+                ClientError::Ssh(SshProblem::NotInstalled) => HostCondition::NotInstalled,
+                ClientError::Refused { .. } => HostCondition::Incompatible,
+                _ => HostCondition::Failed,
+            };
+            state.problem = Some(match error {
+                ClientError::Refused { engine_version, reason } => format!(
+                    "Switchboard {engine_version} runs there and cannot talk with this one ({reason}): install the \
+                     same version on both machines"
+                ),
+                other => other.to_string(),
+            });
+        }
+    }
+    state
+}
+
+/// Adds the host to the list once its engine answers. A host key ssh does
+/// not know yet is accepted only when `accept_key` is its fingerprint;
+/// otherwise it is shown (`unknown_key`) and nothing is added. What stands
+/// in the way is in the answer; only a list that cannot be read or written
+/// is an error.
+pub async fn add_checked(data_dir: &Path, host: Host, accept_key: Option<&str>) -> Result<HostState, HostsError> {
+    let mut checked = check(&host).await;
+    if checked.state == HostCondition::UnknownHostKey {
+        match crate::ssh::scan_host_key(&host).await {
+            Err(error) => checked.problem = Some(error.to_string()),
+            Ok(key) => {
+                let shown = HostKeyShown { key_type: key.key_type.clone(), fingerprint: key.fingerprint.clone() };
+                match accept_key {
+                    Some(accepted) if accepted == key.fingerprint => match crate::ssh::accept_host_key(&key) {
+                        Ok(()) => checked = check(&host).await,
+                        Err(error) => {
+                            checked.problem = Some(format!("its key could not be added to your known hosts: {error}"))
+                        }
+                    },
+                    Some(accepted) => {
+                        checked.problem = Some(format!(
+                            "the host presents {} {}, not the key you accepted ({accepted}): nothing was added",
+                            key.key_type, key.fingerprint
+                        ));
+                        checked.unknown_key = Some(shown);
+                    }
+                    None => {
+                        checked.problem = Some(format!(
+                            "{} presents a key not known yet: {} {}. If that is its key, accept it (--accept-key {})",
+                            host.destination, key.key_type, key.fingerprint, key.fingerprint
+                        ));
+                        checked.unknown_key = Some(shown);
+                    }
+                }
+            }
+        }
+    }
+    if checked.state == HostCondition::Connected {
+        add(data_dir, host)?;
+    }
+    Ok(checked)
 }
 
 #[cfg(test)]

@@ -160,6 +160,9 @@ pub fn typescript() -> String {
         AppInfo::decl(&cfg),
         crate::api::OpenTarget::decl(&cfg),
         EngineLink::decl(&cfg),
+        crate::api::HostState::decl(&cfg),
+        crate::api::HostCondition::decl(&cfg),
+        crate::api::HostKeyShown::decl(&cfg),
         SubscriptionId::decl(&cfg),
     ];
     let mut out = String::from(

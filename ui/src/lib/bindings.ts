@@ -1247,6 +1247,41 @@ agents_running: number,
  */
 host: string | null, } | { "state": "lost", reason: string, host: string | null, } | { "state": "refused", reason: string, host: string | null, };
 
+export type HostState = { 
+/**
+ * As ssh takes it: `user@host`, or an alias of the user's ssh config.
+ */
+destination: string, port: number | null, 
+/**
+ * The `switchboard` program there, when not on its PATH.
+ */
+remote_program: string | null, state: HostCondition, 
+/**
+ * The version of Switchboard that answers there.
+ */
+version: string | null, agents_running: number | null, 
+/**
+ * What stands in the way, in words.
+ */
+problem: string | null, 
+/**
+ * The key the host presents, when ssh does not know it yet: shown to
+ * the user, who accepts it by its fingerprint.
+ */
+unknown_key: HostKeyShown | null, };
+
+export type HostCondition = "connected" | "unknown_host_key" | "changed_host_key" | "sign_in" | "unreachable" | "not_installed" | "incompatible" | "failed";
+
+export type HostKeyShown = { 
+/**
+ * `ED25519`, `RSA`, ….
+ */
+key_type: string, 
+/**
+ * `SHA256:…`.
+ */
+fingerprint: string, };
+
 export type SubscriptionId = number;
 
 /** The engine's commands the window may send, as typed calls (one per command of the engine's list). */

@@ -335,6 +335,49 @@ pub enum LoopStep {
     AnchorRewritten,
 }
 
+/// Another machine whose engine is reached over SSH, and how it answers now
+/// (`switchboard host list --json`, the window's hosts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HostState {
+    /// As ssh takes it: `user@host`, or an alias of the user's ssh config.
+    pub destination: String,
+    pub port: Option<u16>,
+    /// The `switchboard` program there, when not on its PATH.
+    pub remote_program: Option<String>,
+    pub state: HostCondition,
+    /// The version of Switchboard that answers there.
+    pub version: Option<String>,
+    pub agents_running: Option<u32>,
+    /// What stands in the way, in words.
+    pub problem: Option<String>,
+    /// The key the host presents, when ssh does not know it yet: shown to
+    /// the user, who accepts it by its fingerprint.
+    pub unknown_key: Option<HostKeyShown>,
+}
+
+/// Whether another machine's engine answers, or what stands in the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum HostCondition {
+    Connected,
+    UnknownHostKey,
+    ChangedHostKey,
+    SignIn,
+    Unreachable,
+    NotInstalled,
+    Incompatible,
+    Failed,
+}
+
+/// A host key as ssh shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HostKeyShown {
+    /// `ED25519`, `RSA`, ….
+    pub key_type: String,
+    /// `SHA256:…`.
+    pub fingerprint: String,
+}
+
 /// The window's connection to the engine (the daemon), as the window shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
