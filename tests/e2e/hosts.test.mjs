@@ -4,12 +4,13 @@
 // fingerprint; the window opened with --host shows that machine's agent and its task's end.
 // When the connection drops the window says so and tries again by itself; a task that ended
 // there meanwhile is shown once it is back, and nothing was added twice. A question an agent
-// there asks is answered from the window, and the agent goes on with the answer there.
+// there asks is answered from the window, and the agent goes on with the answer there. The new
+// agent form picks its folder among that machine's folders, through its engine.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +138,36 @@ test('the window shows another machine’s agent over SSH, says when the connect
       await agent.waitForExist({ timeout: 30_000 });
       await (await agent.$(byTestId('profile-select'))).click();
       await (await browser.$(`${byTestId('task-entry')}[data-state="completed"]`)).waitForExist({ timeout: 30_000 });
+
+      // A new agent's folder is chosen among that machine's folders (its desktop's dialog would
+      // show this one's): a path typed, a subfolder opened, and the one shown used.
+      await (await browser.$(byTestId('new-agent'))).click();
+      const choose = await browser.$(byTestId('agent-cwd-choose'));
+      await choose.waitForExist({ timeout: 5_000 });
+      assert.equal(await choose.getAttribute('title'), 'Folders on testhost');
+      await choose.click();
+      const folders = await browser.$(byTestId('folder-browser'));
+      await folders.waitForExist({ timeout: 5_000 });
+      await browser.waitUntil(async () => (await folders.getAttribute('data-path')) !== '', {
+        timeout: 15_000,
+        timeoutMsg: 'the folder browser did not open a folder',
+      });
+      const shown = realpathSync(dir);
+      await (await browser.$(byTestId('folder-browser-go'))).setValue(`${shown}/nowhere`);
+      await browser.keys('Enter');
+      const refused = await browser.$(byTestId('folder-browser-error'));
+      await refused.waitForExist({ timeout: 15_000 });
+      assert.equal(await refused.getText(), `There is no folder ${shown}/nowhere.`);
+      await (await browser.$(byTestId('folder-browser-go'))).setValue(shown);
+      await browser.keys('Enter');
+      await browser.waitUntil(async () => (await folders.getAttribute('data-path')) === shown, { timeout: 15_000 });
+      await (await browser.$(`${byTestId('folder-browser-entry')}[data-name="remote-workspace"]`)).click();
+      await browser.waitUntil(async () => (await folders.getAttribute('data-path')) === join(shown, 'remote-workspace'), { timeout: 15_000 });
+      assert.equal(await (await browser.$(byTestId('folder-browser-path'))).getText(), join(shown, 'remote-workspace'));
+      await (await browser.$(byTestId('folder-browser-use'))).click();
+      await browser.waitUntil(async () => !(await folders.isExisting()), { timeout: 5_000 });
+      assert.equal(await (await browser.$(byTestId('agent-cwd'))).getValue(), join(shown, 'remote-workspace'));
+      await (await browser.$(byTestId('agent-cancel'))).click();
 
       // The connection drops: the window says so, and the agent there goes on.
       await sshd.stop();

@@ -366,6 +366,67 @@ describe('the folder picker', () => {
   });
 });
 
+describe("the folder browser, for an engine on another machine", () => {
+  it("browses the engine machine's folders instead of this desktop's, and puts the chosen one in the field", async () => {
+    const backend = new FakeBackend({ host: 'dev@box', pickedFolders: ['/work'] });
+    await openForm(backend);
+    const choose = screen.getByTestId('agent-cwd-choose');
+    expect(choose.title).toBe('Folders on dev@box');
+    expect(screen.getByTestId('agent-form').textContent).toContain('The folder on dev@box the agent works in');
+
+    await fireEvent.click(choose);
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev'));
+    expect(screen.getByTestId('folder-browser').textContent).toContain('Folders on dev@box');
+    const projects = screen.getAllByTestId('folder-browser-entry').find((e) => e.dataset.name === 'projects')!;
+    await fireEvent.click(projects);
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev/projects'));
+    await fireEvent.click(screen.getByTestId('folder-browser-use'));
+
+    await waitFor(() => expect(screen.queryByTestId('folder-browser')).toBeNull());
+    expect(valueOf('agent-cwd')).toBe('/home/dev/projects');
+    expect(document.activeElement).toBe(choose);
+    // This desktop's own dialog was never asked.
+    expect(callsOf(backend, 'pick_folder')).toEqual([]);
+  });
+
+  it("opens at the field's folder, and Cancel or Escape leave the field and the form as they were", async () => {
+    const backend = new FakeBackend({ host: 'dev@box' });
+    await openForm(backend);
+    await fill({ cwd: '/home/dev/notes' });
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev/notes'));
+    expect(callsOf(backend, 'list_folder')).toEqual([{ path: '/home/dev/notes' }]);
+    await goTo('/work');
+    await fireEvent.click(screen.getByTestId('folder-browser-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('folder-browser')).toBeNull());
+    expect(valueOf('agent-cwd')).toBe('/home/dev/notes');
+
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await screen.findByTestId('folder-browser');
+    await fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByTestId('folder-browser')).toBeNull());
+    // Escape closed the browser, not the form under it.
+    expect(screen.getByTestId('agent-form')).toBeTruthy();
+    expect(valueOf('agent-cwd')).toBe('/home/dev/notes');
+  });
+
+  it("keeps this desktop's folder dialog for an engine on this machine", async () => {
+    const backend = new FakeBackend({ pickedFolders: ['/work'] });
+    await openForm(backend);
+    expect(screen.getByTestId('agent-cwd-choose').title).toBe('');
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await waitFor(() => expect(valueOf('agent-cwd')).toBe('/work'));
+    expect(screen.queryByTestId('folder-browser')).toBeNull();
+    expect(callsOf(backend, 'pick_folder')).toEqual([{ start: null }]);
+    expect(callsOf(backend, 'list_folder')).toEqual([]);
+  });
+});
+
+async function goTo(path: string) {
+  await fireEvent.input(screen.getByTestId('folder-browser-go'), { target: { value: path } });
+  await fireEvent.submit(screen.getByTestId('folder-browser-go').closest('form')!);
+}
+
 describe('where tasks work', () => {
   const shop = () => new FakeBackend({ directories: ['/work', '/tmp'], repositories: [{ root: '/work/shop', setup_command: 'npm ci' }] });
   const worktreeChoice = () => screen.getByTestId('agent-isolation-worktree') as HTMLInputElement;

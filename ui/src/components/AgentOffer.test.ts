@@ -54,4 +54,30 @@ describe('the agents found on this computer', () => {
     expect(callsOf(backend, 'create_profile')).toEqual([]);
     expect(screen.getByTestId('agent-form')).toBeTruthy();
   });
+
+  it("picks the folder among the engine machine's folders when it runs on another machine", async () => {
+    const backend = new FakeBackend({ host: 'dev@box', commands: ['claude'], pickedFolders: ['/work'] });
+    await renderApp(backend);
+    const empty = await screen.findByTestId('empty-state');
+    await within(empty).findByTestId('agent-offer');
+    await fireEvent.click(within(item('claude-code')).getByTestId('agent-offer-use'));
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev'));
+    expect(within(item('claude-code')).getByTestId('agent-offer-use').textContent).toBe('Choosing…');
+
+    // Cancelled: nothing made, the offer there again.
+    await fireEvent.click(screen.getByTestId('folder-browser-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('folder-browser')).toBeNull());
+    expect(within(item('claude-code')).getByTestId('agent-offer-use').hasAttribute('disabled')).toBe(false);
+    expect(callsOf(backend, 'create_profile')).toEqual([]);
+
+    await fireEvent.click(within(item('claude-code')).getByTestId('agent-offer-use'));
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev'));
+    await fireEvent.click(screen.getAllByTestId('folder-browser-entry').find((e) => e.dataset.name === 'projects')!);
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev/projects'));
+    await fireEvent.click(screen.getByTestId('folder-browser-use'));
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'create_profile')).toEqual([{ spec: expect.objectContaining({ name: 'Claude Code in projects', cwd: '/home/dev/projects' }) }]);
+    // This desktop's own dialog was never asked.
+    expect(callsOf(backend, 'pick_folder')).toEqual([]);
+  });
 });

@@ -128,6 +128,12 @@ export class AppState {
   signals: SignalInfo[] = $state.raw([]);
   /** Whether the data can be written (null until known). */
   storage: StorageState | null = $state.raw(null);
+  /**
+   * The machine whose engine the window shows when not this one (an SSH destination, as
+   * `switchboard --host` was given); null for this machine, and until the app's info is in.
+   * Its folders are not this desktop's: the agent form browses them through the engine.
+   */
+  host: string | null = $state(null);
   /** Sessions that reached the limit of signals waiting at once. */
   floods: Floods = $state.raw({});
   /** Delegated agents: at work, reported or ended, in no order. */
@@ -279,6 +285,7 @@ export class AppState {
     // Whether the data can be written: an engine that could not start on it says so here.
     const storage = this.backend.appInfo().then(
       async (info): Promise<StorageState | null> => {
+        this.host = info.host;
         if (info.startup_problem) return { dataDir: info.data_dir, problem: info.startup_problem, atStartup: true };
         const status = await this.backend.storageStatus();
         return {

@@ -5,7 +5,9 @@
  * working directory), every problem at once, and rejects with the same `ApiError` codes, fields,
  * problems and words (`check_profile` answers them without saving); it answers `agent_presets`
  * with the engine's presets (`src/test/presets.json`, generated) and the folder picker with the
- * `pickedFolders` it was given. It emits the same
+ * `pickedFolders` it was given. `list_folder` lists its directories (and the folders above
+ * them) as the engine lists a machine's folders, from a home folder holding `projects/api`,
+ * `projects/web`, `notes` and `.config`. It emits the same
  * engine events, and runs each session as a scripted line-echo terminal: typed characters are
  * echoed, Enter answers `echo: <line>`, `exit` ends the session with code 0.
  *
@@ -52,6 +54,7 @@ import type {
   DiscardOutcome,
   EngineEvent,
   FileDiff,
+  FolderListing,
   FolderRepository,
   MergeOutcome,
   RebaseOutcome,
@@ -137,7 +140,16 @@ export interface FakeBackendOptions {
   startupProblem?: StorageProblem;
   /** Spooled hook events the start could not read. */
   hookEventsSetAside?: number;
+  /** The machine the window's engine runs on (an SSH destination), as `app_info` tells; none: this one. */
+  host?: string;
+  /** The engine machine's home folder (`~` in a path `list_folder` is asked for); /home/dev unless given. */
+  home?: string;
 }
+
+/** The folders the fake's home folder holds, whatever directories it was given. */
+const HOME_FOLDERS = ['projects/api', 'projects/web', 'notes', '.config'];
+/** The most subfolders `list_folder` lists (the engine's `MAX_FOLDERS`). */
+const MAX_FOLDERS = 1000;
 
 /** The engine's defaults for what a profile spec leaves out. */
 const PROFILE_DEFAULTS = {
@@ -267,6 +279,22 @@ function slug(text: string, fallback: string): string {
   return trimmed === '' ? fallback : trimmed;
 }
 
+/** A whole path as the engine resolves it: no empty, `.` or `..` parts, no slash at the end. */
+function resolvedPath(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join('/')}`;
+}
+
+/** Strings by their UTF-16 code units, as Rust orders them (close enough for folder names). */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
 const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
 
@@ -309,9 +337,13 @@ export class FakeBackend implements Backend {
   #storageProblem: StorageProblem | null = null;
   readonly #hookEventsSetAside: number;
   readonly #startupProblem: StorageProblem | null;
+  readonly #host: string | null;
+  readonly #home: string;
 
   constructor(options: FakeBackendOptions = {}) {
     this.#startupProblem = options.startupProblem ?? null;
+    this.#host = options.host ?? null;
+    this.#home = options.home ?? '/home/dev';
     this.#hookEventsSetAside = options.hookEventsSetAside ?? 0;
     this.#commands = new Set(options.commands ?? ['bash', 'sh', 'claude', 'codex', 'python3', 'node']);
     this.#directories = new Set(options.directories ?? ['/', '/tmp', '/home', '/work']);
@@ -322,6 +354,11 @@ export class FakeBackend implements Backend {
         setup_command: repository.setup_command ?? null,
         inTheWay: null,
       });
+    }
+    // The home folder and every folder in it, down to the deepest.
+    for (const folder of HOME_FOLDERS) {
+      const parts = folder.split('/');
+      for (let depth = 0; depth <= parts.length; depth++) this.#directories.add([this.#home, ...parts.slice(0, depth)].join('/'));
     }
     this.#now = options.now ?? (() => Date.now());
     this.#maxRunningAgents = options.maxRunningAgents ?? 8;
@@ -671,7 +708,7 @@ export class FakeBackend implements Backend {
     return {
       data_dir: '(in memory)',
       socket_path: '(none)',
-      host: null,
+      host: this.#host,
       version: 'browser preview (fake backend)',
       startup_problem: this.#startupProblem,
     };
@@ -1651,6 +1688,43 @@ export class FakeBackend implements Backend {
     if (found) return { kind: 'repository', root: found.root, branch: found.branch, setup_command: found.setup_command };
     if (!this.#directories.has(folder)) return { kind: 'not_a_repository', why: 'the folder does not exist' };
     return { kind: 'not_a_repository', why: 'the folder is not inside a git repository, so its tasks cannot get worktrees of their own' };
+  }
+
+  /**
+   * As the engine's `folders::list`: "" and "~" are the home folder, "~/x" is under it, other
+   * paths must start at /; a folder that is not there is refused in words (field `path`).
+   */
+  async listFolder(path: string): Promise<FolderListing> {
+    this.#record('list_folder', { path });
+    const asked = path.trim();
+    let whole: string;
+    if (asked === '' || asked === '~') whole = this.#home;
+    else if (asked.startsWith('~/')) whole = `${this.#home}/${asked.slice(2)}`;
+    else if (asked.startsWith('/')) whole = asked;
+    else this.#fail('invalid_input', "path: give the folder's whole path, from / (or ~ for the home folder)", 'path');
+    const folder = resolvedPath(whole);
+    const every = this.#everyFolder();
+    if (!every.has(folder)) this.#fail('invalid_input', `path: there is no folder ${whole}`, 'path');
+    const inside = folder === '/' ? '/' : `${folder}/`;
+    const folders = [...every]
+      .filter((each) => each.startsWith(inside) && each.length > inside.length && !each.slice(inside.length).includes('/'))
+      .map((each) => each.slice(inside.length))
+      .sort((a, b) => Number(a.startsWith('.')) - Number(b.startsWith('.')) || compare(a.toLowerCase(), b.toLowerCase()) || compare(a, b));
+    return {
+      path: folder,
+      parent: folder === '/' ? null : folder.slice(0, folder.lastIndexOf('/')) || '/',
+      folders: folders.slice(0, MAX_FOLDERS),
+      truncated: folders.length > MAX_FOLDERS,
+    };
+  }
+
+  /** The fake machine's folders: its directories and every folder above one. */
+  #everyFolder(): Set<string> {
+    const every = new Set<string>(['/']);
+    for (const directory of this.#directories) {
+      for (let at = resolvedPath(directory); at !== '/' && !every.has(at); at = at.slice(0, at.lastIndexOf('/')) || '/') every.add(at);
+    }
+    return every;
   }
 
   async setRepositorySetup(repository: string, setupCommand: string | null): Promise<void> {
