@@ -17,12 +17,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use switchboard_client::{Client, ClientKind};
+use switchboard_tests::measure::{END, ends, median, output_to_client};
 use switchboard_core::{AgentKind, Engine, EngineConfig, EngineHandle, NoEvents, ProfileSpec, TermSize};
 
 const FILE_BYTES: usize = 64 * 1024 * 1024;
 const ROUNDS: usize = 3;
 const AGENTS: usize = 50;
-const END: &str = "END-OF-OUTPUT";
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
@@ -44,7 +44,7 @@ fn main() {
         let mut remote = Vec::new();
         for _ in 0..ROUNDS {
             local.push(in_process(&engine, &cat.id).await);
-            remote.push(over_socket(&engine, &client, &cat.id).await);
+            remote.push(output_to_client(&engine, &client, &cat.id).await);
         }
         let mb = |d: Duration| text.len() as f64 / 1e6 / d.as_secs_f64();
         let (local, remote) = (median(local), median(remote));
@@ -87,19 +87,6 @@ fn spec(name: &str, command: &str, args: &[&str], cwd: &Path) -> ProfileSpec {
     }
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
-
-/// Whether the end marker is in what was received last (it may straddle two batches).
-fn ends(tail: &mut Vec<u8>, batch: &[u8]) -> bool {
-    tail.extend_from_slice(batch);
-    let keep = tail.len().saturating_sub(64);
-    tail.drain(..keep);
-    tail.windows(END.len()).any(|w| w == END.as_bytes())
-}
-
 async fn in_process(engine: &EngineHandle, profile: &switchboard_core::ProfileId) -> Duration {
     let (done, finished) = tokio::sync::oneshot::channel();
     let mut done = Some(done);
@@ -119,22 +106,6 @@ async fn in_process(engine: &EngineHandle, profile: &switchboard_core::ProfileId
         .unwrap();
     finished.await.unwrap();
     started.elapsed()
-}
-
-async fn over_socket(engine: &EngineHandle, client: &Client, profile: &switchboard_core::ProfileId) -> Duration {
-    let started = Instant::now();
-    let session = engine.start_session(profile.clone(), TermSize::DEFAULT).await.unwrap();
-    let mut terminal = client.attach(session.id).await.unwrap();
-    let mut tail = Vec::new();
-    loop {
-        let batch = terminal.next().await.expect("the stream goes on until the end of the output");
-        if ends(&mut tail, &batch) {
-            break;
-        }
-    }
-    let elapsed = started.elapsed();
-    client.detach(terminal.stream).await.ok();
-    elapsed
 }
 
 /// Starts `count` agents that print a screenful and wait, then times one

@@ -16,13 +16,13 @@ use std::time::{Duration, Instant};
 
 use switchboard_client::ssh::Host;
 use switchboard_client::{Client, ClientKind};
-use switchboard_core::{AgentKind, Engine, EngineConfig, EngineHandle, NoEvents, ProfileSpec, TermSize};
+use switchboard_core::{AgentKind, Engine, EngineConfig, NoEvents, ProfileSpec};
+use switchboard_tests::measure::{END, median, output_to_client as output};
 use switchboard_tests::sshd::{HOST, Sshd};
 
 const FILE_BYTES: usize = 16 * 1024 * 1024;
 const ROUNDS: usize = 3;
 const CALLS: usize = 300;
-const END: &str = "END-OF-OUTPUT";
 
 fn main() {
     let Some(app) = app_binary() else {
@@ -95,36 +95,6 @@ fn spec(command: &str, args: &[&str], cwd: &Path) -> ProfileSpec {
         kind: AgentKind::Generic,
         ..Default::default()
     }
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
-
-/// Whether the end marker is in what was received last (it may straddle two batches).
-fn ends(tail: &mut Vec<u8>, batch: &[u8]) -> bool {
-    tail.extend_from_slice(batch);
-    let keep = tail.len().saturating_sub(64);
-    tail.drain(..keep);
-    tail.windows(END.len()).any(|w| w == END.as_bytes())
-}
-
-/// From the session's start to its last byte received by `client`.
-async fn output(engine: &EngineHandle, client: &Client, profile: &switchboard_core::ProfileId) -> Duration {
-    let started = Instant::now();
-    let session = engine.start_session(profile.clone(), TermSize::DEFAULT).await.unwrap();
-    let mut terminal = client.attach(session.id).await.unwrap();
-    let mut tail = Vec::new();
-    loop {
-        let batch = terminal.next().await.expect("the stream goes on until the end of the output");
-        if ends(&mut tail, &batch) {
-            break;
-        }
-    }
-    let elapsed = started.elapsed();
-    client.detach(terminal.stream).await.ok();
-    elapsed
 }
 
 /// The p50 and p99 of `CALLS` round trips.

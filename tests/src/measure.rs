@@ -1,6 +1,7 @@
-//! What the benches share: percentiles and milliseconds of latencies.
+//! What the benches share: percentiles and milliseconds of latencies, and
+//! terminal output timed to its last byte at a client.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The p50 and p99 of `samples` (nearest rank); it must not be empty.
 pub fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
@@ -24,6 +25,46 @@ pub fn coloured_lines(bytes: usize) -> String {
         n += 1;
     }
     text
+}
+
+/// The line that ends [`coloured_lines`] output in the output benchmarks.
+pub const END: &str = "END-OF-OUTPUT";
+
+/// The median of `times`; it must not be empty.
+pub fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Whether [`END`] is in what was received last (it may straddle two
+/// batches): `tail` keeps the end of what came before.
+pub fn ends(tail: &mut Vec<u8>, batch: &[u8]) -> bool {
+    tail.extend_from_slice(batch);
+    let keep = tail.len().saturating_sub(64);
+    tail.drain(..keep);
+    tail.windows(END.len()).any(|w| w == END.as_bytes())
+}
+
+/// From a new session of `profile` (an agent that prints output ending in
+/// [`END`]) to its last byte received by `client`.
+pub async fn output_to_client(
+    engine: &switchboard_core::EngineHandle,
+    client: &switchboard_client::Client,
+    profile: &switchboard_core::ProfileId,
+) -> Duration {
+    let started = Instant::now();
+    let session = engine.start_session(profile.clone(), switchboard_core::TermSize::DEFAULT).await.unwrap();
+    let mut terminal = client.attach(session.id).await.unwrap();
+    let mut tail = Vec::new();
+    loop {
+        let batch = terminal.next().await.expect("the stream goes on until the end of the output");
+        if ends(&mut tail, &batch) {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    client.detach(terminal.stream).await.ok();
+    elapsed
 }
 
 #[cfg(test)]
