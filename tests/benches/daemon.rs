@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use switchboard_client::{Client, ClientKind};
-use switchboard_tests::measure::{END, ends, median, output_to_client};
 use switchboard_core::{AgentKind, Engine, EngineConfig, EngineHandle, NoEvents, ProfileSpec, TermSize};
+use switchboard_tests::measure::{END, ends, median, output_to_client};
 
 const FILE_BYTES: usize = 64 * 1024 * 1024;
 const ROUNDS: usize = 3;
