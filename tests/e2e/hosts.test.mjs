@@ -217,3 +217,50 @@ test('the window shows another machine’s agent over SSH, says when the connect
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a machine is added from the Machines view: its unknown key shown, trusted by the user, then listed as connected', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-machines-'));
+  const sshd = await sshServer(dir);
+  try {
+    // The window on this machine, as the user opens it; ssh as the test's own configuration.
+    const { browser, close } = await launchApp({ args: ['--no-demo'], env: { SWITCHBOARD_SSH: sshd.ssh } });
+    try {
+      await (await browser.$(byTestId('open-machines'))).click();
+      const view = await browser.$(byTestId('machines-view'));
+      await view.waitForExist({ timeout: 10_000 });
+      await (await browser.$(byTestId('machines-empty'))).waitForExist({ timeout: 30_000 });
+
+      await (await browser.$(byTestId('machine-add-destination'))).setValue('testhost');
+      await (await browser.$(byTestId('machine-add-program'))).setValue(APP);
+      await (await browser.$(byTestId('machine-add-submit'))).click();
+
+      // ssh does not know its key yet: shown, and nothing added until the user trusts it.
+      const key = await browser.$(byTestId('machine-key'));
+      await key.waitForExist({ timeout: 60_000, timeoutMsg: 'the unknown key was not shown' });
+      const fingerprint = await key.getAttribute('data-fingerprint');
+      assert.match(fingerprint, /^SHA256:\S+$/);
+      assert.match(await key.getText(), new RegExp(`This machine's key is not known yet: ED25519 ${fingerprint.replace(/[+/]/g, '\\$&')}`));
+      assert.equal((await browser.$$(byTestId('machine-entry'))).length, 0);
+      // The fingerprint is the host key's own, as `ssh-keygen -lf` on the machine says it.
+      const own = execFileSync('ssh-keygen', ['-lf', join(dir, 'host_key.pub')]).toString();
+      assert.ok(own.includes(fingerprint), `${fingerprint} is not the host key's (${own})`);
+
+      await (await browser.$(byTestId('machine-key-trust'))).click();
+      const entry = await browser.$(`${byTestId('machine-entry')}[data-destination="testhost"]`);
+      await entry.waitForExist({ timeout: 60_000, timeoutMsg: 'testhost was not added once its key was trusted' });
+      assert.equal(await entry.getAttribute('data-state'), 'connected');
+      assert.match(await (await entry.$(byTestId('machine-state'))).getText(), /^connected, Switchboard \S+, no agents running$/);
+
+      // Checked again over ssh, it still answers.
+      await (await browser.$(byTestId('machines-refresh'))).click();
+      await browser.waitUntil(async () => (await view.getAttribute('aria-busy')) === 'false', { timeout: 60_000 });
+      assert.equal(await (await browser.$(`${byTestId('machine-entry')}[data-destination="testhost"]`)).getAttribute('data-state'), 'connected');
+    } finally {
+      await close();
+    }
+  } finally {
+    stopEngine(sshd.remoteData);
+    await sshd.stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

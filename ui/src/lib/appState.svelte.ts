@@ -116,6 +116,8 @@ export class AppState {
   formOpen = $state(false);
   /** Whether the settings are shown in the main area. */
   settingsOpen = $state(false);
+  /** Whether the other machines are shown in the main area. */
+  machinesOpen = $state(false);
   /** The app's settings: the engine's defaults until it answered, then as saved. */
   settings: Settings = $state.raw(DEFAULT_SETTINGS);
   /** The agent the form edits; null while it creates a new one. */
@@ -210,7 +212,7 @@ export class AppState {
    * area (none while the settings, the search or the agent form cover it) and its task detail.
    */
   get viewing(): Viewing {
-    const covered = this.formOpen || this.searchOpen || this.settingsOpen || this.worktreesOpen || this.changesOf !== null;
+    const covered = this.formOpen || this.searchOpen || this.settingsOpen || this.machinesOpen || this.worktreesOpen || this.changesOf !== null;
     const agent = covered ? null : (this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null);
     return { profile_id: agent, task_id: this.selectedTaskId, focused: this.focused };
   }
@@ -408,6 +410,7 @@ export class AppState {
     this.formOpen = false;
     this.searchOpen = false;
     this.settingsOpen = false;
+    this.machinesOpen = false;
     this.worktreesOpen = false;
     this.changesOf = null;
     this.closeTask();
@@ -479,13 +482,14 @@ export class AppState {
     this.editing = agent;
     this.formOpen = true;
     this.settingsOpen = false;
+    this.machinesOpen = false;
     this.closeTask();
   }
 
   // ---- settings ------------------------------------------------------------------------
 
-  /** Show the settings in the main area. */
-  openSettings(): void {
+  /** Clears the main area for a page of the app's own (the settings, the machines). */
+  private clearMainArea(): void {
     this.closeForm();
     this.closeTask();
     this.closeLoop();
@@ -493,11 +497,30 @@ export class AppState {
     this.searchOpen = false;
     this.worktreesOpen = false;
     this.changesOf = null;
+    this.settingsOpen = false;
+    this.machinesOpen = false;
+  }
+
+  /** Show the settings in the main area. */
+  openSettings(): void {
+    this.clearMainArea();
     this.settingsOpen = true;
   }
 
   closeSettings(): void {
     this.settingsOpen = false;
+  }
+
+  // ---- other machines ------------------------------------------------------------------
+
+  /** Show the other machines (their engines over ssh) in the main area. */
+  openMachines(): void {
+    this.clearMainArea();
+    this.machinesOpen = true;
+  }
+
+  closeMachines(): void {
+    this.machinesOpen = false;
   }
 
   /** Keep the settings; resolves with them as the engine kept them, rejects with an ApiError. */
@@ -544,6 +567,7 @@ export class AppState {
     this.selection = selectionForTask(this.model, this.selection, task);
     this.formOpen = false;
     this.settingsOpen = false;
+    this.machinesOpen = false;
     this.openTask(taskId);
   }
 
@@ -642,6 +666,8 @@ export class AppState {
         return this.openOverview();
       case 'settings':
         return this.openSettings();
+      case 'machines':
+        return this.openMachines();
       case 'go':
         return this.select(action.session ? { kind: 'session', id: action.session.id } : { kind: 'profile', id: action.profile.id });
       case 'new-task':
@@ -683,6 +709,7 @@ export class AppState {
     this.closeLoop();
     this.closeFlows();
     this.settingsOpen = false;
+    this.machinesOpen = false;
     this.worktreesOpen = false;
     this.changesOf = null;
     if (query !== undefined) this.searchQuery = query;
@@ -751,6 +778,7 @@ export class AppState {
     this.formOpen = false;
     this.editing = null;
     this.settingsOpen = false;
+    this.machinesOpen = false;
     this.searchOpen = false;
     this.closeTask();
     this.closeLoop();
@@ -809,6 +837,7 @@ export class AppState {
     if (this.selectedAgent?.id !== agent) this.selection = { kind: 'profile', id: agent };
     this.formOpen = false;
     this.settingsOpen = false;
+    this.machinesOpen = false;
     this.openLoop(loopId);
   }
 

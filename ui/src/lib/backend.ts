@@ -10,7 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, EngineLink, FollowedLog, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
+import type { AppInfo, EngineEvent, EngineLink, FollowedLog, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -76,6 +76,22 @@ export interface Backend extends EngineCommands {
    * and it opened this window), once; null after that, and for a window started plainly.
    */
   takeOpenTarget(): Promise<OpenTarget | null>;
+  /**
+   * The other machines the user added, each checked over ssh as it answers now (this takes a
+   * while: one connection per machine).
+   */
+  listHosts(): Promise<HostState[]>;
+  /**
+   * Check a machine and add it to the list when its engine answers (`state` `connected`);
+   * otherwise nothing is added and the answer says why. A host key ssh does not know yet comes
+   * back as `unknown_host_key` with the key shown; it is trusted only when the user accepts it,
+   * by passing its fingerprint as `acceptKey`.
+   */
+  addHost(destination: string, port: number | null, remoteProgram: string | null, acceptKey: string | null): Promise<HostState>;
+  /** Take a machine out of the list; its engine and agents go on there. */
+  removeHost(destination: string): Promise<void>;
+  /** Open a new window, a process of its own, on that machine's engine. */
+  openHost(destination: string): Promise<void>;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
@@ -203,6 +219,22 @@ export function tauriBackend(): Backend {
 
     takeOpenTarget(): Promise<OpenTarget | null> {
       return call('take_open_target');
+    },
+
+    listHosts(): Promise<HostState[]> {
+      return call('list_hosts');
+    },
+
+    addHost(destination: string, port: number | null, remoteProgram: string | null, acceptKey: string | null): Promise<HostState> {
+      return call('add_host', { destination, port, remoteProgram, acceptKey });
+    },
+
+    async removeHost(destination: string): Promise<void> {
+      await call<null>('remove_host', { destination });
+    },
+
+    async openHost(destination: string): Promise<void> {
+      await call<null>('open_host', { destination });
     },
   };
 }

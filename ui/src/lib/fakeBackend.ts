@@ -38,6 +38,7 @@
  */
 import type {
   AgentAttention,
+  HostState,
   AgentPreset,
   DetectedAgent,
   Attention,
@@ -144,6 +145,20 @@ export interface FakeBackendOptions {
   host?: string;
   /** The engine machine's home folder (`~` in a path `list_folder` is asked for); /home/dev unless given. */
   home?: string;
+}
+
+/** A machine's state as the shell reports it, the fields not given empty. */
+function fakeHost(host: Partial<HostState> & { destination: string }): HostState {
+  return {
+    port: null,
+    remote_program: null,
+    state: 'connected',
+    version: null,
+    agents_running: null,
+    problem: null,
+    unknown_key: null,
+    ...host,
+  };
 }
 
 /** The folders the fake's home folder holds, whatever directories it was given. */
@@ -1203,6 +1218,59 @@ export class FakeBackend implements Backend {
     return target;
   }
 
+  // ---- other machines ------------------------------------------------------------------
+
+  /** The fingerprint every fake host whose key is not known shows. */
+  static readonly FAKE_FINGERPRINT = 'SHA256:fakefakefake';
+  /** The machines added, in the order added. */
+  #hosts: HostState[] = [];
+
+  /** A machine in the list as `list_hosts` finds it (any state), for tests and the demo. */
+  seedHost(host: Partial<HostState> & { destination: string }): void {
+    this.#hosts = [...this.#hosts.filter((h) => h.destination !== host.destination), fakeHost(host)];
+  }
+
+  async listHosts(): Promise<HostState[]> {
+    this.#record('list_hosts', {});
+    return this.#hosts.map((h) => structuredClone(h));
+  }
+
+  /**
+   * As the shell checks a machine: a destination with "unknown" in it shows a key not known yet
+   * (added once that key's fingerprint is accepted), one with "down" cannot be reached, any
+   * other answers; only a machine that answers is added.
+   */
+  async addHost(destination: string, port: number | null, remoteProgram: string | null, acceptKey: string | null): Promise<HostState> {
+    this.#record('add_host', { destination, port, remoteProgram, acceptKey });
+    const name = destination.trim();
+    if (name === '') this.#fail('invalid_input', 'Say which machine: user@host, or an alias of your ssh config.', 'destination');
+    const base = { destination: name, port, remote_program: remoteProgram };
+    if (name.includes('unknown') && acceptKey !== FakeBackend.FAKE_FINGERPRINT) {
+      return fakeHost({
+        ...base,
+        state: 'unknown_host_key',
+        problem: `The key of ${name} is not known yet.`,
+        unknown_key: { key_type: 'ED25519', fingerprint: FakeBackend.FAKE_FINGERPRINT },
+      });
+    }
+    if (name.includes('down')) {
+      return fakeHost({ ...base, state: 'unreachable', problem: `ssh could not reach ${name}: Connection timed out.` });
+    }
+    const added = fakeHost({ ...base, state: 'connected', version: '0.1.0', agents_running: 0 });
+    this.seedHost(added);
+    return structuredClone(added);
+  }
+
+  async removeHost(destination: string): Promise<void> {
+    this.#record('remove_host', { destination });
+    this.#hosts = this.#hosts.filter((h) => h.destination !== destination);
+  }
+
+  /** Recorded only (the shell would start a window of its own on that machine). */
+  async openHost(destination: string): Promise<void> {
+    this.#record('open_host', { destination });
+  }
+
   readonly #agentStatus = new Map<SessionId, AgentStatusInfo>();
 
   async listAgentStatus(): Promise<AgentStatusInfo[]> {
@@ -1989,7 +2057,7 @@ export class FakeBackend implements Backend {
     const error = this.#failures.get(command)?.shift();
     if (error) throw error;
     // The window's own calls answer whether or not its engine started.
-    const windows = ['app_info', 'pick_folder', 'take_open_target'];
+    const windows = ['app_info', 'pick_folder', 'take_open_target', 'list_hosts', 'add_host', 'remove_host', 'open_host'];
     if (this.#startupProblem && !windows.includes(command)) this.#fail('engine_stopped', 'the engine has shut down');
   }
 

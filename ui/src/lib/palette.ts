@@ -15,6 +15,7 @@ export type PaletteAction =
   | { kind: 'search' }
   | { kind: 'overview' }
   | { kind: 'settings' }
+  | { kind: 'machines' }
   | { kind: 'go'; profile: Profile; session: SessionInfo | null }
   | { kind: 'new-task'; profile: Profile }
   | { kind: 'new-agent' }
@@ -169,6 +170,13 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
     group: 'Go to',
     keywords: ['preferences', 'theme', 'dark', 'light', 'notifications', 'quiet hours', 'time limit', 'data folder'],
     action: { kind: 'settings' },
+  });
+  commands.push({
+    id: 'machines',
+    label: 'Machines…',
+    group: 'Go to',
+    keywords: ['hosts', 'ssh', 'remote', 'other computer', 'server', 'add a machine'],
+    action: { kind: 'machines' },
   });
   commands.push({
     id: 'agents',
