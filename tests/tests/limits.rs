@@ -13,7 +13,7 @@ use support::{Collected, TestEngine};
 use switchboard_core::SessionId;
 use switchboard_core::{
     AccountLimit, Attention, EngineEvent, LimitPhase, Need, Profile, ProfileSpec, Settings, TaskId, TaskInfo, TaskSpec,
-    TaskState, WaitingFor,
+    TaskState, UsageLevel, WaitingFor,
 };
 
 /// An agent at work on a task, whose hooks the test speaks for.
@@ -447,6 +447,7 @@ async fn the_usage_claude_codes_status_line_tells_is_kept_and_warned_of_once_per
         let windows: Vec<(u32, u8, Option<i64>)> =
             usage.windows.iter().map(|w| (w.minutes, w.used_percent, w.resets_at)).collect();
         assert_eq!(windows, vec![(300, 42, Some(reset * 1000)), (10_080, 17, Some(1_900_000_000_000))]);
+        assert_eq!(usage.windows[0].level, UsageLevel::Ok);
         // The user's own status line still shows, given the same input.
         screen.wait_for_text("my line: Opus").await;
         assert!(warnings(&t).is_empty(), "42% is below the warning");
@@ -455,8 +456,9 @@ async fn the_usage_claude_codes_status_line_tells_is_kept_and_warned_of_once_per
         for five in [85, 85, 86] {
             t.engine.write_input(session.clone(), status_line(five, reset) + "\n").await.unwrap();
         }
-        t.events.wait_for("86% told", windows_told(86)).await;
+        let told = t.events.wait_for("86% told", windows_told(86)).await;
         assert_eq!(warnings(&t), vec![(300, 85)]);
+        assert_eq!((told.windows[0].level, told.windows[1].level), (UsageLevel::Warn, UsageLevel::Ok));
         let told = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::UsageChanged { .. })).count();
         assert_eq!(told, 3, "the same usage told twice changes nothing");
         t.engine.shutdown().await;
@@ -474,4 +476,18 @@ async fn the_usage_claude_codes_status_line_tells_is_kept_and_warned_of_once_per
     t.engine.write_input(session, status_line(81, reset + 5 * 3600) + "\n").await.unwrap();
     t.events.wait_for("the next window told", windows_told(81)).await;
     assert_eq!(warnings(&t), vec![(300, 81)]);
+    // A warning moved past it: the usage is told again, the window no longer marked.
+    let settings = Settings { usage_warn_percent: 95, ..t.engine.get_settings().await.unwrap() };
+    t.engine.set_settings(settings).await.unwrap();
+    let again = t
+        .events
+        .wait_for("the usage told again", |events| {
+            events.iter().rev().find_map(|e| match e {
+                EngineEvent::UsageChanged { usage } if usage.windows[0].level == UsageLevel::Ok => Some(usage.clone()),
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(again.windows[0].used_percent, 81);
+    assert_eq!(t.engine.list_usage().await.unwrap()[0].windows[0].level, UsageLevel::Ok);
 }

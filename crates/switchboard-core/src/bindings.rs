@@ -133,6 +133,7 @@ pub fn typescript() -> String {
         crate::api::WorktreeOverlap::decl(&cfg),
         crate::api::AccountLimit::decl(&cfg),
         crate::api::AccountUsage::decl(&cfg),
+        crate::api::UsageLevel::decl(&cfg),
         crate::api::FolderListing::decl(&cfg),
         crate::api::LimitPhase::decl(&cfg),
         crate::api::UsageWindow::decl(&cfg),

@@ -33,7 +33,7 @@ pub mod wire;
 pub mod workspace;
 pub mod worktree;
 
-pub use api::{AccountLimit, AccountUsage, LimitPhase, MAX_PASSED_RESETS, Need, UsageWindow, WaitingFor};
+pub use api::{AccountLimit, AccountUsage, LimitPhase, MAX_PASSED_RESETS, Need, UsageLevel, UsageWindow, WaitingFor};
 pub use api::{
     AgentAttention, AgentPreset, AgentStatusInfo, ApiError, AppInfo, Artifact, Attention, CliFound, Command,
     CompletionRule, Delegation, DelegationState, DetectedAgent, DiagramId, DiagramSilence, DiagramState, EngineEvent,

@@ -45,10 +45,30 @@ fn key_of(window: &crate::api::UsageWindow) -> WindowKey {
     (window.minutes, window.resets_at)
 }
 
-/// The windows of `windows` the user is to be warned of now: used at least
-/// `threshold` percent (0: never), short of used up (a used-up window is a
-/// limit, told as such), and not warned of before (`warned`). Past windows
-/// are forgotten: the warned keys kept are those still told.
+/// How a window used `used_percent` stands against the user's warning
+/// `threshold` (0: never): used up, past the warning, or neither.
+pub fn level_of(used_percent: u8, threshold: u8) -> crate::api::UsageLevel {
+    use crate::api::UsageLevel;
+    match used_percent {
+        100.. => UsageLevel::Full,
+        used if threshold > 0 && used >= threshold => UsageLevel::Warn,
+        _ => UsageLevel::Ok,
+    }
+}
+
+/// The windows with their levels against `threshold` ([`level_of`]).
+pub fn with_levels(windows: &[crate::api::UsageWindow], threshold: u8) -> Vec<crate::api::UsageWindow> {
+    windows
+        .iter()
+        .map(|w| crate::api::UsageWindow { level: level_of(w.used_percent, threshold), ..w.clone() })
+        .collect()
+}
+
+/// The windows of `windows` the user is to be warned of now: past the
+/// warning ([`level_of`]: at least `threshold` percent, 0 never, short of
+/// used up: a used-up window is a limit, told as such), and not warned of
+/// before (`warned`). Past windows are forgotten: the warned keys kept are
+/// those still told.
 pub fn warnings_due(
     windows: &[crate::api::UsageWindow],
     warned: &[WindowKey],
@@ -56,7 +76,7 @@ pub fn warnings_due(
 ) -> (Vec<crate::api::UsageWindow>, Vec<WindowKey>) {
     let due: Vec<crate::api::UsageWindow> = windows
         .iter()
-        .filter(|w| threshold > 0 && w.used_percent >= threshold && w.used_percent < 100)
+        .filter(|w| level_of(w.used_percent, threshold) == crate::api::UsageLevel::Warn)
         .filter(|w| !warned.contains(&key_of(w)))
         .cloned()
         .collect();
@@ -79,6 +99,7 @@ pub fn usage_of(
             minutes: w.minutes,
             used_percent: w.used_percent.round().clamp(0.0, 100.0) as u8,
             resets_at: w.resets_at.map(|secs| secs * 1000),
+            level: crate::api::UsageLevel::Ok,
         })
         .collect();
     let reset = kept.iter().filter(|w| w.used_percent >= 100).filter_map(|w| w.resets_at).max();
@@ -368,7 +389,12 @@ mod tests {
     #[test]
     fn a_window_used_past_the_warning_warns_once_and_a_new_window_again() {
         use crate::api::UsageWindow;
-        let w = |minutes, used_percent, resets_at| UsageWindow { minutes, used_percent, resets_at: Some(resets_at) };
+        let w = |minutes, used_percent, resets_at| UsageWindow {
+            minutes,
+            used_percent,
+            resets_at: Some(resets_at),
+            level: Default::default(),
+        };
         let five = |used| w(300, used, 10);
         let week = |used| w(10_080, used, 99);
         /// what, windows told, warned before, threshold; due (lengths), kept
@@ -401,6 +427,16 @@ mod tests {
             let (got, got_kept) = warnings_due(&windows, &warned, threshold);
             assert_eq!(got.iter().map(|w| w.minutes).collect::<Vec<_>>(), due, "{what}");
             assert_eq!(got_kept, kept, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_windows_level_is_used_up_past_the_warning_or_neither() {
+        use crate::api::UsageLevel::{Full, Ok, Warn};
+        let cases =
+            [(0, 80, Ok), (79, 80, Ok), (80, 80, Warn), (99, 80, Warn), (100, 80, Full), (100, 0, Full), (99, 0, Ok)];
+        for (used, threshold, level) in cases {
+            assert_eq!(level_of(used, threshold), level, "{used}% against {threshold}%");
         }
     }
 }

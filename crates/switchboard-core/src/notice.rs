@@ -1714,7 +1714,7 @@ mod tests {
         let warning = |profiles: Vec<ProfileId>, minutes, resets_at| EngineEvent::UsageWarning {
             account: "~/.claude".into(),
             profiles,
-            window: UsageWindow { minutes, used_percent: 85, resets_at },
+            window: UsageWindow { minutes, used_percent: 85, resets_at, level: crate::api::UsageLevel::Warn },
         };
         let five = notices.apply(&warning(vec![lead.clone()], 300, Some(in_hours(2)))).expect("told");
         assert_eq!(five.kind, NoticeKind::UsageLimit);

@@ -1031,6 +1031,8 @@ windows: Array<UsageWindow>,
  */
 told_at: number, };
 
+export type UsageLevel = "ok" | "warn" | "full";
+
 export type FolderListing = { 
 /**
  * The folder, its whole path (links resolved).
@@ -1064,7 +1066,12 @@ used_percent: number,
 /**
  * When it resets, when the CLI said.
  */
-resets_at: number | null, };
+resets_at: number | null, 
+/**
+ * How it stands against the user's warning (worked out by the engine
+ * as it tells the usage: `crate::limits::level_of`).
+ */
+level: UsageLevel, };
 
 export type WorktreeInfo = { 
 /**

@@ -100,7 +100,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
-import type { AccountLimit, AccountUsage, EngineLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
+import type { AccountLimit, AccountUsage, EngineLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -312,6 +312,9 @@ function compare(a: string, b: string): number {
 
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
 const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
+
+/** An account's usage as a CLI tells it: its windows before the engine weighs them. */
+export type ToldUsage = Omit<AccountUsage, 'windows'> & { windows: Omit<UsageWindow, 'level'>[] };
 
 export class FakeBackend implements Backend {
   readonly calls: FakeCall[] = [];
@@ -814,8 +817,13 @@ export class FakeBackend implements Backend {
       if (from === to) this.#fail('invalid_input', 'Quiet hours must end at another time than they start.', 'quiet_hours_to');
       kept.quiet_hours = { mode: 'daily', from: clockText(from), to: clockText(to) };
     }
+    const warnedAt = this.#settings.usage_warn_percent;
     this.#settings = kept;
     this.emit({ type: 'settings_changed', settings: structuredClone(kept) });
+    // As the engine: a moved warning tells each account's usage again, its windows' levels anew.
+    if (kept.usage_warn_percent !== warnedAt) {
+      for (const usage of this.#usage.values()) this.emit({ type: 'usage_changed', usage: this.#withLevels(usage) });
+    }
     return structuredClone(kept);
   }
 
@@ -1044,17 +1052,27 @@ export class FakeBackend implements Backend {
   }
 
   /** Each account's usage, as seeded (`seedUsage`). */
-  readonly #usage = new Map<string, AccountUsage>();
+  readonly #usage = new Map<string, ToldUsage>();
 
-  /** The account's usage, as its agents' CLI told it and the engine reports it (`usage_changed`). */
-  seedUsage(usage: AccountUsage): void {
+  /**
+   * The account's usage, as its agents' CLI told it; the engine reports it (`usage_changed`)
+   * with each window's level against the user's warning, as the fake does.
+   */
+  seedUsage(usage: ToldUsage): void {
     this.#usage.set(usage.account, usage);
-    this.emit({ type: 'usage_changed', usage });
+    this.emit({ type: 'usage_changed', usage: this.#withLevels(usage) });
+  }
+
+  /** As the engine's `level_of`: used up, at or past the warning (0: never), or neither. */
+  #withLevels(usage: ToldUsage): AccountUsage {
+    const warn = this.#settings.usage_warn_percent;
+    const levelOf = (used: number): UsageLevel => (used >= 100 ? 'full' : warn > 0 && used >= warn ? 'warn' : 'ok');
+    return { ...usage, windows: usage.windows.map((w) => ({ ...w, level: levelOf(w.used_percent) })) };
   }
 
   async listUsage(): Promise<AccountUsage[]> {
     this.#record('list_usage', {});
-    return [...this.#usage.values()];
+    return [...this.#usage.values()].map((usage) => this.#withLevels(usage));
   }
 
   /**

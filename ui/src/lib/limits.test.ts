@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountLimit, AccountUsage, Attention, EngineEvent, UsageWindow } from './bindings';
+import type { AccountLimit, AccountUsage, Attention, EngineEvent, UsageLevel, UsageWindow } from './bindings';
 import {
   accountName,
   applyLimitEvent,
@@ -151,7 +151,7 @@ describe('what Resume now ends', () => {
 const told = (overrides: Partial<AccountUsage> = {}): AccountUsage => ({
   account: '/home/ann/.claude',
   profiles: ['builder', 'reviewer'],
-  windows: [{ minutes: 300, used_percent: 42, resets_at: RESET }],
+  windows: [{ minutes: 300, used_percent: 42, resets_at: RESET, level: 'ok' }],
   told_at: NOW,
   ...overrides,
 });
@@ -159,7 +159,7 @@ const told = (overrides: Partial<AccountUsage> = {}): AccountUsage => ({
 describe("the accounts' usage the window keeps", () => {
   const first = told();
   const other = told({ account: 'work plan', profiles: ['night'] });
-  const later = told({ windows: [{ minutes: 300, used_percent: 57, resets_at: RESET }] });
+  const later = told({ windows: [{ minutes: 300, used_percent: 57, resets_at: RESET, level: 'ok' }] });
   it.each<[string, readonly AccountUsage[], EngineEvent, readonly AccountUsage[]]>([
     ['a first account told', [], { type: 'usage_changed', usage: first }, [first]],
     ['another account told', [first], { type: 'usage_changed', usage: other }, [first, other]],
@@ -188,7 +188,12 @@ describe("the accounts' usage the window keeps", () => {
 });
 
 describe("an account's usage as bars", () => {
-  const window = (minutes: number, used: number, resets: number | null = null): UsageWindow => ({ minutes, used_percent: used, resets_at: resets });
+  const window = (minutes: number, used: number, resets: number | null = null, level: UsageLevel = 'ok'): UsageWindow => ({
+    minutes,
+    used_percent: used,
+    resets_at: resets,
+    level,
+  });
 
   it('each window named, how much is used, when it resets', () => {
     const bars = usageBars([window(300, 100, RESET), window(10080, 61), window(90, 5)], NOW);
@@ -214,21 +219,13 @@ describe("an account's usage as bars", () => {
     expect([bar.label, bar.short]).toEqual([label, short]);
   });
 
-  it.each<[string, number, number, string]>([
-    ['below the warning', 79, 80, 'ok'],
-    ['at the warning', 80, 80, 'warn'],
-    ['past the warning', 99, 80, 'warn'],
-    ['used up, whatever the warning', 100, 80, 'full'],
-    ['used up, with warnings off', 100, 0, 'full'],
-    ['past where the warning would be, with warnings off', 95, 0, 'ok'],
-    ['at a low warning', 10, 10, 'warn'],
-  ])('a window %s: %i%% with the warning at %i%% is %s', (_name, used, warn, level) => {
-    expect(usageBars([window(300, used, RESET)], NOW, warn)[0].level).toBe(level);
+  it.each<UsageLevel>(['ok', 'warn', 'full'])('a window the engine weighed %s is marked so', (level) => {
+    expect(usageBars([window(300, 90, RESET, level)], NOW)[0].level).toBe(level);
   });
 
   it('a window whose reset has passed since it was told shows nothing used', () => {
     const passed = new Date(2026, 10, 26, 12, 0).getTime();
-    expect(usageBars([window(300, 97, passed)], NOW, 80)).toEqual([
+    expect(usageBars([window(300, 97, passed, 'warn')], NOW)).toEqual([
       { label: '5 hours', short: '5 h', percent: 0, level: 'ok', words: `5 hours: reset at ${at(passed)}` },
     ]);
   });

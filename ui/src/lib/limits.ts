@@ -7,7 +7,7 @@
  * which agents the window offers "Resume now" for (`resumeAgent`: go on without waiting for
  * the reset).
  */
-import type { AccountLimit, AccountUsage, Attention, EngineEvent, ProfileId, TaskInfo, UsageWindow, WaitingFor } from './bindings';
+import type { AccountLimit, AccountUsage, Attention, EngineEvent, ProfileId, TaskInfo, UsageLevel, UsageWindow, WaitingFor } from './bindings';
 import { attentionLine, needWords } from './attention';
 import { formatTime } from './model';
 import { isFinished, waitSentence } from './tasks';
@@ -158,9 +158,6 @@ export function limitDetail(limit: AccountLimit, profileId: ProfileId, names: Re
   return lines;
 }
 
-/** How a bar is marked: as usual, past the user's warning, or used up (the limit). */
-export type UsageLevel = 'ok' | 'warn' | 'full';
-
 /** One usage window as a bar shows it: its name, how much is used, when it resets. */
 export interface UsageBar {
   /** "5 hours", "week". */
@@ -169,6 +166,7 @@ export interface UsageBar {
   short: string;
   /** How much is used, 0 to 100; 0 once the window has reset since its CLI told it. */
   percent: number;
+  /** How the engine weighed it against the user's warning: as usual, past it, used up. */
   level: UsageLevel;
   /** "5 hours: 100% used, resets 14:05". */
   words: string;
@@ -206,11 +204,11 @@ export function resetWords(at: number, now: number): string {
 }
 
 /**
- * The account's usage windows, as its CLI last told them, for bars. `warnPercent`: the user's
- * warning (0: never), at which a bar is marked. A window whose reset has passed since is shown
- * empty: what was used then no longer counts, and nothing newer was told.
+ * The account's usage windows, as its CLI last told them, for bars; each marked as the engine
+ * weighed it against the user's warning (`level`). A window whose reset has passed since is
+ * shown empty: what was used then no longer counts, and nothing newer was told.
  */
-export function usageBars(windows: readonly UsageWindow[], now: number, warnPercent = 0): UsageBar[] {
+export function usageBars(windows: readonly UsageWindow[], now: number): UsageBar[] {
   return windows.map((window) => {
     const label = windowName(window.minutes);
     const name = `${label.charAt(0).toUpperCase()}${label.slice(1)}`;
@@ -219,9 +217,8 @@ export function usageBars(windows: readonly UsageWindow[], now: number, warnPerc
       return { ...base, percent: 0, level: 'ok', words: `${name}: reset at ${resetWords(window.resets_at, now)}` };
     }
     const percent = Math.min(100, Math.max(0, window.used_percent));
-    const level: UsageLevel = percent >= 100 ? 'full' : warnPercent > 0 && percent >= warnPercent ? 'warn' : 'ok';
     const resets = window.resets_at === null ? '' : `, resets ${resetWords(window.resets_at, now)}`;
-    return { ...base, percent, level, words: `${name}: ${percent}% used${resets}` };
+    return { ...base, percent, level: window.level, words: `${name}: ${percent}% used${resets}` };
   });
 }
 

@@ -53,6 +53,22 @@ pub struct UsageWindow {
     pub used_percent: u8,
     /// When it resets, when the CLI said.
     pub resets_at: Option<Millis>,
+    /// How it stands against the user's warning (worked out by the engine
+    /// as it tells the usage: `crate::limits::level_of`).
+    #[serde(default)]
+    pub level: UsageLevel,
+}
+
+/// How much of a usage window is used, against the user's warning.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageLevel {
+    #[default]
+    Ok,
+    /// At or past the warning share, short of used up.
+    Warn,
+    /// Used up: the account is at its limit.
+    Full,
 }
 
 /// Where an account's limit is.

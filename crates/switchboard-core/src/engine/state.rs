@@ -666,8 +666,12 @@ impl EngineState {
     /// Checks and keeps the settings, then tells the window and the shell.
     pub(super) fn set_settings(&mut self, settings: crate::api::Settings) -> Result<crate::api::Settings, EngineError> {
         let settings = validate_settings(&settings)?;
+        let warned_at = self.cx.store.settings().unwrap_or_default().usage_warn_percent;
         self.cx.store.save_settings(&settings, now())?;
         self.cx.emit(EngineEvent::SettingsChanged { settings: settings.clone() });
+        if settings.usage_warn_percent != warned_at {
+            self.tasks.warning_changed(&self.cx);
+        }
         Ok(settings)
     }
 

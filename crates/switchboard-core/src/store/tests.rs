@@ -594,8 +594,8 @@ fn an_accounts_usage_and_the_windows_warned_of_are_kept_across_a_reopen() {
     let record = UsageRecord {
         account: "~/.claude".into(),
         windows: vec![
-            UsageWindow { minutes: 300, used_percent: 85, resets_at: Some(1_000) },
-            UsageWindow { minutes: 10_080, used_percent: 12, resets_at: None },
+            UsageWindow { minutes: 300, used_percent: 85, resets_at: Some(1_000), level: Default::default() },
+            UsageWindow { minutes: 10_080, used_percent: 12, resets_at: None, level: Default::default() },
         ],
         told_at: 5,
         warned: vec![(300, Some(1_000))],

@@ -84,12 +84,14 @@ fn profiles_of(cx: &Ctx, account: &str) -> Vec<ProfileId> {
         .collect()
 }
 
-/// The account's usage as the window and the command line read it.
+/// The account's usage as the window and the command line read it, each
+/// window's level against the user's warning now.
 fn usage_info(cx: &Ctx, record: &UsageRecord) -> AccountUsage {
+    let threshold = cx.store.settings().unwrap_or_default().usage_warn_percent;
     AccountUsage {
         account: record.account.clone(),
         profiles: profiles_of(cx, &record.account),
-        windows: record.windows.clone(),
+        windows: crate::limits::with_levels(&record.windows, threshold),
         told_at: record.told_at,
     }
 }
@@ -139,6 +141,14 @@ impl TaskDesk {
     /// Each account's usage told.
     pub fn usage(&self, cx: &Ctx) -> Vec<AccountUsage> {
         cx.usage.values().map(|record| usage_info(cx, record)).collect()
+    }
+
+    /// The user's warning changed: each account's usage is told again with
+    /// its windows' new levels.
+    pub fn warning_changed(&self, cx: &Ctx) {
+        for usage in self.usage(cx) {
+            cx.emit(EngineEvent::UsageChanged { usage });
+        }
     }
 
     /// The agent in `session` told its account's usage (Claude Code's
