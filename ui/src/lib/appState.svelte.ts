@@ -1054,7 +1054,15 @@ export class AppState {
  * session the user went back to, or on anything else stays where it is.
  */
 export function followNewSession(before: Model, selection: Selection, event: EngineEvent): Selection {
-  if (event.type !== 'session_changed' || !isRunning(event.session) || selection?.kind !== 'session') return selection;
+  if (event.type !== 'session_changed' || selection?.kind !== 'session') return selection;
+  if (!isRunning(event.session)) {
+    // The shown session ended after its successor had started (a restart's two events come in
+    // either order): the successor is shown, as when it starts after the end.
+    const ended = event.session;
+    if (ended.id !== selection.id) return selection;
+    const latest = sessionsOfProfile(before.sessions, ended.profile_id)[0];
+    return latest !== undefined && latest.id !== ended.id && isRunning(latest) ? { kind: 'session', id: latest.id } : selection;
+  }
   const started = event.session;
   if (before.sessions.some((s) => s.id === started.id)) return selection;
   const shown = before.sessions.find((s) => s.id === selection.id);

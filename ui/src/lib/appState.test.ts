@@ -82,6 +82,18 @@ describe('the view follows an agent to its new session', () => {
     expect(next?.id ?? null).toBe(shown);
   });
 
+  it.each<[string, SessionInfo[], string]>([
+    // A restart whose new session was told before the old one's end: the new one is shown.
+    ['the shown session ends after its successor started', [session('old', 'r', 4, true), session('new', 'r', 5, true)], 'new'],
+    // Ending with no newer running session of its agent: it stays on screen, ended.
+    ['the shown session ends alone', [session('old', 'r', 4, true)], 'old'],
+    ['the shown session ends while an older one runs', [session('older', 'r', 3, true), session('old', 'r', 4, true)], 'old'],
+  ])('%s', (_, sessions, shown) => {
+    const ended = { ...sessions.find((s) => s.id === 'old')!, ...session('old', 'r', 4, false) };
+    const next = followNewSession({ profiles: [], sessions }, on('old'), started(ended));
+    expect(next?.id ?? null).toBe(shown);
+  });
+
   it('in the window: a loop\'s next iteration in a fresh session is shown in place of the ended one', async () => {
     const backend = new FakeBackend();
     const p = backend.seedProfile({ name: 'looper' });
