@@ -102,7 +102,8 @@ async function sshServer(dir) {
     async stop() {
       const children = spawnSync('pgrep', ['-P', String(listener.pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
       for (const pid of children) spawnSync('pkill', ['-KILL', '-P', pid]);
-      for (const pid of children) process.kill(Number(pid), 'SIGKILL');
+      // A connection's process may end by itself once its own children are gone.
+      for (const pid of children) spawnSync('kill', ['-KILL', pid]);
       listener.kill('SIGKILL');
       await waitFor('sshd to be gone', async () => !(await listens(port)), 15_000);
     },
