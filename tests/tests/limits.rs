@@ -491,3 +491,24 @@ async fn the_usage_claude_codes_status_line_tells_is_kept_and_warned_of_once_per
     assert_eq!(again.windows[0].used_percent, 81);
     assert_eq!(t.engine.list_usage().await.unwrap()[0].windows[0].level, UsageLevel::Ok);
 }
+
+/// Status-line input an agent forged (it has its session's secret): a reset
+/// past any calendar, numbers out of range. The engine takes what it can,
+/// says the reset is not known, and goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_usage_numbers_are_kept_in_range_and_crash_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let t = TestEngine::start_in(data.path(), |_| {}).await;
+    let (_, session, _) = status_line_agent(&t, &data.path().join("home")).await;
+    let forged = serde_json::json!({"rate_limits": {
+        "five_hour": {"used_percentage": 50, "resets_at": i64::MAX},
+        "seven_day": {"used_percentage": 1e308, "resets_at": -1}}});
+    t.engine.write_input(session.clone(), forged.to_string() + "\n").await.unwrap();
+    let usage = t.events.wait_for("the forged usage told", windows_told(50)).await;
+    let windows: Vec<(u32, u8, Option<i64>)> =
+        usage.windows.iter().map(|w| (w.minutes, w.used_percent, w.resets_at)).collect();
+    assert_eq!(windows, [(300, 50, None)], "the reset not known; the week's nonsense left out");
+    // The engine goes on: the next usage told is kept.
+    t.engine.write_input(session, status_line(60, 1_800_000_000) + "\n").await.unwrap();
+    t.events.wait_for("the next usage told", windows_told(60)).await;
+}

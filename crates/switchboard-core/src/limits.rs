@@ -88,8 +88,18 @@ pub fn warnings_due(
     (due, kept)
 }
 
+/// The furthest ahead a told reset is believed: a month (the longest window
+/// of any plan); further is taken as not known.
+pub const LONGEST_WAIT_MS: Millis = 31 * 24 * 3600 * 1000;
+
+/// The last moment a told reset can name, in Unix seconds (the end of the
+/// year 9999): past it, or at or before the epoch, the reset is not known.
+/// What an agent forges in its place never overflows the app's clock.
+const LAST_RESET_SECS: i64 = 253_402_300_799;
+
 /// The usage windows a CLI told, as the app keeps them; and the reset they
-/// name for the limit: the latest reset of the windows used up.
+/// name for the limit: the latest reset of the windows used up. A reset out
+/// of any calendar's range is not known.
 pub fn usage_of(
     windows: &[switchboard_protocol::rollout::UsageWindow],
 ) -> (Vec<crate::api::UsageWindow>, Option<Millis>) {
@@ -98,7 +108,7 @@ pub fn usage_of(
         .map(|w| crate::api::UsageWindow {
             minutes: w.minutes,
             used_percent: w.used_percent.round().clamp(0.0, 100.0) as u8,
-            resets_at: w.resets_at.map(|secs| secs * 1000),
+            resets_at: w.resets_at.filter(|secs| (1..=LAST_RESET_SECS).contains(secs)).map(|secs| secs * 1000),
             level: crate::api::UsageLevel::Ok,
         })
         .collect();
@@ -438,5 +448,20 @@ mod tests {
         for (used, threshold, level) in cases {
             assert_eq!(level_of(used, threshold), level, "{used}% against {threshold}%");
         }
+    }
+
+    #[test]
+    fn a_told_window_out_of_range_is_kept_within_it() {
+        use switchboard_protocol::rollout::UsageWindow as Told;
+        let told = |used_percent, resets_at| Told { minutes: 300, used_percent, resets_at };
+        let (kept, reset) = usage_of(&[
+            told(f64::MAX, Some(i64::MAX)),
+            told(-5.0, Some(-1)),
+            told(f64::NAN, Some(0)),
+            told(100.0, Some(1_800_000_000)),
+        ]);
+        let shown: Vec<(u8, Option<Millis>)> = kept.iter().map(|w| (w.used_percent, w.resets_at)).collect();
+        assert_eq!(shown, [(100, None), (0, None), (0, None), (100, Some(1_800_000_000_000))]);
+        assert_eq!(reset, Some(1_800_000_000_000), "only a reset in range names the limit's end");
     }
 }

@@ -246,7 +246,9 @@ impl TaskDesk {
         usage: &[switchboard_protocol::rollout::UsageWindow],
     ) {
         let (usage, used_up) = crate::limits::usage_of(usage);
-        let until = used_up.or(until);
+        // A reset further ahead than any plan's window (a month) is not believed:
+        // the account is tried again as for an unknown one, never parked for years.
+        let until = used_up.or(until).filter(|until| *until <= now() + crate::limits::LONGEST_WAIT_MS);
         usage_told(cx, account, usage);
         let before = cx.limits.get(account);
         let resumed =
