@@ -74,9 +74,21 @@ pub fn users_status_line(payload: &Value, env: &impl Fn(&str) -> Option<String>)
 }
 
 /// The status-line command a settings file names, unless it is the app's.
+/// Only a regular file is read (opened without blocking: a FIFO an agent
+/// planted in its project's `.claude` never holds the status line), and at
+/// most [`MAX_SETTINGS_BYTES`] of it.
 fn status_line_in(file: &Path) -> Option<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(file)
+        .ok()?;
+    if !opened.metadata().ok()?.is_file() {
+        return None;
+    }
     let mut text = String::new();
-    std::fs::File::open(file).ok()?.take(MAX_SETTINGS_BYTES).read_to_string(&mut text).ok()?;
+    opened.take(MAX_SETTINGS_BYTES).read_to_string(&mut text).ok()?;
     let settings: Value = serde_json::from_str(&text).ok()?;
     let command = settings.pointer("/statusLine/command").and_then(Value::as_str)?.trim();
     let ours = command.ends_with(STATUS_LINE_FLAG) && command.contains(HOOK_BINARY);
@@ -130,6 +142,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn nix_fifo(path: &Path) {
+        let path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only makes the node.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    }
+
     fn write(path: &Path, settings: Value) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, settings.to_string()).unwrap();
@@ -153,6 +171,10 @@ mod tests {
         assert_eq!(users_status_line(&payload, &moved), None, "the app's own line is never run by itself");
         write(&project.join(".claude/settings.json"), json!("not settings"));
         assert_eq!(users_status_line(&payload, &env).as_deref(), Some("mine"), "a file without one is passed");
+        // A FIFO planted in its place is passed at once, never waited on.
+        std::fs::remove_file(project.join(".claude/settings.json")).unwrap();
+        nix_fifo(&project.join(".claude/settings.json"));
+        assert_eq!(users_status_line(&payload, &env).as_deref(), Some("mine"), "a FIFO is not read");
     }
 
     #[test]
