@@ -250,7 +250,7 @@ test('a machine is added from the Machines view: its unknown key shown, trusted 
       const entry = await browser.$(`${byTestId('machine-entry')}[data-destination="testhost"]`);
       await entry.waitForExist({ timeout: 60_000, timeoutMsg: 'testhost was not added once its key was trusted' });
       assert.equal(await entry.getAttribute('data-state'), 'connected');
-      assert.match(await (await entry.$(byTestId('machine-state'))).getText(), /^connected, Switchboard \S+, no agents running$/);
+      assert.match(await (await entry.$(byTestId('machine-state'))).getText(), /^connected, Switchboard \S+, no agent running$/);
 
       // Checked again over ssh, it still answers.
       await (await browser.$(byTestId('machines-refresh'))).click();

@@ -53,25 +53,6 @@ fn block<T>(work: impl Future<Output = T>) -> Result<T> {
     Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(work))
 }
 
-/// "no agent running", "1 agent running", "3 agents running".
-fn running(agents: u32) -> String {
-    match agents {
-        0 => "no agent running".to_owned(),
-        1 => "1 agent running".to_owned(),
-        n => format!("{n} agents running"),
-    }
-}
-
-/// A host's state in words, for a person.
-fn in_words(state: &HostState) -> String {
-    match (&state.version, &state.problem) {
-        (Some(version), _) => {
-            format!("connected, Switchboard {version}, {}", running(state.agents_running.unwrap_or(0)))
-        }
-        (None, problem) => problem.clone().unwrap_or_else(|| "it did not answer".to_owned()),
-    }
-}
-
 pub fn run(command: HostCommand, data_dir: &Path, out: &mut impl Write) -> Result<()> {
     match command {
         HostCommand::Add { destination, port, remote_program, accept_key, output } => {
@@ -79,8 +60,8 @@ pub fn run(command: HostCommand, data_dir: &Path, out: &mut impl Write) -> Resul
             let checked = block(hosts::add_checked(data_dir, host, accept_key.as_deref()))??;
             let added = checked.state == HostCondition::Connected;
             print(out, output, &checked, |state| match added {
-                true => format!("Added {}: {}.", state.destination, in_words(state)),
-                false => format!("Not added: {}.", in_words(state)),
+                true => format!("Added {}: {}.", state.destination, state.words),
+                false => format!("Not added: {}.", state.words),
             })?;
             if !added {
                 return Err(Refused(format!("{destination} was not added")).into());
@@ -100,7 +81,7 @@ pub fn run(command: HostCommand, data_dir: &Path, out: &mut impl Write) -> Resul
                 if rows.is_empty() {
                     return "No hosts: add one with `switchboard host add user@host`.".to_owned();
                 }
-                columns(rows.iter().map(|row| vec![row.destination.clone(), in_words(row)]))
+                columns(rows.iter().map(|row| vec![row.destination.clone(), row.words.clone()]))
             })
         }
         HostCommand::Remove { destination, output } => {

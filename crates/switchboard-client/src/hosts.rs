@@ -114,6 +114,7 @@ fn state_of(host: &Host, answered: Result<crate::HelloAck, crate::ClientError>) 
         version: None,
         agents_running: None,
         problem: None,
+        words: String::new(),
         unknown_key: None,
     };
     match answered {
@@ -140,7 +141,24 @@ fn state_of(host: &Host, answered: Result<crate::HelloAck, crate::ClientError>) 
             });
         }
     }
+    state.words = words_of(&state);
     state
+}
+
+/// A host's state in words, for the window and the command line alike.
+pub fn words_of(state: &HostState) -> String {
+    match (&state.version, &state.problem) {
+        (Some(version), _) => {
+            let running = match state.agents_running.unwrap_or(0) {
+                0 => "no agent running".to_owned(),
+                1 => "1 agent running".to_owned(),
+                n => format!("{n} agents running"),
+            };
+            format!("connected, Switchboard {version}, {running}")
+        }
+        (None, Some(problem)) => problem.clone(),
+        (None, None) => "it did not answer".to_owned(),
+    }
 }
 
 /// Adds the host to the list once its engine answers. A host key ssh does
@@ -183,6 +201,7 @@ pub async fn add_checked(data_dir: &Path, host: Host, accept_key: Option<&str>) 
     if checked.state == HostCondition::Connected {
         add(data_dir, host)?;
     }
+    checked.words = words_of(&checked);
     Ok(checked)
 }
 

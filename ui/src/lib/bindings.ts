@@ -1272,6 +1272,11 @@ version: string | null, agents_running: number | null,
  */
 problem: string | null, 
 /**
+ * Its state as the window and the command line say it: "connected,
+ * Switchboard 0.1.0, 2 agents running", or what stands in the way.
+ */
+words: string, 
+/**
  * The key the host presents, when ssh does not know it yet: shown to
  * the user, who accepts it by its fingerprint.
  */

@@ -147,18 +147,31 @@ export interface FakeBackendOptions {
   home?: string;
 }
 
-/** A machine's state as the shell reports it, the fields not given empty. */
+/** A machine's state as the shell reports it, the fields not given empty, its words as the shell says them. */
 function fakeHost(host: Partial<HostState> & { destination: string }): HostState {
-  return {
+  const state: HostState = {
     port: null,
     remote_program: null,
     state: 'connected',
     version: null,
     agents_running: null,
     problem: null,
+    words: '',
     unknown_key: null,
     ...host,
   };
+  if (state.words === '') state.words = hostWords(state);
+  return state;
+}
+
+/** As the shell's `words_of`: connected with its version and agents, else what stands in the way. */
+function hostWords(host: HostState): string {
+  if (host.version !== null) {
+    const running = host.agents_running ?? 0;
+    const agents = running === 0 ? 'no agent running' : running === 1 ? '1 agent running' : `${running} agents running`;
+    return `connected, Switchboard ${host.version}, ${agents}`;
+  }
+  return host.problem ?? 'it did not answer';
 }
 
 /** The folders the fake's home folder holds, whatever directories it was given. */

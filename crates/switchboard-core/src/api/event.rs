@@ -350,6 +350,9 @@ pub struct HostState {
     pub agents_running: Option<u32>,
     /// What stands in the way, in words.
     pub problem: Option<String>,
+    /// Its state as the window and the command line say it: "connected,
+    /// Switchboard 0.1.0, 2 agents running", or what stands in the way.
+    pub words: String,
     /// The key the host presents, when ssh does not know it yet: shown to
     /// the user, who accepts it by its fingerprint.
     pub unknown_key: Option<HostKeyShown>,
