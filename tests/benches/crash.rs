@@ -233,6 +233,7 @@ fn seed(data: &Path, workspace: &Path, loop_workspace: &Path, agent: &Path) -> (
                 ..ProfileSpec::default()
             },
             created_at: 0,
+            host: None,
         };
         store.insert_profile(&profile).unwrap();
         profile.id

@@ -15,6 +15,7 @@
 //! terminal; [`Client::closed`] resolves.
 
 pub mod blocking;
+pub mod fleet;
 pub mod hosts;
 pub mod ssh;
 

@@ -69,6 +69,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             quiet_alert_secs: crate::api::DEFAULT_QUIET_ALERT_SECS,
         },
         created_at: now,
+        host: None,
     };
     store.insert_profile(&profile)?;
     store.set_meta(DEMO_PROFILE_KEY, &profile.id.to_string())?;

@@ -225,6 +225,21 @@ impl TrayCounts {
         counts
     }
 
+    /// The counts of two sets of agents together (several machines' in one tray).
+    pub fn and(self, other: TrayCounts) -> TrayCounts {
+        TrayCounts {
+            working: self.working + other.working,
+            needs_you: self.needs_you + other.needs_you,
+            stalled: self.stalled + other.stalled,
+            failed: self.failed + other.failed,
+            limited: self.limited + other.limited,
+            limited_until: match (self.limited_until, other.limited_until) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
+
     /// In words, times in the local time zone.
     pub fn label(&self) -> String {
         self.label_at(self.limited_until.map_or(0, crate::limits::local_offset_secs))
@@ -977,6 +992,7 @@ mod tests {
                 id: profile.clone(),
                 spec: crate::api::ProfileSpec { name: name.into(), ..Default::default() },
                 created_at: 0,
+                host: None,
             },
         }
     }
@@ -1334,6 +1350,14 @@ mod tests {
             assert_eq!(TrayCounts::of(agents.iter().copied()), counts, "{agents:?}");
             assert_eq!(counts.label_at(0), label);
         }
+        // Several machines' agents in one tray: counted together, the first reset first.
+        let here = TrayCounts::of([&needs, &working, &limited_later]);
+        let there = TrayCounts::of([&working, &failed, &limited_sooner, &limited_unknown]);
+        assert_eq!(
+            here.and(there),
+            TrayCounts { working: 2, needs_you: 1, failed: 1, limited: 3, limited_until: Some(sooner), stalled: 0 }
+        );
+        assert_eq!(here.and(TrayCounts::default()), here);
         // The tray follows the engine's word.
         let (p1, p2) = (ProfileId::new(), ProfileId::new());
         let mut notices = Notices::new(
@@ -1707,6 +1731,7 @@ mod tests {
                 id: id.clone(),
                 spec: crate::api::ProfileSpec { name: name.into(), ..Default::default() },
                 created_at: 0,
+                host: None,
             };
             notices.apply(&EngineEvent::ProfileSaved { profile });
         }

@@ -30,6 +30,7 @@ fn main() -> Result<()> {
                 ..Default::default()
             },
             created_at: n as i64,
+            host: None,
         })?;
     }
     Ok(())

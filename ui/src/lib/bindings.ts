@@ -74,7 +74,13 @@ isolation: Isolation,
  */
 account: string | null, };
 
-export type Profile = { id: ProfileId, created_at: number, name: string, 
+export type Profile = { id: ProfileId, created_at: number, 
+/**
+ * The machine it runs on, as a window that shows several machines'
+ * engines names it (`switchboard host`); none: the engine's own machine
+ * (an engine never names itself).
+ */
+host?: string | null, name: string, 
 /**
  * A program name looked up on `PATH`, or a path to an executable.
  */

@@ -135,6 +135,12 @@ pub struct Profile {
     #[serde(flatten)]
     pub spec: ProfileSpec,
     pub created_at: Millis,
+    /// The machine it runs on, as a window that shows several machines'
+    /// engines names it (`switchboard host`); none: the engine's own machine
+    /// (an engine never names itself).
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub host: Option<String>,
 }
 
 /// Where a session is in its life. Each variant carries the data of that

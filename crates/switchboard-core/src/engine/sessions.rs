@@ -606,6 +606,7 @@ mod tests {
                 ..Default::default()
             },
             created_at: 0,
+            host: None,
         };
         store.insert_profile(&profile).unwrap();
         // The leader ran and is gone; the daemon it left carries the session's id.

@@ -321,7 +321,7 @@ impl EngineState {
 
     pub(super) fn create_profile(&mut self, spec: ProfileSpec) -> Result<Profile, EngineError> {
         let spec = self.valid_profile(&spec, None)?;
-        let profile = Profile { id: ProfileId::new(), spec, created_at: now() };
+        let profile = Profile { id: ProfileId::new(), spec, created_at: now(), host: None };
         self.cx.store.insert_profile(&profile)?;
         self.cx.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
         Ok(profile)

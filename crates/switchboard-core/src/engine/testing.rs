@@ -65,7 +65,7 @@ impl Bench {
             kind,
             ..ProfileSpec::default()
         };
-        let profile = Profile { id: ProfileId::new(), spec, created_at: 1 };
+        let profile = Profile { id: ProfileId::new(), spec, created_at: 1, host: None };
         self.cx.store.insert_profile(&profile).expect("stored");
         profile
     }

@@ -695,6 +695,7 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
             account: row.get(16)?,
         },
         created_at: row.get(8)?,
+        host: None,
     })
 }
 

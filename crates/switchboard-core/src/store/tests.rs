@@ -16,6 +16,7 @@ fn profile(name: &str) -> Profile {
             ..Default::default()
         },
         created_at: 1_700_000_000_000,
+        host: None,
     }
 }
 
