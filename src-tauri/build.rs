@@ -8,6 +8,8 @@
 const COMMANDS: &[&str] = &[
     "app_info",
     "engine_link",
+    "attached_hosts",
+    "connect_host",
     "start_engine",
     "restart_engine",
     "engine_call",

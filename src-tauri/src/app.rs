@@ -11,7 +11,8 @@ use anyhow::{Context, Result};
 use switchboard_core::AppInfo;
 
 use crate::desktop::{Desktop, app_icon};
-use crate::link::Link;
+use crate::engines::Engines;
+use crate::link::{Link, Role};
 use tauri::{AppHandle, Manager, WindowEvent};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
@@ -36,13 +37,14 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
     };
     tracing::info!(data_dir = %info.data_dir, "opening Switchboard");
     let quit_signals = QuitSignals::listen()?;
-    let link = Link::new(engine.data_dir.clone(), engine.socket.clone(), engine.no_demo, engine.host);
+    let link = Link::new(engine.data_dir.clone(), engine.socket.clone(), engine.no_demo, engine.host, Role::Main);
+    let engines = Engines::new(link, engine.data_dir.clone(), engine.socket);
     let data_dir = engine.data_dir;
 
     let app = tauri::Builder::default()
         .manage(info)
-        .manage(link.clone())
-        .manage(crate::hosts::Hosts::new(data_dir.clone()))
+        .manage(engines.clone())
+        .manage(crate::hosts::Hosts::new(data_dir.clone(), engines.clone()))
         .manage(Desktop::new(&data_dir, open))
         // The native folder picker beside an agent's working directory; the
         // capability file grants the window its `open` only.
@@ -52,7 +54,7 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
             if let Some(window) = app.get_webview_window("main") {
                 window.set_icon(app_icon()).ok();
             }
-            link.spawn(app.handle().clone());
+            engines.start(app.handle().clone());
             Ok(())
         })
         .on_window_event(|window, event| {
@@ -69,6 +71,8 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
         .invoke_handler(tauri::generate_handler![
             crate::commands::app_info,
             crate::commands::engine_link,
+            crate::commands::attached_hosts,
+            crate::commands::connect_host,
             crate::commands::start_engine,
             crate::commands::restart_engine,
             crate::commands::engine_call,
@@ -101,8 +105,8 @@ pub fn quit(app: &AppHandle) {
 pub fn quit_and_stop_agents(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        let link = app.state::<Arc<Link>>().inner().clone();
-        if let Err(error) = link.stop_engine().await {
+        let engines = app.state::<Arc<Engines>>().inner().clone();
+        if let Err(error) = engines.main().stop_engine().await {
             tracing::error!(message = %error.message, "the engine did not stop");
         }
         app.exit(0);

@@ -9,44 +9,58 @@ use std::sync::Arc;
 use switchboard_core::{ApiError, AppInfo, Command, EngineLink, FollowedLog, SessionId, SubscriptionId, TaskId};
 
 use crate::desktop::Desktop;
+use crate::engines::Engines;
 use crate::hosts::Hosts;
-use crate::link::Link;
-use switchboard_core::api::HostState;
+use switchboard_core::api::{HostLink, HostState};
 use tauri::State;
 use tauri::ipc::Channel;
 
-type Engine<'a> = State<'a, Arc<Link>>;
+type Engine<'a> = State<'a, Arc<Engines>>;
 type Reply<T> = Result<T, ApiError>;
 
 /// The app's facts, once the window has reached its engine or knows why not.
 #[tauri::command]
 pub async fn app_info(info: State<'_, AppInfo>, engine: Engine<'_>) -> Reply<AppInfo> {
     engine.settled().await;
-    Ok(AppInfo { startup_problem: engine.startup_problem(), ..info.inner().clone() })
+    Ok(AppInfo { startup_problem: engine.main().startup_problem(), ..info.inner().clone() })
 }
 
 /// The window's link to the engine now (later changes come as `engine-link` events).
 #[tauri::command]
 pub fn engine_link(engine: Engine<'_>) -> EngineLink {
-    engine.state()
+    engine.main().state()
+}
+
+/// Each other machine the window shows beside this one's, with its link now
+/// (later changes come as `host-link` events).
+#[tauri::command]
+pub fn attached_hosts(engine: Engine<'_>) -> Vec<HostLink> {
+    engine.links()
+}
+
+/// Tries that machine again now.
+#[tauri::command]
+pub fn connect_host(engine: Engine<'_>, destination: String) -> Reply<()> {
+    engine.connect_now(&destination)
 }
 
 /// Starts the engine if it is not running, and connects to it.
 #[tauri::command]
 pub fn start_engine(engine: Engine<'_>) {
-    engine.start_engine()
+    engine.main().start_engine()
 }
 
 /// Stops the engine (and its agents) and starts it again.
 #[tauri::command]
 pub async fn restart_engine(engine: Engine<'_>) -> Reply<()> {
-    engine.restart_engine().await
+    engine.main().restart_engine().await
 }
 
-/// Any engine command meant for the window, answered with its reply.
+/// Any engine command meant for the window, answered with its reply: sent
+/// to the machine `host` names, or (none) where what it names is.
 #[tauri::command]
-pub async fn engine_call(engine: Engine<'_>, command: Command) -> Reply<switchboard_core::Reply> {
-    engine.call(command).await
+pub async fn engine_call(engine: Engine<'_>, command: Command, host: Option<String>) -> Reply<switchboard_core::Reply> {
+    engine.call(command, host).await
 }
 
 /// Streams the session's output (replay first) as raw bytes over `output`;

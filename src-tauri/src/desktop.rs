@@ -7,6 +7,7 @@
 //! clicked notification shows. While this window follows the engine, the
 //! daemon shows none of its own (see `switchboard_cli::notices`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -15,7 +16,7 @@ use switchboard_core::api::OpenTarget;
 use switchboard_core::notice::{Action, NoticeTarget, Notices, Slot, TrayCounts};
 use switchboard_core::{EngineEvent, FollowedLog, TaskId};
 
-use crate::link::Link;
+use crate::engines::Engines;
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -29,7 +30,9 @@ pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
 pub const OPEN_LOOP_EVENT: &str = "open-loop";
 
 pub struct Desktop {
-    notices: Mutex<Notices>,
+    /// The notices of the window's own engine (none) and of each machine
+    /// shown beside it (its destination), each from its engine's lists.
+    notices: Mutex<HashMap<Option<String>, Notices>>,
     /// The event log entries the window follows now (none: it follows none).
     followed: Mutex<Option<FollowedLog>>,
     tray: Mutex<Option<Tray>>,
@@ -57,7 +60,7 @@ impl Desktop {
     /// what the window was started to open, which the UI takes once loaded.
     pub fn new(data_dir: &Path, open: Option<OpenTarget>) -> Desktop {
         Desktop {
-            notices: Mutex::new(Notices::default()),
+            notices: Mutex::new(HashMap::from([(None, Notices::default())])),
             followed: Mutex::new(None),
             tray: Mutex::new(None),
             notifications: Mutex::new(None),
@@ -72,10 +75,33 @@ impl Desktop {
         self.open_at_start.lock().expect("never poisoned").take()
     }
 
-    /// The notices as the engine has things now (at each connection to it).
-    pub fn set_notices(&self, app: &AppHandle, notices: Notices) {
-        let (counts, all_paused) = (notices.counts(), notices.all_paused());
-        *self.notices.lock().expect("never poisoned") = notices;
+    /// The notices as an engine has things now (at each connection to it):
+    /// `host` none for the window's own, else the machine shown beside it,
+    /// whose notices follow this machine's settings (the user's quiet hours).
+    pub fn set_notices(&self, app: &AppHandle, host: Option<&str>, mut notices: Notices) {
+        let (counts, all_paused) = {
+            let mut all = self.notices.lock().expect("never poisoned");
+            if host.is_some()
+                && let Some(own) = all.get(&None)
+            {
+                notices.set_settings(own.settings().clone());
+            }
+            all.insert(host.map(str::to_owned), notices);
+            tally(&all)
+        };
+        self.show_counts(app, counts, all_paused);
+    }
+
+    /// A machine shown beside this one's cannot be reached, or left the
+    /// window: its counts go from the tray (they come back with it).
+    pub fn forget(&self, app: &AppHandle, host: Option<&str>) {
+        let (counts, all_paused) = {
+            let mut all = self.notices.lock().expect("never poisoned");
+            if host.is_some() {
+                all.remove(&host.map(str::to_owned));
+            }
+            tally(&all)
+        };
         self.show_counts(app, counts, all_paused);
     }
 
@@ -112,22 +138,36 @@ impl Desktop {
     pub async fn set_viewing(
         &self,
         app: &AppHandle,
-        engine: &Link,
+        engine: &Engines,
         viewing: switchboard_core::Viewing,
     ) -> Result<(), switchboard_core::ApiError> {
-        let actions = self.notices.lock().expect("never poisoned").set_viewing(viewing.clone());
+        let actions: Vec<Action> = (self.notices.lock().expect("never poisoned").values_mut())
+            .flat_map(|notices| notices.set_viewing(viewing.clone()))
+            .collect();
         self.carry_out(app, actions);
-        Ok(engine.client().await?.set_viewing(viewing).await?)
+        engine.call(switchboard_core::Command::SetViewing { viewing }, None).await.map(drop)
     }
 
     /// Follows an engine event: notifications shown, replaced or closed as
     /// the notices decide (the local time decides quiet hours), fresh tray
     /// counts.
-    pub fn on_event(&self, app: &AppHandle, event: &EngineEvent) {
-        let (actions, counts, all_paused) = {
-            let mut notices = self.notices.lock().expect("never poisoned");
-            let actions = notices.follow(event, local_minute_of_day(), now_millis());
-            (actions, notices.counts(), notices.all_paused())
+    /// `host`: the machine shown beside this one's it came from (none: the
+    /// window's own engine); this machine's settings hold for all.
+    pub fn on_event(&self, app: &AppHandle, host: Option<&str>, event: &EngineEvent) {
+        let (actions, (counts, all_paused)) = {
+            let mut all = self.notices.lock().expect("never poisoned");
+            let actions = match (host, event) {
+                (Some(_), EngineEvent::SettingsChanged { .. }) => Vec::new(),
+                (None, EngineEvent::SettingsChanged { settings }) => {
+                    all.values_mut().for_each(|notices| notices.set_settings(settings.clone()));
+                    Vec::new()
+                }
+                _ => match all.get_mut(&host.map(str::to_owned)) {
+                    Some(notices) => notices.follow(event, local_minute_of_day(), now_millis()),
+                    None => Vec::new(),
+                },
+            };
+            (actions, tally(&all))
         };
         self.carry_out(app, actions);
         self.show_counts(app, counts, all_paused);
@@ -215,10 +255,7 @@ impl Desktop {
     /// Builds the tray icon and menu. Without a tray (no status notifier on
     /// this desktop) the app works on without one.
     pub fn build_tray(&self, app: &AppHandle) {
-        let (counts, all_paused) = {
-            let notices = self.notices.lock().expect("never poisoned");
-            (notices.counts(), notices.all_paused())
-        };
+        let (counts, all_paused) = tally(&self.notices.lock().expect("never poisoned"));
         // A panel names the item by its title, which appindicator takes from
         // GLib's application name; unset, that is the binary's lower-case name.
         #[cfg(target_os = "linux")]
@@ -262,6 +299,13 @@ fn on_click(app: &AppHandle, click: Click) {
     }
 }
 
+/// The tray's counts over every machine the window shows, and whether every
+/// queue of theirs is paused.
+fn tally(all: &HashMap<Option<String>, Notices>) -> (TrayCounts, bool) {
+    let counts = all.values().map(Notices::counts).fold(TrayCounts::default(), TrayCounts::and);
+    (counts, all.values().all(Notices::all_paused))
+}
+
 fn pause_label(all_paused: bool) -> &'static str {
     if all_paused { "Resume all queues" } else { "Pause all queues" }
 }
@@ -283,11 +327,10 @@ fn open(app: &AppHandle, event: &str, id: &impl serde::Serialize) {
 
 fn toggle_pause_all(app: &AppHandle) {
     let Some(desktop) = app.try_state::<Desktop>() else { return };
-    let pause = !desktop.notices.lock().expect("never poisoned").all_paused();
-    let engine = app.state::<Arc<Link>>().inner().clone();
+    let pause = !tally(&desktop.notices.lock().expect("never poisoned")).1;
+    let engines = app.state::<Arc<Engines>>().inner().clone();
     tauri::async_runtime::spawn(async move {
-        let paused =
-            async { Ok::<_, switchboard_core::ApiError>(engine.client().await?.set_queue_paused(None, pause).await?) };
+        let paused = engines.call(switchboard_core::Command::SetQueuePaused { profile_id: None, paused: pause }, None);
         if let Err(error) = paused.await {
             tracing::warn!(message = %error.message, "pausing every queue failed");
         }
@@ -326,12 +369,12 @@ pub fn app_icon() -> Image<'static> {
 /// against its agent's workspace; the window names only the task and the
 /// path the task returned, never a file of its choosing.
 pub async fn open_artifact(
-    engine: &Link,
+    engines: &Engines,
     task_id: TaskId,
     path: String,
     reveal: bool,
 ) -> Result<(), switchboard_core::ApiError> {
-    let file = engine.client().await?.artifact_path(task_id, path.clone()).await?;
+    let file = engines.artifact_path(task_id, path.clone()).await?;
     let opened = tauri::async_runtime::spawn_blocking(move || {
         if reveal {
             tauri_plugin_opener::reveal_item_in_dir(&file)

@@ -5,14 +5,19 @@
 //! --host`, a process of its own).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use switchboard_client::hosts;
 use switchboard_client::ssh::Host;
 use switchboard_core::api::HostState;
 use switchboard_core::{ApiError, ErrorCode};
 
+use crate::engines::Engines;
+
 pub struct Hosts {
     data_dir: PathBuf,
+    /// A machine added is shown in the window; one removed leaves it.
+    engines: Arc<Engines>,
 }
 
 fn refused(message: String) -> ApiError {
@@ -24,8 +29,8 @@ fn failed(error: impl std::fmt::Display) -> ApiError {
 }
 
 impl Hosts {
-    pub fn new(data_dir: PathBuf) -> Hosts {
-        Hosts { data_dir }
+    pub fn new(data_dir: PathBuf, engines: Arc<Engines>) -> Hosts {
+        Hosts { data_dir, engines }
     }
 
     /// Every host in the list and how it answers now, checked side by side.
@@ -53,11 +58,17 @@ impl Hosts {
     ) -> Result<HostState, ApiError> {
         let remote_program = remote_program.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty());
         let host = Host { port, remote_program, ..Host::new(&destination).map_err(refused)? };
-        hosts::add_checked(&self.data_dir, host, accept_key.as_deref()).await.map_err(failed)
+        let state = hosts::add_checked(&self.data_dir, host, accept_key.as_deref()).await.map_err(failed)?;
+        if let Some(added) = hosts::find(&self.data_dir, &destination).map_err(failed)? {
+            self.engines.add(added);
+        }
+        Ok(state)
     }
 
     pub fn remove(&self, destination: &str) -> Result<(), ApiError> {
-        hosts::remove(&self.data_dir, destination).map(drop).map_err(|error| refused(error.to_string()))
+        hosts::remove(&self.data_dir, destination).map_err(|error| refused(error.to_string()))?;
+        self.engines.remove(destination);
+        Ok(())
     }
 
     /// Opens a window on the host's engine: this program again, with

@@ -17,6 +17,12 @@
 //! everything again: what happened meanwhile (output, questions, tasks
 //! ended) is there. A call is never sent again by the link: nothing is typed
 //! twice into an agent across a reconnection.
+//!
+//! A window on this machine also shows every other machine in the user's
+//! list (`crate::engines`): each has a link of its own ([`Role::Beside`]),
+//! whose state goes to the window as `host-link` rather than as the
+//! window's own banner and tray state, and whose engine's answers and
+//! events teach the window which machine holds what.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,9 +30,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use switchboard_client::fleet::Owners;
 use switchboard_client::ssh::Host;
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
-use switchboard_core::api::StorageProblem;
+use switchboard_core::api::{HostLink, StorageProblem};
 use switchboard_core::notice::Notices;
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, SessionId, SubscriptionId};
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -39,6 +46,9 @@ use crate::desktop::Desktop;
 pub const ENGINE_EVENT: &str = "engine-event";
 /// The Tauri event carrying the link's state ([`EngineLink`]) to the UI.
 pub const ENGINE_LINK_EVENT: &str = "engine-link";
+/// The Tauri event carrying the state of a link to a machine shown beside
+/// this one's ([`HostLink`]).
+pub const HOST_LINK_EVENT: &str = "host-link";
 
 /// How long a call waits for the engine while the window connects to it or
 /// starts it, before it is told the engine is not there.
@@ -70,10 +80,24 @@ pub struct Link {
     views: Arc<Mutex<HashMap<u32, u32>>>,
     /// Another machine's engine, in place of this one's.
     host: Option<Host>,
+    role: Role,
+    /// Set when the machine left the window: the link ends.
+    removed: watch::Sender<bool>,
+}
+
+/// What the link is to its window.
+pub enum Role {
+    /// The engine the window is about: this machine's, or the one machine a
+    /// `--host` window shows. Its state is the window's banner and tray.
+    Main,
+    /// Another machine the window shows beside this one's: its state is
+    /// told as a [`HostLink`], and what its engine says teaches the window
+    /// which machine holds what.
+    Beside { owners: Arc<Mutex<Owners>> },
 }
 
 impl Link {
-    pub fn new(data_dir: PathBuf, socket: PathBuf, no_demo: bool, host: Option<Host>) -> Arc<Link> {
+    pub fn new(data_dir: PathBuf, socket: PathBuf, no_demo: bool, host: Option<Host>, role: Role) -> Arc<Link> {
         let linked = watch::Sender::new(Linked { link: EngineLink::Connecting, client: None });
         Arc::new(Link {
             data_dir,
@@ -85,7 +109,50 @@ impl Link {
             startup_problem: Mutex::new(None),
             views: Arc::default(),
             host,
+            role,
+            removed: watch::Sender::new(false),
         })
+    }
+
+    /// The machine left the window: the link lets its engine go and ends.
+    pub fn remove(&self) {
+        self.removed.send_replace(true);
+        self.wake.notify_one();
+    }
+
+    fn is_removed(&self) -> bool {
+        *self.removed.borrow()
+    }
+
+    /// The other machine this link reaches, as the window names it.
+    pub fn destination(&self) -> Option<&str> {
+        self.host.as_ref().map(|h| h.destination.as_str())
+    }
+
+    /// Whether it is another machine shown beside this one's.
+    pub fn beside(&self) -> bool {
+        matches!(self.role, Role::Beside { .. })
+    }
+
+    /// Waits, at most `wait`, until the link is no longer connecting.
+    pub async fn settled_within(&self, wait: Duration) -> EngineLink {
+        let mut linked = self.linked.subscribe();
+        tokio::time::timeout(wait, linked.wait_for(|l| l.link != EngineLink::Connecting)).await.ok();
+        self.state()
+    }
+
+    /// Its connection now, if connected (never waits).
+    pub fn connected(&self) -> Option<Client> {
+        self.linked.borrow().client.clone()
+    }
+
+    /// What its engine said (an answer) teaches the window what it holds,
+    /// and names its machine on the agents in it.
+    pub fn heard(&self, reply: &mut switchboard_core::Reply) {
+        if let (Role::Beside { owners }, Some(host)) = (&self.role, self.destination()) {
+            owners.lock().expect("never poisoned").learn(host, reply);
+            switchboard_client::fleet::tag_reply(reply, host);
+        }
     }
 
     /// The other machine's name, when the engine runs there.
@@ -104,9 +171,7 @@ impl Link {
 
     /// Waits, at most [`CONNECT_WAIT`], until the link is no longer connecting.
     pub async fn settled(&self) -> EngineLink {
-        let mut linked = self.linked.subscribe();
-        tokio::time::timeout(CONNECT_WAIT, linked.wait_for(|l| l.link != EngineLink::Connecting)).await.ok();
-        self.state()
+        self.settled_within(CONNECT_WAIT).await
     }
 
     /// The connection, waiting for it while the window connects; an error
@@ -132,20 +197,22 @@ impl Link {
                 problems: Vec::new(),
             });
         }
-        Ok(self.client().await?.call(command).await?)
+        let mut reply = self.client().await?.call(command).await?;
+        self.heard(&mut reply);
+        Ok(reply)
     }
 
     /// Streams a session's output (what the engine kept, then live) into
     /// `output` until the view lets go or the stream ends. A stream the
     /// window fell behind on is attached again: the view's terminal is reset
     /// and drawn anew from what the engine kept, never left frozen.
-    pub async fn attach(&self, session_id: SessionId, output: Channel) -> Result<SubscriptionId, ApiError> {
+    ///
+    /// `view`: the number the window knows the view by (unique across its
+    /// links; each connection numbers its own streams).
+    pub async fn attach(&self, view: u32, session_id: SessionId, output: Channel) -> Result<(), ApiError> {
         let client = self.client().await?;
         let mut terminal = client.attach(session_id.clone()).await?;
-        // The view knows its stream by the first number; a stream attached again
-        // answers to it too.
-        let view = terminal.stream;
-        self.views.lock().expect("never poisoned").insert(view, view);
+        self.views.lock().expect("never poisoned").insert(view, terminal.stream);
         let views = self.views.clone();
         tauri::async_runtime::spawn(async move {
             loop {
@@ -175,12 +242,13 @@ impl Link {
             }
             views.lock().expect("never poisoned").remove(&view);
         });
-        Ok(SubscriptionId(view))
+        Ok(())
     }
 
+    /// Lets a view's stream go (one that ended by itself is gone already).
     pub async fn detach(&self, subscription: SubscriptionId) -> Result<(), ApiError> {
-        let stream = self.views.lock().expect("never poisoned").remove(&subscription.0);
-        Ok(self.client().await?.detach(stream.unwrap_or(subscription.0)).await?)
+        let Some(stream) = self.views.lock().expect("never poisoned").remove(&subscription.0) else { return Ok(()) };
+        Ok(self.client().await?.detach(stream).await?)
     }
 
     /// Tries now, starting the engine if none answers.
@@ -221,13 +289,30 @@ impl Link {
     }
 
     fn set(&self, app: &AppHandle, link: EngineLink, client: Option<Client>) {
-        if matches!(link, EngineLink::Lost { .. } | EngineLink::Refused { .. }) {
-            app.state::<Desktop>().engine_lost(app);
-        }
+        let lost = matches!(link, EngineLink::Lost { .. } | EngineLink::Refused { .. });
         self.linked.send_replace(Linked { link: link.clone(), client });
-        if let Err(error) = app.emit(ENGINE_LINK_EVENT, &link) {
+        let emitted = match (&self.role, self.destination()) {
+            (Role::Beside { .. }, Some(destination)) => {
+                if lost {
+                    app.state::<Desktop>().forget(app, Some(destination));
+                }
+                app.emit(HOST_LINK_EVENT, HostLink { destination: destination.to_owned(), link })
+            }
+            _ => {
+                if lost {
+                    app.state::<Desktop>().engine_lost(app);
+                }
+                app.emit(ENGINE_LINK_EVENT, &link)
+            }
+        };
+        if let Err(error) = emitted {
             tracing::debug!(%error, "the window did not hear of the engine link");
         }
+    }
+
+    /// The key its notices are kept under: none for the window's own engine.
+    fn notices_key(&self) -> Option<&str> {
+        if self.beside() { self.destination() } else { None }
     }
 
     /// Connects, follows, reconnects: the link's one worker, for the app's life.
@@ -239,6 +324,9 @@ impl Link {
     async fn run(self: Arc<Self>, app: AppHandle) {
         let mut pause = FIRST_RETRY;
         loop {
+            if self.is_removed() {
+                return;
+            }
             let start = self.start.swap(false, Ordering::SeqCst);
             let connected = match &self.host {
                 Some(host) => switchboard_client::ssh::connect(host, ClientKind::Window).await,
@@ -248,6 +336,12 @@ impl Link {
                 Ok(client) => {
                     pause = FIRST_RETRY;
                     let reason = self.follow(&app, client).await;
+                    if self.is_removed() {
+                        tracing::info!(host = ?self.destination(), "the machine left the window");
+                        // Its connection (and ssh) goes with it.
+                        self.linked.send_replace(Linked { link: EngineLink::Connecting, client: None });
+                        return;
+                    }
                     tracing::warn!(%reason, "the window lost the engine");
                     self.set(&app, EngineLink::Lost { reason, host: self.host_name() }, None);
                 }
@@ -312,7 +406,7 @@ impl Link {
         };
         // The lists after the subscription: a change between the two is in one or the other.
         match notices_of(&client).await {
-            Ok(notices) => app.state::<Desktop>().set_notices(app, notices),
+            Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
             Err(error) => return error.to_string(),
         }
         *self.startup_problem.lock().expect("never poisoned") = None;
@@ -324,9 +418,20 @@ impl Link {
             host: self.host_name(),
         };
         self.set(app, connected, Some(client.clone()));
+        let mut removed = self.removed.subscribe();
         loop {
-            match events.next().await {
-                Some(EventItem::Event { event, .. }) => forward(app, &event),
+            let next = tokio::select! {
+                next = events.next() => next,
+                _ = removed.wait_for(|removed| *removed) => return "The machine left the window.".into(),
+            };
+            match next {
+                Some(EventItem::Event { mut event, .. }) => {
+                    if let (Role::Beside { owners }, Some(host)) = (&self.role, self.destination()) {
+                        owners.lock().expect("never poisoned").learn(host, &event);
+                        switchboard_client::fleet::tag_event(&mut event, host);
+                    }
+                    forward(app, self.notices_key(), &event)
+                }
                 // Events were missed: the window loads everything again, as after a
                 // reconnection (it reconnects at once).
                 Some(EventItem::Lost) => {
@@ -344,15 +449,16 @@ impl Link {
     }
 }
 
-/// An engine event to the web view and the desktop.
-fn forward(app: &AppHandle, event: &switchboard_core::EngineEvent) {
+/// An engine event to the web view and the desktop (`host`: the machine
+/// shown beside this one's it came from).
+fn forward(app: &AppHandle, host: Option<&str>, event: &switchboard_core::EngineEvent) {
     let desktop = app.state::<Desktop>();
     if desktop.forwards(event)
         && let Err(error) = app.emit(ENGINE_EVENT, event)
     {
         tracing::warn!(%error, "forwarding an engine event to the UI failed");
     }
-    desktop.on_event(app, event);
+    desktop.on_event(app, host, event);
 }
 
 /// The notices' starting point: what the engine has now.

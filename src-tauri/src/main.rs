@@ -6,6 +6,7 @@
 mod app;
 mod commands;
 mod desktop;
+mod engines;
 mod hosts;
 mod link;
 

@@ -162,6 +162,7 @@ pub fn typescript() -> String {
         crate::api::OpenTarget::decl(&cfg),
         EngineLink::decl(&cfg),
         crate::api::HostState::decl(&cfg),
+        crate::api::HostLink::decl(&cfg),
         crate::api::HostCondition::decl(&cfg),
         crate::api::HostKeyShown::decl(&cfg),
         SubscriptionId::decl(&cfg),

@@ -452,6 +452,11 @@ impl Notices {
 
     /// The user's settings as they are now (at start; later they come as
     /// `SettingsChanged` events).
+    /// The user's settings the notices follow.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     pub fn set_settings(&mut self, settings: Settings) {
         self.settings = settings;
     }

@@ -1288,6 +1288,12 @@ words: string,
  */
 unknown_key: HostKeyShown | null, };
 
+export type HostLink = { 
+/**
+ * The machine as the user wrote it for ssh (`switchboard host add`).
+ */
+destination: string, link: EngineLink, };
+
 export type HostCondition = "connected" | "unknown_host_key" | "changed_host_key" | "sign_in" | "unreachable" | "not_installed" | "incompatible" | "failed";
 
 export type HostKeyShown = { 

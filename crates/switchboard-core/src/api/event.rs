@@ -406,6 +406,15 @@ pub enum EngineLink {
     Refused { reason: String, host: Option<String> },
 }
 
+/// The window's connection to another machine's engine, when one window
+/// shows this machine's agents and those of the machines the user added.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HostLink {
+    /// The machine as the user wrote it for ssh (`switchboard host add`).
+    pub destination: String,
+    pub link: EngineLink,
+}
+
 /// What the window opens once it has loaded, when it was started to show
 /// one thing (`switchboard --open task:<id>`: a desktop notification the
 /// daemon showed was clicked). On the command line it reads `task:<id>`,

@@ -1,0 +1,269 @@
+//! The engines one window shows: its own (this machine's, or the one
+//! machine a `--host` window is on) and, in a window on this machine, the
+//! engine of every other machine in the user's list (`switchboard host`),
+//! each through a [`Link`] of its own, connected, followed and reconnected
+//! apart. Where a command goes, and how the answers of several engines make
+//! one, is decided by `switchboard_client::fleet`; this carries it out.
+//!
+//! A machine that cannot be reached is left out of the lists until it is
+//! back (the window then loads everything again); a command for something
+//! it holds is refused with the reason, never sent elsewhere.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use switchboard_client::fleet::{self, Owners, Route};
+use switchboard_client::ssh::Host;
+use switchboard_core::api::HostLink;
+use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, Reply, SessionId, SubscriptionId, TaskId};
+use tauri::AppHandle;
+use tauri::ipc::Channel;
+
+use crate::link::{Link, Role};
+
+/// How long the window, as it opens, waits for the other machines'
+/// engines before it shows what it has (one that answers later makes the
+/// window load again).
+const BESIDE_WAIT: Duration = Duration::from_secs(10);
+
+pub struct Engines {
+    main: Arc<Link>,
+    /// The other machines shown beside this one's, in the list's order.
+    beside: Mutex<Vec<Arc<Link>>>,
+    owners: Arc<Mutex<Owners>>,
+    data_dir: PathBuf,
+    socket: PathBuf,
+    /// Each terminal view's link, by the number the window knows the view by.
+    views: Mutex<HashMap<u32, Arc<Link>>>,
+    next_view: AtomicU32,
+    app: OnceLock<AppHandle>,
+}
+
+fn refused(message: String) -> ApiError {
+    ApiError { code: ErrorCode::InvalidInput, message, field: None, problems: Vec::new() }
+}
+
+impl Engines {
+    pub fn new(main: Arc<Link>, data_dir: PathBuf, socket: PathBuf) -> Arc<Engines> {
+        Arc::new(Engines {
+            main,
+            beside: Mutex::default(),
+            owners: Arc::default(),
+            data_dir,
+            socket,
+            views: Mutex::default(),
+            next_view: AtomicU32::new(1),
+            app: OnceLock::new(),
+        })
+    }
+
+    /// The window's own engine's link.
+    pub fn main(&self) -> &Arc<Link> {
+        &self.main
+    }
+
+    /// Starts the links: the window's own, and in a window on this machine
+    /// one for each machine in the list.
+    pub fn start(&self, app: AppHandle) {
+        self.main.spawn(app.clone());
+        self.app.set(app).ok();
+        if self.main.destination().is_some() {
+            return;
+        }
+        match switchboard_client::hosts::list(&self.data_dir) {
+            Ok(hosts) => hosts.into_iter().for_each(|host| self.add(host)),
+            Err(error) => tracing::warn!(%error, "the list of other machines could not be read"),
+        }
+    }
+
+    /// Shows the machine's agents beside this one's (a window on another
+    /// machine shows that one only).
+    pub fn add(&self, host: Host) {
+        let Some(app) = self.app.get() else { return };
+        if self.main.destination().is_some() {
+            return;
+        }
+        let mut beside = self.beside.lock().expect("never poisoned");
+        if beside.iter().any(|link| link.destination() == Some(host.destination.as_str())) {
+            return;
+        }
+        let role = Role::Beside { owners: self.owners.clone() };
+        let link = Link::new(self.data_dir.clone(), self.socket.clone(), true, Some(host), role);
+        link.spawn(app.clone());
+        beside.push(link);
+    }
+
+    /// The machine leaves the window (its engine and agents go on there).
+    pub fn remove(&self, destination: &str) {
+        let mut beside = self.beside.lock().expect("never poisoned");
+        beside.retain(|link| {
+            let leaves = link.destination() == Some(destination);
+            if leaves {
+                link.remove();
+            }
+            !leaves
+        });
+        self.owners.lock().expect("never poisoned").forget(destination);
+    }
+
+    /// Each machine shown beside this one's, with its link now.
+    pub fn links(&self) -> Vec<HostLink> {
+        self.beside_links()
+            .iter()
+            .filter_map(|link| Some(HostLink { destination: link.destination()?.to_owned(), link: link.state() }))
+            .collect()
+    }
+
+    /// Tries the machine again now.
+    pub fn connect_now(&self, destination: &str) -> Result<(), ApiError> {
+        self.beside_link(destination)
+            .ok_or_else(|| refused(format!("This window does not show “{destination}”.")))?
+            .start_engine();
+        Ok(())
+    }
+
+    /// Waits until the window's own engine answers or is known not to,
+    /// and a while for the others.
+    pub async fn settled(&self) -> EngineLink {
+        let waits: Vec<_> = self
+            .beside_links()
+            .into_iter()
+            .map(|link| tauri::async_runtime::spawn(async move { link.settled_within(BESIDE_WAIT).await }))
+            .collect();
+        let own = self.main.settled().await;
+        for wait in waits {
+            wait.await.ok();
+        }
+        own
+    }
+
+    fn beside_links(&self) -> Vec<Arc<Link>> {
+        self.beside.lock().expect("never poisoned").clone()
+    }
+
+    fn beside_link(&self, destination: &str) -> Option<Arc<Link>> {
+        self.beside_links().into_iter().find(|link| link.destination() == Some(destination))
+    }
+
+    /// The links a command for something held where no one knows goes
+    /// to, in turn: the window's own first, then each machine connected.
+    fn in_turn(&self) -> Vec<Arc<Link>> {
+        let connected = self.beside_links().into_iter().filter(|link| link.connected().is_some());
+        std::iter::once(self.main.clone()).chain(connected).collect()
+    }
+
+    /// The links that may hold what `ids` name: the machine known to hold
+    /// it (refused when it cannot be reached), else each in turn.
+    fn holders(&self, ids: &[String]) -> Result<Vec<Arc<Link>>, ApiError> {
+        let held = self.owners.lock().expect("never poisoned").owner(ids).map(str::to_owned);
+        match held {
+            None => Ok(self.in_turn()),
+            Some(host) => match self.beside_link(&host) {
+                Some(link) if link.connected().is_some() => Ok(vec![link]),
+                Some(_) => Err(ApiError {
+                    code: ErrorCode::EngineStopped,
+                    message: format!(
+                        "This is on {host}, which cannot be reached now; the window reconnects by itself."
+                    ),
+                    field: None,
+                    problems: Vec::new(),
+                }),
+                None => Ok(self.in_turn()),
+            },
+        }
+    }
+
+    /// Any engine command meant for the window: to the machine `host`
+    /// names (none: where `fleet::route` sends it).
+    pub async fn call(&self, command: Command, host: Option<String>) -> Result<Reply, ApiError> {
+        if let Some(host) = host
+            && self.main.destination() != Some(host.as_str())
+        {
+            let link =
+                self.beside_link(&host).ok_or_else(|| refused(format!("This window does not show “{host}”.")))?;
+            return link.call(command).await;
+        }
+        match fleet::route(&command) {
+            Route::Every => {
+                let others: Vec<_> = (self.beside_links().into_iter())
+                    .filter(|link| link.connected().is_some())
+                    .map(|link| {
+                        let command = command.clone();
+                        tauri::async_runtime::spawn(async move {
+                            let reply = link.call(command).await;
+                            (link, reply)
+                        })
+                    })
+                    .collect();
+                let mut replies = vec![self.main.call(command.clone()).await?];
+                for other in others {
+                    match other.await {
+                        Ok((_, Ok(reply))) => replies.push(reply),
+                        // Shown as that machine's link; its agents are left out meanwhile.
+                        Ok((link, Err(error))) => tracing::warn!(
+                            host = ?link.destination(), command = command.name(), message = %error.message,
+                            "another machine did not answer"
+                        ),
+                        Err(error) => tracing::warn!(%error, "asking another machine failed"),
+                    }
+                }
+                fleet::join(replies).ok_or_else(|| ApiError {
+                    code: ErrorCode::Internal,
+                    message: format!("The machines answered `{}` differently.", command.name()),
+                    field: None,
+                    problems: Vec::new(),
+                })
+            }
+            Route::Owner(ids) => {
+                let mut refusal = None;
+                for link in self.holders(&ids)? {
+                    match link.call(command.clone()).await {
+                        Err(error) if fleet::not_held(error.code) => refusal = Some(error),
+                        answered => return answered,
+                    }
+                }
+                Err(refusal.unwrap_or_else(|| refused("Nothing the window shows holds this.".into())))
+            }
+            Route::Chosen | Route::Local => self.main.call(command).await,
+        }
+    }
+
+    /// Streams a session's output into `output`, from the engine that
+    /// holds the session.
+    pub async fn attach(&self, session_id: SessionId, output: Channel) -> Result<SubscriptionId, ApiError> {
+        let view = self.next_view.fetch_add(1, Ordering::Relaxed);
+        let mut refusal = None;
+        for link in self.holders(&[session_id.to_string()])? {
+            match link.attach(view, session_id.clone(), output.clone()).await {
+                Ok(()) => {
+                    self.views.lock().expect("never poisoned").insert(view, link);
+                    return Ok(SubscriptionId(view));
+                }
+                Err(error) if fleet::not_held(error.code) => refusal = Some(error),
+                Err(error) => return Err(error),
+            }
+        }
+        Err(refusal.unwrap_or_else(|| refused("No machine the window shows runs this session.".into())))
+    }
+
+    pub async fn detach(&self, subscription: SubscriptionId) -> Result<(), ApiError> {
+        let link = self.views.lock().expect("never poisoned").remove(&subscription.0);
+        match link {
+            Some(link) => link.detach(subscription).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Where a file a task returned is now, on this machine: a file on
+    /// another machine is not opened from here.
+    pub async fn artifact_path(&self, task_id: TaskId, path: String) -> Result<String, ApiError> {
+        let held = self.owners.lock().expect("never poisoned").owner(&[task_id.to_string()]).map(str::to_owned);
+        if let Some(host) = held {
+            return Err(refused(format!("{path} is on {host}: open it there.")));
+        }
+        Ok(self.main.client().await?.artifact_path(task_id, path).await?)
+    }
+}
