@@ -1,11 +1,12 @@
-// The window on another machine's engine, over a real OpenSSH server on 127.0.0.1 (its own
+// Another machine's engine in the window, over a real OpenSSH server on 127.0.0.1 (its own
 // configuration on a free port, throwaway keys; a data directory of its own stands for the
 // other machine's). The host is added from the command line, its key accepted by its
-// fingerprint; the window opened with --host shows that machine's agent and its task's end.
-// When the connection drops the window says so and tries again by itself; a task that ended
-// there meanwhile is shown once it is back, and nothing was added twice. A question an agent
-// there asks is answered from the window, and the agent goes on with the answer there. The new
-// agent form picks its folder among that machine's folders, through its engine.
+// fingerprint; the window on this machine shows that machine's agents beside its own, each
+// named with its machine, and makes an agent there (its folder picked among that machine's
+// folders, through its engine). When the connection drops the window says so and tries again
+// by itself; a task that ended there meanwhile is shown once it is back, and nothing was added
+// twice. A question an agent there asks is answered from the window, and the agent goes on with
+// the answer there. The Machines view adds a host whose key the user trusts.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +19,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { APP, DEMO_AGENT, ROOT, launchApp, stopEngine } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
+// The machine's label is made of spans a flex row lays out; its words as the DOM holds them.
+const textOf = async (element) => (await element.getProperty('textContent')).trim();
 
 async function waitFor(what, probe, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -112,17 +115,20 @@ async function sshServer(dir) {
   return server;
 }
 
-test('the window shows another machine’s agent over SSH, says when the connection drops, catches up once it is back, and answers a question asked there', async () => {
+test('one window shows this machine’s agents and another’s over SSH, makes an agent there, says when the connection drops, catches up once it is back, and answers a question asked there', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-hosts-'));
   const localData = join(dir, 'local-data');
   const workspace = join(dir, 'remote-workspace');
+  const localWorkspace = join(dir, 'local-workspace');
   mkdirSync(workspace);
+  mkdirSync(localWorkspace);
   const sshd = await sshServer(dir);
   const env = { ...process.env, SWITCHBOARD_SSH: sshd.ssh };
   const here = (...args) => spawnSync(APP, ['--data-dir', localData, ...args], { env, encoding: 'utf8' });
   const there = (...args) => JSON.parse(execFileSync(APP, ['--data-dir', localData, '--host', 'testhost', ...args, '--json'], { env }).toString());
   // On the other machine itself (the same disk here), as a user there would.
   const onTheHost = (...args) => JSON.parse(execFileSync(APP, ['--data-dir', sshd.remoteData, ...args, '--json']).toString());
+  const entry = (browser, name) => browser.$(`${byTestId('profile-entry')}[data-profile-name="${name}"]`);
   try {
     // Added from the command line: its key shown first, then accepted by its fingerprint.
     const shown = JSON.parse(here('host', 'add', 'testhost', '--remote-program', APP, '--json').stdout);
@@ -132,20 +138,28 @@ test('the window shows another machine’s agent over SSH, says when the connect
     there('agent', 'add', '--name', 'builder', '--command', DEMO_AGENT, '--arg', '--speed', '--arg', 'fast', '--cwd', workspace);
     const first = there('task', 'add', '--agent', 'builder', 'Write the release notes');
 
-    const { browser, close } = await launchApp({ args: ['--no-demo', '--host', 'testhost'], env: { SWITCHBOARD_SSH: sshd.ssh }, dataDir: localData, waitForEngine: false });
+    // The window on this machine, as the user opens it: its own engine, and the machine in the list.
+    const { browser, close } = await launchApp({ args: ['--no-demo'], env: { SWITCHBOARD_SSH: sshd.ssh }, dataDir: localData });
     try {
-      // That machine's agent and its task, ended there, in this window.
-      const agent = await browser.$(`${byTestId('profile-entry')}[data-profile-name="builder"]`);
-      await agent.waitForExist({ timeout: 30_000 });
-      await (await agent.$(byTestId('profile-select'))).click();
+      assert.equal(here('agent', 'add', '--name', 'local one', '--command', DEMO_AGENT, '--cwd', localWorkspace).status, 0);
+      // Both machines' agents in one sidebar; the other machine's says where it runs.
+      const builder = await entry(browser, 'builder');
+      await builder.waitForExist({ timeout: 30_000, timeoutMsg: 'the other machine’s agent is not shown' });
+      const local = await entry(browser, 'local one');
+      await local.waitForExist({ timeout: 15_000, timeoutMsg: 'this machine’s agent is not shown' });
+      assert.equal(await textOf(await builder.$(byTestId('agent-host'))), 'on testhost');
+      assert.equal(await (await local.$(byTestId('agent-host'))).isExisting(), false, 'this machine’s agent names no machine');
+      await (await builder.$(byTestId('profile-select'))).click();
       await (await browser.$(`${byTestId('task-entry')}[data-state="completed"]`)).waitForExist({ timeout: 30_000 });
 
-      // A new agent's folder is chosen among that machine's folders (its desktop's dialog would
-      // show this one's): a path typed, a subfolder opened, and the one shown used.
+      // A new agent made on that machine: chosen in the form, its folder picked among that
+      // machine's folders (its desktop's dialog would show this one's).
       await (await browser.$(byTestId('new-agent'))).click();
+      const machine = await browser.$(byTestId('agent-machine'));
+      await machine.waitForExist({ timeout: 5_000 });
+      await machine.selectByAttribute('value', 'testhost');
       const choose = await browser.$(byTestId('agent-cwd-choose'));
-      await choose.waitForExist({ timeout: 5_000 });
-      assert.equal(await choose.getAttribute('title'), 'Folders on testhost');
+      await browser.waitUntil(async () => (await choose.getAttribute('title')) === 'Folders on testhost', { timeout: 5_000 });
       await choose.click();
       const folders = await browser.$(byTestId('folder-browser'));
       await folders.waitForExist({ timeout: 5_000 });
@@ -153,28 +167,36 @@ test('the window shows another machine’s agent over SSH, says when the connect
         timeout: 15_000,
         timeoutMsg: 'the folder browser did not open a folder',
       });
-      const shown = realpathSync(dir);
-      await (await browser.$(byTestId('folder-browser-go'))).setValue(`${shown}/nowhere`);
+      const shownDir = realpathSync(dir);
+      await (await browser.$(byTestId('folder-browser-go'))).setValue(`${shownDir}/nowhere`);
       await browser.keys('Enter');
       const refused = await browser.$(byTestId('folder-browser-error'));
       await refused.waitForExist({ timeout: 15_000 });
-      assert.equal(await refused.getText(), `There is no folder ${shown}/nowhere.`);
-      await (await browser.$(byTestId('folder-browser-go'))).setValue(shown);
+      assert.equal(await refused.getText(), `There is no folder ${shownDir}/nowhere.`);
+      await (await browser.$(byTestId('folder-browser-go'))).setValue(shownDir);
       await browser.keys('Enter');
-      await browser.waitUntil(async () => (await folders.getAttribute('data-path')) === shown, { timeout: 15_000 });
+      await browser.waitUntil(async () => (await folders.getAttribute('data-path')) === shownDir, { timeout: 15_000 });
       await (await browser.$(`${byTestId('folder-browser-entry')}[data-name="remote-workspace"]`)).click();
-      await browser.waitUntil(async () => (await folders.getAttribute('data-path')) === join(shown, 'remote-workspace'), { timeout: 15_000 });
-      assert.equal(await (await browser.$(byTestId('folder-browser-path'))).getText(), join(shown, 'remote-workspace'));
+      await browser.waitUntil(async () => (await folders.getAttribute('data-path')) === join(shownDir, 'remote-workspace'), { timeout: 15_000 });
+      assert.equal(await (await browser.$(byTestId('folder-browser-path'))).getText(), join(shownDir, 'remote-workspace'));
       await (await browser.$(byTestId('folder-browser-use'))).click();
       await browser.waitUntil(async () => !(await folders.isExisting()), { timeout: 5_000 });
-      assert.equal(await (await browser.$(byTestId('agent-cwd'))).getValue(), join(shown, 'remote-workspace'));
-      await (await browser.$(byTestId('agent-cancel'))).click();
+      assert.equal(await (await browser.$(byTestId('agent-cwd'))).getValue(), join(shownDir, 'remote-workspace'));
+      await (await browser.$(byTestId('agent-name'))).setValue('made there');
+      await (await browser.$(byTestId('agent-command'))).setValue(DEMO_AGENT);
+      await (await browser.$(byTestId('agent-submit'))).click();
+      const made = await entry(browser, 'made there');
+      await made.waitForExist({ timeout: 15_000, timeoutMsg: 'the agent made on testhost is not shown' });
+      assert.equal(await textOf(await made.$(byTestId('agent-host'))), 'on testhost');
+      assert.ok(onTheHost('agent', 'list').some((a) => a.name === 'made there'), 'the agent was made on testhost');
+      assert.ok(!JSON.parse(here('agent', 'list', '--json').stdout).some((a) => a.name === 'made there'), 'and not here');
 
-      // The connection drops: the window says so, and the agent there goes on.
+      // The connection drops: the window says so, the agent there goes on, this machine's too.
       await sshd.stop();
-      const banner = await browser.$(byTestId('engine-link-banner'));
+      const banner = await browser.$(`${byTestId('host-link-banner')}[data-host="testhost"]`);
       await banner.waitForExist({ timeout: 15_000 });
-      assert.match(await banner.getText(), /Disconnected from testhost\.[\s\S]*go on working there/);
+      assert.match(await textOf(banner), /Disconnected from testhost\.[\s\S]*go on working there/);
+      assert.match(await textOf(await (await entry(browser, 'builder')).$(byTestId('agent-host'))), /testhost · disconnected/);
       const meanwhile = onTheHost('task', 'add', '--agent', 'builder', 'Then the changelog');
       await waitFor('the task there to complete with no window attached', () =>
         onTheHost('task', 'list').find((t) => t.id === meanwhile.task.id && t.state === 'completed'),
@@ -182,14 +204,19 @@ test('the window shows another machine’s agent over SSH, says when the connect
 
       // Back: the window reconnects by itself and shows what happened meanwhile.
       await sshd.start();
-      await browser.waitUntil(async () => !(await (await browser.$(byTestId('engine-link-banner'))).isExisting()), {
+      await browser.waitUntil(async () => !(await (await browser.$(byTestId('host-link-banner'))).isExisting()), {
         timeout: 30_000,
         timeoutMsg: 'the window did not reconnect to testhost',
       });
-      await browser.waitUntil(async () => (await browser.$$(`${byTestId('task-entry')}[data-state="completed"]`)).length === 2, {
-        timeout: 15_000,
-        timeoutMsg: 'the task that ended while the connection was down is not shown',
-      });
+      await browser.waitUntil(
+        async () => {
+          const again = await entry(browser, 'builder');
+          if (!(await again.isExisting())) return false;
+          await (await again.$(byTestId('profile-select'))).click();
+          return (await browser.$$(`${byTestId('task-entry')}[data-state="completed"]`)).length === 2;
+        },
+        { timeout: 30_000, timeoutMsg: 'the task that ended while the connection was down is not shown' },
+      );
       const tasks = onTheHost('task', 'list');
       assert.deepEqual(tasks.map((t) => t.id).sort(), [first.task.id, meanwhile.task.id].sort(), 'nothing was added twice');
 
@@ -210,7 +237,7 @@ test('the window shows another machine’s agent over SSH, says when the connect
       await browser.waitUntil(async () => (await dialog.getAttribute('data-state')) === 'handled', { timeout: 15_000 });
       await waitFor('the agent there to go on with the answer', () => existsSync(join(asking, 'out', 'result.txt')), 30_000);
     } finally {
-      await close({ keepEngine: true });
+      await close();
     }
   } finally {
     stopEngine(sshd.remoteData);

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend } from '../lib/fakeBackend';
+import { connectedHost, FakeBackend } from '../lib/fakeBackend';
 import presets from '../test/presets.json';
 import { callsOf, renderApp } from '../test/render';
 
@@ -531,5 +531,83 @@ describe('where tasks work', () => {
     await submit();
     await screen.findByTestId('profile-view');
     expect(callsOf(backend, 'update_profile').at(-1)).toMatchObject({ profileId: agent.id, spec: { isolation: 'none' } });
+  });
+});
+
+describe('the machine a new agent runs on', () => {
+  /** A window showing build-box (reached) and gpu-box (lost) besides this computer. */
+  function withMachines() {
+    const backend = new FakeBackend({ commands: ['bash', 'claude'], directories: ['/work'], pickedFolders: ['/work'] });
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    backend.setHostLink({ destination: 'gpu-box', link: { state: 'lost', reason: 'The connection was lost.', host: 'gpu-box' } });
+    return backend;
+  }
+  const options = () => [...(screen.getByTestId('agent-machine') as HTMLSelectElement).options].map((o) => o.textContent);
+  const machineOf = (backend: FakeBackend, ...commands: string[]) => backend.calls.filter((c) => commands.includes(c.command)).map((c) => c.machine);
+
+  it('is not asked in a window that shows no other machine', async () => {
+    await openForm(new FakeBackend());
+    expect(screen.queryByTestId('agent-machine')).toBeNull();
+  });
+
+  it('offers this computer and each machine reached now, and makes the agent there, asking everything of its engine', async () => {
+    const backend = withMachines();
+    await openForm(backend);
+    await screen.findByTestId('agent-machine');
+    expect(options()).toEqual(['This computer', 'build-box']);
+
+    backend.calls.length = 0;
+    await fireEvent.change(screen.getByTestId('agent-machine'), { target: { value: 'build-box' } });
+    await fill({ name: 'trainer', command: 'bash', kind: 'claude-code' });
+    // Its folders are build-box's, browsed through its engine: not this desktop's dialog.
+    expect(screen.getByTestId('agent-cwd-choose').title).toBe('Folders on build-box');
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev'));
+    await fireEvent.click(screen.getAllByTestId('folder-browser-entry').find((e) => e.dataset.name === 'projects')!);
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev/projects'));
+    await fireEvent.click(screen.getByTestId('folder-browser-use'));
+    await waitFor(() => expect(valueOf('agent-cwd')).toBe('/home/dev/projects'));
+    // Whether worktrees can be offered is asked of build-box too.
+    await waitFor(() => expect(callsOf(backend, 'folder_repository')).toContainEqual({ folder: '/home/dev/projects' }));
+    await submit();
+
+    const page = await screen.findByTestId('profile-view');
+    expect(within(page).getByTestId('agent-host').textContent).toBe('on build-box');
+    expect(callsOf(backend, 'pick_folder')).toEqual([]);
+    const asked = ['agent_presets', 'detected_agents', 'check_profile', 'folder_repository', 'list_folder', 'create_profile'];
+    expect(new Set(backend.calls.filter((c) => asked.includes(c.command)).map((c) => c.command))).toEqual(new Set(['agent_presets', 'detected_agents', 'folder_repository', 'list_folder', 'create_profile']));
+    expect(new Set(machineOf(backend, ...asked))).toEqual(new Set(['build-box']));
+  });
+
+  it('keeps this computer’s folder dialog and engine when this computer is chosen', async () => {
+    const backend = withMachines();
+    await openForm(backend);
+    await screen.findByTestId('agent-machine');
+    await fill({ name: 'mine', command: 'bash' });
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await waitFor(() => expect(valueOf('agent-cwd')).toBe('/work'));
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(machineOf(backend, 'create_profile')).toEqual([null]);
+    expect(within(screen.getByTestId('profile-view')).queryByTestId('agent-host')).toBeNull();
+  });
+
+  it('is not asked of an agent being edited, which stays on its machine', async () => {
+    const backend = withMachines();
+    const trainer = backend.seedProfile({ name: 'trainer', host: 'build-box', cwd: '/home/dev/notes' });
+    await renderApp(backend);
+    await fireEvent.click(screen.getAllByTestId('profile-select').find((e) => e.closest('[data-profile-name="trainer"]'))!);
+    await fireEvent.click(await screen.findByTestId('edit-profile'));
+    await screen.findByTestId('agent-form');
+    expect(screen.queryByTestId('agent-machine')).toBeNull();
+
+    await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev/notes'));
+    await fireEvent.click(screen.getByTestId('folder-browser-cancel'));
+    await fill({ name: 'trainer 2' });
+    await submit();
+    await screen.findByTestId('profile-view');
+    expect(machineOf(backend, 'update_profile', 'list_folder')).toEqual(['build-box', 'build-box']);
+    expect((await backend.listProfiles()).find((p) => p.id === trainer.id)?.name).toBe('trainer 2');
   });
 });

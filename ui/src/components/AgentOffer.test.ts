@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend } from '../lib/fakeBackend';
+import { connectedHost, FakeBackend } from '../lib/fakeBackend';
 import presets from '../test/presets.json';
 import { callsOf, renderApp } from '../test/render';
 
@@ -79,5 +79,47 @@ describe('the agents found on this computer', () => {
     expect(callsOf(backend, 'create_profile')).toEqual([{ spec: expect.objectContaining({ name: 'Claude Code in projects', cwd: '/home/dev/projects' }) }]);
     // This desktop's own dialog was never asked.
     expect(callsOf(backend, 'pick_folder')).toEqual([]);
+  });
+});
+
+describe('the agents found on another machine', () => {
+  it('asks which machine, finds its CLIs there, and makes the agent there among its folders', async () => {
+    const backend = new FakeBackend({ commands: ['claude'], pickedFolders: ['/work'] });
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    await renderApp(backend);
+    const empty = await screen.findByTestId('empty-state');
+    const offer = await within(empty).findByTestId('agent-offer');
+    const machine = await within(offer).findByTestId('agent-machine');
+    expect([...(machine as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['This computer', 'build-box']);
+    expect(offer.getAttribute('aria-label')).toBe('Agents found on this computer');
+
+    await fireEvent.change(machine, { target: { value: 'build-box' } });
+    await waitFor(() => expect(backend.calls.some((c) => c.command === 'detected_agents' && c.machine === 'build-box')).toBe(true));
+    expect(screen.getByTestId('agent-offer').getAttribute('aria-label')).toBe('Agents found on build-box');
+    await fireEvent.click(within(item('claude-code')).getByTestId('agent-offer-use'));
+    await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).toBe('/home/dev'));
+    expect(screen.getByTestId('folder-browser').textContent).toContain('Folders on build-box');
+    await fireEvent.click(screen.getByTestId('folder-browser-use'));
+
+    const page = await screen.findByTestId('profile-view');
+    expect(within(page).getByTestId('agent-host').textContent).toBe('on build-box');
+    expect(backend.calls.filter((c) => c.command === 'create_profile' || c.command === 'list_folder').map((c) => [c.command, c.machine])).toEqual([
+      ['list_folder', 'build-box'],
+      ['create_profile', 'build-box'],
+    ]);
+    expect(callsOf(backend, 'pick_folder')).toEqual([]);
+  });
+
+  it('in the new agent form, follows the form’s choice and asks nothing itself', async () => {
+    const backend = new FakeBackend({ commands: ['claude'] });
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    backend.seedProfile({ name: 'existing' });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('new-agent'));
+    const form = await screen.findByTestId('agent-form');
+    await within(form).findByTestId('agent-offer');
+    await waitFor(() => expect(within(form).getAllByTestId('agent-machine')).toHaveLength(1));
+    await fireEvent.change(within(form).getByTestId('agent-machine'), { target: { value: 'build-box' } });
+    await waitFor(() => expect(within(form).getByTestId('agent-offer').getAttribute('aria-label')).toBe('Agents found on build-box'));
   });
 });

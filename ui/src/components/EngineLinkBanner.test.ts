@@ -1,7 +1,8 @@
-import { fireEvent, screen } from '@testing-library/svelte';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
-import { FakeBackend } from '../lib/fakeBackend';
+import type { HostLink } from '../lib/bindings';
+import { connectedHost, FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
 
 describe('engine link banner', () => {
@@ -41,5 +42,50 @@ describe('engine link banner', () => {
     await tick();
     expect(callsOf(backend, 'restart_engine')).toHaveLength(1);
     confirm.mockRestore();
+  });
+});
+
+describe('other machines’ banners', () => {
+  const lost = (destination: string): HostLink => ({ destination, link: { state: 'lost', reason: `The connection to ${destination} was lost.`, host: destination } });
+  const banners = () => screen.queryAllByTestId('host-link-banner');
+
+  it('shows one line per machine the window cannot reach, and connects again on request', async () => {
+    const backend = new FakeBackend();
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    backend.setHostLink({ destination: 'gpu-box', link: connectedHost('gpu-box') });
+    await renderApp(backend);
+    expect(banners()).toEqual([]);
+
+    backend.setHostLink(lost('build-box'));
+    backend.setHostLink({ destination: 'gpu-box', link: { state: 'refused', reason: 'It speaks another version of the protocol.', host: 'gpu-box' } });
+    await tick();
+    expect(banners().map((b) => [b.dataset.host, b.dataset.state])).toEqual([
+      ['build-box', 'lost'],
+      ['gpu-box', 'refused'],
+    ]);
+    const buildBox = banners()[0];
+    expect(buildBox.textContent).toContain('Disconnected from build-box.');
+    expect(buildBox.textContent).toContain('go on working there');
+    expect(banners()[1].textContent).toContain('The engine on gpu-box cannot talk with this window.');
+    // The window's own engine is fine: its banner stays away.
+    expect(screen.queryByTestId('engine-link-banner')).toBeNull();
+
+    await fireEvent.click(within(buildBox).getByTestId('host-connect'));
+    await tick();
+    expect(callsOf(backend, 'connect_host')).toEqual([{ destination: 'build-box' }]);
+    expect(banners().map((b) => b.dataset.host)).toEqual(['gpu-box']);
+    // Back: the window loads anew, with what its agents did meanwhile.
+    expect(backend.reloads).toBe(1);
+  });
+
+  it('says why connecting again failed, in its own line', async () => {
+    const backend = new FakeBackend();
+    backend.setHostLink(lost('build-box'));
+    await renderApp(backend);
+    await waitFor(() => expect(banners()).toHaveLength(1));
+    backend.failNext('connect_host', { code: 'io', message: 'ssh: connect to host build-box port 22: Connection refused', field: null });
+    await fireEvent.click(screen.getByRole('button', { name: 'Connect now' }));
+    await waitFor(() => expect(banners()[0].textContent).toContain('Connection refused'));
+    expect(backend.reloads).toBe(0);
   });
 });

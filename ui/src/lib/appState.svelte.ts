@@ -15,6 +15,7 @@ import type {
   Delegation,
   FlowTarget,
   FollowedLog,
+  HostLink,
   LogEntry,
   LoopFile,
   LoopFiles,
@@ -65,6 +66,8 @@ import {
   type Floods,
 } from './signals';
 import { applyStorageEvent, type StorageState } from './storage';
+import { hostReloadsOn } from './engineLink';
+import { hostOfSession, upsertHostLink } from './hosts';
 import { applyWorktreeEvent, upsertWorktree } from './changes';
 import { DEFAULT_SETTINGS, applySettingsEvent } from './settings';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
@@ -116,8 +119,21 @@ export class AppState {
   formOpen = $state(false);
   /** Whether the settings are shown in the main area. */
   settingsOpen = $state(false);
-  /** Whether the other machines are shown in the main area. */
-  machinesOpen = $state(false);
+  #machinesOpen = $state(false);
+  /**
+   * Whether the other machines are shown in the main area. Leaving them loads the window anew
+   * when a machine was reached meanwhile (one just added): its agents join the lists then.
+   */
+  get machinesOpen(): boolean {
+    return this.#machinesOpen;
+  }
+  set machinesOpen(open: boolean) {
+    this.#machinesOpen = open;
+    if (!open && this.#reloadOnLeavingMachines) {
+      this.#reloadOnLeavingMachines = false;
+      this.backend.reloadWindow();
+    }
+  }
   /** The app's settings: the engine's defaults until it answered, then as saved. */
   settings: Settings = $state.raw(DEFAULT_SETTINGS);
   /** The agent the form edits; null while it creates a new one. */
@@ -136,6 +152,11 @@ export class AppState {
    * Its folders are not this desktop's: the agent form browses them through the engine.
    */
   host: string | null = $state(null);
+  /**
+   * The other machines the window shows agents of, each with the window's link to it now, in
+   * the order attached (empty until listed; a machine the window shows no agent of is listed too).
+   */
+  hostLinks: HostLink[] = $state.raw([]);
   /** Sessions that reached the limit of signals waiting at once. */
   floods: Floods = $state.raw({});
   /** Delegated agents: at work, reported or ended, in no order. */
@@ -280,6 +301,7 @@ export class AppState {
       this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
       this.backend.onOpenSignal((signalId) => this.showSignal(signalId)),
       this.backend.onOpenLoop((loopId) => void this.revealLoop(loopId)),
+      this.backend.onHostLink((link) => this.#followHostLink(link)),
     );
     // Only once the events are heard do the lists load: a change between the two is then in
     // one or the other (applied twice is harmless; missed is not).
@@ -334,6 +356,15 @@ export class AppState {
       logFailure('list_worktrees')(reason);
       return [] as WorktreeInfo[];
     });
+    // Without them the other machines' agents still show, unmarked when their machine drops.
+    void this.backend.attachedHosts().then(
+      (links) => {
+        // A link heard meanwhile is newer than the list.
+        const heard = this.hostLinks;
+        this.hostLinks = heard.reduce(upsertHostLink, links);
+      },
+      logFailure('attached_hosts'),
+    );
     const openAtStart = this.backend.takeOpenTarget().catch((reason: unknown) => {
       logFailure('take_open_target')(reason);
       return null;
@@ -399,6 +430,42 @@ export class AppState {
 
   close(): void {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+  }
+
+  /**
+   * Another machine's link changed: kept, and when the machine is reached again (or for the
+   * first time since the window loaded) the window loads anew, as for its own engine, since its
+   * lists were joined without that machine's news.
+   */
+  #followHostLink(link: HostLink): void {
+    const before = this.hostLinks.find((l) => l.destination === link.destination)?.link ?? null;
+    this.hostLinks = upsertHostLink(this.hostLinks, link);
+    if (!hostReloadsOn(before, link.link)) return;
+    // A machine just added in the Machines view: the window loads anew once the user leaves it.
+    if (this.machinesOpen) this.#reloadOnLeavingMachines = true;
+    else this.backend.reloadWindow();
+  }
+
+  #reloadOnLeavingMachines = false;
+
+  /**
+   * A machine left the list: its link and its agents leave the window (they go on working
+   * there; adding the machine again shows them again).
+   */
+  forgetHost(destination: string): void {
+    this.hostLinks = this.hostLinks.filter((l) => l.destination !== destination);
+    const gone = this.model.profiles.filter((p) => p.host === destination).map((p) => p.id);
+    if (gone.length === 0) return;
+    this.model = {
+      profiles: this.model.profiles.filter((p) => !gone.includes(p.id)),
+      sessions: this.model.sessions.filter((s) => !gone.includes(s.profile_id)),
+    };
+    if (this.selection !== null && this.selectedAgent === undefined) this.selection = initialSelection(this.model);
+  }
+
+  /** Try to reach another machine again now; rejects with an ApiError. */
+  connectHost(destination: string): Promise<void> {
+    return this.backend.connectHost(destination);
   }
 
   sessionsOf(profileId: ProfileId): SessionInfo[] {
@@ -937,10 +1004,13 @@ export class AppState {
     return restarted;
   }
 
-  /** Answer an agent's permission request; rejects with an ApiError. */
-  async decidePermission(requestId: number, allow: boolean, message: string | null): Promise<void> {
-    await this.backend.decidePermission(requestId, allow, message);
-    this.permissions = this.permissions.filter((p) => p.id !== requestId);
+  /**
+   * Answer an agent's permission request; rejects with an ApiError. A request's number is its
+   * machine's own: the answer goes to the machine of the agent whose session asked.
+   */
+  async decidePermission(request: PermissionRequest, allow: boolean, message: string | null): Promise<void> {
+    await this.backend.machine(hostOfSession(this.model, request.session_id)).decidePermission(request.id, allow, message);
+    this.permissions = this.permissions.filter((p) => p.id !== request.id || p.session_id !== request.session_id);
   }
 
   /** Start a session continuing an ended one's conversation, and select it. */
@@ -950,22 +1020,27 @@ export class AppState {
     this.select({ kind: 'session', id: session.id });
   }
 
-  /** Create an agent (nothing is started) and select it; rejects with an ApiError. */
-  async createAgent(spec: ProfileSpec): Promise<Profile> {
-    return this.#saved(await this.backend.createProfile(spec));
+  /**
+   * Create an agent on `host` (null: this computer; nothing is started) and select it; rejects
+   * with an ApiError.
+   */
+  async createAgent(spec: ProfileSpec, host: string | null = null): Promise<Profile> {
+    return this.#saved(await this.backend.machine(host).createProfile(spec));
   }
 
   /**
-   * Save the form: update the agent being edited, or create a new one, and first the setup
-   * command of its repository when the form changed it. Changes apply to the next session;
-   * running ones keep going as they started. Rejects with an ApiError.
+   * Save the form: update the agent being edited, or create a new one on `host` (null: this
+   * computer; an edited agent stays on its own machine), and first the setup command of its
+   * repository, on the same machine, when the form changed it. Changes apply to the next
+   * session; running ones keep going as they started. Rejects with an ApiError.
    */
-  async saveAgent(spec: ProfileSpec, setup: { repository: string; command: string | null } | null = null): Promise<Profile> {
-    // The repository's setup command (shared by every agent working there) goes with the agent that sets it.
-    if (setup !== null) await this.backend.setRepositorySetup(setup.repository, setup.command);
+  async saveAgent(spec: ProfileSpec, setup: { repository: string; command: string | null } | null = null, host: string | null = null): Promise<Profile> {
     const editing = this.editing;
-    if (editing === null) return this.createAgent(spec);
-    return this.#saved(await this.backend.updateProfile(editing.id, spec));
+    const engine = this.backend.machine(editing === null ? host : (editing.host ?? null));
+    // The repository's setup command (shared by every agent working there) goes with the agent that sets it.
+    if (setup !== null) await engine.setRepositorySetup(setup.repository, setup.command);
+    if (editing === null) return this.#saved(await engine.createProfile(spec));
+    return this.#saved(await engine.updateProfile(editing.id, spec));
   }
 
   /**

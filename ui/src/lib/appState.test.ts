@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppState, followNewSession } from './appState.svelte';
-import type { EngineEvent, SessionInfo } from './bindings';
-import { FakeBackend } from './fakeBackend';
+import type { EngineEvent, HostLink, ProfileSpec, SessionInfo } from './bindings';
+import { connectedHost, FakeBackend } from './fakeBackend';
 import { callsOf } from '../test/render';
 import { clarification } from '../test/signals';
 import { signalScan } from './fakeBackend';
@@ -105,6 +105,117 @@ describe('the view follows an agent to its new session', () => {
     expect(app.selection).toEqual({ kind: 'session', id: first.id });
     const next = await backend.startSession(p.id, { rows: 24, cols: 80 });
     expect(app.selection).toEqual({ kind: 'session', id: next.id });
+    app.close();
+  });
+});
+
+describe('other machines the window shows', () => {
+  const lost = (destination: string): HostLink => ({ destination, link: { state: 'lost', reason: 'The connection was lost.', host: destination } });
+
+  it('keeps each machine’s link, as listed when the window opens and as it changes', async () => {
+    const backend = new FakeBackend();
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    const app = new AppState(backend);
+    await app.open();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(app.hostLinks.map((h) => [h.destination, h.link.state])).toEqual([['build-box', 'connected']]);
+    backend.setHostLink(lost('build-box'));
+    expect(app.hostLinks.map((h) => [h.destination, h.link.state])).toEqual([['build-box', 'lost']]);
+    // Losing a machine loads nothing again: its agents go on there, and show as disconnected.
+    expect(backend.reloads).toBe(0);
+    app.close();
+  });
+
+  it('lets a machine taken out of the list go, with its agents; this computer’s stay', async () => {
+    const backend = new FakeBackend();
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    const here = backend.seedProfile({ name: 'here' });
+    const there = backend.seedProfile({ name: 'there', host: 'build-box' });
+    const app = new AppState(backend);
+    await app.open();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    app.select({ kind: 'profile', id: there.id });
+    app.forgetHost('build-box');
+    expect(app.model.profiles.map((p) => p.name)).toEqual(['here']);
+    expect(app.hostLinks).toEqual([]);
+    // What was shown left with its machine: the window shows what is left.
+    expect(app.selectedAgent?.id).toBe(here.id);
+    app.close();
+  });
+
+  it('loads the window anew for a machine just added once the user leaves the Machines view', async () => {
+    const backend = new FakeBackend();
+    const app = new AppState(backend);
+    await app.open();
+    app.openMachines();
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    // Not under the user, who is reading what the view says of the machine added.
+    expect(backend.reloads).toBe(0);
+    app.closeMachines();
+    expect(backend.reloads).toBe(1);
+    app.openMachines();
+    app.closeMachines();
+    expect(backend.reloads).toBe(1);
+    app.close();
+  });
+
+  it('loads the window anew when a machine is back, or reached for the first time', async () => {
+    const backend = new FakeBackend();
+    backend.setHostLink(lost('build-box'));
+    backend.setHostLink({ destination: 'gpu-box', link: { state: 'connecting' } });
+    const app = new AppState(backend);
+    await app.open();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    expect(backend.reloads).toBe(1);
+    backend.setHostLink({ destination: 'gpu-box', link: connectedHost('gpu-box') });
+    expect(backend.reloads).toBe(2);
+    // One just added, which the window did not know of.
+    await backend.addHost('dev@new-box', null, null, null);
+    expect(backend.reloads).toBe(3);
+    // Still reached: nothing more.
+    backend.setHostLink({ destination: 'gpu-box', link: connectedHost('gpu-box') });
+    expect(backend.reloads).toBe(3);
+    app.close();
+  });
+
+  it('makes a new agent on the machine chosen, and saves an edited one on its own', async () => {
+    const backend = new FakeBackend({ repositories: [{ root: '/work/shop' }] });
+    const app = new AppState(backend);
+    await app.open();
+    const spec = { name: 'trainer', command: 'bash', args: [], env: {}, cwd: '/work/shop', kind: 'generic', isolation: 'worktree' } as unknown as ProfileSpec;
+    const made = await app.saveAgent(spec, { repository: '/work/shop', command: 'npm ci' }, 'build-box');
+    expect(made.host).toBe('build-box');
+    app.openForm(made);
+    await app.saveAgent({ ...spec, name: 'trainer 2' }, null, null);
+    const saves = ['set_repository_setup', 'create_profile', 'update_profile'];
+    expect(backend.calls.filter((c) => saves.includes(c.command)).map((c) => [c.command, c.machine])).toEqual([
+      ['set_repository_setup', 'build-box'],
+      ['create_profile', 'build-box'],
+      ['update_profile', 'build-box'],
+    ]);
+    expect(app.model.profiles.map((p) => [p.name, p.host])).toEqual([['trainer 2', 'build-box']]);
+    app.close();
+  });
+
+  it('answers a permission request on the machine of the agent that asked', async () => {
+    const backend = new FakeBackend();
+    const remote = backend.seedProfile({ name: 'trainer', host: 'build-box' });
+    const local = backend.seedProfile({ name: 'builder' });
+    const there = backend.seedSession(remote.id, { state: 'running', pid: 7 });
+    const here = backend.seedSession(local.id, { state: 'running', pid: 8 });
+    const app = new AppState(backend);
+    await app.open();
+    const asked = { tool_name: 'Bash', tool_input: { command: 'ls' }, asked_at: 0, expires_at: Date.now() + 60_000 };
+    backend.askPermission({ ...asked, id: 1, session_id: there.id });
+    backend.askPermission({ ...asked, id: 2, session_id: here.id });
+    await app.decidePermission(app.permissions[0], true, null);
+    await app.decidePermission(app.permissions[0], false, 'not now');
+    expect(backend.calls.filter((c) => c.command === 'decide_permission').map((c) => [c.args.requestId, c.machine])).toEqual([
+      [1, 'build-box'],
+      [2, null],
+    ]);
+    expect(app.permissions).toEqual([]);
     app.close();
   });
 });

@@ -10,7 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, EngineLink, FollowedLog, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
+import type { AppInfo, EngineEvent, EngineLink, FollowedLog, HostLink, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -92,12 +92,29 @@ export interface Backend extends EngineCommands {
   removeHost(destination: string): Promise<void>;
   /** Open a new window, a process of its own, on that machine's engine. */
   openHost(destination: string): Promise<void>;
+  /**
+   * The engine commands sent to one machine's engine, as that machine's destination names it
+   * (null: this computer's). The commands of `Backend` itself go where the shell routes them
+   * (lists to every machine, joined; a command naming an agent, task, session, signal or loop
+   * to the machine that holds it); these are for what names none of those but belongs to one
+   * machine: making an agent there, its folders, presets and CLIs, a permission answer.
+   */
+  machine(host: string | null): EngineCommands;
+  /** Each other machine the window shows, with its link now; later changes come through `onHostLink`. */
+  attachedHosts(): Promise<HostLink[]>;
+  /** Subscribe to `host-link`: the window's link to another machine changed (lost, back, refused, just added). */
+  onHostLink(callback: (link: HostLink) => void): Unsubscribe;
+  /** Try to reach that machine again now, rather than at the link's next try. */
+  connectHost(destination: string): Promise<void>;
 }
 
 /** Name of the Tauri event carrying `EngineEvent` payloads. */
 export const ENGINE_EVENT = 'engine-event';
 /** Name of the Tauri event carrying the window's link to the engine (`EngineLink`). */
 export const ENGINE_LINK_EVENT = 'engine-link';
+
+/** Name of the Tauri event carrying the window's link to another machine (`HostLink`). */
+export const HOST_LINK_EVENT = 'host-link';
 
 /** Name of the Tauri event the shell emits, with a `TaskId`, when a task notification is clicked. */
 export const OPEN_TASK_EVENT = 'open-task';
@@ -235,6 +252,23 @@ export function tauriBackend(): Backend {
 
     async openHost(destination: string): Promise<void> {
       await call<null>('open_host', { destination });
+    },
+
+    machine(host: string | null): EngineCommands {
+      return engineCommands((command) => call<Reply>('engine_call', { command, host }));
+    },
+
+    attachedHosts(): Promise<HostLink[]> {
+      return call('attached_hosts');
+    },
+
+    onHostLink(callback: (link: HostLink) => void): Unsubscribe {
+      // Registered before the window lists the links (`whenListening`), so no change falls between.
+      return subscribe(HOST_LINK_EVENT, callback, registrations);
+    },
+
+    async connectHost(destination: string): Promise<void> {
+      await call<null>('connect_host', { destination });
     },
   };
 }

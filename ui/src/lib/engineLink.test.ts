@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkBanner, reloadsOn, restartQuestion } from './engineLink';
+import { hostBanner, hostReloadsOn, linkBanner, reloadsOn, restartQuestion } from './engineLink';
 import type { EngineLink } from './bindings';
 
 const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null };
@@ -52,6 +52,51 @@ describe('reloadsOn', () => {
     [connected, lost, false],
   ])('%o then %o: %s', (before, now, reloads) => {
     expect(reloadsOn(before, now)).toBe(reloads);
+  });
+});
+
+describe('hostReloadsOn', () => {
+  const connecting: EngineLink = { state: 'connecting' };
+  const refused: EngineLink = { state: 'refused', reason: 'this program speaks version 2', host: 'dev@build-box' };
+  it.each([
+    // A machine the window did not know of (just added) or loaded without (still connecting): its agents come in.
+    ['unknown, then connected', null, remote(connected), true],
+    ['connecting, then connected', connecting, remote(connected), true],
+    // Back after a drop: what its agents did meanwhile was missed.
+    ['lost, then connected', remote(lost), remote(connected), true],
+    ['refused, then connected', refused, remote(connected), true],
+    // Reached all along: nothing to load again (another build is a note, not a reload).
+    ['connected, then connected', remote(connected), remote(connected), false],
+    ['connected, then another build', remote(connected), remote({ ...connected, outdated: true } as EngineLink), false],
+    // Not reached: nothing to load yet.
+    ['unknown, then connecting', null, connecting, false],
+    ['connected, then lost', remote(connected), remote(lost), false],
+    ['lost, then refused', remote(lost), refused, false],
+  ])('%s: %s', (_case, before, now, reloads) => {
+    expect(hostReloadsOn(before, now)).toBe(reloads);
+  });
+});
+
+describe('hostBanner', () => {
+  it.each([
+    [{ state: 'connecting' } as EngineLink, null],
+    [connected, null],
+    [{ ...connected, outdated: true } as EngineLink, null],
+    [lost, 'Disconnected from build-box.'],
+    [{ state: 'refused', reason: 'this program speaks version 2', host: null } as EngineLink, 'The engine on build-box cannot talk with this window.'],
+  ])('%o: %s', (link, title) => {
+    expect(hostBanner({ destination: 'build-box', link })?.title ?? null).toBe(title);
+  });
+
+  it('names the machine as the user added it, says its agents go on there, and offers to connect now', () => {
+    const banner = hostBanner({ destination: 'build-box', link: { state: 'lost', reason: 'The connection to build-box was lost.', host: 'dev@10.0.0.7' } })!;
+    expect(banner.title).toBe('Disconnected from build-box.');
+    expect(banner.advice).toContain('The connection to build-box was lost.');
+    expect(banner.advice).toContain('go on working there');
+    expect(banner.action).toBe('connect');
+    expect(banner.severe).toBe(true);
+    // Refused too: once the same version is installed there, connecting again takes it.
+    expect(hostBanner({ destination: 'build-box', link: { state: 'refused', reason: 'x', host: null } })!.action).toBe('connect');
   });
 });
 

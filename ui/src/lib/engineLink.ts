@@ -3,7 +3,7 @@
  * engine cannot be reached or is another build, and when the window loads everything again.
  * Pure; the shell decides the link's state.
  */
-import type { EngineLink } from './bindings';
+import type { EngineLink, HostLink } from './bindings';
 
 export interface LinkBanner {
   title: string;
@@ -67,6 +67,32 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
  */
 export function reloadsOn(before: EngineLink | null, now: EngineLink): boolean {
   return now.state === 'connected' && (before?.state === 'lost' || before?.state === 'refused');
+}
+
+/**
+ * What the banner of another machine the window shows says while its link is lost or refused
+ * (null otherwise: a machine that answers, or is being reached, has no banner). Its button
+ * connects again now, whichever: the window neither starts nor stops that machine's engine,
+ * and a refused link may be taken once the same version is installed there.
+ */
+export function hostBanner(host: HostLink): LinkBanner | null {
+  const { destination, link } = host;
+  if (link.state !== 'lost' && link.state !== 'refused') return null;
+  // The machine is named as the user added it, whatever the link says of itself.
+  const banner = linkBanner({ ...link, host: destination });
+  return banner && { ...banner, action: 'connect' };
+}
+
+/**
+ * Whether another machine's link going from `before` (as the window loaded it, or last heard
+ * of it) to `now` means reloading the window: the machine is reached and, as the window knew it,
+ * was not. Its agents were then left out of the joined lists (`connecting`, or `null`: a machine
+ * the window did not know of, such as one just added), or what they did while it was lost or
+ * refused was missed. Unlike the window's own engine (`reloadsOn`), a first connection reloads
+ * too: the window is already showing this computer's agents without that machine's.
+ */
+export function hostReloadsOn(before: EngineLink | null, now: EngineLink): boolean {
+  return now.state === 'connected' && before?.state !== 'connected';
 }
 
 /** What the confirmation before a restart names: the agents it stops. */

@@ -100,10 +100,11 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
-import type { AccountLimit, AccountUsage, EngineLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
+import type { AccountLimit, AccountUsage, EngineLink, HostLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
+import { dispatchCommand, engineCommands, type EngineCommands } from './bindings';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
@@ -115,6 +116,11 @@ import { worktreeKeyOf } from './changes';
 export interface FakeCall {
   command: string;
   args: Record<string, unknown>;
+  /**
+   * The machine the call was sent to through `machine(host)` (null: this computer); absent
+   * for a call sent without naming one (the shell routes those).
+   */
+  machine?: string | null;
 }
 
 export interface FakeBackendOptions {
@@ -172,6 +178,11 @@ function hostWords(host: HostState): string {
     return `connected, Switchboard ${host.version}, ${agents}`;
   }
   return host.problem ?? 'it did not answer';
+}
+
+/** The link to another machine whose engine answers, as the shell reports it. */
+export function connectedHost(destination: string): EngineLink {
+  return { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: destination };
 }
 
 /** The folders the fake's home folder holds, whatever directories it was given. */
@@ -438,8 +449,8 @@ export class FakeBackend implements Backend {
     return this.#session(sessionId).subscribers.size;
   }
 
-  /** Add a profile without validation or events (for seeding). */
-  seedProfile(spec: Partial<ProfileSpec> & { name: string }): Profile {
+  /** Add a profile without validation or events (for seeding); `host`: an agent of that other machine. */
+  seedProfile(spec: Partial<ProfileSpec> & { name: string; host?: string }): Profile {
     const profile: Profile = {
       id: `profile-${this.#nextId++}`,
       created_at: this.#now(),
@@ -449,6 +460,7 @@ export class FakeBackend implements Backend {
       cwd: '/tmp',
       kind: 'generic',
       start_on_launch: false,
+      host: null,
       ...PROFILE_DEFAULTS,
       ...spec,
     };
@@ -573,9 +585,17 @@ export class FakeBackend implements Backend {
   }
 
   async createProfile(spec: ProfileSpec): Promise<Profile> {
+    return this.#createProfile(spec, null);
+  }
+
+  /**
+   * As the engine on `host` (null: this computer's) makes an agent: an engine never names its
+   * own machine (`host` null); the shell names the machine of an agent of another one.
+   */
+  async #createProfile(spec: ProfileSpec, host: string | null): Promise<Profile> {
     this.#record('create_profile', { spec });
     this.#validate(spec, null);
-    const profile: Profile = { id: `profile-${this.#nextId++}`, created_at: this.#now(), ...withSpecDefaults(spec) };
+    const profile: Profile = { id: `profile-${this.#nextId++}`, created_at: this.#now(), host, ...withSpecDefaults(spec) };
     this.#profiles.set(profile.id, profile);
     this.emit({ type: 'profile_saved', profile });
     return profile;
@@ -1289,17 +1309,70 @@ export class FakeBackend implements Backend {
     }
     const added = fakeHost({ ...base, state: 'connected', version: '0.1.0', agents_running: 0 });
     this.seedHost(added);
+    // The window shows it from now on, as the shell attaches a machine just added.
+    this.setHostLink({ destination: name, link: connectedHost(name) });
     return structuredClone(added);
   }
 
   async removeHost(destination: string): Promise<void> {
     this.#record('remove_host', { destination });
     this.#hosts = this.#hosts.filter((h) => h.destination !== destination);
+    this.#hostLinks = this.#hostLinks.filter((h) => h.destination !== destination);
   }
 
   /** Recorded only (the shell would start a window of its own on that machine). */
   async openHost(destination: string): Promise<void> {
     this.#record('open_host', { destination });
+  }
+
+  /** The machine `machine(host)` is sending a call to, while it does (see `#record`). */
+  #sendingTo: string | null | undefined = undefined;
+
+  /**
+   * The fake's one state answers for every machine, as the shell's joined lists do; a call is
+   * recorded with the machine it was sent to, and an agent made there carries it as `host`.
+   */
+  machine(host: string | null): EngineCommands {
+    return engineCommands((command) => {
+      // Every method records its call before its first await, so the machine is set while it does.
+      this.#sendingTo = host;
+      try {
+        if (command.type === 'create_profile') return this.#createProfile(command.spec, host).then((value) => ({ type: 'profile', value }));
+        return dispatchCommand(this, command);
+      } finally {
+        this.#sendingTo = undefined;
+      }
+    });
+  }
+
+  /** The other machines the window shows, in the order attached, with their links. */
+  #hostLinks: HostLink[] = [];
+  readonly #hostLinkListeners = new Set<(link: HostLink) => void>();
+
+  async attachedHosts(): Promise<HostLink[]> {
+    this.#record('attached_hosts', {});
+    return structuredClone(this.#hostLinks);
+  }
+
+  onHostLink(callback: (link: HostLink) => void): Unsubscribe {
+    this.#hostLinkListeners.add(callback);
+    return () => this.#hostLinkListeners.delete(callback);
+  }
+
+  /** As the shell does when its link to another machine changes (or one is attached): kept, and told. */
+  setHostLink(link: HostLink): void {
+    const kept = structuredClone(link);
+    const at = this.#hostLinks.findIndex((h) => h.destination === link.destination);
+    if (at < 0) this.#hostLinks = [...this.#hostLinks, kept];
+    else this.#hostLinks = this.#hostLinks.map((h, i) => (i === at ? kept : h));
+    for (const listener of [...this.#hostLinkListeners]) listener(structuredClone(kept));
+  }
+
+  /** As the shell's next try, now: the machine answers (a machine that is not attached is refused). */
+  async connectHost(destination: string): Promise<void> {
+    this.#record('connect_host', { destination });
+    if (!this.#hostLinks.some((h) => h.destination === destination)) this.#fail('not_found', `${destination} is not among the machines this window shows`, 'destination');
+    this.setHostLink({ destination, link: connectedHost(destination) });
   }
 
   readonly #agentStatus = new Map<SessionId, AgentStatusInfo>();
@@ -2084,11 +2157,11 @@ export class FakeBackend implements Backend {
   // ---- internals -----------------------------------------------------------------------
 
   #record(command: string, args: Record<string, unknown>): void {
-    this.calls.push({ command, args: structuredClone(args) });
+    this.calls.push({ command, args: structuredClone(args), ...(this.#sendingTo !== undefined && { machine: this.#sendingTo }) });
     const error = this.#failures.get(command)?.shift();
     if (error) throw error;
     // The window's own calls answer whether or not its engine started.
-    const windows = ['app_info', 'pick_folder', 'take_open_target', 'list_hosts', 'add_host', 'remove_host', 'open_host'];
+    const windows = ['app_info', 'pick_folder', 'take_open_target', 'list_hosts', 'add_host', 'remove_host', 'open_host', 'attached_hosts', 'connect_host'];
     if (this.#startupProblem && !windows.includes(command)) this.#fail('engine_stopped', 'the engine has shut down');
   }
 
@@ -2656,6 +2729,10 @@ export function demoBackend(): FakeBackend {
     );
   })();
   seedWorktrees(backend, now);
+  // Another machine the window shows, with an agent of its own there.
+  backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0 });
+  backend.setHostLink({ destination: 'dev@build-box', link: connectedHost('dev@build-box') });
+  backend.seedProfile({ name: 'trainer', command: 'claude', cwd: '/home/dev/projects/api', kind: 'claude-code', host: 'dev@build-box' });
   return backend;
 }
 

@@ -1,0 +1,54 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import { describe, expect, it } from 'vitest';
+import { connectedHost, FakeBackend } from '../lib/fakeBackend';
+import { renderApp } from '../test/render';
+
+/** A window showing this computer's `builder` and build-box's `trainer`. */
+function twoMachines() {
+  const backend = new FakeBackend();
+  backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+  const trainer = backend.seedProfile({ name: 'trainer', host: 'build-box', cwd: '/home/dev/projects/api' });
+  const builder = backend.seedProfile({ name: 'builder' });
+  return { backend, trainer, builder };
+}
+
+const entry = (name: string) => screen.getAllByTestId('profile-entry').find((e) => e.dataset.profileName === name)!;
+const card = (name: string) => screen.getAllByTestId('dashboard-card').find((e) => e.dataset.profileName === name)!;
+
+describe('the machine an agent runs on', () => {
+  it('is named beside another machine’s agent in the sidebar and on the dashboard, and beside no agent of this computer', async () => {
+    const { backend } = twoMachines();
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    await waitFor(() => expect(screen.getAllByTestId('dashboard-card')).toHaveLength(2));
+
+    expect(within(entry('trainer')).getByTestId('agent-host').textContent).toBe('on build-box');
+    expect(within(entry('builder')).queryByTestId('agent-host')).toBeNull();
+    expect(within(card('trainer')).getByTestId('agent-host').textContent).toBe('on build-box');
+    expect(within(card('builder')).queryByTestId('agent-host')).toBeNull();
+  });
+
+  it('says the machine is disconnected while the window cannot reach it, and its agents go on there', async () => {
+    const { backend } = twoMachines();
+    await renderApp(backend);
+    backend.setHostLink({ destination: 'build-box', link: { state: 'lost', reason: 'The connection was lost.', host: 'build-box' } });
+    await tick();
+    const label = within(entry('trainer')).getByTestId('agent-host');
+    expect(label.textContent).toBe('build-box · disconnected');
+    expect(label.title).toBe('Disconnected from build-box; its agents go on working there.');
+    expect(label.dataset.connected).toBe('false');
+  });
+
+  it('is named in the agent’s page header', async () => {
+    const { backend } = twoMachines();
+    await renderApp(backend);
+    await fireEvent.click(within(entry('trainer')).getByTestId('profile-select'));
+    const page = await screen.findByTestId('profile-view');
+    expect(within(page).getByTestId('agent-host').textContent).toBe('on build-box');
+
+    await fireEvent.click(within(entry('builder')).getByTestId('profile-select'));
+    await tick();
+    expect(within(screen.getByTestId('profile-view')).queryByTestId('agent-host')).toBeNull();
+  });
+});

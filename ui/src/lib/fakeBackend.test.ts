@@ -1,0 +1,95 @@
+/** The fake backend's other machines: what a window showing several machines' agents relies on. */
+import { describe, expect, it } from 'vitest';
+import type { HostLink, ProfileSpec } from './bindings';
+import { connectedHost, FakeBackend } from './fakeBackend';
+
+const spec: ProfileSpec = {
+  name: 'trainer',
+  command: 'bash',
+  args: [],
+  env: {},
+  cwd: '/tmp',
+  kind: 'generic',
+  start_on_launch: false,
+  ready_pattern: null,
+  ready_quiet_ms: 800,
+  task_time_limit_secs: 1800,
+  completion: 'summary',
+  signal_protocols: true,
+  quiet_alert_secs: 600,
+  isolation: 'none',
+  account: null,
+};
+
+describe('one machine’s engine', () => {
+  it('makes an agent there, named by its machine, and lists it with this computer’s', async () => {
+    const backend = new FakeBackend();
+    const local = await backend.machine(null).createProfile({ ...spec, name: 'here' });
+    const remote = await backend.machine('build-box').createProfile(spec);
+    expect(local.host).toBeNull();
+    expect(remote.host).toBe('build-box');
+    expect((await backend.listProfiles()).map((p) => [p.name, p.host])).toEqual([
+      ['here', null],
+      ['trainer', 'build-box'],
+    ]);
+  });
+
+  it('records each call with the machine it was sent to, and calls without one as routed by the shell', async () => {
+    const backend = new FakeBackend();
+    await backend.machine('build-box').listFolder('~');
+    await backend.machine(null).agentPresets();
+    await backend.listProfiles();
+    expect(backend.calls.map((c) => [c.command, c.machine])).toEqual([
+      ['list_folder', 'build-box'],
+      ['agent_presets', null],
+      ['list_profiles', undefined],
+    ]);
+  });
+
+  it('refuses as the engine does, whichever machine', async () => {
+    const backend = new FakeBackend();
+    await expect(backend.machine('build-box').createProfile({ ...spec, cwd: '/nope' })).rejects.toMatchObject({ code: 'invalid_profile' });
+    expect(await backend.listProfiles()).toEqual([]);
+  });
+});
+
+describe('the machines the window shows', () => {
+  const lost: HostLink = { destination: 'build-box', link: { state: 'lost', reason: 'The connection was lost.', host: 'build-box' } };
+
+  it('lists each with its link, tells each change, and keeps one place per machine', async () => {
+    const backend = new FakeBackend();
+    const heard: HostLink[] = [];
+    const stop = backend.onHostLink((link) => heard.push(link));
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    backend.setHostLink({ destination: 'gpu-box', link: connectedHost('gpu-box') });
+    backend.setHostLink(lost);
+    expect(await backend.attachedHosts()).toEqual([lost, { destination: 'gpu-box', link: connectedHost('gpu-box') }]);
+    expect(heard.map((l) => [l.destination, l.link.state])).toEqual([
+      ['build-box', 'connected'],
+      ['gpu-box', 'connected'],
+      ['build-box', 'lost'],
+    ]);
+    stop();
+    backend.setHostLink({ destination: 'gpu-box', link: lost.link });
+    expect(heard).toHaveLength(3);
+  });
+
+  it('connects again on request, and refuses a machine it does not show', async () => {
+    const backend = new FakeBackend();
+    backend.setHostLink(lost);
+    await backend.connectHost('build-box');
+    expect((await backend.attachedHosts())[0].link.state).toBe('connected');
+    await expect(backend.connectHost('elsewhere')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('shows a machine once it is added, and no more once it is taken out of the list', async () => {
+    const backend = new FakeBackend();
+    const heard: HostLink[] = [];
+    backend.onHostLink((link) => heard.push(link));
+    await backend.addHost('dev@build-box', null, null, null);
+    await backend.addHost('dev@down-box', null, null, null);
+    expect(heard).toEqual([{ destination: 'dev@build-box', link: connectedHost('dev@build-box') }]);
+    await backend.removeHost('dev@build-box');
+    expect(await backend.attachedHosts()).toEqual([]);
+  });
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineLink, HostLink, Profile, SessionInfo } from './bindings';
+import { chosenMachine, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink } from './hosts';
+
+const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null };
+const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
+const link = (destination: string, state: EngineLink): HostLink => ({ destination, link: state });
+
+describe('machineLabel', () => {
+  const links = [link('build-box', connected), link('gpu-box', lost), link('new-box', { state: 'connecting' })];
+  it.each([
+    // This computer's agents say nothing more.
+    [null, null],
+    [undefined, null],
+    ['', null],
+    ['build-box', 'on build-box'],
+    // Not reached now, whatever the reason: disconnected.
+    ['gpu-box', 'gpu-box · disconnected'],
+    ['new-box', 'new-box · disconnected'],
+    // No link known (not listed yet): only named.
+    ['old-box', 'on old-box'],
+  ])('%s: %s', (host, text) => {
+    expect(machineLabel(host, links)?.text ?? null).toBe(text);
+  });
+
+  it('says in its tooltip that a disconnected machine’s agents go on working there', () => {
+    expect(machineLabel('gpu-box', links)).toEqual({
+      text: 'gpu-box · disconnected',
+      machine: 'gpu-box',
+      note: 'disconnected',
+      title: 'Disconnected from gpu-box; its agents go on working there.',
+      connected: false,
+    });
+    expect(machineLabel('build-box', links)).toEqual({ text: 'on build-box', machine: 'on build-box', note: null, title: 'Runs on build-box.', connected: true });
+  });
+});
+
+describe('machineChoices', () => {
+  const links = [link('build-box', connected), link('gpu-box', lost), link('ci-box', connected)];
+  it('offers this computer, then each machine reached now, in the order attached', () => {
+    expect(machineChoices(links, null, 'This computer')).toEqual([
+      { value: THIS_MACHINE, label: 'This computer', disabled: false },
+      { value: 'build-box', label: 'build-box', disabled: false },
+      { value: 'ci-box', label: 'ci-box', disabled: false },
+    ]);
+  });
+
+  it('keeps a machine chosen before it dropped, marked and not offered', () => {
+    expect(machineChoices(links, 'gpu-box', 'This computer').map((c) => [c.label, c.disabled])).toEqual([
+      ['This computer', false],
+      ['build-box', false],
+      ['gpu-box · disconnected', true],
+      ['ci-box', false],
+    ]);
+  });
+
+  it('calls the window’s own machine by its name when that is another one', () => {
+    expect(machineChoices([], null, 'dev@box')).toEqual([{ value: THIS_MACHINE, label: 'dev@box', disabled: false }]);
+  });
+
+  it.each([
+    [THIS_MACHINE, null],
+    ['build-box', 'build-box'],
+  ])('the value %o names %o', (value, host) => {
+    expect(chosenMachine(value)).toBe(host);
+  });
+});
+
+describe('upsertHostLink', () => {
+  it('replaces a machine’s link in its place, and adds a machine just attached last', () => {
+    const links = [link('a', connected), link('b', connected)];
+    expect(upsertHostLink(links, link('a', lost))).toEqual([link('a', lost), link('b', connected)]);
+    expect(upsertHostLink(links, link('c', connected)).map((l) => l.destination)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('hostOfSession', () => {
+  const profile = (id: string, host?: string | null) => ({ id, name: id, ...(host !== undefined && { host }) }) as Profile;
+  const session = (id: string, profile_id: string) => ({ id, profile_id, state: 'running', pid: 1 }) as SessionInfo;
+  const model = {
+    profiles: [profile('remote', 'build-box'), profile('local', null), profile('unnamed')],
+    sessions: [session('s1', 'remote'), session('s2', 'local'), session('s3', 'unnamed'), session('s4', 'gone')],
+  };
+  it.each([
+    ['s1', 'build-box'],
+    ['s2', null],
+    // An engine that does not name the machine is this computer's.
+    ['s3', null],
+    // An agent or session the window does not know: asked of this computer's engine.
+    ['s4', null],
+    ['s9', null],
+  ])('%s runs on %o', (id, host) => {
+    expect(hostOfSession(model, id)).toBe(host);
+  });
+});
+
+describe('hostTone and parsePort', () => {
+  it.each([
+    ['connected', 'ok'],
+    ['sign_in', 'ask'],
+    ['unknown_host_key', 'ask'],
+    ['unreachable', 'bad'],
+  ] as const)('%s looks %s', (state, tone) => {
+    expect(hostTone(state)).toBe(tone);
+  });
+
+  it.each([
+    ['', null],
+    [' 2222 ', 2222],
+    ['0', undefined],
+    ['65536', undefined],
+    ['22a', undefined],
+  ])('%o is the port %o', (text, port) => {
+    expect(parsePort(text)).toBe(port);
+  });
+});
