@@ -87,13 +87,21 @@ impl Engines {
             return;
         }
         let mut beside = self.beside.lock().expect("never poisoned");
-        if beside.iter().any(|link| link.destination() == Some(host.destination.as_str())) {
-            return;
+        // Added again (its key trusted anew, another port): its link starts anew, as added now.
+        if let Some(at) = beside.iter().position(|link| link.destination() == Some(host.destination.as_str())) {
+            beside.remove(at).remove();
         }
+        let host_name = host.destination.clone();
         let role = Role::Beside { owners: self.owners.clone() };
         let link = Link::new(self.data_dir.clone(), self.socket.clone(), true, Some(host), role);
         link.spawn(app.clone());
-        beside.push(link);
+        // In the list's place.
+        let place = switchboard_client::hosts::list(&self.data_dir)
+            .ok()
+            .and_then(|hosts| hosts.iter().position(|known| known.destination == host_name))
+            .unwrap_or(beside.len())
+            .min(beside.len());
+        beside.insert(place, link);
     }
 
     /// The machine leaves the window (its engine and agents go on there).

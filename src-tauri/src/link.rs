@@ -345,7 +345,8 @@ impl Link {
                     tracing::warn!(%reason, "the window lost the engine");
                     self.set(&app, EngineLink::Lost { reason, host: self.host_name() }, None);
                 }
-                Err(ClientError::NotRunning(_)) if start => {
+                // Another machine's engine is started there by `daemon --stdio`, never from here.
+                Err(ClientError::NotRunning(_)) if start && self.host.is_none() => {
                     self.set(&app, EngineLink::Connecting, None);
                     if self.launch().await {
                         continue;

@@ -43,6 +43,32 @@ describe('the machines view', () => {
     expect(screen.queryByTestId('machines-this-window')).toBeNull();
   });
 
+  it('shows the key of a listed machine that ssh no longer knows, and trusts it only when asked', async () => {
+    const backend = new FakeBackend();
+    backend.seedHost({
+      destination: 'unknown-box',
+      state: 'unknown_host_key',
+      problem: 'The key of unknown-box is not known yet.',
+      unknown_key: { key_type: 'ED25519', fingerprint: FakeBackend.FAKE_FINGERPRINT },
+    });
+    backend.seedHost({ destination: 'dev@box', state: 'connected', version: '0.1.0', agents_running: 0 });
+    await openMachines(backend);
+    const listed = entry('unknown-box')!;
+    const key = within(listed).getByTestId('machine-entry-key');
+    expect(key.textContent).toContain(`ED25519 ${FakeBackend.FAKE_FINGERPRINT}`);
+    // No window is offered on a machine the window cannot reach; the one that answers has one.
+    expect(within(listed).queryByTestId('machine-open')).toBeNull();
+    expect(within(entry('dev@box')!).getByTestId('machine-open')).toBeTruthy();
+    expect(callsOf(backend, 'add_host')).toHaveLength(0);
+
+    await fireEvent.click(within(listed).getByTestId('machine-entry-trust'));
+    await waitFor(() => expect(entry('unknown-box')!.dataset.state).toBe('connected'));
+    expect(callsOf(backend, 'add_host')).toEqual([
+      { destination: 'unknown-box', port: null, remoteProgram: null, acceptKey: FakeBackend.FAKE_FINGERPRINT },
+    ]);
+    expect(within(entry('unknown-box')!).queryByTestId('machine-entry-key')).toBeNull();
+  });
+
   it('checks every machine again on Refresh, and says it is checking meanwhile', async () => {
     const backend = new FakeBackend();
     await openMachines(backend);
