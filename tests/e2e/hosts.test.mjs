@@ -191,13 +191,13 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
       assert.ok(onTheHost('agent', 'list').some((a) => a.name === 'made there'), 'the agent was made on testhost');
       assert.ok(!JSON.parse(here('agent', 'list', '--json').stdout).some((a) => a.name === 'made there'), 'and not here');
 
-      // The connection drops: the window says so, the agent there goes on, this machine's too.
+      // The connection drops with a task at work there: the window says so, the agent goes on.
+      const meanwhile = there('task', 'add', '--agent', 'builder', 'Then the changelog');
       await sshd.stop();
       const banner = await browser.$(`${byTestId('host-link-banner')}[data-host="testhost"]`);
       await banner.waitForExist({ timeout: 15_000 });
       assert.match(await textOf(banner), /Disconnected from testhost\.[\s\S]*go on working there/);
       assert.match(await textOf(await (await entry(browser, 'builder')).$(byTestId('agent-host'))), /testhost · disconnected/);
-      const meanwhile = onTheHost('task', 'add', '--agent', 'builder', 'Then the changelog');
       await waitFor('the task there to complete with no window attached', () =>
         onTheHost('task', 'list').find((t) => t.id === meanwhile.task.id && t.state === 'completed'),
       );
@@ -228,6 +228,22 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
       there('task', 'add', '--agent', 'asker', 'Review the auth module');
       const question = await browser.$(`${byTestId('attention-entry')}[data-kind="clarification"]`);
       await question.waitForExist({ timeout: 30_000, timeoutMsg: 'the question asked there is not shown here' });
+      // Its flows, lit by its engine's events there; the overview holds both machines' agents.
+      await (await browser.$(`${byTestId('profile-entry')}[data-profile-name="asker"] ${byTestId('session-entry')}`)).click();
+      await (await browser.$(byTestId('open-flows'))).click();
+      await (await browser.$(byTestId('flows-view'))).waitForExist({ timeout: 5_000 });
+      await (await browser.$(byTestId('flows-diagram-clarification'))).click();
+      const ask = await browser.$(byTestId('flow-node-clarification-ask'));
+      await ask.waitForExist({ timeout: 10_000, timeoutMsg: 'the clarification flow is not drawn' });
+      await browser.waitUntil(async () => (await ask.getAttribute('data-lit')) === 'true', {
+        timeout: 15_000,
+        timeoutMsg: 'the flows of the agent there are not lit by its question',
+      });
+      await (await browser.$(byTestId('flows-open-overview'))).click();
+      const ids = Object.fromEntries([...there('agent', 'list'), ...JSON.parse(here('agent', 'list', '--json').stdout)].map((a) => [a.name, a.id]));
+      for (const name of ['asker', 'builder', 'local one']) {
+        await (await browser.$(byTestId(`overview-agent-${ids[name]}`))).waitForExist({ timeout: 10_000, timeoutMsg: `the overview does not show ${name}` });
+      }
       await question.click();
       const dialog = await browser.$(byTestId('signal-dialog'));
       await dialog.waitForExist({ timeout: 5_000 });
