@@ -1393,8 +1393,8 @@ export class FakeBackend implements Backend {
     this.#record('decide_permission', { requestId, allow, message });
     const index = this.#permissions.findIndex((p) => p.id === requestId);
     if (index < 0) this.#fail('invalid_input', 'request_id: no such permission request waits', 'request_id');
-    this.#permissions.splice(index, 1);
-    this.emit({ type: 'permission_closed', request_id: requestId, decision: { allow, message } });
+    const [closed] = this.#permissions.splice(index, 1);
+    this.emit({ type: 'permission_closed', request_id: requestId, session_id: closed.session_id, decision: { allow, message } });
   }
 
   /** An agent's hook asks for a permission (for tests). */

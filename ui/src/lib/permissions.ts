@@ -7,10 +7,12 @@ import type { EngineEvent, PermissionRequest } from './bindings';
 
 export function applyPermissionEvent(pending: readonly PermissionRequest[], event: EngineEvent): PermissionRequest[] {
   switch (event.type) {
+    // A request's number is its machine's own: with its session it names one request whichever
+    // machine asked.
     case 'permission_requested':
-      return [...pending.filter((p) => p.id !== event.request.id), event.request];
+      return [...pending.filter((p) => p.id !== event.request.id || p.session_id !== event.request.session_id), event.request];
     case 'permission_closed':
-      return pending.filter((p) => p.id !== event.request_id);
+      return pending.filter((p) => p.id !== event.request_id || p.session_id !== event.session_id);
     default:
       return pending as PermissionRequest[];
   }

@@ -100,6 +100,9 @@ pub enum EngineEvent {
     /// Decided, or expired (the agent's own prompt decides then).
     PermissionClosed {
         request_id: u64,
+        /// The session that asked: a request's number is its engine's own,
+        /// and a window showing several machines tells them apart by it.
+        session_id: SessionId,
         decision: Option<PermissionDecision>,
     },
     /// Whether the data can be written changed: a problem began (the disk

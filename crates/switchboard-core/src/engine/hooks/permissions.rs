@@ -56,7 +56,11 @@ impl HookDesk {
         };
         let pending = self.permissions.remove(index);
         pending.reply.send(Ok(Some(decision.clone())));
-        cx.emit(EngineEvent::PermissionClosed { request_id: id, decision: Some(decision) });
+        cx.emit(EngineEvent::PermissionClosed {
+            request_id: id,
+            session_id: pending.request.session_id,
+            decision: Some(decision),
+        });
         Ok(())
     }
 
@@ -79,7 +83,11 @@ impl HookDesk {
         self.permissions = waiting;
         for pending in closed {
             pending.reply.send(Ok(None));
-            cx.emit(EngineEvent::PermissionClosed { request_id: pending.request.id, decision: None });
+            cx.emit(EngineEvent::PermissionClosed {
+                request_id: pending.request.id,
+                session_id: pending.request.session_id,
+                decision: None,
+            });
         }
     }
 }
