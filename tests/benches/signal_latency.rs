@@ -24,15 +24,15 @@ fn main() {
     latency(rounds);
 }
 
-/// Agent-like output: coloured progress lines, code, and now and then a
-/// signal block.
-fn output(bytes: usize) -> Vec<u8> {
+/// Agent-like output: coloured progress lines, code, and (`blocks`) every
+/// 50th line a signal block.
+fn output(bytes: usize, blocks: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes + 4096);
     let mut n = 0usize;
     while out.len() < bytes {
         n += 1;
         match n % 50 {
-            0 => out.extend_from_slice(
+            0 if blocks => out.extend_from_slice(
                 b"[STOP_WORK]\nblocker_type: external_dependency\ndetails: \"needs the staging key\"\n[/STOP_WORK]\n",
             ),
             k if k % 3 == 0 => {
@@ -47,36 +47,46 @@ fn output(bytes: usize) -> Vec<u8> {
     out
 }
 
-fn throughput(mb: usize) {
-    let data = output(mb * 1024 * 1024);
-    let file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(file.path(), &data).unwrap();
-    let size = data.len() as f64 / (1024.0 * 1024.0);
-
+/// How long `scanner` takes over `data` in 64 KiB reads, and how many blocks it finds.
+fn scan(mut scanner: SignalScanner, data: &[u8]) -> (Duration, usize) {
     let started = Instant::now();
-    let mut args = vec!["-F".to_owned(), "-c".to_owned()];
-    for marker in MARKERS {
-        args.extend(["-e".to_owned(), marker.to_owned()]);
-    }
-    let grep = std::process::Command::new("grep").args(&args).arg(file.path()).output().unwrap();
-    let grep_time = started.elapsed();
-    let grep_lines: usize = String::from_utf8_lossy(&grep.stdout).trim().parse().unwrap();
-
-    let started = Instant::now();
-    let mut scanner = SignalScanner::new();
     let mut found = 0;
     for chunk in data.chunks(64 * 1024) {
         found += scanner.feed(chunk).len();
     }
     found += usize::from(scanner.finish().is_some());
-    let scan_time = started.elapsed();
-    assert_eq!(found, grep_lines, "the scanner and grep agree on how many blocks there are");
+    (started.elapsed(), found)
+}
 
-    let rate = |d: Duration| size / d.as_secs_f64();
-    println!("output: {size:.0} MB, {found} signal blocks");
-    println!("grep -F, four markers (baseline): {:>8.1} MB/s", rate(grep_time));
-    println!("signal scanner (parses blocks):   {:>8.1} MB/s", rate(scan_time));
-    println!("ratio scanner/grep:               {:>8.3}", rate(scan_time) / rate(grep_time));
+fn throughput(mb: usize) {
+    for blocks in [true, false] {
+        let data = output(mb * 1024 * 1024, blocks);
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &data).unwrap();
+        let size = data.len() as f64 / (1024.0 * 1024.0);
+
+        let started = Instant::now();
+        let mut args = vec!["-F".to_owned(), "-c".to_owned()];
+        for marker in MARKERS {
+            args.extend(["-e".to_owned(), marker.to_owned()]);
+        }
+        let grep = std::process::Command::new("grep").args(&args).arg(file.path()).output().unwrap();
+        let grep_time = started.elapsed();
+        let grep_lines: usize = String::from_utf8_lossy(&grep.stdout).trim().parse().unwrap();
+
+        let (scan_time, found) = scan(SignalScanner::new(), &data);
+        let (every_time, every_found) = scan(SignalScanner::exhaustive(), &data);
+        assert_eq!(found, grep_lines, "the scanner and grep agree on how many blocks there are");
+        assert_eq!(found, every_found, "the shortcut finds what parsing every byte finds");
+
+        let rate = |d: Duration| size / d.as_secs_f64();
+        println!("output: {size:.0} MB, {found} signal blocks");
+        println!("  grep -F, four markers (baseline):    {:>8.1} MB/s", rate(grep_time));
+        println!("  signal scanner:                      {:>8.1} MB/s", rate(scan_time));
+        println!("  scanner parsing every byte:          {:>8.1} MB/s", rate(every_time));
+        println!("  ratio scanner/grep:                  {:>8.3}", rate(scan_time) / rate(grep_time));
+        println!("  ratio scanner/every byte:            {:>8.2}", rate(scan_time) / rate(every_time));
+    }
 }
 
 fn latency(rounds: usize) {

@@ -141,6 +141,37 @@ proptest! {
         }
     }
 
+    /// Reads that cannot hold a marker skip the terminal parser: the blocks
+    /// found are exactly those a scanner that parses every byte finds, with
+    /// escapes of every kind (finished, cut short, strings, aborted) anywhere
+    /// and the output cut anywhere.
+    #[test]
+    fn the_scanners_shortcut_finds_exactly_what_parsing_every_byte_finds(
+        bytes in proptest::collection::vec(prop_oneof![
+            3 => output(),
+            2 => proptest::collection::vec(proptest::sample::select(vec![
+                "\x1b[", "\x1b[0m", "\x1b[1;31m", "\x1b[?25l", "\x1b", "\x1b]0;", "\x07", "\x1b\\", "\x1bP", "\x1b_",
+                "\x1b(B", "\x18", "\x1a", "[", "]", "\r", "\n", "\x1b[1[", "\u{9b}", "\u{9d}", "text ", "\x1b[12;",
+                "a[1] ", "[C", "[S", "[D", "[/", "[\x07", "[\u{9b}", "[\t", "CLARIFICATION_NEEDED]", "STOP_WORK]\n",
+            ]).prop_map(|s| s.as_bytes().to_vec()), 0..30).prop_map(|pieces| pieces.concat()),
+        ], 0..6).prop_map(|parts| parts.concat()),
+        cuts in proptest::collection::vec(any::<usize>(), 0..12),
+    ) {
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+        cuts.sort();
+        let (mut fast, mut every) = (SignalScanner::new(), SignalScanner::exhaustive());
+        let (mut found, mut expected) = (Vec::new(), Vec::new());
+        let mut start = 0;
+        for cut in cuts.into_iter().chain([bytes.len()]) {
+            found.extend(fast.feed(&bytes[start..cut]));
+            expected.extend(every.feed(&bytes[start..cut]));
+            start = cut;
+        }
+        found.extend(fast.finish());
+        expected.extend(every.finish());
+        prop_assert_eq!(found, expected);
+    }
+
     /// A summary is parsed from any text without panicking; what it finds
     /// comes from the text.
     #[test]

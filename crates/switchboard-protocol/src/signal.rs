@@ -22,6 +22,12 @@
 //! past [`MAX_EXPANDED_BYTES`] is malformed); fields the protocol does not
 //! name are kept in `extra`; each named field within its cap
 //! ([`crate::capped`]), the whole within the expansion budget.
+//!
+//! Most output holds no marker. A read with no `[` that could open one (every
+//! `[` in it begins an escape sequence) and no escape left unfinished at its
+//! end goes past the terminal parser (`quiet`): the scanner reads it at about
+//! the speed of a byte search, and an agent's output is held back by its
+//! terminal, not by the scanner.
 
 use std::collections::BTreeMap;
 
@@ -348,6 +354,11 @@ enum State {
 /// Finds signal blocks in streamed terminal output.
 pub struct SignalScanner {
     parser: vte::Parser,
+    /// Whether the terminal parser is known to be between escape sequences
+    /// (a quiet read is skipped only then).
+    ground: bool,
+    /// Whether quiet reads skip the terminal parser ([`Self::exhaustive`]: never).
+    fast: bool,
     /// The start of a UTF-8 character the last read cut short, held for the
     /// next: the terminal parser then sees the same bytes together however
     /// the output is cut.
@@ -374,10 +385,52 @@ impl SignalScanner {
     pub fn with_cap(cap: usize) -> Self {
         SignalScanner {
             parser: vte::Parser::new(),
+            ground: true,
+            fast: true,
             carry: Vec::new(),
             after_cr: false,
             state: State::Outside { tail: String::new() },
             cap,
+        }
+    }
+
+    /// A scanner that puts every byte through the terminal parser: what
+    /// the quiet reads' shortcut must find the same blocks as (tests, benches).
+    pub fn exhaustive() -> Self {
+        SignalScanner { fast: false, ..Self::new() }
+    }
+
+    /// How much of `bytes`, read now, the scanner can pass over: the part
+    /// that can neither hold nor begin an opening marker and leaves the
+    /// terminal parser between sequences. Only outside any block, with no
+    /// `[` kept from before and the parser known between sequences; it ends
+    /// before the first `[` of text that a marker's next letter may follow
+    /// (one that begins a CSI, `ESC [`, or is followed by other text is no
+    /// marker's), and before an escape left unfinished.
+    fn quiet_prefix(&self, bytes: &[u8]) -> usize {
+        let State::Outside { tail } = &self.state else { return 0 };
+        if !self.fast || !self.ground || tail.contains('[') {
+            return 0;
+        }
+        let mut end = bytes.len();
+        let mut from = 0;
+        while let Some(at) = memchr::memchr(b'[', &bytes[from..]).map(|at| from + at) {
+            let csi = at > 0 && bytes[at - 1] == 0x1B;
+            let no_marker = matches!(bytes.get(at + 1), Some(b'\n' | b'\r' | b'\t'))
+                || bytes.get(at + 1).is_some_and(|next| (0x20..=0x7E).contains(next) && !b"CSD".contains(next));
+            if !csi && !no_marker {
+                end = at;
+                break;
+            }
+            from = at + 1;
+        }
+        if ground_after(&bytes[..end], true) {
+            return end;
+        }
+        // Up to the escape left unfinished, when what comes before it ends between sequences.
+        match memchr::memrchr(0x1B, &bytes[..end]) {
+            Some(escape) if ground_after(&bytes[..escape], true) => escape,
+            _ => 0,
         }
     }
 
@@ -393,12 +446,35 @@ impl SignalScanner {
         };
         let (whole, cut) = bytes.split_at(incomplete_utf8_start(bytes));
         self.carry.extend_from_slice(cut);
-        let mut plain = PlainText { text: String::with_capacity(whole.len()), after_cr: self.after_cr };
-        self.parser.advance(&mut plain, whole);
-        self.after_cr = plain.after_cr;
         let mut events = Vec::new();
-        self.scan(plain.text, &mut events);
+        let mut rest = whole;
+        while !rest.is_empty() {
+            let quiet = self.quiet_prefix(rest);
+            if quiet > 0 {
+                // Its text holds no `[` a marker may follow: nothing of it can be part of
+                // one, and what was kept from before cannot begin one. (A line end kept
+                // pending matters only inside a block.)
+                self.state = State::Outside { tail: String::new() };
+                self.after_cr = false;
+                rest = &rest[quiet..];
+                continue;
+            }
+            // Through the parser up to the end of the line (where the next quiet part may start).
+            let line_end = rest.get(LONGEST_MARKER..).and_then(|after| memchr::memchr(b'\n', after));
+            let loud = line_end.map_or(rest.len(), |at| LONGEST_MARKER + at + 1);
+            self.parse(&rest[..loud], &mut events);
+            rest = &rest[loud..];
+        }
         events
+    }
+
+    /// Puts `bytes` through the terminal parser and looks for blocks in their text.
+    fn parse(&mut self, bytes: &[u8], events: &mut Vec<ScanEvent>) {
+        let mut plain = PlainText { text: String::with_capacity(bytes.len()), after_cr: self.after_cr };
+        self.parser.advance(&mut plain, bytes);
+        self.ground = ground_after(bytes, self.ground);
+        self.after_cr = plain.after_cr;
+        self.scan(plain.text, events);
     }
 
     /// The output ended: a block still open is malformed.
@@ -408,6 +484,7 @@ impl SignalScanner {
             let carry = std::mem::take(&mut self.carry);
             let mut plain = PlainText { text: String::new(), after_cr: self.after_cr };
             self.parser.advance(&mut plain, &carry);
+            self.ground = ground_after(&carry, self.ground);
             self.after_cr = plain.after_cr;
             let mut events = Vec::new();
             self.scan(plain.text, &mut events);
@@ -492,6 +569,36 @@ impl SignalScanner {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Whether the terminal parser is between escape sequences after `bytes`,
+/// having been so before them when `before` (true only when known; unknown is
+/// false). An escape can only begin at ESC, so what follows the last one
+/// decides: a whole CSI or plain escape sequence, then text.
+fn ground_after(bytes: &[u8], before: bool) -> bool {
+    let Some(at) = memchr::memrchr(0x1B, bytes) else { return before };
+    let after = &bytes[at + 1..];
+    let run = |from: usize, range: std::ops::RangeInclusive<u8>| {
+        after[from..].iter().position(|byte| !range.contains(byte)).map_or(after.len(), |n| from + n)
+    };
+    // CAN and SUB end any sequence.
+    if memchr::memchr2(0x18, 0x1A, after).is_some() {
+        return true;
+    }
+    match after.first() {
+        None => false,
+        Some(b'[') => {
+            let end = run(run(1, 0x30..=0x3F), 0x20..=0x2F);
+            after.get(end).is_some_and(|byte| (0x40..=0x7E).contains(byte))
+        }
+        // An OSC string ends at BEL; the others (DCS, SOS, PM, APC) only at ST, an escape.
+        Some(b']') => memchr::memchr(0x07, after).is_some(),
+        Some(b'P' | b'X' | b'^' | b'_') => false,
+        Some(_) => {
+            let end = run(0, 0x20..=0x2F);
+            after.get(end).is_some_and(|byte| (0x30..=0x7E).contains(byte))
         }
     }
 }

@@ -283,3 +283,79 @@ fn a_block_that_repeats_a_little_through_aliases_still_reads() {
     let ScanEvent::Signal { signal } = &event else { panic!("{event:?}") };
     assert_eq!(signal.extra["l1"].as_array().map(Vec::len), Some(10));
 }
+
+/// Where the terminal parser stands after a read, as the quiet reads' shortcut
+/// judges it: between sequences only when the last escape is a whole CSI or
+/// plain escape; any string, or a sequence cut short, leaves it unknown.
+#[test]
+fn the_parser_is_known_between_sequences_only_after_a_finished_escape() {
+    let cases: &[(&[u8], bool, bool)] = &[
+        (b"plain text", true, true),
+        (b"plain text", false, false),
+        (b"\x1b[31mred\x1b[0m and on", false, true),
+        (b"\x1b[?2004h", false, true),
+        (b"\x1b[1;2 q", false, true),
+        (b"\x1b(B", false, true),
+        (b"\x1b7", false, true),
+        (b"\x1b]0;title\x07", false, true),
+        (b"\x1b]0;title", true, false),
+        (b"\x1b]0;ti\x18tle", false, true),
+        (b"\x1bP1$r", true, false),
+        (b"\x1b]0;title\x1b\\", false, true),
+        (b"\x1bP1$r\x1b\\", false, true),
+        (b"text \x1b", true, false),
+        (b"text \x1b[", true, false),
+        (b"text \x1b[12;", true, false),
+        (b"\x1b[1\n2m", true, false),
+        (b"\x1b\n", true, false),
+        (b"\x1b_app", true, false),
+        (b"\x1b[31m\xe2\x82", false, true),
+    ];
+    for (bytes, before, after) in cases {
+        assert_eq!(ground_after(bytes, *before), *after, "{:?}", String::from_utf8_lossy(bytes));
+    }
+}
+
+/// A read that cannot hold a marker is skipped; one with a `[` of text, an
+/// unfinished escape, or a block open is read whole; what is found is the same.
+#[test]
+fn quiet_output_skips_the_terminal_parser_and_the_same_blocks_are_found() {
+    let mut scanner = SignalScanner::new();
+    let line = b"\x1b[32mcompiling\x1b[0m crate 3 of 40\r\n";
+    assert_eq!(scanner.quiet_prefix(line), line.len());
+    let code = b"let x = input[1..];\n";
+    assert_eq!(scanner.quiet_prefix(code), code.len(), "a [ no marker's letter follows");
+    assert_eq!(scanner.quiet_prefix(b"done [COMPLETION_REPORT]"), 5, "up to the [ that may open one");
+    assert_eq!(scanner.quiet_prefix(b"a [\x1b[0mCLARIFICATION_NEEDED]"), 2, "an escape may hide one");
+    assert_eq!(scanner.quiet_prefix(b"title \x1b]0;busy"), 6, "up to the escape left unfinished");
+    scanner.feed(b"\x1b]0;x");
+    assert_eq!(scanner.quiet_prefix(b"plain"), 0, "the parser is inside a string");
+    scanner.feed(b"\x07");
+    assert_eq!(scanner.quiet_prefix(b"plain"), 0, "its end is not known (no escape in the read)");
+    scanner.feed(b"\x1b[0m");
+    assert_eq!(scanner.quiet_prefix(b"plain"), 5, "a finished escape says where the parser is");
+    scanner.feed(b"[COMPLETION_REPORT]\nstatus: ");
+    assert_eq!(scanner.quiet_prefix(b"success\n"), 0, "inside a block every byte counts");
+
+    let output = [
+        "\x1b[32mok\x1b[0m\r\n".repeat(200),
+        "\x1b]0;t\x07".into(),
+        COMPLETION.replace('\n', "\r\n"),
+        "\x1b[2K\r".repeat(50),
+        "[CLARIF\x1b[0mICATION_NEEDED]\nquestions:\n  - \"x\"\n[/CLARIFICATION_NEEDED]\n".into(),
+    ]
+    .concat();
+    for cut in [1, 7, 64, 4096] {
+        let (mut fast, mut whole) = (SignalScanner::new(), SignalScanner::exhaustive());
+        let (mut found, mut expected) = (Vec::new(), Vec::new());
+        for chunk in output.as_bytes().chunks(cut) {
+            found.extend(fast.feed(chunk));
+            expected.extend(whole.feed(chunk));
+        }
+        found.extend(fast.finish());
+        expected.extend(whole.finish());
+        assert_eq!(found, expected, "reads of {cut} bytes");
+        // The second marker, an escape inside it, is found too: escapes are not text.
+        assert_eq!(signals(&found).len(), 2, "{found:?}");
+    }
+}
