@@ -98,6 +98,8 @@ pub fn typescript() -> String {
         crate::api::NotifyChoices::decl(&cfg),
         crate::api::QuietHours::decl(&cfg),
         crate::api::Theme::decl(&cfg),
+        crate::api::TerminalGrid::decl(&cfg),
+        crate::api::GridShows::decl(&cfg),
         crate::api::Settings::decl(&cfg),
         crate::api::StorageProblem::decl(&cfg),
         crate::api::StorageStatus::decl(&cfg),

@@ -359,6 +359,13 @@ pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
     if settings.usage_warn_percent > 99 {
         return refuse("usage_warn_percent", "Warn at 99% of a usage window at most, or never (leave 0).");
     }
+    let grid = &settings.terminal_grid.chosen;
+    if grid.len() > crate::api::MAX_GRID_TERMINALS {
+        return refuse("terminal_grid", "The grid shows 9 terminals at most.");
+    }
+    if grid.iter().enumerate().any(|(at, agent)| grid[..at].contains(agent)) {
+        return refuse("terminal_grid", "An agent has one place in the grid.");
+    }
     if let QuietHours::Daily { from, to } = &settings.quiet_hours {
         let Some(start) = minute_of_day(from) else {
             return refuse("quiet_hours_from", "Give the start as hours and minutes, like 22:00.");
@@ -616,6 +623,11 @@ mod tests {
         let margin = |secs| Settings { limit_margin_secs: secs, ..Settings::default() };
         let retry = |secs| Settings { limit_retry_secs: secs, ..Settings::default() };
         let warn = |percent| Settings { usage_warn_percent: percent, ..Settings::default() };
+        let agents: Vec<_> = (0..10).map(|_| switchboard_protocol::ProfileId::new()).collect();
+        let grid = |chosen| Settings {
+            terminal_grid: crate::api::TerminalGrid { chosen, ..Default::default() },
+            ..Settings::default()
+        };
         /// Settings, and the field they are refused for or the quiet hours kept.
         type Case = (Settings, Result<Option<(&'static str, &'static str)>, &'static str>);
         let cases: Vec<Case> = vec![
@@ -642,6 +654,10 @@ mod tests {
             (warn(0), Ok(None)),
             (warn(99), Ok(None)),
             (warn(100), Err("usage_warn_percent")),
+            (grid(vec![]), Ok(None)),
+            (grid(agents[..9].to_vec()), Ok(None)),
+            (grid(agents.clone()), Err("terminal_grid")),
+            (grid(vec![agents[0].clone(), agents[1].clone(), agents[0].clone()]), Err("terminal_grid")),
             (daily("22:00", "07:00"), Ok(Some(("22:00", "07:00")))),
             (daily(" 9:05", "17:30 "), Ok(Some(("09:05", "17:30")))),
             (daily("00:00", "23:59"), Ok(Some(("00:00", "23:59")))),

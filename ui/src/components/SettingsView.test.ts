@@ -31,6 +31,7 @@ describe('settings view', () => {
       notify: { task_completed: false, task_failed: true, needs_answer: true, loop_ended: true, agent_quiet: true, usage_limit: true },
       quiet_hours: { mode: 'daily', from: '22:00', to: '07:00' },
       theme: 'dark',
+      terminal_grid: { shows: 'chosen', chosen: [], zoomed: null },
     });
     await openSettings(backend);
 

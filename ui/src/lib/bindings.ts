@@ -712,6 +712,19 @@ export type QuietHours = { "mode": "off" } | { "mode": "daily", from: string, to
 
 export type Theme = "system" | "dark" | "light";
 
+export type TerminalGrid = { shows: GridShows, 
+/**
+ * The agents the user chose, in their places (at most
+ * [`MAX_GRID_TERMINALS`]); kept while the grid shows another set.
+ */
+chosen: Array<ProfileId>, 
+/**
+ * The agent shown at the grid's full size (none: all side by side).
+ */
+zoomed: ProfileId | null, };
+
+export type GridShows = "chosen" | "needs_you" | "working";
+
 export type Settings = { 
 /**
  * The time limit a new agent's tasks get unless its form says otherwise,
@@ -753,7 +766,11 @@ notify: NotifyChoices,
 /**
  * When notifications are held back.
  */
-quiet_hours: QuietHours, theme: Theme, };
+quiet_hours: QuietHours, theme: Theme, 
+/**
+ * The grid of live terminals, as the user left it.
+ */
+terminal_grid: TerminalGrid, };
 
 export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 

@@ -24,6 +24,7 @@ export const DEFAULT_SETTINGS: Settings = {
   },
   quiet_hours: { mode: 'off' },
   theme: 'system',
+  terminal_grid: { shows: 'chosen', chosen: [], zoomed: null },
 };
 
 /** The settings after an event: as saved, when it says they changed. */

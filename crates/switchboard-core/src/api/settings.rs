@@ -57,6 +57,8 @@ pub struct Settings {
     /// When notifications are held back.
     pub quiet_hours: QuietHours,
     pub theme: Theme,
+    /// The grid of live terminals, as the user left it.
+    pub terminal_grid: TerminalGrid,
 }
 
 impl Default for Settings {
@@ -71,6 +73,7 @@ impl Default for Settings {
             notify: NotifyChoices::default(),
             quiet_hours: QuietHours::Off,
             theme: Theme::System,
+            terminal_grid: TerminalGrid::default(),
         }
     }
 }
@@ -147,6 +150,35 @@ pub fn minute_of_day(text: &str) -> Option<u16> {
 /// Minutes past midnight as "HH:MM".
 pub fn clock_text(minute_of_day: u16) -> String {
     format!("{:02}:{:02}", minute_of_day / 60, minute_of_day % 60)
+}
+
+/// The most terminals the grid shows at once.
+pub const MAX_GRID_TERMINALS: usize = 9;
+
+/// The grid of live terminals: which agents it shows, and the one zoomed to
+/// the whole grid.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct TerminalGrid {
+    pub shows: GridShows,
+    /// The agents the user chose, in their places (at most
+    /// [`MAX_GRID_TERMINALS`]); kept while the grid shows another set.
+    pub chosen: Vec<switchboard_protocol::ProfileId>,
+    /// The agent shown at the grid's full size (none: all side by side).
+    pub zoomed: Option<switchboard_protocol::ProfileId>,
+}
+
+/// Which agents the grid shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum GridShows {
+    /// Those the user chose.
+    #[default]
+    Chosen,
+    /// Every agent that needs the user (a question, a failure, a stall), first ones first.
+    NeedsYou,
+    /// Every agent at work.
+    Working,
 }
 
 /// The window's colours: the desktop's choice, or always dark or light.

@@ -162,6 +162,11 @@ fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:00".into() },
         theme: Theme::Light,
+        terminal_grid: crate::api::TerminalGrid {
+            shows: crate::api::GridShows::Working,
+            chosen: vec![ProfileId::new(), ProfileId::new()],
+            zoomed: None,
+        },
     };
     {
         let store = Store::open(&path).unwrap();
