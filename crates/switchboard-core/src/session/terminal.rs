@@ -1,6 +1,13 @@
 //! What the engine knows of a session's terminal, independent of any view:
 //! the raw output for replaying into a newly attached view (bounded), and a
 //! screen model (what is on screen now, plus recent history).
+//!
+//! Output is kept as it comes and read into the screen model only when
+//! something asks about the screen (a prompt to match, a preview, a paste),
+//! so an agent flooding its terminal goes at the terminal's speed, not at
+//! the model's. When more came meanwhile than the replay keeps, the model
+//! starts anew from the replay: the screen is then what a view attached now
+//! would show.
 
 use std::collections::VecDeque;
 use std::num::NonZeroU16;
@@ -17,6 +24,10 @@ pub struct TerminalModel {
     replay: VecDeque<u8>,
     replay_cap: usize,
     parser: vt100::Parser,
+    history_lines: usize,
+    /// Output kept in the replay but not read into the screen model yet
+    /// (more than the replay holds: the model starts anew from it).
+    unread: usize,
     size: TermSize,
 }
 
@@ -26,12 +37,15 @@ impl TerminalModel {
             replay: VecDeque::with_capacity(replay_cap.min(64 * 1024)),
             replay_cap,
             parser: vt100::Parser::new(cells(size.rows), cells(size.cols), history_lines),
+            history_lines,
+            unread: 0,
             size,
         }
     }
 
+    /// Keeps output; the screen model reads it when the screen is asked about.
     pub fn feed(&mut self, bytes: &[u8]) {
-        self.parser.process(bytes);
+        self.unread = self.unread.saturating_add(bytes.len());
         self.replay.extend(bytes);
         if self.replay.len() > self.replay_cap {
             let excess = self.replay.len() - self.replay_cap;
@@ -56,14 +70,38 @@ impl TerminalModel {
         self.size
     }
 
+    /// Reads the output kept since the screen was last asked about into the
+    /// screen model; when the replay no longer holds all of it, the model
+    /// starts anew from the replay.
+    fn read_up(&mut self) {
+        if self.unread == 0 {
+            return;
+        }
+        let from = match self.replay.len().checked_sub(self.unread) {
+            Some(from) => from,
+            None => {
+                self.parser = vt100::Parser::new(cells(self.size.rows), cells(self.size.cols), self.history_lines);
+                0
+            }
+        };
+        self.unread = 0;
+        let (front, back) = self.replay.as_slices();
+        let skip_back = from.saturating_sub(front.len());
+        self.parser.process(&front[from.min(front.len())..]);
+        self.parser.process(&back[skip_back..]);
+    }
+
     pub fn resize(&mut self, size: TermSize) {
+        // Output written before the resize was laid out at the old size.
+        self.read_up();
         self.size = size;
         self.parser.screen_mut().set_size(cells(size.rows), cells(size.cols));
     }
 
     /// The text of the cursor's row up to the cursor: what a prompt
     /// pattern is matched against.
-    pub fn cursor_line(&self) -> String {
+    pub fn cursor_line(&mut self) -> String {
+        self.read_up();
         let screen = self.parser.screen();
         let (row, col) = screen.cursor_position();
         let line = screen.rows(0, self.size.cols).nth(usize::from(row)).unwrap_or_default();
@@ -76,11 +114,13 @@ impl TerminalModel {
     }
 
     /// Whether the agent turned bracketed paste on (`ESC[?2004h`).
-    pub fn bracketed_paste(&self) -> bool {
+    pub fn bracketed_paste(&mut self) -> bool {
+        self.read_up();
         self.parser.screen().bracketed_paste()
     }
 
     pub fn snapshot(&mut self, recent_lines: usize) -> ScreenSnapshot {
+        self.read_up();
         let cols = self.size.cols;
         let rows = usize::from(self.size.rows);
         let visible: Vec<String> = self.parser.screen().rows(0, cols).collect();
@@ -191,5 +231,63 @@ mod tests {
         let snap = model.snapshot(1);
         assert_eq!(snap.size, TermSize { rows: 10, cols: 40 });
         assert_eq!(snap.screen, "y".repeat(35));
+    }
+
+    /// The screen as a model that reads every byte as it comes would show it.
+    fn eager(size: TermSize, history: usize, chunks: &[Vec<u8>]) -> vt100::Parser {
+        let mut parser = vt100::Parser::new(cells(size.rows), cells(size.cols), history);
+        chunks.iter().for_each(|chunk| parser.process(chunk));
+        parser
+    }
+
+    #[test]
+    fn the_screen_read_when_asked_is_the_screen_read_as_output_came() {
+        let chunks: Vec<Vec<u8>> = (0..40)
+            .map(|i| {
+                format!("\x1b[3{}mline {i}\x1b[0m\r\n{}", i % 7, if i % 9 == 0 { "\x1b[2J\x1b[H" } else { "" })
+                    .into_bytes()
+            })
+            .chain([b"\x1b[?2004h> type h\xc3".to_vec(), b"\xa9re".to_vec()])
+            .collect();
+        let mut model = TerminalModel::new(SMALL, 4096, 50);
+        // Asked about now and then, as prompts and previews are.
+        for (at, chunk) in chunks.iter().enumerate() {
+            model.feed(chunk);
+            if at % 7 == 3 {
+                model.cursor_line();
+            }
+        }
+        let expected = eager(SMALL, 50, &chunks);
+        assert_eq!(model.snapshot(0).screen, expected.screen().contents());
+        assert_eq!(model.cursor_line(), "> type hére");
+        assert!(model.bracketed_paste());
+        // A resize lays out what came before it at the size it came at.
+        model.feed(b"\r\nwide line that wraps at twenty columns");
+        model.resize(TermSize { rows: 5, cols: 40 });
+        let mut expected = eager(SMALL, 50, &chunks);
+        expected.process(b"\r\nwide line that wraps at twenty columns");
+        expected.screen_mut().set_size(cells(5), cells(40));
+        assert_eq!(model.snapshot(0).screen, expected.screen().contents());
+    }
+
+    #[test]
+    fn a_flood_past_the_replay_between_two_looks_reads_as_a_view_attached_then() {
+        let mut model = TerminalModel::new(SMALL, 200, 10);
+        model.feed(b"\x1b[?2004hbefore the flood\r\n");
+        assert!(model.bracketed_paste());
+        for i in 0..500 {
+            model.feed(format!("flood {i:04}\r\n").as_bytes());
+        }
+        model.feed(b"prompt> ");
+        // What a view attached now gets: the replay, from a fresh terminal.
+        let mut fresh = TerminalModel::new(SMALL, 200, 10);
+        fresh.feed(&model.replay());
+        let snapshot = model.snapshot(3);
+        assert_eq!(snapshot, fresh.snapshot(3));
+        assert_eq!(snapshot.recent_lines.last().map(String::as_str), Some("prompt>"));
+        assert!(snapshot.recent_lines.iter().any(|line| line == "flood 0499"));
+        assert_eq!(model.cursor_line(), "prompt> ");
+        // The paste mode set before what the replay keeps is not known any more, as for a new view.
+        assert!(!model.bracketed_paste());
     }
 }
