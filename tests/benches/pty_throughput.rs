@@ -1,7 +1,8 @@
 //! Output throughput: an agent printing a large file through a PTY, read
 //! (a) by a bare reader thread that discards the bytes — the baseline — and
-//! (b) by the engine (terminal model, replay buffer, batching, one attached
-//! subscriber). Same producer, same run; reports MB/s and the ratio.
+//! (b) by the engine (the signal scanner, which runs on any command's agent,
+//! the replay buffer and screen model, batching, one attached subscriber).
+//! Same producer, same run; reports MB/s and the ratio.
 //!
 //! `cargo bench -p switchboard-tests --bench pty_throughput`
 
@@ -29,9 +30,9 @@ fn main() {
 
     let mb = |d: Duration| text.len() as f64 / 1e6 / d.as_secs_f64();
     println!("bytes per round: {} MB", text.len() / 1_000_000);
-    println!("bare PTY reader (baseline): {:7.1} MB/s", mb(baseline));
-    println!("engine (model + batches):   {:7.1} MB/s", mb(engine));
-    println!("ratio engine/baseline:      {:7.2}", mb(engine) / mb(baseline));
+    println!("bare PTY reader (baseline):       {:7.1} MB/s", mb(baseline));
+    println!("engine (scanner, model, batches): {:7.1} MB/s", mb(engine));
+    println!("ratio engine/baseline:            {:7.2}", mb(engine) / mb(baseline));
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
