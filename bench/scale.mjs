@@ -1,6 +1,7 @@
 // Many agents streaming at once, beside one, in the same run: the app's and WebKit's memory,
 // the window's frame time while it shows a streaming terminal, and `switchboard agent list`
-// answering over the socket. Run with bench/scale.sh (it builds and provides a display).
+// answering over the socket; or (SOAK_MINUTES) the memory over a long run. Run with
+// bench/scale.sh (it builds and provides a display).
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -88,6 +89,48 @@ async function measure(agents, command = STREAM) {
     await close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+// The memory of a long run (SOAK_MINUTES=10): AGENTS streaming, the window on one of them; the
+// app's, WebKit's and the engine's RSS after the first minute (the baseline) and at the end.
+const SOAK_MINUTES = Number(process.env.SOAK_MINUTES ?? 0);
+if (SOAK_MINUTES > 0) {
+  const dataDir = mkdtempSync(join(tmpdir(), `switchboard-soak-${AGENTS}-`));
+  execFileSync(SEED, [dataDir, String(AGENTS), 'bash', '-c', STREAM]);
+  const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
+  try {
+    await browser.waitUntil(async () => (await browser.$$('[data-testid="session-entry"][data-state="running"]')).length === AGENTS, {
+      timeout: 120_000,
+      timeoutMsg: `not all ${AGENTS} agents started`,
+    });
+    await (await browser.$('[data-testid="session-entry"][data-state="running"]')).click();
+    // The window (its engine runs as `… daemon`, a process of its own).
+    const app = Number(execFileSync('pgrep', ['-f', `${APP} --data-dir ${dataDir} --no-demo$`]).toString().trim().split('\n')[0]);
+    const engine = Number(execFileSync('pgrep', ['-f', `daemon.*${dataDir}|${dataDir}.*daemon`]).toString().trim().split('\n')[0]);
+    const sample = () => ({
+      app: kib(app, 'VmRSS'),
+      webkit: descendants(app).filter((pid) => comm(pid).startsWith('WebKit')).reduce((sum, pid) => sum + kib(pid, 'VmRSS'), 0),
+      engine: kib(engine, 'VmRSS'),
+    });
+    const started = Date.now();
+    await sleep(60_000);
+    const first = sample();
+    const samples = [first];
+    while (Date.now() - started < SOAK_MINUTES * 60_000) {
+      await sleep(60_000);
+      samples.push(sample());
+      console.log(`minute ${samples.length}: app ${samples.at(-1).app} KiB, WebKit ${samples.at(-1).webkit} KiB, engine ${samples.at(-1).engine} KiB`);
+    }
+    const last = samples.at(-1);
+    console.log(`${''.padEnd(14)} ${'after 1 min'.padStart(12)} ${`after ${SOAK_MINUTES} min`.padStart(13)}   (${AGENTS} agents streaming)`);
+    for (const key of ['app', 'webkit', 'engine']) {
+      console.log(`${`${key} RSS`.padEnd(14)} ${String(first[key]).padStart(12)} ${String(last[key]).padStart(13)} KiB ratio ${(last[key] / first[key]).toFixed(2)}`);
+    }
+  } finally {
+    await close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.exit(0);
 }
 
 const flood = process.env.FLOOD === '1';
