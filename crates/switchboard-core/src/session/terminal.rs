@@ -46,13 +46,27 @@ impl TerminalModel {
     /// Keeps output; the screen model reads it when the screen is asked about.
     pub fn feed(&mut self, bytes: &[u8]) {
         self.unread = self.unread.saturating_add(bytes.len());
-        self.replay.extend(bytes);
-        if self.replay.len() > self.replay_cap {
-            let excess = self.replay.len() - self.replay_cap;
+        // Room is made before the bytes go in: the buffer never holds more than its cap, so
+        // its allocation never doubles past it either.
+        let bytes = &bytes[bytes.len().saturating_sub(self.replay_cap)..];
+        let excess = (self.replay.len() + bytes.len()).saturating_sub(self.replay_cap);
+        if excess > 0 {
             let search_end = (excess + TRIM_LINE_SEARCH_BYTES).min(self.replay.len());
             let cut = (excess..search_end).find(|&i| self.replay[i] == b'\n').map_or(excess, |newline| newline + 1);
-            self.replay.drain(..cut);
+            self.replay.drain(..cut.min(self.replay.len()));
         }
+        let needed = self.replay.len() + bytes.len();
+        if needed > self.replay.capacity() {
+            // Doubling, as a growing buffer does, but never past the cap.
+            let grown = (self.replay.capacity() * 2).max(needed).min(self.replay_cap.max(needed));
+            self.replay.reserve_exact(grown - self.replay.len());
+        }
+        self.replay.extend(bytes);
+    }
+
+    /// What the replay buffer has allocated (it never grows past its cap).
+    pub fn replay_capacity(&self) -> usize {
+        self.replay.capacity()
     }
 
     /// The retained output, oldest first: written into a fresh view it
@@ -182,6 +196,19 @@ mod tests {
         assert!(replay.len() <= 100, "{}", replay.len());
         assert!(replay.starts_with(b"line "), "{:?}", String::from_utf8_lossy(&replay));
         assert!(replay.ends_with(b"line 099\r\n"));
+    }
+
+    #[test]
+    fn the_replays_allocation_stays_within_its_cap() {
+        // Not a power of two: a buffer that doubles would overshoot it.
+        let cap = 3 << 15;
+        let mut model = TerminalModel::new(SMALL, cap, 10);
+        for i in 0..20_000 {
+            model.feed(format!("\x1b[32m{i:6}\x1b[0m streaming output line of a busy agent\n").as_bytes());
+        }
+        model.feed(&vec![b'y'; 3 * cap]);
+        assert!(model.replay_len() <= cap);
+        assert!(model.replay_capacity() <= cap, "{} allocated for a cap of {cap}", model.replay_capacity());
     }
 
     #[test]
