@@ -42,6 +42,7 @@ import type {
   TaskInfo,
   TaskSpec,
   TermSize,
+  TerminalGrid,
   DiscardOutcome,
   MergeOutcome,
   RebaseOutcome,
@@ -178,6 +179,14 @@ export class AppState {
   flowsTarget: FlowTarget | null = $state.raw(null);
   /** Whether the overview of all agents is open (over the main area). */
   overviewOpen = $state(false);
+  /**
+   * Whether the terminal grid is shown in the main area (several agents' live terminals side
+   * by side). What it shows is kept in the settings (`terminal_grid`); the selection under it
+   * stays, for when it closes.
+   */
+  gridOpen = $state(false);
+  /** The agent whose tile in the grid has the keyboard (the grid sets it): "this agent" while the grid is shown. */
+  gridFocus: ProfileId | null = $state(null);
   /** Whether the search view is shown (in the main area), and what it searches. */
   searchOpen = $state(false);
   searchQuery = $state('');
@@ -205,6 +214,13 @@ export class AppState {
    * first screen needs no resize.
    */
   terminalSize: TermSize = DEFAULT_TERM_SIZE;
+  /**
+   * The size this window last gave each session's terminal. A session's recorded size is the
+   * one it started with; once a grid's tile has fitted it smaller, the view that shows it next
+   * must know, or it would take its own size for the session's and leave the tile's. Plain
+   * (not state): nothing on screen shows it.
+   */
+  readonly sentSizes: Record<SessionId, TermSize> = {};
 
   selectedSession: SessionInfo | undefined = $derived.by(() => {
     const selection = this.selection;
@@ -233,7 +249,10 @@ export class AppState {
    * area (none while the settings, the search or the agent form cover it) and its task detail.
    */
   get viewing(): Viewing {
-    const covered = this.formOpen || this.searchOpen || this.settingsOpen || this.machinesOpen || this.worktreesOpen || this.changesOf !== null;
+    // The grid shows several agents at once: none of them is the one the user looks at (a
+    // failure it shows is not taken as seen, which would take it out of "All that need me").
+    const covered =
+      this.formOpen || this.searchOpen || this.settingsOpen || this.machinesOpen || this.worktreesOpen || this.changesOf !== null || this.gridOpen;
     const agent = covered ? null : (this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null);
     return { profile_id: agent, task_id: this.selectedTaskId, focused: this.focused };
   }
@@ -475,6 +494,7 @@ export class AppState {
   select(selection: Selection): void {
     this.selection = selection;
     this.formOpen = false;
+    this.gridOpen = false;
     this.searchOpen = false;
     this.settingsOpen = false;
     this.machinesOpen = false;
@@ -566,6 +586,7 @@ export class AppState {
     this.changesOf = null;
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.gridOpen = false;
   }
 
   /** Show the settings in the main area. */
@@ -588,6 +609,30 @@ export class AppState {
 
   closeMachines(): void {
     this.machinesOpen = false;
+  }
+
+  // ---- terminal grid -------------------------------------------------------------------
+
+  /** Show the terminal grid in the main area. */
+  openGrid(): void {
+    this.clearMainArea();
+    this.gridOpen = true;
+  }
+
+  /**
+   * Keep what the grid shows. The grid follows the change at once: two edits in a row build
+   * on each other, not on what the engine last answered; a refusal puts back what it was and
+   * rejects with an ApiError.
+   */
+  async saveGrid(grid: TerminalGrid): Promise<void> {
+    const before = this.settings;
+    this.settings = { ...before, terminal_grid: grid };
+    try {
+      await this.saveSettings(this.settings);
+    } catch (reason) {
+      if (this.settings.terminal_grid === grid) this.settings = { ...this.settings, terminal_grid: before.terminal_grid };
+      throw reason;
+    }
   }
 
   /** Keep the settings; resolves with them as the engine kept them, rejects with an ApiError. */
@@ -712,8 +757,8 @@ export class AppState {
       pending: this.pendingSignals,
       attention: this.attention,
       loops: this.loops,
-      current: this.selectedAgent,
-      terminalShown: this.selectedSession?.state === 'running',
+      current: this.gridOpen ? this.model.profiles.find((p) => p.id === this.gridFocus) : this.selectedAgent,
+      terminalShown: this.gridOpen ? this.gridFocus !== null : this.selectedSession?.state === 'running',
       agentsShown: this.sidebarOpen,
       worktrees: this.worktrees,
       tasks: this.tasks.tasks,
@@ -727,6 +772,8 @@ export class AppState {
     switch (action.kind) {
       case 'dashboard':
         return this.select(null);
+      case 'grid':
+        return this.openGrid();
       case 'search':
         return this.openSearch();
       case 'overview':
@@ -780,6 +827,7 @@ export class AppState {
     this.worktreesOpen = false;
     this.changesOf = null;
     if (query !== undefined) this.searchQuery = query;
+    this.gridOpen = false;
     this.searchOpen = true;
   }
 
@@ -843,6 +891,7 @@ export class AppState {
   /** What covers the main area and the details over it goes, for a view of the main area. */
   #coverMain(): void {
     this.formOpen = false;
+    this.gridOpen = false;
     this.editing = null;
     this.settingsOpen = false;
     this.machinesOpen = false;
@@ -969,15 +1018,18 @@ export class AppState {
     this.editing = null;
   }
 
-  /** Start a session of the agent and select it; a failure is kept in `startErrors`. */
-  async startAgent(profileId: ProfileId): Promise<void> {
+  /**
+   * Start a session of the agent and select it (unless `show` is false: the grid starts its
+   * agents in their tiles); a failure is kept in `startErrors`.
+   */
+  async startAgent(profileId: ProfileId, { show = true }: { show?: boolean } = {}): Promise<void> {
     if (this.starting.has(profileId)) return;
     this.starting.add(profileId);
     this.#setStartError(profileId, null);
     try {
       const session = await this.backend.startSession(profileId, this.terminalSize);
       this.#putSession(session);
-      this.select({ kind: 'session', id: session.id });
+      if (show) this.select({ kind: 'session', id: session.id });
     } catch (reason) {
       this.#setStartError(profileId, userMessage(toApiError(reason)));
     } finally {

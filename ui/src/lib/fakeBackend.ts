@@ -842,6 +842,9 @@ export class FakeBackend implements Backend {
     if (kept.usage_warn_percent > 99) {
       this.#fail('invalid_input', 'Warn at 99% of a usage window at most, or never (leave 0).', 'usage_warn_percent');
     }
+    const grid = kept.terminal_grid.chosen;
+    if (grid.length > 9) this.#fail('invalid_input', 'The grid shows 9 terminals at most.', 'terminal_grid');
+    if (grid.some((agent, at) => grid.indexOf(agent) !== at)) this.#fail('invalid_input', 'An agent has one place in the grid.', 'terminal_grid');
     if (settings.quiet_hours.mode === 'daily') {
       const from = clockMinutes(settings.quiet_hours.from);
       if (from === null) this.#fail('invalid_input', 'Give the start as hours and minutes, like 22:00.', 'quiet_hours_from');

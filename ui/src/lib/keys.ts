@@ -15,6 +15,7 @@ export function keyBindings(app: AppState): Record<string, (event: KeyboardEvent
     paletteQuick: () => 'palette',
     search: () => commandOf('search'),
     dashboard: () => commandOf('dashboard'),
+    grid: () => commandOf('grid'),
     newTask: () => commandOf('new-task'),
     newAgent: () => commandOf('new-agent'),
     answer: () => commandOf('answer'),

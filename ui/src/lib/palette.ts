@@ -12,6 +12,7 @@ import { SHORTCUTS, type ShortcutId } from './shortcuts';
 
 export type PaletteAction =
   | { kind: 'dashboard' }
+  | { kind: 'grid' }
   | { kind: 'search' }
   | { kind: 'overview' }
   | { kind: 'settings' }
@@ -163,6 +164,14 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   }
   commands.push({ id: 'search', label: 'Search tasks, summaries and questions', group: 'Go to', shortcut: shortcut('search'), keywords: ['find'], action: { kind: 'search' } });
   commands.push({ id: 'dashboard', label: 'Dashboard', group: 'Go to', shortcut: shortcut('dashboard'), keywords: ['home', 'all agents'], action: { kind: 'dashboard' } });
+  commands.push({
+    id: 'grid',
+    label: 'Terminal grid',
+    group: 'Go to',
+    shortcut: shortcut('grid'),
+    keywords: ['tiles', 'side by side', 'split', 'panes', 'tmux', 'several terminals', 'live'],
+    action: { kind: 'grid' },
+  });
   commands.push({ id: 'overview', label: 'Graph of all agents', group: 'Go to', keywords: ['overview', 'flows'], action: { kind: 'overview' } });
   commands.push({
     id: 'settings',

@@ -66,12 +66,17 @@ export class FakeSurface implements TerminalSurface {
   }
 }
 
-export function fakeTerminals(): { factory: TerminalFactory; surfaces: FakeSurface[]; last(): FakeSurface } {
+/**
+ * Fake terminals for a rendered app. `sizeOf` gives the size a terminal fits to by where it is
+ * (its container), e.g. smaller in a grid's tile than in the session view; 30×100 without it.
+ */
+export function fakeTerminals(sizeOf?: (container: HTMLElement) => TermSize | null): { factory: TerminalFactory; surfaces: FakeSurface[]; last(): FakeSurface } {
   const surfaces: FakeSurface[] = [];
   return {
     surfaces,
     factory: (container, options) => {
       const surface = new FakeSurface(container, options);
+      if (sizeOf) surface.size = sizeOf(container);
       surfaces.push(surface);
       return surface;
     },

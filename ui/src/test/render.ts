@@ -4,8 +4,8 @@ import App from '../App.svelte';
 import type { FakeBackend } from '../lib/fakeBackend';
 import { fakeTerminals } from './fakeTerminal';
 
-export async function renderApp(backend: FakeBackend) {
-  const terminals = fakeTerminals();
+export async function renderApp(backend: FakeBackend, options: { sizeOf?: Parameters<typeof fakeTerminals>[0] } = {}) {
+  const terminals = fakeTerminals(options.sizeOf);
   const result = render(App, { props: { backend, terminals: terminals.factory } });
   // Loaded once the sidebar has left its loading note.
   await screen.findByTestId('sidebar');
