@@ -116,3 +116,34 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     assert!(matches!(asker_now, Attention::Idle { .. }), "{asker_now:?}");
     assert_eq!(t.engine.get_task(first.id).await.unwrap().state(), TaskState::Failed);
 }
+
+/// Agents started together (the grid's Start buttons, a launch) each read as
+/// running, not as never started: the attention reported for each follows its
+/// session's start however close together they come.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_started_together_each_read_as_running() {
+    let t = TestEngine::start().await;
+    let mut agents = Vec::new();
+    for name in ["One", "Two", "Three", "Four"] {
+        agents.push(t.engine.create_profile(t.spec(name, "cat", &[])).await.unwrap());
+    }
+    let starts: Vec<_> = agents
+        .iter()
+        .map(|agent| {
+            let engine = t.engine.clone();
+            let id = agent.id.clone();
+            tokio::spawn(async move { engine.start_session(id, Default::default()).await.unwrap() })
+        })
+        .collect();
+    for start in starts {
+        start.await.unwrap();
+    }
+    t.events
+        .wait_for("each agent read as running", |events| {
+            let now = reported(events);
+            agents.iter().all(|agent| matches!(now.get(&agent.id), Some(Attention::Idle { .. }))).then_some(())
+        })
+        .await;
+    let listed = t.engine.list_attention().await.unwrap();
+    assert!(listed.iter().all(|a| matches!(a.attention, Attention::Idle { .. })), "{listed:?}");
+}
