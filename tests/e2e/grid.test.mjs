@@ -114,6 +114,11 @@ test('four agents side by side: typing reaches the focused one alone, zoom and b
       }
       assert.ok(await view.isExisting(), 'starting an agent in its tile stays in the grid');
       assert.deepEqual((await tiles(browser)).map((t) => [t.name, t.place, t.terminal]), NAMES.map((name, at) => [name, at + 1, true]));
+      // Each frame says what its agent is doing: running (idle), never "not started".
+      await browser.waitUntil(
+        async () => (await browser.execute(() => [...document.querySelectorAll('[data-testid="grid-tile"]')].map((t) => t.getAttribute('data-attention')))).every((state) => state === 'idle'),
+        { timeout: 10_000, timeoutMsg: 'a started agent still reads as not started' },
+      );
       await screenshot(browser, 'grid-1280x800.png');
 
       // A click puts the keyboard in the second tile; what is typed there reaches bravo alone.

@@ -117,17 +117,27 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     assert_eq!(t.engine.get_task(first.id).await.unwrap().state(), TaskState::Failed);
 }
 
-/// Agents started together (the grid's Start buttons, a launch) each read as
-/// running, not as never started: the attention reported for each follows its
-/// session's start however close together they come.
+/// Each agent started reads as running, one after another or several at
+/// once (the grid's Start buttons, a launch): a session's start and end
+/// change its agent's attention however quiet the agent is after it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn agents_started_together_each_read_as_running() {
+async fn each_agent_started_reads_as_running_one_after_another_or_together() {
     let t = TestEngine::start().await;
     let mut agents = Vec::new();
-    for name in ["One", "Two", "Three", "Four"] {
+    for name in ["One", "Two", "Three", "Four", "Five"] {
+        // Prints nothing and reports nothing: only its start can change how it reads.
         agents.push(t.engine.create_profile(t.spec(name, "cat", &[])).await.unwrap());
     }
-    let starts: Vec<_> = agents
+    let idle = |agent: &switchboard_core::Profile| {
+        let id = agent.id.clone();
+        move |events: &[EngineEvent]| matches!(reported(events).get(&id), Some(Attention::Idle { .. })).then_some(())
+    };
+    let mut sessions = Vec::new();
+    for agent in &agents[..2] {
+        sessions.push(t.engine.start_session(agent.id.clone(), Default::default()).await.unwrap());
+        t.events.wait_for(&format!("{} read as running", agent.spec.name), idle(agent)).await;
+    }
+    let starts: Vec<_> = agents[2..]
         .iter()
         .map(|agent| {
             let engine = t.engine.clone();
@@ -138,12 +148,15 @@ async fn agents_started_together_each_read_as_running() {
     for start in starts {
         start.await.unwrap();
     }
+    for agent in &agents[2..] {
+        t.events.wait_for(&format!("{} read as running", agent.spec.name), idle(agent)).await;
+    }
+    // Stopped, it reads as stopped again.
+    t.engine.stop_session(sessions[0].id.clone()).await.unwrap();
+    let first = agents[0].id.clone();
     t.events
-        .wait_for("each agent read as running", |events| {
-            let now = reported(events);
-            agents.iter().all(|agent| matches!(now.get(&agent.id), Some(Attention::Idle { .. }))).then_some(())
+        .wait_for("the first read as stopped", move |events| {
+            matches!(reported(events).get(&first), Some(Attention::Stopped { .. })).then_some(())
         })
         .await;
-    let listed = t.engine.list_attention().await.unwrap();
-    assert!(listed.iter().all(|a| matches!(a.attention, Attention::Idle { .. })), "{listed:?}");
 }

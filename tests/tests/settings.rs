@@ -20,6 +20,11 @@ async fn settings_are_checked_told_and_kept_across_a_restart() {
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "7:30".into() },
         theme: Theme::Light,
+        terminal_grid: switchboard_core::api::TerminalGrid {
+            shows: switchboard_core::api::GridShows::NeedsYou,
+            chosen: vec![switchboard_core::ProfileId::new(), switchboard_core::ProfileId::new()],
+            zoomed: None,
+        },
     };
     let kept =
         Settings { quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:30".into() }, ..chosen.clone() };

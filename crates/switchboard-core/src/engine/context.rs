@@ -103,6 +103,12 @@ impl Ctx {
         self.sink.emit(event);
     }
 
+    /// Something attention reads changed without an event through [`Ctx::emit`]
+    /// (the session registry reports to the sink itself).
+    pub fn mark_changed(&self) {
+        self.changed.set(true);
+    }
+
     /// Whether anything was reported since [`Ctx::settled`].
     pub fn changed(&self) -> bool {
         self.changed.get()
@@ -155,7 +161,10 @@ impl Ctx {
         resume: Option<&str>,
         workspace: Option<&std::path::Path>,
     ) -> Result<SessionInfo, EngineError> {
-        self.sessions.start(&self.store, &*self.sink, profile_id, size, resume, workspace)
+        let started = self.sessions.start(&self.store, &*self.sink, profile_id, size, resume, workspace);
+        // A running session changes its agent's attention (never started or stopped: idle).
+        self.mark_changed();
+        started
     }
 
     /// The folder a session works in when it is not its agent's (a task's

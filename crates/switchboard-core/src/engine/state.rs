@@ -550,6 +550,7 @@ impl EngineState {
     fn on_session_end(&mut self, end: SessionEnd) {
         let (id, killed) = (end.id.clone(), end.killed);
         let state = self.cx.sessions.end(&self.cx.store, &*self.cx.sink, end);
+        self.cx.mark_changed();
         self.tasks.on_session_end(&mut self.cx, &id, killed, &state);
         self.signals.session_ended(&mut self.cx, &id, &state);
         status::session_ended(&mut self.cx, &id);
