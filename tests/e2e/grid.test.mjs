@@ -139,10 +139,16 @@ test('four agents side by side: typing reaches the focused one alone, zoom and b
       assert.ok(!(await tileText(browser, 'bravo')).includes('received: c3'), 'bravo did not receive charlie’s line');
 
       // Zoom the second to the whole grid: it alone is on screen, its terminal alone mounted.
+      const sideRows = (await tiles(browser)).find((t) => t.name === 'bravo').rows;
       await (await browser.$(`${tileOf('bravo')} ${byTestId('grid-tile-zoom')}`)).click();
       await waitForTiles(browser, ['bravo'], 'zoomed');
       assert.equal(await view.getAttribute('data-zoomed'), ids.bravo);
       assert.equal((await browser.$$(byTestId('terminal'))).length, 1, 'only the zoomed tile mounts a terminal');
+      // Its terminal fits the whole grid once the resize has settled.
+      await browser.waitUntil(async () => ((await tiles(browser))[0]?.rows ?? 0) > sideRows, {
+        timeout: 10_000,
+        timeoutMsg: 'the zoomed terminal never fitted more rows',
+      });
       const [zoomed] = await tiles(browser);
       await waitForTileText(browser, 'bravo', 'received: grid-two5');
       // And back, with its key: the four again, each replaying what its agent printed.
@@ -157,7 +163,6 @@ test('four agents side by side: typing reaches the focused one alone, zoom and b
       await waitForTileText(browser, 'bravo', 'received: b4');
       const side = await tiles(browser);
       assert.ok(zoomed.box.width > side[1].box.width * 1.8 && zoomed.box.height > side[1].box.height * 1.8, 'the zoomed tile took the whole grid');
-      assert.ok(zoomed.rows > side[1].rows, 'the zoomed terminal fitted more rows');
 
       // The smallest window: the four stay side by side in view, each with a usable terminal.
       await browser.setWindowSize(820, 520);
