@@ -31,8 +31,17 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
     // Slow steps: the first task is still at work when the user restarts.
     await instruction.setValue('Draft the release notes');
     await (await browser.$(byTestId('task-submit'))).click();
+    // Each submission is taken before the next is sent (the button waits while one is on its way).
+    await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) !== null, {
+      timeout: 30_000,
+      timeoutMsg: 'the first task is not listed',
+    });
     await instruction.setValue('Proofread the changelog');
     await (await browser.$(byTestId('task-submit'))).click();
+    await browser.waitUntil(async () => (await stateOf(browser, 'Proofread the changelog')) !== null, {
+      timeout: 30_000,
+      timeoutMsg: 'the second task is not listed',
+    });
     await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'running', {
       timeout: 30_000,
       timeoutMsg: 'the first task never ran',

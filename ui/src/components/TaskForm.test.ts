@@ -45,6 +45,25 @@ describe('new task form', () => {
     expect(screen.queryByTestId('task-base')).toBeNull();
   });
 
+  it('keeps the next instruction typed while the last one was on its way', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const submit = backend.submitTask.bind(backend);
+    backend.submitTask = async (spec) => {
+      await held;
+      return submit(spec);
+    };
+    await openForm(backend);
+    await type('task-instruction', 'Draft the release notes');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    await type('task-instruction', 'Proofread the changelog');
+    release();
+    await screen.findByTestId('task-submit-result');
+    expect((screen.getByTestId('task-instruction') as HTMLTextAreaElement).value).toBe('Proofread the changelog');
+  });
+
   it('starts a task on an idle agent and says so', async () => {
     const backend = new FakeBackend();
     const agent = backend.seedProfile({ name: 'agent' });

@@ -30,6 +30,7 @@ import {
   summaryMarkdown,
   summaryToMarkdown,
   taskSpecFromForm,
+  formAfterSubmit,
   taskStatusLabel,
   timelineOutput,
   timelineText,
@@ -541,6 +542,27 @@ describe('the submit form', () => {
     ['99999999999', { ok: false, message: 'That time limit is too long.' }],
   ])('time limit %j', (text, expected) => {
     expect(parseTimeLimitMinutes(text)).toEqual(expected);
+  });
+
+  const empty: TaskFormFields = {
+    instruction: '',
+    context: '',
+    specs: '',
+    instructions: '',
+    priority: 'normal',
+    timeLimitMinutes: '',
+    goals: '',
+    successCriteria: '',
+    base: '',
+  };
+
+  it.each<[string, Partial<TaskFormFields>, Partial<TaskFormFields>, Partial<TaskFormFields>]>([
+    ['untouched meanwhile: emptied, the priority back to normal', {}, {}, {}],
+    ['the next instruction typed meanwhile: kept', {}, { instruction: 'Proofread it' }, { instruction: 'Proofread it' }],
+    ['urgent chosen meanwhile: kept', { priority: 'normal' }, { priority: 'urgent' }, { priority: 'urgent' }],
+    ['a field emptied meanwhile: stays empty', {}, { instructions: '' }, {}],
+  ])('after a submission, %s', (_, sent, meanwhile, expected) => {
+    expect(formAfterSubmit({ ...fields, ...sent }, { ...fields, ...sent, ...meanwhile })).toEqual({ ...empty, ...expected });
   });
 
   it('builds the spec, blank optional fields as null and an empty limit as the default', () => {

@@ -716,6 +716,26 @@ export interface TaskFormFields {
   base: string;
 }
 
+/**
+ * The form once a submission went through: each field that still holds what was sent is
+ * emptied (the priority back to normal), and a field changed while the task was on its way
+ * keeps what the user typed meanwhile.
+ */
+export function formAfterSubmit(sent: TaskFormFields, now: TaskFormFields): TaskFormFields {
+  const keep = <K extends keyof TaskFormFields>(key: K, empty: TaskFormFields[K]) => (now[key] === sent[key] ? empty : now[key]);
+  return {
+    instruction: keep('instruction', ''),
+    context: keep('context', ''),
+    specs: keep('specs', ''),
+    instructions: keep('instructions', ''),
+    priority: keep('priority', 'normal'),
+    timeLimitMinutes: keep('timeLimitMinutes', ''),
+    goals: keep('goals', ''),
+    successCriteria: keep('successCriteria', ''),
+    base: keep('base', ''),
+  };
+}
+
 export type TaskFormResult = { ok: true; spec: TaskSpec } | { ok: false; field: keyof TaskFormFields; message: string };
 
 /** Blank optional text is no text at all. */
