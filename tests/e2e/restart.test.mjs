@@ -37,7 +37,9 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
       timeoutMsg: 'the first task is not listed',
     });
     await instruction.setValue('Proofread the changelog');
-    await (await browser.$(byTestId('task-submit'))).click();
+    const submit = await browser.$(byTestId('task-submit'));
+    await submit.waitForEnabled({ timeout: 30_000 });
+    await submit.click();
     await browser.waitUntil(async () => (await stateOf(browser, 'Proofread the changelog')) !== null, {
       timeout: 30_000,
       timeoutMsg: 'the second task is not listed',
