@@ -29,7 +29,13 @@ const cpu = (pid) => {
     }
   };
   let webkit = 0;
-  for (const child of execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').filter(Boolean)) {
+  let children = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').filter(Boolean);
+  } catch {
+    // No children.
+  }
+  for (const child of children) {
     if (readFileSync(`/proc/${child}/comm`, 'utf8').startsWith('WebKit')) webkit += ticks(child);
   }
   return { app: ticks(pid) / 100, webkit: webkit / 100 };
@@ -42,7 +48,9 @@ const percentile = (values, q) => {
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-flows-bench-'));
 const sessionsFile = join(dataDir, 'sessions.txt');
 // Each agent writes down its session and the app's socket, then waits.
-execFileSync(SEED, [dataDir, String(AGENTS), 'bash', '-c', `echo "$SWITCHBOARD_SESSION_ID $SWITCHBOARD_SOCKET" >> ${sessionsFile}; read -r _`]);
+// Each agent writes down its session, its secret (a hook event without it is not taken) and the
+// app's socket, then waits.
+execFileSync(SEED, [dataDir, String(AGENTS), 'bash', '-c', `echo "$SWITCHBOARD_SESSION_ID $SWITCHBOARD_SOCKET $SWITCHBOARD_SESSION_SECRET" >> ${sessionsFile}; read -r _`]);
 const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
 try {
   await browser.waitUntil(async () => (await browser.$$('[data-testid="session-entry"][data-state="running"]')).length === AGENTS, {
@@ -52,10 +60,13 @@ try {
   const lines = readFileSync(sessionsFile, 'utf8').trim().split('\n').map((l) => l.split(' '));
   const socketPath = lines[0][1];
   const sessions = lines.map((l) => l[0]);
+  const secrets = new Map(lines.map((l) => [l[0], l[2]]));
   // The shown agent: the first in the sidebar.
   const first = await browser.$('[data-testid="session-entry"][data-state="running"]');
   await first.click();
   const shown = await (await browser.$('[data-testid="session-view"]')).getAttribute('data-session-id');
+  await (await browser.$('[data-testid="open-dashboard"]')).click();
+  await (await browser.$('[data-testid="dashboard"]')).waitForExist({ timeout: 10_000 });
 
   // The hooks: one connection, an event every 1000/RATE ms, round the agents.
   const socket = net.createConnection(socketPath);
@@ -72,23 +83,37 @@ try {
       : { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } };
     const at = Date.now();
     if (session === shown) sent.push([at, permission ? 'permission' : 'tool_use']);
-    socket.write(`${JSON.stringify({ type: 'hook', envelope: { session_id: session, env: {}, at, payload } })}\n`);
+    socket.write(`${JSON.stringify({ type: 'hook', envelope: { session_id: session, env: {}, at, payload, secret: secrets.get(session) } })}\n`);
   };
-  const timer = setInterval(send, 1000 / RATE);
 
-  const app = Number(execFileSync('pgrep', ['-f', `switchboard --data-dir ${dataDir}`]).toString().trim().split('\n')[0]);
+  // The window, and the engine: a process of its own, which the window started.
+  const pids = execFileSync('pgrep', ['-f', '--', `--data-dir ${dataDir}`]).toString().trim().split('\n').map(Number);
+  const isEngine = (pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('daemon');
+  const app = pids.find((pid) => !isEngine(pid));
+  const engine = pids.find(isEngine);
   const usage = {};
   const measured = async (name, run) => {
-    const before = cpu(app);
+    const before = [cpu(app), cpu(engine)];
     const started = performance.now();
     const result = await run();
-    const after = cpu(app);
+    const after = [cpu(app), cpu(engine)];
     const seconds = (performance.now() - started) / 1000;
-    usage[name] = { app: (100 * (after.app - before.app)) / seconds, webkit: (100 * (after.webkit - before.webkit)) / seconds };
+    const share = (which, key) => (100 * (after[which][key] - before[which][key])) / seconds;
+    usage[name] = { app: share(0, 'app'), webkit: share(0, 'webkit'), engine: share(1, 'app') };
     return result;
   };
   const frames = () => frameTimes(browser, PHASE_MS);
 
+  // The dashboard with every agent idle, then with the hooks reporting.
+  await sleep(1000);
+  const idle = await measured('idle', frames);
+  const timer = setInterval(send, 1000 / RATE);
+  await sleep(1000);
+  const dashboard = await measured('dashboard', frames);
+
+  // The shown agent's terminal, then its flows.
+  await first.click();
+  await (await browser.$('[data-testid="session-view"]')).waitForExist({ timeout: 10_000 });
   await sleep(1000);
   const closed = await measured('closed', frames);
 
@@ -119,14 +144,21 @@ try {
     const seen = lit.find(([when, which]) => which === node && when >= at);
     if (seen) latencies.push(seen[0] - at);
   }
-  const row = (label, a, b, unit) =>
-    console.log(`${label.padEnd(36)} ${a.toFixed(1).padStart(9)} ${b.toFixed(1).padStart(9)} ${unit.padEnd(3)} ratio ${(b / a).toFixed(2)}`);
+  const row = (label, values, unit) => console.log(`${label.padEnd(28)} ${values.map((v) => v.toFixed(1).padStart(9)).join(' ')} ${unit.padEnd(3)}`);
+  const ratio = (label, a, b) => console.log(`${label.padEnd(60)} ${(b / a).toFixed(2)}`);
+  const phases = ['idle', 'dashboard', 'closed', 'open'];
+  const frameSets = { idle, dashboard, closed, open };
   console.log(`${AGENTS} agents, ${RATE} hook events/s in all, ${PHASE_MS} ms each`);
-  console.log(`${''.padEnd(36)} ${'closed'.padStart(9)} ${'open'.padStart(9)}`);
-  row('frame time p50', percentile(closed, 0.5), percentile(open, 0.5), 'ms');
-  row('frame time p99', percentile(closed, 0.99), percentile(open, 0.99), 'ms');
-  row('app CPU (engine and shell)', usage.closed.app, usage.open.app, '%');
-  row('WebKit CPU (the window)', usage.closed.webkit, usage.open.webkit, '%');
+  console.log('phases: idle = the dashboard, no events; dashboard = the dashboard, events; closed = one terminal, events; open = its flows, events');
+  console.log(`${''.padEnd(28)} ${phases.map((p) => p.padStart(9)).join(' ')}`);
+  row('frame time p50', phases.map((p) => percentile(frameSets[p], 0.5)), 'ms');
+  row('frame time p99', phases.map((p) => percentile(frameSets[p], 0.99)), 'ms');
+  row('engine CPU', phases.map((p) => usage[p].engine), '%');
+  row('window CPU (the shell)', phases.map((p) => usage[p].app), '%');
+  row('WebKit CPU (the window)', phases.map((p) => usage[p].webkit), '%');
+  ratio('WebKit CPU, dashboard with events / idle', usage.idle.webkit, usage.dashboard.webkit);
+  ratio('frame time p99, flows open / closed', percentile(closed, 0.99), percentile(open, 0.99));
+  ratio('frame time p50, flows open / closed', percentile(closed, 0.5), percentile(open, 0.5));
   console.log(
     `event to node lit (view open)        p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms over ${latencies.length} changes (${sent.length} events of the shown agent)`,
   );
