@@ -40,6 +40,32 @@ describe('the machine an agent runs on', () => {
     expect(label.dataset.connected).toBe('false');
   });
 
+  it('leaves its agents’ state unknown while the window cannot reach it, never the state heard last', async () => {
+    const { backend, trainer } = twoMachines();
+    backend.seedSession(trainer.id, { state: 'running', pid: 7 });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    await waitFor(() => expect(within(card('trainer')).getByTestId('dashboard-state').textContent).toBe('idle'));
+
+    // Before: "idle for 12s" beside "build-box · disconnected", the last state heard said as now.
+    backend.setHostLink({ destination: 'build-box', link: { state: 'lost', reason: 'The connection was lost.', host: 'build-box' } });
+    await tick();
+    const state = within(card('trainer')).getByTestId('dashboard-state');
+    expect(state.textContent).toBe('unknown');
+    expect(state.title).toBe('Not known while build-box is disconnected');
+    expect(card('trainer').dataset.state).toBe('unknown');
+    expect(card('trainer').textContent).not.toContain('idle');
+    expect(within(card('trainer')).queryByTestId('dashboard-since')).toBeNull();
+    expect(screen.getByTestId('dashboard-summary').textContent).toBe('2 agents · 1 not known');
+    const unknown = within(entry('trainer')).getByTestId('profile-unknown');
+    expect(unknown.textContent).toBe('unknown');
+    expect(unknown.title).toBe('Not known while build-box is disconnected');
+    expect(within(entry('trainer')).queryByTestId('profile-queue')).toBeNull();
+    // This computer's agent says its state as before.
+    expect(within(card('builder')).getByTestId('dashboard-state').textContent).toBe('not started');
+    expect(within(entry('builder')).queryByTestId('profile-unknown')).toBeNull();
+  });
+
   it('is named in the agent’s page header', async () => {
     const { backend } = twoMachines();
     await renderApp(backend);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import App from '../App.svelte';
 import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { fakeTerminals } from '../test/fakeTerminal';
+import { profileSpec } from '../test/profiles';
 import { callsOf, renderApp } from '../test/render';
 import { clarification } from '../test/signals';
 
@@ -113,23 +114,7 @@ describe('sidebar', () => {
     await renderApp(backend);
     expect(screen.queryAllByTestId('profile-entry')).toHaveLength(0);
 
-    const profile = await backend.createProfile({
-      name: 'late',
-      command: 'bash',
-      args: [],
-      env: {},
-      cwd: '/tmp',
-      kind: 'generic',
-      start_on_launch: false,
-      ready_pattern: null,
-      ready_quiet_ms: 800,
-      task_time_limit_secs: 1800,
-      completion: 'summary',
-      signal_protocols: true,
-      quiet_alert_secs: 600,
-      isolation: 'none',
-      account: null,
-    });
+    const profile = await backend.createProfile(profileSpec('late'));
     await tick();
     expect(screen.getAllByTestId('profile-entry').map((e) => e.getAttribute('data-profile-name'))).toEqual(['late']);
 

@@ -55,7 +55,7 @@ import { applyStatusEvent, statusMapOf, type AgentStatusMap } from './agentStatu
 import { applyPermissionEvent } from './permissions';
 import { applyDelegationEvent } from './delegations';
 import { applyLoopEvent, upsertLoop } from './loops';
-import { applyAttentionEvent, attentionMapOf, type AttentionMap } from './attention';
+import { applyAttentionEvent, attentionMapOf, shownAttentionMap, type AttentionMap, type ShownAttentionMap } from './attention';
 import { applyLimitEvent, applyUsageEvent } from './limits';
 import {
   applyFloodEvent,
@@ -102,8 +102,6 @@ export class AppState {
     this.#selection = selection;
     this.#tellViewing();
   }
-  /** Each agent's attention, as the engine works it out (the one state every place shows). */
-  attention: AttentionMap = $state.raw({});
   /** The accounts at their usage limit: their agents, when each goes on, who goes on now. */
   limits: readonly AccountLimit[] = $state.raw([]);
   /** Each account's usage windows, as its agents' CLIs last told them (none told: not listed). */
@@ -158,6 +156,13 @@ export class AppState {
    * the order attached (empty until listed; a machine the window shows no agent of is listed too).
    */
   hostLinks: HostLink[] = $state.raw([]);
+  /** Each agent's attention as its engine last told it, whether its machine is reached now or not. */
+  #heardAttention: AttentionMap = $state.raw({});
+  /**
+   * Each agent's attention as the window shows it (the one state every place shows, and counts):
+   * its engine's, or unknown while the window cannot reach the machine it runs on.
+   */
+  readonly attention: ShownAttentionMap = $derived(shownAttentionMap(this.#heardAttention, this.model.profiles, this.hostLinks));
   /** Sessions that reached the limit of signals waiting at once. */
   floods: Floods = $state.raw({});
   /** Delegated agents: at work, reported or ended, in no order. */
@@ -406,7 +411,7 @@ export class AppState {
       this.permissions = buffered.reduce(applyPermissionEvent, await permissionList);
       this.delegations = buffered.reduce(applyDelegationEvent, await delegationList);
       this.loops = buffered.reduce(applyLoopEvent, await loopList);
-      this.attention = buffered.reduce(applyAttentionEvent, attentionMapOf(await attentionList));
+      this.#heardAttention = buffered.reduce(applyAttentionEvent, attentionMapOf(await attentionList));
       this.limits = buffered.reduce(applyLimitEvent, await limitList);
       this.usage = buffered.reduce(applyUsageEvent, await usageList);
       this.worktrees = buffered.reduce(applyWorktreeEvent, await worktreeList);
@@ -1124,7 +1129,7 @@ export class AppState {
     this.permissions = applyPermissionEvent(this.permissions, event);
     this.delegations = applyDelegationEvent(this.delegations, event);
     this.loops = applyLoopEvent(this.loops, event);
-    this.attention = applyAttentionEvent(this.attention, event);
+    this.#heardAttention = applyAttentionEvent(this.#heardAttention, event);
     this.limits = applyLimitEvent(this.limits, event);
     this.usage = applyUsageEvent(this.usage, event);
     this.worktrees = applyWorktreeEvent(this.worktrees, event);

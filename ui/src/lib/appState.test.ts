@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AppState, followNewSession } from './appState.svelte';
-import type { EngineEvent, HostLink, ProfileSpec, SessionInfo } from './bindings';
+import type { EngineEvent, HostLink, SessionInfo } from './bindings';
 import { connectedHost, FakeBackend } from './fakeBackend';
+import { profileSpec } from '../test/profiles';
 import { callsOf } from '../test/render';
 import { clarification } from '../test/signals';
 import { signalScan } from './fakeBackend';
@@ -183,7 +184,7 @@ describe('other machines the window shows', () => {
     const backend = new FakeBackend({ repositories: [{ root: '/work/shop' }] });
     const app = new AppState(backend);
     await app.open();
-    const spec = { name: 'trainer', command: 'bash', args: [], env: {}, cwd: '/work/shop', kind: 'generic', isolation: 'worktree' } as unknown as ProfileSpec;
+    const spec = profileSpec('trainer', { cwd: '/work/shop', isolation: 'worktree' });
     const made = await app.saveAgent(spec, { repository: '/work/shop', command: 'npm ci' }, 'build-box');
     expect(made.host).toBe('build-box');
     app.openForm(made);

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { Attention, Need } from './bindings';
-import { ATTENTION_ORDER, asksTheUser, attentionLabel, attentionLine, attentionRank, limitedWhen, needWords } from './attention';
+import type { Attention, EngineLink, HostLink, Need, Overview } from './bindings';
+import {
+  ATTENTION_ORDER,
+  asksTheUser,
+  attentionLabel,
+  attentionLine,
+  attentionRank,
+  limitedWhen,
+  needWords,
+  shownAttention,
+  shownAttentionMap,
+  shownOverview,
+  type ShownAttention,
+} from './attention';
+import { disconnectedMachine } from './hosts';
+import { overviewAgent } from '../test/overview';
 import { formatTime } from './model';
 
 // Today, so the window shows the times alone (another day's time has its day before it).
@@ -67,5 +81,63 @@ describe('what an account asks of the user', () => {
     const attention: Attention = { state: 'needs_you', need, since: 1, task_id: null, task: null, signal_id: null, waiting: 1 };
     expect(attentionLabel(attention)).toBe('needs you');
     expect(asksTheUser(attention)).toBe(true);
+  });
+});
+
+describe('an agent of a machine the window cannot reach', () => {
+  const idle: Attention = { state: 'idle', since: 1 };
+  const working: Attention = { state: 'working', task_id: 't', task: 'Port the parser', since: 1 };
+  const needsYou: Attention = { state: 'needs_you', need: { kind: 'asks' }, since: 1, task_id: null, task: null, signal_id: null, waiting: 1 };
+  const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null };
+  const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
+  const links: HostLink[] = [
+    { destination: 'build-box', link: lost },
+    { destination: 'gpu-box', link: connected },
+    { destination: 'new-box', link: { state: 'connecting' } },
+  ];
+
+  it.each<[string, Attention, string | null | undefined, string, string]>([
+    // This computer's agents always say their engine's word, whatever the other machines' links.
+    ['this computer’s, idle', idle, null, 'idle', 'Idle: nothing to do'],
+    ['this computer’s, needing the user', needsYou, undefined, 'needs you', 'Waits for you at its prompt'],
+    // A machine reached, or one the window has no link for yet: its engine's word.
+    ['a reached machine’s, working', working, 'gpu-box', 'working', 'Working on “Port the parser”'],
+    ['a machine not listed yet', idle, 'old-box', 'idle', 'Idle: nothing to do'],
+    // Before: "idle" beside "build-box · disconnected", the last state heard said as now.
+    ['a disconnected machine’s, idle when last heard', idle, 'build-box', 'unknown', 'Not known while build-box is disconnected'],
+    ['a disconnected machine’s, working when last heard', working, 'build-box', 'unknown', 'Not known while build-box is disconnected'],
+    ['a disconnected machine’s, needing the user when last heard', needsYou, 'build-box', 'unknown', 'Not known while build-box is disconnected'],
+    // Still connecting is not reached either.
+    ['a machine connecting', working, 'new-box', 'unknown', 'Not known while new-box is disconnected'],
+  ])('%s', (_, attention, host, label, line) => {
+    const shown = shownAttention(attention, disconnectedMachine(host, links));
+    expect(attentionLabel(shown)).toBe(label);
+    expect(attentionLine(shown)).toBe(line);
+  });
+
+  it.each<[string, ShownAttention, boolean, number]>([
+    ['needs you', needsYou, true, 0],
+    ['working', working, false, ATTENTION_ORDER.indexOf('working')],
+    // Not known: never counted as asking the user, ranked after every state the window knows.
+    ['not known', shownAttention(needsYou, 'build-box'), false, ATTENTION_ORDER.length],
+  ])('%s: asks the user %s, ranks %i', (_, shown, asks, rank) => {
+    expect(asksTheUser(shown)).toBe(asks);
+    expect(attentionRank(shown)).toBe(rank);
+  });
+
+  it('reads as unknown in the window’s map and in the overview, and as heard again once reached', () => {
+    const profiles = [{ id: 'here', host: null }, { id: 'trainer', host: 'build-box' }, { id: 'gpu', host: 'gpu-box' }];
+    const heard = { here: needsYou, trainer: needsYou, gpu: working };
+    expect(shownAttentionMap(heard, profiles, links)).toEqual({
+      here: needsYou,
+      trainer: { state: 'unknown', host: 'build-box', since: null },
+      gpu: working,
+    });
+    const reached = links.map((l) => ({ ...l, link: connected }));
+    expect(shownAttentionMap(heard, profiles, reached)).toBe(heard);
+
+    const overview: Overview = { agents: [overviewAgent('here'), overviewAgent('trainer')], helpers: [], links: [] };
+    expect(shownOverview(overview, profiles, links).agents.map((a) => attentionLabel(a.attention))).toEqual(['idle', 'unknown']);
+    expect(shownOverview(overview, profiles, reached)).toBe(overview);
   });
 });

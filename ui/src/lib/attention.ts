@@ -2,14 +2,72 @@
  * Each agent's attention in words. The engine decides the state (one value per agent, see
  * `attention.rs`); this module only says it: a short label for a badge, a sentence for a line
  * or a tooltip, and the order of the states, most pressing first, for lists that put them in
- * that order.
+ * that order. What the window shows is the engine's word as `shownAttention` lets it through:
+ * an agent of a machine the window cannot reach now reads as unknown, never as the last state
+ * heard from there.
  */
-import type { AgentAttention, Attention, EngineEvent, Ending, Need, ProfileId } from './bindings';
+import type { AgentAttention, Attention, EngineEvent, Ending, HostLink, Need, Overview, OverviewAgent, Profile, ProfileId } from './bindings';
+import { disconnectedMachine } from './hosts';
 import { formatTime } from './model';
 
 export type AttentionState = Attention['state'];
 
 export type AttentionMap = Readonly<Record<ProfileId, Attention>>;
+
+/**
+ * An agent's attention while the machine it runs on is disconnected: not known. Its engine goes
+ * on deciding there, but the window hears nothing of it, so the last state heard may be stale.
+ * `since` is never known either (it is there so every shown state has one).
+ */
+export interface UnknownAttention {
+  state: 'unknown';
+  /** The machine the window cannot reach. */
+  host: string;
+  since: null;
+}
+
+/** What the window shows of an agent's attention: its engine's word, or unknown. */
+export type ShownAttention = Attention | UnknownAttention;
+
+export type ShownAttentionMap = Readonly<Record<ProfileId, ShownAttention>>;
+
+/**
+ * What to show of an agent's attention: the engine's word, unless `disconnected` names the
+ * machine it runs on because the window cannot reach it now (`disconnectedMachine`), when it is
+ * unknown. This computer's agents (no machine named) always show their engine's word.
+ */
+export function shownAttention(attention: Attention, disconnected: string | null): ShownAttention {
+  return disconnected === null ? attention : { state: 'unknown', host: disconnected, since: null };
+}
+
+/** The machine out of reach that `profileId`'s agent runs on (null: reached, or this computer's). */
+function disconnectedOf(profileId: ProfileId, profiles: readonly Pick<Profile, 'id' | 'host'>[], links: readonly HostLink[]): string | null {
+  return disconnectedMachine(profiles.find((p) => p.id === profileId)?.host, links);
+}
+
+/**
+ * Every agent's attention as the window shows it (`shownAttention`), each agent's machine looked
+ * up in `profiles` and its link in `links`. An agent the window does not know is said as heard.
+ */
+export function shownAttentionMap(map: AttentionMap, profiles: readonly Pick<Profile, 'id' | 'host'>[], links: readonly HostLink[]): ShownAttentionMap {
+  // Every machine reached (the usual case): the map as heard, the same object.
+  if (!links.some((l) => l.link.state !== 'connected')) return map;
+  return Object.fromEntries(Object.entries(map).map(([id, attention]) => [id, shownAttention(attention, disconnectedOf(id, profiles, links))]));
+}
+
+/** An agent of the engine's overview, its attention as the window shows it. */
+export type ShownOverviewAgent = Omit<OverviewAgent, 'attention'> & { attention: ShownAttention };
+export type ShownOverview = Omit<Overview, 'agents'> & { agents: ShownOverviewAgent[] };
+
+/** The engine's overview with each agent's attention as the window shows it (`shownAttention`). */
+export function shownOverview(overview: Overview, profiles: readonly Pick<Profile, 'id' | 'host'>[], links: readonly HostLink[]): ShownOverview {
+  // Every machine reached (the usual case): the overview as heard, the same object.
+  if (!links.some((l) => l.link.state !== 'connected')) return overview;
+  return {
+    ...overview,
+    agents: overview.agents.map((agent) => ({ ...agent, attention: shownAttention(agent.attention, disconnectedOf(agent.profile_id, profiles, links)) })),
+  };
+}
 
 export function attentionMapOf(list: readonly AgentAttention[]): AttentionMap {
   return Object.fromEntries(list.map((agent) => [agent.profile_id, agent.attention]));
@@ -35,21 +93,24 @@ export const ATTENTION_ORDER: readonly AttentionState[] = [
   'stopped',
 ];
 
-export function attentionRank(attention: Attention | undefined): number {
-  return attention ? ATTENTION_ORDER.indexOf(attention.state) : ATTENTION_ORDER.length;
+/** Its place in `ATTENTION_ORDER`; an agent with no state, or one not known, comes after them all. */
+export function attentionRank(attention: ShownAttention | undefined): number {
+  return attention === undefined || attention.state === 'unknown' ? ATTENTION_ORDER.length : ATTENTION_ORDER.indexOf(attention.state);
 }
 
 /**
  * Whether the state asks the user to act or look: needs you, stalled, failed. An agent at its
  * usage limit does not: the app waits for the reset by itself.
  */
-export function asksTheUser(attention: Attention | undefined): boolean {
+export function asksTheUser(attention: ShownAttention | undefined): boolean {
   return attention?.state === 'needs_you' || attention?.state === 'stalled' || attention?.state === 'failed';
 }
 
 /** A badge's word or two. */
-export function attentionLabel(attention: Attention): string {
+export function attentionLabel(attention: ShownAttention): string {
   switch (attention.state) {
+    case 'unknown':
+      return 'unknown';
     case 'needs_you':
       return 'needs you';
     case 'stalled':
@@ -112,8 +173,10 @@ function endingWords(ended: Ending): string {
 }
 
 /** The state as a sentence: what it needs, what holds it, what failed, what it does. */
-export function attentionLine(attention: Attention): string {
+export function attentionLine(attention: ShownAttention): string {
   switch (attention.state) {
+    case 'unknown':
+      return `Not known while ${attention.host} is disconnected`;
     case 'needs_you': {
       const more = attention.waiting > 1 ? ` (${attention.waiting} things wait)` : '';
       return `${needWords(attention.need)}${more}`;

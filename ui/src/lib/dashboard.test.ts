@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Attention, OverviewAgent } from './bindings';
+import { shownAttention, type ShownOverviewAgent } from './attention';
 import { formatTime } from './model';
+import { overviewAgent as agent } from '../test/overview';
 import { cardState, cardStateLabel, dashboardSummary, doingLine, previewLines, sortCards, timeInState } from './dashboard';
-
-function agent(name: string, extra: Partial<OverviewAgent> = {}): OverviewAgent {
-  return {
-    profile_id: name,
-    name,
-    session_id: `${name}-s`,
-    status: 'waiting',
-    since: 1_000,
-    running: true,
-    task_id: null,
-    doing: null,
-    loop_iteration: null,
-    queued: 0,
-    needs_user: 0,
-    attention: IDLE,
-    ...extra,
-  };
-}
 
 const IDLE: Attention = { state: 'idle', since: 1_000 };
 const NEEDS: Attention = { state: 'needs_you', need: { kind: 'question', questions: 2, first: 'Which database?' }, since: 5, task_id: null, task: null, signal_id: 'q', waiting: 1 };
@@ -31,6 +15,11 @@ const NEVER: Attention = { state: 'stopped', since: null, ended: null, failed: 0
 const RESET = new Date(2026, 10, 26, 14, 5).getTime();
 const LIMITED: Attention = { state: 'limited', account: '/home/ann/.claude', until: RESET, retry_at: RESET + 30_000, since: 600, task_id: 't', task: 'Port the parser' };
 const LIMITED_UNKNOWN: Attention = { ...LIMITED, until: null };
+/** As the window shows an agent of a disconnected machine, whatever it last heard of it. */
+const NOT_KNOWN = shownAttention(WORKING, 'build-box');
+
+/** A card of the dashboard, its attention as the window shows it. */
+const card = (name: string, extra: Partial<ShownOverviewAgent> = {}): ShownOverviewAgent => ({ ...agent(name), ...extra });
 
 describe('dashboard cards', () => {
   it('say what the engine says of each agent, whatever its hooks say', () => {
@@ -51,6 +40,17 @@ describe('dashboard cards', () => {
       expect(cardState(agent('a', extra))).toBe(state);
       expect(cardStateLabel(agent('a', extra))).toBe(label);
     }
+  });
+
+  it('say an agent of a disconnected machine is not known: no state, no time in it, counted in no state', () => {
+    const lost = card('t', { attention: NOT_KNOWN, since: 1_000 });
+    expect(cardState(lost)).toBe('unknown');
+    expect(cardStateLabel(lost)).toBe('unknown');
+    expect(timeInState(lost, 13_000)).toBeNull();
+    expect(dashboardSummary([agent('a', { attention: NEEDS }), lost, card('u', { attention: shownAttention(NEEDS, 'build-box') })])).toBe(
+      '3 agents · 1 needs you · 2 not known',
+    );
+    expect(sortCards([lost, agent('a', { attention: STOPPED })], 'attention').map((a) => a.name)).toEqual(['a', 't']);
   });
 
   it('sort an agent at its usage limit after the failures and before those at work', () => {

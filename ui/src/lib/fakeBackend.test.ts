@@ -1,25 +1,10 @@
 /** The fake backend's other machines: what a window showing several machines' agents relies on. */
 import { describe, expect, it } from 'vitest';
-import type { HostLink, ProfileSpec } from './bindings';
+import { profileSpec } from '../test/profiles';
+import type { HostLink } from './bindings';
 import { connectedHost, FakeBackend } from './fakeBackend';
 
-const spec: ProfileSpec = {
-  name: 'trainer',
-  command: 'bash',
-  args: [],
-  env: {},
-  cwd: '/tmp',
-  kind: 'generic',
-  start_on_launch: false,
-  ready_pattern: null,
-  ready_quiet_ms: 800,
-  task_time_limit_secs: 1800,
-  completion: 'summary',
-  signal_protocols: true,
-  quiet_alert_secs: 600,
-  isolation: 'none',
-  account: null,
-};
+const spec = profileSpec('trainer');
 
 describe('one machine’s engine', () => {
   it('makes an agent there, named by its machine, and lists it with this computer’s', async () => {

@@ -202,6 +202,17 @@ const PROFILE_DEFAULTS = {
   account: null,
 } as const;
 
+/** What a seeded agent is unless told otherwise (`seedProfile`): a generic `bash` in /tmp with the engine's defaults. */
+export const SEEDED_SPEC = {
+  command: 'bash',
+  args: [],
+  env: {},
+  cwd: '/tmp',
+  kind: 'generic',
+  start_on_launch: false,
+  ...PROFILE_DEFAULTS,
+} satisfies Omit<ProfileSpec, 'name'>;
+
 /** The most iterations one page of a loop's history holds (the engine's `MAX_ITERATION_PAGE`). */
 const MAX_ITERATION_PAGE = 200;
 
@@ -454,14 +465,8 @@ export class FakeBackend implements Backend {
     const profile: Profile = {
       id: `profile-${this.#nextId++}`,
       created_at: this.#now(),
-      command: 'bash',
-      args: [],
-      env: {},
-      cwd: '/tmp',
-      kind: 'generic',
-      start_on_launch: false,
       host: null,
-      ...PROFILE_DEFAULTS,
+      ...structuredClone(SEEDED_SPEC),
       ...spec,
     };
     this.#profiles.set(profile.id, profile);

@@ -5,8 +5,8 @@
  * fits inside the returned width and height.
  */
 import dagre, { type EdgeLabel, type GraphLabel, type NodeLabel } from '@dagrejs/dagre';
-import type { Diagram, NodeShape, Overview } from './bindings';
-import { attentionLabel, needWords } from './attention';
+import type { Diagram, NodeShape } from './bindings';
+import { attentionLabel, needWords, type ShownOverview } from './attention';
 import { formatTime } from './model';
 
 export interface LaidNode {
@@ -255,7 +255,7 @@ export function layoutDiagram(diagram: Diagram, opts: { direction?: Direction } 
 }
 
 /** All agents as one graph: agents, the helpers they spawned, who works for whom. */
-export function layoutOverview(overview: Overview): Layout {
+export function layoutOverview(overview: ShownOverview): Layout {
   const nodes: NodeInput[] = overview.agents.map((agent) => {
     const lines = [clip(agent.name), attentionLabel(agent.attention)];
     if (agent.loop_iteration !== null) lines.push(`Loop iteration ${agent.loop_iteration}`);

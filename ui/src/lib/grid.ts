@@ -10,7 +10,7 @@
  * may be short.
  */
 import type { GridShows, ProfileId, TerminalGrid } from './bindings';
-import { asksTheUser, type AttentionMap } from './attention';
+import { asksTheUser, type ShownAttentionMap } from './attention';
 
 /** The most terminals the grid shows at once (the engine's `MAX_GRID_TERMINALS`). */
 export const MAX_GRID_TILES = 9;
@@ -59,7 +59,7 @@ export interface GridInput {
   grid: TerminalGrid;
   /** Every agent the window knows, in the window's order (the sidebar's). */
   profiles: readonly { id: ProfileId }[];
-  attention: AttentionMap;
+  attention: ShownAttentionMap;
   /**
    * The agent whose tile has the keyboard. In the modes the engine's news change by
    * themselves (`needs_you`, `working`) it keeps its place while it does, though it left the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineLink, HostLink, Profile, SessionInfo } from './bindings';
-import { chosenMachine, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink } from './hosts';
+import { chosenMachine, disconnectedMachine, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink } from './hosts';
 
 const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null };
 const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
@@ -21,6 +21,8 @@ describe('machineLabel', () => {
     ['old-box', 'on old-box'],
   ])('%s: %s', (host, text) => {
     expect(machineLabel(host, links)?.text ?? null).toBe(text);
+    // The machine is named as disconnected exactly when its label says so.
+    expect(disconnectedMachine(host, links)).toBe(text?.endsWith('disconnected') ? host : null);
   });
 
   it('says in its tooltip that a disconnected machine’s agents go on working there', () => {

@@ -38,6 +38,18 @@ export interface MachineLabel {
 }
 
 /**
+ * The machine an agent runs on (`host`) when the window cannot reach it now, else null: for
+ * this computer's agents (`host` null, absent or empty), for a machine whose link is
+ * `connected`, and for one the window has no link for yet (its links are not in: as far as the
+ * window knows, it is reached).
+ */
+export function disconnectedMachine(host: string | null | undefined, links: readonly HostLink[]): string | null {
+  if (host === null || host === undefined || host === '') return null;
+  const link = links.find((l) => l.destination === host)?.link;
+  return link === undefined || link.state === 'connected' ? null : host;
+}
+
+/**
  * Where an agent runs, as its rows show it: null for this computer's (`host` null, absent or
  * empty; an engine never names its own machine). A machine whose link is anything but
  * `connected` is said to be disconnected; one the window has no link for (its links are not in
@@ -45,8 +57,7 @@ export interface MachineLabel {
  */
 export function machineLabel(host: string | null | undefined, links: readonly HostLink[]): MachineLabel | null {
   if (host === null || host === undefined || host === '') return null;
-  const link = links.find((l) => l.destination === host)?.link;
-  if (link === undefined || link.state === 'connected') {
+  if (disconnectedMachine(host, links) === null) {
     return { text: `on ${host}`, machine: `on ${host}`, note: null, title: `Runs on ${host}.`, connected: true };
   }
   return {

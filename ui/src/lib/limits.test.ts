@@ -13,6 +13,7 @@ import {
   usageBars,
   usageOf,
 } from './limits';
+import { shownAttention } from './attention';
 import { formatTime } from './model';
 import { task } from '../test/tasks';
 
@@ -131,6 +132,11 @@ describe('what Resume now ends', () => {
     );
     // A question is answered in its dialog, not resumed.
     expect(holdOf(needs({ kind: 'asks' }), undefined, NOW)).toBeNull();
+  });
+
+  it('nothing while the agent’s machine is disconnected, whatever was heard last', () => {
+    const paused = task('t', { state: 'running', waiting_for: { cause: 'overloaded', retry_at: RETRY } });
+    expect(holdOf(shownAttention(limited(), 'build-box'), paused, NOW, 2)).toBeNull();
   });
 
   it('a task at work paused by an overloaded model, whatever else the agent shows', () => {

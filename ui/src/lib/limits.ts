@@ -8,7 +8,7 @@
  * the reset).
  */
 import type { AccountLimit, AccountUsage, Attention, EngineEvent, ProfileId, TaskInfo, UsageLevel, UsageWindow, WaitingFor } from './bindings';
-import { attentionLine, needWords } from './attention';
+import { attentionLine, needWords, type ShownAttention } from './attention';
 import { formatTime } from './model';
 import { isFinished, waitSentence } from './tasks';
 
@@ -69,7 +69,9 @@ export interface Hold {
  * several resets); else its task at work (`task`), paused for an overloaded model or an
  * account problem, says it. `queued`: how many of its tasks are queued.
  */
-export function holdOf(attention: Attention | undefined, task: TaskInfo | undefined, now: number, queued = 0): Hold | null {
+export function holdOf(attention: ShownAttention | undefined, task: TaskInfo | undefined, now: number, queued = 0): Hold | null {
+  // Its machine is disconnected: what holds it back there is not known, nor is resuming it possible.
+  if (attention?.state === 'unknown') return null;
   const hasWork = task !== undefined || queued > 0 || (attention?.state === 'limited' && attention.task_id !== null);
   const idle =
     'Nothing of its own waits: it takes new tasks once the limit is over. Resume it to have its account’s agents go on now.';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { profile } from '../test/profiles';
 import type { EngineEvent, Profile, SessionInfo } from './bindings';
 import {
   applyEngineEvent,
@@ -13,26 +14,6 @@ import {
   stateLabel,
   upsertSession,
 } from './model';
-
-const profile = (id: string, name = id): Profile => ({
-  id,
-  created_at: 0,
-  name,
-  command: 'bash',
-  args: [],
-  env: {},
-  cwd: '/tmp',
-  kind: 'generic',
-  start_on_launch: false,
-  ready_pattern: null,
-  ready_quiet_ms: 800,
-  task_time_limit_secs: 1800,
-  completion: 'summary',
-  signal_protocols: true,
-  quiet_alert_secs: 600,
-  isolation: 'none',
-  account: null,
-});
 
 const base = (id: string, profile_id: string, started_at: number) => ({ id, profile_id, started_at, size: { rows: 24, cols: 80 }, agent_session_id: null });
 const running = (id: string, profileId = 'p', at = 0): SessionInfo => ({ ...base(id, profileId, at), state: 'running', pid: 100 });
@@ -63,7 +44,7 @@ describe('applyEngineEvent', () => {
   it('saves, renames and deletes profiles', () => {
     const added = applyEngineEvent(model, { type: 'profile_saved', profile: profile('q') });
     expect(added.profiles.map((p) => p.id)).toEqual(['p', 'q']);
-    const renamed = applyEngineEvent(added, { type: 'profile_saved', profile: profile('p', 'renamed') });
+    const renamed = applyEngineEvent(added, { type: 'profile_saved', profile: profile('p', { name: 'renamed' }) });
     expect(renamed.profiles.map((p) => p.name)).toEqual(['renamed', 'q']);
     expect(applyEngineEvent(renamed, { type: 'profile_deleted', profile_id: 'p' }).profiles.map((p) => p.id)).toEqual(['q']);
   });

@@ -4,7 +4,7 @@
  */
 import type { LoopInfo, Profile, QueueStatus, SessionInfo, SignalInfo, TaskId, TaskInfo, WorktreeInfo } from './bindings';
 import { isOpen, overlapsOthers } from './changes';
-import { asksTheUser, attentionLabel, attentionRank, type AttentionMap } from './attention';
+import { asksTheUser, attentionLabel, attentionRank, type ShownAttentionMap } from './attention';
 import { isResumable } from './loops';
 import { holdOf } from './limits';
 import { queueOf, runningTask } from './tasks';
@@ -55,7 +55,7 @@ export interface PaletteInput {
   /** Signals waiting for the user, oldest first. */
   pending: readonly SignalInfo[];
   /** Each agent's attention, as the engine worked it out. */
-  attention: AttentionMap;
+  attention: ShownAttentionMap;
   loops: readonly LoopInfo[];
   /** The agent on screen, if any. */
   current: Profile | undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError, EngineEvent, Independence, Profile, SignalInfo, SignalResponse } from './bindings';
+import { profile } from '../test/profiles';
 import { FakeBackend, signalScan } from './fakeBackend';
 import {
   actionWord,
@@ -318,26 +319,6 @@ describe('responding', () => {
     if (problem === null) expect(result).toBeNull();
     else expect(result).toMatchObject(problem);
     if (result) expect(result.message).not.toBe('');
-  });
-
-  const profile = (id: string): Profile => ({
-    id,
-    name: id,
-    created_at: 0,
-    command: 'bash',
-    args: [],
-    env: {},
-    cwd: '/',
-    kind: 'generic',
-    start_on_launch: false,
-    ready_pattern: null,
-    ready_quiet_ms: 800,
-    task_time_limit_secs: 1800,
-    completion: 'summary',
-    signal_protocols: true,
-    quiet_alert_secs: 600,
-    isolation: 'none',
-    account: null,
   });
 
   it.each<[string, Profile[], string | null]>([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attention, EngineEvent, LogEntry, LogKind, QueueStatus, SessionInfo, Submitted, Summary, TaskInfo } from './bindings';
 import type { Model, Selection } from './model';
+import { shownAttention, type ShownAttention } from './attention';
 import {
   addTaskIfMissing,
   applyMove,
@@ -169,7 +170,7 @@ describe('queue order', () => {
   const asks: Attention = { state: 'needs_you', need: { kind: 'asks' }, since: 1, task_id: 'run', task: null, signal_id: null, waiting: 1 };
   const quiet: Attention = { state: 'stalled', stall: { kind: 'quiet', task_id: 'run', task: 'Port' }, since: 1 };
   const limited: Attention = { state: 'limited', account: '/home/ann/.claude', until: null, retry_at: 9, since: 1, task_id: 'run', task: 'Port' };
-  it.each<[string, QueueStatus | undefined, string | null, Attention?]>([
+  it.each<[string, QueueStatus | undefined, string | null, ShownAttention?]>([
     ['unknown', undefined, null],
     ['at a task that waits for the user', queue('p', { executing: true, queued: 1 }), 'needs you · 1 queued', asks],
     ['at a task that may be stuck', queue('p', { executing: true }), 'may be stuck', quiet],
@@ -181,6 +182,8 @@ describe('queue order', () => {
     // Its badge says it is at its usage limit, and until when: the queue's words do not say "working".
     ['at its usage limit with its task kept', queue('p', { executing: true, queued: 2 }), '2 queued', limited],
     ['at its usage limit, nothing queued', queue('p', { executing: true }), null, limited],
+    // Its machine is disconnected: its queue as heard last is not said as now.
+    ['not known', queue('p', { executing: true, queued: 2 }), null, shownAttention(asks, 'build-box')],
   ])('sidebar indicator: %s', (_name, status, text, attention) => {
     expect(queueIndicator(status, attention)).toBe(text);
   });

@@ -4,7 +4,6 @@
  * no backend.
  */
 import type {
-  Attention,
   EngineEvent,
   LogEntry,
   Priority,
@@ -24,7 +23,7 @@ import type {
 } from './bindings';
 import { formatTime, isRunning, newestFirst, type Model, type Selection } from './model';
 import { signalHandledText, signalRaisedText, signalSetAsideText } from './signals';
-import { attentionLabel } from './attention';
+import { attentionLabel, type ShownAttention } from './attention';
 
 export interface TaskModel {
   tasks: TaskInfo[];
@@ -179,9 +178,13 @@ export function pauseText(pause: QueuePause | null | undefined, tasks: readonly 
   }
 }
 
-/** The sidebar's few words about an agent's queue, or null when there is nothing to say. */
-export function queueIndicator(queue: QueueStatus | undefined, attention?: Attention): string | null {
-  if (!queue) return null;
+/**
+ * The sidebar's few words about an agent's queue, or null when there is nothing to say (nor
+ * while its attention is not known: its machine is disconnected, and its queue as heard last
+ * may be as stale).
+ */
+export function queueIndicator(queue: QueueStatus | undefined, attention?: ShownAttention): string | null {
+  if (!queue || attention?.state === 'unknown') return null;
   const parts: string[] = [];
   if (queue.paused) parts.push('paused');
   // Its task at work waits for the user, or may be stuck, as the engine says: that is what it does now.
