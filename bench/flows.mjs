@@ -67,6 +67,7 @@ try {
   const shown = await (await browser.$('[data-testid="session-view"]')).getAttribute('data-session-id');
   await (await browser.$('[data-testid="open-dashboard"]')).click();
   await (await browser.$('[data-testid="dashboard"]')).waitForExist({ timeout: 10_000 });
+  if (process.env.SORT) await (await browser.$('[data-testid="dashboard-sort"]')).selectByAttribute('value', process.env.SORT);
 
   // The hooks: one connection, an event every 1000/RATE ms, round the agents.
   const socket = net.createConnection(socketPath);

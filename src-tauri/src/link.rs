@@ -42,8 +42,9 @@ use tokio::sync::{Notify, watch};
 
 use crate::desktop::Desktop;
 
-/// The Tauri event carrying every [`switchboard_core::EngineEvent`] to the UI.
-pub const ENGINE_EVENT: &str = "engine-event";
+/// The Tauri event carrying the engine's events to the UI: a frame's worth
+/// at a time, in a list (see [`Frame`]).
+pub const ENGINE_EVENT: &str = "engine-events";
 /// The Tauri event carrying the link's state ([`EngineLink`]) to the UI.
 pub const ENGINE_LINK_EVENT: &str = "engine-link";
 /// The Tauri event carrying the state of a link to a machine shown beside
@@ -420,9 +421,15 @@ impl Link {
         };
         self.set(app, connected, Some(client.clone()));
         let mut removed = self.removed.subscribe();
+        let mut frame = Frame::default();
         loop {
+            let due = frame.due;
             let next = tokio::select! {
                 next = events.next() => next,
+                () = until(due) => {
+                    frame.send(app);
+                    continue;
+                }
                 _ = removed.wait_for(|removed| *removed) => return "The machine left the window.".into(),
             };
             match next {
@@ -431,7 +438,11 @@ impl Link {
                         owners.lock().expect("never poisoned").learn(host, &event);
                         switchboard_client::fleet::tag_event(&mut event, host);
                     }
-                    forward(app, self.notices_key(), &event)
+                    let desktop = app.state::<Desktop>();
+                    desktop.on_event(app, self.notices_key(), &event);
+                    if desktop.forwards(&event) {
+                        frame.push(app, event);
+                    }
                 }
                 // Events were missed: the window loads everything again, as after a
                 // reconnection (it reconnects at once).
@@ -440,6 +451,7 @@ impl Link {
                     return "The window fell behind the engine's events.".into();
                 }
                 None => {
+                    frame.send(app);
                     return match &self.host {
                         Some(host) => format!("The connection to {} was lost.", host.destination),
                         None => "The engine stopped.".into(),
@@ -450,16 +462,50 @@ impl Link {
     }
 }
 
-/// An engine event to the web view and the desktop (`host`: the machine
-/// shown beside this one's it came from).
-fn forward(app: &AppHandle, host: Option<&str>, event: &switchboard_core::EngineEvent) {
-    let desktop = app.state::<Desktop>();
-    if desktop.forwards(event)
-        && let Err(error) = app.emit(ENGINE_EVENT, event)
-    {
-        tracing::warn!(%error, "forwarding an engine event to the UI failed");
+/// How long engine events gather before they go to the web view together:
+/// about a frame, so a burst is drawn once.
+const FRAME: Duration = Duration::from_millis(16);
+/// Events that go at once however soon, so a flood is not held in memory.
+const MOST_IN_FRAME: usize = 512;
+
+/// Engine events on their way to the web view: sent a frame at a time, in
+/// one Tauri event, with only the latest of each thing's state
+/// ([`switchboard_core::api::coalesce`]). The web view then takes one
+/// message a frame rather than one an event.
+#[derive(Default)]
+struct Frame {
+    events: Vec<switchboard_core::EngineEvent>,
+    /// When the first event gathered goes.
+    due: Option<tokio::time::Instant>,
+}
+
+impl Frame {
+    fn push(&mut self, app: &AppHandle, event: switchboard_core::EngineEvent) {
+        self.due.get_or_insert_with(|| tokio::time::Instant::now() + FRAME);
+        self.events.push(event);
+        if self.events.len() >= MOST_IN_FRAME {
+            self.send(app);
+        }
     }
-    desktop.on_event(app, host, event);
+
+    fn send(&mut self, app: &AppHandle) {
+        self.due = None;
+        if self.events.is_empty() {
+            return;
+        }
+        let events = switchboard_core::api::coalesce(std::mem::take(&mut self.events));
+        if let Err(error) = app.emit(ENGINE_EVENT, events) {
+            tracing::warn!(%error, "forwarding engine events to the UI failed");
+        }
+    }
+}
+
+/// Waits until `due`; forever when nothing is due.
+async fn until(due: Option<tokio::time::Instant>) {
+    match due {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The notices' starting point: what the engine has now.

@@ -45,7 +45,7 @@ export interface Backend extends EngineCommands {
   restartEngine(): Promise<void>;
   /** Load the window anew (its engine came back: everything it shows may have moved on). */
   reloadWindow(): void;
-  /** Subscribe to `engine-event`. The returned function stops the subscription. */
+  /** Subscribe to the engine's events, one by one in order. The returned function stops the subscription. */
   onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe;
   /**
    * Resolves once every subscription made so far is registered: events emitted before then
@@ -108,8 +108,12 @@ export interface Backend extends EngineCommands {
   connectHost(destination: string): Promise<void>;
 }
 
-/** Name of the Tauri event carrying `EngineEvent` payloads. */
-export const ENGINE_EVENT = 'engine-event';
+/**
+ * Name of the Tauri event carrying `EngineEvent`s: the shell sends them a frame's worth at a time
+ * (16 ms), in order, with only the latest of each thing's state, so a hundred agents' hook events
+ * a second change the window about once a frame, not once an event.
+ */
+export const ENGINE_EVENT = 'engine-events';
 /** Name of the Tauri event carrying the window's link to the engine (`EngineLink`). */
 export const ENGINE_LINK_EVENT = 'engine-link';
 
@@ -190,7 +194,13 @@ export function tauriBackend(): Backend {
     },
 
     onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
-      return subscribe(ENGINE_EVENT, framed(callback), registrations);
+      return subscribe<EngineEvent[]>(
+        ENGINE_EVENT,
+        (events) => {
+          for (const event of events) callback(event);
+        },
+        registrations,
+      );
     },
 
     async whenListening(): Promise<void> {
@@ -277,27 +287,6 @@ export function tauriBackend(): Backend {
  * Listen to a Tauri event. `listen` resolves asynchronously; stopping before it did still
  * unlistens once it has, and nothing is delivered after the stop.
  */
-/**
- * Delivers events in order, those arriving within a frame's time (16 ms) together: a hundred
- * agents' hook events a second then change the window about once a frame, not once an event.
- * A timer, not an animation frame, so a hidden window still takes its events as they come.
- */
-export function framed<T>(
-  callback: (event: T) => void,
-  schedule: (run: () => void) => void = (run) => setTimeout(run, 16),
-): (event: T) => void {
-  let waiting: T[] = [];
-  return (event) => {
-    waiting.push(event);
-    if (waiting.length > 1) return;
-    schedule(() => {
-      const batch = waiting;
-      waiting = [];
-      for (const each of batch) callback(each);
-    });
-  };
-}
-
 function subscribe<T>(name: string, callback: (payload: T) => void, registrations?: Promise<unknown>[]): Unsubscribe {
   let stopped = false;
   let unlisten: (() => void) | null = null;

@@ -476,9 +476,142 @@ pub struct AppInfo {
     pub startup_problem: Option<crate::api::StorageProblem>,
 }
 
+/// What an event is the whole news of: the state of one thing, which a later
+/// event about the same thing replaces.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum Subject {
+    Status(SessionId),
+    Attention(ProfileId),
+    Queue(ProfileId),
+    Task(TaskId),
+    Loop(LoopId),
+    Usage(String),
+    Worktree(String),
+}
+
+impl EngineEvent {
+    /// The thing whose whole state this event carries, for the frequent
+    /// events a view follows only to show the latest of. Events that mark a
+    /// moment (an end, a warning, a removal) or that a view follows step by
+    /// step (a session's start, the log) have none.
+    fn subject(&self) -> Option<Subject> {
+        Some(match self {
+            EngineEvent::AgentStatusChanged { status } => Subject::Status(status.session_id.clone()),
+            EngineEvent::AttentionChanged { profile_id, .. } => Subject::Attention(profile_id.clone()),
+            EngineEvent::QueueChanged { queue } => Subject::Queue(queue.profile_id.clone()),
+            EngineEvent::TaskChanged { task } => Subject::Task(task.id.clone()),
+            EngineEvent::LoopChanged { info } => Subject::Loop(info.id.clone()),
+            EngineEvent::UsageChanged { usage } => Subject::Usage(usage.account.clone()),
+            EngineEvent::WorktreeChanged { worktree } => Subject::Worktree(worktree.task.clone()),
+            _ => return None,
+        })
+    }
+}
+
+/// A run of events as a view that shows the latest state needs them: an
+/// event whose thing a later event of the run reports again is left out; the
+/// rest keep their order. A window applies a frame's events at once, so what
+/// it shows after them is the same, with less to do.
+pub fn coalesce(events: Vec<EngineEvent>) -> Vec<EngineEvent> {
+    let mut later = std::collections::HashSet::new();
+    let mut kept: Vec<EngineEvent> =
+        events.into_iter().rev().filter(|event| event.subject().is_none_or(|subject| later.insert(subject))).collect();
+    kept.reverse();
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn status(session: &SessionId, status: AgentStatus) -> EngineEvent {
+        EngineEvent::AgentStatusChanged {
+            status: AgentStatusInfo {
+                session_id: session.clone(),
+                status,
+                last_event_at: None,
+                team: None,
+                agent_name: None,
+                agent_type: None,
+            },
+        }
+    }
+
+    fn attention(profile: &ProfileId, since: Millis) -> EngineEvent {
+        EngineEvent::AttentionChanged {
+            profile_id: profile.clone(),
+            attention: crate::api::Attention::Idle { since: Some(since) },
+        }
+    }
+
+    fn queue(profile: &ProfileId, queued: u32) -> EngineEvent {
+        EngineEvent::QueueChanged {
+            queue: QueueStatus {
+                profile_id: profile.clone(),
+                paused: false,
+                pause: None,
+                executing: false,
+                current_task: None,
+                queued,
+            },
+        }
+    }
+
+    #[test]
+    fn a_frames_events_keep_the_latest_of_each_thing_in_their_order() {
+        let (one, two) = (SessionId::new(), SessionId::new());
+        let (lead, helper) = (ProfileId::new(), ProfileId::new());
+        let deleted = EngineEvent::ProfileDeleted { profile_id: helper.clone() };
+        let cases: Vec<(&str, Vec<EngineEvent>, Vec<EngineEvent>)> = vec![
+            ("nothing", vec![], vec![]),
+            (
+                "one session's statuses: the last",
+                vec![
+                    status(&one, AgentStatus::Working),
+                    status(&one, AgentStatus::Attention),
+                    status(&one, AgentStatus::Working),
+                ],
+                vec![status(&one, AgentStatus::Working)],
+            ),
+            (
+                "two sessions' statuses: each one's last, in the order of those",
+                vec![
+                    status(&one, AgentStatus::Working),
+                    status(&two, AgentStatus::Waiting),
+                    status(&one, AgentStatus::Attention),
+                ],
+                vec![status(&two, AgentStatus::Waiting), status(&one, AgentStatus::Attention)],
+            ),
+            (
+                "a status and an attention of the same agent are two things",
+                vec![
+                    status(&one, AgentStatus::Working),
+                    attention(&lead, 1),
+                    status(&one, AgentStatus::Done),
+                    attention(&lead, 2),
+                ],
+                vec![status(&one, AgentStatus::Done), attention(&lead, 2)],
+            ),
+            (
+                "queues by agent",
+                vec![queue(&lead, 1), queue(&helper, 1), queue(&lead, 2)],
+                vec![queue(&helper, 1), queue(&lead, 2)],
+            ),
+            (
+                "a removal stays where it was, and what came after it too",
+                vec![queue(&helper, 1), deleted.clone(), queue(&helper, 2)],
+                vec![deleted.clone(), queue(&helper, 2)],
+            ),
+            (
+                "events that mark a moment are each kept",
+                vec![status(&one, AgentStatus::Exited), deleted.clone(), deleted.clone()],
+                vec![status(&one, AgentStatus::Exited), deleted.clone(), deleted.clone()],
+            ),
+        ];
+        for (what, events, expected) in cases {
+            assert_eq!(coalesce(events), expected, "{what}");
+        }
+    }
 
     #[test]
     fn an_open_target_reads_as_it_is_written_and_nothing_else() {
