@@ -87,6 +87,7 @@ import {
 } from './model';
 
 import { paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
+import { Pacer, pacedNews, shownAgents } from './pace';
 
 export class AppState {
   readonly backend: Backend;
@@ -101,6 +102,8 @@ export class AppState {
   set selection(selection: Selection) {
     this.#selection = selection;
     this.#tellViewing();
+    // An agent just shown shows its latest news, not that of up to a pace ago.
+    this.#pacer.flush();
   }
   /** The accounts at their usage limit: their agents, when each goes on, who goes on now. */
   limits: readonly AccountLimit[] = $state.raw([]);
@@ -190,6 +193,24 @@ export class AppState {
    * stays, for when it closes.
    */
   gridOpen = $state(false);
+  /** The agents of the open grid's tiles, as the grid shows them (empty while it is closed). */
+  gridShown: readonly ProfileId[] = $state.raw([]);
+  /**
+   * The agents the main area shows: their status and attention news is applied as it comes; the
+   * others' is held and applied at a pace (see `pace.ts`).
+   */
+  readonly shownAgents: ReadonlySet<ProfileId> = $derived(
+    shownAgents({
+      selection: this.selection,
+      sessions: this.model.sessions,
+      grid: this.gridOpen ? this.gridShown : [],
+      flows: this.flowsTarget === null ? null : (this.#agentOf(this.flowsTarget) ?? null),
+    }),
+  );
+  /** The news of agents not on screen, applied together a few times a second. */
+  #pacer = new Pacer<EngineEvent>((events) => {
+    for (const event of events) this.#applyNow(event);
+  });
   /** The agent whose tile in the grid has the keyboard (the grid sets it): "this agent" while the grid is shown. */
   gridFocus: ProfileId | null = $state(null);
   /** Whether the search view is shown (in the main area), and what it searches. */
@@ -1117,6 +1138,20 @@ export class AppState {
   }
 
   #apply(event: EngineEvent): void {
+    const paced = pacedNews(event, this.model.sessions);
+    if (paced === null) {
+      // Nothing overtakes the news held before it.
+      this.#pacer.flush();
+    } else if (!this.shownAgents.has(paced.profile)) {
+      this.#pacer.hold(paced.key, event);
+      return;
+    } else {
+      this.#pacer.drop(paced.key);
+    }
+    this.#applyNow(event);
+  }
+
+  #applyNow(event: EngineEvent): void {
     const before = this.model;
     this.model = applyEngineEvent(this.model, event);
     // A view on an agent's session that ended follows the agent to its new one.
