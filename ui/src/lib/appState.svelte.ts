@@ -88,6 +88,7 @@ import {
 
 import { paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
 import { Pacer, pacedNews, shownAgents } from './pace';
+import { Beat, type BeatPart } from './beat';
 
 export class AppState {
   readonly backend: Backend;
@@ -207,10 +208,20 @@ export class AppState {
       flows: this.flowsTarget === null ? null : (this.#agentOf(this.flowsTarget) ?? null),
     }),
   );
-  /** The news of agents not on screen, applied together a few times a second. */
+  /** The news of agents not on screen, applied together at the beat. */
   #pacer = new Pacer<EngineEvent>((events) => {
     for (const event of events) this.#applyNow(event);
   });
+  /**
+   * The window's beat: what it shows of the agents not on screen (their held news, the
+   * dashboard, the graph) changes at it, all at once. Views add their parts (`onBeat`).
+   */
+  readonly #beat = new Beat(() => this.#pacer.flush());
+
+  /** Adds a part to the window's beat (see `beat.ts`); the returned function takes it out. */
+  onBeat(part: BeatPart): () => void {
+    return this.#beat.add(part);
+  }
   /** The agent whose tile in the grid has the keyboard (the grid sets it): "this agent" while the grid is shown. */
   gridFocus: ProfileId | null = $state(null);
   /** Whether the search view is shown (in the main area), and what it searches. */
@@ -454,6 +465,7 @@ export class AppState {
       }
       loaded = true;
       this.loading = false;
+      this.#beat.start();
       this.#tellViewing();
       this.#markLoaded();
     }
@@ -474,6 +486,7 @@ export class AppState {
   }
 
   close(): void {
+    this.#beat.stop();
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
   }
 

@@ -1,9 +1,9 @@
 /**
  * The engine's overview of all agents, kept fresh for a view (the dashboard, the graph): asked
- * again whenever agents, tasks, signals, delegations, loops or attention change, at most every
- * 250 ms with one request in flight (agents' statuses can change a hundred times a second).
- * Each agent's attention is the one the window shows (`shownOverview`): unknown while its
- * machine is disconnected.
+ * as the view opens, then at each of the window's beats (`beat.ts`), its answer shown together
+ * with everything else that changes then. However fast the agents' statuses change, the view
+ * changes once a second. Each agent's attention is the one the window shows (`shownOverview`):
+ * unknown while its machine is disconnected.
  */
 import { onDestroy } from 'svelte';
 import type { AppState } from './appState.svelte';
@@ -11,9 +11,6 @@ import type { Backend } from './backend';
 import type { Overview } from './bindings';
 import { shownOverview, type ShownOverview } from './attention';
 import { toApiError, userMessage } from './errors';
-import { latest } from './latest';
-
-const MIN_INTERVAL_MS = 250;
 
 export class OverviewFeed {
   /** The overview as the engine last answered it. */
@@ -22,24 +19,28 @@ export class OverviewFeed {
   /** Why the last request failed, in words; null once one succeeds. */
   error: string | null = $state(null);
 
-  /** Call during a component's setup: it follows the app and stops with the component. */
+  /** Call during a component's setup: it follows the app's beat and stops with the component. */
   constructor(app: AppState, backend: Backend) {
     this.#app = app;
-    const requests = latest(
-      () =>
-        backend.flowOverview().then(
-          (loaded) => {
-            this.#loaded = loaded;
-            this.error = null;
-          },
-          (reason: unknown) => (this.error = userMessage(toApiError(reason))),
-        ),
-      MIN_INTERVAL_MS,
-    );
-    onDestroy(() => requests.stop());
-    $effect(() => {
-      void [app.model, app.tasks, app.signals, app.agentStatus, app.delegations, app.loops, app.attention];
-      requests.request();
+    let stopped = false;
+    /** Asks the engine; what it answers is shown when `commit` runs. */
+    const ask = () =>
+      backend.flowOverview().then(
+        (loaded) => () => {
+          if (stopped) return;
+          this.#loaded = loaded;
+          this.error = null;
+        },
+        (reason: unknown) => () => {
+          if (!stopped) this.error = userMessage(toApiError(reason));
+        },
+      );
+    // The first answer is shown as it comes: the view is not left empty until the beat.
+    void ask().then((commit) => commit());
+    const leave = app.onBeat(ask);
+    onDestroy(() => {
+      stopped = true;
+      leave();
     });
   }
 

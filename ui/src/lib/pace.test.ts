@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AppState } from './appState.svelte';
 import type { AgentStatus, EngineEvent } from './bindings';
 import { FakeBackend } from './fakeBackend';
@@ -41,37 +41,35 @@ describe('the agents the main area shows', () => {
 describe('held news', () => {
   function pacer() {
     const applied: string[][] = [];
-    const runs: (() => void)[] = [];
-    return { applied, runs, pacer: new Pacer<string>((events) => applied.push(events), (run) => runs.push(run)) };
+    return { applied, pacer: new Pacer<string>((events) => applied.push(events)) };
   }
 
-  it('is applied at the pace, all at once, the latest of each thing, in the order it last came', () => {
-    const { applied, runs, pacer: held } = pacer();
+  it('is applied at the beat, all at once, the latest of each thing, in the order it last came', () => {
+    const { applied, pacer: held } = pacer();
     held.hold('a', 'a1');
     held.hold('b', 'b1');
     held.hold('a', 'a2');
     expect(applied).toEqual([]);
-    expect(runs).toHaveLength(1);
-    runs.shift()!();
+    held.flush();
     expect(applied).toEqual([['b1', 'a2']]);
     expect(held.holding).toBe(0);
+    // A beat with nothing held applies nothing.
+    held.flush();
+    expect(applied).toEqual([['b1', 'a2']]);
   });
 
-  it('goes before what must not overtake it, and what newer news replaced is not applied', () => {
-    const { applied, runs, pacer: held } = pacer();
+  it('forgets what newer news, applied directly, replaced', () => {
+    const { applied, pacer: held } = pacer();
     held.hold('a', 'a1');
     held.hold('b', 'b1');
     held.drop('a');
     held.flush();
     expect(applied).toEqual([['b1']]);
-    // The pace comes with nothing held: nothing is applied.
-    runs.shift()!();
-    expect(applied).toEqual([['b1']]);
   });
 });
 
 describe('the window under many agents', () => {
-  it("follows the shown agent's every change at once, and the others' at the pace", async () => {
+  it("follows the shown agent's every change at once, and the others' at the beat", async () => {
     const backend = new FakeBackend();
     const lead = backend.seedProfile({ name: 'lead' });
     const helper = backend.seedProfile({ name: 'helper' });
@@ -91,9 +89,8 @@ describe('the window under many agents', () => {
     expect(app.agentStatus[other.id]).toBeUndefined();
     expect(app.attention[helper.id]).toBe(heard);
 
-    // At the pace, the other agent's news lands together, its latest.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(app.agentStatus[other.id]?.status).toBe('attention');
+    // At the beat, the other agent's news lands together, its latest.
+    await vi.waitFor(() => expect(app.agentStatus[other.id]?.status).toBe('attention'), { timeout: 3000 });
     expect(app.attention[helper.id]).toEqual({ state: 'idle', since: 42 });
 
     // Held news goes before an event that must not overtake it: the agent is gone, and no
@@ -102,7 +99,8 @@ describe('the window under many agents', () => {
     backend.emit({ type: 'profile_deleted', profile_id: helper.id });
     await Promise.resolve();
     expect(app.attention[helper.id]).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A beat later, still gone.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(app.attention[helper.id]).toBeUndefined();
     app.close();
   });

@@ -2,14 +2,11 @@
  * The window's work in proportion to what it shows. An agent's hook-reported status and its
  * attention can change many times a second; for an agent the user is not looking at (not the
  * one selected, not a tile of the open grid, not the flows shown) that news is held and applied
- * a few times a second, all of it at once, each thing's latest only. The sidebar and the counts
- * then redraw at that pace rather than at the agents' pace, and the agent on screen still
- * follows every change as it comes.
+ * at the window's beat (`beat.ts`), all of it at once, each thing's latest only. The sidebar and
+ * the counts then redraw once a second rather than at the agents' pace, and the agent on screen
+ * still follows every change as it comes.
  */
 import type { EngineEvent, ProfileId, SessionInfo } from './bindings';
-
-/** How often held news is applied. */
-export const PACE_MS = 250;
 
 /** What a paced event is the latest news of, and whose agent. */
 export interface Paced {
@@ -37,31 +34,22 @@ export function pacedNews(event: EngineEvent, sessions: readonly Pick<SessionInf
 }
 
 /**
- * Held news, applied together at the pace. Each key keeps its latest event; `flush` applies
- * everything held now (before an event that must not overtake it), and `drop` forgets a key's
- * held event when newer news of it was applied directly.
+ * Held news, applied together at the beat (`flush`). Each key keeps its latest event; `flush`
+ * also applies everything held before an event that must not overtake it, and `drop` forgets a
+ * key's held event when newer news of it was applied directly.
  */
 export class Pacer<E> {
   #held = new Map<string, E>();
-  #scheduled = false;
   readonly #apply: (events: E[]) => void;
-  readonly #schedule: (run: () => void) => void;
 
-  constructor(apply: (events: E[]) => void, schedule: (run: () => void) => void = (run) => setTimeout(run, PACE_MS)) {
+  constructor(apply: (events: E[]) => void) {
     this.#apply = apply;
-    this.#schedule = schedule;
   }
 
-  /** Keep `event` (the latest of `key`) for the next pace. */
+  /** Keep `event` (the latest of `key`) for the next beat. */
   hold(key: string, event: E): void {
     this.#held.delete(key);
     this.#held.set(key, event);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    this.#schedule(() => {
-      this.#scheduled = false;
-      this.flush();
-    });
   }
 
   /** Newer news of `key` was applied: what was held for it is stale. */
