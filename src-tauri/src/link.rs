@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use switchboard_client::fleet::Owners;
-use switchboard_client::ssh::Host;
+use switchboard_client::ssh::{Host, SshProblem};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 use switchboard_core::api::{HostLink, StorageProblem};
 use switchboard_core::notice::Notices;
@@ -359,6 +359,8 @@ impl Link {
                 Err(error) => {
                     let reason = match (error, &self.host) {
                         (ClientError::NotRunning(_), _) => "Switchboard's engine is not running.".to_owned(),
+                        // The banner names the machine; why it cannot be reached, in words.
+                        (ClientError::Ssh(SshProblem::Unreachable(reach)), Some(_)) => sentence(&reach.to_string()),
                         (other, Some(_)) => sentence(&other.to_string()),
                         (other, None) => other.to_string(),
                     };

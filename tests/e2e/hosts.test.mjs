@@ -198,6 +198,14 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
       await banner.waitForExist({ timeout: 15_000 });
       assert.match(await textOf(banner), /Disconnected from testhost\.[\s\S]*go on working there/);
       assert.match(await textOf(await (await entry(browser, 'builder')).$(byTestId('agent-host'))), /testhost · disconnected/);
+      // Why, in words (not ssh's), once the window has tried again; and its agents' state is not
+      // said as the last one heard.
+      await browser.waitUntil(async () => /It refused the connection \(is its ssh server running\?\)/.test(await textOf(banner)), {
+        timeout: 30_000,
+        timeoutMsg: "the banner does not say in words why testhost cannot be reached",
+      });
+      assert.doesNotMatch(await textOf(banner), /ssh:|port \d+/);
+      assert.ok(await (await (await entry(browser, 'builder')).$(byTestId('profile-unknown'))).isExisting(), "builder's state reads as unknown");
       await waitFor('the task there to complete with no window attached', () =>
         onTheHost('task', 'list').find((t) => t.id === meanwhile.task.id && t.state === 'completed'),
       );

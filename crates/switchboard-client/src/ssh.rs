@@ -89,7 +89,7 @@ pub enum SshProblem {
     #[error("ssh could not sign in: {0}")]
     SignIn(String),
     #[error("the host cannot be reached: {0}")]
-    Unreachable(String),
+    Unreachable(Reach),
     #[error(
         "Switchboard is not installed on the host, or not on the PATH of its ssh commands: install \
          Switchboard {} there, or give the program's path there (host add --remote-program)",
@@ -116,12 +116,35 @@ impl SshProblem {
         if status == Some(127) || stderr.contains("command not found") || stderr.contains("No such file or directory") {
             return SshProblem::NotInstalled;
         }
-        let unreachable = ["Connection refused", "Could not resolve", "timed out", "No route to host", "Network is"];
-        if unreachable.iter().any(|words| stderr.contains(words)) {
-            return SshProblem::Unreachable(last);
+        let unreachable = [
+            ("Connection refused", Reach::Refused),
+            ("Could not resolve", Reach::UnknownName),
+            ("timed out", Reach::TimedOut),
+            ("No route to host", Reach::NoRoute),
+            ("Network is", Reach::NoNetwork),
+        ];
+        if let Some((_, reach)) = unreachable.into_iter().find(|(words, _)| stderr.contains(words)) {
+            return SshProblem::Unreachable(reach);
         }
         SshProblem::Other(last)
     }
+}
+
+/// Why a host could not be reached, in the user's words rather than ssh's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Reach {
+    #[error("it refused the connection (is its ssh server running?)")]
+    Refused,
+    #[error("its name is not known here (check the name, or its alias in ~/.ssh/config)")]
+    UnknownName,
+    #[error("it did not answer in time (is it on, and on a network this computer reaches?)")]
+    TimedOut,
+    #[error("this computer has no route to it")]
+    NoRoute,
+    #[error("this computer's network is down")]
+    NoNetwork,
+    #[error("it offered no key to check it by")]
+    NoKeyOffered,
 }
 
 /// The ssh program and its own options: [`SSH_COMMAND_ENV`] or `ssh`.
@@ -229,7 +252,7 @@ pub async fn scan_host_key(host: &Host) -> Result<HostKey, ClientError> {
         .map_err(|error| other(format!("ssh-keyscan could not be started ({error})")))?;
     let text = String::from_utf8_lossy(&scanned.stdout);
     let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')) else {
-        return Err(ClientError::Ssh(SshProblem::Unreachable(format!("{hostname} port {port} gave no host key"))));
+        return Err(ClientError::Ssh(SshProblem::Unreachable(Reach::NoKeyOffered)));
     };
     let mut keygen = tokio::process::Command::new("ssh-keygen")
         .args(["-l", "-f", "-"])
@@ -313,13 +336,11 @@ mod tests {
             ),
             ("root@127.0.0.1: Permission denied (publickey).\n", Some(255), |p| matches!(p, SshProblem::SignIn(_))),
             ("bash: line 1: switchboard: command not found\n", Some(127), |p| *p == SshProblem::NotInstalled),
-            (
-                "ssh: connect to host 127.0.0.1 port 9: Connection refused\n",
-                Some(255),
-                |p| matches!(p, SshProblem::Unreachable(w) if w.ends_with("Connection refused")),
-            ),
+            ("ssh: connect to host 127.0.0.1 port 9: Connection refused\n", Some(255), |p| {
+                *p == SshProblem::Unreachable(Reach::Refused)
+            }),
             ("ssh: Could not resolve hostname nowhere: Name or service not known\n", Some(255), |p| {
-                matches!(p, SshProblem::Unreachable(_))
+                *p == SshProblem::Unreachable(Reach::UnknownName)
             }),
             ("", None, |p| matches!(p, SshProblem::Other(w) if w == "no reason given")),
         ];
