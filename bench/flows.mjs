@@ -130,6 +130,8 @@ try {
       }).observe(element, { attributes: true, attributeFilter: ['data-lit'] });
     }
   });
+  // Measured once the view has loaded and drawn, as the closed view is.
+  await sleep(1000);
   sent.length = 0;
   const open = await measured('open', frames);
   const lit = await browser.execute(() => window.__lit);
