@@ -133,6 +133,48 @@ if (SOAK_MINUTES > 0) {
   process.exit(0);
 }
 
+// The grid (GRID=1): TILES (9) agents streaming 50 lines a second each; the window's frame time
+// with one of them shown in its terminal view (the baseline), then with all of them in the grid.
+if (process.env.GRID === '1') {
+  const TILES = Number(process.env.TILES ?? 9);
+  const dataDir = mkdtempSync(join(tmpdir(), `switchboard-grid-${TILES}-`));
+  execFileSync(SEED, [dataDir, String(TILES), 'bash', '-c', STREAM]);
+  const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
+  try {
+    await browser.waitUntil(async () => (await browser.$$('[data-testid="session-entry"][data-state="running"]')).length === TILES, {
+      timeout: 60_000,
+      timeoutMsg: `not all ${TILES} agents started`,
+    });
+    await (await browser.$('[data-testid="session-entry"][data-state="running"]')).click();
+    await sleep(SETTLE_MS);
+    const one = await frameTimes(browser, 5000);
+
+    await (await browser.$('[data-testid="open-grid"]')).click();
+    const ids = await browser.execute(() =>
+      [...document.querySelectorAll('[data-testid="profile-entry"]')].map((entry) => entry.getAttribute('data-profile-id')),
+    );
+    for (const id of ids) {
+      await (await browser.$('[data-testid="grid-add-agent"]')).selectByAttribute('value', id);
+      await browser.waitUntil(async () => (await browser.$$(`[data-testid="grid-tile"][data-profile-id="${id}"]`)).length === 1, {
+        timeout: 10_000,
+        timeoutMsg: 'an agent chosen did not get its tile',
+      });
+    }
+    await sleep(SETTLE_MS);
+    const grid = await frameTimes(browser, 5000);
+    const row = (label, q) =>
+      console.log(`${label.padEnd(20)} ${percentile(one, q).toFixed(1).padStart(9)} ${percentile(grid, q).toFixed(1).padStart(9)} ms  ratio ${(percentile(grid, q) / percentile(one, q)).toFixed(2)}`);
+    console.log(`${TILES} agents streaming 50 lines/s each; ${SETTLE_MS} ms to settle, 5 s measured`);
+    console.log(`${''.padEnd(20)} ${'1 shown'.padStart(9)} ${`${TILES} in grid`.padStart(9)}`);
+    row('frame time p50', 0.5);
+    row('frame time p99', 0.99);
+  } finally {
+    await close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
 const flood = process.env.FLOOD === '1';
 const one = await measure(1, flood ? IDLE : STREAM);
 const many = await measure(flood ? 1 : AGENTS, flood ? FLOOD : STREAM);

@@ -56,6 +56,22 @@ async function choose(view: HTMLElement, testid: 'grid-add-agent' | 'grid-add-sl
 }
 
 describe('the terminal grid', () => {
+  it("writes the focused tile's output as it comes, and the others' together at the background tick", async () => {
+    const { backend, agents, sessions } = fourAgents();
+    await keptGrid(backend, { chosen: [agents.north.id, agents.east.id] });
+    const { terminals } = await renderApp(backend);
+    const view = await openGrid();
+    await waitFor(() => expect(surfaceOf(terminals.surfaces, 'east').text()).toContain('east was here'));
+    expect(focusedName(view)).toBe('north');
+
+    backend.output(sessions[0].id, 'north goes on\r\n');
+    backend.output(sessions[1].id, 'east goes on\r\n');
+    await tick();
+    expect(surfaceOf(terminals.surfaces, 'north').text()).toContain('north goes on');
+    expect(surfaceOf(terminals.surfaces, 'east').text()).not.toContain('east goes on');
+    await waitFor(() => expect(surfaceOf(terminals.surfaces, 'east').text()).toContain('east goes on'));
+  });
+
   it('opens from the sidebar empty; agents chosen in it take their places, live, and the choice is kept', async () => {
     const { backend, agents, sessions } = fourAgents();
     const { terminals } = await renderApp(backend);
@@ -188,7 +204,8 @@ describe('the terminal grid', () => {
     await gridKey('z');
     await waitFor(() => expect(tileNames(view)).toEqual(['north', 'east', 'south']));
     expect(mounted(terminals.surfaces).sort()).toEqual(['east', 'north', 'south']);
-    expect(surfaceOf(terminals.surfaces, 'north').text()).toContain('north was here');
+    // A tile without the keyboard writes at the background tick.
+    await waitFor(() => expect(surfaceOf(terminals.surfaces, 'north').text()).toContain('north was here'));
     expect(focusedName(view)).toBe('south');
     expect(await keptSettings(backend)).toEqual({ shows: 'chosen', chosen, zoomed: null });
   });
