@@ -1,8 +1,9 @@
-// The live flows under load, in one run: AGENTS agents whose hooks report RATE events a second in
-// all (a tool call, then a permission prompt, and again, round the agents), while the window
-// shows one agent's terminal (the view closed: the baseline) and then that agent's flows with
-// its status diagram drawn. Reports the window's frame time in both, and, with the view open,
-// the time from an event of the shown agent sent on the socket to its node lit in the window.
+// The window under load, in one run: AGENTS agents whose hooks report RATE events a second in
+// all (a tool call, then a permission prompt, and again, round the agents). The window shows the
+// dashboard with no events (its baseline), then with them, then one agent's terminal (the flows
+// view closed: the flows' baseline), then that agent's flows with its status diagram drawn.
+// Reports the window's frame time and each process's CPU in each, and, with the view open, the
+// time from an event of the shown agent sent on the socket to its node lit in the window.
 // Run with bench/flows.sh (it builds and provides a display).
 
 import { execFileSync } from 'node:child_process';

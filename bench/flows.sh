@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live flows under load: AGENTS (50) agents whose hooks report RATE (100) events a second in
+# The window under load: AGENTS (50) agents whose hooks report RATE (100) events a second in
 # all, the window's frame time with the flows view open on one agent beside the same window with
 # the view closed, and the time from an event sent to its node lit. See bench/flows.mjs.
 set -euo pipefail
