@@ -206,6 +206,11 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
       });
       assert.doesNotMatch(await textOf(banner), /ssh:|port \d+/);
       assert.ok(await (await (await entry(browser, 'builder')).$(byTestId('profile-unknown'))).isExisting(), "builder's state reads as unknown");
+      // The dashboard still shows the agents there, not known, rather than leaving them out.
+      await (await browser.$(byTestId('open-dashboard'))).click();
+      const away = await browser.$(`${byTestId('dashboard-card')}[data-profile-name="builder"]`);
+      await away.waitForExist({ timeout: 15_000, timeoutMsg: 'the dashboard leaves out the agent of the machine out of reach' });
+      assert.equal(await away.getAttribute('data-state'), 'unknown');
       await waitFor('the task there to complete with no window attached', () =>
         onTheHost('task', 'list').find((t) => t.id === meanwhile.task.id && t.state === 'completed'),
       );

@@ -126,7 +126,11 @@ describe('an agent of a machine the window cannot reach', () => {
   });
 
   it('reads as unknown in the window’s map and in the overview, and as heard again once reached', () => {
-    const profiles = [{ id: 'here', host: null }, { id: 'trainer', host: 'build-box' }, { id: 'gpu', host: 'gpu-box' }];
+    const profiles = [
+      { id: 'here', host: null, name: 'here' },
+      { id: 'trainer', host: 'build-box', name: 'trainer' },
+      { id: 'gpu', host: 'gpu-box', name: 'gpu' },
+    ];
     const heard = { here: needsYou, trainer: needsYou, gpu: working };
     expect(shownAttentionMap(heard, profiles, links)).toEqual({
       here: needsYou,
@@ -139,5 +143,13 @@ describe('an agent of a machine the window cannot reach', () => {
     const overview: Overview = { agents: [overviewAgent('here'), overviewAgent('trainer')], helpers: [], links: [] };
     expect(shownOverview(overview, profiles, links).agents.map((a) => attentionLabel(a.attention))).toEqual(['idle', 'unknown']);
     expect(shownOverview(overview, profiles, reached)).toBe(overview);
+
+    // The machine out of reach answers nothing: its agents are still shown, not known.
+    const answered: Overview = { agents: [overviewAgent('here')], helpers: [], links: [] };
+    const shown = shownOverview(answered, profiles, links).agents;
+    expect(shown.map((a) => [a.name, attentionLabel(a.attention)])).toEqual([
+      ['here', 'idle'],
+      ['trainer', 'unknown'],
+    ]);
   });
 });

@@ -59,13 +59,41 @@ export function shownAttentionMap(map: AttentionMap, profiles: readonly Pick<Pro
 export type ShownOverviewAgent = Omit<OverviewAgent, 'attention'> & { attention: ShownAttention };
 export type ShownOverview = Omit<Overview, 'agents'> & { agents: ShownOverviewAgent[] };
 
-/** The engine's overview with each agent's attention as the window shows it (`shownAttention`). */
-export function shownOverview(overview: Overview, profiles: readonly Pick<Profile, 'id' | 'host'>[], links: readonly HostLink[]): ShownOverview {
+/**
+ * The engine's overview with each agent's attention as the window shows it (`shownAttention`).
+ * A machine out of reach answers nothing, so its agents (as the window last listed them) are
+ * added, not known, rather than left out: the dashboard still counts and shows them.
+ */
+export function shownOverview(overview: Overview, profiles: readonly Pick<Profile, 'id' | 'host' | 'name'>[], links: readonly HostLink[]): ShownOverview {
   // Every machine reached (the usual case): the overview as heard, the same object.
   if (!links.some((l) => l.link.state !== 'connected')) return overview;
+  const listed = new Set(overview.agents.map((a) => a.profile_id));
+  const away: ShownOverviewAgent[] = profiles.flatMap((profile) => {
+    const host = disconnectedMachine(profile.host, links);
+    if (host === null || listed.has(profile.id)) return [];
+    return [
+      {
+        profile_id: profile.id,
+        name: profile.name,
+        session_id: null,
+        status: null,
+        since: null,
+        running: false,
+        task_id: null,
+        doing: null,
+        loop_iteration: null,
+        queued: 0,
+        needs_user: 0,
+        attention: shownAttention({ state: 'idle', since: null }, host),
+      },
+    ];
+  });
   return {
     ...overview,
-    agents: overview.agents.map((agent) => ({ ...agent, attention: shownAttention(agent.attention, disconnectedOf(agent.profile_id, profiles, links)) })),
+    agents: [
+      ...overview.agents.map((agent) => ({ ...agent, attention: shownAttention(agent.attention, disconnectedOf(agent.profile_id, profiles, links)) })),
+      ...away,
+    ],
   };
 }
 
