@@ -15,7 +15,9 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use switchboard_core::{AgentKind, Engine, EngineConfig, EngineEvent, ProfileSpec, SessionState, TermSize};
 
 const FILE_BYTES: usize = 64 * 1024 * 1024;
-const ROUNDS: usize = 3;
+/// Rounds of each, taken in turns (reader, engine, reader, …) so a machine
+/// that speeds up or slows down meanwhile weighs on both alike.
+const ROUNDS: usize = 5;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
@@ -25,14 +27,26 @@ fn main() {
     let file = file.display().to_string();
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let baseline = median((0..ROUNDS).map(|_| bare_pty(&file)).collect());
-    let engine = median((0..ROUNDS).map(|_| runtime.block_on(through_engine(dir.path(), &file))).collect());
+    let (mut baselines, mut engines, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let baseline = bare_pty(&file);
+        let engine = runtime.block_on(through_engine(dir.path(), &file));
+        ratios.push(baseline.as_secs_f64() / engine.as_secs_f64());
+        baselines.push(baseline);
+        engines.push(engine);
+    }
+    ratios.sort_by(f64::total_cmp);
 
     let mb = |d: Duration| text.len() as f64 / 1e6 / d.as_secs_f64();
-    println!("bytes per round: {} MB", text.len() / 1_000_000);
-    println!("bare PTY reader (baseline):       {:7.1} MB/s", mb(baseline));
-    println!("engine (scanner, model, batches): {:7.1} MB/s", mb(engine));
-    println!("ratio engine/baseline:            {:7.2}", mb(engine) / mb(baseline));
+    println!("bytes per round: {} MB, {ROUNDS} rounds of each in turns; medians", text.len() / 1_000_000);
+    println!("bare PTY reader (baseline):       {:7.1} MB/s", mb(median(baselines)));
+    println!("engine (scanner, model, batches): {:7.1} MB/s", mb(median(engines)));
+    println!(
+        "ratio engine/baseline, per round:  {:7.2} (lowest {:.2}, highest {:.2})",
+        ratios[ROUNDS / 2],
+        ratios[0],
+        ratios[ROUNDS - 1]
+    );
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
