@@ -17,7 +17,7 @@ use switchboard_core::{AgentKind, Engine, EngineConfig, EngineEvent, ProfileSpec
 const FILE_BYTES: usize = 64 * 1024 * 1024;
 /// Rounds of each, taken in turns (reader, engine, reader, …) so a machine
 /// that speeds up or slows down meanwhile weighs on both alike.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 9;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,6 +8,7 @@
 //! descendant holds the terminal open).
 
 mod actor;
+mod gather;
 pub mod process;
 pub mod terminal;
 pub mod typing;
@@ -47,12 +48,14 @@ pub const MAX_BATCH_BYTES: usize = 256 * 1024;
 /// app hold an unbounded amount for it).
 pub const MAX_PENDING_INPUT_BYTES: usize = 2 * 1024 * 1024;
 
-/// Size of one PTY read. Linux PTYs hand out a few KiB at a time anyway.
+/// Size of one PTY read. Linux PTYs hand out a few KiB at a time anyway;
+/// the reader gathers reads into batches (`gather`).
 const READ_CHUNK_BYTES: usize = 16 * 1024;
 
-/// Chunks the reader may queue ahead of the actor before it blocks, which in
-/// turn blocks the agent: at most `READ_CHUNK_BYTES` times this in flight.
-const OUTPUT_QUEUE_CHUNKS: usize = 64;
+/// Batches the reader may queue ahead of the actor before it blocks, which
+/// in turn blocks the agent: about `gather::SEND_AT_BYTES` times this (1 MiB)
+/// in flight.
+const OUTPUT_QUEUE_CHUNKS: usize = 16;
 
 /// Receives a session's output in batches. Called on the session's task:
 /// it must not block. Returning `false` means the receiver is gone, and the
@@ -214,6 +217,10 @@ impl FlowGate {
         self.changed.notify_all();
     }
 
+    fn is_paused(&self) -> bool {
+        *self.paused.lock().expect("flow gate lock is never poisoned")
+    }
+
     fn wait_open(&self) {
         let mut paused = self.paused.lock().expect("flow gate lock is never poisoned");
         while *paused {
@@ -326,43 +333,71 @@ fn nonblocking_ends(master: &dyn portable_pty::MasterPty) -> std::io::Result<(Fi
     Ok((File::from(reader), File::from(writer)))
 }
 
-/// Waits until `fd` is ready for `events`, at most `timeout`; false when the
-/// other side hung up or the descriptor failed.
-fn wait_ready(fd: BorrowedFd<'_>, events: nix::poll::PollFlags, timeout: nix::poll::PollTimeout) -> bool {
+/// What waiting on a descriptor came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Polled {
+    Ready,
+    TimedOut,
+    /// The other side hung up or the descriptor failed.
+    Gone,
+}
+
+/// Waits until `fd` is ready for `events`, at most `timeout`.
+fn wait_ready(fd: BorrowedFd<'_>, events: nix::poll::PollFlags, timeout: nix::poll::PollTimeout) -> Polled {
     use nix::poll::{PollFd, PollFlags, poll};
     let mut fds = [PollFd::new(fd, events)];
     match poll(&mut fds, timeout) {
+        Ok(0) => Polled::TimedOut,
         Ok(_) => {
             let revents = fds[0].revents().unwrap_or(PollFlags::empty());
             let failed = revents.intersects(PollFlags::POLLERR | PollFlags::POLLNVAL);
             let hung_up = revents.contains(PollFlags::POLLHUP) && !revents.contains(events);
-            !failed && !hung_up
+            if failed || hung_up { Polled::Gone } else { Polled::Ready }
         }
-        Err(nix::errno::Errno::EINTR) => true,
-        Err(_) => false,
+        Err(nix::errno::Errno::EINTR) => Polled::Ready,
+        Err(_) => Polled::Gone,
     }
 }
 
+/// Reads the agent's output and hands it to the actor in batches
+/// (`gather`), until the terminal closes or the actor is gone.
 fn read_loop(mut reader: File, gate: &FlowGate, output: mpsc::Sender<Vec<u8>>) {
+    use gather::{Gathered, Idle};
+    use nix::poll::{PollFlags, PollTimeout};
     let mut buf = vec![0u8; READ_CHUNK_BYTES];
+    let mut gathered = Gathered::default();
+    let send = |batch: Option<Vec<u8>>| batch.is_none_or(|batch| output.blocking_send(batch).is_ok());
     loop {
+        // What is gathered goes before the reader stops at a closed gate.
+        if gate.is_paused() && !send(gathered.take()) {
+            return;
+        }
         gate.wait_open();
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if output.blocking_send(buf[..n].to_vec()).is_err() {
-                    break;
+                if !send(gathered.add(&buf[..n], std::time::Instant::now())) {
+                    return;
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let timeout = match gathered.idle(std::time::Instant::now()) {
+                    Idle::WaitForever => PollTimeout::NONE,
+                    Idle::WaitAtMost(wait) => PollTimeout::try_from(wait).unwrap_or(PollTimeout::ZERO),
+                    Idle::Send => PollTimeout::ZERO,
+                };
                 // A hang-up is left to the next read, which says EIO.
-                wait_ready(reader.as_fd(), nix::poll::PollFlags::POLLIN, nix::poll::PollTimeout::NONE);
+                if wait_ready(reader.as_fd(), PollFlags::POLLIN, timeout) == Polled::TimedOut && !send(gathered.take())
+                {
+                    return;
+                }
             }
             // EIO: every process holding the slave side has gone.
             Err(_) => break,
         }
     }
+    send(gathered.take());
 }
 
 /// The way to a session's writer thread, with a count of what waits in it.
@@ -420,7 +455,7 @@ fn write_loop(mut writer: File, input: std::sync::mpsc::Receiver<Vec<u8>>, pendi
                         return;
                     }
                     let timeout = nix::poll::PollTimeout::try_from(WRITE_WAIT).expect("fits");
-                    if !wait_ready(writer.as_fd(), nix::poll::PollFlags::POLLOUT, timeout) {
+                    if wait_ready(writer.as_fd(), nix::poll::PollFlags::POLLOUT, timeout) == Polled::Gone {
                         return;
                     }
                 }
