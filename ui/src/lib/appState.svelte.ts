@@ -101,6 +101,9 @@ export class AppState {
     return this.#selection;
   }
   set selection(selection: Selection) {
+    // Every event applied asks again what to show; the same answer changes nothing (and must
+    // not let the news held for the agents not shown through).
+    if (selection === this.#selection) return;
     this.#selection = selection;
     this.#tellViewing();
     // An agent just shown shows its latest news, not that of up to a pace ago.

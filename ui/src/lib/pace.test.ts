@@ -93,6 +93,15 @@ describe('the window under many agents', () => {
     await vi.waitFor(() => expect(app.agentStatus[other.id]?.status).toBe('attention'), { timeout: 3000 });
     expect(app.attention[helper.id]).toEqual({ state: 'idle', since: 42 });
 
+    // Just after that beat: the shown agent's news comes at once and leaves what is held for
+    // the others held (it used to let all of it through, so the sidebar redrew at every event).
+    backend.emit(status(other.id, 'working'));
+    backend.emit(status(shown.id, 'attention'));
+    await Promise.resolve();
+    expect(app.agentStatus[shown.id]?.status).toBe('attention');
+    expect(app.agentStatus[other.id]?.status).toBe('attention');
+    await vi.waitFor(() => expect(app.agentStatus[other.id]?.status).toBe('working'), { timeout: 3000 });
+
     // Held news goes before an event that must not overtake it: the agent is gone, and no
     // news of it held before comes back after.
     backend.emit(idle(helper.id, 43));
