@@ -66,6 +66,12 @@ test('a clarification lights its flow and the status flow, answering moves both 
     await (await browser.$(byTestId('signal-close'))).click();
     await waitForNode(browser, 'agent_status', 'permission', false);
     await waitForNode(browser, 'clarification', 'ask', false);
+    // The event log reads oldest first: the task's submission on top.
+    const log = await browser.$(byTestId('flows-log'));
+    await browser.waitUntil(async () => /Queued/.test(await browser.execute((list) => list.querySelector('li')?.textContent ?? '', log)), {
+      timeout: 5_000,
+      timeoutMsg: 'the log does not read oldest first',
+    });
     const clarification = await browser.execute(() =>
       [...document.querySelectorAll('[data-testid^="flow-node-clarification-"][data-lit="true"]')].map((n) => n.getAttribute('data-testid')),
     );

@@ -92,6 +92,41 @@ describe('the flows view', () => {
     expect(within(view).getByTestId('flows-events').textContent).toContain('Signal handled');
   });
 
+  it('lists the log oldest first and keeps its newest entry in sight until the user scrolls back', async () => {
+    const { backend, session, view } = await asking();
+    const log = within(view).getByTestId('flows-log');
+    await waitFor(() => expect(log.querySelectorAll('li')).toHaveLength(3));
+    expect(log.firstElementChild?.textContent).toContain('The agent started');
+    // The layout jsdom has none of: the log is taller than its box.
+    let height = 400;
+    let top = 0;
+    Object.defineProperty(log, 'scrollHeight', { configurable: true, get: () => height });
+    Object.defineProperty(log, 'clientHeight', { configurable: true, get: () => 100 });
+    Object.defineProperty(log, 'scrollTop', { configurable: true, get: () => top, set: (value: number) => (top = value) });
+    const tool = (name: string) => backend.logEvent(session.id, null, { kind: 'hook', event: 'pre_tool_use', payload: { tool_name: name } });
+
+    tool('Read');
+    await waitFor(() => expect(log.querySelectorAll('li')).toHaveLength(4));
+    expect(log.lastElementChild?.textContent).toContain('Calls a tool: Read');
+    await waitFor(() => expect(top).toBe(400));
+
+    // Scrolled back to read: the next entry leaves the log where the user put it.
+    top = 120;
+    await fireEvent.scroll(log);
+    height = 420;
+    tool('Edit');
+    await waitFor(() => expect(log.querySelectorAll('li')).toHaveLength(5));
+    expect(log.lastElementChild?.textContent).toContain('Calls a tool: Edit');
+    expect(top).toBe(120);
+
+    // Back at the end, it follows again.
+    top = 320;
+    await fireEvent.scroll(log);
+    height = 440;
+    tool('Write');
+    await waitFor(() => expect(top).toBe(440));
+  });
+
   it('replays from the first event and back to live', async () => {
     const { backend, target, view } = await asking();
     await waitFor(() => expect(within(view).getByTestId('flows-events').textContent).toContain('The agent asked for clarification'));

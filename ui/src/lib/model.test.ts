@@ -7,6 +7,7 @@ import {
   initialSelection,
   mergeInitial,
   newestFirst,
+  plural,
   repairSelection,
   sessionsOfProfile,
   folderName,
@@ -163,5 +164,16 @@ describe('repairSelection', () => {
     expect(repairSelection(model, { kind: 'profile', id: 'deleted' })).toEqual({ kind: 'session', id: 'live' });
     expect(repairSelection(model, { kind: 'session', id: 'deleted' })).toEqual({ kind: 'session', id: 'live' });
     expect(repairSelection({ profiles: [], sessions: [] }, { kind: 'profile', id: 'p' })).toBeNull();
+  });
+});
+
+describe('a count in words', () => {
+  it('says one thing in the singular and any other number in the plural', () => {
+    const cases: [number, string][] = [
+      [0, '0 events'],
+      [1, '1 event'],
+      [2, '2 events'],
+    ];
+    for (const [n, said] of cases) expect(plural(n, 'event')).toBe(said);
   });
 });

@@ -182,3 +182,8 @@ export function formatTime(timestamp: number, now: Date): string {
   const day = date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
   return `${day}, ${time}`;
 }
+
+/** A count and its word, as said: "1 event", "3 events". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -9,6 +9,7 @@
  * renderer).
  */
 import { userMessage } from './errors';
+import { plural } from './model';
 import type {
   ApiError,
   EngineEvent,
@@ -176,9 +177,6 @@ function who(agentName: string | undefined): string {
   return agentName === undefined ? 'A deleted agent' : agentName;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 /** "a question", "2 questions". */
 function counted(n: number, word: string): string {
