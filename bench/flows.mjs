@@ -4,7 +4,8 @@
 // view closed: the flows' baseline), then that agent's flows with its status diagram drawn.
 // Reports the window's frame time and each process's CPU in each, and, with the view open, the
 // time from an event of the shown agent sent on the socket to its node lit in the window.
-// Run with bench/flows.sh (it builds and provides a display).
+// Run with bench/flows.sh (it builds and provides a display). WORST=N also prints the N slowest
+// frames with the view open and what changed on the page before each.
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -45,6 +46,46 @@ const percentile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))];
 };
+
+/**
+ * The frame times, as `frameTimes` gives them, and (printed) the WORST slowest frames with what
+ * the page changed just before each: the number of changes by part of the window. A long frame
+ * follows the changes made between the two frames before it.
+ */
+async function worstFrames(browser, ms) {
+  const { stamps, changes } = await browser.executeAsync((span, done) => {
+    const parts = ['.sidebar', '.flows .list', '.flows .drawing', '.flows .scrubber', '.flows .events', '.flows .panel-bar'];
+    const changes = [];
+    const observer = new MutationObserver((records) => {
+      const now = performance.now();
+      for (const record of records) {
+        const element = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+        changes.push([now, parts.find((part) => element?.closest(part)) ?? 'elsewhere']);
+      }
+    });
+    observer.observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+    const stamps = [];
+    const started = performance.now();
+    const tick = (now) => {
+      stamps.push(now);
+      if (now - started < span) requestAnimationFrame(tick);
+      else {
+        observer.disconnect();
+        done({ stamps, changes });
+      }
+    };
+    requestAnimationFrame(tick);
+  }, ms);
+  const frames = [];
+  for (let i = 1; i < stamps.length; i++) {
+    const changed = {};
+    for (const [at, part] of changes) if (i >= 2 && at > stamps[i - 2] && at <= stamps[i - 1]) changed[part] = (changed[part] ?? 0) + 1;
+    frames.push({ time: stamps[i] - stamps[i - 1], changed });
+  }
+  const worst = [...frames].sort((a, b) => b.time - a.time).slice(0, Number(process.env.WORST));
+  for (const { time, changed } of worst) console.log(`slow frame ${time.toFixed(0)} ms after changes ${JSON.stringify(changed)}`);
+  return frames.map((f) => f.time);
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-flows-bench-'));
 const sessionsFile = join(dataDir, 'sessions.txt');
@@ -134,7 +175,7 @@ try {
   // Measured once the view has loaded and drawn, as the closed view is.
   await sleep(1000);
   sent.length = 0;
-  const open = await measured('open', frames);
+  const open = await measured('open', () => (process.env.WORST ? worstFrames(browser, PHASE_MS) : frames()));
   const lit = await browser.execute(() => window.__lit);
   clearInterval(timer);
   socket.end();
