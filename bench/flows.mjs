@@ -13,12 +13,14 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, frameTimes, launchApp } from '../tests/e2e/driver.mjs';
+import { ROOT, frameTimes, launchApp, worstFrames } from '../tests/e2e/driver.mjs';
 
 const AGENTS = Number(process.env.AGENTS ?? 50);
 const RATE = Number(process.env.RATE ?? 100);
 const PHASE_MS = Number(process.env.PHASE_MS ?? 10_000);
 const SEED = join(ROOT, 'target/debug/switchboard-bench-seed');
+/** The parts of the window `WORST` counts changes in. */
+const FLOWS_PARTS = ['.sidebar', '.flows .list', '.flows .drawing', '.flows .scrubber', '.flows .events', '.flows .panel-bar'];
 
 /** CPU seconds used so far by a process and by its WebKit children. */
 const cpu = (pid) => {
@@ -46,46 +48,6 @@ const percentile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))];
 };
-
-/**
- * The frame times, as `frameTimes` gives them, and (printed) the WORST slowest frames with what
- * the page changed just before each: the number of changes by part of the window. A long frame
- * follows the changes made between the two frames before it.
- */
-async function worstFrames(browser, ms) {
-  const { stamps, changes } = await browser.executeAsync((span, done) => {
-    const parts = ['.sidebar', '.flows .list', '.flows .drawing', '.flows .scrubber', '.flows .events', '.flows .panel-bar'];
-    const changes = [];
-    const observer = new MutationObserver((records) => {
-      const now = performance.now();
-      for (const record of records) {
-        const element = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
-        changes.push([now, parts.find((part) => element?.closest(part)) ?? 'elsewhere']);
-      }
-    });
-    observer.observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
-    const stamps = [];
-    const started = performance.now();
-    const tick = (now) => {
-      stamps.push(now);
-      if (now - started < span) requestAnimationFrame(tick);
-      else {
-        observer.disconnect();
-        done({ stamps, changes });
-      }
-    };
-    requestAnimationFrame(tick);
-  }, ms);
-  const frames = [];
-  for (let i = 1; i < stamps.length; i++) {
-    const changed = {};
-    for (const [at, part] of changes) if (i >= 2 && at > stamps[i - 2] && at <= stamps[i - 1]) changed[part] = (changed[part] ?? 0) + 1;
-    frames.push({ time: stamps[i] - stamps[i - 1], changed });
-  }
-  const worst = [...frames].sort((a, b) => b.time - a.time).slice(0, Number(process.env.WORST));
-  for (const { time, changed } of worst) console.log(`slow frame ${time.toFixed(0)} ms after changes ${JSON.stringify(changed)}`);
-  return frames.map((f) => f.time);
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-flows-bench-'));
 const sessionsFile = join(dataDir, 'sessions.txt');
@@ -175,7 +137,7 @@ try {
   // Measured once the view has loaded and drawn, as the closed view is.
   await sleep(1000);
   sent.length = 0;
-  const open = await measured('open', () => (process.env.WORST ? worstFrames(browser, PHASE_MS) : frames()));
+  const open = await measured('open', () => (process.env.WORST ? worstFrames(browser, PHASE_MS, FLOWS_PARTS, Number(process.env.WORST)) : frames()));
   const lit = await browser.execute(() => window.__lit);
   clearInterval(timer);
   socket.end();

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { APP, ROOT, frameTimes, launchApp } from '../tests/e2e/driver.mjs';
+import { APP, ROOT, frameTimes, launchApp, worstFrames } from '../tests/e2e/driver.mjs';
 
 const AGENTS = Number(process.env.AGENTS ?? 50);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 10_000);
@@ -161,7 +161,9 @@ if (process.env.GRID === '1') {
       });
     }
     await sleep(SETTLE_MS);
-    const grid = await frameTimes(browser, 5000);
+    // WORST=N: the N slowest frames, with the changes in each tile (by place) before each.
+    const tileParts = Array.from({ length: TILES }, (_, i) => `[data-testid="grid-tile"][data-place="${i + 1}"]`);
+    const grid = process.env.WORST ? await worstFrames(browser, 5000, ['.sidebar', ...tileParts], Number(process.env.WORST)) : await frameTimes(browser, 5000);
     const row = (label, q) =>
       console.log(`${label.padEnd(20)} ${percentile(one, q).toFixed(1).padStart(9)} ${percentile(grid, q).toFixed(1).padStart(9)} ms  ratio ${(percentile(grid, q) / percentile(one, q)).toFixed(2)}`);
     console.log(`${TILES} agents streaming 50 lines/s each; ${SETTLE_MS} ms to settle, 5 s measured`);

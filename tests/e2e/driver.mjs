@@ -162,6 +162,51 @@ export function frameTimes(browser, ms) {
 }
 
 /**
+ * The window's frame times over `ms`, as `frameTimes` gives them, and (printed) the `worst`
+ * slowest frames with what the page changed just before each: the number of changes in each of
+ * `parts` (CSS selectors; anything else is "elsewhere"). A frame's time follows the changes made
+ * between the two frames before it. For the benches: where a slow frame comes from.
+ */
+export async function worstFrames(browser, ms, parts, worst) {
+  const { stamps, changes } = await browser.executeAsync(
+    (span, parts, done) => {
+      const changes = [];
+      const observer = new MutationObserver((records) => {
+        const now = performance.now();
+        for (const record of records) {
+          const element = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+          changes.push([now, parts.find((part) => element?.closest(part)) ?? 'elsewhere']);
+        }
+      });
+      observer.observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+      const stamps = [];
+      const started = performance.now();
+      const tick = (now) => {
+        stamps.push(now);
+        if (now - started < span) requestAnimationFrame(tick);
+        else {
+          observer.disconnect();
+          done({ stamps, changes });
+        }
+      };
+      requestAnimationFrame(tick);
+    },
+    ms,
+    parts,
+  );
+  const frames = [];
+  for (let i = 1; i < stamps.length; i++) {
+    const changed = {};
+    for (const [at, part] of changes) if (i >= 2 && at > stamps[i - 2] && at <= stamps[i - 1]) changed[part] = (changed[part] ?? 0) + 1;
+    frames.push({ time: stamps[i] - stamps[i - 1], changed });
+  }
+  for (const { time, changed } of [...frames].sort((a, b) => b.time - a.time).slice(0, worst)) {
+    console.log(`slow frame ${time.toFixed(0)} ms after changes ${JSON.stringify(changed)}`);
+  }
+  return frames.map((f) => f.time);
+}
+
+/**
  * Makes an agent with the "New agent" form, as a user types it, and waits for its tasks panel.
  * `args` as typed in the form's arguments field; `readyPattern` left blank when not given.
  */
