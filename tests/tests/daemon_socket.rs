@@ -141,7 +141,17 @@ async fn a_client_that_stalls_or_vanishes_mid_stream_harms_no_agent_and_no_other
     };
     wire::write_frame(&mut stalled_write, &Frame::message(&attach)).await.unwrap();
 
-    // The agent gets all its output out and goes on, read by the engine and a live client.
+    // The agent gets all its output out: the engine reads it whatever the stalled client does,
+    // and answers this client meanwhile. (A client reading along through the flood is not the
+    // point: one that falls 8 MiB behind is let go too, and a loaded machine decides which.)
+    tokio::time::timeout(DEADLINE, async {
+        while !client.screen_snapshot(session.id.clone(), 5).await.unwrap().screen.contains("flooded") {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the agent's flood never ended on its screen");
+    // Another client attaches and goes on with the agent.
     let mut live = client.attach(session.id.clone()).await.unwrap();
     let mut seen = Vec::new();
     read_until(&mut live, &mut seen, "flooded").await;
