@@ -127,6 +127,24 @@ describe('the flows view', () => {
     await waitFor(() => expect(top).toBe(440));
   });
 
+  it('keeps the replayed moment in sight in the log', async () => {
+    const { view } = await asking();
+    const log = within(view).getByTestId('flows-log');
+    await waitFor(() => expect(log.querySelectorAll('li')).toHaveLength(3));
+    const shown: Element[] = [];
+    const scroll = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = function (this: Element) {
+      shown.push(this);
+    };
+    try {
+      await fireEvent.click(within(view).getByLabelText('Replay from the first event'));
+      await waitFor(() => expect(shown).toContain(log.firstElementChild));
+      expect(log.firstElementChild?.classList.contains('current')).toBe(true);
+    } finally {
+      Element.prototype.scrollIntoView = scroll;
+    }
+  });
+
   it('replays from the first event and back to live', async () => {
     const { backend, target, view } = await asking();
     await waitFor(() => expect(within(view).getByTestId('flows-events').textContent).toContain('The agent asked for clarification'));
