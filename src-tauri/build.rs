@@ -16,6 +16,7 @@ const COMMANDS: &[&str] = &[
     "attach_terminal",
     "detach_terminal",
     "set_viewing",
+    "set_event_pace",
     "follow_log",
     "open_artifact",
     "take_open_target",

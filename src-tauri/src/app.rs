@@ -37,8 +37,17 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
     };
     tracing::info!(data_dir = %info.data_dir, "opening Switchboard");
     let quit_signals = QuitSignals::listen()?;
-    let link = Link::new(engine.data_dir.clone(), engine.socket.clone(), engine.no_demo, engine.host, Role::Main);
-    let engines = Engines::new(link, engine.data_dir.clone(), engine.socket);
+    // Live until the window says it shows no agent.
+    let pace = tokio::sync::watch::Sender::new(switchboard_core::api::EventPace::Live);
+    let link = Link::new(
+        engine.data_dir.clone(),
+        engine.socket.clone(),
+        engine.no_demo,
+        engine.host,
+        Role::Main,
+        pace.subscribe(),
+    );
+    let engines = Engines::new(link, engine.data_dir.clone(), engine.socket, pace);
     let data_dir = engine.data_dir;
 
     let app = tauri::Builder::default()
@@ -79,6 +88,7 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
             crate::commands::attach_terminal,
             crate::commands::detach_terminal,
             crate::commands::set_viewing,
+            crate::commands::set_event_pace,
             crate::commands::follow_log,
             crate::commands::open_artifact,
             crate::commands::take_open_target,

@@ -31,6 +31,13 @@ pub fn engine_link(engine: Engine<'_>) -> EngineLink {
     engine.main().state()
 }
 
+/// How soon the window wants the engines' events: within a frame while it
+/// shows an agent live, less often while it shows none.
+#[tauri::command]
+pub fn set_event_pace(engine: Engine<'_>, pace: switchboard_core::api::EventPace) {
+    engine.set_pace(pace)
+}
+
 /// Each other machine the window shows beside this one's, with its link now
 /// (later changes come as `host-link` events).
 #[tauri::command]

@@ -17,10 +17,11 @@ use std::time::Duration;
 
 use switchboard_client::fleet::{self, Owners, Route};
 use switchboard_client::ssh::Host;
-use switchboard_core::api::HostLink;
+use switchboard_core::api::{EventPace, HostLink};
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, Reply, SessionId, SubscriptionId, TaskId};
 use tauri::AppHandle;
 use tauri::ipc::Channel;
+use tokio::sync::watch;
 
 use crate::link::{Link, Role};
 
@@ -40,6 +41,8 @@ pub struct Engines {
     views: Mutex<HashMap<u32, Arc<Link>>>,
     next_view: AtomicU32,
     app: OnceLock<AppHandle>,
+    /// How soon the window wants its events, for every link.
+    pace: watch::Sender<EventPace>,
 }
 
 fn refused(message: String) -> ApiError {
@@ -47,7 +50,8 @@ fn refused(message: String) -> ApiError {
 }
 
 impl Engines {
-    pub fn new(main: Arc<Link>, data_dir: PathBuf, socket: PathBuf) -> Arc<Engines> {
+    /// `pace`: what `main` follows for how soon the window wants its events.
+    pub fn new(main: Arc<Link>, data_dir: PathBuf, socket: PathBuf, pace: watch::Sender<EventPace>) -> Arc<Engines> {
         Arc::new(Engines {
             main,
             beside: Mutex::default(),
@@ -57,6 +61,7 @@ impl Engines {
             views: Mutex::default(),
             next_view: AtomicU32::new(1),
             app: OnceLock::new(),
+            pace,
         })
     }
 
@@ -93,7 +98,7 @@ impl Engines {
         }
         let host_name = host.destination.clone();
         let role = Role::Beside { owners: self.owners.clone() };
-        let link = Link::new(self.data_dir.clone(), self.socket.clone(), true, Some(host), role);
+        let link = Link::new(self.data_dir.clone(), self.socket.clone(), true, Some(host), role, self.pace.subscribe());
         link.spawn(app.clone());
         // In the list's place.
         let place = switchboard_client::hosts::list(&self.data_dir)
@@ -115,6 +120,11 @@ impl Engines {
             !leaves
         });
         self.owners.lock().expect("never poisoned").forget(destination);
+    }
+
+    /// How soon the window wants the engines' events from now on.
+    pub fn set_pace(&self, pace: EventPace) {
+        self.pace.send_replace(pace);
     }
 
     /// Each machine shown beside this one's, with its link now.

@@ -33,7 +33,7 @@ use std::time::Duration;
 use switchboard_client::fleet::Owners;
 use switchboard_client::ssh::{Host, SshProblem};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
-use switchboard_core::api::{HostLink, StorageProblem};
+use switchboard_core::api::{EventPace, HostLink, StorageProblem};
 use switchboard_core::notice::Notices;
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, SessionId, SubscriptionId};
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -84,6 +84,8 @@ pub struct Link {
     role: Role,
     /// Set when the machine left the window: the link ends.
     removed: watch::Sender<bool>,
+    /// How soon the window wants its events (the window says, for all its links).
+    pace: watch::Receiver<EventPace>,
 }
 
 /// What the link is to its window.
@@ -98,7 +100,14 @@ pub enum Role {
 }
 
 impl Link {
-    pub fn new(data_dir: PathBuf, socket: PathBuf, no_demo: bool, host: Option<Host>, role: Role) -> Arc<Link> {
+    pub fn new(
+        data_dir: PathBuf,
+        socket: PathBuf,
+        no_demo: bool,
+        host: Option<Host>,
+        role: Role,
+        pace: watch::Receiver<EventPace>,
+    ) -> Arc<Link> {
         let linked = watch::Sender::new(Linked { link: EngineLink::Connecting, client: None });
         Arc::new(Link {
             data_dir,
@@ -112,6 +121,7 @@ impl Link {
             host,
             role,
             removed: watch::Sender::new(false),
+            pace,
         })
     }
 
@@ -423,15 +433,18 @@ impl Link {
         };
         self.set(app, connected, Some(client.clone()));
         let mut removed = self.removed.subscribe();
+        let mut pace = self.pace.clone();
         let mut frame = Frame::default();
         loop {
-            let due = frame.due;
+            let due = frame.due(*pace.borrow_and_update());
             let next = tokio::select! {
                 next = events.next() => next,
                 () = until(due) => {
                     frame.send(app);
                     continue;
                 }
+                // What is gathered goes by the new pace (a view that shows an agent now has it within a frame).
+                Ok(()) = pace.changed() => continue,
                 _ = removed.wait_for(|removed| *removed) => return "The machine left the window.".into(),
             };
             match next {
@@ -464,26 +477,30 @@ impl Link {
     }
 }
 
-/// How long engine events gather before they go to the web view together:
-/// about a frame, so a burst is drawn once.
-const FRAME: Duration = Duration::from_millis(16);
 /// Events that go at once however soon, so a flood is not held in memory.
 const MOST_IN_FRAME: usize = 512;
 
-/// Engine events on their way to the web view: sent a frame at a time, in
-/// one Tauri event, with only the latest of each thing's state
+/// Engine events on their way to the web view: sent together in one Tauri
+/// event once they have gathered for as long as the window's pace says
+/// (about a frame while it shows an agent live, so a burst is drawn once),
+/// with only the latest of each thing's state
 /// ([`switchboard_core::api::coalesce`]). The web view then takes one
-/// message a frame rather than one an event.
+/// message a frame, or four a second, rather than one an event.
 #[derive(Default)]
 struct Frame {
     events: Vec<switchboard_core::EngineEvent>,
-    /// When the first event gathered goes.
-    due: Option<tokio::time::Instant>,
+    /// When the first event gathered came.
+    since: Option<tokio::time::Instant>,
 }
 
 impl Frame {
+    /// When what is gathered goes, at this pace; never while nothing is.
+    fn due(&self, pace: EventPace) -> Option<tokio::time::Instant> {
+        self.since.map(|since| since + pace.gathers_for())
+    }
+
     fn push(&mut self, app: &AppHandle, event: switchboard_core::EngineEvent) {
-        self.due.get_or_insert_with(|| tokio::time::Instant::now() + FRAME);
+        self.since.get_or_insert_with(tokio::time::Instant::now);
         self.events.push(event);
         if self.events.len() >= MOST_IN_FRAME {
             self.send(app);
@@ -491,7 +508,7 @@ impl Frame {
     }
 
     fn send(&mut self, app: &AppHandle) {
-        self.due = None;
+        self.since = None;
         if self.events.is_empty() {
             return;
         }

@@ -165,6 +165,7 @@ pub fn typescript() -> String {
         EngineLink::decl(&cfg),
         crate::api::HostState::decl(&cfg),
         crate::api::HostLink::decl(&cfg),
+        crate::api::EventPace::decl(&cfg),
         crate::api::HostCondition::decl(&cfg),
         crate::api::HostKeyShown::decl(&cfg),
         SubscriptionId::decl(&cfg),

@@ -158,6 +158,19 @@ describe('the dashboard', () => {
     expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(askerSession.id);
   });
 
+  it('has the shell send its events calmly while no agent is on screen, and live once one is', async () => {
+    const { view, backend } = await dashboard();
+    await waitFor(() => expect(backend.eventPace).toBe('calm'));
+    await fireEvent.click(within(card(view, 'asker')).getByTestId('dashboard-open-agent'));
+    await waitFor(() => expect(backend.eventPace).toBe('live'));
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    await waitFor(() => expect(backend.eventPace).toBe('calm'));
+    const told = callsOf(backend, 'set_event_pace').map((call) => call.pace);
+    expect(told.slice(-3)).toEqual(['calm', 'live', 'calm']);
+    // Told at each change only, not at every redraw.
+    expect(told.filter((pace, i) => i > 0 && pace === told[i - 1])).toEqual([]);
+  });
+
   it('reads the previews of running agents only, and again while it is shown', async () => {
     const { backend, idleSession, askerSession, unmount } = await dashboard();
     await waitFor(() => expect(callsOf(backend, 'screen_snapshot').length).toBeGreaterThanOrEqual(2));

@@ -25,6 +25,7 @@ import type {
   OpenTarget,
   PermissionRequest,
   EngineEvent,
+  EventPace,
   Profile,
   ProfileId,
   ProfileSpec,
@@ -87,7 +88,7 @@ import {
 } from './model';
 
 import { paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
-import { Pacer, pacedNews, shownAgents } from './pace';
+import { Pacer, eventPaceOf, pacedNews, shownAgents } from './pace';
 import { Beat, type BeatPart } from './beat';
 
 export class AppState {
@@ -311,6 +312,16 @@ export class AppState {
     if (key === this.#toldViewing) return;
     this.#toldViewing = key;
     this.backend.setViewing(viewing).catch(logFailure('set_viewing'));
+  }
+
+  #toldPace: EventPace = 'live';
+
+  /** Tells the shell how soon the window wants events (`eventPaceOf`), when that changed (App.svelte follows `shownAgents`). */
+  tellEventPace(): void {
+    const pace = eventPaceOf(this.shownAgents);
+    if (pace === this.#toldPace) return;
+    this.#toldPace = pace;
+    this.backend.setEventPace(pace).catch(logFailure('set_event_pace'));
   }
 
   /** The window gained or lost the focus. */

@@ -10,7 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, EngineLink, FollowedLog, HostLink, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
+import type { AppInfo, EngineEvent, EngineLink, EventPace, FollowedLog, HostLink, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -106,6 +106,8 @@ export interface Backend extends EngineCommands {
   onHostLink(callback: (link: HostLink) => void): Unsubscribe;
   /** Try to reach that machine again now, rather than at the link's next try. */
   connectHost(destination: string): Promise<void>;
+  /** How soon the window wants the engines' events: within a frame while it shows an agent live, else calmer (`eventPaceOf`). */
+  setEventPace(pace: EventPace): Promise<void>;
 }
 
 /**
@@ -217,6 +219,10 @@ export function tauriBackend(): Backend {
      */
     async setViewing(viewing: Viewing): Promise<void> {
       await call<null>('set_viewing', { viewing });
+    },
+
+    async setEventPace(pace: EventPace): Promise<void> {
+      await call<null>('set_event_pace', { pace });
     },
 
     async openArtifact(taskId: TaskId, path: string, reveal: boolean): Promise<void> {

@@ -1316,6 +1316,8 @@ export type HostLink = {
  */
 destination: string, link: EngineLink, };
 
+export type EventPace = "live" | "calm";
+
 export type HostCondition = "connected" | "unknown_host_key" | "changed_host_key" | "sign_in" | "unreachable" | "not_installed" | "incompatible" | "failed";
 
 export type HostKeyShown = { 

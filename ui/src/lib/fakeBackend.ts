@@ -100,7 +100,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
-import type { AccountLimit, AccountUsage, EngineLink, HostLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
+import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -386,6 +386,7 @@ export class FakeBackend implements Backend {
   #nextTask = 1;
   #nextSeq = 1;
   #viewing: Viewing = { profile_id: null, task_id: null, focused: false };
+  #pace: EventPace = 'live';
   #settings: Settings = structuredClone(DEFAULT_SETTINGS);
   #storageProblem: StorageProblem | null = null;
   readonly #hookEventsSetAside: number;
@@ -529,6 +530,11 @@ export class FakeBackend implements Backend {
   /** What the UI last said it shows (`set_viewing`). */
   get viewing(): Viewing {
     return { ...this.#viewing };
+  }
+
+  /** How soon the UI last said it wants events (`set_event_pace`; the shell's, not the engine's). */
+  get eventPace(): EventPace {
+    return this.#pace;
   }
 
   isQueuePaused(profileId: ProfileId): boolean {
@@ -1041,6 +1047,11 @@ export class FakeBackend implements Backend {
     this.#record('open_artifact', { taskId, path, reveal });
     const task = this.#task(taskId);
     if (!task.result?.artifacts.some((a) => a.path === path)) this.#fail('invalid_input', 'path: the task returned no such file', 'path');
+  }
+
+  async setEventPace(pace: EventPace): Promise<void> {
+    this.#record('set_event_pace', { pace });
+    this.#pace = pace;
   }
 
   async setViewing(viewing: Viewing): Promise<void> {

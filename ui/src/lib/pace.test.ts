@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AppState } from './appState.svelte';
 import type { AgentStatus, EngineEvent } from './bindings';
 import { FakeBackend } from './fakeBackend';
-import { Pacer, pacedNews, shownAgents, type OnScreen } from './pace';
+import { Pacer, eventPaceOf, pacedNews, shownAgents, type OnScreen } from './pace';
 
 const status = (session_id: string, value: AgentStatus = 'working'): EngineEvent => ({
   type: 'agent_status_changed',
@@ -35,6 +35,16 @@ describe('the agents the main area shows', () => {
     ["the grid's tiles and the flows' agent", { grid: ['lead', 'helper'], flows: 'other' }, ['lead', 'helper', 'other']],
   ])('%s', (_, on, expected) => {
     expect([...shownAgents({ ...none, ...on })].sort()).toEqual([...expected].sort());
+  });
+});
+
+describe('how soon the window wants events', () => {
+  it.each<[string, string[], string]>([
+    ['no agent on screen (the dashboard): calm', [], 'calm'],
+    ['one agent on screen: live', ['lead'], 'live'],
+    ['the grid: live', ['lead', 'helper'], 'live'],
+  ])('%s', (_, shown, expected) => {
+    expect(eventPaceOf(new Set(shown))).toBe(expected);
   });
 });
 

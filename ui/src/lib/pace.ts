@@ -6,7 +6,7 @@
  * the counts then redraw once a second rather than at the agents' pace, and the agent on screen
  * still follows every change as it comes.
  */
-import type { EngineEvent, ProfileId, SessionInfo } from './bindings';
+import type { EngineEvent, EventPace, ProfileId, SessionInfo } from './bindings';
 
 /** What a paced event is the latest news of, and whose agent. */
 export interface Paced {
@@ -92,4 +92,14 @@ export function shownAgents(on: OnScreen): ReadonlySet<ProfileId> {
     if (profile !== undefined) shown.add(profile);
   }
   return shown;
+}
+
+/**
+ * How soon the window wants the engines' events: within a frame while the main area shows an
+ * agent live (its terminal, its flows, the grid), whose news is applied as it comes; a quarter
+ * second while it shows none (the dashboard changes its agents at the beat, and a count or a
+ * list a quarter second late is not seen). Each message wakes the web view, drawing or not.
+ */
+export function eventPaceOf(shown: ReadonlySet<ProfileId>): EventPace {
+  return shown.size > 0 ? 'live' : 'calm';
 }

@@ -508,6 +508,31 @@ impl EngineEvent {
     }
 }
 
+/// How soon a window wants the engine's events: gathered about a frame
+/// while it shows an agent live (a terminal, its flows, the grid), or a
+/// quarter of a second while it shows none (the dashboard, which redraws
+/// its agents once a second anyway). Each message costs the web view a
+/// wake-up, whether or not it draws anything: with fifty agents busy, that
+/// was a third of what it spent on the dashboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum EventPace {
+    /// An agent is on screen: its news shows within a frame.
+    Live,
+    /// No agent is on screen: counts and lists may wait a quarter second.
+    Calm,
+}
+
+impl EventPace {
+    /// How long events gather, from the first one, before they go to the window together.
+    pub fn gathers_for(self) -> std::time::Duration {
+        match self {
+            EventPace::Live => std::time::Duration::from_millis(16),
+            EventPace::Calm => std::time::Duration::from_millis(250),
+        }
+    }
+}
+
 /// A run of events as a view that shows the latest state needs them: an
 /// event whose thing a later event of the run reports again is left out; the
 /// rest keep their order. A window applies a frame's events at once, so what
@@ -554,6 +579,16 @@ mod tests {
                 current_task: None,
                 queued,
             },
+        }
+    }
+
+    #[test]
+    fn a_window_showing_an_agent_has_its_events_within_a_frame_and_one_showing_none_within_a_quarter_second() {
+        let frame = std::time::Duration::from_micros(16_667);
+        let cases = [(EventPace::Live, std::time::Duration::ZERO, frame), (EventPace::Calm, frame * 2, frame * 16)];
+        for (pace, more_than, at_most) in cases {
+            let gathers = pace.gathers_for();
+            assert!(gathers > more_than && gathers <= at_most, "{pace:?} gathers for {gathers:?}");
         }
     }
 
