@@ -6,6 +6,7 @@
 // time from an event of the shown agent sent on the socket to its node lit in the window.
 // Run with bench/flows.sh (it builds and provides a display). WORST=N also prints the N slowest
 // frames with the view open and what changed on the page before each.
+// CSS="..." adds that style sheet to the window first, to try a change of look without a build.
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,7 +14,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, frameTimes, launchApp, worstFrames } from '../tests/e2e/driver.mjs';
+import { ROOT, addStyle, frameTimes, launchApp, worstFrames } from '../tests/e2e/driver.mjs';
 
 const AGENTS = Number(process.env.AGENTS ?? 50);
 const RATE = Number(process.env.RATE ?? 100);
@@ -57,6 +58,7 @@ const sessionsFile = join(dataDir, 'sessions.txt');
 execFileSync(SEED, [dataDir, String(AGENTS), 'bash', '-c', `echo "$SWITCHBOARD_SESSION_ID $SWITCHBOARD_SOCKET $SWITCHBOARD_SESSION_SECRET" >> ${sessionsFile}; read -r _`]);
 const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
 try {
+  await addStyle(browser, process.env.CSS);
   await browser.waitUntil(async () => (await browser.$$('[data-testid="session-entry"][data-state="running"]')).length === AGENTS, {
     timeout: 60_000,
     timeoutMsg: `not all ${AGENTS} agents started`,

@@ -1,14 +1,15 @@
 // Many agents streaming at once, beside one, in the same run: the app's and WebKit's memory,
 // the window's frame time while it shows a streaming terminal, and `switchboard agent list`
 // answering over the socket; or (SOAK_MINUTES) the memory over a long run. Run with
-// bench/scale.sh (it builds and provides a display).
+// bench/scale.sh (it builds and provides a display). With GRID=1, CSS="..." adds that style
+// sheet to the window first, to try a change of look without a build.
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { APP, ROOT, frameTimes, launchApp, worstFrames } from '../tests/e2e/driver.mjs';
+import { APP, ROOT, addStyle, frameTimes, launchApp, worstFrames } from '../tests/e2e/driver.mjs';
 
 const AGENTS = Number(process.env.AGENTS ?? 50);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 10_000);
@@ -141,6 +142,7 @@ if (process.env.GRID === '1') {
   execFileSync(SEED, [dataDir, String(TILES), 'bash', '-c', STREAM]);
   const { browser, close } = await launchApp({ dataDir, args: ['--no-demo'] });
   try {
+    await addStyle(browser, process.env.CSS);
     await browser.waitUntil(async () => (await browser.$$('[data-testid="session-entry"][data-state="running"]')).length === TILES, {
       timeout: 60_000,
       timeoutMsg: `not all ${TILES} agents started`,

@@ -145,6 +145,11 @@ export async function waitForTerminalText(browser, needle, timeout = 15_000) {
   });
 }
 
+/** Adds a style sheet to the window (the benches' CSS=...: a change of look tried without a build). */
+export async function addStyle(browser, css) {
+  if (css) await browser.execute((text) => document.head.append(Object.assign(document.createElement('style'), { textContent: text })), css);
+}
+
 /** The window's frame times (ms between animation frames) over `ms` milliseconds. */
 export function frameTimes(browser, ms) {
   return browser.executeAsync((span, done) => {
