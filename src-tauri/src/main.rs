@@ -69,6 +69,15 @@ fn main() -> Result<std::process::ExitCode> {
             &mut std::io::stderr().lock(),
         ));
     }
+    use switchboard_cli::webview;
+    if webview::paint_without_compositing(
+        std::env::var_os(webview::NO_COMPOSITING).is_some(),
+        webview::has_render_node(Path::new(webview::DRI)),
+    ) {
+        // SAFETY: no other thread runs yet (logging and the window start below), so
+        // nothing reads the environment while it changes.
+        unsafe { std::env::set_var(webview::NO_COMPOSITING, "1") };
+    }
     let env = |name| std::env::var(name).ok();
     let data_dir = data_dir(cli.data_dir.as_deref())?;
     // Logging never panics or blocks, whatever becomes of stderr; the log

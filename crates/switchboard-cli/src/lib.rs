@@ -31,6 +31,7 @@ pub mod hosts;
 pub mod install;
 pub mod notices;
 pub mod notifications;
+pub mod webview;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
