@@ -5,6 +5,10 @@
 //! web view several times what painting the page straight does: with fifty
 //! busy agents, the flows view's slowest frames took 90 ms composited and
 //! 27 ms painted (bench/README.md). Such a window paints instead.
+//!
+//! (WebKitWebDriver's screenshots of a painted window stall once the flows
+//! view has been open: to look at the window through the driver, start it
+//! with the variable set to `0`.)
 
 use std::path::Path;
 
