@@ -171,6 +171,17 @@ describe('the dashboard', () => {
     expect(told.filter((pace, i) => i > 0 && pace === told[i - 1])).toEqual([]);
   });
 
+  it('tells the shell its pace as it loads, whatever pace a window before it left there', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'worker' });
+    backend.seedSession(agent.id, { state: 'running', pid: 7 });
+    // The window before this one was on the dashboard when it was loaded again.
+    await backend.setEventPace('calm');
+    await renderApp(backend);
+    await waitFor(() => expect(screen.getByTestId('session-view')).toBeTruthy());
+    await waitFor(() => expect(backend.eventPace).toBe('live'));
+  });
+
   it('reads the previews of running agents only, and again while it is shown', async () => {
     const { backend, idleSession, askerSession, unmount } = await dashboard();
     await waitFor(() => expect(callsOf(backend, 'screen_snapshot').length).toBeGreaterThanOrEqual(2));

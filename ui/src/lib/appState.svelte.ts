@@ -314,9 +314,10 @@ export class AppState {
     this.backend.setViewing(viewing).catch(logFailure('set_viewing'));
   }
 
-  #toldPace: EventPace = 'live';
+  /** Null until told: a window loaded again finds the shell at whatever pace it was left at. */
+  #toldPace: EventPace | null = null;
 
-  /** Tells the shell how soon the window wants events (`eventPaceOf`), when that changed (App.svelte follows `shownAgents`). */
+  /** Tells the shell how soon the window wants events (`eventPaceOf`), at first and when that changed (App.svelte follows `shownAgents`). */
   tellEventPace(): void {
     const pace = eventPaceOf(this.shownAgents);
     if (pace === this.#toldPace) return;
