@@ -169,8 +169,10 @@ export function frameTimes(browser, ms) {
 /**
  * The window's frame times over `ms`, as `frameTimes` gives them, and (printed) the `worst`
  * slowest frames with what the page changed just before each: the number of changes in each of
- * `parts` (CSS selectors; anything else is "elsewhere"). A frame's time follows the changes made
- * between the two frames before it. For the benches: where a slow frame comes from.
+ * `parts` (CSS selectors; anything else is "elsewhere"). A frame carries the changes made before
+ * it and, as much, those made in its own animation callbacks (xterm draws its rows there), which
+ * the observer hears just after: both are printed, "after" and "during". For the benches: where
+ * a slow frame comes from.
  */
 export async function worstFrames(browser, ms, parts, worst) {
   const { stamps, changes } = await browser.executeAsync(
@@ -202,11 +204,15 @@ export async function worstFrames(browser, ms, parts, worst) {
   const frames = [];
   for (let i = 1; i < stamps.length; i++) {
     const changed = {};
-    for (const [at, part] of changes) if (i >= 2 && at > stamps[i - 2] && at <= stamps[i - 1]) changed[part] = (changed[part] ?? 0) + 1;
-    frames.push({ time: stamps[i] - stamps[i - 1], changed });
+    const during = {};
+    for (const [at, part] of changes) {
+      if (i >= 2 && at > stamps[i - 2] && at <= stamps[i - 1]) changed[part] = (changed[part] ?? 0) + 1;
+      if (at > stamps[i - 1] && at <= stamps[i]) during[part] = (during[part] ?? 0) + 1;
+    }
+    frames.push({ time: stamps[i] - stamps[i - 1], changed, during });
   }
-  for (const { time, changed } of [...frames].sort((a, b) => b.time - a.time).slice(0, worst)) {
-    console.log(`slow frame ${time.toFixed(0)} ms after changes ${JSON.stringify(changed)}`);
+  for (const { time, changed, during } of [...frames].sort((a, b) => b.time - a.time).slice(0, worst)) {
+    console.log(`slow frame ${time.toFixed(0)} ms after changes ${JSON.stringify(changed)}, during ${JSON.stringify(during)}`);
   }
   return frames.map((f) => f.time);
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProfileId, TerminalGrid } from '../lib/bindings';
 import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { apiError } from '../lib/errors';
+import { STEP_MS } from '../lib/rota';
 import { DEFAULT_SETTINGS } from '../lib/settings';
 import { clarification } from '../test/signals';
 import type { FakeSurface } from '../test/fakeTerminal';
@@ -56,20 +57,27 @@ async function choose(view: HTMLElement, testid: 'grid-add-agent' | 'grid-add-sl
 }
 
 describe('the terminal grid', () => {
-  it("writes the focused tile's output as it comes, and the others' together at the background tick", async () => {
+  it("writes the focused tile's output as it comes, and the others' each at its own turn", async () => {
     const { backend, agents, sessions } = fourAgents();
-    await keptGrid(backend, { chosen: [agents.north.id, agents.east.id] });
+    await keptGrid(backend, { chosen: [agents.north.id, agents.east.id, agents.south.id] });
     const { terminals } = await renderApp(backend);
     const view = await openGrid();
-    await waitFor(() => expect(surfaceOf(terminals.surfaces, 'east').text()).toContain('east was here'));
+    await waitFor(() => expect(surfaceOf(terminals.surfaces, 'south').text()).toContain('south was here'));
     expect(focusedName(view)).toBe('north');
+    const [east, south] = [surfaceOf(terminals.surfaces, 'east'), surfaceOf(terminals.surfaces, 'south')];
+    const [eastBefore, southBefore] = [east.written.length, south.written.length];
 
     backend.output(sessions[0].id, 'north goes on\r\n');
     backend.output(sessions[1].id, 'east goes on\r\n');
+    backend.output(sessions[2].id, 'south goes on\r\n');
     await tick();
     expect(surfaceOf(terminals.surfaces, 'north').text()).toContain('north goes on');
-    expect(surfaceOf(terminals.surfaces, 'east').text()).not.toContain('east goes on');
-    await waitFor(() => expect(surfaceOf(terminals.surfaces, 'east').text()).toContain('east goes on'));
+    expect(east.text()).not.toContain('east goes on');
+    expect(south.text()).not.toContain('south goes on');
+    await waitFor(() => expect(east.text() + south.text()).toMatch(/east goes on[^]*south goes on/));
+    // Not in the same task, so not in the same frame: a step apart at least.
+    const [eastAt, southAt] = [east.writtenAt[eastBefore], south.writtenAt[southBefore]];
+    expect(Math.abs(southAt - eastAt)).toBeGreaterThanOrEqual(STEP_MS - 2);
   });
 
   it('opens from the sidebar empty; agents chosen in it take their places, live, and the choice is kept', async () => {

@@ -5,6 +5,8 @@ import type { TerminalFactory, TerminalSurface, TerminalSurfaceOptions } from '.
 export class FakeSurface implements TerminalSurface {
   readonly container: HTMLElement;
   readonly written: Uint8Array[] = [];
+  /** When each of `written` was written (`performance.now()`). */
+  readonly writtenAt: number[] = [];
   /** Write callbacks not yet fired, when `holdWrites` is set (xterm still parsing). */
   readonly pendingWrites: (() => void)[] = [];
   holdWrites = false;
@@ -43,6 +45,7 @@ export class FakeSurface implements TerminalSurface {
 
   write(bytes: Uint8Array, done: () => void): void {
     this.written.push(bytes);
+    this.writtenAt.push(performance.now());
     if (this.holdWrites) this.pendingWrites.push(done);
     else done();
   }
