@@ -52,7 +52,6 @@ const percentile = (values, q) => {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-flows-bench-'));
 const sessionsFile = join(dataDir, 'sessions.txt');
-// Each agent writes down its session and the app's socket, then waits.
 // Each agent writes down its session, its secret (a hook event without it is not taken) and the
 // app's socket, then waits.
 execFileSync(SEED, [dataDir, String(AGENTS), 'bash', '-c', `echo "$SWITCHBOARD_SESSION_ID $SWITCHBOARD_SOCKET $SWITCHBOARD_SESSION_SECRET" >> ${sessionsFile}; read -r _`]);
@@ -75,10 +74,21 @@ try {
   await (await browser.$('[data-testid="dashboard"]')).waitForExist({ timeout: 10_000 });
   if (process.env.SORT) await (await browser.$('[data-testid="dashboard-sort"]')).selectByAttribute('value', process.env.SORT);
 
-  // The hooks: one connection, an event every 1000/RATE ms, round the agents.
-  const socket = net.createConnection(socketPath);
-  await new Promise((resolve) => socket.once('connect', resolve));
-  socket.on('data', () => {});
+  // The hooks: one connection, an event every 1000/RATE ms, round the agents. Opened when the
+  // events start (the engine closes a connection idle for 10 s); a connection lost while they
+  // are sent ends the bench rather than measuring a window with no events.
+  let socket = null;
+  let sending = true;
+  const connect = async () => {
+    socket = net.createConnection(socketPath);
+    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.on('data', () => {});
+    socket.on('close', () => {
+      if (!sending) return;
+      console.error('the engine closed the hooks connection while the bench sent events');
+      process.exit(1);
+    });
+  };
   const sent = []; // [time, node] of the shown agent's events
   let n = 0;
   const send = () => {
@@ -114,6 +124,7 @@ try {
   // The dashboard with every agent idle, then with the hooks reporting.
   await sleep(1000);
   const idle = await measured('idle', frames);
+  await connect();
   const timer = setInterval(send, 1000 / RATE);
   await sleep(1000);
   const dashboard = await measured('dashboard', frames);
@@ -142,6 +153,7 @@ try {
   const open = await measured('open', () => (process.env.WORST ? worstFrames(browser, PHASE_MS, FLOWS_PARTS, Number(process.env.WORST)) : frames()));
   const lit = await browser.execute(() => window.__lit);
   clearInterval(timer);
+  sending = false;
   socket.end();
 
 

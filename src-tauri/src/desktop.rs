@@ -19,7 +19,7 @@ use switchboard_core::{EngineEvent, FollowedLog, TaskId};
 use crate::engines::Engines;
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
-use tauri::tray::{TrayIcon, TrayIconBuilder};
+use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Emitter, Manager, Wry};
 
 /// The Tauri event that asks the UI to open a task (a notification was clicked).
@@ -45,8 +45,14 @@ pub struct Desktop {
     open_at_start: Mutex<Option<OpenTarget>>,
 }
 
+/// The tray icon's id: the app keeps the icon, this looks it up on the main thread.
+const TRAY_ID: &str = "main";
+
+/// The tray's menu items and what they show. No handle on the icon itself: its handle is
+/// reference-counted without atomics, and cloning or dropping one off the main thread raced
+/// with the main thread's own (the engine's events arrive on other threads), so the icon is
+/// only ever looked up and touched on the main thread.
 struct Tray {
-    _icon: TrayIcon,
     status: MenuItem<Wry>,
     pause: MenuItem<Wry>,
     /// The counts shown; none while the tray says the engine stopped.
@@ -179,14 +185,15 @@ impl Desktop {
         let status = match self.tray.lock().expect("never poisoned").as_mut() {
             Some(tray) if tray.shown.is_some() => {
                 tray.shown = None;
-                (tray.status.clone(), tray._icon.clone())
+                tray.status.clone()
             }
             _ => return,
         };
         let label = switchboard_core::notice::ENGINE_STOPPED;
+        let handle = app.clone();
         let posted = app.run_on_main_thread(move || {
-            status.0.set_text(label).ok();
-            status.1.set_tooltip(Some(format!("Switchboard: {label}"))).ok();
+            status.set_text(label).ok();
+            set_tooltip(&handle, label);
         });
         if let Err(error) = posted {
             tracing::debug!(%error, "the tray could not be updated (the app is quitting)");
@@ -199,7 +206,7 @@ impl Desktop {
             Some(tray) => {
                 let status = (tray.shown != Some(counts)).then(|| {
                     tray.shown = Some(counts);
-                    (tray.status.clone(), tray._icon.clone(), counts.label())
+                    (tray.status.clone(), counts.label())
                 });
                 let pause = (tray.all_paused != all_paused).then(|| {
                     tray.all_paused = all_paused;
@@ -215,10 +222,11 @@ impl Desktop {
         // The tray lives on the main thread. Its setters wait for the main thread, and this
         // runs on the engine's: posted, never waited for, since at quit the main thread waits
         // for the engine to stop and the two would wait for each other forever.
+        let handle = app.clone();
         let posted = app.run_on_main_thread(move || {
-            if let Some((item, icon, label)) = status {
+            if let Some((item, label)) = status {
                 item.set_text(&label).ok();
-                icon.set_tooltip(Some(format!("Switchboard: {label}"))).ok();
+                set_tooltip(&handle, &label);
             }
             if let Some((item, label)) = pause {
                 item.set_text(label).ok();
@@ -268,7 +276,7 @@ impl Desktop {
             let stop = MenuItem::with_id(app, "quit-and-stop", "Quit and stop all agents", true, None::<&str>)?;
             let separator = PredefinedMenuItem::separator(app)?;
             let menu = Menu::with_items(app, &[&status, &separator, &show, &pause, &separator, &quit, &stop])?;
-            let icon = TrayIconBuilder::with_id("main")
+            TrayIconBuilder::with_id(TRAY_ID)
                 .icon(app_icon())
                 .tooltip(format!("Switchboard: {}", counts.label()))
                 .menu(&menu)
@@ -280,12 +288,19 @@ impl Desktop {
                     _ => {}
                 })
                 .build(app)?;
-            Ok(Tray { _icon: icon, status, pause, shown: Some(counts), all_paused })
+            Ok(Tray { status, pause, shown: Some(counts), all_paused })
         })();
         match built {
             Ok(tray) => *self.tray.lock().expect("never poisoned") = Some(tray),
             Err(error) => tracing::warn!(%error, "no tray icon"),
         }
+    }
+}
+
+/// The tray icon's tooltip. On the main thread only (see `Tray`).
+fn set_tooltip(app: &AppHandle, label: &str) {
+    if let Some(icon) = app.tray_by_id(TRAY_ID) {
+        icon.set_tooltip(Some(format!("Switchboard: {label}"))).ok();
     }
 }
 
