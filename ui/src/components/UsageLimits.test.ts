@@ -7,6 +7,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import type { AccountLimit, Profile, TaskInfo } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
+import { resetWords } from '../lib/limits';
 import { formatTime } from '../lib/model';
 import { callsOf, renderApp } from '../test/render';
 
@@ -68,6 +69,8 @@ async function openDashboard() {
 const cardOf = (view: HTMLElement, name: string) => within(view).getAllByTestId('dashboard-card').find((c) => c.getAttribute('data-profile-name') === name)!;
 
 const at = (time: number) => formatTime(time, new Date());
+/** A usage window's reset as the window says it: the day named when it is not today (run near midnight). */
+const resetAt = (time: number) => resetWords(time, Date.now());
 
 describe('an agent at its usage limit', () => {
   it("its page shows its account's usage windows as its CLI told them", async () => {
@@ -85,7 +88,7 @@ describe('an agent at its usage limit', () => {
     await renderApp(backend);
     const view = await openAgent(builder);
     const windows = await within(view).findAllByTestId('agent-usage-window');
-    expect(windows.map((w) => w.textContent?.trim())).toEqual([`5 hours: 100% used, resets ${at(until)}`, 'Week: 61% used']);
+    expect(windows.map((w) => w.textContent?.trim())).toEqual([`5 hours: 100% used, resets ${resetAt(until)}`, 'Week: 61% used']);
     expect(windows[0].querySelector('[role="meter"]')?.getAttribute('aria-valuenow')).toBe('100');
     expect(windows.map((w) => w.getAttribute('data-level'))).toEqual(['full', 'ok']);
   });
@@ -353,7 +356,7 @@ describe("an account's usage", () => {
     const view = await openDashboard();
     for (const name of ['builder', 'reviewer']) {
       expect(cardBars(cardOf(view, name))).toEqual([
-        ['5 h 42%', 'ok', `5 hours: 42% used, resets ${at(resets)}`],
+        ['5 h 42%', 'ok', `5 hours: 42% used, resets ${resetAt(resets)}`],
         ['week 20%', 'ok', 'Week: 20% used'],
       ]);
     }
@@ -396,7 +399,7 @@ describe("an account's usage", () => {
     expect(within(view).queryByTestId('agent-limit')).toBeNull();
     const windows = within(view).getAllByTestId('agent-usage-window');
     expect(windows.map((w) => [w.textContent?.trim(), w.getAttribute('data-level')])).toEqual([
-      [`5 hours: 85% used, resets ${at(resets)}`, 'warn'],
+      [`5 hours: 85% used, resets ${resetAt(resets)}`, 'warn'],
       ['Week: 20% used', 'ok'],
     ]);
     const otherView = await openAgent(other);
