@@ -48,13 +48,25 @@ impl TerminalModel {
         self.unread = self.unread.saturating_add(bytes.len());
         // Room is made before the bytes go in: the buffer never holds more than its cap, so
         // its allocation never doubles past it either.
-        let bytes = &bytes[bytes.len().saturating_sub(self.replay_cap)..];
+        // What goes is the oldest `excess` bytes of what is kept and what comes, up to the end of
+        // the line they end in (when it is near): a view attached later starts at a line.
         let excess = (self.replay.len() + bytes.len()).saturating_sub(self.replay_cap);
-        if excess > 0 {
+        let bytes = if excess == 0 {
+            bytes
+        } else if excess < self.replay.len() {
             let search_end = (excess + TRIM_LINE_SEARCH_BYTES).min(self.replay.len());
             let cut = (excess..search_end).find(|&i| self.replay[i] == b'\n').map_or(excess, |newline| newline + 1);
             self.replay.drain(..cut.min(self.replay.len()));
-        }
+            bytes
+        } else {
+            // One chunk bigger than what is left (a gathered burst): all that was kept goes, and
+            // the cut falls inside the chunk.
+            let start = excess - self.replay.len();
+            self.replay.clear();
+            let search_end = (start + TRIM_LINE_SEARCH_BYTES).min(bytes.len());
+            let cut = (start..search_end).find(|&i| bytes[i] == b'\n').map_or(start, |newline| newline + 1);
+            &bytes[cut..]
+        };
         let needed = self.replay.len() + bytes.len();
         if needed > self.replay.capacity() {
             // Doubling, as a growing buffer does, but never past the cap.
@@ -196,6 +208,27 @@ mod tests {
         assert!(replay.len() <= 100, "{}", replay.len());
         assert!(replay.starts_with(b"line "), "{:?}", String::from_utf8_lossy(&replay));
         assert!(replay.ends_with(b"line 099\r\n"));
+    }
+
+    #[test]
+    fn a_chunk_bigger_than_the_replay_still_leaves_it_starting_at_a_line() {
+        // (what is kept before, the chunk fed): the chunk alone overflows what is left.
+        let lines =
+            |from: usize, to: usize| (from..to).map(|i| format!("\x1b[34mline {i:05}\x1b[0m\r\n")).collect::<String>();
+        let cases = [
+            (String::new(), lines(0, 100)),
+            (lines(0, 3), lines(3, 200)),
+            ("a line\r\n".to_owned(), format!("partial{}", lines(0, 50))),
+        ];
+        for (kept, chunk) in cases {
+            let mut model = TerminalModel::new(SMALL, 300, 10);
+            model.feed(kept.as_bytes());
+            model.feed(chunk.as_bytes());
+            let replay = model.replay();
+            assert!(replay.len() <= 300, "{}", replay.len());
+            assert!(replay.starts_with(b"\x1b[34mline "), "{:?}", String::from_utf8_lossy(&replay));
+            assert!(chunk.as_bytes().ends_with(&replay), "the replay is the chunk's end");
+        }
     }
 
     #[test]
