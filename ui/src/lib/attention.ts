@@ -201,7 +201,7 @@ function endingWords(ended: Ending): string {
 }
 
 /** The state as a sentence: what it needs, what holds it, what failed, what it does. */
-export function attentionLine(attention: ShownAttention): string {
+export function attentionLine(attention: ShownAttention, now = new Date()): string {
   switch (attention.state) {
     case 'unknown':
       return `Not known while ${attention.host} is disconnected`;
@@ -220,10 +220,10 @@ export function attentionLine(attention: ShownAttention): string {
     case 'limited': {
       if (attention.until === null) {
         const task = attention.task ? `; “${attention.task}” waits meanwhile` : '';
-        return `At its usage limit (${limitedWhen(attention)})${task}`;
+        return `At its usage limit (${limitedWhen(attention, now)})${task}`;
       }
       const task = attention.task ? `; “${attention.task}” waits and goes on then` : '';
-      return `At its usage limit ${limitedWhen(attention)}${task}`;
+      return `At its usage limit ${limitedWhen(attention, now)}${task}`;
     }
     case 'working':
       return attention.task ? `Working on “${attention.task}”` : 'Working';

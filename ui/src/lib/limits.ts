@@ -81,7 +81,7 @@ export function holdOf(attention: ShownAttention | undefined, task: TaskInfo | u
       : attention.until === null
         ? 'Its tasks are kept. If you know the limit has lifted, resume it now.'
         : 'Its tasks are kept and go on then, or now if you resume it.';
-    return { kind: 'limited', line: attentionLine(attention), next, resumable: true };
+    return { kind: 'limited', line: attentionLine(attention, new Date(now)), next, resumable: true };
   }
   if (attention?.state === 'needs_you' && attention.need.kind === 'account') {
     return { kind: 'account', line: needWords(attention.need), next: 'Once you have seen to it, resume it: its task goes on.', resumable: true };
