@@ -4,11 +4,13 @@
 // view closed: the flows' baseline), then that agent's flows with its status diagram drawn.
 // Reports the window's frame time and each process's CPU in each, and, with the view open, the
 // time from an event of the shown agent sent on the socket to its node lit in the window.
+// The view is closed and opened in turn ROUNDS times (3), so that both see the same machine.
 // Run with bench/flows.sh (it builds and provides a display). WORST=N also prints the N slowest
-// frames with the view open and what changed on the page before each.
+// frames of each open round and what changed on the page before and during each. PERF=dir
+// records a CPU profile of the window's processes in each phase (perf, dir/<phase>-<round>.data).
 // CSS="..." adds that style sheet to the window first, to try a change of look without a build.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,8 @@ import { ROOT, addStyle, frameTimes, launchApp, worstFrames } from '../tests/e2e
 const AGENTS = Number(process.env.AGENTS ?? 50);
 const RATE = Number(process.env.RATE ?? 100);
 const PHASE_MS = Number(process.env.PHASE_MS ?? 10_000);
+/** The flows view closed and open in turn, this many times, each for PHASE_MS / ROUNDS. */
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SEED = join(ROOT, 'target/debug/switchboard-bench-seed');
 /** The parts of the window `WORST` counts changes in. */
 const FLOWS_PARTS = ['.sidebar', '.flows .list', '.flows .drawing', '.flows .scrubber', '.flows .events', '.flows .panel-bar'];
@@ -90,6 +94,7 @@ try {
     });
   };
   const sent = []; // [time, node] of the shown agent's events
+  const sentDuring = []; // [from, to] of each open phase
   let n = 0;
   const send = () => {
     const session = sessions[n % sessions.length];
@@ -109,14 +114,26 @@ try {
   const app = pids.find((pid) => !isEngine(pid));
   const engine = pids.find(isEngine);
   const usage = {};
+  // PERF=dir: a CPU profile of the window's processes in each phase, dir/<phase>.data.
+  const webkitPids = () => execFileSync('pgrep', ['-P', String(app)]).toString().trim().split('\n').filter(Boolean);
   const measured = async (name, run) => {
+    const perf = process.env.PERF
+      ? spawn('perf', ['record', '-q', '-F', '499', '-g', '-o', join(process.env.PERF, `${name}-${usage[name]?.runs ?? 0}.data`), '-p', [app, ...webkitPids()].join(',')], { stdio: 'ignore' })
+      : null;
     const before = [cpu(app), cpu(engine)];
     const started = performance.now();
     const result = await run();
     const after = [cpu(app), cpu(engine)];
+    if (perf) {
+      perf.kill('SIGINT');
+      await new Promise((resolve) => perf.once('exit', resolve));
+    }
     const seconds = (performance.now() - started) / 1000;
     const share = (which, key) => (100 * (after[which][key] - before[which][key])) / seconds;
-    usage[name] = { app: share(0, 'app'), webkit: share(0, 'webkit'), engine: share(1, 'app') };
+    // A phase measured in several rounds: the mean of its rounds.
+    const runs = (usage[name]?.runs ?? 0) + 1;
+    const mean = (key, value) => ((usage[name]?.[key] ?? 0) * (runs - 1) + value) / runs;
+    usage[name] = { runs, app: mean('app', share(0, 'app')), webkit: mean('webkit', share(0, 'webkit')), engine: mean('engine', share(1, 'app')) };
     return result;
   };
   const frames = () => frameTimes(browser, PHASE_MS);
@@ -129,39 +146,55 @@ try {
   await sleep(1000);
   const dashboard = await measured('dashboard', frames);
 
-  // The shown agent's terminal, then its flows.
+  // The shown agent's terminal (the flows view closed), then its flows, in turn ROUNDS times:
+  // each gets the same share of a run whose machine may grow busier as it goes.
   await first.click();
   await (await browser.$('[data-testid="session-view"]')).waitForExist({ timeout: 10_000 });
   await sleep(1000);
-  const closed = await measured('closed', frames);
-
-  await (await browser.$('[data-testid="open-flows"]')).click();
-  await (await browser.$('[data-testid="flow-node-agent_status-tool_use"]')).waitForExist({ timeout: 10_000 });
-  // Note each moment a status node lights.
-  await browser.execute(() => {
-    window.__lit = [];
-    for (const node of ['tool_use', 'permission']) {
-      const element = document.querySelector(`[data-testid="flow-node-agent_status-${node}"]`);
-      new MutationObserver(() => {
-        if (element.getAttribute('data-lit') === 'true') window.__lit.push([Date.now(), node]);
-      }).observe(element, { attributes: true, attributeFilter: ['data-lit'] });
-    }
-  });
-  // Measured once the view has loaded and drawn, as the closed view is.
-  await sleep(1000);
-  sent.length = 0;
-  const open = await measured('open', () => (process.env.WORST ? worstFrames(browser, PHASE_MS, FLOWS_PARTS, Number(process.env.WORST)) : frames()));
-  const lit = await browser.execute(() => window.__lit);
+  const closed = [];
+  const open = [];
+  const lit = [];
+  const rounds = []; // [closed p99, open p99] of each round
+  for (let round = 0; round < ROUNDS; round++) {
+    const closedRound = await measured('closed', () => frameTimes(browser, PHASE_MS / ROUNDS));
+    closed.push(...closedRound);
+    await (await browser.$('[data-testid="open-flows"]')).click();
+    await (await browser.$('[data-testid="flow-node-agent_status-tool_use"]')).waitForExist({ timeout: 10_000 });
+    // Note each moment a status node lights.
+    await browser.execute(() => {
+      window.__lit = [];
+      for (const node of ['tool_use', 'permission']) {
+        const element = document.querySelector(`[data-testid="flow-node-agent_status-${node}"]`);
+        new MutationObserver(() => {
+          if (element.getAttribute('data-lit') === 'true') window.__lit.push([Date.now(), node]);
+        }).observe(element, { attributes: true, attributeFilter: ['data-lit'] });
+      }
+    });
+    // Measured once the view has loaded and drawn, as the closed view is.
+    await sleep(1000);
+    const from = Date.now();
+    const openRound = await measured('open', () =>
+      process.env.WORST ? worstFrames(browser, PHASE_MS / ROUNDS, FLOWS_PARTS, Number(process.env.WORST)) : frameTimes(browser, PHASE_MS / ROUNDS),
+    );
+    open.push(...openRound);
+    rounds.push([percentile(closedRound, 0.99), percentile(openRound, 0.99)]);
+    sentDuring.push([from, Date.now()]);
+    lit.push(...(await browser.execute(() => window.__lit)));
+    await (await browser.$('button[aria-label="Close the flows"]')).click();
+    await (await browser.$('[data-testid="flows-view"]')).waitForExist({ reverse: true, timeout: 10_000 });
+    await sleep(1000);
+  }
   clearInterval(timer);
   sending = false;
   socket.end();
 
 
-  // Each event that changed the shown agent's node, to the first moment that node lit after it.
+  // Each event sent while the view was open that changed the shown agent's node, to the first
+  // moment that node lit after it.
   const latencies = [];
   for (let i = 1; i < sent.length; i++) {
     const [at, node] = sent[i];
-    if (node === sent[i - 1][1]) continue;
+    if (node === sent[i - 1][1] || !sentDuring.some(([from, to]) => at >= from && at <= to)) continue;
     const seen = lit.find(([when, which]) => which === node && when >= at);
     if (seen) latencies.push(seen[0] - at);
   }
@@ -180,8 +213,9 @@ try {
   ratio('WebKit CPU, dashboard with events / idle', usage.idle.webkit, usage.dashboard.webkit);
   ratio('frame time p99, flows open / closed', percentile(closed, 0.99), percentile(open, 0.99));
   ratio('frame time p50, flows open / closed', percentile(closed, 0.5), percentile(open, 0.5));
+  console.log(`frame time p99 of each round, closed / open: ${rounds.map(([c, o]) => `${c.toFixed(0)} / ${o.toFixed(0)}`).join(', ')} ms`);
   console.log(
-    `event to node lit (view open)        p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms over ${latencies.length} changes (${sent.length} events of the shown agent)`,
+    `event to node lit (view open)        p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms over ${latencies.length} changes (${sent.filter(([at]) => sentDuring.some(([from, to]) => at >= from && at <= to)).length} events of the shown agent)`,
   );
 } finally {
   await close();
