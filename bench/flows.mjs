@@ -4,7 +4,7 @@
 // view closed: the flows' baseline), then that agent's flows with its status diagram drawn.
 // Reports the window's frame time and each process's CPU in each, and, with the view open, the
 // time from an event of the shown agent sent on the socket to its node lit in the window.
-// The view is closed and opened in turn ROUNDS times (3), so that both see the same machine.
+// Each pair of phases is measured in turn ROUNDS times (3), so that both see the same machine.
 // Run with bench/flows.sh (it builds and provides a display). WORST=N also prints the N slowest
 // frames of each open round and what changed on the page before and during each. PERF=dir
 // records a CPU profile of the window's processes in each phase (perf, dir/<phase>-<round>.data).
@@ -78,9 +78,10 @@ try {
   await (await browser.$('[data-testid="dashboard"]')).waitForExist({ timeout: 10_000 });
   if (process.env.SORT) await (await browser.$('[data-testid="dashboard-sort"]')).selectByAttribute('value', process.env.SORT);
 
-  // The hooks: one connection, an event every 1000/RATE ms, round the agents. Opened when the
-  // events start (the engine closes a connection idle for 10 s); a connection lost while they
-  // are sent ends the bench rather than measuring a window with no events.
+  // The hooks: one connection, an event every 1000/RATE ms, round the agents, opened again when
+  // the events start if the engine closed it while idle (it closes one idle for 10 s). A
+  // connection lost while events are sent ends the bench rather than measuring a window with
+  // no events.
   let socket = null;
   let sending = true;
   const connect = async () => {
@@ -136,15 +137,27 @@ try {
     usage[name] = { runs, app: mean('app', share(0, 'app')), webkit: mean('webkit', share(0, 'webkit')), engine: mean('engine', share(1, 'app')) };
     return result;
   };
-  const frames = () => frameTimes(browser, PHASE_MS);
+  const frames = () => frameTimes(browser, PHASE_MS / ROUNDS);
 
-  // The dashboard with every agent idle, then with the hooks reporting.
+  // The dashboard with every agent idle, then with the hooks reporting, in turn ROUNDS times.
   await sleep(1000);
-  const idle = await measured('idle', frames);
-  await connect();
-  const timer = setInterval(send, 1000 / RATE);
-  await sleep(1000);
-  const dashboard = await measured('dashboard', frames);
+  const idle = [];
+  const dashboard = [];
+  let timer = null;
+  for (let round = 0; round < ROUNDS; round++) {
+    sending = false;
+    idle.push(...(await measured('idle', frames)));
+    if (socket === null || socket.readyState !== 'open') await connect();
+    sending = true;
+    timer = setInterval(send, 1000 / RATE);
+    await sleep(1000);
+    dashboard.push(...(await measured('dashboard', frames)));
+    if (round < ROUNDS - 1) {
+      clearInterval(timer);
+      // What the last events changed is drawn before the idle window is measured again.
+      await sleep(1000);
+    }
+  }
 
   // The shown agent's terminal (the flows view closed), then its flows, in turn ROUNDS times:
   // each gets the same share of a run whose machine may grow busier as it goes.

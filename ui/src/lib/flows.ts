@@ -5,6 +5,7 @@
  */
 import type { DiagramSilence, DiagramState, FlowTarget, LogEntry, LoopInfo, Profile, SessionInfo, TaskInfo } from './bindings';
 import { firstLine, taskTitle, timelineText } from './tasks';
+import { localeWords } from './model';
 
 /** The groups the event panel filters by. */
 export type EventGroup = 'task' | 'signal' | 'hook' | 'loop' | 'session' | 'delegation';
@@ -75,7 +76,7 @@ export function targetLabel(
 }
 
 function clock(at: number): string {
-  return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return localeWords(new Date(at), { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 /** Whether a new log entry may change what a target shows (the engine knows exactly; this

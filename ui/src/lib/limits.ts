@@ -9,7 +9,7 @@
  */
 import type { AccountLimit, AccountUsage, Attention, EngineEvent, ProfileId, TaskInfo, UsageLevel, UsageWindow, WaitingFor } from './bindings';
 import { attentionLine, needWords, type ShownAttention } from './attention';
-import { formatTime } from './model';
+import { formatTime, localeWords } from './model';
 import { isFinished, waitSentence } from './tasks';
 
 /** The limits after `event`; the same list when the event is about something else. */
@@ -201,8 +201,7 @@ export function resetWords(at: number, now: number): string {
   const date = new Date(at);
   const today = new Date(now);
   if (date.toDateString() === today.toDateString() || at < now || at - now >= 6 * DAY_MS) return formatTime(at, today);
-  const day = date.toLocaleDateString(undefined, { weekday: 'short' });
-  return `${day} ${date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
+  return `${localeWords(date, { weekday: 'short' })} ${localeWords(date, { hour: '2-digit', minute: '2-digit' })}`;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   applyEngineEvent,
   formatTime,
   initialSelection,
+  localeWords,
   mergeInitial,
   newestFirst,
   plural,
@@ -148,6 +149,22 @@ describe('formatTime', () => {
     expect(earlier).not.toBe(today);
     expect(earlier.endsWith(today)).toBe(true);
     expect(today).toMatch(/09.05|9.05/);
+  });
+});
+
+describe('localeWords', () => {
+  const dates = [new Date(2026, 10, 21, 9, 5, 7), new Date(2026, 0, 1, 23, 59, 59), new Date(2027, 5, 30, 0, 0, 0)];
+  const cases: [string, Intl.DateTimeFormatOptions, (d: Date, o: Intl.DateTimeFormatOptions) => string][] = [
+    ['a time', { hour: '2-digit', minute: '2-digit' }, (d, o) => d.toLocaleTimeString(undefined, o)],
+    ['a time with seconds', { hour: '2-digit', minute: '2-digit', second: '2-digit' }, (d, o) => d.toLocaleTimeString(undefined, o)],
+    ['a day', { month: 'short', day: 'numeric' }, (d, o) => d.toLocaleDateString(undefined, o)],
+    ['a weekday', { weekday: 'short' }, (d, o) => d.toLocaleDateString(undefined, o)],
+  ];
+  it.each(cases)('says %s as toLocale…String does, however often it is asked', (_, options, said) => {
+    for (const date of dates) {
+      expect(localeWords(date, options)).toBe(said(date, options));
+      expect(localeWords(date, { ...options })).toBe(said(date, options));
+    }
   });
 });
 

@@ -174,12 +174,29 @@ export function toDate(timestamp: number): Date {
   return new Date(timestamp);
 }
 
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * `date` in the words `toLocaleString(undefined, options)` gives, from a formatter built once for
+ * those options. Building one (as each `toLocale…String` call with options does) costs far more
+ * than using it, and the window says times at every change of every agent.
+ */
+export function localeWords(date: Date, options: Intl.DateTimeFormatOptions): string {
+  const key = JSON.stringify(options);
+  let format = formats.get(key);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(undefined, options);
+    formats.set(key, format);
+  }
+  return format.format(date);
+}
+
 /** `HH:MM` today, `Mon D, HH:MM` on other days, in the local time zone of `now`. */
 export function formatTime(timestamp: number, now: Date): string {
   const date = toDate(timestamp);
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = localeWords(date, { hour: '2-digit', minute: '2-digit' });
   if (date.toDateString() === now.toDateString()) return time;
-  const day = date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  const day = localeWords(date, { month: 'short', day: 'numeric' });
   return `${day}, ${time}`;
 }
 
