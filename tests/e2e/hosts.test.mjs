@@ -206,6 +206,8 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
       });
       assert.doesNotMatch(await textOf(banner), /ssh:|port \d+/);
       assert.ok(await (await (await entry(browser, 'builder')).$(byTestId('profile-unknown'))).isExisting(), "builder's state reads as unknown");
+      const runningBadge = async () => (await entry(browser, 'builder')).$(`${byTestId('session-entry')}[data-state="running"] ${byTestId('state-badge')}`);
+      assert.equal(await textOf(await runningBadge()), 'last seen running', "builder's session is not said to run while it cannot be heard");
       // The dashboard still shows the agents there, not known, rather than leaving them out.
       await (await browser.$(byTestId('open-dashboard'))).click();
       const away = await browser.$(`${byTestId('dashboard-card')}[data-profile-name="builder"]`);
@@ -232,6 +234,7 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
       );
       const tasks = onTheHost('task', 'list');
       assert.deepEqual(tasks.map((t) => t.id).sort(), [first.task.id, meanwhile.task.id].sort(), 'nothing was added twice');
+      assert.equal(await textOf(await runningBadge()), 'running', "builder's session reads running again once heard");
 
       // A question an agent there asks is answered from this window, and the agent goes on there.
       const asking = join(dir, 'asking-workspace');

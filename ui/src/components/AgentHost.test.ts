@@ -66,6 +66,29 @@ describe('the machine an agent runs on', () => {
     expect(within(entry('builder')).queryByTestId('profile-unknown')).toBeNull();
   });
 
+  it('says its sessions were last seen running, not that they run, while the window cannot reach it', async () => {
+    const { backend, trainer } = twoMachines();
+    backend.seedSession(trainer.id, { state: 'running', pid: 7 });
+    await renderApp(backend);
+    const badge = () => within(entry('trainer')).getByTestId('state-badge');
+    await waitFor(() => expect(badge().textContent).toBe('running'));
+
+    backend.setHostLink({ destination: 'build-box', link: { state: 'lost', reason: 'The connection was lost.', host: 'build-box' } });
+    await tick();
+    expect(badge().textContent).toBe('last seen running');
+    expect(badge().title).toBe('Its machine is disconnected: it was running when last heard from, and may have ended since.');
+    expect(badge().dataset.reached).toBe('false');
+    await fireEvent.click(within(entry('trainer')).getByTestId('session-entry'));
+    const header = within(await screen.findByTestId('session-view')).getByTestId('session-state');
+    expect(header.textContent).toBe('last seen running');
+
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    await tick();
+    expect(badge().textContent).toBe('running');
+    expect(badge().dataset.reached).toBeUndefined();
+    expect(header.textContent).toBe('running');
+  });
+
   it('is named in the agent’s page header', async () => {
     const { backend } = twoMachines();
     await renderApp(backend);

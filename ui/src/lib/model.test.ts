@@ -139,6 +139,18 @@ describe('stateLabel', () => {
     expect(stateLabel(session)).toBe(label);
     expect(stateDetail(session)).toBe(detail);
   });
+
+  it.each<[SessionInfo, string]>([
+    // A running session on a machine out of reach says only what was last heard.
+    [{ ...at, state: 'running', pid: 42 }, 'last seen running'],
+    // An ended session stays ended: nothing heard later can undo that.
+    [{ ...at, state: 'exited', exit_code: 0, signal: null, ended_at: 1 }, 'exited'],
+    [{ ...at, state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: 1 }, 'stopped'],
+  ])('%j, its machine disconnected', (session, label) => {
+    expect(stateLabel(session, false)).toBe(label);
+    if (session.state === 'running') expect(stateDetail(session, false)).toMatch(/disconnected.*may have ended/);
+    else expect(stateDetail(session, false)).toBe(stateDetail(session));
+  });
 });
 
 describe('formatTime', () => {

@@ -140,10 +140,11 @@ export function folderName(path: string): string {
 }
 
 /** A session's state in a word or two, for its badge (the process id is in the detail). */
-export function stateLabel(session: SessionInfo): string {
+export function stateLabel(session: SessionInfo, reached = true): string {
   switch (session.state) {
     case 'running':
-      return 'running';
+      // Its machine disconnected: running is what was last heard, not what is known now.
+      return reached ? 'running' : 'last seen running';
     case 'exited':
       if (session.signal) return `ended (${session.signal})`;
       return session.exit_code === 0 ? 'exited' : `exited, code ${session.exit_code}`;
@@ -155,10 +156,12 @@ export function stateLabel(session: SessionInfo): string {
 }
 
 /** A session's state in a sentence, with the details a badge leaves out. */
-export function stateDetail(session: SessionInfo): string {
+export function stateDetail(session: SessionInfo, reached = true): string {
   switch (session.state) {
     case 'running':
-      return `Running as process ${session.pid}.`;
+      return reached
+        ? `Running as process ${session.pid}.`
+        : 'Its machine is disconnected: it was running when last heard from, and may have ended since.';
     case 'exited':
       if (session.signal) return `The agent ended on signal ${session.signal}.`;
       return session.exit_code === 0 ? 'The agent exited.' : `The agent exited with code ${session.exit_code}.`;
