@@ -208,6 +208,8 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
       assert.ok(await (await (await entry(browser, 'builder')).$(byTestId('profile-unknown'))).isExisting(), "builder's state reads as unknown");
       const runningBadge = async () => (await entry(browser, 'builder')).$(`${byTestId('session-entry')}[data-state="running"] ${byTestId('state-badge')}`);
       assert.equal(await textOf(await runningBadge()), 'last seen running', "builder's session is not said to run while it cannot be heard");
+      await (await runningBadge()).click();
+      assert.equal(await textOf(await browser.$(byTestId('queue-status'))), 'unknown', 'its task panel says neither working nor a count heard before');
       // The dashboard still shows the agents there, not known, rather than leaving them out.
       await (await browser.$(byTestId('open-dashboard'))).click();
       const away = await browser.$(`${byTestId('dashboard-card')}[data-profile-name="builder"]`);

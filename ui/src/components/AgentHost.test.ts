@@ -81,12 +81,17 @@ describe('the machine an agent runs on', () => {
     await fireEvent.click(within(entry('trainer')).getByTestId('session-entry'));
     const header = within(await screen.findByTestId('session-view')).getByTestId('session-state');
     expect(header.textContent).toBe('last seen running');
+    // Its task panel says neither "working" nor a queue count heard before.
+    const queue = await screen.findByTestId('queue-status');
+    expect(queue.textContent?.trim()).toBe('unknown');
+    expect(within(queue).getByTestId('queue-unknown').title).toBe('Not known while build-box is disconnected');
 
     backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
     await tick();
     expect(badge().textContent).toBe('running');
     expect(badge().dataset.reached).toBeUndefined();
     expect(header.textContent).toBe('running');
+    await waitFor(() => expect(screen.getByTestId('queue-status').textContent).toMatch(/^\s*idle\s*· 0 queued/));
   });
 
   it('is named in the agent’s page header', async () => {
