@@ -15,7 +15,7 @@ import {
 } from './attention';
 import { disconnectedMachine } from './hosts';
 import { overviewAgent } from '../test/overview';
-import { formatTime } from './model';
+import { formatTime, resetWords } from './model';
 
 // Today, so the window shows the times alone (another day's time has its day before it).
 const today = (hours: number, minutes: number) => {
@@ -43,6 +43,16 @@ describe('an agent at its usage limit, in words', () => {
     expect(attentionLabel(limited())).toBe(`limited until ${shown(RESET)}`);
     expect(attentionLine(limited())).toBe(`At its usage limit until ${shown(RESET)}; “Port the parser” waits and goes on then`);
     expect(attentionLine(limited({ task: null, task_id: null }))).toBe(`At its usage limit until ${shown(RESET)}`);
+  });
+
+  it('says a reset after midnight as the usage bars do, with its day', () => {
+    const now = new Date(2026, 10, 26, 23, 30);
+    const until = new Date(2026, 10, 27, 0, 13).getTime();
+    expect(attentionLabel(limited({ until }), now)).toBe(`limited until ${resetWords(until, now.getTime())}`);
+    expect(resetWords(until, now.getTime())).toMatch(new RegExp(`^${new Date(until).toLocaleDateString(undefined, { weekday: 'short' })} `));
+    expect(attentionLine(limited({ until }), now)).toBe(`At its usage limit until ${resetWords(until, now.getTime())}; “Port the parser” waits and goes on then`);
+    const retry = new Date(2026, 10, 27, 0, 15).getTime();
+    expect(limitedWhen(limited({ until: null, retry_at: retry }), now)).toBe(`reset time unknown; tries again at ${resetWords(retry, now.getTime())}`);
   });
 
   it('says the reset is unknown and when the app tries again, when it did not', () => {

@@ -8,7 +8,7 @@
  */
 import type { AgentAttention, Attention, EngineEvent, Ending, HostLink, Need, Overview, OverviewAgent, Profile, ProfileId } from './bindings';
 import { disconnectedMachine } from './hosts';
-import { formatTime } from './model';
+import { resetWords } from './model';
 
 export type AttentionState = Attention['state'];
 
@@ -135,7 +135,7 @@ export function asksTheUser(attention: ShownAttention | undefined): boolean {
 }
 
 /** A badge's word or two. */
-export function attentionLabel(attention: ShownAttention): string {
+export function attentionLabel(attention: ShownAttention, now = new Date()): string {
   switch (attention.state) {
     case 'unknown':
       return 'unknown';
@@ -146,7 +146,7 @@ export function attentionLabel(attention: ShownAttention): string {
     case 'failed':
       return attention.count === 1 ? 'task failed' : `${attention.count} tasks failed`;
     case 'limited':
-      return attention.until === null ? 'usage limit' : `limited ${limitedWhen(attention)}`;
+      return attention.until === null ? 'usage limit' : `limited ${limitedWhen(attention, now)}`;
     case 'working':
       return 'working';
     case 'idle':
@@ -156,11 +156,11 @@ export function attentionLabel(attention: ShownAttention): string {
   }
 }
 
-/** When a limited agent goes on: "until 14:05", or "reset time unknown; tries again at 14:07". */
+/** When a limited agent goes on: "until 14:05", "until Fri 00:13", or "reset time unknown; tries again at 14:07". */
 export function limitedWhen(attention: Extract<Attention, { state: 'limited' }>, now = new Date()): string {
   return attention.until === null
-    ? `reset time unknown; tries again at ${formatTime(attention.retry_at, now)}`
-    : `until ${formatTime(attention.until, now)}`;
+    ? `reset time unknown; tries again at ${resetWords(attention.retry_at, now.getTime())}`
+    : `until ${resetWords(attention.until, now.getTime())}`;
 }
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;

@@ -8,13 +8,12 @@ import {
   limitDetail,
   limitNote,
   limitOf,
-  resetWords,
   taskResumable,
   usageBars,
   usageOf,
 } from './limits';
 import { shownAttention } from './attention';
-import { formatTime } from './model';
+import { formatTime, resetWords } from './model';
 import { task } from '../test/tasks';
 
 // Local times, as the window shows them (the user's clock and locale).

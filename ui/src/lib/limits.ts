@@ -9,7 +9,7 @@
  */
 import type { AccountLimit, AccountUsage, Attention, EngineEvent, ProfileId, TaskInfo, UsageLevel, UsageWindow, WaitingFor } from './bindings';
 import { attentionLine, needWords, type ShownAttention } from './attention';
-import { formatTime, localeWords } from './model';
+import { resetWords } from './model';
 import { isFinished, waitSentence } from './tasks';
 
 /** The limits after `event`; the same list when the event is about something else. */
@@ -105,8 +105,8 @@ export function holdOf(attention: ShownAttention | undefined, task: TaskInfo | u
  */
 export function limitNote(attention: Extract<Attention, { state: 'limited' }>, now = new Date()): string {
   return attention.until === null
-    ? `Reset time unknown; tries again at ${formatTime(attention.retry_at, now)}`
-    : `Resets at ${formatTime(attention.until, now)}; it goes on then`;
+    ? `Reset time unknown; tries again at ${resetWords(attention.retry_at, now.getTime())}`
+    : `Resets at ${resetWords(attention.until, now.getTime())}; it goes on then`;
 }
 
 /** A home folder written out (`/home/ann/.claude`), as the user writes it (`~/.claude`). */
@@ -151,7 +151,7 @@ export function limitDetail(limit: AccountLimit, profileId: ProfileId, names: Re
     case 'waiting':
       if (limit.passed > 0) {
         const resets = limit.passed === 1 ? '1 reset' : `${limit.passed} resets`;
-        lines.push(`Still refused after ${resets}: the app tries again at ${formatTime(limit.retry_at, new Date(now))}.`);
+        lines.push(`Still refused after ${resets}: the app tries again at ${resetWords(limit.retry_at, now)}.`);
       }
       break;
     case 'asks_user':
@@ -191,18 +191,6 @@ function windowShort(minutes: number): string {
   return `${minutes} min`;
 }
 
-const DAY_MS = 24 * 3600 * 1000;
-
-/**
- * When a window resets, as the user says it: "14:05" today, "Mon 09:00" within the week ahead,
- * else the date and time.
- */
-export function resetWords(at: number, now: number): string {
-  const date = new Date(at);
-  const today = new Date(now);
-  if (date.toDateString() === today.toDateString() || at < now || at - now >= 6 * DAY_MS) return formatTime(at, today);
-  return `${localeWords(date, { weekday: 'short' })} ${localeWords(date, { hour: '2-digit', minute: '2-digit' })}`;
-}
 
 /**
  * The account's usage windows, as its CLI last told them, for bars; each marked as the engine

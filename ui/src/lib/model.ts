@@ -203,6 +203,19 @@ export function formatTime(timestamp: number, now: Date): string {
   return `${day}, ${time}`;
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * A time to come (a reset, a retry), as the user says it: "14:05" today, "Mon 09:00" within the
+ * week ahead, else as `formatTime` does. Every time to come in the window is said this way.
+ */
+export function resetWords(at: number, now: number): string {
+  const date = new Date(at);
+  const today = new Date(now);
+  if (date.toDateString() === today.toDateString() || at < now || at - now >= 6 * DAY_MS) return formatTime(at, today);
+  return `${localeWords(date, { weekday: 'short' })} ${localeWords(date, { hour: '2-digit', minute: '2-digit' })}`;
+}
+
 /** A count and its word, as said: "1 event", "3 events". */
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
