@@ -7,8 +7,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import type { AccountLimit, Profile, TaskInfo } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
-import { resetWords } from '../lib/model';
-import { formatTime } from '../lib/model';
+import { formatTime, resetWords } from '../lib/model';
 import { callsOf, renderApp } from '../test/render';
 
 const MINUTE = 60_000;
