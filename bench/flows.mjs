@@ -7,7 +7,8 @@
 // Each pair of phases is measured in turn ROUNDS times (3), so that both see the same machine.
 // Run with bench/flows.sh (it builds and provides a display). WORST=N also prints the N slowest
 // frames of each open round and what changed on the page before and during each. PERF=dir
-// records a CPU profile of the window's processes in each phase (perf, dir/<phase>-<round>.data).
+// records a CPU profile of the window and the processes it started in each phase (perf,
+// dir/<phase>-<round>.data).
 // CSS="..." adds that style sheet to the window first, to try a change of look without a build.
 
 import { execFileSync, spawn } from 'node:child_process';
@@ -115,11 +116,12 @@ try {
   const app = pids.find((pid) => !isEngine(pid));
   const engine = pids.find(isEngine);
   const usage = {};
-  // PERF=dir: a CPU profile of the window's processes in each phase, dir/<phase>.data.
-  const webkitPids = () => execFileSync('pgrep', ['-P', String(app)]).toString().trim().split('\n').filter(Boolean);
+  // PERF=dir: a CPU profile of the window and the processes it started (WebKit's, and the engine
+  // it started) in each phase and round, dir/<phase>-<round>.data.
+  const childPids = () => execFileSync('pgrep', ['-P', String(app)]).toString().trim().split('\n').filter(Boolean);
   const measured = async (name, run) => {
     const perf = process.env.PERF
-      ? spawn('perf', ['record', '-q', '-F', '499', '-g', '-o', join(process.env.PERF, `${name}-${usage[name]?.runs ?? 0}.data`), '-p', [app, ...webkitPids()].join(',')], { stdio: 'ignore' })
+      ? spawn('perf', ['record', '-q', '-F', '499', '-g', '-o', join(process.env.PERF, `${name}-${usage[name]?.runs ?? 0}.data`), '-p', [app, ...childPids()].join(',')], { stdio: 'ignore' })
       : null;
     const before = [cpu(app), cpu(engine)];
     const started = performance.now();
