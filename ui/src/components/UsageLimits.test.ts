@@ -7,7 +7,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import type { AccountLimit, Profile, TaskInfo } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
-import { formatTime, resetWords } from '../lib/model';
+import { resetWords } from '../lib/model';
 import { callsOf, renderApp } from '../test/render';
 
 const MINUTE = 60_000;
@@ -67,8 +67,7 @@ async function openDashboard() {
 
 const cardOf = (view: HTMLElement, name: string) => within(view).getAllByTestId('dashboard-card').find((c) => c.getAttribute('data-profile-name') === name)!;
 
-const at = (time: number) => formatTime(time, new Date());
-/** A usage window's reset as the window says it: the day named when it is not today (run near midnight). */
+/** A time to come as the window says it: the day named when it is not today (run near midnight). */
 const resetAt = (time: number) => resetWords(time, Date.now());
 
 describe('an agent at its usage limit', () => {
@@ -98,10 +97,10 @@ describe('an agent at its usage limit', () => {
     await renderApp(backend);
     for (const name of ['builder', 'reviewer']) {
       const badge = within(entryOf(name)).getByTestId('profile-limited');
-      expect(badge.textContent).toBe(`limited until ${at(until)}`);
+      expect(badge.textContent).toBe(`limited until ${resetAt(until)}`);
     }
     const builder = entryOf('builder');
-    expect(within(builder).getByTestId('profile-limited').getAttribute('title')).toBe(`At its usage limit until ${at(until)}; “Port the parser” waits and goes on then`);
+    expect(within(builder).getByTestId('profile-limited').getAttribute('title')).toBe(`At its usage limit until ${resetAt(until)}; “Port the parser” waits and goes on then`);
     // Its task is kept and one waits behind it; it is not at work.
     expect(within(builder).getByTestId('profile-queue').textContent).toBe('1 queued');
     expect(within(entryOf('other')).queryByTestId('profile-limited')).toBeNull();
@@ -123,7 +122,7 @@ describe('an agent at its usage limit', () => {
     // Nothing of its own waits; resuming it would have the account go on (builder's task first).
     expect(within(banner).getByTestId('resume-now')).toBeTruthy();
     expect(banner.textContent).toContain('Nothing of its own waits: it takes new tasks once the limit is over.');
-    expect(within(entryOf('reviewer')).getByTestId('profile-limited').textContent).toBe(`limited until ${at(until)}`);
+    expect(within(entryOf('reviewer')).getByTestId('profile-limited').textContent).toBe(`limited until ${resetAt(until)}`);
     // The reset came: the account's agents go on one at a time, builder first.
     backend.seedLimit({ ...limit, phase: { phase: 'resuming', profile_id: builder.id } });
     await waitFor(() =>
@@ -145,7 +144,7 @@ describe('an agent at its usage limit', () => {
     const card = cardOf(view, 'builder');
     expect(card.getAttribute('data-state')).toBe('limited');
     expect(within(card).getByTestId('dashboard-state').textContent).toBe('usage limit');
-    expect(within(card).getByTestId('dashboard-limit').textContent).toContain(`Reset time unknown; tries again at ${at(retryAt)}`);
+    expect(within(card).getByTestId('dashboard-limit').textContent).toContain(`Reset time unknown; tries again at ${resetAt(retryAt)}`);
     expect(within(card).getByTestId('dashboard-task').textContent).toBe('Port the parser · waiting for the usage limit to reset');
     // Limited agents come after those that fail and before those at work.
     expect(within(view).getAllByTestId('dashboard-card').map((c) => c.getAttribute('data-profile-name'))).toEqual(['builder', 'reviewer', 'other']);
@@ -168,14 +167,14 @@ describe('an agent at its usage limit', () => {
     const view = await openAgent(builder);
     const banner = within(view).getByTestId('agent-limit');
     expect(banner.getAttribute('data-kind')).toBe('limited');
-    expect(within(banner).getByTestId('agent-limit-line').textContent).toBe(`At its usage limit until ${at(until)}; “Port the parser” waits and goes on then`);
+    expect(within(banner).getByTestId('agent-limit-line').textContent).toBe(`At its usage limit until ${resetAt(until)}; “Port the parser” waits and goes on then`);
     expect(within(banner).getAllByTestId('agent-limit-detail').map((d) => d.textContent)).toEqual([
       'Account ~/.claude, shared with reviewer: they wait for its reset together.',
     ]);
     expect(banner.textContent).not.toContain('/home/ann');
     expect(screen.getByTestId('agent-account-shown').textContent).toBe('the one Claude Code is signed in to on this machine');
     // The task panel's status says it too; Resume now is offered once, by the banner.
-    expect(screen.getByTestId('queue-limited').textContent).toBe(`limited until ${at(until)}`);
+    expect(screen.getByTestId('queue-limited').textContent).toBe(`limited until ${resetAt(until)}`);
     expect(screen.getAllByRole('button', { name: 'Resume now' })).toHaveLength(1);
     const resume = within(banner).getByTestId('resume-now');
     expect(resume.getAttribute('title')).toContain('without waiting for the reset');
@@ -199,11 +198,11 @@ describe('an agent at its usage limit', () => {
     expect(view.getAttribute('data-session-id')).toBe(session.id);
     const strip = within(view).getByTestId('agent-limit');
     expect(within(strip).getByTestId('agent-limit-line').textContent).toBe(
-      `At its usage limit (reset time unknown; tries again at ${at(retryAt)}); “Port the parser” waits meanwhile`,
+      `At its usage limit (reset time unknown; tries again at ${resetAt(retryAt)}); “Port the parser” waits meanwhile`,
     );
     const wait = within(screen.getByTestId('task-panel')).getByTestId('task-wait');
     expect(wait.getAttribute('data-cause')).toBe('usage_limit');
-    expect(wait.textContent).toContain(`did not say until when: the app tries again at ${at(retryAt)}. Its time limit is paused.`);
+    expect(wait.textContent).toContain(`did not say until when: the app tries again at ${resetAt(retryAt)}. Its time limit is paused.`);
   });
 
   it("a queued task says it starts after the reset, and its detail offers Resume now", async () => {
@@ -214,7 +213,7 @@ describe('an agent at its usage limit', () => {
     await fireEvent.click(screen.getAllByTestId('task-open').find((b) => b.textContent?.includes('Write the changelog'))!);
     const detail = await screen.findByTestId('task-detail');
     const wait = within(detail).getByTestId('task-wait');
-    expect(wait.textContent).toContain(`Its agent's account is at its usage limit until ${at(until)}: it starts then.`);
+    expect(wait.textContent).toContain(`Its agent's account is at its usage limit until ${resetAt(until)}: it starts then.`);
     await fireEvent.click(within(wait).getByTestId('task-resume-now'));
     expect(callsOf(backend, 'resume_agent')).toEqual([{ profileId: builder.id }]);
     expect(queued.state).toBe('queued');
@@ -264,7 +263,7 @@ describe('a turn its model refused for another reason', () => {
     await fireEvent.click(screen.getAllByTestId('task-open').find((b) => b.textContent?.includes('Port the parser'))!);
     const detail = await screen.findByTestId('task-detail');
     const wait = within(detail).getByTestId('task-wait');
-    expect(wait.textContent).toContain(`The model's service is overloaded: its agent is asked to go on at ${at(retry)}.`);
+    expect(wait.textContent).toContain(`The model's service is overloaded: its agent is asked to go on at ${resetAt(retry)}.`);
     await fireEvent.click(within(wait).getByTestId('task-resume-now'));
     expect(callsOf(backend, 'resume_agent')).toEqual([{ profileId: agent.id }]);
     await waitFor(() => expect(within(detail).queryByTestId('task-wait')).toBeNull());

@@ -7,7 +7,7 @@
 import dagre, { type EdgeLabel, type GraphLabel, type NodeLabel } from '@dagrejs/dagre';
 import type { Diagram, NodeShape } from './bindings';
 import { attentionLabel, needWords, type ShownOverview } from './attention';
-import { formatTime } from './model';
+import { resetWords } from './model';
 
 export interface LaidNode {
   id: string;
@@ -264,7 +264,7 @@ export function layoutOverview(overview: ShownOverview): Layout {
     if (agent.attention.state === 'needs_you') lines.push(clip(needWords(agent.attention.need)));
     // An unknown reset: its badge says "usage limit"; when the app tries again is said here.
     if (agent.attention.state === 'limited' && agent.attention.until === null) {
-      lines.push(`tries again at ${formatTime(agent.attention.retry_at, new Date())}`);
+      lines.push(`tries again at ${resetWords(agent.attention.retry_at, Date.now())}`);
     }
     return { id: agent.profile_id, lines, shape: 'agent', fill: null, stroke: null };
   });

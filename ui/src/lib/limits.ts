@@ -191,7 +191,6 @@ function windowShort(minutes: number): string {
   return `${minutes} min`;
 }
 
-
 /**
  * The account's usage windows, as its CLI last told them, for bars; each marked as the engine
  * weighed it against the user's warning (`level`). A window whose reset has passed since is

@@ -41,7 +41,7 @@ import {
   type TaskFormFields,
 } from './tasks';
 import { task } from '../test/tasks';
-import { formatTime } from './model';
+import { formatTime, resetWords } from './model';
 
 const ID = 'a1b2c3d4-0000-4000-8000-000000000001';
 const OTHER = 'a1b2c3d4-0000-4000-8000-000000000002';
@@ -337,6 +337,17 @@ describe('texts', () => {
       ],
     ])('%s', (_name, t, sentence) => {
       expect(waitSentence(t, now)).toBe(sentence);
+    });
+
+    it('says a reset after midnight with its day, as the agent\'s badge and usage bars do', () => {
+      const late = new Date(2026, 10, 26, 23, 30).getTime();
+      const after = new Date(2026, 10, 27, 0, 13).getTime();
+      const waiting = task(ID, { state: 'running', waiting_for: { cause: 'usage_limit', account: 'a', until: after, retry_at: after } });
+      const day = new Date(after).toLocaleDateString(undefined, { weekday: 'short' });
+      expect(waitSentence(waiting, late)).toBe(`Its agent's account is at its usage limit until ${resetWords(after, late)}: it goes on then. Its time limit is paused.`);
+      expect(waitSentence(waiting, late)).toContain(`until ${day} `);
+      const overloaded = task(ID, { state: 'running', waiting_for: { cause: 'overloaded', retry_at: after } });
+      expect(waitSentence(overloaded, late)).toContain(`go on at ${day} `);
     });
 
     it('says nothing of the account folder or of ids', () => {

@@ -21,7 +21,7 @@ import type {
   TaskState,
   WaitingFor,
 } from './bindings';
-import { formatTime, isRunning, newestFirst, type Model, type Selection } from './model';
+import { isRunning, newestFirst, resetWords, type Model, type Selection } from './model';
 import { signalHandledText, signalRaisedText, signalSetAsideText } from './signals';
 import { attentionLabel, type ShownAttention } from './attention';
 
@@ -402,7 +402,7 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
     case 'worktree_setup':
       return `Not typed yet: its new worktree is being set up first (${cause.command}).`;
     case 'usage_limit': {
-      const at = formatTime(cause.until ?? cause.retry_at, new Date(now));
+      const at = resetWords(cause.until ?? cause.retry_at, now);
       // A queued task has no time limit running yet; one at work has it paused.
       const paused = task.state === 'queued' ? '' : ' Its time limit is paused.';
       return cause.until === null
@@ -410,7 +410,7 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
         : `Its agent's account is at its usage limit until ${at}: it ${task.state === 'queued' ? 'starts' : 'goes on'} then.${paused}`;
     }
     case 'overloaded':
-      return `The model's service is overloaded: its agent is asked to go on at ${formatTime(cause.retry_at, new Date(now))}. Its time limit is paused.`;
+      return `The model's service is overloaded: its agent is asked to go on at ${resetWords(cause.retry_at, now)}. Its time limit is paused.`;
     case 'account':
       return `Its agent's account needs you: ${cause.why}. Then resume the agent. Its time limit is paused.`;
   }
