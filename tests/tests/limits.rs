@@ -375,6 +375,25 @@ async fn a_turn_the_user_typed_that_is_refused_limits_the_account_all_the_same()
     assert!(matches!(held.waiting_for, Some(WaitingFor::UsageLimit { .. })), "{held:?}");
 }
 
+/// Claude Code 2.1.329 may put the API's own words in `error_details`
+/// beside the error's code (its hook schema: `error` one of a fixed list,
+/// `error_details` optional): a limit with details is a limit all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_usage_limit_told_with_the_apis_details_holds_the_task_instead_of_failing_it() {
+    let t = TestEngine::start().await;
+    quick(&t, 600).await;
+    let agent = agent(&t, "detailed", "team", 600).await;
+    agent.hook(&t, serde_json::json!({"hook_event_name": "UserPromptSubmit"})).await;
+    let failure = serde_json::json!({"hook_event_name": "StopFailure", "error": "rate_limit",
+        "error_details": "429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}",
+        "last_assistant_message": "API Error: Request rejected (429)"});
+    agent.hook(&t, failure).await;
+    let task = t.task_until(&agent.task, "waiting for the usage limit", waits_for_limit).await;
+    assert_eq!(task.state(), TaskState::Running, "{task:?}");
+    let limits = t.engine.list_limits().await.unwrap();
+    assert_eq!(limits.iter().map(|l| l.account.as_str()).collect::<Vec<_>>(), vec!["team"], "{limits:?}");
+}
+
 /// Claude Code's status-line input telling the account's usage: its 5-hour
 /// window used `five` percent (resetting at `five_reset`, Unix seconds) and
 /// its week 17 percent; on one line.

@@ -105,9 +105,14 @@ pub enum HookEvent {
         background_tasks: Option<Vec<BackgroundTask>>,
     },
     /// A turn ended in error (Claude Code's StopFailure, or a Stop that
-    /// carries an error): what went wrong, in the agent's words.
+    /// carries an error): what went wrong, in the agent's words (its
+    /// `error_details` after its code); `kind` the error's code alone where
+    /// the CLI names one (Claude Code's `rate_limit`, `overloaded`, …),
+    /// which is what a usage limit is told from, whatever details follow.
     StopFailure {
         error: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<String>,
         last_assistant_message: Option<String>,
     },
     SessionEnd {
@@ -170,10 +175,12 @@ impl HookEvent {
                     || "the turn ended in an error".to_owned(),
                     |error| capped(error, MAX_TEXT_FIELD_BYTES),
                 ),
+                kind: error_kind(payload),
                 last_assistant_message: words("last_assistant_message"),
             },
             "Stop" if error_text(payload).is_some() => HookEvent::StopFailure {
                 error: capped(error_text(payload).expect("checked"), MAX_TEXT_FIELD_BYTES),
+                kind: error_kind(payload),
                 last_assistant_message: words("last_assistant_message"),
             },
             "Stop" => HookEvent::Stop {
@@ -195,6 +202,15 @@ impl HookEvent {
             _ => None,
         }
     }
+}
+
+/// An event's error code, when its `error` is one word of text (Claude
+/// Code's StopFailure names the error so, and puts the API's own words in
+/// `error_details`).
+fn error_kind(payload: &Value) -> Option<String> {
+    let kind = payload.get("error")?.as_str()?.trim();
+    let one_word = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    one_word.then(|| capped(kind.to_owned(), MAX_NAME_BYTES))
 }
 
 /// An event's error, when it carries one: `error` as text (or an object's
@@ -438,12 +454,29 @@ mod tests {
                 json!({"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "429 from the API", "last_assistant_message": "Partly"}),
                 HookEvent::StopFailure {
                     error: "rate_limit: 429 from the API".into(),
+                    kind: Some("rate_limit".into()),
                     last_assistant_message: Some("Partly".into()),
                 },
             ),
             (
+                json!({"hook_event_name": "StopFailure", "error": "overloaded"}),
+                HookEvent::StopFailure {
+                    error: "overloaded".into(),
+                    kind: Some("overloaded".into()),
+                    last_assistant_message: None,
+                },
+            ),
+            (
                 json!({"hook_event_name": "Stop", "error": {"message": "stream closed"}}),
-                HookEvent::StopFailure { error: "stream closed".into(), last_assistant_message: None },
+                HookEvent::StopFailure { error: "stream closed".into(), kind: None, last_assistant_message: None },
+            ),
+            (
+                json!({"hook_event_name": "Stop", "error": "the stream closed early"}),
+                HookEvent::StopFailure {
+                    error: "the stream closed early".into(),
+                    kind: None,
+                    last_assistant_message: None,
+                },
             ),
             (
                 json!({"hook_event_name": "Stop", "error": null, "last_assistant_message": "ok"}),

@@ -17,18 +17,30 @@ pub enum Refusal {
     NeedsUser { why: String },
 }
 
-/// The refusal a Claude Code StopFailure tells: its `error` field; none for
-/// an error the app does not act on (the turn then fails as any other).
+/// The refusal a Claude Code StopFailure tells: its `error` field, the
+/// error's code alone (Claude Code 2.1.329 names one of a fixed list and
+/// puts the API's own words in `error_details`, which never change what the
+/// code means); none for an error the app does not act on (the turn then
+/// fails as any other).
 pub fn from_claude_stop_failure(error: &str) -> Option<Refusal> {
+    let needs_user = |why: &str| Some(Refusal::NeedsUser { why: why.into() });
     match error {
         "rate_limit" => Some(Refusal::Limited { until: None }),
         "overloaded" => Some(Refusal::Overloaded),
-        "authentication_failed" => Some(Refusal::NeedsUser {
-            why: "Claude Code could not sign in to its account: sign in again in its terminal (/login)".into(),
-        }),
-        "billing_error" => Some(Refusal::NeedsUser {
-            why: "Claude Code's account has a billing problem: see to it in the account's settings".into(),
-        }),
+        "authentication_failed" => {
+            needs_user("Claude Code could not sign in to its account: sign in again in its terminal (/login)")
+        }
+        "oauth_org_not_allowed" => {
+            needs_user("Claude Code's account is not allowed in its organization: sign in with another (/login)")
+        }
+        "verification_required" => needs_user("Claude Code's account must be verified: see to it in its terminal"),
+        "account_on_hold" => needs_user("Claude Code's account is on hold: see to it in the account's settings"),
+        "cloud_credential_error" => {
+            needs_user("Claude Code could not use its cloud provider's credentials: renew them, then resume")
+        }
+        "billing_error" => {
+            needs_user("Claude Code's account has a billing problem: see to it in the account's settings")
+        }
         _ => None,
     }
 }
@@ -148,7 +160,12 @@ mod tests {
         assert_eq!(from_claude_stop_failure("overloaded"), Some(Refusal::Overloaded));
         assert!(matches!(from_claude_stop_failure("authentication_failed"), Some(Refusal::NeedsUser { .. })));
         assert!(matches!(from_claude_stop_failure("billing_error"), Some(Refusal::NeedsUser { .. })));
+        for account in ["oauth_org_not_allowed", "verification_required", "account_on_hold", "cloud_credential_error"] {
+            assert!(matches!(from_claude_stop_failure(account), Some(Refusal::NeedsUser { .. })), "{account}");
+        }
         assert_eq!(from_claude_stop_failure("invalid_request"), None);
+        // The code alone is read: an error with its details after it is not a code.
+        assert_eq!(from_claude_stop_failure("rate_limit: 429 from the API"), None);
         assert_eq!(
             from_codex_error("usage_limit_exceeded", "try again at 1:07 AM.", NOW, 0),
             Some(Refusal::Limited { until: at(10) })

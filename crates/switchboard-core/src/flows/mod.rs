@@ -260,7 +260,7 @@ fn read_hook(event: &str, payload: &Value) -> HookEvent {
         "session_start" => HookEvent::SessionStart,
         "user_prompt_submit" => HookEvent::UserPromptSubmit,
         "stop" => HookEvent::Stop { last_assistant_message: None, background_tasks: None },
-        "stop_failure" => HookEvent::StopFailure { error: String::new(), last_assistant_message: None },
+        "stop_failure" => HookEvent::StopFailure { error: String::new(), kind: None, last_assistant_message: None },
         "session_end" => HookEvent::SessionEnd { reason: None },
         "permission_request" => HookEvent::PermissionRequest { tool_name: String::new(), tool_input: Value::Null },
         other => HookEvent::Unknown { name: other.to_owned() },

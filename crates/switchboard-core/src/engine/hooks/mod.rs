@@ -206,7 +206,9 @@ impl HookDesk {
         let gated = turn_end(&event).map(|turn| gate(&entry.team, turn));
         let team_done = gated.as_deref() == Some(&[Emit::Complete][..]);
         let turn_failed = match (&event, &gated) {
-            (HookEvent::StopFailure { error, .. }, Some(emits)) if emits.contains(&Emit::Error) => Some(error.clone()),
+            (HookEvent::StopFailure { error, kind, .. }, Some(emits)) if emits.contains(&Emit::Error) => {
+                Some((error.clone(), kind.clone()))
+            }
             _ => None,
         };
         if entry.is_running() {
@@ -220,8 +222,9 @@ impl HookDesk {
         if let HookEvent::Stop { last_assistant_message, .. } = &event {
             cx.follow(Follow::TurnEnded { session: session_id.clone(), last_message: last_assistant_message.clone() });
         }
-        if let Some(error) = turn_failed {
-            let refusal = switchboard_protocol::limit::from_claude_stop_failure(&error);
+        if let Some((error, kind)) = turn_failed {
+            // Told from the error's code alone: the API's words may follow it.
+            let refusal = kind.as_deref().and_then(switchboard_protocol::limit::from_claude_stop_failure);
             cx.follow(Follow::TurnFailed { session: session_id.clone(), error, refusal });
         }
         if matches!(
