@@ -170,6 +170,7 @@ pub fn stdio(data_dir: &Path, socket: &Path) -> Result<ExitCode> {
                 tokio::net::UnixStream::connect(socket).await.context("reaching the engine it started")?
             }
         };
+        switchboard_client::served_by_us(&stream, socket)?;
         let (mut from_engine, mut to_engine) = stream.into_split();
         let (mut input, mut output) = (tokio::io::stdin(), tokio::io::stdout());
         let upstream = async {

@@ -53,6 +53,14 @@ pub enum ClientError {
          Stop it with `switchboard daemon --stop` and open Switchboard again"
     )]
     Refused { engine_version: String, reason: String },
+    /// The socket is served by another user's process (one that swapped
+    /// the socket in a folder it could write): nothing was said to it.
+    #[error(
+        "{} is served by another user (uid {uid}), not by your Switchboard: nothing was sent to it. \
+         Check who owns the folders of your data directory",
+        .socket.display()
+    )]
+    NotYours { socket: PathBuf, uid: u32 },
     #[error("the connection to Switchboard's engine was lost")]
     Disconnected,
     #[error("the engine did not answer within {} seconds", .0.as_secs())]
@@ -77,6 +85,7 @@ impl ClientError {
             other => {
                 let code = match other {
                     ClientError::Protocol(_) | ClientError::Refused { .. } => ErrorCode::Internal,
+                    ClientError::NotYours { .. } => ErrorCode::PermissionDenied,
                     _ => ErrorCode::EngineStopped,
                 };
                 ApiError { code, message: other.to_string(), field: None, problems: Vec::new() }
@@ -178,6 +187,18 @@ impl Drop for Connection {
     }
 }
 
+/// Checks, before a word is sent, that the process listening on `socket`
+/// runs as this user (`SO_PEERCRED`): a socket another user put in the
+/// engine's place never hears a hello, a command or a hook event.
+pub fn served_by_us(stream: &tokio::net::UnixStream, socket: &Path) -> Result<(), ClientError> {
+    let uid = stream.peer_cred()?.uid();
+    if uid == nix::unistd::getuid().as_raw() {
+        Ok(())
+    } else {
+        Err(ClientError::NotYours { socket: socket.to_path_buf(), uid })
+    }
+}
+
 /// A connection to an engine. Cloning shares the connection; it closes when
 /// the last clone is dropped.
 #[derive(Clone)]
@@ -194,6 +215,7 @@ impl Client {
             }
             _ => ClientError::Io(error),
         })?;
+        served_by_us(&stream, socket)?;
         let (read, write) = stream.into_split();
         Client::over(read, write, kind).await
     }

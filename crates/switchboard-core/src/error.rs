@@ -80,6 +80,10 @@ pub enum EngineError {
     NotThisSession,
     #[error("the engine has shut down")]
     EngineStopped,
+    /// A path of the data directory (the folder, `run/`, the socket's
+    /// folder, the database, the socket) belongs to another user.
+    #[error(transparent)]
+    NotYours(#[from] crate::private::NotYours),
     #[error("no worktree of the task or loop {0}")]
     WorktreeNotFound(String),
     /// git refused or failed; its words.
@@ -149,6 +153,7 @@ impl EngineError {
             EngineError::Relayed(error) => error.code,
             EngineError::UsersDecision { .. } | EngineError::NotThisSession => ErrorCode::NotAllowed,
             EngineError::EngineStopped => ErrorCode::EngineStopped,
+            EngineError::NotYours(_) => ErrorCode::PermissionDenied,
             EngineError::WorktreeNotFound(_) => ErrorCode::WorktreeNotFound,
             EngineError::Git(_) => ErrorCode::Git,
             EngineError::Unanswered | EngineError::Internal(_) => ErrorCode::Internal,

@@ -64,6 +64,40 @@ pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> io::Result<()> {
     file.write_all(bytes.as_ref())
 }
 
+/// Why a path in the data directory is not used: another user owns it.
+/// Such a user could read what the app keeps there, or swap the socket for
+/// one of their own and hear every command (as ssh refuses a `~/.ssh` it
+/// does not own).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Switchboard will not use {}: it belongs to another user (uid {owner}), and its data must be yours alone. Give it back to yourself (chown) or choose another data directory.",
+    path.display()
+)]
+pub struct NotYours {
+    pub path: PathBuf,
+    pub owner: u32,
+}
+
+/// Whether a path owned by `owner` may be used by the user `us` (pure): the
+/// user's own only.
+pub fn owned(path: &Path, owner: u32, us: u32) -> Result<(), NotYours> {
+    if owner == us { Ok(()) } else { Err(NotYours { path: path.to_path_buf(), owner }) }
+}
+
+/// Refuses the first of `paths` that is there and owned by another user
+/// (a link is judged by what it leads to, which is what is used); a path
+/// not there yet is the app's to make.
+pub fn refuse_foreign<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<(), NotYours> {
+    use std::os::unix::fs::MetadataExt;
+    let us = nix::unistd::getuid().as_raw();
+    for path in paths {
+        if let Ok(meta) = std::fs::metadata(path) {
+            owned(path, meta.uid(), us)?;
+        }
+    }
+    Ok(())
+}
+
 /// One change [`tighten`] made, or could not make.
 #[derive(Debug)]
 pub struct Tightening {
@@ -120,6 +154,17 @@ fn tighten_one(path: &Path, meta: &std::fs::Metadata, changes: &mut Vec<Tighteni
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_users_own_paths_are_used() {
+        let path = Path::new("/data");
+        let cases = [(1000, 1000, true), (0, 0, true), (1001, 1000, false), (0, 1000, false), (1000, 0, false)];
+        for (owner, us, used) in cases {
+            assert_eq!(owned(path, owner, us).is_ok(), used, "owner {owner}, user {us}");
+        }
+        let refused = owned(path, 1001, 1000).unwrap_err().to_string();
+        assert!(refused.contains("/data") && refused.contains("another user"), "{refused}");
+    }
 
     #[test]
     fn tightening_takes_group_and_others_bits_and_keeps_the_owners() {

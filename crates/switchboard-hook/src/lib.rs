@@ -68,6 +68,11 @@ pub fn request_line(envelope: &HookEnvelope) -> Vec<u8> {
 pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Value> {
     let attempt = || -> std::io::Result<Option<Value>> {
         let stream = UnixStream::connect(socket)?;
+        if !served_by_us(&stream) {
+            // Another user's process in the engine's place: the event is
+            // not said to it (it is spooled for the engine instead).
+            return Ok(None);
+        }
         stream.set_write_timeout(Some(DEADLINE))?;
         stream.set_read_timeout(Some(wait))?;
         (&stream).write_all(line)?;
@@ -76,6 +81,22 @@ pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Value> {
         Ok(serde_json::from_str::<Value>(&answer).ok().and_then(|v| v.get("ok").cloned()))
     };
     attempt().ok().flatten()
+}
+
+/// Whether the process listening at the other end of `stream` runs as this
+/// user (`SO_PEERCRED`), so a socket another user swapped in never hears an
+/// event, its session's secret among it. False when it cannot be told.
+pub fn served_by_us(stream: &UnixStream) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred { pid: 0, uid: u32::MAX, gid: u32::MAX };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` and `len` are live locals of the sizes passed, and the
+    // descriptor is the stream's own, open while it is borrowed.
+    let read = unsafe {
+        libc::getsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_PEERCRED, (&raw mut cred).cast(), &raw mut len)
+    };
+    // SAFETY: getuid has no preconditions and cannot fail.
+    read == 0 && cred.uid == unsafe { libc::getuid() }
 }
 
 /// What the hook prints for the agent: a permission decision the user made

@@ -62,6 +62,18 @@ impl Engine {
     /// task then starts the profiles marked to start on launch before it
     /// answers any request. Must be called within a Tokio runtime.
     pub async fn start(config: EngineConfig, sink: Arc<dyn EventSink>) -> Result<EngineHandle, EngineError> {
+        // Another user's folder, database or socket is never used: they
+        // could read it all, or listen in the engine's place.
+        let socket_dir = config.socket_path.parent().unwrap_or(&config.data_dir).to_path_buf();
+        let database = config.database_path();
+        let run = config.data_dir.join(crate::config::RUN_DIR);
+        crate::private::refuse_foreign([
+            config.data_dir.as_path(),
+            run.as_path(),
+            socket_dir.as_path(),
+            database.as_path(),
+            config.socket_path.as_path(),
+        ])?;
         // What an older version left readable by other users, said before
         // anything opens it (opening makes a file private too, unsaid).
         for change in crate::private::tighten(&config.data_dir) {
