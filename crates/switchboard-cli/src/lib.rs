@@ -753,6 +753,8 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                         WorktreeState::Conflicting => "conflicting",
                         WorktreeState::Merged => "merged",
                         WorktreeState::FolderMissing => "folder missing",
+                        WorktreeState::Tampered => "tampered with: its .git file was changed",
+                        WorktreeState::BranchGone => "its branch was deleted",
                         WorktreeState::Discarded => "discarded",
                     };
                     let meets = if w.overlaps.is_empty() {

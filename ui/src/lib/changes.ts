@@ -91,6 +91,8 @@ const STATE_WORDS: Record<WorktreeState, string> = {
   conflicting: 'meets other work',
   merged: 'merged',
   folder_missing: 'its folder is gone',
+  tampered: 'tampered with: its .git file was changed, so git is not run there',
+  branch_gone: 'its branch was deleted',
   discarded: 'discarded',
 };
 

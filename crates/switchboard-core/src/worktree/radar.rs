@@ -38,12 +38,25 @@ fn meet(a: &Range<u32>, b: &Range<u32>) -> bool {
     a.start < b_end && b.start < a_end
 }
 
-/// Every pair of worktrees that change a file in common, in the order given.
-pub fn overlaps<K: Clone + Ord>(worktrees: &[(K, Vec<FileHunks>)]) -> Vec<Overlap<K>> {
+/// One worktree as the radar compares it: its key, its repository (its
+/// top folder: files of the same name in two repositories are not the same
+/// file) and the regions it changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watched<K> {
+    pub key: K,
+    pub repository: String,
+    pub files: Vec<FileHunks>,
+}
+
+/// Every pair of worktrees of the same repository that change a file in
+/// common, in the order given.
+pub fn overlaps<K: Clone + Ord>(worktrees: &[Watched<K>]) -> Vec<Overlap<K>> {
     let mut found = Vec::new();
-    for (i, (first, first_files)) in worktrees.iter().enumerate() {
+    for (i, mine) in worktrees.iter().enumerate() {
+        let (first, first_files) = (&mine.key, &mine.files);
         let by_path: BTreeMap<&str, &FileHunks> = first_files.iter().map(|f| (f.path.as_str(), f)).collect();
-        for (second, second_files) in &worktrees[i + 1..] {
+        for other in worktrees[i + 1..].iter().filter(|other| other.repository == mine.repository) {
+            let (second, second_files) = (&other.key, &other.files);
             for theirs in second_files {
                 let Some(ours) = by_path.get(theirs.path.as_str()) else { continue };
                 let (first_hunks, second_hunks) = match (&ours.hunks, &theirs.hunks) {
@@ -137,12 +150,12 @@ mod tests {
 
     #[test]
     fn the_radar_marks_shared_files_counts_meeting_regions_and_orders_the_merge() {
-        let worktrees = vec![
+        let worktrees = in_one(vec![
             ("a", vec![file("src/lib.rs", &[1..3, 10..12, 40..41]), file("README.md", &[1..2])]),
             ("b", vec![file("src/lib.rs", &[11..13]), file("docs/guide.md", &[5..6])]),
             ("c", vec![file("docs/other.md", &[1..2])]),
             ("d", vec![FileHunks { path: "docs/guide.md".into(), hunks: Some(vec![20..20]) }]),
-        ];
+        ]);
         let found = overlaps(&worktrees);
         let seen: Vec<(&str, &str, &str, usize, usize)> =
             found.iter().map(|o| (o.first, o.second, o.path.as_str(), o.first_hunks, o.second_hunks)).collect();
@@ -152,6 +165,26 @@ mod tests {
         let lopsided = Overlap { first: "x", second: "y", path: "f".into(), first_hunks: 3, second_hunks: 1 };
         assert_eq!(lopsided.merge_first(), "y", "the one with fewer regions in the way goes first");
         assert_eq!(found[0].merge_first(), "a", "a tie keeps the order given");
+    }
+
+    /// Worktrees of one repository.
+    fn in_one<K>(worktrees: Vec<(K, Vec<FileHunks>)>) -> Vec<Watched<K>> {
+        worktrees.into_iter().map(|(key, files)| Watched { key, repository: "/repo".into(), files }).collect()
+    }
+
+    #[test]
+    fn only_worktrees_of_the_same_repository_are_paired() {
+        let lib = || vec![file("src/lib.rs", &[1..3])];
+        let of = |key: &'static str, repository: &str| Watched { key, repository: repository.into(), files: lib() };
+        let cases: [(Vec<Watched<&str>>, Vec<(&str, &str)>); 3] = [
+            (vec![of("a", "/one"), of("b", "/two")], vec![]),
+            (vec![of("a", "/one"), of("b", "/two"), of("c", "/one")], vec![("a", "c")]),
+            (vec![of("a", "/one"), of("b", "/one"), of("c", "/two"), of("d", "/two")], vec![("a", "b"), ("c", "d")]),
+        ];
+        for (worktrees, pairs) in cases {
+            let found: Vec<(&str, &str)> = overlaps(&worktrees).iter().map(|o| (o.first, o.second)).collect();
+            assert_eq!(found, pairs, "{worktrees:?}");
+        }
     }
 
     #[test]
