@@ -176,7 +176,8 @@ mod tests {
     fn only_worktrees_of_the_same_repository_are_paired() {
         let lib = || vec![file("src/lib.rs", &[1..3])];
         let of = |key: &'static str, repository: &str| Watched { key, repository: repository.into(), files: lib() };
-        let cases: [(Vec<Watched<&str>>, Vec<(&str, &str)>); 3] = [
+        type Pairs = Vec<(&'static str, &'static str)>;
+        let cases: [(Vec<Watched<&str>>, Pairs); 3] = [
             (vec![of("a", "/one"), of("b", "/two")], vec![]),
             (vec![of("a", "/one"), of("b", "/two"), of("c", "/one")], vec![("a", "c")]),
             (vec![of("a", "/one"), of("b", "/one"), of("c", "/two"), of("d", "/two")], vec![("a", "b"), ("c", "d")]),
