@@ -784,3 +784,47 @@ async fn a_merge_waits_in_words_while_the_user_rebases_its_base() {
     let merged = t.engine.merge_worktree(task.id.to_string()).await.unwrap();
     assert!(matches!(merged, MergeOutcome::Merged { .. }), "{merged:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_lists_each_odd_file_name_on_one_line_and_json_keeps_it_whole() {
+    use std::os::unix::ffi::OsStrExt;
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Name files oddly").await;
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    // A name that forges a list line, one that is not UTF-8, one that reads backwards.
+    std::fs::write(path.join("notes.txt\nadded\tforged.txt"), "forged\n").unwrap();
+    std::fs::write(path.join(std::ffi::OsStr::from_bytes(b"bad\xffname.txt")), "latin-1\n").unwrap();
+    std::fs::write(path.join("invoice\u{202e}txt.exe"), "reversed\n").unwrap();
+    t.worktrees_until("all four are read", |l| of(l, &task.id).files_changed == 4).await;
+
+    let (code, out, err) = cli_async(&t, &["worktree", "diff", &task.id.to_string()]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let listing: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        listing,
+        [
+            // Not UTF-8: the guarded reader takes no such name, so its content is not shown.
+            r#"added	"bad\377name.txt" (binary)"#,
+            r#"added	"invoice\342\200\256txt.exe""#,
+            r#"added	"notes.txt\nadded\tforged.txt""#,
+            "modified\tsrc/lib.rs",
+        ],
+        "{out}"
+    );
+    assert!(!out.contains('\u{202e}') && !out.contains('\u{fffd}'), "{out}");
+
+    // --json: the same names, quoted the one stated way, which gives back their bytes.
+    let (_, out, _) = cli_async(&t, &["worktree", "diff", &task.id.to_string(), "--json"]).await;
+    let diff: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = diff["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [r#""bad\377name.txt""#, r#""invoice\342\200\256txt.exe""#, r#""notes.txt\nadded\tforged.txt""#, "src/lib.rs"]
+    );
+    let forged =
+        diff["files"].as_array().unwrap().iter().find(|f| f["path"].as_str().unwrap().contains("forged")).unwrap();
+    assert_eq!(forged["content"]["after"], "forged\n", "the file itself is still read");
+}

@@ -497,6 +497,80 @@ fn text(bytes: Vec<u8>) -> String {
     String::from_utf8_lossy(&bytes).trim_end().to_owned()
 }
 
+/// Where a byte of a file name that is not UTF-8 is kept in the name as
+/// text: the private-use character at this base plus the byte, so a name
+/// stays exact until it is shown ([`shown_name`]).
+const RAW_BYTE_BASE: u32 = 0x10_FF00;
+
+/// A file name as git gives it (bytes), as text that keeps every byte.
+pub fn decode_name(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let raw = |out: &mut String, byte: u8| {
+        out.push(char::from_u32(RAW_BYTE_BASE + u32::from(byte)).expect("a private-use character"));
+    };
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if u32::from(c) >= RAW_BYTE_BASE {
+                // The name's own character of that range: kept as its bytes, so it reads back as itself.
+                c.encode_utf8(&mut [0; 4]).bytes().for_each(|byte| raw(&mut out, byte));
+            } else {
+                out.push(c);
+            }
+        }
+        chunk.invalid().iter().for_each(|byte| raw(&mut out, *byte));
+    }
+    out
+}
+
+/// The bytes of a name [`decode_name`] made.
+fn name_bytes(name: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len());
+    for c in name.chars() {
+        match u32::from(c).checked_sub(RAW_BYTE_BASE) {
+            Some(byte) if byte <= 0xff => out.push(byte as u8),
+            _ => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    out
+}
+
+/// Whether a character of a name cannot be shown as it is: a control (a
+/// line break would pose as the next line of a list), one that turns the
+/// text's direction (it would show the name reversed), or one that stands
+/// for a byte that is not UTF-8.
+fn unshowable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || u32::from(c) >= RAW_BYTE_BASE
+}
+
+/// A file name as the engine shows and sends it, the one way everywhere
+/// (the window, the command line, `--json`): as it is, unless it holds a
+/// character [`unshowable`] or starts with `"`; then in git's quoted form:
+/// between double quotes, `\"`, `\\`, `\n`, `\t`, `\r`, and every other
+/// control byte or byte past ASCII as `\` and three octal digits. Nothing
+/// is lost: a name that starts with `"` is always quoted, and the quoted
+/// form gives back its bytes.
+pub fn shown_name(name: &str) -> String {
+    if !name.starts_with('"') && !name.chars().any(unshowable) {
+        return name.to_owned();
+    }
+    let mut out = String::from("\"");
+    for byte in name_bytes(name) {
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0x20..=0x7e => out.push(byte as char),
+            _ => out.push_str(&format!("\\{byte:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// The repository `folder` is in, if any.
 pub fn repository_of(folder: &Path) -> Result<Repository, GitError> {
     let root = git(folder, &["rev-parse", "--show-toplevel"]).map_err(|_| GitError::NotARepository(folder.into()))?;
@@ -668,15 +742,18 @@ pub fn merge(root: &Path, base: &str, branch: &str, message: &str) -> Result<Mer
     } else {
         let (clean, out) = git_status(
             root,
-            &["merge-tree", "--write-tree", "--name-only", "--no-messages", &base_commit, &branch_commit],
+            &["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", &base_commit, &branch_commit],
         )?;
-        let out = String::from_utf8_lossy(&out).into_owned();
-        let mut lines = out.lines();
-        let tree = lines.next().unwrap_or_default().to_owned();
+        // `-z`: the tree, then each conflicting file's name, each ended by a NUL.
+        let mut fields = out.split(|b| *b == 0);
+        let tree = String::from_utf8_lossy(fields.next().unwrap_or_default()).trim().to_owned();
         if !clean {
-            let files = lines.take_while(|line| !line.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+            let files = fields
+                .take_while(|name| !name.is_empty())
+                .map(|name| shown_name(&decode_name(name)))
+                .collect::<Vec<_>>();
             if files.is_empty() {
-                return Err(GitError::Failed { what: "merge-tree".into(), why: out });
+                return Err(GitError::Failed { what: "merge-tree".into(), why: String::from_utf8_lossy(&out).into() });
             }
             return Ok(Merged::Conflict { files });
         }
@@ -719,7 +796,7 @@ pub fn rebase(path: &Checkout, base: &str, message: &str) -> Result<Rebased, Git
     let files = git(path, &["diff", "--no-ext-diff", "--no-textconv", "--name-only", "--diff-filter=U", "-z"])?
         .split(|b| *b == 0)
         .filter(|f| !f.is_empty())
-        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .map(|f| shown_name(&decode_name(f)))
         .collect::<Vec<_>>();
     git(path, &["rebase", "--abort"])?;
     if files.is_empty() {
@@ -848,7 +925,7 @@ pub fn untracked(path: &Checkout) -> Result<Vec<String>, GitError> {
     Ok(git(path, &["ls-files", "--others", "--exclude-standard", "-z"])?
         .split(|b| *b == 0)
         .filter(|f| !f.is_empty())
-        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .map(decode_name)
         .filter(|f| !is_app_path(f))
         .collect())
 }
@@ -872,7 +949,7 @@ pub fn changes_with(path: &Checkout, base: &str, untracked: &[String]) -> Result
 /// app's own left out.
 fn parse_diff(out: &[u8]) -> Vec<FileChange> {
     let mut changes = Vec::new();
-    let mut fields = out.split(|b| *b == 0).map(|f| String::from_utf8_lossy(f).into_owned());
+    let mut fields = out.split(|b| *b == 0).map(decode_name);
     let mut binary = Vec::new();
     while let Some(field) = fields.next() {
         if field.is_empty() {
@@ -1084,10 +1161,11 @@ pub fn diff_files(path: &Checkout, from: &str, changes: &[FileChange]) -> Result
             };
             match (before, after) {
                 (Blob::Text(before), Ok(Some(after))) if !after.truncated => {
+                    // Named as git names them: quoted where a name is not shown as it is.
                     let (a, b) = match change.kind {
-                        ChangeKind::Added => ("/dev/null".to_owned(), format!("b/{}", change.path)),
-                        ChangeKind::Deleted => (format!("a/{old}"), "/dev/null".to_owned()),
-                        _ => (format!("a/{old}"), format!("b/{}", change.path)),
+                        ChangeKind::Added => ("/dev/null".to_owned(), shown_name(&format!("b/{}", change.path))),
+                        ChangeKind::Deleted => (shown_name(&format!("a/{old}")), "/dev/null".to_owned()),
+                        _ => (shown_name(&format!("a/{old}")), shown_name(&format!("b/{}", change.path))),
                     };
                     let unified = similar::TextDiff::from_lines(&before, &after.text)
                         .unified_diff()
@@ -1107,7 +1185,12 @@ pub fn diff_files(path: &Checkout, from: &str, changes: &[FileChange]) -> Result
                 }
             }
         };
-        out.push(FileDiff { path: change.path.clone(), from: change.from.clone(), status, content });
+        out.push(FileDiff {
+            path: shown_name(&change.path),
+            from: change.from.as_deref().map(shown_name),
+            status,
+            content,
+        });
     }
     Ok(out)
 }
@@ -1391,8 +1474,9 @@ mod tests {
         let DiffContent::Text { before, unified, .. } = content("README.md") else { panic!() };
         assert_eq!(before, "# Project\n");
         assert!(unified.contains("+++ /dev/null"), "{unified}");
-        let DiffContent::Text { before, after, .. } = content("odd\nname.txt") else { panic!() };
+        let DiffContent::Text { before, after, unified } = content(r#""odd\nname.txt""#) else { panic!() };
         assert_eq!((before.as_str(), after.as_str()), ("before\n", "after\n"));
+        assert!(unified.starts_with("--- \"a/odd\\nname.txt\"\n+++ \"b/odd\\nname.txt\"\n"), "{unified}");
     }
 
     #[test]
@@ -1651,6 +1735,26 @@ mod tests {
         // b's rebase of its own branch is still under way; a's merge lands.
         let landed = merge(&root, "main", "switchboard/a/work", "m").unwrap();
         assert!(matches!(landed, Merged::Landed { .. }), "{landed:?}");
+    }
+
+    #[test]
+    fn a_name_is_shown_as_it_is_or_quoted_the_way_git_quotes_it_and_nothing_is_lost() {
+        let cases: [(&[u8], &str); 9] = [
+            (b"src/lib.rs", "src/lib.rs"),
+            ("caf\u{e9}/r\u{e9}sum\u{e9}.md".as_bytes(), "caf\u{e9}/r\u{e9}sum\u{e9}.md"),
+            (b"odd\nname.txt", r#""odd\nname.txt""#),
+            (b"tab\there\r", r#""tab\there\r""#),
+            (b"\"quoted\" start", r#""\"quoted\" start""#),
+            (b"mid\"dle and back\\slash", "mid\"dle and back\\slash"),
+            (b"bad\xffname\xc3", r#""bad\377name\303""#),
+            ("txt.\u{202e}gpj".as_bytes(), r#""txt.\342\200\256gpj""#),
+            ("own\u{10ff41}".as_bytes(), r#""own\364\217\275\201""#),
+        ];
+        for (bytes, shown) in cases {
+            let name = decode_name(bytes);
+            assert_eq!(shown_name(&name), shown, "{bytes:?}");
+            assert_eq!(name_bytes(&name), bytes, "{bytes:?} kept whole");
+        }
     }
 
     #[test]

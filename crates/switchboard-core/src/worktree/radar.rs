@@ -104,8 +104,11 @@ pub fn parse_hunks(diff: &str) -> Vec<FileHunks> {
                 hunks.push(range);
             }
         } else if let Some(path) = line.strip_prefix("--- ") {
-            minus = (path != "/dev/null").then(|| path.strip_prefix("a/").unwrap_or(path).to_owned());
+            let path = unquoted(path);
+            minus = (path != "/dev/null").then(|| path.strip_prefix("a/").unwrap_or(&path).to_owned());
         } else if let Some(path) = line.strip_prefix("+++ ") {
+            let path = unquoted(path);
+            let path = path.as_str();
             let file = match (path, minus.take()) {
                 ("/dev/null", Some(deleted)) => FileHunks { path: deleted, hunks: Some(Vec::new()) },
                 ("/dev/null", None) => continue,
@@ -126,6 +129,43 @@ pub fn parse_hunks(diff: &str) -> Vec<FileHunks> {
         }
     }
     files
+}
+
+/// A name as a diff's header gives it: git's quoted form (between double
+/// quotes, C escapes and octal bytes) read back to the name as
+/// [`super::decode_name`] keeps it; any other as it is.
+fn unquoted(name: &str) -> String {
+    let Some(inner) = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) else {
+        return name.to_owned();
+    };
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut rest = inner.as_bytes();
+    while let Some((&byte, after)) = rest.split_first() {
+        rest = after;
+        if byte != b'\\' {
+            bytes.push(byte);
+            continue;
+        }
+        let Some((&escape, after)) = rest.split_first() else { break };
+        rest = after;
+        match escape {
+            b'n' => bytes.push(b'\n'),
+            b't' => bytes.push(b'\t'),
+            b'r' => bytes.push(b'\r'),
+            b'a' => bytes.push(0x07),
+            b'b' => bytes.push(0x08),
+            b'f' => bytes.push(0x0c),
+            b'v' => bytes.push(0x0b),
+            b'0'..=b'3' if rest.len() >= 2 => {
+                let digits = [escape, rest[0], rest[1]];
+                rest = &rest[2..];
+                let value = digits.iter().fold(0u32, |n, d| n * 8 + u32::from(d.wrapping_sub(b'0') & 7));
+                bytes.push(value as u8);
+            }
+            other => bytes.push(other),
+        }
+    }
+    super::decode_name(&bytes)
 }
 
 /// `start,count` (or `start`) of a hunk's base side as a line range.
@@ -211,5 +251,11 @@ mod tests {
                 file("gone.md", &[1..2]),
             ]
         );
+        // Names git quotes are read back whole.
+        let diff = "diff --git \"a/odd\\nname\" \"b/odd\\nname\"\n--- \"a/odd\\nname\"\n+++ \"b/odd\\nname\"\n@@ -1 +1 @@\n-x\n+y\n\
+                    diff --git \"a/caf\\303\\251\\377\" \"b/caf\\303\\251\\377\"\n--- \"a/caf\\303\\251\\377\"\n\
+                    +++ \"b/caf\\303\\251\\377\"\n@@ -2 +2 @@\n-x\n+y\n";
+        let names: Vec<String> = parse_hunks(diff).into_iter().map(|f| f.path).collect();
+        assert_eq!(names, vec!["odd\nname".to_owned(), super::super::decode_name(b"caf\xc3\xa9\xff")]);
     }
 }

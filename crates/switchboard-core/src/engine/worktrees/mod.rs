@@ -472,7 +472,7 @@ impl WorktreeDesk {
                 };
                 (overlap, 0)
             });
-            entry.files.push(overlap.path.clone());
+            entry.files.push(worktree::shown_name(&overlap.path));
             entry.meeting_hunks += mine as u32;
             *theirs_total += theirs as u32;
         }
