@@ -649,6 +649,13 @@ async fn a_git_file_pointed_at_the_users_repository_leaves_their_index_checkout_
     assert_eq!(git(&repo, &["diff", "--cached", "--name-only"]), "staged.txt", "the user's staged change is kept");
     assert_eq!(std::fs::read_to_string(repo.join("README.md")).unwrap(), "# Project, being edited\n");
     assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 {\n    1\n}\n");
+    // Discarded, its files kept; the user's repository is as it was.
+    let discarded = t.engine.discard_worktree(task.id.to_string(), true).await.unwrap();
+    assert!(matches!(discarded, DiscardOutcome::Discarded { patch: Some(_) }), "{discarded:?}");
+    assert!(!path.exists());
+    assert_eq!(git(&repo, &["rev-parse", "main"]), main_before);
+    assert_eq!(git(&repo, &["status", "--porcelain"]), status_before);
+    assert_eq!(git(&repo, &["diff", "--cached", "--name-only"]), "staged.txt");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -736,6 +743,25 @@ async fn a_repository_with_a_filter_driver_is_refused_for_isolation_in_words() {
         matches!(&found, switchboard_core::FolderRepository::NotARepository { why } if why.contains("filter “crypt”")),
         "{found:?}"
     );
+
+    // A filter defined once a worktree is made: git is no longer run there, and it says so.
+    git(&repo, &["config", "--unset", "filter.crypt.clean"]);
+    let b = t.apart("beta", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&b, "Work apart now").await;
+    assert_eq!(task.state(), TaskState::Completed);
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    git(&repo, &["config", "filter.crypt.clean", "cat"]);
+    std::fs::write(path.join("more.txt"), "wake the radar\n").unwrap();
+    t.worktrees_until("it reads as refused", |l| of(l, &task.id).state == WorktreeState::Refused).await;
+    let error = t.engine.merge_worktree(task.id.to_string()).await.unwrap_err();
+    assert!(error.to_string().contains("filter “crypt”"), "{error}");
+    let DiscardOutcome::Discarded { patch: Some(kept) } =
+        t.engine.discard_worktree(task.id.to_string(), false).await.unwrap()
+    else {
+        panic!("discarded, its files kept")
+    };
+    assert_eq!(std::fs::read_to_string(Path::new(&kept).join("src/lib.rs")).unwrap(), LIB_A);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

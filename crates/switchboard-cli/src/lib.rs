@@ -755,6 +755,9 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                         WorktreeState::FolderMissing => "folder missing",
                         WorktreeState::Tampered => "tampered with: its .git file was changed",
                         WorktreeState::BranchGone => "its branch was deleted",
+                        WorktreeState::Refused => {
+                            "git is not run there: its repository defines a filter or merge driver"
+                        }
                         WorktreeState::Discarded => "discarded",
                     };
                     let meets = if w.overlaps.is_empty() {

@@ -93,6 +93,7 @@ const STATE_WORDS: Record<WorktreeState, string> = {
   folder_missing: 'its folder is gone',
   tampered: 'tampered with: its .git file was changed, so git is not run there',
   branch_gone: 'its branch was deleted',
+  refused: 'git is not run there: its repository defines a filter or merge driver',
   discarded: 'discarded',
 };
 

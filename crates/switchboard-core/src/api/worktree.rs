@@ -73,6 +73,9 @@ pub enum WorktreeState {
     /// Its branch was deleted: what it changed cannot be told; a discard
     /// keeps a copy of its files.
     BranchGone,
+    /// Its repository's configuration now defines a filter or merge driver
+    /// git would run on the agent's files: git is not run there.
+    Refused,
     /// The user discarded it (its patch kept when it held work).
     Discarded,
 }

@@ -48,10 +48,6 @@ pub enum GitError {
     /// The worktree cannot be trusted or asked about any more: no git runs there.
     #[error("{0}")]
     Broken(Broken),
-    /// The repository's configuration would have git run a program on the
-    /// agent's files: why, in words.
-    #[error("{0}")]
-    Refused(String),
 }
 
 /// What the `.git` file in an agent's folder says, when it does not name
@@ -75,6 +71,9 @@ pub enum Broken {
     Tampered(GitLink),
     /// Its branch was deleted.
     BranchGone,
+    /// Its repository's configuration now defines a filter or merge driver
+    /// git would run on the agent's files ([`refusal`]): why, in words.
+    Unsafe(String),
 }
 
 impl std::fmt::Display for Broken {
@@ -87,6 +86,7 @@ impl std::fmt::Display for Broken {
             Broken::BranchGone => f.write_str(
                 "its branch was deleted, so git cannot tell what it changed; discard it to keep a copy of its files",
             ),
+            Broken::Unsafe(why) => f.write_str(why),
         }
     }
 }
@@ -124,7 +124,7 @@ impl Checkout {
         };
         let checkout = Checkout { git_dir, work_tree };
         if let Some(why) = refusal(&configured_drivers(&checkout)?) {
-            return Err(GitError::Refused(why));
+            return Err(GitError::Broken(Broken::Unsafe(why)));
         }
         Ok(checkout)
     }

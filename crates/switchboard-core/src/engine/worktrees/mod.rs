@@ -507,6 +507,7 @@ impl WorktreeDesk {
                 worktree::WorktreeState::FolderMissing => WorktreeState::FolderMissing,
                 worktree::WorktreeState::Broken(worktree::Broken::Tampered(_)) => WorktreeState::Tampered,
                 worktree::WorktreeState::Broken(worktree::Broken::BranchGone) => WorktreeState::BranchGone,
+                worktree::WorktreeState::Broken(worktree::Broken::Unsafe(_)) => WorktreeState::Refused,
             },
         };
         WorktreeInfo {
@@ -626,7 +627,7 @@ fn discard_files(record: &WorktreeRecord, patches: &Path, force: bool) -> Result
     }
     let checkout = match open(record) {
         Ok(checkout) => checkout,
-        Err(worktree::GitError::Broken(_) | worktree::GitError::Refused(_)) => {
+        Err(worktree::GitError::Broken(_)) => {
             let kept = patches.join(format!("{kept_name}-files"));
             worktree::keep_files(path, &kept).map_err(|e| {
                 EngineError::io(format!("keeping the files of {} at {}", path.display(), kept.display()), e)
