@@ -627,6 +627,36 @@ async fn a_git_directory_an_agent_planted_is_never_run_by_the_radar_diff_commit_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_an_agent_nests_in_its_worktree_runs_nothing_through_the_radar_diff_commit_or_merge() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Nest a repository").await;
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    let markers = t.data_dir.join("markers");
+    let nested = path.join("vendor");
+    std::fs::create_dir_all(&nested).unwrap();
+    git(&nested, &["init", "--quiet"]);
+    git(&nested, &["config", "user.email", "agent@example.com"]);
+    git(&nested, &["config", "user.name", "Agent"]);
+    std::fs::write(nested.join("lib.txt"), "vendored\n").unwrap();
+    git(&nested, &["add", "lib.txt"]);
+    git(&nested, &["commit", "--quiet", "-m", "vendored"]);
+    git(&nested, &["config", "core.fsmonitor", marker_program(&markers, "fsmonitor").to_str().unwrap()]);
+    git(&nested, &["config", "core.hooksPath", markers.to_str().unwrap()]);
+    marker_program(&markers, "post-index-change");
+    std::fs::write(nested.join("lib.txt"), "vendored, changed\n").unwrap();
+    t.worktrees_until("the nested repository is read", |l| of(l, &task.id).files_changed == 2).await;
+    t.engine.worktree_diff(task.id.to_string()).await.unwrap();
+    assert!(t.engine.commit_worktree(task.id.to_string()).await.unwrap().committed);
+    t.engine.worktree_diff(task.id.to_string()).await.unwrap();
+    let merged = t.engine.merge_worktree(task.id.to_string()).await.unwrap();
+    assert!(matches!(merged, MergeOutcome::Merged { .. }), "{merged:?}");
+    assert_eq!(ran(&markers), "", "nothing the agent planted ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_git_file_pointed_at_the_users_repository_leaves_their_index_checkout_and_main_alone() {
     let t = TestEngine::start().await;
     let repo = repository(&t.data_dir);
