@@ -185,7 +185,7 @@ pub(crate) fn read(at: &Where) -> Facts {
     if !at.path.is_dir() {
         return Facts { missing: true, ..Facts::default() };
     }
-    let path = match worktree::Checkout::open_on(&at.repository, &at.path, &at.branch) {
+    let checkout = match worktree::Checkout::open_on(&at.repository, &at.path, &at.branch) {
         Ok(checkout) => checkout,
         Err(worktree::GitError::Broken(broken)) => return Facts { broken: Some(broken), ..Facts::default() },
         Err(error) => {
@@ -193,18 +193,19 @@ pub(crate) fn read(at: &Where) -> Facts {
             return Facts::default();
         }
     };
-    let path = &path;
-    let from = match worktree::fork_point(path, &at.base) {
+    let from = match worktree::fork_point(&checkout, &at.base) {
         Ok(from) => from,
         Err(error) => {
             tracing::debug!(%error, "a worktree's fork point could not be read");
             return Facts::default();
         }
     };
-    // Four git runs in all: the fork point, the untracked files, the changes, their regions.
-    let untracked = worktree::untracked(path).unwrap_or_default();
-    let files_changed = worktree::changes_with(path, &from, &untracked).map(|c| c.len() as u32).unwrap_or_default();
-    let hunks = worktree::hunks_with(path, &from, &untracked).unwrap_or_default();
+    // Seven git runs in all: three to open it (the common directory, the drivers, the branch),
+    // then the fork point, the untracked files, the changes, their regions.
+    let untracked = worktree::untracked(&checkout).unwrap_or_default();
+    let files_changed =
+        worktree::changes_with(&checkout, &from, &untracked).map(|c| c.len() as u32).unwrap_or_default();
+    let hunks = worktree::hunks_with(&checkout, &from, &untracked).unwrap_or_default();
     Facts { missing: false, broken: None, files_changed, hunks }
 }
 
