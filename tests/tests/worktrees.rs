@@ -538,3 +538,349 @@ async fn a_worktree_whose_agent_is_at_work_is_not_merged_rebased_or_discarded_fr
     let listed = t.worktrees_until("no task at work there", |l| l[0].task_at_work.is_none()).await;
     assert_ne!(listed[0].state, WorktreeState::Working);
 }
+
+// ---- a hostile agent's moves on its worktree -------------------------------------------------
+
+/// A program that appends its own name to `ran` in `markers` when run: what
+/// a planted fsmonitor, hook, filter or textconv would be.
+fn marker_program(markers: &Path, name: &str) -> PathBuf {
+    std::fs::create_dir_all(markers).unwrap();
+    let program = markers.join(name);
+    std::fs::write(&program, format!("#!/bin/sh\necho {name} >> '{}'\ncat\n", markers.join("ran").display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    program
+}
+
+/// What the planted programs ran, if anything.
+fn ran(markers: &Path) -> String {
+    std::fs::read_to_string(markers.join("ran")).unwrap_or_default()
+}
+
+/// A git directory of the agent's own, a copy of the repository's with a
+/// file-system monitor, hooks, a filter and a textconv configured, each a
+/// program that leaves a mark; the worktree's `.git` file pointed at it and
+/// a `.gitattributes` that names the filter and the textconv.
+fn plant_git_dir(repo: &Path, worktree: &Path, markers: &Path) {
+    let evil = markers.join("evil.git");
+    let out = Command::new("git")
+        .args(["clone", "--quiet", "--bare", repo.to_str().unwrap(), evil.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let hooks = markers.join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    for hook in
+        ["pre-commit", "post-commit", "post-checkout", "post-merge", "reference-transaction", "post-index-change"]
+    {
+        std::fs::copy(marker_program(markers, hook), hooks.join(hook)).unwrap();
+    }
+    let set = |key: &str, value: &str| git(&evil, &["config", key, value]);
+    set("core.bare", "false");
+    set("core.fsmonitor", marker_program(markers, "fsmonitor").to_str().unwrap());
+    set("core.hooksPath", hooks.to_str().unwrap());
+    set("filter.evil.clean", marker_program(markers, "clean").to_str().unwrap());
+    set("filter.evil.smudge", marker_program(markers, "smudge").to_str().unwrap());
+    set("diff.evil.textconv", marker_program(markers, "textconv").to_str().unwrap());
+    set("diff.external", marker_program(markers, "external-diff").to_str().unwrap());
+    std::fs::write(worktree.join(".gitattributes"), "* filter=evil diff=evil\n").unwrap();
+    std::fs::write(worktree.join(".git"), format!("gitdir: {}\n", evil.display())).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_git_directory_an_agent_planted_is_never_run_by_the_radar_diff_commit_merge_or_discard() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let main_before = git(&repo, &["rev-parse", "main"]);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Plant a git directory").await;
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    let markers = t.data_dir.join("markers");
+    plant_git_dir(&repo, &path, &markers);
+    // The radar sees the `.git` file change, and says so in words.
+    let listed =
+        t.worktrees_until("it reads as tampered with", |l| of(l, &task.id).state == WorktreeState::Tampered).await;
+    assert_eq!(of(&listed, &task.id).files_changed, 0);
+    for (what, error) in [
+        ("diff", t.engine.worktree_diff(task.id.to_string()).await.unwrap_err()),
+        ("commit", t.engine.commit_worktree(task.id.to_string()).await.unwrap_err()),
+        ("merge", t.engine.merge_worktree(task.id.to_string()).await.unwrap_err()),
+        ("rebase", t.engine.rebase_worktree(task.id.to_string()).await.map(|_| ()).unwrap_err()),
+    ] {
+        assert!(error.to_string().contains("tampered with"), "{what}: {error}");
+    }
+    assert_eq!(git(&repo, &["rev-parse", "main"]), main_before, "nothing landed");
+    // Discard keeps its files, as they are, beside the patches.
+    let DiscardOutcome::Discarded { patch: Some(kept) } =
+        t.engine.discard_worktree(task.id.to_string(), false).await.unwrap()
+    else {
+        panic!("discarded, its files kept")
+    };
+    assert_eq!(std::fs::read_to_string(Path::new(&kept).join("src/lib.rs")).unwrap(), LIB_A);
+    assert!(Path::new(&kept).starts_with(t.data_dir.join("patches")), "{kept}");
+    assert!(!path.exists());
+    assert!(!git(&repo, &["worktree", "list", "--porcelain"]).contains(path.to_str().unwrap()));
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert_eq!(of(&listed, &task.id).state, WorktreeState::Discarded);
+    assert_eq!(ran(&markers), "", "nothing the agent planted ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_an_agent_nests_in_its_worktree_runs_nothing_through_the_radar_diff_commit_or_merge() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Nest a repository").await;
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    let markers = t.data_dir.join("markers");
+    let nested = path.join("vendor");
+    std::fs::create_dir_all(&nested).unwrap();
+    git(&nested, &["init", "--quiet"]);
+    git(&nested, &["config", "user.email", "agent@example.com"]);
+    git(&nested, &["config", "user.name", "Agent"]);
+    std::fs::write(nested.join("lib.txt"), "vendored\n").unwrap();
+    git(&nested, &["add", "lib.txt"]);
+    git(&nested, &["commit", "--quiet", "-m", "vendored"]);
+    git(&nested, &["config", "core.fsmonitor", marker_program(&markers, "fsmonitor").to_str().unwrap()]);
+    git(&nested, &["config", "core.hooksPath", markers.to_str().unwrap()]);
+    marker_program(&markers, "post-index-change");
+    std::fs::write(nested.join("lib.txt"), "vendored, changed\n").unwrap();
+    t.worktrees_until("the nested repository is read", |l| of(l, &task.id).files_changed == 2).await;
+    t.engine.worktree_diff(task.id.to_string()).await.unwrap();
+    assert!(t.engine.commit_worktree(task.id.to_string()).await.unwrap().committed);
+    t.engine.worktree_diff(task.id.to_string()).await.unwrap();
+    let merged = t.engine.merge_worktree(task.id.to_string()).await.unwrap();
+    assert!(matches!(merged, MergeOutcome::Merged { .. }), "{merged:?}");
+    assert_eq!(ran(&markers), "", "nothing the agent planted ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_git_file_pointed_at_the_users_repository_leaves_their_index_checkout_and_main_alone() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Point at the user's repository").await;
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    // The user has a change staged and another not.
+    std::fs::write(repo.join("staged.txt"), "the user's staged file\n").unwrap();
+    git(&repo, &["add", "staged.txt"]);
+    std::fs::write(repo.join("README.md"), "# Project, being edited\n").unwrap();
+    let (main_before, status_before) = (git(&repo, &["rev-parse", "main"]), git(&repo, &["status", "--porcelain"]));
+    std::fs::write(path.join(".git"), format!("gitdir: {}\n", repo.join(".git").display())).unwrap();
+    t.worktrees_until("it reads as tampered with", |l| of(l, &task.id).state == WorktreeState::Tampered).await;
+    let error = t.engine.merge_worktree(task.id.to_string()).await.unwrap_err();
+    assert!(error.to_string().contains("tampered with"), "merge says what happened: {error}");
+    assert!(t.engine.commit_worktree(task.id.to_string()).await.is_err());
+    assert_eq!(git(&repo, &["rev-parse", "main"]), main_before);
+    assert_eq!(git(&repo, &["status", "--porcelain"]), status_before);
+    assert_eq!(git(&repo, &["diff", "--cached", "--name-only"]), "staged.txt", "the user's staged change is kept");
+    assert_eq!(std::fs::read_to_string(repo.join("README.md")).unwrap(), "# Project, being edited\n");
+    assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 {\n    1\n}\n");
+    // Discarded, its files kept; the user's repository is as it was.
+    let discarded = t.engine.discard_worktree(task.id.to_string(), true).await.unwrap();
+    assert!(matches!(discarded, DiscardOutcome::Discarded { patch: Some(_) }), "{discarded:?}");
+    assert!(!path.exists());
+    assert_eq!(git(&repo, &["rev-parse", "main"]), main_before);
+    assert_eq!(git(&repo, &["status", "--porcelain"]), status_before);
+    assert_eq!(git(&repo, &["diff", "--cached", "--name-only"]), "staged.txt");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_whose_branch_or_git_file_was_deleted_says_so_and_is_discarded_keeping_its_files() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let branchless = t.run_task(&a, "Lose my branch").await;
+    let gitless = t.run_task(&a, "Lose my git file").await;
+    let listed = t
+        .worktrees_until("both are read", |l| {
+            of(l, &branchless.id).files_changed == 1 && of(l, &gitless.id).files_changed == 1
+        })
+        .await;
+    let (branch, path) = (of(&listed, &branchless.id).branch.clone(), PathBuf::from(&of(&listed, &branchless.id).path));
+    let gitless_path = PathBuf::from(&of(&listed, &gitless.id).path);
+    // What an agent can do from its folder: its branch deleted under it, its `.git` file removed.
+    git(&repo, &["update-ref", "-d", &format!("refs/heads/{branch}")]);
+    std::fs::remove_file(gitless_path.join(".git")).unwrap();
+    std::fs::write(path.join("touch.txt"), "wake the radar\n").unwrap();
+    let listed = t
+        .worktrees_until("both say what is wrong", |l| {
+            of(l, &branchless.id).state == WorktreeState::BranchGone
+                && of(l, &gitless.id).state == WorktreeState::Tampered
+        })
+        .await;
+    assert_eq!(of(&listed, &branchless.id).files_changed, 0);
+    for task in [&branchless, &gitless] {
+        assert!(t.engine.worktree_diff(task.id.to_string()).await.is_err());
+        assert!(t.engine.merge_worktree(task.id.to_string()).await.is_err());
+    }
+    let error = t.engine.merge_worktree(branchless.id.to_string()).await.unwrap_err();
+    assert!(error.to_string().contains("its branch was deleted"), "{error}");
+    // Discard works, without --force as with it, and keeps the files.
+    for (task, folder, content, force) in [(&branchless, &path, LIB_A, false), (&gitless, &gitless_path, LIB_A, true)] {
+        let DiscardOutcome::Discarded { patch: Some(kept) } =
+            t.engine.discard_worktree(task.id.to_string(), force).await.unwrap()
+        else {
+            panic!("discarded with its files kept")
+        };
+        assert_eq!(std::fs::read_to_string(Path::new(&kept).join("src/lib.rs")).unwrap(), content);
+        assert!(!folder.exists());
+    }
+    let listed = t.engine.list_worktrees().await.unwrap();
+    assert!(listed.iter().all(|w| w.state == WorktreeState::Discarded), "{listed:#?}");
+    assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1, "git forgot both");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ignored_env_file_is_never_committed_by_a_merge() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    // The user's own excludes file, named in their configuration.
+    let excludes = t.data_dir.join("excludes");
+    std::fs::write(&excludes, ".env\n").unwrap();
+    git(&repo, &["config", "core.excludesFile", excludes.to_str().unwrap()]);
+    let steps = format!(
+        "[{{ write_file = {{ path = \".env\", content = \"TOKEN=secret\\n\" }} }}, \
+         {{ write_file = {{ path = \"src/lib.rs\", content = {LIB_A:?} }} }}, {{ summary = \"completed\" }}]"
+    );
+    let a = t.apart("alpha", &repo, &[&steps]).await;
+    let task = t.run_task(&a, "Use a secret").await;
+    t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let merged = t.engine.merge_worktree(task.id.to_string()).await.unwrap();
+    assert!(matches!(merged, MergeOutcome::Merged { .. }), "{merged:?}");
+    assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), LIB_A);
+    let files = git(&repo, &["ls-tree", "-r", "--name-only", "main"]);
+    assert!(!files.contains(".env"), "{files}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_with_a_filter_driver_is_refused_for_isolation_in_words() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    git(&repo, &["config", "filter.crypt.clean", "cat"]);
+    git(&repo, &["config", "filter.lfs.clean", "git-lfs clean -- %f"]);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Work apart").await;
+    assert_eq!(task.state(), TaskState::Failed);
+    let reason = task.reason().unwrap_or_default();
+    assert!(reason.contains("filter “crypt”") && reason.contains("worktrees of their own"), "{reason}");
+    assert!(t.engine.list_worktrees().await.unwrap().is_empty());
+    let found = t.engine.folder_repository(repo.display().to_string()).await.unwrap();
+    assert!(
+        matches!(&found, switchboard_core::FolderRepository::NotARepository { why } if why.contains("filter “crypt”")),
+        "{found:?}"
+    );
+
+    // A filter defined once a worktree is made: git is no longer run there, and it says so.
+    git(&repo, &["config", "--unset", "filter.crypt.clean"]);
+    let b = t.apart("beta", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&b, "Work apart now").await;
+    assert_eq!(task.state(), TaskState::Completed);
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    git(&repo, &["config", "filter.crypt.clean", "cat"]);
+    std::fs::write(path.join("more.txt"), "wake the radar\n").unwrap();
+    t.worktrees_until("it reads as refused", |l| of(l, &task.id).state == WorktreeState::Refused).await;
+    let error = t.engine.merge_worktree(task.id.to_string()).await.unwrap_err();
+    assert!(error.to_string().contains("filter “crypt”"), "{error}");
+    let DiscardOutcome::Discarded { patch: Some(kept) } =
+        t.engine.discard_worktree(task.id.to_string(), false).await.unwrap()
+    else {
+        panic!("discarded, its files kept")
+    };
+    assert_eq!(std::fs::read_to_string(Path::new(&kept).join("src/lib.rs")).unwrap(), LIB_A);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_radar_pairs_only_worktrees_of_the_same_repository() {
+    let t = TestEngine::start().await;
+    let (one, two) = (t.data_dir.join("one"), t.data_dir.join("two"));
+    let (repo_one, repo_two) = (repository(&one), repository(&two));
+    let a = t.apart("alpha", &repo_one, &[&writes_lib(LIB_A)]).await;
+    let b = t.apart("beta", &repo_two, &[&writes_lib(LIB_B)]).await;
+    let c = t.apart("gamma", &repo_one, &[&writes_lib(LIB_B)]).await;
+    let (ta, tb) = (t.run_task(&a, "Change one").await, t.run_task(&b, "Change two").await);
+    let listed = t.worktrees_until("both are read", |l| l.len() == 2 && l.iter().all(|w| w.files_changed == 1)).await;
+    assert!(
+        listed.iter().all(|w| w.conflicts_with.is_empty() && w.state == WorktreeState::ReadyToMerge),
+        "{listed:#?}"
+    );
+    // A second worktree of the first repository does meet the first.
+    let tc = t.run_task(&c, "Change one too").await;
+    let listed =
+        t.worktrees_until("the first two meet", |l| l.len() == 3 && !of(l, &tc.id).conflicts_with.is_empty()).await;
+    assert_eq!(of(&listed, &tc.id).conflicts_with, vec![ta.id.to_string()]);
+    assert!(of(&listed, &tb.id).conflicts_with.is_empty(), "{listed:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_merge_waits_in_words_while_the_user_rebases_its_base() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Change one").await;
+    t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    // The user rebases main onto a branch of theirs and stops on a conflict.
+    git(&repo, &["switch", "--quiet", "-c", "theirs"]);
+    std::fs::write(repo.join("README.md"), "# Theirs\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "theirs"]);
+    git(&repo, &["switch", "--quiet", "main"]);
+    std::fs::write(repo.join("README.md"), "# Mine\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "mine"]);
+    let main_before = git(&repo, &["rev-parse", "main"]);
+    let stopped = Command::new("git").arg("-C").arg(&repo).args(["rebase", "theirs"]).output().unwrap();
+    assert!(!stopped.status.success(), "the rebase stops on its conflict");
+    let waited = t.engine.merge_worktree(task.id.to_string()).await.unwrap();
+    assert!(matches!(&waited, MergeOutcome::InTheWay { why } if why.contains("main is being rebased")), "{waited:?}");
+    assert_eq!(git(&repo, &["rev-parse", "main"]), main_before, "main did not move under the rebase");
+    git(&repo, &["rebase", "--abort"]);
+    let merged = t.engine.merge_worktree(task.id.to_string()).await.unwrap();
+    assert!(matches!(merged, MergeOutcome::Merged { .. }), "{merged:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_lists_each_odd_file_name_on_one_line_and_json_keeps_it_whole() {
+    use std::os::unix::ffi::OsStrExt;
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
+    let task = t.run_task(&a, "Name files oddly").await;
+    let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
+    let path = PathBuf::from(&of(&listed, &task.id).path);
+    // A name that forges a list line, one that is not UTF-8, one that reads backwards.
+    std::fs::write(path.join("notes.txt\nadded\tforged.txt"), "forged\n").unwrap();
+    std::fs::write(path.join(std::ffi::OsStr::from_bytes(b"bad\xffname.txt")), "latin-1\n").unwrap();
+    std::fs::write(path.join("invoice\u{202e}txt.exe"), "reversed\n").unwrap();
+    t.worktrees_until("all four are read", |l| of(l, &task.id).files_changed == 4).await;
+
+    let (code, out, err) = cli_async(&t, &["worktree", "diff", &task.id.to_string()]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let listing: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        listing,
+        [
+            // Not UTF-8: the guarded reader takes no such name, so its content is not shown.
+            r#"added	"bad\377name.txt" (binary)"#,
+            r#"added	"invoice\342\200\256txt.exe""#,
+            r#"added	"notes.txt\nadded\tforged.txt""#,
+            "modified\tsrc/lib.rs",
+        ],
+        "{out}"
+    );
+    assert!(!out.contains('\u{202e}') && !out.contains('\u{fffd}'), "{out}");
+
+    // --json: the same names, quoted the one stated way, which gives back their bytes.
+    let (_, out, _) = cli_async(&t, &["worktree", "diff", &task.id.to_string(), "--json"]).await;
+    let diff: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = diff["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [r#""bad\377name.txt""#, r#""invoice\342\200\256txt.exe""#, r#""notes.txt\nadded\tforged.txt""#, "src/lib.rs"]
+    );
+    let forged =
+        diff["files"].as_array().unwrap().iter().find(|f| f["path"].as_str().unwrap().contains("forged")).unwrap();
+    assert_eq!(forged["content"]["after"], "forged\n", "the file itself is still read");
+}

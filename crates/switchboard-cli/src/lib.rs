@@ -753,6 +753,11 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                         WorktreeState::Conflicting => "conflicting",
                         WorktreeState::Merged => "merged",
                         WorktreeState::FolderMissing => "folder missing",
+                        WorktreeState::Tampered => "tampered with: its .git file was changed",
+                        WorktreeState::BranchGone => "its branch was deleted",
+                        WorktreeState::Refused => {
+                            "git is not run there: its repository defines a filter or merge driver"
+                        }
                         WorktreeState::Discarded => "discarded",
                     };
                     let meets = if w.overlaps.is_empty() {
@@ -782,7 +787,7 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                         (FileStatus::Added, _) => "added".to_owned(),
                         (FileStatus::Modified, _) => "modified".to_owned(),
                         (FileStatus::Deleted, _) => "deleted".to_owned(),
-                        (FileStatus::Renamed, Some(from)) => format!("renamed from {from}"),
+                        (FileStatus::Renamed, Some(from)) => format!("renamed from {}", one_line(from)),
                         (FileStatus::Renamed, None) => "renamed".to_owned(),
                     };
                     let note = match &file.content {
@@ -790,7 +795,8 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                         DiffContent::TooLarge { bytes } => format!(" (too large to show: {} KiB)", bytes / 1024),
                         DiffContent::Text { .. } => String::new(),
                     };
-                    lines.push(format!("{status}\t{}{note}", file.path));
+                    // One line each, whatever the agent named its files (the engine quotes odd names already).
+                    lines.push(format!("{status}\t{}{note}", one_line(&file.path)));
                 }
                 if diff.files.is_empty() {
                     lines.push("no changes against its base".into());
@@ -819,7 +825,7 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                 MergeOutcome::Conflict { files } => {
                     format!(
                         "not merged: these files conflict with its base, nothing was changed:\n{}",
-                        files.join("\n")
+                        files.iter().map(|f| one_line(f)).collect::<Vec<_>>().join("\n")
                     )
                 }
                 MergeOutcome::InTheWay { why } => format!("not merged: {why}"),
@@ -827,6 +833,7 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
             match merged {
                 MergeOutcome::Merged { .. } => Ok(()),
                 MergeOutcome::Conflict { files } => {
+                    let files: Vec<String> = files.iter().map(|f| one_line(f)).collect();
                     Err(Refused(format!("merge refused: {} conflict", files.join(", "))).into())
                 }
                 MergeOutcome::InTheWay { why } => Err(Refused(format!("merge refused: {why}")).into()),

@@ -994,7 +994,7 @@ branch: string | null,
  */
 setup_command: string | null, } | { "kind": "not_a_repository", why: string, };
 
-export type WorktreeState = "working" | "ready_to_merge" | "conflicting" | "merged" | "folder_missing" | "discarded";
+export type WorktreeState = "working" | "ready_to_merge" | "conflicting" | "merged" | "folder_missing" | "tampered" | "branch_gone" | "refused" | "discarded";
 
 export type WorktreeOverlap = { 
 /**

@@ -101,6 +101,9 @@ describe('words', () => {
     [{ state: 'conflicting' }, 'meets other work'],
     [{ state: 'merged' }, 'merged'],
     [{ state: 'folder_missing' }, 'its folder is gone'],
+    [{ state: 'tampered' }, 'tampered with: its .git file was changed, so git is not run there'],
+    [{ state: 'branch_gone' }, 'its branch was deleted'],
+    [{ state: 'refused' }, 'git is not run there: its repository defines a filter or merge driver'],
     [{ state: 'discarded' }, 'discarded'],
   ])('the state %j in words', (overrides, words) => {
     expect(worktreeStateText(worktree(TASK, overrides))).toBe(words);
@@ -179,6 +182,8 @@ describe('what a review can do now', () => {
   const hidden: Offer = { shown: false, enabled: false, why: null };
   const atWork: Offer = { shown: true, enabled: false, why: 'Its agent is still at work in it: wait for its task to end, or cancel the task.' };
   const gone: Offer = { shown: true, enabled: false, why: 'Its folder is gone, so there is nothing to work on; it can only be discarded.' };
+  const tampered: Offer = { shown: true, enabled: false, why: 'Its .git file was changed, so git is not run there; discard it to keep a copy of its files.' };
+  const branchGone: Offer = { shown: true, enabled: false, why: 'Its branch was deleted, so what it changed cannot be told; discard it to keep a copy of its files.' };
   const overlap = { with: OTHER, with_title: 'x', files: ['a'], meeting_hunks: 1, merge_first: false };
 
   it.each<[string, Partial<WorktreeInfo>, Record<'commit' | 'merge' | 'rebase' | 'discard' | 'comment', Offer>]>([
@@ -188,6 +193,8 @@ describe('what a review can do now', () => {
     ['its agent at work', { state: 'working', task_at_work: TASK }, { commit: ready, merge: atWork, rebase: hidden, discard: atWork, comment: ready }],
     ['at work and overlapping', { state: 'working', task_at_work: TASK, overlaps: [overlap] }, { commit: ready, merge: atWork, rebase: atWork, discard: atWork, comment: ready }],
     ['its folder gone', { state: 'folder_missing' }, { commit: gone, merge: gone, rebase: hidden, discard: ready, comment: gone }],
+    ['tampered with: only discard', { state: 'tampered' }, { commit: tampered, merge: tampered, rebase: hidden, discard: ready, comment: tampered }],
+    ['its branch gone: only discard', { state: 'branch_gone' }, { commit: branchGone, merge: branchGone, rebase: hidden, discard: ready, comment: branchGone }],
     ['merged', { state: 'merged' }, { commit: hidden, merge: hidden, rebase: hidden, discard: hidden, comment: hidden }],
     ['discarded', { state: 'discarded', patch: '/p' }, { commit: hidden, merge: hidden, rebase: hidden, discard: hidden, comment: hidden }],
   ])('%s', (_, overrides, offers) => {

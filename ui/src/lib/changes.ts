@@ -91,6 +91,9 @@ const STATE_WORDS: Record<WorktreeState, string> = {
   conflicting: 'meets other work',
   merged: 'merged',
   folder_missing: 'its folder is gone',
+  tampered: 'tampered with: its .git file was changed, so git is not run there',
+  branch_gone: 'its branch was deleted',
+  refused: 'git is not run there: its repository defines a filter or merge driver',
   discarded: 'discarded',
 };
 
@@ -199,6 +202,13 @@ const HIDDEN: Offer = { shown: false, enabled: false, why: null };
 const READY: Offer = { shown: true, enabled: true, why: null };
 const AT_WORK = 'Its agent is still at work in it: wait for its task to end, or cancel the task.';
 const FOLDER_GONE = 'Its folder is gone, so there is nothing to work on; it can only be discarded.';
+/** Why git is not run in a broken worktree: only its discard (which keeps its files) is left. */
+const BROKEN: Partial<Record<WorktreeState, string>> = {
+  tampered: 'Its .git file was changed, so git is not run there; discard it to keep a copy of its files.',
+  branch_gone: 'Its branch was deleted, so what it changed cannot be told; discard it to keep a copy of its files.',
+  refused:
+    'Its repository now defines a filter or merge driver git would run on the agent’s files; discard it to keep a copy of its files.',
+};
 
 /**
  * What the user can do with a worktree now. A merged or discarded one takes nothing. Merge,
@@ -214,6 +224,11 @@ export function reviewOffers(info: WorktreeInfo): ReviewOffers {
     return { commit: gone, merge: gone, rebase: rebaseShown ? gone : HIDDEN, discard: READY, comment: gone };
   }
   const busy: Offer = info.task_at_work !== null ? { shown: true, enabled: false, why: AT_WORK } : READY;
+  const broken = BROKEN[info.state];
+  if (broken !== undefined) {
+    const refused: Offer = { shown: true, enabled: false, why: broken };
+    return { commit: refused, merge: refused, rebase: rebaseShown ? refused : HIDDEN, discard: busy, comment: refused };
+  }
   return { commit: READY, merge: busy, rebase: rebaseShown ? busy : HIDDEN, discard: busy, comment: READY };
 }
 

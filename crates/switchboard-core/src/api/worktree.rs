@@ -66,6 +66,16 @@ pub enum WorktreeState {
     Merged,
     /// Its folder is gone: it can be pruned.
     FolderMissing,
+    /// Its `.git` file no longer names the git directory made for it (an
+    /// agent rewrote, deleted or redirected it): git is not run there; a
+    /// discard keeps a copy of its files.
+    Tampered,
+    /// Its branch was deleted: what it changed cannot be told; a discard
+    /// keeps a copy of its files.
+    BranchGone,
+    /// Its repository's configuration now defines a filter or merge driver
+    /// git would run on the agent's files: git is not run there.
+    Refused,
     /// The user discarded it (its patch kept when it held work).
     Discarded,
 }

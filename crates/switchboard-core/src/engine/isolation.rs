@@ -178,6 +178,10 @@ fn plan(
 ) -> Result<Plan, EngineError> {
     let folder = folder_of(profile)?;
     let repository = worktree::repository_of(&folder)?;
+    // A filter or merge driver would run on files the agent names: no worktree.
+    if let Some(reason) = worktree::refusal_of(&repository.root)? {
+        return Err(EngineError::InvalidInput { field: "isolation", reason });
+    }
     let named_base = task.and_then(|t| t.spec.base.clone());
     if let Some(base) = &named_base
         && !worktree::branch_exists(&repository.root, base)

@@ -45,6 +45,191 @@ pub enum GitError {
     Failed { what: String, why: String },
     #[error("{} is not inside a git repository", .0.display())]
     NotARepository(PathBuf),
+    /// The worktree cannot be trusted or asked about any more: no git runs there.
+    #[error("{0}")]
+    Broken(Broken),
+}
+
+/// What the `.git` file in an agent's folder says, when it does not name
+/// the git directory git made for that worktree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitLink {
+    /// There is none.
+    Missing,
+    /// Something other than a plain file (a folder, a link).
+    NotAFile,
+    /// It names another directory (the user's own repository, say), or
+    /// none that git keeps for this worktree.
+    Elsewhere(PathBuf),
+}
+
+/// What is wrong with a worktree git can no longer be run in safely or asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Broken {
+    /// Its `.git` file was changed (rewritten, deleted, pointed elsewhere),
+    /// or git no longer keeps a directory for it.
+    Tampered(GitLink),
+    /// Its branch was deleted.
+    BranchGone,
+    /// Its repository's configuration now defines a filter or merge driver
+    /// git would run on the agent's files ([`refusal`]): why, in words.
+    Unsafe(String),
+}
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Broken::Tampered(_) => f.write_str(
+                "its .git file was tampered with (it no longer names the git directory made for it), so git is not \
+                 run there; discard it to keep a copy of its files",
+            ),
+            Broken::BranchGone => f.write_str(
+                "its branch was deleted, so git cannot tell what it changed; discard it to keep a copy of its files",
+            ),
+            Broken::Unsafe(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The longest `.git` file read: git writes one line naming a directory.
+const MAX_GIT_FILE: u64 = 4096;
+
+/// An agent's worktree as git is run in it: its git directory (git's own
+/// record of it, under the repository's common directory, where the agent's
+/// folder is not) and its work tree (the folder). See [`Checkout::open`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkout {
+    git_dir: PathBuf,
+    work_tree: PathBuf,
+}
+
+impl Checkout {
+    /// The worktree at `path` of the repository at `repository`, when it is
+    /// sound: git keeps a directory for it (its `gitdir` file, written by
+    /// git in the repository's common directory, names `path`), the `.git`
+    /// file in the folder still names that directory, and the repository's
+    /// configuration defines no program git would run on the agent's files.
+    pub fn open(repository: &Path, path: &Path) -> Result<Checkout, GitError> {
+        let work_tree = path.canonicalize().map_err(|error| GitError::Failed {
+            what: "worktree".into(),
+            why: format!("{} cannot be read: {error}", path.display()),
+        })?;
+        let common = text(git(repository, &["rev-parse", "--path-format=absolute", "--git-common-dir"])?);
+        let git_dir = admin_dir(Path::new(&common), &work_tree);
+        let link = git_link(&work_tree);
+        let git_dir = match (git_dir, link) {
+            (Some(dir), Ok(named)) if named == dir => dir,
+            (_, Ok(named)) => return Err(GitError::Broken(Broken::Tampered(GitLink::Elsewhere(named)))),
+            (_, Err(link)) => return Err(GitError::Broken(Broken::Tampered(link))),
+        };
+        let checkout = Checkout { git_dir, work_tree };
+        if let Some(why) = refusal(&configured_drivers(&checkout)?) {
+            return Err(GitError::Broken(Broken::Unsafe(why)));
+        }
+        Ok(checkout)
+    }
+
+    /// [`Checkout::open`], and its branch still there.
+    pub fn open_on(repository: &Path, path: &Path, branch: &str) -> Result<Checkout, GitError> {
+        let checkout = Checkout::open(repository, path)?;
+        if !branch_exists(repository, branch) {
+            return Err(GitError::Broken(Broken::BranchGone));
+        }
+        Ok(checkout)
+    }
+
+    /// The worktree's folder (canonical).
+    pub fn path(&self) -> &Path {
+        &self.work_tree
+    }
+}
+
+/// The directory git keeps for the worktree at `work_tree` (canonical):
+/// the one under `<common>/worktrees/` whose `gitdir` file names its `.git`.
+fn admin_dir(common: &Path, work_tree: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(common.join("worktrees")).ok()?;
+    entries.flatten().map(|entry| entry.path()).find_map(|dir| {
+        let named = std::fs::read_to_string(dir.join("gitdir")).ok()?;
+        let folder = Path::new(named.trim_end_matches(['\n', '\r'])).parent()?.canonicalize().ok()?;
+        (folder == work_tree).then(|| dir.canonicalize().ok()).flatten()
+    })
+}
+
+/// The directory the `.git` file in the folder names (canonical), read
+/// without following a link and capped.
+fn git_link(work_tree: &Path) -> Result<PathBuf, GitLink> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = work_tree.join(".git");
+    let meta = match std::fs::symlink_metadata(&file) {
+        Ok(meta) => meta,
+        Err(_) => return Err(GitLink::Missing),
+    };
+    if !meta.is_file() {
+        return Err(GitLink::NotAFile);
+    }
+    let mut said = String::new();
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&file)
+        .and_then(|f| f.take(MAX_GIT_FILE).read_to_string(&mut said));
+    if opened.is_err() {
+        return Err(GitLink::NotAFile);
+    }
+    let named = said.lines().next().and_then(|line| line.strip_prefix("gitdir: ")).unwrap_or_default();
+    let named = work_tree.join(named.trim());
+    named.canonicalize().map_err(|_| GitLink::Elsewhere(named))
+}
+
+/// The names of the filter and merge drivers the configuration a worktree
+/// reads defines (every scope: the system's, the user's, the repository's).
+fn configured_drivers(at: &(impl GitPlace + ?Sized)) -> Result<Vec<String>, GitError> {
+    let (found, out) = git_status(at, &["config", "--null", "--name-only", "--get-regexp", r"^(filter|merge)\."])?;
+    if !found {
+        // Exit 1: none defined.
+        return Ok(Vec::new());
+    }
+    Ok(out.split(|b| *b == 0).filter(|n| !n.is_empty()).map(|n| String::from_utf8_lossy(n).into_owned()).collect())
+}
+
+/// Why agents cannot work apart in a repository whose configuration names
+/// these settings (pure): a filter driver (clean, smudge, process) other
+/// than Git LFS's, or a merge driver, is a program git runs on files named
+/// by a `.gitattributes` file, which the agent writes. None when it can.
+pub fn refusal(settings: &[String]) -> Option<String> {
+    let mut drivers: Vec<String> = Vec::new();
+    for setting in settings {
+        let lower = setting.to_ascii_lowercase();
+        let Some((section, rest)) = lower.split_once('.') else { continue };
+        let Some((name, key)) = rest.rsplit_once('.') else { continue };
+        let runs = match section {
+            "filter" => matches!(key, "clean" | "smudge" | "process") && name != "lfs",
+            "merge" => key == "driver",
+            _ => false,
+        };
+        let name = format!("{section} “{}”", &setting[section.len() + 1..section.len() + 1 + name.len()]);
+        if runs && !drivers.contains(&name) {
+            drivers.push(name);
+        }
+    }
+    if drivers.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "this repository's git configuration defines the {} driver{}: git would run {} on files an agent names in \
+         .gitattributes, so its tasks cannot work in worktrees of their own; remove {} from the configuration (Git \
+         LFS's filter is fine), or let the agent work in its folder",
+        drivers.join(", the "),
+        if drivers.len() == 1 { "" } else { "s" },
+        if drivers.len() == 1 { "it" } else { "them" },
+        if drivers.len() == 1 { "it" } else { "them" },
+    ))
+}
+
+/// Why agents cannot work apart in the repository at `root`, if they cannot.
+pub fn refusal_of(root: &Path) -> Result<Option<String>, GitError> {
+    Ok(refusal(&configured_drivers(root)?))
 }
 
 /// A repository a folder is in, and the branch checked out there.
@@ -210,31 +395,95 @@ pub enum Merged {
     InTheWay { why: String },
 }
 
-/// Runs `git -C dir args…` and returns its exit success and output, failing
-/// only when git could not run.
-fn git_status(dir: &Path, args: &[&str]) -> Result<(bool, Vec<u8>), GitError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
+/// Settings every git run of the engine takes, over whatever a
+/// configuration says: nothing git would start on its own (a file-system
+/// monitor, hooks, a pager, an editor, ssh) runs, and submodules (a nested
+/// repository an agent made has a configuration of its own) are not looked
+/// into. The user's identity, signing, excludes and LFS are left as they are.
+const SAFE_CONFIG: &[&str] = &[
+    "core.fsmonitor=false",
+    // No hook is found under a path that is not a folder.
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "core.editor=:",
+    "sequence.editor=:",
+    "core.sshCommand=false",
+    "diff.ignoreSubmodules=all",
+    "submodule.recurse=false",
+];
+
+/// Variables of the engine's own environment that would send git elsewhere
+/// or have it start a program: never passed on.
+const ENV_CLEARED: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+];
+
+/// Where a git run works.
+pub trait GitPlace {
+    fn place(&self, command: &mut Command);
+}
+
+/// A repository's own checkout (the user's), found the way git finds it.
+impl GitPlace for Path {
+    fn place(&self, command: &mut Command) {
+        command.arg("-C").arg(self);
+    }
+}
+
+impl GitPlace for PathBuf {
+    fn place(&self, command: &mut Command) {
+        self.as_path().place(command);
+    }
+}
+
+/// An agent's worktree: its git directory and work tree as the engine
+/// recorded them, never as the `.git` file in the agent's folder says.
+impl GitPlace for Checkout {
+    fn place(&self, command: &mut Command) {
+        command.current_dir(&self.work_tree).env("GIT_DIR", &self.git_dir).env("GIT_WORK_TREE", &self.work_tree);
+    }
+}
+
+/// `git` at `at`, with the engine's safe settings.
+fn command(at: &(impl GitPlace + ?Sized)) -> Command {
+    let mut command = Command::new("git");
+    for name in ENV_CLEARED {
+        command.env_remove(name);
+    }
+    at.place(&mut command);
+    for setting in SAFE_CONFIG {
+        command.arg("-c").arg(setting);
+    }
+    // The user's pager, editor and prompts stay out of it.
+    command
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_PAGER", "cat")
-        .output()
-        .map_err(GitError::NotRun)?;
+        .env("GIT_EDITOR", ":")
+        .env("GIT_SEQUENCE_EDITOR", ":");
+    command
+}
+
+/// Runs git with `args` at `at` and returns its exit success and output,
+/// failing only when git could not run.
+fn git_status(at: &(impl GitPlace + ?Sized), args: &[&str]) -> Result<(bool, Vec<u8>), GitError> {
+    let output = command(at).args(args).output().map_err(GitError::NotRun)?;
     Ok((output.status.success(), output.stdout))
 }
 
-/// Runs `git -C dir args…` and returns its standard output.
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        // The user's pager, editor and prompts stay out of it.
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_PAGER", "cat")
-        .output()
-        .map_err(GitError::NotRun)?;
+/// Runs git with `args` at `at` and returns its standard output.
+fn git(at: &(impl GitPlace + ?Sized), args: &[&str]) -> Result<Vec<u8>, GitError> {
+    let output = command(at).args(args).output().map_err(GitError::NotRun)?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
@@ -246,6 +495,80 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
 
 fn text(bytes: Vec<u8>) -> String {
     String::from_utf8_lossy(&bytes).trim_end().to_owned()
+}
+
+/// Where a byte of a file name that is not UTF-8 is kept in the name as
+/// text: the private-use character at this base plus the byte, so a name
+/// stays exact until it is shown ([`shown_name`]).
+const RAW_BYTE_BASE: u32 = 0x10_FF00;
+
+/// A file name as git gives it (bytes), as text that keeps every byte.
+pub fn decode_name(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let raw = |out: &mut String, byte: u8| {
+        out.push(char::from_u32(RAW_BYTE_BASE + u32::from(byte)).expect("a private-use character"));
+    };
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if u32::from(c) >= RAW_BYTE_BASE {
+                // The name's own character of that range: kept as its bytes, so it reads back as itself.
+                c.encode_utf8(&mut [0; 4]).bytes().for_each(|byte| raw(&mut out, byte));
+            } else {
+                out.push(c);
+            }
+        }
+        chunk.invalid().iter().for_each(|byte| raw(&mut out, *byte));
+    }
+    out
+}
+
+/// The bytes of a name [`decode_name`] made.
+fn name_bytes(name: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len());
+    for c in name.chars() {
+        match u32::from(c).checked_sub(RAW_BYTE_BASE) {
+            Some(byte) if byte <= 0xff => out.push(byte as u8),
+            _ => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    out
+}
+
+/// Whether a character of a name cannot be shown as it is: a control (a
+/// line break would pose as the next line of a list), one that turns the
+/// text's direction (it would show the name reversed), or one that stands
+/// for a byte that is not UTF-8.
+fn unshowable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || u32::from(c) >= RAW_BYTE_BASE
+}
+
+/// A file name as the engine shows and sends it, the one way everywhere
+/// (the window, the command line, `--json`): as it is, unless it holds a
+/// character [`unshowable`] or starts with `"`; then in git's quoted form:
+/// between double quotes, `\"`, `\\`, `\n`, `\t`, `\r`, and every other
+/// control byte or byte past ASCII as `\` and three octal digits. Nothing
+/// is lost: a name that starts with `"` is always quoted, and the quoted
+/// form gives back its bytes.
+pub fn shown_name(name: &str) -> String {
+    if !name.starts_with('"') && !name.chars().any(unshowable) {
+        return name.to_owned();
+    }
+    let mut out = String::from("\"");
+    for byte in name_bytes(name) {
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0x20..=0x7e => out.push(byte as char),
+            _ => out.push_str(&format!("\\{byte:03o}")),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The repository `folder` is in, if any.
@@ -268,9 +591,9 @@ pub fn create(repository: &Path, base: &str, branch: &str, path: &Path) -> Resul
 
 /// Commits what the worktree at `path` holds uncommitted (the app's own
 /// files left out), with `message`; false when there was nothing to commit.
-pub fn commit_all(path: &Path, message: &str) -> Result<bool, GitError> {
+pub fn commit_all(path: &Checkout, message: &str) -> Result<bool, GitError> {
     stage_all(path, false)?;
-    let (nothing, _) = git_status(path, &["diff", "--cached", "--quiet"])?;
+    let (nothing, _) = git_status(path, &["diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv"])?;
     if nothing {
         return Ok(false);
     }
@@ -281,7 +604,7 @@ pub fn commit_all(path: &Path, message: &str) -> Result<bool, GitError> {
 /// Stages everything in the worktree at `path` (only as intended for adding
 /// with `intent`), then takes the app's own files out again: named as
 /// excluded paths, git would refuse one its ignore files list.
-fn stage_all(path: &Path, intent: bool) -> Result<(), GitError> {
+fn stage_all(path: &Checkout, intent: bool) -> Result<(), GitError> {
     let add: &[&str] = if intent { &["add", "--intent-to-add", "--all"] } else { &["add", "--all"] };
     git(path, add)?;
     let mut reset = vec!["reset", "--quiet", "--"];
@@ -291,6 +614,116 @@ fn stage_all(path: &Path, intent: bool) -> Result<(), GitError> {
     Ok(())
 }
 
+/// An operation git has under way in one checkout of a repository, which a
+/// branch moved under it would break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Rebase,
+    Bisect,
+    Merge,
+    Revert,
+    CherryPick,
+    Am,
+}
+
+impl Operation {
+    /// How the sentence says it: "main is being …".
+    fn being(self) -> &'static str {
+        match self {
+            Operation::Rebase => "rebased",
+            Operation::Bisect => "bisected",
+            Operation::Merge => "merged into",
+            Operation::Revert => "reverted on",
+            Operation::CherryPick => "cherry-picked onto",
+            Operation::Am => "patched by git am",
+        }
+    }
+
+    /// The git command that ends it.
+    fn command(self) -> &'static str {
+        match self {
+            Operation::Rebase => "git rebase --continue or --abort",
+            Operation::Bisect => "git bisect reset",
+            Operation::Merge => "git merge --continue or --abort",
+            Operation::Revert => "git revert --continue or --abort",
+            Operation::CherryPick => "git cherry-pick --continue or --abort",
+            Operation::Am => "git am --continue or --abort",
+        }
+    }
+}
+
+/// An operation under way in one checkout: on which branch, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Underway {
+    pub operation: Operation,
+    /// The branch it works on (a rebase's or bisection's, which left HEAD
+    /// detached: the one it started from); none when unknown or detached.
+    pub branch: Option<String>,
+    pub folder: PathBuf,
+}
+
+/// Why a merge into `base` must wait (pure): an operation under way on
+/// `base` in any checkout of the repository; one on another branch (an
+/// agent rebasing its own) does not stop it.
+pub fn base_busy(base: &str, underway: &[Underway]) -> Option<String> {
+    let busy = underway.iter().find(|u| u.branch.as_deref() == Some(base))?;
+    Some(format!(
+        "{base} is being {} in {}; merging now would move {base} under it. Finish it there ({}), then merge again",
+        busy.operation.being(),
+        busy.folder.display(),
+        busy.operation.command()
+    ))
+}
+
+/// Every operation under way in the checkouts of the repository at `root`
+/// (its main checkout and every worktree), read from git's own files in
+/// the repository's git directories.
+pub fn underway(root: &Path) -> Result<Vec<Underway>, GitError> {
+    let common = PathBuf::from(text(git(root, &["rev-parse", "--path-format=absolute", "--git-common-dir"])?));
+    let main_folder = text(git(root, &["rev-parse", "--show-toplevel"])?);
+    let mut dirs = vec![(common.clone(), PathBuf::from(main_folder))];
+    if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
+        for dir in entries.flatten().map(|e| e.path()) {
+            let folder = std::fs::read_to_string(dir.join("gitdir"))
+                .ok()
+                .and_then(|named| Path::new(named.trim_end()).parent().map(Path::to_path_buf))
+                .unwrap_or_else(|| dir.clone());
+            dirs.push((dir, folder));
+        }
+    }
+    let read = |path: PathBuf| std::fs::read_to_string(path).ok().map(|t| t.trim().to_owned());
+    let branch_of = |named: Option<String>| {
+        named
+            .map(|n| n.strip_prefix("ref: ").unwrap_or(&n).to_owned())
+            .and_then(|n| n.strip_prefix("refs/heads/").map(str::to_owned))
+    };
+    let mut found = Vec::new();
+    for (dir, folder) in dirs {
+        let head = branch_of(read(dir.join("HEAD")));
+        let rebasing = read(dir.join("rebase-merge/head-name")).or_else(|| read(dir.join("rebase-apply/head-name")));
+        let mut push = |operation, branch| found.push(Underway { operation, branch, folder: folder.clone() });
+        if dir.join("rebase-apply/applying").exists() {
+            push(Operation::Am, head.clone());
+        } else if rebasing.is_some() {
+            push(Operation::Rebase, branch_of(rebasing));
+        }
+        if let Some(start) = read(dir.join("BISECT_START")) {
+            // The branch it started from, short; a commit when it was detached.
+            push(Operation::Bisect, Some(start.strip_prefix("refs/heads/").unwrap_or(&start).to_owned()));
+        }
+        if dir.join("MERGE_HEAD").exists() {
+            push(Operation::Merge, head.clone());
+        }
+        let todo = read(dir.join("sequencer/todo")).unwrap_or_default();
+        if dir.join("REVERT_HEAD").exists() || todo.starts_with("revert") {
+            push(Operation::Revert, head.clone());
+        } else if dir.join("CHERRY_PICK_HEAD").exists() || dir.join("sequencer").is_dir() {
+            push(Operation::CherryPick, head.clone());
+        }
+    }
+    Ok(found)
+}
+
 /// Merges `branch` into `base` in the repository at `root` without touching
 /// any folder until the merge is known to land: git works the merge out
 /// apart (`merge-tree`), a conflict changes nothing, and the base branch
@@ -298,6 +731,9 @@ fn stage_all(path: &Path, intent: bool) -> Result<(), GitError> {
 /// the base is checked out in the user's folder, that folder moves with it
 /// only as a fast-forward git checks against the user's own changes there.
 pub fn merge(root: &Path, base: &str, branch: &str, message: &str) -> Result<Merged, GitError> {
+    if let Some(why) = base_busy(base, &underway(root)?) {
+        return Ok(Merged::InTheWay { why });
+    }
     let base_commit = text(git(root, &["rev-parse", "--verify", &format!("refs/heads/{base}^{{commit}}")])?);
     let branch_commit = text(git(root, &["rev-parse", "--verify", &format!("refs/heads/{branch}^{{commit}}")])?);
     let (fast_forward, _) = git_status(root, &["merge-base", "--is-ancestor", &base_commit, &branch_commit])?;
@@ -306,15 +742,18 @@ pub fn merge(root: &Path, base: &str, branch: &str, message: &str) -> Result<Mer
     } else {
         let (clean, out) = git_status(
             root,
-            &["merge-tree", "--write-tree", "--name-only", "--no-messages", &base_commit, &branch_commit],
+            &["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", &base_commit, &branch_commit],
         )?;
-        let out = String::from_utf8_lossy(&out).into_owned();
-        let mut lines = out.lines();
-        let tree = lines.next().unwrap_or_default().to_owned();
+        // `-z`: the tree, then each conflicting file's name, each ended by a NUL.
+        let mut fields = out.split(|b| *b == 0);
+        let tree = String::from_utf8_lossy(fields.next().unwrap_or_default()).trim().to_owned();
         if !clean {
-            let files = lines.take_while(|line| !line.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+            let files = fields
+                .take_while(|name| !name.is_empty())
+                .map(|name| shown_name(&decode_name(name)))
+                .collect::<Vec<_>>();
             if files.is_empty() {
-                return Err(GitError::Failed { what: "merge-tree".into(), why: out });
+                return Err(GitError::Failed { what: "merge-tree".into(), why: String::from_utf8_lossy(&out).into() });
             }
             return Ok(Merged::Conflict { files });
         }
@@ -348,16 +787,16 @@ pub enum Rebased {
 /// Replays the worktree's commits onto `base` as it is now (after another
 /// task merged, say). Uncommitted work is committed first with `message`;
 /// a conflict undoes the rebase and names the files, never forcing.
-pub fn rebase(path: &Path, base: &str, message: &str) -> Result<Rebased, GitError> {
+pub fn rebase(path: &Checkout, base: &str, message: &str) -> Result<Rebased, GitError> {
     commit_all(path, message)?;
-    let (done, _) = git_status(path, &["-c", "core.editor=true", "rebase", "--quiet", base])?;
+    let (done, _) = git_status(path, &["rebase", "--quiet", base])?;
     if done {
         return Ok(Rebased::Done);
     }
-    let files = git(path, &["diff", "--name-only", "--diff-filter=U", "-z"])?
+    let files = git(path, &["diff", "--no-ext-diff", "--no-textconv", "--name-only", "--diff-filter=U", "-z"])?
         .split(|b| *b == 0)
         .filter(|f| !f.is_empty())
-        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .map(|f| shown_name(&decode_name(f)))
         .collect::<Vec<_>>();
     git(path, &["rebase", "--abort"])?;
     if files.is_empty() {
@@ -375,29 +814,44 @@ pub fn is_merged(repository: &Path, branch: &str, base: &str) -> Result<bool, Gi
     Ok(merged)
 }
 
-/// A worktree's state, as the user reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A worktree's state, as the user reads it: one model for every way a
+/// worktree can be, each with what it knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorktreeState {
+    /// Its folder is gone.
+    FolderMissing,
+    /// git can no longer be run there or asked what it changed.
+    Broken(Broken),
     /// Its agent is at work in it.
     Working,
-    /// Work is done and not merged yet.
-    ReadyToMerge,
     Merged,
     /// Another worktree changes the same lines (the radar), or a merge met a conflict.
     Conflicting,
-    /// Its folder is gone.
-    FolderMissing,
+    /// Work is done and not merged yet.
+    ReadyToMerge,
+}
+
+/// What is known of a worktree, for [`state_of`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StateFacts {
+    pub folder_missing: bool,
+    pub broken: Option<Broken>,
+    pub agent_at_work: bool,
+    pub merged: bool,
+    pub conflicting: bool,
 }
 
 /// What the facts about a worktree make its state (pure): a missing folder
-/// first, then work under way, then merged, conflicting, ready.
-pub fn state_of(folder_exists: bool, agent_at_work: bool, merged: bool, conflicting: bool) -> WorktreeState {
-    match (folder_exists, agent_at_work, merged, conflicting) {
-        (false, ..) => WorktreeState::FolderMissing,
-        (true, true, ..) => WorktreeState::Working,
-        (true, false, true, _) => WorktreeState::Merged,
-        (true, false, false, true) => WorktreeState::Conflicting,
-        (true, false, false, false) => WorktreeState::ReadyToMerge,
+/// first, then a broken worktree (whatever its agent does), then work under
+/// way, then merged, conflicting, ready.
+pub fn state_of(facts: StateFacts) -> WorktreeState {
+    match facts {
+        StateFacts { folder_missing: true, .. } => WorktreeState::FolderMissing,
+        StateFacts { broken: Some(broken), .. } => WorktreeState::Broken(broken),
+        StateFacts { agent_at_work: true, .. } => WorktreeState::Working,
+        StateFacts { merged: true, .. } => WorktreeState::Merged,
+        StateFacts { conflicting: true, .. } => WorktreeState::Conflicting,
+        _ => WorktreeState::ReadyToMerge,
     }
 }
 
@@ -461,29 +915,29 @@ pub fn review_prompt(title: &str, comments: &[crate::api::ReviewComment]) -> Opt
 
 /// What the worktree at `path` changed against `base`, committed or not,
 /// untracked files included, the app's own files left out; sorted by path.
-pub fn changes(path: &Path, base: &str) -> Result<Vec<FileChange>, GitError> {
+pub fn changes(path: &Checkout, base: &str) -> Result<Vec<FileChange>, GitError> {
     changes_with(path, base, &untracked(path)?)
 }
 
 /// The files git does not track yet (and does not ignore), the app's own
 /// left out: what both [`changes`] and [`hunks`] add to git's diff.
-pub fn untracked(path: &Path) -> Result<Vec<String>, GitError> {
+pub fn untracked(path: &Checkout) -> Result<Vec<String>, GitError> {
     Ok(git(path, &["ls-files", "--others", "--exclude-standard", "-z"])?
         .split(|b| *b == 0)
         .filter(|f| !f.is_empty())
-        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .map(decode_name)
         .filter(|f| !is_app_path(f))
         .collect())
 }
 
 /// [`changes`], with the untracked files already listed.
-pub fn changes_with(path: &Path, base: &str, untracked: &[String]) -> Result<Vec<FileChange>, GitError> {
+pub fn changes_with(path: &Checkout, base: &str, untracked: &[String]) -> Result<Vec<FileChange>, GitError> {
     // Tracked files, the base against the working tree, renames found: in
     // one run, each file's status (`--raw`) then its line counts.
-    let out = git(path, &["diff", "--raw", "--numstat", "-z", "-M", base, "--"])?;
+    let out = git(path, &["diff", "--no-ext-diff", "--no-textconv", "--raw", "--numstat", "-z", "-M", base, "--"])?;
     let mut changes = parse_diff(&out);
     for file in untracked {
-        let binary = looks_binary(path, file);
+        let binary = looks_binary(path.path(), file);
         changes.push(FileChange { path: file.clone(), from: None, kind: ChangeKind::Added, binary });
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
@@ -495,7 +949,7 @@ pub fn changes_with(path: &Path, base: &str, untracked: &[String]) -> Result<Vec
 /// app's own left out.
 fn parse_diff(out: &[u8]) -> Vec<FileChange> {
     let mut changes = Vec::new();
-    let mut fields = out.split(|b| *b == 0).map(|f| String::from_utf8_lossy(f).into_owned());
+    let mut fields = out.split(|b| *b == 0).map(decode_name);
     let mut binary = Vec::new();
     while let Some(field) = fields.next() {
         if field.is_empty() {
@@ -541,14 +995,14 @@ fn parse_diff(out: &[u8]) -> Vec<FileChange> {
 
 /// The base's lines each file the worktree at `path` changed touches (for
 /// the conflict radar), untracked files as added ones, the app's own left out.
-pub fn hunks(path: &Path, base: &str) -> Result<Vec<radar::FileHunks>, GitError> {
+pub fn hunks(path: &Checkout, base: &str) -> Result<Vec<radar::FileHunks>, GitError> {
     hunks_with(path, base, &untracked(path)?)
 }
 
 /// [`hunks`], with the untracked files already listed.
-pub fn hunks_with(path: &Path, base: &str, untracked: &[String]) -> Result<Vec<radar::FileHunks>, GitError> {
+pub fn hunks_with(path: &Checkout, base: &str, untracked: &[String]) -> Result<Vec<radar::FileHunks>, GitError> {
     let excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
-    let mut args = vec!["diff", "-U0", "-M", "--no-color", "--no-ext-diff", base, "--", "."];
+    let mut args = vec!["diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base, "--", "."];
     args.extend(excluded.iter().map(String::as_str));
     let mut files = radar::parse_hunks(&String::from_utf8_lossy(&git(path, &args)?));
     files.extend(untracked.iter().map(|file| radar::FileHunks { path: file.clone(), hunks: None }));
@@ -560,10 +1014,19 @@ pub fn hunks_with(path: &Path, base: &str, untracked: &[String]) -> Result<Vec<r
 /// own files left out), which `git apply` takes back onto the base. The
 /// worktree's untracked files are marked as intended for adding (its own
 /// index, not the user's checkout).
-pub fn save_patch(path: &Path, base: &str, patch: &Path) -> Result<(), GitError> {
+pub fn save_patch(path: &Checkout, base: &str, patch: &Path) -> Result<(), GitError> {
     let mut excluded: Vec<String> = APP_PATHS.iter().map(|own| format!(":(exclude){own}")).collect();
     stage_all(path, true)?;
-    let mut diff = vec!["diff".to_owned(), "--binary".into(), "-M".into(), base.into(), "--".into(), ".".into()];
+    let mut diff = vec![
+        "diff".to_owned(),
+        "--no-ext-diff".into(),
+        "--no-textconv".into(),
+        "--binary".into(),
+        "-M".into(),
+        base.into(),
+        "--".into(),
+        ".".into(),
+    ];
     diff.append(&mut excluded);
     let diff: Vec<&str> = diff.iter().map(String::as_str).collect();
     let bytes = git(path, &diff)?;
@@ -578,6 +1041,41 @@ pub fn remove(repository: &Path, path: &Path, branch: &str) -> Result<(), GitErr
     let path = path.to_string_lossy();
     git(repository, &["worktree", "remove", "--force", &path])?;
     git(repository, &["branch", "-D", branch]).map(|_| ())
+}
+
+/// Keeps the files of a worktree git can no longer make a patch of: the
+/// folder is moved to `into` (the worktree is gone from where it was);
+/// where `into` is on another file system, copied there first: folders and
+/// plain files, links as links (never followed), nothing else.
+pub fn keep_files(folder: &Path, into: &Path) -> std::io::Result<()> {
+    if let Some(parent) = into.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    match std::fs::rename(folder, into) {
+        Ok(()) => Ok(()),
+        Err(error) if error.raw_os_error() == Some(libc::EXDEV) => {
+            copy_tree(folder, into)?;
+            std::fs::remove_dir_all(folder)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        }
+    }
+    Ok(())
 }
 
 /// A worktree of the repository, as git lists it.
@@ -616,7 +1114,7 @@ pub fn list(repository: &Path) -> Result<Vec<Listed>, GitError> {
 
 /// The commit the worktree's work starts from: where its branch left the
 /// base (the base may have moved on since).
-pub fn fork_point(path: &Path, base: &str) -> Result<String, GitError> {
+pub fn fork_point(path: &Checkout, base: &str) -> Result<String, GitError> {
     Ok(text(git(path, &["merge-base", &format!("refs/heads/{base}"), "HEAD"])?))
 }
 
@@ -629,9 +1127,9 @@ pub const MAX_SHOWN_FILE: u64 = 512 * 1024;
 /// The files now are the agent's: read the one guarded way, capped. git
 /// runs twice whatever the number of files (the base's side of them all is
 /// read in one batch); the unified diffs are made here.
-pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec<crate::api::FileDiff>, GitError> {
+pub fn diff_files(path: &Checkout, from: &str, changes: &[FileChange]) -> Result<Vec<crate::api::FileDiff>, GitError> {
     use crate::api::{DiffContent, FileDiff, FileStatus};
-    let files = crate::workspace::Workspace::open(path).map_err(|error| GitError::Failed {
+    let files = crate::workspace::Workspace::open(path.path()).map_err(|error| GitError::Failed {
         what: "diff".into(),
         why: format!("the worktree cannot be read: {error}"),
     })?;
@@ -663,10 +1161,11 @@ pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec
             };
             match (before, after) {
                 (Blob::Text(before), Ok(Some(after))) if !after.truncated => {
+                    // Named as git names them: quoted where a name is not shown as it is.
                     let (a, b) = match change.kind {
-                        ChangeKind::Added => ("/dev/null".to_owned(), format!("b/{}", change.path)),
-                        ChangeKind::Deleted => (format!("a/{old}"), "/dev/null".to_owned()),
-                        _ => (format!("a/{old}"), format!("b/{}", change.path)),
+                        ChangeKind::Added => ("/dev/null".to_owned(), shown_name(&format!("b/{}", change.path))),
+                        ChangeKind::Deleted => (shown_name(&format!("a/{old}")), "/dev/null".to_owned()),
+                        _ => (shown_name(&format!("a/{old}")), shown_name(&format!("b/{}", change.path))),
                     };
                     let unified = similar::TextDiff::from_lines(&before, &after.text)
                         .unified_diff()
@@ -686,7 +1185,12 @@ pub fn diff_files(path: &Path, from: &str, changes: &[FileChange]) -> Result<Vec
                 }
             }
         };
-        out.push(FileDiff { path: change.path.clone(), from: change.from.clone(), status, content });
+        out.push(FileDiff {
+            path: shown_name(&change.path),
+            from: change.from.as_deref().map(shown_name),
+            status,
+            content,
+        });
     }
     Ok(out)
 }
@@ -701,7 +1205,7 @@ enum Blob {
 /// The base's side of `files` at `commit`, read in two git runs (sizes,
 /// then the contents of those not past [`MAX_SHOWN_FILE`]); a file the
 /// commit lacks is left out.
-fn blobs(path: &Path, commit: &str, files: &[String]) -> Result<std::collections::HashMap<String, Blob>, GitError> {
+fn blobs(path: &Checkout, commit: &str, files: &[String]) -> Result<std::collections::HashMap<String, Blob>, GitError> {
     let mut out = std::collections::HashMap::new();
     // A name with a line break cannot be asked for a line at a time: alone.
     let (odd, files): (Vec<&String>, Vec<&String>) = files.iter().partition(|f| f.contains('\n'));
@@ -747,13 +1251,10 @@ fn blobs(path: &Path, commit: &str, files: &[String]) -> Result<std::collections
 }
 
 /// Runs `git cat-file <mode>` with `names` on its input, one a line.
-fn batch(path: &Path, mode: &str, names: &[String]) -> Result<Vec<u8>, GitError> {
+fn batch(path: &Checkout, mode: &str, names: &[String]) -> Result<Vec<u8>, GitError> {
     use std::io::Write;
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(path)
+    let mut child = command(path)
         .args(["cat-file", mode])
-        .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -764,7 +1265,12 @@ fn batch(path: &Path, mode: &str, names: &[String]) -> Result<Vec<u8>, GitError>
     // Written beside the reading: a long list would fill both pipes.
     let writer = std::thread::spawn(move || input.write_all(lines.as_bytes()));
     let output = child.wait_with_output().map_err(GitError::NotRun)?;
-    let _ = writer.join();
+    match writer.join() {
+        Ok(Ok(())) => {}
+        // git stopped reading (it failed, said below) or the writer died.
+        Ok(Err(error)) => tracing::debug!(%error, "the names could not all be given to git cat-file"),
+        Err(_) => tracing::warn!("the writer of names to git cat-file panicked"),
+    }
     if !output.status.success() {
         return Err(GitError::Failed { what: "cat-file".into(), why: "it could not read the base's files".into() });
     }
@@ -806,6 +1312,11 @@ mod tests {
         }
         let taken = |name: &str| ["switchboard/a/t", "switchboard/a/t-2"].contains(&name);
         assert_eq!(branch_name("a", "t", taken), "switchboard/a/t-3");
+    }
+
+    /// The worktree at `path` as the engine runs git in it.
+    fn open(root: &Path, path: &Path) -> Checkout {
+        Checkout::open(root, path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
     fn run(dir: &Path, args: &[&str]) {
@@ -861,7 +1372,7 @@ mod tests {
         std::fs::create_dir_all(path.join(".switchboard")).unwrap();
         std::fs::write(path.join(".switchboard/signals.md"), "protocol").unwrap();
 
-        let changes = changes(&path, "main").unwrap();
+        let changes = changes(&open(&root, &path), "main").unwrap();
         let seen: Vec<(&str, ChangeKind, Option<&str>, bool)> =
             changes.iter().map(|c| (c.path.as_str(), c.kind, c.from.as_deref(), c.binary)).collect();
         assert_eq!(
@@ -898,7 +1409,7 @@ mod tests {
         assert!(!listed[0].missing);
 
         let patch = dir.path().join("kept.patch");
-        save_patch(&path, "main", &patch).unwrap();
+        save_patch(&open(&root, &path), "main", &patch).unwrap();
         remove(&root, &path, "switchboard/writer/docs").unwrap();
         assert!(!path.exists() && !branch_exists(&root, "switchboard/writer/docs"));
         assert!(list(&root).unwrap().is_empty());
@@ -948,8 +1459,8 @@ mod tests {
         std::fs::write(path.join("odd\nname.txt"), "after\n").unwrap();
         std::fs::write(path.join("notes.txt"), "first line\nsecond line, changed\nthird line\n").unwrap();
         std::fs::remove_file(path.join("README.md")).unwrap();
-        let changes = changes(&path, "main").unwrap();
-        let diffs = diff_files(&path, "main", &changes).unwrap();
+        let changes = changes(&open(&root, &path), "main").unwrap();
+        let diffs = diff_files(&open(&root, &path), "main", &changes).unwrap();
         let content = |name: &str| diffs.iter().find(|d| d.path == name).unwrap().content.clone();
         assert_eq!(content("big.txt"), DiffContent::TooLarge { bytes: MAX_SHOWN_FILE + 10 });
         assert_eq!(content("data.bin"), DiffContent::Binary);
@@ -963,8 +1474,9 @@ mod tests {
         let DiffContent::Text { before, unified, .. } = content("README.md") else { panic!() };
         assert_eq!(before, "# Project\n");
         assert!(unified.contains("+++ /dev/null"), "{unified}");
-        let DiffContent::Text { before, after, .. } = content("odd\nname.txt") else { panic!() };
+        let DiffContent::Text { before, after, unified } = content(r#""odd\nname.txt""#) else { panic!() };
         assert_eq!((before.as_str(), after.as_str()), ("before\n", "after\n"));
+        assert!(unified.starts_with("--- \"a/odd\\nname.txt\"\n+++ \"b/odd\\nname.txt\"\n"), "{unified}");
     }
 
     #[test]
@@ -984,12 +1496,12 @@ mod tests {
         std::fs::write(path.join(".claude/settings.local.json"), "{}").unwrap();
         std::fs::write(path.join("CONTEXT.md"), "the task's context").unwrap();
         std::fs::write(path.join("work.txt"), "done\n").unwrap();
-        assert!(commit_all(&path, "Work").unwrap());
+        assert!(commit_all(&open(&root, &path), "Work").unwrap());
         let committed = text(git(&path, &["show", "--name-only", "--format=", "HEAD"]).unwrap());
         assert_eq!(committed, "work.txt");
         let patch = dir.path().join("kept.patch");
         std::fs::write(path.join("more.txt"), "more\n").unwrap();
-        save_patch(&path, "main", &patch).unwrap();
+        save_patch(&open(&root, &path), "main", &patch).unwrap();
         let kept = std::fs::read_to_string(&patch).unwrap();
         assert!(kept.contains("more.txt") && kept.contains("work.txt") && !kept.contains("CONTEXT.md"), "{kept}");
     }
@@ -1003,8 +1515,8 @@ mod tests {
         std::fs::write(first.join("guide.md"), "A guide.\n").unwrap();
         std::fs::create_dir_all(first.join("summaries")).unwrap();
         std::fs::write(first.join("summaries/t.md"), "mine").unwrap();
-        assert!(commit_all(&first, "Write the guide").unwrap());
-        assert!(!commit_all(&first, "Nothing left").unwrap(), "nothing left to commit");
+        assert!(commit_all(&open(&root, &first), "Write the guide").unwrap());
+        assert!(!commit_all(&open(&root, &first), "Nothing left").unwrap(), "nothing left to commit");
         let landed = merge(&root, "main", "switchboard/a/first", "Merge the guide").unwrap();
         assert!(matches!(landed, Merged::Landed { fast_forward: true, .. }), "{landed:?}");
         assert_eq!(
@@ -1021,8 +1533,8 @@ mod tests {
         create(&root, "main", "switchboard/b/third", &third).unwrap();
         std::fs::write(second.join("src/lib.rs"), "pub fn one() -> u32 { 11 }\n").unwrap();
         std::fs::write(third.join("README.md"), "# Project, documented\n").unwrap();
-        commit_all(&second, "Change one").unwrap();
-        commit_all(&third, "Document it").unwrap();
+        commit_all(&open(&root, &second), "Change one").unwrap();
+        commit_all(&open(&root, &third), "Document it").unwrap();
         assert!(matches!(merge(&root, "main", "switchboard/a/second", "m").unwrap(), Merged::Landed { .. }));
         let landed = merge(&root, "main", "switchboard/b/third", "Merge the docs").unwrap();
         assert!(matches!(landed, Merged::Landed { fast_forward: false, .. }), "{landed:?}");
@@ -1034,7 +1546,7 @@ mod tests {
         let fourth = dir.path().join("worktrees/fourth");
         create(&root, "main", "switchboard/b/fourth", &fourth).unwrap();
         std::fs::write(fourth.join("src/lib.rs"), "pub fn one() -> u32 { 4 }\n").unwrap();
-        commit_all(&fourth, "Four").unwrap();
+        commit_all(&open(&root, &fourth), "Four").unwrap();
         std::fs::write(root.join("src/lib.rs"), "pub fn one() -> u32 { 12 }\n").unwrap();
         run(&root, &["commit", "--quiet", "-am", "the user's own change"]);
         std::fs::write(root.join("scratch.txt"), "the user's unsaved thoughts\n").unwrap();
@@ -1049,7 +1561,7 @@ mod tests {
         let fifth = dir.path().join("worktrees/fifth");
         create(&root, "main", "switchboard/b/fifth", &fifth).unwrap();
         std::fs::write(fifth.join("guide.md"), "A better guide.\n").unwrap();
-        commit_all(&fifth, "Better guide").unwrap();
+        commit_all(&open(&root, &fifth), "Better guide").unwrap();
         std::fs::write(root.join("guide.md"), "The user's own edit.\n").unwrap();
         let main_before = head_of(&root, "main");
         let refused = merge(&root, "main", "switchboard/b/fifth", "m").unwrap();
@@ -1064,11 +1576,16 @@ mod tests {
         let [a, b, c] = three_worktrees(dir.path(), &root);
         std::fs::write(a.join("notes.txt"), "first line\nsecond line, by a\nthird line\n").unwrap();
         std::fs::write(b.join("notes.txt"), "first line\nsecond line, by b\nthird line\nfourth, by b\n").unwrap();
-        commit_all(&b, "b's notes").unwrap();
+        commit_all(&open(&root, &b), "b's notes").unwrap();
         std::fs::write(c.join("README.md"), "# Project by c\n").unwrap();
         std::fs::write(c.join("fresh.md"), "new\n").unwrap();
-        let worktrees: Vec<(&str, Vec<radar::FileHunks>)> =
-            [("a", &a), ("b", &b), ("c", &c)].map(|(key, path)| (key, hunks(path, "main").unwrap())).into();
+        let worktrees: Vec<radar::Watched<&str>> = [("a", &a), ("b", &b), ("c", &c)]
+            .map(|(key, path)| radar::Watched {
+                key,
+                repository: root.display().to_string(),
+                files: hunks(&open(&root, path), "main").unwrap(),
+            })
+            .into();
         let found = radar::overlaps(&worktrees);
         assert_eq!(found.len(), 1, "{found:?}");
         let overlap = &found[0];
@@ -1081,13 +1598,13 @@ mod tests {
         let (dir, root) = repository();
         let [a, b, c] = three_worktrees(dir.path(), &root);
         std::fs::write(a.join("notes.txt"), "first line\nsecond line, by a\nthird line\n").unwrap();
-        commit_all(&a, "a's notes").unwrap();
+        commit_all(&open(&root, &a), "a's notes").unwrap();
         assert!(matches!(merge(&root, "main", "switchboard/a/work", "m").unwrap(), Merged::Landed { .. }));
         assert!(is_merged(&root, "switchboard/a/work", "main").unwrap());
 
         // b changed another file, uncommitted: committed, then replayed onto a's work.
         std::fs::write(b.join("README.md"), "# Project, by b\n").unwrap();
-        assert_eq!(rebase(&b, "main", "b's readme").unwrap(), Rebased::Done);
+        assert_eq!(rebase(&open(&root, &b), "main", "b's readme").unwrap(), Rebased::Done);
         assert_eq!(
             std::fs::read_to_string(b.join("notes.txt")).unwrap(),
             "first line\nsecond line, by a\nthird line\n"
@@ -1097,7 +1614,10 @@ mod tests {
         // c changed the same line as a: the rebase is undone, c's work kept as it was.
         std::fs::write(c.join("notes.txt"), "first line\nsecond line, by c\nthird line\n").unwrap();
         let head_before = text(git(&c, &["rev-parse", "HEAD"]).unwrap());
-        assert_eq!(rebase(&c, "main", "c's notes").unwrap(), Rebased::Conflict { files: vec!["notes.txt".into()] });
+        assert_eq!(
+            rebase(&open(&root, &c), "main", "c's notes").unwrap(),
+            Rebased::Conflict { files: vec!["notes.txt".into()] }
+        );
         let head_after = text(git(&c, &["rev-parse", "HEAD"]).unwrap());
         assert_ne!(head_before, head_after, "c's work was committed before the attempt");
         assert_eq!(
@@ -1113,20 +1633,128 @@ mod tests {
     #[test]
     fn a_worktree_s_state_and_whether_removing_it_loses_work() {
         use WorktreeState::*;
+        let tampered = Some(self::Broken::Tampered(GitLink::Missing));
         let cases = [
-            ((false, true, false, true), FolderMissing),
-            ((true, true, false, true), Working),
-            ((true, false, true, true), Merged),
-            ((true, false, false, true), Conflicting),
-            ((true, false, false, false), ReadyToMerge),
+            ((true, tampered.clone(), true, false, true), FolderMissing),
+            ((false, tampered.clone(), true, false, true), Broken(self::Broken::Tampered(GitLink::Missing))),
+            ((false, Some(self::Broken::BranchGone), false, false, false), Broken(self::Broken::BranchGone)),
+            ((false, None, true, false, true), Working),
+            ((false, None, false, true, true), Merged),
+            ((false, None, false, false, true), Conflicting),
+            ((false, None, false, false, false), ReadyToMerge),
         ];
-        for ((exists, working, merged, conflicting), state) in cases {
-            assert_eq!(state_of(exists, working, merged, conflicting), state);
+        for ((folder_missing, broken, agent_at_work, merged, conflicting), state) in cases {
+            let facts = StateFacts { folder_missing, broken, agent_at_work, merged, conflicting };
+            assert_eq!(state_of(facts.clone()), state, "{facts:?}");
         }
         let change = FileChange { path: "a".into(), from: None, kind: ChangeKind::Modified, binary: false };
         assert!(removal_loses_work(std::slice::from_ref(&change), false));
         assert!(!removal_loses_work(&[change], true), "all of it is on the base");
         assert!(!removal_loses_work(&[], false), "nothing to lose");
+    }
+
+    #[test]
+    fn a_repository_whose_configuration_runs_filters_or_merge_drivers_is_refused_in_words() {
+        let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let cases: [(&[&str], Option<&str>); 7] = [
+            (&[], None),
+            (&["filter.lfs.clean", "filter.lfs.smudge", "filter.lfs.process", "filter.lfs.required"], None),
+            (&["merge.renormalize", "merge.conflictstyle"], None),
+            (&["filter.crypt.clean", "filter.crypt.smudge"], Some("the filter “crypt” driver:")),
+            (&["filter.Odd.Name.process"], Some("the filter “Odd.Name” driver:")),
+            (&["merge.ours.driver"], Some("the merge “ours” driver:")),
+            (
+                &["filter.a.clean", "merge.b.driver", "filter.lfs.smudge"],
+                Some("the filter “a”, the merge “b” drivers:"),
+            ),
+        ];
+        for (settings, said) in cases {
+            let why = refusal(&names(settings));
+            match said {
+                None => assert_eq!(why, None, "{settings:?}"),
+                Some(said) => {
+                    let why = why.unwrap_or_else(|| panic!("{settings:?} was not refused"));
+                    assert!(why.contains(said) && why.contains("cannot work in worktrees"), "{why}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_merge_waits_while_its_base_is_rebased_bisected_merged_reverted_picked_or_patched_anywhere() {
+        let at = |operation, branch: Option<&str>| Underway {
+            operation,
+            branch: branch.map(str::to_owned),
+            folder: PathBuf::from("/home/me/project"),
+        };
+        let cases = [
+            (vec![], None),
+            (vec![at(Operation::Rebase, Some("main"))], Some("main is being rebased in /home/me/project")),
+            (vec![at(Operation::Bisect, Some("main"))], Some("git bisect reset")),
+            (vec![at(Operation::Merge, Some("main"))], Some("main is being merged into")),
+            (vec![at(Operation::Revert, Some("main"))], Some("git revert --continue")),
+            (vec![at(Operation::CherryPick, Some("main"))], Some("cherry-picked onto")),
+            (vec![at(Operation::Am, Some("main"))], Some("git am --continue")),
+            // An agent rebasing its own branch, or a detached bisection, holds nothing up.
+            (vec![at(Operation::Rebase, Some("switchboard/a/work")), at(Operation::Bisect, None)], None),
+            (vec![at(Operation::Rebase, Some("mainline"))], None),
+        ];
+        for (underway, said) in cases {
+            let why = base_busy("main", &underway);
+            match said {
+                None => assert_eq!(why, None, "{underway:?}"),
+                Some(said) => assert!(why.as_deref().is_some_and(|w| w.contains(said)), "{why:?} for {underway:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_rebase_of_main_under_way_stops_a_merge_and_an_agents_own_rebase_does_not() {
+        let (dir, root) = repository();
+        let [a, b, _] = three_worktrees(dir.path(), &root);
+        std::fs::write(a.join("guide.md"), "A guide, by a.\n").unwrap();
+        commit_all(&open(&root, &a), "a's guide").unwrap();
+        // b rebases its own branch and stops on a conflict with main.
+        std::fs::write(root.join("notes.txt"), "first line\nsecond line, by the user\nthird line\n").unwrap();
+        run(&root, &["commit", "--quiet", "-am", "the user's notes"]);
+        std::fs::write(b.join("notes.txt"), "first line\nsecond line, by b\nthird line\n").unwrap();
+        run(&b, &["commit", "--quiet", "-am", "b's notes"]);
+        assert!(!git_status(&b, &["rebase", "main"]).unwrap().0, "b stops mid-rebase");
+        // The user starts rebasing main onto a branch of theirs and stops on a conflict.
+        run(&root, &["branch", "other", "main~1"]);
+        run(&root, &["switch", "--quiet", "other"]);
+        std::fs::write(root.join("notes.txt"), "first line\nsecond line, other\nthird line\n").unwrap();
+        run(&root, &["commit", "--quiet", "-am", "other notes"]);
+        run(&root, &["switch", "--quiet", "main"]);
+        assert!(!git_status(&root, &["rebase", "other"]).unwrap().0, "the user's rebase stops");
+        let main_before = head_of(&root, "main");
+        let refused = merge(&root, "main", "switchboard/a/work", "m").unwrap();
+        assert!(matches!(&refused, Merged::InTheWay { why } if why.contains("main is being rebased")), "{refused:?}");
+        assert_eq!(head_of(&root, "main"), main_before, "main did not move under the user's rebase");
+        run(&root, &["rebase", "--abort"]);
+        // b's rebase of its own branch is still under way; a's merge lands.
+        let landed = merge(&root, "main", "switchboard/a/work", "m").unwrap();
+        assert!(matches!(landed, Merged::Landed { .. }), "{landed:?}");
+    }
+
+    #[test]
+    fn a_name_is_shown_as_it_is_or_quoted_the_way_git_quotes_it_and_nothing_is_lost() {
+        let cases: [(&[u8], &str); 9] = [
+            (b"src/lib.rs", "src/lib.rs"),
+            ("caf\u{e9}/r\u{e9}sum\u{e9}.md".as_bytes(), "caf\u{e9}/r\u{e9}sum\u{e9}.md"),
+            (b"odd\nname.txt", r#""odd\nname.txt""#),
+            (b"tab\there\r", r#""tab\there\r""#),
+            (b"\"quoted\" start", r#""\"quoted\" start""#),
+            (b"mid\"dle and back\\slash", "mid\"dle and back\\slash"),
+            (b"bad\xffname\xc3", r#""bad\377name\303""#),
+            ("txt.\u{202e}gpj".as_bytes(), r#""txt.\342\200\256gpj""#),
+            ("own\u{10ff41}".as_bytes(), r#""own\364\217\275\201""#),
+        ];
+        for (bytes, shown) in cases {
+            let name = decode_name(bytes);
+            assert_eq!(shown_name(&name), shown, "{bytes:?}");
+            assert_eq!(name_bytes(&name), bytes, "{bytes:?} kept whole");
+        }
     }
 
     #[test]

@@ -38,12 +38,25 @@ fn meet(a: &Range<u32>, b: &Range<u32>) -> bool {
     a.start < b_end && b.start < a_end
 }
 
-/// Every pair of worktrees that change a file in common, in the order given.
-pub fn overlaps<K: Clone + Ord>(worktrees: &[(K, Vec<FileHunks>)]) -> Vec<Overlap<K>> {
+/// One worktree as the radar compares it: its key, its repository (its
+/// top folder: files of the same name in two repositories are not the same
+/// file) and the regions it changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watched<K> {
+    pub key: K,
+    pub repository: String,
+    pub files: Vec<FileHunks>,
+}
+
+/// Every pair of worktrees of the same repository that change a file in
+/// common, in the order given.
+pub fn overlaps<K: Clone + Ord>(worktrees: &[Watched<K>]) -> Vec<Overlap<K>> {
     let mut found = Vec::new();
-    for (i, (first, first_files)) in worktrees.iter().enumerate() {
+    for (i, mine) in worktrees.iter().enumerate() {
+        let (first, first_files) = (&mine.key, &mine.files);
         let by_path: BTreeMap<&str, &FileHunks> = first_files.iter().map(|f| (f.path.as_str(), f)).collect();
-        for (second, second_files) in &worktrees[i + 1..] {
+        for other in worktrees[i + 1..].iter().filter(|other| other.repository == mine.repository) {
+            let (second, second_files) = (&other.key, &other.files);
             for theirs in second_files {
                 let Some(ours) = by_path.get(theirs.path.as_str()) else { continue };
                 let (first_hunks, second_hunks) = match (&ours.hunks, &theirs.hunks) {
@@ -91,8 +104,11 @@ pub fn parse_hunks(diff: &str) -> Vec<FileHunks> {
                 hunks.push(range);
             }
         } else if let Some(path) = line.strip_prefix("--- ") {
-            minus = (path != "/dev/null").then(|| path.strip_prefix("a/").unwrap_or(path).to_owned());
+            let path = unquoted(path);
+            minus = (path != "/dev/null").then(|| path.strip_prefix("a/").unwrap_or(&path).to_owned());
         } else if let Some(path) = line.strip_prefix("+++ ") {
+            let path = unquoted(path);
+            let path = path.as_str();
             let file = match (path, minus.take()) {
                 ("/dev/null", Some(deleted)) => FileHunks { path: deleted, hunks: Some(Vec::new()) },
                 ("/dev/null", None) => continue,
@@ -113,6 +129,43 @@ pub fn parse_hunks(diff: &str) -> Vec<FileHunks> {
         }
     }
     files
+}
+
+/// A name as a diff's header gives it: git's quoted form (between double
+/// quotes, C escapes and octal bytes) read back to the name as
+/// [`super::decode_name`] keeps it; any other as it is.
+fn unquoted(name: &str) -> String {
+    let Some(inner) = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) else {
+        return name.to_owned();
+    };
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut rest = inner.as_bytes();
+    while let Some((&byte, after)) = rest.split_first() {
+        rest = after;
+        if byte != b'\\' {
+            bytes.push(byte);
+            continue;
+        }
+        let Some((&escape, after)) = rest.split_first() else { break };
+        rest = after;
+        match escape {
+            b'n' => bytes.push(b'\n'),
+            b't' => bytes.push(b'\t'),
+            b'r' => bytes.push(b'\r'),
+            b'a' => bytes.push(0x07),
+            b'b' => bytes.push(0x08),
+            b'f' => bytes.push(0x0c),
+            b'v' => bytes.push(0x0b),
+            b'0'..=b'3' if rest.len() >= 2 => {
+                let digits = [escape, rest[0], rest[1]];
+                rest = &rest[2..];
+                let value = digits.iter().fold(0u32, |n, d| n * 8 + u32::from(d.wrapping_sub(b'0') & 7));
+                bytes.push(value as u8);
+            }
+            other => bytes.push(other),
+        }
+    }
+    super::decode_name(&bytes)
 }
 
 /// `start,count` (or `start`) of a hunk's base side as a line range.
@@ -137,12 +190,12 @@ mod tests {
 
     #[test]
     fn the_radar_marks_shared_files_counts_meeting_regions_and_orders_the_merge() {
-        let worktrees = vec![
+        let worktrees = in_one(vec![
             ("a", vec![file("src/lib.rs", &[1..3, 10..12, 40..41]), file("README.md", &[1..2])]),
             ("b", vec![file("src/lib.rs", &[11..13]), file("docs/guide.md", &[5..6])]),
             ("c", vec![file("docs/other.md", &[1..2])]),
             ("d", vec![FileHunks { path: "docs/guide.md".into(), hunks: Some(vec![20..20]) }]),
-        ];
+        ]);
         let found = overlaps(&worktrees);
         let seen: Vec<(&str, &str, &str, usize, usize)> =
             found.iter().map(|o| (o.first, o.second, o.path.as_str(), o.first_hunks, o.second_hunks)).collect();
@@ -152,6 +205,27 @@ mod tests {
         let lopsided = Overlap { first: "x", second: "y", path: "f".into(), first_hunks: 3, second_hunks: 1 };
         assert_eq!(lopsided.merge_first(), "y", "the one with fewer regions in the way goes first");
         assert_eq!(found[0].merge_first(), "a", "a tie keeps the order given");
+    }
+
+    /// Worktrees of one repository.
+    fn in_one<K>(worktrees: Vec<(K, Vec<FileHunks>)>) -> Vec<Watched<K>> {
+        worktrees.into_iter().map(|(key, files)| Watched { key, repository: "/repo".into(), files }).collect()
+    }
+
+    #[test]
+    fn only_worktrees_of_the_same_repository_are_paired() {
+        let lib = || vec![file("src/lib.rs", &[1..3])];
+        let of = |key: &'static str, repository: &str| Watched { key, repository: repository.into(), files: lib() };
+        type Pairs = Vec<(&'static str, &'static str)>;
+        let cases: [(Vec<Watched<&str>>, Pairs); 3] = [
+            (vec![of("a", "/one"), of("b", "/two")], vec![]),
+            (vec![of("a", "/one"), of("b", "/two"), of("c", "/one")], vec![("a", "c")]),
+            (vec![of("a", "/one"), of("b", "/one"), of("c", "/two"), of("d", "/two")], vec![("a", "b"), ("c", "d")]),
+        ];
+        for (worktrees, pairs) in cases {
+            let found: Vec<(&str, &str)> = overlaps(&worktrees).iter().map(|o| (o.first, o.second)).collect();
+            assert_eq!(found, pairs, "{worktrees:?}");
+        }
     }
 
     #[test]
@@ -177,5 +251,11 @@ mod tests {
                 file("gone.md", &[1..2]),
             ]
         );
+        // Names git quotes are read back whole.
+        let diff = "diff --git \"a/odd\\nname\" \"b/odd\\nname\"\n--- \"a/odd\\nname\"\n+++ \"b/odd\\nname\"\n@@ -1 +1 @@\n-x\n+y\n\
+                    diff --git \"a/caf\\303\\251\\377\" \"b/caf\\303\\251\\377\"\n--- \"a/caf\\303\\251\\377\"\n\
+                    +++ \"b/caf\\303\\251\\377\"\n@@ -2 +2 @@\n-x\n+y\n";
+        let names: Vec<String> = parse_hunks(diff).into_iter().map(|f| f.path).collect();
+        assert_eq!(names, vec!["odd\nname".to_owned(), super::super::decode_name(b"caf\xc3\xa9\xff")]);
     }
 }

@@ -20,7 +20,7 @@ use crate::api::{
 use crate::error::{EngineError, Responder};
 use crate::sink::LogAbout;
 use crate::worktree::{self, Kept, WorktreeRecord};
-use radar::{Facts, Radar, RadarInput, RadarReport};
+use radar::{Facts, Radar, RadarInput, RadarReport, Where};
 
 /// The most files a diff carries.
 pub const MAX_DIFF_FILES: usize = 300;
@@ -59,11 +59,7 @@ impl WorktreeDesk {
     }
 
     fn track(&self, record: &WorktreeRecord) {
-        self.radar.send(RadarInput::Track {
-            owner: record.owner.clone(),
-            path: PathBuf::from(&record.path),
-            base: record.base.clone(),
-        });
+        self.radar.send(RadarInput::Track { owner: record.owner.clone(), at: Where::of(record) });
     }
 
     // ---- what other desks tell ----
@@ -107,6 +103,9 @@ impl WorktreeDesk {
 
     pub fn folder_repository(&self, cx: &Ctx, folder: &str, reply: Responder<FolderRepository>) {
         let found = match worktree::repository_of(Path::new(folder)) {
+            Ok(repository) if let Ok(Some(why)) = worktree::refusal_of(&repository.root) => {
+                Ok(FolderRepository::NotARepository { why })
+            }
             Ok(repository) => {
                 let root = repository.root.to_string_lossy().into_owned();
                 match cx.store.repository_setup(&root) {
@@ -141,17 +140,17 @@ impl WorktreeDesk {
             Err(error) => return reply.send(Err(error.into())),
         };
         // Open ones the radar has not read yet are read now, off the engine.
-        let unread: Vec<(String, PathBuf, String)> = records
+        let unread: Vec<(String, Where)> = records
             .iter()
             .filter(|r| r.kept == Kept::Open && !self.facts.contains_key(&r.owner))
-            .map(|r| (r.owner.clone(), PathBuf::from(&r.path), r.base.clone()))
+            .map(|r| (r.owner.clone(), Where::of(r)))
             .collect();
         if unread.is_empty() {
             let infos = self.pictures(cx).into_values().collect::<Vec<_>>();
             return reply.send(Ok(ordered(infos, &records)));
         }
         self.off_engine(
-            move || unread.into_iter().map(|(owner, path, base)| (owner, radar::read(&path, &base))).collect(),
+            move || unread.into_iter().map(|(owner, at)| (owner, radar::read(&at))).collect(),
             move |desk, cx, read: Vec<(String, Facts)>| {
                 for (owner, facts) in read {
                     desk.facts.insert(owner, facts);
@@ -175,11 +174,12 @@ impl WorktreeDesk {
                 if !path.is_dir() {
                     return Ok(WorktreeDiff { worktree: info, files: Vec::new(), files_left_out: 0, summary: None });
                 }
-                let from = worktree::fork_point(&path, &base)?;
-                let mut changes = worktree::changes(&path, &from)?;
+                let checkout = open(&record)?;
+                let from = worktree::fork_point(&checkout, &base)?;
+                let mut changes = worktree::changes(&checkout, &from)?;
                 let left_out = changes.len().saturating_sub(MAX_DIFF_FILES) as u32;
                 changes.truncate(MAX_DIFF_FILES);
-                let files = worktree::diff_files(&path, &from, &changes)?;
+                let files = worktree::diff_files(&checkout, &from, &changes)?;
                 let summary = summary_task
                     .and_then(|task| crate::tasks::artifacts::read_summary(&path, &task, SUMMARY_SHOWN_BYTES).ok());
                 Ok(WorktreeDiff { worktree: info, files, files_left_out: left_out, summary })
@@ -194,10 +194,10 @@ impl WorktreeDesk {
             Err(error) => return reply.send(Err(error)),
         };
         let message = title_of(cx, &record);
-        let path = PathBuf::from(&record.path);
+        let job = record.clone();
         let owner = record.owner.clone();
         self.off_engine(
-            move || worktree::commit_all(&path, &message),
+            move || worktree::commit_all(&open(&job)?, &message),
             move |desk, cx, committed| match committed {
                 Ok(committed) => {
                     if committed {
@@ -222,7 +222,7 @@ impl WorktreeDesk {
         self.off_engine(
             move || -> Result<worktree::Merged, worktree::GitError> {
                 let path = Path::new(&job.path);
-                worktree::commit_all(path, &message)?;
+                worktree::commit_all(&open(&job)?, &message)?;
                 let merged = worktree::merge(
                     Path::new(&job.repository),
                     &job.base,
@@ -264,9 +264,9 @@ impl WorktreeDesk {
             Err(error) => return reply.send(Err(error)),
         };
         let message = title_of(cx, &record);
-        let (path, base) = (PathBuf::from(&record.path), record.base.clone());
+        let job = record.clone();
         self.off_engine(
-            move || worktree::rebase(&path, &base, &message),
+            move || worktree::rebase(&open(&job)?, &job.base, &message),
             move |desk, cx, rebased| {
                 let outcome = match rebased {
                     Ok(worktree::Rebased::Done) => {
@@ -419,11 +419,17 @@ impl WorktreeDesk {
                 return BTreeMap::new();
             }
         };
-        let open: Vec<(String, Vec<worktree::radar::FileHunks>)> = records
+        let open: Vec<worktree::radar::Watched<String>> = records
             .iter()
             // A worktree whose folder is gone changes nothing any more.
             .filter(|r| r.kept == Kept::Open && Path::new(&r.path).is_dir())
-            .filter_map(|r| self.facts.get(&r.owner).map(|f| (r.owner.clone(), f.hunks.clone())))
+            .filter_map(|r| {
+                self.facts.get(&r.owner).map(|f| worktree::radar::Watched {
+                    key: r.owner.clone(),
+                    repository: r.repository.clone(),
+                    files: f.hunks.clone(),
+                })
+            })
             .collect();
         let overlaps = worktree::radar::overlaps(&open);
         records
@@ -466,7 +472,7 @@ impl WorktreeDesk {
                 };
                 (overlap, 0)
             });
-            entry.files.push(overlap.path.clone());
+            entry.files.push(worktree::shown_name(&overlap.path));
             entry.meeting_hunks += mine as u32;
             *theirs_total += theirs as u32;
         }
@@ -487,17 +493,21 @@ impl WorktreeDesk {
         let state = match &record.kept {
             Kept::Merged { .. } => WorktreeState::Merged,
             Kept::Discarded { .. } => WorktreeState::Discarded,
-            Kept::Open => match worktree::state_of(
-                !missing,
-                at_work.is_some(),
-                false,
-                !overlaps.is_empty() || !record.conflict.is_empty(),
-            ) {
+            Kept::Open => match worktree::state_of(worktree::StateFacts {
+                folder_missing: missing,
+                broken: facts.and_then(|f| f.broken.clone()),
+                agent_at_work: at_work.is_some(),
+                merged: false,
+                conflicting: !overlaps.is_empty() || !record.conflict.is_empty(),
+            }) {
                 worktree::WorktreeState::Working => WorktreeState::Working,
                 worktree::WorktreeState::ReadyToMerge => WorktreeState::ReadyToMerge,
                 worktree::WorktreeState::Merged => WorktreeState::Merged,
                 worktree::WorktreeState::Conflicting => WorktreeState::Conflicting,
                 worktree::WorktreeState::FolderMissing => WorktreeState::FolderMissing,
+                worktree::WorktreeState::Broken(worktree::Broken::Tampered(_)) => WorktreeState::Tampered,
+                worktree::WorktreeState::Broken(worktree::Broken::BranchGone) => WorktreeState::BranchGone,
+                worktree::WorktreeState::Broken(worktree::Broken::Unsafe(_)) => WorktreeState::Refused,
             },
         };
         WorktreeInfo {
@@ -521,6 +531,13 @@ impl WorktreeDesk {
             task_at_work: at_work,
         }
     }
+}
+
+/// The worktree of `record` as git is run in it: refused when its `.git`
+/// file was tampered with, its branch is gone, or its repository's
+/// configuration would run a program on the agent's files.
+fn open(record: &WorktreeRecord) -> Result<worktree::Checkout, worktree::GitError> {
+    worktree::Checkout::open_on(Path::new(&record.repository), Path::new(&record.path), &record.branch)
 }
 
 /// The records' order: open ones oldest first, then the closed ones.
@@ -587,9 +604,17 @@ fn log_review(cx: &Ctx, record: &WorktreeRecord, step: ReviewStep) {
 }
 
 /// Removes a worktree's folder and branch, keeping its work as a patch
-/// first when it holds work not merged; refused without `force` then.
+/// first when it holds work not merged; refused without `force` then. One
+/// git can no longer be run in (its `.git` file tampered with, its branch
+/// gone) is removed whatever it holds, its files kept as they are beside
+/// the patches: nothing is lost, so nothing is asked.
 fn discard_files(record: &WorktreeRecord, patches: &Path, force: bool) -> Result<DiscardOutcome, EngineError> {
     let (repository, path) = (Path::new(&record.repository), Path::new(&record.path));
+    let kept_name = {
+        let leaf = record.branch.replace('/', "-");
+        let short: String = record.owner.chars().take(8).collect();
+        format!("{leaf}-{short}")
+    };
     if !path.is_dir() {
         // Its folder is gone: git forgets it; an unmerged branch is kept
         // only when it holds commits (its patch cannot be made without a folder).
@@ -600,8 +625,20 @@ fn discard_files(record: &WorktreeRecord, patches: &Path, force: bool) -> Result
         }
         return Ok(DiscardOutcome::Discarded { patch: None });
     }
-    let from = worktree::fork_point(path, &record.base)?;
-    let changes = worktree::changes(path, &from)?;
+    let checkout = match open(record) {
+        Ok(checkout) => checkout,
+        Err(worktree::GitError::Broken(_)) => {
+            let kept = patches.join(format!("{kept_name}-files"));
+            worktree::keep_files(path, &kept).map_err(|e| {
+                EngineError::io(format!("keeping the files of {} at {}", path.display(), kept.display()), e)
+            })?;
+            forget(repository, record)?;
+            return Ok(DiscardOutcome::Discarded { patch: Some(kept.to_string_lossy().into_owned()) });
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let from = worktree::fork_point(&checkout, &record.base)?;
+    let changes = worktree::changes(&checkout, &from)?;
     let merged = worktree::is_merged(repository, &record.branch, &record.base)? && changes.is_empty();
     let loses = worktree::removal_loses_work(&changes, merged);
     if loses && !force {
@@ -609,14 +646,28 @@ fn discard_files(record: &WorktreeRecord, patches: &Path, force: bool) -> Result
     }
     let patch = if loses {
         std::fs::create_dir_all(patches).map_err(|e| EngineError::io(format!("making {}", patches.display()), e))?;
-        let leaf = record.branch.replace('/', "-");
-        let short: String = record.owner.chars().take(8).collect();
-        let file = patches.join(format!("{leaf}-{short}.patch"));
-        worktree::save_patch(path, &from, &file)?;
+        let file = patches.join(format!("{kept_name}.patch"));
+        worktree::save_patch(&checkout, &from, &file)?;
         Some(file.to_string_lossy().into_owned())
     } else {
         None
     };
-    worktree::remove(repository, path, &record.branch)?;
+    if let Err(error) = worktree::remove(repository, path, &record.branch) {
+        // Its work is kept (or there was none): the folder goes all the same.
+        tracing::warn!(%error, "git could not remove a worktree; its folder is removed here");
+        std::fs::remove_dir_all(path).map_err(|e| EngineError::io(format!("removing {}", path.display()), e))?;
+        worktree::prune(repository)?;
+        worktree::delete_branch(repository, &record.branch)?;
+    }
     Ok(DiscardOutcome::Discarded { patch })
+}
+
+/// git forgets a worktree whose folder was taken away; its branch goes
+/// only when all of it is on the base (else its commits stay the user's to take).
+fn forget(repository: &Path, record: &WorktreeRecord) -> Result<(), EngineError> {
+    worktree::prune(repository)?;
+    if worktree::is_merged(repository, &record.branch, &record.base).unwrap_or(false) {
+        worktree::delete_branch(repository, &record.branch)?;
+    }
+    Ok(())
 }

@@ -2,7 +2,10 @@
 //! `.git` and the app's own files aside) and, when they change, reads what
 //! the worktree changed against its base (files, and the base's lines each
 //! change touches) with git, away from the engine's task. A worktree it
-//! cannot watch is read again every [`POLL_INTERVAL`].
+//! cannot watch is read again every [`POLL_INTERVAL`]. git is run there
+//! only through the engine's record of the worktree ([`worktree::Checkout`]):
+//! a worktree whose `.git` file an agent changed is reported broken, never
+//! read.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -24,6 +27,8 @@ const POLL_INTERVAL: Duration = Duration::from_secs(10);
 pub(crate) struct Facts {
     /// Its folder is gone.
     pub missing: bool,
+    /// git can no longer be run there (nothing else is known then).
+    pub broken: Option<worktree::Broken>,
     pub files_changed: u32,
     pub hunks: Vec<FileHunks>,
 }
@@ -33,8 +38,7 @@ pub(crate) enum RadarInput {
     /// Watch (again) the worktree of `owner` at `path`, made from `base`.
     Track {
         owner: String,
-        path: PathBuf,
-        base: String,
+        at: Where,
     },
     Untrack {
         owner: String,
@@ -76,9 +80,28 @@ impl Radar {
     }
 }
 
+/// Where a worktree is, as the engine recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Where {
+    pub repository: PathBuf,
+    pub path: PathBuf,
+    pub branch: String,
+    pub base: String,
+}
+
+impl Where {
+    pub fn of(record: &worktree::WorktreeRecord) -> Where {
+        Where {
+            repository: PathBuf::from(&record.repository),
+            path: PathBuf::from(&record.path),
+            branch: record.branch.clone(),
+            base: record.base.clone(),
+        }
+    }
+}
+
 struct Tracked {
-    path: PathBuf,
-    base: String,
+    at: Where,
     /// None where the folder could not be watched (it is polled).
     _watch: Option<notify::RecommendedWatcher>,
 }
@@ -117,12 +140,10 @@ async fn run(
                 },
             }
         }
-        let batch: Vec<(String, PathBuf, String)> = dirty
-            .drain()
-            .filter_map(|owner| tracked.get(&owner).map(|t| (owner, t.path.clone(), t.base.clone())))
-            .collect();
+        let batch: Vec<(String, Where)> =
+            dirty.drain().filter_map(|owner| tracked.get(&owner).map(|t| (owner, t.at.clone()))).collect();
         let read = tokio::task::spawn_blocking(move || {
-            batch.into_iter().map(|(owner, path, base)| (owner, read(&path, &base))).collect::<Vec<_>>()
+            batch.into_iter().map(|(owner, at)| (owner, read(&at))).collect::<Vec<_>>()
         })
         .await;
         for (owner, facts) in read.unwrap_or_default() {
@@ -142,9 +163,9 @@ fn take(
     changed: &mpsc::UnboundedSender<RadarInput>,
 ) {
     match input {
-        RadarInput::Track { owner, path, base } => {
-            let watch = watch(&path, &owner, changed.clone());
-            tracked.insert(owner.clone(), Tracked { path, base, _watch: watch });
+        RadarInput::Track { owner, at } => {
+            let watch = watch(&at.path, &owner, changed.clone());
+            tracked.insert(owner.clone(), Tracked { at, _watch: watch });
             dirty.insert(owner);
         }
         RadarInput::Untrack { owner } => {
@@ -159,23 +180,33 @@ fn take(
     }
 }
 
-/// What the worktree at `path` changed against where it left `base`.
-pub(crate) fn read(path: &Path, base: &str) -> Facts {
-    if !path.is_dir() {
+/// What the worktree at `at` changed against where it left its base.
+pub(crate) fn read(at: &Where) -> Facts {
+    if !at.path.is_dir() {
         return Facts { missing: true, ..Facts::default() };
     }
-    let from = match worktree::fork_point(path, base) {
+    let checkout = match worktree::Checkout::open_on(&at.repository, &at.path, &at.branch) {
+        Ok(checkout) => checkout,
+        Err(worktree::GitError::Broken(broken)) => return Facts { broken: Some(broken), ..Facts::default() },
+        Err(error) => {
+            tracing::debug!(%error, "a worktree could not be read");
+            return Facts::default();
+        }
+    };
+    let from = match worktree::fork_point(&checkout, &at.base) {
         Ok(from) => from,
         Err(error) => {
             tracing::debug!(%error, "a worktree's fork point could not be read");
             return Facts::default();
         }
     };
-    // Four git runs in all: the fork point, the untracked files, the changes, their regions.
-    let untracked = worktree::untracked(path).unwrap_or_default();
-    let files_changed = worktree::changes_with(path, &from, &untracked).map(|c| c.len() as u32).unwrap_or_default();
-    let hunks = worktree::hunks_with(path, &from, &untracked).unwrap_or_default();
-    Facts { missing: false, files_changed, hunks }
+    // Seven git runs in all: three to open it (the common directory, the drivers, the branch),
+    // then the fork point, the untracked files, the changes, their regions.
+    let untracked = worktree::untracked(&checkout).unwrap_or_default();
+    let files_changed =
+        worktree::changes_with(&checkout, &from, &untracked).map(|c| c.len() as u32).unwrap_or_default();
+    let hunks = worktree::hunks_with(&checkout, &from, &untracked).unwrap_or_default();
+    Facts { missing: false, broken: None, files_changed, hunks }
 }
 
 /// Watches the worktree's files, telling the worker which changed; none
@@ -189,7 +220,8 @@ fn watch(path: &Path, owner: &str, changed: mpsc::UnboundedSender<RadarInput>) -
                 !event.kind.is_access()
                     && event.paths.iter().any(|p| {
                         let inside = p.strip_prefix(&root).unwrap_or(p).to_string_lossy().into_owned();
-                        !(inside == ".git" || inside.starts_with(".git/") || worktree::is_app_path(&inside))
+                        // The `.git` file itself counts: a changed one is read (and found broken) at once.
+                        !(inside.starts_with(".git/") || worktree::is_app_path(&inside))
                     })
             }
             // Events lost: read it again to be sure.
