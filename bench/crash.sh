@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Crash ×20: kills the real app with SIGKILL at random moments while an agent
+# Crash ×20, twice: kills the engine (the daemon), then the window, with
+# SIGKILL at random moments (KILL=engine or KILL=window for one) while an agent
 # works through its queue, another waits on a question and a third runs a
 # loop, then checks that no task, question or loop iteration was lost,
 # duplicated, reordered, stuck or orphaned (each reported,

@@ -1,10 +1,13 @@
-//! Crash ×N: the real app (`target/debug/switchboard`, under a display) is
-//! killed with SIGKILL at a random moment `ROUNDS` (20) times while an agent
-//! works through its queue, another waits on a question for the user, and a
-//! third runs a loop (each iteration a fresh process that notes its run).
-//! Every round queues `TASKS` (5) more tasks over the socket and notes what
-//! the app acknowledged. Then one last start drains the queue, lets the loop
-//! run a few more iterations and cancels it, and the records are checked:
+//! Crash ×N, twice: the engine (the daemon, `switchboard daemon`) is
+//! killed with SIGKILL at a random moment `ROUNDS` (20) times, and then,
+//! on a fresh data folder, the window (`target/debug/switchboard`, under a
+//! display; its engine is the daemon it started) is killed the same way
+//! while the daemon goes on. Each time an agent works through its queue,
+//! another waits on a question for the user, and a third runs a loop (each
+//! iteration a fresh process that notes its run). Every round queues `TASKS`
+//! (5) more tasks over the socket and notes what the engine acknowledged.
+//! Then one last start drains the queue, lets the loop run a few more
+//! iterations and cancels it, and the records are checked:
 //!
 //! - lost: an acknowledged task, or a question that waited for the user,
 //!   missing from the records; a loop iteration number skipped (the ended
@@ -14,13 +17,17 @@
 //!   one run of the agent);
 //! - reordered: a task started before one queued ahead of it;
 //! - stuck: a task still queued or running once the queue has drained, a
-//!   loop iteration still recorded as at work after the app quit;
-//! - orphaned: an agent process of a killed app alive after the restart.
+//!   loop iteration still recorded as at work after the engine stopped;
+//! - orphaned: an agent process of a killed engine alive after the restart;
+//! - and for the window's kills, cut: an agent that did not outlive the
+//!   window, or a session the engine recorded as interrupted (a window's
+//!   death must cost the agents nothing).
 //!
-//! Run with `bench/crash.sh` (it builds the app and provides a display).
+//! `KILL=engine` or `KILL=window` runs one of the two. Run with
+//! `bench/crash.sh` (it builds the app and provides a display).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -35,6 +42,24 @@ use switchboard_core::{
 /// Iterations the loop runs at the last start, before it is cancelled.
 const LAST_START_ITERATIONS: u32 = 3;
 
+/// What is killed each round.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kill {
+    /// The daemon: its agents are recovered at its next start.
+    Engine,
+    /// The window: the daemon and its agents go on.
+    Window,
+}
+
+impl Kill {
+    fn name(self) -> &'static str {
+        match self {
+            Kill::Engine => "engine",
+            Kill::Window => "window",
+        }
+    }
+}
+
 fn main() {
     let rounds: usize = env_number("ROUNDS", 20);
     let per_round: usize = env_number("TASKS", 5);
@@ -43,25 +68,71 @@ fn main() {
     let app = debug.join("switchboard");
     let agent = debug.join("switchboard-demo-agent");
     assert!(app.is_file() && agent.is_file(), "build first: ./scripts/build.sh ({})", debug.display());
-    assert!(std::env::var_os("DISPLAY").is_some(), "needs a display: run bench/crash.sh");
+    let kills: Vec<Kill> = match std::env::var("KILL").as_deref() {
+        Ok("engine") => vec![Kill::Engine],
+        Ok("window") => vec![Kill::Window],
+        _ => vec![Kill::Engine, Kill::Window],
+    };
+    if kills.contains(&Kill::Window) {
+        assert!(std::env::var_os("DISPLAY").is_some(), "the window needs a display: run bench/crash.sh");
+    }
+    let mut bad = 0;
+    for kill in kills {
+        println!("== SIGKILL to the {} ==", kill.name());
+        bad += crashes(kill, &App { app: app.clone() }, &agent, rounds, per_round);
+    }
+    std::process::exit(i32::from(bad > 0));
+}
 
+/// The app, started as the engine alone or as a window.
+struct App {
+    app: PathBuf,
+}
+
+impl App {
+    fn command(&self, data: &Path) -> Command {
+        let mut command = Command::new(&self.app);
+        command.arg("--data-dir").arg(data).arg("--no-demo").stdout(Stdio::null()).stderr(Stdio::null());
+        command
+    }
+
+    /// What `kill` kills: the daemon itself, or a window (which starts the
+    /// daemon the first time, in a session of its own, and then finds it).
+    fn launch(&self, data: &Path, kill: Kill) -> Child {
+        let mut command = self.command(data);
+        if kill == Kill::Engine {
+            command.arg("daemon");
+        }
+        command.spawn().unwrap()
+    }
+
+    /// The engine stopped as a user stops it (its agents with it).
+    fn stop_engine(&self, data: &Path) {
+        let status = self.command(data).args(["daemon", "--stop"]).status().unwrap();
+        assert!(status.success(), "daemon --stop failed");
+    }
+}
+
+/// One run of rounds, killing `kill` each round; how many things went wrong.
+fn crashes(kill: Kill, app: &App, agent: &Path, rounds: usize, per_round: usize) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let workspace = dir.path().join("work");
     std::fs::create_dir_all(&workspace).unwrap();
     let loop_workspace = dir.path().join("loop-work");
     std::fs::create_dir_all(&loop_workspace).unwrap();
-    let (worker, asker, looper) = seed(&data, &workspace, &loop_workspace, &agent);
+    let (worker, asker, looper) = seed(&data, &workspace, &loop_workspace, agent);
     let socket = switchboard_cli::socket_for(Some(&data)).unwrap();
     let mut rng = Rng(std::process::id() as u64 ^ 0x9e37_79b9_7f4a_7c15);
 
     let mut submitted: Vec<TaskId> = Vec::new();
     let mut waiting_questions = BTreeSet::new();
     let mut orphans = 0;
+    let mut cut = 0;
     let mut killed_agents: Vec<u32> = Vec::new();
     let mut loop_id = None;
     for round in 1..=rounds {
-        let mut running = launch(&app, &data);
+        let mut running = app.launch(&data, kill);
         let client = wait_for(&socket);
         if loop_id.is_none() {
             // Never done, never stalled (each run says another thing): it iterates until cancelled.
@@ -69,8 +140,16 @@ fn main() {
                 LoopSettings { max_iterations: 10_000, stall_after: 10_000, ..LoopSettings::new("Note each step") };
             loop_id = Some(client.start_loop(looper.clone(), settings).unwrap().id);
         }
-        // The agents of the killed app: gone once the new one has recovered.
-        orphans += killed_agents.drain(..).filter(|pid| alive(*pid)).count();
+        // The agents when the last kill came: gone once a killed engine was
+        // recovered; still there (unless they ended by themselves) when only
+        // the window went.
+        match kill {
+            Kill::Engine => orphans += killed_agents.drain(..).filter(|pid| alive(*pid)).count(),
+            Kill::Window => {
+                let running_now = running_agents(&client);
+                cut += killed_agents.drain(..).filter(|pid| !alive(*pid) && running_now.contains(pid)).count();
+            }
+        }
         for pending in client.list_signals().unwrap().into_iter().filter(|s| s.state() == SignalState::Pending) {
             waiting_questions.insert(pending.id);
         }
@@ -89,10 +168,12 @@ fn main() {
     }
     eprintln!();
 
-    // The last start: the queue drains, then the app quits.
-    let mut last = launch(&app, &data);
+    // The last start: the queue drains, then the engine stops.
+    let mut last = app.launch(&data, kill);
     let client = wait_for(&socket);
-    orphans += killed_agents.into_iter().filter(|pid| alive(*pid)).count();
+    if kill == Kill::Engine {
+        orphans += killed_agents.into_iter().filter(|pid| alive(*pid)).count();
+    }
     let deadline = Instant::now() + Duration::from_secs(180);
     while Instant::now() < deadline {
         let queue = client.list_queues().unwrap().into_iter().find(|q| q.profile_id == worker);
@@ -112,8 +193,19 @@ fn main() {
         std::thread::sleep(Duration::from_millis(200));
     }
     client.cancel_loop(loop_id.clone()).unwrap();
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(last.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
-    last.wait().unwrap();
+    drop(client);
+    match kill {
+        Kill::Engine => {
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(last.id() as i32), nix::sys::signal::Signal::SIGTERM)
+                .unwrap();
+            last.wait().unwrap();
+        }
+        Kill::Window => {
+            app.stop_engine(&data);
+            last.kill().unwrap();
+            last.wait().unwrap();
+        }
+    }
 
     let store = Store::open(&data.join("switchboard.db")).unwrap();
     let tasks: Vec<_> = store
@@ -181,6 +273,17 @@ fn main() {
         store.active_tasks(Some(&looper)).unwrap().iter().filter(|t| t.spec.loop_iteration.is_some()).count();
     let agent_runs = std::fs::read_to_string(loop_workspace.join("runs")).unwrap_or_default();
 
+    // A window's death interrupts nothing: every session the engine
+    // recorded as interrupted was cut by it.
+    let interrupted_sessions = store
+        .list_sessions()
+        .unwrap()
+        .into_iter()
+        .filter(|s| matches!(s.state, SessionState::Interrupted { .. }))
+        .count();
+    if kill == Kill::Window {
+        cut += interrupted_sessions;
+    }
     println!(
         "rounds: {rounds}, tasks acknowledged: {}, questions waiting: {}",
         submitted.len(),
@@ -204,13 +307,15 @@ fn main() {
         loop_tasks_stuck + left_running
     );
     println!("orphaned: {}", orphans + sessions_left_running);
+    if kill == Kill::Window {
+        println!("cut by the window's death: {cut} (sessions interrupted: {interrupted_sessions})");
+    }
     let loop_bad = iterations_lost
         + iterations_duplicated
         + loop_tasks_stuck
         + left_running
         + usize::from(!matches!(info.state, LoopState::Cancelled { .. }));
-    let bad = lost_tasks + lost_questions + duplicated + reordered + stuck + orphans + sessions_left_running + loop_bad;
-    std::process::exit(i32::from(bad > 0));
+    lost_tasks + lost_questions + duplicated + reordered + stuck + orphans + sessions_left_running + loop_bad + cut
 }
 
 /// The agents: one that works through its tasks, one that asks a question
@@ -246,17 +351,6 @@ fn seed(data: &Path, workspace: &Path, loop_workspace: &Path, agent: &Path) -> (
         profile("asker", &demo, &["--speed", "fast", "--signal", "clarification", "--no-summary"], workspace, None),
         profile("looper", "sh", &["-c", loop_script], loop_workspace, Some("agent> $")),
     )
-}
-
-fn launch(app: &Path, data: &Path) -> Child {
-    Command::new(app)
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--no-demo")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 fn wait_for(socket: &Path) -> Client {

@@ -11,14 +11,19 @@ import { createAgent, launchApp, DEMO_AGENT } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
-const entryOf = async (browser, title) => {
-  for (const entry of await browser.$$(byTestId('task-entry'))) {
-    if ((await entry.getProperty('textContent')).includes(title)) return entry;
-  }
-  return null;
-};
+// Read in one step in the page: the task list is drawn anew as events come, and an element
+// found in one WebDriver call may be gone by the next (a stale element, on a loaded machine).
+const stateOf = (browser, title) =>
+  browser.execute((title) => {
+    const entry = [...document.querySelectorAll('[data-testid="task-entry"]')].find((e) => e.textContent.includes(title));
+    return entry?.getAttribute('data-state') ?? null;
+  }, title);
 
-const stateOf = async (browser, title) => (await (await entryOf(browser, title))?.getAttribute('data-state')) ?? null;
+// An element's text, or one of its attributes, read the same way (null while it is not there).
+const textOf = (browser, id) =>
+  browser.execute((id) => document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null, id);
+const attributeOf = (browser, id, name) =>
+  browser.execute((id, name) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute(name) ?? null, id, name);
 
 test('a restart with a task at work asks; a cancel that pauses the queue says why, and Resume goes on', async () => {
   const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
@@ -52,18 +57,22 @@ test('a restart with a task at work asks; a cancel that pauses the queue says wh
     // Restart asks; nothing happens until the user says what becomes of the task.
     await (await browser.$(byTestId('session-entry'))).click();
     await (await browser.$(byTestId('restart-session'))).click();
-    const ask = await browser.$(byTestId('restart-ask'));
-    await ask.waitForExist({ timeout: 30_000 });
-    assert.match(await ask.getText(), /Draft the release notes/);
+    await browser.waitUntil(async () => (await textOf(browser, 'restart-ask')) !== null, {
+      timeout: 30_000,
+      timeoutMsg: 'the restart did not ask what becomes of the task',
+    });
+    assert.match(await textOf(browser, 'restart-ask'), /Draft the release notes/);
     assert.equal(await stateOf(browser, 'Draft the release notes'), 'running');
     await (await browser.$(byTestId('restart-pause-queue'))).click();
     await (await browser.$(byTestId('restart-cancel'))).click();
 
     // The queue waits, saying who paused it and why; the next task is not started behind the user's back.
-    const banner = await browser.$(byTestId('queue-paused-banner'));
-    await banner.waitForExist({ timeout: 30_000, timeoutMsg: 'no banner says the queue is paused' });
-    assert.equal(await banner.getAttribute('data-by'), 'restart');
-    assert.match(await (await browser.$(byTestId('queue-paused-reason'))).getText(), /You restarted writer, cancelling “Draft the release notes”/);
+    await browser.waitUntil(async () => (await attributeOf(browser, 'queue-paused-banner', 'data-by')) !== null, {
+      timeout: 30_000,
+      timeoutMsg: 'no banner says the queue is paused',
+    });
+    assert.equal(await attributeOf(browser, 'queue-paused-banner', 'data-by'), 'restart');
+    assert.match(await textOf(browser, 'queue-paused-reason'), /You restarted writer, cancelling “Draft the release notes”/);
     await browser.waitUntil(async () => (await stateOf(browser, 'Draft the release notes')) === 'cancelled', { timeout: 30_000 });
     // The list is drawn anew for the new session: the queued task is there, still queued.
     await browser.waitUntil(async () => (await stateOf(browser, 'Proofread the changelog')) !== null, {
