@@ -730,7 +730,7 @@ pub fn underway(root: &Path) -> Result<Vec<Underway>, GitError> {
 /// moves (forward when it can, else by a merge commit with `message`). When
 /// the base is checked out in the user's folder, that folder moves with it
 /// only as a fast-forward git checks against the user's own changes there.
-pub fn merge(root: &Path, base: &str, branch: &str, message: &str) -> Result<Merged, GitError> {
+pub fn merge(root: &Path, apart: &Path, base: &str, branch: &str, message: &str) -> Result<Merged, GitError> {
     if let Some(why) = base_busy(base, &underway(root)?) {
         return Ok(Merged::InTheWay { why });
     }
@@ -759,17 +759,36 @@ pub fn merge(root: &Path, base: &str, branch: &str, message: &str) -> Result<Mer
         }
         text(git(root, &["commit-tree", &tree, "-p", &base_commit, "-p", &branch_commit, "-m", message])?)
     };
-    let checked_out = repository_of(root).ok().and_then(|repo| repo.branch).as_deref() == Some(base);
-    if checked_out {
-        // The user's folder follows, or nothing moves.
-        let (moved, _) = git_status(root, &["merge", "--quiet", "--ff-only", &commit])?;
-        if !moved {
-            let why =
-                "your own uncommitted changes in the same files are in the way; commit or stash them, then merge again";
-            return Ok(Merged::InTheWay { why: why.into() });
-        }
+    // Where the base is checked out: the user's main checkout, or a linked
+    // worktree of theirs; never moved under it except as a fast-forward git
+    // checks against that folder's own changes.
+    let checkout = if repository_of(root).ok().and_then(|repo| repo.branch).as_deref() == Some(base) {
+        Some(root.to_path_buf())
     } else {
-        git(root, &["update-ref", &format!("refs/heads/{base}"), &commit, &base_commit])?;
+        list(root)?.into_iter().find(|listed| !listed.missing && listed.branch.as_deref() == Some(base)).map(|l| l.path)
+    };
+    match checkout {
+        // An agent checked the base out in its worktree: git is not run
+        // through its folder, and its checkout is not moved under it.
+        Some(folder) if folder.starts_with(apart) => {
+            let why = format!(
+                "{base} is checked out in an agent's worktree ({}); switch it to its own branch, then merge again",
+                folder.display()
+            );
+            return Ok(Merged::InTheWay { why });
+        }
+        Some(folder) => {
+            // The user's folder follows, or nothing moves.
+            let (moved, _) = git_status(folder.as_path(), &["merge", "--quiet", "--ff-only", &commit])?;
+            if !moved {
+                let why = "your own uncommitted changes in the same files are in the way; commit or stash them, then \
+                           merge again";
+                return Ok(Merged::InTheWay { why: why.into() });
+            }
+        }
+        None => {
+            git(root, &["update-ref", &format!("refs/heads/{base}"), &commit, &base_commit])?;
+        }
     }
     Ok(Merged::Landed { commit, fast_forward })
 }
@@ -1506,6 +1525,41 @@ mod tests {
         assert!(kept.contains("more.txt") && kept.contains("work.txt") && !kept.contains("CONTEXT.md"), "{kept}");
     }
 
+    /// The base checked out in a linked worktree of the user's moves with a
+    /// merge as their main checkout would (a fast-forward git checks), not
+    /// under it; checked out in an agent's worktree, the merge waits.
+    #[test]
+    fn a_base_checked_out_in_another_worktree_follows_by_a_fast_forward_or_the_merge_waits() {
+        let (dir, root) = repository();
+        let apart = dir.path().join("worktrees");
+        run(&root, &["switch", "--quiet", "-c", "elsewhere"]);
+        let users = dir.path().join("users-main");
+        run(&root, &["worktree", "add", "--quiet", users.to_str().unwrap(), "main"]);
+        let work = apart.join("work");
+        create(&root, "main", "switchboard/a/work", &work).unwrap();
+        std::fs::write(work.join("guide.md"), "A guide.\n").unwrap();
+        assert!(commit_all(&open(&root, &work), "Write the guide").unwrap());
+        let landed = merge(&root, &apart, "main", "switchboard/a/work", "Merge the guide").unwrap();
+        assert!(matches!(landed, Merged::Landed { fast_forward: true, .. }), "{landed:?}");
+        // The user's folder on main has the work and shows nothing changed.
+        assert_eq!(std::fs::read_to_string(users.join("guide.md")).unwrap(), "A guide.\n");
+        assert!(git(&users, &["status", "--porcelain"]).unwrap().is_empty(), "the user's checkout moved with main");
+
+        // An agent that checked the base out in its own worktree: nothing moves.
+        run(&users, &["switch", "--quiet", "--detach"]);
+        let other = apart.join("other");
+        create(&root, "main", "switchboard/b/other", &other).unwrap();
+        std::fs::write(other.join("notes.md"), "Notes.\n").unwrap();
+        assert!(commit_all(&open(&root, &other), "Notes").unwrap());
+        let agents = apart.join("agents-main");
+        run(&root, &["worktree", "add", "--quiet", agents.to_str().unwrap(), "main"]);
+        let before = head_of(&root, "main");
+        let refused = merge(&root, &apart, "main", "switchboard/b/other", "m").unwrap();
+        let Merged::InTheWay { why } = refused else { panic!("{refused:?}") };
+        assert!(why.contains("agent's worktree"), "{why}");
+        assert_eq!(head_of(&root, "main"), before);
+    }
+
     #[test]
     fn merging_lands_clean_work_moves_the_users_checkout_and_refuses_a_conflict_changing_nothing() {
         let (dir, root) = repository();
@@ -1517,7 +1571,8 @@ mod tests {
         std::fs::write(first.join("summaries/t.md"), "mine").unwrap();
         assert!(commit_all(&open(&root, &first), "Write the guide").unwrap());
         assert!(!commit_all(&open(&root, &first), "Nothing left").unwrap(), "nothing left to commit");
-        let landed = merge(&root, "main", "switchboard/a/first", "Merge the guide").unwrap();
+        let landed =
+            merge(&root, &dir.path().join("worktrees"), "main", "switchboard/a/first", "Merge the guide").unwrap();
         assert!(matches!(landed, Merged::Landed { fast_forward: true, .. }), "{landed:?}");
         assert_eq!(
             std::fs::read_to_string(root.join("guide.md")).unwrap(),
@@ -1535,8 +1590,12 @@ mod tests {
         std::fs::write(third.join("README.md"), "# Project, documented\n").unwrap();
         commit_all(&open(&root, &second), "Change one").unwrap();
         commit_all(&open(&root, &third), "Document it").unwrap();
-        assert!(matches!(merge(&root, "main", "switchboard/a/second", "m").unwrap(), Merged::Landed { .. }));
-        let landed = merge(&root, "main", "switchboard/b/third", "Merge the docs").unwrap();
+        assert!(matches!(
+            merge(&root, &dir.path().join("worktrees"), "main", "switchboard/a/second", "m").unwrap(),
+            Merged::Landed { .. }
+        ));
+        let landed =
+            merge(&root, &dir.path().join("worktrees"), "main", "switchboard/b/third", "Merge the docs").unwrap();
         assert!(matches!(landed, Merged::Landed { fast_forward: false, .. }), "{landed:?}");
         assert_eq!(std::fs::read_to_string(root.join("README.md")).unwrap(), "# Project, documented\n");
         assert_eq!(std::fs::read_to_string(root.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 { 11 }\n");
@@ -1551,7 +1610,7 @@ mod tests {
         run(&root, &["commit", "--quiet", "-am", "the user's own change"]);
         std::fs::write(root.join("scratch.txt"), "the user's unsaved thoughts\n").unwrap();
         let main_before = head_of(&root, "main");
-        let refused = merge(&root, "main", "switchboard/b/fourth", "m").unwrap();
+        let refused = merge(&root, &dir.path().join("worktrees"), "main", "switchboard/b/fourth", "m").unwrap();
         assert_eq!(refused, Merged::Conflict { files: vec!["src/lib.rs".into()] });
         assert_eq!(head_of(&root, "main"), main_before);
         assert_eq!(std::fs::read_to_string(root.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 { 12 }\n");
@@ -1564,7 +1623,7 @@ mod tests {
         commit_all(&open(&root, &fifth), "Better guide").unwrap();
         std::fs::write(root.join("guide.md"), "The user's own edit.\n").unwrap();
         let main_before = head_of(&root, "main");
-        let refused = merge(&root, "main", "switchboard/b/fifth", "m").unwrap();
+        let refused = merge(&root, &dir.path().join("worktrees"), "main", "switchboard/b/fifth", "m").unwrap();
         assert!(matches!(&refused, Merged::InTheWay { why } if why.contains("uncommitted")), "{refused:?}");
         assert_eq!(head_of(&root, "main"), main_before);
         assert_eq!(std::fs::read_to_string(root.join("guide.md")).unwrap(), "The user's own edit.\n");
@@ -1599,7 +1658,10 @@ mod tests {
         let [a, b, c] = three_worktrees(dir.path(), &root);
         std::fs::write(a.join("notes.txt"), "first line\nsecond line, by a\nthird line\n").unwrap();
         commit_all(&open(&root, &a), "a's notes").unwrap();
-        assert!(matches!(merge(&root, "main", "switchboard/a/work", "m").unwrap(), Merged::Landed { .. }));
+        assert!(matches!(
+            merge(&root, &dir.path().join("worktrees"), "main", "switchboard/a/work", "m").unwrap(),
+            Merged::Landed { .. }
+        ));
         assert!(is_merged(&root, "switchboard/a/work", "main").unwrap());
 
         // b changed another file, uncommitted: committed, then replayed onto a's work.
@@ -1728,12 +1790,12 @@ mod tests {
         run(&root, &["switch", "--quiet", "main"]);
         assert!(!git_status(&root, &["rebase", "other"]).unwrap().0, "the user's rebase stops");
         let main_before = head_of(&root, "main");
-        let refused = merge(&root, "main", "switchboard/a/work", "m").unwrap();
+        let refused = merge(&root, &dir.path().join("worktrees"), "main", "switchboard/a/work", "m").unwrap();
         assert!(matches!(&refused, Merged::InTheWay { why } if why.contains("main is being rebased")), "{refused:?}");
         assert_eq!(head_of(&root, "main"), main_before, "main did not move under the user's rebase");
         run(&root, &["rebase", "--abort"]);
         // b's rebase of its own branch is still under way; a's merge lands.
-        let landed = merge(&root, "main", "switchboard/a/work", "m").unwrap();
+        let landed = merge(&root, &dir.path().join("worktrees"), "main", "switchboard/a/work", "m").unwrap();
         assert!(matches!(landed, Merged::Landed { .. }), "{landed:?}");
     }
 

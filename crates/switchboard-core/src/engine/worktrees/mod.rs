@@ -219,12 +219,15 @@ impl WorktreeDesk {
         };
         let message = title_of(cx, &record);
         let job = record.clone();
+        // The agents' worktrees: a base checked out in one is not moved.
+        let apart = cx.sessions.data_dir().join(crate::engine::isolation::WORKTREES_DIR);
         self.off_engine(
             move || -> Result<worktree::Merged, worktree::GitError> {
                 let path = Path::new(&job.path);
                 worktree::commit_all(&open(&job)?, &message)?;
                 let merged = worktree::merge(
                     Path::new(&job.repository),
+                    &apart,
                     &job.base,
                     &job.branch,
                     &format!("Merge {}: {message}", job.branch),
