@@ -151,7 +151,7 @@ impl Desktop {
             .flat_map(|notices| notices.set_viewing(viewing.clone()))
             .collect();
         self.carry_out(app, actions);
-        engine.call(switchboard_core::Command::SetViewing { viewing }, None).await.map(drop)
+        engine.set_viewing(viewing).await
     }
 
     /// Follows an engine event: notifications shown, replaced or closed as

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use switchboard_client::fleet::Owners;
+use switchboard_client::fleet::{Owners, Said};
 use switchboard_client::ssh::{Host, SshProblem};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 use switchboard_core::api::{EventPace, HostLink, StorageProblem};
@@ -91,8 +91,10 @@ pub struct Link {
 /// What the link is to its window.
 pub enum Role {
     /// The engine the window is about: this machine's, or the one machine a
-    /// `--host` window shows. Its state is the window's banner and tray.
-    Main,
+    /// `--host` window shows. Its state is the window's banner and tray;
+    /// what it says it holds is this machine's, and is learnt before any
+    /// other machine's claim is believed.
+    Main { owners: Arc<Mutex<Owners>> },
     /// Another machine the window shows beside this one's: its state is
     /// told as a [`HostLink`], and what its engine says teaches the window
     /// which machine holds what.
@@ -160,10 +162,49 @@ impl Link {
     /// What its engine said (an answer) teaches the window what it holds,
     /// and names its machine on the agents in it.
     pub fn heard(&self, reply: &mut switchboard_core::Reply) {
-        if let (Role::Beside { owners }, Some(host)) = (&self.role, self.destination()) {
-            owners.lock().expect("never poisoned").learn(host, reply);
-            switchboard_client::fleet::tag_reply(reply, host);
+        match (&self.role, self.destination()) {
+            (Role::Beside { owners }, Some(host)) => {
+                owners.lock().expect("never poisoned").learn(host, Said::Reply(reply));
+                switchboard_client::fleet::tag_reply(reply, host);
+            }
+            (Role::Main { owners }, _) => owners.lock().expect("never poisoned").learn_here(Said::Reply(reply)),
+            (Role::Beside { .. }, None) => {}
         }
+    }
+
+    /// What its engine said (an event) teaches the window what it holds,
+    /// and names its machine on the agent in it.
+    fn heard_event(&self, event: &mut switchboard_core::EngineEvent) {
+        match (&self.role, self.destination()) {
+            (Role::Beside { owners }, Some(host)) => {
+                owners.lock().expect("never poisoned").learn(host, Said::Event(event));
+                switchboard_client::fleet::tag_event(event, host);
+            }
+            (Role::Main { owners }, _) => owners.lock().expect("never poisoned").learn_here(Said::Event(event)),
+            (Role::Beside { .. }, None) => {}
+        }
+    }
+
+    /// Learns what the engine holds now from its lists, as the link
+    /// connects; the window's own engine's lists make what other machines
+    /// say believed from then on.
+    async fn learn_holdings(&self, client: &Client) -> Result<(), ClientError> {
+        let lists = [
+            Command::ListProfiles {},
+            Command::ListSessions {},
+            Command::ListTasks { profile_id: None },
+            Command::ListSignals {},
+            Command::ListLoops {},
+            Command::ListWorktrees {},
+        ];
+        for list in lists {
+            let mut reply = client.call(list).await?;
+            self.heard(&mut reply);
+        }
+        if let Role::Main { owners } = &self.role {
+            owners.lock().expect("never poisoned").here_told();
+        }
+        Ok(())
     }
 
     /// The other machine's name, when the engine runs there.
@@ -423,6 +464,9 @@ impl Link {
             Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
             Err(error) => return error.to_string(),
         }
+        if let Err(error) = self.learn_holdings(&client).await {
+            return error.to_string();
+        }
         *self.startup_problem.lock().expect("never poisoned") = None;
         let welcome = client.welcome();
         let connected = EngineLink::Connected {
@@ -449,10 +493,7 @@ impl Link {
             };
             match next {
                 Some(EventItem::Event { mut event, .. }) => {
-                    if let (Role::Beside { owners }, Some(host)) = (&self.role, self.destination()) {
-                        owners.lock().expect("never poisoned").learn(host, &event);
-                        switchboard_client::fleet::tag_event(&mut event, host);
-                    }
+                    self.heard_event(&mut event);
                     let desktop = app.state::<Desktop>();
                     desktop.on_event(app, self.notices_key(), &event);
                     if desktop.forwards(&event) {
