@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use switchboard_client::fleet::{Owners, Said};
+use switchboard_client::fleet::{self, Owners, Said};
 use switchboard_client::ssh::{Host, SshProblem};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 use switchboard_core::api::{EventPace, HostLink, StorageProblem};
@@ -45,6 +45,9 @@ use crate::desktop::Desktop;
 /// The Tauri event carrying the engine's events to the UI: a frame's worth
 /// at a time, in a list (see [`Frame`]).
 pub const ENGINE_EVENT: &str = "engine-events";
+/// The Tauri event carrying the engine events of a machine shown beside
+/// this one's, with its name ([`HostEvents`]): never shown as this machine's.
+pub const HOST_EVENTS_EVENT: &str = "host-events";
 /// The Tauri event carrying the link's state ([`EngineLink`]) to the UI.
 pub const ENGINE_LINK_EVENT: &str = "engine-link";
 /// The Tauri event carrying the state of a link to a machine shown beside
@@ -159,29 +162,44 @@ impl Link {
         self.linked.borrow().client.clone()
     }
 
-    /// What its engine said (an answer) teaches the window what it holds,
-    /// and names its machine on the agents in it.
-    pub fn heard(&self, reply: &mut switchboard_core::Reply) {
+    /// What its engine said (an answer) teaches the window what it holds;
+    /// another machine's is kept as this machine's agents' fields are
+    /// (`fleet::capped_from_host`), and names its machine on the agents in it.
+    pub fn heard(&self, reply: &mut switchboard_core::Reply) -> Result<(), ApiError> {
         match (&self.role, self.destination()) {
             (Role::Beside { owners }, Some(host)) => {
+                let said = std::mem::replace(reply, switchboard_core::Reply::Unit);
+                *reply = fleet::capped_from_host(said).map_err(|error| {
+                    tracing::warn!(host, %error, "another machine's answer could not be kept");
+                    internal(format!("{host} sent an answer this window cannot show."))
+                })?;
                 owners.lock().expect("never poisoned").learn(host, Said::Reply(reply));
-                switchboard_client::fleet::tag_reply(reply, host);
+                fleet::tag_reply(reply, host);
             }
             (Role::Main { owners }, _) => owners.lock().expect("never poisoned").learn_here(Said::Reply(reply)),
             (Role::Beside { .. }, None) => {}
         }
+        Ok(())
     }
 
-    /// What its engine said (an event) teaches the window what it holds,
-    /// and names its machine on the agent in it.
-    fn heard_event(&self, event: &mut switchboard_core::EngineEvent) {
+    /// What its engine said (an event) teaches the window what it holds;
+    /// another machine's is kept as this machine's agents' fields are, and
+    /// names its machine on the agent in it. None: it cannot be shown.
+    fn heard_event(&self, event: switchboard_core::EngineEvent) -> Option<switchboard_core::EngineEvent> {
         match (&self.role, self.destination()) {
             (Role::Beside { owners }, Some(host)) => {
-                owners.lock().expect("never poisoned").learn(host, Said::Event(event));
-                switchboard_client::fleet::tag_event(event, host);
+                let mut event = fleet::capped_from_host(event)
+                    .inspect_err(|error| tracing::warn!(host, %error, "another machine's event could not be kept"))
+                    .ok()?;
+                owners.lock().expect("never poisoned").learn(host, Said::Event(&event));
+                fleet::tag_event(&mut event, host);
+                Some(event)
             }
-            (Role::Main { owners }, _) => owners.lock().expect("never poisoned").learn_here(Said::Event(event)),
-            (Role::Beside { .. }, None) => {}
+            (Role::Main { owners }, _) => {
+                owners.lock().expect("never poisoned").learn_here(Said::Event(&event));
+                Some(event)
+            }
+            (Role::Beside { .. }, None) => Some(event),
         }
     }
 
@@ -199,7 +217,8 @@ impl Link {
         ];
         for list in lists {
             let mut reply = client.call(list).await?;
-            self.heard(&mut reply);
+            // Said in the log by `heard`; the window's own lists show what it is.
+            self.heard(&mut reply).ok();
         }
         if let Role::Main { owners } = &self.role {
             owners.lock().expect("never poisoned").here_told();
@@ -250,7 +269,7 @@ impl Link {
             });
         }
         let mut reply = self.client().await?.call(command).await?;
-        self.heard(&mut reply);
+        self.heard(&mut reply)?;
         Ok(reply)
     }
 
@@ -478,7 +497,7 @@ impl Link {
         self.set(app, connected, Some(client.clone()));
         let mut removed = self.removed.subscribe();
         let mut pace = self.pace.clone();
-        let mut frame = Frame::default();
+        let mut frame = Frame { host: self.notices_key().map(str::to_owned), ..Frame::default() };
         loop {
             let due = frame.due(*pace.borrow_and_update());
             let next = tokio::select! {
@@ -492,8 +511,8 @@ impl Link {
                 _ = removed.wait_for(|removed| *removed) => return "The machine left the window.".into(),
             };
             match next {
-                Some(EventItem::Event { mut event, .. }) => {
-                    self.heard_event(&mut event);
+                Some(EventItem::Event { event, .. }) => {
+                    let Some(event) = self.heard_event(event) else { continue };
                     let desktop = app.state::<Desktop>();
                     desktop.on_event(app, self.notices_key(), &event);
                     if desktop.forwards(&event) {
@@ -518,6 +537,13 @@ impl Link {
     }
 }
 
+/// Events of another machine's engine, as the window is sent them.
+#[derive(Clone, serde::Serialize)]
+struct HostEvents<'a> {
+    host: &'a str,
+    events: Vec<switchboard_core::EngineEvent>,
+}
+
 /// Events that go at once however soon, so a flood is not held in memory.
 const MOST_IN_FRAME: usize = 512;
 
@@ -529,6 +555,9 @@ const MOST_IN_FRAME: usize = 512;
 /// message a frame, or four a second, rather than one an event.
 #[derive(Default)]
 struct Frame {
+    /// The machine shown beside this one's whose events these are (none:
+    /// the window's own engine's): the window shows them as that machine's.
+    host: Option<String>,
     events: Vec<switchboard_core::EngineEvent>,
     /// When the first event gathered came.
     since: Option<tokio::time::Instant>,
@@ -554,7 +583,11 @@ impl Frame {
             return;
         }
         let events = switchboard_core::api::coalesce(std::mem::take(&mut self.events));
-        if let Err(error) = app.emit(ENGINE_EVENT, events) {
+        let emitted = match &self.host {
+            Some(host) => app.emit(HOST_EVENTS_EVENT, HostEvents { host, events }),
+            None => app.emit(ENGINE_EVENT, events),
+        };
+        if let Err(error) = emitted {
             tracing::warn!(%error, "forwarding engine events to the UI failed");
         }
     }

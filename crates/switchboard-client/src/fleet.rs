@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use switchboard_core::api::{FlowTarget, Overview, Profile, Restarted, Submitted, Viewing};
 use switchboard_core::{Command, EngineEvent, ErrorCode, Reply};
+use switchboard_protocol::capped::{MAX_LIST_ITEMS, MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped};
 use uuid::Uuid;
 
 /// Where a command goes.
@@ -241,6 +242,90 @@ pub fn tag_reply(reply: &mut Reply, host: &str) {
 pub fn tag_event(event: &mut EngineEvent, host: &str) {
     if let EngineEvent::ProfileSaved { profile } = event {
         tag(profile, host);
+    }
+}
+
+/// A task's instruction from another machine, as this machine's engine
+/// takes one (its `MAX_INSTRUCTION_BYTES`).
+pub const MAX_HOST_INSTRUCTION_BYTES: usize = 256 * 1024;
+/// A task's context, specs, instructions or goals from another machine, as
+/// this machine's engine takes them (its `MAX_CONTEXT_BYTES`).
+pub const MAX_HOST_CONTEXT_BYTES: usize = 1024 * 1024;
+/// A worktree's summary from another machine, as this machine's engine
+/// shows one (its `SUMMARY_SHOWN_BYTES`).
+pub const MAX_HOST_SUMMARY_BYTES: usize = 256 * 1024;
+/// A unified diff of one file: both sides of a file this machine's engine
+/// still shows ([`switchboard_core::worktree::MAX_SHOWN_FILE`]).
+pub const MAX_HOST_DIFF_BYTES: usize = 2 * switchboard_core::worktree::MAX_SHOWN_FILE as usize;
+/// A terminal's screen or an agent's text from another machine: a screen
+/// of the largest terminal, with its colours, many times over.
+pub const MAX_HOST_SCREEN_BYTES: usize = 1024 * 1024;
+
+/// The most bytes a text field another machine's engine sends keeps, by the
+/// field's name: what the same field keeps for this machine's agents
+/// (`switchboard_protocol::capped`: names short, prose longer, paths as
+/// long as a path can be; an instruction, a diff, a summary or a screen at
+/// their own caps). Any other field is prose.
+pub fn host_field_cap(field: &str) -> usize {
+    match field {
+        "name" | "title" | "agent" | "agent_name" | "agent_type" | "account" | "branch" | "base" | "model"
+        | "destination" | "host" | "team" | "tool" | "tool_name" | "label" | "agent_session_id" | "engine_version" => {
+            MAX_NAME_BYTES
+        }
+        "cwd" | "command" | "path" | "from" | "workspace" | "repository" | "file" | "parent" | "data_dir" | "dir"
+        | "folder" | "folders" | "args" | "conflicts_with" | "merge_conflict" => MAX_PATH_BYTES,
+        "instruction" => MAX_HOST_INSTRUCTION_BYTES,
+        "context" | "specs" | "instructions" | "goals" => MAX_HOST_CONTEXT_BYTES,
+        "summary" => MAX_HOST_SUMMARY_BYTES,
+        "before" | "after" => switchboard_core::worktree::MAX_SHOWN_FILE as usize,
+        "unified" | "patch" => MAX_HOST_DIFF_BYTES,
+        "screen" | "value" | "content" => MAX_HOST_SCREEN_BYTES,
+        _ => MAX_TEXT_FIELD_BYTES,
+    }
+}
+
+/// The most items a list of texts another machine's engine sends keeps, by
+/// the list's name: a command line's words and a folder's subfolders are
+/// kept as this machine keeps them; any other list of texts is prose, as a
+/// summary's lists are ([`MAX_LIST_ITEMS`]).
+pub fn host_list_cap(field: &str) -> usize {
+    match field {
+        "args" | "folders" | "conflicts_with" | "merge_conflict" => switchboard_core::folders::MAX_FOLDERS,
+        _ => MAX_LIST_ITEMS,
+    }
+}
+
+/// What another machine's engine sent, every text field cut at its cap
+/// ([`host_field_cap`]) and every list of texts at its length
+/// ([`host_list_cap`]), so what the window holds and shows of another
+/// machine is bounded field by field as what it holds of this one's agents.
+/// Records (agents, tasks) are kept whole; the frame they came in bounds
+/// how many there are.
+pub fn capped_from_host<T: serde::Serialize + serde::de::DeserializeOwned>(said: T) -> Result<T, serde_json::Error> {
+    let mut value = serde_json::to_value(said)?;
+    cap_value(&mut value, "");
+    serde_json::from_value(value)
+}
+
+fn cap_value(value: &mut serde_json::Value, field: &str) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) if text.len() > host_field_cap(field) => {
+            *text = capped(std::mem::take(text), host_field_cap(field));
+        }
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            // Cut, not marked: a list of ids (an account's agents) takes no line of words.
+            items.truncate(host_list_cap(field));
+            items.iter_mut().for_each(|item| cap_value(item, field));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| cap_value(item, field)),
+        Value::Object(fields) => {
+            // A field's name longer than any path can only be a map's key (an
+            // environment variable's name, say) that names nothing.
+            fields.retain(|name, _| name.len() <= MAX_PATH_BYTES);
+            fields.iter_mut().for_each(|(name, item)| cap_value(item, name));
+        }
+        _ => {}
     }
 }
 
@@ -753,6 +838,61 @@ mod tests {
         ];
         for (holder, engine, expected) in table {
             assert_eq!(&viewing_for(&viewing, holder, engine), expected, "held by {holder:?}, told to {engine:?}");
+        }
+    }
+
+    #[test]
+    fn each_field_another_machine_sends_is_kept_as_the_same_field_of_this_machine_s_agents() {
+        use switchboard_core::api::StorageProblem;
+        use switchboard_protocol::capped::CUT_MARK;
+        let huge = |bytes: usize| "é".repeat(bytes / 2 + 1);
+        // A name of 15 MiB: a name's length.
+        let mut named = profile("x");
+        named.spec.name = huge(15 << 20);
+        named.spec.args = (0..200).map(|i| format!("--arg{i}")).collect();
+        let Reply::Profile(kept) = capped_from_host(Reply::Profile(named.clone())).unwrap() else { panic!() };
+        assert!(
+            kept.spec.name.len() <= MAX_NAME_BYTES && kept.spec.name.ends_with(CUT_MARK),
+            "{}",
+            kept.spec.name.len()
+        );
+        assert_eq!(kept.spec.args, named.spec.args, "a command line's words are kept whole");
+        assert_eq!(kept.id, named.id);
+        // An instruction: as long as this machine takes one.
+        let long = task(&ProfileId::new(), &huge(4 << 20));
+        let Reply::Tasks(kept) = capped_from_host(Reply::Tasks(vec![long])).unwrap() else { panic!() };
+        assert!(kept[0].spec.instruction.len() <= MAX_HOST_INSTRUCTION_BYTES);
+        assert!(kept[0].spec.instruction.len() > MAX_TEXT_FIELD_BYTES, "an instruction is not cut as prose");
+        // A storage problem's words: prose.
+        let problem = EngineEvent::StorageChanged { problem: Some(StorageProblem::Failing { detail: huge(1 << 20) }) };
+        let EngineEvent::StorageChanged { problem: Some(StorageProblem::Failing { detail }) } =
+            capped_from_host(problem).unwrap()
+        else {
+            panic!()
+        };
+        assert!(detail.len() <= MAX_TEXT_FIELD_BYTES);
+        // A list of ids: cut at a list's length, still ids.
+        let many = EngineEvent::LimitLifted {
+            account: huge(1 << 20),
+            profiles: (0..5000).map(|_| ProfileId::new()).collect(),
+            by_user: false,
+        };
+        let EngineEvent::LimitLifted { account, profiles, .. } = capped_from_host(many).unwrap() else { panic!() };
+        assert_eq!(profiles.len(), MAX_LIST_ITEMS);
+        assert!(account.len() <= MAX_NAME_BYTES);
+        // What fits is as it was.
+        let small = Reply::Profiles(vec![profile("builder")]);
+        assert_eq!(capped_from_host(small.clone()).unwrap(), small);
+        let table: [(&str, usize); 6] = [
+            ("name", MAX_NAME_BYTES),
+            ("cwd", MAX_PATH_BYTES),
+            ("instruction", MAX_HOST_INSTRUCTION_BYTES),
+            ("unified", MAX_HOST_DIFF_BYTES),
+            ("summary", MAX_HOST_SUMMARY_BYTES),
+            ("objective", MAX_TEXT_FIELD_BYTES),
+        ];
+        for (field, cap) in table {
+            assert_eq!(host_field_cap(field), cap, "{field}");
         }
     }
 
