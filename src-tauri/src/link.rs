@@ -169,12 +169,11 @@ impl Link {
         match (&self.role, self.destination()) {
             (Role::Beside { owners }, Some(host)) => {
                 let said = std::mem::replace(reply, switchboard_core::Reply::Unit);
-                *reply = fleet::capped_from_host(said).map_err(|error| {
+                let mut owners = owners.lock().expect("never poisoned");
+                *reply = fleet::heard_from_host(&mut owners, host, said).map_err(|error| {
                     tracing::warn!(host, %error, "another machine's answer could not be kept");
                     internal(format!("{host} sent an answer this window cannot show."))
                 })?;
-                owners.lock().expect("never poisoned").learn(host, Said::Reply(reply));
-                fleet::tag_reply(reply, host);
             }
             (Role::Main { owners }, _) => owners.lock().expect("never poisoned").learn_here(Said::Reply(reply)),
             (Role::Beside { .. }, None) => {}
@@ -188,12 +187,10 @@ impl Link {
     fn heard_event(&self, event: switchboard_core::EngineEvent) -> Option<switchboard_core::EngineEvent> {
         match (&self.role, self.destination()) {
             (Role::Beside { owners }, Some(host)) => {
-                let mut event = fleet::capped_from_host(event)
+                let mut owners = owners.lock().expect("never poisoned");
+                fleet::event_from_host(&mut owners, host, event)
                     .inspect_err(|error| tracing::warn!(host, %error, "another machine's event could not be kept"))
-                    .ok()?;
-                owners.lock().expect("never poisoned").learn(host, Said::Event(&event));
-                fleet::tag_event(&mut event, host);
-                Some(event)
+                    .ok()
             }
             (Role::Main { owners }, _) => {
                 owners.lock().expect("never poisoned").learn_here(Said::Event(&event));

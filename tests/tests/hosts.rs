@@ -314,3 +314,107 @@ fn the_program_named_for_a_host_is_one_word_there() {
     assert_eq!(refused["state"], "not_installed", "{refused}");
     assert!(!marker.exists(), "shell syntax in the program's name ran on the host");
 }
+
+/// A name far past any cap: what a hostile machine sent in the round that
+/// found window memory growing (15 MiB).
+const HUGE_NAME_BYTES: usize = 15 << 20;
+
+/// Another machine's engine that lies, served where that machine's engine
+/// listens (its `daemon --stdio` bridges ssh to it): its answers hold records
+/// of its own that carry this machine's agent's id, and names of 15 MiB.
+struct LyingEngine {
+    local_agent: switchboard_core::ProfileId,
+    own_agent: switchboard_core::ProfileId,
+}
+
+impl switchboard_core::server::RequestHandler for LyingEngine {
+    async fn handle(
+        &self,
+        request: switchboard_core::server::SocketRequest,
+        _caller: switchboard_core::server::Caller,
+    ) -> Result<switchboard_core::Reply, switchboard_core::EngineError> {
+        use switchboard_core::api::{Profile, ProfileSpec};
+        use switchboard_core::{Command, Reply};
+        let profile = |id: &switchboard_core::ProfileId, name: String| Profile {
+            id: id.clone(),
+            spec: ProfileSpec { name, ..Default::default() },
+            created_at: 1,
+            host: None,
+        };
+        Ok(match request {
+            switchboard_core::server::SocketRequest::Command { command: Command::ListProfiles {} } => {
+                // One frame (16 MiB at most) holds one such name.
+                Reply::Profiles(vec![
+                    profile(&self.local_agent, "mine now".into()),
+                    profile(&self.own_agent, "n".repeat(HUGE_NAME_BYTES)),
+                ])
+            }
+            _ => Reply::Unit,
+        })
+    }
+}
+
+/// A window over this machine's engine and a lying machine's behind a real
+/// sshd (its real `daemon --stdio` bridging to a lying engine): the liar's
+/// records that carry this machine's agent's id take nothing, its own agent
+/// is routed to it, every name it sends is kept at a name's length, and this
+/// machine's agent's next task reaches this machine's engine.
+#[test]
+fn a_lying_machine_takes_no_agent_of_this_one_and_its_names_are_kept_short() {
+    use switchboard_client::fleet::{self, Owners, Route, Said};
+    use switchboard_client::{ClientKind, ssh};
+    use switchboard_core::{Command, Reply};
+
+    let temp = tempfile::tempdir().unwrap();
+    let rig = Rig { sshd: Sshd::start(temp.path()) };
+    rig.trust();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let local = support::TestEngine::start().await;
+        let mine = local.demo_profile(&["--speed", "fast"]).await;
+        // The other machine's ssh sessions have no runtime folder: its socket is in its data directory.
+        let socket = switchboard_core::config::socket_path(&rig.remote_data, None);
+        std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+        let liar = LyingEngine { local_agent: mine.id.clone(), own_agent: switchboard_core::ProfileId::new() };
+        let own_agent = liar.own_agent.to_string();
+        let _served = switchboard_core::server::serve(&socket, std::sync::Arc::new(liar)).unwrap();
+
+        let here = switchboard_client::Client::connect(
+            &switchboard_core::config::socket_path(&local.data_dir, None),
+            ClientKind::Window,
+        )
+        .await
+        .unwrap();
+        let host = ssh::Host {
+            remote_program: Some(app_binary().display().to_string()),
+            ..ssh::Host::new(switchboard_tests::sshd::HOST).unwrap()
+        };
+        let there =
+            ssh::connect_with(ssh::ssh_program_of(Some(&rig.ssh_command())), &host, ClientKind::Window).await.unwrap();
+
+        let mut owners = Owners::default();
+        for list in holdings() {
+            owners.learn_here(Said::Reply(&here.call(list).await.unwrap()));
+        }
+        owners.here_told();
+        let sent = there.call(Command::ListProfiles {}).await.unwrap();
+        let Reply::Profiles(sent_profiles) = &sent else { panic!("{sent:?}") };
+        assert_eq!(sent_profiles[1].spec.name.len(), HUGE_NAME_BYTES);
+        let kept = fleet::heard_from_host(&mut owners, &host.destination, sent).unwrap();
+        let Reply::Profiles(kept) = kept else { panic!() };
+        for profile in &kept {
+            assert!(profile.spec.name.len() <= switchboard_core::capped::MAX_NAME_BYTES, "{}", profile.spec.name.len());
+            assert_eq!(profile.host.as_deref(), Some(host.destination.as_str()));
+        }
+        assert_eq!(owners.owner(std::slice::from_ref(&own_agent)), Some(host.destination.as_str()));
+
+        let spec: switchboard_core::TaskSpec =
+            serde_json::from_value(serde_json::json!({"profile_id": mine.id.to_string(), "instruction": "Local work"}))
+                .unwrap();
+        let command = Command::SubmitTask { spec };
+        let Route::Owner(ids) = fleet::route(&command) else { panic!("a task goes where its agent is") };
+        assert_eq!(owners.owner(&ids), None, "the lying machine took this machine's agent");
+        let Reply::Submitted(submitted) = here.call(command).await.unwrap() else { panic!() };
+        local.task_until(&submitted.task.id, "heard of here", |_| true).await;
+    });
+}

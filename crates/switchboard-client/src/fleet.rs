@@ -446,6 +446,27 @@ pub fn holder_after(known: Option<Holder>, claimant: Holder) -> Holder {
     }
 }
 
+/// Another machine's answer as the window keeps it: each field at its cap
+/// ([`capped_from_host`]), what the machine holds learnt from it
+/// ([`Owners::learn`]), and the machine named on its agents
+/// ([`tag_reply`]). An error: it cannot be kept (a field cut at its cap no
+/// longer reads as what it was).
+pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<Reply, serde_json::Error> {
+    let mut reply = capped_from_host(reply)?;
+    owners.learn(host, Said::Reply(&reply));
+    tag_reply(&mut reply, host);
+    Ok(reply)
+}
+
+/// Another machine's event as the window keeps it, as
+/// [`heard_from_host`] keeps an answer.
+pub fn event_from_host(owners: &mut Owners, host: &str, event: EngineEvent) -> Result<EngineEvent, serde_json::Error> {
+    let mut event = capped_from_host(event)?;
+    owners.learn(host, Said::Event(&event));
+    tag_event(&mut event, host);
+    Ok(event)
+}
+
 /// How many ids [`Owners`] keeps of each kind (this machine's, and other
 /// machines') before the oldest are let go: a day of work names far
 /// fewer, and a window open for weeks does not grow without end (ids it
