@@ -281,7 +281,8 @@ impl Engines {
                 })
             })
             .collect();
-        let own = fleet::viewing_for(&viewing, holder.as_deref(), self.main.destination());
+        // The window's own engine is "here" to `Owners`, whatever machine it runs on (`--host`).
+        let own = fleet::viewing_for(&viewing, holder.as_deref(), None);
         let said = self.main.call(Command::SetViewing { viewing: own }).await.map(drop);
         for other in others {
             match other.await {
