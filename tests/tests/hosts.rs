@@ -402,6 +402,8 @@ fn a_lying_machine_takes_no_agent_of_this_one_and_its_names_are_kept_short() {
         assert_eq!(sent_profiles[1].spec.name.len(), HUGE_NAME_BYTES);
         let kept = fleet::heard_from_host(&mut owners, &host.destination, sent).unwrap();
         let Reply::Profiles(kept) = kept else { panic!() };
+        // Its record under this machine's agent's id is not kept: a forgery.
+        assert_eq!(kept.iter().map(|profile| profile.id.to_string()).collect::<Vec<_>>(), vec![own_agent.clone()]);
         for profile in &kept {
             assert!(profile.spec.name.len() <= switchboard_core::capped::MAX_NAME_BYTES, "{}", profile.spec.name.len());
             assert_eq!(profile.host.as_deref(), Some(host.destination.as_str()));

@@ -446,13 +446,39 @@ pub fn holder_after(known: Option<Holder>, claimant: Holder) -> Holder {
     }
 }
 
+/// Why the window does not keep what another machine's engine said.
+#[derive(Debug, thiserror::Error)]
+pub enum NotKept {
+    /// A field cut at its cap no longer reads as what it was.
+    #[error("it could not be kept within its caps: {0}")]
+    Capped(#[from] serde_json::Error),
+    /// A record of its own carries an id this machine, or a machine heard of
+    /// first, holds: a forgery (a list keeps its other records).
+    #[error("it tells of a record under an id another machine holds")]
+    Forged,
+}
+
 /// Another machine's answer as the window keeps it: each field at its cap
-/// ([`capped_from_host`]), what the machine holds learnt from it
-/// ([`Owners::learn`]), and the machine named on its agents
-/// ([`tag_reply`]). An error: it cannot be kept (a field cut at its cap no
-/// longer reads as what it was).
-pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<Reply, serde_json::Error> {
+/// ([`capped_from_host`]), without the records it says it holds under an id
+/// this machine or a machine heard of first holds ([`Owners::claimed`]),
+/// what it holds learnt from it ([`Owners::learn`]), and the machine named
+/// on its agents ([`tag_reply`]).
+pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<Reply, NotKept> {
     let mut reply = capped_from_host(reply)?;
+    let theirs = |id: &dyn ToString| id_of(id).is_none_or(|id| !owners.claimed(host, id));
+    match &mut reply {
+        Reply::Profiles(profiles) => profiles.retain(|profile| theirs(&profile.id)),
+        Reply::Sessions(sessions) => sessions.retain(|session| theirs(&session.id)),
+        Reply::Tasks(tasks) => tasks.retain(|task| theirs(&task.id)),
+        Reply::Signals(signals) => signals.retain(|signal| theirs(&signal.id)),
+        Reply::Loops(loops) => loops.retain(|info| theirs(&info.id)),
+        Reply::Worktrees(worktrees) => worktrees.retain(|worktree| theirs(&worktree.task)),
+        single => {
+            if held_ids(Said::Reply(single)).into_iter().any(|id| owners.claimed(host, id)) {
+                return Err(NotKept::Forged);
+            }
+        }
+    }
     owners.learn(host, Said::Reply(&reply));
     tag_reply(&mut reply, host);
     Ok(reply)
@@ -460,11 +486,18 @@ pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<
 
 /// Another machine's event as the window keeps it, as
 /// [`heard_from_host`] keeps an answer.
-pub fn event_from_host(owners: &mut Owners, host: &str, event: EngineEvent) -> Result<EngineEvent, serde_json::Error> {
+pub fn event_from_host(owners: &mut Owners, host: &str, event: EngineEvent) -> Result<EngineEvent, NotKept> {
     let mut event = capped_from_host(event)?;
+    if held_ids(Said::Event(&event)).into_iter().any(|id| owners.claimed(host, id)) {
+        return Err(NotKept::Forged);
+    }
     owners.learn(host, Said::Event(&event));
     tag_event(&mut event, host);
     Ok(event)
+}
+
+fn id_of(id: &dyn ToString) -> Option<u128> {
+    Uuid::try_parse(&id.to_string()).ok().map(|id| id.as_u128())
 }
 
 /// How many ids [`Owners`] keeps of each kind (this machine's, and other
@@ -546,6 +579,16 @@ impl Owners {
                 self.there.clear();
             }
             self.there.insert(id, index);
+        }
+    }
+
+    /// Whether `id` is held by this machine, or by a machine other than
+    /// `host` (a claim `host` makes on it is not believed).
+    pub fn claimed(&self, host: &str, id: u128) -> bool {
+        match self.holder(id) {
+            None => false,
+            Some(Holder::Here) => true,
+            Some(Holder::There(index)) => self.hosts.get(usize::from(index)).is_none_or(|holder| holder != host),
         }
     }
 
@@ -823,6 +866,36 @@ mod tests {
         // This machine's engine naming an id as its own takes it from a host that claimed it.
         owners.learn_here(Said::Reply(&Reply::Profiles(vec![a.clone()])));
         assert_eq!(owners.owner(&[a.id.to_string()]), None);
+    }
+
+    #[test]
+    fn a_machine_s_records_under_ids_others_hold_are_not_kept() {
+        let mut owners = Owners::default();
+        let (here, alpha_own) = (profile("here"), profile("alpha's"));
+        owners.learn_here(Said::Reply(&Reply::Profiles(vec![here.clone()])));
+        owners.here_told();
+        owners.learn("alpha", Said::Reply(&Reply::Profiles(vec![alpha_own.clone()])));
+        let (mut forged_here, mut forged_alpha, beta_own) =
+            (profile("mine now"), profile("also mine"), profile("beta's"));
+        forged_here.id = here.id.clone();
+        forged_alpha.id = alpha_own.id.clone();
+        // In a list: the forgeries go, its own stay, named with its machine.
+        let listed = Reply::Profiles(vec![forged_here.clone(), beta_own.clone(), forged_alpha.clone()]);
+        let Reply::Profiles(kept) = heard_from_host(&mut owners, "beta", listed).unwrap() else { panic!() };
+        assert_eq!(kept.iter().map(|profile| profile.id.clone()).collect::<Vec<_>>(), vec![beta_own.id.clone()]);
+        assert_eq!(kept[0].host.as_deref(), Some("beta"));
+        // Alone, or in an event: not kept at all.
+        assert!(matches!(
+            heard_from_host(&mut owners, "beta", Reply::Profile(forged_here.clone())),
+            Err(NotKept::Forged)
+        ));
+        let event = EngineEvent::ProfileSaved { profile: forged_alpha };
+        assert!(matches!(event_from_host(&mut owners, "beta", event), Err(NotKept::Forged)));
+        // Its own again: kept.
+        let event = EngineEvent::ProfileSaved { profile: beta_own.clone() };
+        assert!(event_from_host(&mut owners, "beta", event).is_ok());
+        assert!(heard_from_host(&mut owners, "alpha", Reply::Profile(alpha_own)).is_ok());
+        assert_eq!(owners.owner(&[here.id.to_string()]), None);
     }
 
     #[test]

@@ -442,6 +442,14 @@ export class AppState {
         // A link heard meanwhile is newer than the list.
         const heard = this.hostLinks;
         this.hostLinks = heard.reduce(upsertHostLink, links);
+        // Whether each machine reached can write its data now (later changes come as its events).
+        for (const { destination, link } of this.hostLinks) {
+          if (link.state !== 'connected') continue;
+          void this.backend
+            .machine(destination)
+            .storageStatus()
+            .then((status) => (this.hostStorage = withHostStorage(this.hostStorage, destination, status.problem)), logFailure('storage_status'));
+        }
       },
       logFailure('attached_hosts'),
     );
