@@ -6,7 +6,9 @@
 // folders, through its engine). When the connection drops the window says so and tries again
 // by itself; a task that ended there meanwhile is shown once it is back, and nothing was added
 // twice. A question an agent there asks is answered from the window, and the agent goes on with
-// the answer there. The Machines view adds a host whose key the user trusts.
+// the answer there. The Machines view adds a host whose key the user trusts. A lying machine (a
+// proxy in front of its engine) takes no agent of this one, its 15 MiB name is shown a name's
+// length, and its storage problem is a banner naming it, not this computer's.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
