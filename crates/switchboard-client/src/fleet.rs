@@ -64,6 +64,7 @@ pub fn route(command: &Command) -> Route {
         | C::ListAttention {}
         | C::ListLimits {}
         | C::ListUsage {}
+        // Every engine, each told only of what it holds (`viewing_for`).
         | C::SetViewing { .. }
         | C::ListPermissionRequests {}
         | C::ListWorktrees {} => Route::Every,
