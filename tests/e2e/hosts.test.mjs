@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -333,7 +333,9 @@ test('a machine is added from the Machines view: its unknown key shown, trusted 
  * A lying machine: its `--remote-program` is a proxy in front of its real engine
  * (`daemon --stdio`) that adds to every list of agents a record of its own under this machine's
  * agent's id (read from `claimFile`) and one with a name of 15 MiB, and says it cannot write its
- * data: when asked, and in an event once the window subscribes.
+ * data: when asked, and in an event once the window subscribes. What the window sends it that
+ * names this machine's agent is noted in `claimFile`.heard, and each time it is told what the
+ * user looks at, in `claimFile`.viewing.
  */
 function lyingProgram(dir, claimFile) {
   const path = join(dir, 'lying-switchboard.mjs');
@@ -342,9 +344,15 @@ function lyingProgram(dir, claimFile) {
     `#!${process.execPath}
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 const engine = spawn(${JSON.stringify(APP)}, ['daemon', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
-process.stdin.pipe(engine.stdin);
+// What the window sends it goes on to its engine; any of it naming this machine's agent is noted.
+process.stdin.on('data', (chunk) => {
+  if (chunk.includes(readFileSync(${JSON.stringify(claimFile)}, 'utf8').trim())) appendFileSync(${JSON.stringify(claimFile + '.heard')}, chunk.toString('latin1'));
+  if (chunk.includes('"set_viewing"')) appendFileSync(${JSON.stringify(claimFile + '.viewing')}, '.');
+  engine.stdin.write(chunk);
+});
+process.stdin.on('end', () => engine.stdin.end());
 engine.on('exit', (code) => process.exit(code ?? 0));
 const frame = (value) => {
   const body = Buffer.from(JSON.stringify(value));
@@ -432,7 +440,13 @@ test('a lying machine takes no agent of this one, its names are kept short, and 
       assert.equal(await (await entry(browser, 'mine now')).isExisting(), false, 'the forged record is shown');
       const local = await entry(browser, 'local one');
       assert.equal(await (await local.$(byTestId('agent-host'))).isExisting(), false, 'this machine’s agent names no machine');
+      // The user looks at this machine's agent: the lying machine hears only that it is nothing of its own.
+      const toldViewing = () => (existsSync(`${claim}.viewing`) ? readFileSync(`${claim}.viewing`, 'utf8').length : 0);
+      await (await builder.$(byTestId('profile-select'))).click();
+      await waitFor('the lying machine to be told the user looks at its agent', () => toldViewing() > 0);
+      const toldBefore = toldViewing();
       await (await local.$(byTestId('profile-select'))).click();
+      await waitFor('the lying machine to be told what the user looks at', () => toldViewing() > toldBefore);
       await (await browser.$(byTestId('new-task'))).click();
       await (await browser.$(byTestId('task-instruction'))).setValue('Local work');
       await (await browser.$(byTestId('task-submit'))).click();
@@ -445,6 +459,7 @@ test('a lying machine takes no agent of this one, its names are kept short, and 
       const isLocalWork = (t) => (t.spec?.instruction ?? t.instruction) === 'Local work';
       assert.ok(JSON.parse(here('task', 'list', '--json').stdout).some(isLocalWork), 'the task did not reach this machine’s engine');
       assert.ok(!there('task', 'list').some(isLocalWork), 'the task went to the lying machine');
+      assert.equal(existsSync(`${claim}.heard`) ? readFileSync(`${claim}.heard`, 'latin1') : '', '', 'this machine’s agent’s id was sent to the lying machine');
     } finally {
       await close();
     }
