@@ -501,6 +501,31 @@ fn id_of(id: &dyn ToString) -> Option<u128> {
     Uuid::try_parse(&id.to_string()).ok().map(|id| id.as_u128())
 }
 
+/// The desktop's actions on a notice of another machine's engine, as the
+/// desktop shows them: a notice about that machine's Switchboard itself
+/// (its data cannot be written) names the machine, so it never reads as
+/// this computer's. Notices about an agent name the agent, whose row in the
+/// window names its machine.
+pub fn host_notices(
+    actions: Vec<switchboard_core::notice::Action>,
+    host: &str,
+) -> Vec<switchboard_core::notice::Action> {
+    use switchboard_core::notice::{Action, NoticeKind};
+    actions
+        .into_iter()
+        .map(|action| match action {
+            Action::Show { slot, mut notice, urgency, lasting } => {
+                if notice.kind == NoticeKind::Storage {
+                    notice.title = format!("Switchboard on {host} cannot record its work");
+                    notice.body = format!("On {host}: {}", notice.body);
+                }
+                Action::Show { slot, notice, urgency, lasting }
+            }
+            close @ Action::Close { .. } => close,
+        })
+        .collect()
+}
+
 /// How many ids [`Owners`] keeps of each kind (this machine's, and other
 /// machines') before the oldest are let go: a day of work names far
 /// fewer, and a window open for weeks does not grow without end (ids it
@@ -989,6 +1014,33 @@ mod tests {
         for (field, cap) in table {
             assert_eq!(host_field_cap(field), cap, "{field}");
         }
+    }
+
+    #[test]
+    fn another_machine_s_storage_notice_names_it() {
+        use switchboard_core::api::StorageProblem;
+        use switchboard_core::notice::{Action, Notices};
+        let mut notices = Notices::new(&[], &[], &[], &[], &[]);
+        let event =
+            EngineEvent::StorageChanged { problem: Some(StorageProblem::Failing { detail: "disk I/O error".into() }) };
+        let shown = host_notices(notices.follow(&event, 600, 1), "gpu");
+        let titles: Vec<(String, String)> = shown
+            .iter()
+            .filter_map(|action| match action {
+                Action::Show { notice, .. } => Some((notice.title.clone(), notice.body.clone())),
+                Action::Close { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            titles,
+            [("Switchboard on gpu cannot record its work".to_owned(), "On gpu: disk I/O error".to_owned())]
+        );
+        // This machine's own says what it always said.
+        let mut here = Notices::new(&[], &[], &[], &[], &[]);
+        let own = here.follow(&event, 600, 1);
+        assert!(own.iter().any(
+            |action| matches!(action, Action::Show { notice, .. } if notice.title == "Switchboard cannot record its work")
+        ));
     }
 
     #[test]
