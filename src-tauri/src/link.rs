@@ -476,9 +476,9 @@ impl Link {
             Err(error) => return error.to_string(),
         };
         // The lists after the subscription: a change between the two is in one or the other.
-        match notices_of(&client).await {
+        match notices_of(&client, self.beside()).await {
             Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
-            Err(error) => return error.to_string(),
+            Err(error) => return error,
         }
         if let Err(error) = self.learn_holdings(&client).await {
             return error.to_string();
@@ -598,16 +598,28 @@ async fn until(due: Option<tokio::time::Instant>) {
     }
 }
 
-/// The notices' starting point: what the engine has now.
-async fn notices_of(client: &Client) -> Result<Notices, ClientError> {
+/// The notices' starting point: what the engine has now; another machine's
+/// (`from_host`) kept as the window keeps what it says
+/// (`fleet::capped_from_host`), so a notification never shows more of it.
+async fn notices_of(client: &Client, from_host: bool) -> Result<Notices, String> {
+    fn kept<T: serde::Serialize + serde::de::DeserializeOwned>(
+        listed: Result<T, ClientError>,
+        from_host: bool,
+    ) -> Result<T, String> {
+        let listed = listed.map_err(|error| error.to_string())?;
+        if !from_host {
+            return Ok(listed);
+        }
+        fleet::capped_from_host(listed).map_err(|error| format!("The machine's answer could not be kept: {error}."))
+    }
     let mut notices = Notices::new(
-        &client.list_profiles().await?,
-        &client.list_queues().await?,
-        &client.list_signals().await?,
-        &client.list_loops().await?,
-        &client.list_attention().await?,
+        &kept(client.list_profiles().await, from_host)?,
+        &kept(client.list_queues().await, from_host)?,
+        &kept(client.list_signals().await, from_host)?,
+        &kept(client.list_loops().await, from_host)?,
+        &kept(client.list_attention().await, from_host)?,
     );
-    notices.set_settings(client.get_settings().await?);
+    notices.set_settings(client.get_settings().await.map_err(|error| error.to_string())?);
     Ok(notices)
 }
 
