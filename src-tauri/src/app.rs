@@ -39,15 +39,17 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
     let quit_signals = QuitSignals::listen()?;
     // Live until the window says it shows no agent.
     let pace = tokio::sync::watch::Sender::new(switchboard_core::api::EventPace::Live);
+    // Who holds what, learnt from every engine the window shows: this machine's first.
+    let owners = std::sync::Arc::default();
     let link = Link::new(
         engine.data_dir.clone(),
         engine.socket.clone(),
         engine.no_demo,
         engine.host,
-        Role::Main,
+        Role::Main { owners: std::sync::Arc::clone(&owners) },
         pace.subscribe(),
     );
-    let engines = Engines::new(link, engine.data_dir.clone(), engine.socket, pace);
+    let engines = Engines::new(link, owners, engine.data_dir.clone(), engine.socket, pace);
     let data_dir = engine.data_dir;
 
     let app = tauri::Builder::default()

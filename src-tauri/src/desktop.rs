@@ -151,7 +151,7 @@ impl Desktop {
             .flat_map(|notices| notices.set_viewing(viewing.clone()))
             .collect();
         self.carry_out(app, actions);
-        engine.call(switchboard_core::Command::SetViewing { viewing }, None).await.map(drop)
+        engine.set_viewing(viewing).await
     }
 
     /// Follows an engine event: notifications shown, replaced or closed as
@@ -168,9 +168,14 @@ impl Desktop {
                     all.values_mut().for_each(|notices| notices.set_settings(settings.clone()));
                     Vec::new()
                 }
-                _ => match all.get_mut(&host.map(str::to_owned)) {
-                    Some(notices) => notices.follow(event, local_minute_of_day(), now_millis()),
-                    None => Vec::new(),
+                _ => match (all.get_mut(&host.map(str::to_owned)), host) {
+                    // Another machine's notices say whose they are where they are about Switchboard itself.
+                    (Some(notices), Some(host)) => switchboard_client::fleet::host_notices(
+                        notices.follow(event, local_minute_of_day(), now_millis()),
+                        host,
+                    ),
+                    (Some(notices), None) => notices.follow(event, local_minute_of_day(), now_millis()),
+                    (None, _) => Vec::new(),
                 },
             };
             (actions, tally(&all))

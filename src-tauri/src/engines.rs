@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use switchboard_client::fleet::{self, Owners, Route};
 use switchboard_client::ssh::Host;
-use switchboard_core::api::{EventPace, HostLink};
+use switchboard_core::api::{EventPace, HostLink, Viewing};
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, Reply, SessionId, SubscriptionId, TaskId};
 use tauri::AppHandle;
 use tauri::ipc::Channel;
@@ -51,11 +51,18 @@ fn refused(message: String) -> ApiError {
 
 impl Engines {
     /// `pace`: what `main` follows for how soon the window wants its events.
-    pub fn new(main: Arc<Link>, data_dir: PathBuf, socket: PathBuf, pace: watch::Sender<EventPace>) -> Arc<Engines> {
+    /// `owners`: who holds what, which `main` teaches first.
+    pub fn new(
+        main: Arc<Link>,
+        owners: Arc<Mutex<Owners>>,
+        data_dir: PathBuf,
+        socket: PathBuf,
+        pace: watch::Sender<EventPace>,
+    ) -> Arc<Engines> {
         Arc::new(Engines {
             main,
             beside: Mutex::default(),
-            owners: Arc::default(),
+            owners,
             data_dir,
             socket,
             views: Mutex::default(),
@@ -197,6 +204,10 @@ impl Engines {
     /// Any engine command meant for the window: to the machine `host`
     /// names (none: where `fleet::route` sends it).
     pub async fn call(&self, command: Command, host: Option<String>) -> Result<Reply, ApiError> {
+        // What the user looks at goes to the engine that holds it only, whoever asks.
+        if let (Command::SetViewing { viewing }, None) = (&command, &host) {
+            return self.set_viewing(viewing.clone()).await.map(|()| Reply::Unit);
+        }
         if let Some(host) = host
             && self.main.destination() != Some(host.as_str())
         {
@@ -247,6 +258,42 @@ impl Engines {
             }
             Route::Chosen | Route::Local => self.main.call(command).await,
         }
+    }
+
+    /// Tells each engine what the user looks at: the one that holds the
+    /// agent or task viewed hears of it, every other that the user looks at
+    /// nothing of its own (`fleet::viewing_for`): this machine's ids never
+    /// go to another machine, nor one machine's to another.
+    pub async fn set_viewing(&self, viewing: Viewing) -> Result<(), ApiError> {
+        let ids: Vec<String> =
+            [viewing.profile_id.as_ref().map(ToString::to_string), viewing.task_id.as_ref().map(ToString::to_string)]
+                .into_iter()
+                .flatten()
+                .collect();
+        let holder = self.owners.lock().expect("never poisoned").owner(&ids).map(str::to_owned);
+        let others: Vec<_> = (self.beside_links().into_iter())
+            .filter(|link| link.connected().is_some())
+            .map(|link| {
+                let told = fleet::viewing_for(&viewing, holder.as_deref(), link.destination());
+                tauri::async_runtime::spawn(async move {
+                    let said = link.call(Command::SetViewing { viewing: told }).await;
+                    (link, said)
+                })
+            })
+            .collect();
+        // The window's own engine is "here" to `Owners`, whatever machine it runs on (`--host`).
+        let own = fleet::viewing_for(&viewing, holder.as_deref(), None);
+        let said = self.main.call(Command::SetViewing { viewing: own }).await.map(drop);
+        for other in others {
+            match other.await {
+                Ok((_, Ok(_))) => {}
+                Ok((link, Err(error))) => tracing::warn!(
+                    host = ?link.destination(), message = %error.message, "another machine did not hear what the user looks at"
+                ),
+                Err(error) => tracing::warn!(%error, "telling another machine what the user looks at failed"),
+            }
+        }
+        said
     }
 
     /// Streams a session's output into `output`, from the engine that

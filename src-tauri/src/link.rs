@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use switchboard_client::fleet::Owners;
+use switchboard_client::fleet::{self, Owners, Said};
 use switchboard_client::ssh::{Host, SshProblem};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 use switchboard_core::api::{EventPace, HostLink, StorageProblem};
@@ -45,6 +45,9 @@ use crate::desktop::Desktop;
 /// The Tauri event carrying the engine's events to the UI: a frame's worth
 /// at a time, in a list (see [`Frame`]).
 pub const ENGINE_EVENT: &str = "engine-events";
+/// The Tauri event carrying the engine events of a machine shown beside
+/// this one's, with its name ([`HostEvents`]): never shown as this machine's.
+pub const HOST_EVENTS_EVENT: &str = "host-events";
 /// The Tauri event carrying the link's state ([`EngineLink`]) to the UI.
 pub const ENGINE_LINK_EVENT: &str = "engine-link";
 /// The Tauri event carrying the state of a link to a machine shown beside
@@ -91,8 +94,10 @@ pub struct Link {
 /// What the link is to its window.
 pub enum Role {
     /// The engine the window is about: this machine's, or the one machine a
-    /// `--host` window shows. Its state is the window's banner and tray.
-    Main,
+    /// `--host` window shows. Its state is the window's banner and tray;
+    /// what it says it holds is this machine's, and is learnt before any
+    /// other machine's claim is believed.
+    Main { owners: Arc<Mutex<Owners>> },
     /// Another machine the window shows beside this one's: its state is
     /// told as a [`HostLink`], and what its engine says teaches the window
     /// which machine holds what.
@@ -157,13 +162,65 @@ impl Link {
         self.linked.borrow().client.clone()
     }
 
-    /// What its engine said (an answer) teaches the window what it holds,
-    /// and names its machine on the agents in it.
-    pub fn heard(&self, reply: &mut switchboard_core::Reply) {
-        if let (Role::Beside { owners }, Some(host)) = (&self.role, self.destination()) {
-            owners.lock().expect("never poisoned").learn(host, reply);
-            switchboard_client::fleet::tag_reply(reply, host);
+    /// What its engine said (an answer) teaches the window what it holds;
+    /// another machine's is kept as this machine's agents' fields are
+    /// (`fleet::capped_from_host`), and names its machine on the agents in it.
+    pub fn heard(&self, reply: &mut switchboard_core::Reply) -> Result<(), ApiError> {
+        match (&self.role, self.destination()) {
+            (Role::Beside { owners }, Some(host)) => {
+                let said = std::mem::replace(reply, switchboard_core::Reply::Unit);
+                let mut owners = owners.lock().expect("never poisoned");
+                *reply = fleet::heard_from_host(&mut owners, host, said).map_err(|error| {
+                    tracing::warn!(host, %error, "another machine's answer could not be kept");
+                    internal(format!("{host} sent an answer this window cannot show."))
+                })?;
+            }
+            (Role::Main { owners }, _) => owners.lock().expect("never poisoned").learn_here(Said::Reply(reply)),
+            (Role::Beside { .. }, None) => {}
         }
+        Ok(())
+    }
+
+    /// What its engine said (an event) teaches the window what it holds;
+    /// another machine's is kept as this machine's agents' fields are, and
+    /// names its machine on the agent in it. None: it cannot be shown.
+    fn heard_event(&self, event: switchboard_core::EngineEvent) -> Option<switchboard_core::EngineEvent> {
+        match (&self.role, self.destination()) {
+            (Role::Beside { owners }, Some(host)) => {
+                let mut owners = owners.lock().expect("never poisoned");
+                fleet::event_from_host(&mut owners, host, event)
+                    .inspect_err(|error| tracing::warn!(host, %error, "another machine's event could not be kept"))
+                    .ok()
+            }
+            (Role::Main { owners }, _) => {
+                owners.lock().expect("never poisoned").learn_here(Said::Event(&event));
+                Some(event)
+            }
+            (Role::Beside { .. }, None) => Some(event),
+        }
+    }
+
+    /// Learns what the engine holds now from its lists, as the link
+    /// connects; the window's own engine's lists make what other machines
+    /// say believed from then on.
+    async fn learn_holdings(&self, client: &Client) -> Result<(), ClientError> {
+        let lists = [
+            Command::ListProfiles {},
+            Command::ListSessions {},
+            Command::ListTasks { profile_id: None },
+            Command::ListSignals {},
+            Command::ListLoops {},
+            Command::ListWorktrees {},
+        ];
+        for list in lists {
+            let mut reply = client.call(list).await?;
+            // Said in the log by `heard`; the window's own lists show what it is.
+            self.heard(&mut reply).ok();
+        }
+        if let Role::Main { owners } = &self.role {
+            owners.lock().expect("never poisoned").here_told();
+        }
+        Ok(())
     }
 
     /// The other machine's name, when the engine runs there.
@@ -209,7 +266,7 @@ impl Link {
             });
         }
         let mut reply = self.client().await?.call(command).await?;
-        self.heard(&mut reply);
+        self.heard(&mut reply)?;
         Ok(reply)
     }
 
@@ -419,9 +476,12 @@ impl Link {
             Err(error) => return error.to_string(),
         };
         // The lists after the subscription: a change between the two is in one or the other.
-        match notices_of(&client).await {
+        match notices_of(&client, self.beside()).await {
             Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
-            Err(error) => return error.to_string(),
+            Err(error) => return error,
+        }
+        if let Err(error) = self.learn_holdings(&client).await {
+            return error.to_string();
         }
         *self.startup_problem.lock().expect("never poisoned") = None;
         let welcome = client.welcome();
@@ -434,7 +494,7 @@ impl Link {
         self.set(app, connected, Some(client.clone()));
         let mut removed = self.removed.subscribe();
         let mut pace = self.pace.clone();
-        let mut frame = Frame::default();
+        let mut frame = Frame { host: self.notices_key().map(str::to_owned), ..Frame::default() };
         loop {
             let due = frame.due(*pace.borrow_and_update());
             let next = tokio::select! {
@@ -448,11 +508,8 @@ impl Link {
                 _ = removed.wait_for(|removed| *removed) => return "The machine left the window.".into(),
             };
             match next {
-                Some(EventItem::Event { mut event, .. }) => {
-                    if let (Role::Beside { owners }, Some(host)) = (&self.role, self.destination()) {
-                        owners.lock().expect("never poisoned").learn(host, &event);
-                        switchboard_client::fleet::tag_event(&mut event, host);
-                    }
+                Some(EventItem::Event { event, .. }) => {
+                    let Some(event) = self.heard_event(event) else { continue };
                     let desktop = app.state::<Desktop>();
                     desktop.on_event(app, self.notices_key(), &event);
                     if desktop.forwards(&event) {
@@ -477,6 +534,13 @@ impl Link {
     }
 }
 
+/// Events of another machine's engine, as the window is sent them.
+#[derive(Clone, serde::Serialize)]
+struct HostEvents<'a> {
+    host: &'a str,
+    events: Vec<switchboard_core::EngineEvent>,
+}
+
 /// Events that go at once however soon, so a flood is not held in memory.
 const MOST_IN_FRAME: usize = 512;
 
@@ -488,6 +552,9 @@ const MOST_IN_FRAME: usize = 512;
 /// message a frame, or four a second, rather than one an event.
 #[derive(Default)]
 struct Frame {
+    /// The machine shown beside this one's whose events these are (none:
+    /// the window's own engine's): the window shows them as that machine's.
+    host: Option<String>,
     events: Vec<switchboard_core::EngineEvent>,
     /// When the first event gathered came.
     since: Option<tokio::time::Instant>,
@@ -513,7 +580,11 @@ impl Frame {
             return;
         }
         let events = switchboard_core::api::coalesce(std::mem::take(&mut self.events));
-        if let Err(error) = app.emit(ENGINE_EVENT, events) {
+        let emitted = match &self.host {
+            Some(host) => app.emit(HOST_EVENTS_EVENT, HostEvents { host, events }),
+            None => app.emit(ENGINE_EVENT, events),
+        };
+        if let Err(error) = emitted {
             tracing::warn!(%error, "forwarding engine events to the UI failed");
         }
     }
@@ -527,16 +598,28 @@ async fn until(due: Option<tokio::time::Instant>) {
     }
 }
 
-/// The notices' starting point: what the engine has now.
-async fn notices_of(client: &Client) -> Result<Notices, ClientError> {
+/// The notices' starting point: what the engine has now; another machine's
+/// (`from_host`) kept as the window keeps what it says
+/// (`fleet::capped_from_host`), so a notification never shows more of it.
+async fn notices_of(client: &Client, from_host: bool) -> Result<Notices, String> {
+    fn kept<T: serde::Serialize + serde::de::DeserializeOwned>(
+        listed: Result<T, ClientError>,
+        from_host: bool,
+    ) -> Result<T, String> {
+        let listed = listed.map_err(|error| error.to_string())?;
+        if !from_host {
+            return Ok(listed);
+        }
+        fleet::capped_from_host(listed).map_err(|error| format!("The machine's answer could not be kept: {error}."))
+    }
     let mut notices = Notices::new(
-        &client.list_profiles().await?,
-        &client.list_queues().await?,
-        &client.list_signals().await?,
-        &client.list_loops().await?,
-        &client.list_attention().await?,
+        &kept(client.list_profiles().await, from_host)?,
+        &kept(client.list_queues().await, from_host)?,
+        &kept(client.list_signals().await, from_host)?,
+        &kept(client.list_loops().await, from_host)?,
+        &kept(client.list_attention().await, from_host)?,
     );
-    notices.set_settings(client.get_settings().await?);
+    notices.set_settings(client.get_settings().await.map_err(|error| error.to_string())?);
     Ok(notices)
 }
 

@@ -2,7 +2,8 @@
 //! app: the signal scanner, the summary parser, hook payloads and the spool
 //! reader, the socket's line protocol, the Claude Code / Codex settings
 //! merge, search over any Unicode text, the YAML alias budget, and the
-//! paths agents name in their workspace. Each runs `PROPTEST_CASES` cases
+//! paths agents name in their workspace; and what another machine's engine
+//! sends over ssh (its frames, its fields, its claims on ids). Each runs `PROPTEST_CASES` cases
 //! (256 by default, as part of the suite); `bench/fuzz.sh` runs them far
 //! longer. A failure proptest finds is
 //! kept in `fuzz.proptest-regressions` and becomes a case of its own here.
@@ -519,5 +520,161 @@ proptest! {
         let outside: Vec<_> = std::fs::read_dir(&p.outside).unwrap().flatten().map(|e| e.file_name()).collect();
         prop_assert_eq!(outside.len(), 1);
         prop_assert_eq!(std::fs::read_to_string(p.outside.join("secret")).unwrap(), "outside");
+    }
+}
+
+/// Text another machine's engine may send: short, long past every cap, any Unicode.
+fn host_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => ".{0,40}",
+        1 => (".{1,4}", 1usize..300_000).prop_map(|(piece, times)| piece.repeat(times)),
+    ]
+}
+
+/// What another machine's engine said: an answer or an event.
+#[derive(Debug, Clone)]
+enum HostSaid {
+    Reply(Box<Reply>),
+    Event(Box<switchboard_core::EngineEvent>),
+}
+
+/// An answer or event of another machine's engine, with hostile text in its fields.
+fn host_said() -> impl Strategy<Value = HostSaid> {
+    use switchboard_core::api::{Profile, ProfileSpec, StorageProblem};
+    use switchboard_core::{EngineEvent, ProfileId};
+    let profile = || {
+        (host_text(), host_text(), proptest::collection::vec(host_text(), 0..300)).prop_map(|(name, cwd, args)| {
+            Profile {
+                id: ProfileId::new(),
+                spec: ProfileSpec { name, cwd, args, ..Default::default() },
+                created_at: 1,
+                host: None,
+            }
+        })
+    };
+    prop_oneof![
+        proptest::collection::vec(profile(), 0..4)
+            .prop_map(|profiles| HostSaid::Reply(Box::new(Reply::Profiles(profiles)))),
+        profile().prop_map(|profile| HostSaid::Event(Box::new(EngineEvent::ProfileSaved { profile }))),
+        host_text().prop_map(|detail| HostSaid::Event(Box::new(EngineEvent::StorageChanged {
+            problem: Some(StorageProblem::Failing { detail })
+        }))),
+        (host_text(), 0usize..400).prop_map(|(account, n)| HostSaid::Event(Box::new(EngineEvent::LimitLifted {
+            account,
+            profiles: (0..n).map(|_| ProfileId::new()).collect(),
+            by_user: true,
+        }))),
+        host_text().prop_map(|text| HostSaid::Reply(Box::new(Reply::Text(text)))),
+    ]
+}
+
+/// Every text in `value`, with the name of the field it is in.
+fn texts<'a>(value: &'a Value, field: &'a str, found: &mut Vec<(&'a str, &'a str)>) {
+    match value {
+        Value::String(text) => found.push((field, text)),
+        Value::Array(items) => items.iter().for_each(|item| texts(item, field, found)),
+        Value::Object(fields) => fields.iter().for_each(|(name, item)| texts(item, name, found)),
+        _ => {}
+    }
+}
+
+/// A frame as another machine's engine (over ssh) may send one: a header
+/// naming any length, then any bytes.
+fn host_frame() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop_oneof![any::<u32>(), 0u32..64, Just(u32::MAX), Just(switchboard_core::wire::MAX_FRAME_BYTES as u32 + 1)],
+        any::<u8>(),
+        proptest::collection::vec(any::<u8>(), 0..256),
+    )
+        .prop_map(|(length, kind, body)| [&length.to_be_bytes()[..], &[kind], &body].concat())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Whatever another machine's engine says, the window keeps each field
+    /// within its cap, and what fits is kept as it was.
+    #[test]
+    fn what_another_machine_sends_is_kept_within_each_field_s_cap(said in host_said()) {
+        use switchboard_client::fleet::{capped_from_host, host_field_cap};
+        let before = match &said {
+            HostSaid::Reply(reply) => serde_json::to_value(reply),
+            HostSaid::Event(event) => serde_json::to_value(event),
+        }
+        .unwrap();
+        let after = match said {
+            HostSaid::Reply(reply) => serde_json::to_value(capped_from_host(*reply).unwrap()),
+            HostSaid::Event(event) => serde_json::to_value(capped_from_host(*event).unwrap()),
+        }
+        .unwrap();
+        let mut kept = Vec::new();
+        texts(&after, "", &mut kept);
+        for (field, text) in &kept {
+            prop_assert!(text.len() <= host_field_cap(field), "{field}: {} bytes", text.len());
+        }
+        let mut sent = Vec::new();
+        texts(&before, "", &mut sent);
+        if sent.iter().all(|(field, text)| text.len() <= host_field_cap(field)) && sent.len() == kept.len() {
+            prop_assert_eq!(before, after);
+        }
+    }
+
+    /// The window reads a frame of another machine's engine only once its
+    /// length is judged: a length past the limit is refused before a byte of
+    /// its body is read, a frame cut short is an error, nothing panics.
+    #[test]
+    fn a_frame_from_another_machine_is_judged_before_it_is_read(frame in host_frame()) {
+        use switchboard_core::wire::{FrameError, MAX_FRAME_BYTES, read_incoming};
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let claimed = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+        let read = runtime.block_on(read_incoming(&mut &frame[..], MAX_FRAME_BYTES));
+        match read {
+            Err(FrameError::TooLarge(length, max)) => prop_assert!(length == claimed && claimed > max),
+            Err(FrameError::Empty) => prop_assert_eq!(claimed, 0),
+            Err(FrameError::Io(_) | FrameError::Closed) => prop_assert!(claimed > frame.len() - 4 || claimed == 0),
+            Ok(_) => prop_assert!(claimed >= 1 && claimed <= frame.len() - 4),
+        }
+        if claimed > MAX_FRAME_BYTES {
+            prop_assert!(matches!(runtime.block_on(read_incoming(&mut &frame[..], MAX_FRAME_BYTES)), Err(FrameError::TooLarge(..))));
+        }
+    }
+
+    /// However machines claim ids, one this machine's engine holds is never
+    /// routed elsewhere, and an id stays with the first machine that named it.
+    #[test]
+    fn no_machine_takes_what_this_one_or_another_holds(claims in proptest::collection::vec((0usize..4, 0usize..12), 0..80)) {
+        use switchboard_client::fleet::{Owners, Said};
+        use switchboard_core::api::{Profile, ProfileSpec};
+        let ids: Vec<switchboard_core::ProfileId> = (0..12).map(|_| switchboard_core::ProfileId::new()).collect();
+        let hosts = ["here", "alpha", "beta", "gamma"];
+        let record = |id: usize| Reply::Profiles(vec![Profile {
+            id: ids[id].clone(), spec: ProfileSpec::default(), created_at: 1, host: None,
+        }]);
+        let mut owners = Owners::default();
+        // This machine's engine tells what it holds first: ids 0 to 3.
+        for id in 0..4 {
+            owners.learn_here(Said::Reply(&record(id)));
+        }
+        owners.here_told();
+        let mut first: std::collections::HashMap<usize, &str> = std::collections::HashMap::new();
+        for (machine, id) in claims {
+            if machine == 0 {
+                owners.learn_here(Said::Reply(&record(id)));
+                first.insert(id, "here");
+            } else {
+                owners.learn(hosts[machine], Said::Reply(&record(id)));
+                if id >= 4 {
+                    first.entry(id).or_insert(hosts[machine]);
+                }
+            }
+        }
+        for (id, holder) in ids.iter().enumerate() {
+            let owner = owners.owner(&[holder.to_string()]);
+            match (id, first.get(&id)) {
+                (0..4, _) | (_, Some(&"here")) => prop_assert_eq!(owner, None),
+                (_, Some(host)) => prop_assert_eq!(owner, Some(*host)),
+                (_, None) => prop_assert_eq!(owner, None),
+            }
+        }
     }
 }

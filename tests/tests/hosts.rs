@@ -181,3 +181,242 @@ async fn the_engine_lists_its_machines_folders_and_says_why_it_cannot() {
     let refused = client.list_folder(file).await.unwrap_err().into_api();
     assert!(refused.message.contains("is a file, not a folder"), "{}", refused.message);
 }
+
+/// The commands that list what an engine holds, as the window's links ask
+/// them when they connect.
+fn holdings() -> Vec<switchboard_core::Command> {
+    use switchboard_core::Command;
+    vec![
+        Command::ListProfiles {},
+        Command::ListSessions {},
+        Command::ListTasks { profile_id: None },
+        Command::ListSignals {},
+        Command::ListLoops {},
+        Command::ListWorktrees {},
+    ]
+}
+
+/// A window over this machine's engine and another machine's behind a real
+/// sshd, learning who holds what as the window's links do (this machine's
+/// engine's lists first, then the other's answers and events): the other
+/// machine's engine names this machine's agent's id in what it says (an
+/// agent there is named by it, tasks there are given it as their words),
+/// and the agent stays this machine's: its next task reaches this
+/// machine's engine, not the other.
+#[test]
+fn another_machine_naming_this_machine_s_agent_does_not_take_it() {
+    use switchboard_client::fleet::{self, Owners, Route, Said};
+    use switchboard_client::{ClientKind, EventItem};
+    use switchboard_core::{Command, EngineEvent, ErrorCode, Reply};
+
+    let temp = tempfile::tempdir().unwrap();
+    let rig = Rig { sshd: Sshd::start(temp.path()) };
+    rig.trust();
+    let app = app_binary().display().to_string();
+    let added = rig.json(&["host", "add", "testhost", "--remote-program", &app, "--json"]);
+    assert_eq!(added["state"], "connected", "{added}");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let local = support::TestEngine::start().await;
+        let mine = local.demo_profile(&["--speed", "fast"]).await;
+        let mine_id = mine.id.to_string();
+
+        // The other machine: an agent named by this machine's agent's id, a task there whose words are it.
+        let workspace = temp.path().join("remote-workspace");
+        std::fs::create_dir_all(&workspace).unwrap();
+        let there_args = |args: &[&str]| {
+            [&["--host", "testhost"][..], args].concat().iter().map(|a| a.to_string()).collect::<Vec<_>>()
+        };
+        let json = |args: Vec<String>| rig.json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let echo = json(there_args(&[
+            "agent",
+            "add",
+            "--name",
+            &mine_id,
+            "--command",
+            support::DEMO_AGENT,
+            "--cwd",
+            workspace.to_str().unwrap(),
+            "--json",
+        ]));
+        let echo_id = echo["id"].as_str().unwrap_or_else(|| panic!("{echo}")).to_owned();
+        json(there_args(&["task", "add", "--agent", &echo_id, &mine_id, "--json"]));
+
+        let socket = switchboard_core::config::socket_path(&local.data_dir, None);
+        let here = switchboard_client::Client::connect(&socket, ClientKind::Window).await.unwrap();
+        let host = switchboard_client::ssh::Host {
+            remote_program: Some(app),
+            ..switchboard_client::ssh::Host::new(switchboard_tests::sshd::HOST).unwrap()
+        };
+        let ssh = switchboard_client::ssh::ssh_program_of(Some(&rig.ssh_command()));
+        let there = switchboard_client::ssh::connect_with(ssh, &host, ClientKind::Window).await.unwrap();
+
+        let mut owners = Owners::default();
+        for list in holdings() {
+            owners.learn_here(Said::Reply(&here.call(list).await.unwrap()));
+        }
+        owners.here_told();
+        for list in holdings() {
+            owners.learn(&host.destination, Said::Reply(&there.call(list).await.unwrap()));
+        }
+        // And its events: another task there given this machine's agent's id as its words.
+        let mut events = there.subscribe().await.unwrap();
+        let spec: switchboard_core::TaskSpec =
+            serde_json::from_value(serde_json::json!({"profile_id": echo_id, "instruction": mine_id})).unwrap();
+        let Reply::Submitted(echoed) = there.call(Command::SubmitTask { spec }).await.unwrap() else { panic!() };
+        owners.learn(&host.destination, Said::Reply(&Reply::Submitted(echoed.clone())));
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let next = tokio::time::timeout_at(deadline.into(), events.next()).await.expect("its task's event");
+            let Some(EventItem::Event { event, .. }) = next else { panic!("the other machine's events ended") };
+            owners.learn(&host.destination, Said::Event(&event));
+            if matches!(&event, EngineEvent::TaskChanged { task } if task.id == echoed.task.id) {
+                break;
+            }
+        }
+        // What the other machine holds is routed there.
+        assert_eq!(owners.owner(std::slice::from_ref(&echo_id)), Some(host.destination.as_str()));
+        assert_eq!(owners.owner(&[echoed.task.id.to_string()]), Some(host.destination.as_str()));
+
+        // This machine's agent's next task: this machine's engine holds the agent.
+        let spec: switchboard_core::TaskSpec =
+            serde_json::from_value(serde_json::json!({"profile_id": mine_id, "instruction": "Local work"})).unwrap();
+        let command = Command::SubmitTask { spec };
+        let Route::Owner(ids) = fleet::route(&command) else { panic!("a task goes where its agent is") };
+        assert_eq!(owners.owner(&ids), None, "this machine's agent was taken by the machine that named it");
+        let Reply::Submitted(submitted) = here.call(command).await.unwrap() else { panic!() };
+        local.task_until(&submitted.task.id, "heard of here", |_| true).await;
+        let elsewhere = there.call(Command::GetTask { task_id: submitted.task.id.clone() }).await.unwrap_err();
+        assert_eq!(elsewhere.into_api().code, ErrorCode::TaskNotFound);
+    });
+}
+
+/// `--remote-program` is one word of the host's shell: a path with a space
+/// reaches the program, and shell syntax in it is never run.
+#[test]
+fn the_program_named_for_a_host_is_one_word_there() {
+    let temp = tempfile::tempdir().unwrap();
+    let rig = Rig { sshd: Sshd::start(temp.path()) };
+    rig.trust();
+    let spaced = temp.path().join("my tools");
+    std::fs::create_dir_all(&spaced).unwrap();
+    std::os::unix::fs::symlink(app_binary(), spaced.join("switchboard")).unwrap();
+    let program = spaced.join("switchboard").display().to_string();
+    let added = rig.json(&["host", "add", "testhost", "--remote-program", &program, "--json"]);
+    assert_eq!(added["state"], "connected", "{added}");
+    assert_eq!(added["version"], env!("CARGO_PKG_VERSION"));
+
+    let marker = temp.path().join("ran");
+    let hostile = format!("{}; touch {}", app_binary().display(), marker.display());
+    let (code, out, err) = rig.cli(&["host", "add", "testhost", "--remote-program", &hostile, "--json"]);
+    assert_eq!(code, 4, "{out}{err}");
+    let refused: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(refused["state"], "not_installed", "{refused}");
+    assert!(!marker.exists(), "shell syntax in the program's name ran on the host");
+}
+
+/// A name far past any cap: what a hostile machine sent in the round that
+/// found window memory growing (15 MiB).
+const HUGE_NAME_BYTES: usize = 15 << 20;
+
+/// Another machine's engine that lies, served where that machine's engine
+/// listens (its `daemon --stdio` bridges ssh to it): its answers hold records
+/// of its own that carry this machine's agent's id, and names of 15 MiB.
+struct LyingEngine {
+    local_agent: switchboard_core::ProfileId,
+    own_agent: switchboard_core::ProfileId,
+}
+
+impl switchboard_core::server::RequestHandler for LyingEngine {
+    async fn handle(
+        &self,
+        request: switchboard_core::server::SocketRequest,
+        _caller: switchboard_core::server::Caller,
+    ) -> Result<switchboard_core::Reply, switchboard_core::EngineError> {
+        use switchboard_core::api::{Profile, ProfileSpec};
+        use switchboard_core::{Command, Reply};
+        let profile = |id: &switchboard_core::ProfileId, name: String| Profile {
+            id: id.clone(),
+            spec: ProfileSpec { name, ..Default::default() },
+            created_at: 1,
+            host: None,
+        };
+        Ok(match request {
+            switchboard_core::server::SocketRequest::Command { command: Command::ListProfiles {} } => {
+                // One frame (16 MiB at most) holds one such name.
+                Reply::Profiles(vec![
+                    profile(&self.local_agent, "mine now".into()),
+                    profile(&self.own_agent, "n".repeat(HUGE_NAME_BYTES)),
+                ])
+            }
+            _ => Reply::Unit,
+        })
+    }
+}
+
+/// A window over this machine's engine and a lying machine's behind a real
+/// sshd (its real `daemon --stdio` bridging to a lying engine): the liar's
+/// records that carry this machine's agent's id take nothing, its own agent
+/// is routed to it, every name it sends is kept at a name's length, and this
+/// machine's agent's next task reaches this machine's engine.
+#[test]
+fn a_lying_machine_takes_no_agent_of_this_one_and_its_names_are_kept_short() {
+    use switchboard_client::fleet::{self, Owners, Route, Said};
+    use switchboard_client::{ClientKind, ssh};
+    use switchboard_core::{Command, Reply};
+
+    let temp = tempfile::tempdir().unwrap();
+    let rig = Rig { sshd: Sshd::start(temp.path()) };
+    rig.trust();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let local = support::TestEngine::start().await;
+        let mine = local.demo_profile(&["--speed", "fast"]).await;
+        // The other machine's ssh sessions have no runtime folder: its socket is in its data directory.
+        let socket = switchboard_core::config::socket_path(&rig.remote_data, None);
+        std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+        let liar = LyingEngine { local_agent: mine.id.clone(), own_agent: switchboard_core::ProfileId::new() };
+        let own_agent = liar.own_agent.to_string();
+        let _served = switchboard_core::server::serve(&socket, std::sync::Arc::new(liar)).unwrap();
+
+        let here = switchboard_client::Client::connect(
+            &switchboard_core::config::socket_path(&local.data_dir, None),
+            ClientKind::Window,
+        )
+        .await
+        .unwrap();
+        let host = ssh::Host {
+            remote_program: Some(app_binary().display().to_string()),
+            ..ssh::Host::new(switchboard_tests::sshd::HOST).unwrap()
+        };
+        let there =
+            ssh::connect_with(ssh::ssh_program_of(Some(&rig.ssh_command())), &host, ClientKind::Window).await.unwrap();
+
+        let mut owners = Owners::default();
+        for list in holdings() {
+            owners.learn_here(Said::Reply(&here.call(list).await.unwrap()));
+        }
+        owners.here_told();
+        let sent = there.call(Command::ListProfiles {}).await.unwrap();
+        let Reply::Profiles(sent_profiles) = &sent else { panic!("{sent:?}") };
+        assert_eq!(sent_profiles[1].spec.name.len(), HUGE_NAME_BYTES);
+        let kept = fleet::heard_from_host(&mut owners, &host.destination, sent).unwrap();
+        let Reply::Profiles(kept) = kept else { panic!() };
+        // Its record under this machine's agent's id is not kept: a forgery.
+        assert_eq!(kept.iter().map(|profile| profile.id.to_string()).collect::<Vec<_>>(), vec![own_agent.clone()]);
+        for profile in &kept {
+            assert!(profile.spec.name.len() <= switchboard_core::capped::MAX_NAME_BYTES, "{}", profile.spec.name.len());
+            assert_eq!(profile.host.as_deref(), Some(host.destination.as_str()));
+        }
+        assert_eq!(owners.owner(std::slice::from_ref(&own_agent)), Some(host.destination.as_str()));
+
+        let spec: switchboard_core::TaskSpec =
+            serde_json::from_value(serde_json::json!({"profile_id": mine.id.to_string(), "instruction": "Local work"}))
+                .unwrap();
+        let command = Command::SubmitTask { spec };
+        let Route::Owner(ids) = fleet::route(&command) else { panic!("a task goes where its agent is") };
+        assert_eq!(owners.owner(&ids), None, "the lying machine took this machine's agent");
+        let Reply::Submitted(submitted) = here.call(command).await.unwrap() else { panic!() };
+        local.task_until(&submitted.task.id, "heard of here", |_| true).await;
+    });
+}

@@ -12,8 +12,9 @@
 
 use std::collections::HashMap;
 
-use switchboard_core::api::{FlowTarget, Overview, Profile};
+use switchboard_core::api::{FlowTarget, Overview, Profile, Restarted, Submitted, Viewing};
 use switchboard_core::{Command, EngineEvent, ErrorCode, Reply};
+use switchboard_protocol::capped::{MAX_LIST_ITEMS, MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped};
 use uuid::Uuid;
 
 /// Where a command goes.
@@ -63,6 +64,7 @@ pub fn route(command: &Command) -> Route {
         | C::ListAttention {}
         | C::ListLimits {}
         | C::ListUsage {}
+        // Every engine, each told only of what it holds (`viewing_for`).
         | C::SetViewing { .. }
         | C::ListPermissionRequests {}
         | C::ListWorktrees {} => Route::Every,
@@ -244,24 +246,345 @@ pub fn tag_event(event: &mut EngineEvent, host: &str) {
     }
 }
 
-/// How many ids [`Owners`] keeps before it starts again: a day of work
-/// names far fewer, and a window open for weeks does not grow without end
-/// (ids it forgot are learnt again from the next lists and events).
+/// A task's instruction from another machine, as this machine's engine
+/// takes one (its `MAX_INSTRUCTION_BYTES`).
+pub const MAX_HOST_INSTRUCTION_BYTES: usize = 256 * 1024;
+/// A task's context, specs, instructions or goals from another machine, as
+/// this machine's engine takes them (its `MAX_CONTEXT_BYTES`).
+pub const MAX_HOST_CONTEXT_BYTES: usize = 1024 * 1024;
+/// A worktree's summary from another machine, as this machine's engine
+/// shows one (its `SUMMARY_SHOWN_BYTES`).
+pub const MAX_HOST_SUMMARY_BYTES: usize = 256 * 1024;
+/// A unified diff of one file: both sides of a file this machine's engine
+/// still shows ([`switchboard_core::worktree::MAX_SHOWN_FILE`]).
+pub const MAX_HOST_DIFF_BYTES: usize = 2 * switchboard_core::worktree::MAX_SHOWN_FILE as usize;
+/// A terminal's screen or an agent's text from another machine: a screen
+/// of the largest terminal, with its colours, many times over.
+pub const MAX_HOST_SCREEN_BYTES: usize = 1024 * 1024;
+
+/// The most bytes a text field another machine's engine sends keeps, by the
+/// field's name: what the same field keeps for this machine's agents
+/// (`switchboard_protocol::capped`: names short, prose longer, paths as
+/// long as a path can be; an instruction, a diff, a summary or a screen at
+/// their own caps). Any other field is prose.
+pub fn host_field_cap(field: &str) -> usize {
+    match field {
+        "name" | "title" | "agent" | "agent_name" | "agent_type" | "account" | "branch" | "base" | "model"
+        | "destination" | "host" | "team" | "tool" | "tool_name" | "label" | "agent_session_id" | "engine_version" => {
+            MAX_NAME_BYTES
+        }
+        "cwd" | "command" | "path" | "from" | "workspace" | "repository" | "file" | "parent" | "data_dir" | "dir"
+        | "folder" | "folders" | "args" | "conflicts_with" | "merge_conflict" => MAX_PATH_BYTES,
+        "instruction" => MAX_HOST_INSTRUCTION_BYTES,
+        "context" | "specs" | "instructions" | "goals" => MAX_HOST_CONTEXT_BYTES,
+        "summary" => MAX_HOST_SUMMARY_BYTES,
+        "before" | "after" => switchboard_core::worktree::MAX_SHOWN_FILE as usize,
+        "unified" | "patch" => MAX_HOST_DIFF_BYTES,
+        "screen" | "value" | "content" => MAX_HOST_SCREEN_BYTES,
+        _ => MAX_TEXT_FIELD_BYTES,
+    }
+}
+
+/// The most items a list of texts another machine's engine sends keeps, by
+/// the list's name: a command line's words and a folder's subfolders are
+/// kept as this machine keeps them; any other list of texts is prose, as a
+/// summary's lists are ([`MAX_LIST_ITEMS`]).
+pub fn host_list_cap(field: &str) -> usize {
+    match field {
+        "args" | "folders" | "conflicts_with" | "merge_conflict" => switchboard_core::folders::MAX_FOLDERS,
+        _ => MAX_LIST_ITEMS,
+    }
+}
+
+/// What another machine's engine sent, every text field cut at its cap
+/// ([`host_field_cap`]) and every list of texts at its length
+/// ([`host_list_cap`]), so what the window holds and shows of another
+/// machine is bounded field by field as what it holds of this one's agents.
+/// Records (agents, tasks) are kept whole; the frame they came in bounds
+/// how many there are.
+pub fn capped_from_host<T: serde::Serialize + serde::de::DeserializeOwned>(said: T) -> Result<T, serde_json::Error> {
+    let mut value = serde_json::to_value(said)?;
+    cap_value(&mut value, "");
+    serde_json::from_value(value)
+}
+
+fn cap_value(value: &mut serde_json::Value, field: &str) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) if text.len() > host_field_cap(field) => {
+            *text = capped(std::mem::take(text), host_field_cap(field));
+        }
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            // Cut, not marked: a list of ids (an account's agents) takes no line of words.
+            items.truncate(host_list_cap(field));
+            items.iter_mut().for_each(|item| cap_value(item, field));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| cap_value(item, field)),
+        Value::Object(fields) => {
+            // A field's name longer than any path can only be a map's key (an
+            // environment variable's name, say) that names nothing.
+            fields.retain(|name, _| name.len() <= MAX_PATH_BYTES);
+            fields.iter_mut().for_each(|(name, item)| cap_value(item, name));
+        }
+        _ => {}
+    }
+}
+
+/// What an engine said: an answer, or an event.
+#[derive(Debug, Clone, Copy)]
+pub enum Said<'a> {
+    Reply(&'a Reply),
+    Event(&'a EngineEvent),
+}
+
+fn id(id: &impl ToString) -> Option<u128> {
+    Uuid::try_parse(&id.to_string()).ok().map(|id| id.as_u128())
+}
+
+/// The ids of the records `said` is about, which its engine holds: a
+/// profile's, a session's, a task's, a signal's, a loop's, a worktree's own
+/// id. Never an id a record merely mentions (a session's agent, a signal's
+/// task, a task's instruction, a search hit, a delegation): another
+/// machine's engine may name anything there, this machine's ids among
+/// them, and what it names is not what it holds.
+pub fn held_ids(said: Said<'_>) -> Vec<u128> {
+    use EngineEvent as E;
+    use Reply as R;
+    let ids: Vec<Option<u128>> = match said {
+        Said::Reply(reply) => match reply {
+            R::Profiles(profiles) => profiles.iter().map(|profile| id(&profile.id)).collect(),
+            R::Profile(profile) => vec![id(&profile.id)],
+            R::Sessions(sessions) => sessions.iter().map(|session| id(&session.id)).collect(),
+            R::Session(session) | R::Restarted(Restarted::Now { session }) => vec![id(&session.id)],
+            R::Tasks(tasks) => tasks.iter().map(|task| id(&task.id)).collect(),
+            R::Task(task) | R::Submitted(Submitted { task, .. }) => vec![id(&task.id)],
+            R::Signals(signals) => signals.iter().map(|signal| id(&signal.id)).collect(),
+            R::Signal(signal) => vec![id(&signal.id)],
+            R::Loops(loops) => loops.iter().map(|info| id(&info.id)).collect(),
+            R::Loop(info) => vec![id(&info.id)],
+            // A worktree is named by its task's or loop's id.
+            R::Worktrees(worktrees) => worktrees.iter().map(|worktree| id(&worktree.task)).collect(),
+            R::Unit
+            | R::Problems(_)
+            | R::Presets(_)
+            | R::DetectedAgents(_)
+            | R::Snapshot(_)
+            | R::Events(_)
+            | R::Queues(_)
+            | R::AgentStatus(_)
+            | R::Permission(_)
+            | R::PermissionRequests(_)
+            | R::Storage(_)
+            | R::Settings(_)
+            | R::Delegations(_)
+            | R::Delegation(_)
+            | R::Iterations(_)
+            | R::LoopFiles(_)
+            | R::Diagrams(_)
+            | R::FlowView(_)
+            | R::FlowEvents(_)
+            | R::Overview(_)
+            | R::SearchHits(_)
+            | R::Text(_)
+            | R::Restarted(Restarted::AfterTask { .. })
+            | R::Attention(_)
+            | R::Limits(_)
+            | R::Usage(_)
+            | R::FolderRepository(_)
+            | R::FolderListing(_)
+            | R::Commit(_)
+            | R::WorktreeDiff(_)
+            | R::Merge(_)
+            | R::Discard(_)
+            | R::Rebase(_) => Vec::new(),
+        },
+        Said::Event(event) => match event {
+            E::ProfileSaved { profile } => vec![id(&profile.id)],
+            E::SessionChanged { session } => vec![id(&session.id)],
+            E::TaskChanged { task } => vec![id(&task.id)],
+            E::SignalChanged { signal } => vec![id(&signal.id)],
+            E::LoopChanged { info } => vec![id(&info.id)],
+            E::WorktreeChanged { worktree } => vec![id(&worktree.task)],
+            E::ProfileDeleted { .. }
+            | E::QueueChanged { .. }
+            | E::DelegationChanged { .. }
+            | E::AgentStatusChanged { .. }
+            | E::PermissionRequested { .. }
+            | E::PermissionClosed { .. }
+            | E::StorageChanged { .. }
+            | E::SignalsFlooding { .. }
+            | E::SettingsChanged { .. }
+            | E::AttentionChanged { .. }
+            | E::LimitChanged { .. }
+            | E::UsageChanged { .. }
+            | E::UsageWarning { .. }
+            | E::LimitLifted { .. }
+            | E::Logged { .. } => Vec::new(),
+        },
+    };
+    ids.into_iter().flatten().collect()
+}
+
+/// Who holds an id, as far as the window knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    /// This machine's engine (the window's own).
+    Here,
+    /// Another machine's, by its place in [`Owners`]' list of machines.
+    There(u16),
+}
+
+/// Who holds an id once `claimant` says it does, given who was known to:
+/// this machine's engine always (what it says is the truth about this
+/// machine, and what it holds no other machine may take); another machine
+/// only for an id no one was known to hold, or that it held already (the
+/// first machine to name an id as its own keeps it).
+pub fn holder_after(known: Option<Holder>, claimant: Holder) -> Holder {
+    match (known, claimant) {
+        (_, Holder::Here) | (Some(Holder::Here), _) => Holder::Here,
+        (Some(there @ Holder::There(_)), Holder::There(_)) => there,
+        (None, there) => there,
+    }
+}
+
+/// Why the window does not keep what another machine's engine said.
+#[derive(Debug, thiserror::Error)]
+pub enum NotKept {
+    /// A field cut at its cap no longer reads as what it was.
+    #[error("it could not be kept within its caps: {0}")]
+    Capped(#[from] serde_json::Error),
+    /// A record of its own carries an id this machine, or a machine heard of
+    /// first, holds: a forgery (a list keeps its other records).
+    #[error("it tells of a record under an id another machine holds")]
+    Forged,
+}
+
+/// Another machine's answer as the window keeps it: each field at its cap
+/// ([`capped_from_host`]), without the records it says it holds under an id
+/// this machine or a machine heard of first holds ([`Owners::claimed`]),
+/// what it holds learnt from it ([`Owners::learn`]), and the machine named
+/// on its agents ([`tag_reply`]).
+pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<Reply, NotKept> {
+    let mut reply = capped_from_host(reply)?;
+    let theirs = |id: &dyn ToString| id_of(id).is_none_or(|id| !owners.claimed(host, id));
+    match &mut reply {
+        Reply::Profiles(profiles) => profiles.retain(|profile| theirs(&profile.id)),
+        Reply::Sessions(sessions) => sessions.retain(|session| theirs(&session.id)),
+        Reply::Tasks(tasks) => tasks.retain(|task| theirs(&task.id)),
+        Reply::Signals(signals) => signals.retain(|signal| theirs(&signal.id)),
+        Reply::Loops(loops) => loops.retain(|info| theirs(&info.id)),
+        Reply::Worktrees(worktrees) => worktrees.retain(|worktree| theirs(&worktree.task)),
+        single => {
+            if held_ids(Said::Reply(single)).into_iter().any(|id| owners.claimed(host, id)) {
+                return Err(NotKept::Forged);
+            }
+        }
+    }
+    owners.learn(host, Said::Reply(&reply));
+    tag_reply(&mut reply, host);
+    Ok(reply)
+}
+
+/// Another machine's event as the window keeps it, as
+/// [`heard_from_host`] keeps an answer.
+pub fn event_from_host(owners: &mut Owners, host: &str, event: EngineEvent) -> Result<EngineEvent, NotKept> {
+    let mut event = capped_from_host(event)?;
+    if held_ids(Said::Event(&event)).into_iter().any(|id| owners.claimed(host, id)) {
+        return Err(NotKept::Forged);
+    }
+    owners.learn(host, Said::Event(&event));
+    tag_event(&mut event, host);
+    Ok(event)
+}
+
+fn id_of(id: &dyn ToString) -> Option<u128> {
+    Uuid::try_parse(&id.to_string()).ok().map(|id| id.as_u128())
+}
+
+/// The desktop's actions on a notice of another machine's engine, as the
+/// desktop shows them: a notice about that machine's Switchboard itself
+/// (its data cannot be written) names the machine, so it never reads as
+/// this computer's. Notices about an agent name the agent, whose row in the
+/// window names its machine.
+pub fn host_notices(
+    actions: Vec<switchboard_core::notice::Action>,
+    host: &str,
+) -> Vec<switchboard_core::notice::Action> {
+    use switchboard_core::notice::{Action, NoticeKind};
+    actions
+        .into_iter()
+        .map(|action| match action {
+            Action::Show { slot, mut notice, urgency, lasting } => {
+                if notice.kind == NoticeKind::Storage {
+                    notice.title = format!("Switchboard on {host} cannot record its work");
+                    notice.body = format!("On {host}: {}", notice.body);
+                }
+                Action::Show { slot, notice, urgency, lasting }
+            }
+            close @ Action::Close { .. } => close,
+        })
+        .collect()
+}
+
+/// How many ids [`Owners`] keeps of each kind (this machine's, and other
+/// machines') before the oldest are let go: a day of work names far
+/// fewer, and a window open for weeks does not grow without end (ids it
+/// forgot are learnt again from the next lists and events).
 pub const MOST_OWNERS: usize = 100_000;
 
-/// Which machine holds each thing the window has heard of from another
-/// machine's engine (this machine's are not kept: an id no other holds is
-/// this machine's).
+/// Which machine holds each thing the window has heard of, learnt only from
+/// the ids of the records each engine says it holds ([`held_ids`]).
+///
+/// This machine's engine is heard first: until the window's own engine has
+/// told what it holds ([`Owners::here_known`]), nothing another machine
+/// claims is believed, so no machine can take one of this machine's agents
+/// by naming its id before this machine's engine has. An id no machine is
+/// known to hold goes to this machine's engine first ([`Owners::owner`]
+/// says none).
 #[derive(Debug, Default)]
 pub struct Owners {
     hosts: Vec<String>,
-    owner: HashMap<u128, u16>,
+    /// This machine's ids, the newest half and the half before it: an id
+    /// of this machine's is let go only after [`MOST_OWNERS`] newer ones,
+    /// never because another machine named many.
+    here: [std::collections::HashSet<u128>; 2],
+    there: HashMap<u128, u16>,
+    here_known: bool,
 }
 
 impl Owners {
-    /// Every id in what `host`'s engine said (an answer or an event) is held there.
-    pub fn learn(&mut self, host: &str, said: &impl serde::Serialize) {
-        let Ok(value) = serde_json::to_value(said) else { return };
+    /// What this machine's engine said: the records in it are this
+    /// machine's, whoever claimed them before.
+    pub fn learn_here(&mut self, said: Said<'_>) {
+        for id in held_ids(said) {
+            self.there.remove(&id);
+            if self.here[0].contains(&id) {
+                continue;
+            }
+            if self.here[0].len() >= MOST_OWNERS {
+                self.here[1] = std::mem::take(&mut self.here[0]);
+            }
+            self.here[0].insert(id);
+        }
+    }
+
+    /// This machine's engine has told the window what it holds (its lists
+    /// at connection): what other machines say is believed from now on.
+    pub fn here_told(&mut self) {
+        self.here_known = true;
+    }
+
+    /// Whether this machine's engine has told what it holds.
+    pub fn here_known(&self) -> bool {
+        self.here_known
+    }
+
+    /// What `host`'s engine said: the records in it are held there, unless
+    /// this machine or a machine heard of first holds them.
+    pub fn learn(&mut self, host: &str, said: Said<'_>) {
+        if !self.here_known {
+            return;
+        }
         let index = match self.hosts.iter().position(|known| known == host) {
             Some(index) => index,
             None => {
@@ -270,59 +593,84 @@ impl Owners {
             }
         };
         let Ok(index) = u16::try_from(index) else { return };
-        let mut found = Vec::new();
-        uuids(&value, &mut found);
-        if self.owner.len() + found.len() > MOST_OWNERS {
-            self.owner.clear();
-        }
-        for id in found {
-            self.owner.insert(id, index);
+        for id in held_ids(said) {
+            let known = self.holder(id);
+            // Named before: its holder stays (see `holder_after`).
+            if known.is_some() || holder_after(known, Holder::There(index)) != Holder::There(index) {
+                continue;
+            }
+            if self.there.len() >= MOST_OWNERS {
+                // Other machines' ids only: one forgotten goes to this
+                // machine's engine first, then to each machine in turn.
+                self.there.clear();
+            }
+            self.there.insert(id, index);
         }
     }
 
-    /// The machine that holds the first of `ids` any machine is known to
-    /// hold; none: this one.
+    /// Whether `id` is held by this machine, or by a machine other than
+    /// `host` (a claim `host` makes on it is not believed).
+    pub fn claimed(&self, host: &str, id: u128) -> bool {
+        match self.holder(id) {
+            None => false,
+            Some(Holder::Here) => true,
+            Some(Holder::There(index)) => self.hosts.get(usize::from(index)).is_none_or(|holder| holder != host),
+        }
+    }
+
+    fn holder(&self, id: u128) -> Option<Holder> {
+        if self.here.iter().any(|here| here.contains(&id)) {
+            return Some(Holder::Here);
+        }
+        self.there.get(&id).map(|&index| Holder::There(index))
+    }
+
+    /// The other machine that holds the first of `ids` any machine is
+    /// known to hold; none: this one (or no machine is known to).
     pub fn owner(&self, ids: &[String]) -> Option<&str> {
-        ids.iter()
-            .filter_map(|id| Uuid::try_parse(id).ok())
-            .find_map(|id| self.owner.get(&id.as_u128()))
-            .map(|&index| self.hosts[usize::from(index)].as_str())
+        let held = ids.iter().filter_map(|id| Uuid::try_parse(id).ok()).find_map(|id| self.holder(id.as_u128()))?;
+        match held {
+            Holder::Here => None,
+            Holder::There(index) => self.hosts.get(usize::from(index)).map(String::as_str),
+        }
     }
 
     /// The machine left the window: what it held is no longer routed to it.
     pub fn forget(&mut self, host: &str) {
         if let Some(index) = self.hosts.iter().position(|known| known == host) {
             let index = u16::try_from(index).unwrap_or(u16::MAX);
-            self.owner.retain(|_, owner| *owner != index);
+            self.there.retain(|_, owner| *owner != index);
         }
     }
 
+    /// How many ids are known to be held (by any machine).
     pub fn len(&self) -> usize {
-        self.owner.len()
+        self.here.iter().map(|here| here.len()).sum::<usize>() + self.there.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.owner.is_empty()
+        self.len() == 0
     }
 }
 
-fn uuids(value: &serde_json::Value, found: &mut Vec<u128>) {
-    match value {
-        serde_json::Value::String(text) if text.len() == 36 => {
-            if let Ok(id) = Uuid::try_parse(text) {
-                found.push(id.as_u128());
-            }
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|item| uuids(item, found)),
-        serde_json::Value::Object(fields) => fields.values().for_each(|field| uuids(field, found)),
-        _ => {}
+/// What the user looks at, as told to one engine: the engine that holds
+/// the agent or task the user looks at hears of it; every other engine
+/// hears that the user looks at nothing of its own (its ids are its own
+/// business, and another machine's never leave this one). `holder`: the
+/// machine that holds what is viewed (none: this one); `engine`: the
+/// machine of the engine told (none: this one).
+pub fn viewing_for(viewing: &Viewing, holder: Option<&str>, engine: Option<&str>) -> Viewing {
+    if holder == engine {
+        viewing.clone()
+    } else {
+        Viewing { profile_id: None, task_id: None, focused: viewing.focused }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_core::api::{SearchHit, TaskSpec};
+    use switchboard_core::api::{SearchHit, SessionInfo, TaskInfo, TaskSpec, TaskStatus};
     use switchboard_protocol::{ProfileId, SessionId, TaskId};
 
     fn profile(name: &str) -> Profile {
@@ -405,16 +753,109 @@ mod tests {
         assert_eq!(self::profile("d").host, None);
     }
 
+    fn session(profile_id: &ProfileId) -> SessionInfo {
+        serde_json::from_value(serde_json::json!({
+            "id": SessionId::new().to_string(), "profile_id": profile_id.to_string(), "started_at": 1,
+            "size": {"rows": 24, "cols": 80}, "state": "running", "pid": 7,
+        }))
+        .expect("a session")
+    }
+
+    fn task(profile_id: &ProfileId, instruction: &str) -> TaskInfo {
+        let spec = serde_json::from_value(
+            serde_json::json!({"profile_id": profile_id.to_string(), "instruction": instruction}),
+        )
+        .expect("a spec");
+        TaskInfo { id: TaskId::new(), spec, order: 1, created_at: 1, status: TaskStatus::Queued, waiting_for: None }
+    }
+
+    /// What an engine said, kept for a table.
+    enum Told {
+        Reply(Reply),
+        Event(EngineEvent),
+    }
+
+    fn uuid(id: &impl ToString) -> u128 {
+        Uuid::try_parse(&id.to_string()).expect("an id").as_u128()
+    }
+
     #[test]
-    fn a_thing_is_routed_to_the_machine_that_told_of_it() {
+    fn an_engine_holds_only_the_records_it_tells_of_not_the_ids_they_name() {
+        let (agent, local_agent) = (profile("there"), ProfileId::new());
+        let session = session(&local_agent);
+        // A task whose instruction and agent are another machine's ids.
+        let echo = task(&local_agent, &local_agent.to_string());
+        let submitted = Submitted { task: echo.clone(), position: None, waiting_for: Some(TaskId::new()) };
+        // A log entry of another machine's naming this machine's session and task.
+        let logged = switchboard_core::api::LogEntry {
+            seq: 1,
+            at: 1,
+            session_id: Some(session.id.clone()),
+            task_id: Some(echo.id.clone()),
+            kind: switchboard_core::api::LogKind::TaskStarted,
+        };
+        let table: Vec<(Told, Vec<u128>)> = vec![
+            (Told::Reply(Reply::Profiles(vec![agent.clone()])), vec![uuid(&agent.id)]),
+            (Told::Reply(Reply::Sessions(vec![session.clone()])), vec![uuid(&session.id)]),
+            (Told::Reply(Reply::Tasks(vec![echo.clone()])), vec![uuid(&echo.id)]),
+            (Told::Reply(Reply::Submitted(submitted)), vec![uuid(&echo.id)]),
+            (Told::Reply(Reply::Restarted(Restarted::AfterTask { task_id: TaskId::new() })), vec![]),
+            (Told::Reply(Reply::Events(vec![logged.clone()])), vec![]),
+            (Told::Event(EngineEvent::Logged { entry: logged, profile_id: Some(local_agent.clone()) }), vec![]),
+            (Told::Reply(Reply::Text(local_agent.to_string())), vec![]),
+            (Told::Event(EngineEvent::ProfileSaved { profile: agent.clone() }), vec![uuid(&agent.id)]),
+            (Told::Event(EngineEvent::TaskChanged { task: echo.clone() }), vec![uuid(&echo.id)]),
+            (Told::Event(EngineEvent::SessionChanged { session: session.clone() }), vec![uuid(&session.id)]),
+            (Told::Event(EngineEvent::ProfileDeleted { profile_id: local_agent.clone() }), vec![]),
+            (
+                Told::Event(EngineEvent::LimitLifted {
+                    account: local_agent.to_string(),
+                    profiles: vec![local_agent.clone()],
+                    by_user: false,
+                }),
+                vec![],
+            ),
+        ];
+        for (told, expected) in table {
+            let said = match &told {
+                Told::Reply(reply) => Said::Reply(reply),
+                Told::Event(event) => Said::Event(event),
+            };
+            assert_eq!(held_ids(said), expected, "{said:?}");
+        }
+    }
+
+    #[test]
+    fn this_machine_holds_what_it_says_and_the_first_machine_to_name_an_id_keeps_it() {
+        let table = [
+            (None, Holder::Here, Holder::Here),
+            (None, Holder::There(1), Holder::There(1)),
+            (Some(Holder::Here), Holder::There(1), Holder::Here),
+            (Some(Holder::There(1)), Holder::Here, Holder::Here),
+            (Some(Holder::There(1)), Holder::There(2), Holder::There(1)),
+            (Some(Holder::There(2)), Holder::There(2), Holder::There(2)),
+        ];
+        for (known, claimant, expected) in table {
+            assert_eq!(holder_after(known, claimant), expected, "{known:?} claimed by {claimant:?}");
+        }
+    }
+
+    #[test]
+    fn a_thing_is_routed_to_the_machine_that_holds_it() {
         let mut owners = Owners::default();
-        let (theirs, other, unknown) = (profile("theirs"), profile("other"), Uuid::new_v4().to_string());
-        owners.learn("build-box", &Reply::Profiles(vec![theirs.clone()]));
-        owners.learn("gpu", &EngineEvent::ProfileSaved { profile: other.clone() });
+        let (here, theirs, other, unknown) = (profile("here"), profile("theirs"), profile("other"), Uuid::new_v4());
+        // Before this machine's engine has told what it holds, no other machine is believed.
+        owners.learn("build-box", Said::Reply(&Reply::Profiles(vec![here.clone()])));
+        assert_eq!(owners.owner(&[here.id.to_string()]), None);
+        owners.learn_here(Said::Reply(&Reply::Profiles(vec![here.clone()])));
+        owners.here_told();
+        owners.learn("build-box", Said::Reply(&Reply::Profiles(vec![theirs.clone()])));
+        owners.learn("gpu", Said::Event(&EngineEvent::ProfileSaved { profile: other.clone() }));
         assert_eq!(owners.owner(&[theirs.id.to_string()]), Some("build-box"));
         assert_eq!(owners.owner(&[other.id.to_string()]), Some("gpu"));
-        // Never heard of from another machine: this machine's.
-        assert_eq!(owners.owner(std::slice::from_ref(&unknown)), None);
+        assert_eq!(owners.owner(&[here.id.to_string()]), None);
+        // Never heard of: this machine's engine is asked first.
+        assert_eq!(owners.owner(&[unknown.to_string()]), None);
         assert_eq!(owners.owner(&["not an id".into()]), None);
         owners.forget("build-box");
         assert_eq!(owners.owner(&[theirs.id.to_string()]), None);
@@ -422,14 +863,184 @@ mod tests {
     }
 
     #[test]
-    fn the_owners_kept_are_bounded() {
+    fn a_machine_that_names_this_machine_s_ids_or_another_s_as_its_own_takes_none() {
         let mut owners = Owners::default();
+        let here = profile("here");
+        let here_task = task(&here.id, "local work");
+        owners.learn_here(Said::Reply(&Reply::Profiles(vec![here.clone()])));
+        owners.learn_here(Said::Event(&EngineEvent::TaskChanged { task: here_task.clone() }));
+        owners.here_told();
+        // A host's records that carry this machine's ids as their own, and mention them everywhere.
+        let mut forged = profile(&here.id.to_string());
+        forged.id = here.id.clone();
+        let mut forged_task = task(&here.id, &here.id.to_string());
+        forged_task.id = here_task.id.clone();
+        owners.learn("evil", Said::Reply(&Reply::Profiles(vec![forged.clone()])));
+        owners.learn("evil", Said::Reply(&Reply::Tasks(vec![forged_task.clone()])));
+        owners.learn("evil", Said::Event(&EngineEvent::ProfileSaved { profile: forged }));
+        owners.learn("evil", Said::Event(&EngineEvent::TaskChanged { task: forged_task }));
+        assert_eq!(owners.owner(&[here.id.to_string()]), None, "this machine's agent stays here");
+        assert_eq!(owners.owner(&[here_task.id.to_string()]), None, "this machine's task stays here");
+        // Two hosts claiming each other's: the first to name an id keeps it.
+        let (a, b) = (profile("a"), profile("b"));
+        owners.learn("alpha", Said::Reply(&Reply::Profiles(vec![a.clone()])));
+        owners.learn("beta", Said::Reply(&Reply::Profiles(vec![b.clone()])));
+        owners.learn("alpha", Said::Reply(&Reply::Profiles(vec![b.clone()])));
+        owners.learn("beta", Said::Event(&EngineEvent::ProfileSaved { profile: a.clone() }));
+        assert_eq!(owners.owner(&[a.id.to_string()]), Some("alpha"));
+        assert_eq!(owners.owner(&[b.id.to_string()]), Some("beta"));
+        // This machine's engine naming an id as its own takes it from a host that claimed it.
+        owners.learn_here(Said::Reply(&Reply::Profiles(vec![a.clone()])));
+        assert_eq!(owners.owner(&[a.id.to_string()]), None);
+    }
+
+    #[test]
+    fn a_machine_s_records_under_ids_others_hold_are_not_kept() {
+        let mut owners = Owners::default();
+        let (here, alpha_own) = (profile("here"), profile("alpha's"));
+        owners.learn_here(Said::Reply(&Reply::Profiles(vec![here.clone()])));
+        owners.here_told();
+        owners.learn("alpha", Said::Reply(&Reply::Profiles(vec![alpha_own.clone()])));
+        let (mut forged_here, mut forged_alpha, beta_own) =
+            (profile("mine now"), profile("also mine"), profile("beta's"));
+        forged_here.id = here.id.clone();
+        forged_alpha.id = alpha_own.id.clone();
+        // In a list: the forgeries go, its own stay, named with its machine.
+        let listed = Reply::Profiles(vec![forged_here.clone(), beta_own.clone(), forged_alpha.clone()]);
+        let Reply::Profiles(kept) = heard_from_host(&mut owners, "beta", listed).unwrap() else { panic!() };
+        assert_eq!(kept.iter().map(|profile| profile.id.clone()).collect::<Vec<_>>(), vec![beta_own.id.clone()]);
+        assert_eq!(kept[0].host.as_deref(), Some("beta"));
+        // Alone, or in an event: not kept at all.
+        assert!(matches!(
+            heard_from_host(&mut owners, "beta", Reply::Profile(forged_here.clone())),
+            Err(NotKept::Forged)
+        ));
+        let event = EngineEvent::ProfileSaved { profile: forged_alpha };
+        assert!(matches!(event_from_host(&mut owners, "beta", event), Err(NotKept::Forged)));
+        // Its own again: kept.
+        let event = EngineEvent::ProfileSaved { profile: beta_own.clone() };
+        assert!(event_from_host(&mut owners, "beta", event).is_ok());
+        assert!(heard_from_host(&mut owners, "alpha", Reply::Profile(alpha_own)).is_ok());
+        assert_eq!(owners.owner(&[here.id.to_string()]), None);
+    }
+
+    #[test]
+    fn the_owners_kept_are_bounded_and_a_flood_of_another_machine_s_ids_forgets_none_of_this_one_s() {
+        let mut owners = Owners::default();
+        let here = profile("here");
+        owners.learn_here(Said::Reply(&Reply::Profiles(vec![here.clone()])));
+        owners.here_told();
         for _ in 0..(MOST_OWNERS / 1000 + 1) {
-            let many: Vec<String> = (0..1000).map(|_| Uuid::new_v4().to_string()).collect();
-            owners.learn("gpu", &many);
+            let many: Vec<Profile> = (0..1000).map(|_| profile("x")).collect();
+            owners.learn("gpu", Said::Reply(&Reply::Profiles(many)));
         }
-        assert!(owners.len() <= MOST_OWNERS, "{} kept", owners.len());
-        assert!(!owners.is_empty());
+        assert!(owners.len() <= MOST_OWNERS + 1, "{} kept", owners.len());
+        owners.learn("gpu", Said::Reply(&Reply::Profiles(vec![here.clone()])));
+        assert_eq!(owners.owner(&[here.id.to_string()]), None);
+        // This machine's own: the newest kept, the oldest let go past twice the bound.
+        for _ in 0..(2 * MOST_OWNERS / 1000 + 1) {
+            let many: Vec<Profile> = (0..1000).map(|_| profile("x")).collect();
+            owners.learn_here(Said::Reply(&Reply::Profiles(many)));
+        }
+        assert!(owners.len() <= 3 * MOST_OWNERS, "{} kept", owners.len());
+    }
+
+    #[test]
+    fn what_the_user_views_is_told_to_the_engine_that_holds_it_and_nothing_to_the_others() {
+        let viewing = Viewing { profile_id: Some(ProfileId::new()), task_id: Some(TaskId::new()), focused: true };
+        let nothing = Viewing { profile_id: None, task_id: None, focused: true };
+        let table: [(Option<&str>, Option<&str>, &Viewing); 5] = [
+            (None, None, &viewing),
+            (None, Some("gpu"), &nothing),
+            (Some("gpu"), Some("gpu"), &viewing),
+            (Some("gpu"), None, &nothing),
+            (Some("gpu"), Some("build-box"), &nothing),
+        ];
+        for (holder, engine, expected) in table {
+            assert_eq!(&viewing_for(&viewing, holder, engine), expected, "held by {holder:?}, told to {engine:?}");
+        }
+    }
+
+    #[test]
+    fn each_field_another_machine_sends_is_kept_as_the_same_field_of_this_machine_s_agents() {
+        use switchboard_core::api::StorageProblem;
+        use switchboard_protocol::capped::CUT_MARK;
+        let huge = |bytes: usize| "é".repeat(bytes / 2 + 1);
+        // A name of 15 MiB: a name's length.
+        let mut named = profile("x");
+        named.spec.name = huge(15 << 20);
+        named.spec.args = (0..200).map(|i| format!("--arg{i}")).collect();
+        let Reply::Profile(kept) = capped_from_host(Reply::Profile(named.clone())).unwrap() else { panic!() };
+        assert!(
+            kept.spec.name.len() <= MAX_NAME_BYTES && kept.spec.name.ends_with(CUT_MARK),
+            "{}",
+            kept.spec.name.len()
+        );
+        assert_eq!(kept.spec.args, named.spec.args, "a command line's words are kept whole");
+        assert_eq!(kept.id, named.id);
+        // An instruction: as long as this machine takes one.
+        let long = task(&ProfileId::new(), &huge(4 << 20));
+        let Reply::Tasks(kept) = capped_from_host(Reply::Tasks(vec![long])).unwrap() else { panic!() };
+        assert!(kept[0].spec.instruction.len() <= MAX_HOST_INSTRUCTION_BYTES);
+        assert!(kept[0].spec.instruction.len() > MAX_TEXT_FIELD_BYTES, "an instruction is not cut as prose");
+        // A storage problem's words: prose.
+        let problem = EngineEvent::StorageChanged { problem: Some(StorageProblem::Failing { detail: huge(1 << 20) }) };
+        let EngineEvent::StorageChanged { problem: Some(StorageProblem::Failing { detail }) } =
+            capped_from_host(problem).unwrap()
+        else {
+            panic!()
+        };
+        assert!(detail.len() <= MAX_TEXT_FIELD_BYTES);
+        // A list of ids: cut at a list's length, still ids.
+        let many = EngineEvent::LimitLifted {
+            account: huge(1 << 20),
+            profiles: (0..5000).map(|_| ProfileId::new()).collect(),
+            by_user: false,
+        };
+        let EngineEvent::LimitLifted { account, profiles, .. } = capped_from_host(many).unwrap() else { panic!() };
+        assert_eq!(profiles.len(), MAX_LIST_ITEMS);
+        assert!(account.len() <= MAX_NAME_BYTES);
+        // What fits is as it was.
+        let small = Reply::Profiles(vec![profile("builder")]);
+        assert_eq!(capped_from_host(small.clone()).unwrap(), small);
+        let table: [(&str, usize); 6] = [
+            ("name", MAX_NAME_BYTES),
+            ("cwd", MAX_PATH_BYTES),
+            ("instruction", MAX_HOST_INSTRUCTION_BYTES),
+            ("unified", MAX_HOST_DIFF_BYTES),
+            ("summary", MAX_HOST_SUMMARY_BYTES),
+            ("objective", MAX_TEXT_FIELD_BYTES),
+        ];
+        for (field, cap) in table {
+            assert_eq!(host_field_cap(field), cap, "{field}");
+        }
+    }
+
+    #[test]
+    fn another_machine_s_storage_notice_names_it() {
+        use switchboard_core::api::StorageProblem;
+        use switchboard_core::notice::{Action, Notices};
+        let mut notices = Notices::new(&[], &[], &[], &[], &[]);
+        let event =
+            EngineEvent::StorageChanged { problem: Some(StorageProblem::Failing { detail: "disk I/O error".into() }) };
+        let shown = host_notices(notices.follow(&event, 600, 1), "gpu");
+        let titles: Vec<(String, String)> = shown
+            .iter()
+            .filter_map(|action| match action {
+                Action::Show { notice, .. } => Some((notice.title.clone(), notice.body.clone())),
+                Action::Close { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            titles,
+            [("Switchboard on gpu cannot record its work".to_owned(), "On gpu: disk I/O error".to_owned())]
+        );
+        // This machine's own says what it always said.
+        let mut here = Notices::new(&[], &[], &[], &[], &[]);
+        let own = here.follow(&event, 600, 1);
+        assert!(own.iter().any(
+            |action| matches!(action, Action::Show { notice, .. } if notice.title == "Switchboard cannot record its work")
+        ));
     }
 
     #[test]

@@ -60,20 +60,59 @@ impl Host {
 
     /// The arguments of `ssh` that run `remote` on the host: no terminal
     /// (it would mangle the bytes), batch mode, the port if given.
-    pub fn ssh_args(&self, remote: &[&str]) -> Vec<String> {
+    pub fn ssh_args(&self, remote: &[String]) -> Vec<String> {
         let mut args: Vec<String> = ["-T", "-o", "BatchMode=yes"].map(String::from).to_vec();
         if let Some(port) = self.port {
             args.extend(["-p".to_owned(), port.to_string()]);
         }
         args.extend(["--".to_owned(), self.destination.clone()]);
-        args.extend(remote.iter().map(|a| (*a).to_owned()));
+        args.extend(remote.iter().cloned());
         args
     }
 
-    /// The command line run on the host to reach its engine.
-    fn remote_command(&self) -> Vec<&str> {
-        vec![self.remote_program.as_deref().unwrap_or(REMOTE_PROGRAM), "daemon", "--stdio"]
+    /// The command line run on the host to reach its engine: the program
+    /// one word of the host's shell whatever it holds ([`remote_word`]).
+    fn remote_command(&self) -> Result<Vec<String>, SshProblem> {
+        let program = match &self.remote_program {
+            Some(program) => remote_word(program).map_err(|why| SshProblem::RemoteProgram(why.to_string()))?,
+            None => REMOTE_PROGRAM.to_owned(),
+        };
+        Ok(vec![program, "daemon".to_owned(), "--stdio".to_owned()])
     }
+}
+
+/// Why a program named for the host is not run there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramRefused {
+    #[error("no program is named")]
+    Empty,
+    #[error("“{}” holds a control character (a line break, say), which no program's path there has", .0.escape_debug())]
+    ControlCharacter(String),
+}
+
+/// The program a user named for the host (`--remote-program`) as one word
+/// of the host's login shell, which is what ssh hands the command line to:
+/// quoted, so a space in its path is part of the path and shell syntax in
+/// it is never run; a leading `~/` is left unquoted, so the shell there
+/// still finds it in the home folder. Refused when it is empty or holds a
+/// control character.
+pub fn remote_word(program: &str) -> Result<String, ProgramRefused> {
+    if program.is_empty() {
+        return Err(ProgramRefused::Empty);
+    }
+    if program.chars().any(char::is_control) {
+        return Err(ProgramRefused::ControlCharacter(program.to_owned()));
+    }
+    let (home, rest) = match program.strip_prefix("~/") {
+        Some(rest) => ("~/", rest),
+        None => ("", program),
+    };
+    if rest.is_empty() {
+        return Err(ProgramRefused::Empty);
+    }
+    // No NUL is left (a control character): quoting cannot fail.
+    let quoted = shlex::try_quote(rest).map_err(|_| ProgramRefused::ControlCharacter(program.to_owned()))?;
+    Ok(format!("{home}{quoted}"))
 }
 
 /// Why a host could not be reached, from what ssh said.
@@ -96,6 +135,8 @@ pub enum SshProblem {
         env!("CARGO_PKG_VERSION")
     )]
     NotInstalled,
+    #[error("the program named for the host cannot be run there: {0}")]
+    RemoteProgram(String),
     #[error("ssh failed: {0}")]
     Other(String),
 }
@@ -149,8 +190,14 @@ pub enum Reach {
 
 /// The ssh program and its own options: [`SSH_COMMAND_ENV`] or `ssh`.
 pub fn ssh_program() -> (String, Vec<String>) {
-    let command = std::env::var(SSH_COMMAND_ENV).ok().filter(|c| !c.trim().is_empty());
-    let mut words = command.as_deref().unwrap_or("ssh").split_whitespace().map(str::to_owned);
+    ssh_program_of(std::env::var(SSH_COMMAND_ENV).ok().as_deref())
+}
+
+/// The ssh program and its own options from a command line as
+/// [`SSH_COMMAND_ENV`] holds it, split on spaces (none, or blank: `ssh`).
+pub fn ssh_program_of(command: Option<&str>) -> (String, Vec<String>) {
+    let command = command.filter(|c| !c.trim().is_empty());
+    let mut words = command.unwrap_or("ssh").split_whitespace().map(str::to_owned);
     let program = words.next().unwrap_or_else(|| "ssh".to_owned());
     (program, words.collect())
 }
@@ -166,11 +213,18 @@ impl Drop for SshChild {
 
 /// Connects to the engine on `host` over SSH and says hello.
 pub async fn connect(host: &Host, kind: ClientKind) -> Result<Client, ClientError> {
-    let (program, options) = ssh_program();
+    connect_with(ssh_program(), host, kind).await
+}
+
+/// Connects to the engine on `host` through `ssh`, the ssh program and its
+/// own options ([`ssh_program`]), and says hello.
+pub async fn connect_with(ssh: (String, Vec<String>), host: &Host, kind: ClientKind) -> Result<Client, ClientError> {
+    let (program, options) = ssh;
+    let remote = host.remote_command().map_err(ClientError::Ssh)?;
     let mut command = tokio::process::Command::new(&program);
     command
         .args(&options)
-        .args(host.ssh_args(&host.remote_command()))
+        .args(host.ssh_args(&remote))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -315,11 +369,47 @@ mod tests {
         let host =
             Host { port: Some(2222), remote_program: Some("/opt/sb/switchboard".into()), ..Host::new("box").unwrap() };
         assert_eq!(
-            host.ssh_args(&host.remote_command()),
+            host.ssh_args(&host.remote_command().unwrap()),
             ["-T", "-o", "BatchMode=yes", "-p", "2222", "--", "box", "/opt/sb/switchboard", "daemon", "--stdio"]
         );
         let plain = Host::new("box").unwrap();
-        assert_eq!(plain.ssh_args(&plain.remote_command())[3..], ["--", "box", "switchboard", "daemon", "--stdio"]);
+        assert_eq!(
+            plain.ssh_args(&plain.remote_command().unwrap())[3..],
+            ["--", "box", "switchboard", "daemon", "--stdio"]
+        );
+        let spaced = Host { remote_program: Some("/opt/my tools/switchboard".into()), ..Host::new("box").unwrap() };
+        assert_eq!(spaced.ssh_args(&spaced.remote_command().unwrap())[5], "'/opt/my tools/switchboard'");
+        let broken = Host { remote_program: Some("switchboard\nreboot".into()), ..Host::new("box").unwrap() };
+        assert!(matches!(broken.remote_command(), Err(SshProblem::RemoteProgram(_))));
+    }
+
+    #[test]
+    fn the_program_named_for_the_host_is_one_word_of_its_shell() {
+        let cases: [(&str, Result<&str, ProgramRefused>); 11] = [
+            ("switchboard", Ok("switchboard")),
+            ("/opt/sb/switchboard", Ok("/opt/sb/switchboard")),
+            ("/opt/my tools/switchboard", Ok("'/opt/my tools/switchboard'")),
+            // A leading ~/ stays the home folder there; the rest is one word.
+            ("~/bin/switchboard", Ok("~/bin/switchboard")),
+            ("~/my bin/switchboard", Ok("~/'my bin/switchboard'")),
+            // Shell syntax is part of the name, never run.
+            ("switchboard; touch /tmp/owned", Ok("'switchboard; touch /tmp/owned'")),
+            ("$(touch /tmp/owned)", Ok("'$(touch /tmp/owned)'")),
+            ("it's/switchboard", Ok(r#""it's/switchboard""#)),
+            ("", Err(ProgramRefused::Empty)),
+            ("~/", Err(ProgramRefused::Empty)),
+            ("switchboard\nreboot", Err(ProgramRefused::ControlCharacter("switchboard\nreboot".into()))),
+        ];
+        for (program, expected) in cases {
+            assert_eq!(remote_word(program), expected.map(str::to_owned), "{program:?}");
+        }
+    }
+
+    #[test]
+    fn the_ssh_program_is_the_one_named_with_its_options() {
+        assert_eq!(ssh_program_of(None), ("ssh".to_owned(), vec![]));
+        assert_eq!(ssh_program_of(Some("  ")), ("ssh".to_owned(), vec![]));
+        assert_eq!(ssh_program_of(Some("ssh -F /t/config")), ("ssh".to_owned(), vec!["-F".into(), "/t/config".into()]));
     }
 
     #[test]

@@ -37,6 +37,7 @@ import type {
   Settings,
   SignalId,
   SignalInfo,
+  StorageProblem,
   SignalResponse,
   Submitted,
   TaskId,
@@ -69,7 +70,7 @@ import {
 } from './signals';
 import { applyStorageEvent, type StorageState } from './storage';
 import { hostReloadsOn } from './engineLink';
-import { hostOfSession, upsertHostLink } from './hosts';
+import { hostEventUse, hostOfSession, upsertHostLink, withHostStorage } from './hosts';
 import { applyWorktreeEvent, upsertWorktree } from './changes';
 import { DEFAULT_SETTINGS, applySettingsEvent } from './settings';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
@@ -153,6 +154,8 @@ export class AppState {
   signals: SignalInfo[] = $state.raw([]);
   /** Whether the data can be written (null until known). */
   storage: StorageState | null = $state.raw(null);
+  /** The other machines shown beside this one's that cannot write their data now, with why. */
+  hostStorage: Record<string, StorageProblem> = $state.raw({});
   /**
    * The machine whose engine the window shows when not this one (an SSH destination, as
    * `switchboard --host` was given); null for this machine, and until the app's info is in.
@@ -360,7 +363,13 @@ export class AppState {
     const buffered: EngineEvent[] = [];
     let loaded = false;
     this.#unsubscribe.push(
-      this.backend.onEngineEvent((event) => {
+      this.backend.onEngineEvent((event, host) => {
+        // Another machine's events are that machine's: its storage is never this one's.
+        if (host !== null) {
+          const use = hostEventUse(event, host);
+          if (use.use === 'storage') this.hostStorage = withHostStorage(this.hostStorage, use.host, use.problem);
+          if (use.use !== 'apply') return;
+        }
         // The event log's entries go to the views that follow it, not through the lists.
         if (event.type === 'logged') {
           for (const listener of this.#logListeners) listener(event.entry, event.profile_id);
@@ -433,6 +442,14 @@ export class AppState {
         // A link heard meanwhile is newer than the list.
         const heard = this.hostLinks;
         this.hostLinks = heard.reduce(upsertHostLink, links);
+        // Whether each machine reached can write its data now (later changes come as its events).
+        for (const { destination, link } of this.hostLinks) {
+          if (link.state !== 'connected') continue;
+          void this.backend
+            .machine(destination)
+            .storageStatus()
+            .then((status) => (this.hostStorage = withHostStorage(this.hostStorage, destination, status.problem)), logFailure('storage_status'));
+        }
       },
       logFailure('attached_hosts'),
     );

@@ -45,8 +45,12 @@ export interface Backend extends EngineCommands {
   restartEngine(): Promise<void>;
   /** Load the window anew (its engine came back: everything it shows may have moved on). */
   reloadWindow(): void;
-  /** Subscribe to the engine's events, one by one in order. The returned function stops the subscription. */
-  onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe;
+  /**
+   * Subscribe to the engines' events, one by one in order, each with the machine it came from
+   * (`host`: the destination of another machine shown beside this one's; null: the window's own
+   * engine's). The returned function stops the subscription.
+   */
+  onEngineEvent(callback: (event: EngineEvent, host: string | null) => void): Unsubscribe;
   /**
    * Resolves once every subscription made so far is registered: events emitted before then
    * are not delivered, so the lists must be loaded after it, or a change made meanwhile (an
@@ -116,6 +120,13 @@ export interface Backend extends EngineCommands {
  * a second change the window about once a frame, not once an event.
  */
 export const ENGINE_EVENT = 'engine-events';
+/** Name of the Tauri event carrying another machine's engine's events, with its name (`HostEvents`). */
+export const HOST_EVENTS_EVENT = 'host-events';
+/** Another machine's engine's events, as the shell sends them: never this machine's. */
+export interface HostEvents {
+  host: string;
+  events: EngineEvent[];
+}
 /** Name of the Tauri event carrying the window's link to the engine (`EngineLink`). */
 export const ENGINE_LINK_EVENT = 'engine-link';
 
@@ -195,14 +206,25 @@ export function tauriBackend(): Backend {
       window.location.reload();
     },
 
-    onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
-      return subscribe<EngineEvent[]>(
+    onEngineEvent(callback: (event: EngineEvent, host: string | null) => void): Unsubscribe {
+      const own = subscribe<EngineEvent[]>(
         ENGINE_EVENT,
         (events) => {
-          for (const event of events) callback(event);
+          for (const event of events) callback(event, null);
         },
         registrations,
       );
+      const others = subscribe<HostEvents>(
+        HOST_EVENTS_EVENT,
+        ({ host, events }) => {
+          for (const event of events) callback(event, host);
+        },
+        registrations,
+      );
+      return () => {
+        own();
+        others();
+      };
     },
 
     async whenListening(): Promise<void> {

@@ -355,7 +355,7 @@ export class FakeBackend implements Backend {
   readonly calls: FakeCall[] = [];
   readonly #profiles = new Map<ProfileId, Profile>();
   readonly #sessions = new Map<SessionId, FakeSession>();
-  readonly #listeners = new Set<(event: EngineEvent) => void>();
+  readonly #listeners = new Set<(event: EngineEvent, host: string | null) => void>();
   readonly #openTaskListeners = new Set<(taskId: TaskId) => void>();
   readonly #openSignalListeners = new Set<(signalId: SignalId) => void>();
   readonly #tasks = new Map<TaskId, TaskInfo>();
@@ -436,7 +436,7 @@ export class FakeBackend implements Backend {
 
   /** Deliver an engine event to subscribers, as the engine would. */
   emit(event: EngineEvent): void {
-    for (const listener of [...this.#listeners]) listener(event);
+    for (const listener of [...this.#listeners]) listener(event, null);
     if (event.type !== 'attention_changed' && event.type !== 'logged') this.#reportAttention();
   }
 
@@ -874,7 +874,7 @@ export class FakeBackend implements Backend {
     return structuredClone(kept);
   }
 
-  onEngineEvent(callback: (event: EngineEvent) => void): Unsubscribe {
+  onEngineEvent(callback: (event: EngineEvent, host: string | null) => void): Unsubscribe {
     this.#listeners.add(callback);
     return () => this.#listeners.delete(callback);
   }
@@ -1175,7 +1175,7 @@ export class FakeBackend implements Backend {
       const key = JSON.stringify(attention);
       if (this.#attention.get(profileId) === key) continue;
       this.#attention.set(profileId, key);
-      for (const listener of [...this.#listeners]) listener({ type: 'attention_changed', profile_id: profileId, attention });
+      for (const listener of [...this.#listeners]) listener({ type: 'attention_changed', profile_id: profileId, attention }, null);
     }
   }
 

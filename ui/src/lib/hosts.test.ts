@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineLink, HostLink, Profile, SessionInfo } from './bindings';
-import { chosenMachine, disconnectedMachine, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink } from './hosts';
+import type { EngineEvent, EngineLink, HostLink, Profile, SessionInfo, Settings } from './bindings';
+import { chosenMachine, disconnectedMachine, hostEventUse, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink, withHostStorage } from './hosts';
 
 const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null };
 const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
@@ -114,5 +114,33 @@ describe('hostTone and parsePort', () => {
     ['22a', undefined],
   ])('%o is the port %o', (text, port) => {
     expect(parsePort(text)).toBe(port);
+  });
+});
+
+describe('hostEventUse', () => {
+  const failing: EngineEvent = { type: 'storage_changed', problem: { kind: 'failing', detail: 'disk I/O error' } };
+  const fixed: EngineEvent = { type: 'storage_changed', problem: null };
+  const settings = { type: 'settings_changed', settings: {} as Settings } as EngineEvent;
+  const deleted: EngineEvent = { type: 'profile_deleted', profile_id: 'p1' };
+  it.each([
+    // Another machine's storage is that machine's, never this computer's banner.
+    [failing, { use: 'storage', host: 'gpu', problem: { kind: 'failing', detail: 'disk I/O error' } }],
+    [fixed, { use: 'storage', host: 'gpu', problem: null }],
+    // The user's settings are this computer's: another machine's do not replace them.
+    [settings, { use: 'ignore' }],
+    [deleted, { use: 'apply', event: deleted }],
+  ])('%j from gpu is %j', (event, expected) => {
+    expect(hostEventUse(event, 'gpu')).toEqual(expected);
+  });
+});
+
+describe('withHostStorage', () => {
+  it('keeps each machine\'s problem until that machine says it is gone', () => {
+    const one = withHostStorage({}, 'gpu', { kind: 'full' });
+    expect(one).toEqual({ gpu: { kind: 'full' } });
+    const two = withHostStorage(one, 'build-box', { kind: 'read_only' });
+    expect(two).toEqual({ gpu: { kind: 'full' }, 'build-box': { kind: 'read_only' } });
+    expect(withHostStorage(two, 'gpu', null)).toEqual({ 'build-box': { kind: 'read_only' } });
+    expect(one).toEqual({ gpu: { kind: 'full' } });
   });
 });

@@ -4,7 +4,7 @@
  * agents, where each agent runs, which machines a new agent can be made on, and the machine a
  * session's agent runs on. Pure.
  */
-import type { HostCondition, HostLink, SessionId } from './bindings';
+import type { EngineEvent, HostCondition, HostLink, SessionId, StorageProblem } from './bindings';
 import type { Model } from './model';
 
 /** How a state looks: fine, asks something of the user, or in the way. */
@@ -115,4 +115,37 @@ export function hostOfSession(model: Model, sessionId: SessionId): string | null
   const profile = session && model.profiles.find((p) => p.id === session.profile_id);
   // An engine never names its own machine; an empty name is none either.
   return profile?.host || null;
+}
+
+/** What the window does with an event of another machine's engine. */
+export type HostEventUse =
+  /** Shown with the rest: its agents, tasks, signals carry their own ids (and agents their machine). */
+  | { use: 'apply'; event: EngineEvent }
+  /** That machine cannot write its data: said as that machine's, never as this one's. */
+  | { use: 'storage'; host: string; problem: StorageProblem | null }
+  /** This machine's alone (the user's settings here): another machine's is not shown. */
+  | { use: 'ignore' };
+
+/** How an event from `host`'s engine is shown: as that machine's, never as this computer's. */
+export function hostEventUse(event: EngineEvent, host: string): HostEventUse {
+  switch (event.type) {
+    case 'storage_changed':
+      return { use: 'storage', host, problem: event.problem };
+    case 'settings_changed':
+      return { use: 'ignore' };
+    default:
+      return { use: 'apply', event };
+  }
+}
+
+/** The machines that cannot write their data now, once `host` says how its data is. */
+export function withHostStorage(
+  problems: Readonly<Record<string, StorageProblem>>,
+  host: string,
+  problem: StorageProblem | null,
+): Record<string, StorageProblem> {
+  const next = { ...problems };
+  if (problem === null) delete next[host];
+  else next[host] = problem;
+  return next;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyStorageEvent, setAsideNote, storageBanner, type StorageState } from './storage';
+import { applyStorageEvent, hostStorageBanner, setAsideNote, storageBanner, type StorageState } from './storage';
 
 const running = (problem: StorageState['problem']): StorageState => ({ dataDir: '/data', problem, atStartup: false });
 
@@ -60,5 +60,19 @@ describe('hook events set aside', () => {
     const state = { ...running(null), setAside: { count: 2, file: '/d/x.jsonl' } };
     const after = applyStorageEvent(state, { type: 'storage_changed', problem: { kind: 'full' } });
     expect(after?.setAside).toEqual({ count: 2, file: '/d/x.jsonl' });
+  });
+});
+
+describe('another machine\'s storage banner', () => {
+  it.each<[StorageState['problem'] & object, string]>([
+    [{ kind: 'full' }, "The disk holding Switchboard's data on gpu is full."],
+    [{ kind: 'read_only' }, "Switchboard's data folder on gpu cannot be written."],
+    [{ kind: 'failing', detail: 'disk I/O error' }, 'Switchboard on gpu cannot write its data: disk I/O error.'],
+  ])('names the machine, never this computer\'s folder: %j', (problem, cause) => {
+    const banner = hostStorageBanner('gpu', problem);
+    expect(banner.title).toBe('Switchboard on gpu cannot record its work');
+    expect(banner.advice.startsWith(cause)).toBe(true);
+    expect(banner.advice).toContain('This computer\'s data is not affected.');
+    expect(banner.advice).not.toContain('/data');
   });
 });

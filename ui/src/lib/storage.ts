@@ -61,3 +61,24 @@ export function storageBanner(state: StorageState | null): { title: string; advi
       (what.hooksLost ? '; what their hooks report may be lost until then.' : '.'),
   };
 }
+
+/**
+ * The banner for another machine that cannot write its data: it names the machine, and says
+ * nothing of this computer's folder (that machine's folder is its own business).
+ */
+export function hostStorageBanner(host: string, problem: StorageProblem): { title: string; advice: string } {
+  const cause = (() => {
+    switch (problem.kind) {
+      case 'full':
+        return `The disk holding Switchboard's data on ${host} is full.`;
+      case 'read_only':
+        return `Switchboard's data folder on ${host} cannot be written.`;
+      case 'failing':
+        return `Switchboard on ${host} cannot write its data: ${problem.detail}.`;
+    }
+  })();
+  return {
+    title: `Switchboard on ${host} cannot record its work`,
+    advice: `${cause} Fix it on ${host}; its agents keep running there. This computer's data is not affected.`,
+  };
+}
