@@ -1208,7 +1208,7 @@ pub enum Lines {
 pub fn shown(text: &str, lines: Lines) -> std::borrow::Cow<'_, str> {
     let passes = |c: char| match c {
         '\n' | '\t' => lines == Lines::Kept,
-        _ => !c.is_control() && !turns_direction(c),
+        _ => !c.is_control() && !switchboard_core::text::turns_direction(c),
     };
     if text.chars().all(passes) {
         return std::borrow::Cow::Borrowed(text);
@@ -1225,13 +1225,6 @@ pub fn shown(text: &str, lines: Lines) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(escaped)
-}
-
-/// The characters that reorder the text around them (left-to-right and
-/// right-to-left marks, embeddings, overrides and isolates): an agent's
-/// text could otherwise show in another order than it reads.
-fn turns_direction(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// "queued task … for N (position 2, waiting for task …)" or "started …".

@@ -311,8 +311,11 @@ pub fn capped_from_host<T: serde::Serialize + serde::de::DeserializeOwned>(said:
 fn cap_value(value: &mut serde_json::Value, field: &str) {
     use serde_json::Value;
     match value {
-        Value::String(text) if text.len() > host_field_cap(field) => {
-            *text = capped(std::mem::take(text), host_field_cap(field));
+        Value::String(text) => {
+            plain_if_name(text, field);
+            if text.len() > host_field_cap(field) {
+                *text = capped(std::mem::take(text), host_field_cap(field));
+            }
         }
         Value::Array(items) if items.iter().all(Value::is_string) => {
             // Cut, not marked: a list of ids (an account's agents) takes no line of words.
@@ -327,6 +330,17 @@ fn cap_value(value: &mut serde_json::Value, field: &str) {
             fields.iter_mut().for_each(|(name, item)| cap_value(item, name));
         }
         _ => {}
+    }
+}
+
+/// A name another machine sent (an agent's, a task's, a branch) reads on
+/// one line in the order it is stored: a direction override in it would
+/// show it reversed beside this machine's names.
+fn plain_if_name(text: &mut String, field: &str) {
+    if host_field_cap(field) == MAX_NAME_BYTES
+        && let std::borrow::Cow::Owned(plain) = switchboard_protocol::text::plain_name(text)
+    {
+        *text = plain;
     }
 }
 
@@ -1000,6 +1014,11 @@ mod tests {
         let EngineEvent::LimitLifted { account, profiles, .. } = capped_from_host(many).unwrap() else { panic!() };
         assert_eq!(profiles.len(), MAX_LIST_ITEMS);
         assert!(account.len() <= MAX_NAME_BYTES);
+        // A name reads as it is stored: a direction override in it is written out.
+        let Reply::Profile(kept) = capped_from_host(Reply::Profile(profile("invoice\u{202e}fdp.exe"))).unwrap() else {
+            panic!()
+        };
+        assert_eq!(kept.spec.name, "invoice\\u{202e}fdp.exe");
         // What fits is as it was.
         let small = Reply::Profiles(vec![profile("builder")]);
         assert_eq!(capped_from_host(small.clone()).unwrap(), small);

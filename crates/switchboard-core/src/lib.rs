@@ -58,4 +58,4 @@ pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
 pub use sink::{EventFeed, Sequenced};
 pub use switchboard_protocol::{AgentKind, LoopId, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
-pub use switchboard_protocol::{capped, hook, loops, signal, summary, team};
+pub use switchboard_protocol::{capped, hook, loops, signal, summary, team, text};
