@@ -501,16 +501,38 @@ fn idle_connections_past_the_limit_on_open_files_leave_room_for_the_command_line
                 .map_err(std::io::Error::from)
         });
     }
-    let mut engine = command.stdout(std::process::Stdio::piped()).spawn().unwrap();
-    let mut lines = std::io::BufReader::new(engine.stdout.take().unwrap()).lines();
+    /// The engine's process and its agent's process group (the keeper leads it), killed
+    /// however the test ends.
+    struct Killed(std::process::Child, Option<i32>);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            if let Some(group) = self.1 {
+                use nix::sys::signal::{Signal, killpg};
+                if let Err(error) = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL) {
+                    eprintln!("the agent could not be ended: {error}");
+                }
+            }
+            if let Err(error) = self.0.kill().and_then(|()| self.0.wait().map(drop)) {
+                eprintln!("the engine could not be ended: {error}");
+            }
+        }
+    }
+    let mut engine = Killed(command.stdout(std::process::Stdio::piped()).spawn().unwrap(), None);
+    let mut lines = std::io::BufReader::new(engine.0.stdout.take().unwrap()).lines();
     let agent: u32 = lines.next().unwrap().unwrap().strip_prefix("pid ").unwrap().parse().unwrap();
+    engine.1 = Some(agent as i32);
     let limit_of = |pid: u32| {
         let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
         let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap().to_owned();
         line.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap()
     };
-    assert_eq!(limit_of(engine.id()), 256, "the engine raised its soft limit to the hard one");
-    assert_eq!(limit_of(agent), 128, "the agent was given the original soft limit back");
+    assert_eq!(limit_of(engine.0.id()), 256, "the engine raised its soft limit to the hard one");
+    // The keeper (the agent's first process) sets it before it starts the agent.
+    let deadline = std::time::Instant::now() + DEADLINE;
+    while limit_of(agent) != 128 {
+        assert!(std::time::Instant::now() < deadline, "the agent was not given the original soft limit back");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 
     // Seven hundred connections that begin a frame and never say hello.
     let socket = switchboard_core::config::socket_path(dir.path(), None);
@@ -537,6 +559,5 @@ fn idle_connections_past_the_limit_on_open_files_leave_room_for_the_command_line
     std::io::BufReader::new(&hook).read_line(&mut answer).expect("the hook's line was not answered");
     assert!(answer.starts_with("{\"ok\""), "{answer}");
     drop(idle);
-    engine.kill().unwrap();
-    engine.wait().unwrap();
+    drop(engine);
 }
