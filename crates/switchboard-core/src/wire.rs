@@ -288,31 +288,74 @@ pub async fn read_frame(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Re
     Ok(Frame { kind, body: read_body(reader, rest).await? })
 }
 
+/// Frames up to this long are read without asking [`FrameRoom`]: requests
+/// and hellos are far shorter.
+pub const SMALL_FRAME_BYTES: usize = 64 * 1024;
+
+/// The room that frames longer than [`SMALL_FRAME_BYTES`] may take at once,
+/// shared by every connection of a server: a frame is read only once its
+/// length fits, so clients that announce long frames and never finish them
+/// hold this much at most between them, not each.
+#[derive(Clone)]
+pub struct FrameRoom {
+    bytes: std::sync::Arc<tokio::sync::Semaphore>,
+    total: usize,
+}
+
+impl FrameRoom {
+    pub fn new(total: usize) -> FrameRoom {
+        let total = total.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        FrameRoom { bytes: std::sync::Arc::new(tokio::sync::Semaphore::new(total)), total }
+    }
+
+    /// Room for a body of `length` bytes (all of it, if it is longer).
+    async fn take(&self, length: usize) -> tokio::sync::OwnedSemaphorePermit {
+        let wanted = u32::try_from(length.min(self.total)).unwrap_or(u32::MAX);
+        self.bytes.clone().acquire_many_owned(wanted).await.expect("the room is never closed")
+    }
+
+    /// Bytes free now.
+    pub fn free(&self) -> usize {
+        self.bytes.available_permits()
+    }
+}
+
+/// A frame as read, with the room it holds until it is dropped.
+#[derive(Debug)]
+pub struct RoomyFrame {
+    pub frame: Frame,
+    pub _room: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
 /// As [`read_frame`], waiting as long as it takes for a frame to begin, but
-/// then no longer than `deadline` for the whole of it: a peer that sends half
-/// a frame and stalls is let go ([`FrameError::Unfinished`]), while one
-/// that is quiet between frames is not.
+/// then no longer than `deadline` for its head, and (once `room` has room
+/// for it, when it is long) no longer than `deadline` for its body: a peer
+/// that sends half a frame and stalls is let go ([`FrameError::Unfinished`]),
+/// while one that is quiet between frames is not.
 pub async fn read_frame_within(
     reader: &mut (impl AsyncRead + Unpin),
     max: usize,
     deadline: std::time::Duration,
-) -> Result<Frame, FrameError> {
+    room: &FrameRoom,
+) -> Result<RoomyFrame, FrameError> {
     let mut first = [0u8; 1];
     match reader.read_exact(&mut first).await {
         Ok(_) => {}
         Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
         Err(error) => return Err(error.into()),
     }
-    let rest = async {
-        let mut reader = (&first[..]).chain(&mut *reader);
-        let (rest, kind) = read_head(&mut reader, max).await.map_err(|error| match error {
-            // The first byte came: an end now is an end in the middle of a frame.
-            FrameError::Closed => FrameError::Io(std::io::ErrorKind::UnexpectedEof.into()),
-            other => other,
-        })?;
-        Ok(Frame { kind, body: read_body(&mut reader, rest).await? })
-    };
-    tokio::time::timeout(deadline, rest).await.map_err(|_| FrameError::Unfinished(deadline))?
+    let mut reader = (&first[..]).chain(&mut *reader);
+    let head = tokio::time::timeout(deadline, read_head(&mut reader, max)).await;
+    let (rest, kind) = head.map_err(|_| FrameError::Unfinished(deadline))?.map_err(|error| match error {
+        // The first byte came: an end now is an end in the middle of a frame.
+        FrameError::Closed => FrameError::Io(std::io::ErrorKind::UnexpectedEof.into()),
+        other => other,
+    })?;
+    // Waiting for room holds nothing but the head.
+    let held = if rest > SMALL_FRAME_BYTES { Some(room.take(rest).await) } else { None };
+    let body = tokio::time::timeout(deadline, read_body(&mut reader, rest)).await;
+    let body = body.map_err(|_| FrameError::Unfinished(deadline))??;
+    Ok(RoomyFrame { frame: Frame { kind, body }, _room: held })
 }
 
 /// Frames longer than this are written as their head and then their body,
@@ -408,12 +451,14 @@ mod tests {
         // Quiet between frames: still waiting long after the deadline (the
         // clock is the test's own, advanced while everything waits).
         let (_quiet, mut b) = tokio::io::duplex(64);
-        let waited = tokio::time::timeout(deadline * 20, read_frame_within(&mut b, 1 << 20, deadline)).await;
+        let waited =
+            tokio::time::timeout(deadline * 20, read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)))
+                .await;
         assert!(waited.is_err(), "a quiet peer was cut off: {waited:?}");
         // Half a frame, then nothing: let go at the deadline.
         let (mut a, mut b) = tokio::io::duplex(64);
         a.write_all(&[0, 0, 1, 0, MESSAGE, b'{']).await.unwrap();
-        let read = read_frame_within(&mut b, 1 << 20, deadline).await;
+        let read = read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)).await;
         assert!(matches!(read, Err(FrameError::Unfinished(_))), "{read:?}");
         // A whole frame, in pieces, is read.
         let (mut a, mut b) = tokio::io::duplex(64);
@@ -425,13 +470,46 @@ mod tests {
             }
             a
         });
-        let frame = read_frame_within(&mut b, 1 << 20, deadline).await.unwrap();
+        let frame = read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)).await.unwrap().frame;
         assert_eq!(
             serde_json::from_slice::<ClientFrame>(&frame.body).unwrap(),
             ClientFrame::Request { id: 1, request: ClientRequest::Ping }
         );
         drop(writer.await.unwrap());
-        assert!(matches!(read_frame_within(&mut b, 1 << 20, deadline).await, Err(FrameError::Closed)));
+        assert!(matches!(
+            read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)).await,
+            Err(FrameError::Closed)
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_frames_are_read_only_as_their_room_allows_and_short_ones_always() {
+        let deadline = std::time::Duration::from_secs(5);
+        let room = FrameRoom::new(SMALL_FRAME_BYTES * 3);
+        let long = |n: usize| Frame { kind: MESSAGE, body: vec![b'x'; n] }.encode();
+        let (mut a, mut b) = tokio::io::duplex(1 << 20);
+        a.write_all(&long(SMALL_FRAME_BYTES * 2)).await.unwrap();
+        let first = read_frame_within(&mut b, MAX_FRAME_BYTES, deadline, &room).await.unwrap();
+        assert_eq!(room.free(), SMALL_FRAME_BYTES);
+        // Another long one waits for room, however long, holding nothing but its head.
+        let (mut c, mut d) = tokio::io::duplex(1 << 20);
+        c.write_all(&long(SMALL_FRAME_BYTES * 2)).await.unwrap();
+        let waiting = tokio::time::timeout(deadline * 4, read_frame_within(&mut d, MAX_FRAME_BYTES, deadline, &room));
+        assert!(waiting.await.is_err(), "a long frame was read past its room");
+        // A short one is read meanwhile.
+        a.write_all(&long(100)).await.unwrap();
+        assert_eq!(read_frame_within(&mut b, MAX_FRAME_BYTES, deadline, &room).await.unwrap().frame.body.len(), 100);
+        // Room again once the first is let go: the second is read whole.
+        drop(first);
+        let (mut c, mut d) = tokio::io::duplex(1 << 20);
+        c.write_all(&long(SMALL_FRAME_BYTES * 2)).await.unwrap();
+        let second = read_frame_within(&mut d, MAX_FRAME_BYTES, deadline, &room).await.unwrap();
+        assert_eq!(second.frame.body.len(), SMALL_FRAME_BYTES * 2);
+        // A frame longer than all the room takes all of it.
+        drop(second);
+        let (mut c, mut d) = tokio::io::duplex(1 << 20);
+        c.write_all(&long(SMALL_FRAME_BYTES * 4)).await.unwrap();
+        assert!(read_frame_within(&mut d, MAX_FRAME_BYTES, deadline, &room).await.is_ok());
     }
 
     #[tokio::test]

@@ -26,7 +26,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
 use tokio::task::JoinSet;
 
-use super::{Caller, RequestHandler, ServerStats, SocketLimits, SocketRequest};
+use super::{Caller, RequestHandler, ServerStats, SocketRequest};
 use crate::api::{ApiError, EngineEvent, ErrorCode, Reply};
 use crate::session::{OutputSink, SubscriptionId};
 use crate::wire::{
@@ -145,9 +145,10 @@ pub(super) async fn serve<H: RequestHandler>(
     handler: Arc<H>,
     caller: Caller,
     stats: Arc<ServerStats>,
-    limits: &SocketLimits,
+    bounds: &super::Bounds,
     spoke: &AtomicBool,
 ) {
+    let (limits, room) = (&bounds.limits, &bounds.room);
     let Some(hello) = hello(&mut read, &mut write, handler.as_ref(), &stats, limits.hello_deadline).await else {
         return;
     };
@@ -195,11 +196,11 @@ pub(super) async fn serve<H: RequestHandler>(
             }
         };
         let read = tokio::select! {
-            read = read_frame_within(&mut read, MAX_FRAME_BYTES, limits.frame_deadline) => read,
+            read = read_frame_within(&mut read, MAX_FRAME_BYTES, limits.frame_deadline, room) => read,
             _ = &mut writer.0 => break,
         };
         let frame = match read {
-            Ok(frame) if frame.kind == MESSAGE => frame,
+            Ok(read) if read.frame.kind == MESSAGE => read,
             Err(FrameError::Unfinished(deadline)) => {
                 stats.cut_off.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(?deadline, "a socket client began a frame and did not finish it");
@@ -207,7 +208,7 @@ pub(super) async fn serve<H: RequestHandler>(
             }
             Ok(_) | Err(_) => break,
         };
-        let (id, request) = match parse_request(&frame.body) {
+        let (id, request) = match parse_request(&frame.frame.body) {
             Ok(ClientFrame::Request { id, request }) => (id, request),
             Err((id, why)) => {
                 stats.malformed.fetch_add(1, Ordering::Relaxed);

@@ -75,6 +75,10 @@ pub struct SocketLimits {
     pub output_budget: usize,
     /// Terminals one connection may have attached at once.
     pub max_streams: usize,
+    /// Bytes that frames longer than `wire::SMALL_FRAME_BYTES` may hold at
+    /// once across all connections (`wire::FrameRoom`): clients that begin
+    /// long frames and never end them hold this much between them.
+    pub frames_room: usize,
 }
 
 impl Default for SocketLimits {
@@ -87,6 +91,7 @@ impl Default for SocketLimits {
             in_flight: 64,
             output_budget: framed::OUTPUT_BUDGET,
             max_streams: 256,
+            frames_room: 2 * crate::wire::MAX_FRAME_BYTES,
         }
     }
 }
@@ -264,8 +269,16 @@ pub fn serve_with<H: RequestHandler>(
     let stats = Arc::new(ServerStats::default());
     let cap = descriptors::connection_cap(descriptors::soft_limit().unwrap_or(1024));
     tracing::debug!(cap, "socket connections at most");
-    let accept = tokio::spawn(accept_loop(listener, handler, stats.clone(), Arc::new(limits), cap));
+    let room = crate::wire::FrameRoom::new(limits.frames_room);
+    let accept = tokio::spawn(accept_loop(listener, handler, stats.clone(), Arc::new(Bounds { limits, room }), cap));
     Ok(SocketServer { path: path.to_path_buf(), accept, stats })
+}
+
+/// What bounds every connection of one server: each one's limits, and the
+/// room long frames share.
+struct Bounds {
+    limits: SocketLimits,
+    room: crate::wire::FrameRoom,
 }
 
 /// How long the accept loop waits after a failed accept, at first and at most
@@ -325,7 +338,7 @@ async fn accept_loop<H: RequestHandler>(
     listener: UnixListener,
     handler: Arc<H>,
     stats: Arc<ServerStats>,
-    limits: Arc<SocketLimits>,
+    limits: Arc<Bounds>,
     cap: usize,
 ) {
     let mut connections = Connections::default();
@@ -394,7 +407,7 @@ async fn serve_connection<H: RequestHandler>(
     stream: UnixStream,
     handler: Arc<H>,
     stats: Arc<ServerStats>,
-    limits: Arc<SocketLimits>,
+    limits: Arc<Bounds>,
     spoke: Arc<AtomicBool>,
 ) {
     let ours = nix::unistd::getuid().as_raw();
