@@ -1,6 +1,7 @@
 //! Property tests over everything an agent or a local client can feed the
 //! app: the signal scanner, the summary parser, hook payloads and the spool
-//! reader, the socket's line protocol, the Claude Code / Codex settings
+//! reader, the socket's line protocol, its framed protocol (any bytes after
+//! a hello, half-sent frames, requests sent and not read), the Claude Code / Codex settings
 //! merge, search over any Unicode text, the YAML alias budget, and the
 //! paths agents name in their workspace; and what another machine's engine
 //! sends over ssh (its frames, its fields, its claims on ids). Each runs `PROPTEST_CASES` cases
@@ -435,6 +436,78 @@ proptest! {
             })
         });
         prop_assert!(pong, "the server still answers");
+        drop(server);
+    }
+}
+
+/// Whether the server closed `stream` (as opposed to a read timing out).
+fn closed_by_server(stream: &UnixStream) -> bool {
+    use std::io::Read;
+    let mut reader = BufReader::new(stream);
+    let mut sink = [0u8; 4096];
+    loop {
+        match reader.read(&mut sink) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(error) => {
+                return matches!(error.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A frame begun and cut anywhere (any length announced up to the cap,
+    /// any part of it sent) is let go at the frame deadline, whatever it
+    /// announced; and a client that sends any number of requests before it
+    /// reads gets every answer (the server stops reading while its places
+    /// are taken, and goes on once it reads).
+    #[test]
+    fn a_half_sent_frame_is_let_go_and_unread_requests_are_all_answered(
+        announced in 1usize..=switchboard_core::wire::MAX_FRAME_BYTES,
+        sent in 0usize..3000,
+        requests in 0u64..400,
+    ) {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("s/engine.sock");
+        let limits = switchboard_core::server::SocketLimits {
+            frame_deadline: std::time::Duration::from_millis(20),
+            in_flight: 4,
+            ..Default::default()
+        };
+        let server = runtime.block_on(async {
+            switchboard_core::server::serve_with(&socket, Arc::new(AlwaysOk), limits).unwrap()
+        });
+        let mut hostile = UnixStream::connect(&socket).unwrap();
+        hostile.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+        hostile.write_all(&hello_frame()).unwrap();
+        hostile.write_all(&(announced as u32).to_be_bytes()).unwrap();
+        // The kind and part of the body: never the whole of it.
+        hostile.write_all(&vec![0u8; sent.min(announced - 1)]).unwrap();
+        prop_assert!(closed_by_server(&hostile), "a half-sent frame of {announced} bytes was held");
+
+        let mut client = UnixStream::connect(&socket).unwrap();
+        client.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+        client.write_all(&hello_frame()).unwrap();
+        let mut writing = client.try_clone().unwrap();
+        let writer = std::thread::spawn(move || {
+            for id in 1..=requests {
+                let ping = switchboard_core::wire::ClientFrame::Request { id, request: switchboard_core::wire::ClientRequest::Ping };
+                writing.write_all(&switchboard_core::wire::Frame::message(&ping).encode()).unwrap();
+            }
+        });
+        let answered = std::cell::Cell::new(0u64);
+        let all = requests == 0 || read_until_frame(&client, |frame| {
+            let pong = serde_json::from_slice::<switchboard_core::wire::ServerFrame>(&frame.body)
+                .is_ok_and(|frame| matches!(frame, switchboard_core::wire::ServerFrame::Reply { answer: switchboard_core::wire::Answer::Pong, .. }));
+            answered.set(answered.get() + u64::from(pong));
+            answered.get() == requests
+        });
+        writer.join().unwrap();
+        prop_assert!(all, "{} of {requests} requests answered", answered.get());
         drop(server);
     }
 }

@@ -59,6 +59,8 @@ pub struct EngineConfig {
     /// The `PATH` agents' programs are looked up on (and the agent CLIs
     /// found on, with their versions); none: the app's own, read at start.
     pub search_path: Option<std::ffi::OsString>,
+    /// What bounds each connection to the engine's socket.
+    pub socket: crate::server::SocketLimits,
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -99,6 +101,7 @@ impl EngineConfig {
             permission_wait: DEFAULT_PERMISSION_WAIT,
             hooks_grace: DEFAULT_HOOKS_GRACE,
             search_path: None,
+            socket: crate::server::SocketLimits::default(),
         }
     }
 

@@ -128,7 +128,8 @@ pub enum ClientRequest {
     Ping,
 }
 
-/// What the engine sends after the hello.
+/// What the engine sends after the hello. A connection quiet for a while is
+/// also sent `{"type":"keepalive"}`, which readers skip as [`ServerFrame::Unknown`].
 // A frame lives only until it is written or read.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -211,6 +212,14 @@ impl Frame {
             .then(|| (u32::from_be_bytes(self.body[..4].try_into().expect("four bytes")), &self.body[4..]))
     }
 
+    /// What goes before the body on the wire: the length and the kind.
+    pub fn head(&self) -> [u8; 5] {
+        let mut head = [0u8; 5];
+        head[..4].copy_from_slice(&(self.body.len() as u32 + 1).to_be_bytes());
+        head[4] = self.kind;
+        head
+    }
+
     /// The frame as it goes on the wire.
     pub fn encode(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(5 + self.body.len());
@@ -230,13 +239,30 @@ pub enum FrameError {
     TooLarge(usize, usize),
     #[error("an empty frame")]
     Empty,
+    #[error("a frame begun was not finished within {} ms", .0.as_millis())]
+    Unfinished(std::time::Duration),
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 
-/// Reads one frame of at most `max` bytes. A clean end of the stream
-/// between frames is [`FrameError::Closed`].
-pub async fn read_frame(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Result<Frame, FrameError> {
+/// The room a frame's body starts with: the buffer grows as its bytes
+/// arrive, never to the length its header claims before they do (a peer
+/// that announces 16 MiB and sends nothing holds nothing).
+const FIRST_ROOM: usize = 8 * 1024;
+
+/// Reads exactly `length` bytes, the buffer grown as they arrive.
+async fn read_body(reader: &mut (impl AsyncRead + Unpin), length: usize) -> std::io::Result<Vec<u8>> {
+    let mut body = Vec::with_capacity(length.min(FIRST_ROOM));
+    let read = reader.take(length as u64).read_to_end(&mut body).await?;
+    if read < length {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(body)
+}
+
+/// Reads a frame's head (`u32` length and kind) of at most `max` bytes; the
+/// length of what follows it.
+async fn read_head(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Result<(usize, u8), FrameError> {
     let mut length = [0u8; 4];
     match reader.read_exact(&mut length).await {
         Ok(_) => {}
@@ -252,9 +278,84 @@ pub async fn read_frame(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Re
     }
     let mut kind = [0u8; 1];
     reader.read_exact(&mut kind).await?;
-    let mut body = vec![0u8; length - 1];
-    reader.read_exact(&mut body).await?;
-    Ok(Frame { kind: kind[0], body })
+    Ok((length - 1, kind[0]))
+}
+
+/// Reads one frame of at most `max` bytes. A clean end of the stream
+/// between frames is [`FrameError::Closed`].
+pub async fn read_frame(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Result<Frame, FrameError> {
+    let (rest, kind) = read_head(reader, max).await?;
+    Ok(Frame { kind, body: read_body(reader, rest).await? })
+}
+
+/// Frames up to this long are read without asking [`FrameRoom`]: requests
+/// and hellos are far shorter.
+pub const SMALL_FRAME_BYTES: usize = 64 * 1024;
+
+/// The room that frames longer than [`SMALL_FRAME_BYTES`] may take at once,
+/// shared by every connection of a server: a frame is read only once its
+/// length fits, so clients that announce long frames and never finish them
+/// hold this much at most between them, not each.
+#[derive(Clone)]
+pub struct FrameRoom {
+    bytes: std::sync::Arc<tokio::sync::Semaphore>,
+    total: usize,
+}
+
+impl FrameRoom {
+    pub fn new(total: usize) -> FrameRoom {
+        let total = total.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        FrameRoom { bytes: std::sync::Arc::new(tokio::sync::Semaphore::new(total)), total }
+    }
+
+    /// Room for a body of `length` bytes (all of it, if it is longer).
+    async fn take(&self, length: usize) -> tokio::sync::OwnedSemaphorePermit {
+        let wanted = u32::try_from(length.min(self.total)).unwrap_or(u32::MAX);
+        self.bytes.clone().acquire_many_owned(wanted).await.expect("the room is never closed")
+    }
+
+    /// Bytes free now.
+    pub fn free(&self) -> usize {
+        self.bytes.available_permits()
+    }
+}
+
+/// A frame as read, with the room it holds until it is dropped.
+#[derive(Debug)]
+pub struct RoomyFrame {
+    pub frame: Frame,
+    pub _room: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+/// As [`read_frame`], waiting as long as it takes for a frame to begin, but
+/// then no longer than `deadline` for its head, and (once `room` has room
+/// for it, when it is long) no longer than `deadline` for its body: a peer
+/// that sends half a frame and stalls is let go ([`FrameError::Unfinished`]),
+/// while one that is quiet between frames is not.
+pub async fn read_frame_within(
+    reader: &mut (impl AsyncRead + Unpin),
+    max: usize,
+    deadline: std::time::Duration,
+    room: &FrameRoom,
+) -> Result<RoomyFrame, FrameError> {
+    let mut first = [0u8; 1];
+    match reader.read_exact(&mut first).await {
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
+        Err(error) => return Err(error.into()),
+    }
+    let mut reader = (&first[..]).chain(&mut *reader);
+    let head = tokio::time::timeout(deadline, read_head(&mut reader, max)).await;
+    let (rest, kind) = head.map_err(|_| FrameError::Unfinished(deadline))?.map_err(|error| match error {
+        // The first byte came: an end now is an end in the middle of a frame.
+        FrameError::Closed => FrameError::Io(std::io::ErrorKind::UnexpectedEof.into()),
+        other => other,
+    })?;
+    // Waiting for room holds nothing but the head.
+    let held = if rest > SMALL_FRAME_BYTES { Some(room.take(rest).await) } else { None };
+    let body = tokio::time::timeout(deadline, read_body(&mut reader, rest)).await;
+    let body = body.map_err(|_| FrameError::Unfinished(deadline))??;
+    Ok(RoomyFrame { frame: Frame { kind, body }, _room: held })
 }
 
 /// Frames longer than this are written as their head and then their body,
@@ -266,10 +367,7 @@ pub async fn write_frame(writer: &mut (impl AsyncWrite + Unpin), frame: &Frame) 
     if frame.body.len() <= COPIED_FRAME_BYTES {
         return writer.write_all(&frame.encode()).await;
     }
-    let mut head = [0u8; 5];
-    head[..4].copy_from_slice(&(frame.body.len() as u32 + 1).to_be_bytes());
-    head[4] = frame.kind;
-    writer.write_all(&head).await?;
+    writer.write_all(&frame.head()).await?;
     writer.write_all(&frame.body).await
 }
 
@@ -288,30 +386,15 @@ pub enum Incoming {
 
 /// Reads one frame of at most `max` bytes, as [`Incoming`].
 pub async fn read_incoming(reader: &mut (impl AsyncRead + Unpin), max: usize) -> Result<Incoming, FrameError> {
-    let mut head = [0u8; 5];
-    match reader.read_exact(&mut head).await {
-        Ok(_) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
-        Err(error) => return Err(error.into()),
-    }
-    let length = u32::from_be_bytes(head[..4].try_into().expect("four bytes")) as usize;
-    if length == 0 {
-        return Err(FrameError::Empty);
-    }
-    if length > max {
-        return Err(FrameError::TooLarge(length, max));
-    }
-    let rest = length - 1;
-    if head[4] == OUTPUT && rest >= 4 {
+    let (rest, kind) = read_head(reader, max).await?;
+    if kind == OUTPUT && rest >= 4 {
         let mut stream = [0u8; 4];
         reader.read_exact(&mut stream).await?;
-        let mut bytes = vec![0u8; rest - 4];
-        reader.read_exact(&mut bytes).await?;
+        let bytes = read_body(reader, rest - 4).await?;
         return Ok(Incoming::Output { stream: u32::from_be_bytes(stream), bytes });
     }
-    let mut body = vec![0u8; rest];
-    reader.read_exact(&mut body).await?;
-    Ok(if head[4] == MESSAGE { Incoming::Message(body) } else { Incoming::Other })
+    let body = read_body(reader, rest).await?;
+    Ok(if kind == MESSAGE { Incoming::Message(body) } else { Incoming::Other })
 }
 
 /// Tells apart builds of one version: the version, and the size and
@@ -360,6 +443,91 @@ mod tests {
         assert!(matches!(read_frame(&mut b, 100).await, Err(FrameError::Empty)));
         drop(a);
         assert!(matches!(read_frame(&mut b, 100).await, Err(FrameError::Closed)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_frame_begun_must_end_within_its_deadline_but_a_quiet_peer_may_wait() {
+        let deadline = std::time::Duration::from_secs(5);
+        // Quiet between frames: still waiting long after the deadline (the
+        // clock is the test's own, advanced while everything waits).
+        let (_quiet, mut b) = tokio::io::duplex(64);
+        let waited =
+            tokio::time::timeout(deadline * 20, read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)))
+                .await;
+        assert!(waited.is_err(), "a quiet peer was cut off: {waited:?}");
+        // Half a frame, then nothing: let go at the deadline.
+        let (mut a, mut b) = tokio::io::duplex(64);
+        a.write_all(&[0, 0, 1, 0, MESSAGE, b'{']).await.unwrap();
+        let read = read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)).await;
+        assert!(matches!(read, Err(FrameError::Unfinished(_))), "{read:?}");
+        // A whole frame, in pieces, is read.
+        let (mut a, mut b) = tokio::io::duplex(64);
+        let bytes = Frame::message(&ClientFrame::Request { id: 1, request: ClientRequest::Ping }).encode();
+        let writer = tokio::spawn(async move {
+            for byte in bytes {
+                a.write_all(&[byte]).await.unwrap();
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            a
+        });
+        let frame = read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)).await.unwrap().frame;
+        assert_eq!(
+            serde_json::from_slice::<ClientFrame>(&frame.body).unwrap(),
+            ClientFrame::Request { id: 1, request: ClientRequest::Ping }
+        );
+        drop(writer.await.unwrap());
+        assert!(matches!(
+            read_frame_within(&mut b, 1 << 20, deadline, &FrameRoom::new(1 << 20)).await,
+            Err(FrameError::Closed)
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn long_frames_are_read_only_as_their_room_allows_and_short_ones_always() {
+        let deadline = std::time::Duration::from_secs(5);
+        let room = FrameRoom::new(SMALL_FRAME_BYTES * 3);
+        let long = |n: usize| Frame { kind: MESSAGE, body: vec![b'x'; n] }.encode();
+        let (mut a, mut b) = tokio::io::duplex(1 << 20);
+        a.write_all(&long(SMALL_FRAME_BYTES * 2)).await.unwrap();
+        let first = read_frame_within(&mut b, MAX_FRAME_BYTES, deadline, &room).await.unwrap();
+        assert_eq!(room.free(), SMALL_FRAME_BYTES);
+        // Another long one waits for room, however long, holding nothing but its head.
+        let (mut c, mut d) = tokio::io::duplex(1 << 20);
+        c.write_all(&long(SMALL_FRAME_BYTES * 2)).await.unwrap();
+        let waiting = tokio::time::timeout(deadline * 4, read_frame_within(&mut d, MAX_FRAME_BYTES, deadline, &room));
+        assert!(waiting.await.is_err(), "a long frame was read past its room");
+        // A short one is read meanwhile.
+        a.write_all(&long(100)).await.unwrap();
+        assert_eq!(read_frame_within(&mut b, MAX_FRAME_BYTES, deadline, &room).await.unwrap().frame.body.len(), 100);
+        // Room again once the first is let go: the second is read whole.
+        drop(first);
+        let (mut c, mut d) = tokio::io::duplex(1 << 20);
+        c.write_all(&long(SMALL_FRAME_BYTES * 2)).await.unwrap();
+        let second = read_frame_within(&mut d, MAX_FRAME_BYTES, deadline, &room).await.unwrap();
+        assert_eq!(second.frame.body.len(), SMALL_FRAME_BYTES * 2);
+        // A frame longer than all the room takes all of it.
+        drop(second);
+        let (mut c, mut d) = tokio::io::duplex(1 << 20);
+        c.write_all(&long(SMALL_FRAME_BYTES * 4)).await.unwrap();
+        assert!(read_frame_within(&mut d, MAX_FRAME_BYTES, deadline, &room).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_frame_is_held_as_far_as_its_bytes_came_not_as_far_as_its_header_claims() {
+        // A header claiming 16 MiB and a few bytes: the buffer holds what came.
+        let (mut a, mut b) = tokio::io::duplex(1 << 16);
+        let claimed = MAX_FRAME_BYTES as u32;
+        a.write_all(&claimed.to_be_bytes()).await.unwrap();
+        a.write_all(&[MESSAGE; 100]).await.unwrap();
+        drop(a);
+        let (rest, _) = read_head(&mut b, MAX_FRAME_BYTES).await.unwrap();
+        let mut body = Vec::with_capacity(rest.min(FIRST_ROOM));
+        let got = (&mut b).take(rest as u64).read_to_end(&mut body).await.unwrap();
+        assert_eq!(got, 99);
+        assert!(body.capacity() <= FIRST_ROOM, "{} bytes held for 99 that came", body.capacity());
+        assert!(
+            matches!(read_body(&mut tokio::io::empty(), 10).await, Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof)
+        );
     }
 
     #[test]

@@ -35,6 +35,9 @@ const EXIT_CANNOT_RUN: i32 = 127;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keep {
     pub grace: Duration,
+    /// The soft limit on open files the agent starts with (the engine raised
+    /// its own, which the keeper inherited); none: the keeper's own.
+    pub open_files: Option<u64>,
     pub program: String,
     pub args: Vec<String>,
 }
@@ -46,18 +49,22 @@ pub fn parse(args: &[String]) -> Result<Keep, String> {
         return Err(format!("the first argument must be {KEEP_FLAG}"));
     }
     let mut grace = DEFAULT_GRACE;
+    let mut open_files = None;
     loop {
         match rest.next().map(String::as_str) {
             Some("--grace-ms") => {
                 let ms = rest.next().and_then(|ms| ms.parse().ok()).ok_or("--grace-ms takes a number")?;
                 grace = Duration::from_millis(ms);
             }
+            Some("--nofile") => {
+                open_files = Some(rest.next().and_then(|n| n.parse().ok()).ok_or("--nofile takes a number")?);
+            }
             Some("--") => break,
             other => return Err(format!("expected -- before the program, found {other:?}")),
         }
     }
     let program = rest.next().ok_or("no program to run")?.clone();
-    Ok(Keep { grace, program, args: rest.cloned().collect() })
+    Ok(Keep { grace, open_files, program, args: rest.cloned().collect() })
 }
 
 /// Set by the keeper's own signal handler: nothing to do but not die, so
@@ -79,6 +86,9 @@ pub fn run(keep: &Keep) -> i32 {
         // SAFETY: installs a handler that does nothing (async-signal-safe).
         unsafe { libc::signal(signal, ignore as *const () as libc::sighandler_t) };
     }
+    if let Some(limit) = keep.open_files {
+        set_open_files(limit);
+    }
     let agent = match spawn(keep) {
         Ok(pid) => pid,
         Err(error) => {
@@ -89,6 +99,22 @@ pub fn run(keep: &Keep) -> i32 {
     let status = wait_for(agent);
     end_the_rest(keep.grace);
     exit_as(status)
+}
+
+/// Lowers the soft limit on open files to `limit` (never above the hard
+/// one), for the keeper and so for the agent it starts.
+fn set_open_files(limit: u64) {
+    let mut limits = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit with a valid resource and pointer.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limits) != 0 {
+            return;
+        }
+        limits.rlim_cur = (limit as libc::rlim_t).min(limits.rlim_max);
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &limits) != 0 {
+            eprintln_once("switchboard: could not give the agent its usual limit on open files");
+        }
+    }
 }
 
 /// Starts the agent in the keeper's terminal, session and process group.
@@ -245,15 +271,35 @@ mod tests {
     #[test]
     fn the_keepers_arguments() {
         let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-        let cases: [(&[&str], Result<Keep, ()>); 5] = [
+        let cases: [(&[&str], Result<Keep, ()>); 7] = [
             (
                 &["--keep", "--", "sh", "-c", "echo hi"],
-                Ok(Keep { grace: DEFAULT_GRACE, program: "sh".into(), args: args(&["-c", "echo hi"]) }),
+                Ok(Keep {
+                    grace: DEFAULT_GRACE,
+                    open_files: None,
+                    program: "sh".into(),
+                    args: args(&["-c", "echo hi"]),
+                }),
             ),
             (
                 &["--keep", "--grace-ms", "500", "--", "claude", "--", "x"],
-                Ok(Keep { grace: Duration::from_millis(500), program: "claude".into(), args: args(&["--", "x"]) }),
+                Ok(Keep {
+                    grace: Duration::from_millis(500),
+                    open_files: None,
+                    program: "claude".into(),
+                    args: args(&["--", "x"]),
+                }),
             ),
+            (
+                &["--keep", "--grace-ms", "9", "--nofile", "1024", "--", "codex"],
+                Ok(Keep {
+                    grace: Duration::from_millis(9),
+                    open_files: Some(1024),
+                    program: "codex".into(),
+                    args: vec![],
+                }),
+            ),
+            (&["--keep", "--nofile", "many", "--", "codex"], Err(())),
             (&["--keep", "--"], Err(())),
             (&["--keep", "sh"], Err(())),
             (&["--keep", "--grace-ms", "soon", "--", "sh"], Err(())),

@@ -91,6 +91,9 @@ impl Engine {
         // another live instance's agents.
         let instance = InstanceLock::acquire(&config.data_dir)?;
         process::become_subreaper();
+        // Room for connections, terminals and git runs beyond the usual 1024;
+        // the agents get the original limit back from their keeper.
+        server::descriptors::raise_soft_limit();
         let store = Store::open(&config.database_path())?;
         let (requests, requests_rx) = mpsc::channel(REQUEST_QUEUE);
         let (ended, ended_rx) = mpsc::unbounded_channel();
@@ -123,7 +126,7 @@ impl Engine {
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
         let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed: feed.clone() });
-        engine.server = match server::serve(&engine.config.socket_path, handler) {
+        engine.server = match server::serve_with(&engine.config.socket_path, handler, engine.config.socket.clone()) {
             Ok(server) => Some(server),
             Err(error) => {
                 tracing::error!(%error, "the engine socket is not available");

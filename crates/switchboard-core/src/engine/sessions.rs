@@ -268,7 +268,9 @@ impl Sessions {
             args = teach(&profile, &id, args);
         }
         let (program, args) = match &self.config.keeper {
-            Some(keeper) => kept(keeper, &program, args, self.config.kill_grace),
+            Some(keeper) => {
+                kept(keeper, &program, args, self.config.kill_grace, crate::server::descriptors::original_soft_limit())
+            }
             None => (program, args),
         };
         let spawned = self.launcher.launch(SpawnSpec {
@@ -552,14 +554,20 @@ pub(crate) fn invalid_size(size: TermSize) -> EngineError {
 /// keeper (the hook binary's `--keep`): it holds every process the agent
 /// starts, even a daemon that left its session and cleared its
 /// environment, and ends what the agent leaves behind.
-fn kept(keeper: &Path, program: &Path, args: Vec<String>, grace: std::time::Duration) -> (PathBuf, Vec<String>) {
-    let mut kept = vec![
-        KEEP_FLAG.to_owned(),
-        "--grace-ms".to_owned(),
-        grace.as_millis().to_string(),
-        "--".to_owned(),
-        program.display().to_string(),
-    ];
+fn kept(
+    keeper: &Path,
+    program: &Path,
+    args: Vec<String>,
+    grace: std::time::Duration,
+    open_files: Option<u64>,
+) -> (PathBuf, Vec<String>) {
+    let mut kept = vec![KEEP_FLAG.to_owned(), "--grace-ms".to_owned(), grace.as_millis().to_string()];
+    // The engine raised its own limit on open files: the agent gets the one
+    // it would have had.
+    if let Some(limit) = open_files {
+        kept.extend([NOFILE_FLAG.to_owned(), limit.to_string()]);
+    }
+    kept.extend(["--".to_owned(), program.display().to_string()]);
     kept.extend(args);
     (keeper.to_path_buf(), kept)
 }
@@ -571,6 +579,8 @@ const CODEX_CONFIG_CAP_BYTES: usize = 1024 * 1024;
 /// The hook binary's flag that makes it a session's keeper (its
 /// `keeper::KEEP_FLAG`; the engine does not link the hook's crate).
 const KEEP_FLAG: &str = "--keep";
+/// The keeper's flag for the soft limit on open files the agent starts with.
+const NOFILE_FLAG: &str = "--nofile";
 
 fn session_env(profile: &Profile, id: &SessionId, secret: &str, socket: &Path, spool: &Path) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> =
@@ -656,9 +666,14 @@ mod tests {
             Path::new("/usr/bin/claude"),
             vec!["--resume".into(), "--".into()],
             std::time::Duration::from_millis(1500),
+            None,
         );
         assert_eq!(program, Path::new("/app/switchboard-hook"));
         assert_eq!(args, ["--keep", "--grace-ms", "1500", "--", "/usr/bin/claude", "--resume", "--"]);
+        // The engine raised its limit on open files: the keeper puts the agent's back.
+        let (_, args) =
+            kept(Path::new("/k"), Path::new("/a"), Vec::new(), std::time::Duration::from_millis(9), Some(1024));
+        assert_eq!(args, ["--keep", "--grace-ms", "9", "--nofile", "1024", "--", "/a"]);
     }
 
     #[test]

@@ -2,39 +2,50 @@
 //! each in a task of its own, events and terminal output pushed.
 //!
 //! Two queues feed the socket: answers go ahead of everything else, and
-//! events and output follow in order behind them. Output never blocks the
-//! engine: a terminal whose client has [`OUTPUT_BUDGET`] bytes waiting is
-//! dropped as behind (the client attaches again for the replay), and events
-//! past [`EVENT_BUDGET`] are counted as missed and said so once the client
-//! has caught up. A client that goes, stalls or sends garbage leaves every
-//! agent as it was: its streams are detached when the connection ends.
+//! events and output follow in order behind them. Both are bounded. Each
+//! request read holds one of the connection's [`SocketLimits::in_flight`]
+//! places until its answer is written, and the connection is not read while
+//! none is free: a client that sends and never reads holds that many answers
+//! at most. Output never blocks the engine: a terminal whose client has
+//! [`SocketLimits::output_budget`] bytes waiting is dropped as behind (the
+//! client attaches again for the replay), an attach waits until what waits
+//! is below half the budget (its replay then always fits), and events past
+//! [`EVENT_BUDGET`] are counted as missed and said so once the client has
+//! caught up. A client that goes, stalls or sends garbage leaves every agent
+//! as it was: its streams are detached when the connection ends.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
 use switchboard_protocol::SessionId;
-use tokio::io::BufReader;
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
 use tokio::task::JoinSet;
 
 use super::{Caller, RequestHandler, ServerStats, SocketRequest};
 use crate::api::{ApiError, EngineEvent, ErrorCode, Reply};
 use crate::session::{OutputSink, SubscriptionId};
 use crate::wire::{
-    Answer, ClientFrame, ClientKind, ClientRequest, Frame, Hello, MAX_FRAME_BYTES, MAX_HELLO_BYTES, MESSAGE, PROTOCOL,
-    ServerFrame, ServerHello, StreamEnd, read_frame, write_frame,
+    Answer, ClientFrame, ClientKind, ClientRequest, Frame, FrameError, Hello, MAX_FRAME_BYTES, MAX_HELLO_BYTES,
+    MESSAGE, PROTOCOL, ServerFrame, ServerHello, StreamEnd, read_frame, read_frame_within, write_frame,
 };
 
 /// How long a client has to say hello.
 pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
-/// Terminal output waiting for one client beyond which its streams are dropped as behind.
+/// Terminal output waiting for one client beyond which its streams are
+/// dropped as behind. With the events' budget and the answers in flight,
+/// what one connection can make the engine hold.
 pub const OUTPUT_BUDGET: usize = 8 * 1024 * 1024;
 /// Events waiting for one client beyond which further ones are dropped (and counted).
 pub const EVENT_BUDGET: usize = 16 * 1024 * 1024;
+/// The most written to a client in one go: a write that makes no progress
+/// for [`SocketLimits::write_stall`] is judged chunk by chunk, so a long
+/// frame to a slow reader is not taken for a stalled one.
+const WRITE_CHUNK: usize = 64 * 1024;
 
 /// An event as it is written: the same JSON a [`ServerFrame::Event`] reads.
 #[derive(Serialize)]
@@ -47,14 +58,18 @@ struct EventOut<'a> {
 /// What waits to be written, and how many bytes of it.
 #[derive(Clone)]
 struct Outbox {
-    answers: mpsc::UnboundedSender<Frame>,
+    answers: mpsc::UnboundedSender<(Frame, OwnedSemaphorePermit)>,
     stream: mpsc::UnboundedSender<Frame>,
     queued: Arc<AtomicUsize>,
+    /// Told whenever the writer takes output off the queue.
+    drained: Arc<Notify>,
+    budget: usize,
 }
 
 impl Outbox {
-    fn answer(&self, id: u64, answer: Answer) {
-        self.answers.send(Frame::message(&ServerFrame::Reply { id, answer })).ok();
+    /// Queues an answer; its request's place is free once it is written.
+    fn answer(&self, id: u64, answer: Answer, place: OwnedSemaphorePermit) {
+        self.answers.send((Frame::message(&ServerFrame::Reply { id, answer }), place)).ok();
     }
 
     /// Queues `frame` behind earlier output; false if the connection is gone.
@@ -65,6 +80,19 @@ impl Outbox {
 
     fn queued(&self) -> usize {
         self.queued.load(Ordering::SeqCst)
+    }
+
+    /// Waits until what waits for the client is below half the budget.
+    async fn room(&self) {
+        loop {
+            let drained = self.drained.notified();
+            tokio::pin!(drained);
+            drained.as_mut().enable();
+            if self.queued() <= self.budget / 2 {
+                return;
+            }
+            drained.await;
+        }
     }
 }
 
@@ -77,14 +105,18 @@ struct StreamSink {
     stream: u32,
     outbox: Outbox,
     why_ended: Arc<AtomicU8>,
+    /// The first delivery (the replay) was made room for before the attach
+    /// ([`Outbox::room`]): it is taken whatever the others have queued since.
+    first_delivered: bool,
 }
 
 impl OutputSink for StreamSink {
     fn deliver(&mut self, batch: &[u8]) -> bool {
-        if self.outbox.queued() > OUTPUT_BUDGET {
+        if self.first_delivered && self.outbox.queued() > self.outbox.budget {
             self.why_ended.store(BEHIND, Ordering::SeqCst);
             return false;
         }
+        self.first_delivered = true;
         self.outbox.push(Frame::output(self.stream, batch))
     }
 }
@@ -113,39 +145,84 @@ pub(super) async fn serve<H: RequestHandler>(
     handler: Arc<H>,
     caller: Caller,
     stats: Arc<ServerStats>,
+    bounds: &super::Bounds,
+    spoke: &AtomicBool,
 ) {
-    let Some(hello) = hello(&mut read, &mut write, handler.as_ref(), &stats).await else { return };
+    let (limits, room) = (&bounds.limits, &bounds.room);
+    let Some(hello) = hello(&mut read, &mut write, handler.as_ref(), &stats, limits.hello_deadline).await else {
+        return;
+    };
+    spoke.store(true, Ordering::Relaxed);
     tracing::debug!(kind = ?hello.client_kind, version = %hello.app_version, "a client connected");
     let (answers, answers_rx) = mpsc::unbounded_channel();
     let (stream, stream_rx) = mpsc::unbounded_channel();
-    let outbox = Outbox { answers, stream, queued: Arc::default() };
+    let outbox = Outbox {
+        answers,
+        stream,
+        queued: Arc::default(),
+        drained: Arc::new(Notify::new()),
+        budget: limits.output_budget,
+    };
     // Its writer and its events follow the connection: when the connection's
     // task ends or is dropped (the server stopping), they go with it, and the
     // socket closes, which tells the client.
-    let writer = Owned(tokio::spawn(write_out(write, answers_rx, stream_rx, outbox.queued.clone())));
+    let mut writer = Owned(tokio::spawn(write_out(
+        write,
+        answers_rx,
+        stream_rx,
+        outbox.clone(),
+        (limits.write_stall, limits.keepalive),
+        stats.clone(),
+    )));
+    let places = Arc::new(Semaphore::new(limits.in_flight.max(1)));
+    // Attaches wait for room one at a time, so their replays never add up.
+    let attaching = Arc::new(tokio::sync::Mutex::new(()));
     let streams: Arc<Mutex<HashMap<u32, Attached>>> = Arc::default();
     let mut requests = JoinSet::new();
     let mut events: Option<(Owned, Option<crate::sink::WindowSubscribed>)> = None;
     loop {
         while requests.try_join_next().is_some() {}
-        let frame = match read_frame(&mut read, MAX_FRAME_BYTES).await {
-            Ok(frame) if frame.kind == MESSAGE => frame,
+        // Nothing more is read while every place waits for its answer to be
+        // written; a writer that ended (the client reads nothing, or is gone)
+        // ends the connection.
+        let place = match places.clone().try_acquire_owned() {
+            Ok(place) => place,
+            Err(_) => {
+                stats.held_back.fetch_add(1, Ordering::Relaxed);
+                tokio::select! {
+                    place = places.clone().acquire_owned() => place.expect("the semaphore is never closed"),
+                    _ = &mut writer.0 => break,
+                }
+            }
+        };
+        let read = tokio::select! {
+            read = read_frame_within(&mut read, MAX_FRAME_BYTES, limits.frame_deadline, room) => read,
+            _ = &mut writer.0 => break,
+        };
+        let frame = match read {
+            Ok(read) if read.frame.kind == MESSAGE => read,
+            Err(FrameError::Unfinished(deadline)) => {
+                stats.cut_off.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(?deadline, "a socket client began a frame and did not finish it");
+                break;
+            }
             Ok(_) | Err(_) => break,
         };
-        let (id, request) = match parse_request(&frame.body) {
+        let (id, request) = match parse_request(&frame.frame.body) {
             Ok(ClientFrame::Request { id, request }) => (id, request),
             Err((id, why)) => {
                 stats.malformed.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(%why, "a malformed request on the socket");
                 match id {
                     Some(id) => {
-                        outbox.answer(id, error(ErrorCode::InvalidInput, why));
+                        outbox.answer(id, error(ErrorCode::InvalidInput, why), place);
                         continue;
                     }
                     None => break,
                 }
             }
         };
+        drop(frame);
         match request {
             // A window's flow control holds the agent back for its own views of
             // the session only: another window's resume does not undo it.
@@ -167,7 +244,7 @@ pub(super) async fn serve<H: RequestHandler>(
                             answer = Answer::Error { error: error.into() };
                         }
                     }
-                    outbox.answer(id, answer);
+                    outbox.answer(id, answer, place);
                 });
             }
             ClientRequest::Command { command } => {
@@ -177,7 +254,7 @@ pub(super) async fn serve<H: RequestHandler>(
                         Ok(reply) => Answer::Ok { reply },
                         Err(error) => Answer::Error { error: error.into() },
                     };
-                    outbox.answer(id, answer);
+                    outbox.answer(id, answer, place);
                 });
             }
             ClientRequest::Subscribe => {
@@ -200,24 +277,45 @@ pub(super) async fn serve<H: RequestHandler>(
                         Answer::Subscribed { instance_id: feed.instance_id.clone(), seq }
                     }
                 };
-                outbox.answer(id, answer);
+                outbox.answer(id, answer, place);
             }
             ClientRequest::Attach { session_id, stream } => {
                 let (handler, outbox, streams) = (handler.clone(), outbox.clone(), streams.clone());
+                let (attaching, max_streams) = (attaching.clone(), limits.max_streams);
                 requests.spawn(async move {
-                    if streams.lock().expect("never poisoned").contains_key(&stream) {
-                        let why = format!("stream {stream} is attached already");
-                        return outbox.answer(id, error(ErrorCode::InvalidInput, why));
+                    let refused = {
+                        let streams = streams.lock().expect("never poisoned");
+                        if streams.contains_key(&stream) {
+                            Some(format!("stream {stream} is attached already"))
+                        } else if streams.len() >= max_streams {
+                            Some(format!("this connection has {max_streams} terminals attached, the most it may"))
+                        } else {
+                            None
+                        }
+                    };
+                    if let Some(why) = refused {
+                        return outbox.answer(id, error(ErrorCode::InvalidInput, why), place);
                     }
+                    // Other streams may have spent the budget: the attach waits for
+                    // room, as a stream that fell behind does, rather than fail.
+                    let turn = attaching.lock().await;
+                    outbox.room().await;
                     let why_ended = Arc::new(AtomicU8::new(ENDED));
-                    let sink = StreamSink { stream, outbox: outbox.clone(), why_ended: why_ended.clone() };
-                    match handler.attach(session_id.clone(), Box::new(sink)).await {
+                    let sink = StreamSink {
+                        stream,
+                        outbox: outbox.clone(),
+                        why_ended: why_ended.clone(),
+                        first_delivered: false,
+                    };
+                    let attached = handler.attach(session_id.clone(), Box::new(sink)).await;
+                    drop(turn);
+                    match attached {
                         Ok(subscription) => {
                             let attached = Attached { session_id, subscription, why_ended };
                             streams.lock().expect("never poisoned").insert(stream, attached);
-                            outbox.answer(id, Answer::Ok { reply: Reply::Unit });
+                            outbox.answer(id, Answer::Ok { reply: Reply::Unit }, place);
                         }
-                        Err(error) => outbox.answer(id, Answer::Error { error: error.into() }),
+                        Err(error) => outbox.answer(id, Answer::Error { error: error.into() }, place),
                     }
                 });
             }
@@ -229,10 +327,10 @@ pub(super) async fn serve<H: RequestHandler>(
                         attached.why_ended.store(DETACHED, Ordering::SeqCst);
                         handler.detach(attached.session_id, attached.subscription).await;
                     }
-                    outbox.answer(id, Answer::Ok { reply: Reply::Unit });
+                    outbox.answer(id, Answer::Ok { reply: Reply::Unit }, place);
                 });
             }
-            ClientRequest::Ping => outbox.answer(id, Answer::Pong),
+            ClientRequest::Ping => outbox.answer(id, Answer::Pong, place),
         }
     }
     // The client is gone (or spoke garbage): nothing of its stays attached.
@@ -261,8 +359,9 @@ async fn hello<H: RequestHandler>(
     write: &mut OwnedWriteHalf,
     handler: &H,
     stats: &ServerStats,
+    deadline: Duration,
 ) -> Option<Hello> {
-    let frame = match tokio::time::timeout(HELLO_DEADLINE, read_frame(read, MAX_HELLO_BYTES)).await {
+    let frame = match tokio::time::timeout(deadline, read_frame(read, MAX_HELLO_BYTES)).await {
         Ok(Ok(frame)) if frame.kind == MESSAGE => frame,
         other => {
             stats.malformed.fetch_add(1, Ordering::Relaxed);
@@ -341,27 +440,58 @@ async fn forward_events(mut receiver: broadcast::Receiver<crate::sink::Sequenced
 }
 
 /// Writes answers first, then events and output in order, until the
-/// connection closes.
+/// connection closes or the client takes nothing for `write_stall`; with
+/// nothing to write for `keepalive`, a keepalive (a pushed kind clients
+/// skip).
 async fn write_out(
     mut write: OwnedWriteHalf,
-    mut answers: mpsc::UnboundedReceiver<Frame>,
+    mut answers: mpsc::UnboundedReceiver<(Frame, OwnedSemaphorePermit)>,
     mut stream: mpsc::UnboundedReceiver<Frame>,
-    queued: Arc<AtomicUsize>,
+    outbox: Outbox,
+    (write_stall, keepalive): (Duration, Duration),
+    stats: Arc<ServerStats>,
 ) {
+    // The writer's own clone must not keep the queues open.
+    let Outbox { queued, drained, .. } = outbox;
     loop {
-        let frame = tokio::select! {
+        let (frame, place) = tokio::select! {
             biased;
-            Some(frame) = answers.recv() => frame,
+            Some((frame, place)) = answers.recv() => (frame, Some(place)),
             Some(frame) = stream.recv() => {
                 queued.fetch_sub(frame.body.len(), Ordering::SeqCst);
-                frame
+                drained.notify_waiters();
+                (frame, None)
             }
-            else => return,
+            () = tokio::time::sleep(keepalive) => (Frame::message(&serde_json::json!({"type": "keepalive"})), None),
         };
-        if write_frame(&mut write, &frame).await.is_err() {
-            return;
+        match write_within(&mut write, &frame, write_stall).await {
+            Ok(()) => drop(place),
+            Err(WriteFailed::Stalled) => {
+                stats.cut_off.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(?write_stall, "a socket client took nothing the engine wrote; it is let go");
+                return;
+            }
+            Err(WriteFailed::Closed) => return,
         }
     }
+}
+
+enum WriteFailed {
+    Stalled,
+    Closed,
+}
+
+/// Writes one frame, each chunk of it within `stall`.
+async fn write_within(write: &mut OwnedWriteHalf, frame: &Frame, stall: Duration) -> Result<(), WriteFailed> {
+    let head = frame.head();
+    for chunk in std::iter::once(&head[..]).chain(frame.body.chunks(WRITE_CHUNK)) {
+        match tokio::time::timeout(stall, write.write_all(chunk)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err(WriteFailed::Closed),
+            Err(_) => return Err(WriteFailed::Stalled),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,15 +12,25 @@
 //!   closed; malformed JSON gets an error answer and the connection is
 //!   closed. The hook binary speaks it.
 //!
-//! Nothing a peer sends can stop the server or hold up the engine.
+//! Nothing a peer sends can stop the server, hold up the engine or grow its
+//! memory without bound: a connection's requests in flight and answers
+//! waiting are bounded ([`SocketLimits::in_flight`]; it is not read while
+//! they wait), a frame begun must end within [`SocketLimits::frame_deadline`],
+//! a client that takes nothing the engine writes for
+//! [`SocketLimits::write_stall`] is let go, and a quiet connection hears a
+//! keepalive every [`SocketLimits::keepalive`], so a quiet but healthy client
+//! is never cut off. The connections take at most part of the limit on open
+//! files ([`descriptors`]); at that cap a new one takes the place of the
+//! oldest that never said who it is.
 
+pub mod descriptors;
 mod framed;
 
 use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -36,6 +46,55 @@ use crate::error::EngineError;
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
 /// How long a connection may wait between requests.
 pub const READ_DEADLINE: Duration = Duration::from_secs(10);
+
+/// What bounds one framed connection, in time and in memory. The defaults
+/// serve the app; tests shorten the deadlines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SocketLimits {
+    /// How long a client has to say hello.
+    pub hello_deadline: Duration,
+    /// How long a frame may take to arrive once its first byte has (a 16 MiB
+    /// frame over a slow SSH link takes seconds; half a frame never ends).
+    pub frame_deadline: Duration,
+    /// How long the engine's writes to a client may make no progress while
+    /// something waits for it before the client, which reads nothing, is let go.
+    pub write_stall: Duration,
+    /// After this long with nothing written, a connection is sent a
+    /// keepalive: a client that still reads shows it is there (a window on
+    /// an idle engine, a remote bridge whose link died is found out by its
+    /// write failing), and one that is quiet is never cut off for it.
+    pub keepalive: Duration,
+    /// Requests of one connection read but not yet answered, or answered and
+    /// not yet written: at this many the connection is not read until one is
+    /// written. Commands run at once up to it, so a slow one (a large merge)
+    /// holds up none of the others.
+    pub in_flight: usize,
+    /// Terminal output and events waiting for one client: output past it
+    /// drops that stream as behind (the client attaches again), an attach
+    /// waits for room below half of it, events past it are counted missed.
+    pub output_budget: usize,
+    /// Terminals one connection may have attached at once.
+    pub max_streams: usize,
+    /// Bytes that frames longer than `wire::SMALL_FRAME_BYTES` may hold at
+    /// once across all connections (`wire::FrameRoom`): clients that begin
+    /// long frames and never end them hold this much between them.
+    pub frames_room: usize,
+}
+
+impl Default for SocketLimits {
+    fn default() -> Self {
+        SocketLimits {
+            hello_deadline: framed::HELLO_DEADLINE,
+            frame_deadline: Duration::from_secs(30),
+            write_stall: Duration::from_secs(60),
+            keepalive: Duration::from_secs(20),
+            in_flight: 64,
+            output_budget: framed::OUTPUT_BUDGET,
+            max_streams: 256,
+            frames_room: 2 * crate::wire::MAX_FRAME_BYTES,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -146,6 +205,20 @@ pub struct ServerStats {
     pub refused_peers: AtomicU64,
     /// Framed clients of another protocol, refused at their hello.
     pub refused_protocols: AtomicU64,
+    /// Connections closed to make room for a new one (they never spoke).
+    pub closed_silent: AtomicU64,
+    /// Connections closed at once for want of room (every other one spoke).
+    pub refused_full: AtomicU64,
+    /// Accepts that failed (for want of descriptors, mostly).
+    pub accept_failures: AtomicU64,
+    /// Framed connections let go: a frame unfinished in time, or a client
+    /// that read nothing for too long.
+    pub cut_off: AtomicU64,
+    /// Connections open now.
+    pub open: AtomicU64,
+    /// Times a framed connection was not read because all its places were
+    /// taken by requests whose answers were not yet written.
+    pub held_back: AtomicU64,
 }
 
 /// The listening server; dropping it stops accepting, ends every open
@@ -164,8 +237,17 @@ impl Drop for SocketServer {
 }
 
 /// Binds the socket at `path` (making its directory private) and serves
-/// requests with `handler`.
+/// requests with `handler`, with the default limits.
 pub fn serve<H: RequestHandler>(path: &Path, handler: Arc<H>) -> Result<SocketServer, EngineError> {
+    serve_with(path, handler, SocketLimits::default())
+}
+
+/// As [`serve`], with these limits.
+pub fn serve_with<H: RequestHandler>(
+    path: &Path,
+    handler: Arc<H>,
+    limits: SocketLimits,
+) -> Result<SocketServer, EngineError> {
     let failed = |doing: &str, e: std::io::Error| EngineError::io(format!("{doing} the socket {}", path.display()), e);
     if path.as_os_str().len() > MAX_SOCKET_PATH_BYTES {
         return Err(EngineError::InvalidInput {
@@ -185,27 +267,149 @@ pub fn serve<H: RequestHandler>(path: &Path, handler: Arc<H>) -> Result<SocketSe
     let listener = UnixListener::bind(path).map_err(|e| failed("binding", e))?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| failed("protecting", e))?;
     let stats = Arc::new(ServerStats::default());
-    let accept_stats = stats.clone();
-    let accept = tokio::spawn(async move {
-        let mut connections = JoinSet::new();
-        loop {
-            // Finished connections are let go as others arrive.
-            while connections.try_join_next().is_some() {}
-            match listener.accept().await {
-                Ok((stream, _)) => {
-                    connections.spawn(serve_connection(stream, handler.clone(), accept_stats.clone()));
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "accepting a socket connection failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
-    });
+    let cap = descriptors::connection_cap(descriptors::soft_limit().unwrap_or(1024));
+    tracing::debug!(cap, "socket connections at most");
+    let room = crate::wire::FrameRoom::new(limits.frames_room);
+    let accept = tokio::spawn(accept_loop(listener, handler, stats.clone(), Arc::new(Bounds { limits, room }), cap));
     Ok(SocketServer { path: path.to_path_buf(), accept, stats })
 }
 
-async fn serve_connection<H: RequestHandler>(stream: UnixStream, handler: Arc<H>, stats: Arc<ServerStats>) {
+/// What bounds every connection of one server: each one's limits, and the
+/// room long frames share.
+struct Bounds {
+    limits: SocketLimits,
+    room: crate::wire::FrameRoom,
+}
+
+/// How long the accept loop waits after a failed accept, at first and at most
+/// (doubling between): a failure that lasts never spins.
+const ACCEPT_BACKOFF: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(1));
+
+/// One connection the accept loop serves: its task, and whether it has said
+/// who it is (a hello, or a first request line).
+struct Served {
+    task: tokio::task::AbortHandle,
+    spoke: Arc<AtomicBool>,
+    /// Its place in the order of arrival.
+    order: u64,
+}
+
+/// The connections being served, by their task.
+#[derive(Default)]
+struct Connections {
+    tasks: JoinSet<()>,
+    served: std::collections::HashMap<tokio::task::Id, Served>,
+    arrived: u64,
+}
+
+impl Connections {
+    /// Forgets the connections that ended.
+    fn reap(&mut self) {
+        while let Some(ended) = self.tasks.try_join_next_with_id() {
+            let id = match ended {
+                Ok((id, ())) => id,
+                Err(error) => error.id(),
+            };
+            self.served.remove(&id);
+        }
+    }
+
+    fn silent(&self) -> usize {
+        self.served.values().filter(|s| !s.spoke.load(Ordering::Relaxed)).count()
+    }
+
+    /// Closes the connection that arrived first of those that never spoke.
+    fn close_oldest_silent(&mut self) -> bool {
+        let oldest = self
+            .served
+            .iter()
+            .filter(|(_, s)| !s.spoke.load(Ordering::Relaxed))
+            .min_by_key(|(_, s)| s.order)
+            .map(|(id, _)| *id);
+        let Some(id) = oldest else { return false };
+        if let Some(served) = self.served.remove(&id) {
+            served.task.abort();
+        }
+        true
+    }
+}
+
+async fn accept_loop<H: RequestHandler>(
+    listener: UnixListener,
+    handler: Arc<H>,
+    stats: Arc<ServerStats>,
+    limits: Arc<Bounds>,
+    cap: usize,
+) {
+    let mut connections = Connections::default();
+    // A failure is said once as it starts and once as it ends, never once a try.
+    let mut failing: Option<(u64, Duration)> = None;
+    loop {
+        connections.reap();
+        stats.open.store(connections.served.len() as u64, Ordering::Relaxed);
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                stats.accept_failures.fetch_add(1, Ordering::Relaxed);
+                // For want of descriptors, one that never spoke gives its own up.
+                if descriptors::out_of_descriptors(&error) && connections.close_oldest_silent() {
+                    stats.closed_silent.fetch_add(1, Ordering::Relaxed);
+                    // Its descriptor is back once its task has ended (or another's).
+                    if let Some(ended) = connections.tasks.join_next_with_id().await {
+                        connections.served.remove(&ended.map_or_else(|error| error.id(), |(id, ())| id));
+                    }
+                    continue;
+                }
+                let (failures, wait) = match failing {
+                    None => {
+                        tracing::warn!(%error, "accepting socket connections fails; trying again, less often");
+                        (1, ACCEPT_BACKOFF.0)
+                    }
+                    Some((failures, wait)) => (failures + 1, (wait * 2).min(ACCEPT_BACKOFF.1)),
+                };
+                failing = Some((failures, wait));
+                // Ended connections give descriptors back: look while waiting.
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+        };
+        if let Some((failures, _)) = failing.take() {
+            tracing::info!(failures, "accepting socket connections again");
+        }
+        connections.reap();
+        match descriptors::admit(connections.served.len(), connections.silent(), cap) {
+            descriptors::Admission::Serve => {}
+            descriptors::Admission::ServeClosingOldestSilent => {
+                stats.closed_silent.fetch_add(1, Ordering::Relaxed);
+                connections.close_oldest_silent();
+            }
+            descriptors::Admission::Refuse => {
+                stats.refused_full.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(cap, "refused a socket connection: every place is taken by one that spoke");
+                drop(stream);
+                continue;
+            }
+        }
+        let spoke = Arc::new(AtomicBool::new(false));
+        let task = connections.tasks.spawn(serve_connection(
+            stream,
+            handler.clone(),
+            stats.clone(),
+            limits.clone(),
+            spoke.clone(),
+        ));
+        connections.arrived += 1;
+        connections.served.insert(task.id(), Served { task, spoke, order: connections.arrived });
+    }
+}
+
+async fn serve_connection<H: RequestHandler>(
+    stream: UnixStream,
+    handler: Arc<H>,
+    stats: Arc<ServerStats>,
+    limits: Arc<Bounds>,
+    spoke: Arc<AtomicBool>,
+) {
     let ours = nix::unistd::getuid().as_raw();
     let caller = match stream.peer_cred() {
         Ok(cred) if cred.uid() == ours => {
@@ -228,9 +432,9 @@ async fn serve_connection<H: RequestHandler>(stream: UnixStream, handler: Arc<H>
     // A frame's length starts with a zero byte (no frame is 16 MiB long);
     // anything else is read as lines, as before frames existed.
     if first == 0 {
-        framed::serve(read, write, handler, caller, stats).await
+        framed::serve(read, write, handler, caller, stats, &limits, &spoke).await
     } else {
-        serve_lines(read, write, handler, caller, stats).await
+        serve_lines(read, write, handler, caller, stats, &spoke).await
     }
 }
 
@@ -241,6 +445,7 @@ async fn serve_lines<H: RequestHandler>(
     handler: Arc<H>,
     caller: Caller,
     stats: Arc<ServerStats>,
+    spoke: &AtomicBool,
 ) {
     let mut line = Vec::new();
     loop {
@@ -255,10 +460,14 @@ async fn serve_lines<H: RequestHandler>(
                 return;
             }
             Ok(Ok(_)) => match serde_json::from_slice::<SocketRequest>(&line) {
-                Ok(request) => match handler.handle(request, caller).await {
-                    Ok(reply) => SocketResponse::Ok(reply),
-                    Err(error) => SocketResponse::Error(error.into()),
-                },
+                Ok(request) => {
+                    // A request read whole: this connection has said what it is for.
+                    spoke.store(true, Ordering::Relaxed);
+                    match handler.handle(request, caller).await {
+                        Ok(reply) => SocketResponse::Ok(reply),
+                        Err(error) => SocketResponse::Error(error.into()),
+                    }
+                }
                 Err(error) => {
                     stats.malformed.fetch_add(1, Ordering::Relaxed);
                     tracing::warn!(%error, "malformed socket request");
