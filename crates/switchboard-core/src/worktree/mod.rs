@@ -546,8 +546,9 @@ fn unshowable(c: char) -> bool {
 
 /// A file name as the engine shows and sends it, the one way everywhere
 /// (the window, the command line, `--json`): as it is, unless it holds a
-/// character that cannot be shown as it is (`unshowable`: a control, a direction control, a byte that is not UTF-8) or starts with `"`; then in git's quoted form:
-/// between double quotes, `\"`, `\\`, `\n`, `\t`, `\r`, and every other
+/// character that cannot be shown as it is (`unshowable`: a control, a
+/// direction control, a byte that is not UTF-8) or starts with `"`; then in
+/// git's quoted form: between double quotes, `\"`, `\\`, `\n`, `\t`, `\r`, and every other
 /// control byte or byte past ASCII as `\` and three octal digits. Nothing
 /// is lost: a name that starts with `"` is always quoted, and the quoted
 /// form gives back its bytes.
