@@ -3,6 +3,7 @@ import type { EngineEvent, FileDiff, MergeOutcome, RebaseOutcome, WorktreeInfo }
 import {
   addDraft,
   applyWorktreeEvent,
+  brokenWhy,
   commentsToSend,
   commitSaid,
   discardQuestion,
@@ -199,6 +200,17 @@ describe('what a review can do now', () => {
     ['discarded', { state: 'discarded', patch: '/p' }, { commit: hidden, merge: hidden, rebase: hidden, discard: hidden, comment: hidden }],
   ])('%s', (_, overrides, offers) => {
     expect(reviewOffers(worktree(TASK, overrides))).toEqual(offers);
+  });
+
+  it.each<[WorktreeInfo['state'], string | null]>([
+    ['tampered', tampered.why],
+    ['branch_gone', branchGone.why],
+    ['refused', 'Its repository now defines a filter or merge driver git would run on the agent’s files; discard it to keep a copy of its files.'],
+    ['ready_to_merge', null],
+    ['folder_missing', null],
+    ['working', null],
+  ])('says why git is not run in a %s worktree, in place of reading it', (state, why) => {
+    expect(brokenWhy(state)).toBe(why);
   });
 });
 

@@ -210,6 +210,11 @@ const BROKEN: Partial<Record<WorktreeState, string>> = {
     'Its repository now defines a filter or merge driver git would run on the agent’s files; discard it to keep a copy of its files.',
 };
 
+/** Why git is not run in a worktree (tampered with, its branch gone, its repository refused), or null. */
+export function brokenWhy(state: WorktreeState): string | null {
+  return BROKEN[state] ?? null;
+}
+
 /**
  * What the user can do with a worktree now. A merged or discarded one takes nothing. Merge,
  * rebase and discard wait while its agent is at work in it (the engine refuses them then);
