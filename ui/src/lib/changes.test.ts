@@ -4,6 +4,7 @@ import {
   addDraft,
   applyWorktreeEvent,
   brokenWhy,
+  filesKnown,
   commentsToSend,
   commitSaid,
   discardQuestion,
@@ -211,6 +212,19 @@ describe('what a review can do now', () => {
     ['working', null],
   ])('says why git is not run in a %s worktree, in place of reading it', (state, why) => {
     expect(brokenWhy(state)).toBe(why);
+  });
+
+  it.each<[WorktreeInfo['state'], boolean]>([
+    ['ready_to_merge', true],
+    ['working', true],
+    ['conflicting', true],
+    ['tampered', false],
+    ['branch_gone', false],
+    ['refused', false],
+    ['folder_missing', false],
+    ['merged', false],
+  ])('a %s worktree says how many files it changed: %s', (state, known) => {
+    expect(filesKnown(state)).toBe(known);
   });
 });
 

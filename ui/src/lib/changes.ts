@@ -106,6 +106,14 @@ export function worktreeStateText(info: Pick<WorktreeInfo, 'state' | 'merge_conf
   return STATE_WORDS[info.state];
 }
 
+/**
+ * Whether the count of files a worktree changed is known: an open one the engine can read (not
+ * one whose folder is gone, nor one git is not run in, whose count is not a reading).
+ */
+export function filesKnown(state: WorktreeState): boolean {
+  return isOpen(state) && state !== 'folder_missing' && brokenWhy(state) === null;
+}
+
 /** `no files changed`, `1 file changed`, `4 files changed`. */
 export function filesChangedText(count: number): string {
   if (count === 0) return 'no files changed';
