@@ -21,6 +21,61 @@ pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(3);
 /// including the terminating NUL).
 pub const MAX_SOCKET_PATH_BYTES: usize = 107;
 
+/// How long a client of the engine's socket has to say hello.
+pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
+/// Terminal output waiting for one client of the socket beyond which its
+/// streams are dropped as behind.
+pub const OUTPUT_BUDGET: usize = 8 * 1024 * 1024;
+
+/// What bounds one framed connection, in time and in memory. The defaults
+/// serve the app; tests shorten the deadlines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SocketLimits {
+    /// How long a client has to say hello.
+    pub hello_deadline: Duration,
+    /// How long a frame may take to arrive once its first byte has (a 16 MiB
+    /// frame over a slow SSH link takes seconds; half a frame never ends).
+    pub frame_deadline: Duration,
+    /// How long the engine's writes to a client may make no progress while
+    /// something waits for it before the client, which reads nothing, is let go.
+    pub write_stall: Duration,
+    /// After this long with nothing written, a connection is sent a
+    /// keepalive: a client that still reads shows it is there (a window on
+    /// an idle engine, a remote bridge whose link died is found out by its
+    /// write failing), and one that is quiet is never cut off for it.
+    pub keepalive: Duration,
+    /// Requests of one connection read but not yet answered, or answered and
+    /// not yet written: at this many the connection is not read until one is
+    /// written. Commands run at once up to it, so a slow one (a large merge)
+    /// holds up none of the others.
+    pub in_flight: usize,
+    /// Terminal output and events waiting for one client: output past it
+    /// drops that stream as behind (the client attaches again), an attach
+    /// waits for room below half of it, events past it are counted missed.
+    pub output_budget: usize,
+    /// Terminals one connection may have attached at once.
+    pub max_streams: usize,
+    /// Bytes that frames longer than `wire::SMALL_FRAME_BYTES` may hold at
+    /// once across all connections (`wire::FrameRoom`): clients that begin
+    /// long frames and never end them hold this much between them.
+    pub frames_room: usize,
+}
+
+impl Default for SocketLimits {
+    fn default() -> Self {
+        SocketLimits {
+            hello_deadline: HELLO_DEADLINE,
+            frame_deadline: Duration::from_secs(30),
+            write_stall: Duration::from_secs(60),
+            keepalive: Duration::from_secs(20),
+            in_flight: 64,
+            output_budget: OUTPUT_BUDGET,
+            max_streams: 256,
+            frames_room: 2 * crate::wire::MAX_FRAME_BYTES,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
     /// Holds the database and the demo workspace.
@@ -60,7 +115,7 @@ pub struct EngineConfig {
     /// found on, with their versions); none: the app's own, read at start.
     pub search_path: Option<std::ffi::OsString>,
     /// What bounds each connection to the engine's socket.
-    pub socket: crate::server::SocketLimits,
+    pub socket: SocketLimits,
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -101,7 +156,7 @@ impl EngineConfig {
             permission_wait: DEFAULT_PERMISSION_WAIT,
             hooks_grace: DEFAULT_HOOKS_GRACE,
             search_path: None,
-            socket: crate::server::SocketLimits::default(),
+            socket: SocketLimits::default(),
         }
     }
 

@@ -34,12 +34,6 @@ use crate::wire::{
     MESSAGE, PROTOCOL, ServerFrame, ServerHello, StreamEnd, read_frame, read_frame_within, write_frame,
 };
 
-/// How long a client has to say hello.
-pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
-/// Terminal output waiting for one client beyond which its streams are
-/// dropped as behind. With the events' budget and the answers in flight,
-/// what one connection can make the engine hold.
-pub const OUTPUT_BUDGET: usize = 8 * 1024 * 1024;
 /// Events waiting for one client beyond which further ones are dropped (and counted).
 pub const EVENT_BUDGET: usize = 16 * 1024 * 1024;
 /// The most written to a client in one go: a write that makes no progress

@@ -47,54 +47,7 @@ pub const MAX_LINE_BYTES: usize = 1024 * 1024;
 /// How long a connection may wait between requests.
 pub const READ_DEADLINE: Duration = Duration::from_secs(10);
 
-/// What bounds one framed connection, in time and in memory. The defaults
-/// serve the app; tests shorten the deadlines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SocketLimits {
-    /// How long a client has to say hello.
-    pub hello_deadline: Duration,
-    /// How long a frame may take to arrive once its first byte has (a 16 MiB
-    /// frame over a slow SSH link takes seconds; half a frame never ends).
-    pub frame_deadline: Duration,
-    /// How long the engine's writes to a client may make no progress while
-    /// something waits for it before the client, which reads nothing, is let go.
-    pub write_stall: Duration,
-    /// After this long with nothing written, a connection is sent a
-    /// keepalive: a client that still reads shows it is there (a window on
-    /// an idle engine, a remote bridge whose link died is found out by its
-    /// write failing), and one that is quiet is never cut off for it.
-    pub keepalive: Duration,
-    /// Requests of one connection read but not yet answered, or answered and
-    /// not yet written: at this many the connection is not read until one is
-    /// written. Commands run at once up to it, so a slow one (a large merge)
-    /// holds up none of the others.
-    pub in_flight: usize,
-    /// Terminal output and events waiting for one client: output past it
-    /// drops that stream as behind (the client attaches again), an attach
-    /// waits for room below half of it, events past it are counted missed.
-    pub output_budget: usize,
-    /// Terminals one connection may have attached at once.
-    pub max_streams: usize,
-    /// Bytes that frames longer than `wire::SMALL_FRAME_BYTES` may hold at
-    /// once across all connections (`wire::FrameRoom`): clients that begin
-    /// long frames and never end them hold this much between them.
-    pub frames_room: usize,
-}
-
-impl Default for SocketLimits {
-    fn default() -> Self {
-        SocketLimits {
-            hello_deadline: framed::HELLO_DEADLINE,
-            frame_deadline: Duration::from_secs(30),
-            write_stall: Duration::from_secs(60),
-            keepalive: Duration::from_secs(20),
-            in_flight: 64,
-            output_budget: framed::OUTPUT_BUDGET,
-            max_streams: 256,
-            frames_room: 2 * crate::wire::MAX_FRAME_BYTES,
-        }
-    }
-}
+pub use crate::config::SocketLimits;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
