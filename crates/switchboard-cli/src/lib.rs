@@ -737,6 +737,18 @@ fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -
     }
 }
 
+/// How many files a worktree changed, in words, where that is known: an
+/// open worktree git is run in (not one whose folder is gone, nor one
+/// tampered with, branchless or refused, whose count is not a reading).
+fn files_changed(state: switchboard_core::WorktreeState, count: u32) -> String {
+    use switchboard_core::WorktreeState as S;
+    match (state, count) {
+        (S::Working | S::ReadyToMerge | S::Conflicting, 1) => "1 file".into(),
+        (S::Working | S::ReadyToMerge | S::Conflicting, n) => format!("{n} files"),
+        _ => String::new(),
+    }
+}
+
 fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut impl Write) -> Result<()> {
     use switchboard_core::{DiffContent, DiscardOutcome, FileStatus, MergeOutcome, WorktreeState};
     match command {
@@ -771,7 +783,7 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                         w.agent.clone(),
                         w.branch.clone(),
                         state.to_owned(),
-                        format!("{} files", w.files_changed),
+                        files_changed(w.state, w.files_changed),
                         first_line(&w.title, 50),
                         meets,
                     ]
@@ -1324,6 +1336,25 @@ fn indent(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_worktree_says_how_many_files_it_changed_only_where_that_is_read() {
+        use switchboard_core::WorktreeState as S;
+        let cases = [
+            (S::ReadyToMerge, 1, "1 file"),
+            (S::ReadyToMerge, 0, "0 files"),
+            (S::Conflicting, 3, "3 files"),
+            (S::Working, 2, "2 files"),
+            (S::Tampered, 0, ""),
+            (S::BranchGone, 0, ""),
+            (S::Refused, 0, ""),
+            (S::FolderMissing, 0, ""),
+            (S::Merged, 4, ""),
+        ];
+        for (state, count, said) in cases {
+            assert_eq!(files_changed(state, count), said, "{state:?} {count}");
+        }
+    }
 
     #[test]
     fn parses_the_documented_commands() {
