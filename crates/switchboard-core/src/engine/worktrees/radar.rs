@@ -2,7 +2,9 @@
 //! `.git` and the app's own files aside) and, when they change, reads what
 //! the worktree changed against its base (files, and the base's lines each
 //! change touches) with git, away from the engine's task. A worktree it
-//! cannot watch is read again every [`POLL_INTERVAL`]. git is run there
+//! cannot watch is read again every [`POLL_INTERVAL`], and a watched one is
+//! checked as often for what no file of its folder tells: its branch, or
+//! git's directory for it, gone from the repository. git is run there
 //! only through the engine's record of the worktree ([`worktree::Checkout`]):
 //! a worktree whose `.git` file an agent changed is reported broken, never
 //! read.
@@ -104,6 +106,9 @@ struct Tracked {
     at: Where,
     /// None where the folder could not be watched (it is polled).
     _watch: Option<notify::RecommendedWatcher>,
+    /// Whether its last read found it broken: a check that finds it
+    /// otherwise has it read again.
+    broken: bool,
 }
 
 async fn run(
@@ -123,6 +128,20 @@ async fn run(
             },
             _ = poll.tick() => {
                 dirty.extend(tracked.iter().filter(|(_, t)| t._watch.is_none()).map(|(owner, _)| owner.clone()));
+                // A branch deleted, or git's directory for it pruned, in the
+                // repository changes no file the watch sees.
+                let watched: Vec<(String, Where, bool)> = tracked
+                    .iter()
+                    .filter(|(owner, t)| t._watch.is_some() && !dirty.contains(*owner))
+                    .map(|(owner, t)| (owner.clone(), t.at.clone(), t.broken))
+                    .collect();
+                if !watched.is_empty() {
+                    let moved = tokio::task::spawn_blocking(move || {
+                        watched.into_iter().filter(|(_, at, broken)| is_broken(at) != *broken).map(|(owner, ..)| owner).collect::<Vec<_>>()
+                    })
+                    .await;
+                    dirty.extend(moved.unwrap_or_default());
+                }
             }
         }
         if dirty.is_empty() {
@@ -147,6 +166,9 @@ async fn run(
         })
         .await;
         for (owner, facts) in read.unwrap_or_default() {
+            if let Some(tracked) = tracked.get_mut(&owner) {
+                tracked.broken = facts.broken.is_some();
+            }
             if reports.send(RadarReport { owner, facts }).is_err() {
                 return;
             }
@@ -165,7 +187,7 @@ fn take(
     match input {
         RadarInput::Track { owner, at } => {
             let watch = watch(&at.path, &owner, changed.clone());
-            tracked.insert(owner.clone(), Tracked { at, _watch: watch });
+            tracked.insert(owner.clone(), Tracked { at, _watch: watch, broken: false });
             dirty.insert(owner);
         }
         RadarInput::Untrack { owner } => {
@@ -178,6 +200,16 @@ fn take(
             }
         }
     }
+}
+
+/// Whether git can no longer be run in the worktree at `at` (its folder
+/// there): the three git runs that open it, none of its files read.
+fn is_broken(at: &Where) -> bool {
+    at.path.is_dir()
+        && matches!(
+            worktree::Checkout::open_on(&at.repository, &at.path, &at.branch),
+            Err(worktree::GitError::Broken(_))
+        )
 }
 
 /// What the worktree at `at` changed against where it left its base.
