@@ -204,15 +204,7 @@ impl Link {
     /// connects; the window's own engine's lists make what other machines
     /// say believed from then on.
     async fn learn_holdings(&self, client: &Client) -> Result<(), ClientError> {
-        let lists = [
-            Command::ListProfiles {},
-            Command::ListSessions {},
-            Command::ListTasks { profile_id: None },
-            Command::ListSignals {},
-            Command::ListLoops {},
-            Command::ListWorktrees {},
-        ];
-        for list in lists {
+        for list in switchboard_client::fleet::holdings() {
             let mut reply = client.call(list).await?;
             // Said in the log by `heard`; the window's own lists show what it is.
             self.heard(&mut reply).ok();

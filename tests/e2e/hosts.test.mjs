@@ -117,8 +117,10 @@ async function sshServer(dir) {
   return server;
 }
 
-test('one window shows this machine’s agents and another’s over SSH, makes an agent there, says when the connection drops, catches up once it is back, and answers a question asked there', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-hosts-'));
+// Two machines for a test: this one's data folder and a workspace on each, the other behind a
+// real sshd; `here` runs the command line on this machine, `there` on the other through it.
+async function twoMachines(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const localData = join(dir, 'local-data');
   const workspace = join(dir, 'remote-workspace');
   const localWorkspace = join(dir, 'local-workspace');
@@ -128,6 +130,11 @@ test('one window shows this machine’s agents and another’s over SSH, makes a
   const env = { ...process.env, SWITCHBOARD_SSH: sshd.ssh };
   const here = (...args) => spawnSync(APP, ['--data-dir', localData, ...args], { env, encoding: 'utf8' });
   const there = (...args) => JSON.parse(execFileSync(APP, ['--data-dir', localData, '--host', 'testhost', ...args, '--json'], { env }).toString());
+  return { dir, localData, workspace, localWorkspace, sshd, env, here, there };
+}
+
+test('one window shows this machine’s agents and another’s over SSH, makes an agent there, says when the connection drops, catches up once it is back, and answers a question asked there', async () => {
+  const { dir, localData, workspace, localWorkspace, sshd, env, here, there } = await twoMachines('switchboard-e2e-hosts-');
   // On the other machine itself (the same disk here), as a user there would.
   const onTheHost = (...args) => JSON.parse(execFileSync(APP, ['--data-dir', sshd.remoteData, ...args, '--json']).toString());
   const entry = (browser, name) => browser.$(`${byTestId('profile-entry')}[data-profile-name="${name}"]`);
@@ -398,16 +405,7 @@ engine.stdout.on('data', (chunk) => {
 }
 
 test('a lying machine takes no agent of this one, its names are kept short, and its storage problem is its own banner', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-liar-'));
-  const localData = join(dir, 'local-data');
-  const workspace = join(dir, 'remote-workspace');
-  const localWorkspace = join(dir, 'local-workspace');
-  mkdirSync(workspace);
-  mkdirSync(localWorkspace);
-  const sshd = await sshServer(dir);
-  const env = { ...process.env, SWITCHBOARD_SSH: sshd.ssh };
-  const here = (...args) => spawnSync(APP, ['--data-dir', localData, ...args], { env, encoding: 'utf8' });
-  const there = (...args) => JSON.parse(execFileSync(APP, ['--data-dir', localData, '--host', 'testhost', ...args, '--json'], { env }).toString());
+  const { dir, localData, workspace, localWorkspace, sshd, env, here, there } = await twoMachines('switchboard-e2e-liar-');
   const entry = (browser, name) => browser.$(`${byTestId('profile-entry')}[data-profile-name="${name}"]`);
   const claim = join(dir, 'claim');
   try {

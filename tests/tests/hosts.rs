@@ -182,20 +182,6 @@ async fn the_engine_lists_its_machines_folders_and_says_why_it_cannot() {
     assert!(refused.message.contains("is a file, not a folder"), "{}", refused.message);
 }
 
-/// The commands that list what an engine holds, as the window's links ask
-/// them when they connect.
-fn holdings() -> Vec<switchboard_core::Command> {
-    use switchboard_core::Command;
-    vec![
-        Command::ListProfiles {},
-        Command::ListSessions {},
-        Command::ListTasks { profile_id: None },
-        Command::ListSignals {},
-        Command::ListLoops {},
-        Command::ListWorktrees {},
-    ]
-}
-
 /// A window over this machine's engine and another machine's behind a real
 /// sshd, learning who holds what as the window's links do (this machine's
 /// engine's lists first, then the other's answers and events): the other
@@ -252,11 +238,11 @@ fn another_machine_naming_this_machine_s_agent_does_not_take_it() {
         let there = switchboard_client::ssh::connect_with(ssh, &host, ClientKind::Window).await.unwrap();
 
         let mut owners = Owners::default();
-        for list in holdings() {
+        for list in switchboard_client::fleet::holdings() {
             owners.learn_here(Said::Reply(&here.call(list).await.unwrap()));
         }
         owners.here_told();
-        for list in holdings() {
+        for list in switchboard_client::fleet::holdings() {
             owners.learn(&host.destination, Said::Reply(&there.call(list).await.unwrap()));
         }
         // And its events: another task there given this machine's agent's id as its words.
@@ -393,7 +379,7 @@ fn a_lying_machine_takes_no_agent_of_this_one_and_its_names_are_kept_short() {
             ssh::connect_with(ssh::ssh_program_of(Some(&rig.ssh_command())), &host, ClientKind::Window).await.unwrap();
 
         let mut owners = Owners::default();
-        for list in holdings() {
+        for list in switchboard_client::fleet::holdings() {
             owners.learn_here(Said::Reply(&here.call(list).await.unwrap()));
         }
         owners.here_told();

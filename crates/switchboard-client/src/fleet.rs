@@ -667,6 +667,20 @@ impl Owners {
     }
 }
 
+/// The lists that tell what an engine holds, which a window asks of each
+/// engine as it connects: this machine's make [`Owners`] believe another
+/// machine's claims from then on.
+pub fn holdings() -> [Command; 6] {
+    [
+        Command::ListProfiles {},
+        Command::ListSessions {},
+        Command::ListTasks { profile_id: None },
+        Command::ListSignals {},
+        Command::ListLoops {},
+        Command::ListWorktrees {},
+    ]
+}
+
 /// What the user looks at, as told to one engine: the engine that holds
 /// the agent or task the user looks at hears of it; every other engine
 /// hears that the user looks at nothing of its own (its ids are its own

@@ -122,6 +122,28 @@ pub struct TestEngine {
     _temp: Option<tempfile::TempDir>,
 }
 
+impl Drop for TestEngine {
+    /// The agents a test left running end with it. The engine stops them
+    /// when its last handle goes, but the test's runtime ends right after
+    /// and takes the engine's task with it, so they were left behind
+    /// (re-parented, sleeping on). A test that shut its engine down already
+    /// returns at once.
+    fn drop(&mut self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+            return;
+        }
+        let engine = self.engine.clone();
+        tokio::task::block_in_place(|| {
+            runtime.block_on(async {
+                if tokio::time::timeout(DEADLINE, engine.shutdown()).await.is_err() {
+                    eprintln!("the test's engine did not stop its agents within {DEADLINE:?}");
+                }
+            })
+        });
+    }
+}
+
 impl TestEngine {
     pub async fn start() -> TestEngine {
         Self::start_with(|_| {}).await
