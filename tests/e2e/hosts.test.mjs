@@ -429,6 +429,17 @@ test('a lying machine takes no agent of this one, its names are kept short, and 
       await hostBanner.waitForExist({ timeout: 15_000, timeoutMsg: 'the other machine’s storage problem is not shown as its own' });
       assert.match(await textOf(hostBanner), /Switchboard on testhost cannot record its work/);
       assert.equal(await (await browser.$(byTestId('storage-banner'))).isExisting(), false, 'this computer’s storage banner shows another machine’s problem');
+      // SWITCHBOARD_E2E_SHOTS: the banner at both sizes, taken off the display (ImageMagick's
+      // `import`) where WebKit's own screenshot can stall.
+      if (process.env.SWITCHBOARD_E2E_SHOTS) {
+        mkdirSync(process.env.SWITCHBOARD_E2E_SHOTS, { recursive: true });
+        for (const [width, height] of [[1280, 800], [820, 520]]) {
+          await browser.setWindowSize(width, height);
+          await sleep(1000);
+          execFileSync('import', ['-window', 'root', join(process.env.SWITCHBOARD_E2E_SHOTS, `host-storage-${width}x${height}.png`)]);
+        }
+        await browser.setWindowSize(1280, 800);
+      }
       // Its 15 MiB name is a name's length.
       const names = () =>
         browser.execute(() => [...document.querySelectorAll('[data-testid="profile-entry"]')].map((e) => e.getAttribute('data-profile-name')));

@@ -48,7 +48,7 @@ fn is_id_key(key: &str) -> bool {
     key == "id" || key.ends_with("_id") || key == "waiting_for" || key == "current_task" || key == "delegate_session"
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_window_contract_is_recorded() {
     // A `PATH` of `sh` alone, the same on every machine: the agent CLIs are
     // missing there whether this one has them or not.

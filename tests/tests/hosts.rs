@@ -293,7 +293,8 @@ fn the_program_named_for_a_host_is_one_word_there() {
     assert_eq!(added["version"], env!("CARGO_PKG_VERSION"));
 
     let marker = temp.path().join("ran");
-    let hostile = format!("{}; touch {}", app_binary().display(), marker.display());
+    // `#` ends the line there: unquoted, `touch` would run with nothing after it.
+    let hostile = format!("{}; touch {} #", app_binary().display(), marker.display());
     let (code, out, err) = rig.cli(&["host", "add", "testhost", "--remote-program", &hostile, "--json"]);
     assert_eq!(code, 4, "{out}{err}");
     let refused: Value = serde_json::from_str(&out).unwrap();

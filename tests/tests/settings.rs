@@ -7,7 +7,7 @@ use support::*;
 use switchboard_core::api::{NotifyChoices, QuietHours, Settings, Theme};
 use switchboard_core::{EngineEvent, ErrorCode};
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_are_checked_told_and_kept_across_a_restart() {
     let temp = tempfile::tempdir().unwrap();
     let chosen = Settings {

@@ -630,6 +630,9 @@ async fn a_git_directory_an_agent_planted_is_never_run_by_the_radar_diff_commit_
     };
     assert_eq!(std::fs::read_to_string(Path::new(&kept).join("src/lib.rs")).unwrap(), LIB_A);
     assert!(Path::new(&kept).starts_with(t.data_dir.join("patches")), "{kept}");
+    // Its `.git` is kept under another name: no git run in the kept folder goes through it.
+    assert!(std::fs::symlink_metadata(Path::new(&kept).join(".git")).is_err(), "the planted .git was kept as .git");
+    assert!(Path::new(&kept).join(switchboard_core::worktree::KEPT_GIT_FILE).exists());
     assert!(!path.exists());
     assert!(!git(&repo, &["worktree", "list", "--porcelain"]).contains(path.to_str().unwrap()));
     let listed = t.engine.list_worktrees().await.unwrap();

@@ -95,6 +95,17 @@ pub enum EngineError {
     Internal(String),
 }
 
+impl From<crate::private::Foreign> for EngineError {
+    fn from(foreign: crate::private::Foreign) -> EngineError {
+        match foreign {
+            crate::private::Foreign::NotYours(not_yours) => EngineError::NotYours(not_yours),
+            crate::private::Foreign::Unknown { path, source } => {
+                EngineError::io(format!("telling who owns {}", path.display()), source)
+            }
+        }
+    }
+}
+
 impl EngineError {
     /// The storage problem behind an engine that could not start on
     /// `data_dir`, if that is what kept it (another instance running, say,

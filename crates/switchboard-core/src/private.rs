@@ -78,6 +78,17 @@ pub struct NotYours {
     pub owner: u32,
 }
 
+/// Why [`refuse_foreign`] refused a path.
+#[derive(Debug)]
+pub enum Foreign {
+    NotYours(NotYours),
+    /// Who owns it could not be told.
+    Unknown {
+        path: PathBuf,
+        source: io::Error,
+    },
+}
+
 /// Whether a path owned by `owner` may be used by the user `us` (pure): the
 /// user's own only.
 pub fn owned(path: &Path, owner: u32, us: u32) -> Result<(), NotYours> {
@@ -86,13 +97,16 @@ pub fn owned(path: &Path, owner: u32, us: u32) -> Result<(), NotYours> {
 
 /// Refuses the first of `paths` that is there and owned by another user
 /// (a link is judged by what it leads to, which is what is used); a path
-/// not there yet is the app's to make.
-pub fn refuse_foreign<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<(), NotYours> {
+/// not there yet is the app's to make. One whose owner cannot be told (no
+/// search permission on a folder above it) is not used either.
+pub fn refuse_foreign<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<(), Foreign> {
     use std::os::unix::fs::MetadataExt;
     let us = nix::unistd::getuid().as_raw();
     for path in paths {
-        if let Ok(meta) = std::fs::metadata(path) {
-            owned(path, meta.uid(), us)?;
+        match std::fs::metadata(path) {
+            Ok(meta) => owned(path, meta.uid(), us).map_err(Foreign::NotYours)?,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(source) => return Err(Foreign::Unknown { path: path.to_path_buf(), source }),
         }
     }
     Ok(())

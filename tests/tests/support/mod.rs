@@ -130,9 +130,12 @@ impl Drop for TestEngine {
     /// returns at once.
     fn drop(&mut self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
-            return;
-        }
+        // Waiting here needs a second thread: every test with an engine runs on two.
+        assert_eq!(
+            runtime.runtime_flavor(),
+            tokio::runtime::RuntimeFlavor::MultiThread,
+            "a test with an engine runs on the multi-threaded runtime, so its agents end with it"
+        );
         let engine = self.engine.clone();
         tokio::task::block_in_place(|| {
             runtime.block_on(async {

@@ -544,6 +544,8 @@ export class AppState {
    */
   forgetHost(destination: string): void {
     this.hostLinks = this.hostLinks.filter((l) => l.destination !== destination);
+    // Its storage problem is no longer this window's to show.
+    this.hostStorage = withHostStorage(this.hostStorage, destination, null);
     const gone = this.model.profiles.filter((p) => p.host === destination).map((p) => p.id);
     if (gone.length === 0) return;
     this.model = {

@@ -67,9 +67,11 @@ impl Engine {
         let socket_dir = config.socket_path.parent().unwrap_or(&config.data_dir).to_path_buf();
         let database = config.database_path();
         let run = config.data_dir.join(crate::config::RUN_DIR);
+        let logs = config.data_dir.join(crate::config::LOG_DIR);
         crate::private::refuse_foreign([
             config.data_dir.as_path(),
             run.as_path(),
+            logs.as_path(),
             socket_dir.as_path(),
             database.as_path(),
             config.socket_path.as_path(),

@@ -1072,14 +1072,25 @@ pub fn keep_files(folder: &Path, into: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(parent)?;
     }
     match std::fs::rename(folder, into) {
-        Ok(()) => Ok(()),
+        Ok(()) => {}
         Err(error) if error.raw_os_error() == Some(libc::EXDEV) => {
             copy_tree(folder, into)?;
-            std::fs::remove_dir_all(folder)
+            std::fs::remove_dir_all(folder)?;
         }
-        Err(error) => Err(error),
+        Err(error) => return Err(error),
     }
+    // The kept `.git` names a git directory an agent may have planted (its
+    // fsmonitor, hooks, filters) or the user's own: the first `git status`
+    // in the kept folder would run through it. Kept, renamed, never used.
+    let link = into.join(".git");
+    if std::fs::symlink_metadata(&link).is_ok() {
+        std::fs::rename(&link, into.join(KEPT_GIT_FILE))?;
+    }
+    Ok(())
 }
+
+/// What a kept folder's `.git` is renamed to, so no git finds it.
+pub const KEPT_GIT_FILE: &str = ".git.as-the-agent-left-it";
 
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir(to)?;

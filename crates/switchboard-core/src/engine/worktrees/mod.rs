@@ -221,6 +221,8 @@ impl WorktreeDesk {
         let job = record.clone();
         // The agents' worktrees: a base checked out in one is not moved.
         let apart = cx.sessions.data_dir().join(crate::engine::isolation::WORKTREES_DIR);
+        // As git lists worktrees: resolved, so a data folder reached through a link is still known.
+        let apart = apart.canonicalize().unwrap_or(apart);
         self.off_engine(
             move || -> Result<worktree::Merged, worktree::GitError> {
                 let path = Path::new(&job.path);
