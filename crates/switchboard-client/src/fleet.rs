@@ -235,15 +235,25 @@ pub fn tag_reply(reply: &mut Reply, host: &str) {
     match reply {
         Reply::Profiles(profiles) => profiles.iter_mut().for_each(|profile| tag(profile, host)),
         Reply::Profile(profile) => tag(profile, host),
+        Reply::PermissionRequests(requests) => requests.iter_mut().for_each(|request| asked_on(request, host)),
         _ => {}
     }
 }
 
-/// Names the machine on the agent an event of that machine's engine carries.
+/// Names the machine on the agent (or the permission request) an event of
+/// that machine's engine carries.
 pub fn tag_event(event: &mut EngineEvent, host: &str) {
-    if let EngineEvent::ProfileSaved { profile } = event {
-        tag(profile, host);
+    match event {
+        EngineEvent::ProfileSaved { profile } => tag(profile, host),
+        EngineEvent::PermissionRequested { request } => asked_on(request, host),
+        _ => {}
     }
+}
+
+/// A permission request is answered on the machine that asked, whatever
+/// the window knows of its session (a request's number is its engine's own).
+fn asked_on(request: &mut switchboard_core::api::PermissionRequest, host: &str) {
+    request.host = Some(host.to_owned());
 }
 
 /// A task's instruction from another machine, as this machine's engine
@@ -480,16 +490,21 @@ pub enum NotKept {
 /// on its agents ([`tag_reply`]).
 pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<Reply, NotKept> {
     let mut reply = capped_from_host(reply)?;
-    let theirs = |id: &dyn ToString| id_of(id).is_none_or(|id| !owners.claimed(host, id));
+    // A record of its own, about nothing another machine holds.
+    let theirs = |record: &dyn erased_ids::Ids| record.ids().into_iter().all(|id| !owners.claimed(host, id));
     match &mut reply {
-        Reply::Profiles(profiles) => profiles.retain(|profile| theirs(&profile.id)),
-        Reply::Sessions(sessions) => sessions.retain(|session| theirs(&session.id)),
-        Reply::Tasks(tasks) => tasks.retain(|task| theirs(&task.id)),
-        Reply::Signals(signals) => signals.retain(|signal| theirs(&signal.id)),
-        Reply::Loops(loops) => loops.retain(|info| theirs(&info.id)),
-        Reply::Worktrees(worktrees) => worktrees.retain(|worktree| theirs(&worktree.task)),
+        Reply::Profiles(profiles) => profiles.retain(|profile| theirs(profile)),
+        Reply::Sessions(sessions) => sessions.retain(|session| theirs(session)),
+        Reply::Tasks(tasks) => tasks.retain(|task| theirs(task)),
+        Reply::Signals(signals) => signals.retain(|signal| theirs(signal)),
+        Reply::Loops(loops) => loops.retain(|info| theirs(info)),
+        Reply::Worktrees(worktrees) => worktrees.retain(|worktree| theirs(worktree)),
+        Reply::Queues(queues) => queues.retain(|queue| theirs(queue)),
+        Reply::AgentStatus(statuses) => statuses.retain(|status| theirs(status)),
+        Reply::Attention(attention) => attention.retain(|one| theirs(one)),
+        Reply::PermissionRequests(requests) => requests.retain(|request| theirs(request)),
         single => {
-            if held_ids(Said::Reply(single)).into_iter().any(|id| owners.claimed(host, id)) {
+            if about_ids(single).into_iter().any(|id| owners.claimed(host, id)) {
                 return Err(NotKept::Forged);
             }
         }
@@ -503,12 +518,77 @@ pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<
 /// [`heard_from_host`] keeps an answer.
 pub fn event_from_host(owners: &mut Owners, host: &str, event: EngineEvent) -> Result<EngineEvent, NotKept> {
     let mut event = capped_from_host(event)?;
-    if held_ids(Said::Event(&event)).into_iter().any(|id| owners.claimed(host, id)) {
+    // Its own record, or news about one of its own: never about what another machine holds (a
+    // host deleting, pausing or flagging this machine's agent in the window).
+    if about_ids(&event).into_iter().any(|id| owners.claimed(host, id)) {
         return Err(NotKept::Forged);
     }
     owners.learn(host, Said::Event(&event));
     tag_event(&mut event, host);
     Ok(event)
+}
+
+/// The fields of a record whose text is someone's words, never a
+/// reference: an id written there (a task's instruction naming an agent)
+/// is not what the record is about.
+const PROSE_FIELDS: [&str; 18] = [
+    "name",
+    "title",
+    "instruction",
+    "context",
+    "specs",
+    "instructions",
+    "goals",
+    "summary",
+    "text",
+    "message",
+    "detail",
+    "said",
+    "words",
+    "reason",
+    "prompt",
+    "content",
+    "screen",
+    "value",
+];
+
+/// Every id a record, answer or event refers to (its own and the ones it is
+/// about: an agent's, a session's, a task's), pure: each field outside
+/// [`PROSE_FIELDS`] whose whole text is a UUID.
+pub fn about_ids(said: &impl serde::Serialize) -> Vec<u128> {
+    fn walk(value: &serde_json::Value, found: &mut Vec<u128>) {
+        match value {
+            serde_json::Value::String(text) if text.len() == 36 => {
+                if let Ok(id) = Uuid::try_parse(text) {
+                    found.push(id.as_u128());
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, found)),
+            serde_json::Value::Object(fields) => fields
+                .iter()
+                .filter(|(name, _)| !PROSE_FIELDS.contains(&name.as_str()))
+                .for_each(|(_, field)| walk(field, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    if let Ok(value) = serde_json::to_value(said) {
+        walk(&value, &mut found);
+    }
+    found
+}
+
+/// A record's [`about_ids`], for the lists of [`heard_from_host`].
+mod erased_ids {
+    pub trait Ids {
+        fn ids(&self) -> Vec<u128>;
+    }
+
+    impl<T: serde::Serialize> Ids for T {
+        fn ids(&self) -> Vec<u128> {
+            super::about_ids(self)
+        }
+    }
 }
 
 fn id_of(id: &dyn ToString) -> Option<u128> {
@@ -777,6 +857,27 @@ mod tests {
         tag_event(&mut event, "gpu");
         let EngineEvent::ProfileSaved { profile } = event else { panic!() };
         assert_eq!(profile.host.as_deref(), Some("gpu"));
+        // A permission request names the machine that asked, whatever the host said it was.
+        let request = switchboard_core::api::PermissionRequest {
+            id: 1,
+            session_id: SessionId::new(),
+            tool_name: "Bash".into(),
+            tool_input: serde_json::Value::Null,
+            asked_at: 0,
+            expires_at: 1,
+            host: None,
+        };
+        let mut event = EngineEvent::PermissionRequested { request: request.clone() };
+        tag_event(&mut event, "gpu");
+        let EngineEvent::PermissionRequested { request: asked } = event else { panic!() };
+        assert_eq!(asked.host.as_deref(), Some("gpu"));
+        let mut reply = Reply::PermissionRequests(vec![switchboard_core::api::PermissionRequest {
+            host: Some("here, it says".into()),
+            ..request
+        }]);
+        tag_reply(&mut reply, "build-box");
+        let Reply::PermissionRequests(asked) = reply else { panic!() };
+        assert_eq!(asked[0].host.as_deref(), Some("build-box"));
         // This machine's own answers carry no name.
         assert_eq!(self::profile("d").host, None);
     }
@@ -945,6 +1046,23 @@ mod tests {
         ));
         let event = EngineEvent::ProfileSaved { profile: forged_alpha };
         assert!(matches!(event_from_host(&mut owners, "beta", event), Err(NotKept::Forged)));
+        // News about this machine's agent, or a record of its own that points at it: not kept.
+        for event in [
+            EngineEvent::ProfileDeleted { profile_id: here.id.clone() },
+            EngineEvent::TaskChanged { task: task(&here.id, "mine now") },
+        ] {
+            assert!(matches!(event_from_host(&mut owners, "beta", event.clone()), Err(NotKept::Forged)), "{event:?}");
+        }
+        let Reply::Tasks(kept) = heard_from_host(
+            &mut owners,
+            "beta",
+            Reply::Tasks(vec![task(&here.id, "theirs?"), task(&beta_own.id, &format!("about {}", here.id))]),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(kept.len(), 1, "its own task kept, the one on this machine's agent not");
+        assert_eq!(kept[0].spec.profile_id, beta_own.id, "an id in a task's words is words");
         // Its own again: kept.
         let event = EngineEvent::ProfileSaved { profile: beta_own.clone() };
         assert!(event_from_host(&mut owners, "beta", event).is_ok());

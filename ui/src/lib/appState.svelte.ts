@@ -70,7 +70,7 @@ import {
 } from './signals';
 import { applyStorageEvent, type StorageState } from './storage';
 import { hostReloadsOn } from './engineLink';
-import { hostEventUse, hostOfSession, upsertHostLink, withHostStorage } from './hosts';
+import { hostEventUse, upsertHostLink, withHostStorage } from './hosts';
 import { applyWorktreeEvent, upsertWorktree } from './changes';
 import { DEFAULT_SETTINGS, applySettingsEvent } from './settings';
 import { EMPTY_TASKS, addTaskIfMissing, applyTaskEvent, mergeInitialTasks, selectionForTask, type TaskModel } from './tasks';
@@ -1134,7 +1134,8 @@ export class AppState {
    * machine's own: the answer goes to the machine of the agent whose session asked.
    */
   async decidePermission(request: PermissionRequest, allow: boolean, message: string | null): Promise<void> {
-    await this.backend.machine(hostOfSession(this.model, request.session_id)).decidePermission(request.id, allow, message);
+    // The machine that asked, as the window named it: never guessed from a session it may not know.
+    await this.backend.machine(request.host ?? null).decidePermission(request.id, allow, message);
     this.permissions = this.permissions.filter((p) => p.id !== request.id || p.session_id !== request.session_id);
   }
 

@@ -208,13 +208,19 @@ describe('other machines the window shows', () => {
     const app = new AppState(backend);
     await app.open();
     const asked = { tool_name: 'Bash', tool_input: { command: 'ls' }, asked_at: 0, expires_at: Date.now() + 60_000 };
-    backend.askPermission({ ...asked, id: 1, session_id: there.id });
+    // The window names the machine that asked (its shell tags another machine's requests).
+    backend.askPermission({ ...asked, id: 1, session_id: there.id, host: 'build-box' });
     backend.askPermission({ ...asked, id: 2, session_id: here.id });
+    // A machine's request for a session the window has not heard of: answered there all the
+    // same, never by this computer's engine, whose request 1 may be another one entirely.
+    backend.askPermission({ ...asked, id: 1, session_id: 'a5ab0c52-0d4c-4f4e-9c71-1a2b3c4d5e6f', host: 'gpu' });
     await app.decidePermission(app.permissions[0], true, null);
     await app.decidePermission(app.permissions[0], false, 'not now');
+    await app.decidePermission(app.permissions[0], false, null);
     expect(backend.calls.filter((c) => c.command === 'decide_permission').map((c) => [c.args.requestId, c.machine])).toEqual([
       [1, 'build-box'],
       [2, null],
+      [1, 'gpu'],
     ]);
     expect(app.permissions).toEqual([]);
     app.close();

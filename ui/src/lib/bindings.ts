@@ -676,7 +676,14 @@ export type PermissionRequest = { id: number, session_id: SessionId, tool_name: 
 /**
  * After this the agent's own prompt decides.
  */
-expires_at: number, };
+expires_at: number, 
+/**
+ * The machine that asked, when the window names another machine's
+ * engine (`switchboard host`); none: the engine's own machine. The
+ * answer goes there, and only there: a request's number is its
+ * engine's own.
+ */
+host?: string | null, };
 
 export type PermissionDecision = { allow: boolean, message: string | null, };
 

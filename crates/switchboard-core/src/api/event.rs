@@ -20,6 +20,13 @@ pub struct PermissionRequest {
     pub asked_at: Millis,
     /// After this the agent's own prompt decides.
     pub expires_at: Millis,
+    /// The machine that asked, when the window names another machine's
+    /// engine (`switchboard host`); none: the engine's own machine. The
+    /// answer goes there, and only there: a request's number is its
+    /// engine's own.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub host: Option<String>,
 }
 
 /// The user's decision, as the hook hands it to the agent.

@@ -41,6 +41,7 @@ impl HookDesk {
             tool_input,
             asked_at,
             expires_at: asked_at + wait.as_millis() as i64,
+            host: None,
         };
         cx.emit(EngineEvent::PermissionRequested { request: request.clone() });
         self.permissions.push(PendingPermission { request, deadline: Instant::now() + wait, reply });
