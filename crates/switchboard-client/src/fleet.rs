@@ -490,19 +490,17 @@ pub enum NotKept {
 /// on its agents ([`tag_reply`]).
 pub fn heard_from_host(owners: &mut Owners, host: &str, reply: Reply) -> Result<Reply, NotKept> {
     let mut reply = capped_from_host(reply)?;
-    // A record of its own, about nothing another machine holds.
-    let theirs = |record: &dyn erased_ids::Ids| record.ids().into_iter().all(|id| !owners.claimed(host, id));
     match &mut reply {
-        Reply::Profiles(profiles) => profiles.retain(|profile| theirs(profile)),
-        Reply::Sessions(sessions) => sessions.retain(|session| theirs(session)),
-        Reply::Tasks(tasks) => tasks.retain(|task| theirs(task)),
-        Reply::Signals(signals) => signals.retain(|signal| theirs(signal)),
-        Reply::Loops(loops) => loops.retain(|info| theirs(info)),
-        Reply::Worktrees(worktrees) => worktrees.retain(|worktree| theirs(worktree)),
-        Reply::Queues(queues) => queues.retain(|queue| theirs(queue)),
-        Reply::AgentStatus(statuses) => statuses.retain(|status| theirs(status)),
-        Reply::Attention(attention) => attention.retain(|one| theirs(one)),
-        Reply::PermissionRequests(requests) => requests.retain(|request| theirs(request)),
+        Reply::Profiles(profiles) => profiles.retain(|profile| theirs(owners, host, profile)),
+        Reply::Sessions(sessions) => sessions.retain(|session| theirs(owners, host, session)),
+        Reply::Tasks(tasks) => tasks.retain(|task| theirs(owners, host, task)),
+        Reply::Signals(signals) => signals.retain(|signal| theirs(owners, host, signal)),
+        Reply::Loops(loops) => loops.retain(|info| theirs(owners, host, info)),
+        Reply::Worktrees(worktrees) => worktrees.retain(|worktree| theirs(owners, host, worktree)),
+        Reply::Queues(queues) => queues.retain(|queue| theirs(owners, host, queue)),
+        Reply::AgentStatus(statuses) => statuses.retain(|status| theirs(owners, host, status)),
+        Reply::Attention(attention) => attention.retain(|one| theirs(owners, host, one)),
+        Reply::PermissionRequests(requests) => requests.retain(|request| theirs(owners, host, request)),
         single => {
             if about_ids(single).into_iter().any(|id| owners.claimed(host, id)) {
                 return Err(NotKept::Forged);
@@ -531,7 +529,7 @@ pub fn event_from_host(owners: &mut Owners, host: &str, event: EngineEvent) -> R
 /// The fields of a record whose text is someone's words, never a
 /// reference: an id written there (a task's instruction naming an agent)
 /// is not what the record is about.
-const PROSE_FIELDS: [&str; 18] = [
+const PROSE_FIELDS: [&str; 17] = [
     "name",
     "title",
     "instruction",
@@ -549,7 +547,6 @@ const PROSE_FIELDS: [&str; 18] = [
     "prompt",
     "content",
     "screen",
-    "value",
 ];
 
 /// Every id a record, answer or event refers to (its own and the ones it is
@@ -578,21 +575,10 @@ pub fn about_ids(said: &impl serde::Serialize) -> Vec<u128> {
     found
 }
 
-/// A record's [`about_ids`], for the lists of [`heard_from_host`].
-mod erased_ids {
-    pub trait Ids {
-        fn ids(&self) -> Vec<u128>;
-    }
-
-    impl<T: serde::Serialize> Ids for T {
-        fn ids(&self) -> Vec<u128> {
-            super::about_ids(self)
-        }
-    }
-}
-
-fn id_of(id: &dyn ToString) -> Option<u128> {
-    Uuid::try_parse(&id.to_string()).ok().map(|id| id.as_u128())
+/// Whether `record` is `host`'s own to tell of: about nothing another
+/// machine holds.
+fn theirs(owners: &Owners, host: &str, record: &impl serde::Serialize) -> bool {
+    about_ids(record).into_iter().all(|id| !owners.claimed(host, id))
 }
 
 /// The desktop's actions on a notice of another machine's engine, as the
