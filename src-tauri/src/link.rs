@@ -26,7 +26,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -89,6 +89,12 @@ pub struct Link {
     removed: watch::Sender<bool>,
     /// How soon the window wants its events (the window says, for all its links).
     pace: watch::Receiver<EventPace>,
+    /// How many connections the link has made ([`EngineLink::Connected`]'s `connection`).
+    connections: AtomicU32,
+    /// When the window started this machine's engine again after it died.
+    restarts: Mutex<Vec<std::time::Instant>>,
+    /// The engine the next connection reaches was started by the window after one died.
+    restarting: AtomicBool,
 }
 
 /// What the link is to its window.
@@ -127,6 +133,9 @@ impl Link {
             role,
             removed: watch::Sender::new(false),
             pace,
+            connections: AtomicU32::new(0),
+            restarts: Mutex::default(),
+            restarting: AtomicBool::new(false),
         })
     }
 
@@ -395,7 +404,7 @@ impl Link {
             match connected {
                 Ok(client) => {
                     pause = FIRST_RETRY;
-                    let reason = self.follow(&app, client).await;
+                    let (mut reason, gone) = self.follow(&app, client).await;
                     if self.is_removed() {
                         tracing::info!(host = ?self.destination(), "the machine left the window");
                         // Its connection (and ssh) goes with it.
@@ -403,6 +412,13 @@ impl Link {
                         return;
                     }
                     tracing::warn!(%reason, "the window lost the engine");
+                    if gone && self.host.is_none() {
+                        let (said, again) = self.after_loss();
+                        reason = said;
+                        if let Some(again) = again {
+                            pause = again;
+                        }
+                    }
                     self.set(&app, EngineLink::Lost { reason, host: self.host_name() }, None);
                 }
                 // Another machine's engine is started there by `daemon --stdio`, never from here.
@@ -411,6 +427,8 @@ impl Link {
                     if self.launch().await {
                         continue;
                     }
+                    // Not started: what the window connects to next is not a restart of its own.
+                    self.restarting.store(false, Ordering::SeqCst);
                 }
                 Err(error @ ClientError::Refused { .. }) => {
                     self.set(&app, EngineLink::Refused { reason: error.to_string(), host: self.host_name() }, None);
@@ -434,6 +452,34 @@ impl Link {
                 _ = self.wake.notified() => {}
             }
             pause = (pause * 2).min(LAST_RETRY);
+        }
+    }
+
+    /// This machine's engine is gone: why, in words, and whether the window
+    /// starts it again by itself (after the pause given): it does when the
+    /// engine died rather than being asked to stop
+    /// (`switchboard_cli::daemon::after_loss`).
+    fn after_loss(&self) -> (String, Option<Duration>) {
+        use switchboard_cli::daemon::{AfterLoss, after_loss, stopped_on_request};
+        let now = std::time::Instant::now();
+        let mut restarts = self.restarts.lock().expect("never poisoned");
+        match after_loss(stopped_on_request(&self.data_dir), &restarts, now) {
+            AfterLoss::LeaveStopped => ("The engine was stopped.".into(), None),
+            AfterLoss::StartAgainIn(pause) => {
+                tracing::warn!("the engine died; the window starts it again");
+                restarts.push(now);
+                self.restarting.store(true, Ordering::SeqCst);
+                self.start.store(true, Ordering::SeqCst);
+                ("The engine stopped unexpectedly; the window starts it again in a moment.".into(), Some(pause))
+            }
+            AfterLoss::GiveUp => (
+                format!(
+                    "The engine stopped unexpectedly again, {} times in a few minutes, so the window leaves it stopped. Its log is in {}.",
+                    restarts.len() + 1,
+                    self.data_dir.join("logs").display()
+                ),
+                None,
+            ),
         }
     }
 
@@ -461,19 +507,27 @@ impl Link {
     }
 
     /// Follows one connection until it ends: the engine's events to the
-    /// window and the desktop. Returns why it ended.
-    async fn follow(&self, app: &AppHandle, client: Client) -> String {
+    /// window and the desktop. Returns why it ended, and whether the engine
+    /// went with it (rather than the window falling behind, say).
+    async fn follow(&self, app: &AppHandle, client: Client) -> (String, bool) {
+        let reason = self.follow_until_ended(app, client).await;
+        let gone = matches!(reason, Ended::EngineGone(_));
+        let (Ended::EngineGone(reason) | Ended::Other(reason)) = reason;
+        (reason, gone)
+    }
+
+    async fn follow_until_ended(&self, app: &AppHandle, client: Client) -> Ended {
         let mut events = match client.subscribe().await {
             Ok(events) => events,
-            Err(error) => return error.to_string(),
+            Err(error) => return Ended::Other(error.to_string()),
         };
         // The lists after the subscription: a change between the two is in one or the other.
         match notices_of(&client, self.beside()).await {
             Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
-            Err(error) => return error,
+            Err(error) => return Ended::Other(error),
         }
         if let Err(error) = self.learn_holdings(&client).await {
-            return error.to_string();
+            return Ended::Other(error.to_string());
         }
         *self.startup_problem.lock().expect("never poisoned") = None;
         let welcome = client.welcome();
@@ -482,6 +536,8 @@ impl Link {
             outdated: welcome.build_id != switchboard_core::wire::build_id(),
             agents_running: welcome.agents_running,
             host: self.host_name(),
+            connection: self.connections.fetch_add(1, Ordering::SeqCst) + 1,
+            restarted: self.restarting.swap(false, Ordering::SeqCst),
         };
         self.set(app, connected, Some(client.clone()));
         let mut removed = self.removed.subscribe();
@@ -497,7 +553,7 @@ impl Link {
                 }
                 // What is gathered goes by the new pace (a view that shows an agent now has it within a frame).
                 Ok(()) = pace.changed() => continue,
-                _ = removed.wait_for(|removed| *removed) => return "The machine left the window.".into(),
+                _ = removed.wait_for(|removed| *removed) => return Ended::Other("The machine left the window.".into()),
             };
             match next {
                 Some(EventItem::Event { event, .. }) => {
@@ -512,18 +568,26 @@ impl Link {
                 // reconnection (it reconnects at once).
                 Some(EventItem::Lost) => {
                     self.wake.notify_one();
-                    return "The window fell behind the engine's events.".into();
+                    return Ended::Other("The window fell behind the engine's events.".into());
                 }
                 None => {
                     frame.send(app);
-                    return match &self.host {
+                    return Ended::EngineGone(match &self.host {
                         Some(host) => format!("The connection to {} was lost.", host.destination),
                         None => "The engine stopped.".into(),
-                    };
+                    });
                 }
             }
         }
     }
+}
+
+/// Why a connection the link followed ended.
+enum Ended {
+    /// The engine closed it (or the connection to its machine was lost).
+    EngineGone(String),
+    /// Anything else: the window fell behind its events, or left the machine.
+    Other(String),
 }
 
 /// Events of another machine's engine, as the window is sent them.

@@ -413,3 +413,26 @@ fn thread_named(name: &str) -> bool {
         .flatten()
         .any(|task| std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim_end() == name))
 }
+
+/// A window that missed the engine's restart still shows an agent as not
+/// running; its **Start session** must not start a second copy of the agent
+/// in the same folder. The refusal names the agent; once that session ends,
+/// a start is taken again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_start_of_a_running_agent_is_refused_in_words() {
+    let t = TestEngine::start().await;
+    let profile = t.demo_profile(&[]).await;
+    let (session, output) = t.start_session(&profile).await;
+    output.wait_for_text("demo>").await;
+
+    let refused = t.engine.start_session(profile.id.clone(), TermSize::default()).await.unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::ProfileBusy);
+    let said = refused.to_string();
+    assert!(said.starts_with(&profile.spec.name) && said.contains("already has a session running"), "{said}");
+    let running = t.engine.list_sessions().await.unwrap().into_iter().filter(|s| s.state.is_running()).count();
+    assert_eq!(running, 1, "no second copy of the agent runs");
+
+    t.engine.stop_session(session.id.clone()).await.unwrap();
+    let again = t.engine.start_session(profile.id.clone(), TermSize::default()).await.unwrap();
+    assert!(again.state.is_running());
+}

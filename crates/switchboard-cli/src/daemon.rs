@@ -64,6 +64,12 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
                 return Err(error.into());
             }
         };
+        // This engine runs: a window that loses it from now on was not told it was stopped.
+        match std::fs::remove_file(data_dir.join(STOPPED_FILE)) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => tracing::warn!(%error, "could not clear the note that the engine was stopped"),
+        }
         report(&Started::Ready { pid: std::process::id() });
         // While no window follows the engine, the daemon shows the notifications.
         crate::notices::spawn(&engine, data_dir.clone(), no_demo);
@@ -77,9 +83,56 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
             }
         }
         tracing::info!("the daemon stops its agents and exits");
+        // Noted before the connections close, so a window that loses the engine knows it was asked to stop.
+        if let Err(error) = switchboard_core::private::write(&data_dir.join(STOPPED_FILE), "stopped on request\n") {
+            tracing::warn!(%error, "could not note that the engine was stopped on request");
+        }
         engine.shutdown().await;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The file a daemon leaves in its data directory when it is asked to stop
+/// (SIGTERM or SIGINT: `daemon --stop`, a window's restart, the tray's quit,
+/// a service manager, Ctrl+C), removed when an engine starts there. An engine
+/// that died (killed, crashed) leaves none, and an open window starts it
+/// again ([`after_loss`]).
+const STOPPED_FILE: &str = "engine-stopped";
+
+/// Whether the engine last on `data_dir` was asked to stop (see [`STOPPED_FILE`]).
+pub fn stopped_on_request(data_dir: &Path) -> bool {
+    data_dir.join(STOPPED_FILE).exists()
+}
+
+/// How long a window waits before it starts again an engine that died: long
+/// enough for a crash's process to be gone and its lock released.
+pub const RESTART_PAUSE: Duration = Duration::from_secs(2);
+/// How many times a window starts a dead engine again within
+/// [`RESTART_SPAN`] before it leaves it to the user: an engine that dies as
+/// it starts is not started forever.
+pub const MOST_RESTARTS: usize = 3;
+pub const RESTART_SPAN: Duration = Duration::from_secs(10 * 60);
+
+/// What a window does when this machine's engine is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterLoss {
+    /// It was asked to stop: the window waits for the user's **Start the engine**.
+    LeaveStopped,
+    /// It died: the window starts it again after this pause.
+    StartAgainIn(Duration),
+    /// It died again and again lately: the window leaves it to the user.
+    GiveUp,
+}
+
+/// What a window does when its engine is gone: `stopped_on_request` (see
+/// [`stopped_on_request`]), `restarts` the times this window started a dead
+/// engine again.
+pub fn after_loss(stopped_on_request: bool, restarts: &[Instant], now: Instant) -> AfterLoss {
+    if stopped_on_request {
+        return AfterLoss::LeaveStopped;
+    }
+    let lately = restarts.iter().filter(|at| now.saturating_duration_since(**at) < RESTART_SPAN).count();
+    if lately >= MOST_RESTARTS { AfterLoss::GiveUp } else { AfterLoss::StartAgainIn(RESTART_PAUSE) }
 }
 
 /// Says how the start went on standard output, then points standard output
@@ -284,6 +337,29 @@ fn alive(pid: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dead_engine_is_started_again_a_few_times_a_stopped_one_never() {
+        let now = Instant::now();
+        let ago = |secs| now - Duration::from_secs(secs);
+        let cases: [(bool, Vec<Instant>, AfterLoss); 6] = [
+            (true, vec![], AfterLoss::LeaveStopped),
+            (true, vec![ago(5), ago(10), ago(20)], AfterLoss::LeaveStopped),
+            (false, vec![], AfterLoss::StartAgainIn(RESTART_PAUSE)),
+            (false, vec![ago(5), ago(60)], AfterLoss::StartAgainIn(RESTART_PAUSE)),
+            (false, vec![ago(5), ago(60), ago(120)], AfterLoss::GiveUp),
+            // Restarts long past do not count.
+            (false, vec![ago(5), ago(60), ago(RESTART_SPAN.as_secs() + 1)], AfterLoss::StartAgainIn(RESTART_PAUSE)),
+        ];
+        for (stopped, restarts, expected) in cases {
+            assert_eq!(
+                after_loss(stopped, &restarts, now),
+                expected,
+                "stopped: {stopped}, restarts: {}",
+                restarts.len()
+            );
+        }
+    }
 
     #[test]
     fn a_process_is_alive_until_it_exits_reaped_or_not() {

@@ -34,6 +34,10 @@ pub enum EngineError {
     SessionNotRunning(SessionId),
     #[error("agent profile {0} has a running session; stop it first")]
     ProfileBusy(ProfileId),
+    /// The user asked for a session of an agent whose session already runs
+    /// in its folder.
+    #[error("{agent} already has a session running in its folder; open it rather than starting another")]
+    SessionRunning { agent: String },
     #[error("could not start `{command}`: {reason}")]
     SpawnFailed { command: String, reason: String },
     #[error("no task {0}")]
@@ -142,7 +146,7 @@ impl EngineError {
             EngineError::ProfileNotFound(_) => ErrorCode::ProfileNotFound,
             EngineError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             EngineError::SessionNotRunning(_) => ErrorCode::SessionNotRunning,
-            EngineError::ProfileBusy(_) => ErrorCode::ProfileBusy,
+            EngineError::ProfileBusy(_) | EngineError::SessionRunning { .. } => ErrorCode::ProfileBusy,
             EngineError::SpawnFailed { .. } => ErrorCode::SpawnFailed,
             EngineError::TaskNotFound(_) => ErrorCode::TaskNotFound,
             EngineError::TaskState { .. } => ErrorCode::TaskState,

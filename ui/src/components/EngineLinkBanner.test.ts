@@ -25,12 +25,30 @@ describe('engine link banner', () => {
     expect(backend.reloads).toBe(1);
   });
 
+  it('loads anew when the engine comes back through "connecting", and says when the window started a dead one again', async () => {
+    const backend = new FakeBackend();
+    await renderApp(backend);
+    backend.setEngineLink({ state: 'lost', reason: 'The engine stopped unexpectedly; the window starts it again in a moment.', host: null });
+    backend.setEngineLink({ state: 'connecting' });
+    await tick();
+    expect(backend.reloads).toBe(0);
+    backend.setEngineLink({ state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: null, connection: 2, restarted: true });
+    await tick();
+    expect(backend.reloads).toBe(1);
+    const banner = screen.getByTestId('engine-link-banner');
+    expect(banner.textContent).toContain('The engine stopped unexpectedly, and the window started it again.');
+    await fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    await tick();
+    expect(screen.queryByTestId('engine-link-banner')).toBeNull();
+    expect(backend.reloads).toBe(1);
+  });
+
   it('offers to restart another build, asking first when agents would stop', async () => {
     const backend = new FakeBackend();
     const agent = backend.seedProfile({ name: 'builder' });
     backend.seedSession(agent.id, { state: 'running', pid: 7 });
     await renderApp(backend);
-    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 1, host: null });
+    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 1, host: null, connection: 1, restarted: false });
     await tick();
     expect(screen.getByTestId('engine-link-banner').textContent).toContain('another build of Switchboard (0.0.9) than this window');
 

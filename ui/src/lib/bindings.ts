@@ -1287,7 +1287,18 @@ agents_running: number,
  * The machine the engine runs on, when not this one (an SSH
  * destination): its engine is neither started nor stopped from here.
  */
-host: string | null, } | { "state": "lost", reason: string, host: string | null, } | { "state": "refused", reason: string, host: string | null, };
+host: string | null, 
+/**
+ * Which of the link's connections this is (1 for the first): a
+ * window that loaded what it shows from another connection loads
+ * it again, whichever way the new one came about.
+ */
+connection: number, 
+/**
+ * The window started this engine again by itself, because the one
+ * before it died (killed, crashed: not stopped by the user).
+ */
+restarted: boolean, } | { "state": "lost", reason: string, host: string | null, } | { "state": "refused", reason: string, host: string | null, };
 
 export type HostState = { 
 /**

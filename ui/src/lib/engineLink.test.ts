@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { hostBanner, hostReloadsOn, linkBanner, reloadsOn, restartQuestion } from './engineLink';
+import { hostBanner, hostReloadsOn, linkBanner, loadedThrough, reloadsOn, restartQuestion } from './engineLink';
 import type { EngineLink } from './bindings';
 
-const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null };
+const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null, connection: 1, restarted: false };
 const lost: EngineLink = { state: 'lost', reason: 'The engine stopped.', host: null };
 const remote = (link: EngineLink): EngineLink => ({ ...link, host: 'dev@build-box' }) as EngineLink;
 
@@ -19,6 +19,13 @@ describe('linkBanner', () => {
     [remote({ state: 'refused', reason: 'this program speaks version 2', host: null } as EngineLink), null],
   ])('%o offers %s', (link, action) => {
     expect(linkBanner(link)?.action ?? null).toBe(action);
+  });
+
+  it('says the window started a dead engine again, as a note that can be dismissed', () => {
+    const banner = linkBanner({ ...connected, connection: 2, restarted: true } as EngineLink)!;
+    expect(banner.title).toBe('The engine stopped unexpectedly, and the window started it again.');
+    expect(banner.action).toBe('dismiss');
+    expect(banner.severe).toBe(false);
   });
 
   it('says the reason and that it reconnects by itself', () => {
@@ -44,14 +51,31 @@ describe('linkBanner', () => {
 });
 
 describe('reloadsOn', () => {
+  const second: EngineLink = { ...connected, connection: 2 } as EngineLink;
   it.each([
+    // Not known yet what the window loaded from: the first connection heard of is it.
     [null, connected, false],
-    [{ state: 'connecting' } as EngineLink, connected, false],
-    [lost, connected, true],
-    [{ state: 'refused', reason: '', host: null } as EngineLink, connected, true],
-    [connected, lost, false],
-  ])('%o then %o: %s', (before, now, reloads) => {
-    expect(reloadsOn(before, now)).toBe(reloads);
+    [null, second, false],
+    [1, connected, false],
+    // Any other connection reloads, whichever way it came about (from "lost", "connecting" or "refused").
+    [1, second, true],
+    [2, connected, true],
+    [1, { ...second, restarted: true } as EngineLink, true],
+    // Nothing to load from yet.
+    [1, lost, false],
+    [1, { state: 'connecting' } as EngineLink, false],
+  ])('loaded through %o, then %o: %s', (loaded, now, reloads) => {
+    expect(reloadsOn(loaded, now)).toBe(reloads);
+  });
+
+  it('a window that started connecting loads from its first connection and reloads on the next', () => {
+    let loaded: number | null = null;
+    const reloads: boolean[] = [];
+    for (const now of [{ state: 'connecting' } as EngineLink, connected, lost, { state: 'connecting' } as EngineLink, second]) {
+      reloads.push(reloadsOn(loaded, now));
+      loaded = loadedThrough(loaded, now);
+    }
+    expect(reloads).toEqual([false, false, false, false, true]);
   });
 });
 

@@ -12,7 +12,7 @@ export interface LinkBanner {
    * What its button does: start the engine, or stop it and start this build's; for another
    * machine's engine, connect again now (the window neither starts nor stops it).
    */
-  action: 'start' | 'restart' | 'connect' | null;
+  action: 'start' | 'restart' | 'connect' | 'dismiss' | null;
   /** A failure (red) rather than a note (amber). */
   severe: boolean;
 }
@@ -26,6 +26,14 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
           title: `The engine on ${link.host} runs another build of Switchboard (${link.engine_version}) than this window.`,
           advice: 'It goes on as it is; install the same version on both machines to be sure they understand each other.',
           action: null,
+          severe: false,
+        };
+      }
+      if (link.state === 'connected' && link.restarted) {
+        return {
+          title: 'The engine stopped unexpectedly, and the window started it again.',
+          advice: 'Agents that were running stopped with it: their tasks went back to their queues or are marked interrupted, as after a crash. Its log is in the data folder’s logs.',
+          action: 'dismiss',
           severe: false,
         };
       }
@@ -62,11 +70,20 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
 }
 
 /**
- * Whether going from `before` to `now` means reloading what the window shows: it reached the
- * engine again after losing it (its lists, terminals and questions may all have moved on).
+ * Whether the link `now` means reloading what the window shows, when what it shows was loaded
+ * through connection number `loaded` (null: not known yet, the first connection the window hears
+ * of is the one it loaded from): any other connection, however it came about (the engine stopped
+ * and was started again from the banner, it died and the window started it, the window fell
+ * behind its events), may have another engine behind it, and its lists, terminals and questions
+ * may all have moved on.
  */
-export function reloadsOn(before: EngineLink | null, now: EngineLink): boolean {
-  return now.state === 'connected' && (before?.state === 'lost' || before?.state === 'refused');
+export function reloadsOn(loaded: number | null, now: EngineLink): boolean {
+  return now.state === 'connected' && loaded !== null && now.connection !== loaded;
+}
+
+/** The connection what the window shows was loaded through, once it hears of one. */
+export function loadedThrough(loaded: number | null, now: EngineLink): number | null {
+  return loaded ?? (now.state === 'connected' ? now.connection : null);
 }
 
 /**

@@ -182,7 +182,7 @@ function hostWords(host: HostState): string {
 
 /** The link to another machine whose engine answers, as the shell reports it. */
 export function connectedHost(destination: string): EngineLink {
-  return { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: destination };
+  return { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: destination, connection: 1, restarted: false };
 }
 
 /** The folders the fake's home folder holds, whatever directories it was given. */
@@ -776,7 +776,7 @@ export class FakeBackend implements Backend {
     };
   }
 
-  #engineLink: EngineLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null };
+  #engineLink: EngineLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: 1, restarted: false };
   readonly #engineLinkListeners = new Set<(link: EngineLink) => void>();
 
   async engineLink(): Promise<EngineLink> {
@@ -795,14 +795,22 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#engineLinkListeners]) listener(link);
   }
 
+  /** The link's connections so far, as the shell numbers them. */
+  #connections = 1;
+
   async startEngine(): Promise<void> {
     this.#record('start_engine', {});
-    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null });
+    this.#reconnect();
   }
 
   async restartEngine(): Promise<void> {
     this.#record('restart_engine', {});
-    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null });
+    this.#reconnect();
+  }
+
+  #reconnect(): void {
+    this.#connections += 1;
+    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: this.#connections, restarted: false });
   }
 
   /** How many times the window was loaded anew. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent, EngineLink, HostLink, Profile, SessionInfo, Settings } from './bindings';
 import { chosenMachine, disconnectedMachine, hostEventUse, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink, withHostStorage } from './hosts';
 
-const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null };
+const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null, connection: 1, restarted: false };
 const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
 const link = (destination: string, state: EngineLink): HostLink => ({ destination, link: state });
 

@@ -407,6 +407,13 @@ pub enum EngineLink {
         /// The machine the engine runs on, when not this one (an SSH
         /// destination): its engine is neither started nor stopped from here.
         host: Option<String>,
+        /// Which of the link's connections this is (1 for the first): a
+        /// window that loaded what it shows from another connection loads
+        /// it again, whichever way the new one came about.
+        connection: u32,
+        /// The window started this engine again by itself, because the one
+        /// before it died (killed, crashed: not stopped by the user).
+        restarted: bool,
     },
     /// The engine stopped, or cannot be reached (another machine's: the
     /// connection to it); the window tries again by itself, and the user

@@ -388,9 +388,25 @@ impl EngineState {
         Ok(self.cx.store.recent_sessions(MAX_LISTED_SESSIONS)?)
     }
 
+    /// The user's start of a session in the agent's own folder: refused while
+    /// one already runs there, whatever the client believed (a window that
+    /// missed the engine's restart, say), so two copies of an agent never work
+    /// in one folder. The engine's own starts (delegations, replies, worktree
+    /// sessions) go through `Context::start_session` and are not affected.
     pub(super) fn start_session(&mut self, profile_id: ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
         let profile_id = &profile_id;
+        self.refuse_second_session(profile_id)?;
         self.cx.start_session(profile_id, size, None, None)
+    }
+
+    fn refuse_second_session(&self, profile_id: &ProfileId) -> Result<(), EngineError> {
+        let in_own_folder =
+            self.cx.sessions.running().any(|s| &s.info.profile_id == profile_id && s.info.workspace.is_none());
+        if in_own_folder {
+            let agent = self.cx.profile(profile_id)?.spec.name;
+            return Err(EngineError::SessionRunning { agent });
+        }
+        Ok(())
     }
 
     pub(super) fn stop_session(&mut self, session_id: SessionId, reply: Responder<SessionInfo>) {
@@ -418,6 +434,9 @@ impl EngineState {
             });
         };
         let workspace = super::sessions::still_there(old.workspace.as_deref());
+        if workspace.is_none() {
+            self.refuse_second_session(&old.profile_id)?;
+        }
         self.cx.start_session(&old.profile_id, size, Some(&conversation), workspace.as_deref())
     }
 
