@@ -636,6 +636,7 @@ fn host_said() -> impl Strategy<Value = HostSaid> {
             account,
             profiles: (0..n).map(|_| ProfileId::new()).collect(),
             by_user: true,
+            at_reset: false,
         }))),
         host_text().prop_map(|text| HostSaid::Reply(Box::new(Reply::Text(text)))),
     ]

@@ -184,7 +184,9 @@ async fn two_agents_of_one_account_wait_for_its_limit_together_and_go_on_one_at_
     t.events
         .wait_for("the limit lifted", |events| {
             events.iter().find_map(|e| {
-                matches!(e, EngineEvent::LimitLifted { account, by_user: false, .. } if account == "team").then_some(())
+                // Its reset was never known: a try went through, not "its limit has reset".
+                matches!(e, EngineEvent::LimitLifted { account, by_user: false, at_reset: false, .. } if account == "team")
+                    .then_some(())
             })
         })
         .await;
@@ -530,4 +532,31 @@ async fn forged_usage_numbers_are_kept_in_range_and_crash_nothing() {
     // The engine goes on: the next usage told is kept.
     t.engine.write_input(session, status_line(60, 1_800_000_000) + "\n").await.unwrap();
     t.events.wait_for("the next usage told", windows_told(60)).await;
+}
+
+/// A refusal that does not say when the limit resets, for an account whose
+/// status line showed its 5-hour window nearly used up: the limit resets
+/// when that window does, the one time the banner, the usage bar and the
+/// command line all say (never "reset time unknown" under a bar that knows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_without_a_reset_takes_the_reset_the_status_line_told() {
+    let t = TestEngine::start().await;
+    let home = tempfile::tempdir().unwrap();
+    let (_, session, _) = status_line_agent(&t, home.path()).await;
+    let reset = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 7200) as i64;
+    t.engine.write_input(session, status_line(97, reset) + "\n").await.unwrap();
+    t.events.wait_for("the usage told", windows_told(97)).await;
+
+    let worker = agent(&t, "worker", "team", 600).await;
+    worker.refused(&t, "rate_limit").await;
+    let limit = t.events.wait_for("the limit", |events| limit_of(events, "team")).await;
+    assert_eq!(limit.until, Some(reset * 1000), "{limit:?}");
+    let listed = t.engine.list_limits().await.unwrap();
+    assert_eq!(listed.iter().map(|l| l.until).collect::<Vec<_>>(), vec![Some(reset * 1000)]);
+    let waiting = t.task_until(&worker.task, "held for the limit", waits_for_limit).await;
+    assert!(
+        matches!(waiting.waiting_for, Some(WaitingFor::UsageLimit { until: Some(until), .. }) if until == reset * 1000),
+        "{:?}",
+        waiting.waiting_for
+    );
 }

@@ -927,6 +927,7 @@ mod tests {
                     account: local_agent.to_string(),
                     profiles: vec![local_agent.clone()],
                     by_user: false,
+                    at_reset: false,
                 }),
                 vec![],
             ),
@@ -1128,6 +1129,7 @@ mod tests {
             account: huge(1 << 20),
             profiles: (0..5000).map(|_| ProfileId::new()).collect(),
             by_user: false,
+            at_reset: false,
         };
         let EngineEvent::LimitLifted { account, profiles, .. } = capped_from_host(many).unwrap() else { panic!() };
         assert_eq!(profiles.len(), MAX_LIST_ITEMS);

@@ -116,6 +116,37 @@ pub fn usage_of(
     (kept, reset)
 }
 
+/// How much of a usage window a status line must show used for its reset to
+/// be taken as the limit's when none of the account's windows reads used up:
+/// a status line told a moment before the refusal lags it by a few percent.
+const NEARLY_USED_UP: u8 = 90;
+
+/// When an account's limit resets, from the best source there is, so that one
+/// time is said everywhere (the banner, the usage bar, the command line, the
+/// retry): the windows the refusal came with (`refusal_used_up`: the latest
+/// reset of those used up), else the time the refusal said (`told`), else the
+/// account's usage as last told (`known`, a status line's windows): the latest
+/// reset of those used up, else of the one used most if it is nearly used up.
+/// A reset in the past, or further ahead than any plan's window, is not known.
+pub fn best_reset(
+    refusal_used_up: Option<Millis>,
+    told: Option<Millis>,
+    known: &[crate::api::UsageWindow],
+    now: Millis,
+) -> Option<Millis> {
+    let believable = |at: &Millis| *at > now && *at <= now + LONGEST_WAIT_MS;
+    let used_up =
+        || known.iter().filter(|w| w.used_percent >= 100).filter_map(|w| w.resets_at).filter(believable).max();
+    let most_used = || {
+        known
+            .iter()
+            .filter(|w| w.used_percent >= NEARLY_USED_UP && w.resets_at.is_some_and(|at| believable(&at)))
+            .max_by_key(|w| w.used_percent)
+            .and_then(|w| w.resets_at)
+    };
+    refusal_used_up.filter(believable).or(told.filter(believable)).or_else(used_up).or_else(most_used)
+}
+
 /// An account at its usage limit, as the engine carries it out: its record,
 /// and its agents going on one at a time.
 #[derive(Debug, Clone)]
@@ -271,6 +302,51 @@ mod tests {
 
     const NOW: Millis = 1_000_000_000;
     const MARGINS: Margins = Margins { after_reset: 30_000, first_retry: 60_000 };
+
+    #[test]
+    fn one_reset_time_from_the_best_source() {
+        let window = |used_percent, resets_at: Option<Millis>| crate::api::UsageWindow {
+            minutes: 300,
+            used_percent,
+            resets_at,
+            level: crate::api::UsageLevel::Ok,
+        };
+        let (hour, later) = (NOW + 3_600_000, NOW + 7_200_000);
+        // (case, the refusal's windows' reset, the refusal's time, the status line's windows, expected)
+        type Case = (&'static str, Option<Millis>, Option<Millis>, Vec<crate::api::UsageWindow>, Option<Millis>);
+        let cases: [Case; 9] = [
+            ("the refusal's windows first", Some(hour), Some(later), vec![window(100, Some(later))], Some(hour)),
+            ("then what the refusal said", None, Some(later), vec![window(100, Some(hour))], Some(later)),
+            (
+                "then a status line's window used up",
+                None,
+                None,
+                vec![window(40, Some(hour)), window(100, Some(later))],
+                Some(later),
+            ),
+            (
+                "a status line lagging the refusal",
+                None,
+                None,
+                vec![window(97, Some(hour)), window(20, Some(later))],
+                Some(hour),
+            ),
+            ("a window far from used up says nothing", None, None, vec![window(60, Some(hour))], None),
+            ("nothing told", None, None, vec![], None),
+            ("a reset already past", None, Some(NOW - 1), vec![window(100, Some(NOW - 1))], None),
+            ("a reset too far ahead", None, Some(NOW + LONGEST_WAIT_MS + 1), vec![], None),
+            (
+                "a past refusal time gives way to the status line",
+                None,
+                Some(NOW - 1),
+                vec![window(100, Some(hour))],
+                Some(hour),
+            ),
+        ];
+        for (case, used_up, told, known, expected) in cases {
+            assert_eq!(best_reset(used_up, told, &known, NOW), expected, "{case}");
+        }
+    }
 
     fn waiting(until: Option<Millis>, passed: u32, delay_secs: u32) -> LimitRecord {
         LimitRecord {

@@ -605,7 +605,7 @@ impl Notices {
                     ),
                 ))
             }
-            EngineEvent::LimitLifted { account, profiles, by_user } => {
+            EngineEvent::LimitLifted { account, profiles, by_user, at_reset } => {
                 // Told only when its reaching the limit was.
                 let key = format!("limit:{account}:");
                 if !self.notified.iter().any(|told| told.starts_with(&key)) {
@@ -613,7 +613,11 @@ impl Notices {
                 }
                 self.notified.retain(|key| !key.starts_with(&format!("limit:{account}:")));
                 let names = self.names_of(profiles);
-                let how = if *by_user { "as you asked" } else { "its usage limit has reset" };
+                let how = match (by_user, at_reset) {
+                    (true, _) => "as you asked",
+                    (false, true) => "its usage limit has reset",
+                    (false, false) => "tried again after its usage limit, it works again",
+                };
                 let body = match profiles.len() {
                     1 => format!("{names} goes on: {how}."),
                     _ => format!("{names} go on: {how}; their tasks go on one agent at a time."),
@@ -1724,6 +1728,39 @@ mod tests {
             ..worktree(&first, "x", &second, "y", true)
         };
         assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: alone }), None);
+    }
+
+    #[test]
+    fn a_lifted_limit_says_how_it_lifted_never_a_reset_it_did_not_know() {
+        let lead = ProfileId::new();
+        let profile = Profile {
+            id: lead.clone(),
+            spec: crate::api::ProfileSpec { name: "Lead".into(), ..Default::default() },
+            created_at: 0,
+            host: None,
+        };
+        let limit = |until| crate::api::AccountLimit {
+            account: "team".into(),
+            profiles: vec![lead.clone()],
+            since: 1,
+            until,
+            retry_at: 2,
+            passed: 0,
+            phase: crate::api::LimitPhase::Waiting,
+        };
+        let cases = [
+            (Some(5), false, true, "Lead goes on: its usage limit has reset."),
+            (None, false, false, "Lead goes on: tried again after its usage limit, it works again."),
+            (None, true, false, "Lead goes on: as you asked."),
+        ];
+        for (until, by_user, at_reset, said) in cases {
+            let mut notices = Notices::default();
+            notices.apply(&EngineEvent::ProfileSaved { profile: profile.clone() });
+            notices.apply(&EngineEvent::LimitChanged { limit: limit(until) }).expect("the limit is told");
+            let lifted =
+                EngineEvent::LimitLifted { account: "team".into(), profiles: vec![lead.clone()], by_user, at_reset };
+            assert_eq!(notices.apply(&lifted).expect("its lifting is told").body, said);
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TaskSpec } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
@@ -117,6 +117,22 @@ describe('new task form', () => {
     const result = await screen.findByTestId('task-submit-result');
     expect(result.textContent).toBe('Queued · position 1 · waiting for “first”');
     expect(callsOf(backend, 'submit_task')[0]).toMatchObject({ spec: { time_limit_secs: null, priority: 'normal', context: null } });
+  });
+
+  it('says a submitted task that failed in red, never as a success, and brings it into view', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+    const shown = vi.spyOn(Element.prototype, 'scrollIntoView');
+    await type('task-instruction', 'Port the parser');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    const result = await screen.findByTestId('task-submit-result');
+    expect(result.dataset.tone).toBe('ok');
+    backend.finishTask({ profileId: agent.id }, { state: 'failed', reason: 'the build broke' });
+    await waitFor(() => expect(result.textContent).toBe('Your task failed: open it to see why'));
+    expect(result.dataset.tone).toBe('bad');
+    expect(shown).toHaveBeenCalled();
+    shown.mockRestore();
   });
 
   it('keeps its place in the queue true as tasks ahead of it leave', async () => {

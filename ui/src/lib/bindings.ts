@@ -801,7 +801,12 @@ session_id: SessionId, decision: PermissionDecision | null, } | { "type": "stora
 /**
  * The signal that has waited longest, to start with.
  */
-oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "attention_changed", profile_id: ProfileId, attention: Attention, } | { "type": "worktree_changed", worktree: WorktreeInfo, } | { "type": "limit_changed", limit: AccountLimit, } | { "type": "usage_changed", usage: AccountUsage, } | { "type": "usage_warning", account: string, profiles: Array<ProfileId>, window: UsageWindow, } | { "type": "limit_lifted", account: string, profiles: Array<ProfileId>, by_user: boolean, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
+oldest_pending: SignalId | null, } | { "type": "settings_changed", settings: Settings, } | { "type": "attention_changed", profile_id: ProfileId, attention: Attention, } | { "type": "worktree_changed", worktree: WorktreeInfo, } | { "type": "limit_changed", limit: AccountLimit, } | { "type": "usage_changed", usage: AccountUsage, } | { "type": "usage_warning", account: string, profiles: Array<ProfileId>, window: UsageWindow, } | { "type": "limit_lifted", account: string, profiles: Array<ProfileId>, by_user: boolean, 
+/**
+ * Lifted at a reset the app knew, rather than by a try made
+ * without knowing it (or the user's word).
+ */
+at_reset: boolean, } | { "type": "logged", entry: LogEntry, profile_id: ProfileId | null, };
 
 export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "session_exited", exit_code: number, signal: string | null, } | { "kind": "session_killed", exit_code: number, signal: string | null, } | { "kind": "session_interrupted", reaped: boolean, } | { "kind": "task_queued", priority: Priority, } | { "kind": "task_started" } | { "kind": "task_typed", bracketed: boolean, } | { "kind": "task_moved", to_index: number, priority: Priority, } | { "kind": "task_edited", title: boolean, instruction: boolean, } | { "kind": "task_requeued", 
 /**

@@ -1087,7 +1087,7 @@ export class FakeBackend implements Backend {
     const limit = this.#limits.get(account);
     if (!limit) throw new Error(`liftLimit: no limit on ${account}`);
     this.#limits.delete(account);
-    this.emit({ type: 'limit_lifted', account, profiles: limit.profiles, by_user: false });
+    this.emit({ type: 'limit_lifted', account, profiles: limit.profiles, by_user: false, at_reset: false });
     for (const profileId of limit.profiles) {
       this.#refreshQueued([profileId]);
       this.#pump(profileId);
@@ -1151,7 +1151,7 @@ export class FakeBackend implements Backend {
     }
     if (limit) {
       this.#limits.delete(limit.account);
-      this.emit({ type: 'limit_lifted', account: limit.account, profiles: limit.profiles, by_user: true });
+      this.emit({ type: 'limit_lifted', account: limit.account, profiles: limit.profiles, by_user: true, at_reset: false });
     }
     if (paused) {
       const resumed = this.#putTask({ ...paused, waiting_for: null });

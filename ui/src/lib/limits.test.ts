@@ -57,13 +57,13 @@ describe('the limits the window keeps', () => {
     expect(limitOf(limits, 'night')).toBe(other);
     expect(limitOf(limits, 'someone')).toBeUndefined();
 
-    limits = applyLimitEvent(limits, { type: 'limit_lifted', account: first.account, profiles: first.profiles, by_user: true });
+    limits = applyLimitEvent(limits, { type: 'limit_lifted', account: first.account, profiles: first.profiles, by_user: true, at_reset: false });
     expect(limits).toEqual([other]);
   });
 
   it('keeps the same list for other events and for a limit it never had', () => {
     const limits = [limit()];
-    const lifted: EngineEvent = { type: 'limit_lifted', account: 'unknown', profiles: [], by_user: false };
+    const lifted: EngineEvent = { type: 'limit_lifted', account: 'unknown', profiles: [], by_user: false, at_reset: false };
     expect(applyLimitEvent(limits, lifted)).toBe(limits);
     expect(applyLimitEvent(limits, { type: 'profile_deleted', profile_id: 'builder' })).toBe(limits);
   });
@@ -176,7 +176,7 @@ describe("the accounts' usage the window keeps", () => {
   it.each<[string, EngineEvent]>([
     ['a warning (the desktop notification is the engine\'s)', { type: 'usage_warning', account: first.account, profiles: first.profiles, window: first.windows[0] }],
     ['a limit reached', { type: 'limit_changed', limit: limit() }],
-    ['a limit lifted', { type: 'limit_lifted', account: first.account, profiles: first.profiles, by_user: false }],
+    ['a limit lifted', { type: 'limit_lifted', account: first.account, profiles: first.profiles, by_user: false, at_reset: false }],
     ['an agent deleted', { type: 'profile_deleted', profile_id: 'builder' }],
   ])('keeps the same list for %s', (_name, event) => {
     const usage = [first];

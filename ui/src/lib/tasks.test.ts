@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Attention, EngineEvent, LogEntry, LogKind, QueueStatus, SessionInfo, Submitted, Summary, TaskInfo } from './bindings';
+import type { Attention, EngineEvent, LogEntry, LogKind, QueueStatus, SessionInfo, Submitted, Summary, TaskInfo, TaskState } from './bindings';
 import type { Model, Selection } from './model';
 import { shownAttention, type ShownAttention } from './attention';
 import {
@@ -27,7 +27,8 @@ import {
   queueStatusOf,
   runningTask,
   selectionForTask,
-  liveSubmittedMessage,
+  liveSubmittedOutcome,
+  type OutcomeTone,
   summaryMarkdown,
   summaryToMarkdown,
   taskSpecFromForm,
@@ -374,9 +375,24 @@ describe('texts', () => {
       'Queued · position 2 · waiting for “Write the docs”',
     ],
     ['running since', { task: task(ID), position: 2, waiting_for: null }, [task(ID, { state: 'running' })], 'Your task is running'],
-    ['ended', { task: task(ID), position: null, waiting_for: null }, [task(ID, { state: 'timed_out' })], 'Your task is timed out'],
+    ['completed', { task: task(ID), position: null, waiting_for: null }, [task(ID, { state: 'completed' })], 'Your task completed'],
+    ['cancelled', { task: task(ID), position: null, waiting_for: null }, [task(ID, { state: 'cancelled' })], 'Your task was cancelled'],
   ])('submission outcome: %s', (_, submitted, tasks, message) => {
-    expect(liveSubmittedMessage(submitted, tasks)).toBe(message);
+    expect(liveSubmittedOutcome(submitted, tasks).text).toBe(message);
+  });
+
+  it.each<[TaskState, OutcomeTone]>([
+    ['queued', 'ok'],
+    ['running', 'ok'],
+    ['completed', 'ok'],
+    ['cancelled', 'note'],
+    ['failed', 'bad'],
+    ['timed_out', 'bad'],
+    ['interrupted', 'bad'],
+  ])('a submitted task %s reads in the %s tone, in words', (state, tone) => {
+    const outcome = liveSubmittedOutcome({ task: task(ID), position: 1, waiting_for: null }, [task(ID, { state })]);
+    expect(outcome.tone).toBe(tone);
+    expect(outcome.text).not.toMatch(/is (failed|timed_out|timed out|interrupted|completed|cancelled)/);
   });
 
   it.each<[number, string]>([

@@ -416,16 +416,33 @@ export function waitSentence(task: TaskInfo, now: number): string | null {
   }
 }
 
+/** How the form's outcome line reads: a success, a note, or a failure (green, plain, red). */
+export type OutcomeTone = 'ok' | 'note' | 'bad';
+
+/** What the form says of a submitted task that has ended, and in which tone. */
+const ENDED_WORDS: Record<Exclude<TaskState, 'queued' | 'running'>, [string, OutcomeTone]> = {
+  completed: ['Your task completed', 'ok'],
+  failed: ['Your task failed: open it to see why', 'bad'],
+  timed_out: ['Your task ran out of time: open it to see how far it got', 'bad'],
+  cancelled: ['Your task was cancelled', 'note'],
+  interrupted: ['Your task was interrupted: open it to run it again', 'bad'],
+};
+
 /**
  * The submission's outcome as it stands now, for the form: `Started`, or `Queued · position N
  * · waiting for “…”` with its place in the queue and the task at work as they are now (tasks
  * ahead end, are cancelled or move; the receipt's place would go stale), then `Your task is
- * running`, `… completed`, … once it has moved on. `tasks`: the window's list of tasks.
+ * running`, `Your task completed`, `Your task failed: …` once it has moved on, each in its tone
+ * (a failure never reads as a success). `tasks`: the window's list of tasks.
  */
-export function liveSubmittedMessage(submitted: Submitted, tasks: readonly TaskInfo[]): string {
+export function liveSubmittedOutcome(submitted: Submitted, tasks: readonly TaskInfo[]): { text: string; tone: OutcomeTone } {
   const current = tasks.find((t) => t.id === submitted.task.id) ?? submitted.task;
-  if (current.state === 'running' && submitted.position === null) return 'Started';
-  if (current.state !== 'queued') return `Your task is ${stateWord(current.state)}`;
+  if (current.state === 'running' && submitted.position === null) return { text: 'Started', tone: 'ok' };
+  if (current.state === 'running') return { text: 'Your task is running', tone: 'ok' };
+  if (current.state !== 'queued') {
+    const [text, tone] = ENDED_WORDS[current.state];
+    return { text, tone };
+  }
   // Not listed yet: the receipt is the latest word.
   const position = queuePosition(tasks, current.id) ?? submitted.position;
   const atWork =
@@ -434,7 +451,7 @@ export function liveSubmittedMessage(submitted: Submitted, tasks: readonly TaskI
   const parts = ['Queued'];
   if (position !== null) parts.push(`position ${position}`);
   if (atWork) parts.push(`waiting for “${firstLine(taskTitle(atWork))}”`);
-  return parts.join(' · ');
+  return { text: parts.join(' · '), tone: 'ok' };
 }
 
 /** `45s`, `5m`, `5m 30s`, `1h`, `1h 5m` (seconds dropped from an hour on). */

@@ -165,6 +165,10 @@ pub enum EngineEvent {
         account: String,
         profiles: Vec<ProfileId>,
         by_user: bool,
+        /// Lifted at a reset the app knew, rather than by a try made
+        /// without knowing it (or the user's word).
+        #[serde(default)]
+        at_reset: bool,
     },
     /// An entry was added to the event log; `profile_id`: the agent it
     /// concerns, where known (live flows and event panels follow it).

@@ -246,9 +246,11 @@ impl TaskDesk {
         usage: &[switchboard_protocol::rollout::UsageWindow],
     ) {
         let (usage, used_up) = crate::limits::usage_of(usage);
-        // A reset further ahead than any plan's window (a month) is not believed:
-        // the account is tried again as for an unknown one, never parked for years.
-        let until = used_up.or(until).filter(|until| *until <= now() + crate::limits::LONGEST_WAIT_MS);
+        // One reset, from the best source: a status line's usage bar and the
+        // limit's banner never say two times. One further ahead than any plan's
+        // window (a month) is not believed: tried again as for an unknown one.
+        let known = cx.usage.get(account).map(|record| record.windows.as_slice()).unwrap_or_default();
+        let until = crate::limits::best_reset(used_up, until, known, now());
         usage_told(cx, account, usage);
         let before = cx.limits.get(account);
         let resumed =
@@ -387,12 +389,20 @@ impl TaskDesk {
     fn lift(&mut self, cx: &mut Ctx, account: &str) {
         let Some(limit) = cx.limits.remove(account) else { return };
         let by_user = limit.by_user;
+        // "Its limit has reset" only when a known reset has passed; a try made
+        // without knowing it is said as a try.
+        let at_reset = !by_user && limit.record.until.is_some_and(|until| until <= now());
         if let Err(error) = cx.store.delete_limit(account) {
             tracing::error!(%error, "a lifted usage limit could not be cleared from the store");
         }
         let info = limit_info(cx, &limit);
         tracing::info!(%account, "an account's usage limit is over");
-        cx.emit(EngineEvent::LimitLifted { account: account.to_owned(), profiles: info.profiles.clone(), by_user });
+        cx.emit(EngineEvent::LimitLifted {
+            account: account.to_owned(),
+            profiles: info.profiles.clone(),
+            by_user,
+            at_reset,
+        });
         let stranded: Vec<ProfileId> = self
             .work
             .iter()
