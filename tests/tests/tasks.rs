@@ -196,6 +196,8 @@ async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
     let done = t.finished(&second.id).await;
     assert_eq!(done.state(), TaskState::Failed, "its summary says it failed");
     assert_eq!(done.result().unwrap().summary.status, Some(SummaryStatus::Failed));
+    // The STATUS.txt the first task left was never shown as the second's progress.
+    assert_eq!(done.progress(), None, "{done:?}");
 
     // Another task's summary does not complete this one.
     let third = t.submit(task(&profile, "three")).await.task;

@@ -227,21 +227,21 @@ impl TaskDesk {
         }
     }
 
+    /// STATUS.txt is the progress of the one task at work in its folder, once
+    /// written since that task was handed: a file an earlier task left, or one
+    /// of two agents working in one folder wrote, is nobody's.
     fn refresh_progress(&mut self, cx: &mut Ctx, workspace: &Path) {
-        let working: Vec<TaskId> =
-            self.work.values().filter(|w| w.workspace == workspace).map(|w| w.task_id.clone()).collect();
-        if working.is_empty() {
+        let mut working = self.work.values().filter(|w| w.workspace == workspace);
+        let (Some(work), None) = (working.next(), working.next()) else { return };
+        if work.status_before.is_some() && super::status_stamp(workspace) == work.status_before {
             return;
         }
-        let progress = artifacts::read_progress(workspace);
-        for task_id in working {
-            if let Ok(mut task) = task_of(cx, &task_id)
-                && task.progress() != progress.as_deref()
-                && progress.is_some()
-            {
-                task.set_progress(progress.clone());
-                save_and_report(cx, &task);
-            }
+        let Some(progress) = artifacts::read_progress(workspace) else { return };
+        if let Ok(mut task) = task_of(cx, &work.task_id)
+            && task.progress() != Some(progress.as_str())
+        {
+            task.set_progress(Some(progress));
+            save_and_report(cx, &task);
         }
     }
 

@@ -82,6 +82,18 @@ enum Phase {
 }
 
 /// The task a profile's agent works on.
+/// What tells one writing of STATUS.txt from another: its file, size and
+/// time of change (a file system's clock may lag the app's by a few
+/// milliseconds, so times alone would not do).
+type StatusStamp = (u64, u64, Option<std::time::SystemTime>);
+
+/// STATUS.txt's stamp in `workspace`, if it is there (the link itself, if it is one).
+fn status_stamp(workspace: &std::path::Path) -> Option<StatusStamp> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(workspace.join(switchboard_protocol::summary::STATUS_FILE)).ok()?;
+    Some((meta.ino(), meta.len(), meta.modified().ok()))
+}
+
 struct Work {
     task_id: TaskId,
     session_id: SessionId,
@@ -109,6 +121,9 @@ struct Work {
     waiting: Option<(crate::api::Millis, Instant)>,
     /// When it was handed to the session actor.
     handed_at: crate::api::Millis,
+    /// STATUS.txt in its folder as it was when the task was handed: another
+    /// task's, never shown as this one's progress until it changes.
+    status_before: Option<StatusStamp>,
     /// What the session actor last said holds its typing back.
     held: Option<Held>,
     /// Its completion is held while its agent's teammates still work.
@@ -762,6 +777,7 @@ impl TaskDesk {
         };
         let request = TypeRequest { tag: task.id.to_string(), text, ready, reply, held, back };
         cx.sessions.send(&session_id, Control::Type(request));
+        let status_before = status_stamp(&workspace);
         self.work.insert(
             profile_id.clone(),
             Work {
@@ -779,6 +795,7 @@ impl TaskDesk {
                 quiet_since: None,
                 waiting: None,
                 handed_at,
+                status_before,
                 held: None,
                 held_for_team: false,
                 turn_look: None,
