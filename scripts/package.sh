@@ -30,10 +30,19 @@ if [[ ! -d scripts/package/node_modules ]] || [[ scripts/package/package-lock.js
   (cd scripts/package && npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
 
-target=$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug
+built=$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug
 for binary in switchboard switchboard-hook switchboard-demo-agent; do
-  [[ -x $target/$binary ]] || { echo "$target/$binary is not built: run ./scripts/build.sh" >&2; exit 1; }
+  [[ -x $built/$binary ]] || { echo "$built/$binary is not built: run ./scripts/build.sh" >&2; exit 1; }
 done
+
+# The bundler writes to the app's binary as it packages it, which fails
+# ("Text file busy") while an engine runs from the build. It packages a copy,
+# in a folder of its own laid out as the bundler expects a target folder.
+stage=$(realpath -m "${CARGO_TARGET_DIR:-target}")/package
+target=$stage/debug
+rm -rf "$stage"
+mkdir -p "$target"
+cp "$built/switchboard" "$built/switchboard-hook" "$built/switchboard-demo-agent" "$target/"
 
 # The Tauri command line takes the folder of its configuration for the app's
 # crate. Ours is at the root (src-tauri/build.rs and app.rs read it there),
@@ -75,7 +84,7 @@ rm -rf "$target/bundle/deb"
 # --no-binary-patching: the bundler would otherwise rewrite the tests' binary
 # in place to note the kind of package it went into (for Tauri's updater,
 # which the app does not use).
-TAURI_APP_PATH=src-tauri scripts/package/node_modules/.bin/tauri bundle \
+CARGO_TARGET_DIR=$stage TAURI_APP_PATH=src-tauri scripts/package/node_modules/.bin/tauri bundle \
   --debug --bundles deb --no-binary-patching --ci --config "$config" >&2
 
 debs=("$target"/bundle/deb/*.deb)
