@@ -12,7 +12,8 @@ use support::*;
 use switchboard_core::store::Store;
 use switchboard_core::summary::SummaryStatus;
 use switchboard_core::{
-    EngineEvent, LogKind, Priority, Profile, ProfileSpec, Submitted, TaskId, TaskInfo, TaskSpec, TaskState,
+    AgentKind, CompletionRule, EngineEvent, LogKind, Priority, Profile, ProfileSpec, Submitted, TaskId, TaskInfo,
+    TaskSpec, TaskState,
 };
 
 fn task(profile: &Profile, instruction: &str) -> TaskSpec {
@@ -753,4 +754,47 @@ async fn the_screen_gives_the_ready_pattern_of_the_prompt_the_agent_shows() {
     t.engine.update_profile(profile.id.clone(), spec).await.unwrap();
     let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Say you are done")).await.unwrap().task;
     assert_eq!(t.finished(&task.id).await.state(), TaskState::Completed);
+}
+
+/// A plain shell writes no summary: an agent set to be done when its prompt
+/// comes back is typed the instruction alone (nothing else a shell would
+/// run), and its task completes when the prompt is back, in the same
+/// session, the next task after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_agents_task_is_done_when_its_prompt_comes_back() {
+    let t = TestEngine::start().await;
+    let mut spec = ProfileSpec {
+        ready_pattern: Some("shell\\$ $".into()),
+        ready_quiet_ms: 50,
+        completion: CompletionRule::Prompt,
+        ..t.spec("shell", "bash", &["--norc", "--noprofile", "-i"])
+    };
+    spec.env.insert("PS1".into(), "shell$ ".into());
+    let profile = t.engine.create_profile(spec).await.unwrap();
+
+    let first = t.submit(task(&profile, "sleep 0.3; echo made > out.txt")).await.task;
+    let done = t.task_until(&first.id, "to end", |task| task.state().is_finished()).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(std::fs::read_to_string(t.workspace.join("out.txt")).unwrap(), "made\n");
+    let second = t.submit(task(&profile, "echo again >> out.txt")).await.task;
+    let again = t.task_until(&second.id, "to end", |task| task.state().is_finished()).await;
+    assert_eq!(again.state(), TaskState::Completed);
+    assert_eq!(again.run().unwrap().session_id, done.run().unwrap().session_id, "one session for both");
+
+    // Nothing but the instructions was typed: the shell ran no line of the protocol's.
+    let session = done.run().unwrap().session_id.clone();
+    let screen = t.engine.screen_snapshot(session, 200).await.unwrap().recent_lines.join("\n");
+    assert!(!screen.contains("command not found") && !screen.contains("summaries/"), "{screen}");
+
+    // Claude Code and Codex end turns, not commands: refused for them, in words.
+    let refused = t
+        .engine
+        .create_profile(ProfileSpec {
+            kind: AgentKind::ClaudeCode,
+            completion: CompletionRule::Prompt,
+            ..t.spec("claude", "bash", &[])
+        })
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("only for a plain program"), "{refused}");
 }

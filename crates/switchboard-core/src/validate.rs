@@ -161,6 +161,14 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
             format!("A time limit is between one second and {} days.", MAX_TIME_LIMIT_SECS / 86_400),
         );
     }
+    if spec.completion == crate::api::CompletionRule::Prompt && spec.kind != switchboard_protocol::AgentKind::Generic {
+        add(
+            ProfileField::Kind,
+            "A task can be done when its prompt comes back only for a plain program (kind generic): Claude Code and \
+             Codex say when they are done through their hooks and a summary."
+                .into(),
+        );
+    }
     if spec.quiet_alert_secs > MAX_TIME_LIMIT_SECS {
         add(
             ProfileField::QuietAlertSecs,

@@ -15,7 +15,7 @@ export type Priority = "urgent" | "normal";
 
 export type TermSize = { rows: number, cols: number, };
 
-export type CompletionRule = "summary" | "report" | "both";
+export type CompletionRule = "summary" | "report" | "both" | "prompt";
 
 export type ProfileSpec = { name: string, 
 /**

@@ -68,8 +68,10 @@ fn default_quiet_alert_secs() -> u32 {
 }
 
 /// What completes a task: the summary file (the default), the agent's
-/// completion report (for agents that write no summary), or both, which
-/// must then agree on the outcome.
+/// completion report (for agents that write no summary), both, which
+/// must then agree on the outcome, or its prompt coming back (a shell, or
+/// any program that runs one command at a time and writes no summary: it
+/// is typed the instruction alone, nothing a shell would run besides).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum CompletionRule {
@@ -77,6 +79,7 @@ pub enum CompletionRule {
     Summary,
     Report,
     Both,
+    Prompt,
 }
 
 impl CompletionRule {
@@ -85,11 +88,14 @@ impl CompletionRule {
             CompletionRule::Summary => "summary",
             CompletionRule::Report => "report",
             CompletionRule::Both => "both",
+            CompletionRule::Prompt => "prompt",
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [CompletionRule::Summary, CompletionRule::Report, CompletionRule::Both].into_iter().find(|r| r.as_str() == text)
+        [CompletionRule::Summary, CompletionRule::Report, CompletionRule::Both, CompletionRule::Prompt]
+            .into_iter()
+            .find(|r| r.as_str() == text)
     }
 }
 

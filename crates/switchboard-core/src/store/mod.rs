@@ -53,6 +53,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0019_worktrees.sql")),
         M::up(include_str!("../../migrations/0020_usage_limits.sql")),
         M::up(include_str!("../../migrations/0021_account_usage.sql")),
+        M::up(include_str!("../../migrations/0022_prompt_completion.sql")),
     ])
 });
 

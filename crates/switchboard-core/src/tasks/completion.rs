@@ -68,6 +68,8 @@ pub fn decide(rule: CompletionRule, summary: Option<&Stated>, report: Option<&St
     let read: Vec<&Stated> = match (rule, summary, report) {
         (CompletionRule::Summary, Some(summary), _) => vec![summary],
         (CompletionRule::Report, _, Some(report)) => vec![report],
+        // Its prompt coming back decides (`TaskDesk`), not what it wrote.
+        (CompletionRule::Prompt, _, _) => return Decision::Wait,
         (CompletionRule::Both, Some(summary), Some(report)) => {
             if let (Some(said), Some(reported)) = (summary.status, report.status)
                 && said != reported

@@ -111,6 +111,9 @@ impl TaskDesk {
             TaskNote::PromptReturned { task_id, lines } => {
                 let Some(profile_id) = self.profile_working_on(&task_id) else { return };
                 let Ok(task) = task_of(cx, &task_id) else { return };
+                if self.work.get(&profile_id).is_some_and(|w| w.iteration.is_none()) {
+                    return self.prompt_returned(cx, &profile_id, task, &lines);
+                }
                 let printed = super::loops::last_lines(&lines, &task.spec.instruction);
                 self.end_iteration(cx, &profile_id, printed);
             }
@@ -381,6 +384,29 @@ impl TaskDesk {
     pub fn turn_ended(&mut self, cx: &mut Ctx, session: &SessionId, last_message: Option<&str>) {
         let Some(profile_id) = self.working_in(session) else { return };
         self.end_iteration(cx, &profile_id, last_message.unwrap_or_default().to_owned());
+    }
+
+    /// The task of an agent done when its prompt comes back is done: it
+    /// completes, its result made from its screen and the files it changed
+    /// (a prompt says nothing of how the command went); its session goes on
+    /// and its queue moves.
+    fn prompt_returned(&mut self, cx: &mut Ctx, profile_id: &ProfileId, task: TaskInfo, lines: &[String]) {
+        let Some(work) = self.work.get(profile_id) else { return };
+        if !matches!(work.phase, Phase::Typed { .. }) {
+            return;
+        }
+        let work = self.work.remove(profile_id).expect("found above");
+        self.unwatch(&work.workspace);
+        let started_at = task.run().map(|run| run.started_at);
+        let since = started_at.map_or(UNIX_EPOCH, |ms| UNIX_EPOCH + Duration::from_millis(ms as u64));
+        // File times have coarse resolution on some file systems.
+        let since = since.checked_sub(Duration::from_secs(1)).unwrap_or(since);
+        let changed = artifacts::changed_files(&work.workspace, since);
+        let text =
+            artifacts::fallback_summary(&task.id, &task.spec.instruction, "its prompt came back", &changed, lines);
+        let result = artifacts::collect_result(&work.workspace, &task.id, text, true);
+        self.finish(cx, task, TaskState::Completed, None, Some(result));
+        self.pump(cx, profile_id);
     }
 
     /// The loop iteration the profile's agent runs ended (its turn, or its

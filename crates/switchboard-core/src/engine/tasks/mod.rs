@@ -747,17 +747,23 @@ impl TaskDesk {
             success_criteria: task.spec.success_criteria.as_deref(),
             agent_id: taught.then_some(agent_id.as_str()),
         };
-        // An iteration is typed its prompt alone (its instruction).
+        // An iteration is typed its prompt alone (its instruction); so is a
+        // task done when its prompt comes back (a shell would run any line of
+        // the protocol's as a command).
+        let by_prompt = iteration.is_none() && profile.spec.completion == crate::api::CompletionRule::Prompt;
         let text = match &iteration {
             Some(_) => task.spec.instruction.clone(),
+            None if by_prompt => task.spec.instruction.clone(),
             None => task_prompt(&task.id, &brief),
         };
         if let Some(iteration) = &iteration {
             self.iteration_started(cx, iteration, &task.id, &session_id, &workspace);
         }
         // An iteration of an agent without hooks ends when it is back at its
-        // prompt (or when it exits); one with hooks, at its Stop.
-        let back = (iteration.is_some() && profile.spec.kind == switchboard_protocol::AgentKind::Generic).then(|| {
+        // prompt (or when it exits); one with hooks, at its Stop. So does a
+        // task done when its prompt comes back.
+        let generic_iteration = iteration.is_some() && profile.spec.kind == switchboard_protocol::AgentKind::Generic;
+        let back = (generic_iteration || by_prompt).then(|| {
             let notes = self.notes.clone();
             let task_id = task.id.clone();
             let reply = Responder::new(move |lines: Result<Vec<String>, EngineError>| {
