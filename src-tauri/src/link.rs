@@ -675,6 +675,11 @@ async fn notices_of(client: &Client, from_host: bool) -> Result<Notices, String>
         &kept(client.list_loops().await, from_host)?,
         &kept(client.list_attention().await, from_host)?,
     );
+    notices.already_told(
+        &kept(client.list_limits().await, from_host)?,
+        &kept(client.list_tasks(None).await, from_host)?,
+        &kept(client.list_worktrees().await, from_host)?,
+    );
     notices.set_settings(client.get_settings().await.map_err(|error| error.to_string())?);
     Ok(notices)
 }

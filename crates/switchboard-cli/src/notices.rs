@@ -101,6 +101,11 @@ async fn notices_of(engine: &EngineHandle) -> Result<Notices, EngineError> {
         &engine.list_loops().await?,
         &engine.list_attention().await?,
     );
+    notices.already_told(
+        &engine.list_limits().await?,
+        &engine.list_tasks(None).await?,
+        &engine.list_worktrees().await?,
+    );
     notices.set_settings(engine.get_settings().await?);
     Ok(notices)
 }

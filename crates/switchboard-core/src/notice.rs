@@ -450,6 +450,41 @@ impl Notices {
         }
     }
 
+    /// What the engine holds now that was told before the notices started
+    /// (by the window before it was reopened, or by the daemon before a
+    /// window came): an account's limit, a task already flagged quiet, two
+    /// worktrees already found to meet. A change to one of them (a limit's
+    /// next phase, a quiet task's progress) is not told again as new.
+    pub fn already_told(
+        &mut self,
+        limits: &[crate::api::AccountLimit],
+        tasks: &[TaskInfo],
+        worktrees: &[crate::api::WorktreeInfo],
+    ) {
+        for limit in limits {
+            self.notified.insert(format!("limit:{}:{}", limit.account, limit.since));
+            if limit.phase == crate::api::LimitPhase::AsksUser {
+                self.notified.insert(format!("limit:{}:{}:asks", limit.account, limit.since));
+            }
+        }
+        for task in tasks {
+            if let Some(since) = task.quiet_since() {
+                self.notified.insert(format!("quiet:{}:{since}", task.id));
+                self.quiet_tasks.insert(task.id.clone(), task.spec.profile_id.clone());
+            }
+        }
+        for worktree in worktrees {
+            for overlap in &worktree.overlaps {
+                let pair = if worktree.task < overlap.with {
+                    (&worktree.task, &overlap.with)
+                } else {
+                    (&overlap.with, &worktree.task)
+                };
+                self.notified.insert(format!("overlap:{}:{}", pair.0, pair.1));
+            }
+        }
+    }
+
     /// The user's settings as they are now (at start; later they come as
     /// `SettingsChanged` events).
     /// The user's settings the notices follow.
@@ -1439,6 +1474,41 @@ mod tests {
         info.state = LoopState::Stalled { at: 20, repeated: 5, reason: "same".into() };
         let mut restarted = Notices::new(&[], &[], &[], std::slice::from_ref(&info), &[]);
         assert_eq!(apply(&mut restarted, &info), None);
+    }
+
+    /// Reopened (a window after a close, the daemon's notices after a
+    /// window): what was told before is not told again as new.
+    #[test]
+    fn what_was_told_before_a_reopen_is_not_told_again() {
+        let (profile, id) = (ProfileId::new(), TaskId::new());
+        let mut quiet = task(&profile, &id, TaskState::Running);
+        quiet.set_quiet_since(Some(1_000));
+        let limit = crate::api::AccountLimit {
+            account: "team".into(),
+            profiles: vec![profile.clone()],
+            since: 5,
+            until: None,
+            retry_at: 9,
+            passed: 0,
+            phase: crate::api::LimitPhase::Waiting,
+        };
+        let mut reopened = Notices::default();
+        reopened.already_told(std::slice::from_ref(&limit), std::slice::from_ref(&quiet), &[]);
+        // The same stall, its task changing meanwhile; the same limit, in its next phase.
+        assert_eq!(reopened.apply(&EngineEvent::TaskChanged { task: quiet.clone() }), None);
+        let resuming = crate::api::AccountLimit {
+            phase: crate::api::LimitPhase::Resuming { profile_id: profile.clone() },
+            ..limit.clone()
+        };
+        assert_eq!(reopened.apply(&EngineEvent::LimitChanged { limit: resuming }), None);
+        // What is new is told: a new stall, a new limit.
+        quiet.set_quiet_since(Some(2_000));
+        assert!(reopened.apply(&EngineEvent::TaskChanged { task: quiet }).is_some());
+        assert!(
+            reopened
+                .apply(&EngineEvent::LimitChanged { limit: crate::api::AccountLimit { since: 6, ..limit } })
+                .is_some()
+        );
     }
 
     #[test]
