@@ -23,7 +23,7 @@ use tokio::signal::unix::{SignalKind, signal};
 const STOP_WAIT: Duration = Duration::from_secs(60);
 
 /// Whether an engine runs on a data directory (`daemon --status --json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DaemonStatus {
     pub running: bool,
     pub pid: Option<u32>,
@@ -213,14 +213,15 @@ pub fn print_status(data_dir: &Path, socket: &Path, json: bool, out: &mut impl W
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&status)?)?;
     } else {
-        writeln!(out, "{}", status_line(data_dir, &status))?;
+        writeln!(out, "{}", status_line(&data_dir.display().to_string(), &status))?;
     }
     Ok(if status.running { ExitCode::SUCCESS } else { ExitCode::from(crate::EXIT_NOT_RUNNING) })
 }
 
-fn status_line(data_dir: &Path, status: &DaemonStatus) -> String {
+/// The status in words; `place`: the data directory, or the machine, it is of.
+pub fn status_line(place: &str, status: &DaemonStatus) -> String {
     if !status.running {
-        return format!("No engine runs on {}.", data_dir.display());
+        return format!("No engine runs on {place}.");
     }
     let agents = match status.agents {
         Some(1) => "1 agent running".to_owned(),
@@ -229,7 +230,7 @@ fn status_line(data_dir: &Path, status: &DaemonStatus) -> String {
     };
     let version = status.version.as_deref().unwrap_or("of an unknown version");
     let up = status.uptime_secs.map(|up| format!("up {}, ", span(up))).unwrap_or_default();
-    format!("The engine {version} runs on {} ({up}{agents}).", data_dir.display())
+    format!("The engine {version} runs on {place} ({up}{agents}).")
 }
 
 fn span(secs: u64) -> String {
@@ -245,7 +246,7 @@ fn span(secs: u64) -> String {
 pub fn stop(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<ExitCode> {
     let status = status(data_dir, socket);
     if !status.running {
-        writeln!(out, "{}", status_line(data_dir, &status))?;
+        writeln!(out, "{}", status_line(&data_dir.display().to_string(), &status))?;
         return Ok(ExitCode::from(crate::EXIT_NOT_RUNNING));
     }
     let pid = status.pid.context("the engine answers but its lock names no process")?;
@@ -301,7 +302,7 @@ mod tests {
 
     #[test]
     fn the_status_says_who_runs_the_engine_in_words() {
-        let dir = Path::new("/data");
+        let dir = "/data";
         let none = DaemonStatus { running: false, pid: None, version: None, uptime_secs: None, agents: None };
         assert_eq!(status_line(dir, &none), "No engine runs on /data.");
         let daemon = DaemonStatus {
