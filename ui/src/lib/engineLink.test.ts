@@ -103,7 +103,9 @@ describe('hostBanner', () => {
 describe('restartQuestion', () => {
   it('asks nothing when no agent runs, and names the ones that do', () => {
     expect(restartQuestion([])).toBeNull();
-    expect(restartQuestion(['builder'])).toBe('Restarting the engine stops 1 running agent (builder). Restart it?');
+    expect(restartQuestion(['builder'])).toBe(
+      'Restarting the engine stops 1 running agent: builder. Their tasks go back to their queues or are marked interrupted.',
+    );
     expect(restartQuestion(['a', 'b', 'c', 'd', 'e'])).toContain('a, b, c and 2 more');
   });
 });

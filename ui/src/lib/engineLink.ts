@@ -100,5 +100,5 @@ export function restartQuestion(runningAgents: string[]): string | null {
   if (runningAgents.length === 0) return null;
   const names = runningAgents.length <= 3 ? runningAgents.join(', ') : `${runningAgents.slice(0, 3).join(', ')} and ${runningAgents.length - 3} more`;
   const agents = runningAgents.length === 1 ? 'agent' : 'agents';
-  return `Restarting the engine stops ${runningAgents.length} running ${agents} (${names}). Restart it?`;
+  return `Restarting the engine stops ${runningAgents.length} running ${agents}: ${names}. Their tasks go back to their queues or are marked interrupted.`;
 }
