@@ -12,6 +12,7 @@ const COMMANDS: &[&str] = &[
     "connect_host",
     "start_engine",
     "restart_engine",
+    "quit_and_stop_agents",
     "engine_call",
     "attach_terminal",
     "detach_terminal",

@@ -805,6 +805,22 @@ export class FakeBackend implements Backend {
     this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null });
   }
 
+  readonly #askQuitListeners = new Set<() => void>();
+
+  onAskQuitAndStop(callback: () => void): Unsubscribe {
+    this.#askQuitListeners.add(callback);
+    return () => this.#askQuitListeners.delete(callback);
+  }
+
+  /** Fire `ask-quit-and-stop`, as the shell does when the tray's "Quit and stop all agents" is chosen. */
+  askQuitAndStop(): void {
+    for (const listener of [...this.#askQuitListeners]) listener();
+  }
+
+  async quitAndStopAgents(): Promise<void> {
+    this.#record('quit_and_stop_agents', {});
+  }
+
   /** How many times the window was loaded anew. */
   reloads = 0;
 
