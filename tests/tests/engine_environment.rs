@@ -279,3 +279,54 @@ fn a_restarted_engine_keeps_the_environment_the_engine_had() {
 fn which_in(path: &str, name: &str) -> Option<PathBuf> {
     std::env::split_paths(path).map(|dir| dir.join(name)).find(|candidate| candidate.is_file())
 }
+
+/// An agent whose command was found on the engine's PATH when it was made
+/// is kept with the folder it was found in: a later engine started with
+/// another PATH (by a window, by a login service) still starts it.
+#[test]
+fn an_agent_s_command_found_on_path_is_found_by_a_later_engine_with_another_path() {
+    let temp = tempfile::tempdir().unwrap();
+    let tools = temp.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let program = tools.join("fake-claude");
+    std::os::unix::fs::symlink(support::DEMO_AGENT, &program).unwrap();
+    let plain: Vec<(OsString, OsString)> =
+        std::env::vars_os().filter(|(name, _)| name != "SWITCHBOARD_DATA_DIR").collect();
+    let mut with_tools = plain.clone();
+    let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap_or_default());
+    with_tools.retain(|(name, _)| name != "PATH");
+    with_tools.push(("PATH".into(), path.into()));
+
+    let data = Data::new(temp.path().join("data"));
+    let started = daemon::launch_with(&app_binary(), &data.dir, true, &Environment::Exactly(with_tools)).unwrap();
+    assert!(matches!(started, Started::Ready { .. }), "{started:?}");
+    let workspace = temp.path().join("ws");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let added = data.json(&[
+        "agent",
+        "add",
+        "--name",
+        "claude",
+        "--command",
+        "fake-claude",
+        "--arg",
+        "--speed",
+        "--arg",
+        "fast",
+        "--cwd",
+        workspace.to_str().unwrap(),
+        "--json",
+    ]);
+    // Kept, and shown, as where it was found.
+    assert_eq!(added["command"], program.display().to_string(), "{added}");
+
+    // Another engine, whose PATH does not have that folder.
+    let (code, out, err) = data.cli(&["daemon", "--stop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let started = daemon::launch_with(&app_binary(), &data.dir, true, &Environment::Exactly(plain)).unwrap();
+    assert!(matches!(started, Started::Ready { .. }), "{started:?}");
+    assert!(!data.engine_environment().contains(&tools.display().to_string()), "the new engine's PATH has no tools");
+    let task = data.json(&["task", "add", "--agent", "claude", "Write the release notes", "--json"]);
+    let task = data.task_ends(task["task"]["id"].as_str().unwrap());
+    assert_eq!(task.state(), switchboard_core::TaskState::Completed, "{task:?}");
+}
