@@ -282,7 +282,12 @@ pub fn status_line(place: &str, status: &DaemonStatus) -> String {
     };
     let version = status.version.as_deref().unwrap_or("of an unknown version");
     let up = status.uptime_secs.map(|up| format!("up {}, ", span(up))).unwrap_or_default();
-    format!("The engine {version} runs on {place} ({up}{agents}).")
+    // What the window's banner says of it, said here too.
+    let other = match status.same_build {
+        Some(false) => " It runs another build than the switchboard program that asked: restart it to run this one.",
+        _ => "",
+    };
+    format!("The engine {version} runs on {place} ({up}{agents}).{other}")
 }
 
 fn span(secs: u64) -> String {
@@ -435,7 +440,13 @@ mod tests {
             same_build: Some(true),
         };
         assert_eq!(status_line(dir, &daemon), "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running).");
-        let many = DaemonStatus { agents: Some(3), uptime_secs: Some(42), ..daemon };
+        let many = DaemonStatus { agents: Some(3), uptime_secs: Some(42), ..daemon.clone() };
         assert_eq!(status_line(dir, &many), "The engine 0.2.0 runs on /data (up 42s, 3 agents running).");
+        let other = DaemonStatus { same_build: Some(false), ..daemon };
+        assert_eq!(
+            status_line(dir, &other),
+            "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running). It runs another build than the switchboard \
+             program that asked: restart it to run this one."
+        );
     }
 }
