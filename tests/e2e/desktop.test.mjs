@@ -268,8 +268,13 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     await poll('the window to list the running agents', async () =>
       again.browser.execute(() => document.querySelectorAll('[data-testid="profile-entry"]').length > 0),
     );
+    // Out of sight, the window comes forward for the question.
+    const againVisibility = () => again.browser.execute(() => document.visibilityState);
+    await again.browser.minimizeWindow();
+    await poll('the reopened window to be minimized', async () => (await againVisibility()) === 'hidden');
     await tray.click((await entry('Quit and stop all agents')).id);
     const asked = await poll('the window to ask before stopping the agents', askText);
+    await poll('the window to show its question', async () => (await againVisibility()) === 'visible');
     const running = engine().agents;
     assert.match(asked, /stops the engine and \d+ running agents?: \S/, asked);
     assert.ok(windows().length > 0 && engine().running, 'nothing stops before the user says so');
