@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP, createAgent, launchApp, DEMO_AGENT, ROOT } from './driver.mjs';
@@ -110,13 +110,18 @@ test('Restart the engine asks, naming the running agent, and the restarted engin
   symlinkSync(DEMO_AGENT, join(tools, 'fake-claude'));
   // Another build's engine (the test engine, which stamps no build), on a PATH the window lacks.
   const env = { ...process.env, PATH: `${tools}:${process.env.PATH}` };
-  const other = spawn(ENGINE_HOST, [dataDir, 'fake-claude', '--speed', 'fast'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const agentPid = await new Promise((resolvePid, reject) => {
+  // Two tasks of slow steps: one at work, one queued behind it when the user restarts.
+  const other = spawn(ENGINE_HOST, [dataDir, 'fake-claude', '--speed', '5000'], {
+    env: { ...env, HOST_TASKS: '2' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const { agentPid, tasks } = await new Promise((resolveStarted, reject) => {
     let said = '';
     other.stdout.on('data', (chunk) => {
       said += chunk;
-      const found = /pid (\d+)/.exec(said);
-      if (found) resolvePid(Number(found[1]));
+      const pid = /pid (\d+)/.exec(said);
+      const tasks = [...said.matchAll(/task (\S+)/g)].map((found) => found[1]);
+      if (pid && tasks.length === 2) resolveStarted({ agentPid: Number(pid[1]), tasks });
     });
     other.on('exit', (code) => reject(new Error(`the other build's engine exited (${code}): ${said}`)));
   });
@@ -173,18 +178,20 @@ test('Restart the engine asks, naming the running agent, and the restarted engin
     assert.equal(status.same_build, true, JSON.stringify(status));
     assert.notEqual(status.pid, other.pid);
 
-    // A task queued now still finds the agent's command, on the stopped engine's PATH.
-    const queued = cli('task', 'add', '--agent', 'hosted', 'Write the release notes');
-    const id = queued.task.id;
+    // The task that was queued runs on the new engine, which still finds the agent's command
+    // (kept where it was found, and on the stopped engine's PATH, which the restart kept).
+    const queued = tasks[1];
     let shown = null;
     await browser.waitUntil(
       async () => {
-        shown = cli('task', 'show', id);
+        shown = cli('task', 'show', queued);
         return ['completed', 'failed', 'cancelled', 'timed_out', 'interrupted'].includes(shown.state);
       },
-      { timeout: 90_000, timeoutMsg: 'the task queued after the restart did not end' },
+      { timeout: 120_000, timeoutMsg: 'the task queued before the restart did not end' },
     );
     assert.equal(shown.state, 'completed', JSON.stringify(shown));
+    const environ = readFileSync(`/proc/${status.pid}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes(`PATH=${env.PATH}`), 'the restarted engine has the PATH the stopped one had');
   } finally {
     await close();
     other.kill();
