@@ -267,7 +267,7 @@ pub async fn connect_with(ssh: (String, Vec<String>), host: &Host, kind: ClientK
 
 /// The most of a program's output kept when it is run on the host directly:
 /// what it prints there is a line or two, and a host's output is untrusted.
-const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
 /// The exit status ssh gives when it failed itself (the command did not run).
 const SSH_FAILED: i32 = 255;
