@@ -86,6 +86,7 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
             crate::commands::connect_host,
             crate::commands::start_engine,
             crate::commands::restart_engine,
+            crate::commands::quit_and_stop_agents,
             crate::commands::engine_call,
             crate::commands::attach_terminal,
             crate::commands::detach_terminal,

@@ -63,6 +63,13 @@ pub async fn restart_engine(engine: Engine<'_>) -> Reply<()> {
     engine.main().restart_engine().await
 }
 
+/// Stops this machine's engine and every agent it runs, then quits: once
+/// the user said so in the window (asked from the tray).
+#[tauri::command]
+pub fn quit_and_stop_agents(app: tauri::AppHandle) {
+    crate::app::quit_and_stop_agents(&app)
+}
+
 /// Any engine command meant for the window, answered with its reply: sent
 /// to the machine `host` names, or (none) where what it names is.
 #[tauri::command]

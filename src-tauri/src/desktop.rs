@@ -28,6 +28,10 @@ pub const OPEN_TASK_EVENT: &str = "open-task";
 pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
 /// The Tauri event that asks the UI to open a loop.
 pub const OPEN_LOOP_EVENT: &str = "open-loop";
+/// The Tauri event that asks the UI whether to quit and stop every agent
+/// (the tray's item): the window asks, naming the agents that run, and
+/// calls `quit_and_stop_agents` once the user says so.
+pub const ASK_QUIT_AND_STOP_EVENT: &str = "ask-quit-and-stop";
 
 pub struct Desktop {
     /// The notices of the window's own engine (none) and of each machine
@@ -289,7 +293,8 @@ impl Desktop {
                     "show" => show_window(app),
                     "pause" => toggle_pause_all(app),
                     "quit" => crate::app::quit(app),
-                    "quit-and-stop" => crate::app::quit_and_stop_agents(app),
+                    // Asked in the window (shown for it, from the tray too): it names what runs.
+                    "quit-and-stop" => open(app, ASK_QUIT_AND_STOP_EVENT, &()),
                     _ => {}
                 })
                 .build(app)?;

@@ -350,9 +350,28 @@ impl Link {
         Ok(stopped == std::process::ExitCode::SUCCESS)
     }
 
-    /// Stops the engine and starts it again (the window's newer build, say).
+    /// Stops the engine and starts this window's build in its place (the
+    /// window's newer build, say), in the environment the stopped engine
+    /// had: its agents' commands are found on its `PATH`, not the window's.
     pub async fn restart_engine(&self) -> Result<(), ApiError> {
-        self.stop_engine().await?;
+        if self.host.is_some() {
+            // Refused in words by `stop_engine`: another machine's engine is not the window's to stop.
+            return self.stop_engine().await.map(|_| ());
+        }
+        let (data_dir, socket, no_demo) = (self.data_dir.clone(), self.socket.clone(), self.no_demo);
+        let started = tauri::async_runtime::spawn_blocking(move || {
+            let program =
+                std::env::current_exe().map_err(|error| anyhow::anyhow!("locating the app binary: {error}"))?;
+            switchboard_cli::daemon::restart(&program, &data_dir, &socket, no_demo)
+        })
+        .await
+        .map_err(|error| internal(error.to_string()))?
+        .map_err(|error| internal(format!("{error:#}")))?;
+        if let switchboard_cli::daemon::Started::Failed { problem, message } = started {
+            *self.startup_problem.lock().expect("never poisoned") = problem;
+            return Err(internal(format!("the engine could not start again: {message}")));
+        }
+        // Connect now (or start one, had it ended meanwhile).
         self.start_engine();
         Ok(())
     }

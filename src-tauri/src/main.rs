@@ -23,12 +23,17 @@ const DEMO_AGENT_BINARY: &str = "switchboard-demo-agent";
 const HOOK_BINARY: &str = "switchboard-hook";
 
 fn main() -> Result<std::process::ExitCode> {
+    // Before any engine or client says who it is (`build.rs` stamps the build).
+    switchboard_core::wire::stamp_build(env!("SWITCHBOARD_BUILD_ID"));
     let cli = Cli::from_args();
-    if let Some(switchboard_cli::ClientCommand::Scan) = cli.command {
+    // A command given --host runs on that machine or is refused
+    // (`switchboard_cli::on_host`): never here, as the ones below would.
+    let here = cli.host.is_none();
+    if let (true, Some(switchboard_cli::ClientCommand::Scan)) = (here, &cli.command) {
         let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
         return Ok(switchboard_cli::scan_input(std::io::stdin().lock(), &mut out, &mut err));
     }
-    if let Some(switchboard_cli::ClientCommand::Daemon(args)) = &cli.command {
+    if let (true, Some(switchboard_cli::ClientCommand::Daemon(args))) = (here, &cli.command) {
         let data_dir = data_dir(cli.data_dir.as_deref())?;
         let socket = switchboard_cli::socket_for(Some(&data_dir))?;
         if args.stdio {

@@ -255,14 +255,47 @@ test('notifications say what happened and open it; the tray counts, pauses, show
     closed = true;
     await close({ keepEngine: true }).catch(() => {});
 
-    // Opened again, "Quit and stop all agents" leaves nothing running.
+    // Opened again, "Quit and stop all agents" asks in the window first, naming what runs: kept,
+    // nothing stops; confirmed, it leaves nothing running.
     const again = await launchApp({ dataDir, env: { DBUS_SESSION_BUS_ADDRESS: bus.address, NO_AT_BRIDGE: '1' } });
     stops.unshift(async () => {
       await again.close().catch(() => {});
       rmSync(dataDir, { recursive: true, force: true });
     });
     await poll('the reopened window to register its tray item', tray.item, { timeout: 15_000 });
+    const askText = () =>
+      again.browser.execute(() => document.querySelector('[data-testid="quit-stop-ask"]')?.textContent ?? null);
+    await poll('the window to list the running agents', async () =>
+      again.browser.execute(() => document.querySelectorAll('[data-testid="profile-entry"]').length > 0),
+    );
+    // Out of sight, the window comes forward for the question.
+    const againVisibility = () => again.browser.execute(() => document.visibilityState);
+    await again.browser.minimizeWindow();
+    await poll('the reopened window to be minimized', async () => (await againVisibility()) === 'hidden');
     await tray.click((await entry('Quit and stop all agents')).id);
+    const asked = await poll('the window to ask before stopping the agents', askText);
+    await poll('the window to show its question', async () => (await againVisibility()) === 'visible');
+    const running = engine().agents;
+    assert.match(asked, /stops the engine and \d+ running agents?: \S/, asked);
+    assert.ok(windows().length > 0 && engine().running, 'nothing stops before the user says so');
+    for (const [width, height] of [
+      [1280, 800],
+      [820, 520],
+    ]) {
+      await again.browser.setWindowSize(width, height);
+      await again.browser.saveScreenshot(join(process.env.SCREENSHOTS ?? scratch, `quit-stop-ask-${width}x${height}.png`));
+      const fits = await again.browser.execute(() =>
+        [...document.querySelectorAll('[data-testid="quit-stop-ask"] button')].every((b) => b.getBoundingClientRect().right <= window.innerWidth),
+      );
+      assert.ok(fits, `the question's buttons fit at ${width}x${height}`);
+    }
+    await (await again.browser.$(byTestId('quit-stop-keep'))).click();
+    await poll('the question to go', async () => (await askText()) === null);
+    assert.equal(engine().agents, running, 'kept: every agent runs on');
+    assert.ok(windows().length > 0, 'kept: the window stays');
+    await tray.click((await entry('Quit and stop all agents')).id);
+    await poll('the window to ask again', askText);
+    await (await again.browser.$(byTestId('quit-stop-confirm'))).click();
     await poll('the window to quit', () => windows().length === 0, { timeout: 30_000 });
     const after = engine();
     assert.equal(after.running, false, `the engine stopped (it runs: ${JSON.stringify(after)}; before: ${agentsBefore} agents)`);

@@ -22,6 +22,8 @@ const CONTRACT_PATH: &str = "ui/src/test/contract.json";
 struct Normaliser {
     ids: HashMap<String, String>,
     workspace: String,
+    /// The test's `PATH` folder: a program found there is kept as its whole path.
+    bin: String,
 }
 
 impl Normaliser {
@@ -36,6 +38,9 @@ impl Normaliser {
             Value::Array(items) => Value::Array(items.iter().map(|v| self.value(key, v)).collect()),
             Value::String(text) if is_id_key(key) => Value::String(self.id(text)),
             Value::String(text) if key == "cwd" && text == &self.workspace => json!("<workspace>"),
+            Value::String(text) if key == "command" && text.starts_with(&format!("{}/", self.bin)) => {
+                json!(text.replacen(&self.bin, "<bin>", 1))
+            }
             Value::Number(_) if key == "at" || key.ends_with("_at") => json!("<time>"),
             Value::Number(_) if key == "pid" || key == "seq" => json!(format!("<{key}>")),
             other => other.clone(),
@@ -57,7 +62,8 @@ async fn the_window_contract_is_recorded() {
     let search_path = Some(bin.path().as_os_str().to_owned());
     let t = TestEngine::start_with(|config| config.search_path = search_path).await;
     let workspace = t.workspace.canonicalize().unwrap().display().to_string();
-    let mut normaliser = Normaliser { ids: HashMap::new(), workspace: workspace.clone() };
+    let bin_path = bin.path().display().to_string();
+    let mut normaliser = Normaliser { ids: HashMap::new(), workspace: workspace.clone(), bin: bin_path };
     let mut transcript = Vec::new();
     // Runs one command and records it; returns the raw reply for the next steps.
     let mut step = async |command: Value| -> Option<Value> {

@@ -407,3 +407,122 @@ fn a_lying_machine_takes_no_agent_of_this_one_and_its_names_are_kept_short() {
         local.task_until(&submitted.task.id, "heard of here", |_| true).await;
     });
 }
+
+/// This machine's daemon, started by the test through the real command line
+/// (`daemon`, as a user would), stopped when the test ends.
+struct LocalDaemon {
+    data_dir: PathBuf,
+}
+
+impl LocalDaemon {
+    fn start(data_dir: &Path) -> LocalDaemon {
+        use std::io::BufRead;
+        let mut child = Command::new(app_binary())
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(["--no-demo", "daemon"])
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.contains("ready"), "this machine's daemon did not start: {line}");
+        // Reaped whenever it ends: no zombie left under the test.
+        std::thread::spawn(move || child.wait());
+        LocalDaemon { data_dir: data_dir.to_path_buf() }
+    }
+
+    /// Its status, asked on this machine with no --host.
+    fn status(&self) -> Value {
+        let output = Command::new(app_binary())
+            .arg("--data-dir")
+            .arg(&self.data_dir)
+            .args(["daemon", "--status", "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+}
+
+impl Drop for LocalDaemon {
+    fn drop(&mut self) {
+        let _ = Command::new(app_binary())
+            .arg("--data-dir")
+            .arg(&self.data_dir)
+            .args(["daemon", "--stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// `--host X daemon --stop` once stopped this machine's engine and its
+/// agents. Now `daemon --status` and `--stop` given a host run on the host
+/// itself (not through `daemon --stdio`, which would start an engine there):
+/// the host's engine stops, this machine's runs on, and the host's status
+/// says so without starting one. What cannot run there is refused in words,
+/// and nothing runs here instead.
+#[test]
+fn daemon_stop_given_a_host_stops_that_host_s_engine_and_not_this_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let rig = Rig { sshd: Sshd::start(temp.path()) };
+    rig.trust();
+    let app = app_binary().display().to_string();
+    // Adding the host reaches its engine: started there on demand.
+    let added = rig.json(&["host", "add", "testhost", "--remote-program", &app, "--json"]);
+    assert_eq!(added["state"], "connected", "{added}");
+    let local = LocalDaemon::start(&rig.dir.join("local-data"));
+    let local_pid = local.status()["pid"].clone();
+    assert!(local_pid.is_u64(), "{}", local.status());
+    let remote_status = || {
+        let output = Command::new(app_binary())
+            .arg("--data-dir")
+            .arg(&rig.remote_data)
+            .args(["daemon", "--status", "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    let remote_pid = remote_status()["pid"].clone();
+    assert!(remote_pid.is_u64() && remote_pid != local_pid, "{}", remote_status());
+
+    // Its status is the host's engine's.
+    let status = rig.json(&["--host", "testhost", "daemon", "--status", "--json"]);
+    assert_eq!(status["running"], true, "{status}");
+    assert_eq!(status["pid"], remote_pid, "the status given --host is the host's: {status}");
+    let (code, out, err) = rig.cli(&["--host", "testhost", "daemon", "--status"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("The engine ") && out.contains("runs on testhost"), "{out}");
+
+    // What cannot run there is refused, in words, and runs nowhere.
+    for refused in [&["daemon"][..], &["daemon", "--stdio"], &["host", "list"], &["scan"]] {
+        let (code, out, err) = rig.cli(&[&["--host", "testhost"][..], refused].concat());
+        assert_eq!(code, 2, "{refused:?}: {out}{err}");
+        assert!(err.starts_with("switchboard: ") && err.len() > 40, "{refused:?}: {err}");
+    }
+    let (code, out, err) = rig.cli(&["--host", "testhost", "agent", "add", "--name", "a", "--command", "sh"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("--cwd"), "this machine's current folder is not sent there: {err}");
+
+    // Stopped: the host's engine, not this machine's.
+    let (code, out, err) = rig.cli(&["--host", "testhost", "daemon", "--stop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("testhost: The engine on") && out.contains("stopped"), "{out}");
+    assert_eq!(remote_status()["running"], false, "the host's engine still runs");
+    let still = local.status();
+    assert_eq!(still["running"], true, "this machine's engine was stopped: {still}");
+    assert_eq!(still["pid"], local_pid, "{still}");
+
+    // None runs there now, and asking does not start one.
+    let (code, out, err) = rig.cli(&["--host", "testhost", "daemon", "--status"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert_eq!(out.trim(), "No engine runs on testhost.");
+    assert_eq!(remote_status()["running"], false, "asking after the host's engine started one");
+    let (code, out, err) = rig.cli(&["--host", "testhost", "daemon", "--stop"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("No engine runs on testhost"), "{out}");
+    assert_eq!(local.status()["running"], true, "this machine's engine was stopped");
+}

@@ -7,6 +7,7 @@
 //! on the data directory. The command line's other commands reach it over
 //! its socket as they reach the app's.
 
+use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,7 +24,7 @@ use tokio::signal::unix::{SignalKind, signal};
 const STOP_WAIT: Duration = Duration::from_secs(60);
 
 /// Whether an engine runs on a data directory (`daemon --status --json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DaemonStatus {
     pub running: bool,
     pub pid: Option<u32>,
@@ -31,6 +32,14 @@ pub struct DaemonStatus {
     pub uptime_secs: Option<u64>,
     /// Agents running now.
     pub agents: Option<usize>,
+    /// The engine's build identity (compiled in: the same build says the
+    /// same wherever it is installed).
+    #[serde(default)]
+    pub build: Option<String>,
+    /// Whether the engine is the same build as the program asking (what the
+    /// window's "another build" banner tells).
+    #[serde(default)]
+    pub same_build: Option<bool>,
 }
 
 /// What a daemon tells whoever started it, as one JSON line on its standard
@@ -150,16 +159,47 @@ fn report(started: &Started) {
 /// crash and a long hook spool can take a while).
 pub const LAUNCH_WAIT: Duration = Duration::from_secs(60);
 
-/// Starts `switchboard daemon` on `data_dir` (this very program) so that it
-/// outlives whoever started it: a session of its own (no terminal, no
-/// process group of the starter's), standard input from nothing, its own
-/// log in the data directory (`logs/daemon-output.log` has what the log
-/// cannot: a panic's message). Returns once it says it runs or why not.
+/// The environment a daemon starts in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Environment {
+    /// The starter's own (a command line's, a window's), less what a
+    /// window's shell sets for its web view.
+    Starter,
+    /// These variables only (the engine's that a restart replaces), less
+    /// the same.
+    Exactly(Vec<(OsString, OsString)>),
+}
+
+/// Starts `switchboard daemon` on `data_dir` (this very program) in the
+/// starter's environment: see [`launch_with`].
 pub fn launch(data_dir: &Path, no_demo: bool) -> Result<Started> {
+    let exe = std::env::current_exe().context("locating the app binary")?;
+    launch_with(&exe, data_dir, no_demo, &Environment::Starter)
+}
+
+/// Starts `program daemon` on `data_dir` so that it outlives whoever
+/// started it: a session of its own (no terminal, no process group of the
+/// starter's), standard input from nothing, its own log in the data
+/// directory (`logs/daemon-output.log` has what the log cannot: a panic's
+/// message), in `environment` without a window's own variables
+/// (`session::environment::window_only`): the engine and its agents get
+/// the user's session's, not the window's. Returns once it says it runs or
+/// why not.
+pub fn launch_with(program: &Path, data_dir: &Path, no_demo: bool, environment: &Environment) -> Result<Started> {
     use std::io::BufRead;
     use std::os::unix::process::CommandExt;
-    let exe = std::env::current_exe().context("locating the app binary")?;
-    let mut command = std::process::Command::new(exe);
+    use switchboard_core::session::environment::window_only;
+    let mut command = std::process::Command::new(program);
+    match environment {
+        Environment::Starter => {
+            for (name, _) in std::env::vars_os().filter(|(name, _)| window_only(name)) {
+                command.env_remove(name);
+            }
+        }
+        Environment::Exactly(variables) => {
+            command.env_clear().envs(variables.iter().filter(|(name, _)| !window_only(name)).cloned());
+        }
+    }
     command.arg("--data-dir").arg(data_dir);
     if no_demo {
         command.arg("--no-demo");
@@ -248,7 +288,17 @@ pub fn stdio(data_dir: &Path, socket: &Path) -> Result<ExitCode> {
 pub fn status(_data_dir: &Path, socket: &Path) -> DaemonStatus {
     let welcome = match client::Client::new(socket).welcome() {
         Ok(welcome) => welcome,
-        Err(_) => return DaemonStatus { running: false, pid: None, version: None, uptime_secs: None, agents: None },
+        Err(_) => {
+            return DaemonStatus {
+                running: false,
+                pid: None,
+                version: None,
+                uptime_secs: None,
+                agents: None,
+                build: None,
+                same_build: None,
+            };
+        }
     };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as Millis);
     DaemonStatus {
@@ -257,6 +307,8 @@ pub fn status(_data_dir: &Path, socket: &Path) -> DaemonStatus {
         version: Some(welcome.engine_version),
         uptime_secs: Some((now.saturating_sub(welcome.started_at) / 1000).max(0) as u64),
         agents: Some(welcome.agents_running as usize),
+        same_build: Some(welcome.build_id == switchboard_core::wire::build_id()),
+        build: Some(welcome.build_id),
     }
 }
 
@@ -266,14 +318,15 @@ pub fn print_status(data_dir: &Path, socket: &Path, json: bool, out: &mut impl W
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&status)?)?;
     } else {
-        writeln!(out, "{}", status_line(data_dir, &status))?;
+        writeln!(out, "{}", status_line(&data_dir.display().to_string(), &status))?;
     }
     Ok(if status.running { ExitCode::SUCCESS } else { ExitCode::from(crate::EXIT_NOT_RUNNING) })
 }
 
-fn status_line(data_dir: &Path, status: &DaemonStatus) -> String {
+/// The status in words; `place`: the data directory, or the machine, it is of.
+pub fn status_line(place: &str, status: &DaemonStatus) -> String {
     if !status.running {
-        return format!("No engine runs on {}.", data_dir.display());
+        return format!("No engine runs on {place}.");
     }
     let agents = match status.agents {
         Some(1) => "1 agent running".to_owned(),
@@ -282,7 +335,12 @@ fn status_line(data_dir: &Path, status: &DaemonStatus) -> String {
     };
     let version = status.version.as_deref().unwrap_or("of an unknown version");
     let up = status.uptime_secs.map(|up| format!("up {}, ", span(up))).unwrap_or_default();
-    format!("The engine {version} runs on {} ({up}{agents}).", data_dir.display())
+    // What the window's banner says of it, said here too.
+    let other = match status.same_build {
+        Some(false) => " It runs another build than the switchboard program that asked: restart it to run this one.",
+        _ => "",
+    };
+    format!("The engine {version} runs on {place} ({up}{agents}).{other}")
 }
 
 fn span(secs: u64) -> String {
@@ -298,7 +356,7 @@ fn span(secs: u64) -> String {
 pub fn stop(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<ExitCode> {
     let status = status(data_dir, socket);
     if !status.running {
-        writeln!(out, "{}", status_line(data_dir, &status))?;
+        writeln!(out, "{}", status_line(&data_dir.display().to_string(), &status))?;
         return Ok(ExitCode::from(crate::EXIT_NOT_RUNNING));
     }
     let pid = status.pid.context("the engine answers but its lock names no process")?;
@@ -323,6 +381,55 @@ pub fn stop(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<Exit
     };
     writeln!(out, "The engine on {} stopped; {stopped}.", data_dir.display())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The most of an engine's environment read for its restart: far more than
+/// any session's (the kernel caps a program's arguments and environment
+/// together at a quarter of its stack limit, 2 MiB by default).
+const MAX_ENVIRONMENT_BYTES: u64 = 4 << 20;
+
+/// The environment the process `pid` was started with (`/proc/PID/environ`:
+/// NUL-separated `NAME=value`); none when it cannot be read.
+fn environment_of(pid: u32) -> Option<Vec<(OsString, OsString)>> {
+    use std::io::Read;
+    use std::os::unix::ffi::OsStrExt;
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(format!("/proc/{pid}/environ")).ok()?;
+    file.take(MAX_ENVIRONMENT_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(
+        parse_environ(&bytes)
+            .map(|(name, value)| (OsStr::from_bytes(name).into(), OsStr::from_bytes(value).into()))
+            .collect(),
+    )
+}
+
+/// The `NAME=value` entries of an environ block (entries without a name or
+/// an `=` are not variables, and are left out).
+fn parse_environ(bytes: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    bytes.split(|b| *b == 0).filter_map(|entry| {
+        let at = entry.iter().position(|b| *b == b'=')?;
+        (at > 0).then(|| (&entry[..at], &entry[at + 1..]))
+    })
+}
+
+/// Stops the engine on the data directory and starts `program`'s in its
+/// place, in the environment the stopped engine had (its `PATH`, where its
+/// agents' commands were found), not the restarter's (a window's). With no
+/// engine running, it starts one in the restarter's environment. What the
+/// window's "Restart the engine" does.
+pub fn restart(program: &Path, data_dir: &Path, socket: &Path, no_demo: bool) -> Result<Started> {
+    let running = status(data_dir, socket);
+    let environment = match running.pid.and_then(environment_of) {
+        Some(variables) => Environment::Exactly(variables),
+        None => Environment::Starter,
+    };
+    if running.running {
+        let stopped = stop(data_dir, socket, &mut std::io::sink())?;
+        if stopped != ExitCode::SUCCESS {
+            tracing::info!("the engine had stopped already; starting this build's");
+        }
+    }
+    launch_with(program, data_dir, no_demo, &environment)
 }
 
 /// Whether the process runs: there, and not a zombie its parent has yet to
@@ -376,9 +483,28 @@ mod tests {
     }
 
     #[test]
+    fn an_environ_block_reads_as_its_variables() {
+        let block = b"PATH=/opt/claude/bin:/usr/bin\0EMPTY=\0EQ=a=b\0=nameless\0noequals\0\0";
+        let read: Vec<(&[u8], &[u8])> = parse_environ(block).collect();
+        let expected: [(&[u8], &[u8]); 3] = [(b"PATH", b"/opt/claude/bin:/usr/bin"), (b"EMPTY", b""), (b"EQ", b"a=b")];
+        assert_eq!(read, expected);
+        let mine = environment_of(std::process::id()).expect("this process's own environment");
+        let path = mine.iter().find(|(name, _)| name == "PATH").map(|(_, value)| value.clone());
+        assert_eq!(path, std::env::var_os("PATH"), "{mine:?}");
+    }
+
+    #[test]
     fn the_status_says_who_runs_the_engine_in_words() {
-        let dir = Path::new("/data");
-        let none = DaemonStatus { running: false, pid: None, version: None, uptime_secs: None, agents: None };
+        let dir = "/data";
+        let none = DaemonStatus {
+            running: false,
+            pid: None,
+            version: None,
+            uptime_secs: None,
+            agents: None,
+            build: None,
+            same_build: None,
+        };
         assert_eq!(status_line(dir, &none), "No engine runs on /data.");
         let daemon = DaemonStatus {
             running: true,
@@ -386,9 +512,17 @@ mod tests {
             version: Some("0.2.0".into()),
             uptime_secs: Some(3_725),
             agents: Some(1),
+            build: Some("0.2.0+1".into()),
+            same_build: Some(true),
         };
         assert_eq!(status_line(dir, &daemon), "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running).");
-        let many = DaemonStatus { agents: Some(3), uptime_secs: Some(42), ..daemon };
+        let many = DaemonStatus { agents: Some(3), uptime_secs: Some(42), ..daemon.clone() };
         assert_eq!(status_line(dir, &many), "The engine 0.2.0 runs on /data (up 42s, 3 agents running).");
+        let other = DaemonStatus { same_build: Some(false), ..daemon };
+        assert_eq!(
+            status_line(dir, &other),
+            "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running). It runs another build than the switchboard \
+             program that asked: restart it to run this one."
+        );
     }
 }

@@ -31,6 +31,7 @@ pub mod hosts;
 pub mod install;
 pub mod notices;
 pub mod notifications;
+pub mod on_host;
 pub mod webview;
 
 use std::io::{Read, Write};
@@ -417,6 +418,9 @@ pub enum PriorityArg {
 
 /// Exit code: the app refused the request or it failed.
 pub const EXIT_FAILED: u8 = 1;
+/// Exit code: bad usage (what clap gives), and a command that is not run
+/// where it was meant for (`on_host`).
+pub const EXIT_USAGE: u8 = 2;
 /// Exit code: no app is running on the data directory.
 pub const EXIT_NOT_RUNNING: u8 = 3;
 /// Exit code: the app did not do what was asked, and said why (a merge
@@ -503,16 +507,26 @@ pub fn run_reaching(
     err: &mut impl Write,
 ) -> ExitCode {
     let mut out = Watched { inner: out, closed: false };
-    let result = match command {
-        ClientCommand::Host(command) => match data_dir {
-            Some(data_dir) => hosts::run(command, data_dir, &mut out),
+    // A command meant for another machine runs there or not at all.
+    let on_host = match &reach {
+        client::Reach::Ssh(host) => Some((host.clone(), on_host::decide(&command, &host.destination))),
+        client::Reach::Socket(_) => None,
+    };
+    let result = match (on_host, command) {
+        (Some((_, on_host::OnHost::Refused(why))), _) => {
+            writeln!(err, "switchboard: {}", shown(&why, Lines::Escaped)).ok();
+            return ExitCode::from(EXIT_USAGE);
+        }
+        (Some((host, on_host::OnHost::Directly(direct))), _) => on_host::run_directly(&host, direct, &mut out),
+        (_, ClientCommand::Host(command)) => match data_dir {
+            Some(data_dir) => hosts::run(command, data_dir, &mut out).map(|()| ExitCode::SUCCESS),
             None => Err(anyhow::anyhow!("hosts are kept in the data directory, which is not known here")),
         },
-        command => execute(command, reach, &mut out),
+        (_, command) => execute(command, reach, &mut out).map(|()| ExitCode::SUCCESS),
     }
-    .and_then(|()| Ok(out.flush()?));
+    .and_then(|code| Ok(out.flush().map(|()| code)?));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         // Nothing to say: no one reads any more.
         Err(_) if out.closed => ExitCode::from(EXIT_OUTPUT_CLOSED),
         Err(error) => {
@@ -1325,7 +1339,7 @@ fn words(state: &str) -> String {
 }
 
 /// A field printed on a line of its own, its controls and line breaks escaped.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     shown(text, Lines::Escaped).into_owned()
 }
 

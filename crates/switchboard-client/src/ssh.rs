@@ -73,11 +73,25 @@ impl Host {
     /// The command line run on the host to reach its engine: the program
     /// one word of the host's shell whatever it holds ([`remote_word`]).
     fn remote_command(&self) -> Result<Vec<String>, SshProblem> {
+        self.remote_program_with(&["daemon", "--stdio"])
+    }
+
+    /// The command line that runs the host's `switchboard` with `args`
+    /// there: the program one word of the host's shell ([`remote_word`]);
+    /// each argument, a word of ours, quoted the same way.
+    fn remote_program_with(&self, args: &[&str]) -> Result<Vec<String>, SshProblem> {
+        let refused = |why: ProgramRefused| SshProblem::RemoteProgram(why.to_string());
         let program = match &self.remote_program {
-            Some(program) => remote_word(program).map_err(|why| SshProblem::RemoteProgram(why.to_string()))?,
+            Some(program) => remote_word(program).map_err(refused)?,
             None => REMOTE_PROGRAM.to_owned(),
         };
-        Ok(vec![program, "daemon".to_owned(), "--stdio".to_owned()])
+        let mut command = vec![program];
+        for arg in args {
+            command.push(
+                shlex::try_quote(arg).map_err(|_| refused(ProgramRefused::ControlCharacter((*arg).into())))?.into(),
+            );
+        }
+        Ok(command)
     }
 }
 
@@ -248,6 +262,69 @@ pub async fn connect_with(ssh: (String, Vec<String>), host: &Host, kind: ClientK
             tracing::debug!(%error, %stderr, "no engine answered over ssh");
             Err(ClientError::Ssh(SshProblem::from_stderr(&stderr, None)))
         }
+    }
+}
+
+/// The most of a program's output kept when it is run on the host directly:
+/// what it prints there is a line or two, and a host's output is untrusted.
+pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// The exit status ssh gives when it failed itself (the command did not run).
+const SSH_FAILED: i32 = 255;
+/// The exit status of a shell that found no such program.
+const NOT_FOUND: i32 = 127;
+
+/// What the host's `switchboard` said when run there directly: its exit
+/// status and its output, each cut at [`MAX_OUTPUT_BYTES`]. Untrusted: shown
+/// escaped, read as data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RanThere {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the host's `switchboard` with `args` there directly, over ssh (not
+/// through `daemon --stdio`, which starts an engine when none runs): what
+/// asks after the host's engine itself (`daemon --status`, `daemon --stop`).
+/// An error when ssh could not run it (the host unreachable, its key
+/// refused, the program not there); otherwise what it said and its status.
+pub async fn run_there(host: &Host, args: &[&str]) -> Result<RanThere, ClientError> {
+    let (program, options) = ssh_program();
+    let remote = host.remote_program_with(args).map_err(ClientError::Ssh)?;
+    let mut command = tokio::process::Command::new(&program);
+    command
+        .args(&options)
+        .args(host.ssh_args(&remote))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().map_err(|error| {
+        ClientError::Ssh(SshProblem::Other(format!("{program} could not be started ({error}); is OpenSSH installed?")))
+    })?;
+    let (mut stdout, mut stderr) = (child.stdout.take().expect("piped"), child.stderr.take().expect("piped"));
+    let bounded = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    // Both read at once, each to its bound, then drained: a chatty side never blocks the other.
+    let (read_out, read_err) = tokio::join!(
+        async {
+            (&mut stdout).take(MAX_OUTPUT_BYTES as u64).read_to_end(&mut out).await?;
+            tokio::io::copy(&mut stdout, &mut tokio::io::sink()).await
+        },
+        async {
+            (&mut stderr).take(MAX_STDERR_BYTES as u64).read_to_end(&mut err).await?;
+            tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await
+        },
+    );
+    read_out.map_err(ClientError::Io)?;
+    read_err.map_err(ClientError::Io)?;
+    let status = child.wait().await.map_err(ClientError::Io)?.code();
+    let (stdout, stderr) = (bounded(out), bounded(err));
+    match status {
+        Some(status) if status != SSH_FAILED && status != NOT_FOUND => Ok(RanThere { status, stdout, stderr }),
+        // ssh failed, the program is not there, or a signal ended it.
+        status => Err(ClientError::Ssh(SshProblem::from_stderr(&stderr, status))),
     }
 }
 

@@ -328,7 +328,29 @@ pub fn validate_profile(
 ) -> Result<ProfileSpec, EngineError> {
     let spec = normalised(spec);
     let problems = problems(&spec, &look_around(&spec, path_env, name_taken));
-    if problems.is_empty() { Ok(spec) } else { Err(EngineError::InvalidProfile { problems }) }
+    if problems.is_empty() {
+        Ok(kept_where_found(spec, path_env))
+    } else {
+        Err(EngineError::InvalidProfile { problems })
+    }
+}
+
+/// The spec with a command named by a program name kept as the whole path
+/// it was found at on `path_env` (`claude` → `/home/me/.local/bin/claude`):
+/// an engine started later with another `PATH` (a window's, a login
+/// service's) still finds it, and the agent's form shows where it is. A
+/// path is kept as given. Called on a spec without problems: the program is
+/// there.
+fn kept_where_found(mut spec: ProfileSpec, path_env: Option<&OsStr>) -> ProfileSpec {
+    if spec.command.contains('/') {
+        return spec;
+    }
+    match find_program(&spec.command, Path::new(&spec.cwd), path_env) {
+        Ok(found) => spec.command = found.display().to_string(),
+        // Checked a moment ago: gone meanwhile, it is looked up when it starts.
+        Err(why) => tracing::warn!(command = %spec.command, ?why, "the agent's program was not found again"),
+    }
+    spec
 }
 
 /// The shortest default time limit and quiet alert (other than none) the
@@ -435,6 +457,29 @@ mod tests {
     /// The problems of a spec in `/work` with `found`, as (field, message).
     fn decided(spec: ProfileSpec, found: Surroundings) -> Vec<(ProfileField, String)> {
         problems(&normalised(&spec), &found).into_iter().map(|p| (p.field, p.message)).collect()
+    }
+
+    #[test]
+    fn a_program_named_on_path_is_kept_as_the_whole_path_it_was_found_at() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("tools");
+        std::fs::create_dir_all(&tools).unwrap();
+        let program = tools.join("my-agent");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(dir.path().join("local-tool"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(dir.path().join("local-tool"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let cwd = dir.path().display().to_string();
+        let path = std::env::join_paths([&tools]).unwrap();
+        let kept = |command: &str| validate_profile(&spec("a", command, &cwd), false, Some(&path)).map(|s| s.command);
+        // Whatever `PATH` a later engine has, it starts the program found now.
+        assert_eq!(kept(" my-agent ").unwrap(), program.display().to_string());
+        // A path is kept as the user gave it.
+        assert_eq!(kept(&program.display().to_string()).unwrap(), program.display().to_string());
+        assert_eq!(kept("./local-tool").unwrap(), "./local-tool");
+        // Not found: refused, as before, naming the program.
+        assert!(matches!(kept("not-there"), Err(EngineError::InvalidProfile { .. })));
     }
 
     #[test]

@@ -397,17 +397,27 @@ pub async fn read_incoming(reader: &mut (impl AsyncRead + Unpin), max: usize) ->
     Ok(if kind == MESSAGE { Incoming::Message(body) } else { Incoming::Other })
 }
 
-/// Tells apart builds of one version: the version, and the size and
-/// modification time of the running binary (an upgrade replaces it).
+/// The build identity a program stamped itself with at its start
+/// ([`stamp_build`]): one per process, set before any engine or client runs.
+static BUILD_STAMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Stamps this process with the identity its build compiled in (the app's
+/// `build.rs` hashes the sources it was built from): the same build says
+/// the same wherever it is installed, another build says another. Called
+/// once, first thing in `main`; a second stamp is ignored.
+pub fn stamp_build(id: &str) {
+    if BUILD_STAMP.set(id.to_owned()).is_err() {
+        tracing::debug!("the build was stamped already");
+    }
+}
+
+/// Tells apart builds of one version: the identity the program stamped
+/// itself with, or the version alone for a program that stamps none (the
+/// test programs: builds of one source say the same).
 pub fn build_id() -> String {
-    let version = env!("CARGO_PKG_VERSION");
-    let stamp = std::env::current_exe().and_then(std::fs::metadata).ok().map(|meta| {
-        let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
-        format!("{}-{}", meta.len(), modified.map_or(0, |m| m.as_secs()))
-    });
-    match stamp {
-        Some(stamp) => format!("{version}+{stamp}"),
-        None => version.to_owned(),
+    match BUILD_STAMP.get() {
+        Some(stamp) => stamp.clone(),
+        None => format!("{}+unstamped", env!("CARGO_PKG_VERSION")),
     }
 }
 

@@ -294,7 +294,8 @@ describe('choosing a kind', () => {
     await fireEvent.click(await screen.findByTestId('edit-profile'));
 
     await chooseKind('codex');
-    expect(valueOf('agent-command')).toBe('bash');
+    // Kept as the engine keeps it: where it was found on PATH when the agent was made.
+    expect(valueOf('agent-command')).toBe('/usr/bin/bash');
     expect(valueOf('agent-args')).toBe('-l');
     expect(screen.getByTestId('agent-preset-kept').textContent).toContain('Kept this agent’s command, arguments and ready pattern.');
 

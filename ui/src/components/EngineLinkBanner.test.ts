@@ -52,14 +52,34 @@ describe('engine link banner', () => {
     await tick();
     expect(screen.getByTestId('engine-link-banner').textContent).toContain('another build of Switchboard (0.0.9) than this window');
 
-    const confirm = vi.spyOn(window, 'confirm').mockReturnValueOnce(false).mockReturnValueOnce(true);
+    // The window's own question, never `window.confirm` (which shows nothing in the app's web view).
+    const confirm = vi.spyOn(window, 'confirm');
     await fireEvent.click(screen.getByRole('button', { name: 'Restart the engine' }));
-    expect(confirm).toHaveBeenCalledWith('Restarting the engine stops 1 running agent (builder). Restart it?');
+    const ask = screen.getByTestId('engine-restart-ask');
+    expect(ask.textContent).toContain('Restarting the engine stops 1 running agent: builder.');
+    expect(callsOf(backend, 'restart_engine')).toHaveLength(0);
+    // Kept: nothing restarts, and the banner offers the restart again.
+    await fireEvent.click(within(ask).getByRole('button', { name: 'Keep them running' }));
+    await tick();
+    expect(screen.queryByTestId('engine-restart-ask')).toBeNull();
     expect(callsOf(backend, 'restart_engine')).toHaveLength(0);
     await fireEvent.click(screen.getByRole('button', { name: 'Restart the engine' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Restart and stop them' }));
     await tick();
     expect(callsOf(backend, 'restart_engine')).toHaveLength(1);
+    expect(confirm).not.toHaveBeenCalled();
     confirm.mockRestore();
+  });
+
+  it('restarts at once when no agent runs', async () => {
+    const backend = new FakeBackend();
+    await renderApp(backend);
+    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 0, host: null, connection: 1, restarted: false });
+    await tick();
+    await fireEvent.click(screen.getByRole('button', { name: 'Restart the engine' }));
+    await tick();
+    expect(screen.queryByTestId('engine-restart-ask')).toBeNull();
+    expect(callsOf(backend, 'restart_engine')).toHaveLength(1);
   });
 });
 

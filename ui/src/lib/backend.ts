@@ -43,6 +43,10 @@ export interface Backend extends EngineCommands {
   startEngine(): Promise<void>;
   /** Stop the engine (and every agent it runs) and start this build's. */
   restartEngine(): Promise<void>;
+  /** Subscribe to `ask-quit-and-stop`: the tray's "Quit and stop all agents" waits on the user's word. */
+  onAskQuitAndStop(callback: () => void): Unsubscribe;
+  /** Stop this machine's engine and every agent it runs, then quit (the user said so). */
+  quitAndStopAgents(): Promise<void>;
   /** Load the window anew (its engine came back: everything it shows may have moved on). */
   reloadWindow(): void;
   /**
@@ -139,6 +143,8 @@ export const OPEN_TASK_EVENT = 'open-task';
 export const OPEN_SIGNAL_EVENT = 'open-signal';
 /** Name of the Tauri event the shell emits when a loop notification is clicked. */
 export const OPEN_LOOP_EVENT = 'open-loop';
+/** Name of the Tauri event the shell emits when the tray's "Quit and stop all agents" is chosen. */
+export const ASK_QUIT_AND_STOP_EVENT = 'ask-quit-and-stop';
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
 export function inTauri(): boolean {
@@ -200,6 +206,14 @@ export function tauriBackend(): Backend {
 
     async restartEngine(): Promise<void> {
       await call<null>('restart_engine');
+    },
+
+    onAskQuitAndStop(callback: () => void): Unsubscribe {
+      return subscribe(ASK_QUIT_AND_STOP_EVENT, () => callback());
+    },
+
+    async quitAndStopAgents(): Promise<void> {
+      await call<null>('quit_and_stop_agents');
     },
 
     reloadWindow(): void {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import contract from '../test/contract.json';
 import { dispatchCommand, type Command } from './bindings';
 import { toApiError } from './errors';
-import { FakeBackend } from './fakeBackend';
+import { FAKE_BIN, FakeBackend } from './fakeBackend';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -44,6 +44,7 @@ class Normaliser {
     }
     if (typeof value === 'string' && isIdKey(key)) return this.id(value);
     if (typeof value === 'string' && key === 'cwd' && value === WORKSPACE) return '<workspace>';
+    if (typeof value === 'string' && key === 'command' && value.startsWith(`${FAKE_BIN}/`)) return value.replace(FAKE_BIN, '<bin>');
     if (typeof value === 'number' && (key === 'at' || key.endsWith('_at'))) return '<time>';
     if (typeof value === 'number' && (key === 'pid' || key === 'seq')) return `<${key}>`;
     return value;

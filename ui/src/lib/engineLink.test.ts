@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hostBanner, hostReloadsOn, linkBanner, loadedThrough, reloadsOn, restartQuestion } from './engineLink';
-import type { EngineLink } from './bindings';
+import { hostBanner, hostReloadsOn, linkBanner, loadedThrough, quitQuestion, reloadsOn, restartQuestion, runningHere } from './engineLink';
+import type { EngineLink, Profile, SessionInfo } from './bindings';
 
 const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null, connection: 1, restarted: false };
 const lost: EngineLink = { state: 'lost', reason: 'The engine stopped.', host: null };
@@ -127,7 +127,29 @@ describe('hostBanner', () => {
 describe('restartQuestion', () => {
   it('asks nothing when no agent runs, and names the ones that do', () => {
     expect(restartQuestion([])).toBeNull();
-    expect(restartQuestion(['builder'])).toBe('Restarting the engine stops 1 running agent (builder). Restart it?');
+    expect(restartQuestion(['builder'])).toBe(
+      'Restarting the engine stops 1 running agent: builder. Their tasks go back to their queues or are marked interrupted.',
+    );
     expect(restartQuestion(['a', 'b', 'c', 'd', 'e'])).toContain('a, b, c and 2 more');
+  });
+});
+
+describe('quitQuestion', () => {
+  it('asks nothing when no agent runs, and names the ones that do', () => {
+    expect(quitQuestion([])).toBeNull();
+    expect(quitQuestion(['builder'])).toBe(
+      'Quitting this way stops the engine and 1 running agent: builder. Their tasks go back to their queues or are marked interrupted.',
+    );
+    expect(quitQuestion(['a', 'b', 'c', 'd'])).toContain('4 running agents: a, b, c and 1 more.');
+  });
+});
+
+describe('runningHere', () => {
+  it('names this machine’s agents that run, not another machine’s, nor ones that ended', () => {
+    const profile = (id: string, name: string, host: string | null) => ({ id, name, host }) as unknown as Profile;
+    const session = (profile_id: string, state: string) => ({ profile_id, state }) as unknown as SessionInfo;
+    const profiles = [profile('a', 'builder', null), profile('b', 'remote', 'dev@build-box'), profile('c', 'done', null), profile('d', 'idle', null)];
+    const sessions = [session('a', 'running'), session('b', 'running'), session('c', 'exited')];
+    expect(runningHere(profiles, sessions)).toEqual(['builder']);
   });
 });

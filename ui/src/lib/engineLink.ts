@@ -3,7 +3,7 @@
  * engine cannot be reached or is another build, and when the window loads everything again.
  * Pure; the shell decides the link's state.
  */
-import type { EngineLink, HostLink } from './bindings';
+import type { EngineLink, HostLink, Profile, SessionInfo } from './bindings';
 
 export interface LinkBanner {
   title: string;
@@ -112,10 +112,34 @@ export function hostReloadsOn(before: EngineLink | null, now: EngineLink): boole
   return now.state === 'connected' && before?.state !== 'connected';
 }
 
+/**
+ * The names of this machine's agents that run now: what stopping this machine's engine stops
+ * (another machine's agents go on there, whatever the window does here).
+ */
+export function runningHere(profiles: readonly Profile[], sessions: readonly SessionInfo[]): string[] {
+  const running = new Set(sessions.filter((s) => s.state === 'running').map((s) => s.profile_id));
+  return profiles.filter((p) => !p.host && running.has(p.id)).map((p) => p.name);
+}
+
+/** The agents named in a question: the first three, then how many more. */
+function named(agents: string[]): string {
+  return agents.length <= 3 ? agents.join(', ') : `${agents.slice(0, 3).join(', ')} and ${agents.length - 3} more`;
+}
+
+/**
+ * What the window asks before the tray's "Quit and stop all agents" is carried out: the agents
+ * it stops, by name; null when none runs (nothing to lose: it quits at once).
+ */
+export function quitQuestion(runningAgents: string[]): string | null {
+  if (runningAgents.length === 0) return null;
+  const agents = runningAgents.length === 1 ? 'agent' : 'agents';
+  return `Quitting this way stops the engine and ${runningAgents.length} running ${agents}: ${named(runningAgents)}. Their tasks go back to their queues or are marked interrupted.`;
+}
+
 /** What the confirmation before a restart names: the agents it stops. */
 export function restartQuestion(runningAgents: string[]): string | null {
   if (runningAgents.length === 0) return null;
-  const names = runningAgents.length <= 3 ? runningAgents.join(', ') : `${runningAgents.slice(0, 3).join(', ')} and ${runningAgents.length - 3} more`;
+  const names = named(runningAgents);
   const agents = runningAgents.length === 1 ? 'agent' : 'agents';
-  return `Restarting the engine stops ${runningAgents.length} running ${agents} (${names}). Restart it?`;
+  return `Restarting the engine stops ${runningAgents.length} running ${agents}: ${names}. Their tasks go back to their queues or are marked interrupted.`;
 }

@@ -606,7 +606,7 @@ export class FakeBackend implements Backend {
   async #createProfile(spec: ProfileSpec, host: string | null): Promise<Profile> {
     this.#record('create_profile', { spec });
     this.#validate(spec, null);
-    const profile: Profile = { id: `profile-${this.#nextId++}`, created_at: this.#now(), host, ...withSpecDefaults(spec) };
+    const profile: Profile = { id: `profile-${this.#nextId++}`, created_at: this.#now(), host, ...withSpecDefaults(keptWhereFound(spec)) };
     this.#profiles.set(profile.id, profile);
     this.emit({ type: 'profile_saved', profile });
     return profile;
@@ -622,7 +622,7 @@ export class FakeBackend implements Backend {
     this.#record('detected_agents', {});
     return (presetData as AgentPreset[]).map((preset) => ({
       preset: structuredClone(preset),
-      found: this.#commands.has(preset.command) ? { state: 'installed', path: `/usr/bin/${preset.command}`, version: '1.0.0' } : { state: 'missing' },
+      found: this.#commands.has(preset.command) ? { state: 'installed', path: `${FAKE_BIN}/${preset.command}`, version: '1.0.0' } : { state: 'missing' },
     }));
   }
 
@@ -635,7 +635,7 @@ export class FakeBackend implements Backend {
     this.#record('update_profile', { profileId, spec });
     const current = this.#profile(profileId);
     this.#validate(spec, profileId);
-    const profile: Profile = { ...current, ...withSpecDefaults(spec) };
+    const profile: Profile = { ...current, ...withSpecDefaults(keptWhereFound(spec)) };
     this.#profiles.set(profileId, profile);
     this.emit({ type: 'profile_saved', profile });
     return profile;
@@ -811,6 +811,22 @@ export class FakeBackend implements Backend {
   #reconnect(): void {
     this.#connections += 1;
     this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: this.#connections, restarted: false });
+  }
+
+  readonly #askQuitListeners = new Set<() => void>();
+
+  onAskQuitAndStop(callback: () => void): Unsubscribe {
+    this.#askQuitListeners.add(callback);
+    return () => this.#askQuitListeners.delete(callback);
+  }
+
+  /** Fire `ask-quit-and-stop`, as the shell does when the tray's "Quit and stop all agents" is chosen. */
+  askQuitAndStop(): void {
+    for (const listener of [...this.#askQuitListeners]) listener();
+  }
+
+  async quitAndStopAgents(): Promise<void> {
+    this.#record('quit_and_stop_agents', {});
   }
 
   /** How many times the window was loaded anew. */
@@ -2871,6 +2887,18 @@ export function engineActions(scan: ScanEvent): EngineSignalAction[] {
     case 'completion':
       return ['acknowledge', 'dismiss'];
   }
+}
+
+/** Where the fake's programs are (its `PATH`, as the engine sees it). */
+export const FAKE_BIN = '/usr/bin';
+
+/**
+ * As the engine keeps an agent's command (validate.rs `kept_where_found`): a program named on
+ * PATH is kept as the whole path it was found at; a path as given.
+ */
+function keptWhereFound(spec: ProfileSpec): ProfileSpec {
+  const command = spec.command.trim();
+  return command.includes('/') ? spec : { ...spec, command: `${FAKE_BIN}/${command}` };
 }
 
 /** A spec as the engine takes it off the wire: fields left out get the engine's defaults. */

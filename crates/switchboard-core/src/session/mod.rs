@@ -8,6 +8,7 @@
 //! descendant holds the terminal open).
 
 mod actor;
+pub mod environment;
 mod gather;
 pub mod process;
 pub mod terminal;
@@ -246,6 +247,11 @@ pub(crate) fn spawn(
     command.args(&spec.args);
     // Explicit, always: portable-pty would otherwise start the agent in $HOME.
     command.cwd(&spec.cwd);
+    // The engine's environment, less a window's own variables (a window may
+    // have started the engine); what the agent's spec sets comes after.
+    for (name, _) in std::env::vars_os().filter(|(name, _)| environment::window_only(name)) {
+        command.env_remove(name);
+    }
     for (key, value) in &spec.env {
         command.env(key, value);
     }
