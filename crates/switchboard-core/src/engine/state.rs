@@ -284,7 +284,7 @@ impl EngineState {
     }
 
     pub(super) fn merge_worktree(&mut self, worktree: String, reply: Responder<crate::api::MergeOutcome>) {
-        self.worktrees.merge(&self.cx, &worktree, reply)
+        self.worktrees.merge(&mut self.cx, &worktree, reply)
     }
 
     pub(super) fn discard_worktree(
@@ -293,7 +293,7 @@ impl EngineState {
         force: bool,
         reply: Responder<crate::api::DiscardOutcome>,
     ) {
-        self.worktrees.discard(&self.cx, &worktree, force, reply)
+        self.worktrees.discard(&mut self.cx, &worktree, force, reply)
     }
 
     pub(super) fn rebase_worktree(&mut self, worktree: String, reply: Responder<crate::api::RebaseOutcome>) {

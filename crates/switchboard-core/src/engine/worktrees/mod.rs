@@ -9,10 +9,11 @@ pub(crate) mod radar;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use switchboard_protocol::TaskId;
-use tokio::sync::mpsc;
+use switchboard_protocol::{SessionId, TaskId};
+use tokio::sync::{mpsc, oneshot};
 
 use super::context::Ctx;
+use super::sessions::EndWaiter;
 use crate::api::{
     DiscardOutcome, EngineEvent, FolderRepository, LogKind, MergeOutcome, RebaseOutcome, ReviewStep, TaskInfo,
     TaskState, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState, now,
@@ -212,18 +213,20 @@ impl WorktreeDesk {
         );
     }
 
-    pub fn merge(&self, cx: &Ctx, key: &str, reply: Responder<MergeOutcome>) {
+    pub fn merge(&self, cx: &mut Ctx, key: &str, reply: Responder<MergeOutcome>) {
         let record = match self.find_idle(cx, key) {
             Ok(record) => record,
             Err(error) => return reply.send(Err(error)),
         };
+        let ended = end_sessions_in(cx, &record);
         let message = title_of(cx, &record);
         let job = record.clone();
         // The agents' worktrees: a base checked out in one is not moved.
         let apart = cx.sessions.data_dir().join(crate::engine::isolation::WORKTREES_DIR);
         // As git lists worktrees: resolved, so a data folder reached through a link is still known.
         let apart = apart.canonicalize().unwrap_or(apart);
-        self.off_engine(
+        self.off_engine_after(
+            ended,
             move || -> Result<worktree::Merged, worktree::GitError> {
                 let path = Path::new(&job.path);
                 worktree::commit_all(&open(&job)?, &message)?;
@@ -291,14 +294,16 @@ impl WorktreeDesk {
         );
     }
 
-    pub fn discard(&self, cx: &Ctx, key: &str, force: bool, reply: Responder<DiscardOutcome>) {
+    pub fn discard(&self, cx: &mut Ctx, key: &str, force: bool, reply: Responder<DiscardOutcome>) {
         let record = match self.find_idle(cx, key) {
             Ok(record) => record,
             Err(error) => return reply.send(Err(error)),
         };
+        let ended = end_sessions_in(cx, &record);
         let patches = cx.sessions.data_dir().join(PATCHES_DIR);
         let job = record.clone();
-        self.off_engine(
+        self.off_engine_after(
+            ended,
             move || discard_files(&job, &patches, force),
             move |desk, cx, discarded| {
                 if let Ok(DiscardOutcome::Discarded { patch }) = &discarded {
@@ -336,8 +341,22 @@ impl WorktreeDesk {
         work: impl FnOnce() -> T + Send + 'static,
         then: impl FnOnce(&mut WorktreeDesk, &mut Ctx, T) + Send + 'static,
     ) {
+        self.off_engine_after(Vec::new(), work, then);
+    }
+
+    /// [`Self::off_engine`], once the sessions `ended` waits for have ended.
+    fn off_engine_after<T: Send + 'static>(
+        &self,
+        ended: Vec<oneshot::Receiver<()>>,
+        work: impl FnOnce() -> T + Send + 'static,
+        then: impl FnOnce(&mut WorktreeDesk, &mut Ctx, T) + Send + 'static,
+    ) {
         let notes = self.notes.clone();
         tokio::spawn(async move {
+            for end in ended {
+                // Dropped unanswered only when the engine stops: nothing waits then.
+                end.await.ok();
+            }
             match tokio::task::spawn_blocking(work).await {
                 Ok(result) => {
                     let note: WorktreeNote = Box::new(move |desk, cx| then(desk, cx, result));
@@ -536,6 +555,35 @@ impl WorktreeDesk {
             task_at_work: at_work,
         }
     }
+}
+
+/// Ends whatever still runs in the worktree of `record` (its agent's
+/// session kept for its grace, a session started there by hand), so no
+/// process is left in a folder a merge or discard removes: what to wait on.
+fn end_sessions_in(cx: &mut Ctx, record: &WorktreeRecord) -> Vec<oneshot::Receiver<()>> {
+    let path = Path::new(&record.path);
+    let same = |workspace: &str| {
+        let workspace = Path::new(workspace);
+        workspace == path || workspace.canonicalize().is_ok_and(|w| path.canonicalize().is_ok_and(|p| w == p))
+    };
+    let running: Vec<SessionId> = cx
+        .sessions
+        .running()
+        .filter(|entry| entry.info.workspace.as_deref().is_some_and(same))
+        .map(|entry| entry.info.id.clone())
+        .collect();
+    let mut ended = Vec::new();
+    for id in running {
+        let (told, end) = oneshot::channel();
+        let waiter = EndWaiter::Stop(Responder::new(move |_: Result<crate::api::SessionInfo, EngineError>| {
+            told.send(()).ok();
+        }));
+        match cx.sessions.stop(&cx.store, &id, waiter) {
+            Ok(()) => ended.push(end),
+            Err((error, _)) => tracing::warn!(%error, session = %id, "a session in a worktree could not be ended"),
+        }
+    }
+    ended
 }
 
 /// The worktree of `record` as git is run in it: refused when its `.git`
