@@ -193,9 +193,14 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
     assert!(!repo.join("summaries").exists(), "the app's files never reach the base");
     assert!(!Path::new(&wa.path).exists());
     assert_eq!(git(&repo, &["branch", "--list", "switchboard/alpha/*"]), "");
-    let listed = t.worktrees_until("alpha merged, beta alone", |l| of(l, &task_b.id).conflicts_with.is_empty()).await;
+    // Beta no longer meets open work: it meets main, and says so (it read "ready to merge").
+    let listed = t
+        .worktrees_until("alpha merged, beta conflicting with main", |l| {
+            of(l, &task_b.id).conflicts_with.is_empty() && of(l, &task_b.id).state == WorktreeState::ConflictsWithBase
+        })
+        .await;
     assert_eq!(of(&listed, &task_a.id).state, WorktreeState::Merged);
-    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::ReadyToMerge);
+    assert_eq!(of(&listed, &task_b.id).base_conflict, ["src/lib.rs"]);
 
     // Beta now conflicts with its moved base: merge and rebase change nothing.
     let head = git(&repo, &["rev-parse", "HEAD"]);
@@ -205,7 +210,7 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
     assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), LIB_A);
     let listed = t.engine.list_worktrees().await.unwrap();
     assert_eq!(of(&listed, &task_b.id).merge_conflict, vec!["src/lib.rs".to_owned()]);
-    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::Conflicting);
+    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::ConflictsWithBase);
     let rebased = t.engine.rebase_worktree(task_b.id.to_string()).await.unwrap();
     assert_eq!(rebased, RebaseOutcome::Conflict { files: vec!["src/lib.rs".into()] });
     assert_eq!(std::fs::read_to_string(Path::new(&wb.path).join("src/lib.rs")).unwrap(), LIB_B);
@@ -1029,4 +1034,94 @@ async fn wait_until_async(
         assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}: {live:#?}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+const LIB_BOTH: &str = "pub fn one() -> u32 {\n    11 + 12\n}\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worktree_states_say_what_happened_and_a_conflict_with_the_base_is_resolved_by_its_agent_then_merged() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    // Each task's steps are chosen by its words (the first entry whose words
+    // it holds): a fresh session counts its tasks from one again.
+    let resolve = format!(
+        "[{{ run = \"git commit -qam 'Make one return twelve'\" }}, {{ run = \"git merge main\" }}, \
+         {{ write_file = {{ path = \"src/lib.rs\", content = {LIB_BOTH:?} }} }}, \
+         {{ run = \"git add src/lib.rs && git commit -q --no-edit\" }}, {{ summary = \"completed\" }}]"
+    );
+    let scenario = format!(
+        "prompt = \"agent> \"\n\
+         [[tasks]]\nwhen = \"resolve the conflicts\"\nsteps = {resolve}\n\
+         [[tasks]]\nwhen = \"eleven\"\nsteps = {}\n\
+         [[tasks]]\nwhen = \"twelve\"\nsteps = {}\n\
+         [[tasks]]\nwhen = \"Give up\"\nsteps = [{{ write_file = {{ path = \"half.txt\", content = \"half\\n\" }} }}, \
+         {{ summary = \"failed\" }}]\n",
+        writes_lib(LIB_A),
+        writes_lib(LIB_B)
+    );
+    let path = t.data_dir.join("alpha.toml");
+    std::fs::write(&path, scenario).unwrap();
+    let spec = ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        isolation: Isolation::Worktree,
+        cwd: repo.display().to_string(),
+        ..t.spec("alpha", DEMO_AGENT, &["--speed", "fast", "--scenario", path.to_str().unwrap()])
+    };
+    let a = t.engine.create_profile(spec).await.unwrap();
+
+    // A failed task's worktree is not ready to merge: it says its task failed.
+    let failed = t.run_task(&a, "Give up halfway").await;
+    assert_eq!(failed.state(), TaskState::Failed);
+    let listed =
+        t.worktrees_until("the failed task's worktree is read", |l| of(l, &failed.id).files_changed == 1).await;
+    let info = of(&listed, &failed.id);
+    assert_eq!(info.state, WorktreeState::TaskFailed, "{info:#?}");
+    assert!(info.state_text.starts_with("its task failed"), "{}", info.state_text);
+    // Nothing to resolve there.
+    let error = t.engine.resolve_worktree(failed.id.to_string()).await.unwrap_err();
+    assert!(error.to_string().contains("nothing to resolve"), "{error}");
+
+    // Two worktrees on the same line: one merged, the other now conflicts with main.
+    let eleven = t.run_task(&a, "Make one return eleven").await;
+    let twelve = t.run_task(&a, "Make one return twelve").await;
+    t.worktrees_until("the two meet on the radar", |l| {
+        of(l, &eleven.id).state == WorktreeState::Conflicting && of(l, &twelve.id).state == WorktreeState::Conflicting
+    })
+    .await;
+    assert!(matches!(t.engine.merge_worktree(eleven.id.to_string()).await.unwrap(), MergeOutcome::Merged { .. }));
+    let listed = t
+        .worktrees_until("the other reads conflicting with main", |l| {
+            of(l, &twelve.id).state == WorktreeState::ConflictsWithBase
+        })
+        .await;
+    let info = of(&listed, &twelve.id);
+    assert_eq!(info.base_conflict, ["src/lib.rs"]);
+    assert_eq!(info.state_text, "conflicts with main now in src/lib.rs");
+    assert_eq!(info.behind, 1);
+    // The command line says the same words.
+    let (code, listed_out, _) = cli_async(&t, &["worktree", "list"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    assert!(listed_out.contains("conflicts with main now in src/lib.rs"), "{listed_out}");
+    assert!(listed_out.contains("its task failed"), "{listed_out}");
+    assert!(matches!(
+        t.engine.merge_worktree(twelve.id.to_string()).await.unwrap(),
+        MergeOutcome::Conflict { files } if files == ["src/lib.rs"]
+    ));
+
+    // Resolve with the agent, from the command line: a task in that worktree.
+    let (code, said, err) = cli_async(&t, &["worktree", "resolve", &twelve.id.to_string(), "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let submitted: switchboard_core::Submitted = serde_json::from_str(&said).unwrap();
+    assert_eq!(submitted.task.spec.worktree.as_deref(), Some(twelve.id.to_string().as_str()));
+    assert_eq!(submitted.task.spec.title(), "Resolve conflicts with main: Make one return twelve");
+    let resolved = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
+    assert_eq!(resolved.state(), TaskState::Completed);
+    // Its state is read again: it merges cleanly now, and does.
+    let listed =
+        t.worktrees_until("it reads ready to merge", |l| of(l, &twelve.id).state == WorktreeState::ReadyToMerge).await;
+    assert_eq!(of(&listed, &twelve.id).state_text, "ready to merge");
+    assert!(of(&listed, &twelve.id).base_conflict.is_empty());
+    assert!(matches!(t.engine.merge_worktree(twelve.id.to_string()).await.unwrap(), MergeOutcome::Merged { .. }));
+    assert_eq!(git(&repo, &["show", "main:src/lib.rs"]), LIB_BOTH.trim_end());
 }

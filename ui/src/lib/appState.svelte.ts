@@ -961,6 +961,13 @@ export class AppState {
     return submitted;
   }
 
+  /** Ask the worktree's agent to resolve its conflicts with its base, as a new task there. Rejects with an ApiError. */
+  async resolveWorktree(worktree: string): Promise<Submitted> {
+    const submitted = await this.backend.resolveWorktree(worktree);
+    this.#addTask(submitted.task);
+    return submitted;
+  }
+
   /** What covers the main area and the details over it goes, for a view of the main area. */
   #coverMain(): void {
     this.formOpen = false;

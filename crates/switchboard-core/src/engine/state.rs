@@ -313,6 +313,15 @@ impl EngineState {
         self.tasks.submit(&mut self.cx, spec)
     }
 
+    /// The worktree's agent asked to resolve its conflicts with its base, as
+    /// a new task in the same worktree (its conversation carried on).
+    pub(super) fn resolve_worktree(&mut self, worktree: String) -> Result<Submitted, EngineError> {
+        let (record, title, prompt) = self.worktrees.resolve(&self.cx, &worktree)?;
+        let spec =
+            TaskSpec { title: Some(title), worktree: Some(record.owner), ..TaskSpec::new(record.profile_id, prompt) };
+        self.tasks.submit(&mut self.cx, spec)
+    }
+
     // ---- profiles ----
 
     pub(super) fn list_profiles(&self) -> Result<Vec<Profile>, EngineError> {
