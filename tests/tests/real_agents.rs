@@ -953,6 +953,82 @@ async fn claude_code_working_apart_edits_its_worktree_and_the_users_checkout_cha
     assert_eq!(git(&["log", "--format=%s", "-1"]), "EDIT-GREETING: greet from the worktree");
 }
 
+/// The model of the review test: as `editor_script`, and a review's
+/// comments (typed after the session ended) rewrite the greeting again,
+/// the summary written where the latest task names it.
+fn reviewer_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        if request.follows_tool_use() {
+            return Reply::text("Done.");
+        }
+        let latest = request.latest_user_text();
+        let greeting = if latest.contains("reviewed your changes") {
+            "HELLO FROM THE WORKTREE\n"
+        } else if latest.contains("EDIT-GREETING") {
+            "hello from the worktree\n"
+        } else {
+            return Reply::text("Ready.");
+        };
+        match (working_directory(request), last_summary_path(request)) {
+            (Some(folder), Some(summary)) => Reply::tools([
+                ("Write", json!({"file_path": format!("{folder}/greeting.txt"), "content": greeting})),
+                ("Write", json!({"file_path": format!("{folder}/{summary}"), "content": SUMMARY})),
+            ]),
+            _ => Reply::text("Ready."),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comment_on_claude_codes_worktree_resumes_the_conversation_that_did_the_work() {
+    let rig = Rig::start(Wire::Anthropic, reviewer_script).await;
+    let profile = rig.apart(rig.claude_code().await).await;
+    let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let first = done.session_id().expect("it ran in a session").clone();
+
+    // Its session ends a short grace after its task.
+    let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+    let ended = loop {
+        let sessions = rig.t.engine.list_sessions().await.unwrap();
+        let session = sessions.into_iter().find(|s| s.id == first).expect("its session is listed");
+        if !matches!(session.state, switchboard_core::SessionState::Running { .. }) {
+            break session;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "its session did not end after its task");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let conversation = ended.agent_session_id.clone().expect("the app named its conversation");
+
+    // A comment starts Claude Code again, resuming that conversation: the
+    // model is asked with the first task's words still in it.
+    let comments = vec![switchboard_core::ReviewComment {
+        path: "greeting.txt".into(),
+        line: 1,
+        text: "Say it louder".into(),
+    }];
+    let review = rig.t.engine.review_worktree(task.id.to_string(), comments).await.unwrap().task;
+    let reviewed = rig.task_ends(&review.id).await;
+    assert_eq!(reviewed.state(), TaskState::Completed, "{reviewed:?}");
+    let resumed = reviewed.session_id().expect("it ran in a session");
+    assert_ne!(resumed, &first, "a new session");
+    let sessions = rig.t.engine.list_sessions().await.unwrap();
+    let resumed = sessions.iter().find(|s| &s.id == resumed).unwrap();
+    assert_eq!(resumed.agent_session_id.as_deref(), Some(conversation.as_str()));
+    let asked = rig.model.requests();
+    let review_request = asked
+        .iter()
+        .find(|r| r.latest_user_text().contains("reviewed your changes"))
+        .expect("the model was asked the review");
+    assert!(carries(review_request, "EDIT-GREETING: greet from the worktree"), "the conversation was not carried on");
+    let worktree = rig.t.engine.list_worktrees().await.unwrap().pop().expect("its worktree");
+    assert_eq!(
+        std::fs::read_to_string(Path::new(&worktree.path).join("greeting.txt")).unwrap(),
+        "HELLO FROM THE WORKTREE\n"
+    );
+}
+
 /// The model of the Codex worktree test: a task naming EDIT-GREETING
 /// rewrites `greeting.txt` and writes the summary with a shell command, in
 /// the folder Codex works in.
