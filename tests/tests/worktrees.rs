@@ -982,6 +982,25 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
     wait_until_async(&t, &profile, "the first task's session to end after its grace", |live| live.is_empty()).await;
     let stored = t.engine.list_sessions().await.unwrap();
     let first_session = stored.iter().find(|s| Some(&s.id) == first.session_id()).unwrap().clone();
+    // The engine names the agent's current session (the window shows it): that one while it
+    // ran, none once it ended.
+    let reported = |events: &[switchboard_core::EngineEvent]| -> Vec<Option<switchboard_core::SessionId>> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                switchboard_core::EngineEvent::QueueChanged { queue } if queue.profile_id == profile.id => {
+                    Some(queue.current_session.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    t.events
+        .wait_for("the queue to name no current session", |events| {
+            (reported(events).last() == Some(&None)).then_some(())
+        })
+        .await;
+    assert!(reported(&t.events.snapshot()).contains(&Some(first_session.id.clone())));
     let conversation = first_session.agent_session_id.clone().expect("the app named the conversation");
 
     // The second: discarded at once, while its session is in its grace;
@@ -1009,6 +1028,7 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
     let stored = t.engine.list_sessions().await.unwrap();
     let resumed = stored.iter().find(|s| &s.id == resumed).unwrap();
     assert_eq!(resumed.agent_session_id.as_deref(), Some(conversation.as_str()));
+    assert!(reported(&t.events.snapshot()).contains(&Some(resumed.id.clone())), "named current while it worked");
     assert_eq!(resumed.workspace, first_session.workspace, "in the first task's worktree");
     let started = std::fs::read_to_string(&argv).unwrap();
     let lines: Vec<&str> = started.lines().collect();

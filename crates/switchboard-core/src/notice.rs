@@ -1005,6 +1005,7 @@ mod tests {
                 executing,
                 current_task: None,
                 queued: 0,
+                current_session: None,
             },
         }
     }

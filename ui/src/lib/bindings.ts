@@ -397,7 +397,14 @@ export type QueueStatus = { profile_id: ProfileId, paused: boolean,
  * Who paused it and why, while it is paused (none for a pause recorded
  * before the app kept its reason).
  */
-pause?: QueuePause | null, executing: boolean, current_task: TaskId | null, queued: number, };
+pause?: QueuePause | null, executing: boolean, current_task: TaskId | null, queued: number, 
+/**
+ * The agent's current session, which the window shows for it: the one
+ * its task at work runs in, else its newest running one; none when
+ * none runs (an agent keeps one live session; one whose worktree task
+ * ended lives on only for a short grace).
+ */
+current_session?: SessionId | null, };
 
 export type QueuePause = { "by": "user", at: number, } | { "by": "all_queues", at: number, } | { "by": "agent_stopped", at: number, task_id: TaskId, } | { "by": "restart", at: number, task_id: TaskId, } | { "by": "task_not_started", at: number, task_id: TaskId, reason: string, } | { "by": "unknown" };
 

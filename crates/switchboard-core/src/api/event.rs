@@ -585,6 +585,7 @@ mod tests {
                 executing: false,
                 current_task: None,
                 queued,
+                current_session: None,
             },
         }
     }

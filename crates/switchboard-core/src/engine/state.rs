@@ -399,7 +399,9 @@ impl EngineState {
 
     pub(super) fn start_session(&mut self, profile_id: ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
         let profile_id = &profile_id;
-        self.cx.start_session(profile_id, size, None, None)
+        let started = self.cx.start_session(profile_id, size, None, None)?;
+        self.tasks.sessions_changed(&self.cx, profile_id);
+        Ok(started)
     }
 
     pub(super) fn stop_session(&mut self, session_id: SessionId, reply: Responder<SessionInfo>) {
@@ -427,7 +429,9 @@ impl EngineState {
             });
         };
         let workspace = super::sessions::still_there(old.workspace.as_deref());
-        self.cx.start_session(&old.profile_id, size, Some(&conversation), workspace.as_deref())
+        let started = self.cx.start_session(&old.profile_id, size, Some(&conversation), workspace.as_deref())?;
+        self.tasks.sessions_changed(&self.cx, &old.profile_id);
+        Ok(started)
     }
 
     /// Restarts a session. A task at work in it goes as `running_task` says

@@ -444,6 +444,19 @@ impl TaskDesk {
 
     /// A session ended; a task it worked on ends with it.
     pub fn on_session_end(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
+        let profile = cx
+            .sessions
+            .get(session_id)
+            .map(|entry| entry.info.profile_id.clone())
+            .or_else(|| cx.store.get_session(session_id).ok().flatten().map(|session| session.profile_id));
+        self.session_ended(cx, session_id, killed, exit);
+        // The agent's current session may have been this one.
+        if let Some(profile) = profile {
+            self.sessions_changed(cx, &profile);
+        }
+    }
+
+    fn session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
         // A restarted session has ended: its agent's queue runs again, into the new one.
         let restarted: Vec<ProfileId> =
             self.restarting.iter().filter(|(_, s)| *s == session_id).map(|(p, _)| p.clone()).collect();

@@ -957,7 +957,21 @@ impl TaskDesk {
             executing: self.work.contains_key(profile_id),
             current_task: self.work.get(profile_id).map(|w| w.task_id.clone()),
             queued: cx.store.queue_len(profile_id)? as u32,
+            current_session: self.current_session(cx, profile_id),
         })
+    }
+
+    /// The agent's current session (pure over what the desk and the
+    /// registry hold): its task at work's, else its newest running one.
+    fn current_session(&self, cx: &Ctx, profile_id: &ProfileId) -> Option<SessionId> {
+        let at_work = self.work.get(profile_id).map(|w| w.session_id.clone()).filter(|s| cx.sessions.is_running(s));
+        at_work.or_else(|| cx.sessions.latest_running_of(profile_id, |_| true))
+    }
+
+    /// A session of the profile started or ended outside a task's start: its
+    /// queue is reported, for the agent's current session.
+    pub fn sessions_changed(&self, cx: &Ctx, profile_id: &ProfileId) {
+        emit_queue(cx, self.queue_status(cx, profile_id));
     }
 
     fn watch(&mut self, workspace: &Path) {
