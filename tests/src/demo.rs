@@ -67,6 +67,8 @@ pub enum Step {
     Flood(usize),
     /// Exit with this code.
     Exit(i32),
+    /// A shell command run in the workspace (`sh -c`), its output shown.
+    Run(String),
 }
 
 /// A scenario file: what the agent does for each task, in order. Task N
@@ -83,6 +85,10 @@ pub struct Scenario {
 #[serde(deny_unknown_fields)]
 pub struct ScenarioTask {
     pub steps: Vec<Step>,
+    /// Taken for any task whose text holds this, whatever its number (a
+    /// fresh session counts its tasks from one again).
+    #[serde(default)]
+    pub when: Option<String>,
 }
 
 impl Scenario {
@@ -91,9 +97,15 @@ impl Scenario {
         toml::from_str(&text).with_context(|| format!("parsing scenario {}", path.display()))
     }
 
-    pub fn steps_for(&self, task_number: usize) -> Option<Vec<Step>> {
-        let index = task_number.checked_sub(1)?.min(self.tasks.len().checked_sub(1)?);
-        Some(self.tasks[index].steps.clone())
+    /// The steps for the `task_number`-th task, whose text is `text`: the
+    /// first entry whose `when` it holds, else the numbered entries in turn.
+    pub fn steps_for(&self, task_number: usize, text: &str) -> Option<Vec<Step>> {
+        if let Some(found) = self.tasks.iter().find(|t| t.when.as_deref().is_some_and(|w| text.contains(w))) {
+            return Some(found.steps.clone());
+        }
+        let numbered: Vec<&ScenarioTask> = self.tasks.iter().filter(|t| t.when.is_none()).collect();
+        let index = task_number.checked_sub(1)?.min(numbered.len().checked_sub(1)?);
+        Some(numbered[index].steps.clone())
     }
 }
 
@@ -279,6 +291,17 @@ pub fn run_steps(out: &mut impl Write, task: &TaskContext, steps: &[Step]) -> Re
             }
             Step::Flood(bytes) => flood(out, *bytes)?,
             Step::Exit(code) => return Ok(Some(*code)),
+            Step::Run(command) => {
+                let ran = std::process::Command::new("sh")
+                    .arg("-c")
+                    .arg(command)
+                    .current_dir(&task.workspace)
+                    .stdin(std::process::Stdio::null())
+                    .output()?;
+                out.write_all(&ran.stdout)?;
+                out.write_all(&ran.stderr)?;
+                writeln!(out, "\x1b[2mran {command}: {}\x1b[0m", ran.status)?;
+            }
         }
     }
     out.flush()?;
@@ -474,10 +497,17 @@ mod tests {
             "#,
         )
         .unwrap();
-        assert_eq!(scenario.steps_for(1).unwrap()[1], Step::Signal(SignalKind::Clarification));
-        assert_eq!(scenario.steps_for(2).unwrap()[2], Step::Exit(3));
-        assert_eq!(scenario.steps_for(7).unwrap()[1], Step::Summary(Status::Partial));
-        assert!(Scenario::default().steps_for(1).is_none());
+        assert_eq!(scenario.steps_for(1, "").unwrap()[1], Step::Signal(SignalKind::Clarification));
+        assert_eq!(scenario.steps_for(2, "").unwrap()[2], Step::Exit(3));
+        assert_eq!(scenario.steps_for(7, "").unwrap()[1], Step::Summary(Status::Partial));
+        assert!(Scenario::default().steps_for(1, "").is_none());
+        // An entry with `when` is taken for any task that holds its words, first; the others in turn.
+        let chosen: Scenario = toml::from_str(
+            "[[tasks]]\nsteps = [{ say = \"plain\" }]\n[[tasks]]\nwhen = \"resolve\"\nsteps = [{ run = \"true\" }]\n",
+        )
+        .unwrap();
+        assert_eq!(chosen.steps_for(1, "please resolve it").unwrap(), [Step::Run("true".into())]);
+        assert_eq!(chosen.steps_for(2, "anything else").unwrap(), [Step::Say("plain".into())]);
         assert!(toml::from_str::<Scenario>("[[tasks]]\nsteps = [{ dance = 1 }]").is_err());
     }
 

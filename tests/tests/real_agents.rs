@@ -152,6 +152,20 @@ impl Rig {
         env
     }
 
+    /// Waits until the session has ended (a worktree task's, a grace after its task).
+    async fn session_ended(&self, id: &SessionId) -> switchboard_core::SessionInfo {
+        let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+        loop {
+            let sessions = self.t.engine.list_sessions().await.unwrap();
+            let session = sessions.into_iter().find(|s| &s.id == id).expect("the session is listed");
+            if !matches!(session.state, switchboard_core::SessionState::Running { .. }) {
+                return session;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "the session did not end after its task");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     async fn submit(&self, profile: &Profile, instruction: &str) -> TaskInfo {
         self.t.engine.submit_task(TaskSpec::new(profile.id.clone(), instruction)).await.unwrap().task
     }
@@ -953,6 +967,70 @@ async fn claude_code_working_apart_edits_its_worktree_and_the_users_checkout_cha
     assert_eq!(git(&["log", "--format=%s", "-1"]), "EDIT-GREETING: greet from the worktree");
 }
 
+/// The model of the review test: as `editor_script`, and a review's
+/// comments (typed after the session ended) rewrite the greeting again,
+/// the summary written where the latest task names it.
+fn reviewer_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        if request.follows_tool_use() {
+            return Reply::text("Done.");
+        }
+        let latest = request.latest_user_text();
+        let greeting = if latest.contains("reviewed your changes") {
+            "HELLO FROM THE WORKTREE\n"
+        } else if latest.contains("EDIT-GREETING") {
+            "hello from the worktree\n"
+        } else {
+            return Reply::text("Ready.");
+        };
+        match (working_directory(request), last_summary_path(request)) {
+            (Some(folder), Some(summary)) => Reply::tools([
+                ("Write", json!({"file_path": format!("{folder}/greeting.txt"), "content": greeting})),
+                ("Write", json!({"file_path": format!("{folder}/{summary}"), "content": SUMMARY})),
+            ]),
+            _ => Reply::text("Ready."),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comment_on_claude_codes_worktree_resumes_the_conversation_that_did_the_work() {
+    let rig = Rig::start(Wire::Anthropic, reviewer_script).await;
+    let profile = rig.apart(rig.claude_code().await).await;
+    let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let first = done.session_id().expect("it ran in a session").clone();
+
+    // Its session ends a short grace after its task.
+    let ended = rig.session_ended(&first).await;
+    let conversation = ended.agent_session_id.clone().expect("the app named its conversation");
+
+    // A comment starts Claude Code again, resuming that conversation: the
+    // model is asked with the first task's words still in it.
+    let comments =
+        vec![switchboard_core::ReviewComment { path: "greeting.txt".into(), line: 1, text: "Say it louder".into() }];
+    let review = rig.t.engine.review_worktree(task.id.to_string(), comments).await.unwrap().task;
+    let reviewed = rig.task_ends(&review.id).await;
+    assert_eq!(reviewed.state(), TaskState::Completed, "{reviewed:?}");
+    let resumed = reviewed.session_id().expect("it ran in a session");
+    assert_ne!(resumed, &first, "a new session");
+    let sessions = rig.t.engine.list_sessions().await.unwrap();
+    let resumed = sessions.iter().find(|s| &s.id == resumed).unwrap();
+    assert_eq!(resumed.agent_session_id.as_deref(), Some(conversation.as_str()));
+    let asked = rig.model.requests();
+    let review_request = asked
+        .iter()
+        .find(|r| r.latest_user_text().contains("reviewed your changes"))
+        .expect("the model was asked the review");
+    assert!(carries(review_request, "EDIT-GREETING: greet from the worktree"), "the conversation was not carried on");
+    let worktree = rig.t.engine.list_worktrees().await.unwrap().pop().expect("its worktree");
+    assert_eq!(
+        std::fs::read_to_string(Path::new(&worktree.path).join("greeting.txt")).unwrap(),
+        "HELLO FROM THE WORKTREE\n"
+    );
+}
+
 /// The model of the Codex worktree test: a task naming EDIT-GREETING
 /// rewrites `greeting.txt` and writes the summary with a shell command, in
 /// the folder Codex works in.
@@ -975,6 +1053,70 @@ fn codex_editor_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply +
             _ => Reply::text("Ready."),
         }
     }
+}
+
+/// The model of the Codex review test: as `codex_editor_script`, and a
+/// review's comments rewrite the greeting again, the summary written where
+/// the latest task names it.
+fn codex_reviewer_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        let has_tools = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+        if !has_tools {
+            return Reply::text("Edit the greeting");
+        }
+        if request.follows_tool_use() {
+            return Reply::text("Done.");
+        }
+        let latest = request.latest_user_text();
+        let greeting = if latest.contains("reviewed your changes") {
+            "HELLO FROM CODEX"
+        } else if latest.contains("EDIT-GREETING") {
+            "hello from codex"
+        } else {
+            return Reply::text("Ready.");
+        };
+        match last_summary_path(request) {
+            Some(summary) => {
+                let cmd = format!(
+                    "printf '{greeting}\\n' > greeting.txt && mkdir -p summaries && cat > {summary} <<'EOF'\n{SUMMARY}EOF\n"
+                );
+                Reply::tools([("exec_command", json!({"cmd": cmd}))])
+            }
+            None => Reply::text("Ready."),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comment_on_codexs_worktree_resumes_the_thread_that_did_the_work() {
+    let rig = Rig::start(Wire::OpenAiResponses, codex_reviewer_script).await;
+    let profile = rig.apart(rig.codex().await).await;
+    let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let first = done.session_id().expect("it ran in a session").clone();
+    let ended = rig.session_ended(&first).await;
+    // Codex named its thread itself; its hooks told it, and it was kept.
+    let thread = ended.agent_session_id.clone().expect("the thread its hooks told is kept");
+
+    let comments =
+        vec![switchboard_core::ReviewComment { path: "greeting.txt".into(), line: 1, text: "Say it louder".into() }];
+    let review = rig.t.engine.review_worktree(task.id.to_string(), comments).await.unwrap().task;
+    let reviewed = rig.task_ends(&review.id).await;
+    assert_eq!(reviewed.state(), TaskState::Completed, "{reviewed:?}");
+    let resumed = reviewed.session_id().expect("it ran in a session");
+    assert_ne!(resumed, &first, "a new session");
+    let sessions = rig.t.engine.list_sessions().await.unwrap();
+    let resumed = sessions.iter().find(|s| &s.id == resumed).unwrap();
+    assert_eq!(resumed.agent_session_id.as_deref(), Some(thread.as_str()));
+    let asked = rig.model.requests();
+    let review_request = asked
+        .iter()
+        .find(|r| r.latest_user_text().contains("reviewed your changes"))
+        .expect("the model was asked the review");
+    assert!(carries(review_request, "EDIT-GREETING: greet from the worktree"), "the thread was not carried on");
+    let worktree = rig.t.engine.list_worktrees().await.unwrap().pop().expect("its worktree");
+    assert_eq!(std::fs::read_to_string(Path::new(&worktree.path).join("greeting.txt")).unwrap(), "HELLO FROM CODEX\n");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -193,9 +193,14 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
     assert!(!repo.join("summaries").exists(), "the app's files never reach the base");
     assert!(!Path::new(&wa.path).exists());
     assert_eq!(git(&repo, &["branch", "--list", "switchboard/alpha/*"]), "");
-    let listed = t.worktrees_until("alpha merged, beta alone", |l| of(l, &task_b.id).conflicts_with.is_empty()).await;
+    // Beta no longer meets open work: it meets main, and says so (it read "ready to merge").
+    let listed = t
+        .worktrees_until("alpha merged, beta conflicting with main", |l| {
+            of(l, &task_b.id).conflicts_with.is_empty() && of(l, &task_b.id).state == WorktreeState::ConflictsWithBase
+        })
+        .await;
     assert_eq!(of(&listed, &task_a.id).state, WorktreeState::Merged);
-    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::ReadyToMerge);
+    assert_eq!(of(&listed, &task_b.id).base_conflict, ["src/lib.rs"]);
 
     // Beta now conflicts with its moved base: merge and rebase change nothing.
     let head = git(&repo, &["rev-parse", "HEAD"]);
@@ -205,7 +210,7 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
     assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), LIB_A);
     let listed = t.engine.list_worktrees().await.unwrap();
     assert_eq!(of(&listed, &task_b.id).merge_conflict, vec!["src/lib.rs".to_owned()]);
-    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::Conflicting);
+    assert_eq!(of(&listed, &task_b.id).state, WorktreeState::ConflictsWithBase);
     let rebased = t.engine.rebase_worktree(task_b.id.to_string()).await.unwrap();
     assert_eq!(rebased, RebaseOutcome::Conflict { files: vec!["src/lib.rs".into()] });
     assert_eq!(std::fs::read_to_string(Path::new(&wb.path).join("src/lib.rs")).unwrap(), LIB_B);
@@ -249,6 +254,10 @@ async fn review_comments_go_back_to_the_agent_as_a_task_in_the_same_worktree() {
         )
         .await;
     let first = t.run_task(&a, "Make one return eleven").await;
+    // Its session ends a short grace after its task: the comments go to a
+    // fresh one (this agent's CLI cannot resume a conversation), told first
+    // what was done in the worktree.
+    wait_until_async(&t, &a, "the first session to end after its grace", |live| live.is_empty()).await;
     let comments = vec![ReviewComment {
         path: "src/lib.rs".into(),
         line: 2,
@@ -256,10 +265,13 @@ async fn review_comments_go_back_to_the_agent_as_a_task_in_the_same_worktree() {
     }];
     let submitted = t.engine.review_worktree(first.id.to_string(), comments).await.unwrap();
     assert_eq!(submitted.task.spec.worktree.as_deref(), Some(first.id.to_string().as_str()));
+    let session = t.session_of_task(&submitted.task.id).await;
+    let output = t.attach(&session).await;
     let review = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
     assert_eq!(review.state(), TaskState::Completed);
-    // The same session, in the same worktree, was typed the quoted comment, defused.
-    assert_eq!(review.session_id(), first.session_id());
+    assert_ne!(review.session_id(), first.session_id());
+    output.wait_for_text("received: You are continuing work already done in this folder").await;
+    // In the same worktree, it was typed the earlier task and the quoted comment, defused.
     assert!(
         review.spec.instruction.contains("src/lib.rs, line 2:\n> Eleven is wrong here;"),
         "{}",
@@ -268,7 +280,7 @@ async fn review_comments_go_back_to_the_agent_as_a_task_in_the_same_worktree() {
     assert!(!review.spec.instruction.contains("[STOP_WORK]"));
     let listed = t.engine.list_worktrees().await.unwrap();
     assert_eq!(listed.len(), 1, "no second worktree");
-    assert_eq!(std::fs::read_to_string(Path::new(&listed[0].path).join("src/lib.rs")).unwrap(), "reviewed\n");
+    assert!(Path::new(&listed[0].path).join(format!("summaries/{}.md", review.id)).is_file(), "it worked there");
     // No comments: nothing is sent.
     assert!(t.engine.review_worktree(first.id.to_string(), Vec::new()).await.is_err());
 }
@@ -898,4 +910,238 @@ async fn the_command_line_lists_each_odd_file_name_on_one_line_and_json_keeps_it
     let forged =
         diff["files"].as_array().unwrap().iter().find(|f| f["path"].as_str().unwrap().contains("forged")).unwrap();
     assert_eq!(forged["content"]["after"], "forged\n", "the file itself is still read");
+}
+
+/// The sessions of `profile` running now, as the engine lists them.
+async fn live_sessions(t: &TestEngine, profile: &Profile) -> Vec<switchboard_core::SessionInfo> {
+    let sessions = t.engine.list_sessions().await.unwrap();
+    sessions
+        .into_iter()
+        .filter(|s| s.profile_id == profile.id && matches!(s.state, switchboard_core::SessionState::Running { .. }))
+        .collect()
+}
+
+/// The most sessions of `profile` the events ever showed running at once.
+fn most_live_at_once(events: &[switchboard_core::EngineEvent], profile: &Profile) -> usize {
+    let mut live = std::collections::BTreeSet::new();
+    let mut most = 0;
+    for event in events {
+        if let switchboard_core::EngineEvent::SessionChanged { session } = event
+            && session.profile_id == profile.id
+        {
+            if matches!(session.state, switchboard_core::SessionState::Running { .. }) {
+                live.insert(session.id.clone());
+            } else {
+                live.remove(&session.id);
+            }
+            most = most.max(live.len());
+        }
+    }
+    most
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_resumes_the_first_conversation() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    // Stands in for Claude Code: records the first two arguments it is
+    // started with (the conversation's), then works as the demo agent does
+    // (a file, its summary).
+    let argv = t.data_dir.join("argv.log");
+    let scenario = t.data_dir.join("claude.toml");
+    std::fs::write(
+        &scenario,
+        "prompt = \"agent> \"\n[[tasks]]\nsteps = [{ write_file = { path = \"notes.txt\", content = \"done\\n\" } }, \
+         { summary = \"completed\" }]\n",
+    )
+    .unwrap();
+    let fake = t.data_dir.join("fake-claude");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1 $2\" >> '{}'\nexec '{DEMO_AGENT}' --speed fast --scenario '{}'\n",
+            argv.display(),
+            scenario.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = ProfileSpec {
+        kind: switchboard_core::AgentKind::ClaudeCode,
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        isolation: Isolation::Worktree,
+        cwd: repo.display().to_string(),
+        ..t.spec("claude", fake.to_str().unwrap(), &[])
+    };
+    let profile = t.engine.create_profile(spec).await.unwrap();
+
+    // The first task: its session ends a short grace after it.
+    let first = t.run_task(&profile, "Write the first notes").await;
+    assert_eq!(first.state(), TaskState::Completed);
+    wait_until_async(&t, &profile, "the first task's session to end after its grace", |live| live.is_empty()).await;
+    let stored = t.engine.list_sessions().await.unwrap();
+    let first_session = stored.iter().find(|s| Some(&s.id) == first.session_id()).unwrap().clone();
+    // The engine names the agent's current session (the window shows it): that one while it
+    // ran, none once it ended.
+    let reported = |events: &[switchboard_core::EngineEvent]| -> Vec<Option<switchboard_core::SessionId>> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                switchboard_core::EngineEvent::QueueChanged { queue } if queue.profile_id == profile.id => {
+                    Some(queue.current_session.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    t.events
+        .wait_for("the queue to name no current session", |events| {
+            (reported(events).last() == Some(&None)).then_some(())
+        })
+        .await;
+    assert!(reported(&t.events.snapshot()).contains(&Some(first_session.id.clone())));
+    let conversation = first_session.agent_session_id.clone().expect("the app named the conversation");
+
+    // The second: discarded at once, while its session is in its grace;
+    // the discard ends it first, so nothing is left in the removed folder.
+    let second = t.run_task(&profile, "Write the second notes").await;
+    assert_eq!(second.state(), TaskState::Completed);
+    let discarded = t.engine.discard_worktree(second.id.to_string(), true).await.unwrap();
+    assert!(matches!(discarded, DiscardOutcome::Discarded { .. }), "{discarded:?}");
+    let live = live_sessions(&t, &profile).await;
+    assert!(live.is_empty(), "the discard ended the session in its folder first: {live:#?}");
+
+    // The third.
+    let third = t.run_task(&profile, "Write the third notes").await;
+    assert_eq!(third.state(), TaskState::Completed);
+    wait_until_async(&t, &profile, "the third task's session to end after its grace", |live| live.is_empty()).await;
+    assert_eq!(most_live_at_once(&t.events.snapshot(), &profile), 1, "one live session of the agent at a time");
+
+    // A comment on the first worktree reaches a session that continues its conversation.
+    let comments = vec![ReviewComment { path: "notes.txt".into(), line: 1, text: "Say more than done".into() }];
+    let review = t.engine.review_worktree(first.id.to_string(), comments).await.unwrap();
+    let review = t.task_until(&review.task.id, "to finish", |t| t.state().is_finished()).await;
+    assert_eq!(review.state(), TaskState::Completed);
+    let resumed = review.session_id().expect("it ran in a session");
+    assert_ne!(Some(resumed), first.session_id(), "a new session, the first having ended");
+    let stored = t.engine.list_sessions().await.unwrap();
+    let resumed = stored.iter().find(|s| &s.id == resumed).unwrap();
+    assert_eq!(resumed.agent_session_id.as_deref(), Some(conversation.as_str()));
+    assert!(reported(&t.events.snapshot()).contains(&Some(resumed.id.clone())), "named current while it worked");
+    assert_eq!(resumed.workspace, first_session.workspace, "in the first task's worktree");
+    let started = std::fs::read_to_string(&argv).unwrap();
+    let lines: Vec<&str> = started.lines().collect();
+    assert_eq!(lines.len(), 4, "{started}");
+    assert!(lines[0].contains(&format!("--session-id {conversation}")), "{started}");
+    assert!(lines[3].contains(&format!("--resume {conversation}")), "{started}");
+    assert!(!lines[3].contains("--session-id"), "{started}");
+}
+
+/// Waits until the live sessions of `profile` satisfy `condition`.
+async fn wait_until_async(
+    t: &TestEngine,
+    profile: &Profile,
+    what: &str,
+    condition: impl Fn(&[switchboard_core::SessionInfo]) -> bool,
+) {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let live = live_sessions(t, profile).await;
+        if condition(&live) {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}: {live:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+const LIB_BOTH: &str = "pub fn one() -> u32 {\n    11 + 12\n}\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worktree_states_say_what_happened_and_a_conflict_with_the_base_is_resolved_by_its_agent_then_merged() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    // Each task's steps are chosen by its words (the first entry whose words
+    // it holds): a fresh session counts its tasks from one again.
+    let resolve = format!(
+        "[{{ run = \"git commit -qam 'Make one return twelve'\" }}, {{ run = \"git merge main\" }}, \
+         {{ write_file = {{ path = \"src/lib.rs\", content = {LIB_BOTH:?} }} }}, \
+         {{ run = \"git add src/lib.rs && git commit -q --no-edit\" }}, {{ summary = \"completed\" }}]"
+    );
+    let scenario = format!(
+        "prompt = \"agent> \"\n\
+         [[tasks]]\nwhen = \"resolve the conflicts\"\nsteps = {resolve}\n\
+         [[tasks]]\nwhen = \"eleven\"\nsteps = {}\n\
+         [[tasks]]\nwhen = \"twelve\"\nsteps = {}\n\
+         [[tasks]]\nwhen = \"Give up\"\nsteps = [{{ write_file = {{ path = \"half.txt\", content = \"half\\n\" }} }}, \
+         {{ summary = \"failed\" }}]\n",
+        writes_lib(LIB_A),
+        writes_lib(LIB_B)
+    );
+    let path = t.data_dir.join("alpha.toml");
+    std::fs::write(&path, scenario).unwrap();
+    let spec = ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        isolation: Isolation::Worktree,
+        cwd: repo.display().to_string(),
+        ..t.spec("alpha", DEMO_AGENT, &["--speed", "fast", "--scenario", path.to_str().unwrap()])
+    };
+    let a = t.engine.create_profile(spec).await.unwrap();
+
+    // A failed task's worktree is not ready to merge: it says its task failed.
+    let failed = t.run_task(&a, "Give up halfway").await;
+    assert_eq!(failed.state(), TaskState::Failed);
+    let listed =
+        t.worktrees_until("the failed task's worktree is read", |l| of(l, &failed.id).files_changed == 1).await;
+    let info = of(&listed, &failed.id);
+    assert_eq!(info.state, WorktreeState::TaskFailed, "{info:#?}");
+    assert!(info.state_text.starts_with("its task failed"), "{}", info.state_text);
+    // Nothing to resolve there.
+    let error = t.engine.resolve_worktree(failed.id.to_string()).await.unwrap_err();
+    assert!(error.to_string().contains("nothing to resolve"), "{error}");
+
+    // Two worktrees on the same line: one merged, the other now conflicts with main.
+    let eleven = t.run_task(&a, "Make one return eleven").await;
+    let twelve = t.run_task(&a, "Make one return twelve").await;
+    t.worktrees_until("the two meet on the radar", |l| {
+        of(l, &eleven.id).state == WorktreeState::Conflicting && of(l, &twelve.id).state == WorktreeState::Conflicting
+    })
+    .await;
+    assert!(matches!(t.engine.merge_worktree(eleven.id.to_string()).await.unwrap(), MergeOutcome::Merged { .. }));
+    let listed = t
+        .worktrees_until("the other reads conflicting with main", |l| {
+            of(l, &twelve.id).state == WorktreeState::ConflictsWithBase
+        })
+        .await;
+    let info = of(&listed, &twelve.id);
+    assert_eq!(info.base_conflict, ["src/lib.rs"]);
+    assert_eq!(info.state_text, "conflicts with main now in src/lib.rs");
+    assert_eq!(info.behind, 1);
+    // The command line says the same words.
+    let (code, listed_out, _) = cli_async(&t, &["worktree", "list"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    assert!(listed_out.contains("conflicts with main now in src/lib.rs"), "{listed_out}");
+    assert!(listed_out.contains("its task failed"), "{listed_out}");
+    assert!(matches!(
+        t.engine.merge_worktree(twelve.id.to_string()).await.unwrap(),
+        MergeOutcome::Conflict { files } if files == ["src/lib.rs"]
+    ));
+
+    // Resolve with the agent, from the command line: a task in that worktree.
+    let (code, said, err) = cli_async(&t, &["worktree", "resolve", &twelve.id.to_string(), "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let submitted: switchboard_core::Submitted = serde_json::from_str(&said).unwrap();
+    assert_eq!(submitted.task.spec.worktree.as_deref(), Some(twelve.id.to_string().as_str()));
+    assert_eq!(submitted.task.spec.title(), "Resolve conflicts with main: Make one return twelve");
+    let resolved = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
+    assert_eq!(resolved.state(), TaskState::Completed);
+    // Its state is read again: it merges cleanly now, and does.
+    let listed =
+        t.worktrees_until("it reads ready to merge", |l| of(l, &twelve.id).state == WorktreeState::ReadyToMerge).await;
+    assert_eq!(of(&listed, &twelve.id).state_text, "ready to merge");
+    assert!(of(&listed, &twelve.id).base_conflict.is_empty());
+    assert!(matches!(t.engine.merge_worktree(twelve.id.to_string()).await.unwrap(), MergeOutcome::Merged { .. }));
+    assert_eq!(git(&repo, &["show", "main:src/lib.rs"]), LIB_BOTH.trim_end());
 }

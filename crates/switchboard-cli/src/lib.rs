@@ -346,6 +346,14 @@ pub enum WorktreeCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// Asks a worktree's agent, in the conversation that did its work, to
+    /// bring its base in and resolve the conflicts a merge would meet now:
+    /// a new task in that worktree (printed), after which it can be merged.
+    Resolve {
+        task: String,
+        #[command(flatten)]
+        output: Output,
+    },
     /// Removes a task's worktree and branch. Exits 4 without --force when it
     /// holds work not merged; with --force that work is kept as a patch file,
     /// whose path is printed.
@@ -756,15 +764,25 @@ fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -
 /// tampered with, branchless or refused, whose count is not a reading).
 fn files_changed(state: switchboard_core::WorktreeState, count: u32) -> String {
     use switchboard_core::WorktreeState as S;
-    match (state, count) {
-        (S::Working | S::ReadyToMerge | S::Conflicting, 1) => "1 file".into(),
-        (S::Working | S::ReadyToMerge | S::Conflicting, n) => format!("{n} files"),
-        _ => String::new(),
+    let read = matches!(
+        state,
+        S::Working
+            | S::ReadyToMerge
+            | S::Conflicting
+            | S::TaskFailed
+            | S::TaskStopped
+            | S::ConflictsWithBase
+            | S::Behind
+    );
+    match (read, count) {
+        (true, 1) => "1 file".into(),
+        (true, n) => format!("{n} files"),
+        (false, _) => String::new(),
     }
 }
 
 fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut impl Write) -> Result<()> {
-    use switchboard_core::{DiffContent, DiscardOutcome, FileStatus, MergeOutcome, WorktreeState};
+    use switchboard_core::{DiffContent, DiscardOutcome, FileStatus, MergeOutcome};
     match command {
         WorktreeCommand::List { output } => {
             let worktrees = client.list_worktrees()?;
@@ -773,19 +791,8 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                     return "no worktrees: agents set to work apart (--isolation worktree) make one per task".into();
                 }
                 columns(worktrees.iter().map(|w| {
-                    let state = match w.state {
-                        WorktreeState::Working => "working",
-                        WorktreeState::ReadyToMerge => "ready to merge",
-                        WorktreeState::Conflicting => "conflicting",
-                        WorktreeState::Merged => "merged",
-                        WorktreeState::FolderMissing => "folder missing",
-                        WorktreeState::Tampered => "tampered with: its .git file was changed",
-                        WorktreeState::BranchGone => "its branch was deleted",
-                        WorktreeState::Refused => {
-                            "git is not run there: its repository defines a filter or merge driver"
-                        }
-                        WorktreeState::Discarded => "discarded",
-                    };
+                    // The engine's words, as the window and notifications say them.
+                    let state = one_line(&w.state_text);
                     let meets = if w.overlaps.is_empty() {
                         String::new()
                     } else {
@@ -796,7 +803,7 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                         w.task.clone(),
                         w.agent.clone(),
                         w.branch.clone(),
-                        state.to_owned(),
+                        state,
                         files_changed(w.state, w.files_changed),
                         first_line(&w.title, 50),
                         meets,
@@ -864,6 +871,15 @@ fn worktree_command(client: &client::Client, command: WorktreeCommand, out: &mut
                 }
                 MergeOutcome::InTheWay { why } => Err(Refused(format!("merge refused: {why}")).into()),
             }
+        }
+        WorktreeCommand::Resolve { task, output } => {
+            let submitted = client.resolve_worktree(task)?;
+            print(out, output, &submitted, |submitted| {
+                format!(
+                    "{} (its agent brings the base in and resolves the conflicts)",
+                    submitted_line(submitted, "its agent")
+                )
+            })
         }
         WorktreeCommand::Discard { task, force, output } => {
             let discarded = client.discard_worktree(task, force)?;

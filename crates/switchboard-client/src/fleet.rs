@@ -112,7 +112,8 @@ pub fn route(command: &Command) -> Route {
         | C::MergeWorktree { worktree }
         | C::DiscardWorktree { worktree, .. }
         | C::RebaseWorktree { worktree }
-        | C::ReviewWorktree { worktree, .. } => Route::Owner(vec![worktree.clone()]),
+        | C::ReviewWorktree { worktree, .. }
+        | C::ResolveWorktree { worktree } => Route::Owner(vec![worktree.clone()]),
         // A permission request's number is its engine's own: the window names the machine.
         C::CreateProfile { .. }
         | C::CheckProfile { profile_id: None, .. }

@@ -333,9 +333,33 @@ pub fn claude_conversation(
     (args, Some(id))
 }
 
+/// A Codex session's arguments, continuing the conversation (Codex's
+/// thread) `resume` when given: Codex's `resume` subcommand, the user's
+/// arguments (it takes the same options as a new session) and the
+/// thread's id last.
+pub fn codex_resume(args: Vec<String>, resume: Option<&str>) -> Vec<String> {
+    match resume {
+        None => args,
+        Some(id) => std::iter::once("resume".to_owned()).chain(args).chain(std::iter::once(id.to_owned())).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_codex_thread_is_resumed_by_its_subcommand_with_the_users_options() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let cases = [
+            (args(&["--no-daemon"]), None, args(&["--no-daemon"])),
+            (args(&["--no-daemon", "-c", "k=v"]), Some("t-1"), args(&["resume", "--no-daemon", "-c", "k=v", "t-1"])),
+            (Vec::new(), Some("t-2"), args(&["resume", "t-2"])),
+        ];
+        for (given, resume, want) in cases {
+            assert_eq!(codex_resume(given.clone(), resume), want, "{given:?} {resume:?}");
+        }
+    }
 
     const HOOK: &str = "/opt/switchboard/switchboard-hook";
 

@@ -688,8 +688,26 @@ impl Notices {
         }
     }
 
-    /// A worktree found changing a file another changes: told once per pair.
+    /// A worktree found changing a file another changes: told once per
+    /// pair. One that came to conflict with its base: told once per
+    /// conflict (its files), in the words its state is shown in everywhere.
     fn on_worktree(&mut self, worktree: &crate::api::WorktreeInfo) -> Option<Notice> {
+        if worktree.state == crate::api::WorktreeState::ConflictsWithBase
+            && self.remember(format!("base-conflict:{}:{}", worktree.task, worktree.base_conflict.join("\n")))
+        {
+            let target = match worktree.task.parse::<TaskId>() {
+                Ok(task) => NoticeTarget::Task(task),
+                Err(_) => NoticeTarget::Window,
+            };
+            let body = format!(
+                "“{}” {}. Its agent can resolve it: Resolve with the agent, in its changes.",
+                worktree.title, worktree.state_text
+            );
+            return Some(
+                Notice::new(NoticeKind::Overlap, target, "A worktree conflicts with its base", body)
+                    .about(&worktree.profile_id),
+            );
+        }
         let overlap = worktree.overlaps.iter().find(|o| {
             let pair = if worktree.task < o.with { (&worktree.task, &o.with) } else { (&o.with, &worktree.task) };
             !self.notified.contains(&format!("overlap:{}:{}", pair.0, pair.1))
@@ -1026,6 +1044,7 @@ mod tests {
                 executing,
                 current_task: None,
                 queued: 0,
+                current_session: None,
             },
         }
     }
@@ -1765,6 +1784,9 @@ mod tests {
             path: "/data/worktrees/x".into(),
             created_at: 1,
             state: WorktreeState::Conflicting,
+            state_text: "changes files other work changes".into(),
+            base_conflict: Vec::new(),
+            behind: 0,
             files_changed: 2,
             conflicts_with: vec![other.to_string()],
             overlaps: vec![WorktreeOverlap {
@@ -1797,7 +1819,22 @@ mod tests {
             conflicts_with: Vec::new(),
             ..worktree(&first, "x", &second, "y", true)
         };
-        assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: alone }), None);
+        assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: alone.clone() }), None);
+        // Come to conflict with its base: told once, in its state's words.
+        let conflicting = WorktreeInfo {
+            state: WorktreeState::ConflictsWithBase,
+            state_text: "conflicts with main now in src/lib.rs".into(),
+            base_conflict: vec!["src/lib.rs".into()],
+            behind: 1,
+            ..alone
+        };
+        let told = notices.apply(&EngineEvent::WorktreeChanged { worktree: conflicting.clone() }).expect("told");
+        assert_eq!(told.title, "A worktree conflicts with its base");
+        assert_eq!(
+            told.body,
+            "“x” conflicts with main now in src/lib.rs. Its agent can resolve it: Resolve with the agent, in its changes."
+        );
+        assert_eq!(notices.apply(&EngineEvent::WorktreeChanged { worktree: conflicting }), None);
     }
 
     #[test]

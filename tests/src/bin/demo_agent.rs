@@ -125,7 +125,7 @@ fn main() -> Result<()> {
             std::process::exit(args.exit_code);
         }
 
-        let mut steps = scenario.steps_for(task_number).unwrap_or_else(demo::default_steps);
+        let mut steps = scenario.steps_for(task_number, trimmed).unwrap_or_else(demo::default_steps);
         steps.extend(args.signal.iter().map(|kind| Step::Signal(*kind)));
         if let Some(bytes) = args.flood {
             steps.push(Step::Flood(bytes));

@@ -197,7 +197,7 @@ describe('the changes of a worktree', () => {
     expect(screen.queryByTestId('changes-discard')).toBeNull();
   });
 
-  it('on a merge conflict lists the files and says nothing was changed; a rebase that conflicts says so too', async () => {
+  it('a conflict with its base is said, merge and rebase wait, and Resolve with the agent brings merge back', async () => {
     const { backend, agent, task } = worktreeOf();
     const other = backend.seedTask({ profile_id: agent.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
     backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', SESSION_BEFORE, 'x')]);
@@ -206,16 +206,33 @@ describe('the changes of a worktree', () => {
     await backend.mergeWorktree(other.id);
     await openChanges(backend, task);
 
-    await fireEvent.click(screen.getByTestId('changes-merge'));
-    await waitFor(() => expect(said().textContent).toContain('Not merged: this file conflicts with main. Nothing was changed.'));
-    expect(screen.getByTestId('changes-said').getAttribute('data-tone')).toBe('problem');
-    expect(screen.getAllByTestId('changes-said-file').map((f) => f.textContent)).toEqual(['src/auth/session.ts']);
-    await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('a merge met a conflict'));
+    // The engine's words; what a merge would meet, listed; merge and rebase wait, saying why.
+    expect(screen.getByTestId('changes-state').textContent).toBe('conflicts with main now in src/auth/session.ts');
+    expect(within(screen.getByTestId('changes-base-conflict')).getAllByRole('listitem').map((f) => f.textContent)).toEqual(['src/auth/session.ts']);
+    const merge = screen.getByTestId('changes-merge') as HTMLButtonElement;
+    expect(merge.disabled).toBe(true);
+    expect(merge.title).toBe('It conflicts with the latest main in src/auth/session.ts: resolve it with its agent first, then merge.');
+    expect((screen.getByTestId('changes-rebase') as HTMLButtonElement).disabled).toBe(true);
 
-    // Rebase is offered now; it meets the same lines and is undone.
-    await fireEvent.click(screen.getByTestId('changes-rebase'));
-    await waitFor(() => expect(said().textContent).toContain('Not rebased: this file conflicts with the latest of main. Nothing was changed.'));
-    expect(screen.getAllByTestId('changes-said-file').map((f) => f.textContent)).toEqual(['src/auth/session.ts']);
+    // Resolve with the agent: a task in this worktree, shown like any task.
+    await fireEvent.click(screen.getByTestId('changes-resolve'));
+    await waitFor(() => expect(callsOf(backend, 'resolve_worktree')).toEqual([{ worktree: task.id }]));
+    await waitFor(() =>
+      expect(said().textContent).toBe(
+        'builder was asked to bring the base in and resolve the conflicts, as a new task, “Resolve conflicts with main: Fix the login redirect”, in this worktree. Merge is offered again once it is done.',
+      ),
+    );
+    const resolving = (await backend.listTasks(agent.id)).find((t) => t.worktree === task.id)!;
+    expect(resolving.title).toBe('Resolve conflicts with main: Fix the login redirect');
+    await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('its agent is at work'));
+
+    // Its agent resolved and committed: merge is offered again, and lands.
+    backend.finishTask({ taskId: resolving.id });
+    await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('ready to merge'));
+    expect(screen.queryByTestId('changes-resolve')).toBeNull();
+    expect(screen.queryByTestId('changes-base-conflict')).toBeNull();
+    await fireEvent.click(screen.getByTestId('changes-merge'));
+    await waitFor(() => expect(said().textContent).toContain('Merged'));
   });
 
   it("says why a merge did not happen when the user's own changes are in the way", async () => {

@@ -70,14 +70,14 @@ describe('the worktrees', () => {
     expect(screen.getByTestId('worktrees-view')).toBeTruthy();
   });
 
-  it('follows the engine: a worktree merged elsewhere moves down, and the others no longer meet it', async () => {
+  it('follows the engine: a worktree merged elsewhere moves down, and one whose lines it changed now conflicts with main', async () => {
     const { backend, login, remember } = shop();
     await renderApp(backend);
     await fireEvent.click(screen.getByTestId('open-worktrees'));
     await backend.mergeWorktree(login.id);
     await waitFor(() => expect(within(entryOf(login.id)).getByTestId('worktree-state').textContent).toBe('merged'));
     expect(within(entryOf(remember.id)).queryByTestId('worktree-overlap-mark')).toBeNull();
-    expect(within(entryOf(remember.id)).getByTestId('worktree-state').textContent).toBe('ready to merge');
+    expect(within(entryOf(remember.id)).getByTestId('worktree-state').textContent).toBe('conflicts with main now in src/auth/session.ts');
     expect(within(screen.getByTestId('open-worktrees')).queryByTestId('open-worktrees-meeting')).toBeNull();
   });
 

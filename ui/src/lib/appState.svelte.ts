@@ -81,6 +81,7 @@ import {
   isRunning,
   mergeInitial,
   repairSelection,
+  currentSessionOf,
   sessionsOfProfile,
   upsertProfile,
   upsertSession,
@@ -564,6 +565,12 @@ export class AppState {
     return sessionsOfProfile(this.model.sessions, profileId);
   }
 
+  /** The agent's current session, as its engine names it (`currentSessionOf`). */
+  currentSessionOf(profileId: ProfileId): SessionInfo | undefined {
+    const named = this.tasks.queues.find((q) => q.profile_id === profileId)?.current_session;
+    return currentSessionOf(this.model.sessions, profileId, named);
+  }
+
   select(selection: Selection): void {
     this.selection = selection;
     this.formOpen = false;
@@ -802,7 +809,7 @@ export class AppState {
    * view, else the agent's.
    */
   openTaskForm(profileId: ProfileId): void {
-    const running = this.sessionsOf(profileId).find((s) => s.state === 'running');
+    const running = this.currentSessionOf(profileId);
     this.select(running ? { kind: 'session', id: running.id } : { kind: 'profile', id: profileId });
     this.taskPanelOpen = true;
     this.taskFormFor = profileId;
@@ -957,6 +964,13 @@ export class AppState {
   /** Send the user's line comments to the worktree's agent, as a new task there. Rejects with an ApiError. */
   async reviewWorktree(worktree: string, comments: ReviewComment[]): Promise<Submitted> {
     const submitted = await this.backend.reviewWorktree(worktree, comments);
+    this.#addTask(submitted.task);
+    return submitted;
+  }
+
+  /** Ask the worktree's agent to resolve its conflicts with its base, as a new task there. Rejects with an ApiError. */
+  async resolveWorktree(worktree: string): Promise<Submitted> {
+    const submitted = await this.backend.resolveWorktree(worktree);
     this.#addTask(submitted.task);
     return submitted;
   }

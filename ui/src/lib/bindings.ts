@@ -397,7 +397,14 @@ export type QueueStatus = { profile_id: ProfileId, paused: boolean,
  * Who paused it and why, while it is paused (none for a pause recorded
  * before the app kept its reason).
  */
-pause?: QueuePause | null, executing: boolean, current_task: TaskId | null, queued: number, };
+pause?: QueuePause | null, executing: boolean, current_task: TaskId | null, queued: number, 
+/**
+ * The agent's current session, which the window shows for it: the one
+ * its task at work runs in, else its newest running one; none when
+ * none runs (an agent keeps one live session; one whose worktree task
+ * ended lives on only for a short grace).
+ */
+current_session?: SessionId | null, };
 
 export type QueuePause = { "by": "user", at: number, } | { "by": "all_queues", at: number, } | { "by": "agent_stopped", at: number, task_id: TaskId, } | { "by": "restart", at: number, task_id: TaskId, } | { "by": "task_not_started", at: number, task_id: TaskId, reason: string, } | { "by": "unknown" };
 
@@ -788,7 +795,7 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "resolve_worktree", worktree: string, };
 
 export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome };
 
@@ -1006,7 +1013,7 @@ branch: string | null,
  */
 setup_command: string | null, } | { "kind": "not_a_repository", why: string, };
 
-export type WorktreeState = "working" | "ready_to_merge" | "conflicting" | "merged" | "folder_missing" | "tampered" | "branch_gone" | "refused" | "discarded";
+export type WorktreeState = "working" | "ready_to_merge" | "conflicting" | "task_failed" | "task_stopped" | "conflicts_with_base" | "behind" | "merged" | "folder_missing" | "tampered" | "branch_gone" | "refused" | "discarded";
 
 export type WorktreeOverlap = { 
 /**
@@ -1130,6 +1137,18 @@ agent: string, repository: string, branch: string,
  * The branch it was made from, which a merge lands on.
  */
 base: string, path: string, created_at: number, state: WorktreeState, 
+/**
+ * The state in words, the same in every client (the engine's).
+ */
+state_text: string, 
+/**
+ * The files a merge into its base would conflict in now.
+ */
+base_conflict: Array<string>, 
+/**
+ * Commits on its base since its branch left it.
+ */
+behind: number, 
 /**
  * Files changed against the base (none known for a merged, discarded
  * or missing one).
@@ -1481,6 +1500,8 @@ export interface EngineCommands {
   rebaseWorktree(worktree: string): Promise<RebaseOutcome>;
   /** Types the user's line comments into the worktree's agent as one review, a new task in the same worktree. */
   reviewWorktree(worktree: string, comments: Array<ReviewComment>): Promise<Submitted>;
+  /** Asks the worktree's agent, in the conversation that did its work, to bring its base in and resolve the conflicts a merge would meet now: a new task in the same worktree, after which the merge is offered again. Refused when it merges cleanly. */
+  resolveWorktree(worktree: string): Promise<Submitted>;
 }
 
 /** The window's commands over `send`, which carries one `Command` to the engine and resolves with its `Reply`. */
@@ -1553,6 +1574,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     discardWorktree: async (worktree, force) => replyValue(await send({ type: "discard_worktree", worktree: worktree, force: force }), "discard"),
     rebaseWorktree: async (worktree) => replyValue(await send({ type: "rebase_worktree", worktree: worktree }), "rebase"),
     reviewWorktree: async (worktree, comments) => replyValue(await send({ type: "review_worktree", worktree: worktree, comments: comments }), "submitted"),
+    resolveWorktree: async (worktree) => replyValue(await send({ type: "resolve_worktree", worktree: worktree }), "submitted"),
   };
 }
 
@@ -1703,6 +1725,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "rebase", value: await target.rebaseWorktree(command.worktree) };
     case "review_worktree":
       return { type: "submitted", value: await target.reviewWorktree(command.worktree, command.comments) };
+    case "resolve_worktree":
+      return { type: "submitted", value: await target.resolveWorktree(command.worktree) };
     default:
       throw { code: "invalid_input", message: `\`${command.type}\` is not a command of the window`, field: "command" } as ApiError;
   }

@@ -94,21 +94,10 @@ describe('the list of worktrees', () => {
 });
 
 describe('words', () => {
-  const overlap = { with: OTHER, with_title: 'Fix login', files: ['src/a.ts'], meeting_hunks: 1, merge_first: true };
-  it.each<[Partial<WorktreeInfo>, string]>([
-    [{ state: 'working' }, 'its agent is at work'],
-    [{ state: 'ready_to_merge' }, 'ready to merge'],
-    [{ state: 'conflicting', merge_conflict: ['a'] }, 'a merge met a conflict'],
-    [{ state: 'conflicting', overlaps: [overlap] }, 'changes files other work changes'],
-    [{ state: 'conflicting' }, 'meets other work'],
-    [{ state: 'merged' }, 'merged'],
-    [{ state: 'folder_missing' }, 'its folder is gone'],
-    [{ state: 'tampered' }, 'tampered with: its .git file was changed, so git is not run there'],
-    [{ state: 'branch_gone' }, 'its branch was deleted'],
-    [{ state: 'refused' }, 'git is not run there: its repository defines a filter or merge driver'],
-    [{ state: 'discarded' }, 'discarded'],
-  ])('the state %j in words', (overrides, words) => {
-    expect(worktreeStateText(worktree(TASK, overrides))).toBe(words);
+  it('says the state in the engine’s words, as the command line and notifications do', () => {
+    expect(worktreeStateText(worktree(TASK, { state: 'conflicts_with_base', state_text: 'conflicts with main now in src/a.ts' }))).toBe(
+      'conflicts with main now in src/a.ts',
+    );
   });
 
   it.each([
@@ -187,18 +176,25 @@ describe('what a review can do now', () => {
   const tampered: Offer = { shown: true, enabled: false, why: 'Its .git file was changed, so git is not run there; discard it to keep a copy of its files.' };
   const branchGone: Offer = { shown: true, enabled: false, why: 'Its branch was deleted, so what it changed cannot be told; discard it to keep a copy of its files.' };
   const overlap = { with: OTHER, with_title: 'x', files: ['a'], meeting_hunks: 1, merge_first: false };
+  const conflict: Offer = { shown: true, enabled: false, why: 'It conflicts with the latest main in src/a.ts: resolve it with its agent first, then merge.' };
+  const conflicting: Partial<WorktreeInfo> = { state: 'conflicts_with_base', base_conflict: ['src/a.ts'], behind: 1 };
 
-  it.each<[string, Partial<WorktreeInfo>, Record<'commit' | 'merge' | 'rebase' | 'discard' | 'comment', Offer>]>([
-    ['ready to merge', {}, { commit: ready, merge: ready, rebase: hidden, discard: ready, comment: ready }],
-    ['meeting other work: rebase offered', { state: 'conflicting', overlaps: [overlap] }, { commit: ready, merge: ready, rebase: ready, discard: ready, comment: ready }],
-    ['after a merge conflict', { state: 'conflicting', merge_conflict: ['a'] }, { commit: ready, merge: ready, rebase: ready, discard: ready, comment: ready }],
-    ['its agent at work', { state: 'working', task_at_work: TASK }, { commit: ready, merge: atWork, rebase: hidden, discard: atWork, comment: ready }],
-    ['at work and overlapping', { state: 'working', task_at_work: TASK, overlaps: [overlap] }, { commit: ready, merge: atWork, rebase: atWork, discard: atWork, comment: ready }],
-    ['its folder gone', { state: 'folder_missing' }, { commit: gone, merge: gone, rebase: hidden, discard: ready, comment: gone }],
-    ['tampered with: only discard', { state: 'tampered' }, { commit: tampered, merge: tampered, rebase: hidden, discard: ready, comment: tampered }],
-    ['its branch gone: only discard', { state: 'branch_gone' }, { commit: branchGone, merge: branchGone, rebase: hidden, discard: ready, comment: branchGone }],
-    ['merged', { state: 'merged' }, { commit: hidden, merge: hidden, rebase: hidden, discard: hidden, comment: hidden }],
-    ['discarded', { state: 'discarded', patch: '/p' }, { commit: hidden, merge: hidden, rebase: hidden, discard: hidden, comment: hidden }],
+  it.each<[string, Partial<WorktreeInfo>, Record<'commit' | 'merge' | 'rebase' | 'discard' | 'comment' | 'resolve', Offer>]>([
+    ['ready to merge', {}, { commit: ready, merge: ready, rebase: hidden, discard: ready, comment: ready, resolve: hidden }],
+    ['its base moved on: rebase offered', { state: 'behind', behind: 2 }, { commit: ready, merge: ready, rebase: ready, discard: ready, comment: ready, resolve: hidden }],
+    ['its task failed: everything offered, nothing to resolve', { state: 'task_failed' }, { commit: ready, merge: ready, rebase: hidden, discard: ready, comment: ready, resolve: hidden }],
+    ['meeting other work: rebase offered', { state: 'conflicting', overlaps: [overlap] }, { commit: ready, merge: ready, rebase: ready, discard: ready, comment: ready, resolve: hidden }],
+    ['after a merge conflict', { state: 'conflicting', merge_conflict: ['a'] }, { commit: ready, merge: ready, rebase: ready, discard: ready, comment: ready, resolve: hidden }],
+    ['conflicting with its base: resolve in place of merge and rebase', conflicting, { commit: ready, merge: conflict, rebase: conflict, discard: ready, comment: ready, resolve: ready }],
+    ['a failed task that also conflicts: resolve still offered', { ...conflicting, state: 'task_failed' }, { commit: ready, merge: conflict, rebase: conflict, discard: ready, comment: ready, resolve: ready }],
+    ['conflicting while its agent is at work', { ...conflicting, state: 'working', task_at_work: TASK }, { commit: ready, merge: atWork, rebase: atWork, discard: atWork, comment: ready, resolve: atWork }],
+    ['its agent at work', { state: 'working', task_at_work: TASK }, { commit: ready, merge: atWork, rebase: hidden, discard: atWork, comment: ready, resolve: hidden }],
+    ['at work and overlapping', { state: 'working', task_at_work: TASK, overlaps: [overlap] }, { commit: ready, merge: atWork, rebase: atWork, discard: atWork, comment: ready, resolve: hidden }],
+    ['its folder gone', { state: 'folder_missing' }, { commit: gone, merge: gone, rebase: hidden, discard: ready, comment: gone, resolve: hidden }],
+    ['tampered with: only discard', { state: 'tampered' }, { commit: tampered, merge: tampered, rebase: hidden, discard: ready, comment: tampered, resolve: hidden }],
+    ['its branch gone: only discard', { state: 'branch_gone' }, { commit: branchGone, merge: branchGone, rebase: hidden, discard: ready, comment: branchGone, resolve: hidden }],
+    ['merged', { state: 'merged' }, { commit: hidden, merge: hidden, rebase: hidden, discard: hidden, comment: hidden, resolve: hidden }],
+    ['discarded', { state: 'discarded', patch: '/p' }, { commit: hidden, merge: hidden, rebase: hidden, discard: hidden, comment: hidden, resolve: hidden }],
   ])('%s', (_, overrides, offers) => {
     expect(reviewOffers(worktree(TASK, overrides))).toEqual(offers);
   });

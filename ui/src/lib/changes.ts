@@ -85,25 +85,12 @@ export function overlapsOthers(info: WorktreeInfo | undefined): boolean {
 
 // ---- words -----------------------------------------------------------------------------
 
-const STATE_WORDS: Record<WorktreeState, string> = {
-  working: 'its agent is at work',
-  ready_to_merge: 'ready to merge',
-  conflicting: 'meets other work',
-  merged: 'merged',
-  folder_missing: 'its folder is gone',
-  tampered: 'tampered with: its .git file was changed, so git is not run there',
-  branch_gone: 'its branch was deleted',
-  refused: 'git is not run there: its repository defines a filter or merge driver',
-  discarded: 'discarded',
-};
-
-/** A worktree's state in a few words (a conflict says which kind it is). */
-export function worktreeStateText(info: Pick<WorktreeInfo, 'state' | 'merge_conflict' | 'overlaps'>): string {
-  if (info.state === 'conflicting') {
-    if (info.merge_conflict.length > 0) return 'a merge met a conflict';
-    if (info.overlaps.length > 0) return 'changes files other work changes';
-  }
-  return STATE_WORDS[info.state];
+/**
+ * A worktree's state in words: the engine's (`state_text`), the same the command line and the
+ * notifications say, never made up here.
+ */
+export function worktreeStateText(info: Pick<WorktreeInfo, 'state_text'>): string {
+  return info.state_text;
 }
 
 /**
@@ -204,6 +191,8 @@ export interface ReviewOffers {
   rebase: Offer;
   discard: Offer;
   comment: Offer;
+  /** “Resolve with the agent”: offered where a merge into its base would meet a conflict now. */
+  resolve: Offer;
 }
 
 const HIDDEN: Offer = { shown: false, enabled: false, why: null };
@@ -223,26 +212,42 @@ export function brokenWhy(state: WorktreeState): string | null {
   return BROKEN[state] ?? null;
 }
 
+/** Why merging and rebasing wait while a merge would meet a conflict: what is offered instead. */
+function conflictWhy(info: Pick<WorktreeInfo, 'base' | 'base_conflict'>): string {
+  const files = info.base_conflict.length === 1 ? info.base_conflict[0] : `${info.base_conflict.length} files`;
+  return `It conflicts with the latest ${info.base} in ${files}: resolve it with its agent first, then merge.`;
+}
+
 /**
  * What the user can do with a worktree now. A merged or discarded one takes nothing. Merge,
  * rebase and discard wait while its agent is at work in it (the engine refuses them then);
  * commit and comments do not (a review is a new task, queued behind it). Rebase is offered
- * only where it helps: the worktree meets other work, or a merge met a conflict.
+ * only where it helps: its base moved on, it meets other work, or a merge met a conflict. A
+ * conflict with its base now offers “Resolve with the agent” in place of merge and rebase,
+ * which would only meet it again.
  */
 export function reviewOffers(info: WorktreeInfo): ReviewOffers {
-  if (!isOpen(info.state)) return { commit: HIDDEN, merge: HIDDEN, rebase: HIDDEN, discard: HIDDEN, comment: HIDDEN };
-  const rebaseShown = info.state === 'conflicting' || info.overlaps.length > 0 || info.merge_conflict.length > 0;
+  if (!isOpen(info.state)) {
+    return { commit: HIDDEN, merge: HIDDEN, rebase: HIDDEN, discard: HIDDEN, comment: HIDDEN, resolve: HIDDEN };
+  }
+  const conflict = info.base_conflict.length > 0;
+  const rebaseShown =
+    conflict || info.behind > 0 || info.state === 'conflicting' || info.overlaps.length > 0 || info.merge_conflict.length > 0;
   if (info.state === 'folder_missing') {
     const gone: Offer = { shown: true, enabled: false, why: FOLDER_GONE };
-    return { commit: gone, merge: gone, rebase: rebaseShown ? gone : HIDDEN, discard: READY, comment: gone };
+    return { commit: gone, merge: gone, rebase: rebaseShown ? gone : HIDDEN, discard: READY, comment: gone, resolve: HIDDEN };
   }
   const busy: Offer = info.task_at_work !== null ? { shown: true, enabled: false, why: AT_WORK } : READY;
   const broken = BROKEN[info.state];
   if (broken !== undefined) {
     const refused: Offer = { shown: true, enabled: false, why: broken };
-    return { commit: refused, merge: refused, rebase: rebaseShown ? refused : HIDDEN, discard: busy, comment: refused };
+    return { commit: refused, merge: refused, rebase: rebaseShown ? refused : HIDDEN, discard: busy, comment: refused, resolve: HIDDEN };
   }
-  return { commit: READY, merge: busy, rebase: rebaseShown ? busy : HIDDEN, discard: busy, comment: READY };
+  if (conflict) {
+    const waits: Offer = busy.enabled ? { shown: true, enabled: false, why: conflictWhy(info) } : busy;
+    return { commit: READY, merge: waits, rebase: waits, discard: busy, comment: READY, resolve: busy };
+  }
+  return { commit: READY, merge: busy, rebase: rebaseShown ? busy : HIDDEN, discard: busy, comment: READY, resolve: HIDDEN };
 }
 
 // ---- outcomes in words ----------------------------------------------------------------------
@@ -355,6 +360,11 @@ export function draftPlace(draft: Pick<DraftComment, 'path' | 'line' | 'side'>):
 export function reviewSentText(count: number, agent: string, title: string): string {
   const comments = count === 1 ? 'Your comment' : `Your ${count} comments`;
   return `${comments} went to ${agent} as a new task, “${title}”, in this worktree.`;
+}
+
+/** What the window says once “Resolve with the agent” went: a new task of the agent, in this worktree. */
+export function resolveSentText(agent: string, title: string): string {
+  return `${agent} was asked to bring the base in and resolve the conflicts, as a new task, “${title}”, in this worktree. Merge is offered again once it is done.`;
 }
 
 /** The Send button's words: how many comments it sends. */

@@ -310,6 +310,8 @@ interface FakeWorktree {
   baseAt: number;
   /** Files whose changed lines another worktree's merge changed too: a merge or rebase conflicts there. */
   behind: string[];
+  /** The task asked to resolve its conflicts with its base (`resolve_worktree`), while it has not ended. */
+  resolving: TaskId | null;
 }
 
 /** Two worktrees that change the same files, with how many changed regions of each meet the other's. */
@@ -1867,6 +1869,7 @@ export class FakeBackend implements Backend {
       missing: extra.missing ?? false,
       baseAt: this.#baseMoves.get(`${root}:${base}`) ?? 0,
       behind: [],
+      resolving: null,
     });
     return this.#worktreeInfo(this.#worktree(seed.task));
   }
@@ -2047,6 +2050,28 @@ export class FakeBackend implements Backend {
     return this.#submit({ ...DEMO_TASK, profile_id: record.profileId, instruction: prompt, title: `Review of ${title}`, worktree: record.owner });
   }
 
+  async resolveWorktree(worktree: string): Promise<Submitted> {
+    this.#record('resolve_worktree', { worktree });
+    const record = this.#findOpenWorktree(worktree);
+    if (record.behind.length === 0) {
+      this.#fail('invalid_input', `worktree: it merges into ${record.base} without a conflict: there is nothing to resolve`, 'worktree');
+    }
+    // The engine's `resolve_prompt`.
+    const prompt =
+      `Your work in this worktree now conflicts with the latest ${record.base}, which moved on since you began. Bring ${record.base} in and resolve the conflicts: ` +
+      `commit what you left uncommitted, run \`git merge ${record.base}\` here, resolve each conflict keeping the intent of both sides, check that the code still builds and its tests pass, ` +
+      `then commit the merge. Do not rebase, and do not change ${record.base} itself. The files in conflict:\n${record.behind.map((f) => `- ${f}\n`).join('')}`;
+    const submitted = this.#submit({
+      ...DEMO_TASK,
+      profile_id: record.profileId,
+      instruction: prompt,
+      title: `Resolve conflicts with ${record.base}: ${this.#worktreeTitle(record)}`,
+      worktree: record.owner,
+    });
+    record.resolving = submitted.task.id;
+    return submitted;
+  }
+
   /** The repository a folder is in: a known root it is (or is a directory inside). */
   #repositoryOf(folder: string): { root: string; branch: string | null; setup_command: string | null } | null {
     const path = folder.trim().replace(/(.)\/+$/, '$1');
@@ -2119,6 +2144,15 @@ export class FakeBackend implements Backend {
       });
     }
     const atWork = open ? this.#taskAtWork(record) : null;
+    // As the engine's `state_of`: the last task that ended there, then a conflict with the base, other work, a moved base.
+    const last = [...this.#tasks.values()]
+      .filter((t) => worktreeKeyOf(t) === record.owner && t.ended_at !== null && (t.started_at !== null || t.state === 'failed'))
+      .sort((a, b) => (a.ended_at ?? 0) - (b.ended_at ?? 0))
+      .at(-1);
+    const lastFailed = record.loopId === null && (last?.state === 'failed' || last?.state === 'timed_out');
+    const lastStopped = record.loopId === null && (last?.state === 'cancelled' || last?.state === 'interrupted');
+    const behind = open && !record.missing ? (this.#baseMoves.get(`${record.repository}:${record.base}`) ?? 0) - record.baseAt : 0;
+    const baseConflict = open && !record.missing ? [...record.behind] : [];
     const state: WorktreeState =
       record.kept === 'merged'
         ? 'merged'
@@ -2128,9 +2162,35 @@ export class FakeBackend implements Backend {
             ? 'folder_missing'
             : atWork !== null
               ? 'working'
-              : overlaps.length > 0 || record.conflict.length > 0
-                ? 'conflicting'
-                : 'ready_to_merge';
+              : lastFailed
+                ? 'task_failed'
+                : lastStopped
+                  ? 'task_stopped'
+                  : baseConflict.length > 0
+                    ? 'conflicts_with_base'
+                    : overlaps.length > 0
+                      ? 'conflicting'
+                      : behind > 0
+                        ? 'behind'
+                        : 'ready_to_merge';
+    // The engine's `WorktreeState::words`, as it says them.
+    const why = last?.reason ? `: ${last.reason}` : '';
+    const stateText: Record<WorktreeState, string> = {
+      working: 'its agent is at work',
+      ready_to_merge: 'ready to merge',
+      conflicting: 'changes files other work changes',
+      task_failed: `its task failed${why}`,
+      task_stopped: `its task was stopped before it finished${why}`,
+      conflicts_with_base:
+        baseConflict.length === 1 ? `conflicts with ${record.base} now in ${baseConflict[0]}` : `conflicts with ${record.base} now in ${baseConflict.length} files`,
+      behind: `${record.base} moved on by ${behind} ${behind === 1 ? 'commit' : 'commits'}; it merges cleanly`,
+      merged: 'merged',
+      folder_missing: 'its folder is gone',
+      tampered: 'tampered with: its .git file was changed, so git is not run there',
+      branch_gone: 'its branch was deleted',
+      refused: 'git is not run there: its repository defines a filter or merge driver',
+      discarded: 'discarded',
+    };
     return {
       task: record.owner,
       title: this.#worktreeTitle(record),
@@ -2143,6 +2203,9 @@ export class FakeBackend implements Backend {
       path: record.path,
       created_at: record.createdAt,
       state,
+      state_text: stateText[state],
+      base_conflict: baseConflict,
+      behind: Math.max(0, behind),
       files_changed: open && !record.missing ? record.files.length + record.filesLeftOut : 0,
       conflicts_with: overlaps.map((o) => o.with),
       overlaps,
@@ -2482,6 +2545,15 @@ export class FakeBackend implements Backend {
     this.#logTask(task, { kind: 'task_ended', state, reason });
     // Its worktree is no longer at work (the engine's radar reads it again).
     const worktree = this.#worktrees.get(worktreeKeyOf(task));
+    if (worktree && worktree.resolving === task.id) {
+      worktree.resolving = null;
+      // Its agent brought the base in and committed the merge: nothing conflicts, nothing is behind.
+      if (state === 'completed') {
+        worktree.behind = [];
+        worktree.conflict = [];
+        worktree.baseAt = this.#baseMoves.get(`${worktree.repository}:${worktree.base}`) ?? 0;
+      }
+    }
     if (worktree) this.#emitWorktree(worktree);
   }
 

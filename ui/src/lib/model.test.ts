@@ -3,6 +3,7 @@ import { profile } from '../test/profiles';
 import type { EngineEvent, Profile, SessionInfo } from './bindings';
 import {
   applyEngineEvent,
+  currentSessionOf,
   formatTime,
   initialSelection,
   localeWords,
@@ -95,6 +96,21 @@ describe('ordering', () => {
 
   it("lists only the profile's own sessions", () => {
     expect(sessionsOfProfile([running('a', 'p'), running('b', 'q')], 'q').map((s) => s.id)).toEqual(['b']);
+  });
+});
+
+describe('the session shown for an agent', () => {
+  // A worktree task's session in its grace (older), and the next task's (newer).
+  const sessions = [running('grace', 'p', 1), running('next', 'p', 2), exited('gone', 'p', 3), running('other', 'q', 4)];
+  it.each<[string, string | null | undefined, string | undefined]>([
+    ['the one the engine names, though another started later', 'grace', 'grace'],
+    ['the one the engine names', 'next', 'next'],
+    ['none, when the engine says none runs', null, undefined],
+    ['the newest running one, from an engine that names none', undefined, 'next'],
+    ['the newest running one, while the named one has not reached the window', 'unknown', 'next'],
+    ['the newest running one, when the named one has ended here', 'gone', 'next'],
+  ])('%s', (_, named, shown) => {
+    expect(currentSessionOf(sessions, 'p', named)?.id).toBe(shown);
   });
 });
 

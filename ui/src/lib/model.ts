@@ -101,6 +101,20 @@ export function sessionsOfProfile(sessions: readonly SessionInfo[], profileId: P
   return newestFirst(sessions.filter((s) => s.profile_id === profileId));
 }
 
+/**
+ * The session shown for an agent: the one the engine names as its current session (its queue's
+ * `current_session`: its task at work's, else its newest running one), when the window knows it
+ * running; none when the engine says none runs. Only an engine that does not name one (an older
+ * one on another machine) leaves it to the newest running session here.
+ */
+export function currentSessionOf(sessions: readonly SessionInfo[], profileId: ProfileId, named: SessionId | null | undefined): SessionInfo | undefined {
+  const own = sessionsOfProfile(sessions, profileId).filter(isRunning);
+  if (named === null) return undefined;
+  if (named === undefined) return own[0];
+  // Its start may not have reached the window yet: the newest running one meanwhile.
+  return own.find((s) => s.id === named) ?? own[0];
+}
+
 export type Selection =
   | { kind: 'session'; id: SessionId }
   | { kind: 'profile'; id: ProfileId }

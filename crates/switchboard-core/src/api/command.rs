@@ -263,6 +263,10 @@ macro_rules! engine_commands {
                 worktree: String,
                 comments: Vec<$crate::api::ReviewComment>,
             ) -> $crate::api::Submitted;
+            /// Asks the worktree's agent, in the conversation that did its work, to bring its base
+            /// in and resolve the conflicts a merge would meet now: a new task in the same
+            /// worktree, after which the merge is offered again. Refused when it merges cleanly.
+            user now resolve_worktree / ResolveWorktree (worktree: String) -> $crate::api::Submitted;
         }
     };
 }

@@ -596,6 +596,7 @@ mod tests {
                 executing: false,
                 current_task: None,
                 queued,
+                current_session: None,
             },
         }
     }

@@ -686,6 +686,13 @@ pub struct QueueStatus {
     pub executing: bool,
     pub current_task: Option<TaskId>,
     pub queued: u32,
+    /// The agent's current session, which the window shows for it: the one
+    /// its task at work runs in, else its newest running one; none when
+    /// none runs (an agent keeps one live session; one whose worktree task
+    /// ended lives on only for a short grace).
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub current_session: Option<switchboard_protocol::SessionId>,
 }
 
 /// Who paused an agent's queue and why: kept with the queue until it runs

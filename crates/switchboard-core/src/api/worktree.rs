@@ -58,10 +58,20 @@ pub enum FolderRepository {
 pub enum WorktreeState {
     /// Its agent is at work in it (a task queued or running there).
     Working,
-    /// Work is done and not merged yet.
+    /// Work is done, not merged yet, and merges cleanly into its base.
     ReadyToMerge,
-    /// Another worktree changes the same files, or a merge met a conflict.
+    /// Another open worktree changes the same lines (the radar).
     Conflicting,
+    /// Its last task failed or ran out of time: what it holds may be half done.
+    TaskFailed,
+    /// Its last task was cancelled, or cut short when the app stopped.
+    TaskStopped,
+    /// Merging it into its base now would meet a conflict
+    /// (`WorktreeInfo::base_conflict`): its agent can resolve it.
+    ConflictsWithBase,
+    /// Its base moved on since it was made (`WorktreeInfo::behind`); it
+    /// merges cleanly, and can be rebased first.
+    Behind,
     /// Landed on its base branch; its folder and branch were removed.
     Merged,
     /// Its folder is gone: it can be pruned.
@@ -119,6 +129,12 @@ pub struct WorktreeInfo {
     pub path: String,
     pub created_at: Millis,
     pub state: WorktreeState,
+    /// The state in words, the same in every client (the engine's).
+    pub state_text: String,
+    /// The files a merge into its base would conflict in now.
+    pub base_conflict: Vec<String>,
+    /// Commits on its base since its branch left it.
+    pub behind: u32,
     /// Files changed against the base (none known for a merged, discarded
     /// or missing one).
     pub files_changed: u32,

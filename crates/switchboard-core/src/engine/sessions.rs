@@ -240,8 +240,8 @@ impl Sessions {
     }
 
     /// Starts a session of the profile, in its folder or in `workspace` (a
-    /// task's worktree); for Claude Code, continuing the conversation
-    /// `resume` when given.
+    /// task's worktree); for Claude Code and Codex, continuing the
+    /// conversation `resume` when given.
     pub fn start(
         &mut self,
         store: &Store,
@@ -332,11 +332,15 @@ impl Sessions {
                     crate::connect::claude_conversation(&profile.spec.args, resume, || SessionId::new().to_string());
                 (args, conversation, connected)
             }
+            // Codex names its thread itself (its hooks tell it: recorded then).
             (AgentKind::Codex, Some(hook)) => {
                 let (args, connected) = connect_codex(profile, hook);
-                (args, None, connected)
+                (crate::connect::codex_resume(args, resume), resume.map(str::to_owned), connected)
             }
-            (AgentKind::Codex | AgentKind::Generic, _) => (profile.spec.args.clone(), None, false),
+            (AgentKind::Codex, None) => {
+                (crate::connect::codex_resume(profile.spec.args.clone(), resume), resume.map(str::to_owned), false)
+            }
+            (AgentKind::Generic, _) => (profile.spec.args.clone(), None, false),
         }
     }
 

@@ -284,7 +284,7 @@ impl EngineState {
     }
 
     pub(super) fn merge_worktree(&mut self, worktree: String, reply: Responder<crate::api::MergeOutcome>) {
-        self.worktrees.merge(&self.cx, &worktree, reply)
+        self.worktrees.merge(&mut self.cx, &worktree, reply)
     }
 
     pub(super) fn discard_worktree(
@@ -293,7 +293,7 @@ impl EngineState {
         force: bool,
         reply: Responder<crate::api::DiscardOutcome>,
     ) {
-        self.worktrees.discard(&self.cx, &worktree, force, reply)
+        self.worktrees.discard(&mut self.cx, &worktree, force, reply)
     }
 
     pub(super) fn rebase_worktree(&mut self, worktree: String, reply: Responder<crate::api::RebaseOutcome>) {
@@ -308,6 +308,15 @@ impl EngineState {
         comments: Vec<crate::api::ReviewComment>,
     ) -> Result<Submitted, EngineError> {
         let (record, title, prompt) = self.worktrees.review(&self.cx, &worktree, &comments)?;
+        let spec =
+            TaskSpec { title: Some(title), worktree: Some(record.owner), ..TaskSpec::new(record.profile_id, prompt) };
+        self.tasks.submit(&mut self.cx, spec)
+    }
+
+    /// The worktree's agent asked to resolve its conflicts with its base, as
+    /// a new task in the same worktree (its conversation carried on).
+    pub(super) fn resolve_worktree(&mut self, worktree: String) -> Result<Submitted, EngineError> {
+        let (record, title, prompt) = self.worktrees.resolve(&self.cx, &worktree)?;
         let spec =
             TaskSpec { title: Some(title), worktree: Some(record.owner), ..TaskSpec::new(record.profile_id, prompt) };
         self.tasks.submit(&mut self.cx, spec)
@@ -396,7 +405,9 @@ impl EngineState {
     pub(super) fn start_session(&mut self, profile_id: ProfileId, size: TermSize) -> Result<SessionInfo, EngineError> {
         let profile_id = &profile_id;
         self.refuse_second_session(profile_id)?;
-        self.cx.start_session(profile_id, size, None, None)
+        let started = self.cx.start_session(profile_id, size, None, None)?;
+        self.tasks.sessions_changed(&self.cx, profile_id);
+        Ok(started)
     }
 
     fn refuse_second_session(&self, profile_id: &ProfileId) -> Result<(), EngineError> {
@@ -437,7 +448,9 @@ impl EngineState {
         if workspace.is_none() {
             self.refuse_second_session(&old.profile_id)?;
         }
-        self.cx.start_session(&old.profile_id, size, Some(&conversation), workspace.as_deref())
+        let started = self.cx.start_session(&old.profile_id, size, Some(&conversation), workspace.as_deref())?;
+        self.tasks.sessions_changed(&self.cx, &old.profile_id);
+        Ok(started)
     }
 
     /// Restarts a session. A task at work in it goes as `running_task` says

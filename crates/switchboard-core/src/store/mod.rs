@@ -290,6 +290,16 @@ impl Store {
         Ok(())
     }
 
+    /// Records the agent's own id for a session's conversation, learnt after
+    /// it started (Codex names its thread itself; its hooks tell it).
+    pub fn set_agent_session_id(&self, id: &SessionId, conversation: &str) -> Result<()> {
+        self.exec(
+            "UPDATE sessions SET agent_session_id = ?2 WHERE id = ?1 AND agent_session_id IS NULL",
+            params![id.to_string(), conversation],
+        )?;
+        Ok(())
+    }
+
     pub fn update_session_size(&self, id: &SessionId, size: TermSize) -> Result<()> {
         self.exec(
             "UPDATE sessions SET rows = ?2, cols = ?3 WHERE id = ?1",

@@ -834,8 +834,20 @@ pub fn is_merged(repository: &Path, branch: &str, base: &str) -> Result<bool, Gi
     Ok(merged)
 }
 
+/// How the last task in a worktree ended, as its state tells it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum LastTask {
+    /// It completed, or none ended yet.
+    #[default]
+    Done,
+    /// It failed or ran out of time (why, in words, when known).
+    Failed(Option<String>),
+    /// It was cancelled, or cut short when the app stopped.
+    Stopped(Option<String>),
+}
+
 /// A worktree's state, as the user reads it: one model for every way a
-/// worktree can be, each with what it knows.
+/// worktree can be, each with what it knows ([`WorktreeState::words`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorktreeState {
     /// Its folder is gone.
@@ -845,10 +857,69 @@ pub enum WorktreeState {
     /// Its agent is at work in it.
     Working,
     Merged,
-    /// Another worktree changes the same lines (the radar), or a merge met a conflict.
-    Conflicting,
-    /// Work is done and not merged yet.
+    /// Its last task failed: what it holds may be half done.
+    TaskFailed {
+        why: Option<String>,
+    },
+    /// Its last task was stopped before it finished.
+    TaskStopped {
+        why: Option<String>,
+    },
+    /// Merging it into its base now would meet a conflict in these files
+    /// (its agent can resolve them: "Resolve with the agent").
+    ConflictsWithBase {
+        files: Vec<String>,
+    },
+    /// Another open worktree changes the same lines (the radar).
+    Overlapping,
+    /// Its base moved on by these many commits since it was made: it merges
+    /// cleanly, and can be rebased first.
+    Behind {
+        commits: u32,
+    },
+    /// Work is done and merges cleanly into its base as it is.
     ReadyToMerge,
+}
+
+/// The longest reason a state quotes (a task's failure), in characters.
+const MAX_STATE_WHY_CHARS: usize = 160;
+
+impl WorktreeState {
+    /// The state in words, the same in the window, the command line and
+    /// notifications (`base`: the branch it merges into).
+    pub fn words(&self, base: &str) -> String {
+        let why = |why: &Option<String>| match why.as_deref().map(str::trim).filter(|w| !w.is_empty()) {
+            Some(why) if why.chars().count() > MAX_STATE_WHY_CHARS => {
+                format!(": {}…", why.chars().take(MAX_STATE_WHY_CHARS).collect::<String>())
+            }
+            Some(why) => format!(": {why}"),
+            None => String::new(),
+        };
+        match self {
+            WorktreeState::FolderMissing => "its folder is gone".into(),
+            WorktreeState::Broken(Broken::Tampered(_)) => {
+                "tampered with: its .git file was changed, so git is not run there".into()
+            }
+            WorktreeState::Broken(Broken::BranchGone) => "its branch was deleted".into(),
+            WorktreeState::Broken(Broken::Unsafe(_)) => {
+                "git is not run there: its repository defines a filter or merge driver".into()
+            }
+            WorktreeState::Working => "its agent is at work".into(),
+            WorktreeState::Merged => "merged".into(),
+            WorktreeState::TaskFailed { why: reason } => format!("its task failed{}", why(reason)),
+            WorktreeState::TaskStopped { why: reason } => {
+                format!("its task was stopped before it finished{}", why(reason))
+            }
+            WorktreeState::ConflictsWithBase { files } => match files.as_slice() {
+                [one] => format!("conflicts with {base} now in {one}"),
+                files => format!("conflicts with {base} now in {} files", files.len()),
+            },
+            WorktreeState::Overlapping => "changes files other work changes".into(),
+            WorktreeState::Behind { commits: 1 } => format!("{base} moved on by 1 commit; it merges cleanly"),
+            WorktreeState::Behind { commits } => format!("{base} moved on by {commits} commits; it merges cleanly"),
+            WorktreeState::ReadyToMerge => "ready to merge".into(),
+        }
+    }
 }
 
 /// What is known of a worktree, for [`state_of`].
@@ -858,21 +929,130 @@ pub struct StateFacts {
     pub broken: Option<Broken>,
     pub agent_at_work: bool,
     pub merged: bool,
-    pub conflicting: bool,
+    pub last_task: LastTask,
+    /// The files a merge into the base would conflict in now.
+    pub base_conflict: Vec<String>,
+    /// Another open worktree changes the same lines.
+    pub overlapping: bool,
+    /// Commits on the base since the worktree's branch left it.
+    pub behind: u32,
 }
 
 /// What the facts about a worktree make its state (pure): a missing folder
 /// first, then a broken worktree (whatever its agent does), then work under
-/// way, then merged, conflicting, ready.
+/// way, merged, its task's failure or stop (what it holds may be half done),
+/// a conflict with the base, other work on the same lines, a base that
+/// moved on, ready.
 pub fn state_of(facts: StateFacts) -> WorktreeState {
     match facts {
         StateFacts { folder_missing: true, .. } => WorktreeState::FolderMissing,
         StateFacts { broken: Some(broken), .. } => WorktreeState::Broken(broken),
         StateFacts { agent_at_work: true, .. } => WorktreeState::Working,
         StateFacts { merged: true, .. } => WorktreeState::Merged,
-        StateFacts { conflicting: true, .. } => WorktreeState::Conflicting,
+        StateFacts { last_task: LastTask::Failed(why), .. } => WorktreeState::TaskFailed { why },
+        StateFacts { last_task: LastTask::Stopped(why), .. } => WorktreeState::TaskStopped { why },
+        StateFacts { base_conflict, .. } if !base_conflict.is_empty() => {
+            WorktreeState::ConflictsWithBase { files: base_conflict }
+        }
+        StateFacts { overlapping: true, .. } => WorktreeState::Overlapping,
+        StateFacts { behind, .. } if behind > 0 => WorktreeState::Behind { commits: behind },
         _ => WorktreeState::ReadyToMerge,
     }
+}
+
+/// What merging a worktree into its base would meet now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgainstBase {
+    /// Commits on the base since the worktree's branch left it.
+    pub behind: u32,
+    /// The files that would conflict (none when it merges cleanly).
+    pub conflicts: Vec<String>,
+}
+
+/// What merging the worktree at `path` into `base` would meet now, its
+/// uncommitted work included (as a merge commits it first): worked out
+/// apart (`merge-tree`) from a tree of its files made through a temporary
+/// index, so neither its index nor any branch changes.
+pub fn against_base(path: &Checkout, base: &str) -> Result<AgainstBase, GitError> {
+    let base_ref = format!("refs/heads/{base}");
+    let behind: u32 = text(git(path, &["rev-list", "--count", &format!("HEAD..{base_ref}")])?).parse().unwrap_or(0);
+    if behind == 0 {
+        return Ok(AgainstBase::default());
+    }
+    // A scratch index beside the worktree's own, in git's directory for it
+    // (never in the agent's folder), one per check, removed after.
+    static CHECKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let number = CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let index = path.git_dir.join(format!("switchboard-check-{}-{number}.index", std::process::id()));
+    let tree = scratch_tree(path, &index);
+    if let Err(error) = std::fs::remove_file(&index)
+        && error.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(%error, index = %index.display(), "a scratch index could not be removed");
+    }
+    let tree = tree?;
+    let work = text(git(path, &["commit-tree", &tree, "-p", "HEAD", "-m", "the worktree as it stands"])?);
+    let base_commit = text(git(path, &["rev-parse", "--verify", &format!("{base_ref}^{{commit}}")])?);
+    let (clean, out) =
+        git_status(path, &["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", &base_commit, &work])?;
+    if clean {
+        return Ok(AgainstBase { behind, conflicts: Vec::new() });
+    }
+    let mut fields = out.split(|b| *b == 0);
+    fields.next();
+    let conflicts: Vec<String> =
+        fields.take_while(|name| !name.is_empty()).map(|name| shown_name(&decode_name(name))).collect();
+    if conflicts.is_empty() {
+        return Err(GitError::Failed { what: "merge-tree".into(), why: String::from_utf8_lossy(&out).into() });
+    }
+    Ok(AgainstBase { behind, conflicts })
+}
+
+/// The tree of the worktree's files as they stand (its uncommitted and
+/// untracked work in, the app's own files out), made through the scratch
+/// index at `index`.
+fn scratch_tree(path: &Checkout, index: &Path) -> Result<String, GitError> {
+    // Its own index as the start (git then rereads only changed files), or HEAD's.
+    if std::fs::copy(path.git_dir.join("index"), index).is_err() {
+        git_with_index(path, index, &["read-tree", "HEAD"])?;
+    }
+    git_with_index(path, index, &["add", "--all"])?;
+    let mut reset = vec!["reset", "--quiet", "--"];
+    reset.extend(APP_PATHS.iter().map(|own| own.trim_end_matches('/')));
+    // A path no commit has is left as it is; the others go back to HEAD's.
+    git_status_with_index(path, index, &reset)?;
+    Ok(text(git_with_index(path, index, &["write-tree"])?))
+}
+
+fn git_with_index(path: &Checkout, index: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
+    let output = command(path).env("GIT_INDEX_FILE", index).args(args).output().map_err(GitError::NotRun)?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        let what = args.first().copied().unwrap_or_default().to_owned();
+        Err(GitError::Failed { what, why: String::from_utf8_lossy(&output.stderr).trim().to_owned() })
+    }
+}
+
+fn git_status_with_index(path: &Checkout, index: &Path, args: &[&str]) -> Result<bool, GitError> {
+    let output = command(path).env("GIT_INDEX_FILE", index).args(args).output().map_err(GitError::NotRun)?;
+    Ok(output.status.success())
+}
+
+/// The task that asks a worktree's agent to bring its base in and resolve
+/// the conflicts with it (pure): in the worktree, as a merge commit, the
+/// files named; signal markers in their names defused.
+pub fn resolve_prompt(base: &str, files: &[String]) -> String {
+    let mut out = format!(
+        "Your work in this worktree now conflicts with the latest {base}, which moved on since you began. Bring \
+         {base} in and resolve the conflicts: commit what you left uncommitted, run `git merge {base}` here, \
+         resolve each conflict keeping the intent of both sides, check that the code still builds and its tests \
+         pass, then commit the merge. Do not rebase, and do not change {base} itself. The files in conflict:\n"
+    );
+    for file in files {
+        out.push_str(&format!("- {file}\n"));
+    }
+    switchboard_protocol::signal::teach::defuse(&out)
 }
 
 /// Whether removing a worktree would lose work, so the user is asked first
@@ -1708,19 +1888,71 @@ mod tests {
     fn a_worktree_s_state_and_whether_removing_it_loses_work() {
         use WorktreeState::*;
         let tampered = Some(self::Broken::Tampered(GitLink::Missing));
+        let failed = LastTask::Failed(Some("the agent exited".into()));
+        let stopped = LastTask::Stopped(None);
+        let files = vec!["src/lib.rs".to_owned()];
+        let facts = |folder_missing,
+                     broken: Option<self::Broken>,
+                     agent_at_work,
+                     merged,
+                     last_task,
+                     conflict: &[String],
+                     overlapping,
+                     behind| {
+            StateFacts {
+                folder_missing,
+                broken,
+                agent_at_work,
+                merged,
+                last_task,
+                base_conflict: conflict.to_vec(),
+                overlapping,
+                behind,
+            }
+        };
         let cases = [
-            ((true, tampered.clone(), true, false, true), FolderMissing),
-            ((false, tampered.clone(), true, false, true), Broken(self::Broken::Tampered(GitLink::Missing))),
-            ((false, Some(self::Broken::BranchGone), false, false, false), Broken(self::Broken::BranchGone)),
-            ((false, None, true, false, true), Working),
-            ((false, None, false, true, true), Merged),
-            ((false, None, false, false, true), Conflicting),
-            ((false, None, false, false, false), ReadyToMerge),
+            (facts(true, tampered.clone(), true, false, failed.clone(), &files, true, 2), FolderMissing),
+            (
+                facts(false, tampered.clone(), true, false, failed.clone(), &files, true, 2),
+                Broken(self::Broken::Tampered(GitLink::Missing)),
+            ),
+            (
+                facts(false, Some(self::Broken::BranchGone), false, false, LastTask::Done, &[], false, 0),
+                Broken(self::Broken::BranchGone),
+            ),
+            (facts(false, None, true, false, failed.clone(), &files, true, 2), Working),
+            (facts(false, None, false, true, failed.clone(), &files, true, 2), Merged),
+            // A failed or stopped task says so before anything else about its work.
+            (
+                facts(false, None, false, false, failed.clone(), &files, true, 2),
+                TaskFailed { why: Some("the agent exited".into()) },
+            ),
+            (facts(false, None, false, false, stopped.clone(), &files, true, 2), TaskStopped { why: None }),
+            (
+                facts(false, None, false, false, LastTask::Done, &files, true, 2),
+                ConflictsWithBase { files: files.clone() },
+            ),
+            (facts(false, None, false, false, LastTask::Done, &[], true, 2), Overlapping),
+            (facts(false, None, false, false, LastTask::Done, &[], false, 2), Behind { commits: 2 }),
+            (facts(false, None, false, false, LastTask::Done, &[], false, 0), ReadyToMerge),
         ];
-        for ((folder_missing, broken, agent_at_work, merged, conflicting), state) in cases {
-            let facts = StateFacts { folder_missing, broken, agent_at_work, merged, conflicting };
+        for (facts, state) in cases {
             assert_eq!(state_of(facts.clone()), state, "{facts:?}");
         }
+        // Each state in the words every client shows.
+        let words = [
+            (TaskFailed { why: Some("the agent exited".into()) }, "its task failed: the agent exited"),
+            (TaskStopped { why: None }, "its task was stopped before it finished"),
+            (ConflictsWithBase { files: files.clone() }, "conflicts with main now in src/lib.rs"),
+            (ConflictsWithBase { files: vec!["a".into(), "b".into()] }, "conflicts with main now in 2 files"),
+            (Behind { commits: 1 }, "main moved on by 1 commit; it merges cleanly"),
+            (ReadyToMerge, "ready to merge"),
+        ];
+        for (state, said) in words {
+            assert_eq!(state.words("main"), said);
+        }
+        let long = TaskFailed { why: Some("x".repeat(500)) }.words("main");
+        assert!(long.chars().count() < 200 && long.ends_with('…'), "{long}");
         let change = FileChange { path: "a".into(), from: None, kind: ChangeKind::Modified, binary: false };
         assert!(removal_loses_work(std::slice::from_ref(&change), false));
         assert!(!removal_loses_work(&[change], true), "all of it is on the base");

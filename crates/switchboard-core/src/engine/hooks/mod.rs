@@ -148,7 +148,15 @@ impl HookDesk {
             return Ok(());
         }
         if let Some(conversation) = hook_conversation(&envelope.payload) {
-            entry.hooks.conversation.get_or_insert_with(|| conversation.to_owned());
+            let conversation = entry.hooks.conversation.get_or_insert_with(|| conversation.to_owned()).clone();
+            // One the app did not name (Codex's thread): kept, so a later
+            // session in its worktree can resume it.
+            if entry.info.agent_session_id.is_none() && conversation.len() <= MAX_NAME_BYTES {
+                entry.info.agent_session_id = Some(conversation.clone());
+                if let Err(error) = cx.store.set_agent_session_id(&session_id, &conversation) {
+                    tracing::warn!(%error, "a session's conversation could not be recorded");
+                }
+            }
         }
         let side_thread = is_side_thread(&envelope.payload, entry.hooks.conversation.as_deref());
         let event = if side_thread {

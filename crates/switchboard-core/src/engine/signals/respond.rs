@@ -206,7 +206,7 @@ impl SignalDesk {
 
 /// Types `prompt` into the session once its agent is ready. If the session
 /// has ended: into a new session that continues its agent's conversation
-/// when the app knows it (Claude Code), else a fresh session of its profile.
+/// when the app knows it (Claude Code, Codex), else a fresh session of its profile.
 pub(super) fn deliver(
     cx: &mut Ctx,
     session_id: &SessionId,

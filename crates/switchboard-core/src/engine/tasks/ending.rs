@@ -359,7 +359,13 @@ impl TaskDesk {
     /// When the next time limit passes.
     pub fn next_deadline(&self, cx: &Ctx) -> Option<Instant> {
         let limits = self.next_limit_wake(cx);
-        self.work.values().filter_map(Work::deadline).chain(self.start_retries.values().copied()).chain(limits).min()
+        self.work
+            .values()
+            .filter_map(Work::deadline)
+            .chain(self.start_retries.values().copied())
+            .chain(self.closing.values().copied())
+            .chain(limits)
+            .min()
     }
 
     pub fn on_deadline(&mut self, cx: &mut Ctx, now: Instant) {
@@ -376,6 +382,32 @@ impl TaskDesk {
         }
         self.retry_starts(cx, now);
         self.on_limit_wake(cx, now);
+        self.close_idle_sessions(cx, now);
+    }
+
+    /// Ends the worktree sessions whose task ended a grace ago and which no
+    /// task took since: one agent, one live session (a later task in that
+    /// worktree resumes its conversation, see `carry`).
+    fn close_idle_sessions(&mut self, cx: &mut Ctx, now: Instant) {
+        let due: Vec<SessionId> = self.closing.iter().filter(|(_, at)| **at <= now).map(|(s, _)| s.clone()).collect();
+        for session in due {
+            self.closing.remove(&session);
+            if self.working_in(&session).is_none() && !cx.delegate_at_work(&session) {
+                super::loops::end_session(cx, &session);
+            }
+        }
+    }
+
+    /// A task that ran in a worktree's session ended: that session ends
+    /// after [`super::carry::WORKTREE_SESSION_GRACE`] unless a task takes it.
+    fn close_after_grace(&mut self, cx: &Ctx, task: &TaskInfo) {
+        let Some(session) = task.session_id() else { return };
+        if task.spec.loop_iteration.is_none()
+            && cx.sessions.is_running(session)
+            && cx.sessions.get(session).is_some_and(|entry| entry.info.workspace.is_some())
+        {
+            self.closing.insert(session.clone(), Instant::now() + super::carry::WORKTREE_SESSION_GRACE);
+        }
     }
 
     /// The agent in `session` ended its turn (its Stop hook): a loop
@@ -438,6 +470,19 @@ impl TaskDesk {
 
     /// A session ended; a task it worked on ends with it.
     pub fn on_session_end(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
+        let profile = cx
+            .sessions
+            .get(session_id)
+            .map(|entry| entry.info.profile_id.clone())
+            .or_else(|| cx.store.get_session(session_id).ok().flatten().map(|session| session.profile_id));
+        self.session_ended(cx, session_id, killed, exit);
+        // The agent's current session may have been this one.
+        if let Some(profile) = profile {
+            self.sessions_changed(cx, &profile);
+        }
+    }
+
+    fn session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
         // A restarted session has ended: its agent's queue runs again, into the new one.
         let restarted: Vec<ProfileId> =
             self.restarting.iter().filter(|(_, s)| *s == session_id).map(|(p, _)| p.clone()).collect();
@@ -602,6 +647,7 @@ impl TaskDesk {
         task.end(state, now(), reason.clone(), result);
         cx.task_waits.remove(&task.id);
         save_and_report(cx, &task);
+        self.close_after_grace(cx, &task);
         log_task(cx, &task, LogKind::TaskEnded { state, reason });
         cx.follow(super::super::context::Follow::WorktreeTaskEnded {
             owner: super::super::isolation::worktree_key(&task),

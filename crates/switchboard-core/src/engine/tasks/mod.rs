@@ -7,6 +7,7 @@
 //! out, when the agent exits, or when the user cancels it; then the queue
 //! moves on. Every state change is stored before it is reported.
 
+pub(crate) mod carry;
 mod ending;
 pub(crate) mod limits;
 mod loops;
@@ -41,6 +42,7 @@ use crate::sink::LogAbout;
 use crate::tasks::queue::{self, Queued};
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
 use crate::workspace::Workspace;
+use carry::Carry;
 pub use ending::TaskNote;
 use ending::requeue_at_front;
 use rules::Cancel;
@@ -196,6 +198,9 @@ pub(crate) struct TaskDesk {
     restart_after: HashMap<ProfileId, (SessionId, TermSize)>,
     /// Agents whose next task waits for its worktree's setup command.
     preparing: HashMap<ProfileId, Preparing>,
+    /// Sessions in a worktree whose task ended, and when they end unless a
+    /// task there took them meanwhile ([`carry::WORKTREE_SESSION_GRACE`]).
+    closing: HashMap<SessionId, Instant>,
 }
 
 /// When a session asked to restart while a task ran there restarts.
@@ -220,6 +225,7 @@ impl TaskDesk {
             restarting: HashMap::new(),
             restart_after: HashMap::new(),
             preparing: HashMap::new(),
+            closing: HashMap::new(),
         }
     }
 
@@ -702,10 +708,25 @@ impl TaskDesk {
                 !cx.delegate_at_work(id) && cx.sessions.get(id).is_some_and(|entry| entry.info.workspace == here)
             }),
         };
-        let session_id = match reusable {
-            Some(id) => id,
-            None => cx.start_session(profile_id, TermSize::DEFAULT, None, place.session_workspace())?.id,
+        // A worktree worked in before, whose session has ended: the new one
+        // carries on its conversation, or is told what was done there.
+        let (session_id, retell) = match reusable {
+            Some(id) => (id, None),
+            None => {
+                let earlier = match (&place, &iteration) {
+                    (Place::Worktree { record, .. }, None) => earlier_in(cx, &record.owner, &task.id),
+                    _ => (None, Vec::new()),
+                };
+                let carried = carry::carry(profile.spec.kind, earlier.0.as_ref().map(Option::as_deref));
+                let resume = match &carried {
+                    Carry::Resume { conversation } => Some(conversation.as_str()),
+                    Carry::Fresh | Carry::Retell => None,
+                };
+                let started = cx.start_session(profile_id, TermSize::DEFAULT, resume, place.session_workspace())?.id;
+                (started, (carried == Carry::Retell).then_some(earlier.1))
+            }
         };
+        self.closing.remove(&session_id);
 
         // A new task: the team of the one before is over.
         super::status::team_reset(cx, &session_id);
@@ -751,10 +772,13 @@ impl TaskDesk {
         // task done when its prompt comes back (a shell would run any line of
         // the protocol's as a command).
         let by_prompt = iteration.is_none() && profile.spec.completion == crate::api::CompletionRule::Prompt;
-        let text = match &iteration {
-            Some(_) => task.spec.instruction.clone(),
-            None if by_prompt => task.spec.instruction.clone(),
-            None => task_prompt(&task.id, &brief),
+        let text = match (&iteration, &retell) {
+            (Some(_), _) => task.spec.instruction.clone(),
+            (None, _) if by_prompt => task.spec.instruction.clone(),
+            (None, None) => task_prompt(&task.id, &brief),
+            (None, Some(earlier)) => {
+                carry::retold(&earlier.iter().map(told).collect::<Vec<_>>(), &task_prompt(&task.id, &brief))
+            }
         };
         if let Some(iteration) = &iteration {
             self.iteration_started(cx, iteration, &task.id, &session_id, &workspace);
@@ -956,7 +980,21 @@ impl TaskDesk {
             executing: self.work.contains_key(profile_id),
             current_task: self.work.get(profile_id).map(|w| w.task_id.clone()),
             queued: cx.store.queue_len(profile_id)? as u32,
+            current_session: self.current_session(cx, profile_id),
         })
+    }
+
+    /// The agent's current session (pure over what the desk and the
+    /// registry hold): its task at work's, else its newest running one.
+    fn current_session(&self, cx: &Ctx, profile_id: &ProfileId) -> Option<SessionId> {
+        let at_work = self.work.get(profile_id).map(|w| w.session_id.clone()).filter(|s| cx.sessions.is_running(s));
+        at_work.or_else(|| cx.sessions.latest_running_of(profile_id, |_| true))
+    }
+
+    /// A session of the profile started or ended outside a task's start: its
+    /// queue is reported, for the agent's current session.
+    pub fn sessions_changed(&self, cx: &Ctx, profile_id: &ProfileId) {
+        emit_queue(cx, self.queue_status(cx, profile_id));
     }
 
     fn watch(&mut self, workspace: &Path) {
@@ -994,6 +1032,51 @@ fn interrupt(cx: &Ctx, work: &Work, profile_id: &ProfileId) {
         }
     });
     cx.sessions.send(&work.session_id, Control::Write(key.as_bytes().to_vec(), reply));
+}
+
+/// What was done before in the worktree of `owner`, for a task there
+/// (`task`) whose session starts now: the conversation of the last session
+/// that worked there (none when none did; `Some(None)` when its
+/// conversation is not known), and the earlier tasks that ran there.
+fn earlier_in(cx: &Ctx, owner: &str, task: &TaskId) -> (Option<Option<String>>, Vec<TaskInfo>) {
+    let ran: Vec<TaskInfo> = match cx.store.tasks_in_worktree(owner) {
+        Ok(tasks) => tasks.into_iter().filter(|t| &t.id != task && t.session_id().is_some()).collect(),
+        Err(error) => {
+            tracing::warn!(%error, "the earlier tasks of a worktree could not be read; its task starts fresh");
+            return (None, Vec::new());
+        }
+    };
+    let Some(last) = ran.iter().filter(|t| t.started_at().is_some()).max_by_key(|t| t.started_at()) else {
+        return (None, Vec::new());
+    };
+    let session = last.session_id().expect("filtered above");
+    // The conversation as the app named it, else as its hooks told it.
+    let conversation = match cx.store.get_session(session) {
+        Ok(Some(info)) => info.agent_session_id,
+        Ok(None) => None,
+        Err(error) => {
+            tracing::warn!(%error, "a worktree's last session could not be read; its work is retold");
+            None
+        }
+    }
+    .or_else(|| cx.sessions.get(session).and_then(|entry| entry.hooks.conversation.clone()));
+    (Some(conversation), ran)
+}
+
+/// An earlier task as a fresh session is told it.
+fn told(task: &TaskInfo) -> carry::Earlier<'_> {
+    let mut reported = Vec::new();
+    if let Some(result) = task.result() {
+        let summary = &result.summary;
+        reported.extend(std::iter::once(summary.objective.as_str()).filter(|s| !s.trim().is_empty()));
+        reported.extend(summary.accomplishments.iter().map(String::as_str));
+        reported.extend(summary.notes.iter().map(String::as_str));
+    }
+    let ended = match task.reason() {
+        Some(reason) => format!("{}: {reason}", task.state().as_str()),
+        None => task.state().as_str().to_owned(),
+    };
+    carry::Earlier { title: task.spec.title(), instruction: &task.spec.instruction, reported, ended }
 }
 
 fn task_of(cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {

@@ -9,10 +9,11 @@ pub(crate) mod radar;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use switchboard_protocol::TaskId;
-use tokio::sync::mpsc;
+use switchboard_protocol::{SessionId, TaskId};
+use tokio::sync::{mpsc, oneshot};
 
 use super::context::Ctx;
+use super::sessions::EndWaiter;
 use crate::api::{
     DiscardOutcome, EngineEvent, FolderRepository, LogKind, MergeOutcome, RebaseOutcome, ReviewStep, TaskInfo,
     TaskState, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState, now,
@@ -212,18 +213,20 @@ impl WorktreeDesk {
         );
     }
 
-    pub fn merge(&self, cx: &Ctx, key: &str, reply: Responder<MergeOutcome>) {
+    pub fn merge(&self, cx: &mut Ctx, key: &str, reply: Responder<MergeOutcome>) {
         let record = match self.find_idle(cx, key) {
             Ok(record) => record,
             Err(error) => return reply.send(Err(error)),
         };
+        let ended = end_sessions_in(cx, &record);
         let message = title_of(cx, &record);
         let job = record.clone();
         // The agents' worktrees: a base checked out in one is not moved.
         let apart = cx.sessions.data_dir().join(crate::engine::isolation::WORKTREES_DIR);
         // As git lists worktrees: resolved, so a data folder reached through a link is still known.
         let apart = apart.canonicalize().unwrap_or(apart);
-        self.off_engine(
+        self.off_engine_after(
+            ended,
             move || -> Result<worktree::Merged, worktree::GitError> {
                 let path = Path::new(&job.path);
                 worktree::commit_all(&open(&job)?, &message)?;
@@ -251,6 +254,7 @@ impl WorktreeDesk {
                         Ok(MergeOutcome::Merged { base: record.base, commit, fast_forward })
                     }
                     Ok(worktree::Merged::Conflict { files }) => {
+                        desk.met_base(&record.owner, &files);
                         let record = WorktreeRecord { conflict: files.clone(), ..record };
                         desk.save(cx, &record, ReviewStep::MergeConflict { files: files.clone() });
                         Ok(MergeOutcome::Conflict { files })
@@ -280,6 +284,7 @@ impl WorktreeDesk {
                         Ok(RebaseOutcome::Rebased)
                     }
                     Ok(worktree::Rebased::Conflict { files }) => {
+                        desk.met_base(&record.owner, &files);
                         desk.save(cx, &record, ReviewStep::RebaseConflict { files: files.clone() });
                         Ok(RebaseOutcome::Conflict { files })
                     }
@@ -291,14 +296,16 @@ impl WorktreeDesk {
         );
     }
 
-    pub fn discard(&self, cx: &Ctx, key: &str, force: bool, reply: Responder<DiscardOutcome>) {
+    pub fn discard(&self, cx: &mut Ctx, key: &str, force: bool, reply: Responder<DiscardOutcome>) {
         let record = match self.find_idle(cx, key) {
             Ok(record) => record,
             Err(error) => return reply.send(Err(error)),
         };
+        let ended = end_sessions_in(cx, &record);
         let patches = cx.sessions.data_dir().join(PATCHES_DIR);
         let job = record.clone();
-        self.off_engine(
+        self.off_engine_after(
+            ended,
             move || discard_files(&job, &patches, force),
             move |desk, cx, discarded| {
                 if let Ok(DiscardOutcome::Discarded { patch }) = &discarded {
@@ -328,6 +335,29 @@ impl WorktreeDesk {
         Ok((record, format!("Review of {title}"), prompt))
     }
 
+    /// The task that asks the worktree's agent to bring its base in and
+    /// resolve the conflicts a merge would meet now (the router submits
+    /// it): its agent, title and prompt. Refused where there is no
+    /// conflict with the base, or git is not run there.
+    pub fn resolve(&self, cx: &Ctx, key: &str) -> Result<(WorktreeRecord, String, String), EngineError> {
+        let (record, info) = self.find_open(cx, key)?;
+        let refused = |reason: String| EngineError::InvalidInput { field: "worktree", reason };
+        if matches!(
+            info.state,
+            WorktreeState::FolderMissing | WorktreeState::Tampered | WorktreeState::BranchGone | WorktreeState::Refused
+        ) {
+            return Err(refused(format!("it cannot be worked in: {}", info.state_text)));
+        }
+        if info.base_conflict.is_empty() {
+            return Err(refused(format!(
+                "it merges into {} without a conflict: there is nothing to resolve",
+                record.base
+            )));
+        }
+        let title = format!("Resolve conflicts with {}: {}", record.base, title_of(cx, &record));
+        Ok((record.clone(), title, worktree::resolve_prompt(&record.base, &info.base_conflict)))
+    }
+
     // ---- helpers ----
 
     /// Runs `work` away from the engine's task, then `then` on it with its result.
@@ -336,8 +366,22 @@ impl WorktreeDesk {
         work: impl FnOnce() -> T + Send + 'static,
         then: impl FnOnce(&mut WorktreeDesk, &mut Ctx, T) + Send + 'static,
     ) {
+        self.off_engine_after(Vec::new(), work, then);
+    }
+
+    /// [`Self::off_engine`], once the sessions `ended` waits for have ended.
+    fn off_engine_after<T: Send + 'static>(
+        &self,
+        ended: Vec<oneshot::Receiver<()>>,
+        work: impl FnOnce() -> T + Send + 'static,
+        then: impl FnOnce(&mut WorktreeDesk, &mut Ctx, T) + Send + 'static,
+    ) {
         let notes = self.notes.clone();
         tokio::spawn(async move {
+            for end in ended {
+                // Dropped unanswered only when the engine stops: nothing waits then.
+                end.await.ok();
+            }
             match tokio::task::spawn_blocking(work).await {
                 Ok(result) => {
                     let note: WorktreeNote = Box::new(move |desk, cx| then(desk, cx, result));
@@ -348,11 +392,31 @@ impl WorktreeDesk {
         });
     }
 
+    /// A merge or rebase of the worktree of `owner` met a conflict with its
+    /// base in `files` just now: that is what a merge would meet, until the
+    /// radar reads it again.
+    fn met_base(&mut self, owner: &str, files: &[String]) {
+        if let Some(facts) = self.facts.get_mut(owner) {
+            let behind = facts.against_base.as_ref().map_or(1, |a| a.behind.max(1));
+            facts.against_base = Some(worktree::AgainstBase { behind, conflicts: files.to_vec() });
+        }
+    }
+
     /// Records a worktree merged or discarded; the radar lets it go.
     fn close(&mut self, cx: &Ctx, record: &WorktreeRecord, step: ReviewStep) {
         self.radar.send(RadarInput::Untrack { owner: record.owner.clone() });
         self.facts.remove(&record.owner);
         self.save(cx, record, step);
+        // Its base may have moved: what merging each other one of its
+        // repository would meet is read again.
+        match cx.store.list_worktrees() {
+            Ok(records) => {
+                for other in records.iter().filter(|r| r.kept == Kept::Open && r.repository == record.repository) {
+                    self.radar.send(RadarInput::Read { owner: other.owner.clone() });
+                }
+            }
+            Err(error) => tracing::warn!(%error, "the worktrees could not be read"),
+        }
         // The others' overlaps with it are over.
         let pictures = self.pictures(cx);
         for info in pictures.into_values() {
@@ -495,26 +559,32 @@ impl WorktreeDesk {
         let overlaps: Vec<WorktreeOverlap> = by_other.into_values().collect();
         let missing =
             facts.is_some_and(|f| f.missing) || (record.kept == Kept::Open && !Path::new(&record.path).is_dir());
-        let state = match &record.kept {
-            Kept::Merged { .. } => WorktreeState::Merged,
-            Kept::Discarded { .. } => WorktreeState::Discarded,
-            Kept::Open => match worktree::state_of(worktree::StateFacts {
-                folder_missing: missing,
-                broken: facts.and_then(|f| f.broken.clone()),
-                agent_at_work: at_work.is_some(),
-                merged: false,
-                conflicting: !overlaps.is_empty() || !record.conflict.is_empty(),
-            }) {
-                worktree::WorktreeState::Working => WorktreeState::Working,
-                worktree::WorktreeState::ReadyToMerge => WorktreeState::ReadyToMerge,
-                worktree::WorktreeState::Merged => WorktreeState::Merged,
-                worktree::WorktreeState::Conflicting => WorktreeState::Conflicting,
-                worktree::WorktreeState::FolderMissing => WorktreeState::FolderMissing,
-                worktree::WorktreeState::Broken(worktree::Broken::Tampered(_)) => WorktreeState::Tampered,
-                worktree::WorktreeState::Broken(worktree::Broken::BranchGone) => WorktreeState::BranchGone,
-                worktree::WorktreeState::Broken(worktree::Broken::Unsafe(_)) => WorktreeState::Refused,
-            },
+        // What a merge would meet, as the radar last read it; before its
+        // first read, what the last merge met.
+        let against = facts.and_then(|f| f.against_base.clone());
+        let base_conflict = match &against {
+            Some(against) => against.conflicts.clone(),
+            None => record.conflict.clone(),
         };
+        let behind = against.as_ref().map_or(0, |a| a.behind);
+        let (state, state_text) = match &record.kept {
+            Kept::Merged { .. } => (WorktreeState::Merged, "merged".to_owned()),
+            Kept::Discarded { .. } => (WorktreeState::Discarded, "discarded".to_owned()),
+            Kept::Open => {
+                let model = worktree::state_of(worktree::StateFacts {
+                    folder_missing: missing,
+                    broken: facts.and_then(|f| f.broken.clone()),
+                    agent_at_work: at_work.is_some(),
+                    merged: false,
+                    last_task: last_task(cx, record),
+                    base_conflict: base_conflict.clone(),
+                    overlapping: !overlaps.is_empty(),
+                    behind,
+                });
+                (flat(&model), model.words(&record.base))
+            }
+        };
+        let base_conflict = if state.is_open() { base_conflict } else { Vec::new() };
         WorktreeInfo {
             task: record.owner.clone(),
             title: title_of(cx, record),
@@ -528,6 +598,9 @@ impl WorktreeDesk {
             path: record.path.clone(),
             created_at: record.created_at,
             state,
+            state_text,
+            base_conflict,
+            behind: if state.is_open() { behind } else { 0 },
             files_changed: if record.kept == Kept::Open { facts.map_or(0, |f| f.files_changed) } else { 0 },
             conflicts_with: overlaps.iter().map(|o| o.with.clone()).collect(),
             overlaps,
@@ -535,6 +608,82 @@ impl WorktreeDesk {
             patch: record.kept.patch().map(str::to_owned),
             task_at_work: at_work,
         }
+    }
+}
+
+/// Ends whatever still runs in the worktree of `record` (its agent's
+/// session kept for its grace, a session started there by hand), so no
+/// process is left in a folder a merge or discard removes: what to wait on.
+fn end_sessions_in(cx: &mut Ctx, record: &WorktreeRecord) -> Vec<oneshot::Receiver<()>> {
+    let path = Path::new(&record.path);
+    let same = |workspace: &str| {
+        let workspace = Path::new(workspace);
+        workspace == path || workspace.canonicalize().is_ok_and(|w| path.canonicalize().is_ok_and(|p| w == p))
+    };
+    let running: Vec<SessionId> = cx
+        .sessions
+        .running()
+        .filter(|entry| entry.info.workspace.as_deref().is_some_and(same))
+        .map(|entry| entry.info.id.clone())
+        .collect();
+    let mut ended = Vec::new();
+    for id in running {
+        let (told, end) = oneshot::channel();
+        let waiter = EndWaiter::Stop(Responder::new(move |_: Result<crate::api::SessionInfo, EngineError>| {
+            told.send(()).ok();
+        }));
+        match cx.sessions.stop(&cx.store, &id, waiter) {
+            Ok(()) => ended.push(end),
+            Err((error, _)) => tracing::warn!(%error, session = %id, "a session in a worktree could not be ended"),
+        }
+    }
+    ended
+}
+
+/// The state as the window and `--json` see it: flat, its data in the info's fields.
+fn flat(state: &worktree::WorktreeState) -> WorktreeState {
+    match state {
+        worktree::WorktreeState::Working => WorktreeState::Working,
+        worktree::WorktreeState::ReadyToMerge => WorktreeState::ReadyToMerge,
+        worktree::WorktreeState::Merged => WorktreeState::Merged,
+        worktree::WorktreeState::Overlapping => WorktreeState::Conflicting,
+        worktree::WorktreeState::TaskFailed { .. } => WorktreeState::TaskFailed,
+        worktree::WorktreeState::TaskStopped { .. } => WorktreeState::TaskStopped,
+        worktree::WorktreeState::ConflictsWithBase { .. } => WorktreeState::ConflictsWithBase,
+        worktree::WorktreeState::Behind { .. } => WorktreeState::Behind,
+        worktree::WorktreeState::FolderMissing => WorktreeState::FolderMissing,
+        worktree::WorktreeState::Broken(worktree::Broken::Tampered(_)) => WorktreeState::Tampered,
+        worktree::WorktreeState::Broken(worktree::Broken::BranchGone) => WorktreeState::BranchGone,
+        worktree::WorktreeState::Broken(worktree::Broken::Unsafe(_)) => WorktreeState::Refused,
+    }
+}
+
+/// How the last task that ended in the worktree ended (a loop's iterations
+/// are judged by their loop, not here).
+fn last_task(cx: &Ctx, record: &WorktreeRecord) -> worktree::LastTask {
+    if record.loop_id.is_some() {
+        return worktree::LastTask::Done;
+    }
+    let tasks = match cx.store.tasks_in_worktree(&record.owner) {
+        Ok(tasks) => tasks,
+        Err(error) => {
+            tracing::warn!(%error, "a worktree's tasks could not be read");
+            return worktree::LastTask::Done;
+        }
+    };
+    // One cancelled before it began changed nothing there.
+    let last = tasks
+        .iter()
+        .filter(|t| t.ended_at().is_some() && (t.started_at().is_some() || t.state() == TaskState::Failed))
+        .max_by_key(|t| t.ended_at());
+    let why = |task: &TaskInfo| task.reason().map(str::to_owned);
+    match last {
+        Some(task) => match task.state() {
+            TaskState::Failed | TaskState::TimedOut => worktree::LastTask::Failed(why(task)),
+            TaskState::Cancelled | TaskState::Interrupted => worktree::LastTask::Stopped(why(task)),
+            _ => worktree::LastTask::Done,
+        },
+        None => worktree::LastTask::Done,
     }
 }
 

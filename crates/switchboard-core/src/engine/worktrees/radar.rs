@@ -33,6 +33,8 @@ pub(crate) struct Facts {
     pub broken: Option<worktree::Broken>,
     pub files_changed: u32,
     pub hunks: Vec<FileHunks>,
+    /// What a merge into its base would meet now; none when it could not be told.
+    pub against_base: Option<worktree::AgainstBase>,
 }
 
 /// What the worker is told.
@@ -232,13 +234,21 @@ pub(crate) fn read(at: &Where) -> Facts {
             return Facts::default();
         }
     };
-    // Seven git runs in all: three to open it (the common directory, the drivers, the branch),
+    // Seven git runs: three to open it (the common directory, the drivers, the branch),
     // then the fork point, the untracked files, the changes, their regions.
     let untracked = worktree::untracked(&checkout).unwrap_or_default();
     let files_changed =
         worktree::changes_with(&checkout, &from, &untracked).map(|c| c.len() as u32).unwrap_or_default();
     let hunks = worktree::hunks_with(&checkout, &from, &untracked).unwrap_or_default();
-    Facts { missing: false, broken: None, files_changed, hunks }
+    // Then, when its base moved on, what a merge would meet (six more runs).
+    let against_base = match worktree::against_base(&checkout, &at.base) {
+        Ok(against) => Some(against),
+        Err(error) => {
+            tracing::debug!(%error, "what a worktree's merge would meet could not be told");
+            None
+        }
+    };
+    Facts { missing: false, broken: None, files_changed, hunks, against_base }
 }
 
 /// Watches the worktree's files, telling the worker which changed; none
