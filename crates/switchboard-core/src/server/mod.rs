@@ -69,21 +69,28 @@ pub enum SocketResponse {
 }
 
 /// Who is at the other end of a connection, as the kernel tells it
-/// (`SO_PEERCRED`): every peer runs as the user, but only some are the user.
+/// (`SO_PEERCRED`) and the process tree shows it: every peer runs as the
+/// user, but only some are the user (`crate::session::lineage` judges).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
-    /// A process the app did not start: the user's command line or scripts.
-    User { pid: i32 },
-    /// A process of an agent: the app started it or one of its ancestors
-    /// (the app reaps orphans, so even a daemon an agent left stays its
-    /// descendant), or it carries a session's id. Hooks are such processes.
-    Agent { pid: i32 },
+    /// The user's command line, scripts, a window the user opened, or one
+    /// the engine opened for the user (a notification's click).
+    User { pid: i32, by: UserSign },
+    /// A process of an agent: under a session's keeper, carrying a session's
+    /// identity, or below the engine outside its windows. Hooks are such
+    /// processes.
+    Agent { pid: i32, by: AgentSign },
 }
 
+pub use crate::session::lineage::{AgentSign, UserSign};
+
 impl Caller {
-    /// Who the process `pid` is, seen from the app's process `app`.
-    pub fn of(pid: i32, app: i32) -> Caller {
-        if crate::session::process::is_agent_process(pid, app) { Caller::Agent { pid } } else { Caller::User { pid } }
+    /// Who the process `pid` is, seen from the engine's process `engine`.
+    pub fn of(pid: i32, engine: i32) -> Caller {
+        match crate::session::lineage::judge_process(pid, engine) {
+            crate::session::lineage::Judgement::Agent(by) => Caller::Agent { pid, by },
+            crate::session::lineage::Judgement::User(by) => Caller::User { pid, by },
+        }
     }
 }
 
@@ -367,7 +374,9 @@ async fn serve_connection<H: RequestHandler>(
     let caller = match stream.peer_cred() {
         Ok(cred) if cred.uid() == ours => {
             // A peer without a pid (not on Linux) is taken for an agent.
-            cred.pid().map_or(Caller::Agent { pid: 0 }, |pid| Caller::of(pid, std::process::id() as i32))
+            cred.pid().map_or(Caller::Agent { pid: 0, by: AgentSign::Unknown }, |pid| {
+                Caller::of(pid, std::process::id() as i32)
+            })
         }
         other => {
             stats.refused_peers.fetch_add(1, Ordering::Relaxed);
