@@ -47,7 +47,11 @@ fn main() -> Result<std::process::ExitCode> {
             return switchboard_cli::install::run(args.install, &data_dir, cli.no_demo, out);
         }
 
-        // The engine alone: the app's own, with no window.
+        // The engine alone: the app's own, with no window; unless one runs
+        // there already, as `--status` would say.
+        if let Some(exit) = switchboard_cli::daemon::already_running(&data_dir, &socket, out)? {
+            return Ok(exit);
+        }
         let log = switchboard_core::logging::init_for_app(Some(&data_dir));
         let result = switchboard_cli::daemon::run(engine_config(data_dir, cli.no_demo)?);
         drop(log);
@@ -115,7 +119,7 @@ fn data_dir(flag: Option<&Path>) -> Result<PathBuf> {
         env("HOME").as_deref(),
     )
     .context("cannot tell where to keep data: pass --data-dir or set SWITCHBOARD_DATA_DIR")?;
-    absolute(&data_dir)
+    switchboard_cli::canonical_data_dir(&data_dir)
 }
 
 /// The engine's configuration, for the window's engine and the daemon alike:
@@ -129,10 +133,6 @@ fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
     config.hook_binary = beside_app(HOOK_BINARY)?;
     config.keeper = config.hook_binary.clone();
     Ok(config)
-}
-
-fn absolute(path: &Path) -> Result<PathBuf> {
-    std::path::absolute(path).with_context(|| format!("resolving {}", path.display()))
 }
 
 /// A program installed next to the app's own binary, if it is there.
