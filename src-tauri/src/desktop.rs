@@ -319,6 +319,17 @@ fn on_click(app: &AppHandle, click: Click) {
     }
 }
 
+/// A second launch of the app: the window comes forward, on what that
+/// launch was to open.
+pub fn bring_forward(app: &AppHandle, target: Option<OpenTarget>) {
+    match target {
+        Some(OpenTarget::Task(task)) => open(app, OPEN_TASK_EVENT, &task),
+        Some(OpenTarget::Signal(signal)) => open(app, OPEN_SIGNAL_EVENT, &signal),
+        Some(OpenTarget::Loop(id)) => open(app, OPEN_LOOP_EVENT, &id),
+        None => show_window(app),
+    }
+}
+
 /// The tray's counts over every machine the window shows, and whether every
 /// queue of theirs is paused.
 fn tally(all: &HashMap<Option<String>, Notices>) -> (TrayCounts, bool) {

@@ -89,9 +89,6 @@ fn main() -> Result<std::process::ExitCode> {
     let log = switchboard_core::logging::init_for_app(Some(&data_dir));
 
     let socket = switchboard_cli::socket_for(Some(&data_dir))?;
-    if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
-        anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
-    }
     // The window on another machine's engine (`--host`), or on this one's.
     let host = match cli.host.as_deref() {
         Some(destination) => match switchboard_cli::reach_host(&data_dir, destination)? {
@@ -100,7 +97,21 @@ fn main() -> Result<std::process::ExitCode> {
         },
         None => None,
     };
-    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo, host }, cli.open);
+    // One window per data directory (and host): a second launch hands over to it.
+    let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    let destination = host.as_ref().map(|host| host.destination.as_str());
+    let claim = match switchboard_cli::window::claim(&data_dir, runtime_dir.as_deref(), destination, cli.open.as_ref())?
+    {
+        switchboard_cli::window::Launch::First(claim) => claim,
+        switchboard_cli::window::Launch::HandedOff => {
+            tracing::info!("the window already open came forward");
+            return Ok(std::process::ExitCode::SUCCESS);
+        }
+    };
+    if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
+        anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
+    }
+    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo, host }, cli.open, claim);
     let losses = log.losses();
     if losses != Default::default() {
         tracing::warn!(dropped = losses.dropped, failed = losses.failed, "some log lines could not be written");

@@ -32,6 +32,7 @@ pub mod install;
 pub mod notices;
 pub mod notifications;
 pub mod webview;
+pub mod window;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

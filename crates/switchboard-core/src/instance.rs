@@ -125,18 +125,28 @@ fn ofd_lock(file: &File, command: libc::c_int) -> std::io::Result<libc::c_int> {
 /// Notes where the engine listens, for clients whose environment would
 /// place the socket elsewhere.
 pub fn point_to_socket(data_dir: &Path, socket: &Path) -> std::io::Result<()> {
-    crate::private::write(&data_dir.join(SOCKET_POINTER), socket.as_os_str().as_encoded_bytes())
+    write_pointer(&data_dir.join(SOCKET_POINTER), socket)
 }
 
 /// The socket the engine of `data_dir` noted, if the note is there, a file
 /// of the user's own (not a link), and names an absolute path.
 pub fn pointed_socket(data_dir: &Path) -> Option<PathBuf> {
+    read_pointer(&data_dir.join(SOCKET_POINTER))
+}
+
+/// Notes the socket `socket` in the private file `pointer`.
+pub fn write_pointer(pointer: &Path, socket: &Path) -> std::io::Result<()> {
+    crate::private::write(pointer, socket.as_os_str().as_encoded_bytes())
+}
+
+/// The socket a note at `pointer` names, if it is a file of the user's own
+/// (not a link) naming an absolute path.
+pub fn read_pointer(pointer: &Path) -> Option<PathBuf> {
     use std::os::unix::ffi::OsStringExt;
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let path = data_dir.join(SOCKET_POINTER);
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&path).ok()?;
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(pointer).ok()?;
     let meta = file.metadata().ok()?;
-    crate::private::owned(&path, meta.uid(), nix::unistd::getuid().as_raw()).ok()?;
+    crate::private::owned(pointer, meta.uid(), nix::unistd::getuid().as_raw()).ok()?;
     if !meta.is_file() {
         return None;
     }
