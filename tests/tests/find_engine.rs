@@ -96,7 +96,10 @@ async fn the_engine_is_found_from_any_environment_through_a_link_and_after_its_s
         // `daemon` there says the same as `--status`, and starts nothing.
         let (code, out, _) = switchboard(&data_dir, runtime, &["daemon"]);
         assert_eq!(code, 1, "{shell}: {out}");
-        assert!(out.starts_with("The engine ") && out.contains("runs on"), "{shell}: {out}");
+        let said: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(said["state"], "failed", "{shell}: {out}");
+        let message = said["message"].as_str().unwrap();
+        assert!(message.starts_with("The engine ") && message.contains("runs on"), "{shell}: {out}");
     }
 
     // The same folder through a link is the same engine.

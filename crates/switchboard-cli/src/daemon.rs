@@ -275,14 +275,17 @@ fn exit_of(status: &DaemonStatus) -> ExitCode {
     }
 }
 
-/// `daemon` when an engine already runs on the data directory: says so in
-/// the words of `--status`, with its exit status; none: the engine may start.
+/// `daemon` when an engine already runs on the data directory: says why it
+/// does not start, in the words of `--status`, as the one line a daemon says
+/// ([`Started::Failed`], which whoever launched it reads), with exit status
+/// 1; none: the engine may start.
 pub fn already_running(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<Option<ExitCode>> {
     let status = status(data_dir, socket);
     if !status.running {
         return Ok(None);
     }
-    writeln!(out, "{}", status_line(data_dir, &status))?;
+    let refused = Started::Failed { problem: None, message: status_line(data_dir, &status) };
+    writeln!(out, "{}", serde_json::to_string(&refused)?)?;
     Ok(Some(ExitCode::from(crate::EXIT_FAILED)))
 }
 
