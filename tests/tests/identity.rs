@@ -102,7 +102,8 @@ impl TestEngine {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_window_the_engine_started_answers_and_no_process_of_an_agent_can() {
-    let t = TestEngine::start().await;
+    // Long enough for what an agent left to try its luck while its keeper ends it.
+    let t = TestEngine::start_with(|config| config.kill_grace = std::time::Duration::from_secs(30)).await;
     let files = Files { dir: t.data_dir.join("identity") };
     std::fs::create_dir_all(&files.dir).unwrap();
     std::fs::write(files.at("ask.py"), ASK).unwrap();
@@ -162,11 +163,43 @@ async fn a_window_the_engine_started_answers_and_no_process_of_an_agent_can() {
     .await;
     std::fs::write(files.at("go"), "").unwrap();
 
-    for attempt in ["own.json", "hidden.json", "left.json"] {
+    // A third agent exits, leaving a daemon that ignores the hangup and
+    // SIGTERM its keeper sends: it tries while the keeper waits to end it.
+    let end = format!(
+        "( setsid env -i sh -c \"trap '' HUP TERM; echo \\$\\$ > '{pid}'; until [ -e '{go}' ]; do sleep 0.02; done; {ask}; {cli}\" & )\n\
+         until [ -s '{pid}' ]; do sleep 0.02; done; exit 0",
+        pid = files.at("ended.pid"),
+        go = files.at("go-ended"),
+        ask = ask("ended.json", "ended").replace('"', "\\\""),
+        cli = cli("ended-cli").replace('"', "\\\""),
+    );
+    let ender = t.shell_agent("ender", &end).await;
+    let (ended_session, _) = t.start_session(&ender).await;
+    let ended_keeper = pid_of(&ended_session) as i32;
+    let ended_pid = files.dir.join("ended.pid");
+    let read_ended = || std::fs::read_to_string(&ended_pid).ok()?.trim().parse::<i32>().ok();
+    wait_until("the ender's daemon says its pid", || read_ended().is_some()).await;
+    let leftover = read_ended().unwrap();
+    let children_of = |parent: i32| -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter_map(switchboard_core::session::process::read_stat)
+            .filter(|stat| stat.ppid == parent && !stat.is_zombie())
+            .map(|stat| stat.pid)
+            .collect()
+    };
+    wait_until("the ender's agent has exited, its keeper holding what it left", || {
+        children_of(ended_keeper) == [leftover]
+    })
+    .await;
+    std::fs::write(files.at("go-ended"), "").unwrap();
+
+    for attempt in ["own.json", "hidden.json", "left.json", "ended.json"] {
         let reply = written(&files.dir.join(attempt)).await;
         assert!(refused(&reply), "{attempt}: {reply}");
     }
-    for attempt in ["own-cli", "hidden-cli", "left-cli"] {
+    for attempt in ["own-cli", "hidden-cli", "left-cli", "ended-cli"] {
         let code = written(&files.dir.join(attempt)).await;
         let said = std::fs::read_to_string(files.dir.join(format!("{attempt}.said"))).unwrap();
         assert_ne!(code.trim(), "0", "{attempt}: {said}");
