@@ -28,6 +28,9 @@ pub const OPEN_TASK_EVENT: &str = "open-task";
 pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
 /// The Tauri event that asks the UI to open a loop.
 pub const OPEN_LOOP_EVENT: &str = "open-loop";
+/// The Tauri event that asks the UI to open what a second launch was asked
+/// to open (an `OpenTarget`).
+pub const OPEN_TARGET_EVENT: &str = "open-target";
 
 pub struct Desktop {
     /// The notices of the window's own engine (none) and of each machine
@@ -323,9 +326,7 @@ fn on_click(app: &AppHandle, click: Click) {
 /// launch was to open.
 pub fn bring_forward(app: &AppHandle, target: Option<OpenTarget>) {
     match target {
-        Some(OpenTarget::Task(task)) => open(app, OPEN_TASK_EVENT, &task),
-        Some(OpenTarget::Signal(signal)) => open(app, OPEN_SIGNAL_EVENT, &signal),
-        Some(OpenTarget::Loop(id)) => open(app, OPEN_LOOP_EVENT, &id),
+        Some(target) => open(app, OPEN_TARGET_EVENT, &target),
         None => show_window(app),
     }
 }

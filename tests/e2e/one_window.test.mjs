@@ -12,7 +12,7 @@ import { APP, DEMO_AGENT, launchApp, windowPids } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
-test('a second launch hands its --open to the window already open and exits', async () => {
+test('a second launch hands its --open (a task, an agent) to the window already open and exits', async () => {
   const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
   const { browser, dataDir, close } = await launchApp({ args: ['--no-demo'] });
   try {
@@ -31,6 +31,19 @@ test('a second launch hands its --open to the window already open and exits', as
     const detail = await browser.$(byTestId('task-detail'));
     await detail.waitForExist({ timeout: 15_000, timeoutMsg: 'the window did not open the task' });
     assert.equal(await detail.getAttribute('data-task-id'), task);
+
+    // An agent: the window comes onto it.
+    const reviewer = cli('agent', 'add', '--name', 'Reviewer', '--command', DEMO_AGENT, '--cwd', workspace).id;
+    const onAgent = spawnSync(APP, ['--data-dir', dataDir, '--no-demo', '--open', `agent:${reviewer}`], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(onAgent.status, 0, `the launch on an agent: ${onAgent.stderr}`);
+    await browser.waitUntil(
+      async () => (await (await browser.$(byTestId('profile-view'))).getAttribute('data-profile-id')) === reviewer,
+      { timeout: 15_000, timeoutMsg: 'the window did not come onto the agent' },
+    );
+    assert.equal(windowPids(dataDir).length, 1, 'still one window');
 
     // A plain second launch only brings the window forward.
     const plain = spawnSync(APP, ['--data-dir', dataDir, '--no-demo'], { encoding: 'utf8', timeout: 30_000 });

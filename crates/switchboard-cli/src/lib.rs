@@ -60,9 +60,10 @@ pub struct Cli {
     /// Do not create the demo workspace and profile on first start.
     #[arg(long, global = true)]
     pub no_demo: bool,
-    /// Opens the window on a task, a question or a loop once it has loaded:
-    /// task:ID, signal:ID or loop:ID (what a notification the daemon showed
-    /// opens when clicked). Only without a subcommand.
+    /// Opens the window on a task, a question, a loop or an agent once it
+    /// has loaded: task:ID, signal:ID, loop:ID (what a notification the
+    /// daemon showed opens when clicked) or agent:ID; a window already open
+    /// on the data directory comes forward on it. Only without a subcommand.
     #[arg(long, value_name = "TARGET")]
     pub open: Option<switchboard_core::api::OpenTarget>,
     /// Runs the command against the engine on another machine, reached over
@@ -1422,14 +1423,15 @@ mod tests {
         assert_eq!(parse(format!("switchboard --open task:{ID}")), Ok(Some(format!("task:{ID}"))));
         assert_eq!(parse(format!("switchboard --data-dir /d --open loop:{ID}")), Ok(Some(format!("loop:{ID}"))));
         assert_eq!(parse(format!("switchboard --open signal:{ID} --no-demo")), Ok(Some(format!("signal:{ID}"))));
+        assert_eq!(parse(format!("switchboard --open agent:{ID}")), Ok(Some(format!("agent:{ID}"))));
         assert_eq!(parse("switchboard".into()), Ok(None));
         let refused: &[(String, clap::error::ErrorKind, String)] = &[
             (
-                format!("switchboard --open agent:{ID}"),
+                format!("switchboard --open profile:{ID}"),
                 clap::error::ErrorKind::ValueValidation,
                 format!(
-                    "{}`agent:{ID}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>",
-                    bad(&format!("agent:{ID}"))
+                    "{}`profile:{ID}` is not something the window opens: give task:<id>, signal:<id>, loop:<id> or agent:<id>",
+                    bad(&format!("profile:{ID}"))
                 ),
             ),
             (

@@ -381,6 +381,7 @@ export class AppState {
       this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
       this.backend.onOpenSignal((signalId) => this.showSignal(signalId)),
       this.backend.onOpenLoop((loopId) => void this.revealLoop(loopId)),
+      this.backend.onOpenTarget((target) => void this.#openTarget(target)),
       this.backend.onHostLink((link) => this.#followHostLink(link)),
     );
     // Only once the events are heard do the lists load: a change between the two is then in
@@ -514,7 +515,15 @@ export class AppState {
         return this.showSignal(target.id);
       case 'loop':
         return this.revealLoop(target.id);
+      case 'agent':
+        return this.revealAgent(target.id);
     }
+  }
+
+  /** Show an agent: its most recent running session, else the agent itself. */
+  revealAgent(profileId: ProfileId): void {
+    const running = this.sessionsOf(profileId).find((session) => session.state === 'running');
+    this.select(running ? { kind: 'session', id: running.id } : { kind: 'profile', id: profileId });
   }
 
   close(): void {

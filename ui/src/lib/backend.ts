@@ -75,6 +75,8 @@ export interface Backend extends EngineCommands {
   onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe;
   /** Subscribe to `open-loop`: the user clicked a desktop notification about that loop. */
   onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe;
+  /** Subscribe to `open-target`: Switchboard was launched again, to open this. */
+  onOpenTarget(callback: (target: OpenTarget) => void): Unsubscribe;
   /**
    * What the window was started to open (a desktop notification the daemon showed was clicked,
    * and it opened this window), once; null after that, and for a window started plainly.
@@ -139,6 +141,8 @@ export const OPEN_TASK_EVENT = 'open-task';
 export const OPEN_SIGNAL_EVENT = 'open-signal';
 /** Name of the Tauri event the shell emits when a loop notification is clicked. */
 export const OPEN_LOOP_EVENT = 'open-loop';
+/** Name of the Tauri event the shell emits, with an `OpenTarget`, when a second launch hands it over. */
+export const OPEN_TARGET_EVENT = 'open-target';
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
 export function inTauri(): boolean {
@@ -270,6 +274,10 @@ export function tauriBackend(): Backend {
 
     onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe {
       return subscribe(OPEN_LOOP_EVENT, callback);
+    },
+
+    onOpenTarget(callback: (target: OpenTarget) => void): Unsubscribe {
+      return subscribe(OPEN_TARGET_EVENT, callback);
     },
 
     takeOpenTarget(): Promise<OpenTarget | null> {

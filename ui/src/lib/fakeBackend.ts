@@ -1274,6 +1274,18 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#openLoopListeners]) listener(loopId);
   }
 
+  readonly #openTargetListeners = new Set<(target: OpenTarget) => void>();
+
+  onOpenTarget(callback: (target: OpenTarget) => void): Unsubscribe {
+    this.#openTargetListeners.add(callback);
+    return () => this.#openTargetListeners.delete(callback);
+  }
+
+  /** As the shell does when Switchboard is launched again with `--open`. */
+  launchedAgain(target: OpenTarget): void {
+    for (const listener of [...this.#openTargetListeners]) listener(target);
+  }
+
   #openTarget: OpenTarget | null = null;
 
   /** As a window started to open something (`switchboard --open task:ID`). */
