@@ -27,11 +27,12 @@ pub struct Engine {
 }
 
 /// `open`: what the window opens once its UI has loaded (`--open`);
-/// `claim`: its place as the one window, where a second launch hands over.
+/// `claim`: its place as the one window, where a second launch hands over
+/// (none: it could not be taken).
 pub fn run(
     engine: Engine,
     open: Option<switchboard_core::api::OpenTarget>,
-    claim: switchboard_cli::window::WindowClaim,
+    claim: Option<switchboard_cli::window::WindowClaim>,
 ) -> Result<()> {
     let info = AppInfo {
         data_dir: engine.data_dir.display().to_string(),
@@ -71,8 +72,10 @@ pub fn run(
                 window.set_icon(app_icon()).ok();
             }
             engines.start(app.handle().clone());
-            let handle = app.handle().clone();
-            claim.serve(move |open| crate::desktop::bring_forward(&handle, open))?;
+            if let Some(claim) = claim {
+                let handle = app.handle().clone();
+                claim.serve(move |open| crate::desktop::bring_forward(&handle, open))?;
+            }
             Ok(())
         })
         .on_window_event(|window, event| {

@@ -28,8 +28,9 @@ pub const OPEN_TASK_EVENT: &str = "open-task";
 pub const OPEN_SIGNAL_EVENT: &str = "open-signal";
 /// The Tauri event that asks the UI to open a loop.
 pub const OPEN_LOOP_EVENT: &str = "open-loop";
-/// The Tauri event that asks the UI to open what a second launch was asked
-/// to open (an `OpenTarget`).
+/// The Tauri event that tells the UI a second launch handed over what it
+/// was asked to open: the UI takes it (`take_open_target`), so a hand-over
+/// that comes before the UI listens is taken as it loads.
 pub const OPEN_TARGET_EVENT: &str = "open-target";
 
 pub struct Desktop {
@@ -77,6 +78,12 @@ impl Desktop {
             closed_once: data_dir.join(switchboard_core::config::RUN_DIR).join("closed-to-tray"),
             open_at_start: Mutex::new(open),
         }
+    }
+
+    /// What a second launch handed over, for the UI to take as the window's
+    /// own `--open` (in its place if it was not taken yet).
+    pub fn hand_over(&self, target: OpenTarget) {
+        *self.open_at_start.lock().expect("never poisoned") = Some(target);
     }
 
     /// What the window was started to open, once: the UI asks when it has loaded.
@@ -326,7 +333,10 @@ fn on_click(app: &AppHandle, click: Click) {
 /// launch was to open.
 pub fn bring_forward(app: &AppHandle, target: Option<OpenTarget>) {
     match target {
-        Some(target) => open(app, OPEN_TARGET_EVENT, &target),
+        Some(target) => {
+            app.state::<Desktop>().hand_over(target);
+            open(app, OPEN_TARGET_EVENT, &());
+        }
         None => show_window(app),
     }
 }

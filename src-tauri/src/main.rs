@@ -100,12 +100,18 @@ fn main() -> Result<std::process::ExitCode> {
     // One window per data directory (and host): a second launch hands over to it.
     let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
     let destination = host.as_ref().map(|host| host.destination.as_str());
-    let claim = match switchboard_cli::window::claim(&data_dir, runtime_dir.as_deref(), destination, cli.open.as_ref())?
-    {
-        switchboard_cli::window::Launch::First(claim) => claim,
-        switchboard_cli::window::Launch::HandedOff => {
+    use switchboard_cli::window::{Launch, UNANSWERED, claim};
+    let claim = match claim(&data_dir, runtime_dir.as_deref(), destination, cli.open.as_ref()) {
+        Ok(Launch::First(claim)) => Some(claim),
+        Ok(Launch::HandedOff) => {
             tracing::info!("the window already open came forward");
             return Ok(std::process::ExitCode::SUCCESS);
+        }
+        Ok(Launch::Unanswered) => anyhow::bail!(UNANSWERED),
+        // The window still opens (it says what is wrong with the data directory).
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "a second launch will not find this window");
+            None
         }
     };
     if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {

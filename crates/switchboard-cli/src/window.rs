@@ -68,7 +68,12 @@ pub enum Launch {
     /// The window already open took what this launch was to open, and came
     /// forward: this launch ends.
     HandedOff,
+    /// A window holds the data directory but never answered (see [`UNANSWERED`]).
+    Unanswered,
 }
+
+/// What a launch says when the window holding the data directory never answers.
+pub const UNANSWERED: &str = "Switchboard's window is already open on this data directory but does not answer; close it (or end it) and open Switchboard again.";
 
 /// Held by the one window: its lock, and its socket.
 pub struct WindowClaim {
@@ -109,7 +114,8 @@ pub fn next_step(took_lock: bool, reached: bool, tried_for: Duration) -> Step {
 }
 
 /// Takes the window's place on `data_dir` (for `host`), or hands `open` to
-/// the window that has it.
+/// the window that has it. An error: the place cannot be taken (a data
+/// directory that cannot be written); the window may still open, alone.
 pub fn claim(
     data_dir: &Path,
     runtime_dir: Option<&Path>,
@@ -141,9 +147,7 @@ pub fn claim(
             }
             Step::Done => return Ok(Launch::HandedOff),
             Step::Retry => std::thread::sleep(REACH_RETRY),
-            Step::GiveUp => anyhow::bail!(
-                "Switchboard's window is already open on this data directory but does not answer; close it (or end it) and open Switchboard again"
-            ),
+            Step::GiveUp => return Ok(Launch::Unanswered),
         }
     }
 }

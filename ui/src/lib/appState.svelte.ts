@@ -381,7 +381,7 @@ export class AppState {
       this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
       this.backend.onOpenSignal((signalId) => this.showSignal(signalId)),
       this.backend.onOpenLoop((loopId) => void this.revealLoop(loopId)),
-      this.backend.onOpenTarget((target) => void this.#openTarget(target)),
+      this.backend.onOpenTarget(() => void this.#takeOpenTarget()),
       this.backend.onHostLink((link) => this.#followHostLink(link)),
     );
     // Only once the events are heard do the lists load: a change between the two is then in
@@ -518,6 +518,15 @@ export class AppState {
       case 'agent':
         return this.revealAgent(target.id);
     }
+  }
+
+  /** Show what a second launch of the app handed over. */
+  async #takeOpenTarget(): Promise<void> {
+    const target = await this.backend.takeOpenTarget().catch((reason: unknown) => {
+      logFailure('take_open_target')(reason);
+      return null;
+    });
+    await this.#openTarget(target);
   }
 
   /** Show an agent: its most recent running session, else the agent itself. */

@@ -75,8 +75,11 @@ export interface Backend extends EngineCommands {
   onOpenSignal(callback: (signalId: SignalId) => void): Unsubscribe;
   /** Subscribe to `open-loop`: the user clicked a desktop notification about that loop. */
   onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe;
-  /** Subscribe to `open-target`: Switchboard was launched again, to open this. */
-  onOpenTarget(callback: (target: OpenTarget) => void): Unsubscribe;
+  /**
+   * Subscribe to `open-target`: Switchboard was launched again to open something, which
+   * `takeOpenTarget` now gives.
+   */
+  onOpenTarget(callback: () => void): Unsubscribe;
   /**
    * What the window was started to open (a desktop notification the daemon showed was clicked,
    * and it opened this window), once; null after that, and for a window started plainly.
@@ -141,7 +144,7 @@ export const OPEN_TASK_EVENT = 'open-task';
 export const OPEN_SIGNAL_EVENT = 'open-signal';
 /** Name of the Tauri event the shell emits when a loop notification is clicked. */
 export const OPEN_LOOP_EVENT = 'open-loop';
-/** Name of the Tauri event the shell emits, with an `OpenTarget`, when a second launch hands it over. */
+/** Name of the Tauri event the shell emits when a second launch hands over what to open. */
 export const OPEN_TARGET_EVENT = 'open-target';
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
@@ -276,8 +279,8 @@ export function tauriBackend(): Backend {
       return subscribe(OPEN_LOOP_EVENT, callback);
     },
 
-    onOpenTarget(callback: (target: OpenTarget) => void): Unsubscribe {
-      return subscribe(OPEN_TARGET_EVENT, callback);
+    onOpenTarget(callback: () => void): Unsubscribe {
+      return subscribe(OPEN_TARGET_EVENT, () => callback());
     },
 
     takeOpenTarget(): Promise<OpenTarget | null> {

@@ -1274,16 +1274,17 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#openLoopListeners]) listener(loopId);
   }
 
-  readonly #openTargetListeners = new Set<(target: OpenTarget) => void>();
+  readonly #openTargetListeners = new Set<() => void>();
 
-  onOpenTarget(callback: (target: OpenTarget) => void): Unsubscribe {
+  onOpenTarget(callback: () => void): Unsubscribe {
     this.#openTargetListeners.add(callback);
     return () => this.#openTargetListeners.delete(callback);
   }
 
-  /** As the shell does when Switchboard is launched again with `--open`. */
+  /** As the shell does when Switchboard is launched again with `--open`: kept, then told. */
   launchedAgain(target: OpenTarget): void {
-    for (const listener of [...this.#openTargetListeners]) listener(target);
+    this.#openTarget = target;
+    for (const listener of [...this.#openTargetListeners]) listener();
   }
 
   #openTarget: OpenTarget | null = null;
