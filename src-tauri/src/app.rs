@@ -26,8 +26,14 @@ pub struct Engine {
     pub host: Option<switchboard_client::ssh::Host>,
 }
 
-/// `open`: what the window opens once its UI has loaded (`--open`).
-pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> Result<()> {
+/// `open`: what the window opens once its UI has loaded (`--open`);
+/// `claim`: its place as the one window, where a second launch hands over
+/// (none: it could not be taken).
+pub fn run(
+    engine: Engine,
+    open: Option<switchboard_core::api::OpenTarget>,
+    claim: Option<switchboard_cli::window::WindowClaim>,
+) -> Result<()> {
     let info = AppInfo {
         data_dir: engine.data_dir.display().to_string(),
         socket_path: engine.socket.display().to_string(),
@@ -66,6 +72,10 @@ pub fn run(engine: Engine, open: Option<switchboard_core::api::OpenTarget>) -> R
                 window.set_icon(app_icon()).ok();
             }
             engines.start(app.handle().clone());
+            if let Some(claim) = claim {
+                let handle = app.handle().clone();
+                claim.serve(move |open| crate::desktop::bring_forward(&handle, open))?;
+            }
             Ok(())
         })
         .on_window_event(|window, event| {

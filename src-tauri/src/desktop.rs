@@ -32,6 +32,10 @@ pub const OPEN_LOOP_EVENT: &str = "open-loop";
 /// (the tray's item): the window asks, naming the agents that run, and
 /// calls `quit_and_stop_agents` once the user says so.
 pub const ASK_QUIT_AND_STOP_EVENT: &str = "ask-quit-and-stop";
+/// The Tauri event that tells the UI a second launch handed over what it
+/// was asked to open: the UI takes it (`take_open_target`), so a hand-over
+/// that comes before the UI listens is taken as it loads.
+pub const OPEN_TARGET_EVENT: &str = "open-target";
 
 pub struct Desktop {
     /// The notices of the window's own engine (none) and of each machine
@@ -78,6 +82,12 @@ impl Desktop {
             closed_once: data_dir.join(switchboard_core::config::RUN_DIR).join("closed-to-tray"),
             open_at_start: Mutex::new(open),
         }
+    }
+
+    /// What a second launch handed over, for the UI to take as the window's
+    /// own `--open` (in its place if it was not taken yet).
+    pub fn hand_over(&self, target: OpenTarget) {
+        *self.open_at_start.lock().expect("never poisoned") = Some(target);
     }
 
     /// What the window was started to open, once: the UI asks when it has loaded.
@@ -321,6 +331,18 @@ fn on_click(app: &AppHandle, click: Click) {
         NoticeTarget::Signal(signal) => open(app, OPEN_SIGNAL_EVENT, signal),
         NoticeTarget::Loop(id) => open(app, OPEN_LOOP_EVENT, id),
         NoticeTarget::Window => show_window(app),
+    }
+}
+
+/// A second launch of the app: the window comes forward, on what that
+/// launch was to open.
+pub fn bring_forward(app: &AppHandle, target: Option<OpenTarget>) {
+    match target {
+        Some(target) => {
+            app.state::<Desktop>().hand_over(target);
+            open(app, OPEN_TARGET_EVENT, &());
+        }
+        None => show_window(app),
     }
 }
 

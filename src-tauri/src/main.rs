@@ -52,7 +52,11 @@ fn main() -> Result<std::process::ExitCode> {
             return switchboard_cli::install::run(args.install, &data_dir, cli.no_demo, out);
         }
 
-        // The engine alone: the app's own, with no window.
+        // The engine alone: the app's own, with no window; unless one runs
+        // there already, as `--status` would say.
+        if let Some(exit) = switchboard_cli::daemon::already_running(&data_dir, &socket, out)? {
+            return Ok(exit);
+        }
         let log = switchboard_core::logging::init_for_app(Some(&data_dir));
         let result = switchboard_cli::daemon::run(engine_config(data_dir, cli.no_demo)?);
         drop(log);
@@ -90,9 +94,6 @@ fn main() -> Result<std::process::ExitCode> {
     let log = switchboard_core::logging::init_for_app(Some(&data_dir));
 
     let socket = switchboard_cli::socket_for(Some(&data_dir))?;
-    if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
-        anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
-    }
     // The window on another machine's engine (`--host`), or on this one's.
     let host = match cli.host.as_deref() {
         Some(destination) => match switchboard_cli::reach_host(&data_dir, destination)? {
@@ -101,7 +102,27 @@ fn main() -> Result<std::process::ExitCode> {
         },
         None => None,
     };
-    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo, host }, cli.open);
+    // One window per data directory (and host): a second launch hands over to it.
+    let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    let destination = host.as_ref().map(|host| host.destination.as_str());
+    use switchboard_cli::window::{Launch, UNANSWERED, claim};
+    let claim = match claim(&data_dir, runtime_dir.as_deref(), destination, cli.open.as_ref()) {
+        Ok(Launch::First(claim)) => Some(claim),
+        Ok(Launch::HandedOff) => {
+            tracing::info!("the window already open came forward");
+            return Ok(std::process::ExitCode::SUCCESS);
+        }
+        Ok(Launch::Unanswered) => anyhow::bail!(UNANSWERED),
+        // The window still opens (it says what is wrong with the data directory).
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "a second launch will not find this window");
+            None
+        }
+    };
+    if env("DISPLAY").is_none() && env("WAYLAND_DISPLAY").is_none() {
+        anyhow::bail!("no display to open a window on: neither DISPLAY nor WAYLAND_DISPLAY is set");
+    }
+    let result = app::run(app::Engine { data_dir, socket, no_demo: cli.no_demo, host }, cli.open, claim);
     let losses = log.losses();
     if losses != Default::default() {
         tracing::warn!(dropped = losses.dropped, failed = losses.failed, "some log lines could not be written");
@@ -120,7 +141,7 @@ fn data_dir(flag: Option<&Path>) -> Result<PathBuf> {
         env("HOME").as_deref(),
     )
     .context("cannot tell where to keep data: pass --data-dir or set SWITCHBOARD_DATA_DIR")?;
-    absolute(&data_dir)
+    switchboard_cli::canonical_data_dir(&data_dir)
 }
 
 /// The engine's configuration, for the window's engine and the daemon alike:
@@ -134,10 +155,6 @@ fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
     config.hook_binary = beside_app(HOOK_BINARY)?;
     config.keeper = config.hook_binary.clone();
     Ok(config)
-}
-
-fn absolute(path: &Path) -> Result<PathBuf> {
-    std::path::absolute(path).with_context(|| format!("resolving {}", path.display()))
 }
 
 /// A program installed next to the app's own binary, if it is there.

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use switchboard_client::blocking as client;
+use switchboard_core::instance::Holder;
 use switchboard_core::{Engine, EngineConfig, Millis, NoEvents};
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -26,7 +27,11 @@ const STOP_WAIT: Duration = Duration::from_secs(60);
 /// Whether an engine runs on a data directory (`daemon --status --json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DaemonStatus {
+    /// An engine holds the data directory.
     pub running: bool,
+    /// It answers on its socket.
+    #[serde(default)]
+    pub answering: bool,
     pub pid: Option<u32>,
     pub version: Option<String>,
     pub uptime_secs: Option<u64>,
@@ -284,35 +289,78 @@ pub fn stdio(data_dir: &Path, socket: &Path) -> Result<ExitCode> {
     })
 }
 
-/// Whether an engine answers on `socket`, and what it says of itself.
-pub fn status(_data_dir: &Path, socket: &Path) -> DaemonStatus {
-    let welcome = match client::Client::new(socket).welcome() {
-        Ok(welcome) => welcome,
-        Err(_) => {
-            return DaemonStatus {
-                running: false,
-                pid: None,
-                version: None,
-                uptime_secs: None,
-                agents: None,
-                build: None,
-                same_build: None,
-            };
-        }
-    };
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as Millis);
-    DaemonStatus {
-        running: true,
-        pid: Some(welcome.pid),
-        version: Some(welcome.engine_version),
-        uptime_secs: Some((now.saturating_sub(welcome.started_at) / 1000).max(0) as u64),
-        agents: Some(welcome.agents_running as usize),
-        same_build: Some(welcome.build_id == switchboard_core::wire::build_id()),
-        build: Some(welcome.build_id),
+/// What a client finds of the engine of a data directory. One function
+/// ([`find`], deciding by [`decide`]) answers `--status`, `--stop` and
+/// `daemon` alike, so they never say different things.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// An engine holds the directory and answers on its socket.
+    Answering(switchboard_core::wire::HelloAck),
+    /// An engine holds the directory but does not answer (it is starting,
+    /// or its socket is being made again); by the process the lock names.
+    Silent { pid: Option<u32> },
+    /// No engine runs on the directory.
+    None,
+}
+
+/// What was found, from who holds the directory's lock and what answered on
+/// its socket (pure). An answer from another process than the lock's
+/// holder is another engine's: not this directory's.
+pub fn decide(holder: Holder, answered: Option<switchboard_core::wire::HelloAck>) -> Found {
+    match (holder, answered) {
+        (Holder::Held { pid: Some(pid) }, Some(welcome)) if welcome.pid != pid => Found::Silent { pid: Some(pid) },
+        // Free: an engine of an older build, which only took a lock that cannot be tested.
+        (_, Some(welcome)) => Found::Answering(welcome),
+        (Holder::Held { pid }, None) => Found::Silent { pid },
+        (Holder::Free, None) => Found::None,
     }
 }
 
-/// `daemon --status`: prints whether an engine runs; exit status 3 when none does.
+/// The engine of `data_dir`, reached on `socket` (where [`crate::socket_for`] found it).
+pub fn find(data_dir: &Path, socket: &Path) -> Found {
+    let holder = switchboard_core::instance::holder(data_dir);
+    decide(holder, client::Client::new(socket).welcome().ok())
+}
+
+/// Whether an engine runs on the data directory, and what it says of itself.
+pub fn status(data_dir: &Path, socket: &Path) -> DaemonStatus {
+    status_of(&find(data_dir, socket))
+}
+
+fn status_of(found: &Found) -> DaemonStatus {
+    let none = DaemonStatus {
+        running: false,
+        answering: false,
+        pid: None,
+        version: None,
+        uptime_secs: None,
+        agents: None,
+        build: None,
+        same_build: None,
+    };
+    match found {
+        Found::None => none,
+        Found::Silent { pid } => DaemonStatus { running: true, pid: *pid, ..none },
+        Found::Answering(welcome) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as Millis);
+            DaemonStatus {
+                running: true,
+                answering: true,
+                pid: Some(welcome.pid),
+                version: Some(welcome.engine_version.clone()),
+                uptime_secs: Some((now.saturating_sub(welcome.started_at) / 1000).max(0) as u64),
+                agents: Some(welcome.agents_running as usize),
+                same_build: Some(welcome.build_id == switchboard_core::wire::build_id()),
+                build: Some(welcome.build_id.clone()),
+            }
+        }
+    }
+}
+
+/// `daemon --status`: prints whether an engine runs; exit status 3 when none
+/// does, 5 when one runs but does not answer.
 pub fn print_status(data_dir: &Path, socket: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
     let status = status(data_dir, socket);
     if json {
@@ -320,13 +368,40 @@ pub fn print_status(data_dir: &Path, socket: &Path, json: bool, out: &mut impl W
     } else {
         writeln!(out, "{}", status_line(&data_dir.display().to_string(), &status))?;
     }
-    Ok(if status.running { ExitCode::SUCCESS } else { ExitCode::from(crate::EXIT_NOT_RUNNING) })
+    Ok(exit_of(&status))
+}
+
+fn exit_of(status: &DaemonStatus) -> ExitCode {
+    match (status.running, status.answering) {
+        (true, true) => ExitCode::SUCCESS,
+        (true, false) => ExitCode::from(crate::EXIT_NOT_ANSWERING),
+        (false, _) => ExitCode::from(crate::EXIT_NOT_RUNNING),
+    }
+}
+
+/// `daemon` when an engine already runs on the data directory: says why it
+/// does not start, in the words of `--status`, as the one line a daemon says
+/// ([`Started::Failed`], which whoever launched it reads), with exit status
+/// 1; none: the engine may start.
+pub fn already_running(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<Option<ExitCode>> {
+    let status = status(data_dir, socket);
+    if !status.running {
+        return Ok(None);
+    }
+    let refused = Started::Failed { problem: None, message: status_line(&data_dir.display().to_string(), &status) };
+    writeln!(out, "{}", serde_json::to_string(&refused)?)?;
+    Ok(Some(ExitCode::from(crate::EXIT_FAILED)))
 }
 
 /// The status in words; `place`: the data directory, or the machine, it is of.
 pub fn status_line(place: &str, status: &DaemonStatus) -> String {
     if !status.running {
         return format!("No engine runs on {place}.");
+    }
+    if !status.answering {
+        return format!(
+            "An engine runs on {place} but does not answer yet; if that lasts, `switchboard daemon --stop` stops it."
+        );
     }
     let agents = match status.agents {
         Some(1) => "1 agent running".to_owned(),
@@ -359,7 +434,7 @@ pub fn stop(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<Exit
         writeln!(out, "{}", status_line(&data_dir.display().to_string(), &status))?;
         return Ok(ExitCode::from(crate::EXIT_NOT_RUNNING));
     }
-    let pid = status.pid.context("the engine answers but its lock names no process")?;
+    let pid = status.pid.context("the engine runs but its lock names no process")?;
     let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).context("the lock names no process")?);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).context("asking the engine to stop")?;
     let deadline = Instant::now() + STOP_WAIT;
@@ -494,10 +569,45 @@ mod tests {
     }
 
     #[test]
+    fn status_stop_and_start_decide_alike_from_the_lock_and_the_answer() {
+        let welcome = |pid| switchboard_core::wire::HelloAck {
+            protocol: switchboard_core::wire::PROTOCOL,
+            engine_version: "0.2.0".into(),
+            build_id: String::new(),
+            capabilities: Vec::new(),
+            instance_id: String::new(),
+            pid,
+            started_at: 0,
+            agents_running: 0,
+        };
+        let held = |pid| Holder::Held { pid };
+        // (lock, answer on the socket) -> found, exit status of --status, does `daemon` refuse?
+        let cases = [
+            (Holder::Free, None, Found::None, crate::EXIT_NOT_RUNNING, false),
+            (held(Some(7)), Some(welcome(7)), Found::Answering(welcome(7)), 0, true),
+            (held(None), Some(welcome(7)), Found::Answering(welcome(7)), 0, true),
+            // Starting, or its socket removed under it: it runs, and says nothing yet.
+            (held(Some(7)), None, Found::Silent { pid: Some(7) }, crate::EXIT_NOT_ANSWERING, true),
+            // Another engine answers where this directory's would: not this one's.
+            (held(Some(7)), Some(welcome(9)), Found::Silent { pid: Some(7) }, crate::EXIT_NOT_ANSWERING, true),
+            // An engine of an older build, whose lock cannot be looked at.
+            (Holder::Free, Some(welcome(9)), Found::Answering(welcome(9)), 0, true),
+        ];
+        for (holder, answered, expected, exit, refuses_start) in cases {
+            let found = decide(holder, answered.clone());
+            assert_eq!(found, expected, "{holder:?} {answered:?}");
+            let status = status_of(&found);
+            assert_eq!(exit_of(&status), ExitCode::from(exit), "{found:?}");
+            assert_eq!(status.running, refuses_start, "{found:?}");
+        }
+    }
+
+    #[test]
     fn the_status_says_who_runs_the_engine_in_words() {
         let dir = "/data";
         let none = DaemonStatus {
             running: false,
+            answering: false,
             pid: None,
             version: None,
             uptime_secs: None,
@@ -506,8 +616,14 @@ mod tests {
             same_build: None,
         };
         assert_eq!(status_line(dir, &none), "No engine runs on /data.");
+        let silent = DaemonStatus { running: true, pid: Some(7), ..none.clone() };
+        assert_eq!(
+            status_line(dir, &silent),
+            "An engine runs on /data but does not answer yet; if that lasts, `switchboard daemon --stop` stops it."
+        );
         let daemon = DaemonStatus {
             running: true,
+            answering: true,
             pid: Some(7),
             version: Some("0.2.0".into()),
             uptime_secs: Some(3_725),

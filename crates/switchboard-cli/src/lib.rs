@@ -33,6 +33,7 @@ pub mod notices;
 pub mod notifications;
 pub mod on_host;
 pub mod webview;
+pub mod window;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -42,7 +43,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use switchboard_client::ClientError;
 use switchboard_client::blocking as client;
-use switchboard_core::config::{resolve_data_dir, socket_path};
+use switchboard_core::config::resolve_data_dir;
 use switchboard_core::loops::{LoopSettings, Verdict};
 use switchboard_core::signal::{ScanEvent, SignalScanner};
 use switchboard_core::{
@@ -60,9 +61,10 @@ pub struct Cli {
     /// Do not create the demo workspace and profile on first start.
     #[arg(long, global = true)]
     pub no_demo: bool,
-    /// Opens the window on a task, a question or a loop once it has loaded:
-    /// task:ID, signal:ID or loop:ID (what a notification the daemon showed
-    /// opens when clicked). Only without a subcommand.
+    /// Opens the window on a task, a question, a loop or an agent once it
+    /// has loaded: task:ID, signal:ID, loop:ID (what a notification the
+    /// daemon showed opens when clicked) or agent:ID; a window already open
+    /// on the data directory comes forward on it. Only without a subcommand.
     #[arg(long, value_name = "TARGET")]
     pub open: Option<switchboard_core::api::OpenTarget>,
     /// Runs the command against the engine on another machine, reached over
@@ -434,6 +436,9 @@ pub const EXIT_NOT_RUNNING: u8 = 3;
 /// Exit code: the app did not do what was asked, and said why (a merge
 /// that would conflict, a discard that would lose work).
 pub const EXIT_REFUSED: u8 = 4;
+/// Exit code: an engine runs on the data directory but does not answer
+/// (it is starting, or making its socket again).
+pub const EXIT_NOT_ANSWERING: u8 = 5;
 
 /// What the app declined to do, in words (its answer printed already).
 #[derive(Debug, thiserror::Error)]
@@ -483,8 +488,34 @@ pub fn socket_for(data_dir: Option<&Path>) -> Result<PathBuf> {
         env("HOME").as_deref(),
     )
     .context("cannot tell where the app keeps its data: pass --data-dir or set SWITCHBOARD_DATA_DIR")?;
-    let data_dir = std::path::absolute(&data_dir).context("resolving the data directory")?;
-    Ok(socket_path(&data_dir, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).as_deref()))
+    let data_dir = canonical_data_dir(&data_dir)?;
+    let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    Ok(switchboard_core::instance::socket_of(&data_dir, runtime_dir.as_deref()))
+}
+
+/// The data directory as one path, however it was reached: absolute, and
+/// through its links (the same folder by another path is the same
+/// engine's); a part not made yet is taken as written, below the real path
+/// of the part that is there.
+pub fn canonical_data_dir(data_dir: &Path) -> Result<PathBuf> {
+    let absolute = std::path::absolute(data_dir).context("resolving the data directory")?;
+    let mut there = absolute.as_path();
+    let mut missing = Vec::new();
+    loop {
+        match std::fs::canonicalize(there) {
+            Ok(real) => return Ok(missing.iter().rev().fold(real, |path: PathBuf, part| path.join(part))),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => match (there.parent(), there.file_name()) {
+                (Some(parent), Some(name)) => {
+                    missing.push(name.to_owned());
+                    there = parent;
+                }
+                _ => return Ok(absolute),
+            },
+            Err(error) => {
+                return Err(error).with_context(|| format!("resolving the data directory {}", data_dir.display()));
+            }
+        }
+    }
 }
 
 /// The engine of another machine: the host of that destination in the list
@@ -1422,14 +1453,15 @@ mod tests {
         assert_eq!(parse(format!("switchboard --open task:{ID}")), Ok(Some(format!("task:{ID}"))));
         assert_eq!(parse(format!("switchboard --data-dir /d --open loop:{ID}")), Ok(Some(format!("loop:{ID}"))));
         assert_eq!(parse(format!("switchboard --open signal:{ID} --no-demo")), Ok(Some(format!("signal:{ID}"))));
+        assert_eq!(parse(format!("switchboard --open agent:{ID}")), Ok(Some(format!("agent:{ID}"))));
         assert_eq!(parse("switchboard".into()), Ok(None));
         let refused: &[(String, clap::error::ErrorKind, String)] = &[
             (
-                format!("switchboard --open agent:{ID}"),
+                format!("switchboard --open profile:{ID}"),
                 clap::error::ErrorKind::ValueValidation,
                 format!(
-                    "{}`agent:{ID}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>",
-                    bad(&format!("agent:{ID}"))
+                    "{}`profile:{ID}` is not something the window opens: give task:<id>, signal:<id>, loop:<id> or agent:<id>",
+                    bad(&format!("profile:{ID}"))
                 ),
             ),
             (

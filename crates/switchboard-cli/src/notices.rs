@@ -193,14 +193,15 @@ fn window_arguments(data_dir: &Path, no_demo: bool, target: Option<&OpenTarget>)
 /// Starts the window on `data_dir` (this very program), opening `target`,
 /// in a session of its own with nothing for input or output (it logs to
 /// the data directory), so that it lives on whatever becomes of the daemon.
-/// `environment`: what changes of the daemon's own for it.
+/// The engine records it as the user's: it is the engine's descendant, as
+/// agents are, yet makes the user's decisions. `environment`: what changes
+/// of the daemon's own for it.
 pub fn open_window(
     data_dir: &Path,
     no_demo: bool,
     target: Option<&OpenTarget>,
     environment: &Environment,
 ) -> Result<()> {
-    use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().context("locating the app binary")?;
     let mut command = std::process::Command::new(exe);
     command.args(window_arguments(data_dir, no_demo, target));
@@ -212,11 +213,8 @@ pub fn open_window(
     }
     let null = std::process::Stdio::null;
     command.stdin(null()).stdout(null()).stderr(null());
-    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent's.
-    unsafe {
-        command.pre_exec(|| nix::unistd::setsid().map(|_| ()).map_err(std::io::Error::from));
-    }
-    let mut child = command.spawn().context("starting the window")?;
+    let mut child =
+        switchboard_core::session::lineage::start_users_window(&mut command).context("starting the window")?;
     // Reaped when it ends, whenever that is: no zombie under the daemon.
     std::thread::Builder::new()
         .name("window-wait".into())

@@ -196,6 +196,7 @@ mod tests {
         ("worktree diff t", Expected::Engine),
         ("worktree merge t", Expected::Engine),
         ("worktree discard t --force", Expected::Engine),
+        ("worktree resolve t", Expected::Engine),
         ("flow --agent a", Expected::Engine),
         ("events --agent a", Expected::Engine),
         ("scan", Expected::Refused("run it without --host")),

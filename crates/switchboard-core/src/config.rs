@@ -205,7 +205,7 @@ pub fn socket_path(data_dir: &Path, runtime_dir: Option<&Path>) -> PathBuf {
 
 /// FNV-1a: a stable, dependency-free hash (std's hasher is randomly seeded
 /// per process, and the socket name must be the same for every process).
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
 }
 

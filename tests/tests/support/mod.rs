@@ -114,6 +114,15 @@ pub fn hook_binary() -> PathBuf {
     hook
 }
 
+/// The app's binary (its command line), built beside the test binaries by
+/// the workspace's `cargo test` (or `./scripts/build.sh`).
+pub fn app_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let app = exe.parent().and_then(Path::parent).unwrap().join("switchboard");
+    assert!(app.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", app.display());
+    app
+}
+
 pub struct TestEngine {
     pub engine: EngineHandle,
     pub events: Arc<Collected<EngineEvent>>,

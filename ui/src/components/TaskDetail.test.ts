@@ -309,6 +309,26 @@ describe('task detail', () => {
     expect(callsOf(backend, 'take_open_target')).toEqual([{}, {}]);
   });
 
+  it('comes onto the agent or task a second launch of the app was asked to open', async () => {
+    const backend = new FakeBackend();
+    const busy = backend.seedProfile({ name: 'busy' });
+    const idle = backend.seedProfile({ name: 'idle' });
+    const session = backend.seedSession(busy.id, { state: 'running', pid: 1 });
+    const done = backend.seedTask({ profile_id: idle.id, instruction: 'done', state: 'completed', ended_at: 3 });
+    await renderApp(backend);
+
+    // An agent with a running session: that session.
+    backend.launchedAgain({ kind: 'agent', id: busy.id });
+    await waitFor(() => expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(session.id));
+    // One without: the agent.
+    backend.launchedAgain({ kind: 'agent', id: idle.id });
+    await waitFor(() => expect(screen.getByTestId('profile-view').getAttribute('data-profile-id')).toBe(idle.id));
+    // A task: its details.
+    backend.launchedAgain({ kind: 'task', id: done.id });
+    const detail = await screen.findByTestId('task-detail');
+    expect(detail.getAttribute('data-task-id')).toBe(done.id);
+  });
+
   it('shows a notified task once the app has loaded, when the click came first', async () => {
     const backend = new FakeBackend();
     const agent = backend.seedProfile({ name: 'agent' });

@@ -382,6 +382,7 @@ export class AppState {
       this.backend.onOpenTask((taskId) => void this.revealTask(taskId)),
       this.backend.onOpenSignal((signalId) => this.showSignal(signalId)),
       this.backend.onOpenLoop((loopId) => void this.revealLoop(loopId)),
+      this.backend.onOpenTarget(() => void this.#takeOpenTarget()),
       this.backend.onHostLink((link) => this.#followHostLink(link)),
     );
     // Only once the events are heard do the lists load: a change between the two is then in
@@ -515,7 +516,24 @@ export class AppState {
         return this.showSignal(target.id);
       case 'loop':
         return this.revealLoop(target.id);
+      case 'agent':
+        return this.revealAgent(target.id);
     }
+  }
+
+  /** Show what a second launch of the app handed over. */
+  async #takeOpenTarget(): Promise<void> {
+    const target = await this.backend.takeOpenTarget().catch((reason: unknown) => {
+      logFailure('take_open_target')(reason);
+      return null;
+    });
+    await this.#openTarget(target);
+  }
+
+  /** Show an agent: its most recent running session, else the agent itself. */
+  revealAgent(profileId: ProfileId): void {
+    const running = this.sessionsOf(profileId).find((session) => session.state === 'running');
+    this.select(running ? { kind: 'session', id: running.id } : { kind: 'profile', id: profileId });
   }
 
   close(): void {

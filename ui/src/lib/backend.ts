@@ -80,6 +80,11 @@ export interface Backend extends EngineCommands {
   /** Subscribe to `open-loop`: the user clicked a desktop notification about that loop. */
   onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe;
   /**
+   * Subscribe to `open-target`: Switchboard was launched again to open something, which
+   * `takeOpenTarget` now gives.
+   */
+  onOpenTarget(callback: () => void): Unsubscribe;
+  /**
    * What the window was started to open (a desktop notification the daemon showed was clicked,
    * and it opened this window), once; null after that, and for a window started plainly.
    */
@@ -145,6 +150,8 @@ export const OPEN_SIGNAL_EVENT = 'open-signal';
 export const OPEN_LOOP_EVENT = 'open-loop';
 /** Name of the Tauri event the shell emits when the tray's "Quit and stop all agents" is chosen. */
 export const ASK_QUIT_AND_STOP_EVENT = 'ask-quit-and-stop';
+/** Name of the Tauri event the shell emits when a second launch hands over what to open. */
+export const OPEN_TARGET_EVENT = 'open-target';
 
 /** True when running inside the Tauri webview (its IPC bridge is injected before our script). */
 export function inTauri(): boolean {
@@ -284,6 +291,10 @@ export function tauriBackend(): Backend {
 
     onOpenLoop(callback: (loopId: LoopId) => void): Unsubscribe {
       return subscribe(OPEN_LOOP_EVENT, callback);
+    },
+
+    onOpenTarget(callback: () => void): Unsubscribe {
+      return subscribe(OPEN_TARGET_EVENT, () => callback());
     },
 
     takeOpenTarget(): Promise<OpenTarget | null> {

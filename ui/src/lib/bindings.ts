@@ -1295,7 +1295,7 @@ host: string | null, version: string,
  */
 startup_problem: StorageProblem | null, };
 
-export type OpenTarget = { "kind": "task", "id": TaskId } | { "kind": "signal", "id": SignalId } | { "kind": "loop", "id": LoopId };
+export type OpenTarget = { "kind": "task", "id": TaskId } | { "kind": "signal", "id": SignalId } | { "kind": "loop", "id": LoopId } | { "kind": "agent", "id": ProfileId };
 
 export type EngineLink = { "state": "connecting" } | { "state": "connected", engine_version: string, 
 /**

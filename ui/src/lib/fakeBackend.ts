@@ -1300,6 +1300,19 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#openLoopListeners]) listener(loopId);
   }
 
+  readonly #openTargetListeners = new Set<() => void>();
+
+  onOpenTarget(callback: () => void): Unsubscribe {
+    this.#openTargetListeners.add(callback);
+    return () => this.#openTargetListeners.delete(callback);
+  }
+
+  /** As the shell does when Switchboard is launched again with `--open`: kept, then told. */
+  launchedAgain(target: OpenTarget): void {
+    this.#openTarget = target;
+    for (const listener of [...this.#openTargetListeners]) listener();
+  }
+
   #openTarget: OpenTarget | null = null;
 
   /** As a window started to open something (`switchboard --open task:ID`). */

@@ -438,20 +438,23 @@ pub struct HostLink {
 
 /// What the window opens once it has loaded, when it was started to show
 /// one thing (`switchboard --open task:<id>`: a desktop notification the
-/// daemon showed was clicked). On the command line it reads `task:<id>`,
-/// `signal:<id>` or `loop:<id>`.
+/// daemon showed was clicked, or a second launch handed it over). On the
+/// command line it reads `task:<id>`, `signal:<id>`, `loop:<id>` or
+/// `agent:<id>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
 pub enum OpenTarget {
     Task(TaskId),
     Signal(SignalId),
     Loop(LoopId),
+    /// An agent: its running session, else the agent.
+    Agent(ProfileId),
 }
 
 /// Why a command line's `--open` names nothing the window opens.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OpenTargetError {
-    #[error("`{0}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>")]
+    #[error("`{0}` is not something the window opens: give task:<id>, signal:<id>, loop:<id> or agent:<id>")]
     Kind(String),
     #[error(transparent)]
     Id(#[from] switchboard_protocol::IdError),
@@ -463,6 +466,7 @@ impl std::fmt::Display for OpenTarget {
             OpenTarget::Task(id) => write!(f, "task:{id}"),
             OpenTarget::Signal(id) => write!(f, "signal:{id}"),
             OpenTarget::Loop(id) => write!(f, "loop:{id}"),
+            OpenTarget::Agent(id) => write!(f, "agent:{id}"),
         }
     }
 }
@@ -475,6 +479,7 @@ impl std::str::FromStr for OpenTarget {
             Some(("task", id)) => Ok(OpenTarget::Task(id.parse()?)),
             Some(("signal", id)) => Ok(OpenTarget::Signal(id.parse()?)),
             Some(("loop", id)) => Ok(OpenTarget::Loop(id.parse()?)),
+            Some(("agent", id)) => Ok(OpenTarget::Agent(id.parse()?)),
             _ => Err(OpenTargetError::Kind(text.to_owned())),
         }
     }
@@ -673,6 +678,7 @@ mod tests {
         let task: TaskId = TASK.parse().unwrap();
         let signal: SignalId = TASK.parse().unwrap();
         let loop_id: LoopId = TASK.parse().unwrap();
+        let agent: ProfileId = TASK.parse().unwrap();
         let read = |text: &str| text.parse::<OpenTarget>().map_err(|error| error.to_string());
         let cases: &[(String, Result<OpenTarget, String>)] = &[
             (format!("task:{TASK}"), Ok(OpenTarget::Task(task.clone()))),
@@ -680,12 +686,15 @@ mod tests {
             (format!("loop:{TASK}"), Ok(OpenTarget::Loop(loop_id.clone()))),
             (
                 TASK.to_owned(),
-                Err(format!("`{TASK}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>")),
-            ),
-            (
-                format!("agent:{TASK}"),
                 Err(format!(
-                    "`agent:{TASK}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>"
+                    "`{TASK}` is not something the window opens: give task:<id>, signal:<id>, loop:<id> or agent:<id>"
+                )),
+            ),
+            (format!("agent:{TASK}"), Ok(OpenTarget::Agent(agent.clone()))),
+            (
+                format!("profile:{TASK}"),
+                Err(format!(
+                    "`profile:{TASK}` is not something the window opens: give task:<id>, signal:<id>, loop:<id> or agent:<id>"
                 )),
             ),
             ("task:".to_owned(), Err("`` is not a valid task id".to_owned())),
@@ -695,7 +704,7 @@ mod tests {
             (
                 format!("Task:{TASK}"),
                 Err(format!(
-                    "`Task:{TASK}` is not something the window opens: give task:<id>, signal:<id> or loop:<id>"
+                    "`Task:{TASK}` is not something the window opens: give task:<id>, signal:<id>, loop:<id> or agent:<id>"
                 )),
             ),
             (format!("loop: {TASK}"), Err(format!("` {TASK}` is not a valid loop id"))),
@@ -704,7 +713,9 @@ mod tests {
             assert_eq!(&read(text), expected, "{text}");
         }
         // Written as it reads, and to the window as kind and id.
-        for target in [OpenTarget::Task(task), OpenTarget::Signal(signal), OpenTarget::Loop(loop_id)] {
+        for target in
+            [OpenTarget::Task(task), OpenTarget::Signal(signal), OpenTarget::Loop(loop_id), OpenTarget::Agent(agent)]
+        {
             assert_eq!(read(&target.to_string()), Ok(target.clone()));
             let json = serde_json::to_value(&target).unwrap();
             assert_eq!(json["id"], TASK);

@@ -129,7 +129,15 @@ impl Engine {
         // Without its socket the app still works; only scripts cannot reach it.
         let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed: feed.clone() });
         engine.server = match server::serve_with(&engine.config.socket_path, handler, engine.config.socket.clone()) {
-            Ok(server) => Some(server),
+            Ok(server) => {
+                // Clients in another environment find the socket from the data directory.
+                if let Err(error) =
+                    crate::instance::point_to_socket(&engine.config.data_dir, &engine.config.socket_path)
+                {
+                    tracing::warn!(%error, "could not note the socket in the data directory; clients in another environment will not find the engine");
+                }
+                Some(server)
+            }
             Err(error) => {
                 tracing::error!(%error, "the engine socket is not available");
                 None

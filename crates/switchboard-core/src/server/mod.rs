@@ -69,21 +69,28 @@ pub enum SocketResponse {
 }
 
 /// Who is at the other end of a connection, as the kernel tells it
-/// (`SO_PEERCRED`): every peer runs as the user, but only some are the user.
+/// (`SO_PEERCRED`) and the process tree shows it: every peer runs as the
+/// user, but only some are the user (`crate::session::lineage` judges).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
-    /// A process the app did not start: the user's command line or scripts.
-    User { pid: i32 },
-    /// A process of an agent: the app started it or one of its ancestors
-    /// (the app reaps orphans, so even a daemon an agent left stays its
-    /// descendant), or it carries a session's id. Hooks are such processes.
-    Agent { pid: i32 },
+    /// The user's command line, scripts, a window the user opened, or one
+    /// the engine opened for the user (a notification's click).
+    User { pid: i32, by: UserSign },
+    /// A process of an agent: under a session's keeper, carrying a session's
+    /// identity, or below the engine outside its windows. Hooks are such
+    /// processes.
+    Agent { pid: i32, by: AgentSign },
 }
 
+pub use crate::session::lineage::{AgentSign, UserSign};
+
 impl Caller {
-    /// Who the process `pid` is, seen from the app's process `app`.
-    pub fn of(pid: i32, app: i32) -> Caller {
-        if crate::session::process::is_agent_process(pid, app) { Caller::Agent { pid } } else { Caller::User { pid } }
+    /// Who the process `pid` is, seen from the engine's process `engine`.
+    pub fn of(pid: i32, engine: i32) -> Caller {
+        match crate::session::lineage::judge_process(pid, engine) {
+            crate::session::lineage::Judgement::Agent(by) => Caller::Agent { pid, by },
+            crate::session::lineage::Judgement::User(by) => Caller::User { pid, by },
+        }
     }
 }
 
@@ -179,15 +186,26 @@ pub struct ServerStats {
 pub struct SocketServer {
     path: PathBuf,
     accept: tokio::task::JoinHandle<()>,
+    keep: tokio::task::JoinHandle<()>,
     pub stats: Arc<ServerStats>,
 }
 
 impl Drop for SocketServer {
     fn drop(&mut self) {
         self.accept.abort();
-        std::fs::remove_file(&self.path).ok();
+        self.keep.abort();
+        if let Err(error) = std::fs::remove_file(&self.path)
+            && error.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(path = %self.path.display(), %error, "could not remove the engine's socket");
+        }
     }
 }
+
+/// How often the engine looks whether its socket is still there: the
+/// runtime folder it lives in is deleted at the user's last logout, and a
+/// client that finds no socket finds no engine.
+pub const SOCKET_CHECK: Duration = Duration::from_secs(1);
 
 /// Binds the socket at `path` (making its directory private) and serves
 /// requests with `handler`, with the default limits.
@@ -201,15 +219,39 @@ pub fn serve_with<H: RequestHandler>(
     handler: Arc<H>,
     limits: SocketLimits,
 ) -> Result<SocketServer, EngineError> {
-    let failed = |doing: &str, e: std::io::Error| EngineError::io(format!("{doing} the socket {}", path.display()), e);
     if path.as_os_str().len() > MAX_SOCKET_PATH_BYTES {
         return Err(EngineError::InvalidInput {
             field: "socket_path",
             reason: format!("{} is longer than {MAX_SOCKET_PATH_BYTES} bytes", path.display()),
         });
     }
+    let (listener, inode) = bind(path)?;
+    let stats = Arc::new(ServerStats::default());
+    let cap = descriptors::connection_cap(descriptors::soft_limit().unwrap_or(1024));
+    tracing::debug!(cap, "socket connections at most");
+    let room = crate::wire::FrameRoom::new(limits.frames_room);
+    let (replace, replacements) = tokio::sync::mpsc::unbounded_channel();
+    let accept = tokio::spawn(accept_loop(
+        listener,
+        replacements,
+        handler,
+        stats.clone(),
+        Arc::new(Bounds { limits, room }),
+        cap,
+    ));
+    let keep = tokio::spawn(keep_socket(path.to_path_buf(), inode, replace));
+    Ok(SocketServer { path: path.to_path_buf(), accept, keep, stats })
+}
+
+/// Binds the socket at `path` (its folder made and kept private); the
+/// listener and the socket file's inode.
+fn bind(path: &Path) -> Result<(UnixListener, u64), EngineError> {
+    use std::os::unix::fs::MetadataExt;
+    let failed = |doing: &str, e: std::io::Error| EngineError::io(format!("{doing} the socket {}", path.display()), e);
     let dir = path.parent().unwrap_or(Path::new("/"));
     std::fs::create_dir_all(dir).map_err(|e| failed("making the folder of", e))?;
+    // Made again after a logout deleted it: still the user's alone, or not used.
+    crate::private::refuse_foreign([dir])?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
         .map_err(|e| failed("protecting the folder of", e))?;
     // A socket file left by an app that died: nobody listens on it (the
@@ -219,12 +261,45 @@ pub fn serve_with<H: RequestHandler>(
     }
     let listener = UnixListener::bind(path).map_err(|e| failed("binding", e))?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| failed("protecting", e))?;
-    let stats = Arc::new(ServerStats::default());
-    let cap = descriptors::connection_cap(descriptors::soft_limit().unwrap_or(1024));
-    tracing::debug!(cap, "socket connections at most");
-    let room = crate::wire::FrameRoom::new(limits.frames_room);
-    let accept = tokio::spawn(accept_loop(listener, handler, stats.clone(), Arc::new(Bounds { limits, room }), cap));
-    Ok(SocketServer { path: path.to_path_buf(), accept, stats })
+    let inode = std::fs::symlink_metadata(path).map_err(|e| failed("reading", e))?.ino();
+    Ok((listener, inode))
+}
+
+/// Whether the socket bound as `inode` is still at `path` (not removed, nor
+/// replaced by another file).
+fn still_there(path: &Path, inode: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.ino() == inode)
+}
+
+/// Makes the socket again whenever it is removed under the engine (its
+/// runtime folder deleted at the last logout), handing the new listener to
+/// the accept loop. Says so once when it goes and once when it is back.
+async fn keep_socket(path: PathBuf, mut inode: u64, replace: tokio::sync::mpsc::UnboundedSender<UnixListener>) {
+    let mut checks = tokio::time::interval(SOCKET_CHECK);
+    checks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut missing = false;
+    loop {
+        checks.tick().await;
+        if still_there(&path, inode) {
+            continue;
+        }
+        if !missing {
+            tracing::warn!(path = %path.display(), "the engine's socket was removed; making it again");
+            missing = true;
+        }
+        match bind(&path) {
+            Ok((listener, bound)) => {
+                if replace.send(listener).is_err() {
+                    return;
+                }
+                inode = bound;
+                missing = false;
+                tracing::info!(path = %path.display(), "the engine's socket is back; clients reach it again");
+            }
+            Err(error) => tracing::debug!(%error, "the engine's socket cannot be made yet"),
+        }
+    }
 }
 
 /// What bounds every connection of one server: each one's limits, and the
@@ -288,7 +363,8 @@ impl Connections {
 }
 
 async fn accept_loop<H: RequestHandler>(
-    listener: UnixListener,
+    mut listener: UnixListener,
+    mut replacements: tokio::sync::mpsc::UnboundedReceiver<UnixListener>,
     handler: Arc<H>,
     stats: Arc<ServerStats>,
     limits: Arc<Bounds>,
@@ -300,7 +376,15 @@ async fn accept_loop<H: RequestHandler>(
     loop {
         connections.reap();
         stats.open.store(connections.served.len() as u64, Ordering::Relaxed);
-        let stream = match listener.accept().await {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            Some(replacement) = replacements.recv() => {
+                // The old one's socket file is gone: nobody can reach it any more.
+                listener = replacement;
+                continue;
+            }
+        };
+        let stream = match accepted {
             Ok((stream, _)) => stream,
             Err(error) => {
                 stats.accept_failures.fetch_add(1, Ordering::Relaxed);
@@ -367,7 +451,9 @@ async fn serve_connection<H: RequestHandler>(
     let caller = match stream.peer_cred() {
         Ok(cred) if cred.uid() == ours => {
             // A peer without a pid (not on Linux) is taken for an agent.
-            cred.pid().map_or(Caller::Agent { pid: 0 }, |pid| Caller::of(pid, std::process::id() as i32))
+            cred.pid().map_or(Caller::Agent { pid: 0, by: AgentSign::Unknown }, |pid| {
+                Caller::of(pid, std::process::id() as i32)
+            })
         }
         other => {
             stats.refused_peers.fetch_add(1, Ordering::Relaxed);

@@ -10,6 +10,7 @@
 mod actor;
 pub mod environment;
 mod gather;
+pub mod lineage;
 pub mod process;
 pub mod terminal;
 pub mod typing;
@@ -263,6 +264,11 @@ pub(crate) fn spawn(
     let pid = child.process_id().ok_or_else(|| spawn_failed("the process has no id".into()))?;
     process::register_leader(pid);
     let start_time = process::start_time(pid);
+    // What runs below it is an agent's (its keeper's, when one runs it).
+    match start_time {
+        Some(start_time) => lineage::record_keeper(lineage::ProcessKey { pid: pid as i32, start_time }),
+        None => tracing::warn!(pid, "an agent just started could not be read; only its ancestry shows it is one"),
+    }
 
     // The terminal is read and written without blocking: a writer stuck in
     // a write the agent never reads would hold the terminal open for good
@@ -292,6 +298,7 @@ pub(crate) fn spawn(
         .spawn(move || {
             let status = child.wait();
             process::unregister_leader(pid);
+            lineage::forget_keeper(pid as i32);
             let status = status.unwrap_or_else(|error| {
                 tracing::error!(pid, %error, "wait() on an agent failed");
                 ExitStatus::with_exit_code(u32::MAX)

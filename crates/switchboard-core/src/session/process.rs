@@ -284,31 +284,6 @@ pub fn terminate_leaderless(session_id: &SessionId, grace: Duration) -> Terminat
     terminate_session(session_id, NO_LEADER, grace)
 }
 
-/// How many parents are looked at when deciding whether a process descends
-/// from the app: deeper trees than this are not made by agents' tools.
-const MAX_ANCESTRY: usize = 256;
-
-/// Whether `pid` is a process of an agent of the app running as `app`: a
-/// descendant of it (orphans are re-parented to the app, its subreaper, so
-/// a daemon that left its agent's session stays one), or a process that
-/// carries a session's id. The app itself is not.
-pub fn is_agent_process(pid: i32, app: i32) -> bool {
-    if pid == app {
-        return false;
-    }
-    let mut at = pid;
-    for _ in 0..MAX_ANCESTRY {
-        match read_stat(at) {
-            Some(stat) if stat.ppid == app => return true,
-            Some(stat) if stat.ppid > 1 => at = stat.ppid,
-            _ => break,
-        }
-    }
-    let prefix = format!("{SESSION_ENV}=").into_bytes();
-    fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|environ| environ.split(|byte| *byte == 0).any(|entry| entry.starts_with(&prefix)))
-}
-
 /// Whether `pid` still names the process that started at `start_time`.
 pub fn is_same_process(pid: u32, start_time: Option<u64>) -> bool {
     match (read_stat(pid as i32), start_time) {
