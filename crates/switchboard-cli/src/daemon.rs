@@ -111,7 +111,7 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
 /// a service manager, Ctrl+C), removed when an engine starts there. An engine
 /// that died (killed, crashed) leaves none, and an open window starts it
 /// again ([`after_loss`]).
-const STOPPED_FILE: &str = "engine-stopped";
+pub const STOPPED_FILE: &str = "engine-stopped";
 
 /// Whether the engine last on `data_dir` was asked to stop (see [`STOPPED_FILE`]).
 pub fn stopped_on_request(data_dir: &Path) -> bool {
