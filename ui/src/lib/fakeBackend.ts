@@ -2376,6 +2376,8 @@ export class FakeBackend implements Backend {
     const argv = [profile.command, ...profile.args].join(' ');
     this.#print(session, encoder.encode(`\x1b[2mSwitchboard fake backend: \`${argv}\` in ${profile.cwd}\x1b[0m\r\n${PROMPT}`));
     this.emit({ type: 'session_changed', session: info });
+    // As the engine does, the agent's current session is said again when one starts or ends.
+    this.#emitQueue(profile.id);
     // A task that waited for its agent to come up is typed into the new session.
     const waiting = this.#runningTask(profile.id);
     if (waiting && waiting.typed_at === null) this.#typeTask({ ...waiting, session_id: info.id });
@@ -2393,6 +2395,7 @@ export class FakeBackend implements Backend {
     session.info = { id, profile_id, started_at, size, agent_session_id, ...state };
     session.subscribers.clear();
     this.emit({ type: 'session_changed', session: session.info });
+    this.#emitQueue(profile_id);
     // As in the engine: an agent that exits before writing its summary fails its task.
     const task = this.#runningTask(profile_id);
     if (task && task.session_id === id) {
@@ -2522,8 +2525,15 @@ export class FakeBackend implements Backend {
       pause: this.#pausedQueues.get(profileId) ?? null,
       executing: running !== undefined,
       current_task: running?.id ?? null,
+      // As the engine names it: the session of the task at work, else the agent's newest running one.
+      current_session: running?.session_id ?? this.#newestRunningSession(profileId),
       queued: queueOf([...this.#tasks.values()], profileId).length,
     };
+  }
+
+  #newestRunningSession(profileId: ProfileId): SessionId | null {
+    const running = [...this.#sessions.values()].filter((s) => s.info.profile_id === profileId && s.info.state === 'running');
+    return running.length === 0 ? null : running.reduce((a, b) => (b.info.started_at >= a.info.started_at ? b : a)).info.id;
   }
 
   #emitQueue(profileId: ProfileId): void {
