@@ -37,9 +37,10 @@ test('switchboard daemon runs agents with no window, says so, and stops them', a
   const exited = new Promise((resolve) => daemon.on('exit', (code) => resolve(code)));
   const marker = `daemon-test-${process.pid}>`;
   try {
+    // It runs (holds the data directory) before it answers on its socket.
     const running = await until('the daemon to answer', () => {
       const now = status();
-      return now.running ? now : null;
+      return now.running && now.answering ? now : null;
     });
     assert.equal(running.pid, daemon.pid);
     assert.match(running.version, /^\d+\.\d+\.\d+/);

@@ -70,7 +70,7 @@ test('after the engine comes back the window shows what is; a start from a stale
 
     // Started from the banner: the window loads anew and matches the engine.
     await (await browser.$('[data-testid="engine-link-action"]')).click();
-    await waitFor('the engine to answer', () => engineStatus(dataDir).running);
+    await waitFor('the engine to answer', () => engineStatus(dataDir).answering);
     let seen = null;
     const after = await waitFor('the window to match the engine', async () => {
       const now = await shown(browser);
