@@ -233,7 +233,7 @@ while True:
 for request in requests:
     answer = ask({"type": "decide_permission", "request_id": request["id"], "allow": True, "message": None})
     print("decided:", json.dumps(answer))
-signal = ask({"type": "respond_to_signal", "signal_id": "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f", "response": {"type": "dismiss"}})
+signal = ask({"type": "respond_to_signal", "signal_id": "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f", "response": {"action": "dismiss"}})
 print("signal:", json.dumps(signal))
 PY"#;
 
@@ -250,7 +250,9 @@ async fn an_agent_cannot_decide_what_is_the_users() {
     let screen = output.wait_for_text("agent> ").await;
     // Before: the agent's own decision was taken.
     assert!(screen.contains("decided:") && screen.contains("not_allowed"), "{screen}");
-    assert!(screen.contains("signal:") && !screen.contains("signal_not_found"), "refused before it was looked up");
+    // A well-formed answer to a question, refused as the user's before the question is looked up.
+    let signal = &screen[screen.find("signal:").expect("the agent tried to answer a question")..];
+    assert!(signal.contains("not_allowed") && !signal.contains("signal_not_found"), "{signal}");
     let waiting = t.engine.list_permission_requests().await.unwrap();
     assert_eq!(waiting.len(), 1, "still the user's to decide");
     // The user's command line (a process the app did not start) decides.
