@@ -9,34 +9,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { remote } from 'webdriverio';
 import { poll, privateBus, startDunst } from './desktop_bus.mjs';
-import { APP, DEMO_AGENT, ROOT, stopEngine, waitForTerminalText, windowPids } from './driver.mjs';
+import { APP, DEMO_AGENT, ROOT, freePort, listening, stopEngine, waitForTerminalText, windowPids } from './driver.mjs';
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
-async function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-const listening = (port) =>
-  new Promise((done) => {
-    const socket = net.connect(port, '127.0.0.1', () => {
-      socket.end();
-      done(true);
-    });
-    socket.on('error', () => done(false));
-  });
 
 test('a window the daemon opens for a question answers it, and the agent receives the answer', async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'switchboard-e2e-answer-'));

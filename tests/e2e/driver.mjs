@@ -14,7 +14,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const APP = join(ROOT, 'target/debug/switchboard');
 export const DEMO_AGENT = join(ROOT, 'target/debug/switchboard-demo-agent');
 
-async function freePort() {
+/** A port free on 127.0.0.1 now, for a server a test starts. */
+export async function freePort() {
   return new Promise((resolvePort, reject) => {
     const server = net.createServer();
     server.listen(0, '127.0.0.1', () => {
@@ -25,17 +26,20 @@ async function freePort() {
   });
 }
 
+/** Whether something listens on 127.0.0.1 at `port` now. */
+export const listening = (port) =>
+  new Promise((done) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.end();
+      done(true);
+    });
+    socket.on('error', () => done(false));
+  });
+
 async function waitForPort(port, deadlineMs) {
   const deadline = Date.now() + deadlineMs;
   while (Date.now() < deadline) {
-    const open = await new Promise((done) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.end();
-        done(true);
-      });
-      socket.on('error', () => done(false));
-    });
-    if (open) return;
+    if (await listening(port)) return;
     await sleep(100);
   }
   throw new Error(`tauri-driver did not listen on ${port}`);

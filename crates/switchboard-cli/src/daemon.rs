@@ -47,6 +47,22 @@ pub struct DaemonStatus {
     pub same_build: Option<bool>,
 }
 
+impl DaemonStatus {
+    /// No engine holds the data directory.
+    pub fn not_running() -> DaemonStatus {
+        DaemonStatus {
+            running: false,
+            answering: false,
+            pid: None,
+            version: None,
+            uptime_secs: None,
+            agents: None,
+            build: None,
+            same_build: None,
+        }
+    }
+}
+
 /// What a daemon tells whoever started it, as one JSON line on its standard
 /// output: that it answers on its socket, or why it could not start.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -328,16 +344,7 @@ pub fn status(data_dir: &Path, socket: &Path) -> DaemonStatus {
 }
 
 fn status_of(found: &Found) -> DaemonStatus {
-    let none = DaemonStatus {
-        running: false,
-        answering: false,
-        pid: None,
-        version: None,
-        uptime_secs: None,
-        agents: None,
-        build: None,
-        same_build: None,
-    };
+    let none = DaemonStatus::not_running();
     match found {
         Found::None => none,
         Found::Silent { pid } => DaemonStatus { running: true, pid: *pid, ..none },
@@ -605,16 +612,7 @@ mod tests {
     #[test]
     fn the_status_says_who_runs_the_engine_in_words() {
         let dir = "/data";
-        let none = DaemonStatus {
-            running: false,
-            answering: false,
-            pid: None,
-            version: None,
-            uptime_secs: None,
-            agents: None,
-            build: None,
-            same_build: None,
-        };
+        let none = DaemonStatus::not_running();
         assert_eq!(status_line(dir, &none), "No engine runs on /data.");
         let silent = DaemonStatus { running: true, pid: Some(7), ..none.clone() };
         assert_eq!(

@@ -230,22 +230,33 @@ pub async fn connect(host: &Host, kind: ClientKind) -> Result<Client, ClientErro
     connect_with(ssh_program(), host, kind).await
 }
 
-/// Connects to the engine on `host` through `ssh`, the ssh program and its
-/// own options ([`ssh_program`]), and says hello.
-pub async fn connect_with(ssh: (String, Vec<String>), host: &Host, kind: ClientKind) -> Result<Client, ClientError> {
+/// Starts `ssh` (the program and its own options) to run `remote` on
+/// `host`, its output piped, ended when dropped.
+fn spawn_ssh(
+    ssh: (String, Vec<String>),
+    host: &Host,
+    remote: &[String],
+    stdin: Stdio,
+) -> Result<tokio::process::Child, ClientError> {
     let (program, options) = ssh;
-    let remote = host.remote_command().map_err(ClientError::Ssh)?;
     let mut command = tokio::process::Command::new(&program);
     command
         .args(&options)
-        .args(host.ssh_args(&remote))
-        .stdin(Stdio::piped())
+        .args(host.ssh_args(remote))
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    let mut child = command.spawn().map_err(|error| {
+    command.spawn().map_err(|error| {
         ClientError::Ssh(SshProblem::Other(format!("{program} could not be started ({error}); is OpenSSH installed?")))
-    })?;
+    })
+}
+
+/// Connects to the engine on `host` through `ssh`, the ssh program and its
+/// own options ([`ssh_program`]), and says hello.
+pub async fn connect_with(ssh: (String, Vec<String>), host: &Host, kind: ClientKind) -> Result<Client, ClientError> {
+    let remote = host.remote_command().map_err(ClientError::Ssh)?;
+    let mut child = spawn_ssh(ssh, host, &remote, Stdio::piped())?;
     let (stdin, stdout) = (child.stdin.take().expect("piped"), child.stdout.take().expect("piped"));
     let mut stderr = child.stderr.take().expect("piped");
     let said = tokio::spawn(async move {
@@ -290,19 +301,8 @@ pub struct RanThere {
 /// An error when ssh could not run it (the host unreachable, its key
 /// refused, the program not there); otherwise what it said and its status.
 pub async fn run_there(host: &Host, args: &[&str]) -> Result<RanThere, ClientError> {
-    let (program, options) = ssh_program();
     let remote = host.remote_program_with(args).map_err(ClientError::Ssh)?;
-    let mut command = tokio::process::Command::new(&program);
-    command
-        .args(&options)
-        .args(host.ssh_args(&remote))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().map_err(|error| {
-        ClientError::Ssh(SshProblem::Other(format!("{program} could not be started ({error}); is OpenSSH installed?")))
-    })?;
+    let mut child = spawn_ssh(ssh_program(), host, &remote, Stdio::null())?;
     let (mut stdout, mut stderr) = (child.stdout.take().expect("piped"), child.stderr.take().expect("piped"));
     let bounded = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
     let (mut out, mut err) = (Vec::new(), Vec::new());
