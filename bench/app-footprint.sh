@@ -9,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 SESSIONS=${SESSIONS:-10}
-APP=target/debug/switchboard
-AGENT=target/debug/switchboard-demo-agent
+APP=target/dist/switchboard
+AGENT=target/dist/switchboard-demo-agent
 SEED=target/debug/switchboard-bench-seed
 [[ -x $APP && -x $AGENT && -x $SEED ]] || { echo "build first: ./scripts/build.sh" >&2; exit 1; }
 

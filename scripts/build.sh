@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds the UI and the app (with the UI embedded) plus the demo agent, in
-# target/debug. The tests reuse this one build.
+# Builds the UI and the app (with the UI embedded), its hook and the demo
+# agent, optimised and stripped (the `dist` profile), in target/dist: what
+# the Debian package holds. The window tests, the command-line tests and the
+# package all use this one build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 (cd ui && npm run --silent build)
-cargo build -p switchboard -p switchboard-hook -p switchboard-tests --features switchboard/custom-protocol
+cargo build --profile dist -p switchboard -p switchboard-hook -p switchboard-tests \
+  --bin switchboard --bin switchboard-hook --bin switchboard-demo-agent \
+  --features switchboard/custom-protocol

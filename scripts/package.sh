@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds Switchboard's Debian package from the debug build the tests use
-# (scripts/build.sh) and prints its path on the last line of its output.
+# Builds Switchboard's Debian package from the optimised build the tests use
+# (scripts/build.sh, in target/dist) and prints its path on the last line of its output.
 # It installs, in /usr/bin, the app (which is also its command line and its
 # daemon) with the hook and the demo agent beside it, where the app looks
 # for them; and its desktop entry and icons.
@@ -30,16 +30,17 @@ if [[ ! -d scripts/package/node_modules ]] || [[ scripts/package/package-lock.js
   (cd scripts/package && npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
 
-built=$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug
+built=$(realpath -m "${CARGO_TARGET_DIR:-target}")/dist
 for binary in switchboard switchboard-hook switchboard-demo-agent; do
   [[ -x $built/$binary ]] || { echo "$built/$binary is not built: run ./scripts/build.sh" >&2; exit 1; }
 done
 
 # The bundler writes to the app's binary as it packages it, which fails
 # ("Text file busy") while an engine runs from the build. It packages a copy,
-# in a folder of its own laid out as the bundler expects a target folder.
+# in a folder of its own laid out as the bundler expects a target folder (it
+# takes a build that is not a debug one from `release`).
 stage=$(realpath -m "${CARGO_TARGET_DIR:-target}")/package
-target=$stage/debug
+target=$stage/release
 rm -rf "$stage"
 mkdir -p "$target"
 cp "$built/switchboard" "$built/switchboard-hook" "$built/switchboard-demo-agent" "$target/"
@@ -85,7 +86,7 @@ rm -rf "$target/bundle/deb"
 # in place to note the kind of package it went into (for Tauri's updater,
 # which the app does not use).
 CARGO_TARGET_DIR=$stage TAURI_APP_PATH=src-tauri scripts/package/node_modules/.bin/tauri bundle \
-  --debug --bundles deb --no-binary-patching --ci --config "$config" >&2
+  --bundles deb --no-binary-patching --ci --config "$config" >&2
 
 debs=("$target"/bundle/deb/*.deb)
 [[ ${#debs[@]} == 1 && -f ${debs[0]} ]] || { echo "expected one package in $target/bundle/deb" >&2; exit 1; }

@@ -39,13 +39,13 @@ step "package: the .deb from this build, unpacked, runs"
 # Packaged while an engine runs from the same build, as on a user's machine:
 # packaging never writes over a running program.
 engine_data=$(mktemp -d)
-target/debug/switchboard --data-dir "$engine_data" --no-demo daemon >/dev/null 2>&1 &
-until target/debug/switchboard --data-dir "$engine_data" daemon --status >/dev/null; do
+target/dist/switchboard --data-dir "$engine_data" --no-demo daemon >/dev/null 2>&1 &
+until target/dist/switchboard --data-dir "$engine_data" daemon --status >/dev/null; do
   kill -0 $! 2>/dev/null || { echo "the engine packaged beside did not start" >&2; exit 1; }
   sleep 0.2
 done
 deb=$(./scripts/package.sh --no-build | tail -n 1)
-target/debug/switchboard --data-dir "$engine_data" daemon --stop >/dev/null
+target/dist/switchboard --data-dir "$engine_data" daemon --stop >/dev/null
 rm -rf "$engine_data"
 unpacked=$(mktemp -d)
 dpkg-deb -x "$deb" "$unpacked"

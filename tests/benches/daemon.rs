@@ -397,7 +397,7 @@ async fn futures_join_all<F: std::future::Future<Output = T> + Send + 'static, T
 
 /// The app built by `./scripts/build.sh`, if it is there.
 fn app_binary() -> Option<PathBuf> {
-    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/switchboard");
+    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dist/switchboard");
     app.is_file().then_some(app)
 }
 

@@ -11,8 +11,12 @@ import net from 'node:net';
 import { remote } from 'webdriverio';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const APP = join(ROOT, 'target/debug/switchboard');
-export const DEMO_AGENT = join(ROOT, 'target/debug/switchboard-demo-agent');
+// The optimised build the package holds (scripts/build.sh): the window tests
+// run what a user installs.
+export const BUILD = join(ROOT, 'target/dist');
+export const APP = join(BUILD, 'switchboard');
+export const HOOK = join(BUILD, 'switchboard-hook');
+export const DEMO_AGENT = join(BUILD, 'switchboard-demo-agent');
 
 /** A port free on 127.0.0.1 now, for a server a test starts. */
 export async function freePort() {

@@ -13,9 +13,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poll, privateBus, startDunst, startTray } from './desktop_bus.mjs';
-import { ROOT, launchApp, terminalText, waitForTerminalText } from './driver.mjs';
+import { HOOK, launchApp, terminalText, waitForTerminalText } from './driver.mjs';
 
-const HOOK = join(ROOT, 'target/debug/switchboard-hook');
 const byTestId = (id) => `[data-testid="${id}"]`;
 
 /**

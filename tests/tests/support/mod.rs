@@ -114,12 +114,14 @@ pub fn hook_binary() -> PathBuf {
     hook
 }
 
-/// The app's binary (its command line), built beside the test binaries by
-/// the workspace's `cargo test` (or `./scripts/build.sh`).
+/// The app's binary (its command line), from the optimised build the
+/// package holds and the window tests run (`./scripts/build.sh`, in
+/// `target/dist`, beside the test binaries' `target/debug`).
 pub fn app_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let app = exe.parent().and_then(Path::parent).unwrap().join("switchboard");
-    assert!(app.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", app.display());
+    let target = exe.parent().and_then(Path::parent).and_then(Path::parent).unwrap();
+    let app = target.join("dist").join("switchboard");
+    assert!(app.is_file(), "{} is missing: run ./scripts/build.sh, which builds it", app.display());
     app
 }
 
