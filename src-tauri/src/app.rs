@@ -31,7 +31,7 @@ pub struct Engine {
 /// (none: it could not be taken).
 pub fn run(
     engine: Engine,
-    open: Option<switchboard_core::api::OpenTarget>,
+    open: Option<switchboard_api::OpenTarget>,
     claim: Option<switchboard_cli::window::WindowClaim>,
 ) -> Result<()> {
     let info = AppInfo {
@@ -44,7 +44,7 @@ pub fn run(
     tracing::info!(data_dir = %info.data_dir, "opening Switchboard");
     let quit_signals = QuitSignals::listen()?;
     // Live until the window says it shows no agent.
-    let pace = tokio::sync::watch::Sender::new(switchboard_core::api::EventPace::Live);
+    let pace = tokio::sync::watch::Sender::new(switchboard_api::EventPace::Live);
     // Who holds what, learnt from every engine the window shows: this machine's first.
     let owners = std::sync::Arc::default();
     let link = Link::new(

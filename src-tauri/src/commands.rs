@@ -11,7 +11,7 @@ use switchboard_core::{ApiError, AppInfo, Command, EngineLink, FollowedLog, Sess
 use crate::desktop::Desktop;
 use crate::engines::Engines;
 use crate::hosts::Hosts;
-use switchboard_core::api::{HostLink, HostState};
+use switchboard_api::{HostLink, HostState};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -34,7 +34,7 @@ pub fn engine_link(engine: Engine<'_>) -> EngineLink {
 /// How soon the window wants the engines' events: within a frame while it
 /// shows an agent live, less often while it shows none.
 #[tauri::command]
-pub fn set_event_pace(engine: Engine<'_>, pace: switchboard_core::api::EventPace) {
+pub fn set_event_pace(engine: Engine<'_>, pace: switchboard_api::EventPace) {
     engine.set_pace(pace)
 }
 
@@ -106,7 +106,7 @@ pub async fn open_artifact(engine: Engine<'_>, task_id: TaskId, path: String, re
 /// What the window was started to open (`--open`: a notification the daemon
 /// showed was clicked), once; none after that.
 #[tauri::command]
-pub fn take_open_target(desktop: State<'_, Desktop>) -> Option<switchboard_core::api::OpenTarget> {
+pub fn take_open_target(desktop: State<'_, Desktop>) -> Option<switchboard_api::OpenTarget> {
     desktop.take_open_target()
 }
 

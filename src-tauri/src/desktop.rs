@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use switchboard_api::OpenTarget;
 use switchboard_cli::notifications::{Click, DesktopNotifications, local_minute_of_day, now_millis};
-use switchboard_core::api::OpenTarget;
-use switchboard_core::notice::{Action, NoticeTarget, Notices, Slot, TrayCounts};
+use switchboard_client::notice::{Action, NoticeTarget, Notices, Slot, TrayCounts};
 use switchboard_core::{EngineEvent, FollowedLog, TaskId};
 
 use crate::engines::Engines;
@@ -138,8 +138,8 @@ impl Desktop {
         if let Err(error) = switchboard_core::private::write(&self.closed_once, b"") {
             tracing::debug!(%error, "could not note that the window was closed once");
         }
-        let notice = switchboard_core::notice::Notice::closed_to_tray();
-        let (urgency, lasting) = switchboard_core::notice::style(notice.kind);
+        let notice = switchboard_client::notice::Notice::closed_to_tray();
+        let (urgency, lasting) = switchboard_client::notice::style(notice.kind);
         self.carry_out(app, vec![Action::Show { slot: Slot::App, notice, urgency, lasting }]);
     }
 
@@ -149,7 +149,7 @@ impl Desktop {
 
     /// Whether the window is sent this event (see `switchboard_core::flows::forwarded`).
     pub fn forwards(&self, event: &EngineEvent) -> bool {
-        switchboard_core::flows::forwarded(self.followed.lock().expect("never poisoned").as_ref(), event)
+        switchboard_client::events::forwarded(self.followed.lock().expect("never poisoned").as_ref(), event)
     }
 
     /// What the window shows now: the notices follow it (what the user looks
@@ -208,7 +208,7 @@ impl Desktop {
             }
             _ => return,
         };
-        let label = switchboard_core::notice::ENGINE_STOPPED;
+        let label = switchboard_client::notice::ENGINE_STOPPED;
         let handle = app.clone();
         let posted = app.run_on_main_thread(move || {
             status.set_text(label).ok();

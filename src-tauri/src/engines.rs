@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use switchboard_api::{EventPace, HostLink, Viewing};
 use switchboard_client::fleet::{self, Owners, Route};
 use switchboard_client::ssh::Host;
-use switchboard_core::api::{EventPace, HostLink, Viewing};
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, Reply, SessionId, SubscriptionId, TaskId};
 use tauri::AppHandle;
 use tauri::ipc::Channel;

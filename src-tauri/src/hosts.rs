@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use switchboard_api::HostState;
 use switchboard_client::hosts;
 use switchboard_client::ssh::Host;
-use switchboard_core::api::HostState;
 use switchboard_core::{ApiError, ErrorCode};
 
 use crate::engines::Engines;

@@ -30,11 +30,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use switchboard_api::{EventPace, HostLink, StorageProblem};
 use switchboard_client::fleet::{self, Owners, Said};
+use switchboard_client::notice::Notices;
 use switchboard_client::ssh::{Host, SshProblem};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
-use switchboard_core::api::{EventPace, HostLink, StorageProblem};
-use switchboard_core::notice::Notices;
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, SessionId, SubscriptionId};
 use tauri::ipc::{Channel, InvokeResponseBody};
 use tauri::{AppHandle, Emitter, Manager};
@@ -552,7 +552,7 @@ impl Link {
         let welcome = client.welcome();
         let connected = EngineLink::Connected {
             engine_version: welcome.engine_version.clone(),
-            outdated: welcome.build_id != switchboard_core::wire::build_id(),
+            outdated: welcome.build_id != switchboard_api::wire::build_id(),
             agents_running: welcome.agents_running,
             host: self.host_name(),
             connection: self.connections.fetch_add(1, Ordering::SeqCst) + 1,
@@ -623,7 +623,7 @@ const MOST_IN_FRAME: usize = 512;
 /// event once they have gathered for as long as the window's pace says
 /// (about a frame while it shows an agent live, so a burst is drawn once),
 /// with only the latest of each thing's state
-/// ([`switchboard_core::api::coalesce`]). The web view then takes one
+/// ([`switchboard_client::events::coalesce`]). The web view then takes one
 /// message a frame, or four a second, rather than one an event.
 #[derive(Default)]
 struct Frame {
@@ -638,7 +638,7 @@ struct Frame {
 impl Frame {
     /// When what is gathered goes, at this pace; never while nothing is.
     fn due(&self, pace: EventPace) -> Option<tokio::time::Instant> {
-        self.since.map(|since| since + pace.gathers_for())
+        self.since.map(|since| since + switchboard_client::events::gathers_for(pace))
     }
 
     fn push(&mut self, app: &AppHandle, event: switchboard_core::EngineEvent) {
@@ -654,7 +654,7 @@ impl Frame {
         if self.events.is_empty() {
             return;
         }
-        let events = switchboard_core::api::coalesce(std::mem::take(&mut self.events));
+        let events = switchboard_client::events::coalesce(std::mem::take(&mut self.events));
         let emitted = match &self.host {
             Some(host) => app.emit(HOST_EVENTS_EVENT, HostEvents { host, events }),
             None => app.emit(ENGINE_EVENT, events),

@@ -24,7 +24,7 @@ const HOOK_BINARY: &str = "switchboard-hook";
 
 fn main() -> Result<std::process::ExitCode> {
     // Before any engine or client says who it is (`build.rs` stamps the build).
-    switchboard_core::wire::stamp_build(env!("SWITCHBOARD_BUILD_ID"));
+    switchboard_api::wire::stamp_build(env!("SWITCHBOARD_BUILD_ID"));
     let cli = Cli::from_args();
     // A command given --host runs on that machine or is refused
     // (`switchboard_cli::on_host`): never here, as the ones below would.

@@ -131,11 +131,9 @@ fn attacks() {
     let sender = std::thread::spawn(move || {
         let mut sent = 0u64;
         for id in 1..=REQUESTS {
-            let ping = switchboard_core::wire::ClientFrame::Request {
-                id,
-                request: switchboard_core::wire::ClientRequest::Ping,
-            };
-            if writing.write_all(&switchboard_core::wire::Frame::message(&ping).encode()).is_err() {
+            let ping =
+                switchboard_api::wire::ClientFrame::Request { id, request: switchboard_api::wire::ClientRequest::Ping };
+            if writing.write_all(&switchboard_api::wire::Frame::message(&ping).encode()).is_err() {
                 break;
             }
             sent += 1;
@@ -148,12 +146,12 @@ fn attacks() {
     let left = rss("after it left");
 
     // Half-sent frames: each announces 16 MiB, sends half, and stalls.
-    let half = switchboard_core::wire::MAX_FRAME_BYTES / 2;
+    let half = switchboard_api::wire::MAX_FRAME_BYTES / 2;
     let stalled: Vec<_> = (0..HALF_SENT)
         .map(|_| {
             let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
             said_hello(&mut stream);
-            stream.write_all(&(switchboard_core::wire::MAX_FRAME_BYTES as u32).to_be_bytes()).unwrap();
+            stream.write_all(&(switchboard_api::wire::MAX_FRAME_BYTES as u32).to_be_bytes()).unwrap();
             // An engine that reads no more of it (no room for it yet) leaves the rest unsent.
             stream.set_write_timeout(Some(Duration::from_millis(200))).unwrap();
             let whole = stream.write_all(&vec![0u8; half]).is_ok();
@@ -189,14 +187,14 @@ fn attacks() {
 /// Says hello on a blocking connection and reads the engine's answer.
 fn said_hello(stream: &mut std::os::unix::net::UnixStream) {
     use std::io::{Read, Write};
-    let hello = switchboard_core::wire::Hello {
-        protocol: switchboard_core::wire::PROTOCOL,
+    let hello = switchboard_api::wire::Hello {
+        protocol: switchboard_api::wire::PROTOCOL,
         app_version: "bench".into(),
         build_id: "bench".into(),
-        client_kind: switchboard_core::wire::ClientKind::Test,
+        client_kind: switchboard_api::wire::ClientKind::Test,
         client_id: "bench".into(),
     };
-    stream.write_all(&switchboard_core::wire::Frame::message(&hello).encode()).unwrap();
+    stream.write_all(&switchboard_api::wire::Frame::message(&hello).encode()).unwrap();
     let mut head = [0u8; 4];
     stream.read_exact(&mut head).unwrap();
     let mut body = vec![0u8; u32::from_be_bytes(head) as usize];

@@ -6,7 +6,7 @@
 mod support;
 
 use support::*;
-use switchboard_core::notice::{Notices, TrayCounts};
+use switchboard_client::notice::{Notices, TrayCounts};
 use switchboard_core::{AgentAttention, Attention, EngineEvent, ProfileSpec, TaskSpec, TaskState, Viewing};
 
 /// The latest attention the engine reported for each agent.
@@ -69,13 +69,13 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     // What each says, in the user's terms.
     match &settled[&asker.id] {
         Attention::NeedsYou { need, waiting, .. } => {
-            assert_eq!(need, &switchboard_core::api::Need::Question { questions: 1, first: "Which database?".into() });
+            assert_eq!(need, &switchboard_api::Need::Question { questions: 1, first: "Which database?".into() });
             assert_eq!(*waiting, 1);
         }
         other => panic!("{other:?}"),
     }
     match &settled[&quiet.id] {
-        Attention::Stalled { stall: switchboard_core::api::Stall::Quiet { task_id, task }, .. } => {
+        Attention::Stalled { stall: switchboard_api::Stall::Quiet { task_id, task }, .. } => {
             assert_eq!((task_id, task.as_str()), (&stuck.id, "Port the parser"));
         }
         other => panic!("{other:?}"),

@@ -28,7 +28,7 @@ async fn scripts_add_agents_and_queue_tasks() {
     let t = TestEngine::start().await;
     let cwd = t.workspace.display().to_string();
     // A new agent starts from the app's settings.
-    let settings = switchboard_core::api::Settings {
+    let settings = switchboard_api::Settings {
         default_task_time_limit_secs: 45 * 60,
         default_quiet_alert_secs: 0,
         ..Default::default()

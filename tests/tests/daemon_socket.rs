@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use support::*;
+use switchboard_api::wire::{self, Frame, Hello, ServerHello};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem, StreamEnd};
-use switchboard_core::wire::{self, Frame, Hello, ServerHello};
 use switchboard_core::{EngineEvent, TaskSpec, TermSize};
 use tokio::io::AsyncWriteExt;
 

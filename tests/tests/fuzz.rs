@@ -370,18 +370,18 @@ proptest! {
 
 /// A framed hello of this build, as bytes.
 fn hello_frame() -> Vec<u8> {
-    let hello = switchboard_core::wire::Hello {
-        protocol: switchboard_core::wire::PROTOCOL,
+    let hello = switchboard_api::wire::Hello {
+        protocol: switchboard_api::wire::PROTOCOL,
         app_version: "fuzz".into(),
         build_id: "fuzz".into(),
-        client_kind: switchboard_core::wire::ClientKind::Test,
+        client_kind: switchboard_api::wire::ClientKind::Test,
         client_id: "fuzz".into(),
     };
-    switchboard_core::wire::Frame::message(&hello).encode()
+    switchboard_api::wire::Frame::message(&hello).encode()
 }
 
 /// Reads frames until one that `wanted` accepts; false if the connection closes first.
-fn read_until_frame(stream: &UnixStream, wanted: impl Fn(&switchboard_core::wire::Frame) -> bool) -> bool {
+fn read_until_frame(stream: &UnixStream, wanted: impl Fn(&switchboard_api::wire::Frame) -> bool) -> bool {
     use std::io::Read;
     let mut reader = BufReader::new(stream);
     loop {
@@ -393,7 +393,7 @@ fn read_until_frame(stream: &UnixStream, wanted: impl Fn(&switchboard_core::wire
         if reader.read_exact(&mut body).is_err() || body.is_empty() {
             return false;
         }
-        let frame = switchboard_core::wire::Frame { kind: body[0], body: body[1..].to_vec() };
+        let frame = switchboard_api::wire::Frame { kind: body[0], body: body[1..].to_vec() };
         if wanted(&frame) {
             return true;
         }
@@ -409,8 +409,8 @@ proptest! {
     #[test]
     fn a_framed_connection_survives_any_bytes(after_hello in prop_oneof![
         proptest::collection::vec(any::<u8>(), 0..400),
-        json().prop_map(|v| switchboard_core::wire::Frame::message(&v).encode()),
-        json().prop_map(|request| switchboard_core::wire::Frame::message(
+        json().prop_map(|v| switchboard_api::wire::Frame::message(&v).encode()),
+        json().prop_map(|request| switchboard_api::wire::Frame::message(
             &serde_json::json!({"type": "request", "id": 1, "request": request})).encode()),
     ]) {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
@@ -428,11 +428,11 @@ proptest! {
         let mut client = UnixStream::connect(&socket).unwrap();
         client.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
         client.write_all(&hello_frame()).unwrap();
-        let ping = switchboard_core::wire::ClientFrame::Request { id: 7, request: switchboard_core::wire::ClientRequest::Ping };
-        client.write_all(&switchboard_core::wire::Frame::message(&ping).encode()).unwrap();
+        let ping = switchboard_api::wire::ClientFrame::Request { id: 7, request: switchboard_api::wire::ClientRequest::Ping };
+        client.write_all(&switchboard_api::wire::Frame::message(&ping).encode()).unwrap();
         let pong = read_until_frame(&client, |frame| {
-            serde_json::from_slice::<switchboard_core::wire::ServerFrame>(&frame.body).is_ok_and(|frame| {
-                frame == switchboard_core::wire::ServerFrame::Reply { id: 7, answer: switchboard_core::wire::Answer::Pong }
+            serde_json::from_slice::<switchboard_api::wire::ServerFrame>(&frame.body).is_ok_and(|frame| {
+                frame == switchboard_api::wire::ServerFrame::Reply { id: 7, answer: switchboard_api::wire::Answer::Pong }
             })
         });
         prop_assert!(pong, "the server still answers");
@@ -466,7 +466,7 @@ proptest! {
     /// are taken, and goes on once it reads).
     #[test]
     fn a_half_sent_frame_is_let_go_and_unread_requests_are_all_answered(
-        announced in 1usize..=switchboard_core::wire::MAX_FRAME_BYTES,
+        announced in 1usize..=switchboard_api::wire::MAX_FRAME_BYTES,
         sent in 0usize..3000,
         requests in 0u64..400,
     ) {
@@ -495,14 +495,14 @@ proptest! {
         let mut writing = client.try_clone().unwrap();
         let writer = std::thread::spawn(move || {
             for id in 1..=requests {
-                let ping = switchboard_core::wire::ClientFrame::Request { id, request: switchboard_core::wire::ClientRequest::Ping };
-                writing.write_all(&switchboard_core::wire::Frame::message(&ping).encode()).unwrap();
+                let ping = switchboard_api::wire::ClientFrame::Request { id, request: switchboard_api::wire::ClientRequest::Ping };
+                writing.write_all(&switchboard_api::wire::Frame::message(&ping).encode()).unwrap();
             }
         });
         let answered = std::cell::Cell::new(0u64);
         let all = requests == 0 || read_until_frame(&client, |frame| {
-            let pong = serde_json::from_slice::<switchboard_core::wire::ServerFrame>(&frame.body)
-                .is_ok_and(|frame| matches!(frame, switchboard_core::wire::ServerFrame::Reply { answer: switchboard_core::wire::Answer::Pong, .. }));
+            let pong = serde_json::from_slice::<switchboard_api::wire::ServerFrame>(&frame.body)
+                .is_ok_and(|frame| matches!(frame, switchboard_api::wire::ServerFrame::Reply { answer: switchboard_api::wire::Answer::Pong, .. }));
             answered.set(answered.get() + u64::from(pong));
             answered.get() == requests
         });
@@ -613,7 +613,7 @@ enum HostSaid {
 
 /// An answer or event of another machine's engine, with hostile text in its fields.
 fn host_said() -> impl Strategy<Value = HostSaid> {
-    use switchboard_core::api::{Profile, ProfileSpec, StorageProblem};
+    use switchboard_api::{Profile, ProfileSpec, StorageProblem};
     use switchboard_core::{EngineEvent, ProfileId};
     let profile = || {
         (host_text(), host_text(), proptest::collection::vec(host_text(), 0..300)).prop_map(|(name, cwd, args)| {
@@ -656,7 +656,7 @@ fn texts<'a>(value: &'a Value, field: &'a str, found: &mut Vec<(&'a str, &'a str
 /// naming any length, then any bytes.
 fn host_frame() -> impl Strategy<Value = Vec<u8>> {
     (
-        prop_oneof![any::<u32>(), 0u32..64, Just(u32::MAX), Just(switchboard_core::wire::MAX_FRAME_BYTES as u32 + 1)],
+        prop_oneof![any::<u32>(), 0u32..64, Just(u32::MAX), Just(switchboard_api::wire::MAX_FRAME_BYTES as u32 + 1)],
         any::<u8>(),
         proptest::collection::vec(any::<u8>(), 0..256),
     )
@@ -706,7 +706,7 @@ proptest! {
     /// its body is read, a frame cut short is an error, nothing panics.
     #[test]
     fn a_frame_from_another_machine_is_judged_before_it_is_read(frame in host_frame()) {
-        use switchboard_core::wire::{FrameError, MAX_FRAME_BYTES, read_incoming};
+        use switchboard_api::wire::{FrameError, MAX_FRAME_BYTES, read_incoming};
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let claimed = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
         let read = runtime.block_on(read_incoming(&mut &frame[..], MAX_FRAME_BYTES));
@@ -728,7 +728,7 @@ proptest! {
     #[test]
     fn no_machine_takes_what_this_one_or_another_holds(claims in proptest::collection::vec((0usize..4, 0usize..12), 0..80)) {
         use switchboard_client::fleet::{Owners, Said};
-        use switchboard_core::api::{Profile, ProfileSpec};
+        use switchboard_api::{Profile, ProfileSpec};
         let ids: Vec<switchboard_core::ProfileId> = (0..12).map(|_| switchboard_core::ProfileId::new()).collect();
         let hosts = ["here", "alpha", "beta", "gamma"];
         let record = |id: usize| Reply::Profiles(vec![Profile {

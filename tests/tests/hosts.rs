@@ -320,7 +320,7 @@ impl switchboard_core::server::RequestHandler for LyingEngine {
         request: switchboard_core::server::SocketRequest,
         _caller: switchboard_core::server::Caller,
     ) -> Result<switchboard_core::Reply, switchboard_core::EngineError> {
-        use switchboard_core::api::{Profile, ProfileSpec};
+        use switchboard_api::{Profile, ProfileSpec};
         use switchboard_core::{Command, Reply};
         let profile = |id: &switchboard_core::ProfileId, name: String| Profile {
             id: id.clone(),

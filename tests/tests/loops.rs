@@ -117,16 +117,18 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     assert_eq!(ended.iterations_run(), 5);
     assert!(reason.contains("error: 3 tests fail"), "{reason}");
     // The user is told once, by the notification the desktop shell shows.
-    let mut notices = switchboard_core::notice::Notices::default();
+    let mut notices = switchboard_client::notice::Notices::default();
     let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
-    let about_loop: Vec<_> =
-        told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
+    let about_loop: Vec<_> = told
+        .iter()
+        .filter(|n| n.target == switchboard_client::notice::NoticeTarget::Loop(started.id.clone()))
+        .collect();
     assert_eq!(about_loop.len(), 1, "{told:#?}");
     assert_eq!(about_loop[0].title, "Loop stalled");
     // The tray counts the agent as stalled, from the engine's word on its attention.
     t.events
         .wait_for("the tray to count the stalled agent", |events| {
-            let mut tray = switchboard_core::notice::Notices::default();
+            let mut tray = switchboard_client::notice::Notices::default();
             for event in events {
                 tray.apply(event);
             }
@@ -358,10 +360,12 @@ async fn an_agent_that_exits_before_it_is_typed_to_fails_to_start_after_spaced_a
     assert!(!queue.paused && !queue.executing && queue.queued == 0, "{queue:?}");
 
     // The user is told once, in words, as for a stalled loop.
-    let mut notices = switchboard_core::notice::Notices::default();
+    let mut notices = switchboard_client::notice::Notices::default();
     let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
-    let about_loop: Vec<_> =
-        told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
+    let about_loop: Vec<_> = told
+        .iter()
+        .filter(|n| n.target == switchboard_client::notice::NoticeTarget::Loop(started.id.clone()))
+        .collect();
     assert_eq!(about_loop.len(), 1, "{told:#?}");
     assert_eq!(about_loop[0].title, "Loop failed to start");
     assert_eq!(
@@ -453,10 +457,12 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
     assert!(t.engine.list_tasks(Some(profile.id.clone())).await.unwrap().iter().all(|t| t.state().is_finished()));
 
     // The user is told, in words.
-    let mut notices = switchboard_core::notice::Notices::default();
+    let mut notices = switchboard_client::notice::Notices::default();
     let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
-    let about_loop: Vec<_> =
-        told.iter().filter(|n| n.target == switchboard_core::notice::NoticeTarget::Loop(started.id.clone())).collect();
+    let about_loop: Vec<_> = told
+        .iter()
+        .filter(|n| n.target == switchboard_client::notice::NoticeTarget::Loop(started.id.clone()))
+        .collect();
     assert_eq!(about_loop.len(), 1, "{told:#?}");
     assert_eq!(about_loop[0].title, "Loop stopped: its folder is gone");
     assert!(about_loop[0].body.contains("project is gone"), "{}", about_loop[0].body);
@@ -464,9 +470,8 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
     // Its agent's attention says so too: stalled on that loop, with why.
     let attention = t.engine.list_attention().await.unwrap();
     let remover = attention.iter().find(|a| a.profile_id == profile.id).expect("the agent's attention");
-    let switchboard_core::Attention::Stalled {
-        stall: switchboard_core::api::Stall::Loop { loop_id, reason, .. }, ..
-    } = &remover.attention
+    let switchboard_core::Attention::Stalled { stall: switchboard_api::Stall::Loop { loop_id, reason, .. }, .. } =
+        &remover.attention
     else {
         panic!("{remover:#?}")
     };

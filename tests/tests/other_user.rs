@@ -145,7 +145,7 @@ async fn a_socket_another_user_serves_in_the_engines_place_hears_nothing() {
 
     // The typed client, as the window and the command line connect.
     let connected =
-        switchboard_client::Client::connect(&impostor.socket, switchboard_core::wire::ClientKind::Window).await;
+        switchboard_client::Client::connect(&impostor.socket, switchboard_api::wire::ClientKind::Window).await;
     let Err(refused) = connected else { panic!("connected to another user's socket") };
     assert!(matches!(refused, switchboard_client::ClientError::NotYours { uid: OTHER, .. }), "{refused:?}");
 

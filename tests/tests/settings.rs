@@ -4,7 +4,7 @@
 mod support;
 
 use support::*;
-use switchboard_core::api::{NotifyChoices, QuietHours, Settings, Theme};
+use switchboard_api::{NotifyChoices, QuietHours, Settings, Theme};
 use switchboard_core::{EngineEvent, ErrorCode};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -20,8 +20,8 @@ async fn settings_are_checked_told_and_kept_across_a_restart() {
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "7:30".into() },
         theme: Theme::Light,
-        terminal_grid: switchboard_core::api::TerminalGrid {
-            shows: switchboard_core::api::GridShows::NeedsYou,
+        terminal_grid: switchboard_api::TerminalGrid {
+            shows: switchboard_api::GridShows::NeedsYou,
             chosen: vec![switchboard_core::ProfileId::new(), switchboard_core::ProfileId::new()],
             zoomed: None,
         },

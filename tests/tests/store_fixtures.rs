@@ -21,7 +21,7 @@ fn a_version_1_database_still_opens_with_its_data() {
     assert_eq!(sessions[0].state, SessionState::Exited { exit_code: 3, signal: None, ended_at: 1_700_000_000_900 });
     let events = store.list_events(None).unwrap();
     assert_eq!(events[1].kind, LogKind::SessionExited { exit_code: 3, signal: None });
-    assert_eq!(store.settings().unwrap(), switchboard_core::api::Settings::default(), "no settings saved yet");
+    assert_eq!(store.settings().unwrap(), switchboard_api::Settings::default(), "no settings saved yet");
 }
 
 /// A database of version 14, when a loop was one record holding all its

@@ -230,7 +230,7 @@ async fn a_summary_saying_it_failed_fails_the_task_in_the_agents_words_and_keeps
     assert!(!hits.is_empty());
     for hit in hits {
         match hit.found {
-            switchboard_core::api::Found::Task { state, .. } | switchboard_core::api::Found::Summary { state, .. } => {
+            switchboard_api::Found::Task { state, .. } | switchboard_api::Found::Summary { state, .. } => {
                 assert_eq!(state, TaskState::Failed)
             }
             other => panic!("not the task: {other:?}"),
@@ -511,7 +511,7 @@ async fn search_finds_an_old_task_behind_many_newer_records_that_hold_the_word_o
 
     let found = t.engine.search("TESTS".into()).await.unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(matches!(&found[0].found, switchboard_core::api::Found::Task { task_id, .. } if *task_id == old.id));
+    assert!(matches!(&found[0].found, switchboard_api::Found::Task { task_id, .. } if *task_id == old.id));
 }
 
 /// Issue 22: lowercasing this objective moves its byte offsets while keeping
@@ -542,9 +542,7 @@ async fn searching_a_summary_whose_lowercase_moves_its_offsets_finds_it_and_the_
     for _ in 0..2 {
         let found = t.engine.search("error".into()).await.expect("the engine answers the search");
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            matches!(&found[0].found, switchboard_core::api::Found::Summary { task_id, .. } if *task_id == done.id)
-        );
+        assert!(matches!(&found[0].found, switchboard_api::Found::Summary { task_id, .. } if *task_id == done.id));
         assert!(found[0].snippet.contains(" error test build fix the "), "{}", found[0].snippet);
     }
     assert_eq!(t.engine.get_task(done.id).await.unwrap().state(), TaskState::Completed);

@@ -5,7 +5,7 @@
 mod support;
 
 use support::*;
-use switchboard_core::api::WaitingFor;
+use switchboard_api::WaitingFor;
 use switchboard_core::loops::{Completion, LoopSettings};
 use switchboard_core::{EngineEvent, IterationOutcome, LoopState, ProfileSpec, Settings, TaskId, TaskSpec};
 

@@ -297,7 +297,7 @@ async fn a_repository_setup_command_runs_in_each_new_worktree_and_a_failing_one_
     let done = t.run_task(&a, "First").await;
     assert_eq!(done.state(), TaskState::Completed);
     // It said what it waited for: its worktree being made, then set up (off the engine's task).
-    let waits: Vec<switchboard_core::api::WaitingFor> = t
+    let waits: Vec<switchboard_api::WaitingFor> = t
         .events
         .snapshot()
         .into_iter()
@@ -306,9 +306,11 @@ async fn a_repository_setup_command_runs_in_each_new_worktree_and_a_failing_one_
             _ => None,
         })
         .collect();
-    assert!(waits.contains(&switchboard_core::api::WaitingFor::WorktreeMaking), "{waits:?}");
+    assert!(waits.contains(&switchboard_api::WaitingFor::WorktreeMaking), "{waits:?}");
     assert!(
-        waits.iter().any(|w| matches!(w, switchboard_core::api::WaitingFor::WorktreeSetup { command } if command.contains("installing"))),
+        waits.iter().any(
+            |w| matches!(w, switchboard_api::WaitingFor::WorktreeSetup { command } if command.contains("installing"))
+        ),
         "{waits:?}"
     );
     let listed = t.engine.list_worktrees().await.unwrap();

@@ -69,7 +69,7 @@ impl DaemonStatus {
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Started {
     Ready { pid: u32 },
-    Failed { problem: Option<switchboard_core::api::StorageProblem>, message: String },
+    Failed { problem: Option<switchboard_api::StorageProblem>, message: String },
 }
 
 /// Runs the engine until SIGTERM or SIGINT, then stops its agents. Once the
@@ -311,7 +311,7 @@ pub fn stdio(data_dir: &Path, socket: &Path) -> Result<ExitCode> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Found {
     /// An engine holds the directory and answers on its socket.
-    Answering(switchboard_core::wire::HelloAck),
+    Answering(switchboard_api::wire::HelloAck),
     /// An engine holds the directory but does not answer (it is starting,
     /// or its socket is being made again); by the process the lock names.
     Silent { pid: Option<u32> },
@@ -322,7 +322,7 @@ pub enum Found {
 /// What was found, from who holds the directory's lock and what answered on
 /// its socket (pure). An answer from another process than the lock's
 /// holder is another engine's: not this directory's.
-pub fn decide(holder: Holder, answered: Option<switchboard_core::wire::HelloAck>) -> Found {
+pub fn decide(holder: Holder, answered: Option<switchboard_api::wire::HelloAck>) -> Found {
     match (holder, answered) {
         (Holder::Held { pid: Some(pid) }, Some(welcome)) if welcome.pid != pid => Found::Silent { pid: Some(pid) },
         // Free: an engine of an older build, which only took a lock that cannot be tested.
@@ -359,7 +359,7 @@ fn status_of(found: &Found) -> DaemonStatus {
                 version: Some(welcome.engine_version.clone()),
                 uptime_secs: Some((now.saturating_sub(welcome.started_at) / 1000).max(0) as u64),
                 agents: Some(welcome.agents_running as usize),
-                same_build: Some(welcome.build_id == switchboard_core::wire::build_id()),
+                same_build: Some(welcome.build_id == switchboard_api::wire::build_id()),
                 build: Some(welcome.build_id.clone()),
             }
         }
@@ -577,8 +577,8 @@ mod tests {
 
     #[test]
     fn status_stop_and_start_decide_alike_from_the_lock_and_the_answer() {
-        let welcome = |pid| switchboard_core::wire::HelloAck {
-            protocol: switchboard_core::wire::PROTOCOL,
+        let welcome = |pid| switchboard_api::wire::HelloAck {
+            protocol: switchboard_api::wire::PROTOCOL,
             engine_version: "0.2.0".into(),
             build_id: String::new(),
             capabilities: Vec::new(),

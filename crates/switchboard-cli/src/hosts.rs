@@ -10,9 +10,9 @@ use std::path::Path;
 
 use anyhow::Result;
 use clap::Subcommand;
+use switchboard_api::{HostCondition, HostState};
 use switchboard_client::hosts;
 use switchboard_client::ssh::Host;
-use switchboard_core::api::{HostCondition, HostState};
 
 use crate::{Output, Refused, columns, print};
 

@@ -66,7 +66,7 @@ pub struct Cli {
     /// daemon showed opens when clicked) or agent:ID; a window already open
     /// on the data directory comes forward on it. Only without a subcommand.
     #[arg(long, value_name = "TARGET")]
-    pub open: Option<switchboard_core::api::OpenTarget>,
+    pub open: Option<switchboard_api::OpenTarget>,
     /// Runs the command against the engine on another machine, reached over
     /// SSH: a host of `switchboard host list`, or any destination ssh takes
     /// (user@host, an alias of your ssh config).
@@ -1221,7 +1221,7 @@ struct AgentRow {
     retry_at: Option<switchboard_core::Millis>,
     /// Its account's usage windows, as its CLI last told them (Codex does
     /// at a refusal).
-    usage: Vec<switchboard_core::api::UsageWindow>,
+    usage: Vec<switchboard_api::UsageWindow>,
 }
 
 fn find_agent(client: &client::Client, name: &str) -> Result<Profile> {
@@ -1531,7 +1531,7 @@ mod tests {
 
     #[test]
     fn task_show_says_what_a_task_waits_for_in_words() {
-        use switchboard_core::api::WaitingFor;
+        use switchboard_api::WaitingFor;
         let mut task = switchboard_core::TaskInfo::queued(
             switchboard_core::TaskId::new(),
             switchboard_core::TaskSpec::new(switchboard_core::ProfileId::new(), "Say hello"),

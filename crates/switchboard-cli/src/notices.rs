@@ -15,8 +15,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use switchboard_core::api::OpenTarget;
-use switchboard_core::notice::{Action, Notices};
+use switchboard_api::OpenTarget;
+use switchboard_client::notice::{Action, Notices};
 use switchboard_core::{EngineError, EngineHandle};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -226,7 +226,7 @@ pub fn open_window(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_core::notice::{Lasting, Notice, Slot, Urgency};
+    use switchboard_client::notice::{Lasting, Notice, Slot, Urgency};
 
     #[test]
     fn the_daemon_shows_only_while_no_window_follows_and_closes_what_it_showed() {

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use futures_lite::StreamExt;
-use switchboard_core::notice::{Action, Lasting, Notice, NoticeTarget, Slot, Urgency};
+use switchboard_client::notice::{Action, Lasting, Notice, NoticeTarget, Slot, Urgency};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 /// The notification service's name, object and interface (the freedesktop

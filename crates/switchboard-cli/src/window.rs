@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
-use switchboard_core::api::OpenTarget;
+use switchboard_api::OpenTarget;
 
 /// What a second launch asks of the window already open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use switchboard_core::api::{Command, IntoReply, Reply};
+use switchboard_api::{Command, IntoReply, Reply};
 
 use crate::{ClientError, ClientKind};
 
@@ -124,4 +124,4 @@ macro_rules! blocking_methods {
     };
 }
 
-switchboard_core::engine_commands!(blocking_methods);
+switchboard_api::engine_commands!(blocking_methods);

@@ -12,8 +12,8 @@
 
 use std::collections::HashMap;
 
-use switchboard_core::api::{FlowTarget, Overview, Profile, Restarted, Submitted, Viewing};
-use switchboard_core::{Command, EngineEvent, ErrorCode, Reply};
+use switchboard_api::{Command, EngineEvent, ErrorCode, Reply};
+use switchboard_api::{FlowTarget, Overview, Profile, Restarted, Submitted, Viewing};
 use switchboard_protocol::capped::{MAX_LIST_ITEMS, MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped};
 use uuid::Uuid;
 
@@ -253,7 +253,7 @@ pub fn tag_event(event: &mut EngineEvent, host: &str) {
 
 /// A permission request is answered on the machine that asked, whatever
 /// the window knows of its session (a request's number is its engine's own).
-fn asked_on(request: &mut switchboard_core::api::PermissionRequest, host: &str) {
+fn asked_on(request: &mut switchboard_api::PermissionRequest, host: &str) {
     request.host = Some(host.to_owned());
 }
 
@@ -267,8 +267,8 @@ pub const MAX_HOST_CONTEXT_BYTES: usize = 1024 * 1024;
 /// shows one (its `SUMMARY_SHOWN_BYTES`).
 pub const MAX_HOST_SUMMARY_BYTES: usize = 256 * 1024;
 /// A unified diff of one file: both sides of a file this machine's engine
-/// still shows ([`switchboard_core::worktree::MAX_SHOWN_FILE`]).
-pub const MAX_HOST_DIFF_BYTES: usize = 2 * switchboard_core::worktree::MAX_SHOWN_FILE as usize;
+/// still shows ([`switchboard_api::MAX_SHOWN_FILE`]).
+pub const MAX_HOST_DIFF_BYTES: usize = 2 * switchboard_api::MAX_SHOWN_FILE as usize;
 /// A terminal's screen or an agent's text from another machine: a screen
 /// of the largest terminal, with its colours, many times over.
 pub const MAX_HOST_SCREEN_BYTES: usize = 1024 * 1024;
@@ -289,7 +289,7 @@ pub fn host_field_cap(field: &str) -> usize {
         "instruction" => MAX_HOST_INSTRUCTION_BYTES,
         "context" | "specs" | "instructions" | "goals" => MAX_HOST_CONTEXT_BYTES,
         "summary" => MAX_HOST_SUMMARY_BYTES,
-        "before" | "after" => switchboard_core::worktree::MAX_SHOWN_FILE as usize,
+        "before" | "after" => switchboard_api::MAX_SHOWN_FILE as usize,
         "unified" | "patch" => MAX_HOST_DIFF_BYTES,
         "screen" | "value" | "content" => MAX_HOST_SCREEN_BYTES,
         _ => MAX_TEXT_FIELD_BYTES,
@@ -302,7 +302,7 @@ pub fn host_field_cap(field: &str) -> usize {
 /// summary's lists are ([`MAX_LIST_ITEMS`]).
 pub fn host_list_cap(field: &str) -> usize {
     match field {
-        "args" | "folders" | "conflicts_with" | "merge_conflict" => switchboard_core::folders::MAX_FOLDERS,
+        "args" | "folders" | "conflicts_with" | "merge_conflict" => switchboard_api::MAX_FOLDERS,
         _ => MAX_LIST_ITEMS,
     }
 }
@@ -552,7 +552,7 @@ const PROSE_FIELDS: [&str; 17] = [
 
 /// Every id a record, answer or event refers to (its own and the ones it is
 /// about: an agent's, a session's, a task's), pure: each field outside
-/// [`PROSE_FIELDS`] whose whole text is a UUID.
+/// `PROSE_FIELDS` whose whole text is a UUID.
 pub fn about_ids(said: &impl serde::Serialize) -> Vec<u128> {
     fn walk(value: &serde_json::Value, found: &mut Vec<u128>) {
         match value {
@@ -587,11 +587,8 @@ fn theirs(owners: &Owners, host: &str, record: &impl serde::Serialize) -> bool {
 /// (its data cannot be written) names the machine, so it never reads as
 /// this computer's. Notices about an agent name the agent, whose row in the
 /// window names its machine.
-pub fn host_notices(
-    actions: Vec<switchboard_core::notice::Action>,
-    host: &str,
-) -> Vec<switchboard_core::notice::Action> {
-    use switchboard_core::notice::{Action, NoticeKind};
+pub fn host_notices(actions: Vec<crate::notice::Action>, host: &str) -> Vec<crate::notice::Action> {
+    use crate::notice::{Action, NoticeKind};
     actions
         .into_iter()
         .map(|action| match action {
@@ -765,11 +762,11 @@ pub fn viewing_for(viewing: &Viewing, holder: Option<&str>, engine: Option<&str>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_core::api::{SearchHit, SessionInfo, TaskInfo, TaskSpec, TaskStatus};
+    use switchboard_api::{SearchHit, SessionInfo, TaskInfo, TaskSpec, TaskStatus};
     use switchboard_protocol::{ProfileId, SessionId, TaskId};
 
     fn profile(name: &str) -> Profile {
-        let spec = switchboard_core::api::ProfileSpec { name: name.into(), ..Default::default() };
+        let spec = switchboard_api::ProfileSpec { name: name.into(), ..Default::default() };
         Profile { id: ProfileId::new(), spec, created_at: 1, host: None }
     }
 
@@ -845,7 +842,7 @@ mod tests {
         let EngineEvent::ProfileSaved { profile } = event else { panic!() };
         assert_eq!(profile.host.as_deref(), Some("gpu"));
         // A permission request names the machine that asked, whatever the host said it was.
-        let request = switchboard_core::api::PermissionRequest {
+        let request = switchboard_api::PermissionRequest {
             id: 1,
             session_id: SessionId::new(),
             tool_name: "Bash".into(),
@@ -858,7 +855,7 @@ mod tests {
         tag_event(&mut event, "gpu");
         let EngineEvent::PermissionRequested { request: asked } = event else { panic!() };
         assert_eq!(asked.host.as_deref(), Some("gpu"));
-        let mut reply = Reply::PermissionRequests(vec![switchboard_core::api::PermissionRequest {
+        let mut reply = Reply::PermissionRequests(vec![switchboard_api::PermissionRequest {
             host: Some("here, it says".into()),
             ..request
         }]);
@@ -903,12 +900,12 @@ mod tests {
         let echo = task(&local_agent, &local_agent.to_string());
         let submitted = Submitted { task: echo.clone(), position: None, waiting_for: Some(TaskId::new()) };
         // A log entry of another machine's naming this machine's session and task.
-        let logged = switchboard_core::api::LogEntry {
+        let logged = switchboard_api::LogEntry {
             seq: 1,
             at: 1,
             session_id: Some(session.id.clone()),
             task_id: Some(echo.id.clone()),
-            kind: switchboard_core::api::LogKind::TaskStarted,
+            kind: switchboard_api::LogKind::TaskStarted,
         };
         let table: Vec<(Told, Vec<u128>)> = vec![
             (Told::Reply(Reply::Profiles(vec![agent.clone()])), vec![uuid(&agent.id)]),
@@ -1097,7 +1094,7 @@ mod tests {
 
     #[test]
     fn each_field_another_machine_sends_is_kept_as_the_same_field_of_this_machine_s_agents() {
-        use switchboard_core::api::StorageProblem;
+        use switchboard_api::StorageProblem;
         use switchboard_protocol::capped::CUT_MARK;
         let huge = |bytes: usize| "é".repeat(bytes / 2 + 1);
         // A name of 15 MiB: a name's length.
@@ -1158,8 +1155,8 @@ mod tests {
 
     #[test]
     fn another_machine_s_storage_notice_names_it() {
-        use switchboard_core::api::StorageProblem;
-        use switchboard_core::notice::{Action, Notices};
+        use crate::notice::{Action, Notices};
+        use switchboard_api::StorageProblem;
         let mut notices = Notices::new(&[], &[], &[], &[], &[]);
         let event =
             EngineEvent::StorageChanged { problem: Some(StorageProblem::Failing { detail: "disk I/O error".into() }) };

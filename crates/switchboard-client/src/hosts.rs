@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use switchboard_core::api::{HostCondition, HostKeyShown, HostState};
+use switchboard_api::{HostCondition, HostKeyShown, HostState};
 
 use crate::ssh::Host;
 

@@ -1,7 +1,7 @@
 //! The one typed client of a Switchboard engine: the window, the command
 //! line and the tests all reach the engine (the daemon, or an engine a test
 //! started) through it, over the engine's socket in the framed protocol of
-//! `switchboard_core::wire`.
+//! `switchboard_api::wire`.
 //!
 //! [`Client::connect`] says hello (versions both ways; another protocol is
 //! a refusal in words, never a garbled view), then one connection carries
@@ -15,8 +15,10 @@
 //! terminal; [`Client::closed`] resolves.
 
 pub mod blocking;
+pub mod events;
 pub mod fleet;
 pub mod hosts;
+pub mod notice;
 pub mod ssh;
 
 use std::collections::HashMap;
@@ -25,12 +27,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use switchboard_core::api::{ApiError, Command, EngineEvent, ErrorCode, IntoReply, Reply};
-use switchboard_core::wire::{
+use switchboard_api::wire::{
     Answer, ClientFrame, ClientRequest, Frame, Hello, Incoming, MAX_FRAME_BYTES, MAX_HELLO_BYTES, PROTOCOL,
     ServerFrame, ServerHello, read_frame, read_incoming, write_frame,
 };
-pub use switchboard_core::wire::{ClientKind, HelloAck, StreamEnd};
+pub use switchboard_api::wire::{ClientKind, HelloAck, StreamEnd};
+use switchboard_api::{ApiError, Command, EngineEvent, ErrorCode, IntoReply, Reply};
 use switchboard_protocol::SessionId;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -241,14 +243,14 @@ impl Client {
         let hello = Hello {
             protocol: PROTOCOL,
             app_version: env!("CARGO_PKG_VERSION").to_owned(),
-            build_id: switchboard_core::wire::build_id(),
+            build_id: switchboard_api::wire::build_id(),
             client_kind: kind,
             client_id: uuid::Uuid::new_v4().to_string(),
         };
         write_frame(&mut write, &Frame::message(&hello)).await?;
         let frame = match tokio::time::timeout(HELLO_DEADLINE, read_frame(&mut read, MAX_HELLO_BYTES)).await {
             Err(_) => return Err(ClientError::TimedOut(HELLO_DEADLINE)),
-            Ok(Err(switchboard_core::wire::FrameError::Io(error))) => return Err(error.into()),
+            Ok(Err(switchboard_api::wire::FrameError::Io(error))) => return Err(error.into()),
             Ok(Err(why)) => return Err(ClientError::Protocol(format!("no answer to the hello: {why}"))),
             Ok(Ok(frame)) => frame,
         };
@@ -401,7 +403,7 @@ macro_rules! client_methods {
     };
 }
 
-switchboard_core::engine_commands!(client_methods);
+switchboard_api::engine_commands!(client_methods);
 
 async fn write_out(mut write: impl AsyncWrite + Unpin, mut frames: mpsc::UnboundedReceiver<Frame>) {
     while let Some(frame) = frames.recv().await {

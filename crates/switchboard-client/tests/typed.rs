@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use switchboard_api::Reply;
 use switchboard_client::{ClientError, blocking};
-use switchboard_core::api::Reply;
 use switchboard_core::server::{self, Caller, RequestHandler, SocketRequest};
 use switchboard_core::{EngineError, ProfileId};
 

@@ -24,7 +24,7 @@ use switchboard_protocol::hook::AgentStatus;
 use switchboard_protocol::signal::{ScanEvent, SignalBody};
 use switchboard_protocol::{LoopId, TaskId};
 
-use crate::api::{Attention, Ending, Millis, Need, SignalInfo, Stall, TaskInfo, TaskState};
+use switchboard_api::{Attention, Ending, Millis, Need, SignalInfo, Stall, TaskInfo, TaskState};
 
 /// A wait for the user, from its signal or permission request or hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,7 +209,7 @@ pub fn attention(facts: &Facts<'_>) -> Attention {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::TaskSpec;
+    use switchboard_api::TaskSpec;
     use switchboard_protocol::{ProfileId, SessionId, SignalId};
 
     fn task(title: &str, state: TaskState) -> TaskInfo {

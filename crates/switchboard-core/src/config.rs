@@ -71,7 +71,7 @@ impl Default for SocketLimits {
             in_flight: 64,
             output_budget: OUTPUT_BUDGET,
             max_streams: 256,
-            frames_room: 2 * crate::wire::MAX_FRAME_BYTES,
+            frames_room: 2 * switchboard_api::wire::MAX_FRAME_BYTES,
         }
     }
 }

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use switchboard_protocol::{AgentKind, ProfileId};
 
-use crate::api::{Millis, Profile, ProfileSpec};
 use crate::error::EngineError;
 use crate::store::Store;
+use switchboard_api::{Millis, Profile, ProfileSpec};
 
 pub const DEMO_PROFILE_NAME: &str = "Demo agent";
 /// The demo agent's prompt, as the line under the cursor shows it.
@@ -66,7 +66,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             task_time_limit_secs: 5 * 60,
             completion: Default::default(),
             signal_protocols: true,
-            quiet_alert_secs: crate::api::DEFAULT_QUIET_ALERT_SECS,
+            quiet_alert_secs: switchboard_api::DEFAULT_QUIET_ALERT_SECS,
         },
         created_at: now,
         host: None,

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use regex::Regex;
 
-use crate::api::{CliFound, DetectedAgent};
+use switchboard_api::{CliFound, DetectedAgent};
 
 /// How long a CLI's `--version` may take (Claude Code and Codex answer in
 /// well under a second; a first start of a Node CLI on a cold disk, a few).

@@ -7,8 +7,8 @@ use tokio::sync::oneshot;
 
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
 
-use crate::api::{ApiError, ErrorCode, ProfileProblem};
 use crate::store::StoreError;
+use switchboard_api::{ApiError, ErrorCode, ProfileProblem};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -114,9 +114,9 @@ impl EngineError {
     /// The storage problem behind an engine that could not start on
     /// `data_dir`, if that is what kept it (another instance running, say,
     /// is not).
-    pub fn startup_problem(&self, data_dir: &std::path::Path) -> Option<crate::api::StorageProblem> {
-        use crate::api::StorageProblem;
+    pub fn startup_problem(&self, data_dir: &std::path::Path) -> Option<switchboard_api::StorageProblem> {
         use crate::store::{NEARLY_FULL_BYTES, classify, free_bytes};
+        use switchboard_api::StorageProblem;
         let free = free_bytes(data_dir).or_else(|| data_dir.parent().and_then(free_bytes));
         let io = |source: &std::io::Error| match source.kind() {
             std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => StorageProblem::Full,

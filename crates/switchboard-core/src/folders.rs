@@ -4,10 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::api::FolderListing;
+use switchboard_api::FolderListing;
 
-/// The most subfolders listed: past this the listing says it was cut.
-pub const MAX_FOLDERS: usize = 1000;
+pub use switchboard_api::MAX_FOLDERS;
 
 /// Why a folder cannot be listed, in words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

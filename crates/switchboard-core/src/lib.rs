@@ -5,9 +5,11 @@
 //! [`Engine::start`]; talk to it through the cloneable [`EngineHandle`]. See
 //! `ARCHITECTURE.md` at the repository root for the map and the invariants.
 
-pub mod api;
+/// The vocabulary every client speaks (`switchboard-api`), by its old name.
+pub use switchboard_api as api;
 pub mod attention;
-pub mod bindings;
+#[cfg(test)]
+mod bindings;
 pub mod config;
 pub mod connect;
 pub mod demo;
@@ -19,7 +21,6 @@ pub mod folders;
 pub mod instance;
 pub mod limits;
 pub mod logging;
-pub mod notice;
 pub mod presets;
 pub mod private;
 pub mod search;
@@ -29,7 +30,7 @@ mod sink;
 pub mod store;
 pub mod tasks;
 pub mod validate;
-pub mod wire;
+pub use switchboard_api::wire;
 pub mod workspace;
 pub mod worktree;
 

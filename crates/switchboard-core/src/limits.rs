@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use switchboard_protocol::{AgentKind, ProfileId};
 
-use crate::api::{MAX_LIMIT_RETRY_SECS, MAX_PASSED_RESETS, Millis, ProfileSpec};
+use switchboard_api::{MAX_LIMIT_RETRY_SECS, MAX_PASSED_RESETS, Millis, ProfileSpec};
 
 /// An account at its usage limit, as the store keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub struct LimitRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct UsageRecord {
     pub account: String,
-    pub windows: Vec<crate::api::UsageWindow>,
+    pub windows: Vec<switchboard_api::UsageWindow>,
     pub told_at: Millis,
     pub warned: Vec<WindowKey>,
 }
@@ -41,14 +41,14 @@ pub struct UsageRecord {
 /// by its reset.
 pub type WindowKey = (u32, Option<Millis>);
 
-fn key_of(window: &crate::api::UsageWindow) -> WindowKey {
+fn key_of(window: &switchboard_api::UsageWindow) -> WindowKey {
     (window.minutes, window.resets_at)
 }
 
 /// How a window used `used_percent` stands against the user's warning
 /// `threshold` (0: never): used up, past the warning, or neither.
-pub fn level_of(used_percent: u8, threshold: u8) -> crate::api::UsageLevel {
-    use crate::api::UsageLevel;
+pub fn level_of(used_percent: u8, threshold: u8) -> switchboard_api::UsageLevel {
+    use switchboard_api::UsageLevel;
     match used_percent {
         100.. => UsageLevel::Full,
         used if threshold > 0 && used >= threshold => UsageLevel::Warn,
@@ -57,10 +57,10 @@ pub fn level_of(used_percent: u8, threshold: u8) -> crate::api::UsageLevel {
 }
 
 /// The windows with their levels against `threshold` ([`level_of`]).
-pub fn with_levels(windows: &[crate::api::UsageWindow], threshold: u8) -> Vec<crate::api::UsageWindow> {
+pub fn with_levels(windows: &[switchboard_api::UsageWindow], threshold: u8) -> Vec<switchboard_api::UsageWindow> {
     windows
         .iter()
-        .map(|w| crate::api::UsageWindow { level: level_of(w.used_percent, threshold), ..w.clone() })
+        .map(|w| switchboard_api::UsageWindow { level: level_of(w.used_percent, threshold), ..w.clone() })
         .collect()
 }
 
@@ -70,13 +70,13 @@ pub fn with_levels(windows: &[crate::api::UsageWindow], threshold: u8) -> Vec<cr
 /// before (`warned`). Past windows are forgotten: the warned keys kept are
 /// those still told.
 pub fn warnings_due(
-    windows: &[crate::api::UsageWindow],
+    windows: &[switchboard_api::UsageWindow],
     warned: &[WindowKey],
     threshold: u8,
-) -> (Vec<crate::api::UsageWindow>, Vec<WindowKey>) {
-    let due: Vec<crate::api::UsageWindow> = windows
+) -> (Vec<switchboard_api::UsageWindow>, Vec<WindowKey>) {
+    let due: Vec<switchboard_api::UsageWindow> = windows
         .iter()
-        .filter(|w| level_of(w.used_percent, threshold) == crate::api::UsageLevel::Warn)
+        .filter(|w| level_of(w.used_percent, threshold) == switchboard_api::UsageLevel::Warn)
         .filter(|w| !warned.contains(&key_of(w)))
         .cloned()
         .collect();
@@ -102,14 +102,14 @@ const LAST_RESET_SECS: i64 = 253_402_300_799;
 /// of any calendar's range is not known.
 pub fn usage_of(
     windows: &[switchboard_protocol::rollout::UsageWindow],
-) -> (Vec<crate::api::UsageWindow>, Option<Millis>) {
-    let kept: Vec<crate::api::UsageWindow> = windows
+) -> (Vec<switchboard_api::UsageWindow>, Option<Millis>) {
+    let kept: Vec<switchboard_api::UsageWindow> = windows
         .iter()
-        .map(|w| crate::api::UsageWindow {
+        .map(|w| switchboard_api::UsageWindow {
             minutes: w.minutes,
             used_percent: w.used_percent.round().clamp(0.0, 100.0) as u8,
             resets_at: w.resets_at.filter(|secs| (1..=LAST_RESET_SECS).contains(secs)).map(|secs| secs * 1000),
-            level: crate::api::UsageLevel::Ok,
+            level: switchboard_api::UsageLevel::Ok,
         })
         .collect();
     let reset = kept.iter().filter(|w| w.used_percent >= 100).filter_map(|w| w.resets_at).max();
@@ -131,7 +131,7 @@ const NEARLY_USED_UP: u8 = 90;
 pub fn best_reset(
     refusal_used_up: Option<Millis>,
     told: Option<Millis>,
-    known: &[crate::api::UsageWindow],
+    known: &[switchboard_api::UsageWindow],
     now: Millis,
 ) -> Option<Millis> {
     let believable = |at: &Millis| *at > now && *at <= now + LONGEST_WAIT_MS;
@@ -260,34 +260,7 @@ pub fn after_refusal(
     }
 }
 
-/// The local time zone's offset east of UTC at `at` (Unix milliseconds), in
-/// seconds, as the agents' CLIs read it (they say a reset as a local time).
-pub fn local_offset_secs(at: Millis) -> i32 {
-    let secs = (at / 1000) as libc::time_t;
-    // SAFETY: `localtime_r` writes only into the `tm` it is given, which
-    // lives on this stack; a zeroed `tm` is a valid value of the type.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let found = unsafe { libc::localtime_r(&secs, &mut tm) };
-    if found.is_null() { 0 } else { tm.tm_gmtoff as i32 }
-}
-
-/// The time of day at `at` (Unix milliseconds), `offset_secs` east of UTC,
-/// as "HH:MM".
-pub fn clock_at(at: Millis, offset_secs: i32) -> String {
-    let minute = (at.div_euclid(60_000) + Millis::from(offset_secs) / 60).rem_euclid(24 * 60);
-    crate::api::clock_text(minute as u16)
-}
-
-/// A usage window's name, after its length: "the 5-hour", "the weekly".
-pub fn window_name(minutes: u32) -> String {
-    match minutes {
-        10_080 => "the weekly".to_owned(),
-        1_440 => "the daily".to_owned(),
-        m if m % 1_440 == 0 => format!("the {}-day", m / 1_440),
-        m if m % 60 == 0 => format!("the {}-hour", m / 60),
-        m => format!("the {m}-minute"),
-    }
-}
+pub use switchboard_api::{clock_at, local_offset_secs, window_name};
 
 /// How long an overloaded model is left before the agent is asked to go on,
 /// after `tries` such refusals in a row: the first wait (the user's first
@@ -305,15 +278,15 @@ mod tests {
 
     #[test]
     fn one_reset_time_from_the_best_source() {
-        let window = |used_percent, resets_at: Option<Millis>| crate::api::UsageWindow {
+        let window = |used_percent, resets_at: Option<Millis>| switchboard_api::UsageWindow {
             minutes: 300,
             used_percent,
             resets_at,
-            level: crate::api::UsageLevel::Ok,
+            level: switchboard_api::UsageLevel::Ok,
         };
         let (hour, later) = (NOW + 3_600_000, NOW + 7_200_000);
         // (case, the refusal's windows' reset, the refusal's time, the status line's windows, expected)
-        type Case = (&'static str, Option<Millis>, Option<Millis>, Vec<crate::api::UsageWindow>, Option<Millis>);
+        type Case = (&'static str, Option<Millis>, Option<Millis>, Vec<switchboard_api::UsageWindow>, Option<Millis>);
         let cases: [Case; 9] = [
             ("the refusal's windows first", Some(hour), Some(later), vec![window(100, Some(later))], Some(hour)),
             ("then what the refusal said", None, Some(later), vec![window(100, Some(hour))], Some(later)),
@@ -474,7 +447,7 @@ mod tests {
 
     #[test]
     fn a_window_used_past_the_warning_warns_once_and_a_new_window_again() {
-        use crate::api::UsageWindow;
+        use switchboard_api::UsageWindow;
         let w = |minutes, used_percent, resets_at| UsageWindow {
             minutes,
             used_percent,
@@ -518,7 +491,7 @@ mod tests {
 
     #[test]
     fn a_windows_level_is_used_up_past_the_warning_or_neither() {
-        use crate::api::UsageLevel::{Full, Ok, Warn};
+        use switchboard_api::UsageLevel::{Full, Ok, Warn};
         let cases =
             [(0, 80, Ok), (79, 80, Ok), (80, 80, Warn), (99, 80, Warn), (100, 80, Full), (100, 0, Full), (99, 0, Ok)];
         for (used, threshold, level) in cases {

@@ -18,7 +18,7 @@
 
 use switchboard_protocol::AgentKind;
 
-use crate::api::{AgentPreset, DEFAULT_READY_QUIET_MS};
+use switchboard_api::{AgentPreset, DEFAULT_READY_QUIET_MS};
 
 /// One preset per kind the app knows (not `Generic`: any command).
 pub fn presets() -> Vec<AgentPreset> {
@@ -76,8 +76,8 @@ fn codex() -> AgentPreset {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ProfileSpec;
     use crate::validate::{PathFound, ProgramFound, Surroundings, problems};
+    use switchboard_api::ProfileSpec;
 
     #[test]
     fn each_known_cli_has_one_preset_and_a_generic_agent_none() {

@@ -6,9 +6,9 @@
 
 use switchboard_protocol::signal::{ScanEvent, SignalBody, SignalKind};
 
-pub use crate::api::{Found, SearchHit};
-use crate::api::{SignalInfo, TaskInfo};
 use crate::error::EngineError;
+pub use switchboard_api::{Found, SearchHit};
+use switchboard_api::{SignalInfo, TaskInfo};
 
 /// The most words a query keeps.
 pub const MAX_WORDS: usize = 8;
@@ -136,7 +136,7 @@ pub fn hits(query: &Query, tasks: &[TaskInfo], signals: &[SignalInfo]) -> Vec<Se
             let found = Found::Signal {
                 signal_id: signal.id.clone(),
                 kind,
-                pending: signal.state() == crate::api::SignalState::Pending,
+                pending: signal.state() == switchboard_api::SignalState::Pending,
             };
             hits.push(SearchHit { profile_id: signal.profile_id.clone(), at: signal.created_at, snippet, found });
         }
@@ -151,7 +151,7 @@ pub fn newest(mut hits: Vec<SearchHit>) -> Vec<SearchHit> {
     hits
 }
 
-fn summary_text(result: &crate::api::TaskResult) -> String {
+fn summary_text(result: &switchboard_api::TaskResult) -> String {
     let summary = &result.summary;
     [
         summary.objective.as_str(),

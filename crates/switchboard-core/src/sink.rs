@@ -2,8 +2,8 @@
 
 use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
 
-use crate::api::{EngineEvent, LogKind, Millis};
 use crate::store::{Store, StoreError};
+use switchboard_api::{EngineEvent, LogKind, Millis};
 
 /// Where the engine reports what happened. The desktop shell forwards events
 /// to the UI; tests collect them. Called on the engine task: must not block.

@@ -13,8 +13,8 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::api::{ProfileField, ProfileProblem, ProfileSpec, QuietHours, Settings, clock_text, minute_of_day};
 use crate::error::EngineError;
+use switchboard_api::{ProfileField, ProfileProblem, ProfileSpec, QuietHours, Settings, clock_text, minute_of_day};
 
 /// Longest accepted agent name, in characters; names appear in the sidebar,
 /// the tray and notifications.
@@ -126,7 +126,7 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
     }
     if let Some(message) = cwd_problem(&spec.cwd, found.cwd) {
         add(ProfileField::Cwd, message);
-    } else if spec.isolation == crate::api::Isolation::Worktree
+    } else if spec.isolation == switchboard_api::Isolation::Worktree
         && let Err(error) = crate::worktree::repository_of(Path::new(&spec.cwd))
     {
         let message = match error {
@@ -161,7 +161,9 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
             format!("A time limit is between one second and {} days.", MAX_TIME_LIMIT_SECS / 86_400),
         );
     }
-    if spec.completion == crate::api::CompletionRule::Prompt && spec.kind != switchboard_protocol::AgentKind::Generic {
+    if spec.completion == switchboard_api::CompletionRule::Prompt
+        && spec.kind != switchboard_protocol::AgentKind::Generic
+    {
         add(
             ProfileField::Kind,
             "A task can be done when its prompt comes back only for a plain program (kind generic): Claude Code and \
@@ -374,23 +376,23 @@ pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
             "Alert after at least a minute and at most 7 days, or never (leave 0).",
         );
     }
-    if settings.turn_quiet_secs > crate::api::MAX_TURN_QUIET_SECS {
+    if settings.turn_quiet_secs > switchboard_api::MAX_TURN_QUIET_SECS {
         return refuse(
             "turn_quiet_secs",
             "An answer is over after at most an hour of quiet, or never by quiet (leave 0).",
         );
     }
-    if settings.limit_margin_secs > crate::api::MAX_LIMIT_RETRY_SECS {
+    if settings.limit_margin_secs > switchboard_api::MAX_LIMIT_RETRY_SECS {
         return refuse("limit_margin_secs", "Go on at most 30 minutes after a usage limit resets.");
     }
-    if !(1..=crate::api::MAX_LIMIT_RETRY_SECS).contains(&settings.limit_retry_secs) {
+    if !(1..=switchboard_api::MAX_LIMIT_RETRY_SECS).contains(&settings.limit_retry_secs) {
         return refuse("limit_retry_secs", "Try again after at least a second and at most 30 minutes.");
     }
     if settings.usage_warn_percent > 99 {
         return refuse("usage_warn_percent", "Warn at 99% of a usage window at most, or never (leave 0).");
     }
     let grid = &settings.terminal_grid.chosen;
-    if grid.len() > crate::api::MAX_GRID_TERMINALS {
+    if grid.len() > switchboard_api::MAX_GRID_TERMINALS {
         return refuse("terminal_grid", "The grid shows 9 terminals at most.");
     }
     if grid.iter().enumerate().any(|(at, agent)| grid[..at].contains(agent)) {
@@ -434,7 +436,7 @@ fn find_program(command: &str, cwd: &Path, path_env: Option<&OsStr>) -> Result<P
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ErrorCode;
+    use switchboard_api::ErrorCode;
     use switchboard_protocol::AgentKind;
 
     fn spec(name: &str, command: &str, cwd: &str) -> ProfileSpec {
@@ -678,7 +680,7 @@ mod tests {
         let warn = |percent| Settings { usage_warn_percent: percent, ..Settings::default() };
         let agents: Vec<_> = (0..10).map(|_| switchboard_protocol::ProfileId::new()).collect();
         let grid = |chosen| Settings {
-            terminal_grid: crate::api::TerminalGrid { chosen, ..Default::default() },
+            terminal_grid: switchboard_api::TerminalGrid { chosen, ..Default::default() },
             ..Settings::default()
         };
         /// Settings, and the field they are refused for or the quiet hours kept.
@@ -811,7 +813,7 @@ mod tests {
             validate_profile(&spec("", "no-such-agent-cli", "/no/such"), false, path_env.as_deref()).unwrap_err();
         assert_eq!(error.code(), ErrorCode::InvalidProfile);
         assert_eq!(error.field(), Some("name"));
-        let api = crate::api::ApiError::from(&error);
+        let api = switchboard_api::ApiError::from(&error);
         let fields: Vec<&str> = api.problems.iter().map(|p| p.field.as_str()).collect();
         assert_eq!(fields, ["name", "command", "cwd"]);
         assert!(api.message.starts_with("The agent has 3 problems. name: Give the agent a name."), "{}", api.message);

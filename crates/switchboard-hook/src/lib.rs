@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
+use switchboard_api::line::{SocketRequest, SocketResponse};
+use switchboard_api::{PermissionDecision, Reply};
 use switchboard_protocol::hook::{FORWARDED_ENV, HookEnvelope, MAX_EVENT_BYTES, SECRET_ENV};
 
 /// How long the socket may take, in all: the agent waits for its hook.
@@ -56,17 +58,17 @@ pub fn envelope(payload: Value, env: impl Fn(&str) -> Option<String>) -> HookEnv
 }
 
 /// One request line for the engine socket.
-pub fn request_line(envelope: &HookEnvelope) -> Vec<u8> {
-    let mut line = serde_json::to_vec(&serde_json::json!({"type": "hook", "envelope": envelope}))
-        .expect("an envelope always serializes");
+pub fn request_line(envelope: HookEnvelope) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&SocketRequest::Hook { envelope }).expect("an envelope always serializes");
     line.push(b'\n');
     line
 }
 
 /// Sends the line and waits (at most `wait`) for the engine's answer: its
-/// `ok` value once it took the event, none if it did not.
-pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Value> {
-    let attempt = || -> std::io::Result<Option<Value>> {
+/// reply once it took the event, none if it did not (or answered with an
+/// error, or with something that is not an answer).
+pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Reply> {
+    let attempt = || -> std::io::Result<Option<Reply>> {
         let stream = UnixStream::connect(socket)?;
         if !served_by_us(&stream) {
             // Another user's process in the engine's place: the event is
@@ -78,7 +80,10 @@ pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Value> {
         (&stream).write_all(line)?;
         let mut answer = String::new();
         BufReader::new(&stream).read_line(&mut answer)?;
-        Ok(serde_json::from_str::<Value>(&answer).ok().and_then(|v| v.get("ok").cloned()))
+        Ok(match serde_json::from_str::<SocketResponse>(&answer) {
+            Ok(SocketResponse::Ok(reply)) => Some(reply),
+            Ok(SocketResponse::Error(_)) | Err(_) => None,
+        })
     };
     attempt().ok().flatten()
 }
@@ -102,15 +107,11 @@ pub fn served_by_us(stream: &UnixStream) -> bool {
 /// What the hook prints for the agent: a permission decision the user made
 /// in the app, in Claude Code's hook output form. Nothing otherwise (the
 /// agent goes on, or asks in its own prompt).
-pub fn agent_output(answer: &Value) -> Option<String> {
-    if answer.get("type").and_then(Value::as_str) != Some("permission") {
-        return None;
-    }
-    let decision = answer.get("value").filter(|v| !v.is_null())?;
-    let allow = decision.get("allow").and_then(Value::as_bool)?;
-    let mut verdict = serde_json::json!({"behavior": if allow { "allow" } else { "deny" }});
-    if let Some(message) = decision.get("message").and_then(Value::as_str) {
-        verdict["message"] = Value::String(message.to_owned());
+pub fn agent_output(answer: &Reply) -> Option<String> {
+    let Reply::Permission(Some(PermissionDecision { allow, message })) = answer else { return None };
+    let mut verdict = serde_json::json!({"behavior": if *allow { "allow" } else { "deny" }});
+    if let Some(message) = message {
+        verdict["message"] = Value::String(message.clone());
     }
     Some(
         serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": verdict}})
@@ -205,7 +206,7 @@ pub fn run(
     }
     let envelope = envelope(event_payload(&bytes, args), &env);
     let asks = envelope.payload.get("hook_event_name").and_then(Value::as_str) == Some("PermissionRequest");
-    let line = request_line(&envelope);
+    let line = request_line(envelope);
     if let Some(socket) = env(SOCKET_ENV)
         && let Some(answer) = send(Path::new(&socket), &line, if asks { PERMISSION_DEADLINE } else { DEADLINE })
     {
@@ -248,9 +249,9 @@ mod tests {
 
     #[test]
     fn a_decision_from_the_app_becomes_claude_codes_hook_output() {
-        let allow = serde_json::json!({"type": "permission", "value": {"allow": true, "message": null}});
-        let deny = serde_json::json!({"type": "permission", "value": {"allow": false, "message": "not in prod"}});
-        let none = serde_json::json!({"type": "permission", "value": null});
+        let allow = Reply::Permission(Some(PermissionDecision { allow: true, message: None }));
+        let deny = Reply::Permission(Some(PermissionDecision { allow: false, message: Some("not in prod".into()) }));
+        let none = Reply::Permission(None);
         assert_eq!(
             agent_output(&allow).unwrap(),
             r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#
@@ -261,7 +262,7 @@ mod tests {
             serde_json::json!({"behavior": "deny", "message": "not in prod"})
         );
         assert_eq!(agent_output(&none), None, "no answer in time: the agent's prompt decides");
-        assert_eq!(agent_output(&serde_json::json!({"type": "unit"})), None);
+        assert_eq!(agent_output(&Reply::Unit), None);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use crate::capped::{MAX_NAME_BYTES, MAX_TEXT_FIELD_BYTES, capped};
@@ -29,7 +30,8 @@ pub const FORWARDED_ENV: [&str; 8] = [
 
 /// What the hook binary sends: the event as the agent gave it, where it
 /// came from, and when.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct HookEnvelope {
     /// The app session the agent runs in (`SWITCHBOARD_SESSION_ID`), if set.
     pub session_id: Option<String>,
@@ -42,7 +44,7 @@ pub struct HookEnvelope {
     /// The session's secret (`SWITCHBOARD_SESSION_SECRET`): without it the
     /// event is not taken for the session it names. Never logged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub secret: Option<String>,
 }
 
@@ -51,7 +53,8 @@ pub struct HookEnvelope {
 pub const SECRET_ENV: &str = "SWITCHBOARD_SESSION_SECRET";
 
 /// A teammate or background task in a Stop event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct BackgroundTask {
     pub id: String,
     #[serde(rename = "type")]
@@ -61,7 +64,8 @@ pub struct BackgroundTask {
 
 /// The events the app acts on, typed; anything else is `Unknown` (still
 /// logged).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum HookEvent {
     SessionStart,
@@ -250,7 +254,8 @@ fn tool_failure(payload: &Value) -> Option<String> {
 }
 
 /// What an agent is doing, as the sidebar and the tray show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum AgentStatus {
     /// At its prompt, waiting for the user or a task.

@@ -6,6 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 use uuid::Uuid;
 
@@ -19,8 +20,9 @@ pub struct IdError {
 macro_rules! uuid_id {
     ($(#[$doc:meta])* $name:ident, $what:literal) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, TS)]
-        #[ts(type = "string")]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(feature = "ts", derive(TS))]
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         pub struct $name(Uuid);
 
         impl $name {

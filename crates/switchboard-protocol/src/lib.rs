@@ -20,12 +20,14 @@ pub mod text;
 pub use ids::{IdError, LoopId, ProfileId, SessionId, SignalId, TaskId, new_secret};
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 /// What kind of CLI an agent profile runs. The kind decides how the engine
 /// connects to the agent later (hooks, readiness detection); a `Generic`
 /// agent is any command in a terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum AgentKind {
     Generic,
@@ -58,7 +60,8 @@ impl AgentKind {
 }
 
 /// Task priority: urgent tasks run before normal ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
     Urgent,
@@ -82,7 +85,8 @@ impl Priority {
 }
 
 /// Size of a pseudo-terminal in character cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct TermSize {
     pub rows: u16,
     pub cols: u16,

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use crate::signal::plain_text;
@@ -62,7 +63,8 @@ pub fn after_failed_start(in_a_row: u32, failed_at: i64) -> AfterFailedStart {
 }
 
 /// How a loop runs and when it ends.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct LoopSettings {
     /// What the loop works toward (written into its anchor).
     pub goal: String,
@@ -93,7 +95,8 @@ impl LoopSettings {
 }
 
 /// Why a loop is complete.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "by", rename_all = "snake_case")]
 pub enum Completion {
     /// The stop word is in `progress.md`.
@@ -105,7 +108,8 @@ pub enum Completion {
 }
 
 /// The judge's verdict after an iteration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
     Complete {

@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use crate::capped::{MAX_LIST_ITEMS, MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped, capped_list};
@@ -46,7 +47,8 @@ pub use yaml::MAX_EXPANDED_BYTES;
 /// Longest block body kept; a longer one is malformed.
 pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SignalKind {
     Clarification,
@@ -79,7 +81,8 @@ impl SignalKind {
 }
 
 /// Whether delegated work can run beside the requester's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Independence {
     CanProceedParallel,
@@ -89,7 +92,8 @@ pub enum Independence {
 }
 
 /// The fields of each kind of signal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SignalBody {
     Clarification {
@@ -130,7 +134,8 @@ impl SignalBody {
 }
 
 /// A well-formed signal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Signal {
     pub agent_id: Option<String>,
     pub timestamp: Option<String>,
@@ -143,7 +148,8 @@ pub struct Signal {
 }
 
 /// What the scanner found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ScanEvent {
     Signal {
@@ -635,7 +641,8 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
 pub const SHARED_FINDINGS_FILE: &str = "SHARED_FINDINGS.jsonl";
 
 /// A line of the findings file that is not a JSON value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct MalformedLine {
     /// 1-based.
     pub line: u32,

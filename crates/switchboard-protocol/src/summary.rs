@@ -11,13 +11,15 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use crate::TaskId;
 use crate::capped::{MAX_LIST_ITEMS, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped, capped_list};
 
 /// How the agent says the task went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SummaryStatus {
     Completed,
@@ -26,13 +28,15 @@ pub enum SummaryStatus {
 }
 
 /// Test counts, where the summary states them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct TestCounts {
     pub passed: Option<u32>,
     pub failed: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Summary {
     pub objective: String,
     pub accomplishments: Vec<String>,

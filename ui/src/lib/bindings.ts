@@ -1,4 +1,4 @@
-// Generated from the Rust types in switchboard-core and switchboard-protocol.
+// Generated from the Rust types in switchboard-api and switchboard-protocol.
 // Do not edit: run `SWITCHBOARD_BLESS=1 cargo test -p switchboard-core bindings` instead.
 
 export type ProfileId = string;
@@ -1116,7 +1116,7 @@ used_percent: number,
 resets_at: number | null, 
 /**
  * How it stands against the user's warning (worked out by the engine
- * as it tells the usage: `crate::limits::level_of`).
+ * as it tells the usage: the engine's `limits::level_of`).
  */
 level: UsageLevel, };
 

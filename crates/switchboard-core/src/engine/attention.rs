@@ -17,12 +17,12 @@ use tokio::time::{Duration, Instant};
 
 use super::context::Ctx;
 use super::flows::{Plain, last_session, plain};
-use crate::api::{
+use crate::attention::{FAILURES, Facts, Wait, attention};
+use crate::error::EngineError;
+use switchboard_api::{
     AgentAttention, Attention, EngineEvent, LoopState, Millis, PermissionRequest, SessionState, SignalState, TaskInfo,
     Viewing,
 };
-use crate::attention::{FAILURES, Facts, Wait, attention};
-use crate::error::EngineError;
 
 /// The most failures not seen yet an agent's attention reads (it counts up
 /// to this many).
@@ -132,7 +132,7 @@ fn gather(
                 .iter()
                 .filter(|p| cx.sessions.get(&p.session_id).is_some_and(|e| &e.info.profile_id == id))
                 .map(|p| Wait {
-                    need: crate::api::Need::Permission { tool: p.tool_name.clone() },
+                    need: switchboard_api::Need::Permission { tool: p.tool_name.clone() },
                     since: p.asked_at,
                     task_id: task.map(|t| t.id.clone()),
                     signal_id: None,
@@ -143,10 +143,10 @@ fn gather(
         let last = if session.is_none() { last_session(cx, id) } else { None };
         let ended = last.map(|entry| match &entry.info.state {
             SessionState::Exited { exit_code, signal, .. } => {
-                crate::api::Ending::Exited { code: *exit_code, signal: signal.clone() }
+                switchboard_api::Ending::Exited { code: *exit_code, signal: signal.clone() }
             }
-            SessionState::Interrupted { .. } => crate::api::Ending::Interrupted,
-            SessionState::Killed { .. } | SessionState::Running { .. } => crate::api::Ending::Stopped,
+            SessionState::Interrupted { .. } => switchboard_api::Ending::Interrupted,
+            SessionState::Killed { .. } | SessionState::Running { .. } => switchboard_api::Ending::Stopped,
         });
         let failed_in_last_session = match last {
             Some(entry) => cx.store.count_ended_in(&entry.info.id, &FAILURES)?,
@@ -199,7 +199,7 @@ fn gather(
                     asks_user: limit.record.asks_user,
                 }),
             account_problem: task.and_then(|task| match cx.task_waits.get(&task.id) {
-                Some(crate::api::WaitingFor::Account { why }) => {
+                Some(switchboard_api::WaitingFor::Account { why }) => {
                     Some((why.clone(), task.started_at().unwrap_or_default()))
                 }
                 _ => None,

@@ -3,8 +3,8 @@
 //! wrapped in the [`Reply`] of its kind.
 
 use super::state::EngineState;
-use crate::api::{Command, IntoReply, Reply};
 use crate::error::Responder;
+use switchboard_api::{Command, IntoReply, Reply};
 
 macro_rules! dispatch {
     (@call now $engine:ident $reply:ident $out:ty, $method:ident ($($arg:ident),*)) => {
@@ -27,4 +27,4 @@ macro_rules! dispatch {
     };
 }
 
-crate::api::engine_commands!(dispatch);
+switchboard_api::engine_commands!(dispatch);

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 
 use super::sessions::Sessions;
-use crate::api::{EngineEvent, LogKind, Millis, Profile, SessionInfo, TaskInfo, WaitingFor};
 use crate::error::EngineError;
 use crate::sink::{EventSink, LogAbout, log};
 use crate::store::{Store, StoreError};
+use switchboard_api::{EngineEvent, LogKind, Millis, Profile, SessionInfo, TaskInfo, WaitingFor};
 
 pub(crate) struct Ctx {
     pub store: Store,
@@ -59,11 +59,11 @@ pub(crate) enum Follow {
     /// The agent's turn ended (its Stop hook), with its last message.
     TurnEnded { session: SessionId, last_message: Option<String> },
     /// A loop iteration ended: for its loop's judge.
-    IterationEnded { iteration: crate::api::LoopIteration, stop_reason: String },
+    IterationEnded { iteration: switchboard_api::LoopIteration, stop_reason: String },
     /// A loop iteration's agent ended before its prompt was typed, or could
     /// not be started (`exit`, in words; `said`, what it printed last): for
     /// its loop to retry.
-    IterationFailedToStart { iteration: crate::api::LoopIteration, task: TaskId, exit: String, said: String },
+    IterationFailedToStart { iteration: switchboard_api::LoopIteration, task: TaskId, exit: String, said: String },
     /// A task started in the worktree of `owner` (a task or loop): for the
     /// worktree desk.
     WorktreeInUse { owner: String },

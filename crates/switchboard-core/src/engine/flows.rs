@@ -12,15 +12,15 @@ use switchboard_protocol::hook::{AgentStatus, Shown, shown_status};
 use super::context::Ctx;
 use super::sessions::SessionEntry;
 use super::status;
-use crate::api::{
-    Attention, FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper,
-    OverviewLink, QueueStatus, TaskInfo,
-};
 use crate::config::EXPORTS_DIR;
 use crate::error::EngineError;
 use crate::flows::diagrams::silence;
 use crate::flows::{MAX_FOLDED_EVENTS, fold};
 use crate::workspace::Workspace;
+use switchboard_api::{
+    Attention, FlowEvents, FlowTarget, FlowView, LinkKind, Millis, Overview, OverviewAgent, OverviewHelper,
+    OverviewLink, QueueStatus, TaskInfo,
+};
 
 /// The most events an event panel asks for at once.
 pub const MAX_LISTED_EVENTS: u32 = 5_000;
@@ -89,7 +89,7 @@ pub(crate) fn export(cx: &Ctx, data_dir: &Path, target: FlowTarget) -> Result<St
     // link, like every file an agent could put something in the way of.
     let folder = Workspace::open_private(data_dir).map_err(failed)?;
     folder.create_folder(EXPORTS_DIR).map_err(failed)?;
-    let at = crate::api::now();
+    let at = switchboard_api::now();
     let file = (0..)
         .map(|n| if n == 0 { format!("{name}-events-{at}.jsonl") } else { format!("{name}-events-{at}-{n}.jsonl") })
         .find(|file| !folder.exists(&format!("{EXPORTS_DIR}/{file}")))
@@ -291,8 +291,8 @@ fn since(facts: Since) -> Option<Millis> {
     }
 }
 
-fn ended_at(state: &crate::api::SessionState) -> Option<Millis> {
-    use crate::api::SessionState::*;
+fn ended_at(state: &switchboard_api::SessionState) -> Option<Millis> {
+    use switchboard_api::SessionState::*;
     match state {
         Running { .. } => None,
         Exited { ended_at, .. } | Killed { ended_at, .. } | Interrupted { ended_at } => Some(*ended_at),

@@ -8,10 +8,10 @@ use switchboard_protocol::SessionId;
 use tokio::sync::{mpsc, oneshot};
 
 use super::state::{Call, EngineState, Request};
-use crate::api::{Command, Reply};
 use crate::error::{EngineError, Responder};
 use crate::session::{OutputSink, SubscriptionId};
 use crate::sink::EventFeed;
+use switchboard_api::{Command, Reply};
 
 /// A cloneable handle on the running engine. When the last handle is dropped
 /// the engine stops every agent and ends.
@@ -149,7 +149,7 @@ macro_rules! handle_methods {
     };
 }
 
-crate::api::engine_commands!(handle_methods);
+switchboard_api::engine_commands!(handle_methods);
 
 /// Sends a wire command on the engine's request channel and awaits the reply.
 pub(crate) async fn send_command(requests: &mpsc::Sender<Request>, command: Command) -> Result<Reply, EngineError> {

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use switchboard_protocol::{LoopId, SessionId};
 
 use super::context::Ctx;
-use crate::api::{Isolation, LogKind, Profile, TaskInfo, now};
 use crate::error::EngineError;
 use crate::sink::LogAbout;
 use crate::worktree::{self, Kept, Setup, WorktreeRecord};
+use switchboard_api::{Isolation, LogKind, Profile, TaskInfo, now};
 
 /// Where worktrees are made, under the app's data folder.
 pub(crate) const WORKTREES_DIR: &str = "worktrees";

@@ -32,7 +32,6 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::api::now;
 use crate::config::EngineConfig;
 pub use crate::config::{SPOOL_FILE, spool_path};
 use crate::demo;
@@ -46,6 +45,7 @@ pub use handle::EngineHandle;
 pub use sessions::RETAINED_ENDED_SESSIONS;
 pub use signals::{MAX_LISTED_HANDLED_SIGNALS, MAX_PENDING_SIGNALS, SKIPPED_ITEMS_FILE, allowed_actions};
 pub use state::MAX_LISTED_SESSIONS;
+use switchboard_api::now;
 pub use tasks::MAX_LISTED_FINISHED_TASKS;
 pub use tasks::rules::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES};
 
@@ -174,16 +174,16 @@ impl WeakEngine {
 }
 
 impl RequestHandler for WeakEngine {
-    async fn welcome(&self) -> crate::wire::HelloAck {
+    async fn welcome(&self) -> switchboard_api::wire::HelloAck {
         let running = match self.engine() {
             Ok(engine) => engine.list_sessions().await.unwrap_or_default(),
             Err(_) => Vec::new(),
         };
-        crate::wire::HelloAck {
-            protocol: crate::wire::PROTOCOL,
+        switchboard_api::wire::HelloAck {
+            protocol: switchboard_api::wire::PROTOCOL,
             engine_version: env!("CARGO_PKG_VERSION").to_owned(),
-            build_id: crate::wire::build_id(),
-            capabilities: crate::wire::CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
+            build_id: switchboard_api::wire::build_id(),
+            capabilities: switchboard_api::wire::CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
             instance_id: self.feed.instance_id.clone(),
             pid: std::process::id(),
             started_at: self.feed.started_at,
@@ -219,7 +219,11 @@ impl RequestHandler for WeakEngine {
         }
     }
 
-    async fn handle(&self, request: SocketRequest, caller: server::Caller) -> Result<crate::api::Reply, EngineError> {
+    async fn handle(
+        &self,
+        request: SocketRequest,
+        caller: server::Caller,
+    ) -> Result<switchboard_api::Reply, EngineError> {
         let sender = self.requests.upgrade().ok_or(EngineError::EngineStopped)?;
         let command = request.into_command();
         if matches!(caller, server::Caller::Agent { .. }) && !command.for_agents() {

@@ -12,13 +12,13 @@ use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TermSize};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::api::{AgentStatusInfo, EngineEvent, LogKind, Millis, Profile, SessionInfo, SessionState, now};
 use crate::config::{EngineConfig, spool_path};
 use crate::error::{EngineError, Responder};
 use crate::session::{self, Control, SessionEnd, SessionHandle, SessionScan, SpawnSpec, Spawned, process};
 use crate::sink::{EventSink, LogAbout, log};
 use crate::store::Store;
 use crate::validate::resolve_command;
+use switchboard_api::{AgentStatusInfo, EngineEvent, LogKind, Millis, Profile, SessionInfo, SessionState, now};
 
 /// Ended sessions whose terminal (replay and screen) stays viewable. Older
 /// ones are dropped with their entry; their records stay in the store.
@@ -613,7 +613,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let profile = Profile {
             id: ProfileId::new(),
-            spec: crate::api::ProfileSpec {
+            spec: switchboard_api::ProfileSpec {
                 name: "gone".into(),
                 command: "sh".into(),
                 cwd: dir.path().display().to_string(),

@@ -16,11 +16,6 @@ use super::sessions::{EndWaiter, invalid_size};
 use super::signals::SignalDesk;
 use super::status;
 use super::tasks::{BeforeRestart, TaskDesk, TaskNote};
-use crate::api::{
-    AgentPreset, AgentStatusInfo, Command, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile,
-    ProfileProblem, ProfileSpec, QueueStatus, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo,
-    SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec, now,
-};
 use crate::config::EngineConfig;
 use crate::error::{EngineError, Responder};
 use crate::instance::InstanceLock;
@@ -28,6 +23,11 @@ use crate::server::SocketServer;
 use crate::session::{Control, OutputSink, SessionEnd, SessionScan, SubscriptionId};
 use crate::tasks::watch::WatchEvent;
 use crate::validate::{self, validate_settings};
+use switchboard_api::{
+    AgentPreset, AgentStatusInfo, Command, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile,
+    ProfileProblem, ProfileSpec, QueueStatus, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo,
+    SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec, now,
+};
 
 /// How often stale agent statuses are looked for.
 const RECONCILE_INTERVAL: Duration = Duration::from_secs(15);
@@ -249,7 +249,7 @@ impl EngineState {
 
     /// Read away from the engine's task: a folder on a slow or hung disk
     /// holds nothing else up.
-    pub(super) fn list_folder(&mut self, path: String, reply: Responder<crate::api::FolderListing>) {
+    pub(super) fn list_folder(&mut self, path: String, reply: Responder<switchboard_api::FolderListing>) {
         let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
         tokio::task::spawn_blocking(move || {
             reply.send(
@@ -259,7 +259,7 @@ impl EngineState {
         });
     }
 
-    pub(super) fn folder_repository(&mut self, folder: String, reply: Responder<crate::api::FolderRepository>) {
+    pub(super) fn folder_repository(&mut self, folder: String, reply: Responder<switchboard_api::FolderRepository>) {
         self.worktrees.folder_repository(&self.cx, &folder, reply)
     }
 
@@ -271,19 +271,19 @@ impl EngineState {
         self.worktrees.set_repository_setup(&self.cx, &repository, setup_command.as_deref())
     }
 
-    pub(super) fn list_worktrees(&mut self, reply: Responder<Vec<crate::api::WorktreeInfo>>) {
+    pub(super) fn list_worktrees(&mut self, reply: Responder<Vec<switchboard_api::WorktreeInfo>>) {
         self.worktrees.list(&self.cx, reply)
     }
 
-    pub(super) fn worktree_diff(&mut self, worktree: String, reply: Responder<crate::api::WorktreeDiff>) {
+    pub(super) fn worktree_diff(&mut self, worktree: String, reply: Responder<switchboard_api::WorktreeDiff>) {
         self.worktrees.diff(&self.cx, &worktree, reply)
     }
 
-    pub(super) fn commit_worktree(&mut self, worktree: String, reply: Responder<crate::api::CommitOutcome>) {
+    pub(super) fn commit_worktree(&mut self, worktree: String, reply: Responder<switchboard_api::CommitOutcome>) {
         self.worktrees.commit(&self.cx, &worktree, reply)
     }
 
-    pub(super) fn merge_worktree(&mut self, worktree: String, reply: Responder<crate::api::MergeOutcome>) {
+    pub(super) fn merge_worktree(&mut self, worktree: String, reply: Responder<switchboard_api::MergeOutcome>) {
         self.worktrees.merge(&mut self.cx, &worktree, reply)
     }
 
@@ -291,12 +291,12 @@ impl EngineState {
         &mut self,
         worktree: String,
         force: bool,
-        reply: Responder<crate::api::DiscardOutcome>,
+        reply: Responder<switchboard_api::DiscardOutcome>,
     ) {
         self.worktrees.discard(&mut self.cx, &worktree, force, reply)
     }
 
-    pub(super) fn rebase_worktree(&mut self, worktree: String, reply: Responder<crate::api::RebaseOutcome>) {
+    pub(super) fn rebase_worktree(&mut self, worktree: String, reply: Responder<switchboard_api::RebaseOutcome>) {
         self.worktrees.rebase(&self.cx, &worktree, reply)
     }
 
@@ -305,7 +305,7 @@ impl EngineState {
     pub(super) fn review_worktree(
         &mut self,
         worktree: String,
-        comments: Vec<crate::api::ReviewComment>,
+        comments: Vec<switchboard_api::ReviewComment>,
     ) -> Result<Submitted, EngineError> {
         let (record, title, prompt) = self.worktrees.review(&self.cx, &worktree, &comments)?;
         let spec =
@@ -364,7 +364,7 @@ impl EngineState {
     /// Runs each CLI's `--version` on a blocking thread (it may take up to
     /// `detect::VERSION_TIMEOUT`), never in the engine's loop. A relative
     /// `PATH` entry is taken from the data directory.
-    pub(super) fn detected_agents(&mut self, reply: Responder<Vec<crate::api::DetectedAgent>>) {
+    pub(super) fn detected_agents(&mut self, reply: Responder<Vec<switchboard_api::DetectedAgent>>) {
         let path_env = self.path_env.clone();
         let from = self.config.data_dir.clone();
         // Detached: the reply is its only result, and a dropped reply answers `Unanswered`.
@@ -661,7 +661,7 @@ impl EngineState {
         Ok(file.to_string_lossy().into_owned())
     }
 
-    pub(super) fn rerun_task(&mut self, task_id: TaskId) -> Result<crate::api::Submitted, EngineError> {
+    pub(super) fn rerun_task(&mut self, task_id: TaskId) -> Result<switchboard_api::Submitted, EngineError> {
         self.tasks.rerun(&mut self.cx, &task_id)
     }
 
@@ -682,9 +682,9 @@ impl EngineState {
         self.tasks.queues(&self.cx)
     }
 
-    pub(super) fn storage_status(&self) -> Result<crate::api::StorageStatus, EngineError> {
+    pub(super) fn storage_status(&self) -> Result<switchboard_api::StorageStatus, EngineError> {
         let spool = crate::config::spool_path(&self.config.data_dir);
-        Ok(crate::api::StorageStatus {
+        Ok(switchboard_api::StorageStatus {
             data_dir: self.config.data_dir.display().to_string(),
             problem: self.cx.store.problem(),
             hook_events_set_aside: self.hooks.set_aside() as u32,
@@ -692,12 +692,15 @@ impl EngineState {
         })
     }
 
-    pub(super) fn get_settings(&self) -> Result<crate::api::Settings, EngineError> {
+    pub(super) fn get_settings(&self) -> Result<switchboard_api::Settings, EngineError> {
         Ok(self.cx.store.settings()?)
     }
 
     /// Checks and keeps the settings, then tells the window and the shell.
-    pub(super) fn set_settings(&mut self, settings: crate::api::Settings) -> Result<crate::api::Settings, EngineError> {
+    pub(super) fn set_settings(
+        &mut self,
+        settings: switchboard_api::Settings,
+    ) -> Result<switchboard_api::Settings, EngineError> {
         let settings = validate_settings(&settings)?;
         let warned_at = self.cx.store.settings().unwrap_or_default().usage_warn_percent;
         self.cx.store.save_settings(&settings, now())?;
@@ -716,7 +719,7 @@ impl EngineState {
         }
     }
 
-    fn refresh_attention(&mut self) -> Result<Vec<crate::api::AgentAttention>, EngineError> {
+    fn refresh_attention(&mut self) -> Result<Vec<switchboard_api::AgentAttention>, EngineError> {
         self.cx.settled();
         let permissions = self.hooks.list_permission_requests();
         self.attention.refresh(&self.cx, &permissions, now()).inspect_err(|error| {
@@ -724,15 +727,15 @@ impl EngineState {
         })
     }
 
-    pub(super) fn list_attention(&mut self) -> Result<Vec<crate::api::AgentAttention>, EngineError> {
+    pub(super) fn list_attention(&mut self) -> Result<Vec<switchboard_api::AgentAttention>, EngineError> {
         self.refresh_attention()
     }
 
-    pub(super) fn list_limits(&mut self) -> Result<Vec<crate::api::AccountLimit>, EngineError> {
+    pub(super) fn list_limits(&mut self) -> Result<Vec<switchboard_api::AccountLimit>, EngineError> {
         Ok(self.tasks.limits(&self.cx))
     }
 
-    pub(super) fn list_usage(&mut self) -> Result<Vec<crate::api::AccountUsage>, EngineError> {
+    pub(super) fn list_usage(&mut self) -> Result<Vec<switchboard_api::AccountUsage>, EngineError> {
         Ok(self.tasks.usage(&self.cx))
     }
 
@@ -740,7 +743,7 @@ impl EngineState {
         self.tasks.resume_agent(&mut self.cx, &profile_id)
     }
 
-    pub(super) fn set_viewing(&mut self, viewing: crate::api::Viewing) -> Result<(), EngineError> {
+    pub(super) fn set_viewing(&mut self, viewing: switchboard_api::Viewing) -> Result<(), EngineError> {
         self.attention.set_viewing(viewing, now());
         self.refresh_attention().map(drop)
     }
@@ -785,15 +788,18 @@ impl EngineState {
         &mut self,
         profile_id: ProfileId,
         settings: switchboard_protocol::loops::LoopSettings,
-    ) -> Result<crate::api::LoopInfo, EngineError> {
+    ) -> Result<switchboard_api::LoopInfo, EngineError> {
         self.tasks.start_loop(&mut self.cx, &profile_id, settings)
     }
 
-    pub(super) fn list_loops(&self) -> Result<Vec<crate::api::LoopInfo>, EngineError> {
+    pub(super) fn list_loops(&self) -> Result<Vec<switchboard_api::LoopInfo>, EngineError> {
         self.tasks.list_loops(&self.cx)
     }
 
-    pub(super) fn get_loop(&self, loop_id: switchboard_protocol::LoopId) -> Result<crate::api::LoopInfo, EngineError> {
+    pub(super) fn get_loop(
+        &self,
+        loop_id: switchboard_protocol::LoopId,
+    ) -> Result<switchboard_api::LoopInfo, EngineError> {
         self.tasks.get_loop(&self.cx, &loop_id)
     }
 
@@ -802,41 +808,41 @@ impl EngineState {
         loop_id: switchboard_protocol::LoopId,
         before: u32,
         limit: u32,
-    ) -> Result<Vec<crate::api::Iteration>, EngineError> {
+    ) -> Result<Vec<switchboard_api::Iteration>, EngineError> {
         self.tasks.loop_iterations(&self.cx, &loop_id, before, limit)
     }
 
     pub(super) fn cancel_loop(
         &mut self,
         loop_id: switchboard_protocol::LoopId,
-    ) -> Result<crate::api::LoopInfo, EngineError> {
+    ) -> Result<switchboard_api::LoopInfo, EngineError> {
         self.tasks.cancel_loop(&mut self.cx, &loop_id)
     }
 
     pub(super) fn resume_loop(
         &mut self,
         loop_id: switchboard_protocol::LoopId,
-    ) -> Result<crate::api::LoopInfo, EngineError> {
+    ) -> Result<switchboard_api::LoopInfo, EngineError> {
         self.tasks.resume_loop(&mut self.cx, &loop_id)
     }
 
     pub(super) fn loop_files(
         &self,
         loop_id: switchboard_protocol::LoopId,
-    ) -> Result<crate::api::LoopFiles, EngineError> {
+    ) -> Result<switchboard_api::LoopFiles, EngineError> {
         self.tasks.loop_files(&self.cx, &loop_id)
     }
 
     pub(super) fn save_loop_file(
         &mut self,
         loop_id: switchboard_protocol::LoopId,
-        file: crate::api::LoopFile,
+        file: switchboard_api::LoopFile,
         text: String,
-    ) -> Result<crate::api::LoopFiles, EngineError> {
+    ) -> Result<switchboard_api::LoopFiles, EngineError> {
         self.tasks.save_loop_file(&self.cx, &loop_id, file, &text)
     }
 
-    pub(super) fn list_delegations(&self) -> Result<Vec<crate::api::Delegation>, EngineError> {
+    pub(super) fn list_delegations(&self) -> Result<Vec<switchboard_api::Delegation>, EngineError> {
         super::signals::list_delegations(&self.cx)
     }
 
@@ -844,7 +850,7 @@ impl EngineState {
         &mut self,
         session_id: SessionId,
         keep: bool,
-    ) -> Result<crate::api::Delegation, EngineError> {
+    ) -> Result<switchboard_api::Delegation, EngineError> {
         super::signals::keep_delegate(&mut self.cx, &session_id, keep)
     }
 
@@ -869,28 +875,28 @@ impl EngineState {
 
     // ---- flows ----
 
-    pub(super) fn flow_diagrams(&self) -> Result<Vec<crate::api::Diagram>, EngineError> {
+    pub(super) fn flow_diagrams(&self) -> Result<Vec<switchboard_api::Diagram>, EngineError> {
         Ok(crate::flows::diagrams::all().to_vec())
     }
 
     pub(super) fn flow_view(
         &self,
-        target: crate::api::FlowTarget,
+        target: switchboard_api::FlowTarget,
         until_seq: Option<i64>,
-    ) -> Result<crate::api::FlowView, EngineError> {
+    ) -> Result<switchboard_api::FlowView, EngineError> {
         super::flows::view(&self.cx, target, until_seq)
     }
 
     pub(super) fn flow_events(
         &self,
-        target: crate::api::FlowTarget,
-        since_at: Option<crate::api::Millis>,
+        target: switchboard_api::FlowTarget,
+        since_at: Option<switchboard_api::Millis>,
         limit: u32,
-    ) -> Result<crate::api::FlowEvents, EngineError> {
+    ) -> Result<switchboard_api::FlowEvents, EngineError> {
         super::flows::events(&self.cx, target, since_at, limit)
     }
 
-    pub(super) fn export_flow_events(&self, target: crate::api::FlowTarget) -> Result<String, EngineError> {
+    pub(super) fn export_flow_events(&self, target: switchboard_api::FlowTarget) -> Result<String, EngineError> {
         super::flows::export(&self.cx, &self.config.data_dir, target)
     }
 
@@ -909,7 +915,7 @@ impl EngineState {
         Ok(crate::search::newest(found))
     }
 
-    pub(super) fn flow_overview(&mut self) -> Result<crate::api::Overview, EngineError> {
+    pub(super) fn flow_overview(&mut self) -> Result<switchboard_api::Overview, EngineError> {
         self.refresh_attention()?;
         super::flows::overview(&self.cx, self.tasks.queues(&self.cx)?, self.attention.shown())
     }

@@ -10,8 +10,8 @@ use switchboard_protocol::{SessionId, SignalId};
 
 use super::context::{Ctx, Follow};
 use super::sessions::{SessionEntry, Sessions};
-use crate::api::{AgentStatusInfo, EngineEvent, Millis, TeamInfo, now};
 use crate::session::Control;
+use switchboard_api::{AgentStatusInfo, EngineEvent, Millis, TeamInfo, now};
 
 /// The status shown for a session whose hooks have reported.
 pub(crate) fn shown(entry: &SessionEntry) -> Option<AgentStatusInfo> {

@@ -11,11 +11,11 @@ use tokio::sync::mpsc;
 
 use super::context::Ctx;
 use super::sessions::{Launch, Sessions};
-use crate::api::{EngineEvent, Profile, ProfileSpec, SessionInfo, SessionState};
 use crate::config::EngineConfig;
 use crate::error::EngineError;
 use crate::session::{Control, SessionEnd, SpawnSpec, Spawned};
 use crate::store::Store;
+use switchboard_api::{EngineEvent, Profile, ProfileSpec, SessionInfo, SessionState};
 
 type Inboxes = Arc<Mutex<HashMap<SessionId, mpsc::UnboundedReceiver<Control>>>>;
 

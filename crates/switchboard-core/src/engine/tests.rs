@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{Engine, EngineHandle};
-use crate::api::{EngineEvent, ProfileSpec, Settings, StorageProblem};
 use crate::config::EngineConfig;
+use switchboard_api::{EngineEvent, ProfileSpec, Settings, StorageProblem};
 
 /// How long a test waits for what the engine should do before failing.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -69,7 +69,7 @@ async fn a_full_disk_stays_shown_while_small_writes_go_through_until_there_is_ro
 
     // A write that needs room fails: the window is told the disk is full.
     let refused = t.engine.create_profile(spec("big", 64 * 1024)).await.unwrap_err();
-    assert_eq!(refused.code(), crate::api::ErrorCode::DiskFull, "{refused}");
+    assert_eq!(refused.code(), switchboard_api::ErrorCode::DiskFull, "{refused}");
     t.wait_until("the window is told", async |t| !t.storage_told().is_empty()).await;
     assert_eq!(t.storage_told(), [Some(StorageProblem::Full)]);
 

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use switchboard_protocol::AgentKind;
 
-use crate::api::{Diagram, DiagramId, DiagramSilence, FlowEdge, FlowNode, NodeShape};
+use switchboard_api::{Diagram, DiagramId, DiagramSilence, FlowEdge, FlowNode, NodeShape};
 
 /// Every diagram, in [`DiagramId::ALL`] order.
 pub fn all() -> &'static [Diagram] {

@@ -9,7 +9,7 @@ use switchboard_protocol::team::{Emit, TurnEnd, gate, turn_end};
 use switchboard_protocol::{SessionId, SignalId};
 
 use super::{Facts, Move, World};
-use crate::api::{DelegationState, DiagramId, LogEntry, LogKind, LoopStep, SignalResponse, TaskState};
+use switchboard_api::{DelegationState, DiagramId, LogEntry, LogKind, LoopStep, SignalResponse, TaskState};
 
 pub(crate) trait Machine {
     fn step(&mut self, entry: &LogEntry, facts: &Facts, world: &World) -> Vec<Move>;

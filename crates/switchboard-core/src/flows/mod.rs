@@ -26,9 +26,9 @@ use switchboard_protocol::signal::SignalKind;
 use switchboard_protocol::team::{TeamEvent, TeamState, team_event};
 use switchboard_protocol::{SessionId, SignalId, TaskId};
 
-use crate::api::{
-    DelegationState, Diagram, DiagramId, DiagramState, EdgeCount, EngineEvent, FollowedLog, GateInputs, LogEntry,
-    LogKind, LoopStep, MAX_NODE_EVENTS, MAX_PATH_STEPS, NodeEvents, PathStep, SignalResponse, TaskState,
+use switchboard_api::{
+    DelegationState, Diagram, DiagramId, DiagramState, EdgeCount, GateInputs, LogEntry, LogKind, LoopStep,
+    MAX_NODE_EVENTS, MAX_PATH_STEPS, NodeEvents, PathStep, SignalResponse, TaskState,
 };
 
 /// The most events one fold reads: a target with more is folded from the
@@ -51,18 +51,6 @@ pub fn fold(entries: &[LogEntry]) -> Vec<DiagramState> {
         }
     }
     tracks.into_iter().map(|(track, _)| track.finish(&world)).collect()
-}
-
-/// Whether the window is sent `event`: every event but the log's entries,
-/// which only while a view follows them (`followed`) and only those about
-/// its agent or no agent in particular.
-pub fn forwarded(followed: Option<&FollowedLog>, event: &EngineEvent) -> bool {
-    let EngineEvent::Logged { profile_id, .. } = event else { return true };
-    match (followed, profile_id) {
-        (None, _) => false,
-        (Some(FollowedLog::Everything), _) | (Some(FollowedLog::Agent { .. }), None) => true,
-        (Some(FollowedLog::Agent { profile_id: followed }), Some(about)) => followed == about,
-    }
 }
 
 /// What one event changed in the target's picture.

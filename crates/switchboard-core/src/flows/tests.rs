@@ -10,7 +10,9 @@ use switchboard_protocol::signal::SignalKind;
 use switchboard_protocol::{LoopId, Priority, ProfileId, SessionId, SignalId, TaskId};
 
 use super::fold;
-use crate::api::{DelegationState, DiagramId, DiagramState, LogEntry, LogKind, LoopStep, SignalResponse, TaskState};
+use switchboard_api::{
+    DelegationState, DiagramId, DiagramState, LogEntry, LogKind, LoopStep, SignalResponse, TaskState,
+};
 
 /// A log being written: entries of one session and its current task.
 struct Log {
@@ -445,32 +447,9 @@ fn a_long_log_keeps_bounded_paths_and_event_lists() {
         log.typed().ended(TaskState::Completed);
     }
     for state in fold(&log.entries) {
-        assert!(state.path.len() <= crate::api::MAX_PATH_STEPS);
-        assert!(state.lit_by.iter().all(|n| n.seqs.len() <= crate::api::MAX_NODE_EVENTS));
+        assert!(state.path.len() <= switchboard_api::MAX_PATH_STEPS);
+        assert!(state.lit_by.iter().all(|n| n.seqs.len() <= switchboard_api::MAX_NODE_EVENTS));
     }
     let queue = log.state(DiagramId::TaskQueue);
     assert_eq!(edge_count(&queue, "more", "idle"), 2_000);
-}
-
-#[test]
-fn the_window_gets_log_entries_only_while_a_view_follows_them() {
-    use crate::api::{EngineEvent, FollowedLog};
-    let (mine, other) = (ProfileId::new(), ProfileId::new());
-    let entry = |profile: Option<&ProfileId>| EngineEvent::Logged {
-        entry: LogEntry { seq: 1, at: 1, session_id: None, task_id: None, kind: LogKind::TaskStarted },
-        profile_id: profile.cloned(),
-    };
-    let agent = FollowedLog::Agent { profile_id: mine.clone() };
-    let cases = [
-        (None, entry(Some(&mine)), false),
-        (Some(&agent), entry(Some(&mine)), true),
-        (Some(&agent), entry(Some(&other)), false),
-        (Some(&agent), entry(None), true),
-        (Some(&FollowedLog::Everything), entry(Some(&other)), true),
-        // Every other event always goes.
-        (None, EngineEvent::ProfileDeleted { profile_id: other.clone() }, true),
-    ];
-    for (followed, event, sent) in cases {
-        assert_eq!(super::forwarded(followed, &event), sent, "{followed:?} {event:?}");
-    }
 }

@@ -1,4 +1,4 @@
-//! One framed connection (`crate::wire`): the hello, then requests served
+//! One framed connection (`switchboard_api::wire`): the hello, then requests served
 //! each in a task of its own, events and terminal output pushed.
 //!
 //! Two queues feed the socket: answers go ahead of everything else, and
@@ -27,12 +27,12 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
 use tokio::task::JoinSet;
 
 use super::{Caller, RequestHandler, ServerStats, SocketRequest};
-use crate::api::{ApiError, EngineEvent, ErrorCode, Reply};
 use crate::session::{OutputSink, SubscriptionId};
-use crate::wire::{
+use switchboard_api::wire::{
     Answer, ClientFrame, ClientKind, ClientRequest, Frame, FrameError, Hello, MAX_FRAME_BYTES, MAX_HELLO_BYTES,
     MESSAGE, PROTOCOL, ServerFrame, ServerHello, StreamEnd, read_frame, read_frame_within, write_frame,
 };
+use switchboard_api::{ApiError, EngineEvent, ErrorCode, Reply};
 
 /// Events waiting for one client beyond which further ones are dropped (and counted).
 pub const EVENT_BUDGET: usize = 16 * 1024 * 1024;
@@ -220,7 +220,7 @@ pub(super) async fn serve<H: RequestHandler>(
         match request {
             // A window's flow control holds the agent back for its own views of
             // the session only: another window's resume does not undo it.
-            ClientRequest::Command { command: crate::api::Command::SetOutputPaused { session_id, paused } }
+            ClientRequest::Command { command: switchboard_api::Command::SetOutputPaused { session_id, paused } }
                 if streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) =>
             {
                 let views: Vec<SubscriptionId> = streams

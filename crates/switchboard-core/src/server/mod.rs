@@ -4,7 +4,7 @@
 //! A Unix socket in a directory only we can enter (0700), itself 0600; a
 //! peer must run as our user. A connection speaks one of two protocols,
 //! told by its first byte:
-//! - the framed protocol (`crate::wire`, served by `framed`): a hello with
+//! - the framed protocol (`switchboard_api::wire`, served by `framed`): a hello with
 //!   versions, then requests with ids, events and terminals pushed;
 //! - newline-delimited JSON (any other first byte, `{` for a request): one [`SocketRequest`] per
 //!   line, one [`SocketResponse`] per line back. A line longer than
@@ -33,14 +33,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinSet;
 
-use crate::api::{ApiError, Command, ErrorCode, Reply};
 use crate::config::MAX_SOCKET_PATH_BYTES;
 use crate::error::EngineError;
+use switchboard_api::{ApiError, ErrorCode, Reply};
 
 /// Longest request line accepted.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
@@ -49,24 +48,7 @@ pub const READ_DEADLINE: Duration = Duration::from_secs(10);
 
 pub use crate::config::SocketLimits;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum SocketRequest {
-    /// Any engine command, answered with its reply.
-    Command { command: Command },
-    /// An agent's hook event (from `switchboard-hook`), answered `ok` once
-    /// the engine has it.
-    Hook { envelope: switchboard_protocol::hook::HookEnvelope },
-}
-
-// One response lives only until it is written; its size does not matter.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SocketResponse {
-    Ok(Reply),
-    Error(ApiError),
-}
+pub use switchboard_api::line::{SocketRequest, SocketResponse};
 
 /// Who is at the other end of a connection, as the kernel tells it
 /// (`SO_PEERCRED`) and the process tree shows it: every peer runs as the
@@ -101,12 +83,12 @@ pub trait RequestHandler: Send + Sync + 'static {
     -> impl Future<Output = Result<Reply, EngineError>> + Send;
 
     /// Who answers a framed client's hello.
-    fn welcome(&self) -> impl Future<Output = crate::wire::HelloAck> + Send {
+    fn welcome(&self) -> impl Future<Output = switchboard_api::wire::HelloAck> + Send {
         async {
-            crate::wire::HelloAck {
-                protocol: crate::wire::PROTOCOL,
+            switchboard_api::wire::HelloAck {
+                protocol: switchboard_api::wire::PROTOCOL,
                 engine_version: env!("CARGO_PKG_VERSION").to_owned(),
-                build_id: crate::wire::build_id(),
+                build_id: switchboard_api::wire::build_id(),
                 capabilities: Vec::new(),
                 instance_id: String::new(),
                 pid: std::process::id(),
@@ -146,15 +128,6 @@ pub trait RequestHandler: Send + Sync + 'static {
         _paused: bool,
     ) -> impl Future<Output = Result<(), EngineError>> + Send {
         async { Err(EngineError::EngineStopped) }
-    }
-}
-
-impl SocketRequest {
-    pub fn into_command(self) -> Command {
-        match self {
-            SocketRequest::Command { command } => command,
-            SocketRequest::Hook { envelope } => Command::HookEvent { envelope },
-        }
     }
 }
 
@@ -229,7 +202,7 @@ pub fn serve_with<H: RequestHandler>(
     let stats = Arc::new(ServerStats::default());
     let cap = descriptors::connection_cap(descriptors::soft_limit().unwrap_or(1024));
     tracing::debug!(cap, "socket connections at most");
-    let room = crate::wire::FrameRoom::new(limits.frames_room);
+    let room = switchboard_api::wire::FrameRoom::new(limits.frames_room);
     let (replace, replacements) = tokio::sync::mpsc::unbounded_channel();
     let accept = tokio::spawn(accept_loop(
         listener,
@@ -306,7 +279,7 @@ async fn keep_socket(path: PathBuf, mut inode: u64, replace: tokio::sync::mpsc::
 /// room long frames share.
 struct Bounds {
     limits: SocketLimits,
-    room: crate::wire::FrameRoom,
+    room: switchboard_api::wire::FrameRoom,
 }
 
 /// How long the accept loop waits after a failed accept, at first and at most

@@ -357,7 +357,7 @@ impl SessionActor {
         self.model.feed(bytes);
         let events = self.scanner.as_mut().map(|scanner| scanner.feed(bytes)).unwrap_or_default();
         self.last_output = Instant::now();
-        self.output_at.store(crate::api::now(), Ordering::Relaxed);
+        self.output_at.store(switchboard_api::now(), Ordering::Relaxed);
         if let Some(waiting) = self.typing.front() {
             self.check_ready_at = Some(self.last_output + waiting.request.ready.quiet);
         }
@@ -422,7 +422,7 @@ impl SessionActor {
     fn report_held(&mut self, readiness: Readiness) {
         let hooks_until = self.hooks_grace_until.filter(|_| self.agent_busy).map(|until| {
             let left = until.saturating_duration_since(Instant::now());
-            crate::api::now() + left.as_millis() as crate::api::Millis
+            switchboard_api::now() + left.as_millis() as switchboard_api::Millis
         });
         let last_line = match readiness {
             Readiness::WaitPattern => self.last_screen_line(),

@@ -24,14 +24,12 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use portable_pty::{CommandBuilder, ExitStatus, PtySize, native_pty_system};
-use serde::{Deserialize, Serialize};
 use switchboard_protocol::{SessionId, TermSize};
 use tokio::sync::{mpsc, oneshot};
-use ts_rs::TS;
 
-use crate::api::ScreenSnapshot;
 use crate::error::{EngineError, Responder};
 use actor::SessionActor;
+use switchboard_api::ScreenSnapshot;
 use terminal::TerminalModel;
 use typing::ReadyWhen;
 
@@ -72,9 +70,7 @@ impl<F: FnMut(&[u8]) -> bool + Send + 'static> OutputSink for F {
     }
 }
 
-/// Names one subscription to a session's output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-pub struct SubscriptionId(pub u32);
+pub use switchboard_api::SubscriptionId;
 
 /// Everything needed to start a session; resolved and validated by the engine.
 pub(crate) struct SpawnSpec {
@@ -184,7 +180,7 @@ pub(crate) struct SessionHandle {
 
 impl SessionHandle {
     /// When the agent last printed anything; its start if it never did.
-    pub fn output_at(&self) -> crate::api::Millis {
+    pub fn output_at(&self) -> switchboard_api::Millis {
         self.output_at.load(Ordering::Relaxed)
     }
 
@@ -202,7 +198,7 @@ impl SessionHandle {
     #[cfg(test)]
     pub fn stand_in() -> (SessionHandle, mpsc::UnboundedReceiver<Control>) {
         let (control, requests) = mpsc::unbounded_channel();
-        (SessionHandle { control, output_at: Arc::new(AtomicI64::new(crate::api::now())) }, requests)
+        (SessionHandle { control, output_at: Arc::new(AtomicI64::new(switchboard_api::now())) }, requests)
     }
 }
 
@@ -308,7 +304,7 @@ pub(crate) fn spawn(
         .map_err(|e| spawn_failed(format!("waiter thread: {e}")))?;
 
     let model = TerminalModel::new(spec.size, spec.replay_cap, spec.history_lines);
-    let output_at = Arc::new(AtomicI64::new(crate::api::now()));
+    let output_at = Arc::new(AtomicI64::new(switchboard_api::now()));
     let actor = SessionActor::new(
         actor::Parts {
             id: spec.id,

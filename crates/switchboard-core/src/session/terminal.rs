@@ -14,7 +14,7 @@ use std::num::NonZeroU16;
 
 use switchboard_protocol::TermSize;
 
-use crate::api::ScreenSnapshot;
+use switchboard_api::ScreenSnapshot;
 
 /// When trimming the replay buffer, look this far past the cut for a line
 /// start, so a replay begins at the beginning of a line when it can.

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::api::{Profile, ScreenPrompt};
 use crate::error::EngineError;
+use switchboard_api::{Profile, ScreenPrompt};
 
 /// Between the pasted text and the Enter that submits it. Agent TUIs treat
 /// an Enter that arrives in the same read as a paste as part of the paste.
@@ -59,7 +59,7 @@ pub enum Held {
     /// The agent's output has not been quiet long enough yet.
     Output,
     /// Its hooks have not reported yet; typing goes by the screen alone at `until`.
-    Hooks { until: crate::api::Millis },
+    Hooks { until: switchboard_api::Millis },
     /// Its hooks say it is at work or asking something.
     AgentBusy,
     /// Quiet, but the ready pattern does not match: the screen's last line.
@@ -73,7 +73,7 @@ pub const HELD_LINE_CHARS: usize = 200;
 /// `hooks_until`: while the hooks have not reported yet, when typing stops
 /// waiting for them; `last_line`: the screen's last line, kept escaped
 /// and cut to [`HELD_LINE_CHARS`].
-pub fn held(readiness: Readiness, hooks_until: Option<crate::api::Millis>, last_line: &str) -> Option<Held> {
+pub fn held(readiness: Readiness, hooks_until: Option<switchboard_api::Millis>, last_line: &str) -> Option<Held> {
     match readiness {
         Readiness::Ready => None,
         Readiness::WaitQuiet(_) => Some(Held::Output),

@@ -12,7 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
-use crate::api::StorageProblem;
+use switchboard_api::StorageProblem;
 
 /// Free space under which an I/O failure is taken for a full disk (SQLite
 /// often reports a full disk as a plain I/O error).

@@ -22,7 +22,7 @@ pub use health::{
     Evidence, NEARLY_FULL_BYTES, ROOM_PROBE_BYTES, ROOM_PROBE_FILE, after_write, classify, free_bytes, has_room,
 };
 
-use crate::api::{
+use switchboard_api::{
     CompletionRule, FlowTarget, LogEntry, LogKind, Millis, Profile, ProfileSpec, SessionInfo, SessionState, Settings,
 };
 
@@ -151,13 +151,13 @@ impl Store {
     }
 
     /// What keeps the store from writing, as of its last write.
-    pub fn problem(&self) -> Option<crate::api::StorageProblem> {
+    pub fn problem(&self) -> Option<switchboard_api::StorageProblem> {
         self.health.problem()
     }
 
     /// The problem, if it changed since the last call (`Some(None)`: it is
     /// gone).
-    pub fn take_problem_change(&self) -> Option<Option<crate::api::StorageProblem>> {
+    pub fn take_problem_change(&self) -> Option<Option<switchboard_api::StorageProblem>> {
         self.health.take_change()
     }
 
@@ -700,7 +700,7 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
             quiet_alert_secs: row.get(14)?,
             isolation: {
                 let isolation: String = row.get(15)?;
-                crate::api::Isolation::parse(&isolation)
+                switchboard_api::Isolation::parse(&isolation)
                     .ok_or_else(|| corrupt(format!("unknown isolation `{isolation}`")))?
             },
             account: row.get(16)?,

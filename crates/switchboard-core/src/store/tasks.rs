@@ -4,7 +4,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use switchboard_protocol::{LoopId, Priority, ProfileId, SessionId, SignalId, TaskId};
 
 use super::{Result, Store, StoreError, parse_id, to_json};
-use crate::api::{
+use switchboard_api::{
     Delegation, Iteration, IterationOutcome, LOOP_ITERATIONS_SHOWN, LoopInfo, LoopState, Millis, QueuePause,
     SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState,
 };
@@ -185,7 +185,7 @@ impl Store {
         &self,
         profile_id: &ProfileId,
         states: &[TaskState],
-        since: crate::api::Millis,
+        since: switchboard_api::Millis,
         limit: usize,
     ) -> Result<Vec<TaskInfo>> {
         let states = states_list(states);
@@ -675,7 +675,7 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
             success_criteria: row.get(8)?,
             goals: row.get(19)?,
             loop_iteration: match (row.get::<_, Option<String>>(20)?, row.get::<_, Option<u32>>(21)?) {
-                (Some(id), Some(number)) => Some(crate::api::LoopIteration { loop_id: parse_id(&id)?, number }),
+                (Some(id), Some(number)) => Some(switchboard_api::LoopIteration { loop_id: parse_id(&id)?, number }),
                 _ => None,
             },
             worktree: row.get(26)?,

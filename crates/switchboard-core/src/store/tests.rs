@@ -1,5 +1,5 @@
 use super::*;
-use crate::api::{TaskInfo, TaskSpec};
+use switchboard_api::{TaskInfo, TaskSpec};
 
 fn profile(name: &str) -> Profile {
     Profile {
@@ -12,7 +12,7 @@ fn profile(name: &str) -> Profile {
             cwd: "/tmp".into(),
             kind: AgentKind::ClaudeCode,
             start_on_launch: true,
-            isolation: crate::api::Isolation::Worktree,
+            isolation: switchboard_api::Isolation::Worktree,
             ..Default::default()
         },
         created_at: 1_700_000_000_000,
@@ -149,7 +149,7 @@ fn migrates_an_empty_database_file() {
 
 #[test]
 fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
-    use crate::api::{NotifyChoices, QuietHours, Settings, Theme};
+    use switchboard_api::{NotifyChoices, QuietHours, Settings, Theme};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("switchboard.db");
     let chosen = Settings {
@@ -162,8 +162,8 @@ fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
         notify: NotifyChoices { task_completed: false, ..NotifyChoices::default() },
         quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:00".into() },
         theme: Theme::Light,
-        terminal_grid: crate::api::TerminalGrid {
-            shows: crate::api::GridShows::Working,
+        terminal_grid: switchboard_api::TerminalGrid {
+            shows: switchboard_api::GridShows::Working,
             chosen: vec![ProfileId::new(), ProfileId::new()],
             zoomed: None,
         },
@@ -174,7 +174,7 @@ fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
         assert_eq!(defaults, Settings::default());
         assert_eq!(
             (defaults.default_task_time_limit_secs, defaults.default_quiet_alert_secs),
-            (crate::api::DEFAULT_TASK_TIME_LIMIT_SECS, crate::api::DEFAULT_QUIET_ALERT_SECS)
+            (switchboard_api::DEFAULT_TASK_TIME_LIMIT_SECS, switchboard_api::DEFAULT_QUIET_ALERT_SECS)
         );
         assert!(defaults.notify.task_completed && defaults.notify.agent_quiet);
         assert_eq!((defaults.quiet_hours, defaults.theme), (QuietHours::Off, Theme::System));
@@ -196,7 +196,7 @@ fn settings_saved_by_an_older_app_read_whole() {
         .unwrap();
     let settings = store.settings().unwrap();
     assert_eq!(settings.default_task_time_limit_secs, 600);
-    assert_eq!(settings.notify, crate::api::NotifyChoices::default());
+    assert_eq!(settings.notify, switchboard_api::NotifyChoices::default());
     store.conn.execute("UPDATE settings SET value = 'not json'", []).unwrap();
     assert!(matches!(store.settings(), Err(StoreError::Corrupt { what: "settings", .. })));
 }
@@ -306,8 +306,8 @@ fn a_task_or_signal_that_does_not_fit_its_state_is_left_out_not_the_whole_list()
 
 #[test]
 fn search_finds_words_in_names_instructions_and_summaries_not_in_the_stored_json() {
-    use crate::api::{TaskResult, TaskState};
     use crate::search::{Found, Query, hits};
+    use switchboard_api::{TaskResult, TaskState};
     let store = Store::open_in_memory().unwrap();
     let p = profile("alpha");
     store.insert_profile(&p).unwrap();
@@ -394,7 +394,7 @@ fn a_full_store_says_so_once_and_its_probe_sees_room_again() {
     assert_eq!(store.take_problem_change(), None, "writable from the start");
     store.fill_up();
     store.probe_write();
-    assert_eq!(store.take_problem_change(), Some(Some(crate::api::StorageProblem::Full)));
+    assert_eq!(store.take_problem_change(), Some(Some(switchboard_api::StorageProblem::Full)));
     let mut big = profile("too big");
     big.spec.cwd = "x".repeat(64 * 1024);
     assert!(store.insert_profile(&big).is_err());
@@ -407,7 +407,7 @@ fn a_full_store_says_so_once_and_its_probe_sees_room_again() {
 
 #[test]
 fn a_delegation_is_at_work_until_its_outcome_and_then_listed_among_the_recent() {
-    use crate::api::{Delegation, DelegationState};
+    use switchboard_api::{Delegation, DelegationState};
     let store = Store::open_in_memory().unwrap();
     let delegation = |n: i64| Delegation {
         delegate_session: SessionId::new(),
@@ -438,7 +438,7 @@ fn a_delegation_is_at_work_until_its_outcome_and_then_listed_among_the_recent() 
 
 #[test]
 fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
-    use crate::api::{Iteration, IterationOutcome, LoopInfo, LoopState, kept_stop_reason};
+    use switchboard_api::{Iteration, IterationOutcome, LoopInfo, LoopState, kept_stop_reason};
     use switchboard_protocol::LoopId;
     use switchboard_protocol::loops::{Completion, LoopSettings, Verdict};
     let store = Store::open_in_memory().unwrap();
@@ -505,7 +505,7 @@ fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
 /// iteration's row, and a loop is read as its latest iterations and counts.
 #[test]
 fn a_long_loop_is_saved_one_iteration_at_a_time_and_read_as_its_latest_iterations() {
-    use crate::api::{Iteration, IterationOutcome, LOOP_ITERATIONS_SHOWN, LoopInfo, LoopState};
+    use switchboard_api::{Iteration, IterationOutcome, LOOP_ITERATIONS_SHOWN, LoopInfo, LoopState};
     use switchboard_protocol::LoopId;
     use switchboard_protocol::loops::{LoopSettings, Verdict};
     let store = Store::open_in_memory().unwrap();
@@ -593,8 +593,8 @@ fn a_worktree_record_and_a_repository_setup_are_kept_and_listed_open_first() {
 
 #[test]
 fn an_accounts_usage_and_the_windows_warned_of_are_kept_across_a_reopen() {
-    use crate::api::UsageWindow;
     use crate::limits::UsageRecord;
+    use switchboard_api::UsageWindow;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("switchboard.db");
     let record = UsageRecord {

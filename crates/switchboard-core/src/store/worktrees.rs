@@ -3,8 +3,8 @@
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Result, Store, StoreError, parse_id, to_json};
-use crate::api::Millis;
 use crate::worktree::{Kept, Setup, WorktreeRecord};
+use switchboard_api::Millis;
 
 const COLUMNS: &str =
     "owner, loop_id, profile_id, repository, branch, base, path, created_at, setup, state, ended_at, patch, conflict";

@@ -16,9 +16,9 @@ use switchboard_protocol::summary::{
     summary_path,
 };
 
-use crate::api::{Artifact, RejectedPath, TaskResult};
 pub use crate::workspace::PathRefusal;
 use crate::workspace::{Capped, Workspace, refusal_of};
+use switchboard_api::{Artifact, RejectedPath, TaskResult};
 
 /// At most this many artifacts: the summary and four deliverables.
 pub const MAX_ARTIFACTS: usize = 5;

@@ -4,7 +4,7 @@
 use switchboard_protocol::capped::capped;
 use switchboard_protocol::summary::{MAX_REASON_BYTES, SummaryStatus, parse_summary, stated_reason};
 
-use crate::api::CompletionRule;
+use switchboard_api::CompletionRule;
 
 /// What the engine does with what it has seen of a task's end.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -88,10 +88,10 @@ pub fn read_anchor(workspace: &Path) -> std::io::Result<Option<String>> {
 }
 
 /// Replaces the loop's anchor or guardrails with the user's text.
-pub fn write_loop_file(workspace: &Path, file: crate::api::LoopFile, text: &str) -> std::io::Result<PathBuf> {
+pub fn write_loop_file(workspace: &Path, file: switchboard_api::LoopFile, text: &str) -> std::io::Result<PathBuf> {
     let relative = match file {
-        crate::api::LoopFile::Anchor => ANCHOR_FILE,
-        crate::api::LoopFile::Guardrails => GUARDRAILS_FILE,
+        switchboard_api::LoopFile::Anchor => ANCHOR_FILE,
+        switchboard_api::LoopFile::Guardrails => GUARDRAILS_FILE,
     };
     write_owned(workspace, relative, text)
 }

@@ -329,11 +329,11 @@ impl Setup {
 pub enum Kept {
     Open,
     Merged {
-        at: crate::api::Millis,
+        at: switchboard_api::Millis,
     },
     /// Removed; `patch`: where its work was kept, when it held any.
     Discarded {
-        at: crate::api::Millis,
+        at: switchboard_api::Millis,
         patch: Option<String>,
     },
 }
@@ -347,7 +347,7 @@ impl Kept {
         }
     }
 
-    pub fn ended_at(&self) -> Option<crate::api::Millis> {
+    pub fn ended_at(&self) -> Option<switchboard_api::Millis> {
         match self {
             Kept::Open => None,
             Kept::Merged { at } | Kept::Discarded { at, .. } => Some(*at),
@@ -375,7 +375,7 @@ pub struct WorktreeRecord {
     /// The branch it was made from.
     pub base: String,
     pub path: String,
-    pub created_at: crate::api::Millis,
+    pub created_at: switchboard_api::Millis,
     pub setup: Setup,
     pub kept: Kept,
     /// The files the last merge met a conflict in.
@@ -1091,8 +1091,8 @@ pub const MAX_REVIEW_COMMENTS: usize = 100;
 /// review of its work on `title` (pure): each comment quoted under its file
 /// and line; none without comments. Signal markers in the comments are
 /// defused (the terminal echoes what is typed).
-pub fn review_prompt(title: &str, comments: &[crate::api::ReviewComment]) -> Option<String> {
-    let comments: Vec<&crate::api::ReviewComment> =
+pub fn review_prompt(title: &str, comments: &[switchboard_api::ReviewComment]) -> Option<String> {
+    let comments: Vec<&switchboard_api::ReviewComment> =
         comments.iter().filter(|c| !c.text.trim().is_empty()).take(MAX_REVIEW_COMMENTS).collect();
     if comments.is_empty() {
         return None;
@@ -1329,8 +1329,7 @@ pub fn fork_point(path: &Checkout, base: &str) -> Result<String, GitError> {
     Ok(text(git(path, &["merge-base", &format!("refs/heads/{base}"), "HEAD"])?))
 }
 
-/// The largest file a diff shows as text, either side.
-pub const MAX_SHOWN_FILE: u64 = 512 * 1024;
+pub use switchboard_api::MAX_SHOWN_FILE;
 
 /// Every change of the worktree at `path` against the commit `from`, as the
 /// Changes view shows it: each text file before and now with its unified
@@ -1338,8 +1337,12 @@ pub const MAX_SHOWN_FILE: u64 = 512 * 1024;
 /// The files now are the agent's: read the one guarded way, capped. git
 /// runs twice whatever the number of files (the base's side of them all is
 /// read in one batch); the unified diffs are made here.
-pub fn diff_files(path: &Checkout, from: &str, changes: &[FileChange]) -> Result<Vec<crate::api::FileDiff>, GitError> {
-    use crate::api::{DiffContent, FileDiff, FileStatus};
+pub fn diff_files(
+    path: &Checkout,
+    from: &str,
+    changes: &[FileChange],
+) -> Result<Vec<switchboard_api::FileDiff>, GitError> {
+    use switchboard_api::{DiffContent, FileDiff, FileStatus};
     let files = crate::workspace::Workspace::open(path.path()).map_err(|error| GitError::Failed {
         what: "diff".into(),
         why: format!("the worktree cannot be read: {error}"),
@@ -1656,7 +1659,7 @@ mod tests {
 
     #[test]
     fn a_diff_shows_text_before_and_now_and_names_binary_and_too_large_files() {
-        use crate::api::DiffContent;
+        use switchboard_api::DiffContent;
         let (dir, root) = repository();
         std::fs::write(root.join("big.txt"), "x".repeat(MAX_SHOWN_FILE as usize + 10)).unwrap();
         std::fs::write(root.join("data.bin"), [1u8, 0, 2, 3]).unwrap();

@@ -21,12 +21,12 @@ use switchboard_protocol::team::{Emit, gate, team_event, turn_end};
 
 use super::context::{Ctx, Follow};
 use super::status;
-use crate::api::{LogKind, PermissionRequest, now};
 use crate::config::{SPOOL_FILE, spool_path};
 use crate::error::EngineError;
 use crate::server::SocketRequest;
 use crate::sink::LogAbout;
 use permissions::PendingPermission;
+use switchboard_api::{LogKind, PermissionRequest, now};
 
 /// Spooled lines that could not be replayed, kept beside the spool.
 pub const SPOOL_QUARANTINE_FILE: &str = "hook-spool.rejected.jsonl";

@@ -7,9 +7,9 @@ use switchboard_protocol::hook::{HookEnvelope, HookEvent};
 use tokio::time::Instant;
 
 use super::HookDesk;
-use crate::api::{EngineEvent, PermissionDecision, PermissionRequest, now};
 use crate::engine::context::Ctx;
 use crate::error::{EngineError, Responder};
+use switchboard_api::{EngineEvent, PermissionDecision, PermissionRequest, now};
 
 /// A permission request whose hook waits for the user.
 pub(super) struct PendingPermission {

@@ -7,11 +7,11 @@ use switchboard_protocol::AgentKind;
 use switchboard_protocol::hook::AgentStatus;
 
 use super::*;
-use crate::api::{EngineEvent, PermissionDecision};
 use crate::config::spool_path;
 use crate::engine::testing::Bench;
 use crate::error::Responder;
 use crate::session::Control;
+use switchboard_api::{EngineEvent, PermissionDecision};
 
 struct Desk {
     bench: Bench,
@@ -268,7 +268,7 @@ async fn an_event_that_cannot_be_stored_is_refused_with_nothing_applied_so_its_h
     let stop = desk.envelope(json!({"hook_event_name": "Stop", "last_assistant_message": "Done."}));
     // Before: the engine answered `ok` to an event it had not stored.
     let error = desk.desk.on_hook(&mut desk.bench.cx, &stop).unwrap_err();
-    assert_eq!(error.code(), crate::api::ErrorCode::DiskFull, "{error}");
+    assert_eq!(error.code(), switchboard_api::ErrorCode::DiskFull, "{error}");
     assert_eq!(desk.shown(), AgentStatus::Working, "nothing half-recorded: the Stop is not applied");
     assert!(desk.follows().is_empty());
 

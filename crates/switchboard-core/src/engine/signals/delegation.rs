@@ -8,11 +8,11 @@ use switchboard_protocol::signal::prompts;
 use switchboard_protocol::{ProfileId, SessionId, SignalId};
 
 use super::respond::deliver;
-use crate::api::{Delegation, DelegationState, EngineEvent, LogKind, Millis, now};
 use crate::engine::context::{Ctx, Report};
 use crate::error::EngineError;
 use crate::session::Control;
 use crate::sink::LogAbout;
+use switchboard_api::{Delegation, DelegationState, EngineEvent, LogKind, Millis, now};
 
 /// Delegations returned by a listing besides those at work.
 const LISTED_FINISHED: usize = 100;

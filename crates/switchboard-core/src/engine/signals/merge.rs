@@ -6,9 +6,9 @@ use switchboard_protocol::SessionId;
 use switchboard_protocol::signal::{Independence, SHARED_FINDINGS_FILE, ScanEvent, SignalBody, parse_findings};
 
 use super::{read_side_file, save_signal, workspace_of};
-use crate::api::now;
-use crate::api::{MemberResult, MergedResult, SignalInfo, SignalResponse};
 use crate::engine::context::Ctx;
+use switchboard_api::now;
+use switchboard_api::{MemberResult, MergedResult, SignalInfo, SignalResponse};
 
 /// Signals looked through to find a team's members.
 const TEAM_LOOKBACK_SIGNALS: usize = 1000;

@@ -19,13 +19,13 @@ use tokio::time::Instant;
 
 use super::context::{Ctx, Follow, Report};
 use super::status;
-use crate::api::now;
-use crate::api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
 use crate::error::EngineError;
 use crate::sink::LogAbout;
 use crate::tasks::artifacts::{PathRefusal, resolve_deliverable};
 pub(crate) use delegation::{keep as keep_delegate, list as list_delegations, recover as recover_delegations};
 pub use respond::{SKIPPED_ITEMS_FILE, allowed_actions};
+use switchboard_api::now;
+use switchboard_api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
 
 /// Handled and dismissed signals returned by a listing, besides the pending.
 pub const MAX_LISTED_HANDLED_SIGNALS: usize = 200;
@@ -170,8 +170,8 @@ impl SignalDesk {
 
     /// A session ended. A delegate that had not reported wakes the requester
     /// waiting on it with a failure report, rather than leaving it waiting.
-    pub fn session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, state: &crate::api::SessionState) {
-        use crate::api::SessionState;
+    pub fn session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, state: &switchboard_api::SessionState) {
+        use switchboard_api::SessionState;
         if self.quitting {
             return;
         }
@@ -189,7 +189,7 @@ impl SignalDesk {
 
     /// The delegate watch (each second): a delegate past its agent's time
     /// limit fails and ends, its requester told; a quiet one is flagged.
-    pub fn check_delegates(&mut self, cx: &mut Ctx, now: crate::api::Millis) {
+    pub fn check_delegates(&mut self, cx: &mut Ctx, now: switchboard_api::Millis) {
         if !self.quitting {
             delegation::check(cx, now);
         }

@@ -11,14 +11,14 @@ use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
 use std::path::PathBuf;
 
 use super::{SignalDesk, delegation, log_signal, save_signal};
-use crate::api::now;
-use crate::api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, SignalStatus, TaskState};
 use crate::engine::context::Ctx;
 use crate::engine::status;
 use crate::error::{EngineError, Responder};
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
 use crate::workspace::Workspace;
+use switchboard_api::now;
+use switchboard_api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, SignalStatus, TaskState};
 
 /// The file skipped items are logged to, in the workspace.
 pub const SKIPPED_ITEMS_FILE: &str = "SKIPPED_ITEMS.md";

@@ -5,8 +5,8 @@ use switchboard_protocol::AgentKind;
 use switchboard_protocol::signal::scan_all;
 
 use super::*;
-use crate::api::{Profile, SignalAction, SignalResponse};
 use crate::engine::testing::Bench;
+use switchboard_api::{Profile, SignalAction, SignalResponse};
 
 const CLARIFICATION: &str = "[CLARIFICATION_NEEDED]\nblocked_at: \"auth\"\nquestions:\n  - \"OAuth2 or JWT?\"\n  - \"How deep?\"\ncurrent_state: \"Phase 1 done\"\n[/CLARIFICATION_NEEDED]";
 const STOP: &str = "[STOP_WORK]\nblocker_type: external_dependency\ndetails: \"need npm install\"\nstate_snapshot: \"A and B done\"\nblocked_work: \"Task D\"\n[/STOP_WORK]";

@@ -11,8 +11,6 @@ use tokio::time::Instant;
 
 use super::rules::{self, SessionEndOutcome};
 use super::{Phase, TaskDesk, Work, interrupt, log_task, task_of};
-use crate::api::now;
-use crate::api::{CompletionRule, LogKind, SessionState, TaskInfo, TaskResult, TaskState};
 use crate::engine::context::{Ctx, Follow, Report};
 use crate::engine::status;
 use crate::error::{EngineError, Responder};
@@ -20,6 +18,8 @@ use crate::session::Control;
 use crate::tasks::artifacts::{self, FALLBACK_SCREEN_LINES};
 use crate::tasks::completion::{self, Decision};
 use crate::tasks::watch::WatchEvent;
+use switchboard_api::now;
+use switchboard_api::{CompletionRule, LogKind, SessionState, TaskInfo, TaskResult, TaskState};
 
 /// Largest summary file read.
 const SUMMARY_CAP_BYTES: usize = 1024 * 1024;
@@ -124,7 +124,7 @@ impl TaskDesk {
             }
             TaskNote::SettingUp { profile_id, task_id, command } => {
                 if self.preparing.get(&profile_id).is_some_and(|p| p.task_id == task_id)
-                    && super::set_wait(cx, &task_id, Some(crate::api::WaitingFor::WorktreeSetup { command }))
+                    && super::set_wait(cx, &task_id, Some(switchboard_api::WaitingFor::WorktreeSetup { command }))
                     && let Ok(task) = task_of(cx, &task_id)
                 {
                     super::report_task(cx, task);
@@ -371,7 +371,7 @@ impl TaskDesk {
     pub fn on_deadline(&mut self, cx: &mut Ctx, now: Instant) {
         // An agent that began to wait for the user since the last look has
         // its limit paused, not run out.
-        self.check_waiting(cx, crate::api::now(), now);
+        self.check_waiting(cx, switchboard_api::now(), now);
         let expired: Vec<ProfileId> =
             self.work.iter().filter(|(_, w)| w.deadline().is_some_and(|d| d <= now)).map(|(p, _)| p.clone()).collect();
         for profile_id in expired {
@@ -517,7 +517,7 @@ impl TaskDesk {
             rules::on_session_end(self.quitting, typed, killed, exit);
         if pause_queue {
             let task_id = self.work.get(&profile_id).expect("found above").task_id.clone();
-            let pause = crate::api::QueuePause::AgentStopped { at: now(), task_id };
+            let pause = switchboard_api::QueuePause::AgentStopped { at: now(), task_id };
             match cx.store.set_queue_paused(&profile_id, Some(&pause)) {
                 Ok(()) => super::report_queued(cx, &profile_id),
                 Err(error) => tracing::error!(%error, "pausing a queue failed"),
@@ -559,7 +559,7 @@ impl TaskDesk {
         let notes = self.notes.clone();
         // Without a screen (the session's actor is gone) the fallback is
         // built from the files alone.
-        let reply = Responder::new(move |snapshot: Result<crate::api::ScreenSnapshot, EngineError>| {
+        let reply = Responder::new(move |snapshot: Result<switchboard_api::ScreenSnapshot, EngineError>| {
             let lines = snapshot.map(|s| s.recent_lines).unwrap_or_default();
             notes.send(TaskNote::Screen { task_id, state, reason, lines }).ok();
         });
@@ -587,7 +587,7 @@ impl TaskDesk {
                 let session = work.session_id.clone();
                 self.finish(cx, task, TaskState::Failed, Some(failed), None);
                 super::loops::end_session(cx, &session);
-                let said = crate::api::kept_stop_reason(printed.trim());
+                let said = switchboard_api::kept_stop_reason(printed.trim());
                 cx.follow(Follow::IterationFailedToStart { iteration, task: task_id.clone(), exit: reason, said });
                 self.pump(cx, &profile_id);
                 return;

@@ -9,7 +9,7 @@
 //!   its turn), or an agent with tasks queued takes its next; only once that
 //!   turn runs (its hooks show it at work, or its task ends) does the next
 //!   go. Refused again: the reset passed, counted; after
-//!   [`MAX_PASSED_RESETS`](crate::api::MAX_PASSED_RESETS) the user is asked.
+//!   [`MAX_PASSED_RESETS`](switchboard_api::MAX_PASSED_RESETS) the user is asked.
 //! - **Overloaded.** That agent alone waits, longer each time, then is
 //!   typed `continue`.
 //! - **The account needs the user** (sign-in, billing): the task waits for
@@ -23,12 +23,12 @@ use switchboard_protocol::{ProfileId, SessionId};
 use tokio::time::{Duration, Instant};
 
 use super::{TaskDesk, emit_queue, log_task, task_of};
-use crate::api::{AccountLimit, AccountUsage, EngineEvent, LimitPhase, LogKind, Millis, WaitingFor, now};
 use crate::engine::context::Ctx;
 use crate::error::{EngineError, Responder};
 use crate::limits::{Limit, Margins, UsageRecord, account_of, after_refusal, overload_wait, warnings_due};
 use crate::session::typing::ReadyWhen;
 use crate::session::{Control, TypeRequest};
+use switchboard_api::{AccountLimit, AccountUsage, EngineEvent, LimitPhase, LogKind, Millis, WaitingFor, now};
 
 /// What is typed into an agent whose turn was refused, to go on.
 pub const GO_ON: &str = "continue";
@@ -452,7 +452,7 @@ impl TaskDesk {
         self.unpause(cx, profile_id);
         if cx.profile(profile_id).is_ok_and(|p| p.spec.kind == switchboard_protocol::AgentKind::Codex) {
             let notes = self.notes.clone();
-            let reply = Responder::new(move |snapshot: Result<crate::api::ScreenSnapshot, EngineError>| {
+            let reply = Responder::new(move |snapshot: Result<switchboard_api::ScreenSnapshot, EngineError>| {
                 let dialog = snapshot.is_ok_and(|s| switchboard_protocol::limit::offers_cheaper_model(&s.screen));
                 notes.send(super::TaskNote::GoOn { task_id, dialog }).ok();
             });
@@ -533,7 +533,7 @@ fn margins(cx: &Ctx) -> Margins {
 /// The account's usage as a CLI told it now: kept and shown when it
 /// differs from what was told before; each window used past the user's
 /// warning told once (`crate::limits::warnings_due`).
-fn usage_told(cx: &mut Ctx, account: &str, windows: Vec<crate::api::UsageWindow>) {
+fn usage_told(cx: &mut Ctx, account: &str, windows: Vec<switchboard_api::UsageWindow>) {
     if windows.is_empty() {
         return;
     }

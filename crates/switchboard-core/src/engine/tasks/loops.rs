@@ -24,14 +24,14 @@ use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
 use super::{TaskDesk, log_task, task_of};
-use crate::api::{
-    EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
-    LoopStep, MAX_ITERATION_PAGE, MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
-};
 use crate::engine::context::Ctx;
 use crate::error::EngineError;
 use crate::sink::LogAbout;
 use crate::tasks::owned;
+use switchboard_api::{
+    EngineEvent, Iteration, IterationOutcome, LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState,
+    LoopStep, MAX_ITERATION_PAGE, MAX_LOOP_FILE_BYTES, TaskInfo, TaskSpec, kept_stop_reason, now,
+};
 
 /// Finished loops returned by a listing besides the active and stalled.
 const LISTED_FINISHED_LOOPS: usize = 100;
@@ -309,7 +309,7 @@ impl TaskDesk {
         now: Instant,
     ) {
         let Ok(Some(info)) = cx.store.get_loop(&iteration.loop_id) else { return };
-        let at = crate::api::now();
+        let at = switchboard_api::now();
         let running = cx.store.running_iterations(&info.id).unwrap_or_default();
         // An agent that could not be started at all has no iteration recorded yet.
         let mut entry = running.into_iter().rev().find(|i| i.number == iteration.number).unwrap_or_else(|| Iteration {
@@ -472,7 +472,7 @@ impl TaskDesk {
         // An iteration still queued for it would only fail the same way.
         let queued = cx.store.active_tasks(Some(&info.profile_id)).unwrap_or_default();
         for task in queued.into_iter().filter(|t| {
-            t.state() == crate::api::TaskState::Queued
+            t.state() == switchboard_api::TaskState::Queued
                 && t.spec.loop_iteration.as_ref().is_some_and(|i| i.loop_id == info.id)
         }) {
             if let Err(error) = self.cancel(cx, &task.id) {
@@ -486,8 +486,8 @@ impl TaskDesk {
 /// iteration's number, not the prompt it is typed.
 fn iteration_title(goal: &str, number: u32) -> String {
     let suffix = format!(" · iteration {number}");
-    let room = crate::api::TITLE_CHARS.saturating_sub(suffix.chars().count());
-    format!("{}{suffix}", crate::api::first_line(goal, room))
+    let room = switchboard_api::TITLE_CHARS.saturating_sub(suffix.chars().count());
+    format!("{}{suffix}", switchboard_api::first_line(goal, room))
 }
 
 /// Writes the loop's anchor again from its goal if it is gone from the

@@ -29,11 +29,6 @@ use tokio::time::Instant;
 
 use super::context::{Ctx, Report};
 use super::isolation::Place;
-use crate::api::now;
-use crate::api::{
-    CompletionRule, EngineEvent, LogKind, QueuePause, QueueStatus, RestartTask, SessionInfo, Submitted, TaskInfo,
-    TaskSpec, TaskState, WaitingFor,
-};
 use crate::engine::sessions::EndWaiter;
 use crate::error::{EngineError, Responder};
 use crate::session::typing::{Held, ReadyWhen};
@@ -46,6 +41,11 @@ use carry::Carry;
 pub use ending::TaskNote;
 use ending::requeue_at_front;
 use rules::Cancel;
+use switchboard_api::now;
+use switchboard_api::{
+    CompletionRule, EngineEvent, LogKind, QueuePause, QueueStatus, RestartTask, SessionInfo, Submitted, TaskInfo,
+    TaskSpec, TaskState, WaitingFor,
+};
 
 /// What readies a task's worktree before it starts.
 enum Preparation {
@@ -113,16 +113,16 @@ struct Work {
     settling: Option<AbortHandle>,
     /// The loop iteration it runs: it ends with its turn or its process,
     /// not with a summary.
-    iteration: Option<crate::api::LoopIteration>,
+    iteration: Option<switchboard_api::LoopIteration>,
     /// When it was typed into the agent.
-    typed_at: Option<crate::api::Millis>,
+    typed_at: Option<switchboard_api::Millis>,
     /// Since when its agent has been quiet past its alert (see `quiet`).
-    quiet_since: Option<crate::api::Millis>,
+    quiet_since: Option<switchboard_api::Millis>,
     /// Since when its agent has waited for the user (see `quiet`): its
     /// deadline is paused meanwhile, and pushed back by the wait after.
-    waiting: Option<(crate::api::Millis, Instant)>,
+    waiting: Option<(switchboard_api::Millis, Instant)>,
     /// When it was handed to the session actor.
-    handed_at: crate::api::Millis,
+    handed_at: switchboard_api::Millis,
     /// STATUS.txt in its folder as it was when the task was handed: another
     /// task's, never shown as this one's progress until it changes.
     status_before: Option<StatusStamp>,
@@ -132,7 +132,7 @@ struct Work {
     held_for_team: bool,
     /// When its agent's log was last read for a turn that ended unreported,
     /// and the agent's last activity then (see `turns`).
-    turn_look: Option<(crate::api::Millis, crate::api::Millis)>,
+    turn_look: Option<(switchboard_api::Millis, switchboard_api::Millis)>,
     /// The turn of its agent's log that failed and was taken for a refusal
     /// the app waits out: read again (the agent asked to go on has not
     /// begun its next turn yet), it is not a second refusal.
@@ -297,7 +297,7 @@ impl TaskDesk {
         task_of(cx, id)
     }
 
-    pub fn timeline(&self, cx: &Ctx, id: &TaskId) -> Result<Vec<crate::api::LogEntry>, EngineError> {
+    pub fn timeline(&self, cx: &Ctx, id: &TaskId) -> Result<Vec<switchboard_api::LogEntry>, EngineError> {
         task_of(cx, id)?;
         Ok(cx.store.task_events(id)?)
     }
@@ -691,7 +691,7 @@ impl TaskDesk {
             Ok(settings) => Duration::from_secs(settings.turn_quiet_secs.into()),
             Err(error) => {
                 tracing::warn!(%error, "the settings could not be read; a turn ends by the default quiet");
-                Duration::from_secs(crate::api::DEFAULT_TURN_QUIET_SECS.into())
+                Duration::from_secs(switchboard_api::DEFAULT_TURN_QUIET_SECS.into())
             }
         };
         let iteration = task.spec.loop_iteration.clone();
@@ -771,7 +771,7 @@ impl TaskDesk {
         // An iteration is typed its prompt alone (its instruction); so is a
         // task done when its prompt comes back (a shell would run any line of
         // the protocol's as a command).
-        let by_prompt = iteration.is_none() && profile.spec.completion == crate::api::CompletionRule::Prompt;
+        let by_prompt = iteration.is_none() && profile.spec.completion == switchboard_api::CompletionRule::Prompt;
         let text = match (&iteration, &retell) {
             (Some(_), _) => task.spec.instruction.clone(),
             (None, _) if by_prompt => task.spec.instruction.clone(),

@@ -20,8 +20,8 @@ use tokio::time::Instant;
 
 use super::rules::{QuietWatch, quiet_since, wait_alert_secs, waits_on_user};
 use super::{Phase, TaskDesk, log_task, set_wait, task_of, wait_of};
-use crate::api::{LogKind, Millis};
 use crate::engine::context::Ctx;
+use switchboard_api::{LogKind, Millis};
 
 impl TaskDesk {
     /// Looks at every task typed into its agent; flags or clears each whose

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use crate::api::{Millis, SessionState, TaskSpec, TaskState, WaitingFor};
 use crate::error::EngineError;
 use crate::session::typing::Held;
+use switchboard_api::{Millis, SessionState, TaskSpec, TaskState, WaitingFor};
 
 /// Longest instruction accepted, in bytes.
 pub const MAX_INSTRUCTION_BYTES: usize = 256 * 1024;
@@ -68,8 +68,8 @@ pub(crate) fn clean_title(title: &str) -> Result<Option<String>, EngineError> {
     if title.contains(['\n', '\r']) {
         return invalid("a title is one line".into());
     }
-    if title.chars().count() > crate::api::TITLE_CHARS {
-        return invalid(format!("at most {} characters", crate::api::TITLE_CHARS));
+    if title.chars().count() > switchboard_api::TITLE_CHARS {
+        return invalid(format!("at most {} characters", switchboard_api::TITLE_CHARS));
     }
     Ok((!title.is_empty()).then(|| title.to_owned()))
 }
@@ -441,8 +441,8 @@ mod tests {
         assert_eq!(clean_title("  Auth review  ").unwrap(), Some("Auth review".into()));
         assert_eq!(clean_title("   ").unwrap(), None);
         assert!(matches!(clean_title("two\nlines"), Err(EngineError::InvalidInput { field: "title", .. })));
-        assert!(clean_title(&"é".repeat(crate::api::TITLE_CHARS)).is_ok());
-        assert!(clean_title(&"é".repeat(crate::api::TITLE_CHARS + 1)).is_err());
+        assert!(clean_title(&"é".repeat(switchboard_api::TITLE_CHARS)).is_ok());
+        assert!(clean_title(&"é".repeat(switchboard_api::TITLE_CHARS + 1)).is_err());
         let spec = TaskSpec { title: Some(" ".into()), ..spec("Review the auth module\nand list risks") };
         let spec = validate_task(spec).unwrap();
         assert_eq!((spec.title.as_deref(), spec.title()), (None, "Review the auth module".to_owned()));
@@ -581,7 +581,7 @@ mod tests {
         assert_eq!(field(TaskSpec { success_criteria: long, ..spec("a") }), Some("success_criteria"));
         assert_eq!(validate_task(TaskSpec { goals: Some(" ".into()), ..spec("a") }).unwrap().goals, None);
         // Only a loop makes its iterations.
-        let iteration = crate::api::LoopIteration { loop_id: switchboard_protocol::LoopId::new(), number: 1 };
+        let iteration = switchboard_api::LoopIteration { loop_id: switchboard_protocol::LoopId::new(), number: 1 };
         assert_eq!(field(TaskSpec { loop_iteration: Some(iteration), ..spec("a") }), Some("loop_iteration"));
     }
 

@@ -6,11 +6,11 @@ use switchboard_protocol::{AgentKind, TaskId};
 use tokio::sync::mpsc;
 
 use super::*;
-use crate::api::{CompletionRule, LogKind, Profile, ScreenSnapshot};
 use crate::engine::context::Follow;
 use crate::engine::status;
 use crate::engine::testing::{Bench, typed_in};
 use crate::session::Control;
+use switchboard_api::{CompletionRule, LogKind, Profile, ScreenSnapshot};
 
 struct Desk {
     bench: Bench,
@@ -449,7 +449,7 @@ async fn a_task_that_ends_while_the_store_cannot_write_is_shown_ended_and_record
     let listed = desk.desk.list(&desk.bench.cx, None).unwrap();
     assert_eq!(listed.iter().find(|t| t.id == task.id).unwrap().state(), TaskState::Completed);
     assert_eq!(desk.bench.cx.store.get_task(&task.id).unwrap().unwrap().state(), TaskState::Running);
-    assert_eq!(desk.bench.cx.store.take_problem_change(), Some(Some(crate::api::StorageProblem::ReadOnly)));
+    assert_eq!(desk.bench.cx.store.take_problem_change(), Some(Some(switchboard_api::StorageProblem::ReadOnly)));
     desk.bench.cx.store.probe_write();
     assert_eq!(desk.bench.cx.store.take_problem_change(), None, "still read-only");
 

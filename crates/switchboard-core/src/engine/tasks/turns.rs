@@ -21,8 +21,8 @@ use switchboard_protocol::{AgentKind, SessionId};
 
 use super::rules::look_for_unreported_turn;
 use super::{Phase, TaskDesk};
-use crate::api::Millis;
 use crate::engine::context::Ctx;
+use switchboard_api::Millis;
 
 /// How much of the end of the log is read: its latest turn's events.
 const ROLLOUT_TAIL_BYTES: usize = 64 * 1024;

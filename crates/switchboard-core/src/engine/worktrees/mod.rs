@@ -14,14 +14,14 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::context::Ctx;
 use super::sessions::EndWaiter;
-use crate::api::{
-    DiscardOutcome, EngineEvent, FolderRepository, LogKind, MergeOutcome, RebaseOutcome, ReviewStep, TaskInfo,
-    TaskState, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState, now,
-};
 use crate::error::{EngineError, Responder};
 use crate::sink::LogAbout;
 use crate::worktree::{self, Kept, WorktreeRecord};
 use radar::{Facts, Radar, RadarInput, RadarReport, Where};
+use switchboard_api::{
+    DiscardOutcome, EngineEvent, FolderRepository, LogKind, MergeOutcome, RebaseOutcome, ReviewStep, TaskInfo,
+    TaskState, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState, now,
+};
 
 /// The most files a diff carries.
 pub const MAX_DIFF_FILES: usize = 300;
@@ -189,7 +189,7 @@ impl WorktreeDesk {
         );
     }
 
-    pub fn commit(&self, cx: &Ctx, key: &str, reply: Responder<crate::api::CommitOutcome>) {
+    pub fn commit(&self, cx: &Ctx, key: &str, reply: Responder<switchboard_api::CommitOutcome>) {
         let (record, _) = match self.find_open(cx, key) {
             Ok(found) => found,
             Err(error) => return reply.send(Err(error)),
@@ -206,7 +206,7 @@ impl WorktreeDesk {
                     }
                     desk.radar.send(RadarInput::Read { owner: owner.clone() });
                     let found = desk.find(cx, &owner);
-                    reply.send(found.map(|(_, worktree)| crate::api::CommitOutcome { committed, worktree }));
+                    reply.send(found.map(|(_, worktree)| switchboard_api::CommitOutcome { committed, worktree }));
                 }
                 Err(error) => reply.send(Err(error.into())),
             },
@@ -323,7 +323,7 @@ impl WorktreeDesk {
         &self,
         cx: &Ctx,
         key: &str,
-        comments: &[crate::api::ReviewComment],
+        comments: &[switchboard_api::ReviewComment],
     ) -> Result<(WorktreeRecord, String, String), EngineError> {
         let (record, _) = self.find_open(cx, key)?;
         let title = title_of(cx, &record);
@@ -629,7 +629,7 @@ fn end_sessions_in(cx: &mut Ctx, record: &WorktreeRecord) -> Vec<oneshot::Receiv
     let mut ended = Vec::new();
     for id in running {
         let (told, end) = oneshot::channel();
-        let waiter = EndWaiter::Stop(Responder::new(move |_: Result<crate::api::SessionInfo, EngineError>| {
+        let waiter = EndWaiter::Stop(Responder::new(move |_: Result<switchboard_api::SessionInfo, EngineError>| {
             told.send(()).ok();
         }));
         match cx.sessions.stop(&cx.store, &id, waiter) {

@@ -3,19 +3,21 @@
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::summary::Summary;
 use switchboard_protocol::{Priority, ProfileId, SessionId, TaskId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
 
 /// A task as the user submits it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct TaskSpec {
     pub profile_id: ProfileId,
     /// What to do; typed into the agent with the completion protocol.
     pub instruction: String,
     /// The user's name for the task; none: its instruction's first line.
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub title: Option<String>,
     /// Written to CONTEXT.md in the workspace before the task is typed.
     #[serde(default)]
@@ -45,18 +47,19 @@ pub struct TaskSpec {
     /// follow-up, a loop's later iteration. None: an agent that works apart
     /// gets a new worktree for it.
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub worktree: Option<String>,
     /// The branch its new worktree is made from (an agent that works
     /// apart); none: the branch checked out in the agent's folder.
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub base: Option<String>,
 }
 
 /// A loop's iteration, run as a task: a fresh session typed the iteration
 /// prompt, ended by its turn's end or its process's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct LoopIteration {
     pub loop_id: switchboard_protocol::LoopId,
     pub number: u32,
@@ -112,7 +115,8 @@ fn normal_priority() -> Priority {
 }
 
 /// Where a task is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskState {
     /// Waiting in its agent's queue.
@@ -157,7 +161,8 @@ impl TaskState {
 
 /// A file returned with a task's result: the summary first, then the key
 /// deliverables it lists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Artifact {
     /// Relative to the workspace.
     pub path: String,
@@ -168,14 +173,16 @@ pub struct Artifact {
 }
 
 /// A deliverable the summary listed that was not returned, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct RejectedPath {
     pub path: String,
     pub reason: String,
 }
 
 /// What a finished task produced.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct TaskResult {
     pub summary: Summary,
     /// True when the agent wrote no summary and the app built one from the
@@ -193,9 +200,10 @@ pub struct TaskResult {
 /// A task: what was asked, where it is in its agent's queue, and its state
 /// with what that state has. On the wire and in the store it is the flat
 /// [`TaskRecord`] (the window reads it as `TaskInfo`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(into = "TaskRecord", try_from = "TaskRecord")]
-#[ts(as = "TaskRecord")]
+#[cfg_attr(feature = "ts", ts(as = "TaskRecord"))]
 pub struct TaskInfo {
     pub id: TaskId,
     pub spec: TaskSpec,
@@ -212,7 +220,8 @@ pub struct TaskInfo {
 /// Why an unfinished task does not go on: each wait with what the user needs
 /// to see of it. Decided by the engine, in one place, and published with the
 /// task whenever it changes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "cause", rename_all = "snake_case")]
 pub enum WaitingFor {
     /// Queued: its agent's queue is paused. `reason` says who paused it and
@@ -558,8 +567,9 @@ impl TaskInfo {
 
 /// A task in its flat form, as the window and the store see it: the
 /// state's name beside every field any state can have.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[ts(rename = "TaskInfo")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[cfg_attr(feature = "ts", ts(rename = "TaskInfo"))]
 pub struct TaskRecord {
     pub id: TaskId,
     #[serde(flatten)]
@@ -674,14 +684,15 @@ impl TryFrom<TaskRecord> for TaskInfo {
 }
 
 /// One agent's queue at a glance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct QueueStatus {
     pub profile_id: ProfileId,
     pub paused: bool,
     /// Who paused it and why, while it is paused (none for a pause recorded
     /// before the app kept its reason).
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub pause: Option<QueuePause>,
     pub executing: bool,
     pub current_task: Option<TaskId>,
@@ -691,13 +702,14 @@ pub struct QueueStatus {
     /// none runs (an agent keeps one live session; one whose worktree task
     /// ended lives on only for a short grace).
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub current_session: Option<switchboard_protocol::SessionId>,
 }
 
 /// Who paused an agent's queue and why: kept with the queue until it runs
 /// again, so the window can say it in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "by", rename_all = "snake_case")]
 pub enum QueuePause {
     /// The user paused this queue.
@@ -736,7 +748,8 @@ impl QueuePause {
 
 /// What becomes of the task an agent works on when its session restarts:
 /// the window asks the user, the engine carries it out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "choice", rename_all = "snake_case")]
 pub enum RestartTask {
     /// It goes back to the head of its queue and is typed into the new
@@ -749,7 +762,8 @@ pub enum RestartTask {
 }
 
 /// What a restart did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "restart", rename_all = "snake_case")]
 pub enum Restarted {
     /// The new session runs.
@@ -769,7 +783,8 @@ impl Restarted {
 }
 
 /// The answer to a submission: the task, and where it stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Submitted {
     pub task: TaskInfo,
     /// 1-based place in the queue; none when it started at once.

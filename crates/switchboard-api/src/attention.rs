@@ -1,18 +1,20 @@
 //! What each agent asks of the user's attention: one value per agent,
-//! computed by the engine (`crate::attention::attention`), which the tray,
+//! computed by the engine (the engine's `attention::attention`), which the tray,
 //! the sidebar, the dashboard, the graph, the palette and the notifications
 //! all read instead of each deciding for itself.
 
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::{LoopId, ProfileId, SignalId, TaskId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
 
 /// An agent's state as the user reads it, the most pressing first. The
 /// order of the variants is the order of priority (see
-/// `crate::attention::attention` for why).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// the engine's `attention::attention` for why).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Attention {
     /// Something of the agent's waits for the user: nothing moves until
@@ -94,7 +96,8 @@ impl Attention {
 }
 
 /// What an agent needs of the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Need {
     /// It asks questions (a clarification): how many, and the first.
@@ -120,7 +123,8 @@ pub enum Need {
 }
 
 /// What holds an agent's work.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Stall {
     /// Its loop stopped on the same reason again and again.
@@ -130,7 +134,8 @@ pub enum Stall {
 }
 
 /// How an agent's last session ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "how", rename_all = "snake_case")]
 pub enum Ending {
     /// The agent ended by itself, with this exit code, or by this signal.
@@ -142,7 +147,8 @@ pub enum Ending {
 }
 
 /// One agent's attention.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct AgentAttention {
     pub profile_id: ProfileId,
     pub attention: Attention,
@@ -151,7 +157,8 @@ pub struct AgentAttention {
 /// What the window shows now, as it tells the engine: which agent and task
 /// are on screen, and whether the window has the focus. A failure of the
 /// agent on screen counts as seen once the window has the focus.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Viewing {
     pub profile_id: Option<ProfileId>,
     pub task_id: Option<TaskId>,

@@ -4,13 +4,15 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
 
 /// What the user fills in to describe an agent: the command to run, where and
 /// how. Validated by the engine before it is stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct ProfileSpec {
     pub name: String,
     /// A program name looked up on `PATH`, or a path to an executable.
@@ -72,7 +74,8 @@ fn default_quiet_alert_secs() -> u32 {
 /// must then agree on the outcome, or its prompt coming back (a shell, or
 /// any program that runs one command at a time and writes no summary: it
 /// is typed the instruction alone, nothing a shell would run besides).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CompletionRule {
     #[default]
@@ -135,7 +138,8 @@ fn default_task_time_limit_secs() -> u32 {
     DEFAULT_TASK_TIME_LIMIT_SECS
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Profile {
     pub id: ProfileId,
     #[serde(flatten)]
@@ -145,13 +149,14 @@ pub struct Profile {
     /// engines names it (`switchboard host`); none: the engine's own machine
     /// (an engine never names itself).
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub host: Option<String>,
 }
 
 /// Where a session is in its life. Each variant carries the data of that
 /// state: a running session has a process, an ended one has how it ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum SessionState {
     Running {
@@ -181,7 +186,8 @@ impl SessionState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct SessionInfo {
     pub id: SessionId,
     pub profile_id: ProfileId,
@@ -195,14 +201,15 @@ pub struct SessionInfo {
     pub agent_session_id: Option<String>,
     /// The folder it works in when not its agent's (a task's worktree).
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub workspace: Option<String>,
 }
 
 /// What is on a session's screen now, as text, plus recent lines that
 /// scrolled off. Built from the engine's own terminal model, independent of
 /// any view.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct ScreenSnapshot {
     pub size: TermSize,
     /// The visible rows, trailing blanks trimmed, joined by `\n`.
@@ -219,14 +226,16 @@ pub struct ScreenSnapshot {
 /// An agent CLI the app has a preset for, as found on this machine
 /// (`detected_agents`): the window offers each found one as a one-click
 /// agent, and says how to install a missing one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct DetectedAgent {
     pub preset: AgentPreset,
     pub found: CliFound,
 }
 
 /// Whether a CLI is on `PATH`, and which version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum CliFound {
     /// On `PATH` at `path`; `version` as its `--version` printed it (none:
@@ -237,7 +246,8 @@ pub enum CliFound {
 }
 
 /// A screen's last line with text as a ready pattern would see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct ScreenPrompt {
     /// The line, its surrounding blanks trimmed.
     pub line: String,
@@ -249,7 +259,8 @@ pub struct ScreenPrompt {
 
 /// A field of [`ProfileSpec`], as a problem with it names it (the field's
 /// name on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ProfileField {
     Name,
@@ -288,7 +299,8 @@ impl ProfileField {
 
 /// One thing wrong with a [`ProfileSpec`]: the field, and what is wrong, as
 /// a sentence for the person who filled it in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct ProfileProblem {
     pub field: ProfileField,
     pub message: String,
@@ -296,7 +308,8 @@ pub struct ProfileProblem {
 
 /// Settings that work for an agent CLI the app knows, for the form to fill
 /// in when the user picks its kind. The engine owns them (`presets.rs`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct AgentPreset {
     pub kind: AgentKind,
     /// The kind as people call it ("Claude Code").
@@ -315,7 +328,8 @@ pub struct AgentPreset {
 
 /// One folder of the engine's machine and its subfolders (`list_folder`):
 /// for picking an agent's folder where the engine runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct FolderListing {
     /// The folder, its whole path (links resolved).
     pub path: String,

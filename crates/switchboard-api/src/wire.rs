@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use switchboard_protocol::SessionId;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::api::{ApiError, Millis, Reply};
+use crate::{ApiError, Millis, Reply};
 
 /// The protocol this build speaks. Raised only for a change an older peer
 /// cannot read; additions are new requests (announced in
@@ -110,7 +110,7 @@ pub enum ClientFrame {
 pub enum ClientRequest {
     /// Any engine command, answered with its reply.
     Command {
-        command: crate::api::Command,
+        command: crate::Command,
     },
     /// Every engine event from now on, each with its sequence number.
     Subscribe,
@@ -406,9 +406,7 @@ static BUILD_STAMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// the same wherever it is installed, another build says another. Called
 /// once, first thing in `main`; a second stamp is ignored.
 pub fn stamp_build(id: &str) {
-    if BUILD_STAMP.set(id.to_owned()).is_err() {
-        tracing::debug!("the build was stamped already");
-    }
+    let _ = BUILD_STAMP.set(id.to_owned());
 }
 
 /// Tells apart builds of one version: the identity the program stamped

@@ -1,6 +1,7 @@
 //! The commands the engine takes, their replies, and errors as they cross the wire.
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::event::{AgentStatusInfo, LogEntry, PermissionDecision, PermissionRequest};
@@ -27,213 +28,213 @@ use super::task::{QueueStatus, Submitted, TaskInfo};
 macro_rules! engine_commands {
     ($then:ident) => {
         $then! {
-            window now list_profiles / ListProfiles () -> Vec<$crate::api::Profile>;
-            window now create_profile / CreateProfile (spec: $crate::api::ProfileSpec) -> $crate::api::Profile;
+            window now list_profiles / ListProfiles () -> Vec<$crate::Profile>;
+            window now create_profile / CreateProfile (spec: $crate::ProfileSpec) -> $crate::Profile;
             user now update_profile / UpdateProfile (
-                profile_id: switchboard_protocol::ProfileId,
-                spec: $crate::api::ProfileSpec,
-            ) -> $crate::api::Profile;
-            user now delete_profile / DeleteProfile (profile_id: switchboard_protocol::ProfileId) -> ();
+                profile_id: $crate::protocol::ProfileId,
+                spec: $crate::ProfileSpec,
+            ) -> $crate::Profile;
+            user now delete_profile / DeleteProfile (profile_id: $crate::protocol::ProfileId) -> ();
             /// Every problem `create_profile` (no `profile_id`) or `update_profile` would find with
             /// the spec, without saving anything; none: it would be saved.
             window now check_profile / CheckProfile (
-                profile_id: Option<switchboard_protocol::ProfileId>,
-                spec: $crate::api::ProfileSpec,
-            ) -> Vec<$crate::api::ProfileProblem>;
+                profile_id: Option<$crate::protocol::ProfileId>,
+                spec: $crate::ProfileSpec,
+            ) -> Vec<$crate::ProfileProblem>;
             /// Settings that work for each agent CLI the app knows (Claude Code, Codex).
-            window now agent_presets / AgentPresets () -> Vec<$crate::api::AgentPreset>;
+            window now agent_presets / AgentPresets () -> Vec<$crate::AgentPreset>;
             /// Each preset's CLI as found on `PATH`, with its version (run with a time limit),
             /// or missing: what the window offers as one-click agents.
-            window later detected_agents / DetectedAgents () -> Vec<$crate::api::DetectedAgent>;
+            window later detected_agents / DetectedAgents () -> Vec<$crate::DetectedAgent>;
             /// Oldest first.
-            window now list_sessions / ListSessions () -> Vec<$crate::api::SessionInfo>;
+            window now list_sessions / ListSessions () -> Vec<$crate::SessionInfo>;
             window now start_session / StartSession (
-                profile_id: switchboard_protocol::ProfileId,
-                size: switchboard_protocol::TermSize,
-            ) -> $crate::api::SessionInfo;
+                profile_id: $crate::protocol::ProfileId,
+                size: $crate::protocol::TermSize,
+            ) -> $crate::SessionInfo;
             /// Stops the session's whole process tree; answers once it is gone, with its final state.
-            window later stop_session / StopSession (session_id: switchboard_protocol::SessionId) -> $crate::api::SessionInfo;
+            window later stop_session / StopSession (session_id: $crate::protocol::SessionId) -> $crate::SessionInfo;
             /// Stops the session if it runs, then starts a new one of its profile. A task at work in
             /// it goes as `running_task` says (refused without one while a task runs): back at the
             /// head of its queue, finished first (the session then restarts after it), or cancelled.
             window later restart_session / RestartSession (
-                session_id: switchboard_protocol::SessionId,
-                size: switchboard_protocol::TermSize,
-                running_task: Option<$crate::api::RestartTask>,
-            ) -> $crate::api::Restarted;
+                session_id: $crate::protocol::SessionId,
+                size: $crate::protocol::TermSize,
+                running_task: Option<$crate::RestartTask>,
+            ) -> $crate::Restarted;
             /// Starts a new session of an ended session's profile that continues the agent's
             /// conversation (Claude Code: `--resume`).
             window now resume_session / ResumeSession (
-                session_id: switchboard_protocol::SessionId,
-                size: switchboard_protocol::TermSize,
-            ) -> $crate::api::SessionInfo;
-            window later write_input / WriteInput (session_id: switchboard_protocol::SessionId, data: String) -> ();
+                session_id: $crate::protocol::SessionId,
+                size: $crate::protocol::TermSize,
+            ) -> $crate::SessionInfo;
+            window later write_input / WriteInput (session_id: $crate::protocol::SessionId, data: String) -> ();
             window later resize / Resize (
-                session_id: switchboard_protocol::SessionId,
-                size: switchboard_protocol::TermSize,
+                session_id: $crate::protocol::SessionId,
+                size: $crate::protocol::TermSize,
             ) -> ();
             /// Flow control from a view: while paused the engine stops reading the agent's PTY,
             /// so a flooding agent blocks instead of the view.
             window now set_output_paused / SetOutputPaused (
-                session_id: switchboard_protocol::SessionId,
+                session_id: $crate::protocol::SessionId,
                 paused: bool,
             ) -> ();
             /// The screen as text and this many recent lines (the dashboard's previews).
             window later screen_snapshot / ScreenSnapshot (
-                session_id: switchboard_protocol::SessionId,
+                session_id: $crate::protocol::SessionId,
                 recent_lines: u32,
-            ) -> $crate::api::ScreenSnapshot;
+            ) -> $crate::ScreenSnapshot;
             /// The event log, of one session or all.
             socket now list_events / ListEvents (
-                session_id: Option<switchboard_protocol::SessionId>,
-            ) -> Vec<$crate::api::LogEntry>;
+                session_id: Option<$crate::protocol::SessionId>,
+            ) -> Vec<$crate::LogEntry>;
             /// Queues a task for its agent; it starts at once when the agent is idle and its
             /// queue runs.
-            window now submit_task / SubmitTask (spec: $crate::api::TaskSpec) -> $crate::api::Submitted;
+            window now submit_task / SubmitTask (spec: $crate::TaskSpec) -> $crate::Submitted;
             /// Queued and running tasks, and the most recent finished ones; of one agent, or of all.
             window now list_tasks / ListTasks (
-                profile_id: Option<switchboard_protocol::ProfileId>,
-            ) -> Vec<$crate::api::TaskInfo>;
-            window now get_task / GetTask (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
+                profile_id: Option<$crate::protocol::ProfileId>,
+            ) -> Vec<$crate::TaskInfo>;
+            window now get_task / GetTask (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
             /// A queued task leaves the queue; a running one is interrupted. Both end cancelled.
-            window now cancel_task / CancelTask (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
+            window now cancel_task / CancelTask (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
             /// Moves a queued task to this 0-based place in its agent's queue (as listed: urgent
             /// first). Landing among the other priority's tasks takes that priority.
-            window now move_task / MoveTask (task_id: switchboard_protocol::TaskId, to_index: u32) -> ();
+            window now move_task / MoveTask (task_id: $crate::protocol::TaskId, to_index: u32) -> ();
             /// Puts an interrupted, failed, timed-out or cancelled task back at the front of its
             /// agent's queue.
-            window now requeue_task / RequeueTask (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
+            window now requeue_task / RequeueTask (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
             /// Types a task its agent took from the queue but is not ready for now, whatever its
             /// readiness says (the user sees its prompt where its ready pattern does not).
-            user now type_task_now / TypeTaskNow (task_id: switchboard_protocol::TaskId) -> $crate::api::TaskInfo;
+            user now type_task_now / TypeTaskNow (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
             /// Renames a task (an empty title gives it its instruction's first line back) and, while
             /// it waits in its queue, changes its instruction.
             window now edit_task / EditTask (
-                task_id: switchboard_protocol::TaskId,
+                task_id: $crate::protocol::TaskId,
                 title: Option<String>,
                 instruction: Option<String>,
-            ) -> $crate::api::TaskInfo;
+            ) -> $crate::TaskInfo;
             /// Where a file a task returned is now (absolute), checked again: still inside its
             /// agent's workspace, symlinks resolved, a regular file. The window's "Open" and
             /// "Show in folder" ask it through the shell.
-            socket now artifact_path / ArtifactPath (task_id: switchboard_protocol::TaskId, path: String) -> String;
+            socket now artifact_path / ArtifactPath (task_id: $crate::protocol::TaskId, path: String) -> String;
             /// Runs a finished task again, as a new task at the end of its agent's queue.
-            window now rerun_task / RerunTask (task_id: switchboard_protocol::TaskId) -> $crate::api::Submitted;
+            window now rerun_task / RerunTask (task_id: $crate::protocol::TaskId) -> $crate::Submitted;
             /// Pauses or resumes one agent's queue, or every queue.
             window now set_queue_paused / SetQueuePaused (
-                profile_id: Option<switchboard_protocol::ProfileId>,
+                profile_id: Option<$crate::protocol::ProfileId>,
                 paused: bool,
             ) -> ();
-            window now list_queues / ListQueues () -> Vec<$crate::api::QueueStatus>;
+            window now list_queues / ListQueues () -> Vec<$crate::QueueStatus>;
             /// Where the data lives and whether it can be written now.
-            window now storage_status / StorageStatus () -> $crate::api::StorageStatus;
+            window now storage_status / StorageStatus () -> $crate::StorageStatus;
             /// The app's settings (their defaults where the user set none).
-            window now get_settings / GetSettings () -> $crate::api::Settings;
+            window now get_settings / GetSettings () -> $crate::Settings;
             /// Checks and keeps the app's settings; answers with them as kept (times tidied).
-            user now set_settings / SetSettings (settings: $crate::api::Settings) -> $crate::api::Settings;
+            user now set_settings / SetSettings (settings: $crate::Settings) -> $crate::Settings;
             /// A task's history from the event log, oldest first.
-            window now task_timeline / TaskTimeline (task_id: switchboard_protocol::TaskId) -> Vec<$crate::api::LogEntry>;
+            window now task_timeline / TaskTimeline (task_id: $crate::protocol::TaskId) -> Vec<$crate::LogEntry>;
             /// Pending signals and the most recent handled ones.
-            window now list_signals / ListSignals () -> Vec<$crate::api::SignalInfo>;
+            window now list_signals / ListSignals () -> Vec<$crate::SignalInfo>;
             /// Answers, decides or dismisses a pending signal; answers with the settled record.
             user now respond_to_signal / RespondToSignal (
-                signal_id: switchboard_protocol::SignalId,
-                response: $crate::api::SignalResponse,
-            ) -> $crate::api::SignalInfo;
+                signal_id: $crate::protocol::SignalId,
+                response: $crate::SignalResponse,
+            ) -> $crate::SignalInfo;
             /// Delegated agents: those at work, and those that reported or ended.
-            window now list_delegations / ListDelegations () -> Vec<$crate::api::Delegation>;
+            window now list_delegations / ListDelegations () -> Vec<$crate::Delegation>;
             /// Whether a delegated agent keeps running after it reports (by default it ends,
             /// freeing its place among the agents running at once).
             user now keep_delegate / KeepDelegate (
-                session_id: switchboard_protocol::SessionId,
+                session_id: $crate::protocol::SessionId,
                 keep: bool,
-            ) -> $crate::api::Delegation;
+            ) -> $crate::Delegation;
             /// Starts a loop on an agent: fresh sessions toward `settings.goal` until it is done,
             /// stalled or cancelled; its first iteration queues behind the agent's tasks.
             window now start_loop / StartLoop (
-                profile_id: switchboard_protocol::ProfileId,
-                settings: switchboard_protocol::loops::LoopSettings,
-            ) -> $crate::api::LoopInfo;
+                profile_id: $crate::protocol::ProfileId,
+                settings: $crate::protocol::loops::LoopSettings,
+            ) -> $crate::LoopInfo;
             /// Active and stalled loops, and the most recent finished ones.
-            window now list_loops / ListLoops () -> Vec<$crate::api::LoopInfo>;
-            window now get_loop / GetLoop (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopInfo;
+            window now list_loops / ListLoops () -> Vec<$crate::LoopInfo>;
+            window now get_loop / GetLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
             /// Older iterations of a loop, a page at a time: the `limit` (at most 200) recorded
             /// before the one at `before` (an iteration's `seq`), oldest first. A loop's info
             /// carries only its latest iterations.
             window now loop_iterations / LoopIterations (
-                loop_id: switchboard_protocol::LoopId,
+                loop_id: $crate::protocol::LoopId,
                 before: u32,
                 limit: u32,
-            ) -> Vec<$crate::api::Iteration>;
+            ) -> Vec<$crate::Iteration>;
             /// Cancels an active or stalled loop, and its iteration waiting or at work.
-            window now cancel_loop / CancelLoop (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopInfo;
+            window now cancel_loop / CancelLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
             /// Resumes a stalled loop: its next iteration goes first in the queue.
-            window now resume_loop / ResumeLoop (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopInfo;
+            window now resume_loop / ResumeLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
             /// The loop's files in its agent's workspace as they are now: anchor, progress, guardrails.
-            window now loop_files / LoopFiles (loop_id: switchboard_protocol::LoopId) -> $crate::api::LoopFiles;
+            window now loop_files / LoopFiles (loop_id: $crate::protocol::LoopId) -> $crate::LoopFiles;
             /// Replaces the loop's anchor or guardrails (the user's corrections, say before resuming
             /// a stalled loop); answers with the files as they are then.
             window now save_loop_file / SaveLoopFile (
-                loop_id: switchboard_protocol::LoopId,
-                file: $crate::api::LoopFile,
+                loop_id: $crate::protocol::LoopId,
+                file: $crate::LoopFile,
                 text: String,
-            ) -> $crate::api::LoopFiles;
+            ) -> $crate::LoopFiles;
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
-            script now agent_text / AgentText (session_id: switchboard_protocol::SessionId, text: String) -> ();
+            script now agent_text / AgentText (session_id: $crate::protocol::SessionId, text: String) -> ();
             /// An event from an agent's hooks, as `switchboard-hook` forwards it. A permission
             /// request is answered once the user decides (none: the agent's own prompt decides).
             socket later hook_event / HookEvent (
-                envelope: switchboard_protocol::hook::HookEnvelope,
-            ) -> Option<$crate::api::PermissionDecision>;
+                envelope: $crate::protocol::hook::HookEnvelope,
+            ) -> Option<$crate::PermissionDecision>;
             /// The spec's diagrams, as the flows view draws them.
-            window now flow_diagrams / FlowDiagrams () -> Vec<$crate::api::Diagram>;
+            window now flow_diagrams / FlowDiagrams () -> Vec<$crate::Diagram>;
             /// Where a target (an agent, session, task or loop) stands in each diagram, as its
             /// events up to `until_seq` light them (none: all so far).
             window now flow_view / FlowView (
-                target: $crate::api::FlowTarget,
+                target: $crate::FlowTarget,
                 until_seq: Option<i64>,
-            ) -> $crate::api::FlowView;
+            ) -> $crate::FlowView;
             /// A target's event log from `since_at` (milliseconds since the epoch), the most
             /// recent `limit`.
             window now flow_events / FlowEvents (
-                target: $crate::api::FlowTarget,
-                since_at: Option<$crate::api::Millis>,
+                target: $crate::FlowTarget,
+                since_at: Option<$crate::Millis>,
                 limit: u32,
-            ) -> $crate::api::FlowEvents;
+            ) -> $crate::FlowEvents;
             /// Writes a target's event log as JSON lines (one entry per line, oldest first) into
             /// the data folder's `exports/`; answers the file's path.
-            window now export_flow_events / ExportFlowEvents (target: $crate::api::FlowTarget) -> String;
+            window now export_flow_events / ExportFlowEvents (target: $crate::FlowTarget) -> String;
             /// All agents as one graph: status, what each does, queue, and who works for whom.
-            window now flow_overview / FlowOverview () -> $crate::api::Overview;
+            window now flow_overview / FlowOverview () -> $crate::Overview;
             /// Tasks (by name and instruction), their summaries and the signals agents raised
             /// that hold every word of `query`, newest first.
-            window now search / Search (query: String) -> Vec<$crate::api::SearchHit>;
+            window now search / Search (query: String) -> Vec<$crate::SearchHit>;
             /// Each session's agent status, for sessions whose hooks have reported.
-            window now list_agent_status / ListAgentStatus () -> Vec<$crate::api::AgentStatusInfo>;
+            window now list_agent_status / ListAgentStatus () -> Vec<$crate::AgentStatusInfo>;
             /// What each agent asks of the user's attention (the one state the tray, sidebar,
             /// dashboard, graph and palette show).
-            window now list_attention / ListAttention () -> Vec<$crate::api::AgentAttention>;
+            window now list_attention / ListAttention () -> Vec<$crate::AgentAttention>;
             /// The accounts at their usage limit, with their agents and when each goes on.
-            window now list_limits / ListLimits () -> Vec<$crate::api::AccountLimit>;
+            window now list_limits / ListLimits () -> Vec<$crate::AccountLimit>;
             /// Each account's usage, as its agents' CLIs last told it (none told: not listed).
-            window now list_usage / ListUsage () -> Vec<$crate::api::AccountUsage>;
+            window now list_usage / ListUsage () -> Vec<$crate::AccountUsage>;
             /// Has the agent's account go on now, whatever its usage limit said (the user knows
             /// better): its agents go on one at a time, this one first.
-            user now resume_agent / ResumeAgent (profile_id: switchboard_protocol::ProfileId) -> ();
+            user now resume_agent / ResumeAgent (profile_id: $crate::protocol::ProfileId) -> ();
             /// What the window shows now and whether it has the focus: the agent on screen in a
             /// focused window has its failures seen.
-            user now set_viewing / SetViewing (viewing: $crate::api::Viewing) -> ();
+            user now set_viewing / SetViewing (viewing: $crate::Viewing) -> ();
             /// Permission requests waiting for the user.
-            window now list_permission_requests / ListPermissionRequests () -> Vec<$crate::api::PermissionRequest>;
+            window now list_permission_requests / ListPermissionRequests () -> Vec<$crate::PermissionRequest>;
             /// The user's answer to an agent's permission request.
             user now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
             /// The git repository a folder is in (the agent form offers worktrees only then), with
             /// its setup command; or why it is not one.
-            window later folder_repository / FolderRepository (folder: String) -> $crate::api::FolderRepository;
+            window later folder_repository / FolderRepository (folder: String) -> $crate::FolderRepository;
             /// A folder of the engine's machine and its subfolders (`~` or empty: the home
             /// folder), for picking an agent's folder where the engine runs.
-            window later list_folder / ListFolder (path: String) -> $crate::api::FolderListing;
+            window later list_folder / ListFolder (path: String) -> $crate::FolderListing;
             /// The command run in each new worktree of the repository (none: nothing runs).
             user now set_repository_setup / SetRepositorySetup (
                 repository: String,
@@ -241,36 +242,35 @@ macro_rules! engine_commands {
             ) -> ();
             /// Every worktree the app made that is not merged or discarded, then the recent ones
             /// that are, with what each changed and which others change the same files.
-            window later list_worktrees / ListWorktrees () -> Vec<$crate::api::WorktreeInfo>;
+            window later list_worktrees / ListWorktrees () -> Vec<$crate::WorktreeInfo>;
             /// What a worktree (named by its task or loop, or a task at work in it) changed
             /// against its base, file by file, with its task's summary.
-            window later worktree_diff / WorktreeDiff (worktree: String) -> $crate::api::WorktreeDiff;
+            window later worktree_diff / WorktreeDiff (worktree: String) -> $crate::WorktreeDiff;
             /// Commits what the agent left uncommitted in the worktree (never the app's files),
             /// with its task's name as the message.
-            user later commit_worktree / CommitWorktree (worktree: String) -> $crate::api::CommitOutcome;
+            user later commit_worktree / CommitWorktree (worktree: String) -> $crate::CommitOutcome;
             /// Commits what is left uncommitted, then lands the worktree's branch on its base
             /// (forward, or a merge commit) and removes the worktree; a conflict, or the user's
             /// own changes in the way, changes nothing.
-            user later merge_worktree / MergeWorktree (worktree: String) -> $crate::api::MergeOutcome;
+            user later merge_worktree / MergeWorktree (worktree: String) -> $crate::MergeOutcome;
             /// Removes the worktree and its branch. Refused without `force` when it holds work
             /// that is not merged; with it, that work is kept as a patch file first.
-            user later discard_worktree / DiscardWorktree (worktree: String, force: bool) -> $crate::api::DiscardOutcome;
+            user later discard_worktree / DiscardWorktree (worktree: String, force: bool) -> $crate::DiscardOutcome;
             /// Moves the worktree's work onto its base's latest commit; a conflict undoes it.
-            user later rebase_worktree / RebaseWorktree (worktree: String) -> $crate::api::RebaseOutcome;
+            user later rebase_worktree / RebaseWorktree (worktree: String) -> $crate::RebaseOutcome;
             /// Types the user's line comments into the worktree's agent as one review, a new task
             /// in the same worktree.
             user now review_worktree / ReviewWorktree (
                 worktree: String,
-                comments: Vec<$crate::api::ReviewComment>,
-            ) -> $crate::api::Submitted;
+                comments: Vec<$crate::ReviewComment>,
+            ) -> $crate::Submitted;
             /// Asks the worktree's agent, in the conversation that did its work, to bring its base
             /// in and resolve the conflicts a merge would meet now: a new task in the same
             /// worktree, after which the merge is offered again. Refused when it merges cleanly.
-            user now resolve_worktree / ResolveWorktree (worktree: String) -> $crate::api::Submitted;
+            user now resolve_worktree / ResolveWorktree (worktree: String) -> $crate::Submitted;
         }
     };
 }
-pub(crate) use engine_commands;
 
 /// Whether commands of this reach may come from the window.
 macro_rules! for_window {
@@ -312,7 +312,8 @@ macro_rules! command_enum {
     )*) => {
         /// A request to the engine in its wire form (the socket, the command line, the
         /// window). Each has exactly one kind of reply.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "ts", derive(TS))]
         #[serde(tag = "type", rename_all = "snake_case")]
         pub enum Command {
             $(
@@ -384,7 +385,7 @@ replies! {
     Profile => Profile "profile",
     Vec<ProfileProblem> => Problems "problems",
     Vec<AgentPreset> => Presets "presets",
-    Vec<crate::api::DetectedAgent> => DetectedAgents "detected_agents",
+    Vec<crate::DetectedAgent> => DetectedAgents "detected_agents",
     Vec<SessionInfo> => Sessions "sessions",
     SessionInfo => Session "session",
     ScreenSnapshot => Snapshot "snapshot",
@@ -398,32 +399,32 @@ replies! {
     Vec<AgentStatusInfo> => AgentStatus "agent_status",
     Option<PermissionDecision> => Permission "permission",
     Vec<PermissionRequest> => PermissionRequests "permission_requests",
-    crate::api::StorageStatus => Storage "storage",
-    crate::api::Settings => Settings "settings",
-    Vec<crate::api::Delegation> => Delegations "delegations",
-    crate::api::Delegation => Delegation "delegation",
-    Vec<crate::api::LoopInfo> => Loops "loops",
-    crate::api::LoopInfo => Loop "loop",
-    Vec<crate::api::Iteration> => Iterations "iterations",
-    crate::api::LoopFiles => LoopFiles "loop_files",
-    Vec<crate::api::Diagram> => Diagrams "diagrams",
-    crate::api::FlowView => FlowView "flow_view",
-    crate::api::FlowEvents => FlowEvents "flow_events",
-    crate::api::Overview => Overview "overview",
-    Vec<crate::api::SearchHit> => SearchHits "search_hits",
+    crate::StorageStatus => Storage "storage",
+    crate::Settings => Settings "settings",
+    Vec<crate::Delegation> => Delegations "delegations",
+    crate::Delegation => Delegation "delegation",
+    Vec<crate::LoopInfo> => Loops "loops",
+    crate::LoopInfo => Loop "loop",
+    Vec<crate::Iteration> => Iterations "iterations",
+    crate::LoopFiles => LoopFiles "loop_files",
+    Vec<crate::Diagram> => Diagrams "diagrams",
+    crate::FlowView => FlowView "flow_view",
+    crate::FlowEvents => FlowEvents "flow_events",
+    crate::Overview => Overview "overview",
+    Vec<crate::SearchHit> => SearchHits "search_hits",
     String => Text "text",
-    crate::api::Restarted => Restarted "restarted",
-    Vec<crate::api::AgentAttention> => Attention "attention",
-    Vec<crate::api::AccountLimit> => Limits "limits",
-    Vec<crate::api::AccountUsage> => Usage "usage",
-    crate::api::FolderRepository => FolderRepository "folder_repository",
-    crate::api::FolderListing => FolderListing "folder_listing",
-    Vec<crate::api::WorktreeInfo> => Worktrees "worktrees",
-    crate::api::CommitOutcome => Commit "commit",
-    crate::api::WorktreeDiff => WorktreeDiff "worktree_diff",
-    crate::api::MergeOutcome => Merge "merge",
-    crate::api::DiscardOutcome => Discard "discard",
-    crate::api::RebaseOutcome => Rebase "rebase",
+    crate::Restarted => Restarted "restarted",
+    Vec<crate::AgentAttention> => Attention "attention",
+    Vec<crate::AccountLimit> => Limits "limits",
+    Vec<crate::AccountUsage> => Usage "usage",
+    crate::FolderRepository => FolderRepository "folder_repository",
+    crate::FolderListing => FolderListing "folder_listing",
+    Vec<crate::WorktreeInfo> => Worktrees "worktrees",
+    crate::CommitOutcome => Commit "commit",
+    crate::WorktreeDiff => WorktreeDiff "worktree_diff",
+    crate::MergeOutcome => Merge "merge",
+    crate::DiscardOutcome => Discard "discard",
+    crate::RebaseOutcome => Rebase "rebase",
 }
 
 impl IntoReply for () {
@@ -437,7 +438,8 @@ impl IntoReply for () {
 }
 
 /// The reply to a [`Command`]: one variant per kind of answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "type", content = "value", rename_all = "snake_case")]
 pub enum Reply {
     Unit,
@@ -447,7 +449,7 @@ pub enum Reply {
     Problems(Vec<ProfileProblem>),
     Presets(Vec<AgentPreset>),
     /// The agent CLIs found on `PATH`, or missing.
-    DetectedAgents(Vec<crate::api::DetectedAgent>),
+    DetectedAgents(Vec<crate::DetectedAgent>),
     Sessions(Vec<SessionInfo>),
     Session(SessionInfo),
     Snapshot(ScreenSnapshot),
@@ -463,37 +465,38 @@ pub enum Reply {
     /// agent's own prompt decides).
     Permission(Option<PermissionDecision>),
     PermissionRequests(Vec<PermissionRequest>),
-    Storage(crate::api::StorageStatus),
-    Settings(crate::api::Settings),
-    Delegations(Vec<crate::api::Delegation>),
-    Delegation(crate::api::Delegation),
-    Loops(Vec<crate::api::LoopInfo>),
-    Loop(crate::api::LoopInfo),
-    Iterations(Vec<crate::api::Iteration>),
-    LoopFiles(crate::api::LoopFiles),
-    Diagrams(Vec<crate::api::Diagram>),
-    FlowView(crate::api::FlowView),
-    FlowEvents(crate::api::FlowEvents),
-    Overview(crate::api::Overview),
-    SearchHits(Vec<crate::api::SearchHit>),
+    Storage(crate::StorageStatus),
+    Settings(crate::Settings),
+    Delegations(Vec<crate::Delegation>),
+    Delegation(crate::Delegation),
+    Loops(Vec<crate::LoopInfo>),
+    Loop(crate::LoopInfo),
+    Iterations(Vec<crate::Iteration>),
+    LoopFiles(crate::LoopFiles),
+    Diagrams(Vec<crate::Diagram>),
+    FlowView(crate::FlowView),
+    FlowEvents(crate::FlowEvents),
+    Overview(crate::Overview),
+    SearchHits(Vec<crate::SearchHit>),
     Text(String),
     /// A restart: the new session, or the task it waits for.
-    Restarted(crate::api::Restarted),
-    Attention(Vec<crate::api::AgentAttention>),
-    Limits(Vec<crate::api::AccountLimit>),
-    Usage(Vec<crate::api::AccountUsage>),
-    FolderRepository(crate::api::FolderRepository),
-    FolderListing(crate::api::FolderListing),
-    Worktrees(Vec<crate::api::WorktreeInfo>),
-    Commit(crate::api::CommitOutcome),
-    WorktreeDiff(crate::api::WorktreeDiff),
-    Merge(crate::api::MergeOutcome),
-    Discard(crate::api::DiscardOutcome),
-    Rebase(crate::api::RebaseOutcome),
+    Restarted(crate::Restarted),
+    Attention(Vec<crate::AgentAttention>),
+    Limits(Vec<crate::AccountLimit>),
+    Usage(Vec<crate::AccountUsage>),
+    FolderRepository(crate::FolderRepository),
+    FolderListing(crate::FolderListing),
+    Worktrees(Vec<crate::WorktreeInfo>),
+    Commit(crate::CommitOutcome),
+    WorktreeDiff(crate::WorktreeDiff),
+    Merge(crate::MergeOutcome),
+    Discard(crate::DiscardOutcome),
+    Rebase(crate::RebaseOutcome),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     InvalidInput,
@@ -542,12 +545,13 @@ pub enum ErrorCode {
 /// people, and, for input errors, the field it concerns. An invalid profile
 /// also lists every problem found (`field` is then the first one's), so a
 /// form shows them all at once; other errors leave the list out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
     pub field: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[ts(as = "Option<Vec<ProfileProblem>>", optional)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ProfileProblem>>", optional))]
     pub problems: Vec<ProfileProblem>,
 }

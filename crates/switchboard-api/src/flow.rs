@@ -1,16 +1,18 @@
 //! The live flows: the spec's diagrams as data, where an agent stands in
-//! them (folded from the event log by [`crate::flows`]), and the overview
+//! them (folded from the event log by the engine's `flows`), and the overview
 //! of all agents and who works for whom.
 
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::hook::AgentStatus;
 use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::{LogEntry, Millis};
 
 /// The diagrams of the spec, one per flow the app runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DiagramId {
     /// loop-and-hook-state-machines.md §3.
@@ -76,7 +78,8 @@ impl DiagramId {
 
 /// One diagram: its nodes and edges as the spec draws them (with the few
 /// moves real agents make that the drawing leaves out), in the user's words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Diagram {
     pub id: DiagramId,
     /// What it shows, in a few words.
@@ -100,7 +103,8 @@ impl Diagram {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct FlowNode {
     /// Stable within its diagram.
     pub id: String,
@@ -114,7 +118,8 @@ pub struct FlowNode {
     pub stroke: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum NodeShape {
     Start,
@@ -123,7 +128,8 @@ pub enum NodeShape {
     End,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct FlowEdge {
     pub from: String,
     pub to: String,
@@ -131,7 +137,8 @@ pub struct FlowEdge {
 }
 
 /// What a flow view or event log is about.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "of", rename_all = "snake_case")]
 pub enum FlowTarget {
     /// Everything of one agent: its sessions, tasks, loops, delegates.
@@ -152,7 +159,8 @@ pub enum FlowTarget {
 }
 
 /// The diagrams lit by a target's events up to a moment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct FlowView {
     pub target: FlowTarget,
     /// The last event folded (none: there were none).
@@ -165,7 +173,8 @@ pub struct FlowView {
 }
 
 /// Where a target stands in one diagram.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct DiagramState {
     pub diagram: DiagramId,
     /// The node or nodes lit now (several when work runs in parallel, or
@@ -184,7 +193,8 @@ pub struct DiagramState {
 }
 
 /// Why a diagram can show nothing for an agent, whatever it does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DiagramSilence {
     /// Drawn from hook events, which only Claude Code and Codex send.
@@ -198,21 +208,24 @@ pub const MAX_PATH_STEPS: usize = 400;
 /// The most events a [`NodeEvents`] names (the most recent).
 pub const MAX_NODE_EVENTS: usize = 50;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct PathStep {
     pub node: String,
     pub seq: i64,
     pub at: Millis,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct EdgeCount {
     pub from: String,
     pub to: String,
     pub count: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct NodeEvents {
     pub node: String,
     /// How often it was lit.
@@ -222,7 +235,8 @@ pub struct NodeEvents {
 }
 
 /// What the lead's completion gate reads: its team and teammates at work.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct GateInputs {
     pub team_name: Option<String>,
     pub active: u32,
@@ -230,7 +244,8 @@ pub struct GateInputs {
 }
 
 /// A target's event log, oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct FlowEvents {
     pub entries: Vec<LogEntry>,
     /// Older events left out (past the limit asked for).
@@ -238,7 +253,8 @@ pub struct FlowEvents {
 }
 
 /// All agents as one graph: who runs, what each does, who works for whom.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Overview {
     pub agents: Vec<OverviewAgent>,
     /// Helpers an agent runs inside its own process: Claude Code teammates
@@ -247,7 +263,8 @@ pub struct Overview {
     pub links: Vec<OverviewLink>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct OverviewAgent {
     pub profile_id: ProfileId,
     pub name: String,
@@ -270,10 +287,11 @@ pub struct OverviewAgent {
     pub needs_user: u32,
     /// What it asks of the user's attention: the one state every place
     /// shows for it.
-    pub attention: crate::api::Attention,
+    pub attention: crate::Attention,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct OverviewHelper {
     /// Stable within the overview: the lead's session and the helper's name.
     pub id: String,
@@ -282,7 +300,8 @@ pub struct OverviewHelper {
 }
 
 /// Who works for whom.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct OverviewLink {
     /// An agent (its profile id) or a helper (its id).
     pub from: String,
@@ -290,7 +309,8 @@ pub struct OverviewLink {
     pub kind: LinkKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum LinkKind {
     /// The app started the second agent for the first (an approved
@@ -304,7 +324,8 @@ pub enum LinkKind {
 /// each is reported as [`crate::EngineEvent::Logged`], and at a hundred hook
 /// events a second that is work for the window, so it follows only what a
 /// view it shows needs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "of", rename_all = "snake_case")]
 pub enum FollowedLog {
     /// The entries about one agent (and those about no agent in particular).

@@ -15,16 +15,16 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use switchboard_protocol::loops::Completion;
-use switchboard_protocol::signal::{ScanEvent, SignalBody};
-use switchboard_protocol::summary::SummaryStatus;
-use switchboard_protocol::{LoopId, ProfileId, SignalId, TaskId};
+use switchboard_api::protocol::loops::Completion;
+use switchboard_api::protocol::signal::{ScanEvent, SignalBody};
+use switchboard_api::protocol::summary::SummaryStatus;
+use switchboard_api::protocol::{LoopId, ProfileId, SignalId, TaskId};
 
-use crate::api::{
+use switchboard_api::{
     AgentAttention, Attention, EngineEvent, LoopInfo, LoopState, Millis, Profile, QueueStatus, SignalInfo, SignalState,
     TaskInfo, TaskState, Viewing,
 };
-use crate::api::{Settings, StorageProblem};
+use switchboard_api::{Settings, StorageProblem};
 
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;
@@ -50,11 +50,11 @@ pub enum NoticeTarget {
 impl NoticeTarget {
     /// What a window started for this notice opens once loaded (none: the
     /// window alone).
-    pub fn opens(&self) -> Option<crate::api::OpenTarget> {
+    pub fn opens(&self) -> Option<switchboard_api::OpenTarget> {
         match self {
-            NoticeTarget::Task(id) => Some(crate::api::OpenTarget::Task(id.clone())),
-            NoticeTarget::Signal(id) => Some(crate::api::OpenTarget::Signal(id.clone())),
-            NoticeTarget::Loop(id) => Some(crate::api::OpenTarget::Loop(id.clone())),
+            NoticeTarget::Task(id) => Some(switchboard_api::OpenTarget::Task(id.clone())),
+            NoticeTarget::Signal(id) => Some(switchboard_api::OpenTarget::Signal(id.clone())),
+            NoticeTarget::Loop(id) => Some(switchboard_api::OpenTarget::Loop(id.clone())),
             NoticeTarget::Window => None,
         }
     }
@@ -242,7 +242,7 @@ impl TrayCounts {
 
     /// In words, times in the local time zone.
     pub fn label(&self) -> String {
-        self.label_at(self.limited_until.map_or(0, crate::limits::local_offset_secs))
+        self.label_at(self.limited_until.map_or(0, switchboard_api::local_offset_secs))
     }
 
     /// In words, times `offset_secs` east of UTC.
@@ -259,7 +259,7 @@ impl TrayCounts {
             (0, _) => {}
             (limited, Some(until)) => label.push_str(&format!(
                 " · {limited} at usage limit until {}",
-                crate::limits::clock_at(until, offset_secs)
+                switchboard_api::clock_at(until, offset_secs)
             )),
             (limited, None) => label.push_str(&format!(" · {limited} at usage limit")),
         }
@@ -351,7 +351,7 @@ pub fn handled(kind: NoticeKind, now: &Attention) -> bool {
     }
 }
 
-/// What the user is looking at: the window tells it (see [`crate::api::Viewing`]).
+/// What the user is looking at: the window tells it (see [`switchboard_api::Viewing`]).
 pub fn on_screen(viewing: &Viewing, agent: Option<&ProfileId>) -> bool {
     viewing.focused && agent.is_some() && viewing.profile_id.as_ref() == agent
 }
@@ -457,13 +457,13 @@ impl Notices {
     /// next phase, a quiet task's progress) is not told again as new.
     pub fn already_told(
         &mut self,
-        limits: &[crate::api::AccountLimit],
+        limits: &[switchboard_api::AccountLimit],
         tasks: &[TaskInfo],
-        worktrees: &[crate::api::WorktreeInfo],
+        worktrees: &[switchboard_api::WorktreeInfo],
     ) {
         for limit in limits {
             self.notified.insert(format!("limit:{}:{}", limit.account, limit.since));
-            if limit.phase == crate::api::LimitPhase::AsksUser {
+            if limit.phase == switchboard_api::LimitPhase::AsksUser {
                 self.notified.insert(format!("limit:{}:{}:asks", limit.account, limit.since));
             }
         }
@@ -618,11 +618,11 @@ impl Notices {
             EngineEvent::UsageWarning { account: _, profiles, window } => {
                 let names = self.names_of(profiles);
                 let resets = window.resets_at.map_or_else(String::new, |at| {
-                    let in_days = (at - crate::api::now()) / (24 * 3_600_000);
+                    let in_days = (at - switchboard_api::now()) / (24 * 3_600_000);
                     match in_days {
                         ..1 => format!(
                             "; it resets at {}",
-                            crate::limits::clock_at(at, crate::limits::local_offset_secs(at))
+                            switchboard_api::clock_at(at, switchboard_api::local_offset_secs(at))
                         ),
                         1 => "; it resets tomorrow".to_owned(),
                         days => format!("; it resets in {days} days"),
@@ -636,7 +636,7 @@ impl Notices {
                     format!(
                         "{names} {verb} used {}% of {} usage{resets}. At the limit, their tasks wait for the reset.",
                         window.used_percent,
-                        crate::limits::window_name(window.minutes),
+                        switchboard_api::window_name(window.minutes),
                     ),
                 ))
             }
@@ -691,8 +691,8 @@ impl Notices {
     /// A worktree found changing a file another changes: told once per
     /// pair. One that came to conflict with its base: told once per
     /// conflict (its files), in the words its state is shown in everywhere.
-    fn on_worktree(&mut self, worktree: &crate::api::WorktreeInfo) -> Option<Notice> {
-        if worktree.state == crate::api::WorktreeState::ConflictsWithBase
+    fn on_worktree(&mut self, worktree: &switchboard_api::WorktreeInfo) -> Option<Notice> {
+        if worktree.state == switchboard_api::WorktreeState::ConflictsWithBase
             && self.remember(format!("base-conflict:{}:{}", worktree.task, worktree.base_conflict.join("\n")))
         {
             let target = match worktree.task.parse::<TaskId>() {
@@ -743,10 +743,10 @@ impl Notices {
     /// An account's agents reached its usage limit: told once per limit;
     /// its resets passing with the agents still refused, once, as a wait
     /// for the user.
-    fn on_limit(&mut self, limit: &crate::api::AccountLimit) -> Option<Notice> {
+    fn on_limit(&mut self, limit: &switchboard_api::AccountLimit) -> Option<Notice> {
         let names = self.names_of(&limit.profiles);
         let first = limit.profiles.first();
-        if limit.phase == crate::api::LimitPhase::AsksUser {
+        if limit.phase == switchboard_api::LimitPhase::AsksUser {
             if !self.remember(format!("limit:{}:{}:asks", limit.account, limit.since)) {
                 return None;
             }
@@ -769,7 +769,7 @@ impl Notices {
         }
         let when = match limit.until {
             Some(until) => {
-                format!("until {}", crate::limits::clock_at(until, crate::limits::local_offset_secs(until)))
+                format!("until {}", switchboard_api::clock_at(until, switchboard_api::local_offset_secs(until)))
             }
             None => "for the limit to reset (when was not said: the app tries again now and then)".to_owned(),
         };
@@ -1012,7 +1012,7 @@ fn loop_key(info: &LoopInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::TaskSpec;
+    use switchboard_api::TaskSpec;
 
     fn task(profile: &ProfileId, id: &TaskId, state: TaskState) -> TaskInfo {
         let spec = TaskSpec::new(profile.clone(), "Fix the login bug\nwith details");
@@ -1022,7 +1022,7 @@ mod tests {
         }
         if state.is_finished() {
             let reason = if state == TaskState::TimedOut { "the time limit passed" } else { "it stopped" };
-            let result = crate::api::TaskResult {
+            let result = switchboard_api::TaskResult {
                 summary: switchboard_protocol::summary::parse_summary(""),
                 fallback: state != TaskState::Completed,
                 artifacts: Vec::new(),
@@ -1053,7 +1053,7 @@ mod tests {
         EngineEvent::ProfileSaved {
             profile: Profile {
                 id: profile.clone(),
-                spec: crate::api::ProfileSpec { name: name.into(), ..Default::default() },
+                spec: switchboard_api::ProfileSpec { name: name.into(), ..Default::default() },
                 created_at: 0,
                 host: None,
             },
@@ -1062,12 +1062,12 @@ mod tests {
 
     /// Minutes past midnight of "HH:MM".
     fn at(clock: &str) -> u16 {
-        crate::api::minute_of_day(clock).unwrap()
+        switchboard_api::minute_of_day(clock).unwrap()
     }
 
     fn quiet_hours(from: &str, to: &str) -> Settings {
         Settings {
-            quiet_hours: crate::api::QuietHours::Daily { from: from.into(), to: to.into() },
+            quiet_hours: switchboard_api::QuietHours::Daily { from: from.into(), to: to.into() },
             ..Settings::default()
         }
     }
@@ -1076,7 +1076,7 @@ mod tests {
     fn delivery_follows_the_users_choices_and_quiet_hours() {
         use NoticeKind::*;
         let all_off = Settings {
-            notify: crate::api::NotifyChoices {
+            notify: switchboard_api::NotifyChoices {
                 task_completed: false,
                 task_failed: false,
                 needs_answer: false,
@@ -1087,7 +1087,7 @@ mod tests {
             ..Settings::default()
         };
         let only_failures_off = Settings {
-            notify: crate::api::NotifyChoices { task_failed: false, ..Default::default() },
+            notify: switchboard_api::NotifyChoices { task_failed: false, ..Default::default() },
             ..Settings::default()
         };
         let (night, day) = (quiet_hours("22:00", "07:00"), quiet_hours("12:00", "13:30"));
@@ -1151,7 +1151,7 @@ mod tests {
         notices.apply(&queue(&profile, false, false));
         // Failures switched off, by the event the engine sends when the user saves.
         let off = Settings {
-            notify: crate::api::NotifyChoices { task_failed: false, ..Default::default() },
+            notify: switchboard_api::NotifyChoices { task_failed: false, ..Default::default() },
             ..Settings::default()
         };
         notices.apply(&EngineEvent::SettingsChanged { settings: off });
@@ -1265,7 +1265,7 @@ mod tests {
     fn a_loop_iteration_is_told_by_its_loop_not_as_a_task() {
         let profile = ProfileId::new();
         let mut iteration = task(&profile, &TaskId::new(), TaskState::Completed);
-        iteration.spec.loop_iteration = Some(crate::api::LoopIteration { loop_id: LoopId::new(), number: 1 });
+        iteration.spec.loop_iteration = Some(switchboard_api::LoopIteration { loop_id: LoopId::new(), number: 1 });
         assert_eq!(Notices::default().apply(&EngineEvent::TaskChanged { task: iteration }), None);
     }
 
@@ -1306,7 +1306,8 @@ mod tests {
         .pop()
         .unwrap();
         let session = switchboard_protocol::SessionId::new();
-        let mut signal = SignalInfo::pending(session, profile.clone(), None, crate::api::SignalChannel::Pty, scan, 0);
+        let mut signal =
+            SignalInfo::pending(session, profile.clone(), None, switchboard_api::SignalChannel::Pty, scan, 0);
         let mut notices = Notices::default();
         let notice = notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }).unwrap();
         assert_eq!((&notice.target, notice.action), (&NoticeTarget::Signal(signal.id.clone()), "Answer"));
@@ -1315,15 +1316,15 @@ mod tests {
             ("An agent needs your answer", "Which auth strategy?")
         );
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
-        signal.status = crate::api::SignalStatus::Handled {
+        signal.status = switchboard_api::SignalStatus::Handled {
             at: 1,
-            response: crate::api::SignalResponse::Answer { answers: vec!["OAuth".into()] },
+            response: switchboard_api::SignalResponse::Answer { answers: vec!["OAuth".into()] },
             reply_prompt: None,
             delegate_session: None,
         };
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
         // Known at start: not notified again.
-        signal.status = crate::api::SignalStatus::Pending;
+        signal.status = switchboard_api::SignalStatus::Pending;
         let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal), &[], &[]);
         assert_eq!(restarted.apply(&EngineEvent::SignalChanged { signal }), None);
     }
@@ -1343,7 +1344,7 @@ mod tests {
             switchboard_protocol::SessionId::new(),
             profile.clone(),
             Some(id),
-            crate::api::SignalChannel::Pty,
+            switchboard_api::SignalChannel::Pty,
             scan,
             0,
         );
@@ -1356,7 +1357,7 @@ mod tests {
     fn the_tray_counts_each_agents_attention() {
         let task_id = TaskId::new();
         let needs = Attention::NeedsYou {
-            need: crate::api::Need::Asks,
+            need: switchboard_api::Need::Asks,
             since: 1,
             task_id: None,
             task: None,
@@ -1364,7 +1365,7 @@ mod tests {
             waiting: 1,
         };
         let stalled = Attention::Stalled {
-            stall: crate::api::Stall::Quiet { task_id: task_id.clone(), task: "Port".into() },
+            stall: switchboard_api::Stall::Quiet { task_id: task_id.clone(), task: "Port".into() },
             since: 1,
         };
         let failed =
@@ -1428,7 +1429,7 @@ mod tests {
             &[],
             &[],
             &[],
-            &[crate::api::AgentAttention { profile_id: p1.clone(), attention: working.clone() }],
+            &[switchboard_api::AgentAttention { profile_id: p1.clone(), attention: working.clone() }],
         );
         assert_eq!(notices.counts().working, 1);
         notices.apply(&EngineEvent::AttentionChanged { profile_id: p2, attention: failed });
@@ -1450,7 +1451,7 @@ mod tests {
 
     #[test]
     fn loops_notify_when_they_stall_or_end_once_each() {
-        use switchboard_protocol::loops::LoopSettings;
+        use switchboard_api::protocol::loops::LoopSettings;
         let profile = ProfileId::new();
         let mut notices = Notices::default();
         let mut info = LoopInfo {
@@ -1502,21 +1503,21 @@ mod tests {
         let (profile, id) = (ProfileId::new(), TaskId::new());
         let mut quiet = task(&profile, &id, TaskState::Running);
         quiet.set_quiet_since(Some(1_000));
-        let limit = crate::api::AccountLimit {
+        let limit = switchboard_api::AccountLimit {
             account: "team".into(),
             profiles: vec![profile.clone()],
             since: 5,
             until: None,
             retry_at: 9,
             passed: 0,
-            phase: crate::api::LimitPhase::Waiting,
+            phase: switchboard_api::LimitPhase::Waiting,
         };
         let mut reopened = Notices::default();
         reopened.already_told(std::slice::from_ref(&limit), std::slice::from_ref(&quiet), &[]);
         // The same stall, its task changing meanwhile; the same limit, in its next phase.
         assert_eq!(reopened.apply(&EngineEvent::TaskChanged { task: quiet.clone() }), None);
-        let resuming = crate::api::AccountLimit {
-            phase: crate::api::LimitPhase::Resuming { profile_id: profile.clone() },
+        let resuming = switchboard_api::AccountLimit {
+            phase: switchboard_api::LimitPhase::Resuming { profile_id: profile.clone() },
             ..limit.clone()
         };
         assert_eq!(reopened.apply(&EngineEvent::LimitChanged { limit: resuming }), None);
@@ -1525,7 +1526,7 @@ mod tests {
         assert!(reopened.apply(&EngineEvent::TaskChanged { task: quiet }).is_some());
         assert!(
             reopened
-                .apply(&EngineEvent::LimitChanged { limit: crate::api::AccountLimit { since: 6, ..limit } })
+                .apply(&EngineEvent::LimitChanged { limit: switchboard_api::AccountLimit { since: 6, ..limit } })
                 .is_some()
         );
     }
@@ -1589,7 +1590,7 @@ mod tests {
         }
         let (needs, working) = (
             Attention::NeedsYou {
-                need: crate::api::Need::Asks,
+                need: switchboard_api::Need::Asks,
                 since: 0,
                 task_id: None,
                 task: None,
@@ -1599,7 +1600,7 @@ mod tests {
             Attention::Working { task_id: None, task: None, since: None },
         );
         let stalled = Attention::Stalled {
-            stall: crate::api::Stall::Quiet { task_id: TaskId::new(), task: "Port".into() },
+            stall: switchboard_api::Stall::Quiet { task_id: TaskId::new(), task: "Port".into() },
             since: 0,
         };
         let cases = [
@@ -1630,7 +1631,7 @@ mod tests {
                 switchboard_protocol::SessionId::new(),
                 profile.clone(),
                 None,
-                crate::api::SignalChannel::Pty,
+                switchboard_api::SignalChannel::Pty,
                 scan,
                 0,
             );
@@ -1644,7 +1645,7 @@ mod tests {
         };
         let working = Attention::Working { task_id: None, task: None, since: None };
         let needs = Attention::NeedsYou {
-            need: crate::api::Need::Asks,
+            need: switchboard_api::Need::Asks,
             since: 0,
             task_id: None,
             task: None,
@@ -1769,7 +1770,7 @@ mod tests {
 
     #[test]
     fn two_worktrees_that_change_the_same_file_are_told_once_naming_which_to_merge_first() {
-        use crate::api::{WorktreeInfo, WorktreeOverlap, WorktreeState};
+        use switchboard_api::{WorktreeInfo, WorktreeOverlap, WorktreeState};
         let profile = ProfileId::new();
         let (first, second) = (TaskId::new(), TaskId::new());
         let worktree = |task: &TaskId, title: &str, other: &TaskId, other_title: &str, first: bool| WorktreeInfo {
@@ -1842,18 +1843,18 @@ mod tests {
         let lead = ProfileId::new();
         let profile = Profile {
             id: lead.clone(),
-            spec: crate::api::ProfileSpec { name: "Lead".into(), ..Default::default() },
+            spec: switchboard_api::ProfileSpec { name: "Lead".into(), ..Default::default() },
             created_at: 0,
             host: None,
         };
-        let limit = |until| crate::api::AccountLimit {
+        let limit = |until| switchboard_api::AccountLimit {
             account: "team".into(),
             profiles: vec![lead.clone()],
             since: 1,
             until,
             retry_at: 2,
             passed: 0,
-            phase: crate::api::LimitPhase::Waiting,
+            phase: switchboard_api::LimitPhase::Waiting,
         };
         let cases = [
             (Some(5), false, true, "Lead goes on: its usage limit has reset."),
@@ -1872,28 +1873,28 @@ mod tests {
 
     #[test]
     fn a_window_near_its_limit_is_told_with_the_agents_the_share_and_when_it_resets() {
-        use crate::api::UsageWindow;
+        use switchboard_api::UsageWindow;
         let (lead, helper) = (ProfileId::new(), ProfileId::new());
         let mut notices = Notices::default();
         for (id, name) in [(&lead, "Lead"), (&helper, "Helper")] {
             let profile = Profile {
                 id: id.clone(),
-                spec: crate::api::ProfileSpec { name: name.into(), ..Default::default() },
+                spec: switchboard_api::ProfileSpec { name: name.into(), ..Default::default() },
                 created_at: 0,
                 host: None,
             };
             notices.apply(&EngineEvent::ProfileSaved { profile });
         }
-        let in_hours = |hours: i64| crate::api::now() + hours * 3_600_000;
+        let in_hours = |hours: i64| switchboard_api::now() + hours * 3_600_000;
         let warning = |profiles: Vec<ProfileId>, minutes, resets_at| EngineEvent::UsageWarning {
             account: "~/.claude".into(),
             profiles,
-            window: UsageWindow { minutes, used_percent: 85, resets_at, level: crate::api::UsageLevel::Warn },
+            window: UsageWindow { minutes, used_percent: 85, resets_at, level: switchboard_api::UsageLevel::Warn },
         };
         let five = notices.apply(&warning(vec![lead.clone()], 300, Some(in_hours(2)))).expect("told");
         assert_eq!(five.kind, NoticeKind::UsageLimit);
         assert_eq!(five.title, "Near a usage limit");
-        let clock = crate::limits::clock_at(in_hours(2), crate::limits::local_offset_secs(in_hours(2)));
+        let clock = switchboard_api::clock_at(in_hours(2), switchboard_api::local_offset_secs(in_hours(2)));
         assert_eq!(
             five.body,
             format!(

@@ -1,10 +1,12 @@
 //! Whether the app can write its data, as the window is told.
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 /// Why the data cannot be written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StorageProblem {
     /// The disk holding the data directory is full.
@@ -16,7 +18,8 @@ pub enum StorageProblem {
 }
 
 /// Where the data lives and whether it can be written now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct StorageStatus {
     pub data_dir: String,
     pub problem: Option<StorageProblem>,

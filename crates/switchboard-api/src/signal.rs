@@ -3,12 +3,14 @@
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::signal::ScanEvent;
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
 
 /// Where a signal was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SignalChannel {
     /// The agent's terminal output (plain CLI agents).
@@ -18,7 +20,8 @@ pub enum SignalChannel {
 }
 
 /// Where a signal's protocol stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SignalState {
     /// Waiting for the user.
@@ -30,7 +33,8 @@ pub enum SignalState {
 }
 
 /// What the user decided about a signal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum SignalResponse {
     /// Clarification: one answer per question, in order.
@@ -60,7 +64,8 @@ pub enum SignalResponse {
 
 /// The kind of a [`SignalResponse`], without its data: what the window
 /// offers for a signal (see `SignalInfo::actions`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SignalAction {
     Answer,
@@ -91,7 +96,8 @@ impl SignalResponse {
 }
 
 /// A completion report's deliverable, checked against the workspace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct DeliverableCheck {
     pub path: String,
     /// None when it exists inside the workspace; else why it does not count.
@@ -101,9 +107,10 @@ pub struct DeliverableCheck {
 /// A signal an agent raised and what became of it. On the wire and in the
 /// store it is the flat [`SignalRecord`] (the window reads it as
 /// `SignalInfo`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(into = "SignalRecord", try_from = "SignalRecord")]
-#[ts(as = "SignalRecord")]
+#[cfg_attr(feature = "ts", ts(as = "SignalRecord"))]
 pub struct SignalInfo {
     pub id: SignalId,
     pub session_id: SessionId,
@@ -214,8 +221,9 @@ impl SignalInfo {
 }
 
 /// A signal in its flat form, as the window and the store see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(rename = "SignalInfo")]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SignalInfo"))]
 pub struct SignalRecord {
     pub id: SignalId,
     pub session_id: SessionId,
@@ -305,7 +313,8 @@ impl TryFrom<SignalRecord> for SignalInfo {
 }
 
 /// One agent's part of a merged result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct MemberResult {
     pub session_id: SessionId,
     pub profile_id: ProfileId,
@@ -319,7 +328,8 @@ pub struct MemberResult {
 
 /// The results of a requester and the agents it had working in parallel,
 /// with what they appended to SHARED_FINDINGS.jsonl.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct MergedResult {
     pub members: Vec<MemberResult>,
     pub findings: Vec<serde_json::Value>,

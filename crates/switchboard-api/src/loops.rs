@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::loops::{Completion, LoopSettings, Verdict};
 use switchboard_protocol::{LoopId, ProfileId, SessionId, TaskId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
@@ -20,7 +21,8 @@ pub const LOOP_ITERATIONS_SHOWN: usize = 50;
 pub const MAX_ITERATION_PAGE: u32 = 200;
 
 /// A loop's files in its agent's workspace (none: not there).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct LoopFiles {
     /// Its goal and rules, written by the app (the user may edit them).
     pub anchor: Option<String>,
@@ -31,7 +33,8 @@ pub struct LoopFiles {
 }
 
 /// A loop file the user may edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum LoopFile {
     Anchor,
@@ -42,7 +45,8 @@ pub enum LoopFile {
 pub const MAX_LOOP_FILE_BYTES: usize = 256 * 1024;
 
 /// A loop and everything it did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct LoopInfo {
     pub id: LoopId,
     pub profile_id: ProfileId,
@@ -61,7 +65,8 @@ pub struct LoopInfo {
 }
 
 /// Where a loop stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum LoopState {
     /// Waiting for its turn in the agent's queue, or at work.
@@ -97,7 +102,8 @@ pub enum LoopState {
 }
 
 /// One iteration: a fresh session of the agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Iteration {
     /// Its place in the loop's history, 1 for the first recorded (pages of
     /// older iterations are asked for before it).
@@ -112,7 +118,8 @@ pub struct Iteration {
 }
 
 /// How an iteration went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum IterationOutcome {
     Running,

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::{LoopId, ProfileId, TaskId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
@@ -10,7 +11,8 @@ use super::Millis;
 /// Where an agent's tasks work: in its folder (every task in the same
 /// checkout), or each task (and each loop, for all its iterations) in a git
 /// worktree of its own on a new branch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Isolation {
     #[default]
@@ -36,7 +38,8 @@ impl Isolation {
 }
 
 /// The git repository a folder is in, as the agent form shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FolderRepository {
     Repository {
@@ -53,7 +56,8 @@ pub enum FolderRepository {
 }
 
 /// Where a worktree is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum WorktreeState {
     /// Its agent is at work in it (a task queued or running there).
@@ -98,7 +102,8 @@ impl WorktreeState {
 }
 
 /// Two worktrees that change the same file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct WorktreeOverlap {
     /// The other worktree (its task or loop).
     pub with: String,
@@ -112,7 +117,8 @@ pub struct WorktreeOverlap {
 }
 
 /// A task's (or a loop's) worktree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct WorktreeInfo {
     /// The task it was made for, or the loop (for all its iterations).
     pub task: String,
@@ -150,7 +156,8 @@ pub struct WorktreeInfo {
 }
 
 /// How a file differs from the base.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FileStatus {
     Added,
@@ -160,7 +167,8 @@ pub enum FileStatus {
 }
 
 /// What of a changed file can be shown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DiffContent {
     /// The file before (at the base) and now, and the unified diff.
@@ -172,7 +180,8 @@ pub enum DiffContent {
 }
 
 /// One changed file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct FileDiff {
     pub path: String,
     /// Where a renamed file was.
@@ -182,7 +191,8 @@ pub struct FileDiff {
 }
 
 /// What a worktree changed against its base, and its task's summary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct WorktreeDiff {
     pub worktree: WorktreeInfo,
     pub files: Vec<FileDiff>,
@@ -193,7 +203,8 @@ pub struct WorktreeDiff {
 }
 
 /// How a commit went: anything committed, and the worktree as it is now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct CommitOutcome {
     /// False: everything in it was committed already.
     pub committed: bool,
@@ -201,7 +212,8 @@ pub struct CommitOutcome {
 }
 
 /// How a merge went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum MergeOutcome {
     /// The base branch has the work (moved forward, or a merge commit).
@@ -214,7 +226,8 @@ pub enum MergeOutcome {
 }
 
 /// How a discard went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum DiscardOutcome {
     /// Removed; its work, if it held any, kept as this patch file.
@@ -224,7 +237,8 @@ pub enum DiscardOutcome {
 }
 
 /// How a rebase onto the base went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum RebaseOutcome {
     Rebased,
@@ -235,7 +249,8 @@ pub enum RebaseOutcome {
 }
 
 /// A comment the user left on a line of a changed file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct ReviewComment {
     pub path: String,
     /// 1-based, in the file as it is now (or as it was, for a deleted line).
@@ -244,7 +259,8 @@ pub struct ReviewComment {
 }
 
 /// What the user did with a worktree, as its task's timeline records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "review", rename_all = "snake_case")]
 pub enum ReviewStep {
     Committed,
@@ -255,3 +271,9 @@ pub enum ReviewStep {
     Discarded { patch: Option<String> },
     CommentsSent { comments: u32 },
 }
+
+/// The largest file a diff shows as text, either side.
+pub const MAX_SHOWN_FILE: u64 = 512 * 1024;
+
+/// The most subfolders a folder listing holds: past this it says it was cut.
+pub const MAX_FOLDERS: usize = 1000;

@@ -4,6 +4,7 @@
 //! none at all) reads as a whole.
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::profile::{DEFAULT_QUIET_ALERT_SECS, DEFAULT_TASK_TIME_LIMIT_SECS};
@@ -28,7 +29,8 @@ pub const MAX_LIMIT_RETRY_SECS: u32 = 30 * 60;
 /// The longest [`Settings::turn_quiet_secs`].
 pub const MAX_TURN_QUIET_SECS: u32 = 3600;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(default)]
 pub struct Settings {
     /// The time limit a new agent's tasks get unless its form says otherwise,
@@ -80,7 +82,8 @@ impl Default for Settings {
 
 /// Whether each kind of event shows a desktop notification (all on by
 /// default). The tray counts every event whatever is chosen here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(default)]
 pub struct NotifyChoices {
     /// A task finished (its summary may say it is only partly done).
@@ -115,7 +118,8 @@ impl Default for NotifyChoices {
 /// A daily stretch of local time during which notifications are not shown
 /// (the tray still counts what happens). Times are "HH:MM", 24-hour; a
 /// stretch whose end is before its start runs past midnight.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum QuietHours {
     #[default]
@@ -157,7 +161,8 @@ pub const MAX_GRID_TERMINALS: usize = 9;
 
 /// The grid of live terminals: which agents it shows, and the one zoomed to
 /// the whole grid.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(default)]
 pub struct TerminalGrid {
     pub shows: GridShows,
@@ -169,7 +174,8 @@ pub struct TerminalGrid {
 }
 
 /// Which agents the grid shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum GridShows {
     /// Those the user chose.
@@ -182,7 +188,8 @@ pub enum GridShows {
 }
 
 /// The window's colours: the desktop's choice, or always dark or light.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Theme {
     #[default]

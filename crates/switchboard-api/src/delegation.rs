@@ -2,12 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::{ProfileId, SessionId, SignalId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
 
 /// A session started for delegated work, and the requester it works for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct Delegation {
     /// The session doing the work.
     pub delegate_session: SessionId,
@@ -35,7 +37,8 @@ pub struct Delegation {
 }
 
 /// Where a delegation stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum DelegationState {
     /// The delegate works on it.

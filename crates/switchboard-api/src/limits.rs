@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::ProfileId;
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
@@ -10,7 +11,8 @@ use super::Millis;
 /// An account at its usage limit. Its agents' tasks wait (their time limits
 /// paused), none is typed a new one, and at the reset they go on one at a
 /// time. Kept in the store: an app restarted meanwhile still waits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct AccountLimit {
     /// The account, as the agents' profiles name it (or their CLI's folder).
     pub account: String,
@@ -31,7 +33,8 @@ pub struct AccountLimit {
 /// An account's usage, as its agents' CLIs last told it: Claude Code with
 /// each status-line update (a Claude.ai subscription's account), Codex at a
 /// refusal. An account whose CLI told none has none.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct AccountUsage {
     /// The account, as the agents' profiles name it (or their CLI's folder).
     pub account: String,
@@ -45,7 +48,8 @@ pub struct AccountUsage {
 
 /// One window of an account's usage: its length, how much of it is used,
 /// when it resets.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct UsageWindow {
     /// Its length in minutes (300: 5 hours; 10080: a week).
     pub minutes: u32,
@@ -54,13 +58,14 @@ pub struct UsageWindow {
     /// When it resets, when the CLI said.
     pub resets_at: Option<Millis>,
     /// How it stands against the user's warning (worked out by the engine
-    /// as it tells the usage: `crate::limits::level_of`).
+    /// as it tells the usage: the engine's `limits::level_of`).
     #[serde(default)]
     pub level: UsageLevel,
 }
 
 /// How much of a usage window is used, against the user's warning.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum UsageLevel {
     #[default]
@@ -72,7 +77,8 @@ pub enum UsageLevel {
 }
 
 /// Where an account's limit is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum LimitPhase {
     /// Waiting for `retry_at`.
@@ -88,3 +94,32 @@ pub enum LimitPhase {
 /// Resets in a row that may pass with the agent still refused before the
 /// user is asked.
 pub const MAX_PASSED_RESETS: u32 = 3;
+
+/// The local time zone's offset east of UTC at `at` (Unix milliseconds), in
+/// seconds, as the agents' CLIs read it (they say a reset as a local time).
+pub fn local_offset_secs(at: Millis) -> i32 {
+    let secs = (at / 1000) as libc::time_t;
+    // SAFETY: `localtime_r` writes only into the `tm` it is given, which
+    // lives on this stack; a zeroed `tm` is a valid value of the type.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let found = unsafe { libc::localtime_r(&secs, &mut tm) };
+    if found.is_null() { 0 } else { tm.tm_gmtoff as i32 }
+}
+
+/// The time of day at `at` (Unix milliseconds), `offset_secs` east of UTC,
+/// as "HH:MM".
+pub fn clock_at(at: Millis, offset_secs: i32) -> String {
+    let minute = (at.div_euclid(60_000) + Millis::from(offset_secs) / 60).rem_euclid(24 * 60);
+    crate::clock_text(minute as u16)
+}
+
+/// A usage window's name, after its length: "the 5-hour", "the weekly".
+pub fn window_name(minutes: u32) -> String {
+    match minutes {
+        10_080 => "the weekly".to_owned(),
+        1_440 => "the daily".to_owned(),
+        m if m % 1_440 == 0 => format!("the {}-day", m / 1_440),
+        m if m % 60 == 0 => format!("the {}-hour", m / 60),
+        m => format!("the {m}-minute"),
+    }
+}

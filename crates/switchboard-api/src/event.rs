@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use switchboard_protocol::hook::AgentStatus;
 use switchboard_protocol::{LoopId, Priority, ProfileId, SessionId, SignalId, TaskId};
+#[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::Millis;
@@ -11,7 +12,8 @@ use super::signal::{SignalInfo, SignalResponse};
 use super::task::{QueueStatus, TaskInfo, TaskState};
 
 /// An agent asks to use a tool; its hook waits (bounded) for the user.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct PermissionRequest {
     pub id: u64,
     pub session_id: SessionId,
@@ -25,19 +27,21 @@ pub struct PermissionRequest {
     /// answer goes there, and only there: a request's number is its
     /// engine's own.
     #[serde(default)]
-    #[ts(optional = nullable)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub host: Option<String>,
 }
 
 /// The user's decision, as the hook hands it to the agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct PermissionDecision {
     pub allow: bool,
     pub message: Option<String>,
 }
 
 /// A session's agent status and when its hooks last reported.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct AgentStatusInfo {
     pub session_id: SessionId,
     pub status: AgentStatus,
@@ -55,7 +59,8 @@ pub struct AgentStatusInfo {
 }
 
 /// A lead's team as the completion gate sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct TeamInfo {
     /// The agent's own name for it (`CLAUDE_CODE_TEAM_NAME`, or the name its
     /// events give).
@@ -65,11 +70,12 @@ pub struct TeamInfo {
 }
 
 /// Something that happened in the engine, reported through the
-/// [`crate::EventSink`].
+/// the engine's `EventSink`.
 // Events are built once and moved to the sink; boxing the big variant would
 // buy nothing but an allocation.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EngineEvent {
     ProfileSaved {
@@ -92,11 +98,11 @@ pub enum EngineEvent {
     },
     /// A loop started, ran an iteration, was judged, or ended.
     LoopChanged {
-        info: crate::api::LoopInfo,
+        info: crate::LoopInfo,
     },
     /// A delegated agent started, reported, ended, or is kept.
     DelegationChanged {
-        delegation: crate::api::Delegation,
+        delegation: crate::Delegation,
     },
     AgentStatusChanged {
         status: AgentStatusInfo,
@@ -115,10 +121,10 @@ pub enum EngineEvent {
     /// Whether the data can be written changed: a problem began (the disk
     /// is full, the folder read-only), or it is gone (`None`).
     StorageChanged {
-        problem: Option<crate::api::StorageProblem>,
+        problem: Option<crate::StorageProblem>,
     },
     /// A session has as many signals waiting as the app holds for one agent
-    /// ([`crate::MAX_PENDING_SIGNALS`]); what it raises past that is set aside
+    /// (the engine's `MAX_PENDING_SIGNALS`); what it raises past that is set aside
     /// (recorded in its event log, not shown as a dialog) until the user
     /// answers some. Sent once per flood.
     SignalsFlooding {
@@ -131,33 +137,33 @@ pub enum EngineEvent {
     /// The user saved the app's settings (the shell follows them for
     /// notifications, the window for its theme and a new agent's defaults).
     SettingsChanged {
-        settings: crate::api::Settings,
+        settings: crate::Settings,
     },
     /// What an agent asks of the user's attention changed.
     AttentionChanged {
         profile_id: ProfileId,
-        attention: crate::api::Attention,
+        attention: crate::Attention,
     },
     /// A worktree was made, changed (files, state, overlaps with others),
     /// merged or discarded.
     WorktreeChanged {
-        worktree: crate::api::WorktreeInfo,
+        worktree: crate::WorktreeInfo,
     },
     /// An account reached its usage limit, or its wait changed (a try that
     /// was refused again, its agents going on one at a time).
     LimitChanged {
-        limit: crate::api::AccountLimit,
+        limit: crate::AccountLimit,
     },
     /// An account's usage was told anew and differs from before.
     UsageChanged {
-        usage: crate::api::AccountUsage,
+        usage: crate::AccountUsage,
     },
     /// An account used past the warning share of one of its usage windows
     /// (told once per window: its length and reset).
     UsageWarning {
         account: String,
         profiles: Vec<ProfileId>,
-        window: crate::api::UsageWindow,
+        window: crate::UsageWindow,
     },
     /// An account's usage limit lifted: its agents go on (`resumed`: by
     /// the user's word rather than at the reset).
@@ -179,7 +185,8 @@ pub enum EngineEvent {
 }
 
 /// One entry of the append-only event log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct LogEntry {
     pub seq: i64,
     pub at: Millis,
@@ -189,7 +196,8 @@ pub struct LogEntry {
     pub kind: LogKind,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LogKind {
     SessionStarted {
@@ -275,7 +283,7 @@ pub enum LogKind {
     /// requester is the session it works for.
     Delegation {
         requester_session: SessionId,
-        state: crate::api::DelegationState,
+        state: crate::DelegationState,
     },
     /// A hook event; `payload` is the event as sent (or a note that it was
     /// too big to keep).
@@ -285,7 +293,7 @@ pub enum LogKind {
         /// The agent's identity variables the hook forwarded (its team's
         /// name, say); absent in entries from before they were kept.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
+        #[cfg_attr(feature = "ts", ts(optional))]
         env: Option<std::collections::BTreeMap<String, String>>,
     },
     /// The task's worktree was made (a new branch from `base`), or, for a
@@ -306,7 +314,7 @@ pub enum LogKind {
     },
     /// The task's worktree landed on its base, was rebased, or discarded.
     WorktreeReviewed {
-        step: crate::api::ReviewStep,
+        step: crate::ReviewStep,
     },
     /// A loop started, began an iteration, was judged, resumed or
     /// cancelled.
@@ -317,7 +325,8 @@ pub enum LogKind {
 }
 
 /// A step of a loop, as its event log records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum LoopStep {
     Started {
@@ -351,7 +360,8 @@ pub enum LoopStep {
 
 /// Another machine whose engine is reached over SSH, and how it answers now
 /// (`switchboard host list --json`, the window's hosts).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct HostState {
     /// As ssh takes it: `user@host`, or an alias of the user's ssh config.
     pub destination: String,
@@ -373,7 +383,8 @@ pub struct HostState {
 }
 
 /// Whether another machine's engine answers, or what stands in the way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum HostCondition {
     Connected,
@@ -387,7 +398,8 @@ pub enum HostCondition {
 }
 
 /// A host key as ssh shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct HostKeyShown {
     /// `ED25519`, `RSA`, ….
     pub key_type: String,
@@ -396,7 +408,8 @@ pub struct HostKeyShown {
 }
 
 /// The window's connection to the engine (the daemon), as the window shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum EngineLink {
     /// Reaching the engine, or starting it.
@@ -429,7 +442,8 @@ pub enum EngineLink {
 
 /// The window's connection to another machine's engine, when one window
 /// shows this machine's agents and those of the machines the user added.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct HostLink {
     /// The machine as the user wrote it for ssh (`switchboard host add`).
     pub destination: String,
@@ -441,7 +455,8 @@ pub struct HostLink {
 /// daemon showed was clicked, or a second launch handed it over). On the
 /// command line it reads `task:<id>`, `signal:<id>`, `loop:<id>` or
 /// `agent:<id>`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
 pub enum OpenTarget {
     Task(TaskId),
@@ -486,7 +501,8 @@ impl std::str::FromStr for OpenTarget {
 }
 
 /// Facts about the running instance, shown in the UI.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 pub struct AppInfo {
     pub data_dir: String,
     pub socket_path: String,
@@ -496,39 +512,7 @@ pub struct AppInfo {
     pub version: String,
     /// Why the engine could not start on its data (the window opens to say
     /// so; nothing else works until the app is restarted).
-    pub startup_problem: Option<crate::api::StorageProblem>,
-}
-
-/// What an event is the whole news of: the state of one thing, which a later
-/// event about the same thing replaces.
-#[derive(Debug, PartialEq, Eq, Hash)]
-enum Subject {
-    Status(SessionId),
-    Attention(ProfileId),
-    Queue(ProfileId),
-    Task(TaskId),
-    Loop(LoopId),
-    Usage(String),
-    Worktree(String),
-}
-
-impl EngineEvent {
-    /// The thing whose whole state this event carries, for the frequent
-    /// events a view follows only to show the latest of. Events that mark a
-    /// moment (an end, a warning, a removal) or that a view follows step by
-    /// step (a session's start, the log) have none.
-    fn subject(&self) -> Option<Subject> {
-        Some(match self {
-            EngineEvent::AgentStatusChanged { status } => Subject::Status(status.session_id.clone()),
-            EngineEvent::AttentionChanged { profile_id, .. } => Subject::Attention(profile_id.clone()),
-            EngineEvent::QueueChanged { queue } => Subject::Queue(queue.profile_id.clone()),
-            EngineEvent::TaskChanged { task } => Subject::Task(task.id.clone()),
-            EngineEvent::LoopChanged { info } => Subject::Loop(info.id.clone()),
-            EngineEvent::UsageChanged { usage } => Subject::Usage(usage.account.clone()),
-            EngineEvent::WorktreeChanged { worktree } => Subject::Worktree(worktree.task.clone()),
-            _ => return None,
-        })
-    }
+    pub startup_problem: Option<crate::StorageProblem>,
 }
 
 /// How soon a window wants the engine's events: gathered about a frame
@@ -537,7 +521,8 @@ impl EngineEvent {
 /// its agents once a second anyway). Each message costs the web view a
 /// wake-up, whether or not it draws anything: with fifty agents busy, that
 /// was a third of what it spent on the dashboard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "snake_case")]
 pub enum EventPace {
     /// An agent is on screen: its news shows within a frame.
@@ -546,131 +531,9 @@ pub enum EventPace {
     Calm,
 }
 
-impl EventPace {
-    /// How long events gather, from the first one, before they go to the window together.
-    pub fn gathers_for(self) -> std::time::Duration {
-        match self {
-            EventPace::Live => std::time::Duration::from_millis(16),
-            EventPace::Calm => std::time::Duration::from_millis(250),
-        }
-    }
-}
-
-/// A run of events as a view that shows the latest state needs them: an
-/// event whose thing a later event of the run reports again is left out; the
-/// rest keep their order. A window applies a frame's events at once, so what
-/// it shows after them is the same, with less to do.
-pub fn coalesce(events: Vec<EngineEvent>) -> Vec<EngineEvent> {
-    let mut later = std::collections::HashSet::new();
-    let mut kept: Vec<EngineEvent> =
-        events.into_iter().rev().filter(|event| event.subject().is_none_or(|subject| later.insert(subject))).collect();
-    kept.reverse();
-    kept
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn status(session: &SessionId, status: AgentStatus) -> EngineEvent {
-        EngineEvent::AgentStatusChanged {
-            status: AgentStatusInfo {
-                session_id: session.clone(),
-                status,
-                last_event_at: None,
-                team: None,
-                agent_name: None,
-                agent_type: None,
-            },
-        }
-    }
-
-    fn attention(profile: &ProfileId, since: Millis) -> EngineEvent {
-        EngineEvent::AttentionChanged {
-            profile_id: profile.clone(),
-            attention: crate::api::Attention::Idle { since: Some(since) },
-        }
-    }
-
-    fn queue(profile: &ProfileId, queued: u32) -> EngineEvent {
-        EngineEvent::QueueChanged {
-            queue: QueueStatus {
-                profile_id: profile.clone(),
-                paused: false,
-                pause: None,
-                executing: false,
-                current_task: None,
-                queued,
-                current_session: None,
-            },
-        }
-    }
-
-    #[test]
-    fn a_window_showing_an_agent_has_its_events_within_a_frame_and_one_showing_none_within_a_quarter_second() {
-        let frame = std::time::Duration::from_micros(16_667);
-        let cases = [(EventPace::Live, std::time::Duration::ZERO, frame), (EventPace::Calm, frame * 2, frame * 16)];
-        for (pace, more_than, at_most) in cases {
-            let gathers = pace.gathers_for();
-            assert!(gathers > more_than && gathers <= at_most, "{pace:?} gathers for {gathers:?}");
-        }
-    }
-
-    #[test]
-    fn a_frames_events_keep_the_latest_of_each_thing_in_their_order() {
-        let (one, two) = (SessionId::new(), SessionId::new());
-        let (lead, helper) = (ProfileId::new(), ProfileId::new());
-        let deleted = EngineEvent::ProfileDeleted { profile_id: helper.clone() };
-        let cases: Vec<(&str, Vec<EngineEvent>, Vec<EngineEvent>)> = vec![
-            ("nothing", vec![], vec![]),
-            (
-                "one session's statuses: the last",
-                vec![
-                    status(&one, AgentStatus::Working),
-                    status(&one, AgentStatus::Attention),
-                    status(&one, AgentStatus::Working),
-                ],
-                vec![status(&one, AgentStatus::Working)],
-            ),
-            (
-                "two sessions' statuses: each one's last, in the order of those",
-                vec![
-                    status(&one, AgentStatus::Working),
-                    status(&two, AgentStatus::Waiting),
-                    status(&one, AgentStatus::Attention),
-                ],
-                vec![status(&two, AgentStatus::Waiting), status(&one, AgentStatus::Attention)],
-            ),
-            (
-                "a status and an attention of the same agent are two things",
-                vec![
-                    status(&one, AgentStatus::Working),
-                    attention(&lead, 1),
-                    status(&one, AgentStatus::Done),
-                    attention(&lead, 2),
-                ],
-                vec![status(&one, AgentStatus::Done), attention(&lead, 2)],
-            ),
-            (
-                "queues by agent",
-                vec![queue(&lead, 1), queue(&helper, 1), queue(&lead, 2)],
-                vec![queue(&helper, 1), queue(&lead, 2)],
-            ),
-            (
-                "a removal stays where it was, and what came after it too",
-                vec![queue(&helper, 1), deleted.clone(), queue(&helper, 2)],
-                vec![deleted.clone(), queue(&helper, 2)],
-            ),
-            (
-                "events that mark a moment are each kept",
-                vec![status(&one, AgentStatus::Exited), deleted.clone(), deleted.clone()],
-                vec![status(&one, AgentStatus::Exited), deleted.clone(), deleted.clone()],
-            ),
-        ];
-        for (what, events, expected) in cases {
-            assert_eq!(coalesce(events), expected, "{what}");
-        }
-    }
 
     #[test]
     fn an_open_target_reads_as_it_is_written_and_nothing_else() {

@@ -1,0 +1,61 @@
+//! The engine's public vocabulary: the commands it takes, the events it
+//! reports and the data they carry, the framing every transport carries them
+//! in ([`wire`]) and the hook's messages. Everything here is a plain serde
+//! type: the engine, the client library, the command line, the window and the
+//! hook all speak it, and none of them needs the engine to do so. TypeScript
+//! declarations for the UI are generated from these definitions (the `ts`
+//! feature).
+
+#[cfg(feature = "ts")]
+pub mod bindings;
+pub mod line;
+pub mod wire;
+
+/// The shared ids and parsers, as the commands name them.
+pub use switchboard_protocol as protocol;
+
+mod attention;
+mod command;
+mod delegation;
+mod event;
+mod flow;
+mod limits;
+mod loops;
+mod profile;
+mod search;
+mod settings;
+mod signal;
+mod storage;
+mod task;
+mod worktree;
+
+pub use attention::*;
+pub use command::*;
+pub use delegation::*;
+pub use event::*;
+pub use flow::*;
+pub use limits::*;
+pub use loops::*;
+pub use profile::*;
+pub use search::*;
+pub use settings::*;
+pub use signal::*;
+pub use storage::*;
+pub use task::*;
+pub use worktree::*;
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = i64;
+
+/// Wall-clock time, read at the edge (the engine's, a client's) and passed
+/// into everything else.
+pub fn now() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as Millis)
+}
+
+/// Names one subscription to a session's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SubscriptionId(pub u32);
