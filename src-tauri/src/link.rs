@@ -256,16 +256,8 @@ impl Link {
         }
     }
 
-    /// Any engine command meant for the window.
+    /// Any engine command; the engine refuses those not meant for a window.
     pub async fn call(&self, command: Command) -> Result<switchboard_core::Reply, ApiError> {
-        if !command.for_window() {
-            return Err(ApiError {
-                code: ErrorCode::InvalidInput,
-                message: format!("`{}` is not a command of the window", command.name()),
-                field: None,
-                problems: Vec::new(),
-            });
-        }
         let mut reply = self.client().await?.call(command).await?;
         self.heard(&mut reply)?;
         Ok(reply)

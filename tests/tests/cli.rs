@@ -235,7 +235,7 @@ async fn scripts_start_and_follow_loops() {
 async fn with_no_app_running_the_command_line_says_so() {
     let temp = tempfile::tempdir().unwrap();
     let t = TestEngine::start_in(temp.path(), |_| {}).await;
-    t.engine.shutdown().await;
+    t.shutdown().await;
     let (code, out, err) = cli(&t, &["task", "list"]);
     assert_eq!(code, ExitCode::from(3));
     assert!(out.is_empty());

@@ -65,10 +65,12 @@ async fn the_window_contract_is_recorded() {
     let bin_path = bin.path().display().to_string();
     let mut normaliser = Normaliser { ids: HashMap::new(), workspace: workspace.clone(), bin: bin_path };
     let mut transcript = Vec::new();
+    // The window's way in: a client that says it is a window, refused what a window may not send.
+    let window = switchboard_client::Client::connect(&t.socket, switchboard_client::ClientKind::Window).await.unwrap();
     // Runs one command and records it; returns the raw reply for the next steps.
     let mut step = async |command: Value| -> Option<Value> {
         let parsed: Command = serde_json::from_value(command.clone()).expect("a command of the wire vocabulary");
-        let answer = t.engine.call_from_window(parsed).await;
+        let answer = window.call(parsed).await;
         let recorded_command = normaliser.value("", &command);
         match answer {
             Ok(reply) => {
@@ -77,7 +79,7 @@ async fn the_window_contract_is_recorded() {
                 Some(reply)
             }
             Err(error) => {
-                let error = switchboard_core::ApiError::from(error);
+                let error = error.into_api();
                 let problems: Vec<&str> = error.problems.iter().map(|p| p.field.as_str()).collect();
                 transcript.push(json!({
                     "command": recorded_command,

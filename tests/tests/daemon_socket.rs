@@ -230,7 +230,7 @@ async fn a_closed_engine_ends_every_call_terminal_and_event_stream_of_its_client
     let session = client.start_session(profile.id, TermSize::DEFAULT).await.unwrap();
     let mut terminal = client.attach(session.id).await.unwrap();
     read_until(&mut terminal, &mut Vec::new(), "demo>").await;
-    t.engine.shutdown().await;
+    t.shutdown().await;
     tokio::time::timeout(DEADLINE, client.closed()).await.expect("the client sees the engine go");
     assert!(
         tokio::time::timeout(DEADLINE, async {
@@ -327,7 +327,7 @@ struct AlwaysOk;
 impl switchboard_core::server::RequestHandler for AlwaysOk {
     async fn handle(
         &self,
-        _request: switchboard_core::server::SocketRequest,
+        _command: switchboard_api::Command,
         _caller: switchboard_core::server::Caller,
     ) -> Result<switchboard_core::Reply, switchboard_core::EngineError> {
         Ok(switchboard_core::Reply::Unit)

@@ -298,7 +298,7 @@ proptest! {
 struct AlwaysOk;
 
 impl RequestHandler for AlwaysOk {
-    async fn handle(&self, _request: SocketRequest, _caller: Caller) -> Result<Reply, EngineError> {
+    async fn handle(&self, _command: switchboard_api::Command, _caller: Caller) -> Result<Reply, EngineError> {
         Ok(Reply::Unit)
     }
 }

@@ -91,7 +91,7 @@ async fn events_spooled_while_no_app_runs_are_replayed_at_the_next_start() {
         session_id = session.id.clone();
         // Read while it runs: its hooks keep it after the app is gone.
         switchboard_tests::session_env::secret_of(&session_id);
-        t.engine.shutdown().await;
+        t.shutdown().await;
     }
     // The app is gone: the hook spools, and still returns at once.
     let socket = switchboard_core::config::socket_path(temp.path(), None);

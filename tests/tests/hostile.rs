@@ -151,7 +151,7 @@ async fn the_next_start_is_not_stopped_by_what_an_agent_put_at_the_spools_path()
             let (session, output) = t.start_session(&profile).await;
             output.wait_for_text("agent> ").await;
             t.engine.stop_session(session.id).await.unwrap();
-            t.engine.shutdown().await;
+            t.shutdown().await;
         }
         let spool = switchboard_core::spool_path(temp.path());
         assert!(std::fs::symlink_metadata(&spool).is_ok(), "{what} was planted");
@@ -160,7 +160,7 @@ async fn the_next_start_is_not_stopped_by_what_an_agent_put_at_the_spools_path()
         let t = start.await.unwrap_or_else(|_| panic!("the app starts past {what}"));
         assert!(std::fs::symlink_metadata(&spool).is_err(), "{what} was removed, so hooks can spool again");
         assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), USERS_SHELL);
-        t.engine.shutdown().await;
+        t.shutdown().await;
     }
 }
 
@@ -313,7 +313,7 @@ async fn a_daemon_that_left_its_session_and_cleared_its_environment_ends_with_st
 
     // Quit.
     let (_session, daemon) = t.agent_with_hidden_daemon("quitting", "").await;
-    t.engine.shutdown().await;
+    t.shutdown().await;
     assert!(!process_exists(daemon), "daemon {daemon} outlived quitting");
 }
 

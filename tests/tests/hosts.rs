@@ -317,7 +317,7 @@ struct LyingEngine {
 impl switchboard_core::server::RequestHandler for LyingEngine {
     async fn handle(
         &self,
-        request: switchboard_core::server::SocketRequest,
+        command: switchboard_api::Command,
         _caller: switchboard_core::server::Caller,
     ) -> Result<switchboard_core::Reply, switchboard_core::EngineError> {
         use switchboard_api::{Profile, ProfileSpec};
@@ -328,8 +328,8 @@ impl switchboard_core::server::RequestHandler for LyingEngine {
             created_at: 1,
             host: None,
         };
-        Ok(match request {
-            switchboard_core::server::SocketRequest::Command { command: Command::ListProfiles {} } => {
+        Ok(match command {
+            Command::ListProfiles {} => {
                 // One frame (16 MiB at most) holds one such name.
                 Reply::Profiles(vec![
                     profile(&self.local_agent, "mine now".into()),

@@ -244,7 +244,7 @@ async fn a_reset_that_passes_still_refused_is_waited_again_and_after_three_the_u
     assert_eq!((task.state(), task.waiting_for), (TaskState::Running, None));
     // With nothing held back, resuming says so.
     let refused = t.engine.resume_agent(agent.profile.id.clone()).await.unwrap_err();
-    assert_eq!(switchboard_core::ApiError::from(&refused).code, switchboard_core::ErrorCode::NothingToResume);
+    assert_eq!(refused.code(), switchboard_core::ErrorCode::NothingToResume);
     let (code, _, error) = support::cli_async(&t, &["agent", "resume", "solo"]).await;
     assert_ne!(code, std::process::ExitCode::SUCCESS);
     assert!(error.contains("nothing to resume"), "{error}");
@@ -302,7 +302,7 @@ async fn an_app_restarted_during_the_wait_still_waits_and_goes_on_at_the_reset()
         queued = t.engine.submit_task(TaskSpec::new(profile.clone(), "Then the docs")).await.unwrap().task.id;
         t.task_until(&queued, "held", |task| matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))).await;
         t.engine.cancel_task(agent.task.clone()).await.unwrap();
-        t.engine.shutdown().await;
+        t.shutdown().await;
     }
     let t = TestEngine::start_in(data.path(), |_| {}).await;
     let limits = t.engine.list_limits().await.unwrap();
@@ -482,7 +482,7 @@ async fn the_usage_claude_codes_status_line_tells_is_kept_and_warned_of_once_per
         assert_eq!((told.windows[0].level, told.windows[1].level), (UsageLevel::Warn, UsageLevel::Ok));
         let told = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::UsageChanged { .. })).count();
         assert_eq!(told, 3, "the same usage told twice changes nothing");
-        t.engine.shutdown().await;
+        t.shutdown().await;
     }
     let t = TestEngine::start_in(data.path(), |_| {}).await;
     let kept = t.engine.list_usage().await.unwrap();

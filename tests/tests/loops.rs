@@ -309,8 +309,8 @@ async fn a_second_loop_on_an_agent_with_an_open_loop_is_refused_and_the_first_ke
 }
 
 /// The refusal says, in the user's words, which agent and why, under its own code.
-fn refused_in_words(error: &switchboard_core::EngineError, agent: &str, why: &str) {
-    let api = switchboard_core::ApiError::from(error);
+fn refused_in_words(error: &switchboard_client::ClientError, agent: &str, why: &str) {
+    let switchboard_client::ClientError::Api(api) = error else { panic!("not the engine's refusal: {error}") };
     assert_eq!(serde_json::to_value(api.code).unwrap(), "loop_busy", "{api:?}");
     assert!(api.message.starts_with(agent) && api.message.contains(why), "{}", api.message);
     assert!(!api.message.contains('-') && !api.message.contains('_'), "no ids, no field names: {}", api.message);
@@ -480,8 +480,7 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
 
     // Still gone: resuming is refused, saying so, and nothing changes.
     let refused = t.engine.resume_loop(started.id.clone()).await.unwrap_err();
-    let api = switchboard_core::ApiError::from(&refused);
-    assert_eq!(serde_json::to_value(api.code).unwrap(), "directory_missing", "{api:?}");
+    assert_eq!(serde_json::to_value(refused.code()).unwrap(), "directory_missing", "{refused:?}");
     assert_eq!(t.engine.get_loop(started.id.clone()).await.unwrap().state, stopped.state);
     // It still holds its agent.
     assert!(t.engine.start_loop(profile.id.clone(), LoopSettings::new("Something else")).await.is_err());

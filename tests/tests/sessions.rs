@@ -172,14 +172,13 @@ async fn paused_output_holds_the_agent_back_and_resuming_lets_it_finish() {
     let received = Arc::new(AtomicUsize::new(0));
     let tail = Arc::new(Collected::<u8>::default());
     let (count, sink_tail) = (received.clone(), tail.clone());
-    t.engine
-        .attach(session.id.clone(), move |batch: &[u8]| {
+    let mut terminal = t.engine.attach(session.id.clone()).await.unwrap();
+    tokio::spawn(async move {
+        while let Some(batch) = terminal.next().await {
             count.fetch_add(batch.len(), Ordering::SeqCst);
-            sink_tail.keep_last(batch, 4096);
-            true
-        })
-        .await
-        .unwrap();
+            sink_tail.keep_last(&batch, 4096);
+        }
+    });
     tail.wait_for_text("demo>").await;
     t.engine.write_input(session.id.clone(), "flood\r".into()).await.unwrap();
     tail.wait_for_text("flood line").await;
@@ -262,7 +261,7 @@ async fn profiles_persist_and_shutdown_stops_every_agent() {
         let (session, output) = t.start_session(&profile).await;
         output.wait_for_text("demo>").await;
         agent_pid = pid_of(&session);
-        t.engine.shutdown().await;
+        t.shutdown().await;
         assert!(!process_exists(agent_pid));
         let error = t.engine.list_profiles().await.unwrap_err();
         assert_eq!(error.code(), ErrorCode::EngineStopped);
@@ -294,7 +293,7 @@ async fn a_second_engine_on_the_same_data_is_refused_and_harms_nothing() {
     output.wait_for_text("received: still here").await;
 
     // Once the first stops, the data directory is free again.
-    first.engine.shutdown().await;
+    first.shutdown().await;
     let again = TestEngine::start_in(temp.path(), |_| {}).await;
     assert_eq!(again.engine.list_profiles().await.unwrap().len(), 1);
 }

@@ -55,7 +55,7 @@ async fn settings_are_checked_told_and_kept_across_a_restart() {
         assert_eq!(told, kept);
         let changes = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::SettingsChanged { .. })).count();
         assert_eq!(changes, 1, "the refused save told nothing");
-        t.engine.shutdown().await;
+        t.shutdown().await;
     }
     let t = TestEngine::start_in(temp.path(), |_| {}).await;
     assert_eq!(t.engine.get_settings().await.unwrap(), kept);

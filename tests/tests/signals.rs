@@ -189,7 +189,7 @@ async fn a_blocker_is_skipped_logged_and_resumed_and_pending_signals_survive_a_r
         t.engine.write_input(session.id.clone(), "migrate\r".into()).await.unwrap();
         t.signal(SignalKind::StopWork, SignalState::Pending).await;
         session_id = session.id.clone();
-        t.engine.shutdown().await;
+        t.shutdown().await;
     }
     // After a restart the blocker is still pending; the agent is gone, so
     // the reply goes to a fresh session of its profile.
@@ -351,7 +351,7 @@ async fn after_a_restart_a_requester_left_waiting_is_told_its_delegate_is_gone()
         t.wait_for_screen(&delegate, "received: DELEGATED WORK").await;
         lead_profile = lead;
         // Quitting with the delegate at work: no failure is sent on the way out.
-        t.engine.shutdown().await;
+        t.shutdown().await;
         let delegations = t.engine.list_delegations().await;
         assert!(delegations.is_err(), "the engine stopped");
     }
@@ -378,7 +378,7 @@ async fn after_a_restart_a_requester_left_waiting_is_told_its_delegate_is_gone()
         "{delegations:#?}"
     );
     // Told once: a second restart wakes nobody.
-    t.engine.shutdown().await;
+    t.shutdown().await;
     let t = TestEngine::start_in(temp.path(), |_| {}).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let running = t.engine.list_sessions().await.unwrap().into_iter().filter(|s| s.state.is_running()).count();

@@ -32,7 +32,7 @@ async fn the_data_directory_is_the_users_alone_whatever_the_umask() {
     // An older Switchboard's data directory: the folder 0755, its files 0644.
     let old = TestEngine::start_in(&data, |_| {}).await;
     old.profile("kept", "sh", &[]).await;
-    old.engine.shutdown().await;
+    old.shutdown().await;
     drop(old);
     for dir in ["logs", "exports"] {
         std::fs::create_dir_all(data.join(dir)).unwrap();
@@ -89,5 +89,5 @@ async fn the_data_directory_is_the_users_alone_whatever_the_umask() {
             file.display()
         );
     }
-    t.engine.shutdown().await;
+    t.shutdown().await;
 }

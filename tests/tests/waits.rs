@@ -70,7 +70,7 @@ async fn a_prompt_the_ready_pattern_does_not_see_is_named_and_type_it_now_types_
     assert_eq!(ended.waiting_for, None);
     // Typed once: nothing is left to type.
     let again = t.engine.type_task_now(id.clone()).await.unwrap_err();
-    assert_eq!(switchboard_core::ApiError::from(&again).code, switchboard_core::ErrorCode::TaskState);
+    assert_eq!(again.code(), switchboard_core::ErrorCode::TaskState);
 }
 
 /// The README's own scenario with the demo profile's ready pattern: typed
@@ -172,7 +172,7 @@ async fn a_loop_that_could_never_see_an_iteration_end_is_refused_with_the_reason
     t.set_turn_quiet(0).await;
     let profile = t.profile("plain", "sh", &["-c", "while printf '> '; read -r line; do echo ok; done"]).await;
     let refused = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Make the tests pass")).await.unwrap_err();
-    let api = switchboard_core::ApiError::from(&refused);
+    let api = refused.into_api();
     assert_eq!(api.code, switchboard_core::ErrorCode::InvalidInput);
     assert!(api.message.starts_with("plain has no ready pattern and no hooks"), "{}", api.message);
     assert!(api.message.contains("ready pattern") && !api.message.contains('_'), "{}", api.message);

@@ -343,7 +343,7 @@ async fn worktrees_and_their_states_survive_a_restart_and_a_vanished_folder_is_r
         let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
         let first = t.run_task(&a, "Keep me").await;
         let second = t.run_task(&a, "Lose my folder").await;
-        t.engine.shutdown().await;
+        t.shutdown().await;
         (first, second)
     };
     let t = TestEngine::start_in(dir.path(), |_| {}).await;

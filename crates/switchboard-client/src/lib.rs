@@ -79,19 +79,32 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// What kind of failure it is, as the engine's errors are told apart:
+    /// the engine's own code for its refusals, and for a failure to reach
+    /// it, what a caller can do about it.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ClientError::Api(error) => error.code,
+            ClientError::Protocol(_) | ClientError::Refused { .. } => ErrorCode::Internal,
+            ClientError::NotYours { .. } => ErrorCode::PermissionDenied,
+            _ => ErrorCode::EngineStopped,
+        }
+    }
+
+    /// The field of the request the engine found wrong, if it named one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ClientError::Api(error) => error.field.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The error as the window shows it: the engine's own, or one that
     /// says the engine is not there.
     pub fn into_api(self) -> ApiError {
         match self {
             ClientError::Api(error) => error,
-            other => {
-                let code = match other {
-                    ClientError::Protocol(_) | ClientError::Refused { .. } => ErrorCode::Internal,
-                    ClientError::NotYours { .. } => ErrorCode::PermissionDenied,
-                    _ => ErrorCode::EngineStopped,
-                };
-                ApiError { code, message: other.to_string(), field: None, problems: Vec::new() }
-            }
+            other => ApiError { code: other.code(), message: other.to_string(), field: None, problems: Vec::new() },
         }
     }
 }

@@ -12,7 +12,7 @@ use switchboard_core::{EngineError, ProfileId};
 struct AlwaysUnit;
 
 impl RequestHandler for AlwaysUnit {
-    async fn handle(&self, _request: SocketRequest, _caller: Caller) -> Result<Reply, EngineError> {
+    async fn handle(&self, _command: switchboard_api::Command, _caller: Caller) -> Result<Reply, EngineError> {
         Ok(Reply::Unit)
     }
 }

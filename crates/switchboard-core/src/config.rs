@@ -59,6 +59,9 @@ pub struct SocketLimits {
     /// once across all connections (`wire::FrameRoom`): clients that begin
     /// long frames and never end them hold this much between them.
     pub frames_room: usize,
+    /// Events a subscriber may fall behind the engine by before it is told
+    /// it missed some.
+    pub feed_capacity: usize,
 }
 
 impl Default for SocketLimits {
@@ -72,6 +75,7 @@ impl Default for SocketLimits {
             output_budget: OUTPUT_BUDGET,
             max_streams: 256,
             frames_room: 2 * switchboard_api::wire::MAX_FRAME_BYTES,
+            feed_capacity: crate::sink::FEED_CAPACITY,
         }
     }
 }

@@ -22,7 +22,9 @@ pub struct Sequenced {
     pub event: std::sync::Arc<EngineEvent>,
 }
 
-/// Events a socket subscriber may fall behind by before it is told it missed some.
+/// Events a socket subscriber may fall behind by before it is told it
+/// missed some, unless the engine's configuration says otherwise
+/// (`SocketLimits::feed_capacity`).
 pub const FEED_CAPACITY: usize = 4096;
 
 /// The engine's events for the socket's subscribers (windows, tests) and the
@@ -45,9 +47,9 @@ struct Order {
 }
 
 impl EventFeed {
-    pub fn new(started_at: Millis) -> EventFeed {
+    pub fn new(started_at: Millis, capacity: usize) -> EventFeed {
         EventFeed {
-            sender: tokio::sync::broadcast::channel(FEED_CAPACITY).0,
+            sender: tokio::sync::broadcast::channel(capacity.max(1)).0,
             order: std::sync::Mutex::new(Order::default()),
             instance_id: uuid::Uuid::new_v4().to_string(),
             started_at,
@@ -167,7 +169,7 @@ mod tests {
 
     #[test]
     fn each_event_says_how_many_windows_receive_it() {
-        let feed = std::sync::Arc::new(EventFeed::new(0));
+        let feed = std::sync::Arc::new(EventFeed::new(0, FEED_CAPACITY));
         let (mut daemon, _) = feed.subscribe();
         published(&feed);
         let (mut window, seq, subscribed) = feed.subscribe_window();

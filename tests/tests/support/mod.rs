@@ -1,5 +1,7 @@
 //! Helpers shared by the engine tests: an engine on a temporary data
-//! directory, collected events and output, and waiting with a deadline.
+//! directory, reached as every client reaches it (over its socket, through
+//! `switchboard-client`), its events and terminals as a client receives
+//! them, and waiting with a deadline.
 
 #![allow(dead_code)]
 
@@ -7,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use switchboard_client::{Client, ClientKind, EventItem};
 use switchboard_core::{
     AgentKind, Engine, EngineConfig, EngineEvent, EngineHandle, Profile, ProfileSpec, SessionId, SessionInfo,
     SessionState, TermSize,
@@ -25,11 +28,14 @@ pub const STORE_WRITER: &str = env!("CARGO_BIN_EXE_switchboard-store-writer");
 pub struct Collected<T> {
     items: Mutex<Vec<T>>,
     changed: Notify,
+    /// Why the collection cannot be trusted any more (the engine said the
+    /// test fell behind its events): every wait fails with it at once.
+    broken: Mutex<Option<String>>,
 }
 
 impl<T> Default for Collected<T> {
     fn default() -> Self {
-        Collected { items: Mutex::new(Vec::new()), changed: Notify::new() }
+        Collected { items: Mutex::new(Vec::new()), changed: Notify::new(), broken: Mutex::new(None) }
     }
 }
 
@@ -48,6 +54,12 @@ impl<T: Clone> Collected<T> {
         self.items.lock().unwrap().clone()
     }
 
+    /// Marks the collection as missing items, so waits on it fail saying why.
+    pub fn break_with(&self, why: String) {
+        *self.broken.lock().unwrap() = Some(why);
+        self.changed.notify_waiters();
+    }
+
     pub fn len(&self) -> usize {
         self.items.lock().unwrap().len()
     }
@@ -63,6 +75,9 @@ impl<T: Clone> Collected<T> {
                 let notified = self.changed.notified();
                 if let Some(result) = found(&self.items.lock().unwrap()) {
                     return result;
+                }
+                if let Some(why) = self.broken.lock().unwrap().clone() {
+                    panic!("while waiting for {what}: {why}");
                 }
                 // Also re-check now and then: notify_waiters only wakes
                 // waiters registered before it fired.
@@ -126,10 +141,18 @@ pub fn app_binary() -> PathBuf {
 }
 
 pub struct TestEngine {
-    pub engine: EngineHandle,
+    /// The engine as the window and the command line reach it: over its
+    /// socket, through the one client. Every command a test sends goes this
+    /// way, past the same checks of who may send it.
+    pub engine: Client,
+    /// The engine's events, as this client's subscription receives them.
     pub events: Arc<Collected<EngineEvent>>,
     pub data_dir: PathBuf,
     pub workspace: PathBuf,
+    /// The engine's socket.
+    pub socket: PathBuf,
+    /// What the daemon holds of its engine: only to stop it.
+    handle: EngineHandle,
     _temp: Option<tempfile::TempDir>,
 }
 
@@ -147,7 +170,7 @@ impl Drop for TestEngine {
             tokio::runtime::RuntimeFlavor::MultiThread,
             "a test with an engine runs on the multi-threaded runtime, so its agents end with it"
         );
-        let engine = self.engine.clone();
+        let engine = self.handle.clone();
         tokio::task::block_in_place(|| {
             runtime.block_on(async {
                 if tokio::time::timeout(DEADLINE, engine.shutdown()).await.is_err() {
@@ -157,6 +180,12 @@ impl Drop for TestEngine {
         });
     }
 }
+
+/// Events and terminal output a test may fall behind by: far more than any
+/// test makes, so what a test waits for never depends on how loaded the
+/// machine is (a test that still falls behind fails saying so).
+const TEST_FEED_EVENTS: usize = 1 << 20;
+const TEST_OUTPUT_BUDGET: usize = 1 << 30;
 
 impl TestEngine {
     pub async fn start() -> TestEngine {
@@ -178,11 +207,32 @@ impl TestEngine {
         config.kill_grace = Duration::from_millis(500);
         // Agents run under their keeper, as in the app.
         config.keeper = Some(hook_binary());
+        config.socket.feed_capacity = TEST_FEED_EVENTS;
+        config.socket.output_budget = TEST_OUTPUT_BUDGET;
         configure(&mut config);
+        let socket = config.socket_path.clone();
+        let handle = Engine::start(config, Arc::new(switchboard_core::NoEvents)).await.unwrap();
+        let engine = Client::connect(&socket, ClientKind::Test).await.expect("the test's engine answers on its socket");
         let events = Arc::new(Collected::default());
-        let sink_events = events.clone();
-        let engine = Engine::start(config, Arc::new(move |event| sink_events.push(event))).await.unwrap();
-        TestEngine { engine, events, data_dir: data_dir.to_path_buf(), workspace, _temp: None }
+        let mut feed = engine.subscribe().await.expect("the test's engine sends its events");
+        let collected = events.clone();
+        tokio::spawn(async move {
+            while let Some(item) = feed.next().await {
+                match item {
+                    EventItem::Event { event, .. } => collected.push(event),
+                    EventItem::Lost => {
+                        collected.break_with("the engine says this test fell behind its events; some were lost".into())
+                    }
+                }
+            }
+        });
+        TestEngine { engine, events, data_dir: data_dir.to_path_buf(), workspace, socket, handle, _temp: None }
+    }
+
+    /// Stops every agent and the engine, as the daemon does when it is told
+    /// to stop; returns once their processes are gone.
+    pub async fn shutdown(&self) {
+        self.handle.shutdown().await;
     }
 
     pub fn spec(&self, name: &str, command: &str, args: &[&str]) -> ProfileSpec {
@@ -243,16 +293,20 @@ impl TestEngine {
         (session, output)
     }
 
+    /// Follows a session's terminal as a window does: what the engine kept
+    /// of its output first, then live output, until the session ends.
     pub async fn attach(&self, session: &SessionId) -> Arc<Collected<u8>> {
         let output = Arc::new(Collected::default());
         let sink = output.clone();
-        self.engine
-            .attach(session.clone(), move |batch: &[u8]| {
-                sink.extend(batch.iter().copied());
-                true
-            })
-            .await
-            .unwrap();
+        let mut terminal = self.engine.attach(session.clone()).await.unwrap();
+        tokio::spawn(async move {
+            while let Some(batch) = terminal.next().await {
+                sink.extend(batch);
+            }
+            if let Some(switchboard_client::StreamEnd::Behind) = terminal.ended() {
+                sink.break_with("the engine says this test fell behind the terminal's output".into());
+            }
+        });
         output
     }
 

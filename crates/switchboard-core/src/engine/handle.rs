@@ -62,18 +62,6 @@ impl EngineHandle {
         answer.await.map_err(|_| EngineError::EngineStopped)?
     }
 
-    /// A command from the app's window: the window may send only the
-    /// commands meant for it (not, say, an agent's hook events).
-    pub async fn call_from_window(&self, command: Command) -> Result<Reply, EngineError> {
-        if !command.for_window() {
-            return Err(EngineError::InvalidInput {
-                field: "command",
-                reason: format!("`{}` is not a command of the window", command.name()),
-            });
-        }
-        self.call(command).await
-    }
-
     /// Runs `call` on the engine task and answers with its result.
     async fn run<T: Send + 'static>(
         &self,

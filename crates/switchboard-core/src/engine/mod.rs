@@ -37,7 +37,7 @@ pub use crate::config::{SPOOL_FILE, spool_path};
 use crate::demo;
 use crate::error::EngineError;
 use crate::instance::InstanceLock;
-use crate::server::{self, RequestHandler, SocketRequest};
+use crate::server::{self, RequestHandler};
 use crate::session::process;
 pub use crate::sink::{EventSink, NoEvents};
 use crate::store::Store;
@@ -105,7 +105,7 @@ impl Engine {
         let (radar, radar_rx) = mpsc::unbounded_channel();
         let (worktree_notes, worktree_notes_rx) = mpsc::unbounded_channel();
         let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
-        let feed = Arc::new(crate::sink::EventFeed::new(now()));
+        let feed = Arc::new(crate::sink::EventFeed::new(now(), config.socket.feed_capacity));
         let sink: Arc<dyn EventSink> = Arc::new(crate::sink::Fanout { feed: feed.clone(), sink });
         let launcher = Box::new(sessions::PtyLauncher { ended, scans });
         let registry = sessions::Sessions::new(config.clone(), path_env.clone(), launcher);
@@ -221,15 +221,10 @@ impl RequestHandler for WeakEngine {
 
     async fn handle(
         &self,
-        request: SocketRequest,
-        caller: server::Caller,
+        command: switchboard_api::Command,
+        _caller: server::Caller,
     ) -> Result<switchboard_api::Reply, EngineError> {
         let sender = self.requests.upgrade().ok_or(EngineError::EngineStopped)?;
-        let command = request.into_command();
-        if matches!(caller, server::Caller::Agent { .. }) && !command.for_agents() {
-            tracing::warn!(?caller, command = command.name(), "refused a user's decision from a process of an agent");
-            return Err(EngineError::UsersDecision { command: command.name() });
-        }
         handle::send_command(&sender, command).await
     }
 }

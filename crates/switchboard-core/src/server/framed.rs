@@ -148,6 +148,7 @@ pub(super) async fn serve<H: RequestHandler>(
     };
     spoke.store(true, Ordering::Relaxed);
     tracing::debug!(kind = ?hello.client_kind, version = %hello.app_version, "a client connected");
+    let kind = hello.client_kind;
     let (answers, answers_rx) = mpsc::unbounded_channel();
     let (stream, stream_rx) = mpsc::unbounded_channel();
     let outbox = Outbox {
@@ -244,7 +245,9 @@ pub(super) async fn serve<H: RequestHandler>(
             ClientRequest::Command { command } => {
                 let (handler, outbox) = (handler.clone(), outbox.clone());
                 requests.spawn(async move {
-                    let answer = match handler.handle(SocketRequest::Command { command }, caller).await {
+                    let via = super::reach::Via::Client(kind);
+                    let request = SocketRequest::Command { command };
+                    let answer = match super::handle(handler.as_ref(), via, request, caller).await {
                         Ok(reply) => Answer::Ok { reply },
                         Err(error) => Answer::Error { error: error.into() },
                     };

@@ -25,6 +25,7 @@
 
 pub mod descriptors;
 mod framed;
+pub mod reach;
 
 use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
@@ -79,7 +80,8 @@ impl Caller {
 /// What serves the requests the socket reads: the engine, or a stand-in in
 /// tests (which answers commands only).
 pub trait RequestHandler: Send + Sync + 'static {
-    fn handle(&self, request: SocketRequest, caller: Caller)
+    /// Runs a command its sender may send (the server asked [`reach::refusal`]).
+    fn handle(&self, command: switchboard_api::Command, caller: Caller)
     -> impl Future<Output = Result<Reply, EngineError>> + Send;
 
     /// Who answers a framed client's hello.
@@ -129,6 +131,21 @@ pub trait RequestHandler: Send + Sync + 'static {
     ) -> impl Future<Output = Result<(), EngineError>> + Send {
         async { Err(EngineError::EngineStopped) }
     }
+}
+
+/// Serves one request, once who may send it is settled ([`reach::refusal`]).
+async fn handle<H: RequestHandler>(
+    handler: &H,
+    via: reach::Via,
+    request: SocketRequest,
+    caller: Caller,
+) -> Result<Reply, EngineError> {
+    let command = request.into_command();
+    if let Some(refusal) = reach::refusal(via, caller, &command) {
+        tracing::warn!(?caller, ?via, command = command.name(), "refused a command its sender may not send");
+        return Err(refusal);
+    }
+    handler.handle(command, caller).await
 }
 
 /// Counts of what the server refused, for the log and for tests.
@@ -475,7 +492,7 @@ async fn serve_lines<H: RequestHandler>(
                 Ok(request) => {
                     // A request read whole: this connection has said what it is for.
                     spoke.store(true, Ordering::Relaxed);
-                    match handler.handle(request, caller).await {
+                    match handle(handler.as_ref(), reach::Via::Line, request, caller).await {
                         Ok(reply) => SocketResponse::Ok(reply),
                         Err(error) => SocketResponse::Error(error.into()),
                     }
