@@ -90,7 +90,7 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     }
     // The tray, following the same events, counts the same agents.
     let mut tray = Notices::default();
-    for event in t.events.snapshot() {
+    for event in t.events_now().await {
         tray.apply(&event);
     }
     assert_eq!(tray.counts(), TrayCounts { needs_you: 1, stalled: 1, failed: 1, ..TrayCounts::default() });
@@ -103,7 +103,7 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     let now = &listed.iter().find(|a| a.profile_id == failing.id).unwrap().attention;
     assert!(matches!(now, Attention::Stopped { failed: 1, ended: Some(_), .. }), "{now:?}");
     let mut tray = Notices::default();
-    for event in t.events.snapshot() {
+    for event in t.events_now().await {
         tray.apply(&event);
     }
     assert_eq!(tray.counts(), TrayCounts { needs_you: 1, stalled: 1, ..TrayCounts::default() });

@@ -119,7 +119,8 @@ async fn two_clients_see_the_same_events_and_the_same_terminal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_stalls_or_vanishes_mid_stream_harms_no_agent_and_no_other_client() {
-    let t = TestEngine::start().await;
+    // The budgets a user's engine has, not the tests' roomy ones: they are what is tested.
+    let t = TestEngine::start_with(|config| config.socket = Default::default()).await;
     let client = connect(&t).await;
     // An agent that writes a lot, then waits for a word.
     let flood = "head -c 30000000 /dev/zero | tr '\\0' x; echo; echo flooded; read word; echo got $word; sleep 100";
@@ -418,7 +419,8 @@ fn a_client_that_takes_nothing_the_engine_writes_is_let_go() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nine_flooding_agents_attach_over_one_connection_whose_output_budget_is_spent() {
-    let t = TestEngine::start().await;
+    // The budgets a user's engine has, not the tests' roomy ones: they are what is tested.
+    let t = TestEngine::start_with(|config| config.socket = Default::default()).await;
     let client = connect(&t).await;
     // One agent floods and then waits; eight flood for good (started once the first is done,
     // so that a loaded machine gets the first one's flood through).

@@ -52,7 +52,7 @@ async fn recorded_hook_events_drive_status_and_signals() {
     .unwrap();
 
     assert!(!spool.exists(), "the running app took every event");
-    let events = t.events.snapshot();
+    let events = t.events_now().await;
     use AgentStatus::*;
     // The turn's clarification waits for the user (Attention) until the
     // recorded session ends.
@@ -196,7 +196,7 @@ async fn a_lead_with_a_background_teammate_stays_working_until_the_teammate_is_d
             _ => None,
         })
     };
-    assert_eq!(latest(&t.events.snapshot()), Some(AgentStatus::Working), "the team is active: no completion");
+    assert_eq!(latest(&t.events_now().await), Some(AgentStatus::Working), "the team is active: no completion");
 
     let (sock, spl, id) = (
         switchboard_core::config::socket_path(&t.data_dir, None),
@@ -204,7 +204,7 @@ async fn a_lead_with_a_background_teammate_stays_working_until_the_teammate_is_d
         session.id.clone(),
     );
     tokio::task::spawn_blocking(move || fire(&sock, &spl, &id, &last)).await.unwrap();
-    assert_eq!(latest(&t.events.snapshot()), Some(AgentStatus::Waiting), "the team is done: the turn completes");
+    assert_eq!(latest(&t.events_now().await), Some(AgentStatus::Waiting), "the team is done: the turn completes");
     t.engine.stop_session(session.id).await.unwrap();
 }
 
@@ -302,7 +302,7 @@ async fn a_permission_request_is_answered_in_the_app_or_left_to_the_agent() {
         .await;
     assert_eq!(request.tool_name, "Bash");
     assert_eq!(request.tool_input["command"], "rm -rf build");
-    let statuses_now = statuses(&t.events.snapshot(), &session.id);
+    let statuses_now = statuses(&t.events_now().await, &session.id);
     assert_eq!(statuses_now.last(), Some(&AgentStatus::Attention));
     t.engine
         .call(switchboard_core::Command::DecidePermission {
@@ -322,7 +322,7 @@ async fn a_permission_request_is_answered_in_the_app_or_left_to_the_agent() {
     let (sock, spl, id) = (socket, spool, session.id.clone());
     let unanswered = tokio::task::spawn_blocking(move || ask(&sock, &spl, &id)).await.unwrap();
     assert_eq!(unanswered, None);
-    let closed = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::PermissionClosed { .. })).count();
+    let closed = t.events_now().await.iter().filter(|e| matches!(e, EngineEvent::PermissionClosed { .. })).count();
     assert_eq!(closed, 2);
     t.engine.stop_session(session.id).await.unwrap();
 }
@@ -496,8 +496,8 @@ impl Lead {
             .await
     }
 
-    fn status(&self) -> Option<switchboard_core::AgentStatusInfo> {
-        self.t.events.snapshot().iter().rev().find_map(|e| match e {
+    async fn status(&self) -> Option<switchboard_core::AgentStatusInfo> {
+        self.t.events_now().await.iter().rev().find_map(|e| match e {
             EngineEvent::AgentStatusChanged { status } if status.session_id == self.session => Some(status.clone()),
             _ => None,
         })
@@ -538,7 +538,7 @@ async fn the_team_is_the_agents_own_shown_and_over_with_its_task_and_its_session
     let env = [("CLAUDE_CODE_TEAM_NAME", "parsers"), ("CLAUDE_CODE_AGENT_NAME", "planner")];
     lead.hook(serde_json::json!({"hook_event_name": "UserPromptSubmit"}), &env).await;
     lead.spawn("worker1").await;
-    let shown = lead.status().expect("a status");
+    let shown = lead.status().await.expect("a status");
     assert_eq!(shown.team, Some(switchboard_core::TeamInfo { name: "parsers".into(), active: 1 }));
     assert_eq!(shown.agent_name.as_deref(), Some("planner"));
 
@@ -557,9 +557,9 @@ async fn the_team_is_the_agents_own_shown_and_over_with_its_task_and_its_session
 
     // The session's end ends its team.
     lead.spawn("worker2").await;
-    assert_eq!(lead.status().unwrap().team.map(|t| t.active), Some(1));
+    assert_eq!(lead.status().await.unwrap().team.map(|t| t.active), Some(1));
     lead.hook(serde_json::json!({"hook_event_name": "SessionEnd", "reason": "exit"}), &[]).await;
-    assert_eq!(lead.status().unwrap().team, None);
+    assert_eq!(lead.status().await.unwrap().team, None);
 }
 
 /// Issue 22: every stored agent text field has a cap. A hook's error
@@ -575,7 +575,7 @@ async fn a_hooks_long_error_and_names_are_kept_cut_and_marked() {
     let ended = lead.ended(&task).await;
     let reason = ended.reason().unwrap_or_default();
     assert!(reason.len() <= MAX_TEXT_FIELD_BYTES + 100 && reason.ends_with(CUT_MARK), "{} bytes", reason.len());
-    let shown = lead.status().and_then(|s| s.agent_name).unwrap_or_default();
+    let shown = lead.status().await.and_then(|s| s.agent_name).unwrap_or_default();
     assert!(shown.len() <= MAX_NAME_BYTES && shown.ends_with(CUT_MARK), "{} bytes", shown.len());
 }
 
@@ -708,7 +708,7 @@ async fn a_codex_leads_own_sub_agent_holds_its_task_until_it_stops() {
             _ => None,
         })
     };
-    let shown = status(&t.events.snapshot()).unwrap();
+    let shown = status(&t.events_now().await).unwrap();
     assert_eq!(shown.status, AgentStatus::Working, "the lead's team works: {shown:?}");
     assert_eq!(shown.team.map(|team| team.active), Some(1));
     assert_eq!(t.engine.get_task(task.clone()).await.unwrap().state(), switchboard_core::TaskState::Running);

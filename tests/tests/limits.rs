@@ -480,7 +480,7 @@ async fn the_usage_claude_codes_status_line_tells_is_kept_and_warned_of_once_per
         let told = t.events.wait_for("86% told", windows_told(86)).await;
         assert_eq!(warnings(&t), vec![(300, 85)]);
         assert_eq!((told.windows[0].level, told.windows[1].level), (UsageLevel::Warn, UsageLevel::Ok));
-        let told = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::UsageChanged { .. })).count();
+        let told = t.events_now().await.iter().filter(|e| matches!(e, EngineEvent::UsageChanged { .. })).count();
         assert_eq!(told, 3, "the same usage told twice changes nothing");
         t.shutdown().await;
     }

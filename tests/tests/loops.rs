@@ -118,7 +118,7 @@ async fn the_same_stop_reason_again_and_again_stalls_the_loop_which_can_resume_o
     assert!(reason.contains("error: 3 tests fail"), "{reason}");
     // The user is told once, by the notification the desktop shell shows.
     let mut notices = switchboard_client::notice::Notices::default();
-    let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
+    let told: Vec<_> = t.events_now().await.iter().filter_map(|event| notices.apply(event)).collect();
     let about_loop: Vec<_> = told
         .iter()
         .filter(|n| n.target == switchboard_client::notice::NoticeTarget::Loop(started.id.clone()))
@@ -361,7 +361,7 @@ async fn an_agent_that_exits_before_it_is_typed_to_fails_to_start_after_spaced_a
 
     // The user is told once, in words, as for a stalled loop.
     let mut notices = switchboard_client::notice::Notices::default();
-    let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
+    let told: Vec<_> = t.events_now().await.iter().filter_map(|event| notices.apply(event)).collect();
     let about_loop: Vec<_> = told
         .iter()
         .filter(|n| n.target == switchboard_client::notice::NoticeTarget::Loop(started.id.clone()))
@@ -458,7 +458,7 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
 
     // The user is told, in words.
     let mut notices = switchboard_client::notice::Notices::default();
-    let told: Vec<_> = t.events.snapshot().iter().filter_map(|event| notices.apply(event)).collect();
+    let told: Vec<_> = t.events_now().await.iter().filter_map(|event| notices.apply(event)).collect();
     let about_loop: Vec<_> = told
         .iter()
         .filter(|n| n.target == switchboard_client::notice::NoticeTarget::Loop(started.id.clone()))

@@ -288,7 +288,7 @@ async fn claude_code_reports_through_its_hooks_and_its_summary_completes_the_tas
     tokio::time::sleep(Duration::from_millis(200)).await;
     rig.t.engine.write_input(session.clone(), "\r".into()).await.unwrap();
     rig.wait_for_hook(&session, "Stop", 1).await;
-    let seen = statuses(&rig.t.events.snapshot(), &session);
+    let seen = statuses(&rig.t.events_now().await, &session);
     assert_eq!(seen, [AgentStatus::Waiting, AgentStatus::Working, AgentStatus::Waiting]);
 
     // A task, done with the agent's Write tool: the summary completes it.
@@ -316,7 +316,7 @@ async fn claude_code_reports_through_its_hooks_and_its_summary_completes_the_tas
         (latest_status(events, &session) == Some(AgentStatus::Done)).then_some(())
     })
     .await;
-    let seen = statuses(&rig.t.events.snapshot(), &session);
+    let seen = statuses(&rig.t.events_now().await, &session);
     assert_eq!(&seen[3..], [AgentStatus::Working, AgentStatus::Done], "status went {seen:?}");
 
     // A question the model writes reaches the app through the Stop hook
@@ -390,7 +390,7 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     tokio::time::sleep(Duration::from_secs(1)).await;
     let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
     assert_eq!(held.state(), TaskState::Running, "the team still works: the lead's task stays open");
-    assert_eq!(latest_status(&rig.t.events.snapshot(), &lead), Some(AgentStatus::Working));
+    assert_eq!(latest_status(&rig.t.events_now().await, &lead), Some(AgentStatus::Working));
     // Its flows say the same: the gate kept it alive, with one teammate at work.
     let of_lead = FlowTarget::Session { session_id: lead.clone() };
     let flow = |view: &switchboard_core::FlowView, diagram: DiagramId| {
@@ -468,7 +468,7 @@ async fn a_codex_lead_with_a_sub_agent_completes_only_after_it() {
     let hooks = rig.wait_for_hook(&lead, "Stop", 1).await;
     assert!(hooks.iter().any(|(name, _)| name == "SubagentStart"), "{hooks:?}");
     assert!(rig.workspace.join(format!("summaries/{}.md", task.id)).is_file());
-    assert_eq!(latest_status(&rig.t.events.snapshot(), &lead), Some(AgentStatus::Working), "the team works");
+    assert_eq!(latest_status(&rig.t.events_now().await, &lead), Some(AgentStatus::Working), "the team works");
     let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
     assert_eq!(held.state(), TaskState::Running, "the lead's task stays open while its sub-agent works");
 
@@ -545,7 +545,7 @@ async fn codex_reports_through_its_hooks_and_notify_and_its_summary_completes_th
         (latest_status(events, &session) == Some(AgentStatus::Done)).then_some(())
     })
     .await;
-    let seen = statuses(&rig.t.events.snapshot(), &session);
+    let seen = statuses(&rig.t.events_now().await, &session);
     assert_eq!(seen, [AgentStatus::Waiting, AgentStatus::Working, AgentStatus::Done], "status went {seen:?}");
 
     // A question reaches the app through the Stop hook (and notify: once).
@@ -1492,7 +1492,7 @@ async fn a_throttle_claude_code_retries_by_itself_changes_nothing() {
     let task = rig.submit(&profile, "Write the summary").await;
     let ended = rig.task_until(&task.id, Duration::from_secs(90), |task| task.state().is_finished()).await;
     assert_eq!(ended.state(), TaskState::Completed, "{ended:#?}");
-    let limited = rig.t.events.snapshot().iter().any(|e| matches!(e, EngineEvent::LimitChanged { .. }));
+    let limited = rig.t.events_now().await.iter().any(|e| matches!(e, EngineEvent::LimitChanged { .. }));
     assert!(!limited, "a throttle the CLI retried is no limit");
     let typed = rig.model.requests().iter().any(|r| r.latest_user_text().trim_end().ends_with("continue"));
     assert!(!typed, "nothing typed");

@@ -53,7 +53,7 @@ async fn settings_are_checked_told_and_kept_across_a_restart() {
             })
             .await;
         assert_eq!(told, kept);
-        let changes = t.events.snapshot().iter().filter(|e| matches!(e, EngineEvent::SettingsChanged { .. })).count();
+        let changes = t.events_now().await.iter().filter(|e| matches!(e, EngineEvent::SettingsChanged { .. })).count();
         assert_eq!(changes, 1, "the refused save told nothing");
         t.shutdown().await;
     }

@@ -169,7 +169,7 @@ async fn hook_text_is_scanned_and_a_signal_seen_on_two_channels_is_handled_once(
 
     let listed = t.engine.list_signals().await.unwrap();
     assert_eq!(listed.len(), 2, "{listed:#?}");
-    assert_eq!(signals_of(&t.events.snapshot()), 2);
+    assert_eq!(signals_of(&t.events_now().await), 2);
 
     // Text for a session that does not exist is refused clearly.
     let error = t.engine.agent_text(SessionId::new(), "[STOP_WORK]\n[/STOP_WORK]".into()).await.unwrap_err();
@@ -358,18 +358,11 @@ async fn after_a_restart_a_requester_left_waiting_is_told_its_delegate_is_gone()
     let t = TestEngine::start_in(temp.path(), |_| {}).await;
     // The requester's agent is gone too: the news goes to a new session of it.
     let woken = t
-        .events
-        .wait_for("a new session of the lead", |events| {
-            events.iter().find_map(|event| match event {
-                EngineEvent::SessionChanged { session }
-                    if session.profile_id == lead_profile.id && session.id != lead_session =>
-                {
-                    Some(session.id.clone())
-                }
-                _ => None,
-            })
+        .session_where("a new session of the lead", |session| {
+            session.profile_id == lead_profile.id && session.id != lead_session
         })
-        .await;
+        .await
+        .id;
     let screen = t.wait_for_screen(&woken, "received: DELEGATED WORK FAILED").await;
     assert!(screen.contains("app stopped before it reported"), "{screen}");
     let delegations = t.engine.list_delegations().await.unwrap();

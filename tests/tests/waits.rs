@@ -11,8 +11,8 @@ use switchboard_core::{EngineEvent, IterationOutcome, LoopState, ProfileSpec, Se
 
 impl TestEngine {
     /// Whether the task was ever reported waiting for `cause`.
-    fn was_waiting(&self, id: &TaskId, cause: impl Fn(&WaitingFor) -> bool) -> bool {
-        self.events.snapshot().iter().any(|event| match event {
+    async fn was_waiting(&self, id: &TaskId, cause: impl Fn(&WaitingFor) -> bool) -> bool {
+        self.events_now().await.iter().any(|event| match event {
             EngineEvent::TaskChanged { task } if &task.id == id => task.waiting_for.as_ref().is_some_and(&cause),
             _ => false,
         })
@@ -113,7 +113,7 @@ async fn a_task_is_typed_into_an_agent_without_a_ready_pattern_once_its_output_i
     let typed = t.task_until(&id, "typed", |task| task.typed_at().is_some()).await;
     assert_eq!(typed.waiting_for, None);
     assert!(
-        t.was_waiting(&id, |cause| cause == &WaitingFor::AgentOutput),
+        t.was_waiting(&id, |cause| cause == &WaitingFor::AgentOutput).await,
         "it said it waited for the output to settle"
     );
     let session = typed.session_id().cloned().unwrap();

@@ -1002,7 +1002,7 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
             (reported(events).last() == Some(&None)).then_some(())
         })
         .await;
-    assert!(reported(&t.events.snapshot()).contains(&Some(first_session.id.clone())));
+    assert!(reported(&t.events_now().await).contains(&Some(first_session.id.clone())));
     let conversation = first_session.agent_session_id.clone().expect("the app named the conversation");
 
     // The second: discarded at once, while its session is in its grace;
@@ -1018,7 +1018,7 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
     let third = t.run_task(&profile, "Write the third notes").await;
     assert_eq!(third.state(), TaskState::Completed);
     wait_until_async(&t, &profile, "the third task's session to end after its grace", |live| live.is_empty()).await;
-    assert_eq!(most_live_at_once(&t.events.snapshot(), &profile), 1, "one live session of the agent at a time");
+    assert_eq!(most_live_at_once(&t.events_now().await, &profile), 1, "one live session of the agent at a time");
 
     // A comment on the first worktree reaches a session that continues its conversation.
     let comments = vec![ReviewComment { path: "notes.txt".into(), line: 1, text: "Say more than done".into() }];
@@ -1030,7 +1030,7 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
     let stored = t.engine.list_sessions().await.unwrap();
     let resumed = stored.iter().find(|s| &s.id == resumed).unwrap();
     assert_eq!(resumed.agent_session_id.as_deref(), Some(conversation.as_str()));
-    assert!(reported(&t.events.snapshot()).contains(&Some(resumed.id.clone())), "named current while it worked");
+    assert!(reported(&t.events_now().await).contains(&Some(resumed.id.clone())), "named current while it worked");
     assert_eq!(resumed.workspace, first_session.workspace, "in the first task's worktree");
     let started = std::fs::read_to_string(&argv).unwrap();
     let lines: Vec<&str> = started.lines().collect();

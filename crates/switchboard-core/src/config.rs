@@ -62,6 +62,10 @@ pub struct SocketLimits {
     /// Events a subscriber may fall behind the engine by before it is told
     /// it missed some.
     pub feed_capacity: usize,
+    /// Bytes of a client's unwritten frames past which the engine's events
+    /// are counted as missed for it instead of queued (it is told so once
+    /// it has caught up).
+    pub event_budget: usize,
 }
 
 impl Default for SocketLimits {
@@ -76,6 +80,7 @@ impl Default for SocketLimits {
             max_streams: 256,
             frames_room: 2 * switchboard_api::wire::MAX_FRAME_BYTES,
             feed_capacity: crate::sink::FEED_CAPACITY,
+            event_budget: crate::server::EVENT_BUDGET,
         }
     }
 }

@@ -151,6 +151,8 @@ pub struct TestEngine {
     pub workspace: PathBuf,
     /// The engine's socket.
     pub socket: PathBuf,
+    /// The number of the last event `events` holds.
+    last_seq: Arc<std::sync::atomic::AtomicU64>,
     /// What the daemon holds of its engine: only to stop it.
     handle: EngineHandle,
     _temp: Option<tempfile::TempDir>,
@@ -209,24 +211,64 @@ impl TestEngine {
         config.keeper = Some(hook_binary());
         config.socket.feed_capacity = TEST_FEED_EVENTS;
         config.socket.output_budget = TEST_OUTPUT_BUDGET;
+        config.socket.event_budget = TEST_OUTPUT_BUDGET;
         configure(&mut config);
         let socket = config.socket_path.clone();
         let handle = Engine::start(config, Arc::new(switchboard_core::NoEvents)).await.unwrap();
         let engine = Client::connect(&socket, ClientKind::Test).await.expect("the test's engine answers on its socket");
         let events = Arc::new(Collected::default());
         let mut feed = engine.subscribe().await.expect("the test's engine sends its events");
-        let collected = events.clone();
+        let last_seq = Arc::new(std::sync::atomic::AtomicU64::new(feed.as_of));
+        let (collected, seen) = (events.clone(), last_seq.clone());
         tokio::spawn(async move {
             while let Some(item) = feed.next().await {
                 match item {
-                    EventItem::Event { event, .. } => collected.push(event),
+                    EventItem::Event { seq, event } => {
+                        collected.push(event);
+                        seen.store(seq, std::sync::atomic::Ordering::SeqCst);
+                    }
                     EventItem::Lost => {
                         collected.break_with("the engine says this test fell behind its events; some were lost".into())
                     }
                 }
             }
         });
-        TestEngine { engine, events, data_dir: data_dir.to_path_buf(), workspace, socket, handle, _temp: None }
+        let data_dir = data_dir.to_path_buf();
+        TestEngine { engine, events, data_dir, workspace, socket, last_seq, handle, _temp: None }
+    }
+
+    /// Waits until this test has received every event the engine published
+    /// before now. A reply can come before the events its command caused
+    /// (the engine writes replies first), so a test that reads what it was
+    /// told after a reply asks this first.
+    pub async fn caught_up(&self) {
+        let probe = Client::connect(&self.socket, ClientKind::Test).await.expect("the engine answers");
+        let now = probe.subscribe().await.expect("the engine sends its events").as_of;
+        let seen = self.last_seq.clone();
+        wait_until("the test to have the engine's events so far", move || {
+            seen.load(std::sync::atomic::Ordering::SeqCst) >= now
+        })
+        .await;
+    }
+
+    /// Every event the engine published before now, as this test received them.
+    pub async fn events_now(&self) -> Vec<EngineEvent> {
+        self.caught_up().await;
+        self.events.snapshot()
+    }
+
+    /// Waits until a session the engine lists satisfies `condition` (one it
+    /// started before this test's client subscribed, at its start, too).
+    pub async fn session_where(&self, what: &str, condition: impl Fn(&SessionInfo) -> bool) -> SessionInfo {
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        loop {
+            let sessions = self.engine.list_sessions().await.unwrap();
+            if let Some(found) = sessions.into_iter().find(|session| condition(session)) {
+                return found;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// Stops every agent and the engine, as the daemon does when it is told

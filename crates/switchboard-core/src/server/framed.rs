@@ -10,7 +10,7 @@
 //! [`SocketLimits::output_budget`] bytes waiting is dropped as behind (the
 //! client attaches again for the replay), an attach waits until what waits
 //! is below half the budget (its replay then always fits), and events past
-//! [`EVENT_BUDGET`] are counted as missed and said so once the client has
+//! [`SocketLimits::event_budget`] are counted as missed and said so once the client has
 //! caught up. A client that goes, stalls or sends garbage leaves every agent
 //! as it was: its streams are detached when the connection ends.
 
@@ -33,9 +33,6 @@ use switchboard_api::wire::{
     MESSAGE, PROTOCOL, ServerFrame, ServerHello, StreamEnd, read_frame, read_frame_within, write_frame,
 };
 use switchboard_api::{ApiError, EngineEvent, ErrorCode, Reply};
-
-/// Events waiting for one client beyond which further ones are dropped (and counted).
-pub const EVENT_BUDGET: usize = 16 * 1024 * 1024;
 /// The most written to a client in one go: a write that makes no progress
 /// for [`SocketLimits::write_stall`] is judged chunk by chunk, so a long
 /// frame to a slow reader is not taken for a stalled one.
@@ -270,7 +267,10 @@ pub(super) async fn serve<H: RequestHandler>(
                                 (receiver, seq, None)
                             }
                         };
-                        events = Some((Owned(tokio::spawn(forward_events(receiver, outbox.clone()))), window));
+                        events = Some((
+                            Owned(tokio::spawn(forward_events(receiver, outbox.clone(), limits.event_budget))),
+                            window,
+                        ));
                         Answer::Subscribed { instance_id: feed.instance_id.clone(), seq }
                     }
                 };
@@ -410,7 +410,7 @@ fn error(code: ErrorCode, message: String) -> Answer {
 }
 
 /// Follows the engine's events into the connection's queue.
-async fn forward_events(mut receiver: broadcast::Receiver<crate::sink::Sequenced>, outbox: Outbox) {
+async fn forward_events(mut receiver: broadcast::Receiver<crate::sink::Sequenced>, outbox: Outbox, budget: usize) {
     let mut missed = 0u64;
     loop {
         let sequenced = match receiver.recv().await {
@@ -421,7 +421,7 @@ async fn forward_events(mut receiver: broadcast::Receiver<crate::sink::Sequenced
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if outbox.queued() > EVENT_BUDGET {
+        if outbox.queued() > budget {
             missed += 1;
             continue;
         }

@@ -42,6 +42,9 @@ use crate::config::MAX_SOCKET_PATH_BYTES;
 use crate::error::EngineError;
 use switchboard_api::{ApiError, ErrorCode, Reply};
 
+/// Default of [`SocketLimits::event_budget`]: frames waiting for one client past which events are dropped.
+pub const EVENT_BUDGET: usize = 16 * 1024 * 1024;
+
 /// Longest request line accepted.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
 /// How long a connection may wait between requests.
@@ -81,8 +84,11 @@ impl Caller {
 /// tests (which answers commands only).
 pub trait RequestHandler: Send + Sync + 'static {
     /// Runs a command its sender may send (the server asked [`reach::refusal`]).
-    fn handle(&self, command: switchboard_api::Command, caller: Caller)
-    -> impl Future<Output = Result<Reply, EngineError>> + Send;
+    fn handle(
+        &self,
+        command: switchboard_api::Command,
+        caller: Caller,
+    ) -> impl Future<Output = Result<Reply, EngineError>> + Send;
 
     /// Who answers a framed client's hello.
     fn welcome(&self) -> impl Future<Output = switchboard_api::wire::HelloAck> + Send {

@@ -48,11 +48,15 @@ mod tests {
         let line = Via::Line;
         let command_line = Via::Client(ClientKind::CommandLine);
         let read = Command::GetTask { task_id: TaskId::new() };
-        let decide = Command::RespondToSignal {
-            signal_id: SignalId::new(),
-            response: switchboard_api::SignalResponse::Dismiss,
+        let decide =
+            Command::RespondToSignal { signal_id: SignalId::new(), response: switchboard_api::SignalResponse::Dismiss };
+        let envelope = HookEnvelope {
+            session_id: None,
+            env: Default::default(),
+            at: 0,
+            payload: Default::default(),
+            secret: None,
         };
-        let envelope = HookEnvelope { session_id: None, env: Default::default(), at: 0, payload: Default::default(), secret: None };
         let hook = Command::HookEvent { envelope };
         let cases = [
             ("the user's window reads", window, user, &read, None),
