@@ -1,5 +1,6 @@
-import { render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
+import Field from './Field.svelte';
 import FieldHarness from '../test/FieldHarness.svelte';
 
 const input = () => screen.getByTestId('thing-input');
@@ -60,5 +61,52 @@ describe('Field', () => {
     render(FieldHarness, { props: { error: '<img src=x onerror="window.__pwned=1">' } });
     expect(screen.getByTestId('error-thing').textContent).toBe('<img src=x onerror="window.__pwned=1">');
     expect(document.body.querySelector('img')).toBeNull();
+  });
+});
+
+describe('Field drawing its own control', () => {
+  it('draws an input with the attributes given, named and labelled, and keeps what is typed', async () => {
+    render(Field, { props: { id: 'x-input', name: 'x', label: 'X', 'data-testid': 'x-input', placeholder: 'none', autocomplete: 'off' } });
+    const input = screen.getByTestId('x-input') as HTMLInputElement;
+    expect(input.tagName).toBe('INPUT');
+    expect(input.getAttribute('name')).toBe('x');
+    expect(input.getAttribute('placeholder')).toBe('none');
+    expect(input.classList.contains('panel-input')).toBe(true);
+    expect(screen.getByLabelText('X')).toBe(input);
+    await fireEvent.input(input, { target: { value: 'typed' } });
+    expect(input.value).toBe('typed');
+  });
+
+  it('draws a textarea of the rows given, and a select of the options given', () => {
+    render(Field, { props: { id: 'a', name: 'a', label: 'A', control: 'textarea', rows: 3, 'data-testid': 'a' } });
+    expect(screen.getByTestId('a').tagName).toBe('TEXTAREA');
+    expect(screen.getByTestId('a').getAttribute('rows')).toBe('3');
+    render(Field, {
+      props: { id: 'b', name: 'b', label: 'B', control: 'select', value: 'two', 'data-testid': 'b', options: [{ value: 'one', label: 'One' }, { value: 'two', label: 'Two' }] },
+    });
+    const select = screen.getByTestId('b') as HTMLSelectElement;
+    expect(Array.from(select.options).map((o) => o.textContent)).toEqual(['One', 'Two']);
+    expect(select.value).toBe('two');
+  });
+
+  it('marks a control at fault without an error under it when told only that it is', () => {
+    render(Field, { props: { id: 'c', name: 'c', label: 'C', invalid: true, 'data-testid': 'c' } });
+    expect(screen.getByTestId('c').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.queryByTestId('error-c')).toBeNull();
+  });
+
+  it('ties its drawn control to its error and help, as around a given one', () => {
+    render(Field, { props: { id: 'd', name: 'd', label: 'D', error: 'Not a number.', help: 'In minutes.', 'data-testid': 'd' } });
+    expect(screen.getByTestId('d').getAttribute('aria-describedby')).toBe('error-d help-d');
+    expect(screen.getByTestId('d').nextElementSibling).toBe(screen.getByTestId('error-d'));
+  });
+
+  it('gives its label the attributes asked for, in the look of its surroundings', () => {
+    render(Field, { props: { id: 'e', name: 'e', label: 'E', look: 'plain', labelAttributes: { class: 'question', 'data-testid': 'e-label' } } });
+    const label = screen.getByTestId('e-label');
+    expect(label.tagName).toBe('LABEL');
+    expect(label.classList.contains('question')).toBe(true);
+    expect(label.classList.contains('plain')).toBe(true);
+    expect(label.getAttribute('for')).toBe('e');
   });
 });
