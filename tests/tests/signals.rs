@@ -40,21 +40,6 @@ impl TestEngine {
             })
             .await
     }
-
-    async fn screen(&self, session: &SessionId) -> String {
-        self.engine.screen_snapshot(session.clone(), 500).await.unwrap().recent_lines.join("\n")
-    }
-
-    async fn wait_for_screen(&self, session: &SessionId, needle: &str) -> String {
-        for _ in 0..400 {
-            let screen = self.screen(session).await;
-            if screen.contains(needle) {
-                return screen;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("{needle:?} never appeared:\n{}", self.screen(session).await)
-    }
 }
 
 fn kind_of(signal: &SignalInfo) -> SignalKind {

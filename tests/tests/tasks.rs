@@ -152,7 +152,11 @@ async fn cancelling_a_queued_and_the_running_task() {
 
     let cancelled = t.engine.cancel_task(b.id.clone()).await.unwrap();
     assert_eq!(cancelled.state(), TaskState::Cancelled);
-    t.typed(&a.id).await;
+    let typed = t.typed(&a.id).await;
+    // At work on it: an interrupt before the agent read its line would
+    // flush the line from the terminal, and this agent would then sit on
+    // the echo of it without a fresh prompt.
+    t.wait_for_screen(typed.session_id().unwrap(), "received: Long task").await;
     let cancelled = t.engine.cancel_task(a.id.clone()).await.unwrap();
     assert_eq!(cancelled.state(), TaskState::Cancelled);
     // A finished task cannot be cancelled again.

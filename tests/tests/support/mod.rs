@@ -257,6 +257,23 @@ impl TestEngine {
         self.events.snapshot()
     }
 
+    /// The last 500 lines of the session's screen, as the engine keeps it.
+    pub async fn screen(&self, session: &SessionId) -> String {
+        self.engine.screen_snapshot(session.clone(), 500).await.unwrap().recent_lines.join("\n")
+    }
+
+    /// Waits until the session's screen shows `needle`; answers the screen.
+    pub async fn wait_for_screen(&self, session: &SessionId, needle: &str) -> String {
+        for _ in 0..400 {
+            let screen = self.screen(session).await;
+            if screen.contains(needle) {
+                return screen;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{needle:?} never appeared:\n{}", self.screen(session).await)
+    }
+
     /// Waits until a session the engine lists satisfies `condition` (one it
     /// started before this test's client subscribed, at its start, too).
     pub async fn session_where(&self, what: &str, condition: impl Fn(&SessionInfo) -> bool) -> SessionInfo {
