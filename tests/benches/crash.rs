@@ -1,6 +1,6 @@
 //! Crash ×N, twice: the engine (the daemon, `switchboard daemon`) is
 //! killed with SIGKILL at a random moment `ROUNDS` (20) times, and then,
-//! on a fresh data folder, the window (`target/debug/switchboard`, under a
+//! on a fresh data folder, the window (`target/dist/switchboard`, under a
 //! display; its engine is the daemon it started) is killed the same way
 //! while the daemon goes on. Each time an agent works through its queue,
 //! another waits on a question for the user, and a third runs a loop (each
@@ -64,10 +64,10 @@ fn main() {
     let rounds: usize = env_number("ROUNDS", 20);
     let per_round: usize = env_number("TASKS", 5);
     let exe = std::env::current_exe().unwrap();
-    let debug = exe.parent().and_then(Path::parent).and_then(Path::parent).unwrap().join("debug");
-    let app = debug.join("switchboard");
-    let agent = debug.join("switchboard-demo-agent");
-    assert!(app.is_file() && agent.is_file(), "build first: ./scripts/build.sh ({})", debug.display());
+    let dist = exe.parent().and_then(Path::parent).and_then(Path::parent).unwrap().join("dist");
+    let app = dist.join("switchboard");
+    let agent = dist.join("switchboard-demo-agent");
+    assert!(app.is_file() && agent.is_file(), "build first: ./scripts/build.sh ({})", dist.display());
     let kills: Vec<Kill> = match std::env::var("KILL").as_deref() {
         Ok("engine") => vec![Kill::Engine],
         Ok("window") => vec![Kill::Window],

@@ -82,7 +82,7 @@ fn main() {
 }
 
 fn app_binary() -> Option<PathBuf> {
-    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/switchboard");
+    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dist/switchboard");
     app.is_file().then_some(app)
 }
 

@@ -17,14 +17,7 @@ use switchboard_cli::daemon::{self, Environment, Started};
 /// How long a condition may take to hold.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// The app's binary (its command line and daemon), built beside the test
-/// binaries (`cargo build -p switchboard`).
-fn app_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let app = exe.parent().and_then(Path::parent).unwrap().join("switchboard");
-    assert!(app.is_file(), "{} is missing: run `cargo build -p switchboard`", app.display());
-    app
-}
+use support::app_binary;
 
 /// A data directory whose daemon, however it was started, is stopped when
 /// the test ends.

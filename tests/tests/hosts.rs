@@ -19,14 +19,7 @@ use switchboard_tests::sshd::Sshd;
 /// How long a condition may take to hold.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// The app's binary (its command line), built beside the test binaries by
-/// the workspace's `cargo test`.
-fn app_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let app = exe.parent().and_then(Path::parent).unwrap().join("switchboard");
-    assert!(app.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", app.display());
-    app
-}
+use support::app_binary;
 
 /// The test's sshd, and the app's command line on this machine reaching
 /// hosts through it.
