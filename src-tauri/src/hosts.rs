@@ -57,7 +57,8 @@ impl Hosts {
         accept_key: Option<String>,
     ) -> Result<HostState, ApiError> {
         let remote_program = remote_program.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty());
-        let host = Host { port, remote_program, ..Host::new(&destination).map_err(refused)? };
+        let host =
+            Host { port, remote_program, ..Host::new(&destination).map_err(|problem| refused(problem.to_string()))? };
         let state = hosts::add_checked(&self.data_dir, host, accept_key.as_deref()).await.map_err(failed)?;
         if let Some(added) = hosts::find(&self.data_dir, &destination).map_err(failed)? {
             self.engines.add(added);

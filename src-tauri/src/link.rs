@@ -535,7 +535,7 @@ impl Link {
         // The lists after the subscription: a change between the two is in one or the other.
         match notices_of(&client, self.beside()).await {
             Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
-            Err(error) => return Ended::Other(error),
+            Err(error) => return Ended::Other(error.to_string()),
         }
         if let Err(error) = self.learn_holdings(&client).await {
             return Ended::Other(error.to_string());
@@ -668,16 +668,25 @@ async fn until(due: Option<tokio::time::Instant>) {
 /// The notices' starting point: what the engine has now; another machine's
 /// (`from_host`) kept as the window keeps what it says
 /// (`fleet::capped_from_host`), so a notification never shows more of it.
-async fn notices_of(client: &Client, from_host: bool) -> Result<Notices, String> {
+/// Why the notices' starting point could not be read.
+#[derive(Debug, thiserror::Error)]
+enum NoticesUnread {
+    #[error("{0}")]
+    Engine(#[from] ClientError),
+    #[error("The machine's answer could not be kept: {0}.")]
+    Host(#[from] serde_json::Error),
+}
+
+async fn notices_of(client: &Client, from_host: bool) -> Result<Notices, NoticesUnread> {
     fn kept<T: serde::Serialize + serde::de::DeserializeOwned>(
         listed: Result<T, ClientError>,
         from_host: bool,
-    ) -> Result<T, String> {
-        let listed = listed.map_err(|error| error.to_string())?;
+    ) -> Result<T, NoticesUnread> {
+        let listed = listed?;
         if !from_host {
             return Ok(listed);
         }
-        fleet::capped_from_host(listed).map_err(|error| format!("The machine's answer could not be kept: {error}."))
+        Ok(fleet::capped_from_host(listed)?)
     }
     let mut notices = Notices::new(
         &kept(client.list_profiles().await, from_host)?,
@@ -691,7 +700,7 @@ async fn notices_of(client: &Client, from_host: bool) -> Result<Notices, String>
         &kept(client.list_tasks(None).await, from_host)?,
         &kept(client.list_worktrees().await, from_host)?,
     );
-    notices.set_settings(client.get_settings().await.map_err(|error| error.to_string())?);
+    notices.set_settings(client.get_settings().await?);
     Ok(notices)
 }
 

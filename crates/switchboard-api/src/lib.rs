@@ -55,6 +55,19 @@ pub fn now() -> Millis {
         .map_or(0, |elapsed| elapsed.as_millis() as Millis)
 }
 
+/// A stored or sent record whose fields do not fit its state: a task that
+/// ended without its end time, a settled signal without its response.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a {state} {what} without {lacks}")]
+pub struct RecordMismatch {
+    /// What the record is of ("task", "signal").
+    pub what: &'static str,
+    /// The state it says it is in.
+    pub state: &'static str,
+    /// What that state needs and it lacks.
+    pub lacks: &'static str,
+}
+
 /// Names one subscription to a session's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

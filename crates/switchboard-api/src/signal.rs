@@ -280,16 +280,23 @@ impl From<SignalInfo> for SignalRecord {
 }
 
 impl TryFrom<SignalRecord> for SignalInfo {
-    type Error = String;
+    type Error = crate::RecordMismatch;
 
     /// A handled record without its response or time is refused.
-    fn try_from(record: SignalRecord) -> Result<SignalInfo, String> {
-        let at = || record.handled_at.ok_or_else(|| "a settled signal without the time it was settled".to_owned());
+    fn try_from(record: SignalRecord) -> Result<SignalInfo, crate::RecordMismatch> {
+        let at = || {
+            let lacks = "the time it was settled";
+            record.handled_at.ok_or(crate::RecordMismatch { what: "signal", state: "settled", lacks })
+        };
         let status = match record.state {
             SignalState::Pending => SignalStatus::Pending,
             SignalState::Handled => SignalStatus::Handled {
                 at: at()?,
-                response: record.response.clone().ok_or_else(|| "a handled signal without its response".to_owned())?,
+                response: record.response.clone().ok_or(crate::RecordMismatch {
+                    what: "signal",
+                    state: "handled",
+                    lacks: "its response",
+                })?,
                 reply_prompt: record.reply_prompt.clone(),
                 delegate_session: record.delegate_session.clone(),
             },

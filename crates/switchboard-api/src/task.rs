@@ -629,11 +629,11 @@ impl From<TaskInfo> for TaskRecord {
 }
 
 impl TryFrom<TaskRecord> for TaskInfo {
-    type Error = String;
+    type Error = crate::RecordMismatch;
 
     /// A record whose fields do not fit its state (an ended task without an
     /// end time, a completed one without its result) is refused.
-    fn try_from(record: TaskRecord) -> Result<TaskInfo, String> {
+    fn try_from(record: TaskRecord) -> Result<TaskInfo, crate::RecordMismatch> {
         let run = match (record.session_id, record.started_at) {
             (Some(session_id), Some(started_at)) => Some(TaskRun {
                 session_id,
@@ -647,7 +647,7 @@ impl TryFrom<TaskRecord> for TaskInfo {
             _ => None,
         };
         let state = record.state;
-        let missing = |what: &str| format!("a {} task without {what}", state.as_str());
+        let missing = |lacks: &'static str| crate::RecordMismatch { what: "task", state: state.as_str(), lacks };
         let ended_at = || record.ended_at.ok_or_else(|| missing("its end time"));
         let reason = || record.reason.clone().unwrap_or_default();
         let status = match state {
@@ -881,7 +881,7 @@ mod tests {
             ),
         ];
         for (record, refusal) in cases {
-            assert_eq!(TaskInfo::try_from(record).unwrap_err(), refusal);
+            assert_eq!(TaskInfo::try_from(record).unwrap_err().to_string(), refusal);
         }
     }
 }

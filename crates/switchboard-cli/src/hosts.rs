@@ -56,7 +56,11 @@ fn block<T>(work: impl Future<Output = T>) -> Result<T> {
 pub fn run(command: HostCommand, data_dir: &Path, out: &mut impl Write) -> Result<()> {
     match command {
         HostCommand::Add { destination, port, remote_program, accept_key, output } => {
-            let host = Host { port, remote_program, ..Host::new(&destination).map_err(Refused)? };
+            let host = Host {
+                port,
+                remote_program,
+                ..Host::new(&destination).map_err(|problem| Refused(problem.to_string()))?
+            };
             let checked = block(hosts::add_checked(data_dir, host, accept_key.as_deref()))??;
             let added = checked.state == HostCondition::Connected;
             print(out, output, &checked, |state| match added {

@@ -524,7 +524,7 @@ pub fn reach_host(data_dir: &Path, destination: &str) -> Result<client::Reach> {
     let listed = switchboard_client::hosts::find(data_dir, destination)?;
     let host = match listed {
         Some(host) => host,
-        None => switchboard_client::ssh::Host::new(destination).map_err(Refused)?,
+        None => switchboard_client::ssh::Host::new(destination).map_err(|problem| Refused(problem.to_string()))?,
     };
     Ok(client::Reach::Ssh(host))
 }

@@ -44,16 +44,25 @@ pub struct Host {
     pub remote_program: Option<String>,
 }
 
+/// Why what the user wrote is not a host ssh can be given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostNameProblem {
+    #[error("Name the host as ssh takes it: user@host, or an alias of your ssh config.")]
+    Empty,
+    #[error("“{0}” is not a host ssh can reach: one word, not starting with -.")]
+    NotOneWord(String),
+}
+
 impl Host {
     /// A host from what the user wrote; refused when ssh would take it for
     /// an option or it is not one word.
-    pub fn new(destination: &str) -> Result<Host, String> {
+    pub fn new(destination: &str) -> Result<Host, HostNameProblem> {
         let destination = destination.trim();
         if destination.is_empty() {
-            return Err("Name the host as ssh takes it: user@host, or an alias of your ssh config.".into());
+            return Err(HostNameProblem::Empty);
         }
         if destination.starts_with('-') || destination.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(format!("“{destination}” is not a host ssh can reach: one word, not starting with -."));
+            return Err(HostNameProblem::NotOneWord(destination.to_owned()));
         }
         Ok(Host { destination: destination.to_owned(), port: None, remote_program: None })
     }

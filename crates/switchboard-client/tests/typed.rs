@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use switchboard_api::Reply;
 use switchboard_client::{ClientError, blocking};
-use switchboard_core::server::{self, Caller, RequestHandler, SocketRequest};
+use switchboard_core::server::{self, Caller, RequestHandler};
 use switchboard_core::{EngineError, ProfileId};
 
 /// Answers every request with a plain `ok`, whatever was asked.

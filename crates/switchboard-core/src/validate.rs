@@ -145,9 +145,9 @@ pub fn problems(spec: &ProfileSpec, found: &Surroundings) -> Vec<ProfileProblem>
         add(ProfileField::Account, "Name the account in a line of at most 256 characters.".into());
     }
     if let Some(pattern) = &spec.ready_pattern
-        && let Err(message) = check_pattern(pattern)
+        && let Err(problem) = check_pattern(pattern)
     {
-        add(ProfileField::ReadyPattern, message);
+        add(ProfileField::ReadyPattern, problem.to_string());
     }
     if spec.ready_quiet_ms > MAX_READY_QUIET_MS {
         add(
@@ -237,16 +237,29 @@ fn cwd_problem(cwd: &str, found: PathFound) -> Option<String> {
     }
 }
 
-/// Whether `pattern` is a usable ready pattern; if not, why, in words.
-pub fn check_pattern(pattern: &str) -> Result<(), String> {
+/// Why a ready pattern cannot be used, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternProblem {
+    /// What is wrong in it and where, as the parser found it.
+    #[error("This is not a valid pattern: {0}.")]
+    Mistake(String),
+    #[error("This pattern is too large; make it simpler.")]
+    TooLarge,
+    /// The regex crate's own words (the parser accepted it, so this is rare).
+    #[error("This is not a valid pattern ({0}).")]
+    Refused(String),
+}
+
+/// Whether `pattern` is a usable ready pattern; if not, why.
+pub fn check_pattern(pattern: &str) -> Result<(), PatternProblem> {
     if let Err(error) = regex_syntax::Parser::new().parse(pattern) {
-        return Err(format!("This is not a valid pattern: {}.", pattern_mistake(pattern, &error)));
+        return Err(PatternProblem::Mistake(pattern_mistake(pattern, &error)));
     }
     match regex::RegexBuilder::new(pattern).size_limit(MAX_PATTERN_BYTES).build() {
         Ok(_) => Ok(()),
-        Err(regex::Error::CompiledTooBig(_)) => Err("This pattern is too large; make it simpler.".into()),
+        Err(regex::Error::CompiledTooBig(_)) => Err(PatternProblem::TooLarge),
         // The parser above accepted it; the regex crate reads it the same way.
-        Err(error) => Err(format!("This is not a valid pattern ({error}).")),
+        Err(error) => Err(PatternProblem::Refused(error.to_string())),
     }
 }
 
@@ -765,9 +778,12 @@ mod tests {
         ];
         for (pattern, mistake) in cases {
             let expected = mistake.map(|m| format!("This is not a valid pattern: {m}."));
-            assert_eq!(check_pattern(pattern).err(), expected, "{pattern}");
+            assert_eq!(check_pattern(pattern).err().map(|problem| problem.to_string()), expected, "{pattern}");
         }
-        assert_eq!(check_pattern("\\w{1000}{1000}").unwrap_err(), "This pattern is too large; make it simpler.");
+        assert_eq!(
+            check_pattern("\\w{1000}{1000}").unwrap_err().to_string(),
+            "This pattern is too large; make it simpler."
+        );
     }
 
     #[test]

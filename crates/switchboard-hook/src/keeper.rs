@@ -42,28 +42,51 @@ pub struct Keep {
     pub args: Vec<String>,
 }
 
+/// Why the keeper's arguments are not what the engine passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeepArgsProblem {
+    NotKeep,
+    NotANumber(&'static str),
+    NoSeparator(Option<String>),
+    NoProgram,
+}
+
+impl std::fmt::Display for KeepArgsProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeepArgsProblem::NotKeep => write!(f, "the first argument must be {KEEP_FLAG}"),
+            KeepArgsProblem::NotANumber(flag) => write!(f, "{flag} takes a number"),
+            KeepArgsProblem::NoSeparator(found) => write!(f, "expected -- before the program, found {found:?}"),
+            KeepArgsProblem::NoProgram => write!(f, "no program to run"),
+        }
+    }
+}
+
+impl std::error::Error for KeepArgsProblem {}
+
 /// The keeper's arguments (after the binary's name), or why they are not.
-pub fn parse(args: &[String]) -> Result<Keep, String> {
+pub fn parse(args: &[String]) -> Result<Keep, KeepArgsProblem> {
     let mut rest = args.iter();
     if rest.next().map(String::as_str) != Some(KEEP_FLAG) {
-        return Err(format!("the first argument must be {KEEP_FLAG}"));
+        return Err(KeepArgsProblem::NotKeep);
     }
     let mut grace = DEFAULT_GRACE;
     let mut open_files = None;
     loop {
         match rest.next().map(String::as_str) {
             Some("--grace-ms") => {
-                let ms = rest.next().and_then(|ms| ms.parse().ok()).ok_or("--grace-ms takes a number")?;
+                let ms = rest.next().and_then(|ms| ms.parse().ok()).ok_or(KeepArgsProblem::NotANumber("--grace-ms"))?;
                 grace = Duration::from_millis(ms);
             }
             Some("--nofile") => {
-                open_files = Some(rest.next().and_then(|n| n.parse().ok()).ok_or("--nofile takes a number")?);
+                let limit = rest.next().and_then(|n| n.parse().ok()).ok_or(KeepArgsProblem::NotANumber("--nofile"))?;
+                open_files = Some(limit);
             }
             Some("--") => break,
-            other => return Err(format!("expected -- before the program, found {other:?}")),
+            other => return Err(KeepArgsProblem::NoSeparator(other.map(str::to_owned))),
         }
     }
-    let program = rest.next().ok_or("no program to run")?.clone();
+    let program = rest.next().ok_or(KeepArgsProblem::NoProgram)?.clone();
     Ok(Keep { grace, open_files, program, args: rest.cloned().collect() })
 }
 

@@ -56,7 +56,7 @@ pub enum TaskNote {
 /// its setup command and how it ended, none to run.
 #[derive(Debug)]
 pub struct Readied {
-    pub made: Option<Result<crate::worktree::WorktreeRecord, String>>,
+    pub made: Option<Result<crate::worktree::WorktreeRecord, EngineError>>,
     pub setup: Option<(String, crate::worktree::SetupRun)>,
 }
 

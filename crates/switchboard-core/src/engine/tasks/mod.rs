@@ -553,7 +553,7 @@ impl TaskDesk {
                         .await
                         .unwrap_or_else(|error| Err(EngineError::Internal(error.to_string())));
                     let path = made.as_ref().ok().map(|record| PathBuf::from(&record.path));
-                    (Some(made.map_err(|error| error.to_string())), path, command)
+                    (Some(made), path, command)
                 }
                 Preparation::Setup { path, command } => (None, Some(path), Some(command)),
             };
@@ -585,7 +585,7 @@ impl TaskDesk {
         cx: &mut Ctx,
         profile_id: &ProfileId,
         task_id: &TaskId,
-        made: Option<Result<crate::worktree::WorktreeRecord, String>>,
+        made: Option<Result<crate::worktree::WorktreeRecord, EngineError>>,
         setup: Option<(String, crate::worktree::SetupRun)>,
     ) {
         // Cancelled meanwhile: nothing waits for it.
