@@ -46,7 +46,7 @@ impl Cli {
 
     /// What clap cannot say of the arguments: `--open` opens the window,
     /// which a subcommand does not.
-    pub(crate) fn check(&self) -> Result<(), clap::Error> {
+    fn check(&self) -> Result<(), clap::Error> {
         if self.open.is_some() && self.command.is_some() {
             use clap::CommandFactory;
             let why = "--open opens the window on what it names; it goes without a subcommand";

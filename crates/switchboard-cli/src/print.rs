@@ -8,6 +8,8 @@ use anyhow::Result;
 
 use crate::Output;
 
+/// Prints `value`: as the engine holds it with `--json`, else in `human`'s
+/// words, shown escaped.
 pub(crate) fn print<T: serde::Serialize>(
     out: &mut impl Write,
     output: Output,
