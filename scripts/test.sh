@@ -64,7 +64,7 @@ step "clippy"
 cargo clippy --workspace --all-targets --features switchboard/custom-protocol,switchboard-tests/real-agents --quiet -- -D warnings
 
 step "rustdoc"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-api -p switchboard-core -p switchboard-client -p switchboard-cli -p switchboard-hook
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-api -p switchboard-core -p switchboard-client -p switchboard-cli -p switchboard-daemon -p switchboard-hook
 
 step "engine, store and demo agent tests (includes the bindings freshness check)"
 cargo test --quiet

@@ -32,7 +32,7 @@ pub struct Engine {
 pub fn run(
     engine: Engine,
     open: Option<switchboard_api::OpenTarget>,
-    claim: Option<switchboard_cli::window::WindowClaim>,
+    claim: Option<switchboard_daemon::window::WindowClaim>,
 ) -> Result<()> {
     let info = AppInfo {
         data_dir: engine.data_dir.display().to_string(),

@@ -3,18 +3,18 @@
 //! and what to close is decided by `switchboard_core::notice` (pure), with the
 //! user's settings, the local time and what the window shows; this module
 //! hands it to the notification thread the daemon uses too
-//! (`switchboard_cli::notifications`), and brings the window up on what a
+//! (`switchboard_daemon::notifications`), and brings the window up on what a
 //! clicked notification shows. While this window follows the engine, the
-//! daemon shows none of its own (see `switchboard_cli::notices`).
+//! daemon shows none of its own (see `switchboard_daemon::notices`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use switchboard_api::OpenTarget;
-use switchboard_cli::notifications::{Click, DesktopNotifications, local_minute_of_day, now_millis};
 use switchboard_client::notice::{Action, NoticeTarget, Notices, Slot, TrayCounts};
 use switchboard_core::{EngineEvent, FollowedLog, TaskId};
+use switchboard_daemon::notifications::{Click, DesktopNotifications, local_minute_of_day, now_millis};
 
 use crate::engines::Engines;
 use tauri::image::Image;
@@ -78,7 +78,7 @@ impl Desktop {
             followed: Mutex::new(None),
             tray: Mutex::new(None),
             notifications: Mutex::new(None),
-            icon: switchboard_cli::notifications::write_icon(data_dir),
+            icon: switchboard_daemon::notifications::write_icon(data_dir),
             closed_once: data_dir.join(switchboard_core::config::RUN_DIR).join("closed-to-tray"),
             open_at_start: Mutex::new(open),
         }

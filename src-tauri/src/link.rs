@@ -334,7 +334,7 @@ impl Link {
         }
         let (data_dir, socket) = (self.data_dir.clone(), self.socket.clone());
         let stopped = tauri::async_runtime::spawn_blocking(move || {
-            switchboard_cli::daemon::stop(&data_dir, &socket, &mut std::io::sink())
+            switchboard_daemon::stop(&data_dir, &socket, &mut std::io::sink())
         })
         .await
         .map_err(|error| internal(error.to_string()))?
@@ -354,12 +354,12 @@ impl Link {
         let started = tauri::async_runtime::spawn_blocking(move || {
             let program =
                 std::env::current_exe().map_err(|error| anyhow::anyhow!("locating the app binary: {error}"))?;
-            switchboard_cli::daemon::restart(&program, &data_dir, &socket, no_demo)
+            switchboard_daemon::restart(&program, &data_dir, &socket, no_demo)
         })
         .await
         .map_err(|error| internal(error.to_string()))?
         .map_err(|error| internal(format!("{error:#}")))?;
-        if let switchboard_cli::daemon::Started::Failed { problem, message } = started {
+        if let switchboard_daemon::Started::Failed { problem, message } = started {
             *self.startup_problem.lock().expect("never poisoned") = problem;
             return Err(internal(format!("the engine could not start again: {message}")));
         }
@@ -469,9 +469,9 @@ impl Link {
     /// This machine's engine is gone: why, in words, and whether the window
     /// starts it again by itself (after the pause given): it does when the
     /// engine died rather than being asked to stop
-    /// (`switchboard_cli::daemon::after_loss`).
+    /// (`switchboard_daemon::after_loss`).
     fn after_loss(&self) -> (String, Option<Duration>) {
-        use switchboard_cli::daemon::{AfterLoss, after_loss, stopped_on_request};
+        use switchboard_daemon::{AfterLoss, after_loss, stopped_on_request};
         let now = std::time::Instant::now();
         let mut restarts = self.restarts.lock().expect("never poisoned");
         match after_loss(stopped_on_request(&self.data_dir), &restarts, now) {
@@ -499,13 +499,13 @@ impl Link {
         tracing::info!("no engine answers on this data directory; the window starts one");
         let (data_dir, no_demo) = (self.data_dir.clone(), self.no_demo);
         let started =
-            tauri::async_runtime::spawn_blocking(move || switchboard_cli::daemon::launch(&data_dir, no_demo)).await;
+            tauri::async_runtime::spawn_blocking(move || switchboard_daemon::launch(&data_dir, no_demo)).await;
         let why = match started {
-            Ok(Ok(switchboard_cli::daemon::Started::Ready { pid })) => {
+            Ok(Ok(switchboard_daemon::Started::Ready { pid })) => {
                 tracing::info!(pid, "the window started the engine");
                 return true;
             }
-            Ok(Ok(switchboard_cli::daemon::Started::Failed { problem, message })) => {
+            Ok(Ok(switchboard_daemon::Started::Failed { problem, message })) => {
                 *self.startup_problem.lock().expect("never poisoned") = problem;
                 message
             }

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use switchboard_cli::daemon::{self, Environment, Started};
+use switchboard_daemon::{self as daemon, Environment, Started};
 
 /// How long a condition may take to hold.
 const DEADLINE: Duration = Duration::from_secs(60);

@@ -9,6 +9,7 @@
 #[cfg(feature = "ts")]
 pub mod bindings;
 pub mod line;
+pub mod place;
 pub mod wire;
 
 /// The shared ids and parsers, as the commands name them.

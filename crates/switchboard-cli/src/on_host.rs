@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use switchboard_client::ssh::{self, Host};
+use switchboard_client::status::{DaemonStatus, status_line};
 
-use crate::daemon::DaemonStatus;
 use crate::{AgentCommand, ClientCommand, DaemonArgs};
 
 /// Where a command given `--host` runs.
@@ -118,7 +118,7 @@ pub fn run_directly(host: &Host, direct: Direct, out: &mut impl Write) -> Result
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&status)?)?;
             } else {
-                writeln!(out, "{}", crate::daemon::status_line(&place, &status))?;
+                writeln!(out, "{}", status_line(&place, &status))?;
             }
             Ok(if status.running { ExitCode::SUCCESS } else { ExitCode::from(crate::EXIT_NOT_RUNNING) })
         }

@@ -18,8 +18,10 @@ pub mod blocking;
 pub mod events;
 pub mod fleet;
 pub mod hosts;
+pub mod locate;
 pub mod notice;
 pub mod ssh;
+pub mod status;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -174,76 +174,19 @@ impl EngineConfig {
     }
 }
 
-/// The data directory: the `--data-dir` flag, else `SWITCHBOARD_DATA_DIR`,
-/// else `$XDG_DATA_HOME/switchboard`, else `~/.local/share/switchboard`.
-/// Empty values count as unset, as the XDG spec says.
-pub fn resolve_data_dir(
-    flag: Option<&Path>,
-    env_data_dir: Option<&str>,
-    xdg_data_home: Option<&str>,
-    home: Option<&str>,
-) -> Option<PathBuf> {
-    let non_empty = |value: Option<&str>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
-    flag.map(Path::to_path_buf)
-        .filter(|p| !p.as_os_str().is_empty())
-        .or_else(|| non_empty(env_data_dir))
-        .or_else(|| non_empty(xdg_data_home).map(|dir| dir.join("switchboard")))
-        .or_else(|| non_empty(home).map(|dir| dir.join(".local/share/switchboard")))
-}
-
-/// The folder of the data directory holding the socket when there is no
-/// runtime folder.
-pub const RUN_DIR: &str = "run";
-
 /// The folder of the data directory holding the log files.
 pub const LOG_DIR: &str = "logs";
 
 /// The folder of the data directory that event log exports are written to.
 pub const EXPORTS_DIR: &str = "exports";
 
-/// The hook socket: inside `$XDG_RUNTIME_DIR/switchboard/` when that exists,
-/// else `<data dir>/run/`. Named after a hash of the data directory so two
-/// instances with different data never share a socket.
-pub fn socket_path(data_dir: &Path, runtime_dir: Option<&Path>) -> PathBuf {
-    let base = match runtime_dir {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.join("switchboard"),
-        _ => data_dir.join(RUN_DIR),
-    };
-    base.join(format!("engine-{:016x}.sock", fnv1a(data_dir.as_os_str().as_encoded_bytes())))
-}
-
-/// FNV-1a: a stable, dependency-free hash (std's hasher is randomly seeded
-/// per process, and the socket name must be the same for every process).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
-}
+/// Where the data directory and the engine's socket are: the names the
+/// engine and its clients agree on.
+pub use switchboard_api::place::{RUN_DIR, fnv1a, resolve_data_dir, socket_path};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn data_dir_precedence() {
-        /// flag, SWITCHBOARD_DATA_DIR, XDG_DATA_HOME, HOME -> expected
-        type Case<'a> = (Option<&'a Path>, Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
-        let flag = Path::new("/flag");
-        let cases: [Case; 7] = [
-            (Some(flag), Some("/env"), Some("/xdg"), Some("/home/u"), Some("/flag")),
-            (None, Some("/env"), Some("/xdg"), Some("/home/u"), Some("/env")),
-            (None, Some(""), Some("/xdg"), Some("/home/u"), Some("/xdg/switchboard")),
-            (None, None, Some("/xdg"), Some("/home/u"), Some("/xdg/switchboard")),
-            (None, None, Some(""), Some("/home/u"), Some("/home/u/.local/share/switchboard")),
-            (None, None, None, Some("/home/u"), Some("/home/u/.local/share/switchboard")),
-            (None, None, None, None, None),
-        ];
-        for (flag, env, xdg, home, expected) in cases {
-            assert_eq!(
-                resolve_data_dir(flag, env, xdg, home),
-                expected.map(PathBuf::from),
-                "flag={flag:?} env={env:?} xdg={xdg:?} home={home:?}"
-            );
-        }
-    }
 
     #[test]
     fn socket_path_is_per_data_dir_and_fits_sun_path() {

@@ -6,7 +6,7 @@
 //! absent): the first window holds an exclusive lock on a file there for as
 //! long as it runs (the kernel drops it however the window ends) and listens
 //! on a small socket of its own, named in a note beside the lock (see
-//! `instance::read_pointer`: the user's own file, no link), in a folder only
+//! `switchboard_client::locate::read_pointer`: the user's own file, no link), in a folder only
 //! the user can enter. A launch that cannot take the lock sends the window
 //! one line, [`Handoff`], and waits for its answer; the window answers only
 //! a peer of the same user (`SO_PEERCRED`).
@@ -173,7 +173,7 @@ fn listen(socket: &Path) -> Result<UnixListener> {
 /// Sends `open` to the window whose socket the note at `pointer` names, and
 /// waits for it to say it came forward.
 fn hand_off(pointer: &Path, open: Option<&OpenTarget>) -> Result<()> {
-    let socket = switchboard_core::instance::read_pointer(pointer).context("no note of the window's socket")?;
+    let socket = switchboard_client::locate::read_pointer(pointer).context("no note of the window's socket")?;
     let mut stream = UnixStream::connect(&socket).context("reaching the window")?;
     anyhow::ensure!(ours(&stream)?, "the window's socket is another user's");
     stream.set_read_timeout(Some(LINE_DEADLINE))?;

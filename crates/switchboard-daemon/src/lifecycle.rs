@@ -16,52 +16,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+use switchboard_cli::{EXIT_FAILED, EXIT_NOT_ANSWERING, EXIT_NOT_RUNNING};
 use switchboard_client::blocking as client;
-use switchboard_core::instance::Holder;
+use switchboard_client::locate::Holder;
+pub use switchboard_client::status::DaemonStatus;
+use switchboard_client::status::status_line;
 use switchboard_core::{Engine, EngineConfig, Millis, NoEvents};
 use tokio::signal::unix::{SignalKind, signal};
 
 /// How long `--stop` waits for the engine to stop its agents and exit.
 const STOP_WAIT: Duration = Duration::from_secs(60);
-
-/// Whether an engine runs on a data directory (`daemon --status --json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DaemonStatus {
-    /// An engine holds the data directory.
-    pub running: bool,
-    /// It answers on its socket.
-    #[serde(default)]
-    pub answering: bool,
-    pub pid: Option<u32>,
-    pub version: Option<String>,
-    pub uptime_secs: Option<u64>,
-    /// Agents running now.
-    pub agents: Option<usize>,
-    /// The engine's build identity (compiled in: the same build says the
-    /// same wherever it is installed).
-    #[serde(default)]
-    pub build: Option<String>,
-    /// Whether the engine is the same build as the program asking (what the
-    /// window's "another build" banner tells).
-    #[serde(default)]
-    pub same_build: Option<bool>,
-}
-
-impl DaemonStatus {
-    /// No engine holds the data directory.
-    pub fn not_running() -> DaemonStatus {
-        DaemonStatus {
-            running: false,
-            answering: false,
-            pid: None,
-            version: None,
-            uptime_secs: None,
-            agents: None,
-            build: None,
-            same_build: None,
-        }
-    }
-}
 
 /// What a daemon tells whoever started it, as one JSON line on its standard
 /// output: that it answers on its socket, or why it could not start.
@@ -332,9 +296,9 @@ pub fn decide(holder: Holder, answered: Option<switchboard_api::wire::HelloAck>)
     }
 }
 
-/// The engine of `data_dir`, reached on `socket` (where [`crate::socket_for`] found it).
+/// The engine of `data_dir`, reached on `socket` (where `switchboard_cli::socket_for` found it).
 pub fn find(data_dir: &Path, socket: &Path) -> Found {
-    let holder = switchboard_core::instance::holder(data_dir);
+    let holder = switchboard_client::locate::holder(data_dir);
     decide(holder, client::Client::new(socket).welcome().ok())
 }
 
@@ -381,8 +345,8 @@ pub fn print_status(data_dir: &Path, socket: &Path, json: bool, out: &mut impl W
 fn exit_of(status: &DaemonStatus) -> ExitCode {
     match (status.running, status.answering) {
         (true, true) => ExitCode::SUCCESS,
-        (true, false) => ExitCode::from(crate::EXIT_NOT_ANSWERING),
-        (false, _) => ExitCode::from(crate::EXIT_NOT_RUNNING),
+        (true, false) => ExitCode::from(EXIT_NOT_ANSWERING),
+        (false, _) => ExitCode::from(EXIT_NOT_RUNNING),
     }
 }
 
@@ -397,40 +361,7 @@ pub fn already_running(data_dir: &Path, socket: &Path, out: &mut impl Write) -> 
     }
     let refused = Started::Failed { problem: None, message: status_line(&data_dir.display().to_string(), &status) };
     writeln!(out, "{}", serde_json::to_string(&refused)?)?;
-    Ok(Some(ExitCode::from(crate::EXIT_FAILED)))
-}
-
-/// The status in words; `place`: the data directory, or the machine, it is of.
-pub fn status_line(place: &str, status: &DaemonStatus) -> String {
-    if !status.running {
-        return format!("No engine runs on {place}.");
-    }
-    if !status.answering {
-        return format!(
-            "An engine runs on {place} but does not answer yet; if that lasts, `switchboard daemon --stop` stops it."
-        );
-    }
-    let agents = match status.agents {
-        Some(1) => "1 agent running".to_owned(),
-        Some(n) => format!("{n} agents running"),
-        None => "its agents unknown".to_owned(),
-    };
-    let version = status.version.as_deref().unwrap_or("of an unknown version");
-    let up = status.uptime_secs.map(|up| format!("up {}, ", span(up))).unwrap_or_default();
-    // What the window's banner says of it, said here too.
-    let other = match status.same_build {
-        Some(false) => " It runs another build than the switchboard program that asked: restart it to run this one.",
-        _ => "",
-    };
-    format!("The engine {version} runs on {place} ({up}{agents}).{other}")
-}
-
-fn span(secs: u64) -> String {
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3600 => format!("{}m", secs / 60),
-        _ => format!("{}h {}m", secs / 3600, secs % 3600 / 60),
-    }
+    Ok(Some(ExitCode::from(EXIT_FAILED)))
 }
 
 /// `daemon --stop`: asks the engine on the data directory to stop its agents
@@ -439,7 +370,7 @@ pub fn stop(data_dir: &Path, socket: &Path, out: &mut impl Write) -> Result<Exit
     let status = status(data_dir, socket);
     if !status.running {
         writeln!(out, "{}", status_line(&data_dir.display().to_string(), &status))?;
-        return Ok(ExitCode::from(crate::EXIT_NOT_RUNNING));
+        return Ok(ExitCode::from(EXIT_NOT_RUNNING));
     }
     let pid = status.pid.context("the engine runs but its lock names no process")?;
     let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).context("the lock names no process")?);
@@ -590,13 +521,13 @@ mod tests {
         let held = |pid| Holder::Held { pid };
         // (lock, answer on the socket) -> found, exit status of --status, does `daemon` refuse?
         let cases = [
-            (Holder::Free, None, Found::None, crate::EXIT_NOT_RUNNING, false),
+            (Holder::Free, None, Found::None, EXIT_NOT_RUNNING, false),
             (held(Some(7)), Some(welcome(7)), Found::Answering(welcome(7)), 0, true),
             (held(None), Some(welcome(7)), Found::Answering(welcome(7)), 0, true),
             // Starting, or its socket removed under it: it runs, and says nothing yet.
-            (held(Some(7)), None, Found::Silent { pid: Some(7) }, crate::EXIT_NOT_ANSWERING, true),
+            (held(Some(7)), None, Found::Silent { pid: Some(7) }, EXIT_NOT_ANSWERING, true),
             // Another engine answers where this directory's would: not this one's.
-            (held(Some(7)), Some(welcome(9)), Found::Silent { pid: Some(7) }, crate::EXIT_NOT_ANSWERING, true),
+            (held(Some(7)), Some(welcome(9)), Found::Silent { pid: Some(7) }, EXIT_NOT_ANSWERING, true),
             // An engine of an older build, whose lock cannot be looked at.
             (Holder::Free, Some(welcome(9)), Found::Answering(welcome(9)), 0, true),
         ];
@@ -607,36 +538,5 @@ mod tests {
             assert_eq!(exit_of(&status), ExitCode::from(exit), "{found:?}");
             assert_eq!(status.running, refuses_start, "{found:?}");
         }
-    }
-
-    #[test]
-    fn the_status_says_who_runs_the_engine_in_words() {
-        let dir = "/data";
-        let none = DaemonStatus::not_running();
-        assert_eq!(status_line(dir, &none), "No engine runs on /data.");
-        let silent = DaemonStatus { running: true, pid: Some(7), ..none.clone() };
-        assert_eq!(
-            status_line(dir, &silent),
-            "An engine runs on /data but does not answer yet; if that lasts, `switchboard daemon --stop` stops it."
-        );
-        let daemon = DaemonStatus {
-            running: true,
-            answering: true,
-            pid: Some(7),
-            version: Some("0.2.0".into()),
-            uptime_secs: Some(3_725),
-            agents: Some(1),
-            build: Some("0.2.0+1".into()),
-            same_build: Some(true),
-        };
-        assert_eq!(status_line(dir, &daemon), "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running).");
-        let many = DaemonStatus { agents: Some(3), uptime_secs: Some(42), ..daemon.clone() };
-        assert_eq!(status_line(dir, &many), "The engine 0.2.0 runs on /data (up 42s, 3 agents running).");
-        let other = DaemonStatus { same_build: Some(false), ..daemon };
-        assert_eq!(
-            status_line(dir, &other),
-            "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running). It runs another build than the switchboard \
-             program that asked: restart it to run this one."
-        );
     }
 }

@@ -224,7 +224,7 @@ pub fn install(
         {
             writeln!(out, "systemctl said: {said}")?;
         }
-        return Ok(ExitCode::from(crate::EXIT_FAILED));
+        return Ok(ExitCode::from(switchboard_cli::EXIT_FAILED));
     }
     writeln!(out, "It is enabled: the daemon will start at each login and run the agents on {data_dir}.")?;
     writeln!(out, "It is not started now; to start it: systemctl --user start {UNIT_NAME}")?;
@@ -494,7 +494,7 @@ mod tests {
 
         let code = install(scratch.path(), &unit("/usr/bin/switchboard", "/d"), &mut manager, &mut out).unwrap();
 
-        assert_eq!(code, ExitCode::from(crate::EXIT_FAILED));
+        assert_eq!(code, ExitCode::from(switchboard_cli::EXIT_FAILED));
         let said = said(&out);
         assert!(said.contains("the daemon will not start at login"), "{said}");
         assert!(said.contains("systemctl said: Access denied"), "{said}");
