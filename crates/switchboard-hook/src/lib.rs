@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use switchboard_api::line::{SocketRequest, SocketResponse};
-use switchboard_api::{PermissionDecision, Reply};
+use switchboard_api::PermissionDecision;
+use switchboard_api::line::{HookReply, HookRequest, HookResponse};
 use switchboard_protocol::hook::{FORWARDED_ENV, HookEnvelope, MAX_EVENT_BYTES, SECRET_ENV};
 
 /// How long the socket may take, in all: the agent waits for its hook.
@@ -58,8 +58,8 @@ pub fn envelope(payload: Value, env: impl Fn(&str) -> Option<String>) -> HookEnv
 }
 
 /// One request line for the engine socket.
-pub fn request_line(envelope: HookEnvelope) -> Vec<u8> {
-    let mut line = serde_json::to_vec(&SocketRequest::Hook { envelope }).expect("an envelope always serializes");
+pub fn request_line(envelope: &HookEnvelope) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&HookRequest::Hook { envelope }).expect("an envelope always serializes");
     line.push(b'\n');
     line
 }
@@ -67,8 +67,8 @@ pub fn request_line(envelope: HookEnvelope) -> Vec<u8> {
 /// Sends the line and waits (at most `wait`) for the engine's answer: its
 /// reply once it took the event, none if it did not (or answered with an
 /// error, or with something that is not an answer).
-pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Reply> {
-    let attempt = || -> std::io::Result<Option<Reply>> {
+pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<HookReply> {
+    let attempt = || -> std::io::Result<Option<HookReply>> {
         let stream = UnixStream::connect(socket)?;
         if !served_by_us(&stream) {
             // Another user's process in the engine's place: the event is
@@ -80,9 +80,9 @@ pub fn send(socket: &Path, line: &[u8], wait: Duration) -> Option<Reply> {
         (&stream).write_all(line)?;
         let mut answer = String::new();
         BufReader::new(&stream).read_line(&mut answer)?;
-        Ok(match serde_json::from_str::<SocketResponse>(&answer) {
-            Ok(SocketResponse::Ok(reply)) => Some(reply),
-            Ok(SocketResponse::Error(_)) | Err(_) => None,
+        Ok(match serde_json::from_str::<HookResponse>(&answer) {
+            Ok(HookResponse::Ok(reply)) => Some(reply),
+            Ok(HookResponse::Error(_)) | Err(_) => None,
         })
     };
     attempt().ok().flatten()
@@ -107,8 +107,8 @@ pub fn served_by_us(stream: &UnixStream) -> bool {
 /// What the hook prints for the agent: a permission decision the user made
 /// in the app, in Claude Code's hook output form. Nothing otherwise (the
 /// agent goes on, or asks in its own prompt).
-pub fn agent_output(answer: &Reply) -> Option<String> {
-    let Reply::Permission(Some(PermissionDecision { allow, message })) = answer else { return None };
+pub fn agent_output(answer: &HookReply) -> Option<String> {
+    let HookReply::Permission(Some(PermissionDecision { allow, message })) = answer else { return None };
     let mut verdict = serde_json::json!({"behavior": if *allow { "allow" } else { "deny" }});
     if let Some(message) = message {
         verdict["message"] = Value::String(message.clone());
@@ -206,7 +206,7 @@ pub fn run(
     }
     let envelope = envelope(event_payload(&bytes, args), &env);
     let asks = envelope.payload.get("hook_event_name").and_then(Value::as_str) == Some("PermissionRequest");
-    let line = request_line(envelope);
+    let line = request_line(&envelope);
     if let Some(socket) = env(SOCKET_ENV)
         && let Some(answer) = send(Path::new(&socket), &line, if asks { PERMISSION_DEADLINE } else { DEADLINE })
     {
@@ -249,9 +249,10 @@ mod tests {
 
     #[test]
     fn a_decision_from_the_app_becomes_claude_codes_hook_output() {
-        let allow = Reply::Permission(Some(PermissionDecision { allow: true, message: None }));
-        let deny = Reply::Permission(Some(PermissionDecision { allow: false, message: Some("not in prod".into()) }));
-        let none = Reply::Permission(None);
+        let allow = HookReply::Permission(Some(PermissionDecision { allow: true, message: None }));
+        let deny =
+            HookReply::Permission(Some(PermissionDecision { allow: false, message: Some("not in prod".into()) }));
+        let none = HookReply::Permission(None);
         assert_eq!(
             agent_output(&allow).unwrap(),
             r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#
@@ -262,7 +263,7 @@ mod tests {
             serde_json::json!({"behavior": "deny", "message": "not in prod"})
         );
         assert_eq!(agent_output(&none), None, "no answer in time: the agent's prompt decides");
-        assert_eq!(agent_output(&Reply::Unit), None);
+        assert_eq!(agent_output(&HookReply::Other), None);
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn tell_usage(payload: &Value, env: &impl Fn(&str) -> Option<String>) {
     let (true, Some(_), Some(socket)) = (tells, env(SESSION_ENV), env(SOCKET_ENV)) else { return };
     let mut payload = payload.clone();
     payload["hook_event_name"] = Value::String(STATUS_LINE_EVENT.to_owned());
-    let line = request_line(envelope(payload, env));
+    let line = request_line(&envelope(payload, env));
     send(Path::new(&socket), &line, DEADLINE);
 }
 
