@@ -27,6 +27,15 @@ pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
 /// streams are dropped as behind.
 pub const OUTPUT_BUDGET: usize = 8 * 1024 * 1024;
 
+/// Events a socket subscriber may fall behind by before it is told it
+/// missed some, unless the engine's configuration says otherwise
+/// (`SocketLimits::feed_capacity`).
+pub const FEED_CAPACITY: usize = 4096;
+
+/// Default of [`SocketLimits::event_budget`]: bytes waiting for one client
+/// past which the engine's events are dropped for it (and counted).
+pub const EVENT_BUDGET: usize = 16 * 1024 * 1024;
+
 /// What bounds one framed connection, in time and in memory. The defaults
 /// serve the app; tests shorten the deadlines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,8 +88,8 @@ impl Default for SocketLimits {
             output_budget: OUTPUT_BUDGET,
             max_streams: 256,
             frames_room: 2 * switchboard_api::wire::MAX_FRAME_BYTES,
-            feed_capacity: crate::sink::FEED_CAPACITY,
-            event_budget: crate::server::EVENT_BUDGET,
+            feed_capacity: FEED_CAPACITY,
+            event_budget: EVENT_BUDGET,
         }
     }
 }

@@ -22,11 +22,6 @@ pub struct Sequenced {
     pub event: std::sync::Arc<EngineEvent>,
 }
 
-/// Events a socket subscriber may fall behind by before it is told it
-/// missed some, unless the engine's configuration says otherwise
-/// (`SocketLimits::feed_capacity`).
-pub const FEED_CAPACITY: usize = 4096;
-
 /// The engine's events for the socket's subscribers (windows, tests) and the
 /// daemon's notices, each numbered in order, and who this engine is: an id
 /// new at each start.
@@ -169,7 +164,7 @@ mod tests {
 
     #[test]
     fn each_event_says_how_many_windows_receive_it() {
-        let feed = std::sync::Arc::new(EventFeed::new(0, FEED_CAPACITY));
+        let feed = std::sync::Arc::new(EventFeed::new(0, crate::config::FEED_CAPACITY));
         let (mut daemon, _) = feed.subscribe();
         published(&feed);
         let (mut window, seq, subscribed) = feed.subscribe_window();

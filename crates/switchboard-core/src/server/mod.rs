@@ -42,8 +42,7 @@ use crate::config::MAX_SOCKET_PATH_BYTES;
 use crate::error::EngineError;
 use switchboard_api::{ApiError, ErrorCode, Reply};
 
-/// Default of [`SocketLimits::event_budget`]: frames waiting for one client past which events are dropped.
-pub const EVENT_BUDGET: usize = 16 * 1024 * 1024;
+pub use crate::config::EVENT_BUDGET;
 
 /// Longest request line accepted.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
