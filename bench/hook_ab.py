@@ -25,7 +25,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("old")
     parser.add_argument("new")
-    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", 300)))
     parser.add_argument("--app", default="target/dist/switchboard")
     args = parser.parse_args()
     payload = b'{"hook_event_name":"Stop","last_assistant_message":"done"}'
