@@ -116,8 +116,8 @@ macro_rules! engine_commands {
             ) -> $crate::TaskInfo;
             /// Where a file a task returned is now (absolute), checked again: still inside its
             /// agent's workspace, symlinks resolved, a regular file. The window's "Open" and
-            /// "Show in folder" ask it through the shell.
-            socket now artifact_path / ArtifactPath (task_id: $crate::protocol::TaskId, path: String) -> String;
+            /// "Show in folder" ask it (through the shell, which opens it).
+            window now artifact_path / ArtifactPath (task_id: $crate::protocol::TaskId, path: String) -> String;
             /// Runs a finished task again, as a new task at the end of its agent's queue.
             window now rerun_task / RerunTask (task_id: $crate::protocol::TaskId) -> $crate::Submitted;
             /// Pauses or resumes one agent's queue, or every queue.

@@ -1416,6 +1416,8 @@ export interface EngineCommands {
   typeTaskNow(taskId: TaskId): Promise<TaskInfo>;
   /** Renames a task (an empty title gives it its instruction's first line back) and, while it waits in its queue, changes its instruction. */
   editTask(taskId: TaskId, title: string | null, instruction: string | null): Promise<TaskInfo>;
+  /** Where a file a task returned is now (absolute), checked again: still inside its agent's workspace, symlinks resolved, a regular file. The window's "Open" and "Show in folder" ask it (through the shell, which opens it). */
+  artifactPath(taskId: TaskId, path: string): Promise<string>;
   /** Runs a finished task again, as a new task at the end of its agent's queue. */
   rerunTask(taskId: TaskId): Promise<Submitted>;
   /** Pauses or resumes one agent's queue, or every queue. */
@@ -1531,6 +1533,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     requeueTask: async (taskId) => replyValue(await send({ type: "requeue_task", task_id: taskId }), "task"),
     typeTaskNow: async (taskId) => replyValue(await send({ type: "type_task_now", task_id: taskId }), "task"),
     editTask: async (taskId, title, instruction) => replyValue(await send({ type: "edit_task", task_id: taskId, title: title, instruction: instruction }), "task"),
+    artifactPath: async (taskId, path) => replyValue(await send({ type: "artifact_path", task_id: taskId, path: path }), "text"),
     rerunTask: async (taskId) => replyValue(await send({ type: "rerun_task", task_id: taskId }), "submitted"),
     setQueuePaused: async (profileId, paused) => replyValue(await send({ type: "set_queue_paused", profile_id: profileId, paused: paused }), "unit"),
     listQueues: async () => replyValue(await send({ type: "list_queues" }), "queues"),
@@ -1634,6 +1637,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "task", value: await target.typeTaskNow(command.task_id) };
     case "edit_task":
       return { type: "task", value: await target.editTask(command.task_id, command.title, command.instruction) };
+    case "artifact_path":
+      return { type: "text", value: await target.artifactPath(command.task_id, command.path) };
     case "rerun_task":
       return { type: "submitted", value: await target.rerunTask(command.task_id) };
     case "set_queue_paused":

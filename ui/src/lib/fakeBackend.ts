@@ -1071,8 +1071,13 @@ export class FakeBackend implements Backend {
 
   async openArtifact(taskId: TaskId, path: string, reveal: boolean): Promise<void> {
     this.#record('open_artifact', { taskId, path, reveal });
+    await this.artifactPath(taskId, path);
+  }
+
+  async artifactPath(taskId: TaskId, path: string): Promise<string> {
     const task = this.#task(taskId);
     if (!task.result?.artifacts.some((a) => a.path === path)) this.#fail('invalid_input', 'path: the task returned no such file', 'path');
+    return `${this.#profile(task.profile_id).cwd}/${path}`;
   }
 
   async setEventPace(pace: EventPace): Promise<void> {
