@@ -107,12 +107,12 @@ async fn wait_for(
             && &task.id == id
         {
             assert!(
-                !task.state().is_finished() || task.state() == TaskState::Completed,
+                !task.state.is_finished() || task.state == TaskState::Completed,
                 "task ended {:?}: {:?}",
-                task.state(),
-                task.reason()
+                task.state,
+                task.reason.as_deref()
             );
-            if reached(task.state(), task.typed_at().is_some()) {
+            if reached(task.state, task.typed_at.is_some()) {
                 return;
             }
         }

@@ -150,7 +150,7 @@ fn crashes(kill: Kill, app: &App, agent: &Path, rounds: usize, per_round: usize)
                 cut += killed_agents.drain(..).filter(|pid| !alive(*pid) && running_now.contains(pid)).count();
             }
         }
-        for pending in client.list_signals().unwrap().into_iter().filter(|s| s.state() == SignalState::Pending) {
+        for pending in client.list_signals().unwrap().into_iter().filter(|s| s.state == SignalState::Pending) {
             waiting_questions.insert(pending.id);
         }
         for n in 0..per_round {

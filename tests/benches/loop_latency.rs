@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use switchboard_core::hook::HookEnvelope;
 use switchboard_core::loops::LoopSettings;
-use switchboard_core::{Engine, EngineConfig, EngineEvent, ProfileSpec, SessionId, TaskInfo};
+use switchboard_core::{Engine, EngineConfig, EngineEvent, ProfileSpec, SessionId, TaskRecord};
 use switchboard_tests::measure::{ms, percentiles};
 use tokio::sync::mpsc;
 
@@ -111,8 +111,8 @@ async fn run_loop(rounds: u32) -> Vec<Duration> {
 }
 
 /// The session of a running loop iteration just typed into its agent.
-fn typed_session(task: &TaskInfo) -> Option<SessionId> {
-    (task.spec.loop_iteration.is_some() && task.typed_at().is_some() && !task.state().is_finished())
-        .then(|| task.session_id().cloned())
+fn typed_session(task: &TaskRecord) -> Option<SessionId> {
+    (task.spec.loop_iteration.is_some() && task.typed_at.is_some() && !task.state.is_finished())
+        .then(|| task.session_id.clone())
         .flatten()
 }

@@ -25,7 +25,7 @@ fn main() {
         let (events_tx, mut events) = mpsc::unbounded_channel();
         let sink = move |event: EngineEvent| {
             if let EngineEvent::TaskChanged { task } = event
-                && task.state() == TaskState::Running
+                && task.state == TaskState::Running
             {
                 events_tx.send((task.id, Instant::now())).ok();
             }

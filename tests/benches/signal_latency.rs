@@ -134,7 +134,7 @@ fn latency(rounds: usize) {
             engine.write_input(session.id.clone(), block).await.unwrap();
             let (signal, at) = loop {
                 let (signal, at) = events.recv().await.unwrap();
-                if signal.state() == switchboard_core::SignalState::Pending {
+                if signal.state == switchboard_core::SignalState::Pending {
                     break (signal, at);
                 }
             };

@@ -114,7 +114,7 @@ async fn a_question_a_quiet_task_and_a_failure_read_the_same_everywhere() {
     let after = t.engine.list_attention().await.unwrap();
     let asker_now = &after.iter().find(|a| a.profile_id == asker.id).unwrap().attention;
     assert!(matches!(asker_now, Attention::Idle { .. }), "{asker_now:?}");
-    assert_eq!(t.engine.get_task(first.id).await.unwrap().state(), TaskState::Failed);
+    assert_eq!(t.engine.get_task(first.id).await.unwrap().state, TaskState::Failed);
 }
 
 /// Each agent started reads as running, one after another or several at

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use support::*;
 use switchboard_cli::{Cli, run};
-use switchboard_core::{Submitted, TaskInfo, TaskState};
+use switchboard_core::{Submitted, TaskRecord, TaskState};
 
 /// Runs a command line against the test engine; returns exit code, stdout, stderr.
 fn cli(t: &TestEngine, line: &[&str]) -> (ExitCode, String, String) {
@@ -77,9 +77,9 @@ async fn scripts_add_agents_and_queue_tasks() {
     let mut shown = String::new();
     for _ in 0..200 {
         let (_, out, _) = cli_async(&t, &["task", "show", &id, "--json"]).await;
-        let task: TaskInfo = serde_json::from_str(&out).unwrap();
-        if task.state().is_finished() {
-            assert_eq!(task.state(), TaskState::Completed);
+        let task: TaskRecord = serde_json::from_str(&out).unwrap();
+        if task.state.is_finished() {
+            assert_eq!(task.state, TaskState::Completed);
             shown = cli_async(&t, &["task", "show", &id]).await.1;
             break;
         }
@@ -123,7 +123,7 @@ async fn a_task_its_agent_says_failed_is_failed_on_the_command_line_with_the_age
         .wait_for("the task to end", |events| {
             events.iter().find_map(|e| match e {
                 switchboard_core::EngineEvent::TaskChanged { task } if task.id == submitted.task.id => {
-                    task.state().is_finished().then_some(())
+                    task.state.is_finished().then_some(())
                 }
                 _ => None,
             })
@@ -286,7 +286,7 @@ async fn agent_text_reaches_the_terminal_escaped_and_json_keeps_it_exact() {
     let instruction = format!("Fix it{hostile}\nthen\ttest");
     let summary = format!("## Objective\nDone{hostile}\n## Status\nCOMPLETED\n\tindented line\n");
     let store = switchboard_core::store::Store::open(&t.data_dir.join("switchboard.db")).unwrap();
-    let mut done = TaskInfo::queued(
+    let mut done = switchboard_core::TaskInfo::queued(
         switchboard_core::TaskId::new(),
         switchboard_core::TaskSpec::new(profile.id.clone(), instruction.clone()),
         0,
@@ -455,7 +455,7 @@ async fn agent_list_says_each_agents_state_as_the_window_does() {
         .wait_for("the task to fail", |events| {
             events.iter().find_map(|e| match e {
                 switchboard_core::EngineEvent::TaskChanged { task: changed }
-                    if changed.id == task.id && changed.state() == TaskState::Failed =>
+                    if changed.id == task.id && changed.state == TaskState::Failed =>
                 {
                     Some(())
                 }

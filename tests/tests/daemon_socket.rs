@@ -99,7 +99,7 @@ async fn two_clients_see_the_same_events_and_the_same_terminal() {
                         last_seq = seq;
                         if let EngineEvent::TaskChanged { task } = event
                             && task.id == submitted.task.id
-                            && task.state().is_finished()
+                            && task.state.is_finished()
                         {
                             return task;
                         }
@@ -110,7 +110,7 @@ async fn two_clients_see_the_same_events_and_the_same_terminal() {
         })
         .await
         .expect("both clients hear the task finish");
-        assert_eq!(finished.state().as_str(), "completed", "{finished:?}");
+        assert_eq!(finished.state.as_str(), "completed", "{finished:?}");
     }
     // Both terminals showed the same work.
     read_until(&mut a, &mut Vec::new(), "shared work").await;

@@ -67,12 +67,12 @@ impl Data {
     }
 
     /// Waits for the task to end, and says how.
-    fn task_ends(&self, id: &str) -> switchboard_core::TaskInfo {
+    fn task_ends(&self, id: &str) -> switchboard_core::TaskRecord {
         let started = Instant::now();
         loop {
-            let shown: switchboard_core::TaskInfo =
+            let shown: switchboard_core::TaskRecord =
                 serde_json::from_value(self.json(&["task", "show", id, "--json"])).unwrap();
-            if shown.state().is_finished() {
+            if shown.state.is_finished() {
                 return shown;
             }
             assert!(started.elapsed() < DEADLINE, "the task did not end: {shown:?}");
@@ -251,7 +251,7 @@ fn a_restarted_engine_keeps_the_environment_the_engine_had() {
     ]);
     let first = data.json(&["task", "add", "--agent", "claude", "Before the restart", "--json"]);
     let first = data.task_ends(first["task"]["id"].as_str().unwrap());
-    assert_eq!(first.state(), switchboard_core::TaskState::Completed, "{first:?}");
+    assert_eq!(first.state, switchboard_core::TaskState::Completed, "{first:?}");
     let before = data.status()["pid"].clone();
 
     // Restarted by this process, whose PATH has no such folder.
@@ -265,7 +265,7 @@ fn a_restarted_engine_keeps_the_environment_the_engine_had() {
     // A task queued after the restart still finds its agent's command.
     let second = data.json(&["task", "add", "--agent", "claude", "After the restart", "--json"]);
     let second = data.task_ends(second["task"]["id"].as_str().unwrap());
-    assert_eq!(second.state(), switchboard_core::TaskState::Completed, "{second:?}");
+    assert_eq!(second.state, switchboard_core::TaskState::Completed, "{second:?}");
 }
 
 /// The program `name` on `path`, if it is there.
@@ -321,5 +321,5 @@ fn an_agent_s_command_found_on_path_is_found_by_a_later_engine_with_another_path
     assert!(!data.engine_environment().contains(&tools.display().to_string()), "the new engine's PATH has no tools");
     let task = data.json(&["task", "add", "--agent", "claude", "Write the release notes", "--json"]);
     let task = data.task_ends(task["task"]["id"].as_str().unwrap());
-    assert_eq!(task.state(), switchboard_core::TaskState::Completed, "{task:?}");
+    assert_eq!(task.state, switchboard_core::TaskState::Completed, "{task:?}");
 }

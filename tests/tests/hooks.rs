@@ -362,14 +362,14 @@ async fn a_task_waits_while_the_agents_hooks_say_it_works() {
         .events
         .wait_for("the task to complete", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: info } if info.id == task.id && info.state().is_finished() => {
+                EngineEvent::TaskChanged { task: info } if info.id == task.id && info.state.is_finished() => {
                     Some(info.clone())
                 }
                 _ => None,
             })
         })
         .await;
-    assert_eq!(done.state(), switchboard_core::TaskState::Completed);
+    assert_eq!(done.state, switchboard_core::TaskState::Completed);
     t.engine.stop_session(session.id).await.unwrap();
 }
 
@@ -478,16 +478,16 @@ impl Lead {
         std::fs::write(self.t.workspace.join(format!("summaries/{task}.md")), text).unwrap();
     }
 
-    async fn task(&self, id: &switchboard_core::TaskId) -> switchboard_core::TaskInfo {
+    async fn task(&self, id: &switchboard_core::TaskId) -> switchboard_core::TaskRecord {
         self.t.engine.get_task(id.clone()).await.unwrap()
     }
 
-    async fn ended(&self, id: &switchboard_core::TaskId) -> switchboard_core::TaskInfo {
+    async fn ended(&self, id: &switchboard_core::TaskId) -> switchboard_core::TaskRecord {
         self.t
             .events
             .wait_for("the task to end", |events| {
                 events.iter().find_map(|e| match e {
-                    EngineEvent::TaskChanged { task } if &task.id == id && task.state().is_finished() => {
+                    EngineEvent::TaskChanged { task } if &task.id == id && task.state.is_finished() => {
                         Some(task.clone())
                     }
                     _ => None,
@@ -514,8 +514,8 @@ async fn a_turn_that_ends_in_error_fails_the_leads_task_whatever_its_team_does()
         "error_details": "the API is overloaded", "last_assistant_message": "I was halfway"});
     lead.hook(failure, &[]).await;
     let ended = lead.ended(&task).await;
-    assert_eq!(ended.state(), switchboard_core::TaskState::Failed, "{ended:?}");
-    let reason = ended.reason().unwrap_or_default();
+    assert_eq!(ended.state, switchboard_core::TaskState::Failed, "{ended:?}");
+    let reason = ended.reason.as_deref().unwrap_or_default();
     assert!(reason.contains("overloaded_error: the API is overloaded"), "{reason}");
 }
 
@@ -528,7 +528,7 @@ async fn a_teammate_whose_spawn_failed_does_not_hold_the_leads_task() {
     lead.hook(failed, &[]).await;
     lead.write_summary(&task);
     lead.hook(serde_json::json!({"hook_event_name": "Stop", "last_assistant_message": "Done."}), &[]).await;
-    assert_eq!(lead.ended(&task).await.state(), switchboard_core::TaskState::Completed);
+    assert_eq!(lead.ended(&task).await.state, switchboard_core::TaskState::Completed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -545,7 +545,7 @@ async fn the_team_is_the_agents_own_shown_and_over_with_its_task_and_its_session
     // Held by its team; cancelled, the next task starts with no team.
     lead.write_summary(&first);
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(lead.task(&first).await.state(), switchboard_core::TaskState::Running, "held by the team");
+    assert_eq!(lead.task(&first).await.state, switchboard_core::TaskState::Running, "held by the team");
     let profile = lead.t.engine.list_profiles().await.unwrap()[0].id.clone();
     let second =
         lead.t.engine.submit_task(switchboard_core::TaskSpec::new(profile, "Next part")).await.unwrap().task.id;
@@ -553,7 +553,7 @@ async fn the_team_is_the_agents_own_shown_and_over_with_its_task_and_its_session
     assert_eq!(lead.t.session_of_task(&second).await, lead.session);
     // Before, the old team still held it.
     lead.write_summary(&second);
-    assert_eq!(lead.ended(&second).await.state(), switchboard_core::TaskState::Completed);
+    assert_eq!(lead.ended(&second).await.state, switchboard_core::TaskState::Completed);
 
     // The session's end ends its team.
     lead.spawn("worker2").await;
@@ -573,7 +573,7 @@ async fn a_hooks_long_error_and_names_are_kept_cut_and_marked() {
     let failure = serde_json::json!({"hook_event_name": "StopFailure", "error": "e".repeat(200_000)});
     lead.hook(failure, &[]).await;
     let ended = lead.ended(&task).await;
-    let reason = ended.reason().unwrap_or_default();
+    let reason = ended.reason.as_deref().unwrap_or_default();
     assert!(reason.len() <= MAX_TEXT_FIELD_BYTES + 100 && reason.ends_with(CUT_MARK), "{} bytes", reason.len());
     let shown = lead.status().await.and_then(|s| s.agent_name).unwrap_or_default();
     assert!(shown.len() <= MAX_NAME_BYTES && shown.ends_with(CUT_MARK), "{} bytes", shown.len());
@@ -604,7 +604,7 @@ async fn a_codex_turn_that_failed_without_telling_its_hooks_fails_its_task_with_
     t.events
         .wait_for("the task to be typed", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: typed } if typed.id == task && typed.typed_at().is_some() => Some(()),
+                EngineEvent::TaskChanged { task: typed } if typed.id == task && typed.typed_at.is_some() => Some(()),
                 _ => None,
             })
         })
@@ -633,16 +633,16 @@ async fn a_codex_turn_that_failed_without_telling_its_hooks_fails_its_task_with_
         .events
         .wait_for("the task to end", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: ended } if ended.id == task && ended.state().is_finished() => {
+                EngineEvent::TaskChanged { task: ended } if ended.id == task && ended.state.is_finished() => {
                     Some(ended.clone())
                 }
                 _ => None,
             })
         })
         .await;
-    assert_eq!(ended.state(), switchboard_core::TaskState::Failed, "{ended:?}");
+    assert_eq!(ended.state, switchboard_core::TaskState::Failed, "{ended:?}");
     assert_eq!(
-        ended.reason(),
+        ended.reason.as_deref(),
         Some("the agent's turn ended in an error: The input is too long for this model."),
         "{ended:?}"
     );
@@ -673,7 +673,7 @@ async fn a_codex_leads_own_sub_agent_holds_its_task_until_it_stops() {
             _ => None,
         })
     };
-    t.events.wait_for("the task to be typed", |events| latest(events).filter(|t| t.typed_at().is_some())).await;
+    t.events.wait_for("the task to be typed", |events| latest(events).filter(|t| t.typed_at.is_some())).await;
     let send = |payload: serde_json::Value| {
         let envelope = switchboard_core::hook::HookEnvelope {
             session_id: Some(session.to_string()),
@@ -711,9 +711,9 @@ async fn a_codex_leads_own_sub_agent_holds_its_task_until_it_stops() {
     let shown = status(&t.events_now().await).unwrap();
     assert_eq!(shown.status, AgentStatus::Working, "the lead's team works: {shown:?}");
     assert_eq!(shown.team.map(|team| team.active), Some(1));
-    assert_eq!(t.engine.get_task(task.clone()).await.unwrap().state(), switchboard_core::TaskState::Running);
+    assert_eq!(t.engine.get_task(task.clone()).await.unwrap().state, switchboard_core::TaskState::Running);
 
     send(sub_agent_stop).await.unwrap();
-    let done = t.events.wait_for("the task to end", |events| latest(events).filter(|t| t.state().is_finished())).await;
-    assert_eq!(done.state(), switchboard_core::TaskState::Completed, "{done:?}");
+    let done = t.events.wait_for("the task to end", |events| latest(events).filter(|t| t.state.is_finished())).await;
+    assert_eq!(done.state, switchboard_core::TaskState::Completed, "{done:?}");
 }

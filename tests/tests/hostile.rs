@@ -10,7 +10,7 @@ use std::path::Path;
 
 use support::*;
 use switchboard_core::signal::{ScanEvent, SignalKind};
-use switchboard_core::{EngineEvent, FlowTarget, SignalInfo, SignalResponse, SignalState, TaskSpec, TaskState};
+use switchboard_core::{EngineEvent, FlowTarget, SignalRecord, SignalResponse, SignalState, TaskSpec, TaskState};
 
 /// What the user's shell would run: the file an agent wants the app to write.
 const USERS_SHELL: &str = "# the user's shell\n";
@@ -31,12 +31,12 @@ impl TestEngine {
         self.engine.create_profile(spec).await.unwrap()
     }
 
-    async fn pending(&self, kind: SignalKind) -> SignalInfo {
+    async fn pending(&self, kind: SignalKind) -> SignalRecord {
         self.events
             .wait_for(&format!("a pending {kind:?}"), |events| {
                 events.iter().rev().find_map(|event| match event {
                     EngineEvent::SignalChanged { signal }
-                        if signal.state() == SignalState::Pending && kind_of(signal) == kind =>
+                        if signal.state == SignalState::Pending && kind_of(signal) == kind =>
                     {
                         Some(signal.clone())
                     }
@@ -47,7 +47,7 @@ impl TestEngine {
     }
 }
 
-fn kind_of(signal: &SignalInfo) -> SignalKind {
+fn kind_of(signal: &SignalRecord) -> SignalKind {
     match &signal.scan {
         ScanEvent::Signal { signal } => signal.body.kind(),
         ScanEvent::Malformed { kind, .. } => *kind,
@@ -76,7 +76,7 @@ async fn skip_never_writes_through_a_link_and_logs_the_item_on_one_line() {
     assert!(refused.to_string().contains("a link, which the app does not write through"), "{refused}");
     assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), USERS_SHELL);
     let still = t.engine.list_signals().await.unwrap();
-    assert!(still.iter().any(|s| s.id == signal.id && s.state() == SignalState::Pending), "nothing lost");
+    assert!(still.iter().any(|s| s.id == signal.id && s.state == SignalState::Pending), "nothing lost");
 
     // Once the link is gone, the item is logged, on one line.
     std::fs::remove_file(t.workspace.join("SKIPPED_ITEMS.md")).unwrap();
@@ -127,7 +127,7 @@ async fn context_files_are_written_past_planted_temporary_paths() {
     assert_eq!(std::fs::read_to_string(t.workspace.join("CONTEXT.md")).unwrap(), "the context");
     assert_eq!(std::fs::read_to_string(t.workspace.join("SPECS.md")).unwrap(), "the specs");
     let running = t.engine.get_task(task.id.clone()).await.unwrap();
-    assert!(matches!(running.state(), TaskState::Running), "{running:?}");
+    assert!(matches!(running.state, TaskState::Running), "{running:?}");
     t.engine.stop_session(session.id).await.unwrap();
 }
 
@@ -205,7 +205,7 @@ async fn an_agent_cannot_speak_for_another_session() {
     output.wait_for_text("forged").await;
     // The hook has had its answer by then. Before: the worker's task failed.
     let still = t.engine.get_task(task.id.clone()).await.unwrap();
-    assert_eq!(still.state(), TaskState::Running, "{still:?}");
+    assert_eq!(still.state, TaskState::Running, "{still:?}");
     let log = t.engine.list_events(Some(victim.clone())).await.unwrap();
     assert!(
         !log.iter().any(|entry| format!("{:?}", entry.kind).contains("StopFailure")),

@@ -121,15 +121,15 @@ fn a_host_is_added_by_its_accepted_key_runs_a_task_from_here_and_is_refused_once
     let id = task["task"]["id"].as_str().unwrap_or_else(|| panic!("{task}")).to_owned();
     let started = Instant::now();
     let done = loop {
-        let shown: switchboard_core::TaskInfo =
+        let shown: switchboard_core::TaskRecord =
             serde_json::from_value(there(&["task", "show", &id, "--json"])).unwrap();
-        if shown.state().is_finished() {
+        if shown.state.is_finished() {
             break shown;
         }
         assert!(started.elapsed() < DEADLINE, "the task there did not complete: {shown:?}");
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert_eq!(done.state(), switchboard_core::TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, switchboard_core::TaskState::Completed, "{done:?}");
     assert_eq!(done.spec.instruction, "Write the release notes");
     assert!(Path::new(&workspace).join("summaries").join(format!("{id}.md")).is_file(), "its summary is there");
 

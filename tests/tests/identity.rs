@@ -12,7 +12,7 @@ use std::process::Command;
 use support::*;
 use switchboard_core::session::lineage;
 use switchboard_core::signal::{ScanEvent, SignalKind};
-use switchboard_core::{EngineEvent, SignalInfo, SignalState};
+use switchboard_core::{EngineEvent, SignalRecord, SignalState};
 
 /// Answers the question whose id is in `ID_FILE` once it is there, over the
 /// socket, as a process of its own: `ask.py SOCKET ID_FILE OUT ANSWER`;
@@ -82,12 +82,12 @@ impl TestEngine {
         self.engine.create_profile(spec).await.unwrap()
     }
 
-    async fn pending_clarification(&self) -> SignalInfo {
+    async fn pending_clarification(&self) -> SignalRecord {
         self.events
             .wait_for("a pending clarification", |events| {
                 events.iter().rev().find_map(|event| match event {
                     EngineEvent::SignalChanged { signal }
-                        if signal.state() == SignalState::Pending
+                        if signal.state == SignalState::Pending
                             && matches!(&signal.scan, ScanEvent::Signal { signal }
                                 if signal.body.kind() == SignalKind::Clarification) =>
                     {
@@ -207,7 +207,7 @@ async fn a_window_the_engine_started_answers_and_no_process_of_an_agent_can() {
     }
     let signals = t.engine.list_signals().await.unwrap();
     let still = signals.iter().find(|signal| signal.id == question.id).unwrap();
-    assert_eq!(still.state(), SignalState::Pending, "still the user's to answer");
+    assert_eq!(still.state, SignalState::Pending, "still the user's to answer");
 
     // A window the engine starts itself, as the daemon does for a
     // notification's click: it is the engine's descendant, and the user's.

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use support::{Collected, TestEngine};
 use switchboard_core::SessionId;
 use switchboard_core::{
-    AccountLimit, Attention, EngineEvent, LimitPhase, Need, Profile, ProfileSpec, Settings, TaskId, TaskInfo, TaskSpec,
-    TaskState, UsageLevel, WaitingFor,
+    AccountLimit, Attention, EngineEvent, LimitPhase, Need, Profile, ProfileSpec, Settings, TaskId, TaskRecord,
+    TaskSpec, TaskState, UsageLevel, WaitingFor,
 };
 
 /// An agent at work on a task, whose hooks the test speaks for.
@@ -45,7 +45,7 @@ async fn agent(t: &TestEngine, name: &str, account: &str, time_limit_secs: u32) 
     let task = t.engine.submit_task(task).await.unwrap().task.id;
     let session = t.session_of_task(&task).await;
     let screen = t.attach(&session).await;
-    t.task_until(&task, "typed", |task| task.typed_at().is_some()).await;
+    t.task_until(&task, "typed", |task| task.typed_at.is_some()).await;
     Agent { profile, task, session, screen }
 }
 
@@ -113,8 +113,8 @@ async fn attention_until(t: &TestEngine, agent: &Agent, what: &str, found: impl 
         .await
 }
 
-fn waits_for_limit(task: &TaskInfo) -> bool {
-    task.state() == TaskState::Running && matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))
+fn waits_for_limit(task: &TaskRecord) -> bool {
+    task.state == TaskState::Running && matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -160,7 +160,7 @@ async fn two_agents_of_one_account_wait_for_its_limit_together_and_go_on_one_at_
             matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))
         })
         .await;
-    assert_eq!(held.state(), TaskState::Queued);
+    assert_eq!(held.state, TaskState::Queued);
     let other = t.engine.submit_task(TaskSpec::new(elsewhere.profile.id.clone(), "Its own")).await.unwrap().task.id;
     t.task_until(&other, "queued behind its own task", |task| task.waiting_for == Some(WaitingFor::TaskAhead)).await;
 
@@ -195,14 +195,11 @@ async fn two_agents_of_one_account_wait_for_its_limit_together_and_go_on_one_at_
     // Their tasks never timed out, though the wait outlasted their limits.
     for agent in [&first, &second] {
         let task = t.engine.get_task(agent.task.clone()).await.unwrap();
-        assert_eq!(task.state(), TaskState::Running, "{task:?}");
+        assert_eq!(task.state, TaskState::Running, "{task:?}");
         assert_eq!(agent.continues(), 1, "typed once");
     }
     first.write_summary(&t, &first.task);
-    assert_eq!(
-        t.task_until(&first.task, "to end", |task| task.state().is_finished()).await.state(),
-        TaskState::Completed
-    );
+    assert_eq!(t.task_until(&first.task, "to end", |task| task.state.is_finished()).await.state, TaskState::Completed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -241,7 +238,7 @@ async fn a_reset_that_passes_still_refused_is_waited_again_and_after_three_the_u
         })
         .await;
     let task = t.engine.get_task(agent.task.clone()).await.unwrap();
-    assert_eq!((task.state(), task.waiting_for), (TaskState::Running, None));
+    assert_eq!((task.state, task.waiting_for), (TaskState::Running, None));
     // With nothing held back, resuming says so.
     let refused = t.engine.resume_agent(agent.profile.id.clone()).await.unwrap_err();
     assert_eq!(refused.code(), switchboard_core::ErrorCode::NothingToResume);
@@ -262,7 +259,7 @@ async fn an_overloaded_model_is_waited_out_by_that_agent_alone_and_an_account_pr
             matches!(task.waiting_for, Some(WaitingFor::Overloaded { .. }))
         })
         .await;
-    assert_eq!(waiting.state(), TaskState::Running);
+    assert_eq!(waiting.state, TaskState::Running);
     // Not a limit: its account's other agent takes its next task.
     assert!(t.engine.list_limits().await.unwrap().is_empty());
     let next = t.engine.submit_task(TaskSpec::new(other.profile.id.clone(), "Next")).await.unwrap().task.id;
@@ -311,7 +308,7 @@ async fn an_app_restarted_during_the_wait_still_waits_and_goes_on_at_the_reset()
     let held = t.engine.get_task(queued.clone()).await.unwrap();
     assert!(matches!(held.waiting_for, Some(WaitingFor::UsageLimit { .. })), "{held:?}");
     // At the reset its queue goes on: the held task is typed.
-    t.task_until(&queued, "typed after the reset", |task| task.typed_at().is_some()).await;
+    t.task_until(&queued, "typed after the reset", |task| task.typed_at.is_some()).await;
     let session = t.session_of_task(&queued).await;
     let envelope = switchboard_core::hook::HookEnvelope {
         session_id: Some(session.to_string()),
@@ -373,7 +370,7 @@ async fn a_turn_the_user_typed_that_is_refused_limits_the_account_all_the_same()
     let spec = ProfileSpec { account: Some("team".into()), ..t.spec("other", "cat", &[]) };
     let other = t.engine.create_profile(spec).await.unwrap();
     let held = t.engine.submit_task(TaskSpec::new(other.id.clone(), "Wait for it")).await.unwrap().task;
-    assert_eq!(held.state(), TaskState::Queued);
+    assert_eq!(held.state, TaskState::Queued);
     assert!(matches!(held.waiting_for, Some(WaitingFor::UsageLimit { .. })), "{held:?}");
 }
 
@@ -391,7 +388,7 @@ async fn a_usage_limit_told_with_the_apis_details_holds_the_task_instead_of_fail
         "last_assistant_message": "API Error: Request rejected (429)"});
     agent.hook(&t, failure).await;
     let task = t.task_until(&agent.task, "waiting for the usage limit", waits_for_limit).await;
-    assert_eq!(task.state(), TaskState::Running, "{task:?}");
+    assert_eq!(task.state, TaskState::Running, "{task:?}");
     let limits = t.engine.list_limits().await.unwrap();
     assert_eq!(limits.iter().map(|l| l.account.as_str()).collect::<Vec<_>>(), vec!["team"], "{limits:?}");
 }

@@ -102,7 +102,7 @@ async fn a_loop_that_never_finishes_stops_at_its_cap_each_iteration_a_fresh_proc
     assert!(ended.iterations.iter().all(|i| matches!(&i.outcome, IterationOutcome::Ended { stop_reason, .. } if stop_reason.contains("tried something else"))));
     // Nothing more is queued after it.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert!(t.engine.list_tasks(Some(profile.id.clone())).await.unwrap().iter().all(|t| t.state().is_finished()));
+    assert!(t.engine.list_tasks(Some(profile.id.clone())).await.unwrap().iter().all(|t| t.state.is_finished()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -222,7 +222,7 @@ async fn cancelling_mid_iteration_ends_the_agent_and_nothing_more_runs() {
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
     assert_eq!(tasks.len(), 1, "{tasks:#?}");
-    assert_eq!(tasks[0].state(), switchboard_core::TaskState::Cancelled);
+    assert_eq!(tasks[0].state, switchboard_core::TaskState::Cancelled);
     let after = t.engine.get_loop(started.id.clone()).await.unwrap();
     assert_eq!(after, cancelled, "nothing changed after the cancel");
     assert_eq!(std::fs::read_to_string(t.workspace.join("runs")).unwrap().trim(), "1");
@@ -355,7 +355,7 @@ async fn an_agent_that_exits_before_it_is_typed_to_fails_to_start_after_spaced_a
     // Its tasks failed, saying why; the queue was not paused and nothing more is queued.
     let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
     assert_eq!(tasks.len(), MAX_FAILED_STARTS as usize, "{tasks:#?}");
-    assert!(tasks.iter().all(|t| t.state() == switchboard_core::TaskState::Failed));
+    assert!(tasks.iter().all(|t| t.state == switchboard_core::TaskState::Failed));
     let queue = t.engine.list_queues().await.unwrap().into_iter().find(|q| q.profile_id == profile.id).unwrap();
     assert!(!queue.paused && !queue.executing && queue.queued == 0, "{queue:?}");
 
@@ -454,7 +454,7 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
     let LoopState::WorkspaceGone { path, .. } = &stopped.state else { panic!("{stopped:#?}") };
     assert!(path.ends_with("project"), "{path}");
     assert!(stopped.state.reason().unwrap().contains("is gone"), "{:?}", stopped.state.reason());
-    assert!(t.engine.list_tasks(Some(profile.id.clone())).await.unwrap().iter().all(|t| t.state().is_finished()));
+    assert!(t.engine.list_tasks(Some(profile.id.clone())).await.unwrap().iter().all(|t| t.state.is_finished()));
 
     // The user is told, in words.
     let mut notices = switchboard_client::notice::Notices::default();
@@ -502,7 +502,12 @@ async fn a_loop_whose_folder_is_removed_stops_saying_why_and_resumes_once_it_is_
         })
         .await;
     assert!(matches!(ended.state, LoopState::Complete { why: Completion::MaxIterations { max: 2 }, .. }), "{ended:#?}");
-    assert_eq!(ended.stop_reasons(), ["folder removed", "back at work"]);
+    // The first iteration ends by the agent's last words or by the engine seeing its folder go,
+    // whichever the engine takes in first (the folder is gone before the agent says so).
+    let reasons = ended.stop_reasons();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert!(reasons[0] == "folder removed" || reasons[0].ends_with("project is gone"), "{reasons:?}");
+    assert_eq!(reasons[1], "back at work");
     let anchor = std::fs::read_to_string(folder.join(".switchboard/anchor.md")).unwrap();
     assert!(anchor.contains("Make the tests pass"), "{anchor}");
 }
@@ -533,7 +538,7 @@ async fn a_folder_deleted_while_an_iteration_runs_stops_the_loop_at_once_and_end
     );
     t.wait_for_end(&session).await;
     let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
-    assert!(tasks.iter().all(|t| t.state().is_finished()), "{tasks:#?}");
+    assert!(tasks.iter().all(|t| t.state.is_finished()), "{tasks:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

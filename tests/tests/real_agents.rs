@@ -18,7 +18,7 @@ use switchboard_core::signal::teach::{PROTOCOL_FILE, pointer, protocol_text};
 use switchboard_core::signal::{ScanEvent, SignalBody};
 use switchboard_core::{
     AgentKind, DiagramId, EngineEvent, FlowTarget, LogKind, Profile, ProfileSpec, SessionId, SignalChannel,
-    SignalResponse, SignalState, TaskId, TaskInfo, TaskSpec, TaskState,
+    SignalResponse, SignalState, TaskId, TaskRecord, TaskSpec, TaskState,
 };
 use switchboard_tests::fake_model::{FakeModel, ModelRequest, Reply, Wire};
 use switchboard_tests::netns::LoopbackNet;
@@ -166,7 +166,7 @@ impl Rig {
         }
     }
 
-    async fn submit(&self, profile: &Profile, instruction: &str) -> TaskInfo {
+    async fn submit(&self, profile: &Profile, instruction: &str) -> TaskRecord {
         self.t.engine.submit_task(TaskSpec::new(profile.id.clone(), instruction)).await.unwrap().task
     }
 
@@ -177,11 +177,11 @@ impl Rig {
         }
     }
 
-    async fn task_ends(&self, id: &TaskId) -> TaskInfo {
+    async fn task_ends(&self, id: &TaskId) -> TaskRecord {
         self.wait_for("the task to end", |events| {
             events.iter().find_map(|e| match e {
                 EngineEvent::TaskChanged { task }
-                    if &task.id == id && !matches!(task.state(), TaskState::Queued | TaskState::Running) =>
+                    if &task.id == id && !matches!(task.state, TaskState::Queued | TaskState::Running) =>
                 {
                     Some(task.clone())
                 }
@@ -194,7 +194,7 @@ impl Rig {
     async fn session_of(&self, id: &TaskId) -> SessionId {
         self.wait_for("the task to be given to a session", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task } if &task.id == id => task.session_id().cloned(),
+                EngineEvent::TaskChanged { task } if &task.id == id => task.session_id.as_ref().cloned(),
                 _ => None,
             })
         })
@@ -295,7 +295,7 @@ async fn claude_code_reports_through_its_hooks_and_its_summary_completes_the_tas
     let task = rig.submit(&profile, "WRITE-SUMMARY: say hello").await;
     assert_eq!(rig.session_of(&task.id).await, session, "the running agent takes the task");
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     let summary = std::fs::read_to_string(rig.workspace.join(format!("summaries/{}.md", task.id))).unwrap();
     assert_eq!(summary, SUMMARY, "written by the agent's Write tool");
 
@@ -389,7 +389,7 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     assert!(rig.workspace.join(format!("summaries/{}.md", task.id)).is_file());
     tokio::time::sleep(Duration::from_secs(1)).await;
     let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
-    assert_eq!(held.state(), TaskState::Running, "the team still works: the lead's task stays open");
+    assert_eq!(held.state, TaskState::Running, "the team still works: the lead's task stays open");
     assert_eq!(latest_status(&rig.t.events_now().await, &lead), Some(AgentStatus::Working));
     // Its flows say the same: the gate kept it alive, with one teammate at work.
     let of_lead = FlowTarget::Session { session_id: lead.clone() };
@@ -405,7 +405,7 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     // with no one left at work.
     open.send(true).unwrap();
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     let hooks = rig.hooks(&lead).await;
     let stops: Vec<&Value> = hooks.iter().filter(|(name, _)| name == "Stop").map(|(_, p)| p).collect();
     assert!(stops.len() >= 2, "completed at the lead's second turn: {stops:?}");
@@ -470,11 +470,11 @@ async fn a_codex_lead_with_a_sub_agent_completes_only_after_it() {
     assert!(rig.workspace.join(format!("summaries/{}.md", task.id)).is_file());
     assert_eq!(latest_status(&rig.t.events_now().await, &lead), Some(AgentStatus::Working), "the team works");
     let held = rig.t.engine.get_task(task.id.clone()).await.unwrap();
-    assert_eq!(held.state(), TaskState::Running, "the lead's task stays open while its sub-agent works");
+    assert_eq!(held.state, TaskState::Running, "the lead's task stays open while its sub-agent works");
 
     open.send(true).unwrap();
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     let hooks = rig.hooks(&lead).await;
     assert!(hooks.iter().any(|(name, _)| name == "SubagentStop"), "{hooks:?}");
     // Codex gave its lead no new turn for it: the sub-agent's stop settled the task.
@@ -515,7 +515,7 @@ async fn codex_reports_through_its_hooks_and_notify_and_its_summary_completes_th
     let task = rig.submit(&profile, "WRITE-SUMMARY: say hello").await;
     let session = rig.session_of(&task.id).await;
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     let summary = std::fs::read_to_string(rig.workspace.join(format!("summaries/{}.md", task.id))).unwrap();
     assert_eq!(summary, SUMMARY, "written by the agent's shell tool");
 
@@ -635,7 +635,7 @@ async fn taught_protocol_runs_through(rig: Rig, profile: Profile) {
         .wait_for("the clarification", |events| {
             events.iter().find_map(|e| match e {
                 EngineEvent::SignalChanged { signal }
-                    if signal.task_id.as_ref() == Some(&task.id) && signal.state() == SignalState::Pending =>
+                    if signal.task_id.as_ref() == Some(&task.id) && signal.state == SignalState::Pending =>
                 {
                     Some(signal.clone())
                 }
@@ -664,7 +664,7 @@ async fn taught_protocol_runs_through(rig: Rig, profile: Profile) {
         .unwrap();
 
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     assert_eq!(std::fs::read_to_string(rig.workspace.join("out.json")).unwrap(), OUTPUT);
     let report = rig
         .t
@@ -719,8 +719,8 @@ async fn a_claude_code_turn_the_api_refuses_fails_its_task_through_stop_failure(
     // Claude Code ends the turn with its StopFailure hook; the task fails
     // with the API's error at once (before, it ran on to its time limit).
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Failed, "{done:?}");
-    let reason = done.reason().unwrap_or_default();
+    assert_eq!(done.state, TaskState::Failed, "{done:?}");
+    let reason = done.reason.as_deref().unwrap_or_default();
     assert!(reason.contains("the agent's turn ended in an error") && reason.contains("prompt is too long"), "{reason}");
     let hooks = rig.hooks(&session).await;
     assert!(hooks.iter().any(|(name, _)| name == "StopFailure"), "{hooks:?}");
@@ -748,8 +748,11 @@ async fn a_codex_turn_the_api_refuses_fails_its_task_with_codexs_reason() {
     let task = rig.submit(&profile, "FAIL-TURN: summarise the repository").await;
     let session = rig.session_of(&task.id).await;
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Failed, "{done:?}");
-    assert_eq!(done.reason(), Some("the agent's turn ended in an error: The input is too long for this model."));
+    assert_eq!(done.state, TaskState::Failed, "{done:?}");
+    assert_eq!(
+        done.reason.as_deref(),
+        Some("the agent's turn ended in an error: The input is too long for this model.")
+    );
     // What Codex told its hooks: the turn began, and nothing after.
     let hooks = rig.hooks(&session).await;
     let names: Vec<&str> = hooks.iter().map(|(name, _)| name.as_str()).collect();
@@ -951,7 +954,7 @@ async fn claude_code_working_apart_edits_its_worktree_and_the_users_checkout_cha
 
     let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     let worktree = rig.t.engine.list_worktrees().await.unwrap().pop().expect("its worktree");
     let diff = rig.t.engine.worktree_diff(task.id.to_string()).await.unwrap();
     let changed: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
@@ -999,8 +1002,8 @@ async fn a_comment_on_claude_codes_worktree_resumes_the_conversation_that_did_th
     let profile = rig.apart(rig.claude_code().await).await;
     let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
-    let first = done.session_id().expect("it ran in a session").clone();
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    let first = done.session_id.as_ref().expect("it ran in a session").clone();
 
     // Its session ends a short grace after its task.
     let ended = rig.session_ended(&first).await;
@@ -1012,8 +1015,8 @@ async fn a_comment_on_claude_codes_worktree_resumes_the_conversation_that_did_th
         vec![switchboard_core::ReviewComment { path: "greeting.txt".into(), line: 1, text: "Say it louder".into() }];
     let review = rig.t.engine.review_worktree(task.id.to_string(), comments).await.unwrap().task;
     let reviewed = rig.task_ends(&review.id).await;
-    assert_eq!(reviewed.state(), TaskState::Completed, "{reviewed:?}");
-    let resumed = reviewed.session_id().expect("it ran in a session");
+    assert_eq!(reviewed.state, TaskState::Completed, "{reviewed:?}");
+    let resumed = reviewed.session_id.as_ref().expect("it ran in a session");
     assert_ne!(resumed, &first, "a new session");
     let sessions = rig.t.engine.list_sessions().await.unwrap();
     let resumed = sessions.iter().find(|s| &s.id == resumed).unwrap();
@@ -1093,8 +1096,8 @@ async fn a_comment_on_codexs_worktree_resumes_the_thread_that_did_the_work() {
     let profile = rig.apart(rig.codex().await).await;
     let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
-    let first = done.session_id().expect("it ran in a session").clone();
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    let first = done.session_id.as_ref().expect("it ran in a session").clone();
     let ended = rig.session_ended(&first).await;
     // Codex named its thread itself; its hooks told it, and it was kept.
     let thread = ended.agent_session_id.clone().expect("the thread its hooks told is kept");
@@ -1103,8 +1106,8 @@ async fn a_comment_on_codexs_worktree_resumes_the_thread_that_did_the_work() {
         vec![switchboard_core::ReviewComment { path: "greeting.txt".into(), line: 1, text: "Say it louder".into() }];
     let review = rig.t.engine.review_worktree(task.id.to_string(), comments).await.unwrap().task;
     let reviewed = rig.task_ends(&review.id).await;
-    assert_eq!(reviewed.state(), TaskState::Completed, "{reviewed:?}");
-    let resumed = reviewed.session_id().expect("it ran in a session");
+    assert_eq!(reviewed.state, TaskState::Completed, "{reviewed:?}");
+    let resumed = reviewed.session_id.as_ref().expect("it ran in a session");
     assert_ne!(resumed, &first, "a new session");
     let sessions = rig.t.engine.list_sessions().await.unwrap();
     let resumed = sessions.iter().find(|s| &s.id == resumed).unwrap();
@@ -1126,7 +1129,7 @@ async fn codex_working_apart_edits_its_worktree_without_asking_to_trust_it() {
 
     let task = rig.submit(&profile, "EDIT-GREETING: greet from the worktree").await;
     let done = rig.task_ends(&task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     let diff = rig.t.engine.worktree_diff(task.id.to_string()).await.unwrap();
     let changed: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(changed, ["greeting.txt"], "{diff:#?}");
@@ -1307,7 +1310,7 @@ fn limited_now(opens: &Opens, lasts: u64) -> bool {
 impl Rig {
     /// The task as it is once `done` holds, read again until `within` passes
     /// (a usage limit's wait outlasts the events' own deadline).
-    async fn task_until(&self, id: &TaskId, within: Duration, done: impl Fn(&TaskInfo) -> bool) -> TaskInfo {
+    async fn task_until(&self, id: &TaskId, within: Duration, done: impl Fn(&TaskRecord) -> bool) -> TaskRecord {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let task = self.t.engine.get_task(id.clone()).await.unwrap();
@@ -1315,7 +1318,7 @@ impl Rig {
                 return task;
             }
             if tokio::time::Instant::now() >= deadline {
-                let screen = match task.session_id() {
+                let screen = match task.session_id.as_ref() {
                     Some(session) => self.t.engine.screen_snapshot(session.clone(), 40).await.map(|s| s.screen),
                     None => Ok(String::new()),
                 };
@@ -1343,14 +1346,14 @@ impl Rig {
 /// after it. What the model saw says what was typed.
 async fn a_task_waits_out_the_limit(rig: &Rig, profile: Profile, opens: Opens) {
     let first = rig.submit(&profile, "WRITE-SUMMARY: the first part").await;
-    assert_eq!(rig.task_ends(&first.id).await.state(), TaskState::Completed);
+    assert_eq!(rig.task_ends(&first.id).await.state, TaskState::Completed);
     let limited = rig.submit(&profile, "LIMITED-PART WRITE-SUMMARY: the second part").await;
     let waiting = rig
         .task_until(&limited.id, REAL_DEADLINE, |task| {
             matches!(task.waiting_for, Some(switchboard_core::WaitingFor::UsageLimit { .. }))
         })
         .await;
-    assert_eq!(waiting.state(), TaskState::Running);
+    assert_eq!(waiting.state, TaskState::Running);
     let limits = rig.t.engine.list_limits().await.unwrap();
     assert_eq!(limits.len(), 1, "{limits:?}");
     // Queued meanwhile: held in its queue, saying why.
@@ -1360,11 +1363,11 @@ async fn a_task_waits_out_the_limit(rig: &Rig, profile: Profile, opens: Opens) {
             matches!(task.waiting_for, Some(switchboard_core::WaitingFor::UsageLimit { .. }))
         })
         .await;
-    assert_eq!(held.state(), TaskState::Queued);
-    let ended = rig.task_until(&limited.id, Duration::from_secs(150), |task| task.state().is_finished()).await;
-    assert_eq!(ended.state(), TaskState::Completed, "{ended:#?}");
-    let next = rig.task_until(&after.id, Duration::from_secs(90), |task| task.state().is_finished()).await;
-    assert_eq!(next.state(), TaskState::Completed, "{next:#?}");
+    assert_eq!(held.state, TaskState::Queued);
+    let ended = rig.task_until(&limited.id, Duration::from_secs(150), |task| task.state.is_finished()).await;
+    assert_eq!(ended.state, TaskState::Completed, "{ended:#?}");
+    let next = rig.task_until(&after.id, Duration::from_secs(90), |task| task.state.is_finished()).await;
+    assert_eq!(next.state, TaskState::Completed, "{next:#?}");
     // The limit is over; the model saw the queued task only once it had lifted.
     assert!(rig.t.engine.list_limits().await.unwrap().is_empty());
     let lifted_at = opens.load(std::sync::atomic::Ordering::SeqCst);
@@ -1490,8 +1493,8 @@ async fn a_throttle_claude_code_retries_by_itself_changes_nothing() {
     let rig = Rig::start(Wire::Anthropic, script).await;
     let profile = rig.claude_code().await;
     let task = rig.submit(&profile, "Write the summary").await;
-    let ended = rig.task_until(&task.id, Duration::from_secs(90), |task| task.state().is_finished()).await;
-    assert_eq!(ended.state(), TaskState::Completed, "{ended:#?}");
+    let ended = rig.task_until(&task.id, Duration::from_secs(90), |task| task.state.is_finished()).await;
+    assert_eq!(ended.state, TaskState::Completed, "{ended:#?}");
     let limited = rig.t.events_now().await.iter().any(|e| matches!(e, EngineEvent::LimitChanged { .. }));
     assert!(!limited, "a throttle the CLI retried is no limit");
     let typed = rig.model.requests().iter().any(|r| r.latest_user_text().trim_end().ends_with("continue"));
@@ -1551,7 +1554,7 @@ async fn claude_code_shows_the_users_own_status_line_through_the_apps_and_an_api
     let profile = rig.claude_code().await;
     let task = rig.submit(&profile, "WRITE-SUMMARY: the usage").await;
     let session = rig.session_of(&task.id).await;
-    assert_eq!(rig.task_ends(&task.id).await.state(), TaskState::Completed);
+    assert_eq!(rig.task_ends(&task.id).await.state, TaskState::Completed);
     let local = std::fs::read_to_string(rig.workspace.join(".claude/settings.local.json")).unwrap();
     let local: Value = serde_json::from_str(&local).unwrap();
     let ours = local["statusLine"]["command"].as_str().unwrap_or_default();

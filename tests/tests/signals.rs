@@ -11,7 +11,7 @@ use support::*;
 use switchboard_core::signal::{ScanEvent, SignalBody, SignalKind};
 use switchboard_core::{
     DelegationState, DiagramId, DiagramSilence, EngineEvent, ErrorCode, FlowTarget, LogKind, Profile, ProfileSpec,
-    SessionId, SignalInfo, SignalResponse, SignalState, TaskSpec, TaskState,
+    SessionId, SignalRecord, SignalResponse, SignalState, TaskSpec, TaskState,
 };
 
 impl TestEngine {
@@ -28,11 +28,11 @@ impl TestEngine {
     }
 
     /// Waits for a signal of `kind` in this state.
-    async fn signal(&self, kind: SignalKind, state: SignalState) -> SignalInfo {
+    async fn signal(&self, kind: SignalKind, state: SignalState) -> SignalRecord {
         self.events
             .wait_for(&format!("a {kind:?} signal, {state:?}"), |events| {
                 events.iter().rev().find_map(|event| match event {
-                    EngineEvent::SignalChanged { signal } if kind_of(signal) == kind && signal.state() == state => {
+                    EngineEvent::SignalChanged { signal } if kind_of(signal) == kind && signal.state == state => {
                         Some(signal.clone())
                     }
                     _ => None,
@@ -42,7 +42,7 @@ impl TestEngine {
     }
 }
 
-fn kind_of(signal: &SignalInfo) -> SignalKind {
+fn kind_of(signal: &SignalRecord) -> SignalKind {
     match &signal.scan {
         ScanEvent::Signal { signal } => signal.body.kind(),
         ScanEvent::Malformed { kind, .. } => *kind,
@@ -97,8 +97,8 @@ async fn a_clarification_is_answered_and_the_agent_finishes_its_task() {
         )
         .await
         .unwrap();
-    assert_eq!(answered.state(), SignalState::Handled);
-    let prompt = answered.reply_prompt().unwrap();
+    assert_eq!(answered.state, SignalState::Handled);
+    let prompt = answered.reply_prompt.as_deref().unwrap();
     assert!(prompt.starts_with("CLARIFICATION RESPONSE\nQ1: Analyze OAuth2, JWT, or both?\nA1: Both strategies\n"));
     assert!(prompt.contains(&format!("summaries/{}.md", task.id)), "{prompt}");
 
@@ -109,14 +109,14 @@ async fn a_clarification_is_answered_and_the_agent_finishes_its_task() {
         .events
         .wait_for("the task to complete", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state().is_finished() => {
+                EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state.is_finished() => {
                     Some(done.clone())
                 }
                 _ => None,
             })
         })
         .await;
-    assert_eq!(done.state(), TaskState::Completed);
+    assert_eq!(done.state, TaskState::Completed);
     assert!(std::fs::read_to_string(t.workspace.join("out/result.txt")).unwrap().contains("42"));
 
     // Answered once: a second answer is refused.
@@ -181,11 +181,11 @@ async fn a_blocker_is_skipped_logged_and_resumed_and_pending_signals_survive_a_r
     let t = TestEngine::start_in(temp.path(), |_| {}).await;
     let pending = t.engine.list_signals().await.unwrap();
     assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0].state(), SignalState::Pending);
+    assert_eq!(pending[0].state, SignalState::Pending);
     assert_eq!(pending[0].session_id, session_id);
 
     let handled = t.engine.respond_to_signal(pending[0].id.clone(), SignalResponse::Skip).await.unwrap();
-    let prompt = handled.reply_prompt().unwrap();
+    let prompt = handled.reply_prompt.as_deref().unwrap();
     assert!(prompt.starts_with("SKIP ITEM\nSkip: Phase 3: migrations"), "{prompt}");
     assert!(prompt.contains("STATE RESTORATION\nPhases 1-2 done; checkpoint at step 3"), "{prompt}");
     let log = std::fs::read_to_string(t.workspace.join(switchboard_core::SKIPPED_ITEMS_FILE)).unwrap();
@@ -232,8 +232,10 @@ async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiti
         .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
         .await
         .unwrap();
-    let delegate = approved.delegate_session().cloned().expect("a delegate session");
-    assert!(approved.reply_prompt().unwrap().starts_with(&format!("DELEGATION APPROVED\nNew agent: {delegate}")));
+    let delegate = approved.delegate_session.as_ref().cloned().expect("a delegate session");
+    assert!(
+        approved.reply_prompt.as_deref().unwrap().starts_with(&format!("DELEGATION APPROVED\nNew agent: {delegate}"))
+    );
     t.wait_for_screen(&lead.id, "received: DELEGATION APPROVED").await;
     t.wait_for_screen(&delegate, "received: DELEGATED WORK").await;
 
@@ -244,8 +246,8 @@ async fn an_approved_delegation_starts_an_agent_and_its_report_resumes_the_waiti
     assert_eq!(checks, [("tests/parser.rs", true), ("missing.rs", false)], "{report:#?}");
     t.wait_for_screen(&lead.id, "received: DELEGATED WORK COMPLETE").await;
     let acknowledged = t.engine.respond_to_signal(report.id.clone(), SignalResponse::Acknowledge).await.unwrap();
-    assert_eq!(acknowledged.state(), SignalState::Handled);
-    assert!(acknowledged.reply_prompt().is_none(), "nothing is typed for an acknowledgement");
+    assert_eq!(acknowledged.state, SignalState::Handled);
+    assert!(acknowledged.reply_prompt.as_deref().is_none(), "nothing is typed for an acknowledgement");
     // The echoed reply prompts raised no signals of their own.
     let all = t.engine.list_signals().await.unwrap();
     let kinds: Vec<_> = all.iter().map(|s| (kind_of(s), matches!(s.scan, ScanEvent::Malformed { .. }))).collect();
@@ -286,7 +288,7 @@ async fn delegate_to(t: &TestEngine, lead: &Profile, helper: &Profile) -> (Sessi
         .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
         .await
         .unwrap();
-    (session.id, approved.delegate_session().cloned().expect("a delegate session"))
+    (session.id, approved.delegate_session.as_ref().cloned().expect("a delegate session"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -383,7 +385,7 @@ async fn delegation_is_refused_past_the_cap_on_agents() {
         .respond_to_signal(request.id.clone(), SignalResponse::Deny { reason: "not now".into() })
         .await
         .unwrap();
-    assert!(denied.reply_prompt().unwrap().starts_with("DELEGATION DENIED\nReason: not now"));
+    assert!(denied.reply_prompt.as_deref().unwrap().starts_with("DELEGATION DENIED\nReason: not now"));
     t.wait_for_screen(&session.id, "received: DELEGATION DENIED").await;
     t.engine.stop_session(session.id).await.unwrap();
 }
@@ -401,11 +403,11 @@ async fn rule_profile(t: &TestEngine, name: &str, rule: switchboard_core::Comple
     t.engine.create_profile(spec).await.unwrap()
 }
 
-async fn finished_task(t: &TestEngine, id: &switchboard_core::TaskId) -> switchboard_core::TaskInfo {
+async fn finished_task(t: &TestEngine, id: &switchboard_core::TaskId) -> switchboard_core::TaskRecord {
     t.events
         .wait_for("the task to finish", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task } if &task.id == id && task.state().is_finished() => Some(task.clone()),
+                EngineEvent::TaskChanged { task } if &task.id == id && task.state.is_finished() => Some(task.clone()),
                 _ => None,
             })
         })
@@ -424,8 +426,8 @@ async fn a_report_completes_the_task_of_an_agent_that_writes_no_summary() {
     let profile = rule_profile(&t, "reporter", switchboard_core::CompletionRule::Report, &steps).await;
     let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Take notes")).await.unwrap().task;
     let done = finished_task(&t, &task.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
-    let result = done.result().unwrap();
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    let result = done.result.as_ref().unwrap();
     assert!(!result.fallback);
     assert_eq!(result.summary.objective, "Take notes");
     assert_eq!(result.artifacts.iter().map(|a| a.path.as_str()).collect::<Vec<_>>()[1..], ["out/notes.md"]);
@@ -447,16 +449,16 @@ async fn with_both_required_the_task_waits_for_both_and_fails_when_they_disagree
     let second = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Second")).await.unwrap().task;
 
     let done = finished_task(&t, &first.id).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     // It did not complete on the summary alone: the report came 300 ms later.
     let summary_written =
         std::fs::metadata(t.workspace.join(format!("summaries/{}.md", first.id))).unwrap().modified().unwrap();
     let written_ms = summary_written.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    assert!(done.ended_at().unwrap() >= written_ms + 250, "ended {} vs summary {written_ms}", done.ended_at().unwrap());
+    assert!(done.ended_at.unwrap() >= written_ms + 250, "ended {} vs summary {written_ms}", done.ended_at.unwrap());
 
     let failed = finished_task(&t, &second.id).await;
-    assert_eq!(failed.state(), TaskState::Failed);
-    assert_eq!(failed.reason(), Some("the summary says COMPLETED but the completion report says failed"));
+    assert_eq!(failed.state, TaskState::Failed);
+    assert_eq!(failed.reason.as_deref(), Some("the summary says COMPLETED but the completion report says failed"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -491,7 +493,7 @@ async fn parallel_agents_results_are_merged_with_their_shared_findings() {
         .respond_to_signal(request.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
         .await
         .unwrap();
-    let delegate = approved.delegate_session().cloned().unwrap();
+    let delegate = approved.delegate_session.as_ref().cloned().unwrap();
 
     let merged = t
         .events
@@ -536,7 +538,7 @@ async fn a_blocker_resolved_or_delegated_resumes_the_agent_with_its_checkpoint()
         .respond_to_signal(blocker.id.clone(), SignalResponse::Resolve { resolution: "DATABASE_URL is set".into() })
         .await
         .unwrap();
-    let prompt = resolved.reply_prompt().unwrap();
+    let prompt = resolved.reply_prompt.as_deref().unwrap();
     assert!(prompt.starts_with("BLOCKER RESOLVED\nIssue: missing_dependency: The database credentials are not available\nResolution: DATABASE_URL is set"), "{prompt}");
     assert!(prompt.contains("STATE RESTORATION\nPhases 1-2 done; checkpoint at step 3\n\nRESUME INSTRUCTIONS\nContinue with: Phase 3: migrations"), "{prompt}");
     t.wait_for_screen(&one.id, "received: BLOCKER RESOLVED").await;
@@ -559,8 +561,8 @@ async fn a_blocker_resolved_or_delegated_resumes_the_agent_with_its_checkpoint()
         .respond_to_signal(blocker.id.clone(), SignalResponse::DelegateBlocked { profile_id: helper.id.clone() })
         .await
         .unwrap();
-    let taker = delegated.delegate_session().cloned().unwrap();
-    assert!(delegated.reply_prompt().unwrap().starts_with(&format!(
+    let taker = delegated.delegate_session.as_ref().cloned().unwrap();
+    assert!(delegated.reply_prompt.as_deref().unwrap().starts_with(&format!(
         "PARTIAL RESUME\nThe blocked part (Phase 3: migrations) was delegated to agent {taker}"
     )));
     let screen = t.wait_for_screen(&taker, "received: DELEGATED WORK").await;
@@ -595,13 +597,13 @@ async fn a_lead_task_completes_only_after_both_delegated_teammates() {
     let task = t.engine.submit_task(TaskSpec::new(lead.id.clone(), "Ship the parser")).await.unwrap().task;
     let mut requests = Vec::new();
     while requests.len() < 2 {
-        let pending: Vec<SignalInfo> = t
+        let pending: Vec<SignalRecord> = t
             .engine
             .list_signals()
             .await
             .unwrap()
             .into_iter()
-            .filter(|s| kind_of(s) == SignalKind::Delegate && s.state() == SignalState::Pending)
+            .filter(|s| kind_of(s) == SignalKind::Delegate && s.state == SignalState::Pending)
             .collect();
         requests = pending;
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -616,10 +618,10 @@ async fn a_lead_task_completes_only_after_both_delegated_teammates() {
     let summary = t.workspace.join(format!("summaries/{}.md", task.id));
     wait_until("the lead's summary", || summary.exists()).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state(), TaskState::Running, "held for the team");
+    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state, TaskState::Running, "held for the team");
 
     let done = finished_task(&t, &task.id).await;
-    assert_eq!(done.state(), TaskState::Completed);
+    assert_eq!(done.state, TaskState::Completed);
     let reports: Vec<i64> = t
         .engine
         .list_signals()
@@ -630,7 +632,7 @@ async fn a_lead_task_completes_only_after_both_delegated_teammates() {
         .map(|s| s.created_at)
         .collect();
     assert_eq!(reports.len(), 2);
-    assert!(reports.iter().all(|at| *at <= done.ended_at().unwrap()), "completed after both teammates reported");
+    assert!(reports.iter().all(|at| *at <= done.ended_at.unwrap()), "completed after both teammates reported");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -794,7 +796,7 @@ async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
         .events
         .wait_for("the task to wait for the user", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task: waiting } if waiting.id == task.id => waiting.waiting_since(),
+                EngineEvent::TaskChanged { task: waiting } if waiting.id == task.id => waiting.waiting_since,
                 _ => None,
             })
         })
@@ -814,11 +816,9 @@ async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
         .wait_for("the task to go on", |events| {
             events.iter().find_map(|e| match e {
                 EngineEvent::TaskChanged { task: going }
-                    if going.id == task.id
-                        && going.waiting_since().is_none()
-                        && going.run().is_some_and(|r| r.waited_ms > 0) =>
+                    if going.id == task.id && going.waiting_since.is_none() && going.waited_ms > 0 =>
                 {
-                    Some(going.run().unwrap().waited_ms)
+                    Some(going.waited_ms)
                 }
                 _ => None,
             })
@@ -829,7 +829,7 @@ async fn a_clarification_lights_the_flows_live_and_they_replay_from_the_log() {
         .wait_for("the task to complete", |events| {
             events
                 .iter()
-                .any(|e| matches!(e, EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state().is_finished()))
+                .any(|e| matches!(e, EngineEvent::TaskChanged { task: done } if done.id == task.id && done.state.is_finished()))
                 .then_some(())
         })
         .await;

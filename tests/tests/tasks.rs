@@ -12,7 +12,7 @@ use support::*;
 use switchboard_core::store::Store;
 use switchboard_core::summary::SummaryStatus;
 use switchboard_core::{
-    AgentKind, CompletionRule, EngineEvent, LogKind, Priority, Profile, ProfileSpec, Submitted, TaskId, TaskInfo,
+    AgentKind, CompletionRule, EngineEvent, LogKind, Priority, Profile, ProfileSpec, Submitted, TaskId, TaskRecord,
     TaskSpec, TaskState,
 };
 
@@ -45,12 +45,12 @@ impl TestEngine {
         self.engine.submit_task(spec).await.unwrap()
     }
 
-    async fn finished(&self, id: &TaskId) -> TaskInfo {
-        self.task_until(id, "to finish", |task| task.state().is_finished()).await
+    async fn finished(&self, id: &TaskId) -> TaskRecord {
+        self.task_until(id, "to finish", |task| task.state.is_finished()).await
     }
 
-    async fn typed(&self, id: &TaskId) -> TaskInfo {
-        self.task_until(id, "to be typed", |task| task.typed_at().is_some()).await
+    async fn typed(&self, id: &TaskId) -> TaskRecord {
+        self.task_until(id, "to be typed", |task| task.typed_at.is_some()).await
     }
 
     fn summary_path(&self, id: &TaskId) -> std::path::PathBuf {
@@ -78,25 +78,25 @@ async fn three_tasks_run_strictly_one_at_a_time_in_order() {
     let third = t.submit(TaskSpec { context: Some("the context".into()), ..task(&profile, "Third task") }).await;
 
     // The queue says where each one stands.
-    assert_eq!((first.position, first.task.state()), (None, TaskState::Running));
+    assert_eq!((first.position, first.task.state), (None, TaskState::Running));
     assert_eq!(second.position, Some(1));
     assert_eq!(second.waiting_for.as_ref(), Some(&first.task.id));
     assert_eq!(third.position, Some(2));
 
     let done = [t.finished(&first.task.id).await, t.finished(&second.task.id).await, t.finished(&third.task.id).await];
     for task in &done {
-        assert_eq!(task.state(), TaskState::Completed, "{task:?}");
-        let result = task.result().unwrap();
+        assert_eq!(task.state, TaskState::Completed, "{task:?}");
+        let result = task.result.as_ref().unwrap();
         assert!(!result.fallback);
         assert_eq!(result.summary.status, Some(SummaryStatus::Completed));
         assert_eq!(result.artifacts[0].path, format!("summaries/{}.md", task.id));
     }
     // Strictly one at a time: each starts after the one before has ended.
     for pair in done.windows(2) {
-        assert!(pair[1].started_at().unwrap() >= pair[0].ended_at().unwrap(), "{pair:?}");
+        assert!(pair[1].started_at.unwrap() >= pair[0].ended_at.unwrap(), "{pair:?}");
     }
     // The multi-line instruction reached the agent as one submission.
-    assert!(done[0].result().unwrap().summary.objective.starts_with("First task"));
+    assert!(done[0].result.as_ref().unwrap().summary.objective.starts_with("First task"));
     let sessions = t.engine.list_sessions().await.unwrap();
     assert_eq!(sessions.len(), 1, "the queue started one session and kept using it");
     let snapshot = t.engine.screen_snapshot(sessions[0].id.clone(), 500).await.unwrap();
@@ -135,7 +135,7 @@ async fn an_urgent_task_jumps_ahead_and_a_drag_reorders() {
 
     let mut ended = Vec::new();
     for id in [&a.id, &b.id, &c.id, &d.task.id] {
-        ended.push((t.finished(id).await.ended_at().unwrap(), id.clone()));
+        ended.push((t.finished(id).await.ended_at.unwrap(), id.clone()));
     }
     ended.sort();
     let order: Vec<TaskId> = ended.into_iter().map(|(_, id)| id).collect();
@@ -151,14 +151,14 @@ async fn cancelling_a_queued_and_the_running_task() {
     let c = t.submit(TaskSpec { ..task(&profile, "Runs after the cancel") }).await.task;
 
     let cancelled = t.engine.cancel_task(b.id.clone()).await.unwrap();
-    assert_eq!(cancelled.state(), TaskState::Cancelled);
+    assert_eq!(cancelled.state, TaskState::Cancelled);
     let typed = t.typed(&a.id).await;
     // At work on it: an interrupt before the agent read its line would
     // flush the line from the terminal, and this agent would then sit on
     // the echo of it without a fresh prompt.
-    t.wait_for_screen(typed.session_id().unwrap(), "received: Long task").await;
+    t.wait_for_screen(typed.session_id.as_ref().unwrap(), "received: Long task").await;
     let cancelled = t.engine.cancel_task(a.id.clone()).await.unwrap();
-    assert_eq!(cancelled.state(), TaskState::Cancelled);
+    assert_eq!(cancelled.state, TaskState::Cancelled);
     // A finished task cannot be cancelled again.
     let error = t.engine.cancel_task(a.id.clone()).await.unwrap_err();
     assert_eq!(error.code(), switchboard_core::ErrorCode::TaskState);
@@ -184,13 +184,15 @@ async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
     t.events
         .wait_for("progress from STATUS.txt", |events| {
             events.iter().find_map(|e| match e {
-                EngineEvent::TaskChanged { task } if task.progress() == Some("step 1 of 3: reading") => Some(()),
+                EngineEvent::TaskChanged { task } if task.progress.as_deref() == Some("step 1 of 3: reading") => {
+                    Some(())
+                }
                 _ => None,
             })
         })
         .await;
     write_atomically(&t.summary_path(&first.id), SUMMARY);
-    assert_eq!(t.finished(&first.id).await.state(), TaskState::Completed);
+    assert_eq!(t.finished(&first.id).await.state, TaskState::Completed);
 
     // Written in place (seen when closed), after `summaries/` was deleted and made again.
     let second = t.submit(task(&profile, "two")).await.task;
@@ -199,17 +201,17 @@ async fn summaries_are_seen_however_they_are_written_and_progress_shows() {
     std::fs::create_dir(t.workspace.join("summaries")).unwrap();
     std::fs::write(t.summary_path(&second.id), SUMMARY.replace("✅ COMPLETED", "❌ FAILED")).unwrap();
     let done = t.finished(&second.id).await;
-    assert_eq!(done.state(), TaskState::Failed, "its summary says it failed");
-    assert_eq!(done.result().unwrap().summary.status, Some(SummaryStatus::Failed));
+    assert_eq!(done.state, TaskState::Failed, "its summary says it failed");
+    assert_eq!(done.result.as_ref().unwrap().summary.status, Some(SummaryStatus::Failed));
     // The STATUS.txt the first task left was never shown as the second's progress.
-    assert_eq!(done.progress(), None, "{done:?}");
+    assert_eq!(done.progress.as_deref(), None, "{done:?}");
 
     // Another task's summary does not complete this one.
     let third = t.submit(task(&profile, "three")).await.task;
     t.typed(&third.id).await;
     write_atomically(&t.summary_path(&TaskId::new()), SUMMARY);
     write_atomically(&t.summary_path(&third.id), SUMMARY);
-    assert_eq!(t.finished(&third.id).await.state(), TaskState::Completed);
+    assert_eq!(t.finished(&third.id).await.state, TaskState::Completed);
 }
 
 /// A summary whose Status says FAILED (issue 23: it read "completed ·
@@ -220,16 +222,19 @@ async fn a_summary_saying_it_failed_fails_the_task_in_the_agents_words_and_keeps
     let profile = t.demo_tasks_profile(&["--status", "failed", "--speed", "fast"]).await;
     let submitted = t.submit(task(&profile, "Migrate the billing tables")).await.task;
     let done = t.finished(&submitted.id).await;
-    assert_eq!(done.state(), TaskState::Failed, "{done:#?}");
-    assert_eq!(done.reason(), Some("the agent says it failed: the scripted demo agent was told to fail this task"));
+    assert_eq!(done.state, TaskState::Failed, "{done:#?}");
+    assert_eq!(
+        done.reason.as_deref(),
+        Some("the agent says it failed: the scripted demo agent was told to fail this task")
+    );
     // What it produced is kept: its own summary, not a fallback.
-    let result = done.result().expect("the result is kept");
+    let result = done.result.as_ref().expect("the result is kept");
     assert!(!result.fallback);
     assert_eq!(result.summary.status, Some(SummaryStatus::Failed));
     assert_eq!(result.artifacts[0].path, format!("summaries/{}.md", submitted.id));
     // Every place reads the same state: the listing, and a search hit.
     let listed = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
-    assert_eq!(listed.iter().find(|task| task.id == submitted.id).unwrap().state(), TaskState::Failed);
+    assert_eq!(listed.iter().find(|task| task.id == submitted.id).unwrap().state, TaskState::Failed);
     let hits = t.engine.search("billing".into()).await.unwrap();
     assert!(!hits.is_empty());
     for hit in hits {
@@ -242,7 +247,7 @@ async fn a_summary_saying_it_failed_fails_the_task_in_the_agents_words_and_keeps
     }
     // Failing by its own word is not a broken agent: the queue goes on.
     let next = t.submit(task(&profile, "Next one")).await.task;
-    assert_eq!(t.finished(&next.id).await.state(), TaskState::Failed);
+    assert_eq!(t.finished(&next.id).await.state, TaskState::Failed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -261,7 +266,7 @@ async fn deliverables_that_escape_the_workspace_are_refused_and_never_read() {
     );
     write_atomically(&t.summary_path(&job.id), &summary);
     let done = t.finished(&job.id).await;
-    let result = done.result().unwrap();
+    let result = done.result.as_ref().unwrap();
     let returned: Vec<_> = result.artifacts.iter().map(|a| a.path.as_str()).collect();
     assert_eq!(returned[1..], ["out.txt"]);
     assert_eq!(result.artifacts[1].content, "the real output");
@@ -310,16 +315,16 @@ async fn a_timed_out_task_gets_a_fallback_summary_and_the_queue_moves_on() {
     let next = t.submit(task(&profile, "Next task")).await.task;
 
     let timed_out = t.finished(&slow.id).await;
-    assert_eq!(timed_out.state(), TaskState::TimedOut);
-    assert!(timed_out.reason().unwrap().contains("time limit"), "{timed_out:?}");
-    let result = timed_out.result().unwrap();
+    assert_eq!(timed_out.state, TaskState::TimedOut);
+    assert!(timed_out.reason.as_deref().unwrap().contains("time limit"), "{timed_out:?}");
+    let result = timed_out.result.as_ref().unwrap();
     assert!(result.fallback);
     assert_eq!(result.summary.status, Some(SummaryStatus::Partial));
     assert_eq!(result.summary.deliverables, ["partial/result.txt"], "changed files, not CONTEXT.md");
     assert_eq!(result.artifacts[1].content, "half");
     assert!(result.artifacts[0].content.contains("received: Slow task"), "{}", result.artifacts[0].content);
     // The timed-out task was interrupted, so the next one could be typed.
-    assert_eq!(t.finished(&next.id).await.state(), TaskState::Completed);
+    assert_eq!(t.finished(&next.id).await.state, TaskState::Completed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -330,17 +335,17 @@ async fn an_agent_crash_fails_its_task_and_the_next_starts_in_a_fresh_session() 
     let fine = t.submit(task(&profile, "All good")).await.task;
     let doomed = t.submit(task(&profile, "Crash please")).await.task;
     let next = t.submit(task(&profile, "Then this")).await.task;
-    assert_eq!(t.finished(&fine.id).await.state(), TaskState::Completed);
+    assert_eq!(t.finished(&fine.id).await.state, TaskState::Completed);
     let failed = t.finished(&doomed.id).await;
-    assert_eq!(failed.state(), TaskState::Failed);
-    assert!(failed.reason().unwrap().contains("exited"), "{failed:?}");
-    let result = failed.result().unwrap();
+    assert_eq!(failed.state, TaskState::Failed);
+    assert!(failed.reason.as_deref().unwrap().contains("exited"), "{failed:?}");
+    let result = failed.result.as_ref().unwrap();
     assert!(result.fallback);
     assert!(result.artifacts[0].content.contains("crashed (as asked)"), "{}", result.artifacts[0].content);
 
     let done = t.finished(&next.id).await;
-    assert_eq!(done.state(), TaskState::Completed);
-    assert_ne!(done.session_id(), failed.session_id());
+    assert_eq!(done.state, TaskState::Completed);
+    assert_ne!(done.session_id.as_ref(), failed.session_id.as_ref());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -353,10 +358,10 @@ async fn a_vanished_workspace_fails_the_task_clearly_and_pauses_the_queue() {
     std::fs::remove_dir(&workspace).unwrap();
     let first = t.submit(task(&profile, "one")).await;
     let second = t.submit(task(&profile, "two")).await;
-    assert_eq!(first.task.state(), TaskState::Failed);
-    assert!(first.task.reason().unwrap().contains("does not exist"), "{:?}", first.task.reason());
+    assert_eq!(first.task.state, TaskState::Failed);
+    assert!(first.task.reason.as_deref().unwrap().contains("does not exist"), "{:?}", first.task.reason.as_deref());
     assert!(!workspace.exists(), "the workspace is not made again");
-    assert_eq!(second.task.state(), TaskState::Queued, "nothing else is lost");
+    assert_eq!(second.task.state, TaskState::Queued, "nothing else is lost");
     let queue = t.engine.list_queues().await.unwrap().pop().unwrap();
     assert!(queue.paused);
     assert_eq!(queue.queued, 1);
@@ -374,10 +379,10 @@ async fn a_paused_queue_holds_its_tasks_until_resumed() {
     let profile = t.demo_tasks_profile(&["--speed", "fast"]).await;
     t.engine.set_queue_paused(Some(profile.id.clone()), true).await.unwrap();
     let held = t.submit(task(&profile, "Held")).await;
-    assert_eq!((held.task.state(), held.position), (TaskState::Queued, Some(1)));
+    assert_eq!((held.task.state, held.position), (TaskState::Queued, Some(1)));
     assert!(t.engine.list_sessions().await.unwrap().is_empty(), "a paused queue starts no agent");
     t.engine.set_queue_paused(None, false).await.unwrap();
-    assert_eq!(t.finished(&held.task.id).await.state(), TaskState::Completed);
+    assert_eq!(t.finished(&held.task.id).await.state, TaskState::Completed);
 }
 
 /// `kill -9` of the app mid-task: the queue is intact after the restart; a
@@ -423,11 +428,11 @@ async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
         let t = TestEngine::start_in(temp.path(), |_| {}).await;
         let first = t.engine.get_task(ids[0].clone()).await.unwrap();
         if summary_meanwhile {
-            assert_eq!(first.state(), TaskState::Completed, "{first:?}");
+            assert_eq!(first.state, TaskState::Completed, "{first:?}");
         } else {
-            assert_eq!(first.state(), TaskState::Interrupted);
+            assert_eq!(first.state, TaskState::Interrupted);
             let requeued = t.engine.requeue_task(ids[0].clone()).await.unwrap();
-            assert_eq!(requeued.state(), TaskState::Queued);
+            assert_eq!(requeued.state, TaskState::Queued);
         }
         // The queue goes on with a fresh agent: `cat` writes no summaries,
         // so the test plays the agent.
@@ -438,7 +443,7 @@ async fn a_killed_app_keeps_its_queue_and_recovers_the_running_task() {
             t.typed(id).await;
             write_atomically(&temp.path().join("work/summaries").join(format!("{id}.md")), SUMMARY);
             let done = t.finished(id).await;
-            assert_eq!(done.state(), TaskState::Completed, "meanwhile={summary_meanwhile} {done:?}");
+            assert_eq!(done.state, TaskState::Completed, "meanwhile={summary_meanwhile} {done:?}");
         }
     }
 }
@@ -452,16 +457,16 @@ async fn an_agent_quiet_past_its_alert_flags_its_task_until_it_shows_life() {
     let submitted = t.submit(task(&profile, "Fix the flaky test")).await;
     let id = submitted.task.id.clone();
     let typed = t.typed(&id).await;
-    let quiet = t.task_until(&id, "to be flagged quiet", |task| task.quiet_since().is_some()).await;
-    let since = quiet.quiet_since().unwrap();
-    assert!(since >= typed.typed_at().unwrap(), "quiet since its last sign of life, not before");
-    assert_eq!(quiet.state(), TaskState::Running, "a quiet task is still at work, only flagged");
+    let quiet = t.task_until(&id, "to be flagged quiet", |task| task.quiet_since.is_some()).await;
+    let since = quiet.quiet_since.unwrap();
+    assert!(since >= typed.typed_at.unwrap(), "quiet since its last sign of life, not before");
+    assert_eq!(quiet.state, TaskState::Running, "a quiet task is still at work, only flagged");
 
     // It prints again (here: the user types to it, and it echoes): the flag clears.
-    let session = quiet.session_id().unwrap().clone();
+    let session = quiet.session_id.as_ref().unwrap().clone();
     t.engine.write_input(session, "still there?\r".into()).await.unwrap();
-    let alive = t.task_until(&id, "to show life", |task| task.quiet_since().is_none()).await;
-    assert_eq!(alive.state(), TaskState::Running);
+    let alive = t.task_until(&id, "to show life", |task| task.quiet_since.is_none()).await;
+    assert_eq!(alive.state, TaskState::Running);
     let timeline = t.engine.task_timeline(id.clone()).await.unwrap();
     let quiet_steps: Vec<bool> = timeline
         .iter()
@@ -480,7 +485,7 @@ async fn an_agent_quiet_past_its_alert_flags_its_task_until_it_shows_life() {
     t.typed(&id).await;
     tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
     let task = t.engine.get_task(id).await.unwrap();
-    assert_eq!(task.quiet_since(), None);
+    assert_eq!(task.quiet_since, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -490,13 +495,14 @@ async fn search_finds_an_old_task_behind_many_newer_records_that_hold_the_word_o
     // Written beside the running engine, as a long history would have left them.
     let mut store = Store::open(&t.data_dir.join("switchboard.db")).unwrap();
     let spec = |instruction: &str| TaskSpec { time_limit_secs: Some(60), ..task(&profile, instruction) };
-    let old = TaskInfo::queued(TaskId::new(), spec("Write the parser tests"), 0, 1_000);
+    let old = switchboard_core::TaskInfo::queued(TaskId::new(), spec("Write the parser tests"), 0, 1_000);
     store.save_task(&old).unwrap();
     // Every stored result has a "tests" key, so each of these is a candidate for the word.
     let summary = switchboard_core::summary::parse_summary("## Objective\nTidy up\n## Status\nCOMPLETED\n");
-    let newer: Vec<TaskInfo> = (0..1_200)
+    let newer: Vec<switchboard_core::TaskInfo> = (0..1_200)
         .map(|i| {
-            let mut done = TaskInfo::queued(TaskId::new(), spec(&format!("Tidy module {i}")), i + 1, 2_000 + i);
+            let mut done =
+                switchboard_core::TaskInfo::queued(TaskId::new(), spec(&format!("Tidy module {i}")), i + 1, 2_000 + i);
             done.start(switchboard_core::SessionId::new(), 2_000 + i);
             let result = switchboard_core::TaskResult {
                 summary: summary.clone(),
@@ -527,7 +533,7 @@ async fn searching_a_summary_whose_lowercase_moves_its_offsets_finds_it_and_the_
     let profile = t.cat_profile().await;
     let objective = format!("{} error test build fix the {}{}", "İ".repeat(60), "€".repeat(200), "\u{212A}".repeat(30));
     let store = Store::open(&t.data_dir.join("switchboard.db")).unwrap();
-    let mut done = TaskInfo::queued(TaskId::new(), task(&profile, "Tidy up"), 0, 1_000);
+    let mut done = switchboard_core::TaskInfo::queued(TaskId::new(), task(&profile, "Tidy up"), 0, 1_000);
     done.start(switchboard_core::SessionId::new(), 1_000);
     let summary =
         switchboard_core::summary::parse_summary(&format!("## Objective\n{objective}\n## Status\nCOMPLETED\n"));
@@ -549,7 +555,7 @@ async fn searching_a_summary_whose_lowercase_moves_its_offsets_finds_it_and_the_
         assert!(matches!(&found[0].found, switchboard_api::Found::Summary { task_id, .. } if *task_id == done.id));
         assert!(found[0].snippet.contains(" error test build fix the "), "{}", found[0].snippet);
     }
-    assert_eq!(t.engine.get_task(done.id).await.unwrap().state(), TaskState::Completed);
+    assert_eq!(t.engine.get_task(done.id).await.unwrap().state, TaskState::Completed);
 }
 
 /// Issue 22: a search word past SQLite's longest pattern was answered as a
@@ -573,14 +579,14 @@ async fn a_summarys_long_sections_and_lists_and_progress_are_kept_cut_and_marked
     let job = t.submit(task(&profile, "write a lot")).await.task;
     t.typed(&job.id).await;
     std::fs::write(t.workspace.join("STATUS.txt"), format!("{}\n", "p".repeat(40_000))).unwrap();
-    let progress = t.task_until(&job.id, "to show its progress", |task| task.progress().is_some()).await;
-    let progress = progress.progress().unwrap();
+    let progress = t.task_until(&job.id, "to show its progress", |task| task.progress.as_deref().is_some()).await;
+    let progress = progress.progress.as_deref().unwrap();
     assert!(progress.len() <= MAX_TEXT_FIELD_BYTES && progress.ends_with(CUT_MARK), "{} bytes", progress.len());
     let done: String = (0..300).map(|i| format!("- step {i}\n")).collect();
     let summary = format!("## Objective\n{}\n## Accomplishments\n{done}## Status\n✅ COMPLETED\n", "o".repeat(40_000));
     write_atomically(&t.summary_path(&job.id), &summary);
     let ended = t.finished(&job.id).await;
-    let kept = &ended.result().unwrap().summary;
+    let kept = &ended.result.as_ref().unwrap().summary;
     assert!(kept.objective.len() <= MAX_TEXT_FIELD_BYTES && kept.objective.ends_with(CUT_MARK));
     assert_eq!(kept.accomplishments.len(), MAX_LIST_ITEMS);
     assert!(kept.accomplishments.last().unwrap().contains("more not kept"), "{:?}", kept.accomplishments.last());
@@ -590,11 +596,11 @@ async fn a_summarys_long_sections_and_lists_and_progress_are_kept_cut_and_marked
 
 impl TestEngine {
     /// `cat` given a task (typed into it): the task and its session.
-    async fn cat_at_work(&self) -> (Profile, TaskInfo, switchboard_core::SessionId) {
+    async fn cat_at_work(&self) -> (Profile, TaskRecord, switchboard_core::SessionId) {
         let profile = self.cat_profile().await;
         let task = self.submit(task(&profile, "Write the parser")).await.task;
         let typed = self.typed(&task.id).await;
-        let session = typed.session_id().cloned().expect("a typed task has its session");
+        let session = typed.session_id.as_ref().cloned().expect("a typed task has its session");
         (profile, typed, session)
     }
 
@@ -603,9 +609,9 @@ impl TestEngine {
     }
 
     /// Waits until the task is typed into `session`.
-    async fn typed_in(&self, id: &TaskId, session: &switchboard_core::SessionId) -> TaskInfo {
+    async fn typed_in(&self, id: &TaskId, session: &switchboard_core::SessionId) -> TaskRecord {
         self.task_until(id, "to be typed into the new session", |task| {
-            task.typed_at().is_some() && task.session_id() == Some(session)
+            task.typed_at.is_some() && task.session_id.as_ref() == Some(session)
         })
         .await
     }
@@ -621,7 +627,7 @@ async fn a_restart_while_a_task_runs_asks_what_becomes_of_it_and_does_nothing_un
     let (profile, task, session) = t.cat_at_work().await;
     let refused = t.engine.restart_session(session.clone(), switchboard_core::TermSize::DEFAULT, None).await;
     assert_eq!(refused.unwrap_err().field(), Some("running_task"));
-    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state(), TaskState::Running);
+    assert_eq!(t.engine.get_task(task.id.clone()).await.unwrap().state, TaskState::Running);
     let sessions = t.engine.list_sessions().await.unwrap();
     assert!(sessions.iter().find(|s| s.id == session).unwrap().state.is_running(), "nothing was stopped");
     assert!(!t.queue_of(&profile).await.paused);
@@ -637,10 +643,10 @@ async fn a_task_requeued_by_a_restart_is_typed_into_the_new_session_and_complete
     );
     assert_ne!(fresh.id, old);
     let again = t.typed_in(&task.id, &fresh.id).await;
-    assert_eq!(again.state(), TaskState::Running);
+    assert_eq!(again.state, TaskState::Running);
     write_atomically(&t.summary_path(&task.id), SUMMARY);
     let done = t.finished(&task.id).await;
-    assert_eq!((done.state(), done.session_id()), (TaskState::Completed, Some(&fresh.id)));
+    assert_eq!((done.state, done.session_id.as_ref()), (TaskState::Completed, Some(&fresh.id)));
     let timeline: Vec<_> = t.engine.task_timeline(task.id.clone()).await.unwrap().into_iter().map(|e| e.kind).collect();
     assert!(timeline.contains(&LogKind::TaskRequeued { app_stopped: false }), "{timeline:?}");
     assert!(!t.queue_of(&profile).await.paused, "the queue runs on");
@@ -661,10 +667,10 @@ async fn a_restart_after_the_task_waits_for_its_summary_then_the_next_task_goes_
 
     write_atomically(&t.summary_path(&first.id), SUMMARY);
     let done = t.finished(&first.id).await;
-    assert_eq!((done.state(), done.session_id()), (TaskState::Completed, Some(&old)));
+    assert_eq!((done.state, done.session_id.as_ref()), (TaskState::Completed, Some(&old)));
     t.wait_for_end(&old).await;
-    let next = t.task_until(&second.id, "to be typed", |task| task.typed_at().is_some()).await;
-    let fresh = next.session_id().cloned().unwrap();
+    let next = t.task_until(&second.id, "to be typed", |task| task.typed_at.is_some()).await;
+    let fresh = next.session_id.as_ref().cloned().unwrap();
     assert_ne!(fresh, old, "the next task went to the restarted session");
     let sessions = t.engine.list_sessions().await.unwrap();
     let running: Vec<_> = sessions.iter().filter(|s| s.state.is_running()).map(|s| s.id.clone()).collect();
@@ -682,8 +688,8 @@ async fn a_task_cancelled_by_a_restart_ends_cancelled_and_pauses_its_queue_only_
         t.engine.restart_session(old.clone(), switchboard_core::TermSize::DEFAULT, choice).await.unwrap(),
     );
     let cancelled = t.engine.get_task(first.id.clone()).await.unwrap();
-    assert_eq!(cancelled.state(), TaskState::Cancelled);
-    assert!(cancelled.reason().unwrap().contains("restarted"), "{:?}", cancelled.reason());
+    assert_eq!(cancelled.state, TaskState::Cancelled);
+    assert!(cancelled.reason.as_deref().unwrap().contains("restarted"), "{:?}", cancelled.reason.as_deref());
     assert!(!t.queue_of(&profile).await.paused, "not paused unless asked");
     // The next task goes to the new session, not the one that was ending.
     t.typed_in(&second.id, &fresh.id).await;
@@ -694,14 +700,14 @@ async fn a_task_cancelled_by_a_restart_ends_cancelled_and_pauses_its_queue_only_
     let newest = restarted_now(
         t.engine.restart_session(fresh.id.clone(), switchboard_core::TermSize::DEFAULT, choice).await.unwrap(),
     );
-    assert_eq!(t.engine.get_task(second.id.clone()).await.unwrap().state(), TaskState::Cancelled);
+    assert_eq!(t.engine.get_task(second.id.clone()).await.unwrap().state, TaskState::Cancelled);
     let queue = t.queue_of(&profile).await;
     assert!(queue.paused);
     assert!(
         matches!(&queue.pause, Some(switchboard_core::QueuePause::Restart { task_id, .. }) if task_id == &second.id),
         "{queue:?}"
     );
-    assert_eq!(t.engine.get_task(third.id.clone()).await.unwrap().state(), TaskState::Queued);
+    assert_eq!(t.engine.get_task(third.id.clone()).await.unwrap().state, TaskState::Queued);
     t.engine.set_queue_paused(Some(profile.id.clone()), false).await.unwrap();
     let queue = t.queue_of(&profile).await;
     assert_eq!((queue.paused, queue.pause), (false, None), "resuming forgets the reason");
@@ -755,7 +761,7 @@ async fn the_screen_gives_the_ready_pattern_of_the_prompt_the_agent_shows() {
     let spec = ProfileSpec { ready_pattern: Some(prompt.ready_pattern), ..spec };
     t.engine.update_profile(profile.id.clone(), spec).await.unwrap();
     let task = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Say you are done")).await.unwrap().task;
-    assert_eq!(t.finished(&task.id).await.state(), TaskState::Completed);
+    assert_eq!(t.finished(&task.id).await.state, TaskState::Completed);
 }
 
 /// A plain shell writes no summary: an agent set to be done when its prompt
@@ -775,16 +781,16 @@ async fn a_shell_agents_task_is_done_when_its_prompt_comes_back() {
     let profile = t.engine.create_profile(spec).await.unwrap();
 
     let first = t.submit(task(&profile, "sleep 0.3; echo made > out.txt")).await.task;
-    let done = t.task_until(&first.id, "to end", |task| task.state().is_finished()).await;
-    assert_eq!(done.state(), TaskState::Completed, "{done:?}");
+    let done = t.task_until(&first.id, "to end", |task| task.state.is_finished()).await;
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
     assert_eq!(std::fs::read_to_string(t.workspace.join("out.txt")).unwrap(), "made\n");
     let second = t.submit(task(&profile, "echo again >> out.txt")).await.task;
-    let again = t.task_until(&second.id, "to end", |task| task.state().is_finished()).await;
-    assert_eq!(again.state(), TaskState::Completed);
-    assert_eq!(again.run().unwrap().session_id, done.run().unwrap().session_id, "one session for both");
+    let again = t.task_until(&second.id, "to end", |task| task.state.is_finished()).await;
+    assert_eq!(again.state, TaskState::Completed);
+    assert_eq!(again.session_id, done.session_id, "one session for both");
 
     // Nothing but the instructions was typed: the shell ran no line of the protocol's.
-    let session = done.run().unwrap().session_id.clone();
+    let session = done.session_id.clone().unwrap();
     let screen = t.engine.screen_snapshot(session, 200).await.unwrap().recent_lines.join("\n");
     assert!(!screen.contains("command not found") && !screen.contains("summaries/"), "{screen}");
 

@@ -50,7 +50,7 @@ async fn a_prompt_the_ready_pattern_does_not_see_is_named_and_type_it_now_types_
     let expected = WaitingFor::Prompt { last_line: "agent>".into(), pattern: "demo> $".into() };
     let waiting =
         t.task_until(&id, "waiting for its prompt", |task| task.waiting_for.as_ref() == Some(&expected)).await;
-    assert_eq!(waiting.typed_at(), None);
+    assert_eq!(waiting.typed_at, None);
     // What the window and `task show --json` read.
     let shown = serde_json::to_value(t.engine.get_task(id.clone()).await.unwrap()).unwrap();
     assert_eq!(
@@ -59,14 +59,14 @@ async fn a_prompt_the_ready_pattern_does_not_see_is_named_and_type_it_now_types_
         "{shown:#}"
     );
     // A wait nothing moves is flagged like a quiet agent (its alert: 1 s here).
-    let flagged = t.task_until(&id, "flagged as possibly stuck", |task| task.quiet_since().is_some()).await;
+    let flagged = t.task_until(&id, "flagged as possibly stuck", |task| task.quiet_since.is_some()).await;
     assert_eq!(flagged.waiting_for, Some(expected));
 
     let typed = t.engine.type_task_now(id.clone()).await.unwrap();
     assert_eq!(typed.id, id);
     // It proceeds: the agent, given the task, writes its summary.
-    let ended = t.task_until(&id, "to end", |task| task.state().is_finished()).await;
-    assert_eq!(ended.state(), switchboard_core::TaskState::Completed, "{ended:#?}");
+    let ended = t.task_until(&id, "to end", |task| task.state.is_finished()).await;
+    assert_eq!(ended.state, switchboard_core::TaskState::Completed, "{ended:#?}");
     assert_eq!(ended.waiting_for, None);
     // Typed once: nothing is left to type.
     let again = t.engine.type_task_now(id.clone()).await.unwrap_err();
@@ -90,7 +90,7 @@ async fn the_demo_profile_runs_its_readme_scenario() {
     // (The question can be read from the terminal a moment before the
     // typing's own note arrives: both are awaited, in either order.)
     t.task_until(&id, "typed and waiting for the user", |task| {
-        task.typed_at().is_some() && matches!(task.waiting_for, Some(WaitingFor::User { .. }))
+        task.typed_at.is_some() && matches!(task.waiting_for, Some(WaitingFor::User { .. }))
     })
     .await;
     // Typed at all means its prompt was recognised: an unmatched prompt
@@ -110,18 +110,18 @@ async fn a_task_is_typed_into_an_agent_without_a_ready_pattern_once_its_output_i
     let spec = ProfileSpec { ready_quiet_ms: 500, ..t.spec("plain", "sh", &["-c", script]) };
     let profile = t.engine.create_profile(spec).await.unwrap();
     let id = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Say hello")).await.unwrap().task.id;
-    let typed = t.task_until(&id, "typed", |task| task.typed_at().is_some()).await;
+    let typed = t.task_until(&id, "typed", |task| task.typed_at.is_some()).await;
     assert_eq!(typed.waiting_for, None);
     assert!(
         t.was_waiting(&id, |cause| cause == &WaitingFor::AgentOutput).await,
         "it said it waited for the output to settle"
     );
-    let session = typed.session_id().cloned().unwrap();
+    let session = typed.session_id.as_ref().cloned().unwrap();
     let screen = t.engine.screen_snapshot(session, 20).await.unwrap();
     assert!(screen.screen.contains("loading 3"), "typed after its start-up output: {}", screen.screen);
     std::fs::write(t.workspace.join(format!("summaries/{id}.md")), "## Status\nCOMPLETED\n").unwrap();
-    let ended = t.task_until(&id, "to end", |task| task.state().is_finished()).await;
-    assert_eq!(ended.state(), switchboard_core::TaskState::Completed);
+    let ended = t.task_until(&id, "to end", |task| task.state.is_finished()).await;
+    assert_eq!(ended.state, switchboard_core::TaskState::Completed);
 }
 
 /// A shell agent with neither a ready pattern nor hooks, that answers and
@@ -200,7 +200,7 @@ async fn a_queued_task_names_its_paused_queue_and_the_task_ahead() {
     );
     let second = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Second")).await.unwrap().task.id;
     t.engine.set_queue_paused(Some(profile.id.clone()), false).await.unwrap();
-    t.task_until(&first.id, "typed", |task| task.typed_at().is_some()).await;
+    t.task_until(&first.id, "typed", |task| task.typed_at.is_some()).await;
     t.task_until(&second, "behind the first", |task| task.waiting_for == Some(WaitingFor::TaskAhead)).await;
     assert_eq!(t.engine.get_task(second.clone()).await.unwrap().waiting_for, Some(WaitingFor::TaskAhead));
 }
@@ -214,7 +214,7 @@ async fn a_lead_held_by_its_teammate_says_so_until_the_team_is_done() {
     let profile = t.engine.create_profile(spec).await.unwrap();
     let id = t.engine.submit_task(TaskSpec::new(profile.id.clone(), "Lead the parser work")).await.unwrap().task.id;
     let session = t.session_of_task(&id).await;
-    t.task_until(&id, "typed", |task| task.typed_at().is_some()).await;
+    t.task_until(&id, "typed", |task| task.typed_at.is_some()).await;
     let hook = async |payload: serde_json::Value| {
         let envelope = switchboard_core::hook::HookEnvelope {
             session_id: Some(session.to_string()),
@@ -232,11 +232,11 @@ async fn a_lead_held_by_its_teammate_says_so_until_the_team_is_done() {
     let held = t
         .task_until(&id, "held by its teammate", |task| task.waiting_for == Some(WaitingFor::Teammates { working: 1 }))
         .await;
-    assert_eq!(held.state(), switchboard_core::TaskState::Running);
+    assert_eq!(held.state, switchboard_core::TaskState::Running);
     hook(serde_json::json!({"hook_event_name": "Stop", "last_assistant_message": "All done.", "background_tasks": []}))
         .await;
-    let ended = t.task_until(&id, "to end", |task| task.state().is_finished()).await;
-    assert_eq!((ended.state(), ended.waiting_for), (switchboard_core::TaskState::Completed, None));
+    let ended = t.task_until(&id, "to end", |task| task.state.is_finished()).await;
+    assert_eq!((ended.state, ended.waiting_for), (switchboard_core::TaskState::Completed, None));
 }
 
 /// A task whose time runs out while its prompt is unseen says so in its
@@ -252,9 +252,9 @@ async fn a_task_that_times_out_waiting_for_its_prompt_says_what_it_waited_for() 
     let profile = t.engine.create_profile(spec).await.unwrap();
     let spec = TaskSpec { time_limit_secs: Some(2), ..TaskSpec::new(profile.id.clone(), "Say hello") };
     let id = t.engine.submit_task(spec).await.unwrap().task.id;
-    let ended = t.task_until(&id, "to time out", |task| task.state().is_finished()).await;
-    assert_eq!(ended.state(), switchboard_core::TaskState::TimedOut);
-    let reason = ended.reason().unwrap_or_default();
+    let ended = t.task_until(&id, "to time out", |task| task.state.is_finished()).await;
+    assert_eq!(ended.state, switchboard_core::TaskState::TimedOut);
+    let reason = ended.reason.as_deref().unwrap_or_default();
     assert!(
         reason.ends_with("it waited for the agent's prompt: its screen ends with “agent>”, which the ready pattern “demo> $” does not match"),
         "{reason}"

@@ -13,7 +13,7 @@ use std::time::Duration;
 use support::*;
 use switchboard_core::{
     DiffContent, DiscardOutcome, FileStatus, Isolation, LogKind, MergeOutcome, Profile, ProfileSpec, RebaseOutcome,
-    ReviewComment, TaskId, TaskInfo, TaskSpec, TaskState, WorktreeInfo, WorktreeState,
+    ReviewComment, TaskId, TaskRecord, TaskSpec, TaskState, WorktreeInfo, WorktreeState,
 };
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -58,9 +58,9 @@ impl TestEngine {
         self.engine.create_profile(spec).await.unwrap()
     }
 
-    async fn run_task(&self, profile: &Profile, instruction: &str) -> TaskInfo {
+    async fn run_task(&self, profile: &Profile, instruction: &str) -> TaskRecord {
         let submitted = self.engine.submit_task(TaskSpec::new(profile.id.clone(), instruction)).await.unwrap();
-        self.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await
+        self.task_until(&submitted.task.id, "to finish", |t| t.state.is_finished()).await
     }
 
     /// Waits until the listed worktrees satisfy `condition` (the radar reads
@@ -119,7 +119,7 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
     let b = t.apart("beta", &repo, &[&writes_lib(LIB_B)]).await;
     let task_a = t.run_task(&a, "Make one return eleven").await;
     let task_b = t.run_task(&b, "Make one return twelve").await;
-    assert_eq!((task_a.state(), task_b.state()), (TaskState::Completed, TaskState::Completed));
+    assert_eq!((task_a.state, task_b.state), (TaskState::Completed, TaskState::Completed));
 
     // Each worked in a worktree of its own under the data folder, on a branch named for it.
     let listed = t
@@ -134,7 +134,8 @@ async fn two_agents_work_apart_their_diffs_meet_on_the_radar_one_merges_the_othe
     assert!(Path::new(&wa.path).starts_with(t.data_dir.canonicalize().unwrap().join("worktrees")), "{}", wa.path);
     assert_eq!(std::fs::read_to_string(Path::new(&wa.path).join("src/lib.rs")).unwrap(), LIB_A);
     // The sessions ran there; the user's own checkout is untouched.
-    let session_a = t.engine.list_sessions().await.unwrap().into_iter().find(|s| Some(&s.id) == task_a.session_id());
+    let session_a =
+        t.engine.list_sessions().await.unwrap().into_iter().find(|s| Some(&s.id) == task_a.session_id.as_ref());
     assert_eq!(session_a.unwrap().workspace.as_deref(), Some(wa.path.as_str()));
     assert_eq!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(), "pub fn one() -> u32 {\n    1\n}\n");
     assert_eq!(git(&repo, &["status", "--porcelain"]), "");
@@ -267,9 +268,9 @@ async fn review_comments_go_back_to_the_agent_as_a_task_in_the_same_worktree() {
     assert_eq!(submitted.task.spec.worktree.as_deref(), Some(first.id.to_string().as_str()));
     let session = t.session_of_task(&submitted.task.id).await;
     let output = t.attach(&session).await;
-    let review = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
-    assert_eq!(review.state(), TaskState::Completed);
-    assert_ne!(review.session_id(), first.session_id());
+    let review = t.task_until(&submitted.task.id, "to finish", |t| t.state.is_finished()).await;
+    assert_eq!(review.state, TaskState::Completed);
+    assert_ne!(review.session_id.as_ref(), first.session_id.as_ref());
     output.wait_for_text("received: You are continuing work already done in this folder").await;
     // In the same worktree, it was typed the earlier task and the quoted comment, defused.
     assert!(
@@ -295,7 +296,7 @@ async fn a_repository_setup_command_runs_in_each_new_worktree_and_a_failing_one_
         .await
         .unwrap();
     let done = t.run_task(&a, "First").await;
-    assert_eq!(done.state(), TaskState::Completed);
+    assert_eq!(done.state, TaskState::Completed);
     // It said what it waited for: its worktree being made, then set up (off the engine's task).
     let waits: Vec<switchboard_api::WaitingFor> = t
         .events
@@ -327,11 +328,11 @@ async fn a_repository_setup_command_runs_in_each_new_worktree_and_a_failing_one_
         .await
         .unwrap();
     let failed = t.run_task(&a, "Second").await;
-    assert_eq!(failed.state(), TaskState::Failed);
-    let reason = failed.reason().unwrap_or_default();
+    assert_eq!(failed.state, TaskState::Failed);
+    let reason = failed.reason.as_deref().unwrap_or_default();
     assert!(reason.contains("exited with 4") && reason.contains("missing lockfile"), "{reason}");
     // It never reached the agent.
-    assert!(failed.session_id().is_none());
+    assert!(failed.session_id.as_ref().is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -510,8 +511,8 @@ async fn a_task_can_name_the_branch_its_worktree_is_made_from_and_its_merge_land
     let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
     let spec = TaskSpec { base: Some("release".into()), ..TaskSpec::new(a.id.clone(), "Fix it on the release branch") };
     let submitted = t.engine.submit_task(spec).await.unwrap();
-    let done = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
-    assert_eq!(done.state(), TaskState::Completed);
+    let done = t.task_until(&submitted.task.id, "to finish", |t| t.state.is_finished()).await;
+    assert_eq!(done.state, TaskState::Completed);
     let listed = t.engine.list_worktrees().await.unwrap();
     assert_eq!(listed[0].base, "release");
     let merged = t.engine.merge_worktree(done.id.to_string()).await.unwrap();
@@ -526,9 +527,13 @@ async fn a_task_can_name_the_branch_its_worktree_is_made_from_and_its_merge_land
     // A branch that is not there fails the task, saying so; an agent in its folder takes no base.
     let spec = TaskSpec { base: Some("no-such-branch".into()), ..TaskSpec::new(a.id.clone(), "Elsewhere") };
     let submitted = t.engine.submit_task(spec).await.unwrap();
-    let failed = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
-    assert_eq!(failed.state(), TaskState::Failed);
-    assert!(failed.reason().unwrap_or_default().contains("no branch “no-such-branch”"), "{:?}", failed.reason());
+    let failed = t.task_until(&submitted.task.id, "to finish", |t| t.state.is_finished()).await;
+    assert_eq!(failed.state, TaskState::Failed);
+    assert!(
+        failed.reason.as_deref().unwrap_or_default().contains("no branch “no-such-branch”"),
+        "{:?}",
+        failed.reason.as_deref()
+    );
     let folder = t.profile("folder", "sh", &[]).await;
     let spec = TaskSpec { base: Some("release".into()), ..TaskSpec::new(folder.id.clone(), "Anything") };
     let refused = t.engine.submit_task(spec).await.unwrap_err();
@@ -544,7 +549,7 @@ async fn a_worktree_whose_agent_is_at_work_is_not_merged_rebased_or_discarded_fr
         .await;
     let submitted = t.engine.submit_task(TaskSpec::new(a.id.clone(), "Work slowly")).await.unwrap();
     let id = submitted.task.id.clone();
-    t.task_until(&id, "to be typed", |task| task.typed_at().is_some()).await;
+    t.task_until(&id, "to be typed", |task| task.typed_at.is_some()).await;
     let listed = t.worktrees_until("its worktree to be listed at work", |l| l.len() == 1).await;
     assert_eq!(listed[0].state, WorktreeState::Working);
     assert_eq!(listed[0].task_at_work.as_ref(), Some(&id));
@@ -793,8 +798,8 @@ async fn a_repository_with_a_filter_driver_is_refused_for_isolation_in_words() {
     git(&repo, &["config", "filter.lfs.clean", "git-lfs clean -- %f"]);
     let a = t.apart("alpha", &repo, &[&writes_lib(LIB_A)]).await;
     let task = t.run_task(&a, "Work apart").await;
-    assert_eq!(task.state(), TaskState::Failed);
-    let reason = task.reason().unwrap_or_default();
+    assert_eq!(task.state, TaskState::Failed);
+    let reason = task.reason.as_deref().unwrap_or_default();
     assert!(reason.contains("filter “crypt”") && reason.contains("worktrees of their own"), "{reason}");
     assert!(t.engine.list_worktrees().await.unwrap().is_empty());
     let found = t.engine.folder_repository(repo.display().to_string()).await.unwrap();
@@ -807,7 +812,7 @@ async fn a_repository_with_a_filter_driver_is_refused_for_isolation_in_words() {
     git(&repo, &["config", "--unset", "filter.crypt.clean"]);
     let b = t.apart("beta", &repo, &[&writes_lib(LIB_A)]).await;
     let task = t.run_task(&b, "Work apart now").await;
-    assert_eq!(task.state(), TaskState::Completed);
+    assert_eq!(task.state, TaskState::Completed);
     let listed = t.worktrees_until("its work is read", |l| of(l, &task.id).files_changed == 1).await;
     let path = PathBuf::from(&of(&listed, &task.id).path);
     git(&repo, &["config", "filter.crypt.clean", "cat"]);
@@ -980,10 +985,10 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
 
     // The first task: its session ends a short grace after it.
     let first = t.run_task(&profile, "Write the first notes").await;
-    assert_eq!(first.state(), TaskState::Completed);
+    assert_eq!(first.state, TaskState::Completed);
     wait_until_async(&t, &profile, "the first task's session to end after its grace", |live| live.is_empty()).await;
     let stored = t.engine.list_sessions().await.unwrap();
-    let first_session = stored.iter().find(|s| Some(&s.id) == first.session_id()).unwrap().clone();
+    let first_session = stored.iter().find(|s| Some(&s.id) == first.session_id.as_ref()).unwrap().clone();
     // The engine names the agent's current session (the window shows it): that one while it
     // ran, none once it ended.
     let reported = |events: &[switchboard_core::EngineEvent]| -> Vec<Option<switchboard_core::SessionId>> {
@@ -1008,7 +1013,7 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
     // The second: discarded at once, while its session is in its grace;
     // the discard ends it first, so nothing is left in the removed folder.
     let second = t.run_task(&profile, "Write the second notes").await;
-    assert_eq!(second.state(), TaskState::Completed);
+    assert_eq!(second.state, TaskState::Completed);
     let discarded = t.engine.discard_worktree(second.id.to_string(), true).await.unwrap();
     assert!(matches!(discarded, DiscardOutcome::Discarded { .. }), "{discarded:?}");
     let live = live_sessions(&t, &profile).await;
@@ -1016,17 +1021,17 @@ async fn an_agent_keeps_one_live_session_across_worktree_tasks_and_a_comment_res
 
     // The third.
     let third = t.run_task(&profile, "Write the third notes").await;
-    assert_eq!(third.state(), TaskState::Completed);
+    assert_eq!(third.state, TaskState::Completed);
     wait_until_async(&t, &profile, "the third task's session to end after its grace", |live| live.is_empty()).await;
     assert_eq!(most_live_at_once(&t.events_now().await, &profile), 1, "one live session of the agent at a time");
 
     // A comment on the first worktree reaches a session that continues its conversation.
     let comments = vec![ReviewComment { path: "notes.txt".into(), line: 1, text: "Say more than done".into() }];
     let review = t.engine.review_worktree(first.id.to_string(), comments).await.unwrap();
-    let review = t.task_until(&review.task.id, "to finish", |t| t.state().is_finished()).await;
-    assert_eq!(review.state(), TaskState::Completed);
-    let resumed = review.session_id().expect("it ran in a session");
-    assert_ne!(Some(resumed), first.session_id(), "a new session, the first having ended");
+    let review = t.task_until(&review.task.id, "to finish", |t| t.state.is_finished()).await;
+    assert_eq!(review.state, TaskState::Completed);
+    let resumed = review.session_id.as_ref().expect("it ran in a session");
+    assert_ne!(Some(resumed), first.session_id.as_ref(), "a new session, the first having ended");
     let stored = t.engine.list_sessions().await.unwrap();
     let resumed = stored.iter().find(|s| &s.id == resumed).unwrap();
     assert_eq!(resumed.agent_session_id.as_deref(), Some(conversation.as_str()));
@@ -1094,7 +1099,7 @@ async fn worktree_states_say_what_happened_and_a_conflict_with_the_base_is_resol
 
     // A failed task's worktree is not ready to merge: it says its task failed.
     let failed = t.run_task(&a, "Give up halfway").await;
-    assert_eq!(failed.state(), TaskState::Failed);
+    assert_eq!(failed.state, TaskState::Failed);
     let listed =
         t.worktrees_until("the failed task's worktree is read", |l| of(l, &failed.id).files_changed == 1).await;
     let info = of(&listed, &failed.id);
@@ -1137,8 +1142,8 @@ async fn worktree_states_say_what_happened_and_a_conflict_with_the_base_is_resol
     let submitted: switchboard_core::Submitted = serde_json::from_str(&said).unwrap();
     assert_eq!(submitted.task.spec.worktree.as_deref(), Some(twelve.id.to_string().as_str()));
     assert_eq!(submitted.task.spec.title(), "Resolve conflicts with main: Make one return twelve");
-    let resolved = t.task_until(&submitted.task.id, "to finish", |t| t.state().is_finished()).await;
-    assert_eq!(resolved.state(), TaskState::Completed);
+    let resolved = t.task_until(&submitted.task.id, "to finish", |t| t.state.is_finished()).await;
+    assert_eq!(resolved.state, TaskState::Completed);
     // Its state is read again: it merges cleanly now, and does.
     let listed =
         t.worktrees_until("it reads ready to merge", |l| of(l, &twelve.id).state == WorktreeState::ReadyToMerge).await;

@@ -10,7 +10,7 @@ use crate::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, EngineLink,
     ErrorCode, IntoReply, LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest,
     Profile, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction,
-    SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
+    SignalChannel, SignalResponse, SignalState, Submitted, TaskResult, TaskSpec, TaskState,
 };
 use switchboard_protocol::hook::{AgentStatus, BackgroundTask, HookEnvelope};
 use switchboard_protocol::signal::{Independence, MalformedLine, ScanEvent, Signal, SignalBody, SignalKind};
@@ -54,7 +54,8 @@ pub fn typescript() -> String {
         RejectedPath::decl(&cfg),
         TaskResult::decl(&cfg),
         crate::WaitingFor::decl(&cfg),
-        TaskInfo::decl(&cfg),
+        crate::TaskAction::decl(&cfg),
+        crate::TaskRecord::decl(&cfg),
         QueueStatus::decl(&cfg),
         crate::QueuePause::decl(&cfg),
         crate::RestartTask::decl(&cfg),
@@ -74,7 +75,7 @@ pub fn typescript() -> String {
         MalformedLine::decl(&cfg),
         MemberResult::decl(&cfg),
         MergedResult::decl(&cfg),
-        SignalInfo::decl(&cfg),
+        crate::SignalRecord::decl(&cfg),
         switchboard_protocol::LoopId::decl(&cfg),
         switchboard_protocol::loops::LoopSettings::decl(&cfg),
         switchboard_protocol::loops::Completion::decl(&cfg),

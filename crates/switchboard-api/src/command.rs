@@ -6,8 +6,8 @@ use ts_rs::TS;
 
 use super::event::{AgentStatusInfo, LogEntry, PermissionDecision, PermissionRequest};
 use super::profile::{AgentPreset, Profile, ProfileProblem, ScreenSnapshot, SessionInfo};
-use super::signal::SignalInfo;
-use super::task::{QueueStatus, Submitted, TaskInfo};
+use super::signal::SignalRecord;
+use super::task::{QueueStatus, Submitted, TaskRecord};
 
 /// The engine's commands, each listed once: this list makes the wire
 /// vocabulary ([`Command`]), the typed methods of `EngineHandle`, the
@@ -94,26 +94,26 @@ macro_rules! engine_commands {
             /// Queued and running tasks, and the most recent finished ones; of one agent, or of all.
             window now list_tasks / ListTasks (
                 profile_id: Option<$crate::protocol::ProfileId>,
-            ) -> Vec<$crate::TaskInfo>;
-            window now get_task / GetTask (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
+            ) -> Vec<$crate::TaskRecord>;
+            window now get_task / GetTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// A queued task leaves the queue; a running one is interrupted. Both end cancelled.
-            window now cancel_task / CancelTask (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
+            window now cancel_task / CancelTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// Moves a queued task to this 0-based place in its agent's queue (as listed: urgent
             /// first). Landing among the other priority's tasks takes that priority.
             window now move_task / MoveTask (task_id: $crate::protocol::TaskId, to_index: u32) -> ();
             /// Puts an interrupted, failed, timed-out or cancelled task back at the front of its
             /// agent's queue.
-            window now requeue_task / RequeueTask (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
+            window now requeue_task / RequeueTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// Types a task its agent took from the queue but is not ready for now, whatever its
             /// readiness says (the user sees its prompt where its ready pattern does not).
-            user now type_task_now / TypeTaskNow (task_id: $crate::protocol::TaskId) -> $crate::TaskInfo;
+            user now type_task_now / TypeTaskNow (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// Renames a task (an empty title gives it its instruction's first line back) and, while
             /// it waits in its queue, changes its instruction.
             window now edit_task / EditTask (
                 task_id: $crate::protocol::TaskId,
                 title: Option<String>,
                 instruction: Option<String>,
-            ) -> $crate::TaskInfo;
+            ) -> $crate::TaskRecord;
             /// Where a file a task returned is now (absolute), checked again: still inside its
             /// agent's workspace, symlinks resolved, a regular file. The window's "Open" and
             /// "Show in folder" ask it (through the shell, which opens it).
@@ -135,12 +135,12 @@ macro_rules! engine_commands {
             /// A task's history from the event log, oldest first.
             window now task_timeline / TaskTimeline (task_id: $crate::protocol::TaskId) -> Vec<$crate::LogEntry>;
             /// Pending signals and the most recent handled ones.
-            window now list_signals / ListSignals () -> Vec<$crate::SignalInfo>;
+            window now list_signals / ListSignals () -> Vec<$crate::SignalRecord>;
             /// Answers, decides or dismisses a pending signal; answers with the settled record.
             user now respond_to_signal / RespondToSignal (
                 signal_id: $crate::protocol::SignalId,
                 response: $crate::SignalResponse,
-            ) -> $crate::SignalInfo;
+            ) -> $crate::SignalRecord;
             /// Delegated agents: those at work, and those that reported or ended.
             window now list_delegations / ListDelegations () -> Vec<$crate::Delegation>;
             /// Whether a delegated agent keeps running after it reports (by default it ends,
@@ -391,11 +391,11 @@ replies! {
     ScreenSnapshot => Snapshot "snapshot",
     Vec<LogEntry> => Events "events",
     Submitted => Submitted "submitted",
-    Vec<TaskInfo> => Tasks "tasks",
-    TaskInfo => Task "task",
+    Vec<TaskRecord> => Tasks "tasks",
+    TaskRecord => Task "task",
     Vec<QueueStatus> => Queues "queues",
-    Vec<SignalInfo> => Signals "signals",
-    SignalInfo => Signal "signal",
+    Vec<SignalRecord> => Signals "signals",
+    SignalRecord => Signal "signal",
     Vec<AgentStatusInfo> => AgentStatus "agent_status",
     Option<PermissionDecision> => Permission "permission",
     Vec<PermissionRequest> => PermissionRequests "permission_requests",
@@ -455,11 +455,11 @@ pub enum Reply {
     Snapshot(ScreenSnapshot),
     Events(Vec<LogEntry>),
     Submitted(Submitted),
-    Tasks(Vec<TaskInfo>),
-    Task(TaskInfo),
+    Tasks(Vec<TaskRecord>),
+    Task(TaskRecord),
     Queues(Vec<QueueStatus>),
-    Signals(Vec<SignalInfo>),
-    Signal(SignalInfo),
+    Signals(Vec<SignalRecord>),
+    Signal(SignalRecord),
     AgentStatus(Vec<AgentStatusInfo>),
     /// To a permission request's hook: the user's decision, or none (the
     /// agent's own prompt decides).

@@ -8,8 +8,8 @@ use ts_rs::TS;
 
 use super::Millis;
 use super::profile::{Profile, SessionInfo};
-use super::signal::{SignalInfo, SignalResponse};
-use super::task::{QueueStatus, TaskInfo, TaskState};
+use super::signal::{SignalRecord, SignalResponse};
+use super::task::{QueueStatus, TaskRecord, TaskState};
 
 /// An agent asks to use a tool; its hook waits (bounded) for the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,13 +88,13 @@ pub enum EngineEvent {
         session: SessionInfo,
     },
     TaskChanged {
-        task: TaskInfo,
+        task: TaskRecord,
     },
     QueueChanged {
         queue: QueueStatus,
     },
     SignalChanged {
-        signal: SignalInfo,
+        signal: SignalRecord,
     },
     /// A loop started, ran an iteration, was judged, or ended.
     LoopChanged {

@@ -104,13 +104,10 @@ pub struct DeliverableCheck {
     pub problem: Option<String>,
 }
 
-/// A signal an agent raised and what became of it. On the wire and in the
-/// store it is the flat [`SignalRecord`] (the window reads it as
-/// `SignalInfo`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(into = "SignalRecord", try_from = "SignalRecord")]
-#[cfg_attr(feature = "ts", ts(as = "SignalRecord"))]
+/// A signal an agent raised and what became of it. The engine's own: on the
+/// wire and in the store it is the flat [`SignalRecord`], made from it once,
+/// at the engine (the window reads it as `SignalInfo`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct SignalInfo {
     pub id: SignalId,
     pub session_id: SessionId,
@@ -368,9 +365,10 @@ mod tests {
         assert_eq!((handled.reply_prompt(), handled.delegate_session()), (Some("RETRY"), Some(&delegate)));
         assert_eq!((dismissed.response(), dismissed.handled_at()), (Some(&SignalResponse::Dismiss), Some(7)));
         for info in [pending, handled, dismissed] {
-            let json = serde_json::to_value(&info).unwrap();
+            let json = serde_json::to_value(SignalRecord::from(info.clone())).unwrap();
             assert!(json.get("reply_prompt").is_some() && json.get("handled_at").is_some(), "every field, null or not");
-            assert_eq!(serde_json::from_value::<SignalInfo>(json).unwrap(), info);
+            let record = serde_json::from_value::<SignalRecord>(json).unwrap();
+            assert_eq!(SignalInfo::try_from(record).unwrap(), info);
         }
         let mut broken = serde_json::to_value(SignalRecord::from(SignalInfo::pending(
             SessionId::new(),
@@ -383,7 +381,7 @@ mod tests {
         .unwrap();
         broken["state"] = "handled".into();
         broken["handled_at"] = 2.into();
-        let refused = serde_json::from_value::<SignalInfo>(broken).unwrap_err();
+        let refused = SignalInfo::try_from(serde_json::from_value::<SignalRecord>(broken).unwrap()).unwrap_err();
         assert!(refused.to_string().contains("a handled signal without its response"), "{refused}");
     }
 }

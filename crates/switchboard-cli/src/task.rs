@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use switchboard_api::protocol::{Priority, TaskId};
-use switchboard_api::{Submitted, TaskInfo, TaskSpec};
+use switchboard_api::{Submitted, TaskRecord, TaskSpec};
 use switchboard_client::blocking::Client;
 
 use crate::agent::{find_agent, find_in};
@@ -32,14 +32,13 @@ pub(crate) fn run(client: &Client, command: TaskCommand, out: &mut impl Write) -
             let profiles = client.list_profiles()?;
             let profile_id = agent.map(|name| find_in(&profiles, &name).map(|p| p.id.clone())).transpose()?;
             let mut tasks = client.list_tasks(profile_id)?;
-            tasks
-                .sort_by_key(|t| (t.state().is_finished(), t.ended_at().unwrap_or(i64::MAX), t.spec.priority, t.order));
+            tasks.sort_by_key(|t| (t.state.is_finished(), t.ended_at.unwrap_or(i64::MAX), t.spec.priority, t.order));
             print(out, output, &tasks, |tasks| {
                 columns(tasks.iter().map(|t| {
                     let name = profiles.iter().find(|p| p.id == t.spec.profile_id).map_or("?", |p| &p.spec.name);
                     vec![
                         t.id.to_string(),
-                        words(t.state().as_str()),
+                        words(t.state.as_str()),
                         t.spec.priority.as_str().to_owned(),
                         name.to_owned(),
                         first_line(&t.spec.instruction, 60),
@@ -77,33 +76,33 @@ pub fn submitted_line(submitted: &Submitted, agent: &str) -> String {
             format!("queued task {id} for {agent} (position {position}, waiting for task {busy})")
         }
         (Some(position), None) => format!("queued task {id} for {agent} (position {position}; the queue is paused)"),
-        (None, _) => format!("task {id} is {} on {agent}", submitted.task.state().as_str()),
+        (None, _) => format!("task {id} is {} on {agent}", submitted.task.state.as_str()),
     }
 }
 
 /// The human form of `task show`.
-pub fn describe_task(task: &TaskInfo) -> String {
+pub fn describe_task(task: &TaskRecord) -> String {
     let mut text = format!(
         "task {}\nstate: {}\npriority: {}\ntime limit: {} s\ninstruction:\n{}\n",
         task.id,
-        words(task.state().as_str()),
+        words(task.state.as_str()),
         task.spec.priority.as_str(),
         task.spec.time_limit_secs.unwrap_or_default(),
         indent(&task.spec.instruction)
     );
-    if let Some(reason) = task.reason() {
+    if let Some(reason) = task.reason.as_deref() {
         text.push_str(&format!("reason: {}\n", one_line(reason)));
     }
     if let Some(waiting) = &task.waiting_for {
         text.push_str(&format!("waiting for: {}\n", one_line(&waiting.in_words())));
     }
-    if task.quiet_since().is_some() {
+    if task.quiet_since.is_some() {
         text.push_str("may be stuck: no sign of life past its alert\n");
     }
-    if let Some(progress) = task.progress() {
+    if let Some(progress) = task.progress.as_deref() {
         text.push_str(&format!("progress:\n{}\n", indent(progress)));
     }
-    if let Some(result) = task.result() {
+    if let Some(result) = &task.result {
         if result.fallback {
             text.push_str("summary: (fallback — the agent wrote none)\n");
         }
@@ -137,7 +136,7 @@ mod tests {
         );
         task.start(switchboard_api::protocol::SessionId::new(), 2);
         task.waiting_for = Some(WaitingFor::Prompt { last_line: "agent>\u{1b}[2K".into(), pattern: "demo> $".into() });
-        let shown = describe_task(&task);
+        let shown = describe_task(&task.clone().into());
         assert!(
             shown.contains(
                 "waiting for: the agent's prompt: its screen ends with “agent>\\x1b[2K”, which the ready pattern “demo> $” does not match"
@@ -145,8 +144,8 @@ mod tests {
             "{shown}"
         );
         task.waiting_for = Some(WaitingFor::QueuePaused { reason: None });
-        assert!(describe_task(&task).contains("waiting for: its agent's queue to resume: it is paused"));
+        assert!(describe_task(&task.clone().into()).contains("waiting for: its agent's queue to resume: it is paused"));
         task.waiting_for = None;
-        assert!(!describe_task(&task).contains("waiting for"));
+        assert!(!describe_task(&task.clone().into()).contains("waiting for"));
     }
 }

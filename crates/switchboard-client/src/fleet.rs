@@ -762,7 +762,7 @@ pub fn viewing_for(viewing: &Viewing, holder: Option<&str>, engine: Option<&str>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_api::{SearchHit, SessionInfo, TaskInfo, TaskSpec, TaskStatus};
+    use switchboard_api::{SearchHit, SessionInfo, TaskInfo, TaskRecord, TaskSpec, TaskStatus};
     use switchboard_protocol::{ProfileId, SessionId, TaskId};
 
     fn profile(name: &str) -> Profile {
@@ -874,12 +874,13 @@ mod tests {
         .expect("a session")
     }
 
-    fn task(profile_id: &ProfileId, instruction: &str) -> TaskInfo {
+    fn task(profile_id: &ProfileId, instruction: &str) -> TaskRecord {
         let spec = serde_json::from_value(
             serde_json::json!({"profile_id": profile_id.to_string(), "instruction": instruction}),
         )
         .expect("a spec");
         TaskInfo { id: TaskId::new(), spec, order: 1, created_at: 1, status: TaskStatus::Queued, waiting_for: None }
+            .into()
     }
 
     /// What an engine said, kept for a table.

@@ -21,8 +21,8 @@ use switchboard_api::protocol::summary::SummaryStatus;
 use switchboard_api::protocol::{LoopId, ProfileId, SignalId, TaskId};
 
 use switchboard_api::{
-    AgentAttention, Attention, EngineEvent, LoopInfo, LoopState, Millis, Profile, QueueStatus, SignalInfo, SignalState,
-    TaskInfo, TaskState, Viewing,
+    AgentAttention, Attention, EngineEvent, LoopInfo, LoopState, Millis, Profile, QueueStatus, SignalRecord,
+    SignalState, TaskRecord, TaskState, Viewing,
 };
 use switchboard_api::{Settings, StorageProblem};
 
@@ -436,7 +436,7 @@ impl Notices {
     pub fn new(
         profiles: &[Profile],
         queues: &[QueueStatus],
-        signals: &[SignalInfo],
+        signals: &[SignalRecord],
         loops: &[LoopInfo],
         attention: &[AgentAttention],
     ) -> Notices {
@@ -458,7 +458,7 @@ impl Notices {
     pub fn already_told(
         &mut self,
         limits: &[switchboard_api::AccountLimit],
-        tasks: &[TaskInfo],
+        tasks: &[TaskRecord],
         worktrees: &[switchboard_api::WorktreeInfo],
     ) {
         for limit in limits {
@@ -468,7 +468,7 @@ impl Notices {
             }
         }
         for task in tasks {
-            if let Some(since) = task.quiet_since() {
+            if let Some(since) = task.quiet_since {
                 self.notified.insert(format!("quiet:{}:{since}", task.id));
                 self.quiet_tasks.insert(task.id.clone(), task.spec.profile_id.clone());
             }
@@ -821,8 +821,8 @@ impl Notices {
         Some(Notice::new(kind, NoticeTarget::Loop(info.id.clone()), title, body).about(&info.profile_id))
     }
 
-    fn on_quiet(&mut self, task: &TaskInfo) -> Option<Notice> {
-        let Some(since) = task.quiet_since() else {
+    fn on_quiet(&mut self, task: &TaskRecord) -> Option<Notice> {
+        let Some(since) = task.quiet_since else {
             self.quiet_tasks.remove(&task.id);
             return None;
         };
@@ -840,15 +840,15 @@ impl Notices {
         Some(notice.about(&task.spec.profile_id))
     }
 
-    fn on_task(&mut self, task: &TaskInfo) -> Option<Notice> {
-        if task.state().is_finished() {
+    fn on_task(&mut self, task: &TaskRecord) -> Option<Notice> {
+        if task.state.is_finished() {
             self.open_tasks.remove(&task.id);
         } else {
             self.open_tasks.insert(task.id.clone(), quoted(&task.spec.title()));
         }
-        if task.state() == TaskState::Running || self.quiet_tasks.contains_key(&task.id) {
+        if task.state == TaskState::Running || self.quiet_tasks.contains_key(&task.id) {
             let notice = self.on_quiet(task);
-            if task.state() == TaskState::Running {
+            if task.state == TaskState::Running {
                 return notice;
             }
         }
@@ -857,11 +857,11 @@ impl Notices {
             return None;
         }
         // A summary that says FAILED or PARTIAL is told as such, not as "completed".
-        let said = task.result().and_then(|result| result.summary.status);
-        let reason = task.reason().map(|reason| cut(reason, REASON_CHARS));
+        let said = task.result.as_ref().and_then(|result| result.summary.status);
+        let reason = task.reason.as_deref().map(|reason| cut(reason, REASON_CHARS));
         let (agent, name) = (self.agent(&task.spec.profile_id), quoted(&task.spec.title()));
         let (completed, failed) = (NoticeKind::TaskCompleted, NoticeKind::TaskFailed);
-        let (kind, title, what, why) = match (task.state(), said) {
+        let (kind, title, what, why) = match (task.state, said) {
             (TaskState::Completed, Some(SummaryStatus::Failed)) => (
                 failed,
                 "Task failed",
@@ -894,8 +894,8 @@ impl Notices {
         Some(notice)
     }
 
-    fn on_signal(&mut self, signal: &SignalInfo) -> Option<Notice> {
-        if signal.state() != SignalState::Pending {
+    fn on_signal(&mut self, signal: &SignalRecord) -> Option<Notice> {
+        if signal.state != SignalState::Pending {
             return None;
         }
         if !self.remember(signal.id.to_string()) {
@@ -1014,9 +1014,21 @@ mod tests {
     use super::*;
     use switchboard_api::TaskSpec;
 
-    fn task(profile: &ProfileId, id: &TaskId, state: TaskState) -> TaskInfo {
+    /// A signal just raised, as the engine reports it.
+    fn pending_signal(
+        session: switchboard_protocol::SessionId,
+        profile: ProfileId,
+        task: Option<TaskId>,
+        channel: switchboard_api::SignalChannel,
+        scan: switchboard_protocol::signal::ScanEvent,
+        at: Millis,
+    ) -> SignalRecord {
+        switchboard_api::SignalInfo::pending(session, profile, task, channel, scan, at).into()
+    }
+
+    fn task(profile: &ProfileId, id: &TaskId, state: TaskState) -> TaskRecord {
         let spec = TaskSpec::new(profile.clone(), "Fix the login bug\nwith details");
-        let mut task = TaskInfo::queued(id.clone(), spec, 0, 0);
+        let mut task = switchboard_api::TaskInfo::queued(id.clone(), spec, 0, 0);
         if state != TaskState::Queued {
             task.start(switchboard_protocol::SessionId::new(), 0);
         }
@@ -1032,7 +1044,7 @@ mod tests {
             };
             task.end(state, 1, Some(reason.into()), Some(result));
         }
-        task
+        task.into()
     }
 
     fn queue(profile: &ProfileId, executing: bool, paused: bool) -> EngineEvent {
@@ -1209,10 +1221,8 @@ mod tests {
         for (state, said, told) in cases {
             let id = TaskId::new();
             let mut ended = task(&profile, &id, state);
-            if let Some(mut result) = ended.result().cloned() {
+            if let Some(result) = &mut ended.result {
                 result.summary.status = said;
-                let reason = ended.reason().map(str::to_owned);
-                ended.end(state, 2, reason, Some(result));
             }
             let mut notices = Notices::default();
             notices.apply(&named(&profile, "Builder"));
@@ -1306,8 +1316,7 @@ mod tests {
         .pop()
         .unwrap();
         let session = switchboard_protocol::SessionId::new();
-        let mut signal =
-            SignalInfo::pending(session, profile.clone(), None, switchboard_api::SignalChannel::Pty, scan, 0);
+        let mut signal = pending_signal(session, profile.clone(), None, switchboard_api::SignalChannel::Pty, scan, 0);
         let mut notices = Notices::default();
         let notice = notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }).unwrap();
         assert_eq!((&notice.target, notice.action), (&NoticeTarget::Signal(signal.id.clone()), "Answer"));
@@ -1316,15 +1325,12 @@ mod tests {
             ("An agent needs your answer", "Which auth strategy?")
         );
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
-        signal.status = switchboard_api::SignalStatus::Handled {
-            at: 1,
-            response: switchboard_api::SignalResponse::Answer { answers: vec!["OAuth".into()] },
-            reply_prompt: None,
-            delegate_session: None,
-        };
+        signal.state = switchboard_api::SignalState::Handled;
+        signal.handled_at = Some(1);
+        signal.response = Some(switchboard_api::SignalResponse::Answer { answers: vec!["OAuth".into()] });
         assert_eq!(notices.apply(&EngineEvent::SignalChanged { signal: signal.clone() }), None);
         // Known at start: not notified again.
-        signal.status = switchboard_api::SignalStatus::Pending;
+        (signal.state, signal.handled_at, signal.response) = (switchboard_api::SignalState::Pending, None, None);
         let mut restarted = Notices::new(&[], &[], std::slice::from_ref(&signal), &[], &[]);
         assert_eq!(restarted.apply(&EngineEvent::SignalChanged { signal }), None);
     }
@@ -1340,7 +1346,7 @@ mod tests {
         let mut notices = Notices::default();
         notices.apply(&named(&profile, "Asker"));
         notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Running) });
-        let signal = SignalInfo::pending(
+        let signal = pending_signal(
             switchboard_protocol::SessionId::new(),
             profile.clone(),
             Some(id),
@@ -1502,7 +1508,7 @@ mod tests {
     fn what_was_told_before_a_reopen_is_not_told_again() {
         let (profile, id) = (ProfileId::new(), TaskId::new());
         let mut quiet = task(&profile, &id, TaskState::Running);
-        quiet.set_quiet_since(Some(1_000));
+        quiet.quiet_since = Some(1_000);
         let limit = switchboard_api::AccountLimit {
             account: "team".into(),
             profiles: vec![profile.clone()],
@@ -1522,7 +1528,7 @@ mod tests {
         };
         assert_eq!(reopened.apply(&EngineEvent::LimitChanged { limit: resuming }), None);
         // What is new is told: a new stall, a new limit.
-        quiet.set_quiet_since(Some(2_000));
+        quiet.quiet_since = Some(2_000);
         assert!(reopened.apply(&EngineEvent::TaskChanged { task: quiet }).is_some());
         assert!(
             reopened
@@ -1537,7 +1543,7 @@ mod tests {
         let mut notices = Notices::default();
         let mut running = task(&profile, &id, TaskState::Running);
         assert_eq!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }), None);
-        running.set_quiet_since(Some(1_000));
+        running.quiet_since = Some(1_000);
         let quiet = notices.apply(&EngineEvent::TaskChanged { task: running.clone() }).expect("told");
         assert_eq!((&quiet.target, quiet.title.as_str()), (&NoticeTarget::Task(id.clone()), "Agent may be stuck"));
         assert_eq!(
@@ -1545,9 +1551,9 @@ mod tests {
             "An agent has shown no output and no hook event for a while, working on “Fix the login bug”"
         );
         assert_eq!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }), None, "once");
-        running.set_quiet_since(None);
+        running.quiet_since = None;
         notices.apply(&EngineEvent::TaskChanged { task: running.clone() });
-        running.set_quiet_since(Some(9_000));
+        running.quiet_since = Some(9_000);
         assert!(notices.apply(&EngineEvent::TaskChanged { task: running.clone() }).is_some(), "a new stall is told");
         // Its end is told as usual.
         let ended = notices.apply(&EngineEvent::TaskChanged { task: task(&profile, &id, TaskState::Failed) });
@@ -1627,7 +1633,7 @@ mod tests {
             )
             .pop()
             .unwrap();
-            let signal = SignalInfo::pending(
+            let signal = pending_signal(
                 switchboard_protocol::SessionId::new(),
                 profile.clone(),
                 None,

@@ -42,8 +42,8 @@ pub use api::{
     LogKind, LoopFile, LoopFiles, LoopInfo, LoopIteration, LoopState, MAX_LOOP_FILE_BYTES, Millis, Overview,
     PermissionDecision, PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec, QueuePause, QueueStatus,
     RejectedPath, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction,
-    SignalChannel, SignalInfo, SignalResponse, SignalState, Submitted, TaskInfo, TaskResult, TaskSpec, TaskState,
-    TeamInfo, Viewing,
+    SignalChannel, SignalInfo, SignalRecord, SignalResponse, SignalState, Submitted, TaskAction, TaskInfo, TaskRecord,
+    TaskResult, TaskSpec, TaskState, TeamInfo, Viewing,
 };
 pub use api::{
     CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome,

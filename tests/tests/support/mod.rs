@@ -312,8 +312,8 @@ impl TestEngine {
         &self,
         id: &switchboard_core::TaskId,
         what: &str,
-        condition: impl Fn(&switchboard_core::TaskInfo) -> bool,
-    ) -> switchboard_core::TaskInfo {
+        condition: impl Fn(&switchboard_core::TaskRecord) -> bool,
+    ) -> switchboard_core::TaskRecord {
         self.events
             .wait_for(&format!("task {id} {what}"), |events| {
                 let latest = events.iter().rev().find_map(|event| match event {
@@ -374,7 +374,7 @@ impl TestEngine {
         self.events
             .wait_for("the task's session", |events| {
                 events.iter().find_map(|e| match e {
-                    EngineEvent::TaskChanged { task: info } if &info.id == task => info.session_id().cloned(),
+                    EngineEvent::TaskChanged { task: info } if &info.id == task => info.session_id.as_ref().cloned(),
                     _ => None,
                 })
             })

@@ -304,6 +304,8 @@ errors: string | null, };
 
 export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_making" } | { "cause": "worktree_setup", command: string, } | { "cause": "usage_limit", account: string, until: number | null, retry_at: number, } | { "cause": "overloaded", retry_at: number, } | { "cause": "account", why: string, };
 
+export type TaskAction = "cancel" | "move" | "edit_instruction" | "requeue" | "rerun";
+
 export type TaskInfo = { id: TaskId, state: TaskState, 
 /**
  * Queue order within a priority: lower runs first.
@@ -342,7 +344,12 @@ reason: string | null, result: TaskResult | null,
 /**
  * What it waits for while it does not go on by itself (live: not stored).
  */
-waiting_for: WaitingFor | null, profile_id: ProfileId, 
+waiting_for: WaitingFor | null, 
+/**
+ * What the user may do to it now, as the engine decides it
+ * ([`task_actions`](super::task_actions)); the window offers these.
+ */
+actions: Array<TaskAction>, profile_id: ProfileId, 
 /**
  * What to do; typed into the agent with the completion protocol.
  */

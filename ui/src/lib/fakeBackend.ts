@@ -95,6 +95,7 @@ import type {
   TaskId,
   TaskInfo,
   TaskResult,
+  TaskAction,
   TaskSpec,
   TaskState,
   TermSize,
@@ -110,7 +111,7 @@ import { apiError } from './errors';
 import { independenceLabel, validateResponse, wellFormed } from './signals';
 import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
-import { applyMove, canCancel, canRequeue, firstLine, isFinished, queueOf, summaryMarkdown, summaryPath, taskTitle } from './tasks';
+import { applyMove, firstLine, isFinished, queueOf, summaryMarkdown, summaryPath, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
 
 export interface FakeCall {
@@ -969,7 +970,7 @@ export class FakeBackend implements Backend {
   async cancelTask(taskId: TaskId): Promise<TaskInfo> {
     this.#record('cancel_task', { taskId });
     const task = this.#task(taskId);
-    if (!canCancel(task.state)) this.#taskState(task, 'only a queued or running task can be cancelled');
+    if (!this.#shown(task).actions.includes('cancel')) this.#taskState(task, 'only a queued or running task can be cancelled');
     const wasRunning = task.state === 'running';
     if (wasRunning) this.#typeIntoAgent(task, '^C');
     // The engine's words for each state it cancels from.
@@ -1008,7 +1009,7 @@ export class FakeBackend implements Backend {
   async requeueTask(taskId: TaskId): Promise<TaskInfo> {
     this.#record('requeue_task', { taskId });
     const task = this.#task(taskId);
-    if (!canRequeue(task.state)) this.#taskState(task, 'only an interrupted, failed, timed-out or cancelled task can be requeued');
+    if (!this.#shown(task).actions.includes('requeue')) this.#taskState(task, 'only an interrupted, failed, timed-out or cancelled task can be requeued');
     // As the engine: at the front of its agent's queued tasks.
     const queued = queueOf([...this.#tasks.values()], task.profile_id);
     const order = queued.length ? Math.min(...queued.map((t) => t.order)) - 1 : 0;
@@ -2440,7 +2441,8 @@ export class FakeBackend implements Backend {
    * The task with what it waits for, as the engine decides it: a queued one by its queue's
    * state; one at work as it was last told (the fake agent is ready at once); none once ended.
    */
-  #shown(task: TaskInfo): TaskInfo {
+  #shown(plain: TaskInfo): TaskInfo {
+    const task = { ...plain, actions: taskActions(plain.state, plain.loop_iteration !== null) };
     switch (task.state) {
       case 'queued': {
         // The user's own pause says more than the limit behind it (the engine's `waiting_for`).
@@ -2482,6 +2484,7 @@ export class FakeBackend implements Backend {
     return {
       id,
       state: 'queued',
+      actions: taskActions('queued', spec.loop_iteration !== undefined && spec.loop_iteration !== null),
       order: queued.length ? Math.max(...queued.map((t) => t.order)) + 1 : 0,
       session_id: null,
       created_at: this.#now(),
@@ -2730,6 +2733,19 @@ function delegatedWork(info: SignalInfo, requester: SessionId): string | null {
     return null;
   }
   return `DELEGATED WORK (from agent ${requester})\n${description.trim()}${section('COORDINATION', coordination)}\n\nWhen you are done, print a [COMPLETION_REPORT] block (status, deliverables, metrics_achieved, recommendations).`;
+}
+
+/** The actions a task allows, as the engine decides them (`task_actions`); the contract replay holds the two together. */
+export function taskActions(state: TaskState, loopIteration: boolean): TaskAction[] {
+  const finished = state !== 'queued' && state !== 'running';
+  const allowed: [TaskAction, boolean][] = [
+    ['cancel', !finished],
+    ['move', state === 'queued'],
+    ['edit_instruction', state === 'queued' && !loopIteration],
+    ['requeue', finished && state !== 'completed' && !loopIteration],
+    ['rerun', finished && !loopIteration],
+  ];
+  return allowed.filter(([, yes]) => yes).map(([action]) => action);
 }
 
 const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {

@@ -6,7 +6,6 @@ import {
   addTaskIfMissing,
   applyMove,
   applyTaskEvent,
-  canRequeue,
   dropIndex,
   elapsedLabel,
   elapsedSecs,
@@ -531,18 +530,6 @@ describe('texts', () => {
     expect(summaryToMarkdown(summary)).toBe(
       '## Objective\nFix it\n\n## Accomplishments\n- fixed\n- tested\n\n## Key Deliverables\n- `src/a.rs`\n\n## Test Results\n✅ All 2 tests passed\n\n## Status\ncompleted\n',
     );
-  });
-
-  it.each<[string, string]>([
-    ['interrupted', 'yes'],
-    ['failed', 'yes'],
-    ['timed_out', 'yes'],
-    ['cancelled', 'yes'],
-    ['completed', 'no'],
-    ['queued', 'no'],
-    ['running', 'no'],
-  ])('%s can be requeued: %s', (state, yes) => {
-    expect(canRequeue(state as TaskInfo['state'])).toBe(yes === 'yes');
   });
 });
 

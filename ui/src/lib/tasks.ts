@@ -32,19 +32,8 @@ export interface TaskModel {
 
 export const EMPTY_TASKS: TaskModel = { tasks: [], queues: [] };
 
-/** States a task can be put back in the queue from (`requeue_task`). */
-const REQUEUEABLE: ReadonlySet<TaskState> = new Set<TaskState>(['interrupted', 'failed', 'timed_out', 'cancelled']);
-
 export function isFinished(state: TaskState): boolean {
   return state !== 'queued' && state !== 'running';
-}
-
-export function canRequeue(state: TaskState): boolean {
-  return REQUEUEABLE.has(state);
-}
-
-export function canCancel(state: TaskState): boolean {
-  return state === 'queued' || state === 'running';
 }
 
 /** Put the task into the list, replacing the entry with its id. */

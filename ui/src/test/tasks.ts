@@ -1,8 +1,15 @@
-/** Task values for tests: a queued normal task of profile `p`, with any field overridden. */
+/**
+ * Task values for tests: a queued normal task of profile `p`, with any field overridden, and the
+ * actions the engine would send with it (unless overridden too).
+ */
 import type { TaskInfo } from '../lib/bindings';
+import { taskActions } from '../lib/fakeBackend';
 
 export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
+  const state = overrides.state ?? 'queued';
+  const loopIteration = overrides.loop_iteration !== undefined && overrides.loop_iteration !== null;
   return {
+    actions: taskActions(state, loopIteration),
     id,
     state: 'queued',
     order: 0,

@@ -5,13 +5,13 @@
 
 use std::time::Duration;
 
-use switchboard_protocol::hook::{HookEnvelope, HookEvent};
+use switchboard_protocol::hook::HookEnvelope;
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId, TermSize};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::context::{Ctx, Follow};
-use super::hooks::HookDesk;
+use super::hooks::{HookDesk, Hooked};
 use super::sessions::{EndWaiter, invalid_size};
 use super::signals::SignalDesk;
 use super::status;
@@ -26,7 +26,7 @@ use crate::validate::{self, validate_settings};
 use switchboard_api::{
     AgentPreset, AgentStatusInfo, Command, EngineEvent, LogEntry, PermissionDecision, PermissionRequest, Profile,
     ProfileProblem, ProfileSpec, QueueStatus, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo,
-    SignalChannel, SignalInfo, SignalResponse, Submitted, TaskInfo, TaskSpec, now,
+    SignalChannel, SignalRecord, SignalResponse, Submitted, TaskRecord, TaskSpec, now,
 };
 
 /// How often stale agent statuses are looked for.
@@ -617,19 +617,19 @@ impl EngineState {
         self.tasks.submit(&mut self.cx, spec)
     }
 
-    pub(super) fn list_tasks(&self, profile_id: Option<ProfileId>) -> Result<Vec<TaskInfo>, EngineError> {
+    pub(super) fn list_tasks(&self, profile_id: Option<ProfileId>) -> Result<Vec<TaskRecord>, EngineError> {
         let profile_id = profile_id.as_ref();
-        self.tasks.list(&self.cx, profile_id)
+        Ok(self.tasks.list(&self.cx, profile_id)?.into_iter().map(TaskRecord::from).collect())
     }
 
-    pub(super) fn get_task(&self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+    pub(super) fn get_task(&self, task_id: TaskId) -> Result<TaskRecord, EngineError> {
         let task_id = &task_id;
-        self.tasks.get(&self.cx, task_id)
+        self.tasks.get(&self.cx, task_id).map(TaskRecord::from)
     }
 
-    pub(super) fn cancel_task(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+    pub(super) fn cancel_task(&mut self, task_id: TaskId) -> Result<TaskRecord, EngineError> {
         let task_id = &task_id;
-        self.tasks.cancel(&mut self.cx, task_id)
+        self.tasks.cancel(&mut self.cx, task_id).map(TaskRecord::from)
     }
 
     pub(super) fn move_task(&mut self, task_id: TaskId, to_index: u32) -> Result<(), EngineError> {
@@ -642,8 +642,8 @@ impl EngineState {
         task_id: TaskId,
         title: Option<String>,
         instruction: Option<String>,
-    ) -> Result<TaskInfo, EngineError> {
-        self.tasks.edit(&mut self.cx, &task_id, title, instruction)
+    ) -> Result<TaskRecord, EngineError> {
+        self.tasks.edit(&mut self.cx, &task_id, title, instruction).map(TaskRecord::from)
     }
 
     pub(super) fn artifact_path(&self, task_id: TaskId, path: String) -> Result<String, EngineError> {
@@ -665,13 +665,13 @@ impl EngineState {
         self.tasks.rerun(&mut self.cx, &task_id)
     }
 
-    pub(super) fn requeue_task(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
+    pub(super) fn requeue_task(&mut self, task_id: TaskId) -> Result<TaskRecord, EngineError> {
         let task_id = &task_id;
-        self.tasks.requeue(&mut self.cx, task_id)
+        self.tasks.requeue(&mut self.cx, task_id).map(TaskRecord::from)
     }
 
-    pub(super) fn type_task_now(&mut self, task_id: TaskId) -> Result<TaskInfo, EngineError> {
-        self.tasks.type_now(&mut self.cx, &task_id)
+    pub(super) fn type_task_now(&mut self, task_id: TaskId) -> Result<TaskRecord, EngineError> {
+        self.tasks.type_now(&mut self.cx, &task_id).map(TaskRecord::from)
     }
 
     pub(super) fn set_queue_paused(&mut self, profile_id: Option<ProfileId>, paused: bool) -> Result<(), EngineError> {
@@ -769,17 +769,17 @@ impl EngineState {
 
     // ---- signals ----
 
-    pub(super) fn list_signals(&self) -> Result<Vec<SignalInfo>, EngineError> {
-        self.signals.list(&self.cx)
+    pub(super) fn list_signals(&self) -> Result<Vec<SignalRecord>, EngineError> {
+        Ok(self.signals.list(&self.cx)?.into_iter().map(SignalRecord::from).collect())
     }
 
     pub(super) fn respond_to_signal(
         &mut self,
         signal_id: SignalId,
         response: SignalResponse,
-    ) -> Result<SignalInfo, EngineError> {
+    ) -> Result<SignalRecord, EngineError> {
         let signal_id = &signal_id;
-        self.signals.respond(&mut self.cx, signal_id, response)
+        self.signals.respond(&mut self.cx, signal_id, response).map(SignalRecord::from)
     }
 
     // ---- loops ----
@@ -864,11 +864,11 @@ impl EngineState {
 
     /// A hook event; a permission request waits for the user's decision.
     pub(super) fn hook_event(&mut self, envelope: HookEnvelope, reply: Responder<Option<PermissionDecision>>) {
-        let asks = matches!(HookEvent::parse(&envelope.payload), HookEvent::PermissionRequest { .. });
-        let result = self.hooks.on_hook(&mut self.cx, &envelope);
+        let hooked = Hooked::new(envelope);
+        let result = self.hooks.on_hook(&mut self.cx, &hooked);
         self.run_follows();
         match result {
-            Ok(()) if asks => self.hooks.ask_permission(&self.cx, &envelope, reply),
+            Ok(()) if hooked.asks_permission() => self.hooks.ask_permission(&self.cx, &hooked, reply),
             other => reply.send(other.map(|()| None)),
         }
     }

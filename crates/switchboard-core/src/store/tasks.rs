@@ -6,7 +6,7 @@ use switchboard_protocol::{LoopId, Priority, ProfileId, SessionId, SignalId, Tas
 use super::{Result, Store, StoreError, parse_id, to_json};
 use switchboard_api::{
     Delegation, Iteration, IterationOutcome, LOOP_ITERATIONS_SHOWN, LoopInfo, LoopState, Millis, QueuePause,
-    SignalInfo, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState,
+    SignalInfo, SignalRecord, SignalState, TaskInfo, TaskRecord, TaskSpec, TaskState,
 };
 use switchboard_protocol::loops::LoopSettings;
 
@@ -283,7 +283,7 @@ impl Store {
                 signal.session_id.to_string(),
                 state,
                 signal.created_at,
-                to_json(signal),
+                to_json(&SignalRecord::from(signal.clone())),
             ],
         )?;
         Ok(())
@@ -326,7 +326,9 @@ impl Store {
         let rows = stmt.query_map(params, |row| row.get::<_, String>(0))?;
         rows.filter_map(|row| {
             skip_corrupt(row.map_err(StoreError::from).and_then(|record| {
-                serde_json::from_str(&record).map_err(|e| StoreError::Corrupt { what: "signal", detail: e.to_string() })
+                let corrupt = |detail: String| StoreError::Corrupt { what: "signal", detail };
+                let record: SignalRecord = serde_json::from_str(&record).map_err(|e| corrupt(e.to_string()))?;
+                SignalInfo::try_from(record).map_err(|e| corrupt(e.to_string()))
             }))
         })
         .collect()
@@ -697,8 +699,9 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
             .get::<_, Option<String>>(18)?
             .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
             .transpose()?,
-        // Live, never stored: the engine decides it anew.
+        // Live, never stored: the engine decides them anew.
         waiting_for: None,
+        actions: Vec::new(),
     };
     let id = record.id.clone();
     TaskInfo::try_from(record).map_err(|reason| corrupt(format!("{id}: {reason}")))

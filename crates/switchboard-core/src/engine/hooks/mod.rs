@@ -109,6 +109,28 @@ pub(crate) struct HookDesk {
     quarantined: usize,
 }
 
+/// A hook event as it came in, read once where it enters the engine: the
+/// session it names (none when it names no session id at all), what it
+/// says, and the envelope as sent (its payload is logged, its environment
+/// read, its secret checked).
+pub(crate) struct Hooked {
+    pub session: Option<SessionId>,
+    pub event: HookEvent,
+    pub raw: HookEnvelope,
+}
+
+impl Hooked {
+    pub fn new(raw: HookEnvelope) -> Hooked {
+        let session = raw.session_id.as_deref().and_then(|id| id.parse::<SessionId>().ok());
+        Hooked { session, event: HookEvent::parse(&raw.payload), raw }
+    }
+
+    /// Whether it asks the user's leave for a tool (its hook waits for the answer).
+    pub fn asks_permission(&self) -> bool {
+        matches!(self.event, HookEvent::PermissionRequest { .. })
+    }
+}
+
 /// The variables of the agent's environment, forwarded by its hooks, that
 /// say who it is: kept and shown.
 const IDENTITY_ENV: [&str; 4] =
@@ -120,8 +142,9 @@ impl HookDesk {
     }
 
     /// An event from a session's hooks.
-    pub fn on_hook(&mut self, cx: &mut Ctx, envelope: &HookEnvelope) -> Result<(), EngineError> {
-        let session_id = envelope.session_id.as_deref().and_then(|id| id.parse::<SessionId>().ok());
+    pub fn on_hook(&mut self, cx: &mut Ctx, hooked: &Hooked) -> Result<(), EngineError> {
+        let envelope = &hooked.raw;
+        let session_id = hooked.session.clone();
         let entry = session_id.as_ref().and_then(|id| cx.sessions.known(&cx.store, id));
         let (Some(session_id), Some(entry)) = (session_id, entry) else {
             self.refused += 1;
@@ -159,14 +182,11 @@ impl HookDesk {
             }
         }
         let side_thread = is_side_thread(&envelope.payload, entry.hooks.conversation.as_deref());
-        let event = if side_thread {
-            HookEvent::Unknown { name: "agent-turn-complete (side thread)".into() }
-        } else {
-            HookEvent::parse(&envelope.payload)
-        };
+        let side = HookEvent::Unknown { name: "agent-turn-complete (side thread)".into() };
+        let event = if side_thread { &side } else { &hooked.event };
         // Stored first: an event that could not be (a full disk) is refused
         // with nothing applied, so its hook spools it for the next start.
-        log_hook(cx, &session_id, envelope, &event)?;
+        log_hook(cx, &session_id, envelope, event)?;
         if side_thread {
             return Ok(());
         }
@@ -203,7 +223,7 @@ impl HookDesk {
                 .map(|(k, v)| (k.clone(), capped(v.as_str(), MAX_NAME_BYTES))),
         );
         let was_active = entry.team.is_active();
-        if let Some(team_event) = team_event(&event, envelope) {
+        if let Some(team_event) = team_event(event, envelope) {
             entry.team.apply(team_event);
         }
         let team_emptied = codex && was_active && !entry.team.is_active();
@@ -211,7 +231,7 @@ impl HookDesk {
         // leaves the lead shown as working (and its task open); one that ends
         // without lets the task complete; one that ends in error ends its
         // task in error, never held by the team.
-        let gated = turn_end(&event).map(|turn| gate(&entry.team, turn));
+        let gated = turn_end(event).map(|turn| gate(&entry.team, turn));
         let team_done = gated.as_deref() == Some(&[Emit::Complete][..]);
         let turn_failed = match (&event, &gated) {
             (HookEvent::StopFailure { error, kind, .. }, Some(emits)) if emits.contains(&Emit::Error) => {
@@ -222,7 +242,7 @@ impl HookDesk {
         if entry.is_running() {
             let current = entry.hooks.status.as_ref().map_or(AgentStatus::Waiting, |s| s.status);
             let begins = matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit);
-            status::set_from_hooks(cx, &session_id, next_status(current, &event), now(), begins);
+            status::set_from_hooks(cx, &session_id, next_status(current, event), now(), begins);
         }
         if let Some(text) = event.assistant_text() {
             cx.follow(Follow::AgentText { session: session_id.clone(), text: text.to_owned() });
@@ -281,7 +301,7 @@ impl HookDesk {
                 continue;
             }
             let refused = match serde_json::from_slice::<SocketRequest>(&line) {
-                Ok(SocketRequest::Hook { envelope }) => match self.on_hook(cx, &envelope) {
+                Ok(SocketRequest::Hook { envelope }) => match self.on_hook(cx, &Hooked::new(envelope)) {
                     Ok(()) => None,
                     Err(EngineError::Store(error)) => {
                         tracing::error!(line = number + 1, %error, "the store refused a spooled event; the rest stays spooled");

@@ -3,7 +3,9 @@
 //! agent's own prompt decides.
 
 use switchboard_protocol::SessionId;
-use switchboard_protocol::hook::{HookEnvelope, HookEvent};
+use switchboard_protocol::hook::HookEvent;
+
+use super::Hooked;
 use tokio::time::Instant;
 
 use super::HookDesk;
@@ -22,15 +24,14 @@ pub(super) struct PendingPermission {
 impl HookDesk {
     /// Holds a permission request's hook until the user decides or the
     /// time runs out.
-    pub fn ask_permission(&mut self, cx: &Ctx, envelope: &HookEnvelope, reply: Responder<Option<PermissionDecision>>) {
-        let Some(session_id) = envelope.session_id.as_deref().and_then(|id| id.parse::<SessionId>().ok()) else {
+    pub fn ask_permission(&mut self, cx: &Ctx, hooked: &Hooked, reply: Responder<Option<PermissionDecision>>) {
+        let (Some(session_id), HookEvent::PermissionRequest { tool_name, tool_input }) =
+            (hooked.session.clone(), &hooked.event)
+        else {
             reply.send(Ok(None));
             return;
         };
-        let HookEvent::PermissionRequest { tool_name, tool_input } = HookEvent::parse(&envelope.payload) else {
-            reply.send(Ok(None));
-            return;
-        };
+        let (tool_name, tool_input) = (tool_name.clone(), tool_input.clone());
         self.next_permission += 1;
         let wait = self.permission_wait;
         let asked_at = now();

@@ -34,7 +34,7 @@ impl Desk {
 
     fn hook(&mut self, payload: serde_json::Value) {
         let envelope = self.envelope(payload);
-        self.desk.on_hook(&mut self.bench.cx, &envelope).unwrap();
+        self.desk.on_hook(&mut self.bench.cx, &Hooked::new(envelope.clone())).unwrap();
     }
 
     fn shown(&self) -> AgentStatus {
@@ -127,7 +127,7 @@ async fn events_from_no_session_of_this_app_are_refused_and_counted() {
             payload: json!({"hook_event_name": "Stop"}),
             secret: None,
         };
-        let refused = desk.desk.on_hook(&mut desk.bench.cx, &envelope).unwrap_err();
+        let refused = desk.desk.on_hook(&mut desk.bench.cx, &Hooked::new(envelope.clone())).unwrap_err();
         assert!(matches!(refused, EngineError::InvalidInput { field: "session_id", .. }));
     }
     assert_eq!(desk.desk.refused(), 3);
@@ -139,7 +139,7 @@ async fn an_event_is_taken_for_a_session_only_with_its_secret() {
     let other = desk.bench.profile("other", AgentKind::ClaudeCode);
     let other_session = desk.bench.start(&other).id;
     let own = desk.envelope(json!({"hook_event_name": "UserPromptSubmit"}));
-    desk.desk.on_hook(&mut desk.bench.cx, &own).unwrap();
+    desk.desk.on_hook(&mut desk.bench.cx, &Hooked::new(own.clone())).unwrap();
     // Before: any process that knew a session's id spoke for it (a forged
     // failure ended another agent's task).
     let forged = [
@@ -151,7 +151,7 @@ async fn an_event_is_taken_for_a_session_only_with_its_secret() {
         },
     ];
     for envelope in forged {
-        let refused = desk.desk.on_hook(&mut desk.bench.cx, &envelope).unwrap_err();
+        let refused = desk.desk.on_hook(&mut desk.bench.cx, &Hooked::new(envelope.clone())).unwrap_err();
         assert!(matches!(refused, EngineError::NotThisSession), "{refused:?}");
     }
     assert_eq!(desk.desk.refused(), 3);
@@ -185,7 +185,7 @@ async fn permission_requests_are_decided_expire_or_close_with_their_session() {
             json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": {"command": "ls"}}),
         );
         let (reply, answer) = Responder::channel();
-        desk.desk.ask_permission(&desk.bench.cx, &envelope, reply);
+        desk.desk.ask_permission(&desk.bench.cx, &Hooked::new(envelope.clone()), reply);
         answer
     };
     let mut decided = ask(&mut desk);
@@ -267,13 +267,13 @@ async fn an_event_that_cannot_be_stored_is_refused_with_nothing_applied_so_its_h
     desk.bench.cx.store.fill_up();
     let stop = desk.envelope(json!({"hook_event_name": "Stop", "last_assistant_message": "Done."}));
     // Before: the engine answered `ok` to an event it had not stored.
-    let error = desk.desk.on_hook(&mut desk.bench.cx, &stop).unwrap_err();
+    let error = desk.desk.on_hook(&mut desk.bench.cx, &Hooked::new(stop.clone())).unwrap_err();
     assert_eq!(error.code(), switchboard_api::ErrorCode::DiskFull, "{error}");
     assert_eq!(desk.shown(), AgentStatus::Working, "nothing half-recorded: the Stop is not applied");
     assert!(desk.follows().is_empty());
 
     desk.bench.cx.store.make_room();
-    desk.desk.on_hook(&mut desk.bench.cx, &stop).unwrap();
+    desk.desk.on_hook(&mut desk.bench.cx, &Hooked::new(stop.clone())).unwrap();
     assert_eq!(desk.shown(), AgentStatus::Waiting);
 }
 

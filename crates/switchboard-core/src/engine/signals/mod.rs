@@ -235,7 +235,7 @@ fn save_signal(cx: &mut Ctx, info: &SignalInfo) {
     if let Err(error) = cx.store.save_signal(info) {
         tracing::error!(signal = %info.id, %error, "recording a signal failed");
     }
-    cx.emit(EngineEvent::SignalChanged { signal: info.clone() });
+    cx.emit(EngineEvent::SignalChanged { signal: info.clone().into() });
     let waits = info.state() == SignalState::Pending && needs_user(&info.scan);
     status::set_needs_user(cx, &info.session_id, &info.id, waits);
 }

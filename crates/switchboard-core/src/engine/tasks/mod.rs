@@ -256,7 +256,7 @@ impl TaskDesk {
         } else {
             (None, None)
         };
-        Ok(Submitted { task, position, waiting_for })
+        Ok(Submitted { task: task.into(), position, waiting_for })
     }
 
     pub fn list(&self, cx: &Ctx, profile_id: Option<&ProfileId>) -> Result<Vec<TaskInfo>, EngineError> {
@@ -337,12 +337,8 @@ impl TaskDesk {
 
     pub fn move_to(&mut self, cx: &mut Ctx, id: &TaskId, to_index: u32) -> Result<(), EngineError> {
         let task = task_of(cx, id)?;
-        if task.state() != TaskState::Queued {
-            return Err(EngineError::TaskState {
-                task: id.clone(),
-                state: task.state().as_str(),
-                reason: "only queued tasks move",
-            });
+        if let Some(reason) = rules::move_refused(task.state()) {
+            return Err(EngineError::TaskState { task: id.clone(), state: task.state().as_str(), reason });
         }
         let profile_id = task.spec.profile_id.clone();
         let active = cx.store.active_tasks(Some(&profile_id))?;
@@ -413,12 +409,8 @@ impl TaskDesk {
 
     pub fn requeue(&mut self, cx: &mut Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
         let mut task = task_of(cx, id)?;
-        if !rules::requeue_allowed(task.state()) {
-            return Err(EngineError::TaskState {
-                task: id.clone(),
-                state: task.state().as_str(),
-                reason: "only interrupted, failed, timed-out or cancelled tasks go back in the queue",
-            });
+        if let Some(reason) = rules::requeue_refused(task.state(), task.spec.loop_iteration.is_some()) {
+            return Err(EngineError::TaskState { task: id.clone(), state: task.state().as_str(), reason });
         }
         cx.profile(&task.spec.profile_id)?;
         task.requeue(cx.store.queue_bound(&task.spec.profile_id, false)?);
@@ -1194,7 +1186,7 @@ fn set_wait(cx: &mut Ctx, task_id: &TaskId, cause: Option<WaitingFor>) -> bool {
 /// with what it waits for.
 pub(super) fn report_task(cx: &Ctx, task: TaskInfo) {
     let task = with_wait(cx, task, |profile| queue_paused(cx, profile));
-    cx.emit(EngineEvent::TaskChanged { task });
+    cx.emit(EngineEvent::TaskChanged { task: task.into() });
 }
 
 /// Reports each task queued for the profile: what they wait for follows
@@ -1209,6 +1201,6 @@ fn report_queued(cx: &Ctx, profile_id: &ProfileId) {
     };
     let paused = queue_paused(cx, profile_id);
     for task in tasks.into_iter().filter(|t| t.state() == TaskState::Queued) {
-        cx.emit(EngineEvent::TaskChanged { task: with_wait(cx, task, |_| paused.clone()) });
+        cx.emit(EngineEvent::TaskChanged { task: with_wait(cx, task, |_| paused.clone()).into() });
     }
 }

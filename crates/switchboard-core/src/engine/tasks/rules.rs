@@ -13,52 +13,10 @@ pub const MAX_INSTRUCTION_BYTES: usize = 256 * 1024;
 /// Longest context, specs or instructions text, in bytes.
 pub const MAX_CONTEXT_BYTES: usize = 1024 * 1024;
 
-/// What cancelling a task in a given state does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cancel {
-    /// It leaves the queue; the agent is not involved.
-    Dequeue { reason: &'static str },
-    /// The agent is interrupted (or its text withdrawn) and the queue moves on.
-    Interrupt { reason: &'static str },
-    /// Nothing to cancel.
-    Refuse { reason: &'static str },
-}
-
-pub(crate) fn cancel(state: TaskState) -> Cancel {
-    match state {
-        TaskState::Queued => Cancel::Dequeue { reason: "cancelled before it started" },
-        TaskState::Running => Cancel::Interrupt { reason: "cancelled while it ran" },
-        TaskState::Completed
-        | TaskState::Failed
-        | TaskState::TimedOut
-        | TaskState::Cancelled
-        | TaskState::Interrupted => Cancel::Refuse { reason: "already finished" },
-    }
-}
-
-/// Why the user may not give a task in `state` another instruction, if
-/// they may not: what was typed into an agent stays as it was typed. A
-/// title may change in any state.
-pub(crate) fn edit_refused(state: TaskState, loop_iteration: bool) -> Option<&'static str> {
-    if loop_iteration {
-        Some("a loop writes its iterations' instructions: change the loop's goal instead")
-    } else if state != TaskState::Queued {
-        Some("only a task still waiting in its queue takes another instruction: run it again with the new one instead")
-    } else {
-        None
-    }
-}
-
-/// Why a task may not run again as a new task, if it may not.
-pub(crate) fn rerun_refused(state: TaskState, loop_iteration: bool) -> Option<&'static str> {
-    if !state.is_finished() {
-        Some("it has not ended yet")
-    } else if loop_iteration {
-        Some("a loop runs its own iterations: start the loop again instead")
-    } else {
-        None
-    }
-}
+pub(crate) use switchboard_api::{
+    CancelEffect as Cancel, cancel_effect as cancel, edit_refused, move_refused, requeue_refused, rerun_refused,
+    type_now_refused,
+};
 
 /// A title as the user typed it: trimmed, one line, not too long; an empty
 /// one gives the task back its instruction's first line.
@@ -85,11 +43,6 @@ pub(crate) fn clean_instruction(instruction: &str) -> Result<String, EngineError
         return invalid(format!("at most {} KiB", MAX_INSTRUCTION_BYTES / 1024));
     }
     Ok(instruction.to_owned())
-}
-
-/// Whether a finished task may go back in the queue.
-pub(crate) fn requeue_allowed(state: TaskState) -> bool {
-    state.is_finished() && state != TaskState::Completed
 }
 
 /// What becomes, at start, of a task the last run of the app left running
@@ -300,17 +253,6 @@ pub(crate) fn wait_alert_secs(quiet_alert_secs: u32) -> u32 {
     }
 }
 
-/// Why the user may not have a task typed now, if they may not: only a task
-/// taken from the queue and not typed yet can be.
-pub(crate) fn type_now_refused(state: TaskState, typed: bool) -> Option<&'static str> {
-    match state {
-        TaskState::Queued => Some("it waits in its queue: it is typed once its agent takes it"),
-        TaskState::Running if typed => Some("it was already typed into its agent"),
-        TaskState::Running => None,
-        _ => Some("it has ended"),
-    }
-}
-
 fn human_secs(secs: u64) -> String {
     match secs {
         s if s % 3600 == 0 && s >= 3600 => format!("{} h", s / 3600),
@@ -408,35 +350,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cancelling_in_every_state() {
-        use TaskState::*;
-        let cases = [
-            (Queued, Cancel::Dequeue { reason: "cancelled before it started" }),
-            (Running, Cancel::Interrupt { reason: "cancelled while it ran" }),
-            (Completed, Cancel::Refuse { reason: "already finished" }),
-            (Failed, Cancel::Refuse { reason: "already finished" }),
-            (TimedOut, Cancel::Refuse { reason: "already finished" }),
-            (Cancelled, Cancel::Refuse { reason: "already finished" }),
-            (Interrupted, Cancel::Refuse { reason: "already finished" }),
-        ];
-        for (state, expected) in cases {
-            assert_eq!(cancel(state), expected, "{state:?}");
-        }
-    }
-
-    #[test]
-    fn what_may_be_edited_and_run_again() {
-        use TaskState::*;
-        let all = [Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted];
-        for state in all {
-            assert_eq!(edit_refused(state, false).is_none(), state == Queued, "edit {state:?}");
-            assert!(edit_refused(state, true).is_some(), "a loop's iteration {state:?}");
-            assert_eq!(rerun_refused(state, false).is_none(), state.is_finished(), "run again {state:?}");
-            assert!(rerun_refused(state, true).is_some(), "a loop's iteration {state:?}");
-        }
-    }
-
-    #[test]
     fn titles_are_one_trimmed_line_and_empty_gives_the_first_line_back() {
         assert_eq!(clean_title("  Auth review  ").unwrap(), Some("Auth review".into()));
         assert_eq!(clean_title("   ").unwrap(), None);
@@ -447,22 +360,6 @@ mod tests {
         let spec = validate_task(spec).unwrap();
         assert_eq!((spec.title.as_deref(), spec.title()), (None, "Review the auth module".to_owned()));
         assert_eq!(TaskSpec { title: Some("Auth".into()), ..spec }.title(), "Auth");
-    }
-
-    #[test]
-    fn what_may_be_requeued() {
-        use TaskState::*;
-        let cases = [
-            (Queued, false),
-            (Running, false),
-            (Completed, false),
-            (Failed, true),
-            (TimedOut, true),
-            (Cancelled, true),
-        ];
-        for (state, allowed) in cases.into_iter().chain([(Interrupted, true)]) {
-            assert_eq!(requeue_allowed(state), allowed, "{state:?}");
-        }
     }
 
     #[test]

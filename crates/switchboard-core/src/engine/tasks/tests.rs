@@ -33,7 +33,8 @@ impl Desk {
 
     fn submit(&mut self, instruction: &str) -> TaskInfo {
         let spec = TaskSpec::new(self.profile.id.clone(), instruction);
-        self.desk.submit(&mut self.bench.cx, spec).unwrap().task
+        let id = self.desk.submit(&mut self.bench.cx, spec).unwrap().task.id;
+        self.task(&id)
     }
 
     fn task(&self, id: &TaskId) -> TaskInfo {

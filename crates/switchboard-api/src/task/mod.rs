@@ -8,6 +8,14 @@ use ts_rs::TS;
 
 use super::Millis;
 
+mod actions;
+mod queue;
+mod record;
+
+pub use actions::*;
+pub use queue::*;
+pub use record::*;
+
 /// A task as the user submits it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -198,12 +206,10 @@ pub struct TaskResult {
 }
 
 /// A task: what was asked, where it is in its agent's queue, and its state
-/// with what that state has. On the wire and in the store it is the flat
-/// [`TaskRecord`] (the window reads it as `TaskInfo`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(into = "TaskRecord", try_from = "TaskRecord")]
-#[cfg_attr(feature = "ts", ts(as = "TaskRecord"))]
+/// with what that state has. The engine's own: on the wire and in the store
+/// it is the flat [`TaskRecord`], made from it once, at the engine (the
+/// window reads it as `TaskInfo`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskInfo {
     pub id: TaskId,
     pub spec: TaskSpec,
@@ -565,234 +571,6 @@ impl TaskInfo {
     }
 }
 
-/// A task in its flat form, as the window and the store see it: the
-/// state's name beside every field any state can have.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[cfg_attr(feature = "ts", ts(rename = "TaskInfo"))]
-pub struct TaskRecord {
-    pub id: TaskId,
-    #[serde(flatten)]
-    pub spec: TaskSpec,
-    pub state: TaskState,
-    /// Queue order within a priority: lower runs first.
-    pub order: i64,
-    pub session_id: Option<SessionId>,
-    pub created_at: Millis,
-    /// When the queue took it.
-    pub started_at: Option<Millis>,
-    /// When it was typed into the agent; the time limit counts from here.
-    pub typed_at: Option<Millis>,
-    pub ended_at: Option<Millis>,
-    /// The latest STATUS.txt while it runs.
-    pub progress: Option<String>,
-    /// Since when its agent has shown no output and no hook event while it
-    /// runs, once that is longer than the agent's quiet alert: it may be stuck.
-    #[serde(default)]
-    pub quiet_since: Option<Millis>,
-    /// Since when its agent has waited for the user's answer, while it runs;
-    /// its time limit is paused meanwhile.
-    #[serde(default)]
-    pub waiting_since: Option<Millis>,
-    /// How long it waited for the user before (not counted against its limit).
-    #[serde(default)]
-    pub waited_ms: u64,
-    /// Why it failed, was cancelled or interrupted.
-    pub reason: Option<String>,
-    pub result: Option<TaskResult>,
-    /// What it waits for while it does not go on by itself (live: not stored).
-    #[serde(default)]
-    pub waiting_for: Option<WaitingFor>,
-}
-
-impl From<TaskInfo> for TaskRecord {
-    fn from(task: TaskInfo) -> TaskRecord {
-        TaskRecord {
-            state: task.state(),
-            session_id: task.session_id().cloned(),
-            started_at: task.run().map(|run| run.started_at),
-            typed_at: task.typed_at(),
-            ended_at: task.ended_at(),
-            progress: task.progress().map(str::to_owned),
-            quiet_since: task.quiet_since(),
-            waiting_since: task.waiting_since(),
-            waited_ms: task.run().map_or(0, |run| run.waited_ms),
-            reason: task.reason().map(str::to_owned),
-            result: task.result().cloned(),
-            waiting_for: task.waiting_for,
-            id: task.id,
-            spec: task.spec,
-            order: task.order,
-            created_at: task.created_at,
-        }
-    }
-}
-
-impl TryFrom<TaskRecord> for TaskInfo {
-    type Error = crate::RecordMismatch;
-
-    /// A record whose fields do not fit its state (an ended task without an
-    /// end time, a completed one without its result) is refused.
-    fn try_from(record: TaskRecord) -> Result<TaskInfo, crate::RecordMismatch> {
-        let run = match (record.session_id, record.started_at) {
-            (Some(session_id), Some(started_at)) => Some(TaskRun {
-                session_id,
-                started_at,
-                typed_at: record.typed_at,
-                progress: record.progress,
-                quiet_since: record.quiet_since,
-                waiting_since: record.waiting_since,
-                waited_ms: record.waited_ms,
-            }),
-            _ => None,
-        };
-        let state = record.state;
-        let missing = |lacks: &'static str| crate::RecordMismatch { what: "task", state: state.as_str(), lacks };
-        let ended_at = || record.ended_at.ok_or_else(|| missing("its end time"));
-        let reason = || record.reason.clone().unwrap_or_default();
-        let status = match state {
-            TaskState::Queued => TaskStatus::Queued,
-            TaskState::Running => TaskStatus::Running { run: run.ok_or_else(|| missing("its session"))? },
-            TaskState::Completed => TaskStatus::Completed {
-                run: run.ok_or_else(|| missing("its session"))?,
-                ended_at: ended_at()?,
-                result: record.result.clone().ok_or_else(|| missing("its result"))?,
-            },
-            TaskState::TimedOut => TaskStatus::TimedOut {
-                run: run.ok_or_else(|| missing("its session"))?,
-                ended_at: ended_at()?,
-                reason: reason(),
-                result: record.result.clone().ok_or_else(|| missing("its result"))?,
-            },
-            TaskState::Failed => {
-                TaskStatus::Failed { run, ended_at: ended_at()?, reason: reason(), result: record.result.clone() }
-            }
-            TaskState::Cancelled => {
-                TaskStatus::Cancelled { run, ended_at: ended_at()?, reason: reason(), result: record.result.clone() }
-            }
-            TaskState::Interrupted => TaskStatus::Interrupted { run, ended_at: ended_at()?, reason: reason() },
-        };
-        Ok(TaskInfo {
-            id: record.id,
-            spec: record.spec,
-            order: record.order,
-            created_at: record.created_at,
-            status,
-            waiting_for: if state.is_finished() { None } else { record.waiting_for },
-        })
-    }
-}
-
-/// One agent's queue at a glance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-pub struct QueueStatus {
-    pub profile_id: ProfileId,
-    pub paused: bool,
-    /// Who paused it and why, while it is paused (none for a pause recorded
-    /// before the app kept its reason).
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub pause: Option<QueuePause>,
-    pub executing: bool,
-    pub current_task: Option<TaskId>,
-    pub queued: u32,
-    /// The agent's current session, which the window shows for it: the one
-    /// its task at work runs in, else its newest running one; none when
-    /// none runs (an agent keeps one live session; one whose worktree task
-    /// ended lives on only for a short grace).
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub current_session: Option<switchboard_protocol::SessionId>,
-}
-
-/// Who paused an agent's queue and why: kept with the queue until it runs
-/// again, so the window can say it in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(tag = "by", rename_all = "snake_case")]
-pub enum QueuePause {
-    /// The user paused this queue.
-    User { at: Millis },
-    /// The user paused every queue at once (the tray's or the palette's
-    /// "pause all").
-    AllQueues { at: Millis },
-    /// The user stopped the agent while this task ran: the app does not
-    /// start it again behind their back.
-    AgentStopped { at: Millis, task_id: TaskId },
-    /// The user restarted the agent, cancelling this task, and asked the
-    /// queue to wait.
-    Restart { at: Millis, task_id: TaskId },
-    /// This task could not be given to the agent (`reason`); the next ones
-    /// would fail the same way until the agent is fixed.
-    TaskNotStarted { at: Millis, task_id: TaskId, reason: String },
-    /// Recorded by a later version of the app.
-    #[serde(other)]
-    Unknown,
-}
-
-impl QueuePause {
-    /// Who paused the queue and why, in a few words (a queued task's wait
-    /// says it).
-    pub fn in_words(&self) -> String {
-        match self {
-            QueuePause::User { .. } => "you paused it".to_owned(),
-            QueuePause::AllQueues { .. } => "you paused every queue".to_owned(),
-            QueuePause::AgentStopped { .. } => "you stopped the agent while a task ran".to_owned(),
-            QueuePause::Restart { .. } => "you restarted the agent and asked its queue to wait".to_owned(),
-            QueuePause::TaskNotStarted { reason, .. } => format!("a task could not be started ({reason})"),
-            QueuePause::Unknown => "it is paused".to_owned(),
-        }
-    }
-}
-
-/// What becomes of the task an agent works on when its session restarts:
-/// the window asks the user, the engine carries it out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(tag = "choice", rename_all = "snake_case")]
-pub enum RestartTask {
-    /// It goes back to the head of its queue and is typed into the new
-    /// session.
-    Requeue,
-    /// The session restarts once the task has ended; the queue waits.
-    FinishFirst,
-    /// It ends cancelled; `pause_queue`: the tasks after it wait for the user.
-    Cancel { pause_queue: bool },
-}
-
-/// What a restart did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(tag = "restart", rename_all = "snake_case")]
-pub enum Restarted {
-    /// The new session runs.
-    Now { session: super::SessionInfo },
-    /// The session restarts once this task has ended.
-    AfterTask { task_id: TaskId },
-}
-
-impl Restarted {
-    /// The new session, if it runs already.
-    pub fn session(self) -> Option<super::SessionInfo> {
-        match self {
-            Restarted::Now { session } => Some(session),
-            Restarted::AfterTask { .. } => None,
-        }
-    }
-}
-
-/// The answer to a submission: the task, and where it stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-pub struct Submitted {
-    pub task: TaskInfo,
-    /// 1-based place in the queue; none when it started at once.
-    pub position: Option<u32>,
-    /// The task the agent is busy with, if any.
-    pub waiting_for: Option<TaskId>,
-}
-
 #[cfg(test)]
 mod tests {
     use switchboard_protocol::summary::parse_summary;
@@ -852,10 +630,13 @@ mod tests {
         let mut failed = task();
         failed.end(TaskState::Failed, 9, Some("the workspace is gone".into()), None);
         for task in [self::task(), running, timed_out, failed] {
-            let json = serde_json::to_value(&task).unwrap();
+            let json = serde_json::to_value(TaskRecord::from(task.clone())).unwrap();
             assert_eq!(json["state"], task.state().as_str(), "the window reads the state's name");
             assert!(json.get("reason").is_some() && json.get("session_id").is_some(), "every field, null or not");
-            assert_eq!(serde_json::from_value::<TaskInfo>(json).unwrap(), task);
+            let expected = task_actions(task.state(), false);
+            assert_eq!(json["actions"], serde_json::to_value(&expected).unwrap(), "the actions it allows");
+            let record = serde_json::from_value::<TaskRecord>(json).unwrap();
+            assert_eq!(TaskInfo::try_from(record).unwrap(), task);
         }
         let record = TaskRecord::from(task());
         let cases = [
