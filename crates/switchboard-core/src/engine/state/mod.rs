@@ -47,7 +47,6 @@ pub const MAX_LISTED_SESSIONS: usize = 500;
 pub(crate) type Call = Box<dyn FnOnce(Option<&mut EngineState>) + Send>;
 
 /// What reaches the engine task through its handle or the socket.
-
 pub(crate) enum Request {
     /// A command in the wire vocabulary (from the socket).
     Command(Box<Command>, Responder<Reply>),
