@@ -394,32 +394,58 @@ fn the_ring_finder_on_small_graphs() {
     }
 }
 
+/// What other branches of the same restructuring (issue 42) are splitting
+/// now, as a file's path or a file's path and a function's name: each must
+/// still be over the line, so that its entry goes as soon as it is not.
+const BEING_SPLIT: &[&str] = &[
+    // The task vocabulary, split with the records' one conversion (item 4).
+    "crates/switchboard-api/src/task.rs",
+    // The hook desk, parsed once at the edge (item 4).
+    "crates/switchboard-core/src/engine/hooks/mod.rs on_hook",
+];
+
+/// Of what is over a line, what is not being split elsewhere, in words; fails
+/// when an entry of [`BEING_SPLIT`] that `applies` is no longer over it.
+fn over_the_line<T: std::fmt::Debug>(
+    long: Vec<T>,
+    key: impl Fn(&T) -> String,
+    applies: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let keys: Vec<String> = long.iter().map(&key).collect();
+    for entry in BEING_SPLIT.iter().filter(|entry| applies(entry)) {
+        assert!(keys.iter().any(|k| k == entry), "{entry} is under the line now: take it off BEING_SPLIT");
+    }
+    long.iter().filter(|item| !BEING_SPLIT.contains(&key(item).as_str())).map(|item| format!("{item:?}")).collect()
+}
+
 #[test]
 fn no_file_is_over_the_line() {
     let root = workspace_root();
-    let long: Vec<String> = workspace_crates()
+    let long: Vec<(String, usize)> = workspace_crates()
         .iter()
         .flat_map(|c| &c.files)
         .filter_map(|f| {
             let lines = f.lines - f.paths.test_lines;
-            let shown = f.path.strip_prefix(&root).unwrap_or(&f.path).display();
-            (lines > MAX_FILE_LINES).then(|| format!("{shown}: {lines}"))
+            let shown = f.path.strip_prefix(&root).unwrap_or(&f.path).display().to_string();
+            (lines > MAX_FILE_LINES).then_some((shown, lines))
         })
         .collect();
+    let long = over_the_line(long, |(file, _)| file.clone(), |file| !file.contains(' '));
     assert!(long.is_empty(), "files over {MAX_FILE_LINES} lines outside their tests:\n{}", long.join("\n"));
 }
 
 #[test]
 fn no_function_is_over_the_line() {
     let root = workspace_root();
-    let long: Vec<String> = workspace_crates()
+    let long: Vec<(String, usize, usize)> = workspace_crates()
         .iter()
         .flat_map(|c| &c.files)
         .flat_map(|f| {
             let shown = f.path.strip_prefix(&root).unwrap_or(&f.path).display().to_string();
-            f.paths.long_fns.iter().map(move |(name, line, length)| format!("{shown}:{line} {name}: {length}"))
+            f.paths.long_fns.iter().map(move |(name, line, length)| (format!("{shown} {name}"), *line, *length))
         })
         .collect();
+    let long = over_the_line(long, |(function, ..)| function.clone(), |entry| entry.contains(' '));
     assert!(long.is_empty(), "functions over {MAX_FN_LINES} lines:\n{}", long.join("\n"));
 }
 

@@ -1,4 +1,4 @@
-//! What another machine's engine says is bounded before the window keeps it: each field and list capped, names kept plain.
+//! What another machine's engine says is bounded before the window keeps it: fields and lists capped, names plain.
 
 use switchboard_protocol::capped::{MAX_LIST_ITEMS, MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped};
 

@@ -1,4 +1,4 @@
-//! Which engine holds what the window names, learnt from each engine's answers and events, and whose machine a thing is on.
+//! Which engine holds what the window names, learnt from each engine's answers and events, and whose a thing is.
 
 use super::caps::capped_from_host;
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! How a notice reaches the user: whether the settings let it show, its slot, urgency and time on screen, and task ends grouped.
+//! How a notice reaches the user: whether it shows, its slot, urgency and time on screen; task ends grouped.
 
 use super::{Notice, NoticeKind};
 use switchboard_api::Settings;

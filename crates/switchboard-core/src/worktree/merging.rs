@@ -1,4 +1,4 @@
-//! Merging a task's branch into its base, rebasing it onto the base, and the git operations left underway in a repository.
+//! A task's branch merged into its base or rebased onto it, and the git operations left underway in a repository.
 
 use super::checkout::Checkout;
 use super::git::{git, git_status, text};

@@ -1,4 +1,4 @@
-//! Agents and their sessions: an agent saved, checked, deleted; a session started, stopped, resumed, typed into, watched.
+//! Agents and their sessions: an agent saved, checked, deleted; a session started, stopped, resumed, typed into.
 
 use super::{EngineState, MAX_LISTED_SESSIONS};
 use crate::engine::sessions::{EndWaiter, invalid_size};

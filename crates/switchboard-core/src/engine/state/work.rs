@@ -1,4 +1,4 @@
-//! The agents' work as the window asks about it: tasks and queues, settings, attention and limits, signals, loops and delegations.
+//! The agents' work as the window asks about it: tasks, queues, settings, attention, limits, signals, loops.
 
 use super::EngineState;
 use crate::error::EngineError;

@@ -1,4 +1,4 @@
-//! What the user asks of the queues: a task submitted, listed, cancelled, moved, edited, run again, put back; a queue paused.
+//! What the user asks of the queues: a task submitted, listed, cancelled, moved, edited, run again; a queue paused.
 
 use super::rules::Cancel;
 use super::{

@@ -1,4 +1,4 @@
-//! The user's review of a worktree: its diff, and a commit, merge, rebase, discard or review sent back, each run by git away from the engine's task.
+//! The user's review of a worktree: its diff, a commit, merge, rebase, discard or review, git run off the engine.
 
 use super::open;
 use super::picture::{latest_task, title_of};

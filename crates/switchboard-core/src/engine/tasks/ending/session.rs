@@ -1,4 +1,4 @@
-//! A task's session ends under it: the task ends as the rules say, with a summary made from its screen when it left none.
+//! A task's session ends under it: the task ends as the rules say, with a summary from its screen if it left none.
 
 use super::{SUMMARY_CAP_BYTES, TaskNote, iteration_summary, requeue_at_front};
 use crate::engine::context::{Ctx, Follow};
