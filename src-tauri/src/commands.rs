@@ -12,8 +12,8 @@ use crate::desktop::Desktop;
 use crate::engines::Engines;
 use crate::hosts::Hosts;
 use switchboard_api::{HostLink, HostState};
+use tauri::State;
 use tauri::ipc::Channel;
-use tauri::{Manager, State};
 
 type Engine<'a> = State<'a, Arc<Engines>>;
 type Reply<T> = Result<T, ApiError>;
@@ -67,13 +67,7 @@ pub async fn restart_engine(engine: Engine<'_>) -> Reply<()> {
 /// the user said so in the window (asked from the tray).
 #[tauri::command]
 pub fn quit_and_stop_agents(app: tauri::AppHandle) {
-    tauri::async_runtime::spawn(async move {
-        let engines = app.state::<Arc<Engines>>().inner().clone();
-        if let Err(error) = engines.main().stop_engine().await {
-            tracing::error!(message = %error.message, "the engine did not stop");
-        }
-        app.exit(0);
-    });
+    crate::engines::quit_and_stop_agents(&app)
 }
 
 /// Any engine command meant for the window, answered with its reply: sent
@@ -103,36 +97,10 @@ pub fn follow_log(desktop: State<'_, Desktop>, followed: Option<FollowedLog>) {
     desktop.set_followed(followed)
 }
 
-/// Opens a file a task returned with its usual app (an editor, for text), or
-/// shows it in its folder. The engine says where the file is now, checked
-/// against its agent's workspace; the window names only the task and the
-/// path the task returned, never a file of its choosing.
+/// Opens a file a task returned with its usual app, or shows it in its folder.
 #[tauri::command]
 pub async fn open_artifact(engine: Engine<'_>, task_id: TaskId, path: String, reveal: bool) -> Reply<()> {
-    let engines = engine.inner();
-    let file = engines.artifact_path(task_id, path.clone()).await?;
-    let opened = tauri::async_runtime::spawn_blocking(move || {
-        if reveal {
-            tauri_plugin_opener::reveal_item_in_dir(&file)
-        } else {
-            tauri_plugin_opener::open_path(&file, None::<&str>)
-        }
-    })
-    .await;
-    match opened {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => {
-            tracing::warn!(%error, reveal, "opening a returned file failed");
-            let what = if reveal { "No file manager could show" } else { "No app could open" };
-            Err(switchboard_core::ApiError {
-                code: switchboard_core::ErrorCode::Io,
-                message: format!("{what} {path} on this desktop."),
-                field: None,
-                problems: Vec::new(),
-            })
-        }
-        Err(error) => Err(switchboard_core::EngineError::Internal(error.to_string()).into()),
-    }
+    crate::artifacts::open(engine.inner(), task_id, path, reveal).await
 }
 
 /// What the window was started to open (`--open`: a notification the daemon
@@ -151,8 +119,7 @@ pub async fn set_viewing(
     engine: Engine<'_>,
     viewing: switchboard_core::Viewing,
 ) -> Reply<()> {
-    desktop.set_viewing(&app, &viewing);
-    engine.set_viewing(viewing).await
+    crate::engines::set_viewing(&app, &desktop, engine.inner(), viewing).await
 }
 
 /// The other machines in the list, each with how it answers now.

@@ -5,7 +5,7 @@ use crate::engine::sessions::{EndWaiter, invalid_size};
 use crate::engine::tasks::BeforeRestart;
 use crate::error::{EngineError, Responder};
 use crate::session::{Control, OutputSink, SubscriptionId};
-use crate::validate::{self};
+use crate::validate;
 use switchboard_api::{
     AgentPreset, EngineEvent, LogEntry, Profile, ProfileProblem, ProfileSpec, RestartTask, Restarted, ScreenSnapshot,
     SessionInfo, now,

@@ -12,12 +12,12 @@ use switchboard_protocol::summary::SUMMARIES_DIR;
 use switchboard_protocol::{ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
-use super::rules::{self};
+use super::rules;
 use super::{Phase, TaskDesk, Work, log_task, task_of};
 use crate::engine::context::{Ctx, Follow, Report};
 use crate::engine::status;
 use crate::error::EngineError;
-use crate::tasks::artifacts::{self};
+use crate::tasks::artifacts;
 use crate::tasks::completion::{self, Decision};
 use switchboard_api::now;
 use switchboard_api::{CompletionRule, LogKind, TaskInfo, TaskResult, TaskState};

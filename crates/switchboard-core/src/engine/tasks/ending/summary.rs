@@ -5,7 +5,7 @@ use crate::engine::context::Ctx;
 use crate::engine::status;
 use crate::engine::tasks::{Phase, TaskDesk, log_task, task_of};
 use crate::session::Control;
-use crate::tasks::artifacts::{self};
+use crate::tasks::artifacts;
 use crate::tasks::completion::{self, Decision};
 use crate::tasks::watch::WatchEvent;
 use std::path::{Path, PathBuf};
