@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use switchboard_core::AppInfo;
 
-use crate::desktop::{Desktop, app_icon};
+use crate::desktop::{Desktop, TrayActions, app_icon};
 use crate::engines::Engines;
 use crate::link::{Link, Role};
 use tauri::{AppHandle, Manager, WindowEvent};
@@ -67,7 +67,7 @@ pub fn run(
         // capability file grants the window its `open` only.
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
-            app.state::<Desktop>().build_tray(app.handle());
+            app.state::<Desktop>().build_tray(app.handle(), TrayActions { quit, pause_all });
             if let Some(window) = app.get_webview_window("main") {
                 window.set_icon(app_icon()).ok();
             }
@@ -120,19 +120,18 @@ pub fn run(
 }
 
 /// Quits the window, and with it the tray; the agents keep running in the engine.
-pub fn quit(app: &AppHandle) {
+fn quit(app: &AppHandle) {
     app.exit(0);
 }
 
-/// Stops the engine and every agent, then quits.
-pub fn quit_and_stop_agents(app: &AppHandle) {
-    let app = app.clone();
+/// Pauses (true) or resumes every queue of the window's own engine.
+fn pause_all(app: &AppHandle, pause: bool) {
+    let engines = app.state::<Arc<Engines>>().inner().clone();
     tauri::async_runtime::spawn(async move {
-        let engines = app.state::<Arc<Engines>>().inner().clone();
-        if let Err(error) = engines.main().stop_engine().await {
-            tracing::error!(message = %error.message, "the engine did not stop");
+        let paused = engines.call(switchboard_core::Command::SetQueuePaused { profile_id: None, paused: pause }, None);
+        if let Err(error) = paused.await {
+            tracing::warn!(message = %error.message, "pausing every queue failed");
         }
-        app.exit(0);
     });
 }
 

@@ -67,7 +67,7 @@ pub async fn restart_engine(engine: Engine<'_>) -> Reply<()> {
 /// the user said so in the window (asked from the tray).
 #[tauri::command]
 pub fn quit_and_stop_agents(app: tauri::AppHandle) {
-    crate::app::quit_and_stop_agents(&app)
+    crate::engines::quit_and_stop_agents(&app)
 }
 
 /// Any engine command meant for the window, answered with its reply: sent
@@ -100,7 +100,7 @@ pub fn follow_log(desktop: State<'_, Desktop>, followed: Option<FollowedLog>) {
 /// Opens a file a task returned with its usual app, or shows it in its folder.
 #[tauri::command]
 pub async fn open_artifact(engine: Engine<'_>, task_id: TaskId, path: String, reveal: bool) -> Reply<()> {
-    crate::desktop::open_artifact(engine.inner(), task_id, path, reveal).await
+    crate::artifacts::open(engine.inner(), task_id, path, reveal).await
 }
 
 /// What the window was started to open (`--open`: a notification the daemon
@@ -119,7 +119,7 @@ pub async fn set_viewing(
     engine: Engine<'_>,
     viewing: switchboard_core::Viewing,
 ) -> Reply<()> {
-    desktop.set_viewing(&app, engine.inner(), viewing).await
+    crate::engines::set_viewing(&app, &desktop, engine.inner(), viewing).await
 }
 
 /// The other machines in the list, each with how it answers now.

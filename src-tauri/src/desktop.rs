@@ -9,14 +9,13 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use switchboard_api::OpenTarget;
 use switchboard_client::notice::{Action, NoticeTarget, Notices, Slot, TrayCounts};
-use switchboard_core::{EngineEvent, FollowedLog, TaskId};
+use switchboard_core::{EngineEvent, FollowedLog};
 use switchboard_daemon::notifications::{Click, DesktopNotifications, local_minute_of_day, now_millis};
 
-use crate::engines::Engines;
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
@@ -51,6 +50,16 @@ pub struct Desktop {
     closed_once: PathBuf,
     /// What the window was started to open (`--open`), until the UI takes it.
     open_at_start: Mutex<Option<OpenTarget>>,
+}
+
+/// What the tray's items do beyond the window, handed down by the app: the
+/// tray reaches the app and its engines only through these.
+#[derive(Clone, Copy)]
+pub struct TrayActions {
+    /// Quits the window (the agents keep running).
+    pub quit: fn(&AppHandle),
+    /// Pauses (true) or resumes every queue.
+    pub pause_all: fn(&AppHandle, bool),
 }
 
 /// The tray icon's id: the app keeps the icon, this looks it up on the main thread.
@@ -153,19 +162,12 @@ impl Desktop {
     }
 
     /// What the window shows now: the notices follow it (what the user looks
-    /// at in a focused window is not notified, and its notification closes),
-    /// and so does the engine (a failure on screen is seen).
-    pub async fn set_viewing(
-        &self,
-        app: &AppHandle,
-        engine: &Engines,
-        viewing: switchboard_core::Viewing,
-    ) -> Result<(), switchboard_core::ApiError> {
+    /// at in a focused window is not notified, and its notification closes).
+    pub fn set_viewing(&self, app: &AppHandle, viewing: &switchboard_core::Viewing) {
         let actions: Vec<Action> = (self.notices.lock().expect("never poisoned").values_mut())
             .flat_map(|notices| notices.set_viewing(viewing.clone()))
             .collect();
         self.carry_out(app, actions);
-        engine.set_viewing(viewing).await
     }
 
     /// Follows an engine event: notifications shown, replaced or closed as
@@ -279,9 +281,10 @@ impl Desktop {
         }
     }
 
-    /// Builds the tray icon and menu. Without a tray (no status notifier on
-    /// this desktop) the app works on without one.
-    pub fn build_tray(&self, app: &AppHandle) {
+    /// Builds the tray icon and menu; `actions` are what its items do to the
+    /// app beyond the window. Without a tray (no status notifier on this
+    /// desktop) the app works on without one.
+    pub fn build_tray(&self, app: &AppHandle, actions: TrayActions) {
         let (counts, all_paused) = tally(&self.notices.lock().expect("never poisoned"));
         // A panel names the item by its title, which appindicator takes from
         // GLib's application name; unset, that is the binary's lower-case name.
@@ -299,10 +302,10 @@ impl Desktop {
                 .icon(app_icon())
                 .tooltip(format!("Switchboard: {}", counts.label()))
                 .menu(&menu)
-                .on_menu_event(|app, event| match event.id().as_ref() {
+                .on_menu_event(move |app, event| match event.id().as_ref() {
                     "show" => show_window(app),
-                    "pause" => toggle_pause_all(app),
-                    "quit" => crate::app::quit(app),
+                    "pause" => toggle_pause_all(app, actions.pause_all),
+                    "quit" => (actions.quit)(app),
                     // Asked in the window (shown for it, from the tray too): it names what runs.
                     "quit-and-stop" => open(app, ASK_QUIT_AND_STOP_EVENT, &()),
                     _ => {}
@@ -372,16 +375,10 @@ fn open(app: &AppHandle, event: &str, id: &impl serde::Serialize) {
     }
 }
 
-fn toggle_pause_all(app: &AppHandle) {
+fn toggle_pause_all(app: &AppHandle, pause_all: fn(&AppHandle, bool)) {
     let Some(desktop) = app.try_state::<Desktop>() else { return };
     let pause = !tally(&desktop.notices.lock().expect("never poisoned")).1;
-    let engines = app.state::<Arc<Engines>>().inner().clone();
-    tauri::async_runtime::spawn(async move {
-        let paused = engines.call(switchboard_core::Command::SetQueuePaused { profile_id: None, paused: pause }, None);
-        if let Err(error) = paused.await {
-            tracing::warn!(message = %error.message, "pausing every queue failed");
-        }
-    });
+    pause_all(app, pause);
 }
 
 /// The app icon, drawn here: a rounded teal square with three rows of
@@ -409,39 +406,4 @@ pub fn app_icon() -> Image<'static> {
         }
     }
     Image::new_owned(rgba, SIZE, SIZE)
-}
-
-/// Opens a file a task returned with its usual app (an editor, for text), or
-/// shows it in its folder. The engine says where the file is now, checked
-/// against its agent's workspace; the window names only the task and the
-/// path the task returned, never a file of its choosing.
-pub async fn open_artifact(
-    engines: &Engines,
-    task_id: TaskId,
-    path: String,
-    reveal: bool,
-) -> Result<(), switchboard_core::ApiError> {
-    let file = engines.artifact_path(task_id, path.clone()).await?;
-    let opened = tauri::async_runtime::spawn_blocking(move || {
-        if reveal {
-            tauri_plugin_opener::reveal_item_in_dir(&file)
-        } else {
-            tauri_plugin_opener::open_path(&file, None::<&str>)
-        }
-    })
-    .await;
-    match opened {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => {
-            tracing::warn!(%error, reveal, "opening a returned file failed");
-            let what = if reveal { "No file manager could show" } else { "No app could open" };
-            Err(switchboard_core::ApiError {
-                code: switchboard_core::ErrorCode::Io,
-                message: format!("{what} {path} on this desktop."),
-                field: None,
-                problems: Vec::new(),
-            })
-        }
-        Err(error) => Err(switchboard_core::EngineError::Internal(error.to_string()).into()),
-    }
 }

@@ -19,10 +19,11 @@ use switchboard_api::{EventPace, HostLink, Viewing};
 use switchboard_client::fleet::{self, Owners, Route};
 use switchboard_client::ssh::Host;
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, Reply, SessionId, SubscriptionId, TaskId};
-use tauri::AppHandle;
 use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager};
 use tokio::sync::watch;
 
+use crate::desktop::Desktop;
 use crate::link::{Link, Role};
 
 /// How long the window, as it opens, waits for the other machines'
@@ -331,4 +332,29 @@ impl Engines {
         }
         Ok(self.main.client().await?.artifact_path(task_id, path).await?)
     }
+}
+
+/// What the window shows now: told to the notices first (what the user
+/// looks at in a focused window is not notified, and its notification
+/// closes), then to the engine (a failure on screen is seen).
+pub async fn set_viewing(
+    app: &AppHandle,
+    desktop: &Desktop,
+    engines: &Engines,
+    viewing: Viewing,
+) -> Result<(), ApiError> {
+    desktop.set_viewing(app, &viewing);
+    engines.set_viewing(viewing).await
+}
+
+/// Stops the engine and every agent, then quits.
+pub fn quit_and_stop_agents(app: &AppHandle) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let engines = app.state::<Arc<Engines>>().inner().clone();
+        if let Err(error) = engines.main().stop_engine().await {
+            tracing::error!(message = %error.message, "the engine did not stop");
+        }
+        app.exit(0);
+    });
 }

@@ -4,6 +4,7 @@
 //! `switchboard-cli` (a client of the running engine).
 
 mod app;
+mod artifacts;
 mod commands;
 mod desktop;
 mod engines;

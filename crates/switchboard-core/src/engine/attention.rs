@@ -106,6 +106,34 @@ impl AttentionBoard {
     }
 }
 
+/// How an agent's last session ended, as its attention says it.
+fn ending_of(state: &SessionState) -> switchboard_api::Ending {
+    match state {
+        SessionState::Exited { exit_code, signal, .. } => {
+            switchboard_api::Ending::Exited { code: *exit_code, signal: signal.clone() }
+        }
+        SessionState::Interrupted { .. } => switchboard_api::Ending::Interrupted,
+        SessionState::Killed { .. } | SessionState::Running { .. } => switchboard_api::Ending::Stopped,
+    }
+}
+
+/// The usage limit an agent's account is at, unless the agent was let go on.
+fn limit_fact(cx: &Ctx, id: &ProfileId) -> Option<crate::attention::LimitFact> {
+    (!cx.limits.is_empty())
+        .then(|| cx.account_of(id))
+        .flatten()
+        .and_then(|account| cx.limits.get(&account))
+        .filter(|limit| !limit.released.contains(id))
+        .map(|limit| crate::attention::LimitFact {
+            account: limit.record.account.clone(),
+            since: limit.record.since,
+            until: limit.record.until,
+            retry_at: limit.record.retry_at,
+            passed: limit.record.passed,
+            asks_user: limit.record.asks_user,
+        })
+}
+
 /// Every agent's attention, from what the engine knows; `seen_until`: per
 /// agent, up to when its failures are seen.
 fn gather(
@@ -141,13 +169,7 @@ fn gather(
         // Newest first.
         let unseen_failures = cx.store.ended_since(id, &FAILURES, seen_until(id), FAILURES_LOOKED_AT)?;
         let last = if session.is_none() { last_session(cx, id) } else { None };
-        let ended = last.map(|entry| match &entry.info.state {
-            SessionState::Exited { exit_code, signal, .. } => {
-                switchboard_api::Ending::Exited { code: *exit_code, signal: signal.clone() }
-            }
-            SessionState::Interrupted { .. } => switchboard_api::Ending::Interrupted,
-            SessionState::Killed { .. } | SessionState::Running { .. } => switchboard_api::Ending::Stopped,
-        });
+        let ended = last.map(|entry| ending_of(&entry.info.state));
         let failed_in_last_session = match last {
             Some(entry) => cx.store.count_ended_in(&entry.info.id, &FAILURES)?,
             None => 0,
@@ -185,19 +207,7 @@ fn gather(
             ended,
             failed_in_last_session,
             titles,
-            limit: (!cx.limits.is_empty())
-                .then(|| cx.account_of(id))
-                .flatten()
-                .and_then(|account| cx.limits.get(&account))
-                .filter(|limit| !limit.released.contains(id))
-                .map(|limit| crate::attention::LimitFact {
-                    account: limit.record.account.clone(),
-                    since: limit.record.since,
-                    until: limit.record.until,
-                    retry_at: limit.record.retry_at,
-                    passed: limit.record.passed,
-                    asks_user: limit.record.asks_user,
-                }),
+            limit: limit_fact(cx, id),
             account_problem: task.and_then(|task| match cx.task_waits.get(&task.id) {
                 Some(switchboard_api::WaitingFor::Account { why }) => {
                     Some((why.clone(), task.started_at().unwrap_or_default()))

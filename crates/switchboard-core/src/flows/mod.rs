@@ -120,6 +120,20 @@ impl World {
         }
     }
 
+    /// A new session in focus: what it knows of the queues, signals and loop
+    /// carries over; the rest starts afresh.
+    fn refocus(&mut self, focus: Option<SessionId>) {
+        *self = World {
+            focus,
+            pending: std::mem::take(&mut self.pending),
+            kinds: std::mem::take(&mut self.kinds),
+            queued: std::mem::take(&mut self.queued),
+            running: std::mem::take(&mut self.running),
+            iterating: self.iterating,
+            ..World::default()
+        };
+    }
+
     fn observe(&mut self, entry: &LogEntry) -> Facts {
         let status_before = self.shown();
         let team_before = self.team.active_count();
@@ -127,15 +141,7 @@ impl World {
         if let LogKind::SessionStarted { .. } = entry.kind
             && entry.session_id.is_some()
         {
-            *self = World {
-                focus: entry.session_id.clone(),
-                pending: std::mem::take(&mut self.pending),
-                kinds: std::mem::take(&mut self.kinds),
-                queued: std::mem::take(&mut self.queued),
-                running: std::mem::take(&mut self.running),
-                iterating: self.iterating,
-                ..World::default()
-            };
+            self.refocus(entry.session_id.clone());
         }
         facts.focus = entry.session_id.is_some() && entry.session_id == self.focus;
         match &entry.kind {
@@ -211,15 +217,7 @@ impl World {
                 facts.signal = kind.map(|kind| (signal_id.clone(), kind));
             }
             LogKind::Delegation { requester_session, state } if Some(requester_session) == self.focus.as_ref() => {
-                let teammate = entry.session_id.as_ref().map(ToString::to_string).unwrap_or_default();
-                let change = match state {
-                    DelegationState::Working => TeamEvent::DelegateStarted {
-                        teammate,
-                        team_name: format!("session-{}", &requester_session.to_string()[..8]),
-                    },
-                    _ => TeamEvent::Gone { teammate },
-                };
-                self.team.apply(change);
+                self.team.apply(delegate_change(requester_session, state, entry.session_id.as_ref()));
             }
             LogKind::Loop { step, .. } => match step {
                 LoopStep::Iteration { .. } => self.iterating = true,
@@ -235,6 +233,18 @@ impl World {
         facts.team = (team_before, self.team.active_count());
         facts.status = (status_before, self.shown());
         facts
+    }
+}
+
+/// A delegate of the session in focus started work (it joins its team) or
+/// is gone; `delegate`: its session.
+fn delegate_change(requester: &SessionId, state: &DelegationState, delegate: Option<&SessionId>) -> TeamEvent {
+    let teammate = delegate.map(ToString::to_string).unwrap_or_default();
+    match state {
+        DelegationState::Working => {
+            TeamEvent::DelegateStarted { teammate, team_name: format!("session-{}", &requester.to_string()[..8]) }
+        }
+        _ => TeamEvent::Gone { teammate },
     }
 }
 

@@ -145,7 +145,6 @@ pub(super) async fn serve<H: RequestHandler>(
     };
     spoke.store(true, Ordering::Relaxed);
     tracing::debug!(kind = ?hello.client_kind, version = %hello.app_version, "a client connected");
-    let kind = hello.client_kind;
     let (answers, answers_rx) = mpsc::unbounded_channel();
     let (stream, stream_rx) = mpsc::unbounded_channel();
     let outbox = Outbox {
@@ -167,13 +166,20 @@ pub(super) async fn serve<H: RequestHandler>(
         stats.clone(),
     )));
     let places = Arc::new(Semaphore::new(limits.in_flight.max(1)));
-    // Attaches wait for room one at a time, so their replays never add up.
-    let attaching = Arc::new(tokio::sync::Mutex::new(()));
-    let streams: Arc<Mutex<HashMap<u32, Attached>>> = Arc::default();
-    let mut requests = JoinSet::new();
-    let mut events: Option<(Owned, Option<crate::sink::WindowSubscribed>)> = None;
+    let mut connection = Connection {
+        handler,
+        outbox,
+        caller,
+        kind: hello.client_kind,
+        max_streams: limits.max_streams,
+        event_budget: limits.event_budget,
+        attaching: Arc::default(),
+        streams: Arc::default(),
+        requests: JoinSet::new(),
+        events: None,
+    };
     loop {
-        while requests.try_join_next().is_some() {}
+        while connection.requests.try_join_next().is_some() {}
         // Nothing more is read while every place waits for its answer to be
         // written; a writer that ended (the client reads nothing, or is gone)
         // ends the connection.
@@ -207,7 +213,7 @@ pub(super) async fn serve<H: RequestHandler>(
                 tracing::warn!(%why, "a malformed request on the socket");
                 match id {
                     Some(id) => {
-                        outbox.answer(id, error(ErrorCode::InvalidInput, why), place);
+                        connection.outbox.answer(id, error(ErrorCode::InvalidInput, why), place);
                         continue;
                     }
                     None => break,
@@ -215,130 +221,169 @@ pub(super) async fn serve<H: RequestHandler>(
             }
         };
         drop(frame);
+        connection.take(id, request, place);
+    }
+    connection.close().await;
+    drop(writer);
+    // The connection's outbox goes after its writer, as the writer ends.
+    drop(connection);
+}
+
+/// One client's connection, as its requests find it.
+struct Connection<H> {
+    handler: Arc<H>,
+    outbox: Outbox,
+    caller: Caller,
+    kind: ClientKind,
+    /// The most terminals attached at once.
+    max_streams: usize,
+    /// The events a subscriber may fall behind by.
+    event_budget: usize,
+    /// Attaches wait for room one at a time, so their replays never add up.
+    attaching: Arc<tokio::sync::Mutex<()>>,
+    streams: Arc<Mutex<HashMap<u32, Attached>>>,
+    requests: JoinSet<()>,
+    events: Option<(Owned, Option<crate::sink::WindowSubscribed>)>,
+}
+
+impl<H: RequestHandler> Connection<H> {
+    /// Takes a request up; its answer goes out once it has one.
+    fn take(&mut self, id: u64, request: ClientRequest, place: OwnedSemaphorePermit) {
         match request {
             // A window's flow control holds the agent back for its own views of
             // the session only: another window's resume does not undo it.
             ClientRequest::Command { command: switchboard_api::Command::SetOutputPaused { session_id, paused } }
-                if streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) =>
+                if self.streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) =>
             {
-                let views: Vec<SubscriptionId> = streams
-                    .lock()
-                    .expect("never poisoned")
-                    .values()
-                    .filter(|a| a.session_id == session_id)
-                    .map(|a| a.subscription)
-                    .collect();
-                let (handler, outbox) = (handler.clone(), outbox.clone());
-                requests.spawn(async move {
-                    let mut answer = Answer::Ok { reply: Reply::Unit };
-                    for view in views {
-                        if let Err(error) = handler.pause_view(session_id.clone(), view, paused).await {
-                            answer = Answer::Error { error: error.into() };
-                        }
-                    }
-                    outbox.answer(id, answer, place);
-                });
+                self.pause_views(id, session_id, paused, place);
             }
-            ClientRequest::Command { command } => {
-                let (handler, outbox) = (handler.clone(), outbox.clone());
-                requests.spawn(async move {
-                    let via = super::reach::Via::Client(kind);
-                    let request = SocketRequest::Command { command };
-                    let answer = match super::handle(handler.as_ref(), via, request, caller).await {
-                        Ok(reply) => Answer::Ok { reply },
-                        Err(error) => Answer::Error { error: error.into() },
-                    };
-                    outbox.answer(id, answer, place);
-                });
-            }
+            ClientRequest::Command { command } => self.command(id, command, place),
             ClientRequest::Subscribe => {
-                let answer = match (&events, handler.feed()) {
-                    (Some(_), _) => error(ErrorCode::InvalidInput, "this connection follows the events already".into()),
-                    (None, None) => error(ErrorCode::EngineStopped, "this engine sends no events".into()),
-                    (None, Some(feed)) => {
-                        // A window is counted as it subscribes: the daemon leaves it the notices.
-                        let (receiver, seq, window) = match hello.client_kind {
-                            ClientKind::Window => {
-                                let (receiver, seq, window) = feed.subscribe_window();
-                                (receiver, seq, Some(window))
-                            }
-                            _ => {
-                                let (receiver, seq) = feed.subscribe();
-                                (receiver, seq, None)
-                            }
-                        };
-                        events = Some((
-                            Owned(tokio::spawn(forward_events(receiver, outbox.clone(), limits.event_budget))),
-                            window,
-                        ));
-                        Answer::Subscribed { instance_id: feed.instance_id.clone(), seq }
-                    }
-                };
-                outbox.answer(id, answer, place);
+                let answer = self.subscribe();
+                self.outbox.answer(id, answer, place);
             }
-            ClientRequest::Attach { session_id, stream } => {
-                let (handler, outbox, streams) = (handler.clone(), outbox.clone(), streams.clone());
-                let (attaching, max_streams) = (attaching.clone(), limits.max_streams);
-                requests.spawn(async move {
-                    let refused = {
-                        let streams = streams.lock().expect("never poisoned");
-                        if streams.contains_key(&stream) {
-                            Some(format!("stream {stream} is attached already"))
-                        } else if streams.len() >= max_streams {
-                            Some(format!("this connection has {max_streams} terminals attached, the most it may"))
-                        } else {
-                            None
-                        }
-                    };
-                    if let Some(why) = refused {
-                        return outbox.answer(id, error(ErrorCode::InvalidInput, why), place);
-                    }
-                    // Other streams may have spent the budget: the attach waits for
-                    // room, as a stream that fell behind does, rather than fail.
-                    let turn = attaching.lock().await;
-                    outbox.room().await;
-                    let why_ended = Arc::new(AtomicU8::new(ENDED));
-                    let sink = StreamSink {
-                        stream,
-                        outbox: outbox.clone(),
-                        why_ended: why_ended.clone(),
-                        first_delivered: false,
-                    };
-                    let attached = handler.attach(session_id.clone(), Box::new(sink)).await;
-                    drop(turn);
-                    match attached {
-                        Ok(subscription) => {
-                            let attached = Attached { session_id, subscription, why_ended };
-                            streams.lock().expect("never poisoned").insert(stream, attached);
-                            outbox.answer(id, Answer::Ok { reply: Reply::Unit }, place);
-                        }
-                        Err(error) => outbox.answer(id, Answer::Error { error: error.into() }, place),
-                    }
-                });
-            }
-            ClientRequest::Detach { stream } => {
-                let attached = streams.lock().expect("never poisoned").remove(&stream);
-                let (handler, outbox) = (handler.clone(), outbox.clone());
-                requests.spawn(async move {
-                    if let Some(attached) = attached {
-                        attached.why_ended.store(DETACHED, Ordering::SeqCst);
-                        handler.detach(attached.session_id, attached.subscription).await;
-                    }
-                    outbox.answer(id, Answer::Ok { reply: Reply::Unit }, place);
-                });
-            }
-            ClientRequest::Ping => outbox.answer(id, Answer::Pong, place),
+            ClientRequest::Attach { session_id, stream } => self.attach(id, session_id, stream, place),
+            ClientRequest::Detach { stream } => self.detach(id, stream, place),
+            ClientRequest::Ping => self.outbox.answer(id, Answer::Pong, place),
         }
     }
-    // The client is gone (or spoke garbage): nothing of its stays attached.
-    requests.abort_all();
-    drop(events);
-    let attached: Vec<Attached> = streams.lock().expect("never poisoned").drain().map(|(_, a)| a).collect();
-    for attached in attached {
-        attached.why_ended.store(DETACHED, Ordering::SeqCst);
-        handler.detach(attached.session_id, attached.subscription).await;
+
+    fn pause_views(&mut self, id: u64, session_id: SessionId, paused: bool, place: OwnedSemaphorePermit) {
+        let views: Vec<SubscriptionId> = self
+            .streams
+            .lock()
+            .expect("never poisoned")
+            .values()
+            .filter(|a| a.session_id == session_id)
+            .map(|a| a.subscription)
+            .collect();
+        let (handler, outbox) = (self.handler.clone(), self.outbox.clone());
+        self.requests.spawn(async move {
+            let mut answer = Answer::Ok { reply: Reply::Unit };
+            for view in views {
+                if let Err(error) = handler.pause_view(session_id.clone(), view, paused).await {
+                    answer = Answer::Error { error: error.into() };
+                }
+            }
+            outbox.answer(id, answer, place);
+        });
     }
-    drop(writer);
+
+    fn command(&mut self, id: u64, command: switchboard_api::Command, place: OwnedSemaphorePermit) {
+        let (handler, outbox, kind, caller) = (self.handler.clone(), self.outbox.clone(), self.kind, self.caller);
+        self.requests.spawn(async move {
+            let via = super::reach::Via::Client(kind);
+            let request = SocketRequest::Command { command };
+            let answer = match super::handle(handler.as_ref(), via, request, caller).await {
+                Ok(reply) => Answer::Ok { reply },
+                Err(error) => Answer::Error { error: error.into() },
+            };
+            outbox.answer(id, answer, place);
+        });
+    }
+
+    fn subscribe(&mut self) -> Answer {
+        match (&self.events, self.handler.feed()) {
+            (Some(_), _) => error(ErrorCode::InvalidInput, "this connection follows the events already".into()),
+            (None, None) => error(ErrorCode::EngineStopped, "this engine sends no events".into()),
+            (None, Some(feed)) => {
+                // A window is counted as it subscribes: the daemon leaves it the notices.
+                let (receiver, seq, window) = match self.kind {
+                    ClientKind::Window => {
+                        let (receiver, seq, window) = feed.subscribe_window();
+                        (receiver, seq, Some(window))
+                    }
+                    _ => {
+                        let (receiver, seq) = feed.subscribe();
+                        (receiver, seq, None)
+                    }
+                };
+                let forward = forward_events(receiver, self.outbox.clone(), self.event_budget);
+                self.events = Some((Owned(tokio::spawn(forward)), window));
+                Answer::Subscribed { instance_id: feed.instance_id.clone(), seq }
+            }
+        }
+    }
+
+    fn attach(&mut self, id: u64, session_id: SessionId, stream: u32, place: OwnedSemaphorePermit) {
+        let (handler, outbox, streams) = (self.handler.clone(), self.outbox.clone(), self.streams.clone());
+        let (attaching, max_streams) = (self.attaching.clone(), self.max_streams);
+        self.requests.spawn(async move {
+            let refused = {
+                let streams = streams.lock().expect("never poisoned");
+                if streams.contains_key(&stream) {
+                    Some(format!("stream {stream} is attached already"))
+                } else if streams.len() >= max_streams {
+                    Some(format!("this connection has {max_streams} terminals attached, the most it may"))
+                } else {
+                    None
+                }
+            };
+            if let Some(why) = refused {
+                return outbox.answer(id, error(ErrorCode::InvalidInput, why), place);
+            }
+            // Other streams may have spent the budget: the attach waits for
+            // room, as a stream that fell behind does, rather than fail.
+            let turn = attaching.lock().await;
+            outbox.room().await;
+            let why_ended = Arc::new(AtomicU8::new(ENDED));
+            let sink =
+                StreamSink { stream, outbox: outbox.clone(), why_ended: why_ended.clone(), first_delivered: false };
+            let attached = handler.attach(session_id.clone(), Box::new(sink)).await;
+            drop(turn);
+            match attached {
+                Ok(subscription) => {
+                    let attached = Attached { session_id, subscription, why_ended };
+                    streams.lock().expect("never poisoned").insert(stream, attached);
+                    outbox.answer(id, Answer::Ok { reply: Reply::Unit }, place);
+                }
+                Err(error) => outbox.answer(id, Answer::Error { error: error.into() }, place),
+            }
+        });
+    }
+
+    fn detach(&mut self, id: u64, stream: u32, place: OwnedSemaphorePermit) {
+        let attached = self.streams.lock().expect("never poisoned").remove(&stream);
+        let (handler, outbox) = (self.handler.clone(), self.outbox.clone());
+        self.requests.spawn(async move {
+            if let Some(attached) = attached {
+                attached.why_ended.store(DETACHED, Ordering::SeqCst);
+                handler.detach(attached.session_id, attached.subscription).await;
+            }
+            outbox.answer(id, Answer::Ok { reply: Reply::Unit }, place);
+        });
+    }
+
+    /// The client is gone (or spoke garbage): nothing of its stays attached.
+    async fn close(&mut self) {
+        self.requests.abort_all();
+        drop(self.events.take());
+        let attached: Vec<Attached> = self.streams.lock().expect("never poisoned").drain().map(|(_, a)| a).collect();
+        for attached in attached {
+            attached.why_ended.store(DETACHED, Ordering::SeqCst);
+            self.handler.detach(attached.session_id, attached.subscription).await;
+        }
+    }
 }
 
 /// A task of the connection's, ended when it is dropped.

@@ -1,5 +1,6 @@
 use super::*;
-use switchboard_api::{TaskInfo, TaskSpec};
+use switchboard_api::{LogKind, TaskInfo, TaskSpec};
+use switchboard_protocol::TaskId;
 
 fn profile(name: &str) -> Profile {
     Profile {

@@ -200,28 +200,7 @@ impl HookDesk {
             .and_then(|entry| cx.profile(&entry.info.profile_id).ok())
             .is_some_and(|profile| profile.spec.kind == switchboard_protocol::AgentKind::Codex);
         let entry = cx.sessions.get_mut(&session_id).expect("known above");
-        // Where Codex logs the conversation and which turn it began last: a
-        // turn that fails is said there only (see `tasks::turns`).
-        // (A sub-agent's events name it, `agent_id`, and its own log and turns.)
-        let text_of = |key: &str| envelope.payload.get(key).and_then(serde_json::Value::as_str);
-        let own = text_of("agent_id").is_none();
-        if own
-            && entry.hooks.conversation.is_some()
-            && let Some(log) = text_of("transcript_path").filter(|p| p.len() <= MAX_PATH_BYTES)
-        {
-            entry.hooks.transcript.get_or_insert_with(|| log.to_owned());
-        }
-        if let (HookEvent::UserPromptSubmit, Some(turn), true) = (&event, text_of("turn_id"), own) {
-            entry.hooks.turn = Some(capped(turn, MAX_NAME_BYTES));
-        }
-        // What the agent's environment says of it (its team, its name) is kept.
-        entry.hooks.identity.extend(
-            envelope
-                .env
-                .iter()
-                .filter(|(name, _)| IDENTITY_ENV.contains(&name.as_str()))
-                .map(|(k, v)| (k.clone(), capped(v.as_str(), MAX_NAME_BYTES))),
-        );
+        note_what_it_says_of_itself(entry, envelope, event);
         let was_active = entry.team.is_active();
         if let Some(team_event) = team_event(event, envelope) {
             entry.team.apply(team_event);
@@ -244,27 +223,7 @@ impl HookDesk {
             let begins = matches!(event, HookEvent::SessionStart | HookEvent::UserPromptSubmit);
             status::set_from_hooks(cx, &session_id, next_status(current, event), now(), begins);
         }
-        if let Some(text) = event.assistant_text() {
-            cx.follow(Follow::AgentText { session: session_id.clone(), text: text.to_owned() });
-        }
-        if let HookEvent::Stop { last_assistant_message, .. } = &event {
-            cx.follow(Follow::TurnEnded { session: session_id.clone(), last_message: last_assistant_message.clone() });
-        }
-        if let Some((error, kind)) = turn_failed {
-            // Told from the error's code alone: the API's words may follow it.
-            let refusal = kind.as_deref().and_then(switchboard_protocol::limit::from_claude_stop_failure);
-            cx.follow(Follow::TurnFailed { session: session_id.clone(), error, refusal });
-        }
-        if matches!(
-            event,
-            HookEvent::PreToolUse { .. }
-                | HookEvent::PostToolUse { .. }
-                | HookEvent::PermissionRequest { .. }
-                | HookEvent::SubagentStart { .. }
-                | HookEvent::Stop { .. }
-        ) {
-            cx.follow(Follow::TurnRan { session: session_id.clone() });
-        }
+        follow_up(cx, &session_id, event, turn_failed);
         if team_done || team_emptied {
             cx.follow(Follow::TeamSettled { lead: session_id });
         }
@@ -365,6 +324,58 @@ impl HookDesk {
     #[cfg(test)]
     pub fn refused(&self) -> u64 {
         self.refused
+    }
+}
+
+/// What a session's hooks say of it, kept with it: where Codex logs the
+/// conversation and which turn it began last (a turn that fails is said
+/// there only, see `tasks::turns`), and what the agent's environment says of
+/// it (its team, its name). A sub-agent's events name it (`agent_id`), with
+/// its own log and turns.
+fn note_what_it_says_of_itself(entry: &mut super::sessions::SessionEntry, envelope: &HookEnvelope, event: &HookEvent) {
+    let text_of = |key: &str| envelope.payload.get(key).and_then(serde_json::Value::as_str);
+    let own = text_of("agent_id").is_none();
+    if own
+        && entry.hooks.conversation.is_some()
+        && let Some(log) = text_of("transcript_path").filter(|p| p.len() <= MAX_PATH_BYTES)
+    {
+        entry.hooks.transcript.get_or_insert_with(|| log.to_owned());
+    }
+    if let (HookEvent::UserPromptSubmit, Some(turn), true) = (&event, text_of("turn_id"), own) {
+        entry.hooks.turn = Some(capped(turn, MAX_NAME_BYTES));
+    }
+    entry.hooks.identity.extend(
+        envelope
+            .env
+            .iter()
+            .filter(|(name, _)| IDENTITY_ENV.contains(&name.as_str()))
+            .map(|(k, v)| (k.clone(), capped(v.as_str(), MAX_NAME_BYTES))),
+    );
+}
+
+/// What the event leaves for the other desks: the agent's words, a turn
+/// that ended, ran or failed.
+fn follow_up(cx: &mut Ctx, session_id: &SessionId, event: &HookEvent, turn_failed: Option<(String, Option<String>)>) {
+    if let Some(text) = event.assistant_text() {
+        cx.follow(Follow::AgentText { session: session_id.clone(), text: text.to_owned() });
+    }
+    if let HookEvent::Stop { last_assistant_message, .. } = &event {
+        cx.follow(Follow::TurnEnded { session: session_id.clone(), last_message: last_assistant_message.clone() });
+    }
+    if let Some((error, kind)) = turn_failed {
+        // Told from the error's code alone: the API's words may follow it.
+        let refusal = kind.as_deref().and_then(switchboard_protocol::limit::from_claude_stop_failure);
+        cx.follow(Follow::TurnFailed { session: session_id.clone(), error, refusal });
+    }
+    if matches!(
+        event,
+        HookEvent::PreToolUse { .. }
+            | HookEvent::PostToolUse { .. }
+            | HookEvent::PermissionRequest { .. }
+            | HookEvent::SubagentStart { .. }
+            | HookEvent::Stop { .. }
+    ) {
+        cx.follow(Follow::TurnRan { session: session_id.clone() });
     }
 }
 

@@ -7,7 +7,7 @@
 use switchboard_protocol::signal::prompts;
 use switchboard_protocol::{ProfileId, SessionId, SignalId};
 
-use super::respond::deliver;
+use super::deliver::deliver;
 use crate::engine::context::{Ctx, Report};
 use crate::error::EngineError;
 use crate::session::Control;

@@ -5,6 +5,7 @@
 //! exited), or a new delegated agent.
 
 mod delegation;
+mod deliver;
 mod merge;
 mod respond;
 #[cfg(test)]

@@ -10,12 +10,11 @@ use switchboard_protocol::{ProfileId, SessionId, SignalId, TermSize};
 
 use std::path::PathBuf;
 
+use super::deliver::deliver;
 use super::{SignalDesk, delegation, log_signal, save_signal};
 use crate::engine::context::Ctx;
 use crate::engine::status;
-use crate::error::{EngineError, Responder};
-use crate::session::typing::ReadyWhen;
-use crate::session::{Control, TypeRequest};
+use crate::error::EngineError;
 use crate::workspace::Workspace;
 use switchboard_api::now;
 use switchboard_api::{LogKind, SignalAction, SignalInfo, SignalResponse, SignalState, SignalStatus, TaskState};
@@ -202,37 +201,6 @@ impl SignalDesk {
             prompts::delegated_work(work, coordination, &requester.to_string(), taught.then_some(agent_id.as_str()));
         deliver(cx, &session, profile_id, "delegated work", prompt)
     }
-}
-
-/// Types `prompt` into the session once its agent is ready. If the session
-/// has ended: into a new session that continues its agent's conversation
-/// when the app knows it (Claude Code, Codex), else a fresh session of its profile.
-pub(super) fn deliver(
-    cx: &mut Ctx,
-    session_id: &SessionId,
-    profile_id: &ProfileId,
-    tag: &str,
-    prompt: String,
-) -> Result<SessionId, EngineError> {
-    let target = if cx.sessions.is_running(session_id) {
-        session_id.clone()
-    } else {
-        let old = cx.store.get_session(session_id).ok().flatten();
-        let conversation = old.as_ref().and_then(|s| s.agent_session_id.clone());
-        let workspace = crate::engine::sessions::still_there(old.as_ref().and_then(|s| s.workspace.as_deref()));
-        cx.start_session(profile_id, TermSize::DEFAULT, conversation.as_deref(), workspace.as_deref())?.id
-    };
-    let ready = ReadyWhen::for_profile(&cx.profile(profile_id)?)?;
-    let session = target.clone();
-    let reply = Responder::new(move |typed: Result<bool, EngineError>| match typed {
-        Ok(_) => tracing::debug!(%session, "a reply was typed into the agent"),
-        Err(error) => tracing::warn!(%session, %error, "a reply could not be typed"),
-    });
-    cx.sessions.send(
-        &target,
-        Control::Type(TypeRequest { tag: tag.to_owned(), text: prompt, ready, reply, held: None, back: None }),
-    );
-    Ok(target)
 }
 
 fn log_skipped(cx: &Ctx, profile_id: &ProfileId, blocker: &Blocker) -> Result<(), EngineError> {

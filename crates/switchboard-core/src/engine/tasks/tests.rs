@@ -10,7 +10,7 @@ use crate::engine::context::Follow;
 use crate::engine::status;
 use crate::engine::testing::{Bench, typed_in};
 use crate::session::Control;
-use switchboard_api::{CompletionRule, LogKind, Profile, ScreenSnapshot};
+use switchboard_api::{CompletionRule, LogKind, Profile, ScreenSnapshot, TaskSpec};
 
 struct Desk {
     bench: Bench,

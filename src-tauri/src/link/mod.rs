@@ -24,6 +24,10 @@
 //! window's own banner and tray state, and whose engine's answers and
 //! events teach the window which machine holds what.
 
+mod frames;
+
+use frames::{Frame, until};
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -42,12 +46,6 @@ use tokio::sync::{Notify, watch};
 
 use crate::desktop::Desktop;
 
-/// The Tauri event carrying the engine's events to the UI: a frame's worth
-/// at a time, in a list (see [`Frame`]).
-pub const ENGINE_EVENT: &str = "engine-events";
-/// The Tauri event carrying the engine events of a machine shown beside
-/// this one's, with its name ([`HostEvents`]): never shown as this machine's.
-pub const HOST_EVENTS_EVENT: &str = "host-events";
 /// The Tauri event carrying the link's state ([`EngineLink`]) to the UI.
 pub const ENGINE_LINK_EVENT: &str = "engine-link";
 /// The Tauri event carrying the state of a link to a machine shown beside
@@ -553,7 +551,7 @@ impl Link {
         self.set(app, connected, Some(client.clone()));
         let mut removed = self.removed.subscribe();
         let mut pace = self.pace.clone();
-        let mut frame = Frame { host: self.notices_key().map(str::to_owned), ..Frame::default() };
+        let mut frame = Frame::of(self.notices_key().map(str::to_owned));
         loop {
             let due = frame.due(*pace.borrow_and_update());
             let next = tokio::select! {
@@ -599,70 +597,6 @@ enum Ended {
     EngineGone(String),
     /// Anything else: the window fell behind its events, or left the machine.
     Other(String),
-}
-
-/// Events of another machine's engine, as the window is sent them.
-#[derive(Clone, serde::Serialize)]
-struct HostEvents<'a> {
-    host: &'a str,
-    events: Vec<switchboard_core::EngineEvent>,
-}
-
-/// Events that go at once however soon, so a flood is not held in memory.
-const MOST_IN_FRAME: usize = 512;
-
-/// Engine events on their way to the web view: sent together in one Tauri
-/// event once they have gathered for as long as the window's pace says
-/// (about a frame while it shows an agent live, so a burst is drawn once),
-/// with only the latest of each thing's state
-/// ([`switchboard_client::events::coalesce`]). The web view then takes one
-/// message a frame, or four a second, rather than one an event.
-#[derive(Default)]
-struct Frame {
-    /// The machine shown beside this one's whose events these are (none:
-    /// the window's own engine's): the window shows them as that machine's.
-    host: Option<String>,
-    events: Vec<switchboard_core::EngineEvent>,
-    /// When the first event gathered came.
-    since: Option<tokio::time::Instant>,
-}
-
-impl Frame {
-    /// When what is gathered goes, at this pace; never while nothing is.
-    fn due(&self, pace: EventPace) -> Option<tokio::time::Instant> {
-        self.since.map(|since| since + switchboard_client::events::gathers_for(pace))
-    }
-
-    fn push(&mut self, app: &AppHandle, event: switchboard_core::EngineEvent) {
-        self.since.get_or_insert_with(tokio::time::Instant::now);
-        self.events.push(event);
-        if self.events.len() >= MOST_IN_FRAME {
-            self.send(app);
-        }
-    }
-
-    fn send(&mut self, app: &AppHandle) {
-        self.since = None;
-        if self.events.is_empty() {
-            return;
-        }
-        let events = switchboard_client::events::coalesce(std::mem::take(&mut self.events));
-        let emitted = match &self.host {
-            Some(host) => app.emit(HOST_EVENTS_EVENT, HostEvents { host, events }),
-            None => app.emit(ENGINE_EVENT, events),
-        };
-        if let Err(error) = emitted {
-            tracing::warn!(%error, "forwarding engine events to the UI failed");
-        }
-    }
-}
-
-/// Waits until `due`; forever when nothing is due.
-async fn until(due: Option<tokio::time::Instant>) {
-    match due {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// The notices' starting point: what the engine has now; another machine's

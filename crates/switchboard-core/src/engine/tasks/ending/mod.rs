@@ -2,24 +2,25 @@
 //! its completion report arrives, its time runs out, its session ends, or
 //! it is cancelled; and the recovery of tasks a crash cut short.
 
+mod session;
+mod summary;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
-use switchboard_protocol::summary::{STATUS_FILE, SUMMARIES_DIR, summary_path};
+use switchboard_protocol::summary::SUMMARIES_DIR;
 use switchboard_protocol::{ProfileId, SessionId, TaskId};
 use tokio::time::Instant;
 
-use super::rules::{self, SessionEndOutcome};
-use super::{Phase, TaskDesk, Work, interrupt, log_task, task_of};
+use super::rules;
+use super::{Phase, TaskDesk, Work, log_task, task_of};
 use crate::engine::context::{Ctx, Follow, Report};
 use crate::engine::status;
-use crate::error::{EngineError, Responder};
-use crate::session::Control;
-use crate::tasks::artifacts::{self, FALLBACK_SCREEN_LINES};
+use crate::error::EngineError;
+use crate::tasks::artifacts;
 use crate::tasks::completion::{self, Decision};
-use crate::tasks::watch::WatchEvent;
 use switchboard_api::now;
-use switchboard_api::{CompletionRule, LogKind, SessionState, TaskInfo, TaskResult, TaskState};
+use switchboard_api::{CompletionRule, LogKind, TaskInfo, TaskResult, TaskState};
 
 /// Largest summary file read.
 const SUMMARY_CAP_BYTES: usize = 1024 * 1024;
@@ -137,140 +138,6 @@ impl TaskDesk {
         }
     }
 
-    pub fn on_watch_event(&mut self, cx: &mut Ctx, event: WatchEvent) {
-        match event {
-            WatchEvent::Summary { workspace, name } => {
-                let done: Vec<ProfileId> = self
-                    .work
-                    .iter()
-                    .filter(|(_, w)| w.workspace == workspace && name == format!("{}.md", w.task_id))
-                    .map(|(p, _)| p.clone())
-                    .collect();
-                for profile_id in done {
-                    self.complete(cx, &profile_id);
-                }
-            }
-            WatchEvent::SideFile { workspace, name } if name == STATUS_FILE => self.refresh_progress(cx, &workspace),
-            WatchEvent::SideFile { .. } => {}
-            WatchEvent::SummariesCreated { workspace } => {
-                if let Some((watch, _)) = self.watches.get_mut(&workspace) {
-                    watch.watch_summaries();
-                }
-                self.rescan(cx, &workspace);
-            }
-            WatchEvent::Rescan { workspace } => self.rescan(cx, &workspace),
-            WatchEvent::WorkspaceGone { workspace } => self.workspace_deleted(cx, &workspace),
-        }
-    }
-
-    /// Looks whether the workspaces of loop iterations at work are still
-    /// there (each second, with the quiet watch): a folder deleted while an
-    /// agent's working directory is in it sends its watch nothing until the
-    /// agent lets go of it.
-    pub fn check_workspaces(&mut self, cx: &mut Ctx) {
-        let gone: Vec<PathBuf> = self
-            .work
-            .values()
-            .filter(|w| w.iteration.is_some() && !w.ending() && !w.workspace.is_dir())
-            .map(|w| w.workspace.clone())
-            .collect();
-        for workspace in gone {
-            self.workspace_deleted(cx, &workspace);
-        }
-    }
-
-    /// The workspace was deleted under its agents: a loop's iteration there
-    /// ends now (its loop then stops, saying its folder is gone) rather than
-    /// run on in a folder that is no more. A plain task is left to its agent
-    /// (the user may put the folder back): it ends with it or with its limit.
-    fn workspace_deleted(&mut self, cx: &mut Ctx, workspace: &Path) {
-        let iterations: Vec<ProfileId> = self
-            .work
-            .iter()
-            .filter(|(_, w)| w.workspace == workspace && w.iteration.is_some() && !w.ending())
-            .map(|(p, _)| p.clone())
-            .collect();
-        for profile_id in iterations {
-            let reason = format!("its folder {} is gone", workspace.display());
-            self.begin_fallback(cx, &profile_id, TaskState::Failed, reason, true);
-        }
-    }
-
-    /// Looks at the files themselves: a summary that exists is read once it
-    /// has stopped changing.
-    fn rescan(&mut self, cx: &mut Ctx, workspace: &Path) {
-        self.refresh_progress(cx, workspace);
-        while self.settlers.try_join_next().is_some() {}
-        for work in self.work.values_mut().filter(|w| w.workspace == workspace && !w.ending()) {
-            let path = summary_file(workspace, &work.task_id);
-            if !path.exists() {
-                continue;
-            }
-            let notes = self.notes.clone();
-            let task_id = work.task_id.clone();
-            let settling = self.settlers.spawn(async move {
-                let fingerprint = |path: &Path| std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
-                let mut seen = fingerprint(&path);
-                loop {
-                    tokio::time::sleep(SETTLE_TIME).await;
-                    let now = fingerprint(&path);
-                    if now.is_none() {
-                        return;
-                    }
-                    if now == seen {
-                        notes.send(TaskNote::Settled { task_id }).ok();
-                        return;
-                    }
-                    seen = now;
-                }
-            });
-            if let Some(earlier) = work.settling.replace(settling) {
-                earlier.abort();
-            }
-        }
-    }
-
-    /// STATUS.txt is the progress of the one task at work in its folder, once
-    /// written since that task was handed: a file an earlier task left, or one
-    /// of two agents working in one folder wrote, is nobody's.
-    fn refresh_progress(&mut self, cx: &mut Ctx, workspace: &Path) {
-        let mut working = self.work.values().filter(|w| w.workspace == workspace);
-        let (Some(work), None) = (working.next(), working.next()) else { return };
-        if work.status_before.is_some() && super::status_stamp(workspace) == work.status_before {
-            return;
-        }
-        let Some(progress) = artifacts::read_progress(workspace) else { return };
-        if let Ok(mut task) = task_of(cx, &work.task_id)
-            && task.progress() != Some(progress.as_str())
-        {
-            task.set_progress(Some(progress));
-            save_and_report(cx, &task);
-        }
-    }
-
-    /// The summary of the profile's task is complete: read it, and finish
-    /// the task if its completion rule is met.
-    fn complete(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
-        let Some(work) = self.work.get_mut(profile_id) else { return };
-        let path = summary_file(&work.workspace, &work.task_id);
-        match artifacts::read_summary(&work.workspace, &work.task_id, SUMMARY_CAP_BYTES) {
-            Ok(text) => work.summary = Some(text),
-            Err(error) => {
-                // The agent put something else there (a symlink out of the
-                // workspace, a FIFO): refused and said on the task's
-                // timeline; the task waits for a proper summary or its end.
-                tracing::warn!(path = %path.display(), %error, "a summary could not be read");
-                let task_id = work.task_id.clone();
-                if let Ok(task) = task_of(cx, &task_id) {
-                    let listed = summary_path(&task_id);
-                    log_task(cx, &task, LogKind::DeliverableRejected { path: listed, reason: error.to_string() });
-                }
-                return;
-            }
-        }
-        self.settle(cx, profile_id);
-    }
-
     /// The agent at work in `session_id` reported completion.
     pub fn report_arrived(&mut self, cx: &mut Ctx, session_id: &SessionId, report: Report) {
         let Some(profile_id) = self.working_in(session_id) else { return };
@@ -309,51 +176,6 @@ impl TaskDesk {
         let Some(profile_id) = self.working_in(session) else { return };
         let reason = format!("the agent's turn ended in an error: {error}");
         self.begin_fallback(cx, &profile_id, TaskState::Failed, reason, false);
-    }
-
-    /// Finishes the profile's task if what has arrived meets its rule: the
-    /// result is the summary file, or one made from the report.
-    fn settle(&mut self, cx: &mut Ctx, profile_id: &ProfileId) {
-        let Some(work) = self.work.get(profile_id) else { return };
-        // A loop iteration ends with its turn, whatever it wrote before
-        // (what it said is weighed then: see `end_iteration`).
-        if work.iteration.is_some() {
-            return;
-        }
-        let decision = work.decision();
-        let (state, reason) = match decision {
-            Decision::Wait => return,
-            // Teammates still at work: the lead's task stays open until
-            // they are done (its summary is kept), and says so.
-            Decision::Complete | Decision::Fail(_) if status::team_active(&cx.sessions, &work.session_id) => {
-                self.work.get_mut(profile_id).expect("checked above").held_for_team = true;
-                self.refresh_wait(cx, profile_id);
-                return;
-            }
-            Decision::Complete => (TaskState::Completed, None),
-            Decision::Fail(reason) => (TaskState::Failed, Some(reason)),
-        };
-        let mut work = self.work.remove(profile_id).expect("checked above");
-        if let Phase::Handed { .. } = work.phase {
-            cx.sessions.send(&work.session_id, Control::CancelType(work.task_id.to_string()));
-        }
-        self.unwatch(&work.workspace);
-        if let Ok(task) = task_of(cx, &work.task_id) {
-            let text = match (work.summary.take(), &work.report) {
-                (Some(text), _) => text,
-                (None, Some(report)) => completion::summary_from_report(
-                    &task.spec.instruction,
-                    &report.status,
-                    &report.deliverables,
-                    &report.metrics,
-                    &report.recommendations,
-                ),
-                (None, None) => unreachable!("a decision to complete needs the summary or the report"),
-            };
-            let result = artifacts::collect_result(&work.workspace, &work.task_id, text, false);
-            self.finish(cx, task, state, reason, Some(result));
-        }
-        self.pump(cx, profile_id);
     }
 
     /// When the next time limit passes.
@@ -466,166 +288,6 @@ impl TaskDesk {
         super::loops::end_session(cx, &session);
         cx.follow(Follow::IterationEnded { iteration, stop_reason });
         self.pump(cx, profile_id);
-    }
-
-    /// A session ended; a task it worked on ends with it.
-    pub fn on_session_end(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
-        let profile = cx
-            .sessions
-            .get(session_id)
-            .map(|entry| entry.info.profile_id.clone())
-            .or_else(|| cx.store.get_session(session_id).ok().flatten().map(|session| session.profile_id));
-        self.session_ended(cx, session_id, killed, exit);
-        // The agent's current session may have been this one.
-        if let Some(profile) = profile {
-            self.sessions_changed(cx, &profile);
-        }
-    }
-
-    fn session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
-        // A restarted session has ended: its agent's queue runs again, into the new one.
-        let restarted: Vec<ProfileId> =
-            self.restarting.iter().filter(|(_, s)| *s == session_id).map(|(p, _)| p.clone()).collect();
-        for profile_id in &restarted {
-            self.restarting.remove(profile_id);
-        }
-        self.task_session_ended(cx, session_id, killed, exit);
-        for profile_id in restarted {
-            self.pump(cx, &profile_id);
-        }
-    }
-
-    fn task_session_ended(&mut self, cx: &mut Ctx, session_id: &SessionId, killed: bool, exit: &SessionState) {
-        let Some(profile_id) = self.working_in(session_id) else { return };
-        // A loop iteration whose process ended ends normally: its last lines
-        // are its stop reason (unless the app is quitting: then it was cut short).
-        // One that ended before its prompt was typed is a failed start (see
-        // `end_with_fallback`): how it ended is said.
-        if !self.quitting
-            && let Some(work) = self.work.get(&profile_id).filter(|w| w.iteration.is_some())
-        {
-            let (state, how) = match exit {
-                _ if work.typed_at.is_none() => (TaskState::Failed, rules::exit_in_words(exit, killed)),
-                SessionState::Killed { .. } if killed => (TaskState::Completed, "its session was stopped".to_owned()),
-                _ => (TaskState::Completed, "its process ended".to_owned()),
-            };
-            self.begin_fallback(cx, &profile_id, state, how, false);
-            return;
-        }
-        let typed = self.work.get(&profile_id).is_some_and(|work| !matches!(work.phase, Phase::Handed { .. }));
-        let SessionEndOutcome { state, reason, fallback, pause_queue } =
-            rules::on_session_end(self.quitting, typed, killed, exit);
-        if pause_queue {
-            let task_id = self.work.get(&profile_id).expect("found above").task_id.clone();
-            let pause = switchboard_api::QueuePause::AgentStopped { at: now(), task_id };
-            match cx.store.set_queue_paused(&profile_id, Some(&pause)) {
-                Ok(()) => super::report_queued(cx, &profile_id),
-                Err(error) => tracing::error!(%error, "pausing a queue failed"),
-            }
-        }
-        if state == TaskState::Queued {
-            let work = self.work.remove(&profile_id).expect("found above");
-            self.unwatch(&work.workspace);
-            if let Err(error) = requeue_at_front(cx, &work.task_id, true) {
-                tracing::error!(task = %work.task_id, %error, "putting a task back in its queue failed");
-            }
-        } else if fallback {
-            self.begin_fallback(cx, &profile_id, state, reason, false);
-        } else {
-            let work = self.work.remove(&profile_id).expect("found above");
-            self.unwatch(&work.workspace);
-            if let Ok(task) = task_of(cx, &work.task_id) {
-                self.finish(cx, task, state, Some(reason), None);
-            }
-        }
-    }
-
-    /// Decides the task's end and gathers the screen for its fallback
-    /// summary; the end is recorded when the screen arrives.
-    fn begin_fallback(
-        &mut self,
-        cx: &Ctx,
-        profile_id: &ProfileId,
-        state: TaskState,
-        reason: String,
-        interrupt_agent: bool,
-    ) {
-        let Some(work) = self.work.get_mut(profile_id) else { return };
-        if interrupt_agent {
-            interrupt(cx, work, profile_id);
-        }
-        work.phase = Phase::Ending;
-        let (task_id, session_id) = (work.task_id.clone(), work.session_id.clone());
-        let notes = self.notes.clone();
-        // Without a screen (the session's actor is gone) the fallback is
-        // built from the files alone.
-        let reply = Responder::new(move |snapshot: Result<switchboard_api::ScreenSnapshot, EngineError>| {
-            let lines = snapshot.map(|s| s.recent_lines).unwrap_or_default();
-            notes.send(TaskNote::Screen { task_id, state, reason, lines }).ok();
-        });
-        cx.sessions.send(&session_id, Control::Snapshot(FALLBACK_SCREEN_LINES, reply));
-    }
-
-    fn end_with_fallback(
-        &mut self,
-        cx: &mut Ctx,
-        task_id: &TaskId,
-        state: TaskState,
-        reason: String,
-        lines: Vec<String>,
-    ) {
-        let Some(profile_id) = self.profile_working_on(task_id) else { return };
-        let mut work = self.work.remove(&profile_id).expect("found above");
-        self.unwatch(&work.workspace);
-        let Ok(task) = task_of(cx, task_id) else { return };
-        if let Some(iteration) = work.iteration.take() {
-            let printed = super::loops::last_lines(&lines, &task.spec.instruction);
-            if work.typed_at.is_none() {
-                // Its agent ended (or never became ready) before the prompt was
-                // typed: a failed start, not an iteration. The loop retries later.
-                let failed = format!("the agent ended before its loop iteration was typed: {reason}");
-                let session = work.session_id.clone();
-                self.finish(cx, task, TaskState::Failed, Some(failed), None);
-                super::loops::end_session(cx, &session);
-                let said = switchboard_api::kept_stop_reason(printed.trim());
-                cx.follow(Follow::IterationFailedToStart { iteration, task: task_id.clone(), exit: reason, said });
-                self.pump(cx, &profile_id);
-                return;
-            }
-            // A loop iteration: what it printed last is its stop reason,
-            // unless it said it failed (as in `end_iteration`).
-            let said_failed = work.said_failed().filter(|_| state == TaskState::Completed);
-            let (state, reason, stop_reason) = match said_failed {
-                Some(why) => (TaskState::Failed, Some(why.clone()), why),
-                None if printed.is_empty() => (state, (state != TaskState::Completed).then(|| reason.clone()), reason),
-                None => (state, (state != TaskState::Completed).then_some(reason), printed),
-            };
-            let text = iteration_summary(&task, &stop_reason);
-            let result = artifacts::collect_result(&work.workspace, task_id, text, true);
-            let session = work.session_id.clone();
-            self.finish(cx, task, state, reason, Some(result));
-            super::loops::end_session(cx, &session);
-            cx.follow(Follow::IterationEnded { iteration, stop_reason });
-            self.pump(cx, &profile_id);
-            return;
-        }
-        // The summary may have landed while the screen was fetched (it is
-        // the result then, even when the rule also wanted a report).
-        let summary =
-            work.summary.take().or_else(|| artifacts::read_summary(&work.workspace, task_id, SUMMARY_CAP_BYTES).ok());
-        let result = if let Some(text) = summary {
-            artifacts::collect_result(&work.workspace, task_id, text, false)
-        } else {
-            let started_at = task.run().map(|run| run.started_at);
-            let since = started_at.map_or(UNIX_EPOCH, |ms| UNIX_EPOCH + Duration::from_millis(ms as u64));
-            // File times have coarse resolution on some file systems.
-            let since = since.checked_sub(Duration::from_secs(1)).unwrap_or(since);
-            let changed = artifacts::changed_files(&work.workspace, since);
-            let text = artifacts::fallback_summary(task_id, &task.spec.instruction, &reason, &changed, &lines);
-            artifacts::collect_result(&work.workspace, task_id, text, true)
-        };
-        self.finish(cx, task, state, Some(reason), Some(result));
-        self.pump(cx, &profile_id);
     }
 
     /// Records a task's end, reports it, and logs what was refused.

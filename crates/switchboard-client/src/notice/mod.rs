@@ -13,18 +13,26 @@
 //! tray's counts, which follow every event whatever the settings, and the
 //! window say what happened meanwhile.
 
+mod delivery;
+mod told;
+mod tray;
+
+pub use delivery::{
+    Action, BURST_WINDOW_MS, Delivery, Lasting, Slot, Urgency, delivery, handled, on_screen, slot_for, style,
+};
+use delivery::{Ended, grouped};
+use told::{loop_key, on_storage};
+pub use tray::TrayCounts;
+
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use switchboard_api::protocol::loops::Completion;
-use switchboard_api::protocol::signal::{ScanEvent, SignalBody};
-use switchboard_api::protocol::summary::SummaryStatus;
 use switchboard_api::protocol::{LoopId, ProfileId, SignalId, TaskId};
 
+use switchboard_api::Settings;
 use switchboard_api::{
     AgentAttention, Attention, EngineEvent, LoopInfo, LoopState, Millis, Profile, QueueStatus, SignalRecord,
-    SignalState, TaskRecord, TaskState, Viewing,
+    TaskRecord, Viewing,
 };
-use switchboard_api::{Settings, StorageProblem};
 
 /// Task ids remembered as already notified; older ones are forgotten.
 const REMEMBERED_NOTICES: usize = 1024;
@@ -98,41 +106,6 @@ pub enum NoticeKind {
     App,
 }
 
-/// What becomes of a notice under the user's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Delivery {
-    Show,
-    /// Its kind is switched off.
-    Off,
-    /// It came during quiet hours: not shown, and not shown later either.
-    Held,
-}
-
-/// Whether a notice of `kind` shows at `minute_of_day` (local time, minutes
-/// past midnight), under `settings`. A kind switched off is off at any hour;
-/// quiet hours run from their start up to (not including) their end, past
-/// midnight when the end comes first.
-pub fn delivery(kind: NoticeKind, settings: &Settings, minute_of_day: u16) -> Delivery {
-    let choices = &settings.notify;
-    let chosen = match kind {
-        NoticeKind::TaskCompleted => choices.task_completed,
-        NoticeKind::TaskFailed => choices.task_failed,
-        // Two agents about to meet in a file is the user's to sort out.
-        NoticeKind::NeedsAnswer | NoticeKind::Overlap => choices.needs_answer,
-        NoticeKind::LoopEnded | NoticeKind::LoopStalled => choices.loop_ended,
-        NoticeKind::AgentQuiet => choices.agent_quiet,
-        NoticeKind::UsageLimit => choices.usage_limit,
-        NoticeKind::Storage | NoticeKind::App => return Delivery::Show,
-    };
-    if !chosen {
-        return Delivery::Off;
-    }
-    let quiet = settings.quiet_hours.span().is_some_and(|(from, to)| {
-        if from <= to { (from..to).contains(&minute_of_day) } else { minute_of_day >= from || minute_of_day < to }
-    });
-    if quiet { Delivery::Held } else { Delivery::Show }
-}
-
 /// What the tray says in place of its counts while the window cannot reach
 /// the engine (the window's banner says the rest).
 pub const ENGINE_STOPPED: &str = "The engine stopped";
@@ -182,230 +155,6 @@ impl Notice {
     pub fn body_as_markup(&self) -> String {
         self.body.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
     }
-}
-
-/// The tray's numbers: how many agents are in each state the user should
-/// know of, read from each agent's attention (the same value the window
-/// shows), so the tray and the window cannot disagree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TrayCounts {
-    pub working: usize,
-    /// Something of theirs waits for the user's answer.
-    pub needs_you: usize,
-    /// A stalled loop, or a task whose agent may be stuck.
-    pub stalled: usize,
-    /// Tasks failed since the user last looked.
-    pub failed: usize,
-    /// At their account's usage limit, and the first reset among them that
-    /// is known.
-    pub limited: usize,
-    pub limited_until: Option<Millis>,
-}
-
-impl TrayCounts {
-    /// The counts of these agents' attention.
-    pub fn of<'a>(attention: impl IntoIterator<Item = &'a Attention>) -> TrayCounts {
-        let mut counts = TrayCounts::default();
-        for attention in attention {
-            match attention {
-                Attention::NeedsYou { .. } => counts.needs_you += 1,
-                Attention::Stalled { .. } => counts.stalled += 1,
-                Attention::Failed { .. } => counts.failed += 1,
-                Attention::Limited { until, .. } => {
-                    counts.limited += 1;
-                    counts.limited_until = match (counts.limited_until, until) {
-                        (Some(first), Some(until)) => Some(first.min(*until)),
-                        (first, until) => first.or(*until),
-                    };
-                }
-                Attention::Working { .. } => counts.working += 1,
-                Attention::Idle { .. } | Attention::Stopped { .. } => {}
-            }
-        }
-        counts
-    }
-
-    /// The counts of two sets of agents together (several machines' in one tray).
-    pub fn and(self, other: TrayCounts) -> TrayCounts {
-        TrayCounts {
-            working: self.working + other.working,
-            needs_you: self.needs_you + other.needs_you,
-            stalled: self.stalled + other.stalled,
-            failed: self.failed + other.failed,
-            limited: self.limited + other.limited,
-            limited_until: match (self.limited_until, other.limited_until) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-        }
-    }
-
-    /// In words, times in the local time zone.
-    pub fn label(&self) -> String {
-        self.label_at(self.limited_until.map_or(0, switchboard_api::local_offset_secs))
-    }
-
-    /// In words, times `offset_secs` east of UTC.
-    pub fn label_at(&self, offset_secs: i32) -> String {
-        let verb = if self.needs_you == 1 { "needs" } else { "need" };
-        let mut label = format!("{} working · {} {verb} you", self.working, self.needs_you);
-        if self.stalled > 0 {
-            label.push_str(&format!(" · {} may be stuck", self.stalled));
-        }
-        if self.failed > 0 {
-            label.push_str(&format!(" · {} failed", self.failed));
-        }
-        match (self.limited, self.limited_until) {
-            (0, _) => {}
-            (limited, Some(until)) => label.push_str(&format!(
-                " · {limited} at usage limit until {}",
-                switchboard_api::clock_at(until, offset_secs)
-            )),
-            (limited, None) => label.push_str(&format!(" · {limited} at usage limit")),
-        }
-        label
-    }
-}
-
-/// Task ends within this long of the first of a burst are told as one
-/// notification ("3 tasks finished"), updated in place as each comes.
-pub const BURST_WINDOW_MS: Millis = 5_000;
-
-/// How long a completion stays on screen; a failure a little longer.
-const COMPLETED_SHOWN_MS: u32 = 6_000;
-const FAILED_SHOWN_MS: u32 = 12_000;
-
-/// The most tasks a grouped notification names; the rest are counted.
-const GROUP_NAMED: usize = 3;
-
-/// Where a notification lives: at most one of each is on screen, and a new
-/// one replaces the last in place instead of stacking under it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Slot {
-    /// An agent's own: what it needs of the user, that it may be stuck, its
-    /// loop's end.
-    Agent(ProfileId),
-    /// Tasks that ended, every agent's: grouped when they end close together.
-    Finished,
-    /// The app's own (it cannot record its work).
-    App,
-}
-
-/// How insistent a notification is (the freedesktop urgency levels).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Urgency {
-    Low,
-    Normal,
-    Critical,
-}
-
-/// How long a notification stays on screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lasting {
-    /// It goes by itself after this many milliseconds.
-    Transient(u32),
-    /// It stays until what it tells is handled; then the app closes it.
-    UntilHandled,
-}
-
-/// What the shell does with the desktop's notifications.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    /// Shows the notice in its slot, replacing what the slot shows.
-    Show { slot: Slot, notice: Notice, urgency: Urgency, lasting: Lasting },
-    /// Closes what the slot shows: it is handled, or the user looks at it.
-    Close { slot: Slot },
-}
-
-/// How a notice of each kind is shown: where, how insistently, for how
-/// long. A wait for the user's answer and a stall stay, and are critical,
-/// until handled: they are the ones that hold work. Task ends go by
-/// themselves.
-pub fn style(kind: NoticeKind) -> (Urgency, Lasting) {
-    match kind {
-        NoticeKind::NeedsAnswer | NoticeKind::AgentQuiet | NoticeKind::LoopStalled | NoticeKind::Storage => {
-            (Urgency::Critical, Lasting::UntilHandled)
-        }
-        NoticeKind::TaskFailed | NoticeKind::Overlap | NoticeKind::UsageLimit => {
-            (Urgency::Normal, Lasting::Transient(FAILED_SHOWN_MS))
-        }
-        NoticeKind::LoopEnded => (Urgency::Normal, Lasting::Transient(COMPLETED_SHOWN_MS)),
-        NoticeKind::TaskCompleted | NoticeKind::App => (Urgency::Low, Lasting::Transient(COMPLETED_SHOWN_MS)),
-    }
-}
-
-/// Whether a notice that stays until handled is handled by now, the agent's
-/// attention being `now`: an answer is handled once the agent no longer
-/// needs the user, a stall once the agent is no longer stalled.
-pub fn handled(kind: NoticeKind, now: &Attention) -> bool {
-    match kind {
-        NoticeKind::NeedsAnswer => !matches!(now, Attention::NeedsYou { .. }),
-        NoticeKind::AgentQuiet | NoticeKind::LoopStalled => !matches!(now, Attention::Stalled { .. }),
-        NoticeKind::TaskCompleted
-        | NoticeKind::TaskFailed
-        | NoticeKind::LoopEnded
-        | NoticeKind::Storage
-        | NoticeKind::Overlap
-        | NoticeKind::UsageLimit
-        | NoticeKind::App => false,
-    }
-}
-
-/// What the user is looking at: the window tells it (see [`switchboard_api::Viewing`]).
-pub fn on_screen(viewing: &Viewing, agent: Option<&ProfileId>) -> bool {
-    viewing.focused && agent.is_some() && viewing.profile_id.as_ref() == agent
-}
-
-/// Where a notice goes, given what its agent's slot shows now (`live`: the
-/// kind shown there, if it is still up). A notice that goes by itself never
-/// takes the place of one that waits to be handled: it goes with the task
-/// ends instead.
-pub fn slot_for(notice: &Notice, live: Option<NoticeKind>) -> Slot {
-    let Some(agent) = &notice.agent else { return Slot::App };
-    let (_, lasting) = style(notice.kind);
-    let agents = match notice.kind {
-        NoticeKind::TaskCompleted | NoticeKind::TaskFailed => false,
-        NoticeKind::LoopEnded => !live.is_some_and(|live| style(live).1 == Lasting::UntilHandled),
-        _ => true,
-    };
-    match (agents, lasting) {
-        (true, _) => Slot::Agent(agent.clone()),
-        (false, _) => Slot::Finished,
-    }
-}
-
-/// A task's end, as a grouped notification names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Ended {
-    at: Millis,
-    notice: Notice,
-    /// "Builder: “Fix the login bug”", with "(failed)" after a failure.
-    line: String,
-}
-
-/// Task ends told together: one notification for the lot, its title the
-/// count, its body the tasks (the latest few named).
-fn grouped(ends: &[Ended]) -> Notice {
-    let latest = ends.last().expect("a group has a task end").notice.clone();
-    if ends.len() == 1 {
-        return latest;
-    }
-    let failed = ends.iter().filter(|e| e.notice.kind == NoticeKind::TaskFailed).count();
-    let title = match failed {
-        0 => format!("{} tasks finished", ends.len()),
-        n if n == ends.len() => format!("{n} tasks failed"),
-        n => format!("{} tasks finished, {n} failed", ends.len()),
-    };
-    let mut lines: Vec<&str> = ends.iter().rev().take(GROUP_NAMED).map(|e| e.line.as_str()).collect();
-    lines.reverse();
-    let mut body = lines.join("\n");
-    if ends.len() > GROUP_NAMED {
-        body.push_str(&format!("\nand {} more", ends.len() - GROUP_NAMED));
-    }
-    // A failure among them is what to open.
-    let opens = ends.iter().rev().find(|e| e.notice.kind == NoticeKind::TaskFailed).unwrap_or(ends.last().unwrap());
-    let kind = if failed > 0 { NoticeKind::TaskFailed } else { NoticeKind::TaskCompleted };
-    Notice { kind, title, body, agent: None, ..opens.notice.clone() }
 }
 
 /// Follows engine events; decides notifications and tray counts.
@@ -615,340 +364,15 @@ impl Notices {
             EngineEvent::WorktreeChanged { worktree } => self.on_worktree(worktree),
             EngineEvent::LimitChanged { limit } => self.on_limit(limit),
             EngineEvent::UsageChanged { .. } => None,
-            EngineEvent::UsageWarning { account: _, profiles, window } => {
-                let names = self.names_of(profiles);
-                let resets = window.resets_at.map_or_else(String::new, |at| {
-                    let in_days = (at - switchboard_api::now()) / (24 * 3_600_000);
-                    match in_days {
-                        ..1 => format!(
-                            "; it resets at {}",
-                            switchboard_api::clock_at(at, switchboard_api::local_offset_secs(at))
-                        ),
-                        1 => "; it resets tomorrow".to_owned(),
-                        days => format!("; it resets in {days} days"),
-                    }
-                });
-                let verb = if profiles.len() == 1 { "has" } else { "have" };
-                Some(Notice::new(
-                    NoticeKind::UsageLimit,
-                    NoticeTarget::Window,
-                    "Near a usage limit",
-                    format!(
-                        "{names} {verb} used {}% of {} usage{resets}. At the limit, their tasks wait for the reset.",
-                        window.used_percent,
-                        switchboard_api::window_name(window.minutes),
-                    ),
-                ))
-            }
+            EngineEvent::UsageWarning { account: _, profiles, window } => Some(self.on_usage_warning(profiles, window)),
             EngineEvent::LimitLifted { account, profiles, by_user, at_reset } => {
-                // Told only when its reaching the limit was.
-                let key = format!("limit:{account}:");
-                if !self.notified.iter().any(|told| told.starts_with(&key)) {
-                    return None;
-                }
-                self.notified.retain(|key| !key.starts_with(&format!("limit:{account}:")));
-                let names = self.names_of(profiles);
-                let how = match (by_user, at_reset) {
-                    (true, _) => "as you asked",
-                    (false, true) => "its usage limit has reset",
-                    (false, false) => "tried again after its usage limit, it works again",
-                };
-                let body = match profiles.len() {
-                    1 => format!("{names} goes on: {how}."),
-                    _ => format!("{names} go on: {how}; their tasks go on one agent at a time."),
-                };
-                Some(Notice::new(
-                    NoticeKind::UsageLimit,
-                    NoticeTarget::Window,
-                    "Agents go on after their usage limit",
-                    body,
-                ))
+                self.on_limit_lifted(account, profiles, *by_user, *at_reset)
             }
-            EngineEvent::StorageChanged { problem } => {
-                let body = match problem.as_ref()? {
-                    StorageProblem::Full => "The disk holding its data is full: free some space there. Agents keep \
-                                             running; what their hooks report may be lost until then."
-                        .to_owned(),
-                    StorageProblem::ReadOnly => "Its data folder is read-only: make it writable.".to_owned(),
-                    StorageProblem::Failing { detail } => detail.clone(),
-                };
-                Some(Notice::new(NoticeKind::Storage, NoticeTarget::Window, "Switchboard cannot record its work", body))
-            }
+            EngineEvent::StorageChanged { problem } => problem.as_ref().map(on_storage),
             EngineEvent::SignalsFlooding { profile_id, limit, oldest_pending, .. } => {
-                let agent = self.names.get(profile_id).map_or("An agent", String::as_str);
-                Some(Notice::new(
-                    NoticeKind::NeedsAnswer,
-                    NoticeTarget::Signal(oldest_pending.clone()?),
-                    format!("{agent} is raising more signals than can wait at once"),
-                    format!(
-                        "{limit} are waiting for you; the ones after them are set aside in its event log until you answer some."
-                    ),
-                ).about(profile_id))
+                self.on_flooding(profile_id, *limit, oldest_pending.as_ref())
             }
         }
-    }
-
-    /// A worktree found changing a file another changes: told once per
-    /// pair. One that came to conflict with its base: told once per
-    /// conflict (its files), in the words its state is shown in everywhere.
-    fn on_worktree(&mut self, worktree: &switchboard_api::WorktreeInfo) -> Option<Notice> {
-        if worktree.state == switchboard_api::WorktreeState::ConflictsWithBase
-            && self.remember(format!("base-conflict:{}:{}", worktree.task, worktree.base_conflict.join("\n")))
-        {
-            let target = match worktree.task.parse::<TaskId>() {
-                Ok(task) => NoticeTarget::Task(task),
-                Err(_) => NoticeTarget::Window,
-            };
-            let body = format!(
-                "“{}” {}. Its agent can resolve it: Resolve with the agent, in its changes.",
-                worktree.title, worktree.state_text
-            );
-            return Some(
-                Notice::new(NoticeKind::Overlap, target, "A worktree conflicts with its base", body)
-                    .about(&worktree.profile_id),
-            );
-        }
-        let overlap = worktree.overlaps.iter().find(|o| {
-            let pair = if worktree.task < o.with { (&worktree.task, &o.with) } else { (&o.with, &worktree.task) };
-            !self.notified.contains(&format!("overlap:{}:{}", pair.0, pair.1))
-        })?;
-        let pair = if worktree.task < overlap.with {
-            (&worktree.task, &overlap.with)
-        } else {
-            (&overlap.with, &worktree.task)
-        };
-        if !self.remember(format!("overlap:{}:{}", pair.0, pair.1)) {
-            return None;
-        }
-        let file = match overlap.files.as_slice() {
-            [one] => one.clone(),
-            [first, rest @ ..] => format!("{first} and {} more", rest.len()),
-            [] => return None,
-        };
-        let first = if overlap.merge_first { &worktree.title } else { &overlap.with_title };
-        let target = match worktree.task.parse::<TaskId>() {
-            Ok(task) => NoticeTarget::Task(task),
-            Err(_) => NoticeTarget::Window,
-        };
-        let body = format!(
-            "“{}” and “{}” both change {file}. Merging “{first}” first is the smaller conflict.",
-            worktree.title, overlap.with_title
-        );
-        Some(
-            Notice::new(NoticeKind::Overlap, target, "Two agents change the same file", body)
-                .about(&worktree.profile_id),
-        )
-    }
-
-    /// An account's agents reached its usage limit: told once per limit;
-    /// its resets passing with the agents still refused, once, as a wait
-    /// for the user.
-    fn on_limit(&mut self, limit: &switchboard_api::AccountLimit) -> Option<Notice> {
-        let names = self.names_of(&limit.profiles);
-        let first = limit.profiles.first();
-        if limit.phase == switchboard_api::LimitPhase::AsksUser {
-            if !self.remember(format!("limit:{}:{}:asks", limit.account, limit.since)) {
-                return None;
-            }
-            let notice = Notice::new(
-                NoticeKind::NeedsAnswer,
-                NoticeTarget::Window,
-                "A usage limit did not lift",
-                format!(
-                    "{names}: still refused after {} resets. Resume them when you know the limit has lifted.",
-                    limit.passed
-                ),
-            );
-            return Some(match first {
-                Some(agent) => notice.about(agent),
-                None => notice,
-            });
-        }
-        if !self.remember(format!("limit:{}:{}", limit.account, limit.since)) {
-            return None;
-        }
-        let when = match limit.until {
-            Some(until) => {
-                format!("until {}", switchboard_api::clock_at(until, switchboard_api::local_offset_secs(until)))
-            }
-            None => "for the limit to reset (when was not said: the app tries again now and then)".to_owned(),
-        };
-        Some(Notice::new(
-            NoticeKind::UsageLimit,
-            NoticeTarget::Window,
-            "Agents at their usage limit",
-            match limit.profiles.len() {
-                1 => format!("{names} waits {when}. Its tasks are kept and go on then."),
-                _ => format!("{names} wait {when}. Their tasks are kept and go on then."),
-            },
-        ))
-    }
-
-    /// The agents' names, joined.
-    fn names_of(&self, profiles: &[ProfileId]) -> String {
-        let names: Vec<&str> = profiles.iter().map(|p| self.agent(p)).collect();
-        match names.as_slice() {
-            [] => "Agents".to_owned(),
-            [one] => (*one).to_owned(),
-            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-        }
-    }
-
-    fn agent(&self, profile: &ProfileId) -> &str {
-        self.names.get(profile).map_or("An agent", String::as_str)
-    }
-
-    fn on_loop(&mut self, info: &LoopInfo) -> Option<Notice> {
-        let (kind, title, did) = match &info.state {
-            LoopState::Stalled { .. } => (NoticeKind::LoopStalled, "Loop stalled", "is stuck on"),
-            LoopState::Complete { why: Completion::MaxIterations { .. }, .. } => {
-                (NoticeKind::LoopEnded, "Loop stopped at its cap", "did not finish")
-            }
-            LoopState::Complete { .. } => (NoticeKind::LoopEnded, "Loop complete", "finished"),
-            LoopState::FailedToStart { .. } => (NoticeKind::LoopEnded, "Loop failed to start", "could not start"),
-            // It waits for the user as a stalled loop does: theirs to act on.
-            LoopState::WorkspaceGone { .. } => (NoticeKind::LoopStalled, "Loop stopped: its folder is gone", "stopped"),
-            LoopState::Active | LoopState::Cancelled { .. } => return None,
-        };
-        if !self.remember(loop_key(info)) {
-            return None;
-        }
-        let goal = quoted(&info.settings.goal);
-        let mut body = format!("{} {did} {goal}", self.agent(&info.profile_id));
-        if let Some(reason) = info.state.reason() {
-            body.push_str(&format!(": {}", cut(&reason, REASON_CHARS)));
-        }
-        Some(Notice::new(kind, NoticeTarget::Loop(info.id.clone()), title, body).about(&info.profile_id))
-    }
-
-    fn on_quiet(&mut self, task: &TaskRecord) -> Option<Notice> {
-        let Some(since) = task.quiet_since else {
-            self.quiet_tasks.remove(&task.id);
-            return None;
-        };
-        self.quiet_tasks.insert(task.id.clone(), task.spec.profile_id.clone());
-        if !self.remember(format!("quiet:{}:{since}", task.id)) {
-            return None;
-        }
-        let body = format!(
-            "{} has shown no output and no hook event for a while, working on {}",
-            self.agent(&task.spec.profile_id),
-            quoted(&task.spec.title())
-        );
-        let notice =
-            Notice::new(NoticeKind::AgentQuiet, NoticeTarget::Task(task.id.clone()), "Agent may be stuck", body);
-        Some(notice.about(&task.spec.profile_id))
-    }
-
-    fn on_task(&mut self, task: &TaskRecord) -> Option<Notice> {
-        if task.state.is_finished() {
-            self.open_tasks.remove(&task.id);
-        } else {
-            self.open_tasks.insert(task.id.clone(), quoted(&task.spec.title()));
-        }
-        if task.state == TaskState::Running || self.quiet_tasks.contains_key(&task.id) {
-            let notice = self.on_quiet(task);
-            if task.state == TaskState::Running {
-                return notice;
-            }
-        }
-        // A loop's iterations are told by the loop, once it ends or stalls.
-        if task.spec.loop_iteration.is_some() {
-            return None;
-        }
-        // A summary that says FAILED or PARTIAL is told as such, not as "completed".
-        let said = task.result.as_ref().and_then(|result| result.summary.status);
-        let reason = task.reason.as_deref().map(|reason| cut(reason, REASON_CHARS));
-        let (agent, name) = (self.agent(&task.spec.profile_id), quoted(&task.spec.title()));
-        let (completed, failed) = (NoticeKind::TaskCompleted, NoticeKind::TaskFailed);
-        let (kind, title, what, why) = match (task.state, said) {
-            (TaskState::Completed, Some(SummaryStatus::Failed)) => (
-                failed,
-                "Task failed",
-                format!("{agent} could not finish {name}"),
-                Some("its summary says it failed".into()),
-            ),
-            (TaskState::Completed, Some(SummaryStatus::Partial)) => (
-                completed,
-                "Task partly done",
-                format!("{agent} did part of {name}"),
-                Some("its summary says what is left".into()),
-            ),
-            (TaskState::Completed, _) => (completed, "Task completed", format!("{agent} finished {name}"), None),
-            (TaskState::Failed, _) => (failed, "Task failed", format!("{agent} could not finish {name}"), reason),
-            (TaskState::TimedOut, _) => {
-                (failed, "Task timed out", format!("{agent} did not finish {name} in time"), reason)
-            }
-            _ => return None,
-        };
-        if !self.remember(task.id.to_string()) {
-            return None;
-        }
-        let body = match why {
-            Some(why) => format!("{what}: {why}"),
-            None => what,
-        };
-        let mut notice =
-            Notice::new(kind, NoticeTarget::Task(task.id.clone()), title, body).about(&task.spec.profile_id);
-        notice.subject = Some(name);
-        Some(notice)
-    }
-
-    fn on_signal(&mut self, signal: &SignalRecord) -> Option<Notice> {
-        if signal.state != SignalState::Pending {
-            return None;
-        }
-        if !self.remember(signal.id.to_string()) {
-            return None;
-        }
-        let agent = self.agent(&signal.profile_id);
-        // What the agent was working on, when the signal came from a task.
-        let on = match signal.task_id.as_ref().and_then(|task| self.open_tasks.get(task)) {
-            Some(task) => format!("On {task}: "),
-            None => String::new(),
-        };
-        let target = NoticeTarget::Signal(signal.id.clone());
-        let needs = NoticeKind::NeedsAnswer;
-        let notice = match &signal.scan {
-            ScanEvent::Signal { signal } => match &signal.body {
-                SignalBody::Clarification { questions, .. } => {
-                    let first = shortened(questions.first().map_or("", String::as_str));
-                    let more = match questions.len() {
-                        0 | 1 => String::new(),
-                        n => format!(" (and {} more)", n - 1),
-                    };
-                    let mut notice =
-                        Notice::new(needs, target, format!("{agent} needs your answer"), format!("{on}{first}{more}"));
-                    notice.action = "Answer";
-                    notice
-                }
-                SignalBody::StopWork { blocker_type, details, .. } => Notice::new(
-                    needs,
-                    target,
-                    format!("{agent} is blocked: {}", shortened(blocker_type)),
-                    format!("{on}{}", shortened(details)),
-                ),
-                SignalBody::Delegate { new_task_description, .. } => Notice::new(
-                    needs,
-                    target,
-                    format!("{agent} asks to delegate work"),
-                    format!("{on}{}", shortened(new_task_description)),
-                ),
-                SignalBody::Completion { status, metrics_achieved, .. } => Notice::new(
-                    needs,
-                    target,
-                    format!("{agent} reports completion: {}", shortened(status)),
-                    format!("{on}{}", shortened(metrics_achieved)),
-                ),
-            },
-            ScanEvent::Malformed { reason, .. } => Notice::new(
-                needs,
-                target,
-                format!("{agent} printed a signal that could not be read"),
-                shortened(reason),
-            ),
-        };
-        Some(notice.about(&signal.profile_id))
     }
 
     /// Records a notification for this key; false if it already had one.
@@ -977,42 +401,13 @@ impl Notices {
     }
 }
 
-/// The first line of a text, cut at [`SHOWN_CHARS`].
-fn shortened(text: &str) -> String {
-    cut(text, SHOWN_CHARS)
-}
-
-/// The first line of a text that is not blank, cut at `chars` characters.
-fn cut(text: &str, chars: usize) -> String {
-    let line = text.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or_default();
-    match line.char_indices().nth(chars) {
-        Some((cut, _)) => format!("{}…", line[..cut].trim_end()),
-        None => line.to_owned(),
-    }
-}
-
-/// A task or goal as a notification names it: its first line, in quotes.
-fn quoted(text: &str) -> String {
-    format!("“{}”", shortened(text))
-}
-
-/// One notification per loop ending (or stall: a resumed loop may stall again).
-fn loop_key(info: &LoopInfo) -> String {
-    let at = match &info.state {
-        LoopState::Complete { at, .. }
-        | LoopState::Stalled { at, .. }
-        | LoopState::Cancelled { at }
-        | LoopState::FailedToStart { at, .. }
-        | LoopState::WorkspaceGone { at, .. } => *at,
-        LoopState::Active => 0,
-    };
-    format!("loop:{}:{}:{at}", info.id, info.state.as_str())
-}
-
 #[cfg(test)]
 mod tests {
+    use super::delivery::{COMPLETED_SHOWN_MS, FAILED_SHOWN_MS};
     use super::*;
-    use switchboard_api::TaskSpec;
+    use switchboard_api::protocol::loops::Completion;
+    use switchboard_api::protocol::summary::SummaryStatus;
+    use switchboard_api::{StorageProblem, TaskSpec, TaskState};
 
     /// A signal just raised, as the engine reports it.
     fn pending_signal(
