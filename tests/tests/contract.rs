@@ -433,8 +433,17 @@ async fn the_window_contract_of_worktrees_is_recorded() {
     let submit = |instruction: &str| json!({"type": "submit_task", "spec": {"profile_id": profile_id, "instruction": instruction}});
     let first = r.step(submit("Make one return eleven")).await.unwrap();
     let first = first["value"]["task"]["id"].as_str().unwrap().to_owned();
+    // A second agent changes the same line in a worktree of its own.
+    let steps = r#"[{ write_file = { path = "src/lib.rs", content = "pub fn one() -> u32 {\n    12\n}\n" } }, { summary = "completed" }]"#;
+    let beta = r.step(json!({"type": "create_profile", "spec": demo_spec(&t, "beta", &repo, "worktree", steps)})).await;
+    let beta = beta.unwrap()["value"]["id"].as_str().unwrap().to_owned();
+    let second = json!({"type": "submit_task", "spec": {"profile_id": beta, "instruction": "Make one return twelve"}});
+    let second = r.step(second).await.unwrap();
+    let second = second["value"]["task"]["id"].as_str().unwrap().to_owned();
     t.finished(&first).await;
-    t.worktrees_until("the radar to read it", |l| l.iter().all(|w| w.files_changed > 0)).await;
+    t.finished(&second).await;
+    t.worktrees_until("the radar to see both meet", |l| l.len() == 2 && l.iter().all(|w| !w.conflicts_with.is_empty()))
+        .await;
     r.step(json!({"type": "list_worktrees"})).await;
     r.step(json!({"type": "worktree_diff", "worktree": first})).await;
     r.step(json!({"type": "worktree_diff", "worktree": "no-such-worktree"})).await;
@@ -453,15 +462,13 @@ async fn the_window_contract_of_worktrees_is_recorded() {
     r.step(json!({"type": "merge_worktree", "worktree": first})).await;
     r.step(json!({"type": "discard_worktree", "worktree": first, "force": false})).await;
 
-    // A second piece of work, left uncommitted, then discarded with its patch kept.
-    let steps = r#"[{ write_file = { path = "src/lib.rs", content = "pub fn one() -> u32 {\n    12\n}\n" } }, { summary = "completed" }]"#;
-    let beta = r.step(json!({"type": "create_profile", "spec": demo_spec(&t, "beta", &repo, "worktree", steps)})).await;
-    let beta = beta.unwrap()["value"]["id"].as_str().unwrap().to_owned();
-    let second = json!({"type": "submit_task", "spec": {"profile_id": beta, "instruction": "Make one return twelve"}});
-    let second = r.step(second).await.unwrap();
-    let second = second["value"]["task"]["id"].as_str().unwrap().to_owned();
-    t.finished(&second).await;
-    t.worktrees_until("the radar to read it", |l| l.iter().all(|w| w.files_changed > 0 || w.task != second)).await;
+    // The base moved under the second (the first merged the same line): a merge and a rebase
+    // meet a conflict and change nothing, and its agent is asked to resolve it.
+    t.worktrees_until("the radar to see the second meet main", |l| l.iter().any(|w| !w.base_conflict.is_empty())).await;
+    r.step(json!({"type": "merge_worktree", "worktree": second})).await;
+    r.step(json!({"type": "rebase_worktree", "worktree": second})).await;
+    let resolving = r.step(json!({"type": "resolve_worktree", "worktree": second})).await.unwrap();
+    t.finished(resolving["value"]["task"]["id"].as_str().unwrap()).await;
     r.step(json!({"type": "discard_worktree", "worktree": second, "force": false})).await;
     r.step(json!({"type": "discard_worktree", "worktree": second, "force": true})).await;
     r.step(json!({"type": "list_worktrees"})).await;
