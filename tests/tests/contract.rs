@@ -26,6 +26,9 @@ const SCENARIOS_DIR: &str = "ui/src/test/contract";
 /// A text longer than this (a refused oversized file) is recorded as its length.
 const LONG_TEXT: usize = 4096;
 
+/// The shortest id the engine makes (a UUID is 36 characters; a diagram's node is a short word).
+const MIN_ID_LEN: usize = 32;
+
 /// Normalises what varies between runs: ids (numbered by first
 /// appearance), times, process ids, commits and the test's temp folders.
 struct Normaliser {
@@ -46,6 +49,16 @@ impl Normaliser {
     fn folder(&mut self, path: &Path, placeholder: &'static str) {
         self.folders.push((path.display().to_string(), placeholder));
         self.folders.sort_by_key(|(path, _)| std::cmp::Reverse(path.len()));
+    }
+
+    /// A text with the ids already seen and the temp folders in it normalised.
+    fn text(&mut self, text: &str) -> Value {
+        let mut text = text.to_owned();
+        // Only real ids (a diagram's nodes are named by short words under `id` too).
+        for (raw, placeholder) in self.ids.iter().filter(|(raw, _)| raw.len() >= MIN_ID_LEN) {
+            text = text.replace(raw.as_str(), placeholder);
+        }
+        self.value("message", &json!(text))
     }
 
     fn id(&mut self, value: &str) -> String {
@@ -99,6 +112,8 @@ struct Recorder {
     window: switchboard_client::Client,
     normaliser: Normaliser,
     transcript: Vec<Value>,
+    /// Whether refusals are recorded with their words.
+    words: bool,
 }
 
 impl Recorder {
@@ -106,7 +121,7 @@ impl Recorder {
     async fn window(t: &TestEngine, normaliser: Normaliser) -> Recorder {
         let window =
             switchboard_client::Client::connect(&t.socket, switchboard_client::ClientKind::Window).await.unwrap();
-        Recorder { window, normaliser, transcript: Vec::new() }
+        Recorder { window, normaliser, transcript: Vec::new(), words: false }
     }
 
     /// Runs one command and records it; returns the raw reply for the next steps.
@@ -130,12 +145,41 @@ impl Recorder {
     }
 
     fn error(&mut self, command: Value, error: switchboard_api::ApiError) {
-        self.transcript.push(json!({"command": command, "error": recorded_error(&error)}));
+        let recorded = self.recorded(&error);
+        self.transcript.push(json!({"command": command, "error": recorded}));
     }
 
     /// One of the window's own shell calls that goes through the client, refused.
     fn shell_error(&mut self, call: Value, error: switchboard_api::ApiError) {
-        self.transcript.push(json!({"shell": call, "error": recorded_error(&error)}));
+        let recorded = self.recorded(&error);
+        self.transcript.push(json!({"shell": call, "error": recorded}));
+    }
+
+    /// The main script keeps an error's code and fields (the fake's own state model answers
+    /// it); an area's scenario its words too, which the fake shows as the engine's.
+    fn recorded(&mut self, error: &switchboard_api::ApiError) -> Value {
+        if self.words { shown_error(&mut self.normaliser, error) } else { recorded_error(error) }
+    }
+
+    /// Waits until the task has finished, and records that the script waited for it (a replay
+    /// on the fake finishes it there).
+    async fn finished(&mut self, t: &TestEngine, task: &str) {
+        t.finished(task).await;
+        let waited = self.normaliser.value("", &json!({"task_id": task}));
+        self.transcript.push(json!({"waited": "task_finished", "task_id": waited["task_id"]}));
+    }
+
+    /// Waits until the radar's reading of the worktrees satisfies `condition`, and records what
+    /// it read then (a replay on the fake has it read the same).
+    async fn radar(
+        &mut self,
+        t: &TestEngine,
+        what: &str,
+        condition: impl Fn(&[switchboard_api::WorktreeInfo]) -> bool,
+    ) {
+        let listed = t.worktrees_until(what, condition).await;
+        let read = self.normaliser.value("", &serde_json::to_value(listed).unwrap());
+        self.transcript.push(json!({"waited": "worktrees_read", "worktrees": read}));
     }
 
     /// Writes the transcript with `SWITCHBOARD_BLESS`, or fails when the committed one differs.
@@ -159,6 +203,13 @@ impl Recorder {
 fn recorded_error(error: &switchboard_api::ApiError) -> Value {
     let problems: Vec<&str> = error.problems.iter().map(|p| p.field.as_str()).collect();
     json!({"code": error.code, "field": error.field, "problems": problems})
+}
+
+/// An error as the window shows it, its words too (the ids and folders in them normalised).
+fn shown_error(normaliser: &mut Normaliser, error: &switchboard_api::ApiError) -> Value {
+    let mut recorded = recorded_error(error);
+    recorded["message"] = normaliser.text(&error.message);
+    recorded
 }
 
 /// A `PATH` of `sh` alone, the same on every machine: the agent CLIs are
@@ -370,7 +421,8 @@ async fn recording_engine(bin: &tempfile::TempDir) -> (TestEngine, Recorder) {
     normaliser.folder(&t.data_dir.canonicalize().unwrap(), "<data>");
     normaliser.folder(&t.data_dir, "<data>");
     normaliser.folder(Path::new(support::DEMO_AGENT).parent().unwrap(), "<target>");
-    let recorder = Recorder::window(&t, normaliser).await;
+    let mut recorder = Recorder::window(&t, normaliser).await;
+    recorder.words = true;
     (t, recorder)
 }
 
@@ -392,12 +444,16 @@ impl TestEngine {
 
     /// Waits (unrecorded) until the listed worktrees satisfy `condition`
     /// (the radar reads a worktree after its files settle).
-    async fn worktrees_until(&self, what: &str, condition: impl Fn(&[switchboard_api::WorktreeInfo]) -> bool) {
+    async fn worktrees_until(
+        &self,
+        what: &str,
+        condition: impl Fn(&[switchboard_api::WorktreeInfo]) -> bool,
+    ) -> Vec<switchboard_api::WorktreeInfo> {
         let deadline = tokio::time::Instant::now() + support::DEADLINE;
         loop {
             let listed = self.engine.list_worktrees().await.unwrap();
             if condition(&listed) {
-                return;
+                return listed;
             }
             assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}: {listed:#?}");
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -440,10 +496,9 @@ async fn the_window_contract_of_worktrees_is_recorded() {
     let second = json!({"type": "submit_task", "spec": {"profile_id": beta, "instruction": "Make one return twelve"}});
     let second = r.step(second).await.unwrap();
     let second = second["value"]["task"]["id"].as_str().unwrap().to_owned();
-    t.finished(&first).await;
-    t.finished(&second).await;
-    t.worktrees_until("the radar to see both meet", |l| l.len() == 2 && l.iter().all(|w| !w.conflicts_with.is_empty()))
-        .await;
+    r.finished(&t, &first).await;
+    r.finished(&t, &second).await;
+    r.radar(&t, "the radar to see both meet", |l| l.len() == 2 && l.iter().all(|w| !w.conflicts_with.is_empty())).await;
     r.step(json!({"type": "list_worktrees"})).await;
     r.step(json!({"type": "worktree_diff", "worktree": first})).await;
     r.step(json!({"type": "worktree_diff", "worktree": "no-such-worktree"})).await;
@@ -457,18 +512,18 @@ async fn the_window_contract_of_worktrees_is_recorded() {
     r.step(json!({"type": "review_worktree", "worktree": first, "comments": []})).await;
     let comment = json!({"path": "src/lib.rs", "line": 2, "text": "Use a constant"});
     let review = r.step(json!({"type": "review_worktree", "worktree": first, "comments": [comment]})).await.unwrap();
-    t.finished(review["value"]["task"]["id"].as_str().unwrap()).await;
+    r.finished(&t, review["value"]["task"]["id"].as_str().unwrap()).await;
     r.step(json!({"type": "merge_worktree", "worktree": first})).await;
     r.step(json!({"type": "merge_worktree", "worktree": first})).await;
     r.step(json!({"type": "discard_worktree", "worktree": first, "force": false})).await;
 
     // The base moved under the second (the first merged the same line): a merge and a rebase
     // meet a conflict and change nothing, and its agent is asked to resolve it.
-    t.worktrees_until("the radar to see the second meet main", |l| l.iter().any(|w| !w.base_conflict.is_empty())).await;
+    r.radar(&t, "the radar to see the second meet main", |l| l.iter().any(|w| !w.base_conflict.is_empty())).await;
     r.step(json!({"type": "merge_worktree", "worktree": second})).await;
     r.step(json!({"type": "rebase_worktree", "worktree": second})).await;
     let resolving = r.step(json!({"type": "resolve_worktree", "worktree": second})).await.unwrap();
-    t.finished(resolving["value"]["task"]["id"].as_str().unwrap()).await;
+    r.finished(&t, resolving["value"]["task"]["id"].as_str().unwrap()).await;
     r.step(json!({"type": "discard_worktree", "worktree": second, "force": false})).await;
     r.step(json!({"type": "discard_worktree", "worktree": second, "force": true})).await;
     r.step(json!({"type": "list_worktrees"})).await;

@@ -112,6 +112,10 @@ import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
 import { applyMove, canCancel, canRequeue, firstLine, isFinished, queueOf, summaryMarkdown, summaryPath, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
+import { recordedAnswer, recordedRefusal, type Json } from './fakeRecorded';
+
+/** The names of the recorded worktrees (`tests/tests/contract.rs`), in the engine's recorded words. */
+const RECORDED_WORKTREES = ['Make one return eleven', 'Make one return twelve'];
 
 export interface FakeCall {
   command: string;
@@ -216,6 +220,9 @@ export const SEEDED_SPEC = {
 /** The most iterations one page of a loop's history holds (the engine's `MAX_ITERATION_PAGE`). */
 const MAX_ITERATION_PAGE = 200;
 
+/** The largest loop file the user may save (the engine's `MAX_LOOP_FILE_BYTES`). */
+const MAX_LOOP_FILE_BYTES = 256 * 1024;
+
 /** The engine's bounds on the settings' times (validate.rs). */
 const MIN_DEFAULT_SECS = 60;
 const MAX_TIME_LIMIT_SECS = 7 * 86_400;
@@ -306,12 +313,10 @@ interface FakeWorktree {
   conflict: string[];
   /** Its folder is gone. */
   missing: boolean;
-  /** How often its base had moved when it was made (or last rebased). */
-  baseAt: number;
-  /** Files whose changed lines another worktree's merge changed too: a merge or rebase conflicts there. */
-  behind: string[];
-  /** The task asked to resolve its conflicts with its base (`resolve_worktree`), while it has not ended. */
-  resolving: TaskId | null;
+  /** Commits on its base since its branch left it, as the radar last read them. */
+  behind: number;
+  /** The files a merge into its base would conflict in now, as the radar last read them. */
+  baseConflict: string[];
 }
 
 /** Two worktrees that change the same files, with how many changed regions of each meet the other's. */
@@ -375,7 +380,6 @@ export class FakeBackend implements Backend {
   /** Pairs of worktrees that change the same files (the engine's radar), as seeded. */
   readonly #overlaps: FakeOverlap[] = [];
   /** How often each repository's base branch moved (a merge landed on it), by `root:base`. */
-  readonly #baseMoves = new Map<string, number>();
   /** The loop a log entry is about, by its number (the engine's log keeps it beside the entry). */
   readonly #logLoops = new Map<number, LoopId>();
   readonly #now: () => number;
@@ -710,9 +714,7 @@ export class FakeBackend implements Backend {
     const session = this.#session(sessionId);
     if (session.info.state === 'running') this.#fail('invalid_input', 'session_id: it is still running');
     const conversation = session.info.agent_session_id;
-    if (conversation === null) {
-      this.#fail('invalid_input', "session_id: the app does not know this agent's conversation, so it cannot be resumed");
-    }
+    if (conversation === null) throw this.#refusal('resume_session', { size: { rows: 24 } });
     return this.#start(this.#profile(session.info.profile_id), size, conversation);
   }
 
@@ -1076,8 +1078,10 @@ export class FakeBackend implements Backend {
 
   async artifactPath(taskId: TaskId, path: string): Promise<string> {
     const task = this.#task(taskId);
-    if (!task.result?.artifacts.some((a) => a.path === path)) this.#fail('invalid_input', 'path: the task returned no such file', 'path');
-    return `${this.#profile(task.profile_id).cwd}/${path}`;
+    // The engine's answer for a file outside the workspace; any other is where the task left it.
+    if (path.split('/').includes('..')) throw this.#refusal('artifact_path', { path: '../outside.txt' });
+    const worktree = this.#worktrees.get(worktreeKeyOf(task));
+    return `${worktree?.path ?? this.#profile(task.profile_id).cwd}/${path}`;
   }
 
   async setEventPace(pace: EventPace): Promise<void> {
@@ -1651,6 +1655,7 @@ export class FakeBackend implements Backend {
   async saveLoopFile(loopId: LoopId, file: LoopFile, text: string): Promise<LoopFiles> {
     this.#record('save_loop_file', { loopId, file, text });
     this.#loop(loopId);
+    if (encoder.encode(text).length > MAX_LOOP_FILE_BYTES) throw this.#refusal('save_loop_file', { file: 'anchor' });
     this.#loopFiles.set(loopId, { ...this.#filesOf(loopId), [file]: text });
     return structuredClone(this.#filesOf(loopId));
   }
@@ -1885,9 +1890,8 @@ export class FakeBackend implements Backend {
       uncommitted: extra.uncommitted ?? false,
       conflict: [],
       missing: extra.missing ?? false,
-      baseAt: this.#baseMoves.get(`${root}:${base}`) ?? 0,
-      behind: [],
-      resolving: null,
+      behind: 0,
+      baseConflict: [],
     });
     return this.#worktreeInfo(this.#worktree(seed.task));
   }
@@ -1898,6 +1902,18 @@ export class FakeBackend implements Backend {
    */
   seedOverlap(a: string, b: string, files: string[], hunks: [number, number]): void {
     this.#overlaps.push({ a, b, files: [...files], hunks });
+  }
+
+  /**
+   * The radar read the worktree against its base again (another's merge moved it): `files` a
+   * merge would conflict in now, `behind` the commits its base moved on by.
+   */
+  baseMoved(task: string, files: string[], behind = files.length > 0 ? 1 : 0): WorktreeInfo {
+    const record = this.#worktree(task);
+    record.baseConflict = [...files];
+    record.behind = behind;
+    this.#emitWorktree(record);
+    return this.#worktreeInfo(record);
   }
 
   /** The agent (or the user) changed a worktree's files, as the radar reads them: `worktree_changed`. */
@@ -2005,43 +2021,33 @@ export class FakeBackend implements Backend {
     this.#refuseAtWork(record);
     const repository = this.#repositories.get(record.repository);
     if (repository?.inTheWay) return { outcome: 'in_the_way', why: repository.inTheWay };
-    if (record.behind.length > 0) {
-      record.conflict = [...record.behind];
-      this.#logReview(record, { review: 'merge_conflict', files: [...record.behind] });
+    if (record.baseConflict.length > 0) {
+      record.conflict = [...record.baseConflict];
+      this.#logReview(record, { review: 'merge_conflict', files: [...record.baseConflict] });
       this.#emitWorktree(record);
-      return { outcome: 'conflict', files: [...record.behind] };
+      return { ...this.#recorded<Extract<MergeOutcome, { outcome: 'conflict' }>>('merge_worktree', {}, { outcome: 'conflict' }), files: [...record.baseConflict] };
     }
-    // As the engine: what is left uncommitted is committed first; the base moves forward when it has not moved since.
+    // What is left uncommitted is committed first; the radar tells what the others meet then (`baseMoved`).
     record.uncommitted = false;
-    const baseKey = `${record.repository}:${record.base}`;
-    const fastForward = (this.#baseMoves.get(baseKey) ?? 0) === record.baseAt;
-    this.#baseMoves.set(baseKey, (this.#baseMoves.get(baseKey) ?? 0) + 1);
-    // Its changed lines are on the base now: a worktree whose changes meet them conflicts there.
-    for (const overlap of this.#overlaps) {
-      const other = overlap.a === record.owner ? overlap.b : overlap.b === record.owner ? overlap.a : null;
-      const theirs = overlap.a === record.owner ? overlap.hunks[1] : overlap.hunks[0];
-      const otherRecord = other === null ? undefined : this.#worktrees.get(other);
-      if (otherRecord && theirs > 0) otherRecord.behind = [...new Set([...otherRecord.behind, ...overlap.files])];
-    }
-    const commit = (0xc0ffee + this.#baseMoves.get(baseKey)!).toString(16).padEnd(40, '0');
-    this.#close(record, 'merged', null, { review: 'merged', base: record.base, fast_forward: fastForward });
-    return { outcome: 'merged', base: record.base, commit, fast_forward: fastForward };
+    const merged = { ...this.#recorded<Extract<MergeOutcome, { outcome: 'merged' }>>('merge_worktree', {}, { outcome: 'merged' }), base: record.base };
+    this.#close(record, 'merged', null, { review: 'merged', base: record.base, fast_forward: merged.fast_forward });
+    return merged;
   }
 
   async rebaseWorktree(worktree: string): Promise<RebaseOutcome> {
     this.#record('rebase_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
     this.#refuseAtWork(record);
-    if (record.behind.length > 0) {
-      this.#logReview(record, { review: 'rebase_conflict', files: [...record.behind] });
+    if (record.baseConflict.length > 0) {
+      this.#logReview(record, { review: 'rebase_conflict', files: [...record.baseConflict] });
       this.#emitWorktree(record);
-      return { outcome: 'conflict', files: [...record.behind] };
+      return { ...this.#recorded<Extract<RebaseOutcome, { outcome: 'conflict' }>>('rebase_worktree', {}, { outcome: 'conflict' }), files: [...record.baseConflict] };
     }
     record.conflict = [];
-    record.baseAt = this.#baseMoves.get(`${record.repository}:${record.base}`) ?? 0;
+    record.behind = 0;
     this.#logReview(record, { review: 'rebased' });
     this.#emitWorktree(record);
-    return { outcome: 'rebased' };
+    return this.#recorded<RebaseOutcome>('rebase_worktree', {}, { outcome: 'rebased' });
   }
 
   async discardWorktree(worktree: string, force: boolean): Promise<DiscardOutcome> {
@@ -2049,7 +2055,7 @@ export class FakeBackend implements Backend {
     const record = this.#findOpenWorktree(worktree);
     this.#refuseAtWork(record);
     const changed = record.missing ? 0 : record.files.length + record.filesLeftOut;
-    if (changed > 0 && !force) return { outcome: 'would_lose_work', files_changed: changed };
+    if (changed > 0 && !force) return { ...this.#recorded<Extract<DiscardOutcome, { outcome: 'would_lose_work' }>>('discard_worktree', { force: false }, { outcome: 'would_lose_work' }), files_changed: changed };
     const patch = changed > 0 ? `/data/patches/${record.branch.replaceAll('/', '-')}-${record.owner.slice(0, 8)}.patch` : null;
     this.#close(record, 'discarded', patch, { review: 'discarded', patch });
     return { outcome: 'discarded', patch };
@@ -2058,36 +2064,39 @@ export class FakeBackend implements Backend {
   async reviewWorktree(worktree: string, comments: ReviewComment[]): Promise<Submitted> {
     this.#record('review_worktree', { worktree, comments });
     const record = this.#findOpenWorktree(worktree);
-    const title = this.#worktreeTitle(record);
-    const kept = comments.filter((c) => c.text.trim() !== '').slice(0, 100);
-    if (kept.length === 0) this.#fail('invalid_input', 'comments: there are no comments to send', 'comments');
-    // The engine's `review_prompt`.
-    let prompt = `The user reviewed your changes for "${title.trim()}" and left these comments. Address each one in this worktree, then report as before.\n`;
-    for (const comment of kept) prompt += `\n${comment.path}, line ${comment.line}:\n${comment.text.trim().split('\n').map((line) => `> ${line}\n`).join('')}`;
+    if (comments.every((c) => c.text.trim() === '')) throw this.#refusal('review_worktree', { comments: [] });
     this.#logReview(record, { review: 'comments_sent', comments: comments.length });
-    return this.#submit({ ...DEMO_TASK, profile_id: record.profileId, instruction: prompt, title: `Review of ${title}`, worktree: record.owner });
+    return this.#submitRecorded(record, this.#recorded<Submitted>('review_worktree', {}));
   }
 
   async resolveWorktree(worktree: string): Promise<Submitted> {
     this.#record('resolve_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
-    if (record.behind.length === 0) {
-      this.#fail('invalid_input', `worktree: it merges into ${record.base} without a conflict: there is nothing to resolve`, 'worktree');
-    }
-    // The engine's `resolve_prompt`.
-    const prompt =
-      `Your work in this worktree now conflicts with the latest ${record.base}, which moved on since you began. Bring ${record.base} in and resolve the conflicts: ` +
-      `commit what you left uncommitted, run \`git merge ${record.base}\` here, resolve each conflict keeping the intent of both sides, check that the code still builds and its tests pass, ` +
-      `then commit the merge. Do not rebase, and do not change ${record.base} itself. The files in conflict:\n${record.behind.map((f) => `- ${f}\n`).join('')}`;
-    const submitted = this.#submit({
-      ...DEMO_TASK,
-      profile_id: record.profileId,
-      instruction: prompt,
-      title: `Resolve conflicts with ${record.base}: ${this.#worktreeTitle(record)}`,
-      worktree: record.owner,
-    });
-    record.resolving = submitted.task.id;
-    return submitted;
+    if (record.baseConflict.length === 0) throw this.#refusal('resolve_worktree', {});
+    return this.#submitRecorded(record, this.#recorded<Submitted>('resolve_worktree', {}));
+  }
+
+  /**
+   * A task the engine made for a worktree (a review, a conflict to resolve) in the engine's
+   * recorded words, with this worktree's name, base and conflicting files for the recorded one's.
+   */
+  #submitRecorded(record: FakeWorktree, recorded: Submitted): Submitted {
+    const named = (text: string) =>
+      RECORDED_WORKTREES.reduce((said, title) => said.replaceAll(title, this.#worktreeTitle(record)), text)
+        .replaceAll(/\bmain\b/g, record.base)
+        .replace(/(\n- [^\n]+)+$/, record.baseConflict.map((file) => `\n- ${file}`).join(''));
+    const task = recorded.task;
+    return this.#submit({ ...DEMO_TASK, profile_id: record.profileId, instruction: named(task.instruction), title: named(taskTitle(task)), worktree: record.owner });
+  }
+
+  /** The engine's recorded answer, with the fake's clock. */
+  #recorded<T>(type: string, fields: { [key: string]: Json }, answered?: { [key: string]: Json }): T {
+    return recordedAnswer<T>(type, fields, { now: this.#now() }, answered);
+  }
+
+  /** The engine's recorded refusal, with the fake's clock. */
+  #refusal(type: string, fields: { [key: string]: Json }): ApiError {
+    return recordedRefusal(type, fields, { now: this.#now() });
   }
 
   /** The repository a folder is in: a known root it is (or is a directory inside). */
@@ -2169,8 +2178,8 @@ export class FakeBackend implements Backend {
       .at(-1);
     const lastFailed = record.loopId === null && (last?.state === 'failed' || last?.state === 'timed_out');
     const lastStopped = record.loopId === null && (last?.state === 'cancelled' || last?.state === 'interrupted');
-    const behind = open && !record.missing ? (this.#baseMoves.get(`${record.repository}:${record.base}`) ?? 0) - record.baseAt : 0;
-    const baseConflict = open && !record.missing ? [...record.behind] : [];
+    const behind = open && !record.missing ? record.behind : 0;
+    const baseConflict = open && !record.missing ? [...record.baseConflict] : [];
     const state: WorktreeState =
       record.kept === 'merged'
         ? 'merged'
@@ -2573,15 +2582,6 @@ export class FakeBackend implements Backend {
     this.#logTask(task, { kind: 'task_ended', state, reason });
     // Its worktree is no longer at work (the engine's radar reads it again).
     const worktree = this.#worktrees.get(worktreeKeyOf(task));
-    if (worktree && worktree.resolving === task.id) {
-      worktree.resolving = null;
-      // Its agent brought the base in and committed the merge: nothing conflicts, nothing is behind.
-      if (state === 'completed') {
-        worktree.behind = [];
-        worktree.conflict = [];
-        worktree.baseAt = this.#baseMoves.get(`${worktree.repository}:${worktree.base}`) ?? 0;
-      }
-    }
     if (worktree) this.#emitWorktree(worktree);
   }
 
