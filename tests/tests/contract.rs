@@ -415,7 +415,12 @@ fn repository(root: &Path) -> std::path::PathBuf {
 /// An engine with `sh` alone on its `PATH`, and a window recording what it is told.
 async fn recording_engine(bin: &tempfile::TempDir) -> (TestEngine, Recorder) {
     let search_path = Some(bin.path().as_os_str().to_owned());
-    let t = TestEngine::start_with(|config| config.search_path = search_path).await;
+    let t = TestEngine::start_with(|config| {
+        config.search_path = search_path;
+        // A stopped agent ends on its hangup, however loaded the machine: never killed for being slow.
+        config.kill_grace = support::DEADLINE;
+    })
+    .await;
     let workspace = t.workspace.canonicalize().unwrap().display().to_string();
     let mut normaliser = Normaliser::new(workspace, bin.path().display().to_string());
     normaliser.folder(&t.data_dir.canonicalize().unwrap(), "<data>");
@@ -641,4 +646,42 @@ async fn the_window_contract_of_loops_limits_and_delegations_is_recorded() {
     r.step(json!({"type": "list_delegations"})).await;
     r.step(json!({"type": "keep_delegate", "session_id": switchboard_core::SessionId::new(), "keep": true})).await;
     r.keep(&format!("{SCENARIOS_DIR}/loops.json"));
+}
+
+/// The settings the engine refuses, one field at a time, each with its words; and settings kept
+/// with their times tidied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_contract_of_settings_is_recorded() {
+    let bin = sh_only_path();
+    let (_t, mut r) = recording_engine(&bin).await;
+    let defaults = r.step(json!({"type": "get_settings"})).await.unwrap()["value"].clone();
+    let with = |changes: Value| {
+        let mut settings = defaults.clone();
+        for (key, value) in changes.as_object().unwrap() {
+            settings[key] = value.clone();
+        }
+        json!({"type": "set_settings", "settings": settings})
+    };
+    let grid = |chosen: Vec<String>| json!({"shows": "chosen", "chosen": chosen, "zoomed": null});
+    let daily = |from: &str, to: &str| json!({"mode": "daily", "from": from, "to": to});
+    // Ids that stay the same from run to run (a grid's are not normalised).
+    let twice = "00000000-0000-4000-8000-000000000099".to_owned();
+    for refused in [
+        json!({"default_task_time_limit_secs": 30}),
+        json!({"default_task_time_limit_secs": 8 * 86_400}),
+        json!({"default_quiet_alert_secs": 30}),
+        json!({"turn_quiet_secs": 7200}),
+        json!({"limit_margin_secs": 3600}),
+        json!({"limit_retry_secs": 0}),
+        json!({"usage_warn_percent": 100}),
+        json!({"terminal_grid": grid((0..10).map(|n| format!("00000000-0000-4000-8000-{n:012}")).collect())}),
+        json!({"terminal_grid": grid(vec![twice.clone(), twice.clone()])}),
+        json!({"quiet_hours": daily("25:00", "07:00")}),
+        json!({"quiet_hours": daily("22:00", "7:60")}),
+        json!({"quiet_hours": daily("07:00", "7:00")}),
+    ] {
+        r.step(with(refused)).await;
+    }
+    r.step(with(json!({"quiet_hours": daily("21:30", "6:45"), "limit_margin_secs": 120}))).await;
+    r.keep(&format!("{SCENARIOS_DIR}/settings.json"));
 }

@@ -96,6 +96,22 @@ export function recordedRefusal(type: string, fields: { [key: string]: Json }, f
 }
 
 /**
+ * The engine's recorded refusal of a command `type` whose `field` (an object, such as the
+ * settings) the engine refused for values `value` holds too: the values that tell a recorded
+ * refusal apart are those it sent unlike `plain` (the same object as the engine gave it).
+ */
+export function recordedRefusalOf(type: string, field: string, plain: { [key: string]: Json }, value: { [key: string]: Json }, fill: Fill): ApiError | null {
+  const same = (a: Json | undefined, b: Json | undefined) => holds(a, b ?? null) && holds(b, a ?? null);
+  for (const step of RECORDED) {
+    const sent = step.command?.type === type ? (step.command[field] as { [key: string]: Json } | undefined) : undefined;
+    if (sent === undefined || step.error === undefined) continue;
+    const telling = Object.keys(sent).filter((key) => !same(sent[key], plain[key]));
+    if (telling.length > 0 && telling.every((key) => same(sent[key], value[key]))) return refusal(step.error, fill);
+  }
+  return null;
+}
+
+/**
  * The engine's recorded reply to the first command of `type` holding `fields`: its value with
  * the fake's placeholders.
  */
