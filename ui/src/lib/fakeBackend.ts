@@ -27,11 +27,16 @@
  * Worktrees (agents that work apart) are kept as the engine's records: `repositories` are the
  * git repositories among the directories; a task of an agent set to work apart gets a worktree
  * when it starts (its making and its repository's setup command on its timeline), or tests
- * seed one with `seedWorktree` and the radar's findings with `seedOverlap`; `changeWorktree`
- * stands for the agent writing (a `worktree_changed`). Commit, merge, rebase, discard and review
- * answer as the engine does: refused while a task is at work there, a merge that lands moves the
- * base (a worktree whose changed lines meet it then conflicts on merge and rebase), a discard
- * that would lose work asks for `force` and keeps a patch, a review is a task in the worktree.
+ * seed one with `seedWorktree`; the radar's findings are set by tests (`seedOverlap`,
+ * `baseMoved`: a merge elsewhere made its lines meet its base's), and `changeWorktree` stands
+ * for the agent writing (a `worktree_changed`). Merge, rebase, discard, review and resolve answer
+ * with the engine's recorded outcomes, prompts and refusals (`fakeRecorded.ts`) for the state
+ * the fake holds: a conflict where the radar found one, a discard that would lose work asks for
+ * `force`.
+ *
+ * The engine's refusals of settings, of an oversized loop file, of a file outside a task's
+ * folder and of a session with no conversation to resume are its recorded ones, in its words:
+ * the fake refuses what the engine was recorded refusing (`tests/tests/contract.rs`).
  *
  * Output is delivered synchronously, which keeps tests deterministic. Every call is recorded
  * in `calls` so tests can assert what the UI asked for.
