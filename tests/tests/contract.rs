@@ -685,3 +685,47 @@ async fn the_window_contract_of_settings_is_recorded() {
     r.step(with(json!({"quiet_hours": daily("21:30", "6:45"), "limit_margin_secs": 120}))).await;
     r.keep(&format!("{SCENARIOS_DIR}/settings.json"));
 }
+
+/// Each problem the engine finds with an agent's settings, one at a time, in its words: those
+/// the values alone decide, and those that depend on the machine (a name taken, a program not on
+/// `PATH`, a folder that is not there or not in a git repository).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_contract_of_agent_problems_is_recorded() {
+    let bin = sh_only_path();
+    let (t, mut r) = recording_engine(&bin).await;
+    let workspace = t.workspace.canonicalize().unwrap().display().to_string();
+    let plain = json!({"name": "worker", "command": "sh", "cwd": workspace, "kind": "generic"});
+    r.step(json!({"type": "check_profile", "profile_id": null, "spec": plain})).await;
+    let created = r.step(json!({"type": "create_profile", "spec": plain})).await.unwrap();
+    let created = created["value"]["id"].clone();
+    // Another agent by the same name.
+    r.step(json!({"type": "check_profile", "profile_id": null, "spec": plain})).await;
+    // The agent's own settings changed one at a time: its own name is not taken.
+    let with = |changes: Value| {
+        let mut spec = plain.clone();
+        for (key, value) in changes.as_object().unwrap() {
+            spec[key] = value.clone();
+        }
+        json!({"type": "check_profile", "profile_id": created, "spec": spec})
+    };
+    for problem in [
+        json!({"name": ""}),
+        json!({"name": "n".repeat(65)}),
+        json!({"name": "two\tparts"}),
+        json!({"command": ""}),
+        json!({"command": "definitely-not-a-command"}),
+        json!({"command": "claude", "kind": "claude-code"}),
+        json!({"cwd": ""}),
+        json!({"cwd": "~/projects"}),
+        json!({"cwd": "projects"}),
+        json!({"cwd": "/definitely/not/a/folder"}),
+        json!({"isolation": "worktree"}),
+        json!({"ready_pattern": "(unclosed"}),
+        json!({"ready_quiet_ms": 60_001}),
+        json!({"task_time_limit_secs": 0}),
+        json!({"quiet_alert_secs": 7 * 86_400 + 1}),
+    ] {
+        r.step(with(problem)).await;
+    }
+    r.keep(&format!("{SCENARIOS_DIR}/profiles.json"));
+}

@@ -1,9 +1,11 @@
 /**
  * An in-memory `Backend` for Vitest and for running the page in a plain browser.
  *
- * It validates profiles the way the engine does (name, command on a known list, existing
- * working directory), every problem at once, and rejects with the same `ApiError` codes, fields,
- * problems and words (`check_profile` answers them without saving); it answers `agent_presets`
+ * It finds an agent's problems as the engine does, every one at once, with the same `ApiError`
+ * codes, fields, problems and words (`check_profile` answers them without saving): a name
+ * taken, a program not on its list, a folder it does not have decided by its state, in the
+ * engine's recorded words; what the values alone decide as the engine was recorded deciding the
+ * same values (`fakeRecorded.ts`). It answers `agent_presets`
  * with the engine's presets (`src/test/presets.json`, generated) and the folder picker with the
  * `pickedFolders` it was given. `list_folder` lists its directories (and the folders above
  * them) as the engine lists a machine's folders, from a home folder holding `projects/api`,
@@ -105,6 +107,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
+import type { ProfileField } from './bindings';
 import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
@@ -117,7 +120,18 @@ import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
 import { applyMove, canCancel, canRequeue, firstLine, isFinished, queueOf, summaryMarkdown, summaryPath, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
-import { recordedAnswer, recordedRefusal, recordedRefusalOf, type Json } from './fakeRecorded';
+import { recordedAnswer, recordedProblem, recordedRefusal, recordedRefusalOf, recordedRepliesOf, recordedSent, type Json } from './fakeRecorded';
+
+/** What the recorded engine was asked about an agent (`tests/tests/contract.rs`), in its recorded words. */
+const RECORDED_SPEC = {
+  name: 'worker',
+  missingProgram: 'definitely-not-a-command',
+  missingFolder: '/definitely/not/a/folder',
+  claude: { command: 'claude', label: 'Claude Code', install: 'npm install -g @anthropic-ai/claude-code' },
+};
+
+/** The form's order of an agent's fields, as the engine lists its problems. */
+const PROFILE_FIELDS: ProfileField[] = ['name', 'command', 'cwd', 'isolation', 'ready_pattern', 'ready_quiet_ms', 'task_time_limit_secs', 'quiet_alert_secs'];
 
 /** The names of the recorded worktrees (`tests/tests/contract.rs`), in the engine's recorded words. */
 const RECORDED_WORKTREES = ['Make one return eleven', 'Make one return twelve'];
@@ -2291,53 +2305,38 @@ export class FakeBackend implements Backend {
   }
 
   /**
-   * The engine's profile checks (validate.rs), in its words, over what the fake knows: its
-   * programs on PATH and its directories. Every problem at once, one per field, in the form's order.
+   * The engine's problems with a spec, every one at once, in the form's order. What the values
+   * alone decide is what the engine was recorded deciding for the same values; what depends on
+   * the machine (a name taken, a program not on its PATH, a folder it does not have or outside a
+   * repository) the fake's own state decides, in the engine's recorded words.
    */
   #problems(spec: ProfileSpec, self: ProfileId | null): ProfileProblem[] {
-    const problems: ProfileProblem[] = [];
-    const name = spec.name.trim();
-    const command = spec.command.trim();
-    const cwd = spec.cwd.trim();
-    const taken = [...this.#profiles.values()].some((p) => p.name === name && p.id !== self);
-    if (name === '') problems.push({ field: 'name', message: 'Give the agent a name.' });
-    else if ([...name].length > 64) problems.push({ field: 'name', message: `A name can be at most 64 characters long; this one has ${[...name].length}.` });
-    // eslint-disable-next-line no-control-regex
-    else if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) problems.push({ field: 'name', message: 'A name can\'t contain control characters such as tabs or line breaks.' });
-    else if (taken) problems.push({ field: 'name', message: `Another agent is already called “${name}”. Choose a different name.` });
-    if (command === '') {
-      problems.push({ field: 'command', message: 'Give the command that starts the agent, such as claude or codex.' });
-    } else if (!command.startsWith('/') && !this.#commands.has(command)) {
+    const fill = { now: this.#now() };
+    const plain = recordedSent('check_profile', 'spec', []);
+    // The values alone: a program, an absolute folder and worktrees are the machine's to decide.
+    const values = { ...spec, isolation: plain.isolation ?? 'none' } as unknown as { [key: string]: Json };
+    if (spec.command.trim() !== '') values.command = plain.command;
+    if (spec.cwd.trim().startsWith('/')) values.cwd = plain.cwd;
+    const found = recordedRepliesOf('check_profile', 'spec', plain, values, fill).flat() as unknown as ProfileProblem[];
+    const said = (field: ProfileField, recorded: string, value: string): void => {
+      if (found.some((p) => p.field === field)) return;
+      const words = recordedProblem(field, recorded, fill).message.replaceAll(recorded, value);
+      found.push({ field, message: words });
+    };
+    const [name, command, cwd] = [spec.name.trim(), spec.command.trim(), spec.cwd.trim()];
+    if ([...this.#profiles.values()].some((p) => p.name === name && p.id !== self)) said('name', RECORDED_SPEC.name, name);
+    if (command !== '' && !command.startsWith('/') && !this.#commands.has(command)) {
       const cli = (presetData as AgentPreset[]).find((p) => p.kind === spec.kind && p.command === command);
-      problems.push({
-        field: 'command',
-        message: cli
-          ? `${cli.label} is not installed: there is no program named “${command}” on PATH. Install it with ${cli.install}, then try again.`
-          : `No program named “${command}” was found on PATH. Check the spelling, or give the program's full path.`,
-      });
-    }
-    if (cwd === '') problems.push({ field: 'cwd', message: 'Choose the folder the agent works in.' });
-    else if (cwd.startsWith('~')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with / (a ~ is not expanded here).' });
-    else if (!cwd.startsWith('/')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with /.' });
-    else if (!this.#directories.has(cwd)) problems.push({ field: 'cwd', message: `There is no folder at ${cwd}.` });
-    else if (spec.isolation === 'worktree' && this.#repositoryOf(cwd) === null) {
-      problems.push({ field: 'isolation', message: 'Tasks can work in worktrees of their own only when the folder is inside a git repository; this one is not.' });
-    }
-    const pattern = spec.ready_pattern?.trim();
-    if (pattern) {
-      try {
-        new RegExp(pattern, 'u');
-      } catch {
-        problems.push({ field: 'ready_pattern', message: 'This is not a valid pattern.' });
+      if (cli === undefined) said('command', RECORDED_SPEC.missingProgram, command);
+      else if (!found.some((p) => p.field === 'command')) {
+        const words = recordedProblem('command', `${RECORDED_SPEC.claude.label} is not installed`, fill).message;
+        const claude = RECORDED_SPEC.claude;
+        found.push({ field: 'command', message: words.replace(claude.label, cli.label).replace(`“${claude.command}”`, `“${command}”`).replace(claude.install, cli.install) });
       }
     }
-    const quiet = spec.ready_quiet_ms ?? PROFILE_DEFAULTS.ready_quiet_ms;
-    if (quiet > 60_000) problems.push({ field: 'ready_quiet_ms', message: 'Wait at most 60000 ms (60 seconds) for quiet output.' });
-    const limit = spec.task_time_limit_secs ?? PROFILE_DEFAULTS.task_time_limit_secs;
-    if (limit < 1 || limit > 7 * 86_400) problems.push({ field: 'task_time_limit_secs', message: 'A time limit is between one second and 7 days.' });
-    const alert = spec.quiet_alert_secs ?? PROFILE_DEFAULTS.quiet_alert_secs;
-    if (alert > 7 * 86_400) problems.push({ field: 'quiet_alert_secs', message: 'Alert after at most 7 days of quiet (0 never alerts).' });
-    return problems;
+    if (cwd.startsWith('/') && !this.#directories.has(cwd)) said('cwd', RECORDED_SPEC.missingFolder, cwd);
+    else if (cwd.startsWith('/') && spec.isolation === 'worktree' && this.#repositoryOf(cwd) === null) said('isolation', '', '');
+    return PROFILE_FIELDS.flatMap((field) => found.filter((p) => p.field === field));
   }
 
   #profile(profileId: ProfileId): Profile {

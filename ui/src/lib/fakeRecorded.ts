@@ -95,18 +95,58 @@ export function recordedRefusal(type: string, fields: { [key: string]: Json }, f
   return refusal(found.error, fill);
 }
 
+/** The values of an object the engine was sent unlike `plain`: those that tell a recorded exchange apart. */
+function telling(sent: { [key: string]: Json }, plain: { [key: string]: Json }): string[] {
+  return Object.keys(sent).filter((key) => !same(sent[key], plain[key]));
+}
+
+/** Equal, whatever the order of an object's keys. */
+function same(a: Json | undefined, b: Json | undefined): boolean {
+  return holds(a, b ?? null) && holds(b, a ?? null);
+}
+
+/**
+ * The recorded replies to the command `type` whose `field` (an object, such as an agent's
+ * settings) held values `value` holds too, those it sent unlike `plain`.
+ */
+export function recordedRepliesOf(type: string, field: string, plain: { [key: string]: Json }, value: { [key: string]: Json }, fill: Fill): Json[] {
+  return RECORDED.filter((step) => {
+    const sent = step.command?.type === type && step.reply !== undefined ? (step.command[field] as { [key: string]: Json } | undefined) : undefined;
+    if (sent === undefined) return false;
+    const keys = telling(sent, plain);
+    return keys.length > 0 && keys.every((key) => same(sent[key], value[key]));
+  }).map((step) => filled((step.reply as { value?: Json }).value ?? null, fill));
+}
+
+/** The first problem with an agent's `field` the engine was recorded finding, whose words hold `holding`. */
+export function recordedProblem(field: string, holding: string, fill: Fill): { field: string; message: string } {
+  for (const step of RECORDED) {
+    if (step.command?.type !== 'check_profile') continue;
+    const problems = ((step.reply as { value?: { field: string; message: string }[] } | undefined)?.value ?? []) as { field: string; message: string }[];
+    const found = problems.find((p) => p.field === field && p.message.includes(holding));
+    if (found) return filled(found as unknown as Json, fill) as unknown as { field: string; message: string };
+  }
+  throw new Error(`no recorded problem with ${field} saying ${holding}: record one in tests/tests/contract.rs`);
+}
+
+/** What the first command `type` the engine answered with `answered` sent as its `field`. */
+export function recordedSent(type: string, field: string, answered: Json): { [key: string]: Json } {
+  const found = RECORDED.find((step) => step.command?.type === type && same((step.reply as { value?: Json } | undefined)?.value, answered));
+  if (found?.command === undefined) throw new Error(`no recorded ${type} answered ${JSON.stringify(answered)}: record one in tests/tests/contract.rs`);
+  return found.command[field] as { [key: string]: Json };
+}
+
 /**
  * The engine's recorded refusal of a command `type` whose `field` (an object, such as the
  * settings) the engine refused for values `value` holds too: the values that tell a recorded
  * refusal apart are those it sent unlike `plain` (the same object as the engine gave it).
  */
 export function recordedRefusalOf(type: string, field: string, plain: { [key: string]: Json }, value: { [key: string]: Json }, fill: Fill): ApiError | null {
-  const same = (a: Json | undefined, b: Json | undefined) => holds(a, b ?? null) && holds(b, a ?? null);
   for (const step of RECORDED) {
     const sent = step.command?.type === type ? (step.command[field] as { [key: string]: Json } | undefined) : undefined;
     if (sent === undefined || step.error === undefined) continue;
-    const telling = Object.keys(sent).filter((key) => !same(sent[key], plain[key]));
-    if (telling.length > 0 && telling.every((key) => same(sent[key], value[key]))) return refusal(step.error, fill);
+    const keys = telling(sent, plain);
+    if (keys.length > 0 && keys.every((key) => same(sent[key], value[key]))) return refusal(step.error, fill);
   }
   return null;
 }
