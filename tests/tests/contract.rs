@@ -4,7 +4,8 @@
 //! from run to run. `ui/src/test/contract.json` is the main script (the
 //! fake backend's own state model must answer it as the engine did); the
 //! scenarios of one area each (worktrees on a real git repository, a live
-//! session and the shell's attach, flows, loops, limits, delegations) are
+//! session and the shell's attach, flows, loops, limits, delegations, settings, an
+//! agent's problems, a permission asked through the real hook) are
 //! `ui/src/test/contract/<area>.json`, and the fake answers the engine's
 //! decisions from them (`ui/src/lib/contract.test.ts` replays both). Every
 //! command a window may send has an exchange in them. The files are stale
@@ -86,7 +87,7 @@ impl Normaliser {
                 let stamped = regex::Regex::new(r"-([0-9a-f]{8}|[0-9]{13})\b").unwrap();
                 json!(stamped.replace_all(&text, "-<stamp>"))
             }
-            Value::Number(_) if key == "at" || key.ends_with("_at") => json!("<time>"),
+            Value::Number(_) if key == "at" || key == "since" || key.ends_with("_at") => json!("<time>"),
             Value::Number(_) if key == "pid" || key == "seq" => json!(format!("<{key}>")),
             other => other.clone(),
         }
@@ -728,4 +729,58 @@ async fn the_window_contract_of_agent_problems_is_recorded() {
         r.step(with(problem)).await;
     }
     r.keep(&format!("{SCENARIOS_DIR}/profiles.json"));
+}
+
+/// An agent's hook asks the user's permission (through the real hook binary's code): the window
+/// lists the request, the agent's status and what it asks of the user's attention, and decides.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_contract_of_permissions_and_attention_is_recorded() {
+    let bin = sh_only_path();
+    let (t, mut r) = recording_engine(&bin).await;
+    let workspace = t.workspace.canonicalize().unwrap();
+    let spec = demo_spec(&t, "asking", &workspace, "none", r#"[{ summary = "completed" }]"#);
+    let profile = r.step(json!({"type": "create_profile", "spec": spec})).await.unwrap();
+    let profile_id = profile["value"]["id"].as_str().unwrap().to_owned();
+    let started = r.step(json!({"type": "start_session", "profile_id": profile_id, "size": {"rows": 24, "cols": 80}}));
+    let session_id = started.await.unwrap()["value"]["id"].as_str().unwrap().to_owned();
+    let session: switchboard_core::SessionId = session_id.parse().unwrap();
+    let (socket, spool) =
+        (switchboard_core::config::socket_path(&t.data_dir, None), switchboard_core::spool_path(&t.data_dir));
+    let asking = session.clone();
+    let hook = tokio::task::spawn_blocking(move || {
+        let env = |name: &str| match name {
+            "SWITCHBOARD_SESSION_ID" => Some(asking.to_string()),
+            "SWITCHBOARD_SESSION_SECRET" => Some(switchboard_tests::session_env::secret_of(&asking)),
+            "SWITCHBOARD_SOCKET" => Some(socket.display().to_string()),
+            "SWITCHBOARD_SPOOL" => Some(spool.display().to_string()),
+            _ => None,
+        };
+        let payload =
+            r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#;
+        switchboard_hook::run(payload.as_bytes(), &[], env)
+    });
+    let request = t
+        .events
+        .wait_for("the permission request", |events| {
+            events.iter().find_map(|e| match e {
+                switchboard_core::EngineEvent::PermissionRequested { request } => Some(request.clone()),
+                _ => None,
+            })
+        })
+        .await;
+    // The script waited for the agent to ask (a replay on the fake has it ask the same).
+    let asked = r.normaliser.value("", &serde_json::to_value(request).unwrap());
+    r.transcript.push(json!({"waited": "permission_requested", "request": asked}));
+    t.caught_up().await;
+    let listed = r.step(json!({"type": "list_permission_requests"})).await.unwrap();
+    let request_id = listed["value"][0]["id"].as_u64().unwrap();
+    r.step(json!({"type": "list_agent_status"})).await;
+    r.step(json!({"type": "list_attention"})).await;
+    r.step(json!({"type": "decide_permission", "request_id": request_id, "allow": true, "message": null})).await;
+    let decided = hook.await.unwrap().expect("the hook runs");
+    assert!(decided.is_some_and(|printed| printed.contains("allow")), "the agent is told the user's decision");
+    r.step(json!({"type": "decide_permission", "request_id": request_id, "allow": false, "message": null})).await;
+    r.step(json!({"type": "list_permission_requests"})).await;
+    r.step(json!({"type": "stop_session", "session_id": session_id})).await;
+    r.keep(&format!("{SCENARIOS_DIR}/permissions.json"));
 }

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import contract from '../test/contract.json';
-import { dispatchCommand, type Command, type FileDiff } from './bindings';
+import { dispatchCommand, type Command, type FileDiff, type PermissionRequest } from './bindings';
 import { toApiError } from './errors';
 import { FAKE_BIN, FakeBackend } from './fakeBackend';
 
@@ -17,8 +17,9 @@ interface Step {
   command?: { [key: string]: Json };
   /** One of the window's shell calls through the client (attaching a terminal). */
   shell?: { [key: string]: Json };
-  /** The script waited here for a task to finish, or for the radar's reading of the worktrees. */
-  waited?: 'task_finished' | 'worktrees_read';
+  /** The script waited here for a task to finish, the radar's reading of the worktrees, or an agent to ask permission. */
+  waited?: 'task_finished' | 'worktrees_read' | 'permission_requested';
+  request?: { [key: string]: Json };
   task_id?: string;
   worktrees?: { task: string; base_conflict: string[]; behind: number; files_changed: number }[];
   reply?: Json;
@@ -52,7 +53,7 @@ class Normaliser {
     if (typeof value === 'string' && isIdKey(key)) return this.id(value);
     if (typeof value === 'string' && key === 'cwd' && value === WORKSPACE) return '<workspace>';
     if (typeof value === 'string' && key === 'command' && value.startsWith(`${FAKE_BIN}/`)) return value.replace(FAKE_BIN, '<bin>');
-    if (typeof value === 'number' && (key === 'at' || key.endsWith('_at'))) return '<time>';
+    if (typeof value === 'number' && (key === 'at' || key === 'since' || key.endsWith('_at'))) return '<time>';
     if (typeof value === 'number' && (key === 'pid' || key === 'seq')) return `<${key}>`;
     return value;
   }
@@ -201,6 +202,12 @@ describe('the fake backend answers each area’s recorded scenario in kind', () 
             fake.changeWorktree(task, { files, uncommitted: true });
             fake.baseMoved(task, read.base_conflict, read.behind);
           }
+          continue;
+        }
+        if (step.waited === 'permission_requested') {
+          // The fake's agent asks what the engine's did.
+          const asked = { ...(aligner.command(step.request ?? null) as object), asked_at: 1_700_000_000_000, expires_at: 1_700_000_600_000 };
+          fake.askPermission(asked as unknown as PermissionRequest);
           continue;
         }
         const call = step.command ?? step.shell;
