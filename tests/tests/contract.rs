@@ -156,8 +156,7 @@ impl Recorder {
         self.transcript.push(json!({"shell": call, "error": recorded}));
     }
 
-    /// The main script keeps an error's code and fields (the fake's own state model answers
-    /// it); an area's scenario its words too, which the fake shows as the engine's.
+    /// An error's code and fields, and its words, which the fake shows as the engine's.
     fn recorded(&mut self, error: &switchboard_api::ApiError) -> Value {
         if self.words { shown_error(&mut self.normaliser, error) } else { recorded_error(error) }
     }
@@ -229,6 +228,7 @@ async fn the_window_contract_is_recorded() {
     let workspace = t.workspace.canonicalize().unwrap().display().to_string();
     let normaliser = Normaliser::new(workspace.clone(), bin.path().display().to_string());
     let mut recorder = Recorder::window(&t, normaliser).await;
+    recorder.words = true;
     let mut step = async |command: Value| recorder.step(command).await;
     let spec =
         |name: &str, command: &str| json!({"name": name, "command": command, "cwd": workspace, "kind": "generic"});

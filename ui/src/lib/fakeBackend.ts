@@ -1780,9 +1780,7 @@ export class FakeBackend implements Backend {
 
   async search(query: string): Promise<SearchHit[]> {
     this.#record('search', { query });
-    if (encoder.encode(query).length > MAX_QUERY_BYTES) {
-      this.#fail('invalid_input', `query: a search is at most ${MAX_QUERY_BYTES} bytes; search for a few of its words`, 'query');
-    }
+    if (encoder.encode(query).length > MAX_QUERY_BYTES) throw this.#refusal('search', {});
     const words = query.split(/\s+/).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
     if (words.length === 0) return [];
     const hits: SearchHit[] = [];
