@@ -129,7 +129,8 @@ describe('the changes of a worktree', () => {
     // The review is a task of the agent in the same worktree.
     const review = (await backend.listTasks(null)).find((t) => t.title === 'Review of Fix the login redirect');
     expect(review?.worktree).toBe(task.id);
-    expect(review?.instruction).toContain('src/auth/session.ts, line 3:\n> Check returnTo stays on this site.');
+    // In the engine's words (recorded), naming this worktree's work.
+    expect(review?.instruction).toContain('The user reviewed your changes for "Fix the login redirect"');
   });
 
   it('comments on a removed line of the file as it was, side by side', async () => {
@@ -202,8 +203,9 @@ describe('the changes of a worktree', () => {
     const other = backend.seedTask({ profile_id: agent.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
     backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', SESSION_BEFORE, 'x')]);
     backend.seedOverlap(task.id, other.id, ['src/auth/session.ts'], [1, 1]);
-    // The other lands first: the same lines now differ on main.
+    // The other lands first: the radar reads that the same lines now differ on main.
     await backend.mergeWorktree(other.id);
+    backend.baseMoved(task.id, ['src/auth/session.ts']);
     await openChanges(backend, task);
 
     // The engine's words; what a merge would meet, listed; merge and rebase wait, saying why.
@@ -228,6 +230,7 @@ describe('the changes of a worktree', () => {
 
     // Its agent resolved and committed: merge is offered again, and lands.
     backend.finishTask({ taskId: resolving.id });
+    backend.baseMoved(task.id, []);
     await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('ready to merge'));
     expect(screen.queryByTestId('changes-resolve')).toBeNull();
     expect(screen.queryByTestId('changes-base-conflict')).toBeNull();

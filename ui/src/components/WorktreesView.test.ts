@@ -75,6 +75,8 @@ describe('the worktrees', () => {
     await renderApp(backend);
     await fireEvent.click(screen.getByTestId('open-worktrees'));
     await backend.mergeWorktree(login.id);
+    // The radar reads the other again: the lines it changed differ on main now.
+    backend.baseMoved(remember.id, ['src/auth/session.ts']);
     await waitFor(() => expect(within(entryOf(login.id)).getByTestId('worktree-state').textContent).toBe('merged'));
     expect(within(entryOf(remember.id)).queryByTestId('worktree-overlap-mark')).toBeNull();
     expect(within(entryOf(remember.id)).getByTestId('worktree-state').textContent).toBe('conflicts with main now in src/auth/session.ts');

@@ -7,22 +7,30 @@
  */
 import { describe, expect, it } from 'vitest';
 import contract from '../test/contract.json';
-import { dispatchCommand, type Command } from './bindings';
+import { dispatchCommand, type Command, type FileDiff, type PermissionRequest } from './bindings';
 import { toApiError } from './errors';
 import { FAKE_BIN, FakeBackend } from './fakeBackend';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 interface Step {
-  command: { [key: string]: Json };
+  command?: { [key: string]: Json };
+  /** One of the window's shell calls through the client (attaching a terminal). */
+  shell?: { [key: string]: Json };
+  /** The script waited here for a task to finish, the radar's reading of the worktrees, or an agent to ask permission. */
+  waited?: 'task_finished' | 'worktrees_read' | 'permission_requested';
+  request?: { [key: string]: Json };
+  task_id?: string;
+  worktrees?: { task: string; base_conflict: string[]; behind: number; files_changed: number }[];
   reply?: Json;
   error?: { code: string; field: string | null; problems: string[] };
 }
 
 const WORKSPACE = '/work/contract-workspace';
 
-const isIdKey = (key: string) =>
-  key === 'id' || key.endsWith('_id') || key === 'waiting_for' || key === 'current_task' || key === 'delegate_session';
+/** The keys `tests/tests/contract.rs` numbers as ids (a worktree is named by its task's). */
+const ID_KEYS = new Set(['id', 'waiting_for', 'current_task', 'delegate_session', 'task', 'worktree', 'with', 'conflicts_with', 'task_at_work']);
+const isIdKey = (key: string) => ID_KEYS.has(key) || key.endsWith('_id');
 
 /** The normalisation of `tests/tests/contract.rs`, over the fake's values. */
 class Normaliser {
@@ -45,7 +53,7 @@ class Normaliser {
     if (typeof value === 'string' && isIdKey(key)) return this.id(value);
     if (typeof value === 'string' && key === 'cwd' && value === WORKSPACE) return '<workspace>';
     if (typeof value === 'string' && key === 'command' && value.startsWith(`${FAKE_BIN}/`)) return value.replace(FAKE_BIN, '<bin>');
-    if (typeof value === 'number' && (key === 'at' || key.endsWith('_at'))) return '<time>';
+    if (typeof value === 'number' && (key === 'at' || key === 'since' || key.endsWith('_at'))) return '<time>';
     if (typeof value === 'number' && (key === 'pid' || key === 'seq')) return `<${key}>`;
     return value;
   }
@@ -57,6 +65,9 @@ class Normaliser {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.command(k, v)]));
     }
     if (value === '<workspace>') return WORKSPACE;
+    // A refused oversized text is recorded as its length.
+    const long = typeof value === 'string' ? /^<(\d+) bytes>$/.exec(value) : null;
+    if (long) return 'x'.repeat(Number(long[1]));
     if (typeof value === 'string' && isIdKey(key) && value.startsWith('<id ')) {
       for (const [real, placeholder] of this.ids) if (placeholder === value) return real;
       const unknown = `unknown-${this.ids.size + 1}`;
@@ -88,6 +99,7 @@ describe('the fake backend keeps the engine contract', () => {
     const fake = new FakeBackend({ directories: [WORKSPACE], commands: ['sh'], now: () => 1_700_000_000_000 });
     const normaliser = new Normaliser();
     for (const [index, step] of steps.entries()) {
+      if (step.command === undefined) throw new Error(`step ${index + 1} of the main script is not a command`);
       const command = normaliser.command('', step.command) as unknown as Command;
       const what = `step ${index + 1}: ${JSON.stringify(step.command)}`;
       let answer: { reply: Json } | { error: { code: string; field: string | null; problems: string[] } };
@@ -97,8 +109,122 @@ describe('the fake backend keeps the engine contract', () => {
         const error = toApiError(reason);
         answer = { error: { code: error.code, field: error.field, problems: (error.problems ?? []).map((p) => p.field) } };
       }
-      const recorded = step.error === undefined ? { reply: step.reply ?? null } : { error: step.error };
+      const { code, field, problems } = step.error ?? { code: '', field: null, problems: [] };
+      const recorded = step.error === undefined ? { reply: step.reply ?? null } : { error: { code, field, problems } };
       expect(sorted(answer as unknown as Json), what).toEqual(sorted(recorded as unknown as Json));
     }
   });
+});
+
+/** The temp folders of the scenarios' engine, as the fake's folders. */
+const DATA = '/data';
+const TARGET = '/target';
+
+/** What an answer is, whatever its content: the reply's kind, or the error's code and field. */
+function kindOf(answer: { reply: Json } | { error: { code: string; field: string | null } }): string {
+  if ('error' in answer) return `error ${answer.error.code} on ${answer.error.field ?? 'nothing'}`;
+  const reply = answer.reply as { type?: string; shows?: string } | null;
+  return reply?.shows !== undefined ? 'reply attached' : `reply ${reply?.type ?? 'none'}`;
+}
+
+/** The fake's answer to a command, or to the shell's attach (recorded as what the terminal showed). */
+async function answerOf(fake: FakeBackend, call: Command | { type: 'attach_terminal'; session_id: string }): Promise<Json> {
+  if (call.type !== 'attach_terminal') return (await dispatchCommand(fake, call)) as unknown as Json;
+  const attachment = await fake.attachTerminal(call.session_id, () => undefined);
+  await attachment.detach();
+  return { type: 'attached' };
+}
+
+/** The fake's ids for a scenario's, learned where a reply of the fake's has one in the recorded reply's place. */
+class Aligner {
+  readonly ids = new Map<string, string>();
+
+  learn(recorded: Json | undefined, actual: Json | undefined): void {
+    if (typeof recorded === 'string' && /^<id \d+>$/.test(recorded) && typeof actual === 'string') {
+      if (!this.ids.has(recorded)) this.ids.set(recorded, actual);
+    } else if (Array.isArray(recorded) && Array.isArray(actual)) {
+      recorded.forEach((item, index) => this.learn(item, actual[index]));
+    } else if (recorded !== null && typeof recorded === 'object' && !Array.isArray(recorded) && actual !== null && typeof actual === 'object' && !Array.isArray(actual)) {
+      for (const [key, value] of Object.entries(recorded)) this.learn(value, actual[key]);
+    }
+  }
+
+  /** A recorded command with the fake's ids (a fresh one for an id it never gave) and folders. */
+  command(value: Json): Json {
+    if (Array.isArray(value)) return value.map((item) => this.command(item));
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.command(v)]));
+    if (typeof value !== 'string') return value;
+    if (/^<id \d+>$/.test(value)) {
+      if (!this.ids.has(value)) this.ids.set(value, `unknown-${this.ids.size + 1}`);
+      return this.ids.get(value)!;
+    }
+    const long = /^<(\d+) bytes>$/.exec(value);
+    if (long) return 'x'.repeat(Number(long[1]));
+    return value.replaceAll('<workspace>', WORKSPACE).replaceAll('<data>', DATA).replaceAll('<target>', TARGET);
+  }
+}
+
+const scenarios = import.meta.glob<Step[]>('../test/contract/*.json', { eager: true, import: 'default' });
+
+describe('the fake backend answers each area’s recorded scenario in kind', () => {
+  it('has every area’s scenario', () => {
+    expect(Object.keys(scenarios).length).toBeGreaterThanOrEqual(4);
+  });
+
+  for (const [file, steps] of Object.entries(scenarios)) {
+    it(`answers ${file.split('/').pop()} with the engine’s kinds of reply and refusal`, async () => {
+      const fake = new FakeBackend({
+        directories: [WORKSPACE, `${DATA}/workspace`],
+        // The recorded engine's `PATH` held `sh` alone; its demo agent is named by its whole path.
+        repositories: [{ root: `${DATA}/project` }],
+        commands: ['sh'],
+        now: () => 1_700_000_000_000,
+      });
+      const aligner = new Aligner();
+      const found: string[] = [];
+      const wanted: string[] = [];
+      for (const [index, step] of steps.entries()) {
+        if (step.waited === 'task_finished') {
+          const taskId = aligner.command(step.task_id ?? null) as string;
+          const running = (await fake.getTask(taskId).catch(() => null))?.state === 'running';
+          // The engine's task had finished; the fake's must have started to finish.
+          found.push(`step ${index + 1} waited: ${running ? 'finished' : 'not running'}`);
+          wanted.push(`step ${index + 1} waited: finished`);
+          if (running) fake.finishTask({ taskId });
+          continue;
+        }
+        if (step.waited === 'worktrees_read') {
+          // The fake's radar reads what the engine's did.
+          for (const read of step.worktrees ?? []) {
+            const task = aligner.command(read.task) as string;
+            // As many changed files as the engine's radar counted (their content is not recorded here).
+            const files = Array.from({ length: read.files_changed }, (_, n): FileDiff => ({ path: `changed-${n}`, from: null, status: 'modified', content: { kind: 'binary' } }));
+            fake.changeWorktree(task, { files, uncommitted: true });
+            fake.baseMoved(task, read.base_conflict, read.behind);
+          }
+          continue;
+        }
+        if (step.waited === 'permission_requested') {
+          // The fake's agent asks what the engine's did.
+          const asked = { ...(aligner.command(step.request ?? null) as object), asked_at: 1_700_000_000_000, expires_at: 1_700_000_600_000 };
+          fake.askPermission(asked as unknown as PermissionRequest);
+          continue;
+        }
+        const call = step.command ?? step.shell;
+        if (call === undefined) throw new Error(`step ${index + 1} of ${file} is neither a command nor a wait`);
+        let answer: { reply: Json } | { error: { code: string; field: string | null } };
+        try {
+          answer = { reply: await answerOf(fake, aligner.command(call) as unknown as Command) };
+          aligner.learn(step.reply, answer.reply);
+        } catch (reason) {
+          const error = toApiError(reason);
+          answer = { error: { code: error.code, field: error.field } };
+        }
+        const recorded = step.error === undefined ? { reply: step.reply ?? null } : { error: step.error };
+        found.push(`step ${index + 1} ${String(call.type)}: ${kindOf(answer)}`);
+        wanted.push(`step ${index + 1} ${String(call.type)}: ${kindOf(recorded)}`);
+      }
+      expect(found).toEqual(wanted);
+    });
+  }
 });

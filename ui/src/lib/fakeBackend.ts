@@ -1,9 +1,11 @@
 /**
  * An in-memory `Backend` for Vitest and for running the page in a plain browser.
  *
- * It validates profiles the way the engine does (name, command on a known list, existing
- * working directory), every problem at once, and rejects with the same `ApiError` codes, fields,
- * problems and words (`check_profile` answers them without saving); it answers `agent_presets`
+ * It finds an agent's problems as the engine does, every one at once, with the same `ApiError`
+ * codes, fields, problems and words (`check_profile` answers them without saving): a name
+ * taken, a program not on its list, a folder it does not have decided by its state, in the
+ * engine's recorded words; what the values alone decide as the engine was recorded deciding the
+ * same values (`fakeRecorded.ts`). It answers `agent_presets`
  * with the engine's presets (`src/test/presets.json`, generated) and the folder picker with the
  * `pickedFolders` it was given. `list_folder` lists its directories (and the folders above
  * them) as the engine lists a machine's folders, from a home folder holding `projects/api`,
@@ -27,11 +29,16 @@
  * Worktrees (agents that work apart) are kept as the engine's records: `repositories` are the
  * git repositories among the directories; a task of an agent set to work apart gets a worktree
  * when it starts (its making and its repository's setup command on its timeline), or tests
- * seed one with `seedWorktree` and the radar's findings with `seedOverlap`; `changeWorktree`
- * stands for the agent writing (a `worktree_changed`). Commit, merge, rebase, discard and review
- * answer as the engine does: refused while a task is at work there, a merge that lands moves the
- * base (a worktree whose changed lines meet it then conflicts on merge and rebase), a discard
- * that would lose work asks for `force` and keeps a patch, a review is a task in the worktree.
+ * seed one with `seedWorktree`; the radar's findings are set by tests (`seedOverlap`,
+ * `baseMoved`: a merge elsewhere made its lines meet its base's), and `changeWorktree` stands
+ * for the agent writing (a `worktree_changed`). Merge, rebase, discard, review and resolve answer
+ * with the engine's recorded outcomes, prompts and refusals (`fakeRecorded.ts`) for the state
+ * the fake holds: a conflict where the radar found one, a discard that would lose work asks for
+ * `force`.
+ *
+ * The engine's refusals of settings, of an oversized loop file, of a file outside a task's
+ * folder and of a session with no conversation to resume are its recorded ones, in its words:
+ * the fake refuses what the engine was recorded refusing (`tests/tests/contract.rs`).
  *
  * Output is delivered synchronously, which keeps tests deterministic. Every call is recorded
  * in `calls` so tests can assert what the UI asked for.
@@ -101,6 +108,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
+import type { ProfileField } from './bindings';
 import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
 import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
@@ -113,6 +121,21 @@ import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
 import { applyMove, firstLine, isFinished, queueOf, summaryMarkdown, summaryPath, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
+import { recordedAnswer, recordedProblem, recordedRefusal, recordedRefusalOf, recordedRepliesOf, recordedSent, type Json } from './fakeRecorded';
+
+/** What the recorded engine was asked about an agent (`tests/tests/contract.rs`), in its recorded words. */
+const RECORDED_SPEC = {
+  name: 'worker',
+  missingProgram: 'definitely-not-a-command',
+  missingFolder: '/definitely/not/a/folder',
+  claude: { command: 'claude', label: 'Claude Code', install: 'npm install -g @anthropic-ai/claude-code' },
+};
+
+/** The form's order of an agent's fields, as the engine lists its problems. */
+const PROFILE_FIELDS: ProfileField[] = ['name', 'command', 'cwd', 'isolation', 'ready_pattern', 'ready_quiet_ms', 'task_time_limit_secs', 'quiet_alert_secs'];
+
+/** The names of the recorded worktrees (`tests/tests/contract.rs`), in the engine's recorded words. */
+const RECORDED_WORKTREES = ['Make one return eleven', 'Make one return twelve'];
 
 export interface FakeCall {
   command: string;
@@ -217,9 +240,8 @@ export const SEEDED_SPEC = {
 /** The most iterations one page of a loop's history holds (the engine's `MAX_ITERATION_PAGE`). */
 const MAX_ITERATION_PAGE = 200;
 
-/** The engine's bounds on the settings' times (validate.rs). */
-const MIN_DEFAULT_SECS = 60;
-const MAX_TIME_LIMIT_SECS = 7 * 86_400;
+/** The largest loop file the user may save (the engine's `MAX_LOOP_FILE_BYTES`). */
+const MAX_LOOP_FILE_BYTES = 256 * 1024;
 
 /** The engine's `MAX_QUERY_BYTES`: a longer search is refused. */
 const MAX_QUERY_BYTES = 1024;
@@ -307,12 +329,10 @@ interface FakeWorktree {
   conflict: string[];
   /** Its folder is gone. */
   missing: boolean;
-  /** How often its base had moved when it was made (or last rebased). */
-  baseAt: number;
-  /** Files whose changed lines another worktree's merge changed too: a merge or rebase conflicts there. */
-  behind: string[];
-  /** The task asked to resolve its conflicts with its base (`resolve_worktree`), while it has not ended. */
-  resolving: TaskId | null;
+  /** Commits on its base since its branch left it, as the radar last read them. */
+  behind: number;
+  /** The files a merge into its base would conflict in now, as the radar last read them. */
+  baseConflict: string[];
 }
 
 /** Two worktrees that change the same files, with how many changed regions of each meet the other's. */
@@ -376,7 +396,6 @@ export class FakeBackend implements Backend {
   /** Pairs of worktrees that change the same files (the engine's radar), as seeded. */
   readonly #overlaps: FakeOverlap[] = [];
   /** How often each repository's base branch moved (a merge landed on it), by `root:base`. */
-  readonly #baseMoves = new Map<string, number>();
   /** The loop a log entry is about, by its number (the engine's log keeps it beside the entry). */
   readonly #logLoops = new Map<number, LoopId>();
   readonly #now: () => number;
@@ -711,9 +730,7 @@ export class FakeBackend implements Backend {
     const session = this.#session(sessionId);
     if (session.info.state === 'running') this.#fail('invalid_input', 'session_id: it is still running');
     const conversation = session.info.agent_session_id;
-    if (conversation === null) {
-      this.#fail('invalid_input', "session_id: the app does not know this agent's conversation, so it cannot be resumed");
-    }
+    if (conversation === null) throw this.#refusal('resume_session', { size: { rows: 24 } });
     return this.#start(this.#profile(session.info.profile_id), size, conversation);
   }
 
@@ -860,36 +877,13 @@ export class FakeBackend implements Backend {
     // As the engine: what the settings leave out takes its default.
     const kept: Settings = { ...structuredClone(DEFAULT_SETTINGS), ...structuredClone(settings) };
     kept.notify = { ...DEFAULT_SETTINGS.notify, ...settings.notify };
-    const limit = settings.default_task_time_limit_secs;
-    if (limit < MIN_DEFAULT_SECS || limit > MAX_TIME_LIMIT_SECS) {
-      this.#fail('invalid_input', 'A time limit is at least a minute and at most 7 days.', 'default_task_time_limit_secs');
-    }
-    const alert = settings.default_quiet_alert_secs;
-    if (alert !== 0 && (alert < MIN_DEFAULT_SECS || alert > MAX_TIME_LIMIT_SECS)) {
-      this.#fail('invalid_input', 'Alert after at least a minute and at most 7 days, or never (leave 0).', 'default_quiet_alert_secs');
-    }
-    if (settings.turn_quiet_secs > 3600) {
-      this.#fail('invalid_input', 'An answer is over after at most an hour of quiet, or never by quiet (leave 0).', 'turn_quiet_secs');
-    }
-    if (kept.limit_margin_secs > 1800) {
-      this.#fail('invalid_input', 'Go on at most 30 minutes after a usage limit resets.', 'limit_margin_secs');
-    }
-    if (kept.limit_retry_secs < 1 || kept.limit_retry_secs > 1800) {
-      this.#fail('invalid_input', 'Try again after at least a second and at most 30 minutes.', 'limit_retry_secs');
-    }
-    if (kept.usage_warn_percent > 99) {
-      this.#fail('invalid_input', 'Warn at 99% of a usage window at most, or never (leave 0).', 'usage_warn_percent');
-    }
-    const grid = kept.terminal_grid.chosen;
-    if (grid.length > 9) this.#fail('invalid_input', 'The grid shows 9 terminals at most.', 'terminal_grid');
-    if (grid.some((agent, at) => grid.indexOf(agent) !== at)) this.#fail('invalid_input', 'An agent has one place in the grid.', 'terminal_grid');
+    // The engine's refusal where it was recorded refusing the same values (the grid's limits are not recorded: tests say `failNext`).
+    const refused = recordedRefusalOf('set_settings', 'settings', this.#recorded('get_settings', {}), settings as unknown as { [key: string]: Json }, { now: this.#now() });
+    if (refused !== null) throw refused;
     if (settings.quiet_hours.mode === 'daily') {
-      const from = clockMinutes(settings.quiet_hours.from);
-      if (from === null) this.#fail('invalid_input', 'Give the start as hours and minutes, like 22:00.', 'quiet_hours_from');
-      const to = clockMinutes(settings.quiet_hours.to);
-      if (to === null) this.#fail('invalid_input', 'Give the end as hours and minutes, like 07:30.', 'quiet_hours_to');
-      if (from === to) this.#fail('invalid_input', 'Quiet hours must end at another time than they start.', 'quiet_hours_to');
-      kept.quiet_hours = { mode: 'daily', from: clockText(from), to: clockText(to) };
+      // As the engine keeps them: hours and minutes of two digits each.
+      const { from, to } = settings.quiet_hours;
+      kept.quiet_hours = { mode: 'daily', from: clockText(clockMinutes(from) ?? 0), to: clockText(clockMinutes(to) ?? 0) };
     }
     const warnedAt = this.#settings.usage_warn_percent;
     this.#settings = kept;
@@ -1077,8 +1071,10 @@ export class FakeBackend implements Backend {
 
   async artifactPath(taskId: TaskId, path: string): Promise<string> {
     const task = this.#task(taskId);
-    if (!task.result?.artifacts.some((a) => a.path === path)) this.#fail('invalid_input', 'path: the task returned no such file', 'path');
-    return `${this.#profile(task.profile_id).cwd}/${path}`;
+    // The engine's answer for a file outside the workspace; any other is where the task left it.
+    if (path.split('/').includes('..')) throw this.#refusal('artifact_path', { path: '../outside.txt' });
+    const worktree = this.#worktrees.get(worktreeKeyOf(task));
+    return `${worktree?.path ?? this.#profile(task.profile_id).cwd}/${path}`;
   }
 
   async setEventPace(pace: EventPace): Promise<void> {
@@ -1652,6 +1648,7 @@ export class FakeBackend implements Backend {
   async saveLoopFile(loopId: LoopId, file: LoopFile, text: string): Promise<LoopFiles> {
     this.#record('save_loop_file', { loopId, file, text });
     this.#loop(loopId);
+    if (encoder.encode(text).length > MAX_LOOP_FILE_BYTES) throw this.#refusal('save_loop_file', { file: 'anchor' });
     this.#loopFiles.set(loopId, { ...this.#filesOf(loopId), [file]: text });
     return structuredClone(this.#filesOf(loopId));
   }
@@ -1784,9 +1781,7 @@ export class FakeBackend implements Backend {
 
   async search(query: string): Promise<SearchHit[]> {
     this.#record('search', { query });
-    if (encoder.encode(query).length > MAX_QUERY_BYTES) {
-      this.#fail('invalid_input', `query: a search is at most ${MAX_QUERY_BYTES} bytes; search for a few of its words`, 'query');
-    }
+    if (encoder.encode(query).length > MAX_QUERY_BYTES) throw this.#refusal('search', {});
     const words = query.split(/\s+/).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
     if (words.length === 0) return [];
     const hits: SearchHit[] = [];
@@ -1886,9 +1881,8 @@ export class FakeBackend implements Backend {
       uncommitted: extra.uncommitted ?? false,
       conflict: [],
       missing: extra.missing ?? false,
-      baseAt: this.#baseMoves.get(`${root}:${base}`) ?? 0,
-      behind: [],
-      resolving: null,
+      behind: 0,
+      baseConflict: [],
     });
     return this.#worktreeInfo(this.#worktree(seed.task));
   }
@@ -1899,6 +1893,18 @@ export class FakeBackend implements Backend {
    */
   seedOverlap(a: string, b: string, files: string[], hunks: [number, number]): void {
     this.#overlaps.push({ a, b, files: [...files], hunks });
+  }
+
+  /**
+   * The radar read the worktree against its base again (another's merge moved it): `files` a
+   * merge would conflict in now, `behind` the commits its base moved on by.
+   */
+  baseMoved(task: string, files: string[], behind = files.length > 0 ? 1 : 0): WorktreeInfo {
+    const record = this.#worktree(task);
+    record.baseConflict = [...files];
+    record.behind = behind;
+    this.#emitWorktree(record);
+    return this.#worktreeInfo(record);
   }
 
   /** The agent (or the user) changed a worktree's files, as the radar reads them: `worktree_changed`. */
@@ -2006,43 +2012,33 @@ export class FakeBackend implements Backend {
     this.#refuseAtWork(record);
     const repository = this.#repositories.get(record.repository);
     if (repository?.inTheWay) return { outcome: 'in_the_way', why: repository.inTheWay };
-    if (record.behind.length > 0) {
-      record.conflict = [...record.behind];
-      this.#logReview(record, { review: 'merge_conflict', files: [...record.behind] });
+    if (record.baseConflict.length > 0) {
+      record.conflict = [...record.baseConflict];
+      this.#logReview(record, { review: 'merge_conflict', files: [...record.baseConflict] });
       this.#emitWorktree(record);
-      return { outcome: 'conflict', files: [...record.behind] };
+      return { ...this.#recorded<Extract<MergeOutcome, { outcome: 'conflict' }>>('merge_worktree', {}, { outcome: 'conflict' }), files: [...record.baseConflict] };
     }
-    // As the engine: what is left uncommitted is committed first; the base moves forward when it has not moved since.
+    // What is left uncommitted is committed first; the radar tells what the others meet then (`baseMoved`).
     record.uncommitted = false;
-    const baseKey = `${record.repository}:${record.base}`;
-    const fastForward = (this.#baseMoves.get(baseKey) ?? 0) === record.baseAt;
-    this.#baseMoves.set(baseKey, (this.#baseMoves.get(baseKey) ?? 0) + 1);
-    // Its changed lines are on the base now: a worktree whose changes meet them conflicts there.
-    for (const overlap of this.#overlaps) {
-      const other = overlap.a === record.owner ? overlap.b : overlap.b === record.owner ? overlap.a : null;
-      const theirs = overlap.a === record.owner ? overlap.hunks[1] : overlap.hunks[0];
-      const otherRecord = other === null ? undefined : this.#worktrees.get(other);
-      if (otherRecord && theirs > 0) otherRecord.behind = [...new Set([...otherRecord.behind, ...overlap.files])];
-    }
-    const commit = (0xc0ffee + this.#baseMoves.get(baseKey)!).toString(16).padEnd(40, '0');
-    this.#close(record, 'merged', null, { review: 'merged', base: record.base, fast_forward: fastForward });
-    return { outcome: 'merged', base: record.base, commit, fast_forward: fastForward };
+    const merged = { ...this.#recorded<Extract<MergeOutcome, { outcome: 'merged' }>>('merge_worktree', {}, { outcome: 'merged' }), base: record.base };
+    this.#close(record, 'merged', null, { review: 'merged', base: record.base, fast_forward: merged.fast_forward });
+    return merged;
   }
 
   async rebaseWorktree(worktree: string): Promise<RebaseOutcome> {
     this.#record('rebase_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
     this.#refuseAtWork(record);
-    if (record.behind.length > 0) {
-      this.#logReview(record, { review: 'rebase_conflict', files: [...record.behind] });
+    if (record.baseConflict.length > 0) {
+      this.#logReview(record, { review: 'rebase_conflict', files: [...record.baseConflict] });
       this.#emitWorktree(record);
-      return { outcome: 'conflict', files: [...record.behind] };
+      return { ...this.#recorded<Extract<RebaseOutcome, { outcome: 'conflict' }>>('rebase_worktree', {}, { outcome: 'conflict' }), files: [...record.baseConflict] };
     }
     record.conflict = [];
-    record.baseAt = this.#baseMoves.get(`${record.repository}:${record.base}`) ?? 0;
+    record.behind = 0;
     this.#logReview(record, { review: 'rebased' });
     this.#emitWorktree(record);
-    return { outcome: 'rebased' };
+    return this.#recorded<RebaseOutcome>('rebase_worktree', {}, { outcome: 'rebased' });
   }
 
   async discardWorktree(worktree: string, force: boolean): Promise<DiscardOutcome> {
@@ -2050,7 +2046,7 @@ export class FakeBackend implements Backend {
     const record = this.#findOpenWorktree(worktree);
     this.#refuseAtWork(record);
     const changed = record.missing ? 0 : record.files.length + record.filesLeftOut;
-    if (changed > 0 && !force) return { outcome: 'would_lose_work', files_changed: changed };
+    if (changed > 0 && !force) return { ...this.#recorded<Extract<DiscardOutcome, { outcome: 'would_lose_work' }>>('discard_worktree', { force: false }, { outcome: 'would_lose_work' }), files_changed: changed };
     const patch = changed > 0 ? `/data/patches/${record.branch.replaceAll('/', '-')}-${record.owner.slice(0, 8)}.patch` : null;
     this.#close(record, 'discarded', patch, { review: 'discarded', patch });
     return { outcome: 'discarded', patch };
@@ -2059,36 +2055,39 @@ export class FakeBackend implements Backend {
   async reviewWorktree(worktree: string, comments: ReviewComment[]): Promise<Submitted> {
     this.#record('review_worktree', { worktree, comments });
     const record = this.#findOpenWorktree(worktree);
-    const title = this.#worktreeTitle(record);
-    const kept = comments.filter((c) => c.text.trim() !== '').slice(0, 100);
-    if (kept.length === 0) this.#fail('invalid_input', 'comments: there are no comments to send', 'comments');
-    // The engine's `review_prompt`.
-    let prompt = `The user reviewed your changes for "${title.trim()}" and left these comments. Address each one in this worktree, then report as before.\n`;
-    for (const comment of kept) prompt += `\n${comment.path}, line ${comment.line}:\n${comment.text.trim().split('\n').map((line) => `> ${line}\n`).join('')}`;
+    if (comments.every((c) => c.text.trim() === '')) throw this.#refusal('review_worktree', { comments: [] });
     this.#logReview(record, { review: 'comments_sent', comments: comments.length });
-    return this.#submit({ ...DEMO_TASK, profile_id: record.profileId, instruction: prompt, title: `Review of ${title}`, worktree: record.owner });
+    return this.#submitRecorded(record, this.#recorded<Submitted>('review_worktree', {}));
   }
 
   async resolveWorktree(worktree: string): Promise<Submitted> {
     this.#record('resolve_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
-    if (record.behind.length === 0) {
-      this.#fail('invalid_input', `worktree: it merges into ${record.base} without a conflict: there is nothing to resolve`, 'worktree');
-    }
-    // The engine's `resolve_prompt`.
-    const prompt =
-      `Your work in this worktree now conflicts with the latest ${record.base}, which moved on since you began. Bring ${record.base} in and resolve the conflicts: ` +
-      `commit what you left uncommitted, run \`git merge ${record.base}\` here, resolve each conflict keeping the intent of both sides, check that the code still builds and its tests pass, ` +
-      `then commit the merge. Do not rebase, and do not change ${record.base} itself. The files in conflict:\n${record.behind.map((f) => `- ${f}\n`).join('')}`;
-    const submitted = this.#submit({
-      ...DEMO_TASK,
-      profile_id: record.profileId,
-      instruction: prompt,
-      title: `Resolve conflicts with ${record.base}: ${this.#worktreeTitle(record)}`,
-      worktree: record.owner,
-    });
-    record.resolving = submitted.task.id;
-    return submitted;
+    if (record.baseConflict.length === 0) throw this.#refusal('resolve_worktree', {});
+    return this.#submitRecorded(record, this.#recorded<Submitted>('resolve_worktree', {}));
+  }
+
+  /**
+   * A task the engine made for a worktree (a review, a conflict to resolve) in the engine's
+   * recorded words, with this worktree's name, base and conflicting files for the recorded one's.
+   */
+  #submitRecorded(record: FakeWorktree, recorded: Submitted): Submitted {
+    const named = (text: string) =>
+      RECORDED_WORKTREES.reduce((said, title) => said.replaceAll(title, this.#worktreeTitle(record)), text)
+        .replaceAll(/\bmain\b/g, record.base)
+        .replace(/(\n- [^\n]+)+$/, record.baseConflict.map((file) => `\n- ${file}`).join(''));
+    const task = recorded.task;
+    return this.#submit({ ...DEMO_TASK, profile_id: record.profileId, instruction: named(task.instruction), title: named(taskTitle(task)), worktree: record.owner });
+  }
+
+  /** The engine's recorded answer, with the fake's clock. */
+  #recorded<T>(type: string, fields: { [key: string]: Json }, answered?: { [key: string]: Json }): T {
+    return recordedAnswer<T>(type, fields, { now: this.#now() }, answered);
+  }
+
+  /** The engine's recorded refusal, with the fake's clock. */
+  #refusal(type: string, fields: { [key: string]: Json }): ApiError {
+    return recordedRefusal(type, fields, { now: this.#now() });
   }
 
   /** The repository a folder is in: a known root it is (or is a directory inside). */
@@ -2170,8 +2169,8 @@ export class FakeBackend implements Backend {
       .at(-1);
     const lastFailed = record.loopId === null && (last?.state === 'failed' || last?.state === 'timed_out');
     const lastStopped = record.loopId === null && (last?.state === 'cancelled' || last?.state === 'interrupted');
-    const behind = open && !record.missing ? (this.#baseMoves.get(`${record.repository}:${record.base}`) ?? 0) - record.baseAt : 0;
-    const baseConflict = open && !record.missing ? [...record.behind] : [];
+    const behind = open && !record.missing ? record.behind : 0;
+    const baseConflict = open && !record.missing ? [...record.baseConflict] : [];
     const state: WorktreeState =
       record.kept === 'merged'
         ? 'merged'
@@ -2305,53 +2304,38 @@ export class FakeBackend implements Backend {
   }
 
   /**
-   * The engine's profile checks (validate.rs), in its words, over what the fake knows: its
-   * programs on PATH and its directories. Every problem at once, one per field, in the form's order.
+   * The engine's problems with a spec, every one at once, in the form's order. What the values
+   * alone decide is what the engine was recorded deciding for the same values; what depends on
+   * the machine (a name taken, a program not on its PATH, a folder it does not have or outside a
+   * repository) the fake's own state decides, in the engine's recorded words.
    */
   #problems(spec: ProfileSpec, self: ProfileId | null): ProfileProblem[] {
-    const problems: ProfileProblem[] = [];
-    const name = spec.name.trim();
-    const command = spec.command.trim();
-    const cwd = spec.cwd.trim();
-    const taken = [...this.#profiles.values()].some((p) => p.name === name && p.id !== self);
-    if (name === '') problems.push({ field: 'name', message: 'Give the agent a name.' });
-    else if ([...name].length > 64) problems.push({ field: 'name', message: `A name can be at most 64 characters long; this one has ${[...name].length}.` });
-    // eslint-disable-next-line no-control-regex
-    else if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) problems.push({ field: 'name', message: 'A name can\'t contain control characters such as tabs or line breaks.' });
-    else if (taken) problems.push({ field: 'name', message: `Another agent is already called “${name}”. Choose a different name.` });
-    if (command === '') {
-      problems.push({ field: 'command', message: 'Give the command that starts the agent, such as claude or codex.' });
-    } else if (!command.startsWith('/') && !this.#commands.has(command)) {
+    const fill = { now: this.#now() };
+    const plain = recordedSent('check_profile', 'spec', []);
+    // The values alone: a program, an absolute folder and worktrees are the machine's to decide.
+    const values = { ...spec, isolation: plain.isolation ?? 'none' } as unknown as { [key: string]: Json };
+    if (spec.command.trim() !== '') values.command = plain.command;
+    if (spec.cwd.trim().startsWith('/')) values.cwd = plain.cwd;
+    const found = recordedRepliesOf('check_profile', 'spec', plain, values, fill).flat() as unknown as ProfileProblem[];
+    const said = (field: ProfileField, recorded: string, value: string): void => {
+      if (found.some((p) => p.field === field)) return;
+      const words = recordedProblem(field, recorded, fill).message.replaceAll(recorded, value);
+      found.push({ field, message: words });
+    };
+    const [name, command, cwd] = [spec.name.trim(), spec.command.trim(), spec.cwd.trim()];
+    if ([...this.#profiles.values()].some((p) => p.name === name && p.id !== self)) said('name', RECORDED_SPEC.name, name);
+    if (command !== '' && !command.startsWith('/') && !this.#commands.has(command)) {
       const cli = (presetData as AgentPreset[]).find((p) => p.kind === spec.kind && p.command === command);
-      problems.push({
-        field: 'command',
-        message: cli
-          ? `${cli.label} is not installed: there is no program named “${command}” on PATH. Install it with ${cli.install}, then try again.`
-          : `No program named “${command}” was found on PATH. Check the spelling, or give the program's full path.`,
-      });
-    }
-    if (cwd === '') problems.push({ field: 'cwd', message: 'Choose the folder the agent works in.' });
-    else if (cwd.startsWith('~')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with / (a ~ is not expanded here).' });
-    else if (!cwd.startsWith('/')) problems.push({ field: 'cwd', message: 'Give the folder\'s full path, starting with /.' });
-    else if (!this.#directories.has(cwd)) problems.push({ field: 'cwd', message: `There is no folder at ${cwd}.` });
-    else if (spec.isolation === 'worktree' && this.#repositoryOf(cwd) === null) {
-      problems.push({ field: 'isolation', message: 'Tasks can work in worktrees of their own only when the folder is inside a git repository; this one is not.' });
-    }
-    const pattern = spec.ready_pattern?.trim();
-    if (pattern) {
-      try {
-        new RegExp(pattern, 'u');
-      } catch {
-        problems.push({ field: 'ready_pattern', message: 'This is not a valid pattern.' });
+      if (cli === undefined) said('command', RECORDED_SPEC.missingProgram, command);
+      else if (!found.some((p) => p.field === 'command')) {
+        const words = recordedProblem('command', `${RECORDED_SPEC.claude.label} is not installed`, fill).message;
+        const claude = RECORDED_SPEC.claude;
+        found.push({ field: 'command', message: words.replace(claude.label, cli.label).replace(`“${claude.command}”`, `“${command}”`).replace(claude.install, cli.install) });
       }
     }
-    const quiet = spec.ready_quiet_ms ?? PROFILE_DEFAULTS.ready_quiet_ms;
-    if (quiet > 60_000) problems.push({ field: 'ready_quiet_ms', message: 'Wait at most 60000 ms (60 seconds) for quiet output.' });
-    const limit = spec.task_time_limit_secs ?? PROFILE_DEFAULTS.task_time_limit_secs;
-    if (limit < 1 || limit > 7 * 86_400) problems.push({ field: 'task_time_limit_secs', message: 'A time limit is between one second and 7 days.' });
-    const alert = spec.quiet_alert_secs ?? PROFILE_DEFAULTS.quiet_alert_secs;
-    if (alert > 7 * 86_400) problems.push({ field: 'quiet_alert_secs', message: 'Alert after at most 7 days of quiet (0 never alerts).' });
-    return problems;
+    if (cwd.startsWith('/') && !this.#directories.has(cwd)) said('cwd', RECORDED_SPEC.missingFolder, cwd);
+    else if (cwd.startsWith('/') && spec.isolation === 'worktree' && this.#repositoryOf(cwd) === null) said('isolation', '', '');
+    return PROFILE_FIELDS.flatMap((field) => found.filter((p) => p.field === field));
   }
 
   #profile(profileId: ProfileId): Profile {
@@ -2576,15 +2560,6 @@ export class FakeBackend implements Backend {
     this.#logTask(task, { kind: 'task_ended', state, reason });
     // Its worktree is no longer at work (the engine's radar reads it again).
     const worktree = this.#worktrees.get(worktreeKeyOf(task));
-    if (worktree && worktree.resolving === task.id) {
-      worktree.resolving = null;
-      // Its agent brought the base in and committed the merge: nothing conflicts, nothing is behind.
-      if (state === 'completed') {
-        worktree.behind = [];
-        worktree.conflict = [];
-        worktree.baseAt = this.#baseMoves.get(`${worktree.repository}:${worktree.base}`) ?? 0;
-      }
-    }
     if (worktree) this.#emitWorktree(worktree);
   }
 
@@ -2748,7 +2723,7 @@ export function taskActions(state: TaskState, loopIteration: boolean): TaskActio
   return allowed.filter(([, yes]) => yes).map(([action]) => action);
 }
 
-const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {
+export const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {
   context: null,
   specs: null,
   instructions: null,
@@ -2797,194 +2772,6 @@ export function sampleResult(taskId: TaskId, overrides: Partial<TaskResult> = {}
     errors: null,
     ...overrides,
   };
-}
-
-/** The fake with a demo profile and a running demo session, for the plain-browser page. */
-export function demoBackend(): FakeBackend {
-  const backend = new FakeBackend({
-    directories: ['/', '/tmp', '/home', '/work', '/work/shop/src'],
-    repositories: [{ root: '/work/shop', branch: 'main', setup_command: 'npm ci' }],
-  });
-  const hour = 3600 * 1000;
-  const now = Date.now();
-  const claude = backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'sonnet'], cwd: '/work', kind: 'claude-code' });
-  backend.seedSession(claude.id, { state: 'exited', exit_code: 0, signal: null, ended_at: now - 2 * hour }, now - 3 * hour);
-  backend.seedSession(claude.id, { state: 'interrupted', ended_at: now - hour }, now - 2 * hour);
-  const codex = backend.seedProfile({ name: 'codex', command: 'codex', cwd: '/work', kind: 'codex' });
-  backend.seedSession(codex.id, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: now - hour / 2 }, now - hour);
-  const demo = backend.seedProfile({ name: 'demo', command: 'bash', args: ['-i'], cwd: '/tmp', kind: 'generic', start_on_launch: true });
-  const demoSession = backend.startSession(demo.id, { rows: 24, cols: 80 });
-  // Codex's account is at its usage limit until the reset Codex named: the agent waits for it.
-  const codexReset = now + 40 * 60 * 1000;
-  backend.seedLimit({
-    account: '/home/me/.codex',
-    profiles: [codex.id],
-    since: now - 5 * 60 * 1000,
-    until: codexReset,
-    retry_at: codexReset + 30_000,
-    passed: 0,
-    phase: { phase: 'waiting' },
-  });
-  backend.seedUsage({
-    account: '/home/me/.codex',
-    profiles: [codex.id],
-    windows: [
-      { minutes: 300, used_percent: 100, resets_at: codexReset },
-      { minutes: 10080, used_percent: 61, resets_at: codexReset + 3 * 24 * 3600 * 1000 },
-    ],
-    told_at: now - 5 * 60 * 1000,
-  });
-  // Claude's account is past the warning in its 5 hours, well within its week.
-  backend.seedUsage({
-    account: '/home/me/.claude',
-    profiles: [claude.id],
-    windows: [
-      { minutes: 300, used_percent: 84, resets_at: now + 2 * hour },
-      { minutes: 10080, used_percent: 23, resets_at: now + 4 * 24 * hour },
-    ],
-    told_at: now - 60 * 1000,
-  });
-
-  // A task history to look at: one done, one cut short, one running, two waiting.
-  const done = backend.seedTask({
-    profile_id: claude.id,
-    instruction: 'Add a --verbose flag to the CLI\n\nPrint each step when it is set.',
-    state: 'completed',
-    created_at: now - 3 * hour,
-    started_at: now - 3 * hour,
-    typed_at: now - 3 * hour,
-    ended_at: now - 2.5 * hour,
-    success_criteria: 'cargo test passes',
-  });
-  backend.seedTask({ ...done, result: sampleResult(done.id, { results_json: '{"tests":{"passed":3,"failed":0}}' }) });
-  backend.seedTask({
-    profile_id: claude.id,
-    instruction: 'Refactor the parser',
-    state: 'interrupted',
-    created_at: now - 2 * hour,
-    started_at: now - 2 * hour,
-    typed_at: now - 2 * hour,
-    ended_at: now - hour,
-    reason: 'the app stopped while the task ran',
-  });
-  void (async () => {
-    const session = await demoSession;
-    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Write a haiku about queues' });
-    backend.setProgress((await backend.listTasks(demo.id))[0].id, 'counting syllables (2/3 lines)');
-    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Then summarise the README' });
-    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Fix the flaky test', priority: 'urgent' });
-    // The running task's agent has questions: the "Needs you" list and the session banner show it.
-    backend.raiseSignal(
-      session.id,
-      signalScan(
-        {
-          kind: 'clarification',
-          blocked_at: 'Choosing the form of the haiku',
-          questions: ['Strict 5-7-5 syllables, or is a looser modern form fine?', 'Which queue: a task queue, or a line at the post office?'],
-          current_state: 'Drafted two candidate first lines:\n- "tasks wait in a row"\n- "the line does not move"',
-        },
-        { agent_id: 'demo', timestamp: new Date(now).toISOString(), extra: { confidence: 0.6 } },
-      ),
-    );
-  })();
-  seedWorktrees(backend, now);
-  // Another machine the window shows, with an agent of its own there.
-  backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0 });
-  backend.setHostLink({ destination: 'dev@build-box', link: connectedHost('dev@build-box') });
-  backend.seedProfile({ name: 'trainer', command: 'claude', cwd: '/home/dev/projects/api', kind: 'claude-code', host: 'dev@build-box' });
-  return backend;
-}
-
-/** Two agents working apart in one repository, their worktrees meeting in a file, and one merged. */
-function seedWorktrees(backend: FakeBackend, now: number): void {
-  const minute = 60 * 1000;
-  const builder = backend.seedProfile({ name: 'builder', command: 'claude', cwd: '/work/shop', kind: 'claude-code', isolation: 'worktree' });
-  const fixer = backend.seedProfile({ name: 'fixer', command: 'codex', cwd: '/work/shop', kind: 'codex', isolation: 'worktree' });
-  const login = backend.seedTask({
-    profile_id: builder.id,
-    instruction: 'Fix the login redirect\n\nAfter signing in, users land on / instead of the page they came from.',
-    state: 'completed',
-    created_at: now - 50 * minute,
-    started_at: now - 50 * minute,
-    typed_at: now - 49 * minute,
-    ended_at: now - 20 * minute,
-  });
-  const summary = [
-    '# Task Completion Summary',
-    '## Objective',
-    'Send users back to the page they came from after signing in.',
-    '## Accomplishments',
-    '- Kept the requested path in the session as `returnTo`, checked to stay on this site',
-    '- Moved the URL helpers to `src/util/url.ts`',
-    '- Added tests for the redirect, including an outside URL that must be refused',
-    '## Test Results',
-    '✅ 14 tests passed',
-    '## Status',
-    '✅ COMPLETED',
-  ].join('\n');
-  backend.seedTask({ ...login, result: sampleResult(login.id, { artifacts: [{ path: summaryPath(login.id), content: summary, size: summary.length, truncated: false }] }) });
-  const session = [
-    "import { Router } from 'express';",
-    "import { isSameSite } from '../util/url';",
-    '',
-    'export const auth = Router();',
-    '',
-    "auth.post('/login', async (req, res) => {",
-    '  const user = await signIn(req.body.email, req.body.password);',
-    '  if (!user) {',
-    "    res.status(401).render('login', { error: 'Wrong email or password.' });",
-    '    return;',
-    '  }',
-    '  req.session.user = user.id;',
-    "  res.redirect('/');",
-    '});',
-    '',
-  ];
-  const sessionAfter = [...session];
-  sessionAfter.splice(12, 1, '  // Back to where they were, never to another site.', '  const to = req.session.returnTo;', '  delete req.session.returnTo;', "  res.redirect(to && isSameSite(to) ? to : '/');");
-  const test = [
-    "import { describe, expect, it } from 'vitest';",
-    "import { isSameSite } from '../util/url';",
-    '',
-    "describe('the login redirect', () => {",
-    "  it('keeps a path on this site', () => {",
-    "    expect(isSameSite('/orders/12')).toBe(true);",
-    '  });',
-    "  it('refuses another site', () => {",
-    "    expect(isSameSite('https://evil.example/')).toBe(false);",
-    "    expect(isSameSite('//evil.example/')).toBe(false);",
-    '  });',
-    '});',
-    '',
-  ].join('\n');
-  const url = ['/** Whether a redirect target stays on this site. */', 'export function isSameSite(target: string): boolean {', "  return target.startsWith('/') && !target.startsWith('//');", '}', ''].join('\n');
-  backend.seedWorktree({ task: login.id, profile_id: builder.id, branch: 'switchboard/builder/fix-the-login-redirect', created_at: now - 50 * minute }, [
-    { path: 'docs/old-login.md', from: null, status: 'deleted', content: { kind: 'text', before: '# Login\n\nUsers always land on the home page.\n', after: '', unified: '' } },
-    { path: 'public/logo.png', from: null, status: 'modified', content: { kind: 'binary' } },
-    { path: 'src/auth/redirect.test.ts', from: null, status: 'added', content: { kind: 'text', before: '', after: test, unified: '' } },
-    { path: 'src/auth/session.ts', from: null, status: 'modified', content: { kind: 'text', before: session.join('\n'), after: sessionAfter.join('\n'), unified: '' } },
-    { path: 'src/util/url.ts', from: 'src/url.ts', status: 'renamed', content: { kind: 'text', before: url.replace('stays on this site', 'is ours'), after: url, unified: '' } },
-    { path: 'test/fixtures/users.json', from: null, status: 'added', content: { kind: 'too_large', bytes: 812 * 1024 } },
-  ]);
-
-  const remember = backend.seedTask({
-    profile_id: fixer.id,
-    instruction: 'Add “remember me” to the sign-in form',
-    state: 'running',
-    created_at: now - 15 * minute,
-    started_at: now - 15 * minute,
-    typed_at: now - 14 * minute,
-  });
-  const rememberAfter = [...session];
-  rememberAfter.splice(11, 1, '  req.session.user = user.id;', '  if (req.body.remember) req.session.cookie.maxAge = 30 * 24 * 3600 * 1000;');
-  backend.seedWorktree({ task: remember.id, profile_id: fixer.id, branch: 'switchboard/fixer/add-remember-me', created_at: now - 15 * minute }, [
-    { path: 'src/auth/session.ts', from: null, status: 'modified', content: { kind: 'text', before: session.join('\n'), after: rememberAfter.join('\n'), unified: '' } },
-    { path: 'views/login.html', from: null, status: 'modified', content: { kind: 'text', before: '<button>Sign in</button>\n', after: '<label><input type="checkbox" name="remember"> Remember me</label>\n<button>Sign in</button>\n', unified: '' } },
-  ]);
-  backend.seedOverlap(login.id, remember.id, ['src/auth/session.ts'], [1, 2]);
-
-  const typo = backend.seedTask({ profile_id: fixer.id, instruction: 'Fix the typo on the pricing page', state: 'completed', created_at: now - 3 * 60 * minute, ended_at: now - 170 * minute });
-  backend.seedWorktree({ task: typo.id, profile_id: fixer.id, branch: 'switchboard/fixer/fix-the-typo', created_at: now - 3 * 60 * minute }, [], { kept: 'merged' });
 }
 
 /**

@@ -1,0 +1,194 @@
+/**
+ * The demo the page shows in a plain browser (`npm run dev`): the fake backend with agents,
+ * tasks, limits, usage, machines and worktrees seeded, and a running session.
+ */
+import { connectedHost, DEMO_TASK, FakeBackend, sampleResult, signalScan } from './fakeBackend';
+import { summaryPath } from './tasks';
+
+/** The fake with a demo profile and a running demo session, for the plain-browser page. */
+export function demoBackend(): FakeBackend {
+  const backend = new FakeBackend({
+    directories: ['/', '/tmp', '/home', '/work', '/work/shop/src'],
+    repositories: [{ root: '/work/shop', branch: 'main', setup_command: 'npm ci' }],
+  });
+  const hour = 3600 * 1000;
+  const now = Date.now();
+  const claude = backend.seedProfile({ name: 'claude', command: 'claude', args: ['--model', 'sonnet'], cwd: '/work', kind: 'claude-code' });
+  backend.seedSession(claude.id, { state: 'exited', exit_code: 0, signal: null, ended_at: now - 2 * hour }, now - 3 * hour);
+  backend.seedSession(claude.id, { state: 'interrupted', ended_at: now - hour }, now - 2 * hour);
+  const codex = backend.seedProfile({ name: 'codex', command: 'codex', cwd: '/work', kind: 'codex' });
+  backend.seedSession(codex.id, { state: 'killed', exit_code: 143, signal: 'SIGTERM', ended_at: now - hour / 2 }, now - hour);
+  const demo = backend.seedProfile({ name: 'demo', command: 'bash', args: ['-i'], cwd: '/tmp', kind: 'generic', start_on_launch: true });
+  const demoSession = backend.startSession(demo.id, { rows: 24, cols: 80 });
+  // Codex's account is at its usage limit until the reset Codex named: the agent waits for it.
+  const codexReset = now + 40 * 60 * 1000;
+  backend.seedLimit({
+    account: '/home/me/.codex',
+    profiles: [codex.id],
+    since: now - 5 * 60 * 1000,
+    until: codexReset,
+    retry_at: codexReset + 30_000,
+    passed: 0,
+    phase: { phase: 'waiting' },
+  });
+  backend.seedUsage({
+    account: '/home/me/.codex',
+    profiles: [codex.id],
+    windows: [
+      { minutes: 300, used_percent: 100, resets_at: codexReset },
+      { minutes: 10080, used_percent: 61, resets_at: codexReset + 3 * 24 * 3600 * 1000 },
+    ],
+    told_at: now - 5 * 60 * 1000,
+  });
+  // Claude's account is past the warning in its 5 hours, well within its week.
+  backend.seedUsage({
+    account: '/home/me/.claude',
+    profiles: [claude.id],
+    windows: [
+      { minutes: 300, used_percent: 84, resets_at: now + 2 * hour },
+      { minutes: 10080, used_percent: 23, resets_at: now + 4 * 24 * hour },
+    ],
+    told_at: now - 60 * 1000,
+  });
+
+  // A task history to look at: one done, one cut short, one running, two waiting.
+  const done = backend.seedTask({
+    profile_id: claude.id,
+    instruction: 'Add a --verbose flag to the CLI\n\nPrint each step when it is set.',
+    state: 'completed',
+    created_at: now - 3 * hour,
+    started_at: now - 3 * hour,
+    typed_at: now - 3 * hour,
+    ended_at: now - 2.5 * hour,
+    success_criteria: 'cargo test passes',
+  });
+  backend.seedTask({ ...done, result: sampleResult(done.id, { results_json: '{"tests":{"passed":3,"failed":0}}' }) });
+  backend.seedTask({
+    profile_id: claude.id,
+    instruction: 'Refactor the parser',
+    state: 'interrupted',
+    created_at: now - 2 * hour,
+    started_at: now - 2 * hour,
+    typed_at: now - 2 * hour,
+    ended_at: now - hour,
+    reason: 'the app stopped while the task ran',
+  });
+  void (async () => {
+    const session = await demoSession;
+    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Write a haiku about queues' });
+    backend.setProgress((await backend.listTasks(demo.id))[0].id, 'counting syllables (2/3 lines)');
+    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Then summarise the README' });
+    await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Fix the flaky test', priority: 'urgent' });
+    // The running task's agent has questions: the "Needs you" list and the session banner show it.
+    backend.raiseSignal(
+      session.id,
+      signalScan(
+        {
+          kind: 'clarification',
+          blocked_at: 'Choosing the form of the haiku',
+          questions: ['Strict 5-7-5 syllables, or is a looser modern form fine?', 'Which queue: a task queue, or a line at the post office?'],
+          current_state: 'Drafted two candidate first lines:\n- "tasks wait in a row"\n- "the line does not move"',
+        },
+        { agent_id: 'demo', timestamp: new Date(now).toISOString(), extra: { confidence: 0.6 } },
+      ),
+    );
+  })();
+  seedWorktrees(backend, now);
+  // Another machine the window shows, with an agent of its own there.
+  backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0 });
+  backend.setHostLink({ destination: 'dev@build-box', link: connectedHost('dev@build-box') });
+  backend.seedProfile({ name: 'trainer', command: 'claude', cwd: '/home/dev/projects/api', kind: 'claude-code', host: 'dev@build-box' });
+  return backend;
+}
+
+/** Two agents working apart in one repository, their worktrees meeting in a file, and one merged. */
+function seedWorktrees(backend: FakeBackend, now: number): void {
+  const minute = 60 * 1000;
+  const builder = backend.seedProfile({ name: 'builder', command: 'claude', cwd: '/work/shop', kind: 'claude-code', isolation: 'worktree' });
+  const fixer = backend.seedProfile({ name: 'fixer', command: 'codex', cwd: '/work/shop', kind: 'codex', isolation: 'worktree' });
+  const login = backend.seedTask({
+    profile_id: builder.id,
+    instruction: 'Fix the login redirect\n\nAfter signing in, users land on / instead of the page they came from.',
+    state: 'completed',
+    created_at: now - 50 * minute,
+    started_at: now - 50 * minute,
+    typed_at: now - 49 * minute,
+    ended_at: now - 20 * minute,
+  });
+  const summary = [
+    '# Task Completion Summary',
+    '## Objective',
+    'Send users back to the page they came from after signing in.',
+    '## Accomplishments',
+    '- Kept the requested path in the session as `returnTo`, checked to stay on this site',
+    '- Moved the URL helpers to `src/util/url.ts`',
+    '- Added tests for the redirect, including an outside URL that must be refused',
+    '## Test Results',
+    '✅ 14 tests passed',
+    '## Status',
+    '✅ COMPLETED',
+  ].join('\n');
+  backend.seedTask({ ...login, result: sampleResult(login.id, { artifacts: [{ path: summaryPath(login.id), content: summary, size: summary.length, truncated: false }] }) });
+  const session = [
+    "import { Router } from 'express';",
+    "import { isSameSite } from '../util/url';",
+    '',
+    'export const auth = Router();',
+    '',
+    "auth.post('/login', async (req, res) => {",
+    '  const user = await signIn(req.body.email, req.body.password);',
+    '  if (!user) {',
+    "    res.status(401).render('login', { error: 'Wrong email or password.' });",
+    '    return;',
+    '  }',
+    '  req.session.user = user.id;',
+    "  res.redirect('/');",
+    '});',
+    '',
+  ];
+  const sessionAfter = [...session];
+  sessionAfter.splice(12, 1, '  // Back to where they were, never to another site.', '  const to = req.session.returnTo;', '  delete req.session.returnTo;', "  res.redirect(to && isSameSite(to) ? to : '/');");
+  const test = [
+    "import { describe, expect, it } from 'vitest';",
+    "import { isSameSite } from '../util/url';",
+    '',
+    "describe('the login redirect', () => {",
+    "  it('keeps a path on this site', () => {",
+    "    expect(isSameSite('/orders/12')).toBe(true);",
+    '  });',
+    "  it('refuses another site', () => {",
+    "    expect(isSameSite('https://evil.example/')).toBe(false);",
+    "    expect(isSameSite('//evil.example/')).toBe(false);",
+    '  });',
+    '});',
+    '',
+  ].join('\n');
+  const url = ['/** Whether a redirect target stays on this site. */', 'export function isSameSite(target: string): boolean {', "  return target.startsWith('/') && !target.startsWith('//');", '}', ''].join('\n');
+  backend.seedWorktree({ task: login.id, profile_id: builder.id, branch: 'switchboard/builder/fix-the-login-redirect', created_at: now - 50 * minute }, [
+    { path: 'docs/old-login.md', from: null, status: 'deleted', content: { kind: 'text', before: '# Login\n\nUsers always land on the home page.\n', after: '', unified: '' } },
+    { path: 'public/logo.png', from: null, status: 'modified', content: { kind: 'binary' } },
+    { path: 'src/auth/redirect.test.ts', from: null, status: 'added', content: { kind: 'text', before: '', after: test, unified: '' } },
+    { path: 'src/auth/session.ts', from: null, status: 'modified', content: { kind: 'text', before: session.join('\n'), after: sessionAfter.join('\n'), unified: '' } },
+    { path: 'src/util/url.ts', from: 'src/url.ts', status: 'renamed', content: { kind: 'text', before: url.replace('stays on this site', 'is ours'), after: url, unified: '' } },
+    { path: 'test/fixtures/users.json', from: null, status: 'added', content: { kind: 'too_large', bytes: 812 * 1024 } },
+  ]);
+
+  const remember = backend.seedTask({
+    profile_id: fixer.id,
+    instruction: 'Add “remember me” to the sign-in form',
+    state: 'running',
+    created_at: now - 15 * minute,
+    started_at: now - 15 * minute,
+    typed_at: now - 14 * minute,
+  });
+  const rememberAfter = [...session];
+  rememberAfter.splice(11, 1, '  req.session.user = user.id;', '  if (req.body.remember) req.session.cookie.maxAge = 30 * 24 * 3600 * 1000;');
+  backend.seedWorktree({ task: remember.id, profile_id: fixer.id, branch: 'switchboard/fixer/add-remember-me', created_at: now - 15 * minute }, [
+    { path: 'src/auth/session.ts', from: null, status: 'modified', content: { kind: 'text', before: session.join('\n'), after: rememberAfter.join('\n'), unified: '' } },
+    { path: 'views/login.html', from: null, status: 'modified', content: { kind: 'text', before: '<button>Sign in</button>\n', after: '<label><input type="checkbox" name="remember"> Remember me</label>\n<button>Sign in</button>\n', unified: '' } },
+  ]);
+  backend.seedOverlap(login.id, remember.id, ['src/auth/session.ts'], [1, 2]);
+
+  const typo = backend.seedTask({ profile_id: fixer.id, instruction: 'Fix the typo on the pricing page', state: 'completed', created_at: now - 3 * 60 * minute, ended_at: now - 170 * minute });
+  backend.seedWorktree({ task: typo.id, profile_id: fixer.id, branch: 'switchboard/fixer/fix-the-typo', created_at: now - 3 * 60 * minute }, [], { kept: 'merged' });
+}
