@@ -223,6 +223,12 @@ async fn cancelling_mid_iteration_ends_the_agent_and_nothing_more_runs() {
     let tasks = t.engine.list_tasks(Some(profile.id.clone())).await.unwrap();
     assert_eq!(tasks.len(), 1, "{tasks:#?}");
     assert_eq!(tasks[0].state, switchboard_core::TaskState::Cancelled);
+    // The iteration is the loop's to run again: nothing is offered for it by hand, and a
+    // requeue of it is refused in words.
+    assert!(tasks[0].actions.is_empty(), "{:?}", tasks[0].actions);
+    let refused = t.engine.requeue_task(tasks[0].id.clone()).await.unwrap_err();
+    assert_eq!(refused.code(), switchboard_core::ErrorCode::TaskState, "{refused}");
+    assert!(refused.to_string().contains("a loop runs its own iterations"), "{refused}");
     let after = t.engine.get_loop(started.id.clone()).await.unwrap();
     assert_eq!(after, cancelled, "nothing changed after the cancel");
     assert_eq!(std::fs::read_to_string(t.workspace.join("runs")).unwrap().trim(), "1");
