@@ -6,5 +6,6 @@ pub mod demo;
 pub mod fake_model;
 pub mod measure;
 pub mod netns;
+pub mod repo;
 pub mod session_env;
 pub mod sshd;

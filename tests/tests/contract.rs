@@ -126,6 +126,16 @@ impl Recorder {
     }
 
     /// Runs one command and records it; returns the raw reply for the next steps.
+    /// A `sh` agent in the workspace, its queue paused: what it is given waits.
+    async fn paused_worker(&mut self, t: &TestEngine) -> String {
+        let workspace = t.workspace.canonicalize().unwrap().display().to_string();
+        let spec = json!({"name": "worker", "command": "sh", "cwd": workspace, "kind": "generic"});
+        let profile = self.step(json!({"type": "create_profile", "spec": spec})).await.unwrap();
+        let profile_id = profile["value"]["id"].as_str().unwrap().to_owned();
+        self.step(json!({"type": "set_queue_paused", "profile_id": profile_id, "paused": true})).await;
+        profile_id
+    }
+
     async fn step(&mut self, command: Value) -> Option<Value> {
         let parsed: Command = serde_json::from_value(command.clone()).expect("a command of the wire vocabulary");
         let answer = self.window.call(parsed).await;
@@ -394,23 +404,9 @@ fn every_command_a_window_may_send_has_a_recorded_exchange() {
     assert!(missing.is_empty(), "no recorded exchange of {missing:?}: add a step to tests/tests/contract.rs");
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
-}
-
 /// A repository on `main` with one file and one commit, under `root`.
 fn repository(root: &Path) -> std::path::PathBuf {
-    let repo = root.join("project");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    git(&repo, &["init", "--quiet", "-b", "main"]);
-    git(&repo, &["config", "user.email", "dev@example.com"]);
-    git(&repo, &["config", "user.name", "Dev"]);
-    std::fs::write(repo.join("src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n").unwrap();
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "--quiet", "-m", "start"]);
-    repo
+    switchboard_tests::repo::repository(root, &[])
 }
 
 /// An engine with `sh` alone on its `PATH`, and a window recording what it is told.
@@ -590,11 +586,7 @@ async fn the_window_contract_of_sessions_is_recorded() {
 async fn the_window_contract_of_flows_is_recorded() {
     let bin = sh_only_path();
     let (t, mut r) = recording_engine(&bin).await;
-    let workspace = t.workspace.canonicalize().unwrap().display().to_string();
-    let spec = json!({"name": "worker", "command": "sh", "cwd": workspace, "kind": "generic"});
-    let profile = r.step(json!({"type": "create_profile", "spec": spec})).await.unwrap();
-    let profile_id = profile["value"]["id"].as_str().unwrap().to_owned();
-    r.step(json!({"type": "set_queue_paused", "profile_id": profile_id, "paused": true})).await;
+    let profile_id = r.paused_worker(&t).await;
     let task = r
         .step(json!({"type": "submit_task", "spec": {"profile_id": profile_id, "instruction": "write the parser"}}))
         .await
@@ -619,11 +611,7 @@ async fn the_window_contract_of_flows_is_recorded() {
 async fn the_window_contract_of_loops_limits_and_delegations_is_recorded() {
     let bin = sh_only_path();
     let (t, mut r) = recording_engine(&bin).await;
-    let workspace = t.workspace.canonicalize().unwrap().display().to_string();
-    let spec = json!({"name": "worker", "command": "sh", "cwd": workspace, "kind": "generic"});
-    let profile = r.step(json!({"type": "create_profile", "spec": spec})).await.unwrap();
-    let profile_id = profile["value"]["id"].as_str().unwrap().to_owned();
-    r.step(json!({"type": "set_queue_paused", "profile_id": profile_id, "paused": true})).await;
+    let profile_id = r.paused_worker(&t).await;
     let settings = json!({"goal": "Make the tests pass", "stop_word": "LOOP_COMPLETE", "promise": null,
         "max_iterations": 3, "stall_after": 2, "iteration_time_limit_secs": null});
     let started = r.step(json!({"type": "start_loop", "profile_id": profile_id, "settings": settings})).await.unwrap();

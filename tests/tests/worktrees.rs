@@ -16,26 +16,18 @@ use switchboard_core::{
     ReviewComment, TaskId, TaskRecord, TaskSpec, TaskState, WorktreeInfo, WorktreeState,
 };
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
-}
+use switchboard_tests::repo::git;
 
 /// A repository on `main` with a few files, one commit.
 fn repository(root: &Path) -> PathBuf {
-    let repo = root.join("project");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    git(&repo, &["init", "--quiet", "-b", "main"]);
-    git(&repo, &["config", "user.email", "dev@example.com"]);
-    git(&repo, &["config", "user.name", "Dev"]);
-    std::fs::write(repo.join("src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n").unwrap();
-    std::fs::write(repo.join("README.md"), "# Project\n").unwrap();
-    std::fs::write(repo.join("old.txt"), "a file that will be renamed\nwith two lines\n").unwrap();
-    std::fs::write(repo.join("gone.txt"), "a file that will be deleted\n").unwrap();
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "--quiet", "-m", "start"]);
-    repo
+    switchboard_tests::repo::repository(
+        root,
+        &[
+            ("README.md", "# Project\n"),
+            ("old.txt", "a file that will be renamed\nwith two lines\n"),
+            ("gone.txt", "a file that will be deleted\n"),
+        ],
+    )
 }
 
 impl TestEngine {
