@@ -1,47 +1,19 @@
 /**
- * An in-memory `Backend` for Vitest and for running the page in a plain browser.
+ * An in-memory `Backend` for Vitest and for running the page in a plain browser: a small state
+ * model of the engine's records (agents, sessions, tasks, signals, loops, worktrees, hosts),
+ * lists in memory and the engine's events emitted on change. It does not decide what the engine
+ * decides: what an agent asks of the user (`setAttention`), a worktree's state and overlaps
+ * (`seedWorktree`, `changeWorktree`), an agent's problems (`setProfileProblems`), what search
+ * finds (`setSearchHits`), the graph (`setOverview`), a flow's lit nodes (`setFlowView`) and an
+ * outcome a test wants (`answerNext`, `failNext`) are told by the test as the engine would send
+ * them; the rest of the engine's answers (a merge, a review's prompt, a refusal in its words)
+ * are its recorded ones (`fakeRecorded.ts`, from `tests/tests/contract.rs`).
  *
- * It finds an agent's problems as the engine does, every one at once, with the same `ApiError`
- * codes, fields, problems and words (`check_profile` answers them without saving): a name
- * taken, a program not on its list, a folder it does not have decided by its state, in the
- * engine's recorded words; what the values alone decide as the engine was recorded deciding the
- * same values (`fakeRecorded.ts`). It answers `agent_presets`
- * with the engine's presets (`src/test/presets.json`, generated) and the folder picker with the
- * `pickedFolders` it was given. `list_folder` lists its directories (and the folders above
- * them) as the engine lists a machine's folders, from a home folder holding `projects/api`,
- * `projects/web`, `notes` and `.config`. It emits the same
- * engine events, and runs each session as a scripted line-echo terminal: typed characters are
- * echoed, Enter answers `echo: <line>`, `exit` ends the session with code 0.
- *
- * Tasks queue per agent as in the engine: a submission runs at once when its agent has no
- * running task and its queue is not paused, else it waits in pick order (urgent first, then
- * `order`); cancel, move, requeue and pause behave as the engine's do and emit the same
- * `task_changed`/`queue_changed` events. A fake task never finishes by itself: tests end the
- * running one with `finishTask`. Typing a task into an agent is simulated by printing it to
- * the agent's running session, if it has one.
- *
- * Signals (an agent asking, stopping, delegating, reporting) are raised by tests with
- * `raiseSignal`; `respond_to_signal` settles them as the engine does: it checks the response,
- * types a reply prompt like the engine's into the agent's session, starts a session for
- * approved or delegated work (refusing with `too_many_agents` past `maxRunningAgents`), and
- * emits `signal_changed`.
- *
- * Worktrees (agents that work apart) are kept as the engine's records: `repositories` are the
- * git repositories among the directories; a task of an agent set to work apart gets a worktree
- * when it starts (its making and its repository's setup command on its timeline), or tests
- * seed one with `seedWorktree`; the radar's findings are set by tests (`seedOverlap`,
- * `baseMoved`: a merge elsewhere made its lines meet its base's), and `changeWorktree` stands
- * for the agent writing (a `worktree_changed`). Merge, rebase, discard, review and resolve answer
- * with the engine's recorded outcomes, prompts and refusals (`fakeRecorded.ts`) for the state
- * the fake holds: a conflict where the radar found one, a discard that would lose work asks for
- * `force`.
- *
- * The engine's refusals of settings, of an oversized loop file, of a file outside a task's
- * folder and of a session with no conversation to resume are its recorded ones, in its words:
- * the fake refuses what the engine was recorded refusing (`tests/tests/contract.rs`).
- *
- * Output is delivered synchronously, which keeps tests deterministic. Every call is recorded
- * in `calls` so tests can assert what the UI asked for.
+ * Sessions are scripted line-echo terminals: typed characters are echoed, Enter answers
+ * `echo: <line>`, `exit` ends the session with code 0. Tasks queue per agent, one at a time;
+ * a task never finishes by itself: tests end it with `finishTask`. Output is delivered
+ * synchronously, which keeps tests deterministic. Every call is recorded in `calls` so tests can
+ * assert what the UI asked for.
  */
 import type {
   AgentAttention,
@@ -49,8 +21,6 @@ import type {
   AgentPreset,
   DetectedAgent,
   Attention,
-  Ending,
-  Need,
   Viewing,
   StorageProblem,
   StorageStatus,
@@ -67,12 +37,9 @@ import type {
   MergeOutcome,
   RebaseOutcome,
   ReviewComment,
-  ReviewStep,
   WorktreeDiff,
   WorktreeInfo,
   CommitOutcome,
-  WorktreeOverlap,
-  WorktreeState,
   Iteration,
   LoopId,
   LoopFile,
@@ -108,34 +75,19 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
-import type { ProfileField } from './bindings';
 import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
-import type { Diagram, DiagramId, DiagramSilence, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
+import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
 import { dispatchCommand, engineCommands, type EngineCommands } from './bindings';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
 import { apiError } from './errors';
-import { independenceLabel, validateResponse, wellFormed } from './signals';
+import { independenceLabel } from './signals';
 import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
-import { applyMove, firstLine, isFinished, queueOf, summaryMarkdown, summaryPath, taskTitle } from './tasks';
+import { applyMove, firstLine, isFinished, queueOf, summaryPath, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
-import { recordedAnswer, recordedProblem, recordedRefusal, recordedRefusalOf, recordedRepliesOf, recordedSent, type Json } from './fakeRecorded';
-
-/** What the recorded engine was asked about an agent (`tests/tests/contract.rs`), in its recorded words. */
-const RECORDED_SPEC = {
-  name: 'worker',
-  missingProgram: 'definitely-not-a-command',
-  missingFolder: '/definitely/not/a/folder',
-  claude: { command: 'claude', label: 'Claude Code', install: 'npm install -g @anthropic-ai/claude-code' },
-};
-
-/** The form's order of an agent's fields, as the engine lists its problems. */
-const PROFILE_FIELDS: ProfileField[] = ['name', 'command', 'cwd', 'isolation', 'ready_pattern', 'ready_quiet_ms', 'task_time_limit_secs', 'quiet_alert_secs'];
-
-/** The names of the recorded worktrees (`tests/tests/contract.rs`), in the engine's recorded words. */
-const RECORDED_WORKTREES = ['Make one return eleven', 'Make one return twelve'];
+import { recordedAnswer, recordedRefusal, recordedRefusalOf, type Json } from './fakeRecorded';
 
 export interface FakeCall {
   command: string;
@@ -165,8 +117,6 @@ export interface FakeBackendOptions {
   pickedFolders?: (string | null)[];
   /** Clock in milliseconds since the epoch. */
   now?: () => number;
-  /** Running sessions allowed at once before approving delegated work fails with `too_many_agents`. */
-  maxRunningAgents?: number;
   /** Why the engine could not start on its data: the app then answers every call with `engine_stopped`. */
   startupProblem?: StorageProblem;
   /** Spooled hook events the start could not read. */
@@ -260,32 +210,6 @@ interface FakeSession {
 }
 
 const encoder = new TextEncoder();
-/** As the engine's search: a snippet around the first word when every word is in `text`. */
-function findWords(words: readonly string[], text: string): string | null {
-  const flat = text.split(/\s+/).filter(Boolean).join(' ');
-  const lower = flat.toLowerCase();
-  if (!words.every((w) => lower.includes(w))) return null;
-  const chars = [...flat];
-  const at = lower.length === flat.length ? [...flat.slice(0, lower.indexOf(words[0]))].length : 0;
-  const start = Math.max(0, at - 40);
-  const end = Math.min(chars.length, at + 110);
-  return `${start > 0 ? '…' : ''}${chars.slice(start, end).join('')}${end < chars.length ? '…' : ''}`;
-}
-
-/** What an agent wrote in a signal, as the engine's search reads it. */
-function signalWords(signal: Signal): string {
-  switch (signal.kind) {
-    case 'clarification':
-      return `${signal.questions.join('\n')}\n${signal.blocked_at}\n${signal.current_state}`;
-    case 'stop_work':
-      return `${signal.stop_reason}\n${signal.details}\n${signal.blocked_work}\n${signal.resume_requirements}`;
-    case 'delegate':
-      return `${signal.new_task_description}\n${signal.coordination}`;
-    case 'completion':
-      return `${signal.status}\n${signal.metrics_achieved}\n${signal.recommendations.join('\n')}\n${signal.deliverables.join('\n')}`;
-  }
-}
-
 /** As the engine's `typing::prompt_of`: the screen's last line with text, taken literally and anchored. */
 function promptOf(rows: readonly string[]): ScreenPrompt | null {
   const line = rows
@@ -297,59 +221,12 @@ function promptOf(rows: readonly string[]): ScreenPrompt | null {
   return { line, ready_pattern: `^\\s*${line.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, '\\$&')}\\s*$` };
 }
 
-/** What a pending signal needs of the user, as the engine names it (`Wait::of_signal`). */
-function needOf(signal: SignalInfo): Need {
-  if (signal.scan.type === 'malformed') return { kind: 'unreadable' };
-  const body = signal.scan.signal;
-  if (body.kind === 'clarification') return { kind: 'question', questions: body.questions.length, first: body.questions[0] ?? '' };
-  if (body.kind === 'stop_work') return { kind: 'blocker', blocker: body.blocker_type };
-  return body.kind === 'delegate' ? { kind: 'delegation' } : { kind: 'report' };
-}
-
-/** A worktree the fake made (or was given), as the engine's record and what the radar read of it. */
+/** A worktree as the engine reports it, with the diff it shows. */
 interface FakeWorktree {
-  owner: string;
-  loopId: LoopId | null;
-  profileId: ProfileId;
-  repository: string;
-  branch: string;
-  base: string;
-  path: string;
-  createdAt: number;
-  kept: 'open' | 'merged' | 'discarded';
-  patch: string | null;
-  /** What it changed against its base, as a diff shows it. */
+  info: WorktreeInfo;
   files: FileDiff[];
-  filesLeftOut: number;
-  /** A summary to show beside the diff; null: its latest task's. */
   summary: string | null;
-  /** The agent left changes uncommitted there. */
   uncommitted: boolean;
-  /** The files its last merge met a conflict in. */
-  conflict: string[];
-  /** Its folder is gone. */
-  missing: boolean;
-  /** Commits on its base since its branch left it, as the radar last read them. */
-  behind: number;
-  /** The files a merge into its base would conflict in now, as the radar last read them. */
-  baseConflict: string[];
-}
-
-/** Two worktrees that change the same files, with how many changed regions of each meet the other's. */
-interface FakeOverlap {
-  a: string;
-  b: string;
-  files: string[];
-  hunks: [number, number];
-}
-
-/** Lower-case letters and digits, runs of anything else one dash, at most 40 long (the engine's `slug`). */
-function slug(text: string, fallback: string): string {
-  const out = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '');
-  // Cut inside a word: back to the word's start.
-  const cut = out.length > 40 ? (out[40] === '-' ? out.slice(0, 40) : out.slice(0, 40).replace(/-[^-]*$/, '')) : out;
-  const trimmed = cut.replace(/^-+|-+$/g, '');
-  return trimmed === '' ? fallback : trimmed;
 }
 
 /** A whole path as the engine resolves it: no empty, `.` or `..` parts, no slash at the end. */
@@ -390,16 +267,15 @@ export class FakeBackend implements Backend {
   readonly #pickedFolders: (string | null)[];
   readonly #directories: Set<string>;
   /** Git repositories by top folder. */
-  readonly #repositories = new Map<string, { branch: string | null; setup_command: string | null; inTheWay: string | null }>();
+  readonly #repositories = new Map<string, { branch: string | null; setup_command: string | null }>();
   /** The worktrees made for tasks and loops, by their task's or loop's id, in the order made. */
   readonly #worktrees = new Map<string, FakeWorktree>();
-  /** Pairs of worktrees that change the same files (the engine's radar), as seeded. */
-  readonly #overlaps: FakeOverlap[] = [];
+  /** Answers a test gave for the next call of a command (`answerNext`), the engine's decision. */
+  readonly #answers = new Map<string, unknown[]>();
   /** How often each repository's base branch moved (a merge landed on it), by `root:base`. */
   /** The loop a log entry is about, by its number (the engine's log keeps it beside the entry). */
   readonly #logLoops = new Map<number, LoopId>();
   readonly #now: () => number;
-  readonly #maxRunningAgents: number;
   readonly #signals = new Map<SignalId, SignalInfo>();
   #nextId = 1;
   #nextSignal = 1;
@@ -428,7 +304,6 @@ export class FakeBackend implements Backend {
       this.#repositories.set(repository.root, {
         branch: repository.branch === undefined ? 'main' : repository.branch,
         setup_command: repository.setup_command ?? null,
-        inTheWay: null,
       });
     }
     // The home folder and every folder in it, down to the deepest.
@@ -437,7 +312,6 @@ export class FakeBackend implements Backend {
       for (let depth = 0; depth <= parts.length; depth++) this.#directories.add([this.#home, ...parts.slice(0, depth)].join('/'));
     }
     this.#now = options.now ?? (() => Date.now());
-    this.#maxRunningAgents = options.maxRunningAgents ?? 8;
     this.#pickedFolders = [...(options.pickedFolders ?? [])];
   }
 
@@ -459,7 +333,6 @@ export class FakeBackend implements Backend {
   /** Deliver an engine event to subscribers, as the engine would. */
   emit(event: EngineEvent): void {
     for (const listener of [...this.#listeners]) listener(event, null);
-    if (event.type !== 'attention_changed' && event.type !== 'logged') this.#reportAttention();
   }
 
   /** Append output to a session as if its process printed it. */
@@ -627,7 +500,7 @@ export class FakeBackend implements Backend {
    */
   async #createProfile(spec: ProfileSpec, host: string | null): Promise<Profile> {
     this.#record('create_profile', { spec });
-    this.#validate(spec, null);
+    this.#validate();
     const profile: Profile = { id: `profile-${this.#nextId++}`, created_at: this.#now(), host, ...withSpecDefaults(keptWhereFound(spec)) };
     this.#profiles.set(profile.id, profile);
     this.emit({ type: 'profile_saved', profile });
@@ -636,7 +509,7 @@ export class FakeBackend implements Backend {
 
   async checkProfile(profileId: ProfileId | null, spec: ProfileSpec): Promise<ProfileProblem[]> {
     this.#record('check_profile', { profileId, spec });
-    return this.#problems(spec, profileId);
+    return structuredClone(this.#problems);
   }
 
   /** As the engine: each preset's CLI found among the fake's programs (at /usr/bin, version 1.0.0), else missing. */
@@ -656,7 +529,7 @@ export class FakeBackend implements Backend {
   async updateProfile(profileId: ProfileId, spec: ProfileSpec): Promise<Profile> {
     this.#record('update_profile', { profileId, spec });
     const current = this.#profile(profileId);
-    this.#validate(spec, profileId);
+    this.#validate();
     const profile: Profile = { ...current, ...withSpecDefaults(keptWhereFound(spec)) };
     this.#profiles.set(profileId, profile);
     this.emit({ type: 'profile_saved', profile });
@@ -1074,7 +947,7 @@ export class FakeBackend implements Backend {
     // The engine's answer for a file outside the workspace; any other is where the task left it.
     if (path.split('/').includes('..')) throw this.#refusal('artifact_path', { path: '../outside.txt' });
     const worktree = this.#worktrees.get(worktreeKeyOf(task));
-    return `${worktree?.path ?? this.#profile(task.profile_id).cwd}/${path}`;
+    return `${worktree?.info.path ?? this.#profile(task.profile_id).cwd}/${path}`;
   }
 
   async setEventPace(pace: EventPace): Promise<void> {
@@ -1085,8 +958,6 @@ export class FakeBackend implements Backend {
   async setViewing(viewing: Viewing): Promise<void> {
     this.#record('set_viewing', { viewing });
     this.#viewing = { ...viewing };
-    if (viewing.focused && viewing.profile_id !== null) this.#seen.set(viewing.profile_id, this.#now());
-    this.#reportAttention();
   }
 
   /** The accounts at their usage limit, as seeded (`seedLimit`). */
@@ -1186,96 +1057,24 @@ export class FakeBackend implements Backend {
 
   async listAttention(): Promise<AgentAttention[]> {
     this.#record('list_attention', {});
-    this.#reportAttention();
     return [...this.#profiles.keys()].map((profileId) => ({ profile_id: profileId, attention: this.#attentionOf(profileId) }));
   }
 
-  /** Each agent's attention as last reported (`attention_changed`). */
-  readonly #attention = new Map<ProfileId, string>();
-  /** Per agent, failures that ended at or before this are seen (the fake starts with none seen). */
-  readonly #seen = new Map<ProfileId, number>();
+  /** What each agent asks of the user's attention, as the engine decided it (`setAttention`). */
+  readonly #attention = new Map<ProfileId, Attention>();
 
-  /** Reports each agent whose attention changed, as the engine does after each step. */
-  #reportAttention(): void {
-    if (this.#viewing.focused && this.#viewing.profile_id !== null) this.#seen.set(this.#viewing.profile_id, this.#now());
-    for (const profileId of this.#profiles.keys()) {
-      const attention = this.#attentionOf(profileId);
-      const key = JSON.stringify(attention);
-      if (this.#attention.get(profileId) === key) continue;
-      this.#attention.set(profileId, key);
-      for (const listener of [...this.#listeners]) listener({ type: 'attention_changed', profile_id: profileId, attention }, null);
-    }
+  /** The engine decided what the agent asks of the user's attention (`attention_changed`). */
+  setAttention(profileId: ProfileId, attention: Attention): void {
+    this.#attention.set(profileId, attention);
+    this.emit({ type: 'attention_changed', profile_id: profileId, attention });
   }
 
-  /** The engine's rule (`attention.rs`), over the fake's records, for the contract and the demo. */
+  /** As told; an agent it was not told of is idle in a running session, else stopped. */
   #attentionOf(profileId: ProfileId): Attention {
-    const sessions = [...this.#sessions.values()].filter((s) => s.info.profile_id === profileId);
-    const session = sessions.filter((s) => s.info.state === 'running').at(-1);
-    const task = this.#runningTask(profileId);
-    const title = (t: TaskInfo) => t.title ?? firstLine(t.instruction);
-    const signals = [...this.#signals.values()].filter((s) => s.profile_id === profileId && s.state === 'pending');
-    const permissions = this.#permissions.filter((p) => sessions.some((s) => s.info.id === p.session_id));
-    type Wait = { need: Need; since: number; taskId: TaskId | null; signalId: SignalId | null };
-    const waits: Wait[] = [
-      ...signals.map((s) => ({ need: needOf(s), since: s.created_at, taskId: s.task_id, signalId: s.id })),
-      ...permissions.map((p) => ({ need: { kind: 'permission', tool: p.tool_name } as Need, since: p.asked_at, taskId: task?.id ?? null, signalId: null })),
-    ].sort((a, b) => a.since - b.since);
-    const oldest = waits[0];
-    if (oldest) {
-      const taskId = oldest.taskId ?? task?.id ?? null;
-      const from = taskId === null ? undefined : this.#tasks.get(taskId);
-      return { state: 'needs_you', need: oldest.need, since: oldest.since, task_id: taskId, task: from ? title(from) : null, signal_id: oldest.signalId, waiting: waits.length };
-    }
-    // As the engine: its account to see to, then a limit that did not lift, come before its own prompt.
-    const limit = this.#limitOf(profileId);
-    if (task?.waiting_for?.cause === 'account') {
-      const need: Need = { kind: 'account', why: task.waiting_for.why };
-      return { state: 'needs_you', need, since: task.typed_at ?? task.started_at ?? 0, task_id: task.id, task: title(task), signal_id: null, waiting: 1 };
-    }
-    if (limit?.phase.phase === 'asks_user') {
-      const need: Need = { kind: 'limit_persists', account: limit.account, resets: limit.passed };
-      return { state: 'needs_you', need, since: limit.since, task_id: task?.id ?? null, task: task ? title(task) : null, signal_id: null, waiting: 1 };
-    }
-    if (task && task.waiting_since !== null) {
-      return { state: 'needs_you', need: { kind: 'asks' }, since: task.waiting_since, task_id: task.id, task: title(task), signal_id: null, waiting: 1 };
-    }
-    if (task && task.quiet_since !== null) {
-      return { state: 'stalled', stall: { kind: 'quiet', task_id: task.id, task: title(task) }, since: task.quiet_since };
-    }
-    const stalled = [...this.#loops.values()].find((l) => l.profile_id === profileId && (l.state.state === 'stalled' || l.state.state === 'workspace_gone'));
-    if (stalled && stalled.state.state === 'stalled') {
-      return { state: 'stalled', stall: { kind: 'loop', loop_id: stalled.id, goal: stalled.settings.goal, reason: stalled.state.reason }, since: stalled.state.at };
-    }
-    if (stalled && stalled.state.state === 'workspace_gone') {
-      const reason = `its agent's folder ${stalled.state.path} is gone; resume it once the folder is back`;
-      return { state: 'stalled', stall: { kind: 'loop', loop_id: stalled.id, goal: stalled.settings.goal, reason }, since: stalled.state.at };
-    }
-    const seen = this.#seen.get(profileId) ?? 0;
-    const failures = [...this.#tasks.values()]
-      .filter((t) => t.profile_id === profileId && (t.state === 'failed' || t.state === 'timed_out') && (t.ended_at ?? 0) > seen)
-      .sort((a, b) => (b.ended_at ?? 0) - (a.ended_at ?? 0));
-    const latest = failures[0];
-    if (latest) {
-      return { state: 'failed', count: failures.length, task_id: latest.id, task: title(latest), reason: latest.reason, since: latest.ended_at ?? 0 };
-    }
-    if (limit) {
-      return { state: 'limited', account: limit.account, until: limit.until, retry_at: limit.retry_at, since: limit.since, task_id: task?.id ?? null, task: task ? title(task) : null };
-    }
-    if (!session) {
-      const last = sessions.filter((s) => 'ended_at' in s.info).at(-1)?.info;
-      const ended: Ending | null =
-        last === undefined
-          ? null
-          : last.state === 'exited'
-            ? { how: 'exited', code: last.exit_code, signal: last.signal }
-            : last.state === 'interrupted'
-              ? { how: 'interrupted' }
-              : { how: 'stopped' };
-      const failed = last === undefined ? 0 : [...this.#tasks.values()].filter((t) => t.session_id === last.id && (t.state === 'failed' || t.state === 'timed_out')).length;
-      return { state: 'stopped', since: this.#lastEnded(profileId), ended, failed };
-    }
-    if (task) return { state: 'working', task_id: task.id, task: title(task), since: task.typed_at ?? task.started_at };
-    return { state: 'idle', since: session.info.started_at };
+    const told = this.#attention.get(profileId);
+    if (told) return told;
+    const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profileId && s.info.state === 'running');
+    return session ? { state: 'idle', since: session.info.started_at } : { state: 'stopped', since: null, ended: null, failed: 0 };
   }
 
   async whenListening(): Promise<void> {}
@@ -1474,63 +1273,43 @@ export class FakeBackend implements Backend {
     return [...this.#signals.values()].map((s) => structuredClone(s));
   }
 
+  /**
+   * Settles the signal with the response: approved or delegated work goes to a new session of
+   * the chosen agent. What the engine types in reply, and which responses it refuses, are the
+   * engine's to decide: a test gives a refusal with `failNext`.
+   */
   async respondToSignal(signalId: SignalId, response: SignalResponse): Promise<SignalInfo> {
     this.#record('respond_to_signal', { signalId, response });
     const info = this.#signals.get(signalId) ?? this.#fail('signal_not_found', `no signal ${signalId}`);
     if (info.state !== 'pending') this.#fail('signal_state', `signal ${signalId}: it was already handled`);
-    // As the engine: a response of the wrong kind is refused as a state error, missing text as
-    // invalid input on its field, and an unknown agent as `profile_not_found` (below).
-    const problem = validateResponse(info, response);
-    if (problem?.field === 'action') this.#fail('signal_state', `signal ${signalId}: that response does not fit this signal`);
-    if (problem && problem.field !== 'profile_id') this.#fail('invalid_input', problem.message, problem.field);
-
-    // Approved or delegated work goes to a new session of the chosen agent.
     let delegate: SessionInfo | null = null;
     if (response.action === 'approve' || response.action === 'delegate_blocked') {
       const profile = this.#profile(response.profile_id);
-      const running = [...this.#sessions.values()].filter((s) => s.info.state === 'running').length;
-      if (running >= this.#maxRunningAgents) {
-        this.#fail('too_many_agents', `${running} agents are running, the most allowed at once; stop one or raise the limit`);
-      }
       delegate = this.#start(profile, { rows: 24, cols: 80 });
-      const work = delegatedWork(info, info.session_id);
-      if (work !== null) this.#print(this.#session(delegate.id), encoder.encode(`${work.replaceAll('\n', '\r\n')}\r\n${PROMPT}`));
-      const signal = wellFormed(info);
+      const body = info.scan.type === 'signal' ? info.scan.signal : null;
       this.#putDelegation({
         delegate_session: delegate.id,
         delegate_profile: profile.id,
         request: info.id,
         requester_session: info.session_id,
         requester_profile: info.profile_id,
-        work: signal?.kind === 'delegate' ? signal.new_task_description : signal?.kind === 'stop_work' ? signal.blocked_work : '',
-        // As the engine: the requester waits only when it asked with blocks_current_work.
-        blocks: response.action === 'approve' && signal?.kind === 'delegate' && signal.independence === 'blocks_current_work',
+        work: body?.kind === 'delegate' ? body.new_task_description : body?.kind === 'stop_work' ? body.blocked_work : '',
+        blocks: response.action === 'approve' && body?.kind === 'delegate' && body.independence === 'blocks_current_work',
         keep: false,
         started_at: this.#now(),
         state: { state: 'working' },
         quiet_since: null,
       });
     }
-
-    let reply = replyPrompt(info, response, delegate?.id ?? null);
-    const task = info.task_id === null ? undefined : this.#tasks.get(info.task_id);
-    if (reply !== null && task?.state === 'running') reply += `\n\nWhen the task is done, create ${summaryPath(task.id)} as asked at the start.`;
     const settled: SignalInfo = {
       ...info,
       state: response.action === 'dismiss' ? 'dismissed' : 'handled',
       handled_at: this.#now(),
       actions: [],
       response: structuredClone(response),
-      reply_prompt: reply,
       delegate_session: delegate?.id ?? null,
     };
     this.#signals.set(signalId, settled);
-    if (reply !== null) {
-      // The engine types the reply into the session, or into a fresh one of its agent when it has ended.
-      const session = this.#sessions.get(info.session_id);
-      const target = session?.info.state === 'running' ? session : this.#session(this.#start(this.#profile(info.profile_id), { rows: 24, cols: 80 }).id);
-      this.#print(target, encoder.encode(`${reply.replaceAll('\n', '\r\n')}\r\n${PROMPT}`));
-    }
     this.#logEntry(info.session_id, info.task_id, { kind: 'signal_handled', signal_id: signalId, response: structuredClone(response) });
     this.emit({ type: 'signal_changed', signal: structuredClone(settled) });
     return structuredClone(settled);
@@ -1686,24 +1465,6 @@ export class FakeBackend implements Backend {
     return structuredClone(this.#log[this.#log.length - 1]);
   }
 
-  /** As the engine's `flows::diagrams::silence`: what the target's agent can never light. */
-  #silence(diagram: DiagramId, target: FlowTarget): DiagramSilence | null {
-    const profileId =
-      target.of === 'agent'
-        ? target.profile_id
-        : target.of === 'session'
-          ? this.#sessions.get(target.session_id)?.info.profile_id
-          : target.of === 'task'
-            ? this.#tasks.get(target.task_id)?.profile_id
-            : this.#loops.get(target.loop_id)?.profile_id;
-    const profile = profileId === undefined ? undefined : this.#profiles.get(profileId);
-    if (!profile) return null;
-    if (['team_lead', 'team_lifecycle', 'completion_decision'].includes(diagram) && profile.kind === 'generic') return 'no_hooks';
-    const protocols: DiagramId[] = ['clarification', 'stop_work', 'delegate_work', 'completion_report', 'checkpoint_resume'];
-    if (protocols.includes(diagram) && !profile.signal_protocols) return 'no_signal_protocols';
-    return null;
-  }
-
   async flowDiagrams(): Promise<Diagram[]> {
     this.#record('flow_diagrams', {});
     return structuredClone(diagramData as Diagram[]);
@@ -1717,7 +1478,7 @@ export class FakeBackend implements Backend {
     const seeded = this.#flowViews.get(JSON.stringify(target));
     const diagrams =
       seeded ??
-      (diagramData as Diagram[]).map((d) => ({ diagram: d.id, current: [], path: [], edges: [], lit_by: [], gate: null, silent: this.#silence(d.id, target) }));
+      (diagramData as Diagram[]).map((d) => ({ diagram: d.id, current: [], path: [], edges: [], lit_by: [], gate: null, silent: null }));
     return {
       target: structuredClone(target),
       until_seq: last?.seq ?? null,
@@ -1742,73 +1503,49 @@ export class FakeBackend implements Backend {
     return `/data/exports/${target.of}-events.jsonl`;
   }
 
+  /** The graph of agents as the engine draws it: as told (`setOverview`), else each agent alone. */
+  #overview: Overview | null = null;
+
+  setOverview(overview: Overview): void {
+    this.#overview = structuredClone(overview);
+  }
+
   async flowOverview(): Promise<Overview> {
     this.#record('flow_overview', {});
+    if (this.#overview) return structuredClone(this.#overview);
     const agents = [...this.#profiles.values()].map((profile) => {
-      const session = [...this.#sessions.values()].filter((s) => s.info.profile_id === profile.id && s.info.state === 'running').at(-1);
-      const task = this.#runningTask(profile.id);
-      const pending = session
-        ? [...this.#signals.values()].filter((s) => s.session_id === session.info.id && s.state === 'pending').length
-        : 0;
+      const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profile.id && s.info.state === 'running');
+      const attention = this.#attentionOf(profile.id);
+      const since = 'since' in attention ? attention.since : null;
       return {
         profile_id: profile.id,
         name: profile.name,
         session_id: session?.info.id ?? null,
-        status: session ? (pending > 0 ? 'attention' : task ? 'working' : 'waiting') : null,
-        since: session ? (task?.typed_at ?? task?.started_at ?? session.info.started_at) : this.#lastEnded(profile.id),
+        status: null,
+        since,
         running: session !== undefined,
-        task_id: task?.id ?? null,
-        doing: task ? firstLine(task.instruction) : null,
-        loop_iteration: task?.loop_iteration?.number ?? null,
+        task_id: null,
+        doing: null,
+        loop_iteration: null,
         queued: this.#queueStatus(profile.id).queued,
-        needs_user: pending,
-        attention: this.#attentionOf(profile.id),
+        needs_user: 0,
+        attention,
       } satisfies Overview['agents'][number];
     });
-    const links = [...this.#delegations.values()]
-      .filter((d) => d.state.state === 'working' || d.keep)
-      .map((d) => ({ from: d.requester_profile, to: d.delegate_profile, kind: 'delegated' as const }));
-    return { agents, helpers: [], links };
+    return { agents, helpers: [], links: [] };
   }
 
-  #lastEnded(profileId: ProfileId): number | null {
-    const ended = [...this.#sessions.values()]
-      .filter((s) => s.info.profile_id === profileId)
-      .map((s) => ('ended_at' in s.info ? s.info.ended_at : null))
-      .filter((at): at is number => at !== null);
-    return ended.length ? Math.max(...ended) : null;
+  /** What the engine's search finds, as told (`setSearchHits`): the fake does not search. */
+  #searchHits: SearchHit[] = [];
+
+  setSearchHits(hits: SearchHit[]): void {
+    this.#searchHits = structuredClone(hits);
   }
 
   async search(query: string): Promise<SearchHit[]> {
     this.#record('search', { query });
     if (encoder.encode(query).length > MAX_QUERY_BYTES) throw this.#refusal('search', {});
-    const words = query.split(/\s+/).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
-    if (words.length === 0) return [];
-    const hits: SearchHit[] = [];
-    for (const task of [...this.#tasks.values()].reverse()) {
-      const title = task.title ?? firstLine(task.instruction);
-      const asked = findWords(words, task.title ? `${task.title}\n${task.instruction}` : task.instruction);
-      if (asked !== null) {
-        hits.push({ profile_id: task.profile_id, at: task.created_at, snippet: asked, found: { in: 'task', task_id: task.id, title, state: task.state } });
-      }
-      const summary = task.result?.summary;
-      const said = summary
-        ? findWords(words, [summary.objective, summary.accomplishments.join('\n'), summary.test_results, summary.notes.join('\n'), summary.deliverables.join('\n')].join('\n'))
-        : null;
-      if (said !== null) {
-        hits.push({ profile_id: task.profile_id, at: task.ended_at ?? task.created_at, snippet: said, found: { in: 'summary', task_id: task.id, title, state: task.state } });
-      }
-    }
-    for (const signal of [...this.#signals.values()].reverse()) {
-      const scan = signal.scan;
-      const text = scan.type === 'malformed' ? scan.raw : signalWords(scan.signal);
-      const found = findWords(words, text);
-      if (found !== null) {
-        const kind = scan.type === 'malformed' ? scan.kind : scan.signal.kind;
-        hits.push({ profile_id: signal.profile_id, at: signal.created_at, snippet: found, found: { in: 'signal', signal_id: signal.id, kind, pending: signal.state === 'pending' } });
-      }
-    }
-    return hits.sort((a, b) => b.at - a.at).slice(0, 100);
+    return query.trim() === '' ? [] : structuredClone(this.#searchHits);
   }
 
   async listDelegations(): Promise<Delegation[]> {
@@ -1852,77 +1589,31 @@ export class FakeBackend implements Backend {
   // ---- worktrees -----------------------------------------------------------------------
 
   /**
-   * Add a worktree as the engine would have made it (for seeding), without events: `task` is
-   * its task's or loop's id, `files` what it changed. Fields not given take a plain open one's.
+   * A worktree as the engine reports it (without an event): `info` as the radar read it (its
+   * state, words, overlaps: the engine's to decide; `worktree()` in `src/test/worktrees.ts`
+   * builds one), `files` the diff it shows.
    */
-  seedWorktree(
-    seed: { task: string; profile_id: ProfileId; loop_id?: LoopId | null; branch?: string; base?: string; created_at?: number },
-    files: FileDiff[] = [],
-    extra: { summary?: string | null; uncommitted?: boolean; filesLeftOut?: number; missing?: boolean; kept?: 'merged' | 'discarded'; patch?: string | null } = {},
-  ): WorktreeInfo {
-    const profile = this.#profile(seed.profile_id);
-    const root = this.#repositoryOf(profile.cwd)?.root ?? profile.cwd;
-    const branch = seed.branch ?? `switchboard/${slug(profile.name, 'agent')}/${seed.task.slice(0, 8)}`;
-    const base = seed.base ?? this.#repositories.get(root)?.branch ?? 'main';
-    this.#worktrees.set(seed.task, {
-      owner: seed.task,
-      loopId: seed.loop_id ?? null,
-      profileId: profile.id,
-      repository: root,
-      branch,
-      base,
-      path: `/data/worktrees/${slug(root.split('/').pop() ?? '', 'repository')}/${branch.split('/').pop()}-${seed.task.slice(0, 8)}`,
-      createdAt: seed.created_at ?? this.#now(),
-      kept: extra.kept ?? 'open',
-      patch: extra.patch ?? null,
-      files: structuredClone(files),
-      filesLeftOut: extra.filesLeftOut ?? 0,
-      summary: extra.summary ?? null,
-      uncommitted: extra.uncommitted ?? false,
-      conflict: [],
-      missing: extra.missing ?? false,
-      behind: 0,
-      baseConflict: [],
-    });
-    return this.#worktreeInfo(this.#worktree(seed.task));
+  seedWorktree(info: WorktreeInfo, files: FileDiff[] = [], extra: { summary?: string | null; uncommitted?: boolean } = {}): WorktreeInfo {
+    this.#worktrees.set(info.task, { info: structuredClone(info), files: structuredClone(files), summary: extra.summary ?? null, uncommitted: extra.uncommitted ?? false });
+    return structuredClone(info);
   }
 
-  /**
-   * Two worktrees change the same files, as the engine's radar finds it: `hunks` are how many
-   * changed regions of each meet the other's (the one with fewer is merged first). Without events.
-   */
-  seedOverlap(a: string, b: string, files: string[], hunks: [number, number]): void {
-    this.#overlaps.push({ a, b, files: [...files], hunks });
-  }
-
-  /**
-   * The radar read the worktree against its base again (another's merge moved it): `files` a
-   * merge would conflict in now, `behind` the commits its base moved on by.
-   */
-  baseMoved(task: string, files: string[], behind = files.length > 0 ? 1 : 0): WorktreeInfo {
+  /** The engine reports the worktree read again (`worktree_changed`): the fields given change. */
+  changeWorktree(task: string, change: Partial<WorktreeInfo>, files?: FileDiff[]): WorktreeInfo {
     const record = this.#worktree(task);
-    record.baseConflict = [...files];
-    record.behind = behind;
-    this.#emitWorktree(record);
-    return this.#worktreeInfo(record);
+    record.info = { ...record.info, ...structuredClone(change) };
+    if (files !== undefined) record.files = structuredClone(files);
+    this.emit({ type: 'worktree_changed', worktree: structuredClone(record.info) });
+    return structuredClone(record.info);
   }
 
-  /** The agent (or the user) changed a worktree's files, as the radar reads them: `worktree_changed`. */
-  changeWorktree(task: string, change: { files?: FileDiff[]; summary?: string | null; uncommitted?: boolean; missing?: boolean }): WorktreeInfo {
-    const record = this.#worktree(task);
-    if (change.files !== undefined) record.files = structuredClone(change.files);
-    if (change.summary !== undefined) record.summary = change.summary;
-    if (change.uncommitted !== undefined) record.uncommitted = change.uncommitted;
-    if (change.missing !== undefined) record.missing = change.missing;
-    this.#emitWorktree(record);
-    return this.#worktreeInfo(record);
+  /** The engine's answer to the next `command` (a merge's outcome, say), as a test decides it. */
+  answerNext(command: string, value: unknown): void {
+    this.#answers.set(command, [...(this.#answers.get(command) ?? []), structuredClone(value)]);
   }
 
-  /** The user's own uncommitted changes in the repository's checkout are in the way of a merge (null: no longer). */
-  setInTheWay(repository: string, why: string | null): void {
-    const found = this.#repositories.get(repository);
-    if (!found) throw new Error(`setInTheWay: no repository at ${repository}`);
-    found.inTheWay = why;
+  #told<T>(command: string): T | undefined {
+    return this.#answers.get(command)?.shift() as T | undefined;
   }
 
   async folderRepository(folder: string): Promise<FolderRepository> {
@@ -1932,7 +1623,6 @@ export class FakeBackend implements Backend {
     if (!this.#directories.has(folder)) return { kind: 'not_a_repository', why: 'the folder does not exist' };
     return { kind: 'not_a_repository', why: 'the folder is not inside a git repository, so its tasks cannot get worktrees of their own' };
   }
-
   /**
    * As the engine's `folders::list`: "" and "~" are the home folder, "~/x" is under it, other
    * paths must start at /; a folder that is not there is refused in words (field `path`).
@@ -1960,7 +1650,6 @@ export class FakeBackend implements Backend {
       truncated: folders.length > MAX_FOLDERS,
     };
   }
-
   /** The fake machine's folders: its directories and every folder above one. */
   #everyFolder(): Set<string> {
     const every = new Set<string>(['/']);
@@ -1969,7 +1658,6 @@ export class FakeBackend implements Backend {
     }
     return every;
   }
-
   async setRepositorySetup(repository: string, setupCommand: string | null): Promise<void> {
     this.#record('set_repository_setup', { repository, setupCommand });
     const found = this.#repositoryOf(repository) ?? this.#fail('git', `${repository} is not inside a git repository`);
@@ -1977,119 +1665,94 @@ export class FakeBackend implements Backend {
     const kept = this.#repositories.get(found.root);
     if (kept) kept.setup_command = command === '' ? null : command;
   }
-
   async listWorktrees(): Promise<WorktreeInfo[]> {
     this.#record('list_worktrees', {});
-    const records = [...this.#worktrees.values()];
-    return [...records.filter((w) => w.kept === 'open'), ...records.filter((w) => w.kept !== 'open')].map((w) => this.#worktreeInfo(w));
+    return [...this.#worktrees.values()].map((w) => structuredClone(w.info));
   }
 
   async worktreeDiff(worktree: string): Promise<WorktreeDiff> {
     this.#record('worktree_diff', { worktree });
-    const record = this.#findWorktree(worktree);
-    const info = this.#worktreeInfo(record);
-    if (record.kept !== 'open' || record.missing) return { worktree: info, files: [], files_left_out: 0, summary: null };
-    const latest = [...this.#tasks.values()].filter((t) => worktreeKeyOf(t) === record.owner).at(-1);
-    const summary = record.summary ?? (latest ? summaryMarkdown(latest) : null);
-    return { worktree: info, files: structuredClone(record.files), files_left_out: record.filesLeftOut, summary };
+    const { info, files, summary } = this.#findWorktree(worktree);
+    const open = info.state !== 'merged' && info.state !== 'discarded' && info.state !== 'folder_missing';
+    return { worktree: structuredClone(info), files: open ? structuredClone(files) : [], files_left_out: 0, summary: open ? summary : null };
   }
 
   async commitWorktree(worktree: string): Promise<CommitOutcome> {
     this.#record('commit_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
-    if (record.missing) this.#fail('git', `git add failed: cannot change to '${record.path}': No such file or directory`);
     const committed = record.uncommitted;
-    if (committed) {
-      record.uncommitted = false;
-      this.#logReview(record, { review: 'committed' });
-    }
-    return { committed, worktree: this.#worktreeInfo(record) };
+    record.uncommitted = false;
+    return this.#told('commit_worktree') ?? { committed, worktree: structuredClone(record.info) };
   }
 
+  /** Merged, unless told otherwise or the engine's radar found a conflict with its base. */
   async mergeWorktree(worktree: string): Promise<MergeOutcome> {
     this.#record('merge_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
-    this.#refuseAtWork(record);
-    const repository = this.#repositories.get(record.repository);
-    if (repository?.inTheWay) return { outcome: 'in_the_way', why: repository.inTheWay };
-    if (record.baseConflict.length > 0) {
-      record.conflict = [...record.baseConflict];
-      this.#logReview(record, { review: 'merge_conflict', files: [...record.baseConflict] });
-      this.#emitWorktree(record);
-      return { ...this.#recorded<Extract<MergeOutcome, { outcome: 'conflict' }>>('merge_worktree', {}, { outcome: 'conflict' }), files: [...record.baseConflict] };
-    }
-    // What is left uncommitted is committed first; the radar tells what the others meet then (`baseMoved`).
-    record.uncommitted = false;
-    const merged = { ...this.#recorded<Extract<MergeOutcome, { outcome: 'merged' }>>('merge_worktree', {}, { outcome: 'merged' }), base: record.base };
-    this.#close(record, 'merged', null, { review: 'merged', base: record.base, fast_forward: merged.fast_forward });
-    return merged;
+    const conflict = record.info.base_conflict;
+    const outcome: MergeOutcome =
+      this.#told('merge_worktree') ??
+      (conflict.length > 0
+        ? { ...this.#recorded<Extract<MergeOutcome, { outcome: 'conflict' }>>('merge_worktree', {}, { outcome: 'conflict' }), files: [...conflict] }
+        : { ...this.#recorded<Extract<MergeOutcome, { outcome: 'merged' }>>('merge_worktree', {}, { outcome: 'merged' }), base: record.info.base });
+    if (outcome.outcome === 'conflict') this.changeWorktree(record.info.task, { merge_conflict: outcome.files });
+    if (outcome.outcome === 'merged') this.changeWorktree(record.info.task, { state: 'merged', state_text: 'merged', overlaps: [], conflicts_with: [] });
+    return outcome;
   }
 
   async rebaseWorktree(worktree: string): Promise<RebaseOutcome> {
     this.#record('rebase_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
-    this.#refuseAtWork(record);
-    if (record.baseConflict.length > 0) {
-      this.#logReview(record, { review: 'rebase_conflict', files: [...record.baseConflict] });
-      this.#emitWorktree(record);
-      return { ...this.#recorded<Extract<RebaseOutcome, { outcome: 'conflict' }>>('rebase_worktree', {}, { outcome: 'conflict' }), files: [...record.baseConflict] };
-    }
-    record.conflict = [];
-    record.behind = 0;
-    this.#logReview(record, { review: 'rebased' });
-    this.#emitWorktree(record);
-    return this.#recorded<RebaseOutcome>('rebase_worktree', {}, { outcome: 'rebased' });
+    const conflict = record.info.base_conflict;
+    const outcome: RebaseOutcome =
+      this.#told('rebase_worktree') ??
+      (conflict.length > 0
+        ? { ...this.#recorded<Extract<RebaseOutcome, { outcome: 'conflict' }>>('rebase_worktree', {}, { outcome: 'conflict' }), files: [...conflict] }
+        : this.#recorded<RebaseOutcome>('rebase_worktree', {}, { outcome: 'rebased' }));
+    if (outcome.outcome === 'rebased') this.changeWorktree(record.info.task, { behind: 0, merge_conflict: [] });
+    return outcome;
   }
 
+  /** Refused with `would_lose_work` while it has changes and `force` is not given, as the engine does. */
   async discardWorktree(worktree: string, force: boolean): Promise<DiscardOutcome> {
     this.#record('discard_worktree', { worktree, force });
     const record = this.#findOpenWorktree(worktree);
-    this.#refuseAtWork(record);
-    const changed = record.missing ? 0 : record.files.length + record.filesLeftOut;
+    const changed = record.info.files_changed;
     if (changed > 0 && !force) return { ...this.#recorded<Extract<DiscardOutcome, { outcome: 'would_lose_work' }>>('discard_worktree', { force: false }, { outcome: 'would_lose_work' }), files_changed: changed };
-    const patch = changed > 0 ? `/data/patches/${record.branch.replaceAll('/', '-')}-${record.owner.slice(0, 8)}.patch` : null;
-    this.#close(record, 'discarded', patch, { review: 'discarded', patch });
+    const patch = changed > 0 ? `/data/patches/${record.info.branch.replaceAll('/', '-')}.patch` : null;
+    this.changeWorktree(record.info.task, { state: 'discarded', state_text: 'discarded', patch, overlaps: [], conflicts_with: [] });
     return { outcome: 'discarded', patch };
   }
 
+  /** The review task the engine queues, in its recorded words; comments with no text are refused as it refuses them. */
   async reviewWorktree(worktree: string, comments: ReviewComment[]): Promise<Submitted> {
     this.#record('review_worktree', { worktree, comments });
     const record = this.#findOpenWorktree(worktree);
     if (comments.every((c) => c.text.trim() === '')) throw this.#refusal('review_worktree', { comments: [] });
-    this.#logReview(record, { review: 'comments_sent', comments: comments.length });
-    return this.#submitRecorded(record, this.#recorded<Submitted>('review_worktree', {}));
+    return this.#submitFor(record, this.#recorded<Submitted>('review_worktree', {}));
   }
 
   async resolveWorktree(worktree: string): Promise<Submitted> {
     this.#record('resolve_worktree', { worktree });
     const record = this.#findOpenWorktree(worktree);
-    if (record.baseConflict.length === 0) throw this.#refusal('resolve_worktree', {});
-    return this.#submitRecorded(record, this.#recorded<Submitted>('resolve_worktree', {}));
+    if (record.info.base_conflict.length === 0) throw this.#refusal('resolve_worktree', {});
+    return this.#submitFor(record, this.#recorded<Submitted>('resolve_worktree', {}));
   }
 
-  /**
-   * A task the engine made for a worktree (a review, a conflict to resolve) in the engine's
-   * recorded words, with this worktree's name, base and conflicting files for the recorded one's.
-   */
-  #submitRecorded(record: FakeWorktree, recorded: Submitted): Submitted {
-    const named = (text: string) =>
-      RECORDED_WORKTREES.reduce((said, title) => said.replaceAll(title, this.#worktreeTitle(record)), text)
-        .replaceAll(/\bmain\b/g, record.base)
-        .replace(/(\n- [^\n]+)+$/, record.baseConflict.map((file) => `\n- ${file}`).join(''));
+  /** The engine's recorded task for a worktree, queued on its agent in that worktree. */
+  #submitFor(record: FakeWorktree, recorded: Submitted): Submitted {
     const task = recorded.task;
-    return this.#submit({ ...DEMO_TASK, profile_id: record.profileId, instruction: named(task.instruction), title: named(taskTitle(task)), worktree: record.owner });
+    return this.#submit({ ...DEMO_TASK, profile_id: record.info.profile_id, instruction: task.instruction, title: taskTitle(task), worktree: record.info.task });
   }
 
   /** The engine's recorded answer, with the fake's clock. */
   #recorded<T>(type: string, fields: { [key: string]: Json }, answered?: { [key: string]: Json }): T {
     return recordedAnswer<T>(type, fields, { now: this.#now() }, answered);
   }
-
   /** The engine's recorded refusal, with the fake's clock. */
   #refusal(type: string, fields: { [key: string]: Json }): ApiError {
     return recordedRefusal(type, fields, { now: this.#now() });
   }
-
   /** The repository a folder is in: a known root it is (or is a directory inside). */
   #repositoryOf(folder: string): { root: string; branch: string | null; setup_command: string | null } | null {
     const path = folder.trim().replace(/(.)\/+$/, '$1');
@@ -2099,183 +1762,27 @@ export class FakeBackend implements Backend {
     }
     return null;
   }
-
-  #worktree(owner: string): FakeWorktree {
-    const record = this.#worktrees.get(owner);
-    if (!record) throw new Error(`no seeded worktree ${owner}`);
+  #worktree(task: string): FakeWorktree {
+    const record = this.#worktrees.get(task);
+    if (!record) throw new Error(`no seeded worktree ${task}`);
     return record;
   }
 
   /** The worktree named by its task or loop, or by a task that ran in it (as the engine's `find`). */
   #findWorktree(key: string): FakeWorktree {
-    const own = this.#worktrees.get(key);
-    if (own) return own;
     const task = this.#tasks.get(key);
-    const record = task === undefined ? undefined : this.#worktrees.get(worktreeKeyOf(task));
+    const record = this.#worktrees.get(key) ?? (task === undefined ? undefined : this.#worktrees.get(worktreeKeyOf(task)));
     return record ?? this.#fail('worktree_not_found', `no worktree of the task or loop ${key}`);
   }
 
+  /** As the engine: one merged or discarded, or with its agent at work in it, is refused in words. */
   #findOpenWorktree(key: string): FakeWorktree {
     const record = this.#findWorktree(key);
-    if (record.kept === 'merged') this.#fail('invalid_input', 'worktree: it was merged already; its folder and branch are gone', 'worktree');
-    if (record.kept === 'discarded') this.#fail('invalid_input', 'worktree: it was discarded already', 'worktree');
+    const { state, task_at_work: atWork } = record.info;
+    if (state === 'merged') this.#fail('invalid_input', 'worktree: it was merged already; its folder and branch are gone', 'worktree');
+    if (state === 'discarded') this.#fail('invalid_input', 'worktree: it was discarded already', 'worktree');
+    if (atWork !== null) this.#fail('invalid_input', `worktree: its agent is still at work in it (task ${atWork}): wait for the task to end, or cancel it`, 'worktree');
     return record;
-  }
-
-  #refuseAtWork(record: FakeWorktree): void {
-    const task = this.#taskAtWork(record);
-    if (task !== null) {
-      this.#fail('invalid_input', `worktree: its agent is still at work in it (task ${task}): wait for the task to end, or cancel it`, 'worktree');
-    }
-  }
-
-  /** The task queued or running in the worktree, if any. */
-  #taskAtWork(record: FakeWorktree): TaskId | null {
-    const task = [...this.#tasks.values()].find((t) => (t.state === 'queued' || t.state === 'running') && worktreeKeyOf(t) === record.owner);
-    return task?.id ?? null;
-  }
-
-  /** What a worktree goes by: its task's name, or its loop's goal's first line, else its branch. */
-  #worktreeTitle(record: FakeWorktree): string {
-    const task = this.#tasks.get(record.owner);
-    if (task) return taskTitle(task);
-    const loop = record.loopId === null ? undefined : this.#loops.get(record.loopId);
-    return loop ? firstLine(loop.settings.goal) : record.branch;
-  }
-
-  /** A worktree as the user reads it, the radar's overlaps in (the engine's `picture`). */
-  #worktreeInfo(record: FakeWorktree): WorktreeInfo {
-    const open = record.kept === 'open';
-    const overlaps: WorktreeOverlap[] = [];
-    for (const overlap of open ? this.#overlaps : []) {
-      const mine = overlap.a === record.owner ? 0 : overlap.b === record.owner ? 1 : null;
-      if (mine === null) continue;
-      const other = this.#worktrees.get(mine === 0 ? overlap.b : overlap.a);
-      if (!other || other.kept !== 'open') continue;
-      const [ours, theirs] = [overlap.hunks[mine], overlap.hunks[1 - mine]];
-      overlaps.push({
-        with: other.owner,
-        with_title: this.#worktreeTitle(other),
-        files: [...overlap.files],
-        meeting_hunks: ours,
-        merge_first: ours < theirs || (ours === theirs && record.createdAt <= other.createdAt),
-      });
-    }
-    const atWork = open ? this.#taskAtWork(record) : null;
-    // As the engine's `state_of`: the last task that ended there, then a conflict with the base, other work, a moved base.
-    const last = [...this.#tasks.values()]
-      .filter((t) => worktreeKeyOf(t) === record.owner && t.ended_at !== null && (t.started_at !== null || t.state === 'failed'))
-      .sort((a, b) => (a.ended_at ?? 0) - (b.ended_at ?? 0))
-      .at(-1);
-    const lastFailed = record.loopId === null && (last?.state === 'failed' || last?.state === 'timed_out');
-    const lastStopped = record.loopId === null && (last?.state === 'cancelled' || last?.state === 'interrupted');
-    const behind = open && !record.missing ? record.behind : 0;
-    const baseConflict = open && !record.missing ? [...record.baseConflict] : [];
-    const state: WorktreeState =
-      record.kept === 'merged'
-        ? 'merged'
-        : record.kept === 'discarded'
-          ? 'discarded'
-          : record.missing
-            ? 'folder_missing'
-            : atWork !== null
-              ? 'working'
-              : lastFailed
-                ? 'task_failed'
-                : lastStopped
-                  ? 'task_stopped'
-                  : baseConflict.length > 0
-                    ? 'conflicts_with_base'
-                    : overlaps.length > 0
-                      ? 'conflicting'
-                      : behind > 0
-                        ? 'behind'
-                        : 'ready_to_merge';
-    // The engine's `WorktreeState::words`, as it says them.
-    const why = last?.reason ? `: ${last.reason}` : '';
-    const stateText: Record<WorktreeState, string> = {
-      working: 'its agent is at work',
-      ready_to_merge: 'ready to merge',
-      conflicting: 'changes files other work changes',
-      task_failed: `its task failed${why}`,
-      task_stopped: `its task was stopped before it finished${why}`,
-      conflicts_with_base:
-        baseConflict.length === 1 ? `conflicts with ${record.base} now in ${baseConflict[0]}` : `conflicts with ${record.base} now in ${baseConflict.length} files`,
-      behind: `${record.base} moved on by ${behind} ${behind === 1 ? 'commit' : 'commits'}; it merges cleanly`,
-      merged: 'merged',
-      folder_missing: 'its folder is gone',
-      tampered: 'tampered with: its .git file was changed, so git is not run there',
-      branch_gone: 'its branch was deleted',
-      refused: 'git is not run there: its repository defines a filter or merge driver',
-      discarded: 'discarded',
-    };
-    return {
-      task: record.owner,
-      title: this.#worktreeTitle(record),
-      loop_id: record.loopId,
-      profile_id: record.profileId,
-      agent: this.#profiles.get(record.profileId)?.name ?? '',
-      repository: record.repository,
-      branch: record.branch,
-      base: record.base,
-      path: record.path,
-      created_at: record.createdAt,
-      state,
-      state_text: stateText[state],
-      base_conflict: baseConflict,
-      behind: Math.max(0, behind),
-      files_changed: open && !record.missing ? record.files.length + record.filesLeftOut : 0,
-      conflicts_with: overlaps.map((o) => o.with),
-      overlaps,
-      merge_conflict: [...record.conflict],
-      patch: record.patch,
-      task_at_work: atWork,
-    };
-  }
-
-  #emitWorktree(record: FakeWorktree): void {
-    this.emit({ type: 'worktree_changed', worktree: this.#worktreeInfo(record) });
-  }
-
-  /** A worktree merged or discarded: recorded and logged; the others it met are reported too (their overlaps are over). */
-  #close(record: FakeWorktree, kept: 'merged' | 'discarded', patch: string | null, step: ReviewStep): void {
-    record.kept = kept;
-    record.patch = patch;
-    record.conflict = [];
-    this.#logReview(record, step);
-    for (const other of this.#worktrees.values()) this.#emitWorktree(other);
-  }
-
-  #logReview(record: FakeWorktree, step: ReviewStep): void {
-    const task = this.#tasks.has(record.owner) ? record.owner : null;
-    this.#logEntry(null, task, { kind: 'worktree_reviewed', step }, record.loopId);
-  }
-
-  /**
-   * A task of an agent that works apart starts: its worktree is made the first time (a new
-   * branch from the repository's, the setup command noted as run) and reported.
-   */
-  #worktreeForTask(task: TaskInfo): void {
-    const profile = this.#profiles.get(task.profile_id);
-    const key = worktreeKeyOf(task);
-    const record = this.#worktrees.get(key);
-    if (record) {
-      this.#emitWorktree(record);
-      return;
-    }
-    if (profile?.isolation !== 'worktree') return;
-    const repository = this.#repositoryOf(profile.cwd);
-    if (!repository) return;
-    const taken = new Set([...this.#worktrees.values()].map((w) => w.branch));
-    const first = `switchboard/${slug(profile.name, 'agent')}/${slug(taskTitle(task), 'task')}`;
-    let branch = first;
-    for (let n = 2; taken.has(branch); n++) branch = `${first}-${n}`;
-    const info = this.seedWorktree({ task: key, profile_id: profile.id, loop_id: task.loop_iteration?.loop_id ?? null, branch });
-    this.#logEntry(null, task.id, { kind: 'worktree_made', branch: info.branch, base: info.base, path: info.path });
-    if (repository.setup_command) {
-      this.#logEntry(null, task.id, { kind: 'worktree_setup', command: repository.setup_command, succeeded: true, exit: 0, output: '' });
-    }
-    this.#emitWorktree(this.#worktree(key));
   }
 
   // ---- internals -----------------------------------------------------------------------
@@ -2293,49 +1800,19 @@ export class FakeBackend implements Backend {
     throw apiError(code, message, field);
   }
 
-  #validate(spec: ProfileSpec, self: ProfileId | null): void {
-    const problems = this.#problems(spec, self);
-    if (problems.length === 0) return;
-    const message =
-      problems.length === 1
-        ? problems[0].message
-        : `The agent has ${problems.length} problems. ${problems.map((p) => `${p.field}: ${p.message}`).join(' ')}`;
-    throw { code: 'invalid_profile', message, field: problems[0].field, problems } satisfies ApiError;
+  /** The engine's problems with the next agents checked or saved, as a test tells them (none: it takes them). */
+  #problems: ProfileProblem[] = [];
+
+  setProfileProblems(problems: ProfileProblem[]): void {
+    this.#problems = structuredClone(problems);
   }
 
-  /**
-   * The engine's problems with a spec, every one at once, in the form's order. What the values
-   * alone decide is what the engine was recorded deciding for the same values; what depends on
-   * the machine (a name taken, a program not on its PATH, a folder it does not have or outside a
-   * repository) the fake's own state decides, in the engine's recorded words.
-   */
-  #problems(spec: ProfileSpec, self: ProfileId | null): ProfileProblem[] {
-    const fill = { now: this.#now() };
-    const plain = recordedSent('check_profile', 'spec', []);
-    // The values alone: a program, an absolute folder and worktrees are the machine's to decide.
-    const values = { ...spec, isolation: plain.isolation ?? 'none' } as unknown as { [key: string]: Json };
-    if (spec.command.trim() !== '') values.command = plain.command;
-    if (spec.cwd.trim().startsWith('/')) values.cwd = plain.cwd;
-    const found = recordedRepliesOf('check_profile', 'spec', plain, values, fill).flat() as unknown as ProfileProblem[];
-    const said = (field: ProfileField, recorded: string, value: string): void => {
-      if (found.some((p) => p.field === field)) return;
-      const words = recordedProblem(field, recorded, fill).message.replaceAll(recorded, value);
-      found.push({ field, message: words });
-    };
-    const [name, command, cwd] = [spec.name.trim(), spec.command.trim(), spec.cwd.trim()];
-    if ([...this.#profiles.values()].some((p) => p.name === name && p.id !== self)) said('name', RECORDED_SPEC.name, name);
-    if (command !== '' && !command.startsWith('/') && !this.#commands.has(command)) {
-      const cli = (presetData as AgentPreset[]).find((p) => p.kind === spec.kind && p.command === command);
-      if (cli === undefined) said('command', RECORDED_SPEC.missingProgram, command);
-      else if (!found.some((p) => p.field === 'command')) {
-        const words = recordedProblem('command', `${RECORDED_SPEC.claude.label} is not installed`, fill).message;
-        const claude = RECORDED_SPEC.claude;
-        found.push({ field: 'command', message: words.replace(claude.label, cli.label).replace(`“${claude.command}”`, `“${command}”`).replace(claude.install, cli.install) });
-      }
-    }
-    if (cwd.startsWith('/') && !this.#directories.has(cwd)) said('cwd', RECORDED_SPEC.missingFolder, cwd);
-    else if (cwd.startsWith('/') && spec.isolation === 'worktree' && this.#repositoryOf(cwd) === null) said('isolation', '', '');
-    return PROFILE_FIELDS.flatMap((field) => found.filter((p) => p.field === field));
+  /** Refused as the engine refuses an agent with problems: every one at once, the first named. */
+  #validate(): void {
+    const problems = this.#problems;
+    if (problems.length === 0) return;
+    const message = problems.length === 1 ? problems[0].message : `The agent has ${problems.length} problems. ${problems.map((p) => `${p.field}: ${p.message}`).join(' ')}`;
+    throw { code: 'invalid_profile', message, field: problems[0].field, problems: structuredClone(problems) } satisfies ApiError;
   }
 
   #profile(profileId: ProfileId): Profile {
@@ -2541,7 +2018,6 @@ export class FakeBackend implements Backend {
       const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profileId && s.info.state === 'running');
       const started = this.#putTask({ ...next, state: 'running', started_at: now, session_id: session?.info.id ?? null, waiting_for: null });
       this.#logTask(started, { kind: 'task_started' });
-      this.#worktreeForTask(started);
       // The fake agent is "ready" at once when it has a session; without one the task waits.
       if (session) this.#typeTask(started);
     }
@@ -2558,9 +2034,6 @@ export class FakeBackend implements Backend {
   #endTask(task: TaskInfo, state: TaskState, reason: string | null, result: TaskResult | null): void {
     this.#putTask({ ...this.#task(task.id), state, reason, result, ended_at: this.#now() });
     this.#logTask(task, { kind: 'task_ended', state, reason });
-    // Its worktree is no longer at work (the engine's radar reads it again).
-    const worktree = this.#worktrees.get(worktreeKeyOf(task));
-    if (worktree) this.#emitWorktree(worktree);
   }
 
   #logTask(task: TaskInfo, kind: LogKind): void {
@@ -2642,72 +2115,6 @@ function rawBlock(body: SignalBody): string {
       return `${key}: ${typeof value === 'string' ? quote(value) : String(value)}`;
     })
     .join('\n');
-}
-
-// ---- reply prompts: the engine's (switchboard-protocol signal/prompts.rs), for the fake ----
-
-function section(title: string, body: string): string {
-  return body.trim() === '' ? '' : `\n\n${title}\n${body.trim()}`;
-}
-
-function blockerIssue(blockerType: string, details: string): string {
-  const [kind, text] = [blockerType.trim(), details.trim()];
-  if (kind === '') return text;
-  return text === '' ? kind : `${kind}: ${text}`;
-}
-
-/** What the engine types into the requester in reply; null when nothing is typed. */
-function replyPrompt(info: SignalInfo, response: SignalResponse, delegate: SessionId | null): string | null {
-  const signal = wellFormed(info);
-  if (!signal || response.action === 'dismiss' || response.action === 'acknowledge') return null;
-  if (signal.kind === 'clarification' && response.action === 'answer') {
-    const pairs = signal.questions.map((q, n) => `\nQ${n + 1}: ${q.trim()}\nA${n + 1}: ${(response.answers[n] ?? '').trim()}`).join('');
-    return `CLARIFICATION RESPONSE${pairs}${section('STATE RESTORATION', signal.current_state)}${section('RESUME INSTRUCTIONS', 'Continue the work with these answers.')}`;
-  }
-  if (signal.kind === 'stop_work') {
-    const issue = blockerIssue(signal.blocker_type, signal.details);
-    const snapshot = section('STATE RESTORATION', signal.state_snapshot);
-    const work = signal.blocked_work.trim();
-    switch (response.action) {
-      case 'resolve':
-        return `BLOCKER RESOLVED\nIssue: ${issue}\nResolution: ${response.resolution.trim()}${snapshot}${section('RESUME INSTRUCTIONS', work ? `Continue with: ${work}` : 'Continue from the checkpoint.')}`;
-      case 'retry':
-        return `ERROR FIXED\nIssue: ${issue}\nApplied fix: ${response.fix.trim()}${snapshot}${section('RESUME INSTRUCTIONS', work ? `Restore from the checkpoint and retry: ${work}` : 'Restore from the checkpoint and retry the failed step.')}`;
-      case 'skip':
-        return `SKIP ITEM\nSkip: ${work || 'the blocked item'}\nIt is logged to SKIPPED_ITEMS.md.${snapshot}${section('RESUME INSTRUCTIONS', 'Continue with the next item.')}`;
-      case 'delegate_blocked':
-        return `PARTIAL RESUME\nThe blocked part (${work || 'the blocked work'}) was delegated to agent ${delegate}; do not work on it.${snapshot}${section('RESUME INSTRUCTIONS', 'Continue with the rest of the work.')}`;
-    }
-  }
-  if (signal.kind === 'delegate') {
-    if (response.action === 'approve') {
-      const next = signal.independence === 'blocks_current_work'
-        ? "Wait: you will be resumed with the new agent's results when it reports completion."
-        : 'Continue your own work in parallel.';
-      return `DELEGATION APPROVED\nNew agent: ${delegate}${section('COORDINATION', signal.coordination)}${section('RESUME INSTRUCTIONS', next)}`;
-    }
-    if (response.action === 'deny') {
-      return `DELEGATION DENIED\nReason: ${response.reason.trim()}${section('RESUME INSTRUCTIONS', 'Do the work yourself, or continue without it.')}`;
-    }
-  }
-  return null;
-}
-
-/** What the engine types into the new session that takes delegated work. */
-function delegatedWork(info: SignalInfo, requester: SessionId): string | null {
-  const signal = wellFormed(info);
-  let description: string;
-  let coordination = '';
-  if (signal?.kind === 'delegate') {
-    description = signal.new_task_description;
-    coordination = signal.coordination;
-  } else if (signal?.kind === 'stop_work') {
-    description = signal.blocked_work.trim() === '' ? signal.details : `${signal.blocked_work.trim()}\n\nBlocked on: ${signal.details}`;
-    coordination = signal.state_snapshot;
-  } else {
-    return null;
-  }
-  return `DELEGATED WORK (from agent ${requester})\n${description.trim()}${section('COORDINATION', coordination)}\n\nWhen you are done, print a [COMPLETION_REPORT] block (status, deliverables, metrics_achieved, recommendations).`;
 }
 
 /** The actions a task allows, as the engine decides them (`task_actions`); the contract replay holds the two together. */

@@ -3,7 +3,9 @@
  * tasks, limits, usage, machines and worktrees seeded, and a running session.
  */
 import { connectedHost, DEMO_TASK, FakeBackend, sampleResult, signalScan } from './fakeBackend';
-import { summaryPath } from './tasks';
+import { summaryPath, taskTitle } from './tasks';
+import { worktree } from '../test/worktrees';
+import type { WorktreeInfo } from './bindings';
 
 /** The fake with a demo profile and a running demo session, for the plain-browser page. */
 export function demoBackend(): FakeBackend {
@@ -164,7 +166,24 @@ function seedWorktrees(backend: FakeBackend, now: number): void {
     '',
   ].join('\n');
   const url = ['/** Whether a redirect target stays on this site. */', 'export function isSameSite(target: string): boolean {', "  return target.startsWith('/') && !target.startsWith('//');", '}', ''].join('\n');
-  backend.seedWorktree({ task: login.id, profile_id: builder.id, branch: 'switchboard/builder/fix-the-login-redirect', created_at: now - 50 * minute }, [
+  const shop = { repository: '/work/shop', base: 'main', files_changed: 6 };
+  const overlap = (other: string, title: string, meeting: number, first: boolean) =>
+    ({
+      state: 'conflicting',
+      state_text: 'changes files other work changes',
+      conflicts_with: [other],
+      overlaps: [{ with: other, with_title: title, files: ['src/auth/session.ts'], meeting_hunks: meeting, merge_first: first }],
+    }) satisfies Partial<WorktreeInfo>;
+  const rememberTitle = 'Add “remember me” to the sign-in form';
+  const remember = backend.seedTask({
+    profile_id: fixer.id,
+    instruction: rememberTitle,
+    state: 'running',
+    created_at: now - 15 * minute,
+    started_at: now - 15 * minute,
+    typed_at: now - 14 * minute,
+  });
+  backend.seedWorktree(worktree(login.id, { ...shop, ...overlap(remember.id, rememberTitle, 1, true), title: taskTitle(login), profile_id: builder.id, agent: builder.name, branch: 'switchboard/builder/fix-the-login-redirect', created_at: now - 50 * minute }), [
     { path: 'docs/old-login.md', from: null, status: 'deleted', content: { kind: 'text', before: '# Login\n\nUsers always land on the home page.\n', after: '', unified: '' } },
     { path: 'public/logo.png', from: null, status: 'modified', content: { kind: 'binary' } },
     { path: 'src/auth/redirect.test.ts', from: null, status: 'added', content: { kind: 'text', before: '', after: test, unified: '' } },
@@ -173,22 +192,13 @@ function seedWorktrees(backend: FakeBackend, now: number): void {
     { path: 'test/fixtures/users.json', from: null, status: 'added', content: { kind: 'too_large', bytes: 812 * 1024 } },
   ]);
 
-  const remember = backend.seedTask({
-    profile_id: fixer.id,
-    instruction: 'Add “remember me” to the sign-in form',
-    state: 'running',
-    created_at: now - 15 * minute,
-    started_at: now - 15 * minute,
-    typed_at: now - 14 * minute,
-  });
   const rememberAfter = [...session];
   rememberAfter.splice(11, 1, '  req.session.user = user.id;', '  if (req.body.remember) req.session.cookie.maxAge = 30 * 24 * 3600 * 1000;');
-  backend.seedWorktree({ task: remember.id, profile_id: fixer.id, branch: 'switchboard/fixer/add-remember-me', created_at: now - 15 * minute }, [
+  backend.seedWorktree(worktree(remember.id, { ...shop, ...overlap(login.id, taskTitle(login), 2, false), title: rememberTitle, profile_id: fixer.id, agent: fixer.name, branch: 'switchboard/fixer/add-remember-me', created_at: now - 15 * minute, files_changed: 2, state: 'working', state_text: 'its agent is at work', task_at_work: remember.id }), [
     { path: 'src/auth/session.ts', from: null, status: 'modified', content: { kind: 'text', before: session.join('\n'), after: rememberAfter.join('\n'), unified: '' } },
     { path: 'views/login.html', from: null, status: 'modified', content: { kind: 'text', before: '<button>Sign in</button>\n', after: '<label><input type="checkbox" name="remember"> Remember me</label>\n<button>Sign in</button>\n', unified: '' } },
   ]);
-  backend.seedOverlap(login.id, remember.id, ['src/auth/session.ts'], [1, 2]);
 
   const typo = backend.seedTask({ profile_id: fixer.id, instruction: 'Fix the typo on the pricing page', state: 'completed', created_at: now - 3 * 60 * minute, ended_at: now - 170 * minute });
-  backend.seedWorktree({ task: typo.id, profile_id: fixer.id, branch: 'switchboard/fixer/fix-the-typo', created_at: now - 3 * 60 * minute }, [], { kept: 'merged' });
+  backend.seedWorktree(worktree(typo.id, { ...shop, title: taskTitle(typo), profile_id: fixer.id, agent: fixer.name, branch: 'switchboard/fixer/fix-the-typo', created_at: now - 3 * 60 * minute, state: 'merged', state_text: 'merged', files_changed: 0 }));
 }

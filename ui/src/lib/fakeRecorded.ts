@@ -106,37 +106,6 @@ function same(a: Json | undefined, b: Json | undefined): boolean {
 }
 
 /**
- * The recorded replies to the command `type` whose `field` (an object, such as an agent's
- * settings) held values `value` holds too, those it sent unlike `plain`.
- */
-export function recordedRepliesOf(type: string, field: string, plain: { [key: string]: Json }, value: { [key: string]: Json }, fill: Fill): Json[] {
-  return RECORDED.filter((step) => {
-    const sent = step.command?.type === type && step.reply !== undefined ? (step.command[field] as { [key: string]: Json } | undefined) : undefined;
-    if (sent === undefined) return false;
-    const keys = telling(sent, plain);
-    return keys.length > 0 && keys.every((key) => same(sent[key], value[key]));
-  }).map((step) => filled((step.reply as { value?: Json }).value ?? null, fill));
-}
-
-/** The first problem with an agent's `field` the engine was recorded finding, whose words hold `holding`. */
-export function recordedProblem(field: string, holding: string, fill: Fill): { field: string; message: string } {
-  for (const step of RECORDED) {
-    if (step.command?.type !== 'check_profile') continue;
-    const problems = ((step.reply as { value?: { field: string; message: string }[] } | undefined)?.value ?? []) as { field: string; message: string }[];
-    const found = problems.find((p) => p.field === field && p.message.includes(holding));
-    if (found) return filled(found as unknown as Json, fill) as unknown as { field: string; message: string };
-  }
-  throw new Error(`no recorded problem with ${field} saying ${holding}: record one in tests/tests/contract.rs`);
-}
-
-/** What the first command `type` the engine answered with `answered` sent as its `field`. */
-export function recordedSent(type: string, field: string, answered: Json): { [key: string]: Json } {
-  const found = RECORDED.find((step) => step.command?.type === type && same((step.reply as { value?: Json } | undefined)?.value, answered));
-  if (found?.command === undefined) throw new Error(`no recorded ${type} answered ${JSON.stringify(answered)}: record one in tests/tests/contract.rs`);
-  return found.command[field] as { [key: string]: Json };
-}
-
-/**
  * The engine's recorded refusal of a command `type` whose `field` (an object, such as the
  * settings) the engine refused for values `value` holds too: the values that tell a recorded
  * refusal apart are those it sent unlike `plain` (the same object as the engine gave it).
