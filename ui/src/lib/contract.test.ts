@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import contract from '../test/contract.json';
-import { dispatchCommand, type Command, type FileDiff, type PermissionRequest } from './bindings';
+import { dispatchCommand, type Command, type FileDiff, type PermissionRequest, type ProfileProblem, type SearchHit, type WorktreeInfo } from './bindings';
 import { toApiError } from './errors';
 import { FAKE_BIN, FakeBackend } from './fakeBackend';
 
@@ -21,10 +21,13 @@ interface Step {
   waited?: 'task_finished' | 'worktrees_read' | 'permission_requested';
   request?: { [key: string]: Json };
   task_id?: string;
-  worktrees?: { task: string; base_conflict: string[]; behind: number; files_changed: number }[];
+  /** The worktrees as the engine's radar reported them. */
+  worktrees?: { [key: string]: Json }[];
   reply?: Json;
-  error?: { code: string; field: string | null; problems: string[] };
+  error?: { code: string; field: string | null; problems: string[]; message?: string };
 }
+
+const NOW = 1_700_000_000_000;
 
 const WORKSPACE = '/work/contract-workspace';
 
@@ -87,6 +90,25 @@ function sorted(value: Json): Json {
   return value;
 }
 
+/**
+ * What the engine decides from the machine or from what it holds, told to the fake from the
+ * recording before the step (the fake keeps records; it does not decide these): an agent's
+ * problems (a name taken, a program or folder missing) and what search finds. Every other
+ * answer, the state the fake keeps, is checked against the engine's.
+ */
+function tellDecisions(fake: FakeBackend, step: Step, normaliser: Normaliser): void {
+  const type = step.command?.type;
+  if (type === 'create_profile' || type === 'update_profile' || type === 'check_profile') {
+    const error = step.error?.code === 'invalid_profile' ? step.error : undefined;
+    const told = error ? error.problems.map((field) => ({ field, message: error.message ?? field })) : type === 'check_profile' ? (step.reply as { value: ProfileProblem[] }).value : [];
+    fake.setProfileProblems(told as ProfileProblem[]);
+  }
+  if (type === 'search' && step.reply) {
+    const hits = normaliser.command('', (step.reply as { value: Json }).value) as unknown as SearchHit[];
+    fake.setSearchHits(hits.map((hit) => ({ ...hit, at: NOW })));
+  }
+}
+
 describe('the fake backend keeps the engine contract', () => {
   const steps = contract as unknown as Step[];
 
@@ -96,11 +118,12 @@ describe('the fake backend keeps the engine contract', () => {
 
   it('answers each recorded command as the engine did', async () => {
     // The recording's PATH holds `sh` alone (see contract.rs).
-    const fake = new FakeBackend({ directories: [WORKSPACE], commands: ['sh'], now: () => 1_700_000_000_000 });
+    const fake = new FakeBackend({ directories: [WORKSPACE], commands: ['sh'], now: () => NOW });
     const normaliser = new Normaliser();
     for (const [index, step] of steps.entries()) {
       if (step.command === undefined) throw new Error(`step ${index + 1} of the main script is not a command`);
       const command = normaliser.command('', step.command) as unknown as Command;
+      tellDecisions(fake, step, normaliser);
       const what = `step ${index + 1}: ${JSON.stringify(step.command)}`;
       let answer: { reply: Json } | { error: { code: string; field: string | null; problems: string[] } };
       try {
@@ -194,13 +217,13 @@ describe('the fake backend answers each area’s recorded scenario in kind', () 
           continue;
         }
         if (step.waited === 'worktrees_read') {
-          // The fake's radar reads what the engine's did.
+          // The engine's radar read the worktrees: its report is the engine's decision, told to the fake.
           for (const read of step.worktrees ?? []) {
-            const task = aligner.command(read.task) as string;
+            const info = { ...(aligner.command(read as unknown as Json) as unknown as WorktreeInfo), created_at: NOW };
             // As many changed files as the engine's radar counted (their content is not recorded here).
-            const files = Array.from({ length: read.files_changed }, (_, n): FileDiff => ({ path: `changed-${n}`, from: null, status: 'modified', content: { kind: 'binary' } }));
-            fake.changeWorktree(task, { files, uncommitted: true });
-            fake.baseMoved(task, read.base_conflict, read.behind);
+            const files = Array.from({ length: info.files_changed }, (_, n): FileDiff => ({ path: `changed-${n}`, from: null, status: 'modified', content: { kind: 'binary' } }));
+            if ((await fake.listWorktrees()).some((w) => w.task === info.task)) fake.changeWorktree(info.task, info, files);
+            else fake.seedWorktree(info, files, { uncommitted: true });
           }
           continue;
         }
