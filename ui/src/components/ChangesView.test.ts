@@ -1,9 +1,10 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import type { FileDiff, TaskInfo } from '../lib/bindings';
+import type { FileDiff, ProfileId, TaskInfo, WorktreeInfo } from '../lib/bindings';
 import { FakeBackend, sampleResult } from '../lib/fakeBackend';
+import { taskTitle } from '../lib/tasks';
 import { callsOf, renderApp } from '../test/render';
-import { textFile } from '../test/worktrees';
+import { atWork, conflictsWithBase, meeting, READY, textFile, worktree } from '../test/worktrees';
 
 const SESSION_BEFORE = ['export function signIn(user) {', '  session.user = user.id;', "  redirect('/');", '}', ''].join('\n');
 const SESSION_AFTER = ['export function signIn(user) {', '  session.user = user.id;', "  redirect(returnTo ?? '/');", '}', ''].join('\n');
@@ -16,14 +17,25 @@ const FILES: FileDiff[] = [
   { path: 'test/users.json', from: null, status: 'added', content: { kind: 'too_large', bytes: 812 * 1024 } },
 ];
 
+/** The worktree of builder's task, as the engine reports it: ready to merge, with `files` changed. */
+function builderWorktree(task: TaskInfo, agent: ProfileId, files: FileDiff[], overrides: Partial<WorktreeInfo> = {}): WorktreeInfo {
+  return worktree(task.id, { title: taskTitle(task), profile_id: agent, agent: 'builder', branch: `switchboard/builder/${task.id}`, files_changed: files.length, ...overrides });
+}
+
 /** An agent that works apart in /work/shop, and its finished task's worktree with `files`. */
 function worktreeOf(files: FileDiff[] = FILES, extra: { summary?: string | null; uncommitted?: boolean } = {}) {
   const backend = new FakeBackend({ repositories: [{ root: '/work/shop', setup_command: 'npm ci' }] });
   const agent = backend.seedProfile({ name: 'builder', cwd: '/work/shop', isolation: 'worktree' });
   const task = backend.seedTask({ profile_id: agent.id, instruction: 'Fix the login redirect', state: 'completed', ended_at: 5 });
   backend.seedTask({ ...task, result: sampleResult(task.id) });
-  backend.seedWorktree({ task: task.id, profile_id: agent.id, branch: 'switchboard/builder/fix-the-login-redirect' }, files, extra);
-  return { backend, agent, task };
+  const info = backend.seedWorktree(builderWorktree(task, agent.id, files, { branch: 'switchboard/builder/fix-the-login-redirect' }), files, extra);
+  return { backend, agent, task, info };
+}
+
+/** Another finished task of builder's, `instruction`, with a worktree of its own changing `files`. */
+function otherWorktree(backend: FakeBackend, agent: ProfileId, instruction: string, files: FileDiff[]) {
+  const task = backend.seedTask({ profile_id: agent, instruction, state: 'completed', ended_at: 6 });
+  return { task, info: backend.seedWorktree(builderWorktree(task, agent, files), files) };
 }
 
 /** Open a task's detail from the agent's task list, then its changes. */
@@ -123,14 +135,11 @@ describe('the changes of a worktree', () => {
     const send = screen.getByTestId('changes-send');
     expect(send.textContent).toBe('Send 1 comment');
     await fireEvent.click(send);
-    await waitFor(() => expect(said().textContent).toBe('Your comment went to builder as a new task, “Review of Fix the login redirect”, in this worktree.'));
-    expect(callsOf(backend, 'review_worktree')).toEqual([{ worktree: task.id, comments: [{ path: 'src/auth/session.ts', line: 3, text: 'Check returnTo stays on this site.' }] }]);
+    await waitFor(() => expect(callsOf(backend, 'review_worktree')).toEqual([{ worktree: task.id, comments: [{ path: 'src/auth/session.ts', line: 3, text: 'Check returnTo stays on this site.' }] }]));
+    // The review is the task the engine queued for the agent in this worktree; the window says its name.
+    const review = (await backend.listTasks(null)).find((t) => t.id !== task.id && t.worktree === task.id)!;
+    await waitFor(() => expect(said().textContent).toBe(`Your comment went to builder as a new task, “${review.title}”, in this worktree.`));
     expect(screen.queryAllByTestId('changes-comment')).toHaveLength(0);
-    // The review is a task of the agent in the same worktree.
-    const review = (await backend.listTasks(null)).find((t) => t.title === 'Review of Fix the login redirect');
-    expect(review?.worktree).toBe(task.id);
-    // In the engine's words (recorded), naming this worktree's work.
-    expect(review?.instruction).toContain('The user reviewed your changes for "Fix the login redirect"');
   });
 
   it('comments on a removed line of the file as it was, side by side', async () => {
@@ -164,7 +173,8 @@ describe('the changes of a worktree', () => {
     const moved = SESSION_AFTER.replace("returnTo ?? '/'", 'safeReturn(returnTo)');
     // The agent goes on writing: a burst of reports.
     for (let i = 0; i < 5; i++) {
-      backend.changeWorktree(task.id, { files: [...FILES.filter((f) => f.path !== 'src/auth/session.ts'), textFile('src/auth/session.ts', SESSION_BEFORE, moved), textFile('src/new.ts', '', `n${i}`)] });
+      const files = [...FILES.filter((f) => f.path !== 'src/auth/session.ts'), textFile('src/auth/session.ts', SESSION_BEFORE, moved), textFile('src/new.ts', '', `n${i}`)];
+      backend.changeWorktree(task.id, { files_changed: files.length }, files);
     }
     await waitFor(() => expect(content()).toContain('safeReturn'));
     await waitFor(() => expect(screen.getAllByTestId('changes-file').map((f) => f.getAttribute('data-path'))).toContain('src/new.ts'));
@@ -200,12 +210,10 @@ describe('the changes of a worktree', () => {
 
   it('a conflict with its base is said, merge and rebase wait, and Resolve with the agent brings merge back', async () => {
     const { backend, agent, task } = worktreeOf();
-    const other = backend.seedTask({ profile_id: agent.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
-    backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', SESSION_BEFORE, 'x')]);
-    backend.seedOverlap(task.id, other.id, ['src/auth/session.ts'], [1, 1]);
-    // The other lands first: the radar reads that the same lines now differ on main.
-    await backend.mergeWorktree(other.id);
-    backend.baseMoved(task.id, ['src/auth/session.ts']);
+    // Another worktree changing the same lines landed first: the radar read that they now differ on main.
+    const other = otherWorktree(backend, agent.id, 'Add remember me', [textFile('src/auth/session.ts', SESSION_BEFORE, 'x')]);
+    await backend.mergeWorktree(other.task.id);
+    backend.changeWorktree(task.id, conflictsWithBase('main', 'src/auth/session.ts'));
     await openChanges(backend, task);
 
     // The engine's words; what a merge would meet, listed; merge and rebase wait, saying why.
@@ -219,18 +227,21 @@ describe('the changes of a worktree', () => {
     // Resolve with the agent: a task in this worktree, shown like any task.
     await fireEvent.click(screen.getByTestId('changes-resolve'));
     await waitFor(() => expect(callsOf(backend, 'resolve_worktree')).toEqual([{ worktree: task.id }]));
+    // The task the engine queued in this worktree: the window says its name.
+    const resolving = (await backend.listTasks(agent.id)).find((t) => t.worktree === task.id)!;
     await waitFor(() =>
       expect(said().textContent).toBe(
-        'builder was asked to bring the base in and resolve the conflicts, as a new task, “Resolve conflicts with main: Fix the login redirect”, in this worktree. Merge is offered again once it is done.',
+        `builder was asked to bring the base in and resolve the conflicts, as a new task, “${resolving.title}”, in this worktree. Merge is offered again once it is done.`,
       ),
     );
-    const resolving = (await backend.listTasks(agent.id)).find((t) => t.worktree === task.id)!;
-    expect(resolving.title).toBe('Resolve conflicts with main: Fix the login redirect');
+    // The engine reports its agent at work there.
+    backend.changeWorktree(task.id, atWork(resolving.id));
     await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('its agent is at work'));
+    expect((screen.getByTestId('changes-resolve') as HTMLButtonElement).disabled).toBe(true);
 
-    // Its agent resolved and committed: merge is offered again, and lands.
+    // Its agent resolved and committed: the radar reads it ready again; merge is offered again, and lands.
     backend.finishTask({ taskId: resolving.id });
-    backend.baseMoved(task.id, []);
+    backend.changeWorktree(task.id, READY);
     await waitFor(() => expect(screen.getByTestId('changes-state').textContent).toBe('ready to merge'));
     expect(screen.queryByTestId('changes-resolve')).toBeNull();
     expect(screen.queryByTestId('changes-base-conflict')).toBeNull();
@@ -240,7 +251,7 @@ describe('the changes of a worktree', () => {
 
   it("says why a merge did not happen when the user's own changes are in the way", async () => {
     const { backend, task } = worktreeOf();
-    backend.setInTheWay('/work/shop', 'your own uncommitted changes in the same files are in the way; commit or stash them, then merge again');
+    backend.answerNext('merge_worktree', { outcome: 'in_the_way', why: 'your own uncommitted changes in the same files are in the way; commit or stash them, then merge again' });
     await openChanges(backend, task);
     await fireEvent.click(screen.getByTestId('changes-merge'));
     await waitFor(() =>
@@ -269,7 +280,8 @@ describe('the changes of a worktree', () => {
     expect(screen.getByTestId('changes-state').textContent).toBe('ready to merge');
 
     await fireEvent.click(screen.getByTestId('changes-discard-confirm'));
-    await waitFor(() => expect(said().textContent).toBe(`Discarded. Its work was kept as a patch: /data/patches/switchboard-builder-fix-the-login-redirect-${task.id.slice(0, 8)}.patch`));
+    // Where the engine said it kept the patch.
+    await waitFor(() => expect(said().textContent).toBe('Discarded. Its work was kept as a patch: /data/patches/switchboard-builder-fix-the-login-redirect.patch'));
     expect(callsOf(backend, 'discard_worktree')).toEqual([
       { worktree: task.id, force: false },
       { worktree: task.id, force: true },
@@ -278,12 +290,13 @@ describe('the changes of a worktree', () => {
   });
 
   it('waits with merge, rebase and discard while its agent is at work in it, saying why', async () => {
-    const { backend, agent, task } = worktreeOf();
-    const other = backend.seedTask({ profile_id: agent.id, instruction: 'other', state: 'completed', ended_at: 6 });
-    backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', 'a', 'b')]);
-    backend.seedOverlap(task.id, other.id, ['src/auth/session.ts'], [1, 2]);
-    // A review's follow-up runs in it.
-    backend.seedTask({ profile_id: agent.id, instruction: 'Address the review', state: 'running', worktree: task.id, started_at: 7 });
+    const { backend, agent, task, info } = worktreeOf();
+    const other = otherWorktree(backend, agent.id, 'other', [textFile('src/auth/session.ts', 'a', 'b')]);
+    // A review's follow-up runs in it: the engine says its agent is at work, though it meets other work too.
+    const followUp = backend.seedTask({ profile_id: agent.id, instruction: 'Address the review', state: 'running', worktree: task.id, started_at: 7 });
+    const [mine, theirs] = meeting(['src/auth/session.ts'], info, other.info);
+    backend.seedWorktree({ ...mine, ...atWork(followUp.id) }, FILES);
+    backend.seedWorktree(theirs, [textFile('src/auth/session.ts', 'a', 'b')]);
     await openChanges(backend, task);
 
     expect(screen.getByTestId('changes-state').textContent).toBe('its agent is at work');
@@ -297,10 +310,13 @@ describe('the changes of a worktree', () => {
   });
 
   it('shows the conflict radar: who else changes which files, and which to merge first', async () => {
-    const { backend, agent, task } = worktreeOf();
-    const other = backend.seedTask({ profile_id: agent.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
-    backend.seedWorktree({ task: other.id, profile_id: agent.id }, [textFile('src/auth/session.ts', 'a', 'b')]);
-    backend.seedOverlap(task.id, other.id, ['src/auth/session.ts', 'src/util/url.ts'], [3, 1]);
+    const { backend, agent, task, info } = worktreeOf();
+    const otherFiles = [textFile('src/auth/session.ts', 'a', 'b')];
+    const { task: other, info: otherInfo } = otherWorktree(backend, agent.id, 'Add remember me', otherFiles);
+    // The radar: they change the same files, and the engine advises merging the other first.
+    const [first, then] = meeting(['src/auth/session.ts', 'src/util/url.ts'], otherInfo, info);
+    backend.seedWorktree(first, otherFiles);
+    backend.seedWorktree(then, FILES);
     await openChanges(backend, task);
 
     const overlap = screen.getByTestId('changes-overlap');

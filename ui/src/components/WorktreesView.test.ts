@@ -1,8 +1,15 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
+import type { FileDiff, ProfileId, TaskInfo, WorktreeInfo } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
+import { taskTitle } from '../lib/tasks';
 import { callsOf, renderApp } from '../test/render';
-import { textFile } from '../test/worktrees';
+import { conflictsWithBase, meeting, MERGED, textFile, worktree } from '../test/worktrees';
+
+/** A task's worktree in /work/shop as the engine reports it, ready to merge with `files` changed unless `overrides` say otherwise. */
+function shopWorktree(task: TaskInfo, agent: { id: ProfileId; name: string }, files: FileDiff[], overrides: Partial<WorktreeInfo> = {}): WorktreeInfo {
+  return worktree(task.id, { title: taskTitle(task), profile_id: agent.id, agent: agent.name, branch: `switchboard/${agent.name}/${task.id}`, files_changed: files.length, ...overrides });
+}
 
 /** Two agents working apart in one repository, their worktrees meeting in a file, and one merged. */
 function shop() {
@@ -12,13 +19,18 @@ function shop() {
   const login = backend.seedTask({ profile_id: builder.id, instruction: 'Fix the login redirect', state: 'completed', ended_at: 5 });
   const remember = backend.seedTask({ profile_id: fixer.id, instruction: 'Add remember me', state: 'completed', ended_at: 6 });
   const typo = backend.seedTask({ profile_id: fixer.id, instruction: 'Fix a typo', state: 'completed', ended_at: 2 });
-  backend.seedWorktree({ task: login.id, profile_id: builder.id, branch: 'switchboard/builder/fix-the-login-redirect', created_at: 10 }, [
-    textFile('src/auth/session.ts', 'a', 'b'),
-    textFile('src/util/url.ts', '', 'c'),
-  ]);
-  backend.seedWorktree({ task: remember.id, profile_id: fixer.id, branch: 'switchboard/fixer/add-remember-me', created_at: 20 }, [textFile('src/auth/session.ts', 'a', 'd')]);
-  backend.seedWorktree({ task: typo.id, profile_id: fixer.id, created_at: 1 }, [], { kept: 'merged' });
-  backend.seedOverlap(login.id, remember.id, ['src/auth/session.ts'], [1, 2]);
+  const loginFiles = [textFile('src/auth/session.ts', 'a', 'b'), textFile('src/util/url.ts', '', 'c')];
+  const rememberFiles = [textFile('src/auth/session.ts', 'a', 'd')];
+  // The radar: both change src/auth/session.ts, and the engine advises merging the login fix first.
+  const [first, then] = meeting(
+    ['src/auth/session.ts'],
+    shopWorktree(login, builder, loginFiles, { branch: 'switchboard/builder/fix-the-login-redirect', created_at: 10 }),
+    shopWorktree(remember, fixer, rememberFiles, { branch: 'switchboard/fixer/add-remember-me', created_at: 20 }),
+  );
+  // Listed by the engine in no particular order: the window orders them.
+  backend.seedWorktree(shopWorktree(typo, fixer, [], { created_at: 1, ...MERGED }));
+  backend.seedWorktree(then, rememberFiles);
+  backend.seedWorktree(first, loginFiles);
   return { backend, builder, fixer, login, remember, typo };
 }
 
@@ -76,7 +88,7 @@ describe('the worktrees', () => {
     await fireEvent.click(screen.getByTestId('open-worktrees'));
     await backend.mergeWorktree(login.id);
     // The radar reads the other again: the lines it changed differ on main now.
-    backend.baseMoved(remember.id, ['src/auth/session.ts']);
+    backend.changeWorktree(remember.id, conflictsWithBase('main', 'src/auth/session.ts'));
     await waitFor(() => expect(within(entryOf(login.id)).getByTestId('worktree-state').textContent).toBe('merged'));
     expect(within(entryOf(remember.id)).queryByTestId('worktree-overlap-mark')).toBeNull();
     expect(within(entryOf(remember.id)).getByTestId('worktree-state').textContent).toBe('conflicts with main now in src/auth/session.ts');
@@ -86,7 +98,8 @@ describe('the worktrees', () => {
   it("marks the tasks whose worktree meets other work in the agent's task list, and their detail offers the changes", async () => {
     const { backend, builder, login } = shop();
     const alone = backend.seedTask({ profile_id: builder.id, instruction: 'Write the docs', state: 'completed', ended_at: 7 });
-    backend.seedWorktree({ task: alone.id, profile_id: builder.id }, [textFile('docs/a.md', '', 'x')]);
+    const aloneFiles = [textFile('docs/a.md', '', 'x')];
+    backend.seedWorktree(shopWorktree(alone, builder, aloneFiles), aloneFiles);
     const plain = backend.seedTask({ profile_id: builder.id, instruction: 'Before it worked apart', state: 'completed', ended_at: 1 });
     await renderApp(backend);
     await fireEvent.click(screen.getAllByTestId('profile-select')[0]);
