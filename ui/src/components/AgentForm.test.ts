@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { connectedHost, FakeBackend } from '../lib/fakeBackend';
 import presets from '../test/presets.json';
 import { callsOf, renderApp } from '../test/render';
+import { cliMissing, folderMissing, nameMissing, nameTaken, notInRepository, programMissing } from '../test/profileProblems';
 
 async function openForm(backend: FakeBackend) {
   const app = await renderApp(backend);
@@ -38,6 +39,7 @@ describe('new agent form', () => {
     const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
     await openForm(backend);
     await fill({ name: 'mine', command: 'no-such-agent', cwd: '/work' });
+    backend.setProfileProblems([programMissing('no-such-agent')]);
     await submit();
 
     await screen.findByTestId('error-command');
@@ -56,6 +58,7 @@ describe('new agent form', () => {
     await backend.createProfile({ name: 'reviewer', command: 'bash', args: [], env: {}, cwd: '/work', kind: 'generic' } as never);
     await openForm(backend);
     await fill({ name: 'reviewer', command: 'clod', cwd: '/nope' });
+    backend.setProfileProblems([nameTaken('reviewer'), programMissing('clod'), folderMissing('/nope')]);
     await submit();
 
     await screen.findByTestId('error-cwd');
@@ -74,6 +77,7 @@ describe('new agent form', () => {
     const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
     await openForm(backend);
     await fill({ name: '', command: 'clod', args: '-c "echo hi', cwd: '/work', 'task-time-limit': 'soon', 'ready-quiet-ms': 'fast', 'quiet-alert': 'never' });
+    backend.setProfileProblems([nameMissing(), programMissing('clod')]);
     await submit();
 
     await screen.findByTestId('error-args');
@@ -92,6 +96,7 @@ describe('new agent form', () => {
     const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
     await openForm(backend);
     await fill({ name: 'mine', command: 'nope', cwd: '/missing' });
+    backend.setProfileProblems([programMissing('nope'), folderMissing('/missing')]);
     await submit();
     await screen.findByTestId('error-command');
     expect(errorOf('cwd')).not.toBeNull();
@@ -104,6 +109,7 @@ describe('new agent form', () => {
     expect(screen.queryByTestId('settled-command')).toBeNull();
 
     // Leaving the field asks again: put right, its place says so; the folder's error is untouched.
+    backend.setProfileProblems([folderMissing('/missing')]);
     await fireEvent.focusOut(command);
     await waitFor(() => expect(screen.getByTestId('settled-command').textContent).toBe('Looks right now.'));
     expect(errorOf('command')).toBeNull();
@@ -113,13 +119,18 @@ describe('new agent form', () => {
 
     // Still wrong when left: said anew.
     await fill({ cwd: '/elsewhere' });
+    backend.setProfileProblems([folderMissing('/elsewhere')]);
     await fireEvent.focusOut(screen.getByTestId('agent-cwd'));
     await waitFor(() => expect(errorOf('cwd')).toBe('There is no folder at /elsewhere.'));
-    // A field that showed nothing is checked at submit only.
+    // A field that showed nothing is checked at submit only: the engine is not asked.
+    backend.setProfileProblems([nameMissing(), folderMissing('/elsewhere')]);
+    const checks = callsOf(backend, 'check_profile').length;
     await fill({ name: '' });
     await fireEvent.focusOut(screen.getByTestId('agent-name'));
     expect(errorOf('name')).toBeNull();
+    expect(callsOf(backend, 'check_profile')).toHaveLength(checks);
 
+    backend.setProfileProblems([]);
     await fill({ name: 'mine', cwd: '/work' });
     await submit();
     await screen.findByTestId('profile-view');
@@ -128,12 +139,15 @@ describe('new agent form', () => {
   it('says how to install Claude Code or Codex when its CLI is missing', async () => {
     const backend = new FakeBackend({ commands: ['bash'], directories: ['/work'] });
     await openForm(backend);
-    await fill({ name: 'mine', cwd: '/work', kind: 'claude-code' });
+    await fill({ name: 'mine', cwd: '/work' });
+    backend.setProfileProblems([cliMissing('claude-code')]);
+    await fill({ kind: 'claude-code' });
     await submit();
     expect(await screen.findByTestId('error-command')).toHaveProperty(
       'textContent',
       'Claude Code is not installed: there is no program named “claude” on PATH. Install it with npm install -g @anthropic-ai/claude-code, then try again.',
     );
+    backend.setProfileProblems([cliMissing('codex')]);
     await fill({ kind: 'codex' });
     await submit();
     await waitFor(() => expect(errorOf('command')).toContain('Install it with npm install -g @openai/codex'));
@@ -356,9 +370,11 @@ describe('the folder picker', () => {
     const backend = new FakeBackend({ directories: ['/work'], pickedFolders: ['/work'] });
     await openForm(backend);
     await fill({ name: 'mine', command: 'bash', cwd: '/nope' });
+    backend.setProfileProblems([folderMissing('/nope')]);
     await submit();
     await screen.findByTestId('error-cwd');
 
+    backend.setProfileProblems([]);
     await fireEvent.click(screen.getByTestId('agent-cwd-choose'));
     await waitFor(() => expect(errorOf('cwd')).toBeNull());
     expect(screen.getByTestId('settled-cwd').textContent).toBe('Looks right now.');
@@ -503,6 +519,7 @@ describe('where tasks work', () => {
     await waitFor(() => expect(worktreeChoice().disabled).toBe(false));
     await fireEvent.click(worktreeChoice());
     await fireEvent.input(await screen.findByTestId('agent-setup-command'), { target: { value: 'make deps' } });
+    backend.setProfileProblems([nameMissing()]);
     await submit();
     expect((await screen.findByTestId('error-name')).textContent).toBe('Give the agent a name.');
     expect(callsOf(backend, 'set_repository_setup')).toEqual([]);
@@ -519,6 +536,7 @@ describe('where tasks work', () => {
     expect(worktreeChoice().checked).toBe(true);
     await waitFor(() => expect(help()).toBe('The folder is not inside a git repository, so its tasks cannot get worktrees of their own.'));
 
+    backend.setProfileProblems([notInRepository()]);
     await submit();
     expect((await screen.findByTestId('error-isolation')).textContent).toBe(
       'Tasks can work in worktrees of their own only when the folder is inside a git repository; this one is not.',
@@ -527,6 +545,7 @@ describe('where tasks work', () => {
     expect(callsOf(backend, 'update_profile')).toHaveLength(1);
 
     // Back to the agent's folder: put right when checked again.
+    backend.setProfileProblems([]);
     await fireEvent.click(screen.getByTestId('agent-isolation-none'));
     await waitFor(() => expect(screen.getByTestId('settled-isolation').textContent).toBe('Looks right now.'));
     await submit();

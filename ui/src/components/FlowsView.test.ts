@@ -60,6 +60,9 @@ describe('the flows view', () => {
     const backend = new FakeBackend();
     const plain = backend.seedProfile({ name: 'shell', kind: 'generic' });
     backend.seedSession(plain.id, { state: 'running', pid: 77 });
+    // The engine says what a generic agent (no hooks) can never light.
+    const noHooks = (['team_lead', 'team_lifecycle', 'completion_decision'] as const).map((d) => ({ ...diagramState(d, []), silent: 'no_hooks' as const }));
+    backend.setFlowView({ of: 'agent', profile_id: plain.id }, [diagramState('agent_status', []), diagramState('task_queue', []), ...noHooks]);
     await renderApp(backend);
     await fireEvent.click(await screen.findByTestId('open-flows'));
     const view = await screen.findByTestId('flows-view');

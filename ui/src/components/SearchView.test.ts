@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeBackend, sampleResult, signalScan } from '../lib/fakeBackend';
 import { clarification } from '../test/signals';
 import { callsOf, renderApp } from '../test/render';
+import { signalHit, taskHit } from '../test/search';
 
 async function searching(words: string) {
   const backend = new FakeBackend();
@@ -13,12 +14,19 @@ async function searching(words: string) {
   const done = backend.seedTask({ profile_id: agent.id, instruction: 'Build the release', state: 'completed', ended_at: Date.now() });
   backend.seedTask({ ...done, result: sampleResult(done.id, { summary: { ...sampleResult(done.id).summary, notes: ['The auth token cache helps'] } }) });
   const question = backend.raiseSignal(session.id, signalScan(clarification(['Which auth provider?'])));
+  // What the engine finds for the words, newest first.
+  const hits = {
+    question: signalHit(question, 'Which auth provider?'),
+    summary: taskHit(done, 'The auth token cache helps', true),
+    task: taskHit(queued, 'Review the <b>auth</b> module'),
+  };
+  backend.setSearchHits([hits.question, hits.summary, hits.task]);
   await renderApp(backend);
   const field = screen.getByTestId('sidebar-search');
   await fireEvent.input(field, { target: { value: words } });
   await fireEvent.submit(field.closest('form')!);
   const view = await screen.findByTestId('search-view');
-  return { backend, view, queued, done, question };
+  return { backend, view, queued, done, question, hits };
 }
 
 describe('search', () => {
@@ -27,7 +35,7 @@ describe('search', () => {
     await waitFor(() => expect(within(view).getAllByTestId('search-hit')).toHaveLength(3));
     expect(callsOf(backend, 'search').at(-1)).toEqual({ query: 'AUTH' });
     const hits = within(view).getAllByTestId('search-hit');
-    expect(hits.map((h) => h.getAttribute('data-in')).sort()).toEqual(['signal', 'summary', 'task']);
+    expect(hits.map((h) => h.getAttribute('data-in'))).toEqual(['signal', 'summary', 'task']);
     const task = hits.find((h) => h.getAttribute('data-in') === 'task')!;
     expect(task.textContent).toContain('Task · queued');
     // The word found is marked; the agent's markup stays text.
@@ -37,20 +45,26 @@ describe('search', () => {
   });
 
   it('follows the words as they are typed, says when nothing holds them all, and opens what it found', async () => {
-    const { view, question, done } = await searching('auth');
+    const { backend, view, question, done, hits } = await searching('auth');
     await waitFor(() => expect(within(view).getAllByTestId('search-hit')).toHaveLength(3));
     const input = within(view).getByTestId('search-input');
+    backend.setSearchHits([]);
     await fireEvent.input(input, { target: { value: 'auth nowhere' } });
     expect(await within(view).findByTestId('search-nothing')).toBeTruthy();
+    expect(within(view).getByTestId('search-nothing').textContent).toContain('“auth nowhere”');
+    backend.setSearchHits([hits.summary]);
     await fireEvent.input(input, { target: { value: 'token cache' } });
     await waitFor(() => expect(within(view).getAllByTestId('search-hit').map((h) => h.getAttribute('data-in'))).toEqual(['summary']));
     await fireEvent.click(within(view).getByTestId('search-hit'));
     expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(done.id);
     await fireEvent.click(screen.getByTestId('task-detail-close'));
 
+    backend.setSearchHits([hits.question]);
     await fireEvent.input(input, { target: { value: 'provider' } });
     await waitFor(() => expect(within(view).getAllByTestId('search-hit').map((h) => h.getAttribute('data-in'))).toEqual(['signal']));
     await fireEvent.click(within(view).getByTestId('search-hit'));
     expect((await screen.findByTestId('signal-dialog')).getAttribute('data-signal-id')).toBe(question.id);
+    // The window asked the engine for each of the words as the user settled on them.
+    expect(callsOf(backend, 'search').map((c) => c.query)).toEqual(expect.arrayContaining(['auth', 'auth nowhere', 'token cache', 'provider']));
   });
 });

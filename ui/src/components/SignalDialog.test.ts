@@ -2,9 +2,10 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanEvent, SignalBody, SignalInfo, TaskSpec } from '../lib/bindings';
-import { FakeBackend, signalScan, type FakeBackendOptions } from '../lib/fakeBackend';
+import { apiError } from '../lib/errors';
+import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
-import { clarification, completion, delegate, malformed, stopWork } from '../test/signals';
+import { clarification, completion, delegate, malformed, replied, stopWork, waitingOn } from '../test/signals';
 
 declare global {
   interface Window {
@@ -17,8 +18,8 @@ afterEach(() => {
 });
 
 /** Agent `claude` with a running session (and `codex`, idle), on screen, and a signal raised in it. */
-async function raised(scan: ScanEvent, overrides: Partial<SignalInfo> = {}, options: FakeBackendOptions = {}) {
-  const backend = new FakeBackend(options);
+async function raised(scan: ScanEvent, overrides: Partial<SignalInfo> = {}) {
+  const backend = new FakeBackend();
   const claude = backend.seedProfile({ name: 'claude' });
   const codex = backend.seedProfile({ name: 'codex' });
   const session = backend.seedSession(claude.id, { state: 'running', pid: 1 });
@@ -97,17 +98,18 @@ describe('clarification', () => {
     await fireEvent.click(within(dialog()).getByTestId('signal-submit'));
     await tick();
     expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'answer', answers: ['Both', 'Deep dive'] } }]);
+    const reply = 'CLARIFICATION RESPONSE\nQ1: Analyze OAuth2, JWT, or both?\nA1: Both\nQ2: What depth?\nA2: Deep dive';
+    await replied(backend, signal.id, reply);
+    await tick();
 
-    // Now read-only: what was answered and what was typed into the agent.
+    // Now read-only: what was answered and what the engine typed into the agent, as it wrote it.
     expect(dialog().getAttribute('data-state')).toBe('handled');
     expect(within(dialog()).queryByTestId('signal-answer')).toBeNull();
     expect(within(dialog()).queryByTestId('signal-submit')).toBeNull();
     expect(within(dialog()).queryByTestId('signal-error')).toBeNull();
     expect(within(dialog()).getAllByTestId('signal-given-answer').map((a) => a.textContent)).toEqual(['Both', 'Deep dive']);
     expect(within(dialog()).getByTestId('signal-response').getAttribute('data-action')).toBe('answer');
-    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toBe(
-      'CLARIFICATION RESPONSE\nQ1: Analyze OAuth2, JWT, or both?\nA1: Both\nQ2: What depth?\nA2: Deep dive\n\nSTATE RESTORATION\nPhase 1 complete\n\nRESUME INSTRUCTIONS\nContinue the work with these answers.',
-    );
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toBe(reply);
     expect(document.activeElement).toBe(dialog());
 
     await fireEvent.click(within(dialog()).getByTestId('signal-done'));
@@ -157,7 +159,9 @@ describe('stop work', () => {
     expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'resolve', resolution: 'ran npm install' } }]);
     expect(dialog().getAttribute('data-state')).toBe('handled');
     expect(within(dialog()).getByTestId('signal-response-text').textContent).toBe('ran npm install');
-    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain('BLOCKER RESOLVED\nIssue: external_dependency: node_modules missing');
+    await replied(backend, signal.id, 'BLOCKER RESOLVED\nIssue: external_dependency: node_modules missing');
+    await tick();
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toBe('BLOCKER RESOLVED\nIssue: external_dependency: node_modules missing');
   });
 
   it('retries from the checkpoint once the user says what was fixed', async () => {
@@ -173,7 +177,10 @@ describe('stop work', () => {
     await fireEvent.click(within(dialog()).getByTestId('signal-retry'));
     await tick();
     expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'retry', fix: 'pinned lodash to 4.17' } }]);
-    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain('ERROR FIXED\nIssue: external_dependency: node_modules missing\nApplied fix: pinned lodash to 4.17');
+    expect(dialog().getAttribute('data-state')).toBe('handled');
+    await replied(backend, signal.id, 'ERROR FIXED\nApplied fix: pinned lodash to 4.17');
+    await tick();
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toBe('ERROR FIXED\nApplied fix: pinned lodash to 4.17');
   });
 
   it('skips the item', async () => {
@@ -182,7 +189,10 @@ describe('stop work', () => {
     await fireEvent.click(within(dialog()).getByTestId('signal-skip'));
     await tick();
     expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'skip' } }]);
-    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain('SKIP ITEM');
+    expect(dialog().getAttribute('data-state')).toBe('handled');
+    await replied(backend, signal.id, 'SKIP ITEM');
+    await tick();
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toBe('SKIP ITEM');
   });
 
   it('delegates the blocked part to a chosen agent, and links the new session', async () => {
@@ -225,7 +235,9 @@ describe('delegation', () => {
     expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'approve', profile_id: claude.id } }]);
     const info = (await backend.listSignals())[0];
     expect(info.delegate_session).not.toBeNull();
-    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain(`DELEGATION APPROVED\nNew agent: ${info.delegate_session}`);
+    await replied(backend, signal.id, `DELEGATION APPROVED\nNew agent: ${info.delegate_session}`);
+    await tick();
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toBe(`DELEGATION APPROVED\nNew agent: ${info.delegate_session}`);
     await fireEvent.click(within(dialog()).getByTestId('signal-delegate-session'));
     expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(info.delegate_session);
 
@@ -262,15 +274,20 @@ describe('delegation', () => {
     await fireEvent.click(within(dialog()).getByTestId('signal-deny'));
     await tick();
     expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'deny', reason: 'no budget' } }]);
-    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toContain('DELEGATION DENIED\nReason: no budget');
+    expect(dialog().getAttribute('data-state')).toBe('handled');
+    await replied(backend, signal.id, 'DELEGATION DENIED\nReason: no budget');
+    await tick();
+    expect(within(dialog()).getByTestId('signal-reply-prompt').textContent).toBe('DELEGATION DENIED\nReason: no budget');
   });
 
   it('says clearly when too many agents run to approve', async () => {
-    const { backend, signal, codex } = await raised(signalScan(delegate()), {}, { maxRunningAgents: 1 });
+    const { backend, signal, codex } = await raised(signalScan(delegate()));
+    backend.failNext('respond_to_signal', apiError('too_many_agents', '1 agents are running, the most allowed at once; stop one or raise the limit'));
     await openDialog(signal.id);
     await fireEvent.change(within(dialog()).getByTestId('signal-approve-profile'), { target: { value: codex.id } });
     await fireEvent.click(within(dialog()).getByTestId('signal-approve'));
     await tick();
+    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'approve', profile_id: codex.id } }]);
 
     const error = within(dialog()).getByTestId('signal-error');
     expect(error.getAttribute('data-code')).toBe('too_many_agents');
@@ -428,7 +445,8 @@ describe('the dialog', () => {
   });
 
   it('closes with ✕ and keeps the signal pending', async () => {
-    const { backend, signal } = await raised(signalScan(stopWork()));
+    const { backend, claude, signal } = await raised(signalScan(stopWork()));
+    backend.setAttention(claude.id, waitingOn(signal, { kind: 'blocker', blocker: 'external_dependency' }));
     await openDialog(signal.id);
     await fireEvent.click(within(dialog()).getByTestId('signal-close'));
     expect(screen.queryByTestId('signal-dialog')).toBeNull();

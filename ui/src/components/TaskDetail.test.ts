@@ -6,6 +6,7 @@ import { FakeBackend, sampleResult } from '../lib/fakeBackend';
 import App from '../App.svelte';
 import { fakeTerminals } from '../test/fakeTerminal';
 import { callsOf, renderApp } from '../test/render';
+import { worktree } from '../test/worktrees';
 
 declare global {
   interface Window {
@@ -424,7 +425,21 @@ describe('task detail', () => {
     const agent = backend.seedProfile({ name: 'builder', cwd: '/work/shop', isolation: 'worktree' });
     backend.seedSession(agent.id, { state: 'running', pid: 3 });
     await renderApp(backend);
-    await backend.submitTask(spec(agent.id, 'Fix the login redirect'));
+    const { task } = await backend.submitTask(spec(agent.id, 'Fix the login redirect'));
+    // The engine makes the task's worktree, runs the repository's setup in it, and reports it.
+    const made = worktree(task.id, {
+      profile_id: agent.id,
+      agent: 'builder',
+      branch: 'switchboard/builder/fix-the-login-redirect',
+      state: 'working',
+      state_text: 'its agent is at work',
+      files_changed: 0,
+      task_at_work: task.id,
+    });
+    backend.seedWorktree(made);
+    backend.logEvent(null, task.id, { kind: 'worktree_made', branch: made.branch, base: made.base, path: made.path });
+    backend.logEvent(null, task.id, { kind: 'worktree_setup', command: 'npm ci', succeeded: true, exit: 0, output: '' });
+    backend.emit({ type: 'worktree_changed', worktree: made });
     const detail = await openDetail('Fix the login redirect');
     await waitFor(() => expect(within(detail).getByTestId('task-worktree').textContent).toContain('switchboard/builder/fix-the-login-redirect'));
     expect(within(detail).getByTestId('task-worktree').textContent).toContain('its agent is at work');

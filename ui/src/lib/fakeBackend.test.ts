@@ -1,5 +1,6 @@
 /** The fake backend's other machines: what a window showing several machines' agents relies on. */
 import { describe, expect, it } from 'vitest';
+import { folderMissing } from '../test/profileProblems';
 import { profileSpec } from '../test/profiles';
 import type { HostLink } from './bindings';
 import { connectedHost, FakeBackend } from './fakeBackend';
@@ -33,7 +34,12 @@ describe('one machine’s engine', () => {
 
   it('refuses as the engine does, whichever machine', async () => {
     const backend = new FakeBackend();
-    await expect(backend.machine('build-box').createProfile({ ...spec, cwd: '/nope' })).rejects.toMatchObject({ code: 'invalid_profile' });
+    backend.setProfileProblems([folderMissing('/nope')]);
+    await expect(backend.machine('build-box').createProfile({ ...spec, cwd: '/nope' })).rejects.toMatchObject({
+      code: 'invalid_profile',
+      field: 'cwd',
+      problems: [folderMissing('/nope')],
+    });
     expect(await backend.listProfiles()).toEqual([]);
   });
 });

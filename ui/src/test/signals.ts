@@ -1,6 +1,6 @@
 /** Signal values for tests: one body per protocol, and a whole `SignalInfo` around a scan. */
-import type { ScanEvent, SignalBody, SignalInfo, SignalKind } from '../lib/bindings';
-import { engineActions, signalScan } from '../lib/fakeBackend';
+import type { Attention, Need, ScanEvent, SignalBody, SignalId, SignalInfo, SignalKind } from '../lib/bindings';
+import { engineActions, signalScan, type FakeBackend } from '../lib/fakeBackend';
 
 export const clarification = (questions: string[] = ['Analyze OAuth2, JWT, or both?', 'What depth?']): SignalBody => ({
   kind: 'clarification',
@@ -65,4 +65,19 @@ export function signalInfo(id: string, scan: ScanEvent | SignalBody, overrides: 
     actions: engineActions('type' in scan ? scan : signalScan(scan)),
     ...overrides,
   };
+}
+
+/** What the engine says an agent asks of the user while `signal` waits (`setAttention`): `need`, the oldest of `waiting`. */
+export function waitingOn(signal: SignalInfo, need: Need, waiting = 1): Attention {
+  return { state: 'needs_you', need, since: signal.created_at, task_id: signal.task_id, task: null, signal_id: signal.id, waiting };
+}
+
+/**
+ * The engine's word on a signal it settled, with what it typed into the agent in reply
+ * (`signal_changed`). The fake settles a signal but writes no reply: its words are the engine's.
+ */
+export async function replied(backend: FakeBackend, signalId: SignalId, replyPrompt: string): Promise<void> {
+  const settled = (await backend.listSignals()).find((s) => s.id === signalId);
+  if (settled === undefined) throw new Error(`no signal ${signalId}`);
+  backend.emit({ type: 'signal_changed', signal: { ...settled, reply_prompt: replyPrompt } });
 }
