@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
 import { clarification, completion, malformed, stopWork } from '../test/signals';
+import { failed as failedAttention, idle, question, quiet, stopped, waitsOn } from '../test/attention';
 
 /** An agent `claude` with a running session, and a second agent `codex` with one too. */
 function twoAgents() {
@@ -34,10 +35,13 @@ describe('needs you', () => {
   it("lists what the engine says asks the user, counted as the tray counts: needing you, maybe stuck, failed", async () => {
     const { backend, claude, claudeSession, codex, codexSession } = twoAgents();
     // claude: a question; codex: a task gone quiet; a third agent whose task failed.
-    backend.raiseSignal(claudeSession.id, signalScan(clarification(['Which database?'])), { created_at: 10 });
+    const asked = backend.raiseSignal(claudeSession.id, signalScan(clarification(['Which database?'])), { created_at: 10 });
     const stuck = backend.seedTask({ profile_id: codex.id, instruction: 'Port the parser', state: 'running', session_id: codexSession.id, started_at: 5, typed_at: 5, quiet_since: 50 });
     const broke = backend.seedProfile({ name: 'broke' });
     const failed = backend.seedTask({ profile_id: broke.id, instruction: 'Write the docs', state: 'failed', ended_at: 900, reason: 'the agent exited' });
+    backend.setAttention(claude.id, waitsOn(asked, question('Which database?')));
+    backend.setAttention(codex.id, quiet(stuck));
+    backend.setAttention(broke.id, failedAttention(failed));
     await renderApp(backend);
 
     // Before: the tray said "1 needs attention · 1 stalled" while this said "Nothing waits for you".
@@ -62,22 +66,25 @@ describe('needs you', () => {
     await fireEvent.focus(window);
     await fireEvent.click(agents[1]);
     expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(failed.id);
+    await vi.waitFor(() => expect(backend.viewing).toEqual({ profile_id: broke.id, task_id: failed.id, focused: true }));
+    // The engine marks the failure seen and says the agent is stopped again: it leaves the list.
+    backend.setAttention(broke.id, stopped());
     await vi.waitFor(() => expect(screen.queryByTestId('attention-failed-count')).toBeNull());
     expect(within(profileEntry('broke')).queryByTestId('profile-failed')).toBeNull();
-    expect(backend.viewing).toEqual({ profile_id: broke.id, task_id: failed.id, focused: true });
     // The settings cover the agent: none is on screen, so the shell notifies about every one.
     await fireEvent.click(screen.getByTestId('open-settings'));
     await vi.waitFor(() => expect(backend.viewing.profile_id).toBeNull());
     // The window loses the focus: the user is away.
     await fireEvent.blur(window);
     await vi.waitFor(() => expect(backend.viewing.focused).toBe(false));
-    expect([claude.id, stuck.id]).toHaveLength(2);
   });
 
   it('lists pending signals of all agents, oldest first, with a count', async () => {
-    const { backend, claudeSession, codexSession } = twoAgents();
+    const { backend, claude, claudeSession, codex, codexSession } = twoAgents();
     const first = backend.raiseSignal(codexSession.id, signalScan(stopWork()), { created_at: 10 });
     const second = backend.raiseSignal(claudeSession.id, signalScan(clarification()), { created_at: 20 });
+    backend.setAttention(codex.id, waitsOn(first, { kind: 'blocker', blocker: 'external_dependency' }));
+    backend.setAttention(claude.id, waitsOn(second, question('Analyze OAuth2, JWT, or both?', 2)));
     await renderApp(backend);
 
     const list = screen.getByTestId('attention-list');
@@ -100,7 +107,8 @@ describe('needs you', () => {
   it('puts no "0 need you" beside a failure, which is all there is to see', async () => {
     const { backend } = twoAgents();
     const broke = backend.seedProfile({ name: 'broke' });
-    backend.seedTask({ profile_id: broke.id, instruction: 'Write the docs', state: 'failed', ended_at: 900, reason: 'the agent exited' });
+    const failed = backend.seedTask({ profile_id: broke.id, instruction: 'Write the docs', state: 'failed', ended_at: 900, reason: 'the agent exited' });
+    backend.setAttention(broke.id, failedAttention(failed));
     await renderApp(backend);
     const list = screen.getByTestId('attention-list');
     expect(within(list).getByTestId('attention-failed-count').textContent).toBe('1 failed');
@@ -108,10 +116,11 @@ describe('needs you', () => {
   });
 
   it('follows signals as they are raised and settled', async () => {
-    const { backend, claudeSession } = twoAgents();
+    const { backend, claude, claudeSession } = twoAgents();
     await renderApp(backend);
 
     const raised = backend.raiseSignal(claudeSession.id, signalScan(completion()));
+    backend.setAttention(claude.id, waitsOn(raised, { kind: 'report' }));
     await tick();
     expect(screen.getByTestId('attention-count').textContent).toBe('1');
     expect(within(profileEntry('claude')).getByTestId('profile-attention')).toBeTruthy();
@@ -119,6 +128,7 @@ describe('needs you', () => {
 
     // Settled elsewhere (e.g. from the CLI): it leaves the list, and is kept under "Recently handled".
     await backend.respondToSignal(raised.id, { action: 'acknowledge' });
+    backend.setAttention(claude.id, idle(claudeSession.started_at));
     await tick();
     expect(screen.getByTestId('attention-count').textContent).toBe('0');
     expect(screen.queryAllByTestId('attention-entry')).toHaveLength(0);

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { clarification } from '../test/signals';
 import { callsOf, renderApp } from '../test/render';
+import { failed as failedAttention, idle, needsYou, quiet as quietAttention, stopped, tellOverview, working } from '../test/attention';
+import { overviewAgent } from '../test/overview';
 
 /** Three agents: one waiting for the user's answer at a task, one idle with output, one stopped. */
 async function dashboard() {
@@ -20,10 +22,16 @@ async function dashboard() {
   });
   backend.seedTask({ profile_id: asker.id, instruction: 'Write the release notes' });
   const question = backend.raiseSignal(askerSession.id, signalScan(clarification(['OAuth2 or JWT?'])), { task_id: task.id });
-  const idle = backend.seedProfile({ name: 'builder', cwd: '/home/me/projects/build' });
-  const idleSession = backend.seedSession(idle.id, { state: 'running', pid: 5151 }, now - 60_000);
+  const builder = backend.seedProfile({ name: 'builder', cwd: '/home/me/projects/build' });
+  const idleSession = backend.seedSession(builder.id, { state: 'running', pid: 5151 }, now - 60_000);
   backend.output(idleSession.id, 'cargo build\r\n   Compiling parser v0.1.0\r\n<b>not markup</b>\r\n');
-  backend.seedProfile({ name: 'archived', cwd: '/home/me/old' });
+  const archived = backend.seedProfile({ name: 'archived', cwd: '/home/me/old' });
+  const asks = needsYou({ kind: 'question', questions: 1, first: 'OAuth2 or JWT?' }, { since: question.created_at, task_id: task.id, task: 'Review the auth module', signal_id: question.id });
+  tellOverview(backend, [
+    overviewAgent('asker', { profile_id: asker.id, session_id: askerSession.id, status: 'attention', since: now - 300_000, task_id: task.id, doing: 'Review the auth module', queued: 1, needs_user: 1, attention: asks }),
+    overviewAgent('builder', { profile_id: builder.id, session_id: idleSession.id, since: now - 60_000, attention: idle(now - 60_000) }),
+    overviewAgent('archived', { profile_id: archived.id, session_id: null, status: null, since: null, running: false, attention: stopped() }),
+  ]);
   const rendered = await renderApp(backend);
   await fireEvent.click(screen.getByTestId('open-dashboard'));
   const view = await screen.findByTestId('dashboard');
@@ -88,6 +96,9 @@ describe('the dashboard', () => {
       ended_at: now - 1_000,
       reason: 'the agent exited with code 2',
     });
+    const quietAgent = overviewAgent('quiet', { profile_id: quiet.id, session_id: session.id, status: 'working', since: now - 300_000, task_id: stuck.id, doing: 'Port the parser', attention: quietAttention(stuck) });
+    const brokeAgent = overviewAgent('broke', { profile_id: broke.id, session_id: null, status: null, since: now - 1_000, running: false });
+    tellOverview(backend, [quietAgent, { ...brokeAgent, attention: failedAttention(failed) }]);
     await renderApp(backend);
     await fireEvent.click(screen.getByTestId('open-dashboard'));
     const view = await screen.findByTestId('dashboard');
@@ -108,6 +119,10 @@ describe('the dashboard', () => {
     await fireEvent.focus(window);
     await fireEvent.click(within(brokeCard).getByTestId('dashboard-open-attention'));
     expect((await screen.findByTestId('task-detail')).getAttribute('data-task-id')).toBe(failed.id);
+    await waitFor(() => expect(backend.viewing).toEqual({ profile_id: broke.id, task_id: failed.id, focused: true }));
+    // The user looked: the engine marks the failure seen, and says the agent is stopped.
+    const ending = stopped(now - 1_000, { how: 'exited', code: 2, signal: null }, 1);
+    tellOverview(backend, [quietAgent, { ...brokeAgent, attention: ending }]);
     await fireEvent.click(screen.getByTestId('open-dashboard'));
     const seen = await screen.findByTestId('dashboard');
     await waitFor(() => expect(card(seen, 'broke').getAttribute('data-state')).toBe('stopped'));
@@ -120,7 +135,7 @@ describe('the dashboard', () => {
     const now = Date.now();
     const agent = backend.seedProfile({ name: 'waiter' });
     const session = backend.seedSession(agent.id, { state: 'running', pid: 4343 }, now - 60_000);
-    backend.seedTask({
+    const task = backend.seedTask({
       profile_id: agent.id,
       instruction: 'Write the changelog',
       state: 'running',
@@ -129,6 +144,9 @@ describe('the dashboard', () => {
       typed_at: null,
       waiting_for: { cause: 'prompt', last_line: 'agent>', pattern: 'demo> $' },
     });
+    tellOverview(backend, [
+      overviewAgent('waiter', { profile_id: agent.id, session_id: session.id, status: 'working', since: now - 10_000, task_id: task.id, doing: 'Write the changelog', attention: working(task) }),
+    ]);
     await renderApp(backend);
     await fireEvent.click(screen.getByTestId('open-dashboard'));
     const view = await screen.findByTestId('dashboard');

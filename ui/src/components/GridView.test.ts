@@ -9,6 +9,7 @@ import { DEFAULT_SETTINGS } from '../lib/settings';
 import { clarification } from '../test/signals';
 import type { FakeSurface } from '../test/fakeTerminal';
 import { callsOf, renderApp } from '../test/render';
+import { failed, question, waitsOn, working } from '../test/attention';
 
 /** Four agents: three running with a line on their screens, the fourth not started. */
 function fourAgents() {
@@ -263,11 +264,14 @@ describe('the terminal grid', () => {
     const now = Date.now();
     const [asker, worker, failer, idler] = ['asker', 'worker', 'failer', 'idler'].map((name) => backend.seedProfile({ name }));
     const askerSession = backend.seedSession(asker.id, { state: 'running', pid: 1 });
-    backend.raiseSignal(askerSession.id, signalScan(clarification(['OAuth2 or JWT?'])));
+    const asked = backend.raiseSignal(askerSession.id, signalScan(clarification(['OAuth2 or JWT?'])));
     const workerSession = backend.seedSession(worker.id, { state: 'running', pid: 2 });
-    backend.seedTask({ profile_id: worker.id, instruction: 'Port the parser', state: 'running', session_id: workerSession.id, started_at: now, typed_at: now });
-    backend.seedTask({ profile_id: failer.id, instruction: 'Fix the build', state: 'failed', ended_at: now - 60_000, reason: 'exit 1' });
+    const porting = backend.seedTask({ profile_id: worker.id, instruction: 'Port the parser', state: 'running', session_id: workerSession.id, started_at: now, typed_at: now });
+    const broken = backend.seedTask({ profile_id: failer.id, instruction: 'Fix the build', state: 'failed', ended_at: now - 60_000, reason: 'exit 1' });
     backend.seedSession(idler.id, { state: 'running', pid: 3 });
+    backend.setAttention(asker.id, waitsOn(asked, question('OAuth2 or JWT?')));
+    backend.setAttention(worker.id, working(porting));
+    backend.setAttention(failer.id, failed(broken));
     await keptGrid(backend, { chosen: [idler.id] });
     const { terminals } = await renderApp(backend);
     const view = await openGrid();

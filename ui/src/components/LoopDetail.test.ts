@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Iteration, LoopInfo } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
+import { loopStalled, stopped } from '../test/attention';
 
 const settings = { goal: 'Make the tests pass', stop_word: 'LOOP_COMPLETE', promise: null, max_iterations: 10, stall_after: 3, iteration_time_limit_secs: null };
 
@@ -30,6 +31,7 @@ function withStalledLoop() {
     iterations_run: 3,
   };
   backend.seedLoop(info, { anchor: '# Loop goal\n\nMake the tests pass\n', progress: '- tried <img src=x onerror=alert(1)>\n', guardrails: '# Guardrails\n\n- error: 3 tests fail\n' });
+  backend.setAttention(agent.id, loopStalled(info, 'error: 3 tests fail <b>boom</b>', 2));
   return { backend, agent, session, info };
 }
 
@@ -64,7 +66,7 @@ describe('loops in the window', () => {
   });
 
   it('shows a stalled loop as text, lets the user correct its guardrails and resume it', async () => {
-    const { backend, info } = withStalledLoop();
+    const { backend, agent, info } = withStalledLoop();
     const { container } = await renderApp(backend);
     expect(screen.getByTestId('profile-stalled').textContent).toBe('loop stalled');
     await fireEvent.click(screen.getByTestId('loop-open'));
@@ -89,7 +91,10 @@ describe('loops in the window', () => {
 
     await fireEvent.click(within(detail).getByTestId('loop-resume'));
     await waitFor(() => expect(screen.getByTestId('loop-detail').getAttribute('data-state')).toBe('active'));
-    expect(screen.queryByTestId('profile-stalled')).toBeNull();
+    expect(callsOf(backend, 'resume_loop')).toEqual([{ loopId: info.id }]);
+    // The loop goes on: the engine no longer says the agent is stalled.
+    backend.setAttention(agent.id, stopped(2, { how: 'exited', code: 0, signal: null }));
+    await waitFor(() => expect(screen.queryByTestId('profile-stalled')).toBeNull());
   });
 
   it('refuses a second loop on an agent whose loop is stalled, in words', async () => {

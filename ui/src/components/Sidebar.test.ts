@@ -7,6 +7,7 @@ import { fakeTerminals } from '../test/fakeTerminal';
 import { profileSpec } from '../test/profiles';
 import { callsOf, renderApp } from '../test/render';
 import { clarification } from '../test/signals';
+import { question, waitsOn } from '../test/attention';
 
 function entryOf(sessionId: string): HTMLElement {
   const entry = screen.getAllByTestId('session-entry').find((e) => e.getAttribute('data-session-id') === sessionId);
@@ -229,7 +230,8 @@ describe('the agents list in a narrow window', () => {
       const backend = new FakeBackend();
       const p = backend.seedProfile({ name: 'asker' });
       const session = backend.seedSession(p.id, { state: 'running', pid: 3 });
-      backend.raiseSignal(session.id, signalScan(clarification()));
+      const asked = backend.raiseSignal(session.id, signalScan(clarification()));
+      backend.setAttention(p.id, waitsOn(asked, question('Analyze OAuth2, JWT, or both?', 2)));
       render(App, { props: { backend, terminals: fakeTerminals().factory } });
       const show = await screen.findByTestId('show-sidebar');
       expect(screen.queryByTestId('sidebar')).toBeNull();

@@ -5,6 +5,7 @@ import type { Priority, ProfileId, TaskSpec } from '../lib/bindings';
 import { FakeBackend, signalScan } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
 import { clarification } from '../test/signals';
+import { question as asks, waitsOn } from '../test/attention';
 
 const spec = (profile_id: ProfileId, instruction: string, priority: Priority = 'normal'): TaskSpec => ({
   profile_id,
@@ -343,6 +344,7 @@ describe('task panel', () => {
       waited_ms: 120_000,
     });
     const question = backend.raiseSignal(session.id, signalScan(clarification()), { task_id: waiting.id });
+    backend.setAttention(agent.id, waitsOn(question, asks('Analyze OAuth2, JWT, or both?', 2), { task: 'review the auth module' }));
     await renderApp(backend);
 
     const card = entryOf('review the auth module');

@@ -5,10 +5,12 @@
  */
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import type { AccountLimit, Profile, TaskInfo } from '../lib/bindings';
+import type { AccountLimit, Need, Profile, TaskInfo } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
 import { resetWords } from '../lib/model';
 import { callsOf, renderApp } from '../test/render';
+import { idle, limited, needsYou, tellOverview, working } from '../test/attention';
+import { overviewAgent } from '../test/overview';
 
 const MINUTE = 60_000;
 
@@ -24,8 +26,8 @@ function limitedAccount(until: number | null) {
   const reviewer = backend.seedProfile({ name: 'reviewer', kind: 'claude-code', command: 'claude', cwd: '/work/shop' });
   const other = backend.seedProfile({ name: 'other', cwd: '/work/other' });
   const session = backend.seedSession(builder.id, { state: 'running', pid: 41 }, now - 20 * MINUTE);
-  backend.seedSession(reviewer.id, { state: 'running', pid: 42 }, now - 20 * MINUTE);
-  backend.seedSession(other.id, { state: 'running', pid: 43 }, now - 20 * MINUTE);
+  const reviewerSession = backend.seedSession(reviewer.id, { state: 'running', pid: 42 }, now - 20 * MINUTE);
+  const otherSession = backend.seedSession(other.id, { state: 'running', pid: 43 }, now - 20 * MINUTE);
   const retryAt = until === null ? now + 10 * MINUTE : until + 30_000;
   const account = '/home/ann/.claude';
   const task = backend.seedTask({
@@ -48,7 +50,15 @@ function limitedAccount(until: number | null) {
     phase: { phase: 'waiting' },
   };
   backend.seedLimit(limit);
-  return { backend, builder, reviewer, other, session, task, queued, limit, retryAt };
+  backend.setAttention(builder.id, limited(limit, task));
+  backend.setAttention(reviewer.id, limited(limit));
+  return { backend, builder, reviewer, other, session, reviewerSession, otherSession, task, queued, limit, retryAt, now };
+}
+
+/** The engine's word that the account's limit is over: builder at work on its task again, reviewer idle. */
+function limitOver({ backend, builder, reviewer, task, now }: ReturnType<typeof limitedAccount>) {
+  backend.setAttention(builder.id, working(task));
+  backend.setAttention(reviewer.id, idle(now - 20 * MINUTE));
 }
 
 const entryOf = (name: string) => screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-name') === name)!;
@@ -110,14 +120,18 @@ describe('an agent at its usage limit', () => {
 
   it('follows the engine as a limit is reached, its agents go on one at a time, and it lifts', async () => {
     const until = Date.now() + 45 * MINUTE;
-    const { backend, builder, reviewer, limit } = limitedAccount(until);
+    const account = limitedAccount(until);
+    const { backend, builder, reviewer, limit, task } = account;
     // The window opens before the account reaches its limit.
     backend.liftLimit(limit.account);
+    limitOver(account);
     await renderApp(backend);
     const view = await openAgent(reviewer);
     expect(within(view).queryByTestId('agent-limit')).toBeNull();
 
     backend.seedLimit(limit);
+    backend.setAttention(builder.id, limited(limit, task));
+    backend.setAttention(reviewer.id, limited(limit));
     const banner = await within(view).findByTestId('agent-limit');
     // Nothing of its own waits; resuming it would have the account go on (builder's task first).
     expect(within(banner).getByTestId('resume-now')).toBeTruthy();
@@ -132,12 +146,18 @@ describe('an agent at its usage limit', () => {
       ]),
     );
     backend.liftLimit(limit.account);
+    limitOver(account);
     await waitFor(() => expect(within(view).queryByTestId('agent-limit')).toBeNull());
     expect(within(entryOf('reviewer')).queryByTestId('profile-limited')).toBeNull();
   });
 
   it('the dashboard gives it a calm state of its own, with when it goes on and Resume now', async () => {
-    const { backend, builder, retryAt } = limitedAccount(null);
+    const account = limitedAccount(null);
+    const { backend, builder, reviewer, other, session, reviewerSession, otherSession, task, limit, retryAt, now } = account;
+    const reviewerCard = overviewAgent('reviewer', { profile_id: reviewer.id, session_id: reviewerSession.id, since: limit.since, attention: limited(limit) });
+    const otherCard = overviewAgent('other', { profile_id: other.id, session_id: otherSession.id, since: now - 20 * MINUTE, attention: idle(now - 20 * MINUTE) });
+    const builderCard = overviewAgent('builder', { profile_id: builder.id, session_id: session.id, since: limit.since, task_id: task.id, doing: 'Port the parser', queued: 1 });
+    tellOverview(backend, [{ ...builderCard, attention: limited(limit, task) }, reviewerCard, otherCard]);
     await renderApp(backend);
     const view = await openDashboard();
     expect(within(view).getByTestId('dashboard-summary').textContent).toBe('3 agents · 2 at usage limit · 1 queued');
@@ -156,13 +176,16 @@ describe('an agent at its usage limit', () => {
 
     await fireEvent.click(within(card).getByTestId('dashboard-resume'));
     expect(callsOf(backend, 'resume_agent')).toEqual([{ profileId: builder.id }]);
+    // The engine lifts the limit: builder is at work on its task again.
+    tellOverview(backend, [{ ...builderCard, status: 'working', since: now, attention: working(task) }, { ...reviewerCard, attention: idle(now - 20 * MINUTE) }, otherCard]);
     await waitFor(() => expect(cardOf(view, 'builder').getAttribute('data-state')).toBe('working'));
     expect(within(cardOf(view, 'builder')).queryByTestId('dashboard-limit')).toBeNull();
   });
 
   it("the agent's page says it, with its account and who shares it, and Resume now goes on", async () => {
     const until = Date.now() + 45 * MINUTE;
-    const { backend, builder, session } = limitedAccount(until);
+    const account = limitedAccount(until);
+    const { backend, builder, session } = account;
     const { terminals } = await renderApp(backend);
     const view = await openAgent(builder);
     const banner = within(view).getByTestId('agent-limit');
@@ -181,6 +204,7 @@ describe('an agent at its usage limit', () => {
 
     await fireEvent.click(resume);
     expect(callsOf(backend, 'resume_agent')).toEqual([{ profileId: builder.id }]);
+    limitOver(account);
     await waitFor(() => expect(screen.queryByTestId('agent-limit')).toBeNull());
     expect(within(entryOf('builder')).queryByTestId('profile-limited')).toBeNull();
     // `continue` went to its terminal, and its task no longer waits.
@@ -241,7 +265,7 @@ function pausedTask(cause: TaskInfo['waiting_for']) {
   const backend = new FakeBackend();
   const agent = backend.seedProfile({ name: 'solo', kind: 'claude-code', command: 'claude', cwd: '/work' });
   const session = backend.seedSession(agent.id, { state: 'running', pid: 7 }, now - 10 * MINUTE);
-  backend.seedTask({
+  const task = backend.seedTask({
     profile_id: agent.id,
     instruction: 'Port the parser',
     state: 'running',
@@ -250,7 +274,7 @@ function pausedTask(cause: TaskInfo['waiting_for']) {
     typed_at: now - 5 * MINUTE,
     waiting_for: cause,
   });
-  return { backend, agent };
+  return { backend, agent, task };
 }
 
 describe('a turn its model refused for another reason', () => {
@@ -273,7 +297,8 @@ describe('a turn its model refused for another reason', () => {
 
   it('an account to see to needs the user: listed as such, and resumed once they have', async () => {
     const why = 'Claude Code could not sign in to its account: sign in again in its terminal (/login)';
-    const { backend, agent } = pausedTask({ cause: 'account', why });
+    const { backend, agent, task } = pausedTask({ cause: 'account', why });
+    backend.setAttention(agent.id, needsYou({ kind: 'account', why }, { since: task.typed_at ?? 0, task_id: task.id, task: 'Port the parser' }));
     await renderApp(backend);
     // Listed among what needs the user, with what to do.
     const listed = await screen.findByTestId('attention-agent');
@@ -285,12 +310,17 @@ describe('a turn its model refused for another reason', () => {
     expect(banner.textContent).toContain('Once you have seen to it, resume it: its task goes on.');
     await fireEvent.click(within(banner).getByTestId('resume-now'));
     expect(callsOf(backend, 'resume_agent')).toEqual([{ profileId: agent.id }]);
+    // Its task goes on: the engine says the agent is at work again.
+    backend.setAttention(agent.id, working(task));
     await waitFor(() => expect(screen.queryByTestId('attention-agent')).toBeNull());
   });
 
   it('a limit that did not lift after its resets asks the user, and says so on its task', async () => {
-    const { backend, builder, limit } = limitedAccount(null);
+    const { backend, builder, reviewer, task, limit } = limitedAccount(null);
     backend.seedLimit({ ...limit, passed: 3, phase: { phase: 'asks_user' } });
+    const persists: Need = { kind: 'limit_persists', account: limit.account, resets: 3 };
+    backend.setAttention(builder.id, needsYou(persists, { since: limit.since, task_id: task.id, task: 'Port the parser' }));
+    backend.setAttention(reviewer.id, needsYou(persists, { since: limit.since }));
     await renderApp(backend);
     const view = await openAgent(builder);
     const banner = within(view).getByTestId('agent-limit');
