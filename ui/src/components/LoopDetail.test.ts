@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import type { Iteration, LoopInfo } from '../lib/bindings';
+import { apiError } from '../lib/errors';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
 import { loopStalled, stopped } from '../test/attention';
@@ -99,6 +100,7 @@ describe('loops in the window', () => {
 
   it('refuses a second loop on an agent whose loop is stalled, in words', async () => {
     const { backend } = withStalledLoop();
+    backend.failNext('start_loop', apiError('loop_busy', 'looper has a stalled loop: resume it or cancel it before starting another.'));
     await renderApp(backend);
     await fireEvent.click(screen.getByTestId('new-loop'));
     await fireEvent.input(screen.getByTestId('loop-goal'), { target: { value: 'Write the docs' } });

@@ -58,6 +58,8 @@ describe('settings view', () => {
     await fireEvent.click(input('quiet-hours-on'));
     await type('quiet-hours-from', '21:30');
     await type('quiet-hours-to', '6:45');
+    // The engine keeps a time of day in its own form, two digits each.
+    backend.answerNext('set_settings', { quiet_hours: { mode: 'daily', from: '21:30', to: '06:45' } });
     await save();
 
     await screen.findByTestId('settings-saved');

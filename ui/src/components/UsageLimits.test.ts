@@ -5,7 +5,7 @@
  */
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import type { AccountLimit, Need, Profile, TaskInfo } from '../lib/bindings';
+import type { AccountLimit, Need, Profile, TaskInfo, UsageLevel } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
 import { resetWords } from '../lib/model';
 import { callsOf, renderApp } from '../test/render';
@@ -88,8 +88,8 @@ describe('an agent at its usage limit', () => {
       account: limit.account,
       profiles: limit.profiles,
       windows: [
-        { minutes: 300, used_percent: 100, resets_at: until },
-        { minutes: 10080, used_percent: 61, resets_at: null },
+        { minutes: 300, used_percent: 100, resets_at: until, level: 'full' },
+        { minutes: 10080, used_percent: 61, resets_at: null, level: 'ok' },
       ],
       told_at: Date.now(),
     });
@@ -350,7 +350,7 @@ describe('a turn its model refused for another reason', () => {
  * Two Claude Code agents of one account whose CLI told its usage, neither limited, and one of
  * its own account that told none.
  */
-function toldUsage(fiveHours: number, week = 20) {
+function toldUsage(fiveHours: number, level: UsageLevel = 'ok', week = 20) {
   const now = Date.now();
   const backend = new FakeBackend();
   const builder = backend.seedProfile({ name: 'builder', kind: 'claude-code', command: 'claude', cwd: '/work/shop' });
@@ -362,8 +362,8 @@ function toldUsage(fiveHours: number, week = 20) {
     account: '/home/ann/.claude',
     profiles: [builder.id, reviewer.id],
     windows: [
-      { minutes: 300, used_percent: fiveHours, resets_at: resets },
-      { minutes: 10080, used_percent: week, resets_at: null },
+      { minutes: 300, used_percent: fiveHours, resets_at: resets, level },
+      { minutes: 10080, used_percent: week, resets_at: null, level: 'ok' as const },
     ],
     told_at: now,
   };
@@ -402,26 +402,24 @@ describe("an account's usage", () => {
     backend.seedUsage({ ...usage, windows: [{ ...usage.windows[0], used_percent: 57 }, usage.windows[1]] });
     await waitFor(() => expect(cardBars(cardOf(view, 'builder'))[0][0]).toBe('5 h 57%'));
     // An agent of another account tells its usage for the first time.
-    backend.seedUsage({ account: 'team plan', profiles: [other.id], windows: [{ minutes: 300, used_percent: 3, resets_at: null }], told_at: Date.now() });
+    backend.seedUsage({ account: 'team plan', profiles: [other.id], windows: [{ minutes: 300, used_percent: 3, resets_at: null, level: 'ok' }], told_at: Date.now() });
     await waitFor(() => expect(cardBars(cardOf(view, 'other'))).toEqual([['5 h 3%', 'ok', '5 hours: 3% used']]));
   });
 
-  it.each<[string, number, number, string[]]>([
-    ['below the warning', 79, 80, ['ok', 'ok']],
-    ['at the warning', 80, 80, ['warn', 'ok']],
-    ['past it', 93, 80, ['warn', 'ok']],
-    ['used up: the limit', 100, 80, ['full', 'ok']],
-    ['with warnings off', 93, 0, ['ok', 'ok']],
-  ])('marks a window %s', async (_name, used, warn, levels) => {
-    const { backend } = toldUsage(used);
-    await backend.setSettings({ ...(await backend.getSettings()), usage_warn_percent: warn });
+  // The level against the user's warning is the engine's (`level_of`); the window marks what it says.
+  it.each<[string, number, UsageLevel, string[]]>([
+    ['below the warning', 79, 'ok', ['ok', 'ok']],
+    ['at or past the warning', 93, 'warn', ['warn', 'ok']],
+    ['used up: the limit', 100, 'full', ['full', 'ok']],
+  ])('marks a window %s, as the engine says', async (_name, used, level, levels) => {
+    const { backend } = toldUsage(used, level);
     await renderApp(backend);
     const view = await openDashboard();
     expect(cardBars(cardOf(view, 'builder')).map(([, level]) => level)).toEqual(levels);
   });
 
   it("the agent's page shows them though it is not limited, marked past the warning", async () => {
-    const { backend, builder, other, resets } = toldUsage(85);
+    const { backend, builder, other, resets } = toldUsage(85, 'warn');
     await renderApp(backend);
     const view = await openAgent(builder);
     expect(within(view).queryByTestId('agent-limit')).toBeNull();

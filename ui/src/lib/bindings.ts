@@ -349,7 +349,12 @@ waiting_for: WaitingFor | null,
  * What the user may do to it now, as the engine decides it
  * ([`task_actions`](super::task_actions)); the window offers these.
  */
-actions: Array<TaskAction>, profile_id: ProfileId, 
+actions: Array<TaskAction>, 
+/**
+ * Where it stands in its agent's queue while it is queued
+ * ([`pick_key`](super::pick_key)): the window lists a queue by it.
+ */
+pick: [number, number] | null, profile_id: ProfileId, 
 /**
  * What to do; typed into the agent with the completion protocol.
  */

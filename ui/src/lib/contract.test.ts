@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import contract from '../test/contract.json';
-import { dispatchCommand, type Command, type FileDiff, type PermissionRequest, type ProfileProblem, type SearchHit, type WorktreeInfo } from './bindings';
+import { dispatchCommand, type Command, type FileDiff, type ErrorCode, type PermissionRequest, type ProfileField, type ProfileProblem, type SearchHit, type WorktreeInfo } from './bindings';
 import { toApiError } from './errors';
 import { FAKE_BIN, FakeBackend } from './fakeBackend';
 
@@ -91,18 +91,21 @@ function sorted(value: Json): Json {
 }
 
 /**
- * What the engine decides from the machine or from what it holds, told to the fake from the
- * recording before the step (the fake keeps records; it does not decide these): an agent's
- * problems (a name taken, a program or folder missing) and what search finds. Every other
- * answer, the state the fake keeps, is checked against the engine's.
+ * What the engine decides, told to the fake from the recording before the step (the fake keeps
+ * records; it does not decide these): its refusals, an agent's problems (a name taken, a
+ * program or folder missing), what search finds and the settings as it keeps them. Every answer that follows from the state
+ * the fake keeps is checked against the engine's.
  */
-function tellDecisions(fake: FakeBackend, step: Step, normaliser: Normaliser): void {
-  const type = step.command?.type;
-  if (type === 'create_profile' || type === 'update_profile' || type === 'check_profile') {
-    const error = step.error?.code === 'invalid_profile' ? step.error : undefined;
-    const told = error ? error.problems.map((field) => ({ field, message: error.message ?? field })) : type === 'check_profile' ? (step.reply as { value: ProfileProblem[] }).value : [];
-    fake.setProfileProblems(told as ProfileProblem[]);
+function tellDecisions(fake: FakeBackend, step: Step | undefined, normaliser: { command(key: string, value: Json): Json }): void {
+  const type = step?.command?.type;
+  if (step === undefined || typeof type !== 'string') return;
+  if (step.error) {
+    const { code, field, message, problems } = step.error;
+    fake.failNext(type, { code: code as ErrorCode, message: message ?? code, field, problems: problems.map((f) => ({ field: f as ProfileField, message: message ?? f })) });
   }
+  // What the engine keeps of the settings (a time of day in its own form).
+  if (type === 'set_settings' && step.reply) fake.answerNext(type, (step.reply as { value: Json }).value);
+  if (type === 'check_profile') fake.setProfileProblems((step.reply as { value: ProfileProblem[] }).value);
   if (type === 'search' && step.reply) {
     const hits = normaliser.command('', (step.reply as { value: Json }).value) as unknown as SearchHit[];
     fake.setSearchHits(hits.map((hit) => ({ ...hit, at: NOW })));
@@ -236,6 +239,7 @@ describe('the fake backend answers each area’s recorded scenario in kind', () 
         const call = step.command ?? step.shell;
         if (call === undefined) throw new Error(`step ${index + 1} of ${file} is neither a command nor a wait`);
         let answer: { reply: Json } | { error: { code: string; field: string | null } };
+        tellDecisions(fake, step, { command: (_key, value) => aligner.command(value) });
         try {
           answer = { reply: await answerOf(fake, aligner.command(call) as unknown as Command) };
           aligner.learn(step.reply, answer.reply);

@@ -75,7 +75,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
-import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted, UsageLevel, UsageWindow } from './bindings';
+import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
@@ -85,7 +85,7 @@ import { apiError } from './errors';
 import { independenceLabel } from './signals';
 import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
-import { applyMove, firstLine, isFinished, queueOf, summaryPath, taskTitle } from './tasks';
+import { applyMove, firstLine, queueOf, summaryPath, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
 import { recordedAnswer, recordedRefusal, recordedRefusalOf, type Json } from './fakeRecorded';
 
@@ -249,7 +249,6 @@ function compare(a: string, b: string): number {
 const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
 
 /** An account's usage as a CLI tells it: its windows before the engine weighs them. */
-export type ToldUsage = Omit<AccountUsage, 'windows'> & { windows: Omit<UsageWindow, 'level'>[] };
 
 export class FakeBackend implements Backend {
   readonly calls: FakeCall[] = [];
@@ -374,7 +373,8 @@ export class FakeBackend implements Backend {
    * take the values of a task just submitted; `profile_id` is required.
    */
   seedTask(task: Partial<TaskInfo> & { profile_id: ProfileId }): TaskInfo {
-    const info: TaskInfo = { ...this.#newTask({ instruction: 'seeded task', ...task } as TaskSpec), ...task };
+    const seeded: TaskInfo = { ...this.#newTask({ instruction: 'seeded task', ...task } as TaskSpec), ...task };
+    const info = { ...seeded, pick: task.pick ?? pickOf(seeded) };
     this.#tasks.set(info.id, info);
     return info;
   }
@@ -557,7 +557,6 @@ export class FakeBackend implements Backend {
 
   async startSession(profileId: ProfileId, size: TermSize): Promise<SessionInfo> {
     this.#record('start_session', { profileId, size });
-    this.#checkSize(size);
     return this.#start(this.#profile(profileId), size);
   }
 
@@ -571,22 +570,18 @@ export class FakeBackend implements Backend {
 
   async restartSession(sessionId: SessionId, size: TermSize, runningTask: RestartTask | null): Promise<Restarted> {
     this.#record('restart_session', { sessionId, size, runningTask });
-    this.#checkSize(size);
     const session = this.#session(sessionId);
     const profileId = session.info.profile_id;
     const task = [...this.#tasks.values()].find((t) => t.state === 'running' && t.session_id === sessionId);
     if (session.info.state === 'running' && task !== undefined) {
-      if (runningTask === null) {
-        this.#fail('invalid_input', 'running_task: a task runs in this session: say whether it goes back in the queue, finishes first, or is cancelled', 'running_task');
-      }
       // The fake's tasks end only when told; "finish first" answers as the engine does.
-      if (runningTask.choice === 'finish_first') return { restart: 'after_task', task_id: task.id };
-      if (runningTask.choice === 'requeue') {
+      if (runningTask?.choice === 'finish_first') return { restart: 'after_task', task_id: task.id };
+      if (runningTask?.choice === 'requeue') {
         this.#putTask({ ...task, state: 'queued', session_id: null, started_at: null, typed_at: null });
         this.#logTask(task, { kind: 'task_requeued', app_stopped: false });
       } else {
         this.#putTask({ ...task, state: 'cancelled', ended_at: this.#now(), reason: 'cancelled: its agent was restarted' });
-        if (runningTask.pause_queue) this.#pausedQueues.set(profileId, { by: 'restart', at: this.#now(), task_id: task.id });
+        if (runningTask?.pause_queue) this.#pausedQueues.set(profileId, { by: 'restart', at: this.#now(), task_id: task.id });
       }
     }
     if (session.info.state === 'running') {
@@ -599,9 +594,7 @@ export class FakeBackend implements Backend {
 
   async resumeSession(sessionId: SessionId, size: TermSize): Promise<SessionInfo> {
     this.#record('resume_session', { sessionId, size });
-    this.#checkSize(size);
     const session = this.#session(sessionId);
-    if (session.info.state === 'running') this.#fail('invalid_input', 'session_id: it is still running');
     const conversation = session.info.agent_session_id;
     if (conversation === null) throw this.#refusal('resume_session', { size: { rows: 24 } });
     return this.#start(this.#profile(session.info.profile_id), size, conversation);
@@ -615,7 +608,6 @@ export class FakeBackend implements Backend {
 
   async resize(sessionId: SessionId, size: TermSize): Promise<void> {
     this.#record('resize', { sessionId, size });
-    this.#checkSize(size);
     const session = this.#running(sessionId);
     session.info = { ...session.info, size };
   }
@@ -744,27 +736,17 @@ export class FakeBackend implements Backend {
     return structuredClone(this.#settings);
   }
 
-  /** Checks the settings as the engine's `validate_settings` does, keeps them and tells. */
+  /** Keeps the settings and tells, refusing what the engine was recorded refusing. */
   async setSettings(settings: Settings): Promise<Settings> {
     this.#record('set_settings', { settings });
-    // As the engine: what the settings leave out takes its default.
-    const kept: Settings = { ...structuredClone(DEFAULT_SETTINGS), ...structuredClone(settings) };
-    kept.notify = { ...DEFAULT_SETTINGS.notify, ...settings.notify };
     // The engine's refusal where it was recorded refusing the same values (the grid's limits are not recorded: tests say `failNext`).
     const refused = recordedRefusalOf('set_settings', 'settings', this.#recorded('get_settings', {}), settings as unknown as { [key: string]: Json }, { now: this.#now() });
     if (refused !== null) throw refused;
-    if (settings.quiet_hours.mode === 'daily') {
-      // As the engine keeps them: hours and minutes of two digits each.
-      const { from, to } = settings.quiet_hours;
-      kept.quiet_hours = { mode: 'daily', from: clockText(clockMinutes(from) ?? 0), to: clockText(clockMinutes(to) ?? 0) };
-    }
-    const warnedAt = this.#settings.usage_warn_percent;
+    // What the settings leave out takes its default; the engine's own form of a value (a time of day), a test tells.
+    const given = { ...structuredClone(DEFAULT_SETTINGS), ...structuredClone(settings), notify: { ...DEFAULT_SETTINGS.notify, ...settings.notify } };
+    const kept: Settings = { ...given, ...this.#told<Partial<Settings>>('set_settings') };
     this.#settings = kept;
     this.emit({ type: 'settings_changed', settings: structuredClone(kept) });
-    // As the engine: a moved warning tells each account's usage again, its windows' levels anew.
-    if (kept.usage_warn_percent !== warnedAt) {
-      for (const usage of this.#usage.values()) this.emit({ type: 'usage_changed', usage: this.#withLevels(usage) });
-    }
     return structuredClone(kept);
   }
 
@@ -779,14 +761,7 @@ export class FakeBackend implements Backend {
   }
 
   #submit(spec: TaskSpec): Submitted {
-    const profile = this.#profile(spec.profile_id);
-    if (spec.base && profile.isolation !== 'worktree') {
-      this.#fail('invalid_input', `base: ${profile.name} works in its own folder; only an agent that works in worktrees branches from a base`, 'base');
-    }
-    if (spec.instruction.trim() === '') this.#fail('invalid_input', 'instruction: give the task an instruction', 'instruction');
-    if (spec.time_limit_secs !== null && spec.time_limit_secs <= 0) {
-      this.#fail('invalid_input', 'time_limit_secs: the time limit must be more than zero', 'time_limit_secs');
-    }
+    this.#profile(spec.profile_id);
     const task = this.#newTask(structuredClone(spec));
     this.#tasks.set(task.id, task);
     this.#logTask(task, { kind: 'task_queued', priority: task.priority });
@@ -811,13 +786,8 @@ export class FakeBackend implements Backend {
   async editTask(taskId: TaskId, title: string | null, instruction: string | null): Promise<TaskInfo> {
     this.#record('edit_task', { taskId, title, instruction });
     const task = this.#task(taskId);
-    if (instruction !== null && (task.state !== 'queued' || task.loop_iteration !== null)) {
-      this.#taskState(task, 'only a task still waiting in its queue takes another instruction');
-    }
     const cleanTitle = title?.trim() ?? null;
-    if (cleanTitle !== null && /[\r\n]/.test(cleanTitle)) this.#fail('invalid_input', 'title: a title is one line', 'title');
     const cleanInstruction = instruction?.trim() ?? null;
-    if (cleanInstruction === '') this.#fail('invalid_input', 'instruction: say what the agent should do', 'instruction');
     const edited: TaskInfo = {
       ...task,
       ...(cleanTitle === null ? {} : { title: cleanTitle === '' ? null : cleanTitle }),
@@ -830,14 +800,12 @@ export class FakeBackend implements Backend {
   async rerunTask(taskId: TaskId): Promise<Submitted> {
     this.#record('rerun_task', { taskId });
     const task = this.#task(taskId);
-    if (!isFinished(task.state) || task.loop_iteration !== null) this.#taskState(task, 'it has not ended yet');
     return this.submitTask({ ...task, time_limit_secs: task.time_limit_secs });
   }
 
   async cancelTask(taskId: TaskId): Promise<TaskInfo> {
     this.#record('cancel_task', { taskId });
     const task = this.#task(taskId);
-    if (!this.#shown(task).actions.includes('cancel')) this.#taskState(task, 'only a queued or running task can be cancelled');
     const wasRunning = task.state === 'running';
     if (wasRunning) this.#typeIntoAgent(task, '^C');
     // The engine's words for each state it cancels from.
@@ -849,7 +817,6 @@ export class FakeBackend implements Backend {
   async moveTask(taskId: TaskId, toIndex: number): Promise<void> {
     this.#record('move_task', { taskId, toIndex });
     const task = this.#task(taskId);
-    if (task.state !== 'queued') this.#taskState(task, 'only a queued task can be moved');
     const queue = queueOf([...this.#tasks.values()], task.profile_id);
     const moved = applyMove(queue, taskId, toIndex);
     for (const { id, priority, order } of moved) {
@@ -865,9 +832,6 @@ export class FakeBackend implements Backend {
   async typeTaskNow(taskId: TaskId): Promise<TaskInfo> {
     this.#record('type_task_now', { taskId });
     const task = this.#task(taskId);
-    if (task.state === 'queued') this.#taskState(task, 'it waits in its queue: it is typed once its agent takes it');
-    if (task.state !== 'running') this.#taskState(task, 'it has ended');
-    if (task.typed_at !== null) this.#taskState(task, 'it was already typed into its agent');
     const shown = this.#task(taskId);
     if (task.session_id !== null && this.#sessions.has(task.session_id)) this.#typeTask({ ...task, waiting_for: null });
     return shown;
@@ -876,7 +840,6 @@ export class FakeBackend implements Backend {
   async requeueTask(taskId: TaskId): Promise<TaskInfo> {
     this.#record('requeue_task', { taskId });
     const task = this.#task(taskId);
-    if (!this.#shown(task).actions.includes('requeue')) this.#taskState(task, 'only an interrupted, failed, timed-out or cancelled task can be requeued');
     // As the engine: at the front of its agent's queued tasks.
     const queued = queueOf([...this.#tasks.values()], task.profile_id);
     const order = queued.length ? Math.min(...queued.map((t) => t.order)) - 1 : 0;
@@ -1002,28 +965,18 @@ export class FakeBackend implements Backend {
     return [...this.#limits.values()];
   }
 
-  /** Each account's usage, as seeded (`seedUsage`). */
-  readonly #usage = new Map<string, ToldUsage>();
+  /** Each account's usage, as the engine reports it (`seedUsage`), its windows' levels in. */
+  readonly #usage = new Map<string, AccountUsage>();
 
-  /**
-   * The account's usage, as its agents' CLI told it; the engine reports it (`usage_changed`)
-   * with each window's level against the user's warning, as the fake does.
-   */
-  seedUsage(usage: ToldUsage): void {
-    this.#usage.set(usage.account, usage);
-    this.emit({ type: 'usage_changed', usage: this.#withLevels(usage) });
-  }
-
-  /** As the engine's `level_of`: used up, at or past the warning (0: never), or neither. */
-  #withLevels(usage: ToldUsage): AccountUsage {
-    const warn = this.#settings.usage_warn_percent;
-    const levelOf = (used: number): UsageLevel => (used >= 100 ? 'full' : warn > 0 && used >= warn ? 'warn' : 'ok');
-    return { ...usage, windows: usage.windows.map((w) => ({ ...w, level: levelOf(w.used_percent) })) };
+  /** The account's usage, as the engine reports it (`usage_changed`). */
+  seedUsage(usage: AccountUsage): void {
+    this.#usage.set(usage.account, structuredClone(usage));
+    this.emit({ type: 'usage_changed', usage: structuredClone(usage) });
   }
 
   async listUsage(): Promise<AccountUsage[]> {
     this.#record('list_usage', {});
-    return [...this.#usage.values()].map((usage) => this.#withLevels(usage));
+    return [...this.#usage.values()].map((usage) => structuredClone(usage));
   }
 
   /**
@@ -1033,13 +986,10 @@ export class FakeBackend implements Backend {
    */
   async resumeAgent(profileId: ProfileId): Promise<void> {
     this.#record('resume_agent', { profileId });
-    const agent = this.#profile(profileId);
+    this.#profile(profileId);
     const limit = this.#limitOf(profileId);
     const running = this.#runningTask(profileId);
     const paused = running?.waiting_for && ['usage_limit', 'overloaded', 'account'].includes(running.waiting_for.cause) ? running : undefined;
-    if (!limit && !paused) {
-      this.#fail('nothing_to_resume', `${agent.name} is not waiting for a usage limit or its model's service: there is nothing to resume`);
-    }
     if (limit) {
       this.#limits.delete(limit.account);
       this.emit({ type: 'limit_lifted', account: limit.account, profiles: limit.profiles, by_user: true, at_reset: false });
@@ -1321,26 +1271,6 @@ export class FakeBackend implements Backend {
   async startLoop(profileId: ProfileId, settings: LoopSettings): Promise<LoopInfo> {
     this.#record('start_loop', { profileId, settings });
     this.#profile(profileId);
-    if (settings.goal.trim() === '') this.#fail('invalid_input', 'goal: say what the loop works toward', 'goal');
-    // One loop per agent at a time, as the engine keeps it.
-    const open = [...this.#loops.values()].find((l) => l.profile_id === profileId && ['active', 'stalled', 'workspace_gone'].includes(l.state.state));
-    if (open !== undefined) {
-      const agent = this.#profile(profileId).name;
-      this.#fail(
-        'loop_busy',
-        open.state.state !== 'active'
-          ? `${agent} has a stalled loop: resume it or cancel it before starting another.`
-          : `${agent} already runs a loop: cancel it or let it end before starting another.`,
-      );
-    }
-    // As the engine: a loop must be able to see an iteration end (`iteration_end_seen`).
-    const profile = this.#profile(profileId);
-    if (profile.kind === 'generic' && profile.ready_pattern === null && this.#settings.turn_quiet_secs === 0) {
-      this.#fail(
-        'invalid_input',
-        `${profile.name} has no ready pattern and no hooks, and quiet alone never ends an answer (see Settings), so a loop could not tell when an iteration is over. Give the agent a ready pattern, or set how long quiet ends an answer.`,
-      );
-    }
     const info: LoopInfo = {
       id: `loop-${this.#nextLoop++}`,
       profile_id: profileId,
@@ -1369,7 +1299,6 @@ export class FakeBackend implements Backend {
   async cancelLoop(loopId: LoopId): Promise<LoopInfo> {
     this.#record('cancel_loop', { loopId });
     const info = this.#loop(loopId);
-    if (!['active', 'stalled', 'workspace_gone'].includes(info.state.state)) this.#fail('invalid_input', 'loop_id: the loop has already ended', 'loop_id');
     const cancelled: LoopInfo = { ...info, state: { state: 'cancelled', at: this.#now() } };
     this.#putLoop(cancelled);
     return structuredClone(cancelled);
@@ -1378,9 +1307,6 @@ export class FakeBackend implements Backend {
   async resumeLoop(loopId: LoopId): Promise<LoopInfo> {
     this.#record('resume_loop', { loopId });
     const info = this.#loop(loopId);
-    if (info.state.state !== 'stalled' && info.state.state !== 'workspace_gone') {
-      this.#fail('invalid_input', 'loop_id: only a stalled loop, or one whose folder was gone, resumes', 'loop_id');
-    }
     const resumed: LoopInfo = { ...info, state: { state: 'active' } };
     this.#putLoop(resumed);
     return structuredClone(resumed);
@@ -1491,7 +1417,6 @@ export class FakeBackend implements Backend {
   async flowEvents(target: FlowTarget, sinceAt: number | null, limit: number): Promise<FlowEvents> {
     this.#record('flow_events', { target, sinceAt, limit });
     this.#checkTarget(target);
-    if (limit < 1 || limit > 5000) this.#fail('invalid_input', 'between 1 and 5000 events', 'limit');
     const entries = this.#log.filter((e) => this.#ofTarget(e, target) && (sinceAt === null || e.at >= sinceAt));
     const kept = entries.slice(-limit);
     return { entries: structuredClone(kept), omitted: entries.length - kept.length };
@@ -1717,6 +1642,8 @@ export class FakeBackend implements Backend {
   async discardWorktree(worktree: string, force: boolean): Promise<DiscardOutcome> {
     this.#record('discard_worktree', { worktree, force });
     const record = this.#findOpenWorktree(worktree);
+    const told = this.#told<DiscardOutcome>('discard_worktree');
+    if (told) return told;
     const changed = record.info.files_changed;
     if (changed > 0 && !force) return { ...this.#recorded<Extract<DiscardOutcome, { outcome: 'would_lose_work' }>>('discard_worktree', { force: false }, { outcome: 'would_lose_work' }), files_changed: changed };
     const patch = changed > 0 ? `/data/patches/${record.info.branch.replaceAll('/', '-')}.patch` : null;
@@ -1778,10 +1705,6 @@ export class FakeBackend implements Backend {
   /** As the engine: one merged or discarded, or with its agent at work in it, is refused in words. */
   #findOpenWorktree(key: string): FakeWorktree {
     const record = this.#findWorktree(key);
-    const { state, task_at_work: atWork } = record.info;
-    if (state === 'merged') this.#fail('invalid_input', 'worktree: it was merged already; its folder and branch are gone', 'worktree');
-    if (state === 'discarded') this.#fail('invalid_input', 'worktree: it was discarded already', 'worktree');
-    if (atWork !== null) this.#fail('invalid_input', `worktree: its agent is still at work in it (task ${atWork}): wait for the task to end, or cancel it`, 'worktree');
     return record;
   }
 
@@ -1903,7 +1826,7 @@ export class FakeBackend implements Backend {
    * state; one at work as it was last told (the fake agent is ready at once); none once ended.
    */
   #shown(plain: TaskInfo): TaskInfo {
-    const task = { ...plain, actions: taskActions(plain.state, plain.loop_iteration !== null) };
+    const task = { ...plain, actions: taskActions(plain.state, plain.loop_iteration !== null), pick: pickOf(plain) };
     switch (task.state) {
       case 'queued': {
         // The user's own pause says more than the limit behind it (the engine's `waiting_for`).
@@ -1922,18 +1845,6 @@ export class FakeBackend implements Backend {
     }
   }
 
-  /** As the engine: a terminal of 1 to 1000 cells a side. */
-  #checkSize(size: TermSize): void {
-    const usable = (cells: number) => Number.isInteger(cells) && cells >= 1 && cells <= 1000;
-    if (!usable(size.rows) || !usable(size.cols)) {
-      this.#fail('invalid_input', `size: ${size.cols}x${size.rows} is not a usable terminal size`, 'size');
-    }
-  }
-
-  #taskState(task: TaskInfo, reason: string): never {
-    this.#fail('task_state', `task ${task.id} is ${task.state}: ${reason}`);
-  }
-
   #newTask(spec: TaskSpec): TaskInfo {
     // Task ids are UUIDs in the engine, and the UI shows their first 8 characters.
     const n = this.#nextTask++;
@@ -1942,11 +1853,13 @@ export class FakeBackend implements Backend {
     const queued = queueOf([...this.#tasks.values()], spec.profile_id);
     const optional = (text: string | null | undefined) => (text === undefined || text === null || text.trim() === '' ? null : text);
     const id = `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${(0xfa4e0000 + n).toString(16).padStart(12, '0')}`;
+    const order = queued.length ? Math.max(...queued.map((t) => t.order)) + 1 : 0;
     return {
       id,
       state: 'queued',
       actions: taskActions('queued', spec.loop_iteration !== undefined && spec.loop_iteration !== null),
-      order: queued.length ? Math.max(...queued.map((t) => t.order)) + 1 : 0,
+      pick: pickOf({ state: 'queued', priority: spec.priority ?? 'normal', order }),
+      order,
       session_id: null,
       created_at: this.#now(),
       started_at: null,
@@ -2117,6 +2030,11 @@ function rawBlock(body: SignalBody): string {
     .join('\n');
 }
 
+/** Where the engine's queue puts a queued task (`pick_key`): urgent first, then by `order`. */
+export function pickOf(task: Pick<TaskInfo, 'state' | 'priority' | 'order'>): [number, number] | null {
+  return task.state === 'queued' ? [task.priority === 'urgent' ? 0 : 1, task.order] : null;
+}
+
 /** The actions a task allows, as the engine decides them (`task_actions`); the contract replay holds the two together. */
 export function taskActions(state: TaskState, loopIteration: boolean): TaskAction[] {
   const finished = state !== 'queued' && state !== 'running';
@@ -2227,18 +2145,6 @@ function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
     account: null,
   };
   return { ...defaults, ...structuredClone(spec) };
-}
-
-/** "HH:MM" or "H:MM" as minutes past midnight, as the engine reads quiet hours. */
-function clockMinutes(text: string): number | null {
-  const match = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
-  if (!match) return null;
-  const [hours, minutes] = [Number(match[1]), Number(match[2])];
-  return hours < 24 && minutes < 60 ? hours * 60 + minutes : null;
-}
-
-function clockText(minutes: number): string {
-  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
 /** Who paused a queue and why, in the engine's few words (`QueuePause::in_words`). */

@@ -37,8 +37,8 @@ export function demoBackend(): FakeBackend {
     account: '/home/me/.codex',
     profiles: [codex.id],
     windows: [
-      { minutes: 300, used_percent: 100, resets_at: codexReset },
-      { minutes: 10080, used_percent: 61, resets_at: codexReset + 3 * 24 * 3600 * 1000 },
+      { minutes: 300, used_percent: 100, resets_at: codexReset, level: 'full' },
+      { minutes: 10080, used_percent: 61, resets_at: codexReset + 3 * 24 * 3600 * 1000, level: 'ok' },
     ],
     told_at: now - 5 * 60 * 1000,
   });
@@ -47,8 +47,8 @@ export function demoBackend(): FakeBackend {
     account: '/home/me/.claude',
     profiles: [claude.id],
     windows: [
-      { minutes: 300, used_percent: 84, resets_at: now + 2 * hour },
-      { minutes: 10080, used_percent: 23, resets_at: now + 4 * 24 * hour },
+      { minutes: 300, used_percent: 84, resets_at: now + 2 * hour, level: 'warn' },
+      { minutes: 10080, used_percent: 23, resets_at: now + 4 * 24 * hour, level: 'ok' },
     ],
     told_at: now - 60 * 1000,
   });

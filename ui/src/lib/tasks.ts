@@ -89,11 +89,11 @@ export function mergeInitialTasks(lists: TaskModel, bufferedEvents: readonly Eng
   return model;
 }
 
-/** The order the engine picks queued tasks in: urgent first, then `order` ascending. */
+/** The order the engine picks queued tasks in: by the key it gives each (`pick`), the lowest first. */
 export function comparePickOrder(a: TaskInfo, b: TaskInfo): number {
-  const rank = (p: Priority) => (p === 'urgent' ? 0 : 1);
+  const [x, y] = [a.pick ?? [Infinity, Infinity], b.pick ?? [Infinity, Infinity]];
   // Ties do not happen in the engine's data; created_at and id keep the order stable anyway.
-  return rank(a.priority) - rank(b.priority) || a.order - b.order || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return x[0] - y[0] || x[1] - y[1] || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** An agent's queued tasks in pick order. */

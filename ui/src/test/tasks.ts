@@ -1,9 +1,9 @@
 /**
  * Task values for tests: a queued normal task of profile `p`, with any field overridden, and the
- * actions the engine would send with it (unless overridden too).
+ * actions and queue place the engine would send with it (unless overridden too).
  */
 import type { TaskInfo } from '../lib/bindings';
-import { taskActions } from '../lib/fakeBackend';
+import { pickOf, taskActions } from '../lib/fakeBackend';
 
 export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
   const state = overrides.state ?? 'queued';
@@ -36,5 +36,6 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     goals: null,
     loop_iteration: null,
     ...overrides,
+    pick: overrides.pick !== undefined ? overrides.pick : pickOf({ state, priority: overrides.priority ?? 'normal', order: overrides.order ?? 0 }),
   };
 }

@@ -635,6 +635,9 @@ mod tests {
             assert!(json.get("reason").is_some() && json.get("session_id").is_some(), "every field, null or not");
             let expected = task_actions(task.state(), false);
             assert_eq!(json["actions"], serde_json::to_value(&expected).unwrap(), "the actions it allows");
+            let pick =
+                if task.state() == TaskState::Queued { serde_json::json!([1, 3]) } else { serde_json::Value::Null };
+            assert_eq!(json["pick"], pick, "where it stands in its queue, while it is queued");
             let record = serde_json::from_value::<TaskRecord>(json).unwrap();
             assert_eq!(TaskInfo::try_from(record).unwrap(), task);
         }
@@ -664,5 +667,14 @@ mod tests {
         for (record, refusal) in cases {
             assert_eq!(TaskInfo::try_from(record).unwrap_err().to_string(), refusal);
         }
+    }
+
+    #[test]
+    fn the_queue_runs_urgent_tasks_first_then_by_order() {
+        let (urgent_late, urgent, normal_first) =
+            (pick_key(Priority::Urgent, 9), pick_key(Priority::Urgent, 4), pick_key(Priority::Normal, 0));
+        let mut keys = [normal_first, urgent_late, urgent];
+        keys.sort();
+        assert_eq!(keys, [urgent, urgent_late, normal_first]);
     }
 }

@@ -1,12 +1,26 @@
 //! An agent's queue at a glance, what a submission and a restart answer.
 
 use serde::{Deserialize, Serialize};
-use switchboard_protocol::{ProfileId, TaskId};
+use switchboard_protocol::{Priority, ProfileId, TaskId};
 #[cfg(feature = "ts")]
 use ts_rs::TS;
 
 use super::TaskRecord;
 use crate::Millis;
+
+/// Where a queued task stands among its agent's queued tasks: the queue runs
+/// them from the lowest key up. The rule (urgent before normal, then by
+/// `order`) is the engine's alone; a client sorts by the key without knowing it.
+pub type PickKey = (u8, i64);
+
+/// A queued task's [`PickKey`].
+pub fn pick_key(priority: Priority, order: i64) -> PickKey {
+    let rank = match priority {
+        Priority::Urgent => 0,
+        Priority::Normal => 1,
+    };
+    (rank, order)
+}
 
 /// One agent's queue at a glance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

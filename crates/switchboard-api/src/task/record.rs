@@ -50,12 +50,18 @@ pub struct TaskRecord {
     /// ([`task_actions`](super::task_actions)); the window offers these.
     #[serde(default)]
     pub actions: Vec<TaskAction>,
+    /// Where it stands in its agent's queue while it is queued
+    /// ([`pick_key`](super::pick_key)): the window lists a queue by it.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "[number, number] | null"))]
+    pub pick: Option<super::PickKey>,
 }
 
 impl From<TaskInfo> for TaskRecord {
     fn from(task: TaskInfo) -> TaskRecord {
         TaskRecord {
             actions: super::task_actions(task.state(), task.spec.loop_iteration.is_some()),
+            pick: (task.state() == TaskState::Queued).then(|| super::pick_key(task.spec.priority, task.order)),
             state: task.state(),
             session_id: task.session_id().cloned(),
             started_at: task.run().map(|run| run.started_at),

@@ -487,6 +487,7 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
         // Live, never stored: the engine decides them anew.
         waiting_for: None,
         actions: Vec::new(),
+        pick: None,
     };
     let id = record.id.clone();
     TaskInfo::try_from(record).map_err(|reason| corrupt(format!("{id}: {reason}")))

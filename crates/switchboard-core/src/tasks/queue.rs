@@ -1,6 +1,7 @@
 //! Queue order: which task an agent takes next, and what a drag in the
 //! queue means. Pure functions over the queued tasks of one agent.
 
+use switchboard_api::pick_key;
 use switchboard_protocol::{Priority, TaskId};
 
 /// What the queue order depends on.
@@ -12,14 +13,14 @@ pub struct Queued {
     pub order: i64,
 }
 
-/// The queue in pick order: urgent before normal, then by `order`.
+/// The queue in pick order ([`pick_key`]: urgent before normal, then by `order`).
 pub fn pick_order(queue: &mut [Queued]) {
-    queue.sort_by_key(|q| (q.priority, q.order));
+    queue.sort_by_key(|q| pick_key(q.priority, q.order));
 }
 
 /// The task to run next.
 pub fn pick_next(queue: &[Queued]) -> Option<&Queued> {
-    queue.iter().min_by_key(|q| (q.priority, q.order))
+    queue.iter().min_by_key(|q| pick_key(q.priority, q.order))
 }
 
 /// A task's 1-based place in the queue.
