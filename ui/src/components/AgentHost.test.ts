@@ -1,7 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
-import { connectedHost, FakeBackend } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { connectedHost } from '../test/records';
 import { renderApp } from '../test/render';
 
 /** A window showing this computer's `builder` and build-box's `trainer`. */

@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { connectedHost, FakeBackend } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { connectedHost } from '../test/records';
 import presets from '../test/presets.json';
 import { callsOf, renderApp } from '../test/render';
 

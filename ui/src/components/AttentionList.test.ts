@@ -1,7 +1,8 @@
 import { fireEvent, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
-import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { signalScan } from '../test/records';
 import { callsOf, renderApp } from '../test/render';
 import { clarification, completion, malformed, stopWork } from '../test/signals';
 import { failed as failedAttention, idle, question, quiet, stopped, waitsOn } from '../test/attention';

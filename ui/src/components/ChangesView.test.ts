@@ -1,7 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import type { FileDiff, ProfileId, TaskInfo, WorktreeInfo } from '../lib/bindings';
-import { FakeBackend, sampleResult } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { sampleResult } from '../test/records';
 import { taskTitle } from '../lib/tasks';
 import { callsOf, renderApp } from '../test/render';
 import { atWork, conflictsWithBase, meeting, READY, textFile, worktree } from '../test/worktrees';

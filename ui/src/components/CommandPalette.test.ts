@@ -1,7 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { signalScan } from '../test/records';
 import { clarification } from '../test/signals';
 import { callsOf, renderApp } from '../test/render';
 

@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { signalScan } from '../test/records';
 import { clarification } from '../test/signals';
 import { callsOf, renderApp } from '../test/render';
 import { failed as failedAttention, idle, needsYou, quiet as quietAttention, stopped, tellOverview, working } from '../test/attention';

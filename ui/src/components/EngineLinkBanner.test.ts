@@ -2,7 +2,8 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
 import type { HostLink } from '../lib/bindings';
-import { connectedHost, FakeBackend } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { connectedHost } from '../test/records';
 import { callsOf, renderApp } from '../test/render';
 
 describe('engine link banner', () => {

@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend, sampleResult, signalScan } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { sampleResult, signalScan } from '../test/records';
 import { clarification } from '../test/signals';
 import { callsOf, renderApp } from '../test/render';
 import { signalHit, taskHit } from '../test/search';

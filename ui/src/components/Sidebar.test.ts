@@ -2,7 +2,8 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/sve
 import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
 import App from '../App.svelte';
-import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { signalScan } from '../test/records';
 import { fakeTerminals } from '../test/fakeTerminal';
 import { profileSpec } from '../test/profiles';
 import { callsOf, renderApp } from '../test/render';

@@ -3,7 +3,8 @@ import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanEvent, SignalBody, SignalInfo, TaskSpec } from '../lib/bindings';
 import { apiError } from '../lib/errors';
-import { FakeBackend, signalScan } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { signalScan } from '../test/records';
 import { callsOf, renderApp } from '../test/render';
 import { clarification, completion, delegate, malformed, replied, stopWork, waitingOn } from '../test/signals';
 

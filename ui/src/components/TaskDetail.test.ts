@@ -2,7 +2,8 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Viewing, ProfileId, TaskResult, TaskSpec } from '../lib/bindings';
-import { FakeBackend, sampleResult } from '../lib/fakeBackend';
+import { FakeBackend } from '../lib/fakeBackend';
+import { sampleResult } from '../test/records';
 import App from '../App.svelte';
 import { fakeTerminals } from '../test/fakeTerminal';
 import { callsOf, renderApp } from '../test/render';

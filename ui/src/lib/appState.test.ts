@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AppState, followNewSession } from './appState.svelte';
 import type { EngineEvent, HostLink, SessionInfo } from './bindings';
-import { connectedHost, FakeBackend } from './fakeBackend';
+import { FakeBackend } from './fakeBackend';
+import { connectedHost } from '../test/records';
 import { profileSpec } from '../test/profiles';
 import { callsOf } from '../test/render';
 import { clarification } from '../test/signals';
-import { signalScan } from './fakeBackend';
+import { signalScan } from '../test/records';
 
 /** A backend whose event subscription registers only when told to. */
 class SlowToListen extends FakeBackend {

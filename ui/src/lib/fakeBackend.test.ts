@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { folderMissing } from '../test/profileProblems';
 import { profileSpec } from '../test/profiles';
 import type { HostLink } from './bindings';
-import { connectedHost, FakeBackend } from './fakeBackend';
+import { FakeBackend } from './fakeBackend';
+import { connectedHost } from '../test/records';
 
 const spec = profileSpec('trainer');
 

@@ -59,8 +59,6 @@ import type {
   Settings,
   SessionInfo,
   SessionState,
-  Signal,
-  SignalBody,
   SignalId,
   SignalInfo,
   SignalResponse,
@@ -76,16 +74,16 @@ import type {
   WaitingFor,
 } from './bindings';
 import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
-import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenPrompt, ScreenSnapshot, SearchHit } from './bindings';
+import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
 import { dispatchCommand, engineCommands, type EngineCommands } from './bindings';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
+import { connectedHost, DEMO_TASK, sampleResult } from '../test/records';
 import { apiError } from './errors';
-import { independenceLabel } from './signals';
 import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
-import { applyMove, firstLine, queueOf, summaryPath, taskTitle } from './tasks';
+import { applyMove, firstLine, queueOf, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
 import { recordedAnswer, recordedRefusal, recordedRefusalOf, type Json } from './fakeRecorded';
 
@@ -127,42 +125,13 @@ export interface FakeBackendOptions {
   home?: string;
 }
 
-/** A machine's state as the shell reports it, the fields not given empty, its words as the shell says them. */
+/** A machine's state as the shell reports it, the fields not given empty (its words too). */
 function fakeHost(host: Partial<HostState> & { destination: string }): HostState {
-  const state: HostState = {
-    port: null,
-    remote_program: null,
-    state: 'connected',
-    version: null,
-    agents_running: null,
-    problem: null,
-    words: '',
-    unknown_key: null,
-    ...host,
-  };
-  if (state.words === '') state.words = hostWords(state);
-  return state;
-}
-
-/** As the shell's `words_of`: connected with its version and agents, else what stands in the way. */
-function hostWords(host: HostState): string {
-  if (host.version !== null) {
-    const running = host.agents_running ?? 0;
-    const agents = running === 0 ? 'no agent running' : running === 1 ? '1 agent running' : `${running} agents running`;
-    return `connected, Switchboard ${host.version}, ${agents}`;
-  }
-  return host.problem ?? 'it did not answer';
-}
-
-/** The link to another machine whose engine answers, as the shell reports it. */
-export function connectedHost(destination: string): EngineLink {
-  return { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: destination, connection: 1, restarted: false };
+  return { port: null, remote_program: null, state: 'connected', version: null, agents_running: null, problem: null, words: '', unknown_key: null, ...host };
 }
 
 /** The folders the fake's home folder holds, whatever directories it was given. */
 const HOME_FOLDERS = ['projects/api', 'projects/web', 'notes', '.config'];
-/** The most subfolders `list_folder` lists (the engine's `MAX_FOLDERS`). */
-const MAX_FOLDERS = 1000;
 
 /** The engine's defaults for what a profile spec leaves out. */
 const PROFILE_DEFAULTS = {
@@ -210,17 +179,6 @@ interface FakeSession {
 }
 
 const encoder = new TextEncoder();
-/** As the engine's `typing::prompt_of`: the screen's last line with text, taken literally and anchored. */
-function promptOf(rows: readonly string[]): ScreenPrompt | null {
-  const line = rows
-    .map((row) => row.trim())
-    .reverse()
-    .find((row) => row !== '');
-  if (line === undefined) return null;
-  // regex::escape's set: the regex crate's meta characters.
-  return { line, ready_pattern: `^\\s*${line.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, '\\$&')}\\s*$` };
-}
-
 /** A worktree as the engine reports it, with the diff it shows. */
 interface FakeWorktree {
   info: WorktreeInfo;
@@ -229,26 +187,9 @@ interface FakeWorktree {
   uncommitted: boolean;
 }
 
-/** A whole path as the engine resolves it: no empty, `.` or `..` parts, no slash at the end. */
-function resolvedPath(path: string): string {
-  const parts: string[] = [];
-  for (const part of path.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join('/')}`;
-}
-
-/** Strings by their UTF-16 code units, as Rust orders them (close enough for folder names). */
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** A terminal control sequence (colours, cursor moves), dropped from the fake's screen text. */
 const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
 
-/** An account's usage as a CLI tells it: its windows before the engine weighs them. */
 
 export class FakeBackend implements Backend {
   readonly calls: FakeCall[] = [];
@@ -305,11 +246,12 @@ export class FakeBackend implements Backend {
         setup_command: repository.setup_command ?? null,
       });
     }
-    // The home folder and every folder in it, down to the deepest.
-    for (const folder of HOME_FOLDERS) {
-      const parts = folder.split('/');
-      for (let depth = 0; depth <= parts.length; depth++) this.#directories.add([this.#home, ...parts.slice(0, depth)].join('/'));
+    // The home folder's folders, and every folder above each folder there is.
+    for (const folder of HOME_FOLDERS) this.#directories.add(`${this.#home}/${folder}`);
+    for (const folder of [...this.#directories]) {
+      for (let at = folder; at.lastIndexOf('/') > 0; ) this.#directories.add((at = at.slice(0, at.lastIndexOf('/'))));
     }
+    this.#directories.add('/');
     this.#now = options.now ?? (() => Date.now());
     this.#pickedFolders = [...(options.pickedFolders ?? [])];
   }
@@ -615,7 +557,8 @@ export class FakeBackend implements Backend {
   async screenSnapshot(sessionId: SessionId, recentLines: number): Promise<ScreenSnapshot> {
     this.#record('screen_snapshot', { sessionId, recentLines });
     const session = this.#session(sessionId);
-    // The fake's terminal has no screen model: its output as plain lines stands in for one.
+    // The fake's terminal has no screen model: its output as plain lines stands in for one; the
+    // prompt the engine reads on it is told (`answerNext('screen_snapshot', { prompt })`).
     const text = session.scrollback.map((chunk) => new TextDecoder().decode(chunk)).join('').replace(CSI, '');
     const lines = text.split(/\r?\n/).map((line) => line.replace(/\r/g, '').trimEnd());
     const rows = lines.slice(-session.info.size.rows);
@@ -625,7 +568,8 @@ export class FakeBackend implements Backend {
       recent_lines: lines.slice(-recentLines),
       cursor_row: Math.max(0, rows.length - 1),
       cursor_col: rows.at(-1)?.length ?? 0,
-      prompt: promptOf(rows),
+      prompt: null,
+      ...this.#told<Partial<ScreenSnapshot>>('screen_snapshot'),
     };
   }
 
@@ -1096,30 +1040,16 @@ export class FakeBackend implements Backend {
   }
 
   /**
-   * As the shell checks a machine: a destination with "unknown" in it shows a key not known yet
-   * (added once that key's fingerprint is accepted), one with "down" cannot be reached, any
-   * other answers; only a machine that answers is added.
+   * As the shell checks a machine: what it found is told (`answerNext('add_host', state)`); a
+   * machine untold answers, and is added and attached.
    */
   async addHost(destination: string, port: number | null, remoteProgram: string | null, acceptKey: string | null): Promise<HostState> {
     this.#record('add_host', { destination, port, remoteProgram, acceptKey });
-    const name = destination.trim();
-    if (name === '') this.#fail('invalid_input', 'Say which machine: user@host, or an alias of your ssh config.', 'destination');
-    const base = { destination: name, port, remote_program: remoteProgram };
-    if (name.includes('unknown') && acceptKey !== FakeBackend.FAKE_FINGERPRINT) {
-      return fakeHost({
-        ...base,
-        state: 'unknown_host_key',
-        problem: `The key of ${name} is not known yet.`,
-        unknown_key: { key_type: 'ED25519', fingerprint: FakeBackend.FAKE_FINGERPRINT },
-      });
-    }
-    if (name.includes('down')) {
-      return fakeHost({ ...base, state: 'unreachable', problem: `ssh could not reach ${name}: Connection timed out.` });
-    }
-    const added = fakeHost({ ...base, state: 'connected', version: '0.1.0', agents_running: 0 });
+    const told = this.#told<HostState>('add_host');
+    if (told) return told;
+    const added = fakeHost({ destination: destination.trim(), port, remote_program: remoteProgram, version: '0.1.0', agents_running: 0, words: 'connected' });
     this.seedHost(added);
-    // The window shows it from now on, as the shell attaches a machine just added.
-    this.setHostLink({ destination: name, link: connectedHost(name) });
+    this.setHostLink({ destination: added.destination, link: connectedHost(added.destination) });
     return structuredClone(added);
   }
 
@@ -1180,7 +1110,6 @@ export class FakeBackend implements Backend {
   /** As the shell's next try, now: the machine answers (a machine that is not attached is refused). */
   async connectHost(destination: string): Promise<void> {
     this.#record('connect_host', { destination });
-    if (!this.#hostLinks.some((h) => h.destination === destination)) this.#fail('not_found', `${destination} is not among the machines this window shows`, 'destination');
     this.setHostLink({ destination, link: connectedHost(destination) });
   }
 
@@ -1548,41 +1477,17 @@ export class FakeBackend implements Backend {
     if (!this.#directories.has(folder)) return { kind: 'not_a_repository', why: 'the folder does not exist' };
     return { kind: 'not_a_repository', why: 'the folder is not inside a git repository, so its tasks cannot get worktrees of their own' };
   }
-  /**
-   * As the engine's `folders::list`: "" and "~" are the home folder, "~/x" is under it, other
-   * paths must start at /; a folder that is not there is refused in words (field `path`).
-   */
+  /** The fake machine's folders under `path` ("" or "~": the home folder), as the engine lists them (names sorted). */
   async listFolder(path: string): Promise<FolderListing> {
     this.#record('list_folder', { path });
     const asked = path.trim();
-    let whole: string;
-    if (asked === '' || asked === '~') whole = this.#home;
-    else if (asked.startsWith('~/')) whole = `${this.#home}/${asked.slice(2)}`;
-    else if (asked.startsWith('/')) whole = asked;
-    else this.#fail('invalid_input', "path: give the folder's whole path, from / (or ~ for the home folder)", 'path');
-    const folder = resolvedPath(whole);
-    const every = this.#everyFolder();
-    if (!every.has(folder)) this.#fail('invalid_input', `path: there is no folder ${whole}`, 'path');
+    const folder = asked === '' || asked === '~' ? this.#home : asked.replace(/^~\//, `${this.#home}/`).replace(/(.)\/+$/, '$1');
+    if (!this.#directories.has(folder)) this.#fail('invalid_input', `path: there is no folder ${asked}`, 'path');
     const inside = folder === '/' ? '/' : `${folder}/`;
-    const folders = [...every]
-      .filter((each) => each.startsWith(inside) && each.length > inside.length && !each.slice(inside.length).includes('/'))
-      .map((each) => each.slice(inside.length))
-      .sort((a, b) => Number(a.startsWith('.')) - Number(b.startsWith('.')) || compare(a.toLowerCase(), b.toLowerCase()) || compare(a, b));
-    return {
-      path: folder,
-      parent: folder === '/' ? null : folder.slice(0, folder.lastIndexOf('/')) || '/',
-      folders: folders.slice(0, MAX_FOLDERS),
-      truncated: folders.length > MAX_FOLDERS,
-    };
+    const folders = [...this.#directories].filter((d) => d.startsWith(inside) && d.length > inside.length && !d.slice(inside.length).includes('/'));
+    return { path: folder, parent: folder === '/' ? null : folder.slice(0, folder.lastIndexOf('/')) || '/', folders: folders.map((d) => d.slice(inside.length)).sort(), truncated: false };
   }
-  /** The fake machine's folders: its directories and every folder above one. */
-  #everyFolder(): Set<string> {
-    const every = new Set<string>(['/']);
-    for (const directory of this.#directories) {
-      for (let at = resolvedPath(directory); at !== '/' && !every.has(at); at = at.slice(0, at.lastIndexOf('/')) || '/') every.add(at);
-    }
-    return every;
-  }
+
   async setRepositorySetup(repository: string, setupCommand: string | null): Promise<void> {
     this.#record('set_repository_setup', { repository, setupCommand });
     const found = this.#repositoryOf(repository) ?? this.#fail('git', `${repository} is not inside a git repository`);
@@ -2012,24 +1917,6 @@ export class FakeBackend implements Backend {
   }
 }
 
-/** A well-formed signal as the engine reads it; `raw` defaults to the block's YAML, roughly. */
-export function signalScan(body: SignalBody, fields: Partial<Pick<Signal, 'agent_id' | 'timestamp' | 'extra' | 'raw'>> = {}): ScanEvent {
-  const signal: Signal = { agent_id: null, timestamp: null, extra: {}, raw: rawBlock(body), ...body, ...fields };
-  return { type: 'signal', signal };
-}
-
-function rawBlock(body: SignalBody): string {
-  const quote = (text: string) => JSON.stringify(text);
-  return Object.entries(body)
-    .filter(([key]) => key !== 'kind')
-    .map(([key, value]) => {
-      if (Array.isArray(value)) return `${key}:\n${value.map((item) => `  - ${quote(String(item))}`).join('\n')}`;
-      if (typeof value === 'object' && value !== null) return `${key}: ${quote(independenceLabel(value))}`;
-      return `${key}: ${typeof value === 'string' ? quote(value) : String(value)}`;
-    })
-    .join('\n');
-}
-
 /** Where the engine's queue puts a queued task (`pick_key`): urgent first, then by `order`. */
 export function pickOf(task: Pick<TaskInfo, 'state' | 'priority' | 'order'>): [number, number] | null {
   return task.state === 'queued' ? [task.priority === 'urgent' ? 0 : 1, task.order] : null;
@@ -2048,56 +1935,6 @@ export function taskActions(state: TaskState, loopIteration: boolean): TaskActio
   return allowed.filter(([, yes]) => yes).map(([action]) => action);
 }
 
-export const DEMO_TASK: Omit<TaskSpec, 'profile_id' | 'instruction'> = {
-  context: null,
-  specs: null,
-  instructions: null,
-  priority: 'normal',
-  time_limit_secs: null,
-  success_criteria: null,
-  goals: null,
-  loop_iteration: null,
-};
-
-/** A plausible completed result: the summary file as its first artifact, one deliverable. */
-export function sampleResult(taskId: TaskId, overrides: Partial<TaskResult> = {}): TaskResult {
-  const markdown = [
-    '# Task Completion Summary',
-    '## Objective',
-    'Do what the task said.',
-    '## Accomplishments',
-    '- Did it',
-    '## Key Deliverables',
-    '- `src/done.txt` - the result',
-    '## Test Results',
-    '✅ All 3 tests passed',
-    '## Important Notes',
-    '- Nothing unusual',
-    '## Status',
-    '✅ COMPLETED',
-    '',
-  ].join('\n');
-  return {
-    summary: {
-      objective: 'Do what the task said.',
-      accomplishments: ['Did it'],
-      deliverables: ['src/done.txt'],
-      test_results: '✅ All 3 tests passed',
-      tests: { passed: 3, failed: null },
-      notes: ['Nothing unusual'],
-      status: 'completed',
-    },
-    fallback: false,
-    artifacts: [
-      { path: summaryPath(taskId), content: markdown, size: markdown.length, truncated: false },
-      { path: 'src/done.txt', content: 'done\n', size: 5, truncated: false },
-    ],
-    rejected: [],
-    results_json: null,
-    errors: null,
-    ...overrides,
-  };
-}
 
 /**
  * The responses a pending signal takes, as the engine decides them (`allowed_actions` in the

@@ -2,7 +2,8 @@
  * The demo the page shows in a plain browser (`npm run dev`): the fake backend with agents,
  * tasks, limits, usage, machines and worktrees seeded, and a running session.
  */
-import { connectedHost, DEMO_TASK, FakeBackend, sampleResult, signalScan } from './fakeBackend';
+import { FakeBackend } from './fakeBackend';
+import { DEMO_TASK, connectedHost, sampleResult, signalScan } from '../test/records';
 import { summaryPath, taskTitle } from './tasks';
 import { worktree } from '../test/worktrees';
 import type { WorktreeInfo } from './bindings';

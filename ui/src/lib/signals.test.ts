@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError, EngineEvent, Independence, Profile, SignalInfo, SignalResponse } from './bindings';
 import { profile } from '../test/profiles';
-import { FakeBackend, signalScan } from './fakeBackend';
+import { FakeBackend } from './fakeBackend';
+import { signalScan } from '../test/records';
 import {
   actionWord,
   allowedActions,

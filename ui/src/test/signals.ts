@@ -1,6 +1,7 @@
 /** Signal values for tests: one body per protocol, and a whole `SignalInfo` around a scan. */
 import type { Attention, Need, ScanEvent, SignalBody, SignalId, SignalInfo, SignalKind } from '../lib/bindings';
-import { engineActions, signalScan, type FakeBackend } from '../lib/fakeBackend';
+import { engineActions, type FakeBackend } from '../lib/fakeBackend';
+import { signalScan } from './records';
 
 export const clarification = (questions: string[] = ['Analyze OAuth2, JWT, or both?', 'What depth?']): SignalBody => ({
   kind: 'clarification',
