@@ -2,6 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
 import { parsePort } from '../lib/hosts';
+import { answering, keyNotKnown, notAnswering } from '../test/hosts';
 import { callsOf, renderApp } from '../test/render';
 
 async function openMachines(backend: FakeBackend) {
@@ -27,8 +28,8 @@ async function add(destination: string, { port = '', program = '' } = {}) {
 describe('the machines view', () => {
   it('lists this computer and each machine with its state in words', async () => {
     const backend = new FakeBackend();
-    backend.seedHost({ destination: 'dev@box', state: 'connected', version: '0.1.0', agents_running: 2 });
-    backend.seedHost({ destination: 'ci', port: 2222, state: 'unreachable', problem: 'ssh could not reach ci: No route to host.' });
+    backend.seedHost(answering('dev@box', 2, 'connected, Switchboard 0.1.0, 2 agents running'));
+    backend.seedHost(notAnswering('ci', 'unreachable', 'ssh could not reach ci: No route to host.', { port: 2222 }));
     await openMachines(backend);
 
     expect(screen.getByTestId('machine-this').textContent).toContain('This computer');
@@ -45,13 +46,8 @@ describe('the machines view', () => {
 
   it('shows the key of a listed machine that ssh no longer knows, and trusts it only when asked', async () => {
     const backend = new FakeBackend();
-    backend.seedHost({
-      destination: 'unknown-box',
-      state: 'unknown_host_key',
-      problem: 'The key of unknown-box is not known yet.',
-      unknown_key: { key_type: 'ED25519', fingerprint: FakeBackend.FAKE_FINGERPRINT },
-    });
-    backend.seedHost({ destination: 'dev@box', state: 'connected', version: '0.1.0', agents_running: 0 });
+    backend.seedHost(keyNotKnown('unknown-box'));
+    backend.seedHost(answering('dev@box', 0, 'connected, Switchboard 0.1.0, no agent running'));
     await openMachines(backend);
     const listed = entry('unknown-box')!;
     const key = within(listed).getByTestId('machine-entry-key');
@@ -73,7 +69,7 @@ describe('the machines view', () => {
     const backend = new FakeBackend();
     await openMachines(backend);
     expect(screen.getByTestId('machines-empty')).toBeTruthy();
-    backend.seedHost({ destination: 'dev@box', state: 'sign_in', problem: 'ssh could not sign in to dev@box without asking.' });
+    backend.seedHost(notAnswering('dev@box', 'sign_in', 'ssh could not sign in to dev@box without asking.'));
     // The check over ssh takes its time: held until the test lets it answer.
     let answer = () => {};
     const held = new Promise<void>((resolve) => (answer = resolve));
@@ -94,10 +90,12 @@ describe('the machines view', () => {
   it('adds a machine that answers', async () => {
     const backend = new FakeBackend();
     await openMachines(backend);
+    const words = 'connected, Switchboard 0.1.0, no agent running';
+    backend.answerNext('add_host', answering('dev@box', 0, words, { port: 2222, remote_program: '/opt/switchboard' }));
     await add('dev@box', { port: '2222', program: '/opt/switchboard' });
     await waitFor(() => expect(entries()).toEqual([['dev@box', 'connected']]));
     expect(callsOf(backend, 'add_host')).toEqual([{ destination: 'dev@box', port: 2222, remoteProgram: '/opt/switchboard', acceptKey: null }]);
-    expect(within(entry('dev@box')!).getByTestId('machine-state').textContent).toBe('connected, Switchboard 0.1.0, no agent running');
+    expect(within(entry('dev@box')!).getByTestId('machine-state').textContent).toBe(words);
     expect(screen.getByTestId('machine-added').textContent).toBe('dev@box was added.');
     expect((screen.getByTestId('machine-add-destination') as HTMLInputElement).value).toBe('');
   });
@@ -105,6 +103,7 @@ describe('the machines view', () => {
   it('shows a key it does not know and adds the machine only once the user trusts that key', async () => {
     const backend = new FakeBackend();
     await openMachines(backend);
+    backend.answerNext('add_host', keyNotKnown('me@unknown-box'));
     await add('me@unknown-box');
     const key = await screen.findByTestId('machine-key');
     expect(key.dataset.fingerprint).toBe('SHA256:fakefakefake');
@@ -113,8 +112,8 @@ describe('the machines view', () => {
     // Nothing is added, and no key was accepted, until the user says so.
     expect(entries()).toEqual([]);
     expect(callsOf(backend, 'add_host').map((c) => c.acceptKey)).toEqual([null]);
-    expect((await backend.listHosts()).length).toBe(0);
 
+    // With the key accepted the machine answers (the fake's answer when it is not told one).
     await fireEvent.click(screen.getByTestId('machine-key-trust'));
     await waitFor(() => expect(entries()).toEqual([['me@unknown-box', 'connected']]));
     expect(callsOf(backend, 'add_host').map((c) => c.acceptKey)).toEqual([null, 'SHA256:fakefakefake']);
@@ -124,6 +123,7 @@ describe('the machines view', () => {
   it('forgets a key shown once the form is changed', async () => {
     const backend = new FakeBackend();
     await openMachines(backend);
+    backend.answerNext('add_host', keyNotKnown('me@unknown-box'));
     await add('me@unknown-box');
     await screen.findByTestId('machine-key');
     await type('machine-add-destination', 'me@other');
@@ -133,6 +133,7 @@ describe('the machines view', () => {
   it('says why a machine that cannot be reached was not added', async () => {
     const backend = new FakeBackend();
     await openMachines(backend);
+    backend.answerNext('add_host', notAnswering('me@down-box', 'unreachable', 'ssh could not reach me@down-box: Connection timed out.'));
     await add('me@down-box');
     const problem = await screen.findByTestId('machine-add-problem');
     expect(problem.textContent).toBe('ssh could not reach me@down-box: Connection timed out.');
@@ -150,7 +151,7 @@ describe('the machines view', () => {
 
   it('asks before removing a machine, saying its agents go on there, then removes it', async () => {
     const backend = new FakeBackend();
-    backend.seedHost({ destination: 'dev@box', state: 'connected', version: '0.1.0', agents_running: 1 });
+    backend.seedHost(answering('dev@box', 1, 'connected, Switchboard 0.1.0, 1 agent running'));
     await openMachines(backend);
     await fireEvent.click(within(entry('dev@box')!).getByTestId('machine-remove'));
     expect(screen.getByTestId('machine-remove-question').textContent).toContain('Its engine and agents go on there.');
@@ -167,7 +168,7 @@ describe('the machines view', () => {
 
   it('opens a window on a machine', async () => {
     const backend = new FakeBackend();
-    backend.seedHost({ destination: 'dev@box', state: 'connected', version: '0.1.0', agents_running: 0 });
+    backend.seedHost(answering('dev@box', 0, 'connected, Switchboard 0.1.0, no agent running'));
     await openMachines(backend);
     await fireEvent.click(within(entry('dev@box')!).getByTestId('machine-open'));
     await waitFor(() => expect(callsOf(backend, 'open_host')).toEqual([{ destination: 'dev@box' }]));
