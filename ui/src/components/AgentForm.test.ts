@@ -333,7 +333,7 @@ describe('the ready pattern', () => {
     expect(screen.queryByTestId('agent-ready-pattern-fill')).toBeNull();
   });
 
-  it("fills from the agent's screen: its last line, taken literally and anchored", async () => {
+  it("fills from the agent's screen: the prompt the engine read there, as the pattern it made of it", async () => {
     const backend = new FakeBackend({ commands: ['demo'], directories: ['/work'] });
     const agent = await backend.createProfile({ name: 'demo', command: 'demo', args: [], env: {}, cwd: '/work', kind: 'generic', ready_pattern: 'demo> $' } as never);
     const session = backend.seedSession(agent.id, { state: 'running', pid: 9 });
@@ -342,6 +342,8 @@ describe('the ready pattern', () => {
     await fireEvent.click(screen.getByTestId('profile-select'));
     await fireEvent.click(await screen.findByTestId('edit-profile'));
 
+    // The engine reads the last line on the screen and escapes and anchors it (tested in Rust).
+    backend.answerNext('screen_snapshot', { prompt: { line: 'agent>', ready_pattern: '^\\s*agent>\\s*$' } });
     await fireEvent.click(screen.getByTestId('agent-ready-pattern-fill'));
     await waitFor(() => expect(valueOf('agent-ready-pattern')).toBe('^\\s*agent>\\s*$'));
     expect(screen.getByTestId('agent-ready-pattern-filled').textContent).toBe('Filled from the last line on its screen: “agent>”.');

@@ -1,13 +1,25 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
+import type { FolderListing } from '../lib/bindings';
+import { apiError } from '../lib/errors';
 import { FakeBackend } from '../lib/fakeBackend';
+import { folderListing, HOME_LISTING } from '../test/folders';
 import { callsOf } from '../test/render';
 import FolderBrowser from './FolderBrowser.svelte';
 
-/** The browser over `backend`'s folders, opened at `start`; `closed` is what it closed with. */
-async function browse(backend: FakeBackend, start = '~') {
+/**
+ * The browser over `backend`'s folders, opened at `start`; `onclose` is what it closed with.
+ * `told`: what the engine answers the next `list_folder` calls, in turn (its order, hidden folders
+ * last; its "more than are listed"). The fake does not take a listing from `answerNext` yet, so
+ * the call goes to the fake (recorded, refused as told) and its answer gives way to the told one.
+ */
+async function browse(backend: FakeBackend, start = '~', told: FolderListing[] = []) {
   const onclose = vi.fn<(chosen: string | null) => void>();
-  render(FolderBrowser, { props: { start, host: 'dev@box', list: (path: string) => backend.listFolder(path), onclose } });
+  const list = async (path: string) => {
+    const listed = await backend.listFolder(path);
+    return told.shift() ?? listed;
+  };
+  render(FolderBrowser, { props: { start, host: 'dev@box', list, onclose } });
   await waitFor(() => expect(screen.getByTestId('folder-browser').dataset.path).not.toBe(''));
   return { onclose };
 }
@@ -24,9 +36,9 @@ async function goTo(path: string) {
 }
 
 describe('the folder browser', () => {
-  it("opens at the engine machine's home folder, its subfolders by name and hidden ones last", async () => {
+  it("opens at the engine machine's home folder, its subfolders in the engine's order", async () => {
     const backend = new FakeBackend();
-    await browse(backend);
+    await browse(backend, '~', [HOME_LISTING]);
     expect(shown()).toBe('/home/dev');
     expect(pathText()).toBe('/home/dev');
     expect(names()).toEqual(['notes', 'projects', '.config']);
@@ -65,7 +77,8 @@ describe('the folder browser', () => {
 
   it('moves between folders with the arrow keys, and Backspace goes up to the folder left', async () => {
     const backend = new FakeBackend();
-    await browse(backend);
+    const projects = folderListing('/home/dev/projects', ['api', 'web']);
+    await browse(backend, '~', [HOME_LISTING, projects, HOME_LISTING]);
     await fireEvent.keyDown(entry('notes'), { key: 'ArrowDown' });
     expect(document.activeElement).toBe(entry('projects'));
     expect(entry('projects').tabIndex).toBe(0);
@@ -97,6 +110,7 @@ describe('the folder browser', () => {
   it('says in words why a path was refused, and stays where it was', async () => {
     const backend = new FakeBackend();
     await browse(backend);
+    backend.failNext('list_folder', apiError('invalid_input', "path: give the folder's whole path, from / (or ~ for the home folder)", 'path'));
     await goTo('projects');
     await screen.findByTestId('folder-browser-error');
     expect(screen.getByTestId('folder-browser-error').textContent).toBe("Give the folder's whole path, from / (or ~ for the home folder).");
@@ -147,9 +161,9 @@ describe('the folder browser', () => {
   });
 
   it('says when a folder holds more subfolders than are listed', async () => {
-    const many = Array.from({ length: 1005 }, (_, i) => `/big/d${String(i).padStart(4, '0')}`);
-    const backend = new FakeBackend({ directories: many });
-    await browse(backend, '/big');
+    const first = Array.from({ length: 1000 }, (_, i) => `d${String(i).padStart(4, '0')}`);
+    const backend = new FakeBackend({ directories: ['/big'] });
+    await browse(backend, '/big', [folderListing('/big', first, true)]);
     expect(names()).toHaveLength(1000);
     expect(screen.getByTestId('folder-browser-truncated').textContent).toBe('Only the first 1000 folders are listed.');
   });
