@@ -1,7 +1,7 @@
 //! Protocol signals as recorded, and the user's responses to them.
 
 use serde::{Deserialize, Serialize};
-use switchboard_protocol::signal::ScanEvent;
+use switchboard_protocol::signal::{ScanEvent, SignalBody};
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
 #[cfg(feature = "ts")]
 use ts_rs::TS;
@@ -92,6 +92,72 @@ impl SignalResponse {
             SignalResponse::Acknowledge => SignalAction::Acknowledge,
             SignalResponse::Dismiss => SignalAction::Dismiss,
         }
+    }
+}
+
+/// Why a response to a signal cannot be carried out: the form's field at
+/// fault (`index`: which answer) and a sentence for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseProblem {
+    pub field: &'static str,
+    pub index: Option<usize>,
+    pub message: String,
+}
+
+impl ResponseProblem {
+    fn new(field: &'static str, index: Option<usize>, message: impl Into<String>) -> ResponseProblem {
+        ResponseProblem { field, index, message: message.into() }
+    }
+
+    /// The field as the wire names it: `answers.1` for the second answer.
+    pub fn wire_field(&self) -> String {
+        match self.index {
+            Some(index) => format!("{}.{index}", self.field),
+            None => self.field.to_owned(),
+        }
+    }
+}
+
+/// What `response` lacks for a signal of `body` (none: one the agent wrote
+/// malformed), or none when it can be carried out: an answer to every
+/// question, and the words each decision passes on to the agent. Which
+/// responses a signal takes at all is [`SignalInfo::actions`]'s to say.
+pub fn response_problem(body: Option<&SignalBody>, response: &SignalResponse) -> Option<ResponseProblem> {
+    let blank = |text: &str| text.trim().is_empty();
+    match response {
+        SignalResponse::Answer { answers } => {
+            let questions = match body {
+                Some(SignalBody::Clarification { questions, .. }) => questions.len(),
+                _ => 0,
+            };
+            if answers.len() != questions {
+                let plural = if questions == 1 { "" } else { "s" };
+                return Some(ResponseProblem::new(
+                    "answers",
+                    None,
+                    format!("Give one answer per question ({questions} question{plural})."),
+                ));
+            }
+            answers.iter().position(|answer| blank(answer)).map(|missing| {
+                ResponseProblem::new(
+                    "answers",
+                    Some(missing),
+                    format!("Answer question {}: the agent waits for every answer.", missing + 1),
+                )
+            })
+        }
+        SignalResponse::Resolve { resolution } if blank(resolution) => {
+            Some(ResponseProblem::new("resolution", None, "Say how the blocker was resolved, so the agent can go on."))
+        }
+        SignalResponse::Retry { fix } if blank(fix) => Some(ResponseProblem::new(
+            "fix",
+            None,
+            "Say what you fixed, so the agent knows what changed before it retries.",
+        )),
+        SignalResponse::Deny { reason } if blank(reason) => {
+            Some(ResponseProblem::new("reason", None, "Say why, so the agent knows how to go on."))
+        }
+        _ => None,
     }
 }
 
@@ -383,5 +449,53 @@ mod tests {
         broken["handled_at"] = 2.into();
         let refused = SignalInfo::try_from(serde_json::from_value::<SignalRecord>(broken).unwrap()).unwrap_err();
         assert!(refused.to_string().contains("a handled signal without its response"), "{refused}");
+    }
+
+    #[test]
+    fn a_response_lacks_what_the_agent_needs_to_go_on() {
+        let question = scan_all(
+            b"[CLARIFICATION_NEEDED]\nquestions:\n  - Which database?\n  - Which port?\n[/CLARIFICATION_NEEDED]",
+        )
+        .pop();
+        let body = match &question {
+            Some(ScanEvent::Signal { signal }) => Some(&signal.body),
+            other => panic!("a clarification, not {other:?}"),
+        };
+        let answers =
+            |given: &[&str]| SignalResponse::Answer { answers: given.iter().map(|a| a.to_string()).collect() };
+        let said =
+            |body, response: &SignalResponse| response_problem(body, response).map(|p| (p.wire_field(), p.message));
+        type Refusal = Option<(&'static str, &'static str)>;
+        let cases: [(Option<&SignalBody>, SignalResponse, Refusal); 9] = [
+            (body, answers(&["Postgres", "5432"]), None),
+            (body, answers(&["Postgres"]), Some(("answers", "Give one answer per question (2 questions)."))),
+            (
+                body,
+                answers(&["Postgres", "  "]),
+                Some(("answers.1", "Answer question 2: the agent waits for every answer.")),
+            ),
+            (None, answers(&["x"]), Some(("answers", "Give one answer per question (0 questions)."))),
+            (
+                None,
+                SignalResponse::Resolve { resolution: " ".into() },
+                Some(("resolution", "Say how the blocker was resolved, so the agent can go on.")),
+            ),
+            (
+                None,
+                SignalResponse::Retry { fix: String::new() },
+                Some(("fix", "Say what you fixed, so the agent knows what changed before it retries.")),
+            ),
+            (None, SignalResponse::Retry { fix: "pinned it".into() }, None),
+            (
+                None,
+                SignalResponse::Deny { reason: "\n".into() },
+                Some(("reason", "Say why, so the agent knows how to go on.")),
+            ),
+            (None, SignalResponse::Skip, None),
+        ];
+        for (body, response, expected) in cases {
+            let expected = expected.map(|(field, message)| (field.to_owned(), message.to_owned()));
+            assert_eq!(said(body, &response), expected, "{response:?}");
+        }
     }
 }

@@ -17,6 +17,9 @@ pub enum EngineError {
     /// A setting the user cannot keep; `reason` is a sentence for them.
     #[error("{reason}")]
     InvalidSetting { field: &'static str, reason: &'static str },
+    /// A response to a signal lacks what the agent needs to go on.
+    #[error("{}", .0.message)]
+    ResponseRefused(switchboard_api::ResponseProblem),
     /// A profile's spec has problems, all of them listed (never empty).
     #[error("{}", problems_in_words(.problems))]
     InvalidProfile { problems: Vec<ProfileProblem> },
@@ -137,6 +140,7 @@ impl EngineError {
         match self {
             EngineError::InvalidInput { .. }
             | EngineError::InvalidSetting { .. }
+            | EngineError::ResponseRefused(_)
             | EngineError::LoopCannotEnd { .. } => ErrorCode::InvalidInput,
             EngineError::NothingToResume { .. } => ErrorCode::NothingToResume,
             EngineError::InvalidProfile { .. } => ErrorCode::InvalidProfile,
@@ -179,6 +183,7 @@ impl EngineError {
     pub fn field(&self) -> Option<&'static str> {
         match self {
             EngineError::InvalidInput { field, .. } | EngineError::InvalidSetting { field, .. } => Some(field),
+            EngineError::ResponseRefused(problem) => Some(problem.field),
             EngineError::InvalidProfile { problems } => problems.first().map(|p| p.field.as_str()),
             EngineError::CommandNotFound { .. } => Some("command"),
             EngineError::DirectoryMissing { .. } => Some("cwd"),
@@ -210,7 +215,12 @@ impl From<&EngineError> for ApiError {
             EngineError::InvalidProfile { problems } => problems.clone(),
             _ => Vec::new(),
         };
-        ApiError { code: error.code(), field: error.field().map(str::to_owned), message: error.to_string(), problems }
+        // A refused answer names which one (`answers.1`), so the form marks that field.
+        let field = match error {
+            EngineError::ResponseRefused(problem) => Some(problem.wire_field()),
+            _ => error.field().map(str::to_owned),
+        };
+        ApiError { code: error.code(), field, message: error.to_string(), problems }
     }
 }
 

@@ -87,18 +87,20 @@ describe('clarification', () => {
     // The first answer has the focus.
     expect(document.activeElement).toBe(answers[0]);
 
-    // Every answer is required.
+    // Every answer is required: the engine refuses naming the one missing, and the window marks it.
     await fireEvent.input(answers[0], { target: { value: 'Both' } });
+    backend.failNext('respond_to_signal', apiError('invalid_input', 'Answer question 2: the agent waits for every answer.', 'answers.1'));
     await fireEvent.click(within(dialog()).getByTestId('signal-submit'));
-    expect(within(dialog()).getByTestId('signal-error').textContent).toContain('Answer question 2');
+    await tick();
+    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'answer', answers: ['Both', ''] } }]);
+    expect(within(dialog()).getByTestId('signal-error').textContent).toContain('Answer question 2: the agent waits for every answer.');
     expect(answers[1].getAttribute('aria-invalid')).toBe('true');
     expect(answers[0].getAttribute('aria-invalid')).toBeNull();
-    expect(respondCalls(backend)).toEqual([]);
 
     await fireEvent.input(answers[1], { target: { value: 'Deep dive' } });
     await fireEvent.click(within(dialog()).getByTestId('signal-submit'));
     await tick();
-    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'answer', answers: ['Both', 'Deep dive'] } }]);
+    expect(respondCalls(backend).at(-1)).toEqual({ signalId: signal.id, response: { action: 'answer', answers: ['Both', 'Deep dive'] } });
     const reply = 'CLARIFICATION RESPONSE\nQ1: Analyze OAuth2, JWT, or both?\nA1: Both\nQ2: What depth?\nA2: Deep dive';
     await replied(backend, signal.id, reply);
     await tick();
@@ -149,15 +151,16 @@ describe('stop work', () => {
     expect(field('state_snapshot').textContent).toBe('Completed: A, B, C\nFiles: file1, file2');
     expect(field('resume_requirements').textContent).toBe('npm install');
 
+    backend.failNext('respond_to_signal', apiError('invalid_input', 'Say how the blocker was resolved, so the agent can go on.', 'resolution'));
     await fireEvent.click(within(dialog()).getByTestId('signal-resolve'));
+    await tick();
     expect(within(dialog()).getByTestId('signal-error').textContent).toContain('how the blocker was resolved');
     expect(within(dialog()).getByTestId('signal-resolution').getAttribute('aria-invalid')).toBe('true');
-    expect(respondCalls(backend)).toEqual([]);
 
     await fireEvent.input(within(dialog()).getByTestId('signal-resolution'), { target: { value: 'ran npm install' } });
     await fireEvent.click(within(dialog()).getByTestId('signal-resolve'));
     await tick();
-    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'resolve', resolution: 'ran npm install' } }]);
+    expect(respondCalls(backend).at(-1)).toEqual({ signalId: signal.id, response: { action: 'resolve', resolution: 'ran npm install' } });
     expect(dialog().getAttribute('data-state')).toBe('handled');
     expect(within(dialog()).getByTestId('signal-response-text').textContent).toBe('ran npm install');
     await replied(backend, signal.id, 'BLOCKER RESOLVED\nIssue: external_dependency: node_modules missing');
@@ -168,16 +171,17 @@ describe('stop work', () => {
   it('retries from the checkpoint once the user says what was fixed', async () => {
     const { backend, signal } = await raised(signalScan(stopWork()));
     await openDialog(signal.id);
+    backend.failNext('respond_to_signal', apiError('invalid_input', 'Say what you fixed, so the agent knows what changed before it retries.', 'fix'));
     await fireEvent.click(within(dialog()).getByTestId('signal-retry'));
     await tick();
-    expect(respondCalls(backend)).toEqual([]);
+    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'retry', fix: '' } }]);
     expect(within(dialog()).getByTestId('signal-error').textContent).toContain('Say what you fixed');
     expect(within(dialog()).getByTestId('signal-retry-fix').getAttribute('aria-invalid')).toBe('true');
 
     await fireEvent.input(within(dialog()).getByTestId('signal-retry-fix'), { target: { value: 'pinned lodash to 4.17' } });
     await fireEvent.click(within(dialog()).getByTestId('signal-retry'));
     await tick();
-    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'retry', fix: 'pinned lodash to 4.17' } }]);
+    expect(respondCalls(backend).at(-1)).toEqual({ signalId: signal.id, response: { action: 'retry', fix: 'pinned lodash to 4.17' } });
     expect(dialog().getAttribute('data-state')).toBe('handled');
     await replied(backend, signal.id, 'ERROR FIXED\nApplied fix: pinned lodash to 4.17');
     await tick();
@@ -266,15 +270,16 @@ describe('delegation', () => {
     await openDialog(signal.id);
     expect(field('independence').textContent).toBe('after the merge');
 
+    backend.failNext('respond_to_signal', apiError('invalid_input', 'Say why, so the agent knows how to go on.', 'reason'));
     await fireEvent.click(within(dialog()).getByTestId('signal-deny'));
+    await tick();
     expect(within(dialog()).getByTestId('signal-error').textContent).toContain('Say why');
     expect(within(dialog()).getByTestId('signal-deny-reason').getAttribute('aria-invalid')).toBe('true');
-    expect(respondCalls(backend)).toEqual([]);
 
     await fireEvent.input(within(dialog()).getByTestId('signal-deny-reason'), { target: { value: 'no budget' } });
     await fireEvent.click(within(dialog()).getByTestId('signal-deny'));
     await tick();
-    expect(respondCalls(backend)).toEqual([{ signalId: signal.id, response: { action: 'deny', reason: 'no budget' } }]);
+    expect(respondCalls(backend).at(-1)).toEqual({ signalId: signal.id, response: { action: 'deny', reason: 'no budget' } });
     expect(dialog().getAttribute('data-state')).toBe('handled');
     await replied(backend, signal.id, 'DELEGATION DENIED\nReason: no budget');
     await tick();

@@ -1046,8 +1046,8 @@ export class FakeBackend implements Backend {
   async addHost(destination: string, port: number | null, remoteProgram: string | null, acceptKey: string | null): Promise<HostState> {
     this.#record('add_host', { destination, port, remoteProgram, acceptKey });
     const told = this.#told<HostState>('add_host');
-    if (told) return told;
-    const added = fakeHost({ destination: destination.trim(), port, remote_program: remoteProgram, version: '0.1.0', agents_running: 0, words: 'connected' });
+    if (told && told.state !== 'connected') return told;
+    const added = told ?? fakeHost({ destination: destination.trim(), port, remote_program: remoteProgram, version: '0.1.0', agents_running: 0, words: 'connected' });
     this.seedHost(added);
     this.setHostLink({ destination: added.destination, link: connectedHost(added.destination) });
     return structuredClone(added);
@@ -1107,7 +1107,7 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.#hostLinkListeners]) listener(structuredClone(kept));
   }
 
-  /** As the shell's next try, now: the machine answers (a machine that is not attached is refused). */
+  /** As the shell's next try, now: the machine answers. */
   async connectHost(destination: string): Promise<void> {
     this.#record('connect_host', { destination });
     this.setHostLink({ destination, link: connectedHost(destination) });
@@ -1477,11 +1477,13 @@ export class FakeBackend implements Backend {
     if (!this.#directories.has(folder)) return { kind: 'not_a_repository', why: 'the folder does not exist' };
     return { kind: 'not_a_repository', why: 'the folder is not inside a git repository, so its tasks cannot get worktrees of their own' };
   }
-  /** The fake machine's folders under `path` ("" or "~": the home folder), as the engine lists them (names sorted). */
+  /** The fake machine's folders under `path` ("" or "~": the home folder), names sorted; the engine's own listing, a test tells. */
   async listFolder(path: string): Promise<FolderListing> {
     this.#record('list_folder', { path });
     const asked = path.trim();
     const folder = asked === '' || asked === '~' ? this.#home : asked.replace(/^~\//, `${this.#home}/`).replace(/(.)\/+$/, '$1');
+    const told = this.#told<FolderListing>('list_folder');
+    if (told) return told;
     if (!this.#directories.has(folder)) this.#fail('invalid_input', `path: there is no folder ${asked}`, 'path');
     const inside = folder === '/' ? '/' : `${folder}/`;
     const folders = [...this.#directories].filter((d) => d.startsWith(inside) && d.length > inside.length && !d.slice(inside.length).includes('/'));

@@ -98,7 +98,7 @@ export function demoBackend(): FakeBackend {
   })();
   seedWorktrees(backend, now);
   // Another machine the window shows, with an agent of its own there.
-  backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0 });
+  backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0, words: 'connected, Switchboard 0.1.0, no agent running' });
   backend.setHostLink({ destination: 'dev@build-box', link: connectedHost('dev@build-box') });
   backend.seedProfile({ name: 'trainer', command: 'claude', cwd: '/home/dev/projects/api', kind: 'claude-code', host: 'dev@build-box' });
   return backend;

@@ -387,45 +387,11 @@ export function allowedActions(info: SignalInfo): readonly SignalAction[] {
   return info.actions;
 }
 
-/** Why a response cannot be sent: the form field concerned (`index`: which answer), and words for the user. */
+/** Why a response was refused: the form field concerned (`index`: which answer), and words for the user. */
 export interface ResponseProblem {
   field: 'action' | 'answers' | 'resolution' | 'fix' | 'profile_id' | 'reason';
   index: number | null;
   message: string;
-}
-
-const blank = (text: string) => text.trim() === '';
-
-/** What is wrong with a response to this signal, or null when it can be sent. */
-export function validateResponse(info: SignalInfo, response: SignalResponse): ResponseProblem | null {
-  if (!allowedActions(info).includes(response.action)) {
-    return { field: 'action', index: null, message: `A ${kindWord(signalKind(info))} signal cannot be answered with “${actionWord(response.action)}”.` };
-  }
-  switch (response.action) {
-    case 'answer': {
-      const signal = wellFormed(info);
-      const questions = signal?.kind === 'clarification' ? signal.questions.length : 0;
-      if (response.answers.length !== questions) {
-        return { field: 'answers', index: null, message: `Give one answer per question (${plural(questions, 'question')}).` };
-      }
-      const missing = response.answers.findIndex(blank);
-      if (missing !== -1) {
-        return { field: 'answers', index: missing, message: `Answer question ${missing + 1}: the agent waits for every answer.` };
-      }
-      return null;
-    }
-    case 'resolve':
-      return blank(response.resolution) ? { field: 'resolution', index: null, message: 'Say how the blocker was resolved, so the agent can go on.' } : null;
-    case 'retry':
-      return blank(response.fix) ? { field: 'fix', index: null, message: 'Say what you fixed, so the agent knows what changed before it retries.' } : null;
-    case 'delegate_blocked':
-    case 'approve':
-      return blank(response.profile_id) ? { field: 'profile_id', index: null, message: 'Choose the agent that takes the work.' } : null;
-    case 'deny':
-      return blank(response.reason) ? { field: 'reason', index: null, message: 'Say why, so the agent knows how to go on.' } : null;
-    default:
-      return null;
-  }
 }
 
 /** The agent to preselect for delegated work: the requester's own, else the first there is. */

@@ -1,12 +1,13 @@
 /**
- * The response one signal dialog sends: the protocol's check before sending, which response
- * is in flight (one at a time), and why the last one was refused. Shared by the dialog's
- * frame and the part for the signal's kind.
+ * The response one signal dialog sends: which response is in flight (one at a time), and why
+ * the last one was refused, by the engine (which answer or field lacks what, in its words) or,
+ * for a delegation with no agent chosen, before sending. Shared by the dialog's frame and the
+ * part for the signal's kind.
  */
 import { Action } from '../../lib/action.svelte';
 import type { ErrorCode, SignalInfo, SignalResponse } from '../../lib/bindings';
 import { toApiError } from '../../lib/errors';
-import { allowedActions, responseErrorText, validateResponse, type ResponseProblem, type SignalAction } from '../../lib/signals';
+import { allowedActions, responseErrorText, type ResponseProblem, type SignalAction } from '../../lib/signals';
 
 /** A refused response: by the engine (with its code) or before sending (with the field at fault). */
 export interface ReplyError {
@@ -15,9 +16,14 @@ export interface ReplyError {
   problem: ResponseProblem | null;
 }
 
+/** The fields a response's refusal may name: `answers.1` is the second answer. */
+const REFUSED_FIELD = /^(answers|resolution|fix|reason)(?:\.(\d+))?$/;
+
 function engineRefusal(reason: unknown): ReplyError {
   const error = toApiError(reason);
-  return { text: responseErrorText(error), code: error.code, problem: null };
+  const named = error.code === 'invalid_input' && error.field !== null ? REFUSED_FIELD.exec(error.field) : null;
+  const problem = named ? { field: named[1] as ResponseProblem['field'], index: named[2] === undefined ? null : Number(named[2]), message: error.message } : null;
+  return { text: problem?.message ?? responseErrorText(error), code: error.code, problem };
 }
 
 export class SignalReply {
@@ -52,11 +58,11 @@ export class SignalReply {
     return problem?.field === field && (problem.index === null || problem.index === index);
   }
 
-  /** Check `response` and send it, unless one is in flight; a refusal lands in `error`. */
+  /** Send `response`, unless one is in flight; a refusal lands in `error`. */
   async respond(response: SignalResponse): Promise<void> {
     if (this.busy !== null) return;
-    const problem = validateResponse(this.#signal(), response);
-    if (problem) {
+    if ((response.action === 'approve' || response.action === 'delegate_blocked') && response.profile_id === '') {
+      const problem: ResponseProblem = { field: 'profile_id', index: null, message: 'Choose the agent that takes the work.' };
       this.#sending.error = { text: problem.message, code: null, problem };
       return;
     }

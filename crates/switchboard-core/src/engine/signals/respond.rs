@@ -70,16 +70,13 @@ impl SignalDesk {
             ScanEvent::Signal { signal } => Some(signal.body.clone()),
             ScanEvent::Malformed { .. } => None,
         };
+        if let Some(problem) = switchboard_api::response_problem(body.as_ref(), &response) {
+            return Err(EngineError::ResponseRefused(problem));
+        }
         let mut delegate_session = None;
         let prompt = match (&body, &response) {
             (_, SignalResponse::Dismiss) | (Some(SignalBody::Completion { .. }), SignalResponse::Acknowledge) => None,
             (Some(SignalBody::Clarification { questions, current_state, .. }), SignalResponse::Answer { answers }) => {
-                if answers.len() != questions.len() || answers.iter().any(|a| a.trim().is_empty()) {
-                    return Err(EngineError::InvalidInput {
-                        field: "answers",
-                        reason: format!("answer each of the {} questions", questions.len()),
-                    });
-                }
                 Some(prompts::clarification_response(questions, answers, current_state))
             }
             (Some(body @ SignalBody::StopWork { .. }), action) => {
@@ -97,8 +94,8 @@ impl SignalDesk {
                         delegate_session = Some(delegate);
                         prompt
                     }
-                    SignalResponse::Deny { reason } if !reason.trim().is_empty() => prompts::delegation_denied(reason),
-                    _ => return Err(EngineError::InvalidInput { field: "reason", reason: "say why".into() }),
+                    SignalResponse::Deny { reason } => prompts::delegation_denied(reason),
+                    _ => return refuse("that response does not fit this signal"),
                 };
                 Some(prompt)
             }
@@ -137,22 +134,8 @@ impl SignalDesk {
         action: &SignalResponse,
     ) -> Result<(String, Option<SessionId>), EngineError> {
         Ok(match action {
-            SignalResponse::Resolve { resolution } if !resolution.trim().is_empty() => {
-                (prompts::blocker_resolved(blocker, resolution), None)
-            }
-            SignalResponse::Resolve { .. } => {
-                return Err(EngineError::InvalidInput {
-                    field: "resolution",
-                    reason: "say how the blocker was resolved".into(),
-                });
-            }
-            SignalResponse::Retry { fix } if !fix.trim().is_empty() => (prompts::error_fixed(blocker, fix), None),
-            SignalResponse::Retry { .. } => {
-                return Err(EngineError::InvalidInput {
-                    field: "fix",
-                    reason: "say what was fixed, so the agent knows what changed before it retries".into(),
-                });
-            }
+            SignalResponse::Resolve { resolution } => (prompts::blocker_resolved(blocker, resolution), None),
+            SignalResponse::Retry { fix } => (prompts::error_fixed(blocker, fix), None),
             SignalResponse::Skip => {
                 log_skipped(cx, &info.profile_id, blocker)?;
                 (prompts::skip_item(blocker), None)

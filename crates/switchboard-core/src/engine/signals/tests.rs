@@ -6,7 +6,7 @@ use switchboard_protocol::signal::scan_all;
 
 use super::*;
 use crate::engine::testing::Bench;
-use switchboard_api::{Profile, SignalAction, SignalResponse};
+use switchboard_api::{ApiError, ErrorCode, Profile, SignalAction, SignalResponse};
 
 const CLARIFICATION: &str = "[CLARIFICATION_NEEDED]\nblocked_at: \"auth\"\nquestions:\n  - \"OAuth2 or JWT?\"\n  - \"How deep?\"\ncurrent_state: \"Phase 1 done\"\n[/CLARIFICATION_NEEDED]";
 const STOP: &str = "[STOP_WORK]\nblocker_type: external_dependency\ndetails: \"need npm install\"\nstate_snapshot: \"A and B done\"\nblocked_work: \"Task D\"\n[/STOP_WORK]";
@@ -113,7 +113,12 @@ async fn an_answer_is_typed_into_the_agent_and_it_no_longer_waits() {
     let signal = desk.raise(CLARIFICATION);
     assert!(desk.bench.cx.sessions.get(&desk.session).unwrap().hooks.needs_user.contains(&signal.id));
     let missing = desk.respond(&signal, SignalResponse::Answer { answers: vec!["JWT".into(), " ".into()] });
-    assert!(matches!(missing, Err(EngineError::InvalidInput { field: "answers", .. })));
+    let missing = ApiError::from(&missing.unwrap_err());
+    assert_eq!(
+        (missing.code, missing.field.as_deref(), missing.message.as_str()),
+        (ErrorCode::InvalidInput, Some("answers.1"), "Answer question 2: the agent waits for every answer."),
+        "the refusal names the answer missing, in the user's words"
+    );
     assert!(desk.bench.typed(&desk.session).is_empty(), "nothing typed for a refused answer");
 
     let handled = desk.respond(&signal, SignalResponse::Answer { answers: vec!["JWT".into(), "Deep".into()] }).unwrap();
