@@ -6,7 +6,8 @@ import { FakeBackend } from './fakeBackend';
 import { DEMO_TASK, connectedHost, sampleResult, signalScan } from '../test/records';
 import { summaryPath, taskTitle } from './tasks';
 import { worktree } from '../test/worktrees';
-import type { WorktreeInfo } from './bindings';
+import { limited, question, waitsOn, working } from '../test/attention';
+import type { AccountLimit, WorktreeInfo } from './bindings';
 
 /** The fake with a demo profile and a running demo session, for the plain-browser page. */
 export function demoBackend(): FakeBackend {
@@ -25,7 +26,7 @@ export function demoBackend(): FakeBackend {
   const demoSession = backend.startSession(demo.id, { rows: 24, cols: 80 });
   // Codex's account is at its usage limit until the reset Codex named: the agent waits for it.
   const codexReset = now + 40 * 60 * 1000;
-  backend.seedLimit({
+  const codexLimit: AccountLimit = {
     account: '/home/me/.codex',
     profiles: [codex.id],
     since: now - 5 * 60 * 1000,
@@ -33,7 +34,11 @@ export function demoBackend(): FakeBackend {
     retry_at: codexReset + 30_000,
     passed: 0,
     phase: { phase: 'waiting' },
-  });
+  };
+  backend.seedLimit(codexLimit);
+  // What the engine says each agent asks of the user (the fake is told, as the window is).
+  backend.setAttention(codex.id, limited(codexLimit));
+  backend.setAttention(claude.id, { state: 'stopped', since: now - hour, ended: { how: 'interrupted' }, failed: 0 });
   backend.seedUsage({
     account: '/home/me/.codex',
     profiles: [codex.id],
@@ -83,7 +88,7 @@ export function demoBackend(): FakeBackend {
     await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Then summarise the README' });
     await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Fix the flaky test', priority: 'urgent' });
     // The running task's agent has questions: the "Needs you" list and the session banner show it.
-    backend.raiseSignal(
+    const asked = backend.raiseSignal(
       session.id,
       signalScan(
         {
@@ -95,6 +100,7 @@ export function demoBackend(): FakeBackend {
         { agent_id: 'demo', timestamp: new Date(now).toISOString(), extra: { confidence: 0.6 } },
       ),
     );
+    backend.setAttention(demo.id, waitsOn(asked, question('Strict 5-7-5 syllables, or is a looser modern form fine?', 2)));
   })();
   seedWorktrees(backend, now);
   // Another machine the window shows, with an agent of its own there.
@@ -184,6 +190,7 @@ function seedWorktrees(backend: FakeBackend, now: number): void {
     started_at: now - 15 * minute,
     typed_at: now - 14 * minute,
   });
+  backend.setAttention(fixer.id, working(remember));
   backend.seedWorktree(worktree(login.id, { ...shop, ...overlap(remember.id, rememberTitle, 1, true), title: taskTitle(login), profile_id: builder.id, agent: builder.name, branch: 'switchboard/builder/fix-the-login-redirect', created_at: now - 50 * minute }), [
     { path: 'docs/old-login.md', from: null, status: 'deleted', content: { kind: 'text', before: '# Login\n\nUsers always land on the home page.\n', after: '', unified: '' } },
     { path: 'public/logo.png', from: null, status: 'modified', content: { kind: 'binary' } },
