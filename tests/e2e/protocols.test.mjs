@@ -68,6 +68,13 @@ test('a clarification answered in its dialog reaches the agent, which finishes t
     assert.equal(questions.length, 2);
     assert.match(await questions[0].getText(), /Analyze OAuth2, JWT, or both\?/);
     await (await dialog.$(`${byTestId('signal-answer')}[data-index="0"]`)).setValue('Both of them');
+    // An answer left blank: the engine refuses, naming it, and the dialog marks that one.
+    await (await dialog.$(byTestId('signal-submit'))).click();
+    const refusal = await dialog.$(byTestId('signal-error'));
+    await refusal.waitForExist({ timeout: 10_000, timeoutMsg: 'a blank answer was not refused' });
+    assert.equal(await refusal.getText(), 'Answer question 2: the agent waits for every answer.');
+    assert.equal(await (await dialog.$(`${byTestId('signal-answer')}[data-index="1"]`)).getAttribute('aria-invalid'), 'true');
+    assert.equal(await (await dialog.$(`${byTestId('signal-answer')}[data-index="0"]`)).getAttribute('aria-invalid'), null);
     await (await dialog.$(`${byTestId('signal-answer')}[data-index="1"]`)).setValue('A deep dive');
     await (await dialog.$(byTestId('signal-submit'))).click();
     await browser.waitUntil(async () => (await dialog.getAttribute('data-state')) === 'handled', {
