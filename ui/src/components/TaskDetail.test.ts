@@ -3,7 +3,7 @@ import { tick } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Viewing, ProfileId, TaskResult, TaskSpec } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
-import { sampleResult } from '../test/records';
+import { DEMO_TASK, sampleResult } from '../test/records';
 import App from '../App.svelte';
 import { fakeTerminals } from '../test/fakeTerminal';
 import { callsOf, renderApp } from '../test/render';
@@ -20,16 +20,9 @@ afterEach(() => {
 });
 
 const spec = (profile_id: ProfileId, instruction: string): TaskSpec => ({
+  ...DEMO_TASK,
   profile_id,
   instruction,
-  context: null,
-  specs: null,
-  instructions: null,
-  priority: 'normal',
-  time_limit_secs: null,
-  success_criteria: null,
-  goals: null,
-  loop_iteration: null,
 });
 
 async function openDetail(title: string) {

@@ -2,19 +2,13 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import type { TaskSpec } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
+import { DEMO_TASK } from '../test/records';
 import { callsOf, renderApp } from '../test/render';
 
 const spec = (profile_id: string, instruction: string): TaskSpec => ({
+  ...DEMO_TASK,
   profile_id,
   instruction,
-  context: null,
-  specs: null,
-  instructions: null,
-  priority: 'normal',
-  time_limit_secs: null,
-  success_criteria: null,
-  goals: null,
-  loop_iteration: null,
 });
 
 /** An app showing one agent's profile view (it has no sessions), with the task form open. */

@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
+import { DEMO_TASK } from '../test/records';
 import { callsOf, renderApp } from '../test/render';
 
 /** An agent whose task it took is held back: its prompt `agent> ` is not what its pattern sees. */
@@ -82,17 +83,10 @@ describe('what a task waits for', () => {
     backend.seedSession(agent.id, { state: 'running', pid: 4 });
     await backend.setQueuePaused(agent.id, true);
     const { task } = await backend.submitTask({
+      ...DEMO_TASK,
       profile_id: agent.id,
       instruction: 'write the parser',
       title: null,
-      context: null,
-      specs: null,
-      instructions: null,
-      priority: 'normal',
-      time_limit_secs: null,
-      success_criteria: null,
-      goals: null,
-      loop_iteration: null,
     });
     await renderApp(backend);
     const open = screen.getAllByTestId('task-open').find((b) => b.textContent?.includes('write the parser'))!;

@@ -4,6 +4,7 @@
  */
 import type { TaskInfo } from '../lib/bindings';
 import { pickOf, taskActions } from '../lib/fakeBackend';
+import { DEMO_TASK } from './records';
 
 export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
   const state = overrides.state ?? 'queued';
@@ -27,14 +28,7 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     result: null,
     profile_id: 'p',
     instruction: `do ${id}`,
-    context: null,
-    specs: null,
-    instructions: null,
-    priority: 'normal',
-    time_limit_secs: null,
-    success_criteria: null,
-    goals: null,
-    loop_iteration: null,
+    ...DEMO_TASK,
     ...overrides,
     pick: overrides.pick !== undefined ? overrides.pick : pickOf({ state, priority: overrides.priority ?? 'normal', order: overrides.order ?? 0 }),
   };
