@@ -110,7 +110,7 @@ pub fn run(
             crate::commands::remove_host,
             crate::commands::open_host,
         ])
-        .build(tauri::generate_context!("../tauri.conf.json"))
+        .build(context())
         .context("building the app window")?;
 
     quit_signals.quit_on_arrival(app.handle().clone());
@@ -168,5 +168,43 @@ impl QuitSignals {
             tracing::info!("quitting on a signal");
             app.exit(0);
         });
+    }
+}
+
+/// The app's build-time context (its configuration and the UI's files), made
+/// once here: the window and the daemon's web server share its files.
+fn context() -> tauri::Context<tauri::Wry> {
+    tauri::generate_context!("../tauri.conf.json")
+}
+
+/// The UI's files this binary carries, for the engine's web server (none in a
+/// development build, which loads the UI from Vite's server).
+pub fn web_assets() -> Option<switchboard_core::web::WebAssets> {
+    let mut context = context();
+    let assets: std::sync::Arc<dyn tauri::Assets<tauri::Wry>> = context.set_assets(Box::new(NoAssets)).into();
+    let key = |path: &str| tauri::utils::assets::AssetKey::from(path);
+    assets.get(&key("index.html"))?;
+    Some(switchboard_core::web::WebAssets(std::sync::Arc::new(move |path: &str| {
+        assets.get(&key(path)).map(|bytes| std::borrow::Cow::Owned(bytes.into_owned()))
+    })))
+}
+
+/// What the context keeps once its files are taken for the web server.
+struct NoAssets;
+
+impl tauri::Assets<tauri::Wry> for NoAssets {
+    fn get(&self, _key: &tauri::utils::assets::AssetKey) -> Option<std::borrow::Cow<'_, [u8]>> {
+        None
+    }
+
+    fn iter(&self) -> Box<tauri::utils::assets::AssetsIter<'_>> {
+        Box::new(std::iter::empty())
+    }
+
+    fn csp_hashes(
+        &self,
+        _html_path: &tauri::utils::assets::AssetKey,
+    ) -> Box<dyn Iterator<Item = tauri::utils::assets::CspHash<'_>> + '_> {
+        Box::new(std::iter::empty())
     }
 }

@@ -25,7 +25,7 @@ fn main() -> Result<std::process::ExitCode> {
         // `daemon` on this machine; given --host it is the command line's
         // (`switchboard_cli::on_host`): it runs there or is refused.
         Some(ClientCommand::Daemon(args)) if cli.host.is_none() => {
-            switchboard_daemon::run_command(cli.data_dir.as_deref(), cli.no_demo, args)
+            switchboard_daemon::run_command(cli.data_dir.as_deref(), cli.no_demo, args, app::web_assets)
         }
         // A client of the running app, or of another machine's engine: no
         // window, no engine of its own.

@@ -365,11 +365,11 @@ async fn the_window_contract_is_recorded() {
 macro_rules! window_commands {
     ($(
         $(#[doc = $doc:literal])*
-        $reach:ident $timing:ident $method:ident / $variant:ident ($($args:tt)*) -> $out:ty;
+        $reach:ident $effect:ident $timing:ident $method:ident / $variant:ident ($($args:tt)*) -> $out:ty;
     )*) => {
         fn window_commands() -> Vec<&'static str> {
             let mut names = Vec::new();
-            $(if matches!(stringify!($reach), "window" | "user") {
+            $(if matches!(stringify!($reach), "window" | "user" | "local") {
                 names.push(stringify!($method));
             })*
             names
@@ -673,6 +673,21 @@ async fn the_window_contract_of_settings_is_recorded() {
     }
     r.step(with(json!({"quiet_hours": daily("21:30", "6:45"), "limit_margin_secs": 120}))).await;
     r.keep(&format!("{SCENARIOS_DIR}/settings.json"));
+}
+
+/// Serving browsers as the window's Devices pane meets it on an engine that does not serve: its
+/// status, a pairing refused until it serves, no device, and an unknown device's refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_contract_of_devices_is_recorded() {
+    let bin = sh_only_path();
+    let (_t, mut r) = recording_engine(&bin).await;
+    r.step(json!({"type": "web_status"})).await;
+    r.step(json!({"type": "pair_device", "read_only": false, "name": null})).await;
+    let off = json!({"serving": false, "listen": null, "tls_cert": null, "tls_key": null, "names": []});
+    r.step(json!({"type": "set_web", "settings": off})).await;
+    r.step(json!({"type": "list_devices"})).await;
+    r.step(json!({"type": "revoke_device", "device_id": "phone"})).await;
+    r.keep(&format!("{SCENARIOS_DIR}/devices.json"));
 }
 
 /// Each problem the engine finds with an agent's settings, one at a time, in its words: those

@@ -206,6 +206,10 @@ fn worktrees(cfg: &Config) -> Vec<String> {
         crate::WorktreeState::decl(cfg),
         crate::WorktreeOverlap::decl(cfg),
         crate::AccountLimit::decl(cfg),
+        crate::WebSettings::decl(cfg),
+        crate::WebStatus::decl(cfg),
+        crate::PairingCode::decl(cfg),
+        crate::Device::decl(cfg),
         crate::AccountUsage::decl(cfg),
         crate::UsageLevel::decl(cfg),
         crate::FolderListing::decl(cfg),
@@ -266,13 +270,13 @@ struct CommandDoc {
 macro_rules! command_docs {
     ($(
         $(#[doc = $doc:literal])*
-        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+        $reach:ident $effect:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
     )*) => {
         fn command_docs(cfg: &Config) -> Vec<CommandDoc> {
             vec![$(
                 CommandDoc {
                     method: stringify!($method),
-                    window: matches!(stringify!($reach), "window" | "user"),
+                    window: matches!(stringify!($reach), "window" | "user" | "local"),
                     docs: vec![$($doc),*],
                     args: vec![$((stringify!($arg), <$ty as TS>::name(cfg))),*],
                     output: <$out as TS>::name(cfg),

@@ -17,8 +17,11 @@ use super::task::{QueueStatus, Submitted, TaskRecord};
 /// An entry: who may send it (`window`: the app's window and scripts,
 /// agents' processes too; `user`: the window and the user's own command line,
 /// never a process of an agent, for the decisions that are the user's;
-/// `socket`: scripts and hooks only; `script`: the user's scripts only, not
-/// the window nor agents), whether the engine answers `now` or
+/// `local`: as `user`, but never a paired browser either, for what only the
+/// user at this machine does, such as pairing a browser; `socket`: scripts
+/// and hooks only; `script`: the user's scripts only, not the window nor
+/// agents), whether it only `reads` or `acts` (changes anything: a device
+/// paired read-only sends only those that read), whether the engine answers `now` or
 /// `later` (it keeps the responder until, say, a process has ended), the
 /// method and variant names, the arguments, and what it answers with. The
 /// engine implements each as a method of the same name on its state: for
@@ -28,88 +31,88 @@ use super::task::{QueueStatus, Submitted, TaskRecord};
 macro_rules! engine_commands {
     ($then:ident) => {
         $then! {
-            window now list_profiles / ListProfiles () -> Vec<$crate::Profile>;
-            window now create_profile / CreateProfile (spec: $crate::ProfileSpec) -> $crate::Profile;
-            user now update_profile / UpdateProfile (
+            window reads now list_profiles / ListProfiles () -> Vec<$crate::Profile>;
+            window acts now create_profile / CreateProfile (spec: $crate::ProfileSpec) -> $crate::Profile;
+            user acts now update_profile / UpdateProfile (
                 profile_id: $crate::protocol::ProfileId,
                 spec: $crate::ProfileSpec,
             ) -> $crate::Profile;
-            user now delete_profile / DeleteProfile (profile_id: $crate::protocol::ProfileId) -> ();
+            user acts now delete_profile / DeleteProfile (profile_id: $crate::protocol::ProfileId) -> ();
             /// Every problem `create_profile` (no `profile_id`) or `update_profile` would find with
             /// the spec, without saving anything; none: it would be saved.
-            window now check_profile / CheckProfile (
+            window reads now check_profile / CheckProfile (
                 profile_id: Option<$crate::protocol::ProfileId>,
                 spec: $crate::ProfileSpec,
             ) -> Vec<$crate::ProfileProblem>;
             /// Settings that work for each agent CLI the app knows (Claude Code, Codex).
-            window now agent_presets / AgentPresets () -> Vec<$crate::AgentPreset>;
+            window reads now agent_presets / AgentPresets () -> Vec<$crate::AgentPreset>;
             /// Each preset's CLI as found on `PATH`, with its version (run with a time limit),
             /// or missing: what the window offers as one-click agents.
-            window later detected_agents / DetectedAgents () -> Vec<$crate::DetectedAgent>;
+            window reads later detected_agents / DetectedAgents () -> Vec<$crate::DetectedAgent>;
             /// Oldest first.
-            window now list_sessions / ListSessions () -> Vec<$crate::SessionInfo>;
-            window now start_session / StartSession (
+            window reads now list_sessions / ListSessions () -> Vec<$crate::SessionInfo>;
+            window acts now start_session / StartSession (
                 profile_id: $crate::protocol::ProfileId,
                 size: $crate::protocol::TermSize,
             ) -> $crate::SessionInfo;
             /// Stops the session's whole process tree; answers once it is gone, with its final state.
-            window later stop_session / StopSession (session_id: $crate::protocol::SessionId) -> $crate::SessionInfo;
+            window acts later stop_session / StopSession (session_id: $crate::protocol::SessionId) -> $crate::SessionInfo;
             /// Stops the session if it runs, then starts a new one of its profile. A task at work in
             /// it goes as `running_task` says (refused without one while a task runs): back at the
             /// head of its queue, finished first (the session then restarts after it), or cancelled.
-            window later restart_session / RestartSession (
+            window acts later restart_session / RestartSession (
                 session_id: $crate::protocol::SessionId,
                 size: $crate::protocol::TermSize,
                 running_task: Option<$crate::RestartTask>,
             ) -> $crate::Restarted;
             /// Starts a new session of an ended session's profile that continues the agent's
             /// conversation (Claude Code: `--resume`).
-            window now resume_session / ResumeSession (
+            window acts now resume_session / ResumeSession (
                 session_id: $crate::protocol::SessionId,
                 size: $crate::protocol::TermSize,
             ) -> $crate::SessionInfo;
-            window later write_input / WriteInput (session_id: $crate::protocol::SessionId, data: String) -> ();
-            window later resize / Resize (
+            window acts later write_input / WriteInput (session_id: $crate::protocol::SessionId, data: String) -> ();
+            window acts later resize / Resize (
                 session_id: $crate::protocol::SessionId,
                 size: $crate::protocol::TermSize,
             ) -> ();
             /// Flow control from a view: while paused the engine stops reading the agent's PTY,
             /// so a flooding agent blocks instead of the view.
-            window now set_output_paused / SetOutputPaused (
+            window reads now set_output_paused / SetOutputPaused (
                 session_id: $crate::protocol::SessionId,
                 paused: bool,
             ) -> ();
             /// The screen as text and this many recent lines (the dashboard's previews).
-            window later screen_snapshot / ScreenSnapshot (
+            window reads later screen_snapshot / ScreenSnapshot (
                 session_id: $crate::protocol::SessionId,
                 recent_lines: u32,
             ) -> $crate::ScreenSnapshot;
             /// The event log, of one session or all.
-            socket now list_events / ListEvents (
+            socket reads now list_events / ListEvents (
                 session_id: Option<$crate::protocol::SessionId>,
             ) -> Vec<$crate::LogEntry>;
             /// Queues a task for its agent; it starts at once when the agent is idle and its
             /// queue runs.
-            window now submit_task / SubmitTask (spec: $crate::TaskSpec) -> $crate::Submitted;
+            window acts now submit_task / SubmitTask (spec: $crate::TaskSpec) -> $crate::Submitted;
             /// Queued and running tasks, and the most recent finished ones; of one agent, or of all.
-            window now list_tasks / ListTasks (
+            window reads now list_tasks / ListTasks (
                 profile_id: Option<$crate::protocol::ProfileId>,
             ) -> Vec<$crate::TaskRecord>;
-            window now get_task / GetTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
+            window reads now get_task / GetTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// A queued task leaves the queue; a running one is interrupted. Both end cancelled.
-            window now cancel_task / CancelTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
+            window acts now cancel_task / CancelTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// Moves a queued task to this 0-based place in its agent's queue (as listed: urgent
             /// first). Landing among the other priority's tasks takes that priority.
-            window now move_task / MoveTask (task_id: $crate::protocol::TaskId, to_index: u32) -> ();
+            window acts now move_task / MoveTask (task_id: $crate::protocol::TaskId, to_index: u32) -> ();
             /// Puts an interrupted, failed, timed-out or cancelled task back at the front of its
             /// agent's queue.
-            window now requeue_task / RequeueTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
+            window acts now requeue_task / RequeueTask (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// Types a task its agent took from the queue but is not ready for now, whatever its
             /// readiness says (the user sees its prompt where its ready pattern does not).
-            user now type_task_now / TypeTaskNow (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
+            user acts now type_task_now / TypeTaskNow (task_id: $crate::protocol::TaskId) -> $crate::TaskRecord;
             /// Renames a task (an empty title gives it its instruction's first line back) and, while
             /// it waits in its queue, changes its instruction.
-            window now edit_task / EditTask (
+            window acts now edit_task / EditTask (
                 task_id: $crate::protocol::TaskId,
                 title: Option<String>,
                 instruction: Option<String>,
@@ -117,157 +120,169 @@ macro_rules! engine_commands {
             /// Where a file a task returned is now (absolute), checked again: still inside its
             /// agent's workspace, symlinks resolved, a regular file. The window's "Open" and
             /// "Show in folder" ask it (through the shell, which opens it).
-            window now artifact_path / ArtifactPath (task_id: $crate::protocol::TaskId, path: String) -> String;
+            window reads now artifact_path / ArtifactPath (task_id: $crate::protocol::TaskId, path: String) -> String;
             /// Runs a finished task again, as a new task at the end of its agent's queue.
-            window now rerun_task / RerunTask (task_id: $crate::protocol::TaskId) -> $crate::Submitted;
+            window acts now rerun_task / RerunTask (task_id: $crate::protocol::TaskId) -> $crate::Submitted;
             /// Pauses or resumes one agent's queue, or every queue.
-            window now set_queue_paused / SetQueuePaused (
+            window acts now set_queue_paused / SetQueuePaused (
                 profile_id: Option<$crate::protocol::ProfileId>,
                 paused: bool,
             ) -> ();
-            window now list_queues / ListQueues () -> Vec<$crate::QueueStatus>;
+            window reads now list_queues / ListQueues () -> Vec<$crate::QueueStatus>;
             /// Where the data lives and whether it can be written now.
-            window now storage_status / StorageStatus () -> $crate::StorageStatus;
+            window reads now storage_status / StorageStatus () -> $crate::StorageStatus;
             /// The app's settings (their defaults where the user set none).
-            window now get_settings / GetSettings () -> $crate::Settings;
+            window reads now get_settings / GetSettings () -> $crate::Settings;
             /// Checks and keeps the app's settings; answers with them as kept (times tidied).
-            user now set_settings / SetSettings (settings: $crate::Settings) -> $crate::Settings;
+            user acts now set_settings / SetSettings (settings: $crate::Settings) -> $crate::Settings;
             /// A task's history from the event log, oldest first.
-            window now task_timeline / TaskTimeline (task_id: $crate::protocol::TaskId) -> Vec<$crate::LogEntry>;
+            window reads now task_timeline / TaskTimeline (task_id: $crate::protocol::TaskId) -> Vec<$crate::LogEntry>;
             /// Pending signals and the most recent handled ones.
-            window now list_signals / ListSignals () -> Vec<$crate::SignalRecord>;
+            window reads now list_signals / ListSignals () -> Vec<$crate::SignalRecord>;
             /// Answers, decides or dismisses a pending signal; answers with the settled record.
-            user now respond_to_signal / RespondToSignal (
+            user acts now respond_to_signal / RespondToSignal (
                 signal_id: $crate::protocol::SignalId,
                 response: $crate::SignalResponse,
             ) -> $crate::SignalRecord;
             /// Delegated agents: those at work, and those that reported or ended.
-            window now list_delegations / ListDelegations () -> Vec<$crate::Delegation>;
+            window reads now list_delegations / ListDelegations () -> Vec<$crate::Delegation>;
             /// Whether a delegated agent keeps running after it reports (by default it ends,
             /// freeing its place among the agents running at once).
-            user now keep_delegate / KeepDelegate (
+            user acts now keep_delegate / KeepDelegate (
                 session_id: $crate::protocol::SessionId,
                 keep: bool,
             ) -> $crate::Delegation;
             /// Starts a loop on an agent: fresh sessions toward `settings.goal` until it is done,
             /// stalled or cancelled; its first iteration queues behind the agent's tasks.
-            window now start_loop / StartLoop (
+            window acts now start_loop / StartLoop (
                 profile_id: $crate::protocol::ProfileId,
                 settings: $crate::protocol::loops::LoopSettings,
             ) -> $crate::LoopInfo;
             /// Active and stalled loops, and the most recent finished ones.
-            window now list_loops / ListLoops () -> Vec<$crate::LoopInfo>;
-            window now get_loop / GetLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
+            window reads now list_loops / ListLoops () -> Vec<$crate::LoopInfo>;
+            window reads now get_loop / GetLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
             /// Older iterations of a loop, a page at a time: the `limit` (at most 200) recorded
             /// before the one at `before` (an iteration's `seq`), oldest first. A loop's info
             /// carries only its latest iterations.
-            window now loop_iterations / LoopIterations (
+            window reads now loop_iterations / LoopIterations (
                 loop_id: $crate::protocol::LoopId,
                 before: u32,
                 limit: u32,
             ) -> Vec<$crate::Iteration>;
             /// Cancels an active or stalled loop, and its iteration waiting or at work.
-            window now cancel_loop / CancelLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
+            window acts now cancel_loop / CancelLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
             /// Resumes a stalled loop: its next iteration goes first in the queue.
-            window now resume_loop / ResumeLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
+            window acts now resume_loop / ResumeLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
             /// The loop's files in its agent's workspace as they are now: anchor, progress, guardrails.
-            window now loop_files / LoopFiles (loop_id: $crate::protocol::LoopId) -> $crate::LoopFiles;
+            window reads now loop_files / LoopFiles (loop_id: $crate::protocol::LoopId) -> $crate::LoopFiles;
             /// Replaces the loop's anchor or guardrails (the user's corrections, say before resuming
             /// a stalled loop); answers with the files as they are then.
-            window now save_loop_file / SaveLoopFile (
+            window acts now save_loop_file / SaveLoopFile (
                 loop_id: $crate::protocol::LoopId,
                 file: $crate::LoopFile,
                 text: String,
             ) -> $crate::LoopFiles;
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
-            script now agent_text / AgentText (session_id: $crate::protocol::SessionId, text: String) -> ();
+            script acts now agent_text / AgentText (session_id: $crate::protocol::SessionId, text: String) -> ();
             /// An event from an agent's hooks, as `switchboard-hook` forwards it. A permission
             /// request is answered once the user decides (none: the agent's own prompt decides).
-            socket later hook_event / HookEvent (
+            socket acts later hook_event / HookEvent (
                 envelope: $crate::protocol::hook::HookEnvelope,
             ) -> Option<$crate::PermissionDecision>;
             /// The spec's diagrams, as the flows view draws them.
-            window now flow_diagrams / FlowDiagrams () -> Vec<$crate::Diagram>;
+            window reads now flow_diagrams / FlowDiagrams () -> Vec<$crate::Diagram>;
             /// Where a target (an agent, session, task or loop) stands in each diagram, as its
             /// events up to `until_seq` light them (none: all so far).
-            window now flow_view / FlowView (
+            window reads now flow_view / FlowView (
                 target: $crate::FlowTarget,
                 until_seq: Option<i64>,
             ) -> $crate::FlowView;
             /// A target's event log from `since_at` (milliseconds since the epoch), the most
             /// recent `limit`.
-            window now flow_events / FlowEvents (
+            window reads now flow_events / FlowEvents (
                 target: $crate::FlowTarget,
                 since_at: Option<$crate::Millis>,
                 limit: u32,
             ) -> $crate::FlowEvents;
             /// Writes a target's event log as JSON lines (one entry per line, oldest first) into
             /// the data folder's `exports/`; answers the file's path.
-            window now export_flow_events / ExportFlowEvents (target: $crate::FlowTarget) -> String;
+            window acts now export_flow_events / ExportFlowEvents (target: $crate::FlowTarget) -> String;
             /// All agents as one graph: status, what each does, queue, and who works for whom.
-            window now flow_overview / FlowOverview () -> $crate::Overview;
+            window reads now flow_overview / FlowOverview () -> $crate::Overview;
             /// Tasks (by name and instruction), their summaries and the signals agents raised
             /// that hold every word of `query`, newest first.
-            window now search / Search (query: String) -> Vec<$crate::SearchHit>;
+            window reads now search / Search (query: String) -> Vec<$crate::SearchHit>;
             /// Each session's agent status, for sessions whose hooks have reported.
-            window now list_agent_status / ListAgentStatus () -> Vec<$crate::AgentStatusInfo>;
+            window reads now list_agent_status / ListAgentStatus () -> Vec<$crate::AgentStatusInfo>;
             /// What each agent asks of the user's attention (the one state the tray, sidebar,
             /// dashboard, graph and palette show).
-            window now list_attention / ListAttention () -> Vec<$crate::AgentAttention>;
+            window reads now list_attention / ListAttention () -> Vec<$crate::AgentAttention>;
             /// The accounts at their usage limit, with their agents and when each goes on.
-            window now list_limits / ListLimits () -> Vec<$crate::AccountLimit>;
+            window reads now list_limits / ListLimits () -> Vec<$crate::AccountLimit>;
             /// Each account's usage, as its agents' CLIs last told it (none told: not listed).
-            window now list_usage / ListUsage () -> Vec<$crate::AccountUsage>;
+            window reads now list_usage / ListUsage () -> Vec<$crate::AccountUsage>;
             /// Has the agent's account go on now, whatever its usage limit said (the user knows
             /// better): its agents go on one at a time, this one first.
-            user now resume_agent / ResumeAgent (profile_id: $crate::protocol::ProfileId) -> ();
+            user acts now resume_agent / ResumeAgent (profile_id: $crate::protocol::ProfileId) -> ();
             /// What the window shows now and whether it has the focus: the agent on screen in a
             /// focused window has its failures seen.
-            user now set_viewing / SetViewing (viewing: $crate::Viewing) -> ();
+            user acts now set_viewing / SetViewing (viewing: $crate::Viewing) -> ();
             /// Permission requests waiting for the user.
-            window now list_permission_requests / ListPermissionRequests () -> Vec<$crate::PermissionRequest>;
+            window reads now list_permission_requests / ListPermissionRequests () -> Vec<$crate::PermissionRequest>;
             /// The user's answer to an agent's permission request.
-            user now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
+            user acts now decide_permission / DecidePermission (request_id: u64, allow: bool, message: Option<String>) -> ();
             /// The git repository a folder is in (the agent form offers worktrees only then), with
             /// its setup command; or why it is not one.
-            window later folder_repository / FolderRepository (folder: String) -> $crate::FolderRepository;
+            window reads later folder_repository / FolderRepository (folder: String) -> $crate::FolderRepository;
             /// A folder of the engine's machine and its subfolders (`~` or empty: the home
             /// folder), for picking an agent's folder where the engine runs.
-            window later list_folder / ListFolder (path: String) -> $crate::FolderListing;
+            window reads later list_folder / ListFolder (path: String) -> $crate::FolderListing;
             /// The command run in each new worktree of the repository (none: nothing runs).
-            user now set_repository_setup / SetRepositorySetup (
+            user acts now set_repository_setup / SetRepositorySetup (
                 repository: String,
                 setup_command: Option<String>,
             ) -> ();
             /// Every worktree the app made that is not merged or discarded, then the recent ones
             /// that are, with what each changed and which others change the same files.
-            window later list_worktrees / ListWorktrees () -> Vec<$crate::WorktreeInfo>;
+            window reads later list_worktrees / ListWorktrees () -> Vec<$crate::WorktreeInfo>;
             /// What a worktree (named by its task or loop, or a task at work in it) changed
             /// against its base, file by file, with its task's summary.
-            window later worktree_diff / WorktreeDiff (worktree: String) -> $crate::WorktreeDiff;
+            window reads later worktree_diff / WorktreeDiff (worktree: String) -> $crate::WorktreeDiff;
             /// Commits what the agent left uncommitted in the worktree (never the app's files),
             /// with its task's name as the message.
-            user later commit_worktree / CommitWorktree (worktree: String) -> $crate::CommitOutcome;
+            user acts later commit_worktree / CommitWorktree (worktree: String) -> $crate::CommitOutcome;
             /// Commits what is left uncommitted, then lands the worktree's branch on its base
             /// (forward, or a merge commit) and removes the worktree; a conflict, or the user's
             /// own changes in the way, changes nothing.
-            user later merge_worktree / MergeWorktree (worktree: String) -> $crate::MergeOutcome;
+            user acts later merge_worktree / MergeWorktree (worktree: String) -> $crate::MergeOutcome;
             /// Removes the worktree and its branch. Refused without `force` when it holds work
             /// that is not merged; with it, that work is kept as a patch file first.
-            user later discard_worktree / DiscardWorktree (worktree: String, force: bool) -> $crate::DiscardOutcome;
+            user acts later discard_worktree / DiscardWorktree (worktree: String, force: bool) -> $crate::DiscardOutcome;
             /// Moves the worktree's work onto its base's latest commit; a conflict undoes it.
-            user later rebase_worktree / RebaseWorktree (worktree: String) -> $crate::RebaseOutcome;
+            user acts later rebase_worktree / RebaseWorktree (worktree: String) -> $crate::RebaseOutcome;
             /// Types the user's line comments into the worktree's agent as one review, a new task
             /// in the same worktree.
-            user now review_worktree / ReviewWorktree (
+            user acts now review_worktree / ReviewWorktree (
                 worktree: String,
                 comments: Vec<$crate::ReviewComment>,
             ) -> $crate::Submitted;
+            /// Whether and where the engine serves the window to browsers now.
+            window reads now web_status / WebStatus () -> $crate::WebStatus;
+            /// Serves the window to paired browsers (or stops), as set; kept, so a restarted
+            /// engine serves again. Stopping closes every browser's connection.
+            local acts now set_web / SetWeb (settings: $crate::WebSettings) -> $crate::WebStatus;
+            /// A one-time code that pairs a browser: valid for 5 minutes, used once. Only while
+            /// serving.
+            local acts now pair_device / PairDevice (read_only: bool, name: Option<String>) -> $crate::PairingCode;
+            /// The browsers paired, most recently seen first.
+            window reads now list_devices / ListDevices () -> Vec<$crate::Device>;
+            /// Unpairs a browser: its open pages and sockets close at once.
+            local acts now revoke_device / RevokeDevice (device_id: String) -> ();
             /// Asks the worktree's agent, in the conversation that did its work, to bring its base
             /// in and resolve the conflicts a merge would meet now: a new task in the same
             /// worktree, after which the merge is offered again. Refused when it merges cleanly.
-            user now resolve_worktree / ResolveWorktree (worktree: String) -> $crate::Submitted;
+            user acts now resolve_worktree / ResolveWorktree (worktree: String) -> $crate::Submitted;
         }
     };
 }
@@ -278,6 +293,9 @@ macro_rules! for_window {
         true
     };
     (user) => {
+        true
+    };
+    (local) => {
         true
     };
     (socket) => {
@@ -296,6 +314,9 @@ macro_rules! for_agents {
     (user) => {
         false
     };
+    (local) => {
+        false
+    };
     (socket) => {
         true
     };
@@ -304,11 +325,32 @@ macro_rules! for_agents {
     };
 }
 
+/// Whether commands of this reach may come from a paired browser (the
+/// window's commands, but for those of the user at this machine).
+macro_rules! for_browsers {
+    (local) => {
+        false
+    };
+    ($reach:ident) => {
+        for_window!($reach)
+    };
+}
+
+/// Whether commands of this effect only read.
+macro_rules! only_reads {
+    (reads) => {
+        true
+    };
+    (acts) => {
+        false
+    };
+}
+
 /// Makes [`Command`] from the list.
 macro_rules! command_enum {
     ($(
         $(#[doc = $doc:literal])*
-        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+        $reach:ident $effect:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
     )*) => {
         /// A request to the engine in its wire form (the socket, the command line, the
         /// window). Each has exactly one kind of reply.
@@ -335,6 +377,21 @@ macro_rules! command_enum {
             pub fn for_agents(&self) -> bool {
                 match self {
                     $(Command::$variant { .. } => for_agents!($reach),)*
+                }
+            }
+
+            /// Whether a paired browser may send it: the window's commands, but for what
+            /// only the user at this machine does.
+            pub fn for_browsers(&self) -> bool {
+                match self {
+                    $(Command::$variant { .. } => for_browsers!($reach),)*
+                }
+            }
+
+            /// Whether it only reads (a device paired read-only sends only those).
+            pub fn reads(&self) -> bool {
+                match self {
+                    $(Command::$variant { .. } => only_reads!($effect),)*
                 }
             }
 
@@ -425,6 +482,9 @@ replies! {
     crate::MergeOutcome => Merge "merge",
     crate::DiscardOutcome => Discard "discard",
     crate::RebaseOutcome => Rebase "rebase",
+    crate::WebStatus => Web "web",
+    crate::PairingCode => Pairing "pairing",
+    Vec<crate::Device> => Devices "devices",
 }
 
 impl IntoReply for () {
@@ -492,6 +552,9 @@ pub enum Reply {
     Merge(crate::MergeOutcome),
     Discard(crate::DiscardOutcome),
     Rebase(crate::RebaseOutcome),
+    Web(crate::WebStatus),
+    Pairing(crate::PairingCode),
+    Devices(Vec<crate::Device>),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -28,6 +28,7 @@ mod settings;
 mod signal;
 mod storage;
 mod task;
+mod web;
 mod worktree;
 
 pub use attention::*;
@@ -43,6 +44,7 @@ pub use settings::*;
 pub use signal::*;
 pub use storage::*;
 pub use task::*;
+pub use web::*;
 pub use worktree::*;
 
 /// Milliseconds since the Unix epoch.

@@ -47,6 +47,9 @@ pub const CAPABILITIES: &[&str] = &["events", "terminals", "ping"];
 #[serde(rename_all = "snake_case")]
 pub enum ClientKind {
     Window,
+    /// A paired browser, through the engine's web server (whatever its
+    /// hello says, the server takes it for one).
+    Browser,
     CommandLine,
     Test,
     #[serde(other)]

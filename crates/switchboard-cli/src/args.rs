@@ -81,6 +81,11 @@ pub enum ClientCommand {
     /// review of them (diff, merge, discard).
     #[command(subcommand)]
     Worktree(WorktreeCommand),
+    /// Serves the window to browsers you pair, on a phone or another
+    /// computer: `web` starts (kept across restarts), `web --off` stops,
+    /// `web pair` makes a one-time code, `web devices` lists them, `web
+    /// revoke` unpairs one.
+    Web(crate::web::WebArgs),
     /// Where an agent stands in each of the spec's diagrams: each diagram's
     /// id and the node or nodes lit now.
     Flow {

@@ -40,6 +40,7 @@ pub mod on_host;
 mod print;
 mod scan;
 mod task;
+pub mod web;
 mod worktree;
 
 use std::io::Write;
@@ -258,6 +259,7 @@ fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -
         ClientCommand::Task(command) => task::run(&client, command, out),
         ClientCommand::Loop(command) => loops::run(&client, command, out),
         ClientCommand::Worktree(command) => worktree::run(&client, command, out),
+        ClientCommand::Web(args) => web::run(&client, args, out),
         ClientCommand::Flow { agent, output } => flow::run(&client, &agent, output, out),
         ClientCommand::Events { agent, since, limit, output } => {
             events::run(&client, &agent, since.as_deref(), limit, output, out)

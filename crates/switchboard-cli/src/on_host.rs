@@ -95,7 +95,8 @@ pub fn decide(command: &ClientCommand, destination: &str) -> OnHost {
         | ClientCommand::Loop(_)
         | ClientCommand::Worktree(_)
         | ClientCommand::Flow { .. }
-        | ClientCommand::Events { .. } => OnHost::Engine,
+        | ClientCommand::Events { .. }
+        | ClientCommand::Web(_) => OnHost::Engine,
     }
 }
 
@@ -199,6 +200,12 @@ mod tests {
         ("worktree resolve t", Expected::Engine),
         ("flow --agent a", Expected::Engine),
         ("events --agent a", Expected::Engine),
+        // The host's engine serves its own browsers.
+        ("web", Expected::Engine),
+        ("web --off", Expected::Engine),
+        ("web pair --read-only", Expected::Engine),
+        ("web devices", Expected::Engine),
+        ("web revoke phone", Expected::Engine),
         ("scan", Expected::Refused("run it without --host")),
     ];
 

@@ -111,7 +111,7 @@ impl Drop for Client {
 macro_rules! blocking_methods {
     ($(
         $(#[doc = $doc:literal])*
-        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+        $reach:ident $effect:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
     )*) => {
         impl Client {
             $(

@@ -405,7 +405,7 @@ fn unexpected(answer: &Answer) -> ClientError {
 macro_rules! client_methods {
     ($(
         $(#[doc = $doc:literal])*
-        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+        $reach:ident $effect:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
     )*) => {
         impl Client {
             $(

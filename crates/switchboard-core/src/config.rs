@@ -132,8 +132,14 @@ pub struct EngineConfig {
     /// The `PATH` agents' programs are looked up on (and the agent CLIs
     /// found on, with their versions); none: the app's own, read at start.
     pub search_path: Option<std::ffi::OsString>,
-    /// What bounds each connection to the engine's socket.
+    /// What bounds each connection to the engine's socket (and each paired
+    /// browser's, carried over the web server).
     pub socket: SocketLimits,
+    /// The UI's files the web server gives paired browsers (none: a build
+    /// that carries none says so to a browser).
+    pub web_assets: Option<crate::web::WebAssets>,
+    /// How wrong pairing codes slow every attempt after them.
+    pub pairing_slowing: crate::web::pairing::Slowing,
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -175,6 +181,8 @@ impl EngineConfig {
             hooks_grace: DEFAULT_HOOKS_GRACE,
             search_path: None,
             socket: SocketLimits::default(),
+            web_assets: None,
+            pairing_slowing: crate::web::pairing::Slowing::default(),
         }
     }
 

@@ -82,6 +82,15 @@ pub enum EngineError {
     /// A process of an agent sent a command that is the user's to give.
     #[error("`{command}` is the user's decision; a process of an agent may not send it")]
     UsersDecision { command: &'static str },
+    /// No paired browser has this id or name.
+    #[error("no paired browser is {0} (`switchboard web devices` lists them)")]
+    DeviceNotFound(String),
+    /// A paired browser sent what only the user at the computer does (or no window sends).
+    #[error("`{command}` is done only at the computer the engine runs on, not from a paired browser")]
+    NotFromBrowser { command: &'static str },
+    /// A browser paired to look only sent a command that changes something.
+    #[error("this browser was paired to look only; `{command}` changes something (pair it again with full access)")]
+    ReadOnlyDevice { command: &'static str },
     /// A hook event or agent text that names a session without its secret.
     #[error("this event does not come from the session it names")]
     NotThisSession,
@@ -170,10 +179,14 @@ impl EngineError {
                 _ => ErrorCode::Io,
             },
             EngineError::Relayed(error) => error.code,
-            EngineError::UsersDecision { .. } | EngineError::NotThisSession => ErrorCode::NotAllowed,
+            EngineError::UsersDecision { .. }
+            | EngineError::NotFromBrowser { .. }
+            | EngineError::ReadOnlyDevice { .. }
+            | EngineError::NotThisSession => ErrorCode::NotAllowed,
             EngineError::EngineStopped => ErrorCode::EngineStopped,
             EngineError::NotYours(_) => ErrorCode::PermissionDenied,
             EngineError::WorktreeNotFound(_) => ErrorCode::WorktreeNotFound,
+            EngineError::DeviceNotFound(_) => ErrorCode::NotFound,
             EngineError::Git(_) => ErrorCode::Git,
             EngineError::Unanswered | EngineError::Internal(_) => ErrorCode::Internal,
         }

@@ -30,6 +30,7 @@ mod sink;
 pub mod store;
 pub mod tasks;
 pub mod validate;
+pub mod web;
 pub use switchboard_api::wire;
 pub mod workspace;
 pub mod worktree;

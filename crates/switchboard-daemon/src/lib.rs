@@ -37,8 +37,14 @@ const HOOK_BINARY: &str = "switchboard-hook";
 /// `switchboard daemon` on this machine, in each of its modes: `--stdio`,
 /// `--status`, `--stop`, `--install` / `--uninstall`, or the engine itself
 /// (unless one runs on the data directory already, as `--status` would
-/// say). `data_dir`: the `--data-dir` flag.
-pub fn run_command(data_dir: Option<&Path>, no_demo: bool, args: &DaemonArgs) -> Result<ExitCode> {
+/// say). `data_dir`: the `--data-dir` flag; `web_assets`: the UI the binary
+/// carries, which the engine serves to paired browsers.
+pub fn run_command(
+    data_dir: Option<&Path>,
+    no_demo: bool,
+    args: &DaemonArgs,
+    web_assets: impl FnOnce() -> Option<switchboard_core::web::WebAssets>,
+) -> Result<ExitCode> {
     let data_dir = switchboard_cli::data_dir(data_dir)?;
     let socket = switchboard_cli::socket_for(Some(&data_dir))?;
     if args.stdio {
@@ -61,7 +67,10 @@ pub fn run_command(data_dir: Option<&Path>, no_demo: bool, args: &DaemonArgs) ->
         return Ok(exit);
     }
     let log = switchboard_core::logging::init_for_app(Some(&data_dir));
-    let result = run(engine_config(data_dir, no_demo)?);
+    let mut config = engine_config(data_dir, no_demo)?;
+    // The UI paired browsers are given, from what the app's binary carries.
+    config.web_assets = web_assets();
+    let result = run(config);
     drop(log);
     result
 }

@@ -807,9 +807,9 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "resolve_worktree", worktree: string, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "web_status", } | { "type": "set_web", settings: WebSettings, } | { "type": "pair_device", read_only: boolean, name: string | null, } | { "type": "list_devices", } | { "type": "revoke_device", device_id: string, } | { "type": "resolve_worktree", worktree: string, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome } | { "type": "web", "value": WebStatus } | { "type": "pairing", "value": PairingCode } | { "type": "devices", "value": Array<Device> };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, 
 /**
@@ -1071,6 +1071,70 @@ retry_at: number,
  * Resets that passed with the agent still refused, in a row.
  */
 passed: number, phase: LimitPhase, };
+
+export type WebSettings = { serving: boolean, 
+/**
+ * The address and port it listens on (`ADDR:PORT`); none: 127.0.0.1 on
+ * the port it chose the first time, kept since. Any address but
+ * loopback is served over HTTPS only.
+ */
+listen: string | null, 
+/**
+ * The certificate and its key (PEM files) the user gave; none: one the
+ * engine made and keeps, for an address other than loopback.
+ */
+tls_cert: string | null, tls_key: string | null, 
+/**
+ * Names a browser may reach it by besides loopback's and the address
+ * bound (a tailnet name, say), as a `Host` header gives them.
+ */
+names: Array<string>, };
+
+export type WebStatus = { settings: WebSettings, 
+/**
+ * The address a browser opens (none while not serving).
+ */
+url: string | null, 
+/**
+ * The SHA-256 fingerprint of the certificate served, for HTTPS.
+ */
+fingerprint: string | null, 
+/**
+ * Why it does not serve although it should (the port is taken, say).
+ */
+problem: string | null, };
+
+export type PairingCode = { code: string, 
+/**
+ * Opening it is the whole pairing.
+ */
+url: string, expires_at: number, read_only: boolean, 
+/**
+ * The name the device gets (none: named after its browser).
+ */
+name: string | null, 
+/**
+ * The certificate's fingerprint, to compare with what the browser shows.
+ */
+fingerprint: string | null, 
+/**
+ * The QR code of `url`: one string a row, `#` a dark module.
+ */
+qr: Array<string>, };
+
+export type Device = { id: string, name: string, 
+/**
+ * It sends only commands that read.
+ */
+read_only: boolean, paired_at: number, last_seen_at: number, 
+/**
+ * The address it was last seen from.
+ */
+last_from: string, 
+/**
+ * Its pages and sockets open now.
+ */
+connected: boolean, };
 
 export type AccountUsage = { 
 /**
@@ -1514,6 +1578,16 @@ export interface EngineCommands {
   rebaseWorktree(worktree: string): Promise<RebaseOutcome>;
   /** Types the user's line comments into the worktree's agent as one review, a new task in the same worktree. */
   reviewWorktree(worktree: string, comments: Array<ReviewComment>): Promise<Submitted>;
+  /** Whether and where the engine serves the window to browsers now. */
+  webStatus(): Promise<WebStatus>;
+  /** Serves the window to paired browsers (or stops), as set; kept, so a restarted engine serves again. Stopping closes every browser's connection. */
+  setWeb(settings: WebSettings): Promise<WebStatus>;
+  /** A one-time code that pairs a browser: valid for 5 minutes, used once. Only while serving. */
+  pairDevice(readOnly: boolean, name: string | null): Promise<PairingCode>;
+  /** The browsers paired, most recently seen first. */
+  listDevices(): Promise<Array<Device>>;
+  /** Unpairs a browser: its open pages and sockets close at once. */
+  revokeDevice(deviceId: string): Promise<void>;
   /** Asks the worktree's agent, in the conversation that did its work, to bring its base in and resolve the conflicts a merge would meet now: a new task in the same worktree, after which the merge is offered again. Refused when it merges cleanly. */
   resolveWorktree(worktree: string): Promise<Submitted>;
 }
@@ -1589,6 +1663,11 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     discardWorktree: async (worktree, force) => replyValue(await send({ type: "discard_worktree", worktree: worktree, force: force }), "discard"),
     rebaseWorktree: async (worktree) => replyValue(await send({ type: "rebase_worktree", worktree: worktree }), "rebase"),
     reviewWorktree: async (worktree, comments) => replyValue(await send({ type: "review_worktree", worktree: worktree, comments: comments }), "submitted"),
+    webStatus: async () => replyValue(await send({ type: "web_status" }), "web"),
+    setWeb: async (settings) => replyValue(await send({ type: "set_web", settings: settings }), "web"),
+    pairDevice: async (readOnly, name) => replyValue(await send({ type: "pair_device", read_only: readOnly, name: name }), "pairing"),
+    listDevices: async () => replyValue(await send({ type: "list_devices" }), "devices"),
+    revokeDevice: async (deviceId) => replyValue(await send({ type: "revoke_device", device_id: deviceId }), "unit"),
     resolveWorktree: async (worktree) => replyValue(await send({ type: "resolve_worktree", worktree: worktree }), "submitted"),
   };
 }
@@ -1742,6 +1821,17 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "rebase", value: await target.rebaseWorktree(command.worktree) };
     case "review_worktree":
       return { type: "submitted", value: await target.reviewWorktree(command.worktree, command.comments) };
+    case "web_status":
+      return { type: "web", value: await target.webStatus() };
+    case "set_web":
+      return { type: "web", value: await target.setWeb(command.settings) };
+    case "pair_device":
+      return { type: "pairing", value: await target.pairDevice(command.read_only, command.name) };
+    case "list_devices":
+      return { type: "devices", value: await target.listDevices() };
+    case "revoke_device":
+      await target.revokeDevice(command.device_id);
+      return { type: "unit" };
     case "resolve_worktree":
       return { type: "submitted", value: await target.resolveWorktree(command.worktree) };
     default:

@@ -73,6 +73,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
+import type { Device, PairingCode, WebSettings, WebStatus } from './bindings';
 import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
@@ -692,6 +693,50 @@ export class FakeBackend implements Backend {
     this.#settings = kept;
     this.emit({ type: 'settings_changed', settings: structuredClone(kept) });
     return structuredClone(kept);
+  }
+
+  /** Serving browsers: off until set; the address a test tells with `answerNext('web_status', …)`. */
+  #web: WebStatus = { settings: { serving: false, listen: null, tls_cert: null, tls_key: null, names: [] }, url: null, fingerprint: null, problem: null };
+  readonly #devices: Device[] = [];
+
+  async webStatus(): Promise<WebStatus> {
+    this.#record('web_status', {});
+    this.#web = { ...this.#web, ...this.#told<Partial<WebStatus>>('web_status') };
+    return structuredClone(this.#web);
+  }
+
+  async setWeb(settings: WebSettings): Promise<WebStatus> {
+    this.#record('set_web', { settings });
+    const url = settings.serving ? (this.#web.url ?? 'http://127.0.0.1:7780') : null;
+    this.#web = { ...this.#web, settings: structuredClone(settings), url, problem: null };
+    return structuredClone(this.#web);
+  }
+
+  async pairDevice(readOnly: boolean, name: string | null): Promise<PairingCode> {
+    this.#record('pair_device', { read_only: readOnly, name });
+    if (this.#web.url === null) this.#fail('invalid_input', 'Switchboard is not serving browsers', 'web');
+    const code = 'K7M2Q-9XTR4';
+    const url = `${this.#web.url}/pair?code=${code.replace('-', '')}`;
+    // A plain pattern stands in for the engine's QR code (which the engine makes).
+    const qr = Array.from({ length: 29 }, (_, row) => Array.from({ length: 29 }, (_, column) => ((row * column + row) % 3 === 0 ? '#' : ' ')).join(''));
+    return { code, url, expires_at: this.#now() + 5 * 60_000, read_only: readOnly, name, fingerprint: this.#web.fingerprint, qr };
+  }
+
+  async listDevices(): Promise<Device[]> {
+    this.#record('list_devices', {});
+    return structuredClone(this.#devices);
+  }
+
+  async revokeDevice(deviceId: string): Promise<void> {
+    this.#record('revoke_device', { device_id: deviceId });
+    const index = this.#devices.findIndex((device) => device.id === deviceId || device.name === deviceId);
+    if (index < 0) this.#fail('not_found', `no paired browser is ${deviceId}`);
+    this.#devices.splice(index, 1);
+  }
+
+  /** A browser paired (tests). */
+  addDevice(device: Device): void {
+    this.#devices.push(structuredClone(device));
   }
 
   onEngineEvent(callback: (event: EngineEvent, host: string | null) => void): Unsubscribe {

@@ -131,9 +131,17 @@ pub fn route(command: &Command) -> Route {
         | C::ListFolder { .. }
         | C::SetRepositorySetup { .. }
         | C::DecidePermission { .. } => Route::Chosen,
-        C::StorageStatus {} | C::GetSettings {} | C::SetSettings { .. } | C::FlowDiagrams {} | C::HookEvent { .. } => {
-            Route::Local
-        }
+        // Serving browsers is each machine's own: the window's unless it names another.
+        C::StorageStatus {}
+        | C::GetSettings {}
+        | C::SetSettings { .. }
+        | C::FlowDiagrams {}
+        | C::HookEvent { .. }
+        | C::WebStatus {}
+        | C::SetWeb { .. }
+        | C::PairDevice { .. }
+        | C::ListDevices {}
+        | C::RevokeDevice { .. } => Route::Local,
     }
 }
 

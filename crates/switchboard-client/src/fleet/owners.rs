@@ -103,7 +103,10 @@ pub fn held_ids(said: Said<'_>) -> Vec<u128> {
             | R::WorktreeDiff(_)
             | R::Merge(_)
             | R::Discard(_)
-            | R::Rebase(_) => Vec::new(),
+            | R::Rebase(_)
+            | R::Web(_)
+            | R::Pairing(_)
+            | R::Devices(_) => Vec::new(),
         },
         Said::Event(event) => match event {
             E::ProfileSaved { profile } => vec![id(&profile.id)],

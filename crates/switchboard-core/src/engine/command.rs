@@ -15,7 +15,7 @@ macro_rules! dispatch {
     };
     ($(
         $(#[doc = $doc:literal])*
-        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+        $reach:ident $effect:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
     )*) => {
         impl EngineState {
             pub(super) fn on_command(&mut self, command: Command, reply: Responder<Reply>) {

@@ -104,6 +104,32 @@ impl EngineHandle {
         .await
     }
 
+    /// Wrong pairing codes counted now (the web server's, not a command).
+    pub(crate) async fn web_wrong_codes(&self) -> Result<usize, EngineError> {
+        self.run(|engine| Ok(engine.web.wrong_codes())).await
+    }
+
+    /// Pairs a browser by its code (the web server's, not a command: no
+    /// client can send it).
+    pub(crate) async fn web_redeem(
+        &self,
+        code: String,
+        user_agent: String,
+        from: String,
+    ) -> Result<Result<crate::web::Paired, crate::web::PairRefusal>, EngineError> {
+        self.run(move |engine| engine.redeem_pairing(&code, &user_agent, &from)).await
+    }
+
+    /// The device a browser's credential names (the web server's, not a command).
+    pub(crate) async fn web_admit(
+        &self,
+        device: u64,
+        secret: String,
+        from: String,
+    ) -> Result<Option<crate::web::Admitted>, EngineError> {
+        self.run(move |engine| Ok(engine.admit_device(device, &secret, &from))).await
+    }
+
     /// Stops every running agent (recording them as killed) and ends the
     /// engine. Returns when all their processes are gone.
     pub async fn shutdown(&self) {
@@ -124,7 +150,7 @@ macro_rules! handle_methods {
     };
     ($(
         $(#[doc = $doc:literal])*
-        $reach:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
+        $reach:ident $effect:ident $timing:ident $method:ident / $variant:ident ($($arg:ident : $ty:ty),* $(,)?) -> $out:ty;
     )*) => {
         impl EngineHandle {
             $(

@@ -26,6 +26,7 @@ mod tasks;
 mod testing;
 #[cfg(test)]
 mod tests;
+mod web;
 mod worktrees;
 
 use std::sync::Arc;
@@ -97,6 +98,7 @@ impl Engine {
         // the agents get the original limit back from their keeper.
         server::descriptors::raise_soft_limit();
         let store = Store::open(&config.database_path())?;
+        let web = web::WebDesk::load(&store)?;
         let (requests, requests_rx) = mpsc::channel(REQUEST_QUEUE);
         let (ended, ended_rx) = mpsc::unbounded_channel();
         let (notes, notes_rx) = mpsc::unbounded_channel();
@@ -116,8 +118,10 @@ impl Engine {
             hooks: hooks::HookDesk::new(config.permission_wait),
             worktrees: worktrees::WorktreeDesk::new(radar, worktree_notes),
             attention: attention::AttentionBoard::new(now()),
+            web,
             path_env,
             server: None,
+            door: None,
             config,
             _instance: instance,
         };
@@ -128,6 +132,15 @@ impl Engine {
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
         let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed: feed.clone() });
+        engine.door = Some(web::Door {
+            keeper: handler.clone(),
+            options: crate::web::WebOptions {
+                names: Vec::new(),
+                assets: engine.config.web_assets.clone(),
+                limits: engine.config.socket.clone(),
+                slowing: engine.config.pairing_slowing,
+            },
+        });
         engine.server = match server::serve_with(&engine.config.socket_path, handler, engine.config.socket.clone()) {
             Ok(server) => {
                 // Clients in another environment find the socket from the data directory.
@@ -143,6 +156,8 @@ impl Engine {
                 None
             }
         };
+        // Browsers reach the engine again as they did before it stopped.
+        engine.serve_browsers();
         if let Some(demo_agent) = engine.config.demo_agent.clone() {
             demo::ensure_demo(&engine.cx.store, &engine.config.data_dir, &demo_agent, now())?;
         }
@@ -226,5 +241,28 @@ impl RequestHandler for WeakEngine {
     ) -> Result<switchboard_api::Reply, EngineError> {
         let sender = self.requests.upgrade().ok_or(EngineError::EngineStopped)?;
         handle::send_command(&sender, command).await
+    }
+}
+
+impl crate::web::Doorkeeper for WeakEngine {
+    async fn wrong_codes(&self) -> usize {
+        match self.engine() {
+            Ok(engine) => engine.web_wrong_codes().await.unwrap_or(usize::MAX),
+            Err(_) => usize::MAX,
+        }
+    }
+
+    async fn redeem(
+        &self,
+        code: String,
+        user_agent: String,
+        from: String,
+    ) -> Result<crate::web::Paired, crate::web::PairRefusal> {
+        let engine = self.engine().map_err(|_| crate::web::PairRefusal::Unknown)?;
+        engine.web_redeem(code, user_agent, from).await.unwrap_or(Err(crate::web::PairRefusal::Unknown))
+    }
+
+    async fn admit(&self, device: u64, secret: String, from: String) -> Option<crate::web::Admitted> {
+        self.engine().ok()?.web_admit(device, secret, from).await.ok().flatten()
     }
 }

@@ -21,8 +21,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use switchboard_protocol::SessionId;
-use tokio::io::{AsyncWriteExt, BufReader};
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
 use tokio::task::JoinSet;
 
@@ -130,9 +129,11 @@ struct Attached {
     why_ended: Arc<AtomicU8>,
 }
 
+/// Serves one framed connection over `read` and `write`: a Unix socket's
+/// halves, or a paired browser's WebSocket carried in memory (`crate::web`).
 pub(super) async fn serve<H: RequestHandler>(
-    mut read: BufReader<OwnedReadHalf>,
-    mut write: OwnedWriteHalf,
+    mut read: impl AsyncBufRead + Unpin + Send,
+    mut write: impl AsyncWrite + Unpin + Send + 'static,
     handler: Arc<H>,
     caller: Caller,
     stats: Arc<ServerStats>,
@@ -144,7 +145,13 @@ pub(super) async fn serve<H: RequestHandler>(
         return;
     };
     spoke.store(true, Ordering::Relaxed);
-    tracing::debug!(kind = ?hello.client_kind, version = %hello.app_version, "a client connected");
+    // A paired browser is one whatever its hello says: it never counts as a
+    // window (the desktop's notices do not wait on it), nor sends as one.
+    let kind = match caller {
+        Caller::Device { .. } => ClientKind::Browser,
+        _ => hello.client_kind,
+    };
+    tracing::debug!(?kind, version = %hello.app_version, "a client connected");
     let (answers, answers_rx) = mpsc::unbounded_channel();
     let (stream, stream_rx) = mpsc::unbounded_channel();
     let outbox = Outbox {
@@ -170,7 +177,7 @@ pub(super) async fn serve<H: RequestHandler>(
         handler,
         outbox,
         caller,
-        kind: hello.client_kind,
+        kind,
         max_streams: limits.max_streams,
         event_budget: limits.event_budget,
         attaching: Arc::default(),
@@ -397,8 +404,8 @@ impl Drop for Owned {
 
 /// Reads the client's hello and answers it; none if the connection ends here.
 async fn hello<H: RequestHandler>(
-    read: &mut BufReader<OwnedReadHalf>,
-    write: &mut OwnedWriteHalf,
+    read: &mut (impl AsyncBufRead + Unpin),
+    write: &mut (impl AsyncWrite + Unpin),
     handler: &H,
     stats: &ServerStats,
     deadline: Duration,
@@ -486,7 +493,7 @@ async fn forward_events(mut receiver: broadcast::Receiver<crate::sink::Sequenced
 /// nothing to write for `keepalive`, a keepalive (a pushed kind clients
 /// skip).
 async fn write_out(
-    mut write: OwnedWriteHalf,
+    mut write: impl AsyncWrite + Unpin,
     mut answers: mpsc::UnboundedReceiver<(Frame, OwnedSemaphorePermit)>,
     mut stream: mpsc::UnboundedReceiver<Frame>,
     outbox: Outbox,
@@ -524,7 +531,11 @@ enum WriteFailed {
 }
 
 /// Writes one frame, each chunk of it within `stall`.
-async fn write_within(write: &mut OwnedWriteHalf, frame: &Frame, stall: Duration) -> Result<(), WriteFailed> {
+async fn write_within(
+    write: &mut (impl AsyncWrite + Unpin),
+    frame: &Frame,
+    stall: Duration,
+) -> Result<(), WriteFailed> {
     let head = frame.head();
     for chunk in std::iter::once(&head[..]).chain(frame.body.chunks(WRITE_CHUNK)) {
         match tokio::time::timeout(stall, write.write_all(chunk)).await {

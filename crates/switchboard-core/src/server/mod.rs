@@ -65,6 +65,10 @@ pub enum Caller {
     /// identity, or below the engine outside its windows. Hooks are such
     /// processes.
     Agent { pid: i32, by: AgentSign },
+    /// A browser the user paired, through the engine's web server, as its
+    /// credential says: the user, from afar, or (`read_only`) one who may
+    /// only look.
+    Device { device: u64, read_only: bool },
 }
 
 pub use crate::session::lineage::{AgentSign, UserSign};
@@ -302,6 +306,34 @@ async fn keep_socket(path: PathBuf, mut inode: u64, replace: tokio::sync::mpsc::
 struct Bounds {
     limits: SocketLimits,
     room: switchboard_api::wire::FrameRoom,
+}
+
+/// Serves framed connections that do not come through the socket (a paired
+/// browser's WebSocket, carried in memory by `crate::web`), with the same
+/// limits as the socket's, one room for long frames between them.
+pub struct StreamServer {
+    bounds: Arc<Bounds>,
+    pub stats: Arc<ServerStats>,
+}
+
+impl StreamServer {
+    pub fn new(limits: SocketLimits) -> StreamServer {
+        let room = switchboard_api::wire::FrameRoom::new(limits.frames_room);
+        StreamServer { bounds: Arc::new(Bounds { limits, room }), stats: Arc::default() }
+    }
+
+    /// Serves one connection for `caller` until either side ends it.
+    pub async fn serve<H: RequestHandler>(
+        &self,
+        read: impl tokio::io::AsyncRead + Unpin + Send,
+        write: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
+        handler: Arc<H>,
+        caller: Caller,
+    ) {
+        let spoke = AtomicBool::new(false);
+        let (stats, bounds) = (self.stats.clone(), self.bounds.clone());
+        framed::serve(BufReader::new(read), write, handler, caller, stats, &bounds, &spoke).await
+    }
 }
 
 /// How long the accept loop waits after a failed accept, at first and at most

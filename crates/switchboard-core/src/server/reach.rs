@@ -17,12 +17,23 @@ pub enum Via {
 }
 
 /// Why `command` may not be run for `caller` coming in `via`, if it may not:
-/// a process of an agent never makes the user's decisions, and a window
-/// sends only the commands meant for a window (not, say, an agent's hook
-/// events), whoever runs it.
+/// a process of an agent never makes the user's decisions, a window sends
+/// only the commands meant for a window (not, say, an agent's hook events),
+/// whoever runs it, and a paired browser sends the window's commands but for
+/// those of the user at this machine (pairing another), and only those that
+/// read if it was paired read-only.
 pub fn refusal(via: Via, caller: Caller, command: &Command) -> Option<EngineError> {
-    if matches!(caller, Caller::Agent { .. }) && !command.for_agents() {
-        return Some(EngineError::UsersDecision { command: command.name() });
+    match caller {
+        Caller::Agent { .. } if !command.for_agents() => {
+            return Some(EngineError::UsersDecision { command: command.name() });
+        }
+        Caller::Device { .. } if !command.for_browsers() => {
+            return Some(EngineError::NotFromBrowser { command: command.name() });
+        }
+        Caller::Device { read_only: true, .. } if !command.reads() => {
+            return Some(EngineError::ReadOnlyDevice { command: command.name() });
+        }
+        _ => {}
     }
     if via == Via::Client(ClientKind::Window) && !command.for_window() {
         return Some(EngineError::InvalidInput {
@@ -58,6 +69,11 @@ mod tests {
             secret: None,
         };
         let hook = Command::HookEvent { envelope };
+        let device = Caller::Device { device: 7, read_only: false };
+        let looker = Caller::Device { device: 8, read_only: true };
+        let browser = Via::Client(ClientKind::Browser);
+        let pair = Command::PairDevice { read_only: false, name: None };
+        let typing = Command::WriteInput { session_id: switchboard_api::protocol::SessionId::new(), data: "y".into() };
         let cases = [
             ("the user's window reads", window, user, &read, None),
             ("the user's window decides", window, user, &decide, None),
@@ -69,6 +85,16 @@ mod tests {
             ("a hook sends its event", line, agent, &hook, None),
             ("a line from an agent decides", line, agent, &decide, Some("the user's decision")),
             ("a script's line decides", line, user, &decide, None),
+            ("a paired browser reads", browser, device, &read, None),
+            ("a paired browser decides", browser, device, &decide, None),
+            ("a read-only browser reads", browser, looker, &read, None),
+            ("a read-only browser decides", browser, looker, &decide, Some("paired to look only")),
+            ("a read-only browser types", browser, looker, &typing, Some("paired to look only")),
+            ("a paired browser pairs another", browser, device, &pair, Some("only at the computer")),
+            ("a paired browser sends a hook event", browser, device, &hook, Some("only at the computer")),
+            ("a browser claiming to be a window pairs", window, device, &pair, Some("only at the computer")),
+            ("the user pairs from the command line", command_line, user, &pair, None),
+            ("an agent pairs from the command line", command_line, agent, &pair, Some("the user's decision")),
         ];
         for (what, via, caller, command, refused) in cases {
             let refusal = refusal(via, caller, command).map(|error| error.to_string());

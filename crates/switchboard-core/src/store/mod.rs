@@ -13,6 +13,7 @@ use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
 use rusqlite_migration::{M, Migrations};
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
 
+mod devices;
 mod events;
 mod health;
 mod limits;
@@ -20,6 +21,7 @@ mod loops;
 mod tasks;
 mod worktrees;
 
+pub use devices::DeviceRecord;
 pub use health::{
     Evidence, NEARLY_FULL_BYTES, ROOM_PROBE_BYTES, ROOM_PROBE_FILE, after_write, classify, free_bytes, has_room,
 };
@@ -54,6 +56,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0020_usage_limits.sql")),
         M::up(include_str!("../../migrations/0021_account_usage.sql")),
         M::up(include_str!("../../migrations/0022_prompt_completion.sql")),
+        M::up(include_str!("../../migrations/0023_web.sql")),
     ])
 });
 

@@ -5,6 +5,7 @@
 
 mod agents;
 mod views;
+mod web;
 mod work;
 mod worktrees;
 
@@ -78,6 +79,9 @@ pub(crate) struct EngineState {
     /// The app's `PATH`, for finding agents' commands.
     pub(super) path_env: Option<std::ffi::OsString>,
     pub(super) server: Option<SocketServer>,
+    /// Serving paired browsers: the desk, and what it starts a server with.
+    pub(super) web: super::web::WebDesk,
+    pub(super) door: Option<super::web::Door<super::WeakEngine>>,
     /// Released when the engine task ends, after every agent has stopped.
     pub(super) _instance: InstanceLock,
 }

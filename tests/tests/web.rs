@@ -1,0 +1,342 @@
+//! The engine's web server for paired browsers, over real TCP connections:
+//! serving is turned on and off from the command line and kept across a
+//! restart; a code pairs once; the UI, its files and the WebSocket need the
+//! credential; the WebSocket carries the client protocol's frames for the
+//! device, whose rights the engine decides; and every refusal the threat
+//! model names holds (a foreign `Host` or `Origin`, a forged cookie, a
+//! guessed code, an unpaired device's open socket).
+
+mod support;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use support::*;
+use switchboard_core::api::wire::{Answer, ClientFrame, ClientKind, ClientRequest, Frame, Hello, ServerFrame};
+use switchboard_core::api::{Command, ErrorCode, PairingCode, Reply, WebStatus};
+use switchboard_core::web::{WebAssets, pairing};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// An engine serving a small stand-in for the UI's build, its wrong codes
+/// slowed by milliseconds (the waits themselves are `pairing`'s table test).
+async fn engine() -> (TestEngine, SocketAddr, tempfile::TempDir) {
+    let folder = tempfile::tempdir().unwrap();
+    let ui = folder.path().to_path_buf();
+    std::fs::create_dir_all(ui.join("assets")).unwrap();
+    std::fs::write(ui.join("index.html"), "<!doctype html><html><head><title>UI</title></head><body></body></html>")
+        .unwrap();
+    std::fs::write(ui.join("assets/app.js"), "console.log('ui')").unwrap();
+    let t = TestEngine::start_with(|config| {
+        config.web_assets = Some(WebAssets::folder(ui));
+        config.pairing_slowing =
+            pairing::Slowing { first: Duration::from_millis(1), longest: Duration::from_millis(4) };
+    })
+    .await;
+    let addr = serve(&t).await;
+    (t, addr, folder)
+}
+
+/// `switchboard web`: where it serves.
+async fn serve(t: &TestEngine) -> SocketAddr {
+    let (code, out, err) = cli_async(t, &["web", "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let status: WebStatus = serde_json::from_str(&out).unwrap();
+    let url = status.url.expect("it serves");
+    url.strip_prefix("http://").unwrap().parse().unwrap()
+}
+
+async fn pair_code(t: &TestEngine, args: &[&str]) -> PairingCode {
+    let line: Vec<&str> = ["web", "pair", "--json"].iter().chain(args).copied().collect();
+    let (code, out, err) = cli_async(t, &line).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// An HTTP answer as read off the connection.
+#[derive(Debug)]
+struct Answered {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answered {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A GET of `path` by `host` (the address itself when none), with more headers.
+async fn get(addr: SocketAddr, path: &str, host: Option<&str>, headers: &[(&str, &str)]) -> Answered {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let host = host.map_or_else(|| addr.to_string(), str::to_owned);
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).await.unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines.filter_map(|line| line.split_once(": ")).map(|(n, v)| (n.to_owned(), v.to_owned())).collect();
+    Answered { status, headers, body: body.to_owned() }
+}
+
+/// Pairs by opening the code's address, as a phone that scanned it: the
+/// cookie it is given.
+async fn pair(addr: SocketAddr, code: &PairingCode) -> String {
+    let path = code.url.split_once(&addr.to_string()).unwrap().1;
+    let paired = get(addr, path, None, &[("User-Agent", "Mozilla/5.0 (Linux; Android 14) Chrome/129.0 Mobile")]).await;
+    assert_eq!(paired.status, 303, "{paired:?}");
+    assert_eq!(paired.header("location"), Some("/"));
+    let cookie = paired.header("set-cookie").expect("a credential").to_owned();
+    for part in ["HttpOnly", "Secure", "SameSite=Strict", "Path=/"] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+async fn open_socket(
+    addr: SocketAddr,
+    cookie: Option<&str>,
+    origin: Option<&str>,
+) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
+    let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+    if let Some(cookie) = cookie {
+        request.headers_mut().insert("cookie", cookie.parse().unwrap());
+    }
+    if let Some(origin) = origin {
+        request.headers_mut().insert("origin", origin.parse().unwrap());
+    }
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio_tungstenite::client_async(request, stream).await.map(|(socket, _)| socket)
+}
+
+/// The body of the next frame the engine sends that is a message.
+async fn next_message(socket: &mut Socket) -> serde_json::Value {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(30), socket.next())
+            .await
+            .expect("the engine answers")
+            .expect("the socket is open")
+            .unwrap();
+        if let Message::Binary(bytes) = message {
+            assert!(bytes.len() >= 5 && bytes[4] == 0, "a message frame");
+            let length = u32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
+            assert_eq!(length, bytes.len() - 4, "one whole frame a message");
+            return serde_json::from_slice(&bytes[5..]).unwrap();
+        }
+    }
+}
+
+/// Says hello as the window's UI in a browser does (claiming to be a window
+/// changes nothing: the server takes it for a browser).
+async fn hello(socket: &mut Socket, kind: ClientKind) {
+    let hello = Hello {
+        protocol: switchboard_core::api::wire::PROTOCOL,
+        app_version: "0.1.0".into(),
+        build_id: String::new(),
+        client_kind: kind,
+        client_id: "phone".into(),
+    };
+    socket.send(Message::Binary(Frame::message(&hello).encode().into())).await.unwrap();
+    let welcome = next_message(socket).await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+}
+
+/// Sends `command` and awaits its answer.
+async fn command(socket: &mut Socket, id: u64, command: Command) -> Answer {
+    let request = ClientFrame::Request { id, request: ClientRequest::Command { command } };
+    socket.send(Message::Binary(Frame::message(&request).encode().into())).await.unwrap();
+    loop {
+        let frame: ServerFrame = serde_json::from_value(next_message(socket).await).unwrap();
+        if let ServerFrame::Reply { id: answered, answer } = frame
+            && answered == id
+        {
+            return answer;
+        }
+    }
+}
+
+fn refused_as(answer: Answer, code: ErrorCode, words: &str) {
+    let Answer::Error { error } = answer else { panic!("expected a refusal, got {answer:?}") };
+    assert_eq!(error.code, code, "{error:?}");
+    assert!(error.message.contains(words), "{}", error.message);
+}
+
+/// A socket opened without a valid credential carries nothing: the engine
+/// closes it at once, saying the browser is not paired.
+async fn turned_away(addr: SocketAddr, cookie: Option<&str>, origin: &str) {
+    let mut socket = open_socket(addr, cookie, Some(origin)).await.expect("the page is told why, not left to retry");
+    closed_with(&mut socket, switchboard_core::web::UNPAIRED).await;
+}
+
+/// Waits for the socket to be closed by the engine, with this code.
+async fn closed_with(socket: &mut Socket, code: u16) {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(30), socket.next()).await.expect("the socket closes");
+        match message {
+            Some(Ok(Message::Close(Some(frame)))) => {
+                assert_eq!(frame.code, CloseCode::from(code), "{frame:?}");
+                return;
+            }
+            Some(Ok(Message::Close(None))) | None | Some(Err(_)) => panic!("closed without code {code}"),
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_code_pairs_a_browser_once_and_its_credential_opens_the_ui() {
+    let (t, addr, _ui) = engine().await;
+    // Not paired: the UI sends it to the pairing page; its files are refused.
+    let page = get(addr, "/", None, &[]).await;
+    assert_eq!((page.status, page.header("location")), (303, Some("/pair")));
+    assert_eq!(get(addr, "/assets/app.js", None, &[]).await.status, 401);
+    let pairing_page = get(addr, "/pair", None, &[]).await;
+    assert_eq!(pairing_page.status, 200);
+    assert!(pairing_page.body.contains("Pair this browser"), "{}", pairing_page.body);
+
+    let code = pair_code(&t, &[]).await;
+    assert!(code.url.starts_with(&format!("http://{addr}/pair?code=")), "{}", code.url);
+    assert!(code.qr.len() > 20);
+    let cookie = pair(addr, &code).await;
+    let ui = get(addr, "/", None, &[("Cookie", &cookie)]).await;
+    assert_eq!(ui.status, 200, "{ui:?}");
+    assert!(ui.body.contains(r#"<meta name="switchboard-web" content="engine">"#), "{}", ui.body);
+    let csp = ui.header("content-security-policy").expect("a policy");
+    assert!(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(ui.headers.iter().all(|(name, _)| !name.to_ascii_lowercase().starts_with("access-control")));
+    assert_eq!(get(addr, "/assets/app.js", None, &[("Cookie", &cookie)]).await.status, 200);
+
+    // The code is used up.
+    let again = code.url.split_once(&addr.to_string()).unwrap().1.to_owned();
+    let reused = get(addr, &again, None, &[]).await;
+    assert_eq!(reused.status, 403);
+    assert!(reused.body.contains("used already"), "{}", reused.body);
+
+    // The device is listed, named after its browser.
+    let (_, out, _) = cli_async(&t, &["web", "devices"]).await;
+    assert!(out.contains("Chrome on Android") && out.contains("full access"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_socket_carries_the_client_protocol_and_the_engine_decides_what_each_device_may_do() {
+    let (t, addr, _ui) = engine().await;
+    let origin = format!("http://{addr}");
+    let full = pair(addr, &pair_code(&t, &[]).await).await;
+    let looker = pair(addr, &pair_code(&t, &["--read-only", "--name", "Hall tablet"]).await).await;
+    let settle = Command::RespondToSignal {
+        signal_id: switchboard_core::api::protocol::SignalId::new(),
+        response: switchboard_core::api::SignalResponse::Dismiss,
+    };
+
+    // A full device reads and makes the user's decisions (this one names no signal).
+    let mut socket = open_socket(addr, Some(&full), Some(&origin)).await.unwrap();
+    hello(&mut socket, ClientKind::Window).await;
+    let Answer::Ok { reply: Reply::Profiles(_) } = command(&mut socket, 1, Command::ListProfiles {}).await else {
+        panic!("a paired browser lists the agents")
+    };
+    refused_as(command(&mut socket, 2, settle.clone()).await, ErrorCode::SignalNotFound, "");
+    // Pairing another is done at the computer only, whatever the hello said.
+    let pair_another = Command::PairDevice { read_only: false, name: None };
+    refused_as(command(&mut socket, 3, pair_another).await, ErrorCode::NotAllowed, "only at the computer");
+
+    // A read-only device reads, and changes nothing.
+    let mut looking = open_socket(addr, Some(&looker), Some(&origin)).await.unwrap();
+    hello(&mut looking, ClientKind::Browser).await;
+    let Answer::Ok { reply: Reply::Tasks(_) } = command(&mut looking, 1, Command::ListTasks { profile_id: None }).await
+    else {
+        panic!("a read-only browser lists the tasks")
+    };
+    refused_as(command(&mut looking, 2, settle).await, ErrorCode::NotAllowed, "paired to look only");
+
+    // Unpairing it closes its open socket at once; its credential opens nothing more.
+    let (code, _, err) = cli_async(&t, &["web", "revoke", "Hall tablet"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    closed_with(&mut looking, switchboard_core::web::UNPAIRED).await;
+    assert_eq!(get(addr, "/assets/app.js", None, &[("Cookie", &looker)]).await.status, 401);
+    turned_away(addr, Some(&looker), &origin).await;
+
+    // Serving stopped: the other's socket closes, and nothing listens.
+    let (code, _, err) = cli_async(&t, &["web", "--off"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    closed_with(&mut socket, 1001).await;
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_request_the_threat_model_names_is_refused() {
+    let (t, addr, _ui) = engine().await;
+    let origin = format!("http://{addr}");
+    let cookie = pair(addr, &pair_code(&t, &[]).await).await;
+
+    // Another name for this machine (DNS rebinding) reaches nothing, even paired.
+    let rebound = get(addr, "/", Some("attacker.example:80"), &[("Cookie", &cookie)]).await;
+    assert_eq!(rebound.status, 421);
+    assert_eq!(get(addr, "/pair", Some("attacker.example"), &[]).await.status, 421);
+    // Loopback names at any port (a port forwarded with ssh -L) are answered.
+    assert_eq!(get(addr, "/", Some("localhost:9999"), &[("Cookie", &cookie)]).await.status, 200);
+
+    // The socket opens only from this server's own pages, and only paired.
+    assert!(open_socket(addr, Some(&cookie), Some("http://attacker.example")).await.is_err());
+    assert!(open_socket(addr, Some(&cookie), None).await.is_err());
+    turned_away(addr, None, &origin).await;
+
+    // A forged credential: a real device with another secret, or none at all.
+    let (device, _) = pairing::credential_in(&cookie).unwrap();
+    let forged = format!("{}={}", pairing::COOKIE, pairing::credential(device, &pairing::new_secret()));
+    assert_eq!(get(addr, "/assets/app.js", None, &[("Cookie", &forged)]).await.status, 401);
+    turned_away(addr, Some(&forged), &origin).await;
+    let made_up = format!("{}={}", pairing::COOKIE, pairing::credential(7, &pairing::new_secret()));
+    assert_eq!(get(addr, "/assets/app.js", None, &[("Cookie", &made_up)]).await.status, 401);
+
+    // Only pages are served.
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let post = format!("POST /pair HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    stream.write_all(post.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 405"), "{answer}");
+
+    // Guessing: wrong codes from every caller count together, and past the
+    // limit every code given is void, the right one too.
+    let code = pair_code(&t, &[]).await;
+    for guess in 0..pairing::VOID_AFTER {
+        let wrong = get(addr, &format!("/pair?code={guess:010}"), None, &[]).await;
+        assert_eq!(wrong.status, 403, "guess {guess}: {wrong:?}");
+    }
+    let right = code.url.split_once(&addr.to_string()).unwrap().1.to_owned();
+    let refused = get(addr, &right, None, &[]).await;
+    assert_eq!(refused.status, 429, "{refused:?}");
+    assert!(refused.body.contains("Too many wrong codes"), "{}", refused.body);
+    assert!(refused.header("set-cookie").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serving_is_kept_and_a_restarted_engine_serves_again_on_the_same_port() {
+    let data = tempfile::tempdir().unwrap();
+    let t = TestEngine::start_in(data.path(), |_| {}).await;
+    let addr = serve(&t).await;
+    let cookie = pair(addr, &pair_code(&t, &[]).await).await;
+    t.shutdown().await;
+    drop(t);
+    let t = TestEngine::start_in(data.path(), |_| {}).await;
+    let (_, out, _) = cli_async(&t, &["web", "--status", "--json"]).await;
+    let status: WebStatus = serde_json::from_str(&out).unwrap();
+    assert_eq!(status.url, Some(format!("http://{addr}")), "{out}");
+    // The device is still paired; this engine carries no UI, and says so.
+    let page = get(addr, "/", None, &[("Cookie", &cookie)]).await;
+    assert_eq!(page.status, 503, "{page:?}");
+    assert!(page.body.contains("carries no UI"), "{}", page.body);
+}
