@@ -340,7 +340,7 @@ describe('webBackend', () => {
       (reason: unknown) => reason as ApiError,
     );
     expect(error).toMatchObject({ code: 'engine_stopped', field: null });
-    expect(error?.message).toMatch(/^The connection to Switchboard’s engine ended before it answered\./);
+    expect(error?.message).toBe('The connection to Switchboard’s engine was lost. Its answer to this did not come.');
   });
 
   it('waits for the first connection before sending, and refuses once the first try failed', async () => {

@@ -242,7 +242,7 @@ class WebEngine {
     const phase = this.#phase;
     this.#phase = { phase: 'stopped' };
     if (phase.phase === 'waiting') clearTimeout(phase.timer);
-    if (phase.phase === 'connecting' || phase.phase === 'connected') this.#letGo(phase.connection, 'This page let the engine go.');
+    if (phase.phase === 'connecting' || phase.phase === 'connected') this.#letGo(phase.connection, 'This page let Switchboard’s engine go.');
   }
 
   get link(): EngineLink {
@@ -559,7 +559,9 @@ class WebEngine {
     }
     if (connection.timer !== null) clearTimeout(connection.timer);
     if (connection.pong !== null) clearTimeout(connection.pong);
-    const gone = apiError('engine_stopped', `The connection to Switchboard’s engine ended before it answered. ${reason}`.trim());
+    // The request may have been carried out before the connection ended: the user is told its
+    // answer did not come, not that it failed, and the page's picture after reconnecting says.
+    const gone = apiError('engine_stopped', `${reason} Its answer to this did not come.`.trim());
     for (const waiter of connection.waiting.values()) waiter.reject(gone);
     connection.waiting.clear();
     connection.streams.clear();
