@@ -329,6 +329,26 @@ describe('webBackend', () => {
     await expect(backend.listProfiles()).rejects.toMatchObject({ code: 'engine_stopped', message: 'This phone was removed from Switchboard’s devices. Pair it again to go on.' });
   });
 
+  it('is refused in words when the engine speaks another protocol, and tries again later', async () => {
+    await vi.waitFor(() => expect(StandIn.made).toHaveLength(1));
+    const socket = StandIn.latest();
+    socket.unanswered.add('hello');
+    const waiting = backend.listProfiles();
+    socket.accept();
+    socket.says(messageFrame({ type: 'refused', protocol: 2, engine_version: '2.0.0', reason: 'this engine speaks protocol 2 and the page 1' }));
+    await expect(waiting).rejects.toMatchObject({ code: 'engine_stopped' });
+    expect(links.at(-1)).toEqual({
+      state: 'refused',
+      reason: 'The engine runs Switchboard 2.0.0, which cannot talk with this page (this engine speaks protocol 2 and the page 1). Reload the page.',
+      host: null,
+    });
+    expect(socket.closedByPage).toBe(true);
+    // An engine of this page's protocol may be running by the next try.
+    await vi.advanceTimersByTimeAsync(FIRST_PAUSE_MS);
+    StandIn.latest().accept();
+    await vi.waitFor(() => expect(links.at(-1)).toMatchObject({ state: 'connected', connection: 1 }));
+  });
+
   it('rejects a request in flight when the socket drops, in words', async () => {
     const socket = await connected();
     socket.unanswered.add('command');
