@@ -8,9 +8,19 @@ import { createXtermSurface } from './lib/xtermSurface';
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html lacks the #app element');
 
-// In a plain browser (no Tauri IPC bridge) the in-memory fake drives the UI, so the page can
-// be developed and screenshotted without the Rust side. Loaded only there: the desktop window
-// does not carry the fake and the engine's recorded replies it serves.
-const backend = inTauri() ? tauriBackend() : (await import('./lib/fakeDemo')).demoBackend();
+/** The mark an engine puts in the page's head when it serves the page itself, to a browser. */
+function servedByEngine(): boolean {
+  return document.querySelector('meta[name="switchboard-web"]')?.getAttribute('content') === 'engine';
+}
+
+// In the desktop window, the shell. In a page an engine served, that engine over its WebSocket.
+// In any other browser (no Tauri IPC bridge, no engine) the in-memory fake drives the UI, so the
+// page can be developed and screenshotted without the Rust side. The fake and the WebSocket
+// client are each loaded only where they run: the desktop window loads neither.
+const backend = inTauri()
+  ? tauriBackend()
+  : servedByEngine()
+    ? (await import('./lib/webBackend')).webBackend()
+    : (await import('./lib/fakeDemo')).demoBackend();
 
 mount(App, { target, props: { backend, terminals: createXtermSurface } });
