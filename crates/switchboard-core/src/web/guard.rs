@@ -60,9 +60,13 @@ pub fn host_allowed(host: &str, bound: SocketAddr, names: &[String]) -> bool {
 /// Whether a WebSocket opened with this `Origin` is let through: only from
 /// a page of this very server, as the request's `Host` names it (a page of
 /// any other origin, which a browser lets open sockets anywhere, is not).
+/// Served over plain HTTP, a page may still have been loaded over HTTPS
+/// from a proxy in front of it (`tailscale serve`); served over HTTPS, only
+/// an HTTPS page counts.
 pub fn origin_allowed(origin: Option<&str>, host: &str, secure: bool) -> bool {
-    let scheme = if secure { "https" } else { "http" };
-    origin.is_some_and(|origin| origin.eq_ignore_ascii_case(&format!("{scheme}://{host}")))
+    let Some(origin) = origin else { return false };
+    let same = |scheme: &str| origin.eq_ignore_ascii_case(&format!("{scheme}://{host}"));
+    same("https") || (!secure && same("http"))
 }
 
 /// The Content-Security-Policy of every answer: scripts, styles and the
@@ -165,6 +169,8 @@ mod tests {
             (Some("http://127.0.0.1:7788"), "127.0.0.1:7788", false, true),
             (Some("https://box.ts.net"), "box.ts.net", true, true),
             (Some("http://box.ts.net"), "box.ts.net", true, false),
+            (Some("https://box.ts.net"), "box.ts.net", false, true),
+            (Some("https://evil.example"), "box.ts.net", false, false),
             (Some("http://127.0.0.1:7789"), "127.0.0.1:7788", false, false),
             (Some("http://evil.example"), "127.0.0.1:7788", false, false),
             (Some("null"), "127.0.0.1:7788", false, false),
