@@ -686,6 +686,7 @@ async fn the_window_contract_of_devices_is_recorded() {
     let off = json!({"serving": false, "listen": null, "tls_cert": null, "tls_key": null, "names": []});
     r.step(json!({"type": "set_web", "settings": off})).await;
     r.step(json!({"type": "list_devices"})).await;
+    r.step(json!({"type": "this_device"})).await;
     r.step(json!({"type": "revoke_device", "device_id": "phone"})).await;
     r.keep(&format!("{SCENARIOS_DIR}/devices.json"));
 }

@@ -260,6 +260,12 @@ async fn the_socket_carries_the_client_protocol_and_the_engine_decides_what_each
         panic!("a read-only browser lists the tasks")
     };
     refused_as(command(&mut looking, 2, settle).await, ErrorCode::NotAllowed, "paired to look only");
+    // The page learns what it is from the engine, to offer only what it may do.
+    let Answer::Ok { reply: Reply::Device(Some(me)) } = command(&mut looking, 3, Command::ThisDevice {}).await else {
+        panic!("a paired browser is told which device it is")
+    };
+    assert_eq!((me.name.as_str(), me.read_only, me.connected), ("Hall tablet", true, true));
+    assert_eq!(t.engine.this_device().await.unwrap(), None, "the engine's own clients are no device");
 
     // Unpairing it closes its open socket at once; its credential opens nothing more.
     let (code, _, err) = cli_async(&t, &["web", "revoke", "Hall tablet"]).await;

@@ -277,6 +277,9 @@ macro_rules! engine_commands {
             local acts now pair_device / PairDevice (read_only: bool, name: Option<String>) -> $crate::PairingCode;
             /// The browsers paired, most recently seen first.
             window reads now list_devices / ListDevices () -> Vec<$crate::Device>;
+            /// The paired browser that sends this (none: the window, the command line): what a
+            /// page asks to know whether it may change anything.
+            window reads now this_device / ThisDevice () -> Option<$crate::Device>;
             /// Unpairs a browser: its open pages and sockets close at once.
             local acts now revoke_device / RevokeDevice (device_id: String) -> ();
             /// Asks the worktree's agent, in the conversation that did its work, to bring its base
@@ -485,6 +488,7 @@ replies! {
     crate::WebStatus => Web "web",
     crate::PairingCode => Pairing "pairing",
     Vec<crate::Device> => Devices "devices",
+    Option<crate::Device> => Device "device",
 }
 
 impl IntoReply for () {
@@ -555,6 +559,7 @@ pub enum Reply {
     Web(crate::WebStatus),
     Pairing(crate::PairingCode),
     Devices(Vec<crate::Device>),
+    Device(Option<crate::Device>),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -139,6 +139,14 @@ pub enum EngineEvent {
     SettingsChanged {
         settings: crate::Settings,
     },
+    /// Whether and where the engine serves browsers changed.
+    WebChanged {
+        status: crate::WebStatus,
+    },
+    /// A browser was paired or unpaired, or opened or closed its socket.
+    DevicesChanged {
+        devices: Vec<crate::Device>,
+    },
     /// What an agent asks of the user's attention changed.
     AttentionChanged {
         profile_id: ProfileId,

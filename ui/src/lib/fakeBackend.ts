@@ -734,6 +734,12 @@ export class FakeBackend implements Backend {
     this.#devices.splice(index, 1);
   }
 
+  /** The device this page is (none: the desktop window); a test tells one with `answerNext('this_device', …)`. */
+  async thisDevice(): Promise<Device | null> {
+    this.#record('this_device', {});
+    return this.#told<Device | null>('this_device') ?? null;
+  }
+
   /** A browser paired (tests). */
   addDevice(device: Device): void {
     this.#devices.push(structuredClone(device));

@@ -141,6 +141,7 @@ pub fn route(command: &Command) -> Route {
         | C::SetWeb { .. }
         | C::PairDevice { .. }
         | C::ListDevices {}
+        | C::ThisDevice {}
         | C::RevokeDevice { .. } => Route::Local,
     }
 }

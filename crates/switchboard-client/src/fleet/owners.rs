@@ -106,7 +106,8 @@ pub fn held_ids(said: Said<'_>) -> Vec<u128> {
             | R::Rebase(_)
             | R::Web(_)
             | R::Pairing(_)
-            | R::Devices(_) => Vec::new(),
+            | R::Devices(_)
+            | R::Device(_) => Vec::new(),
         },
         Said::Event(event) => match event {
             E::ProfileSaved { profile } => vec![id(&profile.id)],
@@ -129,6 +130,8 @@ pub fn held_ids(said: Said<'_>) -> Vec<u128> {
             | E::UsageChanged { .. }
             | E::UsageWarning { .. }
             | E::LimitLifted { .. }
+            | E::WebChanged { .. }
+            | E::DevicesChanged { .. }
             | E::Logged { .. } => Vec::new(),
         },
     };

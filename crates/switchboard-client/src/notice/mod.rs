@@ -359,6 +359,8 @@ impl Notices {
             | EngineEvent::DelegationChanged { .. }
             | EngineEvent::AgentStatusChanged { .. }
             | EngineEvent::SessionChanged { .. }
+            | EngineEvent::WebChanged { .. }
+            | EngineEvent::DevicesChanged { .. }
             | EngineEvent::Logged { .. } => None,
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::WorktreeChanged { worktree } => self.on_worktree(worktree),

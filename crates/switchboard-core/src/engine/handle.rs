@@ -130,6 +130,21 @@ impl EngineHandle {
         self.run(move |engine| Ok(engine.admit_device(device, &secret, &from))).await
     }
 
+    /// The device `id` as listed (the web server's, not a command).
+    pub(crate) async fn web_device(&self, id: u64) -> Result<Option<switchboard_api::Device>, EngineError> {
+        self.run(move |engine| Ok(engine.device(id))).await
+    }
+
+    /// A browser's socket opened or closed: the windows are told the devices
+    /// (the web server's, not a command).
+    pub(crate) async fn web_sockets_changed(&self) -> Result<(), EngineError> {
+        self.run(|engine| {
+            engine.devices_changed();
+            Ok(())
+        })
+        .await
+    }
+
     /// Stops every running agent (recording them as killed) and ends the
     /// engine. Returns when all their processes are gone.
     pub async fn shutdown(&self) {

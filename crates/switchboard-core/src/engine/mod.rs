@@ -237,8 +237,13 @@ impl RequestHandler for WeakEngine {
     async fn handle(
         &self,
         command: switchboard_api::Command,
-        _caller: server::Caller,
+        caller: server::Caller,
     ) -> Result<switchboard_api::Reply, EngineError> {
+        // Which device asks is known here, where the connection is: the engine's
+        // command answers for its own callers, which are none.
+        if let (switchboard_api::Command::ThisDevice {}, server::Caller::Device { device, .. }) = (&command, caller) {
+            return Ok(switchboard_api::Reply::Device(self.engine()?.web_device(device).await?));
+        }
         let sender = self.requests.upgrade().ok_or(EngineError::EngineStopped)?;
         handle::send_command(&sender, command).await
     }
@@ -264,5 +269,11 @@ impl crate::web::Doorkeeper for WeakEngine {
 
     async fn admit(&self, device: u64, secret: String, from: String) -> Option<crate::web::Admitted> {
         self.engine().ok()?.web_admit(device, secret, from).await.ok().flatten()
+    }
+
+    async fn sockets_changed(&self) {
+        if let Ok(engine) = self.engine() {
+            engine.web_sockets_changed().await.ok();
+        }
     }
 }

@@ -42,6 +42,7 @@ pub(super) async fn carry<H: Doorkeeper>(socket: WebSocket, web: Arc<Web<H>>, ad
     let (mut sink, mut stream) = socket.split();
     let caller = Caller::Device { device: admitted.device, read_only: admitted.read_only };
     let mut open = web.open.clone();
+    web.door.sockets_changed().await;
     let ending = {
         let served = web.streams.serve(their_read, their_write, web.door.clone(), caller);
         let up = async {
@@ -86,6 +87,8 @@ pub(super) async fn carry<H: Doorkeeper>(socket: WebSocket, web: Arc<Web<H>>, ad
         }
     }
     tracing::debug!(?ending, "a browser's socket closed");
+    // Its receiver of the device's unpairing is gone: the device shows as closed.
+    web.door.sockets_changed().await;
 }
 
 /// A socket opened without a valid credential: closed at once, saying so.

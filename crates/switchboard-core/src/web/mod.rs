@@ -104,6 +104,9 @@ pub trait Doorkeeper: RequestHandler {
     /// The device a credential names, if its secret is right; seen now, from
     /// `from`.
     fn admit(&self, device: u64, secret: String, from: String) -> impl Future<Output = Option<Admitted>> + Send;
+
+    /// A device's socket opened or closed (its `connected` changed).
+    fn sockets_changed(&self) -> impl Future<Output = ()> + Send;
 }
 
 /// How the server is reached and what it serves.
