@@ -21,7 +21,39 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+/// A connection to the server, plain or within TLS.
+trait Duplex: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Duplex for T {}
+type Stream = Box<dyn Duplex>;
+type Socket = tokio_tungstenite::WebSocketStream<Stream>;
+
+/// How a test reaches the server: plain HTTP, or HTTPS trusting only the
+/// certificate with this fingerprint (as a user compares it at pairing).
+#[derive(Clone)]
+enum Via {
+    Plain,
+    Tls(tokio_rustls::TlsConnector),
+}
+
+impl Via {
+    async fn connect(&self, addr: SocketAddr) -> std::io::Result<Stream> {
+        let tcp = tokio::net::TcpStream::connect(addr).await?;
+        match self {
+            Via::Plain => Ok(Box::new(tcp)),
+            Via::Tls(connector) => {
+                let name = rustls_pki_types::ServerName::IpAddress(addr.ip().into());
+                Ok(Box::new(connector.connect(name, tcp).await?))
+            }
+        }
+    }
+
+    fn scheme(&self) -> &'static str {
+        match self {
+            Via::Plain => "http",
+            Via::Tls(_) => "https",
+        }
+    }
+}
 
 /// An engine serving a small stand-in for the UI's build, its wrong codes
 /// slowed by milliseconds (the waits themselves are `pairing`'s table test).
@@ -74,7 +106,11 @@ impl Answered {
 
 /// A GET of `path` by `host` (the address itself when none), with more headers.
 async fn get(addr: SocketAddr, path: &str, host: Option<&str>, headers: &[(&str, &str)]) -> Answered {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    get_via(&Via::Plain, addr, path, host, headers).await
+}
+
+async fn get_via(via: &Via, addr: SocketAddr, path: &str, host: Option<&str>, headers: &[(&str, &str)]) -> Answered {
+    let mut stream = via.connect(addr).await.unwrap();
     let host = host.map_or_else(|| addr.to_string(), str::to_owned);
     let mut request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -95,8 +131,13 @@ async fn get(addr: SocketAddr, path: &str, host: Option<&str>, headers: &[(&str,
 /// Pairs by opening the code's address, as a phone that scanned it: the
 /// cookie it is given.
 async fn pair(addr: SocketAddr, code: &PairingCode) -> String {
+    pair_via(&Via::Plain, addr, code).await
+}
+
+async fn pair_via(via: &Via, addr: SocketAddr, code: &PairingCode) -> String {
     let path = code.url.split_once(&addr.to_string()).unwrap().1;
-    let paired = get(addr, path, None, &[("User-Agent", "Mozilla/5.0 (Linux; Android 14) Chrome/129.0 Mobile")]).await;
+    let agent = ("User-Agent", "Mozilla/5.0 (Linux; Android 14) Chrome/129.0 Mobile");
+    let paired = get_via(via, addr, path, None, &[agent]).await;
     assert_eq!(paired.status, 303, "{paired:?}");
     assert_eq!(paired.header("location"), Some("/"));
     let cookie = paired.header("set-cookie").expect("a credential").to_owned();
@@ -111,6 +152,15 @@ async fn open_socket(
     cookie: Option<&str>,
     origin: Option<&str>,
 ) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
+    open_socket_via(&Via::Plain, addr, cookie, origin).await
+}
+
+async fn open_socket_via(
+    via: &Via,
+    addr: SocketAddr,
+    cookie: Option<&str>,
+    origin: Option<&str>,
+) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
     let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
     if let Some(cookie) = cookie {
         request.headers_mut().insert("cookie", cookie.parse().unwrap());
@@ -118,7 +168,7 @@ async fn open_socket(
     if let Some(origin) = origin {
         request.headers_mut().insert("origin", origin.parse().unwrap());
     }
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let stream = via.connect(addr).await.unwrap();
     tokio_tungstenite::client_async(request, stream).await.map(|(socket, _)| socket)
 }
 
@@ -345,4 +395,99 @@ async fn serving_is_kept_and_a_restarted_engine_serves_again_on_the_same_port() 
     let page = get(addr, "/", None, &[("Cookie", &cookie)]).await;
     assert_eq!(page.status, 503, "{page:?}");
     assert!(page.body.contains("carries no UI"), "{}", page.body);
+}
+
+/// Trusts one certificate, by its fingerprint, as a user who compared it.
+#[derive(Debug)]
+struct Fingerprinted(String);
+
+impl tokio_rustls::rustls::client::danger::ServerCertVerifier for Fingerprinted {
+    fn verify_server_cert(
+        &self,
+        cert: &rustls_pki_types::CertificateDer<'_>,
+        _: &[rustls_pki_types::CertificateDer<'_>],
+        _: &rustls_pki_types::ServerName<'_>,
+        _: &[u8],
+        _: rustls_pki_types::UnixTime,
+    ) -> Result<tokio_rustls::rustls::client::danger::ServerCertVerified, tokio_rustls::rustls::Error> {
+        if switchboard_core::web::tls::fingerprint(cert) == self.0 {
+            Ok(tokio_rustls::rustls::client::danger::ServerCertVerified::assertion())
+        } else {
+            Err(tokio_rustls::rustls::Error::General("not the certificate shown at pairing".into()))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls_pki_types::CertificateDer<'_>,
+        signature: &tokio_rustls::rustls::DigitallySignedStruct,
+    ) -> Result<tokio_rustls::rustls::client::danger::HandshakeSignatureValid, tokio_rustls::rustls::Error> {
+        let algorithms = tokio_rustls::rustls::crypto::ring::default_provider().signature_verification_algorithms;
+        tokio_rustls::rustls::crypto::verify_tls12_signature(message, cert, signature, &algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls_pki_types::CertificateDer<'_>,
+        signature: &tokio_rustls::rustls::DigitallySignedStruct,
+    ) -> Result<tokio_rustls::rustls::client::danger::HandshakeSignatureValid, tokio_rustls::rustls::Error> {
+        let algorithms = tokio_rustls::rustls::crypto::ring::default_provider().signature_verification_algorithms;
+        tokio_rustls::rustls::crypto::verify_tls13_signature(message, cert, signature, &algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<tokio_rustls::rustls::SignatureScheme> {
+        tokio_rustls::rustls::crypto::ring::default_provider().signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_certificate_given_serves_https_only_and_its_fingerprint_is_shown_at_pairing() {
+    let folder = tempfile::tempdir().unwrap();
+    let made = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), "localhost".to_owned()]).unwrap();
+    let (cert, key) = (folder.path().join("cert.pem"), folder.path().join("key.pem"));
+    std::fs::write(&cert, made.cert.pem()).unwrap();
+    std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+    let fingerprint = switchboard_core::web::tls::fingerprint(made.cert.der());
+    let t = TestEngine::start().await;
+    let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+    let (code, out, err) = cli_async(&t, &["web", "--tls-cert", cert, "--tls-key", key, "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let status: WebStatus = serde_json::from_str(&out).unwrap();
+    assert_eq!(status.fingerprint.as_deref(), Some(fingerprint.as_str()));
+    let addr: SocketAddr = status.url.unwrap().strip_prefix("https://").unwrap().parse().unwrap();
+    let code = pair_code(&t, &[]).await;
+    assert!(code.url.starts_with("https://"), "{}", code.url);
+    assert_eq!(code.fingerprint.as_deref(), Some(fingerprint.as_str()), "the fingerprint is shown at pairing");
+
+    // HTTPS only: a plain request gets no page.
+    let mut plain = tokio::net::TcpStream::connect(addr).await.unwrap();
+    plain.write_all(format!("GET /pair HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).await.unwrap();
+    let mut said = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), plain.read_to_end(&mut said)).await.unwrap().ok();
+    assert!(!String::from_utf8_lossy(&said).contains("Pair this browser"));
+
+    let config = tokio_rustls::rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        tokio_rustls::rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .dangerous()
+    .with_custom_certificate_verifier(std::sync::Arc::new(Fingerprinted(fingerprint)))
+    .with_no_client_auth();
+    let via = Via::Tls(tokio_rustls::TlsConnector::from(std::sync::Arc::new(config)));
+    let cookie = pair_via(&via, addr, &code).await;
+    let ui = get_via(&via, addr, "/", None, &[("Cookie", &cookie)]).await;
+    assert_eq!(ui.status, 503, "this engine carries no UI: {ui:?}");
+    assert!(ui.header("strict-transport-security").is_some(), "{ui:?}");
+
+    // The socket opens from this server's HTTPS pages only.
+    let origin = format!("{}://{addr}", via.scheme());
+    let mut socket = open_socket_via(&via, addr, Some(&cookie), Some(&origin)).await.unwrap();
+    hello(&mut socket, ClientKind::Browser).await;
+    let Answer::Ok { reply: Reply::Profiles(_) } = command(&mut socket, 1, Command::ListProfiles {}).await else {
+        panic!("a paired browser lists the agents over HTTPS")
+    };
+    assert!(open_socket_via(&via, addr, Some(&cookie), Some(&format!("http://{addr}"))).await.is_err());
 }

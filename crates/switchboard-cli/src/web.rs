@@ -17,14 +17,23 @@ pub struct WebArgs {
     #[command(subcommand)]
     pub command: Option<WebCommand>,
     /// Stop serving browsers (every one connected is let go).
-    #[arg(long, conflicts_with_all = ["listen", "allow_name", "status"])]
+    #[arg(long, conflicts_with_all = ["listen", "allow_name", "status", "tls_cert"])]
     pub off: bool,
     /// Only say whether and where it serves.
-    #[arg(long, conflicts_with_all = ["listen", "allow_name"])]
+    #[arg(long, conflicts_with_all = ["listen", "allow_name", "tls_cert"])]
     pub status: bool,
-    /// Listen on this address and port instead of 127.0.0.1 on the port kept.
+    /// Listen on this address and port instead of 127.0.0.1 on the port kept
+    /// (any address but loopback is served over HTTPS only, with a
+    /// certificate the engine makes and keeps unless you give one).
     #[arg(long, value_name = "ADDR:PORT")]
     pub listen: Option<String>,
+    /// Serve over HTTPS with this certificate (PEM, its chain), e.g. from
+    /// `tailscale cert`; with --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
     /// A name browsers reach it by besides localhost (a tailnet name for
     /// `tailscale serve`, say); repeat for more.
     #[arg(long, value_name = "NAME")]
@@ -79,11 +88,20 @@ pub(crate) fn run(client: &Client, args: WebArgs, out: &mut impl Write) -> Resul
                 client.web_status()?
             } else {
                 let kept = client.web_status()?.settings;
+                // The engine may run elsewhere than this shell's folder: paths go whole.
+                let whole = |path: std::path::PathBuf| -> Result<String> {
+                    Ok(std::path::absolute(&path)?.to_string_lossy().into_owned())
+                };
+                let (tls_cert, tls_key) = match (args.tls_cert, args.tls_key) {
+                    (Some(cert), Some(key)) => (Some(whole(cert)?), Some(whole(key)?)),
+                    _ => (kept.tls_cert, kept.tls_key),
+                };
                 let settings = WebSettings {
                     serving: !args.off,
                     listen: args.listen.or(kept.listen),
                     names: if args.allow_name.is_empty() { kept.names } else { args.allow_name },
-                    ..kept
+                    tls_cert,
+                    tls_key,
                 };
                 client.set_web(settings)?
             };
@@ -97,9 +115,13 @@ pub(crate) fn run(client: &Client, args: WebArgs, out: &mut impl Write) -> Resul
 }
 
 fn status_words(status: &WebStatus) -> String {
+    let certificate = status
+        .fingerprint
+        .as_ref()
+        .map_or(String::new(), |fingerprint| format!("\nits certificate's SHA-256 fingerprint: {fingerprint}"));
     match (&status.url, &status.problem, status.settings.serving) {
         (Some(url), _, _) => format!(
-            "serving browsers at {url}\npair one with `switchboard web pair` (or Devices in the window); stop with `switchboard web --off`"
+            "serving browsers at {url}{certificate}\npair one with `switchboard web pair` (or Devices in the window); stop with `switchboard web --off`"
         ),
         (None, Some(_), true) => String::new(),
         _ => "not serving browsers (start with `switchboard web`)".to_owned(),
@@ -108,8 +130,11 @@ fn status_words(status: &WebStatus) -> String {
 
 fn pairing_words(code: &PairingCode) -> String {
     let access = if code.read_only { "to look only" } else { "with full access" };
+    let certificate = code.fingerprint.as_ref().map_or(String::new(), |fingerprint| {
+        format!("\nthe browser may ask about the certificate: its SHA-256 fingerprint is {fingerprint}")
+    });
     format!(
-        "{}\nOpen this in the browser to pair ({access}), or scan the code; it pairs once, within 5 minutes:\n{}\ncode: {}",
+        "{}\nOpen this in the browser to pair ({access}), or scan the code; it pairs once, within 5 minutes:\n{}\ncode: {}{certificate}",
         qr_blocks(&code.qr),
         code.url,
         code.code

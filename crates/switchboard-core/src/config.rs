@@ -194,6 +194,10 @@ impl EngineConfig {
 /// The folder of the data directory holding the log files.
 pub const LOG_DIR: &str = "logs";
 
+/// The folder of the data directory holding the certificate the engine makes
+/// for serving browsers over HTTPS.
+pub const WEB_DIR: &str = "web";
+
 /// The folder of the data directory that event log exports are written to.
 pub const EXPORTS_DIR: &str = "exports";
 

@@ -140,6 +140,7 @@ impl Engine {
                 limits: engine.config.socket.clone(),
                 slowing: engine.config.pairing_slowing,
             },
+            certificates: engine.config.data_dir.join(crate::config::WEB_DIR),
         });
         engine.server = match server::serve_with(&engine.config.socket_path, handler, engine.config.socket.clone()) {
             Ok(server) => {

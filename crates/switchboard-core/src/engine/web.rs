@@ -40,6 +40,8 @@ pub(super) struct WebDesk {
     settings: WebSettings,
     port: Option<u16>,
     server: Option<WebServer>,
+    /// The fingerprint of the certificate served, over HTTPS.
+    fingerprint: Option<String>,
     problem: Option<String>,
     codes: Vec<Code>,
     wrong: VecDeque<Instant>,
@@ -50,6 +52,8 @@ pub(super) struct WebDesk {
 pub(super) struct Door<H> {
     pub keeper: Arc<H>,
     pub options: WebOptions,
+    /// Where the certificate the engine makes is kept.
+    pub certificates: std::path::PathBuf,
 }
 
 impl WebDesk {
@@ -64,7 +68,16 @@ impl WebDesk {
                 (record.id, Live { record, revoked: watch::channel(false).0, written_at })
             })
             .collect();
-        Ok(WebDesk { settings, port, server: None, problem: None, codes: Vec::new(), wrong: VecDeque::new(), devices })
+        Ok(WebDesk {
+            settings,
+            port,
+            server: None,
+            fingerprint: None,
+            problem: None,
+            codes: Vec::new(),
+            wrong: VecDeque::new(),
+            devices,
+        })
     }
 
     /// Serves as the settings say (at the engine's start, or after a change):
@@ -72,20 +85,27 @@ impl WebDesk {
     pub fn apply<H: Doorkeeper>(&mut self, store: &Store, door: &Door<H>) {
         self.server = None;
         self.problem = None;
+        self.fingerprint = None;
         if !self.settings.serving {
             self.codes.clear();
             return;
         }
-        let address = match listen_address(&self.settings, self.port) {
-            Ok(address) => address,
+        let prepared = listen_address(&self.settings, self.port)
+            .and_then(|address| Ok((address, certificate(&self.settings, address, &door.certificates)?)));
+        let (address, tls) = match prepared {
+            Ok(prepared) => prepared,
             Err(problem) => {
+                tracing::warn!(%problem, "could not serve browsers");
                 self.problem = Some(problem);
                 return;
             }
         };
+        let mut options = door.options.clone();
+        options.names.clone_from(&self.settings.names);
+        let fingerprint = tls.as_ref().map(|tls| tls.fingerprint.clone());
         let bound =
             std::net::TcpListener::bind(address).map_err(|error| bind_problem(address, &error)).and_then(|listener| {
-                crate::web::serve(listener, door.options.clone(), door.keeper.clone()).map_err(|e| e.to_string())
+                crate::web::serve(listener, options, door.keeper.clone(), tls).map_err(|e| e.to_string())
             });
         match bound {
             Ok(server) => {
@@ -98,6 +118,7 @@ impl WebDesk {
                     }
                 }
                 self.server = Some(server);
+                self.fingerprint = fingerprint;
             }
             Err(problem) => {
                 tracing::warn!(%problem, "could not serve browsers");
@@ -110,7 +131,7 @@ impl WebDesk {
         WebStatus {
             settings: self.settings.clone(),
             url: self.base_url(),
-            fingerprint: None,
+            fingerprint: self.fingerprint.clone(),
             problem: self.problem.clone(),
         }
     }
@@ -130,13 +151,18 @@ impl WebDesk {
         Ok(self.status())
     }
 
+    /// The address a browser opens: by the first name the user added, if
+    /// any (a certificate from `tailscale cert` is for that name), over
+    /// HTTPS when the certificate is served.
     fn base_url(&self) -> Option<String> {
         let addr = self.server.as_ref()?.addr;
-        let host = match addr.ip() {
-            IpAddr::V6(ip) => format!("[{ip}]"),
-            IpAddr::V4(ip) => ip.to_string(),
+        let host = match (self.settings.names.first(), addr.ip()) {
+            (Some(name), _) if self.fingerprint.is_some() => name.clone(),
+            (_, IpAddr::V6(ip)) => format!("[{ip}]"),
+            (_, IpAddr::V4(ip)) => ip.to_string(),
         };
-        Some(format!("http://{host}:{}", addr.port()))
+        let scheme = if self.fingerprint.is_some() { "https" } else { "http" };
+        Some(format!("{scheme}://{host}:{}", addr.port()))
     }
 
     /// A new one-time code, while serving.
@@ -161,7 +187,7 @@ impl WebDesk {
             expires_at: now + CODE_LIFETIME.as_millis() as Millis,
             read_only,
             name,
-            fingerprint: None,
+            fingerprint: self.fingerprint.clone(),
             qr,
         })
     }
@@ -286,26 +312,58 @@ fn not_serving() -> EngineError {
     }
 }
 
-/// Settings as kept: the address checked, names tidied.
+/// Settings as kept: the address checked, a certificate given whole and by
+/// its full path, names tidied.
 fn checked(mut settings: WebSettings) -> Result<WebSettings, EngineError> {
-    settings.listen = settings.listen.map(|listen| listen.trim().to_owned()).filter(|listen| !listen.is_empty());
-    if let Some(listen) = &settings.listen {
-        let address: SocketAddr = listen.parse().map_err(|_| EngineError::InvalidInput {
+    let given = |value: Option<String>| value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    settings.listen = given(settings.listen);
+    settings.tls_cert = given(settings.tls_cert);
+    settings.tls_key = given(settings.tls_key);
+    if let Some(listen) = &settings.listen
+        && listen.parse::<SocketAddr>().is_err()
+    {
+        return Err(EngineError::InvalidInput {
             field: "listen",
             reason: format!("{listen} is not an address and port (such as 100.64.0.2:7780)"),
-        })?;
-        if !address.ip().is_loopback() {
+        });
+    }
+    match (&settings.tls_cert, &settings.tls_key) {
+        (Some(_), None) | (None, Some(_)) => {
             return Err(EngineError::InvalidInput {
-                field: "listen",
-                reason: format!(
-                    "{listen} is reachable from other machines, which needs HTTPS; serve on 127.0.0.1 and reach it over `ssh -L` or `tailscale serve` for now"
-                ),
+                field: "tls_cert",
+                reason: "give the certificate and its key together (--tls-cert and --tls-key)".to_owned(),
             });
         }
+        (Some(cert), Some(key)) if !(cert.starts_with('/') && key.starts_with('/')) => {
+            return Err(EngineError::InvalidInput {
+                field: "tls_cert",
+                reason: "name the certificate and its key by their full paths".to_owned(),
+            });
+        }
+        _ => {}
     }
     settings.names =
         settings.names.iter().map(|name| name.trim().to_ascii_lowercase()).filter(|n| !n.is_empty()).collect();
     Ok(settings)
+}
+
+/// The certificate to serve over, if any: the user's; else one made and
+/// kept for an address other than loopback (served over HTTPS only); none
+/// on loopback.
+fn certificate(
+    settings: &WebSettings,
+    address: SocketAddr,
+    folder: &std::path::Path,
+) -> Result<Option<crate::web::tls::Tls>, String> {
+    match (&settings.tls_cert, &settings.tls_key) {
+        (Some(cert), Some(key)) => crate::web::tls::load(cert.as_ref(), key.as_ref()).map(Some),
+        _ if address.ip().is_loopback() => Ok(None),
+        _ => {
+            let mut names = vec![address.ip().to_string()];
+            names.extend(settings.names.iter().cloned());
+            crate::web::tls::made(folder, &names).map(Some)
+        }
+    }
 }
 
 /// Where to listen: the address set, or loopback on the port kept (any
@@ -356,7 +414,7 @@ mod tests {
             (Some("127.0.0.1:7780"), Ok(Some("127.0.0.1:7780"))),
             (Some("[::1]:7780"), Ok(Some("[::1]:7780"))),
             (Some("localhost"), Err("not an address and port")),
-            (Some("192.168.1.2:7780"), Err("needs HTTPS")),
+            (Some("192.168.1.2:7780"), Ok(Some("192.168.1.2:7780"))),
         ];
         for (listen, expected) in cases {
             let settings = WebSettings { listen: listen.map(str::to_owned), ..WebSettings::default() };
@@ -364,6 +422,28 @@ mod tests {
                 (Ok(kept), Ok(listen)) => assert_eq!(kept.listen.as_deref(), listen),
                 (Err(error), Err(words)) => assert!(error.to_string().contains(words), "{error}"),
                 (got, expected) => panic!("{listen:?}: {got:?} against {expected:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_certificate_is_given_whole_and_by_its_full_path() {
+        let cases = [
+            (Some("/c.pem"), Some("/k.pem"), None),
+            (Some("/c.pem"), None, Some("together")),
+            (None, Some("/k.pem"), Some("together")),
+            (Some("c.pem"), Some("/k.pem"), Some("full paths")),
+        ];
+        for (cert, key, refused) in cases {
+            let settings = WebSettings {
+                tls_cert: cert.map(str::to_owned),
+                tls_key: key.map(str::to_owned),
+                ..WebSettings::default()
+            };
+            match (checked(settings), refused) {
+                (Ok(_), None) => {}
+                (Err(error), Some(words)) => assert!(error.to_string().contains(words), "{error}"),
+                (got, refused) => panic!("{cert:?} {key:?}: {got:?} against {refused:?}"),
             }
         }
     }

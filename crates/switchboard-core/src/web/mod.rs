@@ -15,6 +15,7 @@ pub mod guard;
 mod pages;
 pub mod pairing;
 mod serve;
+pub mod tls;
 
 use std::borrow::Cow;
 use std::future::Future;

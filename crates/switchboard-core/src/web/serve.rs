@@ -41,12 +41,16 @@ pub(super) struct Web<H> {
     pub open: watch::Receiver<()>,
 }
 
-/// Serves on `listener` (made non-blocking here) until the returned server
-/// is dropped.
+/// How long a client has to finish the TLS handshake.
+const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Serves on `listener` (made non-blocking here), over HTTPS with `tls`,
+/// until the returned server is dropped.
 pub fn serve<H: Doorkeeper>(
     listener: std::net::TcpListener,
     options: WebOptions,
     door: Arc<H>,
+    tls: Option<super::tls::Tls>,
 ) -> std::io::Result<WebServer> {
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
@@ -56,17 +60,21 @@ pub fn serve<H: Doorkeeper>(
     let web = Arc::new(Web {
         door,
         bound: addr,
-        secure: false,
+        secure: tls.is_some(),
         options,
         pairing_turn: tokio::sync::Mutex::new(()),
         streams,
         open,
     });
-    let accept = tokio::spawn(accept(listener, web));
+    let accept = tokio::spawn(accept(listener, web, tls.map(|tls| tls.acceptor)));
     Ok(WebServer { addr, accept, _open: open_tx })
 }
 
-async fn accept<H: Doorkeeper>(listener: tokio::net::TcpListener, web: Arc<Web<H>>) {
+async fn accept<H: Doorkeeper>(
+    listener: tokio::net::TcpListener,
+    web: Arc<Web<H>>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+) {
     // Owned here: when the server stops, every connection's task goes with it.
     let mut connections = JoinSet::new();
     loop {
@@ -83,18 +91,34 @@ async fn accept<H: Doorkeeper>(listener: tokio::net::TcpListener, web: Arc<Web<H
             tracing::debug!(%peer, "a web connection was refused: too many open");
             continue;
         }
-        let web = web.clone();
+        let (web, tls) = (web.clone(), tls.clone());
         connections.spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let web = web.clone();
-                async move { Ok::<_, Infallible>(answer(&web, peer, request).await) }
-            });
-            let mut http = hyper::server::conn::http1::Builder::new();
-            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEAD_DEADLINE);
-            if let Err(error) = http.serve_connection(TokioIo::new(stream), service).with_upgrades().await {
-                tracing::debug!(%error, %peer, "a web connection ended");
+            match tls {
+                None => serve_http(stream, web, peer).await,
+                Some(tls) => match tokio::time::timeout(HANDSHAKE_DEADLINE, tls.accept(stream)).await {
+                    Ok(Ok(stream)) => serve_http(stream, web, peer).await,
+                    // Plain HTTP to an HTTPS port, a certificate the browser refused, a silent client.
+                    Ok(Err(error)) => tracing::debug!(%error, %peer, "a TLS handshake failed"),
+                    Err(_) => tracing::debug!(%peer, "a TLS handshake did not finish in time"),
+                },
             }
         });
+    }
+}
+
+/// Serves HTTP/1.1 on one connection, plain or within TLS.
+async fn serve_http<H: Doorkeeper, S>(stream: S, web: Arc<Web<H>>, peer: SocketAddr)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |request| {
+        let web = web.clone();
+        async move { Ok::<_, Infallible>(answer(&web, peer, request).await) }
+    });
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEAD_DEADLINE);
+    if let Err(error) = http.serve_connection(TokioIo::new(stream), service).with_upgrades().await {
+        tracing::debug!(%error, %peer, "a web connection ended");
     }
 }
 
