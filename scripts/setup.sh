@@ -5,9 +5,10 @@
 # its tray, to see the app's notifications and tray on a private desktop bus),
 # systemd (its systemd-analyze checks the service `switchboard daemon
 # --install` writes), OpenSSH's client and server (the test of another
-# machine's engine reached over SSH runs its own sshd on 127.0.0.1), the
-# UI's npm packages, and tauri-driver. Safe to run again: it skips what is
-# there.
+# machine's engine reached over SSH runs its own sshd on 127.0.0.1),
+# Chromium and its chromedriver (the browser tests open the page the engine
+# serves at a phone's size), the UI's npm packages, and tauri-driver. Safe to
+# run again: it skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,9 +19,10 @@ APT_PACKAGES=(
   libsoup-3.0-dev libjavascriptcoregtk-4.1-dev build-essential pkg-config libssl-dev
   libxdo-dev file xvfb xauth webkit2gtk-driver iproute2
   dbus-daemon dbus-bin dunst python3-gi systemd openssh-client openssh-server
+  chromium chromium-driver
 )
 if [[ "${1:-}" == "--with-test-tools" ]]; then
-  APT_PACKAGES+=(chromium imagemagick)
+  APT_PACKAGES+=(imagemagick)
 fi
 
 missing=()

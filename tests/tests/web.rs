@@ -298,6 +298,17 @@ async fn the_socket_carries_the_client_protocol_and_the_engine_decides_what_each
         panic!("a paired browser lists the agents")
     };
     refused_as(command(&mut socket, 2, settle.clone()).await, ErrorCode::SignalNotFound, "");
+    // It said it is a window, and follows the events: it still is a browser, and a phone
+    // open does not take the desktop's notices away from the daemon.
+    let subscribe = ClientFrame::Request { id: 9, request: ClientRequest::Subscribe };
+    socket.send(Message::Binary(Frame::message(&subscribe).encode().into())).await.unwrap();
+    loop {
+        if let ServerFrame::Reply { id: 9, answer } = serde_json::from_value(next_message(&mut socket).await).unwrap() {
+            assert!(matches!(answer, Answer::Subscribed { .. }), "{answer:?}");
+            break;
+        }
+    }
+    assert_eq!(t.windows_following(), 0, "a browser is not counted as a window");
     // Pairing another is done at the computer only, whatever the hello said.
     let pair_another = Command::PairDevice { read_only: false, name: None };
     refused_as(command(&mut socket, 3, pair_another).await, ErrorCode::NotAllowed, "only at the computer");

@@ -290,6 +290,12 @@ impl TestEngine {
 
     /// Stops every agent and the engine, as the daemon does when it is told
     /// to stop; returns once their processes are gone.
+    /// Windows following the engine's events now (a window leaves the
+    /// desktop's notices to the daemon only while none does).
+    pub fn windows_following(&self) -> usize {
+        self.handle.feed().map_or(0, |feed| feed.windows())
+    }
+
     pub async fn shutdown(&self) {
         self.handle.shutdown().await;
     }
