@@ -15,7 +15,7 @@ use futures_util::{SinkExt, StreamExt};
 use support::*;
 use switchboard_core::api::wire::{Answer, ClientFrame, ClientKind, ClientRequest, Frame, Hello, ServerFrame};
 use switchboard_core::api::{Command, ErrorCode, PairingCode, Reply, WebStatus};
-use switchboard_core::web::{WebAssets, pairing};
+use switchboard_core::web::pairing;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -65,7 +65,7 @@ async fn engine() -> (TestEngine, SocketAddr, tempfile::TempDir) {
         .unwrap();
     std::fs::write(ui.join("assets/app.js"), "console.log('ui')").unwrap();
     let t = TestEngine::start_with(|config| {
-        config.web_assets = Some(WebAssets::folder(ui));
+        config.web_assets = Some(switchboard_core::web::assets_in(ui));
         config.pairing_slowing =
             pairing::Slowing { first: Duration::from_millis(1), longest: Duration::from_millis(4) };
     })

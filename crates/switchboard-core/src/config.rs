@@ -137,9 +137,9 @@ pub struct EngineConfig {
     pub socket: SocketLimits,
     /// The UI's files the web server gives paired browsers (none: a build
     /// that carries none says so to a browser).
-    pub web_assets: Option<crate::web::WebAssets>,
+    pub web_assets: Option<WebAssets>,
     /// How wrong pairing codes slow every attempt after them.
-    pub pairing_slowing: crate::web::pairing::Slowing,
+    pub pairing_slowing: PairingSlowing,
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -182,7 +182,7 @@ impl EngineConfig {
             search_path: None,
             socket: SocketLimits::default(),
             web_assets: None,
-            pairing_slowing: crate::web::pairing::Slowing::default(),
+            pairing_slowing: PairingSlowing::default(),
         }
     }
 
@@ -204,6 +204,41 @@ pub const EXPORTS_DIR: &str = "exports";
 /// Where the data directory and the engine's socket are: the names the
 /// engine and its clients agree on.
 pub use switchboard_api::place::{RUN_DIR, fnv1a, resolve_data_dir, socket_path};
+
+/// The UI's files, by their path in its build (`index.html`,
+/// `assets/index-….js`). The app hands the engine those it carries.
+#[derive(Clone)]
+pub struct WebAssets(pub std::sync::Arc<ReadAsset>);
+
+/// Reads one of the UI's files by its path in the build.
+pub type ReadAsset = dyn Fn(&str) -> Option<std::borrow::Cow<'static, [u8]>> + Send + Sync;
+
+impl std::fmt::Debug for WebAssets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WebAssets")
+    }
+}
+
+impl WebAssets {
+    pub fn get(&self, path: &str) -> Option<std::borrow::Cow<'static, [u8]>> {
+        (self.0)(path)
+    }
+}
+
+/// How long a code attempt waits past the free wrong codes: at first, and
+/// at most (doubling between). Every attempt waits its turn behind the one
+/// before, so the waits add up for all callers together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairingSlowing {
+    pub first: Duration,
+    pub longest: Duration,
+}
+
+impl Default for PairingSlowing {
+    fn default() -> Self {
+        PairingSlowing { first: Duration::from_millis(250), longest: Duration::from_secs(4) }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -77,19 +77,7 @@ impl Engine {
             database.as_path(),
             config.socket_path.as_path(),
         ])?;
-        // What an older version left readable by other users, said before
-        // anything opens it (opening makes a file private too, unsaid).
-        for change in crate::private::tighten(&config.data_dir) {
-            let (path, was) = (change.path.display(), format!("{:o}", change.was));
-            match change.now {
-                Ok(now) => {
-                    tracing::warn!(%path, %was, now = %format!("{now:o}"), "made private: other users could read it")
-                }
-                Err(error) => {
-                    tracing::error!(%path, %was, %error, "could not be made private: other users can read it")
-                }
-            }
-        }
+        tighten(&config.data_dir);
         // Before anything else opens the data: recovery below would end
         // another live instance's agents.
         let instance = InstanceLock::acquire(&config.data_dir)?;
@@ -132,16 +120,7 @@ impl Engine {
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
         let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed: feed.clone() });
-        engine.door = Some(web::Door {
-            keeper: handler.clone(),
-            options: crate::web::WebOptions {
-                names: Vec::new(),
-                assets: engine.config.web_assets.clone(),
-                limits: engine.config.socket.clone(),
-                slowing: engine.config.pairing_slowing,
-            },
-            certificates: engine.config.data_dir.join(crate::config::WEB_DIR),
-        });
+        engine.door = Some(door(&engine.config, handler.clone()));
         engine.server = match server::serve_with(&engine.config.socket_path, handler, engine.config.socket.clone()) {
             Ok(server) => {
                 // Clients in another environment find the socket from the data directory.
@@ -173,6 +152,35 @@ impl Engine {
         };
         tokio::spawn(engine.run(inputs));
         Ok(EngineHandle::new(requests, &feed))
+    }
+}
+
+/// Makes private what an older version left readable by other users, said
+/// before anything opens it (opening makes a file private too, unsaid).
+fn tighten(data_dir: &std::path::Path) {
+    for change in crate::private::tighten(data_dir) {
+        let (path, was) = (change.path.display(), format!("{:o}", change.was));
+        match change.now {
+            Ok(now) => {
+                tracing::warn!(%path, %was, now = %format!("{now:o}"), "made private: other users could read it")
+            }
+            Err(error) => tracing::error!(%path, %was, %error, "could not be made private: other users can read it"),
+        }
+    }
+}
+
+/// How the web desk starts a server: the engine as its doorkeeper, what it
+/// serves, and where the certificate it makes is kept.
+fn door(config: &EngineConfig, keeper: Arc<WeakEngine>) -> web::Door<WeakEngine> {
+    web::Door {
+        keeper,
+        options: crate::web::WebOptions {
+            names: Vec::new(),
+            assets: config.web_assets.clone(),
+            limits: config.socket.clone(),
+            slowing: config.pairing_slowing,
+        },
+        certificates: config.data_dir.join(crate::config::WEB_DIR),
     }
 }
 

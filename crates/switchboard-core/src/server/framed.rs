@@ -145,12 +145,7 @@ pub(super) async fn serve<H: RequestHandler>(
         return;
     };
     spoke.store(true, Ordering::Relaxed);
-    // A paired browser is one whatever its hello says: it never counts as a
-    // window (the desktop's notices do not wait on it), nor sends as one.
-    let kind = match caller {
-        Caller::Device { .. } => ClientKind::Browser,
-        _ => hello.client_kind,
-    };
+    let kind = kind_of(caller, &hello);
     tracing::debug!(?kind, version = %hello.app_version, "a client connected");
     let (answers, answers_rx) = mpsc::unbounded_channel();
     let (stream, stream_rx) = mpsc::unbounded_channel();
@@ -234,6 +229,16 @@ pub(super) async fn serve<H: RequestHandler>(
     drop(writer);
     // The connection's outbox goes after its writer, as the writer ends.
     drop(connection);
+}
+
+/// What a client is taken for: what its hello says, but a paired browser is
+/// one whatever its hello says: it never counts as a window (the desktop's
+/// notices do not wait on it), nor sends as one.
+fn kind_of(caller: Caller, hello: &Hello) -> ClientKind {
+    match caller {
+        Caller::Device { .. } => ClientKind::Browser,
+        _ => hello.client_kind,
+    }
 }
 
 /// One client's connection, as its requests find it.

@@ -11,7 +11,7 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::watch;
 
-use super::serve::Web;
+use super::shared::Web;
 use super::{Admitted, Doorkeeper};
 use crate::server::Caller;
 use switchboard_api::wire::{MAX_FRAME_BYTES, read_frame};

@@ -6,7 +6,8 @@
 //! Map: `guard` (who is answered at all, and the headers: pure), `pairing`
 //! (codes, credentials, slowing wrong codes: pure), `serve` (the listener and
 //! each request's way), `bridge` (a WebSocket to a framed connection),
-//! `pages` (what is served without a credential). The engine owns the
+//! `pages` (what is served without a credential), `shared` (what a server's
+//! requests share), `tls` (the certificate served). The engine owns the
 //! [`WebServer`] (its web desk starts and stops it) and is its
 //! [`Doorkeeper`]: it keeps the devices, the codes and the wrong codes.
 
@@ -15,9 +16,9 @@ pub mod guard;
 mod pages;
 pub mod pairing;
 mod serve;
+mod shared;
 pub mod tls;
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,36 +27,18 @@ use tokio::sync::watch;
 
 use crate::server::RequestHandler;
 
+pub use crate::config::{ReadAsset, WebAssets};
 pub use bridge::UNPAIRED;
 pub use serve::serve;
 
-/// The UI's files, by their path in its build (`index.html`,
-/// `assets/index-….js`). The app hands the engine those it carries.
-#[derive(Clone)]
-pub struct WebAssets(pub Arc<ReadAsset>);
-
-/// Reads one of the UI's files by its path in the build.
-pub type ReadAsset = dyn Fn(&str) -> Option<Cow<'static, [u8]>> + Send + Sync;
-
-impl std::fmt::Debug for WebAssets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("WebAssets")
-    }
-}
-
-impl WebAssets {
-    /// The files of a built UI in a folder (`ui/dist`), read when asked.
-    pub fn folder(root: std::path::PathBuf) -> WebAssets {
-        WebAssets(Arc::new(move |path: &str| {
-            let absolute = format!("/{path}");
-            let file = guard::asset_path(&absolute)?;
-            std::fs::read(root.join(file)).ok().map(Cow::Owned)
-        }))
-    }
-
-    pub fn get(&self, path: &str) -> Option<Cow<'static, [u8]>> {
-        (self.0)(path)
-    }
+/// The files of a built UI in a folder (`ui/dist`), read when asked; a path
+/// that would leave the folder reads nothing.
+pub fn assets_in(root: std::path::PathBuf) -> WebAssets {
+    WebAssets(Arc::new(move |path: &str| {
+        let absolute = format!("/{path}");
+        let file = guard::asset_path(&absolute)?;
+        std::fs::read(root.join(file)).ok().map(std::borrow::Cow::Owned)
+    }))
 }
 
 /// A browser let in by its credential, as the engine knows it now.

@@ -26,9 +26,14 @@ const MANIFEST: &str = r##"{
 }
 "##;
 
-/// The mark `index.html` is given when the engine serves it: the page then
-/// speaks to the engine over its socket (not to Tauri, nor the demo).
-const SERVED_MARK: &str = r#"<meta name="switchboard-web" content="engine">"#;
+/// What `index.html` is given when the engine serves it: the mark that has
+/// the page speak to the engine over its socket (not to Tauri, nor the
+/// demo), and what lets a phone install it as an app.
+const SERVED_MARK: &str = r##"<meta name="switchboard-web" content="engine">
+    <link rel="manifest" href="/manifest.webmanifest">
+    <link rel="icon" href="/favicon.ico">
+    <link rel="apple-touch-icon" href="/icon.png">
+    <meta name="theme-color" content="#16181d">"##;
 
 fn response(status: StatusCode, content_type: &str, body: impl Into<Body>) -> Response<Body> {
     let mut response = Response::new(body.into());

@@ -28,20 +28,7 @@ pub const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
 /// Wrong codes answered at once; past them each answer waits, doubling.
 const FREE_FAILURES: usize = 3;
 
-/// How long a code attempt waits past the free wrong codes: at first, and
-/// at most (doubling between). Every attempt waits its turn behind the one
-/// before, so the waits add up for all callers together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Slowing {
-    pub first: Duration,
-    pub longest: Duration,
-}
-
-impl Default for Slowing {
-    fn default() -> Self {
-        Slowing { first: Duration::from_millis(250), longest: Duration::from_secs(4) }
-    }
-}
+pub use crate::config::PairingSlowing as Slowing;
 
 /// The cookie a paired browser keeps. `__Host-`: the browser sends it only
 /// to this origin, over a secure one (loopback counts), for every path.

@@ -18,6 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::pairing::{self, Attempt};
+use super::shared::Web;
 use super::{Doorkeeper, WebOptions, WebServer, guard, pages};
 use crate::server::StreamServer;
 
@@ -26,20 +27,6 @@ const MAX_CONNECTIONS: usize = 256;
 
 /// How long a client has to send a request's head.
 const HEAD_DEADLINE: Duration = Duration::from_secs(10);
-
-/// What every request's task shares.
-pub(super) struct Web<H> {
-    pub door: Arc<H>,
-    pub bound: SocketAddr,
-    pub secure: bool,
-    pub options: WebOptions,
-    /// One code attempt at a time, whoever makes it: the waits for wrong
-    /// codes add up for all callers together.
-    pub pairing_turn: tokio::sync::Mutex<()>,
-    pub streams: StreamServer,
-    /// Goes when the server is dropped: bridges close their sockets.
-    pub open: watch::Receiver<()>,
-}
 
 /// How long a client has to finish the TLS handshake.
 const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);

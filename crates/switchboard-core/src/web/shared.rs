@@ -1,0 +1,23 @@
+//! What every request's task of one server shares.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::WebOptions;
+use crate::server::StreamServer;
+
+/// What every request's task shares.
+pub(super) struct Web<H> {
+    pub door: Arc<H>,
+    pub bound: SocketAddr,
+    pub secure: bool,
+    pub options: WebOptions,
+    /// One code attempt at a time, whoever makes it: the waits for wrong
+    /// codes add up for all callers together.
+    pub pairing_turn: tokio::sync::Mutex<()>,
+    pub streams: StreamServer,
+    /// Goes when the server is dropped: bridges close their sockets.
+    pub open: watch::Receiver<()>,
+}
