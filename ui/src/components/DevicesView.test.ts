@@ -146,6 +146,54 @@ describe('the Devices pane', () => {
     await waitFor(() => expect(screen.queryByTestId('devices-code')).toBeNull());
   });
 
+  it('says which browser the code paired, once it comes, and shows the code no more', async () => {
+    const backend = new FakeBackend();
+    serving(backend);
+    backend.addDevice(phone());
+    await openDevices(backend);
+    await fireEvent.click(screen.getByTestId('devices-pair-full'));
+    await screen.findByTestId('devices-qr');
+    // The phone scanned it.
+    backend.pairedBrowser(phone({ id: 'dev-2', name: 'Safari on iPhone' }));
+    expect((await screen.findByTestId('devices-code-paired')).textContent).toBe('Safari on iPhone is paired: the code is used up.');
+    expect(screen.queryByTestId('devices-qr')).toBeNull();
+    expect(screen.queryByTestId('devices-code-letters')).toBeNull();
+    expect(entry('Safari on iPhone')).toBeTruthy();
+    await fireEvent.click(screen.getByTestId('devices-code-done'));
+    expect(screen.queryByTestId('devices-code')).toBeNull();
+  });
+
+  it('keeps a change heard while the list was on its way, rather than the older list', async () => {
+    const backend = new FakeBackend();
+    backend.addDevice(phone());
+    // The list answers only once the test lets it, with the devices as they were when asked.
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const list = backend.listDevices.bind(backend);
+    backend.listDevices = async () => {
+      const listed = await list();
+      await held;
+      return listed;
+    };
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-devices'));
+    await screen.findByTestId('devices-view');
+    backend.emit({ type: 'devices_changed', devices: [] });
+    await screen.findByTestId('devices-none');
+    answer();
+    await waitFor(() => expect(screen.getByTestId('devices-view').getAttribute('aria-busy')).toBe('false'));
+    expect(entries()).toHaveLength(0);
+    expect(screen.getByTestId('devices-none')).toBeTruthy();
+  });
+
+  it('closes on Escape', async () => {
+    const backend = new FakeBackend();
+    await openDevices(backend);
+    await fireEvent.keyDown(screen.getByTestId('devices-serve'), { key: 'Escape' });
+    expect(screen.queryByTestId('devices-view')).toBeNull();
+    expect(screen.getByTestId('open-devices').getAttribute('aria-current')).toBeNull();
+  });
+
   it('lists the paired browsers, and follows each change the engine tells', async () => {
     const backend = new FakeBackend();
     serving(backend);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError, Device, EngineEvent, WebStatus } from './bindings';
-import { applyDevicesEvent, applyWebEvent, codeClock, deviceProblem, qrDrawing, QR_MAX_MODULES, seenWords, servingOf, unpairQuestion, type DeviceAct } from './devices';
+import { applyDevicesEvent, applyWebEvent, codeClock, deviceProblem, pairedByCode, qrDrawing, QR_MAX_MODULES, seenWords, servingOf, unpairQuestion, type DeviceAct } from './devices';
 import { formatTime } from './model';
 
 const settings = (serving: boolean) => ({ serving, listen: null, tls_cert: null, tls_key: null, names: [] });
@@ -116,5 +116,27 @@ describe('the events', () => {
     const on = status(true, 'http://127.0.0.1:7780');
     expect(applyWebEvent(null, { type: 'web_changed', status: on })).toEqual(on);
     expect(applyWebEvent(on, other)).toBe(on);
+  });
+});
+
+describe('pairedByCode', () => {
+  const device = (id: string, name: string, read_only = false): Device => ({ id, name, read_only, paired_at: 1, last_seen_at: 1, last_from: '127.0.0.1', connected: true });
+  const old = device('d1', 'Chrome on Android');
+  const phone = device('d2', 'Chrome on Android');
+  const tablet = device('d3', 'Hall tablet', true);
+  const known = new Set(['d1']);
+  it.each([
+    // The browser that came with the code's access (and name, when it gave one).
+    [{ read_only: false, name: null }, known, [old, phone], phone],
+    [{ read_only: true, name: 'Hall tablet' }, known, [old, tablet], tablet],
+    // Nothing new, or new with another access or name: not this code's.
+    [{ read_only: false, name: null }, known, [old], null],
+    [{ read_only: false, name: null }, known, [old, tablet], null],
+    [{ read_only: true, name: 'Kitchen' }, known, [old, tablet], null],
+    // The list was not known when the code was given (or is not now): nothing is told.
+    [{ read_only: false, name: null }, null, [old, phone], null],
+    [{ read_only: false, name: null }, known, null, null],
+  ])('%j knowing %j in %j: %j', (code, ids, devices, expected) => {
+    expect(pairedByCode(code, ids, devices)).toEqual(expected);
   });
 });

@@ -51,6 +51,18 @@ export function codeClock(code: Pick<PairingCode, 'expires_at'>, now: number): C
   return { state: 'valid', left: `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}` };
 }
 
+/**
+ * The browser a code paired, as far as the window can tell: one that was not paired when the code
+ * was given (`known`: the ids then; null when the list was not known, and nothing is told) and
+ * got what the code gives (its access, and its name if the code named one). The engine does not
+ * say which code a browser used: one given elsewhere (`switchboard web pair`) and used meanwhile
+ * may be taken for it, and the pane then only says a browser was paired.
+ */
+export function pairedByCode(code: Pick<PairingCode, 'read_only' | 'name'>, known: ReadonlySet<string> | null, devices: readonly Device[] | null): Device | null {
+  if (known === null || devices === null) return null;
+  return devices.find((d) => !known.has(d.id) && d.read_only === code.read_only && (code.name === null || d.name === code.name)) ?? null;
+}
+
 /** What the device may do, in a word or two. */
 export function accessWords(device: Pick<Device, 'read_only'>): string {
   return device.read_only ? 'looks only' : 'full access';
