@@ -97,7 +97,8 @@ describe('the Devices pane', () => {
     // fake draws the same code each time: asked again here, to compare.)
     const code = await backend.pairDevice(true, 'Hall tablet');
     const qr = within(shown).getByTestId('devices-qr');
-    expect(qr.getAttribute('viewBox')).toBe(`0 0 ${code.qr.length} ${code.qr.length}`);
+    // Light all round: the engine's quiet zone widened by two modules each side.
+    expect(qr.getAttribute('viewBox')).toBe(`-2 -2 ${code.qr.length + 4} ${code.qr.length + 4}`);
     const dark = [...qr.querySelectorAll('rect')].filter((rect) => rect.getAttribute('fill') === '#000');
     const drawn = new Set(dark.flatMap((rect) => Array.from({ length: Number(rect.getAttribute('width')) }, (_, i) => `${Number(rect.getAttribute('x')) + i},${rect.getAttribute('y')}`)));
     const modules = new Set(code.qr.flatMap((row, y) => [...row].flatMap((c, x) => (c === '#' ? [`${x},${y}`] : []))));
