@@ -89,6 +89,8 @@ describe('the Devices pane', () => {
     serving(backend);
     await openDevices(backend);
     await fireEvent.input(screen.getByTestId('devices-pair-name'), { target: { value: ' Hall tablet ' } });
+    // Between two ticks of the pane's clock: the code is still valid for the whole 5 minutes.
+    await vi.advanceTimersByTimeAsync(600);
     await fireEvent.click(screen.getByTestId('devices-pair-look'));
     const shown = await screen.findByTestId('devices-code');
     expect(callsOf(backend, 'pair_device')).toEqual([{ read_only: true, name: 'Hall tablet' }]);
@@ -106,6 +108,8 @@ describe('the Devices pane', () => {
     expect(within(shown).getByTestId('devices-code-letters').textContent).toBe('K7M2Q-9XTR4');
     expect(within(shown).getByTestId('devices-code-url').textContent).toBe(`${URL}/pair?code=K7M2Q9XTR4`);
     expect(shown.textContent).toContain('It will look only, named Hall tablet.');
+    expect(within(shown).getByTestId('devices-code-clock').textContent).toBe('valid for 5:00');
+    await vi.advanceTimersByTimeAsync(400);
     expect(within(shown).getByTestId('devices-code-clock').textContent).toBe('valid for 5:00');
 
     await vi.advanceTimersByTimeAsync(28_000);
