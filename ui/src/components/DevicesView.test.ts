@@ -57,6 +57,7 @@ describe('the Devices pane', () => {
     await waitFor(() => expect(screen.getByTestId('devices-url').textContent).toBe(URL));
     expect(callsOf(backend, 'set_web')).toEqual([{ settings: settings(true, ['desktop.tail1.ts.net']) }]);
     expect(serve.getAttribute('aria-checked')).toBe('true');
+    expect(screen.getByTestId('devices-reach').textContent).toContain('this computer only');
     expect(screen.queryByTestId('devices-serving-off')).toBeNull();
     expect((screen.getByTestId('devices-pair-full') as HTMLButtonElement).disabled).toBe(false);
 
@@ -72,6 +73,16 @@ describe('the Devices pane', () => {
     expect(screen.getByTestId('devices-serving-state').textContent).toContain('Off');
     backend.emit({ type: 'web_changed', status: { settings: settings(true), url: URL, fingerprint: null, problem: null } });
     await waitFor(() => expect(screen.getByTestId('devices-url').textContent).toBe(URL));
+  });
+
+  it('says that other machines reach it when it serves another address, with the certificate to compare', async () => {
+    const backend = new FakeBackend();
+    const fingerprint = 'AB:CD:EF:01';
+    backend.answerNext('web_status', { settings: { ...settings(true), listen: '100.64.0.2:7780' }, url: 'https://100.64.0.2:7780', fingerprint });
+    await openDevices(backend);
+    expect(screen.getByTestId('devices-url').textContent).toBe('https://100.64.0.2:7780');
+    expect(screen.getByTestId('devices-reach').textContent).toContain('Other machines that reach this address can open it, over HTTPS');
+    expect(screen.getByTestId('devices-serving').textContent).toContain(fingerprint);
   });
 
   it('says in words why the engine cannot serve', async () => {

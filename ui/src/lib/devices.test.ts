@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError, Device, EngineEvent, WebStatus } from './bindings';
-import { applyDevicesEvent, applyWebEvent, codeClock, deviceProblem, pairedByCode, qrDrawing, QR_MAX_MODULES, seenWords, servingOf, unpairQuestion, type DeviceAct } from './devices';
+import { applyDevicesEvent, applyWebEvent, codeClock, deviceProblem, isLoopback, pairedByCode, qrDrawing, QR_MAX_MODULES, seenWords, servingOf, unpairQuestion, type DeviceAct } from './devices';
 import { formatTime } from './model';
 
 const settings = (serving: boolean) => ({ serving, listen: null, tls_cert: null, tls_key: null, names: [] });
@@ -11,7 +11,12 @@ describe('servingOf', () => {
     [status(false, null), { state: 'off' }],
     // Turned off while a problem was kept: off is what the user set.
     [status(false, null, 'another program already listens on 127.0.0.1:7780'), { state: 'off' }],
-    [status(true, 'http://127.0.0.1:7780'), { state: 'serving', url: 'http://127.0.0.1:7780' }],
+    [status(true, 'http://127.0.0.1:7780'), { state: 'serving', url: 'http://127.0.0.1:7780', local: true }],
+    // On another address (a LAN's, a tailnet's), other machines reach it.
+    [
+      { ...status(true, 'https://100.64.0.2:7780'), settings: { ...settings(true), listen: '100.64.0.2:7780' } },
+      { state: 'serving', url: 'https://100.64.0.2:7780', local: false },
+    ],
     [
       status(true, null, 'another program already listens on 127.0.0.1:7780'),
       { state: 'failing', problem: 'Switchboard cannot serve browsers: Another program already listens on 127.0.0.1:7780.' },
@@ -19,6 +24,22 @@ describe('servingOf', () => {
     [status(true, null), { state: 'starting' }],
   ])('%j is %j', (given, expected) => {
     expect(servingOf(given)).toEqual(expected);
+  });
+});
+
+describe('isLoopback', () => {
+  it.each([
+    ['127.0.0.1:7780', true],
+    ['127.0.0.2:7780', true],
+    ['[::1]:7780', true],
+    ['localhost:7780', true],
+    ['100.64.0.2:7780', false],
+    ['192.168.1.2:7780', false],
+    ['[fd7a:115c:a1e0::1]:7780', false],
+    ['0.0.0.0:7780', false],
+    ['1270.0.0.1:7780', false],
+  ])('%s: %s', (listen, loopback) => {
+    expect(isLoopback(listen)).toBe(loopback);
   });
 });
 

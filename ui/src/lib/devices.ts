@@ -7,15 +7,29 @@ import type { ApiError, Device, EngineEvent, PairingCode, WebStatus } from './bi
 import { asSentence, userMessage } from './errors';
 import { formatTime } from './model';
 
-/** What the pane says of serving: off, serving at an address, or on but unable to serve. */
-export type Serving = { state: 'off' } | { state: 'serving'; url: string } | { state: 'failing'; problem: string } | { state: 'starting' };
+/**
+ * What the pane says of serving: off, serving at an address (`local`: on a loopback address, so
+ * only this computer reaches it), or on but unable to serve.
+ */
+export type Serving =
+  | { state: 'off' }
+  | { state: 'serving'; url: string; local: boolean }
+  | { state: 'failing'; problem: string }
+  | { state: 'starting' };
 
 export function servingOf(status: WebStatus): Serving {
   if (!status.settings.serving) return { state: 'off' };
   if (status.problem !== null) return { state: 'failing', problem: `Switchboard cannot serve browsers: ${asSentence(status.problem)}` };
   // Set to serve, neither serving nor saying why: the engine has not bound its address yet.
   if (status.url === null) return { state: 'starting' };
-  return { state: 'serving', url: status.url };
+  return { state: 'serving', url: status.url, local: status.settings.listen === null || isLoopback(status.settings.listen) };
+}
+
+/** Whether `ADDR:PORT` (as the settings keep it: `[::1]:7780` for IPv6) names this computer alone. */
+export function isLoopback(listen: string): boolean {
+  const colon = listen.lastIndexOf(':');
+  const host = (colon < 0 ? listen : listen.slice(0, colon)).replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === 'localhost';
 }
 
 /**
