@@ -39,6 +39,7 @@ export abstract class LoopsState extends SignalsState {
     this.formOpen = false;
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.devicesOpen = false;
     this.openLoop(loopId);
   }
 

@@ -1,6 +1,6 @@
 /**
  * The room of the window's state that says what is on screen: which page covers the main area
- * (the agent form, the settings, the machines, the search, the grid, the worktrees or a
+ * (the agent form, the settings, the machines, the devices, the search, the grid, the worktrees or a
  * worktree's changes), which detail is open over it (a task, a loop, the flows), the signal
  * dialog, the side panels, the palette; and the moves between them. It holds ids only: the rooms
  * above own the lists those ids name.
@@ -44,6 +44,8 @@ export abstract class ScreenState extends EngineLinkState {
   }
   /** A machine was reached while the machines were shown: the window loads anew on leaving them. */
   protected reloadOnLeavingMachines = false;
+  /** Whether the browsers the engine serves (the Devices pane) are shown in the main area. */
+  devicesOpen = $state(false);
   /** Whether the list of worktrees is shown in the main area. */
   worktreesOpen = $state(false);
   /**
@@ -85,6 +87,7 @@ export abstract class ScreenState extends EngineLinkState {
     this.searchOpen = false;
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.devicesOpen = false;
     this.worktreesOpen = false;
     this.changesOf = null;
     this.closeTask();
@@ -137,6 +140,7 @@ export abstract class ScreenState extends EngineLinkState {
     this.formOpen = true;
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.devicesOpen = false;
     this.closeTask();
   }
 
@@ -156,6 +160,7 @@ export abstract class ScreenState extends EngineLinkState {
     this.changesOf = null;
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.devicesOpen = false;
     this.gridOpen = false;
   }
 
@@ -166,6 +171,7 @@ export abstract class ScreenState extends EngineLinkState {
     this.editing = null;
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.devicesOpen = false;
     this.searchOpen = false;
     this.closeTask();
     this.closeLoop();
@@ -192,6 +198,16 @@ export abstract class ScreenState extends EngineLinkState {
     this.machinesOpen = false;
   }
 
+  /** Show the browsers the engine serves, and pairing one, in the main area. */
+  openDevices(): void {
+    this.clearMainArea();
+    this.devicesOpen = true;
+  }
+
+  closeDevices(): void {
+    this.devicesOpen = false;
+  }
+
   /** Show the terminal grid in the main area. */
   openGrid(): void {
     this.clearMainArea();
@@ -206,6 +222,7 @@ export abstract class ScreenState extends EngineLinkState {
     this.closeFlows();
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.devicesOpen = false;
     this.worktreesOpen = false;
     this.changesOf = null;
     if (query !== undefined) this.searchQuery = query;

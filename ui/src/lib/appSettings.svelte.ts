@@ -6,9 +6,9 @@ import type { EngineEvent, Settings, TerminalGrid } from './bindings';
 import { logFailure } from './errors';
 import { applyStorageEvent, type StorageState } from './storage';
 import { DEFAULT_SETTINGS, applySettingsEvent } from './settings';
-import { MachinesState } from './appMachines.svelte';
+import { DevicesState } from './appDevices.svelte';
 
-export abstract class SettingsState extends MachinesState {
+export abstract class SettingsState extends DevicesState {
   /** The app's settings: the engine's defaults until it answered, then as saved. */
   settings: Settings = $state.raw(DEFAULT_SETTINGS);
   /** Whether the data can be written (null until known). */

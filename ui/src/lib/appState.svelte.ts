@@ -12,6 +12,7 @@
  * - appLoops: loops;
  * - appWorktrees: the agents' worktrees;
  * - appMachines: the other machines;
+ * - appDevices: the browsers the engine serves the window to;
  * - appSettings: the settings and the notices about the data;
  * - here: what needs every room (what the window shows, the palette, loading the lists, and
  *   repairing what is on screen once an event is applied).
@@ -98,7 +99,7 @@ export class AppState extends SettingsState {
     // The grid shows several agents at once: none of them is the one the user looks at (a
     // failure it shows is not taken as seen, which would take it out of "All that need me").
     const covered =
-      this.formOpen || this.searchOpen || this.settingsOpen || this.machinesOpen || this.worktreesOpen || this.changesOf !== null || this.gridOpen;
+      this.formOpen || this.searchOpen || this.settingsOpen || this.machinesOpen || this.devicesOpen || this.worktreesOpen || this.changesOf !== null || this.gridOpen;
     const agent = covered ? null : (this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null);
     return { profile_id: agent, task_id: this.selectedTaskId, focused: this.focused };
   }
@@ -207,6 +208,7 @@ export class AppState extends SettingsState {
       return [] as WorktreeInfo[];
     });
     this.loadHostLinks();
+    this.loadThisDevice();
     const openAtStart = this.backend.takeOpenTarget().catch((reason: unknown) => {
       logFailure('take_open_target')(reason);
       return null;
@@ -303,6 +305,7 @@ export class AppState extends SettingsState {
       terminalShown: this.gridOpen ? this.gridFocus !== null : this.selectedSession?.state === 'running',
       agentsShown: this.sidebarOpen,
       worktrees: this.worktrees,
+      devicesOffered: this.devicesOffered,
       tasks: this.tasks.tasks,
       now: Date.now(),
     });
@@ -324,6 +327,8 @@ export class AppState extends SettingsState {
         return this.openSettings();
       case 'machines':
         return this.openMachines();
+      case 'devices':
+        return this.openDevices();
       case 'go':
         return this.select(action.session ? { kind: 'session', id: action.session.id } : { kind: 'profile', id: action.profile.id });
       case 'new-task':

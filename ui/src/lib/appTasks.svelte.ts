@@ -70,6 +70,7 @@ export abstract class TasksState extends AgentsState {
     this.formOpen = false;
     this.settingsOpen = false;
     this.machinesOpen = false;
+    this.devicesOpen = false;
     this.openTask(taskId);
   }
 

@@ -709,6 +709,8 @@ export class FakeBackend implements Backend {
     this.#record('set_web', { settings });
     const url = settings.serving ? (this.#web.url ?? 'http://127.0.0.1:7780') : null;
     this.#web = { ...this.#web, settings: structuredClone(settings), url, problem: null };
+    // As the engine: every window hears that serving changed.
+    this.emit({ type: 'web_changed', status: structuredClone(this.#web) });
     return structuredClone(this.#web);
   }
 
@@ -732,6 +734,7 @@ export class FakeBackend implements Backend {
     const index = this.#devices.findIndex((device) => device.id === deviceId || device.name === deviceId);
     if (index < 0) this.#fail('not_found', `no paired browser is ${deviceId}`);
     this.#devices.splice(index, 1);
+    this.emit({ type: 'devices_changed', devices: structuredClone(this.#devices) });
   }
 
   /** The device this page is (none: the desktop window); a test tells one with `answerNext('this_device', …)`. */
@@ -743,6 +746,15 @@ export class FakeBackend implements Backend {
   /** A browser paired (tests). */
   addDevice(device: Device): void {
     this.#devices.push(structuredClone(device));
+  }
+
+  /**
+   * A browser opened a pairing address (tests): kept, and every window told the devices, as the
+   * engine does when a code is redeemed. Which code it used is the engine's to check.
+   */
+  pairedBrowser(device: Device): void {
+    this.#devices.unshift(structuredClone(device));
+    this.emit({ type: 'devices_changed', devices: structuredClone(this.#devices) });
   }
 
   onEngineEvent(callback: (event: EngineEvent, host: string | null) => void): Unsubscribe {

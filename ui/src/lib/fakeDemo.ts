@@ -1,6 +1,6 @@
 /**
  * The demo the page shows in a plain browser (`npm run dev`): the fake backend with agents,
- * tasks, limits, usage, machines and worktrees seeded, and a running session.
+ * tasks, limits, usage, machines, worktrees and paired browsers seeded, and a running session.
  */
 import { FakeBackend } from './fakeBackend';
 import { DEMO_TASK, connectedHost, sampleResult, signalScan } from '../test/records';
@@ -107,6 +107,9 @@ export function demoBackend(): FakeBackend {
   backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0, words: 'connected, Switchboard 0.1.0, no agent running' });
   backend.setHostLink({ destination: 'dev@build-box', link: connectedHost('dev@build-box') });
   backend.seedProfile({ name: 'trainer', command: 'claude', cwd: '/home/dev/projects/api', kind: 'claude-code', host: 'dev@build-box' });
+  // Two browsers paired: a phone with its page open, a tablet that looks only, last seen yesterday.
+  backend.addDevice({ id: 'd1', name: 'Chrome on Android', read_only: false, paired_at: now - 30 * 24 * hour, last_seen_at: now, last_from: '127.0.0.1', connected: true });
+  backend.addDevice({ id: 'd2', name: 'Hall tablet', read_only: true, paired_at: now - 9 * 24 * hour, last_seen_at: now - 20 * hour, last_from: '100.64.0.7', connected: false });
   return backend;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent, EngineLink, HostLink, Profile, SessionInfo, Settings } from './bindings';
+import type { EngineEvent, EngineLink, HostLink, Profile, SessionInfo, Settings, WebStatus } from './bindings';
 import { chosenMachine, disconnectedMachine, hostEventUse, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink, withHostStorage } from './hosts';
 
 const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null, connection: 1, restarted: false };
@@ -122,12 +122,17 @@ describe('hostEventUse', () => {
   const fixed: EngineEvent = { type: 'storage_changed', problem: null };
   const settings = { type: 'settings_changed', settings: {} as Settings } as EngineEvent;
   const deleted: EngineEvent = { type: 'profile_deleted', profile_id: 'p1' };
+  const web = { type: 'web_changed', status: {} as WebStatus } as EngineEvent;
+  const devices: EngineEvent = { type: 'devices_changed', devices: [] };
   it.each([
     // Another machine's storage is that machine's, never this computer's banner.
     [failing, { use: 'storage', host: 'gpu', problem: { kind: 'failing', detail: 'disk I/O error' } }],
     [fixed, { use: 'storage', host: 'gpu', problem: null }],
     // The user's settings are this computer's: another machine's do not replace them.
     [settings, { use: 'ignore' }],
+    // The browsers another machine serves are not this computer's Devices pane's.
+    [web, { use: 'ignore' }],
+    [devices, { use: 'ignore' }],
     [deleted, { use: 'apply', event: deleted }],
   ])('%j from gpu is %j', (event, expected) => {
     expect(hostEventUse(event, 'gpu')).toEqual(expected);

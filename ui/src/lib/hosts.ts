@@ -131,6 +131,9 @@ export function hostEventUse(event: EngineEvent, host: string): HostEventUse {
   switch (event.type) {
     case 'storage_changed':
       return { use: 'storage', host, problem: event.problem };
+    // The browsers another machine's engine serves are that machine's to pair, never this one's.
+    case 'web_changed':
+    case 'devices_changed':
     case 'settings_changed':
       return { use: 'ignore' };
     default:

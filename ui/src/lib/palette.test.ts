@@ -124,6 +124,14 @@ describe('palette commands', () => {
     expect(paletteCommands(input({ worktrees: [worktree('a')] })).find((c) => c.id === 'worktrees')?.label).toBe('Worktrees (1 open)');
   });
 
+  it('offer the Devices pane only where the engine said this is no paired browser', () => {
+    const devices = (offered: boolean | undefined) => paletteCommands(input({ devicesOffered: offered })).find((c) => c.id === 'devices');
+    expect(devices(true)?.action).toEqual({ kind: 'devices' });
+    expect(devices(true)?.label).toBe('Devices…');
+    expect(devices(false)).toBeUndefined();
+    expect(devices(undefined)).toBeUndefined();
+  });
+
   it('preselect what is likeliest useful, never an action on every agent at once', () => {
     const [amy, bob] = [profile('amy'), profile('bob')];
     const onScreen = paletteCommands(input({ profiles: [amy, bob], current: amy, terminalShown: true }));

@@ -17,6 +17,7 @@ export type PaletteAction =
   | { kind: 'overview' }
   | { kind: 'settings' }
   | { kind: 'machines' }
+  | { kind: 'devices' }
   | { kind: 'go'; profile: Profile; session: SessionInfo | null }
   | { kind: 'new-task'; profile: Profile }
   | { kind: 'new-agent' }
@@ -62,6 +63,8 @@ export interface PaletteInput {
   /** A live terminal is on screen. */
   terminalShown: boolean;
   agentsShown: boolean;
+  /** Pairing browsers is offered (not in a page an engine served a paired browser). */
+  devicesOffered?: boolean;
   /** The worktrees of agents that work apart (none: the command is not offered). */
   worktrees?: readonly WorktreeInfo[];
   /** The tasks, for a task at work held back by its refused turn (none: only the agents' attention says). */
@@ -187,6 +190,15 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
     keywords: ['hosts', 'ssh', 'remote', 'other computer', 'server', 'add a machine'],
     action: { kind: 'machines' },
   });
+  if (input.devicesOffered) {
+    commands.push({
+      id: 'devices',
+      label: 'Devices…',
+      group: 'Go to',
+      keywords: ['browser', 'phone', 'pair', 'qr code', 'web', 'serve', 'unpair', 'tablet'],
+      action: { kind: 'devices' },
+    });
+  }
   commands.push({
     id: 'agents',
     label: input.agentsShown ? 'Hide the agents list' : 'Show the agents list',
