@@ -24,6 +24,7 @@ import type {
   AgentAttention,
   AgentStatusInfo,
   Delegation,
+  Device,
   EngineEvent,
   FlowTarget,
   LoopInfo,
@@ -51,6 +52,7 @@ import { mergeInitialTasks } from './tasks';
 import { initialSelection, isRunning, mergeInitial, repairSelection } from './model';
 import { paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
 import { shownAgents } from './pace';
+import type { NoticeOpens } from './phone';
 import { sessionNamedBy } from './appLink.svelte';
 import type { TaskLists } from './appTasks.svelte';
 import { SettingsState } from './appSettings.svelte';
@@ -75,6 +77,15 @@ interface Loading {
 }
 
 export class AppState extends SettingsState {
+  /** The paired browser this page is, as its engine says (null: the desktop window, or not told). */
+  device: Device | null = $state.raw(null);
+  /**
+   * This page was paired to look only: it offers nothing that changes anything (answer, allow,
+   * new task, typing, stop…). The engine refuses those from it anyway; this only keeps the page
+   * from offering what would be refused.
+   */
+  readonly looksOnly: boolean = $derived(this.device?.read_only === true);
+
   /**
    * Each agent's attention as the window shows it (the one state every place shows, and counts):
    * its engine's, or unknown while the window cannot reach the machine it runs on.
@@ -132,6 +143,7 @@ export class AppState extends SettingsState {
     // Only once the events are heard do the lists load: a change between the two is then in
     // one or the other (applied twice is harmless; missed is not).
     await this.backend.whenListening();
+    void this.#askDevice();
     const loading = this.#startLoading();
     try {
       await this.#takeLists(loading, buffered);
@@ -150,6 +162,32 @@ export class AppState extends SettingsState {
       this.markLoaded();
     }
     await this.#openTarget(await loading.openAtStart);
+  }
+
+  /** Opens what a page notice is about (the desktop layout's; the phone opens its own screens). */
+  openNotice(opens: NoticeOpens): void {
+    switch (opens.kind) {
+      case 'signal':
+        return this.showSignal(opens.id);
+      case 'task':
+        void this.revealTask(opens.id);
+        return;
+      case 'agent':
+        return this.revealAgent(opens.id);
+      case 'permission':
+        // The oldest request shows over the window already, answered there.
+        return;
+    }
+  }
+
+  /** Asks the engine which device this page is (once connected: `whenListening`). */
+  async #askDevice(): Promise<void> {
+    try {
+      this.device = await this.backend.thisDevice();
+    } catch (reason) {
+      // An engine that does not know (older than serving browsers) has no read-only devices.
+      logFailure('this_device')(reason);
+    }
   }
 
   /** Hears the engines' events (handing on the ones for the lists) and the asks from outside. */

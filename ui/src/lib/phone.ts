@@ -22,6 +22,9 @@ export function layoutFor(width: number): Layout {
   return width <= PHONE_MAX_WIDTH ? 'phone' : 'desktop';
 }
 
+/** What the phone shows: a list (the bottom bar's), or one agent with its tasks or its terminal. */
+export type PhoneScreen = { view: 'inbox' } | { view: 'agents' } | { view: 'agent'; profileId: ProfileId; tab: 'tasks' | 'terminal' };
+
 /** What an agent's attention says that the inbox lists by the agent, not by a signal or request. */
 type AgentWait = Extract<Attention, { state: 'needs_you' | 'stalled' | 'failed' | 'limited' }>;
 
@@ -85,15 +88,15 @@ export function inboxEntries(input: InboxInput): InboxEntry[] {
 /** The keys of the terminal's key bar: what a phone's keyboard lacks. */
 export type TerminalKey = 'escape' | 'tab' | 'ctrl-c' | 'up' | 'down' | 'left' | 'right' | 'enter';
 
-/** The key bar, in its order: its label and the name a screen reader says. */
-export const KEY_BAR: readonly { key: TerminalKey; label: string; name: string }[] = [
+/** The key bar, in its order: its label (an arrow is drawn, `Icon`) and the name a screen reader says. */
+export const KEY_BAR: readonly { key: TerminalKey; label: string | null; name: string }[] = [
   { key: 'escape', label: 'Esc', name: 'Escape' },
   { key: 'tab', label: 'Tab', name: 'Tab' },
   { key: 'ctrl-c', label: 'Ctrl+C', name: 'Control C' },
-  { key: 'up', label: '↑', name: 'Up' },
-  { key: 'down', label: '↓', name: 'Down' },
-  { key: 'left', label: '←', name: 'Left' },
-  { key: 'right', label: '→', name: 'Right' },
+  { key: 'up', label: null, name: 'Up' },
+  { key: 'down', label: null, name: 'Down' },
+  { key: 'left', label: null, name: 'Left' },
+  { key: 'right', label: null, name: 'Right' },
   { key: 'enter', label: 'Enter', name: 'Enter' },
 ];
 
@@ -213,5 +216,24 @@ export function pageNoticeOf(event: EngineEvent, names: NoticeNames): PageNotice
     }
     default:
       return null;
+  }
+}
+
+/**
+ * The news the page told already, so a second event about the same news (a signal's later
+ * change, a task's record sent again) tells nothing: the latest `remembered` keys are kept.
+ */
+export class ToldNews {
+  readonly #keys = new Set<string>();
+
+  constructor(private readonly remembered: number) {}
+
+  /** Whether `key` is news: true once, and then remembered. */
+  isNew(key: string): boolean {
+    if (this.#keys.has(key)) return false;
+    this.#keys.add(key);
+    // The oldest goes first (a Set keeps the order things were added in).
+    if (this.#keys.size > this.remembered) this.#keys.delete(this.#keys.values().next().value as string);
+    return true;
   }
 }
