@@ -88,11 +88,11 @@ export function inboxEntries(input: InboxInput): InboxEntry[] {
 /** The keys of the terminal's key bar: what a phone's keyboard lacks. */
 export type TerminalKey = 'escape' | 'tab' | 'ctrl-c' | 'up' | 'down' | 'left' | 'right' | 'enter';
 
-/** The key bar, in its order: its label (an arrow is drawn, `Icon`) and the name a screen reader says. */
+/** The key bar, in its order: its label (as terminals write Ctrl+C; an arrow is drawn, `Icon`) and the name a screen reader says. */
 export const KEY_BAR: readonly { key: TerminalKey; label: string | null; name: string }[] = [
   { key: 'escape', label: 'Esc', name: 'Escape' },
   { key: 'tab', label: 'Tab', name: 'Tab' },
-  { key: 'ctrl-c', label: 'Ctrl+C', name: 'Control C' },
+  { key: 'ctrl-c', label: '^C', name: 'Control C' },
   { key: 'up', label: null, name: 'Up' },
   { key: 'down', label: null, name: 'Down' },
   { key: 'left', label: null, name: 'Left' },
@@ -135,7 +135,7 @@ export interface PageNotice {
   title: string;
   body: string;
   opens: NoticeOpens;
-  /** It stays until what it asks is settled (a question, a request); otherwise it goes by itself. */
+  /** It asks the user (a question, a request): it goes as soon as that is settled, wherever. */
   waits: boolean;
 }
 
