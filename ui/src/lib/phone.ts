@@ -169,7 +169,7 @@ export function pageNoticeOf(event: EngineEvent, names: NoticeNames): PageNotice
       return {
         key: `signal:${signal.id}`,
         tone: 'asks',
-        title: cut(signalTitle(signal, names.agent(signal.profile_id))),
+        title: cut(signalTitle(signal, agent(signal.profile_id))),
         body: cut(firstLine(first)),
         opens: { kind: 'signal', id: signal.id },
         waits: true,
