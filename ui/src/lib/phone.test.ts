@@ -54,7 +54,7 @@ const profiles = ['ana', 'bo', 'cy', 'di', 'ed', 'fi', 'gu'].map((id) => ({ id }
 const sessions = profiles.map(({ id }) => ({ id: `session-of-${id}`, profile_id: id }));
 
 function inbox(input: Partial<InboxInput>): string[] {
-  return inboxEntries({ pending: [], permissions: [], attention: {}, profiles, sessions, ...input }).map((entry) => entry.key);
+  return inboxEntries({ signals: [], permissions: [], attention: {}, profiles, sessions, ...input }).map((entry) => entry.key);
 }
 
 describe('inboxEntries', () => {
@@ -73,7 +73,7 @@ describe('inboxEntries', () => {
       fi: { state: 'limited', account: '/home/me/.claude', until: 9_000, retry_at: 9_030, since: 400, task_id: null, task: null },
       gu: { state: 'working', task_id: 't2', task: 'Write', since: 600 },
     };
-    expect(inbox({ pending: [blocked, asked], permissions: [permission(7, 'cy', 500)], attention })).toEqual([
+    expect(inbox({ signals: [blocked, asked], permissions: [permission(7, 'cy', 500)], attention })).toEqual([
       'permission:session-of-cy:7',
       'agent:fi',
       'signal:s1',
@@ -81,6 +81,12 @@ describe('inboxEntries', () => {
       'signal:s2',
       'agent:ed',
     ]);
+  });
+
+  it('lists no settled signal, nor the agent that waited on it while the engine has not yet said it waits no more', () => {
+    const answered = { ...signal('s1', 'ana', 300), state: 'handled' as const };
+    const attention: Record<string, Attention> = { ana: needsYou(question('Which port?'), { signal_id: 's1', since: 300 }) };
+    expect(inbox({ signals: [answered], attention })).toEqual([]);
   });
 
   it('lists failed agents, and a waiting agent whose signal is not among those loaded', () => {

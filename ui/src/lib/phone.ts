@@ -35,8 +35,8 @@ export type InboxEntry =
   | { kind: 'agent'; key: string; at: number; profileId: ProfileId; attention: AgentWait };
 
 export interface InboxInput {
-  /** The signals waiting for the user (any order). */
-  pending: readonly SignalInfo[];
+  /** Every signal the page knows, pending or settled (any order). */
+  signals: readonly SignalInfo[];
   /** The permission requests agents wait on (any order). */
   permissions: readonly PermissionRequest[];
   /** Each agent's attention as the page shows it. */
@@ -54,15 +54,18 @@ export function permissionKey(request: Pick<PermissionRequest, 'id' | 'session_i
  * The inbox, newest first: every pending signal (a question, a blocker, a delegation, a report),
  * every permission request, and each agent whose attention asks for the user without one of
  * those to open (waits at its own prompt, its account), may be stuck, failed, or is at its usage
- * limit. An agent whose wait is a listed signal or request is not listed again; one whose
- * machine is out of reach (attention unknown) is not listed, as nothing is known of it.
+ * limit. An agent whose wait is a listed signal or request is not listed again, nor one whose
+ * signal the page knows settled (answered a moment before the engine's word on the agent comes);
+ * one whose signal the page does not know (its list could not load) is. An agent whose machine
+ * is out of reach (attention unknown) is not listed, as nothing is known of it.
  */
 export function inboxEntries(input: InboxInput): InboxEntry[] {
   const profileOf = new Map<SessionId, ProfileId>(input.sessions.map((s) => [s.id, s.profile_id]));
-  const listedSignals = new Set<SignalId>(input.pending.map((s) => s.id));
+  const knownSignals = new Set<SignalId>(input.signals.map((s) => s.id));
   const asking = new Set<ProfileId>();
   const entries: InboxEntry[] = [];
-  for (const signal of input.pending) {
+  for (const signal of input.signals) {
+    if (signal.state !== 'pending') continue;
     entries.push({ kind: 'signal', key: `signal:${signal.id}`, at: signal.created_at, profileId: signal.profile_id, signal });
   }
   for (const request of input.permissions) {
@@ -74,7 +77,7 @@ export function inboxEntries(input: InboxInput): InboxEntry[] {
     const attention = input.attention[profile.id];
     if (attention === undefined || attention.state === 'unknown') continue;
     if (attention.state === 'needs_you') {
-      const listed = attention.signal_id !== null ? listedSignals.has(attention.signal_id) : attention.need.kind === 'permission' && asking.has(profile.id);
+      const listed = attention.signal_id !== null ? knownSignals.has(attention.signal_id) : attention.need.kind === 'permission' && asking.has(profile.id);
       if (listed) continue;
     } else if (attention.state !== 'stalled' && attention.state !== 'failed' && attention.state !== 'limited') {
       continue;
