@@ -7,6 +7,51 @@ import { connectedHost } from '../test/records';
 import { callsOf, renderApp } from '../test/render';
 
 describe('engine link banner', () => {
+  describe('in a browser', () => {
+    it('says Switchboard cannot be reached and tries now on request, never offering to start the engine', async () => {
+      const backend = new FakeBackend({ kind: 'browser' });
+      await renderApp(backend);
+      backend.setEngineLink({ state: 'lost', reason: 'Switchboard’s engine cannot be reached from this browser.', host: null });
+      await tick();
+      const banner = screen.getByTestId('engine-link-banner');
+      expect(banner.textContent).toContain('Switchboard cannot be reached.');
+      expect(banner.textContent).toContain('tries again by itself');
+      expect(screen.queryByRole('button', { name: 'Start the engine' })).toBeNull();
+
+      // The browser's "start" is its link's next try, now; back, the page loads its picture anew.
+      await fireEvent.click(screen.getByRole('button', { name: 'Try now' }));
+      await tick();
+      expect(callsOf(backend, 'start_engine')).toHaveLength(1);
+      expect(screen.queryByTestId('engine-link-banner')).toBeNull();
+      expect(backend.reloads).toBe(1);
+    });
+
+    it('says this browser is no longer paired and links to pairing again, with nothing to try', async () => {
+      const backend = new FakeBackend({ kind: 'browser' });
+      await renderApp(backend);
+      backend.setEngineLink({ state: 'refused', reason: 'This phone was removed from Switchboard’s devices. Pair it again to go on.', host: null, unpaired: true });
+      await tick();
+      const banner = screen.getByTestId('engine-link-banner');
+      expect(banner.textContent).toContain('This browser is no longer paired with Switchboard.');
+      expect(banner.textContent).toContain('This phone was removed');
+      const pair = within(banner).getByRole('link', { name: 'Pair again' });
+      expect(pair.getAttribute('href')).toBe('/pair');
+      expect(within(banner).queryByRole('button')).toBeNull();
+    });
+
+    it('reloads the page when the engine speaks another protocol than the page it served', async () => {
+      const backend = new FakeBackend({ kind: 'browser' });
+      await renderApp(backend);
+      backend.setEngineLink({ state: 'refused', reason: 'The engine runs Switchboard 2.0.0, which cannot talk with this page.', host: null });
+      await tick();
+      expect(screen.getByTestId('engine-link-banner').textContent).toContain('cannot talk with this page');
+      expect(screen.queryByRole('button', { name: 'Restart the engine' })).toBeNull();
+      await fireEvent.click(screen.getByRole('button', { name: 'Reload the page' }));
+      expect(backend.reloads).toBe(1);
+      expect(callsOf(backend, 'restart_engine')).toHaveLength(0);
+    });
+  });
+
   it('says the engine stopped, starts it on request, and loads the window anew when it is back', async () => {
     const backend = new FakeBackend();
     await renderApp(backend);

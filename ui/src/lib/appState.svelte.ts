@@ -52,6 +52,7 @@ import { mergeInitialTasks } from './tasks';
 import { initialSelection, isRunning, mergeInitial, repairSelection } from './model';
 import { paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
 import { shownAgents } from './pace';
+import type { NoticeOpens } from './phone';
 import { sessionNamedBy } from './appLink.svelte';
 import type { TaskLists } from './appTasks.svelte';
 import { SettingsState } from './appSettings.svelte';
@@ -76,6 +77,13 @@ interface Loading {
 }
 
 export class AppState extends SettingsState {
+  /**
+   * This page was paired to look only: it offers nothing that changes anything (answer, allow,
+   * new task, typing, stop…). The engine refuses those from it anyway; this only keeps the page
+   * from offering what would be refused.
+   */
+  readonly looksOnly: boolean = $derived(this.thisDevice?.read_only === true);
+
   /**
    * Each agent's attention as the window shows it (the one state every place shows, and counts):
    * its engine's, or unknown while the window cannot reach the machine it runs on.
@@ -151,6 +159,22 @@ export class AppState extends SettingsState {
       this.markLoaded();
     }
     await this.#openTarget(await loading.openAtStart);
+  }
+
+  /** Opens what a page notice is about (the desktop layout's; the phone opens its own screens). */
+  openNotice(opens: NoticeOpens): void {
+    switch (opens.kind) {
+      case 'signal':
+        return this.showSignal(opens.id);
+      case 'task':
+        void this.revealTask(opens.id);
+        return;
+      case 'agent':
+        return this.revealAgent(opens.id);
+      case 'permission':
+        // The oldest request shows over the window already, answered there.
+        return;
+    }
   }
 
   /** Hears the engines' events (handing on the ones for the lists) and the asks from outside. */

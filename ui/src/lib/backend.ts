@@ -10,10 +10,11 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, EngineLink, EventPace, FollowedLog, HostLink, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
+import type { AppInfo, EngineEvent, EventPace, FollowedLog, HostLink, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
+import type { PageLink } from './engineLink';
 
 /** A live terminal subscription. `detach` is idempotent. */
 export interface TerminalAttachment {
@@ -24,11 +25,19 @@ export interface TerminalAttachment {
 export type Unsubscribe = () => void;
 
 /**
+ * Where the page runs: the desktop window (the shell starts and stops the engine, and notifies
+ * the desktop), or a browser an engine served (it can only reach that engine, and try again).
+ */
+export type BackendKind = 'window' | 'browser';
+
+/**
  * What the window asks of the Rust side: every engine command meant for the window (generated
  * from the engine's one list of commands, see `EngineCommands` in bindings.ts), and the
  * window's own calls and events.
  */
 export interface Backend extends EngineCommands {
+  /** Where the page runs: what its banners offer, and whether it tells the engine's news itself. */
+  readonly kind: BackendKind;
   /**
    * Stream a session's output: first the retained scrollback, then live batches. `onBytes` may
    * be called before the promise resolves. Works for ended sessions (replay only).
@@ -36,10 +45,13 @@ export interface Backend extends EngineCommands {
   attachTerminal(sessionId: SessionId, onBytes: (bytes: Uint8Array) => void): Promise<TerminalAttachment>;
   appInfo(): Promise<AppInfo>;
   /** The window's link to the engine now; later changes come through `onEngineLink`. */
-  engineLink(): Promise<EngineLink>;
+  engineLink(): Promise<PageLink>;
   /** Subscribe to `engine-link`: the link to the engine changed (lost, back, another build). */
-  onEngineLink(callback: (link: EngineLink) => void): Unsubscribe;
-  /** Start the engine if it is not running, and connect to it. */
+  onEngineLink(callback: (link: PageLink) => void): Unsubscribe;
+  /**
+   * Start the engine if it is not running, and connect to it. A browser cannot start it: it
+   * tries to reach it again now, rather than at its next try.
+   */
   startEngine(): Promise<void>;
   /** Stop the engine (and every agent it runs) and start this build's. */
   restartEngine(): Promise<void>;
@@ -174,6 +186,7 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export function tauriBackend(): Backend {
   const registrations: Promise<unknown>[] = [];
   return {
+    kind: 'window',
     ...engineCommands((command) => call<Reply>('engine_call', { command })),
 
     async attachTerminal(sessionId: SessionId, onBytes: (bytes: Uint8Array) => void): Promise<TerminalAttachment> {
@@ -199,11 +212,11 @@ export function tauriBackend(): Backend {
       return call('app_info');
     },
 
-    engineLink(): Promise<EngineLink> {
+    engineLink(): Promise<PageLink> {
       return call('engine_link');
     },
 
-    onEngineLink(callback: (link: EngineLink) => void): Unsubscribe {
+    onEngineLink(callback: (link: PageLink) => void): Unsubscribe {
       return subscribe(ENGINE_LINK_EVENT, callback);
     },
 

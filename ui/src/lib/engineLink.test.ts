@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostBanner, hostReloadsOn, linkBanner, loadedThrough, quitQuestion, reloadsOn, restartQuestion, runningHere } from './engineLink';
+import { hostBanner, hostReloadsOn, linkBanner, type PageLink, loadedThrough, quitQuestion, reloadsOn, restartQuestion, runningHere } from './engineLink';
 import type { EngineLink, Profile, SessionInfo } from './bindings';
 
 const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null, connection: 1, restarted: false };
@@ -19,6 +19,18 @@ describe('linkBanner', () => {
     [remote({ state: 'refused', reason: 'this program speaks version 2', host: null } as EngineLink), null],
   ])('%o offers %s', (link, action) => {
     expect(linkBanner(link)?.action ?? null).toBe(action);
+  });
+
+  it.each([
+    [{ state: 'connecting' } as PageLink, null, null],
+    [connected, null, null],
+    [lost, 'Switchboard cannot be reached.', 'retry'],
+    [{ state: 'refused', reason: 'Pair it again.', host: null, unpaired: true } as PageLink, 'This browser is no longer paired with Switchboard.', 'pair'],
+    [{ state: 'refused', reason: 'another protocol', host: null } as PageLink, 'Switchboard’s engine cannot talk with this page.', 'reload'],
+  ])('in a browser, %o says %s and offers %s (never to start or restart the engine)', (link, title, action) => {
+    const banner = linkBanner(link, 'browser');
+    expect(banner?.title ?? null).toBe(title);
+    expect(banner?.action ?? null).toBe(action);
   });
 
   it('says the window started a dead engine again, as a note that can be dismissed', () => {

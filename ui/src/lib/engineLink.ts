@@ -3,21 +3,49 @@
  * engine cannot be reached or is another build, and when the window loads everything again.
  * Pure; the shell decides the link's state.
  */
+import type { BackendKind } from './backend';
 import type { EngineLink, HostLink, Profile, SessionInfo } from './bindings';
+
+/**
+ * The link as a page hears of it: the window's `EngineLink`, or, in a browser, refused because
+ * the browser's pairing no longer holds (revoked, its credential refused: the engine closed the
+ * socket with 4401). Trying again cannot help then; pairing again does.
+ */
+export type PageLink = EngineLink | { state: 'refused'; reason: string; host: null; unpaired: true };
+
+/** Where a browser pairs again: the engine's pairing page, which asks for a new code. */
+export const PAIR_PATH = '/pair';
 
 export interface LinkBanner {
   title: string;
   advice: string;
   /**
    * What its button does: start the engine, or stop it and start this build's; for another
-   * machine's engine, connect again now (the window neither starts nor stops it).
+   * machine's engine, connect again now (the window neither starts nor stops it). In a browser:
+   * try to reach the engine now, pair again (a link to the pairing page), or load the page anew.
    */
-  action: 'start' | 'restart' | 'connect' | 'dismiss' | null;
+  action: 'start' | 'restart' | 'connect' | 'dismiss' | 'retry' | 'pair' | 'reload' | null;
   /** A failure (red) rather than a note (amber). */
   severe: boolean;
 }
 
-export function linkBanner(link: EngineLink): LinkBanner | null {
+/** The words on each action's button (the restart's while it runs are the banner's own). */
+export const ACTION_WORDS: Record<NonNullable<LinkBanner['action']>, string> = {
+  start: 'Start the engine',
+  restart: 'Restart the engine',
+  connect: 'Connect now',
+  dismiss: 'Dismiss',
+  retry: 'Try now',
+  pair: 'Pair again',
+  reload: 'Reload the page',
+};
+
+/**
+ * What the banner says of the link, in the desktop window (`kind` `window`) or in a browser an
+ * engine served, which can neither start nor restart it: only reach it again, or pair again.
+ */
+export function linkBanner(link: PageLink, kind: BackendKind = 'window'): LinkBanner | null {
+  if (kind === 'browser') return browserBanner(link);
   switch (link.state) {
     case 'connecting':
     case 'connected':
@@ -70,6 +98,30 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
 }
 
 /**
+ * A browser's banner: it cannot start or restart the engine, which runs on another computer (or
+ * this one, out of the page's reach). Lost, it says so and tries again (now, on the button);
+ * unpaired, it sends the user to pair again; refused otherwise (the engine was updated under the
+ * open page, and speaks another protocol), the page is loaded anew from it.
+ */
+function browserBanner(link: PageLink): LinkBanner | null {
+  switch (link.state) {
+    case 'connecting':
+    case 'connected':
+      return null;
+    case 'lost':
+      return {
+        title: 'Switchboard cannot be reached.',
+        advice: `${link.reason} The page tries again by itself, and shows what the agents did meanwhile.`,
+        action: 'retry',
+        severe: true,
+      };
+    case 'refused':
+      if ('unpaired' in link) return { title: 'This browser is no longer paired with Switchboard.', advice: link.reason, action: 'pair', severe: true };
+      return { title: 'Switchboard’s engine cannot talk with this page.', advice: link.reason, action: 'reload', severe: true };
+  }
+}
+
+/**
  * Whether the link `now` means reloading what the window shows, when what it shows was loaded
  * through connection number `loaded` (null: not known yet, the first connection the window hears
  * of is the one it loaded from): any other connection, however it came about (the engine stopped
@@ -77,12 +129,12 @@ export function linkBanner(link: EngineLink): LinkBanner | null {
  * behind its events), may have another engine behind it, and its lists, terminals and questions
  * may all have moved on.
  */
-export function reloadsOn(loaded: number | null, now: EngineLink): boolean {
+export function reloadsOn(loaded: number | null, now: PageLink): boolean {
   return now.state === 'connected' && loaded !== null && now.connection !== loaded;
 }
 
 /** The connection what the window shows was loaded through, once it hears of one. */
-export function loadedThrough(loaded: number | null, now: EngineLink): number | null {
+export function loadedThrough(loaded: number | null, now: PageLink): number | null {
   return loaded ?? (now.state === 'connected' ? now.connection : null);
 }
 

@@ -74,12 +74,13 @@ import type {
   WaitingFor,
 } from './bindings';
 import type { Device, PairingCode, WebSettings, WebStatus } from './bindings';
-import type { AccountLimit, AccountUsage, EngineLink, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
+import type { AccountLimit, AccountUsage, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
 import presetData from '../test/presets.json';
 import { dispatchCommand, engineCommands, type EngineCommands } from './bindings';
-import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
+import type { Backend, BackendKind, TerminalAttachment, Unsubscribe } from './backend';
+import type { PageLink } from './engineLink';
 import { connectedHost, DEMO_TASK, sampleResult } from '../test/records';
 import { apiError } from './errors';
 import type { SignalAction as EngineSignalAction } from './bindings';
@@ -124,6 +125,8 @@ export interface FakeBackendOptions {
   host?: string;
   /** The engine machine's home folder (`~` in a path `list_folder` is asked for); /home/dev unless given. */
   home?: string;
+  /** Where the page runs, as the real backend says it: the desktop window unless given. */
+  kind?: BackendKind;
 }
 
 /** A machine's state as the shell reports it, the fields not given empty (its words too). */
@@ -233,7 +236,10 @@ export class FakeBackend implements Backend {
   readonly #host: string | null;
   readonly #home: string;
 
+  readonly kind: BackendKind;
+
   constructor(options: FakeBackendOptions = {}) {
+    this.kind = options.kind ?? 'window';
     this.#startupProblem = options.startupProblem ?? null;
     this.#host = options.host ?? null;
     this.#home = options.home ?? '/home/dev';
@@ -606,21 +612,21 @@ export class FakeBackend implements Backend {
     };
   }
 
-  #engineLink: EngineLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: 1, restarted: false };
-  readonly #engineLinkListeners = new Set<(link: EngineLink) => void>();
+  #engineLink: PageLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: 1, restarted: false };
+  readonly #engineLinkListeners = new Set<(link: PageLink) => void>();
 
-  async engineLink(): Promise<EngineLink> {
+  async engineLink(): Promise<PageLink> {
     this.#record('engine_link', {});
     return this.#engineLink;
   }
 
-  onEngineLink(callback: (link: EngineLink) => void): Unsubscribe {
+  onEngineLink(callback: (link: PageLink) => void): Unsubscribe {
     this.#engineLinkListeners.add(callback);
     return () => this.#engineLinkListeners.delete(callback);
   }
 
   /** As the shell does when the link to the engine changes. */
-  setEngineLink(link: EngineLink): void {
+  setEngineLink(link: PageLink): void {
     this.#engineLink = link;
     for (const listener of [...this.#engineLinkListeners]) listener(link);
   }

@@ -7,11 +7,17 @@ import { DEMO_TASK, connectedHost, sampleResult, signalScan } from '../test/reco
 import { summaryPath, taskTitle } from './tasks';
 import { worktree } from '../test/worktrees';
 import { limited, question, waitsOn, working } from '../test/attention';
-import type { AccountLimit, WorktreeInfo } from './bindings';
+import type { AccountLimit, Device, WorktreeInfo } from './bindings';
 
-/** The fake with a demo profile and a running demo session, for the plain-browser page. */
-export function demoBackend(): FakeBackend {
+/**
+ * The fake with a demo profile and a running demo session, for the plain-browser page. The
+ * page's address may ask for a browser's page (`?kind=browser`: its banners and notices) and
+ * one paired to look only (`?device=read-only`), to look at those without an engine.
+ */
+export function demoBackend(search = typeof location === 'undefined' ? '' : location.search): FakeBackend {
+  const asked = new URLSearchParams(search);
   const backend = new FakeBackend({
+    kind: asked.get('kind') === 'browser' ? 'browser' : 'window',
     directories: ['/', '/tmp', '/home', '/work', '/work/shop/src'],
     repositories: [{ root: '/work/shop', branch: 'main', setup_command: 'npm ci' }],
   });
@@ -88,7 +94,7 @@ export function demoBackend(): FakeBackend {
     await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Then summarise the README' });
     await backend.submitTask({ ...DEMO_TASK, profile_id: demo.id, instruction: 'Fix the flaky test', priority: 'urgent' });
     // The running task's agent has questions: the "Needs you" list and the session banner show it.
-    const asked = backend.raiseSignal(
+    const raised = backend.raiseSignal(
       session.id,
       signalScan(
         {
@@ -100,8 +106,13 @@ export function demoBackend(): FakeBackend {
         { agent_id: 'demo', timestamp: new Date(now).toISOString(), extra: { confidence: 0.6 } },
       ),
     );
-    backend.setAttention(demo.id, waitsOn(asked, question('Strict 5-7-5 syllables, or is a looser modern form fine?', 2)));
+    backend.setAttention(demo.id, waitsOn(raised, question('Strict 5-7-5 syllables, or is a looser modern form fine?', 2)));
+    // Its hook asks to run a command too: the desktop's prompt, the phone's inbox.
+    backend.askPermission({ id: 1, session_id: session.id, tool_name: 'Bash', tool_input: { command: 'npm test -- --watch=false' }, asked_at: Date.now(), expires_at: Date.now() + 10 * 60 * 1000 });
   })();
+  if (asked.get('device') === 'read-only') {
+    backend.answerNext('this_device', { id: 'demo-phone', name: 'Demo phone', read_only: true, paired_at: now - hour, last_seen_at: now, last_from: '127.0.0.1', connected: true } satisfies Device);
+  }
   seedWorktrees(backend, now);
   // Another machine the window shows, with an agent of its own there.
   backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0, words: 'connected, Switchboard 0.1.0, no agent running' });

@@ -16,6 +16,8 @@ export interface TerminalSurface {
   fit(): TermSize | null;
   /** A read-only terminal shows output and selection but sends no input. */
   setReadOnly(readOnly: boolean): void;
+  /** Whether the program asked for application cursor keys (DECCKM): arrows are then `ESC O A`, not `ESC [ A`. */
+  applicationCursorKeys(): boolean;
   focus(): void;
   dispose(): void;
 }

@@ -319,10 +319,22 @@ describe('webBackend', () => {
     expect(StandIn.made).toHaveLength(4);
   });
 
+  it('tries again at once when asked (the banner’s “Try now”), not at the end of its pause', async () => {
+    const socket = await connected();
+    socket.drop();
+    await vi.advanceTimersByTimeAsync(FIRST_PAUSE_MS);
+    StandIn.latest().drop();
+    expect(StandIn.made).toHaveLength(2);
+    await backend.startEngine();
+    expect(StandIn.made).toHaveLength(3);
+    StandIn.latest().accept();
+    await vi.waitFor(() => expect(links.at(-1)).toMatchObject({ state: 'connected', connection: 2 }));
+  });
+
   it('is refused, and tries no more, when the engine closes with 4401 (the device is not paired)', async () => {
     const socket = await connected();
     socket.drop(UNPAIRED_CLOSE_CODE, 'This phone was removed from Switchboard’s devices. Pair it again to go on.');
-    expect(links.at(-1)).toEqual({ state: 'refused', reason: 'This phone was removed from Switchboard’s devices. Pair it again to go on.', host: null });
+    expect(links.at(-1)).toEqual({ state: 'refused', reason: 'This phone was removed from Switchboard’s devices. Pair it again to go on.', host: null, unpaired: true });
     await vi.advanceTimersByTimeAsync(LAST_PAUSE_MS * 4);
     window.dispatchEvent(new Event('online'));
     expect(StandIn.made).toHaveLength(1);
@@ -427,7 +439,6 @@ describe('webBackend', () => {
   it('refuses in words what only the desktop does, and answers empty what a browser has none of', async () => {
     await connected();
     const refusals: [string, () => Promise<unknown>][] = [
-      ['startEngine', () => backend.startEngine()],
       ['restartEngine', () => backend.restartEngine()],
       ['quitAndStopAgents', () => backend.quitAndStopAgents()],
       ['openArtifact', () => backend.openArtifact('task-1', 'out.txt', false)],

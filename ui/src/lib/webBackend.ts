@@ -4,7 +4,7 @@
  * mirrors the Rust client (`crates/switchboard-client/src/lib.rs`): the hello, requests by id,
  * one subscription to the events, terminals attached on stream numbers the page chooses, pings.
  *
- * The link to the engine is the desktop window's, told the same way (`EngineLink`): `connecting`
+ * The link to the engine is the desktop window's, told the same way (`EngineLink`, and `PageLink`'s unpaired): `connecting`
  * until the first welcome, `connected` with the connection's number, `lost` in words, `refused`
  * when the device's pairing no longer holds (close code 4401; no more tries then). It reconnects
  * by itself, and the page reloads its picture on a new connection (EngineLinkBanner). What only
@@ -13,8 +13,9 @@
  */
 import { version as UI_VERSION } from '../../package.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
-import type { ApiError, AppInfo, Command, EngineEvent, EngineLink, FollowedLog, Reply, SessionId, SubscriptionId } from './bindings';
+import type { ApiError, AppInfo, Command, EngineEvent, FollowedLog, Reply, SessionId, SubscriptionId } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
+import type { PageLink } from './engineLink';
 import { apiError, toApiError } from './errors';
 import { forwarded } from './followLog';
 import {
@@ -83,8 +84,8 @@ export type Retry = 'after_pause' | 'now' | 'never';
  * Only an unpaired device stops trying (its credential is refused until it pairs again); missed
  * events are made up for at once by a new connection (the page reloads its picture).
  */
-export function afterEnd(ending: Ending): { link: EngineLink; retry: Retry } {
-  const lost = (reason: string, retry: Retry = 'after_pause') => ({ link: { state: 'lost', reason, host: null } as EngineLink, retry });
+export function afterEnd(ending: Ending): { link: PageLink; retry: Retry } {
+  const lost = (reason: string, retry: Retry = 'after_pause') => ({ link: { state: 'lost', reason, host: null } as PageLink, retry });
   switch (ending.how) {
     case 'unopened':
       return lost('Switchboard’s engine cannot be reached from this browser.');
@@ -98,7 +99,10 @@ export function afterEnd(ending: Ending): { link: EngineLink; retry: Retry } {
     case 'closed':
       if (ending.code === UNPAIRED_CLOSE_CODE) {
         const said = ending.reason.trim();
-        return { link: { state: 'refused', reason: said === '' ? 'This browser is no longer paired with Switchboard. Pair it again to go on.' : said, host: null }, retry: 'never' };
+        return {
+          link: { state: 'refused', reason: said === '' ? 'Its pairing was revoked, or no longer holds. Pair it again to go on.' : said, host: null, unpaired: true },
+          retry: 'never',
+        };
       }
       return lost(ending.welcomed ? 'The connection to Switchboard’s engine was lost.' : 'Switchboard’s engine closed the connection before it answered.');
     case 'silent':
@@ -206,8 +210,8 @@ type Phase =
 /** The engine the page was served by, over one WebSocket at a time. */
 class WebEngine {
   #phase: Phase = { phase: 'stopped' };
-  #link: EngineLink = { state: 'connecting' };
-  #linkListeners = new Set<(link: EngineLink) => void>();
+  #link: PageLink = { state: 'connecting' };
+  #linkListeners = new Set<(link: PageLink) => void>();
   /** The link settled (connected, lost, refused) for the first time: what waits for it goes on. */
   #settleWaiters: { resolve(connection: Connection): void; reject(error: ApiError): void }[] = [];
   #eventListeners = new Set<(event: EngineEvent, host: string | null) => void>();
@@ -235,6 +239,11 @@ class WebEngine {
     this.#connect();
   }
 
+  /** Tries to reach the engine now, rather than at the next try (the banner's "Try now"). */
+  tryNow(): void {
+    this.#tryNow();
+  }
+
   /** Lets the engine go for good: the socket closes, nothing tries again (a page leaving; tests). */
   close(): void {
     document.removeEventListener('visibilitychange', this.#visible);
@@ -245,11 +254,11 @@ class WebEngine {
     if (phase.phase === 'connecting' || phase.phase === 'connected') this.#letGo(phase.connection, 'This page let Switchboard’s engine go.');
   }
 
-  get link(): EngineLink {
+  get link(): PageLink {
     return this.#link;
   }
 
-  onLink(callback: (link: EngineLink) => void): Unsubscribe {
+  onLink(callback: (link: PageLink) => void): Unsubscribe {
     this.#linkListeners.add(callback);
     return () => this.#linkListeners.delete(callback);
   }
@@ -349,7 +358,7 @@ class WebEngine {
     }
   }
 
-  #setLink(link: EngineLink): void {
+  #setLink(link: PageLink): void {
     if (JSON.stringify(link) === JSON.stringify(this.#link)) return;
     this.#link = link;
     for (const listener of [...this.#linkListeners]) {
@@ -605,6 +614,7 @@ export function webBackend(url: string = engineSocketUrl(location)): WebBackend 
   };
   const none: Unsubscribe = () => {};
   return {
+    kind: 'browser',
     ...commands,
     close: () => engine.close(),
 
@@ -620,8 +630,10 @@ export function webBackend(url: string = engineSocketUrl(location)): WebBackend 
     engineLink: async () => engine.link,
     onEngineLink: (callback) => engine.onLink(callback),
 
+    // A browser cannot start the engine (it runs on the computer the agents run on): it tries
+    // to reach it again now.
     async startEngine(): Promise<void> {
-      throw notAllowed('The engine is started on the computer the agents run on; this page reconnects by itself once it is back.');
+      engine.tryNow();
     },
     async restartEngine(): Promise<void> {
       throw notAllowed('The engine is restarted on the computer the agents run on, not from a browser.');

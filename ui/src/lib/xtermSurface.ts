@@ -92,6 +92,7 @@ export const createXtermSurface: TerminalFactory = (container, options) => {
     setReadOnly: (readOnly) => {
       term.options.disableStdin = readOnly;
     },
+    applicationCursorKeys: () => term.modes.applicationCursorKeysMode,
     focus: () => term.focus(),
     dispose: () => term.dispose(),
   } satisfies TerminalSurface;

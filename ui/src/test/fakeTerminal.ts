@@ -15,6 +15,8 @@ export class FakeSurface implements TerminalSurface {
   readOnly: boolean;
   focused = false;
   disposed = false;
+  /** The program asked for application cursor keys (DECCKM), as xterm would know from its output. */
+  applicationCursor = false;
   #onData: ((data: string) => void) | null = null;
   #onBinary: ((data: string) => void) | null = null;
 
@@ -60,6 +62,9 @@ export class FakeSurface implements TerminalSurface {
   }
   setReadOnly(readOnly: boolean): void {
     this.readOnly = readOnly;
+  }
+  applicationCursorKeys(): boolean {
+    return this.applicationCursor;
   }
   focus(): void {
     this.focused = true;

@@ -30,11 +30,16 @@ export class SignalReply {
   readonly #sending = new Action<SignalAction, ReplyError>({ exclusive: true, describe: engineRefusal });
   readonly #signal: () => SignalInfo;
   readonly #send: (response: SignalResponse) => Promise<void>;
+  readonly #mayAnswer: () => boolean;
 
-  /** `signal` reads the dialog's signal as it is now; `send` delivers a checked response. */
-  constructor(signal: () => SignalInfo, send: (response: SignalResponse) => Promise<void>) {
+  /**
+   * `signal` reads the dialog's signal as it is now; `send` delivers a checked response;
+   * `mayAnswer` says whether this page answers at all (a page paired to look only does not).
+   */
+  constructor(signal: () => SignalInfo, send: (response: SignalResponse) => Promise<void>, mayAnswer: () => boolean = () => true) {
     this.#signal = signal;
     this.#send = send;
+    this.#mayAnswer = mayAnswer;
   }
 
   /** The response in flight, by its action; null when none is. */
@@ -46,10 +51,10 @@ export class SignalReply {
     return this.#sending.error;
   }
 
-  /** Whether `action` may be sent now: the signal waits for the user and its protocol allows it. */
+  /** Whether `action` may be sent now: the signal waits for the user, its protocol allows it, and this page answers. */
   can(action: SignalAction): boolean {
     const signal = this.#signal();
-    return signal.state === 'pending' && allowedActions(signal).includes(action);
+    return signal.state === 'pending' && this.#mayAnswer() && allowedActions(signal).includes(action);
   }
 
   /** Whether the last response was refused for `field` (answer `index`), to mark that field. */
