@@ -51,7 +51,7 @@ test('a phone pairs with the code, answers a question a real agent asked, and th
     assert.doesNotMatch(await phone.browser.getUrl(), /code=/, 'no code stays in the address bar');
 
     cli(dataDir, 'task', 'add', '--agent', 'asker', 'Review the auth module');
-    const asked = await phone.browser.$(`${byTestId('phone-inbox')} ${byTestId('attention-entry')}[data-kind="clarification"]`);
+    const asked = await phone.browser.$(`${byTestId('phone-inbox')} ${byTestId('inbox-entry')}[data-kind="signal"][data-signal-kind="clarification"]`);
     await asked.waitForExist({ timeout: 20_000, timeoutMsg: 'the question did not reach the phone' });
     const onDesktop = await desktop.$(`${byTestId('attention-entry')}[data-kind="clarification"]`);
     await onDesktop.waitForExist({ timeout: 20_000, timeoutMsg: 'the question did not reach the desktop window' });
@@ -69,6 +69,7 @@ test('a phone pairs with the code, answers a question a real agent asked, and th
       timeout: 10_000,
       timeoutMsg: 'the phone’s answer was not accepted',
     });
+    await (await phone.browser.$(byTestId('signal-close'))).click();
     // Gone everywhere: the desktop window no longer asks.
     await desktop.waitUntil(async () => !(await onDesktop.isExisting()), {
       timeout: 10_000,

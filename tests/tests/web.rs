@@ -502,3 +502,27 @@ async fn a_certificate_given_serves_https_only_and_its_fingerprint_is_shown_at_p
     };
     assert!(open_socket_via(&via, addr, Some(&cookie), Some(&format!("http://{addr}"))).await.is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serving_again_keeps_the_address_and_the_open_sockets_and_stopping_frees_the_port_at_once() {
+    let (t, addr, _ui) = engine().await;
+    let origin = format!("http://{addr}");
+    let cookie = pair(addr, &pair_code(&t, &[]).await).await;
+    let mut socket = open_socket(addr, Some(&cookie), Some(&origin)).await.unwrap();
+    hello(&mut socket, ClientKind::Browser).await;
+    // `web` again, and with a name let in: the same address, the socket goes on, the name is answered.
+    assert_eq!(serve(&t).await, addr);
+    let (code, _, err) = cli_async(&t, &["web", "--allow-name", "box.tail.ts.net"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let Answer::Ok { reply: Reply::Profiles(_) } = command(&mut socket, 1, Command::ListProfiles {}).await else {
+        panic!("the open socket goes on")
+    };
+    let named = get(addr, "/", Some("box.tail.ts.net"), &[("Cookie", &cookie)]).await;
+    assert_eq!(named.status, 200, "{named:?}");
+    // Off and at once on again: the same port, free again.
+    let (code, _, err) = cli_async(&t, &["web", "--off"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    closed_with(&mut socket, 1001).await;
+    assert_eq!(serve(&t).await, addr);
+    assert_eq!(get(addr, "/", None, &[("Cookie", &cookie)]).await.status, 200);
+}

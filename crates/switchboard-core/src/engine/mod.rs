@@ -175,7 +175,6 @@ fn door(config: &EngineConfig, keeper: Arc<WeakEngine>) -> web::Door<WeakEngine>
     web::Door {
         keeper,
         options: crate::web::WebOptions {
-            names: Vec::new(),
             assets: config.web_assets.clone(),
             limits: config.socket.clone(),
             slowing: config.pairing_slowing,

@@ -83,11 +83,9 @@ impl WebDesk {
     /// Serves as the settings say (at the engine's start, or after a change):
     /// the server running now, if any, stops first.
     pub fn apply<H: Doorkeeper>(&mut self, store: &Store, door: &Door<H>) {
-        self.server = None;
         self.problem = None;
-        self.fingerprint = None;
         if !self.settings.serving {
-            self.codes.clear();
+            self.stop();
             return;
         }
         let prepared = listen_address(&self.settings, self.port)
@@ -96,16 +94,25 @@ impl WebDesk {
             Ok(prepared) => prepared,
             Err(problem) => {
                 tracing::warn!(%problem, "could not serve browsers");
+                self.stop();
                 self.problem = Some(problem);
                 return;
             }
         };
-        let mut options = door.options.clone();
-        options.names.clone_from(&self.settings.names);
+        let names = self.settings.names.clone();
         let fingerprint = tls.as_ref().map(|tls| tls.fingerprint.clone());
+        // Served there already: the same listener goes on with the names and certificate now.
+        if let Some(server) = self.server.as_ref().filter(|server| server.addr == address) {
+            server.update(names, tls);
+            self.fingerprint = fingerprint;
+            return;
+        }
+        let freed = self.server.as_ref().map(|server| server.addr);
+        self.stop();
         let bound =
-            std::net::TcpListener::bind(address).map_err(|error| bind_problem(address, &error)).and_then(|listener| {
-                crate::web::serve(listener, options, door.keeper.clone(), tls).map_err(|e| e.to_string())
+            bind(address, freed == Some(address)).map_err(|error| bind_problem(address, &error)).and_then(|listener| {
+                crate::web::serve(listener, door.options.clone(), door.keeper.clone(), names, tls)
+                    .map_err(|e| e.to_string())
             });
         match bound {
             Ok(server) => {
@@ -125,6 +132,13 @@ impl WebDesk {
                 self.problem = Some(problem);
             }
         }
+    }
+
+    /// Stops serving: every browser is let go, every code given void.
+    fn stop(&mut self) {
+        self.server = None;
+        self.fingerprint = None;
+        self.codes.clear();
     }
 
     pub fn status(&self) -> WebStatus {
@@ -372,6 +386,25 @@ fn listen_address(settings: &WebSettings, port: Option<u16>) -> Result<SocketAdd
     match &settings.listen {
         Some(listen) => listen.parse().map_err(|_| format!("{listen} is not an address and port")),
         None => Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port.unwrap_or(0))),
+    }
+}
+
+/// How long a port the engine has just stopped serving on may take to be
+/// free again (the server's task lets its listener go on a worker of its
+/// own, a moment after it is told to stop).
+const FREED_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Binds `address`; one the engine served a moment ago is tried again until
+/// its old listener has gone.
+fn bind(address: SocketAddr, just_freed: bool) -> std::io::Result<std::net::TcpListener> {
+    let deadline = Instant::now() + FREED_WITHIN;
+    loop {
+        match std::net::TcpListener::bind(address) {
+            Err(error) if just_freed && error.kind() == std::io::ErrorKind::AddrInUse && Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            bound => return bound,
+        }
     }
 }
 

@@ -93,11 +93,9 @@ pub trait Doorkeeper: RequestHandler {
     fn sockets_changed(&self) -> impl Future<Output = ()> + Send;
 }
 
-/// How the server is reached and what it serves.
+/// What the server serves, and within what bounds.
 #[derive(Debug, Clone)]
 pub struct WebOptions {
-    /// Names besides loopback's and the address bound (`WebSettings::names`).
-    pub names: Vec<String>,
     pub assets: Option<WebAssets>,
     pub limits: crate::config::SocketLimits,
     pub slowing: pairing::Slowing,
@@ -110,6 +108,15 @@ pub struct WebServer {
     accept: tokio::task::JoinHandle<()>,
     /// Dropped with the server: every bridge sees it go and closes.
     _open: watch::Sender<()>,
+    served: watch::Sender<shared::Served>,
+}
+
+impl WebServer {
+    /// Serves by these names and this certificate from the next request on,
+    /// on the same listener (a browser's open socket goes on).
+    pub fn update(&self, names: Vec<String>, tls: Option<tls::Tls>) {
+        self.served.send_replace(shared::Served { names, tls: tls.map(|tls| tls.acceptor) });
+    }
 }
 
 impl Drop for WebServer {

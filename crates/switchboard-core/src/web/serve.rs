@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::pairing::{self, Attempt};
-use super::shared::Web;
+use super::shared::{Served, Web};
 use super::{Doorkeeper, WebOptions, WebServer, guard, pages};
 use crate::server::StreamServer;
 
@@ -37,31 +37,22 @@ pub fn serve<H: Doorkeeper>(
     listener: std::net::TcpListener,
     options: WebOptions,
     door: Arc<H>,
+    names: Vec<String>,
     tls: Option<super::tls::Tls>,
 ) -> std::io::Result<WebServer> {
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let (open_tx, open) = watch::channel(());
+    let (served_tx, served) = watch::channel(Served { names, tls: tls.map(|tls| tls.acceptor) });
     let streams = StreamServer::new(options.limits.clone());
-    let web = Arc::new(Web {
-        door,
-        bound: addr,
-        secure: tls.is_some(),
-        options,
-        pairing_turn: tokio::sync::Mutex::new(()),
-        streams,
-        open,
-    });
-    let accept = tokio::spawn(accept(listener, web, tls.map(|tls| tls.acceptor)));
-    Ok(WebServer { addr, accept, _open: open_tx })
+    let web =
+        Arc::new(Web { door, bound: addr, options, served, pairing_turn: tokio::sync::Mutex::new(()), streams, open });
+    let accept = tokio::spawn(accept(listener, web));
+    Ok(WebServer { addr, accept, _open: open_tx, served: served_tx })
 }
 
-async fn accept<H: Doorkeeper>(
-    listener: tokio::net::TcpListener,
-    web: Arc<Web<H>>,
-    tls: Option<tokio_rustls::TlsAcceptor>,
-) {
+async fn accept<H: Doorkeeper>(listener: tokio::net::TcpListener, web: Arc<Web<H>>) {
     // Owned here: when the server stops, every connection's task goes with it.
     let mut connections = JoinSet::new();
     loop {
@@ -78,7 +69,8 @@ async fn accept<H: Doorkeeper>(
             tracing::debug!(%peer, "a web connection was refused: too many open");
             continue;
         }
-        let (web, tls) = (web.clone(), tls.clone());
+        let tls = web.served.borrow().tls.clone();
+        let web = web.clone();
         connections.spawn(async move {
             match tls {
                 None => serve_http(stream, web, peer).await,
@@ -111,9 +103,10 @@ where
 
 /// Answers one request, with the headers every answer carries.
 async fn answer<H: Doorkeeper>(web: &Arc<Web<H>>, peer: SocketAddr, request: Request<Incoming>) -> Response<Body> {
-    let mut response = route(web, peer, request).await;
+    let served = web.served.borrow().clone();
+    let mut response = route(web, &served, peer, request).await;
     let headers = response.headers_mut();
-    for (name, value) in guard::security_headers(web.secure) {
+    for (name, value) in guard::security_headers(served.tls.is_some()) {
         headers.insert(name, HeaderValue::from_static(value));
     }
     response
@@ -123,9 +116,14 @@ fn header(request: &Request<Incoming>, name: header::HeaderName) -> Option<&str>
     request.headers().get(name).and_then(|value| value.to_str().ok())
 }
 
-async fn route<H: Doorkeeper>(web: &Arc<Web<H>>, peer: SocketAddr, request: Request<Incoming>) -> Response<Body> {
+async fn route<H: Doorkeeper>(
+    web: &Arc<Web<H>>,
+    served: &Served,
+    peer: SocketAddr,
+    request: Request<Incoming>,
+) -> Response<Body> {
     let host = header(&request, header::HOST).unwrap_or_default().to_owned();
-    if !guard::host_allowed(&host, web.bound, &web.options.names) {
+    if !guard::host_allowed(&host, web.bound, &served.names) {
         tracing::warn!(%peer, host = %host.escape_debug(), "a web request by a name Switchboard does not answer to");
         return pages::text(StatusCode::MISDIRECTED_REQUEST, "Switchboard does not answer to this address.");
     }
@@ -141,7 +139,7 @@ async fn route<H: Doorkeeper>(web: &Arc<Web<H>>, peer: SocketAddr, request: Requ
     }
     if path == guard::SOCKET_PATH {
         let origin = header(&request, header::ORIGIN);
-        if !guard::origin_allowed(origin, &host, web.secure) {
+        if !guard::origin_allowed(origin, &host, served.tls.is_some()) {
             tracing::warn!(%peer, origin = ?origin.map(str::escape_debug), "a web socket from another origin");
             return pages::text(StatusCode::FORBIDDEN, "The engine's socket opens only from its own pages.");
         }
