@@ -20,6 +20,10 @@ pub struct Sequenced {
     /// it (unless it falls behind or goes), and shows its notices itself.
     pub windows: usize,
     pub event: std::sync::Arc<EngineEvent>,
+    /// The event as the socket writes it, made by the first subscriber that
+    /// writes it and shared by the others (ten browsers do not serialize it
+    /// ten times).
+    pub written: std::sync::Arc<std::sync::OnceLock<Vec<u8>>>,
 }
 
 /// The engine's events for the socket's subscribers (windows, tests) and the
@@ -60,8 +64,12 @@ impl EventFeed {
         let mut order = self.order();
         order.seq += 1;
         if self.sender.receiver_count() > 0 {
-            let sequenced =
-                Sequenced { seq: order.seq, windows: order.windows, event: std::sync::Arc::new(event.clone()) };
+            let sequenced = Sequenced {
+                seq: order.seq,
+                windows: order.windows,
+                event: std::sync::Arc::new(event.clone()),
+                written: std::sync::Arc::default(),
+            };
             self.sender.send(sequenced).ok();
         }
     }

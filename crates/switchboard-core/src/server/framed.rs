@@ -486,8 +486,11 @@ async fn forward_events(mut receiver: broadcast::Receiver<crate::sink::Sequenced
         {
             return;
         }
-        let event = EventOut { seq: sequenced.seq, event: &sequenced.event };
-        if !outbox.push(Frame::message(&event)) {
+        let body = sequenced.written.get_or_init(|| {
+            let event = EventOut { seq: sequenced.seq, event: &sequenced.event };
+            serde_json::to_vec(&event).expect("events always serialize")
+        });
+        if !outbox.push(Frame { kind: MESSAGE, body: body.clone() }) {
             return;
         }
     }
