@@ -155,6 +155,46 @@ describe('the phone layout', () => {
   });
 });
 
+describe('the wider layout on a touch screen', () => {
+  /** The browser says its pointer is coarse (a finger), as a tablet's does. */
+  function touchScreen(): () => void {
+    const before = window.matchMedia;
+    window.matchMedia = ((query: string) => ({
+      matches: query === '(pointer: coarse)',
+      media: query,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    })) as unknown as typeof window.matchMedia;
+    return () => {
+      window.matchMedia = before;
+    };
+  }
+
+  it('in a browser, has the key bar under the running agent’s terminal, sending its keys', async () => {
+    const restore = touchScreen();
+    try {
+      const { backend, session } = await seeded({ kind: 'browser' });
+      await renderApp(backend);
+      await fireEvent.click(screen.getByTestId('key-escape'));
+      await waitFor(() => expect(callsOf(backend, 'write_input')).toEqual([{ sessionId: session.id, data: '\x1b' }]));
+    } finally {
+      restore();
+    }
+  });
+
+  it('in the desktop window, has none (a keyboard has those keys)', async () => {
+    const restore = touchScreen();
+    try {
+      const { backend } = await seeded();
+      await renderApp(backend);
+      expect(screen.getByTestId('terminal')).toBeTruthy();
+      expect(screen.queryByTestId('key-bar')).toBeNull();
+    } finally {
+      restore();
+    }
+  });
+});
+
 describe('a page paired to look only', () => {
   it('on a phone, says it looks only and offers no answer, allow, new task or typing', async () => {
     const { backend, ana, asked } = await seeded();
