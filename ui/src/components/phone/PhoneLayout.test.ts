@@ -123,6 +123,16 @@ describe('the phone layout', () => {
     await waitFor(() => expect(screen.getByTestId('phone-agents')).toBeTruthy());
   });
 
+  it('opens an agent the engine says may be stuck from the inbox, and the browser’s Back comes back to the inbox', async () => {
+    const { backend, bo } = await seeded();
+    await renderPhone(backend);
+    await fireEvent.click(entries().find((e) => e.getAttribute('data-profile-id') === bo.id)!);
+    expect(screen.getByTestId('phone-agent').getAttribute('data-profile-id')).toBe(bo.id);
+    expect(screen.getByTestId('phone-agent-attention').getAttribute('data-state')).toBe('stalled');
+    history.back();
+    await waitFor(() => expect(screen.getByTestId('phone-layout').getAttribute('data-view')).toBe('inbox'));
+  });
+
   it('shows the terminal read-only until Type; the key bar sends the keys a phone lacks as the terminal would', async () => {
     const { backend, ana, session } = await seeded();
     const { terminals } = await renderPhone(backend);
