@@ -242,7 +242,8 @@ describe('a page paired to look only', () => {
   });
 
   it('in the wider layout, says it looks only and offers no answer, allow, typing, stop, new task or new agent', async () => {
-    const { backend, session, asked } = await seeded();
+    const { backend, session, asked, ana, bo } = await seeded();
+    await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Write the docs' });
     backend.answerNext('this_device', readOnlyDevice);
     const { terminals } = await renderApp(backend);
     expect((await screen.findByTestId('looks-only')).textContent).toBe('Looking only');
@@ -257,6 +258,16 @@ describe('a page paired to look only', () => {
     for (const control of ['stop-session', 'restart-session', 'new-task', 'queue-pause']) expect(screen.queryByTestId(control)).toBeNull();
     terminals.last().type('y\r');
 
+    // The agents: a running one's session opens; a stopped one is not started from here.
+    const startOf = (id: string) => screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-id') === id)?.querySelector('[data-testid="start-profile"]');
+    expect(startOf(ana.id)?.getAttribute('data-opens')).toBe('session');
+    expect(startOf(bo.id)).toBeNull();
+    // A task's detail: nothing cancels, requeues, runs again, renames or edits it.
+    await fireEvent.click(screen.getAllByTestId('task-open')[0]);
+    const detail = screen.getByTestId('task-detail');
+    for (const control of ['task-cancel', 'task-requeue', 'task-rerun', 'task-rename', 'task-edit-instruction']) expect(within(detail).queryByTestId(control)).toBeNull();
+    await fireEvent.click(within(detail).getByTestId('task-detail-close'));
+
     await fireEvent.click(screen.getAllByTestId('attention-entry').find((e) => e.getAttribute('data-signal-id') === asked.id)!);
     const dialog = screen.getByTestId('signal-dialog');
     expect(within(dialog).queryByTestId('signal-submit')).toBeNull();
@@ -266,7 +277,8 @@ describe('a page paired to look only', () => {
   });
 
   it('a full device is marked nothing and offers it all', async () => {
-    const { backend } = await seeded();
+    const { backend, ana } = await seeded();
+    await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Write the docs' });
     backend.answerNext('this_device', { ...readOnlyDevice, read_only: false });
     await renderApp(backend);
     await waitFor(() => expect(callsOf(backend, 'this_device')).toHaveLength(1));
@@ -274,6 +286,9 @@ describe('a page paired to look only', () => {
     expect(screen.queryByTestId('looks-only')).toBeNull();
     expect(screen.getByTestId('new-agent')).toBeTruthy();
     expect(within(screen.getByTestId('permission-request')).getByTestId('permission-allow')).toBeTruthy();
+    for (const control of ['stop-session', 'new-task']) expect(screen.getByTestId(control)).toBeTruthy();
+    await fireEvent.click(screen.getAllByTestId('task-open')[0]);
+    expect(within(screen.getByTestId('task-detail')).getByTestId('task-cancel')).toBeTruthy();
   });
 });
 
