@@ -276,6 +276,19 @@ describe('a page paired to look only', () => {
     expect(callsOf(backend, 'write_input')).toEqual([]);
   });
 
+  it('in the wider layout, saves no setting', async () => {
+    const { backend } = await seeded();
+    backend.answerNext('this_device', readOnlyDevice);
+    await renderApp(backend);
+    await screen.findByTestId('looks-only');
+    await fireEvent.click(screen.getByTestId('open-settings'));
+    const settings = screen.getByTestId('settings-view');
+    expect(within(settings).queryByTestId('settings-save')).toBeNull();
+    await fireEvent.submit(settings);
+    await tick();
+    expect(callsOf(backend, 'set_settings')).toEqual([]);
+  });
+
   it('a full device is marked nothing and offers it all', async () => {
     const { backend, ana } = await seeded();
     await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Write the docs' });
