@@ -257,6 +257,8 @@ describe('a page paired to look only', () => {
     expect(document.querySelector(`[data-testid="terminal"][data-session-id="${session.id}"]`)?.getAttribute('data-readonly')).toBe('true');
     for (const control of ['stop-session', 'restart-session', 'new-task', 'queue-pause']) expect(screen.queryByTestId(control)).toBeNull();
     terminals.last().type('y\r');
+    // Nor does it size the agent's terminal to its own (the engine refuses that too).
+    expect(callsOf(backend, 'resize')).toEqual([]);
 
     // The agents: a running one's session opens; a stopped one is not started from here.
     const startOf = (id: string) => screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-id') === id)?.querySelector('[data-testid="start-profile"]');
