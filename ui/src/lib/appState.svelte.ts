@@ -50,7 +50,7 @@ import { applyWorktreeEvent } from './changes';
 import { applySettingsEvent } from './settings';
 import { mergeInitialTasks } from './tasks';
 import { initialSelection, isRunning, mergeInitial, repairSelection } from './model';
-import { paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
+import { changesSomething, lookingOnly, paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
 import { shownAgents } from './pace';
 import type { NoticeOpens } from './phone';
 import { sessionNamedBy } from './appLink.svelte';
@@ -318,7 +318,7 @@ export class AppState extends SettingsState {
 
   /** The palette's commands for what the window shows now. */
   get paletteCommands(): PaletteCommand[] {
-    return paletteCommands({
+    const commands = paletteCommands({
       profiles: this.model.profiles,
       sessions: this.model.sessions,
       queues: this.tasks.queues,
@@ -333,11 +333,15 @@ export class AppState extends SettingsState {
       tasks: this.tasks.tasks,
       now: Date.now(),
     });
+    // A page paired to look only offers what shows, not what changes anything.
+    return this.looksOnly ? lookingOnly(commands) : commands;
   }
 
   /** Does what a palette command (or its shortcut) says. */
   run(action: PaletteAction): void {
     this.paletteOpen = false;
+    // A shortcut does not do what a page paired to look only is not offered.
+    if (this.looksOnly && changesSomething(action)) return;
     switch (action.kind) {
       case 'dashboard':
         return this.select(null);

@@ -11,8 +11,9 @@ import type { AccountLimit, Device, WorktreeInfo } from './bindings';
 
 /**
  * The fake with a demo profile and a running demo session, for the plain-browser page. The
- * page's address may ask for a browser's page (`?kind=browser`: its banners and notices) and
- * one paired to look only (`?device=read-only`), to look at those without an engine.
+ * page's address may ask for a browser's page (`?kind=browser`: its banners and notices), one
+ * paired to look only (`?device=read-only`), and its link lost or unpaired (`?link=…`), to look
+ * at those without an engine.
  */
 export function demoBackend(search = typeof location === 'undefined' ? '' : location.search): FakeBackend {
   const asked = new URLSearchParams(search);
@@ -110,6 +111,11 @@ export function demoBackend(search = typeof location === 'undefined' ? '' : loca
     // Its hook asks to run a command too: the desktop's prompt, the phone's inbox.
     backend.askPermission({ id: 1, session_id: session.id, tool_name: 'Bash', tool_input: { command: 'npm test -- --watch=false' }, asked_at: Date.now(), expires_at: Date.now() + 10 * 60 * 1000 });
   })();
+  // The link as a browser's page may hear it, to look at its banner (`?link=lost`, `?link=unpaired`).
+  if (asked.get('link') === 'lost') backend.setEngineLink({ state: 'lost', reason: 'Switchboard’s engine cannot be reached from this browser.', host: null });
+  if (asked.get('link') === 'unpaired') {
+    backend.setEngineLink({ state: 'refused', reason: 'This phone was removed from Switchboard’s devices. Pair it again to go on.', host: null, unpaired: true });
+  }
   if (asked.get('device') === 'read-only') {
     backend.answerNext('this_device', { id: 'demo-phone', name: 'Demo phone', read_only: true, paired_at: now - hour, last_seen_at: now, last_from: '127.0.0.1', connected: true } satisfies Device);
   }

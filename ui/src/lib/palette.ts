@@ -239,3 +239,16 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
   });
   return commands;
 }
+
+/** The palette's actions that change something: a page paired to look only offers none of them. */
+const CHANGES_SOMETHING: ReadonlySet<PaletteAction['kind']> = new Set(['new-task', 'new-agent', 'start', 'resume', 'pause-all']);
+
+/** Whether `action` changes something (starts, resumes, queues, makes, pauses), rather than shows. */
+export function changesSomething(action: PaletteAction): boolean {
+  return CHANGES_SOMETHING.has(action.kind);
+}
+
+/** The commands a page paired to look only offers: those that only show. */
+export function lookingOnly(commands: readonly PaletteCommand[]): PaletteCommand[] {
+  return commands.filter((command) => !changesSomething(command.action));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Attention, EngineEvent, PermissionRequest, SignalInfo, TaskInfo } from './bindings';
-import { inboxEntries, keyBytes, layoutFor, pageNoticeOf, PHONE_MAX_WIDTH, ToldNews, type InboxInput, type TerminalKey } from './phone';
+import { inboxEntries, keyBytes, layoutFor, wideKeyBar, pageNoticeOf, PHONE_MAX_WIDTH, ToldNews, type InboxInput, type TerminalKey } from './phone';
 import { signalScan } from '../test/records';
 import { clarification, stopWork } from '../test/signals';
 import { needsYou, question } from '../test/attention';
@@ -108,6 +108,17 @@ describe('inboxEntries', () => {
 
   it('keeps a permission request whose session it does not know, by its own key', () => {
     expect(inbox({ permissions: [{ ...permission(1, 'zed', 5), session_id: 'elsewhere' }] })).toEqual(['permission:elsewhere:1']);
+  });
+});
+
+describe('wideKeyBar', () => {
+  it.each([
+    ['browser', true, true],
+    ['browser', false, false],
+    ['window', true, false],
+    ['window', false, false],
+  ] as const)('in a %s, a coarse pointer %s: the key bar %s', (kind, coarse, shown) => {
+    expect(wideKeyBar(kind, coarse)).toBe(shown);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import type { Attention, EngineEvent, PermissionRequest, Profile, ProfileId, SessionId, SessionInfo, SignalId, SignalInfo, TaskId } from './bindings';
 import { attentionLine, type ShownAttentionMap } from './attention';
+import type { BackendKind } from './backend';
 import { signalTitle, wellFormed } from './signals';
 import { firstLine, taskTitle } from './tasks';
 
@@ -86,6 +87,15 @@ export function inboxEntries(input: InboxInput): InboxEntry[] {
   }
   // Newest first; the same moment keeps the order above (signals, requests, agents).
   return entries.map((entry, index) => ({ entry, index })).sort((a, b) => b.entry.at - a.entry.at || a.index - b.index).map(({ entry }) => entry);
+}
+
+/**
+ * Whether the wider layout's terminal has the key bar under it: in a browser on a touch screen
+ * (a tablet's keyboard has no Esc, Tab or arrows either), never in the desktop window nor with
+ * a mouse. The phone's terminal has it while the user types.
+ */
+export function wideKeyBar(kind: BackendKind, coarsePointer: boolean): boolean {
+  return kind === 'browser' && coarsePointer;
 }
 
 /** The keys of the terminal's key bar: what a phone's keyboard lacks. */

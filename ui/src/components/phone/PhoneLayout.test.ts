@@ -123,6 +123,19 @@ describe('the phone layout', () => {
     await waitFor(() => expect(screen.getByTestId('phone-agents')).toBeTruthy());
   });
 
+  it('opens an agent the engine says may be stuck from the inbox, and the browser’s Back comes back to the inbox', async () => {
+    const { backend, bo } = await seeded();
+    await renderPhone(backend);
+    await fireEvent.click(entries().find((e) => e.getAttribute('data-profile-id') === bo.id)!);
+    expect(screen.getByTestId('phone-agent').getAttribute('data-profile-id')).toBe(bo.id);
+    expect(screen.getByTestId('phone-agent-attention').getAttribute('data-state')).toBe('stalled');
+    history.back();
+    await waitFor(() => expect(screen.getByTestId('phone-layout').getAttribute('data-view')).toBe('inbox'));
+    // What the page left in the history is plain data: a browser keeps a structured clone of it
+    // (a reactive proxy there made Chromium refuse to open the agent at all).
+    expect(() => structuredClone(history.state)).not.toThrow();
+  });
+
   it('shows the terminal read-only until Type; the key bar sends the keys a phone lacks as the terminal would', async () => {
     const { backend, ana, session } = await seeded();
     const { terminals } = await renderPhone(backend);
@@ -152,6 +165,46 @@ describe('the phone layout', () => {
     surface.applicationCursor = true;
     await fireEvent.click(screen.getByTestId('key-up'));
     await waitFor(() => expect(writes().join('').endsWith('\x1bOA')).toBe(true));
+  });
+});
+
+describe('the wider layout on a touch screen', () => {
+  /** The browser says its pointer is coarse (a finger), as a tablet's does. */
+  function touchScreen(): () => void {
+    const before = window.matchMedia;
+    window.matchMedia = ((query: string) => ({
+      matches: query === '(pointer: coarse)',
+      media: query,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    })) as unknown as typeof window.matchMedia;
+    return () => {
+      window.matchMedia = before;
+    };
+  }
+
+  it('in a browser, has the key bar under the running agent’s terminal, sending its keys', async () => {
+    const restore = touchScreen();
+    try {
+      const { backend, session } = await seeded({ kind: 'browser' });
+      await renderApp(backend);
+      await fireEvent.click(screen.getByTestId('key-escape'));
+      await waitFor(() => expect(callsOf(backend, 'write_input')).toEqual([{ sessionId: session.id, data: '\x1b' }]));
+    } finally {
+      restore();
+    }
+  });
+
+  it('in the desktop window, has none (a keyboard has those keys)', async () => {
+    const restore = touchScreen();
+    try {
+      const { backend } = await seeded();
+      await renderApp(backend);
+      expect(screen.getByTestId('terminal')).toBeTruthy();
+      expect(screen.queryByTestId('key-bar')).toBeNull();
+    } finally {
+      restore();
+    }
   });
 });
 
@@ -189,7 +242,8 @@ describe('a page paired to look only', () => {
   });
 
   it('in the wider layout, says it looks only and offers no answer, allow, typing, stop, new task or new agent', async () => {
-    const { backend, session, asked } = await seeded();
+    const { backend, session, asked, ana, bo } = await seeded();
+    await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Write the docs' });
     backend.answerNext('this_device', readOnlyDevice);
     const { terminals } = await renderApp(backend);
     expect((await screen.findByTestId('looks-only')).textContent).toBe('Looking only');
@@ -203,6 +257,18 @@ describe('a page paired to look only', () => {
     expect(document.querySelector(`[data-testid="terminal"][data-session-id="${session.id}"]`)?.getAttribute('data-readonly')).toBe('true');
     for (const control of ['stop-session', 'restart-session', 'new-task', 'queue-pause']) expect(screen.queryByTestId(control)).toBeNull();
     terminals.last().type('y\r');
+    // Nor does it size the agent's terminal to its own (the engine refuses that too).
+    expect(callsOf(backend, 'resize')).toEqual([]);
+
+    // The agents: a running one's session opens; a stopped one is not started from here.
+    const startOf = (id: string) => screen.getAllByTestId('profile-entry').find((e) => e.getAttribute('data-profile-id') === id)?.querySelector('[data-testid="start-profile"]');
+    expect(startOf(ana.id)?.getAttribute('data-opens')).toBe('session');
+    expect(startOf(bo.id)).toBeNull();
+    // A task's detail: nothing cancels, requeues, runs again, renames or edits it.
+    await fireEvent.click(screen.getAllByTestId('task-open')[0]);
+    const detail = screen.getByTestId('task-detail');
+    for (const control of ['task-cancel', 'task-requeue', 'task-rerun', 'task-rename', 'task-edit-instruction']) expect(within(detail).queryByTestId(control)).toBeNull();
+    await fireEvent.click(within(detail).getByTestId('task-detail-close'));
 
     await fireEvent.click(screen.getAllByTestId('attention-entry').find((e) => e.getAttribute('data-signal-id') === asked.id)!);
     const dialog = screen.getByTestId('signal-dialog');
@@ -212,8 +278,22 @@ describe('a page paired to look only', () => {
     expect(callsOf(backend, 'write_input')).toEqual([]);
   });
 
-  it('a full device is marked nothing and offers it all', async () => {
+  it('in the wider layout, saves no setting', async () => {
     const { backend } = await seeded();
+    backend.answerNext('this_device', readOnlyDevice);
+    await renderApp(backend);
+    await screen.findByTestId('looks-only');
+    await fireEvent.click(screen.getByTestId('open-settings'));
+    const settings = screen.getByTestId('settings-view');
+    expect(within(settings).queryByTestId('settings-save')).toBeNull();
+    await fireEvent.submit(settings);
+    await tick();
+    expect(callsOf(backend, 'set_settings')).toEqual([]);
+  });
+
+  it('a full device is marked nothing and offers it all', async () => {
+    const { backend, ana } = await seeded();
+    await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Write the docs' });
     backend.answerNext('this_device', { ...readOnlyDevice, read_only: false });
     await renderApp(backend);
     await waitFor(() => expect(callsOf(backend, 'this_device')).toHaveLength(1));
@@ -221,6 +301,9 @@ describe('a page paired to look only', () => {
     expect(screen.queryByTestId('looks-only')).toBeNull();
     expect(screen.getByTestId('new-agent')).toBeTruthy();
     expect(within(screen.getByTestId('permission-request')).getByTestId('permission-allow')).toBeTruthy();
+    for (const control of ['stop-session', 'new-task']) expect(screen.getByTestId(control)).toBeTruthy();
+    await fireEvent.click(screen.getAllByTestId('task-open')[0]);
+    expect(within(screen.getByTestId('task-detail')).getByTestId('task-cancel')).toBeTruthy();
   });
 });
 
