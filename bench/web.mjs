@@ -139,7 +139,7 @@ async function latency(window, dataDir, base) {
     await phone.browser.url(JSON.parse(cli(dataDir, 'web', 'pair', '--json')).url);
     const pages = [
       { name: 'window', browser: window, opened: '[data-testid="session-entry"]', showTasks: () => showTasksInWindow(window, agent.name) },
-      { name: 'phone', browser: phone.browser, opened: '[data-testid="phone-inbox"]', showTasks: () => showTasksOnPhone(phone.browser, agent.name) },
+      { name: 'phone', browser: phone.browser, opened: '[data-testid="phone-inbox"]', showTasks: () => showTasksOnPhone(phone.browser, agent.id) },
     ];
     for (const page of pages) {
       const loads = [];
@@ -179,8 +179,9 @@ async function showTasksInWindow(browser, name) {
   await (await browser.$(`[data-testid="profile-entry"][data-profile-name="${name}"] [data-testid="session-entry"]`)).click();
 }
 
-async function showTasksOnPhone(browser, name) {
+async function showTasksOnPhone(browser, profileId) {
   await (await browser.$('[data-testid="phone-nav-agents"]')).click();
-  await (await browser.$(`[data-testid="phone-agent"][data-profile-name="${name}"]`)).click();
-  await (await browser.$('[data-testid="phone-agent-tasks"]')).waitForExist({ timeout: 10_000 });
+  await (await browser.$(`[data-testid="phone-agent-entry"][data-profile-id="${profileId}"]`)).click();
+  await (await browser.$('[data-testid="phone-tab-tasks"]')).click();
+  await (await browser.$('[data-testid="phone-tasks"]')).waitForExist({ timeout: 10_000 });
 }
