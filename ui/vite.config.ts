@@ -30,5 +30,8 @@ export default defineConfig({
     // two thirds of the run. What a file leaves behind is cleared after each test (setup.ts).
     pool: 'threads',
     isolate: false,
+    // Tests wait for conditions, never for fixed times; on a loaded machine the window's beat
+    // (once a second) can come late, so a test is given room before it is called stuck.
+    testTimeout: 20_000,
   },
 });

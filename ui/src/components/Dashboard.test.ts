@@ -232,7 +232,7 @@ describe('the dashboard with many agents', () => {
       const entry = { target: inSight, isIntersecting: true } as unknown as IntersectionObserverEntry;
       observed[0].callback([entry], {} as IntersectionObserver);
       const before = callsOf(backend, 'screen_snapshot').length;
-      await waitFor(() => expect(callsOf(backend, 'screen_snapshot').length).toBeGreaterThan(before), { timeout: 2500 });
+      await waitFor(() => expect(callsOf(backend, 'screen_snapshot').length).toBeGreaterThan(before), { timeout: 10_000 });
       const read = new Set(callsOf(backend, 'screen_snapshot').map((c) => c.sessionId));
       expect(read).toEqual(new Set([idleSession.id]));
       expect(read.has(askerSession.id)).toBe(false);

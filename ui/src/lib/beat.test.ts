@@ -31,7 +31,7 @@ describe("the window's beat", () => {
     let beats = 0;
     const beat = new Beat(() => beats++, 20);
     beat.start();
-    await expect.poll(() => beats, { timeout: 2000 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => beats, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     beat.stop();
     const stopped = beats;
     await new Promise((resolve) => setTimeout(resolve, 60));

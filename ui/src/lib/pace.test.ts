@@ -100,7 +100,7 @@ describe('the window under many agents', () => {
     expect(app.attention[helper.id]).toBe(heard);
 
     // At the beat, the other agent's news lands together, its latest.
-    await vi.waitFor(() => expect(app.agentStatus[other.id]?.status).toBe('attention'), { timeout: 3000 });
+    await vi.waitFor(() => expect(app.agentStatus[other.id]?.status).toBe('attention'), { timeout: 10_000 });
     expect(app.attention[helper.id]).toEqual({ state: 'idle', since: 42 });
 
     // Just after that beat: the shown agent's news comes at once and leaves what is held for
@@ -110,7 +110,7 @@ describe('the window under many agents', () => {
     await Promise.resolve();
     expect(app.agentStatus[shown.id]?.status).toBe('attention');
     expect(app.agentStatus[other.id]?.status).toBe('attention');
-    await vi.waitFor(() => expect(app.agentStatus[other.id]?.status).toBe('working'), { timeout: 3000 });
+    await vi.waitFor(() => expect(app.agentStatus[other.id]?.status).toBe('working'), { timeout: 10_000 });
 
     // Held news goes before an event that must not overtake it: the agent is gone, and no
     // news of it held before comes back after.
