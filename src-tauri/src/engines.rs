@@ -16,9 +16,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use switchboard_api::{EventPace, HostLink, Viewing};
-use switchboard_client::fleet::{self, Owners, Route};
+use switchboard_client::fleet::dispatch::{self, refused};
+use switchboard_client::fleet::{self, Owners};
 use switchboard_client::ssh::Host;
-use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, Reply, SessionId, SubscriptionId, TaskId};
+use switchboard_core::{ApiError, Command, EngineLink, Reply, SessionId, SubscriptionId, TaskId};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
 use tokio::sync::watch;
@@ -44,10 +45,6 @@ pub struct Engines {
     app: OnceLock<AppHandle>,
     /// How soon the window wants its events, for every link.
     pace: watch::Sender<EventPace>,
-}
-
-fn refused(message: String) -> ApiError {
-    ApiError { code: ErrorCode::InvalidInput, message, field: None, problems: Vec::new() }
 }
 
 impl Engines {
@@ -174,32 +171,11 @@ impl Engines {
         self.beside_links().into_iter().find(|link| link.destination() == Some(destination))
     }
 
-    /// The links a command for something held where no one knows goes
-    /// to, in turn: the window's own first, then each machine connected.
-    fn in_turn(&self) -> Vec<Arc<Link>> {
-        let connected = self.beside_links().into_iter().filter(|link| link.connected().is_some());
-        std::iter::once(self.main.clone()).chain(connected).collect()
-    }
-
-    /// The links that may hold what `ids` name: the machine known to hold
-    /// it (refused when it cannot be reached), else each in turn.
+    /// The links that may hold what `ids` name, in turn (`fleet::dispatch::holders`).
     fn holders(&self, ids: &[String]) -> Result<Vec<Arc<Link>>, ApiError> {
-        let held = self.owners.lock().expect("never poisoned").owner(ids).map(str::to_owned);
-        match held {
-            None => Ok(self.in_turn()),
-            Some(host) => match self.beside_link(&host) {
-                Some(link) if link.connected().is_some() => Ok(vec![link]),
-                Some(_) => Err(ApiError {
-                    code: ErrorCode::EngineStopped,
-                    message: format!(
-                        "This is on {host}, which cannot be reached now; the window reconnects by itself."
-                    ),
-                    field: None,
-                    problems: Vec::new(),
-                }),
-                None => Ok(self.in_turn()),
-            },
-        }
+        let beside = self.beside_links();
+        let holders = dispatch::holders(&*self.main, &beside, &self.owners, ids)?;
+        Ok(holders.into_iter().map(|link| link.unwrap_or_else(|| self.main.clone())).collect())
     }
 
     /// Any engine command meant for the window: to the machine `host`
@@ -209,56 +185,7 @@ impl Engines {
         if let (Command::SetViewing { viewing }, None) = (&command, &host) {
             return self.set_viewing(viewing.clone()).await.map(|()| Reply::Unit);
         }
-        if let Some(host) = host
-            && self.main.destination() != Some(host.as_str())
-        {
-            let link =
-                self.beside_link(&host).ok_or_else(|| refused(format!("This window does not show “{host}”.")))?;
-            return link.call(command).await;
-        }
-        match fleet::route(&command) {
-            Route::Every => {
-                let others: Vec<_> = (self.beside_links().into_iter())
-                    .filter(|link| link.connected().is_some())
-                    .map(|link| {
-                        let command = command.clone();
-                        tauri::async_runtime::spawn(async move {
-                            let reply = link.call(command).await;
-                            (link, reply)
-                        })
-                    })
-                    .collect();
-                let mut replies = vec![self.main.call(command.clone()).await?];
-                for other in others {
-                    match other.await {
-                        Ok((_, Ok(reply))) => replies.push(reply),
-                        // Shown as that machine's link; its agents are left out meanwhile.
-                        Ok((link, Err(error))) => tracing::warn!(
-                            host = ?link.destination(), command = command.name(), message = %error.message,
-                            "another machine did not answer"
-                        ),
-                        Err(error) => tracing::warn!(%error, "asking another machine failed"),
-                    }
-                }
-                fleet::join(replies).ok_or_else(|| ApiError {
-                    code: ErrorCode::Internal,
-                    message: format!("The machines answered `{}` differently.", command.name()),
-                    field: None,
-                    problems: Vec::new(),
-                })
-            }
-            Route::Owner(ids) => {
-                let mut refusal = None;
-                for link in self.holders(&ids)? {
-                    match link.call(command.clone()).await {
-                        Err(error) if fleet::not_held(error.code) => refusal = Some(error),
-                        answered => return answered,
-                    }
-                }
-                Err(refusal.unwrap_or_else(|| refused("Nothing the window shows holds this.".into())))
-            }
-            Route::Chosen | Route::Local => self.main.call(command).await,
-        }
+        dispatch::call(&*self.main, &self.beside_links(), &self.owners, command, host).await
     }
 
     /// Tells each engine what the user looks at: the one that holds the

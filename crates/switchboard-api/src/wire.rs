@@ -111,9 +111,13 @@ pub enum ClientFrame {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientRequest {
-    /// Any engine command, answered with its reply.
+    /// Any engine command, answered with its reply. `host`: one of the
+    /// user's other machines the engine serving a browser reaches for it
+    /// (none: where the command's own route sends it).
     Command {
         command: crate::Command,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<String>,
     },
     /// Every engine event from now on, each with its sequence number.
     Subscribe,
@@ -124,6 +128,11 @@ pub enum ClientRequest {
         session_id: SessionId,
         stream: u32,
     },
+    /// Another machine's engine's link, as the engine serving a browser
+    /// reaches it for the browser: answered with [`Answer::Machines`], then
+    /// each change pushed as [`ServerFrame::Machine`], and that machine's
+    /// events as [`ServerFrame::Event`]s naming it.
+    Machines,
     /// Ends an attach.
     Detach {
         stream: u32,
@@ -147,6 +156,15 @@ pub enum ServerFrame {
     Event {
         seq: u64,
         event: serde_json::Value,
+        /// The other machine whose engine sent it, relayed by the engine
+        /// serving a browser (`seq` is then that engine's own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<String>,
+    },
+    /// The link to another machine's engine changed (after
+    /// [`ClientRequest::Machines`]).
+    Machine {
+        link: crate::HostLink,
     },
     /// The engine's events came faster than this connection took them and
     /// some were dropped: the client reloads what it shows.
@@ -170,6 +188,8 @@ pub enum Answer {
     Ok { reply: Reply },
     Subscribed { instance_id: String, seq: u64 },
     Pong,
+    /// The other machines a browser is shown, with their links now.
+    Machines { links: Vec<crate::HostLink> },
     Error { error: ApiError },
 }
 

@@ -329,7 +329,7 @@ impl Client {
 
     /// Sends any engine command and returns its reply.
     pub async fn call(&self, command: Command) -> Result<Reply, ClientError> {
-        match self.request(ClientRequest::Command { command }).await? {
+        match self.request(ClientRequest::Command { command, host: None }).await? {
             Answer::Ok { reply } => Ok(reply),
             Answer::Error { error } => Err(ClientError::Api(error)),
             other => Err(unexpected(&other)),
@@ -456,7 +456,9 @@ async fn read_in(mut read: impl AsyncRead + Unpin, shared: Arc<Shared>, closed: 
                     waiter.send(answer).ok();
                 }
             }
-            ServerFrame::Event { seq, event } => match serde_json::from_value::<EngineEvent>(event) {
+            // Another machine's, relayed: only a browser's connection asks for those.
+            ServerFrame::Event { host: Some(_), .. } | ServerFrame::Machine { .. } => {}
+            ServerFrame::Event { seq, event, host: None } => match serde_json::from_value::<EngineEvent>(event) {
                 Ok(event) => deliver_event(&mut routes, EventItem::Event { seq, event }),
                 Err(why) => tracing::debug!(%why, seq, "skipped an engine event this program does not know"),
             },

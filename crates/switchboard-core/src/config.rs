@@ -138,6 +138,9 @@ pub struct EngineConfig {
     /// The UI's files the web server gives paired browsers (none: a build
     /// that carries none says so to a browser).
     pub web_assets: Option<WebAssets>,
+    /// The user's other machines, which the web server reaches for the
+    /// browsers (the daemon gives them; none: this machine's engine only).
+    pub web_machines: Option<crate::web::beyond::Machines>,
     /// How wrong pairing codes slow every attempt after them.
     pub pairing_slowing: PairingSlowing,
 }
@@ -182,6 +185,7 @@ impl EngineConfig {
             search_path: None,
             socket: SocketLimits::default(),
             web_assets: None,
+            web_machines: None,
             pairing_slowing: PairingSlowing::default(),
         }
     }

@@ -653,3 +653,17 @@ fn sentence(reason: &str) -> String {
     let text: String = first.to_uppercase().chain(chars).collect();
     if text.ends_with(['.', '!', '?']) { text } else { format!("{text}.") }
 }
+
+impl switchboard_client::fleet::dispatch::Reach for Link {
+    fn destination(&self) -> Option<&str> {
+        Link::destination(self)
+    }
+
+    fn is_connected(&self) -> bool {
+        self.connected().is_some()
+    }
+
+    async fn call(&self, command: Command) -> Result<switchboard_core::Reply, ApiError> {
+        Link::call(self, command).await
+    }
+}

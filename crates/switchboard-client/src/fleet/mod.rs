@@ -11,6 +11,7 @@
 //! to the machine the user chose.
 
 mod caps;
+pub mod dispatch;
 mod owners;
 
 pub use caps::{

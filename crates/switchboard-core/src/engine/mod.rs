@@ -176,6 +176,7 @@ fn door(config: &EngineConfig, keeper: Arc<WeakEngine>) -> web::Door<WeakEngine>
         keeper,
         options: crate::web::WebOptions {
             assets: config.web_assets.clone(),
+            machines: config.web_machines.clone(),
             limits: config.socket.clone(),
             slowing: config.pairing_slowing,
         },

@@ -264,12 +264,24 @@ impl<H: RequestHandler> Connection<H> {
         match request {
             // A window's flow control holds the agent back for its own views of
             // the session only: another window's resume does not undo it.
-            ClientRequest::Command { command: switchboard_api::Command::SetOutputPaused { session_id, paused } }
-                if self.streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) =>
+            // Another machine is reached only by the engine serving a browser, for it (`web::Beyond`).
+            ClientRequest::Command { host: Some(host), .. } => {
+                let error = ApiError {
+                    code: ErrorCode::InvalidInput,
+                    message: format!("This connection reaches no other machine, so nothing was sent to {host}."),
+                    field: Some("host".into()),
+                    problems: Vec::new(),
+                };
+                self.outbox.answer(id, Answer::Error { error }, place);
+            }
+            ClientRequest::Command {
+                command: switchboard_api::Command::SetOutputPaused { session_id, paused }, ..
+            } if self.streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) =>
             {
                 self.pause_views(id, session_id, paused, place);
             }
-            ClientRequest::Command { command } => self.command(id, command, place),
+            ClientRequest::Command { command, host: None } => self.command(id, command, place),
+            ClientRequest::Machines => self.outbox.answer(id, Answer::Machines { links: Vec::new() }, place),
             ClientRequest::Subscribe => {
                 let answer = self.subscribe();
                 self.outbox.answer(id, answer, place);
@@ -564,7 +576,7 @@ mod tests {
         let event = EngineEvent::StorageChanged { problem: None };
         let frame = Frame::message(&EventOut { seq: 9, event: &event });
         let read: ServerFrame = serde_json::from_slice(&frame.body).unwrap();
-        let ServerFrame::Event { seq, event: value } = read else { panic!("{read:?}") };
+        let ServerFrame::Event { seq, event: value, .. } = read else { panic!("{read:?}") };
         assert_eq!(seq, 9);
         assert_eq!(serde_json::from_value::<EngineEvent>(value).unwrap(), event);
     }

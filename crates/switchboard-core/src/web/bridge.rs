@@ -9,15 +9,18 @@ use std::sync::Arc;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::AsyncWriteExt;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::shared::Web;
 use super::{Admitted, Doorkeeper};
 use crate::server::Caller;
-use switchboard_api::wire::{MAX_FRAME_BYTES, read_frame};
+use switchboard_api::wire::{Frame, MAX_FRAME_BYTES, read_frame};
 
 /// Bytes in flight in memory between the socket and the framed server, each way.
 const CARRIED_BYTES: usize = 256 * 1024;
+
+/// Frames of other machines waiting for a browser's socket.
+const RELAYED_FRAMES: usize = 256;
 
 /// The close code of a socket whose device was unpaired (the page stops
 /// reconnecting and says so).
@@ -43,13 +46,23 @@ pub(super) async fn carry<H: Doorkeeper>(socket: WebSocket, web: Arc<Web<H>>, ad
     let caller = Caller::Device { device: admitted.device, read_only: admitted.read_only };
     let mut open = web.open.clone();
     web.door.sockets_changed().await;
+    let (pushed, mut relayed) = mpsc::channel::<Frame>(RELAYED_FRAMES);
+    let mut relay = web.options.machines.as_ref().and_then(|machines| machines.0.open(caller, here(&web, caller), pushed));
     let ending = {
         let served = web.streams.serve(their_read, their_write, web.door.clone(), caller);
         let up = async {
             while let Some(Ok(message)) = stream.next().await {
                 match message {
                     Message::Binary(bytes) => {
-                        if our_write.write_all(&bytes).await.is_err() {
+                        // Whole frames only; another machine's are the relay's.
+                        let Some(frame) = whole_frame(&bytes) else { break };
+                        let Some(frame) = (match relay.as_mut() {
+                            Some(relay) => relay.up(frame),
+                            None => Some(frame),
+                        }) else {
+                            continue;
+                        };
+                        if our_write.write_all(&frame.encode()).await.is_err() {
                             break;
                         }
                     }
@@ -62,7 +75,17 @@ pub(super) async fn carry<H: Doorkeeper>(socket: WebSocket, web: Arc<Web<H>>, ad
             our_write.shutdown().await.ok();
         };
         let down = async {
-            while let Ok(frame) = read_frame(&mut our_read, MAX_FRAME_BYTES).await {
+            // This engine's hello first: the relay's frames only after it.
+            let mut hello_sent = false;
+            loop {
+                let frame = tokio::select! {
+                    read = read_frame(&mut our_read, MAX_FRAME_BYTES) => match read {
+                        Ok(frame) => frame,
+                        Err(_) => break,
+                    },
+                    Some(frame) = relayed.recv(), if hello_sent => frame,
+                };
+                hello_sent = true;
                 if sink.send(Message::Binary(frame.encode().into())).await.is_err() {
                     break;
                 }
@@ -112,4 +135,25 @@ async fn unpaired(mut revoked: watch::Receiver<bool>) {
             return;
         }
     }
+}
+
+/// One message as a frame: none if it is not exactly one frame.
+fn whole_frame(bytes: &[u8]) -> Option<Frame> {
+    let (head, body) = bytes.split_first_chunk::<5>()?;
+    let length = u32::from_be_bytes(head[..4].try_into().expect("four bytes")) as usize;
+    (length == body.len() + 1 && length <= MAX_FRAME_BYTES).then(|| Frame { kind: head[4], body: body.to_vec() })
+}
+
+/// Connections to this machine's engine for a relay, as the browser.
+fn here<H: Doorkeeper>(web: &Arc<Web<H>>, caller: Caller) -> super::beyond::Here {
+    let web = web.clone();
+    Arc::new(move || {
+        let (ours, theirs) = tokio::io::duplex(CARRIED_BYTES);
+        let web = web.clone();
+        tokio::spawn(async move {
+            let (read, write) = tokio::io::split(theirs);
+            web.streams.serve(read, write, web.door.clone(), caller).await;
+        });
+        ours
+    })
 }
