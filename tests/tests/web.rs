@@ -206,7 +206,7 @@ async fn hello(socket: &mut Socket, kind: ClientKind) {
 
 /// Sends `command` and awaits its answer.
 async fn command(socket: &mut Socket, id: u64, command: Command) -> Answer {
-    let request = ClientFrame::Request { id, request: ClientRequest::Command { command } };
+    let request = ClientFrame::Request { id, request: ClientRequest::Command { command, host: None } };
     socket.send(Message::Binary(Frame::message(&request).encode().into())).await.unwrap();
     loop {
         let frame: ServerFrame = serde_json::from_value(next_message(socket).await).unwrap();
@@ -525,4 +525,196 @@ async fn serving_again_keeps_the_address_and_the_open_sockets_and_stopping_frees
     closed_with(&mut socket, 1001).await;
     assert_eq!(serve(&t).await, addr);
     assert_eq!(get(addr, "/", None, &[("Cookie", &cookie)]).await.status, 200);
+}
+
+/// Sends a request and awaits its answer, keeping every other frame the
+/// engine sent meanwhile.
+async fn ask(socket: &mut Socket, id: u64, request: ClientRequest, meanwhile: &mut Vec<ServerFrame>) -> Answer {
+    let request = ClientFrame::Request { id, request };
+    socket.send(Message::Binary(Frame::message(&request).encode().into())).await.unwrap();
+    loop {
+        match serde_json::from_value(next_message(socket).await).unwrap() {
+            ServerFrame::Reply { id: answered, answer } if answered == id => return answer,
+            other => meanwhile.push(other),
+        }
+    }
+}
+
+/// The other machine's engine, behind a real sshd: started over SSH by the
+/// command line, stopped with the test.
+struct OtherMachine {
+    sshd: switchboard_tests::sshd::Sshd,
+    cli_data: std::path::PathBuf,
+}
+
+impl OtherMachine {
+    fn cli(&self, args: &[&str]) -> serde_json::Value {
+        let output = std::process::Command::new(app_binary())
+            .arg("--data-dir")
+            .arg(&self.cli_data)
+            .args(args)
+            .env("SWITCHBOARD_SSH", self.sshd.ssh_command())
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{args:?}: {}{out}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {out}"))
+    }
+}
+
+impl Drop for OtherMachine {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(app_binary())
+            .arg("--data-dir")
+            .arg(&self.sshd.remote_data)
+            .args(["daemon", "--stop"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// A browser sees what the desktop window sees: this machine's agents and
+/// those of the user's other machines, reached over SSH by the engine that
+/// serves it. Its lists join every machine's, a command for what another
+/// machine holds goes there, that machine's events and terminal come named
+/// by it, and a browser paired read-only changes nothing there either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_reaches_the_users_other_machines_through_the_engine_that_serves_it() {
+    use switchboard_client::ssh::Host;
+    use switchboard_tests::sshd::{HOST, Sshd};
+
+    let temp = tempfile::tempdir().unwrap();
+    let sshd = Sshd::start(temp.path());
+    sshd.trust();
+    let app = app_binary().display().to_string();
+    let other = OtherMachine { cli_data: temp.path().join("cli-data"), sshd };
+    let added = other.cli(&["host", "add", HOST, "--remote-program", &app, "--json"]);
+    assert_eq!(added["state"], "connected", "{added}");
+    let workspace = temp.path().join("remote-workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let builder = other.cli(&[
+        "--host",
+        HOST,
+        "agent",
+        "add",
+        "--name",
+        "builder",
+        "--command",
+        DEMO_AGENT,
+        "--arg",
+        "--speed",
+        "--arg",
+        "fast",
+        "--cwd",
+        workspace.to_str().unwrap(),
+        "--json",
+    ]);
+    let builder_id = builder["id"].as_str().unwrap_or_else(|| panic!("{builder}")).to_owned();
+
+    // This machine's engine, serving browsers, with the other machine in its list.
+    let ssh = switchboard_client::ssh::ssh_program_of(Some(&other.sshd.ssh_command()));
+    let t = TestEngine::start_with(|config| {
+        let host = Host { remote_program: Some(app.clone()), ..Host::new(HOST).unwrap() };
+        switchboard_client::hosts::add(&config.data_dir, host).unwrap();
+        config.web_machines =
+            Some(switchboard_daemon::beyond::Machines::with_ssh(config.data_dir.clone(), ssh).for_web());
+    })
+    .await;
+    let mine = t.demo_profile(&["--speed", "fast"]).await;
+    let addr = serve(&t).await;
+    let origin = format!("http://{addr}");
+    let full = pair(addr, &pair_code(&t, &[]).await).await;
+    let mut socket = open_socket(addr, Some(&full), Some(&origin)).await.unwrap();
+    hello(&mut socket, ClientKind::Browser).await;
+
+    // The machines' links, then each change: the other machine is reached.
+    let mut pushed = Vec::new();
+    let Answer::Machines { links } = ask(&mut socket, 1, ClientRequest::Machines, &mut pushed).await else {
+        panic!("the machines are listed")
+    };
+    assert_eq!(links.iter().map(|l| l.destination.as_str()).collect::<Vec<_>>(), [HOST]);
+    let reached = |frame: &ServerFrame| matches!(frame, ServerFrame::Machine { link } if matches!(link.link, switchboard_core::EngineLink::Connected { .. }));
+    let connected = matches!(links[0].link, switchboard_core::EngineLink::Connected { .. });
+    if !connected && !pushed.iter().any(reached) {
+        loop {
+            let frame: ServerFrame = serde_json::from_value(next_message(&mut socket).await).unwrap();
+            if reached(&frame) {
+                break;
+            }
+        }
+    }
+
+    // One list of every machine's agents, each named by its machine.
+    let Answer::Ok { reply: Reply::Profiles(profiles) } = command(&mut socket, 2, Command::ListProfiles {}).await
+    else {
+        panic!("the agents are listed")
+    };
+    let machine_of = |id: &str| profiles.iter().find(|p| p.id.to_string() == id).map(|p| p.host.clone());
+    assert_eq!(machine_of(&builder_id), Some(Some(HOST.to_owned())), "{profiles:?}");
+    assert_eq!(machine_of(&mine.id.to_string()), Some(None), "{profiles:?}");
+
+    // Events followed from now on; a task for the other machine's agent goes there.
+    let mut meanwhile = Vec::new();
+    let subscribed = ask(&mut socket, 3, ClientRequest::Subscribe, &mut meanwhile).await;
+    assert!(matches!(subscribed, Answer::Subscribed { .. }), "{subscribed:?}");
+    let spec: switchboard_core::TaskSpec =
+        serde_json::from_value(serde_json::json!({"profile_id": builder_id, "instruction": "Write the notes"}))
+            .unwrap();
+    let Answer::Ok { reply: Reply::Submitted(submitted) } = command(&mut socket, 4, Command::SubmitTask { spec }).await
+    else {
+        panic!("the task is taken")
+    };
+    let task_id = submitted.task.id.clone();
+    let local = t.engine.get_task(task_id.clone()).await;
+    assert!(local.is_err(), "the task went to the other machine, not this one");
+    // Its events come named by their machine; its session's terminal streams through.
+    let session_id = loop {
+        let frame: ServerFrame = serde_json::from_value(next_message(&mut socket).await).unwrap();
+        if let ServerFrame::Event { event, host: Some(host), .. } = frame
+            && let Ok(switchboard_core::EngineEvent::TaskChanged { task }) = serde_json::from_value(event)
+            && task.id == task_id
+            && let Some(session_id) = task.session_id.clone()
+        {
+            assert_eq!(host, HOST);
+            break session_id;
+        }
+    };
+    let attach = ClientRequest::Attach { session_id, stream: 7 };
+    let attached = ask(&mut socket, 5, attach, &mut meanwhile).await;
+    assert!(matches!(attached, Answer::Ok { .. }), "{attached:?}");
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(30), socket.next()).await.unwrap().unwrap().unwrap();
+        if let Message::Binary(bytes) = message
+            && bytes[4] == 1
+        {
+            assert_eq!(u32::from_be_bytes(bytes[5..9].try_into().unwrap()), 7, "on the stream the page chose");
+            break;
+        }
+    }
+
+    // Named for the machine: answered by it. An unknown machine: refused in words.
+    let asked = ClientRequest::Command { command: Command::ListProfiles {}, host: Some(HOST.into()) };
+    let Answer::Ok { reply: Reply::Profiles(there) } = ask(&mut socket, 6, asked, &mut meanwhile).await else {
+        panic!("the machine answers")
+    };
+    assert!(there.iter().all(|p| p.host.as_deref() == Some(HOST)) && !there.is_empty(), "{there:?}");
+    let asked = ClientRequest::Command { command: Command::ListProfiles {}, host: Some("elsewhere".into()) };
+    refused_as(ask(&mut socket, 7, asked, &mut meanwhile).await, ErrorCode::InvalidInput, "not one of the machines");
+
+    // Read-only: it reads the other machine, and changes nothing there.
+    let looker = pair(addr, &pair_code(&t, &["--read-only"]).await).await;
+    let mut looking = open_socket(addr, Some(&looker), Some(&origin)).await.unwrap();
+    hello(&mut looking, ClientKind::Browser).await;
+    let asked = ClientRequest::Command { command: Command::ListTasks { profile_id: None }, host: Some(HOST.into()) };
+    let Answer::Ok { reply: Reply::Tasks(tasks) } = ask(&mut looking, 1, asked, &mut Vec::new()).await else {
+        panic!("a read-only browser reads the other machine")
+    };
+    assert!(tasks.iter().any(|task| task.id == task_id), "{tasks:?}");
+    let cancel = Command::CancelTask { task_id: task_id.clone() };
+    refused_as(command(&mut looking, 2, cancel.clone()).await, ErrorCode::NotAllowed, "paired to look only");
+    let asked = ClientRequest::Command { command: cancel, host: Some(HOST.into()) };
+    refused_as(ask(&mut looking, 3, asked, &mut Vec::new()).await, ErrorCode::NotAllowed, "paired to look only");
 }

@@ -185,12 +185,21 @@ pub enum ServerFrame {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Answer {
-    Ok { reply: Reply },
-    Subscribed { instance_id: String, seq: u64 },
+    Ok {
+        reply: Reply,
+    },
+    Subscribed {
+        instance_id: String,
+        seq: u64,
+    },
     Pong,
     /// The other machines a browser is shown, with their links now.
-    Machines { links: Vec<crate::HostLink> },
-    Error { error: ApiError },
+    Machines {
+        links: Vec<crate::HostLink>,
+    },
+    Error {
+        error: ApiError,
+    },
 }
 
 /// Why a terminal stream ended.

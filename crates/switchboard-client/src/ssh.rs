@@ -442,6 +442,15 @@ fn expand_home(path: &str) -> PathBuf {
     }
 }
 
+/// Why a machine cannot be reached, as a sentence: its first letter a
+/// capital, a full stop at its end.
+pub fn sentence(reason: &str) -> String {
+    let mut chars = reason.trim().chars();
+    let Some(first) = chars.next() else { return String::new() };
+    let text: String = first.to_uppercase().chain(chars).collect();
+    if text.ends_with(['.', '!', '?']) { text } else { format!("{text}.") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

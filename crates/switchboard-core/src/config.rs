@@ -140,7 +140,7 @@ pub struct EngineConfig {
     pub web_assets: Option<WebAssets>,
     /// The user's other machines, which the web server reaches for the
     /// browsers (the daemon gives them; none: this machine's engine only).
-    pub web_machines: Option<crate::web::beyond::Machines>,
+    pub web_machines: Option<crate::beyond::Machines>,
     /// How wrong pairing codes slow every attempt after them.
     pub pairing_slowing: PairingSlowing,
 }

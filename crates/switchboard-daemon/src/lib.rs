@@ -10,6 +10,7 @@
 //! The command line parses `daemon`'s arguments (`switchboard_cli::DaemonArgs`);
 //! [`run_command`] runs them.
 
+pub mod beyond;
 pub mod install;
 mod lifecycle;
 pub mod notices;
@@ -70,6 +71,8 @@ pub fn run_command(
     let mut config = engine_config(data_dir, no_demo)?;
     // The UI paired browsers are given, from what the app's binary carries.
     config.web_assets = web_assets();
+    // The user's other machines, which the engine reaches for its browsers.
+    config.web_machines = Some(beyond::Machines::new(config.data_dir.clone()).for_web());
     let result = run(config);
     drop(log);
     result

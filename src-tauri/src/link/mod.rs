@@ -37,7 +37,7 @@ use std::time::Duration;
 use switchboard_api::{EventPace, HostLink, StorageProblem};
 use switchboard_client::fleet::{self, Owners, Said};
 use switchboard_client::notice::Notices;
-use switchboard_client::ssh::{Host, SshProblem};
+use switchboard_client::ssh::{Host, SshProblem, sentence};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, SessionId, SubscriptionId};
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -644,14 +644,6 @@ fn not_there(reason: String) -> ApiError {
 
 fn internal(message: String) -> ApiError {
     ApiError { code: ErrorCode::Internal, message, field: None, problems: Vec::new() }
-}
-
-/// A reason as a sentence: its first letter a capital, a full stop at its end.
-fn sentence(reason: &str) -> String {
-    let mut chars = reason.trim().chars();
-    let Some(first) = chars.next() else { return String::new() };
-    let text: String = first.to_uppercase().chain(chars).collect();
-    if text.ends_with(['.', '!', '?']) { text } else { format!("{text}.") }
 }
 
 impl switchboard_client::fleet::dispatch::Reach for Link {

@@ -6,7 +6,7 @@
  * raw bytes. Over the WebSocket one binary message carries exactly one frame, whole (its length
  * included), each way. Pure: no socket, no timer.
  */
-import type { ApiError, Command, EngineEvent, Reply, SessionId } from './bindings';
+import type { ApiError, Command, EngineEvent, HostLink, Reply, SessionId } from './bindings';
 
 /** The protocol this page speaks (`wire::PROTOCOL`). */
 export const PROTOCOL = 1;
@@ -48,8 +48,11 @@ export type ServerHello = Welcome | { type: 'refused'; protocol: number; engine_
 
 /** What the browser asks after the hello (`wire::ClientRequest`). */
 export type ClientRequest =
-  | { type: 'command'; command: Command }
+  /** `host`: another machine the serving engine reaches for the page (none: where the command's route sends it). */
+  | { type: 'command'; command: Command; host?: string }
   | { type: 'subscribe' }
+  /** The other machines' links now, then their changes and their events. */
+  | { type: 'machines' }
   | { type: 'attach'; session_id: SessionId; stream: number }
   | { type: 'detach'; stream: number }
   | { type: 'ping' };
@@ -66,6 +69,7 @@ export type Answer =
   | { type: 'ok'; reply: Reply }
   | { type: 'subscribed'; instance_id: string; seq: number }
   | { type: 'pong' }
+  | { type: 'machines'; links: HostLink[] }
   | { type: 'error'; error: ApiError };
 
 /** Why a terminal stream ended (`wire::StreamEnd`); a kind this page does not know is `other`. */
@@ -77,7 +81,10 @@ export type StreamEnd = 'ended' | 'behind' | 'detached' | 'other';
  */
 export type ServerFrame =
   | { type: 'reply'; id: number; answer: Answer }
-  | { type: 'event'; seq: number; event: EngineEvent }
+  /** `host`: the other machine whose engine sent it (null: the serving engine's own). */
+  | { type: 'event'; seq: number; event: EngineEvent; host: string | null }
+  /** Another machine's link changed. */
+  | { type: 'machine'; link: HostLink }
   | { type: 'events_lost'; missed: number }
   | { type: 'stream_ended'; stream: number; why: StreamEnd };
 
@@ -210,12 +217,18 @@ function answer(value: unknown): Answer | null {
       return typeof value.instance_id === 'string' && isCount(value.seq) ? (value as unknown as Answer) : null;
     case 'pong':
       return { type: 'pong' };
+    case 'machines':
+      return Array.isArray(value.links) && value.links.every(isHostLink) ? (value as unknown as Answer) : null;
     case 'error':
       // Kept as the engine said it; `toApiError` makes it the window's `ApiError`.
       return isObject(value.error) ? (value as unknown as Answer) : null;
     default:
       return null;
   }
+}
+
+function isHostLink(value: unknown): value is HostLink {
+  return isObject(value) && typeof value.destination === 'string' && isObject(value.link) && typeof value.link.state === 'string';
 }
 
 function streamEnd(value: unknown): StreamEnd {
@@ -236,8 +249,10 @@ export function serverFrame(value: unknown): ServerFrame | null {
     }
     case 'event':
       return isCount(value.seq) && isObject(value.event) && typeof value.event.type === 'string'
-        ? { type: 'event', seq: value.seq, event: value.event as unknown as EngineEvent }
+        ? { type: 'event', seq: value.seq, event: value.event as unknown as EngineEvent, host: typeof value.host === 'string' ? value.host : null }
         : null;
+    case 'machine':
+      return isHostLink(value.link) ? { type: 'machine', link: value.link } : null;
     case 'events_lost':
       return isCount(value.missed) ? { type: 'events_lost', missed: value.missed } : null;
     case 'stream_ended':

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { version as UI_VERSION } from '../../package.json';
-import type { ApiError, Command, EngineEvent, EngineLink, Reply } from './bindings';
+import type { ApiError, Command, EngineEvent, EngineLink, HostLink, Reply } from './bindings';
 import { decodeFrame, messageFrame, outputFrame, type Answer, type ClientFrame, type Hello } from './frames';
 import {
   afterEnd,
@@ -48,6 +48,8 @@ class StandIn {
   /** What goes unanswered: `hello`, or a request's type (pings: a socket dead without knowing it). */
   readonly unanswered = new Set<string>();
   agentsRunning = 2;
+  /** The other machines the engine reaches for the page, with their links. */
+  machines: HostLink[] = [];
 
   constructor(readonly url: string) {
     StandIn.made.push(this);
@@ -74,8 +76,8 @@ class StandIn {
     this.says(messageFrame({ type: 'reply', id, answer }));
   }
 
-  push(event: EngineEvent, seq = 1): void {
-    this.says(messageFrame({ type: 'event', seq, event }));
+  push(event: EngineEvent, seq = 1, host: string | null = null): void {
+    this.says(messageFrame(host === null ? { type: 'event', seq, event } : { type: 'event', seq, event, host }));
   }
 
   /** The socket closes under the page, or the engine closes it (`code`, `reason`). */
@@ -125,6 +127,8 @@ class StandIn {
         return this.answer(id, { type: 'ok', reply: { type: 'unit' } });
       case 'detach':
         return this.answer(id, { type: 'ok', reply: { type: 'unit' } });
+      case 'machines':
+        return this.answer(id, { type: 'machines', links: this.machines });
     }
   }
 
@@ -436,6 +440,31 @@ describe('webBackend', () => {
     expect(links.at(-1)).toEqual({ state: 'lost', reason: 'Switchboard’s engine sent something this page cannot read.', host: null });
   });
 
+  it('reaches the other machines through the engine that serves it: commands named for one, their links and their events', async () => {
+    const socket = await connected();
+    const box: HostLink = { destination: 'me@box', link: { state: 'connecting' } };
+    socket.machines = [box];
+    expect(await backend.attachedHosts()).toEqual([box]);
+    const changes: HostLink[] = [];
+    backend.onHostLink((link) => changes.push(link));
+    const reached: HostLink = { destination: 'me@box', link: { state: 'connected', engine_version: '0.9.0', outdated: false, agents_running: 1, host: 'me@box', connection: 1, restarted: false } };
+    socket.says(messageFrame({ type: 'machine', link: reached }));
+    await vi.waitFor(() => expect(changes).toEqual([reached]));
+
+    expect(await backend.machine('me@box').listProfiles()).toEqual([]);
+    expect(await backend.machine(null).listProfiles()).toEqual([]);
+    expect(socket.requests('command').map((frame) => frame.request)).toEqual([
+      { type: 'command', command: { type: 'list_profiles' }, host: 'me@box' },
+      { type: 'command', command: { type: 'list_profiles' } },
+    ]);
+
+    const heard: [string, string | null][] = [];
+    backend.onEngineEvent((event, host) => heard.push([event.type === 'profile_deleted' ? event.profile_id : event.type, host]));
+    socket.push({ type: 'profile_deleted', profile_id: 'there' }, 3, 'me@box');
+    socket.push({ type: 'profile_deleted', profile_id: 'here' }, 8);
+    await vi.waitFor(() => expect(heard).toEqual([['there', 'me@box'], ['here', null]]));
+  });
+
   it('refuses in words what only the desktop does, and answers empty what a browser has none of', async () => {
     await connected();
     const refusals: [string, () => Promise<unknown>][] = [
@@ -446,7 +475,6 @@ describe('webBackend', () => {
       ['removeHost', () => backend.removeHost('me@box')],
       ['openHost', () => backend.openHost('me@box')],
       ['connectHost', () => backend.connectHost('me@box')],
-      ['machine(host)', () => backend.machine('me@box').listProfiles()],
     ];
     for (const [what, call] of refusals) {
       const error = await call().then(

@@ -7,13 +7,15 @@
  * The link to the engine is the desktop window's, told the same way (`EngineLink`, and `PageLink`'s unpaired): `connecting`
  * until the first welcome, `connected` with the connection's number, `lost` in words, `refused`
  * when the device's pairing no longer holds (close code 4401; no more tries then). It reconnects
- * by itself, and the page reloads its picture on a new connection (EngineLinkBanner). What only
- * the desktop can do (start or stop the engine, open files, other machines, notifications'
- * clicks) is refused in words, or answered empty where "nothing" is the truth for a browser.
+ * by itself, and the page reloads its picture on a new connection (EngineLinkBanner). The user's
+ * other machines are reached by the engine that serves the page, for it: a command may name one,
+ * their links come as `machine` frames and their events name their machine. What only the
+ * desktop can do (start or stop the engine, open files, add machines, notifications' clicks) is
+ * refused in words, or answered empty where "nothing" is the truth for a browser.
  */
 import { version as UI_VERSION } from '../../package.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
-import type { ApiError, AppInfo, Command, EngineEvent, FollowedLog, Reply, SessionId, SubscriptionId } from './bindings';
+import type { ApiError, AppInfo, Command, EngineEvent, FollowedLog, HostLink, Reply, SessionId, SubscriptionId } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import type { PageLink } from './engineLink';
 import { apiError, toApiError } from './errors';
@@ -215,7 +217,8 @@ class WebEngine {
   /** The link settled (connected, lost, refused) for the first time: what waits for it goes on. */
   #settleWaiters: { resolve(connection: Connection): void; reject(error: ApiError): void }[] = [];
   #eventListeners = new Set<(event: EngineEvent, host: string | null) => void>();
-  #gathered: EngineEvent[] = [];
+  #machineListeners = new Set<(link: HostLink) => void>();
+  #gathered: { event: EngineEvent; host: string | null }[] = [];
   #frameTimer: ReturnType<typeof setTimeout> | null = null;
   #followed: FollowedLog | null = null;
   #pause = FIRST_PAUSE_MS;
@@ -295,11 +298,26 @@ class WebEngine {
     return Promise.reject(apiError('engine_stopped', reason));
   }
 
-  async command(command: Command): Promise<Reply> {
-    const answer = await (await this.connected()).request({ type: 'command', command });
+  onMachine(callback: (link: HostLink) => void): Unsubscribe {
+    this.#machineListeners.add(callback);
+    return () => this.#machineListeners.delete(callback);
+  }
+
+  /** `host`: another machine, reached by the engine that serves the page (null: where the command's route sends it). */
+  async command(command: Command, host: string | null = null): Promise<Reply> {
+    const request: ClientRequest = host === null ? { type: 'command', command } : { type: 'command', command, host };
+    const answer = await (await this.connected()).request(request);
     if (answer.type === 'ok') return answer.reply;
     if (answer.type === 'error') throw toApiError(answer.error);
     throw unexpected(answer, `the command ${command.type}`);
+  }
+
+  /** The other machines the serving engine reaches for the page, with their links now; their changes follow (`onMachine`). */
+  async machines(): Promise<HostLink[]> {
+    const answer = await (await this.connected()).request({ type: 'machines' });
+    if (answer.type === 'machines') return answer.links;
+    if (answer.type === 'error') throw toApiError(answer.error);
+    throw unexpected(answer, 'the machines');
   }
 
   async attach(sessionId: SessionId, onBytes: (bytes: Uint8Array) => void): Promise<TerminalAttachment> {
@@ -480,7 +498,16 @@ class WebEngine {
         return;
       }
       case 'event':
-        if (forwarded(this.#followed, message.event)) this.#gather(message.event);
+        if (forwarded(this.#followed, message.event)) this.#gather(message.event, message.host);
+        return;
+      case 'machine':
+        for (const listener of [...this.#machineListeners]) {
+          try {
+            listener(message.link);
+          } catch (reason) {
+            console.error('a machine-link listener failed', reason);
+          }
+        }
         return;
       case 'events_lost':
         console.warn(`the engine dropped ${message.missed} events this page did not take in time; it loads everything again`);
@@ -506,8 +533,8 @@ class WebEngine {
     this.#attachView(connection, view).catch((reason: unknown) => console.warn('a terminal could not be attached again:', toApiError(reason)));
   }
 
-  #gather(event: EngineEvent): void {
-    this.#gathered.push(event);
+  #gather(event: EngineEvent, host: string | null): void {
+    this.#gathered.push({ event, host });
     if (this.#gathered.length >= MOST_IN_FRAME) this.#deliver();
     else this.#frameTimer ??= setTimeout(() => this.#deliver(), EVENT_FRAME_MS);
   }
@@ -517,10 +544,10 @@ class WebEngine {
     if (this.#frameTimer !== null) clearTimeout(this.#frameTimer);
     this.#frameTimer = null;
     const events = this.#gathered.splice(0);
-    for (const event of events) {
+    for (const { event, host } of events) {
       for (const listener of [...this.#eventListeners]) {
         try {
-          listener(event, null);
+          listener(event, host);
         } catch (reason) {
           console.error('an engine-event listener failed', reason);
         }
@@ -666,7 +693,8 @@ export function webBackend(url: string = engineSocketUrl(location)): WebBackend 
     onOpenTarget: () => none,
     takeOpenTarget: async () => null,
 
-    // Other machines are the desktop window's: the engine routes a browser's commands itself.
+    // Other machines are added and removed from the desktop window; the engine that serves the
+    // page reaches them for it and routes its commands (`switchboard_daemon::beyond`).
     listHosts: async () => [],
     async addHost(): Promise<never> {
       throw notAllowed('Other machines are added from the desktop window, not from a browser.');
@@ -679,10 +707,10 @@ export function webBackend(url: string = engineSocketUrl(location)): WebBackend 
     },
     machine(host: string | null): EngineCommands {
       if (host === null) return commands;
-      return engineCommands(() => Promise.reject(notAllowed(`This page reaches ${host} only through the engine that serves it, not by itself.`)));
+      return engineCommands((command) => engine.command(command, host));
     },
-    attachedHosts: async () => [],
-    onHostLink: () => none,
+    attachedHosts: () => engine.machines(),
+    onHostLink: (callback) => engine.onMachine(callback),
     async connectHost(): Promise<void> {
       throw notAllowed('Other machines are connected from the desktop window, not from a browser.');
     },

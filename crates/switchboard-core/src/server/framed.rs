@@ -275,9 +275,9 @@ impl<H: RequestHandler> Connection<H> {
                 self.outbox.answer(id, Answer::Error { error }, place);
             }
             ClientRequest::Command {
-                command: switchboard_api::Command::SetOutputPaused { session_id, paused }, ..
-            } if self.streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) =>
-            {
+                command: switchboard_api::Command::SetOutputPaused { session_id, paused },
+                ..
+            } if self.streams.lock().expect("never poisoned").values().any(|a| a.session_id == session_id) => {
                 self.pause_views(id, session_id, paused, place);
             }
             ClientRequest::Command { command, host: None } => self.command(id, command, place),

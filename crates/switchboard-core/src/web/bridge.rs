@@ -47,7 +47,9 @@ pub(super) async fn carry<H: Doorkeeper>(socket: WebSocket, web: Arc<Web<H>>, ad
     let mut open = web.open.clone();
     web.door.sockets_changed().await;
     let (pushed, mut relayed) = mpsc::channel::<Frame>(RELAYED_FRAMES);
-    let mut relay = web.options.machines.as_ref().and_then(|machines| machines.0.open(caller, here(&web, caller), pushed));
+    let browser = crate::beyond::Browser { device: admitted.device, read_only: admitted.read_only };
+    let mut relay =
+        web.options.machines.as_ref().and_then(|machines| machines.0.open(browser, here(&web, caller), pushed));
     let ending = {
         let served = web.streams.serve(their_read, their_write, web.door.clone(), caller);
         let up = async {
@@ -145,7 +147,7 @@ fn whole_frame(bytes: &[u8]) -> Option<Frame> {
 }
 
 /// Connections to this machine's engine for a relay, as the browser.
-fn here<H: Doorkeeper>(web: &Arc<Web<H>>, caller: Caller) -> super::beyond::Here {
+fn here<H: Doorkeeper>(web: &Arc<Web<H>>, caller: Caller) -> crate::beyond::Here {
     let web = web.clone();
     Arc::new(move || {
         let (ours, theirs) = tokio::io::duplex(CARRIED_BYTES);

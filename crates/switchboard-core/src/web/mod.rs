@@ -6,13 +6,12 @@
 //! Map: `guard` (who is answered at all, and the headers: pure), `pairing`
 //! (codes, credentials, slowing wrong codes: pure), `serve` (the listener and
 //! each request's way), `bridge` (a WebSocket to a framed connection),
-//! `pages` (what is served without a credential), `beyond` (other machines,
-//! given by the daemon), `shared` (what a server's
+//! `pages` (what is served without a credential), and `crate::beyond` (other
+//! machines, given by the daemon), `shared` (what a server's
 //! requests share), `tls` (the certificate served). The engine owns the
 //! [`WebServer`] (its web desk starts and stops it) and is its
 //! [`Doorkeeper`]: it keeps the devices, the codes and the wrong codes.
 
-pub mod beyond;
 mod bridge;
 pub mod guard;
 mod pages;
@@ -102,7 +101,7 @@ pub struct WebOptions {
     pub limits: crate::config::SocketLimits,
     pub slowing: pairing::Slowing,
     /// The user's other machines, reached for the browsers.
-    pub machines: Option<beyond::Machines>,
+    pub machines: Option<crate::beyond::Machines>,
 }
 
 /// The server while it runs. Dropping it stops it: no new connection, and

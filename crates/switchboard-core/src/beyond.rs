@@ -11,7 +11,13 @@ use switchboard_api::wire::Frame;
 use tokio::io::DuplexStream;
 use tokio::sync::mpsc;
 
-use crate::server::Caller;
+/// A paired browser, as its credential names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Browser {
+    pub device: u64,
+    /// Paired to look only: it sends only commands that read.
+    pub read_only: bool,
+}
 
 /// Opens a framed connection to this machine's engine, for the browser
 /// whose socket it was given with (the engine decides what it may do, as
@@ -20,10 +26,10 @@ pub type Here = Arc<dyn Fn() -> DuplexStream + Send + Sync>;
 
 /// The user's other machines, for the browsers.
 pub trait Beyond: Send + Sync + 'static {
-    /// A browser's socket opened, for `caller`: frames pushed to `down` go
-    /// to it (after this engine's hello). None: no other machine, every
-    /// frame goes to this engine.
-    fn open(&self, caller: Caller, here: Here, down: mpsc::Sender<Frame>) -> Option<Box<dyn Relay>>;
+    /// A browser's socket opened: frames pushed to `down` go to it (after
+    /// this engine's hello). None: no other machine, every frame goes to
+    /// this engine.
+    fn open(&self, browser: Browser, here: Here, down: mpsc::Sender<Frame>) -> Option<Box<dyn Relay>>;
 }
 
 /// One browser's socket, beyond this machine: dropped when it closes.
