@@ -718,3 +718,44 @@ async fn a_browser_reaches_the_users_other_machines_through_the_engine_that_serv
     let asked = ClientRequest::Command { command: cancel, host: Some(HOST.into()) };
     refused_as(ask(&mut looking, 3, asked, &mut Vec::new()).await, ErrorCode::NotAllowed, "paired to look only");
 }
+
+/// A paired browser's page is told the news the desktop notifies, as the
+/// daemon's notices decide it (the desktop's own rule, once): a task that
+/// finished, in the place for finished tasks, opening that task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_is_told_what_the_desktop_notifies() {
+    let machines = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let kept = machines.clone();
+    let t = TestEngine::start_with(move |config| {
+        let made = switchboard_daemon::beyond::Machines::new(config.data_dir.clone());
+        config.web_machines = Some(made.clone().for_web());
+        *kept.lock().unwrap() = Some(made);
+    })
+    .await;
+    let pages = machines.lock().unwrap().as_ref().unwrap().pages();
+    switchboard_daemon::notices::spawn(t.handle(), t.data_dir.clone(), true, Some(pages));
+    let demo = t.demo_profile(&["--speed", "fast"]).await;
+    let addr = serve(&t).await;
+    let full = pair(addr, &pair_code(&t, &[]).await).await;
+    let mut socket = open_socket(addr, Some(&full), Some(&format!("http://{addr}"))).await.unwrap();
+    hello(&mut socket, ClientKind::Browser).await;
+
+    let spec: switchboard_core::TaskSpec =
+        serde_json::from_value(serde_json::json!({"profile_id": demo.id, "instruction": "Write the notes"})).unwrap();
+    let Answer::Ok { reply: Reply::Submitted(submitted) } = command(&mut socket, 1, Command::SubmitTask { spec }).await
+    else {
+        panic!("the task is taken")
+    };
+    let notice = loop {
+        if let ServerFrame::Notice { notice } = serde_json::from_value(next_message(&mut socket).await).unwrap() {
+            break notice;
+        }
+    };
+    let switchboard_core::api::PageNotice::Show { place, tone, title, body, opens, stays } = notice else {
+        panic!("a notice shown: {notice:?}")
+    };
+    assert_eq!((place.as_str(), tone, stays), ("finished", switchboard_core::api::NoticeTone::Done, false));
+    assert!(title.contains("Task"), "{title}");
+    assert!(body.contains("Write the notes"), "{body}");
+    assert_eq!(opens, Some(switchboard_core::api::OpenTarget::Task(submitted.task.id)));
+}

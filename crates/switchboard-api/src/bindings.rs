@@ -210,6 +210,8 @@ fn worktrees(cfg: &Config) -> Vec<String> {
         crate::WebStatus::decl(cfg),
         crate::PairingCode::decl(cfg),
         crate::Device::decl(cfg),
+        crate::PageNotice::decl(cfg),
+        crate::NoticeTone::decl(cfg),
         crate::AccountUsage::decl(cfg),
         crate::UsageLevel::decl(cfg),
         crate::FolderListing::decl(cfg),

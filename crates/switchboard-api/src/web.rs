@@ -72,3 +72,44 @@ pub struct Device {
     /// Its pages and sockets open now.
     pub connected: bool,
 }
+
+/// What a page a browser shows tells of the news the desktop notifies, in
+/// the page (and, where the browser lets it, as the system's notification):
+/// decided by the same rule as the desktop's notifications, once, in the
+/// engine's daemon.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PageNotice {
+    /// Shows a notice in its place, replacing what the place showed.
+    Show {
+        /// Where it shows: one place per agent, one for tasks that ended,
+        /// one for the app's own.
+        place: String,
+        tone: NoticeTone,
+        title: String,
+        body: String,
+        /// What tapping it opens (none: just the page).
+        opens: Option<crate::OpenTarget>,
+        /// It stays until what it tells is handled (then a `close` comes);
+        /// otherwise it goes by itself.
+        stays: bool,
+    },
+    /// What the place shows is handled (answered, moved on, looked at).
+    Close { place: String },
+}
+
+/// How a page notice looks: what it asks of the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeTone {
+    /// An agent waits for the user's answer.
+    Asks,
+    /// An agent may be stuck, or a loop stalled, or a limit holds work.
+    Stalled,
+    /// Something failed, or the app cannot record its work.
+    Failed,
+    /// Work finished.
+    Done,
+}

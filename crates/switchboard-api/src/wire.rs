@@ -166,6 +166,11 @@ pub enum ServerFrame {
     Machine {
         link: crate::HostLink,
     },
+    /// What a browser's page tells of the news the desktop notifies,
+    /// pushed by the engine that serves it.
+    Notice {
+        notice: crate::PageNotice,
+    },
     /// The engine's events came faster than this connection took them and
     /// some were dropped: the client reloads what it shows.
     EventsLost {

@@ -456,8 +456,8 @@ async fn read_in(mut read: impl AsyncRead + Unpin, shared: Arc<Shared>, closed: 
                     waiter.send(answer).ok();
                 }
             }
-            // Another machine's, relayed: only a browser's connection asks for those.
-            ServerFrame::Event { host: Some(_), .. } | ServerFrame::Machine { .. } => {}
+            // Another machine's, relayed, and page notices: a browser's connection alone is sent those.
+            ServerFrame::Event { host: Some(_), .. } | ServerFrame::Machine { .. } | ServerFrame::Notice { .. } => {}
             ServerFrame::Event { seq, event, host: None } => match serde_json::from_value::<EngineEvent>(event) {
                 Ok(event) => deliver_event(&mut routes, EventItem::Event { seq, event }),
                 Err(why) => tracing::debug!(%why, seq, "skipped an engine event this program does not know"),

@@ -71,9 +71,11 @@ pub fn run_command(
     let mut config = engine_config(data_dir, no_demo)?;
     // The UI paired browsers are given, from what the app's binary carries.
     config.web_assets = web_assets();
-    // The user's other machines, which the engine reaches for its browsers.
-    config.web_machines = Some(beyond::Machines::new(config.data_dir.clone()).for_web());
-    let result = run(config);
+    // The user's other machines, which the engine reaches for its browsers, and the notices
+    // their pages are told.
+    let machines = beyond::Machines::new(config.data_dir.clone());
+    config.web_machines = Some(machines.clone().for_web());
+    let result = run(config, Some(machines.pages()));
     drop(log);
     result
 }

@@ -39,7 +39,7 @@ pub enum Started {
 /// Runs the engine until SIGTERM or SIGINT, then stops its agents. Once the
 /// engine answers (or cannot start) it says so on standard output (see
 /// [`Started`]), then lets go of it: whoever started it may be gone.
-pub fn run(config: EngineConfig) -> Result<ExitCode> {
+pub fn run(config: EngineConfig, pages: Option<crate::beyond::Pages>) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async move {
         // Listening starts before the engine does: a stop that comes while it
@@ -66,7 +66,7 @@ pub fn run(config: EngineConfig) -> Result<ExitCode> {
         }
         report(&Started::Ready { pid: std::process::id() });
         // While no window follows the engine, the daemon shows the notifications.
-        crate::notices::spawn(&engine, data_dir.clone(), no_demo);
+        crate::notices::spawn(&engine, data_dir.clone(), no_demo, pages);
         tracing::info!(data_dir = %data_dir.display(), "the engine runs as a daemon");
         loop {
             tokio::select! {

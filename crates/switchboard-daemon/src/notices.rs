@@ -20,6 +20,7 @@ use switchboard_client::notice::{Action, Notices};
 use switchboard_core::{EngineError, EngineHandle};
 use tokio::sync::broadcast::error::RecvError;
 
+use crate::beyond::Pages;
 use crate::notifications::{Click, DesktopNotifications, local_minute_of_day, now_millis};
 
 /// The environment variables that say where a window goes: the display, its
@@ -40,16 +41,22 @@ pub fn carried_by_daemon(action: &Action, windows: usize) -> bool {
 
 /// Follows the engine's events for the daemon's notices, until the engine
 /// stops. `data_dir` and `no_demo`: what a window it opens is started with.
-pub fn spawn(engine: &EngineHandle, data_dir: PathBuf, no_demo: bool) {
+/// `pages`: where browsers' pages are told the same notices, whatever the windows.
+pub fn spawn(engine: &EngineHandle, data_dir: PathBuf, no_demo: bool, pages: Option<Pages>) {
     let engine = engine.clone();
     tokio::spawn(async move {
-        if let Err(error) = follow(engine, data_dir, no_demo).await {
+        if let Err(error) = follow(engine, data_dir, no_demo, pages).await {
             tracing::warn!(%error, "the daemon shows no notifications");
         }
     });
 }
 
-async fn follow(engine: EngineHandle, data_dir: PathBuf, no_demo: bool) -> Result<(), EngineError> {
+async fn follow(
+    engine: EngineHandle,
+    data_dir: PathBuf,
+    no_demo: bool,
+    pages: Option<Pages>,
+) -> Result<(), EngineError> {
     let Some(feed) = engine.feed() else { return Ok(()) };
     let (mut events, _) = feed.subscribe();
     drop(feed);
@@ -67,11 +74,13 @@ async fn follow(engine: EngineHandle, data_dir: PathBuf, no_demo: bool) -> Resul
             }
             Err(RecvError::Closed) => return Ok(()),
         };
-        let actions: Vec<Action> = notices
-            .follow(&sequenced.event, local_minute_of_day(), now_millis())
-            .into_iter()
-            .filter(|action| carried_by_daemon(action, sequenced.windows))
-            .collect();
+        let decided = notices.follow(&sequenced.event, local_minute_of_day(), now_millis());
+        // Every page is told, whether or not a window shows the desktop's notices.
+        if let Some(pages) = &pages {
+            pages.tell(&decided);
+        }
+        let actions: Vec<Action> =
+            decided.into_iter().filter(|action| carried_by_daemon(action, sequenced.windows)).collect();
         if actions.is_empty() {
             continue;
         }

@@ -288,14 +288,20 @@ impl TestEngine {
         }
     }
 
-    /// Stops every agent and the engine, as the daemon does when it is told
-    /// to stop; returns once their processes are gone.
+    /// The engine as the daemon holds it, for what the daemon runs beside it
+    /// (its notices).
+    pub fn handle(&self) -> &EngineHandle {
+        &self.handle
+    }
+
     /// Windows following the engine's events now (a window leaves the
     /// desktop's notices to the daemon only while none does).
     pub fn windows_following(&self) -> usize {
         self.handle.feed().map_or(0, |feed| feed.windows())
     }
 
+    /// Stops every agent and the engine, as the daemon does when it is told
+    /// to stop; returns once their processes are gone.
     pub async fn shutdown(&self) {
         self.handle.shutdown().await;
     }

@@ -52,7 +52,6 @@ import { mergeInitialTasks } from './tasks';
 import { initialSelection, isRunning, mergeInitial, repairSelection } from './model';
 import { changesSomething, lookingOnly, paletteCommands, type PaletteAction, type PaletteCommand } from './palette';
 import { shownAgents } from './pace';
-import type { NoticeOpens } from './phone';
 import { sessionNamedBy } from './appLink.svelte';
 import type { TaskLists } from './appTasks.svelte';
 import { SettingsState } from './appSettings.svelte';
@@ -162,19 +161,8 @@ export class AppState extends SettingsState {
   }
 
   /** Opens what a page notice is about (the desktop layout's; the phone opens its own screens). */
-  openNotice(opens: NoticeOpens): void {
-    switch (opens.kind) {
-      case 'signal':
-        return this.showSignal(opens.id);
-      case 'task':
-        void this.revealTask(opens.id);
-        return;
-      case 'agent':
-        return this.revealAgent(opens.id);
-      case 'permission':
-        // The oldest request shows over the window already, answered there.
-        return;
-    }
+  openNotice(opens: OpenTarget): void {
+    void this.#openTarget(opens);
   }
 
   /** Hears the engines' events (handing on the ones for the lists) and the asks from outside. */

@@ -10,7 +10,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
-import type { AppInfo, EngineEvent, EventPace, FollowedLog, HostLink, HostState, LoopId, OpenTarget, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
+import type { AppInfo, EngineEvent, EventPace, FollowedLog, HostLink, HostState, LoopId, OpenTarget, PageNotice, Reply, SessionId, SignalId, SubscriptionId, TaskId, Viewing } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import { toBytes } from './bytes';
 import { toApiError } from './errors';
@@ -133,6 +133,12 @@ export interface Backend extends EngineCommands {
   connectHost(destination: string): Promise<void>;
   /** How soon the window wants the engines' events: within a frame while it shows an agent live, else calmer (`eventPaceOf`). */
   setEventPace(pace: EventPace): Promise<void>;
+  /**
+   * What a browser's page tells of the news the desktop notifies, as the engine that serves it
+   * decides it (the desktop's own rule). The desktop window is told nothing here: the desktop
+   * notifies through itself.
+   */
+  onPageNotice(callback: (notice: PageNotice) => void): Unsubscribe;
 }
 
 /**
@@ -337,6 +343,9 @@ export function tauriBackend(): Backend {
     attachedHosts(): Promise<HostLink[]> {
       return call('attached_hosts');
     },
+
+    // The desktop notifies through itself.
+    onPageNotice: () => () => {},
 
     onHostLink(callback: (link: HostLink) => void): Unsubscribe {
       // Registered before the window lists the links (`whenListening`), so no change falls between.

@@ -1136,6 +1136,24 @@ last_from: string,
  */
 connected: boolean, };
 
+export type PageNotice = { "type": "show", 
+/**
+ * Where it shows: one place per agent, one for tasks that ended,
+ * one for the app's own.
+ */
+place: string, tone: NoticeTone, title: string, body: string, 
+/**
+ * What tapping it opens (none: just the page).
+ */
+opens: OpenTarget | null, 
+/**
+ * It stays until what it tells is handled (then a `close` comes);
+ * otherwise it goes by itself.
+ */
+stays: boolean, } | { "type": "close", place: string, };
+
+export type NoticeTone = "asks" | "stalled" | "failed" | "done";
+
 export type AccountUsage = { 
 /**
  * The account, as the agents' profiles name it (or their CLI's folder).

@@ -73,7 +73,7 @@ import type {
   TermSize,
   WaitingFor,
 } from './bindings';
-import type { Device, PairingCode, WebSettings, WebStatus } from './bindings';
+import type { Device, PageNotice, PairingCode, WebSettings, WebStatus } from './bindings';
 import type { AccountLimit, AccountUsage, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
@@ -1165,6 +1165,18 @@ export class FakeBackend implements Backend {
   onHostLink(callback: (link: HostLink) => void): Unsubscribe {
     this.#hostLinkListeners.add(callback);
     return () => this.#hostLinkListeners.delete(callback);
+  }
+
+  readonly #pageNoticeListeners = new Set<(notice: PageNotice) => void>();
+
+  onPageNotice(callback: (notice: PageNotice) => void): Unsubscribe {
+    this.#pageNoticeListeners.add(callback);
+    return () => this.#pageNoticeListeners.delete(callback);
+  }
+
+  /** As the engine serving a page tells it a notice (the desktop's rule decided it). */
+  tellPage(notice: PageNotice): void {
+    for (const listener of [...this.#pageNoticeListeners]) listener(structuredClone(notice));
   }
 
   /** As the shell does when its link to another machine changes (or one is attached): kept, and told. */

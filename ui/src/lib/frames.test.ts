@@ -66,6 +66,13 @@ describe('serverFrame', () => {
       ['a machine’s link', { type: 'machine', link: { destination: 'me@box', link: { state: 'connecting' } } }, { type: 'machine', link: { destination: 'me@box', link: { state: 'connecting' } } }],
       ['a machine’s link without its state is skipped', { type: 'machine', link: { destination: 'me@box' } }, null],
       ['the machines', { type: 'reply', id: 8, answer: { type: 'machines', links: [] } }, { type: 'reply', id: 8, answer: { type: 'machines', links: [] } }],
+      [
+        'a page notice',
+        { type: 'notice', notice: { type: 'show', place: 'finished', tone: 'done', title: 'Task completed', body: '', opens: null, stays: false } },
+        { type: 'notice', notice: { type: 'show', place: 'finished', tone: 'done', title: 'Task completed', body: '', opens: null, stays: false } },
+      ],
+      ['a place closed', { type: 'notice', notice: { type: 'close', place: 'app' } }, { type: 'notice', notice: { type: 'close', place: 'app' } }],
+      ['a notice without its words is skipped', { type: 'notice', notice: { type: 'show', place: 'app' } }, null],
       ['machines that are not links are skipped', { type: 'reply', id: 8, answer: { type: 'machines', links: [3] } }, null],
       ['events lost', { type: 'events_lost', missed: 40 }, { type: 'events_lost', missed: 40 }],
       ['a stream that fell behind', { type: 'stream_ended', stream: 2, why: 'behind' }, { type: 'stream_ended', stream: 2, why: 'behind' }],

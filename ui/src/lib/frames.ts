@@ -6,7 +6,7 @@
  * raw bytes. Over the WebSocket one binary message carries exactly one frame, whole (its length
  * included), each way. Pure: no socket, no timer.
  */
-import type { ApiError, Command, EngineEvent, HostLink, Reply, SessionId } from './bindings';
+import type { ApiError, Command, EngineEvent, HostLink, PageNotice, Reply, SessionId } from './bindings';
 
 /** The protocol this page speaks (`wire::PROTOCOL`). */
 export const PROTOCOL = 1;
@@ -85,6 +85,8 @@ export type ServerFrame =
   | { type: 'event'; seq: number; event: EngineEvent; host: string | null }
   /** Another machine's link changed. */
   | { type: 'machine'; link: HostLink }
+  /** What the page tells of the news the desktop notifies. */
+  | { type: 'notice'; notice: PageNotice }
   | { type: 'events_lost'; missed: number }
   | { type: 'stream_ended'; stream: number; why: StreamEnd };
 
@@ -231,6 +233,12 @@ function isHostLink(value: unknown): value is HostLink {
   return isObject(value) && typeof value.destination === 'string' && isObject(value.link) && typeof value.link.state === 'string';
 }
 
+function isPageNotice(value: unknown): value is PageNotice {
+  if (!isObject(value) || typeof value.place !== 'string') return false;
+  if (value.type === 'close') return true;
+  return value.type === 'show' && typeof value.title === 'string' && typeof value.body === 'string' && typeof value.tone === 'string' && typeof value.stays === 'boolean';
+}
+
 function streamEnd(value: unknown): StreamEnd {
   return value === 'ended' || value === 'behind' || value === 'detached' ? value : 'other';
 }
@@ -253,6 +261,8 @@ export function serverFrame(value: unknown): ServerFrame | null {
         : null;
     case 'machine':
       return isHostLink(value.link) ? { type: 'machine', link: value.link } : null;
+    case 'notice':
+      return isPageNotice(value.notice) ? { type: 'notice', notice: value.notice } : null;
     case 'events_lost':
       return isCount(value.missed) ? { type: 'events_lost', missed: value.missed } : null;
     case 'stream_ended':

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Attention, EngineEvent, PermissionRequest, SignalInfo, TaskInfo } from './bindings';
-import { inboxEntries, keyBytes, layoutFor, wideKeyBar, pageNoticeOf, PHONE_MAX_WIDTH, ToldNews, type InboxInput, type TerminalKey } from './phone';
+import type { Attention, PermissionRequest, SignalInfo } from './bindings';
+import { inboxEntries, keptNotices, keyBytes, layoutFor, wideKeyBar, PHONE_MAX_WIDTH, type InboxInput, type ShownNotice, type TerminalKey } from './phone';
 import { signalScan } from '../test/records';
 import { clarification, stopWork } from '../test/signals';
 import { needsYou, question } from '../test/attention';
@@ -138,72 +138,15 @@ describe('keyBytes', () => {
   });
 });
 
-describe('pageNoticeOf', () => {
-  const names = { agent: (id: string) => ({ ana: 'Ana' })[id], agentOfSession: (id: string) => (id === 'session-of-ana' ? 'ana' : undefined) };
-  const task = (state: TaskInfo['state'], extra: Partial<TaskInfo> = {}) =>
-    ({ id: 't1', profile_id: 'ana', state, title: null, instruction: 'Fix the build\nand more', reason: null, result: null, loop_iteration: null, ...extra }) as TaskInfo;
-  const notice = (event: EngineEvent) => pageNoticeOf(event, names);
-
-  it('tells a question asked, with its first question, until it is answered', () => {
-    expect(notice({ type: 'signal_changed', signal: signal('s1', 'ana', 1) })).toMatchObject({
-      key: 'signal:s1',
-      tone: 'asks',
-      title: 'Ana asks a question',
-      body: 'Which port?',
-      opens: { kind: 'signal', id: 's1' },
-      waits: true,
-    });
-    expect(notice({ type: 'signal_changed', signal: { ...signal('s1', 'ana', 1), state: 'handled' } })).toBeNull();
-  });
-
-  it('tells a permission requested, naming the agent of its session', () => {
-    expect(notice({ type: 'permission_requested', request: permission(3, 'ana', 1) })).toMatchObject({
-      key: 'permission:session-of-ana:3',
-      title: 'Ana asks to use Bash',
-      waits: true,
-    });
-  });
-
-  it.each<[TaskInfo['state'], Partial<TaskInfo>, string | null, string | null]>([
-    ['completed', {}, 'Task finished', 'Ana: “Fix the build”'],
-    ['failed', { reason: 'exit 1' }, 'Task failed', 'Ana: “Fix the build”: exit 1'],
-    ['timed_out', {}, 'Task failed', 'Ana: “Fix the build”'],
-    ['running', {}, null, null],
-    ['queued', {}, null, null],
-    ['cancelled', {}, null, null],
-    // A loop's iterations are the loop's to tell.
-    ['completed', { loop_iteration: { loop_id: 'l1', number: 2 } as unknown as TaskInfo['loop_iteration'] }, null, null],
-  ])('tells a task %s (%o) as %s', (state, extra, title, body) => {
-    const told = notice({ type: 'task_changed', task: task(state, extra) });
-    expect(told?.title ?? null).toBe(title);
-    expect(told?.body ?? null).toBe(body);
-  });
-
-  it('tells a task whose summary says it failed as failed, though it completed', () => {
-    const result = { summary: { status: 'failed' } } as TaskInfo['result'];
-    expect(notice({ type: 'task_changed', task: task('completed', { result }) })?.tone).toBe('failed');
-  });
-
-  it('tells an agent the engine says may be stuck, once per stall', () => {
-    const stalled: Attention = { state: 'stalled', stall: { kind: 'quiet', task_id: 't1', task: 'Build' }, since: 42 };
-    expect(notice({ type: 'attention_changed', profile_id: 'ana', attention: stalled })).toMatchObject({ key: 'stalled:ana:42', title: 'Ana may be stuck' });
-    expect(notice({ type: 'attention_changed', profile_id: 'ana', attention: { state: 'idle', since: 1 } })).toBeNull();
-  });
-
-  it('says "An agent" for one it does not know, and cuts a long question short', () => {
-    const long = signal('s9', 'zed', 1, clarification(['x'.repeat(500)]));
-    const told = notice({ type: 'signal_changed', signal: long })!;
-    expect(told.title).toBe('An agent asks a question');
-    expect(told.body.length).toBeLessThanOrEqual(120);
-    expect(told.body.endsWith('…')).toBe(true);
+describe('keptNotices', () => {
+  const show = (place: string, title: string): ShownNotice => ({ type: 'show', place, tone: 'asks', title, body: '', opens: null, stays: true });
+  it('puts a notice in its place, the newest last, and empties a place the engine closes', () => {
+    const one = keptNotices([], show('agent:a', 'a asks'));
+    const two = keptNotices(one, show('finished', 'Task completed'));
+    expect(two.map((n) => n.title)).toEqual(['a asks', 'Task completed']);
+    expect(keptNotices(two, show('agent:a', 'a may be stuck')).map((n) => n.title)).toEqual(['Task completed', 'a may be stuck']);
+    expect(keptNotices(two, { type: 'close', place: 'agent:a' }).map((n) => n.title)).toEqual(['Task completed']);
+    expect(keptNotices(two, { type: 'close', place: 'app' })).toEqual(two);
   });
 });
 
-describe('ToldNews', () => {
-  it('takes each key as news once, forgetting the oldest beyond what it remembers', () => {
-    const told = new ToldNews(2);
-    expect([told.isNew('a'), told.isNew('a'), told.isNew('b'), told.isNew('c')]).toEqual([true, false, true, true]);
-    // "a" was forgotten for "c"; "b" is still remembered.
-    expect([told.isNew('b'), told.isNew('a')]).toEqual([false, true]);
-  });
-});

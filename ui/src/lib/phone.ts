@@ -4,11 +4,9 @@
  * the page tells in its own notices. Nothing here decides what an agent needs of the user: the
  * engine does (its attention, signals and permission requests); this only lists what it said.
  */
-import type { Attention, EngineEvent, PermissionRequest, Profile, ProfileId, SessionId, SessionInfo, SignalId, SignalInfo, TaskId } from './bindings';
-import { attentionLine, type ShownAttentionMap } from './attention';
+import type { Attention, PageNotice, PermissionRequest, Profile, ProfileId, SessionId, SessionInfo, SignalId, SignalInfo } from './bindings';
+import type { ShownAttentionMap } from './attention';
 import type { BackendKind } from './backend';
-import { signalTitle, wellFormed } from './signals';
-import { firstLine, taskTitle } from './tasks';
 
 /**
  * The widest page laid out for a phone, in CSS pixels: phones are 360-430 wide upright; a
@@ -137,116 +135,14 @@ export function keyBytes(key: TerminalKey, applicationCursor: boolean): string {
   }
 }
 
-/** What a page notice opens when tapped. */
-export type NoticeOpens = { kind: 'signal'; id: SignalId } | { kind: 'permission'; key: string } | { kind: 'task'; id: TaskId } | { kind: 'agent'; id: ProfileId };
-
-/** One notice the page shows in its own stack, as the desktop notifies the same news. */
-export interface PageNotice {
-  /** The news it tells, once: a second event about the same news tells nothing. */
-  key: string;
-  tone: 'asks' | 'done' | 'failed' | 'stalled';
-  title: string;
-  body: string;
-  opens: NoticeOpens;
-  /** It asks the user (a question, a request): it goes as soon as that is settled, wherever. */
-  waits: boolean;
-}
-
-/** The most characters of agent text a notice shows: a notice is a glance, the page has the rest. */
-export const NOTICE_CHARS = 120;
-
-function cut(text: string): string {
-  return text.length <= NOTICE_CHARS ? text : `${text.slice(0, NOTICE_CHARS - 1)}…`;
-}
-
-/** The names a notice needs: an agent's by its id, and the agent a session belongs to. */
-export interface NoticeNames {
-  agent(profileId: ProfileId): string | undefined;
-  agentOfSession(sessionId: SessionId): ProfileId | undefined;
-}
+/** A notice a page shows now: the engine's `show`, in its place. */
+export type ShownNotice = Extract<PageNotice, { type: 'show' }>;
 
 /**
- * The notice `event` brings, from the event's own record (null: none). As the desktop does: a
- * signal raised (a question, a blocker, a delegation, a report), a permission requested, a task
- * finished or failed (a loop's iterations are the loop's, not told one by one), an agent the
- * engine says may be stuck. Whether it was told already is the caller's (`key`).
+ * The page's notices after the engine told it `notice`: a `show` takes its place (the newest
+ * last), a `close` empties it.
  */
-export function pageNoticeOf(event: EngineEvent, names: NoticeNames): PageNotice | null {
-  const agent = (id: ProfileId | undefined) => (id === undefined ? undefined : names.agent(id)) ?? 'An agent';
-  switch (event.type) {
-    case 'signal_changed': {
-      const signal = event.signal;
-      if (signal.state !== 'pending') return null;
-      const parsed = wellFormed(signal);
-      const first = parsed?.kind === 'clarification' ? (parsed.questions[0] ?? '') : '';
-      return {
-        key: `signal:${signal.id}`,
-        tone: 'asks',
-        title: cut(signalTitle(signal, agent(signal.profile_id))),
-        body: cut(firstLine(first)),
-        opens: { kind: 'signal', id: signal.id },
-        waits: true,
-      };
-    }
-    case 'permission_requested': {
-      const request = event.request;
-      return {
-        key: permissionKey(request),
-        tone: 'asks',
-        title: `${agent(names.agentOfSession(request.session_id))} asks to use ${cut(request.tool_name)}`,
-        body: '',
-        opens: { kind: 'permission', key: permissionKey(request) },
-        waits: true,
-      };
-    }
-    case 'task_changed': {
-      const task = event.task;
-      if (task.loop_iteration !== null) return null;
-      const saidFailed = task.result?.summary.status === 'failed';
-      const failed = task.state === 'failed' || task.state === 'timed_out' || (task.state === 'completed' && saidFailed);
-      if (task.state !== 'completed' && !failed) return null;
-      const reason = failed && task.reason ? `: ${task.reason}` : '';
-      return {
-        key: `task:${task.id}`,
-        tone: failed ? 'failed' : 'done',
-        title: failed ? 'Task failed' : 'Task finished',
-        body: cut(`${agent(task.profile_id)}: “${taskTitle(task)}”${reason}`),
-        opens: { kind: 'task', id: task.id },
-        waits: false,
-      };
-    }
-    case 'attention_changed': {
-      const attention = event.attention;
-      if (attention.state !== 'stalled') return null;
-      return {
-        key: `stalled:${event.profile_id}:${attention.since}`,
-        tone: 'stalled',
-        title: `${agent(event.profile_id)} may be stuck`,
-        body: cut(attentionLine(attention)),
-        opens: { kind: 'agent', id: event.profile_id },
-        waits: false,
-      };
-    }
-    default:
-      return null;
-  }
-}
-
-/**
- * The news the page told already, so a second event about the same news (a signal's later
- * change, a task's record sent again) tells nothing: the latest `remembered` keys are kept.
- */
-export class ToldNews {
-  readonly #keys = new Set<string>();
-
-  constructor(private readonly remembered: number) {}
-
-  /** Whether `key` is news: true once, and then remembered. */
-  isNew(key: string): boolean {
-    if (this.#keys.has(key)) return false;
-    this.#keys.add(key);
-    // The oldest goes first (a Set keeps the order things were added in).
-    if (this.#keys.size > this.remembered) this.#keys.delete(this.#keys.values().next().value as string);
-    return true;
-  }
+export function keptNotices(shown: readonly ShownNotice[], notice: PageNotice): ShownNotice[] {
+  const others = shown.filter((kept) => kept.place !== notice.place);
+  return notice.type === 'show' ? [...others, notice] : others;
 }

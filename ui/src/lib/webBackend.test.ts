@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { version as UI_VERSION } from '../../package.json';
-import type { ApiError, Command, EngineEvent, EngineLink, HostLink, Reply } from './bindings';
+import type { ApiError, Command, EngineEvent, EngineLink, HostLink, PageNotice, Reply } from './bindings';
 import { decodeFrame, messageFrame, outputFrame, type Answer, type ClientFrame, type Hello } from './frames';
 import {
   afterEnd,
@@ -440,7 +440,7 @@ describe('webBackend', () => {
     expect(links.at(-1)).toEqual({ state: 'lost', reason: 'Switchboard’s engine sent something this page cannot read.', host: null });
   });
 
-  it('reaches the other machines through the engine that serves it: commands named for one, their links and their events', async () => {
+  it('reaches the other machines through the engine that serves it (commands named for one, their links and events), and hears its page notices', async () => {
     const socket = await connected();
     const box: HostLink = { destination: 'me@box', link: { state: 'connecting' } };
     socket.machines = [box];
@@ -457,6 +457,11 @@ describe('webBackend', () => {
       { type: 'command', command: { type: 'list_profiles' }, host: 'me@box' },
       { type: 'command', command: { type: 'list_profiles' } },
     ]);
+
+    const told: PageNotice[] = [];
+    backend.onPageNotice((notice) => told.push(notice));
+    socket.says(messageFrame({ type: 'notice', notice: { type: 'close', place: 'app' } }));
+    await vi.waitFor(() => expect(told).toEqual([{ type: 'close', place: 'app' }]));
 
     const heard: [string, string | null][] = [];
     backend.onEngineEvent((event, host) => heard.push([event.type === 'profile_deleted' ? event.profile_id : event.type, host]));

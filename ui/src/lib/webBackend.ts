@@ -15,7 +15,7 @@
  */
 import { version as UI_VERSION } from '../../package.json';
 import type { Backend, TerminalAttachment, Unsubscribe } from './backend';
-import type { ApiError, AppInfo, Command, EngineEvent, FollowedLog, HostLink, Reply, SessionId, SubscriptionId } from './bindings';
+import type { ApiError, AppInfo, Command, EngineEvent, FollowedLog, HostLink, PageNotice, Reply, SessionId, SubscriptionId } from './bindings';
 import { engineCommands, type EngineCommands } from './bindings';
 import type { PageLink } from './engineLink';
 import { apiError, toApiError } from './errors';
@@ -218,6 +218,7 @@ class WebEngine {
   #settleWaiters: { resolve(connection: Connection): void; reject(error: ApiError): void }[] = [];
   #eventListeners = new Set<(event: EngineEvent, host: string | null) => void>();
   #machineListeners = new Set<(link: HostLink) => void>();
+  #noticeListeners = new Set<(notice: PageNotice) => void>();
   #gathered: { event: EngineEvent; host: string | null }[] = [];
   #frameTimer: ReturnType<typeof setTimeout> | null = null;
   #followed: FollowedLog | null = null;
@@ -296,6 +297,11 @@ class WebEngine {
     }
     const reason = this.#link.state === 'lost' || this.#link.state === 'refused' ? this.#link.reason : 'Switchboard’s engine is not connected.';
     return Promise.reject(apiError('engine_stopped', reason));
+  }
+
+  onNotice(callback: (notice: PageNotice) => void): Unsubscribe {
+    this.#noticeListeners.add(callback);
+    return () => this.#noticeListeners.delete(callback);
   }
 
   onMachine(callback: (link: HostLink) => void): Unsubscribe {
@@ -499,6 +505,15 @@ class WebEngine {
       }
       case 'event':
         if (forwarded(this.#followed, message.event)) this.#gather(message.event, message.host);
+        return;
+      case 'notice':
+        for (const listener of [...this.#noticeListeners]) {
+          try {
+            listener(message.notice);
+          } catch (reason) {
+            console.error('a page-notice listener failed', reason);
+          }
+        }
         return;
       case 'machine':
         for (const listener of [...this.#machineListeners]) {
@@ -711,6 +726,7 @@ export function webBackend(url: string = engineSocketUrl(location)): WebBackend 
     },
     attachedHosts: () => engine.machines(),
     onHostLink: (callback) => engine.onMachine(callback),
+    onPageNotice: (callback) => engine.onNotice(callback),
     async connectHost(): Promise<void> {
       throw notAllowed('Other machines are connected from the desktop window, not from a browser.');
     },

@@ -14,6 +14,7 @@
 //! window say what happened meanwhile.
 
 mod delivery;
+mod page;
 mod told;
 mod tray;
 
@@ -21,6 +22,7 @@ pub use delivery::{
     Action, BURST_WINDOW_MS, Delivery, Lasting, Slot, Urgency, delivery, handled, on_screen, slot_for, style,
 };
 use delivery::{Ended, grouped};
+pub use page::page_notice;
 use told::{loop_key, on_storage};
 pub use tray::TrayCounts;
 

@@ -43,6 +43,27 @@ const LINGER: Duration = Duration::from_secs(300);
 /// What the links send every browser's relay.
 const RELAYED: usize = 1024;
 
+/// Page notices waiting for a browser's relay (a page that falls behind
+/// misses some: its lists say what waits).
+const PAGE_NOTICES: usize = 256;
+
+/// The notices every browser's page is told: the desktop's, decided once by
+/// the daemon's notices (`crate::notices`), whatever the windows.
+#[derive(Clone)]
+pub struct Pages(broadcast::Sender<Arc<Vec<u8>>>);
+
+impl Pages {
+    /// Tells every page open what the desktop's notifications do.
+    pub fn tell(&self, actions: &[switchboard_client::notice::Action]) {
+        for action in actions {
+            let notice = switchboard_client::notice::page_notice(action);
+            let frame = Frame::message(&switchboard_api::wire::ServerFrame::Notice { notice });
+            // No page open is no loss.
+            self.0.send(Arc::new(frame.body)).ok();
+        }
+    }
+}
+
 /// The user's other machines, reached for the browsers of the engine that
 /// serves them.
 #[derive(Clone)]
@@ -50,6 +71,7 @@ pub struct Machines(Arc<Shared>);
 
 struct Shared {
     data_dir: PathBuf,
+    pages: Pages,
     /// The ssh program and its options (`ssh::ssh_program`).
     ssh: (String, Vec<String>),
     fleet: Mutex<Option<Arc<Fleet>>>,
@@ -65,7 +87,13 @@ impl Machines {
 
     /// As [`Machines::new`], reached through this ssh program and its options.
     pub fn with_ssh(data_dir: PathBuf, ssh: (String, Vec<String>)) -> Machines {
-        Machines(Arc::new(Shared { data_dir, ssh, fleet: Mutex::default(), open: AtomicUsize::new(0) }))
+        let pages = Pages(broadcast::channel(PAGE_NOTICES).0);
+        Machines(Arc::new(Shared { data_dir, pages, ssh, fleet: Mutex::default(), open: AtomicUsize::new(0) }))
+    }
+
+    /// Where the notices every browser's page is told are sent.
+    pub fn pages(&self) -> Pages {
+        self.0.pages.clone()
     }
 
     /// As the web server is given it.
@@ -79,14 +107,12 @@ impl Beyond for Machines {
         let hosts = match switchboard_client::hosts::list(&self.0.data_dir) {
             Ok(hosts) => hosts,
             Err(error) => {
+                // The browser is shown this machine's agents, and its notices.
                 tracing::warn!(%error, "the list of other machines could not be read for a browser");
-                return None;
+                Vec::new()
             }
         };
-        if hosts.is_empty() {
-            return None;
-        }
-        let fleet = {
+        let fleet = (!hosts.is_empty()).then(|| {
             let mut kept = self.0.fleet.lock().expect("never poisoned");
             match kept.as_ref() {
                 Some(fleet) => {
@@ -95,10 +121,11 @@ impl Beyond for Machines {
                 }
                 None => kept.insert(Fleet::start(hosts, here.clone(), self.0.ssh.clone())).clone(),
             }
-        };
+        });
         self.0.open.fetch_add(1, Ordering::SeqCst);
         let stay = Stay(self.0.clone());
-        Some(Box::new(relay::BrowserRelay::new(fleet, browser, here, down, stay)))
+        let notices = self.0.pages.0.subscribe();
+        Some(Box::new(relay::BrowserRelay::new(fleet, browser, here, down, notices, stay)))
     }
 }
 

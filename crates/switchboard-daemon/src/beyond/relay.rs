@@ -24,7 +24,8 @@ use switchboard_client::{Client, ClientError};
 type HostStreams = Arc<Mutex<HashMap<u32, (Arc<Beside>, u32)>>>;
 
 pub(super) struct BrowserRelay {
-    fleet: Arc<Fleet>,
+    /// The other machines' links (none: the user has no other machine).
+    fleet: Option<Arc<Fleet>>,
     caller: Caller,
     here: HereEngine,
     down: mpsc::Sender<Frame>,
@@ -39,19 +40,20 @@ pub(super) struct BrowserRelay {
 }
 
 impl BrowserRelay {
-    pub(super) fn new(fleet: Arc<Fleet>, browser: Browser, here: Here, down: mpsc::Sender<Frame>, stay: Stay) -> Self {
+    pub(super) fn new(
+        fleet: Option<Arc<Fleet>>,
+        browser: Browser,
+        here: Here,
+        down: mpsc::Sender<Frame>,
+        notices: broadcast::Receiver<Arc<Vec<u8>>>,
+        stay: Stay,
+    ) -> Self {
         let caller = Caller::Device { device: browser.device, read_only: browser.read_only };
-        let here = HereEngine { here, client: Arc::default(), owners: fleet.owners.clone() };
-        BrowserRelay {
-            fleet,
-            caller,
-            here,
-            down,
-            tasks: JoinSet::new(),
-            streams: Arc::default(),
-            following: false,
-            _stay: stay,
-        }
+        let owners = fleet.as_ref().map(|fleet| fleet.owners.clone()).unwrap_or_default();
+        let here = HereEngine { here, client: Arc::default(), owners };
+        let mut tasks = JoinSet::new();
+        tasks.spawn(tell_notices(notices, down.clone()));
+        BrowserRelay { fleet, caller, here, down, tasks, streams: Arc::default(), following: false, _stay: stay }
     }
 
     fn answer(&mut self, id: u64, answer: impl Future<Output = Answer> + Send + 'static) {
@@ -64,12 +66,12 @@ impl BrowserRelay {
 
     /// A command the relay carries out: refused at once as the engine would
     /// refuse it from this browser, before it can leave this machine.
-    fn command(&mut self, id: u64, command: Command, host: Option<String>) {
+    fn command(&mut self, id: u64, fleet: Arc<Fleet>, command: Command, host: Option<String>) {
         if let Some(refused) = refusal(Via::Client(ClientKind::Browser), self.caller, &command) {
             let error: ApiError = refused.into();
             return self.answer(id, async move { Answer::Error { error } });
         }
-        let (here, fleet) = (self.here.clone(), self.fleet.clone());
+        let here = self.here.clone();
         self.answer(id, async move {
             let beside: Vec<Arc<Engine>> =
                 fleet.links().into_iter().map(|link| Arc::new(Engine::There(link))).collect();
@@ -82,12 +84,12 @@ impl BrowserRelay {
     }
 
     /// The machines' links now, then each change and their events, from now on.
-    fn machines(&mut self, id: u64) {
-        let links: Vec<_> = self.fleet.links().iter().map(|link| link.link()).collect();
+    fn machines(&mut self, id: u64, fleet: &Fleet) {
+        let links: Vec<_> = fleet.links().iter().map(|link| link.link()).collect();
         let down = self.down.clone();
         if !std::mem::replace(&mut self.following, true) {
             // Subscribed before the answer goes: no change falls between the two.
-            let news = self.fleet.relayed.subscribe();
+            let news = fleet.relayed.subscribe();
             self.tasks.spawn(follow(news, down.clone()));
         }
         self.answer(id, async move { Answer::Machines { links } });
@@ -146,9 +148,9 @@ impl BrowserRelay {
     }
 
     /// The machine known to hold `ids`, if another.
-    fn holder(&self, ids: &[String]) -> Option<Arc<Beside>> {
-        let host = self.fleet.owners.lock().expect("never poisoned").owner(ids).map(str::to_owned)?;
-        self.fleet.links().into_iter().find(|link| link.destination() == host)
+    fn holder(fleet: &Fleet, ids: &[String]) -> Option<Arc<Beside>> {
+        let host = fleet.owners.lock().expect("never poisoned").owner(ids).map(str::to_owned)?;
+        fleet.links().into_iter().find(|link| link.destination() == host)
     }
 }
 
@@ -159,6 +161,8 @@ impl Relay for BrowserRelay {
         if frame.kind != MESSAGE {
             return Some(frame);
         }
+        // With no other machine, this engine answers everything (the machines: none).
+        let Some(fleet) = self.fleet.clone() else { return Some(frame) };
         let Ok(ClientFrame::Request { id, request }) = serde_json::from_slice(&frame.body) else { return Some(frame) };
         match request {
             ClientRequest::Command { command, host } => {
@@ -168,11 +172,11 @@ impl Relay for BrowserRelay {
                 if host.is_none() && local {
                     return Some(frame);
                 }
-                self.command(id, command, host);
+                self.command(id, fleet, command, host);
             }
-            ClientRequest::Machines => self.machines(id),
+            ClientRequest::Machines => self.machines(id, &fleet),
             ClientRequest::Attach { session_id, stream } => {
-                let Some(link) = self.holder(&[session_id.to_string()]) else { return Some(frame) };
+                let Some(link) = Self::holder(&fleet, &[session_id.to_string()]) else { return Some(frame) };
                 self.attach(id, link, session_id, stream);
             }
             ClientRequest::Detach { stream } => {
@@ -184,6 +188,21 @@ impl Relay for BrowserRelay {
             ClientRequest::Subscribe | ClientRequest::Ping => return Some(frame),
         }
         None
+    }
+}
+
+/// The page notices, as frames for one browser.
+async fn tell_notices(mut notices: broadcast::Receiver<Arc<Vec<u8>>>, down: mpsc::Sender<Frame>) {
+    loop {
+        let body = match notices.recv().await {
+            Ok(body) => body,
+            // Missed: what still waits is in the page's lists.
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        if down.send(Frame { kind: MESSAGE, body: body.to_vec() }).await.is_err() {
+            return;
+        }
     }
 }
 

@@ -308,32 +308,37 @@ describe('a page paired to look only', () => {
 });
 
 describe('the engine’s news in a browser page', () => {
-  it('tells a question asked, a permission requested and a task finished, and a question answered anywhere goes at once', async () => {
-    const { backend, ana, session } = await seeded({ kind: 'browser' });
+  it('shows each notice the engine tells in its place, keeps one that waits until the engine closes it, and opens what it is about', async () => {
+    const { backend, ana } = await seeded({ kind: 'browser' });
     await renderApp(backend);
-    const notices = () => screen.queryAllByTestId('page-notice').map((n) => n.getAttribute('data-key'));
+    const notices = () => screen.queryAllByTestId('page-notice').map((n) => [n.getAttribute('data-place'), n.getAttribute('data-tone')]);
     expect(notices()).toEqual([]);
 
-    const again = backend.raiseSignal(session.id, signalScan(clarification(['And the host?'])));
-    await waitFor(() => expect(notices()).toEqual([`signal:${again.id}`]));
-    expect(screen.getByTestId('page-notice').textContent).toContain('ana asks a question');
-    expect(screen.getByTestId('page-notice').textContent).toContain('And the host?');
+    const place = `agent:${ana.id}`;
+    backend.tellPage({ type: 'show', place, tone: 'asks', title: 'ana asks a question', body: 'Which port?', opens: null, stays: true });
+    await waitFor(() => expect(notices()).toEqual([[place, 'asks']]));
+    expect(screen.getByTestId('page-notice').textContent).toContain('Which port?');
+    // A newer notice in the same place replaces it; another place stacks.
+    backend.tellPage({ type: 'show', place, tone: 'stalled', title: 'ana may be stuck', body: '', opens: null, stays: true });
+    const taskId = (await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Ship it' })).task.id;
+    backend.tellPage({ type: 'show', place: 'finished', tone: 'done', title: 'Task completed', body: 'ana: “Ship it”', opens: { kind: 'task', id: taskId }, stays: false });
+    await waitFor(() => expect(notices()).toEqual([[place, 'stalled'], ['finished', 'done']]));
+    expect(screen.getAllByTestId('page-notice')[0].textContent).toContain('ana may be stuck');
 
-    await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Ship it' });
-    const taskId = backend.finishTask({ profileId: ana.id }, { state: 'completed' }).id;
-    await waitFor(() => expect(notices()).toContain(`task:${taskId}`));
-
-    // Answered on the desktop: its notice goes with it.
-    await backend.respondToSignal(again.id, { action: 'answer', answers: ['localhost'] });
-    await waitFor(() => expect(notices()).toEqual([`task:${taskId}`]));
+    // Handled, here or anywhere: the engine closes it.
+    backend.tellPage({ type: 'close', place });
+    await waitFor(() => expect(notices()).toEqual([['finished', 'done']]));
+    // Tapped: it goes, and what it is about opens.
+    await fireEvent.click(screen.getByTestId('page-notice-open'));
+    await waitFor(() => expect(notices()).toEqual([]));
   });
 
   it('the desktop window tells none (the desktop notifies)', async () => {
     const { backend, session } = await seeded();
     await renderApp(backend);
     backend.raiseSignal(session.id, signalScan(clarification(['And the host?'])));
+    backend.tellPage({ type: 'show', place: 'app', tone: 'failed', title: 'Work is not being saved', body: '', opens: null, stays: true });
     await tick();
-    await new Promise((resolve) => setTimeout(resolve, 30));
     expect(screen.queryByTestId('page-notices')).toBeNull();
   });
 });
