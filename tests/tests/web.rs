@@ -181,7 +181,12 @@ async fn next_message(socket: &mut Socket) -> serde_json::Value {
             .expect("the socket is open")
             .unwrap();
         if let Message::Binary(bytes) = message {
-            assert!(bytes.len() >= 5 && bytes[4] == 0, "a message frame");
+            assert!(bytes.len() >= 5, "a whole frame");
+            // A terminal's output, on a stream attached: not a message.
+            if bytes[4] == 1 {
+                continue;
+            }
+            assert_eq!(bytes[4], 0, "a message frame");
             let length = u32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
             assert_eq!(length, bytes.len() - 4, "one whole frame a message");
             return serde_json::from_slice(&bytes[5..]).unwrap();
@@ -703,6 +708,20 @@ async fn a_browser_reaches_the_users_other_machines_through_the_engine_that_serv
     assert!(there.iter().all(|p| p.host.as_deref() == Some(HOST)) && !there.is_empty(), "{there:?}");
     let asked = ClientRequest::Command { command: Command::ListProfiles {}, host: Some("elsewhere".into()) };
     refused_as(ask(&mut socket, 7, asked, &mut meanwhile).await, ErrorCode::InvalidInput, "not one of the machines");
+
+    // The other machine's news is told in the page as the desktop window tells it.
+    let told = |frame: &ServerFrame| {
+        matches!(frame, ServerFrame::Notice { notice: switchboard_core::api::PageNotice::Show { body, .. } }
+            if body.contains("Write the notes"))
+    };
+    if !meanwhile.iter().any(told) {
+        loop {
+            let frame: ServerFrame = serde_json::from_value(next_message(&mut socket).await).unwrap();
+            if told(&frame) {
+                break;
+            }
+        }
+    }
 
     // Read-only: it reads the other machine, and changes nothing there.
     let looker = pair(addr, &pair_code(&t, &["--read-only"]).await).await;

@@ -36,7 +36,6 @@ use std::time::Duration;
 
 use switchboard_api::{EventPace, HostLink, StorageProblem};
 use switchboard_client::fleet::{self, Owners, Said};
-use switchboard_client::notice::Notices;
 use switchboard_client::ssh::{Host, SshProblem, sentence};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 use switchboard_core::{ApiError, Command, EngineLink, ErrorCode, SessionId, SubscriptionId};
@@ -531,7 +530,7 @@ impl Link {
             Err(error) => return Ended::Other(error.to_string()),
         };
         // The lists after the subscription: a change between the two is in one or the other.
-        match notices_of(&client, self.beside()).await {
+        match switchboard_client::notice::notices_of(&client, self.beside()).await {
             Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
             Err(error) => return Ended::Other(error.to_string()),
         }
@@ -597,45 +596,6 @@ enum Ended {
     EngineGone(String),
     /// Anything else: the window fell behind its events, or left the machine.
     Other(String),
-}
-
-/// The notices' starting point: what the engine has now; another machine's
-/// (`from_host`) kept as the window keeps what it says
-/// (`fleet::capped_from_host`), so a notification never shows more of it.
-/// Why the notices' starting point could not be read.
-#[derive(Debug, thiserror::Error)]
-enum NoticesUnread {
-    #[error("{0}")]
-    Engine(#[from] ClientError),
-    #[error("The machine's answer could not be kept: {0}.")]
-    Host(#[from] serde_json::Error),
-}
-
-async fn notices_of(client: &Client, from_host: bool) -> Result<Notices, NoticesUnread> {
-    fn kept<T: serde::Serialize + serde::de::DeserializeOwned>(
-        listed: Result<T, ClientError>,
-        from_host: bool,
-    ) -> Result<T, NoticesUnread> {
-        let listed = listed?;
-        if !from_host {
-            return Ok(listed);
-        }
-        Ok(fleet::capped_from_host(listed)?)
-    }
-    let mut notices = Notices::new(
-        &kept(client.list_profiles().await, from_host)?,
-        &kept(client.list_queues().await, from_host)?,
-        &kept(client.list_signals().await, from_host)?,
-        &kept(client.list_loops().await, from_host)?,
-        &kept(client.list_attention().await, from_host)?,
-    );
-    notices.already_told(
-        &kept(client.list_limits().await, from_host)?,
-        &kept(client.list_tasks(None).await, from_host)?,
-        &kept(client.list_worktrees().await, from_host)?,
-    );
-    notices.set_settings(client.get_settings().await?);
-    Ok(notices)
 }
 
 fn not_there(reason: String) -> ApiError {

@@ -15,6 +15,7 @@
 
 mod delivery;
 mod page;
+mod start;
 mod told;
 mod tray;
 
@@ -23,6 +24,7 @@ pub use delivery::{
 };
 use delivery::{Ended, grouped};
 pub use page::page_notice;
+pub use start::{NoticesUnread, notices_of};
 use told::{loop_key, on_storage};
 pub use tray::TrayCounts;
 

@@ -7,11 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use switchboard_api::wire::ServerFrame;
-use switchboard_api::{ApiError, Command, EngineLink, ErrorCode, HostLink, Reply};
+use switchboard_api::{ApiError, Command, EngineEvent, EngineLink, ErrorCode, HostLink, Reply};
 use tokio::sync::{broadcast, watch};
 
-use super::Relayed;
-use switchboard_client::fleet::{Owners, event_from_host, heard_from_host};
+use super::{Pages, Relayed};
+use crate::notifications::{local_minute_of_day, now_millis};
+use switchboard_client::fleet::{Owners, event_from_host, heard_from_host, host_notices};
+use switchboard_client::notice::notices_of;
 use switchboard_client::ssh::{Host, SshProblem, sentence};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 
@@ -47,10 +49,11 @@ impl Beside {
         ssh: (String, Vec<String>),
         owners: Arc<Mutex<Owners>>,
         relayed: broadcast::Sender<Relayed>,
+        pages: Pages,
         mut here_known: watch::Receiver<bool>,
     ) -> Arc<Beside> {
         let linked = Arc::new(watch::Sender::new(Linked { link: EngineLink::Connecting, client: None }));
-        let runner = Runner { host: host.clone(), ssh, linked: linked.clone(), owners: owners.clone(), relayed };
+        let runner = Runner { host: host.clone(), ssh, pages, linked: linked.clone(), owners: owners.clone(), relayed };
         let task = tokio::spawn(async move {
             if here_known.wait_for(|known| *known).await.is_err() {
                 return;
@@ -100,6 +103,8 @@ impl Beside {
 struct Runner {
     host: Host,
     ssh: (String, Vec<String>),
+    /// The pages told that machine's notices, as a window tells them.
+    pages: Pages,
     linked: Arc<watch::Sender<Linked>>,
     owners: Arc<Mutex<Owners>>,
     relayed: broadcast::Sender<Relayed>,
@@ -160,6 +165,11 @@ impl Runner {
                 Err(error) => return error.to_string(),
             }
         }
+        // Its notices, as the window's (`Link`) start them; without them the pages are told none of its.
+        let mut notices = notices_of(&client, true)
+            .await
+            .inspect_err(|error| tracing::warn!(host, %error, "another machine's notices could not start"))
+            .ok();
         let welcome = client.welcome();
         let connected = EngineLink::Connected {
             engine_version: welcome.engine_version.clone(),
@@ -176,6 +186,13 @@ impl Runner {
                     let kept = event_from_host(&mut self.owners.lock().expect("never poisoned"), host, event);
                     match kept {
                         Ok(event) => {
+                            // This machine's settings hold for its notices, not another's.
+                            if let Some(notices) = &mut notices
+                                && !matches!(event, EngineEvent::SettingsChanged { .. })
+                            {
+                                let decided = notices.follow(&event, local_minute_of_day(), now_millis());
+                                self.pages.tell(&host_notices(decided, host));
+                            }
                             let event = serde_json::to_value(&event).expect("events always serialize");
                             let frame = ServerFrame::Event { seq, event, host: Some(host.to_owned()) };
                             self.relayed.send(Relayed::said(&frame)).ok();

@@ -119,7 +119,10 @@ impl Beyond for Machines {
                     fleet.sync(hosts);
                     fleet.clone()
                 }
-                None => kept.insert(Fleet::start(hosts, here.clone(), self.0.ssh.clone())).clone(),
+                None => {
+                    let fleet = Fleet::start(hosts, here.clone(), self.0.ssh.clone(), self.0.pages.clone());
+                    kept.insert(fleet).clone()
+                }
             }
         });
         self.0.open.fetch_add(1, Ordering::SeqCst);
@@ -174,6 +177,7 @@ pub(crate) struct Fleet {
     here_known: watch::Sender<bool>,
     learning: tokio::task::JoinHandle<()>,
     ssh: (String, Vec<String>),
+    pages: Pages,
 }
 
 impl Drop for Fleet {
@@ -183,7 +187,7 @@ impl Drop for Fleet {
 }
 
 impl Fleet {
-    fn start(hosts: Vec<Host>, here: Here, ssh: (String, Vec<String>)) -> Arc<Fleet> {
+    fn start(hosts: Vec<Host>, here: Here, ssh: (String, Vec<String>), pages: Pages) -> Arc<Fleet> {
         let owners = Arc::new(Mutex::new(Owners::default()));
         let here_known = watch::Sender::new(false);
         let learning = tokio::spawn(learn_here(here, owners.clone(), here_known.clone()));
@@ -194,6 +198,7 @@ impl Fleet {
             here_known,
             learning,
             ssh,
+            pages,
         });
         fleet.sync(hosts);
         fleet
@@ -214,8 +219,8 @@ impl Fleet {
                 continue;
             }
             let gate = self.here_known.subscribe();
-            let ssh = self.ssh.clone();
-            links.push(Beside::start(host, ssh, self.owners.clone(), self.relayed.clone(), gate));
+            let (ssh, pages) = (self.ssh.clone(), self.pages.clone());
+            links.push(Beside::start(host, ssh, self.owners.clone(), self.relayed.clone(), pages, gate));
         }
     }
 
