@@ -22,5 +22,7 @@ const backend = inTauri()
   : servedByEngine()
     ? (await import('./lib/webBackend')).webBackend()
     : (await import('./lib/fakeDemo')).demoBackend();
+// A page an engine served shows its notices as the system's too, where the browser lets it.
+if (servedByEngine()) (await import('./lib/systemNotices')).registerWorker();
 
 mount(App, { target, props: { backend, terminals: createXtermSurface } });
