@@ -41,7 +41,7 @@ async function shoot(browser, name) {
 test('a phone pairs with the code, answers a question a real agent asked, and the desktop sees it gone', async () => {
   const workspace = mkdtempSync(join(tmpdir(), 'switchboard-e2e-ws-'));
   const { browser: desktop, dataDir, close } = await launchApp({ args: ['--no-demo'] });
-  const phone = await openPhone({ size: PHONE });
+  const phone = await openPhone({ size: PHONE, notifications: true });
   try {
     addAsker(dataDir, workspace);
     // Opening the code's address is the whole pairing: the page opens on its inbox.
@@ -75,12 +75,37 @@ test('a phone pairs with the code, answers a question a real agent asked, and th
       timeout: 10_000,
       timeoutMsg: 'the desktop window still shows the question the phone answered',
     });
-    // The agent had the answer and went on: it wrote its summary, and the task completes.
+    // The agent had the answer and went on: it wrote its summary, and the task completes. The
+    // phone is told, in the page, as the desktop is notified (followed from now: it goes by itself).
+    const finished = (await phone.browser.$(`${byTestId('page-notice')}[data-place="finished"]`)).waitForExist({
+      timeout: 30_000,
+      timeoutMsg: 'the phone was not told the task finished',
+    });
     const listed = () => JSON.parse(cli(dataDir, 'task', 'list', '--json'));
     await desktop.waitUntil(async () => listed().some((task) => task.state === 'completed'), {
       timeout: 30_000,
       timeoutMsg: `the agent did not go on: ${JSON.stringify(listed())}`,
     });
+    await finished;
+
+    // The page's service worker is there (for the system's notifications only), and while the
+    // page is in the background its notices are the system's too.
+    const worker = await phone.browser.execute(async () => (await navigator.serviceWorker.ready).active?.scriptURL ?? null);
+    assert.match(worker ?? '', /\/sw\.js$/);
+    // The page put away (as a phone puts a browser in the background): its notices go to the system.
+    await phone.browser.minimizeWindow();
+    await phone.browser.waitUntil(async () => (await phone.browser.execute(() => document.visibilityState)) === 'hidden', {
+      timeout: 10_000,
+      timeoutMsg: 'the page was not hidden',
+    });
+    cli(dataDir, 'task', 'add', '--agent', 'asker', 'Write the changelog');
+    const systemSaid = () =>
+      phone.browser.execute(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => `${n.title}: ${n.body}`));
+    await phone.browser.waitUntil(async () => (await systemSaid()).some((said) => said.includes('Write the changelog')), {
+      timeout: 30_000,
+      timeoutMsg: 'the system was not told while the page was in the background',
+    });
+    await phone.browser.maximizeWindow();
 
     if (SHOTS) {
       await (await phone.browser.$(byTestId('phone-nav-agents'))).click();

@@ -16,8 +16,11 @@ export const CHROMEDRIVER = '/usr/bin/chromedriver';
 export const PHONE = { width: 390, height: 844 };
 export const TABLET = { width: 768, height: 1024 };
 
-/** Opens a headless Chromium at `size`; returns {browser, close}. */
-export async function openPhone({ size = PHONE, userAgent } = {}) {
+/**
+ * Opens a headless Chromium at `size`; returns {browser, close}. `notifications`: the user let
+ * pages notify (as a tap on *Notify me* and the browser's prompt would).
+ */
+export async function openPhone({ size = PHONE, userAgent, notifications = false } = {}) {
   const port = await freePort();
   const profile = mkdtempSync(join(tmpdir(), 'switchboard-phone-'));
   const driver = spawn(CHROMEDRIVER, [`--port=${port}`], { stdio: 'ignore' });
@@ -35,6 +38,7 @@ export async function openPhone({ size = PHONE, userAgent } = {}) {
       'goog:chromeOptions': {
         binary: CHROMIUM,
         args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${profile}`],
+        ...(notifications ? { prefs: { 'profile.default_content_setting_values.notifications': 1 } } : {}),
         mobileEmulation: {
           deviceMetrics: { width: size.width, height: size.height, pixelRatio: 2, touch: true },
           userAgent: userAgent ?? 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0 Mobile Safari/537.36',

@@ -40,16 +40,16 @@ async function registration(): Promise<ServiceWorkerRegistration | null> {
 
 /**
  * Shows or closes the system's notification of a notice, as the page shows or closes its own:
- * shown only while the page is not looked at (`hidden`), one per place, a newer replacing it.
+ * shown only while the page is not looked at (`away`), one per place, a newer replacing it.
  */
-export async function tellSystem(notice: PageNotice, hidden: boolean): Promise<void> {
+export async function tellSystem(notice: PageNotice, away: boolean): Promise<void> {
   const shown = await registration();
   if (shown === null) return;
   if (notice.type === 'close') {
     for (const open of await shown.getNotifications({ tag: notice.place })) open.close();
     return;
   }
-  if (!hidden) return;
+  if (!away) return;
   await shown.showNotification(notice.title, {
     body: notice.body,
     tag: notice.place,

@@ -101,6 +101,16 @@ describe('the phone layout', () => {
     expect(entries().some((e) => e.getAttribute('data-profile-id') === ana.id)).toBe(false);
   });
 
+  it('names the machine of an agent on another machine', async () => {
+    const { backend } = await seeded();
+    const far = backend.seedProfile({ name: 'far', command: 'bash', host: 'me@gpu-box' });
+    await renderPhone(backend);
+    await fireEvent.click(screen.getByTestId('phone-nav-agents'));
+    const entry = screen.getAllByTestId('phone-agent-entry').find((e) => e.getAttribute('data-profile-id') === far.id)!;
+    expect(within(entry).getByTestId('phone-agent-machine').textContent).toBe('on me@gpu-box');
+    expect(screen.getAllByTestId('phone-agent-machine')).toHaveLength(1);
+  });
+
   it('lists the agents with their state and task, and an agent’s tasks with New task', async () => {
     const { backend, ana } = await seeded();
     await backend.submitTask({ ...DEMO_TASK, profile_id: ana.id, instruction: 'Write the docs' });
