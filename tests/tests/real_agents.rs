@@ -4,6 +4,7 @@
 //! served in that namespace. Their hooks reach the engine through the real
 //! hook binary; tasks are typed into their real TUIs.
 
+#[path = "suite/support/mod.rs"]
 mod support;
 
 use std::collections::BTreeMap;

@@ -5,6 +5,7 @@
 //! One test in this file: it sets the process's umask and installs the
 //! app's logger, both process-wide.
 
+#[path = "suite/support/mod.rs"]
 mod support;
 
 use std::os::unix::fs::PermissionsExt;

@@ -20,6 +20,7 @@ pub mod fleet;
 pub mod hosts;
 pub mod locate;
 pub mod notice;
+pub mod notices_start;
 pub mod ssh;
 pub mod status;
 

@@ -530,7 +530,7 @@ impl Link {
             Err(error) => return Ended::Other(error.to_string()),
         };
         // The lists after the subscription: a change between the two is in one or the other.
-        match switchboard_client::notice::notices_of(&client, self.beside()).await {
+        match switchboard_client::notices_start::notices_of(&client, self.beside()).await {
             Ok(notices) => app.state::<Desktop>().set_notices(app, self.notices_key(), notices),
             Err(error) => return Ended::Other(error.to_string()),
         }

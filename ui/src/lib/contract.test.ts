@@ -31,11 +31,11 @@ const NOW = 1_700_000_000_000;
 
 const WORKSPACE = '/work/contract-workspace';
 
-/** The keys `tests/tests/contract.rs` numbers as ids (a worktree is named by its task's). */
+/** The keys `tests/tests/suite/contract.rs` numbers as ids (a worktree is named by its task's). */
 const ID_KEYS = new Set(['id', 'waiting_for', 'current_task', 'delegate_session', 'task', 'worktree', 'with', 'conflicts_with', 'task_at_work']);
 const isIdKey = (key: string) => ID_KEYS.has(key) || key.endsWith('_id');
 
-/** The normalisation of `tests/tests/contract.rs`, over the fake's values. */
+/** The normalisation of `tests/tests/suite/contract.rs`, over the fake's values. */
 class Normaliser {
   readonly ids = new Map<string, string>();
 

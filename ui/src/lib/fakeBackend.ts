@@ -7,7 +7,7 @@
  * finds (`setSearchHits`), the graph (`setOverview`), a flow's lit nodes (`setFlowView`) and an
  * outcome a test wants (`answerNext`, `failNext`) are told by the test as the engine would send
  * them; the rest of the engine's answers (a merge, a review's prompt, a refusal in its words)
- * are its recorded ones (`fakeRecorded.ts`, from `tests/tests/contract.rs`).
+ * are its recorded ones (`fakeRecorded.ts`, from `tests/tests/suite/contract.rs`).
  *
  * Sessions are scripted line-echo terminals: typed characters are echoed, Enter answers
  * `echo: <line>`, `exit` ends the session with code 0. Tasks queue per agent, one at a time;

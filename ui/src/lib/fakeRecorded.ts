@@ -1,5 +1,5 @@
 /**
- * The engine's own answers, as `tests/tests/contract.rs` recorded them against a real engine
+ * The engine's own answers, as `tests/tests/suite/contract.rs` recorded them against a real engine
  * (`ui/src/test/contract.json` and one scenario per area in `ui/src/test/contract/`): the fake
  * backend serves these for the decisions the engine makes (a merge's outcome, a refusal and its
  * words, a reply prompt) instead of deciding them again by hand. A recorded answer is found by
@@ -63,7 +63,7 @@ function recorded(type: string, fields: { [key: string]: Json }, answered?: { [k
       holds(step.command, fields) &&
       (answered === undefined || holds((step.reply as { value?: Json }).value, answered)),
   );
-  if (found === undefined) throw new Error(`no recorded ${type} with ${JSON.stringify(fields)}: record one in tests/tests/contract.rs`);
+  if (found === undefined) throw new Error(`no recorded ${type} with ${JSON.stringify(fields)}: record one in tests/tests/suite/contract.rs`);
   return found;
 }
 
@@ -91,7 +91,7 @@ function refusal(error: NonNullable<RecordedStep['error']>, fill: Fill): ApiErro
 /** The engine's first recorded refusal of the command `type` holding `fields`, to throw. */
 export function recordedRefusal(type: string, fields: { [key: string]: Json }, fill: Fill): ApiError {
   const found = RECORDED.find((step) => step.command?.type === type && step.error !== undefined && holds(step.command, fields));
-  if (found?.error === undefined) throw new Error(`no recorded refusal of ${type} with ${JSON.stringify(fields)}: record one in tests/tests/contract.rs`);
+  if (found?.error === undefined) throw new Error(`no recorded refusal of ${type} with ${JSON.stringify(fields)}: record one in tests/tests/suite/contract.rs`);
   return refusal(found.error, fill);
 }
 

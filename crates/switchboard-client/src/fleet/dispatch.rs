@@ -1,4 +1,4 @@
-//! Carrying out where [`route`](super::route) sends a command, over any set
+//! Carrying out where [`route`](super::route()) sends a command, over any set
 //! of engines: a window's links, or the engine serving a browser with the
 //! other machines it reaches for it. A list is asked of every engine
 //! connected and the answers joined; a command naming something goes to

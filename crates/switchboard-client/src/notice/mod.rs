@@ -15,7 +15,6 @@
 
 mod delivery;
 mod page;
-mod start;
 mod told;
 mod tray;
 
@@ -24,7 +23,6 @@ pub use delivery::{
 };
 use delivery::{Ended, grouped};
 pub use page::page_notice;
-pub use start::{NoticesUnread, notices_of};
 use told::{loop_key, on_storage};
 pub use tray::TrayCounts;
 

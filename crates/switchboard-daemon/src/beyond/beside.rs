@@ -13,7 +13,7 @@ use tokio::sync::{broadcast, watch};
 use super::{Pages, Relayed};
 use crate::notifications::{local_minute_of_day, now_millis};
 use switchboard_client::fleet::{Owners, event_from_host, heard_from_host, host_notices};
-use switchboard_client::notice::notices_of;
+use switchboard_client::notices_start::notices_of;
 use switchboard_client::ssh::{Host, SshProblem, sentence};
 use switchboard_client::{Client, ClientError, ClientKind, EventItem};
 

@@ -4,10 +4,10 @@
 //!
 //! The engine's web server is given [`Machines`] (by the daemon; the engine
 //! knows no SSH). While a browser is connected, and for a while after the
-//! last one left, a [`Fleet`] keeps a link to each machine in the user's
+//! last one left, a fleet keeps a link to each machine in the user's
 //! list (`switchboard host`, read again as each browser connects): one SSH
 //! connection per machine, whatever the number of browsers. Each browser's
-//! socket has a [`relay::BrowserRelay`], which answers the frames that
+//! socket has a relay (`relay.rs`), which answers the frames that
 //! concern other machines (a list asked of every machine, a command for
 //! what another machine holds, another machine's terminal, the machines'
 //! links) and lets every other frame go on to this engine.

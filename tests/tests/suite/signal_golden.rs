@@ -2,7 +2,7 @@
 //! and Codex (hook payloads and rendered screens), and the demo agent's PTY
 //! transcript recorded live.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

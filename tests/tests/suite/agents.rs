@@ -2,7 +2,7 @@
 //! `PATH`, with its version, and what is missing with how to install it.
 //! The real Claude Code and Codex are found in `real_agents.rs`.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;

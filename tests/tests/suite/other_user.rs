@@ -5,7 +5,7 @@
 //! tests' network namespace does): the tests run as root and become
 //! `nobody` for the other user's part.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

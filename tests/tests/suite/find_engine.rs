@@ -5,7 +5,7 @@
 //! engine's socket was removed under it (the runtime folder is deleted at
 //! the user's last logout).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -113,7 +113,7 @@ fn architecture_names_only_paths_that_exist_each_once_in_the_code_map() {
 fn a_missing_path_and_a_path_named_twice_are_both_caught() {
     let root = repository_root();
     let text = [
-        "Prose names `crates/switchboard-core/src/nowhere.rs` and tests/tests/map.rs.",
+        "Prose names `crates/switchboard-core/src/nowhere.rs` and tests/tests/suite/map.rs.",
         "",
         "## Code map",
         "",
@@ -123,7 +123,7 @@ fn a_missing_path_and_a_path_named_twice_are_both_caught() {
         "    src/lib.rs       its root",
         "    src/gone.rs      not there",
         "    src/lib.rs       again",
-        "tests/tests/map.rs   this test;",
+        "tests/tests/suite/map.rs   this test;",
         "                     see ui/nowhere.ts",
         "```",
     ]

@@ -3,7 +3,7 @@
 //! same from the engine's list, the overview's rows and the tray's counts,
 //! with real agents in real PTYs.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_client::notice::{Notices, TrayCounts};

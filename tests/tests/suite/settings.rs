@@ -1,7 +1,7 @@
 //! The app's settings through the engine: checked, kept across a restart,
 //! and told to the window and the shell as they change.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_api::{NotifyChoices, QuietHours, Settings, Theme};

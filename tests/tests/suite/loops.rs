@@ -2,7 +2,7 @@
 //! is a fresh process typed the iteration prompt; its end is judged; the
 //! loop ends for a reason it names, and never runs past its cap.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_core::loops::{Completion, FIRST_START_RETRY_MS, LoopSettings, MAX_FAILED_STARTS};

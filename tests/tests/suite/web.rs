@@ -6,7 +6,7 @@
 //! model names holds (a foreign `Host` or `Origin`, a forged cookie, a
 //! guessed code, an unpaired device's open socket).
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -11,7 +11,7 @@
 //! command a window may send has an exchange in them. The files are stale
 //! when these tests fail; `SWITCHBOARD_BLESS=1` rewrites them.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -174,7 +174,7 @@ impl Recorder {
     /// Waits until the task has finished, and records that the script waited for it (a replay
     /// on the fake finishes it there).
     async fn finished(&mut self, t: &TestEngine, task: &str) {
-        t.finished(task).await;
+        t.finished_unrecorded(task).await;
         let waited = self.normaliser.value("", &json!({"task_id": task}));
         self.transcript.push(json!({"waited": "task_finished", "task_id": waited["task_id"]}));
     }
@@ -187,7 +187,7 @@ impl Recorder {
         what: &str,
         condition: impl Fn(&[switchboard_api::WorktreeInfo]) -> bool,
     ) {
-        let listed = t.worktrees_until(what, condition).await;
+        let listed = t.worktrees_unrecorded_until(what, condition).await;
         let read = self.normaliser.value("", &serde_json::to_value(listed).unwrap());
         self.transcript.push(json!({"waited": "worktrees_read", "worktrees": read}));
     }
@@ -401,7 +401,7 @@ fn recorded_commands() -> std::collections::BTreeSet<String> {
 fn every_command_a_window_may_send_has_a_recorded_exchange() {
     let recorded = recorded_commands();
     let missing: Vec<&str> = window_commands().into_iter().filter(|name| !recorded.contains(*name)).collect();
-    assert!(missing.is_empty(), "no recorded exchange of {missing:?}: add a step to tests/tests/contract.rs");
+    assert!(missing.is_empty(), "no recorded exchange of {missing:?}: add a step to tests/tests/suite/contract.rs");
 }
 
 /// A repository on `main` with one file and one commit, under `root`.
@@ -439,14 +439,14 @@ fn demo_spec(t: &TestEngine, name: &str, cwd: &Path, isolation: &str, steps: &st
 
 impl TestEngine {
     /// Waits (unrecorded) until the task has finished.
-    async fn finished(&self, task: &str) {
+    async fn finished_unrecorded(&self, task: &str) {
         let id: TaskId = task.parse().unwrap();
         self.task_until(&id, "to finish", |t| t.state.is_finished()).await;
     }
 
     /// Waits (unrecorded) until the listed worktrees satisfy `condition`
     /// (the radar reads a worktree after its files settle).
-    async fn worktrees_until(
+    async fn worktrees_unrecorded_until(
         &self,
         what: &str,
         condition: impl Fn(&[switchboard_api::WorktreeInfo]) -> bool,

@@ -4,7 +4,7 @@
 //! the conflict radar, merge, rebase, discard with its patch, the setup
 //! command, review comments sent back as a task, and a restart.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

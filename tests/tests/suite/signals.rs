@@ -3,7 +3,7 @@
 //! restart; the user's answer or decision is typed back into the agent, which
 //! goes on.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

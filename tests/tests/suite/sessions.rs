@@ -2,7 +2,7 @@
 //! reading, writing, resizing, exit codes, killing whole process trees, flow
 //! control and bounded scrollback.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,7 +1,7 @@
 //! The command line as a client of a running engine over its socket, and
 //! the socket's defences against bad input.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;

@@ -2,7 +2,7 @@
 //! engine with real agents in real PTYs: the scripted demo agent, and `cat`
 //! (an agent that never writes a summary, so the test writes it).
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

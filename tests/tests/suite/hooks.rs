@@ -3,7 +3,7 @@
 //! status, scanned for signals; and spooled while no app runs, replayed at
 //! the next start.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

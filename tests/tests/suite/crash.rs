@@ -1,7 +1,7 @@
 //! What survives a `kill -9`: of the app while an agent runs, and of a
 //! process writing to the database.
 
-mod support;
+use crate::support;
 
 /// Starts an engine in its own process on `data_dir`, running `agent` in one
 /// session under its keeper, as the app does; returns the host process and

@@ -7,7 +7,7 @@
 //! completes it; a host that presents a changed key is refused with the
 //! reason.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

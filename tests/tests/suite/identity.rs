@@ -4,7 +4,7 @@
 //! daemon it left (forked twice, `setsid`, environment cleared), and one
 //! left behind after its keeper died cannot.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

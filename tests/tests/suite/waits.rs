@@ -2,7 +2,7 @@
 //! still take tasks and run loops: real agents in real PTYs, through the
 //! engine's handle.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_api::WaitingFor;

@@ -1,6 +1,6 @@
 //! Where a client's notices start: what an engine holds now, read through the client.
 
-use super::Notices;
+use crate::notice::Notices;
 use crate::{Client, ClientError};
 
 /// Why the notices' starting point could not be read.

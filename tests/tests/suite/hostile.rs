@@ -4,7 +4,7 @@
 //! would (answer, give a task, restart the app), and the app must neither
 //! reach outside the workspace nor stop.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! keepalives, nine flooding agents on one connection, and a flood of idle
 //! connections under a low limit on open files.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

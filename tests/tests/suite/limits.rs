@@ -5,7 +5,7 @@
 //! the terminal's echo off, so what the app types into them is on their
 //! screens once.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

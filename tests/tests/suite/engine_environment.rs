@@ -4,7 +4,7 @@
 //! and the environment a restart keeps (the stopped engine's, where its
 //! agents' commands were found, not the restarter's).
 
-mod support;
+use crate::support;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
