@@ -250,6 +250,8 @@ pub fn run_command(cli: Cli) -> Result<ExitCode> {
 
 /// One subcommand against the engine, by its module.
 fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -> Result<()> {
+    // A path given for another machine's engine names a file there, not here.
+    let elsewhere = matches!(reach, client::Reach::Ssh(_));
     let client = client::Client::reaching(reach, switchboard_client::ClientKind::CommandLine);
     match command {
         ClientCommand::Host(_) => anyhow::bail!("`host` keeps this machine's list of hosts: use the `hosts` module"),
@@ -259,7 +261,7 @@ fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -
         ClientCommand::Task(command) => task::run(&client, command, out),
         ClientCommand::Loop(command) => loops::run(&client, command, out),
         ClientCommand::Worktree(command) => worktree::run(&client, command, out),
-        ClientCommand::Web(args) => web::run(&client, args, out),
+        ClientCommand::Web(args) => web::run(&client, args, elsewhere, out),
         ClientCommand::Flow { agent, output } => flow::run(&client, &agent, output, out),
         ClientCommand::Events { agent, since, limit, output } => {
             events::run(&client, &agent, since.as_deref(), limit, output, out)

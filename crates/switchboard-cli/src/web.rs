@@ -34,6 +34,10 @@ pub struct WebArgs {
     /// The certificate's private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
+    /// Forget the certificate given: serve HTTPS with the one the engine
+    /// makes and keeps.
+    #[arg(long, conflicts_with_all = ["tls_cert", "off", "status"])]
+    pub engine_cert: bool,
     /// A name browsers reach it by besides localhost (a tailnet name for
     /// `tailscale serve`, say); repeat for more.
     #[arg(long, value_name = "NAME")]
@@ -69,7 +73,9 @@ pub enum WebCommand {
     },
 }
 
-pub(crate) fn run(client: &Client, args: WebArgs, out: &mut impl Write) -> Result<()> {
+/// `elsewhere`: the engine runs on another machine (`--host`), where a
+/// path given must name the file whole.
+pub(crate) fn run(client: &Client, args: WebArgs, elsewhere: bool, out: &mut impl Write) -> Result<()> {
     match args.command {
         Some(WebCommand::Pair { read_only, name, output }) => {
             let code = client.pair_device(read_only, name)?;
@@ -88,12 +94,21 @@ pub(crate) fn run(client: &Client, args: WebArgs, out: &mut impl Write) -> Resul
                 client.web_status()?
             } else {
                 let kept = client.web_status()?.settings;
-                // The engine may run elsewhere than this shell's folder: paths go whole.
+                // The engine may run elsewhere than this shell's folder: paths go whole (on
+                // another machine, as given: this machine's folder names nothing there).
                 let whole = |path: std::path::PathBuf| -> Result<String> {
+                    if elsewhere && path.is_relative() {
+                        let shown = path.display();
+                        return Err(crate::Refused(format!(
+                            "{shown} is a path in this machine's folder; give the file's whole path on the other machine"
+                        ))
+                        .into());
+                    }
                     Ok(std::path::absolute(&path)?.to_string_lossy().into_owned())
                 };
-                let (tls_cert, tls_key) = match (args.tls_cert, args.tls_key) {
-                    (Some(cert), Some(key)) => (Some(whole(cert)?), Some(whole(key)?)),
+                let (tls_cert, tls_key) = match (args.tls_cert, args.tls_key, args.engine_cert) {
+                    (_, _, true) => (None, None),
+                    (Some(cert), Some(key), false) => (Some(whole(cert)?), Some(whole(key)?)),
                     _ => (kept.tls_cert, kept.tls_key),
                 };
                 let settings = WebSettings {

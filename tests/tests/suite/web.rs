@@ -506,6 +506,14 @@ async fn a_certificate_given_serves_https_only_and_its_fingerprint_is_shown_at_p
         panic!("a paired browser lists the agents over HTTPS")
     };
     assert!(open_socket_via(&via, addr, Some(&cookie), Some(&format!("http://{addr}"))).await.is_err());
+
+    // The certificate given is forgotten on asking: the engine's own serves in its place.
+    let (code, out, err) = cli_async(&t, &["web", "--engine-cert", "--json"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let status: WebStatus = serde_json::from_str(&out).unwrap();
+    assert_eq!((status.settings.tls_cert, status.settings.tls_key), (None, None));
+    // Served on loopback, that is plain HTTP again, with no certificate at all.
+    assert_eq!(status.fingerprint, None, "{:?}", status.url);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -618,6 +626,19 @@ async fn a_browser_reaches_the_users_other_machines_through_the_engine_that_serv
         "--json",
     ]);
     let builder_id = builder["id"].as_str().unwrap_or_else(|| panic!("{builder}")).to_owned();
+    // A certificate for the other machine's engine is named by its whole path there: this
+    // machine's folder names nothing on it.
+    let refused = std::process::Command::new(app_binary())
+        .arg("--data-dir")
+        .arg(&other.cli_data)
+        .args(["--host", HOST, "web", "--tls-cert", "box.crt", "--tls-key", "box.key"])
+        .env("SWITCHBOARD_SSH", other.sshd.ssh_command())
+        .env_remove("SWITCHBOARD_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("box.crt is a path in this machine's folder"), "{said}");
 
     // This machine's engine, serving browsers, with the other machine in its list.
     let ssh = switchboard_client::ssh::ssh_program_of(Some(&other.sshd.ssh_command()));

@@ -79,9 +79,10 @@ export class AppState extends SettingsState {
   /**
    * This page was paired to look only: it offers nothing that changes anything (answer, allow,
    * new task, typing, stop…). The engine refuses those from it anyway; this only keeps the page
-   * from offering what would be refused.
+   * from offering what would be refused. A page in a browser looks only until the engine said
+   * which device it is: a read-only one never shows controls it may not use, even for a moment.
    */
-  readonly looksOnly: boolean = $derived(this.thisDevice?.read_only === true);
+  readonly looksOnly: boolean = $derived(this.thisDevice === undefined ? this.backend.kind === 'browser' : this.thisDevice?.read_only === true);
 
   /**
    * Each agent's attention as the window shows it (the one state every place shows, and counts):
