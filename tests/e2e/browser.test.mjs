@@ -169,6 +169,8 @@ test('a read-only phone is refused, an unpaired one is closed, and another origi
       timeout: 20_000,
       timeoutMsg: 'the unpaired page does not say it is no longer paired',
     });
+    // What it showed is gone with its pairing (a lost phone shows nothing more).
+    assert.equal(await (await looker.browser.$(byTestId('phone-inbox'))).isExisting(), false);
     await shoot(looker.browser, 'phone-unpaired-390x844');
 
     // A page of another origin on this machine, in a browser that is paired (its cookie is

@@ -30,8 +30,8 @@ describe('engine link banner', () => {
       const backend = new FakeBackend({ kind: 'browser' });
       await renderApp(backend);
       backend.setEngineLink({ state: 'refused', reason: 'This phone was removed from Switchboard’s devices. Pair it again to go on.', host: null, unpaired: true });
-      await tick();
-      const banner = screen.getByTestId('engine-link-banner');
+      // The page then shows only this (see the phone layout's test): the banner, on its own.
+      const banner = await within(await screen.findByTestId('unpaired-page')).findByTestId('engine-link-banner');
       expect(banner.textContent).toContain('This browser is no longer paired with Switchboard.');
       expect(banner.textContent).toContain('This phone was removed');
       const pair = within(banner).getByRole('link', { name: 'Pair again' });

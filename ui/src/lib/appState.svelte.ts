@@ -82,6 +82,9 @@ export class AppState extends SettingsState {
    * from offering what would be refused. A page in a browser looks only until the engine said
    * which device it is: a read-only one never shows controls it may not use, even for a moment.
    */
+  /** This page's browser is no longer paired: the page shows only that, and how to pair again. */
+  unpaired = $state(false);
+
   readonly looksOnly: boolean = $derived(this.thisDevice === undefined ? this.backend.kind === 'browser' : this.thisDevice?.read_only === true);
 
   /**
@@ -188,6 +191,8 @@ export class AppState extends SettingsState {
       this.backend.onOpenLoop((loopId) => void this.revealLoop(loopId)),
       this.backend.onOpenTarget(() => void this.#takeOpenTarget()),
       this.backend.onHostLink((link) => this.followHostLink(link)),
+      // A browser unpaired (revoked, say for a lost phone) shows nothing it showed any more.
+      this.backend.onEngineLink((link) => (this.unpaired = link.state === 'refused' && 'unpaired' in link)),
     );
   }
 

@@ -317,6 +317,20 @@ describe('a page paired to look only', () => {
   });
 });
 
+describe('an unpaired browser', () => {
+  it('shows nothing it showed once its pairing is revoked, only how to pair again', async () => {
+    const { backend } = await seeded({ kind: 'browser' });
+    await renderPhone(backend);
+    await screen.findByTestId('phone-inbox');
+    backend.setEngineLink({ state: 'refused', reason: 'This browser was unpaired from Switchboard.', host: null, unpaired: true });
+    await waitFor(() => expect(screen.getByTestId('unpaired-page')).toBeTruthy());
+    expect(screen.queryByTestId('phone-inbox')).toBeNull();
+    expect(screen.queryAllByTestId('inbox-entry')).toEqual([]);
+    expect(screen.getByTestId('unpaired-page').textContent).toContain('no longer paired');
+    expect(screen.getByTestId('unpaired-page').textContent).not.toContain('Which port?');
+  });
+});
+
 describe('the engine’s news in a browser page', () => {
   it('shows each notice the engine tells in its place, keeps one that waits until the engine closes it, and opens what it is about', async () => {
     const { backend, ana } = await seeded({ kind: 'browser' });
