@@ -317,6 +317,14 @@ async fn the_socket_carries_the_client_protocol_and_the_engine_decides_what_each
     // Pairing another is done at the computer only, whatever the hello said.
     let pair_another = Command::PairDevice { read_only: false, name: None };
     refused_as(command(&mut socket, 3, pair_another).await, ErrorCode::NotAllowed, "only at the computer");
+    // An engine given no other machine reaches none: it says so, sending nothing anywhere.
+    let mut kept = Vec::new();
+    let Answer::Machines { links } = ask(&mut socket, 4, ClientRequest::Machines, &mut kept).await else {
+        panic!("the machines are answered")
+    };
+    assert!(links.is_empty(), "{links:?}");
+    let elsewhere = ClientRequest::Command { command: Command::ListProfiles {}, host: Some("me@box".into()) };
+    refused_as(ask(&mut socket, 5, elsewhere, &mut kept).await, ErrorCode::InvalidInput, "reaches no other machine");
 
     // A read-only device reads, and changes nothing.
     let mut looking = open_socket(addr, Some(&looker), Some(&origin)).await.unwrap();
