@@ -296,9 +296,19 @@ test('a machine is added from the Machines view: its unknown key shown, trusted 
     // The window on this machine, as the user opens it; ssh as the test's own configuration.
     const { browser, close } = await launchApp({ args: ['--no-demo'], env: { SWITCHBOARD_SSH: sshd.ssh } });
     try {
-      await (await browser.$(byTestId('open-machines'))).click();
+      // A click that lands while the window is still loading its first picture can be lost under
+      // load: the user clicks again, and so does the test, until the view opens.
       const view = await browser.$(byTestId('machines-view'));
-      await view.waitForExist({ timeout: 10_000 });
+      await browser.waitUntil(
+        async () => {
+          await (await browser.$(byTestId('open-machines'))).click();
+          return view.waitForExist({ timeout: 3_000 }).then(
+            () => true,
+            () => false,
+          );
+        },
+        { timeout: 30_000, interval: 0, timeoutMsg: 'the Machines view did not open' },
+      );
       await (await browser.$(byTestId('machines-empty'))).waitForExist({ timeout: 30_000 });
 
       await (await browser.$(byTestId('machine-add-destination'))).setValue('testhost');
