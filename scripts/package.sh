@@ -31,7 +31,7 @@ if [[ ! -d scripts/package/node_modules ]] || [[ scripts/package/package-lock.js
 fi
 
 built=$(realpath -m "${CARGO_TARGET_DIR:-target}")/dist
-for binary in switchboard switchboard-hook switchboard-demo-agent; do
+for binary in switchboard switchboard-hook switchboard-mcp switchboard-demo-agent; do
   [[ -x $built/$binary ]] || { echo "$built/$binary is not built: run ./scripts/build.sh" >&2; exit 1; }
 done
 
@@ -43,7 +43,7 @@ stage=$(realpath -m "${CARGO_TARGET_DIR:-target}")/package
 target=$stage/release
 rm -rf "$stage"
 mkdir -p "$target"
-cp "$built/switchboard" "$built/switchboard-hook" "$built/switchboard-demo-agent" "$target/"
+cp "$built/switchboard" "$built/switchboard-hook" "$built/switchboard-mcp" "$built/switchboard-demo-agent" "$target/"
 
 # The Tauri command line takes the folder of its configuration for the app's
 # crate. Ours is at the root (src-tauri/build.rs and app.rs read it there),
@@ -58,7 +58,7 @@ fi
 ln -sfn ../tauri.conf.json "$link"
 trap 'rm -f "$root/$link"' EXIT
 
-# The hook and the demo agent are installed by name (Tauri's externalBin
+# The hook, the tools' server and the demo agent are installed by name (Tauri's externalBin
 # would look for them under names ending in the target triple).
 config=$(
   ROOT="$root" TARGET="$target" node -e '
@@ -72,6 +72,7 @@ config=$(
           deb: {
             files: {
               "/usr/bin/switchboard-hook": `${TARGET}/switchboard-hook`,
+              "/usr/bin/switchboard-mcp": `${TARGET}/switchboard-mcp`,
               "/usr/bin/switchboard-demo-agent": `${TARGET}/switchboard-demo-agent`,
             },
           },

@@ -52,7 +52,7 @@ dpkg-deb -x "$deb" "$unpacked"
 # Its version alone, with no display and no engine: what was packaged is the app.
 version=$(env -u DISPLAY -u WAYLAND_DISPLAY "$unpacked/usr/bin/switchboard" --version)
 [[ $version == "switchboard $(dpkg-deb -f "$deb" Version)" ]] || { echo "the packaged app says: $version" >&2; exit 1; }
-for binary in switchboard-hook switchboard-demo-agent; do
+for binary in switchboard-hook switchboard-mcp switchboard-demo-agent; do
   [[ -f $unpacked/usr/bin/$binary && -x $unpacked/usr/bin/$binary ]] || { echo "the package has no executable $binary beside the app" >&2; exit 1; }
 done
 [[ -f $unpacked/usr/share/applications/Switchboard.desktop ]] || { echo "the package has no desktop entry" >&2; exit 1; }
@@ -64,7 +64,7 @@ step "clippy"
 cargo clippy --workspace --all-targets --features switchboard/custom-protocol,switchboard-tests/real-agents --quiet -- -D warnings
 
 step "rustdoc"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-api -p switchboard-core -p switchboard-client -p switchboard-cli -p switchboard-daemon -p switchboard-hook
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet -p switchboard-protocol -p switchboard-api -p switchboard-core -p switchboard-client -p switchboard-cli -p switchboard-daemon -p switchboard-hook -p switchboard-mcp
 
 step "engine, store and demo agent tests (includes the bindings freshness check)"
 cargo test --quiet

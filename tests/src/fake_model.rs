@@ -132,7 +132,7 @@ impl Reply {
         Reply { blocks: vec![Block::Text(text.into())], hold: None, failure: None, limited_until: None, usage: None }
     }
 
-    pub fn tools(calls: impl IntoIterator<Item = (&'static str, Value)>) -> Reply {
+    pub fn tools<N: Into<String>>(calls: impl IntoIterator<Item = (N, Value)>) -> Reply {
         let blocks = calls.into_iter().map(|(name, input)| Block::Tool { name: name.into(), input }).collect();
         Reply { blocks, hold: None, failure: None, limited_until: None, usage: None }
     }

@@ -15,7 +15,7 @@ use regex::Regex;
 use serde_json::{Value, json};
 use support::*;
 use switchboard_core::hook::AgentStatus;
-use switchboard_core::signal::teach::{PROTOCOL_FILE, pointer, protocol_text};
+use switchboard_core::signal::teach::{PROTOCOL_FILE, pointer, protocol_text, tools_text};
 use switchboard_core::signal::{ScanEvent, SignalBody};
 use switchboard_core::{
     AgentKind, DiagramId, EngineEvent, FlowTarget, LogKind, Profile, ProfileSpec, SessionId, SignalChannel,
@@ -62,7 +62,11 @@ impl Rig {
     where
         S: Fn(&ModelRequest) -> Reply + Send + Sync + 'static,
     {
-        let t = TestEngine::start_with(|config| config.hook_binary = Some(hook_binary())).await;
+        let t = TestEngine::start_with(|config| {
+            config.hook_binary = Some(hook_binary());
+            config.mcp_binary = Some(mcp_binary());
+        })
+        .await;
         let workspace = t.workspace.canonicalize().unwrap();
         let mut net = LoopbackNet::new().expect("a loopback-only network namespace");
         let model = FakeModel::start(net.listener.take().unwrap(), wire, script(workspace.clone())).unwrap();
@@ -628,7 +632,12 @@ fn protocol_script(write: impl Fn(&Path) -> Reply + Send + Sync + 'static) -> im
 /// its completion report, deliverable checked, completes the task.
 async fn taught_protocol_runs_through(rig: Rig, profile: Profile) {
     // The report completes the task (the model writes no summary).
-    let spec = ProfileSpec { completion: switchboard_core::CompletionRule::Report, ..profile.spec.clone() };
+    // The printed blocks, as an agent without Switchboard's tools is taught them.
+    let spec = ProfileSpec {
+        completion: switchboard_core::CompletionRule::Report,
+        switchboard_tools: false,
+        ..profile.spec.clone()
+    };
     let profile = rig.t.engine.update_profile(profile.id.clone(), spec).await.unwrap();
     let task = rig.submit(&profile, "PROTOCOL-TASK: write the output file").await;
     let session = rig.session_of(&task.id).await;
@@ -1575,4 +1584,225 @@ async fn claude_code_shows_the_users_own_status_line_through_the_apps_and_an_api
     assert!(rig.t.engine.list_usage().await.unwrap().is_empty(), "an API key's account tells no usage");
     rig.record("cc-statusline-usage.jsonl", &statusline);
     rig.t.engine.stop_session(session).await.unwrap();
+}
+
+/// Every tool a request offers the model, by the name it is to call it
+/// with: `namespace.tool` for a tool of a namespace (as Codex groups some).
+fn offered_tools(request: &ModelRequest) -> Vec<String> {
+    fn names(items: &Value, prefix: Option<&str>, out: &mut Vec<String>) {
+        for item in items.as_array().into_iter().flatten() {
+            let name = item["name"].as_str().unwrap_or_default();
+            if let Some(inner) = item.get("tools") {
+                names(inner, Some(name), out);
+            } else if !name.is_empty() {
+                out.push(prefix.map_or_else(|| name.to_owned(), |space| format!("{space}.{name}")));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    names(&request.body["tools"], None, &mut out);
+    out
+}
+
+/// The name under which the request offers `server`'s `tool` (the two CLIs
+/// name MCP tools each its own way).
+fn offered(request: &ModelRequest, server: &str, tool: &str) -> Option<String> {
+    offered_tools(request).into_iter().find(|name| name.contains(server) && name.ends_with(tool))
+}
+
+/// The name of the last tool the model called in the conversation so far.
+fn last_call(request: &ModelRequest) -> Option<String> {
+    if let Some(messages) = request.body.get("messages").and_then(Value::as_array) {
+        return messages.iter().rev().filter(|m| m["role"] == "assistant").find_map(|m| {
+            m["content"].as_array()?.iter().rev().find(|b| b["type"] == "tool_use")?["name"].as_str().map(str::to_owned)
+        });
+    }
+    let input = request.body.get("input").and_then(Value::as_array)?;
+    input.iter().rev().find(|item| item["type"] == "function_call").and_then(|item| {
+        let name = item["name"].as_str()?;
+        Some(item["namespace"].as_str().map_or_else(|| name.to_owned(), |space| format!("{space}.{name}")))
+    })
+}
+
+/// The text of the latest tool result the request carries.
+fn last_tool_result(request: &ModelRequest) -> String {
+    let mut strings = Vec::new();
+    if let Some(messages) = request.body.get("messages").and_then(Value::as_array) {
+        if let Some(last) = messages.iter().rev().find(|m| m["role"] == "user") {
+            strings_in(&last["content"], &mut strings);
+        }
+    } else if let Some(item) = request.body.get("input").and_then(Value::as_array).and_then(|items| {
+        items.iter().rev().find(|item| item["type"].as_str().is_some_and(|kind| kind.ends_with("_call_output")))
+    }) {
+        strings_in(item, &mut strings);
+    }
+    strings.join("\n")
+}
+
+/// The model of the tools tests: a task naming TOOLS-TASK calls `ask_user`
+/// with an argument missing, then as it should once told which; after the
+/// answer it writes the summary (`write`), asks for a piece of the work to
+/// go to another agent, and reports completion: each by Switchboard's tools
+/// as the request offers them.
+fn tools_script(write: impl Fn(&Path, &str) -> Reply + Send + Sync + 'static) -> impl FnOnce(PathBuf) -> Box<Script> {
+    move |workspace| {
+        Box::new(move |request: &ModelRequest| {
+            let tool = |name: &str, arguments: Value| match offered(request, "switchboard", name) {
+                Some(offered) => Reply::tools([(offered, arguments)]),
+                None => Reply::text(format!("No switchboard tool {name} among {:?}", offered_tools(request))),
+            };
+            let latest = request.latest_user_text();
+            let called = last_call(request).unwrap_or_default();
+            if offered_tools(request).is_empty() {
+                Reply::text("Tools task")
+            } else if request.follows_tool_use() && called.ends_with("ask_user") {
+                if last_tool_result(request).contains("questions: is required") {
+                    tool(
+                        "ask_user",
+                        json!({"questions": [{"question": "JSON or YAML?", "options": ["JSON", "YAML"]}],
+                                            "blocked_at": "Choosing the output format"}),
+                    )
+                } else {
+                    Reply::text("I will wait for the answer.")
+                }
+            } else if request.follows_tool_use() && called.ends_with("request_delegation") {
+                tool("report_completion", json!({"status": "success", "deliverables": ["out.json"]}))
+            } else if request.follows_tool_use() && called.ends_with("report_completion") {
+                Reply::text("Done.")
+            } else if request.follows_tool_use() {
+                // The summary is written.
+                tool("request_delegation", json!({"new_task_description": "Write the docs for out.json"}))
+            } else if latest.contains("CLARIFICATION RESPONSE") && latest.contains("A1: JSON") {
+                let path = summary_path(request).expect("the task's summary path is in the conversation");
+                write(&workspace.join("out.json"), &workspace.join(path).display().to_string())
+            } else if latest.contains("TOOLS-TASK") {
+                tool("ask_user", json!({"blocked_at": "Choosing the output format"}))
+            } else {
+                Reply::text("Ready.")
+            }
+        })
+    }
+}
+
+/// Through a real CLI with Switchboard's tools: a bad call is answered
+/// naming the argument, the question is a dialog, the answer reaches the
+/// model, its delegation is approved, and its summary with its report
+/// complete the task; the user's own MCP server is offered beside ours.
+async fn tools_run_through(rig: Rig, profile: Profile) {
+    // The agent the delegated work goes to: it reports at once.
+    let scenario = rig.t.data_dir.join("helper.toml");
+    let report = "prompt = \"agent> \"\n[[tasks]]\nsteps = [{ raw = \"[COMPLETION_REPORT]\\nstatus: success\\n[/COMPLETION_REPORT]\" }]\n";
+    std::fs::write(&scenario, report).unwrap();
+    let helper = ProfileSpec {
+        ready_pattern: Some("agent> $".into()),
+        ready_quiet_ms: 50,
+        ..rig.t.spec("helper", DEMO_AGENT, &["--speed", "fast", "--scenario", scenario.to_str().unwrap()])
+    };
+    let helper = rig.t.engine.create_profile(helper).await.unwrap();
+    let task = rig.submit(&profile, "TOOLS-TASK: write the output file").await;
+    let session = rig.session_of(&task.id).await;
+    let asked = rig
+        .wait_for("the question", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::SignalChanged { signal }
+                    if signal.task_id.as_ref() == Some(&task.id) && signal.state == SignalState::Pending =>
+                {
+                    Some(signal.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(asked.channel, SignalChannel::Tool);
+    let ScanEvent::Signal { signal } = &asked.scan else { panic!("not read: {:?}", asked.scan) };
+    assert!(
+        matches!(&signal.body, SignalBody::Clarification { questions, options, .. }
+            if questions == &["JSON or YAML?"] && options == &[vec!["JSON".to_owned(), "YAML".to_owned()]]),
+        "{signal:?}"
+    );
+    let requests = rig.model.requests();
+    let refused =
+        requests.iter().find(|r| last_tool_result(r).contains("Nothing was recorded: questions: is required"));
+    assert!(refused.is_some(), "the bad call was answered naming the argument");
+    let first = requests.iter().find(|r| r.latest_user_text().contains("TOOLS-TASK")).expect("the task's request");
+    // The user's own server is offered too: as a tool, or (Claude Code) named among the tools
+    // its tool search loads.
+    let theirs = offered(first, "mine", "ask_user").is_some() || carries(first, "mcp__mine__ask_user");
+    assert!(theirs, "the user's own server is offered: {:?}", offered_tools(first));
+    assert!(carries(first, &tools_text(&session.to_string())), "the tools are taught");
+    rig.t
+        .engine
+        .respond_to_signal(asked.id.clone(), SignalResponse::Answer { answers: vec!["JSON".into()] })
+        .await
+        .unwrap();
+    let delegation = rig
+        .wait_for("the delegation", |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::SignalChanged { signal }
+                    if signal.session_id == session
+                        && signal.state == SignalState::Pending
+                        && matches!(&signal.scan, ScanEvent::Signal { signal } if matches!(signal.body, SignalBody::Delegate { .. })) =>
+                {
+                    Some(signal.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!(delegation.channel, SignalChannel::Tool);
+    rig.t
+        .engine
+        .respond_to_signal(delegation.id.clone(), SignalResponse::Approve { profile_id: helper.id.clone() })
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + REAL_DEADLINE;
+    while !rig.model.requests().iter().any(|r| r.user_text().contains("DELEGATION APPROVED")) {
+        assert!(tokio::time::Instant::now() < deadline, "the approval never reached the model");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let done = rig.task_ends(&task.id).await;
+    assert_eq!(done.state, TaskState::Completed, "{done:?}");
+    assert_eq!(std::fs::read_to_string(rig.workspace.join("out.json")).unwrap(), OUTPUT);
+    let reports = rig.t.engine.list_signals().await.unwrap();
+    let report = reports
+        .iter()
+        .find(|s| s.session_id == session && matches!(&s.scan, ScanEvent::Signal { signal } if matches!(signal.body, SignalBody::Completion { .. })))
+        .expect("the completion report");
+    assert_eq!(report.channel, SignalChannel::Tool);
+    assert_eq!((report.deliverables[0].path.as_str(), &report.deliverables[0].problem), ("out.json", &None));
+    rig.t.engine.stop_session(session).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_asks_delegates_and_reports_through_switchboards_tools() {
+    let script = tools_script(|output, summary| {
+        Reply::tools([
+            ("Write", json!({"file_path": output.display().to_string(), "content": OUTPUT})),
+            ("Write", json!({"file_path": summary, "content": SUMMARY})),
+        ])
+    });
+    let rig = Rig::start(Wire::Anthropic, script).await;
+    let profile = rig.claude_code().await;
+    // The user's own server, in their own settings: ours is added beside it.
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(rig.home.join(".claude.json")).unwrap()).unwrap();
+    let mut state = state;
+    state["mcpServers"] = json!({"mine": {"type": "stdio", "command": mcp_binary().display().to_string(), "args": []}});
+    std::fs::write(rig.home.join(".claude.json"), state.to_string()).unwrap();
+    tools_run_through(rig, profile).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_asks_delegates_and_reports_through_switchboards_tools() {
+    let script = tools_script(|output, summary| {
+        let cmd = format!("cat > {} <<'EOF'\n{OUTPUT}EOF\ncat > {summary} <<'EOF'\n{SUMMARY}EOF\n", output.display());
+        Reply::tools([("exec_command", json!({"cmd": cmd}))])
+    });
+    let rig = Rig::start(Wire::OpenAiResponses, script).await;
+    let profile = rig.codex().await;
+    // The user's own server, in their own configuration: ours is added beside it.
+    let config = rig.home.join("codex/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!("\n[mcp_servers.mine]\ncommand = \"{}\"\n", mcp_binary().display()));
+    std::fs::write(&config, text).unwrap();
+    tools_run_through(rig, profile).await;
 }

@@ -10,7 +10,7 @@ use crate::{
     AgentStatusInfo, ApiError, AppInfo, Artifact, Command, CompletionRule, DeliverableCheck, EngineEvent, EngineLink,
     ErrorCode, IntoReply, LogEntry, LogKind, MemberResult, MergedResult, PermissionDecision, PermissionRequest,
     Profile, ProfileSpec, QueueStatus, RejectedPath, Reply, ScreenSnapshot, SessionInfo, SessionState, SignalAction,
-    SignalChannel, SignalResponse, SignalState, Submitted, TaskResult, TaskSpec, TaskState,
+    SignalChannel, SignalResponse, SignalState, Submitted, TaskResult, TaskSpec, TaskState, ToolAnswer, ToolCall,
 };
 use switchboard_protocol::hook::{AgentStatus, BackgroundTask, HookEnvelope};
 use switchboard_protocol::signal::{Independence, MalformedLine, ScanEvent, Signal, SignalBody, SignalKind};
@@ -109,6 +109,8 @@ fn signals(cfg: &Config) -> Vec<String> {
         Signal::decl(cfg),
         ScanEvent::decl(cfg),
         SignalChannel::decl(cfg),
+        ToolCall::decl(cfg),
+        ToolAnswer::decl(cfg),
         SignalState::decl(cfg),
         SignalResponse::decl(cfg),
         SignalAction::decl(cfg),

@@ -185,6 +185,13 @@ macro_rules! engine_commands {
             /// Text an agent wrote, as its hooks deliver it (the Stop event's
             /// `last_assistant_message`): scanned for signals like terminal output.
             script acts now agent_text / AgentText (session_id: $crate::protocol::SessionId, text: String) -> ();
+            /// A session's own tools server (`switchboard-mcp`), for that session only: a tool its
+            /// agent called, or the server's hello. Refused without the session's secret.
+            socket acts now session_tool / SessionTool (
+                session_id: $crate::protocol::SessionId,
+                secret: String,
+                call: $crate::ToolCall,
+            ) -> $crate::ToolAnswer;
             /// An event from an agent's hooks, as `switchboard-hook` forwards it. A permission
             /// request is answered once the user decides (none: the agent's own prompt decides).
             socket acts later hook_event / HookEvent (
@@ -489,6 +496,7 @@ replies! {
     crate::PairingCode => Pairing "pairing",
     Vec<crate::Device> => Devices "devices",
     Option<crate::Device> => Device "device",
+    crate::ToolAnswer => Tool "tool",
 }
 
 impl IntoReply for () {
@@ -560,6 +568,8 @@ pub enum Reply {
     Pairing(crate::PairingCode),
     Devices(Vec<crate::Device>),
     Device(Option<crate::Device>),
+    /// To a session's tools server: what to tell the model.
+    Tool(crate::ToolAnswer),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

@@ -59,6 +59,11 @@ pub struct ProfileSpec {
     /// `~/.codex`); an agent of another kind is an account of its own.
     #[serde(default)]
     pub account: Option<String>,
+    /// Give a Claude Code or Codex agent taught the signal protocols
+    /// Switchboard's tools for them (the MCP server `switchboard-mcp`, which
+    /// its CLI starts); off: it prints the blocks only.
+    #[serde(default = "default_signal_protocols")]
+    pub switchboard_tools: bool,
 }
 
 fn default_signal_protocols() -> bool {
@@ -122,6 +127,7 @@ impl Default for ProfileSpec {
             quiet_alert_secs: DEFAULT_QUIET_ALERT_SECS,
             isolation: super::Isolation::None,
             account: None,
+            switchboard_tools: true,
         }
     }
 }

@@ -17,6 +17,39 @@ pub enum SignalChannel {
     Pty,
     /// The agent's own words, delivered by its hooks (agents with a TUI).
     Hook,
+    /// A tool the agent called (its session's MCP server, `switchboard-mcp`).
+    Tool,
+}
+
+/// What a session's own tools server (`switchboard-mcp`) asks of the engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolCall {
+    /// The agent's CLI started the server and greeted it: the session's
+    /// tasks point to the tools from now on.
+    Hello {
+        /// The CLI, as it named itself to the server.
+        client: Option<String>,
+    },
+    /// A tool the model called, with its arguments as the model wrote them
+    /// (checked by the engine, argument by argument).
+    Call {
+        tool: String,
+        #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+        arguments: serde_json::Value,
+    },
+}
+
+/// The engine's answer to a tool call, for the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ToolAnswer {
+    /// What happens next, in a sentence (or what the tool looked up).
+    pub text: String,
+    /// The same as data, for a tool that looks something up.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub data: Option<serde_json::Value>,
 }
 
 /// Where a signal's protocol stands.

@@ -52,6 +52,8 @@ pub enum ClientKind {
     Browser,
     CommandLine,
     Test,
+    /// A session's own tools server (`switchboard-mcp`).
+    Tools,
     #[serde(other)]
     Other,
 }

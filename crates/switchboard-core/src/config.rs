@@ -113,6 +113,10 @@ pub struct EngineConfig {
     /// The `switchboard-hook` binary: when set, Claude Code sessions get
     /// their hooks pointed at it.
     pub hook_binary: Option<PathBuf>,
+    /// The `switchboard-mcp` binary: when set, Claude Code and Codex agents
+    /// taught the signal protocols are offered Switchboard's tools (unless
+    /// their profile turns them off).
+    pub mcp_binary: Option<PathBuf>,
     /// The keeper every agent runs under (`switchboard-hook --keep`): it
     /// holds the agent's whole process tree, so Stop and quit end even a
     /// daemon that left its session and cleared its environment. None: the
@@ -178,6 +182,7 @@ impl EngineConfig {
             demo_agent: None,
             max_agents: DEFAULT_MAX_AGENTS,
             hook_binary: None,
+            mcp_binary: None,
             keeper: None,
             working_idle: DEFAULT_WORKING_IDLE,
             permission_wait: DEFAULT_PERMISSION_WAIT,

@@ -66,6 +66,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             task_time_limit_secs: 5 * 60,
             completion: Default::default(),
             signal_protocols: true,
+            switchboard_tools: true,
             quiet_alert_secs: switchboard_api::DEFAULT_QUIET_ALERT_SECS,
         },
         created_at: now,

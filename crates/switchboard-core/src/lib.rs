@@ -22,6 +22,7 @@ pub mod folders;
 pub mod instance;
 pub mod limits;
 pub mod logging;
+pub mod mcp;
 pub mod presets;
 pub mod private;
 pub mod search;
@@ -45,7 +46,7 @@ pub use api::{
     PermissionDecision, PermissionRequest, Profile, ProfileField, ProfileProblem, ProfileSpec, QueuePause, QueueStatus,
     RejectedPath, Reply, RestartTask, Restarted, ScreenSnapshot, SessionInfo, SessionState, Settings, SignalAction,
     SignalChannel, SignalInfo, SignalRecord, SignalResponse, SignalState, Submitted, TaskAction, TaskInfo, TaskRecord,
-    TaskResult, TaskSpec, TaskState, TeamInfo, Viewing,
+    TaskResult, TaskSpec, TaskState, TeamInfo, ToolAnswer, ToolCall, Viewing,
 };
 pub use api::{
     CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome,

@@ -169,7 +169,7 @@ fn signal_text(scan: &ScanEvent) -> (SignalKind, String) {
         ScanEvent::Malformed { kind, raw, .. } => (*kind, raw.clone()),
         ScanEvent::Signal { signal } => {
             let text = match &signal.body {
-                SignalBody::Clarification { blocked_at, questions, current_state } => {
+                SignalBody::Clarification { blocked_at, questions, current_state, .. } => {
                     format!("{}\n{blocked_at}\n{current_state}", questions.join("\n"))
                 }
                 SignalBody::StopWork { details, stop_reason, blocked_work, resume_requirements, .. } => {

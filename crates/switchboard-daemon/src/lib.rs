@@ -81,7 +81,7 @@ pub fn run_command(
 }
 
 /// The engine's configuration: the demo agent (unless `no_demo`), the hook
-/// binary and the keeper beside the app's binary.
+/// binary, the keeper and the tools' server beside the app's binary.
 pub fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
     let mut config = EngineConfig::new(data_dir, std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
     if !no_demo {
@@ -89,6 +89,7 @@ pub fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
     }
     config.hook_binary = beside_app(HOOK_BINARY)?;
     config.keeper = config.hook_binary.clone();
+    config.mcp_binary = beside_app(switchboard_core::mcp::MCP_BINARY)?;
     Ok(config)
 }
 

@@ -36,11 +36,13 @@ use serde_json::Value;
 #[cfg(feature = "ts")]
 use ts_rs::TS;
 
-use crate::capped::{MAX_LIST_ITEMS, MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_TEXT_FIELD_BYTES, capped, capped_list};
-
+mod fields;
 pub mod prompts;
 pub mod teach;
+pub mod tools;
 pub mod yaml;
+
+pub use fields::{MissingField, from_fields};
 
 pub use yaml::MAX_EXPANDED_BYTES;
 
@@ -100,6 +102,12 @@ pub enum SignalBody {
         blocked_at: String,
         questions: Vec<String>,
         current_state: String,
+        /// The choices offered with each question, in the questions' order
+        /// (a question offering none has an empty list); empty when no
+        /// question offers any.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        options: Vec<Vec<String>>,
     },
     StopWork {
         blocker_type: String,
@@ -172,100 +180,12 @@ pub fn parse_block(kind: SignalKind, raw: &str) -> ScanEvent {
         Ok(value) => value,
         Err(problem) => return malformed(problem.to_string()),
     };
-    let Value::Object(mut fields) = value else {
+    let Value::Object(fields) = value else {
         return malformed("the block is not a list of `field: value` lines".into());
     };
-    let mut take_name = |name: &str| capped(fields.remove(name).map(text_of).unwrap_or_default(), MAX_NAME_BYTES);
-    let agent_id = Some(take_name("agent_id")).filter(|s| !s.is_empty());
-    let timestamp = Some(take_name("timestamp")).filter(|s| !s.is_empty());
-    let body = match kind {
-        SignalKind::Clarification => {
-            let questions = capped_list(list_of(fields.remove("questions")), MAX_TEXT_FIELD_BYTES);
-            if questions.is_empty() {
-                return malformed("a clarification needs `questions`".into());
-            }
-            SignalBody::Clarification {
-                blocked_at: field_text(fields.remove("blocked_at")),
-                questions,
-                current_state: field_text(fields.remove("current_state")),
-            }
-        }
-        SignalKind::StopWork => {
-            let mut take = |name: &str| field_text(fields.remove(name));
-            let body = SignalBody::StopWork {
-                blocker_type: take("blocker_type"),
-                details: take("details"),
-                state_snapshot: take("state_snapshot"),
-                blocked_work: take("blocked_work"),
-                stop_reason: take("stop_reason"),
-                resume_requirements: take("resume_requirements"),
-            };
-            if let SignalBody::StopWork { blocker_type, details, .. } = &body
-                && blocker_type.is_empty()
-                && details.is_empty()
-            {
-                return malformed("a stop needs `blocker_type` or `details`".into());
-            }
-            body
-        }
-        SignalKind::Delegate => {
-            let description = field_text(fields.remove("new_task_description"));
-            if description.is_empty() {
-                return malformed("a delegation needs `new_task_description`".into());
-            }
-            let independence = match fields.remove("independence").map(text_of).unwrap_or_default().as_str() {
-                "can_proceed_parallel" | "" => Independence::CanProceedParallel,
-                "blocks_current_work" => Independence::BlocksCurrentWork,
-                other => Independence::Other(capped(other, MAX_NAME_BYTES)),
-            };
-            SignalBody::Delegate {
-                new_task_description: description,
-                independence,
-                coordination: field_text(fields.remove("coordination")),
-            }
-        }
-        SignalKind::Completion => {
-            let status = field_text(fields.remove("status"));
-            if status.is_empty() {
-                return malformed("a completion report needs `status`".into());
-            }
-            SignalBody::Completion {
-                status,
-                deliverables: list_of(fields.remove("deliverables"))
-                    .into_iter()
-                    .take(MAX_LIST_ITEMS)
-                    .map(|path| capped(path, MAX_PATH_BYTES))
-                    .collect(),
-                metrics_achieved: field_text(fields.remove("metrics_achieved")),
-                recommendations: capped_list(list_of(fields.remove("recommendations")), MAX_TEXT_FIELD_BYTES),
-            }
-        }
-    };
-    ScanEvent::Signal {
-        signal: Signal { agent_id, timestamp, body, extra: fields.into_iter().collect(), raw: raw.to_owned() },
-    }
-}
-
-/// A field of prose as kept: its text, within [`MAX_TEXT_FIELD_BYTES`].
-fn field_text(value: Option<Value>) -> String {
-    capped(value.map(text_of).unwrap_or_default(), MAX_TEXT_FIELD_BYTES)
-}
-
-/// A field's value as text: strings as they are, anything else as JSON.
-fn text_of(value: Value) -> String {
-    match value {
-        Value::String(text) => text.trim().to_owned(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// A list field; a single value counts as a list of one.
-fn list_of(value: Option<Value>) -> Vec<String> {
-    match value {
-        Some(Value::Array(items)) => items.into_iter().map(text_of).filter(|s| !s.is_empty()).collect(),
-        Some(Value::Null) | None => Vec::new(),
-        Some(other) => vec![text_of(other)].into_iter().filter(|s| !s.is_empty()).collect(),
+    match from_fields(kind, fields, raw) {
+        Ok(signal) => ScanEvent::Signal { signal },
+        Err(problem) => malformed(problem.to_string()),
     }
 }
 

@@ -226,6 +226,9 @@ pub struct Brief<'a> {
     pub success_criteria: Option<&'a str>,
     /// The agent's id, when it is taught the signal protocols.
     pub agent_id: Option<&'a str>,
+    /// Whether it has Switchboard's tools: the task points to them, to the
+    /// blocks, or to either.
+    pub tools: crate::signal::teach::Tools,
     /// The summary's format is in [`COMPLETION_FILE`] in the workspace: the
     /// typed task points to it in one line instead of carrying it.
     pub completion_file: bool,
@@ -276,7 +279,7 @@ pub fn task_prompt(task: &TaskId, brief: &Brief<'_>) -> String {
         prompt.push_str(&format!("\n\nRead {} for full details.", brief.context_files.join(" and ")));
     }
     if let Some(agent_id) = brief.agent_id {
-        prompt.push_str(&format!("\n\n{}", crate::signal::teach::pointer(agent_id)));
+        prompt.push_str(&format!("\n\n{}", crate::signal::teach::pointer_for(agent_id, brief.tools)));
     }
     if brief.completion_file {
         prompt.push_str(&format!(
@@ -453,6 +456,7 @@ Create a login button component
             goals: Some("Users can paste YAML "),
             success_criteria: Some("  "),
             agent_id: Some("agent-7"),
+            tools: crate::signal::teach::Tools::Absent,
             completion_file: false,
         };
         let prompt = task_prompt(&id, &brief);
@@ -466,5 +470,8 @@ Create a login button component
         let with_criteria = task_prompt(&id, &Brief { success_criteria: Some("all tests pass"), ..brief });
         assert!(with_criteria.contains("Goals: Users can paste YAML\n\nSuccess criteria: all tests pass\n\n"));
         assert!(crate::signal::scan_all(with_criteria.as_bytes()).is_empty());
+        let with_tools = task_prompt(&id, &Brief { tools: crate::signal::teach::Tools::Started, ..brief });
+        assert!(with_tools.contains(crate::signal::teach::tools_pointer()), "{with_tools}");
+        assert!(!with_tools.contains(crate::signal::teach::PROTOCOL_FILE), "the blocks are not pointed to");
     }
 }

@@ -30,6 +30,7 @@ mod signal_golden;
 mod signals;
 mod store_fixtures;
 mod tasks;
+mod tools;
 mod waits;
 mod web;
 mod worktrees;

@@ -68,6 +68,26 @@ describe('desktop notifications', () => {
 });
 
 describe('clarification', () => {
+  it('offers the choices an agent gave with a question, and a click on one answers it', async () => {
+    const body: SignalBody = { ...clarification(['Which store?', 'How deep?']), options: [['SQLite', 'Postgres'], []] };
+    const { backend, signal } = await raised(signalScan(body));
+    await openDialog(signal.id);
+    const choices = within(dialog()).getAllByTestId('signal-choice');
+    expect(choices.map((c) => [c.getAttribute('data-index'), c.textContent])).toEqual([
+      ['0', 'SQLite'],
+      ['0', 'Postgres'],
+    ]);
+    await fireEvent.click(choices[1]);
+    expect(choices[1].getAttribute('aria-pressed')).toBe('true');
+    expect(choices[0].getAttribute('aria-pressed')).toBe('false');
+    const answers = within(dialog()).getAllByTestId('signal-answer') as HTMLTextAreaElement[];
+    expect(answers[0].value).toBe('Postgres');
+    await fireEvent.input(answers[1], { target: { value: 'Shallow' } });
+    await fireEvent.click(within(dialog()).getByTestId('signal-submit'));
+    await tick();
+    expect(respondCalls(backend).at(-1)).toEqual({ signalId: signal.id, response: { action: 'answer', answers: ['Postgres', 'Shallow'] } });
+  });
+
   it('shows the questions and sends one answer per question', async () => {
     const { backend, signal } = await raised(signalScan(clarification(), { agent_id: 'bg-1', timestamp: '2026-01-11T09:00:00Z' }));
     await openDialog(signal.id);

@@ -18,7 +18,7 @@ import {
 import type { AgentPreset, Isolation } from './bindings';
 
 const claude = presets.find((p) => p.kind === 'claude-code') as AgentPreset;
-const choices = { kind: 'generic', start_on_launch: false, completion: 'summary', signal_protocols: true, isolation: 'none', env: {} } as const;
+const choices = { kind: 'generic', start_on_launch: false, completion: 'summary', signal_protocols: true, switchboard_tools: true, isolation: 'none', env: {} } as const;
 
 describe('readSpec', () => {
   it('reads every problem the form can see at once, with defaults standing in for what it cannot read', () => {

@@ -28,6 +28,8 @@ export interface FormChoices {
   start_on_launch: boolean;
   completion: CompletionRule;
   signal_protocols: boolean;
+  /** Its CLI is given Switchboard's tools (an MCP server) for the protocols. */
+  switchboard_tools: boolean;
   /** Where its tasks work: its folder, or each in a git worktree of its own. */
   isolation: Isolation;
   /** The form has no field for it: an edit keeps the agent's, a new agent has none. */
@@ -112,6 +114,7 @@ export function readSpec(values: FormValues, choices: FormChoices): { spec: Prof
     task_time_limit_secs: limit.ok ? (limit.secs ?? DEFAULT_TASK_TIME_LIMIT_SECS) : DEFAULT_TASK_TIME_LIMIT_SECS,
     completion: choices.completion,
     signal_protocols: choices.signal_protocols,
+    switchboard_tools: choices.switchboard_tools,
     quiet_alert_secs: alert === '' || !alertOk ? DEFAULT_QUIET_ALERT_SECS : Math.round(Number(alert) * 60),
     isolation: choices.isolation,
     account: values.account.trim() === '' ? null : values.account.trim(),
@@ -219,6 +222,7 @@ export function offeredSpec(
     task_time_limit_secs: defaults.taskTimeLimitSecs,
     completion: 'summary',
     signal_protocols: true,
+    switchboard_tools: true,
     quiet_alert_secs: defaults.quietAlertSecs,
     isolation: 'none',
     account: null,

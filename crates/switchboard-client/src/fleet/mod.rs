@@ -95,7 +95,8 @@ pub fn route(command: &Command) -> Route {
         | C::ScreenSnapshot { session_id, .. }
         | C::ListEvents { session_id: Some(session_id) }
         | C::KeepDelegate { session_id, .. }
-        | C::AgentText { session_id, .. } => ids([session_id]),
+        | C::AgentText { session_id, .. }
+        | C::SessionTool { session_id, .. } => ids([session_id]),
         C::GetTask { task_id }
         | C::CancelTask { task_id }
         | C::MoveTask { task_id, .. }

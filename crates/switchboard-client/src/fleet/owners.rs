@@ -73,6 +73,7 @@ pub fn held_ids(said: Said<'_>) -> Vec<u128> {
             R::Worktrees(worktrees) => worktrees.iter().map(|worktree| id(&worktree.task)).collect(),
             R::Unit
             | R::Problems(_)
+            | R::Tool(_)
             | R::Presets(_)
             | R::DetectedAgents(_)
             | R::Snapshot(_)

@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use switchboard_protocol::signal::teach::Tools;
 use switchboard_protocol::team::TeamState;
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, SignalId, TermSize};
 use tokio::sync::mpsc;
@@ -99,6 +100,9 @@ pub(crate) struct SessionEntry {
     /// The teammates it leads.
     pub team: TeamState,
     pub signals: SignalRecord,
+    /// Whether its agent has Switchboard's tools: not given, given to its
+    /// CLI, or started (its server said so).
+    pub tools: Tools,
     /// What its agent's hook events must carry to be taken for it (given in
     /// its environment); none for a session recorded before secrets were.
     secret: Option<String>,
@@ -113,6 +117,7 @@ impl SessionEntry {
             hooks: HookRecord::default(),
             team: TeamState::default(),
             signals: SignalRecord::default(),
+            tools: Tools::Absent,
         }
     }
 
@@ -264,8 +269,12 @@ impl Sessions {
         let id = SessionId::new();
         let secret = switchboard_protocol::new_secret();
         let (mut args, agent_session_id, hooks_connected) = self.connect(&profile, &cwd, resume);
+        let tools = self.tools_for(&profile);
         if profile.spec.signal_protocols {
-            args = teach(&profile, &id, args);
+            args = teach(&profile, &id, args, tools);
+        }
+        if let (Tools::Offered, Some(binary)) = (tools, &self.config.mcp_binary) {
+            args = crate::mcp::offer(profile.spec.kind, args, binary);
         }
         let (program, args) = match &self.config.keeper {
             Some(keeper) => {
@@ -306,7 +315,9 @@ impl Sessions {
             return Err(error.into());
         }
         let run = Run::Running { handle: spawned.handle, waiters: Vec::new() };
-        self.entries.insert(id, SessionEntry::new(info.clone(), run, Some(secret)));
+        let mut entry = SessionEntry::new(info.clone(), run, Some(secret));
+        entry.tools = tools;
+        self.entries.insert(id, entry);
         sink.emit(EngineEvent::SessionChanged { session: info.clone() });
         Ok(info)
     }
@@ -342,6 +353,24 @@ impl Sessions {
             }
             (AgentKind::Generic, _) => (profile.spec.args.clone(), None, false),
         }
+    }
+
+    /// Whether a session of `profile` is given Switchboard's tools: when it
+    /// is taught the protocols, its profile keeps them on, its CLI takes
+    /// them and the server's binary is there.
+    fn tools_for(&self, profile: &Profile) -> Tools {
+        let spec = &profile.spec;
+        let given = spec.signal_protocols
+            && spec.switchboard_tools
+            && crate::mcp::offered_to(spec.kind)
+            && self.config.mcp_binary.as_deref().is_some_and(Path::is_file);
+        if given { Tools::Offered } else { Tools::Absent }
+    }
+
+    /// The server's binary, when there is one to name in a workspace's
+    /// [`crate::mcp::MCP_FILE`].
+    pub fn mcp_binary(&self) -> Option<&Path> {
+        self.config.mcp_binary.as_deref().filter(|binary| binary.is_file())
     }
 
     /// Asks the session's tree to end; `waiter` hears when it has.
@@ -485,9 +514,12 @@ fn missing(store: &Store, id: &SessionId) -> EngineError {
 /// The agent's arguments with the signal protocols given through its own
 /// instruction channel, for the agent known as `session`. A generic agent
 /// has none: its tasks point to the protocol file.
-fn teach(profile: &Profile, session: &SessionId, args: Vec<String>) -> Vec<String> {
-    use switchboard_protocol::signal::teach::protocol_text;
-    let text = || protocol_text(Some(&session.to_string()));
+fn teach(profile: &Profile, session: &SessionId, args: Vec<String>, tools: Tools) -> Vec<String> {
+    use switchboard_protocol::signal::teach::{protocol_text, tools_text};
+    let text = || match tools {
+        Tools::Absent => protocol_text(Some(&session.to_string())),
+        Tools::Offered | Tools::Started => tools_text(&session.to_string()),
+    };
     match profile.spec.kind {
         AgentKind::ClaudeCode => crate::connect::claude_instructions(&args, &text()),
         AgentKind::Codex => crate::connect::codex_instructions(&args, &text()),

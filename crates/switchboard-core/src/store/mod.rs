@@ -57,6 +57,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0021_account_usage.sql")),
         M::up(include_str!("../../migrations/0022_prompt_completion.sql")),
         M::up(include_str!("../../migrations/0023_web.sql")),
+        M::up(include_str!("../../migrations/0024_switchboard_tools.sql")),
     ])
 });
 
@@ -87,7 +88,8 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The `profiles` columns in the order `profile_from_row` reads them.
 const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
-     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation, account";
+     ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation, account, \
+     switchboard_tools";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
 const SESSION_COLUMNS: &str = "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id, workspace";
@@ -197,10 +199,10 @@ impl Store {
         self.exec(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
              ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation,
-             account, created_at)
+             account, switchboard_tools, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
              :ready_quiet_ms, :task_time_limit_secs, :completion, :signal_protocols, :quiet_alert_secs,
-             :isolation, :account, :created_at)",
+             :isolation, :account, :switchboard_tools, :created_at)",
             &spec.params(&profile.id.to_string(), Some(&profile.created_at))[..],
         )?;
         Ok(())
@@ -214,7 +216,8 @@ impl Store {
              kind = :kind, start_on_launch = :start_on_launch, ready_pattern = :ready_pattern,
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
              completion = :completion, signal_protocols = :signal_protocols,
-             quiet_alert_secs = :quiet_alert_secs, isolation = :isolation, account = :account WHERE id = :id",
+             quiet_alert_secs = :quiet_alert_secs, isolation = :isolation, account = :account,
+             switchboard_tools = :switchboard_tools WHERE id = :id",
             &spec.params(&id.to_string(), None)[..],
         )?;
         Ok(changed == 1)
@@ -418,6 +421,7 @@ struct SpecColumns<'a> {
     quiet_alert_secs: u32,
     isolation: &'static str,
     account: Option<&'a str>,
+    switchboard_tools: bool,
 }
 
 impl SpecColumns<'_> {
@@ -441,6 +445,7 @@ impl SpecColumns<'_> {
             (":quiet_alert_secs", &self.quiet_alert_secs),
             (":isolation", &self.isolation),
             (":account", &self.account),
+            (":switchboard_tools", &self.switchboard_tools),
         ];
         if let Some(created_at) = created_at {
             params.push((":created_at", created_at));
@@ -467,6 +472,7 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             quiet_alert_secs: spec.quiet_alert_secs,
             isolation: spec.isolation.as_str(),
             account: spec.account.as_deref(),
+            switchboard_tools: spec.switchboard_tools,
         }
     }
 }
@@ -562,6 +568,7 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
                     .ok_or_else(|| corrupt(format!("unknown isolation `{isolation}`")))?
             },
             account: row.get(16)?,
+            switchboard_tools: row.get(17)?,
         },
         created_at: row.get(8)?,
         host: None,

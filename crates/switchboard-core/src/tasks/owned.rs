@@ -108,7 +108,14 @@ pub fn add_guardrails(workspace: &Path, found: &[String]) -> std::io::Result<Pat
 
 /// Writes the protocol file into the workspace; false (said in the log) if
 /// it cannot be: the agent's task is then given without pointing to it.
-pub fn teach_workspace(workspace: &Path) -> bool {
+/// With `mcp_binary`, the workspace also gets the tools' server entry
+/// (`.switchboard/mcp.json`) for any CLI that reads one.
+pub fn teach_workspace(workspace: &Path, mcp_binary: Option<&Path>) -> bool {
+    if let Some(binary) = mcp_binary
+        && let Err(error) = write_owned(workspace, crate::mcp::MCP_FILE, &crate::mcp::mcp_file(binary))
+    {
+        tracing::warn!(%error, "the tools' server entry could not be written into the workspace");
+    }
     match write_protocol_file(workspace) {
         Ok(_) => true,
         Err(error) => {

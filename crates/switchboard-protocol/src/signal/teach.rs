@@ -102,6 +102,73 @@ that file: the report comes in addition to it.
     )
 }
 
+/// What an agent whose CLI is given Switchboard's tools is taught at its
+/// start, in place of the blocks: the tools, and the blocks' file for when
+/// the tools are not offered after all (the server could not start).
+pub fn tools_text(agent_id: &str) -> String {
+    use super::tools::{SERVER_NAME, Tool};
+    let names: Vec<&str> = Tool::ALL.iter().map(|tool| tool.name()).collect();
+    format!(
+        "# Working under Switchboard
+
+EXECUTION CONTEXT
+You are agent {agent_id}, one of several coding agents a user runs at once through Switchboard. The \
+user is not reading your terminal as you work. Switchboard gives you tools (the MCP server \
+`{SERVER_NAME}`: {names}): ask_user before you guess at a decision that is the user's, \
+report_blocker when you cannot go on, request_delegation for a separable piece of work, \
+report_completion last, once the work is done. Use them instead of asking in prose. After \
+ask_user, report_blocker or a delegation you wait for, end your turn: the answer comes as your \
+next message. If no `{SERVER_NAME}` tools are offered to you, print the signal blocks described \
+in {PROTOCOL_FILE} instead.
+",
+        names = names.join(", "),
+    )
+}
+
+/// What the tools' server tells the CLI about itself (MCP's
+/// `instructions`): when to use its tools.
+pub fn server_instructions() -> &'static str {
+    "Switchboard runs you as one of several agents for a user who is not reading your terminal. Call ask_user \
+     instead of asking in prose, report_blocker when you cannot go on, request_delegation for separable work, \
+     report_completion last. Each returns at once; after ask_user or report_blocker end your turn: the answer \
+     comes as your next message. Never wait in a tool call for a person."
+}
+
+/// The line a typed task carries when the agent's tools are there (its
+/// server has told the app it started): which to use.
+pub fn tools_pointer() -> &'static str {
+    "If you need the user (a decision, a blocker, work to hand off), use your switchboard tools (ask_user, \
+     report_blocker, request_delegation); when the work is done, call report_completion."
+}
+
+/// Whether an agent has Switchboard's tools, as the app knows it when it
+/// types a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tools {
+    /// Not given (turned off, or an agent whose CLI takes none): the blocks.
+    #[default]
+    Absent,
+    /// Given to its CLI, whose server has not told the app it started.
+    Offered,
+    /// Its server told the app it started.
+    Started,
+}
+
+/// The line a typed task carries for an agent known as `agent_id`: the
+/// tools where they started, the blocks where none were given, and either
+/// while it is not known yet whether they started.
+pub fn pointer_for(agent_id: &str, tools: Tools) -> String {
+    match tools {
+        Tools::Absent => pointer(agent_id),
+        Tools::Started => tools_pointer().to_owned(),
+        Tools::Offered => format!(
+            "If you need the user (a decision, a blocker, work to hand off) or when you report the work done, \
+             use your switchboard tools (ask_user, report_blocker, request_delegation, report_completion); if \
+             you have none, use the signal blocks in {PROTOCOL_FILE}; your agent id is {agent_id}."
+        ),
+    }
+}
+
 /// The line a typed task carries: where the protocols are and the agent's
 /// id. No marker: the terminal echoes what is typed.
 pub fn pointer(agent_id: &str) -> String {
@@ -166,5 +233,25 @@ mod tests {
             assert!(!defused.contains(&kind.open()) && !defused.contains(&kind.close()));
         }
         assert_eq!(defuse("plain [text] stays"), "plain [text] stays");
+    }
+
+    /// The tools' teaching is shorter than the blocks', names every tool and
+    /// the blocks' file for when the tools are not there, and holds no block.
+    #[test]
+    fn the_tools_are_taught_in_fewer_words_with_the_blocks_as_the_fallback() {
+        use crate::signal::tools::Tool;
+        let taught = tools_text("agent-7");
+        assert!(taught.len() * 2 < protocol_text(Some("agent-7")).len(), "{} bytes", taught.len());
+        for tool in Tool::ALL {
+            assert!(taught.contains(tool.name()), "{} is taught", tool.name());
+        }
+        assert!(taught.contains(PROTOCOL_FILE) && taught.contains("agent-7"));
+        let offered = pointer_for("agent-7", Tools::Offered);
+        assert!(offered.contains("ask_user") && offered.contains(PROTOCOL_FILE) && offered.contains("agent-7"));
+        assert_eq!(pointer_for("agent-7", Tools::Absent), pointer("agent-7"));
+        for text in [taught.as_str(), tools_pointer(), server_instructions(), offered.as_str()] {
+            assert!(scan_all(text.as_bytes()).is_empty(), "{text}");
+            assert_eq!(defuse(text), text, "no marker");
+        }
     }
 }

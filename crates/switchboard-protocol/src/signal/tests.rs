@@ -44,6 +44,7 @@ fn each_kind_becomes_its_typed_signal() {
             blocked_at: "Choosing the authentication strategy".into(),
             questions: vec!["Analyze OAuth2, JWT, or both?".into(), "What depth of analysis?".into()],
             current_state: "Phase 1 complete".into(),
+            options: vec![],
         }
     );
     assert_eq!(found[0].extra.get("priority_hint"), Some(&Value::String("high".into())), "unknown fields are kept");
@@ -358,4 +359,17 @@ fn quiet_output_skips_the_terminal_parser_and_the_same_blocks_are_found() {
         // The second marker, an escape inside it, is found too: escapes are not text.
         assert_eq!(signals(&found).len(), 2, "{found:?}");
     }
+}
+
+#[test]
+fn a_printed_question_may_offer_choices_and_only_questions_with_text_are_kept() {
+    let block = "[CLARIFICATION_NEEDED]\nquestions:\n  - question: \"Which store?\"\n    options: [SQLite, Postgres]\n  - \"How deep?\"\n  - question: \"\"\n    options: [lost]\n[/CLARIFICATION_NEEDED]\n";
+    let events = scan_all(block.as_bytes());
+    let found = signals(&events);
+    let SignalBody::Clarification { questions, options, .. } = &found[0].body else { panic!("{events:?}") };
+    assert_eq!(questions, &["Which store?", "How deep?"]);
+    assert_eq!(options, &[vec!["SQLite".to_owned(), "Postgres".to_owned()], vec![]]);
+    let plain = scan_all(b"[CLARIFICATION_NEEDED]\nquestions: [\"One?\"]\n[/CLARIFICATION_NEEDED]\n");
+    let SignalBody::Clarification { options, .. } = &signals(&plain)[0].body else { panic!() };
+    assert!(options.is_empty(), "no choices offered: none kept");
 }

@@ -23,6 +23,8 @@ pub const DEADLINE: Duration = Duration::from_secs(20);
 pub const DEMO_AGENT: &str = env!("CARGO_BIN_EXE_switchboard-demo-agent");
 pub const ENGINE_HOST: &str = env!("CARGO_BIN_EXE_switchboard-engine-host");
 pub const STORE_WRITER: &str = env!("CARGO_BIN_EXE_switchboard-store-writer");
+/// An agent whose CLI starts the tools' server and makes the calls typed to it.
+pub const MCP_CLIENT: &str = env!("CARGO_BIN_EXE_switchboard-mcp-client");
 
 /// Bytes and events collected from the engine, with a wake-up on change.
 pub struct Collected<T> {
@@ -127,6 +129,15 @@ pub fn hook_binary() -> PathBuf {
     let hook = exe.parent().and_then(Path::parent).unwrap().join("switchboard-hook");
     assert!(hook.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", hook.display());
     hook
+}
+
+/// The agents' tools server, built beside the test binaries by the
+/// workspace's `cargo test` (its own tests run it).
+pub fn mcp_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let server = exe.parent().and_then(Path::parent).unwrap().join("switchboard-mcp");
+    assert!(server.is_file(), "{} is missing: run the workspace's `cargo test`, which builds it", server.display());
+    server
 }
 
 /// The app's binary (its command line), from the optimised build the

@@ -10,6 +10,7 @@ mod merge;
 mod respond;
 #[cfg(test)]
 mod tests;
+mod tools;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,6 +28,7 @@ pub(crate) use delegation::{keep as keep_delegate, list as list_delegations, rec
 pub use respond::{SKIPPED_ITEMS_FILE, allowed_actions};
 use switchboard_api::now;
 use switchboard_api::{DeliverableCheck, EngineEvent, LogKind, SignalChannel, SignalInfo, SignalState};
+pub(crate) use tools::{Taken, TaskNow, task_now};
 
 /// Handled and dismissed signals returned by a listing, besides the pending.
 pub const MAX_LISTED_HANDLED_SIGNALS: usize = 200;
@@ -97,14 +99,14 @@ impl SignalDesk {
         channel: SignalChannel,
         event: ScanEvent,
         task_id: Option<TaskId>,
-    ) {
+    ) -> Taken {
         let Some(entry) = cx.sessions.known(&cx.store, &session_id) else {
             tracing::warn!(session = %session_id, "a signal from an unknown session was ignored");
-            return;
+            return Taken::Unknown;
         };
         if !first_sighting(&mut entry.signals.seen, identity(&event), Instant::now()) {
             tracing::debug!(session = %session_id, ?channel, "a signal seen again was ignored");
-            return;
+            return Taken::SeenAgain;
         }
         let profile_id = entry.info.profile_id.clone();
         let (pending, oldest_pending) = cx.store.pending_signals_of(&session_id).unwrap_or_default();
@@ -137,6 +139,10 @@ impl SignalDesk {
             ScanEvent::Signal { signal } => (signal.body.kind(), false),
             ScanEvent::Malformed { kind, .. } => (*kind, true),
         };
+        let taken = match admitted {
+            Admit::Raise => Taken::Raised(info.id.clone()),
+            Admit::SetAside { .. } => Taken::SetAside,
+        };
         match admitted {
             Admit::Raise => {
                 save_signal(cx, &info);
@@ -160,13 +166,14 @@ impl SignalDesk {
             }
         }
         // A report set aside still counts for its task and team.
-        let Some(report) = completion else { return };
+        let Some(report) = completion else { return taken };
         // A completion report may complete the agent's task (by its rule),
         // ends its part in a team, and resumes a requester waiting for it.
         cx.follow(Follow::Report { session: session_id.clone(), report: report.clone() });
         merge::merge_team_of(cx, &session_id);
         status::teammate_gone(cx, &session_id);
         delegation::reported(cx, &session_id, &report);
+        taken
     }
 
     /// A session ended. A delegate that had not reported wakes the requester

@@ -178,7 +178,7 @@ impl SignalDesk {
         let taught = profile.spec.signal_protocols
             && std::path::Path::new(&profile.spec.cwd)
                 .canonicalize()
-                .is_ok_and(|workspace| crate::tasks::owned::teach_workspace(&workspace));
+                .is_ok_and(|workspace| crate::tasks::owned::teach_workspace(&workspace, cx.sessions.mcp_binary()));
         let agent_id = session.to_string();
         let prompt =
             prompts::delegated_work(work, coordination, &requester.to_string(), taught.then_some(agent_id.as_str()));

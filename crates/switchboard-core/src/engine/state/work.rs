@@ -1,15 +1,61 @@
 //! The agents' work as the window asks about it: tasks, queues, settings, attention, limits, signals, loops.
 
 use super::EngineState;
+use crate::engine::signals::{SignalDesk, TaskNow, task_now};
 use crate::error::EngineError;
 use crate::validate::validate_settings;
 use switchboard_api::{
     EngineEvent, LogEntry, QueueStatus, SignalRecord, SignalResponse, Submitted, TaskRecord, TaskSpec, now,
 };
+use switchboard_api::{ToolAnswer, ToolCall};
+use switchboard_protocol::signal::teach::Tools;
+use switchboard_protocol::signal::tools::{Tool, checked};
 use switchboard_protocol::{ProfileId, SessionId, SignalId, TaskId};
 use tokio::time::Instant;
 
 impl EngineState {
+    /// A session's own tools server: its hello, or a tool its agent called.
+    /// Only the session's secret speaks for it.
+    pub(in crate::engine) fn session_tool(
+        &mut self,
+        session_id: SessionId,
+        secret: String,
+        call: ToolCall,
+    ) -> Result<ToolAnswer, EngineError> {
+        let entry = self.cx.sessions.known(&self.cx.store, &session_id).filter(|e| e.is_spoken_for_by(Some(&secret)));
+        let Some(entry) = entry else {
+            tracing::warn!(session = %session_id, "refused a tool call without its session's secret");
+            return Err(EngineError::NotThisSession);
+        };
+        let (tool, arguments) = match call {
+            ToolCall::Hello { client } => {
+                tracing::info!(session = %session_id, client = client.as_deref().unwrap_or("?"), "its tools started");
+                entry.tools = Tools::Started;
+                return Ok(ToolAnswer { text: "Switchboard knows this session's tools started.".into(), data: None });
+            }
+            ToolCall::Call { tool, arguments } => (tool, arguments),
+        };
+        let Some(tool) = Tool::named(&tool) else {
+            let reason = format!("Switchboard has no tool `{tool}`");
+            return Err(EngineError::InvalidInput { field: "tool", reason });
+        };
+        let task = self.tasks.task_of_session(&session_id);
+        let answer = match tool {
+            Tool::CurrentTask => {
+                checked(Tool::CurrentTask, &arguments)
+                    .map_err(|p| EngineError::InvalidInput { field: p.field, reason: p.reason })?;
+                let teammates = entry.team.teammates.iter().chain(&entry.team.delegates).cloned().collect();
+                let task = task.map(|id| self.cx.store.get_task(&id)).transpose()?.flatten();
+                let time_left = self.tasks.time_left(&session_id);
+                task_now(&TaskNow { task: task.as_ref(), time_left, teammates })
+            }
+            Tool::AddFinding => SignalDesk::add_finding(&mut self.cx, &session_id, &arguments)?,
+            _ => self.signals.tool_signal(&mut self.cx, session_id, tool, &arguments, task)?,
+        };
+        self.run_follows();
+        Ok(answer)
+    }
+
     pub(in crate::engine) fn submit_task(&mut self, spec: TaskSpec) -> Result<Submitted, EngineError> {
         self.tasks.submit(&mut self.cx, spec)
     }

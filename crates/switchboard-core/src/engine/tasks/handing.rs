@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use switchboard_api::now;
 use switchboard_api::{CompletionRule, LogKind, Profile, QueuePause, TaskInfo, TaskSpec, TaskState, WaitingFor};
+use switchboard_protocol::signal::teach::Tools;
 use switchboard_protocol::summary::{Brief, CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE, SUMMARIES_DIR, task_prompt};
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 use tokio::time::Instant;
@@ -251,7 +252,12 @@ impl TaskDesk {
         // Watch before typing: the agent may answer at once.
         self.watch(&workspace);
         let time_limit = Duration::from_secs(task.spec.time_limit_secs.unwrap_or_default().into());
-        let (text, by_prompt) = prompt_of(&task, &profile, &workspace, &session_id, &context_files, retell.as_deref());
+        let taught = Taught {
+            tools: cx.sessions.get(&session_id).map_or(Tools::Absent, |entry| entry.tools),
+            mcp_binary: cx.sessions.mcp_binary(),
+        };
+        let (text, by_prompt) =
+            prompt_of(&task, &profile, &workspace, (&session_id, taught), &context_files, retell.as_deref());
         if let Some(iteration) = &iteration {
             self.iteration_started(cx, iteration, &task.id, &session_id, &workspace);
         }
@@ -415,21 +421,29 @@ pub(super) fn session_for(
     Ok((started, (carried == Carry::Retell).then_some(earlier.1)))
 }
 
+/// What a task's agent is taught with: whether it has Switchboard's tools,
+/// and the tools' server to name in its workspace.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Taught<'a> {
+    pub tools: Tools,
+    pub mcp_binary: Option<&'a Path>,
+}
+
 /// What is typed to hand `task` over, and whether the task is done when the
 /// agent's prompt comes back.
 pub(super) fn prompt_of(
     task: &TaskInfo,
     profile: &Profile,
     workspace: &Path,
-    session_id: &SessionId,
+    (session_id, tools): (&SessionId, Taught<'_>),
     context_files: &[&str],
     retell: Option<&[TaskInfo]>,
 ) -> (String, bool) {
     let iteration = task.spec.loop_iteration.is_some();
     // An agent taught the signal protocols finds them in its workspace; the
-    // typed task says where, with its id.
+    // typed task says where, with its id (or names its tools).
     let agent_id = session_id.to_string();
-    let taught = profile.spec.signal_protocols && crate::tasks::owned::teach_workspace(workspace);
+    let taught = profile.spec.signal_protocols && crate::tasks::owned::teach_workspace(workspace, tools.mcp_binary);
     // The summary's format is in a file the task points to, so the terminal
     // shows the user's instruction, not the protocol; where it cannot be
     // written, the task carries it.
@@ -447,6 +461,7 @@ pub(super) fn prompt_of(
         goals: task.spec.goals.as_deref(),
         success_criteria: task.spec.success_criteria.as_deref(),
         agent_id: taught.then_some(agent_id.as_str()),
+        tools: tools.tools,
     };
     // An iteration is typed its prompt alone (its instruction); so is a
     // task done when its prompt comes back (a shell would run any line of

@@ -366,6 +366,13 @@ impl TaskDesk {
         self.work.values().find(|w| &w.session_id == session_id).map(|w| w.task_id.clone())
     }
 
+    /// The time a session's task has left before its time limit (none
+    /// while it waits for the user, or without a task).
+    pub fn time_left(&self, session_id: &SessionId) -> Option<Duration> {
+        let work = self.work.values().find(|w| &w.session_id == session_id)?;
+        work.deadline().map(|deadline| deadline.saturating_duration_since(Instant::now()))
+    }
+
     pub fn has_work(&self, profile_id: &ProfileId) -> bool {
         self.work.contains_key(profile_id)
     }
