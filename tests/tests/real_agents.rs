@@ -516,6 +516,11 @@ fn codex_script(_workspace: PathBuf) -> impl Fn(&ModelRequest) -> Reply + Send +
 async fn codex_reports_through_its_hooks_and_notify_and_its_summary_completes_the_task() {
     let rig = Rig::start(Wire::OpenAiResponses, codex_script).await;
     let profile = rig.codex().await;
+    // This test tells the notify of Codex's own title thread apart. With
+    // Switchboard's tools offered, Codex 0.169 ran no title thread here (its
+    // requests all carried the task): the tools are off for it.
+    let spec = ProfileSpec { switchboard_tools: false, ..profile.spec.clone() };
+    let profile = rig.t.engine.update_profile(profile.id.clone(), spec).await.unwrap();
 
     let task = rig.submit(&profile, "WRITE-SUMMARY: say hello").await;
     let session = rig.session_of(&task.id).await;

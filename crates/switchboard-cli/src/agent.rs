@@ -12,7 +12,7 @@ use crate::{AgentCommand, IsolationArg, Kind, Output};
 
 pub(crate) fn run(client: &Client, command: AgentCommand, out: &mut impl Write) -> Result<()> {
     match command {
-        AgentCommand::Add { name, command, args, cwd, kind, isolation, account, output } => {
+        AgentCommand::Add { name, command, args, cwd, kind, isolation, account, no_switchboard_tools, output } => {
             let cwd = match cwd {
                 Some(dir) => std::path::absolute(dir)?,
                 None => std::env::current_dir().context("the current directory")?,
@@ -34,13 +34,15 @@ pub(crate) fn run(client: &Client, command: AgentCommand, out: &mut impl Write) 
                 quiet_alert_secs: settings.default_quiet_alert_secs,
                 isolation: isolation.into(),
                 account,
+                switchboard_tools: !no_switchboard_tools,
                 ..ProfileSpec::default()
             };
             let profile = client.create_profile(spec)?;
             print(out, output, &profile, |p| format!("added agent {} ({})", p.spec.name, p.id))
         }
-        AgentCommand::Edit { agent, isolation, setup_command, account, output } => {
-            edit(client, &agent, isolation, setup_command, account, output, out)
+        AgentCommand::Edit { agent, isolation, setup_command, account, switchboard_tools, output } => {
+            let edits = Edits { isolation, setup_command, account, switchboard_tools };
+            edit(client, &agent, edits, output, out)
         }
         AgentCommand::List { output } => list(client, output, out),
         AgentCommand::Resume { agent, output } => {
@@ -51,18 +53,23 @@ pub(crate) fn run(client: &Client, command: AgentCommand, out: &mut impl Write) 
     }
 }
 
-/// `agent edit`: where its tasks work, its account, its repository's setup command.
-fn edit(
-    client: &Client,
-    agent: &str,
+/// What `agent edit` changes; none: left as it is.
+struct Edits {
     isolation: Option<IsolationArg>,
     setup_command: Option<String>,
     account: Option<String>,
-    output: Output,
-    out: &mut impl Write,
-) -> Result<()> {
+    switchboard_tools: Option<bool>,
+}
+
+/// `agent edit`: where its tasks work, its account, its repository's setup
+/// command, whether it has Switchboard's tools.
+fn edit(client: &Client, agent: &str, edits: Edits, output: Output, out: &mut impl Write) -> Result<()> {
+    let Edits { isolation, setup_command, account, switchboard_tools } = edits;
     let profile = find_agent(client, agent)?;
     let mut spec = profile.spec.clone();
+    if let Some(tools) = switchboard_tools {
+        spec.switchboard_tools = tools;
+    }
     if let Some(isolation) = isolation {
         spec.isolation = isolation.into();
     }
@@ -81,8 +88,13 @@ fn edit(
     }
     let profile = client.update_profile(profile.id, spec)?;
     print(out, output, &profile, |p| {
+        let tools = match (switchboard_tools, p.spec.switchboard_tools) {
+            (None, _) => "",
+            (Some(_), true) => "; its CLI is given Switchboard's tools",
+            (Some(_), false) => "; it prints signal blocks, without Switchboard's tools",
+        };
         format!(
-            "agent {}: tasks work {}",
+            "agent {}: tasks work {}{tools}",
             p.spec.name,
             match p.spec.isolation {
                 Isolation::None => "in its folder",

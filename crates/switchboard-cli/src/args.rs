@@ -142,6 +142,10 @@ pub enum AgentCommand {
         /// usage limit together (the CLI's own sign-in when left out).
         #[arg(long)]
         account: Option<String>,
+        /// Keep a Claude Code or Codex agent to printed signal blocks: its CLI
+        /// is not given Switchboard's tools (the MCP server `switchboard-mcp`).
+        #[arg(long)]
+        no_switchboard_tools: bool,
         #[command(flatten)]
         output: Output,
     },
@@ -158,6 +162,10 @@ pub enum AgentCommand {
         /// The account its CLI works under (an empty one: the CLI's own sign-in).
         #[arg(long)]
         account: Option<String>,
+        /// Whether its CLI is given Switchboard's tools (the MCP server
+        /// `switchboard-mcp`) for the signal protocols.
+        #[arg(long, value_name = "on|off", value_parser = on_off)]
+        switchboard_tools: Option<bool>,
         #[command(flatten)]
         output: Output,
     },
@@ -415,6 +423,16 @@ mod tests {
         assert!(parse("switchboard --no-demo").is_ok());
         assert!(parse("switchboard task add --agent demo").is_err(), "a task needs text");
         assert!(parse("switchboard task add --agent a --priority high x").is_err());
+        let tools = |value: &str| match parse(&format!("switchboard agent edit a --switchboard-tools {value}")) {
+            Ok(Cli { command: Some(ClientCommand::Agent(AgentCommand::Edit { switchboard_tools, .. })), .. }) => {
+                Ok(switchboard_tools)
+            }
+            Ok(other) => panic!("{other:?}"),
+            Err(error) => Err(error.to_string()),
+        };
+        assert_eq!(tools("on"), Ok(Some(true)));
+        assert_eq!(tools("off"), Ok(Some(false)));
+        assert!(tools("maybe").unwrap_err().contains("say on or off, not `maybe`"));
     }
 
     #[test]
@@ -459,5 +477,14 @@ mod tests {
         }
         // Given after a subcommand it is that subcommand's, which has none.
         assert!(parse(format!("switchboard task list --open task:{ID}")).is_err());
+    }
+}
+
+/// `on` or `off`, as a flag's value says whether something is.
+fn on_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("say on or off, not `{other}`")),
     }
 }

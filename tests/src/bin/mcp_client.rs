@@ -80,6 +80,11 @@ fn main() {
         record(&answers, &answer);
         println!("answered {}", answer["id"]);
     }
+    // Its terminal closed: the server ends when its input does.
+    drop(server);
+    if let Err(error) = child.wait() {
+        eprintln!("the server was not waited for: {error}");
+    }
 }
 
 fn record(answers: &str, answer: &Value) {

@@ -173,3 +173,19 @@ async fn an_agents_tool_calls_become_the_records_its_blocks_would_and_its_tasks_
     assert_eq!(nobody.unwrap_err().code(), ErrorCode::NotAllowed);
     t.engine.stop_session(session).await.unwrap();
 }
+
+/// The command line turns an agent's tools off and on again, and says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_keeps_an_agent_to_printed_blocks_and_back() {
+    let t = TestEngine::start().await;
+    let cwd = t.workspace.display().to_string();
+    let add = ["agent", "add", "--name", "coder", "--command", "sh", "--kind", "claude-code", "--cwd", &cwd];
+    let (code, _, err) = cli_async(&t, &[&add[..], &["--no-switchboard-tools"]].concat()).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let spec = |profiles: Vec<switchboard_core::Profile>| profiles.into_iter().next().unwrap().spec;
+    assert!(!spec(t.engine.list_profiles().await.unwrap()).switchboard_tools);
+    let (code, out, err) = cli_async(&t, &["agent", "edit", "coder", "--switchboard-tools", "on"]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    assert_eq!(out.trim(), "agent coder: tasks work in its folder; its CLI is given Switchboard's tools");
+    assert!(spec(t.engine.list_profiles().await.unwrap()).switchboard_tools);
+}

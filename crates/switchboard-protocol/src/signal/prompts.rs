@@ -97,18 +97,29 @@ pub fn partial_resume(blocker: &Blocker, delegate: &str) -> String {
 
 /// To the new agent: the work handed to it.
 /// `agent_id`: the delegate's id, when it is taught the signal protocols.
-pub fn delegated_work(description: &str, coordination: &str, requester: &str, agent_id: Option<&str>) -> String {
+pub fn delegated_work(
+    description: &str,
+    coordination: &str,
+    requester: &str,
+    agent_id: Option<&str>,
+    tools: super::teach::Tools,
+) -> String {
+    use super::teach::Tools;
     let mut out = format!("DELEGATED WORK (from agent {requester})\n{}", description.trim());
     section(&mut out, "COORDINATION", coordination);
     if let Some(agent_id) = agent_id {
-        out.push_str(&format!("\n\n{}", super::teach::pointer(agent_id)));
+        out.push_str(&format!("\n\n{}", super::teach::pointer_for(agent_id, tools)));
     }
     // The marker is named, not written: the terminal echoes this text, and a
     // marker in the echo would read as the start of a block.
-    out.push_str(
-        "\n\nWhen you are done, print a completion report: the COMPLETION_REPORT marker in square brackets, then \
-         status, deliverables, metrics_achieved and recommendations as YAML, then the closing marker.",
-    );
+    let printed = "print a completion report: the COMPLETION_REPORT marker in square brackets, then status, \
+                   deliverables, metrics_achieved and recommendations as YAML, then the closing marker.";
+    match tools {
+        Tools::Absent => out.push_str(&format!("\n\nWhen you are done, {printed}")),
+        Tools::Offered | Tools::Started => out.push_str(&format!(
+            "\n\nWhen you are done, call report_completion (without Switchboard's tools, {printed})"
+        )),
+    }
     out
 }
 
@@ -221,8 +232,8 @@ mod tests {
             error_fixed(&BLOCKER, "f"),
             skip_item(&BLOCKER),
             partial_resume(&BLOCKER, "s"),
-            delegated_work("w", "c", "r", None),
-            delegated_work("w", "c", "r", Some("s-2")),
+            delegated_work("w", "c", "r", None, crate::signal::teach::Tools::Absent),
+            delegated_work("w", "c", "r", Some("s-2"), crate::signal::teach::Tools::Offered),
             delegation_approved("s", "c", true),
             delegation_denied("r"),
             delegate_results("s", "ok", &["a".into()], "m"),
@@ -247,11 +258,14 @@ mod tests {
             delegation_denied("no budget"),
             "DELEGATION DENIED\nReason: no budget\n\nRESUME INSTRUCTIONS\nDo the work yourself, or continue without it."
         );
-        let work = delegated_work("Write tests", "put them in tests/", "s-1", None);
+        use crate::signal::teach::Tools;
+        let work = delegated_work("Write tests", "put them in tests/", "s-1", None, Tools::Absent);
         assert!(work.starts_with("DELEGATED WORK (from agent s-1)\nWrite tests\n\nCOORDINATION\nput them in tests/"));
         assert!(work.contains("COMPLETION_REPORT marker"));
-        let taught = delegated_work("Write tests", "put them in tests/", "s-1", Some("s-2"));
+        let taught = delegated_work("Write tests", "put them in tests/", "s-1", Some("s-2"), Tools::Absent);
         assert!(taught.contains(&crate::signal::teach::pointer("s-2")), "{taught}");
+        let with_tools = delegated_work("Write tests", "", "s-1", Some("s-2"), Tools::Offered);
+        assert!(with_tools.contains("call report_completion (without Switchboard's tools, print"), "{with_tools}");
         let results = delegate_results("s-9", "success", &["tests/parser.rs".into()], "12 tests");
         assert_eq!(
             results,

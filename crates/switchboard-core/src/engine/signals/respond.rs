@@ -180,8 +180,14 @@ impl SignalDesk {
                 .canonicalize()
                 .is_ok_and(|workspace| crate::tasks::owned::teach_workspace(&workspace, cx.sessions.mcp_binary()));
         let agent_id = session.to_string();
-        let prompt =
-            prompts::delegated_work(work, coordination, &requester.to_string(), taught.then_some(agent_id.as_str()));
+        let tools = cx.sessions.get(&session).map_or(Default::default(), |entry| entry.tools);
+        let prompt = prompts::delegated_work(
+            work,
+            coordination,
+            &requester.to_string(),
+            taught.then_some(agent_id.as_str()),
+            tools,
+        );
         deliver(cx, &session, profile_id, "delegated work", prompt)
     }
 }
