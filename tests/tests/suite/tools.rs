@@ -79,6 +79,11 @@ async fn an_agents_tool_calls_become_the_records_its_blocks_would_and_its_tasks_
     let session = t.session_of_task(&first.id).await;
     t.wait_for_screen(&session, "TOOLS-TASK").await;
     assert!(answers(&recorded)[0]["hello"]["result"]["serverInfo"]["name"] == "switchboard");
+    // Any other CLI finds the server's entry in the workspace, with no secret in it.
+    let entry = std::fs::read_to_string(t.workspace.join(".switchboard/mcp.json")).unwrap();
+    let parsed: Value = serde_json::from_str(&entry).unwrap();
+    assert_eq!(parsed["mcpServers"]["switchboard"]["command"], server.display().to_string());
+    assert!(!entry.contains(&session.to_string()) && !entry.contains("SECRET"), "{entry}");
 
     let listed = call(&t, &session, &recorded, "LIST".into()).await;
     let names: Vec<&str> =

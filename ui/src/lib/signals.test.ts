@@ -17,6 +17,7 @@ import {
   pendingOfProfile,
   pendingOfSession,
   pendingSignals,
+  rawLabel,
   recentlySettled,
   responseErrorText,
   responseSummary,
@@ -146,6 +147,14 @@ describe('what needs the user', () => {
 });
 
 describe('texts', () => {
+  it.each([
+    ['pty', 'The block as printed'],
+    ['hook', 'The block as printed'],
+    ['tool', 'The tool call as made'],
+  ] as const)('what an agent sent on the %s channel is named as it came', (channel, label) => {
+    expect(rawLabel(channel)).toBe(label);
+  });
+
   it.each<[string, SignalInfo, string | undefined, string]>([
     ['two questions', signalInfo('1', clarification()), 'claude', 'claude asks 2 questions'],
     ['a name that says agent', signalInfo('1', clarification()), 'Demo agent', 'Demo agent asks 2 questions'],

@@ -19,6 +19,7 @@ import type {
   ProfileId,
   SessionId,
   Signal,
+  SignalChannel,
   SignalInfo,
   SignalKind,
   SignalResponse,
@@ -260,6 +261,11 @@ export function signalFields(info: SignalInfo): SignalField[] {
 }
 
 /** Fields the protocol does not name, as `[key, JSON text]`, sorted by key. */
+/** What the agent sent, as the dialog's disclosure names it: a block it printed, or the call it made of a tool. */
+export function rawLabel(channel: SignalChannel): string {
+  return channel === 'tool' ? 'The tool call as made' : 'The block as printed';
+}
+
 export function extraEntries(extra: { [key in string]?: JsonValue }): [string, string][] {
   return Object.entries(extra)
     .map(([key, value]): [string, string] => [key, JSON.stringify(value ?? null)])

@@ -74,6 +74,12 @@ mod tests {
         let browser = Via::Client(ClientKind::Browser);
         let pair = Command::PairDevice { read_only: false, name: None };
         let typing = Command::WriteInput { session_id: switchboard_api::protocol::SessionId::new(), data: "y".into() };
+        let tool = Command::SessionTool {
+            session_id: switchboard_api::protocol::SessionId::new(),
+            secret: "k".into(),
+            call: switchboard_api::ToolCall::Hello { client: None },
+        };
+        let tools = Via::Client(ClientKind::Tools);
         let cases = [
             ("the user's window reads", window, user, &read, None),
             ("the user's window decides", window, user, &decide, None),
@@ -95,6 +101,11 @@ mod tests {
             ("a browser claiming to be a window pairs", window, device, &pair, Some("only at the computer")),
             ("the user pairs from the command line", command_line, user, &pair, None),
             ("an agent pairs from the command line", command_line, agent, &pair, Some("the user's decision")),
+            ("an agent's tools server speaks for its session", tools, agent, &tool, None),
+            ("its tools server reads", tools, agent, &read, None),
+            ("its tools server decides", tools, agent, &decide, Some("the user's decision")),
+            ("a window sends a tool call", window, user, &tool, Some("not a command of the window")),
+            ("a paired browser sends a tool call", browser, device, &tool, Some("only at the computer")),
         ];
         for (what, via, caller, command, refused) in cases {
             let refusal = refusal(via, caller, command).map(|error| error.to_string());

@@ -175,10 +175,11 @@ impl SignalDesk {
         status::team_spawned(cx, requester, &session);
         delegation::begin(cx, &request.id, (requester, &request.profile_id), (&session, profile_id), work, blocks);
         let profile = cx.profile(profile_id)?;
+        let server = cx.sessions.mcp_binary().filter(|_| profile.spec.switchboard_tools);
         let taught = profile.spec.signal_protocols
             && std::path::Path::new(&profile.spec.cwd)
                 .canonicalize()
-                .is_ok_and(|workspace| crate::tasks::owned::teach_workspace(&workspace, cx.sessions.mcp_binary()));
+                .is_ok_and(|workspace| crate::tasks::owned::teach_workspace(&workspace, server));
         let agent_id = session.to_string();
         let tools = cx.sessions.get(&session).map_or(Default::default(), |entry| entry.tools);
         let prompt = prompts::delegated_work(

@@ -254,7 +254,7 @@ impl TaskDesk {
         let time_limit = Duration::from_secs(task.spec.time_limit_secs.unwrap_or_default().into());
         let taught = Taught {
             tools: cx.sessions.get(&session_id).map_or(Tools::Absent, |entry| entry.tools),
-            mcp_binary: cx.sessions.mcp_binary(),
+            mcp_binary: cx.sessions.mcp_binary().filter(|_| profile.spec.switchboard_tools),
         };
         let (text, by_prompt) =
             prompt_of(&task, &profile, &workspace, (&session_id, taught), &context_files, retell.as_deref());
