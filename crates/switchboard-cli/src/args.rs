@@ -396,6 +396,15 @@ pub enum PriorityArg {
     Normal,
 }
 
+/// `on` or `off`, as a flag's value says whether something is.
+fn on_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("say on or off, not `{other}`")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -477,14 +486,5 @@ mod tests {
         }
         // Given after a subcommand it is that subcommand's, which has none.
         assert!(parse(format!("switchboard task list --open task:{ID}")).is_err());
-    }
-}
-
-/// `on` or `off`, as a flag's value says whether something is.
-fn on_off(value: &str) -> Result<bool, String> {
-    match value {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        other => Err(format!("say on or off, not `{other}`")),
     }
 }

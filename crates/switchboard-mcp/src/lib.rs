@@ -175,9 +175,13 @@ impl ServerHandler for Server {
     /// The CLI finished its handshake: the engine hears the tools started,
     /// so the session's tasks point to them.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Started::Outside { missing } = &self.started {
+            eprintln!("switchboard-mcp: {missing} is not set, so each tool will answer that it records nothing");
+            return;
+        }
         let client = context.peer.peer_info().map(|info| info.client_info.name.clone());
         if let Err(words) = self.ask(ToolCall::Hello { client }, "hello").await {
-            eprintln!("switchboard-mcp: {words}");
+            eprintln!("switchboard-mcp: Switchboard did not hear that the tools started: {words}");
         }
     }
 }

@@ -194,7 +194,12 @@ describe('new agent form', () => {
     await fill({ name: 'claude-main', command: 'claude', args: '--model sonnet --prompt "two words"', cwd: '/work', kind: 'claude-code' });
     await fireEvent.change(screen.getByTestId('agent-completion'), { target: { value: 'both' } });
     expect((screen.getByTestId('agent-signal-protocols') as HTMLInputElement).checked).toBe(true);
+    // A Claude Code agent taught the protocols is offered Switchboard's tools for them, on at first.
+    const tools = screen.getByTestId('agent-switchboard-tools') as HTMLInputElement;
+    expect(tools.checked).toBe(true);
+    await fireEvent.click(tools);
     await fireEvent.click(screen.getByTestId('agent-signal-protocols'));
+    expect(screen.queryByTestId('agent-switchboard-tools'), 'no tools without the protocols').toBeNull();
     await fill({ 'quiet-alert': '2.5', 'ready-pattern': '' });
     await submit();
 
@@ -216,6 +221,7 @@ describe('new agent form', () => {
           task_time_limit_secs: 1800,
           completion: 'both',
           signal_protocols: false,
+          switchboard_tools: false,
           quiet_alert_secs: 150,
           isolation: 'none',
           account: null,

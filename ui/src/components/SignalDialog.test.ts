@@ -69,7 +69,7 @@ describe('desktop notifications', () => {
 
 describe('clarification', () => {
   it('offers the choices an agent gave with a question, and a click on one answers it', async () => {
-    const body: SignalBody = { ...clarification(['Which store?', 'How deep?']), options: [['SQLite', 'Postgres'], []] };
+    const body: SignalBody = { kind: 'clarification', blocked_at: '', questions: ['Which store?', 'How deep?'], current_state: '', options: [['SQLite', 'Postgres'], []] };
     const { backend, signal } = await raised(signalScan(body));
     await openDialog(signal.id);
     const choices = within(dialog()).getAllByTestId('signal-choice');

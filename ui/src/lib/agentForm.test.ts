@@ -113,6 +113,7 @@ describe('a one-click agent', () => {
       task_time_limit_secs: 45 * 60,
       completion: 'summary',
       signal_protocols: true,
+      switchboard_tools: true,
       quiet_alert_secs: 0,
       isolation: 'none',
       account: null,
