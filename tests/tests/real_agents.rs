@@ -182,6 +182,23 @@ impl Rig {
         }
     }
 
+    /// Waits for a pending signal that `fits`.
+    async fn pending_signal(
+        &self,
+        what: &str,
+        fits: impl Fn(&switchboard_core::SignalRecord) -> bool,
+    ) -> switchboard_core::SignalRecord {
+        self.wait_for(what, |events| {
+            events.iter().find_map(|e| match e {
+                EngineEvent::SignalChanged { signal } if signal.state == SignalState::Pending && fits(signal) => {
+                    Some(signal.clone())
+                }
+                _ => None,
+            })
+        })
+        .await
+    }
+
     async fn task_ends(&self, id: &TaskId) -> TaskRecord {
         self.wait_for("the task to end", |events| {
             events.iter().find_map(|e| match e {
@@ -646,18 +663,7 @@ async fn taught_protocol_runs_through(rig: Rig, profile: Profile) {
     let profile = rig.t.engine.update_profile(profile.id.clone(), spec).await.unwrap();
     let task = rig.submit(&profile, "PROTOCOL-TASK: write the output file").await;
     let session = rig.session_of(&task.id).await;
-    let asked = rig
-        .wait_for("the clarification", |events| {
-            events.iter().find_map(|e| match e {
-                EngineEvent::SignalChanged { signal }
-                    if signal.task_id.as_ref() == Some(&task.id) && signal.state == SignalState::Pending =>
-                {
-                    Some(signal.clone())
-                }
-                _ => None,
-            })
-        })
-        .await;
+    let asked = rig.pending_signal("the clarification", |signal| signal.task_id.as_ref() == Some(&task.id)).await;
 
     // The model was sent the protocols, for this agent, with the task and
     // the line pointing to them; the typed task held no marker.
@@ -1706,18 +1712,7 @@ async fn tools_run_through(rig: Rig, profile: Profile) {
     let helper = rig.t.engine.create_profile(helper).await.unwrap();
     let task = rig.submit(&profile, "TOOLS-TASK: write the output file").await;
     let session = rig.session_of(&task.id).await;
-    let asked = rig
-        .wait_for("the question", |events| {
-            events.iter().find_map(|e| match e {
-                EngineEvent::SignalChanged { signal }
-                    if signal.task_id.as_ref() == Some(&task.id) && signal.state == SignalState::Pending =>
-                {
-                    Some(signal.clone())
-                }
-                _ => None,
-            })
-        })
-        .await;
+    let asked = rig.pending_signal("the question", |signal| signal.task_id.as_ref() == Some(&task.id)).await;
     assert_eq!(asked.channel, SignalChannel::Tool);
     let ScanEvent::Signal { signal } = &asked.scan else { panic!("not read: {:?}", asked.scan) };
     assert!(
@@ -1741,17 +1736,9 @@ async fn tools_run_through(rig: Rig, profile: Profile) {
         .await
         .unwrap();
     let delegation = rig
-        .wait_for("the delegation", |events| {
-            events.iter().find_map(|e| match e {
-                EngineEvent::SignalChanged { signal }
-                    if signal.session_id == session
-                        && signal.state == SignalState::Pending
-                        && matches!(&signal.scan, ScanEvent::Signal { signal } if matches!(signal.body, SignalBody::Delegate { .. })) =>
-                {
-                    Some(signal.clone())
-                }
-                _ => None,
-            })
+        .pending_signal("the delegation", |signal| {
+            signal.session_id == session
+                && matches!(&signal.scan, ScanEvent::Signal { signal } if matches!(signal.body, SignalBody::Delegate { .. }))
         })
         .await;
     assert_eq!(delegation.channel, SignalChannel::Tool);

@@ -99,9 +99,9 @@ impl Server {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(error)) => Err(said(&error, tool)),
             Err(_) => Err(format!(
-                "Switchboard did not answer within {} seconds, so this may not be recorded. Print the signal block \
-                 described in {PROTOCOL_FILE} instead.",
-                ENGINE_DEADLINE.as_secs()
+                "Switchboard did not answer within {} seconds, so this may not be recorded. {}",
+                ENGINE_DEADLINE.as_secs(),
+                instead(tool)
             )),
         }
     }
@@ -115,23 +115,30 @@ fn outside(missing: &str) -> String {
     )
 }
 
+/// What the model can do instead when `tool`'s call was not carried out.
+pub fn instead(tool: &str) -> String {
+    match Tool::named(tool) {
+        Some(Tool::AddFinding) => {
+            "Append the finding to SHARED_FINDINGS.jsonl yourself instead, as one JSON object on a line.".into()
+        }
+        Some(Tool::CurrentTask) => "Your task is the last one Switchboard typed to you; go on from it.".into(),
+        _ => format!("Print the signal block described in {PROTOCOL_FILE} instead: Switchboard reads it."),
+    }
+}
+
 /// What the model is told when the engine gave no answer or refused.
 pub fn said(error: &ClientError, tool: &str) -> String {
     match error {
-        ClientError::NotRunning(_) => format!(
-            "Switchboard is not running, so nothing was recorded. Print the signal block described in \
-             {PROTOCOL_FILE} instead: Switchboard reads it when it is back."
-        ),
+        ClientError::NotRunning(_) => {
+            format!("Switchboard is not running, so nothing was recorded. {}", instead(tool))
+        }
         _ if error.code() == ErrorCode::InvalidInput => {
             format!("Nothing was recorded: {}. Fix that and call {tool} again.", error)
         }
         _ if error.code() == ErrorCode::NotAllowed => "Switchboard refused this call: it does not come from the \
             session it names, so nothing was recorded."
             .to_owned(),
-        _ => format!(
-            "Switchboard could not record this ({}). Print the signal block described in {PROTOCOL_FILE} instead.",
-            error
-        ),
+        _ => format!("Switchboard could not record this ({error}). {}", instead(tool)),
     }
 }
 
@@ -212,6 +219,45 @@ mod tests {
         for (pairs, missing) in cases {
             assert_eq!(Started::from_env(env(pairs)), Started::Outside { missing }, "{pairs:?}");
         }
+    }
+
+    /// What the model is told when a call was not carried out names what
+    /// it can do instead, for the tool it called.
+    #[test]
+    fn a_call_not_carried_out_says_what_to_do_instead() {
+        let down = ClientError::NotRunning("/run/engine.socket".into());
+        let cases = [
+            ("ask_user", "Print the signal block described in .switchboard/signals.md instead"),
+            ("report_completion", "Print the signal block"),
+            ("add_finding", "Append the finding to SHARED_FINDINGS.jsonl yourself"),
+            ("current_task", "the last one Switchboard typed to you"),
+        ];
+        for (tool, says) in cases {
+            let said = said(&down, tool);
+            assert!(said.starts_with("Switchboard is not running, so nothing was recorded."), "{said}");
+            assert!(said.contains(says), "{tool}: {said}");
+        }
+        let refused = ClientError::Api(switchboard_api::ApiError {
+            code: ErrorCode::InvalidInput,
+            message: "questions: is required".into(),
+            field: Some("questions".into()),
+            problems: Vec::new(),
+        });
+        assert_eq!(
+            said(&refused, "ask_user"),
+            "Nothing was recorded: questions: is required. Fix that and call ask_user again."
+        );
+        let full = ClientError::Api(switchboard_api::ApiError {
+            code: ErrorCode::DiskFull,
+            message: "adding to SHARED_FINDINGS.jsonl: no space left".into(),
+            field: None,
+            problems: Vec::new(),
+        });
+        let said = said(&full, "add_finding");
+        assert!(
+            said.starts_with("Switchboard could not record this (adding to SHARED_FINDINGS.jsonl: no space left)."),
+            "{said}"
+        );
     }
 
     #[test]

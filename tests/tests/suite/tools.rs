@@ -94,6 +94,7 @@ async fn an_agents_tool_calls_become_the_records_its_blocks_would_and_its_tasks_
     let now = call(&t, &session, &recorded, tool("current_task", json!({}))).await;
     assert!(text(&now).contains("TOOLS-TASK: check the parser"), "{now}");
     assert!(text(&now).contains("Success criteria: it parses every fixture"), "{now}");
+    assert!(text(&now).ends_with("call report_completion: that completes the task."), "by its agent's rule: {now}");
 
     // Bad arguments: a tool error naming the argument, nothing recorded.
     let bad = call(&t, &session, &recorded, tool("ask_user", json!({"blocked_at": "design"}))).await;
@@ -137,6 +138,21 @@ async fn an_agents_tool_calls_become_the_records_its_blocks_would_and_its_tasks_
         .await
         .unwrap();
     t.wait_for_screen(&session, "CLARIFICATION RESPONSE").await;
+
+    // A findings file the agent planted as a link out of its folder is refused, never followed.
+    let outside = t.data_dir.join("outside.jsonl");
+    std::fs::write(&outside, "").unwrap();
+    let planted = t.workspace.join("SHARED_FINDINGS.jsonl");
+    std::os::unix::fs::symlink(&outside, &planted).unwrap();
+    let refused = call(&t, &session, &recorded, tool("add_finding", json!({"finding": "through the link"}))).await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(
+        text(&refused).starts_with("Switchboard could not record this (adding to SHARED_FINDINGS.jsonl"),
+        "{refused}"
+    );
+    assert!(text(&refused).contains("Append the finding to SHARED_FINDINGS.jsonl yourself"), "{refused}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "", "nothing written through the link");
+    std::fs::remove_file(&planted).unwrap();
 
     // A finding: a line of the shared file.
     let found = call(&t, &session, &recorded, tool("add_finding", json!({"finding": "fixture 7 is empty"}))).await;

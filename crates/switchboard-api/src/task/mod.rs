@@ -96,6 +96,20 @@ impl TaskSpec {
 }
 
 impl TaskSpec {
+    /// The context files a task given to its agent is written with, each
+    /// with its text: those the spec gives (a loop's iteration is given
+    /// none; its agent works from the loop's own files).
+    pub fn context_files(&self) -> Vec<(&'static str, &str)> {
+        use switchboard_protocol::summary::{CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE};
+        if self.loop_iteration.is_some() {
+            return Vec::new();
+        }
+        [(CONTEXT_FILE, &self.context), (SPECS_FILE, &self.specs), (INSTRUCTIONS_FILE, &self.instructions)]
+            .into_iter()
+            .filter_map(|(name, text)| Some((name, text.as_deref()?)))
+            .collect()
+    }
+
     /// What the task is called: the user's title, else its instruction's
     /// first line (cut to a glance).
     pub fn title(&self) -> String {

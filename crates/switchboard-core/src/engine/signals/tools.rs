@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use switchboard_api::{SignalChannel, TaskInfo, ToolAnswer};
+use switchboard_api::{CompletionRule, SignalChannel, TaskInfo, ToolAnswer};
 use switchboard_protocol::signal::tools::{ArgumentProblem, Tool, checked, signal_of};
 use switchboard_protocol::signal::{Independence, SHARED_FINDINGS_FILE, ScanEvent, SignalBody};
 use switchboard_protocol::{SessionId, SignalId, TaskId};
@@ -29,10 +29,12 @@ pub(crate) enum Taken {
     Unknown,
 }
 
-/// What a session's task is, for `current_task`: the task, the time it has
-/// left, and the teammates of its session.
+/// What a session's task is, for `current_task`: the task, what completes
+/// it (its agent's rule), the time it has left, and the teammates of its
+/// session.
 pub(crate) struct TaskNow<'a> {
     pub task: Option<&'a TaskInfo>,
+    pub done_by: CompletionRule,
     pub time_left: Option<Duration>,
     pub teammates: Vec<String>,
 }
@@ -162,7 +164,7 @@ pub(crate) fn task_now(now: &TaskNow<'_>) -> ToolAnswer {
     };
     add("Goals", spec.goals.as_deref());
     add("Success criteria", spec.success_criteria.as_deref());
-    let files = context_files(task);
+    let files: Vec<&str> = spec.context_files().into_iter().map(|(name, _)| name).collect();
     let files_line = files.join(", ");
     add("Context files", Some(&files_line));
     let minutes = now.time_left.map(|left| left.as_secs().div_ceil(60));
@@ -171,7 +173,8 @@ pub(crate) fn task_now(now: &TaskNow<'_>) -> ToolAnswer {
     let teammates = now.teammates.join(", ");
     add("Teammates", Some(&teammates));
     let summary = switchboard_protocol::summary::summary_path(&task.id);
-    text.push_str(&format!("\n\nWhen the work is done, write {summary} and call report_completion."));
+    let iteration = spec.loop_iteration.is_some();
+    text.push_str(&format!("\n\n{}", done_when(now.done_by, iteration, &summary)));
     let data = json!({
         "task": task.id.to_string(),
         "instruction": spec.instruction,
@@ -185,16 +188,25 @@ pub(crate) fn task_now(now: &TaskNow<'_>) -> ToolAnswer {
     ToolAnswer { text, data: Some(data) }
 }
 
-/// The context files a task was given (written into its workspace when it
-/// was handed over).
-fn context_files(task: &TaskInfo) -> Vec<&'static str> {
-    use switchboard_protocol::summary::{CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE};
-    let spec = &task.spec;
-    [(CONTEXT_FILE, &spec.context), (INSTRUCTIONS_FILE, &spec.instructions), (SPECS_FILE, &spec.specs)]
-        .into_iter()
-        .filter(|(_, text)| text.as_deref().is_some_and(|t| !t.trim().is_empty()))
-        .map(|(file, _)| file)
-        .collect()
+/// What ends the task, said to its agent: its agent's rule (a loop's
+/// iteration is judged at its turn's end), with its summary file's path.
+pub(crate) fn done_when(rule: CompletionRule, iteration: bool, summary: &str) -> String {
+    match rule {
+        _ if iteration => "When this iteration's work is done, end your turn: the loop judges it then.".into(),
+        CompletionRule::Summary => {
+            format!(
+                "When the work is done, write {summary} as .switchboard/completion.md describes; report_completion may go with it."
+            )
+        }
+        CompletionRule::Report => "When the work is done, call report_completion: that completes the task.".into(),
+        CompletionRule::Both => format!(
+            "When the work is done, write {summary} as .switchboard/completion.md describes and call \
+             report_completion: the task needs both, agreeing."
+        ),
+        CompletionRule::Prompt => {
+            "When the work is done, end your turn: the task is done when your prompt is back.".into()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -263,6 +275,7 @@ mod tests {
         let task = TaskInfo::queued(TaskId::new(), spec, 0, 0);
         let now = TaskNow {
             task: Some(&task),
+            done_by: CompletionRule::Report,
             time_left: Some(Duration::from_secs(125)),
             teammates: vec!["reviewer".into()],
         };
@@ -277,7 +290,30 @@ mod tests {
             assert!(answer.text.contains(part), "{part} in {}", answer.text);
         }
         assert_eq!(answer.data.as_ref().unwrap()["time_left_minutes"], 3);
-        let idle = task_now(&TaskNow { task: None, time_left: None, teammates: Vec::new() });
+        assert!(answer.text.ends_with("call report_completion: that completes the task."), "{}", answer.text);
+        let idle =
+            task_now(&TaskNow { task: None, done_by: CompletionRule::Summary, time_left: None, teammates: Vec::new() });
         assert!(idle.text.contains("no task"), "{}", idle.text);
+    }
+
+    /// The closing line of `current_task` follows what completes the task.
+    #[test]
+    fn the_task_says_what_completes_it_by_its_agents_rule() {
+        let summary = "summaries/t.md";
+        let cases = [
+            (CompletionRule::Summary, false, "write summaries/t.md"),
+            (CompletionRule::Report, false, "call report_completion: that completes the task"),
+            (CompletionRule::Both, false, "the task needs both, agreeing"),
+            (CompletionRule::Prompt, false, "when your prompt is back"),
+            (CompletionRule::Summary, true, "the loop judges it then"),
+            (CompletionRule::Both, true, "the loop judges it then"),
+        ];
+        for (rule, iteration, says) in cases {
+            let said = done_when(rule, iteration, summary);
+            assert!(said.contains(says), "{rule:?} {iteration}: {said}");
+            assert!(
+                iteration || rule == CompletionRule::Report || rule == CompletionRule::Prompt || said.contains(summary)
+            );
+        }
     }
 }

@@ -40,6 +40,7 @@ impl EngineState {
             return Err(EngineError::InvalidInput { field: "tool", reason });
         };
         let task = self.tasks.task_of_session(&session_id);
+        let entry_profile = entry.info.profile_id.clone();
         let answer = match tool {
             Tool::CurrentTask => {
                 checked(Tool::CurrentTask, &arguments)
@@ -47,7 +48,8 @@ impl EngineState {
                 let teammates = entry.team.teammates.iter().chain(&entry.team.delegates).cloned().collect();
                 let task = task.map(|id| self.cx.store.get_task(&id)).transpose()?.flatten();
                 let time_left = self.tasks.time_left(&session_id);
-                task_now(&TaskNow { task: task.as_ref(), time_left, teammates })
+                let done_by = self.cx.profile(&entry_profile)?.spec.completion;
+                task_now(&TaskNow { task: task.as_ref(), done_by, time_left, teammates })
             }
             Tool::AddFinding => SignalDesk::add_finding(&mut self.cx, &session_id, &arguments)?,
             _ => self.signals.tool_signal(&mut self.cx, session_id, tool, &arguments, task)?,

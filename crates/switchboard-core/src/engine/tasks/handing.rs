@@ -16,7 +16,7 @@ use std::time::Duration;
 use switchboard_api::now;
 use switchboard_api::{CompletionRule, LogKind, Profile, QueuePause, TaskInfo, TaskSpec, TaskState, WaitingFor};
 use switchboard_protocol::signal::teach::Tools;
-use switchboard_protocol::summary::{Brief, CONTEXT_FILE, INSTRUCTIONS_FILE, SPECS_FILE, SUMMARIES_DIR, task_prompt};
+use switchboard_protocol::summary::{Brief, SUMMARIES_DIR, task_prompt};
 use switchboard_protocol::{ProfileId, SessionId, TaskId, TermSize};
 use tokio::time::Instant;
 
@@ -524,15 +524,12 @@ pub(super) fn told(task: &TaskInfo) -> carry::Earlier<'_> {
 /// returns the names of the files written, for the prompt.
 pub(super) fn write_context_files(workspace: &Path, spec: &TaskSpec) -> Result<Vec<&'static str>, EngineError> {
     let mut written = Vec::new();
-    let files_to_write =
-        [(CONTEXT_FILE, &spec.context), (SPECS_FILE, &spec.specs), (INSTRUCTIONS_FILE, &spec.instructions)];
     let failed =
         |name: &str, e: std::io::Error| EngineError::io(format!("writing {name} into {}", workspace.display()), e);
     // Opened, not created: a workspace that vanished must not be made again.
     let files = Workspace::open(workspace).map_err(|e| failed(SUMMARIES_DIR, e))?;
     files.create_folder(SUMMARIES_DIR).map_err(|e| failed(SUMMARIES_DIR, e))?;
-    for (name, text) in files_to_write {
-        let Some(text) = text else { continue };
+    for (name, text) in spec.context_files() {
         files.write(name, text.as_bytes()).map_err(|e| failed(name, e))?;
         written.push(name);
     }
