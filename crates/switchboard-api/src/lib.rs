@@ -17,6 +17,7 @@ pub use switchboard_protocol as protocol;
 
 mod attention;
 mod command;
+mod cost;
 mod delegation;
 mod event;
 mod flow;
@@ -33,6 +34,7 @@ mod worktree;
 
 pub use attention::*;
 pub use command::*;
+pub use cost::*;
 pub use delegation::*;
 pub use event::*;
 pub use flow::*;

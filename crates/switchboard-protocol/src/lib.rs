@@ -16,6 +16,7 @@ pub mod signal;
 pub mod summary;
 pub mod team;
 pub mod text;
+pub mod usage;
 
 pub use ids::{IdError, LoopId, ProfileId, SessionId, SignalId, TaskId, new_secret};
 

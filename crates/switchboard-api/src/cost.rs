@@ -1,0 +1,478 @@
+//! What work cost: tokens by model, their price, budgets. The arithmetic is
+//! here, once, pure; the engine reads the agents' files and keeps the
+//! answers (`switchboard_protocol::usage`), every client shows what it says.
+
+use serde::{Deserialize, Serialize};
+pub use switchboard_protocol::usage::Tokens;
+#[cfg(feature = "ts")]
+use ts_rs::TS;
+
+/// An amount of US dollars, kept exact in billionths (a cache read of one
+/// token costs a few of them); said as dollars on the wire.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[cfg_attr(feature = "ts", ts(type = "number"))]
+#[serde(into = "f64", try_from = "f64")]
+pub struct Usd(i64);
+
+const NANOS: f64 = 1e9;
+
+impl Usd {
+    pub const ZERO: Usd = Usd(0);
+
+    pub fn from_nanos(nanos: i64) -> Usd {
+        Usd(nanos)
+    }
+
+    pub fn nanos(self) -> i64 {
+        self.0
+    }
+
+    pub fn dollars(self) -> f64 {
+        self.0 as f64 / NANOS
+    }
+
+    /// Dollars and cents as a person reads them ("$2.50"; below a cent,
+    /// "$0.0042").
+    pub fn in_words(self) -> String {
+        let dollars = self.dollars();
+        if dollars != 0.0 && dollars.abs() < 0.01 { format!("${dollars:.4}") } else { format!("${dollars:.2}") }
+    }
+}
+
+impl From<Usd> for f64 {
+    fn from(usd: Usd) -> f64 {
+        usd.dollars()
+    }
+}
+
+impl TryFrom<f64> for Usd {
+    type Error = String;
+
+    fn try_from(dollars: f64) -> Result<Usd, String> {
+        if !dollars.is_finite() || !(0.0..=1e9).contains(&dollars) {
+            return Err(format!("{dollars} is not an amount of dollars"));
+        }
+        Ok(Usd((dollars * NANOS).round() as i64))
+    }
+}
+
+impl std::ops::Add for Usd {
+    type Output = Usd;
+    fn add(self, other: Usd) -> Usd {
+        Usd(self.0.saturating_add(other.0))
+    }
+}
+
+/// A model's prices, in dollars per million tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct Rates {
+    pub input: Usd,
+    pub output: Usd,
+    pub cache_write_5m: Usd,
+    pub cache_write_1h: Usd,
+    pub cache_read: Usd,
+}
+
+/// The prices of the models whose names start with `model` (the longest
+/// such name wins: `claude-opus-5-5` covers `claude-opus-5-5-20260922` and
+/// `claude-opus-5-5[1m]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ModelPrice {
+    pub model: String,
+    #[serde(flatten)]
+    pub rates: Rates,
+    /// The rates of an answer whose prompt (its input, cache reads and cache
+    /// writes) is longer than `above_tokens`, for every token of it, where
+    /// the model has such a tier.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub long_prompt: Option<LongPrompt>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct LongPrompt {
+    pub above_tokens: u64,
+    #[serde(flatten)]
+    pub rates: Rates,
+}
+
+/// The price table: where its prices come from and when they were taken,
+/// and each model's. The app ships one (`PriceTable::shipped`); the user
+/// edits it in Settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct PriceTable {
+    pub source: String,
+    /// The day the prices were read from their source (`YYYY-MM-DD`).
+    pub taken: String,
+    pub models: Vec<ModelPrice>,
+}
+
+impl Default for PriceTable {
+    fn default() -> Self {
+        PriceTable::shipped()
+    }
+}
+
+impl PriceTable {
+    /// The table the app ships (`prices.json`).
+    pub fn shipped() -> PriceTable {
+        serde_json::from_str(include_str!("prices.json")).expect("the shipped price table reads")
+    }
+
+    /// The prices of `model`, if the table has them.
+    pub fn of(&self, model: &str) -> Option<&ModelPrice> {
+        self.models
+            .iter()
+            .filter(|price| {
+                model.strip_prefix(price.model.as_str()).is_some_and(|rest| {
+                    rest.is_empty() || rest.starts_with('-') || rest.starts_with('[') || rest.starts_with('@')
+                })
+            })
+            .max_by_key(|price| price.model.len())
+    }
+
+    /// What one answer of `model` cost; none when the model has no price.
+    pub fn cost(&self, model: Option<&str>, tokens: &Tokens) -> Option<Usd> {
+        let price = self.of(model?)?;
+        let rates = match &price.long_prompt {
+            Some(long) if tokens.prompt() > long.above_tokens => &long.rates,
+            _ => &price.rates,
+        };
+        // Dollars per million tokens are billionths per thousandth of a token.
+        let part = |count: u64, rate: Usd| i128::from(count) * i128::from(rate.nanos());
+        let billionths = part(tokens.input, rates.input)
+            + part(tokens.output, rates.output)
+            + part(tokens.cache_write_5m, rates.cache_write_5m)
+            + part(tokens.cache_write_1h, rates.cache_write_1h)
+            + part(tokens.cache_read, rates.cache_read);
+        Some(Usd(i64::try_from((billionths + 500_000) / 1_000_000).unwrap_or(i64::MAX)))
+    }
+
+    /// Every problem of an edited table, each a sentence; none: it may be kept.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for price in &self.models {
+            let name = price.model.trim();
+            if name.is_empty() {
+                problems.push("A price has no model name.".to_owned());
+            } else if !seen.insert(name) {
+                problems.push(format!("The model {name} is priced twice."));
+            }
+            if price.long_prompt.as_ref().is_some_and(|long| long.above_tokens == 0) {
+                problems.push(format!("The long-prompt prices of {name} start above 0 tokens: give a length."));
+            }
+        }
+        problems
+    }
+}
+
+/// Tokens of one model, and their cost (none when the model has no price).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ModelTokens {
+    pub model: String,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub cost_usd: Option<Usd>,
+}
+
+/// Tokens summed, and by model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct TokenTotals {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub by_model: Vec<ModelTokens>,
+}
+
+/// The model named where a file did not say which answered.
+pub const UNKNOWN_MODEL: &str = "unknown";
+
+/// One model's part of some work, as the store sums it: its tokens and what
+/// the priced answers among them cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelUse {
+    pub model: String,
+    pub tokens: Tokens,
+    /// The cost of its answers that had a price.
+    pub cost: Usd,
+    /// How many of its answers had no price.
+    pub unpriced: u64,
+}
+
+/// Some work's use, said once: totals, by model, and the cost (none when
+/// any of it has no price: never a guess).
+pub fn totals(uses: &[ModelUse]) -> (TokenTotals, Option<Usd>) {
+    let mut totals = TokenTotals::default();
+    let mut cost = Some(Usd::ZERO);
+    for used in uses {
+        let t = &used.tokens;
+        totals.input += t.input;
+        totals.output += t.output;
+        totals.cache_read += t.cache_read;
+        totals.cache_write += t.cache_write();
+        let priced = (used.unpriced == 0).then_some(used.cost);
+        cost = cost.zip(priced).map(|(a, b)| a + b);
+        totals.by_model.push(ModelTokens {
+            model: used.model.clone(),
+            input: t.input,
+            output: t.output,
+            cache_read: t.cache_read,
+            cache_write: t.cache_write(),
+            cost_usd: priced,
+        });
+    }
+    (totals, cost)
+}
+
+impl TokenTotals {
+    /// Every token: what a token budget counts.
+    pub fn all(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
+/// A limit on what some work may use: tokens, or dollars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Budget {
+    Tokens(u64),
+    Usd(Usd),
+}
+
+impl Budget {
+    /// Reads `50000tok`, `50k tok`, `2.50usd`, `$2.50`.
+    pub fn parse(text: &str) -> Result<Budget, String> {
+        let text = text.trim().to_ascii_lowercase().replace([' ', '_', ','], "");
+        let refuse = || format!("“{text}” is not a budget: give tokens (50000tok, 50ktok) or dollars (2.50usd, $2.50)");
+        if let Some(dollars) = text.strip_prefix('$').or_else(|| text.strip_suffix("usd")) {
+            let dollars: f64 = dollars.parse().map_err(|_| refuse())?;
+            let usd = Usd::try_from(dollars).map_err(|_| refuse())?;
+            return if usd == Usd::ZERO {
+                Err("A budget of $0 would end the task at once.".to_owned())
+            } else {
+                Ok(Budget::Usd(usd))
+            };
+        }
+        let count = text.strip_suffix("tokens").or_else(|| text.strip_suffix("tok")).ok_or_else(refuse)?;
+        let (digits, times) = match count.strip_suffix('k') {
+            Some(digits) => (digits, 1_000),
+            None => match count.strip_suffix('m') {
+                Some(digits) => (digits, 1_000_000),
+                None => (count, 1),
+            },
+        };
+        let tokens: f64 = digits.parse().map_err(|_| refuse())?;
+        if !tokens.is_finite() || tokens < 1.0 {
+            return Err(refuse());
+        }
+        Ok(Budget::Tokens((tokens * times as f64).round() as u64))
+    }
+
+    /// "50,000 tokens", "$2.50".
+    pub fn in_words(self) -> String {
+        match self {
+            Budget::Tokens(count) => format!("{} tokens", thousands(count)),
+            Budget::Usd(usd) => usd.in_words(),
+        }
+    }
+
+    /// How much of it `used` (tokens and their cost) is, in hundredths of a
+    /// percent; none for a dollar budget when the cost is not known.
+    pub fn used(self, tokens: &TokenTotals, cost: Option<Usd>) -> Option<u64> {
+        let (used, limit) = match self {
+            Budget::Tokens(limit) => (u128::from(tokens.all()), u128::from(limit)),
+            Budget::Usd(limit) => (u128::try_from(cost?.nanos()).ok()?, u128::try_from(limit.nanos()).ok()?),
+        };
+        Some(u64::try_from(used * 10_000 / limit.max(1)).unwrap_or(u64::MAX))
+    }
+}
+
+/// A count with thousands apart: 50,000.
+pub fn thousands(count: u64) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Where some work stands against its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetMark {
+    Under,
+    /// Past 80 %: the user is told, once.
+    Near,
+    /// All of it: the work ends over budget.
+    Spent,
+}
+
+/// The share of a budget at which the user is told.
+pub const BUDGET_NOTICE_PERCENT: u64 = 80;
+
+/// Where `used` (hundredths of a percent of a budget) stands.
+pub fn budget_mark(used: Option<u64>) -> BudgetMark {
+    match used {
+        Some(used) if used >= 10_000 => BudgetMark::Spent,
+        Some(used) if used >= BUDGET_NOTICE_PERCENT * 100 => BudgetMark::Near,
+        _ => BudgetMark::Under,
+    }
+}
+
+/// What some work (a task, a loop, an agent's day) used and cost.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct Spent {
+    pub tokens: TokenTotals,
+    /// None when a model it used has no price.
+    pub cost_usd: Option<Usd>,
+    /// The cost is what the tokens would cost at list prices: the account
+    /// pays by subscription.
+    #[serde(default)]
+    pub list_price: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usd(dollars: f64) -> Usd {
+        Usd::try_from(dollars).unwrap()
+    }
+
+    fn table() -> PriceTable {
+        let rates = |i, o, w5, w1, r| Rates {
+            input: usd(i),
+            output: usd(o),
+            cache_write_5m: usd(w5),
+            cache_write_1h: usd(w1),
+            cache_read: usd(r),
+        };
+        PriceTable {
+            source: "test".into(),
+            taken: "2026-11-29".into(),
+            models: vec![
+                ModelPrice { model: "m".into(), rates: rates(1.0, 2.0, 3.0, 4.0, 0.5), long_prompt: None },
+                ModelPrice { model: "m-big".into(), rates: rates(10.0, 20.0, 30.0, 40.0, 5.0), long_prompt: None },
+                ModelPrice {
+                    model: "tiered".into(),
+                    rates: rates(1.0, 1.0, 1.0, 1.0, 1.0),
+                    long_prompt: Some(LongPrompt { above_tokens: 1000, rates: rates(2.0, 2.0, 2.0, 2.0, 2.0) }),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn an_answer_costs_each_kind_of_token_at_its_rate() {
+        let million = Tokens {
+            input: 1_000_000,
+            output: 1_000_000,
+            cache_read: 1_000_000,
+            cache_write_5m: 1_000_000,
+            cache_write_1h: 1_000_000,
+        };
+        let one = Tokens { input: 1, ..Tokens::default() };
+        let cases: Vec<(Option<&str>, Tokens, Option<f64>)> = vec![
+            (Some("m"), million, Some(10.5)),
+            (Some("m-2026"), million, Some(10.5)),
+            (Some("m[1m]"), million, Some(10.5)),
+            (Some("m-big"), million, Some(105.0)),
+            (Some("m-big-7"), million, Some(105.0)),
+            (Some("mx"), million, None),
+            (Some("other"), million, None),
+            (None, million, None),
+            (Some("m"), one, Some(0.000001)),
+            (Some("tiered"), Tokens { input: 600, cache_read: 400, output: 1000, ..Tokens::default() }, Some(0.002)),
+            (Some("tiered"), Tokens { input: 600, cache_read: 401, output: 1000, ..Tokens::default() }, Some(0.004002)),
+        ];
+        for (model, tokens, expected) in cases {
+            assert_eq!(table().cost(model, &tokens).map(Usd::dollars), expected, "{model:?} {tokens:?}");
+        }
+    }
+
+    #[test]
+    fn a_total_with_an_unpriced_model_has_no_cost() {
+        let used = |model: &str, unpriced| ModelUse {
+            model: model.into(),
+            tokens: Tokens { input: 10, output: 5, cache_write_5m: 1, cache_write_1h: 2, cache_read: 3 },
+            cost: usd(0.5),
+            unpriced,
+        };
+        let (tokens, cost) = totals(&[used("a", 0), used("b", 0)]);
+        assert_eq!((tokens.input, tokens.cache_write, tokens.all(), cost), (20, 6, 42, Some(usd(1.0))));
+        let (tokens, cost) = totals(&[used("a", 0), used("b", 1)]);
+        assert_eq!((tokens.by_model[1].cost_usd, cost), (None, None));
+        assert_eq!(totals(&[]).1, Some(Usd::ZERO));
+    }
+
+    #[test]
+    fn budgets_read_as_people_write_them() {
+        let cases: Vec<(&str, Result<Budget, ()>)> = vec![
+            ("50000tok", Ok(Budget::Tokens(50_000))),
+            ("50k tok", Ok(Budget::Tokens(50_000))),
+            ("1.5M tokens", Ok(Budget::Tokens(1_500_000))),
+            ("2.50usd", Ok(Budget::Usd(usd(2.5)))),
+            ("$0.75", Ok(Budget::Usd(usd(0.75)))),
+            ("0usd", Err(())),
+            ("-1usd", Err(())),
+            ("50000", Err(())),
+            ("tok", Err(())),
+            ("0tok", Err(())),
+            ("NaNusd", Err(())),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(Budget::parse(text).map_err(|_| ()), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn work_nears_then_spends_its_budget() {
+        let tokens = |all| TokenTotals { input: all, ..TokenTotals::default() };
+        let cases = [
+            (Budget::Tokens(1000), 799, None, BudgetMark::Under),
+            (Budget::Tokens(1000), 800, None, BudgetMark::Near),
+            (Budget::Tokens(1000), 1000, None, BudgetMark::Spent),
+            (Budget::Usd(usd(1.0)), 0, Some(usd(0.85)), BudgetMark::Near),
+            (Budget::Usd(usd(1.0)), 0, Some(usd(1.2)), BudgetMark::Spent),
+            // A cost not known is no cost reached: a dollar budget needs prices.
+            (Budget::Usd(usd(1.0)), 10_000_000, None, BudgetMark::Under),
+        ];
+        for (budget, all, cost, mark) in cases {
+            assert_eq!(budget_mark(budget.used(&tokens(all), cost)), mark, "{budget:?} {all} {cost:?}");
+        }
+    }
+
+    #[test]
+    fn the_shipped_table_reads_and_says_where_it_is_from() {
+        let shipped = PriceTable::shipped();
+        assert!(shipped.problems().is_empty(), "{:?}", shipped.problems());
+        assert!(shipped.source.contains("https://") && shipped.taken.len() == 10);
+        assert!(shipped.of("claude-opus-5-5-20260922").is_some() && shipped.of("claude-fake").is_none());
+    }
+
+    #[test]
+    fn amounts_read_in_words() {
+        assert_eq!(
+            (usd(2.5).in_words(), usd(0.0042).in_words(), Usd::ZERO.in_words()),
+            ("$2.50".into(), "$0.0042".into(), "$0.00".into())
+        );
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(serde_json::to_string(&usd(2.5)).unwrap(), "2.5");
+    }
+}
