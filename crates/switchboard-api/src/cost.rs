@@ -347,6 +347,39 @@ pub struct Spent {
     pub list_price: bool,
 }
 
+/// What a task used and cost, as its record carries it: its own, and for a
+/// lead its team's (teammates and sub-agents) apart.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(default)]
+pub struct TaskSpent {
+    pub tokens: TokenTotals,
+    /// None when a model it used has no price.
+    pub cost_usd: Option<Usd>,
+    /// Its team's tokens, where it led one that used any.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub team_tokens: Option<TokenTotals>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub team_cost_usd: Option<Usd>,
+    /// Its costs are what its tokens would cost at list prices: its account
+    /// pays by subscription.
+    pub list_price: bool,
+}
+
+impl TaskSpent {
+    /// Its own and its team's together: what its budget counts.
+    pub fn whole(&self) -> (TokenTotals, Option<Usd>) {
+        let Some(team) = &self.team_tokens else { return (self.tokens.clone(), self.cost_usd) };
+        let mut sum = self.tokens.clone();
+        sum.input += team.input;
+        sum.output += team.output;
+        sum.cache_read += team.cache_read;
+        sum.cache_write += team.cache_write;
+        sum.by_model.extend(team.by_model.iter().cloned());
+        (sum, self.cost_usd.zip(self.team_cost_usd).map(|(a, b)| a + b))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

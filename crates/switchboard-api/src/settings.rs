@@ -61,6 +61,8 @@ pub struct Settings {
     pub theme: Theme,
     /// The grid of live terminals, as the user left it.
     pub terminal_grid: TerminalGrid,
+    /// What each model's tokens cost: the shipped table until the user edits it.
+    pub prices: crate::PriceTable,
 }
 
 impl Default for Settings {
@@ -76,6 +78,7 @@ impl Default for Settings {
             quiet_hours: QuietHours::Off,
             theme: Theme::System,
             terminal_grid: TerminalGrid::default(),
+            prices: crate::PriceTable::shipped(),
         }
     }
 }

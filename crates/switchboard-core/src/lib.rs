@@ -31,6 +31,7 @@ pub mod session;
 mod sink;
 pub mod store;
 pub mod tasks;
+pub mod usage;
 pub mod validate;
 pub mod web;
 pub use switchboard_api::wire;

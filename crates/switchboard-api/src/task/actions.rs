@@ -46,6 +46,7 @@ pub fn cancel_effect(state: TaskState) -> CancelEffect {
         TaskState::Completed
         | TaskState::Failed
         | TaskState::TimedOut
+        | TaskState::OverBudget
         | TaskState::Cancelled
         | TaskState::Interrupted => CancelEffect::Refuse { reason: "already finished" },
     }
@@ -85,6 +86,9 @@ pub fn rerun_refused(state: TaskState, loop_iteration: bool) -> Option<&'static 
 pub fn requeue_refused(state: TaskState, loop_iteration: bool) -> Option<&'static str> {
     if !state.is_finished() || state == TaskState::Completed {
         Some("only interrupted, failed, timed-out or cancelled tasks go back in the queue")
+    } else if state == TaskState::OverBudget {
+        // Its use stays its own: back in the queue it would be over at once.
+        Some("it used its budget: run it again as a new task, with a larger budget")
     } else if loop_iteration {
         Some("a loop runs its own iterations: resume the loop instead")
     } else {
@@ -132,6 +136,7 @@ mod tests {
             (TimedOut, CancelEffect::Refuse { reason: "already finished" }),
             (Cancelled, CancelEffect::Refuse { reason: "already finished" }),
             (Interrupted, CancelEffect::Refuse { reason: "already finished" }),
+            (OverBudget, CancelEffect::Refuse { reason: "already finished" }),
         ];
         for (state, expected) in cases {
             assert_eq!(cancel_effect(state), expected, "{state:?}");
@@ -141,7 +146,7 @@ mod tests {
     #[test]
     fn what_may_be_edited_run_again_and_requeued() {
         use TaskState::*;
-        for state in [Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted] {
+        for state in [Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted, OverBudget] {
             assert_eq!(edit_refused(state, false).is_none(), state == Queued, "edit {state:?}");
             assert!(edit_refused(state, true).is_some(), "a loop's iteration {state:?}");
             assert_eq!(rerun_refused(state, false).is_none(), state.is_finished(), "run again {state:?}");
@@ -156,7 +161,7 @@ mod tests {
     fn each_state_offers_what_the_engine_would_do() {
         use TaskAction::*;
         use TaskState::*;
-        let cases: [(TaskState, bool, &[TaskAction]); 9] = [
+        let cases: [(TaskState, bool, &[TaskAction]); 10] = [
             (Queued, false, &[Cancel, Move, EditInstruction]),
             (Queued, true, &[Cancel, Move]),
             (Running, false, &[Cancel]),
@@ -166,6 +171,7 @@ mod tests {
             (Failed, true, &[]),
             (TimedOut, false, &[Requeue, Rerun]),
             (Interrupted, false, &[Requeue, Rerun]),
+            (OverBudget, false, &[Rerun]),
         ];
         for (state, loop_iteration, expected) in cases {
             assert_eq!(

@@ -62,6 +62,12 @@ pub struct TaskSpec {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub base: Option<String>,
+    /// What the task may use, in tokens or dollars: at 80 % the user is
+    /// told, at all of it the task ends over budget. A loop's iteration has
+    /// its loop's instead.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub budget: Option<crate::Budget>,
 }
 
 /// A loop's iteration, run as a task: a fresh session typed the iteration
@@ -91,6 +97,7 @@ impl TaskSpec {
             loop_iteration: None,
             worktree: None,
             base: None,
+            budget: None,
         }
     }
 }
@@ -156,6 +163,9 @@ pub enum TaskState {
     /// The app stopped while the task ran and its summary had not appeared;
     /// it can be put back in the queue.
     Interrupted,
+    /// It used all of its budget (or its loop's, or its agent's day's)
+    /// without a summary.
+    OverBudget,
 }
 
 impl TaskState {
@@ -172,12 +182,15 @@ impl TaskState {
             TaskState::TimedOut => "timed_out",
             TaskState::Cancelled => "cancelled",
             TaskState::Interrupted => "interrupted",
+            TaskState::OverBudget => "over_budget",
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
         use TaskState::*;
-        [Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted].into_iter().find(|s| s.as_str() == text)
+        [Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted, OverBudget]
+            .into_iter()
+            .find(|s| s.as_str() == text)
     }
 }
 
@@ -235,6 +248,9 @@ pub struct TaskInfo {
     /// ended (and while its agent works on it). Live, never stored: the
     /// engine decides it (`tasks::rules::waiting_for`) and reports each change.
     pub waiting_for: Option<WaitingFor>,
+    /// What it used and cost so far (live: the engine sums it from what it
+    /// read of its agents' files).
+    pub spent: crate::TaskSpent,
 }
 
 /// Why an unfinished task does not go on: each wait with what the user needs
@@ -388,12 +404,28 @@ pub enum TaskStatus {
         ended_at: Millis,
         reason: String,
     },
+    /// It used its budget up; the result is a fallback unless the summary
+    /// came late.
+    OverBudget {
+        run: TaskRun,
+        ended_at: Millis,
+        reason: String,
+        result: TaskResult,
+    },
 }
 
 impl TaskInfo {
     /// A task just submitted.
     pub fn queued(id: TaskId, spec: TaskSpec, order: i64, created_at: Millis) -> TaskInfo {
-        TaskInfo { id, spec, order, created_at, status: TaskStatus::Queued, waiting_for: None }
+        TaskInfo {
+            id,
+            spec,
+            order,
+            created_at,
+            status: TaskStatus::Queued,
+            waiting_for: None,
+            spent: Default::default(),
+        }
     }
 
     pub fn state(&self) -> TaskState {
@@ -405,6 +437,7 @@ impl TaskInfo {
             TaskStatus::TimedOut { .. } => TaskState::TimedOut,
             TaskStatus::Cancelled { .. } => TaskState::Cancelled,
             TaskStatus::Interrupted { .. } => TaskState::Interrupted,
+            TaskStatus::OverBudget { .. } => TaskState::OverBudget,
         }
     }
 
@@ -412,9 +445,10 @@ impl TaskInfo {
     pub fn run(&self) -> Option<&TaskRun> {
         match &self.status {
             TaskStatus::Queued => None,
-            TaskStatus::Running { run } | TaskStatus::Completed { run, .. } | TaskStatus::TimedOut { run, .. } => {
-                Some(run)
-            }
+            TaskStatus::Running { run }
+            | TaskStatus::Completed { run, .. }
+            | TaskStatus::TimedOut { run, .. }
+            | TaskStatus::OverBudget { run, .. } => Some(run),
             TaskStatus::Failed { run, .. }
             | TaskStatus::Cancelled { run, .. }
             | TaskStatus::Interrupted { run, .. } => run.as_ref(),
@@ -424,9 +458,10 @@ impl TaskInfo {
     fn run_mut(&mut self) -> Option<&mut TaskRun> {
         match &mut self.status {
             TaskStatus::Queued => None,
-            TaskStatus::Running { run } | TaskStatus::Completed { run, .. } | TaskStatus::TimedOut { run, .. } => {
-                Some(run)
-            }
+            TaskStatus::Running { run }
+            | TaskStatus::Completed { run, .. }
+            | TaskStatus::TimedOut { run, .. }
+            | TaskStatus::OverBudget { run, .. } => Some(run),
             TaskStatus::Failed { run, .. }
             | TaskStatus::Cancelled { run, .. }
             | TaskStatus::Interrupted { run, .. } => run.as_mut(),
@@ -472,17 +507,19 @@ impl TaskInfo {
             TaskStatus::Completed { ended_at, .. }
             | TaskStatus::Failed { ended_at, .. }
             | TaskStatus::TimedOut { ended_at, .. }
+            | TaskStatus::OverBudget { ended_at, .. }
             | TaskStatus::Cancelled { ended_at, .. }
             | TaskStatus::Interrupted { ended_at, .. } => Some(*ended_at),
         }
     }
 
-    /// Why it failed, timed out, was cancelled or interrupted.
+    /// Why it failed, timed out, went over budget, was cancelled or interrupted.
     pub fn reason(&self) -> Option<&str> {
         match &self.status {
             TaskStatus::Queued | TaskStatus::Running { .. } | TaskStatus::Completed { .. } => None,
             TaskStatus::Failed { reason, .. }
             | TaskStatus::TimedOut { reason, .. }
+            | TaskStatus::OverBudget { reason, .. }
             | TaskStatus::Cancelled { reason, .. }
             | TaskStatus::Interrupted { reason, .. } => Some(reason),
         }
@@ -490,7 +527,9 @@ impl TaskInfo {
 
     pub fn result(&self) -> Option<&TaskResult> {
         match &self.status {
-            TaskStatus::Completed { result, .. } | TaskStatus::TimedOut { result, .. } => Some(result),
+            TaskStatus::Completed { result, .. }
+            | TaskStatus::TimedOut { result, .. }
+            | TaskStatus::OverBudget { result, .. } => Some(result),
             TaskStatus::Failed { result, .. } | TaskStatus::Cancelled { result, .. } => result.as_ref(),
             TaskStatus::Queued | TaskStatus::Running { .. } | TaskStatus::Interrupted { .. } => None,
         }
@@ -576,6 +615,12 @@ impl TaskInfo {
                 ended_at: at,
                 reason: reason(),
                 result: result.expect("a timed-out task has its fallback result"),
+            },
+            TaskState::OverBudget => TaskStatus::OverBudget {
+                run: ran("over-budget"),
+                ended_at: at,
+                reason: reason(),
+                result: result.expect("an over-budget task has its fallback result"),
             },
             TaskState::Failed => TaskStatus::Failed { run, ended_at: at, reason: reason(), result },
             TaskState::Cancelled => TaskStatus::Cancelled { run, ended_at: at, reason: reason(), result },

@@ -55,6 +55,9 @@ pub struct TaskRecord {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "[number, number] | null"))]
     pub pick: Option<super::PickKey>,
+    /// What it used and cost: its own tokens and, for a lead, its team's.
+    #[serde(flatten, default)]
+    pub spent: crate::TaskSpent,
 }
 
 impl From<TaskInfo> for TaskRecord {
@@ -74,6 +77,7 @@ impl From<TaskInfo> for TaskRecord {
             reason: task.reason().map(str::to_owned),
             result: task.result().cloned(),
             waiting_for: task.waiting_for,
+            spent: task.spent,
             id: task.id,
             spec: task.spec,
             order: task.order,
@@ -118,6 +122,12 @@ impl TryFrom<TaskRecord> for TaskInfo {
                 reason: reason(),
                 result: record.result.clone().ok_or_else(|| missing("its result"))?,
             },
+            TaskState::OverBudget => TaskStatus::OverBudget {
+                run: run.ok_or_else(|| missing("its session"))?,
+                ended_at: ended_at()?,
+                reason: reason(),
+                result: record.result.clone().ok_or_else(|| missing("its result"))?,
+            },
             TaskState::Failed => {
                 TaskStatus::Failed { run, ended_at: ended_at()?, reason: reason(), result: record.result.clone() }
             }
@@ -133,6 +143,7 @@ impl TryFrom<TaskRecord> for TaskInfo {
             created_at: record.created_at,
             status,
             waiting_for: if state.is_finished() { None } else { record.waiting_for },
+            spent: record.spent,
         })
     }
 }

@@ -19,7 +19,10 @@ mod health;
 mod limits;
 mod loops;
 mod tasks;
+mod usage;
 mod worktrees;
+
+pub use usage::{UsageOf, UsageRow, UsageSource};
 
 pub use devices::DeviceRecord;
 pub use health::{
@@ -58,6 +61,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0022_prompt_completion.sql")),
         M::up(include_str!("../../migrations/0023_web.sql")),
         M::up(include_str!("../../migrations/0024_switchboard_tools.sql")),
+        M::up(include_str!("../../migrations/0025_usage.sql")),
     ])
 });
 

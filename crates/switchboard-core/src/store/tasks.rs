@@ -10,7 +10,7 @@ use switchboard_api::{
 
 const TASK_COLUMNS: &str = "id, profile_id, instruction, context, specs, instructions, priority, time_limit_secs, \
      success_criteria, state, ord, session_id, created_at, started_at, typed_at, ended_at, progress, reason, result, \
-     goals, loop_id, loop_iteration, quiet_since, waiting_since, waited_ms, title, worktree, base";
+     goals, loop_id, loop_iteration, quiet_since, waiting_since, waited_ms, title, worktree, base, budget";
 
 /// The `sessions` columns in the order `run_from_row` reads them.
 impl Store {
@@ -404,7 +404,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
         conn.execute(
             &format!(
                 "INSERT INTO tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-                 ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
+                 ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)
                  ON CONFLICT(id) DO UPDATE SET instruction = ?3, title = ?26, priority = ?7, state = ?10, ord = ?11, session_id = ?12,
                  started_at = ?14, typed_at = ?15, ended_at = ?16, progress = ?17, reason = ?18, result = ?19,
                  quiet_since = ?23, waiting_since = ?24, waited_ms = ?25"
@@ -438,6 +438,7 @@ fn save_task_on(conn: &Connection, task: &TaskInfo) -> Result<()> {
                 task.spec.title,
                 task.spec.worktree,
                 task.spec.base,
+                task.spec.budget.as_ref().map(to_json),
             ],
         )?;
         Ok(())
@@ -467,6 +468,10 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
             },
             worktree: row.get(26)?,
             base: row.get(27)?,
+            budget: row
+                .get::<_, Option<String>>(28)?
+                .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
+                .transpose()?,
         },
         state: TaskState::parse(&state).ok_or_else(|| corrupt(format!("state `{state}`")))?,
         order: row.get(10)?,
@@ -488,6 +493,8 @@ fn task_from_row(row: &Row<'_>) -> Result<TaskInfo> {
         waiting_for: None,
         actions: Vec::new(),
         pick: None,
+        // Summed by the engine when it tells of the task.
+        spent: Default::default(),
     };
     let id = record.id.clone();
     TaskInfo::try_from(record).map_err(|reason| corrupt(format!("{id}: {reason}")))

@@ -168,6 +168,7 @@ fn settings_are_their_defaults_until_saved_and_kept_across_a_reopen() {
             chosen: vec![ProfileId::new(), ProfileId::new()],
             zoomed: None,
         },
+        prices: switchboard_api::PriceTable { source: "mine".into(), taken: "2026-11-29".into(), models: vec![] },
     };
     {
         let store = Store::open(&path).unwrap();
