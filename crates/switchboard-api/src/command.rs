@@ -135,6 +135,11 @@ macro_rules! engine_commands {
             window reads now get_settings / GetSettings () -> $crate::Settings;
             /// Checks and keeps the app's settings; answers with them as kept (times tidied).
             user acts now set_settings / SetSettings (settings: $crate::Settings) -> $crate::Settings;
+            /// What was spent since `since` (Unix ms), grouped by agent, day or task.
+            window reads now cost_report / CostReport (
+                since: $crate::Millis,
+                by: $crate::CostGrouping,
+            ) -> $crate::CostReport;
             /// A task's history from the event log, oldest first.
             window reads now task_timeline / TaskTimeline (task_id: $crate::protocol::TaskId) -> Vec<$crate::LogEntry>;
             /// Pending signals and the most recent handled ones.
@@ -497,6 +502,7 @@ replies! {
     Vec<crate::Device> => Devices "devices",
     Option<crate::Device> => Device "device",
     crate::ToolAnswer => Tool "tool",
+    crate::CostReport => Cost "cost",
 }
 
 impl IntoReply for () {
@@ -570,6 +576,7 @@ pub enum Reply {
     Device(Option<crate::Device>),
     /// To a session's tools server: what to tell the model.
     Tool(crate::ToolAnswer),
+    Cost(crate::CostReport),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

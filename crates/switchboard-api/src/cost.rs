@@ -380,6 +380,51 @@ impl TaskSpent {
     }
 }
 
+/// How a cost report groups what was spent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum CostGrouping {
+    Agent,
+    /// By day, in the time zone of the machine the engine runs on.
+    Day,
+    Task,
+}
+
+impl CostGrouping {
+    pub fn parse(text: &str) -> Option<CostGrouping> {
+        match text {
+            "agent" => Some(CostGrouping::Agent),
+            "day" => Some(CostGrouping::Day),
+            "task" => Some(CostGrouping::Task),
+            _ => None,
+        }
+    }
+}
+
+/// One group of a cost report: an agent, a day (`YYYY-MM-DD`) or a task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct CostRow {
+    /// The agent's or task's id, or the day.
+    pub key: String,
+    /// What a person calls it: the agent's name, the day, the task's title
+    /// (work done outside any task: "outside tasks").
+    pub name: String,
+    #[serde(flatten)]
+    pub spent: Spent,
+}
+
+/// What was spent since `since`, grouped, and in all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct CostReport {
+    pub since: crate::Millis,
+    pub by: CostGrouping,
+    pub rows: Vec<CostRow>,
+    pub total: Spent,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -251,6 +251,12 @@ pub enum LogKind {
         quiet: bool,
         alert_secs: u32,
     },
+    /// It used `used_percent` of its budget (`budget`, in words): said once,
+    /// past 80 %.
+    BudgetNear {
+        budget: String,
+        used_percent: u32,
+    },
     /// Its agent began to wait for the user's answer (`waiting`: its time
     /// limit is paused) or goes on (its limit runs again, pushed back by the
     /// wait).

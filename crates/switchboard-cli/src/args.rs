@@ -111,6 +111,18 @@ pub enum ClientCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// What the agents' work cost: tokens by model and their price, from
+    /// the agents' own records, grouped by agent, day or task.
+    Cost {
+        /// From then on: a time (2026-11-23T14:00:00Z) or a span back from
+        /// now (7d when left out).
+        #[arg(long, value_name = "TIME", default_value = "7d")]
+        since: String,
+        #[arg(long, value_enum, default_value = "agent")]
+        by: CostBy,
+        #[command(flatten)]
+        output: Output,
+    },
     /// Reads agent output on stdin and prints each protocol signal found in
     /// it as one JSON line; needs no running app. Exits 1 if a signal was
     /// malformed.
@@ -186,6 +198,18 @@ pub enum AgentCommand {
     },
 }
 
+/// How `cost` groups what was spent.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostBy {
+    Agent,
+    Day,
+    Task,
+}
+
+fn parse_budget(text: &str) -> Result<switchboard_api::Budget, String> {
+    switchboard_api::Budget::parse(text)
+}
+
 #[derive(Subcommand, Debug)]
 pub enum TaskCommand {
     /// Queues a task for an agent.
@@ -203,6 +227,11 @@ pub enum TaskCommand {
         /// left out), which a merge lands on.
         #[arg(long, value_name = "BRANCH")]
         base: Option<String>,
+        /// What the task may use: tokens (50000tok, 50ktok) or dollars
+        /// (2.50usd). At 80 % you are told; at all of it the task is
+        /// interrupted and ends over budget.
+        #[arg(long, value_name = "BUDGET", value_parser = parse_budget)]
+        budget: Option<switchboard_api::Budget>,
         /// What to do. Several words are joined with spaces.
         #[arg(required = true)]
         text: Vec<String>,

@@ -41,7 +41,7 @@ pub(crate) fn run(
 }
 
 /// `--since`: a time, or a span back from now.
-fn parse_since(text: &str) -> Result<i64> {
+pub(crate) fn parse_since(text: &str) -> Result<i64> {
     let text = text.trim();
     if let Ok(at) = text.parse::<jiff::Timestamp>() {
         return Ok(at.as_millisecond());

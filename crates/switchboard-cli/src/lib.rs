@@ -32,6 +32,7 @@
 
 mod agent;
 mod args;
+mod cost;
 mod events;
 mod flow;
 pub mod hosts;
@@ -53,8 +54,8 @@ use switchboard_client::ClientError;
 use switchboard_client::blocking as client;
 
 pub use args::{
-    AgentCommand, Cli, ClientCommand, DaemonArgs, IsolationArg, Kind, LoopCommand, Output, PriorityArg, TaskCommand,
-    WorktreeCommand,
+    AgentCommand, Cli, ClientCommand, CostBy, DaemonArgs, IsolationArg, Kind, LoopCommand, Output, PriorityArg,
+    TaskCommand, WorktreeCommand,
 };
 pub use loops::{IterationView, LoopView, describe_loop};
 pub use print::{Lines, shown};
@@ -266,6 +267,7 @@ fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -
         ClientCommand::Events { agent, since, limit, output } => {
             events::run(&client, &agent, since.as_deref(), limit, output, out)
         }
+        ClientCommand::Cost { since, by, output } => cost::run(&client, &since, by, output, out),
     }
 }
 

@@ -96,6 +96,7 @@ pub fn decide(command: &ClientCommand, destination: &str) -> OnHost {
         | ClientCommand::Worktree(_)
         | ClientCommand::Flow { .. }
         | ClientCommand::Events { .. }
+        | ClientCommand::Cost { .. }
         | ClientCommand::Web(_) => OnHost::Engine,
     }
 }

@@ -13,7 +13,7 @@ use crate::{PriorityArg, TaskCommand};
 
 pub(crate) fn run(client: &Client, command: TaskCommand, out: &mut impl Write) -> Result<()> {
     match command {
-        TaskCommand::Add { agent, priority, time_limit, base, text, output } => {
+        TaskCommand::Add { agent, priority, time_limit, base, budget, text, output } => {
             let profile = find_agent(client, &agent)?;
             let priority = match priority {
                 PriorityArg::Urgent => Priority::Urgent,
@@ -23,6 +23,7 @@ pub(crate) fn run(client: &Client, command: TaskCommand, out: &mut impl Write) -
                 priority,
                 time_limit_secs: time_limit,
                 base,
+                budget,
                 ..TaskSpec::new(profile.id.clone(), text.join(" "))
             };
             let submitted = client.submit_task(spec)?;
@@ -90,8 +91,23 @@ pub fn describe_task(task: &TaskRecord) -> String {
         task.spec.time_limit_secs.unwrap_or_default(),
         indent(&task.spec.instruction)
     );
+    if let Some(budget) = task.spec.budget {
+        text.push_str(&format!("budget: {}\n", budget.in_words()));
+    }
     if let Some(reason) = task.reason.as_deref() {
         text.push_str(&format!("reason: {}\n", one_line(reason)));
+    }
+    if task.state != switchboard_api::TaskState::Queued {
+        text.push_str(&format!(
+            "used: {}\n",
+            crate::cost::spent_line(&task.spent.tokens, task.spent.cost_usd, task.spent.list_price)
+        ));
+        if let Some(team) = &task.spent.team_tokens {
+            text.push_str(&format!(
+                "its team used: {}\n",
+                crate::cost::spent_line(team, task.spent.team_cost_usd, task.spent.list_price)
+            ));
+        }
     }
     if let Some(waiting) = &task.waiting_for {
         text.push_str(&format!("waiting for: {}\n", one_line(&waiting.in_words())));

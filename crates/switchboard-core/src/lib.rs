@@ -50,6 +50,10 @@ pub use api::{
     TaskResult, TaskSpec, TaskState, TeamInfo, ToolAnswer, ToolCall, Viewing,
 };
 pub use api::{
+    Budget, CostGrouping, CostReport, CostRow, LongPrompt, ModelPrice, ModelTokens, PriceTable, Rates, Spent,
+    TaskSpent, TokenTotals, Usd,
+};
+pub use api::{
     CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome,
     RebaseOutcome, ReviewComment, ReviewStep, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState,
 };

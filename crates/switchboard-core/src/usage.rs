@@ -294,5 +294,19 @@ pub fn in_own_folder(kind: Transcript, relative: &Path) -> bool {
     plain && relative.starts_with(top) && relative.extension().is_some_and(|e| e == "jsonl")
 }
 
+/// Whether Codex's `auth.json` says it is signed in with a ChatGPT plan
+/// (rather than an API key): its `auth_mode`, or, where an older Codex
+/// wrote none, sign-in tokens without a key.
+pub fn codex_signed_in_with_plan(auth: &str) -> bool {
+    let Ok(auth) = serde_json::from_str::<serde_json::Value>(auth) else { return false };
+    match auth.get("auth_mode").and_then(serde_json::Value::as_str) {
+        Some(mode) => mode.eq_ignore_ascii_case("chatgpt"),
+        None => {
+            auth.get("tokens").is_some_and(|t| !t.is_null())
+                && auth.get("OPENAI_API_KEY").is_none_or(serde_json::Value::is_null)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -401,6 +401,9 @@ pub fn validate_settings(settings: &Settings) -> Result<Settings, EngineError> {
     if !(1..=switchboard_api::MAX_LIMIT_RETRY_SECS).contains(&settings.limit_retry_secs) {
         return refuse("limit_retry_secs", "Try again after at least a second and at most 30 minutes.");
     }
+    if let Some(problem) = settings.prices.problems().into_iter().next() {
+        return Err(EngineError::InvalidInput { field: "prices", reason: problem });
+    }
     if settings.usage_warn_percent > 99 {
         return refuse("usage_warn_percent", "Warn at 99% of a usage window at most, or never (leave 0).");
     }

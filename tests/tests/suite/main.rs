@@ -11,6 +11,7 @@ mod agents;
 mod attention;
 mod cli;
 mod contract;
+mod cost;
 mod crash;
 mod daemon_socket;
 mod engine_environment;

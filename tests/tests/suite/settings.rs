@@ -25,6 +25,7 @@ async fn settings_are_checked_told_and_kept_across_a_restart() {
             chosen: vec![switchboard_core::ProfileId::new(), switchboard_core::ProfileId::new()],
             zoomed: None,
         },
+        prices: switchboard_core::PriceTable { source: "mine".into(), taken: "2026-11-29".into(), models: vec![] },
     };
     let kept =
         Settings { quiet_hours: QuietHours::Daily { from: "22:00".into(), to: "07:30".into() }, ..chosen.clone() };

@@ -135,6 +135,7 @@ pub fn route(command: &Command) -> Route {
         | C::DecidePermission { .. } => Route::Chosen,
         // Serving browsers is each machine's own: the window's unless it names another.
         C::StorageStatus {}
+        | C::CostReport { .. }
         | C::GetSettings {}
         | C::SetSettings { .. }
         | C::FlowDiagrams {}

@@ -74,6 +74,7 @@ pub fn held_ids(said: Said<'_>) -> Vec<u128> {
             R::Unit
             | R::Problems(_)
             | R::Tool(_)
+            | R::Cost(_)
             | R::Presets(_)
             | R::DetectedAgents(_)
             | R::Snapshot(_)

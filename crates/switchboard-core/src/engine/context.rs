@@ -70,6 +70,12 @@ pub(crate) enum Follow {
     /// A task ended that ran (or would run) in the worktree of `owner`, if
     /// the app made one: for the worktree desk.
     WorktreeTaskEnded { owner: String },
+    /// The session's hooks named a file its CLI writes the conversation to
+    /// (`team`: a teammate's or sub-agent's): for the usage desk to follow.
+    Transcript { session: SessionId, path: String, team: bool },
+    /// Usage was counted to these tasks and to the agent's day: for the
+    /// task desk (their records told anew, their budgets).
+    UsageCounted { tasks: Vec<TaskId>, profile: ProfileId },
 }
 
 /// A completion report's fields, as a task's end needs them.

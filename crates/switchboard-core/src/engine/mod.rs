@@ -26,6 +26,7 @@ mod tasks;
 mod testing;
 #[cfg(test)]
 mod tests;
+mod usage;
 mod web;
 mod worktrees;
 
@@ -49,6 +50,10 @@ pub use state::MAX_LISTED_SESSIONS;
 use switchboard_api::now;
 pub use tasks::MAX_LISTED_FINISHED_TASKS;
 pub use tasks::rules::{MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES};
+
+/// Reads of agents' files the follower may have waiting for the engine
+/// before it waits (each at most a chunk's answers).
+const USAGE_QUEUE: usize = 8;
 
 /// Requests a caller may have in flight before `send` waits.
 const REQUEST_QUEUE: usize = 256;
@@ -94,6 +99,7 @@ impl Engine {
         let (scans, scans_rx) = mpsc::channel(crate::session::SCAN_QUEUE);
         let (radar, radar_rx) = mpsc::unbounded_channel();
         let (worktree_notes, worktree_notes_rx) = mpsc::unbounded_channel();
+        let (usage_reads, usage_rx) = mpsc::channel(USAGE_QUEUE);
         let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
         let feed = Arc::new(crate::sink::EventFeed::new(now(), config.socket.feed_capacity));
         let sink: Arc<dyn EventSink> = Arc::new(crate::sink::Fanout { feed: feed.clone(), sink });
@@ -105,6 +111,7 @@ impl Engine {
             signals: signals::SignalDesk::new(config.max_agents),
             hooks: hooks::HookDesk::new(config.permission_wait),
             worktrees: worktrees::WorktreeDesk::new(radar, worktree_notes),
+            usage: usage::UsageDesk::new(usage_reads),
             attention: attention::AttentionBoard::new(now()),
             web,
             path_env,
@@ -116,6 +123,7 @@ impl Engine {
         sessions::recover_interrupted(&engine.cx.store, engine.config.kill_grace)?;
         engine.tasks.recover(&mut engine.cx)?;
         engine.worktrees.recover(&engine.cx);
+        engine.usage.recover(&engine.cx);
         engine.hooks.replay_spool(&mut engine.cx, &engine.config.data_dir);
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
@@ -149,6 +157,7 @@ impl Engine {
             scans: scans_rx,
             radar: radar_rx,
             worktree_notes: worktree_notes_rx,
+            usage: usage_rx,
         };
         tokio::spawn(engine.run(inputs));
         Ok(EngineHandle::new(requests, &feed))

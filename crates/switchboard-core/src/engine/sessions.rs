@@ -63,6 +63,11 @@ pub(crate) struct HookRecord {
     pub transcript: Option<String>,
     /// The turn its hooks said began last (`UserPromptSubmit`'s `turn_id`).
     pub turn: Option<String>,
+    /// The file its CLI writes its own conversation to, as first named.
+    pub own_file: Option<String>,
+    /// Every conversation file its events named (its own, its team's):
+    /// each followed for its usage once.
+    pub files: BTreeSet<String>,
 }
 
 /// The signal protocols' memory of a session.

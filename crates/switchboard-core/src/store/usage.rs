@@ -128,6 +128,20 @@ impl Store {
         }
     }
 
+    /// The model of the agent's latest answer, if one was counted.
+    pub fn last_model(&self, profile: &ProfileId) -> Result<Option<String>> {
+        let found = self.conn.query_row(
+            "SELECT model FROM usage WHERE profile_id = ?1 AND model != ?2 ORDER BY at DESC LIMIT 1",
+            params![profile.to_string(), switchboard_api::UNKNOWN_MODEL],
+            |row| row.get(0),
+        );
+        match found {
+            Ok(model) => Ok(Some(model)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(error) => Err(error.into()),
+        }
+    }
+
     /// Each model's use in `of`, own (`team` false) or the team's.
     pub fn model_uses(&self, of: &UsageOf<'_>, team: Option<bool>) -> Result<Vec<ModelUse>> {
         let (filter, key, since) = match of {

@@ -2,6 +2,7 @@
 //! queue order, workspace watching, and collecting a task's result.
 
 pub mod artifacts;
+pub mod budget;
 pub mod completion;
 pub mod owned;
 pub mod queue;

@@ -159,3 +159,17 @@ fn the_thread_tells_what_it_read_and_ends_with_its_handle() {
     drop(follower);
     assert!(rx.blocking_recv().is_none(), "the thread ended");
 }
+
+#[test]
+fn codexs_sign_in_mode_says_whether_it_pays_by_plan() {
+    let cases = [
+        (r#"{"auth_mode":"chatgpt","tokens":{"id_token":"x"}}"#, true),
+        (r#"{"auth_mode":"apikey","OPENAI_API_KEY":"sk-x"}"#, false),
+        (r#"{"OPENAI_API_KEY":null,"tokens":{"id_token":"x"}}"#, true),
+        (r#"{"OPENAI_API_KEY":"sk-x","tokens":null}"#, false),
+        ("not json", false),
+    ];
+    for (auth, plan) in cases {
+        assert_eq!(codex_signed_in_with_plan(auth), plan, "{auth}");
+    }
+}

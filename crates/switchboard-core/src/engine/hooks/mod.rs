@@ -7,6 +7,7 @@
 mod permissions;
 #[cfg(test)]
 mod tests;
+mod transcripts;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -96,6 +97,10 @@ fn joined(lines: &[Vec<u8>]) -> Vec<u8> {
 
 /// The largest payload kept whole in the event log.
 const LOGGED_PAYLOAD_BYTES: usize = 16 * 1024;
+
+/// Most conversation files one session's events may name (its own, its
+/// team's): each is followed for its usage.
+const MAX_FILES_NAMED: usize = 64;
 
 pub(crate) struct HookDesk {
     /// Permission requests whose hooks wait for the user, oldest first.
@@ -199,6 +204,19 @@ impl HookDesk {
             .get(&session_id)
             .and_then(|entry| cx.profile(&entry.info.profile_id).ok())
             .is_some_and(|profile| profile.spec.kind == switchboard_protocol::AgentKind::Codex);
+        let entry = cx.sessions.get_mut(&session_id).expect("known above");
+        let files =
+            transcripts::named(&envelope.payload, entry.hooks.conversation.as_deref(), entry.hooks.own_file.as_deref());
+        let mut new_files = Vec::new();
+        for (path, team) in files {
+            if !team && entry.hooks.own_file.is_none() {
+                entry.hooks.own_file = Some(path.clone());
+            }
+            if entry.hooks.files.len() < MAX_FILES_NAMED && entry.hooks.files.insert(path.clone()) {
+                new_files.push(Follow::Transcript { session: session_id.clone(), path, team });
+            }
+        }
+        new_files.into_iter().for_each(|follow| cx.follow(follow));
         let entry = cx.sessions.get_mut(&session_id).expect("known above");
         note_what_it_says_of_itself(entry, envelope, event);
         let was_active = entry.team.is_active();

@@ -66,6 +66,7 @@ pub(super) struct Inputs {
     pub scans: mpsc::Receiver<SessionScan>,
     pub radar: mpsc::UnboundedReceiver<super::worktrees::radar::RadarReport>,
     pub worktree_notes: mpsc::UnboundedReceiver<super::worktrees::WorktreeNote>,
+    pub usage: mpsc::Receiver<crate::usage::UsageRead>,
 }
 
 pub(crate) struct EngineState {
@@ -74,6 +75,7 @@ pub(crate) struct EngineState {
     pub(super) signals: SignalDesk,
     pub(super) hooks: HookDesk,
     pub(super) worktrees: super::worktrees::WorktreeDesk,
+    pub(super) usage: super::usage::UsageDesk,
     pub(super) attention: super::attention::AttentionBoard,
     pub(super) config: EngineConfig,
     /// The app's `PATH`, for finding agents' commands.
@@ -136,6 +138,7 @@ impl EngineState {
                 }
                 Some(report) = inputs.radar.recv() => self.worktrees.on_radar(&self.cx, report),
                 Some(note) = inputs.worktree_notes.recv() => note(&mut self.worktrees, &mut self.cx),
+                Some(read) = inputs.usage.recv() => self.usage.on_read(&mut self.cx, read),
                 Some(scan) = inputs.scans.recv() => {
                     let task = self.tasks.task_of_session(&scan.id);
                     self.signals.on_signal(&mut self.cx, scan.id, SignalChannel::Pty, scan.event, task);
@@ -148,6 +151,7 @@ impl EngineState {
                     self.tasks.check_workspaces(&mut self.cx);
                     self.tasks.check_unreported_turns(&mut self.cx, now());
                     self.signals.check_delegates(&mut self.cx, now());
+                    self.usage.tick(&self.cx, Instant::now());
                 }
                 // Reported below, after the step.
                 () = tokio::time::sleep_until(attention_round.unwrap_or_else(Instant::now)), if attention_round.is_some() => {}
@@ -232,8 +236,11 @@ impl EngineState {
                 Follow::TurnRan { session } => self.tasks.turn_ran(&mut self.cx, &session),
                 Follow::UsageTold { session, windows } => self.tasks.usage_told_by(&mut self.cx, &session, &windows),
                 Follow::TurnEnded { session, last_message } => {
+                    self.usage.look();
                     self.tasks.turn_ended(&mut self.cx, &session, last_message.as_deref())
                 }
+                Follow::Transcript { session, path, team } => self.usage.follow(&self.cx, &session, &path, team),
+                Follow::UsageCounted { tasks, profile } => self.tasks.usage_counted(&mut self.cx, &tasks, &profile),
                 Follow::IterationEnded { iteration, stop_reason } => {
                     self.tasks.iteration_ended(&mut self.cx, &iteration, &stop_reason)
                 }
@@ -272,6 +279,7 @@ impl EngineState {
         self.signals.session_ended(&mut self.cx, &id, &state);
         status::session_ended(&mut self.cx, &id);
         self.hooks.close_permissions_of(&self.cx, &id);
+        self.usage.session_ended(&id);
         status::teammate_gone(&mut self.cx, &id);
     }
 

@@ -13,6 +13,14 @@ const SEARCH_BATCH: usize = 500;
 const SEARCH_BATCHES: usize = 40;
 
 impl EngineState {
+    pub(in crate::engine) fn cost_report(
+        &self,
+        since: switchboard_api::Millis,
+        by: switchboard_api::CostGrouping,
+    ) -> Result<switchboard_api::CostReport, EngineError> {
+        crate::engine::usage::report::cost_report(&self.cx, since, by)
+    }
+
     pub(in crate::engine) fn flow_diagrams(&self) -> Result<Vec<switchboard_api::Diagram>, EngineError> {
         Ok(crate::flows::diagrams::all().to_vec())
     }

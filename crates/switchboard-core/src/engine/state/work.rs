@@ -151,8 +151,13 @@ impl EngineState {
         settings: switchboard_api::Settings,
     ) -> Result<switchboard_api::Settings, EngineError> {
         let settings = validate_settings(&settings)?;
-        let warned_at = self.cx.store.settings().unwrap_or_default().usage_warn_percent;
+        let before = self.cx.store.settings().unwrap_or_default();
+        let warned_at = before.usage_warn_percent;
         self.cx.store.save_settings(&settings, now())?;
+        // Costs follow the table: what was counted is priced again.
+        if settings.prices != before.prices {
+            self.cx.store.reprice_usage(&settings.prices)?;
+        }
         self.cx.emit(EngineEvent::SettingsChanged { settings: settings.clone() });
         if settings.usage_warn_percent != warned_at {
             self.tasks.warning_changed(&self.cx);

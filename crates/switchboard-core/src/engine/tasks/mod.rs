@@ -198,6 +198,8 @@ pub(crate) struct TaskDesk {
     /// Sessions in a worktree whose task ended, and when they end unless a
     /// task there took them meanwhile ([`carry::WORKTREE_SESSION_GRACE`]).
     closing: HashMap<SessionId, Instant>,
+    /// Tasks at work whose budget's notice share was said (once each).
+    budget_told: std::collections::HashSet<TaskId>,
 }
 
 /// When a session asked to restart while a task ran there restarts.
@@ -223,6 +225,7 @@ impl TaskDesk {
             restart_after: HashMap::new(),
             preparing: HashMap::new(),
             closing: HashMap::new(),
+            budget_told: Default::default(),
         }
     }
 
@@ -499,9 +502,16 @@ fn queue_paused(cx: &Ctx, profile_id: &ProfileId) -> (bool, Option<String>) {
     (paused, reason)
 }
 
-/// The task with what it waits for now: a queued one from its queue's
-/// state (`paused`), one at work as the desk last decided it.
+/// The task as it is now: what it waits for (a queued one from its queue's
+/// state, `paused`; one at work as the desk last decided it) and what it
+/// used and cost.
 fn with_wait(cx: &Ctx, mut task: TaskInfo, paused: impl FnOnce(&ProfileId) -> (bool, Option<String>)) -> TaskInfo {
+    if task.state() != TaskState::Queued {
+        task.spent = cx.store.task_spent(&task.id).unwrap_or_else(|error| {
+            tracing::warn!(%error, "what a task used could not be read");
+            Default::default()
+        });
+    }
     task.waiting_for = match task.state() {
         // Its worktree's setup runs: that, whatever its queue does.
         TaskState::Queued if cx.task_waits.contains_key(&task.id) => cx.task_waits.get(&task.id).cloned(),

@@ -2,6 +2,7 @@
 //! its completion report arrives, its time runs out, its session ends, or
 //! it is cancelled; and the recovery of tasks a crash cut short.
 
+mod budget;
 mod session;
 mod summary;
 

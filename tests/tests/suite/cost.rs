@@ -1,0 +1,269 @@
+//! What work cost, through the engine: an agent of Claude Code's kind
+//! (`cat` with the terminal's echo off, whose hooks the test speaks for)
+//! names its conversation file as Claude Code's hooks do, and the test
+//! writes that file as Claude Code writes it (an answer of several content
+//! blocks as several lines with the same id, the early ones with a partial
+//! output count; `tests/fixtures/agents/cc-transcript-usage.jsonl`). The
+//! prices are the test's own.
+
+use crate::support;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use support::TestEngine;
+use switchboard_core::{
+    Budget, CostGrouping, LogKind, ModelPrice, PriceTable, Profile, Rates, SessionId, Settings, TaskId, TaskRecord,
+    TaskSpec, TaskState, Usd,
+};
+
+fn usd(dollars: f64) -> Usd {
+    Usd::try_from(dollars).unwrap()
+}
+
+/// $1 per million input tokens, $10 per million output, cache writes $2 (5
+/// minutes) and $4 (an hour), cache reads $0.10.
+fn test_prices() -> PriceTable {
+    let rates = Rates {
+        input: usd(1.0),
+        output: usd(10.0),
+        cache_write_5m: usd(2.0),
+        cache_write_1h: usd(4.0),
+        cache_read: usd(0.1),
+    };
+    PriceTable {
+        source: "the test's own".into(),
+        taken: "2026-11-29".into(),
+        models: vec![ModelPrice { model: "claude-test".into(), rates, long_prompt: None }],
+    }
+}
+
+struct Agent {
+    profile: Profile,
+    /// Claude Code's folder for this agent (its `CLAUDE_CONFIG_DIR`).
+    home: PathBuf,
+}
+
+async fn claude_agent(t: &TestEngine, name: &str) -> Agent {
+    let home = t.data_dir.join(format!("cc-{name}"));
+    std::fs::create_dir_all(home.join("projects/w")).unwrap();
+    let mut spec = t.spec(name, "sh", &["-c", "stty -echo; exec cat"]);
+    spec.kind = switchboard_core::AgentKind::ClaudeCode;
+    spec.ready_quiet_ms = 50;
+    spec.env.insert("CLAUDE_CONFIG_DIR".into(), home.display().to_string());
+    let profile = t.engine.create_profile(spec).await.unwrap();
+    Agent { profile, home }
+}
+
+struct Work {
+    task: TaskId,
+    session: SessionId,
+    file: PathBuf,
+}
+
+impl Agent {
+    /// Submits a task, says the agent's hooks' first word (naming its
+    /// file), and waits until the task is typed.
+    async fn works_on(&self, t: &TestEngine, spec: TaskSpec) -> Work {
+        let task = t.engine.submit_task(spec).await.unwrap().task.id;
+        let session = t.session_of_task(&task).await;
+        let file = self.home.join(format!("projects/w/{session}.jsonl"));
+        hook(
+            t,
+            &session,
+            serde_json::json!({"hook_event_name": "SessionStart", "session_id": session.to_string(),
+            "transcript_path": file.display().to_string()}),
+        )
+        .await;
+        t.task_until(&task, "typed", |task| task.typed_at.is_some()).await;
+        Work { task, session, file }
+    }
+}
+
+async fn hook(t: &TestEngine, session: &SessionId, payload: serde_json::Value) {
+    let envelope = switchboard_core::hook::HookEnvelope {
+        session_id: Some(session.to_string()),
+        env: Default::default(),
+        at: 1,
+        payload,
+        secret: Some(switchboard_tests::session_env::secret_of(session)),
+    };
+    t.engine.hook_event(envelope).await.unwrap();
+}
+
+/// An answer as Claude Code writes it: a line per content block, each with
+/// the answer's id and usage, the early ones with the output so far.
+fn answer(id: &str, input: u64, output: u64, cache_read: u64, cache_write_1h: u64, blocks: usize) -> String {
+    let at = jiff::Timestamp::now().to_string();
+    (1..=blocks)
+        .map(|block| {
+            let written = if block == blocks { output } else { 1 };
+            serde_json::json!({"type": "assistant", "timestamp": at, "message": {"id": id, "model": "claude-test",
+                "usage": {"input_tokens": input, "output_tokens": written, "cache_read_input_tokens": cache_read,
+                          "cache_creation_input_tokens": cache_write_1h,
+                          "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": cache_write_1h}},
+                "content": [{"type": "text", "text": format!("block {block}")}]}})
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+fn append(file: &Path, text: &str) {
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mut opened = std::fs::OpenOptions::new().create(true).append(true).open(file).unwrap();
+    opened.write_all(text.as_bytes()).unwrap();
+}
+
+fn write_summary(t: &TestEngine, task: &TaskId) {
+    let text = "# Task Completion Summary\n\n## Objective\nx\n\n## Status\n✅ COMPLETED\n";
+    std::fs::create_dir_all(t.workspace.join("summaries")).unwrap();
+    std::fs::write(t.workspace.join(format!("summaries/{task}.md")), text).unwrap();
+}
+
+async fn with_prices(t: &TestEngine) {
+    let settings = Settings { prices: test_prices(), ..t.engine.get_settings().await.unwrap() };
+    t.engine.set_settings(settings).await.unwrap();
+}
+
+fn tokens_of(task: &TaskRecord) -> (u64, u64, u64, u64) {
+    let t = &task.spent.tokens;
+    (t.input, t.output, t.cache_read, t.cache_write)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_tokens_and_cost_come_from_its_agents_own_file_each_answer_once() {
+    let t = TestEngine::start().await;
+    with_prices(&t).await;
+    let agent = claude_agent(&t, "coder").await;
+    let work = agent.works_on(&t, TaskSpec::new(agent.profile.id.clone(), "Port the parser")).await;
+    // Two answers: the first of three content blocks, the second cached.
+    append(&work.file, "{\"type\":\"permission-mode\"}\n");
+    append(&work.file, &answer("msg_1", 100, 20, 0, 0, 3));
+    append(&work.file, &answer("msg_2", 10, 5, 4000, 300, 1));
+    let task = t.task_until(&work.task, "counts both answers", |task| tokens_of(task) == (110, 25, 4000, 300)).await;
+    // 110 × $1 + 25 × $10 + 4000 × $0.10 + 300 × $4, per million.
+    assert_eq!(task.spent.cost_usd, Some(usd(0.00196)));
+    assert_eq!(task.spent.tokens.by_model.len(), 1);
+    assert!(task.spent.team_tokens.is_none() && !task.spent.list_price);
+
+    // A sub-agent of its own, named by its hooks: its file is the team's.
+    hook(
+        &t,
+        &work.session,
+        serde_json::json!({"hook_event_name": "SubagentStart", "agent_id": "a1",
+        "session_id": work.session.to_string(), "transcript_path": work.file.display().to_string()}),
+    )
+    .await;
+    let sub = work.file.with_extension("").join("subagents/agent-a1.jsonl");
+    append(&sub, &answer("msg_s1", 1000, 100, 0, 0, 2));
+    let task = t
+        .task_until(&work.task, "counts its team apart", |task| {
+            task.spent.team_tokens.as_ref().is_some_and(|team| team.input == 1000 && team.output == 100)
+        })
+        .await;
+    assert_eq!(tokens_of(&task), (110, 25, 4000, 300), "its own stays its own");
+    assert_eq!(task.spent.team_cost_usd, Some(usd(0.002)));
+
+    // It completes; an answer of its turn written after (Claude Code writes
+    // late) still counts to it.
+    write_summary(&t, &work.task);
+    t.task_until(&work.task, "completed", |task| task.state == TaskState::Completed).await;
+    append(&work.file, &answer("msg_3", 1, 1, 0, 0, 1));
+    t.task_until(&work.task, "counts the late answer", |task| tokens_of(task).0 == 111).await;
+
+    let shown = t.engine.get_task(work.task.clone()).await.unwrap();
+    let json = serde_json::to_value(&shown).unwrap();
+    assert_eq!(json["tokens"]["input"], 111);
+    assert_eq!(json["tokens"]["by_model"][0]["model"], "claude-test");
+    assert_eq!(json["team_tokens"]["output"], 100);
+    assert!(json["cost_usd"].as_f64().unwrap() > 0.00196);
+
+    // The report: by agent, by task, by day, and in all.
+    for by in [CostGrouping::Agent, CostGrouping::Task, CostGrouping::Day] {
+        let report = t.engine.cost_report(0, by).await.unwrap();
+        assert_eq!(report.total.tokens.input, 1111, "{by:?}");
+        assert_eq!(report.rows.iter().map(|r| r.spent.tokens.input).sum::<u64>(), 1111, "{by:?}");
+    }
+    let by_agent = t.engine.cost_report(0, CostGrouping::Agent).await.unwrap();
+    assert_eq!(by_agent.rows[0].name, "coder");
+    let by_task = t.engine.cost_report(0, CostGrouping::Task).await.unwrap();
+    assert_eq!(by_task.rows[0].name, "Port the parser");
+
+    // New prices apply to what was counted.
+    let mut prices = test_prices();
+    prices.models[0].rates.input = usd(2.0);
+    let settings = Settings { prices, ..t.engine.get_settings().await.unwrap() };
+    t.engine.set_settings(settings).await.unwrap();
+    let repriced = t.engine.get_task(work.task.clone()).await.unwrap();
+    assert_eq!(repriced.spent.cost_usd.unwrap().nanos() - shown.spent.cost_usd.unwrap().nanos(), 111 * 1000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_is_told_at_80_percent_and_ends_the_task_over_budget_when_used_up() {
+    let t = TestEngine::start().await;
+    with_prices(&t).await;
+    let agent = claude_agent(&t, "coder").await;
+    let spec = TaskSpec { budget: Some(Budget::Tokens(1000)), ..TaskSpec::new(agent.profile.id.clone(), "Port it") };
+    let work = agent.works_on(&t, spec).await;
+    append(&work.file, &answer("msg_1", 800, 50, 0, 0, 1));
+    t.events
+        .wait_for("the budget's notice", |events| {
+            events
+                .iter()
+                .any(|e| {
+                    matches!(e, switchboard_core::EngineEvent::Logged { entry, .. }
+                    if matches!(&entry.kind, LogKind::BudgetNear { used_percent: 85, budget } if budget == "1,000 tokens"))
+                })
+                .then_some(())
+        })
+        .await;
+    let task = t.task_until(&work.task, "still at work", |task| tokens_of(task).0 == 800).await;
+    assert_eq!(task.state, TaskState::Running);
+    append(&work.file, &answer("msg_2", 200, 10, 0, 0, 1));
+    let task = t.task_until(&work.task, "over budget", |task| task.state == TaskState::OverBudget).await;
+    assert_eq!(task.reason.as_deref(), Some("it used its budget of 1,000 tokens (1,060 tokens used)"));
+    let result = task.result.expect("its fallback summary is kept");
+    assert!(result.fallback);
+    // It is not put back as it is: it would be over again at once.
+    assert!(!task.actions.contains(&switchboard_core::TaskAction::Requeue));
+    assert!(task.actions.contains(&switchboard_core::TaskAction::Rerun));
+
+    // A budget in dollars needs a price for the agent's model.
+    let other = claude_agent(&t, "fresh").await;
+    let dollars = TaskSpec { budget: Some(Budget::Usd(usd(2.5))), ..TaskSpec::new(other.profile.id.clone(), "x") };
+    let refused = t.engine.submit_task(dollars).await.unwrap_err();
+    assert!(refused.to_string().contains("does not know yet which model fresh uses"), "{refused}");
+    // The first agent's model is known from its answers, and priced.
+    let dollars = TaskSpec { budget: Some(Budget::Usd(usd(2.5))), ..TaskSpec::new(agent.profile.id.clone(), "y") };
+    t.engine.submit_task(dollars).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_resumes_after_a_restart_where_it_left_off() {
+    let data = tempfile::tempdir().unwrap();
+    let (task, file) = {
+        let t = TestEngine::start_in(data.path(), |_| {}).await;
+        with_prices(&t).await;
+        let agent = claude_agent(&t, "coder").await;
+        let work = agent.works_on(&t, TaskSpec::new(agent.profile.id.clone(), "Port the parser")).await;
+        append(&work.file, &answer("msg_1", 100, 20, 0, 0, 2));
+        t.task_until(&work.task, "counted", |task| tokens_of(task).0 == 100).await;
+        t.shutdown().await;
+        (work.task, work.file)
+    };
+    // Written while no engine ran: read after the restart, and what was
+    // read before is not counted again.
+    append(&file, &answer("msg_2", 7, 3, 0, 0, 1));
+    let t = TestEngine::start_in(data.path(), |_| {}).await;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let counted = tokens_of(&t.engine.get_task(task.clone()).await.unwrap());
+        if counted.0 == 107 {
+            assert_eq!(counted, (107, 23, 0, 0));
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the answer written meanwhile never counted: {counted:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
