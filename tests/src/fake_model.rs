@@ -117,6 +117,25 @@ pub struct Reply {
     pub limited_until: Option<u64>,
     /// The account's usage, told in the answer's headers as each API does.
     pub usage: Option<Usage>,
+    /// The tokens the answer reports having used; none: 100 in and 20 out.
+    pub tokens: Option<Spend>,
+}
+
+/// The tokens an answer reports, in the one meaning (`input`: what no
+/// cache served or stored); each wire says them its own way (OpenAI's input
+/// holds its cached part). Anthropic's stream says the output at its start
+/// as 1, then in full at its end, as the real API does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Spend {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    /// Written to a cache kept five minutes (Anthropic only).
+    pub cache_write: u64,
+}
+
+impl Spend {
+    const DEFAULT: Spend = Spend { input: 100, output: 20, cache_read: 0, cache_write: 0 };
 }
 
 /// An account's usage of its two windows (5 hours, a week): how much of
@@ -129,12 +148,19 @@ pub struct Usage {
 
 impl Reply {
     pub fn text(text: impl Into<String>) -> Reply {
-        Reply { blocks: vec![Block::Text(text.into())], hold: None, failure: None, limited_until: None, usage: None }
+        Reply {
+            blocks: vec![Block::Text(text.into())],
+            hold: None,
+            failure: None,
+            limited_until: None,
+            usage: None,
+            tokens: None,
+        }
     }
 
     pub fn tools<N: Into<String>>(calls: impl IntoIterator<Item = (N, Value)>) -> Reply {
         let blocks = calls.into_iter().map(|(name, input)| Block::Tool { name: name.into(), input }).collect();
-        Reply { blocks, hold: None, failure: None, limited_until: None, usage: None }
+        Reply { blocks, hold: None, failure: None, limited_until: None, usage: None, tokens: None }
     }
 
     /// The API refuses the request with `status` (in each wire's error shape).
@@ -145,6 +171,7 @@ impl Reply {
             failure: Some((status, message.into())),
             limited_until: None,
             usage: None,
+            tokens: None,
         }
     }
 
@@ -154,12 +181,18 @@ impl Reply {
     /// `usage_limit_reached` with `resets_at` (and Codex's usage headers
     /// when the reply tells the usage: `with_usage`).
     pub fn limited_until(reset: u64) -> Reply {
-        Reply { blocks: Vec::new(), hold: None, failure: None, limited_until: Some(reset), usage: None }
+        Reply { blocks: Vec::new(), hold: None, failure: None, limited_until: Some(reset), usage: None, tokens: None }
     }
 
     /// Tells the account's usage with the answer.
     pub fn with_usage(mut self, usage: Usage) -> Reply {
         self.usage = Some(usage);
+        self
+    }
+
+    /// Reports these tokens used.
+    pub fn with_tokens(mut self, tokens: Spend) -> Reply {
+        self.tokens = Some(tokens);
         self
     }
 
@@ -240,6 +273,7 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Respons
     let request = ModelRequest { path, body, at };
     let reply = (state.script)(&request);
     let streamed = request.body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let model = request.body.get("model").and_then(Value::as_str).unwrap_or("fake").to_owned();
     state.requests.lock().unwrap().push(request);
     if let Some(mut gate) = reply.hold.clone() {
         gate.wait_for(|open| *open).await.ok();
@@ -261,10 +295,11 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Respons
         return Ok(response);
     }
     let id = state.next_id.fetch_add(1, Ordering::Relaxed);
+    let answer = Answer { id, blocks: &reply.blocks, tokens: reply.tokens, model };
     let mut response = match (state.wire, streamed) {
-        (Wire::Anthropic, true) => respond(200, "text/event-stream", anthropic_events(id, &reply.blocks)),
-        (Wire::Anthropic, false) => respond(200, "application/json", anthropic_message(id, &reply.blocks).to_string()),
-        (Wire::OpenAiResponses, _) => respond(200, "text/event-stream", responses_events(id, &reply.blocks)),
+        (Wire::Anthropic, true) => respond(200, "text/event-stream", anthropic_events(&answer)),
+        (Wire::Anthropic, false) => respond(200, "application/json", anthropic_message(&answer).to_string()),
+        (Wire::OpenAiResponses, _) => respond(200, "text/event-stream", responses_events(&answer)),
     };
     if let Some(usage) = reply.usage {
         for (name, value) in usage_headers(state.wire, usage) {
@@ -345,7 +380,24 @@ fn stop_reason(blocks: &[Block]) -> &'static str {
     if blocks.iter().any(|b| matches!(b, Block::Tool { .. })) { "tool_use" } else { "end_turn" }
 }
 
-fn anthropic_message(id: u64, blocks: &[Block]) -> Value {
+/// What one answer holds.
+struct Answer<'a> {
+    id: u64,
+    blocks: &'a [Block],
+    tokens: Option<Spend>,
+    /// The model the request asked for: the API answers as that model.
+    model: String,
+}
+
+/// Anthropic's usage: the input apart from what a cache served or stored.
+fn anthropic_usage(tokens: Spend, output: u64) -> Value {
+    json!({"input_tokens": tokens.input, "output_tokens": output, "cache_read_input_tokens": tokens.cache_read,
+           "cache_creation_input_tokens": tokens.cache_write,
+           "cache_creation": {"ephemeral_5m_input_tokens": tokens.cache_write, "ephemeral_1h_input_tokens": 0}})
+}
+
+fn anthropic_message(answer: &Answer<'_>) -> Value {
+    let (id, blocks) = (answer.id, answer.blocks);
     let content: Vec<Value> = blocks
         .iter()
         .enumerate()
@@ -356,17 +408,25 @@ fn anthropic_message(id: u64, blocks: &[Block]) -> Value {
             }
         })
         .collect();
+    let tokens = answer.tokens.unwrap_or(Spend::DEFAULT);
+    // Without tokens of its own, it answers as it always did: `claude-fake`.
+    let model = if answer.tokens.is_some() { answer.model.as_str() } else { "claude-fake" };
     json!({
-        "id": format!("msg_fake_{id}"), "type": "message", "role": "assistant", "model": "claude-fake",
+        "id": format!("msg_fake_{id}"), "type": "message", "role": "assistant", "model": model,
         "content": content, "stop_reason": stop_reason(blocks), "stop_sequence": null,
-        "usage": {"input_tokens": 100, "output_tokens": 20},
+        "usage": anthropic_usage(tokens, tokens.output),
     })
 }
 
-fn anthropic_events(id: u64, blocks: &[Block]) -> String {
-    let mut message = anthropic_message(id, blocks);
+fn anthropic_events(answer: &Answer<'_>) -> String {
+    let (id, blocks) = (answer.id, answer.blocks);
+    let tokens = answer.tokens.unwrap_or(Spend::DEFAULT);
+    let mut message = anthropic_message(answer);
     message["content"] = json!([]);
     message["stop_reason"] = Value::Null;
+    if answer.tokens.is_some() {
+        message["usage"] = anthropic_usage(tokens, 1);
+    }
     let mut out = event("message_start", &json!({"type": "message_start", "message": message}));
     for (index, block) in blocks.iter().enumerate() {
         let (start, delta) = match block {
@@ -386,12 +446,15 @@ fn anthropic_events(id: u64, blocks: &[Block]) -> String {
     out += &event(
         "message_delta",
         &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason(blocks), "stop_sequence": null},
-                "usage": {"output_tokens": 20}}),
+                "usage": {"output_tokens": tokens.output}}),
     );
     out + &event("message_stop", &json!({"type": "message_stop"}))
 }
 
-fn responses_events(id: u64, blocks: &[Block]) -> String {
+fn responses_events(answer: &Answer<'_>) -> String {
+    let (id, blocks) = (answer.id, answer.blocks);
+    let tokens = answer.tokens.unwrap_or(Spend::DEFAULT);
+    let input = tokens.input + tokens.cache_read;
     let response_id = format!("resp_fake_{id}");
     let mut out = event(
         "response.created",
@@ -430,7 +493,8 @@ fn responses_events(id: u64, blocks: &[Block]) -> String {
     out + &event(
         "response.completed",
         &json!({"type": "response.completed", "response": {"id": response_id, "status": "completed",
-                "usage": {"input_tokens": 100, "input_tokens_details": null, "output_tokens": 20,
-                          "output_tokens_details": null, "total_tokens": 120}}}),
+                "usage": {"input_tokens": input, "input_tokens_details": {"cached_tokens": tokens.cache_read},
+                          "output_tokens": tokens.output, "output_tokens_details": {"reasoning_tokens": 0},
+                          "total_tokens": input + tokens.output}}}),
     )
 }

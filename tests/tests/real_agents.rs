@@ -21,7 +21,7 @@ use switchboard_core::{
     AgentKind, DiagramId, EngineEvent, FlowTarget, LogKind, Profile, ProfileSpec, SessionId, SignalChannel,
     SignalResponse, SignalState, TaskId, TaskRecord, TaskSpec, TaskState,
 };
-use switchboard_tests::fake_model::{FakeModel, ModelRequest, Reply, Wire};
+use switchboard_tests::fake_model::{Block, FakeModel, ModelRequest, Reply, Spend, Wire};
 use switchboard_tests::netns::LoopbackNet;
 use tokio::sync::watch;
 
@@ -1797,4 +1797,133 @@ async fn codex_asks_delegates_and_reports_through_switchboards_tools() {
     text.push_str(&format!("\n[mcp_servers.mine]\ncommand = \"{}\"\n", mcp_binary().display()));
     std::fs::write(&config, text).unwrap();
     tools_run_through(rig, profile).await;
+}
+
+/// The tokens each answer of the cost test reports: the first (two content
+/// blocks: words, then the tool call that writes the summary) and the one
+/// after the tool's result. OpenAI's API has no cache writes to report.
+fn cost_spends(wire: Wire) -> [Spend; 2] {
+    let cache_write = if wire == Wire::Anthropic { 300 } else { 0 };
+    [
+        Spend { input: 1000, output: 50, cache_read: 200, cache_write },
+        Spend { input: 10, output: 5, cache_read: 1200, cache_write: 0 },
+    ]
+}
+
+/// The test's own prices for the models the fakes answer as: $1 per
+/// million input tokens, $10 output, $2 cache writes, $0.10 cache reads.
+fn cost_prices() -> switchboard_core::PriceTable {
+    let usd = |d: f64| switchboard_core::Usd::try_from(d).unwrap();
+    let rates = switchboard_core::Rates {
+        input: usd(1.0),
+        output: usd(10.0),
+        cache_write_5m: usd(2.0),
+        cache_write_1h: usd(4.0),
+        cache_read: usd(0.1),
+    };
+    let models = ["claude-opus-5-5", "gpt-fake"].map(|model| switchboard_core::ModelPrice {
+        model: model.into(),
+        rates: rates.clone(),
+        long_prompt: None,
+    });
+    switchboard_core::PriceTable { source: "the test's own".into(), taken: "2026-11-29".into(), models: models.into() }
+}
+
+/// The cost test's model: a task's first answer says a word and writes its
+/// summary with the agent's file (or shell) tool, reporting known tokens;
+/// the answer after the tool's result reports its own, and waits for
+/// `gate` in a task whose instruction says HOLD.
+fn cost_script(wire: Wire, gate: watch::Receiver<bool>) -> impl FnOnce(PathBuf) -> Box<Script> {
+    move |workspace| {
+        let [first, second] = cost_spends(wire);
+        Box::new(move |request: &ModelRequest| {
+            let latest = request.user_text();
+            let Some(path) = last_summary_path(request).filter(|_| latest.contains("COST-RUN")) else {
+                return Reply::text("Ready.");
+            };
+            if request.follows_tool_use() {
+                let reply = Reply::text("The summary is written.").with_tokens(second);
+                return if latest.contains("HOLD") { reply.held_until(gate.clone()) } else { reply };
+            }
+            // A held task writes notes, not its summary: it cannot end by itself.
+            let path = if latest.contains("HOLD") { "notes.md".to_owned() } else { path };
+            let write = match wire {
+                Wire::Anthropic => {
+                    let file_path = workspace.join(path).display().to_string();
+                    Block::Tool { name: "Write".into(), input: json!({"file_path": file_path, "content": SUMMARY}) }
+                }
+                Wire::OpenAiResponses => {
+                    let cmd = format!("mkdir -p summaries && cat > {path} <<'EOF'\n{SUMMARY}EOF\n");
+                    Block::Tool { name: "exec_command".into(), input: json!({"cmd": cmd}) }
+                }
+            };
+            let mut reply = Reply::text("Writing the summary now.").with_tokens(first);
+            reply.blocks.push(write);
+            reply
+        })
+    }
+}
+
+/// A task's tokens, read from the agent's own records, are exactly what the
+/// fake model reported, each answer once (the first of two content
+/// blocks), priced at the test's prices; a budget below one turn's use ends
+/// the next task over budget while its model's reply is held.
+async fn cost_runs_through(wire: Wire, gate: watch::Sender<bool>, rig: Rig, profile: Profile) {
+    let settings = switchboard_core::Settings { prices: cost_prices(), ..rig.t.engine.get_settings().await.unwrap() };
+    rig.t.engine.set_settings(settings).await.unwrap();
+    let [first, second] = cost_spends(wire);
+    let expected = (
+        first.input + second.input,
+        first.output + second.output,
+        first.cache_read + second.cache_read,
+        first.cache_write + second.cache_write,
+    );
+    let task = rig.submit(&profile, "COST-RUN: write the summary").await;
+    assert_eq!(rig.task_ends(&task.id).await.state, TaskState::Completed);
+    // The CLI writes its records as it likes (Claude Code late): the task's
+    // tokens are complete once they are.
+    let counted = rig
+        .task_until(&task.id, REAL_DEADLINE, |task| {
+            let t = &task.spent.tokens;
+            (t.input, t.output, t.cache_read, t.cache_write) == expected
+        })
+        .await;
+    let dollars = |spend: Spend| spend.input + 10 * spend.output + 2 * spend.cache_write + spend.cache_read / 10;
+    let micros = dollars(first) + dollars(second);
+    assert_eq!(counted.spent.cost_usd.map(|usd| usd.nanos()), Some(micros as i64 * 1000), "{:?}", counted.spent);
+    let model = if wire == Wire::Anthropic { "claude-opus-5-5" } else { "gpt-fake" };
+    assert_eq!(counted.spent.tokens.by_model.iter().map(|m| m.model.as_str()).collect::<Vec<_>>(), [model]);
+    let report = rig.t.engine.cost_report(0, switchboard_core::CostGrouping::Task).await.unwrap();
+    let row = report.rows.iter().find(|row| row.key == task.id.to_string()).expect("the task in the report");
+    assert_eq!(row.spent.tokens, counted.spent.tokens);
+
+    // A budget below one turn's use: the reply after the first answer is
+    // held, so the task cannot end by itself before the engine reads it.
+    let spec = TaskSpec {
+        budget: Some(switchboard_core::Budget::Tokens(500)),
+        ..TaskSpec::new(profile.id.clone(), "COST-RUN HOLD: write the summary")
+    };
+    let held = rig.t.engine.submit_task(spec).await.unwrap().task;
+    let ended = rig.task_ends(&held.id).await;
+    assert_eq!(ended.state, TaskState::OverBudget, "{ended:?}");
+    let reason = ended.reason.clone().unwrap_or_default();
+    assert!(reason.starts_with("it used its budget of 500 tokens ("), "{reason}");
+    assert!(ended.result.as_ref().is_some_and(|r| r.fallback), "its fallback summary is kept: {ended:?}");
+    gate.send(true).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_tasks_count_the_tokens_its_model_reported_and_a_budget_holds() {
+    let (gate, opened) = watch::channel(false);
+    let rig = Rig::start(Wire::Anthropic, cost_script(Wire::Anthropic, opened)).await;
+    let profile = rig.claude_code().await;
+    cost_runs_through(Wire::Anthropic, gate, rig, profile).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_tasks_count_the_tokens_its_model_reported_and_a_budget_holds() {
+    let (gate, opened) = watch::channel(false);
+    let rig = Rig::start(Wire::OpenAiResponses, cost_script(Wire::OpenAiResponses, opened)).await;
+    let profile = rig.codex().await;
+    cost_runs_through(Wire::OpenAiResponses, gate, rig, profile).await;
 }

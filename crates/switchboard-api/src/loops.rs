@@ -62,6 +62,9 @@ pub struct LoopInfo {
     pub iteration_count: u32,
     /// Iterations that count toward the cap: the ended ones.
     pub iterations_run: u32,
+    /// What all its iterations used and cost (live: summed by the engine).
+    #[serde(default)]
+    pub spent: crate::Spent,
 }
 
 /// Where a loop stands.
@@ -99,6 +102,12 @@ pub enum LoopState {
         at: Millis,
         path: String,
     },
+    /// It used all of its budget (`budget`, in words): its iteration at work
+    /// ended over budget, and the loop with it.
+    OverBudget {
+        at: Millis,
+        budget: String,
+    },
 }
 
 /// One iteration: a fresh session of the agent.
@@ -115,6 +124,9 @@ pub struct Iteration {
     pub session_id: Option<SessionId>,
     pub started_at: Millis,
     pub outcome: IterationOutcome,
+    /// What it used and cost (live: summed by the engine from its task).
+    #[serde(default)]
+    pub spent: crate::Spent,
 }
 
 /// How an iteration went.
@@ -204,6 +216,7 @@ impl LoopState {
             LoopState::Cancelled { .. } => "cancelled",
             LoopState::FailedToStart { .. } => "failed_to_start",
             LoopState::WorkspaceGone { .. } => "workspace_gone",
+            LoopState::OverBudget { .. } => "over_budget",
         }
     }
 
@@ -225,6 +238,7 @@ impl LoopState {
                 format!("the same stop reason {repeated} times in a row: {first}")
             }
             LoopState::Cancelled { .. } => "it was cancelled".to_owned(),
+            LoopState::OverBudget { budget, .. } => format!("it used its budget of {budget}"),
             LoopState::WorkspaceGone { path, .. } => {
                 format!("its agent's folder {path} is gone; resume it once the folder is back")
             }

@@ -64,6 +64,12 @@ pub struct ProfileSpec {
     /// its CLI starts); off: it prints the blocks only.
     #[serde(default = "default_signal_protocols")]
     pub switchboard_tools: bool,
+    /// What the agent may use a day (in this machine's time zone): past 80 %
+    /// the user is told; once used up, its task at work ends over budget and
+    /// it takes no new task until the next day or a larger budget.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub daily_budget: Option<crate::Budget>,
 }
 
 fn default_signal_protocols() -> bool {
@@ -128,6 +134,7 @@ impl Default for ProfileSpec {
             isolation: super::Isolation::None,
             account: None,
             switchboard_tools: true,
+            daily_budget: None,
         }
     }
 }

@@ -12,7 +12,18 @@ use crate::{AgentCommand, IsolationArg, Kind, Output};
 
 pub(crate) fn run(client: &Client, command: AgentCommand, out: &mut impl Write) -> Result<()> {
     match command {
-        AgentCommand::Add { name, command, args, cwd, kind, isolation, account, no_switchboard_tools, output } => {
+        AgentCommand::Add {
+            name,
+            command,
+            args,
+            cwd,
+            kind,
+            isolation,
+            account,
+            no_switchboard_tools,
+            daily_budget,
+            output,
+        } => {
             let cwd = match cwd {
                 Some(dir) => std::path::absolute(dir)?,
                 None => std::env::current_dir().context("the current directory")?,
@@ -35,13 +46,14 @@ pub(crate) fn run(client: &Client, command: AgentCommand, out: &mut impl Write) 
                 isolation: isolation.into(),
                 account,
                 switchboard_tools: !no_switchboard_tools,
+                daily_budget,
                 ..ProfileSpec::default()
             };
             let profile = client.create_profile(spec)?;
             print(out, output, &profile, |p| format!("added agent {} ({})", p.spec.name, p.id))
         }
-        AgentCommand::Edit { agent, isolation, setup_command, account, switchboard_tools, output } => {
-            let edits = Edits { isolation, setup_command, account, switchboard_tools };
+        AgentCommand::Edit { agent, isolation, setup_command, account, switchboard_tools, daily_budget, output } => {
+            let edits = Edits { isolation, setup_command, account, switchboard_tools, daily_budget };
             edit(client, &agent, edits, output, out)
         }
         AgentCommand::List { output } => list(client, output, out),
@@ -59,14 +71,18 @@ struct Edits {
     setup_command: Option<String>,
     account: Option<String>,
     switchboard_tools: Option<bool>,
+    daily_budget: Option<Option<switchboard_api::Budget>>,
 }
 
 /// `agent edit`: where its tasks work, its account, its repository's setup
 /// command, whether it has Switchboard's tools.
 fn edit(client: &Client, agent: &str, edits: Edits, output: Output, out: &mut impl Write) -> Result<()> {
-    let Edits { isolation, setup_command, account, switchboard_tools } = edits;
+    let Edits { isolation, setup_command, account, switchboard_tools, daily_budget } = edits;
     let profile = find_agent(client, agent)?;
     let mut spec = profile.spec.clone();
+    if let Some(budget) = daily_budget {
+        spec.daily_budget = budget;
+    }
     if let Some(tools) = switchboard_tools {
         spec.switchboard_tools = tools;
     }

@@ -158,6 +158,11 @@ pub enum AgentCommand {
         /// is not given Switchboard's tools (the MCP server `switchboard-mcp`).
         #[arg(long)]
         no_switchboard_tools: bool,
+        /// What it may use a day: tokens (2mtok) or dollars (20usd). Once used
+        /// up, its task at work ends over budget and it takes no new task
+        /// until the next day.
+        #[arg(long, value_name = "BUDGET", value_parser = parse_budget)]
+        daily_budget: Option<switchboard_api::Budget>,
         #[command(flatten)]
         output: Output,
     },
@@ -178,6 +183,10 @@ pub enum AgentCommand {
         /// `switchboard-mcp`) for the signal protocols.
         #[arg(long, value_name = "on|off", value_parser = on_off)]
         switchboard_tools: Option<bool>,
+        /// What it may use a day (tokens or dollars; `none`: no limit). A
+        /// larger one lets an agent held for the day go on now.
+        #[arg(long, value_name = "BUDGET", value_parser = parse_budget_or_none)]
+        daily_budget: Option<Option<switchboard_api::Budget>>,
         #[command(flatten)]
         output: Output,
     },
@@ -208,6 +217,10 @@ pub enum CostBy {
 
 fn parse_budget(text: &str) -> Result<switchboard_api::Budget, String> {
     switchboard_api::Budget::parse(text)
+}
+
+fn parse_budget_or_none(text: &str) -> Result<Option<switchboard_api::Budget>, String> {
+    if text.trim().eq_ignore_ascii_case("none") { Ok(None) } else { parse_budget(text).map(Some) }
 }
 
 #[derive(Subcommand, Debug)]
@@ -291,6 +304,9 @@ pub enum LoopCommand {
         /// Seconds each iteration may run; the agent's task time limit when left out.
         #[arg(long, value_name = "SECS")]
         time_limit: Option<u32>,
+        /// What the whole loop may use: tokens (200ktok) or dollars (5usd).
+        #[arg(long, value_name = "BUDGET", value_parser = parse_budget)]
+        budget: Option<switchboard_api::Budget>,
         /// What the loop works toward. Several words are joined with spaces.
         #[arg(required = true)]
         goal: Vec<String>,

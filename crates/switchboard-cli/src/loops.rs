@@ -17,7 +17,7 @@ pub(crate) fn run(client: &Client, command: LoopCommand, out: &mut impl Write) -
     let profiles = client.list_profiles()?;
     let view = |info: &LoopInfo| LoopView::new(info, &profiles);
     match command {
-        LoopCommand::Start { agent, max, stop_word, promise, stall_after, time_limit, goal, output } => {
+        LoopCommand::Start { agent, max, stop_word, promise, stall_after, time_limit, budget, goal, output } => {
             let profile = find_in(&profiles, &agent)?;
             let defaults = LoopSettings::new(goal.join(" "));
             let settings = LoopSettings {
@@ -26,6 +26,7 @@ pub(crate) fn run(client: &Client, command: LoopCommand, out: &mut impl Write) -
                 stall_after: stall_after.unwrap_or(defaults.stall_after),
                 promise,
                 iteration_time_limit_secs: time_limit,
+                budget,
                 ..defaults
             };
             let info = client.start_loop(profile.id.clone(), settings)?;
@@ -81,6 +82,12 @@ pub struct LoopView {
     pub stall_after: u32,
     pub iteration_time_limit_secs: Option<u32>,
     pub created_at: i64,
+    /// What the whole loop may use, if it has a budget.
+    pub budget: Option<switchboard_api::Budget>,
+    /// What all its iterations used (`input`, `output`, `cache_read`,
+    /// `cache_write`, `by_model`) and cost (null when a price is unknown).
+    pub tokens: switchboard_api::TokenTotals,
+    pub cost_usd: Option<switchboard_api::Usd>,
     /// Every iteration, oldest first, interrupted ones included.
     pub history: Vec<IterationView>,
 }
@@ -96,6 +103,8 @@ pub struct IterationView {
     pub stop_reason: Option<String>,
     /// continue, complete, stalled or cancelled: what the judge said after it.
     pub verdict: Option<String>,
+    pub tokens: switchboard_api::TokenTotals,
+    pub cost_usd: Option<switchboard_api::Usd>,
 }
 
 impl LoopView {
@@ -114,6 +123,9 @@ impl LoopView {
             stall_after: info.settings.stall_after,
             iteration_time_limit_secs: info.settings.iteration_time_limit_secs,
             created_at: info.created_at,
+            budget: info.settings.budget,
+            tokens: info.spent.tokens.clone(),
+            cost_usd: info.spent.cost_usd,
             history: info.iterations.iter().map(IterationView::new).collect(),
         }
     }
@@ -145,6 +157,8 @@ impl IterationView {
             ended_at,
             stop_reason,
             verdict,
+            tokens: iteration.spent.tokens.clone(),
+            cost_usd: iteration.spent.cost_usd,
         }
     }
 }
@@ -166,6 +180,10 @@ pub fn describe_loop(view: &LoopView) -> String {
     if let Some(reason) = &view.reason {
         text.push_str(&format!("why it ended: {}\n", one_line(reason)));
     }
+    if let Some(budget) = view.budget {
+        text.push_str(&format!("budget: {}\n", budget.in_words()));
+    }
+    text.push_str(&format!("used: {}\n", crate::cost::spent_line(&view.tokens, view.cost_usd, false)));
     text.push_str(&format!("goal:\n{}\n", indent(&view.goal)));
     for iteration in &view.history {
         let said = match (&iteration.verdict, &iteration.stop_reason) {

@@ -201,6 +201,8 @@ mod tests {
         ("worktree resolve t", Expected::Engine),
         ("flow --agent a", Expected::Engine),
         ("events --agent a", Expected::Engine),
+        // What the host's agents spent, as its engine read it.
+        ("cost --by day", Expected::Engine),
         // The host's engine serves its own browsers.
         ("web", Expected::Engine),
         ("web --off", Expected::Engine),

@@ -67,6 +67,7 @@ pub fn ensure_demo(store: &Store, data_dir: &Path, demo_agent: &Path, now: Milli
             completion: Default::default(),
             signal_protocols: true,
             switchboard_tools: true,
+            daily_budget: None,
             quiet_alert_secs: switchboard_api::DEFAULT_QUIET_ALERT_SECS,
         },
         created_at: now,

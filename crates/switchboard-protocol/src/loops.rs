@@ -78,6 +78,11 @@ pub struct LoopSettings {
     pub stall_after: u32,
     /// Seconds an iteration may run; none: no limit.
     pub iteration_time_limit_secs: Option<u32>,
+    /// What the whole loop may use: once used up, the iteration at work
+    /// ends over budget, and the loop with it.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub budget: Option<crate::usage::Budget>,
 }
 
 impl LoopSettings {
@@ -90,6 +95,7 @@ impl LoopSettings {
             max_iterations: DEFAULT_MAX_ITERATIONS,
             stall_after: DEFAULT_STALL_AFTER,
             iteration_time_limit_secs: None,
+            budget: None,
         }
     }
 }

@@ -21,6 +21,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+#[cfg(feature = "ts")]
+use ts_rs::TS;
 
 use crate::capped::{MAX_NAME_BYTES, capped};
 
@@ -61,6 +63,133 @@ impl Tokens {
         self.cache_write_5m = self.cache_write_5m.saturating_add(other.cache_write_5m);
         self.cache_write_1h = self.cache_write_1h.saturating_add(other.cache_write_1h);
     }
+}
+
+/// An amount of US dollars, kept exact in billionths (a cache read of one
+/// token costs a few of them); said as dollars on the wire.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[cfg_attr(feature = "ts", ts(type = "number"))]
+#[serde(into = "f64", try_from = "f64")]
+pub struct Usd(i64);
+
+const NANOS: f64 = 1e9;
+
+impl Usd {
+    pub const ZERO: Usd = Usd(0);
+
+    pub fn from_nanos(nanos: i64) -> Usd {
+        Usd(nanos)
+    }
+
+    pub fn nanos(self) -> i64 {
+        self.0
+    }
+
+    pub fn dollars(self) -> f64 {
+        self.0 as f64 / NANOS
+    }
+
+    /// Dollars and cents as a person reads them ("$2.50"; below a cent,
+    /// "$0.0042").
+    pub fn in_words(self) -> String {
+        let dollars = self.dollars();
+        if dollars != 0.0 && dollars.abs() < 0.01 { format!("${dollars:.4}") } else { format!("${dollars:.2}") }
+    }
+}
+
+impl From<Usd> for f64 {
+    fn from(usd: Usd) -> f64 {
+        usd.dollars()
+    }
+}
+
+impl TryFrom<f64> for Usd {
+    type Error = String;
+
+    fn try_from(dollars: f64) -> Result<Usd, String> {
+        if !dollars.is_finite() || !(0.0..=1e9).contains(&dollars) {
+            return Err(format!("{dollars} is not an amount of dollars"));
+        }
+        Ok(Usd((dollars * NANOS).round() as i64))
+    }
+}
+
+impl std::ops::Add for Usd {
+    type Output = Usd;
+    fn add(self, other: Usd) -> Usd {
+        Usd(self.0.saturating_add(other.0))
+    }
+}
+
+/// A limit on what some work may use: tokens, or dollars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Budget {
+    Tokens(u64),
+    Usd(Usd),
+}
+
+impl Budget {
+    /// Reads `50000tok`, `50k tok`, `2.50usd`, `$2.50`.
+    pub fn parse(text: &str) -> Result<Budget, String> {
+        let text = text.trim().to_ascii_lowercase().replace([' ', '_', ','], "");
+        let refuse = || format!("“{text}” is not a budget: give tokens (50000tok, 50ktok) or dollars (2.50usd, $2.50)");
+        if let Some(dollars) = text.strip_prefix('$').or_else(|| text.strip_suffix("usd")) {
+            let dollars: f64 = dollars.parse().map_err(|_| refuse())?;
+            let usd = Usd::try_from(dollars).map_err(|_| refuse())?;
+            return if usd == Usd::ZERO {
+                Err("A budget of $0 would end the task at once.".to_owned())
+            } else {
+                Ok(Budget::Usd(usd))
+            };
+        }
+        let count = text.strip_suffix("tokens").or_else(|| text.strip_suffix("tok")).ok_or_else(refuse)?;
+        let (digits, times) = match count.strip_suffix('k') {
+            Some(digits) => (digits, 1_000),
+            None => match count.strip_suffix('m') {
+                Some(digits) => (digits, 1_000_000),
+                None => (count, 1),
+            },
+        };
+        let tokens: f64 = digits.parse().map_err(|_| refuse())?;
+        if !tokens.is_finite() || tokens < 1.0 {
+            return Err(refuse());
+        }
+        Ok(Budget::Tokens((tokens * times as f64).round() as u64))
+    }
+
+    /// "50,000 tokens", "$2.50".
+    pub fn in_words(self) -> String {
+        match self {
+            Budget::Tokens(count) => format!("{} tokens", thousands(count)),
+            Budget::Usd(usd) => usd.in_words(),
+        }
+    }
+
+    /// How much of it `tokens` (every token used) and their cost are, in hundredths of a
+    /// percent; none for a dollar budget when the cost is not known.
+    pub fn used(self, tokens: u64, cost: Option<Usd>) -> Option<u64> {
+        let (used, limit) = match self {
+            Budget::Tokens(limit) => (u128::from(tokens), u128::from(limit)),
+            Budget::Usd(limit) => (u128::try_from(cost?.nanos()).ok()?, u128::try_from(limit.nanos()).ok()?),
+        };
+        Some(u64::try_from(used * 10_000 / limit.max(1)).unwrap_or(u64::MAX))
+    }
+}
+
+/// A count with thousands apart: 50,000.
+pub fn thousands(count: u64) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// One model answer's usage as its file tells it.

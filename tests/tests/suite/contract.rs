@@ -672,6 +672,16 @@ async fn the_window_contract_of_settings_is_recorded() {
         r.step(with(refused)).await;
     }
     r.step(with(json!({"quiet_hours": daily("21:30", "6:45"), "limit_margin_secs": 120}))).await;
+    // A price table with a model priced twice is refused; one of the user's own is kept.
+    let price = json!({"model": "claude-mine", "input": 3.0, "output": 15.0, "cache_write_5m": 3.75,
+        "cache_write_1h": 6.0, "cache_read": 0.3, "long_prompt": null});
+    let table = |models: Vec<Value>| json!({"source": "my invoice", "taken": "2026-11-29", "models": models});
+    r.step(with(json!({"prices": table(vec![price.clone(), price.clone()])}))).await;
+    r.step(with(json!({"prices": table(vec![price])}))).await;
+    // What was spent: nothing yet, by each grouping.
+    for by in ["agent", "day", "task"] {
+        r.step(json!({"type": "cost_report", "since": 0, "by": by})).await;
+    }
     r.keep(&format!("{SCENARIOS_DIR}/settings.json"));
 }
 

@@ -78,7 +78,13 @@ account: string | null,
  * Switchboard's tools for them (the MCP server `switchboard-mcp`, which
  * its CLI starts); off: it prints the blocks only.
  */
-switchboard_tools: boolean, };
+switchboard_tools: boolean, 
+/**
+ * What the agent may use a day (in this machine's time zone): past 80 %
+ * the user is told; once used up, its task at work ends over budget and
+ * it takes no new task until the next day or a larger budget.
+ */
+daily_budget?: Budget | null, };
 
 export type Profile = { id: ProfileId, created_at: number, 
 /**
@@ -147,7 +153,13 @@ account: string | null,
  * Switchboard's tools for them (the MCP server `switchboard-mcp`, which
  * its CLI starts); off: it prints the blocks only.
  */
-switchboard_tools: boolean, };
+switchboard_tools: boolean, 
+/**
+ * What the agent may use a day (in this machine's time zone): past 80 %
+ * the user is told; once used up, its task at work ends over budget and
+ * it takes no new task until the next day or a larger budget.
+ */
+daily_budget?: Budget | null, };
 
 export type ProfileField = "name" | "command" | "args" | "env" | "cwd" | "kind" | "ready_pattern" | "ready_quiet_ms" | "task_time_limit_secs" | "quiet_alert_secs" | "isolation" | "account";
 
@@ -264,9 +276,15 @@ worktree?: string | null,
  * The branch its new worktree is made from (an agent that works
  * apart); none: the branch checked out in the agent's folder.
  */
-base?: string | null, };
+base?: string | null, 
+/**
+ * What the task may use, in tokens or dollars: at 80 % the user is
+ * told, at all of it the task ends over budget. A loop's iteration has
+ * its loop's instead.
+ */
+budget?: Budget | null, };
 
-export type TaskState = "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
+export type TaskState = "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled" | "interrupted" | "over_budget";
 
 export type SummaryStatus = "completed" | "partial" | "failed";
 
@@ -314,7 +332,7 @@ results_json: string | null,
  */
 errors: string | null, };
 
-export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_making" } | { "cause": "worktree_setup", command: string, } | { "cause": "usage_limit", account: string, until: number | null, retry_at: number, } | { "cause": "overloaded", retry_at: number, } | { "cause": "account", why: string, };
+export type WaitingFor = { "cause": "queue_paused", reason: string | null, } | { "cause": "task_ahead" } | { "cause": "agent_output" } | { "cause": "hooks", until: number, } | { "cause": "agent_busy" } | { "cause": "prompt", last_line: string, pattern: string, } | { "cause": "user", since: number, } | { "cause": "teammates", working: number, } | { "cause": "worktree_making" } | { "cause": "worktree_setup", command: string, } | { "cause": "usage_limit", account: string, until: number | null, retry_at: number, } | { "cause": "overloaded", retry_at: number, } | { "cause": "account", why: string, } | { "cause": "daily_budget", budget: string, until: number, };
 
 export type TaskAction = "cancel" | "move" | "edit_instruction" | "requeue" | "rerun";
 
@@ -414,7 +432,26 @@ worktree?: string | null,
  * The branch its new worktree is made from (an agent that works
  * apart); none: the branch checked out in the agent's folder.
  */
-base?: string | null, };
+base?: string | null, 
+/**
+ * What the task may use, in tokens or dollars: at 80 % the user is
+ * told, at all of it the task ends over budget. A loop's iteration has
+ * its loop's instead.
+ */
+budget?: Budget | null, tokens: TokenTotals, 
+/**
+ * None when a model it used has no price.
+ */
+cost_usd: Usd | null, 
+/**
+ * Its team's tokens, where it led one that used any.
+ */
+team_tokens?: TokenTotals | null, team_cost_usd?: Usd | null, 
+/**
+ * Its costs are what its tokens would cost at list prices: its account
+ * pays by subscription.
+ */
+list_price: boolean, };
 
 export type QueueStatus = { profile_id: ProfileId, paused: boolean, 
 /**
@@ -585,7 +622,12 @@ stall_after: number,
 /**
  * Seconds an iteration may run; none: no limit.
  */
-iteration_time_limit_secs: number | null, };
+iteration_time_limit_secs: number | null, 
+/**
+ * What the whole loop may use: once used up, the iteration at work
+ * ends over budget, and the loop with it.
+ */
+budget?: Budget | null, };
 
 export type Completion = { "by": "stop_word", word: string, } | { "by": "promise", text: string, } | { "by": "max_iterations", max: number, };
 
@@ -605,9 +647,13 @@ seq: number,
  * 1 for the first; an iteration run again after an interruption keeps
  * its number, and the interrupted one does not count.
  */
-number: number, task_id: TaskId | null, session_id: SessionId | null, started_at: number, outcome: IterationOutcome, };
+number: number, task_id: TaskId | null, session_id: SessionId | null, started_at: number, outcome: IterationOutcome, 
+/**
+ * What it used and cost (live: summed by the engine from its task).
+ */
+spent: Spent, };
 
-export type LoopState = { "state": "active" } | { "state": "complete", at: number, why: Completion, } | { "state": "stalled", at: number, repeated: number, reason: string, } | { "state": "cancelled", at: number, } | { "state": "failed_to_start", at: number, attempts: number, exit: string, said: string, } | { "state": "workspace_gone", at: number, path: string, };
+export type LoopState = { "state": "active" } | { "state": "complete", at: number, why: Completion, } | { "state": "stalled", at: number, repeated: number, reason: string, } | { "state": "cancelled", at: number, } | { "state": "failed_to_start", at: number, attempts: number, exit: string, said: string, } | { "state": "workspace_gone", at: number, path: string, } | { "state": "over_budget", at: number, budget: string, };
 
 export type LoopInfo = { id: LoopId, profile_id: ProfileId, settings: LoopSettings, created_at: number, state: LoopState, 
 /**
@@ -624,7 +670,11 @@ iteration_count: number,
 /**
  * Iterations that count toward the cap: the ended ones.
  */
-iterations_run: number, };
+iterations_run: number, 
+/**
+ * What all its iterations used and cost (live: summed by the engine).
+ */
+spent: Spent, };
 
 export type LoopFiles = { 
 /**
@@ -836,7 +886,11 @@ quiet_hours: QuietHours, theme: Theme,
 /**
  * The grid of live terminals, as the user left it.
  */
-terminal_grid: TerminalGrid, };
+terminal_grid: TerminalGrid, 
+/**
+ * What each model's tokens cost: the shipped table until the user edits it.
+ */
+prices: PriceTable, };
 
 export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 
@@ -847,9 +901,9 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "session_tool", session_id: SessionId, secret: string, call: ToolCall, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "web_status", } | { "type": "set_web", settings: WebSettings, } | { "type": "pair_device", read_only: boolean, name: string | null, } | { "type": "list_devices", } | { "type": "this_device", } | { "type": "revoke_device", device_id: string, } | { "type": "resolve_worktree", worktree: string, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "cost_report", since: number, by: CostGrouping, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "session_tool", session_id: SessionId, secret: string, call: ToolCall, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "web_status", } | { "type": "set_web", settings: WebSettings, } | { "type": "pair_device", read_only: boolean, name: string | null, } | { "type": "list_devices", } | { "type": "this_device", } | { "type": "revoke_device", device_id: string, } | { "type": "resolve_worktree", worktree: string, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome } | { "type": "web", "value": WebStatus } | { "type": "pairing", "value": PairingCode } | { "type": "devices", "value": Array<Device> } | { "type": "device", "value": Device | null } | { "type": "tool", "value": ToolAnswer };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome } | { "type": "web", "value": WebStatus } | { "type": "pairing", "value": PairingCode } | { "type": "devices", "value": Array<Device> } | { "type": "device", "value": Device | null } | { "type": "tool", "value": ToolAnswer } | { "type": "cost", "value": CostReport };
 
 export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, 
 /**
@@ -872,7 +926,7 @@ export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "s
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "budget_near", budget: string, used_percent: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
@@ -886,7 +940,7 @@ export type LogEntry = { seq: number, at: number, session_id: SessionId | null, 
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "budget_near", budget: string, used_percent: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
@@ -1563,6 +1617,8 @@ export interface EngineCommands {
   getSettings(): Promise<Settings>;
   /** Checks and keeps the app's settings; answers with them as kept (times tidied). */
   setSettings(settings: Settings): Promise<Settings>;
+  /** What was spent since `since` (Unix ms), grouped by agent, day or task. */
+  costReport(since: number, by: CostGrouping): Promise<CostReport>;
   /** A task's history from the event log, oldest first. */
   taskTimeline(taskId: TaskId): Promise<Array<LogEntry>>;
   /** Pending signals and the most recent handled ones. */
@@ -1686,6 +1742,7 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     storageStatus: async () => replyValue(await send({ type: "storage_status" }), "storage"),
     getSettings: async () => replyValue(await send({ type: "get_settings" }), "settings"),
     setSettings: async (settings) => replyValue(await send({ type: "set_settings", settings: settings }), "settings"),
+    costReport: async (since, by) => replyValue(await send({ type: "cost_report", since: since, by: by }), "cost"),
     taskTimeline: async (taskId) => replyValue(await send({ type: "task_timeline", task_id: taskId }), "events"),
     listSignals: async () => replyValue(await send({ type: "list_signals" }), "signals"),
     respondToSignal: async (signalId, response) => replyValue(await send({ type: "respond_to_signal", signal_id: signalId, response: response }), "signal"),
@@ -1804,6 +1861,8 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "settings", value: await target.getSettings() };
     case "set_settings":
       return { type: "settings", value: await target.setSettings(command.settings) };
+    case "cost_report":
+      return { type: "cost", value: await target.costReport(command.since, command.by) };
     case "task_timeline":
       return { type: "events", value: await target.taskTimeline(command.task_id) };
     case "list_signals":

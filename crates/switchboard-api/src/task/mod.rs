@@ -300,6 +300,9 @@ pub enum WaitingFor {
     /// The agent's account needs the user (to sign in again, to see to
     /// billing): what to do. Its time limit is paused meanwhile.
     Account { why: String },
+    /// Queued: its agent used its day's budget (`budget`, in words); it takes
+    /// work again at `until` (its next day) or once the budget is raised.
+    DailyBudget { budget: String, until: Millis },
 }
 
 impl WaitingFor {
@@ -337,6 +340,9 @@ impl WaitingFor {
             }
             WaitingFor::Overloaded { .. } => "the model's service, overloaded for now, to take work again".to_owned(),
             WaitingFor::Account { why } => format!("you: {why}"),
+            WaitingFor::DailyBudget { budget, .. } => {
+                format!("its agent's next day: it used its day's budget of {budget} (raise it to go on now)")
+            }
         }
     }
 }

@@ -397,8 +397,16 @@ mod tests {
             serde_json::json!({"profile_id": profile_id.to_string(), "instruction": instruction}),
         )
         .expect("a spec");
-        TaskInfo { id: TaskId::new(), spec, order: 1, created_at: 1, status: TaskStatus::Queued, waiting_for: None }
-            .into()
+        TaskInfo {
+            id: TaskId::new(),
+            spec,
+            order: 1,
+            created_at: 1,
+            status: TaskStatus::Queued,
+            waiting_for: None,
+            spent: Default::default(),
+        }
+        .into()
     }
 
     /// What an engine said, kept for a table.

@@ -362,8 +362,13 @@ impl Notices {
             | EngineEvent::AgentStatusChanged { .. }
             | EngineEvent::SessionChanged { .. }
             | EngineEvent::WebChanged { .. }
-            | EngineEvent::DevicesChanged { .. }
-            | EngineEvent::Logged { .. } => None,
+            | EngineEvent::DevicesChanged { .. } => None,
+            EngineEvent::Logged { entry, profile_id } => match &entry.kind {
+                switchboard_api::LogKind::BudgetNear { budget, used_percent } => {
+                    self.on_budget_near(entry, profile_id.as_ref(), budget, *used_percent)
+                }
+                _ => None,
+            },
             EngineEvent::LoopChanged { info } => self.on_loop(info),
             EngineEvent::WorktreeChanged { worktree } => self.on_worktree(worktree),
             EngineEvent::LimitChanged { limit } => self.on_limit(limit),
@@ -868,6 +873,7 @@ mod tests {
             iterations: Vec::new(),
             iteration_count: 0,
             iterations_run: 0,
+            spent: Default::default(),
         };
         let apply =
             |notices: &mut Notices, info: &LoopInfo| notices.apply(&EngineEvent::LoopChanged { info: info.clone() });
@@ -1068,6 +1074,7 @@ mod tests {
             iterations: Vec::new(),
             iteration_count: 0,
             iterations_run: 0,
+            spent: Default::default(),
         };
 
         #[allow(clippy::large_enum_variant)] // a test table: built once

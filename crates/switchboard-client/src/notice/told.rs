@@ -35,6 +35,36 @@ impl Notices {
         )
     }
 
+    /// Some work passed the notice share of its budget (told once by the
+    /// engine: a task's, its loop's, or its agent's day's).
+    pub(super) fn on_budget_near(
+        &mut self,
+        entry: &switchboard_api::LogEntry,
+        profile: Option<&ProfileId>,
+        budget: &str,
+        used_percent: u32,
+    ) -> Option<Notice> {
+        if !self.remember(format!("budget:{}", entry.seq)) {
+            return None;
+        }
+        let agent = profile.map_or_else(|| "An agent".to_owned(), |p| self.agent(p).to_owned());
+        let (target, of) = match &entry.task_id {
+            Some(task) => {
+                let name = self.open_tasks.get(task).cloned();
+                (NoticeTarget::Task(task.clone()), name.unwrap_or_else(|| "its task".to_owned()))
+            }
+            None => (NoticeTarget::Window, "its work".to_owned()),
+        };
+        let body = format!(
+            "{agent} has used {used_percent}% of the budget of {of} ({budget}). At all of it, the work ends over budget."
+        );
+        let mut notice = Notice::new(NoticeKind::UsageLimit, target, "Near a budget", body);
+        if let Some(profile) = profile {
+            notice = notice.about(profile);
+        }
+        Some(notice)
+    }
+
     /// An account's usage limit lifted: told only when its reaching the limit was.
     pub(super) fn on_limit_lifted(
         &mut self,
@@ -202,6 +232,7 @@ impl Notices {
             LoopState::FailedToStart { .. } => (NoticeKind::LoopEnded, "Loop failed to start", "could not start"),
             // It waits for the user as a stalled loop does: theirs to act on.
             LoopState::WorkspaceGone { .. } => (NoticeKind::LoopStalled, "Loop stopped: its folder is gone", "stopped"),
+            LoopState::OverBudget { .. } => (NoticeKind::LoopEnded, "Loop over budget", "did not finish"),
             LoopState::Active | LoopState::Cancelled { .. } => return None,
         };
         if !self.remember(loop_key(info)) {
@@ -272,6 +303,9 @@ impl Notices {
             (TaskState::Failed, _) => (failed, "Task failed", format!("{agent} could not finish {name}"), reason),
             (TaskState::TimedOut, _) => {
                 (failed, "Task timed out", format!("{agent} did not finish {name} in time"), reason)
+            }
+            (TaskState::OverBudget, _) => {
+                (failed, "Task over budget", format!("{agent} did not finish {name} within its budget"), reason)
             }
             _ => return None,
         };
@@ -384,7 +418,8 @@ pub(super) fn loop_key(info: &LoopInfo) -> String {
         | LoopState::Stalled { at, .. }
         | LoopState::Cancelled { at }
         | LoopState::FailedToStart { at, .. }
-        | LoopState::WorkspaceGone { at, .. } => *at,
+        | LoopState::WorkspaceGone { at, .. }
+        | LoopState::OverBudget { at, .. } => *at,
         LoopState::Active => 0,
     };
     format!("loop:{}:{}:{at}", info.id, info.state.as_str())

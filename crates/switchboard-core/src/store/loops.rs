@@ -181,6 +181,8 @@ impl Store {
             iterations,
             iteration_count,
             iterations_run,
+            // Summed by the engine when it tells of the loop.
+            spent: Default::default(),
         })
     }
 }

@@ -93,7 +93,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 /// The `profiles` columns in the order `profile_from_row` reads them.
 const PROFILE_COLUMNS: &str = "id, name, command, args, env, cwd, kind, start_on_launch, created_at, ready_pattern, \
      ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation, account, \
-     switchboard_tools";
+     switchboard_tools, daily_budget";
 
 /// The `tasks` columns in the order `task_from_row` reads them.
 const SESSION_COLUMNS: &str = "id, profile_id, state, pid, pid_start_time, rows, cols, exit_code, signal, started_at, ended_at, agent_session_id, workspace";
@@ -203,10 +203,10 @@ impl Store {
         self.exec(
             "INSERT INTO profiles (id, name, command, args, env, cwd, kind, start_on_launch, ready_pattern,
              ready_quiet_ms, task_time_limit_secs, completion, signal_protocols, quiet_alert_secs, isolation,
-             account, switchboard_tools, created_at)
+             account, switchboard_tools, daily_budget, created_at)
              VALUES (:id, :name, :command, :args, :env, :cwd, :kind, :start_on_launch, :ready_pattern,
              :ready_quiet_ms, :task_time_limit_secs, :completion, :signal_protocols, :quiet_alert_secs,
-             :isolation, :account, :switchboard_tools, :created_at)",
+             :isolation, :account, :switchboard_tools, :daily_budget, :created_at)",
             &spec.params(&profile.id.to_string(), Some(&profile.created_at))[..],
         )?;
         Ok(())
@@ -221,7 +221,7 @@ impl Store {
              ready_quiet_ms = :ready_quiet_ms, task_time_limit_secs = :task_time_limit_secs,
              completion = :completion, signal_protocols = :signal_protocols,
              quiet_alert_secs = :quiet_alert_secs, isolation = :isolation, account = :account,
-             switchboard_tools = :switchboard_tools WHERE id = :id",
+             switchboard_tools = :switchboard_tools, daily_budget = :daily_budget WHERE id = :id",
             &spec.params(&id.to_string(), None)[..],
         )?;
         Ok(changed == 1)
@@ -426,6 +426,7 @@ struct SpecColumns<'a> {
     isolation: &'static str,
     account: Option<&'a str>,
     switchboard_tools: bool,
+    daily_budget: Option<String>,
 }
 
 impl SpecColumns<'_> {
@@ -450,6 +451,7 @@ impl SpecColumns<'_> {
             (":isolation", &self.isolation),
             (":account", &self.account),
             (":switchboard_tools", &self.switchboard_tools),
+            (":daily_budget", &self.daily_budget),
         ];
         if let Some(created_at) = created_at {
             params.push((":created_at", created_at));
@@ -477,6 +479,7 @@ impl<'a> From<&'a ProfileSpec> for SpecColumns<'a> {
             isolation: spec.isolation.as_str(),
             account: spec.account.as_deref(),
             switchboard_tools: spec.switchboard_tools,
+            daily_budget: spec.daily_budget.as_ref().map(to_json),
         }
     }
 }
@@ -573,6 +576,10 @@ fn profile_from_row(row: &Row<'_>) -> Result<Profile> {
             },
             account: row.get(16)?,
             switchboard_tools: row.get(17)?,
+            daily_budget: row
+                .get::<_, Option<String>>(18)?
+                .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
+                .transpose()?,
         },
         created_at: row.get(8)?,
         host: None,

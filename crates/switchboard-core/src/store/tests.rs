@@ -144,7 +144,7 @@ fn migrates_an_empty_database_file() {
     let path = dir.path().join("empty.db");
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 24);
+    assert_eq!(store.schema_version().unwrap(), 25);
     assert!(store.list_profiles().unwrap().is_empty());
 }
 
@@ -455,6 +455,7 @@ fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
         iterations: Vec::new(),
         iteration_count: 0,
         iterations_run: 0,
+        spent: Default::default(),
     };
     let (mut first, second, mut third) = (new_loop(1), new_loop(2), new_loop(3));
     let ended = |seq, number, reason: &str, verdict| Iteration {
@@ -464,6 +465,7 @@ fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
         session_id: Some(SessionId::new()),
         started_at: 10,
         outcome: IterationOutcome::Ended { at: 20, stop_reason: reason.into(), verdict },
+        spent: Default::default(),
     };
     first.state = LoopState::Complete { at: 40, why: Completion::StopWord { word: "LOOP_COMPLETE".into() } };
     third.state = LoopState::Stalled { at: 50, repeated: 5, reason: "3 tests fail".into() };
@@ -522,12 +524,21 @@ fn a_long_loop_is_saved_one_iteration_at_a_time_and_read_as_its_latest_iteration
         iterations: Vec::new(),
         iteration_count: 0,
         iterations_run: 0,
+        spent: Default::default(),
     };
     store.save_loop(&info).unwrap();
     let record_size = || store.conn.query_row("SELECT length(record) FROM loops", [], |r| r.get::<_, i64>(0)).unwrap();
     let size_at_start = record_size();
     let iteration =
-        |seq: u32, outcome| Iteration { seq, number: seq, task_id: None, session_id: None, started_at: 10, outcome };
+        |seq: u32, outcome| Iteration {
+            seq,
+            number: seq,
+            task_id: None,
+            session_id: None,
+            started_at: 10,
+            outcome,
+            spent: Default::default(),
+        };
     for seq in 1..=2000u32 {
         store.save_iteration(&info.id, &iteration(seq, IterationOutcome::Running)).unwrap();
         let before = store.conn.total_changes();

@@ -1,7 +1,28 @@
 //! Whether a budget can hold before a task is queued (pure): a budget in
 //! dollars needs a price for the model its agent uses.
 
-use switchboard_api::{Budget, PriceTable};
+use switchboard_api::{Budget, Millis, PriceTable, local_offset_secs};
+
+/// The day of `at` (Unix ms) in this machine's time zone, `YYYY-MM-DD`.
+pub fn local_day(at: Millis) -> String {
+    let local = at + i64::from(local_offset_secs(at)) * 1000;
+    jiff::Timestamp::from_millisecond(local)
+        .map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date().to_string())
+        .unwrap_or_default()
+}
+
+/// When the day of `at` began in this machine's time zone (Unix ms).
+pub fn day_start(at: Millis) -> Millis {
+    let offset = i64::from(local_offset_secs(at)) * 1000;
+    let local = at + offset;
+    local - local.rem_euclid(86_400_000) - offset
+}
+
+/// When the day after the day of `at` begins (a day is 23 to 25 hours
+/// where clocks change).
+pub fn next_day_start(at: Millis) -> Millis {
+    day_start(day_start(at) + 30 * 3_600_000)
+}
 
 /// The model an agent's command line asks for (`--model X`, `--model=X`,
 /// `-m X`, Codex's `-c model=X`), if it names one.
@@ -60,6 +81,21 @@ mod tests {
         ];
         for (words, model) in cases {
             assert_eq!(model_in_args(&args(words)).as_deref(), model, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn a_day_is_the_machines_day() {
+        // Whatever this machine's zone: its day starts at or before the
+        // moment, less than a day before, and names the moment's date; the
+        // next begins after it, on another date.
+        for at in [0_i64, 1_795_959_756_415, 1_795_999_999_999] {
+            let start = day_start(at);
+            assert!(start <= at && at - start < 86_400_000, "{at}");
+            assert_eq!(local_day(start), local_day(at));
+            let next = next_day_start(at);
+            assert!(next > at && next - start <= 25 * 3_600_000 && next - start >= 23 * 3_600_000, "{at}");
+            assert_ne!(local_day(next), local_day(at));
         }
     }
 

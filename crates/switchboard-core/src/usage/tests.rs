@@ -92,9 +92,10 @@ fn a_file_cut_short_or_replaced_is_read_again_from_its_start() {
     let read = step(&mut file);
     assert_eq!(keys(&read), [("m2".to_owned(), 5)]);
     assert!(read.problem.unwrap().contains("read again from its start"));
-    // Replaced by another file of any length.
-    std::fs::remove_file(home.path("s.jsonl")).unwrap();
-    home.append("s.jsonl", &format!("{ANSWER_1}\n{ANSWER_2}\n{ANSWER_2}\n"));
+    // Replaced by another file of any length (written beside it, then
+    // renamed over it, as editors and log rotation do).
+    home.append("new.jsonl", &format!("{ANSWER_1}\n{ANSWER_2}\n{ANSWER_2}\n"));
+    std::fs::rename(home.path("new.jsonl"), home.path("s.jsonl")).unwrap();
     assert_eq!(step(&mut file).answers.len(), 3);
 }
 

@@ -26,11 +26,16 @@ pub(super) fn named(payload: &Value, conversation: Option<&str>, lead_file: Opti
         (None, Some(path)) => files.push((path.to_owned(), other_conversation)),
         // Claude Code names the lead's file in a sub-agent's events: the
         // sub-agent's is beside it.
-        (Some(agent), Some(path)) if lead_file.is_none_or(|lead| lead == path) && path.ends_with(".jsonl") => {
+        (Some(agent), Some(path))
+            if lead_file.is_none_or(|lead| lead == path)
+                && path.ends_with(".jsonl")
+                && text("agent_transcript_path").is_none() =>
+        {
             let stem = path.trim_end_matches(".jsonl");
             files.push((format!("{stem}/subagents/agent-{agent}.jsonl"), true));
         }
-        (Some(_), Some(path)) => files.push((path.to_owned(), true)),
+        (Some(_), Some(path)) if lead_file != Some(path) => files.push((path.to_owned(), true)),
+        (Some(_), Some(_)) => {}
         (_, None) => {}
     }
     if let Some(path) = text("agent_transcript_path") {

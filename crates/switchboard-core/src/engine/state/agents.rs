@@ -35,6 +35,8 @@ impl EngineState {
         self.cx.store.update_profile(&id, &spec)?;
         let profile = Profile { spec, ..existing };
         self.cx.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
+        // A day's budget raised lets its queue go on now.
+        self.tasks.wake_held_days(&mut self.cx, switchboard_api::now(), Some(&id));
         Ok(profile)
     }
 

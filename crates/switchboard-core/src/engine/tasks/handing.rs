@@ -38,8 +38,12 @@ impl TaskDesk {
             emit_queue(cx, self.queue_status(cx, profile_id));
             return;
         }
-        // Its account at its usage limit: nothing new is typed until it goes on.
-        if limits::queue_held(cx, profile_id).is_some() {
+        // Its account at its usage limit, or its day's budget used: nothing
+        // new is typed until it goes on (the next day is woken for).
+        if let Some(held) = limits::queue_held(cx, profile_id) {
+            if let switchboard_api::WaitingFor::DailyBudget { until, .. } = held {
+                self.held_days.insert(profile_id.clone(), until);
+            }
             emit_queue(cx, self.queue_status(cx, profile_id));
             return;
         }

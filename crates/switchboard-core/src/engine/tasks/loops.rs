@@ -73,6 +73,7 @@ impl TaskDesk {
             iterations: Vec::new(),
             iteration_count: 0,
             iterations_run: 0,
+            spent: Default::default(),
         };
         let info = save_loop(cx, &info)?;
         log_loop(cx, &info, LoopStep::Started { max_iterations: info.settings.max_iterations }, None);
@@ -81,13 +82,20 @@ impl TaskDesk {
     }
 
     pub fn list_loops(&self, cx: &Ctx) -> Result<Vec<LoopInfo>, EngineError> {
-        Ok(cx.store.list_loops(LISTED_FINISHED_LOOPS)?)
+        Ok(cx
+            .store
+            .list_loops(LISTED_FINISHED_LOOPS)?
+            .into_iter()
+            .map(|info| super::spent::of_loop(cx, info))
+            .collect())
     }
 
     pub fn get_loop(&self, cx: &Ctx, id: &LoopId) -> Result<LoopInfo, EngineError> {
-        cx.store
+        let info = cx
+            .store
             .get_loop(id)?
-            .ok_or_else(|| EngineError::InvalidInput { field: "loop_id", reason: "there is no such loop".into() })
+            .ok_or_else(|| EngineError::InvalidInput { field: "loop_id", reason: "there is no such loop".into() })?;
+        Ok(super::spent::of_loop(cx, info))
     }
 
     /// A page of the loop's older iterations: at most `limit` (capped at
@@ -198,6 +206,7 @@ impl TaskDesk {
             session_id: Some(session.clone()),
             started_at: now(),
             outcome: IterationOutcome::Running,
+            spent: Default::default(),
         };
         let info = match save_iteration(cx, &info.id, &started) {
             Ok(info) => info,
@@ -266,6 +275,10 @@ impl TaskDesk {
         }
         let mut info = info;
         info.state = match &verdict {
+            // Its iteration used up its budget (the loop's or its agent's day's): the loop ends with it.
+            _ if super::spent::ended_over_budget(cx, entry.task_id.as_ref()) => {
+                LoopState::OverBudget { at, budget: super::spent::loop_budget_words(cx, &info) }
+            }
             Verdict::Continue => LoopState::Active,
             Verdict::Complete { why } => LoopState::Complete { at, why: why.clone() },
             Verdict::Stalled { repeated, reason } => {
@@ -319,6 +332,7 @@ impl TaskDesk {
             session_id: None,
             started_at: at,
             outcome: IterationOutcome::Running,
+            spent: Default::default(),
         });
         entry.outcome = IterationOutcome::FailedStart { at, exit: exit.clone(), said: said.clone() };
         let mut info = match save_iteration(cx, &info.id, &entry) {
@@ -577,6 +591,7 @@ fn save_iteration(cx: &Ctx, loop_id: &LoopId, iteration: &Iteration) -> Result<L
 /// The loop as stored, reported to the window.
 fn reported(cx: &Ctx, loop_id: &LoopId) -> Result<LoopInfo, EngineError> {
     let info = cx.store.get_loop(loop_id)?.ok_or_else(|| EngineError::Internal("a loop just saved is gone".into()))?;
+    let info = super::spent::of_loop(cx, info);
     cx.emit(EngineEvent::LoopChanged { info: info.clone() });
     Ok(info)
 }

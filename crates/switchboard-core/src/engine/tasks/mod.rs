@@ -15,6 +15,7 @@ mod loops;
 mod queues;
 mod quiet;
 pub(crate) mod rules;
+mod spent;
 #[cfg(test)]
 mod tests;
 mod turns;
@@ -198,8 +199,11 @@ pub(crate) struct TaskDesk {
     /// Sessions in a worktree whose task ended, and when they end unless a
     /// task there took them meanwhile ([`carry::WORKTREE_SESSION_GRACE`]).
     closing: HashMap<SessionId, Instant>,
-    /// Tasks at work whose budget's notice share was said (once each).
-    budget_told: std::collections::HashSet<TaskId>,
+    /// Agents whose queue holds for the rest of their day (their day's
+    /// budget used), and when their next day begins.
+    held_days: HashMap<ProfileId, switchboard_api::Millis>,
+    /// Budgets whose notice share was said (once each).
+    budget_told: std::collections::HashSet<ending::Told>,
 }
 
 /// When a session asked to restart while a task ran there restarts.
@@ -226,6 +230,23 @@ impl TaskDesk {
             preparing: HashMap::new(),
             closing: HashMap::new(),
             budget_told: Default::default(),
+            held_days: HashMap::new(),
+        }
+    }
+
+    /// Agents held for their day's budget whose next day began (or whose
+    /// budget was raised) take work again.
+    pub fn wake_held_days(&mut self, cx: &mut Ctx, now: switchboard_api::Millis, profile: Option<&ProfileId>) {
+        let due: Vec<ProfileId> = self
+            .held_days
+            .iter()
+            .filter(|(p, until)| **until <= now || Some(*p) == profile)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for profile in due {
+            self.held_days.remove(&profile);
+            report_queued(cx, &profile);
+            self.pump(cx, &profile);
         }
     }
 

@@ -3,28 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use switchboard_api::{
-    CostGrouping, CostReport, CostRow, Millis, ModelUse, Spent, TaskSpent, Usd, local_offset_secs, totals,
-};
+use switchboard_api::{CostGrouping, CostReport, CostRow, Millis, ModelUse, Spent, Usd, totals};
+
+use crate::tasks::budget::local_day;
 
 use crate::engine::context::Ctx;
 use crate::error::EngineError;
 use crate::store::UsageRow;
-
-/// The day of `at` (Unix ms) in this machine's time zone, `YYYY-MM-DD`.
-pub fn local_day(at: Millis) -> String {
-    let local = at + i64::from(local_offset_secs(at)) * 1000;
-    jiff::Timestamp::from_millisecond(local)
-        .map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date().to_string())
-        .unwrap_or_default()
-}
-
-/// When the day of `at` began in this machine's time zone (Unix ms).
-pub fn day_start(at: Millis) -> Millis {
-    let offset = i64::from(local_offset_secs(at)) * 1000;
-    let local = at + offset;
-    local - local.rem_euclid(86_400_000) - offset
-}
 
 /// Sums rows into each model's use.
 pub fn model_uses<'a>(rows: impl IntoIterator<Item = &'a UsageRow>) -> Vec<ModelUse> {
@@ -94,28 +79,4 @@ pub fn cost_report(cx: &Ctx, since: Millis, by: CostGrouping) -> Result<CostRepo
             .sort_by_key(|row| std::cmp::Reverse((row.spent.cost_usd.unwrap_or(Usd::ZERO), row.spent.tokens.all())));
     }
     Ok(CostReport { since, by, rows: report_rows, total: spent(rows.iter()) })
-}
-
-/// What an agent spent since its day began.
-pub fn agent_day(cx: &Ctx, profile: &switchboard_protocol::ProfileId, now: Millis) -> Result<TaskSpent, EngineError> {
-    let uses = cx.store.model_uses(&crate::store::UsageOf::Agent(profile, day_start(now)), None)?;
-    let (tokens, cost_usd) = totals(&uses);
-    Ok(TaskSpent { tokens, cost_usd, ..TaskSpent::default() })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_day_is_the_machines_day() {
-        // Whatever this machine's zone: its day starts at or before the
-        // moment, less than a day before, and names the moment's date.
-        for at in [0_i64, 1_795_959_756_415, 1_795_999_999_999] {
-            let start = day_start(at);
-            assert!(start <= at && at - start < 86_400_000, "{at}");
-            assert_eq!(local_day(start), local_day(at));
-        }
-        assert_eq!(local_day(1_795_959_756_415).len(), 10);
-    }
 }

@@ -3,6 +3,8 @@
 //! it is cancelled; and the recovery of tasks a crash cut short.
 
 mod budget;
+pub(in crate::engine::tasks) use budget::Told;
+pub(crate) use budget::day_held;
 mod session;
 mod summary;
 
