@@ -208,7 +208,7 @@ pub fn budget_mark(used: Option<u64>) -> BudgetMark {
 }
 
 /// What some work (a task, a loop, an agent's day) used and cost.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct Spent {
     pub tokens: TokenTotals,
@@ -220,9 +220,16 @@ pub struct Spent {
     pub list_price: bool,
 }
 
+/// Nothing spent costs nothing (not "price unknown").
+impl Default for Spent {
+    fn default() -> Self {
+        Spent { tokens: TokenTotals::default(), cost_usd: Some(Usd::ZERO), list_price: false }
+    }
+}
+
 /// What a task used and cost, as its record carries it: its own, and for a
 /// lead its team's (teammates and sub-agents) apart.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(default)]
 pub struct TaskSpent {
@@ -237,6 +244,19 @@ pub struct TaskSpent {
     /// Its costs are what its tokens would cost at list prices: its account
     /// pays by subscription.
     pub list_price: bool,
+}
+
+/// Nothing spent costs nothing (not "price unknown").
+impl Default for TaskSpent {
+    fn default() -> Self {
+        TaskSpent {
+            tokens: TokenTotals::default(),
+            cost_usd: Some(Usd::ZERO),
+            team_tokens: None,
+            team_cost_usd: None,
+            list_price: false,
+        }
+    }
 }
 
 impl TaskSpent {

@@ -52,7 +52,7 @@ fn describe(report: &CostReport) -> String {
         "in all".to_owned(),
         spent_line(&report.total.tokens, report.total.cost_usd, report.total.list_price),
     ]);
-    columns(rows.into_iter())
+    columns(rows)
 }
 
 #[cfg(test)]

@@ -16,10 +16,13 @@ use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-use switchboard_protocol::usage::{Answer, Line, Reading, Transcript, read_line};
+pub use switchboard_protocol::usage::Transcript;
+use switchboard_protocol::usage::{Answer, Line, Reading, read_line};
 
 use crate::workspace::Workspace;
 
@@ -63,9 +66,12 @@ enum Order {
     Look,
 }
 
-/// The engine's hold on the follower: dropping it ends the thread.
+/// The engine's hold on the follower: dropping it ends the thread (also
+/// one waiting for room to hand on what it read: the engine that stops
+/// reads no more).
 pub struct Follower {
     orders: Sender<Order>,
+    stopping: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -73,11 +79,13 @@ impl Follower {
     /// Starts the thread; what it reads goes to `reads`.
     pub fn start(reads: tokio::sync::mpsc::Sender<UsageRead>) -> Follower {
         let (orders, incoming) = std::sync::mpsc::channel();
+        let stopping = Arc::new(AtomicBool::new(false));
+        let stop = stopping.clone();
         let thread = std::thread::Builder::new()
             .name("usage-follower".into())
-            .spawn(move || follow_all(&incoming, &reads))
+            .spawn(move || follow_all(&incoming, &reads, &stop))
             .expect("the usage follower's thread starts");
-        Follower { orders, thread: Some(thread) }
+        Follower { orders, stopping, thread: Some(thread) }
     }
 
     pub fn follow(&self, followed: Followed) {
@@ -95,7 +103,9 @@ impl Follower {
 
 impl Drop for Follower {
     fn drop(&mut self) {
-        // The thread ends when its orders' channel closes.
+        // The thread ends when its orders' channel closes, or at its next
+        // try to hand on a read.
+        self.stopping.store(true, Ordering::SeqCst);
         let (closed, _) = std::sync::mpsc::channel();
         self.orders = closed;
         if let Some(thread) = self.thread.take() {
@@ -116,7 +126,25 @@ struct Tracked {
     told: Option<String>,
 }
 
-fn follow_all(incoming: &Receiver<Order>, reads: &tokio::sync::mpsc::Sender<UsageRead>) {
+/// Hands a read to the engine, waiting for room while the engine runs;
+/// false once it stopped.
+fn hand_on(reads: &tokio::sync::mpsc::Sender<UsageRead>, mut read: UsageRead, stopping: &AtomicBool) -> bool {
+    loop {
+        if stopping.load(Ordering::SeqCst) {
+            return false;
+        }
+        match reads.try_send(read) {
+            Ok(()) => return true,
+            Err(tokio::sync::mpsc::error::TrySendError::Full(again)) => {
+                read = again;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => return false,
+        }
+    }
+}
+
+fn follow_all(incoming: &Receiver<Order>, reads: &tokio::sync::mpsc::Sender<UsageRead>, stopping: &AtomicBool) {
     let mut files: HashMap<String, Tracked> = HashMap::new();
     loop {
         match incoming.recv_timeout(POLL) {
@@ -140,7 +168,7 @@ fn follow_all(incoming: &Receiver<Order>, reads: &tokio::sync::mpsc::Sender<Usag
                 file.followed.offset = read.offset;
                 file.followed.reading = read.reading.clone();
                 file.told.clone_from(&read.problem);
-                if worth_telling && reads.blocking_send(read).is_err() {
+                if worth_telling && !hand_on(reads, read, stopping) {
                     return;
                 }
                 if caught_up {

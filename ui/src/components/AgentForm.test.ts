@@ -225,6 +225,7 @@ describe('new agent form', () => {
           quiet_alert_secs: 150,
           isolation: 'none',
           account: null,
+          daily_budget: null,
         },
       },
     ]);

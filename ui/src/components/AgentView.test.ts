@@ -1,7 +1,8 @@
-import { fireEvent, screen, within } from '@testing-library/svelte';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
+import { startOfDay } from '../lib/cost';
 
 /** Selects an agent in the sidebar (its name), which shows the agent view. */
 async function openAgent(name: string) {
@@ -123,5 +124,86 @@ describe('the agent view of a running agent', () => {
     await fireEvent.click(start);
     expect(callsOf(backend, 'start_session')).toEqual([]);
     expect((await screen.findByTestId('session-view')).getAttribute('data-session-id')).toBe(running.id);
+  });
+});
+
+describe("what an agent spent", () => {
+  const tokens = (input: number) => ({ input, output: 0, cache_read: 0, cache_write: 0, by_model: [] });
+
+  it('says what it spent today and in the last 7 days, from the reports by agent, and its day’s budget used', async () => {
+    const backend = new FakeBackend();
+    const ann = backend.seedProfile({ name: 'ann', daily_budget: { usd: 2 } });
+    const today = startOfDay(Date.now());
+    // The engine's reports by agent: the last week's (since before today), and today's.
+    backend.setCostReport({
+      by: 'agent',
+      rows: [{ key: ann.id, name: 'ann', tokens: tokens(90_000), cost_usd: 3.2, list_price: true }],
+      covers: (since) => since < today,
+    });
+    backend.setCostReport({
+      by: 'agent',
+      rows: [
+        { key: 'someone-else', name: 'bob', tokens: tokens(7), cost_usd: 9, list_price: false },
+        { key: ann.id, name: 'ann', tokens: tokens(12_340), cost_usd: 0.5, list_price: true },
+      ],
+      covers: (since) => since >= today,
+    });
+    await renderApp(backend);
+    await openAgent('ann');
+
+    await waitFor(() => expect(screen.getByTestId('agent-spent-today').textContent).toBe('12,340 tokens · $0.50 at list prices'));
+    expect(screen.getByTestId('agent-spent-week').textContent).toBe('90,000 tokens · $3.20 at list prices');
+    expect(screen.getByTestId('agent-daily-budget-used').textContent).toBe('25 % of $2.00 used');
+    const asked = callsOf(backend, 'cost_report');
+    expect(asked.map((call) => call.by)).toEqual(['agent', 'agent']);
+    expect(asked.map((call) => call.since)).toContain(today);
+  });
+
+  it('says "nothing yet" for an agent the reports do not name', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'idle' });
+    backend.setCostReport({ by: 'agent', rows: [{ key: 'another', name: 'busy', tokens: tokens(5), cost_usd: 1, list_price: false }] });
+    await renderApp(backend);
+    await openAgent('idle');
+    await waitFor(() => expect(screen.getByTestId('agent-spent-today').textContent).toBe('nothing yet'));
+    expect(screen.getByTestId('agent-spent-week').textContent).toBe('nothing yet');
+    expect(screen.queryByTestId('agent-daily-budget-used')).toBeNull();
+  });
+});
+
+describe("an agent's day's budget", () => {
+  it('is kept from an amount and its unit, shown again when edited, and emptied for none', async () => {
+    const backend = new FakeBackend();
+    const p = backend.seedProfile({ name: 'alpha' });
+    await renderApp(backend);
+    await openAgent('alpha');
+    await fireEvent.click(screen.getByTestId('edit-profile'));
+    await fireEvent.input(input('agent-daily-budget'), { target: { value: '5' } });
+    await fireEvent.change(screen.getByTestId('agent-daily-budget-unit'), { target: { value: 'usd' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'update_profile')[0].spec).toMatchObject({ daily_budget: { usd: 5 } });
+
+    await fireEvent.click(screen.getByTestId('edit-profile'));
+    expect(input('agent-daily-budget').value).toBe('5');
+    expect((screen.getByTestId('agent-daily-budget-unit') as HTMLSelectElement).value).toBe('usd');
+    await fireEvent.input(input('agent-daily-budget'), { target: { value: '' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+    await screen.findByTestId('profile-view');
+    expect(callsOf(backend, 'update_profile')[1].spec).toMatchObject({ daily_budget: null });
+    expect((await backend.listProfiles()).find((a) => a.id === p.id)?.daily_budget).toBeNull();
+  });
+
+  it('refuses part of a token under its field, and saves nothing', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'alpha' });
+    await renderApp(backend);
+    await openAgent('alpha');
+    await fireEvent.click(screen.getByTestId('edit-profile'));
+    await fireEvent.input(input('agent-daily-budget'), { target: { value: '0.5' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+    expect((await screen.findByTestId('error-daily_budget')).textContent).toBe('Give a whole number of tokens, such as 50000.');
+    expect(screen.getByTestId('form-problems').textContent).toBe('Fix the marked field.');
+    expect(callsOf(backend, 'update_profile')).toEqual([]);
   });
 });

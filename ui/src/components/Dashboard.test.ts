@@ -6,6 +6,7 @@ import { clarification } from '../test/signals';
 import { callsOf, renderApp } from '../test/render';
 import { failed as failedAttention, idle, needsYou, quiet as quietAttention, stopped, tellOverview, working } from '../test/attention';
 import { overviewAgent } from '../test/overview';
+import { startOfDay } from '../lib/cost';
 
 /** Three agents: one waiting for the user's answer at a task, one idle with output, one stopped. */
 async function dashboard() {
@@ -239,5 +240,65 @@ describe('the dashboard with many agents', () => {
     } finally {
       delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver;
     }
+  });
+});
+
+describe("the dashboard's spend today", () => {
+  const tokens = (input: number) => ({ input, output: 0, cache_read: 0, cache_write: 0, by_model: [] });
+
+  it("shows today's spend by agent, the costliest first, and in all, as the engine's report says", async () => {
+    const backend = new FakeBackend();
+    const ann = backend.seedProfile({ name: 'ann' });
+    const bob = backend.seedProfile({ name: 'bob' });
+    tellOverview(backend, [
+      overviewAgent('ann', { profile_id: ann.id, session_id: null, status: null, since: null, running: false, attention: stopped() }),
+      overviewAgent('bob', { profile_id: bob.id, session_id: null, status: null, since: null, running: false, attention: stopped() }),
+    ]);
+    const today = startOfDay(Date.now());
+    backend.setCostReport({
+      by: 'agent',
+      rows: [
+        { key: ann.id, name: 'ann', tokens: tokens(12_340), cost_usd: 0.42, list_price: false },
+        { key: bob.id, name: 'bob', tokens: tokens(80_000), cost_usd: 1.5, list_price: false },
+      ],
+      covers: (since) => since >= today,
+    });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+
+    const spend = await screen.findByTestId('dashboard-spend');
+    await waitFor(() => expect(within(spend).getByTestId('dashboard-spend-total').textContent).toBe('92,340 tokens · $1.92'));
+    expect(within(spend).getAllByTestId('dashboard-spend-agent').map((row) => row.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['bob $1.50', 'ann $0.42']);
+    const [asked] = callsOf(backend, 'cost_report');
+    expect(asked).toEqual({ since: today, by: 'agent' });
+  });
+
+  it('says nothing was spent yet today', async () => {
+    const backend = new FakeBackend();
+    const ann = backend.seedProfile({ name: 'ann' });
+    tellOverview(backend, [overviewAgent('ann', { profile_id: ann.id, session_id: null, status: null, since: null, running: false, attention: stopped() })]);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    const spend = await screen.findByTestId('dashboard-spend');
+    await waitFor(() => expect(within(spend).getByTestId('dashboard-spend-total').textContent).toBe('nothing spent yet'));
+    expect(within(spend).queryAllByTestId('dashboard-spend-agent')).toEqual([]);
+  });
+
+  it("asks again once a task's tokens change, a few seconds apart at most once", async () => {
+    const backend = new FakeBackend();
+    const ann = backend.seedProfile({ name: 'ann' });
+    const task = backend.seedTask({ profile_id: ann.id, instruction: 'Work', state: 'running', started_at: 1 });
+    tellOverview(backend, [overviewAgent('ann', { profile_id: ann.id, session_id: null, status: null, since: null, running: false, attention: stopped() })]);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-dashboard'));
+    const spend = await screen.findByTestId('dashboard-spend');
+    await waitFor(() => expect(within(spend).getByTestId('dashboard-spend-total').textContent).toBe('nothing spent yet'));
+    const asked = callsOf(backend, 'cost_report').length;
+
+    backend.setCostReport({ by: 'agent', rows: [{ key: ann.id, name: 'ann', tokens: tokens(500), cost_usd: 0.01, list_price: false }] });
+    for (const count of [100, 300, 500]) backend.setTaskSpent(task.id, { tokens: tokens(count), cost_usd: 0.01 });
+    await waitFor(() => expect(within(spend).getByTestId('dashboard-spend-total').textContent).toBe('500 tokens · $0.01'), { timeout: 10_000 });
+    // Three changes, one more ask.
+    expect(callsOf(backend, 'cost_report')).toHaveLength(asked + 1);
   });
 });

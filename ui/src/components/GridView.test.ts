@@ -293,6 +293,12 @@ describe('the terminal grid', () => {
     await fireEvent.click(mode('working'));
     await waitFor(() => expect(tileNames(view)).toEqual(['worker']));
     expect(within(tile(view, 'worker')).getByTestId('grid-tile-task').textContent).toBe('Port the parser');
+    // What its task spent so far, in a few characters beside it, once the engine counted any.
+    expect(within(tile(view, 'worker')).queryByTestId('grid-tile-spent')).toBeNull();
+    backend.setTaskSpent(porting.id, { tokens: { input: 12_000, output: 340, cache_read: 0, cache_write: 0, by_model: [] }, cost_usd: null });
+    await waitFor(() => expect(within(tile(view, 'worker')).getByTestId('grid-tile-spent').textContent).toBe('12.3k tokens'));
+    backend.setTaskSpent(porting.id, { cost_usd: 0.42 });
+    await waitFor(() => expect(within(tile(view, 'worker')).getByTestId('grid-tile-spent').textContent).toBe('$0.42'));
     expect(mounted(terminals.surfaces)).toEqual(['worker']);
 
     await fireEvent.click(mode('chosen'));

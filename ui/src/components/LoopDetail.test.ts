@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Iteration, LoopInfo } from '../lib/bindings';
 import { apiError } from '../lib/errors';
 import { FakeBackend } from '../lib/fakeBackend';
+import { NOTHING_SPENT } from '../lib/cost';
 import { callsOf, renderApp } from '../test/render';
 import { loopStalled, stopped } from '../test/attention';
 
@@ -20,6 +21,7 @@ function withStalledLoop() {
     session_id: session.id,
     started_at: 1_000,
     outcome: { outcome: 'ended' as const, at: 61_000, stop_reason: 'error: 3 tests fail <b>boom</b>', verdict: { verdict: 'continue' as const } },
+    spent: NOTHING_SPENT,
   });
   const info: LoopInfo = {
     id: 'loop-9',
@@ -30,6 +32,7 @@ function withStalledLoop() {
     iterations: [iteration(1), iteration(2), iteration(3)],
     iteration_count: 3,
     iterations_run: 3,
+    spent: NOTHING_SPENT,
   };
   backend.seedLoop(info, { anchor: '# Loop goal\n\nMake the tests pass\n', progress: '- tried <img src=x onerror=alert(1)>\n', guardrails: '# Guardrails\n\n- error: 3 tests fail\n' });
   backend.setAttention(agent.id, loopStalled(info, 'error: 3 tests fail <b>boom</b>', 2));
@@ -55,7 +58,7 @@ describe('loops in the window', () => {
     expect(callsOf(backend, 'start_loop')).toEqual([
       {
         profileId: agent.id,
-        settings: { goal: 'Make the build green', stop_word: 'LOOP_COMPLETE', promise: 'BUILD GREEN', max_iterations: 4, stall_after: 5, iteration_time_limit_secs: null },
+        settings: { goal: 'Make the build green', stop_word: 'LOOP_COMPLETE', promise: 'BUILD GREEN', max_iterations: 4, stall_after: 5, iteration_time_limit_secs: null, budget: null },
       },
     ]);
     expect(screen.queryByTestId('loop-form')).toBeNull();
@@ -119,6 +122,7 @@ describe('loops in the window', () => {
       session_id: null,
       started_at: 1_000,
       outcome: { outcome: 'ended', at: 2_000, stop_reason: `did step ${seq}`, verdict: { verdict: 'continue' } },
+      spent: NOTHING_SPENT,
     });
     const history = Array.from({ length: 9_900 }, (_, i) => iteration(i + 1));
     const info: LoopInfo = {
@@ -130,6 +134,7 @@ describe('loops in the window', () => {
       iterations: history.slice(-50),
       iteration_count: 9_900,
       iterations_run: 9_900,
+      spent: NOTHING_SPENT,
     };
     backend.seedLoop(info, {}, history);
     await renderApp(backend);
@@ -163,6 +168,7 @@ describe('loops in the window', () => {
       session_id: null,
       started_at: 1_000,
       outcome: { outcome: 'failed_start', at: 1_100, exit: 'it exited with code 3', said: 'no API key set' },
+      spent: NOTHING_SPENT,
     });
     const info: LoopInfo = {
       id: 'loop-keyless',
@@ -173,6 +179,7 @@ describe('loops in the window', () => {
       iterations: [failed(1), failed(2), failed(3), failed(4)],
       iteration_count: 4,
       iterations_run: 0,
+      spent: NOTHING_SPENT,
     };
     backend.seedLoop(info);
     await renderApp(backend);
@@ -236,5 +243,63 @@ describe('loops in the window', () => {
     await fireEvent.click(within(detail).getAllByTestId('loop-iteration-terminal')[0]);
     expect(screen.queryByTestId('loop-detail')).toBeNull();
     expect(screen.getByTestId('session-view').getAttribute('data-session-id')).toBe(session.id);
+  });
+});
+
+describe("what a loop spent, and its budget", () => {
+  const spent = (input: number, cost_usd: number | null) => ({ tokens: { input, output: 0, cache_read: 0, cache_write: 0, by_model: [] }, cost_usd, list_price: false });
+
+  it('starts a loop with a budget in dollars', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'looper' });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('new-loop'));
+    await fireEvent.input(screen.getByTestId('loop-goal'), { target: { value: 'Make the build green' } });
+    await fireEvent.input(screen.getByTestId('loop-form-budget'), { target: { value: '5' } });
+    await fireEvent.change(screen.getByTestId('loop-form-budget-unit'), { target: { value: 'usd' } });
+    await fireEvent.click(screen.getByTestId('loop-start'));
+    const detail = await screen.findByTestId('loop-detail');
+    expect((callsOf(backend, 'start_loop')[0].settings as LoopInfo['settings']).budget).toEqual({ usd: 5 });
+    expect(within(detail).getByTestId('loop-budget').textContent).toBe('0 % of $5.00 used');
+    expect(within(detail).getByTestId('loop-spent').textContent).toBe('nothing yet');
+  });
+
+  it('shows each iteration’s spent and the whole loop’s, and a loop over budget in words', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'looper' });
+    const iteration = (seq: number, input: number): Iteration => ({
+      seq,
+      number: seq,
+      task_id: null,
+      session_id: null,
+      started_at: 1_000,
+      outcome: { outcome: 'ended', at: 2_000, stop_reason: `did step ${seq}`, verdict: { verdict: 'continue' } },
+      spent: spent(input, input / 10_000),
+    });
+    const info: LoopInfo = {
+      id: 'loop-costly',
+      profile_id: agent.id,
+      settings: { ...settings, budget: { tokens: 50_000 } },
+      created_at: 0,
+      state: { state: 'over_budget', at: 3_000, budget: '50,000 tokens' },
+      iterations: [iteration(1, 20_000), iteration(2, 32_000)],
+      iteration_count: 2,
+      iterations_run: 2,
+      spent: spent(52_000, 5.2),
+    };
+    backend.seedLoop(info);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('loop-open'));
+    const detail = await screen.findByTestId('loop-detail');
+
+    expect(within(detail).getByTestId('loop-detail-state').textContent).toBe('over budget');
+    expect(within(detail).getByTestId('loop-status').textContent).toBe('Stopped: it used its budget of 50,000 tokens');
+    expect(within(detail).getByTestId('loop-over-budget').textContent).toContain('It used all of its budget of 50,000 tokens');
+    expect(within(detail).getByTestId('loop-spent').textContent).toBe('52,000 tokens · $5.20');
+    expect(within(detail).getByTestId('loop-budget').textContent).toBe('104 % of 50,000 tokens used');
+    expect(within(detail).getAllByTestId('loop-iteration-spent').map((s) => s.textContent)).toEqual(['32,000 tokens · $3.20', '20,000 tokens · $2.00']);
+    // It ended: nothing to resume or cancel.
+    expect(within(detail).queryByTestId('loop-resume')).toBeNull();
+    expect(within(detail).queryByTestId('loop-cancel')).toBeNull();
   });
 });

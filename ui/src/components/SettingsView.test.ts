@@ -1,7 +1,9 @@
-import { fireEvent, screen, waitFor } from '@testing-library/svelte';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
+import { recordedRefusal } from '../lib/fakeRecorded';
+import type { Settings } from '../lib/bindings';
 
 async function openSettings(backend: FakeBackend) {
   const app = await renderApp(backend);
@@ -32,6 +34,7 @@ describe('settings view', () => {
       quiet_hours: { mode: 'daily', from: '22:00', to: '07:00' },
       theme: 'dark',
       terminal_grid: { shows: 'chosen', chosen: [], zoomed: null },
+      prices: (await backend.getSettings()).prices,
     });
     await openSettings(backend);
 
@@ -254,5 +257,82 @@ describe('settings view', () => {
     });
     await fireEvent.keyDown(screen.getByTestId('palette-input'), { key: 'Enter' });
     await screen.findByTestId('settings-view');
+  });
+});
+
+describe('the price table in settings', () => {
+  const rows = () => screen.getAllByTestId('price-row');
+  const inRow = (row: HTMLElement, testId: string) => within(row).getByTestId(testId) as HTMLInputElement;
+  const fill = async (row: HTMLElement, model: string, rates: [number, number, number, number, number]) => {
+    await fireEvent.input(inRow(row, 'price-model'), { target: { value: model } });
+    const keys = ['price-input', 'price-output', 'price-cache_write_5m', 'price-cache_write_1h', 'price-cache_read'];
+    for (const [index, key] of keys.entries()) await fireEvent.input(inRow(row, key), { target: { value: String(rates[index]) } });
+  };
+  const sentPrices = (backend: FakeBackend) => (callsOf(backend, 'set_settings').at(-1)?.settings as Settings).prices;
+
+  it('shows where its prices come from, and keeps each model edited, added and removed with the other settings', async () => {
+    const backend = new FakeBackend();
+    const shipped = (await backend.getSettings()).prices;
+    await openSettings(backend);
+    expect(screen.getByTestId('prices-source').textContent).toContain(`as taken on ${shipped.taken}: ${shipped.source}`);
+    expect(screen.getByTestId('prices-toggle').textContent).toBe(`The prices of ${shipped.models.length} models`);
+    expect(rows().map((row) => inRow(row, 'price-model').value)).toEqual(shipped.models.map((m) => m.model));
+
+    await fireEvent.input(inRow(rows()[0], 'price-input'), { target: { value: '11' } });
+    await fireEvent.click(within(rows()[1]).getByTestId('price-remove'));
+    await fireEvent.click(screen.getByTestId('price-add'));
+    const added = rows().at(-1)!;
+    await fill(added, 'claude-mine', [3, 15, 3.75, 6, 0.3]);
+    await fireEvent.click(inRow(added, 'price-long'));
+    await fireEvent.input(inRow(added, 'price-long-above'), { target: { value: '200000' } });
+    for (const key of ['input', 'output', 'cache_write_5m', 'cache_write_1h', 'cache_read']) {
+      await fireEvent.input(inRow(added, `price-long-${key}`), { target: { value: '6' } });
+    }
+    await save();
+
+    await screen.findByTestId('settings-saved');
+    const sent = sentPrices(backend);
+    expect([sent.source, sent.taken]).toEqual([shipped.source, shipped.taken]);
+    expect(sent.models.map((m) => m.model)).toEqual([shipped.models[0].model, ...shipped.models.slice(2).map((m) => m.model), 'claude-mine']);
+    expect(sent.models[0]).toEqual({ ...shipped.models[0], input: 11 });
+    expect(sent.models.at(-1)).toEqual({
+      model: 'claude-mine',
+      input: 3,
+      output: 15,
+      cache_write_5m: 3.75,
+      cache_write_1h: 6,
+      cache_read: 0.3,
+      long_prompt: { above_tokens: 200_000, input: 6, output: 6, cache_write_5m: 6, cache_write_1h: 6, cache_read: 6 },
+    });
+    expect((await backend.getSettings()).prices).toEqual(sent);
+  });
+
+  it("says the engine's refusal of the table in its words, and keeps the rows as typed", async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    // As recorded (its keys in the recording's order): two rows of one model.
+    const mine = { cache_read: 0.3, cache_write_1h: 6, cache_write_5m: 3.75, input: 3, long_prompt: null, model: 'claude-mine', output: 15 };
+    backend.failNext('set_settings', recordedRefusal('set_settings', { settings: { prices: { models: [mine, mine] } } }, { now: 0 }));
+    for (let i = 0; i < 2; i++) {
+      await fireEvent.click(screen.getByTestId('price-add'));
+      await fill(rows().at(-1)!, 'claude-mine', [3, 15, 3.75, 6, 0.3]);
+    }
+    await save();
+
+    expect((await screen.findByTestId('error-prices')).textContent).toBe('The model claude-mine is priced twice.');
+    expect(screen.queryByTestId('settings-saved')).toBeNull();
+    expect(rows().slice(-2).map((row) => inRow(row, 'price-model').value)).toEqual(['claude-mine', 'claude-mine']);
+    expect((await backend.getSettings()).prices.models.some((m) => m.model === 'claude-mine')).toBe(false);
+  });
+
+  it('says a price that is no number of dollars without asking the engine', async () => {
+    const backend = new FakeBackend();
+    await openSettings(backend);
+    await fireEvent.click(screen.getByTestId('price-add'));
+    await fill(rows().at(-1)!, 'claude-mine', [3, 15, 3.75, 6, 0.3]);
+    await fireEvent.input(inRow(rows().at(-1)!, 'price-output'), { target: { value: '' } });
+    await save();
+    expect((await screen.findByTestId('error-prices')).textContent).toBe("Give claude-mine's “Output” price in dollars per million tokens, such as 3 or 0.3.");
+    expect(callsOf(backend, 'set_settings')).toEqual([]);
   });
 });

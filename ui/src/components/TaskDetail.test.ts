@@ -463,3 +463,82 @@ describe('task detail', () => {
     expect(output.closest('li')?.textContent).toContain("Its worktree's setup command failed with code 1: npm ci");
   });
 });
+
+describe('what a task cost', () => {
+  const opus = { model: 'claude-opus-5-5-20260922', input: 1_200, output: 3_400, cache_read: 45_000, cache_write: 2_000, cost_usd: 0.31 };
+  const mystery = { model: 'claude-fable-9', input: 500, output: 100, cache_read: 0, cache_write: 0, cost_usd: null };
+  const tokens = (rows: (typeof opus | typeof mystery)[]) => ({
+    input: rows.reduce((n, r) => n + r.input, 0),
+    output: rows.reduce((n, r) => n + r.output, 0),
+    cache_read: rows.reduce((n, r) => n + r.cache_read, 0),
+    cache_write: rows.reduce((n, r) => n + r.cache_write, 0),
+    by_model: rows,
+  });
+
+  it('shows its tokens by model, and "price unknown" where a model has no price, never a guess', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    backend.seedTask({ profile_id: agent.id, instruction: 'Costly work', state: 'completed', ended_at: 5, tokens: tokens([opus, mystery]), cost_usd: null });
+    await renderApp(backend);
+    const detail = await openDetail('Costly work');
+
+    expect(within(detail).getByTestId('task-spent').textContent?.trim()).toBe('52,200 tokens · price unknown');
+    expect(within(detail).getByTestId('task-cost-total').textContent).toBe('price unknown');
+    expect(within(detail).getByTestId('task-cost-unpriced').textContent).toContain('its cost is not guessed');
+    const rows = within(detail).getAllByTestId('task-cost-model');
+    expect(rows.map((row) => [...row.children].map((cell) => cell.textContent))).toEqual([
+      ['claude-opus-5-5-20260922', '1,200', '3,400', '45,000', '2,000', '$0.31'],
+      ['claude-fable-9', '500', '100', '0', '0', 'price unknown'],
+    ]);
+    expect(within(detail).getByTestId('task-cost-models').querySelector('thead')?.textContent).toContain('Cache reads');
+  });
+
+  it("says a lead's team apart, the sum, the list-price label, and its budget's share, as the engine counts them", async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'lead' });
+    const task = backend.seedTask({ profile_id: agent.id, instruction: 'Lead the team', state: 'running', started_at: 1, budget: { usd: 2 } });
+    await renderApp(backend);
+    const detail = await openDetail('Lead the team');
+    // Nothing used yet: its budget is there, untouched.
+    expect(within(detail).getByTestId('task-budget-used').textContent).toContain('0 % of $2.00 used');
+    expect(within(detail).queryByTestId('task-cost-detail')).toBeNull();
+
+    const haiku = { model: 'claude-haiku-5-5', input: 4_000, output: 600, cache_read: 0, cache_write: 0, cost_usd: 0.19 };
+    backend.setTaskSpent(task.id, { tokens: tokens([opus]), cost_usd: 0.31, team_tokens: tokens([haiku]), team_cost_usd: 0.19, list_price: true });
+
+    await waitFor(() => expect(within(detail).getByTestId('task-cost-total').textContent).toBe('$0.50 at list prices (subscription)'));
+    expect(within(detail).getByTestId('task-cost-own').textContent).toBe('51,600 tokens · $0.31 at list prices');
+    expect(within(detail).getByTestId('task-cost-team').textContent).toBe('4,600 tokens · $0.19 at list prices');
+    expect(within(detail).getByTestId('task-cost-together').textContent).toBe('56,200 tokens · $0.50 at list prices');
+    expect(within(detail).getByTestId('task-budget-used').textContent).toContain('25 % of $2.00 used');
+    expect(within(within(detail).getByTestId('task-cost-team-models')).getByTestId('task-cost-model').getAttribute('data-model')).toBe('claude-haiku-5-5');
+    // Its card says it too, in a line.
+    const card = screen.getAllByTestId('task-entry').find((e) => e.getAttribute('data-task-id') === task.id)!;
+    expect(within(card).getByTestId('task-cost').textContent).toContain('56,200 tokens · $0.50 at list prices');
+    expect(within(card).getByTestId('task-cost-budget').textContent).toBe('25 % of $2.00 used');
+  });
+
+  it('shows why a task ended over budget, with its fallback summary, as a timed-out one', async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'agent' });
+    const seeded = backend.seedTask({
+      profile_id: agent.id,
+      instruction: 'Too big',
+      state: 'over_budget',
+      ended_at: 5,
+      budget: { tokens: 50_000 },
+      tokens: tokens([opus]),
+      cost_usd: 0.31,
+      reason: 'it used its budget of 50,000 tokens (51,600 tokens used)',
+    });
+    backend.seedTask({ ...seeded, result: sampleResult(seeded.id, { fallback: true }) });
+    await renderApp(backend);
+    const detail = await openDetail('Too big');
+    expect(within(detail).getByTestId('task-state').textContent).toBe('over budget');
+    expect(within(detail).getByTestId('task-reason').textContent).toBe('it used its budget of 50,000 tokens (51,600 tokens used)');
+    expect(within(detail).getByTestId('task-fallback-marker')).toBeTruthy();
+    const budget = within(detail).getByTestId('task-budget-used');
+    expect(budget.textContent).toContain('103 % of 50,000 tokens used');
+    expect(budget.getAttribute('data-level')).toBe('spent');
+  });
+});

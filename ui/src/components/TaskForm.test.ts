@@ -88,6 +88,7 @@ describe('new task form', () => {
           goals: 'pasted YAML parses',
           loop_iteration: null,
           base: null,
+          budget: null,
         },
       },
     ]);
@@ -174,11 +175,74 @@ describe('new task form', () => {
     await type('task-time-limit', '5000');
     await fireEvent.click(screen.getByTestId('task-submit'));
 
-    expect((await screen.findByTestId('task-form-error')).textContent).toBe('time_limit_secs: at most a day');
+    // Said without the engine's name for the field.
+    expect((await screen.findByTestId('task-form-error')).textContent).toBe('At most a day.');
     expect(screen.getByTestId('task-time-limit').getAttribute('aria-invalid')).toBe('true');
     expect(screen.queryByTestId('task-submit-result')).toBeNull();
     expect((screen.getByTestId('task-instruction') as HTMLTextAreaElement).value).toBe('do it');
     expect(screen.queryAllByTestId('task-entry')).toEqual([]);
+  });
+
+  it('gives a task a budget in dollars, from an amount and its unit', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+    await type('task-instruction', 'do it');
+    await type('task-budget', '2.5');
+    await fireEvent.change(screen.getByTestId('task-budget-unit'), { target: { value: 'usd' } });
+    await fireEvent.click(screen.getByTestId('task-submit'));
+
+    await screen.findByTestId('task-submit-result');
+    expect((callsOf(backend, 'submit_task')[0] as { spec: TaskSpec }).spec.budget).toEqual({ usd: 2.5 });
+    // Emptied for the next task, as the other fields.
+    expect((screen.getByTestId('task-budget') as HTMLInputElement).value).toBe('');
+  });
+
+  it('gives no budget while its field is empty, and tokens by default', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+    await type('task-instruction', 'first');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    await screen.findByTestId('task-submit-result');
+    await type('task-instruction', 'second');
+    await type('task-budget', '50000');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    await waitFor(() => expect(callsOf(backend, 'submit_task')).toHaveLength(2));
+    expect(callsOf(backend, 'submit_task').map((call) => (call as { spec: TaskSpec }).spec.budget)).toEqual([null, { tokens: 50_000 }]);
+  });
+
+  it('says under the budget why the engine refused it, in its words', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+    backend.failNext('submit_task', {
+      code: 'invalid_input',
+      message: 'budget: claude-fable-9, the model agent uses, has no price in Settings: give a budget in tokens, or add its price.',
+      field: 'budget',
+    });
+    await type('task-instruction', 'do it');
+    await type('task-budget', '2.5');
+    await fireEvent.change(screen.getByTestId('task-budget-unit'), { target: { value: 'usd' } });
+    await fireEvent.click(screen.getByTestId('task-submit'));
+
+    expect((await screen.findByTestId('error-budget')).textContent).toBe(
+      'claude-fable-9, the model agent uses, has no price in Settings: give a budget in tokens, or add its price.',
+    );
+    expect(screen.getByTestId('task-budget').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.queryByTestId('task-form-error')).toBeNull();
+    expect((screen.getByTestId('task-budget') as HTMLInputElement).value).toBe('2.5');
+  });
+
+  it('refuses a budget of part of a token without calling the engine', async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'agent' });
+    await openForm(backend);
+    await type('task-instruction', 'do it');
+    await type('task-budget', '2.5');
+    await fireEvent.click(screen.getByTestId('task-submit'));
+    expect(screen.getByTestId('error-budget').textContent).toBe('Give a whole number of tokens, such as 50000.');
+    expect(callsOf(backend, 'submit_task')).toEqual([]);
   });
 
   it('refuses a time limit that is not a number of minutes', async () => {

@@ -3,6 +3,7 @@ import { tick } from 'svelte';
 import { describe, expect, it } from 'vitest';
 import type { Priority, ProfileId, TaskSpec } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
+import { NOTHING_SPENT } from '../lib/cost';
 import { signalScan } from '../test/records';
 import { callsOf, renderApp } from '../test/render';
 import { clarification } from '../test/signals';
@@ -420,9 +421,11 @@ describe('a loop in the task list and the sidebar', () => {
         session_id: session.id,
         started_at: number * 10,
         outcome: number === 3 ? { outcome: 'interrupted', at: 35 } : { outcome: 'ended', at: number * 10 + 5, stop_reason: 'ok', verdict: { verdict: 'continue' } },
+        spent: NOTHING_SPENT,
       })),
       iteration_count: 3,
       iterations_run: 2,
+      spent: NOTHING_SPENT,
     });
     return { backend, agent, iterations, plain };
   }

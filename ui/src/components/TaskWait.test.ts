@@ -97,6 +97,24 @@ describe('what a task waits for', () => {
     expect(task.waiting_for).toEqual({ cause: 'queue_paused', reason: 'you paused it' });
   });
 
+  it("a queued task of an agent past its day's budget says until when, and where to raise it", async () => {
+    const backend = new FakeBackend();
+    const agent = backend.seedProfile({ name: 'worker', daily_budget: { usd: 5 } });
+    const nextDay = new Date(2030, 0, 2).getTime();
+    backend.setDayBudgetUsed(agent.id, { budget: '$5.00', until: nextDay });
+    await backend.submitTask({ ...DEMO_TASK, profile_id: agent.id, instruction: 'write the parser', title: null });
+    await renderApp(backend);
+    const open = screen.getAllByTestId('task-open').find((b) => b.textContent?.includes('write the parser'))!;
+    expect(open.getAttribute('title')).toContain("its agent's day's budget is used");
+    await fireEvent.click(open);
+    const wait = within(await screen.findByTestId('task-detail')).getByTestId('task-wait');
+    expect(wait.getAttribute('data-cause')).toBe('daily_budget');
+    expect(wait.textContent).toContain("Its agent used its day's budget of $5.00: it starts on its agent's next day");
+    await fireEvent.click(within(wait).getByTestId('task-raise-budget'));
+    const form = await screen.findByTestId('agent-form');
+    expect((within(form).getByTestId('agent-daily-budget') as HTMLInputElement).value).toBe('5');
+  });
+
   it("a task whose new worktree is being set up says so, and is not typed before its setup ends", async () => {
     const { backend, task } = await heldAgent();
     backend.seedTask({ ...task, quiet_since: null, waiting_for: { cause: 'worktree_setup', command: 'npm ci' } });

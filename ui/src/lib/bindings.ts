@@ -892,6 +892,82 @@ terminal_grid: TerminalGrid,
  */
 prices: PriceTable, };
 
+export type Usd = number;
+
+export type Budget = { "tokens": number } | { "usd": Usd };
+
+export type Rates = { input: Usd, output: Usd, cache_write_5m: Usd, cache_write_1h: Usd, cache_read: Usd, };
+
+export type LongPrompt = { above_tokens: number, input: Usd, output: Usd, cache_write_5m: Usd, cache_write_1h: Usd, cache_read: Usd, };
+
+export type ModelPrice = { model: string, 
+/**
+ * The rates of an answer whose prompt (its input, cache reads and cache
+ * writes) is longer than `above_tokens`, for every token of it, where
+ * the model has such a tier.
+ */
+long_prompt?: LongPrompt | null, input: Usd, output: Usd, cache_write_5m: Usd, cache_write_1h: Usd, cache_read: Usd, };
+
+export type PriceTable = { source: string, 
+/**
+ * The day the prices were read from their source (`YYYY-MM-DD`).
+ */
+taken: string, models: Array<ModelPrice>, };
+
+export type ModelTokens = { model: string, input: number, output: number, cache_read: number, cache_write: number, cost_usd: Usd | null, };
+
+export type TokenTotals = { input: number, output: number, cache_read: number, cache_write: number, by_model: Array<ModelTokens>, };
+
+export type Spent = { tokens: TokenTotals, 
+/**
+ * None when a model it used has no price.
+ */
+cost_usd: Usd | null, 
+/**
+ * The cost is what the tokens would cost at list prices: the account
+ * pays by subscription.
+ */
+list_price: boolean, };
+
+export type TaskSpent = { tokens: TokenTotals, 
+/**
+ * None when a model it used has no price.
+ */
+cost_usd: Usd | null, 
+/**
+ * Its team's tokens, where it led one that used any.
+ */
+team_tokens?: TokenTotals | null, team_cost_usd?: Usd | null, 
+/**
+ * Its costs are what its tokens would cost at list prices: its account
+ * pays by subscription.
+ */
+list_price: boolean, };
+
+export type CostGrouping = "agent" | "day" | "task";
+
+export type CostRow = { 
+/**
+ * The agent's or task's id, or the day.
+ */
+key: string, 
+/**
+ * What a person calls it: the agent's name, the day, the task's title
+ * (work done outside any task: "outside tasks").
+ */
+name: string, tokens: TokenTotals, 
+/**
+ * None when a model it used has no price.
+ */
+cost_usd: Usd | null, 
+/**
+ * The cost is what the tokens would cost at list prices: the account
+ * pays by subscription.
+ */
+list_price: boolean, };
+
+export type CostReport = { since: number, by: CostGrouping, rows: Array<CostRow>, total: Spent, };
+
 export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 
 export type StorageStatus = { data_dir: string, problem: StorageProblem | null, 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import contract from '../test/contract.json';
-import { dispatchCommand, type Command, type FileDiff, type ErrorCode, type PermissionRequest, type ProfileField, type ProfileProblem, type SearchHit, type WorktreeInfo } from './bindings';
+import { dispatchCommand, type Command, type FileDiff, type ErrorCode, type PermissionRequest, type ProfileField, type ProfileProblem, type SearchHit, type TaskInfo, type WorktreeInfo } from './bindings';
 import { toApiError } from './errors';
 import { FAKE_BIN, FakeBackend } from './fakeBackend';
 
@@ -61,6 +61,12 @@ class Normaliser {
     return value;
   }
 
+  /** The fake's id for a recorded one, if it gave one yet. */
+  known(placeholder: string): string | undefined {
+    for (const [real, seen] of this.ids) if (seen === placeholder) return real;
+    return undefined;
+  }
+
   /** A recorded command with the fake's own ids (and a fresh one for an id it never gave). */
   command(key: string, value: Json): Json {
     if (Array.isArray(value)) return value.map((item) => this.command(key, item));
@@ -96,9 +102,16 @@ function sorted(value: Json): Json {
  * program or folder missing), what search finds and the settings as it keeps them. Every answer that follows from the state
  * the fake keeps is checked against the engine's.
  */
-function tellDecisions(fake: FakeBackend, step: Step | undefined, normaliser: { command(key: string, value: Json): Json }): void {
+function tellDecisions(fake: FakeBackend, step: Step | undefined, normaliser: { command(key: string, value: Json): Json; known(placeholder: string): string | undefined }): void {
   const type = step?.command?.type;
   if (step === undefined || typeof type !== 'string') return;
+  // What each task it answered with had spent: the engine counts it from its agents' files.
+  for (const task of recordedTasks(step.reply)) {
+    const id = typeof task.id === 'string' ? normaliser.known(task.id) : undefined;
+    if (id === undefined) continue;
+    const { tokens, cost_usd, team_tokens, team_cost_usd, list_price } = task as unknown as TaskInfo;
+    fake.setTaskSpent(id, { tokens, cost_usd, team_tokens, team_cost_usd, list_price });
+  }
   if (step.error) {
     const { code, field, message, problems } = step.error;
     fake.failNext(type, { code: code as ErrorCode, message: message ?? code, field, problems: problems.map((f) => ({ field: f as ProfileField, message: message ?? f })) });
@@ -110,6 +123,14 @@ function tellDecisions(fake: FakeBackend, step: Step | undefined, normaliser: { 
     const hits = normaliser.command('', (step.reply as { value: Json }).value) as unknown as SearchHit[];
     fake.setSearchHits(hits.map((hit) => ({ ...hit, at: NOW })));
   }
+}
+
+/** The task records in a recorded reply (a task, a list of them, a submission's). */
+function recordedTasks(value: Json | undefined): { [key: string]: Json }[] {
+  if (Array.isArray(value)) return value.flatMap(recordedTasks);
+  if (value === null || value === undefined || typeof value !== 'object') return [];
+  if ('instruction' in value && 'tokens' in value) return [value];
+  return Object.values(value).flatMap(recordedTasks);
 }
 
 describe('the fake backend keeps the engine contract', () => {
@@ -173,6 +194,11 @@ class Aligner {
     } else if (recorded !== null && typeof recorded === 'object' && !Array.isArray(recorded) && actual !== null && typeof actual === 'object' && !Array.isArray(actual)) {
       for (const [key, value] of Object.entries(recorded)) this.learn(value, actual[key]);
     }
+  }
+
+  /** The fake's id for a recorded one, if it learned one yet. */
+  known(placeholder: string): string | undefined {
+    return this.ids.get(placeholder);
   }
 
   /** A recorded command with the fake's ids (a fresh one for an id it never gave) and folders. */
@@ -239,7 +265,7 @@ describe('the fake backend answers each area’s recorded scenario in kind', () 
         const call = step.command ?? step.shell;
         if (call === undefined) throw new Error(`step ${index + 1} of ${file} is neither a command nor a wait`);
         let answer: { reply: Json } | { error: { code: string; field: string | null } };
-        tellDecisions(fake, step, { command: (_key, value) => aligner.command(value) });
+        tellDecisions(fake, step, { command: (_key, value) => aligner.command(value), known: (placeholder) => aligner.known(placeholder) });
         try {
           answer = { reply: await answerOf(fake, aligner.command(call) as unknown as Command) };
           aligner.learn(step.reply, answer.reply);

@@ -82,6 +82,8 @@ describe('an invalid input in words', () => {
     expect(invalid('title', 'title: a title is one line')).toBe('A title is one line.');
     expect(invalid('path', 'path: notes.md: does not exist')).toBe('Notes.md: does not exist.');
     expect(invalid(null, 'Give the agent a name.')).toBe('Give the agent a name.');
+    // A model's name is written as it is.
+    expect(invalid('budget', 'budget: claude-fable-9, the model ann uses, has no price in Settings')).toBe('claude-fable-9, the model ann uses, has no price in Settings.');
     expect(invalid('query', 'something else: kept as it is')).toBe('Something else: kept as it is.');
     // A worktree's agent at work: the task is not named by its id.
     expect(

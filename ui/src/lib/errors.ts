@@ -135,11 +135,14 @@ export function userMessage(error: ApiError): string {
   }
 }
 
-/** A reason as a sentence: capitalised, ending in a full stop. */
+/**
+ * A reason as a sentence: capitalised, ending in a full stop. A first word with a digit in it is
+ * a name (a model's, `claude-opus-5-5`) and stays as it is written.
+ */
 export function asSentence(reason: string): string {
   const text = reason.trim();
   if (text === '') return text;
-  const capital = text[0].toUpperCase() + text.slice(1);
+  const capital = /^\S*\d/.test(text) ? text : text[0].toUpperCase() + text.slice(1);
   return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
 }
 

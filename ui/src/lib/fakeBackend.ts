@@ -74,6 +74,7 @@ import type {
   WaitingFor,
 } from './bindings';
 import type { Device, PageNotice, PairingCode, WebSettings, WebStatus } from './bindings';
+import type { CostGrouping, CostReport, CostRow, Spent } from './bindings';
 import type { AccountLimit, AccountUsage, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
@@ -87,6 +88,7 @@ import type { SignalAction as EngineSignalAction } from './bindings';
 import { DEFAULT_SETTINGS } from './settings';
 import { applyMove, firstLine, queueOf, taskTitle } from './tasks';
 import { worktreeKeyOf } from './changes';
+import { NO_TOKENS, NOTHING_SPENT } from './cost';
 import { recordedAnswer, recordedRefusal, recordedRefusalOf, type Json } from './fakeRecorded';
 
 export interface FakeCall {
@@ -148,6 +150,7 @@ const PROFILE_DEFAULTS = {
   quiet_alert_secs: 600,
   isolation: 'none',
   account: null,
+  daily_budget: null,
 } as const;
 
 /** What a seeded agent is unless told otherwise (`seedProfile`): a generic `bash` in /tmp with the engine's defaults. */
@@ -230,7 +233,8 @@ export class FakeBackend implements Backend {
   #nextSeq = 1;
   #viewing: Viewing = { profile_id: null, task_id: null, focused: false };
   #pace: EventPace = 'live';
-  #settings: Settings = structuredClone(DEFAULT_SETTINGS);
+  // The engine's own price table, as it was recorded answering (the window knows none of its own).
+  #settings: Settings = { ...structuredClone(DEFAULT_SETTINGS), prices: recordedAnswer<Settings>('get_settings', {}, { now: 0 }).prices };
   #storageProblem: StorageProblem | null = null;
   readonly #hookEventsSetAside: number;
   readonly #startupProblem: StorageProblem | null;
@@ -323,7 +327,8 @@ export class FakeBackend implements Backend {
    * take the values of a task just submitted; `profile_id` is required.
    */
   seedTask(task: Partial<TaskInfo> & { profile_id: ProfileId }): TaskInfo {
-    const seeded: TaskInfo = { ...this.#newTask({ instruction: 'seeded task', ...task } as TaskSpec), ...task };
+    // A task as the engine lists it from its store: nothing spent costs nothing.
+    const seeded: TaskInfo = { ...this.#newTask({ instruction: 'seeded task', ...task } as TaskSpec), cost_usd: 0, ...task };
     const info = { ...seeded, pick: task.pick ?? pickOf(seeded) };
     this.#tasks.set(info.id, info);
     return info;
@@ -355,6 +360,48 @@ export class FakeBackend implements Backend {
   /** Report a running task's STATUS.txt, as the engine does when the file changes. */
   setProgress(taskId: TaskId, progress: string): TaskInfo {
     return this.#putTask({ ...this.#task(taskId), progress });
+  }
+
+  /**
+   * What a task used and cost, as the engine counted and priced its agent's answers (its own,
+   * and a lead's team's apart), told as the engine tells it: the task changes.
+   */
+  setTaskSpent(taskId: TaskId, spent: Partial<Pick<TaskInfo, 'tokens' | 'cost_usd' | 'team_tokens' | 'team_cost_usd' | 'list_price'>>): TaskInfo {
+    return this.#putTask({ ...this.#task(taskId), ...structuredClone(spent) });
+  }
+
+  /** Agents past their day's budget, as the engine said it (the budget in words) and until when. */
+  readonly #daysUsed = new Map<ProfileId, { budget: string; until: number }>();
+
+  /**
+   * The agent used its day's budget (null: it has budget again), as the engine tells it: its
+   * queued tasks wait for its next day, and it takes none meanwhile.
+   */
+  setDayBudgetUsed(profileId: ProfileId, used: { budget: string; until: number } | null): void {
+    if (used === null) this.#daysUsed.delete(profileId);
+    else this.#daysUsed.set(profileId, { ...used });
+    for (const task of queueOf([...this.#tasks.values()], profileId)) this.#putTask(task);
+    this.#pump(profileId);
+  }
+
+  /** The cost reports a test told, in the order told (the engine groups and sums; the fake is told). */
+  readonly #costReports: { by: CostGrouping; rows: CostRow[]; total: Spent | undefined; covers: (since: number) => boolean }[] = [];
+
+  /**
+   * What `cost_report` answers for its grouping, as the engine would have summed it: `rows`,
+   * and `total` (unless given, the rows' sums: a cost not known where any row's is not). With
+   * `covers`, only for the asks since a time it holds for (today's, say, against the last
+   * week's); the last told that covers an ask answers it. Nothing told: nothing spent.
+   */
+  setCostReport(report: { by: CostGrouping; rows: CostRow[]; total?: Spent; covers?: (since: number) => boolean }): void {
+    this.#costReports.unshift({ by: report.by, rows: structuredClone(report.rows), total: report.total && structuredClone(report.total), covers: report.covers ?? (() => true) });
+  }
+
+  async costReport(since: number, by: CostGrouping): Promise<CostReport> {
+    this.#record('cost_report', { since, by });
+    const told = this.#costReports.find((report) => report.by === by && report.covers(since));
+    const rows = structuredClone(told?.rows ?? []);
+    return { since, by, rows, total: structuredClone(told?.total) ?? summed(rows) };
   }
 
   /** Fire `open-task`, as the shell does when the user clicks a task notification. */
@@ -1285,12 +1332,13 @@ export class FakeBackend implements Backend {
     const info: LoopInfo = {
       id: `loop-${this.#nextLoop++}`,
       profile_id: profileId,
-      settings: structuredClone(settings),
+      settings: { ...structuredClone(settings), budget: settings.budget ?? null },
       created_at: this.#now(),
       state: { state: 'active' },
       iterations: [],
       iteration_count: 0,
       iterations_run: 0,
+      spent: structuredClone(NOTHING_SPENT),
     };
     this.#loopFiles.set(info.id, { anchor: `# Loop goal\n\n${settings.goal.trim()}\n`, progress: null, guardrails: null });
     this.#putLoop(info);
@@ -1820,11 +1868,14 @@ export class FakeBackend implements Backend {
       case 'queued': {
         // The user's own pause says more than the limit behind it (the engine's `waiting_for`).
         const limit = this.#limitOf(task.profile_id);
+        const dayUsed = this.#daysUsed.get(task.profile_id);
         const waiting: WaitingFor = this.#pausedQueues.has(task.profile_id)
           ? { cause: 'queue_paused', reason: pauseWords(this.#pausedQueues.get(task.profile_id)) }
           : limit
             ? { cause: 'usage_limit', account: limit.account, until: limit.until, retry_at: limit.retry_at }
-            : { cause: 'task_ahead' };
+            : dayUsed
+              ? { cause: 'daily_budget', ...dayUsed }
+              : { cause: 'task_ahead' };
         return { ...task, waiting_for: waiting };
       }
       case 'running':
@@ -1874,6 +1925,13 @@ export class FakeBackend implements Backend {
       title: optional(spec.title?.trim()),
       worktree: spec.worktree ?? null,
       base: spec.base ?? null,
+      budget: spec.budget ?? null,
+      // As the engine's record of a task just made: nothing counted yet, which costs nothing.
+      tokens: structuredClone(NO_TOKENS),
+      cost_usd: 0,
+      team_tokens: null,
+      team_cost_usd: null,
+      list_price: false,
     };
   }
 
@@ -1915,7 +1973,7 @@ export class FakeBackend implements Backend {
   #pump(profileId: ProfileId): void {
     const next = queueOf([...this.#tasks.values()], profileId)[0];
     // An agent at its usage limit takes no new task until the limit is over.
-    if (next && !this.#pausedQueues.has(profileId) && !this.#runningTask(profileId) && !this.#limitOf(profileId)) {
+    if (next && !this.#pausedQueues.has(profileId) && !this.#runningTask(profileId) && !this.#limitOf(profileId) && !this.#daysUsed.has(profileId)) {
       const now = this.#now();
       const session = [...this.#sessions.values()].find((s) => s.info.profile_id === profileId && s.info.state === 'running');
       const started = this.#putTask({ ...next, state: 'running', started_at: now, session_id: session?.info.id ?? null, waiting_for: null });
@@ -2065,6 +2123,7 @@ function withSpecDefaults(spec: ProfileSpec): ProfileSpec {
     quiet_alert_secs: 600,
     isolation: 'none',
     account: null,
+    daily_budget: null,
   };
   return { ...defaults, ...structuredClone(spec) };
 }
@@ -2085,4 +2144,18 @@ function pauseWords(pause: QueuePause | undefined): string {
     default:
       return 'it is paused';
   }
+}
+
+/** The sum of a report's rows: every count added up; a cost not known where any row's is not. */
+function summed(rows: readonly CostRow[]): Spent {
+  const total: Spent = structuredClone(NOTHING_SPENT);
+  for (const row of rows) {
+    total.tokens.input += row.tokens.input;
+    total.tokens.output += row.tokens.output;
+    total.tokens.cache_read += row.tokens.cache_read;
+    total.tokens.cache_write += row.tokens.cache_write;
+    total.cost_usd = total.cost_usd === null || row.cost_usd === null ? null : total.cost_usd + row.cost_usd;
+    total.list_price ||= row.list_price;
+  }
+  return total;
 }

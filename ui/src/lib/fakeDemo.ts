@@ -5,9 +5,10 @@
 import { FakeBackend } from './fakeBackend';
 import { DEMO_TASK, connectedHost, sampleResult, signalScan } from '../test/records';
 import { summaryPath, taskTitle } from './tasks';
+import { taskSpending } from './cost';
 import { worktree } from '../test/worktrees';
 import { limited, question, waitsOn, working } from '../test/attention';
-import type { AccountLimit, Device, WorktreeInfo } from './bindings';
+import type { AccountLimit, CostRow, Device, ModelTokens, TaskInfo, TokenTotals, WorktreeInfo } from './bindings';
 
 /**
  * The fake with a demo profile and a running demo session, for the plain-browser page. The
@@ -78,7 +79,7 @@ export function demoBackend(search = typeof location === 'undefined' ? '' : loca
     success_criteria: 'cargo test passes',
   });
   backend.seedTask({ ...done, result: sampleResult(done.id, { results_json: '{"tests":{"passed":3,"failed":0}}' }) });
-  backend.seedTask({
+  const refactor = backend.seedTask({
     profile_id: claude.id,
     instruction: 'Refactor the parser',
     state: 'interrupted',
@@ -119,7 +120,7 @@ export function demoBackend(search = typeof location === 'undefined' ? '' : loca
   if (asked.get('device') === 'read-only') {
     backend.answerNext('this_device', { id: 'demo-phone', name: 'Demo phone', read_only: true, paired_at: now - hour, last_seen_at: now, last_from: '127.0.0.1', connected: true } satisfies Device);
   }
-  seedWorktrees(backend, now);
+  seedSpending(backend, { done, refactor, ...seedWorktrees(backend, now) });
   // Another machine the window shows, with an agent of its own there.
   backend.seedHost({ destination: 'dev@build-box', version: '0.1.0', agents_running: 0, words: 'connected, Switchboard 0.1.0, no agent running' });
   backend.setHostLink({ destination: 'dev@build-box', link: connectedHost('dev@build-box') });
@@ -131,7 +132,7 @@ export function demoBackend(search = typeof location === 'undefined' ? '' : loca
 }
 
 /** Two agents working apart in one repository, their worktrees meeting in a file, and one merged. */
-function seedWorktrees(backend: FakeBackend, now: number): void {
+function seedWorktrees(backend: FakeBackend, now: number): { login: TaskInfo; remember: TaskInfo } {
   const minute = 60 * 1000;
   const builder = backend.seedProfile({ name: 'builder', command: 'claude', cwd: '/work/shop', kind: 'claude-code', isolation: 'worktree' });
   const fixer = backend.seedProfile({ name: 'fixer', command: 'codex', cwd: '/work/shop', kind: 'codex', isolation: 'worktree' });
@@ -229,4 +230,31 @@ function seedWorktrees(backend: FakeBackend, now: number): void {
 
   const typo = backend.seedTask({ profile_id: fixer.id, instruction: 'Fix the typo on the pricing page', state: 'completed', created_at: now - 3 * 60 * minute, ended_at: now - 170 * minute });
   backend.seedWorktree(worktree(typo.id, { ...shop, title: taskTitle(typo), profile_id: fixer.id, agent: fixer.name, branch: 'switchboard/fixer/fix-the-typo', created_at: now - 3 * 60 * minute, state: 'merged', state_text: 'merged', files_changed: 0 }));
+  return { login, remember };
+}
+
+/** Tokens of one model each, summed. */
+function totals(models: ModelTokens[]): TokenTotals {
+  const sum = (key: 'input' | 'output' | 'cache_read' | 'cache_write') => models.reduce((n, m) => n + m[key], 0);
+  return { input: sum('input'), output: sum('output'), cache_read: sum('cache_read'), cache_write: sum('cache_write'), by_model: models };
+}
+
+/**
+ * What the demo's tasks spent, as the engine would have counted and priced it: Claude on a
+ * subscription (list prices), a model without a price, a lead's team, a running task with a
+ * budget; and today's report by agent.
+ */
+function seedSpending(backend: FakeBackend, tasks: { done: TaskInfo; refactor: TaskInfo; login: TaskInfo; remember: TaskInfo }): void {
+  const sonnet = { model: 'claude-sonnet-5-5-20261001', input: 1_200, output: 8_400, cache_read: 184_000, cache_write: 12_000, cost_usd: 0.16 };
+  const unpriced = { model: 'claude-fable-9', input: 3_000, output: 900, cache_read: 40_000, cache_write: 0, cost_usd: null };
+  const opus = { model: 'claude-opus-5-5', input: 9_800, output: 21_000, cache_read: 410_000, cache_write: 38_000, cost_usd: 0.84 };
+  const haiku = { model: 'claude-haiku-5-5', input: 12_000, output: 3_000, cache_read: 60_000, cache_write: 0, cost_usd: 0.01 };
+  const sol = { model: 'gpt-6-sol', input: 24_000, output: 3_100, cache_read: 51_000, cache_write: 0, cost_usd: 0.09 };
+  const done = backend.setTaskSpent(tasks.done.id, { tokens: totals([sonnet]), cost_usd: 0.16, list_price: true });
+  backend.setTaskSpent(tasks.refactor.id, { tokens: totals([sonnet, unpriced]), cost_usd: null, list_price: true });
+  const login = backend.setTaskSpent(tasks.login.id, { tokens: totals([opus]), cost_usd: 0.84, team_tokens: totals([haiku]), team_cost_usd: 0.01 });
+  backend.seedTask({ ...tasks.remember, budget: { usd: 1 } });
+  const remember = backend.setTaskSpent(tasks.remember.id, { tokens: totals([sol]), cost_usd: 0.09 });
+  const row = (task: TaskInfo, name: string): CostRow => ({ key: task.profile_id, name, ...taskSpending(task).whole });
+  backend.setCostReport({ by: 'agent', rows: [row(login, 'builder'), row(remember, 'fixer'), row(done, 'claude')] });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogEntry, LogKind } from './bindings';
 import { describeEntry, entryGroup, mayConcern, toJsonLines } from './flows';
-import { timelineText } from './tasks';
+import { timelineText } from './timeline';
 
 function entry(kind: LogKind, overrides: Partial<LogEntry> = {}): LogEntry {
   return { seq: 1, at: 1_700_000_000_000, session_id: 's1', task_id: null, ...kind, ...overrides } as LogEntry;

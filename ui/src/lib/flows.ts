@@ -4,7 +4,8 @@
  * is the engine's answer (`flow_view`); nothing here decides it.
  */
 import type { DiagramSilence, DiagramState, FlowTarget, LogEntry, LoopInfo, Profile, SessionInfo, TaskInfo } from './bindings';
-import { firstLine, taskTitle, timelineText } from './tasks';
+import { firstLine, taskTitle } from './tasks';
+import { timelineText } from './timeline';
 import { localeWords } from './model';
 
 /** The groups the event panel filters by. */

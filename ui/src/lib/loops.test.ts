@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Iteration, LoopInfo, LoopState } from './bindings';
+import { NOTHING_SPENT } from './cost';
 import {
   applyLoopEvent,
   historyText,
@@ -16,7 +17,7 @@ const settings = { goal: 'Make the tests pass', stop_word: 'LOOP_COMPLETE', prom
 
 function loop(id: string, state: LoopState, iterations: Iteration[] = [], extra: Partial<LoopInfo> = {}): LoopInfo {
   const run = iterations.filter((i) => i.outcome.outcome === 'ended').length;
-  return { id, profile_id: 'p', settings, created_at: 0, state, iterations, iteration_count: iterations.length, iterations_run: run, ...extra };
+  return { id, profile_id: 'p', settings, created_at: 0, state, iterations, iteration_count: iterations.length, iterations_run: run, spent: NOTHING_SPENT, ...extra };
 }
 
 const ended = (number: number, verdict: 'continue' | 'stalled' = 'continue', seq = number): Iteration => ({
@@ -25,6 +26,7 @@ const ended = (number: number, verdict: 'continue' | 'stalled' = 'continue', seq
   task_id: `t${number}`,
   session_id: `s${number}`,
   started_at: 0,
+  spent: NOTHING_SPENT,
   outcome: {
     outcome: 'ended',
     at: 65_000,
@@ -37,7 +39,7 @@ describe('loops in words', () => {
   it.each<[LoopInfo, string, string]>([
     [loop('a', { state: 'active' }), 'active', 'Waiting for its turn (0 of 10 done)'],
     [
-      loop('a', { state: 'active' }, [ended(1), { seq: 2, number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'running' } }]),
+      loop('a', { state: 'active' }, [ended(1), { seq: 2, number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'running' }, spent: NOTHING_SPENT }]),
       'active',
       'Iteration 2 of at most 10 at work',
     ],
@@ -56,20 +58,21 @@ describe('loops in words', () => {
       'folder gone',
       'Stopped: its folder /home/me/project is gone',
     ],
+    [loop('a', { state: 'over_budget', at: 1, budget: '$5.00' }), 'over budget', 'Stopped: it used its budget of $5.00'],
   ])('%#: %s', (info, word, text) => {
     expect(loopStateWord(info)).toBe(word);
     expect(loopStatusText(info)).toBe(text);
   });
 
   it('counts only ended iterations, and says what the judge said after each', () => {
-    const interrupted: Iteration = { seq: 2, number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'interrupted', at: 1 } };
+    const interrupted: Iteration = { seq: 2, number: 2, task_id: null, session_id: null, started_at: 0, outcome: { outcome: 'interrupted', at: 1 }, spent: NOTHING_SPENT };
     const info = loop('a', { state: 'active' }, [ended(1), interrupted, ended(2, 'stalled', 3)]);
     expect(iterationsRun(info)).toBe(2);
     expect(info.iterations.map((i) => iterationVerdictText(i))).toEqual(['go on', 'interrupted: run again', 'stalled']);
   });
 
   it('says an iteration cut short by the loop\'s cancel was cancelled, not that it runs again', () => {
-    const cut: Iteration = { seq: 2, number: 2, task_id: 't2', session_id: 's2', started_at: 0, outcome: { outcome: 'interrupted', at: 1 } };
+    const cut: Iteration = { seq: 2, number: 2, task_id: 't2', session_id: 's2', started_at: 0, outcome: { outcome: 'interrupted', at: 1 }, spent: NOTHING_SPENT };
     const cancelled = loop('a', { state: 'cancelled', at: 1 }, [ended(1), cut]);
     expect(cancelled.iterations.map((i) => iterationVerdictText(i, cancelled))).toEqual(['go on', 'cancelled']);
     // Cut short by the app's stop in a loop that goes on: it is run again.
@@ -85,6 +88,7 @@ describe('loops in words', () => {
       session_id: null,
       started_at: 0,
       outcome: { outcome: 'failed_start', at: 1, exit: 'it exited with code 3', said: '' },
+      spent: NOTHING_SPENT,
     });
     const gaveUp = loop('a', { state: 'failed_to_start', at: 1, attempts: 2, exit: 'it exited with code 3', said: '' }, [failed(1), failed(2)]);
     expect(gaveUp.iterations.map((i) => iterationVerdictText(i, gaveUp))).toEqual(['failed to start: tried again', 'failed to start: given up']);

@@ -109,6 +109,8 @@ export function loopStatusText(info: LoopInfo): string {
       return `Failed to start: its agent ended before it could be given the work, ${state.attempts} times in a row`;
     case 'workspace_gone':
       return `Stopped: its folder ${state.path} is gone`;
+    case 'over_budget':
+      return `Stopped: it used its budget of ${state.budget}`;
   }
   return '';
 }
@@ -118,6 +120,7 @@ export function loopStateWord(info: LoopInfo): string {
   if (info.state.state === 'complete' && info.state.why.by === 'max_iterations') return 'capped';
   if (info.state.state === 'failed_to_start') return 'failed to start';
   if (info.state.state === 'workspace_gone') return 'folder gone';
+  if (info.state.state === 'over_budget') return 'over budget';
   return info.state.state;
 }
 

@@ -6,7 +6,11 @@
  */
 import type { EngineEvent, Settings, Theme } from './bindings';
 
-/** The engine's settings before the user saved any (`Settings::default` in settings.rs). */
+/**
+ * The engine's settings before the user saved any (`Settings::default` in settings.rs), but for
+ * its price table: that is the engine's alone (the one it ships, until the user edits it), shown
+ * once the engine answered; until then the window knows no prices.
+ */
 export const DEFAULT_SETTINGS: Settings = {
   default_task_time_limit_secs: 30 * 60,
   default_quiet_alert_secs: 10 * 60,
@@ -25,6 +29,7 @@ export const DEFAULT_SETTINGS: Settings = {
   quiet_hours: { mode: 'off' },
   theme: 'system',
   terminal_grid: { shows: 'chosen', chosen: [], zoomed: null },
+  prices: { source: '', taken: '', models: [] },
 };
 
 /** The settings after an event: as saved, when it says they changed. */

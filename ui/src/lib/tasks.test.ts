@@ -33,14 +33,13 @@ import {
   taskSpecFromForm,
   formAfterSubmit,
   taskStatusLabel,
-  timelineOutput,
-  timelineText,
   quietLabel,
   upsertTask,
   waitingFor,
   type TaskFormFields,
 } from './tasks';
 import { task } from '../test/tasks';
+import { timelineOutput, timelineText } from './timeline';
 import { formatTime, resetWords } from './model';
 
 const ID = 'a1b2c3d4-0000-4000-8000-000000000001';
@@ -271,6 +270,8 @@ describe('texts', () => {
     [task(ID, { state: 'timed_out' }), {}, 'timed out'],
     [task(ID, { state: 'cancelled' }), {}, 'cancelled'],
     [task(ID, { state: 'interrupted' }), {}, 'interrupted'],
+    [task(ID, { state: 'over_budget' }), {}, 'over budget'],
+    [task(ID, { waiting_for: { cause: 'daily_budget', budget: '$5.00', until: 9 } }), { position: 1 }, "queued · position 1 · its agent's day's budget is used"],
   ])('status label of %#', (t, context, label) => {
     expect(taskStatusLabel(t, context)).toBe(label);
   });
@@ -291,6 +292,10 @@ describe('texts', () => {
     [task(ID, { state: 'running', waiting_for: { cause: 'teammates', working: 3 } }), 'Done, and waits for its 3 teammates still at work.'],
     [task(ID, { state: 'running', waiting_for: { cause: 'worktree_setup', command: 'npm ci' } }), 'Not typed yet: its new worktree is being set up first (npm ci).'],
     [task(ID, { state: 'queued', waiting_for: { cause: 'worktree_making' } }), "Not typed yet: its new worktree is being made (git is checking out the repository's files)."],
+    [
+      task(ID, { waiting_for: { cause: 'daily_budget', budget: '$5.00', until: 9_000 } }),
+      `Its agent used its day's budget of $5.00: it starts on its agent's next day, at ${resetWords(9_000, 10_000)}, or as soon as you raise that budget.`,
+    ],
     // Ended: it waits for nothing, whatever a stale record says.
     [task(ID, { state: 'completed', waiting_for: { cause: 'task_ahead' } }), null],
   ])('what it waits for, in a sentence %#', (t, sentence) => {
@@ -453,6 +458,8 @@ describe('texts', () => {
       'No output and no hook event for 10m while it should be working: the agent may be stuck',
     ],
     [{ kind: 'task_quiet', quiet: false, alert_secs: 600 }, 'The agent shows life again'],
+    [{ kind: 'budget_near', budget: '50,000 tokens', used_percent: 81 }, 'Has used 81 % of its budget of 50,000 tokens: at all of it, it ends over budget'],
+    [{ kind: 'task_ended', state: 'over_budget', reason: 'it used its budget of 50,000 tokens (52,120 tokens used)' }, 'Ended over budget: it used its budget of 50,000 tokens (52,120 tokens used)'],
     [{ kind: 'deliverable_rejected', path: '../etc/passwd', reason: 'outside the workspace' }, 'Deliverable ../etc/passwd rejected: outside the workspace'],
     [{ kind: 'task_ended', state: 'timed_out', reason: null }, 'Ended timed out'],
     [{ kind: 'task_ended', state: 'failed', reason: 'the agent exited' }, 'Ended failed: the agent exited'],

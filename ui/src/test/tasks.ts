@@ -5,6 +5,7 @@
 import type { TaskInfo } from '../lib/bindings';
 import { pickOf, taskActions } from '../lib/fakeBackend';
 import { DEMO_TASK } from './records';
+import { NO_TOKENS } from '../lib/cost';
 
 export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
   const state = overrides.state ?? 'queued';
@@ -29,6 +30,10 @@ export function task(id: string, overrides: Partial<TaskInfo> = {}): TaskInfo {
     profile_id: 'p',
     instruction: `do ${id}`,
     ...DEMO_TASK,
+    // Nothing used yet, as the engine lists such a task.
+    tokens: structuredClone(NO_TOKENS),
+    cost_usd: 0,
+    list_price: false,
     ...overrides,
     pick: overrides.pick !== undefined ? overrides.pick : pickOf({ state, priority: overrides.priority ?? 'normal', order: overrides.order ?? 0 }),
   };

@@ -529,16 +529,15 @@ fn a_long_loop_is_saved_one_iteration_at_a_time_and_read_as_its_latest_iteration
     store.save_loop(&info).unwrap();
     let record_size = || store.conn.query_row("SELECT length(record) FROM loops", [], |r| r.get::<_, i64>(0)).unwrap();
     let size_at_start = record_size();
-    let iteration =
-        |seq: u32, outcome| Iteration {
-            seq,
-            number: seq,
-            task_id: None,
-            session_id: None,
-            started_at: 10,
-            outcome,
-            spent: Default::default(),
-        };
+    let iteration = |seq: u32, outcome| Iteration {
+        seq,
+        number: seq,
+        task_id: None,
+        session_id: None,
+        started_at: 10,
+        outcome,
+        spent: Default::default(),
+    };
     for seq in 1..=2000u32 {
         store.save_iteration(&info.id, &iteration(seq, IterationOutcome::Running)).unwrap();
         let before = store.conn.total_changes();

@@ -63,12 +63,11 @@ impl Store {
              ON CONFLICT(path) DO UPDATE SET done = 0",
             params![path, session_id.to_string(), kind.as_str(), team],
         )?;
-        let source = self.conn.query_row(
+        self.conn.query_row(
             &format!("SELECT {SOURCE_COLUMNS} FROM usage_sources WHERE path = ?1"),
             params![path],
             source_from_row,
-        )?;
-        source
+        )?
     }
 
     /// The files still followed (their session may still write to them).

@@ -174,3 +174,18 @@ fn codexs_sign_in_mode_says_whether_it_pays_by_plan() {
         assert_eq!(codex_signed_in_with_plan(auth), plan, "{auth}");
     }
 }
+
+#[test]
+fn a_follower_whose_engine_reads_no_more_still_ends_with_its_handle() {
+    let home = Home::new();
+    // Room for one read, never taken: the thread waits to hand on the next.
+    let (tx, _rx) = tokio::sync::mpsc::channel(1);
+    let follower = Follower::start(tx);
+    for name in ["a.jsonl", "b.jsonl", "c.jsonl"] {
+        home.append(name, &format!("{ANSWER_1}\n"));
+        follower.follow(home.tracked(name).followed);
+    }
+    follower.look();
+    // Dropping it returns (the engine's stop does this with its receiver unread).
+    drop(follower);
+}
