@@ -267,3 +267,52 @@ async fn reading_resumes_after_a_restart_where_it_left_off() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delegates_tokens_count_to_the_task_it_helps_as_its_team() {
+    let t = TestEngine::start().await;
+    with_prices(&t).await;
+    let lead = claude_agent(&t, "lead").await;
+    let helper = claude_agent(&t, "helper").await;
+    let work = lead.works_on(&t, TaskSpec::new(lead.profile.id.clone(), "Port the parser")).await;
+    append(&work.file, &answer("msg_l1", 100, 10, 0, 0, 1));
+    let block = "I need help.\n\n[DELEGATE_WORK]\nnew_task_description: Write the tests\ncoordination: tests/\n[/DELEGATE_WORK]\n";
+    t.engine.agent_text(work.session.clone(), block.into()).await.unwrap();
+    let request = t
+        .events
+        .wait_for("the delegation's request", |events| {
+            events.iter().rev().find_map(|event| match event {
+                switchboard_core::EngineEvent::SignalChanged { signal }
+                    if signal.state == switchboard_core::SignalState::Pending && signal.session_id == work.session =>
+                {
+                    Some(signal.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    let approve = switchboard_core::SignalResponse::Approve { profile_id: helper.profile.id.clone() };
+    t.engine.respond_to_signal(request.id.clone(), approve).await.unwrap();
+    let delegation = t.engine.list_delegations().await.unwrap().pop().expect("the delegation");
+    assert_eq!(delegation.requester_session, work.session);
+    let delegate = delegation.delegate_session;
+    let file = helper.home.join(format!("projects/w/{delegate}.jsonl"));
+    hook(
+        &t,
+        &delegate,
+        serde_json::json!({"hook_event_name": "SessionStart", "session_id": delegate.to_string(),
+        "transcript_path": file.display().to_string()}),
+    )
+    .await;
+    append(&file, &answer("msg_d1", 500, 50, 0, 0, 1));
+    let task = t
+        .task_until(&work.task, "counts its delegate's work as its team's", |task| {
+            task.spent.team_tokens.as_ref().is_some_and(|team| (team.input, team.output) == (500, 50))
+        })
+        .await;
+    assert_eq!(tokens_of(&task), (100, 10, 0, 0), "its own stays its own");
+    // The helper's day counts it too.
+    let by_agent = t.engine.cost_report(0, CostGrouping::Agent).await.unwrap();
+    let helper_row = by_agent.rows.iter().find(|r| r.key == helper.profile.id.to_string()).expect("the helper's row");
+    assert_eq!(helper_row.spent.tokens.input, 500);
+}

@@ -1327,4 +1327,46 @@ mod tests {
             "Helper has used 85% of the weekly usage. At the limit, their tasks wait for the reset."
         );
     }
+
+    #[test]
+    fn a_budget_near_its_end_is_told_once_and_a_task_over_budget_says_so() {
+        let coder = ProfileId::new();
+        let mut notices = Notices::default();
+        let profile = Profile {
+            id: coder.clone(),
+            spec: switchboard_api::ProfileSpec { name: "Coder".into(), ..Default::default() },
+            created_at: 0,
+            host: None,
+        };
+        notices.apply(&EngineEvent::ProfileSaved { profile });
+        let id = TaskId::new();
+        notices.apply(&EngineEvent::TaskChanged { task: task(&coder, &id, TaskState::Running) });
+        let near = |seq| EngineEvent::Logged {
+            entry: switchboard_api::LogEntry {
+                seq,
+                at: 1,
+                session_id: None,
+                task_id: Some(id.clone()),
+                kind: switchboard_api::LogKind::BudgetNear { budget: "50,000 tokens".into(), used_percent: 85 },
+            },
+            profile_id: Some(coder.clone()),
+        };
+        let told = notices.apply(&near(7)).expect("told");
+        assert_eq!((told.kind, told.title.as_str()), (NoticeKind::UsageLimit, "Near a budget"));
+        assert_eq!(
+            told.body,
+            "Coder has used 85% of the budget of “Fix the login bug” (50,000 tokens). At all of it, the work ends over budget."
+        );
+        assert_eq!(told.target, NoticeTarget::Task(id.clone()));
+        assert_eq!(notices.apply(&near(7)), None, "the same entry is told once");
+
+        let mut over = task(&coder, &id, TaskState::OverBudget);
+        over.reason = Some("it used its budget of 50,000 tokens (52,120 tokens used)".into());
+        let ended = notices.apply(&EngineEvent::TaskChanged { task: over }).expect("told");
+        assert_eq!((ended.kind, ended.title.as_str()), (NoticeKind::TaskFailed, "Task over budget"));
+        assert_eq!(
+            ended.body,
+            "Coder did not finish “Fix the login bug” within its budget: it used its budget of 50,000 tokens (52,120 tokens used)"
+        );
+    }
 }

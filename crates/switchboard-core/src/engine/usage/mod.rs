@@ -136,9 +136,17 @@ impl UsageDesk {
         let list_price = pays_by_plan(cx, &session, &profile);
         let mut rows = Vec::with_capacity(read.answers.len());
         let mut tasks = BTreeSet::new();
+        // A delegate's session has no task of its own: its work counts to
+        // the task its requester was at, as that task's team's.
+        let requester = cx.store.delegation_of(&session).ok().flatten().map(|d| d.requester_session);
         for answer in read.answers {
             let at = answer.at.unwrap_or_else(now);
-            let task = cx.store.task_at(&session, at).ok().flatten().map(|(task, _)| task);
+            let own = cx.store.task_at(&session, at).ok().flatten().map(|(task, _)| task);
+            let (task, team) = match (own, &requester) {
+                (Some(task), _) => (Some(task), team),
+                (None, Some(requester)) => (cx.store.task_at(requester, at).ok().flatten().map(|(task, _)| task), true),
+                (None, None) => (None, team),
+            };
             tasks.extend(task.clone());
             let cost = prices.cost(answer.model.as_deref(), &answer.tokens);
             rows.push(UsageRow {
