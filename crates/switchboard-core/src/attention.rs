@@ -101,8 +101,9 @@ pub struct LimitFact {
 
 /// The ends of a task that count as a failure the user should hear of (a
 /// cancel is the user's own doing; an interruption is the app's, and the
-/// task waits for the user's decision in its list).
-pub const FAILURES: [TaskState; 2] = [TaskState::Failed, TaskState::TimedOut];
+/// task waits for the user's decision in its list): failed, out of time, or
+/// over its budget.
+pub const FAILURES: [TaskState; 3] = [TaskState::Failed, TaskState::TimedOut, TaskState::OverBudget];
 
 /// The agent's attention from its facts (see the module's doc for the order).
 pub fn attention(facts: &Facts<'_>) -> Attention {

@@ -225,6 +225,18 @@ async fn a_budget_is_told_at_80_percent_and_ends_the_task_over_budget_when_used_
     assert_eq!(task.reason.as_deref(), Some("it used its budget of 1,000 tokens (1,060 tokens used)"));
     let result = task.result.expect("its fallback summary is kept");
     assert!(result.fallback);
+    // Its agent asks for the user as for a failed task, saying why.
+    t.events
+        .wait_for("the agent to say its task went over budget", |events| {
+            events.iter().rev().find_map(|e| match e {
+                switchboard_core::EngineEvent::AttentionChanged {
+                    profile_id,
+                    attention: switchboard_core::Attention::Failed { reason: Some(reason), .. },
+                } if profile_id == &agent.profile.id && reason.contains("used its budget") => Some(()),
+                _ => None,
+            })
+        })
+        .await;
     // It is not put back as it is: it would be over again at once.
     assert!(!task.actions.contains(&switchboard_core::TaskAction::Requeue));
     assert!(task.actions.contains(&switchboard_core::TaskAction::Rerun));
