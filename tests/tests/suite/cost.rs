@@ -328,3 +328,30 @@ async fn a_delegates_tokens_count_to_the_task_it_helps_as_its_team() {
     let helper_row = by_agent.rows.iter().find(|r| r.key == helper.profile.id.to_string()).expect("the helper's row");
     assert_eq!(helper_row.spent.tokens.input, 500);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_past_its_days_budget_ends_its_task_and_waits_until_the_budget_is_raised() {
+    let t = TestEngine::start().await;
+    with_prices(&t).await;
+    let agent = claude_agent(&t, "coder").await;
+    let mut spec = agent.profile.spec.clone();
+    spec.daily_budget = Some(Budget::Tokens(1000));
+    t.engine.update_profile(agent.profile.id.clone(), spec.clone()).await.unwrap();
+    let work = agent.works_on(&t, TaskSpec::new(agent.profile.id.clone(), "Port the parser")).await;
+    let next = t.engine.submit_task(TaskSpec::new(agent.profile.id.clone(), "Then the lexer")).await.unwrap().task.id;
+    append(&work.file, &answer("msg_1", 1200, 10, 0, 0, 1));
+    let over = t.task_until(&work.task, "over its agent's day", |task| task.state == TaskState::OverBudget).await;
+    assert_eq!(over.reason.as_deref(), Some("its agent's day: it used its budget of 1,000 tokens (1,210 tokens used)"));
+    // The next task waits for the agent's next day, saying so.
+    let waiting = t
+        .task_until(&next, "held for the day", |task| {
+            matches!(task.waiting_for, Some(switchboard_core::WaitingFor::DailyBudget { .. }))
+        })
+        .await;
+    assert_eq!(waiting.state, TaskState::Queued);
+    assert!(waiting.waiting_for.unwrap().in_words().contains("its day's budget of 1,000 tokens"));
+    // A larger budget lets it go on now.
+    spec.daily_budget = Some(Budget::Tokens(100_000));
+    t.engine.update_profile(agent.profile.id.clone(), spec).await.unwrap();
+    t.task_until(&next, "taken once the budget is raised", |task| task.state == TaskState::Running).await;
+}

@@ -41,8 +41,11 @@ impl TaskDesk {
         // Its account at its usage limit, or its day's budget used: nothing
         // new is typed until it goes on (the next day is woken for).
         if let Some(held) = limits::queue_held(cx, profile_id) {
-            if let switchboard_api::WaitingFor::DailyBudget { until, .. } = held {
-                self.held_days.insert(profile_id.clone(), until);
+            // Held for its day anew: its queued tasks say so.
+            if let switchboard_api::WaitingFor::DailyBudget { until, .. } = held
+                && self.held_days.insert(profile_id.clone(), until).is_none()
+            {
+                super::report_queued(cx, profile_id);
             }
             emit_queue(cx, self.queue_status(cx, profile_id));
             return;
