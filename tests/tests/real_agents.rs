@@ -1893,7 +1893,12 @@ async fn cost_runs_through(wire: Wire, gate: watch::Sender<bool>, rig: Rig, prof
     assert_eq!(counted.spent.cost_usd.map(|usd| usd.nanos()), Some(micros as i64 * 1000), "{:?}", counted.spent);
     let model = if wire == Wire::Anthropic { "claude-opus-5-5" } else { "gpt-fake" };
     assert_eq!(counted.spent.tokens.by_model.iter().map(|m| m.model.as_str()).collect::<Vec<_>>(), [model]);
-    let report = rig.t.engine.cost_report(0, switchboard_core::CostGrouping::Task).await.unwrap();
+    let report = rig
+        .t
+        .engine
+        .cost_report(switchboard_core::CostSince::Today, switchboard_core::CostGrouping::Task)
+        .await
+        .unwrap();
     let row = report.rows.iter().find(|row| row.key == task.id.to_string()).expect("the task in the report");
     assert_eq!(row.spent.tokens, counted.spent.tokens);
 

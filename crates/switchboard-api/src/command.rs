@@ -135,9 +135,9 @@ macro_rules! engine_commands {
             window reads now get_settings / GetSettings () -> $crate::Settings;
             /// Checks and keeps the app's settings; answers with them as kept (times tidied).
             user acts now set_settings / SetSettings (settings: $crate::Settings) -> $crate::Settings;
-            /// What was spent since `since` (Unix ms), grouped by agent, day or task.
+            /// What was spent since `since`, grouped by agent, day or task.
             window reads now cost_report / CostReport (
-                since: $crate::Millis,
+                since: $crate::CostSince,
                 by: $crate::CostGrouping,
             ) -> $crate::CostReport;
             /// A task's history from the event log, oldest first.

@@ -186,7 +186,9 @@ impl TokenTotals {
 }
 
 /// Where some work stands against its budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
 pub enum BudgetMark {
     Under,
     /// Past 80 %: the user is told, once.
@@ -204,6 +206,28 @@ pub fn budget_mark(used: Option<u64>) -> BudgetMark {
         Some(used) if used >= 10_000 => BudgetMark::Spent,
         Some(used) if used >= BUDGET_NOTICE_PERCENT * 100 => BudgetMark::Near,
         _ => BudgetMark::Under,
+    }
+}
+
+/// How much of its budget some work used, as the engine judges it (every
+/// client shows this, none works it out again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct BudgetUse {
+    /// Whole percent used, rounded down; none for a dollar budget while a
+    /// model the work used has no price.
+    pub used_percent: Option<u32>,
+    pub mark: BudgetMark,
+}
+
+impl BudgetUse {
+    /// `budget` against `tokens` (every token used) and their cost.
+    pub fn of(budget: crate::Budget, tokens: u64, cost: Option<Usd>) -> BudgetUse {
+        let share = budget.used(tokens, cost);
+        BudgetUse {
+            used_percent: share.map(|share| u32::try_from(share / 100).unwrap_or(u32::MAX)),
+            mark: budget_mark(share),
+        }
     }
 }
 
@@ -227,6 +251,33 @@ impl Default for Spent {
     }
 }
 
+impl Spent {
+    /// Both together: tokens summed (and by model), the cost known only
+    /// where both are.
+    pub fn plus(mut self, other: &Spent) -> Spent {
+        let t = &mut self.tokens;
+        t.input += other.tokens.input;
+        t.output += other.tokens.output;
+        t.cache_read += other.tokens.cache_read;
+        t.cache_write += other.tokens.cache_write;
+        for used in &other.tokens.by_model {
+            match t.by_model.iter_mut().find(|mine| mine.model == used.model) {
+                Some(mine) => {
+                    mine.input += used.input;
+                    mine.output += used.output;
+                    mine.cache_read += used.cache_read;
+                    mine.cache_write += used.cache_write;
+                    mine.cost_usd = mine.cost_usd.zip(used.cost_usd).map(|(a, b)| a + b);
+                }
+                None => t.by_model.push(used.clone()),
+            }
+        }
+        self.cost_usd = self.cost_usd.zip(other.cost_usd).map(|(a, b)| a + b);
+        self.list_price |= other.list_price;
+        self
+    }
+}
+
 /// What a task used and cost, as its record carries it: its own, and for a
 /// lead its team's (teammates and sub-agents) apart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -244,6 +295,10 @@ pub struct TaskSpent {
     /// Its costs are what its tokens would cost at list prices: its account
     /// pays by subscription.
     pub list_price: bool,
+    /// How much of its budget it used (its own and its team's together),
+    /// where it has one.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub budget_used: Option<BudgetUse>,
 }
 
 /// Nothing spent costs nothing (not "price unknown").
@@ -255,6 +310,7 @@ impl Default for TaskSpent {
             team_tokens: None,
             team_cost_usd: None,
             list_price: false,
+            budget_used: None,
         }
     }
 }
@@ -306,16 +362,67 @@ pub struct CostRow {
     pub name: String,
     #[serde(flatten)]
     pub spent: Spent,
+    /// An agent's row of a report of today: how much of its day's budget it
+    /// used, where it has one.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub day_budget: Option<BudgetUse>,
+}
+
+/// From when a cost report counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(tag = "from", rename_all = "snake_case")]
+pub enum CostSince {
+    /// Since the day began where the engine runs (its machine's time zone):
+    /// each machine's agents by their own day.
+    Today,
+    /// Since `at` (Unix ms).
+    At { at: crate::Millis },
 }
 
 /// What was spent since `since`, grouped, and in all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct CostReport {
+    /// When it counts from (Unix ms): for today, when the engine's day
+    /// began.
     pub since: crate::Millis,
     pub by: CostGrouping,
     pub rows: Vec<CostRow>,
     pub total: Spent,
+}
+
+impl CostReport {
+    /// Puts the rows in the order a report shows them: days in order, the
+    /// costliest agent or task first (the most tokens where a cost is not
+    /// known).
+    pub fn in_order(mut self) -> CostReport {
+        match self.by {
+            CostGrouping::Day => self.rows.sort_by(|a, b| a.key.cmp(&b.key)),
+            _ => self.rows.sort_by_key(|row| {
+                std::cmp::Reverse((row.spent.cost_usd.unwrap_or(Usd::ZERO), row.spent.tokens.all()))
+            }),
+        }
+        self
+    }
+
+    /// Two machines' reports of one grouping as one: a group both name
+    /// (a day) summed.
+    pub fn joined(mut self, other: CostReport) -> CostReport {
+        for row in other.rows {
+            match self.rows.iter_mut().find(|mine| mine.key == row.key) {
+                Some(mine) => {
+                    mine.spent = std::mem::take(&mut mine.spent).plus(&row.spent);
+                    mine.day_budget = mine.day_budget.or(row.day_budget);
+                }
+                None => self.rows.push(row),
+            }
+        }
+        self.since = self.since.min(other.since);
+        self.total = self.total.plus(&other.total);
+        self.in_order()
+    }
 }
 
 #[cfg(test)]

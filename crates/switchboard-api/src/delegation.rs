@@ -34,6 +34,10 @@ pub struct Delegation {
     /// stuck. (Past its agent's time limit it ends, failed.)
     #[serde(default)]
     pub quiet_since: Option<Millis>,
+    /// What its delegate used and cost (live: summed by the engine; it
+    /// counts to the requester's task as its team's too).
+    #[serde(default)]
+    pub spent: crate::Spent,
 }
 
 /// Where a delegation stands.

@@ -65,6 +65,10 @@ pub struct LoopInfo {
     /// What all its iterations used and cost (live: summed by the engine).
     #[serde(default)]
     pub spent: crate::Spent,
+    /// How much of its budget it used, where it has one.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub budget_used: Option<crate::BudgetUse>,
 }
 
 /// Where a loop stands.

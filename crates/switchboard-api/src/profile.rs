@@ -288,6 +288,7 @@ pub enum ProfileField {
     QuietAlertSecs,
     Isolation,
     Account,
+    DailyBudget,
 }
 
 impl ProfileField {
@@ -306,6 +307,7 @@ impl ProfileField {
             ProfileField::QuietAlertSecs => "quiet_alert_secs",
             ProfileField::Isolation => "isolation",
             ProfileField::Account => "account",
+            ProfileField::DailyBudget => "daily_budget",
         }
     }
 }

@@ -114,8 +114,9 @@ pub enum ClientCommand {
     /// What the agents' work cost: tokens by model and their price, from
     /// the agents' own records, grouped by agent, day or task.
     Cost {
-        /// From then on: a time (2026-11-23T14:00:00Z) or a span back from
-        /// now (7d when left out).
+        /// From then on: a time (2026-11-23T14:00:00Z), a span back from
+        /// now (7d when left out), or `today` (since the engine's machine's
+        /// day began).
         #[arg(long, value_name = "TIME", default_value = "7d")]
         since: String,
         #[arg(long, value_enum, default_value = "agent")]

@@ -4,14 +4,17 @@
 use std::io::Write;
 
 use anyhow::Result;
-use switchboard_api::{CostGrouping, CostReport, TokenTotals, Usd, thousands};
+use switchboard_api::{Budget, BudgetUse, CostGrouping, CostReport, CostSince, TokenTotals, Usd, thousands};
 use switchboard_client::blocking::Client;
 
 use crate::print::{columns, print};
 use crate::{CostBy, Output};
 
 pub(crate) fn run(client: &Client, since: &str, by: CostBy, output: Output, out: &mut impl Write) -> Result<()> {
-    let since = crate::events::parse_since(since)?;
+    let since = match since.trim() {
+        "today" => CostSince::Today,
+        since => CostSince::At { at: crate::events::parse_since(since)? },
+    };
     let by = match by {
         CostBy::Agent => CostGrouping::Agent,
         CostBy::Day => CostGrouping::Day,
@@ -39,6 +42,16 @@ pub fn spent_line(tokens: &TokenTotals, cost: Option<Usd>, list_price: bool) -> 
     )
 }
 
+/// "1,000 tokens · 42 % used", as the engine judged the share; a dollar
+/// budget whose cost is not known says so.
+pub fn budget_line(budget: Budget, used: Option<BudgetUse>) -> String {
+    match used.map(|used| used.used_percent) {
+        Some(Some(percent)) => format!("{} · {percent} % used", budget.in_words()),
+        Some(None) => format!("{} · share used not known: a model it used has no price", budget.in_words()),
+        None => budget.in_words(),
+    }
+}
+
 fn describe(report: &CostReport) -> String {
     if report.rows.is_empty() {
         return "nothing was spent in that time".to_owned();
@@ -46,7 +59,13 @@ fn describe(report: &CostReport) -> String {
     let mut rows: Vec<Vec<String>> = report
         .rows
         .iter()
-        .map(|row| vec![row.name.clone(), spent_line(&row.spent.tokens, row.spent.cost_usd, row.spent.list_price)])
+        .map(|row| {
+            let mut line = spent_line(&row.spent.tokens, row.spent.cost_usd, row.spent.list_price);
+            if let Some(used) = row.day_budget.and_then(|used| used.used_percent) {
+                line.push_str(&format!(" · {used} % of its day's budget"));
+            }
+            vec![row.name.clone(), line]
+        })
         .collect();
     rows.push(vec![
         "in all".to_owned(),

@@ -84,10 +84,15 @@ pub struct LoopView {
     pub created_at: i64,
     /// What the whole loop may use, if it has a budget.
     pub budget: Option<switchboard_api::Budget>,
+    /// How much of its budget it used, as the engine judged it.
+    pub budget_used: Option<switchboard_api::BudgetUse>,
     /// What all its iterations used (`input`, `output`, `cache_read`,
     /// `cache_write`, `by_model`) and cost (null when a price is unknown).
     pub tokens: switchboard_api::TokenTotals,
     pub cost_usd: Option<switchboard_api::Usd>,
+    /// Its costs are what its tokens would cost at list prices: its
+    /// account pays by subscription.
+    pub list_price: bool,
     /// Every iteration, oldest first, interrupted ones included.
     pub history: Vec<IterationView>,
 }
@@ -124,8 +129,10 @@ impl LoopView {
             iteration_time_limit_secs: info.settings.iteration_time_limit_secs,
             created_at: info.created_at,
             budget: info.settings.budget,
+            budget_used: info.budget_used,
             tokens: info.spent.tokens.clone(),
             cost_usd: info.spent.cost_usd,
+            list_price: info.spent.list_price,
             history: info.iterations.iter().map(IterationView::new).collect(),
         }
     }
@@ -181,16 +188,18 @@ pub fn describe_loop(view: &LoopView) -> String {
         text.push_str(&format!("why it ended: {}\n", one_line(reason)));
     }
     if let Some(budget) = view.budget {
-        text.push_str(&format!("budget: {}\n", budget.in_words()));
+        text.push_str(&format!("budget: {}\n", crate::cost::budget_line(budget, view.budget_used)));
     }
-    text.push_str(&format!("used: {}\n", crate::cost::spent_line(&view.tokens, view.cost_usd, false)));
+    text.push_str(&format!("used: {}\n", crate::cost::spent_line(&view.tokens, view.cost_usd, view.list_price)));
     text.push_str(&format!("goal:\n{}\n", indent(&view.goal)));
     for iteration in &view.history {
         let said = match (&iteration.verdict, &iteration.stop_reason) {
             (Some(verdict), Some(reason)) => format!("{verdict} · {}", first_line(reason, 60)),
             _ => String::new(),
         };
-        let line = format!("  #{:<3} {:<15} {said}", iteration.number, words(&iteration.outcome));
+        let used = iteration.tokens.all();
+        let used = if used > 0 { format!(" · {} tokens", switchboard_api::thousands(used)) } else { String::new() };
+        let line = format!("  #{:<3} {:<15} {said}{used}", iteration.number, words(&iteration.outcome));
         text.push_str(line.trim_end());
         text.push('\n');
     }

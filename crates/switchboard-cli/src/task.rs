@@ -92,7 +92,7 @@ pub fn describe_task(task: &TaskRecord) -> String {
         indent(&task.spec.instruction)
     );
     if let Some(budget) = task.spec.budget {
-        text.push_str(&format!("budget: {}\n", budget.in_words()));
+        text.push_str(&format!("budget: {}\n", crate::cost::budget_line(budget, task.spent.budget_used)));
     }
     if let Some(reason) = task.reason.as_deref() {
         text.push_str(&format!("reason: {}\n", one_line(reason)));

@@ -147,6 +147,8 @@ pub struct EngineConfig {
     pub web_machines: Option<crate::beyond::Machines>,
     /// How wrong pairing codes slow every attempt after them.
     pub pairing_slowing: PairingSlowing,
+    /// The wall clock days are judged by (the machine's; a test's own).
+    pub clock: crate::clock::Clock,
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -192,6 +194,7 @@ impl EngineConfig {
             web_assets: None,
             web_machines: None,
             pairing_slowing: PairingSlowing::default(),
+            clock: crate::clock::Clock::system(),
         }
     }
 

@@ -11,6 +11,7 @@ pub mod attention;
 pub mod beyond;
 #[cfg(test)]
 mod bindings;
+pub mod clock;
 pub mod config;
 pub mod connect;
 pub mod demo;
@@ -50,8 +51,8 @@ pub use api::{
     TaskResult, TaskSpec, TaskState, TeamInfo, ToolAnswer, ToolCall, Viewing,
 };
 pub use api::{
-    Budget, CostGrouping, CostReport, CostRow, LongPrompt, ModelPrice, ModelTokens, PriceTable, Rates, Spent,
-    TaskSpent, TokenTotals, Usd,
+    Budget, BudgetMark, BudgetUse, CostGrouping, CostReport, CostRow, CostSince, LongPrompt, ModelPrice, ModelTokens,
+    PriceTable, Rates, Spent, TaskSpent, TokenTotals, Usd,
 };
 pub use api::{
     CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome,

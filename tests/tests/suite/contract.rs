@@ -680,7 +680,7 @@ async fn the_window_contract_of_settings_is_recorded() {
     r.step(with(json!({"prices": table(vec![price])}))).await;
     // What was spent: nothing yet, by each grouping.
     for by in ["agent", "day", "task"] {
-        r.step(json!({"type": "cost_report", "since": 0, "by": by})).await;
+        r.step(json!({"type": "cost_report", "since": {"from": "at", "at": 0}, "by": by})).await;
     }
     r.keep(&format!("{SCENARIOS_DIR}/settings.json"));
 }

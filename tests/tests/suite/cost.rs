@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use support::TestEngine;
 use switchboard_core::{
-    Budget, CostGrouping, LogKind, ModelPrice, PriceTable, Profile, Rates, SessionId, Settings, TaskId, TaskRecord,
-    TaskSpec, TaskState, Usd,
+    Budget, CostGrouping, CostSince, LogKind, ModelPrice, PriceTable, Profile, Rates, SessionId, Settings, TaskId,
+    TaskRecord, TaskSpec, TaskState, Usd,
 };
 
 fn usd(dollars: f64) -> Usd {
@@ -66,6 +66,12 @@ impl Agent {
     /// file), and waits until the task is typed.
     async fn works_on(&self, t: &TestEngine, spec: TaskSpec) -> Work {
         let task = t.engine.submit_task(spec).await.unwrap().task.id;
+        self.names_its_file(t, task).await
+    }
+
+    /// The agent at work on `task` names its file; waits until the task is
+    /// typed.
+    async fn names_its_file(&self, t: &TestEngine, task: TaskId) -> Work {
         let session = t.session_of_task(&task).await;
         let file = self.home.join(format!("projects/w/{session}.jsonl"));
         hook(
@@ -181,13 +187,13 @@ async fn a_tasks_tokens_and_cost_come_from_its_agents_own_file_each_answer_once(
 
     // The report: by agent, by task, by day, and in all.
     for by in [CostGrouping::Agent, CostGrouping::Task, CostGrouping::Day] {
-        let report = t.engine.cost_report(0, by).await.unwrap();
+        let report = t.engine.cost_report(CostSince::At { at: 0 }, by).await.unwrap();
         assert_eq!(report.total.tokens.input, 1111, "{by:?}");
         assert_eq!(report.rows.iter().map(|r| r.spent.tokens.input).sum::<u64>(), 1111, "{by:?}");
     }
-    let by_agent = t.engine.cost_report(0, CostGrouping::Agent).await.unwrap();
+    let by_agent = t.engine.cost_report(CostSince::At { at: 0 }, CostGrouping::Agent).await.unwrap();
     assert_eq!(by_agent.rows[0].name, "coder");
-    let by_task = t.engine.cost_report(0, CostGrouping::Task).await.unwrap();
+    let by_task = t.engine.cost_report(CostSince::At { at: 0 }, CostGrouping::Task).await.unwrap();
     assert_eq!(by_task.rows[0].name, "Port the parser");
 
     // New prices apply to what was counted.
@@ -220,6 +226,9 @@ async fn a_budget_is_told_at_80_percent_and_ends_the_task_over_budget_when_used_
         .await;
     let task = t.task_until(&work.task, "still at work", |task| tokens_of(task).0 == 800).await;
     assert_eq!(task.state, TaskState::Running);
+    // Every client shows the share the engine judged.
+    let near = switchboard_core::BudgetUse { used_percent: Some(85), mark: switchboard_core::BudgetMark::Near };
+    assert_eq!(task.spent.budget_used, Some(near));
     append(&work.file, &answer("msg_2", 200, 10, 0, 0, 1));
     let task = t.task_until(&work.task, "over budget", |task| task.state == TaskState::OverBudget).await;
     assert_eq!(task.reason.as_deref(), Some("it used its budget of 1,000 tokens (1,060 tokens used)"));
@@ -245,6 +254,17 @@ async fn a_budget_is_told_at_80_percent_and_ends_the_task_over_budget_when_used_
     let other = claude_agent(&t, "fresh").await;
     let dollars = TaskSpec { budget: Some(Budget::Usd(usd(2.5))), ..TaskSpec::new(other.profile.id.clone(), "x") };
     let refused = t.engine.submit_task(dollars).await.unwrap_err();
+    assert!(refused.to_string().contains("does not know yet which model fresh uses"), "{refused}");
+    // So does a day's budget in dollars, and a loop's.
+    let mut spec = other.profile.spec.clone();
+    spec.daily_budget = Some(Budget::Usd(usd(5.0)));
+    let refused = t.engine.update_profile(other.profile.id.clone(), spec).await.unwrap_err();
+    assert!(refused.to_string().contains("does not know yet which model fresh uses"), "{refused}");
+    let settings = switchboard_core::loops::LoopSettings {
+        budget: Some(Budget::Usd(usd(1.0))),
+        ..switchboard_core::loops::LoopSettings::new("Make the tests pass")
+    };
+    let refused = t.engine.start_loop(other.profile.id.clone(), settings).await.unwrap_err();
     assert!(refused.to_string().contains("does not know yet which model fresh uses"), "{refused}");
     // The first agent's model is known from its answers, and priced.
     let dollars = TaskSpec { budget: Some(Budget::Usd(usd(2.5))), ..TaskSpec::new(agent.profile.id.clone(), "y") };
@@ -323,8 +343,26 @@ async fn a_delegates_tokens_count_to_the_task_it_helps_as_its_team() {
         })
         .await;
     assert_eq!(tokens_of(&task), (100, 10, 0, 0), "its own stays its own");
+    // The delegation's record says what its helper used, told as it counts.
+    let told = t
+        .events
+        .wait_for("the delegation told with what it used", |events| {
+            events.iter().rev().find_map(|e| match e {
+                switchboard_core::EngineEvent::DelegationChanged { delegation }
+                    if delegation.delegate_session == delegate && delegation.spent.tokens.input > 0 =>
+                {
+                    Some(delegation.spent.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    assert_eq!((told.tokens.input, told.tokens.output), (500, 50));
+    let listed = t.engine.list_delegations().await.unwrap().pop().unwrap();
+    assert_eq!(listed.spent, told);
+    assert_eq!(listed.spent.cost_usd, Some(usd(0.001)), "500 in at $1 and 50 out at $10 a million");
     // The helper's day counts it too.
-    let by_agent = t.engine.cost_report(0, CostGrouping::Agent).await.unwrap();
+    let by_agent = t.engine.cost_report(CostSince::At { at: 0 }, CostGrouping::Agent).await.unwrap();
     let helper_row = by_agent.rows.iter().find(|r| r.key == helper.profile.id.to_string()).expect("the helper's row");
     assert_eq!(helper_row.spent.tokens.input, 500);
 }
@@ -354,4 +392,169 @@ async fn an_agent_past_its_days_budget_ends_its_task_and_waits_until_the_budget_
     spec.daily_budget = Some(Budget::Tokens(100_000));
     t.engine.update_profile(agent.profile.id.clone(), spec).await.unwrap();
     t.task_until(&next, "taken once the budget is raised", |task| task.state == TaskState::Running).await;
+}
+
+/// Waits until the loop's `n`th iteration has its task.
+async fn iteration_task(t: &TestEngine, id: &switchboard_core::LoopId, n: usize) -> TaskId {
+    t.events
+        .wait_for("the iteration's task", |events| {
+            events.iter().rev().find_map(|e| match e {
+                switchboard_core::EngineEvent::LoopChanged { info } if &info.id == id && info.iterations.len() == n => {
+                    info.iterations[n - 1].task_id.clone()
+                }
+                _ => None,
+            })
+        })
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loops_budget_counts_every_iteration_and_ends_the_iteration_and_the_loop_when_used_up() {
+    let t = TestEngine::start().await;
+    with_prices(&t).await;
+    let agent = claude_agent(&t, "looper").await;
+    let settings = switchboard_core::loops::LoopSettings {
+        budget: Some(Budget::Tokens(1000)),
+        ..switchboard_core::loops::LoopSettings::new("Make the tests pass")
+    };
+    let started = t.engine.start_loop(agent.profile.id.clone(), settings).await.unwrap();
+    // The first iteration uses 600 tokens and ends its turn: the loop goes on.
+    let first = agent.names_its_file(&t, iteration_task(&t, &started.id, 1).await).await;
+    append(&first.file, &answer("msg_1", 550, 50, 0, 0, 2));
+    t.task_until(&first.task, "counted", |task| tokens_of(task).0 == 550).await;
+    hook(
+        &t,
+        &first.session,
+        serde_json::json!({"hook_event_name": "Stop", "session_id": first.session.to_string(),
+            "last_assistant_message": "Two tests still fail."}),
+    )
+    .await;
+    // The second uses 500 more: the loop's 1,000 are used up while it works.
+    let second = agent.names_its_file(&t, iteration_task(&t, &started.id, 2).await).await;
+    assert_ne!(second.session, first.session, "each iteration a fresh session");
+    append(&second.file, &answer("msg_2", 450, 50, 0, 0, 1));
+    let over = t.task_until(&second.task, "over its loop's budget", |task| task.state == TaskState::OverBudget).await;
+    assert_eq!(over.reason.as_deref(), Some("its loop: it used its budget of 1,000 tokens (1,100 tokens used)"));
+    let ended = t
+        .events
+        .wait_for("the loop to end", |events| {
+            events.iter().rev().find_map(|e| match e {
+                switchboard_core::EngineEvent::LoopChanged { info } if info.id == started.id && !info.is_active() => {
+                    Some(info.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    let switchboard_core::LoopState::OverBudget { budget, .. } = &ended.state else { panic!("{:#?}", ended.state) };
+    assert_eq!(budget, "1,000 tokens");
+    // Each iteration's use and the loop's in all, priced, and its budget's share.
+    let shown = t.engine.get_loop(started.id.clone()).await.unwrap();
+    let each: Vec<u64> = shown.iterations.iter().map(|i| i.spent.tokens.all()).collect();
+    assert_eq!(each, [600, 500]);
+    assert_eq!(shown.spent.tokens.all(), 1100);
+    // 1,000 in at $1 and 100 out at $10 a million.
+    assert_eq!(shown.spent.cost_usd, Some(usd(0.002)));
+    assert_eq!(
+        shown.budget_used,
+        Some(switchboard_core::BudgetUse { used_percent: Some(110), mark: switchboard_core::BudgetMark::Spent })
+    );
+    assert_eq!(shown.iterations.len(), 2, "no iteration after the budget was used up");
+
+    // The command line says the same, in words and in JSON.
+    let id = started.id.to_string();
+    let (code, out, err) = support::cli_async(&t, &["loop", "show", &id]).await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    assert!(out.contains("budget: 1,000 tokens · 110 % used\n"), "{out}");
+    assert!(out.contains("used: 1,100 tokens (1,000 in, 100 out, 0 cached) · $0.0020\n"), "{out}");
+    assert!(out.contains("#1   ended           continue · Two tests still fail. · 600 tokens"), "{out}");
+    let (_, out, _) = support::cli_async(&t, &["loop", "show", &id, "--json"]).await;
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["budget_used"], serde_json::json!({"used_percent": 110, "mark": "spent"}));
+    assert_eq!(json["tokens"]["input"], 1000);
+    let each: Vec<&serde_json::Value> =
+        json["history"].as_array().unwrap().iter().map(|i| &i["tokens"]["output"]).collect();
+    assert_eq!(each, [50, 50]);
+    let (_, out, _) = support::cli_async(&t, &["cost", "--since", "today", "--by", "task"]).await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("Make the tests pass") && lines[0].contains("600 tokens"), "{out}");
+    assert!(
+        lines[2].starts_with("in all") && lines[2].contains("1,100 tokens (1,000 in, 100 out, 0 cached) · $0.0020"),
+        "{out}"
+    );
+    let (_, out, _) = support::cli_async(&t, &["cost", "--since", "1h", "--by", "agent", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["rows"][0]["name"], "looper");
+    assert_eq!(json["rows"][0]["tokens"]["input"], 1000);
+    assert_eq!(json["rows"][0]["cost_usd"], 0.002);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_held_for_its_days_budget_takes_work_again_when_its_next_day_begins() {
+    let data = tempfile::tempdir().unwrap();
+    let clock = switchboard_core::clock::Clock::set_at(jiff::Timestamp::now().as_millisecond());
+    let t = TestEngine::start_in(data.path(), |config| config.clock = clock.clone()).await;
+    with_prices(&t).await;
+    let agent = claude_agent(&t, "coder").await;
+    let mut spec = agent.profile.spec.clone();
+    spec.daily_budget = Some(Budget::Tokens(1000));
+    t.engine.update_profile(agent.profile.id.clone(), spec).await.unwrap();
+    let today = t.engine.cost_report(CostSince::Today, CostGrouping::Agent).await.unwrap();
+    let row =
+        today.rows.iter().find(|r| r.key == agent.profile.id.to_string()).expect("its row, though it spent nothing");
+    assert_eq!(row.day_budget.and_then(|b| b.used_percent), Some(0));
+
+    let work = agent.works_on(&t, TaskSpec::new(agent.profile.id.clone(), "Port the parser")).await;
+    let next = t.engine.submit_task(TaskSpec::new(agent.profile.id.clone(), "Then the lexer")).await.unwrap().task.id;
+    append(&work.file, &answer("msg_1", 1200, 10, 0, 0, 1));
+    t.task_until(&work.task, "over its agent's day", |task| task.state == TaskState::OverBudget).await;
+    let waiting = t
+        .task_until(&next, "held for the day", |task| {
+            matches!(task.waiting_for, Some(switchboard_core::WaitingFor::DailyBudget { .. }))
+        })
+        .await;
+    let Some(switchboard_core::WaitingFor::DailyBudget { until, .. }) = waiting.waiting_for else { unreachable!() };
+    assert_eq!(until, switchboard_core::tasks::budget::next_day_start(clock.now()));
+    // Today's report says the day's budget is used up, as the engine judged it.
+    let today = t.engine.cost_report(CostSince::Today, CostGrouping::Agent).await.unwrap();
+    let row = today.rows.iter().find(|r| r.key == agent.profile.id.to_string()).unwrap();
+    assert_eq!(
+        row.day_budget,
+        Some(switchboard_core::BudgetUse { used_percent: Some(121), mark: switchboard_core::BudgetMark::Spent })
+    );
+    // At its next day's start it goes on.
+    clock.set(until);
+    t.task_until(&next, "taken when its next day began", |task| task.state == TaskState::Running).await;
+    let today = t.engine.cost_report(CostSince::Today, CostGrouping::Agent).await.unwrap();
+    let row = today.rows.iter().find(|r| r.key == agent.profile.id.to_string()).unwrap();
+    assert_eq!(row.day_budget.and_then(|b| b.used_percent), Some(0), "a new day, none of it used");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_whose_status_line_tells_plan_windows_pays_by_subscription_so_its_costs_are_list_prices() {
+    let t = TestEngine::start().await;
+    with_prices(&t).await;
+    let agent = claude_agent(&t, "coder").await;
+    let work = agent.works_on(&t, TaskSpec::new(agent.profile.id.clone(), "Port the parser")).await;
+    // Before any plan window is told: an account that pays by the token.
+    append(&work.file, &answer("msg_1", 1000, 0, 0, 0, 1));
+    let task = t.task_until(&work.task, "counted", |task| tokens_of(task).0 == 1000).await;
+    assert!(!task.spent.list_price);
+    // Claude Code's status line tells plan windows only to a subscription.
+    let windows = serde_json::json!({"hook_event_name": switchboard_api::protocol::limit::STATUS_LINE_EVENT,
+        "session_id": work.session.to_string(),
+        "rate_limits": {"five_hour": {"used_percentage": 12, "resets_at": 1_900_000_000}}});
+    hook(&t, &work.session, windows).await;
+    t.events
+        .wait_for("the plan's windows told", |events| {
+            events.iter().any(|e| matches!(e, switchboard_core::EngineEvent::UsageChanged { .. })).then_some(())
+        })
+        .await;
+    append(&work.file, &answer("msg_2", 2000, 0, 0, 0, 1));
+    let task = t.task_until(&work.task, "counted at list prices", |task| tokens_of(task).0 == 3000).await;
+    assert!(task.spent.list_price, "what it cost is the list-price equivalent of a subscription's tokens");
+    assert_eq!(task.spent.cost_usd, Some(usd(0.003)));
+    let (_, out, _) = support::cli_async(&t, &["task", "show", &work.task.to_string()]).await;
+    assert!(out.contains("· $0.0030 at list prices (paid by subscription)"), "{out}");
 }

@@ -1,8 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
+import type { CostSince } from '../lib/bindings';
 import { FakeBackend } from '../lib/fakeBackend';
 import { callsOf, renderApp } from '../test/render';
-import { startOfDay } from '../lib/cost';
 
 /** Selects an agent in the sidebar (its name), which shows the agent view. */
 async function openAgent(name: string) {
@@ -133,20 +133,19 @@ describe("what an agent spent", () => {
   it('says what it spent today and in the last 7 days, from the reports by agent, and its day’s budget used', async () => {
     const backend = new FakeBackend();
     const ann = backend.seedProfile({ name: 'ann', daily_budget: { usd: 2 } });
-    const today = startOfDay(Date.now());
-    // The engine's reports by agent: the last week's (since before today), and today's.
+    // The engine's reports by agent: the last week's (since a time), and today's (the engine's day).
     backend.setCostReport({
       by: 'agent',
       rows: [{ key: ann.id, name: 'ann', tokens: tokens(90_000), cost_usd: 3.2, list_price: true }],
-      covers: (since) => since < today,
+      covers: (since) => since.from === 'at',
     });
     backend.setCostReport({
       by: 'agent',
       rows: [
         { key: 'someone-else', name: 'bob', tokens: tokens(7), cost_usd: 9, list_price: false },
-        { key: ann.id, name: 'ann', tokens: tokens(12_340), cost_usd: 0.5, list_price: true },
+        { key: ann.id, name: 'ann', tokens: tokens(12_340), cost_usd: 0.5, list_price: true, day_budget: { used_percent: 25, mark: 'under' } },
       ],
-      covers: (since) => since >= today,
+      covers: (since) => since.from === 'today',
     });
     await renderApp(backend);
     await openAgent('ann');
@@ -156,7 +155,9 @@ describe("what an agent spent", () => {
     expect(screen.getByTestId('agent-daily-budget-used').textContent).toBe('25 % of $2.00 used');
     const asked = callsOf(backend, 'cost_report');
     expect(asked.map((call) => call.by)).toEqual(['agent', 'agent']);
-    expect(asked.map((call) => call.since)).toContain(today);
+    expect(asked.map((call) => call.since)).toContainEqual({ from: 'today' });
+    const week = asked.map((call) => call.since as CostSince).find((since) => since.from === 'at');
+    expect(week?.from === 'at' && Date.now() - week.at).toBeGreaterThanOrEqual(7 * 24 * 3_600_000);
   });
 
   it('says "nothing yet" for an agent the reports do not name', async () => {
@@ -205,5 +206,26 @@ describe("an agent's day's budget", () => {
     expect((await screen.findByTestId('error-daily_budget')).textContent).toBe('Give a whole number of tokens, such as 50000.');
     expect(screen.getByTestId('form-problems').textContent).toBe('Fix the marked field.');
     expect(callsOf(backend, 'update_profile')).toEqual([]);
+  });
+
+  it("shows the engine's refusal of a dollar budget it cannot price under its field", async () => {
+    const backend = new FakeBackend();
+    backend.seedProfile({ name: 'alpha' });
+    const why = 'Switchboard does not know yet which model alpha uses, so it cannot price its work: give a budget in tokens, or run one task first.';
+    backend.failNext('update_profile', {
+      code: 'invalid_profile',
+      message: 'the agent has problems',
+      field: null,
+      problems: [{ field: 'daily_budget', message: why }],
+    });
+    await renderApp(backend);
+    await openAgent('alpha');
+    await fireEvent.click(screen.getByTestId('edit-profile'));
+    await fireEvent.input(input('agent-daily-budget'), { target: { value: '5' } });
+    await fireEvent.change(screen.getByTestId('agent-daily-budget-unit'), { target: { value: 'usd' } });
+    await fireEvent.click(screen.getByTestId('agent-submit'));
+    expect((await screen.findByTestId('error-daily_budget')).textContent).toBe(why);
+    expect(document.activeElement?.getAttribute('name')).toBe('daily_budget');
+    expect(screen.getByTestId('agent-form')).toBeTruthy();
   });
 });

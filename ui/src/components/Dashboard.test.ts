@@ -6,7 +6,6 @@ import { clarification } from '../test/signals';
 import { callsOf, renderApp } from '../test/render';
 import { failed as failedAttention, idle, needsYou, quiet as quietAttention, stopped, tellOverview, working } from '../test/attention';
 import { overviewAgent } from '../test/overview';
-import { startOfDay } from '../lib/cost';
 
 /** Three agents: one waiting for the user's answer at a task, one idle with output, one stopped. */
 async function dashboard() {
@@ -254,14 +253,13 @@ describe("the dashboard's spend today", () => {
       overviewAgent('ann', { profile_id: ann.id, session_id: null, status: null, since: null, running: false, attention: stopped() }),
       overviewAgent('bob', { profile_id: bob.id, session_id: null, status: null, since: null, running: false, attention: stopped() }),
     ]);
-    const today = startOfDay(Date.now());
     backend.setCostReport({
       by: 'agent',
       rows: [
         { key: ann.id, name: 'ann', tokens: tokens(12_340), cost_usd: 0.42, list_price: false },
         { key: bob.id, name: 'bob', tokens: tokens(80_000), cost_usd: 1.5, list_price: false },
       ],
-      covers: (since) => since >= today,
+      covers: (since) => since.from === 'today',
     });
     await renderApp(backend);
     await fireEvent.click(screen.getByTestId('open-dashboard'));
@@ -270,7 +268,7 @@ describe("the dashboard's spend today", () => {
     await waitFor(() => expect(within(spend).getByTestId('dashboard-spend-total').textContent).toBe('92,340 tokens · $1.92'));
     expect(within(spend).getAllByTestId('dashboard-spend-agent').map((row) => row.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['bob $1.50', 'ann $0.42']);
     const [asked] = callsOf(backend, 'cost_report');
-    expect(asked).toEqual({ since: today, by: 'agent' });
+    expect(asked).toEqual({ since: { from: 'today' }, by: 'agent' });
   });
 
   it('says nothing was spent yet today', async () => {

@@ -286,6 +286,7 @@ describe("what a loop spent, and its budget", () => {
       iteration_count: 2,
       iterations_run: 2,
       spent: spent(52_000, 5.2),
+      budget_used: { used_percent: 104, mark: 'spent' },
     };
     backend.seedLoop(info);
     await renderApp(backend);

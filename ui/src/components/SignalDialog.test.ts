@@ -278,6 +278,15 @@ describe('delegation', () => {
     backend.delegateQuiet(info.delegate_session!, Date.now());
     await tick();
     expect(screen.getByTestId('delegation-note').getAttribute('data-quiet')).toBe('true');
+    // What it used, as the engine counts it (to the requester's task as its team's too).
+    expect(screen.queryByTestId('delegation-spent')).toBeNull();
+    backend.setDelegationSpent(info.delegate_session!, {
+      tokens: { input: 500, output: 50, cache_read: 0, cache_write: 0, by_model: [] },
+      cost_usd: 0.001,
+      list_price: false,
+    });
+    await tick();
+    expect(screen.getByTestId('delegation-spent').textContent).toBe('Used 550 tokens · $0.0010');
     expect(screen.getByTestId('delegation-note').textContent).toContain('it may be stuck (it ends, failed, at its time limit)');
     backend.delegateReported(info.delegate_session!, 'success');
     await tick();

@@ -504,7 +504,14 @@ describe('what a task cost', () => {
     expect(within(detail).queryByTestId('task-cost-detail')).toBeNull();
 
     const haiku = { model: 'claude-haiku-5-5', input: 4_000, output: 600, cache_read: 0, cache_write: 0, cost_usd: 0.19 };
-    backend.setTaskSpent(task.id, { tokens: tokens([opus]), cost_usd: 0.31, team_tokens: tokens([haiku]), team_cost_usd: 0.19, list_price: true });
+    backend.setTaskSpent(task.id, {
+      tokens: tokens([opus]),
+      cost_usd: 0.31,
+      team_tokens: tokens([haiku]),
+      team_cost_usd: 0.19,
+      list_price: true,
+      budget_used: { used_percent: 25, mark: 'under' },
+    });
 
     await waitFor(() => expect(within(detail).getByTestId('task-cost-total').textContent).toBe('$0.50 at list prices (subscription)'));
     expect(within(detail).getByTestId('task-cost-own').textContent).toBe('51,600 tokens · $0.31 at list prices');
@@ -529,6 +536,7 @@ describe('what a task cost', () => {
       budget: { tokens: 50_000 },
       tokens: tokens([opus]),
       cost_usd: 0.31,
+      budget_used: { used_percent: 103, mark: 'spent' },
       reason: 'it used its budget of 50,000 tokens (51,600 tokens used)',
     });
     backend.seedTask({ ...seeded, result: sampleResult(seeded.id, { fallback: true }) });

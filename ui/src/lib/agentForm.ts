@@ -77,6 +77,7 @@ export const FIELD_ORDER: readonly ProfileField[] = [
   'task_time_limit_secs',
   'ready_quiet_ms',
   'quiet_alert_secs',
+  'daily_budget',
   'ready_pattern',
 ];
 

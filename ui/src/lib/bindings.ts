@@ -161,7 +161,7 @@ switchboard_tools: boolean,
  */
 daily_budget?: Budget | null, };
 
-export type ProfileField = "name" | "command" | "args" | "env" | "cwd" | "kind" | "ready_pattern" | "ready_quiet_ms" | "task_time_limit_secs" | "quiet_alert_secs" | "isolation" | "account";
+export type ProfileField = "name" | "command" | "args" | "env" | "cwd" | "kind" | "ready_pattern" | "ready_quiet_ms" | "task_time_limit_secs" | "quiet_alert_secs" | "isolation" | "account" | "daily_budget";
 
 export type ProfileProblem = { field: ProfileField, message: string, };
 
@@ -451,7 +451,12 @@ team_tokens?: TokenTotals | null, team_cost_usd?: Usd | null,
  * Its costs are what its tokens would cost at list prices: its account
  * pays by subscription.
  */
-list_price: boolean, };
+list_price: boolean, 
+/**
+ * How much of its budget it used (its own and its team's together),
+ * where it has one.
+ */
+budget_used?: BudgetUse | null, };
 
 export type QueueStatus = { profile_id: ProfileId, paused: boolean, 
 /**
@@ -674,7 +679,11 @@ iterations_run: number,
 /**
  * What all its iterations used and cost (live: summed by the engine).
  */
-spent: Spent, };
+spent: Spent, 
+/**
+ * How much of its budget it used, where it has one.
+ */
+budget_used?: BudgetUse | null, };
 
 export type LoopFiles = { 
 /**
@@ -726,7 +735,12 @@ keep: boolean, started_at: number, state: DelegationState,
  * that is longer than its agent's quiet alert, while it works: it may be
  * stuck. (Past its agent's time limit it ends, failed.)
  */
-quiet_since: number | null, };
+quiet_since: number | null, 
+/**
+ * What its delegate used and cost (live: summed by the engine; it
+ * counts to the requester's task as its team's too).
+ */
+spent: Spent, };
 
 export type AgentStatus = "waiting" | "working" | "attention" | "done" | "exited";
 
@@ -942,9 +956,25 @@ team_tokens?: TokenTotals | null, team_cost_usd?: Usd | null,
  * Its costs are what its tokens would cost at list prices: its account
  * pays by subscription.
  */
-list_price: boolean, };
+list_price: boolean, 
+/**
+ * How much of its budget it used (its own and its team's together),
+ * where it has one.
+ */
+budget_used?: BudgetUse | null, };
+
+export type BudgetMark = "under" | "near" | "spent";
+
+export type BudgetUse = { 
+/**
+ * Whole percent used, rounded down; none for a dollar budget while a
+ * model the work used has no price.
+ */
+used_percent: number | null, mark: BudgetMark, };
 
 export type CostGrouping = "agent" | "day" | "task";
+
+export type CostSince = { "from": "today" } | { "from": "at", at: number, };
 
 export type CostRow = { 
 /**
@@ -955,7 +985,12 @@ key: string,
  * What a person calls it: the agent's name, the day, the task's title
  * (work done outside any task: "outside tasks").
  */
-name: string, tokens: TokenTotals, 
+name: string, 
+/**
+ * An agent's row of a report of today: how much of its day's budget it
+ * used, where it has one.
+ */
+day_budget?: BudgetUse | null, tokens: TokenTotals, 
 /**
  * None when a model it used has no price.
  */
@@ -966,7 +1001,12 @@ cost_usd: Usd | null,
  */
 list_price: boolean, };
 
-export type CostReport = { since: number, by: CostGrouping, rows: Array<CostRow>, total: Spent, };
+export type CostReport = { 
+/**
+ * When it counts from (Unix ms): for today, when the engine's day
+ * began.
+ */
+since: number, by: CostGrouping, rows: Array<CostRow>, total: Spent, };
 
 export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 
@@ -977,7 +1017,7 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "cost_report", since: number, by: CostGrouping, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "session_tool", session_id: SessionId, secret: string, call: ToolCall, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "web_status", } | { "type": "set_web", settings: WebSettings, } | { "type": "pair_device", read_only: boolean, name: string | null, } | { "type": "list_devices", } | { "type": "this_device", } | { "type": "revoke_device", device_id: string, } | { "type": "resolve_worktree", worktree: string, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "cost_report", since: CostSince, by: CostGrouping, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "session_tool", session_id: SessionId, secret: string, call: ToolCall, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "web_status", } | { "type": "set_web", settings: WebSettings, } | { "type": "pair_device", read_only: boolean, name: string | null, } | { "type": "list_devices", } | { "type": "this_device", } | { "type": "revoke_device", device_id: string, } | { "type": "resolve_worktree", worktree: string, };
 
 export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome } | { "type": "web", "value": WebStatus } | { "type": "pairing", "value": PairingCode } | { "type": "devices", "value": Array<Device> } | { "type": "device", "value": Device | null } | { "type": "tool", "value": ToolAnswer } | { "type": "cost", "value": CostReport };
 
@@ -1693,8 +1733,8 @@ export interface EngineCommands {
   getSettings(): Promise<Settings>;
   /** Checks and keeps the app's settings; answers with them as kept (times tidied). */
   setSettings(settings: Settings): Promise<Settings>;
-  /** What was spent since `since` (Unix ms), grouped by agent, day or task. */
-  costReport(since: number, by: CostGrouping): Promise<CostReport>;
+  /** What was spent since `since`, grouped by agent, day or task. */
+  costReport(since: CostSince, by: CostGrouping): Promise<CostReport>;
   /** A task's history from the event log, oldest first. */
   taskTimeline(taskId: TaskId): Promise<Array<LogEntry>>;
   /** Pending signals and the most recent handled ones. */

@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { Budget, CostRow, Spent, TokenTotals } from './bindings';
+import type { Budget, BudgetUse, CostRow, Spent, TokenTotals } from './bindings';
 import {
   allTokens,
   amountWords,
   budgetFromInput,
   budgetInputOf,
-  budgetUse,
+  budgetShown,
   budgetWords,
   costWords,
   costliestFirst,
   rowOf,
   spentLine,
   spentShort,
-  startOfDay,
   taskSpending,
   tokenCount,
   tokensKey,
@@ -113,17 +112,17 @@ describe('budgets', () => {
     expect(budgetWords(budget)).toBe(words);
   });
 
-  it.each<[Budget, Spent, number | null, BudgetLevel, string]>([
-    [{ tokens: 50_000 }, spent(21_000, 9), 42, 'under', '42 % of 50,000 tokens used'],
-    [{ tokens: 50_000 }, spent(40_000, null), 80, 'near', '80 % of 50,000 tokens used'],
-    [{ tokens: 50_000 }, spent(52_120, 1), 104, 'spent', '104 % of 50,000 tokens used'],
-    [{ usd: 1 }, spent(10, 0.29), 29, 'under', '29 % of $1.00 used'],
-    [{ usd: 2.5 }, spent(10, 2.5), 100, 'spent', '100 % of $2.50 used'],
-    [{ usd: 2.5 }, spent(0, null), 0, 'under', '0 % of $2.50 used'],
+  it.each<[Budget, BudgetUse | null, number | null, BudgetLevel, string]>([
+    [{ tokens: 50_000 }, { used_percent: 42, mark: 'under' }, 42, 'under', '42 % of 50,000 tokens used'],
+    [{ tokens: 50_000 }, { used_percent: 80, mark: 'near' }, 80, 'near', '80 % of 50,000 tokens used'],
+    [{ tokens: 50_000 }, { used_percent: 104, mark: 'spent' }, 104, 'spent', '104 % of 50,000 tokens used'],
+    [{ usd: 2.5 }, { used_percent: 0, mark: 'under' }, 0, 'under', '0 % of $2.50 used'],
     // A dollar budget needs prices: without them its share is not known, never guessed.
-    [{ usd: 2.5 }, spent(10_000_000, null), null, 'unknown', '$2.50 · share used not known: a model it used has no price'],
-  ])('%j of %j', (budget, work, percent, level, line) => {
-    expect(budgetUse(budget, work)).toEqual({ budget: budgetWords(budget), percent, level, line });
+    [{ usd: 2.5 }, { used_percent: null, mark: 'under' }, null, 'unknown', '$2.50 · share used not known: a model it used has no price'],
+    // An engine that has not told it yet.
+    [{ usd: 2.5 }, null, null, 'unknown', '$2.50 · share used not told yet'],
+  ])('%j, %j used as the engine judged it', (budget, used, percent, level, line) => {
+    expect(budgetShown(budget, used)).toEqual({ budget: budgetWords(budget), percent, level, line });
   });
 
   it.each<[BudgetInput, ReturnType<typeof budgetFromInput>]>([
@@ -170,11 +169,6 @@ describe('reports', () => {
     expect(rowOf(report, 'nobody')).toBeUndefined();
     expect(rowOf(null, 'p3')).toBeUndefined();
     expect(costliestFirst(rows).map((r) => r.name)).toEqual(['bob', 'cy', 'dee', 'ann']);
-  });
-
-  it('starts today at midnight, here', () => {
-    const noon = new Date(2026, 10, 29, 12, 30).getTime();
-    expect(startOfDay(noon)).toBe(new Date(2026, 10, 29).getTime());
   });
 
   it("changes its key when any task's tokens, or its team's, change", () => {

@@ -5,16 +5,13 @@
  * is spent (its `cost` module); this only says what it sent. A cost the engine could not price
  * (a model with no price) is said as "price unknown", never guessed.
  */
-import type { Budget, CostReport, CostRow, Spent, TaskInfo, TokenTotals } from './bindings';
+import type { Budget, BudgetUse, CostReport, CostRow, CostSince, Spent, TaskInfo, TokenTotals } from './bindings';
 
 /** What a cost the engine could not work out (a model with no price) reads as. */
 export const PRICE_UNKNOWN = 'price unknown';
 
 /** What a cost of an account that pays by subscription is: what its tokens would cost at list prices. */
 export const LIST_PRICE_LABEL = 'at list prices (subscription)';
-
-/** The share of a budget past which the engine tells the user (`BUDGET_NOTICE_PERCENT`): shown as near its end. */
-const NEAR_PERCENT = 80;
 
 /** An amount of dollars as the engine says it (`Usd::in_words`): "$2.50"; below a cent, "$0.0042"; none: "price unknown". */
 export function amountWords(usd: number | null): string {
@@ -127,13 +124,13 @@ export function budgetWords(budget: Budget): string {
   return 'tokens' in budget ? tokensWords(budget.tokens) : amountWords(budget.usd);
 }
 
-/** Where some work stands against its budget: under, near its end (past 80 %), all used, or not known. */
+/** Where some work stands against its budget (the engine's judgement): under, near its end, all used, or not known. */
 export type BudgetLevel = 'under' | 'near' | 'spent' | 'unknown';
 
-export interface BudgetUse {
+export interface BudgetShown {
   /** The budget in words. */
   budget: string;
-  /** Whole percent used (floored, as the engine counts); null when not known. */
+  /** Whole percent used, as the engine counted it; null when not known. */
   percent: number | null;
   level: BudgetLevel;
   /** "42 % of 50,000 tokens used"; for a dollar budget whose cost is not known, why the share is not. */
@@ -141,20 +138,16 @@ export interface BudgetUse {
 }
 
 /**
- * How much of `budget` the work that spent `spent` used: every token for a token budget, the
- * cost for a dollar budget (not known while a model it used has no price).
+ * `budget` and how much of it was used, in words, as the engine judged it (`used`: the record's
+ * `budget_used`, the agent's row's `day_budget`). The window works out no share of its own.
  */
-export function budgetUse(budget: Budget, spent: Spent): BudgetUse {
+export function budgetShown(budget: Budget, used: BudgetUse | null | undefined): BudgetShown {
   const words = budgetWords(budget);
-  const cost = costOf(spent);
-  const [used, limit] = 'tokens' in budget ? [allTokens(spent.tokens), budget.tokens] : [cost, budget.usd];
-  if (used === null) {
+  if (!used) return { budget: words, percent: null, level: 'unknown', line: `${words} · share used not told yet` };
+  if (used.used_percent === null) {
     return { budget: words, percent: null, level: 'unknown', line: `${words} · share used not known: a model it used has no price` };
   }
-  // Rounded to a millionth first, so 0.29 of a dollar is 29 % and not 28.999…
-  const percent = Math.floor(Math.round((used / Math.max(limit, Number.MIN_VALUE)) * 1e6) / 1e4);
-  const level: BudgetLevel = percent >= 100 ? 'spent' : percent >= NEAR_PERCENT ? 'near' : 'under';
-  return { budget: words, percent, level, line: `${percent} % of ${words} used` };
+  return { budget: words, percent: used.used_percent, level: used.mark, line: `${used.used_percent} % of ${words} used` };
 }
 
 /** The unit a budget field offers. */
@@ -197,17 +190,13 @@ export function budgetFromInput(input: BudgetInput): { ok: true; budget: Budget 
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The start of the day `now` falls in, in this window's time zone (Unix ms). */
-export function startOfDay(now: number): number {
-  const day = new Date(now);
-  day.setHours(0, 0, 0, 0);
-  return day.getTime();
-}
-
 /** `days` days before `now` (Unix ms). */
 export function daysBefore(now: number, days: number): number {
   return now - days * DAY_MS;
 }
+
+/** Today, as each engine counts it: since its machine's day began. */
+export const TODAY: CostSince = { from: 'today' };
 
 /** A report's row for `key` (an agent's id, a day, a task's id), if it has one. */
 export function rowOf(report: CostReport | null, key: string): CostRow | undefined {

@@ -2,11 +2,12 @@
  * One of the engine's cost reports, kept fresh for a view (the dashboard's today, an agent's
  * today and last week): asked as the view opens, then again whenever any task's tokens change
  * (the engine tells each task's as it counts them), at most once every `REFRESH_MS` however fast
- * they do. The report's start is asked anew each time: today moves on at midnight.
+ * they do. Where the report counts from is asked anew each time (a span back from now moves on);
+ * today is each engine's own.
  */
 import { onDestroy, untrack } from 'svelte';
 import type { AppState } from './appState.svelte';
-import type { CostGrouping, CostReport, EngineCommands } from './bindings';
+import type { CostGrouping, CostReport, CostSince, EngineCommands } from './bindings';
 import { tokensKey } from './cost';
 import { toApiError, userMessage } from './errors';
 import { latest } from './latest';
@@ -24,7 +25,7 @@ export class CostFeed {
    * Call during a component's setup: it follows the tasks and stops with the component. `engine`:
    * the engine asked (a report is one machine's: the window's own, or the one an agent runs on).
    */
-  constructor(app: AppState, engine: Pick<EngineCommands, 'costReport'>, since: () => number, by: CostGrouping) {
+  constructor(app: AppState, engine: Pick<EngineCommands, 'costReport'>, since: () => CostSince, by: CostGrouping) {
     let stopped = false;
     const asking = latest(async () => {
       try {

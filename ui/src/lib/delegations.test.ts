@@ -14,6 +14,7 @@ const delegation = (state: DelegationState, keep = false, quiet_since: number | 
   started_at: 1,
   state,
   quiet_since,
+  spent: { tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, by_model: [] }, cost_usd: 0, list_price: false },
 });
 
 describe('delegations', () => {

@@ -69,6 +69,7 @@ const PROFILE_FIELDS: Record<ProfileField, true> = {
   quiet_alert_secs: true,
   isolation: true,
   account: true,
+  daily_budget: true,
 };
 
 function isProblem(value: unknown): value is ProfileProblem {

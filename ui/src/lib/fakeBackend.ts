@@ -74,7 +74,7 @@ import type {
   WaitingFor,
 } from './bindings';
 import type { Device, PageNotice, PairingCode, WebSettings, WebStatus } from './bindings';
-import type { CostGrouping, CostReport, CostRow, Spent } from './bindings';
+import type { CostGrouping, CostReport, CostRow, CostSince, Spent } from './bindings';
 import type { AccountLimit, AccountUsage, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
@@ -366,7 +366,7 @@ export class FakeBackend implements Backend {
    * What a task used and cost, as the engine counted and priced its agent's answers (its own,
    * and a lead's team's apart), told as the engine tells it: the task changes.
    */
-  setTaskSpent(taskId: TaskId, spent: Partial<Pick<TaskInfo, 'tokens' | 'cost_usd' | 'team_tokens' | 'team_cost_usd' | 'list_price'>>): TaskInfo {
+  setTaskSpent(taskId: TaskId, spent: Partial<Pick<TaskInfo, 'tokens' | 'cost_usd' | 'team_tokens' | 'team_cost_usd' | 'list_price' | 'budget_used'>>): TaskInfo {
     return this.#putTask({ ...this.#task(taskId), ...structuredClone(spent) });
   }
 
@@ -385,7 +385,7 @@ export class FakeBackend implements Backend {
   }
 
   /** The cost reports a test told, in the order told (the engine groups and sums; the fake is told). */
-  readonly #costReports: { by: CostGrouping; rows: CostRow[]; total: Spent | undefined; covers: (since: number) => boolean }[] = [];
+  readonly #costReports: { by: CostGrouping; rows: CostRow[]; total: Spent | undefined; covers: (since: CostSince) => boolean }[] = [];
 
   /**
    * What `cost_report` answers for its grouping, as the engine would have summed it: `rows`,
@@ -393,15 +393,16 @@ export class FakeBackend implements Backend {
    * `covers`, only for the asks since a time it holds for (today's, say, against the last
    * week's); the last told that covers an ask answers it. Nothing told: nothing spent.
    */
-  setCostReport(report: { by: CostGrouping; rows: CostRow[]; total?: Spent; covers?: (since: number) => boolean }): void {
+  setCostReport(report: { by: CostGrouping; rows: CostRow[]; total?: Spent; covers?: (since: CostSince) => boolean }): void {
     this.#costReports.unshift({ by: report.by, rows: structuredClone(report.rows), total: report.total && structuredClone(report.total), covers: report.covers ?? (() => true) });
   }
 
-  async costReport(since: number, by: CostGrouping): Promise<CostReport> {
+  async costReport(since: CostSince, by: CostGrouping): Promise<CostReport> {
     this.#record('cost_report', { since, by });
     const told = this.#costReports.find((report) => report.by === by && report.covers(since));
     const rows = structuredClone(told?.rows ?? []);
-    return { since, by, rows, total: structuredClone(told?.total) ?? summed(rows) };
+    const from = since.from === 'at' ? since.at : this.#now();
+    return { since: from, by, rows, total: structuredClone(told?.total) ?? summed(rows) };
   }
 
   /** Fire `open-task`, as the shell does when the user clicks a task notification. */
@@ -1307,6 +1308,7 @@ export class FakeBackend implements Backend {
         started_at: this.#now(),
         state: { state: 'working' },
         quiet_since: null,
+        spent: structuredClone(NOTHING_SPENT),
       });
     }
     const settled: SignalInfo = {
@@ -1339,6 +1341,7 @@ export class FakeBackend implements Backend {
       iteration_count: 0,
       iterations_run: 0,
       spent: structuredClone(NOTHING_SPENT),
+      budget_used: settings.budget ? { used_percent: 0, mark: 'under' } : null,
     };
     this.#loopFiles.set(info.id, { anchor: `# Loop goal\n\n${settings.goal.trim()}\n`, progress: null, guardrails: null });
     this.#putLoop(info);
@@ -1552,6 +1555,12 @@ export class FakeBackend implements Backend {
     const delegation = this.#delegations.get(sessionId);
     if (!delegation || delegation.state.state !== 'working') return;
     this.#putDelegation({ ...delegation, quiet_since: since });
+  }
+
+  /** What a delegate used, as the engine tells its delegation anew when it counts (for tests). */
+  setDelegationSpent(sessionId: SessionId, spent: Spent): void {
+    const delegation = this.#delegations.get(sessionId);
+    if (delegation) this.#putDelegation({ ...delegation, spent: structuredClone(spent) });
   }
 
   /** A delegate reported (for tests): its delegation settles and, unless kept, its session ends. */
@@ -1932,6 +1941,8 @@ export class FakeBackend implements Backend {
       team_tokens: null,
       team_cost_usd: null,
       list_price: false,
+      // A budget is told with its share as the engine judged it: none of it used yet.
+      budget_used: spec.budget ? { used_percent: 0, mark: 'under' } : null,
     };
   }
 

@@ -76,7 +76,9 @@ pub fn route(command: &Command) -> Route {
         // Every engine, each told only of what it holds (`viewing_for`).
         | C::SetViewing { .. }
         | C::ListPermissionRequests {}
-        | C::ListWorktrees {} => Route::Every,
+        | C::ListWorktrees {}
+        // Each machine's agents, each by its own day.
+        | C::CostReport { .. } => Route::Every,
         C::UpdateProfile { profile_id, .. }
         | C::DeleteProfile { profile_id }
         | C::CheckProfile { profile_id: Some(profile_id), .. }
@@ -135,7 +137,6 @@ pub fn route(command: &Command) -> Route {
         | C::DecidePermission { .. } => Route::Chosen,
         // Serving browsers is each machine's own: the window's unless it names another.
         C::StorageStatus {}
-        | C::CostReport { .. }
         | C::GetSettings {}
         | C::SetSettings { .. }
         | C::FlowDiagrams {}
@@ -238,6 +239,7 @@ fn join_two(joined: Reply, next: Reply) -> Option<Reply> {
             a.extend(b);
             R::Usage(a)
         }
+        (R::Cost(a), R::Cost(b)) if a.by == b.by => R::Cost(a.joined(b)),
         (R::Worktrees(mut a), R::Worktrees(b)) => {
             a.extend(b);
             R::Worktrees(a)
@@ -347,6 +349,38 @@ mod tests {
             panic!("hits")
         };
         assert_eq!(hits.iter().map(|hit| hit.at).collect::<Vec<_>>(), vec![9, 5, 3, 1]);
+    }
+
+    #[test]
+    fn two_machines_costs_are_one_report_each_day_summed() {
+        use switchboard_api::{CostGrouping, CostReport, CostRow, ModelTokens, Spent, TokenTotals, Usd};
+        let spent = |model: &str, input: u64, cost: Option<f64>| {
+            let cost_usd = cost.map(|c| Usd::try_from(c).unwrap());
+            let by_model =
+                vec![ModelTokens { model: model.into(), input, output: 0, cache_read: 0, cache_write: 0, cost_usd }];
+            Spent { tokens: TokenTotals { input, by_model, ..Default::default() }, cost_usd, list_price: false }
+        };
+        let row = |key: &str, spent: Spent| CostRow { key: key.into(), name: key.into(), spent, day_budget: None };
+        let report = |since, rows: Vec<CostRow>| {
+            let total = rows.iter().fold(Spent::default(), |sum, row| sum.plus(&row.spent));
+            Reply::Cost(CostReport { since, by: CostGrouping::Day, rows, total })
+        };
+        let here = report(
+            100,
+            vec![row("2026-11-28", spent("opus", 10, Some(1.0))), row("2026-11-29", spent("opus", 5, Some(0.5)))],
+        );
+        // The other machine's model has no price: where it counts, the cost is not known.
+        let there =
+            report(50, vec![row("2026-11-29", spent("sol", 7, None)), row("2026-11-27", spent("opus", 1, Some(0.1)))]);
+        let Some(Reply::Cost(joined)) = join(vec![here, there]) else { panic!("one report") };
+        assert_eq!(joined.since, 50);
+        let days: Vec<(&str, u64, Option<Usd>)> =
+            joined.rows.iter().map(|r| (r.key.as_str(), r.spent.tokens.input, r.spent.cost_usd)).collect();
+        let usd = |c: f64| Some(Usd::try_from(c).unwrap());
+        assert_eq!(days, vec![("2026-11-27", 1, usd(0.1)), ("2026-11-28", 10, usd(1.0)), ("2026-11-29", 12, None)]);
+        let models: Vec<&str> = joined.rows[2].spent.tokens.by_model.iter().map(|m| m.model.as_str()).collect();
+        assert_eq!(models, ["opus", "sol"]);
+        assert_eq!((joined.total.tokens.input, joined.total.cost_usd), (23, None));
     }
 
     #[test]

@@ -874,6 +874,7 @@ mod tests {
             iteration_count: 0,
             iterations_run: 0,
             spent: Default::default(),
+            budget_used: None,
         };
         let apply =
             |notices: &mut Notices, info: &LoopInfo| notices.apply(&EngineEvent::LoopChanged { info: info.clone() });
@@ -1075,6 +1076,7 @@ mod tests {
             iteration_count: 0,
             iterations_run: 0,
             spent: Default::default(),
+            budget_used: None,
         };
 
         #[allow(clippy::large_enum_variant)] // a test table: built once

@@ -34,6 +34,8 @@ pub(crate) struct Ctx {
     /// Each account's usage as its CLIs last told it (`tasks::limits`), by
     /// account; the store keeps it too.
     pub usage: BTreeMap<String, crate::limits::UsageRecord>,
+    /// The wall clock days are judged by.
+    pub clock: crate::clock::Clock,
     follows: VecDeque<Follow>,
     /// Something was reported since attention was last worked out.
     changed: std::cell::Cell<bool>,
@@ -88,7 +90,7 @@ pub(crate) struct Report {
 }
 
 impl Ctx {
-    pub fn new(store: Store, sink: Arc<dyn EventSink>, sessions: Sessions) -> Self {
+    pub fn new(store: Store, sink: Arc<dyn EventSink>, sessions: Sessions, clock: crate::clock::Clock) -> Self {
         Ctx {
             store,
             sink,
@@ -97,6 +99,7 @@ impl Ctx {
             task_waits: BTreeMap::new(),
             limits: BTreeMap::new(),
             usage: BTreeMap::new(),
+            clock,
             follows: VecDeque::new(),
             changed: Default::default(),
         }

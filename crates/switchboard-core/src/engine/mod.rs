@@ -106,7 +106,7 @@ impl Engine {
         let launcher = Box::new(sessions::PtyLauncher { ended, scans });
         let registry = sessions::Sessions::new(config.clone(), path_env.clone(), launcher);
         let mut engine = state::EngineState {
-            cx: context::Ctx::new(store, sink, registry),
+            cx: context::Ctx::new(store, sink, registry, config.clock.clone()),
             tasks: tasks::TaskDesk::new(notes, watch_events),
             signals: signals::SignalDesk::new(config.max_agents),
             hooks: hooks::HookDesk::new(config.permission_wait),

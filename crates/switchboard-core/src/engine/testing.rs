@@ -53,7 +53,7 @@ impl Bench {
         let config = EngineConfig::new(workspace.path().join("data"), None);
         let sessions = Sessions::new(config, std::env::var_os("PATH"), launcher);
         let store = Store::open_in_memory().expect("an in-memory store");
-        Bench { cx: Ctx::new(store, sink, sessions), events, inboxes, workspace }
+        Bench { cx: Ctx::new(store, sink, sessions, crate::clock::Clock::system()), events, inboxes, workspace }
     }
 
     /// A profile of the given kind working in the bench's workspace.

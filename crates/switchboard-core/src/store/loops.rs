@@ -183,6 +183,7 @@ impl Store {
             iterations_run,
             // Summed by the engine when it tells of the loop.
             spent: Default::default(),
+            budget_used: None,
         })
     }
 }

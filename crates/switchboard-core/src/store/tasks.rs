@@ -377,8 +377,11 @@ impl Store {
         let rows = stmt.query_map(params, |row| row.get::<_, String>(0))?;
         rows.filter_map(|row| {
             skip_corrupt(row.map_err(StoreError::from).and_then(|record| {
-                serde_json::from_str(&record)
-                    .map_err(|e| StoreError::Corrupt { what: "delegation", detail: e.to_string() })
+                let mut delegation: Delegation = serde_json::from_str(&record)
+                    .map_err(|e| StoreError::Corrupt { what: "delegation", detail: e.to_string() })?;
+                // What its delegate used, as counted now.
+                delegation.spent = self.session_spent(&delegation.delegate_session)?;
+                Ok(delegation)
             }))
         })
         .collect()

@@ -423,6 +423,7 @@ fn a_delegation_is_at_work_until_its_outcome_and_then_listed_among_the_recent() 
         started_at: n,
         state: DelegationState::Working,
         quiet_since: None,
+        spent: Default::default(),
     };
     let (first, second) = (delegation(1), delegation(2));
     store.save_delegation(&first).unwrap();
@@ -456,6 +457,7 @@ fn a_loop_keeps_its_iterations_and_verdicts_and_lists_by_state() {
         iteration_count: 0,
         iterations_run: 0,
         spent: Default::default(),
+        budget_used: None,
     };
     let (mut first, second, mut third) = (new_loop(1), new_loop(2), new_loop(3));
     let ended = |seq, number, reason: &str, verdict| Iteration {
@@ -525,6 +527,7 @@ fn a_long_loop_is_saved_one_iteration_at_a_time_and_read_as_its_latest_iteration
         iteration_count: 0,
         iterations_run: 0,
         spent: Default::default(),
+        budget_used: None,
     };
     store.save_loop(&info).unwrap();
     let record_size = || store.conn.query_row("SELECT length(record) FROM loops", [], |r| r.get::<_, i64>(0)).unwrap();

@@ -44,6 +44,8 @@ pub enum UsageOf<'a> {
     Loop(&'a switchboard_protocol::LoopId),
     /// An agent's answers from `since` (Unix ms).
     Agent(&'a ProfileId, i64),
+    /// One session's answers (a delegate's).
+    Session(&'a switchboard_protocol::SessionId),
 }
 
 const SOURCE_COLUMNS: &str = "path, session_id, kind, team, offset, reading, done";
@@ -147,6 +149,7 @@ impl Store {
             UsageOf::Task(id) => ("u.task_id = ?1", id.to_string(), 0),
             UsageOf::Loop(id) => ("u.task_id IN (SELECT id FROM tasks WHERE loop_id = ?1)", id.to_string(), 0),
             UsageOf::Agent(id, since) => ("u.profile_id = ?1 AND u.at >= ?2", id.to_string(), *since),
+            UsageOf::Session(id) => ("u.session_id = ?1", id.to_string(), 0),
         };
         let team = match team {
             Some(true) => " AND u.team = 1",
@@ -161,6 +164,18 @@ impl Store {
         let mut statement = self.conn.prepare(&sql)?;
         let rows = statement.query_map(params![key, since], model_use_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// What a session used and cost (a delegate's, whose answers count to
+    /// another's task).
+    pub fn session_spent(&self, id: &switchboard_protocol::SessionId) -> Result<switchboard_api::Spent> {
+        let (tokens, cost_usd) = totals(&self.model_uses(&UsageOf::Session(id), None)?);
+        let list_price: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM usage WHERE session_id = ?1 AND list_price = 1)",
+            params![id.to_string()],
+            |row| row.get(0),
+        )?;
+        Ok(switchboard_api::Spent { tokens, cost_usd, list_price })
     }
 
     /// What a task used and cost: its own, and its team's apart.
@@ -180,7 +195,7 @@ impl Store {
             params![id.to_string()],
             |row| row.get(0),
         )?;
-        Ok(TaskSpent { tokens, cost_usd, team_tokens, team_cost_usd, list_price })
+        Ok(TaskSpent { tokens, cost_usd, team_tokens, team_cost_usd, list_price, budget_used: None })
     }
 
     /// Every answer from `since` (Unix ms), oldest first: what a report

@@ -201,6 +201,7 @@ pub(crate) fn begin(
         started_at: now(),
         state: DelegationState::Working,
         quiet_since: None,
+        spent: Default::default(),
     };
     save(cx, &delegation);
 }
@@ -314,6 +315,7 @@ mod tests {
             started_at: 1,
             state,
             quiet_since: None,
+            spent: Default::default(),
         }
     }
 

@@ -36,7 +36,7 @@ impl EngineState {
         let profile = Profile { spec, ..existing };
         self.cx.emit(EngineEvent::ProfileSaved { profile: profile.clone() });
         // A day's budget raised lets its queue go on now.
-        self.tasks.wake_held_days(&mut self.cx, switchboard_api::now(), Some(&id));
+        self.tasks.wake_held_days(&mut self.cx, Some(&id));
         Ok(profile)
     }
 
@@ -71,7 +71,21 @@ impl EngineState {
     pub(super) fn valid_profile(&self, spec: &ProfileSpec, id: Option<&ProfileId>) -> Result<ProfileSpec, EngineError> {
         let name = validate::normalised(spec).name;
         let name_taken = !name.is_empty() && self.cx.store.profile_name_taken(&name, id)?;
-        validate::validate_profile(spec, name_taken, self.path_env.as_deref())
+        let checked = validate::validate_profile(spec, name_taken, self.path_env.as_deref());
+        // A day's budget in dollars needs a price for the agent's model.
+        let profile =
+            Profile { id: id.cloned().unwrap_or_else(ProfileId::new), spec: spec.clone(), created_at: 0, host: None };
+        let unpriced = crate::engine::tasks::unpriced_budget(&self.cx, &profile, spec.daily_budget.as_ref())?
+            .map(|message| ProfileProblem { field: switchboard_api::ProfileField::DailyBudget, message });
+        match (checked, unpriced) {
+            (checked, None) => checked,
+            (Ok(_), Some(problem)) => Err(EngineError::InvalidProfile { problems: vec![problem] }),
+            (Err(EngineError::InvalidProfile { mut problems }), Some(problem)) => {
+                problems.push(problem);
+                Err(EngineError::InvalidProfile { problems })
+            }
+            (Err(other), Some(_)) => Err(other),
+        }
     }
 
     pub(in crate::engine) fn delete_profile(&mut self, id: ProfileId) -> Result<(), EngineError> {

@@ -152,7 +152,7 @@ impl EngineState {
                     self.tasks.check_unreported_turns(&mut self.cx, now());
                     self.signals.check_delegates(&mut self.cx, now());
                     self.usage.tick(&self.cx, Instant::now());
-                    self.tasks.wake_held_days(&mut self.cx, now(), None);
+                    self.tasks.wake_held_days(&mut self.cx, None);
                 }
                 // Reported below, after the step.
                 () = tokio::time::sleep_until(attention_round.unwrap_or_else(Instant::now)), if attention_round.is_some() => {}

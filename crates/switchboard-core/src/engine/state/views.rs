@@ -15,7 +15,7 @@ const SEARCH_BATCHES: usize = 40;
 impl EngineState {
     pub(in crate::engine) fn cost_report(
         &self,
-        since: switchboard_api::Millis,
+        since: switchboard_api::CostSince,
         by: switchboard_api::CostGrouping,
     ) -> Result<switchboard_api::CostReport, EngineError> {
         crate::engine::usage::report::cost_report(&self.cx, since, by)

@@ -51,7 +51,7 @@ fn account_of_profile(cx: &Ctx, profile_id: &ProfileId) -> Option<String> {
 /// Whether the profile's queue is held by its account's limit: what its
 /// queued tasks wait for then.
 pub(crate) fn queue_held(cx: &Ctx, profile_id: &ProfileId) -> Option<WaitingFor> {
-    limit_held(cx, profile_id).or_else(|| super::ending::day_held(cx, profile_id, switchboard_api::now()))
+    limit_held(cx, profile_id).or_else(|| super::ending::day_held(cx, profile_id, cx.clock.now()))
 }
 
 fn limit_held(cx: &Ctx, profile_id: &ProfileId) -> Option<WaitingFor> {

@@ -54,6 +54,9 @@ impl TaskDesk {
             return Err(EngineError::LoopBusy { agent, stalled: open.resumable() });
         }
         let profile = cx.profile(profile_id)?;
+        if let Some(reason) = super::spent::unpriced_budget(cx, &profile, settings.budget.as_ref())? {
+            return Err(EngineError::InvalidInput { field: "budget", reason });
+        }
         let turn_quiet_secs = cx.store.settings()?.turn_quiet_secs;
         if !iteration_end_seen(profile.spec.kind, profile.spec.ready_pattern.is_some(), turn_quiet_secs) {
             return Err(EngineError::LoopCannotEnd { agent: profile.spec.name });
@@ -74,6 +77,7 @@ impl TaskDesk {
             iteration_count: 0,
             iterations_run: 0,
             spent: Default::default(),
+            budget_used: None,
         };
         let info = save_loop(cx, &info)?;
         log_loop(cx, &info, LoopStep::Started { max_iterations: info.settings.max_iterations }, None);
@@ -295,7 +299,8 @@ impl TaskDesk {
         };
         let at_work = entry.session_id.as_ref().zip(entry.task_id.as_ref());
         log_loop(cx, &info, LoopStep::Judged { number: iteration.number, verdict: verdict.clone() }, at_work);
-        if verdict == Verdict::Continue {
+        // Not once its budget ended it, whatever the judge said.
+        if verdict == Verdict::Continue && info.state == LoopState::Active {
             match workspace {
                 Ok(workspace) => {
                     if let Err(error) = self.queue_iteration(cx, &info, &workspace, true) {

@@ -39,6 +39,7 @@ use crate::tasks::queue::Queued;
 use crate::tasks::watch::{WatchEvent, WorkspaceWatch};
 pub use ending::TaskNote;
 use ending::requeue_at_front;
+pub(crate) use spent::unpriced_budget;
 use switchboard_api::now;
 use switchboard_api::{
     CompletionRule, EngineEvent, LogKind, QueuePause, QueueStatus, RestartTask, SessionInfo, TaskInfo, TaskState,
@@ -236,7 +237,8 @@ impl TaskDesk {
 
     /// Agents held for their day's budget whose next day began (or whose
     /// budget was raised) take work again.
-    pub fn wake_held_days(&mut self, cx: &mut Ctx, now: switchboard_api::Millis, profile: Option<&ProfileId>) {
+    pub fn wake_held_days(&mut self, cx: &mut Ctx, profile: Option<&ProfileId>) {
+        let now = cx.clock.now();
         let due: Vec<ProfileId> = self
             .held_days
             .iter()
@@ -532,6 +534,10 @@ fn with_wait(cx: &Ctx, mut task: TaskInfo, paused: impl FnOnce(&ProfileId) -> (b
             tracing::warn!(%error, "what a task used could not be read");
             Default::default()
         });
+    }
+    if let Some(budget) = task.spec.budget {
+        let (tokens, cost) = task.spent.whole();
+        task.spent.budget_used = Some(switchboard_api::BudgetUse::of(budget, tokens.all(), cost));
     }
     task.waiting_for = match task.state() {
         // Its worktree's setup runs: that, whatever its queue does.

@@ -18,11 +18,7 @@ impl TaskDesk {
         let spec = rules::validate_task(spec)?;
         let profile = cx.profile(&spec.profile_id)?;
         crate::engine::isolation::check_base(&profile, spec.base.as_deref())?;
-        let model = crate::tasks::budget::model_in_args(&profile.spec.args).or(cx.store.last_model(&profile.id)?);
-        let prices = cx.store.settings()?.prices;
-        if let Some(reason) =
-            crate::tasks::budget::budget_refusal(spec.budget.as_ref(), &profile.spec.name, model.as_deref(), &prices)
-        {
+        if let Some(reason) = super::spent::unpriced_budget(cx, &profile, spec.budget.as_ref())? {
             return Err(EngineError::InvalidInput { field: "budget", reason });
         }
         let time_limit = spec.time_limit_secs.unwrap_or(profile.spec.task_time_limit_secs);

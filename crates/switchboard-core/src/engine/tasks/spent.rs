@@ -1,7 +1,8 @@
 //! What loops spent, laid over them wherever the desk reports them: each
-//! iteration's (its task's own and its team's) and the loop's in all.
+//! iteration's (its task's own and its team's) and the loop's in all; and
+//! whether a budget given to work can be priced.
 
-use switchboard_api::{LoopInfo, Spent, TaskState, totals};
+use switchboard_api::{Budget, BudgetUse, LoopInfo, Spent, TaskState, totals};
 use switchboard_protocol::TaskId;
 
 use crate::engine::context::Ctx;
@@ -19,6 +20,8 @@ pub(super) fn of_loop(cx: &Ctx, mut info: LoopInfo) -> LoopInfo {
         info.spent.list_price |= spent.list_price;
         iteration.spent = Spent { tokens, cost_usd, list_price: spent.list_price };
     }
+    info.budget_used =
+        info.settings.budget.map(|budget| BudgetUse::of(budget, info.spent.tokens.all(), info.spent.cost_usd));
     info
 }
 
@@ -39,4 +42,19 @@ pub(super) fn loop_budget_words(cx: &Ctx, info: &LoopInfo) -> String {
             .and_then(|p| p.spec.daily_budget)
             .map_or_else(|| "its agent".to_owned(), |budget| format!("its agent's day's {}", budget.in_words())),
     }
+}
+
+/// Why `budget`, given to work of `profile`, cannot be kept, if it cannot:
+/// in dollars for a model not known or not priced.
+pub(crate) fn unpriced_budget(
+    cx: &Ctx,
+    profile: &switchboard_api::Profile,
+    budget: Option<&Budget>,
+) -> Result<Option<String>, crate::error::EngineError> {
+    if !matches!(budget, Some(Budget::Usd(_))) {
+        return Ok(None);
+    }
+    let model = crate::tasks::budget::model_in_args(&profile.spec.args).or(cx.store.last_model(&profile.id)?);
+    let prices = cx.store.settings()?.prices;
+    Ok(crate::tasks::budget::budget_refusal(budget, &profile.spec.name, model.as_deref(), &prices))
 }

@@ -138,7 +138,8 @@ impl UsageDesk {
         let mut tasks = BTreeSet::new();
         // A delegate's session has no task of its own: its work counts to
         // the task its requester was at, as that task's team's.
-        let requester = cx.store.delegation_of(&session).ok().flatten().map(|d| d.requester_session);
+        let delegation = cx.store.delegation_of(&session).ok().flatten();
+        let requester = delegation.as_ref().map(|d| d.requester_session.clone());
         for answer in read.answers {
             let at = answer.at.unwrap_or_else(now);
             let own = cx.store.task_at(&session, at).ok().flatten().map(|(task, _)| task);
@@ -168,6 +169,13 @@ impl UsageDesk {
         {
             tracing::warn!(%error, "usage read from an agent's file could not be stored; it is read again later");
             return;
+        }
+        // A delegate's record says what it used, told anew.
+        if !rows.is_empty()
+            && delegation.is_some()
+            && let Ok(Some(delegation)) = cx.store.delegation_of(&session)
+        {
+            cx.emit(switchboard_api::EngineEvent::DelegationChanged { delegation });
         }
         if !tasks.is_empty() || !rows.is_empty() {
             cx.follow(Follow::UsageCounted { tasks: tasks.into_iter().collect::<Vec<TaskId>>(), profile });

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use switchboard_api::{CostGrouping, CostReport, CostRow, Millis, ModelUse, Spent, Usd, totals};
+use switchboard_api::{BudgetUse, CostGrouping, CostReport, CostRow, CostSince, ModelUse, Spent, Usd, totals};
 
-use crate::tasks::budget::local_day;
+use crate::tasks::budget::{day_start, local_day};
 
 use crate::engine::context::Ctx;
 use crate::error::EngineError;
@@ -50,8 +50,13 @@ pub fn grouped(rows: &[UsageRow], by: CostGrouping) -> BTreeMap<String, Vec<&Usa
     groups
 }
 
-/// What was spent since `since`, grouped.
-pub fn cost_report(cx: &Ctx, since: Millis, by: CostGrouping) -> Result<CostReport, EngineError> {
+/// What was spent since `since`, grouped. An agent's row of today says how
+/// much of its day's budget it used, as its budget is judged.
+pub fn cost_report(cx: &Ctx, since: CostSince, by: CostGrouping) -> Result<CostReport, EngineError> {
+    let (since, today) = match since {
+        CostSince::Today => (day_start(cx.clock.now()), true),
+        CostSince::At { at } => (at, false),
+    };
     let rows = cx.store.usage_rows_since(since)?;
     let mut report_rows: Vec<CostRow> = grouped(&rows, by)
         .into_iter()
@@ -70,13 +75,27 @@ pub fn cost_report(cx: &Ctx, since: Millis, by: CostGrouping) -> Result<CostRepo
                     .and_then(|id| cx.store.get_task(&id).ok().flatten())
                     .map_or_else(|| "a deleted task".to_owned(), |t| t.spec.title()),
             };
-            CostRow { key, name, spent: spent(group.iter().copied()) }
+            let spent = spent(group.iter().copied());
+            let day_budget = (today && by == CostGrouping::Agent)
+                .then(|| key.parse().ok().and_then(|id| cx.profile(&id).ok()).and_then(|p| p.spec.daily_budget))
+                .flatten()
+                .map(|budget| BudgetUse::of(budget, spent.tokens.all(), spent.cost_usd));
+            CostRow { key, name, spent, day_budget }
         })
         .collect();
-    if by != CostGrouping::Day {
-        // The costliest first; tokens where a cost is not known.
-        report_rows
-            .sort_by_key(|row| std::cmp::Reverse((row.spent.cost_usd.unwrap_or(Usd::ZERO), row.spent.tokens.all())));
+    if today && by == CostGrouping::Agent {
+        // An agent with a day's budget that spent nothing yet: none of it used.
+        for profile in cx.store.list_profiles()? {
+            let Some(budget) = profile.spec.daily_budget else { continue };
+            if report_rows.iter().all(|row| row.key != profile.id.to_string()) {
+                report_rows.push(CostRow {
+                    key: profile.id.to_string(),
+                    name: profile.spec.name,
+                    spent: Spent::default(),
+                    day_budget: Some(BudgetUse::of(budget, 0, Some(Usd::ZERO))),
+                });
+            }
+        }
     }
-    Ok(CostReport { since, by, rows: report_rows, total: spent(rows.iter()) })
+    Ok(CostReport { since, by, rows: report_rows, total: spent(rows.iter()) }.in_order())
 }

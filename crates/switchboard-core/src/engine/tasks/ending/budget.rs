@@ -72,7 +72,7 @@ impl TaskDesk {
                 self.judge(cx, &task, Told::Loop(info.id.clone()), (budget, Whose::Loop), (tokens.all(), cost));
             }
         }
-        self.judge_day(cx, profile, switchboard_api::now());
+        self.judge_day(cx, profile, cx.clock.now());
     }
 
     /// The agent's day's budget: past it, its task at work ends over
