@@ -8,6 +8,7 @@
 /// The vocabulary every client speaks (`switchboard-api`), by its old name.
 pub use switchboard_api as api;
 pub mod attention;
+pub mod automations;
 pub mod beyond;
 #[cfg(test)]
 mod bindings;
