@@ -126,6 +126,7 @@ fn signals(cfg: &Config) -> Vec<String> {
 fn loops(cfg: &Config) -> Vec<String> {
     vec![
         switchboard_protocol::LoopId::decl(cfg),
+        switchboard_protocol::AutomationId::decl(cfg),
         switchboard_protocol::loops::LoopSettings::decl(cfg),
         switchboard_protocol::loops::Completion::decl(cfg),
         switchboard_protocol::loops::Verdict::decl(cfg),
@@ -173,6 +174,17 @@ fn status(cfg: &Config) -> Vec<String> {
         crate::CostSince::decl(cfg),
         crate::CostRow::decl(cfg),
         crate::CostReport::decl(cfg),
+        crate::Trigger::decl(cfg),
+        crate::TaskEnd::decl(cfg),
+        crate::AutomationAction::decl(cfg),
+        crate::Overlap::decl(cfg),
+        crate::CatchUp::decl(cfg),
+        crate::AutomationSpec::decl(cfg),
+        crate::PauseReason::decl(cfg),
+        crate::AutomationState::decl(cfg),
+        crate::RunOutcome::decl(cfg),
+        crate::AutomationRun::decl(cfg),
+        crate::Automation::decl(cfg),
         crate::StorageProblem::decl(cfg),
         crate::StorageStatus::decl(cfg),
     ]

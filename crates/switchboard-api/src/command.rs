@@ -165,6 +165,22 @@ macro_rules! engine_commands {
             ) -> $crate::LoopInfo;
             /// Active and stalled loops, and the most recent finished ones.
             window reads now list_loops / ListLoops () -> Vec<$crate::LoopInfo>;
+            /// Makes an automation; refused with a sentence, before anything is saved, where its
+            /// schedule cannot run, its agent is unknown, or a chain would lead back to itself.
+            user acts now create_automation / CreateAutomation (spec: $crate::AutomationSpec) -> $crate::Automation;
+            /// Changes an automation (its history is kept).
+            user acts now update_automation / UpdateAutomation (
+                automation_id: $crate::protocol::AutomationId,
+                spec: $crate::AutomationSpec,
+            ) -> $crate::Automation;
+            window reads now list_automations / ListAutomations () -> Vec<$crate::Automation>;
+            window reads now get_automation / GetAutomation (automation_id: $crate::protocol::AutomationId) -> $crate::Automation;
+            user acts now pause_automation / PauseAutomation (automation_id: $crate::protocol::AutomationId) -> $crate::Automation;
+            user acts now resume_automation / ResumeAutomation (automation_id: $crate::protocol::AutomationId) -> $crate::Automation;
+            /// Runs it now, as its trigger would (overlap and hourly cap included).
+            user acts now run_automation_now / RunAutomationNow (automation_id: $crate::protocol::AutomationId) -> $crate::Automation;
+            /// Removes it and its history; the work it made is kept.
+            user acts now remove_automation / RemoveAutomation (automation_id: $crate::protocol::AutomationId) -> ();
             window reads now get_loop / GetLoop (loop_id: $crate::protocol::LoopId) -> $crate::LoopInfo;
             /// Older iterations of a loop, a page at a time: the `limit` (at most 200) recorded
             /// before the one at `before` (an iteration's `seq`), oldest first. A loop's info
@@ -503,6 +519,8 @@ replies! {
     Option<crate::Device> => Device "device",
     crate::ToolAnswer => Tool "tool",
     crate::CostReport => Cost "cost",
+    Vec<crate::Automation> => Automations "automations",
+    crate::Automation => Automation "automation",
 }
 
 impl IntoReply for () {
@@ -577,6 +595,8 @@ pub enum Reply {
     /// To a session's tools server: what to tell the model.
     Tool(crate::ToolAnswer),
     Cost(crate::CostReport),
+    Automations(Vec<crate::Automation>),
+    Automation(crate::Automation),
 }
 
 /// Stable error codes: the UI branches on these, never on message text.

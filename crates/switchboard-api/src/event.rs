@@ -100,6 +100,13 @@ pub enum EngineEvent {
     LoopChanged {
         info: crate::LoopInfo,
     },
+    /// An automation was made, changed, ran, or paused.
+    AutomationChanged {
+        automation: crate::Automation,
+    },
+    AutomationRemoved {
+        automation_id: switchboard_protocol::AutomationId,
+    },
     /// A delegated agent started, reported, ended, or is kept.
     DelegationChanged {
         delegation: crate::Delegation,
@@ -256,6 +263,12 @@ pub enum LogKind {
     BudgetNear {
         budget: String,
         used_percent: u32,
+    },
+    /// An automation of the agent paused itself (`name`: what a person
+    /// calls it; `why`, in words).
+    AutomationPaused {
+        name: String,
+        why: String,
     },
     /// Its agent began to wait for the user's answer (`waiting`: its time
     /// limit is paused) or goes on (its limit runs again, pushed back by the

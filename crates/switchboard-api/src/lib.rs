@@ -16,6 +16,7 @@ pub mod wire;
 pub use switchboard_protocol as protocol;
 
 mod attention;
+mod automation;
 mod command;
 mod cost;
 mod delegation;
@@ -33,6 +34,7 @@ mod web;
 mod worktree;
 
 pub use attention::*;
+pub use automation::*;
 pub use command::*;
 pub use cost::*;
 pub use delegation::*;

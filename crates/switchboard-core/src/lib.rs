@@ -52,6 +52,10 @@ pub use api::{
     TaskResult, TaskSpec, TaskState, TeamInfo, ToolAnswer, ToolCall, Viewing,
 };
 pub use api::{
+    Automation, AutomationAction, AutomationRun, AutomationSpec, AutomationState, CatchUp, Overlap, PauseReason,
+    RunOutcome, TaskEnd, Trigger,
+};
+pub use api::{
     Budget, BudgetMark, BudgetUse, CostGrouping, CostReport, CostRow, CostSince, LongPrompt, ModelPrice, ModelTokens,
     PriceTable, Rates, Spent, TaskSpent, TokenTotals, Usd,
 };
@@ -68,5 +72,7 @@ pub use engine::{
 pub use error::EngineError;
 pub use session::{OutputSink, SubscriptionId};
 pub use sink::{EventFeed, Sequenced};
-pub use switchboard_protocol::{AgentKind, LoopId, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize};
+pub use switchboard_protocol::{
+    AgentKind, AutomationId, LoopId, Priority, ProfileId, SessionId, SignalId, TaskId, TermSize,
+};
 pub use switchboard_protocol::{capped, hook, loops, signal, summary, team, text};

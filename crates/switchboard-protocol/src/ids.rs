@@ -91,6 +91,12 @@ uuid_id!(
     "loop"
 );
 uuid_id!(
+    /// An automation: work that starts by itself, on a schedule or after
+    /// other work.
+    AutomationId,
+    "automation"
+);
+uuid_id!(
     /// A task given to an agent. Its text names the summary file
     /// `summaries/<id>.md`, so the id must be (and is) a safe file name.
     TaskId,

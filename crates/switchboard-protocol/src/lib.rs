@@ -18,7 +18,7 @@ pub mod team;
 pub mod text;
 pub mod usage;
 
-pub use ids::{IdError, LoopId, ProfileId, SessionId, SignalId, TaskId, new_secret};
+pub use ids::{AutomationId, IdError, LoopId, ProfileId, SessionId, SignalId, TaskId, new_secret};
 
 use serde::{Deserialize, Serialize};
 #[cfg(feature = "ts")]

@@ -235,6 +235,9 @@ for request in requests:
     print("decided:", json.dumps(answer))
 signal = ask({"type": "respond_to_signal", "signal_id": "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f", "response": {"action": "dismiss"}})
 print("signal:", json.dumps(signal))
+automation = ask({"type": "create_automation", "spec": {"profile_id": "0b6f8a3e-5d1c-4f3a-9a63-0a1b2c3d4e5f",
+    "trigger": {"on": "every", "every": "1m"}, "action": {"does": "task", "instruction": "Again"}}})
+print("automation:", json.dumps(automation))
 PY"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -253,6 +256,11 @@ async fn an_agent_cannot_decide_what_is_the_users() {
     // A well-formed answer to a question, refused as the user's before the question is looked up.
     let signal = &screen[screen.find("signal:").expect("the agent tried to answer a question")..];
     assert!(signal.contains("not_allowed") && !signal.contains("signal_not_found"), "{signal}");
+    // Nor may it schedule work for itself.
+    let automation = output.wait_for_text("automation:").await;
+    let automation = &automation[automation.find("automation:").unwrap()..];
+    assert!(automation.contains("not_allowed"), "{automation}");
+    assert!(t.engine.list_automations().await.unwrap().is_empty());
     let waiting = t.engine.list_permission_requests().await.unwrap();
     assert_eq!(waiting.len(), 1, "still the user's to decide");
     // The user's command line (a process the app did not start) decides.

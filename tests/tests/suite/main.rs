@@ -9,6 +9,7 @@ mod support;
 
 mod agents;
 mod attention;
+mod automations;
 mod cli;
 mod contract;
 mod cost;

@@ -603,6 +603,8 @@ actions: Array<SignalAction>, };
 
 export type LoopId = string;
 
+export type AutomationId = string;
+
 export type LoopSettings = { 
 /**
  * What the loop works toward (written into its anchor).
@@ -1008,6 +1010,76 @@ export type CostReport = {
  */
 since: number, by: CostGrouping, rows: Array<CostRow>, total: Spent, };
 
+export type Trigger = { "on": "every", every: string, } | { "on": "rule", rrule: string, } | { "on": "task_ended", profile_id: ProfileId, ended: TaskEnd, };
+
+export type TaskEnd = "completed" | "failed" | "any";
+
+export type AutomationAction = { "does": "task", instruction: string, title?: string | null, budget?: Budget | null, 
+/**
+ * Seconds; none: the agent's.
+ */
+time_limit_secs?: number | null, } | { "does": "loop", settings: LoopSettings, };
+
+export type Overlap = "skip" | "queue";
+
+export type CatchUp = "once" | "skip";
+
+export type AutomationSpec = { 
+/**
+ * The agent whose work it starts.
+ */
+profile_id: ProfileId, trigger: Trigger, action: AutomationAction, 
+/**
+ * An IANA time zone a schedule is in; none: the engine machine's.
+ */
+zone?: string | null, overlap: Overlap, catch_up: CatchUp, 
+/**
+ * The most runs it makes in an hour; more are held back, said so.
+ */
+max_runs_per_hour: number, };
+
+export type PauseReason = { "by": "user" } | { "by": "failing", failures: number, last: string, };
+
+export type AutomationState = { "state": "active" } | { "state": "paused", at: number, why: PauseReason, };
+
+export type RunOutcome = { "outcome": "task", task_id: TaskId, state: TaskState, cost_usd?: Usd | null, } | { "outcome": "loop", loop_id: LoopId, state: string, } | { "outcome": "skipped", why: string, };
+
+export type AutomationRun = { seq: number, fired_at: number, 
+/**
+ * Why it fired, in words: "its schedule (weekdays 09:00)", "coder's
+ * task “Port the parser” completed", "run now", "caught up once: 3 runs
+ * were missed while the engine did not run".
+ */
+reason: string, outcome: RunOutcome, };
+
+export type Automation = { id: AutomationId, created_at: number, state: AutomationState, 
+/**
+ * When its schedule runs it next (Unix ms); none for a chain, or while
+ * paused.
+ */
+next_run?: number | null, 
+/**
+ * Its latest runs, oldest first (at most [`AUTOMATION_RUNS_SHOWN`]).
+ */
+runs: Array<AutomationRun>, 
+/**
+ * The machine it runs on, as a window that shows several names it
+ * (none: the engine's own machine).
+ */
+host?: string | null, 
+/**
+ * The agent whose work it starts.
+ */
+profile_id: ProfileId, trigger: Trigger, action: AutomationAction, 
+/**
+ * An IANA time zone a schedule is in; none: the engine machine's.
+ */
+zone?: string | null, overlap: Overlap, catch_up: CatchUp, 
+/**
+ * The most runs it makes in an hour; more are held back, said so.
+ */
+max_runs_per_hour: number, };
+
 export type StorageProblem = { "kind": "full" } | { "kind": "read_only" } | { "kind": "failing", detail: string, };
 
 export type StorageStatus = { data_dir: string, problem: StorageProblem | null, 
@@ -1017,11 +1089,11 @@ export type StorageStatus = { data_dir: string, problem: StorageProblem | null,
  */
 hook_events_set_aside: number, set_aside_file: string, };
 
-export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "cost_report", since: CostSince, by: CostGrouping, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "session_tool", session_id: SessionId, secret: string, call: ToolCall, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "web_status", } | { "type": "set_web", settings: WebSettings, } | { "type": "pair_device", read_only: boolean, name: string | null, } | { "type": "list_devices", } | { "type": "this_device", } | { "type": "revoke_device", device_id: string, } | { "type": "resolve_worktree", worktree: string, };
+export type Command = { "type": "list_profiles", } | { "type": "create_profile", spec: ProfileSpec, } | { "type": "update_profile", profile_id: ProfileId, spec: ProfileSpec, } | { "type": "delete_profile", profile_id: ProfileId, } | { "type": "check_profile", profile_id: ProfileId | null, spec: ProfileSpec, } | { "type": "agent_presets", } | { "type": "detected_agents", } | { "type": "list_sessions", } | { "type": "start_session", profile_id: ProfileId, size: TermSize, } | { "type": "stop_session", session_id: SessionId, } | { "type": "restart_session", session_id: SessionId, size: TermSize, running_task: RestartTask | null, } | { "type": "resume_session", session_id: SessionId, size: TermSize, } | { "type": "write_input", session_id: SessionId, data: string, } | { "type": "resize", session_id: SessionId, size: TermSize, } | { "type": "set_output_paused", session_id: SessionId, paused: boolean, } | { "type": "screen_snapshot", session_id: SessionId, recent_lines: number, } | { "type": "list_events", session_id: SessionId | null, } | { "type": "submit_task", spec: TaskSpec, } | { "type": "list_tasks", profile_id: ProfileId | null, } | { "type": "get_task", task_id: TaskId, } | { "type": "cancel_task", task_id: TaskId, } | { "type": "move_task", task_id: TaskId, to_index: number, } | { "type": "requeue_task", task_id: TaskId, } | { "type": "type_task_now", task_id: TaskId, } | { "type": "edit_task", task_id: TaskId, title: string | null, instruction: string | null, } | { "type": "artifact_path", task_id: TaskId, path: string, } | { "type": "rerun_task", task_id: TaskId, } | { "type": "set_queue_paused", profile_id: ProfileId | null, paused: boolean, } | { "type": "list_queues", } | { "type": "storage_status", } | { "type": "get_settings", } | { "type": "set_settings", settings: Settings, } | { "type": "cost_report", since: CostSince, by: CostGrouping, } | { "type": "task_timeline", task_id: TaskId, } | { "type": "list_signals", } | { "type": "respond_to_signal", signal_id: SignalId, response: SignalResponse, } | { "type": "list_delegations", } | { "type": "keep_delegate", session_id: SessionId, keep: boolean, } | { "type": "start_loop", profile_id: ProfileId, settings: LoopSettings, } | { "type": "list_loops", } | { "type": "create_automation", spec: AutomationSpec, } | { "type": "update_automation", automation_id: AutomationId, spec: AutomationSpec, } | { "type": "list_automations", } | { "type": "get_automation", automation_id: AutomationId, } | { "type": "pause_automation", automation_id: AutomationId, } | { "type": "resume_automation", automation_id: AutomationId, } | { "type": "run_automation_now", automation_id: AutomationId, } | { "type": "remove_automation", automation_id: AutomationId, } | { "type": "get_loop", loop_id: LoopId, } | { "type": "loop_iterations", loop_id: LoopId, before: number, limit: number, } | { "type": "cancel_loop", loop_id: LoopId, } | { "type": "resume_loop", loop_id: LoopId, } | { "type": "loop_files", loop_id: LoopId, } | { "type": "save_loop_file", loop_id: LoopId, file: LoopFile, text: string, } | { "type": "agent_text", session_id: SessionId, text: string, } | { "type": "session_tool", session_id: SessionId, secret: string, call: ToolCall, } | { "type": "hook_event", envelope: HookEnvelope, } | { "type": "flow_diagrams", } | { "type": "flow_view", target: FlowTarget, until_seq: number | null, } | { "type": "flow_events", target: FlowTarget, since_at: number | null, limit: number, } | { "type": "export_flow_events", target: FlowTarget, } | { "type": "flow_overview", } | { "type": "search", query: string, } | { "type": "list_agent_status", } | { "type": "list_attention", } | { "type": "list_limits", } | { "type": "list_usage", } | { "type": "resume_agent", profile_id: ProfileId, } | { "type": "set_viewing", viewing: Viewing, } | { "type": "list_permission_requests", } | { "type": "decide_permission", request_id: number, allow: boolean, message: string | null, } | { "type": "folder_repository", folder: string, } | { "type": "list_folder", path: string, } | { "type": "set_repository_setup", repository: string, setup_command: string | null, } | { "type": "list_worktrees", } | { "type": "worktree_diff", worktree: string, } | { "type": "commit_worktree", worktree: string, } | { "type": "merge_worktree", worktree: string, } | { "type": "discard_worktree", worktree: string, force: boolean, } | { "type": "rebase_worktree", worktree: string, } | { "type": "review_worktree", worktree: string, comments: Array<ReviewComment>, } | { "type": "web_status", } | { "type": "set_web", settings: WebSettings, } | { "type": "pair_device", read_only: boolean, name: string | null, } | { "type": "list_devices", } | { "type": "this_device", } | { "type": "revoke_device", device_id: string, } | { "type": "resolve_worktree", worktree: string, };
 
-export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome } | { "type": "web", "value": WebStatus } | { "type": "pairing", "value": PairingCode } | { "type": "devices", "value": Array<Device> } | { "type": "device", "value": Device | null } | { "type": "tool", "value": ToolAnswer } | { "type": "cost", "value": CostReport };
+export type Reply = { "type": "unit" } | { "type": "profiles", "value": Array<Profile> } | { "type": "profile", "value": Profile } | { "type": "problems", "value": Array<ProfileProblem> } | { "type": "presets", "value": Array<AgentPreset> } | { "type": "detected_agents", "value": Array<DetectedAgent> } | { "type": "sessions", "value": Array<SessionInfo> } | { "type": "session", "value": SessionInfo } | { "type": "snapshot", "value": ScreenSnapshot } | { "type": "events", "value": Array<LogEntry> } | { "type": "submitted", "value": Submitted } | { "type": "tasks", "value": Array<TaskInfo> } | { "type": "task", "value": TaskInfo } | { "type": "queues", "value": Array<QueueStatus> } | { "type": "signals", "value": Array<SignalInfo> } | { "type": "signal", "value": SignalInfo } | { "type": "agent_status", "value": Array<AgentStatusInfo> } | { "type": "permission", "value": PermissionDecision | null } | { "type": "permission_requests", "value": Array<PermissionRequest> } | { "type": "storage", "value": StorageStatus } | { "type": "settings", "value": Settings } | { "type": "delegations", "value": Array<Delegation> } | { "type": "delegation", "value": Delegation } | { "type": "loops", "value": Array<LoopInfo> } | { "type": "loop", "value": LoopInfo } | { "type": "iterations", "value": Array<Iteration> } | { "type": "loop_files", "value": LoopFiles } | { "type": "diagrams", "value": Array<Diagram> } | { "type": "flow_view", "value": FlowView } | { "type": "flow_events", "value": FlowEvents } | { "type": "overview", "value": Overview } | { "type": "search_hits", "value": Array<SearchHit> } | { "type": "text", "value": string } | { "type": "restarted", "value": Restarted } | { "type": "attention", "value": Array<AgentAttention> } | { "type": "limits", "value": Array<AccountLimit> } | { "type": "usage", "value": Array<AccountUsage> } | { "type": "folder_repository", "value": FolderRepository } | { "type": "folder_listing", "value": FolderListing } | { "type": "worktrees", "value": Array<WorktreeInfo> } | { "type": "commit", "value": CommitOutcome } | { "type": "worktree_diff", "value": WorktreeDiff } | { "type": "merge", "value": MergeOutcome } | { "type": "discard", "value": DiscardOutcome } | { "type": "rebase", "value": RebaseOutcome } | { "type": "web", "value": WebStatus } | { "type": "pairing", "value": PairingCode } | { "type": "devices", "value": Array<Device> } | { "type": "device", "value": Device | null } | { "type": "tool", "value": ToolAnswer } | { "type": "cost", "value": CostReport } | { "type": "automations", "value": Array<Automation> } | { "type": "automation", "value": Automation };
 
-export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, 
+export type EngineEvent = { "type": "profile_saved", profile: Profile, } | { "type": "profile_deleted", profile_id: ProfileId, } | { "type": "session_changed", session: SessionInfo, } | { "type": "task_changed", task: TaskInfo, } | { "type": "queue_changed", queue: QueueStatus, } | { "type": "signal_changed", signal: SignalInfo, } | { "type": "loop_changed", info: LoopInfo, } | { "type": "automation_changed", automation: Automation, } | { "type": "automation_removed", automation_id: AutomationId, } | { "type": "delegation_changed", delegation: Delegation, } | { "type": "agent_status_changed", status: AgentStatusInfo, } | { "type": "permission_requested", request: PermissionRequest, } | { "type": "permission_closed", request_id: number, 
 /**
  * The session that asked: a request's number is its engine's own,
  * and a window showing several machines tells them apart by it.
@@ -1042,7 +1114,7 @@ export type LogKind = { "kind": "session_started", pid: number, } | { "kind": "s
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "budget_near", budget: string, used_percent: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "budget_near", budget: string, used_percent: number, } | { "kind": "automation_paused", name: string, why: string, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
@@ -1056,7 +1128,7 @@ export type LogEntry = { seq: number, at: number, session_id: SessionId | null, 
  * Put back by the app itself: it stopped (quit or crashed) before
  * the task was typed to its agent.
  */
-app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "budget_near", budget: string, used_percent: number, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
+app_stopped: boolean, } | { "kind": "task_quiet", quiet: boolean, alert_secs: number, } | { "kind": "budget_near", budget: string, used_percent: number, } | { "kind": "automation_paused", name: string, why: string, } | { "kind": "task_waiting", waiting: boolean, } | { "kind": "task_refused", why: string | null, } | { "kind": "task_resumed" } | { "kind": "deliverable_rejected", path: string, reason: string, } | { "kind": "task_ended", state: TaskState, reason: string | null, } | { "kind": "signal_raised", signal_id: SignalId, signal_kind: SignalKind, malformed: boolean, } | { "kind": "signal_handled", signal_id: SignalId, response: SignalResponse, } | { "kind": "signal_set_aside", signal_kind: SignalKind, } | { "kind": "delegation", requester_session: SessionId, state: DelegationState, } | { "kind": "hook", event: string, payload: JsonValue, 
 /**
  * The agent's identity variables the hook forwarded (its team's
  * name, say); absent in entries from before they were kept.
@@ -1749,6 +1821,18 @@ export interface EngineCommands {
   startLoop(profileId: ProfileId, settings: LoopSettings): Promise<LoopInfo>;
   /** Active and stalled loops, and the most recent finished ones. */
   listLoops(): Promise<Array<LoopInfo>>;
+  /** Makes an automation; refused with a sentence, before anything is saved, where its schedule cannot run, its agent is unknown, or a chain would lead back to itself. */
+  createAutomation(spec: AutomationSpec): Promise<Automation>;
+  /** Changes an automation (its history is kept). */
+  updateAutomation(automationId: AutomationId, spec: AutomationSpec): Promise<Automation>;
+  listAutomations(): Promise<Array<Automation>>;
+  getAutomation(automationId: AutomationId): Promise<Automation>;
+  pauseAutomation(automationId: AutomationId): Promise<Automation>;
+  resumeAutomation(automationId: AutomationId): Promise<Automation>;
+  /** Runs it now, as its trigger would (overlap and hourly cap included). */
+  runAutomationNow(automationId: AutomationId): Promise<Automation>;
+  /** Removes it and its history; the work it made is kept. */
+  removeAutomation(automationId: AutomationId): Promise<void>;
   getLoop(loopId: LoopId): Promise<LoopInfo>;
   /** Older iterations of a loop, a page at a time: the `limit` (at most 200) recorded before the one at `before` (an iteration's `seq`), oldest first. A loop's info carries only its latest iterations. */
   loopIterations(loopId: LoopId, before: number, limit: number): Promise<Array<Iteration>>;
@@ -1866,6 +1950,14 @@ export function engineCommands(send: (command: Command) => Promise<Reply>): Engi
     keepDelegate: async (sessionId, keep) => replyValue(await send({ type: "keep_delegate", session_id: sessionId, keep: keep }), "delegation"),
     startLoop: async (profileId, settings) => replyValue(await send({ type: "start_loop", profile_id: profileId, settings: settings }), "loop"),
     listLoops: async () => replyValue(await send({ type: "list_loops" }), "loops"),
+    createAutomation: async (spec) => replyValue(await send({ type: "create_automation", spec: spec }), "automation"),
+    updateAutomation: async (automationId, spec) => replyValue(await send({ type: "update_automation", automation_id: automationId, spec: spec }), "automation"),
+    listAutomations: async () => replyValue(await send({ type: "list_automations" }), "automations"),
+    getAutomation: async (automationId) => replyValue(await send({ type: "get_automation", automation_id: automationId }), "automation"),
+    pauseAutomation: async (automationId) => replyValue(await send({ type: "pause_automation", automation_id: automationId }), "automation"),
+    resumeAutomation: async (automationId) => replyValue(await send({ type: "resume_automation", automation_id: automationId }), "automation"),
+    runAutomationNow: async (automationId) => replyValue(await send({ type: "run_automation_now", automation_id: automationId }), "automation"),
+    removeAutomation: async (automationId) => replyValue(await send({ type: "remove_automation", automation_id: automationId }), "unit"),
     getLoop: async (loopId) => replyValue(await send({ type: "get_loop", loop_id: loopId }), "loop"),
     loopIterations: async (loopId, before, limit) => replyValue(await send({ type: "loop_iterations", loop_id: loopId, before: before, limit: limit }), "iterations"),
     cancelLoop: async (loopId) => replyValue(await send({ type: "cancel_loop", loop_id: loopId }), "loop"),
@@ -1993,6 +2085,23 @@ export async function dispatchCommand(target: EngineCommands, command: Command):
       return { type: "loop", value: await target.startLoop(command.profile_id, command.settings) };
     case "list_loops":
       return { type: "loops", value: await target.listLoops() };
+    case "create_automation":
+      return { type: "automation", value: await target.createAutomation(command.spec) };
+    case "update_automation":
+      return { type: "automation", value: await target.updateAutomation(command.automation_id, command.spec) };
+    case "list_automations":
+      return { type: "automations", value: await target.listAutomations() };
+    case "get_automation":
+      return { type: "automation", value: await target.getAutomation(command.automation_id) };
+    case "pause_automation":
+      return { type: "automation", value: await target.pauseAutomation(command.automation_id) };
+    case "resume_automation":
+      return { type: "automation", value: await target.resumeAutomation(command.automation_id) };
+    case "run_automation_now":
+      return { type: "automation", value: await target.runAutomationNow(command.automation_id) };
+    case "remove_automation":
+      await target.removeAutomation(command.automation_id);
+      return { type: "unit" };
     case "get_loop":
       return { type: "loop", value: await target.getLoop(command.loop_id) };
     case "loop_iterations":

@@ -75,6 +75,7 @@ import type {
 } from './bindings';
 import type { Device, PageNotice, PairingCode, WebSettings, WebStatus } from './bindings';
 import type { CostGrouping, CostReport, CostRow, CostSince, Spent } from './bindings';
+import type { Automation, AutomationId, AutomationSpec } from './bindings';
 import type { AccountLimit, AccountUsage, EventPace, HostLink, OpenTarget, QueuePause, RestartTask, Restarted } from './bindings';
 import type { Diagram, DiagramState, FlowEvents, FlowTarget, FlowView, FollowedLog, Overview, ScreenSnapshot, SearchHit } from './bindings';
 import diagramData from '../test/diagrams.json';
@@ -1434,6 +1435,80 @@ export class FakeBackend implements Backend {
     for (const iteration of info.iterations) history.set(iteration.seq, structuredClone(iteration));
     this.#loopHistory.set(info.id, [...history.values()].sort((a, b) => a.seq - b.seq));
     this.emit({ type: 'loop_changed', info: structuredClone(info) });
+  }
+
+  // ---- automations ----
+  // Kept as told; when a schedule runs and what a run makes are the engine's (its tests say so).
+
+  readonly #automations = new Map<AutomationId, Automation>();
+  #nextAutomation = 1;
+
+  async createAutomation(spec: AutomationSpec): Promise<Automation> {
+    this.#record('create_automation', { spec });
+    this.#profile(spec.profile_id);
+    const automation: Automation = {
+      ...structuredClone(spec),
+      id: `automation-${this.#nextAutomation++}`,
+      created_at: this.#now(),
+      state: { state: 'active' },
+      next_run: null,
+      runs: [],
+      host: null,
+    };
+    return this.#putAutomation(automation);
+  }
+
+  async updateAutomation(automationId: AutomationId, spec: AutomationSpec): Promise<Automation> {
+    this.#record('update_automation', { automationId, spec });
+    return this.#putAutomation({ ...this.#automation(automationId), ...structuredClone(spec) });
+  }
+
+  async listAutomations(): Promise<Automation[]> {
+    this.#record('list_automations', {});
+    return [...this.#automations.values()].map((a) => structuredClone(a));
+  }
+
+  async getAutomation(automationId: AutomationId): Promise<Automation> {
+    this.#record('get_automation', { automationId });
+    return structuredClone(this.#automation(automationId));
+  }
+
+  async pauseAutomation(automationId: AutomationId): Promise<Automation> {
+    this.#record('pause_automation', { automationId });
+    const paused: Automation = { ...this.#automation(automationId), state: { state: 'paused', at: this.#now(), why: { by: 'user' } }, next_run: null };
+    return this.#putAutomation(paused);
+  }
+
+  async resumeAutomation(automationId: AutomationId): Promise<Automation> {
+    this.#record('resume_automation', { automationId });
+    return this.#putAutomation({ ...this.#automation(automationId), state: { state: 'active' } });
+  }
+
+  async runAutomationNow(automationId: AutomationId): Promise<Automation> {
+    this.#record('run_automation_now', { automationId });
+    return structuredClone(this.#automation(automationId));
+  }
+
+  async removeAutomation(automationId: AutomationId): Promise<void> {
+    this.#record('remove_automation', { automationId });
+    this.#automation(automationId);
+    this.#automations.delete(automationId);
+    this.emit({ type: 'automation_removed', automation_id: automationId });
+  }
+
+  /** An automation as the engine tells it (for tests: its runs, its next run). */
+  seedAutomation(automation: Automation): void {
+    this.#putAutomation(automation);
+  }
+
+  #automation(automationId: AutomationId): Automation {
+    return this.#automations.get(automationId) ?? this.#fail('invalid_input', 'automation_id: there is no such automation', 'automation_id');
+  }
+
+  #putAutomation(automation: Automation): Automation {
+    this.#automations.set(automation.id, structuredClone(automation));
+    this.emit({ type: 'automation_changed', automation: structuredClone(automation) });
+    return structuredClone(automation);
   }
 
   readonly #delegations = new Map<SessionId, Delegation>();

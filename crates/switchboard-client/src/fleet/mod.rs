@@ -54,7 +54,9 @@ fn target(target: &FlowTarget) -> Route {
 }
 
 /// Where `command` goes. Every command is named here, so a new one has its
-/// route decided with it.
+/// route decided with it. `set_viewing` goes to every engine, each told only
+/// of what it holds (`viewing_for`); a cost report too, each machine's agents
+/// by its own day.
 pub fn route(command: &Command) -> Route {
     use Command as C;
     match command {
@@ -73,11 +75,10 @@ pub fn route(command: &Command) -> Route {
         | C::ListAttention {}
         | C::ListLimits {}
         | C::ListUsage {}
-        // Every engine, each told only of what it holds (`viewing_for`).
         | C::SetViewing { .. }
         | C::ListPermissionRequests {}
         | C::ListWorktrees {}
-        // Each machine's agents, each by its own day.
+        | C::ListAutomations {}
         | C::CostReport { .. } => Route::Every,
         C::UpdateProfile { profile_id, .. }
         | C::DeleteProfile { profile_id }
@@ -88,6 +89,13 @@ pub fn route(command: &Command) -> Route {
         | C::StartLoop { profile_id, .. }
         | C::ResumeAgent { profile_id } => ids([profile_id]),
         C::SubmitTask { spec } => ids([&spec.profile_id]),
+        C::CreateAutomation { spec } => ids([&spec.profile_id]),
+        C::UpdateAutomation { .. }
+        | C::GetAutomation { .. }
+        | C::PauseAutomation { .. }
+        | C::ResumeAutomation { .. }
+        | C::RunAutomationNow { .. }
+        | C::RemoveAutomation { .. } => automation_route(command),
         C::StopSession { session_id }
         | C::RestartSession { session_id, .. }
         | C::ResumeSession { session_id, .. }
@@ -147,6 +155,20 @@ pub fn route(command: &Command) -> Route {
         | C::ListDevices {}
         | C::ThisDevice {}
         | C::RevokeDevice { .. } => Route::Local,
+    }
+}
+
+/// The engine that holds the automation a command names.
+fn automation_route(command: &Command) -> Route {
+    use Command as C;
+    match command {
+        C::UpdateAutomation { automation_id, .. }
+        | C::GetAutomation { automation_id }
+        | C::PauseAutomation { automation_id }
+        | C::ResumeAutomation { automation_id }
+        | C::RunAutomationNow { automation_id }
+        | C::RemoveAutomation { automation_id } => ids([automation_id]),
+        _ => Route::Local,
     }
 }
 
@@ -295,6 +317,7 @@ mod tests {
         let agent = ProfileId::new();
         let session = SessionId::new();
         let task = TaskId::new();
+        let automation = switchboard_protocol::AutomationId::new();
         let spec: TaskSpec =
             serde_json::from_value(serde_json::json!({"profile_id": agent.to_string(), "instruction": "go"}))
                 .expect("a spec");
@@ -315,6 +338,11 @@ mod tests {
                 Route::Owner(vec![task.to_string()]),
             ),
             (Command::MergeWorktree { worktree: task.to_string() }, Route::Owner(vec![task.to_string()])),
+            (Command::ListAutomations {}, Route::Every),
+            (
+                Command::RunAutomationNow { automation_id: automation.clone() },
+                Route::Owner(vec![automation.to_string()]),
+            ),
             (Command::ListFolder { path: "~".into() }, Route::Chosen),
             (Command::DecidePermission { request_id: 1, allow: true, message: None }, Route::Chosen),
             (Command::GetSettings {}, Route::Local),

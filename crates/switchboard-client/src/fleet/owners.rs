@@ -69,6 +69,8 @@ pub fn held_ids(said: Said<'_>) -> Vec<u128> {
             R::Signal(signal) => vec![id(&signal.id)],
             R::Loops(loops) => loops.iter().map(|info| id(&info.id)).collect(),
             R::Loop(info) => vec![id(&info.id)],
+            R::Automations(automations) => automations.iter().map(|a| id(&a.id)).collect(),
+            R::Automation(automation) => vec![id(&automation.id)],
             // A worktree is named by its task's or loop's id.
             R::Worktrees(worktrees) => worktrees.iter().map(|worktree| id(&worktree.task)).collect(),
             R::Unit
@@ -117,8 +119,10 @@ pub fn held_ids(said: Said<'_>) -> Vec<u128> {
             E::TaskChanged { task } => vec![id(&task.id)],
             E::SignalChanged { signal } => vec![id(&signal.id)],
             E::LoopChanged { info } => vec![id(&info.id)],
+            E::AutomationChanged { automation } => vec![id(&automation.id)],
             E::WorktreeChanged { worktree } => vec![id(&worktree.task)],
             E::ProfileDeleted { .. }
+            | E::AutomationRemoved { .. }
             | E::QueueChanged { .. }
             | E::DelegationChanged { .. }
             | E::AgentStatusChanged { .. }

@@ -362,10 +362,15 @@ impl Notices {
             | EngineEvent::AgentStatusChanged { .. }
             | EngineEvent::SessionChanged { .. }
             | EngineEvent::WebChanged { .. }
+            | EngineEvent::AutomationChanged { .. }
+            | EngineEvent::AutomationRemoved { .. }
             | EngineEvent::DevicesChanged { .. } => None,
             EngineEvent::Logged { entry, profile_id } => match &entry.kind {
                 switchboard_api::LogKind::BudgetNear { budget, used_percent } => {
                     self.on_budget_near(entry, profile_id.as_ref(), budget, *used_percent)
+                }
+                switchboard_api::LogKind::AutomationPaused { name, why } => {
+                    self.on_automation_paused(entry, profile_id.as_ref(), name, why)
                 }
                 _ => None,
             },

@@ -65,6 +65,26 @@ impl Notices {
         Some(notice)
     }
 
+    /// An automation paused itself: its runs kept ending badly.
+    pub(super) fn on_automation_paused(
+        &mut self,
+        entry: &switchboard_api::LogEntry,
+        profile: Option<&ProfileId>,
+        name: &str,
+        why: &str,
+    ) -> Option<Notice> {
+        if !self.remember(format!("automation:{}", entry.seq)) {
+            return None;
+        }
+        let agent = profile.map_or_else(|| "an agent".to_owned(), |p| self.agent(p).to_owned());
+        let body = format!("“{name}” (for {agent}) starts nothing more until you resume it: {why}.");
+        let mut notice = Notice::new(NoticeKind::TaskFailed, NoticeTarget::Window, "Automation paused", body);
+        if let Some(profile) = profile {
+            notice = notice.about(profile);
+        }
+        Some(notice)
+    }
+
     /// An account's usage limit lifted: told only when its reaching the limit was.
     pub(super) fn on_limit_lifted(
         &mut self,

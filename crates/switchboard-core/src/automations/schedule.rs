@@ -32,7 +32,7 @@ enum Kind {
     /// Every `every` from `anchor` (Unix ms), whatever the clocks do.
     Span { every: i64, anchor: Millis },
     /// A recurrence in civil time, from `start`.
-    Rule { rule: RRule<Unvalidated>, start: DateTime },
+    Rule { rule: Box<RRule<Unvalidated>>, start: DateTime },
 }
 
 /// What a `--every` spec says: a span, or a rule (RRULE text).
@@ -171,7 +171,7 @@ impl Schedule {
         {
             return Err("The rule ended before now: it never runs from now on.".to_owned());
         }
-        let schedule = Schedule { kind: Kind::Rule { rule, start }, zone };
+        let schedule = Schedule { kind: Kind::Rule { rule: Box::new(rule), start }, zone };
         schedule.rule_set(None)?;
         if schedule.next_after(anchor).is_none() {
             return Err("The rule never runs from now on.".to_owned());
@@ -203,7 +203,7 @@ impl Schedule {
     fn rule_set(&self, from: Option<DateTime>) -> Result<RRuleSet, String> {
         let Kind::Rule { rule, start } = &self.kind else { return Err("not a rule".to_owned()) };
         let start = from.map_or(*start, |from| reanchored(rule, *start, from));
-        rule.clone().build(floating(start)?).map_err(|error| format!("The RRULE cannot run: {error}."))
+        (**rule).clone().build(floating(start)?).map_err(|error| format!("The RRULE cannot run: {error}."))
     }
 
     /// The first run strictly after `after` (Unix ms); none when it runs no

@@ -75,6 +75,9 @@ pub(crate) enum Follow {
     /// The session's hooks named a file its CLI writes the conversation to
     /// (`team`: a teammate's or sub-agent's): for the usage desk to follow.
     Transcript { session: SessionId, path: String, team: bool },
+    /// A task ended so: for the automation desk (the run that made it, the
+    /// chains that follow its agent).
+    TaskEnded { task: TaskId, profile: ProfileId, state: switchboard_api::TaskState },
     /// Usage was counted to these tasks and to the agent's day: for the
     /// task desk (their records told anew, their budgets).
     UsageCounted { tasks: Vec<TaskId>, profile: ProfileId },

@@ -10,6 +10,7 @@
 //! `signals`, `hooks`.
 
 mod attention;
+mod automations;
 mod command;
 mod context;
 mod flows;
@@ -112,6 +113,7 @@ impl Engine {
             hooks: hooks::HookDesk::new(config.permission_wait),
             worktrees: worktrees::WorktreeDesk::new(radar, worktree_notes),
             usage: usage::UsageDesk::new(usage_reads),
+            automations: automations::AutomationDesk::new(),
             attention: attention::AttentionBoard::new(now()),
             web,
             path_env,

@@ -13,6 +13,7 @@ use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
 use rusqlite_migration::{M, Migrations};
 use switchboard_protocol::{AgentKind, ProfileId, SessionId, TermSize};
 
+mod automations;
 mod devices;
 mod events;
 mod health;
@@ -22,6 +23,7 @@ mod tasks;
 mod usage;
 mod worktrees;
 
+pub use automations::{RunMade, StoredAutomation, StoredRun};
 pub use usage::{UsageOf, UsageRow, UsageSource};
 
 pub use devices::DeviceRecord;
@@ -62,6 +64,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
         M::up(include_str!("../../migrations/0023_web.sql")),
         M::up(include_str!("../../migrations/0024_switchboard_tools.sql")),
         M::up(include_str!("../../migrations/0025_usage.sql")),
+        M::up(include_str!("../../migrations/0026_automations.sql")),
     ])
 });
 

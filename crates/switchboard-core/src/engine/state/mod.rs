@@ -4,6 +4,7 @@
 //! the follow-ups desks left for each other.
 
 mod agents;
+mod automations;
 mod views;
 mod web;
 mod work;
@@ -76,6 +77,7 @@ pub(crate) struct EngineState {
     pub(super) hooks: HookDesk,
     pub(super) worktrees: super::worktrees::WorktreeDesk,
     pub(super) usage: super::usage::UsageDesk,
+    pub(super) automations: super::automations::AutomationDesk,
     pub(super) attention: super::attention::AttentionBoard,
     pub(super) config: EngineConfig,
     /// The app's `PATH`, for finding agents' commands.
@@ -153,6 +155,7 @@ impl EngineState {
                     self.signals.check_delegates(&mut self.cx, now());
                     self.usage.tick(&self.cx, Instant::now());
                     self.tasks.wake_held_days(&mut self.cx, None);
+                    self.judge_automations();
                 }
                 // Reported below, after the step.
                 () = tokio::time::sleep_until(attention_round.unwrap_or_else(Instant::now)), if attention_round.is_some() => {}
@@ -184,6 +187,7 @@ impl EngineState {
         }
         self.tasks.recover_limits(&mut self.cx);
         self.tasks.pump_all(&mut self.cx);
+        self.automations.recover(&self.cx);
         self.run_follows();
     }
 
@@ -250,6 +254,7 @@ impl EngineState {
                 }
                 Follow::WorktreeInUse { owner } => self.worktrees.in_use(&self.cx, &owner),
                 Follow::WorktreeTaskEnded { owner } => self.worktrees.task_ended(&self.cx, &owner),
+                Follow::TaskEnded { task, profile, state } => self.automations_after(&task, &profile, state),
             }
         }
     }

@@ -466,7 +466,7 @@ fn interrupt(cx: &Ctx, work: &Work, profile_id: &ProfileId) {
     cx.sessions.send(&work.session_id, Control::Write(key.as_bytes().to_vec(), reply));
 }
 
-fn task_of(cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
+pub(crate) fn task_of(cx: &Ctx, id: &TaskId) -> Result<TaskInfo, EngineError> {
     let task = match cx.unsaved_tasks.get(id) {
         Some(unsaved) => unsaved.clone(),
         None => cx.store.get_task(id)?.ok_or_else(|| EngineError::TaskNotFound(id.clone()))?,

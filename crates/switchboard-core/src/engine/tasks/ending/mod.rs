@@ -314,6 +314,11 @@ impl TaskDesk {
         save_and_report(cx, &task);
         self.close_after_grace(cx, &task);
         log_task(cx, &task, LogKind::TaskEnded { state, reason });
+        cx.follow(super::super::context::Follow::TaskEnded {
+            task: task.id.clone(),
+            profile: task.spec.profile_id.clone(),
+            state,
+        });
         cx.follow(super::super::context::Follow::WorktreeTaskEnded {
             owner: super::super::isolation::worktree_key(&task),
         });
