@@ -77,6 +77,10 @@ pub enum ClientCommand {
     /// Loops: an agent's fresh sessions toward one goal until it is done.
     #[command(subcommand)]
     Loop(LoopCommand),
+    /// Automations: work that starts by itself, on a schedule or after
+    /// another agent's task.
+    #[command(subcommand)]
+    Automation(AutomationCommand),
     /// Worktrees: where agents that work apart made their changes, and the
     /// review of them (diff, merge, discard).
     #[command(subcommand)]
@@ -337,6 +341,109 @@ pub enum LoopCommand {
         #[command(flatten)]
         output: Output,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AutomationCommand {
+    /// Makes an automation and prints its id alone. It runs on the engine,
+    /// with no window open, while the engine runs.
+    Add {
+        /// The agent whose work it starts (its name, or profile id).
+        #[arg(long)]
+        agent: String,
+        /// When it runs: "weekdays 09:00", "daily 18:30", "mon,wed,fri 08:00",
+        /// "hourly", or a span such as "2h".
+        #[arg(long, value_name = "SPEC", group = "trigger")]
+        every: Option<String>,
+        /// When it runs, as an RFC 5545 rule: "FREQ=MONTHLY;BYMONTHDAY=-1;BYHOUR=9".
+        #[arg(long, value_name = "RRULE", group = "trigger")]
+        rrule: Option<String>,
+        /// It runs when a task of this agent ends (see --on).
+        #[arg(long, value_name = "AGENT", group = "trigger")]
+        after: Option<String>,
+        /// Which ends of that agent's tasks it follows.
+        #[arg(long, value_enum, default_value = "completed", requires = "after")]
+        on: TaskEndArg,
+        /// The IANA time zone its schedule is in (this machine's when left out).
+        #[arg(long, value_name = "ZONE")]
+        zone: Option<String>,
+        /// It starts a loop toward TEXT instead of queueing a task.
+        #[arg(long = "loop")]
+        as_loop: bool,
+        /// Runs its schedule missed while the engine did not run: one run
+        /// for them all (once) or none (skip).
+        #[arg(long, value_enum, default_value = "once")]
+        catch_up: CatchUpArg,
+        /// A run while the last one is still queued or at work: skipped
+        /// (skip) or queued behind it (queue).
+        #[arg(long, value_enum, default_value = "skip")]
+        overlap: OverlapArg,
+        /// The most runs an hour (6 when left out).
+        #[arg(long, value_name = "N")]
+        max_per_hour: Option<u32>,
+        /// What each task (or loop) may use: tokens (50ktok) or dollars (2usd).
+        #[arg(long, value_name = "BUDGET", value_parser = parse_budget)]
+        budget: Option<switchboard_api::Budget>,
+        /// The task's text (or the loop's goal). Several words are joined with spaces.
+        #[arg(required = true)]
+        text: Vec<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Lists the automations: each one's state, next run and last run.
+    List {
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Shows an automation and its history.
+    Show {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Pauses an automation: it starts nothing until resumed.
+    Pause {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Resumes a paused automation (runs it missed meanwhile are not made).
+    Resume {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Runs an automation now, as its trigger would.
+    RunNow {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Removes an automation and its history; the work it made stays.
+    Remove {
+        id: String,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum TaskEndArg {
+    Completed,
+    Failed,
+    Any,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum CatchUpArg {
+    Once,
+    Skip,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum OverlapArg {
+    Skip,
+    Queue,
 }
 
 #[derive(Subcommand, Debug)]

@@ -32,6 +32,7 @@
 
 mod agent;
 mod args;
+mod automations;
 mod cost;
 mod events;
 mod flow;
@@ -54,8 +55,8 @@ use switchboard_client::ClientError;
 use switchboard_client::blocking as client;
 
 pub use args::{
-    AgentCommand, Cli, ClientCommand, CostBy, DaemonArgs, IsolationArg, Kind, LoopCommand, Output, PriorityArg,
-    TaskCommand, WorktreeCommand,
+    AgentCommand, AutomationCommand, CatchUpArg, Cli, ClientCommand, CostBy, DaemonArgs, IsolationArg, Kind,
+    LoopCommand, Output, OverlapArg, PriorityArg, TaskCommand, TaskEndArg, WorktreeCommand,
 };
 pub use loops::{IterationView, LoopView, describe_loop};
 pub use print::{Lines, shown};
@@ -261,6 +262,7 @@ fn execute(command: ClientCommand, reach: client::Reach, out: &mut impl Write) -
         ClientCommand::Agent(command) => agent::run(&client, command, out),
         ClientCommand::Task(command) => task::run(&client, command, out),
         ClientCommand::Loop(command) => loops::run(&client, command, out),
+        ClientCommand::Automation(command) => automations::run(&client, command, out),
         ClientCommand::Worktree(command) => worktree::run(&client, command, out),
         ClientCommand::Web(args) => web::run(&client, args, elsewhere, out),
         ClientCommand::Flow { agent, output } => flow::run(&client, &agent, output, out),

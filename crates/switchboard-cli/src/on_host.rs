@@ -93,6 +93,7 @@ pub fn decide(command: &ClientCommand, destination: &str) -> OnHost {
         ClientCommand::Agent(_)
         | ClientCommand::Task(_)
         | ClientCommand::Loop(_)
+        | ClientCommand::Automation(_)
         | ClientCommand::Worktree(_)
         | ClientCommand::Flow { .. }
         | ClientCommand::Events { .. }
@@ -194,6 +195,13 @@ mod tests {
         ("loop show 1", Expected::Engine),
         ("loop cancel 1", Expected::Engine),
         ("loop resume 1", Expected::Engine),
+        ("automation add --agent a --every 2h text", Expected::Engine),
+        ("automation list", Expected::Engine),
+        ("automation show 1", Expected::Engine),
+        ("automation pause 1", Expected::Engine),
+        ("automation resume 1", Expected::Engine),
+        ("automation run-now 1", Expected::Engine),
+        ("automation remove 1", Expected::Engine),
         ("worktree list", Expected::Engine),
         ("worktree diff t", Expected::Engine),
         ("worktree merge t", Expected::Engine),

@@ -243,3 +243,71 @@ async fn an_automation_whose_runs_keep_failing_pauses_itself_and_the_hourly_cap_
     t.engine.remove_automation(made.id.clone()).await.unwrap();
     assert!(t.engine.get_automation(made.id).await.is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_makes_shows_runs_and_removes_automations() {
+    let clock = Clock::set_at(at("2026-11-27T10:00:00Z"));
+    let data = tempfile::tempdir().unwrap();
+    let t = TestEngine::start_in(data.path(), |config| config.clock = clock.clone()).await;
+    agent(&t, "worker").await;
+    let cli = |line: &'static [&'static str]| support::cli_async(&t, line);
+    let (code, out, err) = cli(&[
+        "automation",
+        "add",
+        "--agent",
+        "worker",
+        "--every",
+        "weekdays 09:00",
+        "--zone",
+        "UTC",
+        "Bump",
+        "the",
+        "dependencies",
+    ])
+    .await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{err}");
+    let id = out.trim().to_owned();
+    assert!(id.parse::<switchboard_core::AutomationId>().is_ok(), "the id alone: {out:?}");
+    // Bad input is refused in words before anything is kept.
+    let (code, _, err) = cli(&["automation", "add", "--agent", "worker", "--every", "25:00", "x"]).await;
+    assert_ne!(code, std::process::ExitCode::SUCCESS);
+    assert!(err.contains("\"25:00\" is not a schedule Switchboard reads"), "{err}");
+    let (code, _, err) = cli(&["automation", "add", "--agent", "nobody", "--every", "2h", "x"]).await;
+    assert_ne!(code, std::process::ExitCode::SUCCESS);
+    assert!(err.contains("nobody"), "{err}");
+    assert_eq!(t.engine.list_automations().await.unwrap().len(), 1);
+
+    let shown = shown_json(&t, &id).await;
+    assert_eq!(shown["state"], "active");
+    // Made on a Friday after nine: Monday.
+    assert_eq!(shown["next_run"], at("2026-11-30T09:00:00Z"));
+    assert_eq!(shown["history"], serde_json::json!([]));
+
+    let (_, out, _) = support::cli_async(&t, &["automation", "run-now", &id]).await;
+    assert!(out.starts_with("ran “Bump the dependencies”: task "), "{out}");
+    let shown = shown_json(&t, &id).await;
+    let run = &shown["history"][0];
+    assert_eq!(run["reason"], "run now");
+    assert!(run["task"].as_str().is_some() && run["loop"].is_null(), "{run}");
+    assert!(["queued", "running"].contains(&run["outcome"].as_str().unwrap()), "{run}");
+    assert_eq!(run["fired_at"], at("2026-11-27T10:00:00Z"));
+
+    let (_, out, _) = support::cli_async(&t, &["automation", "show", &id]).await;
+    assert!(out.contains("when: every weekdays 09:00 (UTC)\nnext run: 2026-11-30T09:00:00Z\n"), "{out}");
+    assert!(out.contains("history:\n  2026-11-27T10:00:00Z  run now · task "), "{out}");
+    let (_, out, _) = support::cli_async(&t, &["automation", "pause", &id]).await;
+    assert_eq!(out.trim(), "paused “Bump the dependencies”; it starts nothing until resumed");
+    assert_eq!(shown_json(&t, &id).await["next_run"], serde_json::Value::Null);
+    let (_, out, _) = support::cli_async(&t, &["automation", "list"]).await;
+    assert!(out.contains("paused") && out.contains("worker") && out.contains("every weekdays 09:00"), "{out}");
+    let (_, out, _) = support::cli_async(&t, &["automation", "resume", &id]).await;
+    assert_eq!(out.trim(), "resumed “Bump the dependencies”; it runs next at 2026-11-30T09:00:00Z");
+    let (_, out, _) = support::cli_async(&t, &["automation", "remove", &id]).await;
+    assert_eq!(out.trim(), format!("removed automation {id}"));
+    assert!(t.engine.list_automations().await.unwrap().is_empty());
+}
+
+async fn shown_json(t: &TestEngine, id: &str) -> serde_json::Value {
+    let (_, out, _) = support::cli_async(t, &["automation", "show", id, "--json"]).await;
+    serde_json::from_str(&out).unwrap()
+}
