@@ -366,6 +366,10 @@ async fn claude_code_reports_through_its_hooks_and_its_summary_completes_the_tas
     rig.t.engine.stop_session(session).await.unwrap();
 }
 
+/// What the team test's teammate's answer reports using: its own file's
+/// tokens, counted to the lead's task as its team's.
+const TEAMMATE_SPEND: Spend = Spend { input: 777, output: 33, cache_read: 0, cache_write: 0 };
+
 /// The model of the team test: the lead starts a background teammate, then
 /// writes its summary; the teammate's answer waits for `gate`.
 fn team_script(gate: watch::Receiver<bool>) -> impl FnOnce(PathBuf) -> Box<Script> {
@@ -373,7 +377,7 @@ fn team_script(gate: watch::Receiver<bool>) -> impl FnOnce(PathBuf) -> Box<Scrip
         Box::new(move |request: &ModelRequest| {
             let everything = request.user_text();
             if !everything.contains("LEAD-TEAM") {
-                return Reply::text("Counted to three.").held_until(gate.clone());
+                return Reply::text("Counted to three.").with_tokens(TEAMMATE_SPEND).held_until(gate.clone());
             }
             let summary = summary_path(request).map(|path| workspace.join(path));
             if request.latest_user_text().contains("task-notification") {
@@ -445,6 +449,15 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     );
     assert_eq!(flow(&view, DiagramId::TeamLead).current, ["m"]);
     assert_eq!(flow(&view, DiagramId::AgentStatus).current, ["stop"], "Done");
+    // The teammate's own file (named by its hooks) counts to the lead's task as its team's.
+    let counted = rig
+        .task_until(&task.id, REAL_DEADLINE, |task| {
+            task.spent.team_tokens.as_ref().is_some_and(|team| team.input > 0 && team.output > 0)
+        })
+        .await;
+    let team = counted.spent.team_tokens.unwrap();
+    assert_eq!((team.input, team.output), (TEAMMATE_SPEND.input, TEAMMATE_SPEND.output), "{team:?}");
+    assert!(counted.spent.tokens.input > 0, "the lead's own apart: {:?}", counted.spent.tokens);
     rig.t.engine.stop_session(lead).await.unwrap();
 }
 
@@ -460,7 +473,7 @@ fn codex_team_script(gate: watch::Receiver<bool>) -> impl FnOnce(PathBuf) -> Box
             if !has_tools {
                 Reply::text("Count with a helper")
             } else if latest.contains("CHILD-JOB") && !request.user_text().contains("CODEX-LEAD") {
-                Reply::text("One, two, three.").held_until(gate.clone())
+                Reply::text("One, two, three.").with_tokens(TEAMMATE_SPEND).held_until(gate.clone())
             } else if latest.contains("CODEX-LEAD") && !request.follows_tool_use() {
                 Reply::tools([("multi_agent_v1.spawn_agent", json!({"message": "CHILD-JOB: count to three"}))])
             } else if let Some(path) =
@@ -502,6 +515,14 @@ async fn a_codex_lead_with_a_sub_agent_completes_only_after_it() {
     // Codex gave its lead no new turn for it: the sub-agent's stop settled the task.
     let stops = hooks.iter().filter(|(name, _)| name == "Stop").count();
     assert_eq!(stops, 1, "{hooks:?}");
+    // The sub-agent's own log counts to the lead's task as its team's.
+    let counted = rig
+        .task_until(&task.id, REAL_DEADLINE, |task| {
+            task.spent.team_tokens.as_ref().is_some_and(|team| team.input > 0 && team.output > 0)
+        })
+        .await;
+    let team = counted.spent.team_tokens.unwrap();
+    assert_eq!((team.input, team.output), (TEAMMATE_SPEND.input, TEAMMATE_SPEND.output), "{team:?}");
     rig.t.engine.stop_session(lead).await.unwrap();
 }
 
