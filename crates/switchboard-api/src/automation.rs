@@ -22,6 +22,13 @@ pub enum Trigger {
     Rule { rrule: String },
     /// A task of another agent ended so: a chain of agents.
     TaskEnded { profile_id: ProfileId, ended: TaskEnd },
+    /// Files under a folder changed: paths (relative to it) matching one of
+    /// `globs`, gathered until the folder is quiet for a moment. The app's own
+    /// files and `.git` never count.
+    FilesChanged { dir: String, globs: Vec<String> },
+    /// A branch of a git repository moved to a new commit; the commits
+    /// between are passed on.
+    BranchMoved { repo: String, branch: String },
 }
 
 /// Which ends of a task a chain follows.

@@ -343,6 +343,8 @@ pub enum LoopCommand {
     },
 }
 
+// Parsed once per run of the command line: the size of a variant is no cost.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum AutomationCommand {
     /// Makes an automation and prints its id alone. It runs on the engine,
@@ -364,6 +366,19 @@ pub enum AutomationCommand {
         /// Which ends of that agent's tasks it follows.
         #[arg(long, value_enum, default_value = "completed", requires = "after")]
         on: TaskEndArg,
+        /// It runs when files matching GLOB (relative to --in; repeat for
+        /// more) change, once the folder is quiet for a moment.
+        #[arg(long, value_name = "GLOB", group = "trigger", requires = "inside")]
+        on_change: Vec<String>,
+        /// The folder --on-change watches.
+        #[arg(long = "in", value_name = "DIR")]
+        inside: Option<String>,
+        /// It runs when this branch of --repo moves to a new commit.
+        #[arg(long, value_name = "BRANCH", group = "trigger", requires = "repo")]
+        on_branch: Option<String>,
+        /// The git repository --on-branch looks at.
+        #[arg(long, value_name = "DIR")]
+        repo: Option<String>,
         /// The IANA time zone its schedule is in (this machine's when left out).
         #[arg(long, value_name = "ZONE")]
         zone: Option<String>,

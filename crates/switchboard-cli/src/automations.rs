@@ -20,56 +20,8 @@ pub(crate) fn run(client: &Client, command: AutomationCommand, out: &mut impl Wr
     let profiles = client.list_profiles()?;
     let view = |automation: &Automation| AutomationView::new(automation, &profiles);
     match command {
-        AutomationCommand::Add {
-            agent,
-            every,
-            rrule,
-            after,
-            on,
-            zone,
-            as_loop,
-            catch_up,
-            overlap,
-            max_per_hour,
-            budget,
-            text,
-            output,
-        } => {
-            let profile = find_in(&profiles, &agent)?;
-            let trigger = match (every, rrule, after) {
-                (Some(every), _, _) => Trigger::Every { every },
-                (_, Some(rrule), _) => Trigger::Rule { rrule },
-                (_, _, Some(after)) => {
-                    let ended = match on {
-                        TaskEndArg::Completed => TaskEnd::Completed,
-                        TaskEndArg::Failed => TaskEnd::Failed,
-                        TaskEndArg::Any => TaskEnd::Any,
-                    };
-                    Trigger::TaskEnded { profile_id: find_in(&profiles, &after)?.id.clone(), ended }
-                }
-                _ => anyhow::bail!("say when it runs: --every SPEC, --rrule RRULE or --after AGENT"),
-            };
-            let text = text.join(" ");
-            let action = if as_loop {
-                AutomationAction::Loop { settings: LoopSettings { budget, ..LoopSettings::new(text) } }
-            } else {
-                AutomationAction::Task { instruction: text, title: None, budget, time_limit_secs: None }
-            };
-            let spec = AutomationSpec {
-                profile_id: profile.id.clone(),
-                trigger,
-                action,
-                zone,
-                overlap: match overlap {
-                    OverlapArg::Skip => Overlap::Skip,
-                    OverlapArg::Queue => Overlap::Queue,
-                },
-                catch_up: match catch_up {
-                    CatchUpArg::Once => CatchUp::Once,
-                    CatchUpArg::Skip => CatchUp::Skip,
-                },
-                max_runs_per_hour: max_per_hour.unwrap_or(DEFAULT_RUNS_PER_HOUR),
-            };
+        add @ AutomationCommand::Add { .. } => {
+            let (spec, output) = spec_of(add, &profiles)?;
             let made = client.create_automation(spec)?;
             print(out, output, &view(&made), |a| a.id.clone())
         }
@@ -118,6 +70,89 @@ pub(crate) fn run(client: &Client, command: AutomationCommand, out: &mut impl Wr
             print(out, output, &serde_json::json!({"removed": id}), |_| format!("removed automation {id}"))
         }
     }
+}
+
+/// The automation `automation add` describes, and how to print it.
+fn spec_of(command: AutomationCommand, profiles: &[Profile]) -> Result<(AutomationSpec, crate::Output)> {
+    let AutomationCommand::Add {
+        agent,
+        every,
+        rrule,
+        after,
+        on,
+        on_change,
+        inside,
+        on_branch,
+        repo,
+        zone,
+        as_loop,
+        catch_up,
+        overlap,
+        max_per_hour,
+        budget,
+        text,
+        output,
+    } = command
+    else {
+        anyhow::bail!("not an automation to add");
+    };
+    let profile = find_in(profiles, &agent)?;
+    let trigger = match (every, rrule, after) {
+        _ if !on_change.is_empty() => {
+            let dir = inside.ok_or_else(|| anyhow::anyhow!("--on-change needs --in DIR"))?;
+            Trigger::FilesChanged { dir: absolute(&dir)?, globs: on_change }
+        }
+        _ if on_branch.is_some() => {
+            let repo = repo.ok_or_else(|| anyhow::anyhow!("--on-branch needs --repo DIR"))?;
+            Trigger::BranchMoved { repo: absolute(&repo)?, branch: on_branch.unwrap_or_default() }
+        }
+        (Some(every), _, _) => Trigger::Every { every },
+        (_, Some(rrule), _) => Trigger::Rule { rrule },
+        (_, _, Some(after)) => {
+            let ended = match on {
+                TaskEndArg::Completed => TaskEnd::Completed,
+                TaskEndArg::Failed => TaskEnd::Failed,
+                TaskEndArg::Any => TaskEnd::Any,
+            };
+            Trigger::TaskEnded { profile_id: find_in(profiles, &after)?.id.clone(), ended }
+        }
+        _ => anyhow::bail!(
+            "say when it runs: --every SPEC, --rrule RRULE, --after AGENT, --on-change GLOB --in DIR or \
+                     --on-branch BRANCH --repo DIR"
+        ),
+    };
+    let text = text.join(" ");
+    let action = if as_loop {
+        AutomationAction::Loop { settings: LoopSettings { budget, ..LoopSettings::new(text) } }
+    } else {
+        AutomationAction::Task { instruction: text, title: None, budget, time_limit_secs: None }
+    };
+    let spec = AutomationSpec {
+        profile_id: profile.id.clone(),
+        trigger,
+        action,
+        zone,
+        overlap: match overlap {
+            OverlapArg::Skip => Overlap::Skip,
+            OverlapArg::Queue => Overlap::Queue,
+        },
+        catch_up: match catch_up {
+            CatchUpArg::Once => CatchUp::Once,
+            CatchUpArg::Skip => CatchUp::Skip,
+        },
+        max_runs_per_hour: max_per_hour.unwrap_or(DEFAULT_RUNS_PER_HOUR),
+    };
+    Ok((spec, output))
+}
+
+/// A folder named on the command line, made absolute from where it was
+/// typed (the engine runs elsewhere). Given `--host`, it is a path there.
+fn absolute(dir: &str) -> Result<String> {
+    let path = std::path::Path::new(dir);
+    if path.is_absolute() {
+        return Ok(dir.to_owned());
+    }
+    Ok(std::env::current_dir()?.join(path).display().to_string())
 }
 
 fn parse_id(text: &str) -> Result<AutomationId> {
@@ -185,6 +220,8 @@ impl AutomationView {
             Trigger::TaskEnded { profile_id, ended } => {
                 format!("after {}'s tasks ({})", agent_name(profile_id), ended.as_str())
             }
+            Trigger::FilesChanged { dir, globs } => format!("when {} change under {dir}", globs.join(", ")),
+            Trigger::BranchMoved { repo, branch } => format!("when {branch} moves in {repo}"),
         };
         let (does, text) = match &spec.action {
             AutomationAction::Task { instruction, .. } => ("task", instruction.clone()),

@@ -1,7 +1,8 @@
 -- Automations: a trigger and an action (`spec`, JSON), where it stands
 -- (`state`, JSON), when its schedule was last judged against the wall clock
 -- (runs after that and before now were not made: missed, when the engine
--- was down) and when it runs next.
+-- was down), when it runs next, and for a branch trigger the commit the
+-- branch was last seen at.
 CREATE TABLE automations (
     id         TEXT PRIMARY KEY NOT NULL,
     profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
@@ -9,7 +10,8 @@ CREATE TABLE automations (
     state      TEXT NOT NULL,
     created_at INTEGER NOT NULL,
     judged_at  INTEGER NOT NULL,
-    next_run   INTEGER
+    next_run   INTEGER,
+    seen       TEXT
 ) STRICT;
 
 -- Each run: when, why, and the task or loop it made (none: it was skipped,

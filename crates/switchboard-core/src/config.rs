@@ -149,6 +149,9 @@ pub struct EngineConfig {
     pub pairing_slowing: PairingSlowing,
     /// The wall clock days are judged by (the machine's; a test's own).
     pub clock: crate::clock::Clock,
+    /// Automations' folders are polled, never watched by the system's file
+    /// watches (as when those ran out): for tests and benches of that way.
+    pub poll_folders: bool,
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -195,6 +198,7 @@ impl EngineConfig {
             web_machines: None,
             pairing_slowing: PairingSlowing::default(),
             clock: crate::clock::Clock::system(),
+            poll_folders: false,
         }
     }
 

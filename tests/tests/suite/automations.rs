@@ -311,3 +311,80 @@ async fn shown_json(t: &TestEngine, id: &str) -> serde_json::Value {
     let (_, out, _) = support::cli_async(t, &["automation", "show", id, "--json"]).await;
     serde_json::from_str(&out).unwrap()
 }
+
+fn git(repo: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["-c", "user.name=t", "-c", "user.email=t@e", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+async fn files_trigger_runs(poll_folders: bool) {
+    let t = TestEngine::start_with(|config| config.poll_folders = poll_folders).await;
+    let worker = agent(&t, "worker").await;
+    let watched = tempfile::tempdir().unwrap();
+    let dir = watched.path().display().to_string();
+    let trigger = Trigger::FilesChanged { dir: dir.clone(), globs: vec!["docs/**/*.md".into()] };
+    let made = t.engine.create_automation(task_of(&worker, trigger, "Check the docs' links")).await.unwrap();
+    std::fs::create_dir_all(watched.path().join("docs/guide")).unwrap();
+    std::fs::create_dir_all(watched.path().join(".git")).unwrap();
+    std::fs::write(watched.path().join("notes.txt"), "not watched").unwrap();
+    std::fs::write(watched.path().join(".git/HEAD"), "ref").unwrap();
+    std::fs::write(watched.path().join("docs/guide/intro.md"), "# Intro").unwrap();
+    let ran = runs(&t, &made.id, 1).await;
+    assert_eq!(ran.runs[0].reason, format!("files changed under {dir}: docs/guide/intro.md"));
+    let task = t.engine.get_task(task_made(&ran, 0)).await.unwrap();
+    let context = task.spec.context.unwrap();
+    assert!(context.contains("- docs/guide/intro.md\n") && !context.contains("notes.txt"), "{context}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_to_matching_files_runs_it_once_the_folder_is_quiet() {
+    files_trigger_runs(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_polled_where_the_systems_watches_ran_out_runs_it_too() {
+    files_trigger_runs(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_commit_on_a_branch_runs_it_with_the_commits_passed_on() {
+    let t = TestEngine::start().await;
+    let worker = agent(&t, "worker").await;
+    let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.path().join("a.txt"), "one").unwrap();
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-q", "-m", "First"]);
+    let path = repo.path().display().to_string();
+    let missing = Trigger::BranchMoved { repo: path.clone(), branch: "release".into() };
+    let refused = t.engine.create_automation(task_of(&worker, missing, "x")).await.unwrap_err();
+    assert!(refused.to_string().contains("has no branch release"), "{refused}");
+    let gone = Trigger::BranchMoved { repo: "/no/such/folder".into(), branch: "main".into() };
+    let refused = t.engine.create_automation(task_of(&worker, gone, "x")).await.unwrap_err();
+    assert!(refused.to_string().contains("The folder /no/such/folder does not exist"), "{refused}");
+
+    let trigger = Trigger::BranchMoved { repo: path.clone(), branch: "main".into() };
+    let made = t.engine.create_automation(task_of(&worker, trigger, "Test what changed")).await.unwrap();
+    // Two commits made on a side branch, then main moved to them at once.
+    git(repo.path(), &["checkout", "-q", "-b", "work"]);
+    std::fs::write(repo.path().join("a.txt"), "two").unwrap();
+    git(repo.path(), &["commit", "-q", "-am", "Second"]);
+    std::fs::write(repo.path().join("a.txt"), "three").unwrap();
+    git(repo.path(), &["commit", "-q", "-am", "Third"]);
+    git(repo.path(), &["checkout", "-q", "main"]);
+    git(repo.path(), &["merge", "-q", "--ff-only", "work"]);
+    let ran = runs(&t, &made.id, 1).await;
+    assert!(ran.runs[0].reason.starts_with("main moved from "), "{}", ran.runs[0].reason);
+    let task = t.engine.get_task(task_made(&ran, 0)).await.unwrap();
+    let context = task.spec.context.unwrap();
+    assert!(
+        context.contains(" Third\n") && context.contains(" Second\n") && !context.contains(" First\n"),
+        "{context}"
+    );
+}

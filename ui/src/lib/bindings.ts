@@ -1010,7 +1010,7 @@ export type CostReport = {
  */
 since: number, by: CostGrouping, rows: Array<CostRow>, total: Spent, };
 
-export type Trigger = { "on": "every", every: string, } | { "on": "rule", rrule: string, } | { "on": "task_ended", profile_id: ProfileId, ended: TaskEnd, };
+export type Trigger = { "on": "every", every: string, } | { "on": "rule", rrule: string, } | { "on": "task_ended", profile_id: ProfileId, ended: TaskEnd, } | { "on": "files_changed", dir: string, globs: Array<string>, } | { "on": "branch_moved", repo: string, branch: string, };
 
 export type TaskEnd = "completed" | "failed" | "any";
 

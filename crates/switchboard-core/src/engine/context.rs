@@ -36,6 +36,9 @@ pub(crate) struct Ctx {
     pub usage: BTreeMap<String, crate::limits::UsageRecord>,
     /// The wall clock days are judged by.
     pub clock: crate::clock::Clock,
+    /// Commits the engine's own merges made (the latest few): a branch that
+    /// moves to one of them moved by the app, not by the user's work.
+    pub merged_commits: VecDeque<String>,
     follows: VecDeque<Follow>,
     /// Something was reported since attention was last worked out.
     changed: std::cell::Cell<bool>,
@@ -103,6 +106,7 @@ impl Ctx {
             limits: BTreeMap::new(),
             usage: BTreeMap::new(),
             clock,
+            merged_commits: VecDeque::new(),
             follows: VecDeque::new(),
             changed: Default::default(),
         }

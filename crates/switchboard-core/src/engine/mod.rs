@@ -101,6 +101,7 @@ impl Engine {
         let (radar, radar_rx) = mpsc::unbounded_channel();
         let (worktree_notes, worktree_notes_rx) = mpsc::unbounded_channel();
         let (usage_reads, usage_rx) = mpsc::channel(USAGE_QUEUE);
+        let (files_seen, files_seen_rx) = mpsc::unbounded_channel();
         let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
         let feed = Arc::new(crate::sink::EventFeed::new(now(), config.socket.feed_capacity));
         let sink: Arc<dyn EventSink> = Arc::new(crate::sink::Fanout { feed: feed.clone(), sink });
@@ -113,7 +114,7 @@ impl Engine {
             hooks: hooks::HookDesk::new(config.permission_wait),
             worktrees: worktrees::WorktreeDesk::new(radar, worktree_notes),
             usage: usage::UsageDesk::new(usage_reads),
-            automations: automations::AutomationDesk::new(),
+            automations: automations::AutomationDesk::new(files_seen, config.poll_folders),
             attention: attention::AttentionBoard::new(now()),
             web,
             path_env,
@@ -160,6 +161,7 @@ impl Engine {
             radar: radar_rx,
             worktree_notes: worktree_notes_rx,
             usage: usage_rx,
+            files_seen: files_seen_rx,
         };
         tokio::spawn(engine.run(inputs));
         Ok(EngineHandle::new(requests, &feed))

@@ -18,6 +18,8 @@ pub struct StoredAutomation {
     /// runs due after that were not made.
     pub judged_at: Millis,
     pub next_run: Option<Millis>,
+    /// A branch trigger's: the commit the branch was last seen at.
+    pub seen: Option<String>,
 }
 
 /// What a run made.
@@ -38,15 +40,16 @@ pub struct StoredRun {
     pub made: RunMade,
 }
 
-const COLUMNS: &str = "id, profile_id, spec, state, created_at, judged_at, next_run";
+const COLUMNS: &str = "id, profile_id, spec, state, created_at, judged_at, next_run, seen";
 
 impl Store {
     /// Records an automation's row (its runs are rows of their own).
     pub fn save_automation(&self, automation: &StoredAutomation) -> Result<()> {
         self.exec(
-            "INSERT INTO automations (id, profile_id, spec, state, created_at, judged_at, next_run)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT(id) DO UPDATE SET profile_id = ?2, spec = ?3, state = ?4, judged_at = ?6, next_run = ?7",
+            "INSERT INTO automations (id, profile_id, spec, state, created_at, judged_at, next_run, seen)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT(id) DO UPDATE SET profile_id = ?2, spec = ?3, state = ?4, judged_at = ?6, next_run = ?7,
+                                           seen = ?8",
             params![
                 automation.id.to_string(),
                 automation.spec.profile_id.to_string(),
@@ -55,6 +58,7 @@ impl Store {
                 automation.created_at,
                 automation.judged_at,
                 automation.next_run,
+                automation.seen,
             ],
         )?;
         Ok(())
@@ -87,11 +91,12 @@ impl Store {
                 row.get::<_, i64>(4)?,
                 row.get::<_, i64>(5)?,
                 row.get::<_, Option<i64>>(6)?,
+                row.get::<_, Option<String>>(7)?,
             ))
         })?;
         rows.filter_map(|row| {
             skip_corrupt(row.map_err(StoreError::from).and_then(
-                |(id, spec, state, created_at, judged_at, next_run)| {
+                |(id, spec, state, created_at, judged_at, next_run, seen)| {
                     let corrupt =
                         |e: serde_json::Error| StoreError::Corrupt { what: "automation", detail: e.to_string() };
                     Ok(StoredAutomation {
@@ -101,6 +106,7 @@ impl Store {
                         created_at,
                         judged_at,
                         next_run,
+                        seen,
                     })
                 },
             ))

@@ -345,6 +345,23 @@ pub fn removal_loses_work(changes: &[FileChange], merged: bool) -> bool {
 }
 
 /// Whether a branch of that name exists in the repository.
+/// The commit a branch of the repository is at; none where it has no such
+/// branch.
+pub fn branch_head(repository: &Path, branch: &str) -> Result<Option<String>, GitError> {
+    let name = format!("refs/heads/{branch}^{{commit}}");
+    let (found, out) = git::git_status(repository, &["rev-parse", "--verify", "--quiet", &name])?;
+    Ok(found.then(|| git::text(out)).filter(|commit| !commit.is_empty()))
+}
+
+/// The commits after `from` up to `to`, newest first, one line each (short
+/// id and subject), at most `cap`.
+pub fn commits_between(repository: &Path, from: &str, to: &str, cap: usize) -> Result<Vec<String>, GitError> {
+    let range = format!("{from}..{to}");
+    let count = format!("--max-count={cap}");
+    let out = git::git(repository, &["log", "--no-decorate", "--format=%h %s", &count, &range])?;
+    Ok(git::text(out).lines().map(str::to_owned).collect())
+}
+
 pub fn branch_exists(repository: &Path, branch: &str) -> bool {
     git(repository, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]).is_ok()
 }

@@ -5,6 +5,9 @@
 //! them. What a run does (a task queued, a loop started) is the engine's
 //! to carry out with the task desk: the desk answers with [`Fire`]s.
 
+mod triggered;
+pub mod watch;
+
 use std::collections::{BTreeMap, HashMap};
 
 use switchboard_api::{
@@ -38,6 +41,8 @@ pub(crate) struct AutomationDesk {
     next: BTreeMap<AutomationId, Millis>,
     /// Schedules read from their specs, kept.
     schedules: HashMap<AutomationId, Schedule>,
+    /// The folders and branches file and branch triggers look at.
+    watches: watch::Watches,
 }
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> EngineError {
@@ -45,8 +50,17 @@ fn invalid(field: &'static str, reason: impl Into<String>) -> EngineError {
 }
 
 impl AutomationDesk {
-    pub fn new() -> Self {
-        AutomationDesk { next: BTreeMap::new(), schedules: HashMap::new() }
+    pub fn new(files_seen: tokio::sync::mpsc::UnboundedSender<watch::FilesSeen>, poll_folders: bool) -> Self {
+        AutomationDesk {
+            next: BTreeMap::new(),
+            schedules: HashMap::new(),
+            watches: watch::Watches::new(files_seen, poll_folders),
+        }
+    }
+
+    /// A watched folder changed.
+    pub fn files_seen(&mut self, seen: watch::FilesSeen, now: std::time::Instant) {
+        self.watches.saw(seen, now);
     }
 
     /// Takes up the automations kept: each active schedule's next run from
@@ -64,8 +78,24 @@ impl AutomationDesk {
     /// Notes when an active schedule runs next (after it was last judged).
     fn arm(&mut self, stored: &StoredAutomation) {
         self.next.remove(&stored.id);
+        self.watches.forget(&stored.id);
         if stored.state != AutomationState::Active {
             return;
+        }
+        match &stored.spec.trigger {
+            Trigger::FilesChanged { dir, globs } => {
+                let watched = watch::globs(globs)
+                    .and_then(|globs| self.watches.watch_folder(&stored.id, std::path::Path::new(dir), globs));
+                if let Err(error) = watched {
+                    tracing::warn!(%error, "an automation's folder cannot be watched");
+                }
+                return;
+            }
+            Trigger::BranchMoved { repo, branch } => {
+                self.watches.watch_branch(&stored.id, std::path::Path::new(repo), branch);
+                return;
+            }
+            _ => {}
         }
         let Some(schedule) = self.schedule_of(stored) else { return };
         if let Some(next) = schedule.next_after(stored.judged_at) {
@@ -93,6 +123,18 @@ impl AutomationDesk {
             ));
         }
         schedule_of_spec(spec, cx.clock.now()).map_err(|reason| invalid("trigger", reason))?;
+        match &spec.trigger {
+            Trigger::FilesChanged { dir, globs } => {
+                if !std::path::Path::new(dir).is_dir() {
+                    return Err(invalid("trigger", format!("The folder {dir} does not exist.")));
+                }
+                watch::globs(globs).map_err(|reason| invalid("trigger", reason))?;
+            }
+            Trigger::BranchMoved { repo, branch } => {
+                branch_now(repo, branch).map_err(|reason| invalid("trigger", reason))?;
+            }
+            _ => {}
+        }
         if let Trigger::TaskEnded { profile_id: from, .. } = &spec.trigger {
             let from_name = cx.profile(from)?.spec.name;
             let chains: Vec<(ProfileId, ProfileId)> = cx
@@ -139,6 +181,11 @@ impl AutomationDesk {
     pub fn create(&mut self, cx: &mut Ctx, spec: AutomationSpec) -> Result<Automation, EngineError> {
         self.check(cx, &spec, None)?;
         let now = cx.clock.now();
+        // A branch runs it when it moves from where it is now.
+        let seen = match &spec.trigger {
+            Trigger::BranchMoved { repo, branch } => branch_now(repo, branch).ok(),
+            _ => None,
+        };
         let stored = StoredAutomation {
             id: AutomationId::new(),
             spec,
@@ -146,6 +193,7 @@ impl AutomationDesk {
             created_at: now,
             judged_at: now,
             next_run: None,
+            seen,
         };
         self.keep(cx, stored)
     }
@@ -157,7 +205,11 @@ impl AutomationDesk {
         self.check(cx, &spec, Some(id))?;
         self.schedules.remove(id);
         let now = cx.clock.now();
-        self.keep(cx, StoredAutomation { spec, created_at: now, judged_at: now, ..stored })
+        let seen = match &spec.trigger {
+            Trigger::BranchMoved { repo, branch } => branch_now(repo, branch).ok(),
+            _ => None,
+        };
+        self.keep(cx, StoredAutomation { spec, created_at: now, judged_at: now, seen, ..stored })
     }
 
     pub fn set_paused(&mut self, cx: &mut Ctx, id: &AutomationId, paused: bool) -> Result<Automation, EngineError> {
@@ -176,6 +228,7 @@ impl AutomationDesk {
             return Err(no_automation());
         }
         self.next.remove(id);
+        self.watches.forget(id);
         self.schedules.remove(id);
         cx.emit(EngineEvent::AutomationRemoved { automation_id: id.clone() });
         Ok(())
@@ -305,6 +358,19 @@ impl AutomationDesk {
     }
 }
 
+/// The commit a repository's branch is at now, or why it cannot be told.
+fn branch_now(repo: &str, branch: &str) -> Result<String, String> {
+    let path = std::path::Path::new(repo);
+    if !path.is_dir() {
+        return Err(format!("The folder {repo} does not exist."));
+    }
+    match crate::worktree::branch_head(path, branch) {
+        Ok(Some(commit)) => Ok(commit),
+        Ok(None) => Err(format!("{repo} has no branch {branch}.")),
+        Err(error) => Err(format!("{repo} is not a git repository Switchboard can read: {error}")),
+    }
+}
+
 /// The automation kept under `id`.
 pub fn stored(cx: &Ctx, id: &AutomationId) -> Result<StoredAutomation, EngineError> {
     cx.store.get_automation(id)?.ok_or_else(no_automation)
@@ -320,7 +386,7 @@ fn schedule_of_spec(spec: &AutomationSpec, anchor: Millis) -> Result<Option<Sche
     match &spec.trigger {
         Trigger::Every { every } => Schedule::of(Some(every), None, zone, anchor).map(Some),
         Trigger::Rule { rrule } => Schedule::of(None, Some(rrule), zone, anchor).map(Some),
-        Trigger::TaskEnded { .. } => Ok(None),
+        Trigger::TaskEnded { .. } | Trigger::FilesChanged { .. } | Trigger::BranchMoved { .. } => Ok(None),
     }
 }
 
@@ -329,6 +395,8 @@ fn schedule_words(spec: &AutomationSpec) -> String {
         Trigger::Every { every } => every.trim().to_owned(),
         Trigger::Rule { rrule } => rrule.trim().to_owned(),
         Trigger::TaskEnded { .. } => "a chain".to_owned(),
+        Trigger::FilesChanged { dir, .. } => format!("files under {dir}"),
+        Trigger::BranchMoved { branch, .. } => format!("the branch {branch}"),
     }
 }
 

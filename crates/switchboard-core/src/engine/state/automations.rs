@@ -64,7 +64,9 @@ impl EngineState {
 
     /// The schedules judged against the engine's clock, and their runs made.
     pub(super) fn judge_automations(&mut self) {
-        for fire in self.automations.due(&mut self.cx) {
+        let mut fires = self.automations.due(&mut self.cx);
+        fires.extend(self.automations.watched(&mut self.cx, std::time::Instant::now()));
+        for fire in fires {
             self.fire(fire);
         }
     }

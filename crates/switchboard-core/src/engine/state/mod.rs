@@ -68,6 +68,7 @@ pub(super) struct Inputs {
     pub radar: mpsc::UnboundedReceiver<super::worktrees::radar::RadarReport>,
     pub worktree_notes: mpsc::UnboundedReceiver<super::worktrees::WorktreeNote>,
     pub usage: mpsc::Receiver<crate::usage::UsageRead>,
+    pub files_seen: mpsc::UnboundedReceiver<super::automations::watch::FilesSeen>,
 }
 
 pub(crate) struct EngineState {
@@ -141,6 +142,7 @@ impl EngineState {
                 Some(report) = inputs.radar.recv() => self.worktrees.on_radar(&self.cx, report),
                 Some(note) = inputs.worktree_notes.recv() => note(&mut self.worktrees, &mut self.cx),
                 Some(read) = inputs.usage.recv() => self.usage.on_read(&mut self.cx, read),
+                Some(seen) = inputs.files_seen.recv() => self.automations.files_seen(seen, std::time::Instant::now()),
                 Some(scan) = inputs.scans.recv() => {
                     let task = self.tasks.task_of_session(&scan.id);
                     self.signals.on_signal(&mut self.cx, scan.id, SignalChannel::Pty, scan.event, task);

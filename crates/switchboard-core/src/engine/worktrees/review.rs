@@ -102,6 +102,10 @@ impl WorktreeDesk {
             move |desk, cx, merged| {
                 let outcome = match merged {
                     Ok(worktree::Merged::Landed { commit, fast_forward }) => {
+                        cx.merged_commits.push_back(commit.clone());
+                        if cx.merged_commits.len() > 64 {
+                            cx.merged_commits.pop_front();
+                        }
                         let record =
                             WorktreeRecord { kept: Kept::Merged { at: now() }, conflict: Vec::new(), ..record };
                         let step = ReviewStep::Merged { base: record.base.clone(), fast_forward };
