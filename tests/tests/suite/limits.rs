@@ -557,3 +557,48 @@ async fn a_refusal_without_a_reset_takes_the_reset_the_status_line_told() {
         waiting.waiting_for
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_automations_run_on_a_limited_account_waits_for_the_reset_once_not_in_a_burst() {
+    let t = TestEngine::start().await;
+    quick(&t, 600).await;
+    let first = agent(&t, "first", "team", 600).await;
+    first.refused(&t, "rate_limit").await;
+    t.task_until(&first.task, "to wait for the limit", waits_for_limit).await;
+    // Another agent of the account, given work by an automation.
+    let spec = ProfileSpec {
+        ready_quiet_ms: 50,
+        account: Some("team".into()),
+        ..t.spec("nightly", "sh", &["-c", "stty -echo; exec cat"])
+    };
+    let nightly = t.engine.create_profile(spec).await.unwrap();
+    let automation = switchboard_core::AutomationSpec {
+        profile_id: nightly.id.clone(),
+        trigger: switchboard_core::Trigger::Every { every: "hourly".into() },
+        action: switchboard_core::AutomationAction::Task {
+            instruction: "Bump the dependencies".into(),
+            title: None,
+            budget: None,
+            time_limit_secs: None,
+        },
+        zone: None,
+        overlap: switchboard_core::Overlap::Skip,
+        catch_up: switchboard_core::CatchUp::Once,
+        max_runs_per_hour: 6,
+    };
+    let made = t.engine.create_automation(automation).await.unwrap();
+    let ran = t.engine.run_automation_now(made.id.clone()).await.unwrap();
+    let switchboard_core::RunOutcome::Task { task_id, .. } = &ran.runs[0].outcome else { panic!("{:?}", ran.runs) };
+    let held = t
+        .task_until(task_id, "held by the account's limit", |task| {
+            task.state == TaskState::Queued && matches!(task.waiting_for, Some(WaitingFor::UsageLimit { .. }))
+        })
+        .await;
+    let words = held.waiting_for.unwrap().in_words();
+    assert!(words.contains("usage limit"), "the queue says why it waits: {words}");
+    // Its next run while it waits: skipped, not piled up behind it.
+    let again = t.engine.run_automation_now(made.id.clone()).await.unwrap();
+    let switchboard_core::RunOutcome::Skipped { why } = &again.runs[1].outcome else { panic!("{:?}", again.runs) };
+    assert_eq!(why, "skipped: its last run's task is still queued");
+    assert_eq!(t.engine.list_tasks(Some(nightly.id.clone())).await.unwrap().len(), 1);
+}
