@@ -1144,3 +1144,49 @@ async fn worktree_states_say_what_happened_and_a_conflict_with_the_base_is_resol
     assert!(matches!(t.engine.merge_worktree(twelve.id.to_string()).await.unwrap(), MergeOutcome::Merged { .. }));
     assert_eq!(git(&repo, &["show", "main:src/lib.rs"]), LIB_BOTH.trim_end());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_automations_older_runs_worktrees_are_discarded_so_its_runs_do_not_pile_up() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let steps: Vec<String> = (0..4).map(|n| writes_lib(&format!("pub fn one() -> u32 {{\n    {n}\n}}\n"))).collect();
+    let agent = t.apart("nightly", &repo, &steps.iter().map(String::as_str).collect::<Vec<_>>()).await;
+    let spec = switchboard_core::AutomationSpec {
+        profile_id: agent.id.clone(),
+        trigger: switchboard_core::Trigger::Every { every: "daily 03:00".into() },
+        action: switchboard_core::AutomationAction::Task {
+            instruction: "Bump the dependencies".into(),
+            title: None,
+            budget: None,
+            time_limit_secs: None,
+        },
+        zone: None,
+        overlap: switchboard_core::Overlap::Skip,
+        catch_up: switchboard_core::CatchUp::Once,
+        max_runs_per_hour: 6,
+    };
+    let automation = t.engine.create_automation(spec).await.unwrap();
+    let mut tasks = Vec::new();
+    for run in 0..4 {
+        let shown = t.engine.run_automation_now(automation.id.clone()).await.unwrap();
+        let switchboard_core::RunOutcome::Task { task_id, .. } = &shown.runs[run].outcome else {
+            panic!("{:?}", shown.runs)
+        };
+        let done = t.task_until(task_id, "to finish", |task| task.state.is_finished()).await;
+        assert_eq!(done.state, TaskState::Completed);
+        tasks.push(task_id.clone());
+    }
+    // The fourth run made, the first run's worktree is discarded (its work kept as a patch); the
+    // latest three stay for review.
+    let listed = t
+        .worktrees_until("the oldest run's worktree discarded", |listed| {
+            listed.iter().any(|w| w.task == tasks[0].to_string() && w.state == WorktreeState::Discarded)
+        })
+        .await;
+    for task in &tasks[1..] {
+        assert_ne!(of(&listed, task).state, WorktreeState::Discarded, "a recent run's worktree is kept");
+    }
+    let patches = t.data_dir.join("patches");
+    let kept = std::fs::read_dir(&patches).map(|entries| entries.count()).unwrap_or(0);
+    assert_eq!(kept, 1, "the discarded run's work is kept as a patch in {}", patches.display());
+}

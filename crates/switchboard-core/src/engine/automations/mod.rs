@@ -22,6 +22,12 @@ use crate::automations::schedule::Schedule;
 use crate::error::EngineError;
 use crate::store::{RunMade, StoredAutomation};
 
+/// How many of an automation's latest runs keep their worktrees.
+pub const KEPT_RUN_WORKTREES: usize = 3;
+
+/// How many of its latest runs are looked at for worktrees to discard.
+pub const RUNS_LOOKED_AT: usize = 20;
+
 /// The longest context a run passes to its task (what triggered it).
 pub const CONTEXT_CAP: usize = 16 * 1024;
 

@@ -107,8 +107,44 @@ impl EngineState {
             },
         };
         automations::record(&self.cx, &stored.id, fire.at, &fire.reason, &made);
+        self.tidy_run_worktrees(&stored.id);
         let shown = automations::view(&self.cx, stored);
         self.cx.emit(EngineEvent::AutomationChanged { automation: shown });
+    }
+
+    /// Keeps the worktrees of an automation's latest runs only: an older
+    /// run's, its task ended and its worktree not merged, is discarded (its
+    /// patch kept), so runs day after day do not pile up branches and
+    /// folders.
+    fn tidy_run_worktrees(&mut self, id: &AutomationId) {
+        let runs = self.cx.store.automation_runs(id, automations::RUNS_LOOKED_AT).unwrap_or_default();
+        let tasks: Vec<switchboard_protocol::TaskId> = runs
+            .iter()
+            .rev()
+            .filter_map(|run| match &run.made {
+                RunMade::Task(task) => Some(task.clone()),
+                _ => None,
+            })
+            .skip(automations::KEPT_RUN_WORKTREES)
+            .collect();
+        for task in tasks {
+            let Ok(task) = crate::engine::tasks::task_of(&self.cx, &task) else { continue };
+            if matches!(task.state(), switchboard_api::TaskState::Queued | switchboard_api::TaskState::Running) {
+                continue;
+            }
+            let key = crate::engine::isolation::worktree_key(&task);
+            let open =
+                self.cx.store.get_worktree(&key).ok().flatten().is_some_and(|w| w.kept == crate::worktree::Kept::Open);
+            if open {
+                let done =
+                    crate::error::Responder::new(|discarded: Result<switchboard_api::DiscardOutcome, EngineError>| {
+                        if let Err(error) = discarded {
+                            tracing::warn!(%error, "an old automation run's worktree could not be discarded");
+                        }
+                    });
+                self.worktrees.discard(&mut self.cx, &key, true, done);
+            }
+        }
     }
 
     /// Why a run of `stored` is not made now, if it is not.
