@@ -89,6 +89,21 @@ pub fn missed_words(missed: usize) -> String {
     }
 }
 
+/// How long after its own run's task ended a folder's changes are still
+/// taken to be that run's (what its agent wrote last, settling).
+pub const OWN_CHANGES_MS: Millis = 4_000;
+
+/// Whether changes a file trigger saw are its own run's: its last run's
+/// task (its state, and when it ended) is still queued or at work, or ended
+/// a moment ago.
+pub fn own_changes(last_run: Option<(TaskState, Option<Millis>)>, now: Millis) -> bool {
+    match last_run {
+        None => false,
+        Some((TaskState::Queued | TaskState::Running, _)) => true,
+        Some((_, ended)) => ended.is_some_and(|ended| now - ended < OWN_CHANGES_MS),
+    }
+}
+
 /// Whether a task that ended so counts as a run that ended badly.
 pub fn ended_badly(state: TaskState) -> bool {
     matches!(state, TaskState::Failed | TaskState::TimedOut | TaskState::OverBudget)
@@ -177,6 +192,22 @@ mod tests {
             assert_eq!(judge(due, now, catch_up), judged, "{due:?} {catch_up:?}");
         }
         assert_eq!(missed_words(1), "1 run was missed while the engine was not running (or the machine slept)");
+    }
+
+    #[test]
+    fn changes_made_while_its_own_run_works_are_its_own() {
+        let now = 100_000;
+        let cases = [
+            (None, false),
+            (Some((TaskState::Queued, None)), true),
+            (Some((TaskState::Running, None)), true),
+            (Some((TaskState::Completed, Some(now - 1_000))), true),
+            (Some((TaskState::Failed, Some(now - OWN_CHANGES_MS))), false),
+            (Some((TaskState::Completed, Some(now - 60_000))), false),
+        ];
+        for (last, own) in cases {
+            assert_eq!(own_changes(last, now), own, "{last:?}");
+        }
     }
 
     #[test]

@@ -4,10 +4,10 @@
 
 use std::time::Instant;
 
-use switchboard_api::{AutomationState, TaskState, Trigger};
+use switchboard_api::{AutomationState, Trigger};
 use switchboard_protocol::AutomationId;
 
-use super::watch::{PATHS_NAMED, QUIET};
+use super::watch::PATHS_NAMED;
 use super::{AutomationDesk, Fire, capped, stored};
 use crate::engine::context::Ctx;
 use crate::store::{RunMade, StoredAutomation};
@@ -76,20 +76,15 @@ impl AutomationDesk {
     }
 }
 
-/// Whether the automation's last run's task is still queued or at work, or
-/// ended a moment ago: the changes are its own.
+/// Whether the changes are the automation's own run's (see
+/// [`rules::own_changes`]).
 fn own_run_busy(cx: &Ctx, id: &AutomationId) -> bool {
     let runs = cx.store.automation_runs(id, 5).unwrap_or_default();
-    let Some(task) = runs.iter().rev().find_map(|run| match &run.made {
-        RunMade::Task(task) => crate::engine::tasks::task_of(cx, task).ok(),
+    let last = runs.iter().rev().find_map(|run| match &run.made {
+        RunMade::Task(task) => crate::engine::tasks::task_of(cx, task).ok().map(|t| (t.state(), t.ended_at())),
         _ => None,
-    }) else {
-        return false;
-    };
-    match task.state() {
-        TaskState::Queued | TaskState::Running => true,
-        _ => task.ended_at().is_some_and(|ended| switchboard_api::now() - ended < 2 * QUIET.as_millis() as i64),
-    }
+    });
+    crate::automations::rules::own_changes(last, switchboard_api::now())
 }
 
 fn keep_seen(cx: &Ctx, stored: StoredAutomation, head: String) {
