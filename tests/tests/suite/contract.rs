@@ -87,7 +87,9 @@ impl Normaliser {
                 let stamped = regex::Regex::new(r"-([0-9a-f]{8}|[0-9]{13})\b").unwrap();
                 json!(stamped.replace_all(&text, "-<stamp>"))
             }
-            Value::Number(_) if key == "at" || key == "since" || key.ends_with("_at") => json!("<time>"),
+            Value::Number(_) if key == "at" || key == "since" || key == "next_run" || key.ends_with("_at") => {
+                json!("<time>")
+            }
             Value::Number(_) if key == "pid" || key == "seq" => json!(format!("<{key}>")),
             other => other.clone(),
         }
@@ -635,6 +637,35 @@ async fn the_window_contract_of_loops_limits_and_delegations_is_recorded() {
     r.step(json!({"type": "list_delegations"})).await;
     r.step(json!({"type": "keep_delegate", "session_id": switchboard_core::SessionId::new(), "keep": true})).await;
     r.keep(&format!("{SCENARIOS_DIR}/loops.json"));
+}
+
+/// Automations as the window meets them: one made on a schedule, listed, changed, paused and
+/// resumed, run now, removed; a schedule, a zone and an unknown one refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_contract_of_automations_is_recorded() {
+    let bin = sh_only_path();
+    let (t, mut r) = recording_engine(&bin).await;
+    let profile_id = r.paused_worker(&t).await;
+    let spec = |every: &str, zone: Option<&str>| {
+        json!({"profile_id": profile_id, "trigger": {"on": "every", "every": every},
+            "action": {"does": "task", "instruction": "Bump the dependencies", "title": null, "budget": null,
+                       "time_limit_secs": null},
+            "zone": zone, "overlap": "skip", "catch_up": "once", "max_runs_per_hour": 6})
+    };
+    r.step(json!({"type": "create_automation", "spec": spec("25:00", None)})).await;
+    r.step(json!({"type": "create_automation", "spec": spec("09:00", Some("Mars/Olympus"))})).await;
+    let made = r.step(json!({"type": "create_automation", "spec": spec("2h", None)})).await.unwrap();
+    let id = made["value"]["id"].as_str().unwrap().to_owned();
+    r.step(json!({"type": "list_automations"})).await;
+    r.step(json!({"type": "get_automation", "automation_id": id})).await;
+    r.step(json!({"type": "get_automation", "automation_id": switchboard_core::AutomationId::new()})).await;
+    r.step(json!({"type": "update_automation", "automation_id": id, "spec": spec("4h", Some("UTC"))})).await;
+    r.step(json!({"type": "pause_automation", "automation_id": id})).await;
+    r.step(json!({"type": "resume_automation", "automation_id": id})).await;
+    r.step(json!({"type": "run_automation_now", "automation_id": id})).await;
+    r.step(json!({"type": "remove_automation", "automation_id": id})).await;
+    r.step(json!({"type": "remove_automation", "automation_id": id})).await;
+    r.keep(&format!("{SCENARIOS_DIR}/automations.json"));
 }
 
 /// The settings the engine refuses, one field at a time, each with its words; and settings kept

@@ -1,20 +1,29 @@
 /**
  * The room of the window's state that says what is on screen: which page covers the main area
  * (the agent form, the settings, the machines, the devices, the search, the grid, the worktrees or a
- * worktree's changes), which detail is open over it (a task, a loop, the flows), the signal
+ * worktree's changes, the automations or the automation form), which detail is open over it (a
+ * task, a loop, an automation, the flows), the signal
  * dialog, the side panels, the palette; and the moves between them. It holds ids only: the rooms
  * above own the lists those ids name.
  */
-import type { FlowTarget, FollowedLog, LoopId, Profile, ProfileId, SessionId, SignalId, TaskId } from './bindings';
+import type { AutomationId, FlowTarget, FollowedLog, LoopId, Profile, ProfileId, SessionId, SignalId, TaskId } from './bindings';
 import { logFailure } from './errors';
 import type { Selection } from './model';
 import { EngineLinkState } from './appLink.svelte';
+
+/** What the automation form is open for: a new one (of `agent`, when it was opened for one), or editing one. */
+export interface AutomationFormTarget {
+  editing: AutomationId | null;
+  agent: ProfileId | null;
+}
 
 export abstract class ScreenState extends EngineLinkState {
   /** The task whose detail is on screen. */
   selectedTaskId: TaskId | null = $state(null);
   /** The loop whose detail is on screen. */
   shownLoopId: LoopId | null = $state(null);
+  /** The automation whose detail is on screen. */
+  shownAutomationId: AutomationId | null = $state(null);
   /** The signal whose dialog is open (over the whole app). */
   shownSignalId: SignalId | null = $state(null);
   /** Whether the agents list is shown; a narrow window starts with it folded to a rail, so
@@ -48,6 +57,10 @@ export abstract class ScreenState extends EngineLinkState {
   devicesOpen = $state(false);
   /** Whether the list of worktrees is shown in the main area. */
   worktreesOpen = $state(false);
+  /** Whether every machine's automations are shown in the main area. */
+  automationsOpen = $state(false);
+  /** The automation form, when it is shown in the main area (over the automations, or the agent it was opened from). */
+  automationForm: AutomationFormTarget | null = $state.raw(null);
   /**
    * The worktree whose changes are shown in the main area (its task's or loop's id), over the
    * list of worktrees when that was open.
@@ -90,8 +103,10 @@ export abstract class ScreenState extends EngineLinkState {
     this.devicesOpen = false;
     this.worktreesOpen = false;
     this.changesOf = null;
+    this.closeAutomations();
     this.closeTask();
     this.closeLoop();
+    this.closeAutomation();
     this.closeFlows();
   }
 
@@ -101,6 +116,7 @@ export abstract class ScreenState extends EngineLinkState {
   openFlows(target: FlowTarget): void {
     this.closeTask();
     this.closeLoop();
+    this.closeAutomation();
     this.overviewOpen = false;
     this.flowsTarget = target;
     this.#followLog(target);
@@ -110,6 +126,7 @@ export abstract class ScreenState extends EngineLinkState {
   openOverview(): void {
     this.closeTask();
     this.closeLoop();
+    this.closeAutomation();
     this.flowsTarget = null;
     this.overviewOpen = true;
     this.#followLog(null);
@@ -154,7 +171,9 @@ export abstract class ScreenState extends EngineLinkState {
     this.closeForm();
     this.closeTask();
     this.closeLoop();
+    this.closeAutomation();
     this.closeFlows();
+    this.closeAutomations();
     this.searchOpen = false;
     this.worktreesOpen = false;
     this.changesOf = null;
@@ -173,8 +192,10 @@ export abstract class ScreenState extends EngineLinkState {
     this.machinesOpen = false;
     this.devicesOpen = false;
     this.searchOpen = false;
+    this.closeAutomations();
     this.closeTask();
     this.closeLoop();
+    this.closeAutomation();
     this.closeFlows();
   }
 
@@ -219,7 +240,9 @@ export abstract class ScreenState extends EngineLinkState {
     this.formOpen = false;
     this.closeTask();
     this.closeLoop();
+    this.closeAutomation();
     this.closeFlows();
+    this.closeAutomations();
     this.settingsOpen = false;
     this.machinesOpen = false;
     this.devicesOpen = false;
@@ -253,11 +276,43 @@ export abstract class ScreenState extends EngineLinkState {
     this.changesOf = null;
   }
 
+  /** Show every machine's automations in the main area. */
+  openAutomations(): void {
+    this.clearMainArea();
+    this.automationsOpen = true;
+  }
+
+  /** Close the automations, and their form. */
+  closeAutomations(): void {
+    this.automationsOpen = false;
+    this.automationForm = null;
+  }
+
+  /**
+   * Open the automation form in the main area: a new one (of `agent`, when given), or to edit
+   * one. Closing it goes back to what was under it (the automations, or the agent).
+   */
+  openAutomationForm(target: AutomationFormTarget): void {
+    this.closeTask();
+    this.closeLoop();
+    this.closeAutomation();
+    this.closeFlows();
+    this.formOpen = false;
+    this.searchOpen = false;
+    this.gridOpen = false;
+    this.automationForm = target;
+  }
+
+  closeAutomationForm(): void {
+    this.automationForm = null;
+  }
+
   // ---- details over the main area ----------------------------------------------------------
 
   /** Show a task's detail, and tell the shell (it does not notify about the task on screen). */
   openTask(taskId: TaskId): void {
     this.shownLoopId = null;
+    this.shownAutomationId = null;
     this.closeFlows();
     if (this.selectedTaskId === taskId) return;
     this.selectedTaskId = taskId;
@@ -273,12 +328,25 @@ export abstract class ScreenState extends EngineLinkState {
   /** Show a loop's detail (in the task detail's place). */
   openLoop(loopId: LoopId): void {
     this.closeTask();
+    this.closeAutomation();
     this.closeFlows();
     this.shownLoopId = loopId;
   }
 
   closeLoop(): void {
     this.shownLoopId = null;
+  }
+
+  /** Show an automation's detail (in the task detail's place). */
+  openAutomation(automationId: AutomationId): void {
+    this.closeTask();
+    this.closeLoop();
+    this.closeFlows();
+    this.shownAutomationId = automationId;
+  }
+
+  closeAutomation(): void {
+    this.shownAutomationId = null;
   }
 
   /** The task panel of `profileId` opened its form as asked. */
@@ -290,6 +358,7 @@ export abstract class ScreenState extends EngineLinkState {
   focusTerminal(): void {
     this.closeTask();
     this.closeLoop();
+    this.closeAutomation();
     this.closeFlows();
     this.terminalFocus++;
   }

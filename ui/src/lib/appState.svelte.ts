@@ -10,6 +10,7 @@
  * - appTasks: tasks and queues;
  * - appSignals: signals, delegations and permission requests;
  * - appLoops: loops;
+ * - appAutomations: automations (work that starts by itself), every machine's;
  * - appWorktrees: the agents' worktrees;
  * - appMachines: the other machines;
  * - appDevices: the browsers the engine serves the window to;
@@ -24,6 +25,7 @@ import type {
   AccountUsage,
   AgentAttention,
   AgentStatusInfo,
+  Automation,
   Delegation,
   EngineEvent,
   FlowTarget,
@@ -41,6 +43,7 @@ import { applyStatusEvent, statusMapOf } from './agentStatus';
 import { applyPermissionEvent } from './permissions';
 import { applyDelegationEvent } from './delegations';
 import { applyLoopEvent } from './loops';
+import { applyAutomationEvent } from './automations';
 import { applyAttentionEvent, attentionMapOf, shownAttentionMap, type ShownAttentionMap } from './attention';
 import { applyLimitEvent, applyUsageEvent } from './limits';
 import { mergeInitialSignals } from './signals';
@@ -67,6 +70,7 @@ interface Loading {
   permissions: Promise<PermissionRequest[]>;
   delegations: Promise<Delegation[]>;
   loops: Promise<LoopInfo[]>;
+  automations: Promise<Automation[]>;
   attention: Promise<AgentAttention[]>;
   limits: Promise<AccountLimit[]>;
   usage: Promise<AccountUsage[]>;
@@ -110,7 +114,16 @@ export class AppState extends SettingsState {
     // The grid shows several agents at once: none of them is the one the user looks at (a
     // failure it shows is not taken as seen, which would take it out of "All that need me").
     const covered =
-      this.formOpen || this.searchOpen || this.settingsOpen || this.machinesOpen || this.devicesOpen || this.worktreesOpen || this.changesOf !== null || this.gridOpen;
+      this.formOpen ||
+      this.searchOpen ||
+      this.settingsOpen ||
+      this.machinesOpen ||
+      this.devicesOpen ||
+      this.worktreesOpen ||
+      this.changesOf !== null ||
+      this.gridOpen ||
+      this.automationsOpen ||
+      this.automationForm !== null;
     const agent = covered ? null : (this.selectedAgent?.id ?? this.selectedTask?.profile_id ?? null);
     return { profile_id: agent, task_id: this.selectedTaskId, focused: this.focused };
   }
@@ -209,6 +222,7 @@ export class AppState extends SettingsState {
     const permissions = this.backend.listPermissionRequests().catch(() => [] as PermissionRequest[]);
     const delegations = this.backend.listDelegations().catch(() => [] as Delegation[]);
     const loops = this.backend.listLoops().catch(() => [] as LoopInfo[]);
+    const automations = this.loadAutomations();
     const attention = this.backend.listAttention().catch(() => [] as AgentAttention[]);
     // Without them an agent's usage limit is still said by its attention, less its account's news.
     const limits = this.backend.listLimits().catch((reason: unknown) => {
@@ -232,7 +246,7 @@ export class AppState extends SettingsState {
       return null;
     });
     const settings = this.loadSettings();
-    return { storage, taskLists, signals, statuses, permissions, delegations, loops, attention, limits, usage, worktrees, openAtStart, settings };
+    return { storage, taskLists, signals, statuses, permissions, delegations, loops, automations, attention, limits, usage, worktrees, openAtStart, settings };
   }
 
   /** Takes the lists as loaded, each with the events heard meanwhile applied; rejects when the agents or sessions could not be listed. */
@@ -249,6 +263,7 @@ export class AppState extends SettingsState {
     this.permissions = buffered.reduce(applyPermissionEvent, await loading.permissions);
     this.delegations = buffered.reduce(applyDelegationEvent, await loading.delegations);
     this.loops = buffered.reduce(applyLoopEvent, await loading.loops);
+    this.automations = buffered.reduce(applyAutomationEvent, await loading.automations);
     this.heardAttention = buffered.reduce(applyAttentionEvent, attentionMapOf(await loading.attention));
     this.limits = buffered.reduce(applyLimitEvent, await loading.limits);
     this.usage = buffered.reduce(applyUsageEvent, await loading.usage);
@@ -299,6 +314,11 @@ export class AppState extends SettingsState {
     if (signal !== null && !this.signals.some((s) => s.id === signal)) this.closeSignal();
     const shown = this.selectedTaskId;
     if (shown !== null && !this.tasks.tasks.some((t) => t.id === shown)) this.closeTask();
+    // An automation removed (here, elsewhere, on its machine) leaves the screen.
+    if (event.type === 'automation_removed') {
+      if (this.shownAutomationId === event.automation_id) this.closeAutomation();
+      if (this.automationForm?.editing === event.automation_id) this.closeAutomationForm();
+    }
     this.selection = repairSelection(this.model, this.selection);
     // A window that had nothing to show follows the first agent that comes to life.
     if (this.selection === null && event.type === 'session_changed' && isRunning(event.session)) {
@@ -382,6 +402,8 @@ export class AppState extends SettingsState {
         return this.openLoop(action.loop.id);
       case 'worktrees':
         return this.openWorktrees();
+      case 'automations':
+        return this.openAutomations();
     }
   }
 }

@@ -4,9 +4,9 @@
  */
 import type { DiscardOutcome, EngineEvent, MergeOutcome, RebaseOutcome, ReviewComment, Submitted, WorktreeInfo } from './bindings';
 import { applyWorktreeEvent, upsertWorktree } from './changes';
-import { LoopsState } from './appLoops.svelte';
+import { AutomationsState } from './appAutomations.svelte';
 
-export abstract class WorktreesState extends LoopsState {
+export abstract class WorktreesState extends AutomationsState {
   /** The worktrees made for agents that work apart: the open ones, then the recently merged or discarded. */
   worktrees: WorktreeInfo[] = $state.raw([]);
 

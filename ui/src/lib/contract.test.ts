@@ -56,7 +56,7 @@ class Normaliser {
     if (typeof value === 'string' && isIdKey(key)) return this.id(value);
     if (typeof value === 'string' && key === 'cwd' && value === WORKSPACE) return '<workspace>';
     if (typeof value === 'string' && key === 'command' && value.startsWith(`${FAKE_BIN}/`)) return value.replace(FAKE_BIN, '<bin>');
-    if (typeof value === 'number' && (key === 'at' || key === 'since' || key.endsWith('_at'))) return '<time>';
+    if (typeof value === 'number' && (key === 'at' || key === 'since' || key === 'next_run' || key.endsWith('_at'))) return '<time>';
     if (typeof value === 'number' && (key === 'pid' || key === 'seq')) return `<${key}>`;
     return value;
   }

@@ -1484,9 +1484,12 @@ export class FakeBackend implements Backend {
     return this.#putAutomation({ ...this.#automation(automationId), state: { state: 'active' } });
   }
 
+  /** What a run made (a task, a loop, a skip and why) is the engine's: a test tells it with `answerNext('run_automation_now', automation)`. */
   async runAutomationNow(automationId: AutomationId): Promise<Automation> {
     this.#record('run_automation_now', { automationId });
-    return structuredClone(this.#automation(automationId));
+    this.#automation(automationId);
+    const told = this.#told<Automation>('run_automation_now');
+    return told ? this.#putAutomation(told) : structuredClone(this.#automation(automationId));
   }
 
   async removeAutomation(automationId: AutomationId): Promise<void> {

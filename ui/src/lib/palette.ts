@@ -29,7 +29,8 @@ export type PaletteAction =
   | { kind: 'pause-all'; paused: boolean }
   | { kind: 'agents'; open: boolean }
   | { kind: 'loop'; loop: LoopInfo }
-  | { kind: 'worktrees' };
+  | { kind: 'worktrees' }
+  | { kind: 'automations' };
 
 /**
  * The palette's groups in the order shown: what to do now for the agent on screen, then the
@@ -174,6 +175,13 @@ export function paletteCommands(input: PaletteInput): PaletteCommand[] {
     shortcut: shortcut('grid'),
     keywords: ['tiles', 'side by side', 'split', 'panes', 'tmux', 'several terminals', 'live'],
     action: { kind: 'grid' },
+  });
+  commands.push({
+    id: 'automations',
+    label: 'Automations',
+    group: 'Go to',
+    keywords: ['schedule', 'scheduled', 'recurring', 'every', 'cron', 'rrule', 'chain', 'after', 'timer', 'run by itself'],
+    action: { kind: 'automations' },
   });
   commands.push({ id: 'overview', label: 'Graph of all agents', group: 'Go to', keywords: ['overview', 'flows'], action: { kind: 'overview' } });
   commands.push({
