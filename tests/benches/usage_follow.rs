@@ -197,14 +197,7 @@ async fn growing_once(follow: bool) -> Duration {
 }
 
 async fn hook(engine: &switchboard_core::EngineHandle, session: &SessionId, payload: serde_json::Value) {
-    let envelope = switchboard_core::hook::HookEnvelope {
-        session_id: Some(session.to_string()),
-        env: Default::default(),
-        at: 1,
-        payload,
-        secret: Some(switchboard_tests::session_env::secret_of(session)),
-    };
-    engine.hook_event(envelope).await.unwrap();
+    engine.hook_event(switchboard_tests::session_env::envelope(session, payload)).await.unwrap();
 }
 
 fn binary(name: &str) -> PathBuf {

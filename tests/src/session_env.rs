@@ -47,3 +47,15 @@ fn read_secret(session: &str) -> Option<String> {
     }
     None
 }
+
+/// A hook event of `session` as its hook binary sends it: its secret read
+/// from the session's environment.
+pub fn envelope(session: &impl std::fmt::Display, payload: serde_json::Value) -> switchboard_core::hook::HookEnvelope {
+    switchboard_core::hook::HookEnvelope {
+        session_id: Some(session.to_string()),
+        env: Default::default(),
+        at: 1,
+        payload,
+        secret: Some(secret_of(session)),
+    }
+}

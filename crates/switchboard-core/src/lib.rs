@@ -52,8 +52,8 @@ pub use api::{
     TaskResult, TaskSpec, TaskState, TeamInfo, ToolAnswer, ToolCall, Viewing,
 };
 pub use api::{
-    Automation, AutomationAction, AutomationRun, AutomationSpec, AutomationState, CatchUp, Overlap, PauseReason,
-    RunOutcome, TaskEnd, Trigger,
+    Automation, AutomationAction, AutomationRun, AutomationSpec, AutomationState, CatchUp, DEFAULT_RUNS_PER_HOUR,
+    Overlap, PauseReason, RunOutcome, TaskEnd, Trigger,
 };
 pub use api::{
     Budget, BudgetMark, BudgetUse, CostGrouping, CostReport, CostRow, CostSince, LongPrompt, ModelPrice, ModelTokens,

@@ -12,8 +12,7 @@ use std::path::Path;
 use support::TestEngine;
 use switchboard_core::clock::Clock;
 use switchboard_core::{
-    Automation, AutomationAction, AutomationSpec, CatchUp, EngineEvent, Overlap, Profile, RunOutcome, TaskEnd, TaskId,
-    TaskState, Trigger,
+    Automation, AutomationSpec, CatchUp, EngineEvent, Profile, RunOutcome, TaskEnd, TaskId, TaskState, Trigger,
 };
 
 fn at(text: &str) -> i64 {
@@ -26,16 +25,9 @@ async fn agent(t: &TestEngine, name: &str) -> Profile {
     t.engine.create_profile(spec).await.unwrap()
 }
 
+/// A task automation on `agent`, its schedule in UTC.
 fn task_of(agent: &Profile, trigger: Trigger, text: &str) -> AutomationSpec {
-    AutomationSpec {
-        profile_id: agent.id.clone(),
-        trigger,
-        action: AutomationAction::Task { instruction: text.into(), title: None, budget: None, time_limit_secs: None },
-        zone: Some("UTC".into()),
-        overlap: Overlap::Skip,
-        catch_up: CatchUp::Once,
-        max_runs_per_hour: 6,
-    }
+    AutomationSpec { zone: Some("UTC".into()), ..TestEngine::automation(&agent.id, trigger, text) }
 }
 
 fn every(spec: &str) -> Trigger {

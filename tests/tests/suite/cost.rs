@@ -87,14 +87,7 @@ impl Agent {
 }
 
 async fn hook(t: &TestEngine, session: &SessionId, payload: serde_json::Value) {
-    let envelope = switchboard_core::hook::HookEnvelope {
-        session_id: Some(session.to_string()),
-        env: Default::default(),
-        at: 1,
-        payload,
-        secret: Some(switchboard_tests::session_env::secret_of(session)),
-    };
-    t.engine.hook_event(envelope).await.unwrap();
+    t.engine.hook_event(switchboard_tests::session_env::envelope(session, payload)).await.unwrap();
 }
 
 /// An answer as Claude Code writes it: a line per content block, each with
@@ -435,17 +428,7 @@ async fn a_loops_budget_counts_every_iteration_and_ends_the_iteration_and_the_lo
     append(&second.file, &answer("msg_2", 450, 50, 0, 0, 1));
     let over = t.task_until(&second.task, "over its loop's budget", |task| task.state == TaskState::OverBudget).await;
     assert_eq!(over.reason.as_deref(), Some("its loop: it used its budget of 1,000 tokens (1,100 tokens used)"));
-    let ended = t
-        .events
-        .wait_for("the loop to end", |events| {
-            events.iter().rev().find_map(|e| match e {
-                switchboard_core::EngineEvent::LoopChanged { info } if info.id == started.id && !info.is_active() => {
-                    Some(info.clone())
-                }
-                _ => None,
-            })
-        })
-        .await;
+    let ended = t.loop_ends(&started.id).await;
     let switchboard_core::LoopState::OverBudget { budget, .. } = &ended.state else { panic!("{:#?}", ended.state) };
     assert_eq!(budget, "1,000 tokens");
     // Each iteration's use and the loop's in all, priced, and its budget's share.

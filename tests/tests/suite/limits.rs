@@ -51,14 +51,7 @@ async fn agent(t: &TestEngine, name: &str, account: &str, time_limit_secs: u32) 
 
 impl Agent {
     async fn hook(&self, t: &TestEngine, payload: serde_json::Value) {
-        let envelope = switchboard_core::hook::HookEnvelope {
-            session_id: Some(self.session.to_string()),
-            env: Default::default(),
-            at: 1,
-            payload,
-            secret: Some(switchboard_tests::session_env::secret_of(&self.session)),
-        };
-        t.engine.hook_event(envelope).await.unwrap();
+        t.engine.hook_event(switchboard_tests::session_env::envelope(&self.session, payload)).await.unwrap();
     }
 
     /// Its model refuses the turn, as Claude Code tells it.
@@ -572,20 +565,8 @@ async fn an_automations_run_on_a_limited_account_waits_for_the_reset_once_not_in
         ..t.spec("nightly", "sh", &["-c", "stty -echo; exec cat"])
     };
     let nightly = t.engine.create_profile(spec).await.unwrap();
-    let automation = switchboard_core::AutomationSpec {
-        profile_id: nightly.id.clone(),
-        trigger: switchboard_core::Trigger::Every { every: "hourly".into() },
-        action: switchboard_core::AutomationAction::Task {
-            instruction: "Bump the dependencies".into(),
-            title: None,
-            budget: None,
-            time_limit_secs: None,
-        },
-        zone: None,
-        overlap: switchboard_core::Overlap::Skip,
-        catch_up: switchboard_core::CatchUp::Once,
-        max_runs_per_hour: 6,
-    };
+    let hourly = switchboard_core::Trigger::Every { every: "hourly".into() };
+    let automation = TestEngine::automation(&nightly.id, hourly, "Bump the dependencies");
     let made = t.engine.create_automation(automation).await.unwrap();
     let ran = t.engine.run_automation_now(made.id.clone()).await.unwrap();
     let switchboard_core::RunOutcome::Task { task_id, .. } = &ran.runs[0].outcome else { panic!("{:?}", ran.runs) };

@@ -8,20 +8,6 @@ use support::*;
 use switchboard_core::loops::{Completion, FIRST_START_RETRY_MS, LoopSettings, MAX_FAILED_STARTS};
 use switchboard_core::{DiagramId, EngineEvent, FlowTarget, IterationOutcome, LoopInfo, LoopState};
 
-impl TestEngine {
-    /// Waits until the loop has ended.
-    async fn loop_ends(&self, id: &switchboard_core::LoopId) -> LoopInfo {
-        self.events
-            .wait_for("the loop to end", |events| {
-                events.iter().rev().find_map(|e| match e {
-                    EngineEvent::LoopChanged { info } if &info.id == id && !info.is_active() => Some(info.clone()),
-                    _ => None,
-                })
-            })
-            .await
-    }
-}
-
 fn sessions_of(info: &LoopInfo) -> std::collections::BTreeSet<switchboard_core::SessionId> {
     info.iterations.iter().filter_map(|i| i.session_id.clone()).collect()
 }

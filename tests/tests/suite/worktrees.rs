@@ -466,17 +466,7 @@ async fn a_loop_of_an_agent_that_works_apart_runs_every_iteration_in_one_worktre
     };
     let profile = t.engine.create_profile(spec).await.unwrap();
     let started = t.engine.start_loop(profile.id.clone(), LoopSettings::new("Write the work file")).await.unwrap();
-    let ended = t
-        .events
-        .wait_for("the loop to end", |events| {
-            events.iter().rev().find_map(|e| match e {
-                switchboard_core::EngineEvent::LoopChanged { info } if info.id == started.id && !info.is_active() => {
-                    Some(info.clone())
-                }
-                _ => None,
-            })
-        })
-        .await;
+    let ended = t.loop_ends(&started.id).await;
     assert_eq!(ended.iterations_run(), 2, "{ended:#?}");
     let listed = t.engine.list_worktrees().await.unwrap();
     assert_eq!(listed.len(), 1, "one worktree for the whole loop: {listed:#?}");
@@ -1151,20 +1141,8 @@ async fn an_automations_older_runs_worktrees_are_discarded_so_its_runs_do_not_pi
     let repo = repository(&t.data_dir);
     let steps: Vec<String> = (0..4).map(|n| writes_lib(&format!("pub fn one() -> u32 {{\n    {n}\n}}\n"))).collect();
     let agent = t.apart("nightly", &repo, &steps.iter().map(String::as_str).collect::<Vec<_>>()).await;
-    let spec = switchboard_core::AutomationSpec {
-        profile_id: agent.id.clone(),
-        trigger: switchboard_core::Trigger::Every { every: "daily 03:00".into() },
-        action: switchboard_core::AutomationAction::Task {
-            instruction: "Bump the dependencies".into(),
-            title: None,
-            budget: None,
-            time_limit_secs: None,
-        },
-        zone: None,
-        overlap: switchboard_core::Overlap::Skip,
-        catch_up: switchboard_core::CatchUp::Once,
-        max_runs_per_hour: 6,
-    };
+    let nightly = switchboard_core::Trigger::Every { every: "daily 03:00".into() };
+    let spec = TestEngine::automation(&agent.id, nightly, "Bump the dependencies");
     let automation = t.engine.create_automation(spec).await.unwrap();
     let mut tasks = Vec::new();
     for run in 0..4 {

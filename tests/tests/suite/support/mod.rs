@@ -393,6 +393,42 @@ impl TestEngine {
     }
 
     /// Waits until the task is given to a session, and names it.
+    /// Waits until the loop has ended.
+    pub async fn loop_ends(&self, id: &switchboard_core::LoopId) -> switchboard_core::LoopInfo {
+        self.events
+            .wait_for("the loop to end", |events| {
+                events.iter().rev().find_map(|e| match e {
+                    EngineEvent::LoopChanged { info } if &info.id == id && !info.is_active() => Some(info.clone()),
+                    _ => None,
+                })
+            })
+            .await
+    }
+
+    /// An automation on `profile` that queues a task of `text` when
+    /// `trigger` says, with the defaults (skip overlaps, catch up once, 6 an
+    /// hour, the machine's zone).
+    pub fn automation(
+        profile: &switchboard_core::ProfileId,
+        trigger: switchboard_core::Trigger,
+        text: &str,
+    ) -> switchboard_core::AutomationSpec {
+        switchboard_core::AutomationSpec {
+            profile_id: profile.clone(),
+            trigger,
+            action: switchboard_core::AutomationAction::Task {
+                instruction: text.into(),
+                title: None,
+                budget: None,
+                time_limit_secs: None,
+            },
+            zone: None,
+            overlap: switchboard_core::Overlap::Skip,
+            catch_up: switchboard_core::CatchUp::Once,
+            max_runs_per_hour: switchboard_core::DEFAULT_RUNS_PER_HOUR,
+        }
+    }
+
     pub async fn session_of_task(&self, task: &switchboard_core::TaskId) -> SessionId {
         self.events
             .wait_for("the task's session", |events| {
