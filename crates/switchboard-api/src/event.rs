@@ -458,6 +458,10 @@ pub enum EngineLink {
         /// The window started this engine again by itself, because the one
         /// before it died (killed, crashed: not stopped by the user).
         restarted: bool,
+        /// The user's login service runs this engine: it starts at each
+        /// login, so automations fire with no window open. Where none does,
+        /// they fire only while the engine runs.
+        starts_at_login: bool,
     },
     /// The engine stopped, or cannot be reached (another machine's: the
     /// connection to it); the window tries again by itself, and the user

@@ -99,6 +99,10 @@ pub struct HelloAck {
     pub pid: u32,
     pub started_at: Millis,
     pub agents_running: u32,
+    /// The user's login service runs this engine (it starts at each login);
+    /// where none does, automations fire only while the engine runs.
+    #[serde(default)]
+    pub starts_at_login: bool,
 }
 
 /// What a client sends after the hello.

@@ -26,6 +26,10 @@ pub struct DaemonStatus {
     /// window's "another build" banner tells).
     #[serde(default)]
     pub same_build: Option<bool>,
+    /// Whether the user's login service runs the engine (it starts at each
+    /// login); where none does, automations fire only while it runs.
+    #[serde(default)]
+    pub starts_at_login: Option<bool>,
 }
 
 impl DaemonStatus {
@@ -40,6 +44,7 @@ impl DaemonStatus {
             agents: None,
             build: None,
             same_build: None,
+            starts_at_login: None,
         }
     }
 }
@@ -66,7 +71,15 @@ pub fn status_line(place: &str, status: &DaemonStatus) -> String {
         Some(false) => " It runs another build than the switchboard program that asked: restart it to run this one.",
         _ => "",
     };
-    format!("The engine {version} runs on {place} ({up}{agents}).{other}")
+    let login = match status.starts_at_login {
+        Some(true) => " Its login service starts it at each login.",
+        Some(false) => {
+            " No login service starts it, so automations fire only while it runs; `switchboard daemon --install` \
+             starts it at each login."
+        }
+        None => "",
+    };
+    format!("The engine {version} runs on {place} ({up}{agents}).{other}{login}")
 }
 
 fn span(secs: u64) -> String {
@@ -100,8 +113,20 @@ mod tests {
             agents: Some(1),
             build: Some("0.2.0+1".into()),
             same_build: Some(true),
+            starts_at_login: None,
         };
         assert_eq!(status_line(dir, &daemon), "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running).");
+        let at_login = DaemonStatus { starts_at_login: Some(true), ..daemon.clone() };
+        assert_eq!(
+            status_line(dir, &at_login),
+            "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running). Its login service starts it at each login."
+        );
+        let by_hand = DaemonStatus { starts_at_login: Some(false), ..daemon.clone() };
+        assert_eq!(
+            status_line(dir, &by_hand),
+            "The engine 0.2.0 runs on /data (up 1h 2m, 1 agent running). No login service starts it, so automations \
+             fire only while it runs; `switchboard daemon --install` starts it at each login."
+        );
         let many = DaemonStatus { agents: Some(3), uptime_secs: Some(42), ..daemon.clone() };
         assert_eq!(status_line(dir, &many), "The engine 0.2.0 runs on /data (up 42s, 3 agents running).");
         let other = DaemonStatus { same_build: Some(false), ..daemon };

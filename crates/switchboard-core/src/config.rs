@@ -152,6 +152,25 @@ pub struct EngineConfig {
     /// Automations' folders are polled, never watched by the system's file
     /// watches (as when those ran out): for tests and benches of that way.
     pub poll_folders: bool,
+    /// Whether the user's login service runs this engine (clients say that
+    /// automations fire only while the engine runs where none does).
+    pub login_service: LoginService,
+}
+
+/// Whether the user's login service runs the engine: its service manager
+/// started it, or its unit is enabled so that it starts at each login (the
+/// link is looked for each time, so an install or uninstall counts at once).
+#[derive(Debug, Clone, Default)]
+pub struct LoginService {
+    pub started_by_manager: bool,
+    /// Where the service manager links the unit that starts it at login.
+    pub enabled_link: Option<PathBuf>,
+}
+
+impl LoginService {
+    pub fn runs_engine(&self) -> bool {
+        self.started_by_manager || self.enabled_link.as_ref().is_some_and(|link| link.symlink_metadata().is_ok())
+    }
 }
 
 /// The file hooks spool events to while the app does not answer, in the
@@ -199,6 +218,7 @@ impl EngineConfig {
             pairing_slowing: PairingSlowing::default(),
             clock: crate::clock::Clock::system(),
             poll_folders: false,
+            login_service: LoginService::default(),
         }
     }
 

@@ -63,7 +63,7 @@ pub use api::{
     CommitOutcome, DiffContent, DiscardOutcome, FileDiff, FileStatus, FolderRepository, Isolation, MergeOutcome,
     RebaseOutcome, ReviewComment, ReviewStep, WorktreeDiff, WorktreeInfo, WorktreeOverlap, WorktreeState,
 };
-pub use config::EngineConfig;
+pub use config::{EngineConfig, LoginService};
 pub use engine::{
     Engine, EngineHandle, EventSink, KEPT_EXPORTS, MAX_CONTEXT_BYTES, MAX_INSTRUCTION_BYTES, MAX_LISTED_FINISHED_TASKS,
     MAX_LISTED_HANDLED_SIGNALS, MAX_LISTED_SESSIONS, MAX_PENDING_SIGNALS, NoEvents, RETAINED_ENDED_SESSIONS,

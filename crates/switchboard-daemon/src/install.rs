@@ -51,7 +51,7 @@ pub fn unit_path(unit_dir: &Path) -> PathBuf {
 }
 
 /// Where `systemctl --user enable` links the unit for it to start at login.
-fn enabled_link(unit_dir: &Path) -> PathBuf {
+pub fn enabled_link(unit_dir: &Path) -> PathBuf {
     unit_dir.join("default.target.wants").join(UNIT_NAME)
 }
 

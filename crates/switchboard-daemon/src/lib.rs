@@ -90,7 +90,29 @@ pub fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
     config.hook_binary = beside_app(HOOK_BINARY)?;
     config.keeper = config.hook_binary.clone();
     config.mcp_binary = beside_app(switchboard_core::mcp::MCP_BINARY)?;
+    config.login_service = login_service(
+        &std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default(),
+        std::env::var_os("XDG_CONFIG_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    );
     Ok(config)
+}
+
+/// Whether the login service runs the engine: systemd started this process
+/// as the unit `daemon --install` writes (its control group, `cgroup`, is
+/// that unit's; an `INVOCATION_ID` would not tell, since every program a
+/// service starts inherits it), or the unit is enabled, linked from the
+/// user's unit folder.
+pub fn login_service(
+    cgroup: &str,
+    xdg_config_home: Option<&std::ffi::OsStr>,
+    home: Option<&std::ffi::OsStr>,
+) -> switchboard_core::LoginService {
+    let in_unit = cgroup.lines().any(|line| line.rsplit('/').next() == Some(install::UNIT_NAME));
+    switchboard_core::LoginService {
+        started_by_manager: in_unit,
+        enabled_link: install::user_unit_dir(xdg_config_home, home).map(|dir| install::enabled_link(&dir)),
+    }
 }
 
 /// A program installed next to the app's own binary, if it is there.
@@ -114,5 +136,34 @@ fn demo_agent() -> Result<Option<PathBuf>> {
     } else {
         tracing::warn!(path = %candidate.display(), "demo agent not found; starting without the demo workspace");
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_login_service_runs_the_engine_when_its_unit_holds_the_process_or_is_enabled() {
+        let config = tempfile::tempdir().unwrap();
+        let home = Some(config.path().as_os_str());
+        let cases = [
+            ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/switchboard.service\n", true),
+            ("1:name=systemd:/user.slice/user-1000.slice/user@1000.service/switchboard.service\n0::/\n", true),
+            // A program a service started (a terminal's shell) is not the daemon's unit.
+            ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-terminal.scope\n", false),
+            ("0::/user.slice/user-1000.slice/session-2.scope\n", false),
+            ("0::/\n", false),
+            ("", false),
+        ];
+        for (cgroup, runs) in cases {
+            assert_eq!(login_service(cgroup, home, None).runs_engine(), runs, "{cgroup}");
+        }
+        let service = login_service("0::/\n", home, None);
+        let link = service.enabled_link.clone().unwrap();
+        assert_eq!(link, config.path().join("systemd/user/default.target.wants/switchboard.service"));
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("../switchboard.service", &link).unwrap();
+        assert!(service.runs_engine(), "enabled: it starts at each login");
     }
 }

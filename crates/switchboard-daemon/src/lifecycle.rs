@@ -325,6 +325,7 @@ fn status_of(found: &Found) -> DaemonStatus {
                 agents: Some(welcome.agents_running as usize),
                 same_build: Some(welcome.build_id == switchboard_api::wire::build_id()),
                 build: Some(welcome.build_id.clone()),
+                starts_at_login: Some(welcome.starts_at_login),
             }
         }
     }
@@ -359,7 +360,9 @@ pub fn already_running(data_dir: &Path, socket: &Path, out: &mut impl Write) -> 
     if !status.running {
         return Ok(None);
     }
-    let refused = Started::Failed { problem: None, message: status_line(&data_dir.display().to_string(), &status) };
+    // Why it does not start, without what the status adds of logins.
+    let said = DaemonStatus { starts_at_login: None, ..status };
+    let refused = Started::Failed { problem: None, message: status_line(&data_dir.display().to_string(), &said) };
     writeln!(out, "{}", serde_json::to_string(&refused)?)?;
     Ok(Some(ExitCode::from(EXIT_FAILED)))
 }
@@ -517,6 +520,7 @@ mod tests {
             pid,
             started_at: 0,
             agents_running: 0,
+            starts_at_login: false,
         };
         let held = |pid| Holder::Held { pid };
         // (lock, answer on the socket) -> found, exit status of --status, does `daemon` refuse?

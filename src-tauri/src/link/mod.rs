@@ -543,6 +543,7 @@ impl Link {
             engine_version: welcome.engine_version.clone(),
             outdated: welcome.build_id != switchboard_api::wire::build_id(),
             agents_running: welcome.agents_running,
+            starts_at_login: welcome.starts_at_login,
             host: self.host_name(),
             connection: self.connections.fetch_add(1, Ordering::SeqCst) + 1,
             restarted: self.restarting.swap(false, Ordering::SeqCst),

@@ -380,3 +380,41 @@ async fn a_new_commit_on_a_branch_runs_it_with_the_commits_passed_on() {
         "{context}"
     );
 }
+
+/// What an automation's own run changes in its folder does not run it
+/// again: files written while its task is at work (or a moment after) are
+/// not counted. Another automation on the folder sees them, which says
+/// when they were judged; a change made after the run is counted alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_made_while_its_own_run_works_do_not_run_it_again() {
+    let t = TestEngine::start().await;
+    let worker = agent(&t, "worker").await;
+    let onlooker = agent(&t, "onlooker").await;
+    let watched = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(watched.path().join("src")).unwrap();
+    let dir = watched.path().display().to_string();
+    let own = Trigger::FilesChanged { dir: dir.clone(), globs: vec!["src/*.txt".into()] };
+    let made = t.engine.create_automation(task_of(&worker, own, "Format the sources")).await.unwrap();
+    let other = Trigger::FilesChanged { dir: dir.clone(), globs: vec!["src/made-by-the-run.txt".into()] };
+    let probe = t.engine.create_automation(task_of(&onlooker, other, "Note the change")).await.unwrap();
+
+    std::fs::write(watched.path().join("src/by-the-user.txt"), "one").unwrap();
+    let first = task_made(&runs(&t, &made.id, 1).await, 0);
+    t.task_until(&first, "at work", |task| task.state == TaskState::Running).await;
+    // What its run writes while at work: seen by the other automation, not counted by its own.
+    std::fs::write(watched.path().join("src/made-by-the-run.txt"), "formatted").unwrap();
+    let seen = runs(&t, &probe.id, 1).await;
+    assert_eq!(seen.runs[0].reason, format!("files changed under {dir}: src/made-by-the-run.txt"));
+    write_summary(&t.workspace, &first, "✅ COMPLETED");
+    let ended = t.task_until(&first, "completed", |task| task.state == TaskState::Completed).await;
+    // A moment after its run ended still counts as its run's; past that, a change is the user's.
+    let counted_from = ended.ended_at.unwrap() + switchboard_core::automations::rules::OWN_CHANGES_MS;
+    while switchboard_core::api::now() <= counted_from {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    std::fs::write(watched.path().join("src/later.txt"), "two").unwrap();
+    let ran = runs(&t, &made.id, 2).await;
+    assert_eq!(ran.runs[1].reason, format!("files changed under {dir}: src/later.txt"), "{:#?}", ran.runs);
+    let context = t.engine.get_task(task_made(&ran, 1)).await.unwrap().spec.context.unwrap();
+    assert!(!context.contains("made-by-the-run"), "{context}");
+}

@@ -541,3 +541,51 @@ async fn an_account_whose_status_line_tells_plan_windows_pays_by_subscription_so
     let (_, out, _) = support::cli_async(&t, &["task", "show", &work.task.to_string()]).await;
     assert!(out.contains("· $0.0030 at list prices (paid by subscription)"), "{out}");
 }
+
+/// An automation that starts a loop counts the loop's end toward its
+/// failing runs: five loops in a row ending over budget pause it, saying
+/// why; a loop that completes or is cancelled breaks the streak.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_automation_whose_loops_keep_ending_over_budget_pauses_itself() {
+    let t = TestEngine::start().await;
+    let agent = claude_agent(&t, "nightly").await;
+    let settings = switchboard_core::loops::LoopSettings {
+        budget: Some(Budget::Tokens(100)),
+        ..switchboard_core::loops::LoopSettings::new("Bump the dependencies")
+    };
+    let trigger = switchboard_core::Trigger::Every { every: "daily 03:00".into() };
+    let spec = switchboard_core::AutomationSpec {
+        action: switchboard_core::AutomationAction::Loop { settings },
+        ..TestEngine::automation(&agent.profile.id, trigger, "")
+    };
+    let made = t.engine.create_automation(spec).await.unwrap();
+    for run in 0..5 {
+        // Not paused before the fifth bad end.
+        let shown = t.engine.get_automation(made.id.clone()).await.unwrap();
+        assert_eq!(shown.state.as_str(), "active", "after {run} loops over budget: {:?}", shown.state);
+        let shown = t.engine.run_automation_now(made.id.clone()).await.unwrap();
+        let switchboard_core::RunOutcome::Loop { loop_id, .. } = &shown.runs[run].outcome else {
+            panic!("run {run} made no loop: {:?}", shown.runs[run])
+        };
+        let first = agent.names_its_file(&t, iteration_task(&t, loop_id, 1).await).await;
+        append(&first.file, &answer(&format!("msg_{run}"), 150, 10, 0, 0, 1));
+        let ended = t.loop_ends(loop_id).await;
+        assert_eq!(ended.state.as_str(), "over_budget", "{:#?}", ended.state);
+    }
+    let paused = t
+        .events
+        .wait_for("the automation to pause itself", |events| {
+            events.iter().rev().find_map(|e| match e {
+                switchboard_core::EngineEvent::AutomationChanged { automation }
+                    if automation.id == made.id && automation.state.as_str() == "paused" =>
+                {
+                    Some(automation.clone())
+                }
+                _ => None,
+            })
+        })
+        .await;
+    let why = paused.state.reason().unwrap();
+    assert!(why.starts_with("it paused itself: its last 5 runs ended badly"), "{why}");
+    assert!(why.contains("its loop ended: it used its budget of 100 tokens"), "{why}");
+}

@@ -323,3 +323,27 @@ fn an_agent_s_command_found_on_path_is_found_by_a_later_engine_with_another_path
     let task = data.task_ends(task["task"]["id"].as_str().unwrap());
     assert_eq!(task.state, switchboard_core::TaskState::Completed, "{task:?}");
 }
+
+/// Automations fire only while the engine runs: its status says whether the
+/// user's login service runs it, judged when asked (an install counts at
+/// once). Started from a service's environment (its `INVOCATION_ID`) is
+/// not started by the login service.
+#[test]
+fn the_status_says_whether_a_login_service_starts_the_engine() {
+    let root = tempfile::tempdir().unwrap();
+    let config = root.path().join("config");
+    let config_home = config.to_str().unwrap();
+    let by_hand = Data::new(root.path().join("by-hand"));
+    start_daemon(&app_binary(), &by_hand, &[("XDG_CONFIG_HOME", config_home), ("INVOCATION_ID", "5f0c1e")]);
+    assert_eq!(by_hand.status()["starts_at_login"], false, "{}", by_hand.status());
+    let (_, line, _) = by_hand.cli(&["daemon", "--status"]);
+    assert!(line.contains("automations fire only while it runs"), "{line}");
+
+    // What `systemctl --user enable` links for the unit `daemon --install` wrote.
+    let wants = config.join("systemd/user/default.target.wants");
+    std::fs::create_dir_all(&wants).unwrap();
+    std::os::unix::fs::symlink("../switchboard.service", wants.join("switchboard.service")).unwrap();
+    assert_eq!(by_hand.status()["starts_at_login"], true, "{}", by_hand.status());
+    let (_, line, _) = by_hand.cli(&["daemon", "--status"]);
+    assert!(line.contains("Its login service starts it at each login."), "{line}");
+}

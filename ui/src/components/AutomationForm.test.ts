@@ -8,8 +8,8 @@ import { automation } from '../test/automations';
 /** Two agents here, one on another machine; the form opened from the automations view. */
 async function openForm() {
   const backend = new FakeBackend();
-  const coder = backend.seedProfile({ name: 'coder' });
-  const reviewer = backend.seedProfile({ name: 'reviewer' });
+  const coder = backend.seedProfile({ name: 'coder', cwd: '/home/me/app' });
+  const reviewer = backend.seedProfile({ name: 'reviewer', cwd: '/home/me/site' });
   const builder = backend.seedProfile({ name: 'builder', host: 'build-box' });
   await renderApp(backend);
   await fireEvent.click(screen.getByTestId('open-automations'));
@@ -20,6 +20,16 @@ async function openForm() {
 
 const type = (testid: string, value: string) => fireEvent.input(screen.getByTestId(testid), { target: { value } });
 const choose = (testid: string, value: string) => fireEvent.change(screen.getByTestId(testid), { target: { value } });
+const valueOf = (testid: string) => (screen.getByTestId(testid) as HTMLInputElement).value;
+
+/** Opens the form editing the one automation the backend has. */
+async function editSeeded(backend: FakeBackend) {
+  await renderApp(backend);
+  await fireEvent.click(screen.getByTestId('open-automations'));
+  await fireEvent.click(screen.getByTestId('automation-open'));
+  await fireEvent.click(await screen.findByTestId('automation-edit'));
+  return screen.findByTestId('automation-form');
+}
 
 describe('the automation form', () => {
   it('makes a task on a schedule in a zone, and shows it', async () => {
@@ -109,6 +119,94 @@ describe('the automation form', () => {
     expect(builder.id).toBeTruthy();
   });
 
+  it('makes a task when files change, in its agent’s folder unless another is typed', async () => {
+    const { backend, reviewer } = await openForm();
+    await fireEvent.click(screen.getByTestId('automation-kind-files'));
+    // No zone, no missed runs: it is no schedule.
+    expect(screen.queryByTestId('automation-zone')).toBeNull();
+    expect(screen.queryByTestId('automation-catch-up')).toBeNull();
+    expect(screen.queryByTestId('automation-branch')).toBeNull();
+    expect(valueOf('automation-folder')).toBe('/home/me/app');
+    expect(valueOf('automation-globs')).toBe('**/*');
+    // The folder follows the agent chosen, until the user types one.
+    await choose('automation-agent', reviewer.id);
+    expect(valueOf('automation-folder')).toBe('/home/me/site');
+    await type('automation-folder', '/home/me/site/docs');
+    await type('automation-globs', 'src/**/*.rs, Cargo.toml *.md');
+    await type('automation-text', 'Run the tests that cover what changed');
+    await fireEvent.click(screen.getByTestId('automation-submit'));
+
+    const detail = await screen.findByTestId('automation-detail');
+    expect(callsOf(backend, 'create_automation')).toEqual([
+      {
+        spec: {
+          profile_id: reviewer.id,
+          trigger: { on: 'files_changed', dir: '/home/me/site/docs', globs: ['src/**/*.rs', 'Cargo.toml', '*.md'] },
+          action: { does: 'task', instruction: 'Run the tests that cover what changed', title: null, budget: null, time_limit_secs: null },
+          zone: null,
+          overlap: 'skip',
+          catch_up: 'once',
+          max_runs_per_hour: 6,
+        },
+      },
+    ]);
+    expect(within(detail).getByTestId('automation-detail-when').textContent).toBe('when files matching src/**/*.rs, Cargo.toml, *.md change in /home/me/site/docs');
+    expect(within(screen.getByTestId('automations-view')).getByTestId('automation-when').textContent).toBe('when files matching src/**/*.rs, Cargo.toml, *.md change in /home/me/site/docs');
+  });
+
+  it('makes a loop when a branch moves, and asks for the folder and the branch when left empty', async () => {
+    const { backend, coder } = await openForm();
+    await fireEvent.click(screen.getByTestId('automation-kind-branch'));
+    expect(screen.queryByTestId('automation-globs')).toBeNull();
+    expect(valueOf('automation-folder')).toBe('/home/me/app');
+    expect(valueOf('automation-branch')).toBe('main');
+    await fireEvent.click(screen.getByTestId('automation-does-loop'));
+    await type('automation-text', 'Keep main green');
+    await type('automation-folder', ' ');
+    await fireEvent.click(screen.getByTestId('automation-submit'));
+    expect((await screen.findByTestId('error-repo')).textContent).toBe('Give the folder of the repository.');
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId('automation-folder')));
+    await type('automation-folder', '/home/me/app');
+    await type('automation-branch', '');
+    await fireEvent.click(screen.getByTestId('automation-submit'));
+    expect((await screen.findByTestId('error-branch')).textContent).toBe('Give the branch it follows, such as main.');
+    expect(screen.queryByTestId('error-repo')).toBeNull();
+    expect(callsOf(backend, 'create_automation')).toEqual([]);
+
+    await type('automation-branch', 'release');
+    await fireEvent.click(screen.getByTestId('automation-submit'));
+    const detail = await screen.findByTestId('automation-detail');
+    expect(callsOf(backend, 'create_automation')).toEqual([
+      {
+        spec: expect.objectContaining({
+          profile_id: coder.id,
+          trigger: { on: 'branch_moved', repo: '/home/me/app', branch: 'release' },
+          action: { does: 'loop', settings: expect.objectContaining({ goal: 'Keep main green' }) },
+          zone: null,
+        }),
+      },
+    ]);
+    expect(within(detail).getByTestId('automation-detail-when').textContent).toBe('when release moves in /home/me/app');
+  });
+
+  it('shows the engine’s refusal of a folder under the trigger’s fields, and puts the focus on the folder', async () => {
+    const { backend } = await openForm();
+    const refusal = 'The folder /home/me/gone does not exist.';
+    backend.failNext('create_automation', apiError('invalid_input', refusal, 'trigger'));
+    await fireEvent.click(screen.getByTestId('automation-kind-files'));
+    await type('automation-folder', '/home/me/gone');
+    await type('automation-text', 'Review');
+    await fireEvent.click(screen.getByTestId('automation-submit'));
+    const when = screen.getByTestId('automation-when');
+    expect((await within(when).findByTestId('error-trigger')).textContent).toBe(refusal);
+    expect(screen.queryByTestId('automation-form-error')).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId('automation-folder')));
+    expect(callsOf(backend, 'create_automation')[0]).toMatchObject({ spec: { trigger: { on: 'files_changed', dir: '/home/me/gone', globs: ['**/*'] } } });
+    // Another way of saying when it runs is not told of the folder.
+    await fireEvent.click(screen.getByTestId('automation-kind-branch'));
+    expect(screen.queryByTestId('error-trigger')).toBeNull();
+  });
+
   it.each([
     ['trigger', '"25:00" is not a schedule Switchboard reads: give a span such as "2h", or days and a time such as "weekdays 09:00".', 'error-trigger'],
     ['trigger', 'No time zone is called Mars/Olympus.', 'error-trigger'],
@@ -185,6 +283,34 @@ describe('the automation form', () => {
       },
     ]);
     expect(within(await screen.findByTestId('automation-detail')).getByTestId('automation-detail-when').textContent).toBe('daily 08:30');
+  });
+
+  it('edits a file automation: its folder and patterns filled in', async () => {
+    const backend = new FakeBackend();
+    const coder = backend.seedProfile({ name: 'coder', cwd: '/home/me/app' });
+    backend.seedAutomation(automation(coder.id, { id: 'watch', trigger: { on: 'files_changed', dir: '/srv/site', globs: ['src/**/*.rs', 'Cargo.toml'] } }));
+    await editSeeded(backend);
+    expect((screen.getByTestId('automation-kind-files') as HTMLInputElement).checked).toBe(true);
+    expect(valueOf('automation-folder')).toBe('/srv/site');
+    expect(valueOf('automation-globs')).toBe('src/**/*.rs, Cargo.toml');
+    await type('automation-globs', 'src/**');
+    await fireEvent.click(screen.getByTestId('automation-submit'));
+    await waitFor(() => expect(screen.queryByTestId('automation-form')).toBeNull());
+    expect(callsOf(backend, 'update_automation')[0]).toMatchObject({ automationId: 'watch', spec: { trigger: { on: 'files_changed', dir: '/srv/site', globs: ['src/**'] }, zone: null } });
+  });
+
+  it('edits a branch automation: its repository and branch filled in', async () => {
+    const backend = new FakeBackend();
+    const coder = backend.seedProfile({ name: 'coder', cwd: '/home/me/app' });
+    backend.seedAutomation(automation(coder.id, { id: 'follow', trigger: { on: 'branch_moved', repo: '/srv/site', branch: 'release' } }));
+    await editSeeded(backend);
+    expect((screen.getByTestId('automation-kind-branch') as HTMLInputElement).checked).toBe(true);
+    expect(valueOf('automation-folder')).toBe('/srv/site');
+    expect(valueOf('automation-branch')).toBe('release');
+    // Its agent's folder is not put over the folder it follows.
+    await fireEvent.click(screen.getByTestId('automation-submit'));
+    await waitFor(() => expect(screen.queryByTestId('automation-form')).toBeNull());
+    expect(callsOf(backend, 'update_automation')[0]).toMatchObject({ automationId: 'follow', spec: { trigger: { on: 'branch_moved', repo: '/srv/site', branch: 'release' } } });
   });
 
   it('closes with Cancel or Escape, back to what was under it', async () => {

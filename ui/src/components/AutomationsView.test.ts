@@ -4,6 +4,7 @@ import { FakeBackend } from '../lib/fakeBackend';
 import { formatTime, resetWords } from '../lib/model';
 import { callsOf, renderApp } from '../test/render';
 import { automation, run, taskRun } from '../test/automations';
+import { connectedEngine, connectedHost } from '../test/records';
 
 /** The time the tests' automations fired and run next: local times, said as the window says them. */
 const FIRED = new Date(2026, 10, 21, 9, 0).getTime();
@@ -64,8 +65,9 @@ describe('the automations view', () => {
     expect(screen.getByTestId('open-automations-paused').textContent).toBe('1 paused');
     await fireEvent.click(screen.getByTestId('open-automations'));
     const view = screen.getByTestId('automations-view');
-    expect(within(view).getByTestId('automations-engine-note').textContent).toMatch(
-      /Automations run on the engine: they fire with no window open, but only while the engine runs;\s+switchboard daemon --install keeps it running across log-ins\./,
+    // No login service runs this computer's engine (the fake's, unless told); build-box's link is not known.
+    expect(within(view).getByTestId('automations-engine-note').textContent).toBe(
+      'Automations on this computer fire only while the engine runs: switchboard daemon --install starts it at each login.',
     );
     // The soonest first, then the chain, then the paused.
     expect(within(view).getAllByTestId('automation-entry').map((e) => e.dataset.automationId)).toEqual(['morning', 'chain', 'failing']);
@@ -243,5 +245,61 @@ describe('an automation’s detail', () => {
     backend.failNext('run_automation_now', { code: 'invalid_input', message: 'coder was deleted: the automation cannot run', field: null });
     await fireEvent.click(screen.getByTestId('automation-run-now'));
     expect((await screen.findByTestId('automation-detail-error')).textContent).toBe('Coder was deleted: the automation cannot run.');
+  });
+});
+
+describe('the note on where automations fire', () => {
+  const here = (startsAtLogin: boolean, connection = 1) => connectedEngine(null, startsAtLogin, connection);
+
+  it('says this computer’s automations fire only while its engine runs, where no login service runs it, in the list, the form and the detail', async () => {
+    const { backend } = withAutomations();
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-automations'));
+    const said = 'Automations on this computer fire only while the engine runs: switchboard daemon --install starts it at each login.';
+    expect(screen.getByTestId('automations-engine-note').textContent).toBe(said);
+    await fireEvent.click(within(entryOf('morning')).getByTestId('automation-open'));
+    expect((await screen.findByTestId('automation-detail-engine-note')).textContent).toBe(said);
+    await fireEvent.click(screen.getByTestId('automation-new'));
+    expect((await screen.findByTestId('automation-form-engine-note')).textContent).toBe(said);
+  });
+
+  it('says nothing where the login service runs the engine, and follows the link as it changes', async () => {
+    const { backend } = withAutomations();
+    backend.setEngineLink(here(true));
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-automations'));
+    await fireEvent.click(within(entryOf('morning')).getByTestId('automation-open'));
+    await screen.findByTestId('automation-detail');
+    expect(screen.queryByTestId('automations-engine-note')).toBeNull();
+    expect(screen.queryByTestId('automation-detail-engine-note')).toBeNull();
+    // The engine the window reaches next is one no login service runs.
+    backend.setEngineLink(here(false, 2));
+    await waitFor(() => expect(screen.getByTestId('automations-engine-note')).toBeTruthy());
+    // Not reached, nothing is known of it: nothing is said.
+    backend.setEngineLink({ state: 'lost', reason: 'The engine stopped.', host: null });
+    await waitFor(() => expect(screen.queryByTestId('automations-engine-note')).toBeNull());
+  });
+
+  it('names another machine whose engine no login service runs', async () => {
+    const { backend } = withAutomations();
+    backend.setEngineLink(here(true));
+    backend.setHostLink({ destination: 'build-box', link: connectedHost('build-box') });
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-automations'));
+    expect((await screen.findByTestId('automations-engine-note')).textContent).toBe(
+      'Automations on build-box fire only while the engine runs: switchboard daemon --install there starts it at each login.',
+    );
+    backend.setEngineLink(here(false, 2));
+    await waitFor(() =>
+      expect(screen.getByTestId('automations-engine-note').textContent).toBe(
+        'Automations on this computer and build-box fire only while their engines run: switchboard daemon --install on each starts its engine at each login.',
+      ),
+    );
+    backend.setHostLink({ destination: 'build-box', link: connectedEngine('build-box', true) });
+    await waitFor(() =>
+      expect(screen.getByTestId('automations-engine-note').textContent).toBe(
+        'Automations on this computer fire only while the engine runs: switchboard daemon --install starts it at each login.',
+      ),
+    );
   });
 });

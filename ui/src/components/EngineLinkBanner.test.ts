@@ -78,7 +78,7 @@ describe('engine link banner', () => {
     backend.setEngineLink({ state: 'connecting' });
     await tick();
     expect(backend.reloads).toBe(0);
-    backend.setEngineLink({ state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: null, connection: 2, restarted: true });
+    backend.setEngineLink({ state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: null, connection: 2, restarted: true, starts_at_login: false });
     await tick();
     expect(backend.reloads).toBe(1);
     const banner = screen.getByTestId('engine-link-banner');
@@ -94,7 +94,7 @@ describe('engine link banner', () => {
     const agent = backend.seedProfile({ name: 'builder' });
     backend.seedSession(agent.id, { state: 'running', pid: 7 });
     await renderApp(backend);
-    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 1, host: null, connection: 1, restarted: false });
+    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 1, host: null, connection: 1, restarted: false, starts_at_login: false });
     await tick();
     expect(screen.getByTestId('engine-link-banner').textContent).toContain('another build of Switchboard (0.0.9) than this window');
 
@@ -120,7 +120,7 @@ describe('engine link banner', () => {
   it('restarts at once when no agent runs', async () => {
     const backend = new FakeBackend();
     await renderApp(backend);
-    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 0, host: null, connection: 1, restarted: false });
+    backend.setEngineLink({ state: 'connected', engine_version: '0.0.9', outdated: true, agents_running: 0, host: null, connection: 1, restarted: false, starts_at_login: false });
     await tick();
     await fireEvent.click(screen.getByRole('button', { name: 'Restart the engine' }));
     await tick();

@@ -7,6 +7,7 @@
  */
 import type { EngineEvent, EventPace, LogEntry, ProfileId, SessionId, SessionInfo, Viewing } from './bindings';
 import type { Backend, Unsubscribe } from './backend';
+import type { PageLink } from './engineLink';
 import { logFailure } from './errors';
 import { isRunning, sessionsOfProfile, applyEngineEvent, upsertSession, type Model, type Selection } from './model';
 import { Pacer, eventPaceOf, pacedNews } from './pace';
@@ -37,6 +38,11 @@ export abstract class EngineLinkState {
   focused = $state(typeof document !== 'undefined' && document.hasFocus());
   loading = $state(true);
   loadError: string | null = $state(null);
+  /**
+   * The window's link to its engine as last told (by the shell, or in a browser by the page's
+   * connection); null until told. The banner across the window follows the link itself.
+   */
+  engineLink: PageLink | null = $state.raw(null);
 
   /**
    * What the window shows now, as the shell and the engine are told it (the top room knows:
@@ -86,6 +92,19 @@ export abstract class EngineLinkState {
       const at = this.logListeners.indexOf(listener);
       if (at >= 0) this.logListeners.splice(at, 1);
     };
+  }
+
+  /** Asks for the link once; its changes come through `onEngineLink` (see `AppState.open`). */
+  protected loadEngineLink(): void {
+    this.backend.engineLink().then(
+      (link) => {
+        // A link heard meanwhile is newer.
+        if (this.engineLink === null) this.engineLink = link;
+      },
+      // No link to tell of: the link stays unknown, which says nothing of it (the storage
+      // banner or the lists' errors say what is wrong).
+      () => {},
+    );
   }
 
   #toldViewing = '';

@@ -204,8 +204,11 @@ export class AppState extends SettingsState {
       this.backend.onOpenLoop((loopId) => void this.revealLoop(loopId)),
       this.backend.onOpenTarget(() => void this.#takeOpenTarget()),
       this.backend.onHostLink((link) => this.followHostLink(link)),
-      // A browser unpaired (revoked, say for a lost phone) shows nothing it showed any more.
-      this.backend.onEngineLink((link) => (this.unpaired = link.state === 'refused' && 'unpaired' in link)),
+      this.backend.onEngineLink((link) => {
+        this.engineLink = link;
+        // A browser unpaired (revoked, say for a lost phone) shows nothing it showed any more.
+        this.unpaired = link.state === 'refused' && 'unpaired' in link;
+      }),
     );
   }
 
@@ -239,6 +242,7 @@ export class AppState extends SettingsState {
       logFailure('list_worktrees')(reason);
       return [] as WorktreeInfo[];
     });
+    this.loadEngineLink();
     this.loadHostLinks();
     this.loadThisDevice();
     const openAtStart = this.backend.takeOpenTarget().catch((reason: unknown) => {

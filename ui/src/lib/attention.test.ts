@@ -98,7 +98,7 @@ describe('an agent of a machine the window cannot reach', () => {
   const idle: Attention = { state: 'idle', since: 1 };
   const working: Attention = { state: 'working', task_id: 't', task: 'Port the parser', since: 1 };
   const needsYou: Attention = { state: 'needs_you', need: { kind: 'asks' }, since: 1, task_id: null, task: null, signal_id: null, waiting: 1 };
-  const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null, connection: 1, restarted: false };
+  const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null, connection: 1, restarted: false, starts_at_login: false };
   const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
   const links: HostLink[] = [
     { destination: 'build-box', link: lost },

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { Automation, AutomationState, TaskInfo, Trigger } from './bindings';
+import type { Automation, AutomationState, EngineLink, HostLink, TaskInfo, Trigger } from './bindings';
 import {
   applyAutomationEvent,
   automationHost,
   automationName,
   automationSpecFrom,
   automationsOf,
+  engineNote,
   everyWords,
+  folderForAgent,
   formFieldOf,
   formFieldsOf,
+  globsFrom,
+  globsText,
+  machinesWithoutLoginService,
   lastRunWords,
   nextRunWords,
   outcomeWords,
@@ -16,9 +21,12 @@ import {
   runTaskState,
   shownAutomations,
   stateWords,
+  triggerFieldsOf,
+  triggerFrom,
   triggerWords,
   type AutomationFormFields,
 } from './automations';
+import type { PageLink } from './engineLink';
 import { formatTime, resetWords } from './model';
 import { automation, run, taskRun } from '../test/automations';
 
@@ -45,7 +53,9 @@ describe('when an automation runs, in words', () => {
     [{ on: 'task_ended', profile_id: 'writer', ended: 'failed' }, "after James's tasks fail"],
     [{ on: 'task_ended', profile_id: 'coder', ended: 'any' }, "after coder's tasks complete or fail"],
     [{ on: 'task_ended', profile_id: 'gone', ended: 'any' }, "after a removed agent's tasks complete or fail"],
-    [{ on: 'files_changed', dir: '/work/app', globs: ['src/**/*.rs', 'Cargo.toml'] }, 'when files change in /work/app (src/**/*.rs, Cargo.toml)'],
+    [{ on: 'files_changed', dir: '/work/app', globs: ['src/**/*.rs', 'Cargo.toml'] }, 'when files matching src/**/*.rs, Cargo.toml change in /work/app'],
+    [{ on: 'files_changed', dir: '/work/app', globs: ['src/**/*.rs'] }, 'when files matching src/**/*.rs change in /work/app'],
+    [{ on: 'files_changed', dir: '/work/app', globs: ['**/*'] }, 'when files change in /work/app'],
     [{ on: 'files_changed', dir: '/work/app', globs: [] }, 'when files change in /work/app'],
     [{ on: 'branch_moved', repo: '/work/app', branch: 'main' }, 'when main moves in /work/app'],
   ])('%j reads as the user says it', (trigger, said) => {
@@ -193,8 +203,9 @@ describe('the form’s spec', () => {
   });
 
   it('edits what it shows and keeps what it does not', () => {
+    const newer = { on: 'calendar_event', calendar: 'work' } as unknown as Trigger;
     const loop = automation('coder', {
-      trigger: { on: 'branch_moved', repo: '/work/app', branch: 'main' },
+      trigger: newer,
       zone: null,
       action: { does: 'loop', settings: { goal: 'Keep main green', stop_word: 'GREEN', promise: 'ALL GREEN', max_iterations: 3, stall_after: 2, iteration_time_limit_secs: 600 } },
       max_runs_per_hour: 3,
@@ -203,7 +214,8 @@ describe('the form’s spec', () => {
     expect(form).toMatchObject({ agent: 'coder', kind: 'kept', does: 'loop', text: 'Keep main green', maxRuns: '3' });
     const built = automationSpecFrom({ ...form, text: 'Keep main green and fast' }, loop);
     expect(built.ok && built.spec).toMatchObject({
-      trigger: { on: 'branch_moved', repo: '/work/app', branch: 'main' },
+      trigger: newer,
+      zone: null,
       action: { does: 'loop', settings: { goal: 'Keep main green and fast', stop_word: 'GREEN', promise: 'ALL GREEN', max_iterations: 3, stall_after: 2, iteration_time_limit_secs: 600, budget: null } },
     });
     const task = automation('coder', { trigger: { on: 'task_ended', profile_id: 'writer', ended: 'failed' }, action: { does: 'task', instruction: 'Fix it', title: 'Fixer', budget: { tokens: 9 }, time_limit_secs: 120 } });
@@ -226,5 +238,125 @@ describe('the form’s spec', () => {
     [null, null],
   ])('puts the engine’s refusal of %j under the form’s %j', (engine, form) => {
     expect(formFieldOf(engine)).toBe(form);
+  });
+});
+
+describe('file and branch automations in the form', () => {
+  it.each<[string, string[]]>([
+    ['src/**/*.rs, Cargo.toml', ['src/**/*.rs', 'Cargo.toml']],
+    ['src/**/*.rs Cargo.toml', ['src/**/*.rs', 'Cargo.toml']],
+    [' src/**/*.rs ,,  Cargo.toml,\n*.md ', ['src/**/*.rs', 'Cargo.toml', '*.md']],
+    ['docs/**', ['docs/**']],
+    ['', ['**/*']],
+    [' , ', ['**/*']],
+  ])('reads the patterns %j as %j', (text, globs) => {
+    expect(globsFrom(text)).toEqual(globs);
+  });
+
+  it('shows the patterns as they are read back', () => {
+    expect(globsText(['src/**/*.rs', 'Cargo.toml'])).toBe('src/**/*.rs, Cargo.toml');
+    expect(globsFrom(globsText(['src/**/*.rs', 'Cargo.toml']))).toEqual(['src/**/*.rs', 'Cargo.toml']);
+  });
+
+  it.each<[string, string, string, string]>([
+    // [the folder field, the last agent's folder, the new agent's, the field after]
+    ['/home/me/app', '/home/me/app', '/home/me/site', '/home/me/site'],
+    ['', '/home/me/app', '/home/me/site', '/home/me/site'],
+    ['  ', '/home/me/app', '/home/me/site', '/home/me/site'],
+    [' /home/me/app ', '/home/me/app', '/home/me/site', '/home/me/site'],
+    ['/srv/data', '/home/me/app', '/home/me/site', '/srv/data'],
+    ['/home/me/app', '/home/me/app', '', ''],
+  ])('the folder %j (the last agent’s %j) becomes, for an agent in %j, %j', (folder, before, after, now) => {
+    expect(folderForAgent(folder, before, after)).toBe(now);
+  });
+
+  it.each<[Trigger | null, Partial<ReturnType<typeof triggerFieldsOf>>]>([
+    [null, { kind: 'every', folder: '/home/me/app', globs: '**/*', branch: 'main' }],
+    [{ on: 'files_changed', dir: '/srv/site', globs: ['src/**/*.rs', 'Cargo.toml'] }, { kind: 'files', folder: '/srv/site', globs: 'src/**/*.rs, Cargo.toml', branch: 'main' }],
+    [{ on: 'branch_moved', repo: '/srv/site', branch: 'release' }, { kind: 'branch', folder: '/srv/site', branch: 'release', globs: '**/*' }],
+    [{ on: 'every', every: '2h' }, { kind: 'every', every: '2h', folder: '/home/me/app' }],
+    [{ on: 'task_ended', profile_id: 'writer', ended: 'any' }, { kind: 'after', after: 'writer', ended: 'any', folder: '/home/me/app' }],
+    [{ on: 'calendar_event' } as unknown as Trigger, { kind: 'kept', folder: '/home/me/app' }],
+  ])('fills the fields of %j in', (trigger, fields) => {
+    expect(triggerFieldsOf(trigger, '/home/me/app')).toMatchObject(fields);
+  });
+
+  const base = triggerFieldsOf(null, '/home/me/app');
+  it.each<[Partial<typeof base>, ReturnType<typeof triggerFrom>]>([
+    [{ kind: 'files' }, { ok: true, trigger: { on: 'files_changed', dir: '/home/me/app', globs: ['**/*'] } }],
+    [{ kind: 'files', folder: ' /srv/site ', globs: 'src/**/*.rs, Cargo.toml' }, { ok: true, trigger: { on: 'files_changed', dir: '/srv/site', globs: ['src/**/*.rs', 'Cargo.toml'] } }],
+    [{ kind: 'files', globs: '' }, { ok: true, trigger: { on: 'files_changed', dir: '/home/me/app', globs: ['**/*'] } }],
+    [{ kind: 'files', folder: '  ' }, { ok: false, field: 'folder', message: 'Give the folder whose files it watches.' }],
+    // Whether the folder exists, or a pattern is one, is the engine's to say.
+    [{ kind: 'files', folder: 'relative/dir', globs: '[' }, { ok: true, trigger: { on: 'files_changed', dir: 'relative/dir', globs: ['['] } }],
+    [{ kind: 'branch' }, { ok: true, trigger: { on: 'branch_moved', repo: '/home/me/app', branch: 'main' } }],
+    [{ kind: 'branch', folder: '/srv/site', branch: ' release ' }, { ok: true, trigger: { on: 'branch_moved', repo: '/srv/site', branch: 'release' } }],
+    [{ kind: 'branch', folder: '' }, { ok: false, field: 'folder', message: 'Give the folder of the repository.' }],
+    [{ kind: 'branch', branch: ' ' }, { ok: false, field: 'branch', message: 'Give the branch it follows, such as main.' }],
+    [{ kind: 'branch', branch: 'no-such-branch' }, { ok: true, trigger: { on: 'branch_moved', repo: '/home/me/app', branch: 'no-such-branch' } }],
+    [{ kind: 'every', every: ' 2h ', folder: '' }, { ok: true, trigger: { on: 'every', every: '2h' } }],
+    [{ kind: 'kept' }, { ok: false, field: 'trigger', message: 'Say when it runs.' }],
+  ])('turns %j into %j', (change, result) => {
+    expect(triggerFrom({ ...base, ...change }, null)).toEqual(result);
+  });
+
+  it('builds each with no zone, and fills an automation of each back in', () => {
+    const fields = (change: Partial<AutomationFormFields>): AutomationFormFields => ({ ...formFieldsOf(null, 'coder', '/home/me/app'), text: 'Run the tests', zone: 'Europe/Paris', ...change });
+    const files = automationSpecFrom(fields({ kind: 'files', globs: 'src/**/*.rs Cargo.toml' }), null);
+    expect(files.ok && files.spec).toMatchObject({ trigger: { on: 'files_changed', dir: '/home/me/app', globs: ['src/**/*.rs', 'Cargo.toml'] }, zone: null });
+    const branch = automationSpecFrom(fields({ kind: 'branch' }), null);
+    expect(branch.ok && branch.spec).toMatchObject({ trigger: { on: 'branch_moved', repo: '/home/me/app', branch: 'main' }, zone: null });
+    expect(automationSpecFrom(fields({ kind: 'branch', branch: '' }), null)).toEqual({ ok: false, field: 'branch', message: 'Give the branch it follows, such as main.' });
+
+    const watching = automation('coder', { trigger: { on: 'files_changed', dir: '/srv/site', globs: ['*.md'] } });
+    const form = formFieldsOf(watching, 'other', '/home/me/app');
+    expect(form).toMatchObject({ agent: 'coder', kind: 'files', folder: '/srv/site', globs: '*.md', branch: 'main' });
+    const again = automationSpecFrom(form, watching);
+    expect(again.ok && again.spec.trigger).toEqual(watching.trigger);
+  });
+});
+
+describe('where automations fire only while their engine runs', () => {
+  const connected = (host: string | null, startsAtLogin: boolean): EngineLink => ({
+    state: 'connected',
+    engine_version: '0.1.0',
+    outdated: false,
+    agents_running: 0,
+    host,
+    connection: 1,
+    restarted: false,
+    starts_at_login: startsAtLogin,
+  });
+  const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
+  const link = (destination: string, state: EngineLink): HostLink => ({ destination, link: state });
+
+  it.each<[string, PageLink | null, HostLink[], string[]]>([
+    ['this computer’s engine, which no login service runs', connected(null, false), [], ['this computer']],
+    ['this computer’s engine, which its login service runs', connected(null, true), [], []],
+    ['an engine not told yet', null, [], []],
+    ['an engine connecting', { state: 'connecting' }, [], []],
+    ['an engine lost', lost, [], []],
+    ['a browser unpaired', { state: 'refused', reason: 'unpaired', host: null, unpaired: true }, [], []],
+    ['the window’s engine on another machine', connected('dev@box', false), [], ['dev@box']],
+    ['another machine’s engine, which none runs', connected(null, true), [link('build-box', connected('build-box', false))], ['build-box']],
+    [
+      'both, in order, each machine once',
+      connected(null, false),
+      [link('build-box', connected('build-box', false)), link('gpu', connected('gpu', true)), link('old', lost), link('build-box', connected('build-box', false))],
+      ['this computer', 'build-box'],
+    ],
+  ])('%s', (_, engineLink, hostLinks, machines) => {
+    expect(machinesWithoutLoginService(engineLink, hostLinks)).toEqual(machines);
+  });
+
+  it.each<[string[], string | null]>([
+    [[], null],
+    [['this computer'], 'Automations on this computer fire only while the engine runs: [switchboard daemon --install] starts it at each login.'],
+    [['build-box'], 'Automations on build-box fire only while the engine runs: [switchboard daemon --install] there starts it at each login.'],
+    [['this computer', 'build-box'], 'Automations on this computer and build-box fire only while their engines run: [switchboard daemon --install] on each starts its engine at each login.'],
+    [['this computer', 'build-box', 'gpu'], 'Automations on this computer, build-box and gpu fire only while their engines run: [switchboard daemon --install] on each starts its engine at each login.'],
+  ])('of %j it says %j', (machines, said) => {
+    const note = engineNote(machines);
+    expect(note === null ? null : `${note.before}[${note.command}]${note.after}`).toBe(said);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Automations in the window's words, and the spec its form builds: work that starts by itself,
- * on a schedule or after another agent's tasks end. The engine decides everything about them
- * (when a schedule runs next, whether a run overlaps, its hourly cap, what a run made): the
+ * on a schedule, after another agent's tasks end, when files change or when a branch moves. The
+ * engine decides everything about them (when a schedule runs next, whether a run overlaps, its
+ * hourly cap, what a run made, whether a folder, a glob or a branch is one it can follow): the
  * window never works out a schedule or reads a rule, it says what the engine sent (`next_run`,
  * the runs and their reasons, already words).
  */
@@ -14,6 +15,7 @@ import type {
   Budget,
   CatchUp,
   EngineEvent,
+  HostLink,
   LoopSettings,
   Overlap,
   ProfileId,
@@ -24,6 +26,9 @@ import type {
   Trigger,
 } from './bindings';
 import { amountWords, budgetFromInput, budgetInputOf, type BudgetInput } from './cost';
+import type { PageLink } from './engineLink';
+import { machineName, THIS_COMPUTER } from './hosts';
+import { joinNames } from './limits';
 import { LOOP_DEFAULTS } from './loops';
 import { formatTime, resetWords } from './model';
 import { firstLine, stateWord, taskTitle } from './tasks';
@@ -33,6 +38,12 @@ export const DEFAULT_RUNS_PER_HOUR = 6;
 
 /** What an automation's agent is called where it is gone (removed, or its machine not shown). */
 export const REMOVED_AGENT = 'a removed agent';
+
+/** The pattern a file automation watches when given none: every file under its folder (the engine leaves out `.git` and its own files). */
+export const EVERY_FILE = '**/*';
+
+/** The branch a new branch automation follows until the user names another. */
+export const DEFAULT_BRANCH = 'main';
 
 // ---- the list -----------------------------------------------------------------------------
 
@@ -126,7 +137,7 @@ export function triggerWords(trigger: Trigger, agentName: (id: ProfileId) => str
     case 'task_ended':
       return `after ${agentName(trigger.profile_id)}'s tasks ${ENDS[trigger.ended]}`;
     case 'files_changed':
-      return `when files change in ${trigger.dir}${trigger.globs.length > 0 ? ` (${trigger.globs.join(', ')})` : ''}`;
+      return watchesEveryFile(trigger.globs) ? `when files change in ${trigger.dir}` : `when files matching ${trigger.globs.join(', ')} change in ${trigger.dir}`;
     case 'branch_moved':
       return `when ${trigger.branch} moves in ${trigger.repo}`;
     default:
@@ -138,6 +149,11 @@ export function triggerWords(trigger: Trigger, agentName: (id: ProfileId) => str
 function unknownTriggerWords(trigger: never): string {
   const on = (trigger as { on?: unknown }).on;
   return typeof on === 'string' ? `when its engine says (${on.replaceAll('_', ' ')})` : 'when its engine says';
+}
+
+/** Whether the patterns are every file's (none, or only `EVERY_FILE`): then they go unsaid. */
+function watchesEveryFile(globs: readonly string[]): boolean {
+  return globs.every((glob) => glob === EVERY_FILE);
 }
 
 /** Whether its trigger is a schedule (a zone and missed runs concern it). */
@@ -240,13 +256,57 @@ export function lastRunWords(automation: Pick<Automation, 'runs'>, tasks: readon
   return `${formatTime(last.fired_at, new Date(now))} · ${outcomeWords(last.outcome, tasks)}`;
 }
 
+// ---- where they run -----------------------------------------------------------------------
+
+/**
+ * The machines whose automations fire only while their engine runs, as sentences name them:
+ * each engine the window reaches now whose link says no login service runs it, the window's own
+ * (`engineLink`, null until told) first, then the other machines' (`hostLinks`) in their order.
+ * An engine the window does not reach now is left out (whether anything runs it is not known),
+ * as is one a login service starts at each login.
+ */
+export function machinesWithoutLoginService(engineLink: PageLink | null, hostLinks: readonly HostLink[]): string[] {
+  const machines: string[] = [];
+  if (engineLink?.state === 'connected' && !engineLink.starts_at_login) machines.push(machineName(engineLink.host));
+  for (const { destination, link } of hostLinks) {
+    if (link.state === 'connected' && !link.starts_at_login && !machines.includes(destination)) machines.push(destination);
+  }
+  return machines;
+}
+
+/** The command that has the user's login service run the engine. */
+export const INSTALL_COMMAND = 'switchboard daemon --install';
+
+/** A sentence about the engines, around the command it gives (shown as code). */
+export interface EngineNote {
+  before: string;
+  command: string;
+  after: string;
+}
+
+/**
+ * What is said where automations are listed or made, of the machines whose automations fire only
+ * while their engine runs (`machinesWithoutLoginService`); none when there is none.
+ */
+export function engineNote(machines: readonly string[]): EngineNote | null {
+  if (machines.length === 0) return null;
+  const names = joinNames(machines);
+  if (machines.length > 1) {
+    return { before: `Automations on ${names} fire only while their engines run: `, command: INSTALL_COMMAND, after: ' on each starts its engine at each login.' };
+  }
+  // The command is run on the machine whose engine it is: another machine's is said to be there.
+  const there = machines[0] === THIS_COMPUTER ? '' : ' there';
+  return { before: `Automations on ${names} fire only while the engine runs: `, command: INSTALL_COMMAND, after: `${there} starts it at each login.` };
+}
+
 // ---- the form -----------------------------------------------------------------------------
 
 /**
  * How the form says when it runs: a `--every` schedule, an RRULE, after another agent's tasks,
- * or a trigger it cannot edit (one a newer engine has), kept as it is.
+ * when files change, when a branch moves, or a trigger it cannot edit (one a newer engine
+ * has), kept as it is.
  */
-export type TriggerKind = 'every' | 'rule' | 'after' | 'kept';
+export type TriggerKind = 'every' | 'rule' | 'after' | 'files' | 'branch' | 'kept';
 
 /** What the form holds, as typed. */
 export interface AutomationFormFields {
@@ -257,6 +317,12 @@ export interface AutomationFormFields {
   /** The agent whose tasks it follows; empty until chosen. */
   after: ProfileId;
   ended: TaskEnd;
+  /** The folder whose files it watches, or the repository whose branch it follows (absolute, on the agent's machine). */
+  folder: string;
+  /** The patterns of the files it watches, as typed: separated by commas or spaces. */
+  globs: string;
+  /** The branch it follows. */
+  branch: string;
   zone: string;
   does: AutomationAction['does'];
   /** Its instruction, or its loop's goal. */
@@ -269,8 +335,8 @@ export interface AutomationFormFields {
   maxRuns: string;
 }
 
-/** The form's fields a problem can be under. */
-export type AutomationFormField = 'agent' | 'trigger' | 'zone' | 'text' | 'title' | 'budget' | 'catchUp' | 'overlap' | 'maxRuns';
+/** The form's fields a problem can be under (`folder` and `branch`: only when left empty; the engine's refusals of them are the trigger's). */
+export type AutomationFormField = 'agent' | 'trigger' | 'folder' | 'branch' | 'zone' | 'text' | 'title' | 'budget' | 'catchUp' | 'overlap' | 'maxRuns';
 
 /** The engine's field names (`ApiError.field`) as the form's. */
 const ENGINE_FIELDS: Record<string, AutomationFormField> = {
@@ -291,15 +357,58 @@ export function formFieldOf(engineField: string | null): AutomationFormField | n
   return engineField === null ? null : (ENGINE_FIELDS[engineField] ?? null);
 }
 
-/** The form for a new automation of `agent`, or filled in from `automation`. */
-export function formFieldsOf(automation: Automation | null, agent: ProfileId): AutomationFormFields {
+/** The file patterns as typed (separated by commas, spaces or both), in order; none given: every file. */
+export function globsFrom(text: string): string[] {
+  const globs = text.split(/[\s,]+/).filter((glob) => glob !== '');
+  return globs.length === 0 ? [EVERY_FILE] : globs;
+}
+
+/** The file patterns as the form shows them. */
+export function globsText(globs: readonly string[]): string {
+  return globs.join(', ');
+}
+
+/**
+ * The folder field once another agent is chosen: the new agent's working folder (`after`),
+ * unless the user typed a folder of their own (neither empty nor the last agent's, `before`).
+ */
+export function folderForAgent(folder: string, before: string, after: string): string {
+  const typed = folder.trim();
+  return typed === '' || typed === before.trim() ? after : folder;
+}
+
+/** The fields that say when it runs. */
+type TriggerFields = Pick<AutomationFormFields, 'kind' | 'every' | 'rrule' | 'after' | 'ended' | 'folder' | 'globs' | 'branch'>;
+
+/**
+ * The fields that say when it runs, filled in from `trigger` (none: a new automation's). The
+ * folder of a kind it is not is `folder`, its agent's working folder.
+ */
+export function triggerFieldsOf(trigger: Trigger | null, folder: string): TriggerFields {
+  const blank: TriggerFields = { kind: 'every', every: '', rrule: '', after: '', ended: 'completed', folder, globs: EVERY_FILE, branch: DEFAULT_BRANCH };
+  switch (trigger?.on) {
+    case undefined:
+      return blank;
+    case 'every':
+      return { ...blank, every: trigger.every };
+    case 'rule':
+      return { ...blank, kind: 'rule', rrule: trigger.rrule };
+    case 'task_ended':
+      return { ...blank, kind: 'after', after: trigger.profile_id, ended: trigger.ended };
+    case 'files_changed':
+      return { ...blank, kind: 'files', folder: trigger.dir, globs: globsText(trigger.globs) };
+    case 'branch_moved':
+      return { ...blank, kind: 'branch', folder: trigger.repo, branch: trigger.branch };
+    default:
+      return { ...blank, kind: 'kept' };
+  }
+}
+
+/** The form for a new automation of `agent`, or filled in from `automation`; `folder`: its agent's working folder. */
+export function formFieldsOf(automation: Automation | null, agent: ProfileId, folder = ''): AutomationFormFields {
   const blank: AutomationFormFields = {
     agent,
-    kind: 'every',
-    every: '',
-    rrule: '',
-    after: '',
-    ended: 'completed',
+    ...triggerFieldsOf(null, folder),
     zone: '',
     does: 'task',
     text: '',
@@ -310,16 +419,11 @@ export function formFieldsOf(automation: Automation | null, agent: ProfileId): A
     maxRuns: String(DEFAULT_RUNS_PER_HOUR),
   };
   if (automation === null) return blank;
-  const trigger = automation.trigger;
   const action = automation.action;
   return {
     ...blank,
     agent: automation.profile_id,
-    kind: trigger.on === 'every' ? 'every' : trigger.on === 'rule' ? 'rule' : trigger.on === 'task_ended' ? 'after' : 'kept',
-    every: trigger.on === 'every' ? trigger.every : '',
-    rrule: trigger.on === 'rule' ? trigger.rrule : '',
-    after: trigger.on === 'task_ended' ? trigger.profile_id : '',
-    ended: trigger.on === 'task_ended' ? trigger.ended : 'completed',
+    ...triggerFieldsOf(automation.trigger, folder),
     zone: automation.zone ?? '',
     does: action.does,
     text: actionText(action),
@@ -331,32 +435,53 @@ export function formFieldsOf(automation: Automation | null, agent: ProfileId): A
   };
 }
 
-export type AutomationFormResult = { ok: true; spec: AutomationSpec } | { ok: false; field: AutomationFormField; message: string };
+/** A problem the form finds itself, under its field. */
+export type AutomationFormProblem = { ok: false; field: AutomationFormField; message: string };
+
+export type TriggerResult = { ok: true; trigger: Trigger } | AutomationFormProblem;
+
+/**
+ * The trigger the fields say. Only what is left empty is caught here; whether a schedule or a
+ * rule is one the engine reads, whether a folder or a branch exists and whether a pattern is
+ * one it takes are the engine's to say (its refusal is the trigger's). `editing`: the
+ * automation edited, whose trigger is kept as it is when the form cannot edit it.
+ */
+export function triggerFrom(fields: TriggerFields, editing: Automation | null): TriggerResult {
+  const folder = fields.folder.trim();
+  switch (fields.kind) {
+    case 'every':
+      return { ok: true, trigger: { on: 'every', every: fields.every.trim() } };
+    case 'rule':
+      return { ok: true, trigger: { on: 'rule', rrule: fields.rrule.trim() } };
+    case 'after':
+      if (fields.after === '') return { ok: false, field: 'trigger', message: 'Choose the agent whose tasks it follows.' };
+      return { ok: true, trigger: { on: 'task_ended', profile_id: fields.after, ended: fields.ended } };
+    case 'files':
+      if (folder === '') return { ok: false, field: 'folder', message: 'Give the folder whose files it watches.' };
+      return { ok: true, trigger: { on: 'files_changed', dir: folder, globs: globsFrom(fields.globs) } };
+    case 'branch': {
+      const branch = fields.branch.trim();
+      if (folder === '') return { ok: false, field: 'folder', message: 'Give the folder of the repository.' };
+      if (branch === '') return { ok: false, field: 'branch', message: 'Give the branch it follows, such as main.' };
+      return { ok: true, trigger: { on: 'branch_moved', repo: folder, branch } };
+    }
+    case 'kept':
+      if (editing === null) return { ok: false, field: 'trigger', message: 'Say when it runs.' };
+      return { ok: true, trigger: editing.trigger };
+  }
+}
+
+export type AutomationFormResult = { ok: true; spec: AutomationSpec } | AutomationFormProblem;
 
 /**
  * The spec the form sends. Only what the form must read itself is checked here (a number, a
- * budget, a choice left empty); whether a schedule, a rule or a zone is one the engine reads,
- * and everything else, is the engine's to say. Editing keeps what the form does not show: a
- * task's time limit, a loop's other settings, a trigger it cannot edit.
+ * budget, a choice or a folder left empty); whether a schedule, a rule or a zone is one the
+ * engine reads, and everything else, is the engine's to say. Editing keeps what the form does
+ * not show: a task's time limit, a loop's other settings, a trigger it cannot edit.
  */
 export function automationSpecFrom(fields: AutomationFormFields, editing: Automation | null): AutomationFormResult {
-  let trigger: Trigger;
-  switch (fields.kind) {
-    case 'every':
-      trigger = { on: 'every', every: fields.every.trim() };
-      break;
-    case 'rule':
-      trigger = { on: 'rule', rrule: fields.rrule.trim() };
-      break;
-    case 'after':
-      if (fields.after === '') return { ok: false, field: 'trigger', message: 'Choose the agent whose tasks it follows.' };
-      trigger = { on: 'task_ended', profile_id: fields.after, ended: fields.ended };
-      break;
-    case 'kept':
-      if (editing === null) return { ok: false, field: 'trigger', message: 'Say when it runs.' };
-      trigger = editing.trigger;
-      break;
-  }
+  const trigger = triggerFrom(fields, editing);
+  if (!trigger.ok) return trigger;
   const maxRuns = fields.maxRuns.trim();
   if (!/^\d+$/.test(maxRuns)) return { ok: false, field: 'maxRuns', message: `Give a whole number of runs, such as ${DEFAULT_RUNS_PER_HOUR}.` };
   const budget = budgetFromInput(fields.budget);
@@ -366,10 +491,10 @@ export function automationSpecFrom(fields: AutomationFormFields, editing: Automa
     ok: true,
     spec: {
       profile_id: fields.agent,
-      trigger,
+      trigger: trigger.trigger,
       action: actionFrom(fields, budget.budget, editing?.action ?? null),
-      // A zone concerns a schedule only: a chain has none.
-      zone: fields.kind === 'after' || zone === '' ? null : zone,
+      // A zone concerns a schedule only: a chain, a folder or a branch has none.
+      zone: fields.kind === 'after' || fields.kind === 'files' || fields.kind === 'branch' || zone === '' ? null : zone,
       overlap: fields.overlap,
       catch_up: fields.catchUp,
       max_runs_per_hour: Number(maxRuns),

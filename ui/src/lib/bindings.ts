@@ -1698,7 +1698,13 @@ connection: number,
  * The window started this engine again by itself, because the one
  * before it died (killed, crashed: not stopped by the user).
  */
-restarted: boolean, } | { "state": "lost", reason: string, host: string | null, } | { "state": "refused", reason: string, host: string | null, };
+restarted: boolean, 
+/**
+ * The user's login service runs this engine: it starts at each
+ * login, so automations fire with no window open. Where none does,
+ * they fire only while the engine runs.
+ */
+starts_at_login: boolean, } | { "state": "lost", reason: string, host: string | null, } | { "state": "refused", reason: string, host: string | null, };
 
 export type HostState = { 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hostBanner, hostReloadsOn, linkBanner, type PageLink, loadedThrough, quitQuestion, reloadsOn, restartQuestion, runningHere } from './engineLink';
 import type { EngineLink, Profile, SessionInfo } from './bindings';
 
-const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null, connection: 1, restarted: false };
+const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 2, host: null, connection: 1, restarted: false, starts_at_login: false };
 const lost: EngineLink = { state: 'lost', reason: 'The engine stopped.', host: null };
 const remote = (link: EngineLink): EngineLink => ({ ...link, host: 'dev@build-box' }) as EngineLink;
 
@@ -34,7 +34,7 @@ describe('linkBanner', () => {
   });
 
   it('says the window started a dead engine again, as a note that can be dismissed', () => {
-    const banner = linkBanner({ ...connected, connection: 2, restarted: true } as EngineLink)!;
+    const banner = linkBanner({ ...connected, connection: 2, restarted: true, starts_at_login: false } as EngineLink)!;
     expect(banner.title).toBe('The engine stopped unexpectedly, and the window started it again.');
     expect(banner.action).toBe('dismiss');
     expect(banner.severe).toBe(false);
@@ -72,7 +72,7 @@ describe('reloadsOn', () => {
     // Any other connection reloads, whichever way it came about (from "lost", "connecting" or "refused").
     [1, second, true],
     [2, connected, true],
-    [1, { ...second, restarted: true } as EngineLink, true],
+    [1, { ...second, restarted: true, starts_at_login: false } as EngineLink, true],
     // Nothing to load from yet.
     [1, lost, false],
     [1, { state: 'connecting' } as EngineLink, false],

@@ -5,7 +5,7 @@ import { profileSpec } from '../test/profiles';
 import type { HostLink } from './bindings';
 import { FakeBackend } from './fakeBackend';
 import { notAnswering } from '../test/hosts';
-import { connectedHost } from '../test/records';
+import { connectedEngine, connectedHost } from '../test/records';
 
 const spec = profileSpec('trainer');
 
@@ -43,6 +43,14 @@ describe('one machine’s engine', () => {
       problems: [folderMissing('/nope')],
     });
     expect(await backend.listProfiles()).toEqual([]);
+  });
+
+  it('tells that no login service runs its engine unless a test says one does, and keeps it across a restart', async () => {
+    const backend = new FakeBackend();
+    expect(await backend.engineLink()).toMatchObject({ state: 'connected', starts_at_login: false });
+    backend.setEngineLink(connectedEngine(null, true));
+    await backend.restartEngine();
+    expect(await backend.engineLink()).toMatchObject({ state: 'connected', connection: 2, starts_at_login: true });
   });
 });
 

@@ -662,7 +662,8 @@ export class FakeBackend implements Backend {
     };
   }
 
-  #engineLink: PageLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: 1, restarted: false };
+  /** No login service runs the preview's engine (so the automations' note shows); a test tells otherwise with `setEngineLink`. */
+  #engineLink: PageLink = { state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: 1, restarted: false, starts_at_login: false };
   readonly #engineLinkListeners = new Set<(link: PageLink) => void>();
 
   async engineLink(): Promise<PageLink> {
@@ -696,7 +697,9 @@ export class FakeBackend implements Backend {
 
   #reconnect(): void {
     this.#connections += 1;
-    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: this.#connections, restarted: false });
+    // An engine restarted is the same install: a login service runs it as before (after a lost link, none is known to).
+    const startsAtLogin = this.#engineLink.state === 'connected' && this.#engineLink.starts_at_login;
+    this.setEngineLink({ state: 'connected', engine_version: 'browser preview', outdated: false, agents_running: 0, host: null, connection: this.#connections, restarted: false, starts_at_login: startsAtLogin });
   }
 
   readonly #askQuitListeners = new Set<() => void>();

@@ -41,6 +41,8 @@ export interface Welcome {
   pid: number;
   started_at: number;
   agents_running: number;
+  /** The user's login service runs the engine (absent from an older engine: none). */
+  starts_at_login?: boolean;
 }
 
 /** The engine's answer to the hello (`wire::ServerHello`). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent, EngineLink, HostLink, Profile, SessionInfo, Settings, WebStatus } from './bindings';
-import { chosenMachine, disconnectedMachine, hostEventUse, hostOfSession, hostTone, machineChoices, machineLabel, parsePort, THIS_MACHINE, upsertHostLink, withHostStorage } from './hosts';
+import { chosenMachine, disconnectedMachine, hostEventUse, hostOfSession, hostTone, machineChoices, machineLabel, machineName, parsePort, THIS_MACHINE, upsertHostLink, withHostStorage } from './hosts';
 
-const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null, connection: 1, restarted: false };
+const connected: EngineLink = { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 1, host: null, connection: 1, restarted: false, starts_at_login: false };
 const lost: EngineLink = { state: 'lost', reason: 'The connection was lost.', host: null };
 const link = (destination: string, state: EngineLink): HostLink => ({ destination, link: state });
 
@@ -65,6 +65,18 @@ describe('machineChoices', () => {
     ['build-box', 'build-box'],
   ])('the value %o names %o', (value, host) => {
     expect(chosenMachine(value)).toBe(host);
+  });
+});
+
+describe('machineName', () => {
+  it.each<[string | null | undefined, string]>([
+    [null, 'this computer'],
+    [undefined, 'this computer'],
+    ['', 'this computer'],
+    ['build-box', 'build-box'],
+    ['dev@box', 'dev@box'],
+  ])('names the machine %j %j', (host, name) => {
+    expect(machineName(host)).toBe(name);
   });
 });
 

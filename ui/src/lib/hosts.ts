@@ -69,6 +69,17 @@ export function machineLabel(host: string | null | undefined, links: readonly Ho
   };
 }
 
+/** The machine the window runs on, as a sentence names it. */
+export const THIS_COMPUTER = 'this computer';
+
+/**
+ * A machine as a sentence names it: its destination, or "this computer" for none (`host` null,
+ * absent or empty: an engine never names its own machine).
+ */
+export function machineName(host: string | null | undefined): string {
+  return host || THIS_COMPUTER;
+}
+
 /** The value "this computer" has in a machine select (a select's values are text). */
 export const THIS_MACHINE = '';
 

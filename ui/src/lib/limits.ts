@@ -210,7 +210,7 @@ export function usageBars(windows: readonly UsageWindow[], now: number): UsageBa
   });
 }
 
-/** "a", "a and b", "a, b and c". */
-function joinNames(names: readonly string[]): string {
+/** Names in a sentence: "a", "a and b", "a, b and c". */
+export function joinNames(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }

@@ -172,7 +172,7 @@ describe('webBackend', () => {
     const hello = socket.heard[0] as Hello;
     expect(hello).toEqual({ protocol: 1, app_version: UI_VERSION, build_id: '', client_kind: 'browser', client_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(socket.requests('subscribe')).toHaveLength(1);
-    const link: EngineLink = { state: 'connected', engine_version: '0.9.0', outdated: false, agents_running: 2, host: null, connection: 1, restarted: false };
+    const link: EngineLink = { state: 'connected', engine_version: '0.9.0', outdated: false, agents_running: 2, host: null, connection: 1, restarted: false, starts_at_login: false };
     expect(await backend.engineLink()).toEqual(link);
     expect(links).toEqual([link]);
     expect(await backend.appInfo()).toEqual({ data_dir: '', socket_path: '', host: null, version: '0.9.0', startup_problem: null });
@@ -447,7 +447,7 @@ describe('webBackend', () => {
     expect(await backend.attachedHosts()).toEqual([box]);
     const changes: HostLink[] = [];
     backend.onHostLink((link) => changes.push(link));
-    const reached: HostLink = { destination: 'me@box', link: { state: 'connected', engine_version: '0.9.0', outdated: false, agents_running: 1, host: 'me@box', connection: 1, restarted: false } };
+    const reached: HostLink = { destination: 'me@box', link: { state: 'connected', engine_version: '0.9.0', outdated: false, agents_running: 1, host: 'me@box', connection: 1, restarted: false, starts_at_login: false } };
     socket.says(messageFrame({ type: 'machine', link: reached }));
     await vi.waitFor(() => expect(changes).toEqual([reached]));
 

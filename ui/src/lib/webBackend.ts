@@ -479,6 +479,7 @@ class WebEngine {
       host: null,
       connection: this.#connections,
       restarted: false,
+      starts_at_login: hello.starts_at_login === true,
     });
     for (const waiter of this.#settleWaiters.splice(0)) waiter.resolve(connection);
     connection.request({ type: 'subscribe' }).then(

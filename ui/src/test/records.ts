@@ -79,5 +79,13 @@ export function sampleResult(taskId: TaskId, overrides: Partial<TaskResult> = {}
 
 /** The link to another machine whose engine answers, as the shell reports it. */
 export function connectedHost(destination: string): EngineLink {
-  return { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host: destination, connection: 1, restarted: false };
+  return connectedEngine(destination);
+}
+
+/**
+ * The link to an engine that answers (`host` null: this computer's), as the shell reports it;
+ * `startsAtLogin`: the user's login service runs it; `connection`: which of the link's it is.
+ */
+export function connectedEngine(host: string | null, startsAtLogin = false, connection = 1): EngineLink {
+  return { state: 'connected', engine_version: '0.1.0', outdated: false, agents_running: 0, host, connection, restarted: false, starts_at_login: startsAtLogin };
 }

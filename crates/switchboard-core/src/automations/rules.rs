@@ -3,7 +3,7 @@
 //! an automation that keeps failing, and chains that lead back to
 //! themselves.
 
-use switchboard_api::{CatchUp, Millis, Overlap, TaskState};
+use switchboard_api::{CatchUp, LoopState, Millis, Overlap, TaskState};
 use switchboard_protocol::ProfileId;
 
 /// How late a scheduled run may be judged and still be on time: the engine
@@ -109,10 +109,23 @@ pub fn ended_badly(state: TaskState) -> bool {
     matches!(state, TaskState::Failed | TaskState::TimedOut | TaskState::OverBudget)
 }
 
-/// Whether an automation whose runs' tasks ended so (oldest first) should
-/// pause itself: its last [`FAILING_RUNS`] all ended badly.
-pub fn failing(ended: &[TaskState]) -> bool {
-    ended.len() >= FAILING_RUNS && ended[ended.len() - FAILING_RUNS..].iter().all(|s| ended_badly(*s))
+/// Whether a loop that ended so counts as a run that ended badly: it could
+/// not go on by itself (stuck, its agent never started, its folder gone) or
+/// used its budget. A loop the user cancelled did not fail.
+pub fn loop_ended_badly(state: &LoopState) -> bool {
+    matches!(
+        state,
+        LoopState::Stalled { .. }
+            | LoopState::FailedToStart { .. }
+            | LoopState::WorkspaceGone { .. }
+            | LoopState::OverBudget { .. }
+    )
+}
+
+/// Whether an automation whose ended runs went so (oldest first; `true`:
+/// ended badly) should pause itself: its last [`FAILING_RUNS`] all did.
+pub fn failing(badly: &[bool]) -> bool {
+    badly.len() >= FAILING_RUNS && badly[badly.len() - FAILING_RUNS..].iter().all(|b| *b)
 }
 
 /// Whether a chain from `from` (its task's end) to `to` (given work) leads
@@ -138,6 +151,7 @@ pub fn chain_loops(chains: &[(ProfileId, ProfileId)], from: &ProfileId, to: &Pro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use switchboard_protocol::loops::Completion;
 
     #[test]
     fn a_run_over_one_still_at_work_is_skipped_unless_it_may_queue() {
@@ -221,7 +235,23 @@ mod tests {
             (&[Failed, Failed, Cancelled, Failed, Failed], false),
         ];
         for (ended, pauses) in cases {
-            assert_eq!(failing(ended), pauses, "{ended:?}");
+            let badly: Vec<bool> = ended.iter().map(|state| ended_badly(*state)).collect();
+            assert_eq!(failing(&badly), pauses, "{ended:?}");
+        }
+    }
+
+    #[test]
+    fn a_loop_ends_badly_when_it_could_not_go_on_by_itself() {
+        let cases = [
+            (LoopState::Complete { at: 1, why: Completion::MaxIterations { max: 3 } }, false),
+            (LoopState::Cancelled { at: 1 }, false),
+            (LoopState::Stalled { at: 1, repeated: 3, reason: "tests fail".into() }, true),
+            (LoopState::FailedToStart { at: 1, attempts: 3, exit: "exit 1".into(), said: String::new() }, true),
+            (LoopState::WorkspaceGone { at: 1, path: "/gone".into() }, true),
+            (LoopState::OverBudget { at: 1, budget: "$1.00".into() }, true),
+        ];
+        for (state, badly) in cases {
+            assert_eq!(loop_ended_badly(&state), badly, "{state:?}");
         }
     }
 

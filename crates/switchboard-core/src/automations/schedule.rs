@@ -6,7 +6,10 @@
 //! instant in the automation's zone by jiff, the engine's one time-zone
 //! database. A civil time that does not exist there (clocks went forward)
 //! runs at the first minute after the gap; one that occurs twice (clocks
-//! went back) runs once, at its first.
+//! went back) runs once, at its first. A rule's `UNTIL` is kept out of the
+//! crate's hands and judged here: an instant (`…Z`) as that instant, a time
+//! without a zone as a civil time in the automation's zone, a date as the
+//! whole of that day there.
 
 use jiff::civil::DateTime;
 use jiff::tz::{AmbiguousOffset, TimeZone};
@@ -31,8 +34,55 @@ pub struct Schedule {
 enum Kind {
     /// Every `every` from `anchor` (Unix ms), whatever the clocks do.
     Span { every: i64, anchor: Millis },
-    /// A recurrence in civil time, from `start`.
-    Rule { rule: Box<RRule<Unvalidated>>, start: DateTime },
+    /// A recurrence in civil time, from `start`, up to `until`.
+    Rule { rule: Box<RRule<Unvalidated>>, start: DateTime, until: Option<Until> },
+}
+
+/// An RRULE as Switchboard keeps it: the rule without its end, and its end.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    rule: RRule<Unvalidated>,
+    until: Option<Until>,
+}
+
+/// The last time a rule may run (its `UNTIL`, inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// `UNTIL=…Z`: an instant.
+    Instant(Timestamp),
+    /// A date and time without a zone, or a date (its last second): a civil
+    /// time in the automation's zone.
+    Civil(DateTime),
+}
+
+impl Until {
+    /// Reads `UNTIL`'s value: `20261231`, `20261231T180000` or `20261231T170000Z`.
+    fn parse(value: &str) -> Result<Until, String> {
+        let refused = || {
+            format!(
+                "UNTIL={value} is not a time Switchboard reads: give a date (20261231), a local time \
+                 (20261231T180000) or a UTC time (20261231T170000Z)."
+            )
+        };
+        let civil = |text: &str, format: &str| jiff::fmt::strtime::parse(format, text).and_then(|t| t.to_datetime());
+        if let Some(utc) = value.strip_suffix('Z') {
+            let civil = civil(utc, "%Y%m%dT%H%M%S").map_err(|_| refused())?;
+            return civil.to_zoned(TimeZone::UTC).map(|z| Until::Instant(z.timestamp())).map_err(|_| refused());
+        }
+        if value.contains('T') {
+            return civil(value, "%Y%m%dT%H%M%S").map(Until::Civil).map_err(|_| refused());
+        }
+        let date = jiff::fmt::strtime::parse("%Y%m%d", value).and_then(|t| t.to_date()).map_err(|_| refused())?;
+        Ok(Until::Civil(date.to_datetime(jiff::civil::time(23, 59, 59, 0))))
+    }
+
+    /// Whether `civil` (an instant `at` in the automation's zone) is past it.
+    fn passed(&self, civil: DateTime, at: Millis) -> bool {
+        match self {
+            Until::Instant(until) => at > until.as_millisecond(),
+            Until::Civil(until) => civil > *until,
+        }
+    }
 }
 
 /// What a `--every` spec says: a span, or a rule (RRULE text).
@@ -139,7 +189,7 @@ pub fn zone_of(name: Option<&str>) -> Result<TimeZone, String> {
 /// Reads an RRULE (with or without its `RRULE:` prefix). Parts Switchboard
 /// does not keep are refused in words: a start (an automation's schedule
 /// starts when it is made), more lines, seconds.
-pub fn parse_rule(text: &str) -> Result<RRule<Unvalidated>, String> {
+pub fn parse_rule(text: &str) -> Result<Rule, String> {
     let text = text.trim();
     let body = text.strip_prefix("RRULE:").unwrap_or(text);
     if body.contains(['\n', '\r']) || body.to_ascii_uppercase().contains("DTSTART") {
@@ -151,7 +201,24 @@ pub fn parse_rule(text: &str) -> Result<RRule<Unvalidated>, String> {
     {
         return Err("Switchboard runs automations to the minute: a rule by seconds is not kept.".to_owned());
     }
-    body.parse::<RRule<Unvalidated>>().map_err(|error| format!("The RRULE cannot be read: {error}."))
+    // Its end is judged here, in the automation's zone (the crate would
+    // read a time without a zone in a zone of its own).
+    let mut until = None;
+    let mut parts = Vec::new();
+    for part in body.split(';').filter(|part| !part.trim().is_empty()) {
+        match part.split_once('=') {
+            Some((name, value)) if name.trim().eq_ignore_ascii_case("UNTIL") => {
+                until = Some(Until::parse(&value.trim().to_ascii_uppercase())?);
+            }
+            _ => parts.push(part),
+        }
+    }
+    let rule =
+        parts.join(";").parse::<RRule<Unvalidated>>().map_err(|error| format!("The RRULE cannot be read: {error}."))?;
+    if until.is_some() && rule.get_count().is_some() {
+        return Err("The RRULE gives both COUNT and UNTIL: give one of them.".to_owned());
+    }
+    Ok(Rule { rule, until })
 }
 
 impl Schedule {
@@ -162,16 +229,15 @@ impl Schedule {
 
     /// A rule, starting from `anchor` (when it was made) in `zone`. Refused
     /// in words where it cannot run from then on.
-    pub fn rule(rule: RRule<Unvalidated>, zone: TimeZone, anchor: Millis) -> Result<Schedule, String> {
+    pub fn rule(rule: Rule, zone: TimeZone, anchor: Millis) -> Result<Schedule, String> {
         let at = Timestamp::from_millisecond(anchor).map_err(|e| e.to_string())?;
         let start = zone.to_datetime(at).with().second(0).subsec_nanosecond(0).build().map_err(|e| e.to_string())?;
-        if let Some(until) = rule.get_until()
-            && let Some(until) = civil_of(until)
-            && until < start
+        if let Some(until) = rule.until
+            && until.passed(zone.to_datetime(at), anchor)
         {
             return Err("The rule ended before now: it never runs from now on.".to_owned());
         }
-        let schedule = Schedule { kind: Kind::Rule { rule: Box::new(rule), start }, zone };
+        let schedule = Schedule { kind: Kind::Rule { rule: Box::new(rule.rule), start, until: rule.until }, zone };
         schedule.rule_set(None)?;
         if schedule.next_after(anchor).is_none() {
             return Err("The rule never runs from now on.".to_owned());
@@ -201,7 +267,7 @@ impl Schedule {
     /// last whole period before `from` (so a rule made long ago is not
     /// walked from its start each time).
     fn rule_set(&self, from: Option<DateTime>) -> Result<RRuleSet, String> {
-        let Kind::Rule { rule, start } = &self.kind else { return Err("not a rule".to_owned()) };
+        let Kind::Rule { rule, start, .. } = &self.kind else { return Err("not a rule".to_owned()) };
         let start = from.map_or(*start, |from| reanchored(rule, *start, from));
         (**rule).clone().build(floating(start)?).map_err(|error| format!("The RRULE cannot run: {error}."))
     }
@@ -234,7 +300,7 @@ impl Schedule {
                 let passed = ((after - anchor).div_euclid(*every) + 1).max(1);
                 (0..count as i64).map(|n| anchor + (passed + n) * every).collect()
             }
-            Kind::Rule { .. } => {
+            Kind::Rule { until, .. } => {
                 let Ok(at) = Timestamp::from_millisecond(after) else { return Vec::new() };
                 // A day before, in civil time: a time near a change of the
                 // clocks maps to an instant up to hours away.
@@ -247,7 +313,11 @@ impl Schedule {
                     let Ok(floating_from) = floating(from) else { break };
                     let batch = set.clone().after(floating_from).all(BATCH);
                     let civil: Vec<DateTime> = batch.dates.iter().filter_map(civil_of).collect();
-                    for run in civil.iter().filter_map(|c| instant_of(&self.zone, *c)).filter(|run| *run > after) {
+                    let instants = civil.iter().filter_map(|c| Some((*c, instant_of(&self.zone, *c)?)));
+                    for (civil, run) in instants.filter(|(_, run)| *run > after) {
+                        if until.is_some_and(|until| until.passed(civil, run)) {
+                            return runs;
+                        }
                         if runs.last() != Some(&run) {
                             runs.push(run);
                         }

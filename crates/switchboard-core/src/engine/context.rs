@@ -81,6 +81,9 @@ pub(crate) enum Follow {
     /// A task ended so: for the automation desk (the run that made it, the
     /// chains that follow its agent).
     TaskEnded { task: TaskId, profile: ProfileId, state: switchboard_api::TaskState },
+    /// A loop ended (completed, stalled, cancelled, …): for the automation
+    /// desk (the run that started it).
+    LoopEnded { loop_id: switchboard_protocol::LoopId },
     /// Usage was counted to these tasks and to the agent's day: for the
     /// task desk (their records told anew, their budgets).
     UsageCounted { tasks: Vec<TaskId>, profile: ProfileId },

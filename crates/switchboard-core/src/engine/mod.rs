@@ -130,7 +130,11 @@ impl Engine {
         engine.hooks.replay_spool(&mut engine.cx, &engine.config.data_dir);
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
-        let handler = Arc::new(WeakEngine { requests: requests.downgrade(), feed: feed.clone() });
+        let handler = Arc::new(WeakEngine {
+            requests: requests.downgrade(),
+            feed: feed.clone(),
+            login_service: engine.config.login_service.clone(),
+        });
         engine.door = Some(door(&engine.config, handler.clone()));
         engine.server = match server::serve_with(&engine.config.socket_path, handler, engine.config.socket.clone()) {
             Ok(server) => {
@@ -202,6 +206,7 @@ fn door(config: &EngineConfig, keeper: Arc<WeakEngine>) -> web::Door<WeakEngine>
 struct WeakEngine {
     requests: mpsc::WeakSender<state::Request>,
     feed: Arc<crate::sink::EventFeed>,
+    login_service: crate::config::LoginService,
 }
 
 impl WeakEngine {
@@ -225,6 +230,7 @@ impl RequestHandler for WeakEngine {
             pid: std::process::id(),
             started_at: self.feed.started_at,
             agents_running: running.iter().filter(|s| s.state.is_running()).count() as u32,
+            starts_at_login: self.login_service.runs_engine(),
         }
     }
 

@@ -105,6 +105,7 @@ pub trait RequestHandler: Send + Sync + 'static {
                 pid: std::process::id(),
                 started_at: 0,
                 agents_running: 0,
+                starts_at_login: false,
             }
         }
     }

@@ -175,6 +175,7 @@ impl Runner {
             engine_version: welcome.engine_version.clone(),
             outdated: welcome.build_id != switchboard_api::wire::build_id(),
             agents_running: welcome.agents_running,
+            starts_at_login: welcome.starts_at_login,
             host: Some(host.to_owned()),
             connection,
             restarted: false,

@@ -392,7 +392,6 @@ impl TestEngine {
         output
     }
 
-    /// Waits until the task is given to a session, and names it.
     /// Waits until the loop has ended.
     pub async fn loop_ends(&self, id: &switchboard_core::LoopId) -> switchboard_core::LoopInfo {
         self.events
@@ -429,6 +428,7 @@ impl TestEngine {
         }
     }
 
+    /// Waits until the task is given to a session, and names it.
     pub async fn session_of_task(&self, task: &switchboard_core::TaskId) -> SessionId {
         self.events
             .wait_for("the task's session", |events| {

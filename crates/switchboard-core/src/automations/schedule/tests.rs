@@ -161,6 +161,40 @@ fn a_rule_with_an_end_runs_until_it() {
 }
 
 #[test]
+fn a_rules_until_is_an_instant_with_z_else_a_time_in_the_automations_zone() {
+    let made = "2026-11-29T12:00:00Z";
+    let daily = "FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0";
+    let last = |until: &str, zone: &str| {
+        let runs = runs(&rule(&format!("{daily};UNTIL={until}"), zone, made), made, 10);
+        (runs.len(), runs.last().cloned().unwrap_or_default())
+    };
+    // 09:00 in Berlin is 08:00 UTC in winter; in Kolkata 03:30 UTC.
+    let cases = [
+        ("20261203T080000Z", "Europe/Berlin", 4, "2026-12-03T08:00:00Z"),
+        ("20261203T075959Z", "Europe/Berlin", 3, "2026-12-02T08:00:00Z"),
+        ("20261203T090000", "Europe/Berlin", 4, "2026-12-03T08:00:00Z"),
+        ("20261203T085959", "Europe/Berlin", 3, "2026-12-02T08:00:00Z"),
+        ("20261202", "Europe/Berlin", 3, "2026-12-02T08:00:00Z"),
+        ("20261201T040000Z", "Asia/Kolkata", 2, "2026-12-01T03:30:00Z"),
+        ("20261201T090000", "Asia/Kolkata", 2, "2026-12-01T03:30:00Z"),
+        ("20261201T090000", "America/New_York", 3, "2026-12-01T14:00:00Z"),
+    ];
+    for (until, zone, count, end) in cases {
+        assert_eq!(last(until, zone), (count, end.to_owned()), "UNTIL={until} in {zone}");
+    }
+    let refused = [
+        ("FREQ=DAILY;UNTIL=tomorrow", "UNTIL=TOMORROW is not a time Switchboard reads"),
+        ("FREQ=DAILY;UNTIL=20261301", "is not a time Switchboard reads"),
+        ("FREQ=DAILY;COUNT=3;UNTIL=20261231", "both COUNT and UNTIL"),
+        ("FREQ=DAILY;BYHOUR=9;UNTIL=20261129T090000", "never runs from now on"),
+    ];
+    for (text, said) in refused {
+        let error = Schedule::of(None, Some(text), Some("Europe/Berlin"), at(made)).unwrap_err();
+        assert!(error.contains(said), "{text}: {error}");
+    }
+}
+
+#[test]
 fn runs_missed_while_the_engine_was_down_are_counted() {
     let weekdays = every("weekdays 09:00", "UTC", "2026-11-01T00:00:00Z");
     // Down from Friday 08:00 to Tuesday 10:00: Friday, Monday and Tuesday.

@@ -14,7 +14,7 @@ use switchboard_api::{
     Automation, AutomationAction, AutomationRun, AutomationSpec, AutomationState, EngineEvent, Millis, PauseReason,
     RunOutcome, TaskSpec, TaskState, Trigger,
 };
-use switchboard_protocol::{AutomationId, ProfileId, TaskId};
+use switchboard_protocol::{AutomationId, LoopId, ProfileId, TaskId};
 
 use super::context::Ctx;
 use crate::automations::rules::{self, Judged};
@@ -322,29 +322,24 @@ impl AutomationDesk {
             .collect()
     }
 
-    /// A task one of its runs made ended: told anew; paused when its last
-    /// runs all ended badly, saying why.
+    /// A loop ended: the automation whose run started it, if one did, is
+    /// judged anew.
+    pub fn loop_ended(&mut self, cx: &mut Ctx, loop_id: &LoopId) {
+        if let Ok(Some(id)) = cx.store.automation_of_loop(loop_id) {
+            self.after_own_run(cx, &id);
+        }
+    }
+
+    /// A task or loop one of its runs made ended: told anew; paused when its
+    /// last runs all ended badly, saying why.
     fn after_own_run(&mut self, cx: &mut Ctx, id: &AutomationId) {
         let Ok(stored) = stored(cx, id) else { return };
         let runs = cx.store.automation_runs(id, rules::FAILING_RUNS * 2).unwrap_or_default();
-        let ended: Vec<TaskState> = runs
-            .iter()
-            .filter_map(|run| match &run.made {
-                RunMade::Task(task) => super::tasks::task_of(cx, task).ok().map(|t| t.state()),
-                _ => None,
-            })
-            .filter(|state| !matches!(state, TaskState::Queued | TaskState::Running))
-            .collect();
-        if stored.state == AutomationState::Active && rules::failing(&ended) {
-            let last = runs
-                .iter()
-                .rev()
-                .find_map(|run| match &run.made {
-                    RunMade::Task(task) => super::tasks::task_of(cx, task).ok(),
-                    _ => None,
-                })
-                .map(|task| task.reason().map_or_else(|| state_words(task.state()).to_owned(), str::to_owned))
-                .unwrap_or_default();
+        // Each ended run, oldest first: whether it ended badly, and how.
+        let ended: Vec<(bool, String)> = runs.iter().filter_map(|run| run_end(cx, &run.made)).collect();
+        let badly: Vec<bool> = ended.iter().map(|(badly, _)| *badly).collect();
+        if stored.state == AutomationState::Active && rules::failing(&badly) {
+            let last = ended.last().map(|(_, how)| how.clone()).unwrap_or_default();
             let why = PauseReason::Failing { failures: rules::FAILING_RUNS as u32, last };
             let paused = StoredAutomation { state: AutomationState::Paused { at: cx.clock.now(), why }, ..stored };
             if let Err(error) = self.keep(cx, paused.clone()) {
@@ -361,6 +356,27 @@ impl AutomationDesk {
             return;
         }
         cx.emit(EngineEvent::AutomationChanged { automation: view(cx, stored) });
+    }
+}
+
+/// How a run's work ended: whether badly, and why in words; none while it
+/// is queued or at work, or when it made nothing.
+fn run_end(cx: &Ctx, made: &RunMade) -> Option<(bool, String)> {
+    match made {
+        RunMade::Task(task) => {
+            let task = super::tasks::task_of(cx, task).ok()?;
+            let state = task.state();
+            if matches!(state, TaskState::Queued | TaskState::Running) {
+                return None;
+            }
+            let how = task.reason().map_or_else(|| state_words(state).to_owned(), str::to_owned);
+            Some((rules::ended_badly(state), how))
+        }
+        RunMade::Loop(id) => {
+            let state = cx.store.get_loop(id).ok()??.state;
+            Some((rules::loop_ended_badly(&state), format!("its loop ended: {}", state.reason()?)))
+        }
+        RunMade::Skipped(_) => None,
     }
 }
 

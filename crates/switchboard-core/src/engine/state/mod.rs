@@ -257,6 +257,7 @@ impl EngineState {
                 Follow::WorktreeInUse { owner } => self.worktrees.in_use(&self.cx, &owner),
                 Follow::WorktreeTaskEnded { owner } => self.worktrees.task_ended(&self.cx, &owner),
                 Follow::TaskEnded { task, profile, state } => self.automations_after(&task, &profile, state),
+                Follow::LoopEnded { loop_id } => self.automations.loop_ended(&mut self.cx, &loop_id),
             }
         }
     }

@@ -581,9 +581,14 @@ fn log_loop(cx: &Ctx, info: &LoopInfo, step: LoopStep, at_work: Option<(&Session
 }
 
 /// Records the loop's own row (its state), then reports the loop as the
-/// window sees it: its latest iterations and its counts.
-fn save_loop(cx: &Ctx, info: &LoopInfo) -> Result<LoopInfo, EngineError> {
+/// window sees it: its latest iterations and its counts. A loop that ended
+/// is followed by the automation desk (the run that started it may have
+/// ended badly).
+fn save_loop(cx: &mut Ctx, info: &LoopInfo) -> Result<LoopInfo, EngineError> {
     cx.store.save_loop(info)?;
+    if info.state != LoopState::Active {
+        cx.follow(crate::engine::context::Follow::LoopEnded { loop_id: info.id.clone() });
+    }
     reported(cx, &info.id)
 }
 
