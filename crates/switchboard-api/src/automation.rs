@@ -210,6 +210,11 @@ pub struct Automation {
     /// paused.
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub next_run: Option<Millis>,
+    /// A branch trigger's: the commit its branch was last seen at. A move
+    /// from it runs the automation, unless Switchboard's own merge made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub branch_at: Option<String>,
     /// Its latest runs, oldest first (at most [`AUTOMATION_RUNS_SHOWN`]).
     pub runs: Vec<AutomationRun>,
     /// The machine it runs on, as a window that shows several names it

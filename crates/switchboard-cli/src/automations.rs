@@ -183,6 +183,9 @@ pub struct AutomationView {
     pub zone: Option<String>,
     /// When it runs next (Unix ms); none for a chain, or while paused.
     pub next_run: Option<i64>,
+    /// A branch trigger's: the commit its branch was last seen at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_at: Option<String>,
     /// task or loop.
     pub does: String,
     pub text: String,
@@ -236,6 +239,7 @@ impl AutomationView {
             when,
             zone: spec.zone.clone(),
             next_run: automation.next_run,
+            branch_at: automation.branch_at.clone(),
             does: does.to_owned(),
             text,
             history: automation.runs.iter().map(RunView::new).collect(),
@@ -290,6 +294,9 @@ pub fn describe(view: &AutomationView) -> String {
     text.push('\n');
     if let Some(next) = view.next_run {
         text.push_str(&format!("next run: {}\n", time(next)));
+    }
+    if let Some(commit) = &view.branch_at {
+        text.push_str(&format!("branch at: {}\n", commit.chars().take(10).collect::<String>()));
     }
     text.push_str(&format!("does: {} · {}\n", view.does, first_line(&view.text, 80)));
     if view.history.is_empty() {

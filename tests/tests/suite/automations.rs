@@ -373,6 +373,9 @@ async fn a_new_commit_on_a_branch_runs_it_with_the_commits_passed_on() {
     git(repo.path(), &["merge", "-q", "--ff-only", "work"]);
     let ran = runs(&t, &made.id, 1).await;
     assert!(ran.runs[0].reason.starts_with("main moved from "), "{}", ran.runs[0].reason);
+    let head = ran.branch_at.clone().unwrap();
+    let (_, out, _) = support::cli_async(&t, &["automation", "show", &made.id.to_string()]).await;
+    assert!(out.contains(&format!("branch at: {}\n", &head[..10])), "{out}");
     let task = t.engine.get_task(task_made(&ran, 0)).await.unwrap();
     let context = task.spec.context.unwrap();
     assert!(

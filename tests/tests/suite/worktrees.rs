@@ -1168,3 +1168,54 @@ async fn an_automations_older_runs_worktrees_are_discarded_so_its_runs_do_not_pi
     let kept = std::fs::read_dir(&patches).map(|entries| entries.count()).unwrap_or(0);
     assert_eq!(kept, 1, "the discarded run's work is kept as a patch in {}", patches.display());
 }
+
+/// A branch automation is not run by Switchboard's own merge moving its
+/// branch: it sees the merge's commit as where the branch is, and a commit
+/// made after it runs it with that commit alone passed on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engines_own_merge_does_not_run_a_branch_automation_but_a_commit_after_it_does() {
+    let t = TestEngine::start().await;
+    let repo = repository(&t.data_dir);
+    let coder = t.apart("coder", &repo, &[&writes_lib(LIB_A)]).await;
+    let mut watcher = t.spec("watcher", "sh", &["-c", "stty -echo; exec cat"]);
+    watcher.ready_quiet_ms = 50;
+    let watcher = t.engine.create_profile(watcher).await.unwrap();
+    let trigger = switchboard_core::Trigger::BranchMoved { repo: repo.display().to_string(), branch: "main".into() };
+    let made =
+        t.engine.create_automation(TestEngine::automation(&watcher.id, trigger, "Test what landed")).await.unwrap();
+    assert_eq!(made.branch_at.as_deref(), Some(git(&repo, &["rev-parse", "main"]).as_str()));
+
+    let done = t.run_task(&coder, "Make one return 11").await;
+    assert_eq!(done.state, TaskState::Completed);
+    assert!(matches!(t.engine.merge_worktree(done.id.to_string()).await.unwrap(), MergeOutcome::Merged { .. }));
+    let merged = git(&repo, &["rev-parse", "main"]);
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    let seen = loop {
+        let seen = t.engine.get_automation(made.id.clone()).await.unwrap();
+        if seen.branch_at.as_deref() == Some(merged.as_str()) {
+            break seen;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the merge was never seen: {seen:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(seen.runs.is_empty(), "the engine's own merge ran it: {:#?}", seen.runs);
+
+    std::fs::write(repo.join("NOTES.md"), "by hand\n").unwrap();
+    git(&repo, &["add", "NOTES.md"]);
+    git(&repo, &["-c", "user.name=u", "-c", "user.email=u@e", "commit", "-q", "-m", "Notes by hand"]);
+    let head = git(&repo, &["rev-parse", "main"]);
+    let ran = loop {
+        let ran = t.engine.get_automation(made.id.clone()).await.unwrap();
+        if !ran.runs.is_empty() {
+            break ran;
+        }
+        assert!(tokio::time::Instant::now() < deadline + DEADLINE, "the commit never ran it: {ran:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(ran.runs.len(), 1, "{:#?}", ran.runs);
+    assert!(ran.runs[0].reason.starts_with(&format!("main moved from {}", &merged[..10])), "{}", ran.runs[0].reason);
+    let switchboard_core::RunOutcome::Task { task_id, .. } = &ran.runs[0].outcome else { panic!("{:?}", ran.runs) };
+    let context = t.engine.get_task(task_id.clone()).await.unwrap().spec.context.unwrap();
+    assert!(context.contains(" Notes by hand\n") && context.contains(&head), "{context}");
+    assert!(!context.contains("Make one return 11"), "the merged work is not passed on as new: {context}");
+}

@@ -16,6 +16,7 @@ import {
   machinesWithoutLoginService,
   lastRunWords,
   nextRunWords,
+  branchAtWords,
   outcomeWords,
   runCostWords,
   runTaskState,
@@ -78,6 +79,17 @@ describe('next run, state and last run', () => {
     expect(nextRunWords({ state: paused, next_run: at }, now)).toBe('paused');
     expect(nextRunWords({ state: { state: 'active' }, next_run: null }, now)).toBe('—');
     expect(nextRunWords({ state: { state: 'active' } }, now)).toBe('—');
+  });
+
+  it('says where a branch automation last saw its branch, as the engine told it', () => {
+    const branch: Trigger = { on: 'branch_moved', repo: '/home/me/app', branch: 'main' };
+    const cases: [Trigger, string | null | undefined, string | null][] = [
+      [branch, '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d', 'main is at 1a2b3c4d5e'],
+      [branch, null, null],
+      [branch, undefined, null],
+      [{ on: 'every', every: '2h' }, '1a2b3c4d5e', null],
+    ];
+    for (const [trigger, branch_at, words] of cases) expect(branchAtWords({ trigger, branch_at })).toBe(words);
   });
 
   it.each<[AutomationState, string]>([

@@ -168,6 +168,15 @@ export function nextRunWords(automation: Pick<Automation, 'state' | 'next_run'>,
   return resetWords(automation.next_run, now);
 }
 
+/**
+ * Where a branch automation's branch was last seen, as the engine tells it ("main is at
+ * 1a2b3c4d5e"); null for another trigger, or before the engine has seen it.
+ */
+export function branchAtWords(automation: Pick<Automation, 'trigger' | 'branch_at'>): string | null {
+  if (automation.trigger.on !== 'branch_moved' || !automation.branch_at) return null;
+  return `${automation.trigger.branch} is at ${automation.branch_at.slice(0, 10)}`;
+}
+
 /** Its state, and why it is paused. */
 export function stateWords(state: AutomationState): string {
   if (state.state === 'active') return 'active';

@@ -1059,6 +1059,11 @@ export type Automation = { id: AutomationId, created_at: number, state: Automati
  */
 next_run?: number | null, 
 /**
+ * A branch trigger's: the commit its branch was last seen at. A move
+ * from it runs the automation, unless Switchboard's own merge made it.
+ */
+branch_at?: string | null, 
+/**
  * Its latest runs, oldest first (at most [`AUTOMATION_RUNS_SHOWN`]).
  */
 runs: Array<AutomationRun>, 

@@ -501,11 +501,13 @@ pub fn view(cx: &Ctx, stored: StoredAutomation) -> Automation {
             AutomationRun { seq: run.seq, fired_at: run.fired_at, reason: run.reason, outcome }
         })
         .collect();
+    let branch_at = stored.seen.clone().filter(|_| matches!(stored.spec.trigger, Trigger::BranchMoved { .. }));
     Automation {
         id: stored.id,
         spec: stored.spec,
         created_at: stored.created_at,
         next_run: stored.next_run.filter(|_| stored.state == AutomationState::Active),
+        branch_at,
         state: stored.state,
         runs,
         host: None,
