@@ -202,6 +202,25 @@ describe('an automation’s detail', () => {
     expect(within(detail).getByTestId('automation-resume')).toBeTruthy();
   });
 
+  it('says where a branch automation last saw its branch, and no next run', async () => {
+    const backend = new FakeBackend();
+    const coder = backend.seedProfile({ name: 'coder' });
+    const branch = automation(coder.id, {
+      id: 'branch',
+      trigger: { on: 'branch_moved', repo: '/home/me/app', branch: 'main' },
+      branch_at: '65380d91b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8',
+      action: { does: 'task', instruction: 'Test what landed', title: null, budget: null, time_limit_secs: null },
+    });
+    backend.seedAutomation(branch);
+    await renderApp(backend);
+    await fireEvent.click(screen.getByTestId('open-automations'));
+    await fireEvent.click(within(entryOf('branch')).getByTestId('automation-open'));
+    const detail = await screen.findByTestId('automation-detail');
+    expect(text(detail, 'automation-detail-when')).toBe('when main moves in /home/me/app');
+    expect(text(detail, 'automation-detail-branch-at')).toBe('main is at 65380d91b3');
+    expect(within(detail).queryByTestId('automation-detail-next')).toBeNull();
+  });
+
   it('pauses, resumes, runs now and removes it through the engine', async () => {
     const { backend, morning, ported } = withAutomations();
     await renderApp(backend);
