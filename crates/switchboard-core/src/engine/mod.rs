@@ -130,11 +130,7 @@ impl Engine {
         engine.hooks.replay_spool(&mut engine.cx, &engine.config.data_dir);
         engine.run_follows();
         // Without its socket the app still works; only scripts cannot reach it.
-        let handler = Arc::new(WeakEngine {
-            requests: requests.downgrade(),
-            feed: feed.clone(),
-            login_service: engine.config.login_service.clone(),
-        });
+        let handler = Arc::new(WeakEngine::of(&requests, &feed, &engine.config));
         engine.door = Some(door(&engine.config, handler.clone()));
         engine.server = match server::serve_with(&engine.config.socket_path, handler, engine.config.socket.clone()) {
             Ok(server) => {
@@ -210,6 +206,10 @@ struct WeakEngine {
 }
 
 impl WeakEngine {
+    fn of(requests: &mpsc::Sender<state::Request>, feed: &Arc<crate::sink::EventFeed>, config: &EngineConfig) -> Self {
+        WeakEngine { requests: requests.downgrade(), feed: feed.clone(), login_service: config.login_service.clone() }
+    }
+
     fn engine(&self) -> Result<EngineHandle, EngineError> {
         Ok(EngineHandle::new(self.requests.upgrade().ok_or(EngineError::EngineStopped)?, &self.feed))
     }
