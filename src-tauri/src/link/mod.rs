@@ -92,6 +92,9 @@ pub struct Link {
     restarts: Mutex<Vec<std::time::Instant>>,
     /// The engine the next connection reaches was started by the window after one died.
     restarting: AtomicBool,
+    /// The window asked this machine's engine to stop (its Stop, its Restart): the loss that
+    /// follows is no death, even where the engine left no note of it (another build's may not).
+    asked_to_stop: AtomicBool,
 }
 
 /// What the link is to its window.
@@ -133,6 +136,7 @@ impl Link {
             connections: AtomicU32::new(0),
             restarts: Mutex::default(),
             restarting: AtomicBool::new(false),
+            asked_to_stop: AtomicBool::new(false),
         })
     }
 
@@ -330,12 +334,14 @@ impl Link {
             });
         }
         let (data_dir, socket) = (self.data_dir.clone(), self.socket.clone());
+        self.asked_to_stop.store(true, Ordering::SeqCst);
         let stopped = tauri::async_runtime::spawn_blocking(move || {
             switchboard_daemon::stop(&data_dir, &socket, &mut std::io::sink())
         })
         .await
-        .map_err(|error| internal(error.to_string()))?
-        .map_err(|error| internal(format!("{error:#}")))?;
+        .map_err(|error| internal(error.to_string()))
+        .and_then(|stopped| stopped.map_err(|error| internal(format!("{error:#}"))))
+        .inspect_err(|_| self.asked_to_stop.store(false, Ordering::SeqCst))?;
         Ok(stopped == std::process::ExitCode::SUCCESS)
     }
 
@@ -348,14 +354,16 @@ impl Link {
             return self.stop_engine().await.map(|_| ());
         }
         let (data_dir, socket, no_demo) = (self.data_dir.clone(), self.socket.clone(), self.no_demo);
+        self.asked_to_stop.store(true, Ordering::SeqCst);
         let started = tauri::async_runtime::spawn_blocking(move || {
             let program =
                 std::env::current_exe().map_err(|error| anyhow::anyhow!("locating the app binary: {error}"))?;
             switchboard_daemon::restart(&program, &data_dir, &socket, no_demo)
         })
         .await
-        .map_err(|error| internal(error.to_string()))?
-        .map_err(|error| internal(format!("{error:#}")))?;
+        .map_err(|error| internal(error.to_string()))
+        .and_then(|started| started.map_err(|error| internal(format!("{error:#}"))))
+        .inspect_err(|_| self.asked_to_stop.store(false, Ordering::SeqCst))?;
         if let switchboard_daemon::Started::Failed { problem, message } = started {
             *self.startup_problem.lock().expect("never poisoned") = problem;
             return Err(internal(format!("the engine could not start again: {message}")));
@@ -471,7 +479,8 @@ impl Link {
         use switchboard_daemon::{AfterLoss, after_loss, stopped_on_request};
         let now = std::time::Instant::now();
         let mut restarts = self.restarts.lock().expect("never poisoned");
-        match after_loss(stopped_on_request(&self.data_dir), &restarts, now) {
+        let asked = self.asked_to_stop.swap(false, Ordering::SeqCst);
+        match after_loss(asked || stopped_on_request(&self.data_dir), &restarts, now) {
             AfterLoss::LeaveStopped => ("The engine was stopped.".into(), None),
             AfterLoss::StartAgainIn(pause) => {
                 tracing::warn!("the engine died; the window starts it again");
@@ -539,6 +548,8 @@ impl Link {
         }
         *self.startup_problem.lock().expect("never poisoned") = None;
         let welcome = client.welcome();
+        // An engine reached: a stop the window asked for is behind it (or never came to a loss).
+        self.asked_to_stop.store(false, Ordering::SeqCst);
         let connected = EngineLink::Connected {
             engine_version: welcome.engine_version.clone(),
             outdated: welcome.build_id != switchboard_api::wire::build_id(),
