@@ -370,6 +370,19 @@ async fn claude_code_reports_through_its_hooks_and_its_summary_completes_the_tas
 /// tokens, counted to the lead's task as its team's.
 const TEAMMATE_SPEND: Spend = Spend { input: 777, output: 33, cache_read: 0, cache_write: 0 };
 
+/// Waits until the teammate's (or sub-agent's) own file has counted to the
+/// lead's task as its team's, exactly what its answer reported.
+async fn team_spend_counted(rig: &Rig, task: &TaskId) -> TaskRecord {
+    let counted = rig
+        .task_until(task, REAL_DEADLINE, |task| {
+            task.spent.team_tokens.as_ref().is_some_and(|team| team.input > 0 && team.output > 0)
+        })
+        .await;
+    let team = counted.spent.team_tokens.clone().unwrap();
+    assert_eq!((team.input, team.output), (TEAMMATE_SPEND.input, TEAMMATE_SPEND.output), "{team:?}");
+    counted
+}
+
 /// The model of the team test: the lead starts a background teammate, then
 /// writes its summary; the teammate's answer waits for `gate`.
 fn team_script(gate: watch::Receiver<bool>) -> impl FnOnce(PathBuf) -> Box<Script> {
@@ -450,13 +463,7 @@ async fn a_claude_code_lead_with_a_background_teammate_completes_only_after_it()
     assert_eq!(flow(&view, DiagramId::TeamLead).current, ["m"]);
     assert_eq!(flow(&view, DiagramId::AgentStatus).current, ["stop"], "Done");
     // The teammate's own file (named by its hooks) counts to the lead's task as its team's.
-    let counted = rig
-        .task_until(&task.id, REAL_DEADLINE, |task| {
-            task.spent.team_tokens.as_ref().is_some_and(|team| team.input > 0 && team.output > 0)
-        })
-        .await;
-    let team = counted.spent.team_tokens.unwrap();
-    assert_eq!((team.input, team.output), (TEAMMATE_SPEND.input, TEAMMATE_SPEND.output), "{team:?}");
+    let counted = team_spend_counted(&rig, &task.id).await;
     assert!(counted.spent.tokens.input > 0, "the lead's own apart: {:?}", counted.spent.tokens);
     rig.t.engine.stop_session(lead).await.unwrap();
 }
@@ -516,13 +523,7 @@ async fn a_codex_lead_with_a_sub_agent_completes_only_after_it() {
     let stops = hooks.iter().filter(|(name, _)| name == "Stop").count();
     assert_eq!(stops, 1, "{hooks:?}");
     // The sub-agent's own log counts to the lead's task as its team's.
-    let counted = rig
-        .task_until(&task.id, REAL_DEADLINE, |task| {
-            task.spent.team_tokens.as_ref().is_some_and(|team| team.input > 0 && team.output > 0)
-        })
-        .await;
-    let team = counted.spent.team_tokens.unwrap();
-    assert_eq!((team.input, team.output), (TEAMMATE_SPEND.input, TEAMMATE_SPEND.output), "{team:?}");
+    team_spend_counted(&rig, &task.id).await;
     rig.t.engine.stop_session(lead).await.unwrap();
 }
 

@@ -223,7 +223,11 @@ impl AutomationView {
             Trigger::TaskEnded { profile_id, ended } => {
                 format!("after {}'s tasks ({})", agent_name(profile_id), ended.as_str())
             }
-            Trigger::FilesChanged { dir, globs } => format!("when {} change under {dir}", globs.join(", ")),
+            // As the window says it: patterns of every file go unsaid.
+            Trigger::FilesChanged { dir, globs } if globs.iter().all(|glob| glob == "**/*") => {
+                format!("when files change in {dir}")
+            }
+            Trigger::FilesChanged { dir, globs } => format!("when files matching {} change in {dir}", globs.join(", ")),
             Trigger::BranchMoved { repo, branch } => format!("when {branch} moves in {repo}"),
         };
         let (does, text) = match &spec.action {
@@ -287,7 +291,7 @@ pub fn describe(view: &AutomationView) -> String {
     if let Some(reason) = &view.reason {
         text.push_str(&format!("why: {}\n", one_line(reason)));
     }
-    text.push_str(&format!("when: {}", view.when));
+    text.push_str(&format!("runs: {}", view.when));
     if let Some(zone) = &view.zone {
         text.push_str(&format!(" ({zone})"));
     }

@@ -192,19 +192,7 @@ async fn an_automation_whose_runs_keep_failing_pauses_itself_and_the_hourly_cap_
         write_summary(&t.workspace, &task, "❌ FAILED");
         t.task_until(&task, "failed", |task| task.state == TaskState::Failed).await;
     }
-    let paused = t
-        .events
-        .wait_for("the automation to pause itself", |events| {
-            events.iter().rev().find_map(|e| match e {
-                EngineEvent::AutomationChanged { automation }
-                    if automation.id == made.id && automation.state.as_str() == "paused" =>
-                {
-                    Some(automation.clone())
-                }
-                _ => None,
-            })
-        })
-        .await;
+    let paused = t.automation_paused(&made.id).await;
     let why = paused.state.reason().unwrap();
     assert!(why.starts_with("it paused itself: its last 5 runs ended badly"), "{why}");
     assert_eq!(paused.next_run, None);
@@ -285,7 +273,7 @@ async fn the_command_line_makes_shows_runs_and_removes_automations() {
     assert_eq!(run["fired_at"], at("2026-11-27T10:00:00Z"));
 
     let (_, out, _) = support::cli_async(&t, &["automation", "show", &id]).await;
-    assert!(out.contains("when: every weekdays 09:00 (UTC)\nnext run: 2026-11-30T09:00:00Z\n"), "{out}");
+    assert!(out.contains("runs: every weekdays 09:00 (UTC)\nnext run: 2026-11-30T09:00:00Z\n"), "{out}");
     assert!(out.contains("history:\n  2026-11-27T10:00:00Z  run now · task "), "{out}");
     let (_, out, _) = support::cli_async(&t, &["automation", "pause", &id]).await;
     assert_eq!(out.trim(), "paused “Bump the dependencies”; it starts nothing until resumed");
@@ -332,6 +320,9 @@ async fn files_trigger_runs(poll_folders: bool) {
     let task = t.engine.get_task(task_made(&ran, 0)).await.unwrap();
     let context = task.spec.context.unwrap();
     assert!(context.contains("- docs/guide/intro.md\n") && !context.contains("notes.txt"), "{context}");
+    // The command line says when it runs in the window's words.
+    let (_, out, _) = support::cli_async(&t, &["automation", "show", &made.id.to_string()]).await;
+    assert!(out.contains(&format!("runs: when files matching docs/**/*.md change in {dir}")), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

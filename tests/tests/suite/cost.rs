@@ -572,19 +572,7 @@ async fn an_automation_whose_loops_keep_ending_over_budget_pauses_itself() {
         let ended = t.loop_ends(loop_id).await;
         assert_eq!(ended.state.as_str(), "over_budget", "{:#?}", ended.state);
     }
-    let paused = t
-        .events
-        .wait_for("the automation to pause itself", |events| {
-            events.iter().rev().find_map(|e| match e {
-                switchboard_core::EngineEvent::AutomationChanged { automation }
-                    if automation.id == made.id && automation.state.as_str() == "paused" =>
-                {
-                    Some(automation.clone())
-                }
-                _ => None,
-            })
-        })
-        .await;
+    let paused = t.automation_paused(&made.id).await;
     let why = paused.state.reason().unwrap();
     assert!(why.starts_with("it paused itself: its last 5 runs ended badly"), "{why}");
     assert!(why.contains("its loop ended: it used its budget of 100 tokens"), "{why}");

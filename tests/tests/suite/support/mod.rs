@@ -404,6 +404,22 @@ impl TestEngine {
             .await
     }
 
+    /// Waits until the automation has paused (itself, or by the user).
+    pub async fn automation_paused(&self, id: &switchboard_core::AutomationId) -> switchboard_core::Automation {
+        self.events
+            .wait_for("the automation to pause", |events| {
+                events.iter().rev().find_map(|e| match e {
+                    EngineEvent::AutomationChanged { automation }
+                        if &automation.id == id && automation.state.as_str() == "paused" =>
+                    {
+                        Some(automation.clone())
+                    }
+                    _ => None,
+                })
+            })
+            .await
+    }
+
     /// An automation on `profile` that queues a task of `text` when
     /// `trigger` says, with the defaults (skip overlaps, catch up once, 6 an
     /// hour, the machine's zone).
