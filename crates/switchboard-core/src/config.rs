@@ -158,18 +158,33 @@ pub struct EngineConfig {
 }
 
 /// Whether the user's login service runs the engine: its service manager
-/// started it, or its unit is enabled so that it starts at each login (the
-/// link is looked for each time, so an install or uninstall counts at once).
+/// started it, or its unit is enabled so that it starts at each login, and
+/// on this engine's data folder (the unit is read each time, so an install
+/// or uninstall counts at once).
 #[derive(Debug, Clone, Default)]
 pub struct LoginService {
     pub started_by_manager: bool,
     /// Where the service manager links the unit that starts it at login.
     pub enabled_link: Option<PathBuf>,
+    /// What the unit's text says when it starts this engine (its data
+    /// folder, as the unit writes it).
+    pub unit_names: String,
 }
+
+/// The most of a unit's text read: far more than the one `daemon --install` writes.
+const MAX_UNIT_BYTES: u64 = 64 * 1024;
 
 impl LoginService {
     pub fn runs_engine(&self) -> bool {
-        self.started_by_manager || self.enabled_link.as_ref().is_some_and(|link| link.symlink_metadata().is_ok())
+        use std::io::Read;
+        if self.started_by_manager {
+            return true;
+        }
+        let Some(link) = &self.enabled_link else { return false };
+        // The user's own unit, through its link: its first part only.
+        let mut text = String::new();
+        let read = std::fs::File::open(link).and_then(|file| file.take(MAX_UNIT_BYTES).read_to_string(&mut text));
+        read.is_ok() && text.lines().any(|line| line.starts_with("ExecStart=") && line.contains(&self.unit_names))
     }
 }
 

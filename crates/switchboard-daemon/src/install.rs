@@ -88,6 +88,12 @@ pub fn unit_text(unit: &DaemonUnit) -> String {
     )
 }
 
+/// How the unit's command line names `data_dir` (what a unit that starts
+/// the engine on it holds).
+pub fn names_data_dir(data_dir: &Path) -> String {
+    format!("--data-dir {} ", exec_word(data_dir.as_os_str(), Word::Argument))
+}
+
 /// What a word of an `ExecStart=` command line is to systemd.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Word {

@@ -91,6 +91,7 @@ pub fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
     config.keeper = config.hook_binary.clone();
     config.mcp_binary = beside_app(switchboard_core::mcp::MCP_BINARY)?;
     config.login_service = login_service(
+        &config.data_dir,
         &std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default(),
         std::env::var_os("XDG_CONFIG_HOME").as_deref(),
         std::env::var_os("HOME").as_deref(),
@@ -102,8 +103,9 @@ pub fn engine_config(data_dir: PathBuf, no_demo: bool) -> Result<EngineConfig> {
 /// as the unit `daemon --install` writes (its control group, `cgroup`, is
 /// that unit's; an `INVOCATION_ID` would not tell, since every program a
 /// service starts inherits it), or the unit is enabled, linked from the
-/// user's unit folder.
+/// user's unit folder, and starts the engine on `data_dir`.
 pub fn login_service(
+    data_dir: &Path,
     cgroup: &str,
     xdg_config_home: Option<&std::ffi::OsStr>,
     home: Option<&std::ffi::OsStr>,
@@ -112,6 +114,7 @@ pub fn login_service(
     switchboard_core::LoginService {
         started_by_manager: in_unit,
         enabled_link: install::user_unit_dir(xdg_config_home, home).map(|dir| install::enabled_link(&dir)),
+        unit_names: install::names_data_dir(data_dir),
     }
 }
 
@@ -156,14 +159,28 @@ mod tests {
             ("0::/\n", false),
             ("", false),
         ];
+        let data = Path::new("/home/me/switchboard data");
         for (cgroup, runs) in cases {
-            assert_eq!(login_service(cgroup, home, None).runs_engine(), runs, "{cgroup}");
+            assert_eq!(login_service(data, cgroup, home, None).runs_engine(), runs, "{cgroup}");
         }
-        let service = login_service("0::/\n", home, None);
+        let service = login_service(data, "0::/\n", home, None);
         let link = service.enabled_link.clone().unwrap();
-        assert_eq!(link, config.path().join("systemd/user/default.target.wants/switchboard.service"));
+        let units = config.path().join("systemd/user");
+        assert_eq!(link, units.join("default.target.wants/switchboard.service"));
         std::fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink("../switchboard.service", &link).unwrap();
-        assert!(service.runs_engine(), "enabled: it starts at each login");
+        assert!(!service.runs_engine(), "a link to no unit starts nothing");
+        let unit = |data_dir: &str| install::DaemonUnit {
+            exe: "/usr/bin/switchboard".into(),
+            data_dir: data_dir.into(),
+            no_demo: false,
+        };
+        std::fs::write(units.join("switchboard.service"), install::unit_text(&unit("/home/me/other"))).unwrap();
+        assert!(!service.runs_engine(), "the unit starts an engine on another data folder");
+        std::fs::write(units.join("switchboard.service"), install::unit_text(&unit("/home/me/switchboard data")))
+            .unwrap();
+        assert!(service.runs_engine(), "enabled on this data folder: it starts at each login");
+        let nearly = login_service(Path::new("/home/me/switchboard"), "0::/\n", home, None);
+        assert!(!nearly.runs_engine(), "a data folder whose name begins another's is not it");
     }
 }

@@ -339,10 +339,16 @@ fn the_status_says_whether_a_login_service_starts_the_engine() {
     let (_, line, _) = by_hand.cli(&["daemon", "--status"]);
     assert!(line.contains("automations fire only while it runs"), "{line}");
 
-    // What `systemctl --user enable` links for the unit `daemon --install` wrote.
-    let wants = config.join("systemd/user/default.target.wants");
-    std::fs::create_dir_all(&wants).unwrap();
-    std::os::unix::fs::symlink("../switchboard.service", wants.join("switchboard.service")).unwrap();
+    // The unit `daemon --install` writes, and the link `systemctl --user enable` makes to it.
+    let units = config.join("systemd/user");
+    std::fs::create_dir_all(units.join("default.target.wants")).unwrap();
+    let unit = |dir: &Path| daemon::install::DaemonUnit { exe: app_binary(), data_dir: dir.to_owned(), no_demo: true };
+    let other = root.path().join("other");
+    std::fs::write(units.join("switchboard.service"), daemon::install::unit_text(&unit(&other))).unwrap();
+    std::os::unix::fs::symlink("../switchboard.service", units.join("default.target.wants/switchboard.service"))
+        .unwrap();
+    assert_eq!(by_hand.status()["starts_at_login"], false, "a unit for another data folder: {}", by_hand.status());
+    std::fs::write(units.join("switchboard.service"), daemon::install::unit_text(&unit(&by_hand.dir))).unwrap();
     assert_eq!(by_hand.status()["starts_at_login"], true, "{}", by_hand.status());
     let (_, line, _) = by_hand.cli(&["daemon", "--status"]);
     assert!(line.contains("Its login service starts it at each login."), "{line}");
